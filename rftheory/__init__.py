@@ -1,0 +1,36 @@
+"""rftheory: the theory of random-feature kernel estimators, checkable.
+
+Every closed form of the source papers (THEORY.md IDs) lives in a registry
+with evaluators in four layers -- symbolic (sympy), arbitrary precision
+(mpmath), float64 (numpy/scipy) and Monte Carlo of the real estimator -- and
+``rftheory verify`` cross-checks them.
+
+>>> import rftheory
+>>> r = rftheory.get("simrf.conformity.orthogonal")
+>>> float(r.exact(d=4, v=1))  # 1F1(4; 2; 1/2)
+2.2658...  # doctest: +SKIP
+"""
+
+from .errors import LayerUnavailableError, ParameterError, RangeError, RFTheoryError, UnknownResultError
+from .montecarlo import MCEstimate, summarize
+from .registry import Result, evaluate, get, register, results
+from .samplers import COUPLINGS, sample
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "COUPLINGS",
+    "LayerUnavailableError",
+    "MCEstimate",
+    "ParameterError",
+    "RangeError",
+    "RFTheoryError",
+    "Result",
+    "UnknownResultError",
+    "evaluate",
+    "get",
+    "register",
+    "results",
+    "sample",
+    "summarize",
+]

@@ -1,0 +1,202 @@
+"""The ``rftheory`` command line: ``list``, ``eval``, ``verify``, ``table``.
+
+Errors caused by input are printed as one line (``rftheory: error: ...``)
+with exit status 2; ``verify`` exits 1 when any check fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import sys
+
+import mpmath as mp
+
+from . import __version__
+from .errors import ParameterError, RFTheoryError
+from .registry import get, results
+
+__all__ = ["main"]
+
+
+def _parse_assignments(items, flag: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for item in items or []:
+        if "=" not in item:
+            raise ParameterError(flag.lstrip("-"), f"expected NAME=VALUE, got {item!r}")
+        k, v = item.split("=", 1)
+        k = k.strip()
+        if not k:
+            raise ParameterError(flag.lstrip("-"), f"expected NAME=VALUE, got {item!r}")
+        out[k] = v.strip()
+    return out
+
+
+def _fmt_value(x, digits: int) -> str:
+    if isinstance(x, mp.mpc):
+        return f"{mp.nstr(x.real, digits, strip_zeros=False)}{'+' if x.imag >= 0 else '-'}{mp.nstr(abs(x.imag), digits, strip_zeros=False)}j"
+    return mp.nstr(x, digits, strip_zeros=False, min_fixed=-mp.inf, max_fixed=mp.inf) if abs(x) >= 1e-5 and abs(x) < 1e15 else mp.nstr(x, digits, strip_zeros=False)
+
+
+# --------------------------------------------------------------------------
+def cmd_list(args) -> int:
+    rs = results(args.prefix or "")
+    if args.json:
+        print(json.dumps([
+            {"id": r.id, "title": r.title, "source": r.source, "status": r.status,
+             "params": [{"name": p.name, "domain": p.domain(), "doc": p.doc} for p in r.params],
+             "layers": r.layers(), "routes": list(r.routes), "notes": list(r.notes)}
+            for r in rs], indent=2))
+        return 0
+    w = max((len(r.id) for r in rs), default=10)
+    for r in rs:
+        print(f"{r.id:<{w}}  [{r.status}]  {r.title}")
+        print(f"{'':<{w}}  source: {r.source}")
+        print(f"{'':<{w}}  params: {', '.join(p.name for p in r.params)}; layers: {', '.join(r.layers())}"
+              + (f"; routes: {', '.join(r.routes)}" if r.routes else ""))
+        for n in r.notes:
+            print(f"{'':<{w}}  note: {n}")
+    return 0
+
+
+def cmd_eval(args) -> int:
+    r = get(args.id)
+    params = _parse_assignments(args.param, "--param")
+    if args.dps < 1:
+        raise ParameterError("dps", f"must be >= 1, got {args.dps}")
+    p = r.validate(**params)
+    shown = {k: str(v) for k, v in p.items()}
+    if args.layer == "float64":
+        text = repr(r.f64_scalar(**params))
+        kind = "float64"
+    elif args.layer == "symbolic":
+        expr = r.sym(**params)
+        text = str(expr)
+        kind = "symbolic"
+    else:
+        val = r.exact(dps=args.dps + 10, **params)  # guard digits, then round once
+        with mp.workdps(args.dps + 10):
+            text = _fmt_value(val, args.dps)
+        kind = "mpmath"
+    if args.json:
+        print(json.dumps({"id": r.id, "params": shown, "dps": args.dps, "layer": kind, "value": text}))
+    else:
+        print(text)
+    return 0
+
+
+def cmd_verify(args) -> int:
+    from . import verify as V
+
+    mode = "full" if args.full else ("quick" if args.quick else "default")
+    tasks = V.plan(mode, args.only or "")
+    if not tasks:
+        raise ParameterError("only", f"no result ID starts with {args.only!r} (see `rftheory list`)")
+    executor = None
+    try:
+        from . import parallel  # optional layer: process pool, checkpoints, dask
+
+        executor = parallel.executor_from_args(args)
+    except ImportError:
+        pass
+    progress = V.Progress(len(tasks), enabled=None if not args.json else False)
+    outcomes = V.run(tasks, seed=args.seed, progress=progress, executor=executor)
+    ok = all(o.passed for o in outcomes)
+    if args.json:
+        print(json.dumps({"mode": mode, "seed": args.seed, "alpha": V.ALPHA, "passed": ok,
+                          "outcomes": V.to_json(outcomes)}, indent=1))
+    else:
+        print(V.as_table(outcomes))
+        print()
+        print(f"mode={mode} seed={args.seed}: exact checks at >= the result's digits; "
+              f"MC checks |z| bounded for a family-wise false-failure rate {V.ALPHA:g}")
+        print(V.summary(outcomes))
+    return 0 if ok else 1
+
+
+def cmd_table(args) -> int:
+    from .tables import make_table, render
+
+    table = make_table(
+        args.id,
+        grid=[_parse_grid(g) for g in args.grid or []],
+        params=_parse_assignments(args.param, "--param"),
+        columns=_parse_grid(args.columns) if args.columns else None,
+        ratio_to=args.ratio_to,
+        layer=args.layer,
+        digits=args.digits,
+    )
+    print(render(table, args.format))
+    return 0
+
+
+def _parse_grid(spec: str) -> tuple[str, list[str]]:
+    if "=" not in spec:
+        raise ParameterError("grid", f"expected NAME=V1,V2,..., got {spec!r}")
+    k, v = spec.split("=", 1)
+    vals = [s.strip() for s in v.split(",") if s.strip()]
+    if not vals:
+        raise ParameterError("grid", f"no values in {spec!r}")
+    return k.strip(), vals
+
+
+# --------------------------------------------------------------------------
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="rftheory", description="Closed forms of random-feature estimators, checked.")
+    ap.add_argument("--version", action="version", version=f"rftheory {__version__}")
+    sub = ap.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("list", help="every result ID with its source")
+    p.add_argument("prefix", nargs="?", default="", help="only IDs starting with this")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_list)
+
+    p = sub.add_parser("eval", help="the exact value of one result")
+    p.add_argument("id")
+    p.add_argument("--param", "-p", action="append", metavar="NAME=VALUE", default=[])
+    p.add_argument("--dps", type=int, default=30, help="significant digits (default 30)")
+    p.add_argument("--layer", choices=("mpmath", "float64", "symbolic"), default="mpmath")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_eval)
+
+    p = sub.add_parser("verify", help="cross-check every result: exact routes and Monte Carlo")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--quick", action="store_true", help="small grid, under two minutes")
+    g.add_argument("--full", action="store_true", help="the widest grid and sample counts")
+    p.add_argument("--only", default="", metavar="PREFIX", help="only results whose ID starts with PREFIX")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
+    p.add_argument("--checkpoint", default=None, metavar="FILE", help="resume file for finished grid points")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS", help="run on a Dask distributed cluster")
+    p.set_defaults(func=cmd_verify)
+
+    p = sub.add_parser("table", help="tables of values and predicted MSE ratios")
+    p.add_argument("id")
+    p.add_argument("--grid", action="append", metavar="NAME=V1,V2,...", help="a row axis (repeat for a product)")
+    p.add_argument("--param", "-p", action="append", metavar="NAME=VALUE", default=[])
+    p.add_argument("--columns", metavar="NAME=V1,V2,...", help="a parameter varied across columns")
+    p.add_argument("--ratio-to", metavar="[NAME=]VALUE", help="divide by the value at this coupling (or NAME=VALUE)")
+    p.add_argument("--format", choices=("csv", "markdown", "latex", "text"), default="text")
+    p.add_argument("--layer", choices=("mpmath", "float64"), default="mpmath")
+    p.add_argument("--digits", type=int, default=8)
+    p.set_defaults(func=cmd_table)
+    return ap
+
+
+def main(argv=None) -> int:
+    ap = build_parser()
+    args = ap.parse_args(argv)
+    try:
+        return args.func(args)
+    except RFTheoryError as exc:
+        print(f"rftheory: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("rftheory: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

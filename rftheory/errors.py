@@ -1,0 +1,55 @@
+"""Exceptions raised by rftheory.
+
+Every error caused by bad input names the offending parameter, so that the
+CLI can print it as one line without a traceback.
+"""
+
+from __future__ import annotations
+
+
+class RFTheoryError(Exception):
+    """Base class of all errors rftheory raises on purpose."""
+
+
+class ParameterError(RFTheoryError, ValueError):
+    """A parameter is missing, malformed or outside its domain.
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name as users spell it (``d``, ``m``, ``v`` ...).
+    message : str
+        What is wrong with it.
+    """
+
+    def __init__(self, name: str, message: str):
+        self.name = name
+        super().__init__(f"parameter {name!r}: {message}")
+
+
+class UnknownResultError(RFTheoryError, KeyError):
+    """No result is registered under the requested ID."""
+
+    def __init__(self, result_id: str, known: list[str] | None = None):
+        self.result_id = result_id
+        hint = ""
+        if known:
+            close = [k for k in known if k.startswith(result_id.split(".")[0])]
+            if close:
+                hint = "; did you mean one of: " + ", ".join(close[:8])
+        super().__init__(f"unknown result ID {result_id!r}{hint} (see `rftheory list`)")
+
+    def __str__(self) -> str:  # KeyError quotes its message otherwise
+        return self.args[0]
+
+
+class LayerUnavailableError(RFTheoryError, LookupError):
+    """A result has no evaluator in the requested layer."""
+
+
+class RangeError(RFTheoryError, ArithmeticError):
+    """A float64 value would overflow, underflow or lose its digits.
+
+    Raised instead of returning a silently wrong number; the message says
+    which layer to use instead (usually ``layer="mpmath"`` or ``log=True``).
+    """

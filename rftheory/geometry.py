@@ -1,0 +1,74 @@
+"""Concrete data vectors realising the scalar parameters of a result.
+
+Monte Carlo checks evaluate the real estimator at concrete ``x, y``.  Inputs
+are axis-aligned by default (the placement that exposes non-Haar samplers:
+``x ∝ e₁``), or rotated by a Haar matrix drawn from the caller's generator.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+
+from .errors import ParameterError
+
+__all__ = ["pair_from_norms", "pair_from_difference", "check_norms"]
+
+
+def check_norms(x_norm, y_norm, v) -> None:
+    """Refuse ``(‖x‖, ‖y‖, ‖x+y‖)`` that no pair of vectors realises."""
+    if x_norm < 0:
+        raise ParameterError("x_norm", f"must be >= 0, got {x_norm}")
+    if y_norm < 0:
+        raise ParameterError("y_norm", f"must be >= 0, got {y_norm}")
+    if v > x_norm + y_norm or v < abs(x_norm - y_norm):
+        raise ParameterError(
+            "x_norm",
+            f"x_norm={float(x_norm):g} and y_norm={float(y_norm):g} are incompatible with v={float(v):g}: "
+            "need |x_norm - y_norm| <= v <= x_norm + y_norm",
+        )
+
+
+def _rotate(x, y, rng):
+    if rng is None:
+        return x, y
+    from .samplers import haar
+
+    q = np.asarray(haar(rng, x.shape[0]))
+    return q @ x, q @ y
+
+
+def pair_from_norms(d: int, v, x_norm=None, y_norm=None, rng=None):
+    """``x, y ∈ R^d`` with ``‖x+y‖ = v``, ``‖x‖ = x_norm``, ``‖y‖ = y_norm``.
+
+    Defaults ``x_norm = y_norm = v/2`` (``x = y``).  ``x`` lies along ``e₁``
+    and ``y`` in the ``(e₁, e₂)`` plane unless ``rng`` is given, in which case
+    both are rotated by one Haar matrix.
+    """
+    v = float(v)
+    a = v / 2 if x_norm is None else float(x_norm)
+    b = v / 2 if y_norm is None else float(y_norm)
+    check_norms(Fraction(a), Fraction(b), Fraction(v))
+    x = np.zeros(d)
+    y = np.zeros(d)
+    x[0] = a
+    if a == 0 or b == 0:
+        y[0] = b
+    else:
+        c = (v * v - a * a - b * b) / (2 * a * b)
+        c = min(1.0, max(-1.0, c))
+        if d == 1 and abs(abs(c) - 1) > 1e-12:
+            raise ParameterError("d", "d = 1 cannot realise an angle between x and y other than 0 or pi")
+        y[0] = b * c
+        if d > 1:
+            y[1] = b * math.sqrt(max(0.0, 1 - c * c))
+    return _rotate(x, y, rng)
+
+
+def pair_from_difference(d: int, z, rng=None):
+    """``x, y`` with ``x − y`` of norm ``z``: ``x = (z/2)e₁ = −y`` (or rotated)."""
+    x = np.zeros(d)
+    x[0] = float(z) / 2
+    return _rotate(x, -x, rng)

@@ -1,0 +1,210 @@
+"""Parameters of results: their domains, parsing and validation.
+
+Real parameters are kept *exact*: ``"0.1"`` becomes ``Fraction(1, 10)``, so the
+symbolic layer sees the rational 1/10 and the mpmath layer rounds it once at
+its working precision.  A Python ``float`` is read through its shortest
+``repr`` (``0.1`` also means 1/10); pass a ``Fraction`` to mean a binary float
+exactly.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from numbers import Integral, Real
+from typing import Any, Callable, Mapping
+
+import mpmath
+import sympy
+
+from .errors import ParameterError
+
+__all__ = ["Param", "to_fraction", "mpf", "sym", "validate_params"]
+
+
+def to_fraction(name: str, value: Any) -> Fraction:
+    """Read ``value`` as an exact rational, or raise :class:`ParameterError`."""
+    if isinstance(value, bool):
+        raise ParameterError(name, f"expected a real number, got {value!r}")
+    if isinstance(value, Fraction):
+        return value
+    if isinstance(value, Integral):
+        return Fraction(int(value))
+    if isinstance(value, sympy.Rational):
+        return Fraction(int(value.p), int(value.q))
+    if isinstance(value, mpmath.mpf):
+        if not mpmath.isfinite(value):
+            raise ParameterError(name, f"must be finite, got {value}")
+        m, e = mpmath.mpf(value).man_exp
+        return Fraction(int(m)) * (Fraction(2) ** int(e))
+    if isinstance(value, Real):
+        x = float(value)
+        if not math.isfinite(x):
+            raise ParameterError(name, f"must be finite, got {value!r}")
+        return Fraction(repr(x))
+    if isinstance(value, str):
+        s = value.strip()
+        try:
+            if "/" in s:
+                return Fraction(s)
+            return Fraction(s)
+        except (ValueError, ZeroDivisionError):
+            pass
+        if s.lower() in {"nan", "inf", "+inf", "-inf", "infinity", "-infinity"}:
+            raise ParameterError(name, f"must be finite, got {value!r}")
+        raise ParameterError(name, f"expected a real number, got {value!r}")
+    raise ParameterError(name, f"expected a real number, got {type(value).__name__} {value!r}")
+
+
+def mpf(x: Fraction | int) -> mpmath.mpf:
+    """Round an exact parameter to an ``mpf`` at the current working precision."""
+    if isinstance(x, Fraction):
+        return mpmath.mpf(x.numerator) / x.denominator
+    return mpmath.mpf(x)
+
+
+def sym(x: Fraction | int) -> sympy.Expr:
+    """An exact parameter as a sympy number."""
+    if isinstance(x, Fraction):
+        return sympy.Rational(x.numerator, x.denominator)
+    return sympy.Integer(x)
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of a result.
+
+    Parameters
+    ----------
+    name : str
+        Name as THEORY.md and the CLI spell it.
+    kind : {"int", "real", "choice", "object"}
+        ``int`` and ``real`` are parsed exactly; ``choice`` is a string from
+        ``choices``; ``object`` is passed through to ``check`` (arrays,
+        matrices).
+    doc : str
+        One line for ``rftheory list`` and the docs.
+    low, high : real, optional
+        Bounds of the domain.
+    low_open, high_open : bool
+        Whether the bounds are excluded.
+    choices : tuple of str, optional
+        Allowed values of a ``choice`` parameter.
+    default : optional
+        Value used when the caller omits the parameter; a callable receives
+        the other (validated) parameters, e.g. ``x_norm`` defaults to ``v/2``.
+    check : callable, optional
+        Extra validation ``check(value) -> value`` for ``object`` parameters;
+        raises :class:`ParameterError`.
+    """
+
+    name: str
+    kind: str
+    doc: str = ""
+    low: float | int | None = None
+    high: float | int | None = None
+    low_open: bool = False
+    high_open: bool = False
+    choices: tuple[str, ...] | None = None
+    default: Any = None
+    check: Callable[[Any], Any] | None = None
+
+    def domain(self) -> str:
+        """The domain as readable text."""
+        if self.kind == "choice":
+            return "one of " + ", ".join(self.choices or ())
+        if self.kind == "object":
+            return self.doc
+        lo = "(" if self.low_open else "["
+        hi = ")" if self.high_open else "]"
+        low = "-inf" if self.low is None else str(self.low)
+        high = "inf" if self.high is None else str(self.high)
+        if self.low is None:
+            lo = "("
+        if self.high is None:
+            hi = ")"
+        return f"{'integer' if self.kind == 'int' else 'real'} in {lo}{low}, {high}{hi}"
+
+    def parse(self, value: Any) -> Any:
+        """Validate and convert one value (strings from the CLI included)."""
+        name = self.name
+        if self.kind == "object":
+            return self.check(value) if self.check else value
+        if self.kind == "choice":
+            s = str(value).strip()
+            if s not in (self.choices or ()):
+                raise ParameterError(
+                    name, f"unknown value {value!r}; expected one of {', '.join(self.choices or ())}"
+                )
+            return s
+        if self.kind == "int":
+            if isinstance(value, bool):
+                raise ParameterError(name, f"expected an integer, got {value!r}")
+            try:
+                fr = to_fraction(name, value)
+            except ParameterError:
+                raise ParameterError(name, f"expected an integer, got {value!r}") from None
+            if fr.denominator != 1:
+                raise ParameterError(name, f"must be an integer, got {value!r}")
+            x: Any = int(fr)
+        elif self.kind == "real":
+            x = to_fraction(name, value)
+        else:  # pragma: no cover - programming error
+            raise TypeError(f"unknown parameter kind {self.kind!r}")
+        if self.low is not None:
+            if x < self.low or (self.low_open and x == self.low):
+                op = ">" if self.low_open else ">="
+                raise ParameterError(name, f"must be {op} {self.low}, got {value!r}")
+        if self.high is not None:
+            if x > self.high or (self.high_open and x == self.high):
+                op = "<" if self.high_open else "<="
+                raise ParameterError(name, f"must be {op} {self.high}, got {value!r}")
+        if self.check is not None:
+            x = self.check(x)
+        return x
+
+
+def validate_params(
+    params: tuple[Param, ...],
+    given: Mapping[str, Any],
+    where: str,
+    check: Callable[[dict], None] | None = None,
+) -> dict[str, Any]:
+    """Validate ``given`` against ``params``: unknown names, missing values,
+    domains, defaults, then the cross-parameter ``check``."""
+    known = {p.name for p in params}
+    for name in given:
+        if name not in known:
+            raise ParameterError(
+                name, f"{where} takes no such parameter (it takes: {', '.join(sorted(known)) or 'none'})"
+            )
+    out: dict[str, Any] = {}
+    deferred = []
+    for p in params:
+        if p.name in given and given[p.name] is not None:
+            out[p.name] = p.parse(given[p.name])
+        elif callable(p.default):
+            deferred.append(p)
+        elif p.default is not None:
+            out[p.name] = p.parse(p.default)
+        else:
+            raise ParameterError(p.name, f"{where} needs it ({p.domain()})")
+    for p in deferred:
+        out[p.name] = p.parse(p.default(out))
+    if check is not None:
+        check(out)
+    return out
+
+
+@dataclass(frozen=True)
+class Common:
+    """The parameters that THEORY.md uses across papers, defined once."""
+
+    d: Param = field(default_factory=lambda: Param("d", "int", "data dimension", low=1))
+    m: Param = field(default_factory=lambda: Param("m", "int", "number of random vectors", low=1))
+    v: Param = field(default_factory=lambda: Param("v", "real", "v = ||x + y||", low=0))
+    z: Param = field(default_factory=lambda: Param("z", "real", "z = ||x - y||", low=0))
+
+
+COMMON = Common()

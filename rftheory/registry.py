@@ -1,0 +1,306 @@
+"""The registry of results: one :class:`Result` per THEORY.md ID.
+
+A result is written once, as a :class:`Result` holding its citation, its
+parameters and its evaluators, one per layer:
+
+``symbolic``
+    ``f(p) -> sympy.Expr``: the exact expression (no floats).
+``mpmath``
+    ``f(p) -> mpf``: the primary arbitrary-precision evaluator, called inside
+    ``mpmath.workdps``; ``routes`` holds the *independent* ones, built from
+    the definition (series, quadrature of the defining expectation ...).
+``float64``
+    ``f(p) -> ndarray``: vectorized over numpy arrays of the numeric
+    parameters, overflow-safe; raises :class:`~rftheory.errors.RangeError`
+    rather than return a wrong number.
+``mc``
+    ``f(p, rng, n) -> ndarray``: ``n`` independent replicates of the real
+    estimator whose mean is the exact value.
+
+Only :mod:`rftheory.verify` compares layers.  Parameters ``p`` reach every
+evaluator validated: integers as ``int``, reals as exact ``Fraction``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Mapping
+
+import mpmath
+import numpy as np
+
+from .errors import LayerUnavailableError, ParameterError, UnknownResultError
+from .montecarlo import MCEstimate, summarize
+from .params import Param, validate_params
+
+__all__ = ["Result", "register", "get", "results", "evaluate", "LAYERS"]
+
+LAYERS = ("symbolic", "mpmath", "float64", "mc")
+MODES = ("quick", "default", "full")
+
+
+@dataclass
+class Result:
+    """One result of THEORY.md with its evaluators.
+
+    Parameters
+    ----------
+    id : str
+        Stable ID, e.g. ``"simrf.conformity.orthogonal"``.
+    title : str
+        One line.
+    source : str
+        Paper file and theorem/equation, e.g. ``"papers/000_…, Thm 4.3"``.
+    statement : str
+        The formula in LaTeX.
+    params : tuple of Param
+    mpmath : callable
+        Primary arbitrary-precision evaluator.
+    routes : dict of str to callable
+        Independent arbitrary-precision routes (each ``f(p) -> mpf``).
+    symbolic, float64, mc : callable, optional
+        The other layers (see the module docstring).
+    grid : dict
+        Parameter points for the exact-route checks per verify mode
+        (``"quick"``, ``"default"``, ``"full"``); missing modes fall back
+        to the next smaller one.
+    mc_grid : dict
+        Points for the Monte Carlo checks per mode: only where the standard
+        error of the replicates is itself trustworthy.
+    mc_n : dict
+        Replicates per Monte Carlo point per mode.
+    check : callable, optional
+        Cross-parameter validation ``check(p)``, raising ParameterError.
+    checks : callable, optional
+        Extra verification ``checks(mode, seed) -> iterable of Outcome`` for
+        results that are not one number (orderings, bounds, optima).
+    status : str
+        ``"verified"``, ``"beyond"`` (not in the papers) or ``"mc-only"``.
+    notes : tuple of str
+        Errata, failing bounds and other findings, shown by ``rftheory list``.
+    digits : int
+        Digits to which independent routes must agree (at ``digits + 10``
+        working digits).
+    rtol64 : float
+        Relative tolerance of the float64 layer against mpmath.
+    """
+
+    id: str
+    title: str
+    source: str
+    statement: str
+    params: tuple[Param, ...]
+    mpmath: Callable[[dict], Any] | None = None
+    routes: dict[str, Callable[[dict], Any]] = field(default_factory=dict)
+    symbolic: Callable[[dict], Any] | None = None
+    float64: Callable[[dict], Any] | None = None
+    mc: Callable[[dict, np.random.Generator, int], np.ndarray] | None = None
+    grid: dict[str, list[dict]] = field(default_factory=dict)
+    mc_grid: dict[str, list[dict]] = field(default_factory=dict)
+    mc_n: dict[str, int] = field(default_factory=lambda: {"quick": 20_000, "default": 100_000, "full": 1_000_000})
+    check: Callable[[dict], None] | None = None
+    checks: Callable[[str, int], Iterable[Any]] | None = None
+    status: str = "verified"
+    notes: tuple[str, ...] = ()
+    digits: int = 40
+    rtol64: float = 1e-12
+
+    # -- parameters -------------------------------------------------------
+    def validate(self, **given) -> dict:
+        """Validate scalar parameters; returns the exact, complete dict."""
+        return validate_params(self.params, given, self.id, self.check)
+
+    def points(self, mode: str, which: str = "grid") -> list[dict]:
+        """The grid of ``which`` (``"grid"`` or ``"mc_grid"``) for ``mode``."""
+        grids = getattr(self, which)
+        order = MODES[: MODES.index(mode) + 1][::-1]
+        for m in order:
+            if m in grids:
+                return grids[m]
+        return []
+
+    # -- layers -----------------------------------------------------------
+    def exact(self, dps: int = 50, **given):
+        """The value at ``dps`` significant digits (mpmath ``mpf``/``mpc``)."""
+        if self.mpmath is None:
+            raise LayerUnavailableError(f"{self.id} has no arbitrary-precision evaluator")
+        p = self.validate(**given)
+        with mpmath.workdps(dps):
+            return +self.mpmath(p)
+
+    def route(self, name: str, dps: int = 50, **given):
+        """An independent arbitrary-precision route by name."""
+        if name not in self.routes:
+            raise LayerUnavailableError(
+                f"{self.id} has no route {name!r} (it has: {', '.join(self.routes) or 'none'})"
+            )
+        p = self.validate(**given)
+        with mpmath.workdps(dps):
+            return +self.routes[name](p)
+
+    def sym(self, **given):
+        """The exact sympy expression."""
+        if self.symbolic is None:
+            raise LayerUnavailableError(f"{self.id} has no symbolic form")
+        return self.symbolic(self.validate(**given))
+
+    def f64(self, **given):
+        """Vectorized float64 evaluation; array arguments broadcast."""
+        if self.float64 is None:
+            raise LayerUnavailableError(f"{self.id} has no float64 evaluator")
+        p = validate_arrays(self, given)
+        return self.float64(p)
+
+    def monte_carlo(self, rng: np.random.Generator, n: int, batches: int = 50, **given) -> MCEstimate:
+        """Monte Carlo estimate of the value from ``n`` replicates."""
+        if self.mc is None:
+            raise LayerUnavailableError(f"{self.id} has no Monte Carlo evaluator")
+        if not isinstance(rng, np.random.Generator):
+            raise ParameterError("rng", "must be a numpy.random.Generator (seed it yourself)")
+        if int(n) != n or n < 2:
+            raise ParameterError("n", f"must be an integer >= 2, got {n!r}")
+        p = self.validate(**given)
+        return summarize(self.mc(p, rng, int(n)), batches=batches)
+
+    def float_point(self, **given) -> dict:
+        """Validated scalar parameters with exact reals rounded to float."""
+        from fractions import Fraction
+
+        p = self.validate(**given)
+        return {k: (float(v) if isinstance(v, Fraction) else v) for k, v in p.items()}
+
+    def f64_scalar(self, **given):
+        """The float64 layer at one point (validated exactly first), as a scalar."""
+        val = np.asarray(self.f64(**self.float_point(**given)))
+        return val.reshape(-1)[0].item()
+
+    def layers(self) -> list[str]:
+        out = []
+        if self.symbolic is not None:
+            out.append("symbolic")
+        if self.mpmath is not None:
+            out.append("mpmath")
+        if self.float64 is not None:
+            out.append("float64")
+        if self.mc is not None:
+            out.append("mc")
+        return out
+
+
+def validate_arrays(result: Result, given: Mapping[str, Any]) -> dict:
+    """Validate float64-layer arguments: arrays elementwise, then broadcast.
+
+    Each element of an array argument is checked against the parameter's
+    domain (NaN and infinities are refused); scalar checks of the result are
+    applied to the broadcast arrays elementwise where the result's ``check``
+    accepts arrays.
+    """
+    known = {p.name: p for p in result.params}
+    for name in given:
+        if name not in known:
+            raise ParameterError(name, f"{result.id} takes no such parameter")
+    out: dict[str, Any] = {}
+    for p in result.params:
+        val = given.get(p.name)
+        if p.kind in ("choice", "object") or val is None:
+            continue
+        arr = np.asarray(val)
+        if arr.dtype.kind not in "iuf" or arr.dtype == np.bool_:
+            raise ParameterError(p.name, f"expected numbers, got dtype {arr.dtype}")
+        arr = arr.astype(np.float64)
+        if not np.all(np.isfinite(arr)):
+            raise ParameterError(p.name, "must be finite (got NaN or infinity)")
+        if p.kind == "int" and np.any(arr != np.round(arr)):
+            raise ParameterError(p.name, "must be integers")
+        if p.low is not None and np.any(arr < p.low if not p.low_open else arr <= p.low):
+            raise ParameterError(p.name, f"must be {'>' if p.low_open else '>='} {p.low}")
+        if p.high is not None and np.any(arr > p.high if not p.high_open else arr >= p.high):
+            raise ParameterError(p.name, f"must be {'<' if p.high_open else '<='} {p.high}")
+        out[p.name] = arr
+    # scalars and defaults through the scalar validator (choices, defaults)
+    scalars = {k: v for k, v in given.items() if k not in out}
+    names = list(out)
+    arrays = np.broadcast_arrays(*out.values()) if out else []
+    first = {k: (a.flat[0] if a.size else 0) for k, a in zip(names, arrays)}
+    probe = result.validate(**scalars, **{k: float(v) for k, v in first.items()})
+    for k, v in probe.items():
+        if k not in out:
+            out[k] = v if not hasattr(v, "denominator") else float(v)
+    if result.check is not None and arrays and arrays[0].size > 1:
+        # elementwise cross-parameter check (cheap: scalars only)
+        flat = {k: a.ravel() for k, a in zip(names, arrays)}
+        for i in range(arrays[0].size):
+            result.validate(**scalars, **{k: float(flat[k][i]) for k in names})
+    for k, a in zip(names, arrays):
+        out[k] = a
+    return out
+
+
+_REGISTRY: dict[str, Result] = {}
+_LOADED = False
+
+
+def register(result: Result) -> Result:
+    """Add a result to the registry (each ID once)."""
+    if result.id in _REGISTRY:
+        raise ValueError(f"result {result.id!r} is registered twice")
+    _REGISTRY[result.id] = result
+    return result
+
+
+def _load() -> None:
+    global _LOADED
+    if _LOADED:
+        return
+    _LOADED = True
+    pkg = importlib.import_module(f"{__package__}.results")
+
+    for mod in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
+        if not mod.name.startswith("_"):
+            importlib.import_module(f"{pkg.__name__}.{mod.name}")
+
+
+def results(prefix: str = "") -> list[Result]:
+    """All registered results whose ID starts with ``prefix``, by ID."""
+    _load()
+    return [_REGISTRY[k] for k in sorted(_REGISTRY) if k.startswith(prefix)]
+
+
+def get(result_id: str) -> Result:
+    """The result registered under ``result_id``."""
+    _load()
+    try:
+        return _REGISTRY[result_id]
+    except KeyError:
+        raise UnknownResultError(result_id, sorted(_REGISTRY)) from None
+
+
+def evaluate(result_id: str, layer: str = "mpmath", *, dps: int = 50, **params):
+    """Evaluate a result in one layer.
+
+    Parameters
+    ----------
+    result_id : str
+        A THEORY.md ID (``rftheory list`` prints them).
+    layer : {"mpmath", "symbolic", "float64"}
+    dps : int
+        Working digits of the mpmath layer.
+    **params
+        The result's parameters.
+
+    Examples
+    --------
+    >>> import rftheory
+    >>> rftheory.evaluate("simrf.conformity.orthogonal", d=4, v=1, dps=30)
+    mpf('2.0833...')  # doctest: +SKIP
+    """
+    r = get(result_id)
+    if layer == "mpmath":
+        return r.exact(dps=dps, **params)
+    if layer == "symbolic":
+        return r.sym(**params)
+    if layer == "float64":
+        return r.f64(**params)
+    raise ParameterError("layer", f"unknown layer {layer!r}; expected mpmath, symbolic or float64")

@@ -1,0 +1,272 @@
+"""Samplers of coupled random-feature matrices ``W`` (rows ``w_i``).
+
+Every sampler draws its random numbers from a caller-seeded
+:class:`numpy.random.Generator` and does its linear algebra in the array
+namespace ``xp`` (numpy by default; CuPy, ``array_api_strict`` or any array
+API library when passed).  CuPy is never imported here.
+
+Couplings (THEORY.md, "Conventions"):
+
+``iid``
+    independent ``N(0, I_d)`` rows.
+``orthogonal``
+    ORF: ``W = D R``, ``R`` Haar on O(d) (QR of a Gaussian matrix **with the
+    sign fix** ``Q diag(sign(diag R))``), ``D`` iid χ_d norms.
+``simplex``
+    SimRF: ``W = D S R`` with the simplex block ``S`` (Eq. 8–9 of
+    papers/000_…), ``S u`` applied in O(d) (Alg. 1).
+``simplex_plus``
+    SimRF+: norms ``D`` drawn first, directions moved from the simplex start by
+    the update ``ŵ_i ← −Σ_{j≠i} w_j / ‖Σ_{j≠i} w_j‖`` (Eq. 16–17), then rotated
+    by a Haar ``R``.
+``hd``
+    SORF: rows of ``√p H D₁ H D₂ H D₃`` (normalized Walsh–Hadamard ``H``,
+    Rademacher ``Dᵢ``), ``p`` the next power of two ≥ d; the first ``d``
+    columns act on ``x`` zero-padded to length ``p``.  Blocks have ``p`` rows.
+
+``m`` vectors form ``ceil(m / block)`` independent blocks; the last one is
+partial (its first ``r`` rows).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .errors import ParameterError
+
+__all__ = [
+    "COUPLINGS",
+    "sample",
+    "haar",
+    "simplex_matrix",
+    "apply_simplex",
+    "simplex_plus_directions",
+    "fwht",
+    "chi_norms",
+]
+
+COUPLINGS = ("iid", "orthogonal", "simplex", "simplex_plus", "hd")
+
+
+def _namespace(xp):
+    if xp is None:
+        import array_api_compat.numpy as xnp
+
+        return xnp
+    try:
+        from array_api_compat import array_namespace
+
+        return array_namespace(xp.asarray(0.0))
+    except Exception:
+        return xp
+
+
+def _check_int(name: str, value: Any, low: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        if isinstance(value, (float, np.floating)) and float(value).is_integer():
+            value = int(value)
+        else:
+            raise ParameterError(name, f"must be an integer, got {value!r}")
+    if value < low:
+        raise ParameterError(name, f"must be >= {low}, got {value!r}")
+    return int(value)
+
+
+def _check_rng(rng) -> np.random.Generator:
+    if not isinstance(rng, np.random.Generator):
+        raise ParameterError(
+            "rng", f"must be a numpy.random.Generator (e.g. numpy.random.default_rng(seed)), got {type(rng).__name__}"
+        )
+    return rng
+
+
+def _batch_shape(size) -> tuple[int, ...]:
+    if size is None:
+        return ()
+    if isinstance(size, (int, np.integer)) and not isinstance(size, bool):
+        return (_check_int("size", size, 1),)
+    try:
+        return tuple(_check_int("size", s, 1) for s in size)
+    except TypeError:
+        raise ParameterError("size", f"must be None, an int or a tuple of ints, got {size!r}") from None
+
+
+def chi_norms(rng: np.random.Generator, d: int, shape: tuple[int, ...]) -> np.ndarray:
+    """iid χ_d variates (the norms of ``N(0, I_d)`` vectors), float64 numpy."""
+    return np.sqrt(rng.chisquare(d, size=shape))
+
+
+def haar(rng: np.random.Generator, d: int, shape: tuple[int, ...] = (), xp=None):
+    """Haar-distributed orthogonal ``d × d`` matrices, batch ``shape``.
+
+    QR of a Gaussian matrix with the sign fix ``Q diag(sign(diag R))``:
+    without it ``Q`` is not Haar (LAPACK makes ``diag R`` of fixed sign, which
+    correlates the signs of ``Q``'s entries with the data axes and biases
+    positive random features).
+    """
+    xp = _namespace(xp)
+    g = xp.asarray(rng.standard_normal(shape + (d, d)))
+    q, r = xp.linalg.qr(g)
+    s = xp.sign(xp.linalg.diagonal(r))
+    return q * s[..., None, :]
+
+
+def apply_simplex(u, xp=None, axis: int = -1):
+    """``S u`` in O(d) (Alg. 1 of papers/000_…) along ``axis`` of ``u``.
+
+    .. math::
+        (Su)_i = \\sqrt{\\tfrac{d}{d-1}}\\,u_i - \\frac{\\sqrt d + 1}{(d-1)^{3/2}} \\sum_{k<d} u_k
+        \\quad (i<d), \\qquad (Su)_d = \\frac{1}{\\sqrt{d-1}}\\sum_{k<d} u_k.
+    """
+    xp = _namespace(xp) if xp is None else xp
+    if axis != -1:
+        u = xp.moveaxis(u, axis, -1)
+    d = u.shape[-1]
+    if d < 2:
+        raise ParameterError("d", "the simplex coupling needs d >= 2")
+    head = u[..., : d - 1]
+    s = xp.sum(head, axis=-1, keepdims=True)
+    top = math.sqrt(d / (d - 1)) * head - (math.sqrt(d) + 1) / (d - 1) ** 1.5 * s
+    last = s / math.sqrt(d - 1)
+    out = xp.concat([top, last], axis=-1)
+    if axis != -1:
+        out = xp.moveaxis(out, -1, axis)
+    return out
+
+
+def simplex_matrix(d: int, xp=None):
+    """The simplex block ``S`` (rows ``s_i``, Eq. 9), as a dense matrix."""
+    xp = _namespace(xp)
+    d = _check_int("d", d, 2)
+    eye = xp.eye(d, dtype=xp.float64)
+    # rows of S = S applied to the basis: S = (S I) with S acting on columns
+    return apply_simplex(eye, xp=xp, axis=0)
+
+
+def fwht(x, xp=None):
+    """Normalized fast Walsh–Hadamard transform ``H x`` along the last axis.
+
+    The length must be a power of two; ``H`` is symmetric, orthogonal and
+    has entries ``±1/√p``.
+    """
+    xp = _namespace(xp) if xp is None else xp
+    p = x.shape[-1]
+    if p & (p - 1):
+        raise ParameterError("d", f"the Walsh-Hadamard transform needs a power of two, got {p}")
+    batch = x.shape[:-1]
+    h = 1
+    while h < p:
+        y = xp.reshape(x, batch + (p // (2 * h), 2, h))
+        a = y[..., 0, :]
+        b = y[..., 1, :]
+        x = xp.reshape(xp.stack([a + b, a - b], axis=-2), batch + (p,))
+        h *= 2
+    return x / math.sqrt(p)
+
+
+def simplex_plus_directions(norms, passes: int = 20, xp=None):
+    """SimRF+ geometry for given norms, vectorized over blocks.
+
+    Starting from the simplex block scaled by ``norms`` (shape ``(..., d)``),
+    apply the update of Eq. 17, ``w_i ← −‖w_i‖ Σ_{j≠i} w_j / ‖Σ_{j≠i} w_j‖``,
+    sweeping ``i = 1..d`` (Gauss–Seidel) ``passes`` times.  Returns the
+    vectors, shape ``(..., d, d)``, in the canonical frame (not yet rotated).
+    """
+    xp = _namespace(xp) if xp is None else xp
+    norms = xp.asarray(norms)
+    d = norms.shape[-1]
+    w = simplex_matrix(d, xp=xp) * norms[..., :, None]
+    w = xp.asarray(w, copy=True)
+    total = xp.sum(w, axis=-2)
+    rows = [w[..., i, :] for i in range(d)]
+    for _ in range(passes):
+        for i in range(d):
+            rest = total - rows[i]
+            nrm = xp.sqrt(xp.sum(rest * rest, axis=-1, keepdims=True))
+            new = -norms[..., i : i + 1] * rest / nrm
+            total = rest + new
+            rows[i] = new
+    return xp.stack(rows, axis=-2)
+
+
+def sample(
+    coupling: str,
+    d: int,
+    m: int,
+    *,
+    rng: np.random.Generator,
+    size=None,
+    xp=None,
+    plus_passes: int = 20,
+):
+    """Draw the random-feature matrix ``W`` of a coupling.
+
+    Parameters
+    ----------
+    coupling : {"iid", "orthogonal", "simplex", "simplex_plus", "hd"}
+    d : int
+        Dimension (``>= 1``; ``>= 2`` for the simplex couplings).
+    m : int
+        Number of rows (random vectors), ``>= 1``.
+    rng : numpy.random.Generator
+        The only source of randomness; the same seed gives the same ``W``.
+    size : int or tuple of int, optional
+        Batch shape: the result has shape ``size + (m, d)``.
+    xp : array namespace, optional
+        Where the result lives (numpy when omitted).
+    plus_passes : int
+        Sweeps of the SimRF+ update (Eq. 17).
+
+    Returns
+    -------
+    W : array, shape ``size + (m, d)``
+        Each row is marginally ``N(0, I_d)``.
+
+    Examples
+    --------
+    >>> import numpy as np, rftheory
+    >>> W = rftheory.sample("simplex", 4, 4, rng=np.random.default_rng(0))
+    >>> G = W / np.linalg.norm(W, axis=1, keepdims=True)
+    >>> np.allclose(G @ G.T, np.where(np.eye(4) == 1, 1, -1/3))
+    True
+    """
+    if coupling not in COUPLINGS:
+        raise ParameterError("coupling", f"unknown coupling {coupling!r}; expected one of {', '.join(COUPLINGS)}")
+    d = _check_int("d", d, 2 if coupling in ("simplex", "simplex_plus") else 1)
+    m = _check_int("m", m, 1)
+    rng = _check_rng(rng)
+    batch = _batch_shape(size)
+    xp = _namespace(xp)
+
+    if coupling == "iid":
+        return xp.asarray(rng.standard_normal(batch + (m, d)))
+
+    block = d
+    if coupling == "hd":
+        block = 1 << (d - 1).bit_length()
+    nb = -(-m // block)
+    shape = batch + (nb,)
+
+    if coupling == "hd":
+        p = block
+        signs = xp.asarray(rng.choice(np.array([-1.0, 1.0]), size=shape + (3, p)))
+        # M = H D1 H D2 H D3, built by right-multiplying I: X -> X H (a
+        # row-wise transform, H symmetric), then X -> X D_k (column signs)
+        mt = xp.broadcast_to(xp.eye(p, dtype=xp.float64), shape + (p, p))
+        for k in range(3):
+            mt = fwht(mt, xp=xp) * signs[..., k, None, :]
+        w = math.sqrt(p) * mt[..., :d]
+    else:
+        r = haar(rng, d, shape, xp=xp)
+        norms = xp.asarray(chi_norms(rng, d, shape + (d,)))
+        if coupling == "orthogonal":
+            w = norms[..., :, None] * r
+        elif coupling == "simplex":
+            w = norms[..., :, None] * apply_simplex(r, xp=xp, axis=-2)
+        else:  # simplex_plus
+            w = simplex_plus_directions(norms, passes=plus_passes, xp=xp) @ r
+    w = xp.reshape(w, batch + (nb * block, d))
+    return w[..., :m, :]

@@ -1,0 +1,108 @@
+"""Tables of exact values and predicted ratios (``rftheory table``).
+
+Rows are the product of the ``grid`` axes, columns the values of one
+``columns`` parameter (or a single value column).  ``ratio_to`` divides each
+cell by the cell with one parameter replaced (``coupling=iid`` by default
+when a bare coupling name is given).  Every cell is exact to the digits it
+shows (mpmath at ``digits + 10`` working digits), or a float64 value when
+``layer="float64"``; the table's caption says which.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+
+import mpmath as mp
+
+from .errors import ParameterError
+from .registry import get
+
+__all__ = ["Table", "make_table", "render"]
+
+
+@dataclass
+class Table:
+    header: list[str]
+    rows: list[list[str]]
+    caption: str = ""
+    values: list[list] = field(default_factory=list)
+
+
+def make_table(result_id, grid, params=None, columns=None, ratio_to=None, layer="mpmath", digits=8) -> Table:
+    """Build a :class:`Table` (see the module docstring)."""
+    r = get(result_id)
+    params = dict(params or {})
+    if digits < 1:
+        raise ParameterError("digits", f"must be >= 1, got {digits}")
+    names = [g[0] for g in grid]
+    for n in names + ([columns[0]] if columns else []):
+        if n not in {p.name for p in r.params}:
+            raise ParameterError(n, f"{r.id} takes no such parameter")
+    ratio = None
+    if ratio_to:
+        if "=" in ratio_to:
+            k, v = ratio_to.split("=", 1)
+        else:
+            k, v = "coupling", ratio_to
+        if k not in {p.name for p in r.params}:
+            raise ParameterError("ratio-to", f"{r.id} takes no parameter {k!r}")
+        ratio = (k.strip(), v.strip())
+
+    def value(point):
+        if layer == "float64":
+            return mp.mpmathify(r.f64_scalar(**point))
+        return r.exact(dps=digits + 10, **point)
+
+    col_vals = columns[1] if columns else [None]
+    header = names + ([f"{columns[0]}={c}" for c in col_vals] if columns else ["value"])
+    rows, vals = [], []
+    for combo in itertools.product(*[g[1] for g in grid]):
+        base = dict(params, **dict(zip(names, combo)))
+        row, rv = list(combo), []
+        for c in col_vals:
+            pt = dict(base)
+            if columns:
+                pt[columns[0]] = c
+            x = value(pt)
+            if ratio:
+                x = x / value(dict(pt, **{ratio[0]: ratio[1]}))
+            rv.append(x)
+            with mp.workdps(digits + 10):
+                row.append(mp.nstr(x, digits))
+        rows.append(row)
+        vals.append(rv)
+    what = "ratio to " + f"{ratio[0]}={ratio[1]}" if ratio else "value"
+    prec = f"exact to {digits} significant digits (mpmath)" if layer == "mpmath" else "float64 layer"
+    fixed = ", ".join(f"{k}={v}" for k, v in params.items())
+    caption = f"{r.id}: {what}; {prec}" + (f"; {fixed}" if fixed else "") + f". Source: {r.source}"
+    return Table(header, rows, caption, vals)
+
+
+def render(t: Table, fmt: str = "text") -> str:
+    """Render as ``text``, ``csv``, ``markdown`` or ``latex``."""
+    if fmt == "csv":
+        import csv
+        import io
+
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(t.header)
+        w.writerows(t.rows)
+        return f"# {t.caption}\n" + buf.getvalue().rstrip("\n")
+    if fmt == "markdown":
+        lines = ["| " + " | ".join(t.header) + " |", "|" + "---|" * len(t.header)]
+        lines += ["| " + " | ".join(r) + " |" for r in t.rows]
+        return "\n".join(lines) + f"\n\n*{t.caption}*"
+    if fmt == "latex":
+        esc = lambda s: s.replace("_", r"\_")
+        lines = [r"\begin{table}", r"\centering", r"\begin{tabular}{" + "r" * len(t.header) + "}", r"\hline",
+                 " & ".join(esc(h) for h in t.header) + r" \\", r"\hline"]
+        lines += [" & ".join(r) + r" \\" for r in t.rows]
+        lines += [r"\hline", r"\end{tabular}", r"\caption{" + esc(t.caption) + "}", r"\end{table}"]
+        return "\n".join(lines)
+    if fmt == "text":
+        widths = [max(len(h), *(len(r[i]) for r in t.rows)) if t.rows else len(h) for i, h in enumerate(t.header)]
+        line = lambda cells: "  ".join(c.rjust(w) for c, w in zip(cells, widths))
+        return "\n".join([t.caption, line(t.header), line(["-" * w for w in widths])] + [line(r) for r in t.rows])
+    raise ParameterError("format", f"unknown format {fmt!r}")
