@@ -11,6 +11,7 @@ with evaluators in four layers -- symbolic (sympy), arbitrary precision
 2.2658...  # doctest: +SKIP
 """
 
+from . import features
 from .errors import LayerUnavailableError, ParameterError, RangeError, RFTheoryError, UnknownResultError
 from .montecarlo import MCEstimate, summarize
 from .registry import Result, evaluate, get, register, results
@@ -28,6 +29,7 @@ __all__ = [
     "Result",
     "UnknownResultError",
     "evaluate",
+    "features",
     "get",
     "register",
     "results",

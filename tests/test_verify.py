@@ -1,0 +1,84 @@
+"""The verification layer has power: it passes correct code and fails broken code."""
+
+import numpy as np
+import pytest
+
+import rftheory
+from rftheory import samplers, verify
+from rftheory.montecarlo import spawn, summarize, z_threshold
+
+
+def naive_qr_haar(rng, d, shape=(), xp=None):
+    q, _ = np.linalg.qr(rng.standard_normal(shape + (d, d)))
+    return q
+
+
+def chi1_norms(rng, d, shape):
+    return np.sqrt(rng.chisquare(1, size=shape))
+
+
+def _mc_outcomes(prefix, seed=0, dmax=64):
+    tasks = [t for t in verify.plan("quick", prefix) if t.kind == "mc" and t.point["d"] <= dmax]
+    assert tasks
+    return verify.run(tasks, seed=seed)
+
+
+def test_orthogonal_mc_passes():
+    out = _mc_outcomes("simrf.conformity.orthogonal")
+    assert all(o.passed for o in out), verify.as_table(out)
+
+
+@pytest.mark.parametrize("target,broken", [("haar", naive_qr_haar), ("chi_norms", chi1_norms)])
+def test_broken_sampler_fails_verify(monkeypatch, target, broken):
+    """QR without the sign fix, or chi_1 norms instead of chi_d, must make verify fail."""
+    monkeypatch.setattr(samplers, target, broken)
+    out = _mc_outcomes("simrf.conformity.orthogonal", dmax=8)
+    failed = [o for o in out if not o.passed]
+    # failures by a large z-score, not by a crash
+    assert failed and all(o.z is not None for o in failed), verify.as_table(out)
+    assert max(abs(o.z) for o in failed) > 20
+
+
+def test_wrong_route_fails(monkeypatch):
+    r = rftheory.get("simrf.conformity.orthogonal")
+    good = r.routes["series"]
+    monkeypatch.setitem(r.routes, "series", lambda p: good(p) * (1 + rftheory.params.mpf(1) / 10**38))
+    out = verify.exact_checks(r, {"d": 4, "v": "1"})
+    bad = [o for o in out if o.check == "route:series"]
+    assert bad and not bad[0].passed
+
+
+def test_wrong_float64_fails(monkeypatch):
+    r = rftheory.get("simrf.conformity.iid")
+    monkeypatch.setattr(r, "float64", lambda p: np.exp(np.asarray(p["v"]) ** 2) * (1 + 1e-10))
+    out = [o for o in verify.exact_checks(r, {"d": 4, "v": "1"}) if o.check == "float64"]
+    assert out and not out[0].passed
+
+
+def test_float64_overflow_is_refused_not_wrong():
+    r = rftheory.get("simrf.prf_mse")
+    with pytest.raises(rftheory.RangeError):
+        r.f64(d=4, m=4, v=30.0, coupling="orthogonal")
+    out = [o for o in verify.exact_checks(r, {"d": 4, "m": 4, "v": "30", "coupling": "orthogonal"}) if o.check == "float64"]
+    assert out[0].passed and out[0].other == "RangeError"
+    # the conformity itself at v = 30 is representable and must be returned correctly (log-space series)
+    c = rftheory.get("simrf.conformity.orthogonal")
+    exact = c.exact(dps=30, d=8, v=30)
+    assert float(abs(c.f64(d=8, v=30.0) / exact - 1)) < 1e-12
+
+
+def test_spawn_is_order_independent():
+    a = spawn(7, "x|mc|d=2").standard_normal(3)
+    spawn(7, "y").standard_normal(10)
+    b = spawn(7, "x|mc|d=2").standard_normal(3)
+    np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(a, spawn(8, "x|mc|d=2").standard_normal(3))
+
+
+def test_summarize_and_threshold():
+    x = np.arange(10.0)
+    est = summarize(x, batches=5)
+    assert est.mean == 4.5 and est.n == 10
+    assert est.se == pytest.approx(np.std(x, ddof=1) / np.sqrt(10))
+    assert z_threshold(0.05) == pytest.approx(1.959963984540054)
+    assert z_threshold(1e-6, 100) > z_threshold(1e-6, 1)
