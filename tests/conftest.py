@@ -28,5 +28,12 @@ def pytest_collection_modifyitems(config, items):
 
 
 @pytest.fixture
-def rng():
-    return np.random.default_rng(20231122)
+def seed():
+    """Seed of statistical tests: fixed by default; ``RFTHEORY_SEED=N`` sweeps it
+    (``tools/seed_sweep.py`` runs 0-99: each statistical test must pass for all)."""
+    return int(os.environ.get("RFTHEORY_SEED", "0"))
+
+
+@pytest.fixture
+def rng(seed):
+    return np.random.default_rng([seed, 20231122])

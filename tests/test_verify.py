@@ -23,8 +23,10 @@ def _mc_outcomes(prefix, seed=0, dmax=64):
     return verify.run(tasks, seed=seed)
 
 
-def test_orthogonal_mc_passes():
-    out = _mc_outcomes("simrf.conformity.orthogonal")
+@pytest.mark.statistical
+def test_orthogonal_mc_passes(seed):
+    """verify's own bound: family-wise false failure <= 1e-6 over the run."""
+    out = _mc_outcomes("simrf.conformity.orthogonal", seed=seed)
     assert all(o.passed for o in out), verify.as_table(out)
 
 
