@@ -17,6 +17,8 @@ __all__ = [
     "log_orth_gap_pos",
     "exp_checked",
     "chi_mean",
+    "log_angle_conformity",
+    "log_angle_gap_nonpos",
 ]
 
 
@@ -113,3 +115,75 @@ def chi_mean(d):
     """``E χ_d = √2 Γ((d+1)/2)/Γ(d/2)`` (float64)."""
     d = np.asarray(d, float)
     return np.sqrt(2.0) * np.exp(sc.gammaln((d + 1) / 2) - sc.gammaln(d / 2))
+
+
+# --------------------------------------------------------------------------
+# the angle family of PRF conformities (Lemma 4.2, Eq. 21 of papers/000_…)
+
+#: Gauss–Legendre nodes on [0, π/2] for the φ-integral of Eq. 21 (the
+#: integrand is symmetric about π/2 and analytic; 160 nodes resolve
+#: sin^{d-1}φ for d <= 1024 and the e^{2x(1+sinφ cosθ)} growth for
+#: x <= 50 to double precision -- verify compares with mpmath on the grid).
+#: The weight sin^{d-1}φ is normalised by the same quadrature (c_d is
+#: ∫ sin^{d-1} over the nodes), so errors of the nodes cancel to first order.
+_GL_T, _GL_W = np.polynomial.legendre.leggauss(160)
+_PHI = (_GL_T + 1) * np.pi / 4
+_LOGW = np.log(_GL_W * np.pi / 4)
+
+
+def _log_series_terms(d, x, K):
+    """``log t_k``, ``t_k = (d)_k/(d/2)_k · x^k/k!``, k = 0..K−1 (x ≥ 0), last axis k,
+    accumulated from the term ratio ``x(k+d)/((k+1)(k+d/2))``."""
+    k = np.arange(K - 1, dtype=float)
+    dd = d[..., None]
+    with np.errstate(divide="ignore"):
+        step = np.log(x)[..., None] + np.log((k + dd) / ((k + 1) * (k + dd / 2)))
+    lt = np.concatenate([np.zeros(d.shape + (1,)), np.cumsum(step, axis=-1)], axis=-1)
+    return np.where((x[..., None] == 0) & (np.arange(K) > 0), -np.inf, lt)
+
+
+def log_angle_conformity(d, cos_theta, x):
+    """``log ρ_θ`` for ``x = v²/2 ≥ 0`` in float64 (Eq. 21 by Gauss–Legendre).
+
+    .. math:: \\rho_\\theta = c_d\\int_0^\\pi \\sin^{d-1}\\varphi\\;
+       {}_1F_1\\big(d; \\tfrac d2; x(1+\\sin\\varphi\\cos\\theta)\\big)\\,d\\varphi
+
+    The integrand is positive, so the quadrature has no cancellation; each
+    ``₁F₁`` is summed in log space (:func:`log_hyp1f1_d_half_pos`).
+    """
+    d, c, x = np.broadcast_arrays(*(np.asarray(a, float) for a in (d, cos_theta, x)))
+    s = np.sin(_PHI)
+    arg = x[..., None] * (1 + s * c[..., None])
+    arg = np.maximum(arg, 0.0)  # 1 + s·c >= 0 exactly; guards -0.0 rounding only
+    l1 = log_hyp1f1_d_half_pos(np.broadcast_to(d[..., None], arg.shape), arg)
+    lw = _LOGW + (d[..., None] - 1) * np.log(s)
+    return sc.logsumexp(l1 + lw, axis=-1) - sc.logsumexp(lw, axis=-1)
+
+
+def log_angle_gap_nonpos(d, cos_theta, x):
+    """``log(e^{2x} − ρ_θ)`` for ``cos θ ≤ 0`` and ``x > 0``, without cancellation.
+
+    With ``t_k`` the terms of ``₁F₁(d; d/2; x)`` and ``s = sin φ``,
+
+    .. math:: e^{2x} - \\rho_\\theta = \\big(e^{2x} - {}_1F_1(d; \\tfrac d2; x)\\big)
+       + c_d\\int_0^\\pi \\sin^{d-1}\\varphi \\sum_{k\\ge1} t_k\\,
+       \\big(1 - (1 + s\\cos\\theta)^k\\big)\\,d\\varphi,
+
+    every term non-negative when ``cos θ ≤ 0`` (each bracket is
+    ``−expm1(k log1p(s cos θ))``).  This is the orthogonality gap of the
+    simplex coupling (``cos θ = −1/(d−1)``).
+    """
+    d, c, x = np.broadcast_arrays(*(np.asarray(a, float) for a in (d, cos_theta, x)))
+    if np.any(c > 0):
+        raise ValueError("log_angle_gap_nonpos needs cos_theta <= 0")
+    s = np.sin(_PHI)
+    K = _kmax(x, d)
+    lt = _log_series_terms(d, x, K)  # (..., K)
+    k = np.arange(K, dtype=float)
+    with np.errstate(divide="ignore"):
+        lg = np.log1p(s[:, None] * c[..., None, None])  # (..., nodes, 1)
+        br = np.log(-np.expm1(k * lg))  # (..., nodes, K); k = 0 gives -inf
+    inner = sc.logsumexp(lt[..., None, :] + br, axis=-1)  # (..., nodes)
+    lw = _LOGW + (d[..., None] - 1) * np.log(s)
+    part = sc.logsumexp(inner + lw, axis=-1) - sc.logsumexp(lw, axis=-1)
+    return np.logaddexp(log_orth_gap_pos(d, x), part)
