@@ -1,0 +1,226 @@
+"""Exact-in-distribution projection samplers: ``W`` seen only through a few vectors.
+
+For fixed inputs the kernel estimators depend on ``W`` only through the
+projections ``W u`` onto the span of the inputs (PRF: ``u = x + y``; RFF:
+``u = x − y``; GERF/DERF: ``W`` on ``span{x, y}`` and the row norms
+``‖w_i‖``).  For Haar-coupled blocks these projections can be drawn exactly
+in distribution without forming the ``d × d`` block (issue 6):
+
+* choose an orthonormal basis ``E`` (``d × r``) of the span of the inputs and
+  their coordinates ``C`` (``r × k``, ``V^T = E C``);
+* ``R E`` for Haar ``R`` is distributed as the first ``r`` columns of a Haar
+  matrix, i.e. the Gram–Schmidt orthonormalisation of ``r`` independent
+  ``N(0, I_d)`` vectors with the sign convention ``diag R > 0`` of the QR
+  factorisation (:func:`haar_columns`); for ``r = 1`` it is a uniform unit
+  vector ``g/‖g‖``;
+* ORF (``W = D R``): ``W E = D (R E)``; SimRF (``W = D S R``, Eq. 8 of
+  papers/000_…): ``W E = D S (R E)`` with ``S`` applied in O(d)
+  (:func:`rftheory.samplers.apply_simplex`, Alg. 1); iid: ``W E`` has iid
+  ``N(0, 1)`` entries.  The row norms are the χ_d norms ``D`` (coupled) or
+  ``sqrt(‖w_i^T E‖² + χ²_{d−r})`` (iid).
+
+.. math::
+    W V^\\top \\overset{d}{=} D\\,S\\,Q_r\\,C,\\qquad Q_r = \\mathrm{GS}(g_1,\\dots,g_r),\\
+    g_j \\sim N(0, I_d)\\ \\text{iid}.
+
+Blocks are independent; ``m`` rows use ``ceil(m/d)`` blocks and the last one
+is partial (its first rows), exactly as :func:`rftheory.samplers.sample`.
+
+The restricted matrix ``W E`` (shape ``(..., m, r)``) together with the
+coordinates ``E^T x`` plugs into every map of :mod:`rftheory.features`
+unchanged, because those maps use ``W`` only through ``W x`` and ``‖x‖``:
+``features.positive(W E, E^T x) = features.positive(W, x)``.
+
+Randomness is drawn from the caller's numpy Generator; arithmetic runs in the
+array namespace ``xp`` (numpy by default).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from . import samplers
+from .errors import ParameterError
+from .samplers import _batch_shape, _check_int, _check_rng, _namespace, apply_simplex
+
+__all__ = ["PROJECTION_COUPLINGS", "Restricted", "haar_columns", "span_basis", "restrict", "project_vector"]
+
+#: couplings with an exact projection sampler (the others fall back to the full matrix)
+PROJECTION_COUPLINGS = ("iid", "orthogonal", "simplex")
+
+_REFERENCE_HAAR = samplers.haar
+
+
+class Restricted(NamedTuple):
+    """``W`` restricted to the span of the inputs.
+
+    Attributes
+    ----------
+    W : array, shape ``size + (m, r)``
+        ``W E`` for an orthonormal basis ``E`` of the span (``r`` its dimension).
+    coords : array, shape ``(k, r)``
+        Coordinates ``E^T v`` of the ``k`` input vectors: ``W v = W_E @ coords[j]``.
+    norms : array, shape ``size + (m,)``, or None
+        Row norms ``‖w_i‖`` (when requested).
+    """
+
+    W: object
+    coords: object
+    norms: object
+
+
+def haar_columns(rng: np.random.Generator, d: int, k: int, shape: tuple[int, ...] = (), xp=None):
+    """The first ``k`` columns of a Haar matrix on O(d), batch ``shape``.
+
+    Modified Gram–Schmidt of ``k`` independent ``N(0, I_d)`` columns; the
+    Gram–Schmidt factor has a positive diagonal, which is the sign convention
+    ``Q diag(sign(diag R))`` that makes the full QR factor Haar
+    (:func:`rftheory.samplers.haar`).  The first ``k`` columns of a QR
+    factorisation depend only on the first ``k`` columns of the factored
+    matrix, so this is exactly the distribution of ``haar(...)[..., :k]``.
+
+    Returns an array of shape ``shape + (d, k)``.
+    """
+    xp = _namespace(xp)
+    g = xp.asarray(rng.standard_normal(shape + (d, k)))
+    if k == 0:
+        return g
+    cols = []
+    for j in range(k):
+        v = g[..., :, j]
+        for q in cols:
+            v = v - xp.sum(q * v, axis=-1, keepdims=True) * q
+        v = v / xp.sqrt(xp.sum(v * v, axis=-1, keepdims=True))
+        cols.append(v)
+    return xp.stack(cols, axis=-1)
+
+
+def span_basis(vectors, tol: float = 1e-12):
+    """Orthonormal basis ``E`` (``d × r``) of the span of ``vectors`` and coordinates ``C``.
+
+    ``vectors`` has shape ``(k, d)`` (or ``(d,)``); returns ``(E, C)`` as
+    float64 numpy arrays with ``vectors = (E @ C).T`` up to rounding and
+    ``C`` of shape ``(r, k)``.  Directions with singular value below
+    ``tol × max`` are dropped (``r`` may be 0 for zero input).
+    """
+    v = np.atleast_2d(np.asarray(vectors, dtype=np.float64))
+    if v.ndim != 2:
+        raise ParameterError("x", f"expected a vector or a (k, d) stack of vectors, got shape {v.shape}")
+    if not np.all(np.isfinite(v)):
+        raise ParameterError("x", "input vectors must be finite")
+    u, s, vt = np.linalg.svd(v.T, full_matrices=False)
+    r = int(np.count_nonzero(s > tol * (s[0] if s.size else 0.0))) if s.size and s[0] > 0 else 0
+    return u[:, :r], s[:r, None] * vt[:r]
+
+
+def _use_projection(coupling: str, method: str) -> bool:
+    if method not in ("auto", "projection", "full"):
+        raise ParameterError("method", f"must be 'auto', 'projection' or 'full', got {method!r}")
+    if method == "full":
+        return False
+    if coupling not in PROJECTION_COUPLINGS:
+        if method == "projection":
+            raise ParameterError(
+                "coupling", f"no projection sampler for {coupling!r}; use one of {', '.join(PROJECTION_COUPLINGS)}"
+            )
+        return False
+    # "auto": the projection path draws its Haar columns itself; if the
+    # reference Haar sampler has been replaced (a user's own sampler, or a
+    # deliberately broken one in a test), verify what is installed instead.
+    return method == "projection" or coupling == "iid" or samplers.haar is _REFERENCE_HAAR
+
+
+def restrict(coupling: str, d: int, m: int, vectors, *, rng: np.random.Generator, size=None, xp=None,
+             norms: bool = False, method: str = "auto") -> Restricted:
+    """Sample ``W`` of a coupling restricted to the span of ``vectors``.
+
+    Parameters
+    ----------
+    coupling : {"iid", "orthogonal", "simplex"} (others only with ``method="full"``/``"auto"``)
+    d, m : int
+        Dimension and number of rows of the (never formed) ``W``.
+    vectors : array_like, shape ``(k, d)`` or ``(d,)``
+        The inputs, e.g. ``[x, y]`` or ``x + y``.
+    rng : numpy.random.Generator
+    size : int or tuple of int, optional
+        Batch shape of independent draws of ``W``.
+    xp : array namespace, optional
+    norms : bool
+        Also return the row norms ``‖w_i‖``.
+    method : {"auto", "projection", "full"}
+        ``"projection"``: the O(d r) sampler of this module; ``"full"``: draw
+        ``W`` with :func:`rftheory.sample` and multiply by ``E`` (the
+        reference); ``"auto"``: projection where it exists and the reference
+        Haar sampler is installed, else full.
+
+    Returns
+    -------
+    Restricted
+        ``(W E, E^T vectors, ‖w_i‖ or None)``; the distribution of ``W E``
+        and the norms is the same for both methods.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rftheory import features, projections
+    >>> x = np.array([0.3, 0.0, 0.1, 0.2]); y = np.array([0.0, 0.2, -0.1, 0.1])
+    >>> Wr, c, _ = projections.restrict("simplex", 4, 6, [x, y], rng=np.random.default_rng(0), size=3)
+    >>> features.estimate(features.positive(Wr, c[0]), features.positive(Wr, c[1])).shape
+    (3,)
+    """
+    if coupling not in samplers.COUPLINGS:
+        raise ParameterError("coupling", f"unknown coupling {coupling!r}; expected one of {', '.join(samplers.COUPLINGS)}")
+    d = _check_int("d", d, 2 if coupling in ("simplex", "simplex_plus") else 1)
+    m = _check_int("m", m, 1)
+    rng = _check_rng(rng)
+    batch = _batch_shape(size)
+    xp = _namespace(xp)
+    E, C = span_basis(vectors)
+    if E.shape[0] != d:
+        raise ParameterError("x", f"input vectors have dimension {E.shape[0]}, expected d={d}")
+    r = E.shape[1]
+    coords = xp.asarray(np.ascontiguousarray(C.T))
+
+    if not _use_projection(coupling, method):
+        W = samplers.sample(coupling, d, m, rng=rng, size=size, xp=xp)
+        WE = xp.matmul(W, xp.asarray(E))
+        nr = xp.sqrt(xp.sum(W * W, axis=-1)) if norms else None
+        return Restricted(WE, coords, nr)
+
+    if coupling == "iid":
+        WE = xp.asarray(rng.standard_normal(batch + (m, r)))
+        nr = None
+        if norms:
+            sq = xp.sum(WE * WE, axis=-1)
+            if d > r:
+                sq = sq + xp.asarray(rng.chisquare(d - r, size=batch + (m,)))
+            nr = xp.sqrt(sq)
+        return Restricted(WE, coords, nr)
+
+    nb = -(-m // d)
+    shape = batch + (nb,)
+    q = haar_columns(rng, d, r, shape, xp=xp)  # shape + (d, r): R E
+    D = xp.asarray(samplers.chi_norms(rng, d, shape + (d,)))
+    if coupling == "simplex":
+        q = apply_simplex(q, xp=xp, axis=-2)
+    WE = xp.reshape(D[..., None] * q, batch + (nb * d, r))[..., :m, :]
+    nr = xp.reshape(D, batch + (nb * d,))[..., :m] if norms else None
+    return Restricted(WE, coords, nr)
+
+
+def project_vector(coupling: str, d: int, m: int, u, *, rng: np.random.Generator, size=None, xp=None,
+                   method: str = "auto"):
+    """``W u`` for one vector ``u`` (shape ``size + (m,)``), in distribution.
+
+    For an orthogonal block ``R u = ‖u‖ g/‖g‖`` (a uniform unit vector), then
+    scaled by iid χ_d norms; for a simplex block ``D S (R u)`` with ``S``
+    applied in O(d).  PRF estimators use ``u = x + y``, RFF ``u = x − y``.
+
+    .. math:: (W u)_i \\overset{d}{=} \\|u\\|\\, D_i\\,\\Big(S\\,\\frac{g}{\\|g\\|}\\Big)_i
+    """
+    Wr, c, _ = restrict(coupling, d, m, u, rng=rng, size=size, xp=xp, method=method)
+    xp = _namespace(xp)
+    return xp.sum(Wr * c[0, :], axis=-1)  # r = 0 (u = 0) gives zeros
+
