@@ -126,6 +126,7 @@ def cmd_table(args) -> int:
         ratio_to=args.ratio_to,
         layer=args.layer,
         digits=args.digits,
+        also=args.also or (),
     )
     print(render(table, args.format))
     return 0
@@ -181,6 +182,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=("csv", "markdown", "latex", "text"), default="text")
     p.add_argument("--layer", choices=("mpmath", "float64"), default="mpmath")
     p.add_argument("--digits", type=int, default=8)
+    p.add_argument("--also", action="append", metavar="ID",
+                   help="another result as an extra column at each row's point (repeatable)")
     p.set_defaults(func=cmd_table)
     return ap
 

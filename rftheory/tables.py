@@ -29,9 +29,16 @@ class Table:
     values: list[list] = field(default_factory=list)
 
 
-def make_table(result_id, grid, params=None, columns=None, ratio_to=None, layer="mpmath", digits=8) -> Table:
-    """Build a :class:`Table` (see the module docstring)."""
+def make_table(result_id, grid, params=None, columns=None, ratio_to=None, layer="mpmath", digits=8,
+               also=()) -> Table:
+    """Build a :class:`Table` (see the module docstring).
+
+    ``also`` lists further result IDs shown as extra columns, each evaluated
+    at the row's point restricted to the parameters it takes (e.g. an
+    asymptotic formula beside the exact ratio).
+    """
     r = get(result_id)
+    extra = [get(a) for a in also]
     params = dict(params or {})
     if digits < 1:
         raise ParameterError("digits", f"must be >= 1, got {digits}")
@@ -55,7 +62,7 @@ def make_table(result_id, grid, params=None, columns=None, ratio_to=None, layer=
         return r.exact(dps=digits + 10, **point)
 
     col_vals = columns[1] if columns else [None]
-    header = names + ([f"{columns[0]}={c}" for c in col_vals] if columns else ["value"])
+    header = names + ([f"{columns[0]}={c}" for c in col_vals] if columns else ["value"]) + [e.id for e in extra]
     rows, vals = [], []
     for combo in itertools.product(*[g[1] for g in grid]):
         base = dict(params, **dict(zip(names, combo)))
@@ -70,12 +77,20 @@ def make_table(result_id, grid, params=None, columns=None, ratio_to=None, layer=
             rv.append(x)
             with mp.workdps(digits + 10):
                 row.append(mp.nstr(x, digits))
+        for e in extra:
+            takes = {p.name for p in e.params}
+            x = e.exact(dps=digits + 10, **{k: v for k, v in base.items() if k in takes})
+            rv.append(x)
+            with mp.workdps(digits + 10):
+                row.append(mp.nstr(x, digits))
         rows.append(row)
         vals.append(rv)
     what = "ratio to " + f"{ratio[0]}={ratio[1]}" if ratio else "value"
     prec = f"exact to {digits} significant digits (mpmath)" if layer == "mpmath" else "float64 layer"
     fixed = ", ".join(f"{k}={v}" for k, v in params.items())
     caption = f"{r.id}: {what}; {prec}" + (f"; {fixed}" if fixed else "") + f". Source: {r.source}"
+    for e in extra:
+        caption += f"; column {e.id}: exact to {digits} digits (mpmath). Source: {e.source}"
     return Table(header, rows, caption, vals)
 
 
