@@ -372,7 +372,7 @@ class DERFParams:
 def _logdet_pd(M, xp, name, what):
     w, _ = xp.eigh(M)
     if min(w) <= 0:
-        raise ParameterError(name, f"{what} must be positive definite (smallest eigenvalue {xp.num(min(w)):.3g})")
+        raise ParameterError(name, f"{what} must be positive definite (smallest eigenvalue {float(min(w)):.3g})")
     return sum(xp.log(x) for x in w)
 
 
@@ -394,14 +394,14 @@ def check_derf(A, B1, B2, xp=F64, tol=None):
         raise ParameterError("A", "must be symmetric")
     w, _ = xp.eigh(A)
     if 8 * max(w) >= 1:
-        raise ParameterError("A", f"needs 8A ≺ I (largest eigenvalue of A is {xp.num(max(w)):.6g} >= 1/8)")
+        raise ParameterError("A", f"needs 8A ≺ I (largest eigenvalue of A is {float(max(w)):.6g} >= 1/8)")
     P = xp.inv(xp.eye(d) - A * 4)
     res = xp.maxabs(xp.mm(xp.T(B1), P, B2) - xp.eye(d))
     tol = (1e-10 if xp is F64 else mp.sqrt(mp.eps)) if tol is None else tol
     size = max(xp.maxabs(B1), xp.num(1)) * max(xp.maxabs(B2), xp.num(1)) * max(xp.maxabs(P), xp.num(1))
     if res > tol * size:
         raise ParameterError(
-            "B2", f"violates the constraint B1^T (I-4A)^(-1) B2 = I (max residual {xp.num(res):.3g})"
+            "B2", f"violates the constraint B1^T (I-4A)^(-1) B2 = I (max residual {float(res):.3g})"
         )
 
 
@@ -556,7 +556,7 @@ def _pd_eigh(M, xp, name, what):
     w, Q = xp.eigh(M)
     if min(w) <= max(max(w), 0) * xp.num(len(w)) * 100 * xp.eps:
         raise ParameterError(
-            name, f"{what} is singular (eigenvalues from {xp.num(min(w)):.3g} to {xp.num(max(w)):.3g}); "
+            name, f"{what} is singular (eigenvalues from {float(min(w)):.3g} to {float(max(w)):.3g}); "
             "ADERF (Thm 4.2) needs nonsingular moment matrices, e.g. at least d points in general position",
         )
     return w, Q
