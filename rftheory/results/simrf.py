@@ -82,13 +82,16 @@ def _conf_iid_quad(p):
 
 def _conformity_mc(coupling):
     def run(p, rng, n):
+        from .. import projections
+
         d, v = p["d"], float(p["v"])
         half = n // 2
         out = []
         for k, count in enumerate((half, n - half)):
             x, y = pair_from_norms(d, v, rng=rng if k else None)
-            W = sample(coupling, d, d, rng=rng, size=count)
-            e = np.exp(features.project(W, x + y))
+            # W restricted to span{x + y}, exact in distribution (issue 6)
+            W, c, _ = projections.restrict(coupling, d, d, x + y, rng=rng, size=count)
+            e = np.exp(features.project(W, c[0]))
             s = e.sum(axis=-1)
             out.append((s * s - (e * e).sum(axis=-1)) / (d * (d - 1)))
         return np.concatenate(out)
@@ -393,14 +396,17 @@ def _prf_mse_f64(p):
 
 
 def _prf_mse_mc(p, rng, n):
+    from .. import projections
+
     d, m, v, coupling = p["d"], p["m"], float(p["v"]), p["coupling"]
     K = math.exp(-((float(p["x_norm"]) ** 2 + float(p["y_norm"]) ** 2) - v * v / 2))
     half = n // 2
     out = []
     for k, count in enumerate((half, n - half)):
         x, y = pair_from_norms(d, v, p["x_norm"], p["y_norm"], rng=rng if k else None)
-        W = sample(coupling, d, m, rng=rng, size=count)
-        est = features.estimate(features.positive(W, x), features.positive(W, y))
+        # W restricted to span{x, y} (exact in distribution, issue 6); same feature map
+        W, c, _ = projections.restrict(coupling, d, m, [x, y], rng=rng, size=count)
+        est = features.estimate(features.positive(W, c[0]), features.positive(W, c[1]))
         out.append((est - K) ** 2)
     return np.concatenate(out)
 
