@@ -50,7 +50,7 @@ __all__ = ["PROJECTION_COUPLINGS", "Restricted", "haar_columns", "span_basis", "
 #: couplings with an exact projection sampler (the others fall back to the full matrix)
 PROJECTION_COUPLINGS = ("iid", "orthogonal", "simplex")
 
-_REFERENCE_HAAR = samplers.haar
+_REFERENCE_HAAR = samplers._REFERENCE_HAAR
 
 
 class Restricted(NamedTuple):

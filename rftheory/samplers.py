@@ -114,6 +114,11 @@ def haar(rng: np.random.Generator, d: int, shape: tuple[int, ...] = (), xp=None)
     return q * s[..., None, :]
 
 
+#: the reference Haar sampler (rftheory.projections falls back to the full
+#: matrix when ``haar`` has been replaced, so verify checks what is installed)
+_REFERENCE_HAAR = haar
+
+
 def apply_simplex(u, xp=None, axis: int = -1):
     """``S u`` in O(d) (Alg. 1 of papers/000_…) along ``axis`` of ``u``.
 

@@ -84,3 +84,27 @@ def test_summarize_and_threshold():
     assert est.se == pytest.approx(np.std(x, ddof=1) / np.sqrt(10))
     assert z_threshold(0.05) == pytest.approx(1.959963984540054)
     assert z_threshold(1e-6, 100) > z_threshold(1e-6, 1)
+
+
+def naive_qr_columns(rng, d, k, shape=(), xp=None):
+    """The sign trap on the projection path: k QR columns WITHOUT the sign fix."""
+    q, _ = np.linalg.qr(rng.standard_normal(shape + (d, k)))
+    return q
+
+
+@pytest.mark.parametrize("target,broken", [("haar_columns", naive_qr_columns), ("chi_norms", chi1_norms)])
+def test_broken_projection_sampler_fails_verify(monkeypatch, target, broken):
+    """verify's default Monte Carlo path is the projection sampler (rftheory.projections): it too
+    must fail on the sign trap and on chi_1 norms, by a large z-score (the full-matrix path is
+    covered by test_broken_sampler_fails_verify, where the replaced samplers.haar is used)."""
+    from rftheory import projections
+
+    monkeypatch.setattr(projections if target == "haar_columns" else samplers, target, broken)
+    used = []
+    gs = projections.haar_columns
+    monkeypatch.setattr(projections, "haar_columns", lambda *a, **k: used.append(1) or gs(*a, **k))
+    out = _mc_outcomes("simrf.conformity.orthogonal", dmax=8)
+    assert used, "the projection path was not used"
+    failed = [o for o in out if not o.passed]
+    assert failed and all(o.z is not None for o in failed), verify.as_table(out)
+    assert max(abs(o.z) for o in failed) > 20
