@@ -168,9 +168,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--only", default="", metavar="PREFIX", help="only results whose ID starts with PREFIX")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true")
-    p.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
-    p.add_argument("--checkpoint", default=None, metavar="FILE", help="resume file for finished grid points")
-    p.add_argument("--scheduler", default=None, metavar="ADDRESS", help="run on a Dask distributed cluster")
+    p.add_argument("--workers", type=int, default=None,
+                   help="local processes (default: all cores; 1 = serial; serial anyway if no process pool)")
+    p.add_argument("--checkpoint", default=None, metavar="FILE",
+                   help="append each finished grid point to FILE (JSON lines); rerunning with the same FILE, "
+                   "seed and mode resumes without recomputing them")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="run on the Dask distributed cluster at ADDRESS (e.g. tcp://host:8786; needs dask)")
     p.set_defaults(func=cmd_verify)
 
     p = sub.add_parser("table", help="tables of values and predicted MSE ratios")

@@ -223,16 +223,21 @@ class Progress:
 
 def run(tasks: list[Task], seed: int = 0, progress: Progress | None = None,
         executor: Callable[[list[Task], int], Iterable[list[Outcome]]] | None = None) -> list[Outcome]:
-    """Run tasks (in order, or through ``executor``) and collect outcomes."""
-    outcomes: list[Outcome] = []
+    """Run tasks (in order, or through ``executor``) and collect outcomes in task order.
+
+    An executor (:mod:`rftheory.parallel`) yields ``(task index, outcomes)``
+    pairs in any order, or plain outcome lists in task order.
+    """
+    by_task: dict[int, list[Outcome]] = {}
     it = executor(tasks, seed) if executor is not None else (t.run(seed) for t in tasks)
-    for res in it:
-        outcomes.extend(res)
+    for k, res in enumerate(it):
+        i, res = res if isinstance(res, tuple) else (k, res)
+        by_task[i] = list(res)
         if progress:
             progress.step(res[0].result if res else "")
     if progress:
         progress.close()
-    return outcomes
+    return [o for i in sorted(by_task) for o in by_task[i]]
 
 
 def as_table(outcomes: list[Outcome]) -> str:
