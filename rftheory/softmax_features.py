@@ -114,10 +114,11 @@ def complex_exp(W, x, M):
     :func:`ce_estimate` for the pair.  Returns complex features.
     """
     M = _matrix(M, "M")
-    u = M @ np.asarray(x, dtype=float)
+    x = np.asarray(x, dtype=float)
     W = np.asarray(W)
-    if W.shape[-1] != M.shape[0]:
-        raise ParameterError("M", f"acts on R^{M.shape[0]}, but W has rows in R^{W.shape[-1]}")
+    if W.shape[-1] != M.shape[0] or x.shape != (M.shape[1],):
+        raise ParameterError("M", f"is {M.shape[0]}x{M.shape[1]}, but x has shape {x.shape} and W rows in R^{W.shape[-1]}")
+    u = M @ x
     m = W.shape[-2]
     return np.exp(W @ u - (u @ u) / 2) / math.sqrt(m)
 

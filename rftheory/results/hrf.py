@@ -111,11 +111,12 @@ def _num(M, x):
 # --------------------------------------------------------------------------
 # parameters
 
-PI_FRACTION = Fraction(314159265358979323846264338327950288419716939937510, 10**50)
+PI_FRACTION = Fraction(314159265358979323846264338327950288419716939937511, 10**50)  # > pi
 
 
 def _check_theta(t):
-    if t > PI_FRACTION:
+    # pi rounded at any precision up to ~80 digits is accepted (tolerance 1e-25)
+    if t > PI_FRACTION + Fraction(1, 10**25):
         raise ParameterError("theta", f"must be in [0, pi], got {float(t)!r}")
     return t
 
@@ -204,7 +205,7 @@ def _guarded(f, extra=20):
 def _log_expm1(t):
     """``log(e^t − 1)`` for ``t ≥ 0`` (−inf at 0), overflow-free."""
     t = np.asarray(t, float)
-    with np.errstate(divide="ignore"):
+    with np.errstate(divide="ignore", over="ignore"):
         return np.where(t > 30, t + np.log1p(-np.exp(-t)), np.log(np.expm1(t)))
 
 
