@@ -41,6 +41,16 @@ def default_workers() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+def _single_threaded_blas():
+    """Worker initializer: one BLAS thread per process (the pool already uses every core;
+    oversubscribed OpenBLAS threads can make small QRs 100x slower)."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        return
+    threadpool_limits(1)
+
+
 def _run_one(task, seed):
     return task.run(seed)
 
@@ -111,7 +121,8 @@ def process_pool(workers: int | None = None) -> Executor:
 
         done: set[int] = set()
         try:
-            pool = ProcessPoolExecutor(max_workers=min(workers, len(tasks)), mp_context=_mp_context())
+            pool = ProcessPoolExecutor(max_workers=min(workers, len(tasks)), mp_context=_mp_context(),
+                                       initializer=_single_threaded_blas)
         except (OSError, ImportError, NotImplementedError, PermissionError, ValueError):
             pool = None
         if pool is not None:

@@ -1,0 +1,179 @@
+"""Benchmarks of the Monte Carlo layer (run on demand, not in CI).
+
+    python benchmarks/run.py            # the figures quoted in the README
+    python benchmarks/run.py --quick    # smaller batches, a few seconds
+
+1. Pointwise PRF and RFF MSE replicates per second at d in {16, 64, 256},
+   m = d, for each coupling: the full-matrix path (``rftheory.sample`` +
+   ``rftheory.features``), the projection path (``rftheory.projections``)
+   and the cost of only drawing the random numbers the projection path
+   consumes (the physical limit), measured side by side in one run.
+2. SimRF+ blocks per second: ``samplers.simplex_plus_directions`` over a
+   batch of blocks vs a per-block loop (reference written here), same result.
+3. float64 closed-form evaluations per second over a large (d, v) grid
+   (``rftheory.get("simrf.prf_mse").f64``).
+
+Timings are the best of a few repeats (other load on the machine inflates them).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+import time
+
+# single-core figures: one BLAS thread (oversubscribed OpenBLAS threads on a
+# busy machine make small QRs up to 100x slower and the ratios meaningless)
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import numpy as np  # noqa: E402
+
+import rftheory  # noqa: E402
+from rftheory import features, projections, samplers  # noqa: E402
+
+COUPLINGS = ("iid", "orthogonal", "simplex")
+
+
+def best_time(fn, repeat: int) -> float:
+    best = math.inf
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def _pair(d, v=1.0):
+    x = np.zeros(d)
+    y = np.zeros(d)
+    x[0], y[0], y[1] = v / 2, v / 4, v * math.sqrt(3) / 4
+    return x, y
+
+
+def replicates(kind: str, coupling: str, d: int, n: int, rng, path: str):
+    """n squared-error replicates of the PRF ("prf") or RFF ("rff") estimator, m = d."""
+    x, y = _pair(d)
+    m = d
+    if kind == "prf":
+        K = math.exp(-float(np.sum((x - y) ** 2)) / 2)
+        if path == "full":
+            W = rftheory.sample(coupling, d, m, rng=rng, size=n)
+            est = features.estimate(features.positive(W, x), features.positive(W, y))
+        else:
+            p = projections.project_vector(coupling, d, m, x + y, rng=rng, size=n)
+            est = math.exp(-float(x @ x + y @ y)) * np.exp(p).mean(axis=-1)
+    else:
+        K = math.exp(-float(np.sum((x - y) ** 2)) / 2)
+        if path == "full":
+            W = rftheory.sample(coupling, d, m, rng=rng, size=n)
+            est = features.estimate(features.trigonometric(W, x), features.trigonometric(W, y))
+        else:
+            est = np.cos(projections.project_vector(coupling, d, m, x - y, rng=rng, size=n)).mean(axis=-1)
+    return (est - K) ** 2
+
+
+def draw_floor(coupling: str, d: int, n: int, rng):
+    """Only the random numbers the projection path consumes (one vector u, m = d)."""
+    if coupling == "iid":
+        return rng.standard_normal((n, d))
+    return rng.standard_normal((n, 1, d, 1)), samplers.chi_norms(rng, d, (n, 1, d))
+
+
+def bench_mse(dims, n_full, n_proj, repeat):
+    rows = []
+    for kind in ("prf", "rff"):
+        for d in dims:
+            for coupling in COUPLINGS:
+                rng = np.random.default_rng(0)
+                nf = max(2, int(n_full(d)))
+                np_ = max(2, int(n_proj(d)))
+                t_full = best_time(lambda: replicates(kind, coupling, d, nf, rng, "full"), repeat) / nf
+                t_proj = best_time(lambda: replicates(kind, coupling, d, np_, rng, "projection"), repeat) / np_
+                t_draw = best_time(lambda: draw_floor(coupling, d, np_, rng), repeat) / np_
+                rows.append(dict(kind=kind, d=d, coupling=coupling, full=1 / t_full, proj=1 / t_proj,
+                                 draw=1 / t_draw))
+    return rows
+
+
+def plus_loop(norms, passes: int = 20):
+    """Reference: Eq. 17 of papers/000_... one block at a time (Gauss-Seidel sweeps)."""
+    out = []
+    for nb in np.asarray(norms).reshape(-1, norms.shape[-1]):
+        d = nb.size
+        w = samplers.simplex_matrix(d) * nb[:, None]
+        for _ in range(passes):
+            for i in range(d):
+                rest = w.sum(axis=0) - w[i]
+                w[i] = -nb[i] * rest / np.linalg.norm(rest)
+        out.append(w)
+    return np.stack(out).reshape(norms.shape + (norms.shape[-1],))
+
+
+def bench_plus(d, n_vec, n_loop, repeat):
+    rng = np.random.default_rng(1)
+    norms = samplers.chi_norms(rng, d, (n_vec, d))
+    t_vec = best_time(lambda: samplers.simplex_plus_directions(norms), repeat) / n_vec
+    t_loop = best_time(lambda: plus_loop(norms[:n_loop]), 1) / n_loop
+    diff = float(np.max(np.abs(samplers.simplex_plus_directions(norms[:n_loop]) - plus_loop(norms[:n_loop]))))
+    return dict(d=d, vec=1 / t_vec, loop=1 / t_loop, max_abs_diff=diff)
+
+
+def bench_f64(nd, nv, repeat):
+    r = rftheory.get("simrf.prf_mse")
+    d = np.arange(2, 2 + nd)[:, None] * np.ones((1, nv), dtype=int)
+    v = np.linspace(0.05, 2.0, nv)[None, :] * np.ones((nd, 1))
+    f = lambda: r.f64(d=d, m=d, v=v, coupling="orthogonal")  # noqa: E731
+    vals = f()
+    assert np.all(np.isfinite(vals)) and vals.shape == (nd, nv)
+    t = best_time(f, repeat)
+    # the float64 evaluator alone (parameters already valid): what validation costs on top
+    raw = lambda: r.float64(dict(d=d, m=d, v=v, coupling="orthogonal", x_norm=v / 2, y_norm=v / 2))  # noqa: E731
+    np.testing.assert_allclose(raw(), vals, rtol=1e-14)
+    t_raw = best_time(raw, repeat)
+    return dict(points=nd * nv, per_s=nd * nv / t, raw_per_s=nd * nv / t_raw)
+
+
+SIZES = {
+    # replicates per timing for the full path / the projection path, SimRF+ blocks, f64 grid
+    "full": dict(n_full=lambda d: 200_000 // d ** 1.5 + 20, n_proj=lambda d: 4_000_000 // d, plus=(64, 2000, 20),
+                 f64=(256, 2000), repeat=3),
+    "quick": dict(n_full=lambda d: 20_000 // d ** 1.5 + 5, n_proj=lambda d: 400_000 // d, plus=(64, 200, 4),
+                  f64=(64, 500), repeat=2),
+    "tiny": dict(n_full=lambda d: 4, n_proj=lambda d: 64, plus=(8, 8, 2), f64=(8, 16), repeat=1),
+}
+
+
+def main(argv=None, out=sys.stdout, dims=(16, 64, 256)):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="smaller batches (a few seconds)")
+    ap.add_argument("--tiny", action="store_true", help="minimal sizes (smoke test)")
+    ap.add_argument("--dims", default=",".join(map(str, dims)), help="comma-separated d values (default 16,64,256)")
+    args = ap.parse_args(argv)
+    dims = tuple(int(s) for s in args.dims.split(","))
+    sz = SIZES["tiny" if args.tiny else "quick" if args.quick else "full"]
+    pr = lambda *a: print(*a, file=out)  # noqa: E731
+
+    pr("# Monte Carlo replicates per second (m = d), best of", sz["repeat"])
+    pr(f"{'est':4} {'d':>4} {'coupling':10} {'full W':>12} {'projection':>12} {'draw only':>12} "
+       f"{'proj/full':>10} {'draw/proj':>10}")
+    rows = bench_mse(dims, sz["n_full"], sz["n_proj"], sz["repeat"])
+    for r in rows:
+        pr(f"{r['kind']:4} {r['d']:>4} {r['coupling']:10} {r['full']:>12.4g} {r['proj']:>12.4g} {r['draw']:>12.4g} "
+           f"{r['proj'] / r['full']:>9.1f}x {r['draw'] / r['proj']:>9.2f}x")
+    d, n_vec, n_loop = sz["plus"]
+    p = bench_plus(d, n_vec, n_loop, sz["repeat"])
+    pr(f"\n# SimRF+ (Eq. 17, 20 sweeps) at d = {d}: blocks per second")
+    pr(f"vectorized {p['vec']:.4g}   per-block loop {p['loop']:.4g}   speed-up {p['vec'] / p['loop']:.1f}x   "
+       f"max |difference| {p['max_abs_diff']:.1e}")
+    f = bench_f64(*sz["f64"], sz["repeat"])
+    pr(f"\n# float64 closed form simrf.prf_mse (orthogonal) over a (d, v) grid of {f['points']} points")
+    pr(f"{f['per_s']:.4g} evaluations per second through Result.f64 (per-point exact validation included); "
+       f"{f['raw_per_s']:.4g} per second for the vectorized float64 evaluator alone")
+    return dict(mse=rows, plus=p, f64=f)
+
+
+if __name__ == "__main__":
+    main()
