@@ -235,6 +235,10 @@ def validate_arrays(result: Result, given: Mapping[str, Any]) -> dict:
             result.validate(**scalars, **{k: float(flat[k][i]) for k in names})
     for k, a in zip(names, arrays):
         out[k] = a
+    # defaults that depend on other parameters (x_norm = v/2 ...) follow the arrays elementwise
+    for p in result.params:
+        if p.name not in given and callable(p.default) and p.kind in ("int", "real"):
+            out[p.name] = np.asarray(p.default({k: out[k] for k in out}), dtype=np.float64)
     return out
 
 
