@@ -153,16 +153,20 @@ class Result:
         p = validate_arrays(self, given)
         return self.float64(p)
 
-    def monte_carlo(self, rng: np.random.Generator, n: int, batches: int = 50, **given) -> MCEstimate:
-        """Monte Carlo estimate of the value from ``n`` replicates."""
+    def monte_carlo(self, rng: np.random.Generator, n_replicates: int, /, batches: int = 50, **given) -> MCEstimate:
+        """Monte Carlo estimate of the value from ``n_replicates`` replicates.
+
+        ``rng`` and ``n_replicates`` are positional-only, so a result may have a
+        parameter called ``n`` (e.g. the number of λ features of HRFs).
+        """
         if self.mc is None:
             raise LayerUnavailableError(f"{self.id} has no Monte Carlo evaluator")
         if not isinstance(rng, np.random.Generator):
             raise ParameterError("rng", "must be a numpy.random.Generator (seed it yourself)")
-        if int(n) != n or n < 2:
-            raise ParameterError("n", f"must be an integer >= 2, got {n!r}")
+        if int(n_replicates) != n_replicates or n_replicates < 2:
+            raise ParameterError("n_replicates", f"must be an integer >= 2, got {n_replicates!r}")
         p = self.validate(**given)
-        return summarize(self.mc(p, rng, int(n)), batches=batches)
+        return summarize(self.mc(p, rng, int(n_replicates)), batches=batches)
 
     def float_point(self, **given) -> dict:
         """Validated scalar parameters with exact reals rounded to float."""

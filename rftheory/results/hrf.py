@@ -85,24 +85,6 @@ class _Sym:
 MPM, SYM = _Mp(), _Sym()
 
 
-class HRFResult(Result):
-    """A :class:`~rftheory.registry.Result` whose Monte Carlo entry point takes
-    the replicate count positionally, so that a parameter may be called ``n``
-    (the paper's number of λ features) without clashing with it."""
-
-    def monte_carlo(self, rng, n_replicates, /, batches=50, **given):
-        from ..montecarlo import summarize
-
-        if self.mc is None:
-            return super().monte_carlo(rng, n_replicates, batches=batches)
-        if not isinstance(rng, np.random.Generator):
-            raise ParameterError("rng", "must be a numpy.random.Generator (seed it yourself)")
-        if int(n_replicates) != n_replicates or n_replicates < 2:
-            raise ParameterError("n_replicates", f"must be an integer >= 2, got {n_replicates!r}")
-        p = self.validate(**given)
-        return summarize(self.mc(p, rng, int(n_replicates)), batches=batches)
-
-
 def _num(M, x):
     """An exact parameter in namespace ``M``."""
     return sym(x) if M is SYM else mpf(x)
@@ -509,7 +491,7 @@ for _which, _id, _title, _stmt, _fn in (
 
     _mpm, _symb = _mk(_fn)
     register(
-        HRFResult(
+        Result(
             id=_id,
             title=_title,
             source=f"{PAPER}, Lemma 2.2 (Eq. 7); orthogonal pair term as in papers/000_…, Thm 3.2/4.5",
@@ -609,7 +591,7 @@ def _reg(result):
 
 
 _reg(
-    HRFResult(
+    Result(
         id="hrf.complex_mgf",
         title="Gaussian MGF at complex arguments (no conjugation)",
         source=f"{PAPER}, Lemma 2.4 (Eq. 13), App. A",
@@ -852,7 +834,7 @@ CE_QUICK = [
 ]
 
 _reg(
-    HRFResult(
+    Result(
         id="hrf.ce_mse",
         title="MSE of complex-exponential estimators with invertible complex A (and of their real part)",
         source=f"{PAPER}, Eq. 14-18 (estimator and zero-variance condition); the MSE is derived here",
@@ -927,7 +909,7 @@ def lambda_mc(conjugate=False):
 
 
 _reg(
-    HRFResult(
+    Result(
         id="hrf.angular_lambda",
         title="Moments of the angular lambda estimator (sgn features)",
         source=f"{PAPER}, Lemma 3.2 (Eq. 19, 24), App. D.1",
@@ -1013,7 +995,7 @@ def hybrid_mc(p, rng, n, a_key="x_norm", b_key="y_norm", drop_shared_term=False)
 
 
 _reg(
-    HRFResult(
+    Result(
         id="hrf.bipolar_mse",
         title="MSE of the bipolar hybrid lambda*SM_++ + (1-lambda)*SM_trig (independent / shared omegas)",
         source=f"{PAPER}, Thm 3.1 (Eq. 22-23), App. C",
@@ -1070,7 +1052,7 @@ def _ah_f64(p):
 
 
 _reg(
-    HRFResult(
+    Result(
         id="hrf.angular_hybrid_mse",
         title="MSE of the angular hybrid estimator, next to SM_trig and SM_++ (choose with estimator=)",
         source=f"{PAPER}, Thm D.1 (Eq. 45-47) = Thm 3.1 + Lemma 3.2; Lemma 2.2 for trig/positive",
@@ -1166,7 +1148,7 @@ def _gh_mc(p, rng, n):
 
 
 _reg(
-    HRFResult(
+    Result(
         id="hrf.gaussian_hybrid_mse",
         title="MSE of the normalized bipolar Gaussian hybrid estimator (same-length inputs)",
         source=f"{PAPER}, App. F, Thm F.1-F.2 (Eq. 67-80)",
@@ -1305,7 +1287,7 @@ def maximise(f, lo=None, hi=None, scan=256):
 
 
 _reg(
-    HRFResult(
+    Result(
         id="hrf.max_relative_error",
         title="Relative error sqrt(MSE)/SM on the sphere S(r): trig, positive and angular hybrid",
         source=f"{PAPER}, Def. 3.3, Lemma 3.4 (Eq. 25-26), App. D.3 (Eq. 48-50), App. E",
@@ -1425,7 +1407,7 @@ def _bound_checks(mode, seed):
 
 
 _reg(
-    HRFResult(
+    Result(
         id="hrf.angular_hybrid_bound",
         title="Exact max-relative-error of the angular hybrid on S(r); Thm 3.5's bound and limits checked",
         source=f"{PAPER}, Thm 3.5 (Eq. 27), App. D.3 (Eq. 48-66)",
@@ -1688,7 +1670,7 @@ CL_QUICK = [
 ]
 
 _reg(
-    HRFResult(
+    Result(
         id="hrf.cluster_A",
         title="Diagonal A for a pair of cluster centres (complex / real) and the MSE of its CE estimator",
         source=f"{PAPER}, Sec. 2.4 (Eq. 21), App. H.2 (Eq. 81-92), H.1/H.3 (synthetic clusters)",
