@@ -1,0 +1,126 @@
+"""The notation concordance of THEORY.md: one estimator, each paper's symbols.
+
+The same estimator is counted differently by each paper: the SimRF paper's
+``m`` random vectors are the ORF paper's ``D`` and Sutherland & Schneider's
+``D = 2m`` features (sin/cos pairs).  :func:`translate` converts a size from
+one paper's convention to another's; :func:`table` prints the concordance.
+
+Examples
+--------
+>>> from rftheory import notation
+>>> notation.translate("rff", 64, "sutherland", "simrf")   # D = 64 features -> m = 32 vectors
+32
+>>> notation.translate("rff", 32, "simrf", "orf")
+32
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .errors import ParameterError
+
+__all__ = ["PAPERS", "ESTIMATORS", "Convention", "translate", "table", "in_paper"]
+
+#: paper key -> (file, short name)
+PAPERS = {
+    "simrf": ("papers/000_28147233bdbc9869.txt", "SimRF (Reid et al. 2023)"),
+    "hrf": ("papers/001_fec91adef6daced0.txt", "HRF (Choromanski et al. 2022)"),
+    "orf": ("papers/003_90ce4cb5dbcb863e.txt", "ORF (Yu et al. 2016)"),
+    "sutherland": ("papers/004_9168d645005bf659.txt", "Sutherland & Schneider 2015"),
+}
+
+
+@dataclass(frozen=True)
+class Convention:
+    """How one paper names an estimator and counts its size.
+
+    ``symbol`` is the paper's name for the size; ``per_vector`` how many of the
+    paper's units one random vector ``w_i`` accounts for (2 when the paper counts
+    sin and cos features separately).
+    """
+
+    name: str
+    symbol: str
+    per_vector: int = 1
+    note: str = ""
+
+
+#: estimator key -> description and per-paper conventions (None: not in that paper)
+ESTIMATORS = {
+    "rff": (
+        r"(1/m) sum_i cos(w_i.(x-y)): m vectors, 2m sin/cos features",
+        {
+            "simrf": Convention("RFF", "m"),
+            "hrf": Convention("SM_trig", "m", note="softmax kernel, rescaled by e^{(|x|^2+|y|^2)/2}"),
+            "orf": Convention("RFF / ORF / SORF", "D"),
+            "sutherland": Convention("phi", "D", per_vector=2, note="D features, D/2 frequencies"),
+        },
+    ),
+    "psi": (
+        r"(1/D) sum_i 2 cos(w_i.x+b_i) cos(w_i.y+b_i): D vectors and features",
+        {"sutherland": Convention("psi", "D", note="scikit-learn's RBFSampler (n_components = D)")},
+    ),
+    "prf": (
+        r"e^{-|x|^2-|y|^2} (1/m) sum_i exp(w_i.(x+y))",
+        {"simrf": Convention("PRF", "m"), "hrf": Convention("SM_+ x Gaussian factor", "m")},
+    ),
+    "prf_antithetic": (
+        r"(1/m) sum_i cosh(w_i.(x+y)) e^{-(|x|^2+|y|^2)/2}",
+        {"hrf": Convention("SM_++", "m", note="antithetic")},
+    ),
+}
+
+
+def _conv(estimator, paper):
+    if estimator not in ESTIMATORS:
+        raise ParameterError("estimator", f"unknown estimator {estimator!r}; expected one of {', '.join(ESTIMATORS)}")
+    if paper not in PAPERS:
+        raise ParameterError("paper", f"unknown paper {paper!r}; expected one of {', '.join(PAPERS)}")
+    conv = ESTIMATORS[estimator][1].get(paper)
+    if conv is None:
+        raise ParameterError("paper", f"{PAPERS[paper][1]} has no {estimator!r} estimator")
+    return conv
+
+
+def in_paper(estimator: str, paper: str) -> Convention:
+    """The paper's name and size symbol for an estimator."""
+    return _conv(estimator, paper)
+
+
+def translate(estimator: str, size: int, from_paper: str, to_paper: str) -> int:
+    """Convert a size (``m``, ``D``) between two papers' conventions.
+
+    Raises :class:`ParameterError` when the size does not correspond to a whole
+    number of random vectors (e.g. an odd ``D`` for Sutherland's φ).
+    """
+    a, b = _conv(estimator, from_paper), _conv(estimator, to_paper)
+    if isinstance(size, bool) or int(size) != size or size < 1:
+        raise ParameterError("size", f"must be a positive integer, got {size!r}")
+    size = int(size)
+    if size % a.per_vector:
+        raise ParameterError("size", f"{a.symbol}={size} in {PAPERS[from_paper][1]} is not a whole number of vectors")
+    return size // a.per_vector * b.per_vector
+
+
+def table(fmt: str = "markdown") -> str:
+    """The concordance as a ``markdown`` or ``text`` table."""
+    papers = list(PAPERS)
+    head = ["estimator"] + [PAPERS[p][1] for p in papers]
+    rows = []
+    for key, (desc, convs) in ESTIMATORS.items():
+        cells = [f"{key}: {desc}"]
+        for p in papers:
+            c = convs.get(p)
+            if c is None:
+                cells.append("-")
+                continue
+            size = c.symbol if c.per_vector == 1 else f"{c.symbol} = {c.per_vector}m"
+            cells.append(f"{c.name}, {size}" + (f" ({c.note})" if c.note else ""))
+        rows.append(cells)
+    if fmt == "markdown":
+        lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in rows])
+    if fmt == "text":
+        return "\n".join(" ; ".join(r) for r in [head] + rows)
+    raise ParameterError("format", f"unknown format {fmt!r}; expected markdown or text")
