@@ -1,0 +1,100 @@
+"""Orthogonal Random Features (rftheory.results.orf): printed series, bounds, ORF', SORF.
+
+Statistical tests use the ``seed`` fixture with |z| < 5.33 (two-sided alpha = 1e-7).
+"""
+
+import math
+from fractions import Fraction
+
+import mpmath as mp
+import numpy as np
+import pytest
+from scipy import special
+
+import rftheory
+from rftheory.cli import main
+from rftheory.errors import ParameterError, RangeError
+from rftheory.results import orf, rff
+
+ZMAX = 5.33
+
+
+def test_acceptance_eval_d8_z6_30_digits(capsys):
+    assert main(["eval", "orf.pair_expectation", "--param", "d=8", "--param", "z=6", "--dps", "30"]) == 0
+    printed = capsys.readouterr().out.strip()
+    with mp.workdps(60):
+        exact = rff.orth_pair_printed_series(8, Fraction(6))  # exact rationals: no cancellation
+        assert abs(mp.mpf(printed) / exact - 1) < mp.mpf(10) ** -29
+
+
+def test_printed_series_float64_is_wrong_and_layer_is_right():
+    with mp.workdps(30):
+        exact = float(mp.hyp1f1(8, 4, -18))
+    naive = orf.printed_series_float64(8, 6)
+    assert abs(naive / exact - 1) > 1  # cancellation destroys every digit
+    assert rftheory.get("orf.pair_expectation").f64_scalar(d=8, z=6) == pytest.approx(exact, rel=1e-13)
+    with pytest.raises(RangeError):
+        rftheory.get("orf.pair_expectation").f64_scalar(d=64, z=8)
+
+
+def test_chu_vandermonde_small_k():
+    # inner sum of the printed series = (d)_k / (2^k (d/2)_k), hand-checked for d = 3, k = 2:
+    # (1/4)[1*3*5/(3*5) ... ] -> (3)_2/(4 (3/2)_2) = 12/(4*15/4) = 4/5
+    d, k = 3, 2
+    inner = sum(math.comb(k, i) * orf._ratio_df(d, i, k) for i in range(k + 1)) / 2**k
+    assert inner == pytest.approx(4 / 5, rel=1e-15)
+
+
+def test_lemma2_checks_pass_and_have_power():
+    outs = list(rftheory.get("orf.pair_expectation").checks("quick", 0))
+    assert outs and all(o.passed for o in outs)
+    # without its f(z)/d^2 remainder the bound fails where tau >> e^{-z^2} (d = 8, z = 6)
+    with mp.workdps(30):
+        no_f = orf.lemma2_bound(8, mp.mpf(6), f=lambda d, z: 0)
+        assert rff.orth_pair(8, mp.mpf(6)) > no_f
+
+
+def test_variance_bounds_hold():
+    outs = list(rftheory.get("orf.variance").checks("quick", 0))
+    assert outs and all(o.passed for o in outs)
+
+
+def test_orf_prime_d2_bessel():
+    # d = 2: u uniform on the circle, E cos(sqrt(2) z cos t) = J0(sqrt(2) z) (scipy)
+    for z in (0.5, 2.0):
+        with mp.workdps(30):
+            bias = float(orf.orf_prime("bias", 2, 2, mp.mpf(z)))
+        assert bias == pytest.approx(special.j0(math.sqrt(2) * z) - math.exp(-z * z / 2), abs=1e-14)
+
+
+def test_orf_prime_checks():
+    outs = list(rftheory.get("orf.prime").checks("quick", 0))
+    assert outs and all(o.passed for o in outs)
+
+
+@pytest.mark.statistical
+def test_orf_prime_mc(rng):
+    r = rftheory.get("orf.prime")
+    for q in ("bias", "variance"):
+        est = r.monte_carlo(rng, 100_000, d=6, m=6, z=1, quantity=q)
+        assert abs(est.z(float(r.exact(d=6, m=6, z=1, quantity=q)))) < ZMAX
+
+
+@pytest.mark.statistical
+def test_orf_variance_mc_power(rng):
+    """ORF's MC MSE matches the exact variance and rejects the iid formula (d = 8, z = 1)."""
+    est = rftheory.get("orf.variance").monte_carlo(rng, 50_000, d=8, m=8, z=1)
+    assert abs(est.z(float(rftheory.evaluate("orf.variance", d=8, m=8, z=1)))) < ZMAX
+    assert abs(est.z(float(rftheory.evaluate("orf.rff_variance", m=8, z=1)))) > ZMAX
+
+
+def test_sorf_bias_bound(seed):
+    outs = list(rftheory.get("orf.sorf_bias_bound").checks("quick", seed))
+    assert all(o.passed for o in outs)
+
+
+def test_bad_input():
+    with pytest.raises(ParameterError, match="'d'"):
+        rftheory.evaluate("orf.pair_expectation", d=1, z=1)
+    with pytest.raises(ParameterError, match="'quantity'"):
+        rftheory.evaluate("orf.prime", d=4, m=4, z=1, quantity="bogus")
