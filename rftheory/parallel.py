@@ -89,8 +89,11 @@ def _chunks(tasks, workers: int) -> list[list]:
     order = sorted(range(len(tasks)), key=lambda i: -_cost(tasks[i]))
     heavy = [[(i, tasks[i])] for i in order if tasks[i].kind != "exact"]
     light = [(i, tasks[i]) for i in order if tasks[i].kind == "exact"]
-    size = max(1, min(16, len(light) // (8 * workers)))
-    return heavy + [light[k : k + size] for k in range(0, len(light), size)]
+    # small chunks, striped: neighbouring grid points (often of similar cost,
+    # e.g. the largest argument of one result) go to different chunks
+    size = max(1, min(4, len(light) // (8 * workers)))
+    n = -(-len(light) // size)
+    return heavy + [light[k::n] for k in range(n)]
 
 
 def _mp_context():
