@@ -222,5 +222,7 @@ def project_vector(coupling: str, d: int, m: int, u, *, rng: np.random.Generator
     """
     Wr, c, _ = restrict(coupling, d, m, u, rng=rng, size=size, xp=xp, method=method)
     xp = _namespace(xp)
+    if c.shape[-1] == 1:
+        return Wr[..., 0] * c[0, 0]
     return xp.sum(Wr * c[0, :], axis=-1)  # r = 0 (u = 0) gives zeros
 
