@@ -7,8 +7,8 @@ with evaluators in four layers -- symbolic (sympy), arbitrary precision
 
 >>> import rftheory
 >>> r = rftheory.get("simrf.conformity.orthogonal")
->>> float(r.exact(d=4, v=1))  # 1F1(4; 2; 1/2)
-2.2658...  # doctest: +SKIP
+>>> float(r.exact(d=4, v=1))  # 1F1(4; 2; 1/2) = 37 e^{1/2}/24
+2.5418...  # doctest: +SKIP
 """
 
 from . import features
