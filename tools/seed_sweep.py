@@ -1,6 +1,6 @@
 """Sweep seeds 0..N-1 over every statistical check and report failures.
 
-    python tools/seed_sweep.py [--seeds 100] [--only PREFIX] [--skip-pytest]
+    python tools/seed_sweep.py [--seeds 100] [--first 0] [--only PREFIX] [--skip-pytest]
 
 For each seed: the Monte Carlo checks of ``rftheory verify --quick`` (all
 results, or ``--only``) with ``--seed``, and the pytest tests marked
@@ -23,6 +23,7 @@ sys.path.insert(0, str(ROOT))
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--seeds", type=int, default=100)
+    ap.add_argument("--first", type=int, default=0, help="first seed (split a sweep across processes)")
     ap.add_argument("--only", default="")
     ap.add_argument("--skip-pytest", action="store_true")
     ap.add_argument("--skip-verify", action="store_true")
@@ -32,7 +33,7 @@ def main() -> int:
     t0 = time.time()
     bad = []
     tasks = [t for t in verify.plan("quick", args.only) if t.kind == "mc"]
-    for s in range(args.seeds):
+    for s in range(args.first, args.first + args.seeds):
         if not args.skip_verify:
             out = verify.run(tasks, seed=s)
             fails = [o for o in out if not o.passed]

@@ -433,7 +433,8 @@ def _lemma22_f64(which):
         # evaluate the pair term at 30 digits and round once.
         z2 = s2 - 2 * a * b * c
         gap = np.vectorize(lambda dd, zz: _pair_gap_trig(int(dd), zz))(d, z2)
-        lg = np.log(np.abs(gap)) + s2 + np.log(P) - 2 * np.log(m)
+        with np.errstate(divide="ignore"):  # P = 0 (m = 1) or gap = 0: a zero term, log = -inf
+            lg = np.log(np.abs(gap)) + s2 + np.log(P) - 2 * np.log(m)
         return _signed_sum([(lt, 1.0), (lg, np.sign(gap))], "MSE(trig) orthogonal")
     return f
 
