@@ -734,27 +734,32 @@ def _ce_mp(p):
     return +v
 
 
-def _ce_quad(p):
-    """From the definition: ``E|X|² = |c|² E e^{2ωᵀRe u}`` and ``E X² = c² E e^{2ωᵀu}``
+def ce_quadrature_mse(A, x, y, m, part):
+    """CE MSE from the definition: ``E|X|² = |c|² E e^{2ωᵀRe u}`` and ``E X² = c² E e^{2ωᵀu}``
     by quadrature along ``g = ωᵀRe u`` (with ``ωᵀIm u = βg + γh``, ``E e^{2iγh} = e^{−2γ²}``)."""
+    SM, c, u = ce_moments(A, x, y)
+    ur = [mp.re(t) for t in u]
+    ui = [mp.im(t) for t in u]
+    s2 = mp.fsum(t * t for t in ur)
+    i2 = mp.fsum(t * t for t in ui)
+    ri = mp.fsum(a_ * b_ for a_, b_ in zip(ur, ui))
+    sd = mp.sqrt(s2)
+    abs2 = abs(c) ** 2 * gauss_mean(lambda t: mp.exp(2 * t), sd, 2 * s2)
+    if part == "complex":
+        return (abs2 - SM * SM) / m
+    if s2 == 0:
+        sq = c * c * mp.exp(-2 * i2)
+    else:
+        beta = ri / s2
+        gam2 = i2 - beta * beta * s2
+        sq = c * c * mp.exp(-2 * gam2) * gauss_mean(lambda t: mp.exp(2 * (1 + 1j * beta) * t), sd, 2 * s2)
+    return ((abs2 + mp.re(sq)) / 2 - SM * SM) / m
+
+
+def _ce_quad(p):
     with mp.workdps(mp.mp.dps + 10):
         A, x, y = _ce_inputs(p)
-        SM, c, u = ce_moments(A, x, y)
-        ur = [mp.re(t) for t in u]
-        ui = [mp.im(t) for t in u]
-        s2 = mp.fsum(t * t for t in ur)
-        i2 = mp.fsum(t * t for t in ui)
-        ri = mp.fsum(a_ * b_ for a_, b_ in zip(ur, ui))
-        sd = mp.sqrt(s2)
-        abs2 = abs(c) ** 2 * gauss_mean(lambda t: mp.exp(2 * t), sd, 2 * s2)
-        if s2 == 0:
-            sq = c * c * mp.exp(-2 * i2)
-        else:
-            beta = ri / s2
-            gam2 = i2 - beta * beta * s2
-            sq = c * c * mp.exp(-2 * gam2) * gauss_mean(lambda t: mp.exp(2 * (1 + 1j * beta) * t), sd, 2 * s2)
-        m = p["m"]
-        v = (abs2 - SM * SM) / m if p["part"] == "complex" else ((abs2 + mp.re(sq)) / 2 - SM * SM) / m
+        v = ce_quadrature_mse(A, x, y, p["m"], p["part"])
     return +v
 
 
@@ -1501,20 +1506,7 @@ def _cl_route(p):
         A = mp.diag(a)
         x = mp.matrix([mpf(t) for t in p["x"]])
         y = mp.matrix([mpf(t) for t in p["y"]])
-        SM, c, u = ce_moments(A, x, y)
-        ur = [mp.re(t) for t in u]
-        ui = [mp.im(t) for t in u]
-        s2 = mp.fsum(t * t for t in ur)
-        i2 = mp.fsum(t * t for t in ui)
-        ri_ = mp.fsum(a_ * b_ for a_, b_ in zip(ur, ui))
-        sd = mp.sqrt(s2)
-        abs2 = abs(c) ** 2 * gauss_mean(lambda t: mp.exp(2 * t), sd, 2 * s2)
-        if s2 == 0:
-            sq = c * c * mp.exp(-2 * i2)
-        else:
-            beta = ri_ / s2
-            sq = c * c * mp.exp(-2 * (i2 - beta * beta * s2)) * gauss_mean(lambda t: mp.exp(2 * (1 + 1j * beta) * t), sd, 2 * s2)
-        v = ((abs2 + mp.re(sq)) / 2 - SM * SM) / p["m"]
+        v = ce_quadrature_mse(A, x, y, p["m"], "real")
     return +v
 
 
