@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-__all__ = ["MCEstimate", "summarize", "z_threshold", "spawn"]
+__all__ = ["MCEstimate", "summarize", "z_threshold", "spawn", "pair_mean"]
 
 
 @dataclass(frozen=True)
@@ -118,3 +118,11 @@ def spawn(seed, key: str) -> np.random.Generator:
     else:
         ss = np.random.SeedSequence(seed, spawn_key=words)
     return np.random.default_rng(ss)
+
+
+def pair_mean(e, axis: int = -1):
+    """Mean over ordered pairs ``i ≠ j`` of ``e_i e_j`` along ``axis``:
+    ``((Σ e)² − Σ e²) / (n(n−1))`` -- one replicate of a pair term (conformity)."""
+    n = e.shape[axis]
+    s = e.sum(axis=axis)
+    return (s * s - (e * e).sum(axis=axis)) / (n * (n - 1))

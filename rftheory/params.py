@@ -202,6 +202,7 @@ class Common:
     """The parameters that THEORY.md uses across papers, defined once."""
 
     d: Param = field(default_factory=lambda: Param("d", "int", "data dimension", low=1))
+    d2: Param = field(default_factory=lambda: Param("d", "int", "data dimension", low=2))
     m: Param = field(default_factory=lambda: Param("m", "int", "number of random vectors", low=1))
     v: Param = field(default_factory=lambda: Param("v", "real", "v = ||x + y||", low=0))
     z: Param = field(default_factory=lambda: Param("z", "real", "z = ||x - y||", low=0))

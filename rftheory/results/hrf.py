@@ -111,7 +111,7 @@ R_Y = Param("y_norm", "real", "||y|| (default r)", low=0, default=lambda p: p["r
 M_ = COMMON.m
 N_ = Param("n", "int", "number of sgn (or trig) features of the lambda estimator", low=1)
 D_MC = Param("d", "int", "dimension of the Monte Carlo inputs (the value does not depend on it)", low=2, default=4)
-D2 = Param("d", "int", "data dimension", low=2)
+D2 = COMMON.d2
 COUPLING = Param("coupling", "choice", "coupling of the omegas", choices=("iid", "orthogonal"), default="iid")
 PROJ = Param("projections", "choice", "trig and ++ estimators use independent or the same omegas",
              choices=("independent", "shared"), default="independent")

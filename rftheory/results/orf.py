@@ -42,7 +42,7 @@ from .rff import (
 )
 
 PAPER = "papers/003_90ce4cb5dbcb863e.txt (Yu et al. 2016, Orthogonal Random Features)"
-D2 = Param("d", "int", "data dimension", low=2)
+D2 = COMMON.d2
 Z = COMMON.z
 M = Param("m", "int", "number of frequencies (the ORF paper's D)", low=1)
 

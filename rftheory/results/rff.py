@@ -36,7 +36,7 @@ from ..params import COMMON, Param, mpf, sym
 from ..registry import Result, register
 from ..samplers import sample
 from ..special import coupled_pairs
-from .simrf import _extra_digits, angle_series
+from .simrf import _extra_digits, angle_series, pair_term_mc
 
 __all__ = [
     "RFF_COUPLINGS",
@@ -55,7 +55,7 @@ PAPER = "papers/000_28147233bdbc9869.txt (Reid et al. 2023, Simplex Random Featu
 RFF_COUPLINGS = ("iid", "orthogonal", "simplex")
 EPS = np.finfo(float).eps
 
-D2 = Param("d", "int", "data dimension", low=2)
+D2 = COMMON.d2
 Z = COMMON.z
 M = COMMON.m
 COUPLING = Param("coupling", "choice", "coupling of the w_i (hd: no closed form, see orf.sorf_bias_bound)",
@@ -422,23 +422,15 @@ def _rff_mse_mc(p, rng, n):
     return (est - math.exp(-z * z / 2)) ** 2
 
 
+def _difference_vector(p, rng):
+    x, y = pair_from_difference(p["d"], p["z"], rng=rng)
+    return x - y
+
+
 def _pair_mc(coupling):
     """Replicates of the mean over coupled ordered pairs of one block of
-    ``cos(w_iᵀz)cos(w_jᵀz)``."""
-
-    def run(p, rng, n):
-        d, z = p["d"], float(p["z"])
-        half = n // 2
-        out = []
-        for k, count in enumerate((half, n - half)):
-            x, y = pair_from_difference(d, z, rng=rng if k else None)
-            W = sample(coupling, d, d, rng=rng, size=count)
-            c = np.cos(features.project(W, x - y))
-            s = c.sum(axis=-1)
-            out.append((s * s - (c * c).sum(axis=-1)) / (d * (d - 1)))
-        return np.concatenate(out)
-
-    return run
+    ``cos(w_iᵀz)cos(w_jᵀz)`` (:func:`~rftheory.results.simrf.pair_term_mc`)."""
+    return pair_term_mc(coupling, _difference_vector, np.cos)
 
 
 # --------------------------------------------------------------------------

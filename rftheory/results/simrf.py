@@ -22,6 +22,7 @@ import sympy as sp
 
 from .. import features
 from ..geometry import check_norms, pair_from_norms
+from ..montecarlo import pair_mean
 from ..params import COMMON, Param, mpf, sym
 from ..registry import Result, register
 from ..errors import ParameterError
@@ -38,7 +39,7 @@ from ..special import (
 
 PAPER = "papers/000_28147233bdbc9869.txt (Reid et al. 2023, Simplex Random Features)"
 
-D2 = Param("d", "int", "data dimension", low=2)
+D2 = COMMON.d2
 V = COMMON.v
 
 # --------------------------------------------------------------------------
@@ -80,23 +81,39 @@ def _conf_iid_quad(p):
     return one * one
 
 
-def _conformity_mc(coupling):
+def pair_term_mc(coupling, vector, f):
+    """Monte Carlo of a pair term: replicates of the mean over the coupled
+    ordered pairs ``i ≠ j`` of one block of ``f(w_iᵀu) f(w_jᵀu)``.
+
+    ``vector(p, rng)`` builds ``u`` from the parameters (axis-aligned for the
+    first half of the replicates, Haar-rotated with ``rng`` for the second);
+    ``W`` is drawn restricted to ``span{u}`` (exact in distribution,
+    :mod:`rftheory.projections`).  Used by the PRF conformities
+    (``f = exp``, ``u = x + y``) and the RFF pair terms (``f = cos``, ``u = x − y``).
+    """
+
     def run(p, rng, n):
         from .. import projections
 
-        d, v = p["d"], float(p["v"])
+        d = p["d"]
         half = n // 2
         out = []
         for k, count in enumerate((half, n - half)):
-            x, y = pair_from_norms(d, v, rng=rng if k else None)
-            # W restricted to span{x + y}, exact in distribution (issue 6)
-            W, c, _ = projections.restrict(coupling, d, d, x + y, rng=rng, size=count)
-            e = np.exp(features.project(W, c[0]))
-            s = e.sum(axis=-1)
-            out.append((s * s - (e * e).sum(axis=-1)) / (d * (d - 1)))
+            u = vector(p, rng if k else None)
+            W, c, _ = projections.restrict(coupling, d, d, u, rng=rng, size=count)
+            out.append(pair_mean(f(features.project(W, c[0]))))
         return np.concatenate(out)
 
     return run
+
+
+def _sum_vector(p, rng):
+    x, y = pair_from_norms(p["d"], p["v"], rng=rng)
+    return x + y
+
+
+def _conformity_mc(coupling):
+    return pair_term_mc(coupling, _sum_vector, np.exp)
 
 
 register(
@@ -728,9 +745,7 @@ def _plus_mc(p, rng, n):
         W = r[:, None] * G / np.linalg.norm(G, axis=-1, keepdims=True)
     else:
         W = plus_geometry(method, d, v, p["seed"]) @ haar(rng, d, (n,))  # rows w_i R
-    e = np.exp(W @ u)
-    s = e.sum(axis=-1)
-    return (s * s - (e * e).sum(axis=-1)) / (d * (d - 1))
+    return pair_mean(np.exp(W @ u))
 
 
 def _plus_checks(mode, seed):
