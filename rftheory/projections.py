@@ -43,7 +43,7 @@ import numpy as np
 
 from . import samplers
 from .errors import ParameterError
-from .samplers import _batch_shape, _check_int, _check_rng, _namespace, apply_simplex
+from .samplers import _namespace, apply_simplex
 
 __all__ = ["PROJECTION_COUPLINGS", "Restricted", "haar_columns", "span_basis", "restrict", "project_vector"]
 
@@ -170,13 +170,7 @@ def restrict(coupling: str, d: int, m: int, vectors, *, rng: np.random.Generator
     >>> features.estimate(features.positive(Wr, c[0]), features.positive(Wr, c[1])).shape
     (3,)
     """
-    if coupling not in samplers.COUPLINGS:
-        raise ParameterError("coupling", f"unknown coupling {coupling!r}; expected one of {', '.join(samplers.COUPLINGS)}")
-    d = _check_int("d", d, 2 if coupling in ("simplex", "simplex_plus") else 1)
-    m = _check_int("m", m, 1)
-    rng = _check_rng(rng)
-    batch = _batch_shape(size)
-    xp = _namespace(xp)
+    d, m, rng, batch, xp = samplers.check_sample_args(coupling, d, m, rng, size, xp)
     E, C = span_basis(vectors)
     if E.shape[0] != d:
         raise ParameterError("x", f"input vectors have dimension {E.shape[0]}, expected d={d}")

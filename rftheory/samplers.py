@@ -197,6 +197,16 @@ def simplex_plus_directions(norms, passes: int = 20, xp=None):
     return xp.stack(rows, axis=-2)
 
 
+def check_sample_args(coupling, d, m, rng, size, xp):
+    """Validate the arguments shared by :func:`sample` and the projection
+    samplers; returns ``(d, m, rng, batch_shape, xp)``."""
+    if coupling not in COUPLINGS:
+        raise ParameterError("coupling", f"unknown coupling {coupling!r}; expected one of {', '.join(COUPLINGS)}")
+    d = _check_int("d", d, 2 if coupling in ("simplex", "simplex_plus") else 1)
+    m = _check_int("m", m, 1)
+    return d, m, _check_rng(rng), _batch_shape(size), _namespace(xp)
+
+
 def sample(
     coupling: str,
     d: int,
@@ -238,13 +248,7 @@ def sample(
     >>> np.allclose(G @ G.T, np.where(np.eye(4) == 1, 1, -1/3))
     True
     """
-    if coupling not in COUPLINGS:
-        raise ParameterError("coupling", f"unknown coupling {coupling!r}; expected one of {', '.join(COUPLINGS)}")
-    d = _check_int("d", d, 2 if coupling in ("simplex", "simplex_plus") else 1)
-    m = _check_int("m", m, 1)
-    rng = _check_rng(rng)
-    batch = _batch_shape(size)
-    xp = _namespace(xp)
+    d, m, rng, batch, xp = check_sample_args(coupling, d, m, rng, size, xp)
 
     if coupling == "iid":
         return xp.asarray(rng.standard_normal(batch + (m, d)))
