@@ -522,7 +522,7 @@ def _prf_gap_checks(mode, seed):
     ds = (2, 3, 4, 8, 16, 64) if mode == "quick" else FULL_D
     vs = QUICK_V if mode == "quick" else FULL_V
     for d in ds:
-        worst = None
+        worst, ok = None, True
         for v in vs:
             with mp.workdps(30):
                 vv = mpf(Fraction(v))
@@ -531,7 +531,7 @@ def _prf_gap_checks(mode, seed):
             ratio = gs / go
             if worst is None or ratio < worst[0]:
                 worst = (ratio, v, go)
-            ok = go > 0 and gs > go
+            ok = ok and go > 0 and gs > go
         yield Outcome("simrf.prf_gap", f"d={d}, v in {{{', '.join(vs)}}}", "check:gap>0, simplex>orth",
                       mp.nstr(worst[2], 8), f"min gap_simplex/gap_orth={mp.nstr(worst[0], 8)}",
                       f"at v={worst[1]}", bool(ok and worst[0] > 1))
