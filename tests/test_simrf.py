@@ -132,3 +132,18 @@ def test_simplex_conformity_monte_carlo(seed):
         rng = np.random.default_rng([seed, 11, i])
         est = r.monte_carlo(rng, 20_000, d=d, v=v)
         assert abs(est.z(float(r.exact(d=d, v=v)))) < zmax, (d, v, str(est))
+
+
+def test_broken_simplex_block_fails_verify(monkeypatch):
+    """Replacing S by the identity (so 'simplex' is secretly orthogonal) must make
+    verify's Monte Carlo checks of the simplex conformity fail by a large z."""
+    from rftheory import projections, samplers, verify
+
+    identity = lambda u, xp=None, axis=-1: u
+    monkeypatch.setattr(samplers, "apply_simplex", identity)
+    monkeypatch.setattr(projections, "apply_simplex", identity)
+    tasks = [t for t in verify.plan("quick", "simrf.conformity.simplex") if t.kind == "mc" and t.point["d"] <= 8]
+    out = verify.run(tasks, seed=0)
+    failed = [o for o in out if not o.passed]
+    assert failed and all(o.z is not None for o in failed), verify.as_table(out)
+    assert max(abs(o.z) for o in failed) > 10
