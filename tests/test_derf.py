@@ -191,6 +191,7 @@ def test_verify_checks_fail_for_a_wrong_optimum(monkeypatch):
     assert any(not o.passed for o in outs if o.check.startswith("scipy"))
 
 
+@pytest.mark.statistical
 def test_mc_detects_a_missing_normaliser(rng):
     """The real features are unbiased; dropping D = det(I-4A)^{1/4} (as one public
     implementation does) is caught.  Bound |z| < 5.5: false alarm < 4e-8."""
@@ -207,6 +208,7 @@ def test_mc_detects_a_missing_normaliser(rng):
     assert abs(bad.z(math.exp(x @ y))) > 5.5
 
 
+@pytest.mark.statistical
 def test_orthogonal_features_unbiased(rng):
     """Fitted SDERF features with orthogonal ω estimate exp(X Yᵀ) without bias:
     z-test per entry, Bonferroni over 16 entries, |z| < 6 (false alarm < 3e-8)."""
@@ -221,6 +223,7 @@ def test_orthogonal_features_unbiased(rng):
             assert abs(summarize(K[:, i, j]).z(math.exp(X[i] @ Y[j]))) < 6
 
 
+@pytest.mark.statistical
 def test_variance_comparison_mc_statistical(seed):
     """Predicted Var/K² of fitted ADERF features against Monte Carlo of the real features;
     |z| < 5.3 (false alarm < 1.2e-7)."""
