@@ -301,8 +301,8 @@ def evaluate(result_id: str, layer: str = "mpmath", *, dps: int = 50, **params):
     Examples
     --------
     >>> import rftheory
-    >>> rftheory.evaluate("simrf.conformity.orthogonal", d=4, v=1, dps=30)
-    mpf('2.0833...')  # doctest: +SKIP
+    >>> rftheory.evaluate("simrf.conformity.orthogonal", d=4, v=1, dps=30)  # 37 e^{1/2}/24
+    mpf('2.5417786256626976')
     """
     r = get(result_id)
     if layer == "mpmath":
