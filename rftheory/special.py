@@ -36,9 +36,9 @@ def coupled_pairs(m, d, block=None):
 
 def _kmax(x: np.ndarray, d: np.ndarray) -> int:
     """Terms needed for the positive series ``Σ (d)_k/(d/2)_k x^k/k!`` to
-    converge to 1e-17: past the peak (k ≈ 2x) the ratio of terms is
-    ``≤ x(k+d)/((k+1)(k+d/2)) < 1/2`` once ``k > 4x + d``; 60 more halve
-    the remainder beyond double precision."""
+    converge to 1e-17: the ratio of terms ``x(k+d)/((k+1)(k+d/2)) ≤ 2x/(k+1)``
+    is ``< 1/2`` once ``k > 4x``; ``K = 4x + 2d + 80`` leaves at least 80
+    halvings, which take the remainder beyond double precision."""
     xm = float(np.max(x)) if x.size else 0.0
     dm = float(np.max(d)) if d.size else 0.0
     return int(4 * xm + 2 * dm + 80)
