@@ -363,7 +363,8 @@ def _norm_check(p):
 
 
 def prf_mse(coupling, d, m, v, a, b):
-    """MSE of the PRF estimator at mpmath precision (Thm 3.2 with blocks)."""
+    """MSE of the PRF estimator at mpmath precision (Thm 3.2 with blocks);
+    ``a = ‖x‖``, ``b = ‖y‖``, ``v = ‖x + y‖``."""
     rho = PRF_CONFORMITY[coupling][0](d, v)
     P = coupled_pairs(m, d)
     ev2 = mp.exp(v * v)
