@@ -12,6 +12,9 @@ with evaluators in four layers -- symbolic (sympy), arbitrary precision
 """
 
 from . import features
+# import the subpackage of paper modules first, so that the registry function
+# ``results`` bound below is not shadowed by it when the registry loads them
+from . import results as _results_package  # noqa: F401
 from .errors import LayerUnavailableError, ParameterError, RangeError, RFTheoryError, UnknownResultError
 from .montecarlo import MCEstimate, summarize
 from .registry import Result, evaluate, get, register, results

@@ -98,3 +98,18 @@ def test_verify_json_subset():
     assert data["passed"] is True and data["alpha"] == 1e-6
     kinds = {o["check"] for o in data["outcomes"]}
     assert {"route:quadrature", "symbolic", "float64", "mc"} <= kinds
+
+
+def test_results_function_is_not_shadowed_by_the_subpackage():
+    """`rftheory.results` stays the registry function after the paper modules load."""
+    code = "import rftheory; a = rftheory.results(); b = rftheory.results('simrf'); print(len(a) > len(b) > 0)"
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert p.returncode == 0 and p.stdout.strip() == "True", p.stderr
+
+
+def test_list_into_a_closed_pipe_is_not_an_error():
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    p = subprocess.run(f"'{sys.executable}' -m rftheory list | head -n 1", shell=True, capture_output=True,
+                       text=True, env=env, timeout=120)
+    assert p.stdout.strip() and "Traceback" not in p.stderr, p.stderr
