@@ -15,6 +15,7 @@ import mpmath as mp
 
 from . import __version__
 from .errors import ParameterError, RFTheoryError
+from .precision import DPS_MAX, DPS_MIN, check_dps
 from .registry import get, results
 
 __all__ = ["main"]
@@ -29,8 +30,18 @@ def _parse_assignments(items, flag: str) -> dict[str, str]:
         k = k.strip()
         if not k:
             raise ParameterError(flag.lstrip("-"), f"expected NAME=VALUE, got {item!r}")
+        if k in out:
+            raise ParameterError(k, f"given twice ({flag} {k}={out[k]} and {flag} {k}={v.strip()})")
         out[k] = v.strip()
     return out
+
+
+def check_seed(seed) -> int:
+    """A verify seed: an integer in ``[0, 2**63)`` (numpy's SeedSequence
+    takes non-negative entropy only)."""
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+        raise ParameterError("seed", f"must be an integer in [0, 2**63), got {seed!r}")
+    return seed
 
 
 def _fmt_value(x, digits: int) -> str:
@@ -63,8 +74,7 @@ def cmd_list(args) -> int:
 def cmd_eval(args) -> int:
     r = get(args.id)
     params = _parse_assignments(args.param, "--param")
-    if args.dps < 1:
-        raise ParameterError("dps", f"must be >= 1, got {args.dps}")
+    check_dps(args.dps)
     p = r.validate(**params)
     shown = {k: str(v) for k, v in p.items()}
     if args.layer == "float64":
@@ -75,7 +85,7 @@ def cmd_eval(args) -> int:
         text = str(expr)
         kind = "symbolic"
     else:
-        val = r.exact(dps=args.dps + 10, **params)  # guard digits, then round once
+        val = r.exact(dps=args.dps, **params)  # certified to dps digits (guard digits kept)
         with mp.workdps(args.dps + 10):
             text = _fmt_value(val, args.dps)
         kind = "mpmath"
@@ -90,6 +100,7 @@ def cmd_verify(args) -> int:
     from . import verify as V
 
     mode = "full" if args.full else ("quick" if args.quick else "default")
+    check_seed(args.seed)
     tasks = V.plan(mode, args.only or "")
     if not tasks:
         raise ParameterError("only", f"no result ID starts with {args.only!r} (see `rftheory list`)")
@@ -156,7 +167,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("eval", help="the exact value of one result")
     p.add_argument("id")
     p.add_argument("--param", "-p", action="append", metavar="NAME=VALUE", default=[])
-    p.add_argument("--dps", type=int, default=30, help="significant digits (default 30)")
+    p.add_argument("--dps", type=int, default=30,
+                   help=f"significant digits, certified ({DPS_MIN}..{DPS_MAX}; default 30)")
     p.add_argument("--layer", choices=("mpmath", "float64", "symbolic"), default="mpmath")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_eval)
@@ -166,7 +178,7 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--quick", action="store_true", help="small grid, under two minutes")
     g.add_argument("--full", action="store_true", help="the widest grid and sample counts")
     p.add_argument("--only", default="", metavar="PREFIX", help="only results whose ID starts with PREFIX")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="Monte Carlo seed, an integer >= 0 (default 0)")
     p.add_argument("--json", action="store_true")
     p.add_argument("--workers", type=int, default=None,
                    help="local processes (default: all cores; 1 = serial; serial anyway if no process pool)")
@@ -203,6 +215,10 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print("rftheory: interrupted", file=sys.stderr)
         return 130
+    except (MemoryError, RecursionError, OverflowError, ZeroDivisionError) as exc:
+        # arithmetic the domain checks should have refused: one line, not a traceback
+        print(f"rftheory: error: cannot evaluate here ({type(exc).__name__}: {exc})", file=sys.stderr)
+        return 2
     except BrokenPipeError:  # e.g. `rftheory list | head`: the reader left; not an error
         import os
 

@@ -53,3 +53,13 @@ class RangeError(RFTheoryError, ArithmeticError):
     Raised instead of returning a silently wrong number; the message says
     which layer to use instead (usually ``layer="mpmath"`` or ``log=True``).
     """
+
+
+class PrecisionError(RFTheoryError, ArithmeticError):
+    """The digits asked for could not be certified within the precision budget.
+
+    Raised by :meth:`rftheory.Result.exact` when evaluations at increasing
+    working precision do not agree to the requested digits before the working
+    precision reaches :data:`rftheory.precision.WORK_DPS_MAX` -- instead of
+    returning digits that are not known to be right.
+    """

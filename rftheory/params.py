@@ -197,15 +197,22 @@ def validate_params(
     return out
 
 
+#: the declared domain of the common parameters: every evaluator of a result
+#: serves it in bounded time and memory (a result may declare less, and says so)
+D_MAX = 10**5
+M_MAX = 10**6
+ARG_MAX = 40
+
+
 @dataclass(frozen=True)
 class Common:
     """The parameters that THEORY.md uses across papers, defined once."""
 
-    d: Param = field(default_factory=lambda: Param("d", "int", "data dimension", low=1))
-    d2: Param = field(default_factory=lambda: Param("d", "int", "data dimension", low=2))
-    m: Param = field(default_factory=lambda: Param("m", "int", "number of random vectors", low=1))
-    v: Param = field(default_factory=lambda: Param("v", "real", "v = ||x + y||", low=0))
-    z: Param = field(default_factory=lambda: Param("z", "real", "z = ||x - y||", low=0))
+    d: Param = field(default_factory=lambda: Param("d", "int", "data dimension", low=1, high=D_MAX))
+    d2: Param = field(default_factory=lambda: Param("d", "int", "data dimension", low=2, high=D_MAX))
+    m: Param = field(default_factory=lambda: Param("m", "int", "number of random vectors", low=1, high=M_MAX))
+    v: Param = field(default_factory=lambda: Param("v", "real", "v = ||x + y||", low=0, high=ARG_MAX))
+    z: Param = field(default_factory=lambda: Param("z", "real", "z = ||x - y||", low=0, high=ARG_MAX))
 
 
 COMMON = Common()

@@ -26,6 +26,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any, Callable, Iterable, Mapping
 
 import mpmath
@@ -34,6 +35,7 @@ import numpy as np
 from .errors import LayerUnavailableError, ParameterError, UnknownResultError
 from .montecarlo import MCEstimate, summarize
 from .params import Param, validate_params
+from .precision import certified, check_dps
 
 __all__ = ["Result", "register", "get", "results", "evaluate", "LAYERS"]
 
@@ -85,6 +87,10 @@ class Result:
         working digits).
     rtol64 : float
         Relative tolerance of the float64 layer against mpmath.
+    domain_point : callable, optional
+        ``domain_point(rng) -> dict``: a random point of the declared domain,
+        for results whose parameters are objects (vectors, matrices); others
+        are sampled from their ``Param`` bounds (:mod:`rftheory.domain`).
     """
 
     id: str
@@ -106,6 +112,7 @@ class Result:
     notes: tuple[str, ...] = ()
     digits: int = 40
     rtol64: float = 1e-12
+    domain_point: Callable[[np.random.Generator], dict] | None = None
 
     # -- parameters -------------------------------------------------------
     def validate(self, **given) -> dict:
@@ -122,20 +129,45 @@ class Result:
         return []
 
     # -- layers -----------------------------------------------------------
-    def exact(self, dps: int = 50, **given):
-        """The value at ``dps`` significant digits (mpmath ``mpf``/``mpc``)."""
+    def exact(self, dps: int = 50, *, certify: bool = True, **given):
+        """The value to ``dps`` certified significant digits (mpmath ``mpf``/``mpc``).
+
+        Parameters
+        ----------
+        dps : int
+            Significant digits, in ``[1, 100]``
+            (:data:`rftheory.precision.DPS_MAX`).
+        certify : bool
+            With ``True`` (default) the formula is evaluated at increasing
+            working precisions until two agree to ``dps + 2`` digits
+            (:func:`rftheory.precision.certified`); ``False`` evaluates once at
+            ``dps`` working digits (what :mod:`rftheory.verify` compares
+            against independent routes).
+        **given
+            The result's parameters.
+
+        Raises
+        ------
+        PrecisionError
+            If the digits cannot be certified within the precision budget.
+        """
         if self.mpmath is None:
             raise LayerUnavailableError(f"{self.id} has no arbitrary-precision evaluator")
+        dps = check_dps(dps)
         p = self.validate(**given)
+        if certify:
+            return certified(lambda: self.mpmath(p), dps, self.id)
         with mpmath.workdps(dps):
             return +self.mpmath(p)
 
     def route(self, name: str, dps: int = 50, **given):
-        """An independent arbitrary-precision route by name."""
+        """An independent arbitrary-precision route by name, evaluated once at
+        ``dps`` working digits (uncertified: routes are what verify compares)."""
         if name not in self.routes:
             raise LayerUnavailableError(
                 f"{self.id} has no route {name!r} (it has: {', '.join(self.routes) or 'none'})"
             )
+        dps = check_dps(dps)
         p = self.validate(**given)
         with mpmath.workdps(dps):
             return +self.routes[name](p)
@@ -228,15 +260,17 @@ def validate_arrays(result: Result, given: Mapping[str, Any]) -> dict:
     names = list(out)
     arrays = np.broadcast_arrays(*out.values()) if out else []
     first = {k: (a.flat[0] if a.size else 0) for k, a in zip(names, arrays)}
-    probe = result.validate(**scalars, **{k: float(v) for k, v in first.items()})
+    # floats are validated at their exact binary value (Fraction(float)), never
+    # re-read through repr: a default such as x_norm = v/2 must see the same v
+    probe = result.validate(**scalars, **{k: Fraction(float(v)) for k, v in first.items()})
     for k, v in probe.items():
         if k not in out:
-            out[k] = v if not hasattr(v, "denominator") else float(v)
+            out[k] = v if not isinstance(v, Fraction) else float(v)
     if result.check is not None and arrays and arrays[0].size > 1:
         # elementwise cross-parameter check (cheap: scalars only)
         flat = {k: a.ravel() for k, a in zip(names, arrays)}
         for i in range(arrays[0].size):
-            result.validate(**scalars, **{k: float(flat[k][i]) for k in names})
+            result.validate(**scalars, **{k: Fraction(float(flat[k][i])) for k in names})
     for k, a in zip(names, arrays):
         out[k] = a
     # defaults that depend on other parameters (x_norm = v/2 ...) follow the arrays elementwise

@@ -19,6 +19,15 @@ For every result and every point of its grid in the chosen mode:
     so that a correct implementation fails a whole run with probability at
     most ``ALPHA = 1e-6`` (normal approximation).
 
+``domain:*``
+    at random points of the result's whole *declared* domain
+    (:mod:`rftheory.domain`; log-uniform over the parameter ranges, tiny and
+    huge arguments included): the certified mpmath value
+    (:func:`rftheory.precision.certified`) against each independent route,
+    certified too, to ``DOMAIN_DPS`` digits; and the float64 layer against it
+    within ``rtol64`` -- or refusing with ``RangeError``, which is allowed
+    there (refusing is never wrong; a wrong finite number is).
+
 Results that are not one number contribute their own checks (``Result.checks``).
 """
 
@@ -33,14 +42,20 @@ from typing import Any, Callable, Iterable
 import mpmath as mp
 import numpy as np
 
-from .errors import RangeError
+from .domain import random_points
+from .errors import LayerUnavailableError, PrecisionError, RangeError
 from .montecarlo import spawn, z_threshold
+from .precision import agree, certified
 from .registry import MODES, Result, results
 
 __all__ = ["Outcome", "Task", "plan", "run", "ALPHA", "format_point", "digits_agree"]
 
 #: family-wise false-failure probability of the Monte Carlo checks of one run
 ALPHA = 1e-6
+#: certified digits of the domain sweep's mpmath values and routes
+DOMAIN_DPS = 20
+#: random points of the declared domain per result and mode
+DOMAIN_N = {"quick": 2, "default": 8, "full": 40}
 
 
 @dataclass
@@ -69,7 +84,7 @@ class Task:
 
     key: str
     result: str
-    kind: str  # "exact", "mc" or "custom"
+    kind: str  # "exact", "mc", "domain" or "custom"
     point: dict = field(default_factory=dict)
     mode: str = "quick"
     zmax: float = math.inf
@@ -82,11 +97,21 @@ class Task:
             return exact_checks(r, self.point)
         if self.kind == "mc":
             return [mc_check(r, self.point, self.mode, spawn(seed, self.key), self.zmax)]
+        if self.kind == "domain":
+            return domain_checks(r, DOMAIN_N[self.mode], spawn(seed, self.key))
         return list(r.checks(self.mode, seed))
 
 
 def format_point(p: dict) -> str:
     return ", ".join(f"{k}={v}" for k, v in p.items())
+
+
+def _point_text(p: dict) -> str:
+    # reals of a domain sweep are exact binary fractions: show them as floats
+    from fractions import Fraction
+
+    return ", ".join(f"{k}={float(v)!r}" if isinstance(v, Fraction) and v.denominator & (v.denominator - 1) == 0
+                     else f"{k}={v}" for k, v in p.items())
 
 
 def digits_agree(a, b) -> float:
@@ -114,7 +139,7 @@ def exact_checks(r: Result, point: dict) -> list[Outcome]:
     pt = format_point(point)
     dps = r.digits + 10
     try:
-        ref = r.exact(dps=dps, **point)
+        ref = r.exact(dps=dps, certify=False, **point)  # the routes certify it
     except Exception as exc:  # a crash is a failure, reported as such
         return [Outcome(r.id, pt, "mpmath", "", passed=False, detail=f"{type(exc).__name__}: {exc}")]
     for name in r.routes:
@@ -135,21 +160,70 @@ def exact_checks(r: Result, point: dict) -> list[Outcome]:
         except Exception as exc:
             out.append(Outcome(r.id, pt, "symbolic", _short(ref), passed=False, detail=f"{type(exc).__name__}: {exc}"))
     if r.float64 is not None:
+        out.append(float64_outcome(r, point, ref, pt))
+    return out
+
+
+def float64_outcome(r: Result, point: dict, ref, pt: str, check: str = "float64",
+                    refuse_ok: bool = False) -> Outcome:
+    """The float64 layer at ``point`` against the mpmath value ``ref``.
+
+    A ``RangeError`` passes when the exact value lies outside the float64
+    range or, with ``refuse_ok``, anywhere (refusing is never wrong)."""
+    try:
+        val = r.f64_scalar(**point)
+        if isinstance(ref, mp.mpc):
+            rel = abs(complex(ref) - complex(val)) / max(abs(complex(ref)), 1e-300)
+        elif ref != 0:
+            rel = float(abs((mp.mpf(float(val)) - ref) / ref)) if math.isfinite(float(val)) else math.inf
+        else:
+            rel = abs(float(val)) if math.isfinite(float(val)) else math.inf
+        return Outcome(r.id, pt, check, _short(ref), repr(val), f"rel={rel:.1e} (tol {r.rtol64:.0e})",
+                       bool(rel <= r.rtol64))
+    except RangeError as exc:
+        mag = abs(ref)
+        outside = mag != 0 and (mag > mp.mpf("1.7e308") or mag < mp.mpf("2.3e-308"))
+        ok = outside or refuse_ok
+        return Outcome(r.id, pt, check, _short(ref), "RangeError", "refused", ok,
+                       detail="" if ok else f"refused a representable value: {exc}")
+    except Exception as exc:
+        return Outcome(r.id, pt, check, _short(ref), passed=False, detail=f"{type(exc).__name__}: {exc}")
+
+
+def domain_checks(r: Result, n: int, rng: np.random.Generator, dps: int = DOMAIN_DPS,
+                  points: list[dict] | None = None) -> list[Outcome]:
+    """Certified mpmath vs routes, and float64 vs mpmath, at ``n`` random
+    points of ``r``'s declared domain (see the module docstring), or at the
+    given ``points``."""
+    out: list[Outcome] = []
+    if r.mpmath is None:
+        return out
+    for point in (random_points(r, rng, n) if points is None else points):
+        pt = _point_text(point)
         try:
-            val = r.f64_scalar(**point)
-            if isinstance(ref, mp.mpc):
-                rel = abs(complex(ref) - complex(val)) / max(abs(complex(ref)), 1e-300)
-            else:
-                rel = float(abs((mp.mpf(float(val)) - ref) / ref)) if ref != 0 else abs(float(val))
-            out.append(Outcome(r.id, pt, "float64", _short(ref), repr(val),
-                               f"rel={rel:.1e}", bool(rel <= r.rtol64)))
-        except RangeError as exc:
-            mag = abs(ref)
-            outside = mag != 0 and (mag > mp.mpf("1.7e308") or mag < mp.mpf("2.3e-308"))
-            out.append(Outcome(r.id, pt, "float64", _short(ref), "RangeError", "refused", outside,
-                               detail="" if outside else f"refused a representable value: {exc}"))
+            ref = r.exact(dps=dps, **point)
+        except (PrecisionError, RangeError) as exc:
+            out.append(Outcome(r.id, pt, "domain:mpmath", "", "", "refused", True, detail=str(exc)))
+            continue
         except Exception as exc:
-            out.append(Outcome(r.id, pt, "float64", _short(ref), passed=False, detail=f"{type(exc).__name__}: {exc}"))
+            out.append(Outcome(r.id, pt, "domain:mpmath", "", passed=False, detail=f"{type(exc).__name__}: {exc}"))
+            continue
+        for name, route in r.routes.items():
+            try:
+                p = r.validate(**point)
+                val = certified(lambda: route(p), dps, f"{r.id} route {name}")
+                ok = agree(ref, val, dps)
+                dg = digits_agree(ref, val) if not isinstance(ref, mp.mpc) else (99.0 if ok else 0.0)
+                out.append(Outcome(r.id, pt, f"domain:route:{name}", _short(ref), _short(val),
+                                   f"digits={min(dg, 99):.1f} (need {dps})", ok))
+            except (LayerUnavailableError, PrecisionError, RangeError) as exc:
+                out.append(Outcome(r.id, pt, f"domain:route:{name}", _short(ref), "", "n/a here", True,
+                                   detail=str(exc)))
+            except Exception as exc:
+                out.append(Outcome(r.id, pt, f"domain:route:{name}", _short(ref), passed=False,
+                                   detail=f"{type(exc).__name__}: {exc}"))
+        if r.float64 is not None:
+            out.append(float64_outcome(r, point, ref, pt, "domain:float64", refuse_ok=True))
     return out
 
 
@@ -189,6 +263,8 @@ def plan(mode: str = "quick", only: str = "", mc: bool = True) -> list[Task]:
                 mc_tasks.append(Task(f"{r.id}|mc|{format_point(p)}", r.id, "mc", p, mode))
         if r.checks is not None:
             tasks.append(Task(f"{r.id}|custom", r.id, "custom", {}, mode))
+        if r.mpmath is not None and DOMAIN_N.get(mode):
+            tasks.append(Task(f"{r.id}|domain", r.id, "domain", {}, mode))
     zmax = z_threshold(ALPHA, len(mc_tasks)) if mc_tasks else math.inf
     for t in mc_tasks:
         t.zmax = zmax
@@ -228,6 +304,10 @@ def run(tasks: list[Task], seed: int = 0, progress: Progress | None = None,
     An executor (:mod:`rftheory.parallel`) yields ``(task index, outcomes)``
     pairs in any order, or plain outcome lists in task order.
     """
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        from .errors import ParameterError
+
+        raise ParameterError("seed", f"must be a non-negative integer, got {seed!r}")
     by_task: dict[int, list[Outcome]] = {}
     it = executor(tasks, seed) if executor is not None else (t.run(seed) for t in tasks)
     for k, res in enumerate(it):

@@ -1,0 +1,98 @@
+"""Random points of a result's *declared* domain, for sweeps and fuzzing.
+
+:mod:`rftheory.verify` checks each result on a comfortable grid and, with the
+points drawn here, across the whole domain that its parameters declare
+(``Param.low``/``Param.high``): reals log-uniformly over many orders of
+magnitude (tiny and huge arguments included), integers log-uniformly, the
+bounds themselves with some probability, choices uniformly.  Reals are
+returned as the exact ``Fraction`` of a float64 number, so the float64 and
+mpmath layers see the same input.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+
+from .errors import ParameterError
+from .params import Param
+
+__all__ = ["random_point", "random_points", "TINY"]
+
+#: the smallest positive magnitude a real parameter is drawn at
+TINY = 1e-30
+
+
+def _real(p: Param, rng: np.random.Generator) -> float:
+    lo = -math.inf if p.low is None else float(p.low)
+    hi = math.inf if p.high is None else float(p.high)
+    u = rng.random()
+    if u < 0.08 and math.isfinite(lo) and not p.low_open:
+        return lo
+    if u < 0.16 and math.isfinite(hi) and not p.high_open:
+        return hi
+    # log-uniform magnitude in [TINY, max(|lo|, |hi|)], sign where the domain allows
+    top = max(abs(lo) if math.isfinite(lo) else 1e3, abs(hi) if math.isfinite(hi) else 1e3)
+    for _ in range(200):
+        mag = math.exp(rng.uniform(math.log(TINY), math.log(max(top, 2 * TINY))))
+        x = mag if rng.random() < 0.5 or lo >= 0 else -mag
+        if (lo < x or (x == lo and not p.low_open)) and (x < hi or (x == hi and not p.high_open)):
+            return x
+    return float(np.clip(1.0, lo, hi))
+
+
+def _int(p: Param, rng: np.random.Generator) -> int:
+    lo = int(p.low) + (1 if p.low_open else 0)
+    hi = int(p.high) - (1 if p.high_open else 0)
+    u = rng.random()
+    if u < 0.1:
+        return lo
+    if u < 0.2:
+        return hi
+    return int(min(hi, max(lo, round(math.exp(rng.uniform(math.log(max(lo, 1)), math.log(max(hi, 1))))))))
+
+
+def random_point(result, rng: np.random.Generator, tries: int = 200) -> dict:
+    """A random valid point of ``result``'s declared domain.
+
+    Parameters are drawn independently; points the cross-parameter check
+    refuses are redrawn (up to ``tries`` times).  Results whose parameters
+    are objects (vectors, matrices) supply ``Result.domain_point(rng)``.
+
+    Returns
+    -------
+    dict
+        Parameter values as the caller would pass them (reals as exact
+        ``Fraction`` of a float64, so every layer sees the same number).
+    """
+    last: Exception | None = None
+    for _ in range(tries):
+        if result.domain_point is not None:
+            pt = dict(result.domain_point(rng))
+        else:
+            pt = {}
+            for p in result.params:
+                if p.kind == "choice":
+                    pt[p.name] = p.choices[int(rng.integers(len(p.choices)))]
+                elif p.kind == "int":
+                    if p.default is not None and callable(p.default) and rng.random() < 0.5:
+                        continue  # let a parameter-dependent default decide
+                    pt[p.name] = _int(p, rng)
+                elif p.kind == "real":
+                    if p.default is not None and callable(p.default) and rng.random() < 0.5:
+                        continue
+                    pt[p.name] = Fraction(_real(p, rng))
+        try:
+            result.validate(**pt)
+        except ParameterError as exc:
+            last = exc
+            continue
+        return pt
+    raise RuntimeError(f"{result.id}: no valid random point in {tries} tries (last: {last})")
+
+
+def random_points(result, rng: np.random.Generator, n: int) -> list[dict]:
+    """``n`` random points of the declared domain (:func:`random_point`)."""
+    return [random_point(result, rng) for _ in range(n)]

@@ -1,0 +1,127 @@
+"""Certified digits: the precision strategy of the arbitrary-precision layer.
+
+:meth:`rftheory.Result.exact` does not trust one evaluation.  It evaluates the
+result's mpmath formula at a working precision ``w₀ = dps + GUARD_DPS`` and
+again at ``2·w₀``, ``4·w₀`` ... until two consecutive values agree to
+``dps + 2`` significant digits, and returns the more precise one.  Rounding
+and cancellation errors of a numerically sound formula shrink by a factor
+``10^{-w}`` when the working precision ``w`` grows, so two evaluations whose
+working precisions differ by at least ``dps + 10`` digits and which agree to
+``dps + 2`` digits pin the value to ``dps`` digits: the error of the cheaper
+one is then at most ``10^{-(dps+2)}`` relative, up to a factor
+``10^{-(w₁ - w₀)}`` that is negligible.  Truncation errors must shrink with
+the working precision too, which is why every series of the library sums to
+a remainder bounded in terms of ``mp.eps``, never to a fixed count.
+
+When the working precision would exceed :data:`WORK_DPS_MAX` without
+agreement, :class:`~rftheory.errors.PrecisionError` is raised rather than a
+number of unknown accuracy returned.
+
+A value that is exactly zero at both precisions is returned as zero.  A true
+value of zero computed as a cancelling residue never certifies (its relative
+error never shrinks): results whose value can be exactly zero must return an
+exact zero.
+"""
+
+from __future__ import annotations
+
+import math
+from numbers import Integral
+from typing import Any, Callable
+
+import mpmath as mp
+
+from .errors import ParameterError, PrecisionError
+
+__all__ = ["DPS_MIN", "DPS_MAX", "GUARD_DPS", "WORK_DPS_MAX", "check_dps", "certified", "agree"]
+
+#: smallest and largest number of significant digits a caller may ask for
+DPS_MIN, DPS_MAX = 1, 100
+#: guard digits of the first evaluation
+GUARD_DPS = 10
+#: the working precision (decimal digits) never exceeds this
+WORK_DPS_MAX = 1600
+
+
+def check_dps(dps: Any, name: str = "dps") -> int:
+    """``dps`` as an int in ``[DPS_MIN, DPS_MAX]``, or :class:`ParameterError`."""
+    if isinstance(dps, bool) or not isinstance(dps, Integral):
+        raise ParameterError(name, f"must be an integer in [{DPS_MIN}, {DPS_MAX}], got {dps!r}")
+    if not DPS_MIN <= int(dps) <= DPS_MAX:
+        raise ParameterError(name, f"must be in [{DPS_MIN}, {DPS_MAX}] significant digits, got {dps}")
+    return int(dps)
+
+
+def _parts(x) -> tuple:
+    if isinstance(x, mp.mpc):
+        return (x.real, x.imag)
+    if isinstance(x, (mp.mpf, int, float)):
+        return (mp.mpf(x),)
+    raise TypeError(f"cannot certify a value of type {type(x).__name__}")
+
+
+def agree(a, b, digits: int) -> bool:
+    """Whether ``a`` and ``b`` (``mpf`` or ``mpc``) agree to ``digits``
+    significant digits, component by component (a zero component must be
+    zero in both)."""
+    for x, y in zip(_parts(a), _parts(b)):
+        if not (mp.isfinite(x) and mp.isfinite(y)):
+            return False
+        if x == y:
+            continue
+        if x == 0 or y == 0:
+            return False
+        if abs(x - y) > abs(y) * mp.mpf(10) ** (-digits):
+            return False
+    return True
+
+
+def certified(f: Callable[[], Any], dps: int, what: str = "value"):
+    """``f()`` to ``dps`` certified significant digits (see the module docstring).
+
+    Parameters
+    ----------
+    f : callable
+        Evaluates the formula at the current mpmath working precision
+        (called inside ``mpmath.workdps``) and returns ``mpf`` or ``mpc``.
+    dps : int
+        Significant digits wanted (validated by :func:`check_dps`).
+    what : str
+        Named in the error message.
+
+    Returns
+    -------
+    mpf or mpc
+        The value rounded to ``dps + GUARD_DPS`` working digits.
+
+    Raises
+    ------
+    PrecisionError
+        If no two consecutive working precisions up to :data:`WORK_DPS_MAX`
+        agree to ``dps + 2`` digits.
+    """
+    dps = check_dps(dps)
+    work = dps + GUARD_DPS
+    with mp.workdps(work):
+        prev = +f()
+    while True:
+        nxt = 2 * work
+        if nxt > WORK_DPS_MAX:
+            raise PrecisionError(
+                f"{what}: {dps} digits could not be certified (working precision up to "
+                f"{work} digits did not settle); the value is too ill-conditioned here"
+            )
+        with mp.workdps(nxt):
+            cur = +f()
+            ok = agree(prev, cur, dps + 2)
+        work = nxt
+        if ok:
+            with mp.workdps(dps + GUARD_DPS):
+                return +cur
+        prev = cur
+
+
+def extra_digits_for(x) -> int:
+    """Decimal digits a sum of terms of size ``e^{|x|}`` loses against an O(1)
+    result (for guard digits of alternating series): ``|x| / ln 10``."""
+    return int(abs(float(x)) / math.log(10)) + 1

@@ -1,0 +1,59 @@
+"""Certified digits (rftheory.precision) and the dps contract of Result.exact."""
+
+import mpmath as mp
+import pytest
+
+import rftheory
+from rftheory.errors import ParameterError, PrecisionError
+from rftheory.precision import DPS_MAX, agree, certified, check_dps
+
+
+@pytest.mark.parametrize("bad", [0, -5, DPS_MAX + 1, 5000, 2.5, "30", None, True])
+def test_dps_outside_its_range_is_refused_naming_dps(bad):
+    with pytest.raises(ParameterError, match="'dps'"):
+        check_dps(bad)
+    with pytest.raises(ParameterError, match="'dps'"):
+        rftheory.get("simrf.conformity.iid").exact(dps=bad, d=3, v=1)
+
+
+def test_cancelling_formula_is_certified_not_trusted():
+    # (1 + x) - 1 at x = 1e-40 cancels every digit at 30 working digits; the
+    # strategy raises the precision until two evaluations agree
+    x = mp.mpf(10) ** -40
+
+    def f():
+        return (1 + +x) - 1  # +x rounds x to the working precision first
+
+    with mp.workdps(60):
+        x = mp.mpf(10) ** -40
+        want = x
+    got = certified(lambda: (1 + mp.mpf(10) ** -40) - 1, 20)
+    assert agree(got, want, 20)
+
+
+def test_a_value_that_never_settles_raises_precision_error():
+    # a "formula" whose rounding error does not shrink with the precision
+    calls = []
+
+    def f():
+        calls.append(mp.mp.dps)
+        return mp.mpf(1) + mp.mpf(len(calls)) * mp.mpf(10) ** -5
+
+    with pytest.raises(PrecisionError):
+        certified(f, 20)
+    assert calls == sorted(calls) and calls[-1] <= 1600
+
+
+def test_exact_zero_is_certified_and_complex_componentwise():
+    assert certified(lambda: mp.mpf(0), 30) == 0
+    z = certified(lambda: mp.mpc(1, 0), 30)
+    assert z == 1
+    assert not agree(mp.mpc(1, 1e-30), mp.mpc(1, 0), 10)
+
+
+def test_exact_returns_a_certified_value_at_the_requested_digits():
+    # 1F1(4; 2; 1/2) = 37 e^{1/2}/24 (Kummer, by hand)
+    got = rftheory.get("simrf.conformity.orthogonal").exact(dps=40, d=4, v=1)
+    with mp.workdps(60):
+        want = 37 * mp.exp(mp.mpf(1) / 2) / 24
+        assert abs(got / want - 1) < mp.mpf(10) ** -41

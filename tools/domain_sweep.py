@@ -1,0 +1,80 @@
+"""Sweep every result's declared domain (verify's ``domain:*`` checks) at many points.
+
+Usage: ``python tools/domain_sweep.py [--n 200] [--seed 0] [--only PREFIX] [--workers 2]``.
+Prints one line per failing check and a summary per result: checks, failures,
+refusals (RangeError / PrecisionError) and the slowest point.  The test
+suite's slow tier runs the same sweep (tests/test_domain.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+
+
+def sweep_one(rid: str, n: int, seed: int, limit: float = 30.0):
+    import rftheory
+    from rftheory.montecarlo import spawn
+    from rftheory.verify import domain_checks
+
+    r = rftheory.get(rid)
+    rng = spawn(seed, f"{rid}|domain-sweep")
+    t0 = time.monotonic()
+    outs, slow = [], (0.0, "")
+    from rftheory.domain import random_points
+
+    import signal
+
+    from rftheory.verify import Outcome, _point_text
+
+    def alarm(signum, frame):
+        raise TimeoutError(f"point took longer than {limit:g}s")
+
+    signal.signal(signal.SIGALRM, alarm)
+    for pt in random_points(r, rng, n):
+        t = time.monotonic()
+        signal.setitimer(signal.ITIMER_REAL, limit)
+        try:
+            got = domain_checks(r, 1, None, points=[pt])
+        except TimeoutError as exc:
+            got = [Outcome(rid, _point_text(pt), "domain:time", "", passed=False, detail=str(exc))]
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        dt = time.monotonic() - t
+        if dt > slow[0]:
+            slow = (dt, got[0].point if got else str(pt))
+        outs.extend(got)
+    return rid, outs, time.monotonic() - t0, slow
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=200)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--only", default="")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--limit", type=float, default=30.0, help="seconds per point before it counts as a failure")
+    a = ap.parse_args(argv)
+    import rftheory
+
+    ids = [r.id for r in rftheory.results(a.only) if r.mpmath is not None]
+    bad = 0
+    with ProcessPoolExecutor(a.workers) as pool:
+        futs = [pool.submit(sweep_one, rid, a.n, a.seed, a.limit) for rid in ids]
+        for f in as_completed(futs):
+            rid, outs, el, slow = f.result()
+            fails = [o for o in outs if not o.passed]
+            refused = sum(o.metric in ("refused", "n/a here") for o in outs)
+            bad += len(fails)
+            print(f"{rid}: {len(outs)} checks, {len(fails)} failed, {refused} refused/n.a., "
+                  f"{el:.0f}s, slowest {slow[0]:.1f}s at {slow[1]}", flush=True)
+            for o in fails[:12]:
+                print(f"   FAIL {o.check} at {o.point}: {o.value} vs {o.other} {o.metric} {o.detail[:200]}", flush=True)
+    print(f"{bad} failed")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
