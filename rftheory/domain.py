@@ -44,8 +44,8 @@ def _real(p: Param, rng: np.random.Generator) -> float:
 
 
 def _int(p: Param, rng: np.random.Generator) -> int:
-    lo = int(p.low) + (1 if p.low_open else 0)
-    hi = int(p.high) - (1 if p.high_open else 0)
+    lo = (0 if p.low is None else int(p.low)) + (1 if p.low_open else 0)
+    hi = (10**6 if p.high is None else int(p.high)) - (1 if p.high_open else 0)  # undeclared: say 10^6
     u = rng.random()
     if u < 0.1:
         return lo
