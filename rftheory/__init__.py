@@ -20,7 +20,7 @@ from .montecarlo import MCEstimate, summarize
 from .registry import Result, evaluate, get, register, results
 from .samplers import COUPLINGS, sample
 
-__version__ = "0.1.0"
+from ._version import __version__
 
 __all__ = [
     "COUPLINGS",

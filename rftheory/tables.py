@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import mpmath as mp
 
 from .errors import ParameterError
+from .precision import DPS_MAX, check_dps
 from .registry import get
 
 __all__ = ["Table", "make_table", "render"]
@@ -40,8 +41,7 @@ def make_table(result_id, grid, params=None, columns=None, ratio_to=None, layer=
     r = get(result_id)
     extra = [get(a) for a in also]
     params = dict(params or {})
-    if digits < 1:
-        raise ParameterError("digits", f"must be >= 1, got {digits}")
+    check_dps(digits, "digits")
     names = [g[0] for g in grid]
     for n in names + ([columns[0]] if columns else []):
         if n not in {p.name for p in r.params}:
@@ -59,7 +59,7 @@ def make_table(result_id, grid, params=None, columns=None, ratio_to=None, layer=
     def value(point):
         if layer == "float64":
             return mp.mpmathify(r.f64_scalar(**point))
-        return r.exact(dps=digits + 10, **point)
+        return r.exact(dps=min(digits + 2, DPS_MAX), **point)  # certified; +2 for the ratio's rounding
 
     col_vals = columns[1] if columns else [None]
     header = names + ([f"{columns[0]}={c}" for c in col_vals] if columns else ["value"]) + [e.id for e in extra]
@@ -73,13 +73,17 @@ def make_table(result_id, grid, params=None, columns=None, ratio_to=None, layer=
                 pt[columns[0]] = c
             x = value(pt)
             if ratio:
-                x = x / value(dict(pt, **{ratio[0]: ratio[1]}))
+                den = value(dict(pt, **{ratio[0]: ratio[1]}))
+                if den == 0:
+                    raise ParameterError("ratio-to", f"the value at {ratio[0]}={ratio[1]} is 0 at "
+                                         + ", ".join(f"{k}={v}" for k, v in pt.items()) + "; no ratio")
+                x = x / den
             rv.append(x)
             with mp.workdps(digits + 10):
                 row.append(mp.nstr(x, digits))
         for e in extra:
             takes = {p.name for p in e.params}
-            x = e.exact(dps=digits + 10, **{k: v for k, v in base.items() if k in takes})
+            x = e.exact(dps=digits, **{k: v for k, v in base.items() if k in takes})
             rv.append(x)
             with mp.workdps(digits + 10):
                 row.append(mp.nstr(x, digits))
