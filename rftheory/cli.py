@@ -153,11 +153,18 @@ def _parse_grid(spec: str) -> tuple[str, list[str]]:
     return k.strip(), vals
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line usage errors (exit 2), like every other input error."""
+
+    def error(self, message):
+        self.exit(2, f"rftheory: error: {message} (see `{self.prog} --help`)\n")
+
+
 # --------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="rftheory", description="Closed forms of random-feature estimators, checked.")
+    ap = _Parser(prog="rftheory", description="Closed forms of random-feature estimators, checked.")
     ap.add_argument("--version", action="version", version=f"rftheory {__version__}")
-    sub = ap.add_subparsers(dest="command", required=True)
+    sub = ap.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     p = sub.add_parser("list", help="every result ID with its source")
     p.add_argument("prefix", nargs="?", default="", help="only IDs starting with this")

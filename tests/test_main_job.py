@@ -37,4 +37,21 @@ def test_verify_quick_passes_for_seeds_beyond_the_sweep(seed):
 def test_bad_seed_is_one_line_exit_2(seed):
     res = _verify("--seed", seed, timeout=120)
     assert res.returncode == 2
-    assert "Traceback" not in res.stderr and len(res.stderr.strip().splitlines()) <= 2, res.stderr
+    assert "Traceback" not in res.stderr and len(res.stderr.strip().splitlines()) == 1, res.stderr
+    assert res.stderr.startswith("rftheory: error:") and "seed" in res.stderr
+
+
+def test_mpmath_works_without_gmpy2():
+    # gmpy2 is an optional extra: the pure-Python mpmath backend gives the same certified digits
+    env = dict(os.environ, MPMATH_NOGMPY="1",
+               PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    code = ("import mpmath, rftheory; assert mpmath.libmp.BACKEND == 'python', mpmath.libmp.BACKEND; "
+            "print(mpmath.nstr(rftheory.get('simrf.conformity.orthogonal').exact(dps=30, d=4, v=1), 30))")
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+    assert res.returncode == 0, res.stderr
+    # 1F1(4; 2; 1/2) = 37 e^{1/2}/24 (Kummer, by hand) = 2.54177862566269761...
+    import mpmath as mp
+
+    with mp.workdps(40):
+        want = 37 * mp.exp(mp.mpf(1) / 2) / 24
+        assert abs(mp.mpf(res.stdout.strip()) / want - 1) < mp.mpf(10) ** -29
