@@ -53,9 +53,12 @@ def _fmt_value(x, digits: int) -> str:
 # --------------------------------------------------------------------------
 def cmd_list(args) -> int:
     rs = results(args.prefix or "")
+    if not rs:
+        raise ParameterError("prefix", f"no result ID starts with {args.prefix!r} (see `rftheory list`)")
     if args.json:
         print(json.dumps([
             {"id": r.id, "title": r.title, "source": r.source, "status": r.status,
+             "statement": r.statement, "defined_at": r.defined_at,
              "params": [{"name": p.name, "domain": p.domain(), "doc": p.doc} for p in r.params],
              "layers": r.layers(), "routes": list(r.routes), "notes": list(r.notes)}
             for r in rs], indent=2))
@@ -64,8 +67,13 @@ def cmd_list(args) -> int:
     for r in rs:
         print(f"{r.id:<{w}}  [{r.status}]  {r.title}")
         print(f"{'':<{w}}  source: {r.source}")
-        print(f"{'':<{w}}  params: {', '.join(p.name for p in r.params)}; layers: {', '.join(r.layers())}"
-              + (f"; routes: {', '.join(r.routes)}" if r.routes else ""))
+        print(f"{'':<{w}}  statement: {r.statement}")
+        print(f"{'':<{w}}  defined at: {r.defined_at}")
+        print(f"{'':<{w}}  layers: {', '.join(r.layers())}" + (f"; routes: {', '.join(r.routes)}" if r.routes else ""))
+        for p in r.params:
+            dflt = "" if p.default is None else (" (default: from the others)" if callable(p.default)
+                                                 else f" (default {p.default})")
+            print(f"{'':<{w}}  param {p.name}: {p.domain()}{dflt} -- {p.doc}")
         for n in r.notes:
             print(f"{'':<{w}}  note: {n}")
     return 0

@@ -113,6 +113,7 @@ class Result:
     digits: int = 40
     rtol64: float = 1e-12
     domain_point: Callable[[np.random.Generator], dict] | None = None
+    defined_at: str = ""
 
     # -- parameters -------------------------------------------------------
     def validate(self, **given) -> dict:
@@ -285,9 +286,17 @@ _LOADED = False
 
 
 def register(result: Result) -> Result:
-    """Add a result to the registry (each ID once)."""
+    """Add a result to the registry (each ID once) and record where: the
+    file and line of the ``register`` call, as ``rftheory list`` shows it."""
+    import os
+    import sys
+
     if result.id in _REGISTRY:
         raise ValueError(f"result {result.id!r} is registered twice")
+    caller = sys._getframe(1)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    path = os.path.relpath(caller.f_code.co_filename, root)
+    result.defined_at = f"{path}:{caller.f_lineno}"
     _REGISTRY[result.id] = result
     return result
 

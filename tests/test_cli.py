@@ -113,3 +113,36 @@ def test_list_into_a_closed_pipe_is_not_an_error():
     p = subprocess.run(f"'{sys.executable}' -m rftheory list | head -n 1", shell=True, capture_output=True,
                        text=True, env=env, timeout=120)
     assert p.stdout.strip() and "Traceback" not in p.stderr, p.stderr
+
+
+def test_list_shows_statement_and_where_it_is_defined(capsys):
+    assert main(["list", "simrf.prf_mse", "--json"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)
+    assert row["statement"].startswith(r"\mathrm{MSE}")
+    path, line = row["defined_at"].rsplit(":", 1)
+    src = (ROOT / path).read_text().splitlines()
+    # the registration with this literal ID starts at or right after that line
+    assert any('"simrf.prf_mse"' in s for s in src[int(line) - 1 : int(line) + 4])
+
+
+def test_list_unknown_prefix_is_an_error(capsys):
+    assert main(["list", "simrf.nonexistent"]) == 2
+    assert "no result ID starts with 'simrf.nonexistent'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [
+    ["eval", "simrf.conformity.iid", "-p", "d=8", "-p", "d=9", "-p", "v=1"],
+    ["eval", "simrf.conformity.iid", "-p", "d=8", "-p", "v=1", "--dps", "0"],
+    ["eval", "simrf.conformity.iid", "-p", "d=8", "-p", "v=1", "--dps", "5000"],
+    ["eval", "simrf.conformity.iid", "-p", "d=8", "-p", "v=1", "--dps", "x"],
+    ["verify", "--quick", "--seed", "-3"],
+    ["table", "simrf.prf_mse", "--grid", "v=0,1", "-p", "d=4", "-p", "m=4", "--columns", "coupling=orthogonal",
+     "--ratio-to", "iid"],
+])
+def test_bad_input_is_one_line_exit_2(argv, capsys):
+    try:
+        rc = main(argv)
+    except SystemExit as exc:  # argparse
+        rc = exc.code
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and len(err) == 1 and err[0].startswith("rftheory: error:"), err
