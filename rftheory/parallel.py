@@ -165,6 +165,32 @@ def _signals_blocked():
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
+@contextmanager
+def _signals_deferred():
+    """Hold SIGINT/SIGTERM during the block (main thread only) and re-raise the first one after it.
+
+    So that a second Ctrl-C, pressed while a stopping pool is being torn
+    down, does not cut the teardown short.
+    """
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "raise_signal"):
+        yield
+        return
+    old = {s: signal.getsignal(s) for s in _STOP_SIGNALS}
+    if any(h is None for h in old.values()):  # a handler not set from Python cannot be restored
+        yield
+        return
+    got: list[int] = []
+    for s in _STOP_SIGNALS:
+        signal.signal(s, lambda signum, frame: got.append(signum))
+    try:
+        yield
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+        if got:
+            signal.raise_signal(got[0])
+
+
 def _stop_pool(pool) -> None:
     """Shut ``pool`` down now: cancel queued work and kill running workers.
 
@@ -172,18 +198,19 @@ def _stop_pool(pool) -> None:
     queued chunks finish (tens of seconds on a large grid); their results
     are not wanted, and the checkpoint only ever holds finished tasks.
     """
-    procs = list((getattr(pool, "_processes", None) or {}).values())  # CPython's ProcessPoolExecutor
-    for p in procs:
-        try:
-            p.kill()
-        except (OSError, ValueError, AttributeError):
-            pass
-    pool.shutdown(wait=False, cancel_futures=True)
-    for p in procs:
-        try:
-            p.join(timeout=5)
-        except (OSError, ValueError, AssertionError):
-            pass
+    with _signals_deferred():
+        procs = list((getattr(pool, "_processes", None) or {}).values())  # CPython's ProcessPoolExecutor
+        for p in procs:
+            try:
+                p.kill()
+            except (OSError, ValueError, AttributeError):
+                pass
+        pool.shutdown(wait=False, cancel_futures=True)
+        for p in procs:
+            try:
+                p.join(timeout=5)
+            except (OSError, ValueError, AssertionError):
+                pass
 
 
 def _run_one(task, seed):

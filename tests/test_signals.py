@@ -158,6 +158,27 @@ def test_ctrl_c_stops_within_seconds_and_resume_recomputes_only_the_rest(tmp_pat
 
 
 @linux_proc
+def test_a_second_ctrl_c_during_the_teardown_is_no_traceback(tmp_path):
+    ck = tmp_path / "twice-marker.jsonl"
+    proc, workers = _start_and_wait(ck, ["--full"])
+    t0 = time.monotonic()
+    os.killpg(proc.pid, signal.SIGINT)
+    time.sleep(0.1)  # an impatient user presses again
+    try:
+        os.killpg(proc.pid, signal.SIGINT)
+    except ProcessLookupError:
+        pass
+    out, err = proc.communicate(timeout=120)
+    took = time.monotonic() - t0
+    assert took <= STOP_WITHIN
+    assert proc.returncode in (130, -signal.SIGINT)  # a shell reports both as 130
+    err = err.decode()
+    assert "Traceback" not in err and err.count("\n") <= 1, err
+    _assert_workers_gone(workers, str(ck), took)
+    _records(ck)
+
+
+@linux_proc
 def test_sigterm_shuts_the_pool_down_and_exits_143(tmp_path):
     ck = tmp_path / "sigterm-marker.jsonl"
     proc, workers = _start_and_wait(ck, ["--full"])
