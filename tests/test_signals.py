@@ -168,7 +168,7 @@ def test_a_second_ctrl_c_during_the_teardown_is_no_traceback(tmp_path):
         os.killpg(proc.pid, signal.SIGINT)
     except ProcessLookupError:
         pass
-    out, err = proc.communicate(timeout=120)
+    _, err = proc.communicate(timeout=120)
     took = time.monotonic() - t0
     assert took <= STOP_WITHIN
     assert proc.returncode in (130, -signal.SIGINT)  # a shell reports both as 130
@@ -196,7 +196,7 @@ def test_sigterm_shuts_the_pool_down_and_exits_143(tmp_path):
 def test_sigkill_of_the_main_process_takes_the_workers_down(tmp_path):
     ck = tmp_path / "sigkill-marker.jsonl"
     proc, workers = _start_and_wait(ck, ["--full"])
-    status, out, err, took = _stop(proc, signal.SIGKILL)
+    status, _, _, took = _stop(proc, signal.SIGKILL)
     assert status == -signal.SIGKILL
     _assert_workers_gone(workers, str(ck), took)
     assert len(_records(ck)) >= 3
@@ -238,10 +238,9 @@ os.waitpid(mid, 0)
 
 def test_guarded_turns_sigterm_into_terminated_and_restores_the_handler():
     before = signal.getsignal(signal.SIGTERM)
-    with pytest.raises(parallel.Terminated):
-        with parallel.guarded(None):
-            os.kill(os.getpid(), signal.SIGTERM)
-            time.sleep(5)  # interrupted by the handler at once
+    with pytest.raises(parallel.Terminated), parallel.guarded(None):
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(5)  # interrupted by the handler at once
     assert signal.getsignal(signal.SIGTERM) == before
 
 
