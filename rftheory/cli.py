@@ -112,15 +112,23 @@ def cmd_verify(args) -> int:
     tasks = V.plan(mode, args.only or "")
     if not tasks:
         raise ParameterError("only", f"no result ID starts with {args.only!r} (see `rftheory list`)")
-    executor = None
-    try:
-        from . import parallel  # optional layer: process pool, checkpoints, dask
+    from . import parallel  # process pool, checkpoints, dask
 
-        executor = parallel.executor_from_args(args)
-    except ImportError:
-        pass
+    executor = parallel.executor_from_args(args)
     progress = V.Progress(len(tasks), enabled=None if not args.json else False)
-    outcomes = V.run(tasks, seed=args.seed, progress=progress, executor=executor)
+    saved = f"; finished grid points are in {args.checkpoint} (rerun with it to resume)" if args.checkpoint else ""
+    try:
+        # SIGTERM -> parallel.Terminated; whatever stops the run kills the pool workers at once
+        with parallel.guarded(executor) as ex:
+            outcomes = V.run(tasks, seed=args.seed, progress=progress, executor=ex)
+    except KeyboardInterrupt:
+        progress.close()
+        print(f"rftheory: interrupted{saved}", file=sys.stderr)
+        return 130
+    except parallel.Terminated:
+        progress.close()
+        print(f"rftheory: terminated (SIGTERM){saved}", file=sys.stderr)
+        return 143
     ok = all(o.passed for o in outcomes)
     if args.json:
         print(json.dumps({"mode": mode, "seed": args.seed, "alpha": V.ALPHA, "passed": ok,
@@ -198,8 +206,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=int, default=None,
                    help="local processes (default: all cores; 1 = serial; serial anyway if no process pool)")
     p.add_argument("--checkpoint", default=None, metavar="FILE",
-                   help="append each finished grid point to FILE (JSON lines); rerunning with the same FILE, "
-                   "seed and mode resumes without recomputing them")
+                   help="append each finished grid point to FILE (JSON lines, one whole record per line); "
+                   "rerunning with the same FILE, seed and mode resumes without recomputing them, also after "
+                   "Ctrl-C (exit 130), SIGTERM (exit 143) or a kill. A corrupt record is skipped with a warning "
+                   "and recomputed; a FILE that is not a checkpoint or cannot be written is an error (exit 2)")
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="run on the Dask distributed cluster at ADDRESS (e.g. tcp://host:8786; needs dask)")
     p.set_defaults(func=cmd_verify)
