@@ -1,7 +1,8 @@
 """The ``rftheory`` command line: ``list``, ``eval``, ``verify``, ``table``.
 
 Errors caused by input are printed as one line (``rftheory: error: ...``)
-with exit status 2; ``verify`` exits 1 when any check fails.
+with exit status 2; ``verify`` exits 1 when any check fails, 130 on Ctrl-C and
+143 on SIGTERM (its workers stop with it; a checkpoint stays consistent).
 """
 
 from __future__ import annotations
