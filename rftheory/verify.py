@@ -56,6 +56,9 @@ ALPHA = 1e-6
 DOMAIN_DPS = 20
 #: random points of the declared domain per result and mode
 DOMAIN_N = {"quick": 2, "default": 8, "full": 40}
+#: a domain point whose checks take longer than this fails (safety net: every
+#: evaluator is meant to serve its declared domain in seconds)
+DOMAIN_SECONDS = 120.0
 
 
 @dataclass
@@ -201,29 +204,73 @@ def domain_checks(r: Result, n: int, rng: np.random.Generator, dps: int = DOMAIN
     for point in (random_points(r, rng, n) if points is None else points):
         pt = _point_text(point)
         try:
-            ref = r.exact(dps=dps, **point)
-        except (PrecisionError, RangeError) as exc:
-            out.append(Outcome(r.id, pt, "domain:mpmath", "", "", "refused", True, detail=str(exc)))
-            continue
+            with _time_limit(DOMAIN_SECONDS):
+                out.extend(_domain_point(r, point, pt, dps))
+        except _Slow:
+            out.append(Outcome(r.id, pt, "domain:time", "", passed=False,
+                               detail=f"the checks at this point took longer than {DOMAIN_SECONDS:g} s"))
+    return out
+
+
+class _Slow(Exception):
+    pass
+
+
+class _time_limit:
+    """Raise :class:`_Slow` after ``seconds`` (SIGALRM; only in a main thread, else no limit)."""
+
+    def __init__(self, seconds: float):
+        self.seconds = seconds
+        self.armed = False
+
+    def __enter__(self):
+        import signal
+        import threading
+
+        if threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer"):
+            def _raise(signum, frame):
+                raise _Slow()
+
+            self.old = signal.signal(signal.SIGALRM, _raise)
+            signal.setitimer(signal.ITIMER_REAL, self.seconds)
+            self.armed = True
+        return self
+
+    def __exit__(self, *exc):
+        if self.armed:
+            import signal
+
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self.old)
+        return False
+
+
+def _domain_point(r: Result, point: dict, pt: str, dps: int) -> list[Outcome]:
+    out: list[Outcome] = []
+    try:
+        ref = r.exact(dps=dps, **point)
+    except (PrecisionError, RangeError) as exc:
+        out.append(Outcome(r.id, pt, "domain:mpmath", "", "", "refused", True, detail=str(exc)))
+        return out
+    except Exception as exc:
+        out.append(Outcome(r.id, pt, "domain:mpmath", "", passed=False, detail=f"{type(exc).__name__}: {exc}"))
+        return out
+    for name, route in r.routes.items():
+        try:
+            p = r.validate(**point)
+            val = certified(lambda: route(p), dps, f"{r.id} route {name}")
+            ok = agree(ref, val, dps)
+            dg = digits_agree(ref, val) if not isinstance(ref, mp.mpc) else (99.0 if ok else 0.0)
+            out.append(Outcome(r.id, pt, f"domain:route:{name}", _short(ref), _short(val),
+                               f"digits={min(dg, 99):.1f} (need {dps})", ok))
+        except (LayerUnavailableError, PrecisionError, RangeError) as exc:
+            out.append(Outcome(r.id, pt, f"domain:route:{name}", _short(ref), "", "n/a here", True,
+                               detail=str(exc)))
         except Exception as exc:
-            out.append(Outcome(r.id, pt, "domain:mpmath", "", passed=False, detail=f"{type(exc).__name__}: {exc}"))
-            continue
-        for name, route in r.routes.items():
-            try:
-                p = r.validate(**point)
-                val = certified(lambda: route(p), dps, f"{r.id} route {name}")
-                ok = agree(ref, val, dps)
-                dg = digits_agree(ref, val) if not isinstance(ref, mp.mpc) else (99.0 if ok else 0.0)
-                out.append(Outcome(r.id, pt, f"domain:route:{name}", _short(ref), _short(val),
-                                   f"digits={min(dg, 99):.1f} (need {dps})", ok))
-            except (LayerUnavailableError, PrecisionError, RangeError) as exc:
-                out.append(Outcome(r.id, pt, f"domain:route:{name}", _short(ref), "", "n/a here", True,
-                                   detail=str(exc)))
-            except Exception as exc:
-                out.append(Outcome(r.id, pt, f"domain:route:{name}", _short(ref), passed=False,
-                                   detail=f"{type(exc).__name__}: {exc}"))
-        if r.float64 is not None:
-            out.append(float64_outcome(r, point, ref, pt, "domain:float64", refuse_ok=True))
+            out.append(Outcome(r.id, pt, f"domain:route:{name}", _short(ref), passed=False,
+                               detail=f"{type(exc).__name__}: {exc}"))
+    if r.float64 is not None:
+        out.append(float64_outcome(r, point, ref, pt, "domain:float64", refuse_ok=True))
     return out
 
 
