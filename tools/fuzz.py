@@ -111,7 +111,7 @@ def cli_case(argv, limit):
     return "violation", f"exit {rc}: {err.getvalue()[-300:]}"
 
 
-def cases(only: str = "", cli: bool = True):
+def cases(only: str = "", cli: bool = True, cli_values=None):
     import rftheory
 
     for r in rftheory.results(only):
@@ -128,7 +128,7 @@ def cases(only: str = "", cli: bool = True):
                     yield r.id, p.name, val, "api:mpmath", (lambda pt=pt, r=r: r.exact(dps=15, **pt))
                 if "float64" in layers:
                     yield r.id, p.name, val, "api:float64", (lambda pt=pt, r=r: r.f64_scalar(**pt))
-                if cli and isinstance(val, str):
+                if cli and isinstance(val, str) and (cli_values is None or val in cli_values):
                     for lay in layers:
                         argv = ["eval", r.id, "--layer", lay, "--dps", "15"]
                         for k, v in pt.items():
@@ -144,11 +144,15 @@ def main(argv=None) -> int:
     ap.add_argument("--only", default="")
     ap.add_argument("--limit", type=float, default=30.0, help="seconds per call (default 30)")
     ap.add_argument("--no-cli", action="store_true")
+    ap.add_argument("--cli-values", default=None, metavar="V1,V2,...",
+                    help="through the CLI only these of the string values (default: all)")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args(argv)
     signal.signal(signal.SIGALRM, _alarm)
     viol, n, slowest = [], 0, (0.0, "")
-    for rid, name, val, how, fn in cases(a.only, cli=not a.no_cli):
+    cli_values = None if a.cli_values is None else set(a.cli_values.split(","))
+    t_start = time.monotonic()
+    for rid, name, val, how, fn in cases(a.only, cli=not a.no_cli, cli_values=cli_values):
         n += 1
         t0 = time.monotonic()
         res = fn.__call__ if how.startswith("api") else None
@@ -164,9 +168,11 @@ def main(argv=None) -> int:
             if not a.json:
                 print(f"VIOLATION {rid} {name}={val!r} {how}: {text}", flush=True)
     if a.json:
-        print(json.dumps({"cases": n, "violations": viol, "slowest": list(slowest)}))
+        print(json.dumps({"cases": n, "violations": viol, "slowest": list(slowest),
+                          "seconds": time.monotonic() - t_start}))
     else:
-        print(f"{n} cases, {len(viol)} violations; slowest {slowest[0]:.1f}s ({slowest[1]})")
+        print(f"{n} cases, {len(viol)} violations in {time.monotonic() - t_start:.0f}s; "
+              f"slowest {slowest[0]:.1f}s ({slowest[1]})")
     return 1 if viol else 0
 
 
