@@ -12,7 +12,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 __all__ = ["MCEstimate", "summarize", "z_threshold", "spawn", "pair_mean"]
 
@@ -99,6 +98,8 @@ def z_threshold(alpha: float, k: int = 1) -> float:
     """
     if not 0 < alpha < 1:
         raise ValueError("alpha must be in (0, 1)")
+    from scipy import stats  # on first use: the command line starts without scipy.stats
+
     return float(stats.norm.isf(alpha / (2 * max(k, 1))))
 
 

@@ -16,7 +16,6 @@ from numbers import Integral, Real
 from typing import Any, Callable, Mapping
 
 import mpmath
-import sympy
 
 from .errors import ParameterError
 
@@ -31,7 +30,7 @@ def to_fraction(name: str, value: Any) -> Fraction:
         return value
     if isinstance(value, Integral):
         return Fraction(int(value))
-    if isinstance(value, sympy.Rational):
+    if type(value).__module__.startswith("sympy") and getattr(value, "is_Rational", False):
         return Fraction(int(value.p), int(value.q))
     if isinstance(value, mpmath.mpf):
         if not mpmath.isfinite(value):
@@ -64,8 +63,11 @@ def mpf(x: Fraction | int) -> mpmath.mpf:
     return mpmath.mpf(x)
 
 
-def sym(x: Fraction | int) -> sympy.Expr:
-    """An exact parameter as a sympy number."""
+def sym(x: Fraction | int):
+    """An exact parameter as a sympy number (sympy is imported on first use:
+    the command line starts without it)."""
+    import sympy
+
     if isinstance(x, Fraction):
         return sympy.Rational(x.numerator, x.denominator)
     return sympy.Integer(x)
