@@ -452,9 +452,10 @@ def make_params(A, B1, B2=None, xp=F64, family="derf", check=True):
     if B2 is None:
         if xp.shape(B1) != (d, d):
             raise ParameterError("B1", f"must be {d}x{d} like A")
-        w = [abs(x) for x in xp.svd(B1)[1]]
-        if min(w) <= max(w) * 1e3 * xp.eps:
-            raise ParameterError("B1", "is singular: no B2 satisfies B1^T (I-4A)^(-1) B2 = I")
+        if check:  # (an unchecked call has been validated already: skip the SVD)
+            w = [abs(x) for x in xp.svd(B1)[1]]
+            if min(w) <= max(w) * 1e3 * xp.eps:
+                raise ParameterError("B1", "is singular: no B2 satisfies B1^T (I-4A)^(-1) B2 = I")
         B2 = xp.mm(xp.eye(d) - A * 4, xp.T(xp.inv(B1)))
     else:
         B2 = xp.mat(B2)
