@@ -698,13 +698,13 @@ def f64_param_relerr(p: DERFParams, st: Stats, L: int):
     if fam == "gerf":
         mu_err = g * (tr1 + tr2 + 2 * s12)
     elif fam == "saderf":
-        mu_err = g * 2 * float(np.sum(np.sqrt(np.diag(M1) * np.diag(M2)))) + 2 * c_err
+        mu_err = g * 2 * float(np.sum(np.sqrt(np.diag(M1)) * np.sqrt(np.diag(M2)))) + 2 * c_err
         rel = gamma(L + 8)
     elif fam == "aderf":
         l1, l2 = np.linalg.eigvalsh(M1), np.linalg.eigvalsh(M2)
         k1, k2 = l1[-1] / l1[0], l2[-1] / l2[0]
         e = 4 * d * U64
-        mu_err = 2 * d * e * math.sqrt(l1[-1] * l2[-1]) * (1 + math.sqrt(k1) + math.sqrt(k2)) + 2 * c_err
+        mu_err = 2 * d * e * math.sqrt(l1[-1]) * math.sqrt(l2[-1]) * (1 + math.sqrt(k1) + math.sqrt(k2)) + 2 * c_err
         rel = e * (k1 + k2 + 1)
     rel += mu_err / mu if mu > 0 else (0.0 if mu_err == 0 else math.inf)
     return rel, mu_err, c_err
@@ -769,7 +769,7 @@ def _optimum_saderf(X, Y, xp, st):
         if min(v) <= 0:
             raise ParameterError(name, "has a coordinate that is zero on every point: SADERF needs mean x_l^2 > 0")
     psi = [xp.sqrt(xp.sqrt(b / a)) for a, b in zip(a_l, b_l)]
-    mu = 2 * sum(xp.sqrt(a * b) for a, b in zip(a_l, b_l)) + 2 * st.c
+    mu = 2 * sum(xp.sqrt(a) * xp.sqrt(b) for a, b in zip(a_l, b_l)) + 2 * st.c  # √a√b: a·b underflows
     return _gerf_like("saderf", d, mu, st, xp, xp.diag(psi), xp.diag([1 / q for q in psi]), {"psi": psi})
 
 

@@ -891,17 +891,24 @@ def _varcmp_mp(p):
 
 
 def _varcmp_diag(p):
-    # route: each pair's second moment after diagonalising A (per-coordinate Gaussians)
+    # route: each pair's second moment after diagonalising A = QΛQᵀ (per-coordinate Gaussians):
+    # log E f1²f2² = 4 log D + Σ_l [−½ log(1−8λ_l) + 2 c_l²/(1−8λ_l)] + 2xᵀC1x + 2yᵀC2y, c = Qᵀ(B1x + B2y)
     prm = optimum_at(p["family"], p, D.MP)
-    X, Y = (D.MP.rows(D.MP.mat(M)) for M in data(p))
+    Xn, Yn = data(p)
+    Xm, Ym = D.MP.mat(Xn), D.MP.mat(Yn)
     lam, Q = D.MP.eigh(prm.A)
+    d = prm.d
+    U, W = Q.T * prm.B1 * Xm.T, Q.T * prm.B2 * Ym.T  # columns: Qᵀ B1 x_i, Qᵀ B2 y_j
+    inv = [1 / (1 - 8 * lam[l]) for l in range(d)]
+    base = 4 * prm.logD - mp.fsum(mp.log1p(-8 * lam[l]) for l in range(d)) / 2
+    qx = [2 * (x.T * prm.C1 * x)[0, 0] for x in D.MP.rows(Xm)]
+    qy = [2 * (y.T * prm.C2 * y)[0, 0] for y in D.MP.rows(Ym)]
+    XY = Xm * Ym.T
     tot = []
-    for x in X:
-        for y in Y:
-            c = Q.T * (prm.B1 * x + prm.B2 * y)
-            lg = 4 * prm.logD + mp.fsum(-mp.log(1 - 8 * lam[l]) / 2 + 2 * c[l] ** 2 / (1 - 8 * lam[l]) for l in range(prm.d))
-            lg += 2 * (x.T * prm.C1 * x)[0, 0] + 2 * (y.T * prm.C2 * y)[0, 0] - 2 * (x.T * y)[0, 0]
-            tot.append(mp.expm1(lg))
+    for i in range(Xm.rows):
+        for j in range(Ym.rows):
+            quad = mp.fsum((U[l, i] + W[l, j]) ** 2 * inv[l] for l in range(d))
+            tot.append(mp.expm1(base + 2 * quad + qx[i] + qy[j] - 2 * XY[i, j]))
     return mp.fsum(tot) / len(tot)
 
 
