@@ -203,3 +203,37 @@ def test_gerf_quadrature_route_tracks_precision():
     with mp.workdps(80):
         q = r.routes["factorised-quadrature"](r.validate(**pt))
     assert abs(q / r.exact(dps=60, **pt) - 1) < mp.mpf(10) ** -58
+
+
+def test_saderf_optimum_float64_at_the_smallest_scale():
+    # scale 1e-100: a_l b_l ~ 1e-400 underflowed in float64 (mu lost a factor 30); Eq. 18-20 by
+    # hand: mu = 2 sum_l sqrt(a_l b_l) + 2 mu1.mu2, L* from Sec. 3.1's original form at 900 digits
+    from rftheory.results.derf import data
+
+    r = rftheory.get("derf.saderf_optimum")
+    pt = dict(regime="heterogen", scale=Fraction(1, 10**100), seed=3146652)
+    X, Y = data(r.validate(**pt))
+    with mp.workdps(900):
+        Xm = [[mp.mpf(float(v)) for v in row] for row in X]
+        Ym = [[mp.mpf(float(v)) for v in row] for row in Y]
+        d = len(Xm[0])
+        a = [mp.fsum(x[k] ** 2 for x in Xm) / len(Xm) for k in range(d)]
+        b = [mp.fsum(y[k] ** 2 for y in Ym) / len(Ym) for k in range(d)]
+        m1 = [mp.fsum(x[k] for x in Xm) / len(Xm) for k in range(d)]
+        m2 = [mp.fsum(y[k] for y in Ym) / len(Ym) for k in range(d)]
+        c = mp.fsum(p * q for p, q in zip(m1, m2))
+        mu = 2 * mp.fsum(mp.sqrt(p * q) for p, q in zip(a, b)) + 2 * c
+        t = ((d + 2 * mu) + mp.sqrt((d + 2 * mu) ** 2 + 8 * d * mu)) / (2 * d)
+        want = d * mp.log((1 + t) / 2) - mp.mpf(d) / 2 * mp.log(t) + mu / t + 2 * c
+        assert abs(r.f64_scalar(**pt) / want - 1) < 1e-11
+        assert abs(r.exact(dps=20, **pt) / want - 1) < mp.mpf(10) ** -19
+
+
+def test_variance_route_at_the_smallest_scale():
+    # the diagonalised route took log(1 - 8 lambda) = 0 at 30 digits for lambda ~ 1e-200
+    r = rftheory.get("derf.variance_comparison")
+    pt = dict(d=3, L=6, regime="sphere", scale=Fraction(1, 10**100), seed=2, family="aderf")
+    ref = r.exact(dps=20, **pt)
+    with mp.workdps(30):
+        route = r.routes["diagonalised"](r.validate(**pt))
+    assert abs(route / ref - 1) < mp.mpf(10) ** -19
