@@ -589,6 +589,8 @@ def _f64_setup(family, p):
     st = D.data_stats(X, Y, D.F64)
     L = max(X.shape[0], Y.shape[0])
     prel = D.f64_param_relerr(prm, st, L)[0]
+    if not math.isfinite(prel):  # mu computed as 0 with a nonzero error bound: no relative accuracy
+        raise RangeError(f"{family}: float64 cannot resolve mu for these data; use layer='mpmath'")
     return X, Y, prm, st, L, prel
 
 
