@@ -53,7 +53,9 @@ __all__ = [
     "sample_sets",
     "data_stats",
     "gerf_root",
+    "gerf_delta",
     "homogeneous_objective",
+    "homogeneous_objective_delta",
     "gerf_log_second_moment",
     "make_params",
     "check_derf",
@@ -84,6 +86,7 @@ class _F64:
     name = "float64"
     sqrt = staticmethod(math.sqrt)
     log = staticmethod(math.log)
+    log1p = staticmethod(math.log1p)
     exp = staticmethod(math.exp)
     expm1 = staticmethod(math.expm1)
     eps = float(np.finfo(float).eps)
@@ -149,6 +152,7 @@ class _MP:
     name = "mpmath"
     sqrt = staticmethod(lambda x: mp.sqrt(x))
     log = staticmethod(lambda x: mp.log(x))
+    log1p = staticmethod(lambda x: mp.log1p(x))
     exp = staticmethod(lambda x: mp.exp(x))
     expm1 = staticmethod(lambda x: mp.expm1(x))
 
@@ -274,6 +278,7 @@ class Stats:
     mu2: Any
     d: int
     c: Any  # μ₁·μ₂
+    s12: Any = None  # float64 only: Σ_l mean|x_l| mean|y_l|, the size of c's terms
 
 
 def data_stats(X, Y, xp):
@@ -286,7 +291,10 @@ def data_stats(X, Y, xp):
     M2 = xp.mm(xp.T(Y), Y) * (xp.num(1) / ny)
     mu1 = xp.mm(xp.T(X), ones_x) * (xp.num(1) / nx)
     mu2 = xp.mm(xp.T(Y), ones_y) * (xp.num(1) / ny)
-    return Stats(M1, M2, mu1, mu2, d, _scalar(xp, xp.mm(xp.T(mu1), mu2)))
+    s12 = None
+    if xp is F64:
+        s12 = float(np.mean(np.abs(X), axis=0) @ np.mean(np.abs(Y), axis=0))
+    return Stats(M1, M2, mu1, mu2, d, _scalar(xp, xp.mm(xp.T(mu1), mu2)), s12)
 
 
 # ---------------------------------------------------------------------------
@@ -304,6 +312,33 @@ def gerf_root(d, mu, xp=F64):
     d = xp.num(d)
     p = d + 2 * mu
     return (p + xp.sqrt(p * p + 8 * d * mu)) / (2 * d)
+
+
+def gerf_delta(d, mu, xp=F64):
+    """``δ = t* − 1`` of :func:`gerf_root` without cancellation (``μ ≥ 0``).
+
+    With ``S = √((d+2μ)² + 8dμ)``, ``S − d = 4μ(3d+μ)/(S+d)``, hence
+
+    .. math:: \\delta = t^*-1 = \\frac{\\mu}{d}\\Big(1+\\frac{2(3d+\\mu)}{S+d}\\Big),
+
+    accurate to a few ulps for every ``μ ≥ 0`` (``gerf_root(d, μ) − 1`` loses
+    ``log10(d/μ)`` digits when ``μ ≪ d``).  FAVOR#, Sec. 3.1
+    (``papers/002_…``).
+    """
+    d = xp.num(d)
+    S = xp.sqrt((d + 2 * mu) * (d + 2 * mu) + 8 * d * mu)
+    return mu / d * (1 + 2 * (3 * d + mu) / (S + d))
+
+
+def homogeneous_objective_delta(d, delta, mu, xp=F64):
+    """:func:`homogeneous_objective` at ``t = 1 + δ`` in cancellation-free form:
+
+    .. math:: h = \\tfrac d2\\log\\Big(1+\\frac{\\delta^2}{4(1+\\delta)}\\Big) + \\frac{\\mu}{1+\\delta},
+
+    since ``d log((1+t)/2) − (d/2) log t = (d/2) log((1+δ/2)²/(1+δ))``; both
+    terms are ``≥ 0`` for ``δ > −1``, ``μ ≥ 0`` (FAVOR#, Eq. 14 at ``A = aI``).
+    """
+    return xp.num(d) / 2 * xp.log1p(delta * delta / (4 * (1 + delta))) + mu / (1 + delta)
 
 
 def homogeneous_objective(d, t, mu, xp=F64):
@@ -358,8 +393,16 @@ class DERFParams:
         self.R = xp.inv(self.T8)
         self.C1 = xp.mm(xp.T(self.B1), self.P, self.B1) * xp.num(-0.5)
         self.C2 = xp.mm(xp.T(self.B2), self.P, self.B2) * xp.num(-0.5)
-        self.logdet_S = _logdet_pd(self.S, xp, "A", "I − 4A")
-        self.logdet_T8 = _logdet_pd(self.T8, xp, "A", "I − 8A (8A ≺ I)")
+        # log-determinants from the eigenvalues α of A: log1p keeps them accurate when A is small
+        alpha, _ = xp.eigh(self.A)
+        if 8 * max(alpha) >= 1:
+            raise ParameterError("A", f"I − 8A (8A ≺ I) must be positive definite (largest eigenvalue of A "
+                                 f"{float(max(alpha)):.6g} >= 1/8)")
+        self.alpha = alpha
+        self.logdet_S = xp.num(sum(xp.log1p(-4 * a) for a in alpha))
+        self.logdet_T8 = xp.num(sum(xp.log1p(-8 * a) for a in alpha))
+        # logdet(I−4A) − ½ logdet(I−8A) = ½ Σ log1p(16α²/(1−8α)) >= 0, cancellation-free
+        self.const2 = xp.num(sum(xp.log1p(16 * a * a / (1 - 8 * a)) for a in alpha)) / 2
         self.logD = self.logdet_S / 4
 
     def to(self, name):
@@ -367,13 +410,6 @@ class DERFParams:
         xp = backend(name)
         conv = (lambda M: xp.mat(np.array(M.tolist(), dtype=float))) if self.xp is MP else xp.mat
         return DERFParams(self.family, conv(self.A), conv(self.B1), conv(self.B2), xp, None, {})
-
-
-def _logdet_pd(M, xp, name, what):
-    w, _ = xp.eigh(M)
-    if min(w) <= 0:
-        raise ParameterError(name, f"{what} must be positive definite (smallest eigenvalue {float(min(w)):.3g})")
-    return sum(xp.log(x) for x in w)
 
 
 def check_derf(A, B1, B2, xp=F64, tol=None):
@@ -416,9 +452,10 @@ def make_params(A, B1, B2=None, xp=F64, family="derf", check=True):
     if B2 is None:
         if xp.shape(B1) != (d, d):
             raise ParameterError("B1", f"must be {d}x{d} like A")
-        w = [abs(x) for x in xp.svd(B1)[1]]
-        if min(w) <= max(w) * 1e3 * xp.eps:
-            raise ParameterError("B1", "is singular: no B2 satisfies B1^T (I-4A)^(-1) B2 = I")
+        if check:  # (an unchecked call has been validated already: skip the SVD)
+            w = [abs(x) for x in xp.svd(B1)[1]]
+            if min(w) <= max(w) * 1e3 * xp.eps:
+                raise ParameterError("B1", "is singular: no B2 satisfies B1^T (I-4A)^(-1) B2 = I")
         B2 = xp.mm(xp.eye(d) - A * 4, xp.T(xp.inv(B1)))
     else:
         B2 = xp.mat(B2)
@@ -503,6 +540,186 @@ def relative_variances(p: DERFParams, X, Y):
 
 
 # ---------------------------------------------------------------------------
+# float64 evaluators in cancellation-free form, with a-posteriori error bounds
+#
+# With x̃ = B₁x, ỹ = B₂y, b = x̃ + ỹ, P = (I−4A)⁻¹, R = (I−8A)⁻¹ (they commute) and
+# 2R − P = RP, Thm 4.1's exponents rearrange exactly (no constraint used) to
+#   log E f₁f₂   = x̃ᵀPỹ,
+#   log E f₁²f₂² = c₂ + bᵀRPb + 2x̃ᵀPỹ,      c₂ = ½Σ_l log1p(16α_l²/(1−8α_l)) >= 0,
+# α_l the eigenvalues of A; with the constraint B₁ᵀPB₂ = I, x̃ᵀPỹ = xᵀy, so
+#   log(E f₁²f₂² / e^{2xᵀy}) = c₂ + bᵀRPb >= 0   (a sum of non-negative terms).
+# Every bound below is the classical forward bound of a sum/dot product of n
+# terms, |err| <= γ_n Σ|terms| with γ_n = n u/(1 − n u), u = 2⁻⁵³, applied to
+# the terms as computed, plus LAPACK's backward-stable eigen-decomposition
+# (eigenvalue error <= p(d) u ‖A‖₂, taken p(d) = 4d).
+
+U64 = 2.0**-53
+
+
+def gamma(n):
+    """``γ_n = n u/(1 − n u)``, ``u = 2⁻⁵³`` (Higham, *Accuracy and Stability*, Lemma 3.1)."""
+    return n * U64 / (1 - n * U64)
+
+
+class _F64Forms:
+    """The matrices of the rearranged exponents of ``p`` (float64) with error bounds."""
+
+    def __init__(self, p: DERFParams):
+        A = np.asarray(p.A, float)
+        d = p.d
+        al, Q = np.linalg.eigh((A + A.T) / 2)
+        s, t = 1 - 4 * al, 1 - 8 * al
+        self.P = (Q / s) @ Q.T
+        self.RP = (Q / (s * t)) @ Q.T
+        self.absP, self.absRP = np.abs(self.P), np.abs(self.RP)
+        normA = float(np.max(np.abs(al))) if d else 0.0
+        # eigenvalue error e = 4d u ‖A‖; relative error of 1/(s t) is <= e (4/s + 8/t) + 4u
+        e = 4 * d * U64 * normA
+        self.rel_M = float(np.max(e * (4 / s + 8 / t))) + gamma(4 * d + 8)
+        g = 0.5 * np.log1p(16 * al * al / t)
+        dg = np.abs(16 * al / (s * t))  # d/dα of ½ log((1−4α)²/(1−8α))
+        self.c2 = float(np.sum(g))
+        self.err_c2 = float(np.sum(gamma(8) * g + dg * e)) + gamma(d) * self.c2
+        self.B1, self.B2 = np.asarray(p.B1, float), np.asarray(p.B2, float)
+        self.absB1, self.absB2 = np.abs(self.B1), np.abs(self.B2)
+        self.d = d
+
+
+def _quad_err(F, b, beta, M, absM, rel_M):
+    """``(q, err)`` for ``q = bᵀMb`` over the last axis of ``b``; ``beta >= |b|`` bounds
+    each component's size and ``|δb| <= γ β`` its error (γ folded into the caller's factor)."""
+    q = np.einsum("...k,kl,...l->...", b, M, b)
+    qabs = np.einsum("...k,kl,...l->...", beta, absM, beta)
+    return q, qabs
+
+
+def f64_moment_logs(p: DERFParams, x, y, moment):
+    """``(log E f₁^k f₂^k, abs error bound)`` in float64 for one pair, ``k = 1, 2``
+    (Thm 4.1 rearranged, see the comment above this section)."""
+    F = _F64Forms(p)
+    d = F.d
+    x, y = np.asarray(x, float).ravel(), np.asarray(y, float).ravel()
+    xt, yt = F.B1 @ x, F.B2 @ y
+    bx, by = F.absB1 @ np.abs(x), F.absB2 @ np.abs(y)  # |x̃| <= bx, |δx̃| <= γ_d bx
+    cross = float(xt @ F.P @ yt)
+    # dot products of length d after products of length d: γ_{2d+2}, plus P's relative error
+    cross_err = (gamma(2 * d + 2) + F.rel_M) * float(bx @ F.absP @ by)
+    if moment == "first":
+        return cross, cross_err
+    b = xt + yt
+    beta = bx + by
+    q, qabs = _quad_err(F, b, beta, F.RP, F.absRP, F.rel_M)
+    q_err = (gamma(2 * d + 3) * 2 + F.rel_M) * float(qabs)
+    lg = F.c2 + float(q) + 2 * cross
+    return lg, F.err_c2 + q_err + 2 * cross_err + gamma(3) * (F.c2 + float(qabs) + 2 * abs(cross))
+
+
+def _check_overflow(lg, what):
+    if np.max(lg) > 709.0:
+        raise RangeError(f"{what} exceeds the float64 range (log = {float(np.max(lg)):.6g}); use layer='mpmath'")
+
+
+def f64_relative_variances(p: DERFParams, X, Y, prel=0.0):
+    """``(mean_ij Var_ij/K_ij², relative error bound)`` for the parameters of an optimum
+    (constraint ``B₁ᵀPB₂ = I`` exact in exact arithmetic): ``expm1(c₂ + b_ijᵀRPb_ij)``.
+
+    ``prel`` bounds the relative error of the float64 parameters themselves
+    (from :func:`f64_param_relerr`); the exponent's first-order response to it
+    is at most ``4 prel`` times its terms (``B`` enters twice, ``R``, ``P`` once each).
+    """
+    F = _F64Forms(p)
+    d = F.d
+    X, Y = np.asarray(X, float), np.asarray(Y, float)
+    XT, YT = X @ F.B1.T, Y @ F.B2.T
+    BX, BY = np.abs(X) @ F.absB1.T, np.abs(Y) @ F.absB2.T
+    b = XT[:, None, :] + YT[None, :, :]
+    beta = BX[:, None, :] + BY[None, :, :]
+    q, qabs = _quad_err(F, b, beta, F.RP, F.absRP, F.rel_M)
+    z = F.c2 + q
+    _check_overflow(z, "relative variance e^{log}")
+    z_err = F.err_c2 + (2 * gamma(2 * d + 3) + F.rel_M + 4 * prel) * qabs + gamma(2) * z + 4 * prel * F.c2
+    val = np.expm1(z)
+    err = np.exp(z) * z_err + U64 * val  # expm1's own error: 1 ulp
+    total = float(np.mean(val))
+    n = val.size
+    abs_err = float(np.mean(err)) + gamma(n) * total
+    return total, (abs_err / total if total > 0 else (0.0 if abs_err == 0 else math.inf))
+
+
+def f64_objective(p: DERFParams, X, Y, prel=0.0):
+    """``(Eq. 14's objective, abs error bound)`` in float64: ``c₂ + mean_ij b_ijᵀRPb_ij +
+    2 mean_ij x̃_iᵀPỹ_j`` (the mean of the rearranged second-moment logs)."""
+    F = _F64Forms(p)
+    d = F.d
+    X, Y = np.asarray(X, float), np.asarray(Y, float)
+    XT, YT = X @ F.B1.T, Y @ F.B2.T
+    BX, BY = np.abs(X) @ F.absB1.T, np.abs(Y) @ F.absB2.T
+    b = XT[:, None, :] + YT[None, :, :]
+    beta = BX[:, None, :] + BY[None, :, :]
+    q, qabs = _quad_err(F, b, beta, F.RP, F.absRP, F.rel_M)
+    cross = np.einsum("ik,kl,jl->ij", XT, F.P, YT)
+    cabs = np.einsum("ik,kl,jl->ij", BX, F.absP, BY)
+    lg = F.c2 + q + 2 * cross
+    n = lg.size
+    val = float(np.mean(lg))
+    err = (F.err_c2 + 4 * prel * F.c2
+           + float(np.mean((2 * gamma(2 * d + 3) + F.rel_M + 4 * prel) * qabs
+                           + 2 * (gamma(2 * d + 2) + F.rel_M + 4 * prel) * cabs))
+           + gamma(n + 3) * (F.c2 + float(np.mean(qabs)) + 2 * float(np.mean(cabs))))
+    return val, err
+
+
+def f64_param_relerr(p: DERFParams, st: Stats, L: int):
+    """A first-order bound on the relative error of float64 optimum parameters
+    (and of ``μ``): ``(rel, mu_err, c_err)``.
+
+    ``μ`` and ``c = μ₁·μ₂`` are sums over ``L`` points and ``d`` coordinates:
+    ``|δc| <= γ_{L+d+2} Σ_l mean|x_l| mean|y_l|``, ``|δ tr M| <= γ_{L+d} tr M``.
+    ADERF adds the eigen/SVD route: eigenvalue errors ``4d u ‖M_k‖`` enter
+    ``Λ_k^{±1/2}`` amplified by ``√κ(M_k)``, and ``B_k`` carry ``κ(M_k)``.
+    SDERF: eigenvalues of ``M`` to ``4d u ‖M‖``, ``|dα/dλ| <= 1/2``.
+    """
+    fam, d = p.family, st.d
+    M1, M2 = np.asarray(st.M1), np.asarray(st.M2)
+    tr1, tr2 = float(np.trace(M1)), float(np.trace(M2))
+    s12 = float(st.s12)
+    g = gamma(L + d + 4)
+    c_err = g * s12
+    rel = 0.0
+    if fam == "favor+":
+        return 0.0, 0.0, c_err
+    if fam == "sderf":
+        Mn = float(np.linalg.norm(M1 + M2 + st.mu1 @ st.mu2.T + st.mu2 @ st.mu1.T, 2))
+        lam_err = 4 * d * U64 * Mn + g * (tr1 + tr2 + 2 * s12)
+        normA = float(np.max(np.abs(np.asarray(p.info["alpha"], float))))
+        # ‖δA‖ <= |dα/dλ| lam_err + eigenvector error 4d u ‖A‖; z responds with <= 5‖δA‖ (R, P and B)
+        return 5 * (lam_err / 2 + 4 * d * U64 * normA) + gamma(8), d * lam_err, c_err
+    mu = float(p.info["mu"])
+    if fam == "gerf":
+        mu_err = g * (tr1 + tr2 + 2 * s12)
+    elif fam == "saderf":
+        mu_err = g * 2 * float(np.sum(np.sqrt(np.diag(M1)) * np.sqrt(np.diag(M2)))) + 2 * c_err
+        rel = gamma(L + 8)
+    elif fam == "aderf":
+        l1, l2 = np.linalg.eigvalsh(M1), np.linalg.eigvalsh(M2)
+        k1, k2 = l1[-1] / l1[0], l2[-1] / l2[0]
+        e = 4 * d * U64
+        mu_err = 2 * d * e * math.sqrt(l1[-1]) * math.sqrt(l2[-1]) * (1 + math.sqrt(k1) + math.sqrt(k2)) + 2 * c_err
+        rel = e * (k1 + k2 + 1)
+    rel += mu_err / mu if mu > 0 else (0.0 if mu_err == 0 else math.inf)
+    return rel, mu_err, c_err
+
+
+def f64_optimum_value(p: DERFParams, st: Stats, L: int):
+    """``(L*, abs error bound)`` of a float64 closed-form optimum: ``L* = h(δ, μ) + 2c``;
+    ``|∂h/∂μ| = 1/t <= 1`` (``t >= 1``), ``h`` itself to ``γ_8`` relative."""
+    rel, mu_err, c_err = f64_param_relerr(p, st, L)
+    h = float(p.info.get("h", 0.0))
+    c = float(st.c)
+    return float(p.objective), mu_err + 2 * c_err + gamma(8) * (abs(h) + 2 * abs(c))
+
+
+# ---------------------------------------------------------------------------
 # closed-form optima (Sec. 3.1, Thm 4.2, Eq. 18-20, Thm 4.3)
 
 
@@ -516,13 +733,17 @@ def _check_data(X, Y, xp):
 
 
 def _gerf_like(family, d, mu, st, xp, B1, B2, info):
-    t = gerf_root(d, mu, xp)
-    a = (1 - t) / 8
+    if xp is F64:
+        mu = max(mu, 0.0)  # μ >= 0 exactly (a mean of squared norms); rounding may leave -0 or -ulp
+    delta = gerf_delta(d, mu, xp)
+    t = 1 + delta
+    a = -delta / 8
     s = 1 - 4 * a
     A = xp.eye(d) * a
     p = DERFParams(family, A, B1 * xp.sqrt(s), B2 * xp.sqrt(s), xp)
-    p.objective = homogeneous_objective(d, t, mu, xp) + 2 * st.c
-    p.info = dict(info, t=t, a=a, mu=mu)
+    h = homogeneous_objective_delta(d, delta, mu, xp)
+    p.objective = h + 2 * st.c
+    p.info = dict(info, t=t, a=a, mu=mu, h=h)
     return p
 
 
@@ -548,7 +769,7 @@ def _optimum_saderf(X, Y, xp, st):
         if min(v) <= 0:
             raise ParameterError(name, "has a coordinate that is zero on every point: SADERF needs mean x_l^2 > 0")
     psi = [xp.sqrt(xp.sqrt(b / a)) for a, b in zip(a_l, b_l)]
-    mu = 2 * sum(xp.sqrt(a * b) for a, b in zip(a_l, b_l)) + 2 * st.c
+    mu = 2 * sum(xp.sqrt(a) * xp.sqrt(b) for a, b in zip(a_l, b_l)) + 2 * st.c  # √a√b: a·b underflows
     return _gerf_like("saderf", d, mu, st, xp, xp.diag(psi), xp.diag([1 / q for q in psi]), {"psi": psi})
 
 
@@ -584,13 +805,17 @@ def _optimum_sderf(X, Y, xp, st):
     d = st.d
     M = st.M1 + st.M2 + xp.mm(st.mu1, xp.T(st.mu2)) + xp.mm(st.mu2, xp.T(st.mu1))
     lam, Q = xp.eigh(M)
-    ts = [gerf_root(1, x, xp) for x in lam]
-    alpha = [(1 - t) / 8 for t in ts]
+    if xp is F64:
+        lam = [max(x, 0.0) for x in lam]  # M is PSD (a mean of (x+y)(x+y)^T); clamp rounding below 0
+    dl = [gerf_delta(1, x, xp) for x in lam]
+    ts = [1 + x for x in dl]
+    alpha = [-x / 8 for x in dl]
     A = xp.mm(Q, xp.diag(alpha), xp.T(Q))
     B = xp.mm(Q, xp.diag([xp.sqrt(1 - 4 * a) for a in alpha]), xp.T(Q))
     p = DERFParams("sderf", A, B, B, xp)
-    p.objective = sum(homogeneous_objective(1, t, x, xp) for t, x in zip(ts, lam)) + 2 * st.c
-    p.info = {"t": ts, "lambda": lam, "alpha": alpha}
+    h = sum(homogeneous_objective_delta(1, e, x, xp) for e, x in zip(dl, lam))
+    p.objective = h + 2 * st.c
+    p.info = {"t": ts, "lambda": lam, "alpha": alpha, "h": h}
     return p
 
 

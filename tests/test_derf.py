@@ -174,7 +174,8 @@ def test_errors_name_the_parameter():
 def test_scipy_check_catches_a_wrong_root(monkeypatch):
     X, Y = _instance(3, 0, "heterogen")
     right = D.optimum("aderf", X, Y).objective
-    monkeypatch.setattr(D, "gerf_root", lambda d, mu, xp=D.F64: 1.05 * ((d + 2 * mu) + xp.sqrt((d + 2 * mu) ** 2 + 8 * d * mu)) / (2 * d))
+    # a root 5% too large: t = 1.05 t*, i.e. delta = 1.05 (1 + delta*) - 1
+    monkeypatch.setattr(D, "gerf_delta", lambda d, mu, xp=D.F64: 1.05 * ((d + 2 * mu) + xp.sqrt((d + 2 * mu) ** 2 + 8 * d * mu)) / (2 * d) - 1)
     wrong = D.optimum("aderf", X, Y)
     best, _ = D.numerical_optimum("aderf", X, Y, np.random.default_rng(1), starts=3)
     # the objective of the wrong parameters (Eq. 14) exceeds what scipy finds by far more than 1e-10

@@ -23,7 +23,8 @@ import sympy as sp
 from .. import derf as D
 from ..errors import ParameterError
 from ..geometry import check_norms, pair_from_norms
-from ..params import Param, mpf, sym
+from ..errors import RangeError
+from ..params import ARG_MAX, D_MAX, Param, mpf, sym
 from ..registry import Result, register
 from ..samplers import sample
 from ..special import exp_checked
@@ -31,22 +32,42 @@ from ..special import exp_checked
 PAPER = D.PAPER
 MOMENT = Param("moment", "choice", "which moment: first (E f1 f2 = e^{x.y}) or second (E f1^2 f2^2)",
                choices=("second", "first"), default="second")
-D1 = Param("d", "int", "data dimension", low=1)
+
+#: declared domains (served in bounded time and memory by every evaluator, also at
+#: 2-4x working precision): GERF is closed form, so d reaches D_MAX; the dense results
+#: run mpmath eigen/SVD routines on d x d matrices and touch every pair of points, so
+#: d <= DENSE_D_MAX and L <= L_MAX (mp.eigsy at d = 16 and 240 digits: ~2 s).
+DENSE_D_MAX = 16
+L_MAX = 64
+SEED_MAX = 2**32 - 1
+#: data sets: |entries| <= ENTRY_MAX, nonzero entries >= ENTRY_MIN (float64 products stay normal)
+ENTRY_MAX = 1000
+ENTRY_MIN = 1e-140
+SCALE_MAX = 40
+SCALE_MIN = Fraction(1, 10**100)
+A_MIN = -1000
+
+D1 = Param("d", "int", "data dimension", low=1, high=D_MAX)
+D_DENSE = Param("d", "int", "data dimension", low=1, high=DENSE_D_MAX)
+SEED = Param("seed", "int", "instance drawn from it (an integer, the same in every layer)", low=0, high=SEED_MAX,
+             default=0)
 
 
 # ---------------------------------------------------------------------------
 # derf.gerf_moments (Eq. 10-13)
 
-GERF_A = Param("A", "real", "GERF parameter A < 1/8", high=Fraction(1, 8), high_open=True)
-G_V = Param("v", "real", "v = ||x + y||", low=0)
-G_X = Param("x_norm", "real", "||x|| (default v/2)", low=0, default=lambda p: p["v"] / 2)
-G_Y = Param("y_norm", "real", "||y|| (default v/2)", low=0, default=lambda p: p["v"] / 2)
+GERF_A = Param("A", "real", "GERF parameter A < 1/8", low=A_MIN, high=Fraction(1, 8), high_open=True)
+G_V = Param("v", "real", "v = ||x + y||", low=0, high=ARG_MAX)
+G_X = Param("x_norm", "real", "||x|| (default v/2)", low=0, high=ARG_MAX, default=lambda p: p["v"] / 2)
+G_Y = Param("y_norm", "real", "||y|| (default v/2)", low=0, high=ARG_MAX, default=lambda p: p["v"] / 2)
 
 
 def _gerf_check(p):
     check_norms(p["x_norm"], p["y_norm"], p["v"])
     a, b, v = p["x_norm"], p["y_norm"], p["v"]
-    if p["d"] == 1 and a > 0 and b > 0 and v != a + b and v != abs(a - b):
+    # d = 1: x, y collinear; to 4 ulps, so that the float64 layer (binary v, a, b) sees the same domain
+    tol = Fraction(4, 2**53) * (a + b)
+    if p["d"] == 1 and a > 0 and b > 0 and abs(v - (a + b)) > tol and abs(v - abs(a - b)) > tol:
         raise ParameterError("d", "d = 1 cannot realise an angle between x and y other than 0 or pi")
 
 
@@ -71,9 +92,11 @@ def _gauss_1d(q, lin):
     """``E exp(q w² + lin w)``, ``w ~ N(0,1)``, by quadrature of the definition (q < 1/2)."""
     peak = lin / (1 - 2 * q)
     width = 1 / mp.sqrt(1 - 2 * q)
-    f = lambda w: mp.exp(q * w * w + lin * w - w * w / 2)
-    # the integrand is a Gaussian bump: beyond 20 widths it is below e^{-200} of its peak
-    pts = [peak + k * width for k in (-20, -6, 0, 6, 20)]
+    f = lambda w: mp.exp(w * (lin - (1 - 2 * q) * w / 2))
+    # a Gaussian bump: beyond K widths its tails hold e^{-K²/2}/K of the mass; K grows with the
+    # working precision so that the truncation stays below eps·1e-5 (certifiable at any precision)
+    K = mp.sqrt(2 * (mp.mp.dps + 10) * mp.log(10)) + 1
+    pts = [peak - K * width, peak, peak + K * width]
     return mp.quad(f, pts) / mp.sqrt(2 * mp.pi)
 
 
@@ -102,14 +125,61 @@ def _gerf_sym(p):
     return (1 - 4 * A) ** d * (1 - 8 * A) ** sp.Rational(-d, 2) * sp.exp(2 * (1 - 4 * A) * v**2 / (1 - 8 * A) - a**2 - b**2)
 
 
+def _two_prod(a, b):
+    """``a·b = p + e`` exactly (Dekker/Veltkamp splitting; |a|, |b| <= 2^500)."""
+    p = a * b
+    c = 134217729.0 * a
+    ah = c - (c - a)
+    al = a - ah
+    c = 134217729.0 * b
+    bh = c - (c - b)
+    bl = b - bh
+    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
+
+
+def _dot2(v, a, b):
+    """``v² − a² − b² = 2x·y`` correctly rounded (exact products, ``math.fsum``)."""
+    parts = [_two_prod(v, v), _two_prod(a, a), _two_prod(b, b)]
+    (pv, ev), (pa, ea), (pb, eb) = parts
+    return np.vectorize(lambda *t: math.fsum(t), otypes=[float])(pv, ev, -pa, -ea, -pb, -eb)
+
+
+#: rtol64 of the GERF moments: the value is exp(lg), whose relative error is lg's absolute
+#: error; lg = T1 + T2 + 2x.y (all terms rounded to <= 8u relative) with |lg| <= 745, so the
+#: a-posteriori bound 8u(|T1| + |T2| + |2x.y|) + u(|lg| + 2) is evaluated and refused above
+#: rtol64/10 = 1e-12 (it is <= 1e-12 whenever the terms sum to <= 1100).
+GERF_RTOL64 = 1e-11
+
+
+def _exp_bounded(lg, err, what, rtol):
+    """``exp(lg)`` if the float64 relative error bound ``err + u(|lg|+2)`` is <= rtol/10,
+    else RangeError (also for overflow and for results below the normal range)."""
+    lg, err = np.asarray(lg, float), np.asarray(err, float)
+    if np.any(lg > 709.0):
+        raise RangeError(f"{what} exceeds the float64 range (log = {float(np.max(lg)):.6g}); use layer='mpmath'")
+    if np.any(lg < -708.0):
+        raise RangeError(f"{what} is below the normal float64 range (log = {float(np.min(lg)):.6g}); "
+                         "use layer='mpmath'")
+    bound = err + D.U64 * (np.abs(lg) + 2)
+    if np.any(bound > rtol / 10):
+        raise RangeError(f"{what}: float64 cannot guarantee {rtol:.0e} here (cancellation in the exponent, "
+                         f"error bound {float(np.max(bound)):.1e}); use layer='mpmath'")
+    return np.exp(lg)
+
+
 def _gerf_f64(p):
     d, A = np.asarray(p["d"], float), np.asarray(p["A"], float)
     a, b, v = (np.asarray(p[k], float) for k in ("x_norm", "y_norm", "v"))
+    w = _dot2(v, a, b)  # 2 x.y, correctly rounded
     if p["moment"] == "first":
-        return exp_checked((v * v - a * a - b * b) / 2, "e^{x.y}")
-    s, t = 1 - 4 * A, 1 - 8 * A
-    lg = d * np.log(s) - d / 2 * np.log(t) + 2 * s * v * v / t - a * a - b * b
-    return exp_checked(lg, "E f1^2 f2^2")
+        return _exp_bounded(w / 2, D.U64 * np.abs(w), "e^{x.y}", GERF_RTOL64)
+    # log E f1^2 f2^2 = (d/2) log1p(16A²/(1-8A)) + v²/(1-8A) + 2x.y  (Eq. 13 rearranged: no cancellation
+    # between the first two; d log(1-4A) - (d/2) log(1-8A) = (d/2) log((1-4A)²/(1-8A)))
+    t = 1 - 8 * A
+    T1 = d / 2 * np.log1p(16 * A * A / t)
+    T2 = v * v / t
+    lg = T1 + T2 + w
+    return _exp_bounded(lg, 8 * D.U64 * (T1 + T2 + np.abs(w)), "E f1^2 f2^2", GERF_RTOL64)
 
 
 def _gerf_features(d, A):
@@ -162,6 +232,10 @@ register(
                  + [dict(d=8, A="-0.2", v="0.5", x_norm="0.3", y_norm="0.4", moment=m) for m in ("second", "first")],
                  "full": _gerf_grid((1, 2, 8, 16), ("-0.5", "-0.2", "0", "0.03"), [("0.5", "0.3", "0.4"), ("0.3", "0.15", "0.15")])},
         mc_n={"quick": 20_000, "default": 100_000, "full": 400_000},
+        rtol64=GERF_RTOL64,  # derivation at GERF_RTOL64
+        notes=(f"Declared domain: d <= {D_MAX}, {A_MIN} <= A < 1/8, v, x_norm, y_norm <= {ARG_MAX}. float64 refuses "
+               "(RangeError) where its a-posteriori error bound exceeds rtol64/10 (cancellation in the exponent), "
+               "or where the value leaves the normal float64 range.",),
     )
 )
 
@@ -177,29 +251,76 @@ def _plain(p):
             out[k] = int(np.asarray(out[k]).reshape(-1)[0])
     v = out.get("scale")
     if v is not None and not isinstance(v, Fraction):
-        out["scale"] = Fraction(repr(float(np.asarray(v).reshape(-1)[0])))
+        out["scale"] = Fraction(float(np.asarray(v).reshape(-1)[0]))
     return out
 
 
+def _real_array(name, M, ndim, max_shape=None):
+    """``M`` as a finite real float64 array of ``ndim`` dimensions with entries of magnitude
+    0 or in [ENTRY_MIN, ENTRY_MAX]; anything else (strings, complex, NaN ...) is a
+    ParameterError naming ``name``.  ``None`` (not given) passes through."""
+    if M is None:
+        return None
+    if isinstance(M, (str, bytes)):
+        raise ParameterError(name, f"must be a real array, got the string {M!r}")
+    try:
+        arr = np.asarray(M)
+    except Exception:  # noqa: BLE001 - ragged lists and the like
+        raise ParameterError(name, "must be a real array") from None
+    if arr.dtype == np.bool_ or arr.dtype.kind not in "iuf":
+        kind = "complex" if arr.dtype.kind == "c" else f"dtype {arr.dtype}"
+        raise ParameterError(name, f"must be a real array, got {kind}")
+    if arr.ndim != ndim:
+        raise ParameterError(name, f"must have {ndim} dimension(s), got shape {arr.shape}")
+    try:
+        arr = arr.astype(np.float64)
+    except OverflowError:
+        raise ParameterError(name, "entries must be float64 numbers") from None
+    if arr.size == 0:
+        raise ParameterError(name, "must not be empty")
+    if max_shape is not None:
+        for n, cap in zip(arr.shape, max_shape):
+            if n > cap:
+                raise ParameterError(name, f"has shape {arr.shape}: at most {max_shape} is served")
+    if not np.all(np.isfinite(arr)):
+        raise ParameterError(name, "must be finite (got NaN or infinity)")
+    mag = np.abs(arr)
+    if np.any(mag > ENTRY_MAX) or np.any((mag > 0) & (mag < ENTRY_MIN)):
+        raise ParameterError(name, f"entries must be 0 or of magnitude in [{ENTRY_MIN:g}, {ENTRY_MAX}]")
+    arr.flags.writeable = False
+    return arr
+
+
+_DERF_OBJ = ("A", "B1", "B2", "x", "y")
+
+
 def _derf_instance(p):
-    """``(A, B₁, B₂, x, y)`` float64: given explicitly, or drawn from ``seed``."""
+    """``(A, B₁, B₂, x, y)`` float64: given explicitly, or drawn from ``seed``.
+
+    Rule: either none of A, B1, B2, x, y is given (drawn from seed and scale), or
+    A, B1, x and y are all given (B2 optional: default (I-4A) B1^{-T})."""
     p = _plain(p)
-    given = [p.get(k) is not None for k in ("A", "B1", "x", "y")]
-    if any(given):
+    given = {k for k in _DERF_OBJ if p.get(k) is not None}
+    if given:
         for k in ("A", "B1", "x", "y"):
-            if p.get(k) is None:
-                raise ParameterError(k, "give A, B1, x and y together (B2 defaults to (I-4A) B1^{-T})")
-        A = _as_matrix("A", p["A"])
+            if k not in given:
+                extra = sorted(given)[0]
+                raise ParameterError(extra, f"is given but {k!r} is not: give A, B1, x, y (and optionally B2) "
+                                     "together, or none of them (drawn from seed and scale)")
+        A = p["A"]
         if np.max(np.abs(A - A.T), initial=0) > 1e-12 * max(np.max(np.abs(A)), 1):
             raise ParameterError("A", "must be symmetric")
         A = (A + A.T) / 2
         d = A.shape[0]
-        B1 = _as_matrix("B1", p["B1"], d)
-        B2 = None if p.get("B2") is None else _as_matrix("B2", p["B2"], d)
-        x, y = _as_vector("x", p["x"], d), _as_vector("y", p["y"], d)
         if d != p["d"]:
             raise ParameterError("d", f"is {p['d']} but A is {d}x{d}")
-        return A, B1, B2, x, y
+        for k in ("B1", "B2"):
+            if p.get(k) is not None and p[k].shape != (d, d):
+                raise ParameterError(k, f"must be {d}x{d} like A, got shape {p[k].shape}")
+        for k in ("x", "y"):
+            if p[k].shape != (d,):
+                raise ParameterError(k, f"must be a vector of length {d}, got shape {p[k].shape}")
+        return A, p["B1"], p.get("B2"), p["x"], p["y"]
     d, rng = p["d"], np.random.default_rng([p["seed"], p["d"], 41])
     Q = np.linalg.qr(rng.standard_normal((d, d)))[0]
     A = (Q * rng.uniform(-0.3, 0.02, d)) @ Q.T  # 16A < 1: finite 4th moments for Monte Carlo
@@ -212,28 +333,11 @@ def _derf_instance(p):
     return A, B1, None, s * x / np.linalg.norm(x), s * y / np.linalg.norm(y)
 
 
-def _as_matrix(name, M, d=None):
-    try:
-        M = np.array(M, dtype=float)
-    except (TypeError, ValueError):
-        raise ParameterError(name, "must be a real matrix") from None
-    if M.ndim != 2 or M.shape[0] != M.shape[1] or (d is not None and M.shape[0] != d):
-        raise ParameterError(name, f"must be a square {d or 'd'}x{d or 'd'} matrix, got shape {M.shape}")
-    if not np.all(np.isfinite(M)):
-        raise ParameterError(name, "must be finite (got NaN or infinity)")
-    return M
-
-
-def _as_vector(name, x, d):
-    x = np.array(x, dtype=float).ravel()
-    if x.shape != (d,) or not np.all(np.isfinite(x)):
-        raise ParameterError(name, f"must be a finite vector of length {d}")
-    return x
-
-
 def _derf_params(p, xp):
     A, B1, B2, x, y = _derf_instance(p)
-    prm = D.make_params(A, B1, B2, xp)
+    # Thm 4.1's conditions are checked once, in float64, at validation (_derf_check): the
+    # mpmath layer uses the same float64 inputs (B2 given or computed at its own precision)
+    prm = D.make_params(A, B1, B2, xp, check=xp is D.F64)
     return prm, xp.mat(x), xp.mat(y)
 
 
@@ -264,10 +368,16 @@ def _derf_quad(p):
     return mp.exp(2 * k * prm.logD + k * quad_xy) * prod
 
 
+#: rtol64 of the DERF moments: exp(lg) with lg's absolute error bounded a posteriori by
+#: rftheory.derf.f64_moment_logs (dot products γ_{2d+3}, eigen-decomposition 4d u ‖A‖) plus
+#: u(|lg|+2) for exp; refused above rtol64/10 = 1e-12 (same derivation as GERF_RTOL64).
+DERF_RTOL64 = 1e-11
+
+
 def _derf_f64(p):
     prm, x, y = _derf_params(p, D.F64)
-    lg = D.log_first_moment(prm, x, y) if p["moment"] == "first" else D.log_second_moment(prm, x, y)
-    return exp_checked(lg, "DERF moment")
+    lg, err = D.f64_moment_logs(prm, x, y, p["moment"])
+    return _exp_bounded(lg, err, "DERF moment", DERF_RTOL64)
 
 
 def _derf_mc(p, rng, n):
@@ -278,7 +388,10 @@ def _derf_mc(p, rng, n):
     return prod if p["moment"] == "first" else prod * prod
 
 
-_OBJ = lambda name, doc: Param(name, "object", doc, default=lambda p: None)
+def _obj_param(name, doc, ndim, max_shape):
+    return Param(name, "object", doc, default=lambda p: None,
+                 check=lambda M: _real_array(name, M, ndim, max_shape))
+
 
 register(
     Result(
@@ -289,15 +402,16 @@ register(
         r"\mathbb E f_1f_2=e^{x^\top y},\ \mathbb E f_1^2f_2^2=\frac{\det(I-4A)}{\det(I-8A)^{1/2}}"
         r"e^{2b^\top(I-8A)^{-1}b+2x^\top C_1x+2y^\top C_2y},\ b=B_1x+B_2y",
         params=(
-            D1,
-            Param("seed", "int", "instance (A, B1, x, y drawn from it) when A, B1, x, y are not given", low=0, default=0),
-            Param("scale", "real", "||x|| = ||y|| of a drawn instance", low=0, default="0.5"),
+            D_DENSE,
+            Param("seed", "int", "instance (A, B1, x, y drawn from it) when A, B1, x, y are not given",
+                  low=0, high=SEED_MAX, default=0),
+            Param("scale", "real", "||x|| = ||y|| of a drawn instance", low=0, high=SCALE_MAX, default="0.5"),
             MOMENT,
-            _OBJ("A", "symmetric d x d matrix with 8A < I (Python API)"),
-            _OBJ("B1", "d x d matrix (Python API)"),
-            _OBJ("B2", "d x d matrix; default (I-4A) B1^{-T} (Python API)"),
-            _OBJ("x", "vector of length d (Python API)"),
-            _OBJ("y", "vector of length d (Python API)"),
+            _obj_param("A", "symmetric d x d matrix with 8A < I (Python API)", 2, (DENSE_D_MAX, DENSE_D_MAX)),
+            _obj_param("B1", "d x d matrix (Python API)", 2, (DENSE_D_MAX, DENSE_D_MAX)),
+            _obj_param("B2", "d x d matrix; default (I-4A) B1^{-T} (Python API)", 2, (DENSE_D_MAX, DENSE_D_MAX)),
+            _obj_param("x", "vector of length d (Python API)", 1, (DENSE_D_MAX,)),
+            _obj_param("y", "vector of length d (Python API)", 1, (DENSE_D_MAX,)),
         ),
         mpmath=_derf_mp,
         routes={"diagonalised-quadrature": _derf_quad},
@@ -311,6 +425,11 @@ register(
         mc_grid={"quick": [dict(d=d, seed=0, moment=m) for m in ("second", "first") for d in (2, 6)],
                  "full": [dict(d=d, seed=s, moment=m) for m in ("second", "first") for d in (1, 2, 4, 8) for s in range(3)]},
         mc_n={"quick": 20_000, "default": 100_000, "full": 400_000},
+        rtol64=DERF_RTOL64,  # derivation at DERF_RTOL64
+        notes=(f"Declared domain: d <= {DENSE_D_MAX} (mpmath eigen-decompositions), 0 <= seed <= 2^32-1, "
+               f"0 <= scale <= {SCALE_MAX}; A, B1, B2, x, y (Python API) are given all together (B2 optional) "
+               f"or not at all, as finite real arrays with entries 0 or of magnitude in [{ENTRY_MIN:g}, {ENTRY_MAX}]. "
+               "float64 refuses (RangeError) where its a-posteriori error bound exceeds rtol64/10.",),
     )
 )
 
@@ -332,29 +451,52 @@ def _default_L(p):
 
 
 DATA_PARAMS = (
-    _OBJ("X", "array (L, d): the first set (Python API; default: drawn)"),
-    _OBJ("Y", "array (L', d): the second set (Python API; default: drawn)"),
-    Param("d", "int", "data dimension", low=1, default=_default_d),
-    Param("L", "int", "points per set", low=1, default=_default_L),
+    _obj_param("X", "array (L, d): the first set (Python API; default: drawn)", 2, (L_MAX, DENSE_D_MAX)),
+    _obj_param("Y", "array (L', d): the second set (Python API; default: drawn)", 2, (L_MAX, DENSE_D_MAX)),
+    Param("d", "int", "data dimension", low=1, high=DENSE_D_MAX, default=_default_d),
+    Param("L", "int", "points per set", low=1, high=L_MAX, default=_default_L),
     Param("regime", "choice", "how the sets are drawn (Sec. 5.1)", choices=D.REGIMES, default="normal"),
-    Param("scale", "real", "s: E||x||^2 = s^2 (normal), radius (sphere)", low=0, low_open=True, default="1"),
-    Param("seed", "int", "draw of the sets", low=0, default=0),
+    Param("scale", "real", "s: E||x||^2 = s^2 (normal), radius (sphere)", low=SCALE_MIN, high=SCALE_MAX,
+          default="1"),
+    SEED,
 )
 
+#: ADERF needs nonsingular moment matrices; its declared domain is cond(M1), cond(M2) <= KAPPA_MAX
+KAPPA_MAX = 1e8
 
-def _data_check(p):
-    X, Y = p.get("X"), p.get("Y")
-    if (X is None) != (Y is None):
-        raise ParameterError("Y" if Y is None else "X", "give both X and Y (or neither: they are drawn)")
-    if X is not None:
-        for name, M in (("X", X), ("Y", Y)):
-            M = np.asarray(M, dtype=float) if np.ndim(M) == 2 else None
-            if M is None or M.shape[1] != p["d"]:
-                raise ParameterError(name, f"must be an array of shape (points, d={p['d']})")
-            if not np.all(np.isfinite(M)):
-                raise ParameterError(name, "must be finite (got NaN or infinity)")
-        if np.shape(X)[0] != p["L"]:
-            raise ParameterError("L", f"is {p['L']} but X has {np.shape(X)[0]} points")
+
+def _data_check_for(family):
+    """The cross-parameter check of the data results (``family`` fixed, or None: from ``p``)."""
+
+    def check(p):
+        X, Y = p.get("X"), p.get("Y")
+        if (X is None) != (Y is None):
+            raise ParameterError("Y" if Y is None else "X", "give both X and Y (or neither: they are drawn)")
+        if X is not None:
+            for name, M in (("X", X), ("Y", Y)):
+                if M.shape[1] != p["d"]:
+                    raise ParameterError(name, f"must be an array of shape (points, d={p['d']}), got {M.shape}")
+            if X.shape[0] != p["L"]:
+                raise ParameterError("L", f"is {p['L']} but X has {X.shape[0]} points")
+        fam = family or p.get("family")
+        if fam in ("aderf", "saderf"):
+            X, Y = data(p)
+            for name, M in (("X", X), ("Y", Y)):
+                G = M.T @ M / M.shape[0]
+                if fam == "saderf" and np.any(np.diag(G) == 0):
+                    raise ParameterError(name, "has a coordinate that is zero on every point: SADERF needs "
+                                         "mean x_l^2 > 0")
+                if fam == "aderf":
+                    w = np.linalg.eigvalsh(G)
+                    if not w[0] > w[-1] / KAPPA_MAX:
+                        raise ParameterError(name, f"moment matrix mean x x^T is singular or too ill-conditioned "
+                                             f"(condition number > {KAPPA_MAX:g}): ADERF (Thm 4.2) needs at least d "
+                                             "points in general position")
+
+    return check
+
+
+_data_check = _data_check_for(None)
 
 
 @functools.lru_cache(maxsize=256)
@@ -423,9 +565,39 @@ def _objective_route(p):
     return _objective_moments(optimum_at(p["family"], p, D.MP), D.data_stats(D.MP.mat(X), D.MP.mat(Y), D.MP))
 
 
-def _objective_f64(p):
+#: rtol64 of the data results: the float64 optimum's parameters carry the eigen/SVD problem's
+#: error (~ 4d u cond(M_k), rftheory.derf.f64_param_relerr) and the sums over L^2 pairs
+#: γ_{L^2}; the layer evaluates these a-posteriori bounds and refuses (RangeError) where they
+#: exceed rtol64/10 = 1e-11, so 1e-10 holds with a 10x margin wherever a value is returned.
+DATA_RTOL64 = 1e-10
+
+
+def _guard(val, err, what, rtol=DATA_RTOL64):
+    """``val`` if its absolute error bound ``err`` is <= rtol/10 relative, else RangeError."""
+    if not math.isfinite(val) or not err <= rtol / 10 * abs(val):
+        raise RangeError(f"{what}: float64 cannot guarantee {rtol:.0e} for these data (error bound "
+                         f"{err:.1e} against |value| {abs(val):.1e}: cancellation or an ill-conditioned "
+                         "eigen/SVD problem); use layer='mpmath'")
+    return val
+
+
+def _f64_setup(family, p):
     X, Y = data(p)
-    return D.objective(D.optimum(p["family"], X, Y, D.F64), X, Y)
+    if np.any((X != 0) & (np.abs(X) < ENTRY_MIN)) or np.any((Y != 0) & (np.abs(Y) < ENTRY_MIN)):
+        raise RangeError(f"data entries below {ENTRY_MIN:g} make float64 products subnormal; use layer='mpmath'")
+    prm = D.optimum(family, X, Y, D.F64)
+    st = D.data_stats(X, Y, D.F64)
+    L = max(X.shape[0], Y.shape[0])
+    prel = D.f64_param_relerr(prm, st, L)[0]
+    if not math.isfinite(prel):  # mu computed as 0 with a nonzero error bound: no relative accuracy
+        raise RangeError(f"{family}: float64 cannot resolve mu for these data; use layer='mpmath'")
+    return X, Y, prm, st, L, prel
+
+
+def _objective_f64(p):
+    X, Y, prm, st, L, prel = _f64_setup(p["family"], p)
+    val, err = D.f64_objective(prm, X, Y, prel)
+    return _guard(val, err, "objective")
 
 
 def _data_grid(ds, regimes, **extra):
@@ -448,8 +620,13 @@ register(
               "default": [dict(d=3, L=8, regime=r, family=f) for r in D.REGIMES for f in D.FAMILIES],
               "full": [dict(d=d, L=L, regime=r, family=f) for d in (1, 3, 8) for L in (8, 16)
                        for r in D.REGIMES for f in D.FAMILIES if not (f == "aderf" and L < d)]},
-        rtol64=1e-10,
-        notes=("Floor 2·mean x_i·y_j (zero variance); not a Monte Carlo quantity (log of an expectation): "
+        rtol64=DATA_RTOL64,  # derivation at DATA_RTOL64
+        notes=(f"Declared domain: d <= {DENSE_D_MAX}, L <= {L_MAX} (mpmath eigen/SVD routines and all L^2 pairs stay "
+               f"bounded at 2-4x working precision), {float(SCALE_MIN):g} <= scale <= {SCALE_MAX}, 0 <= seed <= 2^32-1; "
+               f"X, Y (Python API): real arrays of at most {L_MAX} x {DENSE_D_MAX}, entries 0 or of magnitude in "
+               f"[{ENTRY_MIN:g}, {ENTRY_MAX}]" + "; ADERF: cond(mean x x^T), cond(mean y y^T) <= 1e8. float64 refuses (RangeError) "
+               "where its a-posteriori error bound exceeds rtol64/10.",
+               "Floor 2·mean x_i·y_j (zero variance); not a Monte Carlo quantity (log of an expectation): "
                "the variances it is built from are checked by derf.variance_comparison's Monte Carlo.",),
     )
 )
@@ -638,8 +815,9 @@ def _opt_route(family):
 
 def _opt_f64(family):
     def f(p):
-        X, Y = data(p)
-        return D.optimum(family, X, Y, D.F64).objective
+        X, Y, prm, st, L, prel = _f64_setup(family, p)
+        val, err = D.f64_optimum_value(prm, st, L)
+        return _guard(val, err, f"{family} optimum")
 
     return f
 
@@ -686,14 +864,18 @@ for _fam, (_title, _src, _stmt) in OPT_INFO.items():
             routes={"objective-at-optimum": _opt_route(_fam)},
             symbolic=_gerf_opt_sym if _fam == "gerf" else None,
             float64=_opt_f64(_fam),
-            check=_data_check,
+            check=_data_check_for(_fam),
             checks=_optimum_checks(_fam),
             grid={"quick": [dict(d=2, regime="normal"), dict(d=6, regime="heterogen")],
                   "default": _data_grid((2, 8), D.REGIMES),
-                  "full": _data_grid((1, 2, 3, 5, 8, 16, 32), D.REGIMES, L=64) if _fam != "aderf"
-                  else _data_grid((1, 2, 3, 5, 8, 16, 32), D.REGIMES, L=64)},
-            rtol64=1e-10,
-            notes=("Value: the closed-form optimal objective L*; the parameters are D.optimum(...). "
+                  "full": _data_grid((1, 2, 3, 5, 8, 16), D.REGIMES, L=64)},
+            rtol64=DATA_RTOL64,  # derivation at DATA_RTOL64
+            notes=(f"Declared domain: d <= {DENSE_D_MAX}, L <= {L_MAX} (mpmath eigen/SVD routines and all L^2 pairs stay "
+               f"bounded at 2-4x working precision), {float(SCALE_MIN):g} <= scale <= {SCALE_MAX}, 0 <= seed <= 2^32-1; "
+               f"X, Y (Python API): real arrays of at most {L_MAX} x {DENSE_D_MAX}, entries 0 or of magnitude in "
+               f"[{ENTRY_MIN:g}, {ENTRY_MAX}]" + ("; cond(mean x x^T), cond(mean y y^T) <= 1e8" if _fam == "aderf" else "")
+                   + ". float64 refuses (RangeError) where its a-posteriori error bound exceeds rtol64/10.",
+                   "Value: the closed-form optimal objective L*; the parameters are D.optimum(...). "
                    "Checks: constraints, scipy from many starts, 50-digit finite-difference gradient, float64 vs mpmath; "
                    "Monte Carlo of the fitted features: derf.variance_comparison.",),
         )
@@ -711,23 +893,31 @@ def _varcmp_mp(p):
 
 
 def _varcmp_diag(p):
-    # route: each pair's second moment after diagonalising A (per-coordinate Gaussians)
+    # route: each pair's second moment after diagonalising A = QΛQᵀ (per-coordinate Gaussians):
+    # log E f1²f2² = 4 log D + Σ_l [−½ log(1−8λ_l) + 2 c_l²/(1−8λ_l)] + 2xᵀC1x + 2yᵀC2y, c = Qᵀ(B1x + B2y)
     prm = optimum_at(p["family"], p, D.MP)
-    X, Y = (D.MP.rows(D.MP.mat(M)) for M in data(p))
+    Xn, Yn = data(p)
+    Xm, Ym = D.MP.mat(Xn), D.MP.mat(Yn)
     lam, Q = D.MP.eigh(prm.A)
+    d = prm.d
+    U, W = Q.T * prm.B1 * Xm.T, Q.T * prm.B2 * Ym.T  # columns: Qᵀ B1 x_i, Qᵀ B2 y_j
+    inv = [1 / (1 - 8 * lam[l]) for l in range(d)]
+    base = 4 * prm.logD - mp.fsum(mp.log1p(-8 * lam[l]) for l in range(d)) / 2
+    qx = [2 * (x.T * prm.C1 * x)[0, 0] for x in D.MP.rows(Xm)]
+    qy = [2 * (y.T * prm.C2 * y)[0, 0] for y in D.MP.rows(Ym)]
+    XY = Xm * Ym.T
     tot = []
-    for x in X:
-        for y in Y:
-            c = Q.T * (prm.B1 * x + prm.B2 * y)
-            lg = 4 * prm.logD + mp.fsum(-mp.log(1 - 8 * lam[l]) / 2 + 2 * c[l] ** 2 / (1 - 8 * lam[l]) for l in range(prm.d))
-            lg += 2 * (x.T * prm.C1 * x)[0, 0] + 2 * (y.T * prm.C2 * y)[0, 0] - 2 * (x.T * y)[0, 0]
-            tot.append(mp.expm1(lg))
+    for i in range(Xm.rows):
+        for j in range(Ym.rows):
+            quad = mp.fsum((U[l, i] + W[l, j]) ** 2 * inv[l] for l in range(d))
+            tot.append(mp.expm1(base + 2 * quad + qx[i] + qy[j] - 2 * XY[i, j]))
     return mp.fsum(tot) / len(tot)
 
 
 def _varcmp_f64(p):
-    X, Y = data(p)
-    return float(np.mean(D.relative_variances(D.optimum(p["family"], X, Y, D.F64), X, Y)))
+    X, Y, prm, st, L, prel = _f64_setup(p["family"], p)
+    val, rel = D.f64_relative_variances(prm, X, Y, prel)
+    return _guard(val, rel * abs(val), "relative variance")
 
 
 def _varcmp_mc(p, rng, n):
@@ -765,7 +955,12 @@ register(
                  "full": [dict(d=d, L=16, scale=s, regime=r, family=f) for d in (2, 8) for s in ("0.5", "0.7")
                           for r in D.REGIMES for f in D.FAMILIES]},
         mc_n={"quick": 20_000, "default": 100_000, "full": 400_000},
-        rtol64=1e-10,
-        notes=("The regimes' constants were lost in extraction; rftheory's are in rftheory.derf.sample_sets.",),
+        rtol64=DATA_RTOL64,  # derivation at DATA_RTOL64
+        notes=(f"Declared domain: d <= {DENSE_D_MAX}, L <= {L_MAX} (mpmath eigen/SVD routines and all L^2 pairs stay "
+               f"bounded at 2-4x working precision), {float(SCALE_MIN):g} <= scale <= {SCALE_MAX}, 0 <= seed <= 2^32-1; "
+               f"X, Y (Python API): real arrays of at most {L_MAX} x {DENSE_D_MAX}, entries 0 or of magnitude in "
+               f"[{ENTRY_MIN:g}, {ENTRY_MAX}]" + "; ADERF: cond(mean x x^T), cond(mean y y^T) <= 1e8. float64 refuses (RangeError) "
+               "where its a-posteriori error bound exceeds rtol64/10.",
+               "The regimes' constants were lost in extraction; rftheory's are in rftheory.derf.sample_sets.",),
     )
 )
