@@ -56,6 +56,16 @@ def to_fraction(name: str, value: Any) -> Fraction:
     raise ParameterError(name, f"expected a real number, got {type(value).__name__} {value!r}")
 
 
+def fmt_bound(b) -> str:
+    """A domain bound as people write it: ``100000``, ``0.125``, ``1e-100``, ``2/3``."""
+    if isinstance(b, Fraction) and b.denominator != 1:
+        short = repr(float(b))
+        return short if Fraction(short) == b else f"{b.numerator}/{b.denominator}"
+    if isinstance(b, float) and b.is_integer():
+        return str(int(b))
+    return str(b)
+
+
 def mpf(x: Fraction | int) -> mpmath.mpf:
     """Round an exact parameter to an ``mpf`` at the current working precision."""
     if isinstance(x, Fraction):
@@ -120,8 +130,8 @@ class Param:
             return self.doc
         lo = "(" if self.low_open else "["
         hi = ")" if self.high_open else "]"
-        low = "-inf" if self.low is None else str(self.low)
-        high = "inf" if self.high is None else str(self.high)
+        low = "-inf" if self.low is None else fmt_bound(self.low)
+        high = "inf" if self.high is None else fmt_bound(self.high)
         if self.low is None:
             lo = "("
         if self.high is None:
@@ -157,11 +167,11 @@ class Param:
         if self.low is not None:
             if x < self.low or (self.low_open and x == self.low):
                 op = ">" if self.low_open else ">="
-                raise ParameterError(name, f"must be {op} {self.low}, got {value!r}")
+                raise ParameterError(name, f"must be {op} {fmt_bound(self.low)}, got {value!r}")
         if self.high is not None:
             if x > self.high or (self.high_open and x == self.high):
                 op = "<" if self.high_open else "<="
-                raise ParameterError(name, f"must be {op} {self.high}, got {value!r}")
+                raise ParameterError(name, f"must be {op} {fmt_bound(self.high)}, got {value!r}")
         if self.check is not None:
             x = self.check(x)
         return x
