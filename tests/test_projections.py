@@ -175,17 +175,14 @@ def test_two_sample_test_has_power(monkeypatch, broken):
     assert min(p.values()) < 1e-20, p
 
 
-def test_auto_falls_back_to_the_installed_haar(monkeypatch):
-    """With samplers.haar replaced, method='auto' draws through rftheory.sample (what verify must check)."""
-    calls = []
-
-    def spy(rng, d, shape=(), xp=None):
-        calls.append(d)
-        return projections._REFERENCE_HAAR(rng, d, shape, xp)
-
-    monkeypatch.setattr(samplers, "haar", spy)
+def test_auto_uses_the_projection_path_and_full_uses_rftheory_sample(monkeypatch):
+    """method='auto' draws its own Haar columns; method='full' goes through samplers.haar."""
+    calls, cols = [], []
+    ref = samplers.haar
+    gs = projections.haar_columns
+    monkeypatch.setattr(samplers, "haar", lambda rng, d, shape=(), xp=None: calls.append(d) or ref(rng, d, shape, xp))
+    monkeypatch.setattr(projections, "haar_columns", lambda *a, **k: cols.append(1) or gs(*a, **k))
     projections.restrict("orthogonal", 4, 4, np.ones(4), rng=np.random.default_rng(0), size=2)
+    assert calls == [] and cols
+    projections.restrict("orthogonal", 4, 4, np.ones(4), rng=np.random.default_rng(0), size=2, method="full")
     assert calls == [4]
-    monkeypatch.undo()
-    assert math.isfinite(float(projections.project_vector("orthogonal", 4, 4, np.ones(4),
-                                                          rng=np.random.default_rng(0)).sum()))

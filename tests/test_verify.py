@@ -32,8 +32,12 @@ def test_orthogonal_mc_passes(seed):
 
 @pytest.mark.parametrize("target,broken", [("haar", naive_qr_haar), ("chi_norms", chi1_norms)])
 def test_broken_sampler_fails_verify(monkeypatch, target, broken):
-    """QR without the sign fix, or chi_1 norms instead of chi_d, must make verify fail."""
+    """QR without the sign fix, or chi_1 norms instead of chi_d, must make verify fail on the
+    full-matrix path (forced here; the projection path is covered by the next test)."""
+    from rftheory import projections
+
     monkeypatch.setattr(samplers, target, broken)
+    monkeypatch.setattr(projections, "_use_projection", lambda coupling, method: False)
     out = _mc_outcomes("simrf.conformity.orthogonal", dmax=8)
     failed = [o for o in out if not o.passed]
     # failures by a large z-score, not by a crash
