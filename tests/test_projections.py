@@ -7,7 +7,6 @@ when a p-value is below ``1e-6 / K``: by Bonferroni a correct sampler fails a
 test with probability below 1e-6.
 """
 
-import math
 
 import numpy as np
 import pytest
