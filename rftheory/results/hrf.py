@@ -1510,6 +1510,12 @@ _reg(
 # ==========================================================================
 # hrf.gaussian_hybrid_mse (App. F, Thm F.1-F.2)
 
+#: declared bound of sigma (lambda-hat is then 1 to float64 precision off theta ~ 0)
+SIGMA_MAX = 1000
+#: the quadrature route of lambda-hat's moments serves sigma*||Delta|| <= 50 (oscillation)
+GH_ROUTE_SD = 50
+
+
 def gaussian_lambda_moments(M, t, ang, n):
     """``(E λ̂², E(1−λ̂)², E λ̂(1−λ̂))`` of ``λ̂ = (1 − (1/n)Σcos στ_iᵀΔ)/ρ`` (Eq. 72-79),
     ``t = σ²r²``, ``‖Δ‖² = 4r² sin²(θ/2)``, without cancellation:
@@ -1536,6 +1542,8 @@ def _gh_route(p):
         r, sg = mpf(p["r"]), mpf(p["sigma"])
         ang = angle_terms(MPM, p["theta"])
         sd = 2 * sg * r * mp.sqrt(ang[0])  # σ‖Δ‖
+        if sd > GH_ROUTE_SD:
+            raise LayerUnavailableError("quadrature route: sigma*||x - y|| > 50")
         rho = -mp.expm1(-2 * sg * sg * r * r)
         one_c = gauss_mean(lambda u: 2 * mp.sin(u / 2) ** 2, sd)          # 1 − E cos
         var_c = gauss_mean(lambda u: (one_c - 2 * mp.sin(u / 2) ** 2) ** 2, sd)  # Var cos
@@ -1597,7 +1605,9 @@ _reg(
         r"\mathbb E(1-\hat\lambda)^2=(1-\lambda)^2+\frac{(1-e^{-\sigma^2\|\Delta\|^2})^2}{2\rho^2n},\ "
         r"\mathrm{MSE}=\mathbb E\hat\lambda^2\mathrm{MSE}(++)+\mathbb E(1-\hat\lambda)^2\mathrm{MSE}(\mathrm{trig}),"
         r"\ \|\Delta\|^2=4r^2\sin^2\tfrac\theta2",
-        params=(THETA, R, Param("sigma", "real", "bandwidth of the Gaussian lambda", low=0, low_open=True),
+        params=(THETA, Param("r", "real", f"||x|| = ||y||, in (0, {NORM_MAX}]", low=0, low_open=True, high=NORM_MAX),
+                Param("sigma", "real", f"bandwidth of the Gaussian lambda, in (0, {SIGMA_MAX}]", low=0, low_open=True,
+                      high=SIGMA_MAX),
                 M_, N_, PROJ, D_MC),
         mpmath=_guarded(lambda p: _gh_value(MPM, p), 30),
         routes={"quadrature": _gh_route},
@@ -1706,31 +1716,50 @@ def _mre_checks(mode, seed):
 
 
 def maximise(f, lo=None, hi=None, scan=256):
-    """Global maximum of a smooth ``f`` on ``[lo, hi]`` (default ``[0, π]``): a scan,
-    then golden-section refinement to the working precision.  Returns ``(θ*, f(θ*))``."""
+    """Global maximum of a smooth ``f`` on ``[lo, hi]`` (default ``[0, π]``).  Returns ``(θ*, f(θ*))``.
+
+    A scan at 20 digits (uniform, plus geometric points ``2^{-j}(hi − lo)`` from both ends, so
+    that peaks of width ``~1/r`` near 0 and π are seen), then golden-section refinement of
+    *every* local maximum of the scan to the working precision (two peaks may be of nearly
+    equal height); the best wins.  The located θ* is good to ``~2^{−prec/2}``, the value, at a
+    smooth maximum, to the working precision."""
     lo = mp.mpf(0) if lo is None else lo
     hi = +mp.pi if hi is None else hi
-    xs = [lo + (hi - lo) * k / scan for k in range(scan + 1)]
+    w = hi - lo
+    pts = {lo + w * k / scan for k in range(scan + 1)}
+    for j in range(1, 61):
+        pts.add(lo + w * mp.mpf(2) ** -j)
+        pts.add(hi - w * mp.mpf(2) ** -j)
+    xs = sorted(pts)
     with mp.workdps(20):
         vals = [f(x) for x in xs]
-    k = max(range(len(xs)), key=lambda i: vals[i])
-    a, b = xs[max(k - 1, 0)], xs[min(k + 1, scan)]
+    cands = [k for k in range(len(xs)) if (k == 0 or vals[k] >= vals[k - 1]) and
+             (k == len(xs) - 1 or vals[k] >= vals[k + 1])]
+    top = max(vals)
+    if top == 0:  # f vanishes on the scan (r = 0): the maximum is 0
+        return lo, top
+    # keep the local maxima within 1e-6 of the best (the scan is accurate to far better)
+    cands = [k for k in cands if vals[k] >= top * (1 - mp.mpf(10) ** -6)] or [vals.index(top)]
     g = (mp.sqrt(5) - 1) / 2
-    c, d = b - g * (b - a), a + g * (b - a)
-    fc, fd = f(c), f(d)
-    tol = mp.mpf(2) ** (-mp.mp.prec // 2 - 8) * (hi - lo)
-    while b - a > tol:
-        if fc >= fd:
-            b, d, fd = d, c, fc
-            c = b - g * (b - a)
-            fc = f(c)
-        else:
-            a, c, fc = c, d, fd
-            d = a + g * (b - a)
-            fd = f(d)
-    x = (a + b) / 2
-    cands = [(f(x), x), (f(lo), lo), (f(hi), hi)]
-    best = max(cands, key=lambda t: t[0])
+    tol = mp.mpf(2) ** (-mp.mp.prec // 2 - 8) * w
+    best = None
+    for k in cands:
+        a, b = xs[max(k - 1, 0)], xs[min(k + 1, len(xs) - 1)]
+        c, d = b - g * (b - a), a + g * (b - a)
+        fc, fd = f(c), f(d)
+        while b - a > tol * max(1, abs(a) / w):
+            if fc >= fd:
+                b, d, fd = d, c, fc
+                c = b - g * (b - a)
+                fc = f(c)
+            else:
+                a, c, fc = c, d, fd
+                d = a + g * (b - a)
+                fd = f(d)
+        x = (a + b) / 2
+        for cand in ((f(x), x), (f(xs[k]), xs[k])):
+            if best is None or cand[0] > best[0]:
+                best = cand
     return best[1], best[0]
 
 
@@ -1760,27 +1789,51 @@ _reg(
 # ==========================================================================
 # hrf.angular_hybrid_bound (Thm 3.5)
 
+#: declared bound of r for the sphere maximum: the peak of eps sits at theta ~ 1/r (the scan's
+#: geometric points resolve it), and the stated-bound analysis (Thm 3.5) needs no more
+BOUND_R_MAX = 20
+
+
 def hybrid_max_rel(r, m, n):
     """``ε_{S(r)}`` of the angular hybrid: ``max_θ ε_{θ,r}`` (golden section on the exact ε)."""
     return maximise(lambda t: rel_error(MPM, t, r, m, n, "hybrid"))
 
 
 def _hyb_max_newton(p):
-    """Route: the stationary point of ``h_r(θ) = a_r(θ) + a_r(π−θ)`` (Eq. 49) from
-    ``h_r'(θ) = 0`` (sympy derivative, mpmath ``findroot``), started at a coarse scan."""
+    """Route: the stationary point of ``h_r(θ) = a_r(θ) + a_r(π−θ)`` (Eq. 49),
+    ``a_r(θ) = (θ/π)(θ/π − θ/(nπ) + 1/n) e^{2r² cos θ} expm1(−4r² cos²(θ/2))²``, written out in
+    sympy (``expm1`` kept, so tiny ``r`` does not cancel): the root of ``(log h)' = h'/h``
+    (sympy derivative, mpmath ``findroot``) from every local maximum of a scan."""
+    from sympy.codegen.cfunctions import expm1
+
+    if p["r"] == 0:
+        return mp.mpf(0)
     r, m, n = sym(p["r"]), p["m"], p["n"]
     t = sp.Symbol("t", real=True)
-    h = (rel_error_paper(SYM, t, r, m, n, "hybrid") * sp.sqrt(2 * m) / sp.exp(r * r)) ** 2
+
+    def a_r(x):
+        return (x / sp.pi) * (x / sp.pi - x / (n * sp.pi) + sp.Rational(1, n)) * sp.exp(2 * r * r * sp.cos(x)) * \
+            expm1(-4 * r * r * sp.cos(x / 2) ** 2) ** 2
+
+    h = a_r(t) + a_r(sp.pi - t)
     dh = sp.lambdify(t, sp.diff(h, t), "mpmath")
     hf = sp.lambdify(t, h, "mpmath")
     with mp.workdps(15):
-        xs = [mp.pi * k / 400 for k in range(1, 400)]
+        xs = sorted({mp.pi * k / 400 for k in range(1, 400)} | {mp.pi * mp.mpf(2) ** -j for j in range(2, 50)}
+                    | {mp.pi * (1 - mp.mpf(2) ** -j) for j in range(2, 50)})
         hs = [hf(x) for x in xs]
         # every local maximum of the scan (h may have two of nearly equal height)
         starts = [xs[k] for k in range(1, len(xs) - 1) if hs[k] >= hs[k - 1] and hs[k] >= hs[k + 1]]
     with mp.workdps(mp.mp.dps + 10):
-        best = max(hf(mp.findroot(dh, mp.mpf(t0))) for t0 in starts)
-        val = mp.exp(mpf(p["r"]) ** 2) / mp.sqrt(2 * m) * mp.sqrt(best)
+        vals = []
+        for t0 in starts:
+            try:
+                vals.append(hf(mp.findroot(lambda x: dh(x) / hf(x), mp.mpf(t0))))
+            except (ValueError, ZeroDivisionError):
+                continue
+        if not vals:
+            raise LayerUnavailableError("stationary-point route: findroot did not converge here")
+        val = mp.exp(mpf(p["r"]) ** 2) / mp.sqrt(2 * m) * mp.sqrt(max(vals))
     return +val
 
 
@@ -1863,7 +1916,7 @@ _reg(
         r"\ \overset{?}{\le}\ \frac{W(r)}{r\sqrt{2m}}\sqrt{\frac1\pi-\frac1{n\pi}+\frac1{n\sqrt\pi}};\ "
         r"\lim_{\theta\to0}\frac{\epsilon_{\theta,r}}{\sqrt\theta}=\lim_{\theta\to\pi}\frac{\epsilon_{\theta,r}}{\sqrt{\pi-\theta}}"
         r"=\frac{W(r)}{\sqrt{2mn\pi}}",
-        params=(R, M_, N_),
+        params=(Param("r", "real", f"||x|| = ||y||, in [0, {BOUND_R_MAX}]", low=0, high=BOUND_R_MAX), M_, N_),
         mpmath=lambda p: hybrid_max_rel(mpf(p["r"]), p["m"], p["n"])[1],
         routes={"stationary-point": _hyb_max_newton},
         checks=_bound_checks,
