@@ -1770,7 +1770,7 @@ _reg(
         source=f"{PAPER}, Def. 3.3, Lemma 3.4 (Eq. 25-26), App. D.3 (Eq. 48-50), App. E",
         statement=r"\epsilon_{\theta,r}(\mathrm{trig})=\epsilon_{\pi-\theta,r}(++)=\frac{e^{2r^2\sin^2(\theta/2)}"
         r"(1-e^{-4r^2\sin^2(\theta/2)})}{\sqrt{2m}},\ \max_\theta=\frac{W(r)}{\sqrt{2m}},\ W(r)=e^{2r^2}(1-e^{-4r^2})",
-        params=(THETA, R, M_, Param("n", "int", "sgn features of the hybrid's lambda", low=1, default=1), ESTIMATOR),
+        params=(THETA, R, M_, Param("n", "int", "sgn features of the hybrid's lambda", low=1, high=N_MAX, default=1), ESTIMATOR),
         mpmath=_guarded(_mre(MPM, rel_error), 30),
         routes={"paper-form": _guarded(_mre(MPM, rel_error_paper), 30)},
         symbolic=_mre(SYM, rel_error),
