@@ -1614,9 +1614,14 @@ _reg(
         symbolic=lambda p: _gh_value(SYM, p),
         float64=_gh_f64,
         mc=_gh_mc,
-        grid={"quick": [dict(theta="2.5", r="1.5", sigma="0.5", m=8, n=4)],
+        grid={"quick": [dict(theta="2.5", r="1.5", sigma="0.5", m=8, n=4),
+                        dict(theta="2.5", r="1.5", sigma="0.5", m=8, n=4, projections="shared")],
               "default": [dict(theta=t, r=r_, sigma=s, m=m, n=n) for t in ("0.4", "2.5") for r_ in ("0.5", "1.5")
-                          for s in ("0.5", "1") for m, n in ((1, 1), (8, 4))]},
+                          for s in ("0.5", "1") for m, n in ((1, 1), (8, 4))]
+              # float64 at shared points (issue 16: a NaN log term was read as zero there)
+              + [dict(theta=t, r="1.5", sigma="0.5", m=8, n=4, projections="shared") for t in ("0.4", "2.5")]
+              + [dict(theta="2.4", r="0.5", sigma="1", m=4, n=3, projections="shared"),
+                 dict(theta="2.5", r="1.5", sigma="1e-30", m=8, n=4)]},
         mc_grid={"quick": [dict(theta="2.4", r="0.5", sigma="1", m=4, n=3, projections=pr, d=3)
                            for pr in ("independent", "shared")],
                  "default": [dict(theta=t, r="0.5", sigma="1", m=4, n=3, projections=pr, d=3)
