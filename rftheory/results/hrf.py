@@ -484,6 +484,10 @@ def var_terms(a, b, ang, which):
     return mp.exp(-s2) * var, mp.exp(v2 / 2)
 
 
+#: the shared-projection covariance quadrature serves |beta|·v <= 10 (oscillations per unit of g)
+SHARED_ROUTE_OSC = 10
+
+
 def shared_cov(a, b, ang):
     """``m·Cov(SM_++, SM_trig)`` with shared ω's: ``Cov(cosh ωᵀ(x+y), cos ωᵀ(x−y))``
     (the prefactors multiply to 1); ``ωᵀ(x−y) = β g + γ h`` with ``g = ωᵀ(x+y)``,
@@ -497,6 +501,8 @@ def shared_cov(a, b, ang):
     if v2 == 0:
         return EZ - EY * EZ
     beta = cov / v2
+    if abs(beta) * mp.sqrt(v2) > SHARED_ROUTE_OSC:
+        raise LayerUnavailableError("shared-projection quadrature: the integrand oscillates too fast here")
     gam2 = z2 - cov * cov / v2
     EYZ = gauss_mean(lambda t: mp.cosh(t) * mp.cos(beta * t), mp.sqrt(v2), v2) * mp.exp(-gam2 / 2)
     return EYZ - EY * EZ
