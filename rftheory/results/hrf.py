@@ -486,6 +486,8 @@ def var_terms(a, b, ang, which):
 
 #: the shared-projection covariance quadrature serves |beta|·v <= 10 (oscillations per unit of g)
 SHARED_ROUTE_OSC = 10
+#: ... and v², z² >= 1e-2 (below, the covariance is a deep cancellation: "n/a here")
+SHARED_ROUTE_MIN = mp.mpf("0.01")
 
 
 def shared_cov(a, b, ang):
@@ -496,6 +498,9 @@ def shared_cov(a, b, ang):
     if a == b:
         return mp.mpf(0)
     z2, v2 = zv2(a, b, ang)
+    if min(v2, z2) < SHARED_ROUTE_MIN:
+        # Cov = E YZ − EY·EZ is O(v²z²) against O(1) terms: digits lost ~ log10(1/(v²z²))
+        raise LayerUnavailableError("shared-projection quadrature: covariance cancels too deeply here")
     EY, EZ = gauss_mean(mp.cosh, mp.sqrt(v2), v2), gauss_mean(mp.cos, mp.sqrt(z2))
     cov = a * a - b * b
     if v2 == 0:
