@@ -1114,6 +1114,8 @@ def _ce_mp(p):
 
 #: the quadrature route serves ||Re u||² <= 400 (the trapezoid's range grows with it)
 CE_QUAD_MAX = 400
+#: ... and ||u||² >= 1e-6
+CE_QUAD_MIN = Fraction(1, 10**6)
 
 
 def ce_quadrature_mse(A, x, y, m, part):
@@ -1141,6 +1143,11 @@ def ce_quadrature_mse(A, x, y, m, part):
 
 
 def _ce_quad(p):
+    P, Q, _, _ = _ce_inv(p)
+    if P > CE_QUAD_MAX or Q > CE_QUAD_MAX or P + Q < CE_QUAD_MIN:
+        # large ||u||: the trapezoid's range and oscillation grow; tiny ||u||: E|X|² − SM² ~ SM²||u||²
+        # cancels (digits lost ~ log10(1/||u||²))
+        raise LayerUnavailableError("CE quadrature route: ||Re u||^2 or ||Im u||^2 > 400, or ||u||^2 < 1e-6")
     with mp.workdps(mp.mp.dps + 10):
         A, x, y = _ce_inputs(p)
         v = ce_quadrature_mse(A, x, y, p["m"], p["part"])
