@@ -613,6 +613,9 @@ def _orth_pair_chi2d(d, t):
 #: the orthogonal quadrature route serves d <= ORTH_ROUTE_D and |t| <= ORTH_ROUTE_T (its
 #: cost grows like d·sqrt(|t|)); elsewhere it is "n/a here"
 ORTH_ROUTE_D, ORTH_ROUTE_T = 64, 400
+#: for trig the pair integral oscillates (Bessel J) and equals ~e^{-z²}: |t| <= 20; and for both,
+#: E f_i f_j − (E f)² = O(t²) cancels against O(1) terms: |t| >= 1e-3
+ORTH_ROUTE_T_TRIG, ORTH_ROUTE_TMIN = 20, mp.mpf("0.001")
 
 
 def _lemma22_route(which):
@@ -628,7 +631,8 @@ def _lemma22_route(which):
             if P:
                 z2, v2 = zv2(a, b, ang)
                 t, pref2 = (-z2, mp.exp(s2)) if which == "trig" else (v2, mp.exp(-s2))
-                if d > ORTH_ROUTE_D or abs(t) > ORTH_ROUTE_T:
+                tmax = ORTH_ROUTE_T if which == "pos" else ORTH_ROUTE_T_TRIG
+                if d > ORTH_ROUTE_D or not ORTH_ROUTE_TMIN <= abs(t) <= tmax:
                     raise LayerUnavailableError("orthogonal quadrature route: d or |t| beyond its range here")
                 out = out + pref2 * mp.mpf(P) / m * (_orth_pair_chi2d(d, t) - mean**2)
             out = out / m
