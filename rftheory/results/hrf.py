@@ -1116,8 +1116,8 @@ def _ce_mp(p):
     return +v
 
 
-#: the quadrature route serves ||Re u||² <= 400 (the trapezoid's range grows with it)
-CE_QUAD_MAX = 400
+#: the quadrature route serves ||Re u||², ||Im u||² <= 100 (the trapezoid's range and oscillation grow)
+CE_QUAD_MAX = 100
 #: ... and ||u||² >= 1e-6
 CE_QUAD_MIN = Fraction(1, 10**6)
 
@@ -1151,7 +1151,7 @@ def _ce_quad(p):
     if P > CE_QUAD_MAX or Q > CE_QUAD_MAX or P + Q < CE_QUAD_MIN:
         # large ||u||: the trapezoid's range and oscillation grow; tiny ||u||: E|X|² − SM² ~ SM²||u||²
         # cancels (digits lost ~ log10(1/||u||²))
-        raise LayerUnavailableError("CE quadrature route: ||Re u||^2 or ||Im u||^2 > 400, or ||u||^2 < 1e-6")
+        raise LayerUnavailableError("CE quadrature route: ||Re u||^2 or ||Im u||^2 > 100, or ||u||^2 < 1e-6")
     with mp.workdps(mp.mp.dps + 10):
         A, x, y = _ce_inputs(p)
         v = ce_quadrature_mse(A, x, y, p["m"], p["part"])
@@ -1301,7 +1301,7 @@ _reg(
                "Re e^{u.u})/2 - 1)/m; zero iff u = 0 (Eq. 17-18). u is computed exactly (rational arithmetic), "
                "so a zero MSE is an exact zero.",
                "Declared domain: d <= 8, entries of x, y 0 or of magnitude in [1e-6, 10], A with parts 0 or in "
-               "[1e-6, 100] and smallest singular value >= 1e-3; the quadrature route serves ||Re u||^2 <= 400.",),
+               "[1e-6, 100] and smallest singular value >= 1e-3; the quadrature route serves ||Re u||^2, ||Im u||^2 <= 100 and ||u||^2 >= 1e-6.",),
     )
 )
 
