@@ -490,6 +490,16 @@ SHARED_ROUTE_OSC = 10
 SHARED_ROUTE_MIN = mp.mpf("0.01")
 
 
+def _shared_cov_check(a, b, ang):
+    """:class:`LayerUnavailableError` where :func:`shared_cov` is not served: ``v², z² < 1e-2``
+    (``Cov = E YZ − EY·EZ`` is ``O(v²z²)`` against ``O(1)`` terms) or ``|β|v > 10`` (oscillation)."""
+    z2, v2 = zv2(a, b, ang)
+    if min(v2, z2) < SHARED_ROUTE_MIN:
+        raise LayerUnavailableError("shared-projection quadrature: covariance cancels too deeply here")
+    if abs(a * a - b * b) / mp.sqrt(v2) > SHARED_ROUTE_OSC:
+        raise LayerUnavailableError("shared-projection quadrature: the integrand oscillates too fast here")
+
+
 def shared_cov(a, b, ang):
     """``m·Cov(SM_++, SM_trig)`` with shared ω's: ``Cov(cosh ωᵀ(x+y), cos ωᵀ(x−y))``
     (the prefactors multiply to 1); ``ωᵀ(x−y) = β g + γ h`` with ``g = ωᵀ(x+y)``,
@@ -497,17 +507,13 @@ def shared_cov(a, b, ang):
     Zero when ``a = b`` (then ``β = 0``)."""
     if a == b:
         return mp.mpf(0)
+    _shared_cov_check(a, b, ang)
     z2, v2 = zv2(a, b, ang)
-    if min(v2, z2) < SHARED_ROUTE_MIN:
-        # Cov = E YZ − EY·EZ is O(v²z²) against O(1) terms: digits lost ~ log10(1/(v²z²))
-        raise LayerUnavailableError("shared-projection quadrature: covariance cancels too deeply here")
     EY, EZ = gauss_mean(mp.cosh, mp.sqrt(v2), v2), gauss_mean(mp.cos, mp.sqrt(z2))
     cov = a * a - b * b
     if v2 == 0:
         return EZ - EY * EZ
     beta = cov / v2
-    if abs(beta) * mp.sqrt(v2) > SHARED_ROUTE_OSC:
-        raise LayerUnavailableError("shared-projection quadrature: the integrand oscillates too fast here")
     gam2 = z2 - cov * cov / v2
     EYZ = gauss_mean(lambda t: mp.cosh(t) * mp.cos(beta * t), mp.sqrt(v2), v2) * mp.exp(-gam2 / 2)
     return EYZ - EY * EZ
@@ -518,6 +524,8 @@ def hybrid_route_value(a, b, ang, m, mom, shared):
     ``E λ̂² Var A + E(1−λ̂)² Var B + 2 E λ̂(1−λ̂) Cov(A, B)`` (A, B unbiased), every
     piece by quadrature; ``mom = (E λ̂², E(1−λ̂)², E λ̂(1−λ̂))``."""
     l2, m2, cross = mom
+    if shared and a != b:
+        _shared_cov_check(a, b, ang)  # refuse before the costly quadratures
     VA, _ = var_terms(a, b, ang, "pos")
     VB, _ = var_terms(a, b, ang, "trig")
     out = l2 * VA + m2 * VB
