@@ -1603,7 +1603,10 @@ def _gh_f64(p):
     g2t = _rel_expm1(2 * t, -1)
     with np.errstate(divide="ignore"):
         llam = 2 * ls + np.log(_rel_expm1(2 * t * s, -1)) - np.log(g2t)
-        lone = -2 * t + 2 * lc + np.log(_rel_expm1(2 * t * c, 1)) - np.log(g2t)
+        x = 2 * t * c  # log(expm1(x)/x) = x + log(-expm1(-x)) - log x for large x (no overflow)
+        lh = np.where(x > 1, x + np.log(-np.expm1(-np.maximum(x, 1))) - np.log(np.maximum(x, 1)),
+                      np.log(_rel_expm1(np.minimum(x, 1), 1)))
+        lone = -2 * t + 2 * lc + lh - np.log(g2t)
         lvar = LN2 + 4 * ls + 2 * np.log(_rel_expm1(4 * t * s, -1)) - 2 * np.log(g2t) - np.log(n)
     lmom = (np.logaddexp(2 * llam, lvar), np.logaddexp(2 * lone, lvar), -np.inf, 1.0)  # equal norms: no shared term
     return _exp64(_f64_bipolar_log(r, r, th, m, lmom, False), "Gaussian hybrid MSE")
