@@ -1149,6 +1149,9 @@ def ce_quadrature_mse(A, x, y, m, part):
         sq = c * c * mp.exp(-2 * i2)
     else:
         beta = ri / s2
+        if beta * beta * s2 > 25:
+            # E e^{2(1+iβ)g sd} = e^{2 s2 (1+iβ)²} is e^{−2β²s2} below its integrand: too deep a cancellation
+            raise LayerUnavailableError("CE quadrature route: (Re u.Im u)^2/||Re u||^2 > 25")
         gam2 = i2 - beta * beta * s2
         sq = c * c * mp.exp(-2 * gam2) * gauss_mean(lambda t: mp.exp(2 * (1 + 1j * beta) * t), sd, 2 * s2)
     return ((abs2 + mp.re(sq)) / 2 - SM * SM) / m
