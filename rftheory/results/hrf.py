@@ -1153,7 +1153,10 @@ def ce_quadrature_mse(A, x, y, m, part):
             # E e^{2(1+iβ)g sd} = e^{2 s2 (1+iβ)²} is e^{−2β²s2} below its integrand: too deep a cancellation
             raise LayerUnavailableError("CE quadrature route: (Re u.Im u)^2/||Re u||^2 > 25")
         gam2 = i2 - beta * beta * s2
-        sq = c * c * mp.exp(-2 * gam2) * gauss_mean(lambda t: mp.exp(2 * (1 + 1j * beta) * t), sd, 2 * s2)
+        # the oscillating integral is e^{−2β²s2} below its integrand: that many extra digits
+        with mp.workdps(mp.mp.dps + int(2 * beta * beta * s2 / mp.log(10)) + 5):
+            g = gauss_mean(lambda t: mp.exp(2 * (1 + 1j * beta) * t), sd, 2 * s2)
+        sq = c * c * mp.exp(-2 * gam2) * g
     return ((abs2 + mp.re(sq)) / 2 - SM * SM) / m
 
 
