@@ -1340,10 +1340,12 @@ def _lam_binomial(p):
 def _lam_f64(p):
     n = np.asarray(p["n"], float)
     pp, qq, _, _ = _f64_angle(p["theta"])
-    with np.errstate(divide="ignore"):
-        lv = {"first": np.log(pp), "second": np.log(pp) + np.log(pp + qq / n),
-              "cross": np.log1p(-1 / n) + np.log(pp) + np.log(qq)}[p["moment"]]
-    return _exp64(lv, "lambda moment")
+    # products of positive factors: a few eps, no log/exp round trip
+    val = {"first": pp, "second": pp * (pp + qq / n), "cross": (1 - 1 / n) * pp * qq}[p["moment"]]
+    val = np.asarray(val, float)
+    if np.any((val != 0) & (val < 2.2250738585072014e-308)):
+        raise RangeError("lambda moment underflows float64; use layer='mpmath'")
+    return val
 
 
 def lambda_mc(conjugate=False):
@@ -1386,6 +1388,8 @@ _reg(
                              for mo in ("first", "second")]},
         notes=("Sign convention: rho_n(z) = (i/sqrt(2n)) sgn(Tz) with the PLAIN transpose (i^2 = -1); "
                "a conjugate transpose would give 1 - lambda (mean 1 - theta/pi). Tested with power.",),
+        # p, q from theta with one rounding each (q via pi - theta in double-double), then <= 3
+        # products: ~6 eps = 1.3e-15; x75 margin
         rtol64=1e-13,
     )
 )
@@ -1474,6 +1478,8 @@ _reg(
                           for m, n in ((1, 3), (8, 2)) for pr in ("independent", "shared")]},
         mc_grid={"quick": [dict(x_norm="0.75", y_norm="0.25", theta="1.2", m=2, n=4, phi=ph, projections=pr, d=3)
                            for ph in ("1.2", "2") for pr in ("independent", "shared")]},
+        # log-space exponents up to ~4e3 at the domain edge carry ~4 eps: 2e-12 relative; a signed sum
+        # may amplify it by CANCEL_MAX = 10: 2e-11; x5 margin
         rtol64=1e-10,
         notes=("Shared omegas: the extra term is checked by MC with it (passes) and without it (the check fails: "
                "tests/test_hrf.py::test_shared_term_has_power).",),
@@ -1536,6 +1542,8 @@ _reg(
                  "default": [dict(theta=t, r="0.5", m=4, n=4, estimator=e, d=3) for t in ("0.8", "2.4")
                              for e in ("trig", "positive", "hybrid")]
                  + [dict(theta="1", r="0.75", y_norm="0.25", m=2, n=3, estimator="hybrid", projections="shared", d=3)]},
+        # log-space exponents up to ~4e3 at the domain edge carry ~4 eps: 2e-12 relative; a signed sum
+        # may amplify it by CANCEL_MAX = 10: 2e-11; x5 margin
         rtol64=1e-10,
         notes=("With ||x|| = ||y|| = r the MSE depends on (theta, r) only and vanishes at theta = 0 and pi; "
                "shared and independent projections then coincide (cos(0) = 1).",),
@@ -1665,6 +1673,8 @@ _reg(
                            for pr in ("independent", "shared")],
                  "default": [dict(theta=t, r="0.5", sigma="1", m=4, n=3, projections=pr, d=3)
                              for t in ("0.8", "2.4") for pr in ("independent", "shared")]},
+        # log-space exponents up to ~4e3 at the domain edge carry ~4 eps: 2e-12 relative; a signed sum
+        # may amplify it by CANCEL_MAX = 10: 2e-11; x5 margin
         rtol64=1e-10,
         notes=("lambda-hat = (1 - mean cos(sigma tau_i.(x-y)))/rho is unbiased but not confined to [0, 1]; "
                "the MSE is zero at theta = 0 only (at theta = pi, Var lambda-hat > 0), as App. F says.",
@@ -1823,6 +1833,8 @@ _reg(
         grid={"quick": [dict(theta="1.5", r="2", m=10, n=4, estimator=e) for e in ("trig", "positive", "hybrid")],
               "default": [dict(theta=t, r=r_, m=m, n=n, estimator=e) for t in ("0.2", "1.5", "3") for r_ in ("0.5", "2")
                           for m, n in ((1, 1), (10, 4)) for e in ("trig", "positive", "hybrid")]},
+        # log-space exponents up to ~4e3 at the domain edge carry ~4 eps: 2e-12 relative; a signed sum
+        # may amplify it by CANCEL_MAX = 10: 2e-11; x5 margin
         rtol64=1e-10,
         notes=("Checked: Eq. 25 and Eq. 48-50 agree with sqrt(MSE)/SM from Lemma 2.2 / Thm D.1 to 40 digits; "
                "the sphere maxima W(r)/sqrt(2m) sit at theta = pi (trig) and 0 (positive).",),
