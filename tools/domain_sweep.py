@@ -66,9 +66,11 @@ def main(argv=None) -> int:
         for f in as_completed(futs):
             rid, outs, el, slow = f.result()
             fails = [o for o in outs if not o.passed]
-            refused = sum(o.metric in ("refused", "n/a here") for o in outs)
+            refused = sum(o.metric == "refused" for o in outs)
+            na = sum(o.metric == "n/a here" for o in outs)
             bad += len(fails)
-            print(f"{rid}: {len(outs)} checks, {len(fails)} failed, {refused} refused/n.a., "
+            print(f"{rid}: {len(outs)} checks, {len(fails)} failed, {refused} refused (RangeError/PrecisionError), "
+                  f"{na} routes n/a here, "
                   f"{el:.0f}s, slowest {slow[0]:.1f}s at {slow[1]}", flush=True)
             for o in fails[:12]:
                 print(f"   FAIL {o.check} at {o.point}: {o.value} vs {o.other} {o.metric} {o.detail[:200]}", flush=True)
