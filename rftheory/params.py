@@ -58,7 +58,7 @@ def to_fraction(name: str, value: Any) -> Fraction:
 
 def fmt_bound(b) -> str:
     """A domain bound as people write it: ``100000``, ``0.125``, ``1e-100``, ``2/3``."""
-    if isinstance(b, Fraction) and b.denominator != 1:
+    if type(b) is Fraction and b.denominator != 1:  # (a subclass may print itself, e.g. as "pi")
         short = repr(float(b))
         return short if Fraction(short) == b else f"{b.numerator}/{b.denominator}"
     if isinstance(b, float) and b.is_integer():
