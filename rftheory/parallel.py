@@ -373,7 +373,7 @@ _TEXT_FIELDS = ("result", "point", "check", "value", "other", "metric", "detail"
 
 def _parse_record(line: bytes):
     """``(fingerprint key, outcome dicts)`` of one checkpoint line; ValueError if it is not a record."""
-    from .verify import Outcome
+    from .outcome import Outcome
 
     try:
         rec = json.loads(line.decode("utf-8"))
@@ -506,7 +506,7 @@ def checkpointed(executor: Executor, path: str) -> Executor:
     """
 
     def run(tasks, seed):
-        from .verify import Outcome
+        from .outcome import Outcome
 
         found, good, clean = _read_checkpoint(path)
         cached, todo, todo_index = [], [], []

@@ -36,8 +36,9 @@ from __future__ import annotations
 import math
 import sys
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any
 
 import mpmath as mp
 import numpy as np
@@ -45,6 +46,7 @@ import numpy as np
 from .domain import random_points
 from .errors import LayerUnavailableError, PrecisionError, RangeError
 from .montecarlo import spawn, z_threshold
+from .outcome import Outcome
 from .precision import agree, certified
 from .registry import MODES, Result, results
 
@@ -59,26 +61,6 @@ DOMAIN_N = {"quick": 2, "default": 8, "full": 40}
 #: a domain point whose checks take longer than this fails (safety net: every
 #: evaluator is meant to serve its declared domain in seconds)
 DOMAIN_SECONDS = 120.0
-
-
-@dataclass
-class Outcome:
-    """One check's outcome, as printed in the table and the JSON."""
-
-    result: str
-    point: str
-    check: str
-    value: str
-    other: str = ""
-    metric: str = ""
-    passed: bool = True
-    detail: str = ""
-    z: float | None = None
-    se_ratio: float | None = None
-
-    @property
-    def verdict(self) -> str:
-        return "pass" if self.passed else "FAIL"
 
 
 @dataclass
@@ -258,7 +240,7 @@ def _domain_point(r: Result, point: dict, pt: str, dps: int) -> list[Outcome]:
     for name, route in r.routes.items():
         try:
             p = r.validate(**point)
-            val = certified(lambda: route(p), dps, f"{r.id} route {name}")
+            val = certified(lambda route=route, p=p: route(p), dps, f"{r.id} route {name}")
             ok = agree(ref, val, dps)
             dg = digits_agree(ref, val) if not isinstance(ref, mp.mpc) else (99.0 if ok else 0.0)
             out.append(Outcome(r.id, pt, f"domain:route:{name}", _short(ref), _short(val),
@@ -375,7 +357,7 @@ def as_table(outcomes: list[Outcome]) -> str:
     widths = [min(max([len(h)] + [len(str(r[i])) for r in rows]), 44) for i, h in enumerate(heads)]
     fmt = "  ".join(f"{{:<{w}}}" for w in widths)
     lines = [fmt.format(*heads), fmt.format(*["-" * w for w in widths])]
-    for o, r in zip(outcomes, rows):
+    for o, r in zip(outcomes, rows, strict=True):
         lines.append(fmt.format(*[str(c)[:44] for c in r]))
         if not o.passed and o.detail:
             lines.append("    -> " + o.detail)

@@ -741,7 +741,7 @@ def _optimum_checks(family):
     rid = f"derf.{family}_optimum"
 
     def checks(mode, seed):
-        from ..verify import Outcome
+        from ..outcome import Outcome
 
         out = []
         rng = np.random.default_rng([seed, 2023, D.FAMILIES.index(family)])

@@ -852,7 +852,7 @@ def _mgf_mc(p, rng, n):
 def _mgf_checks(mode, seed):
     """Monte Carlo of the imaginary part (verify's MC check covers the real part)."""
     from ..montecarlo import spawn, summarize, z_threshold
-    from ..verify import Outcome
+    from ..outcome import Outcome
 
     r = _RESULTS["hrf.complex_mgf"]
     pts = r.points(mode, "mc_grid")
@@ -1248,7 +1248,7 @@ def _ce_mc(p, rng, n):
 
 def _ce_zero_checks(mode, seed):
     """Eq. 17-18: when ``Ax + A^{-T}y = 0`` both MSEs vanish (exactly, in sympy)."""
-    from ..verify import Outcome
+    from ..outcome import Outcome
 
     # A = diag(a_k) with a_k² = -y_k/x_k: x = (1, 2), y = (-4, 2) -> a = (2, i)
     xs, ys = [sp.Integer(1), sp.Integer(2)], [sp.Integer(-4), sp.Integer(2)]
@@ -1754,7 +1754,7 @@ def _mre_f64(p):
 def _mre_checks(mode, seed):
     """Lemma 3.4: max over the sphere ``= W(r)/√(2m)`` at θ = π (trig) / θ = 0 (++),
     found by maximising the exact ε over a θ grid refined by golden section."""
-    from ..verify import Outcome
+    from ..outcome import Outcome
 
     for r_ in (("1", "2") if mode == "quick" else ("0.5", "1", "2")):
         for m in ((1,) if mode == "quick" else (1, 16)):
@@ -1929,7 +1929,7 @@ def _stated_bound_fails(r, n):
 
 
 def _bound_checks(mode, seed):
-    from ..verify import Outcome
+    from ..outcome import Outcome
 
     rid = "hrf.angular_hybrid_bound"
     grid = BOUND_GRID["quick" if mode == "quick" else "default"]
@@ -2218,7 +2218,7 @@ def cluster_experiment(rng, m=8, reps=400, kind="real", data_rng=None, **kw):
 
 def _cl_checks(mode, seed):
     from ..montecarlo import spawn, summarize, z_threshold
-    from ..verify import Outcome
+    from ..outcome import Outcome
 
     rid = "hrf.cluster_A"
     # the loss: complex A zeroes it (Eq. 83-87), real A leaves 4 Σ_{r_i,k r_j,k > 0} r_i,k r_j,k (AM-GM)
