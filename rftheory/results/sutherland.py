@@ -468,23 +468,47 @@ def _vpc_route(p):
 _SERIES_Z_MAX = 8.0
 
 
+def _simplex_quad_f64(d, z):
+    """``rff._simplex_pair_quad_f64`` with an honest error bound: its normalising constant
+    ``exp(lgamma(d) − (d−1)ln2 − 2 lgamma(d/2))`` carries the rounding of terms of size
+    ``~d ln d`` (measured: 1.4e-10 relative at d = 10^5, where it reports 3.6e-15)."""
+    from scipy.special import gammaln
+
+    tau, terr = _simplex_pair_quad_f64(d, z)
+    logs = gammaln(d) + (d - 1) * math.log(2) + 2 * gammaln(d / 2)
+    return tau, terr + 4 * EPS * (logs + 10) * np.abs(tau)
+
+
 def _vpc_gap_f64(coupling, d, z):
     """``(e^{−z²} − τ_c, abs_error)``: :func:`rff.gap_f64` where its series may help
-    (z ≤ 8), the direct difference with the quadrature ``τ`` beyond (bounded memory)."""
+    (z ≤ 8), the direct difference with the quadrature ``τ`` beyond (bounded memory);
+    exactly 0 at z = 0; the simplex quadrature's error bound corrected (:func:`_simplex_quad_f64`)."""
     gap, err = np.zeros(z.shape), np.zeros(z.shape)
-    small = z <= _SERIES_Z_MAX
-    if np.any(small):
-        gap[small], err[small] = gap_f64(coupling, d[small], z[small])
-    big = ~small
-    if np.any(big) and coupling != "iid":
-        e = np.exp(-z[big] * z[big])
+    if coupling == "iid":
+        return gap, err
+    small = (z <= _SERIES_Z_MAX) & (z > 0)
+    big = z > _SERIES_Z_MAX
+    with np.errstate(all="ignore"):
+        if np.any(small):
+            gap[small], err[small] = gap_f64(coupling, d[small], z[small])
         if coupling == "orthogonal":
-            from .rff import hyp1f1_d_half_neg
+            if np.any(big):
+                from .rff import hyp1f1_d_half_neg
 
-            tau, terr = hyp1f1_d_half_neg(d[big], z[big] * z[big] / 2)
-        else:
-            tau, terr = _simplex_pair_quad_f64(d[big], z[big])
-        gap[big], err[big] = e - tau, terr + EPS * (e + np.abs(tau))
+                e = np.exp(-z[big] * z[big])
+                tau, terr = hyp1f1_d_half_neg(d[big], z[big] * z[big] / 2)
+                gap[big], err[big] = e - tau, terr + EPS * (e + np.abs(tau))
+            return gap, err
+        # simplex: the direct difference, with the corrected bound, here and wherever gap_f64 chose it
+        sel = small | big
+        if np.any(sel):
+            e = np.exp(-z[sel] * z[sel])
+            tau, terr = _simplex_quad_f64(d[sel], z[sel])
+            dg, de = e - tau, terr + EPS * (e + np.abs(tau))
+            g0, e0 = gap[sel], err[sel]
+            took_direct = big[sel] | (g0 == dg)
+            gap[sel] = np.where(took_direct, dg, g0)
+            err[sel] = np.where(took_direct, de, e0)
     return gap, err
 
 
