@@ -178,3 +178,18 @@ def test_simplex_coupled_domain_narrowed_with_note():
         r.exact(dps=15, d=4, D=4, z=30, coupling="simplex")
     assert any("simplex serves z <= 20" in n for n in r.notes)
     assert math.isfinite(float(r.exact(dps=15, d=4, D=4, z=20, coupling="simplex")))
+
+
+@pytest.mark.parametrize("d,D", [(455, 7), (7517, 21), (100000, 3)])
+def test_psi_coupled_simplex_float64_at_z0(d, D):
+    # z = 0: every cos is 1, the phase noise alone remains: Var = 1/(2D) (by hand)
+    v = rftheory.get("sutherland.var_psi_coupled").f64_scalar(d=d, D=D, z=0.0, coupling="simplex")
+    assert v == pytest.approx(1 / (2 * D), rel=1e-15)
+
+
+def test_orf_variance_float64_small_z_large_d():
+    # m = d (one full block), z -> 0: m Var = (z^4/2)(1 - (d-1)/(d+2)) + O(z^6) = 3 z^4/(2(d+2)) (by hand)
+    d, z = 100000, 1e-20
+    v = rftheory.get("orf.variance").f64_scalar(d=d, m=d, z=z)
+    assert v == pytest.approx(3 * z**4 / (2 * (d + 2)) / d, rel=1e-14)
+    assert rftheory.get("orf.variance").f64_scalar(d=8, m=8, z=0.0) == 0.0
