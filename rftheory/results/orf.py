@@ -46,7 +46,7 @@ def _zf(z):
 
 
 def _outcome(*a, **k):
-    from ..verify import Outcome
+    from ..outcome import Outcome
 
     return Outcome(*a, **k)
 

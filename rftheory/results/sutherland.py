@@ -349,7 +349,7 @@ register(
 def _beats_checks(mode, seed):
     """phi beats psi for the Gaussian kernel everywhere (Var cos = ½(1−e^{−z²})² ≤ ½);
     for the Cauchy kernel k = 1/(1+δ²) psi wins once δ² > 3 + √10."""
-    from ..verify import Outcome
+    from ..outcome import Outcome
 
     out = []
     with mp.workdps(30):
