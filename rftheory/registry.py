@@ -277,7 +277,9 @@ def validate_arrays(result: Result, given: Mapping[str, Any]) -> dict:
     # defaults that depend on other parameters (x_norm = v/2 ...) follow the arrays elementwise
     for p in result.params:
         if p.name not in given and callable(p.default) and p.kind in ("int", "real"):
-            out[p.name] = np.asarray(p.default({k: out[k] for k in out}), dtype=np.float64)
+            dflt = p.default({k: out[k] for k in out})
+            # a default of None means "absent" (e.g. k_delta unless kernel=given), not NaN
+            out[p.name] = None if dflt is None else np.asarray(dflt, dtype=np.float64)
     return out
 
 
