@@ -619,6 +619,19 @@ def _check_overflow(lg, what):
         raise RangeError(f"{what} exceeds the float64 range (log = {float(np.max(lg)):.6g}); use layer='mpmath'")
 
 
+def _pair_quadratics(p: DERFParams, X, Y):
+    """The float64 forms of ``p``, the projected sets ``B₁x``, ``B₂y`` (and their
+    absolute-value bounds) and ``q_ij = b_ijᵀRPb_ij`` with its error bound."""
+    F = _F64Forms(p)
+    X, Y = np.asarray(X, float), np.asarray(Y, float)
+    XT, YT = X @ F.B1.T, Y @ F.B2.T
+    BX, BY = np.abs(X) @ F.absB1.T, np.abs(Y) @ F.absB2.T
+    b = XT[:, None, :] + YT[None, :, :]
+    beta = BX[:, None, :] + BY[None, :, :]
+    q, qabs = _quad_err(F, b, beta, F.RP, F.absRP, F.rel_M)
+    return F, XT, YT, BX, BY, q, qabs
+
+
 def f64_relative_variances(p: DERFParams, X, Y, prel=0.0):
     """``(mean_ij Var_ij/K_ij², relative error bound)`` for the parameters of an optimum
     (constraint ``B₁ᵀPB₂ = I`` exact in exact arithmetic): ``expm1(c₂ + b_ijᵀRPb_ij)``.
@@ -627,14 +640,8 @@ def f64_relative_variances(p: DERFParams, X, Y, prel=0.0):
     (from :func:`f64_param_relerr`); the exponent's first-order response to it
     is at most ``4 prel`` times its terms (``B`` enters twice, ``R``, ``P`` once each).
     """
-    F = _F64Forms(p)
+    F, XT, YT, BX, BY, q, qabs = _pair_quadratics(p, X, Y)
     d = F.d
-    X, Y = np.asarray(X, float), np.asarray(Y, float)
-    XT, YT = X @ F.B1.T, Y @ F.B2.T
-    BX, BY = np.abs(X) @ F.absB1.T, np.abs(Y) @ F.absB2.T
-    b = XT[:, None, :] + YT[None, :, :]
-    beta = BX[:, None, :] + BY[None, :, :]
-    q, qabs = _quad_err(F, b, beta, F.RP, F.absRP, F.rel_M)
     z = F.c2 + q
     _check_overflow(z, "relative variance e^{log}")
     z_err = F.err_c2 + (2 * gamma(2 * d + 3) + F.rel_M + 4 * prel) * qabs + gamma(2) * z + 4 * prel * F.c2
@@ -649,14 +656,8 @@ def f64_relative_variances(p: DERFParams, X, Y, prel=0.0):
 def f64_objective(p: DERFParams, X, Y, prel=0.0):
     """``(Eq. 14's objective, abs error bound)`` in float64: ``c₂ + mean_ij b_ijᵀRPb_ij +
     2 mean_ij x̃_iᵀPỹ_j`` (the mean of the rearranged second-moment logs)."""
-    F = _F64Forms(p)
+    F, XT, YT, BX, BY, q, qabs = _pair_quadratics(p, X, Y)
     d = F.d
-    X, Y = np.asarray(X, float), np.asarray(Y, float)
-    XT, YT = X @ F.B1.T, Y @ F.B2.T
-    BX, BY = np.abs(X) @ F.absB1.T, np.abs(Y) @ F.absB2.T
-    b = XT[:, None, :] + YT[None, :, :]
-    beta = BX[:, None, :] + BY[None, :, :]
-    q, qabs = _quad_err(F, b, beta, F.RP, F.absRP, F.rel_M)
     cross = np.einsum("ik,kl,jl->ij", XT, F.P, YT)
     cabs = np.einsum("ik,kl,jl->ij", BX, F.absP, BY)
     lg = F.c2 + q + 2 * cross

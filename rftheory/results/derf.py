@@ -47,6 +47,14 @@ SCALE_MAX = 40
 SCALE_MIN = Fraction(1, 10**100)
 A_MIN = -1000
 
+#: the declared domain of the results on data sets, stated in their notes
+DATA_DOMAIN_NOTE = (
+    f"Declared domain: d <= {DENSE_D_MAX}, L <= {L_MAX} (mpmath eigen/SVD routines and all L^2 pairs stay "
+    f"bounded at 2-4x working precision), {float(SCALE_MIN):g} <= scale <= {SCALE_MAX}, 0 <= seed <= 2^32-1; "
+    f"X, Y (Python API): real arrays of at most {L_MAX} x {DENSE_D_MAX}, entries 0 or of magnitude in "
+    f"[{ENTRY_MIN:g}, {ENTRY_MAX}]; ADERF: cond(mean x x^T), cond(mean y y^T) <= 1e8. float64 refuses (RangeError) "
+    "where its a-posteriori error bound exceeds rtol64/10.")
+
 D1 = Param("d", "int", "data dimension", low=1, high=D_MAX)
 D_DENSE = Param("d", "int", "data dimension", low=1, high=DENSE_D_MAX)
 SEED = Param("seed", "int", "instance drawn from it (an integer, the same in every layer)", low=0, high=SEED_MAX,
@@ -621,11 +629,7 @@ register(
               "full": [dict(d=d, L=L, regime=r, family=f) for d in (1, 3, 8) for L in (8, 16)
                        for r in D.REGIMES for f in D.FAMILIES if not (f == "aderf" and L < d)]},
         rtol64=DATA_RTOL64,  # derivation at DATA_RTOL64
-        notes=(f"Declared domain: d <= {DENSE_D_MAX}, L <= {L_MAX} (mpmath eigen/SVD routines and all L^2 pairs stay "
-               f"bounded at 2-4x working precision), {float(SCALE_MIN):g} <= scale <= {SCALE_MAX}, 0 <= seed <= 2^32-1; "
-               f"X, Y (Python API): real arrays of at most {L_MAX} x {DENSE_D_MAX}, entries 0 or of magnitude in "
-               f"[{ENTRY_MIN:g}, {ENTRY_MAX}]" + "; ADERF: cond(mean x x^T), cond(mean y y^T) <= 1e8. float64 refuses (RangeError) "
-               "where its a-posteriori error bound exceeds rtol64/10.",
+        notes=(DATA_DOMAIN_NOTE,
                "Floor 2·mean x_i·y_j (zero variance); not a Monte Carlo quantity (log of an expectation): "
                "the variances it is built from are checked by derf.variance_comparison's Monte Carlo.",),
     )
@@ -956,11 +960,7 @@ register(
                           for r in D.REGIMES for f in D.FAMILIES]},
         mc_n={"quick": 20_000, "default": 100_000, "full": 400_000},
         rtol64=DATA_RTOL64,  # derivation at DATA_RTOL64
-        notes=(f"Declared domain: d <= {DENSE_D_MAX}, L <= {L_MAX} (mpmath eigen/SVD routines and all L^2 pairs stay "
-               f"bounded at 2-4x working precision), {float(SCALE_MIN):g} <= scale <= {SCALE_MAX}, 0 <= seed <= 2^32-1; "
-               f"X, Y (Python API): real arrays of at most {L_MAX} x {DENSE_D_MAX}, entries 0 or of magnitude in "
-               f"[{ENTRY_MIN:g}, {ENTRY_MAX}]" + "; ADERF: cond(mean x x^T), cond(mean y y^T) <= 1e8. float64 refuses (RangeError) "
-               "where its a-posteriori error bound exceeds rtol64/10.",
+        notes=(DATA_DOMAIN_NOTE,
                "The regimes' constants were lost in extraction; rftheory's are in rftheory.derf.sample_sets.",),
     )
 )

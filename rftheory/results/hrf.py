@@ -24,12 +24,12 @@ import sympy as sp
 
 from .. import softmax_features as sf
 from ..errors import LayerUnavailableError, ParameterError, RangeError
+from ..floats import two_prod
 from ..geometry import pair_from_norms
 from ..params import COMMON, M_MAX, Param, mpf, sym, to_fraction
 from ..registry import Result, register
 from ..samplers import haar, sample
 from ..special import coupled_pairs, exp_checked, log_orth_gap_pos
-
 
 PAPER = "papers/001_fec91adef6daced0.txt (Choromanski et al. 2022, Hybrid Random Features)"
 
@@ -823,16 +823,7 @@ def _mgf_f64(p):
     re, im = np.asarray(p["re"], float), np.asarray(p["im"], float)
     lv = (re - im) * (re + im) / 2 + 0 * np.asarray(p["d"], float)
     mag = _exp64(lv, "complex MGF")
-    hi = re * im
-    # Dekker's exact product: re·im = hi + lo
-    split = 134217729.0
-    def parts(x):
-        c = split * x
-        h = c - (c - x)
-        return h, x - h
-    rh, rl = parts(re)
-    ih, il = parts(im)
-    lo = ((rh * ih - hi) + rh * il + rl * ih) + rl * il
+    hi, lo = two_prod(re, im)  # re·im = hi + lo exactly (Dekker)
     cs = np.cos(hi) * np.cos(lo) - np.sin(hi) * np.sin(lo)
     sn = np.sin(hi) * np.cos(lo) + np.cos(hi) * np.sin(lo)
     return mag * (cs + 1j * sn)

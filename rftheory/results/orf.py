@@ -23,6 +23,7 @@ from ..errors import LayerUnavailableError, PrecisionError, RangeError
 from ..geometry import pair_from_difference
 from ..params import COMMON, M_MAX, Param, mpf, sym
 from ..registry import Result, register
+from ..floats import exact_sum_f64, two_prod  # noqa: F401  (sutherland imports them from here)
 from ..samplers import haar
 from ..special import coupled_pairs
 from .rff import (
@@ -107,36 +108,6 @@ def gauss_cf_series(t):
             if k > x and abs(term) <= target * abs(total):
                 break
     return +total
-
-
-def two_prod(a, b):
-    """Dekker's error-free product: ``a·b = p + e`` exactly (float64 arrays;
-    exact unless ``|a·b|`` is below ~1e-292 or overflows)."""
-    a, b = np.asarray(a, float), np.asarray(b, float)
-    p = a * b
-    split = 134217729.0  # 2^27 + 1
-
-    def halves(x):
-        c = split * x
-        hi = c - (c - x)
-        return hi, x - hi
-
-    ah, al = halves(a)
-    bh, bl = halves(b)
-    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
-    return p, e
-
-
-def exact_sum_f64(*terms):
-    """Correctly rounded sum of float64 arrays, elementwise (``math.fsum``,
-    Shewchuk's exact summation): no cancellation error at all."""
-    arrs = np.broadcast_arrays(*(np.asarray(t, float) for t in terms))
-    out = np.empty(arrs[0].shape)
-    flat = [a.ravel() for a in arrs]
-    o = out.reshape(-1)
-    for i in range(o.size):
-        o[i] = math.fsum(a[i] for a in flat)
-    return out
 
 
 def refuse_underflow(val, nonzero, what):
