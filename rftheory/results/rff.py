@@ -593,7 +593,7 @@ def _one_minus_A(Z, backend=np):
 
 
 def _asym_f64(p):
-    """Cor. 4.6 with the next order in float64, without cancellation:
+    r"""Cor. 4.6 with the next order in float64, without cancellation:
 
     .. math:: 1 - f + s = \frac{md - P}{md} + \frac{P}{md}(1 - A)
        + \frac{2P}{md^2}A\Big(1 - Z + \frac{Z^2}{8}\Big),\quad A = \frac{Z^2e^{-Z}}{(1-e^{-Z})^2}
