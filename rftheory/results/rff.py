@@ -30,13 +30,13 @@ import sympy as sp
 from scipy import special as sc
 
 from .. import features
-from ..errors import RangeError
+from ..errors import LayerUnavailableError, RangeError
 from ..geometry import pair_from_difference
 from ..params import COMMON, Param, mpf, sym
 from ..registry import Result, register
 from ..samplers import sample
 from ..special import coupled_pairs
-from .simrf import _extra_digits, angle_series, pair_term_mc
+from .simrf import _extra_digits, angle_series, check_route_served, pair_term_mc
 
 __all__ = [
     "RFF_COUPLINGS",
@@ -197,6 +197,9 @@ def _simplex_pair_quad(d, z):
     of ``₁F₁`` inside the range are allowed (``zeroprec``)."""
     x = -z * z / 2
     c = mp.mpf(-1) / (d - 1)
+    check_route_served(d, c, x)
+    if -x > 50:  # oscillating integrand at ~e^{2|x|}-cancelling precision: minutes beyond z ~ 10
+        raise LayerUnavailableError("simplex pair quadrature route not served for z > 10 (cost)")
     with mp.workdps(mp.mp.dps + _extra_digits(x)):
         h = mp.mpf(d) / 2
         cd = mp.gamma(d) / (2 ** (d - 1) * mp.gamma(h) ** 2)
@@ -756,6 +759,9 @@ register(
         # estimate (difference of two rules), not rigorous, so the tolerance keeps a 10x margin over it
         rtol64=1e-11,
         notes=("Only cos^2(theta) enters; simplex is worse than orthogonal for RFFs at small and moderate z "
-               "(MSE ratio 1.35 at d=64, m=64, z=0.5).",),
+               "(MSE ratio 1.35 at d=64, m=64, z=0.5).",
+               "mpmath refuses (RangeError) where the alternating series (e^{2|x|}-cancelling, x = -z^2/2) would cost "
+               "more than simrf.SERIES_COST_REFUSE (e.g. z >= ~15 at d = 2, z >= ~25 at d >= 50); the quadrature route is "
+               "n/a for z > 10 and for d > 200 with z^2/2 > 2 (cost).",),
     )
 )

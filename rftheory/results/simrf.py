@@ -25,7 +25,7 @@ from ..geometry import check_norms, pair_from_norms
 from ..montecarlo import pair_mean
 from ..params import COMMON, Param, mpf, sym
 from ..registry import Result, register
-from ..errors import ParameterError, RangeError
+from ..errors import LayerUnavailableError, ParameterError, RangeError
 from ..samplers import chi_norms, haar, sample, simplex_matrix, simplex_plus_directions
 from ..special import (
     chi_var_ratio,
@@ -161,6 +161,8 @@ def _conf_orth_series(p):
 def _conf_orth_chi2d(p):
     # ‖w_i + w_j‖ ~ χ_{2d} with a uniform direction: ρ = E_R 0F1(; d/2; R²v²/4)
     d, v = p["d"], mpf(p["v"])
+    if d > QUAD_D_MAX:  # mpmath's 0F1 at b = d/2 large does not converge in maxterms
+        raise LayerUnavailableError(f"chi2d-quadrature route not served for d > {QUAD_D_MAX}")
     norm = 2 ** (d - 1) * mp.gamma(d)
 
     def f(r):
@@ -226,6 +228,27 @@ def _angle_guard(cos_theta, x) -> int:
 SERIES_COST_MAX = 2e5
 #: the quadrature calls mpmath's ₁F₁ per node, fast only for moderate d
 QUAD_D_MAX = 200
+#: above this estimated cost the mpmath layer refuses (RangeError) where no
+#: quadrature fallback serves (d > QUAD_D_MAX, or x < 0): the series would take
+#: minutes (measured: cost 2.5e6 ~ 12 s, 1.4e7 ~ 160 s at 20 digits)
+SERIES_COST_REFUSE = 1e6
+#: the φ-quadrature routes (tanh-sinh, mpmath ₁F₁ per node) are served for
+#: d <= QUAD_D_MAX, or |x| <= ROUTE_X_MAX beyond (cost ~ nodes × |x| terms)
+ROUTE_X_MAX = 2
+
+
+def series_served_by_quad(d, cos_theta, x) -> bool:
+    """Whether :func:`angle_series` hands this point to :func:`angle_quad_split`."""
+    return x > 0 and d <= QUAD_D_MAX and series_cost(d, cos_theta, x) > SERIES_COST_MAX
+
+
+def check_route_served(d, cos_theta, x):
+    """:class:`LayerUnavailableError` where a φ-quadrature route is not an
+    independent check (the primary uses the same quadrature) or too costly."""
+    if series_served_by_quad(d, cos_theta, x):
+        raise LayerUnavailableError("the primary uses the phi-quadrature at this point: no independent route")
+    if d > QUAD_D_MAX and abs(x) > ROUTE_X_MAX:
+        raise LayerUnavailableError(f"phi-quadrature route not served for d > {QUAD_D_MAX} and v^2/2 > {ROUTE_X_MAX} (cost)")
 
 
 def series_cost(d, cos_theta, x) -> float:
@@ -287,8 +310,12 @@ def angle_series(d, cos_theta, x, even_only=False):
     x, c = mp.mpmathify(x), mp.mpmathify(cos_theta)
     if x == 0:
         return mp.mpf(1)
-    if x > 0 and c < 0 and d <= QUAD_D_MAX and series_cost(d, c, x) > SERIES_COST_MAX:
+    if series_served_by_quad(d, c, x):
         return angle_quad_split(d, c, x)
+    cost = series_cost(d, c, x)
+    if cost > SERIES_COST_REFUSE:
+        raise RangeError(f"rho_theta: the double series would cost ~{cost:.1e} (> {SERIES_COST_REFUSE:.0e}) here "
+                         "(large |cos theta| v^2 at d > 200, or large |x| < 0); refused, not served in bounded time")
     with mp.workdps(mp.mp.dps + _angle_guard(c, x)):
         w = mp.mp.prec
         h = mp.mpf(d) / 2
@@ -343,6 +370,7 @@ def angle_quad(d, cos_theta, x):
        \\qquad c_d = \\frac{\\Gamma(d)}{2^{d-1}\\Gamma(d/2)^2}.
     """
     x, c = mp.mpmathify(x), mp.mpmathify(cos_theta)
+    check_route_served(d, c, x)
     cd = mp.gamma(d) / (2 ** (d - 1) * mp.gamma(mp.mpf(d) / 2) ** 2)
     f = lambda t: mp.sin(t) ** (d - 1) * mp.hyp1f1(d, mp.mpf(d) / 2, x * (1 + mp.sin(t) * c))
     return cd * mp.quad(f, [0, mp.pi / 2, mp.pi])
@@ -400,6 +428,10 @@ register(
             "Erratum: read literally, the extracted Eq. 24 lacks the factor 2^{-(d-1)} of the prefactor; "
             "with it the series agrees with the phi-quadrature of Eq. 21 to 40+ digits.",
             "cos_theta = 0 is the orthogonal conformity 1F1(d; d/2; v^2/2); cos_theta = -1/(d-1) is the simplex one.",
+            "mpmath refuses (RangeError) where the double series would cost more than SERIES_COST_REFUSE "
+            "(estimated multiply-adds x digits/30: large |cos theta| v^2 at d > 200, or large v; minutes there) and no "
+            "quadrature serves; for d <= 200, x > 0 the positive phi-quadrature is primary and the route is n/a. "
+            "The phi-quadrature route is n/a for d > 200 with v^2/2 > 2 (cost).",
         ),
     )
 )
@@ -424,6 +456,9 @@ register(
         grid={"quick": _grid(QUICK_D, QUICK_V), "full": _grid(FULL_D, FULL_V + ("30",))},
         mc_grid={"quick": _grid((2, 8, 64), MC_V), "full": _grid(QUICK_D, MC_V)},
         mc_n=CONFORMITY_MC_N,
+        notes=("As simrf.conformity.angle: mpmath refuses (RangeError) where the series would cost more than "
+               "SERIES_COST_REFUSE and d > 200; the phi-quadrature route is n/a where the primary uses it "
+               "(d <= 200, costly series) and for d > 200 with v^2/2 > 2.",),
     )
 )
 
