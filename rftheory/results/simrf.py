@@ -484,10 +484,16 @@ def _norm_check(p):
 def prf_mse(coupling, d, m, v, a, b):
     """MSE of the PRF estimator at mpmath precision (Thm 3.2 with blocks);
     ``a = ‖x‖``, ``b = ‖y‖``, ``v = ‖x + y‖``."""
-    rho = PRF_CONFORMITY[coupling][0](d, v)
     P = coupled_pairs(m, d)
-    ev2 = mp.exp(v * v)
-    return mp.exp(-2 * a * a - 2 * b * b) / m * ((ev2 * ev2 - ev2) + mp.mpf(P) / m * (rho - ev2))
+    if v == 0:
+        return mp.mpf(0)  # the estimator is exact: every feature product is e^{-a²-b²}
+    # e^{2v²} − e^{v²} = e^{v²} expm1(v²) has no cancellation; ρ − e^{v²} is O(v²) (simplex)
+    # or O(v⁴) against O(1) terms, and the sum can be O(v²/d): guard digits for that
+    guard = (int(4 * -float(mp.log10(v))) if v < 1 else 0) + int(math.log10(d)) + 10
+    with mp.workdps(mp.mp.dps + guard):
+        rho = PRF_CONFORMITY[coupling][0](d, v)
+        ev2 = mp.exp(v * v)
+        return +(mp.exp(-2 * a * a - 2 * b * b) / m * (ev2 * mp.expm1(v * v) + mp.mpf(P) / m * (rho - ev2)))
 
 
 def _prf_mse_mp(p):
