@@ -37,11 +37,11 @@ def coupled_pairs(m, d, block=None):
 def _kmax(x: np.ndarray, d: np.ndarray) -> int:
     """Terms needed for the positive series ``Σ (d)_k/(d/2)_k x^k/k!`` to
     converge to 1e-17: the ratio of terms ``x(k+d)/((k+1)(k+d/2)) ≤ 2x/(k+1)``
-    is ``< 1/2`` once ``k > 4x``; ``K = 4x + 2d + 80`` leaves at least 80
-    halvings, which take the remainder beyond double precision."""
+    is ``< 1/2`` once ``k > 4x``; ``K = 4x + 80`` leaves at least 80
+    halvings after the largest term, which take the remainder below
+    ``2^{-79}`` of the sum (no dependence on ``d``)."""
     xm = float(np.max(x)) if x.size else 0.0
-    dm = float(np.max(d)) if d.size else 0.0
-    return int(4 * xm + 2 * dm + 80)
+    return int(4 * xm + 80)
 
 
 def log_hyp1f1_d_half_pos(d, x):
@@ -120,15 +120,46 @@ def chi_mean(d):
 # --------------------------------------------------------------------------
 # the angle family of PRF conformities (Lemma 4.2, Eq. 21 of papers/000_…)
 
-#: Gauss–Legendre nodes on [0, π/2] for the φ-integral of Eq. 21 (the
-#: integrand is symmetric about π/2 and analytic; 160 nodes resolve
-#: sin^{d-1}φ for d <= 1024 and the e^{2x(1+sinφ cosθ)} growth for
-#: x <= 50 to double precision -- verify compares with mpmath on the grid).
-#: The weight sin^{d-1}φ is normalised by the same quadrature (c_d is
-#: ∫ sin^{d-1} over the nodes), so errors of the nodes cancel to first order.
-_GL_T, _GL_W = np.polynomial.legendre.leggauss(160)
-_PHI = (_GL_T + 1) * np.pi / 4
-_LOGW = np.log(_GL_W * np.pi / 4)
+#: Gauss–Legendre rules for the φ-integral of Eq. 21, in ``t = π/2 − φ`` on
+#: ``[0, T]`` (the integrand is symmetric about φ = π/2 and analytic): the
+#: finer one gives the value, the coarser one (on a shorter range) an error
+#: estimate; points where they differ by more than _ANGLE_TOL are refused.
+_ANGLE_RULES = tuple(np.polynomial.legendre.leggauss(n) for n in (160, 100))
+_ANGLE_L = (60.0, 45.0)
+_ANGLE_TOL = 1e-13
+
+
+def _angle_nodes(d, c, x, rule, L):
+    """``(s, lw)``: ``s = sin φ = cos t`` at the nodes and the log weights
+    ``log(w) + (d−1) log s`` (..., n).  The integrand is at most
+    ``e^{−αt²}`` of its value at ``t = 0``, ``α = (d−1)/2 − x·max(−c, 0)``
+    (``cos^{d−1}t ≤ e^{−(d−1)t²/2}``; ``₁F₁(d; d/2; y)`` grows at most like
+    ``e^{2y}`` and ``1 − cos t ≤ t²/2``), so ``T = min(π/2, √(L/α))``
+    leaves out less than ``e^{−L}`` of it."""
+    tn, tw = rule
+    alpha = (d - 1) / 2 - x * np.maximum(-c, 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        T = np.where(alpha > 0, np.minimum(np.pi / 2, np.sqrt(L / np.where(alpha > 0, alpha, 1.0))), np.pi / 2)
+    T = T[..., None]
+    t = (tn + 1) * T / 2
+    s = np.cos(t)
+    with np.errstate(divide="ignore"):
+        lw = np.log(tw * T / 2) + (d[..., None] - 1) * np.log(s)
+    return s, lw
+
+
+def _two_rules(f, d, c, x, what):
+    """``f(s, lw)`` with both rules; :class:`RangeError` where they differ by
+    more than ``_ANGLE_TOL`` (absolute in the log = relative in the value)."""
+    d, c, x = np.broadcast_arrays(d, c, x)
+    vals = [f(*_angle_nodes(d, c, x, rule, L), d, c, x) for rule, L in zip(_ANGLE_RULES, _ANGLE_L)]
+    with np.errstate(invalid="ignore"):
+        diff = np.where(vals[0] == vals[1], 0.0, np.abs(vals[0] - vals[1]))
+    if np.any(~(diff <= _ANGLE_TOL)):
+        raise RangeError(f"{what}: the float64 phi-quadrature does not resolve the integrand here "
+                         f"(rules differ by {float(np.nanmax(np.where(np.isfinite(diff), diff, np.inf))):.1e}); "
+                         "use layer='mpmath'")
+    return vals[0]
 
 
 def _log_series_terms(d, x, K):
@@ -152,12 +183,14 @@ def log_angle_conformity(d, cos_theta, x):
     ``₁F₁`` is summed in log space (:func:`log_hyp1f1_d_half_pos`).
     """
     d, c, x = np.broadcast_arrays(*(np.asarray(a, float) for a in (d, cos_theta, x)))
-    s = np.sin(_PHI)
-    arg = x[..., None] * (1 + s * c[..., None])
-    arg = np.maximum(arg, 0.0)  # 1 + s·c >= 0 exactly; guards -0.0 rounding only
-    l1 = log_hyp1f1_d_half_pos(np.broadcast_to(d[..., None], arg.shape), arg)
-    lw = _LOGW + (d[..., None] - 1) * np.log(s)
-    return sc.logsumexp(l1 + lw, axis=-1) - sc.logsumexp(lw, axis=-1)
+
+    def f(s, lw, d, c, x):
+        arg = x[..., None] * (1 + s * c[..., None])
+        arg = np.maximum(arg, 0.0)  # 1 + s·c >= 0 exactly; guards -0.0 rounding only
+        l1 = log_hyp1f1_d_half_pos(np.broadcast_to(d[..., None], arg.shape), arg)
+        return sc.logsumexp(l1 + lw, axis=-1) - sc.logsumexp(lw, axis=-1)
+
+    return _two_rules(f, d, c, x, "rho_theta")
 
 
 def log_angle_gap_nonpos(d, cos_theta, x):
@@ -176,14 +209,50 @@ def log_angle_gap_nonpos(d, cos_theta, x):
     d, c, x = np.broadcast_arrays(*(np.asarray(a, float) for a in (d, cos_theta, x)))
     if np.any(c > 0):
         raise ValueError("log_angle_gap_nonpos needs cos_theta <= 0")
-    s = np.sin(_PHI)
     K = _kmax(x, d)
     lt = _log_series_terms(d, x, K)  # (..., K)
     k = np.arange(K, dtype=float)
-    with np.errstate(divide="ignore"):
-        lg = np.log1p(s[:, None] * c[..., None, None])  # (..., nodes, 1)
-        br = np.log(-np.expm1(k * lg))  # (..., nodes, K); k = 0 gives -inf
-    inner = sc.logsumexp(lt[..., None, :] + br, axis=-1)  # (..., nodes)
-    lw = _LOGW + (d[..., None] - 1) * np.log(s)
-    part = sc.logsumexp(inner + lw, axis=-1) - sc.logsumexp(lw, axis=-1)
+
+    def f(s, lw, d, c, x):
+        with np.errstate(divide="ignore"):
+            lg = np.log1p(s[..., None] * c[..., None, None])  # (..., nodes, 1)
+            br = np.log(-np.expm1(k * lg))  # (..., nodes, K); k = 0 gives -inf
+        inner = sc.logsumexp(lt[..., None, :] + br, axis=-1)  # (..., nodes)
+        return sc.logsumexp(inner + lw, axis=-1) - sc.logsumexp(lw, axis=-1)
+
+    part = _two_rules(f, d, c, x, "e^{2x} - rho_theta")
     return np.logaddexp(log_orth_gap_pos(d, x), part)
+
+
+#: the coefficients of log((E χ_d)²/d) = Σ_{n even ≥ 2} 2(2^{1−n} − 2) B_n / (n(n−1)) y^{1−n}, y = d/2
+#: (difference of the Stirling series of log Γ(y + 1/2) and log Γ(y); B_n Bernoulli numbers)
+_CHI_LOG_COEF = tuple(
+    (n, 2 * (2.0 ** (1 - n) - 2) * float(sc.bernoulli(n)[n]) / (n * (n - 1))) for n in range(2, 21, 2)
+)
+
+
+def chi_var_ratio(d):
+    """``1 − (E χ_d)²/d = Var(χ_d)/d`` in float64, without cancellation.
+
+    .. math:: 1 - \\frac{(\\mathbb E\\chi_d)^2}{d}
+       = 1 - \\frac2d\\Big(\\frac{\\Gamma((d+1)/2)}{\\Gamma(d/2)}\\Big)^2 \\sim \\frac1{2d}
+
+    For ``d ≥ 40`` by the asymptotic series of ``log((Eχ_d)²/d)`` in ``y = d/2``
+    (Stirling; the omitted terms are below ``1e-17`` of the value at ``y ≥ 20``)
+    and ``−expm1``; below, by the downward recurrence
+    ``D(d) = (1 + d(d+2) D(d+2)) / (d+1)²`` (from ``E χ_{d+2}² ∝ (d+1)²/(d(d+2))``),
+    whose terms are all positive (≤ 20 steps, a few ulps each).
+    """
+    d = np.asarray(d, float)
+    top = np.where(d >= 40, d, d + 2 * np.ceil((40 - d) / 2))  # same parity, >= 40
+    y = top / 2
+    L = np.zeros_like(y)
+    for n, c in reversed(_CHI_LOG_COEF):
+        L = L + c * y ** (1 - n)
+    D = -np.expm1(L)
+    j = top.copy()
+    for _ in range(20):
+        j = j - 2
+        step = j >= d
+        D = np.where(step, (1 + j * (j + 2) * D) / (j + 1) ** 2, D)
+    return D

@@ -30,13 +30,13 @@ import sympy as sp
 from scipy import special as sc
 
 from .. import features
-from ..errors import RangeError
+from ..errors import LayerUnavailableError, RangeError
 from ..geometry import pair_from_difference
 from ..params import COMMON, Param, mpf, sym
 from ..registry import Result, register
 from ..samplers import sample
 from ..special import coupled_pairs
-from .simrf import _extra_digits, angle_series, pair_term_mc
+from .simrf import _extra_digits, angle_series, check_route_served, pair_term_mc
 
 __all__ = [
     "RFF_COUPLINGS",
@@ -197,6 +197,9 @@ def _simplex_pair_quad(d, z):
     of ``₁F₁`` inside the range are allowed (``zeroprec``)."""
     x = -z * z / 2
     c = mp.mpf(-1) / (d - 1)
+    check_route_served(d, c, x)
+    if -x > 50:  # oscillating integrand at ~e^{2|x|}-cancelling precision: minutes beyond z ~ 10
+        raise LayerUnavailableError("simplex pair quadrature route not served for z > 10 (cost)")
     with mp.workdps(mp.mp.dps + _extra_digits(x)):
         h = mp.mpf(d) / 2
         cd = mp.gamma(d) / (2 ** (d - 1) * mp.gamma(h) ** 2)
@@ -340,25 +343,41 @@ def _simplex_delta_coef_log(d, K):
     return pref + sc.gammaln(kk + dv) - sc.gammaln(kk + dv / 2) + inner
 
 
-_GL_T, _GL_W = np.polynomial.legendre.leggauss(200)
-_PHI = (_GL_T + 1) * np.pi / 4  # [0, π/2]; the φ-integrand is symmetric about π/2
-_W = _GL_W * np.pi / 4
+#: two Gauss–Legendre rules for the t-integral of :func:`_simplex_pair_quad_f64`
+_GL_RULES = tuple(np.polynomial.legendre.leggauss(n) for n in (200, 120))
+#: the t-range covers cos^{d-1} t down to e^{-L} of its peak: L for each rule
+_TAIL_L = (50.0, 40.0)
+
+
+def _simplex_quad_rule(d, z, rule, L):
+    """One Gauss–Legendre evaluation of ``τ_θ`` in ``t = π/2 − φ`` on ``[0, T]``,
+    ``T = min(π/2, √(2L/(d−1)))`` (``cos^{d−1} t ≤ e^{−(d−1)t²/2}``: the weight
+    beyond ``T`` is below ``e^{−L}`` of the peak), with the weight normalised
+    by the same rule (``c_d ∫ sin^{d−1} = 1``), so node errors of the weight
+    cancel to first order.  Returns the value and the ``₁F₁`` error bound."""
+    tn, tw = rule
+    T = np.minimum(np.pi / 2, np.sqrt(2 * L / (d - 1)))[..., None]
+    t = (tn + 1) * T / 2
+    c = (-1.0 / (d - 1))[..., None]
+    s = np.cos(t)  # = sin φ
+    x = (z * z / 2)[..., None]
+    f1, e1 = hyp1f1_d_half_neg(d[..., None], x * (1 + s * c))
+    f2, e2 = hyp1f1_d_half_neg(d[..., None], x * (1 - s * c))
+    lw = (d[..., None] - 1) * np.log(s) + np.log(tw * T / 2)
+    w = np.exp(lw - sc.logsumexp(lw, axis=-1, keepdims=True))  # Σ w = 1
+    g = w * (f1 + f2) / 2
+    return g.sum(axis=-1), (w * (e1 + e2) / 2).sum(axis=-1) + 8 * EPS * np.abs(g).sum(axis=-1)
 
 
 def _simplex_pair_quad_f64(d, z):
-    """``τ_θ`` by Gauss–Legendre in φ with float64 ``₁F₁``; value and absolute error bound."""
+    """``τ_θ`` by Gauss–Legendre in φ with float64 ``₁F₁``; value and absolute
+    error bound: the ``₁F₁`` bounds plus the difference from a coarser rule on a
+    shorter range (an estimate of the coarser rule's discretisation and tail error,
+    so a conservative one of the finer rule's)."""
     d, z = np.broadcast_arrays(np.asarray(d, float), np.asarray(z, float))
-    c = -1.0 / (d - 1)
-    s = np.sin(_PHI)
-    x = (z * z / 2)[..., None]
-    f1, e1 = hyp1f1_d_half_neg(d[..., None], x * (1 + s * c[..., None]))
-    f2, e2 = hyp1f1_d_half_neg(d[..., None], x * (1 - s * c[..., None]))
-    logcd = sc.gammaln(d) - (d - 1) * np.log(2.0) - 2 * sc.gammaln(d / 2)
-    w = 2 * _W * np.exp((d[..., None] - 1) * np.log(s) + logcd[..., None])  # 2: both halves
-    g = w * (f1 + f2) / 2
-    val = g.sum(axis=-1)
-    err = (w * (e1 + e2) / 2).sum(axis=-1) + 8 * EPS * np.abs(g).sum(axis=-1)
-    return val, err
+    val, err = _simplex_quad_rule(d, z, _GL_RULES[0], _TAIL_L[0])
+    coarse, _ = _simplex_quad_rule(d, z, _GL_RULES[1], _TAIL_L[1])
+    return val, err + np.abs(val - coarse)
 
 
 def gap_f64(coupling, d, z):
@@ -570,12 +589,61 @@ def ratio_asymptotic_mp(d, m, z):
     return 1 - f + s
 
 
+def _one_minus_A(Z, backend=np):
+    """``(1 − A, A)`` for ``A = Z²e^{−Z}/(1−e^{−Z})² = (h/sinh h)²``, ``h = Z/2``,
+    without cancellation: with ``sinh h = h(1 + s)``, ``1 − A = s(2 + s)/(1 + s)²``;
+    ``s = Σ_{n≥1} h^{2n}/(2n+1)!`` (positive terms) for ``h < 1``, else
+    ``sinh(h)/h − 1`` (relative error ≤ 7ε there since ``s ≥ 0.175``)."""
+    Z = np.asarray(Z, float)
+    h = Z / 2
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        hs = np.minimum(h, 1.0)
+        s_small = np.zeros_like(h)
+        term = np.ones_like(h)
+        for n in range(1, 12):  # h² < 1: term n ≤ 1/(2n+1)! < 1e-17 from n = 9 on
+            term = term * hs * hs / ((2 * n) * (2 * n + 1))
+            s_small = s_small + term
+        big = h >= 1
+        # A directly for large h (e^{−Z} may underflow: then A = 0 and 1 − A = 1 exactly)
+        A_big = np.where(big, Z * Z * np.exp(-Z) / np.expm1(-np.where(big, Z, 1.0)) ** 2, 0.0)
+        one_m_A_small = s_small * (2 + s_small) / (1 + s_small) ** 2
+        A_small = 1 / (1 + s_small) ** 2
+    return np.where(big, 1 - A_big, one_m_A_small), np.where(big, A_big, A_small)
+
+
 def _asym_f64(p):
+    r"""Cor. 4.6 with the next order in float64, without cancellation:
+
+    .. math:: 1 - f + s = \frac{md - P}{md} + \frac{P}{md}(1 - A)
+       + \frac{2P}{md^2}A\Big(1 - Z + \frac{Z^2}{8}\Big),\quad A = \frac{Z^2e^{-Z}}{(1-e^{-Z})^2}
+
+    (the literal ``1 − f + s`` cancels ``log10 d`` digits at small ``Z``, and
+    is 0/0 when ``z²`` underflows).  The first two terms are non-negative and
+    computed to a few ulps; the third is ``O(1/d)`` of them.  A first-order
+    error bound is checked against :data:`ASYM_RTOL64`/10.
+    """
     d, m, z = np.broadcast_arrays(*(np.asarray(p[k], float) for k in ("d", "m", "z")))
-    Z2 = z * z
-    Pm = coupled_pairs(m.astype(int), d.astype(int)) / m
-    f, s = _asym_terms(d, Pm, Z2, np.exp(-Z2), -np.expm1(-Z2))
-    return 1 - f + s
+    di, mi = d.astype(np.int64), m.astype(np.int64)
+    P = np.asarray(coupled_pairs(mi, di), dtype=np.int64)
+    md = mi * di
+    t1 = (md - P).astype(float) / md.astype(float)  # exact integers (< 2^53), one rounding each
+    pmd = P.astype(float) / md.astype(float)
+    Z = z * z
+    omA, A = _one_minus_A(Z)
+    poly = 1 - Z + Z * Z / 8
+    t2 = pmd * omA
+    t3 = 2 * pmd / d * A * poly
+    val = t1 + t2 + t3
+    # t1: 2ε; t2: ≤ 12ε (s to ~3ε, s(2+s)/(1+s)² ~6 ops); t3: 8ε of |t3| plus the
+    # absolute rounding of poly, 2ε(1 + Z + Z²/8) times its prefactor; summation 2ε
+    err = EPS * (2 * t1 + 14 * t2 + 10 * np.abs(t3) + 4 * pmd / d * A * (1 + Z + Z * Z / 8) + 2 * np.abs(val))
+    return checked(val, err, "Cor. 4.6 ratio", tol=ASYM_RTOL64 / 10)
+
+
+#: float64 tolerance of simrf.rff_ratio_asymptotic: the cancellation-free form
+#: has a first-order error bound of ≤ ~30ε relative (checked at run time against
+#: ASYM_RTOL64/10 = 1e-14, i.e. ~45ε), so 1e-13 keeps a 10x margin
+ASYM_RTOL64 = 1e-13
 
 
 def _asym_sym(p):
@@ -628,7 +696,7 @@ register(
         checks=_asym_checks,
         grid={"quick": [dict(d=d, m=d, z=z) for d in (8, 4096) for z in ("0.1", "1", "3")],
               "full": [dict(d=d, m=m, z=z) for d in (8, 64, 4096) for m in (d, 2 * d) for z in FULL_Z]},
-        rtol64=1e-13,
+        rtol64=ASYM_RTOL64,
         notes=("An approximation, not the exact ratio (that is simrf.rff_mse with --ratio-to iid); with blocks "
                "(m > d) m-1 becomes P/m. Checked: d^3 (exact - formula)/(P/m) converges as d = 256, 1024, 4096.",),
     )
@@ -687,8 +755,13 @@ register(
         mc_grid={"quick": [dict(d=d, z=z) for d in (3, 8) for z in ("0.5", "2")],
                  "full": [dict(d=d, z=z) for d in (2, 3, 8, 16) for z in ("0.25", "0.5", "1", "2", "3")]},
         status="beyond",
+        # checked() refuses error bounds above _TOL = 1e-12; the quadrature part of the bound is an
+        # estimate (difference of two rules), not rigorous, so the tolerance keeps a 10x margin over it
         rtol64=1e-11,
         notes=("Only cos^2(theta) enters; simplex is worse than orthogonal for RFFs at small and moderate z "
-               "(MSE ratio 1.35 at d=64, m=64, z=0.5).",),
+               "(MSE ratio 1.35 at d=64, m=64, z=0.5).",
+               "mpmath refuses (RangeError) where the alternating series (e^{2|x|}-cancelling, x = -z^2/2) would cost "
+               "more than simrf.SERIES_COST_REFUSE (e.g. z >= ~15 at d = 2, z >= ~25 at d >= 50); the quadrature route is "
+               "n/a for z > 10 and for d > 200 with z^2/2 > 2 (cost).",),
     )
 )

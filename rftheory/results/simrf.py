@@ -25,10 +25,10 @@ from ..geometry import check_norms, pair_from_norms
 from ..montecarlo import pair_mean
 from ..params import COMMON, Param, mpf, sym
 from ..registry import Result, register
-from ..errors import ParameterError
+from ..errors import LayerUnavailableError, ParameterError, RangeError
 from ..samplers import chi_norms, haar, sample, simplex_matrix, simplex_plus_directions
 from ..special import (
-    chi_mean,
+    chi_var_ratio,
     coupled_pairs,
     exp_checked,
     log_angle_conformity,
@@ -161,6 +161,8 @@ def _conf_orth_series(p):
 def _conf_orth_chi2d(p):
     # ‖w_i + w_j‖ ~ χ_{2d} with a uniform direction: ρ = E_R 0F1(; d/2; R²v²/4)
     d, v = p["d"], mpf(p["v"])
+    if d > QUAD_D_MAX:  # mpmath's 0F1 at b = d/2 large does not converge in maxterms
+        raise LayerUnavailableError(f"chi2d-quadrature route not served for d > {QUAD_D_MAX}")
     norm = 2 ** (d - 1) * mp.gamma(d)
 
     def f(r):
@@ -209,6 +211,79 @@ def _extra_digits(x) -> int:
     return 0 if x >= 0 else int(2 * abs(x) / math.log(10)) + 10
 
 
+def _angle_guard(cos_theta, x) -> int:
+    """Guard digits of :func:`angle_series`: ``x < 0`` cancels terms up to
+    ``e^{2|x|}`` against a sum down to ``e^{-2|x|}``; ``x > 0`` with
+    ``cos θ < 0`` cancels the alternating inner sums, terms up to
+    ``e^{2(1+|c|)x}`` against ``ρ ≥ e^{2(1−|c|)x}``-ish: ``4|c|x/ln 10`` digits."""
+    if x < 0:  # terms up to e^{2|x|}, value down to ~e^{-2|x|} (large d: τ ≈ e^{-z²})
+        return int(4 * abs(float(x)) / math.log(10)) + 10
+    if cos_theta < 0:
+        return int(4 * abs(float(cos_theta)) * float(x) / math.log(10)) + 10
+    return 0
+
+
+#: above this estimated cost (multiply-adds × working digits / 30) the PRF
+#: angle series gives way to the positive φ-quadrature (:func:`angle_quad_split`)
+SERIES_COST_MAX = 2e5
+#: the quadrature calls mpmath's ₁F₁ per node, fast only for moderate d
+QUAD_D_MAX = 200
+#: above this estimated cost the mpmath layer refuses (RangeError) where no
+#: quadrature fallback serves (d > QUAD_D_MAX, or x < 0): the series would take
+#: minutes (measured: cost 2.5e6 ~ 12 s, 1.4e7 ~ 160 s at 20 digits)
+SERIES_COST_REFUSE = 1e6
+#: the φ-quadrature routes (tanh-sinh, mpmath ₁F₁ per node) are served for
+#: d <= QUAD_D_MAX, or |x| <= ROUTE_X_MAX beyond (cost ~ nodes × |x| terms)
+ROUTE_X_MAX = 2
+
+
+def series_served_by_quad(d, cos_theta, x) -> bool:
+    """Whether :func:`angle_series` hands this point to :func:`angle_quad_split`."""
+    return x > 0 and d <= QUAD_D_MAX and series_cost(d, cos_theta, x) > SERIES_COST_MAX
+
+
+def check_route_served(d, cos_theta, x):
+    """:class:`LayerUnavailableError` where a φ-quadrature route is not an
+    independent check (the primary uses the same quadrature) or too costly."""
+    if series_served_by_quad(d, cos_theta, x):
+        raise LayerUnavailableError("the primary uses the phi-quadrature at this point: no independent route")
+    if d > QUAD_D_MAX and abs(x) > ROUTE_X_MAX:
+        raise LayerUnavailableError(f"phi-quadrature route not served for d > {QUAD_D_MAX} and v^2/2 > {ROUTE_X_MAX} (cost)")
+
+
+def series_cost(d, cos_theta, x) -> float:
+    """Estimated cost of :func:`angle_series`: ``K·P`` terms (``K ≈ 4(1+|c|)|x|``,
+    ``P`` ≈ where ``(2|cx|)^P/P!`` falls below ``e^{-2|cx|}·10^{-dps}``) at
+    ``dps + guard`` digits."""
+    ax, ac = abs(float(x)), abs(float(cos_theta))
+    K = 4 * (1 + ac) * ax + 20
+    lcx = math.log(max(2 * ac * ax, 1e-300))
+    # the p-tail bound is relative to F(|x|)/ρ_lower ≲ e^{2|c|x} (see angle_series)
+    target = -2 * ac * ax - 10 - 35 * math.log(10)  # at 30 digits: the choice must not depend on dps
+    P = 0
+    while P < K and not (P + 2 > 4 * ac * ax and (P + 1) * lcx - math.lgamma(P + 2) <= target):
+        P += 1
+    return K * (P + 1) * (30 + _angle_guard(cos_theta, x)) / 30
+
+
+def angle_quad_split(d, cos_theta, x):
+    """``ρ_θ`` for ``x > 0`` by mpmath quadrature of Eq. 21 (a positive
+    integrand: no cancellation), with ``t = π/2 − φ`` and breakpoints at
+    ``σ·2^j``, ``σ = (d − 1 + x)^{-1/2}`` (the width of the peak of
+    ``cos^{d−1} t`` and of the ``₁F₁`` factor)."""
+    x, c = mp.mpmathify(x), mp.mpmathify(cos_theta)
+    h = mp.mpf(d) / 2
+    cd = mp.exp(mp.loggamma(d) - (d - 1) * mp.log(2) - 2 * mp.loggamma(h))
+    f = lambda t: mp.cos(t) ** (d - 1) * mp.hyp1f1(d, h, x * (1 + c * mp.cos(t)))
+    sig = 1 / mp.sqrt(d - 1 + x)
+    pts, t = [mp.mpf(0)], sig
+    while t < mp.pi / 2:
+        pts.append(t)
+        t *= 2
+    pts.append(mp.pi / 2)
+    return 2 * cd * mp.quad(f, pts)
+
+
 def angle_series(d, cos_theta, x, even_only=False):
     """``ρ_θ`` by the double series of Eq. 24 (with the ``2^{-(d-1)}`` the
     extracted text lacks), as a function of ``x = v²/2`` (any real sign).
@@ -216,39 +291,75 @@ def angle_series(d, cos_theta, x, even_only=False):
     .. math:: \\rho_\\theta = \\frac{\\sqrt\\pi}{2^{d-1}\\Gamma(d/2)}\\sum_{k\\ge0} x^k
        \\frac{\\Gamma(k+d)}{\\Gamma(k+d/2)}\\sum_{p=0}^k \\frac{\\cos^p\\theta}{(k-p)!\\,p!}
        \\frac{\\Gamma((d+p)/2)}{\\Gamma((d+p+1)/2)}
+       = \\sum_{k\\ge0} x^k\\frac{(d)_k}{(d/2)_k}\\sum_{p=0}^k\\frac{c^p R_p}{(k-p)!\\,p!},
 
-    ``even_only`` keeps even ``p`` (the average over ``±cos θ``).
+    ``R_p = r_p/r_0``, ``r_p = Γ((d+p)/2)/Γ((d+p+1)/2)`` (normalised so that
+    ``ρ_θ(0) = 1`` exactly).  ``even_only`` keeps even ``p`` (the average over
+    ``±cos θ``).
+
+    Truncation is bounded, not counted: with ``(d)_{p+j}/(d/2)_{p+j} ≤ 2^p (d)_j/(d/2)_j``
+    and ``R_p ≤ 1``, the terms with ``p > P`` sum to at most
+    ``2 (2|cx|)^{P+1}/(P+1)! · ₁F₁(d; d/2; |x|)`` (``P + 2 > 4|cx|``), and the
+    terms with ``k ≥ K`` to at most ``2 (2(1+|c|)|x|)^K/K!``
+    (``K + 1 ≥ 4(1+|c|)|x|``); both are kept below ``2^{-w}`` times a lower
+    bound of the sum (``w`` the working precision in bits): for ``x ≥ 0``,
+    Jensen's ``ρ_θ ≥ ₀F₁(; d/2; d(1 + cR_1)x)``, else the roundoff scale.
+    For large ``d`` and the simplex angle ``c = −1/(d−1)`` only a few ``p`` are
+    needed, so the cost is ``O(K·P)``, not ``O(K²)``.
     """
     x, c = mp.mpmathify(x), mp.mpmathify(cos_theta)
-    target = mp.mp.prec
-    with mp.workdps(mp.mp.dps + _extra_digits(x)):
-        g = [mp.gamma(mp.mpf(d + q) / 2) / mp.gamma(mp.mpf(d + q + 1) / 2) for q in range(2)]
-        # ratio table r_p = Γ((d+p)/2)/Γ((d+p+1)/2) by r_{p+2} = r_p (d+p)/(d+p+1)
-        r = list(g)
+    if x == 0:
+        return mp.mpf(1)
+    if series_served_by_quad(d, c, x):
+        return angle_quad_split(d, c, x)
+    cost = series_cost(d, c, x)
+    if cost > SERIES_COST_REFUSE:
+        raise RangeError(f"rho_theta: the double series would cost ~{cost:.1e} (> {SERIES_COST_REFUSE:.0e}) here "
+                         "(large |cos theta| v^2 at d > 200, or large |x| < 0); refused, not served in bounded time")
+    with mp.workdps(mp.mp.dps + _angle_guard(c, x)):
+        w = mp.mp.prec
+        h = mp.mpf(d) / 2
+        ax, ac = abs(x), abs(c)
+        # R_1 = r_1/r_0 = Γ((d+1)/2)² / (Γ(d/2) Γ(d/2 + 1)); R_{p+2} = R_p (d+p)/(d+p+1)
+        R = [mp.mpf(1), mp.exp(2 * mp.loggamma(h + mp.mpf(1) / 2) - mp.loggamma(h) - mp.loggamma(h + 1))]
+        if x > 0:
+            lower = mp.hyp0f1(h, d * (1 + min(c, 0) * R[1]) * x) if c < 0 else mp.mpf(1)
+        else:
+            lower = mp.mpf(1)
+        log_tol = float(mp.log(lower)) - w * math.log(2) - 3
+        # P: the p-tail bound, 2 (2|cx|)^{P+1}/(P+1)! F(|x|) below tol
+        if c == 0:
+            P = 0
+        else:
+            lF = float(mp.log(mp.hyp1f1(d, h, ax)))
+            lcx = float(mp.log(2 * ac * ax))
+            P = 0
+            while not (P + 2 > 4 * ac * ax and math.log(2) + (P + 1) * lcx - math.lgamma(P + 2) + lF <= log_tol):
+                P += 1
+        lkx = float(mp.log(2 * (1 + ac) * ax))
         total = mp.mpf(0)
-        eps = mp.mpf(2) ** (-target - 20)
-        lead = mp.mpf(1)  # x^k Γ(k+d)/Γ(k+d/2) / (Γ(d)/Γ(d/2)), by ratio
-        k = 0
-        a = []  # a_p = cos^p θ r_p / p!  (0 for odd p when even_only)
+        lead = mp.mpf(1)  # x^k (d)_k/(d/2)_k
+        a = []  # a_p = c^p R_p / p!
         cpow = mp.mpf(1)
         invf = [mp.mpf(1)]  # 1/j!
+        k = 0
         while True:
-            while len(r) <= k:
-                q = len(r) - 2
-                r.append(r[q] * (d + q) / (d + q + 1))
-            if k:
-                cpow *= c
+            if len(invf) <= k:
                 invf.append(invf[-1] / k)
-            a.append(mp.mpf(0) if (even_only and k % 2) else cpow * r[k] * invf[k])
-            inner = mp.fdot(a, invf[::-1])  # Σ_p a_p / (k − p)!
-            term = lead * inner
-            total += term
+            if k <= P:
+                while len(R) <= k:
+                    q = len(R) - 2
+                    R.append(R[q] * (d + q) / (d + q + 1))
+                if k:
+                    cpow *= c
+                a.append(mp.mpf(0) if (even_only and k % 2) else cpow * R[k] * invf[k])
+            n = len(a)
+            total += lead * mp.fdot(a, invf[k - n + 1 : k + 1][::-1])  # Σ_{p ≤ min(k, P)} a_p/(k−p)!
             k += 1
-            lead *= x * (k - 1 + d) / (k - 1 + mp.mpf(d) / 2)
-            if k > 4 * abs(x) + 10 and abs(term) < eps * max(abs(total), eps):
+            lead *= x * (k - 1 + d) / (k - 1 + h)
+            if k + 1 >= 4 * (1 + ac) * ax and math.log(2) + k * lkx - math.lgamma(k + 1) <= log_tol:
                 break
-        pref = mp.sqrt(mp.pi) / (2 ** (d - 1) * mp.gamma(mp.mpf(d) / 2)) * mp.gamma(d) / mp.gamma(mp.mpf(d) / 2)
-        return +(pref * total)
+        return +total
 
 
 def angle_quad(d, cos_theta, x):
@@ -259,6 +370,7 @@ def angle_quad(d, cos_theta, x):
        \\qquad c_d = \\frac{\\Gamma(d)}{2^{d-1}\\Gamma(d/2)^2}.
     """
     x, c = mp.mpmathify(x), mp.mpmathify(cos_theta)
+    check_route_served(d, c, x)
     cd = mp.gamma(d) / (2 ** (d - 1) * mp.gamma(mp.mpf(d) / 2) ** 2)
     f = lambda t: mp.sin(t) ** (d - 1) * mp.hyp1f1(d, mp.mpf(d) / 2, x * (1 + mp.sin(t) * c))
     return cd * mp.quad(f, [0, mp.pi / 2, mp.pi])
@@ -316,6 +428,10 @@ register(
             "Erratum: read literally, the extracted Eq. 24 lacks the factor 2^{-(d-1)} of the prefactor; "
             "with it the series agrees with the phi-quadrature of Eq. 21 to 40+ digits.",
             "cos_theta = 0 is the orthogonal conformity 1F1(d; d/2; v^2/2); cos_theta = -1/(d-1) is the simplex one.",
+            "mpmath refuses (RangeError) where the double series would cost more than SERIES_COST_REFUSE "
+            "(estimated multiply-adds x digits/30: large |cos theta| v^2 at d > 200, or large v; minutes there) and no "
+            "quadrature serves; for d <= 200, x > 0 the positive phi-quadrature is primary and the route is n/a. "
+            "The phi-quadrature route is n/a for d > 200 with v^2/2 > 2 (cost).",
         ),
     )
 )
@@ -340,6 +456,9 @@ register(
         grid={"quick": _grid(QUICK_D, QUICK_V), "full": _grid(FULL_D, FULL_V + ("30",))},
         mc_grid={"quick": _grid((2, 8, 64), MC_V), "full": _grid(QUICK_D, MC_V)},
         mc_n=CONFORMITY_MC_N,
+        notes=("As simrf.conformity.angle: mpmath refuses (RangeError) where the series would cost more than "
+               "SERIES_COST_REFUSE and d > 200; the phi-quadrature route is n/a where the primary uses it "
+               "(d <= 200, costly series) and for d > 200 with v^2/2 > 2.",),
     )
 )
 
@@ -365,10 +484,16 @@ def _norm_check(p):
 def prf_mse(coupling, d, m, v, a, b):
     """MSE of the PRF estimator at mpmath precision (Thm 3.2 with blocks);
     ``a = ‖x‖``, ``b = ‖y‖``, ``v = ‖x + y‖``."""
-    rho = PRF_CONFORMITY[coupling][0](d, v)
     P = coupled_pairs(m, d)
-    ev2 = mp.exp(v * v)
-    return mp.exp(-2 * a * a - 2 * b * b) / m * ((ev2 * ev2 - ev2) + mp.mpf(P) / m * (rho - ev2))
+    if v == 0:
+        return mp.mpf(0)  # the estimator is exact: every feature product is e^{-a²-b²}
+    # e^{2v²} − e^{v²} = e^{v²} expm1(v²) has no cancellation; ρ − e^{v²} is O(v²) (simplex)
+    # or O(v⁴) against O(1) terms, and the sum can be O(v²/d): guard digits for that
+    guard = (int(4 * -float(mp.log10(v))) if v < 1 else 0) + int(math.log10(d)) + 10
+    with mp.workdps(mp.mp.dps + guard):
+        rho = PRF_CONFORMITY[coupling][0](d, v)
+        ev2 = mp.exp(v * v)
+        return +(mp.exp(-2 * a * a - 2 * b * b) / m * (ev2 * mp.expm1(v * v) + mp.mpf(P) / m * (rho - ev2)))
 
 
 def _prf_mse_mp(p):
@@ -479,8 +604,14 @@ register(
 def _prf_gap_mp(p):
     d, m, v = p["d"], p["m"], mpf(p["v"])
     a, b = mpf(p["x_norm"]), mpf(p["y_norm"])
-    rho = PRF_CONFORMITY[p["coupling"]][0](d, v)
-    return mp.exp(-2 * a * a - 2 * b * b) * mp.mpf(coupled_pairs(m, d)) / m**2 * (mp.exp(v * v) - rho)
+    P = coupled_pairs(m, d)
+    if v == 0 or P == 0:
+        return mp.mpf(0)  # exactly: no coupled pairs, or ρ_c = e^{v²} = 1
+    # e^{v²} − ρ_c ≥ C v² (simplex) or C v⁴ (orthogonal): guard digits for the cancellation
+    guard = int(4 * max(0, -float(mp.log10(v)))) + 10
+    with mp.workdps(mp.mp.dps + guard):
+        rho = PRF_CONFORMITY[p["coupling"]][0](d, v)
+        return +(mp.exp(-2 * a * a - 2 * b * b) * mp.mpf(P) / m**2 * (mp.exp(v * v) - rho))
 
 
 def _prf_gap_difference(p):
@@ -496,10 +627,16 @@ def _prf_gap_difference(p):
 def _prf_gap_f64(p):
     d, m, v = (np.asarray(p[k], float) for k in ("d", "m", "v"))
     a, b = np.asarray(p["x_norm"], float), np.asarray(p["y_norm"], float)
-    P = coupled_pairs(m.astype(int), d.astype(int))
-    with np.errstate(divide="ignore"):
-        lg = -2 * a * a - 2 * b * b + np.log(P) - 2 * np.log(m) + PRF_CONFORMITY[p["coupling"]][1](d, v)
-    return exp_checked(lg, "PRF orthogonality gap")
+    d, m, v, a, b = np.broadcast_arrays(d, m, v, a, b)
+    P = np.asarray(coupled_pairs(m.astype(int), d.astype(int)), float)
+    zero = (v == 0) | (P == 0)  # the gap is exactly 0 there
+    vv = np.where(zero, 1.0, v)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lg = -2 * a * a - 2 * b * b + np.log(np.where(zero, 1.0, P)) - 2 * np.log(m) + PRF_CONFORMITY[p["coupling"]][1](d, vv)
+    lg = np.where(zero, 0.0, lg)
+    if np.any(np.isnan(lg)):  # v² underflows: the series has no terms left (true value ≪ 1e-308)
+        raise RangeError("PRF orthogonality gap underflows float64 (v too small); use layer='mpmath'")
+    return np.where(zero, 0.0, exp_checked(lg, "PRF orthogonality gap"))
 
 
 def _prf_gap_mc(p, rng, n):
@@ -606,9 +743,15 @@ def _small_v_f64(p):
     d, m = np.asarray(p["d"], float), np.asarray(p["m"], float)
     if p["coupling"] != "simplex":
         return np.ones(np.broadcast(d, m).shape)
-    P = coupled_pairs(m.astype(int), d.astype(int))
-    echi2 = chi_mean(d) ** 2
-    return 1 - P / m / (d - 1) * echi2 / d
+    # a = 1 − q(1 − D), q = P/(m(d−1)) ∈ [0, 1], D = Var(χ_d)/d: written as
+    # (1 − q) + qD, both non-negative ((1 − q) from exact integers), so no
+    # cancellation (1 − q·Eχ²/d loses log10(2d) digits)
+    mi, di = m.astype(np.int64), d.astype(np.int64)
+    P = np.asarray(coupled_pairs(mi, di), dtype=np.int64)
+    den = mi * (di - 1)
+    one_m_q = (den - P).astype(float) / den.astype(float)
+    q = P.astype(float) / den.astype(float)
+    return one_m_q + q * chi_var_ratio(d)
 
 
 def _small_v_checks(mode, seed):
@@ -773,7 +916,7 @@ register(
         source=f"{PAPER}, Sec. 3.2 (Eq. 12, 15-17), Fig. 4",
         statement=r"\rho(\{w_i\}) = \frac{1}{d(d-1)}\sum_{i\ne j}{}_0F_1\big(;\tfrac d2;\tfrac{v^2}{4}\|w_i+w_j\|^2\big),"
         r"\quad \hat w_i \propto -\textstyle\sum_{j\ne i} w_j\ \text{(Eq. 17)}",
-        params=(D2, V, Param("seed", "int", "which draw of the chi_d norms", low=0),
+        params=(D2, V, Param("seed", "int", "which draw of the chi_d norms", low=0, high=2**32 - 1),
                 Param("method", "choice", "geometry of the directions", choices=PLUS_METHODS)),
         mpmath=_plus_mp,
         mc=_plus_mc,
