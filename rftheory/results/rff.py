@@ -661,7 +661,7 @@ def _exact_ratio(d, m, z):
 def _asym_checks(mode, seed):
     """The remainder is O((P/m)/d³): ``d³(exact − formula)/(P/m)`` stays bounded,
     and ``d²(exact − first order)`` tends to the second-order coefficient."""
-    from ..verify import Outcome
+    from ..outcome import Outcome
 
     zs = ("0.5", "1", "2") if mode == "quick" else ("0.25", "0.5", "1", "1.5", "2", "3")
     out = []
@@ -708,7 +708,7 @@ register(
 def _simplex_checks(mode, seed):
     """Small-z law τ_θ − τ_orth = d cos²θ z⁴/(2(d+2)) + O(z⁶); where simplex
     loses to orthogonal (MSE ratio at m = d)."""
-    from ..verify import Outcome
+    from ..outcome import Outcome
 
     out = []
     with mp.workdps(40):

@@ -655,7 +655,7 @@ def _prf_gap_mc(p, rng, n):
 
 def _prf_gap_checks(mode, seed):
     """Cor. 4.4: the gap is positive; and SimRF beats ORF (its gap is larger)."""
-    from ..verify import Outcome
+    from ..outcome import Outcome
 
     ds = (2, 3, 4, 8, 16, 64) if mode == "quick" else FULL_D
     vs = QUICK_V if mode == "quick" else FULL_V
@@ -756,7 +756,7 @@ def _small_v_f64(p):
 
 def _small_v_checks(mode, seed):
     """The paper's number (0.0078 at d = 64, one block) and the 1/(2d) rule."""
-    from ..verify import Outcome
+    from ..outcome import Outcome
 
     r = _small_v_mp
     with mp.workdps(30):
@@ -894,7 +894,7 @@ def _plus_mc(p, rng, n):
 
 def _plus_checks(mode, seed):
     """Fig. 4: per draw of norms, ρ_iid > ρ_orth > ρ_simplex ≥ ρ_simplex+ ≳ ρ_numerical."""
-    from ..verify import Outcome
+    from ..outcome import Outcome
 
     d, v = 6, Fraction(1)
     draws = range(3) if mode == "quick" else range(20)
