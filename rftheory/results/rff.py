@@ -32,7 +32,7 @@ from scipy import special as sc
 from .. import features
 from ..errors import LayerUnavailableError, RangeError
 from ..geometry import pair_from_difference
-from ..params import COMMON, Param, mpf, sym
+from ..params import ARG_MAX, COMMON, Param, mpf, sym
 from ..registry import Result, register
 from ..samplers import sample
 from ..special import coupled_pairs
@@ -689,7 +689,7 @@ register(
         source=f"{PAPER}, Cor. 4.6; papers/003_90ce4cb5dbcb863e.txt (Yu et al. 2016), Eq. 3",
         statement=r"1-\frac{P}{m}\frac{e^{-Z}Z^2}{d(1-e^{-Z})^2}+\frac{2P}{m}\frac{e^{-Z}(Z^2-Z^3+Z^4/8)}"
         r"{d^2(1-e^{-Z})^2}+O\big(\tfrac{P/m}{d^3}\big),\ Z=z^2",
-        params=(D2, M, Param("z", "real", "z = ||x - y||", low=0, low_open=True)),
+        params=(D2, M, Param("z", "real", "z = ||x - y||", low=0, low_open=True, high=ARG_MAX)),
         mpmath=lambda p: ratio_asymptotic_mp(p["d"], p["m"], mpf(p["z"])),
         symbolic=_asym_sym,
         float64=_asym_f64,

@@ -23,7 +23,7 @@ import sympy as sp
 from .. import features
 from ..geometry import check_norms, pair_from_norms
 from ..montecarlo import pair_mean
-from ..params import COMMON, Param, mpf, sym
+from ..params import ARG_MAX, COMMON, Param, mpf, sym
 from ..registry import Result, register
 from ..errors import LayerUnavailableError, ParameterError, RangeError
 from ..samplers import chi_norms, haar, sample, simplex_matrix, simplex_plus_directions
@@ -473,8 +473,8 @@ PRF_CONFORMITY = {
     "simplex": (conformity_simplex, lambda d, v: log_angle_gap_nonpos(d, -1 / (np.asarray(d, float) - 1), np.asarray(v) ** 2 / 2)),
 }
 
-X_NORM = Param("x_norm", "real", "||x|| (default v/2)", low=0, default=lambda p: p["v"] / 2)
-Y_NORM = Param("y_norm", "real", "||y|| (default v/2)", low=0, default=lambda p: p["v"] / 2)
+X_NORM = Param("x_norm", "real", "||x|| (default v/2)", low=0, high=ARG_MAX, default=lambda p: p["v"] / 2)
+Y_NORM = Param("y_norm", "real", "||y|| (default v/2)", low=0, high=ARG_MAX, default=lambda p: p["v"] / 2)
 
 
 def _norm_check(p):
