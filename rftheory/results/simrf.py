@@ -21,11 +21,13 @@ import numpy as np
 import sympy as sp
 
 from .. import features
+from ..floats import exact_sum_f64, two_prod
 from ..geometry import check_norms, pair_from_norms
 from ..montecarlo import pair_mean
+
+from ..errors import LayerUnavailableError, ParameterError, RangeError
 from ..params import ARG_MAX, COMMON, Param, mpf, sym
 from ..registry import Result, register
-from ..errors import LayerUnavailableError, ParameterError, RangeError
 from ..samplers import chi_norms, haar, sample, simplex_matrix, simplex_plus_directions
 from ..special import (
     chi_var_ratio,
@@ -37,6 +39,7 @@ from ..special import (
     log_orth_gap_pos,
 )
 
+EPS = np.finfo(float).eps  # 2x the unit roundoff
 PAPER = "papers/000_28147233bdbc9869.txt (Reid et al. 2023, Simplex Random Features)"
 
 D2 = COMMON.d2
@@ -528,21 +531,65 @@ def _prf_route_conformity_cached(coupling, d, v, prec):
     return _conf_orth_chi2d({"d": d, "v": v})
 
 
+def _norm_exponent_f64(a, b, v):
+    """``a² + b² − v²`` correctly rounded (Dekker products, exact sum): the
+    exponent of ``e^{−2‖x‖²−2‖y‖²+2v²}`` without cancellation."""
+    ah, al = two_prod(a, a)
+    bh, bl = two_prod(b, b)
+    vh, vl = two_prod(v, v)
+    return exact_sum_f64(ah, al, bh, bl, -vh, -vl)
+
+
+def _log_series_error(v2):
+    """A bound on the absolute error of ``log Σ_k t_k`` summed in log space with
+    terms ``t_k = v^{2k}/k!·(…)``: each log term is a difference of numbers of
+    size ``k log v² ≈ v²(|log v²| + 1)`` (``k ≲ 2v²``), rounded a few times."""
+    return EPS / 2 * (2 * v2 * (np.abs(np.log(np.maximum(v2, 1e-300))) + 1) + 2)
+
+
+def _refuse_inaccurate(err, rtol, what):
+    """:class:`RangeError` where the first-order error bound exceeds ``rtol/10``
+    (keeps the 10x margin between a returned value's error and the tolerance)."""
+    if np.any(err > rtol / 10):
+        raise RangeError(f"{what}: float64 cannot guarantee {rtol:g} here (error bound {float(np.max(err)):.1e}: "
+                         "large exponents or cancellation); use layer='mpmath'")
+
+
+#: float64 tolerance of simrf.prf_mse: its first-order error bound (_prf_mse_f64) is
+#: ~u(|exponent| + 2v²|log v²|) (1 + amp); amp, the bracket's cancellation, reaches ~2d at
+#: small v for simplex blocks (MSE ratio ~ Var(χ_d)/d). 1e-11 serves amp up to ~10^3 with
+#: the 10x margin kept by refusing (RangeError) where the bound exceeds rtol64/10.
+PRF_MSE_RTOL64 = 1e-11
+
+
 def _prf_mse_f64(p):
-    d, m, v = (np.asarray(p[k], float) for k in ("d", "m", "v"))
-    a, b = np.asarray(p["x_norm"], float), np.asarray(p["y_norm"], float)
+    d, m, v, a, b = np.broadcast_arrays(*(np.asarray(p[k], float) for k in ("d", "m", "v", "x_norm", "y_norm")))
+    zero = v == 0  # x = y = 0 up to sign: every feature is 1, the estimator exact
+    v = np.where(zero, 1.0, v)
     v2 = v * v
     with np.errstate(divide="ignore"):
-        l1 = 2 * v2 + np.log(-np.expm1(-v2))  # log(e^{2v²} − e^{v²}), no overflow
+        l0 = np.log(-np.expm1(-v2))  # log(e^{2v²} − e^{v²}) − 2v², no overflow
     gap = PRF_CONFORMITY[p["coupling"]][1]
-    if gap is None:
-        inner = l1
-    else:
+    amp = np.zeros_like(v)
+    err_gap = np.zeros_like(v)
+    inner = l0
+    if gap is not None:
         P = coupled_pairs(m.astype(int), d.astype(int))
-        with np.errstate(divide="ignore"):
-            l2 = np.log(P / m) + gap(d, v)
-        inner = l1 + np.log1p(-np.exp(l2 - l1))
-    return exp_checked(-2 * a * a - 2 * b * b - np.log(m) + inner, "PRF MSE")
+        with np.errstate(divide="ignore", invalid="ignore"):
+            q = np.exp(np.log(P / m) + gap(d, v) - 2 * v2 - l0)  # (P/m)(e^{v²} − ρ)/(e^{2v²} − e^{v²})
+            inner = l0 + np.log1p(-q)
+            amp = q / (1 - q)  # condition of log1p(−q) in q
+        err_gap = _log_series_error(v2)
+    s = _norm_exponent_f64(a, b, v)
+    expo = -2 * s - np.log(m) + inner
+    # first-order error of the exponent, in units of u = EPS/2 per rounding: the exact
+    # a²+b²−v² (1 rounding), log m, exp's argument; l0 and the gap's log, amplified by
+    # the cancellation (1 + amp) of the bracket (e^{2v²} − e^{v²}) − (P/m)(e^{v²} − ρ)
+    err = EPS / 2 * (2 * np.abs(s) + np.abs(np.log(m)) + np.abs(expo) + 4) \
+        + (err_gap + EPS / 2 * (2 + np.abs(l0))) * (1 + amp)
+    val = exp_checked(np.where(zero, 0.0, expo), "PRF MSE")
+    _refuse_inaccurate(np.where(zero, 0.0, err), PRF_MSE_RTOL64, "PRF MSE")
+    return np.where(zero, 0.0, val)
 
 
 def _prf_mse_mc(p, rng, n):
@@ -583,6 +630,7 @@ register(
         mpmath=_prf_mse_mp,
         routes={"pair-sum": _prf_mse_pairsum},
         float64=_prf_mse_f64,
+        rtol64=PRF_MSE_RTOL64,  # derivation at PRF_MSE_RTOL64
         mc=_prf_mse_mc,
         check=_norm_check,
         grid={
@@ -631,12 +679,18 @@ def _prf_gap_f64(p):
     P = np.asarray(coupled_pairs(m.astype(int), d.astype(int)), float)
     zero = (v == 0) | (P == 0)  # the gap is exactly 0 there
     vv = np.where(zero, 1.0, v)
+    s = _norm_exponent_f64(a, b, vv)  # a² + b² − v², correctly rounded
     with np.errstate(divide="ignore", invalid="ignore"):
-        lg = -2 * a * a - 2 * b * b + np.log(np.where(zero, 1.0, P)) - 2 * np.log(m) + PRF_CONFORMITY[p["coupling"]][1](d, vv)
+        lgap = PRF_CONFORMITY[p["coupling"]][1](d, vv) - 2 * vv * vv  # log(e^{v²} − ρ) − 2v²
+        lg = -2 * s + np.log(np.where(zero, 1.0, P)) - 2 * np.log(m) + lgap
     lg = np.where(zero, 0.0, lg)
     if np.any(np.isnan(lg)):  # v² underflows: the series has no terms left (true value ≪ 1e-308)
         raise RangeError("PRF orthogonality gap underflows float64 (v too small); use layer='mpmath'")
-    return np.where(zero, 0.0, exp_checked(lg, "PRF orthogonality gap"))
+    err = EPS / 2 * (2 * np.abs(s) + np.abs(np.log(np.maximum(P, 1))) + 2 * np.abs(np.log(m)) + np.abs(lg) + 4) \
+        + _log_series_error(vv * vv)
+    val = exp_checked(lg, "PRF orthogonality gap")
+    _refuse_inaccurate(np.where(zero, 0.0, err), 1e-12, "PRF orthogonality gap")
+    return np.where(zero, 0.0, val)
 
 
 def _prf_gap_mc(p, rng, n):
