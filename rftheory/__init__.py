@@ -7,22 +7,24 @@ with evaluators in four layers -- symbolic (sympy), arbitrary precision
 
 >>> import rftheory
 >>> r = rftheory.get("simrf.conformity.orthogonal")
->>> float(r.exact(d=4, v=1))  # 1F1(4; 2; 1/2) = 37 e^{1/2}/24
-2.5418...  # doctest: +SKIP
+>>> import mpmath
+>>> print(mpmath.nstr(r.exact(dps=20, d=4, v=1), 20))  # 1F1(4; 2; 1/2) = 37 e^{1/2}/24, certified
+2.5417786256626975597
 """
 
 from . import features
+
 # import the subpackage of paper modules first, so that the registry function
 # ``results`` bound below is not shadowed by it when the registry loads them
 from . import results as _results_package  # noqa: F401
+from ._version import __version__
 from .errors import LayerUnavailableError, ParameterError, RangeError, RFTheoryError, UnknownResultError
 from .montecarlo import MCEstimate, summarize
 from .registry import Result, evaluate, get, register, results
 from .samplers import COUPLINGS, sample
 
-from ._version import __version__
-
 __all__ = [
+    "__version__",
     "COUPLINGS",
     "LayerUnavailableError",
     "MCEstimate",

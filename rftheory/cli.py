@@ -8,7 +8,6 @@ with exit status 2; ``verify`` exits 1 when any check fails, 130 on Ctrl-C and
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
 import sys
 

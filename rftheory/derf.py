@@ -803,7 +803,6 @@ def _optimum_aderf(X, Y, xp, st):
 def _optimum_sderf(X, Y, xp, st):
     """SDERF (Thm 4.3): ``M = M₁ + M₂ + μ₁μ₂ᵀ + μ₂μ₁ᵀ = QΛQᵀ``, per eigenvalue
     ``t_l = gerf_root(1, λ_l)``, ``A = Q diag((1−t_l)/8) Qᵀ``, ``B = Q diag(√(1−4α_l)) Qᵀ``."""
-    d = st.d
     M = st.M1 + st.M2 + xp.mm(st.mu1, xp.T(st.mu2)) + xp.mm(st.mu2, xp.T(st.mu1))
     lam, Q = xp.eigh(M)
     if xp is F64:

@@ -49,9 +49,9 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, fields
-from typing import Callable, Iterable, Iterator
 
 from .errors import ParameterError
 

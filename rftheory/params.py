@@ -10,10 +10,11 @@ exactly.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from numbers import Integral, Real
-from typing import Any, Callable, Mapping
+from typing import Any
 
 import mpmath
 

@@ -26,8 +26,9 @@ exact zero.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from numbers import Integral
-from typing import Any, Callable
+from typing import Any
 
 import mpmath as mp
 

@@ -7,7 +7,6 @@ formula functions.
 
 import math
 import time
-from fractions import Fraction
 
 import mpmath as mp
 import numpy as np

@@ -7,7 +7,6 @@ import math
 from fractions import Fraction
 
 import mpmath as mp
-import numpy as np
 import pytest
 from scipy import special
 

@@ -8,7 +8,6 @@ fixture with a bound |z| < 5.33 (two-sided alpha = 1e-7 per test).
 import math
 
 import mpmath as mp
-import numpy as np
 import pytest
 from scipy import integrate, special
 

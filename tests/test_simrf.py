@@ -1,6 +1,5 @@
 """SimRF results: values derived by hand or by an independent library, and clean errors."""
 
-import math
 
 import mpmath as mp
 import numpy as np

@@ -1,11 +1,9 @@
 """Regression tests for issues 9 and 16 (simrf.*): reference values computed
 independently (mpmath quadrature of Eq. 21 at 60 digits, closed forms by hand)."""
 
-import math
 from fractions import Fraction
 
 import mpmath as mp
-import numpy as np
 import pytest
 
 import rftheory

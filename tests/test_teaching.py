@@ -6,7 +6,6 @@ backend; derivation scripts run as ``__main__`` and assert their identities.
 """
 
 import json
-import os
 import runpy
 from pathlib import Path
 

@@ -23,10 +23,9 @@ def sweep_one(rid: str, n: int, seed: int, limit: float = 30.0):
     rng = spawn(seed, f"{rid}|domain-sweep")
     t0 = time.monotonic()
     outs, slow = [], (0.0, "")
-    from rftheory.domain import random_points
-
     import signal
 
+    from rftheory.domain import random_points
     from rftheory.verify import Outcome, _point_text
 
     def alarm(signum, frame):

@@ -21,7 +21,6 @@ import argparse
 import contextlib
 import io
 import json
-import math
 import signal
 import sys
 import time

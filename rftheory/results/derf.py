@@ -21,13 +21,11 @@ import numpy as np
 import sympy as sp
 
 from .. import derf as D
-from ..errors import ParameterError
+from ..errors import ParameterError, RangeError
 from ..geometry import check_norms, pair_from_norms
-from ..errors import RangeError
 from ..params import ARG_MAX, D_MAX, Param, mpf, sym
 from ..registry import Result, register
 from ..samplers import sample
-from ..special import exp_checked
 
 PAPER = D.PAPER
 MOMENT = Param("moment", "choice", "which moment: first (E f1 f2 = e^{x.y}) or second (E f1^2 f2^2)",

@@ -25,11 +25,10 @@ import sympy as sp
 from .. import softmax_features as sf
 from ..errors import LayerUnavailableError, ParameterError, RangeError
 from ..floats import two_prod
-from ..geometry import pair_from_norms
 from ..params import COMMON, M_MAX, Param, mpf, sym, to_fraction
 from ..registry import Result, register
 from ..samplers import haar, sample
-from ..special import coupled_pairs, exp_checked, log_orth_gap_pos
+from ..special import coupled_pairs, log_orth_gap_pos
 
 PAPER = "papers/001_fec91adef6daced0.txt (Choromanski et al. 2022, Hybrid Random Features)"
 

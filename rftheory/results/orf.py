@@ -20,10 +20,10 @@ import sympy as sp
 
 from .. import features
 from ..errors import LayerUnavailableError, PrecisionError, RangeError
+from ..floats import exact_sum_f64, two_prod  # noqa: F401  (sutherland imports them from here)
 from ..geometry import pair_from_difference
 from ..params import COMMON, M_MAX, Param, mpf, sym
 from ..registry import Result, register
-from ..floats import exact_sum_f64, two_prod  # noqa: F401  (sutherland imports them from here)
 from ..samplers import haar
 from ..special import coupled_pairs
 from .rff import (

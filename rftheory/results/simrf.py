@@ -21,11 +21,10 @@ import numpy as np
 import sympy as sp
 
 from .. import features
+from ..errors import LayerUnavailableError, ParameterError, RangeError
 from ..floats import exact_sum_f64, two_prod
 from ..geometry import check_norms, pair_from_norms
 from ..montecarlo import pair_mean
-
-from ..errors import LayerUnavailableError, ParameterError, RangeError
 from ..params import ARG_MAX, COMMON, Param, mpf, sym
 from ..registry import Result, register
 from ..samplers import chi_norms, haar, sample, simplex_matrix, simplex_plus_directions
