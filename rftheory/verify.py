@@ -194,8 +194,9 @@ def domain_checks(r: Result, n: int, rng: np.random.Generator, dps: int = DOMAIN
     return out
 
 
-class _Slow(Exception):
-    pass
+class _Slow(BaseException):
+    """Raised by the domain checks' time limit; a BaseException so that no
+    ``except Exception`` of a route or evaluator can swallow it."""
 
 
 class _time_limit:

@@ -32,8 +32,8 @@ def _env():
     return env
 
 
-def _verify_cmd(ck, *mode):
-    return [sys.executable, "-m", "rftheory", "verify", *mode, "--only", PREFIX, "--json",
+def _verify_cmd(ck, *mode, prefix=None):
+    return [sys.executable, "-m", "rftheory", "verify", *mode, "--only", prefix or PREFIX, "--json",
             "--workers", "2", "--checkpoint", str(ck)]
 
 
@@ -85,9 +85,9 @@ def _records(path):
     return recs
 
 
-def _start_and_wait(ck, mode, records=3):
+def _start_and_wait(ck, mode, records=3, prefix=None):
     """Start a sweep; return it once ``records`` tasks are in the checkpoint and its workers are up."""
-    proc = subprocess.Popen(_verify_cmd(ck, *mode), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    proc = subprocess.Popen(_verify_cmd(ck, *mode, prefix=prefix), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             env=_env(), start_new_session=True)
     deadline = time.monotonic() + 180  # a loaded machine may be slow to start; the stop is what is timed
     while time.monotonic() < deadline and proc.poll() is None:
@@ -129,7 +129,8 @@ def _assert_workers_gone(workers, marker, t0_elapsed):
 @linux_proc
 def test_ctrl_c_stops_within_seconds_and_resume_recomputes_only_the_rest(tmp_path):
     ck = tmp_path / "ctrl-c-marker.jsonl"
-    proc, workers = _start_and_wait(ck, ["--quick"])
+    # --full: a run long enough (seconds) that the signal lands mid-run on a fast machine too
+    proc, workers = _start_and_wait(ck, ["--full"])
     # a terminal's Ctrl-C: SIGINT to the whole process group, workers included
     status, out, err, took = _stop(proc, signal.SIGINT, group=True)
     assert status == 130
@@ -142,17 +143,17 @@ def test_ctrl_c_stops_within_seconds_and_resume_recomputes_only_the_rest(tmp_pat
     before = _records(ck)
     keys = [r["task"]["key"] for r in before]
     assert len(keys) == len(set(keys))
-    n_all = len(verify.plan("quick", PREFIX))
+    n_all = len(verify.plan("full", PREFIX))
     assert 3 <= len(before) < n_all
 
-    resumed = subprocess.run(_verify_cmd(ck, "--quick"), capture_output=True, text=True, env=_env(), timeout=600)
+    resumed = subprocess.run(_verify_cmd(ck, "--full"), capture_output=True, text=True, env=_env(), timeout=600)
     assert resumed.returncode == 0, resumed.stderr
     assert resumed.stderr == ""
     after = _records(ck)
     assert after[:len(before)] == before  # untouched, and only the missing tasks were appended
     assert len(after) == n_all and len({r["task"]["key"] for r in after}) == n_all
 
-    fresh = subprocess.run(_verify_cmd(tmp_path / "fresh.jsonl", "--quick"), capture_output=True, text=True,
+    fresh = subprocess.run(_verify_cmd(tmp_path / "fresh.jsonl", "--full"), capture_output=True, text=True,
                            env=_env(), timeout=600)
     assert json.loads(resumed.stdout) == json.loads(fresh.stdout)  # same outcomes, same order
 
@@ -160,7 +161,8 @@ def test_ctrl_c_stops_within_seconds_and_resume_recomputes_only_the_rest(tmp_pat
 @linux_proc
 def test_a_second_ctrl_c_during_the_teardown_is_no_traceback(tmp_path):
     ck = tmp_path / "twice-marker.jsonl"
-    proc, workers = _start_and_wait(ck, ["--full"])
+    # a long run (all the conformities, full grid): the signals land mid-run on any machine
+    proc, workers = _start_and_wait(ck, ["--full"], prefix="simrf.conformity")
     t0 = time.monotonic()
     os.killpg(proc.pid, signal.SIGINT)
     time.sleep(0.1)  # an impatient user presses again

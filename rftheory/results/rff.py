@@ -213,14 +213,28 @@ def _simplex_pair_quad(d, z):
         return +(cd * mp.quad(f, [mp.pi / 2 * i / n for i in range(n + 1)]))
 
 
+#: where the independent pair-term routes run in bounded time (seconds, also at
+#: 2-4x working precision): beyond, they are n/a (LayerUnavailableError)
+ROUTE_Z2_MAX = 400          # the alternating moment series and the printed series: e^{z²} terms
+PRINTED_D_MAX = 5000        # the printed double-factorial series: O(d) exact rationals per term
+SIMPLEX_ROUTE_Z_MAX = 10    # the simplex φ-quadrature (oscillating integrand)
+
+
 def pair_term_route(coupling, d, z):
-    """An independent route to ``τ_c`` (quadrature or the printed series)."""
+    """An independent route to ``τ_c`` (quadrature or the printed series); raises
+    :class:`LayerUnavailableError` outside the region it serves in bounded time."""
+    zz = mpf(z) if isinstance(z, (Fraction, int)) else mp.mpmathify(z)
+    if zz * zz > ROUTE_Z2_MAX:
+        raise LayerUnavailableError(f"pair-term routes n/a for z^2 > {ROUTE_Z2_MAX} (cost)")
     if coupling == "iid":
         return _iid_pair_moments(z)
     if coupling == "orthogonal":
-        return orth_pair_printed_series(d, z) if isinstance(z, (Fraction, int)) else _orth_pair_chi2d(d, z)
+        if isinstance(z, (Fraction, int)) and d <= PRINTED_D_MAX:
+            return orth_pair_printed_series(d, z)
+        return _orth_pair_chi2d(d, zz)
     if coupling == "simplex":
-        zz = mpf(z) if isinstance(z, Fraction) else mp.mpmathify(z)
+        if zz > SIMPLEX_ROUTE_Z_MAX:
+            raise LayerUnavailableError(f"the simplex quadrature route serves z <= {SIMPLEX_ROUTE_Z_MAX}")
         return _simplex_pair_quad(d, zz)
     raise ValueError(coupling)
 

@@ -553,6 +553,8 @@ register(
         notes=("Coupling psi's frequencies changes its variance by the same (P/D^2)(tau_c - e^{-z^2}) as for phi; "
                "psi keeps its extra phase noise (1/(2D)).",
                f"Domain narrowed: coupling=simplex serves z <= {SIMPLEX_Z_MAX} (the simplex pair term "
-               "rff.simplex_pair takes minutes at z = 40); iid and orthogonal serve z <= 40.",),
+               "rff.simplex_pair takes minutes at z = 40); iid and orthogonal serve z <= 40. At small d the "
+               "simplex pair term's double series refuses (RangeError, its cost bound) from z ~ 12 (d <= 4); "
+               "see simrf.rff_simplex.",),
     )
 )
