@@ -32,6 +32,15 @@ def _env():
     return env
 
 
+def _terminal_signals():
+    """In the child before exec: the signal state of a program started from a terminal --
+    default SIGINT/SIGTERM handling and nothing blocked -- whatever the test runner's own
+    state (an ignored SIGINT is inherited across exec, and Python then keeps ignoring it)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_SETMASK, set())
+
+
 def _verify_cmd(ck, *mode, prefix=None):
     return [sys.executable, "-m", "rftheory", "verify", *mode, "--only", prefix or PREFIX, "--json",
             "--workers", "2", "--checkpoint", str(ck)]
@@ -88,7 +97,7 @@ def _records(path):
 def _start_and_wait(ck, mode, records=3, prefix=None):
     """Start a sweep; return it once ``records`` tasks are in the checkpoint and its workers are up."""
     proc = subprocess.Popen(_verify_cmd(ck, *mode, prefix=prefix), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            env=_env(), start_new_session=True)
+                            env=_env(), start_new_session=True, preexec_fn=_terminal_signals)
     deadline = time.monotonic() + 180  # a loaded machine may be slow to start; the stop is what is timed
     while time.monotonic() < deadline and proc.poll() is None:
         if ck.exists() and ck.read_bytes().count(b"\n") >= records and len(_children(proc.pid)) >= 2:

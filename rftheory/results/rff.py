@@ -315,7 +315,7 @@ def _gap_series(coef_log, X):
     with its relative error bound."""
     K = coef_log.shape[-1]
     k = np.arange(K, dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # inf terms or bounds are refused by checked()
         lt = coef_log + k * np.log(np.abs(X))[..., None]
         t = np.where(k % 2 == 0, 1.0, -1.0) * np.exp(lt)
         t = np.nan_to_num(t, nan=0.0)
