@@ -449,7 +449,8 @@ def trapezoid(F, lo, hi):
         if abs(cur - prev) <= tol * abs(cur):
             return cur
         prev = cur
-    raise ArithmeticError("trapezoidal rule did not converge")  # pragma: no cover
+    # a route that cannot resolve its integrand here does not serve this point
+    raise LayerUnavailableError("trapezoidal rule did not converge (route n/a here)")
 
 
 def gauss_mean(f, sd, centre=0):

@@ -231,6 +231,8 @@ def pair_term_route(coupling, d, z):
     if coupling == "orthogonal":
         if isinstance(z, (Fraction, int)) and d <= PRINTED_D_MAX:
             return orth_pair_printed_series(d, z)
+        if d > 200:  # mpmath's 0F1 inside the χ_2d density does not converge reliably there
+            raise LayerUnavailableError("orthogonal pair-term routes n/a for d > 5000 (cost) / chi2d for d > 200")
         return _orth_pair_chi2d(d, zz)
     if coupling == "simplex":
         if zz > SIMPLEX_ROUTE_Z_MAX:

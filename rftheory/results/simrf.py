@@ -506,6 +506,8 @@ def _prf_mse_pairsum(p):
     # route from the definition of the estimator: E K̂² − K² with E K̂² summed
     # over diagonal (e^{2v²}) and coupled/uncoupled pairs separately
     d, m, v = p["d"], p["m"], mpf(p["v"])
+    if 0 < v < mp.mpf("1e-6"):  # E K̂² − K² cancels ~4 log10(1/v) digits: not this route's regime
+        raise LayerUnavailableError("pair-sum route n/a for 0 < v < 1e-6 (cancellation)")
     a, b = mpf(p["x_norm"]), mpf(p["y_norm"])
     pre = mp.exp(-a * a - b * b)
     K = pre * mp.exp(v * v / 2)
@@ -665,8 +667,13 @@ def _prf_gap_difference(p):
     # the definition: MSE_iid − MSE_c, each from its pair-sum route; the
     # difference cancels e^{v²} − ρ_c = O(v⁴) against O(1) terms, so add
     # 4 log10(1/v) digits (and 10 guard digits)
+    # 4 log10(1/v) digits (and 10 guard digits); at large v each MSE is ~ m e^{v²}/P
+    # times the gap (e^{2v²} against e^{v²} − ρ): add v²/ln 10 + log10(m) digits
     v = float(p["v"])
     extra = 10 + (int(4 * math.log10(1 / v)) + 1 if 0 < v < 1 else 0)
+    extra += int(v * v / math.log(10) + math.log10(p["m"])) + 2
+    if v > 8:  # the pair-sum quadratures at hundreds of extra digits: not bounded in time
+        raise LayerUnavailableError("mse-difference route n/a for v > 8 (it cancels ~v²/ln 10 digits)")
     with mp.workdps(mp.mp.dps + extra):
         return _prf_mse_pairsum(dict(p, coupling="iid")) - _prf_mse_pairsum(p)
 
