@@ -17,15 +17,15 @@ When the working precision would exceed :data:`WORK_DPS_MAX` without
 agreement, :class:`~rftheory.errors.PrecisionError` is raised rather than a
 number of unknown accuracy returned.
 
-A value that is exactly zero at both precisions is returned as zero.  A true
-value of zero computed as a cancelling residue never certifies (its relative
-error never shrinks): results whose value can be exactly zero must return an
-exact zero.
+A value that is exactly zero at three consecutive precisions is returned as
+zero (two are not enough: a difference that cancels every digit at both
+working precisions rounds to an exact 0 twice).  A true value of zero computed
+as a cancelling residue never certifies (its relative error never shrinks):
+results whose value can be exactly zero must return an exact zero.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from numbers import Integral
 from typing import Any
@@ -116,13 +116,15 @@ def certified(f: Callable[[], Any], dps: int, what: str = "value"):
             cur = +f()
             ok = agree(prev, cur, dps + 2)
         work = nxt
+        if ok and cur == 0:  # a zero must survive one more doubling (see the module docstring)
+            if 2 * work > WORK_DPS_MAX:
+                ok = False
+            else:
+                with mp.workdps(2 * work):
+                    ok = +f() == 0
+                work *= 2
         if ok:
             with mp.workdps(dps + GUARD_DPS):
                 return +cur
         prev = cur
 
-
-def extra_digits_for(x) -> int:
-    """Decimal digits a sum of terms of size ``e^{|x|}`` loses against an O(1)
-    result (for guard digits of alternating series): ``|x| / ln 10``."""
-    return int(abs(float(x)) / math.log(10)) + 1

@@ -41,7 +41,8 @@ def make_table(result_id, grid, params=None, columns=None, ratio_to=None, layer=
     r = get(result_id)
     extra = [get(a) for a in also]
     params = dict(params or {})
-    check_dps(digits, "digits")
+    if check_dps(digits, "digits") > DPS_MAX - 2:  # cells are certified to digits + 2 (the ratio's rounding)
+        raise ParameterError("digits", f"must be <= {DPS_MAX - 2} in a table, got {digits}")
     names = [g[0] for g in grid]
     for n in names + ([columns[0]] if columns else []):
         if n not in {p.name for p in r.params}:
@@ -59,7 +60,7 @@ def make_table(result_id, grid, params=None, columns=None, ratio_to=None, layer=
     def value(point):
         if layer == "float64":
             return mp.mpmathify(r.f64_scalar(**point))
-        return r.exact(dps=min(digits + 2, DPS_MAX), **point)  # certified; +2 for the ratio's rounding
+        return r.exact(dps=digits + 2, **point)  # certified; +2 for the ratio's rounding
 
     col_vals = columns[1] if columns else [None]
     header = names + ([f"{columns[0]}={c}" for c in col_vals] if columns else ["value"]) + [e.id for e in extra]

@@ -57,3 +57,15 @@ def test_exact_returns_a_certified_value_at_the_requested_digits():
     with mp.workdps(60):
         want = 37 * mp.exp(mp.mpf(1) / 2) / 24
         assert abs(got / want - 1) < mp.mpf(10) ** -41
+
+
+def test_a_zero_must_survive_a_third_precision():
+    # a difference that cancels every digit below 100 working digits rounds to an exact 0
+    # at 30 and at 60 digits: two zeros are not a certificate
+    def f():
+        return mp.mpf(0) if mp.mp.dps < 100 else mp.mpf(10) ** -50
+
+    with mp.workdps(30):
+        got = certified(f, 20)
+    with mp.workdps(60):
+        assert agree(got, mp.mpf(10) ** -50, 20)
