@@ -119,8 +119,7 @@ def cases(only: str = "", cli: bool = True, cli_values=None):
         base = base_point(r)
         layers = [lay for lay in ("mpmath", "float64") if lay in r.layers()]
         for p in r.params:
-            values = VALUES + (PY_VALUES if True else [])
-            for val in values:
+            for val in VALUES + PY_VALUES:
                 pt = dict(base)
                 pt[p.name] = val
                 if "mpmath" in layers:
@@ -154,11 +153,10 @@ def main(argv=None) -> int:
     for rid, name, val, how, fn in cases(a.only, cli=not a.no_cli, cli_values=cli_values):
         n += 1
         t0 = time.monotonic()
-        res = fn.__call__ if how.startswith("api") else None
         if how.startswith("cli"):
             kind, text = cli_case(fn()[1], a.limit)
         else:
-            kind, text = classify(res, a.limit)
+            kind, text = classify(fn, a.limit)
         el = time.monotonic() - t0
         if el > slowest[0]:
             slowest = (el, f"{rid} {name}={val!r} {how}")
