@@ -5,7 +5,7 @@
 
 1. Pointwise PRF and RFF MSE replicates per second at d in {16, 64, 256},
    m = d, for each coupling: the full-matrix path (``rftheory.sample`` +
-   ``rftheory.features``), the projection path (``rftheory.projections``)
+   ``rftheory.features.gaussian``), the projection path (``rftheory.sampling.projections``)
    and the cost of only drawing the random numbers the projection path
    consumes (the physical limit), measured side by side in one run.
 2. SimRF+ blocks per second: ``samplers.simplex_plus_directions`` over a
@@ -32,7 +32,8 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 import numpy as np  # noqa: E402
 
 import rftheory  # noqa: E402
-from rftheory import features, projections, samplers  # noqa: E402
+from rftheory.features import gaussian  # noqa: E402
+from rftheory.sampling import projections, samplers  # noqa: E402
 
 COUPLINGS = ("iid", "orthogonal", "simplex")
 
@@ -61,7 +62,7 @@ def replicates(kind: str, coupling: str, d: int, n: int, rng, path: str):
         K = math.exp(-float(np.sum((x - y) ** 2)) / 2)
         if path == "full":
             W = rftheory.sample(coupling, d, m, rng=rng, size=n)
-            est = features.estimate(features.positive(W, x), features.positive(W, y))
+            est = gaussian.estimate(gaussian.positive(W, x), gaussian.positive(W, y))
         else:
             p = projections.project_vector(coupling, d, m, x + y, rng=rng, size=n)
             est = math.exp(-float(x @ x + y @ y)) * np.exp(p).mean(axis=-1)
@@ -69,7 +70,7 @@ def replicates(kind: str, coupling: str, d: int, n: int, rng, path: str):
         K = math.exp(-float(np.sum((x - y) ** 2)) / 2)
         if path == "full":
             W = rftheory.sample(coupling, d, m, rng=rng, size=n)
-            est = features.estimate(features.trigonometric(W, x), features.trigonometric(W, y))
+            est = gaussian.estimate(gaussian.trigonometric(W, x), gaussian.trigonometric(W, y))
         else:
             est = np.cos(projections.project_vector(coupling, d, m, x - y, rng=rng, size=n)).mean(axis=-1)
     return (est - K) ** 2

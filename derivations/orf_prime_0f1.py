@@ -21,8 +21,8 @@ for k in range(8):  # the coefficient identity, symbolic in d
 if __name__ == "__main__":
     import numpy as np
 
-    from rftheory.results.orf import _sphere_cos, prime_terms
-    from rftheory.samplers import haar
+    from rftheory.papers.orf.entries import _sphere_cos, prime_terms
+    from rftheory.sampling.samplers import haar
 
     with mp.workdps(30):
         for dd, z in ((3, mp.mpf("0.7")), (6, mp.mpf(1)), (10, mp.mpf("1.5"))):

@@ -11,8 +11,8 @@ so any coupling with cos(theta) != 0 (simplex: -1/(d-1)) is worse than orthogona
 
 import mpmath as mp
 
-from rftheory.results.rff import _simplex_pair_quad, orth_pair, simplex_pair
-from rftheory.results.simrf import angle_series
+from rftheory.papers.simrf.entries import angle_series
+from rftheory.papers.simrf.rff import _simplex_pair_quad, orth_pair, simplex_pair
 
 if __name__ == "__main__":
     with mp.workdps(40):

@@ -31,7 +31,7 @@ for expr, want in ((same, 1), (diff, -1 / (d - 1)), (cross, -1 / (d - 1)), (last
     ), (expr, want)
 
 # the library's O(d) product against the dense rows
-from rftheory.samplers import apply_simplex, simplex_matrix  # noqa: E402
+from rftheory.sampling.samplers import apply_simplex, simplex_matrix  # noqa: E402
 
 for dd in range(2, 12):
     rows = np.array([[float(sp.N((a if i == j else 0) - b if j < dd - 1 else 0, 30).subs(d, dd))

@@ -13,15 +13,12 @@ with evaluators in four layers -- symbolic (sympy), arbitrary precision
 """
 
 from . import features
-
-# import the subpackage of paper modules first, so that the registry function
-# ``results`` bound below is not shadowed by it when the registry loads them
-from . import results as _results_package  # noqa: F401
 from ._version import __version__
+from .catalog import evaluate, get, results
 from .errors import LayerUnavailableError, ParameterError, RangeError, RFTheoryError, UnknownResultError
 from .montecarlo import MCEstimate, summarize
-from .registry import Result, evaluate, get, register, results
-from .samplers import COUPLINGS, sample
+from .registry import Result, register
+from .sampling.samplers import COUPLINGS, sample
 
 __all__ = [
     "__version__",

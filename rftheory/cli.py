@@ -14,9 +14,9 @@ import sys
 import mpmath as mp
 
 from . import __version__
+from .catalog import get, results
 from .errors import ParameterError, RFTheoryError
 from .precision import DPS_MAX, DPS_MIN, check_dps
-from .registry import get, results
 
 __all__ = ["main"]
 

@@ -231,7 +231,7 @@ def _cost(task) -> float:
         d = p.get("d") if isinstance(p.get("d"), int) else 1
         m = p.get("m") if isinstance(p.get("m"), int) else d
         try:
-            from .registry import get
+            from .catalog import get
             from .verify import mc_n
 
             n = mc_n(get(task.result), p, task.mode)

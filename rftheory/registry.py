@@ -23,8 +23,6 @@ evaluator validated: integers as ``int``, reals as exact ``Fraction``.
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -33,12 +31,12 @@ from typing import Any
 import mpmath
 import numpy as np
 
-from .errors import LayerUnavailableError, ParameterError, UnknownResultError
+from .errors import LayerUnavailableError, ParameterError
 from .montecarlo import MCEstimate, summarize
 from .params import Param, validate_params
 from .precision import certified, check_dps
 
-__all__ = ["Result", "register", "get", "results", "evaluate", "LAYERS"]
+__all__ = ["Result", "register", "LAYERS", "MODES"]
 
 LAYERS = ("symbolic", "mpmath", "float64", "mc")
 MODES = ("quick", "default", "full")
@@ -77,8 +75,13 @@ class Result:
     check : callable, optional
         Cross-parameter validation ``check(p)``, raising ParameterError.
     checks : callable, optional
-        Extra verification ``checks(mode, seed) -> iterable of Outcome`` for
-        results that are not one number (orderings, bounds, optima).
+        Extra verification ``checks(mode, seed) -> iterable of Measurement``
+        (:mod:`rftheory.measure`) for results that are not one number
+        (orderings, bounds, optima); raw measurements, judged by verify.
+    checks_z : dict
+        Number of z-scores ``checks`` reports per mode (missing modes fall back
+        to the next smaller one), so that verify fixes the Bonferroni bound of
+        the run before sampling.
     status : str
         ``"verified"``, ``"beyond"`` (not in the papers) or ``"mc-only"``.
     notes : tuple of str
@@ -109,6 +112,7 @@ class Result:
     mc_n: dict[str, int] = field(default_factory=lambda: {"quick": 20_000, "default": 100_000, "full": 1_000_000})
     check: Callable[[dict], None] | None = None
     checks: Callable[[str, int], Iterable[Any]] | None = None
+    checks_z: dict[str, int] = field(default_factory=dict)
     status: str = "verified"
     notes: tuple[str, ...] = ()
     digits: int = 40
@@ -129,6 +133,11 @@ class Result:
             if m in grids:
                 return grids[m]
         return []
+
+    def z_tests(self, mode: str) -> int:
+        """z-scores the ``checks`` report in ``mode`` (declared in ``checks_z``)."""
+        order = MODES[: MODES.index(mode) + 1][::-1]
+        return next((int(self.checks_z[m]) for m in order if m in self.checks_z), 0)
 
     # -- layers -----------------------------------------------------------
     def exact(self, dps: int = 50, *, certify: bool = True, **given):
@@ -285,7 +294,6 @@ def validate_arrays(result: Result, given: Mapping[str, Any]) -> dict:
 
 
 _REGISTRY: dict[str, Result] = {}
-_LOADED = False
 
 
 def register(result: Result) -> Result:
@@ -302,59 +310,3 @@ def register(result: Result) -> Result:
     result.defined_at = f"{path}:{caller.f_lineno}"
     _REGISTRY[result.id] = result
     return result
-
-
-def _load() -> None:
-    global _LOADED
-    if _LOADED:
-        return
-    _LOADED = True
-    pkg = importlib.import_module(f"{__package__}.results")
-
-    for mod in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
-        if not mod.name.startswith("_"):
-            importlib.import_module(f"{pkg.__name__}.{mod.name}")
-
-
-def results(prefix: str = "") -> list[Result]:
-    """All registered results whose ID starts with ``prefix``, by ID."""
-    _load()
-    return [_REGISTRY[k] for k in sorted(_REGISTRY) if k.startswith(prefix)]
-
-
-def get(result_id: str) -> Result:
-    """The result registered under ``result_id``."""
-    _load()
-    try:
-        return _REGISTRY[result_id]
-    except KeyError:
-        raise UnknownResultError(result_id, sorted(_REGISTRY)) from None
-
-
-def evaluate(result_id: str, layer: str = "mpmath", *, dps: int = 50, **params):
-    """Evaluate a result in one layer.
-
-    Parameters
-    ----------
-    result_id : str
-        A THEORY.md ID (``rftheory list`` prints them).
-    layer : {"mpmath", "symbolic", "float64"}
-    dps : int
-        Working digits of the mpmath layer.
-    **params
-        The result's parameters.
-
-    Examples
-    --------
-    >>> import rftheory
-    >>> rftheory.evaluate("simrf.conformity.orthogonal", d=4, v=1, dps=30)  # 37 e^{1/2}/24
-    mpf('2.5417786256626976')
-    """
-    r = get(result_id)
-    if layer == "mpmath":
-        return r.exact(dps=dps, **params)
-    if layer == "symbolic":
-        return r.sym(**params)
-    if layer == "float64":
-        return r.f64(**params)
-    raise ParameterError("layer", f"unknown layer {layer!r}; expected mpmath, symbolic or float64")

@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 
 import mpmath as mp
 
+from .catalog import get
 from .errors import ParameterError
 from .precision import DPS_MAX, check_dps
-from .registry import get
 
 __all__ = ["Table", "make_table", "render"]
 

@@ -28,7 +28,11 @@ For every result and every point of its grid in the chosen mode:
     within ``rtol64`` -- or refusing with ``RangeError``, which is allowed
     there (refusing is never wrong; a wrong finite number is).
 
-Results that are not one number contribute their own checks (``Result.checks``).
+Results that are not one number contribute their own checks
+(``Result.checks``): raw :class:`~rftheory.measure.Measurement` objects, which
+:func:`judge` turns into verdicts here.  Their z-scores (declared per mode in
+``Result.checks_z``) belong to the same Bonferroni family as the ``mc`` checks,
+so ``ALPHA`` bounds the false-failure probability of the whole run.
 """
 
 from __future__ import annotations
@@ -43,14 +47,16 @@ from typing import Any
 import mpmath as mp
 import numpy as np
 
+from .catalog import results
 from .domain import random_points
 from .errors import LayerUnavailableError, PrecisionError, RangeError
+from .measure import Measurement
 from .montecarlo import spawn, z_threshold
 from .outcome import Outcome
 from .precision import agree, certified
-from .registry import MODES, Result, results
+from .registry import MODES, Result
 
-__all__ = ["Outcome", "Task", "plan", "run", "ALPHA", "format_point", "digits_agree"]
+__all__ = ["Outcome", "Task", "plan", "run", "judge", "ALPHA", "format_point", "digits_agree"]
 
 #: family-wise false-failure probability of the Monte Carlo checks of one run
 ALPHA = 1e-6
@@ -75,7 +81,7 @@ class Task:
     zmax: float = math.inf
 
     def run(self, seed: int) -> list[Outcome]:
-        from .registry import get
+        from .catalog import get
 
         r = get(self.result)
         if self.kind == "exact":
@@ -84,7 +90,7 @@ class Task:
             return [mc_check(r, self.point, self.mode, spawn(seed, self.key), self.zmax)]
         if self.kind == "domain":
             return domain_checks(r, DOMAIN_N[self.mode], spawn(seed, self.key))
-        return list(r.checks(self.mode, seed))
+        return custom_checks(r, self.mode, seed, self.zmax)
 
 
 def format_point(p: dict) -> str:
@@ -279,12 +285,90 @@ def mc_check(r: Result, point: dict, mode: str, rng: np.random.Generator, zmax: 
         return Outcome(r.id, pt, "mc", "", passed=False, detail=f"{type(exc).__name__}: {exc}")
 
 
+def _num(x):
+    """An mpmath number from an mpf/mpc/float/int/Fraction (exactly)."""
+    from fractions import Fraction
+
+    if isinstance(x, Fraction):
+        return mp.mpf(x.numerator) / x.denominator
+    return mp.mpmathify(x)
+
+
+def judge(m: Measurement, zmax: float) -> Outcome:
+    """The verdict on one raw measurement (see :mod:`rftheory.measure`).
+
+    ``zmax`` is the run's Bonferroni bound on ``|z|`` (one-sided claims use
+    the same bound: conservative)."""
+    base = dict(result=m.result, point=m.point, check=m.check, detail=m.detail)
+    try:
+        if m.kind == "error":
+            return Outcome(**base, value="", passed=False)
+        if m.kind == "fact":
+            return Outcome(**base, value=str(m.value), other=str(m.reference),
+                           metric="holds" if m.holds else "does not hold", passed=bool(m.holds))
+        if m.kind == "digits":
+            dg = digits_agree(m.value, m.reference)
+            return Outcome(**base, value=_short(m.reference), other=_short(m.value),
+                           metric=f"digits={min(dg, 99):.1f} (need {m.need:g})", passed=dg >= m.need)
+        if m.kind == "relative":
+            a, b = _num(m.value), _num(m.reference)
+            rel = abs(a - b) / abs(b) if b != 0 else abs(a)
+            rel = float(rel)
+            return Outcome(**base, value=_short(b), other=_short(a), metric=f"rel={rel:.1e} (tol {m.need:.0e})",
+                           passed=rel <= m.need)
+        if m.kind == "bound":
+            a, b = _num(m.value), _num(m.reference)
+            ok = {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b, "==": a == b}[m.relation]
+            return Outcome(**base, value=_short(a), other=_short(b), metric=f"value {m.relation} reference",
+                           passed=bool(ok))
+        if m.kind == "z":
+            ref = float(mp.re(_num(m.reference)))
+            se = m.se or 0.0
+            z = (m.value - ref) / se if se > 0 else (0.0 if m.value == ref else math.inf)
+            ok = {"two": abs(z) <= zmax, ">=": z >= -zmax, "<=": z <= zmax}[m.relation]
+            claim = {"two": f"|z| <= {zmax:.2f}", ">=": f"z >= -{zmax:.2f}", "<=": f"z <= {zmax:.2f}"}[m.relation]
+            return Outcome(**base | {"detail": f"n={m.n}, {claim}" + (f"; {m.detail}" if m.detail else "")},
+                           value=_short(ref, 10), other=f"{m.value:.8g} ± {se:.2g}", metric=f"z={z:+.2f}",
+                           passed=bool(ok), z=z, se_ratio=m.se_ratio)
+    except Exception as exc:
+        return Outcome(**base | {"detail": f"cannot judge: {type(exc).__name__}: {exc}"}, value="", passed=False)
+    return Outcome(**base | {"detail": f"unknown measurement kind {m.kind!r}"}, value="", passed=False)
+
+
+def custom_checks(r: Result, mode: str, seed: int, zmax: float) -> list[Outcome]:
+    """Judge the raw measurements of ``r.checks``; z-scores beyond the number
+    the result declared (``checks_z``) fail: they were not in the α budget."""
+    out: list[Outcome] = []
+    budget = r.z_tests(mode)
+    seen = 0
+    try:
+        for m in r.checks(mode, seed):
+            if isinstance(m, Outcome):  # transitional: a check that judged itself
+                out.append(m)
+                continue
+            if not isinstance(m, Measurement):
+                out.append(Outcome(r.id, "", "checks", "", passed=False,
+                                   detail=f"a check returned {type(m).__name__}, not a Measurement"))
+                continue
+            o = judge(m, zmax)
+            if m.kind == "z":
+                seen += 1
+                if seen > budget:
+                    o.passed = False
+                    o.detail = f"z-score {seen} of a result that declares {budget} (checks_z): not in the alpha budget"
+            out.append(o)
+    except Exception as exc:
+        out.append(Outcome(r.id, "", "checks", "", passed=False, detail=f"{type(exc).__name__}: {exc}"))
+    return out
+
+
 def plan(mode: str = "quick", only: str = "", mc: bool = True) -> list[Task]:
     """The list of verification tasks for ``mode``, results starting with ``only``."""
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}")
     tasks: list[Task] = []
     mc_tasks: list[Task] = []
+    z_families: list[tuple[Task, int]] = []  # custom checks and their declared z-scores
     for r in results(only):
         for p in r.points(mode, "grid"):
             tasks.append(Task(f"{r.id}|exact|{format_point(p)}", r.id, "exact", p, mode))
@@ -292,11 +376,15 @@ def plan(mode: str = "quick", only: str = "", mc: bool = True) -> list[Task]:
             for p in r.points(mode, "mc_grid"):
                 mc_tasks.append(Task(f"{r.id}|mc|{format_point(p)}", r.id, "mc", p, mode))
         if r.checks is not None:
-            tasks.append(Task(f"{r.id}|custom", r.id, "custom", {}, mode))
+            t = Task(f"{r.id}|custom", r.id, "custom", {}, mode)
+            tasks.append(t)
+            if r.z_tests(mode):
+                z_families.append((t, r.z_tests(mode)))
         if r.mpmath is not None and DOMAIN_N.get(mode):
             tasks.append(Task(f"{r.id}|domain", r.id, "domain", {}, mode))
-    zmax = z_threshold(ALPHA, len(mc_tasks)) if mc_tasks else math.inf
-    for t in mc_tasks:
+    k = len(mc_tasks) + sum(n for _, n in z_families)
+    zmax = z_threshold(ALPHA, k) if k else math.inf
+    for t in mc_tasks + [t for t, _ in z_families]:
         t.zmax = zmax
     return tasks + mc_tasks
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import rftheory
-from rftheory import projections, samplers
+from rftheory.sampling import projections, samplers
 
 xs = pytest.importorskip("array_api_strict")
 
@@ -57,7 +57,8 @@ def test_building_blocks_under_array_api_strict():
 
 _USE = (
     "import numpy as np, rftheory\n"
-    "from rftheory import projections, parallel, features\n"
+    "from rftheory import parallel, features\n"
+    "from rftheory.sampling import projections\n"
     "rftheory.results()\n"
     "W = rftheory.sample('simplex', 4, 4, rng=np.random.default_rng(0))\n"
     "p = projections.project_vector('orthogonal', 4, 4, np.ones(4), rng=np.random.default_rng(0))\n"

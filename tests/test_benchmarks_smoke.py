@@ -6,7 +6,7 @@ import pathlib
 
 import numpy as np
 
-from rftheory import samplers
+from rftheory.sampling import samplers
 
 PATH = pathlib.Path(__file__).resolve().parent.parent / "benchmarks" / "run.py"
 

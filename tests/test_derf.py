@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 import rftheory
-from rftheory import derf as D
 from rftheory.errors import ParameterError
 from rftheory.montecarlo import summarize
+from rftheory.papers.derf import formulas as D
 
 FAMS = ("gerf", "saderf", "aderf", "sderf")
 
@@ -98,7 +98,7 @@ def test_sderf_diagonal_data_by_hand():
 
 
 def test_unbiased_first_moment_is_the_kernel():
-    from rftheory.results.derf import _derf_instance
+    from rftheory.papers.derf.entries import _derf_instance
 
     r = rftheory.get("derf.derf_moments")
     for d in (1, 4):
@@ -184,7 +184,7 @@ def test_scipy_check_catches_a_wrong_root(monkeypatch):
 
 
 def test_verify_checks_fail_for_a_wrong_optimum(monkeypatch):
-    from rftheory.results import derf as R
+    from rftheory.papers.derf import entries as R
 
     monkeypatch.setattr(D, "_optimum_sderf", lambda X, Y, xp, st: D._optimum_gerf(X, Y, xp, st))
     monkeypatch.setitem(D._OPTIMA, "sderf", D._OPTIMA["gerf"])
@@ -198,7 +198,7 @@ def test_mc_detects_a_missing_normaliser(rng):
     implementation does) is caught.  Bound |z| < 5.5: false alarm < 4e-8."""
     r = rftheory.get("derf.derf_moments")
     p = r.validate(d=4, seed=0, moment="first")
-    from rftheory.results.derf import _derf_instance
+    from rftheory.papers.derf.entries import _derf_instance
 
     A, B1, B2, x, y = _derf_instance(p)
     fm = D.FeatureMap.from_params(A, B1, B2)

@@ -17,7 +17,7 @@ import rftheory
 from rftheory import verify
 from rftheory.errors import ParameterError, RangeError
 from rftheory.montecarlo import spawn, z_threshold
-from rftheory.results import hrf as H
+from rftheory.papers.hrf import entries as H
 
 ZMAX = z_threshold(1e-6)
 

@@ -15,10 +15,3 @@ def test_ruff_is_clean():
         pytest.skip("ruff is not installed (it is in the [test] extra)")
     res = subprocess.run([ruff, "check", str(ROOT)], capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert res.returncode == 0, res.stdout[-4000:]
-
-
-def test_no_papers_module_imports_verify():
-    # verify owns the comparisons; results report Outcomes from rftheory.outcome (no import cycle)
-    for path in (ROOT / "rftheory" / "results").glob("*.py"):
-        text = path.read_text()
-        assert "from ..verify" not in text and "import rftheory.verify" not in text, path.name

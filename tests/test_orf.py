@@ -1,4 +1,4 @@
-"""Orthogonal Random Features (rftheory.results.orf): printed series, bounds, ORF', SORF.
+"""Orthogonal Random Features (rftheory.papers.orf): printed series, bounds, ORF', SORF.
 
 Statistical tests use the ``seed`` fixture with |z| < 5.33 (two-sided alpha = 1e-7).
 """
@@ -13,7 +13,8 @@ from scipy import special
 import rftheory
 from rftheory.cli import main
 from rftheory.errors import ParameterError, RangeError
-from rftheory.results import orf, rff
+from rftheory.papers.orf import entries as orf
+from rftheory.papers.simrf import rff
 
 ZMAX = 5.33
 

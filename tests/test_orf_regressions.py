@@ -10,7 +10,7 @@ import pytest
 import rftheory
 from rftheory.cli import main
 from rftheory.errors import ParameterError, RangeError
-from rftheory.results import orf
+from rftheory.papers.orf import entries as orf
 
 
 def run(argv, capsys):
@@ -167,7 +167,7 @@ def test_lemma2_erratum_is_measured():
 
 def test_dead_code_removed():
     assert not hasattr(orf, "variance_ratios_mc")
-    from rftheory.results import sutherland
+    from rftheory.papers.sutherland import entries as sutherland
 
     assert not hasattr(sutherland, "_mc_pair") and not hasattr(sutherland, "UNSET")
 

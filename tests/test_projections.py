@@ -13,8 +13,9 @@ import pytest
 from scipy import stats
 
 import rftheory
-from rftheory import features, projections, samplers
 from rftheory.errors import ParameterError
+from rftheory.features import gaussian
+from rftheory.sampling import projections, samplers
 
 ALPHA = 1e-6
 
@@ -69,16 +70,16 @@ def test_full_span_reconstructs_exact_block_geometry(coupling):
 
 
 def test_restricted_features_equal_the_real_features():
-    """features.positive / trigonometric on (W E, E^T x) are the maps on (W, x) (same W)."""
+    """gaussian.positive / trigonometric on (W E, E^T x) are the maps on (W, x) (same W)."""
     d = 6
     rng = np.random.default_rng(4)
     x, y = rng.standard_normal(d) / 3, rng.standard_normal(d) / 3
     W = rftheory.sample("simplex", d, 9, rng=np.random.default_rng(5), size=4)
     Wr, c, _ = projections.restrict("simplex", d, 9, [x, y], rng=np.random.default_rng(5), size=4, method="full")
     np.testing.assert_allclose(Wr, W @ projections.span_basis([x, y])[0], atol=1e-14)
-    for f in (features.positive, features.trigonometric):
-        np.testing.assert_allclose(features.estimate(f(Wr, c[0]), f(Wr, c[1])),
-                                   features.estimate(f(W, x), f(W, y)), rtol=1e-12)
+    for f in (gaussian.positive, gaussian.trigonometric):
+        np.testing.assert_allclose(gaussian.estimate(f(Wr, c[0]), f(Wr, c[1])),
+                                   gaussian.estimate(f(W, x), f(W, y)), rtol=1e-12)
     np.testing.assert_allclose(projections.project_vector("simplex", d, 9, x + y, rng=np.random.default_rng(5),
                                                           size=4, method="full"), W @ (x + y), atol=1e-13)
 
@@ -116,8 +117,8 @@ def _pair():
 def _statistics(Wr, c, nr):
     """Per-draw statistics: coordinates, PRF sum of exp, RFF mean cos, pair products, norms."""
     px, py = Wr @ c[0], Wr @ c[1]
-    prf = features.estimate(features.positive(Wr, c[0]), features.positive(Wr, c[1]))
-    rff = features.estimate(features.trigonometric(Wr, c[0]), features.trigonometric(Wr, c[1]))
+    prf = gaussian.estimate(gaussian.positive(Wr, c[0]), gaussian.positive(Wr, c[1]))
+    rff = gaussian.estimate(gaussian.trigonometric(Wr, c[0]), gaussian.trigonometric(Wr, c[1]))
     return {
         "Wx[0]": px[:, 0],
         "Wx[d-1]": px[:, D - 1],

@@ -1,4 +1,4 @@
-"""RFF pair terms and MSE for every coupling (rftheory.results.rff).
+"""RFF pair terms and MSE for every coupling (rftheory.papers.simrf.rff).
 
 Expected values are hand-derived (closed forms for small d) or come from an
 independent library (scipy quadrature); statistical tests use the ``seed``
@@ -13,7 +13,7 @@ from scipy import integrate, special
 
 import rftheory
 from rftheory.errors import ParameterError, RangeError
-from rftheory.results import rff
+from rftheory.papers.simrf import rff
 from rftheory.tables import make_table
 
 ZMAX = 5.33  # Phi^{-1}(1 - 1e-7/2)

@@ -13,9 +13,9 @@ import scipy.linalg
 from scipy import stats
 
 import rftheory
-from rftheory import samplers
 from rftheory.errors import ParameterError
 from rftheory.montecarlo import z_threshold
+from rftheory.sampling import samplers
 
 
 def naive_qr_haar(rng, d, shape=(), xp=None):
@@ -138,8 +138,8 @@ def _prf_bias_z(monkeypatch, haar, seed=0):
     x = np.zeros(d)
     x[0] = 0.5
     W = rftheory.sample("orthogonal", d, d, rng=np.random.default_rng([seed, 3]), size=n)
-    f = rftheory.features.positive(W, x)
-    est = rftheory.features.estimate(f, f)
+    f = rftheory.features.gaussian.positive(W, x)
+    est = rftheory.features.gaussian.estimate(f, f)
     return (est.mean() - 1.0) / (est.std(ddof=1) / math.sqrt(n)), est.mean()
 
 

@@ -94,7 +94,7 @@ def test_float64_vectorized_over_d_and_v():
 
 
 def test_simplex_plus_is_a_fixed_point_of_eq17():
-    from rftheory.results.simrf import plus_geometry
+    from rftheory.papers.simrf.entries import plus_geometry
 
     W = plus_geometry("simplex_plus", 6, 1.0, 0)
     for i in range(6):
@@ -136,7 +136,8 @@ def test_simplex_conformity_monte_carlo(seed):
 def test_broken_simplex_block_fails_verify(monkeypatch):
     """Replacing S by the identity (so 'simplex' is secretly orthogonal) must make
     verify's Monte Carlo checks of the simplex conformity fail by a large z."""
-    from rftheory import projections, samplers, verify
+    from rftheory import verify
+    from rftheory.sampling import projections, samplers
 
     identity = lambda u, xp=None, axis=-1: u
     monkeypatch.setattr(samplers, "apply_simplex", identity)

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 import rftheory
-from rftheory import softmax_features as sf
 from rftheory.errors import ParameterError
+from rftheory.features import softmax as sf
 from rftheory.montecarlo import summarize, z_threshold
 
 X = np.array([0.5, 0.2, 0.0, -0.3])

@@ -4,8 +4,9 @@ import numpy as np
 import pytest
 
 import rftheory
-from rftheory import samplers, verify
+from rftheory import verify
 from rftheory.montecarlo import spawn, summarize, z_threshold
+from rftheory.sampling import samplers
 
 
 def naive_qr_haar(rng, d, shape=(), xp=None):
@@ -34,7 +35,7 @@ def test_orthogonal_mc_passes(seed):
 def test_broken_sampler_fails_verify(monkeypatch, target, broken):
     """QR without the sign fix, or chi_1 norms instead of chi_d, must make verify fail on the
     full-matrix path (forced here; the projection path is covered by the next test)."""
-    from rftheory import projections
+    from rftheory.sampling import projections
 
     monkeypatch.setattr(samplers, target, broken)
     monkeypatch.setattr(projections, "_use_projection", lambda coupling, method: False)
@@ -98,10 +99,10 @@ def naive_qr_columns(rng, d, k, shape=(), xp=None):
 
 @pytest.mark.parametrize("target,broken", [("haar_columns", naive_qr_columns), ("chi_norms", chi1_norms)])
 def test_broken_projection_sampler_fails_verify(monkeypatch, target, broken):
-    """verify's default Monte Carlo path is the projection sampler (rftheory.projections): it too
+    """verify's default Monte Carlo path is the projection sampler (rftheory.sampling.projections): it too
     must fail on the sign trap and on chi_1 norms, by a large z-score (the full-matrix path is
     covered by test_broken_sampler_fails_verify, where the replaced samplers.haar is used)."""
-    from rftheory import projections
+    from rftheory.sampling import projections
 
     monkeypatch.setattr(projections if target == "haar_columns" else samplers, target, broken)
     used = []

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 
-from .samplers import _namespace
+from ..sampling.samplers import _namespace
 
 __all__ = ["positive", "trigonometric", "psi", "estimate", "project"]
 

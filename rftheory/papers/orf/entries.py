@@ -3,7 +3,7 @@
 Source: ``papers/003_…`` (THEORY.md, ids ``orf.*``).  Gaussian kernel with
 ``σ = 1``, ``z = ‖x − y‖``; the paper's ``D`` (number of frequencies) is our
 ``m`` (see :mod:`rftheory.notation`).  The RFF pair terms and the MSE for any
-coupling live in :mod:`rftheory.results.rff`; this module adds the paper's
+coupling live in :mod:`rftheory.papers.simrf.rff`; this module adds the paper's
 own statements: the printed double-factorial series, its bounds (Lemma 2,
 Thm 1, Cor. 1), ORF′ (``W = √d Q``: exact ₀F₁ forms where the paper bounds,
 Lemma 5, Thm 2) and SORF (``√d HD₁HD₂HD₃``, Monte Carlo only, Thm 3).
@@ -18,15 +18,15 @@ import mpmath as mp
 import numpy as np
 import sympy as sp
 
-from .. import features
-from ..errors import LayerUnavailableError, PrecisionError, RangeError
-from ..floats import exact_sum_f64, two_prod  # noqa: F401  (sutherland imports them from here)
-from ..geometry import pair_from_difference
-from ..params import COMMON, M_MAX, Param, mpf, sym
-from ..registry import Result, register
-from ..samplers import haar
-from ..special import coupled_pairs
-from .rff import (
+from ...errors import LayerUnavailableError, PrecisionError, RangeError
+from ...features import gaussian
+from ...numerics.floats import exact_sum_f64, two_prod  # noqa: F401  (sutherland imports them from here)
+from ...numerics.geometry import pair_from_difference
+from ...numerics.special import coupled_pairs
+from ...params import COMMON, M_MAX, Param, mpf, sym
+from ...registry import Result, register
+from ...sampling.samplers import haar
+from ..simrf.rff import (
     _orth_pair_chi2d,
     _orth_pair_sym,
     _pair_mc,
@@ -47,13 +47,13 @@ def _zf(z):
 
 
 def _outcome(*a, **k):
-    from ..outcome import Outcome
+    from ...outcome import Outcome
 
     return Outcome(*a, **k)
 
 
 # --------------------------------------------------------------------------
-# shared numerics (also used by rftheory.results.sutherland)
+# shared numerics (also used by rftheory.papers.sutherland)
 
 #: smallest positive normal float64; a result below it has lost relative precision
 F64_TINY = float(np.finfo(float).tiny)
@@ -466,7 +466,7 @@ def _var_f64(p):
     :func:`_var_series_coefs` (no cancellation of ``a`` against ``(P/m)·gap``) and the
     direct ``a − (P/m)(e^{−z²} − τ)`` with :func:`rff.gap_f64`; where ``τ`` underflows
     (even ``d``, large z: ``τ = e^{−z²/2}·poly``) its bound replaces it.  Exact 0 at z = 0."""
-    from .rff import EPS, _pick, checked, gap_f64
+    from ..simrf.rff import EPS, _pick, checked, gap_f64
 
     d, m, z = np.broadcast_arrays(*(np.asarray(p[k], float) for k in ("d", "m", "z")))
     d, m, z = d.ravel(), m.ravel(), z.ravel()
@@ -677,7 +677,7 @@ def _prime_mc(p, rng, n):
         x, y = pair_from_difference(d, z, rng=rng if k else None)
         Q = np.asarray(haar(rng, d, (count, nb)))
         W = (math.sqrt(d) * Q).reshape(count, nb * d, d)[:, :m, :]
-        out.append(features.estimate(features.trigonometric(W, x), features.trigonometric(W, y)))
+        out.append(gaussian.estimate(gaussian.trigonometric(W, x), gaussian.trigonometric(W, y)))
     est = np.concatenate(out)
     if q == "bias":
         return est - math.exp(-z * z / 2)
@@ -783,7 +783,7 @@ def sorf_bias_mc(d, z, rng, n, m=None):
 def _sorf_checks(mode, seed):
     """Thm 3: ``|E K_SORF − e^{−z²/2}| ≤ 6z/√d``: the MC mean ± 5 SE must
     be compatible with the bound; and report the SORF/ORF MSE ratio (Fig. 3)."""
-    from ..montecarlo import spawn
+    from ...montecarlo import spawn
 
     n = 4_000 if mode == "quick" else 40_000
     out = []

@@ -3,9 +3,9 @@
 Source: ``papers/004_…`` (THEORY.md, ids ``sutherland.*``).  Two embeddings of
 a shift-invariant kernel ``k(Δ)``, ``k(0) = 1``, with ``D`` features:
 
-φ (sin/cos pairs, ``D/2`` frequencies; :func:`rftheory.features.trigonometric`)
+φ (sin/cos pairs, ``D/2`` frequencies; :func:`rftheory.gaussian.trigonometric`)
     ``Var φ(x)ᵀφ(y) = (1/D)[1 + k(2Δ) − 2k(Δ)²]``
-ψ (random phases, ``D`` frequencies; :func:`rftheory.features.psi`, scikit-learn's ``RBFSampler``)
+ψ (random phases, ``D`` frequencies; :func:`rftheory.gaussian.psi`, scikit-learn's ``RBFSampler``)
     ``Var ψ(x)ᵀψ(y) = (1/D)[1 + ½k(2Δ) − k(Δ)²]``
 
 The Gaussian kernel (``σ = 1``) has ``k(Δ) = e^{−z²/2}``; any other kernel is
@@ -24,15 +24,15 @@ import mpmath as mp
 import numpy as np
 import sympy as sp
 
-from .. import features
-from ..errors import ParameterError
-from ..geometry import pair_from_difference
-from ..params import ARG_MAX, COMMON, D_MAX, M_MAX, Param, mpf, sym
-from ..registry import Result, register
-from ..samplers import haar, sample
-from ..special import coupled_pairs
-from .orf import F64_TINY, cancellation_guarded, exact_sum_f64, gauss_cf_series, orth_pair_printed, two_prod
-from .rff import (
+from ...errors import ParameterError
+from ...features import gaussian
+from ...numerics.geometry import pair_from_difference
+from ...numerics.special import coupled_pairs
+from ...params import ARG_MAX, COMMON, D_MAX, M_MAX, Param, mpf, sym
+from ...registry import Result, register
+from ...sampling.samplers import haar, sample
+from ..orf.entries import F64_TINY, cancellation_guarded, exact_sum_f64, gauss_cf_series, orth_pair_printed, two_prod
+from ..simrf.rff import (
     EPS,
     RFF_COUPLINGS,
     _simplex_pair_quad,
@@ -218,7 +218,7 @@ def _finish(val, s, inexact, nonzero, what):
     val = np.asarray(val, float)
     bad = (np.asarray(nonzero, bool) & ~(np.abs(val) >= F64_TINY)) | (inexact & ~(np.abs(s) >= 2.0**-1000))
     if np.any(bad):
-        from ..errors import RangeError
+        from ...errors import RangeError
 
         raise RangeError(f"{what}: the value underflows float64 (below {F64_TINY:.1e}); use layer='mpmath'")
     return val
@@ -258,7 +258,7 @@ def _gain_f64(p):
 def _mc_z(p):
     """``z`` for the Monte Carlo layers, which draw Gaussian frequencies."""
     if p["kernel"] != "gaussian":
-        from ..errors import LayerUnavailableError
+        from ...errors import LayerUnavailableError
 
         raise LayerUnavailableError("Monte Carlo draws Gaussian frequencies: kernel=gaussian only")
     return float(p["z"])
@@ -271,8 +271,8 @@ def phi_estimates(D, z, rng, n, coupling="iid", d=4):
     for k, count in enumerate((half, n - half)):
         x, y = pair_from_difference(d, z, rng=rng if k else None)
         W = sample(coupling, d, D // 2, rng=rng, size=count)
-        # Sutherland's φ is sqrt(2/D)(sin, cos): the same inner product as features.trigonometric
-        out.append(features.estimate(features.trigonometric(W, x), features.trigonometric(W, y)))
+        # Sutherland's φ is sqrt(2/D)(sin, cos): the same inner product as gaussian.trigonometric
+        out.append(gaussian.estimate(gaussian.trigonometric(W, x), gaussian.trigonometric(W, y)))
     return np.concatenate(out)
 
 
@@ -293,7 +293,7 @@ def psi_estimates(D, z, rng, n, coupling="iid", d=4, s=None):
             x, y = q @ x, q @ y
         W = sample(coupling, d, D, rng=rng, size=count)
         b = rng.uniform(0, 2 * np.pi, size=(count, D))
-        out.append(features.estimate(features.psi(W, b, x), features.psi(W, b, y)))
+        out.append(gaussian.estimate(gaussian.psi(W, b, x), gaussian.psi(W, b, y)))
     return np.concatenate(out)
 
 
@@ -349,7 +349,7 @@ register(
 def _beats_checks(mode, seed):
     """phi beats psi for the Gaussian kernel everywhere (Var cos = ½(1−e^{−z²})² ≤ ½);
     for the Cauchy kernel k = 1/(1+δ²) psi wins once δ² > 3 + √10."""
-    from ..outcome import Outcome
+    from ...outcome import Outcome
 
     out = []
     with mp.workdps(30):
@@ -361,7 +361,7 @@ def _beats_checks(mode, seed):
                                mp.nstr(vc, 10), mp.nstr(mp.expm1(-zz * zz) ** 2 / 2, 10), "equal, <= 1/2",
                                bool(abs(vc - mp.expm1(-zz * zz) ** 2 / 2) <= mp.mpf(10) ** -25 and vc <= 0.5)))
         # the erratum by Monte Carlo: Var cos(w.Delta) at z = 1 is (1-e^{-1})^2/2 = 0.1998, not (1-e^{-1})/2 = 0.316
-        from ..montecarlo import spawn
+        from ...montecarlo import spawn
 
         rng = spawn(seed, "sutherland.phi_beats_psi|varcos-erratum")
         c = np.cos(rng.standard_normal(400_000))  # w.Delta ~ N(0, z^2) at z = 1
@@ -444,7 +444,7 @@ def _pair_route(coupling, d, z):
     if coupling == "orthogonal":
         return orth_pair_printed(d, z)
     if z > SIMPLEX_ROUTE_Z_MAX:
-        from ..errors import LayerUnavailableError
+        from ...errors import LayerUnavailableError
 
         raise LayerUnavailableError(f"the simplex quadrature route serves z <= {SIMPLEX_ROUTE_Z_MAX}")
     return _simplex_pair_quad(d, mpf(z))
@@ -493,7 +493,7 @@ def _vpc_gap_f64(coupling, d, z):
             gap[small], err[small] = gap_f64(coupling, d[small], z[small])
         if coupling == "orthogonal":
             if np.any(big):
-                from .rff import hyp1f1_d_half_neg
+                from ..simrf.rff import hyp1f1_d_half_neg
 
                 e = np.exp(-z[big] * z[big])
                 tau, terr = hyp1f1_d_half_neg(d[big], z[big] * z[big] / 2)

@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import ParameterError
+from ..errors import ParameterError
 
 __all__ = [
     "COUPLINGS",
@@ -114,7 +114,7 @@ def haar(rng: np.random.Generator, d: int, shape: tuple[int, ...] = (), xp=None)
     return q * s[..., None, :]
 
 
-#: the reference Haar sampler (rftheory.projections falls back to the full
+#: the reference Haar sampler (rftheory.sampling.projections falls back to the full
 #: matrix when ``haar`` has been replaced, so verify checks what is installed)
 
 

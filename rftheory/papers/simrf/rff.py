@@ -29,14 +29,14 @@ import numpy as np
 import sympy as sp
 from scipy import special as sc
 
-from .. import features
-from ..errors import LayerUnavailableError, RangeError
-from ..geometry import pair_from_difference
-from ..params import ARG_MAX, COMMON, Param, mpf, sym
-from ..registry import Result, register
-from ..samplers import sample
-from ..special import coupled_pairs
-from .simrf import _extra_digits, angle_series, check_route_served, pair_term_mc
+from ...errors import LayerUnavailableError, RangeError
+from ...features import gaussian
+from ...numerics.geometry import pair_from_difference
+from ...numerics.special import coupled_pairs
+from ...params import ARG_MAX, COMMON, Param, mpf, sym
+from ...registry import Result, register
+from ...sampling.samplers import sample
+from .entries import _extra_digits, angle_series, check_route_served, pair_term_mc
 
 __all__ = [
     "RFF_COUPLINGS",
@@ -447,7 +447,7 @@ def rff_estimates(coupling, d, m, z, rng, n, rotate_half=True):
             continue
         x, y = pair_from_difference(d, z, rng=rng if k else None)
         W = sample(coupling, d, m, rng=rng, size=count)
-        out.append(features.estimate(features.trigonometric(W, x), features.trigonometric(W, y)))
+        out.append(gaussian.estimate(gaussian.trigonometric(W, x), gaussian.trigonometric(W, y)))
     return np.concatenate(out)
 
 
@@ -464,7 +464,7 @@ def _difference_vector(p, rng):
 
 def _pair_mc(coupling):
     """Replicates of the mean over coupled ordered pairs of one block of
-    ``cos(w_iᵀz)cos(w_jᵀz)`` (:func:`~rftheory.results.simrf.pair_term_mc`)."""
+    ``cos(w_iᵀz)cos(w_jᵀz)`` (:func:`~rftheory.papers.simrf.entries.pair_term_mc`)."""
     return pair_term_mc(coupling, _difference_vector, np.cos)
 
 
@@ -677,7 +677,7 @@ def _exact_ratio(d, m, z):
 def _asym_checks(mode, seed):
     """The remainder is O((P/m)/d³): ``d³(exact − formula)/(P/m)`` stays bounded,
     and ``d²(exact − first order)`` tends to the second-order coefficient."""
-    from ..outcome import Outcome
+    from ...outcome import Outcome
 
     zs = ("0.5", "1", "2") if mode == "quick" else ("0.25", "0.5", "1", "1.5", "2", "3")
     out = []
@@ -724,7 +724,7 @@ register(
 def _simplex_checks(mode, seed):
     """Small-z law τ_θ − τ_orth = d cos²θ z⁴/(2(d+2)) + O(z⁶); where simplex
     loses to orthogonal (MSE ratio at m = d)."""
-    from ..outcome import Outcome
+    from ...outcome import Outcome
 
     out = []
     with mp.workdps(40):

@@ -10,7 +10,7 @@ mpmath, :data:`SYM` for sympy), so the symbolic and arbitrary-precision
 layers evaluate the same expression; the independent routes are built from
 the definitions (Gaussian quadratures of the moments of the real estimators,
 binomial laws of the sgn features, numerical maximisation).  The Monte Carlo
-layer runs the feature maps of :mod:`rftheory.softmax_features`.
+layer runs the feature maps of :mod:`rftheory.features.softmax`.
 """
 
 from __future__ import annotations
@@ -22,13 +22,13 @@ import mpmath as mp
 import numpy as np
 import sympy as sp
 
-from .. import softmax_features as sf
-from ..errors import LayerUnavailableError, ParameterError, RangeError
-from ..floats import two_prod
-from ..params import COMMON, M_MAX, Param, mpf, sym, to_fraction
-from ..registry import Result, register
-from ..samplers import haar, sample
-from ..special import coupled_pairs, log_orth_gap_pos
+from ...errors import LayerUnavailableError, ParameterError, RangeError
+from ...features import softmax as sf
+from ...numerics.floats import two_prod
+from ...numerics.special import coupled_pairs, log_orth_gap_pos
+from ...params import COMMON, M_MAX, Param, mpf, sym, to_fraction
+from ...registry import Result, register
+from ...sampling.samplers import haar, sample
 
 PAPER = "papers/001_fec91adef6daced0.txt (Choromanski et al. 2022, Hybrid Random Features)"
 
@@ -650,7 +650,7 @@ def _lemma22_route(which):
 
 def _lemma22_f64(which):
     """Float64 Lemma 2.2 in log space; the orthogonal pair term: positive series
-    (:func:`rftheory.special.log_orth_gap_pos`) for ``++``; for trig the bracket
+    (:func:`rftheory.numerics.special.log_orth_gap_pos`) for ``++``; for trig the bracket
     ``expm1(−z²)²/2 + (P/m) G(−z²/2)`` at 40 digits (:func:`pair_gap`, rounded once:
     it cancels by up to ``(d+2)/3`` and alternates)."""
     def f(p):
@@ -842,8 +842,8 @@ def _mgf_mc(p, rng, n):
 
 def _mgf_checks(mode, seed):
     """Monte Carlo of the imaginary part (verify's MC check covers the real part)."""
-    from ..montecarlo import spawn, summarize, z_threshold
-    from ..outcome import Outcome
+    from ...montecarlo import spawn, summarize, z_threshold
+    from ...outcome import Outcome
 
     r = _RESULTS["hrf.complex_mgf"]
     pts = r.points(mode, "mc_grid")
@@ -1239,7 +1239,7 @@ def _ce_mc(p, rng, n):
 
 def _ce_zero_checks(mode, seed):
     """Eq. 17-18: when ``Ax + A^{-T}y = 0`` both MSEs vanish (exactly, in sympy)."""
-    from ..outcome import Outcome
+    from ...outcome import Outcome
 
     # A = diag(a_k) with a_k² = -y_k/x_k: x = (1, 2), y = (-4, 2) -> a = (2, i)
     xs, ys = [sp.Integer(1), sp.Integer(2)], [sp.Integer(-4), sp.Integer(2)]
@@ -1415,7 +1415,7 @@ def _bip_f64(p, a_key="x_norm", b_key="y_norm"):
 
 def hybrid_mc(p, rng, n, a_key="x_norm", b_key="y_norm", drop_shared_term=False):
     """Replicates of ``(est − SM)²`` for the bipolar estimator built from
-    :func:`rftheory.softmax_features.hybrid` (λ̂ from sgn features of the pair
+    :func:`rftheory.features.softmax.hybrid` (λ̂ from sgn features of the pair
     at angle ``phi``, ``= (x, y)`` itself when ``phi = θ``)."""
     d, m, nn = p["d"], p["m"], p["n"]
     a, b, th = float(p[a_key]), float(p[b_key]), float(p["theta"])
@@ -1437,8 +1437,8 @@ def hybrid_mc(p, rng, n, a_key="x_norm", b_key="y_norm", drop_shared_term=False)
         else:
             xa, ya = np.zeros(d), np.zeros(d)
             xa[0], ya[0], ya[1] = 1.0, math.cos(phi), math.sin(phi)
-            r1 = np.sign(sf.features.project(T, xa)) / math.sqrt(2 * nn)
-            r2 = -np.sign(sf.features.project(T, ya)) / math.sqrt(2 * nn)
+            r1 = np.sign(sf.gaussian.project(T, xa)) / math.sqrt(2 * nn)
+            r2 = -np.sign(sf.gaussian.project(T, ya)) / math.sqrt(2 * nn)
             f1, f2 = sf.hybrid(0.5, r1, r2, sf.positive_pp(W1, x), sf.positive_pp(W1, y), sf.trig(W2, x), sf.trig(W2, y))
         return (sf.estimate(f1, f2) - SM) ** 2
 
@@ -1745,7 +1745,7 @@ def _mre_f64(p):
 def _mre_checks(mode, seed):
     """Lemma 3.4: max over the sphere ``= W(r)/√(2m)`` at θ = π (trig) / θ = 0 (++),
     found by maximising the exact ε over a θ grid refined by golden section."""
-    from ..outcome import Outcome
+    from ...outcome import Outcome
 
     for r_ in (("1", "2") if mode == "quick" else ("0.5", "1", "2")):
         for m in ((1,) if mode == "quick" else (1, 16)):
@@ -1920,7 +1920,7 @@ def _stated_bound_fails(r, n):
 
 
 def _bound_checks(mode, seed):
-    from ..outcome import Outcome
+    from ...outcome import Outcome
 
     rid = "hrf.angular_hybrid_bound"
     grid = BOUND_GRID["quick" if mode == "quick" else "default"]
@@ -2208,8 +2208,8 @@ def cluster_experiment(rng, m=8, reps=400, kind="real", data_rng=None, **kw):
 
 
 def _cl_checks(mode, seed):
-    from ..montecarlo import spawn, summarize, z_threshold
-    from ..outcome import Outcome
+    from ...montecarlo import spawn, summarize, z_threshold
+    from ...outcome import Outcome
 
     rid = "hrf.cluster_A"
     # the loss: complex A zeroes it (Eq. 83-87), real A leaves 4 Σ_{r_i,k r_j,k > 0} r_i,k r_j,k (AM-GM)

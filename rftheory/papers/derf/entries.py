@@ -1,9 +1,9 @@
 """FAVOR# (Likhosherstov et al. 2023): GERF and dense-exponential random features.
 
 Source: ``papers/002_…`` (THEORY.md, ids ``derf.*``); the formulas live in
-:mod:`rftheory.derf` (one definition, float64 and mpmath evaluators).  Here
+:mod:`rftheory.papers.derf.formulas` (one definition, float64 and mpmath evaluators).  Here
 each is registered with its independent routes, Monte Carlo of the real
-features (:class:`rftheory.derf.FeatureMap` with ω from
+features (:class:`rftheory.papers.derf.formulas.FeatureMap` with ω from
 :func:`rftheory.sample`) and, for the optima, checks that they are optima:
 (a) Thm 4.1's constraints, (b) no scipy.optimize start does better,
 (c) a zero gradient by finite differences at 50 digits, (d) float64 and
@@ -20,12 +20,12 @@ import mpmath as mp
 import numpy as np
 import sympy as sp
 
-from .. import derf as D
-from ..errors import ParameterError, RangeError
-from ..geometry import check_norms, pair_from_norms
-from ..params import ARG_MAX, D_MAX, Param, mpf, sym
-from ..registry import Result, register
-from ..samplers import sample
+from ...errors import ParameterError, RangeError
+from ...numerics.geometry import check_norms, pair_from_norms
+from ...params import ARG_MAX, D_MAX, Param, mpf, sym
+from ...registry import Result, register
+from ...sampling.samplers import sample
+from . import formulas as D
 
 PAPER = D.PAPER
 MOMENT = Param("moment", "choice", "which moment: first (E f1 f2 = e^{x.y}) or second (E f1^2 f2^2)",
@@ -375,7 +375,7 @@ def _derf_quad(p):
 
 
 #: rtol64 of the DERF moments: exp(lg) with lg's absolute error bounded a posteriori by
-#: rftheory.derf.f64_moment_logs (dot products γ_{2d+3}, eigen-decomposition 4d u ‖A‖) plus
+#: rftheory.papers.derf.formulas.f64_moment_logs (dot products γ_{2d+3}, eigen-decomposition 4d u ‖A‖) plus
 #: u(|lg|+2) for exp; refused above rtol64/10 = 1e-12 (same derivation as GERF_RTOL64).
 DERF_RTOL64 = 1e-11
 
@@ -572,7 +572,7 @@ def _objective_route(p):
 
 
 #: rtol64 of the data results: the float64 optimum's parameters carry the eigen/SVD problem's
-#: error (~ 4d u cond(M_k), rftheory.derf.f64_param_relerr) and the sums over L^2 pairs
+#: error (~ 4d u cond(M_k), rftheory.papers.derf.formulas.f64_param_relerr) and the sums over L^2 pairs
 #: γ_{L^2}; the layer evaluates these a-posteriori bounds and refuses (RangeError) where they
 #: exceed rtol64/10 = 1e-11, so 1e-10 holds with a 10x margin wherever a value is returned.
 DATA_RTOL64 = 1e-10
@@ -678,7 +678,7 @@ def _structure_residual(family, prm):
 
 
 def _theta_of(family, prm):
-    """The optimum in :func:`rftheory.derf._family_params`'s coordinates (mpmath)."""
+    """The optimum in :func:`rftheory.papers.derf.formulas._family_params`'s coordinates (mpmath)."""
     if family == "sderf":
         T = mp.eye(prm.d) - prm.A * 8
         Lc = mp.cholesky(T)
@@ -695,7 +695,7 @@ def _theta_of(family, prm):
 
 
 def _params_of(family, theta, d):
-    """mpmath counterpart of :func:`rftheory.derf._family_params` (same parametrisation)."""
+    """mpmath counterpart of :func:`rftheory.papers.derf.formulas._family_params` (same parametrisation)."""
     if family == "sderf":
         Lc = mp.zeros(d, d)
         it = iter(theta)
@@ -743,7 +743,7 @@ def _optimum_checks(family):
     rid = f"derf.{family}_optimum"
 
     def checks(mode, seed):
-        from ..outcome import Outcome
+        from ...outcome import Outcome
 
         out = []
         rng = np.random.default_rng([seed, 2023, D.FAMILIES.index(family)])
@@ -959,6 +959,6 @@ register(
         mc_n={"quick": 20_000, "default": 100_000, "full": 400_000},
         rtol64=DATA_RTOL64,  # derivation at DATA_RTOL64
         notes=(DATA_DOMAIN_NOTE,
-               "The regimes' constants were lost in extraction; rftheory's are in rftheory.derf.sample_sets.",),
+               "The regimes' constants were lost in extraction; rftheory's are in rftheory.papers.derf.formulas.sample_sets.",),
     )
 )

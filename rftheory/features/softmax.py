@@ -31,9 +31,9 @@ import math
 
 import numpy as np
 
-from . import features
-from .errors import ParameterError
-from .samplers import _namespace
+from ..errors import ParameterError
+from ..sampling.samplers import _namespace
+from . import gaussian
 
 __all__ = [
     "trig",
@@ -72,7 +72,7 @@ def trig(W, x, xp=None):
        \\big(\\sin\\omega_i^\\top u, \\cos\\omega_i^\\top u\\big)_{i\\le m},\\qquad
        \\phi(x)^\\top\\phi(y) = e^{\\frac{\\|x\\|^2+\\|y\\|^2}{2}}\\frac1m\\sum_i\\cos\\omega_i^\\top(x-y).
     """
-    return features.trigonometric(W, x, xp) * math.exp(_sq(x) / 2)
+    return gaussian.trigonometric(W, x, xp) * math.exp(_sq(x) / 2)
 
 
 def positive(W, x, xp=None):
@@ -80,7 +80,7 @@ def positive(W, x, xp=None):
 
     .. math:: \\phi^{+}(u) = \\frac{e^{-\\|u\\|^2/2}}{\\sqrt m}\\big(e^{\\omega_i^\\top u}\\big)_{i\\le m}.
     """
-    return features.positive(W, x, xp) * math.exp(_sq(x) / 2)
+    return gaussian.positive(W, x, xp) * math.exp(_sq(x) / 2)
 
 
 def positive_pp(W, x, xp=None):
@@ -148,7 +148,7 @@ def angular_rho(T, x):
     ``1 − λ̂`` instead (mean ``1 − θ/π``).
     """
     n = np.asarray(T).shape[-2]
-    return 1j * np.sign(features.project(T, x)) / math.sqrt(2 * n)
+    return 1j * np.sign(gaussian.project(T, x)) / math.sqrt(2 * n)
 
 
 def angular_lambda(T, x, y):
@@ -165,7 +165,7 @@ def gaussian_rho(T, x, sigma, rho):
        = \\frac1\\rho\\Big(1 - \\frac1n\\sum_i\\cos\\sigma\\tau_i^\\top(x-y)\\Big).
     """
     n = np.asarray(T).shape[-2]
-    return 1j * features.trigonometric(np.asarray(T) * sigma, x) * math.sqrt(n) / math.sqrt(n * rho)
+    return 1j * gaussian.trigonometric(np.asarray(T) * sigma, x) * math.sqrt(n) / math.sqrt(n * rho)
 
 
 def hybrid(a, rho1, rho2, f1, g1, f2, g2):
@@ -210,8 +210,8 @@ def angular_hybrid(W_pos, W_trig, T, x, y):
     the ``y`` side as a sign, ``ρ₁ = sgn(Tx)/√(2n)``, ``ρ₂ = −sgn(Ty)/√(2n)``.
     """
     n = np.asarray(T).shape[-2]
-    r1 = np.sign(features.project(T, x)) / math.sqrt(2 * n)
-    r2 = -np.sign(features.project(T, y)) / math.sqrt(2 * n)
+    r1 = np.sign(gaussian.project(T, x)) / math.sqrt(2 * n)
+    r2 = -np.sign(gaussian.project(T, y)) / math.sqrt(2 * n)
     return hybrid(0.5, r1, r2, positive_pp(W_pos, x), positive_pp(W_pos, y), trig(W_trig, x), trig(W_trig, y))
 
 
@@ -230,6 +230,6 @@ def gaussian_hybrid(W_pos, W_trig, T, x, y, sigma, r):
         raise ParameterError("r", f"must be > 0, got {r}")
     n = np.asarray(T).shape[-2]
     scale = math.sqrt(n) / math.sqrt(n * rho)
-    r1 = features.trigonometric(np.asarray(T) * sigma, x) * scale
-    r2 = -features.trigonometric(np.asarray(T) * sigma, y) * scale
+    r1 = gaussian.trigonometric(np.asarray(T) * sigma, x) * scale
+    r2 = -gaussian.trigonometric(np.asarray(T) * sigma, y) * scale
     return hybrid(1 / rho, r1, r2, positive_pp(W_pos, x), positive_pp(W_pos, y), trig(W_trig, x), trig(W_trig, y))

@@ -12,7 +12,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .errors import ParameterError
+from ..errors import ParameterError
 
 __all__ = ["pair_from_norms", "pair_from_difference", "check_norms"]
 
@@ -34,7 +34,7 @@ def check_norms(x_norm, y_norm, v) -> None:
 def _rotate(x, y, rng):
     if rng is None:
         return x, y
-    from .samplers import haar
+    from ..sampling.samplers import haar
 
     q = np.asarray(haar(rng, x.shape[0]))
     return q @ x, q @ y

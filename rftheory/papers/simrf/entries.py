@@ -20,15 +20,12 @@ import mpmath as mp
 import numpy as np
 import sympy as sp
 
-from .. import features
-from ..errors import LayerUnavailableError, ParameterError, RangeError
-from ..floats import exact_sum_f64, two_prod
-from ..geometry import check_norms, pair_from_norms
-from ..montecarlo import pair_mean
-from ..params import ARG_MAX, COMMON, Param, mpf, sym
-from ..registry import Result, register
-from ..samplers import chi_norms, haar, sample, simplex_matrix, simplex_plus_directions
-from ..special import (
+from ...errors import LayerUnavailableError, ParameterError, RangeError
+from ...features import gaussian
+from ...montecarlo import pair_mean
+from ...numerics.floats import exact_sum_f64, two_prod
+from ...numerics.geometry import check_norms, pair_from_norms
+from ...numerics.special import (
     chi_var_ratio,
     coupled_pairs,
     exp_checked,
@@ -37,6 +34,9 @@ from ..special import (
     log_hyp1f1_d_half_pos,
     log_orth_gap_pos,
 )
+from ...params import ARG_MAX, COMMON, Param, mpf, sym
+from ...registry import Result, register
+from ...sampling.samplers import chi_norms, haar, sample, simplex_matrix, simplex_plus_directions
 
 EPS = np.finfo(float).eps  # 2x the unit roundoff
 PAPER = "papers/000_28147233bdbc9869.txt (Reid et al. 2023, Simplex Random Features)"
@@ -90,12 +90,12 @@ def pair_term_mc(coupling, vector, f):
     ``vector(p, rng)`` builds ``u`` from the parameters (axis-aligned for the
     first half of the replicates, Haar-rotated with ``rng`` for the second);
     ``W`` is drawn restricted to ``span{u}`` (exact in distribution,
-    :mod:`rftheory.projections`).  Used by the PRF conformities
+    :mod:`rftheory.sampling.projections`).  Used by the PRF conformities
     (``f = exp``, ``u = x + y``) and the RFF pair terms (``f = cos``, ``u = x − y``).
     """
 
     def run(p, rng, n):
-        from .. import projections
+        from ...sampling import projections
 
         d = p["d"]
         half = n // 2
@@ -103,7 +103,7 @@ def pair_term_mc(coupling, vector, f):
         for k, count in enumerate((half, n - half)):
             u = vector(p, rng if k else None)
             W, c, _ = projections.restrict(coupling, d, d, u, rng=rng, size=count)
-            out.append(pair_mean(f(features.project(W, c[0]))))
+            out.append(pair_mean(f(gaussian.project(W, c[0]))))
         return np.concatenate(out)
 
     return run
@@ -594,7 +594,7 @@ def _prf_mse_f64(p):
 
 
 def _prf_mse_mc(p, rng, n):
-    from .. import projections
+    from ...sampling import projections
 
     d, m, v, coupling = p["d"], p["m"], float(p["v"]), p["coupling"]
     K = math.exp(-((float(p["x_norm"]) ** 2 + float(p["y_norm"]) ** 2) - v * v / 2))
@@ -604,7 +604,7 @@ def _prf_mse_mc(p, rng, n):
         x, y = pair_from_norms(d, v, p["x_norm"], p["y_norm"], rng=rng if k else None)
         # W restricted to span{x, y} (exact in distribution, issue 6); same feature map
         W, c, _ = projections.restrict(coupling, d, m, [x, y], rng=rng, size=count)
-        est = features.estimate(features.positive(W, c[0]), features.positive(W, c[1]))
+        est = gaussian.estimate(gaussian.positive(W, c[0]), gaussian.positive(W, c[1]))
         out.append((est - K) ** 2)
     return np.concatenate(out)
 
@@ -708,14 +708,14 @@ def _prf_gap_mc(p, rng, n):
     out = []
     for coupling in ("iid", p["coupling"]):
         W = sample(coupling, d, m, rng=rng, size=n)
-        est = features.estimate(features.positive(W, x), features.positive(W, y))
+        est = gaussian.estimate(gaussian.positive(W, x), gaussian.positive(W, y))
         out.append((est - K) ** 2)
     return out[0] - out[1]
 
 
 def _prf_gap_checks(mode, seed):
     """Cor. 4.4: the gap is positive; and SimRF beats ORF (its gap is larger)."""
-    from ..outcome import Outcome
+    from ...outcome import Outcome
 
     ds = (2, 3, 4, 8, 16, 64) if mode == "quick" else FULL_D
     vs = QUICK_V if mode == "quick" else FULL_V
@@ -816,7 +816,7 @@ def _small_v_f64(p):
 
 def _small_v_checks(mode, seed):
     """The paper's number (0.0078 at d = 64, one block) and the 1/(2d) rule."""
-    from ..outcome import Outcome
+    from ...outcome import Outcome
 
     r = _small_v_mp
     with mp.workdps(30):
@@ -969,7 +969,7 @@ def _plus_mc(p, rng, n):
 
 def _plus_checks(mode, seed):
     """Fig. 4: per draw of norms, ρ_iid > ρ_orth > ρ_simplex ≥ ρ_simplex+ ≳ ρ_numerical."""
-    from ..outcome import Outcome
+    from ...outcome import Outcome
 
     d, v = 6, Fraction(1)
     draws = range(3) if mode == "quick" else range(20)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special as sc
 
-from .errors import RangeError
+from ..errors import RangeError
 
 __all__ = [
     "coupled_pairs",

@@ -15,7 +15,7 @@ in distribution without forming the ``d × d`` block (issue 6):
   vector ``g/‖g‖``;
 * ORF (``W = D R``): ``W E = D (R E)``; SimRF (``W = D S R``, Eq. 8 of
   papers/000_…): ``W E = D S (R E)`` with ``S`` applied in O(d)
-  (:func:`rftheory.samplers.apply_simplex`, Alg. 1); iid: ``W E`` has iid
+  (:func:`rftheory.sampling.samplers.apply_simplex`, Alg. 1); iid: ``W E`` has iid
   ``N(0, 1)`` entries.  The row norms are the χ_d norms ``D`` (coupled) or
   ``sqrt(‖w_i^T E‖² + χ²_{d−r})`` (iid).
 
@@ -24,12 +24,12 @@ in distribution without forming the ``d × d`` block (issue 6):
     g_j \\sim N(0, I_d)\\ \\text{iid}.
 
 Blocks are independent; ``m`` rows use ``ceil(m/d)`` blocks and the last one
-is partial (its first rows), exactly as :func:`rftheory.samplers.sample`.
+is partial (its first rows), exactly as :func:`rftheory.sampling.samplers.sample`.
 
 The restricted matrix ``W E`` (shape ``(..., m, r)``) together with the
 coordinates ``E^T x`` plugs into every map of :mod:`rftheory.features`
 unchanged, because those maps use ``W`` only through ``W x`` and ``‖x‖``:
-``features.positive(W E, E^T x) = features.positive(W, x)``.
+``gaussian.positive(W E, E^T x) = gaussian.positive(W, x)``.
 
 Randomness is drawn from the caller's numpy Generator; arithmetic runs in the
 array namespace ``xp`` (numpy by default).
@@ -41,8 +41,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..errors import ParameterError
 from . import samplers
-from .errors import ParameterError
 from .samplers import _namespace, apply_simplex
 
 __all__ = ["PROJECTION_COUPLINGS", "Restricted", "haar_columns", "span_basis", "restrict", "project_vector"]
@@ -76,7 +76,7 @@ def haar_columns(rng: np.random.Generator, d: int, k: int, shape: tuple[int, ...
     Modified Gram–Schmidt of ``k`` independent ``N(0, I_d)`` columns; the
     Gram–Schmidt factor has a positive diagonal, which is the sign convention
     ``Q diag(sign(diag R))`` that makes the full QR factor Haar
-    (:func:`rftheory.samplers.haar`).  The first ``k`` columns of a QR
+    (:func:`rftheory.sampling.samplers.haar`).  The first ``k`` columns of a QR
     factorisation depend only on the first ``k`` columns of the factored
     matrix, so this is exactly the distribution of ``haar(...)[..., :k]``.
 
@@ -161,10 +161,11 @@ def restrict(coupling: str, d: int, m: int, vectors, *, rng: np.random.Generator
     Examples
     --------
     >>> import numpy as np
-    >>> from rftheory import features, projections
+    >>> from rftheory.features import gaussian
+    >>> from rftheory.sampling import projections
     >>> x = np.array([0.3, 0.0, 0.1, 0.2]); y = np.array([0.0, 0.2, -0.1, 0.1])
     >>> Wr, c, _ = projections.restrict("simplex", 4, 6, [x, y], rng=np.random.default_rng(0), size=3)
-    >>> features.estimate(features.positive(Wr, c[0]), features.positive(Wr, c[1])).shape
+    >>> gaussian.estimate(gaussian.positive(Wr, c[0]), gaussian.positive(Wr, c[1])).shape
     (3,)
     """
     d, m, rng, batch, xp = samplers.check_sample_args(coupling, d, m, rng, size, xp)

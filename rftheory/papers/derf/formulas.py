@@ -40,7 +40,7 @@ from typing import Any
 import mpmath as mp
 import numpy as np
 
-from .errors import ParameterError, RangeError
+from ...errors import ParameterError, RangeError
 
 __all__ = [
     "FAMILIES",
@@ -999,7 +999,7 @@ class FeatureMap:
     def sample_omega(self, m, rng, coupling="iid"):
         """``m`` random vectors ``ω`` (rows), each marginally ``N(0, I_d)``, coupled by
         :func:`rftheory.sample` (``iid``, ``orthogonal``, ``simplex`` ...)."""
-        from .samplers import sample
+        from ...sampling.samplers import sample
 
         return np.asarray(sample(coupling, self.d, m, rng=rng))
 

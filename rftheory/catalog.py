@@ -1,0 +1,74 @@
+"""The catalogue: every registered result, loaded on first lookup.
+
+:mod:`rftheory.registry` defines :class:`~rftheory.registry.Result` and
+``register`` and knows no paper; this module imports the paper packages
+(:mod:`rftheory.papers`) the first time a result is looked up, so the import
+graph has no cycle: papers -> registry, catalog -> registry and papers.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+
+from .errors import ParameterError, UnknownResultError
+from .registry import _REGISTRY, Result
+
+__all__ = ["results", "get", "evaluate"]
+
+_LOADED = False
+
+
+def _load() -> None:
+    global _LOADED
+    if _LOADED:
+        return
+    _LOADED = True
+    pkg = importlib.import_module(f"{__package__}.papers")
+    for mod in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
+        if not mod.name.startswith("_"):
+            importlib.import_module(f"{pkg.__name__}.{mod.name}")
+
+
+def results(prefix: str = "") -> list[Result]:
+    """All registered results whose ID starts with ``prefix``, by ID."""
+    _load()
+    return [_REGISTRY[k] for k in sorted(_REGISTRY) if k.startswith(prefix)]
+
+
+def get(result_id: str) -> Result:
+    """The result registered under ``result_id``."""
+    _load()
+    try:
+        return _REGISTRY[result_id]
+    except KeyError:
+        raise UnknownResultError(result_id, sorted(_REGISTRY)) from None
+
+
+def evaluate(result_id: str, layer: str = "mpmath", *, dps: int = 50, **params):
+    """Evaluate a result in one layer.
+
+    Parameters
+    ----------
+    result_id : str
+        A THEORY.md ID (``rftheory list`` prints them).
+    layer : {"mpmath", "symbolic", "float64"}
+    dps : int
+        Working digits of the mpmath layer.
+    **params
+        The result's parameters.
+
+    Examples
+    --------
+    >>> import rftheory
+    >>> rftheory.evaluate("simrf.conformity.orthogonal", d=4, v=1, dps=30)  # 37 e^{1/2}/24
+    mpf('2.5417786256626976')
+    """
+    r = get(result_id)
+    if layer == "mpmath":
+        return r.exact(dps=dps, **params)
+    if layer == "symbolic":
+        return r.sym(**params)
+    if layer == "float64":
+        return r.f64(**params)
+    raise ParameterError("layer", f"unknown layer {layer!r}; expected mpmath, symbolic or float64")

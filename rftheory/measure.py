@@ -1,0 +1,114 @@
+"""Raw measurements: what a result's own checks report, without a verdict.
+
+A result that is not one number (an ordering, a bound, an optimum, a second
+Monte Carlo statistic) contributes checks through ``Result.checks(mode,
+seed)``, which yields :class:`Measurement` objects built with the
+constructors below.  A measurement carries the numbers and the *claim*
+(agreement to so many digits, a relative tolerance, an inequality, a
+z-score); only :mod:`rftheory.verify` turns it into a verdict
+(:func:`rftheory.verify.judge`), and only verify chooses the z bound, from the
+family-wise false-failure budget ``ALPHA`` of the whole run.  A check that
+reports z-scores declares how many per mode (``Result.checks_z``) so that the
+bound is fixed before any sample is drawn.
+
+This module sits below the papers and the verification layer (no import
+cycle): papers import it, verify imports it, it imports neither.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["Measurement", "agreement", "relative", "bound", "zscore", "fact", "failure", "RELATIONS"]
+
+#: relations a :func:`bound` may claim, ``value RELATION reference``
+RELATIONS = ("<", "<=", ">", ">=", "==")
+#: the claim a z-score makes: ``"two"`` (mean equals the reference), ``">="``
+#: (true mean at least the reference), ``"<="`` (at most)
+SIDES = ("two", ">=", "<=")
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """One measured quantity and the claim it tests (no verdict).
+
+    Attributes
+    ----------
+    result, point, check : str
+        Result ID, the point (as text) and the name of the check.
+    kind : {"digits", "relative", "bound", "z", "fact", "error"}
+        Which claim; see the constructors.
+    value, reference
+        The measured value and what it is compared with (mpmath or float
+        numbers; for ``"z"`` the Monte Carlo mean and the exact value).
+    need : float
+        Digits (``"digits"``), relative tolerance (``"relative"``); unused
+        otherwise.
+    relation : str
+        ``"bound"``: one of :data:`RELATIONS`; ``"z"``: one of :data:`SIDES`.
+    se, n, se_ratio
+        ``"z"``: the standard error used, the number of replicates and
+        ``se_batch/se``.
+    holds : bool or None
+        ``"fact"``: the observed truth of a logical property.
+    detail : str
+        Free text shown with a failure (e.g. the exception).
+    """
+
+    result: str
+    point: str
+    check: str
+    kind: str
+    value: Any = None
+    reference: Any = None
+    need: float = 0.0
+    relation: str = ""
+    se: float | None = None
+    n: int | None = None
+    se_ratio: float | None = None
+    holds: bool | None = None
+    detail: str = ""
+
+
+def agreement(result: str, point: str, check: str, value, reference, digits: float) -> Measurement:
+    """Claim: ``value`` and ``reference`` agree to ``digits`` significant digits."""
+    return Measurement(result, point, check, "digits", value, reference, need=float(digits))
+
+
+def relative(result: str, point: str, check: str, value, reference, rtol: float) -> Measurement:
+    """Claim: ``|value − reference| <= rtol · |reference|``."""
+    return Measurement(result, point, check, "relative", value, reference, need=float(rtol))
+
+
+def bound(result: str, point: str, check: str, value, relation: str, reference) -> Measurement:
+    """Claim: ``value RELATION reference`` (exact numbers: the comparison is
+    made as given, so pass mpmath or rational values where rounding matters)."""
+    if relation not in RELATIONS:
+        raise ValueError(f"relation must be one of {RELATIONS}, got {relation!r}")
+    return Measurement(result, point, check, "bound", value, reference, relation=relation)
+
+
+def zscore(result: str, point: str, check: str, estimate, reference, side: str = "two") -> Measurement:
+    """Claim about a Monte Carlo mean (an :class:`~rftheory.montecarlo.MCEstimate`):
+    it estimates ``reference`` (``side="two"``), or a quantity ``>=`` / ``<=`` it.
+
+    The z-score uses the conservative standard error ``estimate.se_used``;
+    verify compares it with the run's Bonferroni bound."""
+    if side not in SIDES:
+        raise ValueError(f"side must be one of {SIDES}, got {side!r}")
+    return Measurement(result, point, check, "z", float(estimate.mean), reference, relation=side,
+                       se=float(estimate.se_used), n=int(estimate.n), se_ratio=float(estimate.se_ratio))
+
+
+def fact(result: str, point: str, check: str, holds: bool, value: Any = "", reference: Any = "") -> Measurement:
+    """Claim: a logical property holds (e.g. an exact expression simplifies to
+    zero); ``value``/``reference`` are shown.  Prefer :func:`bound` or
+    :func:`agreement` where the property is a comparison of numbers."""
+    return Measurement(result, point, check, "fact", value, reference, holds=bool(holds))
+
+
+def failure(result: str, point: str, check: str, exc: BaseException | str) -> Measurement:
+    """A check that could not measure (an exception): always a failure."""
+    text = exc if isinstance(exc, str) else f"{type(exc).__name__}: {exc}"
+    return Measurement(result, point, check, "error", detail=text)

@@ -1,0 +1,257 @@
+"""One formula, several number systems: the backends every formula takes as ``bk``.
+
+A formula written once against a backend ``bk`` -- ``bk.exp(x)``,
+``bk.frac(1, 2)``, ``bk.mm(A, B)`` -- evaluates in float64 (:data:`F64`),
+at arbitrary precision (:data:`MP`, inside ``mpmath.workdps``) or exactly
+(``SYM``, sympy; scalar operations only).  The name ``bk`` is reserved for
+these objects; ``xp`` always means an array-API namespace.
+
+>>> from rftheory.numerics.backends import F64, MP, backend
+>>> import mpmath as mp
+>>> def g(bk, t):
+...     return bk.exp(t) - 1 - bk.expm1(t)
+>>> g(F64, 1e-3) == g(F64, 1e-3)   # the same code runs on both
+True
+>>> with mp.workdps(30):
+...     abs(g(MP, mp.mpf("1e-3"))) < mp.mpf(10) ** -28
+True
+>>> backend("symbolic").frac(1, 3)
+1/3
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import mpmath as mp
+import numpy as np
+
+from ..errors import ParameterError
+
+__all__ = ["Float64", "Mpmath", "Sympy", "F64", "MP", "SYM", "backend"]
+
+
+class Float64:
+    """float64: math/numpy scalars; matrices are numpy arrays, vectors ``(d, 1)`` columns."""
+
+    name = "float64"
+    sqrt = staticmethod(math.sqrt)
+    log = staticmethod(math.log)
+    log1p = staticmethod(math.log1p)
+    exp = staticmethod(math.exp)
+    expm1 = staticmethod(math.expm1)
+    cos = staticmethod(math.cos)
+    sin = staticmethod(math.sin)
+    eps = float(np.finfo(float).eps)
+
+    @staticmethod
+    def pi():
+        return math.pi
+
+    @staticmethod
+    def frac(p, q=1):
+        return p / q
+
+    @staticmethod
+    def hyp1f1(a, b, x):
+        from scipy.special import hyp1f1
+
+        return float(hyp1f1(a, b, x))
+
+    def mat(self, a):
+        a = np.array(a, dtype=np.float64)
+        return a.reshape(-1, 1) if a.ndim == 1 else a
+
+    def num(self, x):
+        return float(x)
+
+    def eye(self, d):
+        return np.eye(d)
+
+    def zeros(self, r, c):
+        return np.zeros((r, c))
+
+    def diag(self, v):
+        return np.diag(np.asarray([float(x) for x in v]))
+
+    def diagonal(self, M):
+        return [float(x) for x in np.diag(M)]
+
+    def T(self, M):
+        return M.T
+
+    def mm(self, *Ms):
+        return functools.reduce(np.matmul, Ms)
+
+    def inv(self, M):
+        return np.linalg.inv(M)
+
+    def eigh(self, M):
+        w, Q = np.linalg.eigh((M + M.T) / 2)
+        return [float(x) for x in w], Q
+
+    def svd(self, M):
+        U, s, Vt = np.linalg.svd(M)
+        return U, [float(x) for x in s], Vt
+
+    def trace(self, M):
+        return float(np.trace(M))
+
+    def total(self, M):
+        return float(np.sum(M))
+
+    def entry(self, M, i, j):
+        return float(M[i, j])
+
+    def shape(self, M):
+        return M.shape
+
+    def rows(self, M):
+        return [M[i : i + 1, :].T for i in range(M.shape[0])]
+
+    def maxabs(self, M):
+        return float(np.max(np.abs(M))) if M.size else 0.0
+
+
+class Mpmath:
+    """mpmath at the current working precision; matrices are ``mp.matrix``."""
+
+    name = "mpmath"
+    sqrt = staticmethod(lambda x: mp.sqrt(x))
+    log = staticmethod(lambda x: mp.log(x))
+    log1p = staticmethod(lambda x: mp.log1p(x))
+    exp = staticmethod(lambda x: mp.exp(x))
+    expm1 = staticmethod(lambda x: mp.expm1(x))
+    cos = staticmethod(lambda x: mp.cos(x))
+    sin = staticmethod(lambda x: mp.sin(x))
+    hyp1f1 = staticmethod(lambda a, b, x: mp.hyp1f1(a, b, x))
+
+    @staticmethod
+    def pi():
+        return +mp.pi
+
+    @staticmethod
+    def frac(p, q=1):
+        return mp.mpf(p) / q
+
+    @property
+    def eps(self):
+        return mp.eps
+
+    def mat(self, a):
+        if isinstance(a, mp.matrix):
+            return a.copy()
+        a = np.asarray(a, dtype=np.float64) if not isinstance(a, (list, tuple)) else a
+        if isinstance(a, np.ndarray):
+            if a.ndim == 1:
+                a = a.reshape(-1, 1)
+            return mp.matrix([[mp.mpf(float(v)) for v in row] for row in a])
+        return mp.matrix(a)
+
+    def num(self, x):
+        return mp.mpf(x)
+
+    def eye(self, d):
+        return mp.eye(d)
+
+    def zeros(self, r, c):
+        return mp.zeros(r, c)
+
+    def diag(self, v):
+        return mp.diag([mp.mpf(x) for x in v])
+
+    def diagonal(self, M):
+        return [M[i, i] for i in range(M.rows)]
+
+    def T(self, M):
+        return M.T
+
+    def mm(self, *Ms):
+        return functools.reduce(lambda a, b: a * b, Ms)
+
+    def inv(self, M):
+        return mp.inverse(M)
+
+    def eigh(self, M):
+        E, Q = mp.eigsy((M + M.T) / 2)
+        return [E[i] for i in range(E.rows)], Q
+
+    def svd(self, M):
+        U, S, V = mp.svd_r(M)
+        return U, [S[i] for i in range(S.rows)], V
+
+    def trace(self, M):
+        return mp.fsum(M[i, i] for i in range(M.rows))
+
+    def total(self, M):
+        return mp.fsum(M[i, j] for i in range(M.rows) for j in range(M.cols))
+
+    def entry(self, M, i, j):
+        return M[i, j]
+
+    def shape(self, M):
+        return (M.rows, M.cols)
+
+    def rows(self, M):
+        return [M[i, :].T for i in range(M.rows)]
+
+    def maxabs(self, M):
+        return max((abs(M[i, j]) for i in range(M.rows) for j in range(M.cols)), default=mp.mpf(0))
+
+
+class Sympy:
+    """sympy: exact expressions (scalars only)."""
+
+    name = "symbolic"
+
+    def __init__(self):
+        import sympy as sp
+
+        self._sp = sp
+        self.exp, self.cos, self.sin, self.sqrt, self.log = sp.exp, sp.cos, sp.sin, sp.sqrt, sp.log
+
+    def expm1(self, t):
+        return self._sp.exp(t) - 1
+
+    def log1p(self, t):
+        return self._sp.log(1 + t)
+
+    def pi(self):
+        return self._sp.pi
+
+    def frac(self, p, q=1):
+        return self._sp.Rational(p, q)
+
+    def num(self, x):
+        return self._sp.nsimplify(x) if isinstance(x, float) else self._sp.Rational(x)
+
+    def hyp1f1(self, a, b, x):
+        return self._sp.hyper([a], [b], x)
+
+
+F64 = Float64()
+MP = Mpmath()
+
+
+@functools.cache
+def _sympy() -> Sympy:
+    return Sympy()
+
+
+def __getattr__(name):
+    # SYM on first use: importing this module must not import sympy
+    if name == "SYM":
+        return _sympy()
+    raise AttributeError(name)
+
+
+def backend(name):
+    """The backend object for ``"float64"``, ``"mpmath"`` or ``"symbolic"`` (or a backend itself)."""
+    if name in ("float64", F64):
+        return F64
+    if name in ("mpmath", MP):
+        return MP
+    if name == "symbolic" or isinstance(name, Sympy):
+        return _sympy()
+    raise ParameterError("layer", f"unknown backend {name!r}; expected float64, mpmath or symbolic")
