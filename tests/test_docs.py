@@ -1,0 +1,85 @@
+"""numpydoc on every public function: a docstring, a ``Parameters`` section when
+it takes arguments and a ``Returns`` (or ``Yields``) section when it returns a
+value.  Public: defined in an ``rftheory`` module under a name without a
+leading underscore (methods of public classes included)."""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PKG = ROOT / "rftheory"
+
+
+def _returns_value(fn: ast.AST) -> tuple[bool, bool]:
+    ret = yld = False
+    for node in ast.walk(fn):
+        if node is not fn and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            continue
+        if isinstance(node, ast.Return) and node.value is not None and not (
+                isinstance(node.value, ast.Constant) and node.value.value is None):
+            ret = True
+        if isinstance(node, (ast.Yield, ast.YieldFrom)):
+            yld = True
+    return ret, yld
+
+
+def _nested_in_function(tree: ast.Module) -> set[int]:
+    inner = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for sub in ast.walk(node):
+                if sub is not node and isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    inner.add(id(sub))
+    return inner
+
+
+#: backends implement a documented protocol of one-line math operations (its table
+#: is in the module docstring); their methods need no numpydoc of their own
+PROTOCOL_MODULES = {"rftheory/numerics/backends.py"}
+
+
+def _public_functions():
+    for path in sorted(PKG.rglob("*.py")):
+        rel = path.relative_to(ROOT)
+        if any(part.startswith("_") and part != "__init__.py" for part in rel.parts):
+            continue
+        tree = ast.parse(path.read_text())
+        inner = _nested_in_function(tree)
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.ClassDef) and not node.name.startswith("_") and id(node) not in inner
+                    and str(rel) not in PROTOCOL_MODULES):
+                for fn in node.body:
+                    if isinstance(fn, ast.FunctionDef) and not fn.name.startswith("_"):
+                        if any(isinstance(d, ast.Name) and d.id == "property" for d in fn.decorator_list):
+                            continue  # properties: a one-line docstring, numpydoc style
+                        yield f"{rel}:{fn.lineno} {node.name}.{fn.name}", fn, True
+        for fn in tree.body:
+            if isinstance(fn, ast.FunctionDef) and not fn.name.startswith("_"):
+                yield f"{rel}:{fn.lineno} {fn.name}", fn, False
+
+
+FUNCS = list(_public_functions())
+
+
+def test_functions_found():
+    assert len(FUNCS) > 100
+
+
+@pytest.mark.parametrize("where,fn,method", FUNCS, ids=[w for w, _, _ in FUNCS])
+def test_numpydoc(where, fn, method):
+    doc = ast.get_docstring(fn)
+    assert doc, f"{where}: no docstring"
+    args = [a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs]
+    if method and args and args[0] in ("self", "cls"):
+        args = args[1:]
+    if fn.args.vararg or fn.args.kwarg:
+        args.append("*")
+    if args:
+        assert "Parameters\n---" in doc, f"{where}: no Parameters section"
+    ret, yld = _returns_value(fn)
+    if ret and not yld:
+        assert "Returns\n---" in doc, f"{where}: no Returns section"
+    if yld:
+        assert "Yields\n---" in doc or "Returns\n---" in doc, f"{where}: no Yields section"
