@@ -83,17 +83,17 @@ def cmd_eval(args) -> int:
     r = get(args.id)
     params = _parse_assignments(args.param, "--param")
     check_dps(args.dps)
-    p = r.validate(**params)
+    p = r.at(**params)  # validated once; every layer reads this point
     shown = {k: str(v) for k, v in p.items()}
     if args.layer == "float64":
-        text = repr(r.f64_scalar(**params))
+        text = repr(r.f64_scalar(at=p))
         kind = "float64"
     elif args.layer == "symbolic":
-        expr = r.sym(**params)
+        expr = r.sym(at=p)
         text = str(expr)
         kind = "symbolic"
     else:
-        val = r.exact(dps=args.dps, **params)  # certified to dps digits (guard digits kept)
+        val = r.exact(dps=args.dps, at=p)  # certified to dps digits (guard digits kept)
         with mp.workdps(args.dps + 10):
             text = _fmt_value(val, args.dps)
         kind = "mpmath"

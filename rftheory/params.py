@@ -20,7 +20,7 @@ import mpmath
 
 from .errors import ParameterError
 
-__all__ = ["Param", "to_fraction", "mpf", "sym", "validate_params"]
+__all__ = ["Param", "Point", "to_fraction", "mpf", "sym", "validate_params"]
 
 
 def to_fraction(name: str, value: Any) -> Fraction:
@@ -178,6 +178,48 @@ class Param:
         return x
 
 
+class Point(dict):
+    """A validated point of a result: its parameters, exact and complete.
+
+    Made only by :func:`validate_params` (``Result.at``): integers as ``int``,
+    reals as exact ``Fraction``, choices as ``str``, objects as their checked
+    value, defaults filled in.  Every layer derives its view from it, so a
+    parameter is parsed and checked once on its way to any evaluator: the
+    mpmath layer rounds the fractions at its working precision (:func:`mpf`),
+    the symbolic layer makes rationals (:func:`sym`), the float64 layer reads
+    :meth:`float64_view`.
+
+    Parameters
+    ----------
+    values : dict
+        The validated values.
+    result : str
+        The ID of the result the point was validated for.
+    kinds : dict
+        Parameter name to kind (``"int"``, ``"real"``, ``"choice"``, ``"object"``).
+    """
+
+    def __init__(self, values: Mapping[str, Any], result: str, kinds: Mapping[str, str]):
+        super().__init__(values)
+        self.result = result
+        self.kinds = dict(kinds)
+
+    def float64_view(self) -> dict[str, Any]:
+        """The point as the float64 layer reads it.
+
+        Returns
+        -------
+        dict
+            Numeric parameters rounded once to float64 (as 0-d arrays, the
+            shape :func:`rftheory.registry.validate_arrays` gives a scalar),
+            other parameters as validated.
+        """
+        import numpy as np
+
+        return {k: (np.asarray(float(v)) if self.kinds.get(k) in ("int", "real") and v is not None else v)
+                for k, v in self.items()}
+
+
 def validate_params(
     params: tuple[Param, ...],
     given: Mapping[str, Any],
@@ -185,7 +227,29 @@ def validate_params(
     check: Callable[[dict], None] | None = None,
 ) -> dict[str, Any]:
     """Validate ``given`` against ``params``: unknown names, missing values,
-    domains, defaults, then the cross-parameter ``check``."""
+    domains, defaults, then the cross-parameter ``check``.
+
+    Parameters
+    ----------
+    params : tuple of Param
+        The result's parameters.
+    given : mapping
+        Name to value (numbers, strings from the command line, objects).
+    where : str
+        The result's ID, for messages.
+    check : callable, optional
+        Cross-parameter validation ``check(values)``.
+
+    Returns
+    -------
+    Point
+        The exact, complete, validated point.
+
+    Raises
+    ------
+    ParameterError
+        Naming the first parameter that is unknown, missing or out of its domain.
+    """
     known = {p.name for p in params}
     for name in given:
         if name not in known:
@@ -207,7 +271,7 @@ def validate_params(
         out[p.name] = p.parse(p.default(out))
     if check is not None:
         check(out)
-    return out
+    return Point(out, where, {p.name: p.kind for p in params})
 
 
 #: the declared domain of the common parameters: every evaluator of a result

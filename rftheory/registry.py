@@ -33,7 +33,7 @@ import numpy as np
 
 from .errors import LayerUnavailableError, ParameterError
 from .montecarlo import MCEstimate, summarize
-from .params import Param, validate_params
+from .params import Param, Point, validate_params
 from .precision import certified, check_dps
 
 __all__ = ["Result", "register", "LAYERS", "MODES"]
@@ -121,9 +121,28 @@ class Result:
     defined_at: str = ""
 
     # -- parameters -------------------------------------------------------
-    def validate(self, **given) -> dict:
-        """Validate scalar parameters; returns the exact, complete dict."""
+    def validate(self, **given) -> Point:
+        """Validate scalar parameters.
+
+        Parameters
+        ----------
+        **given
+            The result's parameters (numbers, strings, objects); or a single
+            ``at=Point`` already validated for this result, returned as is.
+
+        Returns
+        -------
+        Point
+            The exact, complete point (see :class:`rftheory.params.Point`).
+        """
+        at = given.get("at")
+        if isinstance(at, Point) and len(given) == 1:
+            if at.result != self.id:
+                raise ParameterError("at", f"a point of {at.result}, not of {self.id}")
+            return at
         return validate_params(self.params, given, self.id, self.check)
+
+    at = validate
 
     def points(self, mode: str, which: str = "grid") -> list[dict]:
         """The grid of ``which`` (``"grid"`` or ``"mc_grid"``) for ``mode``."""
@@ -211,16 +230,22 @@ class Result:
         p = self.validate(**given)
         return summarize(self.mc(p, rng, int(n_replicates)), batches=batches)
 
-    def float_point(self, **given) -> dict:
-        """Validated scalar parameters with exact reals rounded to float."""
-        from fractions import Fraction
-
-        p = self.validate(**given)
-        return {k: (float(v) if isinstance(v, Fraction) else v) for k, v in p.items()}
-
     def f64_scalar(self, **given):
-        """The float64 layer at one point (validated exactly first), as a scalar."""
-        val = np.asarray(self.f64(**self.float_point(**given)))
+        """The float64 layer at one point, as a scalar.
+
+        Parameters
+        ----------
+        **given
+            The result's parameters, or ``at=Point``; validated once, exactly,
+            then rounded once to float64 (:meth:`Point.float64_view`).
+
+        Returns
+        -------
+        float or complex
+        """
+        if self.float64 is None:
+            raise LayerUnavailableError(f"{self.id} has no float64 evaluator")
+        val = np.asarray(self.float64(self.validate(**given).float64_view()))
         return val.reshape(-1)[0].item()
 
     def layers(self) -> list[str]:

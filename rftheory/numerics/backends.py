@@ -29,7 +29,7 @@ import numpy as np
 
 from ..errors import ParameterError
 
-__all__ = ["Float64", "Mpmath", "Sympy", "F64", "MP", "SYM", "backend"]
+__all__ = ["Float64", "Mpmath", "Sympy", "F64", "MP", "backend"]  # and SYM, made on first use
 
 
 class Float64:

@@ -1,3 +1,4 @@
+# ruff: noqa
 """RFF pair terms shared by the SimRF, ORF, Sutherland and HRF papers.
 
 TRANSITIONAL re-export (the simrf helper replaces it with the code itself).
