@@ -59,7 +59,6 @@ SEED = Param("seed", "int", "instance drawn from it (an integer, the same in eve
              default=0)
 
 
-
 # ---------------------------------------------------------------------------
 # derf.gerf_moments (Eq. 10-13)
 
@@ -91,7 +90,6 @@ def gerf_check(p):
     tol = Fraction(4, 2**53) * (a + b)
     if p["d"] == 1 and a > 0 and b > 0 and abs(v - (a + b)) > tol and abs(v - abs(a - b)) > tol:
         raise ParameterError("d", "d = 1 cannot realise an angle between x and y other than 0 or pi")
-
 
 
 # ---------------------------------------------------------------------------
@@ -253,7 +251,6 @@ DERF_PARAMS = (
     _obj_param("x", "vector of length d (Python API)", 1, (DENSE_D_MAX,)),
     _obj_param("y", "vector of length d (Python API)", 1, (DENSE_D_MAX,)),
 )
-
 
 
 # ---------------------------------------------------------------------------

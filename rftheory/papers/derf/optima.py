@@ -199,7 +199,7 @@ def _family_params(family, theta, d):
     return DERFParams(family, a * np.eye(d), math.sqrt(s) * B, math.sqrt(s) * Bi.T, F64), (t, B, Bi)
 
 
-def _family_grad(family, theta, d, st, aux):
+def _family_grad(family, d, st, aux):
     """Gradient of the objective in ``_family_params``'s parametrisation (moment form):
 
     ``A = aI``: ``L = h(d, t, tr BM₁Bᵀ + tr B^{−T}M₂B^{−1} + 2μ₁·μ₂) + 2μ₁·μ₂``;
@@ -276,7 +276,7 @@ def numerical_optimum(family, X, Y, rng, starts=20, gtol=1e-11):
         val = F.objective(p, X, Y)
         if not np.isfinite(val):
             return np.inf, np.zeros_like(theta)
-        return val, _family_grad(family, theta, d, st, aux)
+        return val, _family_grad(family, d, st, aux)
 
     values = []
     for _ in range(starts):
