@@ -1,6 +1,6 @@
 """derf.*: declared domains, strict object parameters, float64 never silently wrong
 (issue 16 and the fuzz cases).  Expected values are computed here from the papers'
-formulas at high precision, independently of rftheory.papers.derf.formulas' rearranged forms."""
+formulas at high precision, independently of rftheory.papers.derf.float64's rearranged forms."""
 
 import io
 from contextlib import redirect_stderr, redirect_stdout

@@ -397,7 +397,7 @@ FAMILY = Param("family", "choice", "random-feature family", choices=FAMILIES, de
 
 
 #: rtol64 of the data results: the float64 optimum's parameters carry the eigen/SVD problem's
-#: error (~ 4d u cond(M_k), rftheory.papers.derf.formulas.f64_param_relerr) and the sums over L^2 pairs
+#: error (~ 4d u cond(M_k), rftheory.papers.derf.float64.f64_param_relerr) and the sums over L^2 pairs
 #: γ_{L^2}; the layer evaluates these a-posteriori bounds and refuses (RangeError) where they
 #: exceed rtol64/10 = 1e-11, so 1e-10 holds with a 10x margin wherever a value is returned.
 DATA_RTOL64 = 1e-10
