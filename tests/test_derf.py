@@ -10,21 +10,24 @@ import pytest
 import rftheory
 from rftheory.errors import ParameterError
 from rftheory.montecarlo import summarize
+from rftheory.numerics.backends import F64, MP
 from rftheory.papers.derf import formulas as D
+from rftheory.papers.derf import optima as O
+from rftheory.papers.derf.regimes import REGIMES, data_stats, sample_sets
 
 FAMS = ("gerf", "saderf", "aderf", "sderf")
 
 
 def _instance(d, seed, regime=None):
     rng = np.random.default_rng([seed, d, 7])
-    regime = regime or D.REGIMES[seed % 3]
-    return D.sample_sets(regime, d, max(8, 2 * d), rng, scale=rng.uniform(0.5, 1.5))
+    regime = regime or REGIMES[seed % 3]
+    return sample_sets(regime, d, max(8, 2 * d), rng, scale=rng.uniform(0.5, 1.5))
 
 
 def _closed_vs_scipy(family, d, seed):
     X, Y = _instance(d, seed)
-    closed = D.optimum(family, X, Y).objective
-    best, vals = D.numerical_optimum(family, X, Y, np.random.default_rng([seed, 99]), starts=20)
+    closed = O.optimum(family, X, Y).objective
+    best, vals = O.numerical_optimum(family, X, Y, np.random.default_rng([seed, 99]), starts=20)
     assert closed <= best + 1e-10, (family, d, closed, best)
     assert best - closed <= 1e-7 * (1 + abs(closed)), (family, d, closed, best)
 
@@ -44,9 +47,9 @@ def test_closed_form_beats_20_scipy_runs_all_d(family, d):
 
 def _mp_vs_f64(family, d, seed):
     X, Y = _instance(d, seed)
-    f = D.optimum(family, X, Y, D.F64)
+    f = O.optimum(family, X, Y, F64)
     with mp.workdps(50):
-        h = D.optimum(family, X, Y, D.MP)
+        h = O.optimum(family, X, Y, MP)
         assert abs(f.objective - h.objective) <= 1e-10 * abs(h.objective)
         for name in ("A", "C1", "C2"):
             a, b = mp.matrix(getattr(f, name).tolist()), getattr(h, name)
@@ -89,7 +92,7 @@ def test_sderf_diagonal_data_by_hand():
     # X = {x}, Y = {0}: M = x x^T, one eigenvalue λ = |x|^2 = 1, the others 0 (t = 1)
     X = np.array([[1.0, 0.0, 0.0]])
     Y = np.zeros((1, 3))
-    p = D.optimum("sderf", X, Y)
+    p = O.optimum("sderf", X, Y)
     t = (3 + math.sqrt(17)) / 2
     assert p.A[0, 0] == pytest.approx((1 - t) / 8, rel=1e-14)
     assert np.allclose(p.A[1:, 1:], 0) and np.allclose(p.A[0, 1:], 0)
@@ -98,12 +101,12 @@ def test_sderf_diagonal_data_by_hand():
 
 
 def test_unbiased_first_moment_is_the_kernel():
-    from rftheory.papers.derf.entries import _derf_instance
+    from rftheory.papers.derf.inputs import derf_instance
 
     r = rftheory.get("derf.derf_moments")
     for d in (1, 4):
         first = r.exact(d=d, seed=3, moment="first")
-        _, _, _, x, y = _derf_instance(r.validate(d=d, seed=3))
+        _, _, _, x, y = derf_instance(r.validate(d=d, seed=3))
         with mp.workdps(50):
             kernel = mp.exp(mp.fsum(mp.mpf(a) * mp.mpf(b) for a, b in zip(x, y)))
         assert abs(first - kernel) < mp.mpf(10) ** -40 * kernel
@@ -112,7 +115,7 @@ def test_unbiased_first_moment_is_the_kernel():
 def test_families_are_nested():
     # Venn diagram: FAVOR+ ⊂ GERF ⊂ SADERF ⊂ ADERF and GERF ⊂ SDERF: optima ordered
     X, Y = _instance(6, 2, "heterogen")
-    L = {f: D.optimum(f, X, Y).objective for f in D.FAMILIES}
+    L = {f: O.optimum(f, X, Y).objective for f in D.FAMILIES}
     assert L["favor+"] >= L["gerf"] >= L["saderf"] >= L["aderf"] - 1e-12
     assert L["gerf"] >= L["sderf"] - 1e-12
     assert L["aderf"] >= 2 * float(np.mean(X @ Y.T)) - 1e-12  # the floor of Eq. 14
@@ -122,16 +125,16 @@ def test_scipy_gradient_is_correct():
     from scipy.optimize import check_grad
 
     X, Y = _instance(3, 1)
-    st = D.data_stats(X, Y, D.F64)
+    st = data_stats(X, Y, F64)
     rng = np.random.default_rng(0)
     for fam in FAMS:
-        th = D._random_start(fam, 3, rng)
+        th = O._random_start(fam, 3, rng)
 
         def f(t):
-            return D.objective(D._family_params(fam, t, 3)[0], X, Y)
+            return D.objective(O._family_params(fam, t, 3)[0], X, Y)
 
         def g(t):
-            return D._family_grad(fam, t, 3, st, D._family_params(fam, t, 3)[1])
+            return O._family_grad(fam, 3, st, O._family_params(fam, t, 3)[1])
 
         assert check_grad(f, g, th, epsilon=1e-7) <= 1e-5 * max(1, np.linalg.norm(g(th)))
 
@@ -158,13 +161,13 @@ def test_errors_name_the_parameter():
     # singular moment matrix: fewer points than dimensions
     X = np.random.default_rng(0).standard_normal((2, 4))
     with pytest.raises(ParameterError, match="'X'.*singular"):
-        D.optimum("aderf", X, X)
+        O.optimum("aderf", X, X)
     with pytest.raises(ParameterError, match="'X'.*singular"):
         rftheory.get("derf.aderf_optimum").exact(X=X, Y=X)
     with pytest.raises(ParameterError, match="'X'.*finite"):
         rftheory.get("derf.gerf_optimum").exact(X=np.full((3, 2), np.nan), Y=np.ones((3, 2)))
     with pytest.raises(ParameterError, match="'family'"):
-        D.optimum("nope", X, X)
+        O.optimum("nope", X, X)
     with pytest.raises(ParameterError, match="'regime'"):
         rftheory.get("derf.variance_comparison").exact(regime="cube")
 
@@ -173,22 +176,23 @@ def test_errors_name_the_parameter():
 
 def test_scipy_check_catches_a_wrong_root(monkeypatch):
     X, Y = _instance(3, 0, "heterogen")
-    right = D.optimum("aderf", X, Y).objective
+    right = O.optimum("aderf", X, Y).objective
     # a root 5% too large: t = 1.05 t*, i.e. delta = 1.05 (1 + delta*) - 1
-    monkeypatch.setattr(D, "gerf_delta", lambda d, mu, xp=D.F64: 1.05 * ((d + 2 * mu) + xp.sqrt((d + 2 * mu) ** 2 + 8 * d * mu)) / (2 * d) - 1)
-    wrong = D.optimum("aderf", X, Y)
-    best, _ = D.numerical_optimum("aderf", X, Y, np.random.default_rng(1), starts=3)
+    monkeypatch.setattr(D, "gerf_delta", lambda d, mu, bk=F64: 1.05 * ((d + 2 * mu) + bk.sqrt((d + 2 * mu) ** 2 + 8 * d * mu)) / (2 * d) - 1)
+    wrong = O.optimum("aderf", X, Y)
+    best, _ = O.numerical_optimum("aderf", X, Y, np.random.default_rng(1), starts=3)
     # the objective of the wrong parameters (Eq. 14) exceeds what scipy finds by far more than 1e-10
     assert D.objective(wrong, X, Y) > best + 1e-6
     assert abs(best - right) < 1e-8
 
 
 def test_verify_checks_fail_for_a_wrong_optimum(monkeypatch):
-    from rftheory.papers.derf import entries as R
+    from rftheory.papers.derf.checks import optimum_checks
+    from rftheory.verify import judge
 
-    monkeypatch.setattr(D, "_optimum_sderf", lambda X, Y, xp, st: D._optimum_gerf(X, Y, xp, st))
-    monkeypatch.setitem(D._OPTIMA, "sderf", D._OPTIMA["gerf"])
-    outs = list(R._optimum_checks("sderf")("quick", 0))
+    monkeypatch.setattr(O, "_optimum_sderf", lambda X, Y, bk, st: O._optimum_gerf(X, Y, bk, st))
+    monkeypatch.setitem(O._OPTIMA, "sderf", O._OPTIMA["gerf"])
+    outs = [judge(m, 5.0) for m in optimum_checks("sderf", "derf.sderf_optimum")("quick", 0)]
     assert any(not o.passed for o in outs if o.check.startswith("scipy"))
 
 
@@ -198,14 +202,14 @@ def test_mc_detects_a_missing_normaliser(rng):
     implementation does) is caught.  Bound |z| < 5.5: false alarm < 4e-8."""
     r = rftheory.get("derf.derf_moments")
     p = r.validate(d=4, seed=0, moment="first")
-    from rftheory.papers.derf.entries import _derf_instance
+    from rftheory.papers.derf.inputs import derf_instance
 
-    A, B1, B2, x, y = _derf_instance(p)
-    fm = D.FeatureMap.from_params(A, B1, B2)
+    A, B1, B2, x, y = derf_instance(p)
+    fm = D.make_params(A, B1, B2).features()
     W = rftheory.sample("iid", 4, 1, rng=rng, size=40_000)
     good = summarize((fm.f1(W, x) * fm.f2(W, y))[:, 0])
     assert abs(good.z(math.exp(x @ y))) < 5.5
-    bad = summarize((fm.f1(W, x) * fm.f2(W, y))[:, 0] * math.exp(-2 * fm.params.logD))
+    bad = summarize((fm.f1(W, x) * fm.f2(W, y))[:, 0] * math.exp(-2 * fm.log_d))
     assert abs(bad.z(math.exp(x @ y))) > 5.5
 
 
@@ -213,9 +217,9 @@ def test_mc_detects_a_missing_normaliser(rng):
 def test_orthogonal_features_unbiased(rng):
     """Fitted SDERF features with orthogonal ω estimate exp(X Yᵀ) without bias:
     z-test per entry, Bonferroni over 16 entries, |z| < 6 (false alarm < 3e-8)."""
-    X, Y = D.sample_sets("normal", 4, 4, rng, scale=0.7)
-    fm = D.FeatureMap.fit("sderf", X, Y)
-    W = fm.sample_omega(4, rng, coupling="orthogonal")
+    X, Y = sample_sets("normal", 4, 4, rng, scale=0.7)
+    fm = O.fit_features("sderf", X, Y)
+    W = rftheory.sample("orthogonal", 4, 4, rng=rng)
     assert W.shape == (4, 4)
     Ws = np.asarray(rftheory.sample("orthogonal", 4, 4, rng=rng, size=20_000))
     K = fm.kernel(Ws, X, Y)

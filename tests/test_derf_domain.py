@@ -1,6 +1,6 @@
 """derf.*: declared domains, strict object parameters, float64 never silently wrong
 (issue 16 and the fuzz cases).  Expected values are computed here from the papers'
-formulas at high precision, independently of rftheory.papers.derf.formulas' rearranged forms."""
+formulas at high precision, independently of rftheory.papers.derf.float64's rearranged forms."""
 
 import io
 from contextlib import redirect_stderr, redirect_stdout
@@ -46,11 +46,11 @@ def test_tiny_scale_of_data_sets_is_a_parameter_error(rid):
 
 def test_derf_moments_tiny_scale_is_served_correctly():
     # x, y of norm 1e-300: E f1 f2 = e^{x.y} = 1 (to 1e-600) and E f1^2 f2^2 = det(I-4A) det(I-8A)^{-1/2}
-    from rftheory.papers.derf.entries import _derf_instance
+    from rftheory.papers.derf.inputs import derf_instance
 
     r = rftheory.get("derf.derf_moments")
     p = r.validate(d=3, seed=5, scale=1e-300)
-    A = _derf_instance(p)[0]
+    A = derf_instance(p)[0]
     with mp.workdps(40):
         w = mp.eigsy(mp.matrix(A.tolist()))[0]
         second = mp.fprod(1 - 4 * w[i] for i in range(3)) / mp.sqrt(mp.fprod(1 - 8 * w[i] for i in range(3)))
@@ -167,7 +167,7 @@ def _gerf_L_star(X, Y, dps=200):
 def test_gerf_optimum_float64_accurate_at_tiny_scale():
     # the old float64 form d log((1+t)/2) - d/2 log t lost all digits for mu << d
     r = rftheory.get("derf.gerf_optimum")
-    from rftheory.papers.derf.entries import data
+    from rftheory.papers.derf.inputs import data
 
     for scale in ("1e-20", "1e-5", "0.3"):
         p = r.validate(d=6, L=16, regime="normal", scale=scale)
@@ -208,7 +208,7 @@ def test_gerf_quadrature_route_tracks_precision():
 def test_saderf_optimum_float64_at_the_smallest_scale():
     # scale 1e-100: a_l b_l ~ 1e-400 underflowed in float64 (mu lost a factor 30); Eq. 18-20 by
     # hand: mu = 2 sum_l sqrt(a_l b_l) + 2 mu1.mu2, L* from Sec. 3.1's original form at 900 digits
-    from rftheory.papers.derf.entries import data
+    from rftheory.papers.derf.inputs import data
 
     r = rftheory.get("derf.saderf_optimum")
     pt = dict(regime="heterogen", scale=Fraction(1, 10**100), seed=3146652)

@@ -6,8 +6,11 @@
 :mod:`.softmax`
     Softmax kernel ``exp(xᵀy)``: trig, positive, ``++``, complex-exponential
     and hybrid (HRF) features.
+:mod:`.dense_exponential`
+    Softmax kernel ``exp(xᵀy)``: dense-exponential features (FAVOR#: GERF,
+    SADERF, ADERF, SDERF are its families).
 """
 
-from . import gaussian, softmax  # noqa: F401
+from . import dense_exponential, gaussian, softmax  # noqa: F401
 
-__all__ = ["gaussian", "softmax"]
+__all__ = ["dense_exponential", "gaussian", "softmax"]

@@ -1,0 +1,178 @@
+"""Dense-exponential random features (DERF) of the softmax kernel ``exp(xᵀy)``.
+
+Source: Likhosherstov et al. 2023, *FAVOR#* (``papers/002_37538ea6a68c1540.txt``;
+THEORY.md ids ``derf.*``), Sec. 3-4.  Like the other maps of
+:mod:`rftheory.features`, :func:`dense_exponential` takes the random matrix
+``W`` of shape ``(..., m, d)`` (rows ``ω_k ~ N(0, I_d)``, from
+:func:`rftheory.sample`) and the inputs, and returns the features, here of
+shape ``(..., L, m)`` for ``L`` inputs (rows of ``X``):
+
+.. math::
+
+   f(\\omega, x) = D\\exp(\\omega^\\top A\\omega + \\omega^\\top Bx + x^\\top Cx).
+
+A DERF pair uses ``(A, B₁, C₁)`` for ``x`` and ``(A, B₂, C₂)`` for ``y``;
+with Thm 4.1's ``C_k = −½B_kᵀ(I−4A)⁻¹B_k``, ``D = det(I−4A)^{1/4}`` and the
+constraint ``B₁ᵀ(I−4A)⁻¹B₂ = I`` the estimator ``f₁ᵀf₂`` is unbiased for
+``exp(xᵀy)``.  The parameters (and the families' optima) are computed in
+:mod:`rftheory.papers.derf` (``DERFParams.features()``, ``fit_features``);
+this module only evaluates the features.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..errors import RangeError
+
+__all__ = ["dense_exponential", "DenseExponential"]
+
+#: the largest exponent served (``e^{700}`` is still a finite float64)
+LOG_MAX = 700
+
+
+def dense_exponential(W, X, A, B, C, log_d):
+    """Dense-exponential features ``f(ω_k, x_i)/√m`` (FAVOR#, Eq. 15 / Thm 4.1 of papers/002_…).
+
+    .. math:: \\frac{f(\\omega_k, x_i)}{\\sqrt m}
+       = \\frac{1}{\\sqrt m}\\exp\\big(\\log D + \\omega_k^\\top A\\omega_k
+       + \\omega_k^\\top Bx_i + x_i^\\top Cx_i\\big)
+
+    Parameters
+    ----------
+    W : array_like, shape (..., m, d)
+        The random vectors ``ω_k`` (rows).
+    X : array_like, shape (L, d) or (d,)
+        The inputs (rows); a single vector gives features without the ``L`` axis.
+    A, B, C : array_like, shape (d, d)
+        The DERF parameters of this side (``A`` symmetric, ``8A ≺ I``).
+    log_d : float
+        ``log D``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(..., L, m)`` (or ``(..., m)`` for a single ``x``).
+
+    Raises
+    ------
+    RangeError
+        If an exponent exceeds 700 (the features would overflow float64).
+
+    Examples
+    --------
+    FAVOR+ (``A = 0``, ``B = I``, ``C = −½I``, ``D = 1``) are the positive softmax features:
+
+    >>> from rftheory.features import softmax
+    >>> W = np.random.default_rng(0).standard_normal((8, 3))
+    >>> x = np.array([0.3, -0.2, 0.5])
+    >>> f = dense_exponential(W, x, np.zeros((3, 3)), np.eye(3), -np.eye(3) / 2, 0.0)
+    >>> bool(np.allclose(f, softmax.positive(W, x)))
+    True
+    """
+    W = np.asarray(W, float)
+    X = np.asarray(X, float)
+    single = X.ndim == 1
+    X = np.atleast_2d(X)
+    m = W.shape[-2]
+    quad_w = np.einsum("...md,de,...me->...m", W, A, W)
+    proj = np.einsum("...md,nd->...nm", W, X @ np.asarray(B).T)
+    quad_x = np.einsum("nd,de,ne->n", X, C, X)
+    lg = log_d + quad_w[..., None, :] + proj + quad_x[:, None]
+    if np.max(lg) > LOG_MAX:
+        raise RangeError("feature values overflow float64 (data norms too large for these parameters)")
+    out = np.exp(lg) / math.sqrt(m)
+    return out[..., 0, :] if single else out
+
+
+@dataclass(frozen=True)
+class DenseExponential:
+    """A DERF pair ``f₁, f₂`` (float64) with ``E f₁(ω,x)f₂(ω,y) = e^{xᵀy}`` for valid parameters.
+
+    Attributes
+    ----------
+    A, B1, B2, C1, C2 : numpy.ndarray, shape (d, d)
+        Thm 4.1's parameters (validated where they are made:
+        ``rftheory.papers.derf.formulas.make_params``).
+    log_d : float
+        ``log D = ¼ log det(I − 4A)``.
+
+    Examples
+    --------
+    >>> from rftheory.papers.derf.optima import fit_features
+    >>> from rftheory.papers.derf.regimes import sample_sets
+    >>> from rftheory import sample
+    >>> rng = np.random.default_rng(0)
+    >>> X, Y = sample_sets("normal", 8, 32, rng, scale=1.0)
+    >>> fm = fit_features("sderf", X, Y)
+    >>> W = sample("orthogonal", 8, 64, rng=rng)
+    >>> fm.kernel(W, X, Y).shape        # ≈ exp(X @ Y.T)
+    (32, 32)
+    """
+
+    A: Any
+    B1: Any
+    B2: Any
+    C1: Any
+    C2: Any
+    log_d: float
+
+    @property
+    def d(self):
+        """The dimension ``d``."""
+        return self.A.shape[0]
+
+    def f1(self, W, X):
+        """``f₁(ω_k, x_i)/√m`` (:func:`dense_exponential` with ``B₁, C₁``).
+
+        Parameters
+        ----------
+        W : array_like, shape (..., m, d)
+            The random vectors ``ω_k``.
+        X : array_like, shape (L, d) or (d,)
+            The inputs.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(..., L, m)`` (or ``(..., m)``).
+        """
+        return dense_exponential(W, X, self.A, self.B1, self.C1, self.log_d)
+
+    def f2(self, W, Y):
+        """``f₂(ω_k, y_j)/√m`` (:func:`dense_exponential` with ``B₂, C₂``).
+
+        Parameters
+        ----------
+        W : array_like, shape (..., m, d)
+            The random vectors ``ω_k``.
+        Y : array_like, shape (L, d) or (d,)
+            The inputs.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(..., L, m)`` (or ``(..., m)``).
+        """
+        return dense_exponential(W, Y, self.A, self.B2, self.C2, self.log_d)
+
+    def kernel(self, W, X, Y):
+        """The low-rank estimate ``f₁(X) f₂(Y)ᵀ`` of ``exp(X Yᵀ)``.
+
+        Parameters
+        ----------
+        W : array_like, shape (..., m, d)
+            The random vectors ``ω_k``.
+        X, Y : array_like, shape (L, d) and (L', d)
+            The two sets (rows).
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(..., L, L')``.
+        """
+        return self.f1(W, X) @ np.swapaxes(self.f2(W, Y), -1, -2)

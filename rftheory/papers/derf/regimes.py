@@ -1,0 +1,118 @@
+"""FAVOR#: the data sets of the variance comparison and their moments (Sec. 5.1, App. B.1
+of ``papers/002_37538ea6a68c1540.txt``).
+
+The optima of every family depend on the data only through the moments
+:class:`Stats` (``M₁ = mean x xᵀ``, ``M₂ = mean y yᵀ``, the means ``μ₁, μ₂``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ...errors import ParameterError
+from ...numerics.backends import F64
+
+__all__ = ["REGIMES", "Stats", "sample_sets", "data_stats"]
+
+#: sampling regimes of the variance comparison (Sec. 5.1 / App. B.1)
+REGIMES = ("normal", "sphere", "heterogen")
+
+
+def sample_sets(regime, d, L, rng, scale=1.0):
+    """Two sets of ``L`` points in ``R^d`` (rows of ``X`` and ``Y``; FAVOR#, Sec. 5.1, App. B.1).
+
+    ``normal``: ``x_i, y_j ~ N(0, (s²/d) I)`` (so ``E‖x‖² = s²``);
+    ``sphere``: uniform on the sphere of radius ``s``;
+    ``heterogen``: ``x_i ~ N(0, (s²/d) I)``, ``y_j ~ N((s/√d)·1, (s²/(4d)) I)``
+    (``X`` and ``Y`` from different distributions).  The paper's constants
+    were lost in extraction; these are rftheory's, documented here.
+
+    Parameters
+    ----------
+    regime : {"normal", "sphere", "heterogen"}
+        How the sets are drawn.
+    d, L : int
+        Dimension and points per set.
+    rng : numpy.random.Generator
+        The source of randomness.
+    scale : float
+        ``s``.
+
+    Returns
+    -------
+    X, Y : numpy.ndarray, shape (L, d)
+        The two sets.
+    """
+    if regime not in REGIMES:
+        raise ParameterError("regime", f"unknown regime {regime!r}; expected one of {', '.join(REGIMES)}")
+    if not isinstance(rng, np.random.Generator):
+        raise ParameterError("rng", "must be a numpy.random.Generator")
+    s = float(scale)
+    sd = s / math.sqrt(d)
+    if regime == "normal":
+        return sd * rng.standard_normal((L, d)), sd * rng.standard_normal((L, d))
+    if regime == "sphere":
+        U = rng.standard_normal((2, L, d))
+        U *= s / np.linalg.norm(U, axis=-1, keepdims=True)
+        return U[0], U[1]
+    X = sd * rng.standard_normal((L, d))
+    Y = sd + (sd / 2) * rng.standard_normal((L, d))
+    return X, Y
+
+
+@dataclass
+class Stats:
+    """Moments of the data: ``M₁ = mean x xᵀ``, ``M₂ = mean y yᵀ``, ``μ₁, μ₂`` the means.
+
+    Attributes
+    ----------
+    M1, M2, mu1, mu2 : backend matrices
+        The moments (``μ_k`` as ``(d, 1)`` columns).
+    d : int
+        Dimension.
+    c : number
+        ``μ₁·μ₂``.
+    s12 : float or None
+        float64 only: ``Σ_l mean|x_l| mean|y_l|``, the size of ``c``'s terms.
+    """
+
+    M1: Any
+    M2: Any
+    mu1: Any
+    mu2: Any
+    d: int
+    c: Any
+    s12: Any = None
+
+
+def data_stats(X, Y, bk):
+    """:class:`Stats` of the rows of ``X`` and ``Y``.
+
+    Parameters
+    ----------
+    X, Y : backend matrices, shape (L, d) and (L', d)
+        The two sets (rows).
+    bk : backend
+        ``F64`` or ``MP``.
+
+    Returns
+    -------
+    Stats
+        The moments.
+    """
+    nx, d = bk.shape(X)
+    ny, _ = bk.shape(Y)
+    ones_x = bk.mat([1.0] * nx)
+    ones_y = bk.mat([1.0] * ny)
+    M1 = bk.mm(bk.T(X), X) * (bk.num(1) / nx)
+    M2 = bk.mm(bk.T(Y), Y) * (bk.num(1) / ny)
+    mu1 = bk.mm(bk.T(X), ones_x) * (bk.num(1) / nx)
+    mu2 = bk.mm(bk.T(Y), ones_y) * (bk.num(1) / ny)
+    s12 = None
+    if bk is F64:
+        s12 = float(np.mean(np.abs(X), axis=0) @ np.mean(np.abs(Y), axis=0))
+    return Stats(M1, M2, mu1, mu2, d, bk.entry(bk.mm(bk.T(mu1), mu2), 0, 0), s12)
