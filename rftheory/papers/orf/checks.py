@@ -40,7 +40,7 @@ def _lemma2_erratum_checks(mode):
             c = inner_printed(d, k) - 1 - Fraction(k - k * k, 2 * d)
             cap = Fraction(k**4, 4 * d * d) + Fraction(k * k * (k - 1), 2 * d**3)
             worst = max(worst, abs(c) / cap if cap else (Fraction(0) if c == 0 else Fraction(10**9)))
-    yield bound(rid, f"d in {ds}, k <= 40", "App. A.3: max |c_kd| / (k^4/(4d^2)+k^2(k-1)/(2d^3))", worst, "<=", 1)
+    yield bound(rid, f"d in {ds}, k <= 40", "App. A.3: |c_kd| <= k^4/(4d^2)+k^2(k-1)/(2d^3)", worst, "<=", 1)
     with mp.workdps(50):
         for d in (2, 8, 64):
             for z in ("0.5", "1", "2", "3"):
@@ -50,10 +50,10 @@ def _lemma2_erratum_checks(mode):
                 s = mp.nsum(lambda k: x**k / mp.factorial(k) * (k**4 / (4 * d**2) + k**2 * (k - 1) / (2 * mp.mpf(d) ** 3)),
                             [0, mp.inf])
                 derived, printed = lemma2_f_derived(d, zz), lemma2_f(d, zz)
-                yield agreement(rid, pt, "App. A.3 erratum: sum of the bound = derived f", s, derived, 40)
+                yield agreement(rid, pt, "App. A.3 erratum: sum of the bound", s, derived, 40)
                 # printed − derived = e^{z²}(z⁶ + 2z⁴)(z⁴ − 1)/(2d³): the printed part has an extra z⁴
                 ratio = (printed - derived) / (mp.exp(x) * (x**3 + 2 * x**2) / (2 * mp.mpf(d) ** 3))
-                yield relative(rid, pt, "App. A.3 erratum: (printed - derived f)/(derived 1/d^3 part) = z^4 - 1",
+                yield relative(rid, pt, "App. A.3 erratum: printed/derived 1/d^3 part = z^4",
                                ratio, x * x - 1, 1e-40)
 
 
@@ -72,7 +72,7 @@ def _pair_checks(mode, seed):
                 zz = mpf(Fraction(z))
                 exact = orth_pair(d, zz)
                 for name, f in (("printed", lemma2_f), ("derived", lemma2_f_derived)):
-                    yield bound(rid, f"d={d}, z={z}", f"Lemma 2 bound ({name} f): exact <= bound",
+                    yield bound(rid, f"d={d}, z={z}", f"Lemma 2 bound ({name} f)",
                                 exact, "<=", lemma2_bound(d, zz, f))
         # a third exact route: ‖w_i + w_j‖ ~ χ_{2d}
         for d, z in ((3, "1"),) if mode == "quick" else ((2, "0.5"), (3, "1"), (8, "2"), (64, "3"), (8, "6")):
@@ -94,7 +94,7 @@ def _var_checks(mode, seed):
                 for z in zs:
                     zz = mpf(Fraction(z))
                     which = "Thm 1" if m <= d else "Cor. 1"
-                    yield bound("orf.variance", f"d={d}, m={m}, z={z}", f"{which} bound: exact <= bound",
+                    yield bound("orf.variance", f"d={d}, m={m}, z={z}", f"{which} bound",
                                 orf_variance(d, m, zz), "<=", thm1_bound(d, m, zz))
 
 
@@ -116,11 +116,11 @@ def _prime_checks(mode, seed):
                 zz = mpf(Fraction(z))
                 with mp.workdps(100):  # lhs ~ z^8/d^2 against 1: z >= 0.05, d <= 4096 lose < 25 digits
                     lhs, rhs = lemma5_bound(d, zz)
-                yield bound(rid, pt, "Lemma 5 bound: lhs <= rhs", lhs, "<=", rhs)
+                yield bound(rid, pt, "Lemma 5 bound", lhs, "<=", rhs)
                 bias = orf_prime("bias", d, d, zz)
                 e = mp.exp(-zz * zz / 2)
                 tb = e * zz**4 / (4 * d) + mp.exp(zz * zz / 2) * zz**4 * (zz**4 + 8 * zz * zz + 8) / (16 * d**2)
-                yield bound(rid, pt, "Thm 2 bias bound: |bias| <= bound", abs(bias), "<=", tb)
+                yield bound(rid, pt, "Thm 2 bias bound", abs(bias), "<=", tb)
         for z in ("0.5", "1", "2"):
             zz = mpf(Fraction(z))
             ex = []
@@ -128,7 +128,7 @@ def _prime_checks(mode, seed):
                 lead = (mp.expm1(-zz * zz) ** 2 - mp.mpf(d - 1) / d * mp.exp(-zz * zz) * zz**4) / (2 * d)
                 ex.append((orf_prime("variance", d, d, zz) - lead) * d**2)
             yield relative(rid, f"D=d in (256,1024,4096), z={z}",
-                           "Thm 2 variance: f(z)/d^2 rate (d^2 (Var - lead) at d=1024 vs 4096)", ex[-2], ex[-1], 0.05)
+                           "Thm 2 variance: f(z)/d^2 rate", ex[-2], ex[-1], 0.05)
 
 
 # --------------------------------------------------------------------------
@@ -161,4 +161,4 @@ def _sorf_checks(mode, seed):
         with mp.workdps(20):
             orf = float(rff_mse("orthogonal", d, d, zf))
         ratio = float(((est - math.exp(-zf * zf / 2)) ** 2).mean()) / orf
-        yield fact(rid, pt, "MSE_SORF/MSE_ORF (Fig. 3, MC): reported", math.isfinite(ratio), f"{ratio:.4g}", "finite")
+        yield fact(rid, pt, "MSE_SORF/MSE_ORF (Fig. 3, MC)", math.isfinite(ratio), f"{ratio:.4g}", "finite")
