@@ -19,7 +19,7 @@ from ..errors import LayerUnavailableError
 from ..params import mpf
 from .cancellation import cancellation_guarded
 
-__all__ = ["gauss_cf_series", "orth_pair_printed", "PRINTED_SERIES_KMAX"]
+__all__ = ["gauss_cf_series", "gauss_var_cos_series", "orth_pair_printed", "PRINTED_SERIES_KMAX"]
 
 #: most terms the printed double-factorial series may take (its inner sums make it O(K²)):
 #: about 2 s at z² = 169 (d = 10^5) for a certified value
@@ -70,6 +70,46 @@ from .cancellation import cancellation_guarded
             if k > x and abs(term) <= target * abs(total):
                 break
     return +total
+
+
+def gauss_var_cos_series(z):
+    """``Var cos(w z)`` for ``w ~ N(0, 1)`` from the moment series (:func:`gauss_cf_series`).
+
+    .. math:: \\mathrm{Var}\\cos(wz) = \tfrac12 + \tfrac12\\,\\mathbb E\\cos(2wz) - \big(\\mathbb E\\cos(wz)\big)^2
+       \\;\big(= \tfrac12(1-e^{-z^2})^2\big)
+
+    The difference cancels to ``O(z⁴)`` at small ``z``: it is summed with the
+    guard digits the cancellation needs
+    (:func:`~rftheory.numerics.cancellation.cancellation_guarded`).
+    Independent of ``mp.exp``.
+
+    Parameters
+    ----------
+    z : Fraction, int or mpf
+        ``‖Δ‖`` (a ``Fraction`` is rounded at the guarded precision).
+
+    Returns
+    -------
+    mpf
+        ``Var cos(wz)`` at the current precision (exactly 0 at ``z = 0``).
+
+    Examples
+    --------
+    >>> import mpmath as mp
+    >>> with mp.workdps(30):
+    ...     z = mp.mpf("1e-5")
+    ...     abs(gauss_var_cos_series(z) / (mp.expm1(-z * z) ** 2 / 2) - 1) < mp.mpf(10) ** -28
+    True
+    """
+    if z == 0:
+        return mp.mpf(0)
+
+    def f():
+        zz = mpf(z) if isinstance(z, (Fraction, int)) else mp.mpmathify(z)
+        one, two = gauss_cf_series(zz), gauss_cf_series(2 * zz)
+        return (1 + two) / 2 - one * one, (1 + abs(two)) / 2 + one * one
+
+    return cancellation_guarded(f, what="Var cos (moment series)")
 
 
 def orth_pair_printed(d, z):

@@ -3,7 +3,7 @@
 * the printed double-factorial series of App. A.3 (papers/003_…): its inner sum
   exactly, and the whole naively in float64 (for teaching); the guarded series
   itself is :func:`rftheory.numerics.series.orth_pair_printed`;
-* ``Var K_RFF`` from the Gaussian moment series (not ``mp.exp``);
+* ``Var K_RFF`` from the Gaussian moment series (not ``mp.exp``; :mod:`rftheory.numerics.series`);
 * ORF′'s ``E cos(t u₁)`` for ``u`` uniform on the sphere, by its moment series
   in fixed point and by quadrature over the polar angle (not ``hyp0f1``).
 """
@@ -17,7 +17,7 @@ import mpmath as mp
 
 from ...errors import LayerUnavailableError
 from ...numerics.cancellation import cancellation_guarded
-from ...numerics.series import gauss_cf_series
+from ...numerics.series import gauss_var_cos_series
 from .formulas import _zf, log_peak_0f1
 
 # --------------------------------------------------------------------------
@@ -91,17 +91,9 @@ def printed_series_float64(d, z):
 # Lemma 1 from the definition
 
 def _rffvar_route(p):
-    # from the definition: (E cos² − (E cos)²)/m with E cos² = (1 + E cos(2w·z))/2,
-    # E cos by the Gaussian moment series (not mp.exp); the difference cancels to O(z⁴)
-    z = _zf(p["z"])
-    if z == 0:
-        return mp.mpf(0)
-
-    def f():
-        e1, e2 = gauss_cf_series(z), gauss_cf_series(2 * z)
-        return ((1 + e2) / 2 - e1 * e1) / p["m"], (1 + e2 + 2 * e1 * e1) / p["m"]
-
-    return cancellation_guarded(f, what="orf.rff_variance route")
+    # from the definition: Var cos(w·z)/m, Var cos = (1 + E cos(2w·z))/2 − (E cos(w·z))²
+    # by the Gaussian moment series (not mp.exp), guarded against its O(z⁴) cancellation
+    return gauss_var_cos_series(p["z"]) / p["m"]
 
 
 # --------------------------------------------------------------------------

@@ -14,7 +14,7 @@ import mpmath as mp
 from ...errors import LayerUnavailableError
 from ...numerics.cancellation import cancellation_guarded
 from ...numerics.rff_pairs import simplex_pair_quad
-from ...numerics.series import gauss_cf_series, orth_pair_printed
+from ...numerics.series import gauss_cf_series, gauss_var_cos_series, orth_pair_printed
 from ...numerics.special import coupled_pairs
 from ...params import mpf
 
@@ -27,16 +27,7 @@ def _route_varcos(p):
     O(z⁴) cancellation gets its guard digits); given kernels: the same formula
     in ``mpf`` arithmetic."""
     if p["kernel"] == "gaussian":
-        z = p["z"]
-        if z == 0:
-            return mp.mpf(0)
-
-        def f():
-            zz = mpf(z)
-            one, two = gauss_cf_series(zz), gauss_cf_series(2 * zz)
-            return (1 + two) / 2 - one * one, (1 + abs(two)) / 2 + one * one
-
-        return cancellation_guarded(f, what="Var cos (moment series)")
+        return gauss_var_cos_series(p["z"])
     if (1 + p["k_2delta"]) / 2 == p["k_delta"] ** 2:
         return mp.mpf(0)  # an exact zero (checked in rationals) never certifies as a residue
 
