@@ -21,7 +21,8 @@ for k in range(8):  # the coefficient identity, symbolic in d
 if __name__ == "__main__":
     import numpy as np
 
-    from rftheory.papers.orf.entries import _sphere_cos, prime_terms
+    from rftheory.papers.orf.formulas import prime_terms
+    from rftheory.papers.orf.routes import sphere_cos
     from rftheory.sampling.samplers import haar
 
     with mp.workdps(30):
@@ -29,7 +30,7 @@ if __name__ == "__main__":
             b, c, e = prime_terms(dd, z)
             r = mp.sqrt(dd) * z
             for got, t in ((b, r), (c, 2 * r), (e, mp.sqrt(2) * r)):
-                assert abs(got - _sphere_cos(dd, t)) < mp.mpf(10) ** -25
+                assert abs(got - sphere_cos(dd, t)) < mp.mpf(10) ** -25
     # Monte Carlo of the pair term with real Haar rotations (|z| < 5)
     rng = np.random.default_rng(7)
     dd, z = 6, 1.0

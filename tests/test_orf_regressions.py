@@ -10,7 +10,10 @@ import pytest
 import rftheory
 from rftheory.cli import main
 from rftheory.errors import ParameterError, RangeError
-from rftheory.papers.orf import entries as orf
+from rftheory.montecarlo import z_threshold
+from rftheory.numerics.series import orth_pair_printed
+from rftheory.papers.orf import formulas
+from rftheory.verify import ALPHA, custom_checks
 
 
 def run(argv, capsys):
@@ -65,7 +68,7 @@ def test_printed_series_route_large_d_is_fast_and_right():
     # the product form of the inner sum (Chu-Vandermonde): 1F1(d; d/2; -z^2/2) by mpmath
     t = time.monotonic()
     with mp.workdps(40):
-        v = orf.orth_pair_printed(95009, mp.mpf("0.228"))
+        v = orth_pair_printed(95009, mp.mpf("0.228"))
         ref = mp.hyp1f1(95009, mp.mpf(95009) / 2, -mp.mpf("0.228") ** 2 / 2)
     assert abs(v / ref - 1) < mp.mpf(10) ** -35
     assert time.monotonic() - t < 5
@@ -153,23 +156,33 @@ def test_k_params_domain_and_defaults():
 # -- issue 10 item 7: the App. A.3 erratum is checked by `verify`
 
 def test_lemma2_erratum_is_measured():
-    outs = list(rftheory.get("orf.pair_expectation").checks("quick", 0))
+    r = rftheory.get("orf.pair_expectation")
+    outs = custom_checks(r, "quick", 0, z_threshold(ALPHA, 1))
     err = [o for o in outs if o.check.startswith("App. A.3")]
     assert len(err) >= 5 and all(o.passed for o in err)
+    # the derived f equals the summed bound, and the printed f differs from it by z^4 in its 1/d^3 part
+    assert any(o.check == "App. A.3 erratum: sum of the bound" for o in err)
+    assert any(o.check == "App. A.3 erratum: printed/derived 1/d^3 part = z^4" for o in err)
     # by hand at d = 2, z = 1: sum_k k^2(k-1)/(k! 2 d^3) = e (1 + 2)/16; the printed form says the same
     # times z^4 = 1 here, so compare at z = 2: derived e^4 (64 + 32)/16, printed 16 times that part
     with mp.workdps(30):
         z = mp.mpf(2)
         first = mp.exp(4) * (256 + 6 * 64 + 7 * 16 + 4) / 16
-        assert orf.lemma2_f_derived(2, z) == pytest.approx(first + mp.exp(4) * 96 / 16, rel=1e-25)
-        assert orf.lemma2_f(2, z) == pytest.approx(first + 16 * mp.exp(4) * 96 / 16, rel=1e-25)
+        assert formulas.lemma2_f_derived(2, z) == pytest.approx(first + mp.exp(4) * 96 / 16, rel=1e-25)
+        assert formulas.lemma2_f(2, z) == pytest.approx(first + 16 * mp.exp(4) * 96 / 16, rel=1e-25)
 
 
 def test_dead_code_removed():
-    assert not hasattr(orf, "variance_ratios_mc")
-    from rftheory.papers.sutherland import entries as sutherland
+    import importlib
+    import pkgutil
 
-    assert not hasattr(sutherland, "_mc_pair") and not hasattr(sutherland, "UNSET")
+    import rftheory.papers.orf as orf_pkg
+    import rftheory.papers.sutherland as sutherland_pkg
+
+    for pkg, dead in ((orf_pkg, ("variance_ratios_mc", "_outcome")), (sutherland_pkg, ("_mc_pair", "UNSET"))):
+        for mod in pkgutil.iter_modules(pkg.__path__):
+            m = importlib.import_module(f"{pkg.__name__}.{mod.name}")
+            assert not any(hasattr(m, name) for name in dead), (m.__name__, dead)
 
 
 def test_simplex_coupled_domain_narrowed_with_note():

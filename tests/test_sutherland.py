@@ -33,7 +33,13 @@ def test_bad_input():
 
 
 def test_checks():
-    assert all(o.passed for o in rftheory.get("sutherland.phi_beats_psi").checks("quick", 0))
+    from rftheory.montecarlo import z_threshold
+    from rftheory.verify import ALPHA, custom_checks
+
+    r = rftheory.get("sutherland.phi_beats_psi")
+    outs = custom_checks(r, "quick", 0, z_threshold(ALPHA, r.z_tests("quick")))
+    assert outs and all(o.passed for o in outs)
+    assert sum(o.z is not None for o in outs) == r.z_tests("quick") == 1
 
 
 @pytest.mark.statistical
