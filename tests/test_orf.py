@@ -14,7 +14,7 @@ import rftheory
 from rftheory.cli import main
 from rftheory.errors import ParameterError, RangeError
 from rftheory.papers.orf import entries as orf
-from rftheory.papers.simrf import rff
+from rftheory.numerics import rff_pairs as rff
 
 ZMAX = 5.33
 
