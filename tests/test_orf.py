@@ -13,8 +13,8 @@ from scipy import special
 import rftheory
 from rftheory.cli import main
 from rftheory.errors import ParameterError, RangeError
-from rftheory.papers.orf import entries as orf
 from rftheory.numerics import rff_pairs as rff
+from rftheory.papers.orf import entries as orf
 
 ZMAX = 5.33
 

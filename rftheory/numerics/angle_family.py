@@ -42,7 +42,18 @@ __all__ = [
 
 def extra_digits(x) -> int:
     """Guard digits for an alternating series at argument ``x < 0``: its
-    terms reach about ``e^{2|x|}`` while the sum is O(1)."""
+    terms reach about ``e^{2|x|}`` while the sum is O(1).
+
+    Parameters
+    ----------
+    x : real
+        The argument of the series.
+
+    Returns
+    -------
+    int
+        Guard digits to add to the working precision (0 for ``x >= 0``).
+    """
     return 0 if x >= 0 else int(2 * abs(x) / math.log(10)) + 10
 
 
@@ -50,7 +61,18 @@ def angle_guard(cos_theta, x) -> int:
     """Guard digits of :func:`angle_series`: ``x < 0`` cancels terms up to
     ``e^{2|x|}`` against a sum down to ``e^{-2|x|}``; ``x > 0`` with
     ``cos θ < 0`` cancels the alternating inner sums, terms up to
-    ``e^{2(1+|c|)x}`` against ``ρ ≥ e^{2(1−|c|)x}``-ish: ``4|c|x/ln 10`` digits."""
+    ``e^{2(1+|c|)x}`` against ``ρ ≥ e^{2(1−|c|)x}``-ish: ``4|c|x/ln 10`` digits.
+
+    Parameters
+    ----------
+    cos_theta, x : real
+        ``cos θ`` and the argument ``x``.
+
+    Returns
+    -------
+    int
+        Guard digits to add to the working precision.
+    """
     if x < 0:  # terms up to e^{2|x|}, value down to ~e^{-2|x|} (large d: τ ≈ e^{-z²})
         return int(4 * abs(float(x)) / math.log(10)) + 10
     if cos_theta < 0:
@@ -73,13 +95,40 @@ ROUTE_X_MAX = 2
 
 
 def series_served_by_quad(d, cos_theta, x) -> bool:
-    """Whether :func:`angle_series` hands this point to :func:`angle_quad_split`."""
+    """Whether :func:`angle_series` hands this point to :func:`angle_quad_split`.
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    cos_theta, x : real
+        ``cos θ`` and ``x``.
+
+    Returns
+    -------
+    bool
+        True where the positive φ-quadrature is the primary evaluator.
+    """
     return x > 0 and d <= QUAD_D_MAX and series_cost(d, cos_theta, x) > SERIES_COST_MAX
 
 
 def check_route_served(d, cos_theta, x):
     """:class:`LayerUnavailableError` where a φ-quadrature route is not an
-    independent check (the primary uses the same quadrature) or too costly."""
+    independent check (the primary uses the same quadrature) or too costly.
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    cos_theta, x : real
+        ``cos θ`` and ``x``.
+
+    Returns
+    -------
+    None
+        Returns only where the route serves; raises
+        :class:`~rftheory.errors.LayerUnavailableError` otherwise.
+    """
     if series_served_by_quad(d, cos_theta, x):
         raise LayerUnavailableError("the primary uses the phi-quadrature at this point: no independent route")
     if d > QUAD_D_MAX and abs(x) > ROUTE_X_MAX:
@@ -89,7 +138,20 @@ def check_route_served(d, cos_theta, x):
 def series_cost(d, cos_theta, x) -> float:
     """Estimated cost of :func:`angle_series`: ``K·P`` terms (``K ≈ 4(1+|c|)|x|``,
     ``P`` ≈ where ``(2|cx|)^P/P!`` falls below ``e^{-2|cx|}·10^{-dps}``) at
-    ``dps + guard`` digits."""
+    ``dps + guard`` digits.
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    cos_theta, x : real
+        ``cos θ`` and ``x``.
+
+    Returns
+    -------
+    float
+        The estimated cost (multiply-adds × working digits / 30).
+    """
     ax, ac = abs(float(x)), abs(float(cos_theta))
     K = 4 * (1 + ac) * ax + 20
     lcx = math.log(max(2 * ac * ax, 1e-300))
@@ -105,7 +167,20 @@ def angle_quad_split(d, cos_theta, x):
     """``ρ_θ`` for ``x > 0`` by mpmath quadrature of Eq. 21 (a positive
     integrand: no cancellation), with ``t = π/2 − φ`` and breakpoints at
     ``σ·2^j``, ``σ = (d − 1 + x)^{-1/2}`` (the width of the peak of
-    ``cos^{d−1} t`` and of the ``₁F₁`` factor)."""
+    ``cos^{d−1} t`` and of the ``₁F₁`` factor).
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    cos_theta, x : real
+        ``cos θ`` and ``x > 0``.
+
+    Returns
+    -------
+    mpmath.mpf
+        ``ρ_θ`` at the working precision.
+    """
     x, c = mp.mpmathify(x), mp.mpmathify(cos_theta)
     h = mp.mpf(d) / 2
     cd = mp.exp(mp.loggamma(d) - (d - 1) * mp.log(2) - 2 * mp.loggamma(h))
@@ -141,6 +216,34 @@ def angle_series(d, cos_theta, x, even_only=False):
     Jensen's ``ρ_θ ≥ ₀F₁(; d/2; d(1 + cR_1)x)``, else the roundoff scale.
     For large ``d`` and the simplex angle ``c = −1/(d−1)`` only a few ``p`` are
     needed, so the cost is ``O(K·P)``, not ``O(K²)``.
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    cos_theta, x : real
+        ``cos θ`` and ``x`` (any sign).
+    even_only : bool, optional
+        Keep only the even powers of ``cos θ``.
+
+    Returns
+    -------
+    mpmath.mpf
+        ``ρ_θ`` at the working precision.
+
+    Raises
+    ------
+    RangeError
+        Where the series would cost more than :data:`SERIES_COST_REFUSE`.
+
+    Examples
+    --------
+    ``cos θ = 0`` is the orthogonal conformity ``₁F₁(d; d/2; x)``:
+
+    >>> import mpmath as mp
+    >>> with mp.workdps(30):
+    ...     bool(abs(angle_series(5, 0, mp.mpf(1)) - mp.hyp1f1(5, mp.mpf(5) / 2, 1)) < mp.mpf(10) ** -25)
+    True
     """
     x, c = mp.mpmathify(x), mp.mpmathify(cos_theta)
     if x == 0:
@@ -203,6 +306,23 @@ def angle_quad(d, cos_theta, x):
     .. math:: \\rho_\\theta = c_d\\int_0^\\pi \\sin^{d-1}\\varphi\\;
        {}_1F_1\\big(d; \\tfrac d2; x(1+\\sin\\varphi\\cos\\theta)\\big)\\,d\\varphi,
        \\qquad c_d = \\frac{\\Gamma(d)}{2^{d-1}\\Gamma(d/2)^2}.
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    cos_theta, x : real
+        ``cos θ`` and ``x``.
+
+    Returns
+    -------
+    mpmath.mpf
+        ``ρ_θ`` by quadrature (an independent route to :func:`angle_series`).
+
+    Raises
+    ------
+    LayerUnavailableError
+        Where :func:`check_route_served` refuses.
     """
     x, c = mp.mpmathify(x), mp.mpmathify(cos_theta)
     check_route_served(d, c, x)

@@ -25,7 +25,18 @@ TOL = 1e-12  # accepted relative error bound of a float64 value
 
 
 def pick(cands):
-    """Per point, the candidate ``(value, abs_error)`` with the smallest error."""
+    """Per point, the candidate ``(value, abs_error)`` with the smallest error.
+
+    Parameters
+    ----------
+    cands : sequence of (array_like, array_like)
+        Candidates ``(value, abs_error)``, broadcastable to one shape.
+
+    Returns
+    -------
+    value, abs_error : numpy.ndarray
+        Per point, the candidate with the smallest finite error.
+    """
     vals = np.stack([np.asarray(c[0], float) for c in cands])
     errs = np.stack([np.asarray(c[1], float) for c in cands])
     errs = np.where(np.isfinite(errs) & np.isfinite(vals), errs, np.inf)
@@ -34,7 +45,27 @@ def pick(cands):
 
 
 def checked(val, abserr, what, tol=TOL):
-    """``val`` if its error bound is within ``tol`` relative, else :class:`RangeError`."""
+    """``val`` if its error bound is within ``tol`` relative, else :class:`RangeError`.
+
+    Parameters
+    ----------
+    val, abserr : array_like
+        Values and their absolute error bounds.
+    what : str
+        The quantity, for the error message.
+    tol : float, optional
+        Accepted relative error bound (default :data:`TOL`).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``val`` (float64).
+
+    Raises
+    ------
+    RangeError
+        Where a relative error bound exceeds ``tol``.
+    """
     val, abserr = np.asarray(val, float), np.asarray(abserr, float)
     with np.errstate(divide="ignore", invalid="ignore"):
         rel = np.where(val != 0, abserr / np.abs(val), np.inf)
@@ -53,6 +84,16 @@ def hyp1f1_d_half_neg(d, x):
     Two different evaluations must agree: scipy's ``hyp1f1`` at ``−x`` and
     Kummer's form ``e^{−x} ₁F₁(−d/2; d/2; x)``; the bound is their difference
     plus a few ulps (infinite where either fails or the value underflows).
+
+    Parameters
+    ----------
+    d, x : array_like
+        Dimension and ``x ≥ 0`` (broadcast).
+
+    Returns
+    -------
+    value, abs_error : numpy.ndarray
+        ``₁F₁(d; d/2; −x)`` and its error bound.
     """
     d, x = np.broadcast_arrays(np.asarray(d, float), np.asarray(x, float))
     with np.errstate(all="ignore"):
@@ -64,7 +105,25 @@ def hyp1f1_d_half_neg(d, x):
 
 
 def orth_pair_f64(d, z):
-    """``τ_orth = ₁F₁(d; d/2; −z²/2)`` in float64, or :class:`RangeError`."""
+    """``τ_orth = ₁F₁(d; d/2; −z²/2)`` in float64, or :class:`RangeError`.
+
+    Parameters
+    ----------
+    d, z : array_like
+        Dimension and ``z = ‖x − y‖``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``τ_orth`` (relative error bound ≤ :data:`TOL`).
+
+    Examples
+    --------
+    >>> import math
+    >>> x = 0.5
+    >>> abs(float(orth_pair_f64(2, 1.0)) - (1 - x) * math.exp(-x)) < 1e-15
+    True
+    """
     z = np.asarray(z, float)
     return checked(*hyp1f1_d_half_neg(d, z * z / 2), "1F1(d; d/2; -z^2/2)")
 
@@ -146,7 +205,18 @@ def simplex_pair_quad_f64(d, z):
     """``τ_θ`` by Gauss–Legendre in φ with float64 ``₁F₁``; value and absolute
     error bound: the ``₁F₁`` bounds plus the difference from a coarser rule on a
     shorter range (an estimate of the coarser rule's discretisation and tail error,
-    so a conservative one of the finer rule's)."""
+    so a conservative one of the finer rule's).
+
+    Parameters
+    ----------
+    d, z : array_like
+        Dimension and ``z = ‖x − y‖``.
+
+    Returns
+    -------
+    value, abs_error : numpy.ndarray
+        ``τ_simplex`` and its error estimate.
+    """
     d, z = np.broadcast_arrays(np.asarray(d, float), np.asarray(z, float))
     val, err = _simplex_quad_rule(d, z, _GL_RULES[0], _TAIL_L[0])
     coarse, _ = _simplex_quad_rule(d, z, _GL_RULES[1], _TAIL_L[1])
@@ -157,7 +227,20 @@ def gap_f64(coupling, d, z):
     """``(e^{−z²} − τ_c, abs_error)`` in float64, choosing per point the more
     accurate of: the series in ``−z²`` with positive coefficients (small ``z``)
     and the direct difference (large ``z``).  The caller decides whether the
-    error is small enough for its own quantity (:func:`checked`)."""
+    error is small enough for its own quantity (:func:`checked`).
+
+    Parameters
+    ----------
+    coupling : {"iid", "orthogonal", "simplex"}
+        Coupling of the pair.
+    d, z : array_like
+        Dimension and ``z = ‖x − y‖``.
+
+    Returns
+    -------
+    value, abs_error : numpy.ndarray
+        ``e^{−z²} − τ_c`` and its error bound (zeros for iid).
+    """
     d, z = np.broadcast_arrays(np.asarray(d, float), np.asarray(z, float))
     if coupling == "iid":
         return np.zeros(d.shape), np.zeros(d.shape)

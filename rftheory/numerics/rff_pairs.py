@@ -75,7 +75,18 @@ RFF_COUPLINGS = ("iid", "orthogonal", "simplex")
 def rff_guard(z) -> int:
     """Guard digits: the alternating series in ``−z²`` (terms up to
     ``e^{z²}``) and, for small ``z``, the ``O(z⁴)`` cancellation of
-    ``τ − e^{−z²}`` against values of order 1."""
+    ``τ − e^{−z²}`` against values of order 1.
+
+    Parameters
+    ----------
+    z : mpmath.mpf or number
+        ``z = ‖x − y‖``.
+
+    Returns
+    -------
+    int
+        Guard digits to add to the working precision.
+    """
     z = abs(mp.mpmathify(z))
     small = 0 if z >= 1 or z == 0 else int(-4 * mp.log10(z)) + 2
     return extra_digits(-z * z / 2) + small
@@ -89,6 +100,29 @@ def orth_pair(d, z):
     papers/000_…; Lemma 2 of papers/003_… after Chu–Vandermonde).
 
     .. math:: \\tau_{\\mathrm{orth}} = {}_1F_1\\big(d; \\tfrac d2; -\\tfrac{z^2}{2}\\big)
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    z : mpmath.mpf or number
+        ``z = ‖x − y‖``.
+
+    Returns
+    -------
+    mpmath.mpf
+        ``τ_orth`` (at the working precision plus guard digits).
+
+    Examples
+    --------
+    For even ``d`` Kummer's transformation makes it ``e^{−x}`` times a
+    polynomial (``d = 2``: ``(1 − x)e^{−x}``, ``x = z²/2``):
+
+    >>> import mpmath as mp
+    >>> with mp.workdps(30):
+    ...     z = mp.mpf(2)
+    ...     bool(abs(orth_pair(2, z) - (1 - z * z / 2) * mp.exp(-z * z / 2)) < mp.mpf(10) ** -28)
+    True
     """
     z = mp.mpmathify(z)
     with mp.workdps(mp.mp.dps + extra_digits(-z * z / 2)):
@@ -103,13 +137,40 @@ def simplex_pair(d, z):
     .. math:: \\tau_\\theta = \\frac{c_d}{2}\\int_0^\\pi\\sin^{d-1}\\varphi\\Big[
        {}_1F_1\\big(d;\\tfrac d2;-\\tfrac{z^2}{2}(1+\\sin\\varphi\\cos\\theta)\\big)
        + {}_1F_1\\big(d;\\tfrac d2;-\\tfrac{z^2}{2}(1-\\sin\\varphi\\cos\\theta)\\big)\\Big]d\\varphi
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    z : mpmath.mpf or number
+        ``z = ‖x − y‖``.
+
+    Returns
+    -------
+    mpmath.mpf
+        ``τ_simplex`` at the working precision (:func:`~rftheory.numerics.angle_family.angle_series`).
     """
     z = mp.mpmathify(z)
     return angle_series(d, mp.mpf(-1) / (d - 1), -z * z / 2, even_only=True)
 
 
 def pair_term(coupling, d, z):
-    """The pair term ``τ_c`` of a coupling at the current mpmath precision."""
+    """The pair term ``τ_c`` of a coupling at the current mpmath precision.
+
+    Parameters
+    ----------
+    coupling : {"iid", "orthogonal", "simplex"}
+        Coupling of the pair.
+    d : int
+        Dimension.
+    z : mpmath.mpf or number
+        ``z = ‖x − y‖``.
+
+    Returns
+    -------
+    mpmath.mpf
+        ``τ_c``: ``e^{−z²}``, :func:`orth_pair` or :func:`simplex_pair`.
+    """
     z = mp.mpmathify(z)
     if coupling == "iid":
         return mp.exp(-z * z)
@@ -134,6 +195,26 @@ def orth_pair_printed_series(d: int, z: Fraction | int):
 
     No cancellation error: every partial sum is exact.  ``z`` must be rational
     (a ``Fraction``), as validated parameters are.
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    z : Fraction or int
+        ``z = ‖x − y‖``, exact.
+
+    Returns
+    -------
+    mpmath.mpf
+        The sum, rounded once to the working precision.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> import mpmath as mp
+    >>> with mp.workdps(30):
+    ...     bool(abs(orth_pair_printed_series(3, Fraction(1)) - orth_pair(3, 1)) < mp.mpf(10) ** -28)
+    True
     """
     z2 = Fraction(z) ** 2
     target = Fraction(1, 10 ** (mp.mp.dps + 5))
@@ -238,7 +319,18 @@ def orth_pair_chi2d(d, z):
 def iid_pair_moments(z):
     """``(E cos(w·z))²`` from the Gaussian moments ``E w^{2k} = (2k−1)!!``:
     ``E cos(wz) = Σ_k (−z²)^k (2k−1)!!/(2k)!``, summed in exact rationals
-    (``z`` rational) or at raised precision."""
+    (``z`` rational) or at raised precision.
+
+    Parameters
+    ----------
+    z : Fraction, int or mpmath.mpf
+        ``z = ‖x − y‖`` (exact rationals are summed exactly).
+
+    Returns
+    -------
+    mpmath.mpf
+        ``(E cos(w·z))² = e^{−z²}`` from the definition.
+    """
     if isinstance(z, (Fraction, int)):
         z2 = Fraction(z) ** 2
         target = Fraction(1, 10 ** (mp.mp.dps + 5))
@@ -260,7 +352,25 @@ def iid_pair_moments(z):
 def simplex_pair_quad(d, z):
     """``τ_θ`` by quadrature of the φ-integral (Eq. 21 at ``x = −z²/2``, both
     signs of ``cos θ``); the integrand is symmetric about ``φ = π/2``.  Zeros
-    of ``₁F₁`` inside the range are allowed (``zeroprec``)."""
+    of ``₁F₁`` inside the range are allowed (``zeroprec``).
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    z : mpmath.mpf or number
+        ``z = ‖x − y‖``.
+
+    Returns
+    -------
+    mpmath.mpf
+        ``τ_simplex`` by quadrature (an independent route to :func:`simplex_pair`).
+
+    Raises
+    ------
+    LayerUnavailableError
+        For ``z > 10`` or where the φ-quadrature is not served (cost).
+    """
     x = -z * z / 2
     c = mp.mpf(-1) / (d - 1)
     check_route_served(d, c, x)
@@ -288,7 +398,24 @@ SIMPLEX_ROUTE_Z_MAX = 10    # the simplex φ-quadrature (oscillating integrand)
 
 def pair_term_route(coupling, d, z):
     """An independent route to ``τ_c`` (quadrature or the printed series); raises
-    :class:`LayerUnavailableError` outside the region it serves in bounded time."""
+    :class:`LayerUnavailableError` outside the region it serves in bounded time.
+
+    Parameters
+    ----------
+    coupling : {"iid", "orthogonal", "simplex"}
+        Coupling of the pair.
+    d : int
+        Dimension.
+    z : Fraction, int or mpmath.mpf
+        ``z = ‖x − y‖`` (exact rationals select the exact printed series).
+
+    Returns
+    -------
+    mpmath.mpf
+        ``τ_c`` from its definition: :func:`iid_pair_moments`,
+        :func:`orth_pair_printed_series` or :func:`orth_pair_chi2d`,
+        :func:`simplex_pair_quad`.
+    """
     zz = mpf(z) if isinstance(z, (Fraction, int)) else mp.mpmathify(z)
     if zz * zz > ROUTE_Z2_MAX:
         raise LayerUnavailableError(f"pair-term routes n/a for z^2 > {ROUTE_Z2_MAX} (cost)")
@@ -317,6 +444,22 @@ def rff_mse(coupling, d, m, z, pair=None):
        + \\frac Pm(\\tau_c - e^{-z^2})\\Big]
 
     ``pair`` overrides the pair term (an independent route, for checks).
+
+    Parameters
+    ----------
+    coupling : {"iid", "orthogonal", "simplex"}
+        Coupling of the ``w_i`` (blocks of ``d``).
+    d, m : int
+        Dimension and number of frequencies.
+    z : Fraction, int or mpmath.mpf
+        ``z = ‖x − y‖``.
+    pair : callable, optional
+        ``pair(coupling, d, z)`` replacing :func:`pair_term`.
+
+    Returns
+    -------
+    mpmath.mpf
+        The MSE at the working precision.
     """
     zr = z  # exact (Fraction) when it comes from validated parameters
     z = mpf(z) if isinstance(z, (Fraction, int)) else mp.mpmathify(z)
@@ -330,7 +473,20 @@ def rff_mse(coupling, d, m, z, pair=None):
 
 def orth_pair_sym(d, z):
     """``₁F₁(d; d/2; −z²/2)``: for even ``d`` Kummer's ``e^{−z²/2}`` × polynomial,
-    otherwise sympy's ``hyper``."""
+    otherwise sympy's ``hyper``.
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    z : sympy.Expr
+        ``z = ‖x − y‖`` (exact).
+
+    Returns
+    -------
+    sympy.Expr
+        ``τ_orth`` exactly.
+    """
     if d % 2 == 0:
         n, x = d // 2, z**2 / 2
         poly = sum(sp.rf(-n, k) / (sp.rf(n, k) * sp.factorial(k)) * x**k for k in range(n + 1))

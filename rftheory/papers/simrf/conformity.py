@@ -78,7 +78,22 @@ register(
 # conformity: orthogonal (Thm 4.3)
 
 def conformity_orthogonal(d, v):
-    """``₁F₁(d; d/2; v²/2)`` at the current mpmath precision (Thm 4.3)."""
+    """``₁F₁(d; d/2; v²/2)`` at the current mpmath precision (Thm 4.3).
+
+    .. math:: \\rho_{\\mathrm{orth}} = {}_1F_1\\big(d; \\tfrac d2; \\tfrac{v^2}{2}\\big)
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    v : mpmath.mpf
+        ``v = ‖x + y‖``.
+
+    Returns
+    -------
+    mpmath.mpf
+        ``ρ_orth``.
+    """
     return mp.hyp1f1(d, mp.mpf(d) / 2, v * v / 2)
 
 
@@ -137,7 +152,22 @@ register(
 
 
 def conformity_simplex(d, v):
-    """``ρ_simplex``: the angle family at ``cos θ = −1/(d−1)`` (Thm 4.3), mpmath."""
+    """``ρ_simplex``: the angle family at ``cos θ = −1/(d−1)`` (Thm 4.3), mpmath.
+
+    .. math:: \\rho_{\\mathrm{simplex}} = \\rho_\\theta\\big|_{\\cos\\theta = -1/(d-1),\\ x = v^2/2}
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    v : mpmath.mpf
+        ``v = ‖x + y‖``.
+
+    Returns
+    -------
+    mpmath.mpf
+        ``ρ_simplex`` (:func:`~rftheory.numerics.angle_family.angle_series`).
+    """
     return angle_series(d, mp.mpf(-1) / (d - 1), v * v / 2)
 
 

@@ -22,7 +22,20 @@ PLUS_METHODS = ("iid", "orthogonal", "simplex", "simplex_plus", "numerical")
 
 
 def norms_draw(d, seed):
-    """The χ_d norms of draw ``seed`` (one block of ``d`` vectors)."""
+    """The χ_d norms of draw ``seed`` (one block of ``d`` vectors).
+
+    Parameters
+    ----------
+    d : int
+        Dimension (block size).
+    seed : int
+        Index of the draw.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``d`` norms, the same for every method and call.
+    """
     return chi_norms(np.random.default_rng([int(seed), d, 20230501]), d, (d,))
 
 
@@ -34,6 +47,18 @@ def geometry_conformity(W, v):
 
     (``E_R e^{(Rw)·u} = ₀F₁(; d/2; ‖w‖²‖u‖²/4)``), at mpmath precision.
     ``W`` is a float array (its entries are taken as exact binary numbers).
+
+    Parameters
+    ----------
+    W : numpy.ndarray
+        The block, rows ``w_i`` (shape ``(d, d)``).
+    v : mpmath.mpf
+        ``v = ‖x + y‖``.
+
+    Returns
+    -------
+    mpmath.mpf
+        ``ρ`` of the block.
     """
     d = W.shape[1]
     W = [[mp.mpf(float(t)) for t in row] for row in W]
@@ -61,7 +86,29 @@ def plus_geometry(method, d, v, seed):
     """The block of vectors (rows, canonical frame) of a method for norms draw ``seed``.
 
     ``numerical`` minimises the full objective (Eq. 12) over directions with
-    BFGS from the SimRF+ start and one random start (seeded by ``seed``)."""
+    BFGS from the SimRF+ start and one random start (seeded by ``seed``).
+
+    Parameters
+    ----------
+    method : {"orthogonal", "simplex", "simplex_plus", "numerical"}
+        The geometry (iid directions have none).
+    d : int
+        Dimension.
+    v : float
+        ``v = ‖x + y‖`` (the numerical optimum depends on it).
+    seed : int
+        Which draw of the norms (:func:`norms_draw`).
+
+    Returns
+    -------
+    numpy.ndarray
+        The block (rows ``w_i``, shape ``(d, d)``).
+
+    Raises
+    ------
+    ParameterError
+        For a method without a fixed geometry.
+    """
     from scipy.optimize import minimize
 
     r = norms_draw(d, seed)

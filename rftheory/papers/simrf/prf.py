@@ -54,7 +54,25 @@ def _norm_check(p):
 
 def prf_mse(coupling, d, m, v, a, b):
     """MSE of the PRF estimator at mpmath precision (Thm 3.2 with blocks);
-    ``a = ‖x‖``, ``b = ‖y‖``, ``v = ‖x + y‖``."""
+    ``a = ‖x‖``, ``b = ‖y‖``, ``v = ‖x + y‖``.
+
+    .. math:: \\mathrm{MSE} = \\frac{e^{-2a^2-2b^2}}{m}\\Big[(e^{2v^2}-e^{v^2})
+       + \\frac Pm(\\rho_c - e^{v^2})\\Big],\\qquad P = \\sum_b m_b(m_b-1)
+
+    Parameters
+    ----------
+    coupling : {"iid", "orthogonal", "simplex"}
+        Coupling of the ``w_i`` (blocks of ``d``).
+    d, m : int
+        Dimension and number of features.
+    v, a, b : mpmath.mpf
+        ``‖x + y‖``, ``‖x‖`` and ``‖y‖``.
+
+    Returns
+    -------
+    mpmath.mpf
+        The MSE at the working precision.
+    """
     P = coupled_pairs(m, d)
     if v == 0:
         return mp.mpf(0)  # the estimator is exact: every feature product is e^{-a²-b²}

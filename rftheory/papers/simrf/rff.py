@@ -14,6 +14,7 @@ import mpmath as mp
 import numpy as np
 import sympy as sp
 
+from ...numerics.backends import MP, SYM
 from ...numerics.rff_pairs import (
     EPS,
     checked,
@@ -82,29 +83,68 @@ def _gap_sym(p):
 
 # -- Cor. 4.6 with the next order --------------------------------------------
 
-def _asym_terms(d, Pm, Z2, e, one_m_e):
-    """Return (first, second) order terms of the ratio (any number backend)."""
-    first = Pm * e * Z2**2 / (d * one_m_e**2)
-    second = 2 * Pm * e * (Z2**2 - Z2**3 + Z2**4 / 8) / (d**2 * one_m_e**2)
-    return first, second
-
-
-def ratio_asymptotic_mp(d, m, z):
-    """Cor. 4.6 (Eq. 3 of papers/003_…) with the next order, ``Z = z²``, ``P/m``
-    for ``m−1`` (blocks; equal for ``m ≤ d``):
+def ratio_asymptotic(bk, d, m, Z2):
+    """Cor. 4.6 of papers/000_… (Eq. 3 of papers/003_…, Yu et al. 2016) with the
+    next order, ``Z = z²``, ``P/m`` for ``m−1`` (blocks; equal for ``m ≤ d``):
 
     .. math:: \\frac{\\mathrm{MSE}_{\\mathrm{orth}}}{\\mathrm{MSE}_{\\mathrm{iid}}} \\approx
        1-\\frac{P}{m}\\frac{e^{-Z}Z^2}{d(1-e^{-Z})^2}
        +\\frac{2P}{m}\\frac{e^{-Z}(Z^2-Z^3+Z^4/8)}{d^2(1-e^{-Z})^2}
+
+    (the remainder is ``O((P/m)/d³)``).  The literal form: it cancels
+    ``log10 d`` digits in float64 at small ``Z``, so the float64 layer uses
+    the cancellation-free form of :func:`_asym_f64`.
+
+    Parameters
+    ----------
+    bk : backend
+        :data:`~rftheory.numerics.backends.MP` or ``SYM``.
+    d, m : int
+        Dimension and number of frequencies.
+    Z2 : number of the backend
+        ``Z = z²``.
+
+    Returns
+    -------
+    number of the backend
+        The approximate ratio.
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> from rftheory.numerics.backends import backend
+    >>> r = ratio_asymptotic(backend("symbolic"), 4, 4, sp.Integer(1))
+    >>> bool(abs(float(r) - ratio_asymptotic_mp(4, 4, 1)) < 1e-15)
+    True
+    """
+    Pm = bk.frac(coupled_pairs(m, d), m)
+    d = bk.num(d)
+    e, one_m_e = bk.exp(-Z2), -bk.expm1(-Z2)
+    first = Pm * e * Z2**2 / (d * one_m_e**2)
+    second = 2 * Pm * e * (Z2**2 - Z2**3 + Z2**4 / 8) / (d**2 * one_m_e**2)
+    return 1 - first + second
+
+
+def ratio_asymptotic_mp(d, m, z):
+    """:func:`ratio_asymptotic` at the working mpmath precision.
+
+    Parameters
+    ----------
+    d, m : int
+        Dimension and number of frequencies.
+    z : mpmath.mpf or number
+        ``z = ‖x − y‖``.
+
+    Returns
+    -------
+    mpmath.mpf
+        The approximate ratio ``MSE_orth/MSE_iid``.
     """
     z = mp.mpmathify(z)
-    Z2 = z * z
-    Pm = mp.mpf(coupled_pairs(m, d)) / m
-    f, s = _asym_terms(mp.mpf(d), Pm, Z2, mp.exp(-Z2), -mp.expm1(-Z2))
-    return 1 - f + s
+    return ratio_asymptotic(MP, d, m, z * z)
 
 
-def _one_minus_A(Z, backend=np):
+def _one_minus_A(Z):
     """``(1 − A, A)`` for ``A = Z²e^{−Z}/(1−e^{−Z})² = (h/sinh h)²``, ``h = Z/2``,
     without cancellation: with ``sinh h = h(1 + s)``, ``1 − A = s(2 + s)/(1 + s)²``;
     ``s = Σ_{n≥1} h^{2n}/(2n+1)!`` (positive terms) for ``h < 1``, else
@@ -162,11 +202,7 @@ ASYM_RTOL64 = 1e-13
 
 
 def _asym_sym(p):
-    z = sym(p["z"])
-    Z2 = z**2
-    Pm = sp.Rational(coupled_pairs(p["m"], p["d"]), p["m"])
-    f, s = _asym_terms(sp.Integer(p["d"]), Pm, Z2, sp.exp(-Z2), 1 - sp.exp(-Z2))
-    return 1 - f + s
+    return ratio_asymptotic(SYM, p["d"], p["m"], sym(p["z"]) ** 2)
 
 
 def _exact_ratio(d, m, z):
