@@ -299,7 +299,7 @@ register(
         notes=("Only cos^2(theta) enters; simplex is worse than orthogonal for RFFs at small and moderate z "
                "(MSE ratio 1.35 at d=64, m=64, z=0.5).",
                "mpmath refuses (RangeError) where the alternating series (e^{2|x|}-cancelling, x = -z^2/2) would cost "
-               "more than simrf.SERIES_COST_REFUSE (e.g. z >= ~15 at d = 2, z >= ~25 at d >= 50); the quadrature route is "
+               "more than numerics.angle_family.SERIES_COST_REFUSE (e.g. z >= ~15 at d = 2, z >= ~25 at d >= 50); the quadrature route is "
                "n/a for z > 10 and for d > 200 with z^2/2 > 2 (cost).",),
     )
 )
