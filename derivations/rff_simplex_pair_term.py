@@ -11,8 +11,8 @@ so any coupling with cos(theta) != 0 (simplex: -1/(d-1)) is worse than orthogona
 
 import mpmath as mp
 
-from rftheory.papers.simrf.entries import angle_series
-from rftheory.papers.simrf.rff import _simplex_pair_quad, orth_pair, simplex_pair
+from rftheory.numerics.angle_family import angle_series
+from rftheory.numerics.rff_pairs import orth_pair, simplex_pair, simplex_pair_quad
 
 if __name__ == "__main__":
     with mp.workdps(40):
@@ -21,7 +21,7 @@ if __name__ == "__main__":
             x = -z * z / 2
             both = (angle_series(d, c, x) + angle_series(d, -c, x)) / 2
             even = simplex_pair(d, z)
-            quad = _simplex_pair_quad(d, z)
+            quad = simplex_pair_quad(d, z)
             assert abs(both - even) < mp.mpf(10) ** -30 and abs(even - quad) < mp.mpf(10) ** -30
         for d in (3, 4, 6, 16):
             z = mp.mpf("0.0005")

@@ -17,7 +17,6 @@ from rftheory.errors import ParameterError, RangeError
 from rftheory.montecarlo import z_threshold
 from rftheory.numerics import rff_pairs
 from rftheory.papers.orf import formulas, routes
-from rftheory.papers.simrf import rff
 from rftheory.verify import ALPHA, custom_checks
 
 ZMAX = 5.33
@@ -34,7 +33,7 @@ def test_acceptance_eval_d8_z6_30_digits(capsys):
     assert main(["eval", "orf.pair_expectation", "--param", "d=8", "--param", "z=6", "--dps", "30"]) == 0
     printed = capsys.readouterr().out.strip()
     with mp.workdps(60):
-        exact = rff.orth_pair_printed_series(8, Fraction(6))  # exact rationals: no cancellation
+        exact = rff_pairs.orth_pair_printed_series(8, Fraction(6))  # exact rationals: no cancellation
         assert abs(mp.mpf(printed) / exact - 1) < mp.mpf(10) ** -29
 
 

@@ -1,4 +1,4 @@
-"""RFF pair terms and MSE for every coupling (rftheory.papers.simrf.rff).
+"""RFF pair terms and MSE for every coupling (rftheory.numerics.rff_pairs, rftheory.papers.simrf.rff).
 
 Expected values are hand-derived (closed forms for small d) or come from an
 independent library (scipy quadrature); statistical tests use the ``seed``
@@ -13,6 +13,7 @@ from scipy import integrate, special
 
 import rftheory
 from rftheory.errors import ParameterError, RangeError
+from rftheory.numerics import rff_pairs
 from rftheory.papers.simrf import rff
 from rftheory.tables import make_table
 
@@ -32,7 +33,7 @@ def test_orth_pair_d2_closed_form():
     for z in (0.3, 1, 6):
         x = z * z / 2
         with mp.workdps(30):
-            assert float(rff.orth_pair(2, mp.mpf(z))) == pytest.approx((1 - x) * math.exp(-x), rel=1e-14)
+            assert float(rff_pairs.orth_pair(2, mp.mpf(z))) == pytest.approx((1 - x) * math.exp(-x), rel=1e-14)
 
 
 def test_simplex_pair_against_scipy_quadrature():
@@ -44,7 +45,7 @@ def test_simplex_pair_against_scipy_quadrature():
                                            + special.hyp1f1(d, d / 2, -z * z / 2 * (1 - math.sin(t) * c)))
     want = cd / 2 * integrate.quad(f, 0, math.pi, epsabs=0, epsrel=1e-13)[0]
     with mp.workdps(30):
-        assert float(rff.simplex_pair(d, mp.mpf(z))) == pytest.approx(want, rel=1e-11)
+        assert float(rff_pairs.simplex_pair(d, mp.mpf(z))) == pytest.approx(want, rel=1e-11)
 
 
 def test_simplex_small_z_law():
@@ -52,7 +53,7 @@ def test_simplex_small_z_law():
     d = 5
     with mp.workdps(40):
         z = mp.mpf("0.001")
-        diff = rff.simplex_pair(d, z) - rff.orth_pair(d, z)
+        diff = rff_pairs.simplex_pair(d, z) - rff_pairs.orth_pair(d, z)
         lead = d * z**4 / (2 * (d + 2) * (d - 1) ** 2)
         assert abs(diff / lead - 1) < 1e-4
 
@@ -64,7 +65,7 @@ def test_float64_matches_or_refuses():
             exact = float(r.exact(dps=30, d=d, m=m, z=z, coupling=coupling))
             assert r.f64_scalar(d=d, m=m, z=z, coupling=coupling) == pytest.approx(exact, rel=1e-12)
     with pytest.raises(RangeError):
-        rff.orth_pair_f64(64, 8.0)  # scipy and Kummer's form disagree there: refused, not guessed
+        rff_pairs.orth_pair_f64(64, 8.0)  # scipy and Kummer's form disagree there: refused, not guessed
 
 
 def test_bad_input():
@@ -83,7 +84,7 @@ def test_ratio_asymptotic_limit():
     # at d = 4096 the formula is within O(1/d^3) of the exact ratio
     d, z = 4096, 1
     with mp.workdps(40):
-        exact = rff.rff_mse("orthogonal", d, d, z) / rff.rff_mse("iid", d, d, z)
+        exact = rff_pairs.rff_mse("orthogonal", d, d, z) / rff_pairs.rff_mse("iid", d, d, z)
         assert abs(exact - rff.ratio_asymptotic_mp(d, d, z)) < 10 / d**2
 
 

@@ -94,7 +94,7 @@ def test_float64_vectorized_over_d_and_v():
 
 
 def test_simplex_plus_is_a_fixed_point_of_eq17():
-    from rftheory.papers.simrf.entries import plus_geometry
+    from rftheory.papers.simrf.plus import plus_geometry
 
     W = plus_geometry("simplex_plus", 6, 1.0, 0)
     for i in range(6):

@@ -1,4 +1,10 @@
 """Simplex Random Features (Reid, Choromanski, Likhosherstov, Weller, ICML 2023;
-``papers/000_28147233bdbc9869.txt``): THEORY.md IDs ``simrf.*``."""
+``papers/000_28147233bdbc9869.txt``): THEORY.md IDs ``simrf.*``.
 
-from . import entries, rff  # noqa: F401  (registration)
+Modules: :mod:`.conformity` (RF-conformities, registered there), :mod:`.prf`
+(PRF MSE, gap, small v), :mod:`.plus` (SimRF+, Fig. 4), :mod:`.rff` (random
+Fourier features, on :mod:`rftheory.numerics.rff_pairs`), :mod:`.checks` (raw
+measurements), :mod:`.entries` (the other registrations), :mod:`.grids`.
+"""
+
+from . import conformity, entries  # noqa: F401  (registration)

@@ -1,0 +1,333 @@
+"""The angle family of RF-conformities (Lemma 4.2 of Reid et al. 2023, Simplex
+Random Features, ``papers/000_28147233bdbc9869.txt``, Eq. 21 and 24).
+
+All coupled pairs of a block at one angle ``θ`` (``c = cos θ``); as a function
+of ``x`` (``x = v²/2`` for positive random features, ``x = −z²/2`` for the
+pair term of random Fourier features)
+
+.. math:: \\rho_\\theta(x) = c_d\\int_0^\\pi \\sin^{d-1}\\varphi\\;
+   {}_1F_1\\big(d; \\tfrac d2; x(1+\\sin\\varphi\\cos\\theta)\\big)\\,d\\varphi,
+   \\qquad c_d = \\frac{\\Gamma(d)}{2^{d-1}\\Gamma(d/2)^2}.
+
+``c = 0`` is the orthogonal coupling, ``c = −1/(d−1)`` the simplex one.  The
+primary evaluator is the double series of Eq. 24 (:func:`angle_series`), the
+independent route the φ-quadrature (:func:`angle_quad`).  Shared by the
+SimRF paper's PRF conformities and the RFF pair terms
+(:mod:`rftheory.numerics.rff_pairs`).
+"""
+
+from __future__ import annotations
+
+import math
+
+import mpmath as mp
+
+from ..errors import LayerUnavailableError, RangeError
+
+__all__ = [
+    "extra_digits",
+    "angle_guard",
+    "SERIES_COST_MAX",
+    "QUAD_D_MAX",
+    "SERIES_COST_REFUSE",
+    "ROUTE_X_MAX",
+    "series_served_by_quad",
+    "check_route_served",
+    "series_cost",
+    "angle_quad_split",
+    "angle_series",
+    "angle_quad",
+]
+
+
+def extra_digits(x) -> int:
+    """Guard digits for an alternating series at argument ``x < 0``: its
+    terms reach about ``e^{2|x|}`` while the sum is O(1).
+
+    Parameters
+    ----------
+    x : real
+        The argument of the series.
+
+    Returns
+    -------
+    int
+        Guard digits to add to the working precision (0 for ``x >= 0``).
+    """
+    return 0 if x >= 0 else int(2 * abs(x) / math.log(10)) + 10
+
+
+def angle_guard(cos_theta, x) -> int:
+    """Guard digits of :func:`angle_series`: ``x < 0`` cancels terms up to
+    ``e^{2|x|}`` against a sum down to ``e^{-2|x|}``; ``x > 0`` with
+    ``cos θ < 0`` cancels the alternating inner sums, terms up to
+    ``e^{2(1+|c|)x}`` against ``ρ ≥ e^{2(1−|c|)x}``-ish: ``4|c|x/ln 10`` digits.
+
+    Parameters
+    ----------
+    cos_theta, x : real
+        ``cos θ`` and the argument ``x``.
+
+    Returns
+    -------
+    int
+        Guard digits to add to the working precision.
+    """
+    if x < 0:  # terms up to e^{2|x|}, value down to ~e^{-2|x|} (large d: τ ≈ e^{-z²})
+        return int(4 * abs(float(x)) / math.log(10)) + 10
+    if cos_theta < 0:
+        return int(4 * abs(float(cos_theta)) * float(x) / math.log(10)) + 10
+    return 0
+
+
+#: above this estimated cost (multiply-adds × working digits / 30) the PRF
+#: angle series gives way to the positive φ-quadrature (:func:`angle_quad_split`)
+SERIES_COST_MAX = 2e5
+#: the quadrature calls mpmath's ₁F₁ per node, fast only for moderate d
+QUAD_D_MAX = 200
+#: above this estimated cost the mpmath layer refuses (RangeError) where no
+#: quadrature fallback serves (d > QUAD_D_MAX, or x < 0): the series would take
+#: minutes (measured: cost 2.5e6 ~ 12 s, 1.4e7 ~ 160 s at 20 digits)
+SERIES_COST_REFUSE = 1e6
+#: the φ-quadrature routes (tanh-sinh, mpmath ₁F₁ per node) are served for
+#: d <= QUAD_D_MAX, or |x| <= ROUTE_X_MAX beyond (cost ~ nodes × |x| terms)
+ROUTE_X_MAX = 2
+
+
+def series_served_by_quad(d, cos_theta, x) -> bool:
+    """Whether :func:`angle_series` hands this point to :func:`angle_quad_split`.
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    cos_theta, x : real
+        ``cos θ`` and ``x``.
+
+    Returns
+    -------
+    bool
+        True where the positive φ-quadrature is the primary evaluator.
+    """
+    return x > 0 and d <= QUAD_D_MAX and series_cost(d, cos_theta, x) > SERIES_COST_MAX
+
+
+def check_route_served(d, cos_theta, x):
+    """:class:`LayerUnavailableError` where a φ-quadrature route is not an
+    independent check (the primary uses the same quadrature) or too costly.
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    cos_theta, x : real
+        ``cos θ`` and ``x``.
+
+    Returns
+    -------
+    None
+        Returns only where the route serves; raises
+        :class:`~rftheory.errors.LayerUnavailableError` otherwise.
+    """
+    if series_served_by_quad(d, cos_theta, x):
+        raise LayerUnavailableError("the primary uses the phi-quadrature at this point: no independent route")
+    if d > QUAD_D_MAX and abs(x) > ROUTE_X_MAX:
+        raise LayerUnavailableError(f"phi-quadrature route not served for d > {QUAD_D_MAX} and v^2/2 > {ROUTE_X_MAX} (cost)")
+
+
+def series_cost(d, cos_theta, x) -> float:
+    """Estimated cost of :func:`angle_series`: ``K·P`` terms (``K ≈ 4(1+|c|)|x|``,
+    ``P`` ≈ where ``(2|cx|)^P/P!`` falls below ``e^{-2|cx|}·10^{-dps}``) at
+    ``dps + guard`` digits.
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    cos_theta, x : real
+        ``cos θ`` and ``x``.
+
+    Returns
+    -------
+    float
+        The estimated cost (multiply-adds × working digits / 30).
+    """
+    ax, ac = abs(float(x)), abs(float(cos_theta))
+    K = 4 * (1 + ac) * ax + 20
+    lcx = math.log(max(2 * ac * ax, 1e-300))
+    # the p-tail bound is relative to F(|x|)/ρ_lower ≲ e^{2|c|x} (see angle_series)
+    target = -2 * ac * ax - 10 - 35 * math.log(10)  # at 30 digits: the choice must not depend on dps
+    P = 0
+    while P < K and not (P + 2 > 4 * ac * ax and (P + 1) * lcx - math.lgamma(P + 2) <= target):
+        P += 1
+    return K * (P + 1) * (30 + angle_guard(cos_theta, x)) / 30
+
+
+def angle_quad_split(d, cos_theta, x):
+    """``ρ_θ`` for ``x > 0`` by mpmath quadrature of Eq. 21 (a positive
+    integrand: no cancellation), with ``t = π/2 − φ`` and breakpoints at
+    ``σ·2^j``, ``σ = (d − 1 + x)^{-1/2}`` (the width of the peak of
+    ``cos^{d−1} t`` and of the ``₁F₁`` factor).
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    cos_theta, x : real
+        ``cos θ`` and ``x > 0``.
+
+    Returns
+    -------
+    mpmath.mpf
+        ``ρ_θ`` at the working precision.
+    """
+    x, c = mp.mpmathify(x), mp.mpmathify(cos_theta)
+    h = mp.mpf(d) / 2
+    cd = mp.exp(mp.loggamma(d) - (d - 1) * mp.log(2) - 2 * mp.loggamma(h))
+    f = lambda t: mp.cos(t) ** (d - 1) * mp.hyp1f1(d, h, x * (1 + c * mp.cos(t)))
+    sig = 1 / mp.sqrt(d - 1 + x)
+    pts, t = [mp.mpf(0)], sig
+    while t < mp.pi / 2:
+        pts.append(t)
+        t *= 2
+    pts.append(mp.pi / 2)
+    return 2 * cd * mp.quad(f, pts)
+
+
+def angle_series(d, cos_theta, x, even_only=False):
+    """``ρ_θ`` by the double series of Eq. 24 (with the ``2^{-(d-1)}`` the
+    extracted text lacks), as a function of ``x = v²/2`` (any real sign).
+
+    .. math:: \\rho_\\theta = \\frac{\\sqrt\\pi}{2^{d-1}\\Gamma(d/2)}\\sum_{k\\ge0} x^k
+       \\frac{\\Gamma(k+d)}{\\Gamma(k+d/2)}\\sum_{p=0}^k \\frac{\\cos^p\\theta}{(k-p)!\\,p!}
+       \\frac{\\Gamma((d+p)/2)}{\\Gamma((d+p+1)/2)}
+       = \\sum_{k\\ge0} x^k\\frac{(d)_k}{(d/2)_k}\\sum_{p=0}^k\\frac{c^p R_p}{(k-p)!\\,p!},
+
+    ``R_p = r_p/r_0``, ``r_p = Γ((d+p)/2)/Γ((d+p+1)/2)`` (normalised so that
+    ``ρ_θ(0) = 1`` exactly).  ``even_only`` keeps even ``p`` (the average over
+    ``±cos θ``).
+
+    Truncation is bounded, not counted: with ``(d)_{p+j}/(d/2)_{p+j} ≤ 2^p (d)_j/(d/2)_j``
+    and ``R_p ≤ 1``, the terms with ``p > P`` sum to at most
+    ``2 (2|cx|)^{P+1}/(P+1)! · ₁F₁(d; d/2; |x|)`` (``P + 2 > 4|cx|``), and the
+    terms with ``k ≥ K`` to at most ``2 (2(1+|c|)|x|)^K/K!``
+    (``K + 1 ≥ 4(1+|c|)|x|``); both are kept below ``2^{-w}`` times a lower
+    bound of the sum (``w`` the working precision in bits): for ``x ≥ 0``,
+    Jensen's ``ρ_θ ≥ ₀F₁(; d/2; d(1 + cR_1)x)``, else the roundoff scale.
+    For large ``d`` and the simplex angle ``c = −1/(d−1)`` only a few ``p`` are
+    needed, so the cost is ``O(K·P)``, not ``O(K²)``.
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    cos_theta, x : real
+        ``cos θ`` and ``x`` (any sign).
+    even_only : bool, optional
+        Keep only the even powers of ``cos θ``.
+
+    Returns
+    -------
+    mpmath.mpf
+        ``ρ_θ`` at the working precision.
+
+    Raises
+    ------
+    RangeError
+        Where the series would cost more than :data:`SERIES_COST_REFUSE`.
+
+    Examples
+    --------
+    ``cos θ = 0`` is the orthogonal conformity ``₁F₁(d; d/2; x)``:
+
+    >>> import mpmath as mp
+    >>> with mp.workdps(30):
+    ...     bool(abs(angle_series(5, 0, mp.mpf(1)) - mp.hyp1f1(5, mp.mpf(5) / 2, 1)) < mp.mpf(10) ** -25)
+    True
+    """
+    x, c = mp.mpmathify(x), mp.mpmathify(cos_theta)
+    if x == 0:
+        return mp.mpf(1)
+    if series_served_by_quad(d, c, x):
+        return angle_quad_split(d, c, x)
+    cost = series_cost(d, c, x)
+    if cost > SERIES_COST_REFUSE:
+        raise RangeError(f"rho_theta: the double series would cost ~{cost:.1e} (> {SERIES_COST_REFUSE:.0e}) here "
+                         "(large |cos theta| v^2 at d > 200, or large |x| < 0); refused, not served in bounded time")
+    with mp.workdps(mp.mp.dps + angle_guard(c, x)):
+        w = mp.mp.prec
+        h = mp.mpf(d) / 2
+        ax, ac = abs(x), abs(c)
+        # R_1 = r_1/r_0 = Γ((d+1)/2)² / (Γ(d/2) Γ(d/2 + 1)); R_{p+2} = R_p (d+p)/(d+p+1)
+        R = [mp.mpf(1), mp.exp(2 * mp.loggamma(h + mp.mpf(1) / 2) - mp.loggamma(h) - mp.loggamma(h + 1))]
+        if x > 0:
+            lower = mp.hyp0f1(h, d * (1 + min(c, 0) * R[1]) * x) if c < 0 else mp.mpf(1)
+        else:
+            lower = mp.mpf(1)
+        log_tol = float(mp.log(lower)) - w * math.log(2) - 3
+        # P: the p-tail bound, 2 (2|cx|)^{P+1}/(P+1)! F(|x|) below tol
+        if c == 0:
+            P = 0
+        else:
+            lF = float(mp.log(mp.hyp1f1(d, h, ax)))
+            lcx = float(mp.log(2 * ac * ax))
+            P = 0
+            while not (P + 2 > 4 * ac * ax and math.log(2) + (P + 1) * lcx - math.lgamma(P + 2) + lF <= log_tol):
+                P += 1
+        lkx = float(mp.log(2 * (1 + ac) * ax))
+        total = mp.mpf(0)
+        lead = mp.mpf(1)  # x^k (d)_k/(d/2)_k
+        a = []  # a_p = c^p R_p / p!
+        cpow = mp.mpf(1)
+        invf = [mp.mpf(1)]  # 1/j!
+        k = 0
+        while True:
+            if len(invf) <= k:
+                invf.append(invf[-1] / k)
+            if k <= P:
+                while len(R) <= k:
+                    q = len(R) - 2
+                    R.append(R[q] * (d + q) / (d + q + 1))
+                if k:
+                    cpow *= c
+                a.append(mp.mpf(0) if (even_only and k % 2) else cpow * R[k] * invf[k])
+            n = len(a)
+            total += lead * mp.fdot(a, invf[k - n + 1 : k + 1][::-1])  # Σ_{p ≤ min(k, P)} a_p/(k−p)!
+            k += 1
+            lead *= x * (k - 1 + d) / (k - 1 + h)
+            if k + 1 >= 4 * (1 + ac) * ax and math.log(2) + k * lkx - math.lgamma(k + 1) <= log_tol:
+                break
+        return +total
+
+
+def angle_quad(d, cos_theta, x):
+    """``ρ_θ`` by quadrature of Eq. 21 as a function of ``x = v²/2``:
+
+    .. math:: \\rho_\\theta = c_d\\int_0^\\pi \\sin^{d-1}\\varphi\\;
+       {}_1F_1\\big(d; \\tfrac d2; x(1+\\sin\\varphi\\cos\\theta)\\big)\\,d\\varphi,
+       \\qquad c_d = \\frac{\\Gamma(d)}{2^{d-1}\\Gamma(d/2)^2}.
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    cos_theta, x : real
+        ``cos θ`` and ``x``.
+
+    Returns
+    -------
+    mpmath.mpf
+        ``ρ_θ`` by quadrature (an independent route to :func:`angle_series`).
+
+    Raises
+    ------
+    LayerUnavailableError
+        Where :func:`check_route_served` refuses.
+    """
+    x, c = mp.mpmathify(x), mp.mpmathify(cos_theta)
+    check_route_served(d, c, x)
+    cd = mp.gamma(d) / (2 ** (d - 1) * mp.gamma(mp.mpf(d) / 2) ** 2)
+    f = lambda t: mp.sin(t) ** (d - 1) * mp.hyp1f1(d, mp.mpf(d) / 2, x * (1 + mp.sin(t) * c))
+    return cd * mp.quad(f, [0, mp.pi / 2, mp.pi])
+
+

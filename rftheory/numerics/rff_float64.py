@@ -1,0 +1,264 @@
+"""The RFF pair terms and gaps in float64, with error control.
+
+``τ_orth = ₁F₁(d; d/2; −z²/2)`` (Thm 4.5 of Reid et al. 2023,
+``papers/000_28147233bdbc9869.txt``), ``τ_simplex`` (the angle family of
+Lemma 4.2 at ``x = −z²/2``, :mod:`rftheory.numerics.angle_family`) and the
+gaps ``e^{−z²} − τ_c`` that the RFF MSEs need.  Every evaluator returns a
+value and an absolute error bound; :func:`checked` turns a bound above the
+accepted relative error into :class:`~rftheory.errors.RangeError` (no silent
+float64 guesses).  The arbitrary-precision counterparts are in
+:mod:`rftheory.numerics.rff_pairs`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import special as sc
+
+from ..errors import RangeError
+
+__all__ = ["EPS", "TOL", "pick", "checked", "hyp1f1_d_half_neg", "orth_pair_f64", "simplex_pair_quad_f64", "gap_f64"]
+
+EPS = np.finfo(float).eps
+
+TOL = 1e-12  # accepted relative error bound of a float64 value
+
+
+def pick(cands):
+    """Per point, the candidate ``(value, abs_error)`` with the smallest error.
+
+    Parameters
+    ----------
+    cands : sequence of (array_like, array_like)
+        Candidates ``(value, abs_error)``, broadcastable to one shape.
+
+    Returns
+    -------
+    value, abs_error : numpy.ndarray
+        Per point, the candidate with the smallest finite error.
+    """
+    vals = np.stack([np.asarray(c[0], float) for c in cands])
+    errs = np.stack([np.asarray(c[1], float) for c in cands])
+    errs = np.where(np.isfinite(errs) & np.isfinite(vals), errs, np.inf)
+    best = np.argmin(errs, axis=0)[None]
+    return np.take_along_axis(vals, best, 0)[0], np.take_along_axis(errs, best, 0)[0]
+
+
+def checked(val, abserr, what, tol=TOL):
+    """``val`` if its error bound is within ``tol`` relative, else :class:`RangeError`.
+
+    Parameters
+    ----------
+    val, abserr : array_like
+        Values and their absolute error bounds.
+    what : str
+        The quantity, for the error message.
+    tol : float, optional
+        Accepted relative error bound (default :data:`TOL`).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``val`` (float64).
+
+    Raises
+    ------
+    RangeError
+        Where a relative error bound exceeds ``tol``.
+    """
+    val, abserr = np.asarray(val, float), np.asarray(abserr, float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rel = np.where(val != 0, abserr / np.abs(val), np.inf)
+    if not np.all(rel <= tol):
+        worst = float(np.nanmax(np.where(np.isfinite(rel), rel, np.inf)))
+        raise RangeError(
+            f"{what}: float64 cannot deliver a relative error below {tol:g} here "
+            f"(error bound {worst:.1e}: cancellation or under/overflow); use layer='mpmath'"
+        )
+    return val
+
+
+def hyp1f1_d_half_neg(d, x):
+    """``₁F₁(d; d/2; −x)`` for ``x ≥ 0`` in float64 with an error bound.
+
+    Two different evaluations must agree: scipy's ``hyp1f1`` at ``−x`` and
+    Kummer's form ``e^{−x} ₁F₁(−d/2; d/2; x)``; the bound is their difference
+    plus a few ulps (infinite where either fails or the value underflows).
+
+    Parameters
+    ----------
+    d, x : array_like
+        Dimension and ``x ≥ 0`` (broadcast).
+
+    Returns
+    -------
+    value, abs_error : numpy.ndarray
+        ``₁F₁(d; d/2; −x)`` and its error bound.
+    """
+    d, x = np.broadcast_arrays(np.asarray(d, float), np.asarray(x, float))
+    with np.errstate(all="ignore"):
+        a = sc.hyp1f1(d, d / 2, -x)
+        b = np.exp(-x) * sc.hyp1f1(-d / 2, d / 2, x)
+        err = np.abs(a - b) + 8 * EPS * np.abs(a)
+        err = np.where(np.isfinite(err) & (np.abs(a) > 1e-290), err, np.inf)
+    return a, err
+
+
+def orth_pair_f64(d, z):
+    """``τ_orth = ₁F₁(d; d/2; −z²/2)`` in float64, or :class:`RangeError`.
+
+    Parameters
+    ----------
+    d, z : array_like
+        Dimension and ``z = ‖x − y‖``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``τ_orth`` (relative error bound ≤ :data:`TOL`).
+
+    Examples
+    --------
+    >>> import math
+    >>> x = 0.5
+    >>> abs(float(orth_pair_f64(2, 1.0)) - (1 - x) * math.exp(-x)) < 1e-15
+    True
+    """
+    z = np.asarray(z, float)
+    return checked(*hyp1f1_d_half_neg(d, z * z / 2), "1F1(d; d/2; -z^2/2)")
+
+
+def _gap_series(coef_log, X):
+    """``Σ_k c_k X^k`` for ``c_k = exp(coef_log[..., k]) ≥ 0`` and ``X ≤ 0``,
+    with its relative error bound."""
+    K = coef_log.shape[-1]
+    k = np.arange(K, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # inf terms or bounds are refused by checked()
+        lt = coef_log + k * np.log(np.abs(X))[..., None]
+        t = np.where(k % 2 == 0, 1.0, -1.0) * np.exp(lt)
+        t = np.nan_to_num(t, nan=0.0)
+        val = t.sum(axis=-1)
+        # first-order error of each term: its log (~ε(|lt| + k)) and the summation
+        err = 2 * EPS * (np.abs(t) * (np.abs(np.nan_to_num(lt, neginf=0.0)) + k + 2)).sum(axis=-1) / np.abs(val)
+    return val, err
+
+
+def _orth_gap_coef_log(d, K):
+    """``log b_k/k!``, ``b_k = 1 − Π_{j<k}(d+j)/(d+2j)``: ``e^{X} − ₁F₁(d; d/2; X/2)
+    = Σ_{k≥2} b_k X^k/k!`` (positive coefficients)."""
+    dd = np.asarray(d, float)[..., None]
+    j = np.arange(K, dtype=float)
+    lp = np.log1p(-j / (dd + 2 * j))
+    cum = np.concatenate([np.zeros(lp.shape[:-1] + (1,)), np.cumsum(lp[..., :-1], axis=-1)], axis=-1)
+    with np.errstate(divide="ignore"):
+        return np.log(-np.expm1(cum)) - sc.gammaln(j + 1)
+
+
+def _simplex_delta_coef_log(d, K):
+    """``log δ_k``: ``τ_θ − τ_orth = Σ_k δ_k x^k`` (``x = −z²/2``), with
+    ``δ_k = √π/(2^{d−1}Γ(d/2)) Γ(k+d)/Γ(k+d/2) Σ_{p even ≥ 2} cos^pθ r_p/((k−p)! p!)``,
+    ``r_p = Γ((d+p)/2)/Γ((d+p+1)/2)``, ``cos θ = −1/(d−1)`` (Eq. 24 of papers/000_…
+    with the ``2^{−(d−1)}``); every ``δ_k ≥ 0``."""
+    d = np.asarray(d, float)
+    dd = d[..., None, None]
+    k = np.arange(K, dtype=float)[:, None]
+    p = np.arange(K, dtype=float)[None, :]
+    ok = (p >= 2) & (p % 2 == 0) & (p <= k)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lr = sc.gammaln((dd + p) / 2) - sc.gammaln((dd + p + 1) / 2)
+        lc = p * np.log(1.0 / (dd - 1))
+        lin = np.where(ok, lc + lr - sc.gammaln(np.maximum(k - p, 0) + 1) - sc.gammaln(p + 1), -np.inf)
+        inner = sc.logsumexp(lin, axis=-1)  # (..., K)
+    kk = np.arange(K, dtype=float)
+    dv = d[..., None]
+    pref = 0.5 * np.log(np.pi) - (dv - 1) * np.log(2.0) - sc.gammaln(dv / 2)
+    return pref + sc.gammaln(kk + dv) - sc.gammaln(kk + dv / 2) + inner
+
+
+#: two Gauss–Legendre rules for the t-integral of :func:`simplex_pair_quad_f64`
+_GL_RULES = tuple(np.polynomial.legendre.leggauss(n) for n in (200, 120))
+#: the t-range covers cos^{d-1} t down to e^{-L} of its peak: L for each rule
+_TAIL_L = (50.0, 40.0)
+
+
+def _simplex_quad_rule(d, z, rule, L):
+    """One Gauss–Legendre evaluation of ``τ_θ`` in ``t = π/2 − φ`` on ``[0, T]``,
+    ``T = min(π/2, √(2L/(d−1)))`` (``cos^{d−1} t ≤ e^{−(d−1)t²/2}``: the weight
+    beyond ``T`` is below ``e^{−L}`` of the peak), with the weight normalised
+    by the same rule (``c_d ∫ sin^{d−1} = 1``), so node errors of the weight
+    cancel to first order.  Returns the value and the ``₁F₁`` error bound."""
+    tn, tw = rule
+    T = np.minimum(np.pi / 2, np.sqrt(2 * L / (d - 1)))[..., None]
+    t = (tn + 1) * T / 2
+    c = (-1.0 / (d - 1))[..., None]
+    s = np.cos(t)  # = sin φ
+    x = (z * z / 2)[..., None]
+    f1, e1 = hyp1f1_d_half_neg(d[..., None], x * (1 + s * c))
+    f2, e2 = hyp1f1_d_half_neg(d[..., None], x * (1 - s * c))
+    lw = (d[..., None] - 1) * np.log(s) + np.log(tw * T / 2)
+    w = np.exp(lw - sc.logsumexp(lw, axis=-1, keepdims=True))  # Σ w = 1
+    g = w * (f1 + f2) / 2
+    return g.sum(axis=-1), (w * (e1 + e2) / 2).sum(axis=-1) + 8 * EPS * np.abs(g).sum(axis=-1)
+
+
+def simplex_pair_quad_f64(d, z):
+    """``τ_θ`` by Gauss–Legendre in φ with float64 ``₁F₁``; value and absolute
+    error bound: the ``₁F₁`` bounds plus the difference from a coarser rule on a
+    shorter range (an estimate of the coarser rule's discretisation and tail error,
+    so a conservative one of the finer rule's).
+
+    Parameters
+    ----------
+    d, z : array_like
+        Dimension and ``z = ‖x − y‖``.
+
+    Returns
+    -------
+    value, abs_error : numpy.ndarray
+        ``τ_simplex`` and its error estimate.
+    """
+    d, z = np.broadcast_arrays(np.asarray(d, float), np.asarray(z, float))
+    val, err = _simplex_quad_rule(d, z, _GL_RULES[0], _TAIL_L[0])
+    coarse, _ = _simplex_quad_rule(d, z, _GL_RULES[1], _TAIL_L[1])
+    return val, err + np.abs(val - coarse)
+
+
+def gap_f64(coupling, d, z):
+    """``(e^{−z²} − τ_c, abs_error)`` in float64, choosing per point the more
+    accurate of: the series in ``−z²`` with positive coefficients (small ``z``)
+    and the direct difference (large ``z``).  The caller decides whether the
+    error is small enough for its own quantity (:func:`checked`).
+
+    Parameters
+    ----------
+    coupling : {"iid", "orthogonal", "simplex"}
+        Coupling of the pair.
+    d, z : array_like
+        Dimension and ``z = ‖x − y‖``.
+
+    Returns
+    -------
+    value, abs_error : numpy.ndarray
+        ``e^{−z²} − τ_c`` and its error bound (zeros for iid).
+    """
+    d, z = np.broadcast_arrays(np.asarray(d, float), np.asarray(z, float))
+    if coupling == "iid":
+        return np.zeros(d.shape), np.zeros(d.shape)
+    X = -z * z
+    K = int(3 * float(np.max(z * z, initial=0)) + 60)
+    s_val, s_rel = _gap_series(_orth_gap_coef_log(d, K), X)
+    e = np.exp(X)
+    if coupling == "orthogonal":
+        tau, terr = hyp1f1_d_half_neg(d, z * z / 2)
+        series = (s_val, np.abs(s_val) * s_rel)
+    elif coupling == "simplex":
+        dl_val, dl_rel = _gap_series(_simplex_delta_coef_log(d, K), X / 2)
+        sval = s_val - dl_val
+        series = (sval, np.abs(s_val) * s_rel + np.abs(dl_val) * dl_rel + EPS * np.abs(s_val))
+        tau, terr = simplex_pair_quad_f64(d, z)
+    else:
+        raise ValueError(coupling)
+    direct = (e - tau, terr + EPS * (e + np.abs(tau)))
+    with np.errstate(invalid="ignore"):
+        return pick([series, direct])
+

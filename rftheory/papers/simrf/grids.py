@@ -1,0 +1,89 @@
+"""The SimRF paper's citation, parameters and verification grids (shared by its modules)."""
+
+from __future__ import annotations
+
+from ...params import COMMON
+
+PAPER = "papers/000_28147233bdbc9869.txt (Reid et al. 2023, Simplex Random Features)"
+
+D2 = COMMON.d2
+V = COMMON.v
+Z = COMMON.z
+M = COMMON.m
+
+# PRF grids (quick: the issue's d set; v in [0.05, 2])
+QUICK_D = (2, 3, 4, 8, 16, 64)
+QUICK_V = ("0.05", "0.5", "1", "2")
+FULL_D = (2, 3, 4, 5, 6, 8, 12, 16, 32, 64)
+FULL_V = ("0.05", "0.1", "0.25", "0.5", "0.75", "1", "1.5", "2", "3")
+# Monte Carlo: the squared conformity replicate has 4th moments ~ e^{8v^2}:
+# batch means agree with the plain SE up to v = 1 at these n (checked by
+# verify's se_ratio column), so MC stays at v <= 1.
+MC_V = ("0.1", "0.5", "1")
+
+# RFF grids
+QUICK_Z = ("0.1", "1", "3", "6")
+FULL_Z = ("0.05", "0.1", "0.25", "0.5", "1", "1.5", "2", "3", "4", "6", "8")
+
+
+def _scaled_n(base):
+    """Replicates per MC point: a block of d vectors averages d(d-1) pairs,
+    so large d needs fewer blocks for the same standard error."""
+    return lambda p: base if p["d"] <= 16 else max(base // 8, 2000)
+
+
+CONFORMITY_MC_N = {"quick": _scaled_n(20_000), "default": _scaled_n(100_000), "full": _scaled_n(400_000)}
+
+
+def grid(ds, vs, **extra):
+    """Points ``dict(d, v, **extra)`` over ``ds × vs``.
+
+    Parameters
+    ----------
+    ds, vs : iterable
+        Dimensions and values of ``v`` (strings, exact).
+    **extra
+        Further fixed parameters.
+
+    Returns
+    -------
+    list of dict
+        The grid points.
+    """
+    return [dict(d=d, v=v, **extra) for d in ds for v in vs]
+
+
+def prf_mse_grid(ds, vs, couplings, ms=lambda d: (d, 2 * d, d + 1)):
+    """PRF MSE points ``dict(d, m, v, coupling)``.
+
+    Parameters
+    ----------
+    ds, vs, couplings : iterable
+        Dimensions, values of ``v`` and couplings.
+    ms : callable, optional
+        ``ms(d)``: the numbers of features per dimension.
+
+    Returns
+    -------
+    list of dict
+        The grid points.
+    """
+    return [dict(d=d, m=m, v=v, coupling=c) for c in couplings for d in ds for m in ms(d) for v in vs]
+
+
+def rff_mse_grid(ds, zs, couplings, ms=lambda d: (d, 2 * d + 1)):
+    """RFF MSE points ``dict(d, m, z, coupling)``.
+
+    Parameters
+    ----------
+    ds, zs, couplings : iterable
+        Dimensions, values of ``z`` and couplings.
+    ms : callable, optional
+        ``ms(d)``: the numbers of frequencies per dimension.
+
+    Returns
+    -------
+    list of dict
+        The grid points.
+    """
+    return [dict(d=d, m=m, z=z, coupling=c) for c in couplings for d in ds for m in ms(d) for z in zs]

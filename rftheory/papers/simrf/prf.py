@@ -1,0 +1,313 @@
+"""The MSE of positive random features with blocks (Thm 3.2), its orthogonality
+gap (Cor. 4.4) and its small-v coefficient (Sec. 5.1) of Reid et al. 2023,
+``papers/000_28147233bdbc9869.txt``: evaluators in mpmath, float64 and sympy,
+independent routes and Monte Carlo replicates.  The registrations are in
+:mod:`rftheory.papers.simrf.entries`.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import mpmath as mp
+import numpy as np
+import sympy as sp
+
+from ...errors import LayerUnavailableError, RangeError
+from ...features import gaussian
+from ...numerics.angle_family import angle_quad, angle_series
+from ...numerics.floats import exact_sum_f64, two_prod
+from ...numerics.geometry import check_norms, pair_from_norms
+from ...numerics.special import (
+    chi_var_ratio,
+    coupled_pairs,
+    exp_checked,
+    log_angle_gap_nonpos,
+    log_orth_gap_pos,
+)
+from ...params import ARG_MAX, Param, mpf
+from ...sampling import projections
+from ...sampling.samplers import sample
+from .conformity import _conf_iid_quad, _conf_orth_chi2d, conformity_orthogonal, conformity_simplex
+
+EPS = np.finfo(float).eps  # 2x the unit roundoff
+
+
+# --------------------------------------------------------------------------
+# PRF MSE with blocks (Thm 3.2)
+
+#: coupling -> (mpmath conformity(d, v), float64 log(e^{v²} − ρ) or None for iid)
+PRF_CONFORMITY = {
+    "iid": (lambda d, v: mp.exp(v * v), None),
+    "orthogonal": (conformity_orthogonal, lambda d, v: log_orth_gap_pos(d, np.asarray(v) ** 2 / 2)),
+    "simplex": (conformity_simplex, lambda d, v: log_angle_gap_nonpos(d, -1 / (np.asarray(d, float) - 1), np.asarray(v) ** 2 / 2)),
+}
+
+X_NORM = Param("x_norm", "real", "||x|| (default v/2)", low=0, high=ARG_MAX, default=lambda p: p["v"] / 2)
+Y_NORM = Param("y_norm", "real", "||y|| (default v/2)", low=0, high=ARG_MAX, default=lambda p: p["v"] / 2)
+
+
+def _norm_check(p):
+    check_norms(p["x_norm"], p["y_norm"], p["v"])
+
+
+def prf_mse(coupling, d, m, v, a, b):
+    """MSE of the PRF estimator at mpmath precision (Thm 3.2 with blocks);
+    ``a = ‖x‖``, ``b = ‖y‖``, ``v = ‖x + y‖``.
+
+    .. math:: \\mathrm{MSE} = \\frac{e^{-2a^2-2b^2}}{m}\\Big[(e^{2v^2}-e^{v^2})
+       + \\frac Pm(\\rho_c - e^{v^2})\\Big],\\qquad P = \\sum_b m_b(m_b-1)
+
+    Parameters
+    ----------
+    coupling : {"iid", "orthogonal", "simplex"}
+        Coupling of the ``w_i`` (blocks of ``d``).
+    d, m : int
+        Dimension and number of features.
+    v, a, b : mpmath.mpf
+        ``‖x + y‖``, ``‖x‖`` and ``‖y‖``.
+
+    Returns
+    -------
+    mpmath.mpf
+        The MSE at the working precision.
+    """
+    P = coupled_pairs(m, d)
+    if v == 0:
+        return mp.mpf(0)  # the estimator is exact: every feature product is e^{-a²-b²}
+    # e^{2v²} − e^{v²} = e^{v²} expm1(v²) has no cancellation; ρ − e^{v²} is O(v²) (simplex)
+    # or O(v⁴) against O(1) terms, and the sum can be O(v²/d): guard digits for that
+    guard = (int(4 * -float(mp.log10(v))) if v < 1 else 0) + int(math.log10(d)) + 10
+    with mp.workdps(mp.mp.dps + guard):
+        rho = PRF_CONFORMITY[coupling][0](d, v)
+        ev2 = mp.exp(v * v)
+        return +(mp.exp(-2 * a * a - 2 * b * b) / m * (ev2 * mp.expm1(v * v) + mp.mpf(P) / m * (rho - ev2)))
+
+
+def _prf_mse_mp(p):
+    return prf_mse(p["coupling"], p["d"], p["m"], mpf(p["v"]), mpf(p["x_norm"]), mpf(p["y_norm"]))
+
+
+def _prf_mse_pairsum(p):
+    # route from the definition of the estimator: E K̂² − K² with E K̂² summed
+    # over diagonal (e^{2v²}) and coupled/uncoupled pairs separately
+    d, m, v = p["d"], p["m"], mpf(p["v"])
+    if 0 < v < mp.mpf("1e-6"):  # E K̂² − K² cancels ~4 log10(1/v) digits: not this route's regime
+        raise LayerUnavailableError("pair-sum route n/a for 0 < v < 1e-6 (cancellation)")
+    a, b = mpf(p["x_norm"]), mpf(p["y_norm"])
+    pre = mp.exp(-a * a - b * b)
+    K = pre * mp.exp(v * v / 2)
+    P = coupled_pairs(m, d)
+    rho = _prf_route_conformity(p["coupling"], d, v)
+    second = pre**2 / m**2 * (m * mp.exp(2 * v * v) + P * rho + (m * (m - 1) - P) * mp.exp(v * v))
+    return second - K * K
+
+
+def _prf_route_conformity(coupling, d, v):
+    """The pair conformity by its quadrature route (cached: routes of several
+    results and several ``m`` share it at one working precision)."""
+    return +_prf_route_conformity_cached(coupling, d, v, mp.mp.prec)
+
+
+@functools.lru_cache(maxsize=1024)
+def _prf_route_conformity_cached(coupling, d, v, prec):
+    if coupling == "iid":
+        return _conf_iid_quad({"v": v})
+    if coupling == "simplex":
+        return angle_quad(d, mp.mpf(-1) / (d - 1), v * v / 2)
+    return _conf_orth_chi2d({"d": d, "v": v})
+
+
+def _norm_exponent_f64(a, b, v):
+    """``a² + b² − v²`` correctly rounded (Dekker products, exact sum): the
+    exponent of ``e^{−2‖x‖²−2‖y‖²+2v²}`` without cancellation."""
+    ah, al = two_prod(a, a)
+    bh, bl = two_prod(b, b)
+    vh, vl = two_prod(v, v)
+    return exact_sum_f64(ah, al, bh, bl, -vh, -vl)
+
+
+def _log_series_error(v2):
+    """A bound on the absolute error of ``log Σ_k t_k`` summed in log space with
+    terms ``t_k = v^{2k}/k!·(…)``: each log term is a difference of numbers of
+    size ``k log v² ≈ v²(|log v²| + 1)`` (``k ≲ 2v²``), rounded a few times."""
+    return EPS / 2 * (2 * v2 * (np.abs(np.log(np.maximum(v2, 1e-300))) + 1) + 2)
+
+
+def _refuse_inaccurate(err, rtol, what):
+    """:class:`RangeError` where the first-order error bound exceeds ``rtol/10``
+    (keeps the 10x margin between a returned value's error and the tolerance)."""
+    if np.any(err > rtol / 10):
+        raise RangeError(f"{what}: float64 cannot guarantee {rtol:g} here (error bound {float(np.max(err)):.1e}: "
+                         "large exponents or cancellation); use layer='mpmath'")
+
+
+#: float64 tolerance of simrf.prf_mse: its first-order error bound (_prf_mse_f64) is
+#: ~u(|exponent| + 2v²|log v²|) (1 + amp); amp, the bracket's cancellation, reaches ~2d at
+#: small v for simplex blocks (MSE ratio ~ Var(χ_d)/d). 1e-11 serves amp up to ~10^3 with
+#: the 10x margin kept by refusing (RangeError) where the bound exceeds rtol64/10.
+PRF_MSE_RTOL64 = 1e-11
+
+
+def _prf_mse_f64(p):
+    d, m, v, a, b = np.broadcast_arrays(*(np.asarray(p[k], float) for k in ("d", "m", "v", "x_norm", "y_norm")))
+    zero = v == 0  # x = y = 0 up to sign: every feature is 1, the estimator exact
+    v = np.where(zero, 1.0, v)
+    v2 = v * v
+    with np.errstate(divide="ignore"):
+        l0 = np.log(-np.expm1(-v2))  # log(e^{2v²} − e^{v²}) − 2v², no overflow
+    gap = PRF_CONFORMITY[p["coupling"]][1]
+    amp = np.zeros_like(v)
+    err_gap = np.zeros_like(v)
+    inner = l0
+    if gap is not None:
+        P = coupled_pairs(m.astype(int), d.astype(int))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            q = np.exp(np.log(P / m) + gap(d, v) - 2 * v2 - l0)  # (P/m)(e^{v²} − ρ)/(e^{2v²} − e^{v²})
+            inner = l0 + np.log1p(-q)
+            amp = q / (1 - q)  # condition of log1p(−q) in q
+        err_gap = _log_series_error(v2)
+    s = _norm_exponent_f64(a, b, v)
+    expo = -2 * s - np.log(m) + inner
+    # first-order error of the exponent, in units of u = EPS/2 per rounding: the exact
+    # a²+b²−v² (1 rounding), log m, exp's argument; l0 and the gap's log, amplified by
+    # the cancellation (1 + amp) of the bracket (e^{2v²} − e^{v²}) − (P/m)(e^{v²} − ρ)
+    err = EPS / 2 * (2 * np.abs(s) + np.abs(np.log(m)) + np.abs(expo) + 4) \
+        + (err_gap + EPS / 2 * (2 + np.abs(l0))) * (1 + amp)
+    val = exp_checked(np.where(zero, 0.0, expo), "PRF MSE")
+    _refuse_inaccurate(np.where(zero, 0.0, err), PRF_MSE_RTOL64, "PRF MSE")
+    return np.where(zero, 0.0, val)
+
+
+def _prf_mse_mc(p, rng, n):
+    d, m, v, coupling = p["d"], p["m"], float(p["v"]), p["coupling"]
+    K = math.exp(-((float(p["x_norm"]) ** 2 + float(p["y_norm"]) ** 2) - v * v / 2))
+    half = n // 2
+    out = []
+    for k, count in enumerate((half, n - half)):
+        x, y = pair_from_norms(d, v, p["x_norm"], p["y_norm"], rng=rng if k else None)
+        # W restricted to span{x, y} (exact in distribution, issue 6); same feature map
+        W, c, _ = projections.restrict(coupling, d, m, [x, y], rng=rng, size=count)
+        est = gaussian.estimate(gaussian.positive(W, c[0]), gaussian.positive(W, c[1]))
+        out.append((est - K) ** 2)
+    return np.concatenate(out)
+
+
+
+
+# --------------------------------------------------------------------------
+# orthogonality gap of PRFs (Cor. 4.4)
+
+def _prf_gap_mp(p):
+    d, m, v = p["d"], p["m"], mpf(p["v"])
+    a, b = mpf(p["x_norm"]), mpf(p["y_norm"])
+    P = coupled_pairs(m, d)
+    if v == 0 or P == 0:
+        return mp.mpf(0)  # exactly: no coupled pairs, or ρ_c = e^{v²} = 1
+    # e^{v²} − ρ_c ≥ C v² (simplex) or C v⁴ (orthogonal): guard digits for the cancellation
+    guard = int(4 * max(0, -float(mp.log10(v)))) + 10
+    with mp.workdps(mp.mp.dps + guard):
+        rho = PRF_CONFORMITY[p["coupling"]][0](d, v)
+        return +(mp.exp(-2 * a * a - 2 * b * b) * mp.mpf(P) / m**2 * (mp.exp(v * v) - rho))
+
+
+def _prf_gap_difference(p):
+    # the definition: MSE_iid − MSE_c, each from its pair-sum route; the
+    # difference cancels e^{v²} − ρ_c = O(v⁴) against O(1) terms, so add
+    # 4 log10(1/v) digits (and 10 guard digits); at large v each MSE is ~ m e^{v²}/P
+    # times the gap (e^{2v²} against e^{v²} − ρ): add v²/ln 10 + log10(m) digits
+    v = float(p["v"])
+    extra = 10 + (int(4 * math.log10(1 / v)) + 1 if 0 < v < 1 else 0)
+    extra += int(v * v / math.log(10) + math.log10(p["m"])) + 2
+    if v > 8:  # the pair-sum quadratures at hundreds of extra digits: not bounded in time
+        raise LayerUnavailableError("mse-difference route n/a for v > 8 (it cancels ~v²/ln 10 digits)")
+    with mp.workdps(mp.mp.dps + extra):
+        return _prf_mse_pairsum(dict(p, coupling="iid")) - _prf_mse_pairsum(p)
+
+
+def _prf_gap_f64(p):
+    d, m, v = (np.asarray(p[k], float) for k in ("d", "m", "v"))
+    a, b = np.asarray(p["x_norm"], float), np.asarray(p["y_norm"], float)
+    d, m, v, a, b = np.broadcast_arrays(d, m, v, a, b)
+    P = np.asarray(coupled_pairs(m.astype(int), d.astype(int)), float)
+    zero = (v == 0) | (P == 0)  # the gap is exactly 0 there
+    vv = np.where(zero, 1.0, v)
+    s = _norm_exponent_f64(a, b, vv)  # a² + b² − v², correctly rounded
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lgap = PRF_CONFORMITY[p["coupling"]][1](d, vv) - 2 * vv * vv  # log(e^{v²} − ρ) − 2v²
+        lg = -2 * s + np.log(np.where(zero, 1.0, P)) - 2 * np.log(m) + lgap
+    lg = np.where(zero, 0.0, lg)
+    if np.any(np.isnan(lg)):  # v² underflows: the series has no terms left (true value ≪ 1e-308)
+        raise RangeError("PRF orthogonality gap underflows float64 (v too small); use layer='mpmath'")
+    err = EPS / 2 * (2 * np.abs(s) + np.abs(np.log(np.maximum(P, 1))) + 2 * np.abs(np.log(m)) + np.abs(lg) + 4) \
+        + _log_series_error(vv * vv)
+    val = exp_checked(lg, "PRF orthogonality gap")
+    _refuse_inaccurate(np.where(zero, 0.0, err), 1e-12, "PRF orthogonality gap")
+    return np.where(zero, 0.0, val)
+
+
+def _prf_gap_mc(p, rng, n):
+    # squared error of the iid estimator minus that of the coupled one, each
+    # from its own real W (independent draws): the mean is the gap
+    d, m, v = p["d"], p["m"], float(p["v"])
+    K = math.exp(-((float(p["x_norm"]) ** 2 + float(p["y_norm"]) ** 2) - v * v / 2))
+    x, y = pair_from_norms(d, v, p["x_norm"], p["y_norm"])
+    out = []
+    for coupling in ("iid", p["coupling"]):
+        W = sample(coupling, d, m, rng=rng, size=n)
+        est = gaussian.estimate(gaussian.positive(W, x), gaussian.positive(W, y))
+        out.append((est - K) ** 2)
+    return out[0] - out[1]
+
+
+
+# --------------------------------------------------------------------------
+# small-v expansion (Sec. 5.1)
+
+SMALL_V_COUPLINGS = ("iid", "orthogonal", "simplex")
+
+
+def _small_v_mp(p):
+    d, m, c = p["d"], p["m"], p["coupling"]
+    if c != "simplex":
+        return mp.mpf(1)
+    echi = mp.sqrt(2) * mp.gamma(mp.mpf(d + 1) / 2) / mp.gamma(mp.mpf(d) / 2)
+    return 1 - mp.mpf(coupled_pairs(m, d)) / m / (d - 1) * echi**2 / d
+
+
+def _small_v_derivative(p):
+    # the definition: MSE / pre = f(v²), f(t) = e^{2t} − e^t + (P/m)(ρ_c(t) − e^t);
+    # the coefficient is f'(0), by mpmath's numerical derivative of the series
+    d, m, c = p["d"], p["m"], p["coupling"]
+    P = mp.mpf(coupled_pairs(m, d)) / m
+    rho = {
+        "iid": lambda t: mp.exp(t),
+        "orthogonal": lambda t: mp.hyp1f1(d, mp.mpf(d) / 2, t / 2),
+        "simplex": lambda t: angle_series(d, mp.mpf(-1) / (d - 1), t / 2),
+    }[c]
+    return mp.diff(lambda t: mp.exp(2 * t) - mp.exp(t) + P * (rho(t) - mp.exp(t)), 0)
+
+
+def _small_v_sym(p):
+    d, m, c = p["d"], p["m"], p["coupling"]
+    if c != "simplex":
+        return sp.Integer(1)
+    echi2 = 2 * (sp.gamma(sp.Rational(d + 1, 2)) / sp.gamma(sp.Rational(d, 2))) ** 2
+    return sp.nsimplify(1) - sp.Rational(coupled_pairs(m, d), m * (d - 1)) * echi2 / d
+
+
+def _small_v_f64(p):
+    d, m = np.asarray(p["d"], float), np.asarray(p["m"], float)
+    if p["coupling"] != "simplex":
+        return np.ones(np.broadcast(d, m).shape)
+    # a = 1 − q(1 − D), q = P/(m(d−1)) ∈ [0, 1], D = Var(χ_d)/d: written as
+    # (1 − q) + qD, both non-negative ((1 − q) from exact integers), so no
+    # cancellation (1 − q·Eχ²/d loses log10(2d) digits)
+    mi, di = m.astype(np.int64), d.astype(np.int64)
+    P = np.asarray(coupled_pairs(mi, di), dtype=np.int64)
+    den = mi * (di - 1)
+    one_m_q = (den - P).astype(float) / den.astype(float)
+    q = P.astype(float) / den.astype(float)
+    return one_m_q + q * chi_var_ratio(d)
+
