@@ -71,7 +71,23 @@ DOMAIN_SECONDS = 300.0
 
 @dataclass
 class Task:
-    """A unit of verification work (picklable: a result ID and a point)."""
+    """A unit of verification work (picklable: a result ID and a point).
+
+    Attributes
+    ----------
+    key : str
+        Unique name; also seeds the task's generator (:func:`rftheory.montecarlo.spawn`).
+    result : str
+        Result ID.
+    kind : {"exact", "mc", "domain", "custom"}
+        Which checks :meth:`run` performs.
+    point : dict
+        The grid point (empty for domain and custom tasks).
+    mode : str
+        The verification mode.
+    zmax : float
+        The run's Bonferroni bound on ``|z|`` (``inf`` without z-tests).
+    """
 
     key: str
     result: str
@@ -81,6 +97,20 @@ class Task:
     zmax: float = math.inf
 
     def run(self, seed: int) -> list[Outcome]:
+        """Run this task's checks.
+
+        Parameters
+        ----------
+        seed : int
+            The run's seed; the task's generator is ``spawn(seed, self.key)``,
+            so the outcome does not depend on which worker runs it or when.
+
+        Returns
+        -------
+        list of Outcome
+            The outcomes of :func:`exact_checks`, :func:`mc_check`,
+            :func:`domain_checks` or :func:`custom_checks`, by ``kind``.
+        """
         from .catalog import get
 
         r = get(self.result)
@@ -94,6 +124,23 @@ class Task:
 
 
 def format_point(p: dict) -> str:
+    """A parameter point as text, in the order given.
+
+    Parameters
+    ----------
+    p : dict
+        Parameter names and values.
+
+    Returns
+    -------
+    str
+        ``"name=value, ..."`` (used in task keys and the outcome table).
+
+    Examples
+    --------
+    >>> format_point({"d": 4, "v": "1/2"})
+    'd=4, v=1/2'
+    """
     return ", ".join(f"{k}={v}" for k, v in p.items())
 
 
@@ -106,7 +153,27 @@ def _point_text(p: dict) -> str:
 
 
 def digits_agree(a, b) -> float:
-    """Significant decimal digits to which ``a`` and ``b`` agree."""
+    """Significant decimal digits to which ``a`` and ``b`` agree.
+
+    .. math:: -\\log_{10}\\frac{|a - b|}{\\max(|a|, |b|)}
+
+    Parameters
+    ----------
+    a, b : number
+        Anything ``mpmath.mpmathify`` accepts (mpf, mpc, float, int, str).
+
+    Returns
+    -------
+    float
+        The digits; ``inf`` when ``a == b``.
+
+    Examples
+    --------
+    ``|1 − 1.001| / 1.001 ≈ 10⁻³``:
+
+    >>> round(digits_agree(1, "1.001"), 3)
+    3.0
+    """
     a, b = mp.mpmathify(a), mp.mpmathify(b)
     diff = abs(a - b)
     if diff == 0:
@@ -125,7 +192,26 @@ def _short(x, n: int = 12) -> str:
 
 
 def exact_checks(r: Result, point: dict) -> list[Outcome]:
-    """Routes, symbolic form and float64 layer against the primary route."""
+    """Routes, symbolic form and float64 layer against the primary route.
+
+    The primary mpmath value at ``r.digits + 10`` working digits is the
+    reference; each route and the symbolic form must agree with it to
+    ``r.digits`` digits, the float64 layer within ``r.rtol64``
+    (:func:`float64_outcome`).
+
+    Parameters
+    ----------
+    r : Result
+        The result checked.
+    point : dict
+        The grid point.
+
+    Returns
+    -------
+    list of Outcome
+        One per route (``route:NAME``), the ``symbolic`` and the ``float64``
+        check; a crash of the primary route is one failed ``mpmath`` outcome.
+    """
     out: list[Outcome] = []
     pt = format_point(point)
     dps = r.digits + 10
@@ -160,7 +246,29 @@ def float64_outcome(r: Result, point: dict, ref, pt: str, check: str = "float64"
     """The float64 layer at ``point`` against the mpmath value ``ref``.
 
     A ``RangeError`` passes when the exact value lies outside the float64
-    range or, with ``refuse_ok``, anywhere (refusing is never wrong)."""
+    range or, with ``refuse_ok``, anywhere (refusing is never wrong).
+
+    Parameters
+    ----------
+    r : Result
+        The result checked.
+    point : dict
+        The point.
+    ref : mpf or mpc
+        The mpmath value.
+    pt : str
+        The point as shown.
+    check : str, optional
+        Name of the check.
+    refuse_ok : bool, optional
+        Whether a ``RangeError`` passes anywhere.
+
+    Returns
+    -------
+    Outcome
+        Passed when the relative error is at most ``r.rtol64`` (absolute
+        error where ``ref == 0``).
+    """
     try:
         val = r.f64_scalar(**point)
         if isinstance(ref, mp.mpc):
@@ -183,9 +291,31 @@ def float64_outcome(r: Result, point: dict, ref, pt: str, check: str = "float64"
 
 def domain_checks(r: Result, n: int, rng: np.random.Generator, dps: int = DOMAIN_DPS,
                   points: list[dict] | None = None) -> list[Outcome]:
-    """Certified mpmath vs routes, and float64 vs mpmath, at ``n`` random
-    points of ``r``'s declared domain (see the module docstring), or at the
-    given ``points``."""
+    """Certified mpmath vs routes, and float64 vs mpmath, across the declared domain.
+
+    At ``n`` random points of ``r``'s declared domain (see the module
+    docstring), or at the given ``points``; each point has
+    ``DOMAIN_SECONDS`` to finish.
+
+    Parameters
+    ----------
+    r : Result
+        The result checked.
+    n : int
+        Number of random points.
+    rng : numpy.random.Generator
+        Source of the points.
+    dps : int, optional
+        Certified digits compared.
+    points : list of dict, optional
+        Use these points instead of random ones.
+
+    Returns
+    -------
+    list of Outcome
+        ``domain:route:NAME``, ``domain:float64`` (and ``domain:mpmath`` or
+        ``domain:time``) outcomes; empty when ``r`` has no mpmath layer.
+    """
     out: list[Outcome] = []
     if r.mpmath is None:
         return out
@@ -264,12 +394,50 @@ def _domain_point(r: Result, point: dict, pt: str, dps: int) -> list[Outcome]:
 
 
 def mc_n(r: Result, point: dict, mode: str) -> int:
+    """Monte Carlo replicates for ``r`` at ``point`` in ``mode``.
+
+    Parameters
+    ----------
+    r : Result
+        The result checked.
+    point : dict
+        The point (a callable ``mc_n`` entry may depend on it).
+    mode : str
+        ``"quick"``, ``"default"`` or ``"full"``.
+
+    Returns
+    -------
+    int
+        ``r.mc_n[mode]``, else its ``"default"`` entry, else 100 000.
+    """
     n = r.mc_n.get(mode) or r.mc_n.get("default") or 100_000
     return int(n(point) if callable(n) else n)
 
 
 def mc_check(r: Result, point: dict, mode: str, rng: np.random.Generator, zmax: float) -> Outcome:
-    """Monte Carlo of the real estimator against the exact value."""
+    """Monte Carlo of the real estimator against the exact value.
+
+    .. math:: z = \\frac{\\bar x - \\text{exact}}{\\max(\\mathrm{se}, \\mathrm{se_{batch}})},
+       \\qquad \\text{pass} \\iff |z| \\le z_{\\max}
+
+    Parameters
+    ----------
+    r : Result
+        The result checked.
+    point : dict
+        The Monte Carlo grid point.
+    mode : str
+        Sets the number of replicates (:func:`mc_n`).
+    rng : numpy.random.Generator
+        The task's generator.
+    zmax : float
+        The run's Bonferroni bound on ``|z|``.
+
+    Returns
+    -------
+    Outcome
+        The ``mc`` outcome with ``z`` and ``se_ratio``; a crash is a failure.
+    """
     pt = format_point(point)
     try:
         ref = r.exact(dps=30, **point)
@@ -297,8 +465,27 @@ def _num(x):
 def judge(m: Measurement, zmax: float) -> Outcome:
     """The verdict on one raw measurement (see :mod:`rftheory.measure`).
 
-    ``zmax`` is the run's Bonferroni bound on ``|z|`` (one-sided claims use
-    the same bound: conservative)."""
+    Parameters
+    ----------
+    m : Measurement
+        A result's raw measurement.
+    zmax : float
+        The run's Bonferroni bound on ``|z|`` (one-sided claims use the same
+        bound: conservative).
+
+    Returns
+    -------
+    Outcome
+        The verdict; a measurement that cannot be judged fails.
+
+    Examples
+    --------
+    >>> from rftheory import measure
+    >>> judge(measure.bound("demo", "x=1", "positive", 1, ">", 0), zmax=5.0).passed
+    True
+    >>> judge(measure.agreement("demo", "x=1", "route", 1, "1.001", 4), zmax=5.0).passed
+    False
+    """
     base = dict(result=m.result, point=m.point, check=m.check, detail=m.detail)
     try:
         if m.kind == "error":
@@ -336,8 +523,27 @@ def judge(m: Measurement, zmax: float) -> Outcome:
 
 
 def custom_checks(r: Result, mode: str, seed: int, zmax: float) -> list[Outcome]:
-    """Judge the raw measurements of ``r.checks``; z-scores beyond the number
-    the result declared (``checks_z``) fail: they were not in the α budget."""
+    """Judge the raw measurements of ``r.checks``.
+
+    z-scores beyond the number the result declared (``checks_z``) fail: they
+    were not in the α budget.
+
+    Parameters
+    ----------
+    r : Result
+        The result checked.
+    mode : str
+        The verification mode.
+    seed : int
+        Passed to ``r.checks``.
+    zmax : float
+        The run's Bonferroni bound on ``|z|``.
+
+    Returns
+    -------
+    list of Outcome
+        One verdict per measurement; a crash is one failed ``checks`` outcome.
+    """
     out: list[Outcome] = []
     budget = r.z_tests(mode)
     seen = 0
@@ -363,7 +569,42 @@ def custom_checks(r: Result, mode: str, seed: int, zmax: float) -> list[Outcome]
 
 
 def plan(mode: str = "quick", only: str = "", mc: bool = True) -> list[Task]:
-    """The list of verification tasks for ``mode``, results starting with ``only``."""
+    """The list of verification tasks for ``mode``, results starting with ``only``.
+
+    Exact, custom and domain tasks come first, Monte Carlo tasks last; every
+    z-test of the run (``mc`` tasks and the ``checks_z`` declared by custom
+    checks, ``k`` in all) gets the Bonferroni bound
+    ``z_threshold(ALPHA, k)``.
+
+    Parameters
+    ----------
+    mode : {"quick", "default", "full"}
+        Grid and sample sizes.
+    only : str, optional
+        ID prefix.
+    mc : bool, optional
+        Include the Monte Carlo tasks.
+
+    Returns
+    -------
+    list of Task
+        The tasks.
+
+    Raises
+    ------
+    ValueError
+        An unknown mode.
+
+    Examples
+    --------
+    The nine Monte Carlo points of ``simrf.conformity.iid`` in quick mode
+    share the bound ``Φ⁻¹(1 − α/(2·9)) = √2 erfinv(1 − α/9)``:
+
+    >>> import mpmath as mp
+    >>> mc = [t for t in plan("quick", "simrf.conformity.iid") if t.kind == "mc"]
+    >>> len(mc), bool(abs(mc[0].zmax - float(mp.sqrt(2) * mp.erfinv(1 - ALPHA / 9))) < 1e-9)
+    (9, True)
+    """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}")
     tasks: list[Task] = []
@@ -390,7 +631,17 @@ def plan(mode: str = "quick", only: str = "", mc: bool = True) -> list[Task]:
 
 
 class Progress:
-    """A one-line progress bar on a terminal (stderr); silent otherwise."""
+    """A one-line progress bar on a terminal (stderr); silent otherwise.
+
+    Parameters
+    ----------
+    total : int
+        Number of tasks.
+    stream : file, optional
+        Where to draw (default ``sys.stderr``).
+    enabled : bool, optional
+        Draw or not (default: when ``stream`` is a terminal).
+    """
 
     def __init__(self, total: int, stream=None, enabled: bool | None = None):
         self.total = max(total, 1)
@@ -400,6 +651,13 @@ class Progress:
         self.start = time.monotonic()
 
     def step(self, label: str = "") -> None:
+        """Count one finished task and redraw the bar.
+
+        Parameters
+        ----------
+        label : str, optional
+            Shown after the bar (e.g. the result ID).
+        """
         self.done += 1
         if not self.enabled:
             return
@@ -410,6 +668,7 @@ class Progress:
         self.stream.flush()
 
     def close(self) -> None:
+        """Erase the bar (when enabled)."""
         if self.enabled:
             self.stream.write("\r" + " " * 100 + "\r")
             self.stream.flush()
@@ -421,6 +680,27 @@ def run(tasks: list[Task], seed: int = 0, progress: Progress | None = None,
 
     An executor (:mod:`rftheory.parallel`) yields ``(task index, outcomes)``
     pairs in any order, or plain outcome lists in task order.
+
+    Parameters
+    ----------
+    tasks : list of Task
+        From :func:`plan`.
+    seed : int, optional
+        The run's seed, ``≥ 0``.
+    progress : Progress, optional
+        Stepped once per finished task.
+    executor : callable, optional
+        ``executor(tasks, seed)``; default: run here, in order.
+
+    Returns
+    -------
+    list of Outcome
+        All outcomes, in task order.
+
+    Raises
+    ------
+    ParameterError
+        ``seed`` is not a non-negative integer.
     """
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         from .errors import ParameterError
@@ -439,7 +719,21 @@ def run(tasks: list[Task], seed: int = 0, progress: Progress | None = None,
 
 
 def as_table(outcomes: list[Outcome]) -> str:
-    """A readable fixed-width table of outcomes."""
+    """A readable fixed-width table of outcomes.
+
+    Cells are cut at 44 characters; a failed outcome's detail follows it on
+    a line of its own.
+
+    Parameters
+    ----------
+    outcomes : list of Outcome
+        What :func:`run` returned.
+
+    Returns
+    -------
+    str
+        The table.
+    """
     cols = ["result", "point", "check", "value", "other", "metric", "verdict"]
     heads = ["result", "point", "check", "exact value", "compared (MC: mean ± SE)", "agreement", "verdict"]
     rows = [[getattr(o, c) if c != "verdict" else o.verdict for c in cols] for o in outcomes]
@@ -454,11 +748,41 @@ def as_table(outcomes: list[Outcome]) -> str:
 
 
 def summary(outcomes: list[Outcome]) -> str:
+    """The one-line count of passed and failed outcomes.
+
+    Parameters
+    ----------
+    outcomes : list of Outcome
+        What :func:`run` returned.
+
+    Returns
+    -------
+    str
+        ``"N passed, M failed"``.
+
+    Examples
+    --------
+    >>> summary([Outcome("a", "", "c", "1"), Outcome("a", "", "c", "1", passed=False)])
+    '1 passed, 1 failed'
+    """
     n_fail = sum(not o.passed for o in outcomes)
     return f"{len(outcomes) - n_fail} passed, {n_fail} failed"
 
 
 def to_json(outcomes: list[Outcome]) -> list[dict[str, Any]]:
+    """Outcomes as JSON-ready dicts.
+
+    Parameters
+    ----------
+    outcomes : list of Outcome
+        What :func:`run` returned.
+
+    Returns
+    -------
+    list of dict
+        The fields of each outcome plus its ``verdict``; non-finite ``z`` and
+        ``se_ratio`` become ``None`` (JSON has no infinity).
+    """
     out = []
     for o in outcomes:
         d = asdict(o)
