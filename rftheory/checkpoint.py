@@ -200,6 +200,22 @@ def checkpointed(executor: Executor, path: str) -> Executor:
     checked and opened before anything runs (a :class:`CheckpointError`
     otherwise); each record is one whole line written at once, so a run
     stopped at any point leaves a file a later run resumes from.
+
+    Parameters
+    ----------
+    executor : callable
+        The executor that runs the tasks not found in the file
+        (:func:`rftheory.parallel.serial`, :func:`~rftheory.parallel.process_pool`, ...).
+    path : str
+        The JSON-lines checkpoint file (created if missing).
+
+    Returns
+    -------
+    callable
+        An executor ``run(tasks, seed)`` yielding ``(index, outcomes)``:
+        first the tasks read from the file, then the others as they finish.
+        Running it raises :class:`CheckpointError` when the file cannot be
+        read, understood or written.
     """
 
     def run(tasks, seed):

@@ -37,7 +37,14 @@ __all__ = ["serial", "process_pool", "dask", "checkpointed", "executor_from_args
 
 
 def default_workers() -> int:
-    """Cores available to this process."""
+    """Cores available to this process.
+
+    Returns
+    -------
+    int
+        The size of the CPU affinity set where the platform has one, else
+        ``os.cpu_count()``; at least 1.
+    """
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except (AttributeError, OSError):
@@ -98,7 +105,20 @@ def _cost(task) -> float:
 
 
 def serial(tasks, seed) -> Iterator:
-    """Run the tasks here, in order."""
+    """The serial executor: run the tasks here, in order.
+
+    Parameters
+    ----------
+    tasks : list of rftheory.verify.Task
+        The tasks.
+    seed : int
+        The run's seed.
+
+    Yields
+    ------
+    tuple of (int, list of Outcome)
+        ``(index, outcomes)`` of each task, in task order.
+    """
     for i, t in enumerate(tasks):
         yield i, t.run(seed)
 
@@ -132,6 +152,23 @@ def process_pool(workers: int | None = None) -> Executor:
     ``KeyboardInterrupt`` raised while waiting, or ``close()`` of the
     generator) the workers are killed at once; workers also die with this
     process (see the module docstring).
+
+    Parameters
+    ----------
+    workers : int, optional
+        Number of processes (default :func:`default_workers`); 1 runs
+        serially.
+
+    Returns
+    -------
+    callable
+        An executor ``run(tasks, seed)`` yielding ``(index, outcomes)`` as
+        tasks finish.
+
+    Raises
+    ------
+    ParameterError
+        ``workers < 1``.
     """
     workers = default_workers() if workers is None else int(workers)
     if workers < 1:
@@ -185,6 +222,18 @@ def dask(address: str) -> Executor:
     Tasks are submitted expensive-first and collected as they complete.  Note
     that mpmath's precision is process-global: workers must run one task per
     process at a time (``threads_per_worker=1``).
+
+    Parameters
+    ----------
+    address : str
+        The scheduler address, e.g. ``"tcp://host:8786"``.
+
+    Returns
+    -------
+    callable
+        An executor ``run(tasks, seed)`` yielding ``(index, outcomes)`` as
+        tasks finish; it raises :class:`ParameterError` when
+        ``dask.distributed`` is not installed.
     """
 
     def run(tasks, seed):
@@ -208,7 +257,25 @@ def dask(address: str) -> Executor:
 
 
 def executor_from_args(args) -> Executor:
-    """The executor chosen by ``rftheory verify``'s ``--workers``, ``--scheduler``, ``--checkpoint``."""
+    """The executor chosen by ``rftheory verify``'s ``--workers``, ``--scheduler``, ``--checkpoint``.
+
+    Parameters
+    ----------
+    args : argparse.Namespace or object
+        With optional attributes ``scheduler`` (a Dask address: use
+        :func:`dask`), ``workers`` (else :func:`process_pool`) and
+        ``checkpoint`` (a file: wrap in :func:`checkpointed`).
+
+    Returns
+    -------
+    callable
+        The executor.
+
+    Raises
+    ------
+    ParameterError
+        ``workers < 1``.
+    """
     address = getattr(args, "scheduler", None)
     workers = getattr(args, "workers", None)
     if address:
