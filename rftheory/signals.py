@@ -44,7 +44,7 @@ class Terminated(BaseException):
 
 
 # --------------------------------------------------------------------------
-# pool workers
+# pool workers (the initializer and the signal masks used by rftheory.parallel)
 
 _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 _PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
@@ -156,7 +156,7 @@ def guarded(executor: Callable[[list, int], Iterable] | None):
     Parameters
     ----------
     executor : callable or None
-        An executor of this module (``None``: run in this process).
+        An executor of :mod:`rftheory.parallel` (``None``: run in this process).
 
     Yields
     ------

@@ -33,21 +33,24 @@ Results that are not one number contribute their own checks
 :func:`judge` turns into verdicts here.  Their z-scores (declared per mode in
 ``Result.checks_z``) belong to the same Bonferroni family as the ``mc`` checks,
 so ``ALPHA`` bounds the false-failure probability of the whole run.
+
+The comparisons themselves (:func:`digits_agree`, :func:`judge`) live in
+:mod:`rftheory.compare`, the presentation of a run (:class:`Progress`,
+:func:`as_table`, :func:`summary`, :func:`to_json`) in :mod:`rftheory.report`;
+this module re-exports them.
 """
 
 from __future__ import annotations
 
 import math
-import sys
-import time
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import dataclass, field
 
 import mpmath as mp
 import numpy as np
 
 from .catalog import results
+from .compare import _short, digits_agree, judge
 from .domain import random_points
 from .errors import LayerUnavailableError, PrecisionError, RangeError
 from .measure import Measurement
@@ -55,8 +58,10 @@ from .montecarlo import spawn, z_threshold
 from .outcome import Outcome
 from .precision import agree, certified
 from .registry import MODES, Result
+from .report import Progress, as_table, summary, to_json
 
-__all__ = ["Outcome", "Task", "plan", "run", "judge", "ALPHA", "format_point", "digits_agree"]
+__all__ = ["Outcome", "Task", "plan", "run", "judge", "ALPHA", "format_point", "digits_agree",
+           "Progress", "as_table", "summary", "to_json"]
 
 #: family-wise false-failure probability of the Monte Carlo checks of one run
 ALPHA = 1e-6
@@ -150,45 +155,6 @@ def _point_text(p: dict) -> str:
 
     return ", ".join(f"{k}={float(v)!r}" if isinstance(v, Fraction) and v.denominator & (v.denominator - 1) == 0
                      else f"{k}={v}" for k, v in p.items())
-
-
-def digits_agree(a, b) -> float:
-    """Significant decimal digits to which ``a`` and ``b`` agree.
-
-    .. math:: -\\log_{10}\\frac{|a - b|}{\\max(|a|, |b|)}
-
-    Parameters
-    ----------
-    a, b : number
-        Anything ``mpmath.mpmathify`` accepts (mpf, mpc, float, int, str).
-
-    Returns
-    -------
-    float
-        The digits; ``inf`` when ``a == b``.
-
-    Examples
-    --------
-    ``|1 − 1.001| / 1.001 ≈ 10⁻³``:
-
-    >>> round(digits_agree(1, "1.001"), 3)
-    3.0
-    """
-    a, b = mp.mpmathify(a), mp.mpmathify(b)
-    diff = abs(a - b)
-    if diff == 0:
-        return math.inf
-    scale = max(abs(a), abs(b))
-    if scale == 0:
-        return math.inf
-    return float(-mp.log10(diff / scale))
-
-
-def _short(x, n: int = 12) -> str:
-    try:
-        return mp.nstr(x, n)
-    except Exception:
-        return str(x)
 
 
 def exact_checks(r: Result, point: dict) -> list[Outcome]:
@@ -453,75 +419,6 @@ def mc_check(r: Result, point: dict, mode: str, rng: np.random.Generator, zmax: 
         return Outcome(r.id, pt, "mc", "", passed=False, detail=f"{type(exc).__name__}: {exc}")
 
 
-def _num(x):
-    """An mpmath number from an mpf/mpc/float/int/Fraction (exactly)."""
-    from fractions import Fraction
-
-    if isinstance(x, Fraction):
-        return mp.mpf(x.numerator) / x.denominator
-    return mp.mpmathify(x)
-
-
-def judge(m: Measurement, zmax: float) -> Outcome:
-    """The verdict on one raw measurement (see :mod:`rftheory.measure`).
-
-    Parameters
-    ----------
-    m : Measurement
-        A result's raw measurement.
-    zmax : float
-        The run's Bonferroni bound on ``|z|`` (one-sided claims use the same
-        bound: conservative).
-
-    Returns
-    -------
-    Outcome
-        The verdict; a measurement that cannot be judged fails.
-
-    Examples
-    --------
-    >>> from rftheory import measure
-    >>> judge(measure.bound("demo", "x=1", "positive", 1, ">", 0), zmax=5.0).passed
-    True
-    >>> judge(measure.agreement("demo", "x=1", "route", 1, "1.001", 4), zmax=5.0).passed
-    False
-    """
-    base = dict(result=m.result, point=m.point, check=m.check, detail=m.detail)
-    try:
-        if m.kind == "error":
-            return Outcome(**base, value="", passed=False)
-        if m.kind == "fact":
-            return Outcome(**base, value=str(m.value), other=str(m.reference),
-                           metric="holds" if m.holds else "does not hold", passed=bool(m.holds))
-        if m.kind == "digits":
-            dg = digits_agree(m.value, m.reference)
-            return Outcome(**base, value=_short(m.reference), other=_short(m.value),
-                           metric=f"digits={min(dg, 99):.1f} (need {m.need:g})", passed=dg >= m.need)
-        if m.kind == "relative":
-            a, b = _num(m.value), _num(m.reference)
-            rel = abs(a - b) / abs(b) if b != 0 else abs(a)
-            rel = float(rel)
-            return Outcome(**base, value=_short(b), other=_short(a), metric=f"rel={rel:.1e} (tol {m.need:.0e})",
-                           passed=rel <= m.need)
-        if m.kind == "bound":
-            a, b = _num(m.value), _num(m.reference)
-            ok = {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b, "==": a == b}[m.relation]
-            return Outcome(**base, value=_short(a), other=_short(b), metric=f"value {m.relation} reference",
-                           passed=bool(ok))
-        if m.kind == "z":
-            ref = float(mp.re(_num(m.reference)))
-            se = m.se or 0.0
-            z = (m.value - ref) / se if se > 0 else (0.0 if m.value == ref else math.inf)
-            ok = {"two": abs(z) <= zmax, ">=": z >= -zmax, "<=": z <= zmax}[m.relation]
-            claim = {"two": f"|z| <= {zmax:.2f}", ">=": f"z >= -{zmax:.2f}", "<=": f"z <= {zmax:.2f}"}[m.relation]
-            return Outcome(**base | {"detail": f"n={m.n}, {claim}" + (f"; {m.detail}" if m.detail else "")},
-                           value=_short(ref, 10), other=f"{m.value:.8g} ± {se:.2g}", metric=f"z={z:+.2f}",
-                           passed=bool(ok), z=z, se_ratio=m.se_ratio)
-    except Exception as exc:
-        return Outcome(**base | {"detail": f"cannot judge: {type(exc).__name__}: {exc}"}, value="", passed=False)
-    return Outcome(**base | {"detail": f"unknown measurement kind {m.kind!r}"}, value="", passed=False)
-
-
 def custom_checks(r: Result, mode: str, seed: int, zmax: float) -> list[Outcome]:
     """Judge the raw measurements of ``r.checks``.
 
@@ -630,50 +527,6 @@ def plan(mode: str = "quick", only: str = "", mc: bool = True) -> list[Task]:
     return tasks + mc_tasks
 
 
-class Progress:
-    """A one-line progress bar on a terminal (stderr); silent otherwise.
-
-    Parameters
-    ----------
-    total : int
-        Number of tasks.
-    stream : file, optional
-        Where to draw (default ``sys.stderr``).
-    enabled : bool, optional
-        Draw or not (default: when ``stream`` is a terminal).
-    """
-
-    def __init__(self, total: int, stream=None, enabled: bool | None = None):
-        self.total = max(total, 1)
-        self.done = 0
-        self.stream = stream or sys.stderr
-        self.enabled = self.stream.isatty() if enabled is None else enabled
-        self.start = time.monotonic()
-
-    def step(self, label: str = "") -> None:
-        """Count one finished task and redraw the bar.
-
-        Parameters
-        ----------
-        label : str, optional
-            Shown after the bar (e.g. the result ID).
-        """
-        self.done += 1
-        if not self.enabled:
-            return
-        frac = self.done / self.total
-        bar = "#" * int(30 * frac) + "." * (30 - int(30 * frac))
-        el = time.monotonic() - self.start
-        self.stream.write(f"\r[{bar}] {self.done}/{self.total} {el:5.0f}s {label[:40]:<40}")
-        self.stream.flush()
-
-    def close(self) -> None:
-        """Erase the bar (when enabled)."""
-        if self.enabled:
-            self.stream.write("\r" + " " * 100 + "\r")
-            self.stream.flush()
-
-
 def run(tasks: list[Task], seed: int = 0, progress: Progress | None = None,
         executor: Callable[[list[Task], int], Iterable[list[Outcome]]] | None = None) -> list[Outcome]:
     """Run tasks (in order, or through ``executor``) and collect outcomes in task order.
@@ -717,78 +570,3 @@ def run(tasks: list[Task], seed: int = 0, progress: Progress | None = None,
         progress.close()
     return [o for i in sorted(by_task) for o in by_task[i]]
 
-
-def as_table(outcomes: list[Outcome]) -> str:
-    """A readable fixed-width table of outcomes.
-
-    Cells are cut at 44 characters; a failed outcome's detail follows it on
-    a line of its own.
-
-    Parameters
-    ----------
-    outcomes : list of Outcome
-        What :func:`run` returned.
-
-    Returns
-    -------
-    str
-        The table.
-    """
-    cols = ["result", "point", "check", "value", "other", "metric", "verdict"]
-    heads = ["result", "point", "check", "exact value", "compared (MC: mean ± SE)", "agreement", "verdict"]
-    rows = [[getattr(o, c) if c != "verdict" else o.verdict for c in cols] for o in outcomes]
-    widths = [min(max([len(h)] + [len(str(r[i])) for r in rows]), 44) for i, h in enumerate(heads)]
-    fmt = "  ".join(f"{{:<{w}}}" for w in widths)
-    lines = [fmt.format(*heads), fmt.format(*["-" * w for w in widths])]
-    for o, r in zip(outcomes, rows, strict=True):
-        lines.append(fmt.format(*[str(c)[:44] for c in r]))
-        if not o.passed and o.detail:
-            lines.append("    -> " + o.detail)
-    return "\n".join(lines)
-
-
-def summary(outcomes: list[Outcome]) -> str:
-    """The one-line count of passed and failed outcomes.
-
-    Parameters
-    ----------
-    outcomes : list of Outcome
-        What :func:`run` returned.
-
-    Returns
-    -------
-    str
-        ``"N passed, M failed"``.
-
-    Examples
-    --------
-    >>> summary([Outcome("a", "", "c", "1"), Outcome("a", "", "c", "1", passed=False)])
-    '1 passed, 1 failed'
-    """
-    n_fail = sum(not o.passed for o in outcomes)
-    return f"{len(outcomes) - n_fail} passed, {n_fail} failed"
-
-
-def to_json(outcomes: list[Outcome]) -> list[dict[str, Any]]:
-    """Outcomes as JSON-ready dicts.
-
-    Parameters
-    ----------
-    outcomes : list of Outcome
-        What :func:`run` returned.
-
-    Returns
-    -------
-    list of dict
-        The fields of each outcome plus its ``verdict``; non-finite ``z`` and
-        ``se_ratio`` become ``None`` (JSON has no infinity).
-    """
-    out = []
-    for o in outcomes:
-        d = asdict(o)
-        d["verdict"] = o.verdict
-        for k in ("z", "se_ratio"):
-            if d[k] is not None and not math.isfinite(d[k]):
-                d[k] = None
-        out.append(d)
-    return out

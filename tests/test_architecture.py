@@ -21,6 +21,7 @@ MAX_LINES = 600
 LOWER = ("rftheory.papers", "rftheory.numerics", "rftheory.features", "rftheory.sampling",
          "rftheory.registry", "rftheory.params", "rftheory.outcome", "rftheory.measure")
 UPPER = ("rftheory.verify", "rftheory.parallel", "rftheory.checkpoint", "rftheory.signals",
+         "rftheory.compare", "rftheory.report",
          "rftheory.cli", "rftheory.tables", "rftheory.catalog")
 
 
