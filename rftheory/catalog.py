@@ -31,13 +31,50 @@ def _load() -> None:
 
 
 def results(prefix: str = "") -> list[Result]:
-    """All registered results whose ID starts with ``prefix``, by ID."""
+    """All registered results whose ID starts with ``prefix``, by ID.
+
+    Parameters
+    ----------
+    prefix : str, optional
+        Keep only IDs starting with this (default: all).
+
+    Returns
+    -------
+    list of Result
+        Sorted by ID; empty when no ID matches.
+
+    Examples
+    --------
+    >>> [r.id for r in results("simrf.conformity.")]
+    ['simrf.conformity.angle', 'simrf.conformity.iid', 'simrf.conformity.orthogonal', 'simrf.conformity.simplex']
+    """
     _load()
     return [_REGISTRY[k] for k in sorted(_REGISTRY) if k.startswith(prefix)]
 
 
 def get(result_id: str) -> Result:
-    """The result registered under ``result_id``."""
+    """The result registered under ``result_id``.
+
+    Parameters
+    ----------
+    result_id : str
+        A THEORY.md ID (``rftheory list`` prints them).
+
+    Returns
+    -------
+    Result
+        The registered result.
+
+    Raises
+    ------
+    UnknownResultError
+        No result has this ID (the message suggests close ones).
+
+    Examples
+    --------
+    >>> get("simrf.conformity.iid").id
+    'simrf.conformity.iid'
+    """
     _load()
     try:
         return _REGISTRY[result_id]
@@ -57,6 +94,19 @@ def evaluate(result_id: str, layer: str = "mpmath", *, dps: int = 50, **params):
         Working digits of the mpmath layer.
     **params
         The result's parameters.
+
+    Returns
+    -------
+    mpmath.mpf, sympy.Expr or float
+        The value: certified to ``dps`` digits (``"mpmath"``), the exact
+        expression (``"symbolic"``) or the float64 layer's value.
+
+    Raises
+    ------
+    UnknownResultError
+        No result has this ID.
+    ParameterError
+        An unknown layer, or parameters outside the result's domain.
 
     Examples
     --------

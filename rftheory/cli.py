@@ -37,8 +37,33 @@ def _parse_assignments(items, flag: str) -> dict[str, str]:
 
 
 def check_seed(seed) -> int:
-    """A verify seed: an integer in ``[0, 2**63)`` (numpy's SeedSequence
-    takes non-negative entropy only)."""
+    """Validate a verify seed.
+
+    Parameters
+    ----------
+    seed : int
+        The ``--seed`` value.
+
+    Returns
+    -------
+    int
+        ``seed``, an integer in ``[0, 2**63)`` (numpy's SeedSequence takes
+        non-negative entropy only).
+
+    Raises
+    ------
+    ParameterError
+        Anything else (a ``bool``, a negative or too large integer).
+
+    Examples
+    --------
+    >>> check_seed(7)
+    7
+    >>> check_seed(-1)
+    Traceback (most recent call last):
+    ...
+    rftheory.errors.ParameterError: parameter 'seed': must be an integer in [0, 2**63), got -1
+    """
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
         raise ParameterError("seed", f"must be an integer in [0, 2**63), got {seed!r}")
     return seed
@@ -52,6 +77,23 @@ def _fmt_value(x, digits: int) -> str:
 
 # --------------------------------------------------------------------------
 def cmd_list(args) -> int:
+    """``rftheory list [PREFIX] [--json]``: every result with its source.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (:func:`build_parser`).
+
+    Returns
+    -------
+    int
+        Exit status 0.
+
+    Raises
+    ------
+    ParameterError
+        No result ID starts with the prefix.
+    """
     rs = results(args.prefix or "")
     if not rs:
         raise ParameterError("prefix", f"no result ID starts with {args.prefix!r} (see `rftheory list`)")
@@ -80,6 +122,28 @@ def cmd_list(args) -> int:
 
 
 def cmd_eval(args) -> int:
+    """``rftheory eval ID -p NAME=VALUE ... [--dps N] [--layer L] [--json]``.
+
+    Prints the value of one result: certified to ``--dps`` digits (mpmath),
+    the sympy expression, or the float64 layer's value.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (:func:`build_parser`).
+
+    Returns
+    -------
+    int
+        Exit status 0.
+
+    Raises
+    ------
+    UnknownResultError
+        An unknown ID.
+    ParameterError
+        Bad parameters or ``--dps``.
+    """
     r = get(args.id)
     params = _parse_assignments(args.param, "--param")
     check_dps(args.dps)
@@ -105,6 +169,30 @@ def cmd_eval(args) -> int:
 
 
 def cmd_verify(args) -> int:
+    """``rftheory verify [--quick|--full] [--only PREFIX] ...``: cross-check the layers.
+
+    Runs the tasks of :func:`rftheory.verify.plan` through the executor of
+    :func:`rftheory.parallel.executor_from_args` under
+    :func:`rftheory.parallel.guarded`, and prints the outcome table (or JSON).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (:func:`build_parser`).
+
+    Returns
+    -------
+    int
+        Exit status: 0 when every check passes, 1 when one fails, 130 on
+        Ctrl-C, 143 on SIGTERM.
+
+    Raises
+    ------
+    ParameterError
+        A bad seed, a prefix matching no result, ``--workers < 1``.
+    rftheory.checkpoint.CheckpointError
+        A ``--checkpoint`` file that cannot be used.
+    """
     from . import verify as V
 
     mode = "full" if args.full else ("quick" if args.quick else "default")
@@ -143,6 +231,26 @@ def cmd_verify(args) -> int:
 
 
 def cmd_table(args) -> int:
+    """``rftheory table ID --grid NAME=V1,V2 ...``: print a table of values or ratios.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (:func:`build_parser`).
+
+    Returns
+    -------
+    int
+        Exit status 0.
+
+    Raises
+    ------
+    ParameterError
+        Bad grid, parameters, ratio, digits or format
+        (:func:`rftheory.tables.make_table`).
+    UnknownResultError
+        An unknown ID.
+    """
     from .tables import make_table, render
 
     table = make_table(
@@ -178,6 +286,21 @@ class _Parser(argparse.ArgumentParser):
 
 # --------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``rftheory`` command and its subcommands.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        Parses ``list``, ``eval``, ``verify`` and ``table``; each subcommand
+        sets ``func`` to its ``cmd_*`` function.  Usage errors print one line
+        and exit with status 2.
+
+    Examples
+    --------
+    >>> args = build_parser().parse_args(["verify", "--quick", "--only", "simrf", "--workers", "1"])
+    >>> args.func is cmd_verify, args.only, args.workers
+    (True, 'simrf', 1)
+    """
     ap = _Parser(prog="rftheory", description="Closed forms of random-feature estimators, checked.")
     ap.add_argument("--version", action="version", version=f"rftheory {__version__}")
     sub = ap.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -230,6 +353,31 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
+    """Run the ``rftheory`` command line.
+
+    Input errors (:class:`~rftheory.errors.RFTheoryError`) and arithmetic the
+    domain checks should have refused print one line ``rftheory: error: ...``
+    on stderr instead of a traceback.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments (default ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        Exit status: 0 success, 1 a failed verification, 2 an input error,
+        130 interrupted, 143 terminated.
+
+    Examples
+    --------
+    The iid conformity at ``v = 1`` is ``e`` (papers/000_…, Lemma 4.1):
+
+    >>> main(["eval", "simrf.conformity.iid", "-p", "d=4", "-p", "v=1", "--dps", "15"])
+    2.71828182845905
+    0
+    """
     ap = build_parser()
     args = ap.parse_args(argv)
     try:

@@ -61,11 +61,34 @@ def random_point(result, rng: np.random.Generator, tries: int = 200) -> dict:
     refuses are redrawn (up to ``tries`` times).  Results whose parameters
     are objects (vectors, matrices) supply ``Result.domain_point(rng)``.
 
+    Parameters
+    ----------
+    result : Result
+        The result whose domain is sampled.
+    rng : numpy.random.Generator
+        Source of randomness.
+    tries : int, optional
+        Draws before giving up.
+
     Returns
     -------
     dict
         Parameter values as the caller would pass them (reals as exact
         ``Fraction`` of a float64, so every layer sees the same number).
+
+    Raises
+    ------
+    RuntimeError
+        No valid point in ``tries`` draws (a domain declared too loosely).
+
+    Examples
+    --------
+    ``simrf.conformity.iid`` declares ``2 ≤ d ≤ 10⁵`` and ``0 ≤ v ≤ 40``:
+
+    >>> import numpy as np, rftheory
+    >>> pt = random_point(rftheory.get("simrf.conformity.iid"), np.random.default_rng(0))
+    >>> sorted(pt), 2 <= pt["d"] <= 10**5 and 0 <= pt["v"] <= 40
+    (['d', 'v'], True)
     """
     last: Exception | None = None
     for _ in range(tries):
@@ -94,5 +117,25 @@ def random_point(result, rng: np.random.Generator, tries: int = 200) -> dict:
 
 
 def random_points(result, rng: np.random.Generator, n: int) -> list[dict]:
-    """``n`` random points of the declared domain (:func:`random_point`)."""
+    """``n`` random points of the declared domain (:func:`random_point`).
+
+    Parameters
+    ----------
+    result : Result
+        The result whose domain is sampled.
+    rng : numpy.random.Generator
+        Source of randomness.
+    n : int
+        Number of points.
+
+    Returns
+    -------
+    list of dict
+        ``n`` independent points.
+
+    Raises
+    ------
+    RuntimeError
+        As :func:`random_point`.
+    """
     return [random_point(result, rng) for _ in range(n)]

@@ -72,18 +72,90 @@ class Measurement:
 
 
 def agreement(result: str, point: str, check: str, value, reference, digits: float) -> Measurement:
-    """Claim: ``value`` and ``reference`` agree to ``digits`` significant digits."""
+    """Claim: ``value`` and ``reference`` agree to ``digits`` significant digits.
+
+    Parameters
+    ----------
+    result : str
+        Result ID.
+    point : str
+        The parameter point, as text.
+    check : str
+        Name of the check.
+    value, reference : number
+        The two numbers (mpmath, float, or anything ``mpmath.mpf`` accepts).
+    digits : float
+        Significant digits the claim asks for.
+
+    Returns
+    -------
+    Measurement
+        Of kind ``"digits"``, with ``need = digits``.
+
+    Examples
+    --------
+    >>> agreement("demo", "x=1", "route", 0.333, 1 / 3, 3).need
+    3.0
+    """
     return Measurement(result, point, check, "digits", value, reference, need=float(digits))
 
 
 def relative(result: str, point: str, check: str, value, reference, rtol: float) -> Measurement:
-    """Claim: ``|value − reference| <= rtol · |reference|``."""
+    """Claim: ``|value − reference| <= rtol · |reference|``.
+
+    Parameters
+    ----------
+    result : str
+        Result ID.
+    point : str
+        The parameter point, as text.
+    check : str
+        Name of the check.
+    value, reference : number
+        The measured value and its reference.
+    rtol : float
+        Relative tolerance.
+
+    Returns
+    -------
+    Measurement
+        Of kind ``"relative"``, with ``need = rtol``.
+    """
     return Measurement(result, point, check, "relative", value, reference, need=float(rtol))
 
 
 def bound(result: str, point: str, check: str, value, relation: str, reference) -> Measurement:
-    """Claim: ``value RELATION reference`` (exact numbers: the comparison is
-    made as given, so pass mpmath or rational values where rounding matters)."""
+    """Claim: ``value RELATION reference``.
+
+    The comparison is made on the numbers as given, so pass mpmath or
+    rational values where rounding matters.
+
+    Parameters
+    ----------
+    result : str
+        Result ID.
+    point : str
+        The parameter point, as text.
+    check : str
+        Name of the check.
+    value : number
+        The measured value.
+    relation : {"<", "<=", ">", ">=", "=="}
+        The claimed relation (:data:`RELATIONS`).
+    reference : number
+        What ``value`` is compared with.
+
+    Returns
+    -------
+    Measurement
+        Of kind ``"bound"``.
+
+    Raises
+    ------
+    ValueError
+        ``relation`` is not one of :data:`RELATIONS` (a programming error in
+        a result's checks, not bad user input).
+    """
     if relation not in RELATIONS:
         raise ValueError(f"relation must be one of {RELATIONS}, got {relation!r}")
     return Measurement(result, point, check, "bound", value, reference, relation=relation)
@@ -94,7 +166,35 @@ def zscore(result: str, point: str, check: str, estimate, reference, side: str =
     it estimates ``reference`` (``side="two"``), or a quantity ``>=`` / ``<=`` it.
 
     The z-score uses the conservative standard error ``estimate.se_used``;
-    verify compares it with the run's Bonferroni bound."""
+    verify compares it with the run's Bonferroni bound.
+
+    Parameters
+    ----------
+    result : str
+        Result ID.
+    point : str
+        The parameter point, as text.
+    check : str
+        Name of the check.
+    estimate : MCEstimate
+        The Monte Carlo mean with its standard errors.
+    reference : number
+        The exact value (or bound).
+    side : {"two", ">=", "<="}, optional
+        ``"two"``: the mean estimates ``reference``; ``">="`` / ``"<="``: the
+        true mean is at least / at most ``reference`` (:data:`SIDES`).
+
+    Returns
+    -------
+    Measurement
+        Of kind ``"z"``, carrying ``se = estimate.se_used``, ``n`` and
+        ``se_ratio``.
+
+    Raises
+    ------
+    ValueError
+        ``side`` is not one of :data:`SIDES`.
+    """
     if side not in SIDES:
         raise ValueError(f"side must be one of {SIDES}, got {side!r}")
     return Measurement(result, point, check, "z", float(estimate.mean), reference, relation=side,
@@ -104,11 +204,52 @@ def zscore(result: str, point: str, check: str, estimate, reference, side: str =
 def fact(result: str, point: str, check: str, holds: bool, value: Any = "", reference: Any = "") -> Measurement:
     """Claim: a logical property holds (e.g. an exact expression simplifies to
     zero); ``value``/``reference`` are shown.  Prefer :func:`bound` or
-    :func:`agreement` where the property is a comparison of numbers."""
+    :func:`agreement` where the property is a comparison of numbers.
+
+    Parameters
+    ----------
+    result : str
+        Result ID.
+    point : str
+        The parameter point, as text.
+    check : str
+        Name of the check.
+    holds : bool
+        Whether the property was observed to hold.
+    value, reference : optional
+        Shown with the outcome.
+
+    Returns
+    -------
+    Measurement
+        Of kind ``"fact"``.
+    """
     return Measurement(result, point, check, "fact", value, reference, holds=bool(holds))
 
 
 def failure(result: str, point: str, check: str, exc: BaseException | str) -> Measurement:
-    """A check that could not measure (an exception): always a failure."""
+    """A check that could not measure (an exception): always a failure.
+
+    Parameters
+    ----------
+    result : str
+        Result ID.
+    point : str
+        The parameter point, as text.
+    check : str
+        Name of the check.
+    exc : BaseException or str
+        The exception raised, or a description.
+
+    Returns
+    -------
+    Measurement
+        Of kind ``"error"``, with ``detail`` ``"Type: message"``.
+
+    Examples
+    --------
+    >>> failure("demo", "x=1", "route", ZeroDivisionError("division by zero")).detail
+    'ZeroDivisionError: division by zero'
+    """
     text = exc if isinstance(exc, str) else f"{type(exc).__name__}: {exc}"
     return Measurement(result, point, check, "error", detail=text)

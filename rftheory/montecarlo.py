@@ -53,7 +53,26 @@ class MCEstimate:
         return self.se_batch / self.se if self.se > 0 else math.nan
 
     def z(self, exact: float) -> float:
-        """z-score of ``exact`` against this estimate, using :attr:`se_used`."""
+        """z-score of ``exact`` against this estimate, using :attr:`se_used`.
+
+        .. math:: z = \\frac{\\bar x - \\text{exact}}{\\max(\\mathrm{se}, \\mathrm{se_{batch}})}
+
+        Parameters
+        ----------
+        exact : float
+            The value the mean should estimate.
+
+        Returns
+        -------
+        float
+            ``(mean − exact)/se_used``; with ``se_used = 0``, 0 if the mean
+            equals ``exact`` and ``inf`` otherwise.
+
+        Examples
+        --------
+        >>> MCEstimate(mean=1.0, se=0.5, n=10).z(0.0)
+        2.0
+        """
         se = self.se_used
         if se == 0:
             return 0.0 if self.mean == exact else math.inf
@@ -72,6 +91,28 @@ def summarize(samples, batches: int = 50) -> MCEstimate:
         Independent replicates (converted to float64 numpy).
     batches : int
         Number of batch means for :attr:`MCEstimate.se_batch`.
+
+    Returns
+    -------
+    MCEstimate
+        Mean, ``se = std(ddof=1)/√n``, ``n`` and the batch-means standard
+        error (NaN with fewer than 4 replicates).
+
+    Raises
+    ------
+    ValueError
+        Fewer than 2 replicates.
+    FloatingPointError
+        A replicate is not finite.
+
+    Examples
+    --------
+    ``1, 2, 3, 4`` have mean 5/2 and sample variance 5/3, so ``se = √(5/3)/2``:
+
+    >>> import math
+    >>> est = summarize([1.0, 2.0, 3.0, 4.0])
+    >>> est.mean, bool(abs(est.se - math.sqrt(5 / 3) / 2) < 1e-15)
+    (2.5, True)
     """
     x = np.asarray(samples, dtype=np.float64).ravel()
     n = x.size
@@ -94,7 +135,33 @@ def z_threshold(alpha: float, k: int = 1) -> float:
     """Two-sided z bound with Bonferroni correction over ``k`` tests.
 
     A correct implementation exceeds it with probability at most ``alpha``
-    (in the normal approximation of the mean): ``Φ⁻¹(1 − α/(2k))``.
+    (in the normal approximation of the mean):
+
+    .. math:: z_{\\max} = \\Phi^{-1}\\Big(1 - \\frac{\\alpha}{2k}\\Big)
+
+    Parameters
+    ----------
+    alpha : float
+        Family-wise false-failure probability, ``0 < alpha < 1``.
+    k : int, optional
+        Number of z-tests in the family.
+
+    Returns
+    -------
+    float
+        The bound on ``|z|``.
+
+    Raises
+    ------
+    ValueError
+        ``alpha`` outside ``(0, 1)``.
+
+    Examples
+    --------
+    The familiar two-sided 5 % bound, 1.95996…:
+
+    >>> round(z_threshold(0.05), 4)
+    1.96
     """
     if not 0 < alpha < 1:
         raise ValueError("alpha must be in (0, 1)")
@@ -110,6 +177,23 @@ def spawn(seed, key: str) -> np.random.Generator:
     as built by :mod:`rftheory.verify`) is hashed into the
     ``spawn_key`` of a :class:`numpy.random.SeedSequence`, so every grid point
     gets the same stream whichever worker runs it and in whatever order.
+
+    Parameters
+    ----------
+    seed : int or numpy.random.SeedSequence
+        The run's seed.
+    key : str
+        The task's key.
+
+    Returns
+    -------
+    numpy.random.Generator
+        A generator determined by ``(seed, key)`` alone.
+
+    Examples
+    --------
+    >>> spawn(1, "a").random() == spawn(1, "a").random() != spawn(1, "b").random()
+    True
     """
     import hashlib
 
@@ -123,8 +207,33 @@ def spawn(seed, key: str) -> np.random.Generator:
 
 
 def pair_mean(e, axis: int = -1):
-    """Mean over ordered pairs ``i ≠ j`` of ``e_i e_j`` along ``axis``:
-    ``((Σ e)² − Σ e²) / (n(n−1))`` -- one replicate of a pair term (conformity)."""
+    """Mean over ordered pairs ``i ≠ j`` of ``e_i e_j`` along ``axis``.
+
+    .. math:: \\frac{1}{n(n-1)}\\sum_{i\\ne j} e_i e_j
+       = \\frac{(\\sum_i e_i)^2 - \\sum_i e_i^2}{n(n-1)}
+
+    One replicate of a pair term (the RF-conformity, papers/000_…, Def. 3.1, Eq. 10).
+
+    Parameters
+    ----------
+    e : numpy.ndarray
+        Per-vector terms, ``n ≥ 2`` along ``axis``.
+    axis : int, optional
+        The axis of the ``n`` vectors.
+
+    Returns
+    -------
+    numpy.ndarray or float
+        The pair mean, with ``axis`` removed.
+
+    Examples
+    --------
+    For ``(1, 2, 3)``: ``2(1·2 + 1·3 + 2·3)/6 = 22/6``:
+
+    >>> import numpy as np
+    >>> bool(abs(pair_mean(np.array([1.0, 2.0, 3.0])) - 22 / 6) < 1e-15)
+    True
+    """
     n = e.shape[axis]
     s = e.sum(axis=axis)
     return (s * s - (e * e).sum(axis=axis)) / (n * (n - 1))

@@ -84,15 +84,71 @@ def _conv(estimator, paper):
 
 
 def in_paper(estimator: str, paper: str) -> Convention:
-    """The paper's name and size symbol for an estimator."""
+    """The paper's name and size symbol for an estimator.
+
+    Parameters
+    ----------
+    estimator : str
+        A key of :data:`ESTIMATORS` (``"rff"``, ``"psi"``, ``"prf"``,
+        ``"prf_antithetic"``).
+    paper : str
+        A key of :data:`PAPERS` (``"simrf"``, ``"hrf"``, ``"orf"``,
+        ``"sutherland"``).
+
+    Returns
+    -------
+    Convention
+        The paper's name for the estimator, its size symbol and how many of
+        its units one random vector accounts for.
+
+    Raises
+    ------
+    ParameterError
+        An unknown estimator or paper, or a paper without that estimator.
+
+    Examples
+    --------
+    Sutherland & Schneider count sin and cos features separately:
+
+    >>> c = in_paper("rff", "sutherland")
+    >>> c.name, c.symbol, c.per_vector
+    ('phi', 'D', 2)
+    """
     return _conv(estimator, paper)
 
 
 def translate(estimator: str, size: int, from_paper: str, to_paper: str) -> int:
     """Convert a size (``m``, ``D``) between two papers' conventions.
 
-    Raises :class:`ParameterError` when the size does not correspond to a whole
-    number of random vectors (e.g. an odd ``D`` for Sutherland's φ).
+    .. math:: \\text{size}_{\\text{to}} = \\frac{\\text{size}_{\\text{from}}}{u_{\\text{from}}}\\,u_{\\text{to}},
+
+    ``u`` the paper's units per random vector (:attr:`Convention.per_vector`).
+
+    Parameters
+    ----------
+    estimator : str
+        A key of :data:`ESTIMATORS`.
+    size : int
+        The size in ``from_paper``'s convention, ``≥ 1``.
+    from_paper, to_paper : str
+        Keys of :data:`PAPERS`.
+
+    Returns
+    -------
+    int
+        The same size in ``to_paper``'s convention.
+
+    Raises
+    ------
+    ParameterError
+        An unknown estimator or paper, a size that is not a positive
+        integer, or one that is not a whole number of random vectors (e.g.
+        an odd ``D`` for Sutherland's φ).
+
+    Examples
+    --------
+    >>> translate("rff", 16, "simrf", "sutherland")   # m = 16 vectors -> D = 32 features
+    32
     """
     a, b = _conv(estimator, from_paper), _conv(estimator, to_paper)
     if isinstance(size, bool) or int(size) != size or size < 1:
@@ -104,7 +160,31 @@ def translate(estimator: str, size: int, from_paper: str, to_paper: str) -> int:
 
 
 def table(fmt: str = "markdown") -> str:
-    """The concordance as a ``markdown`` or ``text`` table."""
+    """The concordance as a ``markdown`` or ``text`` table.
+
+    One row per estimator, one column per paper (``-`` where the paper does
+    not use the estimator); the table of THEORY.md, "Notation concordance".
+
+    Parameters
+    ----------
+    fmt : {"markdown", "text"}
+        Output format.
+
+    Returns
+    -------
+    str
+        The table.
+
+    Raises
+    ------
+    ParameterError
+        An unknown format.
+
+    Examples
+    --------
+    >>> print(table("text").splitlines()[0])
+    estimator ; SimRF (Reid et al. 2023) ; HRF (Choromanski et al. 2022) ; ORF (Yu et al. 2016) ; Sutherland & Schneider 2015
+    """
     papers = list(PAPERS)
     head = ["estimator"] + [PAPERS[p][1] for p in papers]
     rows = []

@@ -45,7 +45,34 @@ WORK_DPS_MAX = 1600
 
 
 def check_dps(dps: Any, name: str = "dps") -> int:
-    """``dps`` as an int in ``[DPS_MIN, DPS_MAX]``, or :class:`ParameterError`."""
+    """Validate a number of significant digits.
+
+    Parameters
+    ----------
+    dps : int
+        Digits asked for (``bool`` and non-integers are refused).
+    name : str, optional
+        Parameter name used in the error message.
+
+    Returns
+    -------
+    int
+        ``dps``, in ``[DPS_MIN, DPS_MAX]``.
+
+    Raises
+    ------
+    ParameterError
+        ``dps`` is not an integer in ``[DPS_MIN, DPS_MAX]``.
+
+    Examples
+    --------
+    >>> check_dps(30)
+    30
+    >>> check_dps(0)
+    Traceback (most recent call last):
+    ...
+    rftheory.errors.ParameterError: parameter 'dps': must be in [1, 100] significant digits, got 0
+    """
     if isinstance(dps, bool) or not isinstance(dps, Integral):
         raise ParameterError(name, f"must be an integer in [{DPS_MIN}, {DPS_MAX}], got {dps!r}")
     if not DPS_MIN <= int(dps) <= DPS_MAX:
@@ -62,9 +89,41 @@ def _parts(x) -> tuple:
 
 
 def agree(a, b, digits: int) -> bool:
-    """Whether ``a`` and ``b`` (``mpf`` or ``mpc``) agree to ``digits``
-    significant digits, component by component (a zero component must be
-    zero in both)."""
+    """Whether ``a`` and ``b`` agree to ``digits`` significant digits.
+
+    Component by component (real and imaginary parts of an ``mpc``):
+
+    .. math:: |a - b| \\le |b|\\,10^{-\\text{digits}},
+
+    with a zero component required to be zero in both, and non-finite
+    components never agreeing.
+
+    Parameters
+    ----------
+    a, b : mpf, mpc, int or float
+        The two values; ``b`` is the reference.
+    digits : int
+        Significant digits required.
+
+    Returns
+    -------
+    bool
+        Whether every component agrees.
+
+    Raises
+    ------
+    TypeError
+        A value of another type.
+
+    Examples
+    --------
+    ``1.23456`` and ``1.23457`` differ by ``1e-5``, within ``1.23457·10⁻⁵``
+    but not within ``1.23457·10⁻⁶``:
+
+    >>> import mpmath as mp
+    >>> agree(mp.mpf("1.23456"), mp.mpf("1.23457"), 5), agree(mp.mpf("1.23456"), mp.mpf("1.23457"), 6)
+    (True, False)
+    """
     for x, y in zip(_parts(a), _parts(b)):
         if not (mp.isfinite(x) and mp.isfinite(y)):
             return False

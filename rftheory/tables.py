@@ -24,6 +24,20 @@ __all__ = ["Table", "make_table", "render"]
 
 @dataclass
 class Table:
+    """A rendered-ready table: text cells, caption, and the values behind them.
+
+    Attributes
+    ----------
+    header : list of str
+        Column titles.
+    rows : list of list of str
+        Cells, as shown.
+    caption : str
+        What the cells are, their precision and the source.
+    values : list of list
+        The numbers behind the value cells of each row (mpmath).
+    """
+
     header: list[str]
     rows: list[list[str]]
     caption: str = ""
@@ -34,9 +48,53 @@ def make_table(result_id, grid, params=None, columns=None, ratio_to=None, layer=
                also=()) -> Table:
     """Build a :class:`Table` (see the module docstring).
 
-    ``also`` lists further result IDs shown as extra columns, each evaluated
-    at the row's point restricted to the parameters it takes (e.g. an
-    asymptotic formula beside the exact ratio).
+    Parameters
+    ----------
+    result_id : str
+        The result tabulated.
+    grid : list of (str, list of str)
+        Row axes ``(name, values)``; the rows are their product.  Values are
+        text, as on the command line (``"1/2"``, ``"8"``).
+    params : dict of str to str, optional
+        Fixed parameters.
+    columns : (str, list of str), optional
+        A parameter varied across columns (default: one ``value`` column).
+    ratio_to : str, optional
+        ``"NAME=VALUE"`` or a bare coupling name: divide every cell by the
+        value with that parameter replaced.
+    layer : {"mpmath", "float64"}
+        Certified mpmath values, or the float64 layer.
+    digits : int
+        Significant digits shown (``≤ DPS_MAX − 2``).
+    also : sequence of str
+        Further result IDs shown as extra columns, each evaluated at the
+        row's point restricted to the parameters it takes (e.g. an
+        asymptotic formula beside the exact ratio).
+
+    Returns
+    -------
+    Table
+        Cells as text, the caption (precision and source) and the values.
+
+    Raises
+    ------
+    ParameterError
+        Bad ``digits``, a grid, column or ratio parameter the result does not
+        take, a zero denominator of a ratio, or parameters outside the
+        result's domain.
+    UnknownResultError
+        An unknown result ID.
+
+    Examples
+    --------
+    The iid conformity is ``ρ = e^{v²}`` (papers/000_…, Lemma 4.1):
+
+    >>> import math
+    >>> t = make_table("simrf.conformity.iid", [("v", ["1", "2"])], params={"d": "4"}, digits=10)
+    >>> [row[1] for row in t.rows]
+    ['2.718281828', '54.59815003']
+    >>> bool(abs(float(t.values[1][0]) - math.exp(4)) < 1e-12)
+    True
     """
     r = get(result_id)
     extra = [get(a) for a in also]
@@ -100,7 +158,33 @@ def make_table(result_id, grid, params=None, columns=None, ratio_to=None, layer=
 
 
 def render(t: Table, fmt: str = "text") -> str:
-    """Render as ``text``, ``csv``, ``markdown`` or ``latex``."""
+    """Render a table as ``text``, ``csv``, ``markdown`` or ``latex``.
+
+    Parameters
+    ----------
+    t : Table
+        From :func:`make_table`.
+    fmt : {"text", "csv", "markdown", "latex"}
+        Output format; the caption comes first (text, csv as a ``#``
+        comment) or last (markdown, latex).
+
+    Returns
+    -------
+    str
+        The rendered table.
+
+    Raises
+    ------
+    ParameterError
+        An unknown format.
+
+    Examples
+    --------
+    >>> print(render(Table(["v", "value"], [["1", "2.718"]], "demo"), "csv"))
+    # demo
+    v,value
+    1,2.718
+    """
     if fmt == "csv":
         import csv
         import io

@@ -33,21 +33,24 @@ Results that are not one number contribute their own checks
 :func:`judge` turns into verdicts here.  Their z-scores (declared per mode in
 ``Result.checks_z``) belong to the same Bonferroni family as the ``mc`` checks,
 so ``ALPHA`` bounds the false-failure probability of the whole run.
+
+The comparisons themselves (:func:`digits_agree`, :func:`judge`) live in
+:mod:`rftheory.compare`, the presentation of a run (:class:`Progress`,
+:func:`as_table`, :func:`summary`, :func:`to_json`) in :mod:`rftheory.report`;
+this module re-exports them.
 """
 
 from __future__ import annotations
 
 import math
-import sys
-import time
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import dataclass, field
 
 import mpmath as mp
 import numpy as np
 
 from .catalog import results
+from .compare import _short, digits_agree, judge
 from .domain import random_points
 from .errors import LayerUnavailableError, PrecisionError, RangeError
 from .measure import Measurement
@@ -55,8 +58,10 @@ from .montecarlo import spawn, z_threshold
 from .outcome import Outcome
 from .precision import agree, certified
 from .registry import MODES, Result
+from .report import Progress, as_table, summary, to_json
 
-__all__ = ["Outcome", "Task", "plan", "run", "judge", "ALPHA", "format_point", "digits_agree"]
+__all__ = ["Outcome", "Task", "plan", "run", "judge", "ALPHA", "format_point", "digits_agree",
+           "Progress", "as_table", "summary", "to_json"]
 
 #: family-wise false-failure probability of the Monte Carlo checks of one run
 ALPHA = 1e-6
@@ -71,7 +76,23 @@ DOMAIN_SECONDS = 300.0
 
 @dataclass
 class Task:
-    """A unit of verification work (picklable: a result ID and a point)."""
+    """A unit of verification work (picklable: a result ID and a point).
+
+    Attributes
+    ----------
+    key : str
+        Unique name; also seeds the task's generator (:func:`rftheory.montecarlo.spawn`).
+    result : str
+        Result ID.
+    kind : {"exact", "mc", "domain", "custom"}
+        Which checks :meth:`run` performs.
+    point : dict
+        The grid point (empty for domain and custom tasks).
+    mode : str
+        The verification mode.
+    zmax : float
+        The run's Bonferroni bound on ``|z|`` (``inf`` without z-tests).
+    """
 
     key: str
     result: str
@@ -81,6 +102,20 @@ class Task:
     zmax: float = math.inf
 
     def run(self, seed: int) -> list[Outcome]:
+        """Run this task's checks.
+
+        Parameters
+        ----------
+        seed : int
+            The run's seed; the task's generator is ``spawn(seed, self.key)``,
+            so the outcome does not depend on which worker runs it or when.
+
+        Returns
+        -------
+        list of Outcome
+            The outcomes of :func:`exact_checks`, :func:`mc_check`,
+            :func:`domain_checks` or :func:`custom_checks`, by ``kind``.
+        """
         from .catalog import get
 
         r = get(self.result)
@@ -94,6 +129,23 @@ class Task:
 
 
 def format_point(p: dict) -> str:
+    """A parameter point as text, in the order given.
+
+    Parameters
+    ----------
+    p : dict
+        Parameter names and values.
+
+    Returns
+    -------
+    str
+        ``"name=value, ..."`` (used in task keys and the outcome table).
+
+    Examples
+    --------
+    >>> format_point({"d": 4, "v": "1/2"})
+    'd=4, v=1/2'
+    """
     return ", ".join(f"{k}={v}" for k, v in p.items())
 
 
@@ -105,27 +157,27 @@ def _point_text(p: dict) -> str:
                      else f"{k}={v}" for k, v in p.items())
 
 
-def digits_agree(a, b) -> float:
-    """Significant decimal digits to which ``a`` and ``b`` agree."""
-    a, b = mp.mpmathify(a), mp.mpmathify(b)
-    diff = abs(a - b)
-    if diff == 0:
-        return math.inf
-    scale = max(abs(a), abs(b))
-    if scale == 0:
-        return math.inf
-    return float(-mp.log10(diff / scale))
-
-
-def _short(x, n: int = 12) -> str:
-    try:
-        return mp.nstr(x, n)
-    except Exception:
-        return str(x)
-
-
 def exact_checks(r: Result, point: dict) -> list[Outcome]:
-    """Routes, symbolic form and float64 layer against the primary route."""
+    """Routes, symbolic form and float64 layer against the primary route.
+
+    The primary mpmath value at ``r.digits + 10`` working digits is the
+    reference; each route and the symbolic form must agree with it to
+    ``r.digits`` digits, the float64 layer within ``r.rtol64``
+    (:func:`float64_outcome`).
+
+    Parameters
+    ----------
+    r : Result
+        The result checked.
+    point : dict
+        The grid point.
+
+    Returns
+    -------
+    list of Outcome
+        One per route (``route:NAME``), the ``symbolic`` and the ``float64``
+        check; a crash of the primary route is one failed ``mpmath`` outcome.
+    """
     out: list[Outcome] = []
     pt = format_point(point)
     dps = r.digits + 10
@@ -160,7 +212,29 @@ def float64_outcome(r: Result, point: dict, ref, pt: str, check: str = "float64"
     """The float64 layer at ``point`` against the mpmath value ``ref``.
 
     A ``RangeError`` passes when the exact value lies outside the float64
-    range or, with ``refuse_ok``, anywhere (refusing is never wrong)."""
+    range or, with ``refuse_ok``, anywhere (refusing is never wrong).
+
+    Parameters
+    ----------
+    r : Result
+        The result checked.
+    point : dict
+        The point.
+    ref : mpf or mpc
+        The mpmath value.
+    pt : str
+        The point as shown.
+    check : str, optional
+        Name of the check.
+    refuse_ok : bool, optional
+        Whether a ``RangeError`` passes anywhere.
+
+    Returns
+    -------
+    Outcome
+        Passed when the relative error is at most ``r.rtol64`` (absolute
+        error where ``ref == 0``).
+    """
     try:
         val = r.f64_scalar(**point)
         if isinstance(ref, mp.mpc):
@@ -183,9 +257,31 @@ def float64_outcome(r: Result, point: dict, ref, pt: str, check: str = "float64"
 
 def domain_checks(r: Result, n: int, rng: np.random.Generator, dps: int = DOMAIN_DPS,
                   points: list[dict] | None = None) -> list[Outcome]:
-    """Certified mpmath vs routes, and float64 vs mpmath, at ``n`` random
-    points of ``r``'s declared domain (see the module docstring), or at the
-    given ``points``."""
+    """Certified mpmath vs routes, and float64 vs mpmath, across the declared domain.
+
+    At ``n`` random points of ``r``'s declared domain (see the module
+    docstring), or at the given ``points``; each point has
+    ``DOMAIN_SECONDS`` to finish.
+
+    Parameters
+    ----------
+    r : Result
+        The result checked.
+    n : int
+        Number of random points.
+    rng : numpy.random.Generator
+        Source of the points.
+    dps : int, optional
+        Certified digits compared.
+    points : list of dict, optional
+        Use these points instead of random ones.
+
+    Returns
+    -------
+    list of Outcome
+        ``domain:route:NAME``, ``domain:float64`` (and ``domain:mpmath`` or
+        ``domain:time``) outcomes; empty when ``r`` has no mpmath layer.
+    """
     out: list[Outcome] = []
     if r.mpmath is None:
         return out
@@ -264,12 +360,50 @@ def _domain_point(r: Result, point: dict, pt: str, dps: int) -> list[Outcome]:
 
 
 def mc_n(r: Result, point: dict, mode: str) -> int:
+    """Monte Carlo replicates for ``r`` at ``point`` in ``mode``.
+
+    Parameters
+    ----------
+    r : Result
+        The result checked.
+    point : dict
+        The point (a callable ``mc_n`` entry may depend on it).
+    mode : str
+        ``"quick"``, ``"default"`` or ``"full"``.
+
+    Returns
+    -------
+    int
+        ``r.mc_n[mode]``, else its ``"default"`` entry, else 100 000.
+    """
     n = r.mc_n.get(mode) or r.mc_n.get("default") or 100_000
     return int(n(point) if callable(n) else n)
 
 
 def mc_check(r: Result, point: dict, mode: str, rng: np.random.Generator, zmax: float) -> Outcome:
-    """Monte Carlo of the real estimator against the exact value."""
+    """Monte Carlo of the real estimator against the exact value.
+
+    .. math:: z = \\frac{\\bar x - \\text{exact}}{\\max(\\mathrm{se}, \\mathrm{se_{batch}})},
+       \\qquad \\text{pass} \\iff |z| \\le z_{\\max}
+
+    Parameters
+    ----------
+    r : Result
+        The result checked.
+    point : dict
+        The Monte Carlo grid point.
+    mode : str
+        Sets the number of replicates (:func:`mc_n`).
+    rng : numpy.random.Generator
+        The task's generator.
+    zmax : float
+        The run's Bonferroni bound on ``|z|``.
+
+    Returns
+    -------
+    Outcome
+        The ``mc`` outcome with ``z`` and ``se_ratio``; a crash is a failure.
+    """
     pt = format_point(point)
     try:
         ref = r.exact(dps=30, **point)
@@ -285,59 +419,28 @@ def mc_check(r: Result, point: dict, mode: str, rng: np.random.Generator, zmax: 
         return Outcome(r.id, pt, "mc", "", passed=False, detail=f"{type(exc).__name__}: {exc}")
 
 
-def _num(x):
-    """An mpmath number from an mpf/mpc/float/int/Fraction (exactly)."""
-    from fractions import Fraction
-
-    if isinstance(x, Fraction):
-        return mp.mpf(x.numerator) / x.denominator
-    return mp.mpmathify(x)
-
-
-def judge(m: Measurement, zmax: float) -> Outcome:
-    """The verdict on one raw measurement (see :mod:`rftheory.measure`).
-
-    ``zmax`` is the run's Bonferroni bound on ``|z|`` (one-sided claims use
-    the same bound: conservative)."""
-    base = dict(result=m.result, point=m.point, check=m.check, detail=m.detail)
-    try:
-        if m.kind == "error":
-            return Outcome(**base, value="", passed=False)
-        if m.kind == "fact":
-            return Outcome(**base, value=str(m.value), other=str(m.reference),
-                           metric="holds" if m.holds else "does not hold", passed=bool(m.holds))
-        if m.kind == "digits":
-            dg = digits_agree(m.value, m.reference)
-            return Outcome(**base, value=_short(m.reference), other=_short(m.value),
-                           metric=f"digits={min(dg, 99):.1f} (need {m.need:g})", passed=dg >= m.need)
-        if m.kind == "relative":
-            a, b = _num(m.value), _num(m.reference)
-            rel = abs(a - b) / abs(b) if b != 0 else abs(a)
-            rel = float(rel)
-            return Outcome(**base, value=_short(b), other=_short(a), metric=f"rel={rel:.1e} (tol {m.need:.0e})",
-                           passed=rel <= m.need)
-        if m.kind == "bound":
-            a, b = _num(m.value), _num(m.reference)
-            ok = {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b, "==": a == b}[m.relation]
-            return Outcome(**base, value=_short(a), other=_short(b), metric=f"value {m.relation} reference",
-                           passed=bool(ok))
-        if m.kind == "z":
-            ref = float(mp.re(_num(m.reference)))
-            se = m.se or 0.0
-            z = (m.value - ref) / se if se > 0 else (0.0 if m.value == ref else math.inf)
-            ok = {"two": abs(z) <= zmax, ">=": z >= -zmax, "<=": z <= zmax}[m.relation]
-            claim = {"two": f"|z| <= {zmax:.2f}", ">=": f"z >= -{zmax:.2f}", "<=": f"z <= {zmax:.2f}"}[m.relation]
-            return Outcome(**base | {"detail": f"n={m.n}, {claim}" + (f"; {m.detail}" if m.detail else "")},
-                           value=_short(ref, 10), other=f"{m.value:.8g} ± {se:.2g}", metric=f"z={z:+.2f}",
-                           passed=bool(ok), z=z, se_ratio=m.se_ratio)
-    except Exception as exc:
-        return Outcome(**base | {"detail": f"cannot judge: {type(exc).__name__}: {exc}"}, value="", passed=False)
-    return Outcome(**base | {"detail": f"unknown measurement kind {m.kind!r}"}, value="", passed=False)
-
-
 def custom_checks(r: Result, mode: str, seed: int, zmax: float) -> list[Outcome]:
-    """Judge the raw measurements of ``r.checks``; z-scores beyond the number
-    the result declared (``checks_z``) fail: they were not in the α budget."""
+    """Judge the raw measurements of ``r.checks``.
+
+    z-scores beyond the number the result declared (``checks_z``) fail: they
+    were not in the α budget.
+
+    Parameters
+    ----------
+    r : Result
+        The result checked.
+    mode : str
+        The verification mode.
+    seed : int
+        Passed to ``r.checks``.
+    zmax : float
+        The run's Bonferroni bound on ``|z|``.
+
+    Returns
+    -------
+    list of Outcome
+        One verdict per measurement; a crash is one failed ``checks`` outcome.
+    """
     out: list[Outcome] = []
     budget = r.z_tests(mode)
     seen = 0
@@ -363,7 +466,42 @@ def custom_checks(r: Result, mode: str, seed: int, zmax: float) -> list[Outcome]
 
 
 def plan(mode: str = "quick", only: str = "", mc: bool = True) -> list[Task]:
-    """The list of verification tasks for ``mode``, results starting with ``only``."""
+    """The list of verification tasks for ``mode``, results starting with ``only``.
+
+    Exact, custom and domain tasks come first, Monte Carlo tasks last; every
+    z-test of the run (``mc`` tasks and the ``checks_z`` declared by custom
+    checks, ``k`` in all) gets the Bonferroni bound
+    ``z_threshold(ALPHA, k)``.
+
+    Parameters
+    ----------
+    mode : {"quick", "default", "full"}
+        Grid and sample sizes.
+    only : str, optional
+        ID prefix.
+    mc : bool, optional
+        Include the Monte Carlo tasks.
+
+    Returns
+    -------
+    list of Task
+        The tasks.
+
+    Raises
+    ------
+    ValueError
+        An unknown mode.
+
+    Examples
+    --------
+    The nine Monte Carlo points of ``simrf.conformity.iid`` in quick mode
+    share the bound ``Φ⁻¹(1 − α/(2·9)) = √2 erfinv(1 − α/9)``:
+
+    >>> import mpmath as mp
+    >>> mc = [t for t in plan("quick", "simrf.conformity.iid") if t.kind == "mc"]
+    >>> len(mc), bool(abs(mc[0].zmax - float(mp.sqrt(2) * mp.erfinv(1 - ALPHA / 9))) < 1e-9)
+    (9, True)
+    """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}")
     tasks: list[Task] = []
@@ -389,38 +527,33 @@ def plan(mode: str = "quick", only: str = "", mc: bool = True) -> list[Task]:
     return tasks + mc_tasks
 
 
-class Progress:
-    """A one-line progress bar on a terminal (stderr); silent otherwise."""
-
-    def __init__(self, total: int, stream=None, enabled: bool | None = None):
-        self.total = max(total, 1)
-        self.done = 0
-        self.stream = stream or sys.stderr
-        self.enabled = self.stream.isatty() if enabled is None else enabled
-        self.start = time.monotonic()
-
-    def step(self, label: str = "") -> None:
-        self.done += 1
-        if not self.enabled:
-            return
-        frac = self.done / self.total
-        bar = "#" * int(30 * frac) + "." * (30 - int(30 * frac))
-        el = time.monotonic() - self.start
-        self.stream.write(f"\r[{bar}] {self.done}/{self.total} {el:5.0f}s {label[:40]:<40}")
-        self.stream.flush()
-
-    def close(self) -> None:
-        if self.enabled:
-            self.stream.write("\r" + " " * 100 + "\r")
-            self.stream.flush()
-
-
 def run(tasks: list[Task], seed: int = 0, progress: Progress | None = None,
         executor: Callable[[list[Task], int], Iterable[list[Outcome]]] | None = None) -> list[Outcome]:
     """Run tasks (in order, or through ``executor``) and collect outcomes in task order.
 
     An executor (:mod:`rftheory.parallel`) yields ``(task index, outcomes)``
     pairs in any order, or plain outcome lists in task order.
+
+    Parameters
+    ----------
+    tasks : list of Task
+        From :func:`plan`.
+    seed : int, optional
+        The run's seed, ``≥ 0``.
+    progress : Progress, optional
+        Stepped once per finished task.
+    executor : callable, optional
+        ``executor(tasks, seed)``; default: run here, in order.
+
+    Returns
+    -------
+    list of Outcome
+        All outcomes, in task order.
+
+    Raises
+    ------
+    ParameterError
+        ``seed`` is not a non-negative integer.
     """
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         from .errors import ParameterError
@@ -437,34 +570,3 @@ def run(tasks: list[Task], seed: int = 0, progress: Progress | None = None,
         progress.close()
     return [o for i in sorted(by_task) for o in by_task[i]]
 
-
-def as_table(outcomes: list[Outcome]) -> str:
-    """A readable fixed-width table of outcomes."""
-    cols = ["result", "point", "check", "value", "other", "metric", "verdict"]
-    heads = ["result", "point", "check", "exact value", "compared (MC: mean ± SE)", "agreement", "verdict"]
-    rows = [[getattr(o, c) if c != "verdict" else o.verdict for c in cols] for o in outcomes]
-    widths = [min(max([len(h)] + [len(str(r[i])) for r in rows]), 44) for i, h in enumerate(heads)]
-    fmt = "  ".join(f"{{:<{w}}}" for w in widths)
-    lines = [fmt.format(*heads), fmt.format(*["-" * w for w in widths])]
-    for o, r in zip(outcomes, rows, strict=True):
-        lines.append(fmt.format(*[str(c)[:44] for c in r]))
-        if not o.passed and o.detail:
-            lines.append("    -> " + o.detail)
-    return "\n".join(lines)
-
-
-def summary(outcomes: list[Outcome]) -> str:
-    n_fail = sum(not o.passed for o in outcomes)
-    return f"{len(outcomes) - n_fail} passed, {n_fail} failed"
-
-
-def to_json(outcomes: list[Outcome]) -> list[dict[str, Any]]:
-    out = []
-    for o in outcomes:
-        d = asdict(o)
-        d["verdict"] = o.verdict
-        for k in ("z", "se_ratio"):
-            if d[k] is not None and not math.isfinite(d[k]):
-                d[k] = None
-        out.append(d)
-    return out

@@ -20,7 +20,9 @@ MAX_LINES = 600
 #: layers that may not reach up to the verification layer or the command line
 LOWER = ("rftheory.papers", "rftheory.numerics", "rftheory.features", "rftheory.sampling",
          "rftheory.registry", "rftheory.params", "rftheory.outcome", "rftheory.measure")
-UPPER = ("rftheory.verify", "rftheory.parallel", "rftheory.cli", "rftheory.tables", "rftheory.catalog")
+UPPER = ("rftheory.verify", "rftheory.parallel", "rftheory.checkpoint", "rftheory.signals",
+         "rftheory.compare", "rftheory.report",
+         "rftheory.cli", "rftheory.tables", "rftheory.catalog")
 
 
 def _modules() -> dict[str, Path]:

@@ -17,7 +17,7 @@ from dataclasses import asdict
 import pytest
 
 import rftheory
-from rftheory import cli, parallel, verify
+from rftheory import checkpoint, cli, parallel, verify
 
 PREFIX = "simrf.conformity.iid"
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(rftheory.__file__)))
@@ -219,14 +219,14 @@ def test_watchdog_ends_a_worker_whose_parent_died(tmp_path):
     """The portable fallback of PR_SET_PDEATHSIG: a watchdog thread polling os.getppid()."""
     script = r"""
 import os, time
-from rftheory import parallel
+from rftheory import signals
 r, w = os.pipe()
 mid = os.fork()
 if mid == 0:
     me = os.getpid()
     worker = os.fork()
     if worker == 0:
-        parallel._worker_init(me, use_prctl=False)
+        signals._worker_init(me, use_prctl=False)
         null = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):
             os.dup2(null, fd)
@@ -346,7 +346,7 @@ def test_write_errors_are_one_line_errors(tmp_path, capsys, monkeypatch, code):
             raise OSError(code, os.strerror(code), os.fspath(p))
         return real_open(p, flags, *a, **k)
 
-    monkeypatch.setattr(parallel.os, "open", fake_open)
+    monkeypatch.setattr(checkpoint.os, "open", fake_open)
     err = _one_line_error(capsys, path)
     assert f"cannot write {str(path)!r}: {os.strerror(code)}" in err
 
@@ -355,7 +355,7 @@ def test_a_full_disk_mid_run_is_a_one_line_error(tmp_path, capsys, monkeypatch):
     def full(fd, data):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
-    monkeypatch.setattr(parallel, "_write_all", full)
+    monkeypatch.setattr(checkpoint, "_write_all", full)
     assert "No space left on device" in _one_line_error(capsys, tmp_path / "ck.jsonl")
 
 

@@ -17,7 +17,28 @@ __all__ = ["positive", "trigonometric", "psi", "estimate", "project"]
 
 
 def project(W, x, xp=None):
-    """``W x`` for a batch of matrices: shape ``(..., m)``."""
+    """The projections ``w_iᵀx`` of one vector by a batch of matrices.
+
+    Parameters
+    ----------
+    W : array, shape (..., m, d)
+        Random matrices, rows ``w_i``.
+    x : array_like, shape (d,)
+        Data vector.
+    xp : array namespace, optional
+        The array API namespace of ``W`` (default: inferred from ``W``).
+
+    Returns
+    -------
+    array, shape (..., m)
+        ``W x`` (float64).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> project(np.array([[1.0, 2.0], [3.0, 4.0]]), [1.0, 1.0]).tolist()
+    [3.0, 7.0]
+    """
     xp = _namespace(xp) if xp is None else xp
     x = xp.asarray(x, dtype=xp.float64)
     return xp.sum(W * x, axis=-1)
@@ -28,6 +49,29 @@ def positive(W, x, xp=None):
 
     .. math:: \\phi(x) = \\frac{e^{-\\|x\\|^2}}{\\sqrt m}\\,\\big(\\exp(w_i^\\top x)\\big)_{i=1}^m,
        \\qquad \\mathbb E\\,\\phi(x)^\\top\\phi(y) = e^{-\\|x-y\\|^2/2}.
+
+    Parameters
+    ----------
+    W : array, shape (..., m, d)
+        Random matrices, rows ``w_i ~ N(0, I_d)`` marginally.
+    x : array_like, shape (d,)
+        Data vector.
+    xp : array namespace, optional
+        The array API namespace of ``W`` (default: inferred from ``W``).
+
+    Returns
+    -------
+    array, shape (..., m)
+        The features ``φ(x)`` (float64, positive).
+
+    Examples
+    --------
+    One vector ``w = e₁`` and ``x = e₁/2``: ``φ = e^{wᵀx − ‖x‖²} = e^{1/4}``.
+
+    >>> import math, numpy as np
+    >>> f = positive(np.array([[1.0, 0.0]]), [0.5, 0.0])
+    >>> bool(abs(f[0] - math.exp(0.25)) < 1e-15)
+    True
     """
     xp = _namespace(xp) if xp is None else xp
     x = xp.asarray(x, dtype=xp.float64)
@@ -43,6 +87,30 @@ def trigonometric(W, x, xp=None):
        \\qquad \\phi(x)^\\top\\phi(y) = \\frac1m\\sum_i \\cos(w_i^\\top(x-y)).
 
     In Sutherland & Schneider's notation this is φ with ``D = 2m`` features.
+
+    Parameters
+    ----------
+    W : array, shape (..., m, d)
+        Random matrices, rows ``w_i``.
+    x : array_like, shape (d,)
+        Data vector.
+    xp : array namespace, optional
+        The array API namespace of ``W`` (default: inferred from ``W``).
+
+    Returns
+    -------
+    array, shape (..., 2m)
+        ``φ(x)``: the ``m`` cosines, then the ``m`` sines, over ``√m``.
+
+    Examples
+    --------
+    ``cos² + sin² = 1``, so ``φ(x)ᵀφ(x) = 1 = K(x, x)`` for every ``W``:
+
+    >>> import numpy as np
+    >>> W = np.array([[1.0, 0.0], [0.3, -2.0]])
+    >>> f = trigonometric(W, [0.3, 0.4])
+    >>> bool(abs(estimate(f, f) - 1.0) < 1e-15)
+    True
     """
     xp = _namespace(xp) if xp is None else xp
     m = W.shape[-2]
@@ -54,6 +122,34 @@ def psi(W, b, x, xp=None):
     """Random Fourier features ψ with random phases (scikit-learn's ``RBFSampler``).
 
     .. math:: \\psi(x) = \\sqrt{2/D}\\,\\big(\\cos(w_i^\\top x + b_i)\\big)_{i=1}^D,\\quad b_i \\sim U[0, 2\\pi).
+
+    Averaging ``2 cos(a + b) cos(c + b)`` over the phase gives ``cos(a − c)``,
+    so ``E ψ(x)ᵀψ(y) = e^{−‖x−y‖²/2}`` (papers/004_…, Sutherland & Schneider).
+
+    Parameters
+    ----------
+    W : array, shape (..., D, d)
+        Random matrices, rows ``w_i``.
+    b : array, shape (..., D)
+        Random phases, uniform on ``[0, 2π)``.
+    x : array_like, shape (d,)
+        Data vector.
+    xp : array namespace, optional
+        The array API namespace of ``W`` (default: inferred from ``W``).
+
+    Returns
+    -------
+    array, shape (..., D)
+        ``ψ(x)`` (float64).
+
+    Examples
+    --------
+    With ``w = 0`` and ``b = π/3`` the one feature is ``√2 cos(π/3) = 1/√2``:
+
+    >>> import math, numpy as np
+    >>> f = psi(np.zeros((1, 2)), np.array([math.pi / 3]), [1.0, 2.0])
+    >>> bool(abs(f[0] - 1 / math.sqrt(2)) < 1e-15)
+    True
     """
     xp = _namespace(xp) if xp is None else xp
     D = W.shape[-2]
@@ -61,6 +157,25 @@ def psi(W, b, x, xp=None):
 
 
 def estimate(fx, fy, xp=None):
-    """The kernel estimate ``fx · fy`` over the last axis."""
+    """The kernel estimate ``φ(x)ᵀφ(y)``: the product summed over the last axis.
+
+    Parameters
+    ----------
+    fx, fy : array, shape (..., F)
+        Features of ``x`` and of ``y`` (broadcast together).
+    xp : array namespace, optional
+        The array API namespace (default: inferred from ``fx``).
+
+    Returns
+    -------
+    array, shape (...)
+        One estimate per batch entry.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> float(estimate(np.array([1.0, 2.0]), np.array([3.0, 4.0])))
+    11.0
+    """
     xp = _namespace(xp) if xp is None else xp
     return xp.sum(fx * fy, axis=-1)

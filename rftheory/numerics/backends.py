@@ -6,6 +6,46 @@ at arbitrary precision (:data:`MP`, inside ``mpmath.workdps``) or exactly
 (``SYM``, sympy; scalar operations only).  The name ``bk`` is reserved for
 these objects; ``xp`` always means an array-API namespace.
 
+The protocol
+    Every backend has a ``name`` (``"float64"``, ``"mpmath"``,
+    ``"symbolic"``) and the operations below.  ``x`` is a scalar of the
+    backend's number type, ``M`` a matrix (numpy array, ``mp.matrix``);
+    vectors are ``(d, 1)`` columns.  The matrix operations exist on
+    :class:`Float64` and :class:`Mpmath` only.
+
+    ====================  ===============================================  ==========
+    operation             meaning                                          backends
+    ====================  ===============================================  ==========
+    ``sqrt(x)``           ``√x``                                           all
+    ``log(x)``            natural logarithm                                all
+    ``log1p(x)``          ``log(1 + x)``, accurate for small ``x``         all
+    ``exp(x)``            ``eˣ``                                           all
+    ``expm1(x)``          ``eˣ − 1``, accurate for small ``x``             all
+    ``cos(x)``            cosine                                           all
+    ``sin(x)``            sine                                             all
+    ``pi()``              ``π`` at the backend's precision                 all
+    ``frac(p, q=1)``      ``p/q`` (exact ``Rational`` in sympy)            all
+    ``num(x)``            ``x`` as the backend's number type               all
+    ``hyp1f1(a, b, x)``   Kummer's ``₁F₁(a; b; x)``                        all
+    ``eps``               machine epsilon at the working precision         F64, MP
+    ``mat(a)``            a matrix from nested lists or an array           F64, MP
+    ``eye(d)``            ``d × d`` identity                               F64, MP
+    ``zeros(r, c)``       ``r × c`` zero matrix                            F64, MP
+    ``diag(v)``           diagonal matrix with entries ``v``               F64, MP
+    ``diagonal(M)``       list of the diagonal entries of ``M``            F64, MP
+    ``T(M)``              transpose                                        F64, MP
+    ``mm(*Ms)``           matrix product ``M₁ M₂ ⋯``                       F64, MP
+    ``inv(M)``            inverse                                          F64, MP
+    ``eigh(M)``           ``(eigenvalues, Q)`` of the symmetric part       F64, MP
+    ``svd(M)``            ``(U, singular values, Vᵀ)``                     F64, MP
+    ``trace(M)``          ``Σ M_ii``                                       F64, MP
+    ``total(M)``          ``Σ M_ij``                                       F64, MP
+    ``entry(M, i, j)``    ``M_ij`` as a scalar                             F64, MP
+    ``shape(M)``          ``(rows, cols)``                                 F64, MP
+    ``rows(M)``           the rows of ``M``, each as a ``(c, 1)`` column   F64, MP
+    ``maxabs(M)``         ``max |M_ij|`` (0 for an empty matrix)           F64, MP
+    ====================  ===============================================  ==========
+
 >>> from rftheory.numerics.backends import F64, MP, backend
 >>> import mpmath as mp
 >>> def g(bk, t):
@@ -29,7 +69,7 @@ import numpy as np
 
 from ..errors import ParameterError
 
-__all__ = ["Float64", "Mpmath", "Sympy", "F64", "MP", "backend"]  # and SYM, made on first use
+__all__ = ["Float64", "Mpmath", "Sympy", "F64", "MP", "SYM", "backend"]  # noqa: F822 (SYM: module __getattr__)
 
 
 class Float64:
@@ -247,7 +287,32 @@ def __getattr__(name):
 
 
 def backend(name):
-    """The backend object for ``"float64"``, ``"mpmath"`` or ``"symbolic"`` (or a backend itself)."""
+    """The backend object for a layer name (or a backend itself).
+
+    Parameters
+    ----------
+    name : {"float64", "mpmath", "symbolic"} or backend
+        The layer, or one of :data:`F64`, :data:`MP` or a :class:`Sympy`
+        instance (returned as the shared backend).
+
+    Returns
+    -------
+    Float64, Mpmath or Sympy
+        :data:`F64`, :data:`MP` or the shared :class:`Sympy` backend
+        (created, and sympy imported, on first use).
+
+    Raises
+    ------
+    ParameterError
+        ``name`` is none of these.
+
+    Examples
+    --------
+    >>> backend("mpmath") is MP
+    True
+    >>> backend("float64").frac(1, 4)
+    0.25
+    """
     if name in ("float64", F64):
         return F64
     if name in ("mpmath", MP):

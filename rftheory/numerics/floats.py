@@ -15,8 +15,34 @@ __all__ = ["two_prod", "exact_sum_f64"]
 
 
 def two_prod(a, b):
-    """Dekker's error-free product: ``a·b = p + e`` exactly (float64 arrays;
-    exact unless ``|a·b|`` is below ~1e-292 or overflows)."""
+    """Dekker's error-free product: ``a·b = p + e`` exactly.
+
+    ``p = fl(a·b)`` and ``e`` its rounding error, from Veltkamp's split of
+    each factor into two 26-bit halves.  Exact unless ``|a·b|`` is below
+    ~1e-292 or overflows.
+
+    Parameters
+    ----------
+    a, b : array_like of float
+        Factors (float64; broadcast together).
+
+    Returns
+    -------
+    p : numpy.ndarray
+        The rounded product ``fl(a·b)``.
+    e : numpy.ndarray
+        Its error, ``a·b − p`` exactly.
+
+    Examples
+    --------
+    The float nearest 0.1, squared, has 106 significant bits; ``p + e``
+    holds all of them:
+
+    >>> from fractions import Fraction
+    >>> p, e = two_prod(0.1, 0.1)
+    >>> Fraction(float(p)) + Fraction(float(e)) == Fraction(0.1) ** 2
+    True
+    """
     a, b = np.asarray(a, float), np.asarray(b, float)
     p = a * b
     split = 134217729.0  # 2^27 + 1
@@ -33,8 +59,31 @@ def two_prod(a, b):
 
 
 def exact_sum_f64(*terms):
-    """Correctly rounded sum of float64 arrays, elementwise (``math.fsum``,
-    Shewchuk's exact summation): no cancellation error at all."""
+    """Correctly rounded sum of float64 arrays, elementwise.
+
+    Each element is ``math.fsum`` (Shewchuk's exact summation) of the
+    broadcast terms: the exact sum, rounded once, so no cancellation error
+    at all.
+
+    Parameters
+    ----------
+    *terms : array_like of float
+        The summands; broadcast together.
+
+    Returns
+    -------
+    numpy.ndarray
+        The correctly rounded elementwise sum, float64.
+
+    Examples
+    --------
+    Naive summation loses the 1 entirely:
+
+    >>> 1e16 + 1.0 - 1e16
+    0.0
+    >>> float(exact_sum_f64(1e16, 1.0, -1e16))
+    1.0
+    """
     arrs = np.broadcast_arrays(*(np.asarray(t, float) for t in terms))
     out = np.empty(arrs[0].shape)
     flat = [a.ravel() for a in arrs]

@@ -25,8 +25,34 @@ __all__ = [
 def coupled_pairs(m, d, block=None):
     """``P = Σ_b m_b(m_b − 1)``: ordered coupled pairs of ``m`` vectors in blocks.
 
-    Blocks hold ``block`` (default ``d``) vectors; ``m = k·block + r`` gives
-    ``P = k·block(block − 1) + r(r − 1)``.  Works on ints and numpy arrays.
+    Blocks hold ``block`` (default ``d``) vectors and a partial last block
+    the remaining ``r``; with ``m = k·block + r``
+
+    .. math:: P = \\sum_b m_b(m_b - 1) = k\\,B(B - 1) + r(r - 1), \\qquad B = \\text{block}
+
+    (THEORY.md, Conventions: "Blocks").
+
+    Parameters
+    ----------
+    m : int or array_like of int
+        Number of random vectors.
+    d : int or array_like of int
+        Dimension; the default block size.
+    block : int, optional
+        Vectors per coupled block (default ``d``).
+
+    Returns
+    -------
+    int or numpy.ndarray
+        ``P``; an ``int`` for scalar input, an integer array otherwise.
+
+    Examples
+    --------
+    Ten vectors in blocks of four are blocks of 4, 4 and 2, so
+    ``P = 4·3 + 4·3 + 2·1 = 26``:
+
+    >>> coupled_pairs(10, 4)
+    26
     """
     b = d if block is None else block
     k, r = np.divmod(m, b)
@@ -47,9 +73,34 @@ def _kmax(x: np.ndarray, d: np.ndarray) -> int:
 def log_hyp1f1_d_half_pos(d, x):
     """``log ₁F₁(d; d/2; x)`` for ``x ≥ 0``, float64, vectorized, overflow-free.
 
-    Sums the positive series in log space with the term ratio
-    ``t_{k+1}/t_k = x (k+d) / ((k+1)(k+d/2))`` accumulated by ``cumsum``;
-    the relative error is a few units of ``K·2^{-53}`` for ``K`` terms.
+    .. math:: {}_1F_1(d; \\tfrac d2; x) = \\sum_{k\\ge0} t_k, \\qquad
+              \\frac{t_{k+1}}{t_k} = \\frac{x\\,(k+d)}{(k+1)(k+d/2)},\\quad t_0 = 1
+
+    Sums the positive series in log space with the term ratio accumulated by
+    ``cumsum``; the relative error is a few units of ``K·2^{-53}`` for ``K``
+    terms.  At ``x = v²/2`` this is the orthogonal PRF conformity
+    (papers/000_…, Thm 4.3).
+
+    Parameters
+    ----------
+    d : array_like of float
+        First parameter of ``₁F₁(d; d/2; ·)`` (the dimension), ``d > 0``.
+    x : array_like of float
+        Argument, ``x ≥ 0``; broadcast against ``d``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``log ₁F₁(d; d/2; x)``, float64, of the broadcast shape.
+
+    Examples
+    --------
+    Kummer's function at ``d = 2`` is ``₁F₁(2; 1; x) = (1 + x) eˣ``, so at
+    ``x = 1`` the log is ``1 + log 2``:
+
+    >>> import math
+    >>> bool(abs(log_hyp1f1_d_half_pos(2, 1.0) - (1 + math.log(2))) < 1e-15)
+    True
     """
     d, x = np.broadcast_arrays(np.asarray(d, float), np.asarray(x, float))
     out = np.empty(d.shape)
@@ -76,7 +127,29 @@ def log_orth_gap_pos(d, x):
               \\Big(1 - \\prod_{j<k}\\frac{d+j}{d+2j}\\Big),
 
     every term positive; each bracket is ``-expm1(Σ log1p(−j/(d+2j)))``.
-    This is the (positive) orthogonality gap of the PRF conformity.
+    This is the (positive) orthogonality gap ``ρ_iid − ρ_orth`` of the PRF
+    conformity (papers/000_…, Cor. 4.4; ``simrf.prf_gap``).
+
+    Parameters
+    ----------
+    d : array_like of float
+        Dimension, ``d > 0``.
+    x : array_like of float
+        ``x = v²/2 > 0``; broadcast against ``d``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``log(e^{2x} − ₁F₁(d; d/2; x))``, float64, of the broadcast shape.
+
+    Examples
+    --------
+    At ``d = 2``, ``₁F₁(2; 1; x) = (1 + x) eˣ``; at ``x = 1`` the gap is
+    ``e² − 2e``:
+
+    >>> import math
+    >>> bool(abs(log_orth_gap_pos(2, 1.0) - math.log(math.e ** 2 - 2 * math.e)) < 1e-14)
+    True
     """
     d, x = np.broadcast_arrays(np.asarray(d, float), np.asarray(x, float))
     out = np.empty(d.shape)
@@ -97,7 +170,35 @@ def log_orth_gap_pos(d, x):
 
 
 def exp_checked(logval, what: str = "value"):
-    """``exp(logval)``, refusing to overflow or underflow silently."""
+    """``exp(logval)``, refusing to overflow or underflow silently.
+
+    Parameters
+    ----------
+    logval : array_like of float
+        Logarithm of the value.
+    what : str, optional
+        Name of the value, for the error message.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``exp(logval)`` in float64.
+
+    Raises
+    ------
+    RangeError
+        Some ``logval > 709`` (the value overflows float64) or
+        ``logval < −745`` (it underflows to zero).
+
+    Examples
+    --------
+    >>> float(exp_checked(0.0))
+    1.0
+    >>> exp_checked(800.0, "rho")
+    Traceback (most recent call last):
+    ...
+    rftheory.errors.RangeError: rho exceeds the float64 range (log = 800); use layer='mpmath' or the result's log-space evaluator
+    """
     logval = np.asarray(logval, float)
     if np.any(logval > 709.0):
         raise RangeError(
@@ -112,7 +213,31 @@ def exp_checked(logval, what: str = "value"):
 
 
 def chi_mean(d):
-    """``E χ_d = √2 Γ((d+1)/2)/Γ(d/2)`` (float64)."""
+    """Mean of the chi distribution with ``d`` degrees of freedom (float64).
+
+    .. math:: \\mathbb E\\chi_d = \\sqrt2\\,\\frac{\\Gamma((d+1)/2)}{\\Gamma(d/2)}
+
+    (THEORY.md, Conventions: ``E_χ``), by ``gammaln`` so that it does not
+    overflow for large ``d``.
+
+    Parameters
+    ----------
+    d : array_like of float
+        Degrees of freedom, ``d > 0``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``E χ_d``, float64.
+
+    Examples
+    --------
+    ``χ_1 = |N(0, 1)|`` has mean ``√(2/π)``:
+
+    >>> import math
+    >>> bool(abs(chi_mean(1) - math.sqrt(2 / math.pi)) < 1e-15)
+    True
+    """
     d = np.asarray(d, float)
     return np.sqrt(2.0) * np.exp(sc.gammaln((d + 1) / 2) - sc.gammaln(d / 2))
 
@@ -181,6 +306,36 @@ def log_angle_conformity(d, cos_theta, x):
 
     The integrand is positive, so the quadrature has no cancellation; each
     ``₁F₁`` is summed in log space (:func:`log_hyp1f1_d_half_pos`).
+    Source: papers/000_…, Lemma 4.2, Eq. 21.
+
+    Parameters
+    ----------
+    d : array_like of float
+        Dimension, ``d ≥ 2``.
+    cos_theta : array_like of float
+        ``cos θ`` of the angle between every coupled pair, in ``[−1, 1]``.
+    x : array_like of float
+        ``x = v²/2 ≥ 0``.  The three arguments broadcast together.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``log ρ_θ``, float64, of the broadcast shape.
+
+    Raises
+    ------
+    RangeError
+        Where two Gauss–Legendre rules disagree by more than ``1e-13`` in the
+        log (the float64 quadrature does not resolve the integrand).
+
+    Examples
+    --------
+    At ``θ = π/2`` the argument does not depend on ``φ``, so
+    ``ρ = ₁F₁(d; d/2; x)``; at ``d = 2``, ``x = 1`` that is ``2e``:
+
+    >>> import math
+    >>> bool(abs(log_angle_conformity(2, 0.0, 1.0) - (1 + math.log(2))) < 1e-13)
+    True
     """
     d, c, x = np.broadcast_arrays(*(np.asarray(a, float) for a in (d, cos_theta, x)))
 
@@ -204,7 +359,38 @@ def log_angle_gap_nonpos(d, cos_theta, x):
 
     every term non-negative when ``cos θ ≤ 0`` (each bracket is
     ``−expm1(k log1p(s cos θ))``).  This is the orthogonality gap of the
-    simplex coupling (``cos θ = −1/(d−1)``).
+    simplex coupling (``cos θ = −1/(d−1)``; papers/000_…, Lemma 4.2, Eq. 21
+    and Thm 4.3).
+
+    Parameters
+    ----------
+    d : array_like of float
+        Dimension, ``d ≥ 2``.
+    cos_theta : array_like of float
+        ``cos θ ≤ 0``.
+    x : array_like of float
+        ``x = v²/2 > 0``.  The three arguments broadcast together.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``log(e^{2x} − ρ_θ)``, float64, of the broadcast shape.
+
+    Raises
+    ------
+    ValueError
+        Some ``cos_theta > 0`` (a bracket would be negative).
+    RangeError
+        Where the float64 quadrature does not resolve the integrand.
+
+    Examples
+    --------
+    At ``cos θ = 0`` the gap is the orthogonal one, ``e^{2x} − ₁F₁(d; d/2; x)``;
+    at ``d = 2``, ``x = 1`` it is ``e² − 2e``:
+
+    >>> import math
+    >>> bool(abs(log_angle_gap_nonpos(2, 0.0, 1.0) - math.log(math.e ** 2 - 2 * math.e)) < 1e-13)
+    True
     """
     d, c, x = np.broadcast_arrays(*(np.asarray(a, float) for a in (d, cos_theta, x)))
     if np.any(c > 0):
@@ -241,7 +427,27 @@ def chi_var_ratio(d):
     (Stirling; the omitted terms are below ``1e-17`` of the value at ``y ≥ 20``)
     and ``−expm1``; below, by the downward recurrence
     ``D(d) = (1 + d(d+2) D(d+2)) / (d+1)²`` (from ``E χ_{d+2}² ∝ (d+1)²/(d(d+2))``),
-    whose terms are all positive (≤ 20 steps, a few ulps each).
+    whose terms are all positive (≤ 20 steps, a few ulps each).  This is the
+    small-``v`` coefficient of the simplex PRF MSE with full blocks
+    (papers/000_…, Sec. 5.1; THEORY.md, ``simrf.prf_small_v``).
+
+    Parameters
+    ----------
+    d : array_like of float
+        Degrees of freedom, ``d ≥ 1``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``Var(χ_d)/d``, float64.
+
+    Examples
+    --------
+    ``χ_1 = |N(0, 1)|`` has ``E χ_1² = 1`` and ``(E χ_1)² = 2/π``:
+
+    >>> import math
+    >>> bool(abs(chi_var_ratio(1) - (1 - 2 / math.pi)) < 1e-15)
+    True
     """
     d = np.asarray(d, float)
     top = np.where(d >= 40, d, d + 2 * np.ceil((40 - d) / 2))  # same parity, >= 40

@@ -80,7 +80,30 @@ def haar_columns(rng: np.random.Generator, d: int, k: int, shape: tuple[int, ...
     factorisation depend only on the first ``k`` columns of the factored
     matrix, so this is exactly the distribution of ``haar(...)[..., :k]``.
 
-    Returns an array of shape ``shape + (d, k)``.
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        Source of randomness.
+    d : int
+        Dimension.
+    k : int
+        Number of columns, ``0 ≤ k ≤ d``.
+    shape : tuple of int, optional
+        Batch shape.
+    xp : array namespace, optional
+        Where the result lives (numpy when omitted).
+
+    Returns
+    -------
+    array, shape ``shape + (d, k)``
+        Orthonormal columns.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Q = haar_columns(np.random.default_rng(0), 6, 2)
+    >>> bool(np.allclose(Q.T @ Q, np.eye(2)))
+    True
     """
     xp = _namespace(xp)
     g = xp.asarray(rng.standard_normal(shape + (d, k)))
@@ -99,10 +122,35 @@ def haar_columns(rng: np.random.Generator, d: int, k: int, shape: tuple[int, ...
 def span_basis(vectors, tol: float = 1e-12):
     """Orthonormal basis ``E`` (``d × r``) of the span of ``vectors`` and coordinates ``C``.
 
-    ``vectors`` has shape ``(k, d)`` (or ``(d,)``); returns ``(E, C)`` as
-    float64 numpy arrays with ``vectors = (E @ C).T`` up to rounding and
-    ``C`` of shape ``(r, k)``.  Directions with singular value below
+    By the SVD of the stacked vectors.  Directions with singular value below
     ``tol × max`` are dropped (``r`` may be 0 for zero input).
+
+    Parameters
+    ----------
+    vectors : array_like, shape (k, d) or (d,)
+        The input vectors.
+    tol : float, optional
+        Relative threshold on the singular values.
+
+    Returns
+    -------
+    E : numpy.ndarray, shape (d, r)
+        Orthonormal basis of the span (float64).
+    C : numpy.ndarray, shape (r, k)
+        Coordinates, ``vectors = (E @ C).T`` up to rounding.
+
+    Raises
+    ------
+    ParameterError
+        ``vectors`` is not a vector or a stack of vectors, or not finite.
+
+    Examples
+    --------
+    Two parallel vectors span a line; the coordinates keep their lengths 5 and 10:
+
+    >>> E, C = span_basis([[3.0, 4.0, 0.0], [6.0, 8.0, 0.0]])
+    >>> E.shape, abs(C).round(12).tolist()
+    ((3, 1), [[5.0, 10.0]])
     """
     v = np.atleast_2d(np.asarray(vectors, dtype=np.float64))
     if v.ndim != 2:
@@ -211,6 +259,47 @@ def project_vector(coupling: str, d: int, m: int, u, *, rng: np.random.Generator
     applied in O(d).  PRF estimators use ``u = x + y``, RFF ``u = x − y``.
 
     .. math:: (W u)_i \\overset{d}{=} \\|u\\|\\, D_i\\,\\Big(S\\,\\frac{g}{\\|g\\|}\\Big)_i
+
+    Parameters
+    ----------
+    coupling : {"iid", "orthogonal", "simplex"} (others only with ``method="full"``/``"auto"``)
+        The coupling of ``W``.
+    d, m : int
+        Dimension and number of rows of the (never formed) ``W``.
+    u : array_like, shape (d,)
+        The vector.
+    rng : numpy.random.Generator
+        Source of randomness.
+    size : int or tuple of int, optional
+        Batch shape of independent draws.
+    xp : array namespace, optional
+        Where the result lives (numpy when omitted).
+    method : {"auto", "projection", "full"}
+        As in :func:`restrict`.
+
+    Returns
+    -------
+    array, shape ``size + (m,)``
+        A draw of ``W u``.
+
+    Raises
+    ------
+    ParameterError
+        Bad coupling, sizes, ``rng``, ``method``, or ``u`` of the wrong
+        dimension.
+
+    Examples
+    --------
+    Every row ``w_i`` is marginally ``N(0, I_d)``, so each ``(W u)_i / ‖u‖``
+    is ``N(0, 1)`` whatever the coupling; the sample variance of 80 000 such
+    draws is within 0.05 of 1 (a loose, seeded check):
+
+    >>> import numpy as np
+    >>> wu = project_vector("orthogonal", 4, 4, np.array([2.0, 0, 0, 0]), rng=np.random.default_rng(0), size=20000)
+    >>> wu.shape
+    (20000, 4)
+    >>> bool(abs((wu / 2).var() - 1) < 0.05)
+    True
     """
     Wr, c, _ = restrict(coupling, d, m, u, rng=rng, size=size, xp=xp, method=method)
     xp = _namespace(xp)

@@ -95,7 +95,28 @@ def _batch_shape(size) -> tuple[int, ...]:
 
 
 def chi_norms(rng: np.random.Generator, d: int, shape: tuple[int, ...]) -> np.ndarray:
-    """iid χ_d variates (the norms of ``N(0, I_d)`` vectors), float64 numpy."""
+    """iid χ_d variates (the norms of ``N(0, I_d)`` vectors), float64 numpy.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        Source of randomness.
+    d : int
+        Degrees of freedom (the dimension).
+    shape : tuple of int
+        Shape of the result.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``√(χ²_d)`` draws of the given shape.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> chi_norms(np.random.default_rng(0), 4, (2, 3)).shape
+    (2, 3)
+    """
     return np.sqrt(rng.chisquare(d, size=shape))
 
 
@@ -105,7 +126,30 @@ def haar(rng: np.random.Generator, d: int, shape: tuple[int, ...] = (), xp=None)
     QR of a Gaussian matrix with the sign fix ``Q diag(sign(diag R))``:
     without it ``Q`` is not Haar (LAPACK makes ``diag R`` of fixed sign, which
     correlates the signs of ``Q``'s entries with the data axes and biases
-    positive random features).
+    positive random features; THEORY.md, Conventions: "Haar sampling").
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        Source of randomness.
+    d : int
+        Size of the matrices.
+    shape : tuple of int, optional
+        Batch shape.
+    xp : array namespace, optional
+        Where the result lives (numpy when omitted).
+
+    Returns
+    -------
+    array, shape ``shape + (d, d)``
+        Independent Haar-distributed orthogonal matrices.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Q = haar(np.random.default_rng(0), 5)
+    >>> bool(np.allclose(Q @ Q.T, np.eye(5)))
+    True
     """
     xp = _namespace(xp)
     g = xp.asarray(rng.standard_normal(shape + (d, d)))
@@ -124,6 +168,34 @@ def apply_simplex(u, xp=None, axis: int = -1):
     .. math::
         (Su)_i = \\sqrt{\\tfrac{d}{d-1}}\\,u_i - \\frac{\\sqrt d + 1}{(d-1)^{3/2}} \\sum_{k<d} u_k
         \\quad (i<d), \\qquad (Su)_d = \\frac{1}{\\sqrt{d-1}}\\sum_{k<d} u_k.
+
+    Parameters
+    ----------
+    u : array, shape (..., d, ...)
+        Vectors (or matrices) to transform, ``d ≥ 2`` along ``axis``.
+    xp : array namespace, optional
+        The array API namespace of ``u`` (default: inferred).
+    axis : int, optional
+        The axis of length ``d`` that ``S`` acts on (default the last).
+
+    Returns
+    -------
+    array
+        ``S u``, of the shape of ``u``.
+
+    Raises
+    ------
+    ParameterError
+        ``d < 2``.
+
+    Examples
+    --------
+    At ``d = 2`` the block is ``s₁ = −e₁``, ``s₂ = e₁``
+    (``√2 − (√2 + 1) = −1``), so ``S (3, 5) = (−3, 3)``:
+
+    >>> import numpy as np
+    >>> apply_simplex(np.array([3.0, 5.0])).round(12).tolist()
+    [-3.0, 3.0]
     """
     xp = _namespace(xp) if xp is None else xp
     if axis != -1:
@@ -142,7 +214,39 @@ def apply_simplex(u, xp=None, axis: int = -1):
 
 
 def simplex_matrix(d: int, xp=None):
-    """The simplex block ``S`` (rows ``s_i``, Eq. 9), as a dense matrix."""
+    """The simplex block ``S`` (rows ``s_i``, Eq. 8–9 of papers/000_…), as a dense matrix.
+
+    .. math:: s_i = \\sqrt{\\tfrac{d}{d-1}}\\,e_i - \\frac{\\sqrt d + 1}{(d-1)^{3/2}}\\,(1,\\dots,1,0)
+       \\ (i<d), \\qquad s_d = \\frac{(1,\\dots,1,0)}{\\sqrt{d-1}}
+
+    Unit rows at equal angles, ``s_i·s_j = −1/(d−1)``, summing to zero.
+
+    Parameters
+    ----------
+    d : int
+        Dimension, ``d ≥ 2``.
+    xp : array namespace, optional
+        Where the result lives (numpy when omitted).
+
+    Returns
+    -------
+    array, shape (d, d)
+        ``S``, float64.
+
+    Raises
+    ------
+    ParameterError
+        ``d`` is not an integer ``≥ 2``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> S = simplex_matrix(4)
+    >>> bool(np.allclose(S @ S.T, np.where(np.eye(4) == 1, 1.0, -1 / 3)))
+    True
+    >>> bool(np.allclose(S.sum(axis=0), 0))
+    True
+    """
     xp = _namespace(xp)
     d = _check_int("d", d, 2)
     eye = xp.eye(d, dtype=xp.float64)
@@ -154,7 +258,32 @@ def fwht(x, xp=None):
     """Normalized fast Walsh–Hadamard transform ``H x`` along the last axis.
 
     The length must be a power of two; ``H`` is symmetric, orthogonal and
-    has entries ``±1/√p``.
+    has entries ``±1/√p`` (the ``H`` of the SORF coupling ``hd``).
+
+    Parameters
+    ----------
+    x : array, shape (..., p)
+        Input, ``p`` a power of two.
+    xp : array namespace, optional
+        The array API namespace of ``x`` (default: inferred).
+
+    Returns
+    -------
+    array, shape (..., p)
+        ``H x``.
+
+    Raises
+    ------
+    ParameterError
+        ``p`` is not a power of two.
+
+    Examples
+    --------
+    The first row of ``H`` is ``(1, …, 1)/√p``, every other row sums to 0:
+
+    >>> import numpy as np
+    >>> fwht(np.ones(4)).tolist()
+    [2.0, 0.0, 0.0, 0.0]
     """
     xp = _namespace(xp) if xp is None else xp
     p = x.shape[-1]
@@ -176,8 +305,30 @@ def simplex_plus_directions(norms, passes: int = 20, xp=None):
 
     Starting from the simplex block scaled by ``norms`` (shape ``(..., d)``),
     apply the update of Eq. 17, ``w_i ← −‖w_i‖ Σ_{j≠i} w_j / ‖Σ_{j≠i} w_j‖``,
-    sweeping ``i = 1..d`` (Gauss–Seidel) ``passes`` times.  Returns the
-    vectors, shape ``(..., d, d)``, in the canonical frame (not yet rotated).
+    sweeping ``i = 1..d`` (Gauss–Seidel) ``passes`` times (papers/000_…,
+    Sec. 3.2, Eq. 16–17).
+
+    Parameters
+    ----------
+    norms : array, shape (..., d)
+        The norms ``‖w_i‖`` of each block.
+    passes : int, optional
+        Sweeps of the update.
+    xp : array namespace, optional
+        The array API namespace of ``norms`` (default: inferred).
+
+    Returns
+    -------
+    array, shape (..., d, d)
+        The vectors ``w_i`` (rows), in the canonical frame (not yet rotated).
+
+    Examples
+    --------
+    Equal norms: the simplex is already the fixed point of the update.
+
+    >>> import numpy as np
+    >>> bool(np.allclose(simplex_plus_directions(np.ones(3)), simplex_matrix(3)))
+    True
     """
     xp = _namespace(xp) if xp is None else xp
     norms = xp.asarray(norms)
@@ -197,8 +348,42 @@ def simplex_plus_directions(norms, passes: int = 20, xp=None):
 
 
 def check_sample_args(coupling, d, m, rng, size, xp):
-    """Validate the arguments shared by :func:`sample` and the projection
-    samplers; returns ``(d, m, rng, batch_shape, xp)``."""
+    """Validate the arguments shared by :func:`sample` and the projection samplers.
+
+    Parameters
+    ----------
+    coupling : str
+        One of :data:`COUPLINGS`.
+    d : int
+        Dimension (``≥ 2`` for the simplex couplings, else ``≥ 1``); an
+        integral float is accepted.
+    m : int
+        Number of rows, ``≥ 1``.
+    rng : numpy.random.Generator
+        Source of randomness.
+    size : None, int or tuple of int
+        Batch shape.
+    xp : array namespace or None
+        Where the result will live.
+
+    Returns
+    -------
+    tuple
+        ``(d, m, rng, batch_shape, xp)``: the checked ``int`` values, the
+        generator, ``size`` as a tuple and the array namespace.
+
+    Raises
+    ------
+    ParameterError
+        An unknown coupling, a non-integer or too small ``d``, ``m`` or
+        ``size``, or ``rng`` not a ``numpy.random.Generator``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> check_sample_args("iid", 3.0, 5, np.random.default_rng(0), 2, None)[:2]
+    (3, 5)
+    """
     if coupling not in COUPLINGS:
         raise ParameterError("coupling", f"unknown coupling {coupling!r}; expected one of {', '.join(COUPLINGS)}")
     d = _check_int("d", d, 2 if coupling in ("simplex", "simplex_plus") else 1)

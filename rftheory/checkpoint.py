@@ -1,0 +1,256 @@
+"""Checkpoint files of a verification sweep: append each finished task, resume from the file.
+
+Split from :mod:`rftheory.parallel`, which re-exports its public names.
+
+* :func:`checkpointed` -- wraps an executor: every finished task is appended
+  to a JSON-lines file at once, and a later run with the same file, seed and
+  mode takes those tasks from the file instead of recomputing them;
+* :func:`load_checkpoint` -- the finished tasks in such a file;
+* :class:`CheckpointError` -- a file that cannot be used.
+
+Checkpoint files
+    One JSON record per line, each written whole (one ``write`` on an
+    ``O_APPEND`` descriptor) so that a run stopped at any moment leaves only
+    complete lines, at worst one cut last line.  A file that cannot be used --
+    a directory, unreadable or unwritable, on a read-only filesystem, whose
+    parent directory cannot be created, or that holds no checkpoint record at
+    all (binary garbage, malformed JSON) -- raises :class:`CheckpointError`
+    (``rftheory: error: ...``, exit 2) before anything is computed.  A corrupt
+    record among good ones (or a last line cut by a kill) is skipped with a
+    warning on stderr, recomputed, and dropped from the file, which is
+    rewritten atomically so that every line is a complete record again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, fields
+
+from .errors import ParameterError
+
+__all__ = ["CheckpointError", "checkpointed", "load_checkpoint"]
+
+#: ``executor(tasks, seed)`` yields ``(index, outcomes)`` pairs (see :mod:`rftheory.parallel`)
+Executor = Callable[[list, int], Iterable]
+
+
+class CheckpointError(ParameterError):
+    """The ``--checkpoint`` file cannot be read, written or understood.
+
+    Parameters
+    ----------
+    message : str
+        What is wrong, naming the file.
+    """
+
+    def __init__(self, message: str):
+        super().__init__("checkpoint", message)
+
+
+def _fingerprint(task, seed) -> dict:
+    from ._version import __version__
+
+    return {"key": task.key, "seed": seed, "mode": task.mode, "zmax": repr(task.zmax), "version": __version__}
+
+
+def _warn(message: str) -> None:
+    print(f"rftheory: warning: {message}", file=sys.stderr, flush=True)
+
+
+def _why(exc: OSError) -> str:
+    return exc.strerror or type(exc).__name__
+
+
+_TEXT_FIELDS = ("result", "point", "check", "value", "other", "metric", "detail")
+
+
+def _parse_record(line: bytes):
+    """``(fingerprint key, outcome dicts)`` of one checkpoint line; ValueError if it is not a record."""
+    from .outcome import Outcome
+
+    try:
+        rec = json.loads(line.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ValueError("not UTF-8 text") from None
+    except ValueError as exc:
+        raise ValueError(f"not JSON ({exc})") from None
+    if not isinstance(rec, dict) or not isinstance(rec.get("task"), dict) or not isinstance(rec.get("outcomes"), list):
+        raise ValueError("not a record (needs a 'task' object and an 'outcomes' list)")
+    names = {f.name for f in fields(Outcome)}
+    for o in rec["outcomes"]:
+        if not isinstance(o, dict) or not set(o) <= names or not {"result", "point", "check", "value"} <= set(o):
+            raise ValueError("an outcome without the fields of rftheory.verify.Outcome")
+        if any(k in o and not isinstance(o[k], str) for k in _TEXT_FIELDS) or not isinstance(o.get("passed", True), bool) \
+                or any(o.get(k) is not None and not isinstance(o[k], (int, float)) for k in ("z", "se_ratio")):
+            raise ValueError("an outcome field of the wrong type")
+    return json.dumps(rec["task"], sort_keys=True), rec["outcomes"]
+
+
+def _read_checkpoint(path: str, warn: bool = True):
+    """Read a checkpoint file.
+
+    Returns ``(found, lines, clean)``: ``{fingerprint key: outcome dicts}``,
+    the good lines (bytes, newline included) and whether the file holds
+    nothing else (so that appending to it keeps it consistent).
+    """
+    if not os.path.lexists(path):
+        return {}, [], True
+    if os.path.isdir(path):
+        raise CheckpointError(f"{path!r} is a directory; give a file name")
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError as exc:
+        raise CheckpointError(f"cannot read {path!r}: {_why(exc)}") from None
+    found, good, bad = {}, [], []
+    lines = data.split(b"\n")
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        cut = n == len(lines)  # no newline after it: a write cut short by a kill
+        try:
+            key, outs = _parse_record(line)
+        except ValueError as exc:
+            bad.append((n, f"{exc}; cut short" if cut else str(exc), cut and line.lstrip().startswith(b'{"task"')))
+            continue
+        found[key] = outs
+        good.append(line.rstrip(b"\r") + b"\n")
+    if bad and not good and not all(was_cut for _, _, was_cut in bad):
+        n, why, _ = bad[0]
+        raise CheckpointError(f"{path!r} is not an rftheory checkpoint (line {n}: {why}); "
+                              "give another file or delete this one")
+    if warn:
+        for n, why, _ in bad[:5]:
+            _warn(f"checkpoint {path!r} line {n}: skipped a corrupt record ({why}); it will be recomputed")
+        if len(bad) > 5:
+            _warn(f"checkpoint {path!r}: {len(bad) - 5} more corrupt records skipped")
+    return found, good, not bad and (not data or data.endswith(b"\n"))
+
+
+def load_checkpoint(path: str) -> dict:
+    """Finished tasks in a checkpoint file.
+
+    Parameters
+    ----------
+    path : str
+        The JSON-lines file written by :func:`checkpointed`; a missing file
+        (or an empty ``path``) has no tasks.
+
+    Returns
+    -------
+    dict
+        ``{json(fingerprint): outcome dicts}``.  Corrupt lines among good
+        ones (a record cut by a kill) are skipped with a warning on stderr.
+
+    Raises
+    ------
+    CheckpointError
+        ``path`` is a directory, cannot be read, or holds no record at all.
+    """
+    if not path:
+        return {}
+    return _read_checkpoint(path)[0]
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _open_for_append(path: str, good: list[bytes], clean: bool) -> int:
+    """An ``O_APPEND`` descriptor on ``path``; first rewrites the file atomically
+    with only its ``good`` lines unless it is ``clean``."""
+    parent = os.path.dirname(os.path.abspath(path))
+    try:
+        os.makedirs(parent, exist_ok=True)
+    except OSError as exc:
+        why = "a file is in the way" if isinstance(exc, FileExistsError) else _why(exc)
+        raise CheckpointError(f"cannot create the directory {parent!r} of {path!r}: {why}") from None
+    target = os.path.realpath(path)
+    try:
+        if not clean:
+            fd, tmp = tempfile.mkstemp(prefix=".rftheory-checkpoint-", dir=os.path.dirname(target))
+            try:
+                _write_all(fd, b"".join(good))
+                os.fsync(fd)
+                os.chmod(tmp, os.stat(target).st_mode & 0o7777)
+            except BaseException:
+                os.close(fd)
+                os.unlink(tmp)
+                raise
+            os.close(fd)
+            os.replace(tmp, target)
+        return os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+    except IsADirectoryError:
+        raise CheckpointError(f"{path!r} is a directory; give a file name") from None
+    except OSError as exc:
+        raise CheckpointError(f"cannot write {path!r}: {_why(exc)}") from None
+
+
+def checkpointed(executor: Executor, path: str) -> Executor:
+    """Wrap ``executor``: skip tasks already in ``path`` and append each finished task to it.
+
+    A record is reused only for the same task key, seed, mode, Monte Carlo
+    bound and package version; anything else is recomputed.  The file is
+    checked and opened before anything runs (a :class:`CheckpointError`
+    otherwise); each record is one whole line written at once, so a run
+    stopped at any point leaves a file a later run resumes from.
+
+    Parameters
+    ----------
+    executor : callable
+        The executor that runs the tasks not found in the file
+        (:func:`rftheory.parallel.serial`, :func:`~rftheory.parallel.process_pool`, ...).
+    path : str
+        The JSON-lines checkpoint file (created if missing).
+
+    Returns
+    -------
+    callable
+        An executor ``run(tasks, seed)`` yielding ``(index, outcomes)``:
+        first the tasks read from the file, then the others as they finish.
+        Running it raises :class:`CheckpointError` when the file cannot be
+        read, understood or written.
+    """
+
+    def run(tasks, seed):
+        from .outcome import Outcome
+
+        found, good, clean = _read_checkpoint(path)
+        cached, todo, todo_index = [], [], []
+        for i, t in enumerate(tasks):
+            rec = found.get(json.dumps(_fingerprint(t, seed), sort_keys=True))
+            if rec is not None:
+                cached.append((i, [Outcome(**o) for o in rec]))
+            else:
+                todo.append(t)
+                todo_index.append(i)
+        fd = _open_for_append(path, good, clean) if todo or not clean else None
+        try:
+            yield from cached
+            if not todo:
+                return
+            inner = iter(executor(todo, seed))
+            try:
+                for j, out in inner:
+                    rec = {"task": _fingerprint(todo[j], seed), "outcomes": [asdict(o) for o in out]}
+                    line = (json.dumps(rec, default=str) + "\n").encode("utf-8")
+                    try:
+                        _write_all(fd, line)
+                    except OSError as exc:
+                        raise CheckpointError(f"cannot write {path!r}: {_why(exc)}") from None
+                    yield todo_index[j], out
+            finally:
+                close = getattr(inner, "close", None)
+                if close is not None:
+                    close()  # stops the workers when we leave early
+        finally:
+            if fd is not None:
+                os.close(fd)
+
+    return run

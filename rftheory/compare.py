@@ -1,0 +1,127 @@
+"""How two values are compared, and raw measurements judged (part of the verification layer).
+
+:mod:`rftheory.verify` compares the layers of every result; this module holds
+the two comparisons it makes: :func:`digits_agree` (significant digits
+between two numbers) and :func:`judge` (the verdict on a result's own raw
+:class:`~rftheory.measure.Measurement`).  Both are re-exported by
+:mod:`rftheory.verify`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import mpmath as mp
+
+from .measure import Measurement
+from .outcome import Outcome
+
+__all__ = ["digits_agree", "judge"]
+
+
+def digits_agree(a, b) -> float:
+    """Significant decimal digits to which ``a`` and ``b`` agree.
+
+    .. math:: -\\log_{10}\\frac{|a - b|}{\\max(|a|, |b|)}
+
+    Parameters
+    ----------
+    a, b : number
+        Anything ``mpmath.mpmathify`` accepts (mpf, mpc, float, int, str).
+
+    Returns
+    -------
+    float
+        The digits; ``inf`` when ``a == b``.
+
+    Examples
+    --------
+    ``|1 − 1.001| / 1.001 ≈ 10⁻³``:
+
+    >>> round(digits_agree(1, "1.001"), 3)
+    3.0
+    """
+    a, b = mp.mpmathify(a), mp.mpmathify(b)
+    diff = abs(a - b)
+    if diff == 0:
+        return math.inf
+    scale = max(abs(a), abs(b))
+    if scale == 0:
+        return math.inf
+    return float(-mp.log10(diff / scale))
+
+
+def _short(x, n: int = 12) -> str:
+    try:
+        return mp.nstr(x, n)
+    except Exception:
+        return str(x)
+
+
+def _num(x):
+    """An mpmath number from an mpf/mpc/float/int/Fraction (exactly)."""
+    from fractions import Fraction
+
+    if isinstance(x, Fraction):
+        return mp.mpf(x.numerator) / x.denominator
+    return mp.mpmathify(x)
+
+
+def judge(m: Measurement, zmax: float) -> Outcome:
+    """The verdict on one raw measurement (see :mod:`rftheory.measure`).
+
+    Parameters
+    ----------
+    m : Measurement
+        A result's raw measurement.
+    zmax : float
+        The run's Bonferroni bound on ``|z|`` (one-sided claims use the same
+        bound: conservative).
+
+    Returns
+    -------
+    Outcome
+        The verdict; a measurement that cannot be judged fails.
+
+    Examples
+    --------
+    >>> from rftheory import measure
+    >>> judge(measure.bound("demo", "x=1", "positive", 1, ">", 0), zmax=5.0).passed
+    True
+    >>> judge(measure.agreement("demo", "x=1", "route", 1, "1.001", 4), zmax=5.0).passed
+    False
+    """
+    base = dict(result=m.result, point=m.point, check=m.check, detail=m.detail)
+    try:
+        if m.kind == "error":
+            return Outcome(**base, value="", passed=False)
+        if m.kind == "fact":
+            return Outcome(**base, value=str(m.value), other=str(m.reference),
+                           metric="holds" if m.holds else "does not hold", passed=bool(m.holds))
+        if m.kind == "digits":
+            dg = digits_agree(m.value, m.reference)
+            return Outcome(**base, value=_short(m.reference), other=_short(m.value),
+                           metric=f"digits={min(dg, 99):.1f} (need {m.need:g})", passed=dg >= m.need)
+        if m.kind == "relative":
+            a, b = _num(m.value), _num(m.reference)
+            rel = abs(a - b) / abs(b) if b != 0 else abs(a)
+            rel = float(rel)
+            return Outcome(**base, value=_short(b), other=_short(a), metric=f"rel={rel:.1e} (tol {m.need:.0e})",
+                           passed=rel <= m.need)
+        if m.kind == "bound":
+            a, b = _num(m.value), _num(m.reference)
+            ok = {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b, "==": a == b}[m.relation]
+            return Outcome(**base, value=_short(a), other=_short(b), metric=f"value {m.relation} reference",
+                           passed=bool(ok))
+        if m.kind == "z":
+            ref = float(mp.re(_num(m.reference)))
+            se = m.se or 0.0
+            z = (m.value - ref) / se if se > 0 else (0.0 if m.value == ref else math.inf)
+            ok = {"two": abs(z) <= zmax, ">=": z >= -zmax, "<=": z <= zmax}[m.relation]
+            claim = {"two": f"|z| <= {zmax:.2f}", ">=": f"z >= -{zmax:.2f}", "<=": f"z <= {zmax:.2f}"}[m.relation]
+            return Outcome(**base | {"detail": f"n={m.n}, {claim}" + (f"; {m.detail}" if m.detail else "")},
+                           value=_short(ref, 10), other=f"{m.value:.8g} ± {se:.2g}", metric=f"z={z:+.2f}",
+                           passed=bool(ok), z=z, se_ratio=m.se_ratio)
+    except Exception as exc:
+        return Outcome(**base | {"detail": f"cannot judge: {type(exc).__name__}: {exc}"}, value="", passed=False)
+    return Outcome(**base | {"detail": f"unknown measurement kind {m.kind!r}"}, value="", passed=False)

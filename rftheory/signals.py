@@ -1,0 +1,189 @@
+"""Signals during a sweep: SIGTERM as an exception, pool workers that die with the parent.
+
+Split from :mod:`rftheory.parallel`, which uses it.
+
+* :class:`Terminated` -- what SIGTERM raises inside :func:`guarded`;
+* :func:`guarded` -- a context manager around a sweep: SIGTERM raises
+  :class:`Terminated`, and on leaving every sweep started through it is
+  closed (its pool workers killed at once);
+* ``_worker_init`` -- the pool worker initializer;
+* ``_signals_blocked`` / ``_signals_deferred`` -- hold SIGINT/SIGTERM while
+  workers are forked / while a stopping pool is torn down.
+
+Pool workers ignore SIGINT (the parent decides), die with the parent
+(``prctl(PR_SET_PDEATHSIG, SIGKILL)`` on Linux, else a watchdog thread
+polling ``os.getppid()``), and start with SIGINT/SIGTERM blocked so that a
+signal during start-up cannot leave a half-initialised worker.  When the
+consumer stops early (Ctrl-C, SIGTERM under :func:`guarded`, an error,
+closing the generator), running workers are killed at once instead of
+finishing their pending tasks; finished tasks are already in the checkpoint
+(:mod:`rftheory.checkpoint`), and a resumed run recomputes only the missing
+ones.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterable
+from contextlib import contextmanager
+
+__all__ = ["Terminated", "guarded"]
+
+
+class Terminated(BaseException):
+    """SIGTERM reached the process while :func:`guarded` was active.
+
+    A ``BaseException`` (like ``KeyboardInterrupt``) so that the checks'
+    ``except Exception`` clauses, which turn crashes into failed outcomes,
+    do not swallow it.
+    """
+
+
+# --------------------------------------------------------------------------
+# pool workers (the initializer and the signal masks used by rftheory.parallel)
+
+_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+_PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+
+
+def _die_with_parent() -> bool:
+    """Ask Linux to SIGKILL this process when its parent dies; False where unavailable."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _watch_parent(parent_pid: int, interval: float = 0.5) -> None:
+    """Portable fallback of :func:`_die_with_parent`: exit once re-parented."""
+
+    def watch():
+        while True:
+            if os.getppid() != parent_pid:
+                os._exit(1)
+            time.sleep(interval)
+
+    threading.Thread(target=watch, name="rftheory-parent-watchdog", daemon=True).start()
+
+
+def _worker_init(parent_pid: int, use_prctl: bool = True) -> None:
+    """Pool worker initializer.
+
+    Ignores SIGINT (a Ctrl-C reaches the whole process group; the parent
+    stops the pool, and a worker's KeyboardInterrupt would only print a
+    traceback), restores the default SIGTERM action (a forked worker inherits
+    the parent's handler), ties the worker's life to the parent's, then
+    unblocks the signals :func:`_signals_blocked` held during the fork.
+    Also one BLAS thread per process: the pool already uses every core and
+    oversubscribed OpenBLAS threads can make small QRs 100x slower.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if not (use_prctl and _die_with_parent()):
+        _watch_parent(parent_pid)
+    if os.getppid() != parent_pid:  # the parent died before prctl took effect
+        os._exit(1)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        return
+    threadpool_limits(1)
+
+
+@contextmanager
+def _signals_blocked():
+    """Block SIGINT/SIGTERM in this thread (workers forked meanwhile inherit the mask).
+
+    A signal arriving meanwhile stays pending and is delivered on exit.
+    """
+    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+@contextmanager
+def _signals_deferred():
+    """Hold SIGINT/SIGTERM during the block (main thread only) and re-raise the first one after it.
+
+    So that a second Ctrl-C, pressed while a stopping pool is being torn
+    down, does not cut the teardown short.
+    """
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "raise_signal"):
+        yield
+        return
+    old = {s: signal.getsignal(s) for s in _STOP_SIGNALS}
+    if any(h is None for h in old.values()):  # a handler not set from Python cannot be restored
+        yield
+        return
+    got: list[int] = []
+    for s in _STOP_SIGNALS:
+        signal.signal(s, lambda signum, frame: got.append(signum))
+    try:
+        yield
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+        if got:
+            signal.raise_signal(got[0])
+
+
+@contextmanager
+def guarded(executor: Callable[[list, int], Iterable] | None):
+    """Run a sweep so that signals stop it cleanly.
+
+    Inside the block SIGTERM raises :class:`Terminated` in the main thread
+    (the previous handler is restored on exit), and on leaving it every
+    sweep started through the yielded executor is closed, which kills its
+    pool workers at once whatever ended the block (``KeyboardInterrupt``,
+    :class:`Terminated`, an error).
+
+    Parameters
+    ----------
+    executor : callable or None
+        An executor of :mod:`rftheory.parallel` (``None``: run in this process).
+
+    Yields
+    ------
+    callable or None
+        The executor to pass to :func:`rftheory.verify.run`.
+    """
+    started = []
+
+    def tracked(tasks, seed):
+        it = executor(tasks, seed)
+        started.append(it)
+        return it
+
+    def on_sigterm(signum, frame):
+        raise Terminated()
+
+    old = None
+    if threading.current_thread() is threading.main_thread():
+        old = signal.signal(signal.SIGTERM, on_sigterm)
+    try:
+        yield tracked if executor is not None else None
+    finally:
+        try:
+            for it in started:
+                close = getattr(it, "close", None)
+                if close is not None:
+                    close()
+        finally:
+            if old is not None:
+                signal.signal(signal.SIGTERM, old)
