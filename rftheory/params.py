@@ -24,7 +24,24 @@ __all__ = ["Param", "Point", "to_fraction", "mpf", "sym", "validate_params"]
 
 
 def to_fraction(name: str, value: Any) -> Fraction:
-    """Read ``value`` as an exact rational, or raise :class:`ParameterError`."""
+    """Read ``value`` as an exact rational.
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name, for the error message.
+    value : int, float, str, Fraction, mpmath.mpf or sympy Rational
+        A float is read through its shortest ``repr`` (``0.1`` is 1/10).
+
+    Returns
+    -------
+    Fraction
+
+    Raises
+    ------
+    ParameterError
+        If ``value`` is not a finite real number.
+    """
     if isinstance(value, bool):
         raise ParameterError(name, f"expected a real number, got {value!r}")
     if isinstance(value, Fraction):
@@ -58,7 +75,22 @@ def to_fraction(name: str, value: Any) -> Fraction:
 
 
 def fmt_bound(b) -> str:
-    """A domain bound as people write it: ``100000``, ``0.125``, ``1e-100``, ``2/3``."""
+    """A domain bound as people write it: ``100000``, ``0.125``, ``1e-100``, ``2/3``.
+
+    Parameters
+    ----------
+    b : int, float or Fraction
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> fmt_bound(Fraction(1, 8)), fmt_bound(Fraction(2, 3)), fmt_bound(1e5)
+    ('0.125', '2/3', '100000')
+    """
     if type(b) is Fraction and b.denominator != 1:  # (a subclass may print itself, e.g. as "pi")
         short = repr(float(b))
         return short if Fraction(short) == b else f"{b.numerator}/{b.denominator}"
@@ -68,7 +100,16 @@ def fmt_bound(b) -> str:
 
 
 def mpf(x: Fraction | int) -> mpmath.mpf:
-    """Round an exact parameter to an ``mpf`` at the current working precision."""
+    """Round an exact parameter to an ``mpf`` at the current working precision.
+
+    Parameters
+    ----------
+    x : Fraction or int
+
+    Returns
+    -------
+    mpmath.mpf
+    """
     if isinstance(x, Fraction):
         return mpmath.mpf(x.numerator) / x.denominator
     return mpmath.mpf(x)
@@ -76,7 +117,16 @@ def mpf(x: Fraction | int) -> mpmath.mpf:
 
 def sym(x: Fraction | int):
     """An exact parameter as a sympy number (sympy is imported on first use:
-    the command line starts without it)."""
+    the command line starts without it).
+
+    Parameters
+    ----------
+    x : Fraction or int
+
+    Returns
+    -------
+    sympy.Rational or sympy.Integer
+    """
     import sympy
 
     if isinstance(x, Fraction):
@@ -124,7 +174,13 @@ class Param:
     check: Callable[[Any], Any] | None = None
 
     def domain(self) -> str:
-        """The domain as readable text."""
+        """The domain as readable text.
+
+        Returns
+        -------
+        str
+            E.g. ``"integer in [1, 100000]"`` or ``"one of iid, orthogonal"``.
+        """
         if self.kind == "choice":
             return "one of " + ", ".join(self.choices or ())
         if self.kind == "object":
@@ -140,7 +196,23 @@ class Param:
         return f"{'integer' if self.kind == 'int' else 'real'} in {lo}{low}, {high}{hi}"
 
     def parse(self, value: Any) -> Any:
-        """Validate and convert one value (strings from the CLI included)."""
+        """Validate and convert one value (strings from the CLI included).
+
+        Parameters
+        ----------
+        value
+            A number, a string or (``object`` kind) anything ``check`` accepts.
+
+        Returns
+        -------
+        int, Fraction, str or object
+            The exact value.
+
+        Raises
+        ------
+        ParameterError
+            Naming this parameter, if the value is malformed or outside the domain.
+        """
         name = self.name
         if self.kind == "object":
             return self.check(value) if self.check else value

@@ -145,7 +145,18 @@ class Result:
     at = validate
 
     def points(self, mode: str, which: str = "grid") -> list[dict]:
-        """The grid of ``which`` (``"grid"`` or ``"mc_grid"``) for ``mode``."""
+        """The grid of ``which`` for ``mode`` (missing modes fall back to the next smaller one).
+
+        Parameters
+        ----------
+        mode : {"quick", "default", "full"}
+        which : {"grid", "mc_grid"}
+
+        Returns
+        -------
+        list of dict
+            The parameter points, as written in the entry.
+        """
         grids = getattr(self, which)
         order = MODES[: MODES.index(mode) + 1][::-1]
         for m in order:
@@ -154,7 +165,16 @@ class Result:
         return []
 
     def z_tests(self, mode: str) -> int:
-        """z-scores the ``checks`` report in ``mode`` (declared in ``checks_z``)."""
+        """The number of z-scores the ``checks`` report in ``mode`` (declared in ``checks_z``).
+
+        Parameters
+        ----------
+        mode : {"quick", "default", "full"}
+
+        Returns
+        -------
+        int
+        """
         order = MODES[: MODES.index(mode) + 1][::-1]
         return next((int(self.checks_z[m]) for m in order if m in self.checks_z), 0)
 
@@ -174,7 +194,12 @@ class Result:
             ``dps`` working digits (what :mod:`rftheory.verify` compares
             against independent routes).
         **given
-            The result's parameters.
+            The result's parameters, or ``at=Point``.
+
+        Returns
+        -------
+        mpmath.mpf or mpmath.mpc
+            The value, correct to ``dps`` significant digits when certified.
 
         Raises
         ------
@@ -192,7 +217,21 @@ class Result:
 
     def route(self, name: str, dps: int = 50, **given):
         """An independent arbitrary-precision route by name, evaluated once at
-        ``dps`` working digits (uncertified: routes are what verify compares)."""
+        ``dps`` working digits (uncertified: routes are what verify compares).
+
+        Parameters
+        ----------
+        name : str
+            A key of ``routes`` (``rftheory list`` shows them).
+        dps : int
+            Working digits, in ``[1, 100]``.
+        **given
+            The result's parameters, or ``at=Point``.
+
+        Returns
+        -------
+        mpmath.mpf or mpmath.mpc
+        """
         if name not in self.routes:
             raise LayerUnavailableError(
                 f"{self.id} has no route {name!r} (it has: {', '.join(self.routes) or 'none'})"
@@ -203,13 +242,40 @@ class Result:
             return +self.routes[name](p)
 
     def sym(self, **given):
-        """The exact sympy expression."""
+        """The exact sympy expression.
+
+        Parameters
+        ----------
+        **given
+            The result's parameters, or ``at=Point``.
+
+        Returns
+        -------
+        sympy.Expr
+        """
         if self.symbolic is None:
             raise LayerUnavailableError(f"{self.id} has no symbolic form")
         return self.symbolic(self.validate(**given))
 
     def f64(self, **given):
-        """Vectorized float64 evaluation; array arguments broadcast."""
+        """Vectorized float64 evaluation; array arguments broadcast.
+
+        Parameters
+        ----------
+        **given
+            The result's parameters; numeric ones may be arrays (every element
+            is checked against the parameter's domain).
+
+        Returns
+        -------
+        numpy.ndarray
+            Of the broadcast shape of the array arguments.
+
+        Raises
+        ------
+        RangeError
+            Where float64 cannot give the value to ``rtol64``.
+        """
         if self.float64 is None:
             raise LayerUnavailableError(f"{self.id} has no float64 evaluator")
         p = validate_arrays(self, given)
@@ -220,6 +286,22 @@ class Result:
 
         ``rng`` and ``n_replicates`` are positional-only, so a result may have a
         parameter called ``n`` (e.g. the number of λ features of HRFs).
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+            Seeded by the caller.
+        n_replicates : int
+            Independent replicates of the real estimator, at least 2.
+        batches : int
+            Batches for the batch-means standard error.
+        **given
+            The result's parameters, or ``at=Point``.
+
+        Returns
+        -------
+        MCEstimate
+            Mean, standard error and batch standard error.
         """
         if self.mc is None:
             raise LayerUnavailableError(f"{self.id} has no Monte Carlo evaluator")
@@ -249,6 +331,13 @@ class Result:
         return val.reshape(-1)[0].item()
 
     def layers(self) -> list[str]:
+        """The layers this result has.
+
+        Returns
+        -------
+        list of str
+            Among ``"symbolic"``, ``"mpmath"``, ``"float64"``, ``"mc"``.
+        """
         out = []
         if self.symbolic is not None:
             out.append("symbolic")
@@ -268,6 +357,18 @@ def validate_arrays(result: Result, given: Mapping[str, Any]) -> dict:
     domain (NaN and infinities are refused); scalar checks of the result are
     applied to the broadcast arrays elementwise where the result's ``check``
     accepts arrays.
+
+    Parameters
+    ----------
+    result : Result
+    given : mapping
+        Name to value (arrays or scalars).
+
+    Returns
+    -------
+    dict
+        Float64 arrays of the broadcast shape for numeric parameters, the
+        validated values of the others, defaults filled in elementwise.
     """
     known = {p.name: p for p in result.params}
     for name in given:
@@ -323,7 +424,22 @@ _REGISTRY: dict[str, Result] = {}
 
 def register(result: Result) -> Result:
     """Add a result to the registry (each ID once) and record where: the
-    file and line of the ``register`` call, as ``rftheory list`` shows it."""
+    file and line of the ``register`` call, as ``rftheory list`` shows it.
+
+    Parameters
+    ----------
+    result : Result
+
+    Returns
+    -------
+    Result
+        The same object, with ``defined_at`` set.
+
+    Raises
+    ------
+    ValueError
+        If the ID is registered already.
+    """
     import os
     import sys
 

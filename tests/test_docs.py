@@ -4,6 +4,7 @@ value.  Public: defined in an ``rftheory`` module under a name without a
 leading underscore (methods of public classes included)."""
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -63,6 +64,11 @@ def _public_functions():
 FUNCS = list(_public_functions())
 
 
+def _section(doc: str, name: str) -> bool:
+    # a numpydoc heading: the name on its own line, underlined by dashes
+    return re.search(rf"^\s*{name}\s*\n\s*-{{3,}}\s*$", doc, re.M) is not None
+
+
 def test_functions_found():
     assert len(FUNCS) > 100
 
@@ -77,9 +83,9 @@ def test_numpydoc(where, fn, method):
     if fn.args.vararg or fn.args.kwarg:
         args.append("*")
     if args:
-        assert "Parameters\n---" in doc, f"{where}: no Parameters section"
+        assert _section(doc, "Parameters"), f"{where}: no Parameters section"
     ret, yld = _returns_value(fn)
     if ret and not yld:
-        assert "Returns\n---" in doc, f"{where}: no Returns section"
+        assert _section(doc, "Returns"), f"{where}: no Returns section"
     if yld:
-        assert "Yields\n---" in doc or "Returns\n---" in doc, f"{where}: no Yields section"
+        assert _section(doc, "Yields") or _section(doc, "Returns"), f"{where}: no Yields section"

@@ -38,6 +38,17 @@ class OptionalParam(Param):
     """
 
     def parse(self, value):
+        """Validate one value, or pass ``None`` (absent) through.
+
+        Parameters
+        ----------
+        value
+            A number, a string, or ``None``.
+
+        Returns
+        -------
+        Fraction or None
+        """
         return None if value is None else super().parse(value)
 
 
