@@ -23,13 +23,14 @@ from __future__ import annotations
 
 import functools
 import math
+from fractions import Fraction
 
 import mpmath as mp
 import numpy as np
 
 from ..errors import ParameterError
 
-__all__ = ["Float64", "Mpmath", "Sympy", "F64", "MP", "SYM", "backend"]
+__all__ = ["Float64", "Mpmath", "Sympy", "F64", "MP", "SYM", "backend"]  # noqa: F822 (SYM: module __getattr__)
 
 
 class Float64:
@@ -150,6 +151,8 @@ class Mpmath:
         return mp.matrix(a)
 
     def num(self, x):
+        if isinstance(x, Fraction):  # exact parameters: rounded once
+            return mp.mpf(x.numerator) / x.denominator
         return mp.mpf(x)
 
     def eye(self, d):

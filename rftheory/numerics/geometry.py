@@ -14,7 +14,7 @@ import numpy as np
 
 from ..errors import ParameterError
 
-__all__ = ["pair_from_norms", "pair_from_difference", "check_norms"]
+__all__ = ["pair_from_norms", "pair_from_difference", "pair_from_angle", "check_norms"]
 
 
 def check_norms(x_norm, y_norm, v) -> None:
@@ -72,3 +72,39 @@ def pair_from_difference(d: int, z, rng=None):
     x = np.zeros(d)
     x[0] = float(z) / 2
     return _rotate(x, -x, rng)
+
+
+def pair_from_angle(d: int, x_norm, y_norm, theta, rng=None):
+    """``x, y ∈ R^d`` with norms ``x_norm``, ``y_norm`` at the angle ``theta``.
+
+    ``x = ‖x‖e₁``, ``y = ‖y‖(cos θ e₁ + sin θ e₂)`` (no cancellation: the
+    angle is used directly, not recovered from ``‖x+y‖``), both rotated by one
+    Haar matrix drawn from ``rng`` if it is given.
+
+    Parameters
+    ----------
+    d : int
+        Dimension, at least 2.
+    x_norm, y_norm, theta : float or Fraction
+        The two norms and the angle.
+    rng : numpy.random.Generator, optional
+        Rotate the pair by a Haar matrix drawn from it.
+
+    Returns
+    -------
+    tuple of ndarray
+        ``(x, y)``.
+
+    Examples
+    --------
+    >>> import math
+    >>> x, y = pair_from_angle(3, 2, 1, math.pi / 3)
+    >>> float(x @ y), float(y @ y)
+    (1.0000000000000002, 1.0)
+    """
+    a, b, th = float(x_norm), float(y_norm), float(theta)
+    x = np.zeros(d)
+    y = np.zeros(d)
+    x[0] = a
+    y[0], y[1] = b * math.cos(th), b * math.sin(th)
+    return _rotate(x, y, rng)

@@ -1,0 +1,459 @@
+"""The closed forms of Hybrid Random Features (Choromanski et al., ICLR 2022), one definition each.
+
+Source: ``papers/001_fec91adef6daced0.txt`` (THEORY.md, ids ``hrf.*``); where
+the extracted text is garbled THEORY.md is the reference.  Softmax kernel
+``SM(x, y) = exp(xᵀy)``.  Notation: ``a = ‖x‖``, ``b = ‖y‖``, ``θ`` the angle
+between ``x`` and ``y``, ``v² = ‖x+y‖² = a²+b²+2ab cos θ``,
+``z² = ‖x−y‖² = a²+b²−2ab cos θ``.
+
+Every formula takes the backend ``bk`` (:mod:`rftheory.numerics.backends`:
+``MP`` for mpmath, ``SYM`` for sympy), so the symbolic and the
+arbitrary-precision layers evaluate the same expression.  The trigonometric
+MSE is the RFF MSE of the Gaussian kernel (:mod:`rftheory.numerics.rff_pairs`)
+times ``e^{a²+b²}``.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import mpmath as mp
+
+from ...errors import ParameterError
+from ...numerics.backends import Sympy
+from ...numerics.rff_pairs import orth_pair_sym, rff_mse
+from ...numerics.special import coupled_pairs
+from ...params import mpf
+
+__all__ = [
+    "angle_terms", "zv2", "cos_of", "pair_gap", "mse_trig", "mse_pos", "angular_moments", "bipolar",
+    "gaussian_lambda_moments", "rel_error", "rel_error_paper", "W_of_r", "paper_bound", "corrected_bound",
+    "limit_value", "ce_u_exact", "ce_invariants", "ce_mse_exact", "ce_moments", "cluster_A_diag", "cluster_loss",
+    "cluster_invariants",
+]
+
+
+def _is_sym(bk) -> bool:
+    return isinstance(bk, Sympy)
+
+
+# --------------------------------------------------------------------------
+# the angle, without cancellation at theta = 0 and pi
+
+
+def angle_terms(bk, theta):
+    """``(sin²(θ/2), cos²(θ/2), θ/π, 1 − θ/π)`` in backend ``bk``.
+
+    Exact at ``θ = 0`` and at ``θ ≥ π`` (read as π), so that structurally zero
+    MSEs come out as an exact zero; the half-angle forms avoid the cancellation
+    of ``1 ± cos θ`` (``z² = (a−b)² + 4ab sin²(θ/2)``, ``v² = (a−b)² + 4ab cos²(θ/2)``).
+
+    Parameters
+    ----------
+    bk : backend
+        ``MP`` or ``SYM``.
+    theta : Fraction, int or number of ``bk``
+        The angle; an exact parameter is converted with ``bk.num``.
+
+    Returns
+    -------
+    tuple
+        ``(sin²(θ/2), cos²(θ/2), θ/π, 1 − θ/π)``.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> from rftheory.numerics.backends import SYM
+    >>> angle_terms(SYM, Fraction(0))
+    (0, 1, 0, 1)
+    """
+    th = bk.num(theta) if isinstance(theta, (Fraction, int)) else theta
+    if _is_sym(bk):
+        pi = bk.pi()
+        if th.is_number and th > pi:
+            th = pi
+        return bk.sin(th / 2) ** 2, bk.cos(th / 2) ** 2, th / pi, 1 - th / pi
+    th = mp.mpf(th)
+    if th == 0:
+        return mp.mpf(0), mp.mpf(1), mp.mpf(0), mp.mpf(1)
+    if th >= mp.pi:
+        return mp.mpf(1), mp.mpf(0), mp.mpf(1), mp.mpf(0)
+    return mp.sin(th / 2) ** 2, mp.cos(th / 2) ** 2, th / mp.pi, (mp.pi - th) / mp.pi
+
+
+def zv2(a, b, ang):
+    """``(z², v²) = (‖x−y‖², ‖x+y‖²)`` as sums of non-negative terms.
+
+    Parameters
+    ----------
+    a, b : number
+        ``‖x‖``, ``‖y‖``.
+    ang : tuple
+        :func:`angle_terms`.
+
+    Returns
+    -------
+    tuple
+        ``((a−b)² + 4ab sin²(θ/2), (a−b)² + 4ab cos²(θ/2))``.
+    """
+    d2, ab4 = (a - b) ** 2, 4 * a * b
+    return d2 + ab4 * ang[0], d2 + ab4 * ang[1]
+
+
+def cos_of(ang):
+    """``cos θ = cos²(θ/2) − sin²(θ/2)``.
+
+    Parameters
+    ----------
+    ang : tuple
+        :func:`angle_terms`.
+
+    Returns
+    -------
+    number
+        ``cos θ``.
+    """
+    return ang[1] - ang[0]
+
+
+# --------------------------------------------------------------------------
+# Lemma 2.2: trig and ++ MSEs (iid and orthogonal blocks)
+
+def pair_gap(bk, d, y):
+    """``G(y) = ₁F₁(d; d/2; y) − e^{2y}``: the orthogonal-pair correction of the ``++`` MSE.
+
+    For ``|y| ≤ 1`` (mpmath) the series ``Σ_{k≥2} y^k/k! ((d)_k/(d/2)_k − 2^k)``
+    (the ``k ≤ 1`` terms cancel exactly), summed to a remainder below
+    ``eps·|sum|``: every term is at most ``(2|y|)^k/k!`` and their ratio is
+    ``≤ 1/2`` from ``k = 3`` on.  Otherwise mpmath's ``hyp1f1``.
+
+    Parameters
+    ----------
+    bk : backend
+        ``MP`` or ``SYM``.
+    d : int
+        Dimension.
+    y : number
+        Argument (``v²/2`` for the ``++`` features).
+
+    Returns
+    -------
+    number
+        ``G(y)``.
+    """
+    if _is_sym(bk):
+        return bk.hyp1f1(d, bk.frac(d, 2), y) - bk.exp(2 * y)
+    if y == 0:
+        return mp.mpf(0)
+    if abs(y) > 1:
+        return mp.hyp1f1(d, mp.mpf(d) / 2, y) - mp.exp(2 * y)
+    tol = mp.eps / 16
+    total, R, two, t, k = mp.mpf(0), mp.mpf(1), mp.mpf(1), mp.mpf(1), 0
+    while True:
+        R *= (d + k) / (mp.mpf(d) / 2 + k)
+        two *= 2
+        k += 1
+        t *= y / k
+        if k >= 2:
+            total += t * (R - two)
+            if k >= 3 and (2 * abs(y)) ** k / mp.factorial(k) <= tol * abs(total):
+                return total
+
+
+def _rff_mse_sym(coupling, d, m, z2):
+    """The sympy form of :func:`rftheory.numerics.rff_pairs.rff_mse` (which is mpmath only):
+    ``(expm1(−z²)²/2 + (P/m)(τ − e^{−z²}))/m``, ``τ`` = :func:`~rftheory.numerics.rff_pairs.orth_pair_sym`."""
+    import sympy as sp
+
+    out = (sp.exp(-z2) - 1) ** 2 / 2
+    if coupling == "orthogonal":
+        out = out + sp.Rational(coupled_pairs(m, d), m) * (orth_pair_sym(d, sp.sqrt(z2)) - sp.exp(-z2))
+    return out / m
+
+
+def mse_trig(bk, a, b, ang, m, d=None, coupling="iid"):
+    """MSE of ``SM_trig`` (Lemma 2.2; blocks of orthogonal ω's add the pair term).
+
+    ``SM_trig`` is ``e^{(a²+b²)/2}`` times the RFF estimator of the Gaussian
+    kernel ``e^{−z²/2}`` on both inputs, so its MSE is ``e^{a²+b²}`` times the
+    RFF MSE at ``z = ‖x−y‖`` (:func:`rftheory.numerics.rff_pairs.rff_mse`):
+
+    .. math:: \\mathrm{MSE} = \\frac{e^{a^2+b^2}}{m}\\Big[\\frac{(1-e^{-z^2})^2}{2}
+       + \\frac Pm\\big({}_1F_1(d;\\tfrac d2;-\\tfrac{z^2}2) - e^{-z^2}\\big)\\Big]
+
+    (``P = 0`` for iid).
+
+    Parameters
+    ----------
+    bk : backend
+        ``MP`` or ``SYM``.
+    a, b : number
+        ``‖x‖``, ``‖y‖``.
+    ang : tuple
+        :func:`angle_terms`.
+    m : int
+        Number of features.
+    d : int, optional
+        Dimension (orthogonal blocks of at most ``d``).
+    coupling : {"iid", "orthogonal"}
+
+    Returns
+    -------
+    number
+        The MSE.
+    """
+    z2, _ = zv2(a, b, ang)
+    if _is_sym(bk):
+        return bk.exp(a * a + b * b) * _rff_mse_sym(coupling, d, m, z2)
+    return mp.exp(a * a + b * b) * rff_mse(coupling, d, m, mp.sqrt(z2))
+
+
+def mse_pos(bk, a, b, ang, m, d=None, coupling="iid"):
+    """MSE of the antithetic positive estimator ``SM_++`` (Lemma 2.2, with blocks).
+
+    .. math:: \\mathrm{MSE} = \\frac{e^{-a^2-b^2}}{m}\\Big[\\frac{(e^{v^2}-1)^2}{2}
+       + \\frac Pm\\big({}_1F_1(d;\\tfrac d2;\\tfrac{v^2}2) - e^{v^2}\\big)\\Big]
+
+    (the pair term of ``cosh`` features: ``(w_i, −w_j)`` is distributed as ``(w_i, w_j)``).
+
+    Parameters
+    ----------
+    bk : backend
+        ``MP`` or ``SYM``.
+    a, b : number
+        ``‖x‖``, ``‖y‖``.
+    ang : tuple
+        :func:`angle_terms`.
+    m : int
+        Number of features.
+    d : int, optional
+        Dimension (orthogonal blocks of at most ``d``).
+    coupling : {"iid", "orthogonal"}
+
+    Returns
+    -------
+    number
+        The MSE.
+    """
+    _, v2 = zv2(a, b, ang)
+    out = bk.expm1(v2) ** 2 / 2
+    if coupling == "orthogonal":
+        out = out + bk.frac(coupled_pairs(m, d), m) * pair_gap(bk, d, v2 / 2)
+    return bk.exp(-(a * a + b * b)) * out / m
+
+
+def angular_moments(bk, ang, n):
+    """``(E λ̂², E(1−λ̂)², E λ̂(1−λ̂))`` for ``nλ̂ ~ Bin(n, p)``, ``p = θ/π`` (Lemma 3.2),
+    written without cancellation: ``p(p + (1−p)/n)``, ``q(q + p/n)``, ``(1 − 1/n)pq`` (``q = 1−p``)."""
+    p, q = ang[2], ang[3]
+    return p * (p + q / n), q * (q + p / n), (1 - bk.frac(1, n)) * p * q
+
+
+def bipolar(bk, a, b, ang, m, mom, shared):
+    """Thm 3.1: ``E λ̂² MSE(++) + E(1−λ̂)² MSE(trig)``, minus
+    ``(2/m) SM² (1 − cos(a²−b²)) E[λ̂(1−λ̂)]`` with shared ω's (iid ω's);
+    ``mom = (E λ̂², E(1−λ̂)², E λ̂(1−λ̂))``, ``1 − cos(a²−b²) = 2 sin²((a−b)(a+b)/2)``."""
+    l2, m2, cross = mom
+    out = l2 * mse_pos(bk, a, b, ang, m) + m2 * mse_trig(bk, a, b, ang, m)
+    if shared and a != b:
+        out = out - bk.frac(4) / m * bk.exp(2 * a * b * cos_of(ang)) * bk.sin((a - b) * (a + b) / 2) ** 2 * cross
+    return out
+
+
+
+def gaussian_lambda_moments(bk, t, ang, n):
+    """``(E λ̂², E(1−λ̂)², E λ̂(1−λ̂))`` of ``λ̂ = (1 − (1/n)Σcos στ_iᵀΔ)/ρ`` (Eq. 72-79),
+    ``t = σ²r²``, ``‖Δ‖² = 4r² sin²(θ/2)``, without cancellation:
+    ``λ = −expm1(−2t sin²(θ/2))/ρ``, ``1 − λ = e^{−2t} expm1(2t cos²(θ/2))/ρ``,
+    ``ρ = −expm1(−2t)``, ``Var λ̂ = expm1(−4t sin²(θ/2))²/(2ρ²n)``."""
+    rho = -bk.expm1(-2 * t)
+    lam = -bk.expm1(-2 * t * ang[0]) / rho
+    one_m = bk.exp(-2 * t) * bk.expm1(2 * t * ang[1]) / rho
+    var = bk.expm1(-4 * t * ang[0]) ** 2 / (2 * rho * rho * n)
+    return lam * lam + var, one_m * one_m + var, lam * one_m - var
+
+
+
+def rel_error(bk, theta, r, m, n, estimator):
+    """``ε_{θ,r} = √MSE / SM`` for ``‖x‖ = ‖y‖ = r`` (Def. 3.3), from the MSE formulas."""
+    ang = angle_terms(bk, theta)
+    if estimator == "trig":
+        mse = mse_trig(bk, r, r, ang, m)
+    elif estimator == "positive":
+        mse = mse_pos(bk, r, r, ang, m)
+    else:
+        mse = bipolar(bk, r, r, ang, m, angular_moments(bk, ang, n), False)
+    return bk.sqrt(mse) / bk.exp(r * r * cos_of(ang))
+
+
+def rel_error_paper(bk, theta, r, m, n, estimator):
+    """The paper's explicit forms: Eq. 25 (trig; ++ at π−θ) and Eq. 48-50 (hybrid).
+
+    .. math:: \\epsilon_{\\theta,r}(\\mathrm{trig}) = \\frac{e^{2r^2\\sin^2(\\theta/2)}(1-e^{-4r^2\\sin^2(\\theta/2)})}{\\sqrt{2m}},
+       \\qquad \\epsilon_{\\theta,r}(\\mathrm{hyb}) = \\frac{e^{r^2}}{\\sqrt{2m}}\\sqrt{a_r(\\theta)+a_r(\\pi-\\theta)},
+
+    ``a_r(θ) = (θ/π)(θ/π − θ/(nπ) + 1/n) e^{2r² cos θ}(1 − e^{−4r² cos²(θ/2)})²``.
+    """
+    pi = bk.pi()
+    if estimator == "trig":
+        s = bk.sin(theta / 2) ** 2
+        return bk.exp(2 * r * r * s) * (-bk.expm1(-4 * r * r * s)) / bk.sqrt(2 * m)
+    if estimator == "positive":
+        return rel_error_paper(bk, pi - theta, r, m, n, "trig")
+
+    def a_r(t):
+        return (t / pi) * (t / pi - t / (n * pi) + bk.frac(1, n)) * bk.exp(2 * r * r * bk.cos(t)) * bk.expm1(
+            -4 * r * r * bk.cos(t / 2) ** 2) ** 2
+
+    return bk.exp(r * r) / bk.sqrt(2 * m) * bk.sqrt(a_r(theta) + a_r(pi - theta))
+
+
+def W_of_r(bk, r):
+    """``W(r) = e^{2r²}(1 − e^{−4r²})`` (Lemma 3.4)."""
+    return bk.exp(2 * r * r) * (-bk.expm1(-4 * r * r))
+
+
+
+def paper_bound(bk, r, m, n):
+    """Thm 3.5 (Eq. 27, as reconstructed from the garbled Eq. 27/63-65):
+    ``ε_{S(r)} ≤ W(r)/(r√(2m)) · √(1/π − 1/(nπ) + 1/(n√π))``."""
+    pi = bk.pi()
+    return W_of_r(bk, r) / (r * bk.sqrt(2 * m)) * bk.sqrt(1 / pi - bk.frac(1, n) / pi + bk.frac(1, n) / bk.sqrt(pi))
+
+
+def corrected_bound(bk, r, m, n):
+    """The bound the proof's steps give (Eq. 63 and Eq. 64 with ``θ** ≤ √π/(2r)``):
+    ``ε_{S(r)} ≤ W(r)/√(2m) · √((1 − 1/n)/(πr²) + 1/(n√π r))``."""
+    pi = bk.pi()
+    return W_of_r(bk, r) / bk.sqrt(2 * m) * bk.sqrt((1 - bk.frac(1, n)) / (pi * r * r) + bk.frac(1, n) / (bk.sqrt(pi) * r))
+
+
+def limit_value(bk, r, m, n):
+    """``lim_{θ→0} ε/√θ = lim_{θ→π} ε/√(π−θ) = W(r)/√(2mnπ)`` (from Eq. 66)."""
+    return W_of_r(bk, r) / bk.sqrt(2 * m * n * bk.pi())
+
+
+
+def _cmul(p_, q_):
+    return (p_[0] * q_[0] - p_[1] * q_[1], p_[0] * q_[1] + p_[1] * q_[0])
+
+
+def _cdiv(p_, q_):
+    den = q_[0] ** 2 + q_[1] ** 2
+    return ((p_[0] * q_[0] + p_[1] * q_[1]) / den, (p_[1] * q_[0] - p_[0] * q_[1]) / den)
+
+
+def _csub(p_, q_):
+    return (p_[0] - q_[0], p_[1] - q_[1])
+
+
+def _csolve(M, b):
+    """Solve ``M z = b`` exactly (Gaussian elimination over complex rationals, pivot = first nonzero)."""
+    n = len(b)
+    M = [list(r) + [b[i]] for i, r in enumerate(M)]
+    for c in range(n):
+        piv = next(r for r in range(c, n) if M[r][c] != (0, 0))
+        M[c], M[piv] = M[piv], M[c]
+        for r in range(n):
+            if r != c and M[r][c] != (0, 0):
+                f = _cdiv(M[r][c], M[c][c])
+                M[r] = [_csub(M[r][j], _cmul(f, M[c][j])) for j in range(n + 1)]
+    return [_cdiv(M[i][n], M[i][i]) for i in range(n)]
+
+
+def ce_u_exact(A, x, y):
+    """``u = Ax + A^{-T}y`` exactly (Fractions): ``A^{-T}y`` solves ``Aᵀz = y``."""
+    d = len(x)
+    Ax = [(sum(A[i][j][0] * x[j] for j in range(d)), sum(A[i][j][1] * x[j] for j in range(d))) for i in range(d)]
+    z = _csolve([[A[j][i] for j in range(d)] for i in range(d)], [(yy, Fraction(0)) for yy in y])
+    return [(a_[0] + b_[0], a_[1] + b_[1]) for a_, b_ in zip(Ax, z)]
+
+
+def ce_invariants(u):
+    """``(P, Q, R) = (‖Re u‖², ‖Im u‖², Re u·Im u)``, exact."""
+    return (sum(t[0] * t[0] for t in u), sum(t[1] * t[1] for t in u), sum(t[0] * t[1] for t in u))
+
+
+def ce_mse_exact(P, Q, R, s, m, part):
+    """The CE MSE from the exact invariants of ``u`` and ``s = xᵀy`` (mpmath), cancellation-free:
+
+    .. math:: \\mathrm{MSE}_{\\mathbb C} = \\frac{e^{2s}\\,\\mathrm{expm1}(P+Q)}m,\\quad
+       \\mathrm{MSE}_{\\mathrm{Re}} = \\frac{e^{2s}}m\\big(\\mathrm{expm1}(P)\\cosh Q + 2\\sinh^2\\tfrac Q2
+       - e^{P-Q}\\sin^2 R\\big),
+
+    from ``|c|²e^{2‖Re u‖²} = SM² e^{‖u‖²}`` and ``c²e^{2uᵀu} = SM² e^{uᵀu}``; an exact zero iff
+    ``u = 0`` (Eq. 17-18)."""
+    if P == 0 and Q == 0:
+        return mp.mpf(0)
+    P, Q, R = mpf(P), mpf(Q), mpf(R)
+    if part == "complex":
+        inner = mp.expm1(P + Q)
+    else:
+        inner = mp.expm1(P) * mp.cosh(Q) + 2 * mp.sinh(Q / 2) ** 2 - mp.exp(P - Q) * mp.sin(R) ** 2
+    return mp.exp(2 * mpf(s)) * inner / m
+
+
+def _ce_extra(P, Q, s):
+    """Guard digits: exp amplifies the absolute rounding error of its argument."""
+    return int(math.log10(float(max(abs(P) + abs(Q) + 2 * abs(s), 1)))) + 15
+
+
+
+def ce_moments(A, x, y):
+    """``(SM, c, u)`` of the CE estimator at the current mpmath precision:
+    ``u = Ax + A^{-T}y``, ``c = exp(−(Ax)ᵀ(Ax)/2 − (A^{-T}y)ᵀ(A^{-T}y)/2)`` (Eq. 14)."""
+    B = mp.inverse(A).T
+    Ax, By = A * x, B * y
+    u = Ax + By
+    dot = lambda p_, q_: mp.fsum(p_[i] * q_[i] for i in range(len(p_)))
+    c = mp.exp(-dot(Ax, Ax) / 2 - dot(By, By) / 2)
+    return mp.exp(dot(x, y)), c, u
+
+
+
+def cluster_A_diag(ri, rj, kind):
+    """Diagonal ``A`` for the centre pair ``(r_i, r_j)`` (mpmath numbers).
+
+    ``kind="complex"`` (Eq. 85-87): ``a_k = i√(r_{j,k}/r_{i,k})`` if
+    ``r_{i,k}r_{j,k} > 0``, ``√(−r_{j,k}/r_{i,k})`` if ``< 0``, ``1`` if both
+    are 0, making ``A r_i + A^{−1} r_j = 0``; ``kind="real"`` (Eq. 88):
+    ``a_k = |r_{j,k}/r_{i,k}|^{1/2}`` (``1`` if both are 0).
+    """
+    out = []
+    for p_, q_ in zip(ri, rj):
+        if p_ == 0 and q_ == 0:
+            out.append(mp.mpc(1))
+        elif p_ == 0 or q_ == 0:
+            raise ParameterError("rj", "a coordinate is 0 in one centre but not in the other: "
+                                 "no diagonal A attains the infimum of l(A) (App. H.2)")
+        elif kind == "real" or p_ * q_ < 0:
+            out.append(mp.mpc(mp.sqrt(abs(q_ / p_))))
+        else:
+            out.append(mp.mpc(0, mp.sqrt(q_ / p_)))
+    return out
+
+
+def cluster_loss(ri, rj, a):
+    """``l(A) = |A r_i + A^{−T} r_j|²`` for diagonal ``A`` (Eq. 21), ``|z|² = Σ|z_k|²``."""
+    return mp.fsum(abs(ak * p_ + q_ / ak) ** 2 for ak, p_, q_ in zip(a, ri, rj))
+
+
+
+def cluster_invariants(p):
+    """``(P, Q, R, s)`` of ``u = Ax + A^{-1}y`` for the diagonal ``A`` of :func:`cluster_A_diag`,
+    exactly: per coordinate ``u_k = N_k/√|r_{i,k} r_{j,k}|`` with the rational
+    ``N_k = x_k|r_{j,k}| + y_k|r_{i,k}|`` (real ``a_k``), or ``u_k = i N_k/√|r_{i,k}r_{j,k}|``,
+    ``N_k = x_k|r_{j,k}| − y_k|r_{i,k}|`` (``a_k = i√(r_{j,k}/r_{i,k})``); ``u_k = x_k + y_k``
+    where both centres are 0.  Each ``u_k`` is real or imaginary, so ``R = 0``; the MSE is an
+    exact zero iff every ``N_k = 0``."""
+    P = Q = Fraction(0)
+    for p_, q_, x_, y_ in zip(p["ri"], p["rj"], p["x"], p["y"]):
+        if p_ == 0 and q_ == 0:
+            P += (x_ + y_) ** 2
+        elif p["kind"] == "complex" and p_ * q_ > 0:
+            Q += (x_ * abs(q_) - y_ * abs(p_)) ** 2 / abs(p_ * q_)
+        else:
+            P += (x_ * abs(q_) + y_ * abs(p_)) ** 2 / abs(p_ * q_)
+    return P, Q, Fraction(0), sum(a_ * b_ for a_, b_ in zip(p["x"], p["y"]))
+
