@@ -206,7 +206,8 @@ def mse_trig(bk, a, b, ang, m, d=None, coupling="iid"):
     z2, _ = zv2(a, b, ang)
     if _is_sym(bk):
         return bk.exp(a * a + b * b) * _rff_mse_sym(coupling, d, m, z2)
-    return mp.exp(a * a + b * b) * rff_mse(coupling, d, m, mp.sqrt(z2))
+    # iid: no coupled pairs (rff_mse still counts them: any block size will do)
+    return mp.exp(a * a + b * b) * rff_mse(coupling, 1 if d is None else d, m, mp.sqrt(z2))
 
 
 def mse_pos(bk, a, b, ang, m, d=None, coupling="iid"):
