@@ -264,7 +264,21 @@ def _mgf_f64(p):
 def ce_mse_f64(P, Q, R, s, m, part):
     """Float64 CE MSE from the invariants ``P = ‖Re u‖²``, ``Q = ‖Im u‖²``, ``R = Re u·Im u``
     and ``s = xᵀy`` (:func:`ce_mse_exact` in log space; a signed sum of three terms for the
-    real part, refused beyond a cancellation factor of :data:`CANCEL_MAX`)."""
+    real part, refused beyond a cancellation factor of :data:`CANCEL_MAX`).
+
+    Parameters
+    ----------
+    P, Q, R, s : array_like
+        The invariants and ``xᵀy``.
+    m : int
+        Number of features.
+    part : {"complex", "real"}
+
+    Returns
+    -------
+    ndarray
+        The MSE.
+    """
     P, Q, R, s = (np.asarray(t, float) for t in (P, Q, R, s))
     with np.errstate(divide="ignore"):
         lP = np.log(P)

@@ -246,7 +246,22 @@ def mse_pos(bk, a, b, ang, m, d=None, coupling="iid"):
 
 def angular_moments(bk, ang, n):
     """``(E λ̂², E(1−λ̂)², E λ̂(1−λ̂))`` for ``nλ̂ ~ Bin(n, p)``, ``p = θ/π`` (Lemma 3.2),
-    written without cancellation: ``p(p + (1−p)/n)``, ``q(q + p/n)``, ``(1 − 1/n)pq`` (``q = 1−p``)."""
+    written without cancellation: ``p(p + (1−p)/n)``, ``q(q + p/n)``, ``(1 − 1/n)pq`` (``q = 1−p``).
+
+    Parameters
+    ----------
+    bk : backend
+        ``MP`` or ``SYM``.
+    ang : tuple
+        :func:`angle_terms` (``p = θ/π``, ``q = 1 − θ/π``).
+    n : int
+        Number of sgn features.
+
+    Returns
+    -------
+    tuple
+        ``(E λ̂², E(1−λ̂)², E λ̂(1−λ̂))``.
+    """
     p, q = ang[2], ang[3]
     return p * (p + q / n), q * (q + p / n), (1 - bk.frac(1, n)) * p * q
 
@@ -254,7 +269,28 @@ def angular_moments(bk, ang, n):
 def bipolar(bk, a, b, ang, m, mom, shared):
     """Thm 3.1: ``E λ̂² MSE(++) + E(1−λ̂)² MSE(trig)``, minus
     ``(2/m) SM² (1 − cos(a²−b²)) E[λ̂(1−λ̂)]`` with shared ω's (iid ω's);
-    ``mom = (E λ̂², E(1−λ̂)², E λ̂(1−λ̂))``, ``1 − cos(a²−b²) = 2 sin²((a−b)(a+b)/2)``."""
+    ``mom = (E λ̂², E(1−λ̂)², E λ̂(1−λ̂))``, ``1 − cos(a²−b²) = 2 sin²((a−b)(a+b)/2)``.
+
+    Parameters
+    ----------
+    bk : backend
+        ``MP`` or ``SYM``.
+    a, b : number
+        ``‖x‖``, ``‖y‖``.
+    ang : tuple
+        :func:`angle_terms`.
+    m : int
+        Features of each estimator.
+    mom : tuple
+        ``(E λ̂², E(1−λ̂)², E λ̂(1−λ̂))``.
+    shared : bool
+        The trig and ``++`` estimators share their ω's.
+
+    Returns
+    -------
+    number
+        The MSE of the hybrid.
+    """
     l2, m2, cross = mom
     out = l2 * mse_pos(bk, a, b, ang, m) + m2 * mse_trig(bk, a, b, ang, m)
     if shared and a != b:
@@ -267,7 +303,24 @@ def gaussian_lambda_moments(bk, t, ang, n):
     """``(E λ̂², E(1−λ̂)², E λ̂(1−λ̂))`` of ``λ̂ = (1 − (1/n)Σcos στ_iᵀΔ)/ρ`` (Eq. 72-79),
     ``t = σ²r²``, ``‖Δ‖² = 4r² sin²(θ/2)``, without cancellation:
     ``λ = −expm1(−2t sin²(θ/2))/ρ``, ``1 − λ = e^{−2t} expm1(2t cos²(θ/2))/ρ``,
-    ``ρ = −expm1(−2t)``, ``Var λ̂ = expm1(−4t sin²(θ/2))²/(2ρ²n)``."""
+    ``ρ = −expm1(−2t)``, ``Var λ̂ = expm1(−4t sin²(θ/2))²/(2ρ²n)``.
+
+    Parameters
+    ----------
+    bk : backend
+        ``MP`` or ``SYM``.
+    t : number
+        ``σ²r²``.
+    ang : tuple
+        :func:`angle_terms`.
+    n : int
+        Number of trig features of λ̂.
+
+    Returns
+    -------
+    tuple
+        ``(E λ̂², E(1−λ̂)², E λ̂(1−λ̂))``.
+    """
     rho = -bk.expm1(-2 * t)
     lam = -bk.expm1(-2 * t * ang[0]) / rho
     one_m = bk.exp(-2 * t) * bk.expm1(2 * t * ang[1]) / rho
@@ -277,7 +330,23 @@ def gaussian_lambda_moments(bk, t, ang, n):
 
 
 def rel_error(bk, theta, r, m, n, estimator):
-    """``ε_{θ,r} = √MSE / SM`` for ``‖x‖ = ‖y‖ = r`` (Def. 3.3), from the MSE formulas."""
+    """``ε_{θ,r} = √MSE / SM`` for ``‖x‖ = ‖y‖ = r`` (Def. 3.3), from the MSE formulas.
+
+    Parameters
+    ----------
+    bk : backend
+        ``MP`` or ``SYM``.
+    theta, r : number
+        Angle and ``‖x‖ = ‖y‖``.
+    m, n : int
+        Features of the estimators and of λ̂.
+    estimator : {"trig", "positive", "hybrid"}
+
+    Returns
+    -------
+    number
+        ``ε_{θ,r}``.
+    """
     ang = angle_terms(bk, theta)
     if estimator == "trig":
         mse = mse_trig(bk, r, r, ang, m)
@@ -295,6 +364,21 @@ def rel_error_paper(bk, theta, r, m, n, estimator):
        \\qquad \\epsilon_{\\theta,r}(\\mathrm{hyb}) = \\frac{e^{r^2}}{\\sqrt{2m}}\\sqrt{a_r(\\theta)+a_r(\\pi-\\theta)},
 
     ``a_r(θ) = (θ/π)(θ/π − θ/(nπ) + 1/n) e^{2r² cos θ}(1 − e^{−4r² cos²(θ/2)})²``.
+
+    Parameters
+    ----------
+    bk : backend
+        ``MP`` or ``SYM``.
+    theta, r : number
+        Angle and ``‖x‖ = ‖y‖``.
+    m, n : int
+        Features of the estimators and of λ̂.
+    estimator : {"trig", "positive", "hybrid"}
+
+    Returns
+    -------
+    number
+        ``ε_{θ,r}`` by the paper's explicit form.
     """
     pi = bk.pi()
     if estimator == "trig":
@@ -311,27 +395,85 @@ def rel_error_paper(bk, theta, r, m, n, estimator):
 
 
 def W_of_r(bk, r):
-    """``W(r) = e^{2r²}(1 − e^{−4r²})`` (Lemma 3.4)."""
+    """``W(r) = e^{2r²}(1 − e^{−4r²})`` (Lemma 3.4).
+
+    Parameters
+    ----------
+    bk : backend
+        ``MP`` or ``SYM``.
+    r : number
+        Radius.
+
+    Returns
+    -------
+    number
+        ``W(r)``.
+    """
     return bk.exp(2 * r * r) * (-bk.expm1(-4 * r * r))
 
 
 
 def paper_bound(bk, r, m, n):
     """Thm 3.5 (Eq. 27, as reconstructed from the garbled Eq. 27/63-65):
-    ``ε_{S(r)} ≤ W(r)/(r√(2m)) · √(1/π − 1/(nπ) + 1/(n√π))``."""
+    ``ε_{S(r)} ≤ W(r)/(r√(2m)) · √(1/π − 1/(nπ) + 1/(n√π))``.
+
+    Parameters
+    ----------
+    bk : backend
+        ``MP`` or ``SYM``.
+    r : number
+        Radius.
+    m, n : int
+        Features of the estimators and of λ̂.
+
+    Returns
+    -------
+    number
+        The stated bound.
+    """
     pi = bk.pi()
     return W_of_r(bk, r) / (r * bk.sqrt(2 * m)) * bk.sqrt(1 / pi - bk.frac(1, n) / pi + bk.frac(1, n) / bk.sqrt(pi))
 
 
 def corrected_bound(bk, r, m, n):
     """The bound the proof's steps give (Eq. 63 and Eq. 64 with ``θ** ≤ √π/(2r)``):
-    ``ε_{S(r)} ≤ W(r)/√(2m) · √((1 − 1/n)/(πr²) + 1/(n√π r))``."""
+    ``ε_{S(r)} ≤ W(r)/√(2m) · √((1 − 1/n)/(πr²) + 1/(n√π r))``.
+
+    Parameters
+    ----------
+    bk : backend
+        ``MP`` or ``SYM``.
+    r : number
+        Radius.
+    m, n : int
+        Features of the estimators and of λ̂.
+
+    Returns
+    -------
+    number
+        The corrected bound.
+    """
     pi = bk.pi()
     return W_of_r(bk, r) / bk.sqrt(2 * m) * bk.sqrt((1 - bk.frac(1, n)) / (pi * r * r) + bk.frac(1, n) / (bk.sqrt(pi) * r))
 
 
 def limit_value(bk, r, m, n):
-    """``lim_{θ→0} ε/√θ = lim_{θ→π} ε/√(π−θ) = W(r)/√(2mnπ)`` (from Eq. 66)."""
+    """``lim_{θ→0} ε/√θ = lim_{θ→π} ε/√(π−θ) = W(r)/√(2mnπ)`` (from Eq. 66).
+
+    Parameters
+    ----------
+    bk : backend
+        ``MP`` or ``SYM``.
+    r : number
+        Radius.
+    m, n : int
+        Features of the estimators and of λ̂.
+
+    Returns
+    -------
+    number
+        ``W(r)/√(2mnπ)``.
+    """
     return W_of_r(bk, r) / bk.sqrt(2 * m * n * bk.pi())
 
 
@@ -364,7 +506,20 @@ def _csolve(M, b):
 
 
 def ce_u_exact(A, x, y):
-    """``u = Ax + A^{-T}y`` exactly (Fractions): ``A^{-T}y`` solves ``Aᵀz = y``."""
+    """``u = Ax + A^{-T}y`` exactly (Fractions): ``A^{-T}y`` solves ``Aᵀz = y``.
+
+    Parameters
+    ----------
+    A : tuple of tuple of (Fraction, Fraction)
+        The complex matrix, entries as ``(re, im)``.
+    x, y : tuple of Fraction
+        The inputs.
+
+    Returns
+    -------
+    list of (Fraction, Fraction)
+        ``u``.
+    """
     d = len(x)
     Ax = [(sum(A[i][j][0] * x[j] for j in range(d)), sum(A[i][j][1] * x[j] for j in range(d))) for i in range(d)]
     z = _csolve([[A[j][i] for j in range(d)] for i in range(d)], [(yy, Fraction(0)) for yy in y])
@@ -372,7 +527,18 @@ def ce_u_exact(A, x, y):
 
 
 def ce_invariants(u):
-    """``(P, Q, R) = (‖Re u‖², ‖Im u‖², Re u·Im u)``, exact."""
+    """``(P, Q, R) = (‖Re u‖², ‖Im u‖², Re u·Im u)``, exact.
+
+    Parameters
+    ----------
+    u : list of (Fraction, Fraction)
+        :func:`ce_u_exact`.
+
+    Returns
+    -------
+    tuple of Fraction
+        ``(P, Q, R)``.
+    """
     return (sum(t[0] * t[0] for t in u), sum(t[1] * t[1] for t in u), sum(t[0] * t[1] for t in u))
 
 
@@ -384,7 +550,23 @@ def ce_mse_exact(P, Q, R, s, m, part):
        - e^{P-Q}\\sin^2 R\\big),
 
     from ``|c|²e^{2‖Re u‖²} = SM² e^{‖u‖²}`` and ``c²e^{2uᵀu} = SM² e^{uᵀu}``; an exact zero iff
-    ``u = 0`` (Eq. 17-18)."""
+    ``u = 0`` (Eq. 17-18).
+
+    Parameters
+    ----------
+    P, Q, R : Fraction
+        :func:`ce_invariants`.
+    s : Fraction
+        ``xᵀy``.
+    m : int
+        Number of features.
+    part : {"complex", "real"}
+
+    Returns
+    -------
+    mpf
+        The MSE (exact zero iff ``u = 0``).
+    """
     if P == 0 and Q == 0:
         return mp.mpf(0)
     P, Q, R = mpf(P), mpf(Q), mpf(R)
@@ -403,7 +585,20 @@ def _ce_extra(P, Q, s):
 
 def ce_moments(A, x, y):
     """``(SM, c, u)`` of the CE estimator at the current mpmath precision:
-    ``u = Ax + A^{-T}y``, ``c = exp(−(Ax)ᵀ(Ax)/2 − (A^{-T}y)ᵀ(A^{-T}y)/2)`` (Eq. 14)."""
+    ``u = Ax + A^{-T}y``, ``c = exp(−(Ax)ᵀ(Ax)/2 − (A^{-T}y)ᵀ(A^{-T}y)/2)`` (Eq. 14).
+
+    Parameters
+    ----------
+    A : mpmath.matrix
+        Complex ``d × d``.
+    x, y : mpmath.matrix
+        Column vectors.
+
+    Returns
+    -------
+    tuple
+        ``(SM, c, u)``.
+    """
     B = mp.inverse(A).T
     Ax, By = A * x, B * y
     u = Ax + By
@@ -420,6 +615,17 @@ def cluster_A_diag(ri, rj, kind):
     ``r_{i,k}r_{j,k} > 0``, ``√(−r_{j,k}/r_{i,k})`` if ``< 0``, ``1`` if both
     are 0, making ``A r_i + A^{−1} r_j = 0``; ``kind="real"`` (Eq. 88):
     ``a_k = |r_{j,k}/r_{i,k}|^{1/2}`` (``1`` if both are 0).
+
+    Parameters
+    ----------
+    ri, rj : list of mpf
+        The centres.
+    kind : {"complex", "real"}
+
+    Returns
+    -------
+    list of mpc
+        The diagonal of ``A``.
     """
     out = []
     for p_, q_ in zip(ri, rj):
@@ -436,7 +642,20 @@ def cluster_A_diag(ri, rj, kind):
 
 
 def cluster_loss(ri, rj, a):
-    """``l(A) = |A r_i + A^{−T} r_j|²`` for diagonal ``A`` (Eq. 21), ``|z|² = Σ|z_k|²``."""
+    """``l(A) = |A r_i + A^{−T} r_j|²`` for diagonal ``A`` (Eq. 21), ``|z|² = Σ|z_k|²``.
+
+    Parameters
+    ----------
+    ri, rj : list of mpf
+        The centres.
+    a : list of mpc
+        Diagonal of ``A``.
+
+    Returns
+    -------
+    mpf
+        ``l(A)``.
+    """
     return mp.fsum(abs(ak * p_ + q_ / ak) ** 2 for ak, p_, q_ in zip(a, ri, rj))
 
 
@@ -447,7 +666,18 @@ def cluster_invariants(p):
     ``N_k = x_k|r_{j,k}| + y_k|r_{i,k}|`` (real ``a_k``), or ``u_k = i N_k/√|r_{i,k}r_{j,k}|``,
     ``N_k = x_k|r_{j,k}| − y_k|r_{i,k}|`` (``a_k = i√(r_{j,k}/r_{i,k})``); ``u_k = x_k + y_k``
     where both centres are 0.  Each ``u_k`` is real or imaginary, so ``R = 0``; the MSE is an
-    exact zero iff every ``N_k = 0``."""
+    exact zero iff every ``N_k = 0``.
+
+    Parameters
+    ----------
+    p : dict
+        Validated parameters of ``hrf.cluster_A``.
+
+    Returns
+    -------
+    tuple of Fraction
+        ``(P, Q, R, s)``.
+    """
     P = Q = Fraction(0)
     for p_, q_, x_, y_ in zip(p["ri"], p["rj"], p["x"], p["y"]):
         if p_ == 0 and q_ == 0:

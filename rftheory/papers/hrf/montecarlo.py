@@ -143,7 +143,23 @@ def synthetic_clusters(rng, d=8, per=40, sigma=0.05, norm=1.0, same_sign=1):
     random orthogonal ``O``, common covariance ``σ²I``, rescaled to norm ``norm``.
     As in H.3 the signs are adjusted to control ``s = min l(A)`` of the real ``A``:
     the y-centres get signs opposite to the x-centres' common sign pattern except in
-    ``same_sign`` coordinates.  Returns ``(X, labels_x, Y, labels_y)``."""
+    ``same_sign`` coordinates.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    d, per : int
+        Dimension and points per cluster.
+    sigma, norm : float
+        Cluster spread and centre norm.
+    same_sign : int
+        Coordinates where the y-centres keep the x-centres' signs.
+
+    Returns
+    -------
+    tuple
+        ``(X, labels_x, Y, labels_y)``.
+    """
     X0, Y0 = rng.standard_normal(d), rng.standard_normal(d)
     pattern = rng.choice(np.array([-1.0, 1.0]), size=d)
     ypat = -pattern.copy()
@@ -168,8 +184,26 @@ def cluster_experiment(rng, m=8, reps=400, kind="real", data_rng=None, **kw):
     """Zero-one-mixture hybrid (Def. H.2) on synthetic clusters: empirical MSE over
     all pairs vs the mean of the predicted ``hrf.ce_mse``; trig and ``++`` predicted
     MSEs for comparison.  The data come from ``data_rng`` (default: the fixed
-    :data:`CLUSTER_DATA_SEED`), the features from ``rng``.  Returns a dict of
-    arrays/floats."""
+    :data:`CLUSTER_DATA_SEED`), the features from ``rng``.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The random features.
+    m, reps : int
+        Features and replicates.
+    kind : {"real", "complex"}
+    data_rng : numpy.random.Generator, optional
+        The data (default: :data:`CLUSTER_DATA_SEED`).
+    **kw
+        Passed to :func:`synthetic_clusters`.
+
+    Returns
+    -------
+    dict
+        ``empirical`` (per replicate), ``predicted``, ``trig``, ``positive`` (mean MSEs), ``SM``,
+        ``pred`` (per pair), ``centres``.
+    """
     if data_rng is None:
         data_rng = np.random.default_rng(CLUSTER_DATA_SEED)
     X, _, Y, _ = synthetic_clusters(data_rng, **kw)
@@ -213,7 +247,18 @@ def cluster_experiment(rng, m=8, reps=400, kind="real", data_rng=None, **kw):
 
 def lambda_mc(conjugate=False):
     """MC of λ̂ from the paper's complex sgn features; ``conjugate=True`` is the
-    wrong (conjugate-transpose) convention, kept for the power test."""
+    wrong (conjugate-transpose) convention, kept for the power test.
+
+    Parameters
+    ----------
+    conjugate : bool
+        Use the conjugate transpose (wrong convention).
+
+    Returns
+    -------
+    callable
+        ``(p, rng, n) -> ndarray`` of replicates of λ̂, λ̂² or λ̂(1−λ̂).
+    """
     def run(p, rng, n):
         d, nn = p["d"], p["n"]
         th = float(p["theta"])
@@ -231,7 +276,23 @@ def lambda_mc(conjugate=False):
 def hybrid_mc(p, rng, n, a_key="x_norm", b_key="y_norm"):
     """Replicates of ``(est − SM)²`` for the bipolar estimator built from
     :func:`rftheory.features.softmax.hybrid` (λ̂ from sgn features of the pair
-    at angle ``phi``, ``= (x, y)`` itself when ``phi = θ``)."""
+    at angle ``phi``, ``= (x, y)`` itself when ``phi = θ``).
+
+    Parameters
+    ----------
+    p : dict
+        Validated parameters.
+    rng : numpy.random.Generator
+    n : int
+        Replicates.
+    a_key, b_key : str
+        Names of the norms in ``p``.
+
+    Returns
+    -------
+    ndarray
+        ``n`` replicates.
+    """
     d, m, nn = p["d"], p["m"], p["n"]
     a, b, th = float(p[a_key]), float(p[b_key]), float(p["theta"])
     phi = float(p["phi"]) if "phi" in p and p["phi"] != p["theta"] else None

@@ -25,7 +25,25 @@ def trapezoid(F, lo, hi):
     """``∫_lo^hi F`` by the trapezoidal rule, halving the step until two levels
     agree to half the working digits (for integrands analytic in a strip and
     negligible at both ends the error then squares at each halving, so the
-    result is good to the working precision)."""
+    result is good to the working precision).
+
+    Parameters
+    ----------
+    F : callable
+        Integrand (mpmath).
+    lo, hi : mpf
+        The range.
+
+    Returns
+    -------
+    mpf
+        The integral.
+
+    Raises
+    ------
+    LayerUnavailableError
+        When the halvings do not converge.
+    """
     h = (hi - lo) / 64
     nodes = [lo + k * h for k in range(65)]
     total = mp.fsum(F(t) for t in nodes[1:-1]) + (F(lo) + F(hi)) / 2
@@ -49,6 +67,20 @@ def gauss_mean(f, sd, centre=0):
     falls below ``10^{-(dps+15)}``; ``f`` may grow like ``e^{k|t|}`` with the
     peak at ``t = centre``.  ``f(0)`` when ``sd = 0``.  (The trapezoidal rule
     converges geometrically in ``1/h²`` for Gaussian-weighted entire integrands.)
+
+    Parameters
+    ----------
+    f : callable
+        Function of one mpmath number.
+    sd : mpf
+        Standard deviation.
+    centre : mpf
+        Where ``f·φ`` peaks (default 0).
+
+    Returns
+    -------
+    mpf
+        ``E f(t)``.
     """
     if sd == 0:
         return f(mp.mpf(0))
@@ -61,7 +93,21 @@ def var_terms(a, b, ang, which):
     """``m·MSE`` of ``SM_++`` (``which="pos"``) or ``SM_trig`` (iid ω's) from the definition:
     ``e^{∓(a²+b²)} Var f``, ``Var f = E(f − E f)²`` by quadrature of a non-negative
     integrand written without cancellation (``cos t − e^{−z²/2} = −2 sin²(t/2) − expm1(−z²/2)``,
-    ``cosh t − e^{v²/2} = 2 sinh²(t/2) − expm1(v²/2)``).  Returns ``(m·MSE, E f)``."""
+    ``cosh t − e^{v²/2} = 2 sinh²(t/2) − expm1(v²/2)``).
+
+    Parameters
+    ----------
+    a, b : mpf
+        ``‖x‖``, ``‖y‖``.
+    ang : tuple
+        :func:`~.formulas.angle_terms`.
+    which : {"trig", "pos"}
+
+    Returns
+    -------
+    tuple of mpf
+        ``(m·MSE, E f)``.
+    """
     s2 = a * a + b * b
     z2, v2 = zv2(a, b, ang)
     if which == "trig":
@@ -93,7 +139,20 @@ def shared_cov(a, b, ang):
     """``m·Cov(SM_++, SM_trig)`` with shared ω's: ``Cov(cosh ωᵀ(x+y), cos ωᵀ(x−y))``
     (the prefactors multiply to 1); ``ωᵀ(x−y) = β g + γ h`` with ``g = ωᵀ(x+y)``,
     ``h`` independent, so ``E cosh(g) cos(βg + γh) = E[cosh g cos βg] e^{−γ²/2}``.
-    Zero when ``a = b`` (then ``β = 0``)."""
+    Zero when ``a = b`` (then ``β = 0``).
+
+    Parameters
+    ----------
+    a, b : mpf
+        ``‖x‖``, ``‖y‖``.
+    ang : tuple
+        :func:`~.formulas.angle_terms`.
+
+    Returns
+    -------
+    mpf
+        ``m·Cov``.
+    """
     if a == b:
         return mp.mpf(0)
     _shared_cov_check(a, b, ang)
@@ -111,7 +170,26 @@ def shared_cov(a, b, ang):
 def hybrid_route_value(a, b, ang, m, mom, shared):
     """``E(est − SM)²`` for ``est = λ̂A + (1−λ̂)B``, λ̂ independent of ``(A, B)``:
     ``E λ̂² Var A + E(1−λ̂)² Var B + 2 E λ̂(1−λ̂) Cov(A, B)`` (A, B unbiased), every
-    piece by quadrature; ``mom = (E λ̂², E(1−λ̂)², E λ̂(1−λ̂))``."""
+    piece by quadrature; ``mom = (E λ̂², E(1−λ̂)², E λ̂(1−λ̂))``.
+
+    Parameters
+    ----------
+    a, b : mpf
+        ``‖x‖``, ``‖y‖``.
+    ang : tuple
+        :func:`~.formulas.angle_terms`.
+    m : int
+        Features of each estimator.
+    mom : tuple
+        Moments of λ̂.
+    shared : bool
+        Shared ω's.
+
+    Returns
+    -------
+    mpf
+        The MSE.
+    """
     l2, m2, cross = mom
     if shared and a != b:
         _shared_cov_check(a, b, ang)  # refuse before the costly quadratures
@@ -132,7 +210,20 @@ def binomial_lambda_moments(p, q, n):
     of ``nλ̂`` (``q = 1 − p`` passed separately, exact near ``p = 1``).
 
     From the mode outwards until the pmf ratio is below 1/2 and the term below
-    ``eps/4`` of the mass (the log-concave tails are then bounded by twice the term)."""
+    ``eps/4`` of the mass (the log-concave tails are then bounded by twice the term).
+
+    Parameters
+    ----------
+    p, q : mpf
+        ``P(disagreement)`` and ``1 − p``.
+    n : int
+        Number of sgn features.
+
+    Returns
+    -------
+    tuple of mpf
+        ``(E λ̂², E(1−λ̂)², E λ̂(1−λ̂), E λ̂)``.
+    """
     if p == 0 or q == 0:
         k = 0 if p == 0 else n
         lam = mp.mpf(k) / n
@@ -165,7 +256,18 @@ def disagreement_probability(theta):
     """``P(sgn τᵀx ≠ sgn τᵀy)`` by quadrature of the Gaussian orthant integral
     ``2 ∫₀^∞ φ(g) Φ(−g cot θ) dg`` (``x = e₁``, ``y = cos θ e₁ + sin θ e₂``), for
     ``θ ≤ π/2``; below ``π/4`` in the variable ``u = g cot θ``:
-    ``2 tan θ ∫₀^∞ φ(u tan θ) Φ(−u) du`` (smooth on the unit scale for tiny θ)."""
+    ``2 tan θ ∫₀^∞ φ(u tan θ) Φ(−u) du`` (smooth on the unit scale for tiny θ).
+
+    Parameters
+    ----------
+    theta : mpf
+        Angle in ``[0, π/2]``.
+
+    Returns
+    -------
+    mpf
+        The probability.
+    """
     theta = mp.mpf(theta)
     if theta == 0:
         return mp.mpf(0)
@@ -178,7 +280,18 @@ def disagreement_probability(theta):
 
 def disagreement_pq(theta):
     """``(p, 1 − p)`` of :func:`disagreement_probability`, each by its own quadrature
-    (``1 − p(θ) = p(π − θ)``), so that neither loses digits near θ = 0 or π."""
+    (``1 − p(θ) = p(π − θ)``), so that neither loses digits near θ = 0 or π.
+
+    Parameters
+    ----------
+    theta : mpf
+        Angle in ``[0, π]``.
+
+    Returns
+    -------
+    tuple of mpf
+        ``(p, 1 − p)``.
+    """
     th = mp.mpf(theta)
     if th >= mp.pi:
         return mp.mpf(1), mp.mpf(0)
@@ -326,7 +439,23 @@ CE_QUAD_MIN = Fraction(1, 10**6)
 
 def ce_quadrature_mse(A, x, y, m, part):
     """CE MSE from the definition: ``E|X|² = |c|² E e^{2ωᵀRe u}`` and ``E X² = c² E e^{2ωᵀu}``
-    by quadrature along ``g = ωᵀRe u`` (with ``ωᵀIm u = βg + γh``, ``E e^{2iγh} = e^{−2γ²}``)."""
+    by quadrature along ``g = ωᵀRe u`` (with ``ωᵀIm u = βg + γh``, ``E e^{2iγh} = e^{−2γ²}``).
+
+    Parameters
+    ----------
+    A : mpmath.matrix
+        Complex ``d × d``.
+    x, y : mpmath.matrix
+        Column vectors.
+    m : int
+        Number of features.
+    part : {"complex", "real"}
+
+    Returns
+    -------
+    mpf
+        The MSE.
+    """
     SM, c, u = ce_moments(A, x, y)
     ur = [mp.re(t) for t in u]
     ui = [mp.im(t) for t in u]
