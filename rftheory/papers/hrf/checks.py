@@ -17,7 +17,8 @@ from ...measure import bound, fact, relative, zscore
 from ...montecarlo import spawn, summarize
 from ...numerics.backends import MP
 from ...params import mpf
-from .formulas import W_of_r, cluster_A_diag, cluster_loss, corrected_bound, limit_value, paper_bound, rel_error
+from .ce_formulas import cluster_A_diag, cluster_loss
+from .formulas import W_of_r, corrected_bound, limit_value, paper_bound, rel_error
 from .montecarlo import cluster_experiment, mgf_imaginary
 from .optimise import maximise
 from .values import hybrid_max_rel

@@ -12,7 +12,7 @@ from __future__ import annotations
 from ...numerics.backends import MP, SYM
 from ...params import Param
 from ...registry import Result, register
-from . import checks, routes
+from . import ce_routes, checks, routes
 from . import float64 as f64
 from . import montecarlo as mc
 from . import values as v
@@ -138,7 +138,7 @@ COMPLEX_MGF = register(
                 Param("re", "real", "Re of sqrt(sum u_k^2)", low=-MGF_MAX, high=MGF_MAX),
                 Param("im", "real", "Im of sqrt(sum u_k^2)", low=-MGF_MAX, high=MGF_MAX)),
         mpmath=v.mgf_mp,
-        routes={"quadrature": routes._mgf_quad, "gaussian-moments": routes._mgf_moments},
+        routes={"quadrature": ce_routes._mgf_quad, "gaussian-moments": ce_routes._mgf_moments},
         symbolic=v.mgf_sym,
         float64=f64._mgf_f64,
         mc=mc._mgf_mc,
@@ -188,7 +188,7 @@ CE_MSE = register(
                   default="real"),
         ),
         mpmath=v.ce_mp,
-        routes={"quadrature": routes._ce_quad},
+        routes={"quadrature": ce_routes._ce_quad},
         float64=f64._ce_f64,
         mc=mc._ce_mc,
         check=_ce_check,
@@ -455,7 +455,7 @@ register(
             M_,
         ),
         mpmath=v.cluster_mp,
-        routes={"minimised-loss-quadrature": routes._cl_route},
+        routes={"minimised-loss-quadrature": ce_routes._cl_route},
         float64=f64._cl_f64,
         mc=mc._cl_mc,
         check=_cl_check,

@@ -19,7 +19,7 @@ from ...errors import RangeError
 from ...numerics.floats import two_prod
 from ...numerics.rff_pairs import checked, gap_f64
 from ...numerics.special import coupled_pairs, log_orth_gap_pos
-from .formulas import cluster_invariants
+from .ce_formulas import cluster_invariants
 from .values import _ce_inv
 
 PI_LO = 1.2246467991473532e-16  # π − float(π)

@@ -14,8 +14,8 @@ from ...features import softmax as sf
 from ...numerics.geometry import pair_from_angle
 from ...params import mpf
 from ...sampling.samplers import haar, sample
+from .ce_formulas import cluster_A_diag
 from .float64 import _f64_pair_logs, ce_mse_f64
-from .formulas import cluster_A_diag
 from .optimise import two_means
 from .params import _np_matrix
 

@@ -10,15 +10,11 @@ import mpmath as mp
 
 from ...numerics.backends import MP, SYM
 from ...params import mpf
+from .ce_formulas import _ce_extra, ce_invariants, ce_mse_exact, ce_u_exact, cluster_invariants
 from .formulas import (
-    _ce_extra,
     angle_terms,
     angular_moments,
     bipolar,
-    ce_invariants,
-    ce_mse_exact,
-    ce_u_exact,
-    cluster_invariants,
     gaussian_lambda_moments,
     mse_pos,
     mse_trig,
