@@ -195,10 +195,13 @@ def log_trig_bracket(d, P, m, lz2, tol=TRIG_BRACKET_TOL):
                          "use layer='mpmath'")
     z2 = np.where(zero, 1.0, np.exp(lz2))
     gap, gerr = gap_f64("orthogonal", d, np.sqrt(z2))
-    A = np.expm1(-z2) ** 2 / 2
     Pm = P / m
+    # no coupled pair (m = 1): the bracket is the iid one, whatever the gap's accuracy
+    gap, gerr = np.where(Pm > 0, gap, 0.0), np.where(Pm > 0, gerr, 0.0)
+    A = np.expm1(-z2) ** 2 / 2
     br = A - Pm * gap
-    err = Pm * gerr + 4 * EPS64 * (A + Pm * np.abs(gap)) + EPS64 * (4 + np.abs(lz2)) * 2 * (2 + z2) * np.abs(br)
+    with np.errstate(invalid="ignore"):  # an inf error bound is refused by checked()
+        err = Pm * gerr + 4 * EPS64 * (A + Pm * np.abs(gap)) + EPS64 * (4 + np.abs(lz2)) * 2 * (2 + z2) * np.abs(br)
     ok = ~zero
     checked(br[ok], err[ok], "MSE(trig) orthogonal", tol=tol)
     with np.errstate(divide="ignore", invalid="ignore"):
