@@ -17,7 +17,11 @@ import rftheory
 from rftheory import verify
 from rftheory.errors import ParameterError, RangeError
 from rftheory.montecarlo import spawn, z_threshold
-from rftheory.papers.hrf import entries as H
+from rftheory.numerics.backends import MP
+from rftheory.papers.hrf import ce_formulas as CE
+from rftheory.papers.hrf import formulas as F
+from rftheory.papers.hrf import montecarlo as HMC
+from rftheory.papers.hrf.values import hybrid_max_rel
 
 ZMAX = z_threshold(1e-6)
 
@@ -82,8 +86,8 @@ def test_lambda_sign_convention_has_power(seed):
     r = rftheory.get("hrf.angular_lambda")
     p = r.validate(theta="0.7", n=5, moment="first", d=3)
     ref = 0.7 / math.pi
-    good = rftheory.summarize(H.lambda_mc()(p, spawn(seed, "good"), 20_000))
-    bad = rftheory.summarize(H.lambda_mc(conjugate=True)(p, spawn(seed, "bad"), 20_000))
+    good = rftheory.summarize(HMC.lambda_mc()(p, spawn(seed, "good"), 20_000))
+    bad = rftheory.summarize(HMC.lambda_mc(conjugate=True)(p, spawn(seed, "bad"), 20_000))
     assert abs(good.z(ref)) < ZMAX
     assert abs(bad.z(ref)) > 50
 
@@ -174,17 +178,17 @@ def test_thm35_bound_erratum():
     with mp.workdps(20):
         for r_, n, fails in (("5", 1, True), ("3", 1, False), ("8", 2, True), ("2", 8, False)):
             r = mp.mpf(r_)
-            exact = H.hybrid_max_rel(r, 4, n)[1]
+            exact = hybrid_max_rel(r, 4, n)[1]
             # the bound written out by hand: W(r)/(r sqrt(2m)) sqrt(1/pi - 1/(n pi) + 1/(n sqrt(pi)))
             W = mp.exp(2 * r * r) * (1 - mp.exp(-4 * r * r))
             stated = W / (r * mp.sqrt(8)) * mp.sqrt(1 / mp.pi - 1 / (n * mp.pi) + 1 / (n * mp.sqrt(mp.pi)))
             assert (exact > stated) == fails
-            assert exact < H.corrected_bound(H.MPM, r, 4, n)
+            assert exact < F.corrected_bound(MP, r, 4, n)
         # m = 1, n = 1: the stated bound by hand is W(5)/(5 sqrt 2) pi^{-1/4}
         W5 = mp.exp(50) * (1 - mp.exp(-100))
         hand = W5 / (5 * mp.sqrt(2)) / mp.pi ** (mp.mpf(1) / 4)
-        assert abs(H.paper_bound(H.MPM, mp.mpf(5), 1, 1) / hand - 1) < 1e-15
-        ratio = H.hybrid_max_rel(mp.mpf(5), 1, 1)[1] / hand
+        assert abs(F.paper_bound(MP, mp.mpf(5), 1, 1) / hand - 1) < 1e-15
+        ratio = hybrid_max_rel(mp.mpf(5), 1, 1)[1] / hand
         assert 1.09 < ratio < 1.11
 
 
@@ -221,22 +225,22 @@ def test_cluster_A_recipe():
     """Eq. 85-88 by hand: r_i = (0.5, -0.25), r_j = (0.2, 0.4): complex a = (i sqrt(0.4), sqrt(1.6)), real a = (sqrt(.4), sqrt(1.6))."""
     with mp.workdps(30):
         ri, rj = [mp.mpf("0.5"), mp.mpf("-0.25")], [mp.mpf("0.2"), mp.mpf("0.4")]
-        ac = H.cluster_A_diag(ri, rj, "complex")
+        ac = CE.cluster_A_diag(ri, rj, "complex")
         assert abs(ac[0] - 1j * mp.sqrt(mp.mpf("0.4"))) < 1e-25 and abs(ac[1] - mp.sqrt(mp.mpf("1.6"))) < 1e-25
-        assert H.cluster_loss(ri, rj, ac) < 1e-25
-        ar = H.cluster_A_diag(ri, rj, "real")
-        assert abs(H.cluster_loss(ri, rj, ar) - 4 * mp.mpf("0.1")) < 1e-25  # 4 r_i1 r_j1 (AM-GM)
+        assert CE.cluster_loss(ri, rj, ac) < 1e-25
+        ar = CE.cluster_A_diag(ri, rj, "real")
+        assert abs(CE.cluster_loss(ri, rj, ar) - 4 * mp.mpf("0.1")) < 1e-25  # 4 r_i1 r_j1 (AM-GM)
 
 
 @pytest.mark.statistical
 def test_clustered_data_mse_matches_prediction(seed):
     """Def. H.2 zero-one hybrid on synthetic clusters: empirical MSE over all pairs vs hrf.ce_mse (z-test)."""
-    res = H.cluster_experiment(spawn(seed, "clusters"), m=8, reps=400, kind="real")
+    res = HMC.cluster_experiment(spawn(seed, "clusters"), m=8, reps=400, kind="real")
     est = rftheory.summarize(res["empirical"], batches=20)
     assert abs(est.z(res["predicted"])) < ZMAX
     # on the fixed data set (hrf.CLUSTER_DATA_SEED) the complex recipe beats both trig and ++;
     # the real one beats trig but not ++ (0.0082 vs 0.0050): recorded in the entry's notes
-    cx = H.cluster_experiment(spawn(seed, "clusters-c"), m=8, reps=50, kind="complex")
+    cx = HMC.cluster_experiment(spawn(seed, "clusters-c"), m=8, reps=50, kind="complex")
     assert cx["predicted"] < min(cx["trig"], cx["positive"])
     assert res["trig"] > res["predicted"] > res["positive"]
 

@@ -63,6 +63,7 @@ from __future__ import annotations
 
 import functools
 import math
+from fractions import Fraction
 
 import mpmath as mp
 import numpy as np
@@ -190,6 +191,8 @@ class Mpmath:
         return mp.matrix(a)
 
     def num(self, x):
+        if isinstance(x, Fraction):  # exact parameters: rounded once
+            return mp.mpf(x.numerator) / x.denominator
         return mp.mpf(x)
 
     def eye(self, d):

@@ -14,11 +14,26 @@ import numpy as np
 
 from ..errors import ParameterError
 
-__all__ = ["pair_from_norms", "pair_from_difference", "check_norms"]
+__all__ = ["pair_from_norms", "pair_from_difference", "pair_from_angle", "check_norms"]
 
 
 def check_norms(x_norm, y_norm, v) -> None:
-    """Refuse ``(‖x‖, ‖y‖, ‖x+y‖)`` that no pair of vectors realises."""
+    """Refuse ``(‖x‖, ‖y‖, ‖x+y‖)`` that no pair of vectors realises.
+
+    Parameters
+    ----------
+    x_norm, y_norm, v : Fraction
+        ``‖x‖``, ``‖y‖``, ``‖x+y‖``.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    ParameterError
+        Naming the offending norm.
+    """
     if x_norm < 0:
         raise ParameterError("x_norm", f"must be >= 0, got {x_norm}")
     if y_norm < 0:
@@ -46,6 +61,22 @@ def pair_from_norms(d: int, v, x_norm=None, y_norm=None, rng=None):
     Defaults ``x_norm = y_norm = v/2`` (``x = y``).  ``x`` lies along ``e₁``
     and ``y`` in the ``(e₁, e₂)`` plane unless ``rng`` is given, in which case
     both are rotated by one Haar matrix.
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    v : float
+        ``‖x+y‖``.
+    x_norm, y_norm : float, optional
+        The norms (default ``v/2``).
+    rng : numpy.random.Generator, optional
+        Rotate by a Haar matrix.
+
+    Returns
+    -------
+    tuple of ndarray
+        ``(x, y)``.
     """
     v = float(v)
     a = v / 2 if x_norm is None else float(x_norm)
@@ -68,7 +99,58 @@ def pair_from_norms(d: int, v, x_norm=None, y_norm=None, rng=None):
 
 
 def pair_from_difference(d: int, z, rng=None):
-    """``x, y`` with ``x − y`` of norm ``z``: ``x = (z/2)e₁ = −y`` (or rotated)."""
+    """``x, y`` with ``x − y`` of norm ``z``: ``x = (z/2)e₁ = −y`` (or rotated).
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    z : float
+        ``‖x−y‖``.
+    rng : numpy.random.Generator, optional
+        Rotate by a Haar matrix.
+
+    Returns
+    -------
+    tuple of ndarray
+        ``(x, y)``.
+    """
     x = np.zeros(d)
     x[0] = float(z) / 2
     return _rotate(x, -x, rng)
+
+
+def pair_from_angle(d: int, x_norm, y_norm, theta, rng=None):
+    """``x, y ∈ R^d`` with norms ``x_norm``, ``y_norm`` at the angle ``theta``.
+
+    ``x = ‖x‖e₁``, ``y = ‖y‖(cos θ e₁ + sin θ e₂)`` (no cancellation: the
+    angle is used directly, not recovered from ``‖x+y‖``), both rotated by one
+    Haar matrix drawn from ``rng`` if it is given.
+
+    Parameters
+    ----------
+    d : int
+        Dimension, at least 2.
+    x_norm, y_norm, theta : float or Fraction
+        The two norms and the angle.
+    rng : numpy.random.Generator, optional
+        Rotate the pair by a Haar matrix drawn from it.
+
+    Returns
+    -------
+    tuple of ndarray
+        ``(x, y)``.
+
+    Examples
+    --------
+    >>> import math
+    >>> x, y = pair_from_angle(3, 2, 1, math.pi / 3)
+    >>> float(x @ y), float(y @ y)
+    (1.0000000000000002, 1.0)
+    """
+    a, b, th = float(x_norm), float(y_norm), float(theta)
+    x = np.zeros(d)
+    y = np.zeros(d)
+    x[0] = a
+    y[0], y[1] = b * math.cos(th), b * math.sin(th)
+    return _rotate(x, y, rng)
