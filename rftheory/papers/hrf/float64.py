@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 
+import mpmath as mp
 import numpy as np
 
 from ...errors import RangeError
@@ -158,7 +159,7 @@ TRIG_BRACKET_TOL = 1e-11
 TRIG_Z2_MIN = 1e-140
 
 
-def log_trig_bracket(d, P, m, lz2, tol=TRIG_BRACKET_TOL):
+def log_trig_bracket(d, P, m, lz2, tol=TRIG_BRACKET_TOL, refuse=True):
     """``log(m·MSE_RFF) = log(expm1(−z²)²/2 − (P/m)(e^{−z²} − τ_orth))`` from ``log z²``, float64.
 
     The gap ``e^{−z²} − τ_orth`` and its error bound come from the RFF float64
@@ -177,11 +178,14 @@ def log_trig_bracket(d, P, m, lz2, tol=TRIG_BRACKET_TOL):
         ``log z²``.
     tol : float
         Largest accepted relative error bound.
+    refuse : bool
+        ``True``: raise where the bound fails; ``False``: return the mask of
+        those elements instead (their values are then meaningless).
 
     Returns
     -------
-    ndarray
-        The log of the bracket.
+    ndarray, or (ndarray, ndarray of bool) when ``refuse`` is False
+        The log of the bracket (and the elements it could not serve).
 
     Raises
     ------
@@ -190,10 +194,11 @@ def log_trig_bracket(d, P, m, lz2, tol=TRIG_BRACKET_TOL):
     """
     d, P, m, lz2 = np.broadcast_arrays(*(np.asarray(t, float) for t in (d, P, m, lz2)))
     zero = lz2 == -np.inf
-    if np.any(~zero & (lz2 < math.log(TRIG_Z2_MIN))):
+    tiny = ~zero & (lz2 < math.log(TRIG_Z2_MIN))
+    if refuse and np.any(tiny):
         raise RangeError("MSE(trig) orthogonal: z^2 < 1e-140 underflows the float64 RFF gap series; "
                          "use layer='mpmath'")
-    z2 = np.where(zero, 1.0, np.exp(lz2))
+    z2 = np.where(zero | tiny, 1.0, np.exp(lz2))
     gap, gerr = gap_f64("orthogonal", d, np.sqrt(z2))
     Pm = P / m
     # no coupled pair (m = 1): the bracket is the iid one, whatever the gap's accuracy
@@ -203,9 +208,27 @@ def log_trig_bracket(d, P, m, lz2, tol=TRIG_BRACKET_TOL):
     with np.errstate(invalid="ignore"):  # an inf error bound is refused by checked()
         err = Pm * gerr + 4 * EPS64 * (A + Pm * np.abs(gap)) + EPS64 * (4 + np.abs(lz2)) * 2 * (2 + z2) * np.abs(br)
     ok = ~zero
-    checked(br[ok], err[ok], "MSE(trig) orthogonal", tol=tol)
+    if refuse:
+        checked(br[ok], err[ok], "MSE(trig) orthogonal", tol=tol)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(zero, -np.inf, np.log(np.where(zero, 1.0, br)))
+        bad = ~zero & (tiny | ~(err <= tol * np.abs(br)))
+        out = np.where(zero | bad, -np.inf, np.log(np.where(zero | bad, 1.0, br)))
+    return out if refuse else (out, bad)
+
+
+def _trig_orthogonal_exact(a, b, th, m, d):
+    """``hrf.mse_trig`` (orthogonal) at one float64 point by the certified mpmath
+    layer, rounded once: the fallback where the float64 bracket's error bound
+    fails (tiny ``z``, large ``d``), so the float64 layer serves the whole
+    domain it served before the bracket was vectorized."""
+    from fractions import Fraction
+
+    from ...precision import certified
+    from .values import mse_trig_mp
+
+    pt = {"x_norm": Fraction(float(a)), "y_norm": Fraction(float(b)), "theta": Fraction(float(th)),
+          "m": int(m), "d": int(d), "coupling": "orthogonal"}
+    return certified(lambda: mse_trig_mp(pt), 17, "hrf.mse_trig")
 
 
 def lemma22_f64(which):
@@ -236,7 +259,23 @@ def lemma22_f64(which):
             with np.errstate(divide="ignore"):
                 lgap = -s2 + np.log(P) - 2 * np.log(m) + log_orth_gap_pos(d, np.exp(lv2) / 2)
             return _signed_sum([(lp, 1.0), (lgap, -1.0)], "MSE(++) orthogonal")
-        return _exp64(s2 + log_trig_bracket(d, P, m, lz2) - np.log(m), "MSE(trig) orthogonal")
+        lb, bad = log_trig_bracket(d, P, m, lz2, refuse=False)
+        if not np.any(bad):
+            return _exp64(s2 + lb - np.log(m), "MSE(trig) orthogonal")
+        # where the bound fails, the certified mpmath value (rare: tiny z or large d)
+        a, b, th, m, d, s2, lb, bad = np.broadcast_arrays(a, b, th, m, d, s2, lb, bad)
+        out = np.empty(a.shape)
+        good = ~bad
+        if np.any(good):
+            out[good] = _exp64(s2[good] + lb[good] - np.log(m[good]), "MSE(trig) orthogonal")
+        for i in np.ndindex(bad.shape):
+            if not bad[i]:
+                continue
+            val = _trig_orthogonal_exact(a[i], b[i], th[i], m[i], d[i])
+            # the float64 range checks of every other element, on the exact log
+            _exp64(float(mp.log(val)) if val != 0 else -np.inf, "MSE(trig) orthogonal")
+            out[i] = float(val)
+        return out
     return f
 
 
