@@ -446,9 +446,6 @@ def custom_checks(r: Result, mode: str, seed: int, zmax: float) -> list[Outcome]
     seen = 0
     try:
         for m in r.checks(mode, seed):
-            if isinstance(m, Outcome):  # transitional: a check that judged itself
-                out.append(m)
-                continue
             if not isinstance(m, Measurement):
                 out.append(Outcome(r.id, "", "checks", "", passed=False,
                                    detail=f"a check returned {type(m).__name__}, not a Measurement"))

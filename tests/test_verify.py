@@ -113,3 +113,50 @@ def test_broken_projection_sampler_fails_verify(monkeypatch, target, broken):
     failed = [o for o in out if not o.passed]
     assert failed and all(o.z is not None for o in failed), verify.as_table(out)
     assert max(abs(o.z) for o in failed) > 20
+
+
+def test_checks_that_judge_themselves_fail(monkeypatch):
+    """verify alone gives verdicts: a check returning an Outcome (a verdict) is refused."""
+    from rftheory.outcome import Outcome
+
+    r = rftheory.get("simrf.prf_small_v")
+    monkeypatch.setattr(r, "checks", lambda mode, seed: [Outcome(r.id, "", "self-judged", "", passed=True)])
+    out = verify.custom_checks(r, "quick", 0, 5.0)
+    assert len(out) == 1 and not out[0].passed and "not a Measurement" in out[0].detail
+
+
+def test_undeclared_z_scores_fail(monkeypatch):
+    """A z-score a result did not declare (checks_z) is outside the alpha budget: it fails."""
+    from rftheory.measure import zscore
+    from rftheory.montecarlo import MCEstimate
+
+    r = rftheory.get("simrf.prf_small_v")
+    est = MCEstimate(1.0, 0.1, 1000, 0.1)
+    monkeypatch.setattr(r, "checks", lambda mode, seed: [zscore(r.id, "", "planted", est, 1.0)])
+    monkeypatch.setattr(r, "checks_z", {})
+    out = verify.custom_checks(r, "quick", 0, 5.0)
+    assert not out[0].passed and "checks_z" in out[0].detail
+    monkeypatch.setattr(r, "checks_z", {"quick": 1})
+    assert verify.custom_checks(r, "quick", 0, 5.0)[0].passed
+
+
+def test_judge_bound_and_z_sides():
+    from rftheory.measure import bound, zscore
+    from rftheory.montecarlo import MCEstimate
+
+    assert verify.judge(bound("r", "", "c", 1, "<", 2), 5.0).passed
+    assert not verify.judge(bound("r", "", "c", 2, "<", 2), 5.0).passed
+    est = MCEstimate(1.6, 0.1, 1000, 0.1)  # z = +6 against 1.0
+    assert not verify.judge(zscore("r", "", "c", est, 1.0), 5.0).passed
+    assert verify.judge(zscore("r", "", "c", est, 1.0, side=">="), 5.0).passed   # mean above: consistent
+    assert not verify.judge(zscore("r", "", "c", est, 1.0, side="<="), 5.0).passed
+
+
+def test_custom_z_scores_share_the_run_bound():
+    """The Bonferroni family of a run: every mc task plus every declared custom z-score."""
+    tasks = verify.plan("quick")
+    k_mc = sum(t.kind == "mc" for t in tasks)
+    k_custom = sum(rftheory.get(t.result).z_tests("quick") for t in tasks if t.kind == "custom")
+    assert k_custom > 0  # hrf.complex_mgf, hrf.cluster_A, orf.sorf_bias_bound, sutherland.phi_beats_psi
+    expect = z_threshold(verify.ALPHA, k_mc + k_custom)
+    assert all(t.zmax == expect for t in tasks if t.kind == "mc" or rftheory.get(t.result).z_tests("quick"))
