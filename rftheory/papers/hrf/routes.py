@@ -12,7 +12,7 @@ import mpmath as mp
 
 from ...errors import LayerUnavailableError
 from ...numerics.backends import MP
-from ...numerics.rff_pairs import orth_pair_chi2d
+from ...numerics.rff_pairs import chi2d_pair_mean, orth_pair_chi2d
 from ...numerics.special import coupled_pairs
 from ...params import mpf, sym
 from .formulas import angle_terms, zv2
@@ -303,31 +303,6 @@ def disagreement_pq(theta):
 # --------------------------------------------------------------------------
 # hrf.mse_trig / hrf.mse_positive (Lemma 2.2)
 
-def orth_pair_chi2d_hyperbolic(d, v2):
-    """``E cosh(w_iᵀv) cosh(w_jᵀv)``-type pair term of orthogonal ``w_i, w_j``:
-    ``E_R ₀F₁(; d/2; v²R²/4)``, ``R ~ χ_{2d}`` (``‖w_i ± w_j‖ ~ χ_{2d}`` with a
-    uniform direction), by the trapezoidal rule in ``s = log R``.  The
-    trigonometric counterpart is :func:`rftheory.numerics.rff_pairs.orth_pair_chi2d`.
-
-    Parameters
-    ----------
-    d : int
-        Dimension.
-    v2 : mpf
-        ``‖x+y‖² ≥ 0``.
-
-    Returns
-    -------
-    mpf
-        The pair term (equal to ``₁F₁(d; d/2; v²/2)``).
-    """
-    norm = 2 ** (d - 1) * mp.gamma(d)
-    f = lambda r: r ** (2 * d) * mp.exp(-r * r / 2) / norm * mp.hyp0f1(mp.mpf(d) / 2, v2 * r * r / 4)
-    lo = -(mp.mp.dps + 15) * mp.log(10) / (2 * d)
-    hi = mp.log(mp.sqrt(2 * d) + mp.sqrt(abs(v2)) + mp.sqrt(2 * (mp.mp.dps + 15) * mp.log(10)))
-    return trapezoid(lambda s_: f(mp.exp(s_)), lo, hi)
-
-
 #: the orthogonal quadrature route serves d <= ORTH_ROUTE_D and |t| <= ORTH_ROUTE_T (its
 #: cost grows like d·sqrt(|t|)); elsewhere it is "n/a here"
 ORTH_ROUTE_D, ORTH_ROUTE_T = 64, 400
@@ -340,7 +315,7 @@ def lemma22_route(which):
     """Route: ``MSE = (m·MSE_iid + pref² (P/m)(E f_i f_j − (E f)²))/m`` from the definition
     (:func:`var_terms`; the orthogonal pair term by the χ₂d quadrature:
     :func:`rftheory.numerics.rff_pairs.orth_pair_chi2d` for trig,
-    :func:`orth_pair_chi2d_hyperbolic` for ``++``).
+    :func:`rftheory.numerics.rff_pairs.chi2d_pair_mean` with sign +1 for ``++``).
 
     Parameters
     ----------
@@ -364,7 +339,7 @@ def lemma22_route(which):
                 tmax = ORTH_ROUTE_T if which == "pos" else ORTH_ROUTE_T_TRIG
                 if d > ORTH_ROUTE_D or not ORTH_ROUTE_TMIN <= abs(t) <= tmax:
                     raise LayerUnavailableError("orthogonal quadrature route: d or |t| beyond its range here")
-                pair = orth_pair_chi2d(d, mp.sqrt(z2)) if which == "trig" else orth_pair_chi2d_hyperbolic(d, v2)
+                pair = orth_pair_chi2d(d, mp.sqrt(z2)) if which == "trig" else chi2d_pair_mean(d, mp.sqrt(v2), 1)
                 out = out + pref2 * mp.mpf(P) / m * (pair - mean**2)
             out = out / m
         return +out
