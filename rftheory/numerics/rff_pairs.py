@@ -55,6 +55,7 @@ __all__ = [
     "pair_term",
     "rff_mse",
     "orth_pair_sym",
+    "rff_mse_sym",
     # routes (rff_routes), float64 (rff_float64) and Monte Carlo (pair_montecarlo), re-exported
     "orth_pair_printed_series",
     "chi2d_pair_mean",
@@ -245,3 +246,35 @@ def orth_pair_sym(d, z):
         poly = sum(sp.rf(-n, k) / (sp.rf(n, k) * sp.factorial(k)) * x**k for k in range(n + 1))
         return sp.exp(-x) * poly
     return sp.hyper([d], [sp.Rational(d, 2)], -(z**2) / 2)
+
+
+def rff_mse_sym(coupling, d, m, z2):
+    """:func:`rff_mse` exactly (sympy), for the iid and orthogonal couplings.
+
+    .. math:: \\mathrm{MSE} = \frac1m\\Big[\frac{(1-e^{-z^2})^2}{2}
+       + \frac Pm\big(\tau_{\rm orth} - e^{-z^2}\big)\\Big]
+
+    Parameters
+    ----------
+    coupling : {"iid", "orthogonal"}
+    d, m : int
+        Dimension and number of frequencies.
+    z2 : sympy.Expr
+        ``z² = ‖x − y‖²`` (exact).
+
+    Returns
+    -------
+    sympy.Expr
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> rff_mse_sym("iid", 3, 2, sp.Integer(1)) == (sp.exp(-1) - 1) ** 2 / 4
+    True
+    """
+    out = (sp.exp(-z2) - 1) ** 2 / 2
+    if coupling == "orthogonal":
+        out = out + sp.Rational(coupled_pairs(m, d), m) * (orth_pair_sym(d, sp.sqrt(z2)) - sp.exp(-z2))
+    elif coupling != "iid":
+        raise ValueError(f"no symbolic RFF MSE for coupling {coupling!r}")
+    return out / m

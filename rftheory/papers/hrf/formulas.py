@@ -20,7 +20,7 @@ from fractions import Fraction
 import mpmath as mp
 
 from ...numerics.backends import Sympy
-from ...numerics.rff_pairs import orth_pair_sym, rff_mse
+from ...numerics.rff_pairs import rff_mse, rff_mse_sym
 from ...numerics.special import coupled_pairs
 
 __all__ = [
@@ -157,17 +157,6 @@ def pair_gap(bk, d, y):
                 return total
 
 
-def _rff_mse_sym(coupling, d, m, z2):
-    """The sympy form of :func:`rftheory.numerics.rff_pairs.rff_mse` (which is mpmath only):
-    ``(expm1(−z²)²/2 + (P/m)(τ − e^{−z²}))/m``, ``τ`` = :func:`~rftheory.numerics.rff_pairs.orth_pair_sym`."""
-    import sympy as sp
-
-    out = (sp.exp(-z2) - 1) ** 2 / 2
-    if coupling == "orthogonal":
-        out = out + sp.Rational(coupled_pairs(m, d), m) * (orth_pair_sym(d, sp.sqrt(z2)) - sp.exp(-z2))
-    return out / m
-
-
 def mse_trig(bk, a, b, ang, m, d=None, coupling="iid"):
     """MSE of ``SM_trig`` (Lemma 2.2; blocks of orthogonal ω's add the pair term).
 
@@ -201,7 +190,7 @@ def mse_trig(bk, a, b, ang, m, d=None, coupling="iid"):
     """
     z2, _ = zv2(a, b, ang)
     if _is_sym(bk):
-        return bk.exp(a * a + b * b) * _rff_mse_sym(coupling, d, m, z2)
+        return bk.exp(a * a + b * b) * rff_mse_sym(coupling, d, m, z2)
     # iid: no coupled pairs (rff_mse still counts them: any block size will do)
     return mp.exp(a * a + b * b) * rff_mse(coupling, 1 if d is None else d, m, mp.sqrt(z2))
 
