@@ -37,7 +37,7 @@ from .stats import ALPHA, mde, threshold
 from .targets import Target, adapt
 from .ztest import mean_test
 
-__all__ = ["features", "KERNELS", "kernel_function"]
+__all__ = ["features", "KERNELS", "kernel_function", "as_pairs"]
 
 #: kernels :func:`features` knows; "given" takes ``k``
 KERNELS = ("gaussian", "softmax", "given")
@@ -109,7 +109,30 @@ def _check_int(name: str, value, low: int) -> int:
     return int(value)
 
 
-def _pairs(pairs, d: int) -> list[Pair]:
+def as_pairs(pairs, d: int) -> list[Pair]:
+    """The input pairs of a check: the geometry sweep, or the caller's.
+
+    Parameters
+    ----------
+    pairs : sequence of Pair, (x, y) or (label, x, y), or None
+        ``None`` gives :func:`~rftheory.audit.geometry.sweep` of ``d``.
+    d : int
+        Input dimension.
+
+    Returns
+    -------
+    list of Pair
+
+    Raises
+    ------
+    ParameterError
+        (``pairs``) malformed items, wrong shapes, non-finite entries.
+
+    Examples
+    --------
+    >>> [p.label for p in as_pairs([([1.0, 0.0], [0.0, 1.0])], 2)]
+    ['pair 1']
+    """
     if pairs is None:
         return sweep(d)
     out = []
@@ -203,7 +226,7 @@ def features(target, *, kernel: str = "gaussian", sigma: float = 1.0, d: int, m:
     m = _check_int("m", m, 1)
     n = DEFAULT_N if n is None else _check_int("n", n, MIN_N)
     seed = _check_int("seed", seed, 0)
-    P = _pairs(pairs, d)
+    P = as_pairs(pairs, d)
     tgt = adapt(target, m)
     X = np.stack([v for p in P for v in (p.x, p.y)])
     kvals = np.array([kfun(p.x, p.y) for p in P])
@@ -279,7 +302,7 @@ def _mse_rows(P, est, kvals, kdiag, emb, d: int, sigma: float, z_thr: float, tol
         rows.append(Row(f"MSE = closed form ({emb.name}, {best})", p.label, t.z, z_thr, _mde_text(t, z_thr, "MSE off by", ""),
                         abs(t.z) <= z_thr, f"mean (K - k)^2: {t.detail()} (closed form); {others}"))
     if ok:
-        note = "MSE consistent with: " + ", ".join(ok) + " (orthogonal: blocks of d)"
+        note = "MSE consistent with: " + ", ".join(c + (" (blocks of d)" if c == "orthogonal" else "") for c in ok)
     else:
         note = f"MSE matches no closed form ({', '.join(COUPLINGS)}); closest: {best}"
     return rows, note
