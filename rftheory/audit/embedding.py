@@ -1,0 +1,165 @@
+"""Which random-feature embedding a target produces, and the closed form of its MSE.
+
+A features audit sees only outputs.  After dividing the features of ``x`` by
+``√k(x, x)`` (1 for the Gaussian kernel, ``e^{‖x‖²/2}`` for softmax, whose
+maps are the Gaussian ones rescaled) three embeddings of the Gaussian kernel
+are told apart from the outputs alone:
+
+======================  =============================================  ==========================================
+embedding               signature in the outputs                       closed form of the MSE (iid | orthogonal)
+======================  =============================================  ==========================================
+sin/cos ``φ``           ``F`` even and ``φ(x)·φ(x) = k(x, x)`` exactly  ``sutherland.var_phi`` | ``simrf.rff_mse``
+random-phase ``ψ``      ``|ψ_i| ≤ √(2/F)``, ``ψ(x)·ψ(x)`` varies          ``sutherland.var_psi`` | ``sutherland.var_psi_coupled``
+positive                every feature ``> 0``                           ``simrf.prf_mse`` (``iid`` | ``orthogonal``)
+======================  =============================================  ==========================================
+
+Orthogonal coupling is in blocks of ``d`` frequencies (the project's
+convention, ``P = Σ_b m_b(m_b − 1)``).  Anything else is *unrecognized* and
+gets no MSE check.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["Embedding", "Scan", "COUPLINGS", "closed_form_mse"]
+
+#: couplings whose closed forms an audit tries (the frequencies' joint law)
+COUPLINGS = ("iid", "orthogonal")
+#: relative tolerance of the exact identities (φ(x)·φ(x) = k(x, x), |ψ_i| ≤ √(2/F))
+IDENTITY_RTOL = 1e-9
+
+
+@dataclass(frozen=True)
+class Embedding:
+    """The embedding a target was found to produce.
+
+    Parameters
+    ----------
+    name : {"phi", "psi", "positive", "unrecognized"}
+    F : int
+        Output dimension (number of features).
+    label : str
+        A human-readable description for the report.
+    """
+
+    name: str
+    F: int
+    label: str
+
+
+class Scan:
+    """Accumulates the signatures of :data:`Embedding` over the replicates of an audit.
+
+    Parameters
+    ----------
+    kdiag : numpy.ndarray, shape (N,)
+        ``k(x, x)`` at the audit's input points (positive for the kernels with
+        closed forms).
+    """
+
+    def __init__(self, kdiag):
+        self.kdiag = np.asarray(kdiag, dtype=float)
+        self.F: int | None = None
+        self.self_dev = 0.0  # max |g(x)·g(x) − 1|
+        self.all_positive = True
+        self.max_abs = 0.0  # max |g_i(x)|
+
+    def update(self, feats: np.ndarray) -> None:
+        """Add one replicate's features.
+
+        Parameters
+        ----------
+        feats : numpy.ndarray, shape (N, F)
+            Features of the input points under one random draw.
+        """
+        self.F = feats.shape[1]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            g = feats / np.sqrt(self.kdiag)[:, None]
+        self.self_dev = max(self.self_dev, float(np.max(np.abs(np.sum(g * g, axis=1) - 1.0))))
+        self.all_positive = self.all_positive and bool(np.all(feats > 0))
+        self.max_abs = max(self.max_abs, float(np.max(np.abs(g))))
+
+    def result(self) -> Embedding:
+        """The embedding the accumulated outputs show.
+
+        Returns
+        -------
+        Embedding
+        """
+        F = self.F or 0
+        if not np.all(self.kdiag > 0) or not np.all(np.isfinite(self.kdiag)):
+            return Embedding("unrecognized", F, f"unrecognized (F={F}; k(x, x) not positive)")
+        if F % 2 == 0 and self.self_dev <= IDENTITY_RTOL:
+            return Embedding("phi", F, f"sin/cos phi: D={F} features, {F // 2} frequencies "
+                             "(phi(x).phi(x) = k(x,x) exactly)")
+        if self.all_positive:
+            return Embedding("positive", F, f"positive exp(w.x - |x|^2)/sqrt(m), m={F}")
+        if self.max_abs <= math.sqrt(2.0 / F) * (1 + IDENTITY_RTOL):
+            return Embedding("psi", F, f"random-phase psi = sqrt(2/D) cos(w.x + b), D={F} "
+                             f"(psi(x).psi(x) varies by up to {self.self_dev:.2g})")
+        return Embedding("unrecognized", F, f"unrecognized (F={F}: signs mixed, |feature| up to "
+                         f"{self.max_abs:.3g} > sqrt(2/F), phi(x).phi(x) varies); no closed-form MSE")
+
+
+def closed_form_mse(embedding: str, coupling: str, F: int, d: int, x, y) -> float:
+    """MSE of ``K̂(x, y)`` for the Gaussian kernel ``e^{−‖x−y‖²/2}`` (σ = 1).
+
+    Parameters
+    ----------
+    embedding : {"phi", "psi", "positive"}
+    coupling : {"iid", "orthogonal"}
+        Joint law of the frequencies (orthogonal: blocks of ``d``).
+    F : int
+        Number of features (``φ``: ``F/2`` frequencies; ``ψ`` and positive: ``F``).
+    d : int
+        Input dimension.
+    x, y : array_like, shape (d,)
+        Inputs, already divided by σ.
+
+    Returns
+    -------
+    float
+        The MSE (the variance: every embedding here is unbiased).
+
+    Examples
+    --------
+    ``φ`` with iid frequencies is ``sutherland.var_phi``, ``(1 + k(2Δ) − 2k(Δ)²)/D``:
+
+    >>> import math
+    >>> z2 = 0.49
+    >>> ref = (1 + math.exp(-2 * z2) - 2 * math.exp(-z2)) / 8
+    >>> bool(abs(closed_form_mse("phi", "iid", 8, 4, [0.7, 0, 0, 0], [0, 0, 0, 0]) - ref) < 1e-15)
+    True
+    """
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    z = float(np.linalg.norm(x - y))
+    if embedding == "phi":
+        if coupling == "iid":
+            return _value("sutherland.var_phi", D=F, z=z)
+        return _value("simrf.rff_mse", d=d, m=F // 2, z=z, coupling=coupling)
+    if embedding == "psi":
+        if coupling == "iid":
+            return _value("sutherland.var_psi", D=F, z=z)
+        return _value("sutherland.var_psi_coupled", d=d, D=F, z=z, coupling=coupling)
+    if embedding == "positive":
+        return _value(
+            "simrf.prf_mse", d=d, m=F, v=float(np.linalg.norm(x + y)), coupling=coupling,
+            x_norm=float(np.linalg.norm(x)), y_norm=float(np.linalg.norm(y)))
+    raise ValueError(f"no closed form for embedding {embedding!r}")
+
+
+def _value(rid: str, **params) -> float:
+    """The float64 value, or the mpmath one where float64 refuses (e.g. cancellation at z = 0)."""
+    from ..catalog import get
+    from ..errors import RangeError
+
+    r = get(rid)
+    try:
+        return float(r.f64_scalar(**params))
+    except RangeError:
+        return float(r.exact(dps=30, **params))

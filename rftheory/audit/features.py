@@ -1,0 +1,330 @@
+"""Audit a random-feature map: is ``K̂(x, y) = φ(x)·φ(y)`` the estimator the theory describes?
+
+:func:`features` draws ``n`` independent copies of the target (independent
+fits of a transformer, or independent generators passed to ``phi``), evaluates
+``K̂`` at the pairs of the geometry sweep (:func:`rftheory.audit.geometry.sweep`:
+the same norms and angles placed on an axis, on the diagonal and in a random
+frame) and runs, per pair,
+
+* **unbiasedness**: ``E K̂(x, y) = k(x, y)``, the mean of the replicates
+  against the kernel;
+* **MSE**: where a closed form exists (Gaussian and softmax kernels), the mean
+  of ``(K̂ − k)²`` against it, for the embedding read off the outputs
+  (:mod:`.embedding`: sin/cos ``φ``, random-phase ``ψ`` or positive
+  features) and the frequencies' coupling (iid or orthogonal blocks); the
+  report names the coupling(s) the MSE is consistent with;
+
+both z-tests (:mod:`.ztest`) sharing the family-wise false-failure budget
+:data:`~rftheory.audit.stats.ALPHA` by Bonferroni, each row stating its
+minimum detectable effect at power 0.99.  Three exact checks follow (no
+false failures, so outside the budget): the same ``random_state`` (seed)
+reproduces the features, a different one changes them, and the features of
+``x`` do not depend on the other rows of the batch.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+from ..errors import ParameterError
+from .embedding import COUPLINGS, Scan, closed_form_mse
+from .geometry import Pair, sweep
+from .report import AuditReport, Row
+from .stats import ALPHA, mde, threshold
+from .targets import Target, adapt
+from .ztest import mean_test
+
+__all__ = ["features", "KERNELS", "kernel_function", "as_pairs"]
+
+#: kernels :func:`features` knows; "given" takes ``k``
+KERNELS = ("gaussian", "softmax", "given")
+#: replicates when ``n`` is not given
+DEFAULT_N = 2000
+#: smallest ``n``: below it the normal approximation of the mean is not trusted at |z| ≈ 5
+MIN_N = 100
+#: round-off allowed in ``K̂`` relative to ``max(|k(x, y)|, √(k(x,x) k(y,y)))``
+ROUNDOFF = 1e-10
+
+
+def kernel_function(kernel: str, sigma: float = 1.0, k=None):
+    """The kernel ``k(x, y)`` an audit compares with.
+
+    Parameters
+    ----------
+    kernel : {"gaussian", "softmax", "given"}
+        ``exp(−‖x−y‖²/(2σ²))``, ``exp(xᵀy)``, or the callable ``k``.
+    sigma : float
+        Bandwidth of the Gaussian kernel.
+    k : callable, optional
+        ``k(x, y) -> float``; required with ``kernel="given"`` and refused otherwise.
+
+    Returns
+    -------
+    callable
+        ``k(x, y) -> float`` on 1-D float arrays.
+
+    Examples
+    --------
+    >>> import math, numpy as np
+    >>> g = kernel_function("gaussian", sigma=2.0)
+    >>> bool(abs(g(np.zeros(2), np.array([2.0, 0.0])) - math.exp(-0.5)) < 1e-15)
+    True
+    >>> kernel_function("softmax", k=min)
+    Traceback (most recent call last):
+    ...
+    rftheory.errors.ParameterError: parameter 'k': only with kernel='given' (kernel='softmax' has its own formula)
+    """
+    if not isinstance(kernel, str) or kernel not in KERNELS:
+        raise ParameterError("kernel", f"one of {', '.join(KERNELS)}; got {kernel!r}")
+    if kernel != "given" and k is not None:
+        raise ParameterError("k", f"only with kernel='given' (kernel={kernel!r} has its own formula)")
+    if kernel == "gaussian":
+        if isinstance(sigma, bool) or not isinstance(sigma, numbers.Real) or not (0 < sigma < math.inf):
+            raise ParameterError("sigma", f"must be a positive finite number, got {sigma!r}")
+        s2 = 2.0 * float(sigma) ** 2
+        return lambda x, y: math.exp(-float(np.sum((x - y) ** 2)) / s2)
+    if kernel == "softmax":
+        return lambda x, y: math.exp(float(x @ y))
+    if k is None or not callable(k):
+        raise ParameterError("k", f"kernel='given' needs a callable k(x, y) -> float, got {k!r}")
+
+    def given(x, y):
+        try:
+            v = float(k(x, y))
+        except Exception as exc:
+            raise ParameterError("k", f"k(x, y) raised {type(exc).__name__}: {exc}") from None
+        if not math.isfinite(v):
+            raise ParameterError("k", f"k(x, y) = {v} is not finite")
+        return v
+
+    return given
+
+
+def _check_int(name: str, value, low: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or int(value) < low:
+        raise ParameterError(name, f"must be an integer >= {low}, got {value!r}")
+    return int(value)
+
+
+def as_pairs(pairs, d: int) -> list[Pair]:
+    """The input pairs of a check: the geometry sweep, or the caller's.
+
+    Parameters
+    ----------
+    pairs : sequence of Pair, (x, y) or (label, x, y), or None
+        ``None`` gives :func:`~rftheory.audit.geometry.sweep` of ``d``.
+    d : int
+        Input dimension.
+
+    Returns
+    -------
+    list of Pair
+
+    Raises
+    ------
+    ParameterError
+        (``pairs``) malformed items, wrong shapes, non-finite entries.
+
+    Examples
+    --------
+    >>> [p.label for p in as_pairs([([1.0, 0.0], [0.0, 1.0])], 2)]
+    ['pair 1']
+    """
+    if pairs is None:
+        return sweep(d)
+    out = []
+    try:
+        items = list(pairs)
+    except TypeError:
+        raise ParameterError("pairs", f"expected a sequence of Pair or (x, y); got {pairs!r}") from None
+    for j, p in enumerate(items):
+        if isinstance(p, Pair):
+            label, x, y = p.label, p.x, p.y
+        elif isinstance(p, tuple | list) and len(p) in (2, 3):
+            label, x, y = (f"pair {j + 1}", *p) if len(p) == 2 else p
+        else:
+            raise ParameterError("pairs", f"item {j} is not a Pair or (x, y): {p!r}")
+        x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+        if x.shape != (d,) or y.shape != (d,) or not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
+            raise ParameterError("pairs", f"item {j}: x and y must be finite of shape ({d},), got {x.shape}, {y.shape}")
+        out.append(Pair(str(label), x, y))
+    if not out:
+        raise ParameterError("pairs", "no pairs")
+    return out
+
+
+def _seeds(ss: np.random.SeedSequence, n: int) -> list[int]:
+    return [int(c.generate_state(1, np.uint32)[0]) for c in ss.spawn(n)]
+
+
+def features(target, *, kernel: str = "gaussian", sigma: float = 1.0, d: int, m: int, n: int | None = None,
+             seed: int = 0, k=None, pairs=None) -> AuditReport:
+    """Audit a random-feature map against its kernel and the closed form of its MSE.
+
+    Parameters
+    ----------
+    target : transformer class, factory or instance, or callable ``phi(X, rng)``
+        A scikit-learn-style transformer (built with ``n_components=m`` and
+        ``random_state=<int from the audit's SeedSequence>``, fitted on the
+        audit's input points, which it then transforms), or a function
+        ``phi(X, rng) -> features`` of shape ``(N, F)`` for ``X`` of shape
+        ``(N, d)``; ``K̂(x, y) = φ(x)·φ(y)``.
+    kernel : {"gaussian", "softmax", "given"}
+        ``exp(−‖x−y‖²/(2σ²))``, ``exp(xᵀy)``, or ``k``.  With ``"given"``
+        only the unbiasedness and the exact checks run (no closed-form MSE).
+    sigma : float
+        Bandwidth of the Gaussian kernel.
+    d : int
+        Input dimension (``>= 2``).
+    m : int
+        ``n_components`` of a transformer (a ``phi`` function fixes its own
+        feature count; the output dimension is read from its outputs).
+    n : int, optional
+        Independent replicates (default 2000, at least 100).
+    seed : int
+        Entropy of the audit's :class:`numpy.random.SeedSequence`.
+    k : callable, optional
+        ``k(x, y) -> float`` with ``kernel="given"``.
+    pairs : sequence of Pair or (x, y), optional
+        Input pairs (default: :func:`~rftheory.audit.geometry.sweep` of ``d``),
+        e.g. shifted into a kernel's domain.
+
+    Returns
+    -------
+    AuditReport
+        ``kind="features"``; ``coupling`` names the detected embedding and the
+        couplings its MSE is consistent with.
+
+    Raises
+    ------
+    ParameterError
+        An argument is invalid (named), the target is neither form
+        (``target``), or it raised or returned malformed features (``target``).
+
+    Examples
+    --------
+    Sin/cos features with iid Gaussian frequencies pass, and are identified:
+
+    >>> import numpy as np
+    >>> def phi(X, rng, m=8):
+    ...     P = X @ rng.standard_normal((X.shape[1], m))
+    ...     return np.hstack([np.cos(P), np.sin(P)]) / np.sqrt(m)
+    >>> rep = features(phi, d=3, m=8, n=400)
+    >>> rep.passed, rep.coupling.split(";")[0]
+    (True, 'embedding: sin/cos phi: D=16 features, 8 frequencies (phi(x).phi(x) = k(x,x) exactly)')
+
+    Frequencies of the wrong scale (``σ = 1`` features audited at ``σ = 2``) fail:
+
+    >>> features(phi, sigma=2.0, d=3, m=8, n=400).verdict()[:4]
+    'FAIL'
+    """
+    kfun = kernel_function(kernel, sigma, k)
+    d = _check_int("d", d, 2)
+    m = _check_int("m", m, 1)
+    n = DEFAULT_N if n is None else _check_int("n", n, MIN_N)
+    seed = _check_int("seed", seed, 0)
+    P = as_pairs(pairs, d)
+    tgt = adapt(target, m)
+    X = np.stack([v for p in P for v in (p.x, p.y)])
+    kvals = np.array([kfun(p.x, p.y) for p in P])
+    kdiag = np.array([kfun(x, x) for x in X])
+    root = np.random.SeedSequence(seed)
+    rep_ss, exact_ss = root.spawn(2)
+
+    est = np.empty((n, len(P)))
+    scan = Scan(kdiag)
+    F0 = None
+    for r, s in enumerate(_seeds(rep_ss, n)):
+        f = tgt.features(X, s)
+        if F0 is None:
+            F0 = f.shape[1]
+        elif f.shape[1] != F0:
+            raise ParameterError("target", f"{tgt.name} returned {f.shape[1]} features, earlier {F0}")
+        est[r] = np.einsum("jf,jf->j", f[0::2], f[1::2])
+        scan.update(f)
+    emb = scan.result()
+
+    settings = {"kernel": kernel, **({"sigma": float(sigma)} if kernel == "gaussian" else {}),
+                "d": d, "m": m, "n": n, "seed": seed, "target_form": tgt.kind, "features": emb.F,
+                "embedding": emb.name}
+    with_mse = kernel != "given" and emb.name != "unrecognized"
+    kk = len(P) * (2 if with_mse else 1)
+    z_thr = threshold(kk, ALPHA)
+    tol = ROUNDOFF * np.maximum(np.abs(kvals), np.sqrt(np.abs(kdiag[0::2] * kdiag[1::2])))
+    rows = [_unbiased_row(p, est[:, j], kvals[j], z_thr, tol[j]) for j, p in enumerate(P)]
+    coupling = f"embedding: {emb.label}"
+    if with_mse:
+        mse_rows, note = _mse_rows(P, est, kvals, kdiag, emb, d, 1.0 if kernel == "softmax" else float(sigma),
+                                   z_thr, tol)
+        rows += mse_rows
+        coupling += "; " + note
+    elif kernel == "given":
+        coupling += "; kernel given: no closed-form MSE checked"
+    rows += _exact_rows(tgt, X, _seeds(exact_ss, 2))
+    name = getattr(target, "__name__", None) or tgt.name
+    return AuditReport(target=str(name), kind="features", settings=settings, alpha=ALPHA, rows=rows,
+                       coupling=coupling)
+
+
+def _mde_text(t, z_thr: float, what: str, of: str) -> str:
+    if t.se == 0:
+        return "exact: no spread"
+    eff = mde(t.se, z_thr)
+    rel = f" ({100 * eff / abs(t.expected):.2g}%{of})" if t.expected != 0 else ""
+    return f"{what} {eff:.2g}{rel}"
+
+
+def _unbiased_row(p: Pair, values, kval: float, z_thr: float, tol: float) -> Row:
+    t = mean_test(values, kval, atol=tol)
+    return Row("unbiased: E K = k(x, y)", p.label, t.z, z_thr, _mde_text(t, z_thr, "|bias|", " of k"),
+               abs(t.z) <= z_thr, f"K: {t.detail()} (k)")
+
+
+def _mse_rows(P, est, kvals, kdiag, emb, d: int, sigma: float, z_thr: float, tol):
+    """One MSE row per pair against the coupling the data are most consistent with."""
+    tests = {}
+    for c in COUPLINGS:
+        tests[c] = []
+        for j, p in enumerate(P):
+            scale = kdiag[2 * j] * kdiag[2 * j + 1]  # k(x,x) k(y,y): softmax maps are rescaled Gaussian ones
+            ref = scale * closed_form_mse(emb.name, c, emb.F, d, p.x / sigma, p.y / sigma)
+            tests[c].append(mean_test((est[:, j] - kvals[j]) ** 2, ref, atol=tol[j] ** 2))
+    worst = {c: max(abs(t.z) for t in ts) for c, ts in tests.items()}
+    ok = [c for c in COUPLINGS if worst[c] <= z_thr]
+    best = min(COUPLINGS, key=lambda c: worst[c])
+    rows = []
+    for j, p in enumerate(P):
+        t = tests[best][j]
+        others = ", ".join(f"{c}: z={tests[c][j].z:+.2f}" for c in COUPLINGS if c != best)
+        rows.append(Row(f"MSE = closed form ({emb.name}, {best})", p.label, t.z, z_thr, _mde_text(t, z_thr, "MSE off by", ""),
+                        abs(t.z) <= z_thr, f"mean (K - k)^2: {t.detail()} (closed form); {others}"))
+    if ok:
+        note = "MSE consistent with: " + ", ".join(c + (" (blocks of d)" if c == "orthogonal" else "") for c in ok)
+    else:
+        note = f"MSE matches no closed form ({', '.join(COUPLINGS)}); closest: {best}"
+    return rows, note
+
+
+def _exact_rows(tgt: Target, X: np.ndarray, seeds: list[int]) -> list[Row]:
+    """Reproducibility, dependence on the seed, independence of the batch: exact, no false failures."""
+    a, b = seeds
+    f1 = tgt.features(X, a)
+    f2 = tgt.features(X, a)
+    scale = max(float(np.max(np.abs(f1))), 1e-300)
+    rep = float(np.max(np.abs(f1 - f2))) / scale
+    rows = [Row("same random_state reproduces the features", "all points", rep, 1e-12, "exact (tol 1e-12)",
+                rep <= 1e-12, f"max relative difference {rep:.3g} between two draws with seed {a}")]
+    f3 = tgt.features(X, b)
+    same = float(np.mean(np.abs(f1 - f3) <= 1e-12 * scale)) if f3.shape == f1.shape else 0.0
+    rows.append(Row("different random_state gives other features", "all points", same, 0.5, "exact (<= half equal)",
+                    same <= 0.5, f"fraction of entries equal under seeds {a} and {b}: {same:.3g}"))
+    worst = 0.0
+    for i in range(min(X.shape[0], 4)):
+        fi = tgt.features(X[i:i + 1], a, fit=X)
+        worst = max(worst, float(np.max(np.abs(fi[0] - f1[i]))) / scale if fi.shape[1] == f1.shape[1] else math.inf)
+    rows.append(Row("features of x do not depend on the batch", "first 4 points", worst, 1e-9, "exact (tol 1e-9)",
+                    worst <= 1e-9, f"max relative difference {worst:.3g}, one row alone vs in the batch (seed {a})"))
+    return rows

@@ -1,0 +1,190 @@
+"""What a features audit can audit: a transformer or a feature function, one interface.
+
+Two forms are accepted (:func:`adapt`):
+
+* a scikit-learn-style **transformer** — a class, a factory (a function or
+  ``functools.partial`` taking ``n_components`` and ``random_state``) or an
+  unfitted instance with ``get_params``.  The audit builds it with
+  ``n_components=m`` and ``random_state=<int from its SeedSequence>``, fits
+  it on the audit's input points and transforms them;
+* a **feature function** ``phi(X, rng) -> features``: ``X`` of shape
+  ``(N, d)``, ``rng`` a :class:`numpy.random.Generator`, features of shape
+  ``(N, F)``; the kernel estimate is ``K̂(x, y) = φ(x)·φ(y)``.
+
+Either way the result is a :class:`Target` whose :meth:`Target.features`
+maps ``(X, seed)`` to an ``(N, F)`` float array, so that one random draw of
+the target is one seed.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..errors import ParameterError
+
+__all__ = ["Target", "adapt"]
+
+
+@dataclass
+class Target:
+    """A target reduced to ``features(X, seed)``.
+
+    Parameters
+    ----------
+    name : str
+        How the report names it.
+    kind : {"transformer", "phi"}
+    build : callable
+        ``build(X, seed, fit) -> features`` (raw, validated by :meth:`features`).
+    """
+
+    name: str
+    kind: str
+    build: Any
+
+    def features(self, X: np.ndarray, seed: int, fit: np.ndarray | None = None) -> np.ndarray:
+        """The features of the rows of ``X`` under the random draw ``seed``.
+
+        Parameters
+        ----------
+        X : numpy.ndarray, shape (N, d)
+            Input points.
+        seed : int
+            The draw: the transformer's ``random_state``, or the seed of the
+            generator passed to ``phi``.
+        fit : numpy.ndarray, shape (N', d), optional
+            The data a transformer is fitted on (default ``X``; ignored by ``phi``).
+
+        Returns
+        -------
+        numpy.ndarray, shape (N, F)
+            Finite float64 features.
+
+        Raises
+        ------
+        ParameterError
+            (``target``) the target raised, or returned something else.
+        """
+        try:
+            out = self.build(X, seed, X if fit is None else fit)
+        except ParameterError:
+            raise
+        except Exception as exc:  # the audited code failed: say so in one line
+            raise ParameterError("target", f"{self.name} raised {type(exc).__name__}: {exc}") from None
+        if hasattr(out, "toarray"):  # scipy.sparse
+            out = out.toarray()
+        try:
+            F = np.asarray(out)
+        except Exception as exc:
+            raise ParameterError("target", f"{self.name} returned {type(out).__name__}, not an array ({exc})") from None
+        if np.iscomplexobj(F):
+            raise ParameterError("target", f"{self.name} returned complex features; K̂ = φ(x)·φ(y) needs real ones")
+        if F.ndim != 2 or F.shape[0] != X.shape[0] or F.shape[1] < 1:
+            raise ParameterError("target", f"{self.name} returned shape {F.shape} for {X.shape[0]} inputs; "
+                                 f"expected ({X.shape[0]}, F)")
+        F = F.astype(np.float64, copy=False)
+        if not np.all(np.isfinite(F)):
+            raise ParameterError("target", f"{self.name} returned non-finite features")
+        return F
+
+
+def _name(obj) -> str:
+    for o in (obj, getattr(obj, "func", None), type(obj)):
+        n = getattr(o, "__qualname__", None) or getattr(o, "__name__", None)
+        if n:
+            mod = getattr(o, "__module__", "")
+            return f"{mod}.{n}" if mod and mod != "builtins" else n
+    return repr(obj)
+
+
+def _accepts(fn, *names: str) -> str:
+    """``"named"`` when ``fn`` takes every name as a keyword, ``"kwargs"`` when only ``**kwargs`` could, else ``""``."""
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return ""
+    if all(n in params and params[n].kind in (params[n].POSITIONAL_OR_KEYWORD, params[n].KEYWORD_ONLY)
+           for n in names):
+        return "named"
+    return "kwargs" if any(p.kind is p.VAR_KEYWORD for p in params.values()) else ""
+
+
+def _takes_two(fn) -> bool:
+    try:
+        inspect.signature(fn).bind(np.zeros((1, 2)), np.random.default_rng(0))
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def adapt(target, m: int) -> Target:
+    """Reduce ``target`` to a :class:`Target`.
+
+    Parameters
+    ----------
+    target : class, factory, unfitted transformer instance, or callable ``phi(X, rng)``
+        See the module docstring.
+    m : int
+        ``n_components`` of a transformer.
+
+    Returns
+    -------
+    Target
+
+    Raises
+    ------
+    ParameterError
+        (``target``) neither form.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = adapt(lambda X, rng: np.cos(X @ rng.standard_normal((X.shape[1], 3))), m=3)
+    >>> t.kind, t.features(np.zeros((2, 4)), seed=0).shape
+    ('phi', (2, 3))
+    >>> adapt(42, m=3)
+    Traceback (most recent call last):
+    ...
+    rftheory.errors.ParameterError: parameter 'target': expected a transformer class or factory (n_components, random_state; fit/transform) or a function phi(X, rng); got int 42
+    """
+    name = _name(target)
+    takes = _accepts(target, "n_components", "random_state") if callable(target) else ""
+    if inspect.isclass(target) or takes == "named" or (takes == "kwargs" and not _takes_two(target)):
+        if not takes:
+            raise ParameterError("target", f"{name} does not take n_components and random_state")
+
+        def build(X, seed, fit, _make=target):
+            est = _make(n_components=m, random_state=seed)
+            _check_transformer(est, name)
+            return est.fit(fit).transform(X)
+
+        return Target(name, "transformer", build)
+    if hasattr(target, "get_params") and hasattr(target, "fit") and hasattr(target, "transform"):
+        params = target.get_params(deep=False)
+        if "n_components" not in params or "random_state" not in params:
+            raise ParameterError("target", f"{name} has no n_components or random_state parameter")
+        cls = type(target)
+
+        def build(X, seed, fit):
+            est = cls(**{**params, "n_components": m, "random_state": seed})
+            return est.fit(fit).transform(X)
+
+        return Target(name, "transformer", build)
+    if callable(target) and _takes_two(target):
+
+        def build(X, seed, fit, _phi=target):
+            return _phi(X.copy(), np.random.default_rng(seed))
+
+        return Target(name, "phi", build)
+    raise ParameterError("target", "expected a transformer class or factory (n_components, random_state; "
+                         f"fit/transform) or a function phi(X, rng); got {type(target).__name__} {target!r}")
+
+
+def _check_transformer(est, name: str) -> None:
+    if not (hasattr(est, "fit") and hasattr(est, "transform")):
+        raise ParameterError("target", f"{name}(n_components=..., random_state=...) returned "
+                             f"{type(est).__name__}, which has no fit/transform")
