@@ -73,7 +73,7 @@ def smallest_m(SA: float, SB: float, d: int, T: float):
     Examples
     --------
     >>> smallest_m(10.0, 0.0, 4, 1.0), smallest_m(10.0, -2.0, 4, 1.0)
-    (10, 9)
+    (10, 4)
     """
     if SA <= 0 and SB <= 0:
         return 1
