@@ -184,11 +184,12 @@ def _mc_case(name, X, rng, R):
     d = X.shape[1]
     m = 20  # one full block of 13 and a partial one of 7
     fam, _, coup = name.partition(":")
-    kernel = "softmax" if fam in ("sm++", "gerf", "sderf") else "gaussian"
+    kernel = "softmax" if fam in ("sm++", "gerf", "saderf", "aderf", "sderf") else "gaussian"
     Kg = np.exp(-((X[:, None] - X[None]) ** 2).sum(-1) / 2)
     K = np.exp(X @ X.T) if kernel == "softmax" else Kg
     pred = predict(X, kernel=kernel, **({"sigma": 1.0} if kernel == "gaussian" else {}),
-                   mechanisms=name, m=[m], progress=False).rows[0].expected_sq_error
+                   mechanisms="psi:iid" if name == "sklearn-rbfsampler" else name, m=[m],
+                   progress=False).rows[0].expected_sq_error
     if name == "sklearn-rbfsampler":
         from sklearn.kernel_approximation import RBFSampler
 
@@ -196,8 +197,8 @@ def _mc_case(name, X, rng, R):
         for _ in range(R):
             Z = RBFSampler(n_components=m, gamma=0.5, random_state=int(rng.integers(2**31))).fit(X).transform(X)
             out.append(((Z @ Z.T - Kg) ** 2).sum())
-        return np.array(out), predict(X, sigma=1.0, mechanisms="psi:iid", m=[m], progress=False).rows[0].expected_sq_error
-    if fam in ("gerf", "sderf"):
+        return np.array(out), pred
+    if fam in ("gerf", "saderf", "aderf", "sderf"):
         fm = fit_features(fam, X, X)
         W = rftheory.sample("iid", d, m, rng=rng, size=R)
         return _sq_errors(fm.kernel(W, X, X), K), pred
@@ -212,18 +213,25 @@ def _mc_case(name, X, rng, R):
 
 
 MC = ["rff:iid", "rff:orthogonal", "rff:simplex", "psi:iid", "psi:orthogonal", "psi:simplex", "sklearn-rbfsampler",
-      "prf:iid", "prf:orthogonal", "prf:simplex", "sm++", "sm++:orthogonal", "gerf", "sderf"]
+      "prf:iid", "prf:orthogonal", "prf:simplex", "sm++", "sm++:orthogonal", "gerf", "saderf", "aderf", "sderf"]
 N_MC = len(MC)
 
 
 @pytest.mark.statistical
 @pytest.mark.parametrize("name", MC)
 def test_monte_carlo_of_real_features_on_wine(name, seed):
-    """Mean over replicates of ||K^ − K||_F² from the real feature maps = the prediction (30 wine points)."""
+    """Mean over replicates of ||K^ − K||_F² from the real feature maps = the prediction (30 wine points).
+
+    Trigonometric features (rff, psi, RBFSampler) are bounded: σ = the median distance.  Positive features
+    (prf, sm++, FAVOR#) are lognormal, ``(K^−K)²`` has moments ``e^{O(‖x+y‖²)}``, and the z-test needs the
+    standard error itself to be accurate: with σ = median (max ‖x/σ‖ = 1.44) the sample mean of 20,000
+    replicates still sits 5-20 standard errors *below* the exact value (the mean is carried by rare draws).
+    Their inputs are therefore scaled to max ‖x~‖ = 0.5 (σ ≈ 2.9 × median; softmax scale s ≈ 0.02).
+    """
     rng = np.random.default_rng([seed, 20240612, MC.index(name)])
     X = _wine(30, start=40)
-    if name in ("sm++", "sm++:orthogonal", "gerf", "sderf"):
-        X = X / X.shape[1] ** 0.5  # softmax, scale s = 1/d: ||x~||² ≈ 1
+    if name.startswith(("prf", "sm++", "gerf", "saderf", "aderf", "sderf")):
+        X = X * (0.5 / np.sqrt((X ** 2).sum(1)).max())
     else:
         D = np.sqrt(((X[:, None] - X[None]) ** 2).sum(-1))
         X = X / np.median(D[np.triu_indices(30, 1)])  # Gaussian kernel, sigma = median
