@@ -349,6 +349,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--also", action="append", metavar="ID",
                    help="another result as an extra column at each row's point (repeatable)")
     p.set_defaults(func=cmd_table)
+
+    from .predict.cli import add_parser as add_predict_parser
+
+    add_predict_parser(sub)
     return ap
 
 

@@ -1,0 +1,323 @@
+"""Data sets for ``rftheory predict``: loading, checks, bandwidths and the rescaling to the results' units.
+
+Every registered result is stated for one kernel in fixed units, so predict
+rescales the inputs instead of the formulas:
+
+* Gaussian kernel ``exp(−‖x−y‖²/(2σ²))``: ``x̃ = x/σ``, then
+  ``k(x, y) = exp(−‖x̃−ỹ‖²/2)``, the kernel of ``simrf.rff_mse``,
+  ``simrf.prf_mse`` and ``sutherland.var_psi``.
+* Softmax kernel ``exp(s·xᵀy)``: ``x̃ = √s·x``, then ``k(x, y) = exp(x̃ᵀỹ)``,
+  the kernel of ``hrf.*`` and ``derf.*``.
+
+A data set is ``.npy`` (2-D float array), ``.csv`` (numbers, comma separated,
+an optional header line) or ``sklearn:NAME`` for one of scikit-learn's small
+data sets (digits, wine, breast_cancer, iris, diabetes).  The scikit-learn
+sets are **standardized** (each column to mean 0 and standard deviation 1,
+constant columns only centred); files are used as given unless asked.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import ParameterError
+
+__all__ = ["SKLEARN_SETS", "load", "standardize", "check_pair_sets", "bandwidth", "rescale", "Prepared"]
+
+#: scikit-learn data sets ``sklearn:NAME`` loads (each is standardized)
+SKLEARN_SETS = ("digits", "wine", "breast_cancer", "iris", "diabetes")
+
+#: at most this many points per set enter the median / nn50 bandwidth (a seeded subsample beyond)
+BANDWIDTH_POINTS = 4000
+
+
+def _as_matrix(arr, name: str) -> np.ndarray:
+    arr = np.asarray(arr)
+    if arr.dtype.kind not in "iuf" or arr.dtype == np.bool_:
+        raise ParameterError(name, f"expected real numbers, got dtype {arr.dtype}")
+    if arr.ndim != 2:
+        raise ParameterError(name, f"expected a 2-D array (points x dimensions), got shape {arr.shape}")
+    if arr.shape[0] == 0 or arr.shape[1] == 0:
+        raise ParameterError(name, f"is empty (shape {arr.shape})")
+    arr = arr.astype(np.float64)
+    if not np.all(np.isfinite(arr)):
+        bad = np.argwhere(~np.isfinite(arr))[0]
+        raise ParameterError(name, f"has NaN or infinity (first at row {bad[0]}, column {bad[1]})")
+    return arr
+
+
+def load(spec, name: str = "DATA") -> tuple[np.ndarray, bool]:
+    """Read a data set.
+
+    Parameters
+    ----------
+    spec : str or array_like
+        ``"sklearn:NAME"``, a path ending in ``.npy`` or ``.csv``, or an
+        array of shape ``(n, d)``.
+    name : str
+        How errors name it (``DATA``, ``--y``).
+
+    Returns
+    -------
+    X : numpy.ndarray, shape (n, d)
+        Finite float64 points (rows).
+    from_sklearn : bool
+        Whether it is a scikit-learn set (standardized by default).
+
+    Raises
+    ------
+    ParameterError
+        Unknown set, unreadable file, wrong shape, empty, NaN or infinity.
+
+    Examples
+    --------
+    >>> X, sk = load("sklearn:iris")
+    >>> X.shape, sk
+    ((150, 4), True)
+    """
+    if not isinstance(spec, str):
+        return _as_matrix(spec, name), False
+    if spec.startswith("sklearn:"):
+        key = spec.split(":", 1)[1]
+        if key not in SKLEARN_SETS:
+            raise ParameterError(name, f"unknown scikit-learn set {key!r}; expected one of {', '.join(SKLEARN_SETS)}")
+        from sklearn import datasets
+
+        X, _ = getattr(datasets, f"load_{key}")(return_X_y=True)
+        return _as_matrix(X, name), True
+    try:
+        if spec.endswith(".npy"):
+            arr = np.load(spec, allow_pickle=False)
+        elif spec.endswith(".csv"):
+            try:
+                arr = np.loadtxt(spec, delimiter=",", ndmin=2)
+            except ValueError:
+                arr = np.loadtxt(spec, delimiter=",", ndmin=2, skiprows=1)  # a header line
+        else:
+            raise ParameterError(name, f"expected a .npy or .csv file or sklearn:NAME, got {spec!r}")
+    except OSError as exc:
+        raise ParameterError(name, f"cannot read {spec!r} ({exc.strerror or exc})") from None
+    except ValueError as exc:
+        raise ParameterError(name, f"cannot read {spec!r} as numbers ({exc})") from None
+    return _as_matrix(arr, name), False
+
+
+def standardize(X, Y=None):
+    """Centre and scale every column by the statistics of ``X`` (applied to ``Y`` too).
+
+    .. math:: \\tilde x_{il} = (x_{il} - \\bar x_l)/s_l,\\qquad s_l = \\mathrm{std}_i\\,x_{il}\\ (1 \\text{ if } 0)
+
+    Parameters
+    ----------
+    X : numpy.ndarray, shape (n, d)
+        The set whose statistics are used.
+    Y : numpy.ndarray, shape (n', d), optional
+        A second set, transformed with ``X``'s statistics.
+
+    Returns
+    -------
+    X, Y : numpy.ndarray
+        Standardized copies (``Y`` is ``None`` when not given).
+
+    Examples
+    --------
+    >>> Xs, _ = standardize(np.array([[1.0, 5.0], [3.0, 5.0]]))
+    >>> Xs.tolist()
+    [[-1.0, 0.0], [1.0, 0.0]]
+    """
+    mu = X.mean(axis=0)
+    sd = X.std(axis=0)
+    sd = np.where(sd > 0, sd, 1.0)
+    return (X - mu) / sd, (None if Y is None else (Y - mu) / sd)
+
+
+def check_pair_sets(X, Y) -> None:
+    """Refuse sets of different dimensions.
+
+    Parameters
+    ----------
+    X, Y : numpy.ndarray
+        The two sets (rows).
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    ParameterError
+        ``--y`` has another dimension than ``DATA``.
+    """
+    if X.shape[1] != Y.shape[1]:
+        raise ParameterError("y", f"has dimension {Y.shape[1]}, DATA has {X.shape[1]}")
+
+
+def _subsample(X, rng):
+    if X.shape[0] <= BANDWIDTH_POINTS:
+        return X
+    return X[np.sort(rng.choice(X.shape[0], BANDWIDTH_POINTS, replace=False))]
+
+
+def _distances(A, B, rows):
+    """Euclidean distances of rows ``rows`` of ``A`` to every row of ``B`` (direct differences)."""
+    diff = A[rows, None, :] - B[None, :, :]
+    return np.sqrt(np.einsum("ijk,ijk->ij", diff, diff))
+
+
+def bandwidth(rule, X, Y=None, seed: int = 0) -> float:
+    """The Gaussian bandwidth ``σ``: a number, ``median`` or ``nn50``.
+
+    ``median``: the median of ``‖x_i − y_j‖`` over the pairs ``i < j`` (one
+    set) or all pairs (two sets).  ``nn50``: the mean over ``x_i`` of the
+    distance to its 50th nearest neighbour among the ``y_j`` (itself
+    excluded), the rule of the ORF paper (Yu et al. 2016).  Beyond
+    :data:`BANDWIDTH_POINTS` points per set both use a subsample drawn with
+    ``seed``.
+
+    .. math:: \\sigma_{\\rm median} = \\operatorname{median}_{i<j}\\|x_i-x_j\\|,\\qquad
+       \\sigma_{\\rm nn50} = \\operatorname{mean}_i \\|x_i - x_{(50)}(i)\\|
+
+    Parameters
+    ----------
+    rule : str or float
+        ``"median"``, ``"nn50"`` or a positive number.
+    X : numpy.ndarray, shape (n, d)
+    Y : numpy.ndarray, shape (n', d), optional
+        The second set (default: ``X``).
+    seed : int
+        Seed of the subsample for large sets.
+
+    Returns
+    -------
+    float
+        ``σ > 0``.
+
+    Raises
+    ------
+    ParameterError
+        An unknown rule, a non-positive or non-finite number, fewer than 51
+        points for ``nn50``, or a bandwidth of 0 (all points equal).
+
+    Examples
+    --------
+    >>> bandwidth("median", np.array([[0.0], [1.0], [3.0]]))
+    2.0
+    """
+    if not isinstance(rule, str) or rule not in ("median", "nn50"):
+        try:
+            s = float(rule)
+        except (TypeError, ValueError):
+            raise ParameterError("sigma", f"expected a positive number, 'median' or 'nn50', got {rule!r}") from None
+        if not (math.isfinite(s) and s > 0):
+            raise ParameterError("sigma", f"must be a positive finite number, got {rule!r}")
+        return s
+    rng = np.random.default_rng([seed, 50])
+    same = Y is None
+    A = _subsample(X, rng)
+    B = A if same else _subsample(Y, rng)
+    if rule == "median":
+        parts = []
+        for r0 in range(0, A.shape[0], 256):
+            rows = np.arange(r0, min(r0 + 256, A.shape[0]))
+            D = _distances(A, B, rows)
+            if same:
+                D = D[np.arange(D.shape[1])[None, :] > rows[:, None]]
+            parts.append(D.ravel())
+        allD = np.concatenate(parts) if parts else np.empty(0)
+        if allD.size == 0:
+            raise ParameterError("sigma", "median needs at least two points")
+        s = float(np.median(allD))
+    else:
+        k = 50 if same else 49  # 0-based: with one set, index 0 is the point itself
+        if B.shape[0] <= k:
+            raise ParameterError("sigma", f"nn50 needs at least {k + 1} points in the reference set, got {B.shape[0]}")
+        out = []
+        for r0 in range(0, A.shape[0], 256):
+            rows = np.arange(r0, min(r0 + 256, A.shape[0]))
+            out.append(np.partition(_distances(A, B, rows), k, axis=1)[:, k])
+        s = float(np.mean(np.concatenate(out)))
+    if not (math.isfinite(s) and s > 0):
+        raise ParameterError("sigma", f"the {rule} rule gives sigma = {s:g} (the points coincide); give a number")
+    return s
+
+
+@dataclass
+class Prepared:
+    """Two point sets in the units of the registered results.
+
+    Attributes
+    ----------
+    X, Y : numpy.ndarray
+        Rescaled points ``x̃`` (rows); ``Y is X`` for one set.
+    same : bool
+        One set (``K`` is symmetric: each unordered pair is evaluated once).
+    kernel : str
+        ``"gaussian"`` or ``"softmax"``.
+    factor : float
+        The rescaling (``1/σ`` or ``√s``).
+    """
+
+    X: np.ndarray
+    Y: np.ndarray
+    same: bool
+    kernel: str
+    factor: float
+
+
+def rescale(X, Y, kernel: str, sigma=None, scale=None) -> Prepared:
+    """Rescale to the units of the results: ``x/σ`` (Gaussian) or ``√s·x`` (softmax).
+
+    .. math:: e^{-\\|x-y\\|^2/(2\\sigma^2)} = e^{-\\|\\tilde x-\\tilde y\\|^2/2},\\ \\tilde x = x/\\sigma;
+       \\qquad e^{s x^\\top y} = e^{\\tilde x^\\top\\tilde y},\\ \\tilde x = \\sqrt s\\,x
+
+    Parameters
+    ----------
+    X : numpy.ndarray, shape (n, d)
+    Y : numpy.ndarray or None
+        ``None`` for one set.
+    kernel : {"gaussian", "softmax"}
+    sigma : float, optional
+        Gaussian bandwidth (already resolved by :func:`bandwidth`).
+    scale : float, optional
+        Softmax scale ``s > 0`` (default 1).
+
+    Returns
+    -------
+    Prepared
+
+    Raises
+    ------
+    ParameterError
+        Unknown kernel, a bad ``scale``, or a rescaled set that is not finite.
+
+    Examples
+    --------
+    >>> p = rescale(np.array([[2.0, 0.0]]), None, "gaussian", sigma=2.0)
+    >>> p.X.tolist(), p.same
+    ([[1.0, 0.0]], True)
+    """
+    if kernel == "gaussian":
+        if scale is not None:
+            raise ParameterError("scale", "applies to the softmax kernel only (the Gaussian kernel takes --sigma)")
+        f = 1.0 / float(sigma)
+    elif kernel == "softmax":
+        if sigma is not None:
+            raise ParameterError("sigma", "applies to the Gaussian kernel only (softmax takes --scale)")
+        s = 1.0 if scale is None else scale
+        try:
+            s = float(s)
+        except (TypeError, ValueError):
+            raise ParameterError("scale", f"expected a positive number, got {scale!r}") from None
+        if not (math.isfinite(s) and s > 0):
+            raise ParameterError("scale", f"must be a positive finite number, got {scale!r}")
+        f = math.sqrt(s)
+    else:
+        raise ParameterError("kernel", f"unknown kernel {kernel!r}; expected gaussian or softmax")
+    Xs = X * f
+    Ys = Xs if Y is None else Y * f
+    if not (np.all(np.isfinite(Xs)) and np.all(np.isfinite(Ys))):
+        raise ParameterError("sigma" if kernel == "gaussian" else "scale", "the rescaled data overflow float64")
+    return Prepared(Xs, Ys, Y is None, kernel, f)

@@ -1,0 +1,323 @@
+"""The random-feature mechanisms ``rftheory predict`` knows, and their pointwise MSE on pairs.
+
+Every mechanism's pointwise MSE at a pair has the form (independent blocks
+of ``d`` coupled vectors, ``P(m) = Σ_b m_b(m_b−1)``,
+:func:`rftheory.numerics.special.coupled_pairs`)
+
+.. math:: \\mathrm{MSE}_m(x, y) = \\frac{A(x, y)}{m} + \\frac{P(m)}{m^2}\\,B(x, y),
+
+``B = 0`` for iid vectors.  :meth:`Mechanism.terms` returns ``A`` and ``B``
+from two evaluations of the registered result's float64 layer:
+``A = MSE_1`` (one iid vector) and ``B = (d·MSE_d − A)/(d − 1)`` (one full
+coupled block), exact rearrangements of the registered formulas.
+
+Kernels: the results ``simrf.rff_mse``, ``sutherland.var_psi*`` and
+``simrf.prf_mse`` are stated for the Gaussian kernel ``e^{−‖x−y‖²/2}``,
+``hrf.*`` and ``derf.*`` for softmax ``e^{xᵀy}``; on rescaled data
+(:func:`rftheory.predict.data.rescale`) the two differ by the deterministic
+factor ``e^{(‖x‖²+‖y‖²)/2}``, so the MSE of the other kernel is the
+registered one times ``e^{±(‖x‖²+‖y‖²)}``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import ParameterError, RangeError
+from .pairs import evaluate
+
+__all__ = ["COUPLINGS", "FAVOR_SHARP", "Mechanism", "parse", "parse_list", "kernel_values"]
+
+COUPLINGS = ("iid", "orthogonal", "simplex")
+#: FAVOR# families (iid ω, closed-form optimum fitted on the data)
+FAVOR_SHARP = ("gerf", "saderf", "aderf", "sderf")
+
+_HELP = ("rff:iid|orthogonal|simplex, psi:iid|orthogonal|simplex, prf:iid|orthogonal|simplex, "
+         "sm++ (or sm++:orthogonal), hybrid:angular:N, gerf, saderf, aderf, sderf")
+
+
+@dataclass
+class Mechanism:
+    """One estimator: family, coupling and its registered MSE.
+
+    Attributes
+    ----------
+    name : str
+        As written on the command line (``rff:orthogonal``).
+    family : str
+        ``rff``, ``psi``, ``prf``, ``sm++``, ``hybrid`` or a FAVOR# family.
+    coupling : str
+        ``iid``, ``orthogonal`` or ``simplex``.
+    n : int
+        The ``n`` of ``hybrid:angular:N`` (λ features), else 0.
+    fitted : object
+        FAVOR#: the fitted float64 parameters (:class:`~rftheory.papers.derf.formulas.DERFParams`).
+    """
+
+    name: str
+    family: str
+    coupling: str = "iid"
+    n: int = 0
+    fitted: object = field(default=None, repr=False)
+
+    @property
+    def coupled(self) -> bool:
+        """Whether the vectors come in coupled blocks (``B ≠ 0``)."""
+        return self.coupling != "iid"
+
+    @property
+    def native_kernel(self) -> str:
+        """The kernel the registered result is stated for."""
+        return "gaussian" if self.family in ("rff", "psi", "prf") else "softmax"
+
+    @property
+    def positive(self) -> bool:
+        """Features of the form ``exp(wᵀx + c(x))`` (for ``--overflow``)."""
+        return self.family in ("prf", "sm++") or self.family in FAVOR_SHARP
+
+    @property
+    def source(self) -> str:
+        """The registered result behind the mechanism."""
+        return {"rff": "simrf.rff_mse", "psi": "sutherland.var_psi" + ("_coupled" if self.coupled else ""),
+                "prf": "simrf.prf_mse", "sm++": "hrf.mse_positive", "hybrid": "hrf.angular_hybrid_mse"
+                }.get(self.family, "derf.derf_moments")
+
+    def features(self, m: int) -> int:
+        """The number of features ``m`` vectors give.
+
+        Parameters
+        ----------
+        m : int
+            Random vectors (frequencies).
+
+        Returns
+        -------
+        int
+            ``2m`` for ``rff`` (cos and sin) and ``sm++`` (``e^{±wᵀx}``),
+            ``m`` otherwise (``hybrid``: the ``m`` of Thm D.1 for each base
+            estimator, plus its ``n`` λ features).
+
+        Examples
+        --------
+        >>> parse("rff:iid").features(13), parse("psi:iid").features(13)
+        (26, 13)
+        """
+        return 2 * m if self.family in ("rff", "sm++") else m
+
+    def terms(self, g: dict, d: int, kernel: str):
+        """``A``, ``B`` (``None`` for iid) and the exact-fallback count on a block of pairs.
+
+        .. math:: \\mathrm{MSE}_m = A/m + P(m)B/m^2,\\quad A = \\mathrm{MSE}_1,\\quad
+           B = \\frac{d\\,\\mathrm{MSE}_d - A}{d-1}
+
+        Parameters
+        ----------
+        g : dict
+            Pair geometry (:func:`rftheory.predict.pairs.geometry`).
+        d : int
+            Dimension (block size).
+        kernel : {"gaussian", "softmax"}
+            The kernel estimated.
+
+        Returns
+        -------
+        A, B : numpy.ndarray or None
+        fallback : int
+            Pairs evaluated by mpmath.
+        """
+        if self.family in FAVOR_SHARP:
+            return _favor_sharp_terms(self.fitted, g, kernel), None, 0
+        rid, arrays, scal = self._call(g, d)
+        # rff at x = y: cos(w.0) = 1, the estimator is exact (MSE 0; float64 refuses a relative error there)
+        keep = (g["z"] > 0) if self.family == "rff" else np.ones(g["z"].shape, bool)
+        arrays = {k: a[keep] for k, a in arrays.items()}
+        one = evaluate(rid, arrays, **scal(1, "iid"))
+        A, B, fb = np.zeros(keep.shape), None, one.fallback
+        A[keep] = one.values
+        if self.coupled:
+            full = evaluate("sutherland.var_psi_coupled", arrays, d=d, D=d, coupling=self.coupling) \
+                if self.family == "psi" else evaluate(rid, arrays, **scal(d, self.coupling))
+            B = np.zeros(keep.shape)
+            B[keep] = (d * full.values - A[keep]) / (d - 1)
+            fb += full.fallback
+        if kernel != self.native_kernel:
+            sign = 1.0 if kernel == "softmax" else -1.0
+            A = _times_exp(A, sign * (g["a"] ** 2 + g["b"] ** 2))
+            B = None if B is None else _times_exp(B, sign * (g["a"] ** 2 + g["b"] ** 2))
+        return A, B, fb
+
+    def _call(self, g, d):
+        if self.family == "rff":
+            return "simrf.rff_mse", {"z": g["z"]}, lambda m, c: {"d": d, "m": m, "coupling": c}
+        if self.family == "psi":
+            return "sutherland.var_psi", {"z": g["z"]}, lambda m, c: {"D": m}
+        if self.family == "prf":
+            return ("simrf.prf_mse", {"v": g["v"], "x_norm": g["a"], "y_norm": g["b"]},
+                    lambda m, c: {"d": d, "m": m, "coupling": c})
+        if self.family == "sm++":
+            return ("hrf.mse_positive", {"x_norm": g["a"], "y_norm": g["b"], "theta": g["theta"]},
+                    lambda m, c: {"d": d, "m": m, "coupling": c})
+        if self.family == "hybrid":
+            return ("hrf.angular_hybrid_mse", {"r": g["a"], "y_norm": g["b"], "theta": g["theta"]},
+                    lambda m, c: {"m": m, "n": self.n, "estimator": "hybrid", "projections": "independent"})
+        raise AssertionError(self.family)  # pragma: no cover
+
+
+def _times_exp(x, s):
+    """``x·e^{s}`` without overflow in between (``RangeError`` if the product overflows)."""
+    with np.errstate(divide="ignore", over="ignore"):
+        out = np.sign(x) * np.exp(np.log(np.abs(x)) + s)
+    if not np.all(np.isfinite(out)):
+        raise RangeError("a pointwise MSE exceeds the float64 range (use a smaller --scale or larger --sigma)")
+    return out
+
+
+def kernel_values(g: dict, kernel: str) -> np.ndarray:
+    """The kernel at the pairs, in the rescaled units.
+
+    .. math:: K = e^{-z^2/2}\\ (\\text{Gaussian}),\\qquad K = e^{x^\\top y}\\ (\\text{softmax})
+
+    Parameters
+    ----------
+    g : dict
+        Pair geometry.
+    kernel : {"gaussian", "softmax"}
+
+    Returns
+    -------
+    numpy.ndarray
+
+    Raises
+    ------
+    RangeError
+        Softmax values beyond the float64 range.
+
+    Examples
+    --------
+    >>> kernel_values({"z": np.array([0.0, 2.0])}, "gaussian").round(6).tolist()
+    [1.0, 0.135335]
+    """
+    if kernel == "gaussian":
+        return np.exp(-g["z"] ** 2 / 2)
+    if np.max(g["dot"], initial=-np.inf) > 709:
+        raise RangeError("softmax kernel values exceed the float64 range (use a smaller --scale)")
+    return np.exp(g["dot"])
+
+
+def _favor_sharp_terms(p, g, kernel):
+    """FAVOR# (Thm 4.1, iid ω): ``A = K²·expm1(log E f₁²f₂² − 2xᵀy)`` per pair, from the fitted parameters."""
+    lg = p.const + p.qx[g["I"]] + p.qy[g["J"]] + 4 * np.einsum("ij,ij->i", p.BXR[g["I"]], p.BY[g["J"]]) - 2 * g["dot"]
+    if np.max(lg, initial=-np.inf) > 700:
+        raise RangeError("a FAVOR# relative variance exceeds the float64 range (use a smaller --scale)")
+    return kernel_values(g, kernel) ** 2 * np.expm1(lg)
+
+
+class _Fitted:
+    """Per-point quantities of fitted DERF parameters (FAVOR#, Eq. 15 expanded)."""
+
+    def __init__(self, p, X, Y):
+        self.params = p
+        A, B1, B2 = (np.asarray(M, float) for M in (p.A, p.B1, p.B2))
+        R, C1, C2 = (np.asarray(M, float) for M in (p.R, p.C1, p.C2))
+        self.BX, self.BY = X @ B1.T, Y @ B2.T
+        self.BXR = self.BX @ R
+        self.qx = 2 * np.einsum("ij,ij->i", self.BXR, self.BX) + 2 * np.einsum("ij,jk,ik->i", X, C1, X)
+        self.qy = 2 * np.einsum("ij,jk,ik->i", self.BY, R, self.BY) + 2 * np.einsum("ij,jk,ik->i", Y, C2, Y)
+        self.const = float(p.logdet_S) - float(p.logdet_T8) / 2
+
+
+def fit(mech: Mechanism, X, Y) -> Mechanism:
+    """Fit a FAVOR# family's closed-form optimum on the (rescaled) sets.
+
+    Minimises FAVOR#'s Eq. 14 over the family
+    (:func:`rftheory.papers.derf.optima.optimum`):
+
+    .. math:: \\theta^* = \\arg\\min_\\theta \\operatorname{mean}_{ij}\\log\\mathbb E f_1(\\omega,x_i)^2f_2(\\omega,y_j)^2
+
+    Parameters
+    ----------
+    mech : Mechanism
+        Any mechanism (non-FAVOR# ones are returned as they are).
+    X, Y : numpy.ndarray
+        The rescaled sets.
+
+    Returns
+    -------
+    Mechanism
+        With ``fitted`` set.
+    """
+    if mech.family in FAVOR_SHARP:
+        from ..papers.derf.optima import optimum
+
+        mech.fitted = _Fitted(optimum(mech.family, X, Y), X, Y)
+    return mech
+
+
+def parse(name: str) -> Mechanism:
+    """A mechanism from its name.
+
+    Parameters
+    ----------
+    name : str
+        ``family:coupling`` (rff, psi, prf), ``sm++`` / ``sm++:orthogonal``,
+        ``hybrid:angular:N`` or a FAVOR# family.
+
+    Returns
+    -------
+    Mechanism
+
+    Raises
+    ------
+    ParameterError
+        An unknown mechanism or coupling.
+
+    Examples
+    --------
+    >>> parse("prf:simplex")
+    Mechanism(name='prf:simplex', family='prf', coupling='simplex', n=0)
+    """
+    s = str(name).strip()
+    fam, _, rest = s.partition(":")
+    if fam in ("rff", "psi", "prf") and rest in COUPLINGS:
+        return Mechanism(s, fam, rest)
+    if fam == "sm++" and rest in ("", "iid", "orthogonal"):
+        return Mechanism(s, fam, rest or "iid")
+    if fam == "hybrid":
+        kind, _, n = rest.partition(":")
+        if kind == "angular" and n.isdigit() and 1 <= int(n) <= 10**6:
+            return Mechanism(s, fam, "iid", int(n))
+        raise ParameterError("mechanism", f"{s!r}: write hybrid:angular:N with N the number of lambda features (1..10^6)")
+    if fam in FAVOR_SHARP and rest in ("", "iid"):
+        return Mechanism(s, fam, "iid")
+    raise ParameterError("mechanism", f"unknown mechanism {s!r}; expected one of {_HELP}")
+
+
+def parse_list(spec) -> list[Mechanism]:
+    """Mechanisms from a comma-separated list (or a sequence of names).
+
+    Parameters
+    ----------
+    spec : str or sequence of str
+
+    Returns
+    -------
+    list of Mechanism
+        In the order given, without repeats.
+
+    Raises
+    ------
+    ParameterError
+        An empty list or an unknown name.
+
+    Examples
+    --------
+    >>> [m.name for m in parse_list("rff:iid, prf:orthogonal")]
+    ['rff:iid', 'prf:orthogonal']
+    """
+    names = spec.split(",") if isinstance(spec, str) else list(spec)
+    names = [n.strip() for n in names if str(n).strip()]
+    if not names:
+        raise ParameterError("mechanism", "give at least one mechanism")
+    return [parse(n) for n in dict.fromkeys(names)]

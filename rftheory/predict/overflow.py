@@ -1,0 +1,79 @@
+"""Probability that a positive random feature leaves the range of a low-precision format.
+
+Positive features are ``exp(wᵀx + c(x))`` (the ``1/√m`` normalisation left
+out), with ``wᵀx ~ N(0, ‖x‖²)`` for a Gaussian ``w`` (every coupling has
+Gaussian marginals): ``c = −‖x‖²/2`` for the softmax kernel (FAVOR+,
+``e^{±wᵀx}`` of SM++), ``c = −‖x‖²`` for the Gaussian kernel (the softmax
+features times ``e^{−‖x‖²/2}``), on the rescaled points.  So, exactly per point,
+
+.. math:: P(\\text{overflow}) = \\bar\\Phi\\Big(\\frac{\\log f_{\\max} - c}{\\|x\\|}\\Big),\\qquad
+   P(\\text{underflow}) = \\Phi\\Big(\\frac{\\log f_{\\min} - c}{\\|x\\|}\\Big),
+
+with ``f_max`` the largest finite and ``f_min`` the smallest positive
+*normal* value of the format (below it digits are lost, then the value
+flushes to 0).  FAVOR#'s ``ωᵀAω`` term makes its exponent non-Gaussian; it
+is not covered.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import special as sc
+
+__all__ = ["FORMATS", "probabilities"]
+
+#: (largest finite, smallest positive normal) of each format
+FORMATS = {
+    "fp16": (65504.0, 2.0 ** -14),
+    "bf16": (float.fromhex("0x1.fep127"), 2.0 ** -126),
+    "fp32": (float.fromhex("0x1.fffffep127"), 2.0 ** -126),
+}
+
+
+def probabilities(mech, points, kernel: str, fmt: str) -> dict | None:
+    """Max and mean over the points of the overflow and underflow probabilities.
+
+    .. math:: p_{\\rm over}(x) = \\bar\\Phi\\big((\\log f_{\\max} - c(x))/\\|x\\|\\big)
+
+    Parameters
+    ----------
+    mech : Mechanism
+        A positive mechanism (``prf``, ``sm++``); others give ``None``.
+    points : numpy.ndarray
+        The rescaled points (rows).
+    kernel : {"gaussian", "softmax"}
+    fmt : {"fp16", "bf16", "fp32"}
+
+    Returns
+    -------
+    dict or None
+        ``overflow_max``, ``overflow_mean``, ``underflow_max``,
+        ``underflow_mean`` (per feature value), the format and the points'
+        count; ``None`` when the features are not of this form.
+
+    Examples
+    --------
+    >>> from rftheory.predict.mechanisms import parse
+    >>> p = probabilities(parse("prf:iid"), np.array([[3.0, 4.0]]), "softmax", "fp16")
+    >>> f"{p['overflow_max']:.4e}"   # Φ̄((log 65504 + 12.5)/5)
+    '1.1910e-06'
+    >>> round(p["underflow_max"], 4)  # Φ((log 2^-14 + 12.5)/5): e^{-12.5} is already subnormal
+    0.712
+    """
+    if mech.family not in ("prf", "sm++"):
+        return None
+    fmax, fmin = FORMATS[fmt]
+    r2 = np.einsum("ij,ij->i", points, points)
+    r = np.sqrt(r2)
+    c = -r2 if kernel == "gaussian" else -r2 / 2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t_over = np.where(r > 0, (math.log(fmax) - c) / r, np.inf)
+        t_under = np.where(r > 0, (math.log(fmin) - c) / r, -np.inf)
+    # r = 0: the feature is e^{c} = 1 deterministically, inside every format
+    p_over = sc.ndtr(-t_over)
+    p_under = sc.ndtr(t_under)
+    return {"format": fmt, "points": int(points.shape[0]),
+            "overflow_max": float(np.max(p_over)), "overflow_mean": float(np.mean(p_over)),
+            "underflow_max": float(np.max(p_under)), "underflow_mean": float(np.mean(p_under))}
