@@ -1,0 +1,269 @@
+"""What a sampler audit is given: checked arguments, the sampler's calls, a spec string.
+
+:func:`settings` validates the arguments of :func:`rftheory.audit.sampler`
+(every error a :class:`~rftheory.errors.ParameterError` naming the argument),
+:func:`draw` calls the sampler and checks what it returns (shape ``(m, d)``,
+real, finite; anything else is an error naming ``f``), and :func:`load`
+resolves a ``module:callable`` or ``path/to/file.py:callable`` spec.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import ParameterError
+
+__all__ = ["Settings", "settings", "draw", "call", "load", "ESTIMATORS", "LAWS", "N_MIN", "N_DEFAULT"]
+
+ESTIMATORS = ("prf", "rff", "both")
+LAWS = ("gaussian", "spherical")
+#: fewest calls per check group: below it the normal approximation at the
+#: audit's Bonferroni bounds (|z| ≈ 6) is not to be trusted
+N_MIN = 200
+#: default calls per check group (see the module docstring of rftheory.audit.sampler)
+N_DEFAULT = 2000
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The checked arguments of a sampler audit.
+
+    Parameters
+    ----------
+    d, m, n, seed : int
+        Dimension, rows per call, calls per check group, seed.
+    estimators : tuple of str
+        ``("prf", "rff")``, ``("prf",)`` or ``("rff",)``.
+    law : str
+        ``"gaussian"`` or ``"spherical"``.
+    """
+
+    d: int
+    m: int
+    n: int
+    seed: int
+    estimators: tuple[str, ...]
+    law: str
+
+    def as_dict(self) -> dict:
+        """The settings for the report.
+
+        Returns
+        -------
+        dict
+        """
+        return {"d": self.d, "m": self.m, "n": self.n, "seed": self.seed,
+                "estimator": "+".join(self.estimators), "law": self.law}
+
+
+def _int(name: str, value, low: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise ParameterError(name, f"must be an integer, got {value!r}")
+    if value < low:
+        raise ParameterError(name, f"must be >= {low}, got {value!r}")
+    return int(value)
+
+
+def settings(f, d, m, *, estimator="both", n=None, seed=0, law="gaussian") -> Settings:
+    """Validate the arguments of :func:`rftheory.audit.sampler`.
+
+    Parameters
+    ----------
+    f : callable
+        ``f(d, m, rng)``.
+    d : int
+        Dimension, ``>= 2``.
+    m : int
+        Rows per call, ``>= 1``.
+    estimator : {"prf", "rff", "both"}
+        With ``law="spherical"`` only ``rff`` is meaningful (a Student-t law
+        has no moment generating function, so positive features have
+        infinite mean): ``"both"`` then means ``rff`` and ``"prf"`` is an error.
+    n : int, optional
+        Calls per check group, ``>= N_MIN`` (default ``N_DEFAULT``).
+    seed : int
+        ``>= 0``.
+    law : {"gaussian", "spherical"}
+
+    Returns
+    -------
+    Settings
+
+    Raises
+    ------
+    ParameterError
+        Naming the offending argument.
+
+    Examples
+    --------
+    >>> settings(print, 4, 4).estimators
+    ('prf', 'rff')
+    >>> settings(print, 1, 4)
+    Traceback (most recent call last):
+    ...
+    rftheory.errors.ParameterError: parameter 'd': must be >= 2, got 1
+    """
+    if not callable(f):
+        raise ParameterError("f", f"must be a callable f(d, m, rng) -> array (m, d), got {type(f).__name__}")
+    d = _int("d", d, 2)
+    m = _int("m", m, 1)
+    n = N_DEFAULT if n is None else _int("n", n, N_MIN)
+    seed = _int("seed", seed, 0)
+    if seed >= 2**63:
+        raise ParameterError("seed", f"must be < 2**63, got {seed}")
+    if law not in LAWS:
+        raise ParameterError("law", f"must be one of {', '.join(LAWS)}, got {law!r}")
+    if estimator not in ESTIMATORS:
+        raise ParameterError("estimator", f"must be one of {', '.join(ESTIMATORS)}, got {estimator!r}")
+    if law == "spherical" and estimator == "prf":
+        raise ParameterError("estimator", "prf needs the Gaussian law (E exp(w.x) is infinite for heavy-tailed "
+                             "spherical laws such as Student-t); use rff with law='spherical'")
+    ests = ("prf", "rff") if estimator == "both" else (estimator,)
+    if law == "spherical":
+        ests = ("rff",)
+    return Settings(d, m, n, seed, ests, law)
+
+
+def call(f, d: int, m: int, rng: np.random.Generator) -> np.ndarray:
+    """One call of the sampler, its output checked.
+
+    Parameters
+    ----------
+    f : callable
+        The sampler.
+    d, m : int
+        Dimension and rows.
+    rng : numpy.random.Generator
+        Passed to ``f``.
+
+    Returns
+    -------
+    numpy.ndarray, shape (m, d)
+        float64.
+
+    Raises
+    ------
+    ParameterError
+        Naming ``f``: it raised, or returned the wrong shape, a non-real dtype
+        or non-finite values.
+
+    Examples
+    --------
+    >>> call(lambda d, m, rng: rng.standard_normal((m, d)), 3, 2, np.random.default_rng(0)).shape
+    (2, 3)
+    >>> call(lambda d, m, rng: rng.standard_normal((d, m)), 3, 2, np.random.default_rng(0))
+    Traceback (most recent call last):
+    ...
+    rftheory.errors.ParameterError: parameter 'f': returned shape (3, 2); the audit needs (m, d) = (2, 3) (rows are frequency vectors)
+    """
+    try:
+        out = f(d, m, rng)
+    except ParameterError:
+        raise
+    except Exception as exc:
+        raise ParameterError("f", f"raised {type(exc).__name__}: {exc}") from exc
+    try:
+        w = np.asarray(out)
+    except Exception as exc:
+        raise ParameterError("f", f"returned {type(out).__name__}, not an array: {exc}") from exc
+    if w.shape != (m, d):
+        raise ParameterError("f", f"returned shape {w.shape}; the audit needs (m, d) = {(m, d)} "
+                             "(rows are frequency vectors)")
+    if w.dtype.kind not in "fiu":
+        raise ParameterError("f", f"returned dtype {w.dtype}; the audit needs real numbers")
+    w = w.astype(np.float64)
+    if not np.all(np.isfinite(w)):
+        raise ParameterError("f", "returned non-finite values (nan or inf)")
+    return w
+
+
+def draw(f, s: Settings, rng: np.random.Generator, n: int | None = None, progress=None) -> np.ndarray:
+    """``n`` successive calls of ``f`` with one Generator, stacked.
+
+    Parameters
+    ----------
+    f : callable
+        The sampler.
+    s : Settings
+        The audit's settings.
+    rng : numpy.random.Generator
+        Passed to every call (as a user would).
+    n : int, optional
+        Number of calls (default ``s.n``).
+    progress : callable, optional
+        Called with no argument every 10 % of the calls.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n, m, d)
+    """
+    n = s.n if n is None else n
+    out = np.empty((n, s.m, s.d))
+    tick = max(1, n // 10)
+    for i in range(n):
+        out[i] = call(f, s.d, s.m, rng)
+        if progress is not None and (i + 1) % tick == 0:
+            progress()
+    return out
+
+
+def load(spec: str):
+    """Resolve ``module:callable`` or ``path/to/file.py:callable``.
+
+    Parameters
+    ----------
+    spec : str
+        The spec.
+
+    Returns
+    -------
+    callable
+
+    Raises
+    ------
+    ParameterError
+        Naming ``SPEC``: malformed, the module or file cannot be imported, no
+        such attribute, or it is not callable.
+
+    Examples
+    --------
+    >>> load("rftheory.audit.known_bad:iid_gaussian").__name__
+    'iid_gaussian'
+    >>> load("nope")
+    Traceback (most recent call last):
+    ...
+    rftheory.errors.ParameterError: parameter 'SPEC': expected module:callable or path/to/file.py:callable, got 'nope'
+    """
+    mod_part, sep, attr = spec.rpartition(":")
+    if not sep or not mod_part or not attr:
+        raise ParameterError("SPEC", f"expected module:callable or path/to/file.py:callable, got {spec!r}")
+    try:
+        if mod_part.endswith(".py") or "/" in mod_part or "\\" in mod_part:
+            path = Path(mod_part)
+            if not path.is_file():
+                raise ParameterError("SPEC", f"no such file: {mod_part}")
+            name = f"_rftheory_audit_{abs(hash(str(path.resolve())))}"
+            loader = importlib.util.spec_from_file_location(name, path)
+            if loader is None or loader.loader is None:
+                raise ParameterError("SPEC", f"cannot import {mod_part}")
+            module = importlib.util.module_from_spec(loader)
+            loader.loader.exec_module(module)
+        else:
+            module = importlib.import_module(mod_part)
+    except ParameterError:
+        raise
+    except Exception as exc:
+        raise ParameterError("SPEC", f"cannot import {mod_part}: {type(exc).__name__}: {exc}") from exc
+    obj = module
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            raise ParameterError("SPEC", f"{mod_part} has no attribute {attr!r}")
+        obj = getattr(obj, part)
+    if not callable(obj):
+        raise ParameterError("SPEC", f"{spec} is not callable")
+    return obj
