@@ -148,11 +148,14 @@ def closed_form_mse(est: str, d: int, m: int, pair: Pair, coupling: str) -> floa
     c = coupling if coupling in ("iid", "orthogonal", "simplex") else "iid"
     if est == "prf":
         r = get("simrf.prf_mse")
-        params = dict(d=d, m=m, v=float(np.linalg.norm(pair.x + pair.y)), coupling=c,
-                      x_norm=float(np.linalg.norm(pair.x)), y_norm=float(np.linalg.norm(pair.y)))
+        # rounded and clipped: float rounding of the frames must not put v outside
+        # [|a - b|, a + b] (angle 0 in a random frame), which the closed form refuses
+        a, b = round(float(np.linalg.norm(pair.x)), 12), round(float(np.linalg.norm(pair.y)), 12)
+        v = min(max(round(float(np.linalg.norm(pair.x + pair.y)), 12), abs(a - b)), a + b)
+        params = dict(d=d, m=m, v=v, coupling=c, x_norm=a, y_norm=b)
     else:
         r = get("simrf.rff_mse")
-        params = dict(d=d, m=m, z=float(np.linalg.norm(pair.x - pair.y)), coupling=c)
+        params = dict(d=d, m=m, z=round(float(np.linalg.norm(pair.x - pair.y)), 12), coupling=c)
     try:
         return float(r.f64_scalar(**params))
     except RangeError:  # e.g. z = 0, where the MSE is 0 and float64 cannot bound its relative error

@@ -148,7 +148,7 @@ def sampler(f, d, m, *, estimator="both", n=None, seed=0, law="gaussian", progre
 
     units = sum(s.m * s.d if r.geometry.startswith("entry (") else 1 for r in rows)
     assert units == k, (units, k)  # the Bonferroni divisor was fixed before sampling
-    settings_out = s.as_dict() | {"checks": k, "bound": round(z_thr, 3)}
+    settings_out = s.as_dict() | {"bonferroni_k": k, "bound": round(z_thr, 3)}
     return AuditReport(_name(f), "sampler", settings_out, ALPHA, rows, coupling)
 
 

@@ -63,6 +63,12 @@ def _se(reps) -> tuple[float, float]:
     return est.mean, est.se_used
 
 
+def _mde(se: float, z_thr: float, scale: float, unit) -> str:
+    if not se > EXACT_RTOL * max(1.0, abs(scale)) * 1e-3:
+        return "exact (zero variance)"
+    return unit(mde(se, z_thr))
+
+
 def z_row(check: str, geometry: str, reps, expected: float, z_thr: float,
           unit: Callable[[float], str], what: str = "mean") -> Row:
     """A one-sample z-test of the replicates' mean against ``expected``.
@@ -101,7 +107,7 @@ def z_row(check: str, geometry: str, reps, expected: float, z_thr: float,
         return Row(check, geometry, math.inf, z_thr, "-", False,
                    f"non-finite replicate ({what}): the estimator overflowed or f returned extreme values")
     z = z_of(mean - expected, se, expected)
-    return Row(check, geometry, z, z_thr, unit(mde(se, z_thr)), bool(abs(z) <= z_thr),
+    return Row(check, geometry, z, z_thr, _mde(se, z_thr, expected, unit), bool(abs(z) <= z_thr),
                f"{what} {mean:.6g} ± {se:.2g} (n={n}), expected {expected:.6g}")
 
 
@@ -140,5 +146,5 @@ def two_sample_row(check: str, geometry: str, reps_a, reps_b, z_thr: float,
         return Row(check, geometry, math.inf, z_thr, "-", False, "non-finite replicate")
     se = math.hypot(sa, sb)
     z = z_of(ma - mb, se, max(abs(ma), abs(mb)))
-    return Row(check, geometry, z, z_thr, unit(mde(se, z_thr)), bool(abs(z) <= z_thr),
+    return Row(check, geometry, z, z_thr, _mde(se, z_thr, max(abs(ma), abs(mb)), unit), bool(abs(z) <= z_thr),
                f"{labels[0]} {ma:.6g} ± {sa:.2g}, {labels[1]} {mb:.6g} ± {sb:.2g}")
