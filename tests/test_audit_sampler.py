@@ -230,3 +230,10 @@ def test_planted_prf_bias_twice_the_mde_is_caught_full_audit():
                           if r.check == "unbiased: PRF mean = K" and r.geometry == geo).passed
                  for seed in range(100))
     assert caught >= 99
+
+
+def test_spherical_law_skips_norms_and_closed_forms():
+    rep = sampler(known_bad.student_t, 4, 4, n=N_MIN, law="spherical")
+    checks = {r.check.split(":")[0] for r in rep.rows}
+    assert checks == {"directions", "signs", "coupling", "invariance", "repeat"}
+    assert rep.settings["estimator"] == "rff" and rep.passed
