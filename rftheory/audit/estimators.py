@@ -166,7 +166,8 @@ def _shape(pair: Pair) -> str:
     return pair.label.split(" ", 1)[1]
 
 
-def invariance(reps: dict[tuple[str, str, int], np.ndarray], d: int, estimators, z_thr: float) -> list[Row]:
+def invariance(reps: dict[tuple[str, str, int], np.ndarray], d: int, estimators, z_thr: float,
+               law: str = "gaussian") -> list[Row]:
     """Two-sample z-tests: each pair shape gives the same mean in every frame.
 
     Parameters
@@ -179,6 +180,9 @@ def invariance(reps: dict[tuple[str, str, int], np.ndarray], d: int, estimators,
         ``prf`` and/or ``rff``.
     z_thr : float
         The audit's Bonferroni bound.
+    law : str
+        ``"gaussian"`` states the detectable difference also relative to the
+        Gaussian kernel; ``"spherical"`` (another kernel) in absolute terms only.
 
     Returns
     -------
@@ -194,7 +198,8 @@ def invariance(reps: dict[tuple[str, str, int], np.ndarray], d: int, estimators,
                 rows.append(two_sample_row(
                     f"invariance: {est.upper()} mean, {a} = {b}", _shape(pairs[a][k]),
                     reps[(est, a, k)], reps[(est, b, k)], z_thr,
-                    lambda e, K=K: f"difference {e:.3g} ({100 * e / K:.2g}% of K)", (a, b)))
+                    (lambda e, K=K: f"difference {e:.3g} ({100 * e / K:.2g}% of K)") if law == "gaussian"
+                    else (lambda e: f"difference {e:.3g}"), (a, b)))
     return rows
 
 

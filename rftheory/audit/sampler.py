@@ -140,7 +140,7 @@ def sampler(f, d, m, *, estimator="both", n=None, seed=0, law="gaussian", progre
             for i, pair in enumerate(pairs):
                 reps[(est, frame, i)] = _estimators.replicates(Wf, pair, est)
         del Wf
-    rows += _estimators.invariance(reps, s.d, s.estimators, z_thr)
+    rows += _estimators.invariance(reps, s.d, s.estimators, z_thr, s.law)
     if s.law == "gaussian":
         rows += _estimators.unbiased_and_mse(reps, s.d, s.m, s.estimators, coupling, z_thr)
     rows += _repeat.checks(f, W, ss_rep, z_thr)
