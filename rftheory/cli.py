@@ -1,4 +1,4 @@
-"""The ``rftheory`` command line: ``list``, ``eval``, ``verify``, ``table``.
+"""The ``rftheory`` command line: ``list``, ``eval``, ``verify``, ``table``, ``audit``.
 
 Errors caused by input are printed as one line (``rftheory: error: ...``)
 with exit status 2; ``verify`` exits 1 when any check fails, 130 on Ctrl-C and
@@ -350,8 +350,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="another result as an extra column at each row's point (repeatable)")
     p.set_defaults(func=cmd_table)
 
+    from .audit.cli import add_parser as add_audit
     from .predict.cli import add_parser as add_predict_parser
 
+    add_audit(sub)
     add_predict_parser(sub)
     return ap
 

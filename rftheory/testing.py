@@ -1,6 +1,6 @@
 """pytest helpers for authors of random-feature libraries.
 
-Each helper is a family of z-tests (:mod:`rftheory.audit.ztest`) sharing a
+Each helper is a family of z-tests (:mod:`rftheory.audit.mean_test`) sharing a
 stated family-wise false-failure probability ``alpha`` by Bonferroni: a
 correct implementation fails with probability at most ``alpha`` (in the
 normal approximation, with Hall's skewness correction).  On failure the
@@ -29,8 +29,8 @@ import numpy as np
 
 from .audit.features import as_pairs
 from .audit.geometry import frames
+from .audit.mean_test import MeanTest, mean_test
 from .audit.stats import mde, threshold
-from .audit.ztest import MeanTest, mean_test
 from .errors import ParameterError
 
 __all__ = ["from_features", "assert_unbiased", "assert_mse_matches", "assert_haar"]

@@ -32,10 +32,10 @@ import numpy as np
 from ..errors import ParameterError
 from .embedding import COUPLINGS, Scan, closed_form_mse
 from .geometry import Pair, sweep
+from .mean_test import mean_test
 from .report import AuditReport, Row
 from .stats import ALPHA, mde, threshold
 from .targets import Target, adapt
-from .ztest import mean_test
 
 __all__ = ["features", "KERNELS", "kernel_function", "as_pairs"]
 

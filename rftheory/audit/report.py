@@ -92,11 +92,13 @@ class AuditReport:
         str
         """
         k = len(self.rows)
+        units = self.settings.get("bonferroni_k", k)  # a row may stand for several tests (its worst)
+        checks = f"{k} checks" if units == k else f"{k} checks ({units} tests)"
         if self.passed:
-            return (f"PASS: {k} checks, family-wise false-failure rate <= {self.alpha:g}"
+            return (f"PASS: {checks}, family-wise false-failure rate <= {self.alpha:g}"
                     + (f"; coupling: {self.coupling}" if self.coupling else ""))
         first = self.failed[0]
-        return (f"FAIL: {len(self.failed)} of {k} checks failed; first: {first.check} at {first.geometry} "
+        return (f"FAIL: {len(self.failed)} of {checks} failed; first: {first.check} at {first.geometry} "
                 f"(statistic {first.statistic:+.2f}, bound {first.threshold:.2f})")
 
     def table(self) -> str:

@@ -1,100 +1,271 @@
-"""Load a callable named on the command line: ``module:callable`` or ``path/to/file.py:callable``.
+"""What a sampler audit is given: checked arguments, the sampler's calls, a spec string.
 
-The part after the colon may be dotted (``module:Class.method``).  Every
-failure is one :class:`~rftheory.errors.ParameterError` naming the argument,
-so the command line prints one line and exits 2.
+:func:`settings` validates the arguments of :func:`rftheory.audit.sampler`
+(every error a :class:`~rftheory.errors.ParameterError` naming the argument),
+:func:`draw` calls the sampler and checks what it returns (shape ``(m, d)``,
+real, finite; anything else is an error naming ``f``), and :func:`load`
+resolves a ``module:callable`` or ``path/to/file.py:callable`` spec.
 """
 
 from __future__ import annotations
 
 import importlib
 import importlib.util
-import sys
+from dataclasses import dataclass
 from pathlib import Path
+
+import numpy as np
 
 from ..errors import ParameterError
 
-__all__ = ["load"]
+__all__ = ["Settings", "settings", "draw", "call", "load", "ESTIMATORS", "LAWS", "N_MIN", "N_DEFAULT"]
+
+ESTIMATORS = ("prf", "rff", "both")
+LAWS = ("gaussian", "spherical")
+#: fewest calls per check group: below it the normal approximation at the
+#: audit's Bonferroni bounds (|z| ≈ 6) is not to be trusted
+N_MIN = 200
+#: default calls per check group (see the module docstring of rftheory.audit.sampler)
+N_DEFAULT = 2000
 
 
-def load(spec: str, name: str = "SPEC"):
-    """The object a ``module:callable`` or ``file.py:callable`` spec names.
+@dataclass(frozen=True)
+class Settings:
+    """The checked arguments of a sampler audit.
 
     Parameters
     ----------
-    spec : str
-        ``package.module:attr`` (imported) or ``path/to/file.py:attr`` (run
-        as a module named after the file); ``attr`` may be dotted.
-    name : str
-        The argument's name in error messages (``SPEC``, ``--k`` ...).
+    d, m, n, seed : int
+        Dimension, rows per call, calls per check group, seed.
+    estimators : tuple of str
+        ``("prf", "rff")``, ``("prf",)`` or ``("rff",)``.
+    law : str
+        ``"gaussian"`` or ``"spherical"``.
+    """
+
+    d: int
+    m: int
+    n: int
+    seed: int
+    estimators: tuple[str, ...]
+    law: str
+
+    def as_dict(self) -> dict:
+        """The settings for the report.
+
+        Returns
+        -------
+        dict
+        """
+        return {"d": self.d, "m": self.m, "n": self.n, "seed": self.seed,
+                "estimator": "+".join(self.estimators), "law": self.law}
+
+
+def _int(name: str, value, low: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise ParameterError(name, f"must be an integer, got {value!r}")
+    if value < low:
+        raise ParameterError(name, f"must be >= {low}, got {value!r}")
+    return int(value)
+
+
+def settings(f, d, m, *, estimator="both", n=None, seed=0, law="gaussian") -> Settings:
+    """Validate the arguments of :func:`rftheory.audit.sampler`.
+
+    Parameters
+    ----------
+    f : callable
+        ``f(d, m, rng)``.
+    d : int
+        Dimension, ``>= 2``.
+    m : int
+        Rows per call, ``>= 1``.
+    estimator : {"prf", "rff", "both"}
+        With ``law="spherical"`` only ``rff`` is meaningful (a Student-t law
+        has no moment generating function, so positive features have
+        infinite mean): ``"both"`` then means ``rff`` and ``"prf"`` is an error.
+    n : int, optional
+        Calls per check group, ``>= N_MIN`` (default ``N_DEFAULT``).
+    seed : int
+        ``>= 0``.
+    law : {"gaussian", "spherical"}
 
     Returns
     -------
-    object
-        The named attribute (not checked to be callable here).
+    Settings
 
     Raises
     ------
     ParameterError
-        Malformed spec, module or file not found or failing to import,
-        attribute missing.
+        Naming the offending argument.
 
     Examples
     --------
-    >>> load("math:sqrt")(4.0)
-    2.0
-    >>> load("math")
+    >>> settings(print, 4, 4).estimators
+    ('prf', 'rff')
+    >>> settings(print, 1, 4)
     Traceback (most recent call last):
     ...
-    rftheory.errors.ParameterError: parameter 'SPEC': expected module:callable or path/to/file.py:callable, got 'math'
-    >>> load("math:nope", "--k")
-    Traceback (most recent call last):
-    ...
-    rftheory.errors.ParameterError: parameter '--k': module 'math' has no attribute 'nope'
+    rftheory.errors.ParameterError: parameter 'd': must be >= 2, got 1
     """
-    if not isinstance(spec, str) or ":" not in spec:
+    if not callable(f):
+        raise ParameterError("f", f"must be a callable f(d, m, rng) -> array (m, d), got {type(f).__name__}")
+    d = _int("d", d, 2)
+    m = _int("m", m, 1)
+    n = N_DEFAULT if n is None else _int("n", n, N_MIN)
+    seed = _int("seed", seed, 0)
+    if seed >= 2**63:
+        raise ParameterError("seed", f"must be < 2**63, got {seed}")
+    if law not in LAWS:
+        raise ParameterError("law", f"must be one of {', '.join(LAWS)}, got {law!r}")
+    if estimator not in ESTIMATORS:
+        raise ParameterError("estimator", f"must be one of {', '.join(ESTIMATORS)}, got {estimator!r}")
+    if law == "spherical" and estimator == "prf":
+        raise ParameterError("estimator", "prf needs the Gaussian law (E exp(w.x) is infinite for heavy-tailed "
+                             "spherical laws such as Student-t); use rff with law='spherical'")
+    ests = ("prf", "rff") if estimator == "both" else (estimator,)
+    if law == "spherical":
+        ests = ("rff",)
+    return Settings(d, m, n, seed, ests, law)
+
+
+def call(f, d: int, m: int, rng: np.random.Generator) -> np.ndarray:
+    """One call of the sampler, its output checked.
+
+    Parameters
+    ----------
+    f : callable
+        The sampler.
+    d, m : int
+        Dimension and rows.
+    rng : numpy.random.Generator
+        Passed to ``f``.
+
+    Returns
+    -------
+    numpy.ndarray, shape (m, d)
+        float64.
+
+    Raises
+    ------
+    ParameterError
+        Naming ``f``: it raised, or returned the wrong shape, a non-real dtype
+        or non-finite values.
+
+    Examples
+    --------
+    >>> call(lambda d, m, rng: rng.standard_normal((m, d)), 3, 2, np.random.default_rng(0)).shape
+    (2, 3)
+    >>> call(lambda d, m, rng: rng.standard_normal((d, m)), 3, 2, np.random.default_rng(0))
+    Traceback (most recent call last):
+    ...
+    rftheory.errors.ParameterError: parameter 'f': returned shape (3, 2); the audit needs (m, d) = (2, 3) (rows are frequency vectors)
+    """
+    try:
+        out = f(d, m, rng)
+    except ParameterError:
+        raise
+    except Exception as exc:
+        raise ParameterError("f", f"raised {type(exc).__name__}: {exc}") from exc
+    try:
+        w = np.asarray(out)
+    except Exception as exc:
+        raise ParameterError("f", f"returned {type(out).__name__}, not an array: {exc}") from exc
+    if w.shape != (m, d):
+        raise ParameterError("f", f"returned shape {w.shape}; the audit needs (m, d) = {(m, d)} "
+                             "(rows are frequency vectors)")
+    if w.dtype.kind not in "fiu":
+        raise ParameterError("f", f"returned dtype {w.dtype}; the audit needs real numbers")
+    w = w.astype(np.float64)
+    if not np.all(np.isfinite(w)):
+        raise ParameterError("f", "returned non-finite values (nan or inf)")
+    return w
+
+
+def draw(f, s: Settings, rng: np.random.Generator, n: int | None = None, progress=None) -> np.ndarray:
+    """``n`` successive calls of ``f`` with one Generator, stacked.
+
+    Parameters
+    ----------
+    f : callable
+        The sampler.
+    s : Settings
+        The audit's settings.
+    rng : numpy.random.Generator
+        Passed to every call (as a user would).
+    n : int, optional
+        Number of calls (default ``s.n``).
+    progress : callable, optional
+        Called with no argument every 10 % of the calls.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n, m, d)
+    """
+    n = s.n if n is None else n
+    out = np.empty((n, s.m, s.d))
+    tick = max(1, n // 10)
+    for i in range(n):
+        out[i] = call(f, s.d, s.m, rng)
+        if progress is not None and (i + 1) % tick == 0:
+            progress()
+    return out
+
+
+def load(spec: str, name: str = "SPEC"):
+    """Resolve ``module:callable`` or ``path/to/file.py:callable``.
+
+    Parameters
+    ----------
+    spec : str
+        The spec.
+    name : str
+        The option or argument it came from, named in errors (``SPEC``, ``--k``).
+
+    Returns
+    -------
+    callable
+
+    Raises
+    ------
+    ParameterError
+        Naming ``SPEC``: malformed, the module or file cannot be imported, no
+        such attribute, or it is not callable.
+
+    Examples
+    --------
+    >>> load("rftheory.audit.known_bad:iid_gaussian").__name__
+    'iid_gaussian'
+    >>> load("nope")
+    Traceback (most recent call last):
+    ...
+    rftheory.errors.ParameterError: parameter 'SPEC': expected module:callable or path/to/file.py:callable, got 'nope'
+    """
+    mod_part, sep, attr = spec.rpartition(":")
+    if not sep or not mod_part or not attr:
         raise ParameterError(name, f"expected module:callable or path/to/file.py:callable, got {spec!r}")
-    where, _, attr = spec.rpartition(":")
-    if not where or not attr or not all(p.isidentifier() for p in attr.split(".")):
-        raise ParameterError(name, f"expected module:callable or path/to/file.py:callable, got {spec!r}")
-    module = _import_file(where, name) if where.endswith(".py") else _import_module(where, name)
+    try:
+        if mod_part.endswith(".py") or "/" in mod_part or "\\" in mod_part:
+            path = Path(mod_part)
+            if not path.is_file():
+                raise ParameterError(name, f"no such file: {mod_part}")
+            modname = f"_rftheory_audit_{abs(hash(str(path.resolve())))}"
+            loader = importlib.util.spec_from_file_location(modname, path)
+            if loader is None or loader.loader is None:
+                raise ParameterError(name, f"cannot import {mod_part}")
+            module = importlib.util.module_from_spec(loader)
+            loader.loader.exec_module(module)
+        else:
+            module = importlib.import_module(mod_part)
+    except ParameterError:
+        raise
+    except Exception as exc:
+        raise ParameterError(name, f"cannot import {mod_part}: {type(exc).__name__}: {exc}") from exc
     obj = module
     for part in attr.split("."):
-        try:
-            obj = getattr(obj, part)
-        except AttributeError:
-            raise ParameterError(name, f"{_label(where)} has no attribute {part!r}") from None
+        if not hasattr(obj, part):
+            raise ParameterError(name, f"{mod_part} has no attribute {attr!r}")
+        obj = getattr(obj, part)
+    if not callable(obj):
+        raise ParameterError(name, f"{spec} is not callable")
     return obj
-
-
-def _label(where: str) -> str:
-    return f"file {where!r}" if where.endswith(".py") else f"module {where!r}"
-
-
-def _import_module(where: str, name: str):
-    try:
-        return importlib.import_module(where)
-    except ModuleNotFoundError as exc:
-        raise ParameterError(name, f"cannot import {where!r} ({exc})") from None
-    except Exception as exc:  # the user's module failed while importing: one line, not a traceback
-        raise ParameterError(name, f"importing {where!r} raised {type(exc).__name__}: {exc}") from None
-
-
-def _import_file(where: str, name: str):
-    path = Path(where)
-    if not path.is_file():
-        raise ParameterError(name, f"no such file: {where!r}")
-    mod_name = f"_rftheory_spec_{path.stem}_{abs(hash(str(path.resolve()))):x}"
-    if mod_name in sys.modules:
-        return sys.modules[mod_name]
-    spec = importlib.util.spec_from_file_location(mod_name, path)
-    if spec is None or spec.loader is None:
-        raise ParameterError(name, f"cannot load {where!r} as a Python file")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[mod_name] = module  # dataclasses and pickling look the module up
-    try:
-        spec.loader.exec_module(module)
-    except Exception as exc:
-        del sys.modules[mod_name]
-        raise ParameterError(name, f"running {where!r} raised {type(exc).__name__}: {exc}") from None
-    return module

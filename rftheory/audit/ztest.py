@@ -1,116 +1,150 @@
-"""The z-test of a mean that every replicate check of an audit runs.
+"""z-tests on per-call replicates, as rows of an audit report.
 
-A check draws ``n`` independent replicates ``e_r`` (an estimate ``K̂`` of the
-kernel, or a squared error ``(K̂ − k)²``) and tests ``E e = μ``.  The plain
-statistic ``(ē − μ)/(s/√n)`` is normal only in the limit; squared errors are
-skewed, and at the audit's bounds (``|z| ≈ 5``, family-wise α = 1e-6) the
-skewness of the mean, ``γ/√n``, moves the tail noticeably.  We therefore use
-Hall's (1992) skewness-removing transformation of Johnson's (1978) statistic:
-with ``S = (ē − μ)/s`` and ``γ̂ = μ̂₃/s³`` (sample third central moment),
-
-.. math:: T = \\sqrt n\\Big(S + \\frac{\\hat\\gamma}{6n} + \\frac{\\hat\\gamma}{3}S^2
-   + \\frac{\\hat\\gamma^2}{27}S^3\\Big),
-
-which equals the plain ``z`` for symmetric replicates, removes the
-``O(n^{-1/2})`` term of the Edgeworth expansion otherwise, and — unlike
-Johnson's quadratic — is monotone in ``ē`` (its derivative is
-``(1 + γ̂S/3)² ≥ 0``), so a large deviation can never flip its sign
-(P. Hall, *JRSS B* 54 (1992) 221–228; N. J. Johnson, *JASA* 73 (1978) 536–544).
+Every check of a sampler audit reduces each call of the sampler (one matrix
+``W``) to one number, a *replicate*; calls are independent (the audit checks
+that too), so the replicates' sample mean has the standard error
+``std/√n`` even when the rows *within* a call are coupled.  The conservative
+``max(se, se_batch)`` of :func:`rftheory.montecarlo.summarize` is used.
+A zero standard error (an exact property such as orthogonality) passes when
+the mean equals the expected value to ``EXACT_RTOL`` and fails otherwise.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Callable
 
 import numpy as np
 
-__all__ = ["MeanTest", "mean_test"]
+from ..montecarlo import summarize
+from .report import Row
+from .stats import mde
+
+__all__ = ["EXACT_RTOL", "z_row", "two_sample_row", "z_of"]
+
+#: relative tolerance of an exact (zero-variance) property
+EXACT_RTOL = 1e-9
 
 
-@dataclass(frozen=True)
-class MeanTest:
-    """The outcome of :func:`mean_test`.
+def z_of(diff: float, se: float, scale: float = 1.0) -> float:
+    """The z-score ``diff / se``, with exact properties (``se = 0``) handled.
 
     Parameters
     ----------
-    mean : float
-        Sample mean of the replicates.
+    diff : float
+        Estimate minus expected value.
     se : float
-        Standard error of the mean, ``s/√n``.
-    n : int
-        Number of replicates.
-    expected : float
-        The value tested against.
-    z : float
-        Hall's skewness-corrected statistic (``0`` when every replicate
-        equals ``expected`` exactly, ``±inf`` when they are all equal to
-        something else).
-    """
-
-    mean: float
-    se: float
-    n: int
-    expected: float
-    z: float
-
-    def detail(self) -> str:
-        """Estimate ± standard error against the expected value, one line.
-
-        Returns
-        -------
-        str
-        """
-        return f"{self.mean:.6g} ± {self.se:.2g} (n={self.n}) vs {self.expected:.6g}"
-
-
-def mean_test(values, expected: float, atol: float = 0.0) -> MeanTest:
-    """Test ``E values = expected`` with Hall's skewness-corrected z.
-
-    Parameters
-    ----------
-    values : array_like, shape (n,)
-        Independent replicates, ``n >= 2``.
-    expected : float
-        The hypothesised mean.
-    atol : float
-        Round-off: replicates all within ``atol`` of ``expected`` are exact
-        (``z = 0``), e.g. squared errors of ``1e-32`` where the MSE is 0.
+        Its standard error.
+    scale : float
+        The size of the expected value (for the exact tolerance).
 
     Returns
     -------
-    MeanTest
+    float
+        ``diff/se``; when ``se`` is (numerically) zero, 0 if ``|diff|`` is
+        below ``EXACT_RTOL * max(1, scale)`` and ``±inf`` otherwise.
 
     Examples
     --------
-    Symmetric replicates: the correction vanishes and ``z`` is the plain one.
-
-    >>> t = mean_test([1.0, 3.0], 1.0)
-    >>> t.mean, t.se, t.z
-    (2.0, 1.0, 1.0)
-
-    Constant replicates have no error bar: equal to the expectation is a
-    pass (``z = 0``), anything else a certain failure.
-
-    >>> mean_test([1.0, 1.0, 1.0], 1.0).z, mean_test([1.0, 1.0], 0.5).z
-    (0.0, inf)
-    >>> mean_test([1e-32, 3e-32], 0.0, atol=1e-26).z
-    0.0
+    >>> z_of(1.0, 0.5), z_of(0.0, 0.0), z_of(1.0, 0.0)
+    (2.0, 0.0, inf)
     """
-    e = np.asarray(values, dtype=float).ravel()
-    n = e.size
-    mean = float(e.mean())
-    diff = mean - float(expected)
-    s2 = float(e.var(ddof=1)) if n > 1 else 0.0
-    if n and float(np.max(np.abs(e - float(expected)))) <= atol:
-        return MeanTest(mean, 0.0, n, float(expected), 0.0)
-    scale = max(abs(mean), abs(float(expected)), 1e-300)
-    if not s2 > (1e-14 * scale) ** 2:  # no spread: the replicates are exact
-        z = 0.0 if abs(diff) <= 1e-12 * scale else math.copysign(math.inf, diff)
-        return MeanTest(mean, 0.0, n, float(expected), z)
-    se = math.sqrt(s2 / n)
-    s = math.sqrt(s2)
-    g = float(np.mean((e - mean) ** 3)) / s**3
-    S = diff / s
-    z = math.sqrt(n) * (S + g / (6 * n) + g * S * S / 3 + g * g * S**3 / 27)
-    return MeanTest(mean, se, n, float(expected), z)
+    tol = EXACT_RTOL * max(1.0, abs(scale))
+    if not se > tol * 1e-3:
+        return 0.0 if abs(diff) <= tol else math.copysign(math.inf, diff)
+    return diff / se
+
+
+def _se(reps) -> tuple[float, float]:
+    x = np.asarray(reps, dtype=np.float64).ravel()
+    if not np.all(np.isfinite(x)):
+        return math.nan, math.nan
+    est = summarize(x, batches=min(50, max(2, x.size // 20)))
+    return est.mean, est.se_used
+
+
+def _mde(se: float, z_thr: float, scale: float, unit) -> str:
+    if not se > EXACT_RTOL * max(1.0, abs(scale)) * 1e-3:
+        return "exact (zero variance)"
+    return unit(mde(se, z_thr))
+
+
+def z_row(check: str, geometry: str, reps, expected: float, z_thr: float,
+          unit: Callable[[float], str], what: str = "mean") -> Row:
+    """A one-sample z-test of the replicates' mean against ``expected``.
+
+    Parameters
+    ----------
+    check : str
+        The row's check name.
+    geometry : str
+        Where (pair label, direction or ``"-"``).
+    reps : array_like, shape (n,)
+        One replicate per call.
+    expected : float
+        The value under the hypothesis.
+    z_thr : float
+        The Bonferroni bound.
+    unit : callable
+        Formats a minimum detectable effect (absolute, in the unit of the
+        replicates) for the ``mde`` column.
+    what : str
+        Name of the estimated quantity in the detail.
+
+    Returns
+    -------
+    Row
+
+    Examples
+    --------
+    >>> r = z_row("c", "-", [1.0, 3.0] * 50, 2.0, 5.0, lambda e: f"{e:.2f}")
+    >>> r.passed, r.statistic, r.mde
+    (True, 0.0, '0.74')
+    """
+    mean, se = _se(reps)
+    n = np.size(reps)
+    if not math.isfinite(mean):
+        return Row(check, geometry, math.inf, z_thr, "-", False,
+                   f"non-finite replicate ({what}): the estimator overflowed or f returned extreme values")
+    z = z_of(mean - expected, se, expected)
+    return Row(check, geometry, z, z_thr, _mde(se, z_thr, expected, unit), bool(abs(z) <= z_thr),
+               f"{what} {mean:.6g} ± {se:.2g} (n={n}), expected {expected:.6g}")
+
+
+def two_sample_row(check: str, geometry: str, reps_a, reps_b, z_thr: float,
+                   unit: Callable[[float], str], labels: tuple[str, str] = ("a", "b")) -> Row:
+    """A two-sample z-test: the means of two independent sets of replicates agree.
+
+    Parameters
+    ----------
+    check : str
+        The row's check name.
+    geometry : str
+        Where.
+    reps_a, reps_b : array_like
+        Independent replicates of the two settings.
+    z_thr : float
+        The Bonferroni bound.
+    unit : callable
+        Formats a minimum detectable difference.
+    labels : tuple of str
+        Names of the two settings in the detail.
+
+    Returns
+    -------
+    Row
+
+    Examples
+    --------
+    >>> r = two_sample_row("c", "-", [0.0, 2.0] * 50, [1.0, 3.0] * 50, 5.0, lambda e: f"{e:.2f}")
+    >>> r.passed, round(r.statistic, 2)
+    (False, -7.04)
+    """
+    ma, sa = _se(reps_a)
+    mb, sb = _se(reps_b)
+    if not (math.isfinite(ma) and math.isfinite(mb)):
+        return Row(check, geometry, math.inf, z_thr, "-", False, "non-finite replicate")
+    se = math.hypot(sa, sb)
+    z = z_of(ma - mb, se, max(abs(ma), abs(mb)))
+    return Row(check, geometry, z, z_thr, _mde(se, z_thr, max(abs(ma), abs(mb)), unit), bool(abs(z) <= z_thr),
+               f"{labels[0]} {ma:.6g} ± {sa:.2g}, {labels[1]} {mb:.6g} ± {sb:.2g}")

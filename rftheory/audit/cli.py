@@ -1,0 +1,85 @@
+"""The ``rftheory audit`` command: ``rftheory audit sampler SPEC --d D --m M`` and
+``rftheory audit features SPEC --kernel K --d D --m M`` (:mod:`.features_cli`).
+
+``SPEC`` is ``module:callable`` or ``path/to/file.py:callable``.  Exit
+status 0 when every check passes, 1 when the audit finds a defect, 2 for
+usage errors (one line ``rftheory: error: ...``: a bad option, a ``SPEC``
+that cannot be loaded, a sampler that raises or returns the wrong shape).
+"""
+
+from __future__ import annotations
+
+import json
+
+__all__ = ["add_parser", "cmd_sampler"]
+
+
+def cmd_sampler(args) -> int:
+    """Run ``rftheory audit sampler``.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        ``spec``, ``d``, ``m``, ``estimator``, ``law``, ``n``, ``seed``, ``json``.
+
+    Returns
+    -------
+    int
+        0 if every check passed, 1 if any failed.
+
+    Raises
+    ------
+    ParameterError
+        A usage error (the command line prints it as one line, exit 2).
+    """
+    from ..report import Progress
+    from .sampler import sampler, steps
+    from .spec import load
+
+    f = load(args.spec)
+    progress = Progress(steps(), enabled=None if not args.json else False)
+    try:
+        rep = sampler(f, args.d, args.m, estimator=args.estimator, n=args.n, seed=args.seed, law=args.law,
+                      progress=progress.step)
+    finally:
+        progress.close()
+    rep.target = args.spec
+    print(json.dumps(rep.to_json(), indent=2) if args.json else rep.table())
+    return 0 if rep.passed else 1
+
+
+def add_parser(subparsers) -> None:
+    """Add the ``audit`` subcommand (with its ``sampler`` subcommand) to ``rftheory``.
+
+    Parameters
+    ----------
+    subparsers : argparse._SubParsersAction
+        The subcommands of the ``rftheory`` parser.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> ap = argparse.ArgumentParser()
+    >>> add_parser(ap.add_subparsers())
+    >>> a = ap.parse_args(["audit", "sampler", "m:f", "--d", "4", "--m", "8"])
+    >>> a.d, a.m, a.estimator, a.law, a.n, a.func is cmd_sampler
+    (4, 8, 'both', 'gaussian', None, True)
+    """
+    p = subparsers.add_parser("audit", help="audit a random-feature sampler or feature map against the theory")
+    sub = p.add_subparsers(dest="audit_command", required=True, parser_class=type(p))
+    q = sub.add_parser("sampler", help="audit f(d, m, rng) -> W (rows the frequency vectors)",
+                       description="Exit 0: every check passed; 1: the audit found a defect; 2: usage error.")
+    q.add_argument("spec", metavar="SPEC", help="module:callable or path/to/file.py:callable")
+    q.add_argument("--d", type=int, required=True, help="dimension (>= 2)")
+    q.add_argument("--m", type=int, required=True, help="rows per call (>= 1)")
+    q.add_argument("--estimator", choices=("prf", "rff", "both"), default="both")
+    q.add_argument("--law", choices=("gaussian", "spherical"), default="gaussian",
+                   help="rows N(0, I_d) (default) or spherically symmetric (e.g. Student-t)")
+    q.add_argument("--n", type=int, default=None, help="calls of the sampler per check group (default 2000)")
+    q.add_argument("--seed", type=int, default=0, help="seed of the audit (default 0)")
+    q.add_argument("--json", action="store_true", help="print the report as JSON")
+    q.set_defaults(func=cmd_sampler)
+
+    from .features_cli import add_features_parser
+
+    add_features_parser(sub)

@@ -1,0 +1,90 @@
+"""Repeated calls of a sampler: reproducible from ``rng``, and independent.
+
+* **same seed reproduces**: two calls with Generators from the same
+  ``SeedSequence`` return identical matrices (else ``f`` draws randomness
+  from somewhere other than ``rng``, e.g. numpy's global state).
+* **seed matters**: a Generator from another ``SeedSequence`` gives a
+  different matrix (else ``f`` ignores ``rng``).
+* **no identical successive outputs** among the ``n`` successive calls with
+  one Generator.
+* **norms independent across calls**: with ``ℓ`` the log row norms
+  standardized over all calls and rows, the per-pair statistic
+  ``r = mean_i ℓ_i(call 2c) ℓ_i(call 2c+1)`` has mean 0 (non-overlapping
+  pairs of calls, so the ``r`` are independent); frozen norms give ``r ≈ 1``.
+* **directions independent across calls**: ``(ŵ_i(2c)ᵀŵ_i(2c+1))²`` has
+  mean ``1/d`` for independent uniform directions; frozen ones give 1.
+
+The first three are exact checks (deterministic: no false failures); they
+still count in the Bonferroni ``k``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .report import Row
+from .spec import call
+from .ztest import z_row
+
+__all__ = ["COUNT", "checks"]
+
+#: number of checks of :func:`checks`
+COUNT = 5
+
+
+def _exact(check: str, ok: bool, z_thr: float, detail: str) -> Row:
+    return Row(check, "-", 0.0 if ok else math.inf, z_thr, "exact", ok, detail)
+
+
+def checks(f, W: np.ndarray, ss: np.random.SeedSequence, z_thr: float) -> list[Row]:
+    """The repeated-call checks.
+
+    Parameters
+    ----------
+    f : callable
+        The sampler.
+    W : numpy.ndarray, shape (n, m, d)
+        ``n`` successive calls with one Generator (the marginal draws).
+    ss : numpy.random.SeedSequence
+        Spawns the seeds of the reproducibility checks.
+    z_thr : float
+        The audit's Bonferroni bound.
+
+    Returns
+    -------
+    list of Row
+        :data:`COUNT` rows.
+    """
+    n, m, d = W.shape
+    sa, sb = ss.spawn(2)
+    a1 = call(f, d, m, np.random.default_rng(sa))
+    a2 = call(f, d, m, np.random.default_rng(sa))
+    b = call(f, d, m, np.random.default_rng(sb))
+    same = bool(np.array_equal(a1, a2))
+    differ = not np.array_equal(a1, b)
+    rows = [_exact("repeat: same seed reproduces", same, z_thr,
+                   "identical" if same else "two Generators from the same seed gave different W: f draws "
+                   "randomness from somewhere other than rng (global state?)"),
+            _exact("repeat: different seeds differ", differ, z_thr,
+                   "different" if differ else ("f ignores rng: Generators from different seeds gave identical W"
+                                               if same else "Generators from different seeds gave identical W"))]
+    ident = int(sum(np.array_equal(W[c], W[c + 1]) for c in range(n - 1)))
+    rows.append(_exact("repeat: successive calls not identical", ident == 0, z_thr,
+                       f"{ident} of {n - 1} successive calls returned the same W"))
+    half = n // 2
+    with np.errstate(divide="ignore"):
+        ell = np.log(np.linalg.norm(W, axis=-1))
+    ell[~np.isfinite(ell)] = 0.0
+    sd = ell.std()
+    ell = (ell - ell.mean()) / (sd if sd > 0 else 1.0)
+    r = (ell[0:2 * half:2] * ell[1:2 * half:2]).mean(axis=1)
+    rows.append(z_row("repeat: row norms independent across calls", "calls 2c, 2c+1", r, 0.0, z_thr,
+                      lambda e: f"correlation {e:.3g}", "mean correlation of log-norms"))
+    nrm = np.linalg.norm(W, axis=-1, keepdims=True)
+    U = W / np.where(nrm == 0, 1.0, nrm)
+    c2 = (np.einsum("cij,cij->ci", U[0:2 * half:2], U[1:2 * half:2]) ** 2).mean(axis=1)
+    rows.append(z_row("repeat: directions independent across calls", "calls 2c, 2c+1", c2, 1.0 / d, z_thr,
+                      lambda e: f"{e:.3g} ({100 * e * d:.2g}% of 1/d)", "mean cos^2 of row i in both calls"))
+    return rows
