@@ -146,3 +146,91 @@ def test_bad_input_is_one_line_exit_2(argv, capsys):
         rc = exc.code
     err = capsys.readouterr().err.strip().splitlines()
     assert rc == 2 and len(err) == 1 and err[0].startswith("rftheory: error:"), err
+
+
+# ------------------------------------------------------------ verify's report (issue 17)
+def _verify(argv, capsys):
+    rc = main(["verify", "--quick", "--workers", "1", *argv])
+    return rc, capsys.readouterr().out
+
+
+def test_verify_report_ends_with_every_failure(monkeypatch, capsys):
+    """A planted float64 error: exit 1, the compact table fits 120 columns, and the report ends
+    with a list of every failed check (result, point, check, agreement and detail)."""
+    import numpy as np
+
+    import rftheory
+
+    r = rftheory.get("simrf.conformity.iid")
+    monkeypatch.setattr(r, "float64", lambda p: np.exp(np.asarray(p["v"]) ** 2) * (1 + 1e-9))
+    rc, out = _verify(["--only", "simrf.conformity.iid"], capsys)
+    assert rc == 1
+    assert max(len(line) for line in out.splitlines()) <= 120
+    n_fail = int(out.split(" failed")[0].rsplit(", ", 1)[1])
+    assert n_fail > 0
+    tail = out[out.index(f"failures ({n_fail}):"):].splitlines()
+    listed = [line for line in tail if line.startswith(tuple(f"  {k}. " for k in range(1, n_fail + 1)))]
+    assert len(listed) == n_fail
+    assert all("simrf.conformity.iid at d=" in line and line.endswith("float64") for line in listed), listed
+    assert "rel=" in tail[2] and "(tol 1e-12)" in tail[2]  # the agreement with its threshold
+    # --failures-only: the table holds the failed rows only; --wide: the values too, nothing cut
+    rc, out = _verify(["--only", "simrf.conformity.iid", "--failures-only", "--wide"], capsys)
+    table = out.split("\n\n")[0].splitlines()
+    assert rc == 1 and "exact value" in table[0]
+    rows = [line for line in table[2:] if not line.startswith("    -> ")]
+    assert len(rows) == n_fail and all(line.rstrip().endswith("FAIL") for line in rows)
+
+
+def test_verify_report_lists_confirmed_errata_and_no_failures(capsys):
+    """sutherland.phi_beats_psi reproduces the printed-variance erratum: those checks pass,
+    marked pass*, and are listed apart under the erratum label; the report ends 'failures: none'."""
+    from rftheory.report import ERRATUM_LABEL
+
+    rc, out = _verify(["--only", "sutherland.phi_beats_psi"], capsys)
+    assert rc == 0
+    lines = out.rstrip().splitlines()
+    assert lines[-1] == "failures: none"
+    assert max(len(line) for line in out.splitlines() if not line.startswith("* ")) <= 120
+    errata = out[out.index(ERRATUM_LABEL):].splitlines()
+    assert any("sutherland.phi_beats_psi -- erratum: Var cos by MC" in line for line in errata)
+    marked = [line for line in lines if line.endswith("pass*")]
+    assert marked and all("erratum" in line for line in marked)
+    assert "2 of the passed confirm a recorded erratum" in out
+
+
+def test_verify_json_point_is_an_object(capsys):
+    rc, out = _verify(["--only", "sutherland.phi_beats_psi", "--json"], capsys)
+    data = json.loads(out)
+    assert rc == 0 and data["passed"] is True
+    by = {(o["check"], o["point_text"]): o for o in data["outcomes"]}
+    o = by[("erratum: Var cos by MC (400k)", "gaussian, z=1")]
+    assert o["point"] == {"label": "gaussian", "z": 1} and o["erratum"] is True and o["verdict"] == "pass"
+    mc = [o for o in data["outcomes"] if o["check"] == "mc"][0]
+    assert mc["point"] == {"D": 10, "z": 0.5} and mc["point_text"] == "D=10, z=0.5"
+    assert mc["metric"].endswith(")") and "|z| <=" in mc["metric"] and mc["erratum"] is False
+
+
+def test_tools_read_the_json_report(tmp_path, capsys):
+    """tools/margins.py reads verify's JSON (point is an object now; it prints point_text)."""
+    import importlib.util
+
+    rc, out = _verify(["--only", "simrf.conformity.iid", "--json"], capsys)
+    path = tmp_path / "v.json"
+    path.write_text(out)
+    spec = importlib.util.spec_from_file_location("margins", ROOT / "tools" / "margins.py")
+    margins = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(margins)
+    margins.main([str(path), "--factor", "1e30"])  # every check is "close" at this factor: all printed
+    text = capsys.readouterr().out
+    assert "d=4, v=1" in text or "d=" in text.splitlines()[0]
+    assert "{" not in text  # the point as text, not a dict
+
+
+def test_verify_help_documents_exit_codes(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["verify", "--help"])
+    out = capsys.readouterr().out
+    assert exc.value.code == 0
+    for code, what in (("0", "every check passed"), ("1", "a check failed"), ("2", "usage"), ("130", "Ctrl-C"),
+                       ("143", "SIGTERM")):
+        assert any(line.strip().startswith(code) and what in line for line in out.splitlines()), (code, out)
