@@ -256,18 +256,38 @@ def cmd_table(args) -> int:
     """
     from .tables import make_table, render
 
+    grid = [_parse_grid(g) for g in args.grid or []]
+    names = [k for k, _ in grid]
+    dup = next((k for k in names if names.count(k) > 1), None)
+    if dup:  # --grid v=1,2 --grid v=3: one axis per parameter
+        raise ParameterError(dup, f"two --grid axes for {dup!r}; give its values once (--grid {dup}=V1,V2,...)")
     table = make_table(
         args.id,
-        grid=[_parse_grid(g) for g in args.grid or []],
+        grid=grid,
         params=_parse_assignments(args.param, "--param"),
         columns=_parse_grid(args.columns) if args.columns else None,
         ratio_to=args.ratio_to,
         layer=args.layer,
         digits=args.digits,
         also=args.also or (),
+        links=_parse_assignments(args.link, "--link"),
     )
-    print(render(table, args.format))
+    text = render(table, args.format, label=args.label)
+    if args.caption:
+        _write(args.caption, table.caption + "\n", "caption")
+    if args.output:
+        _write(args.output, text + "\n", "output")
+    else:
+        print(text)
     return 0
+
+
+def _write(path: str, text: str, flag: str) -> None:
+    try:
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    except OSError as exc:
+        raise ParameterError(flag, f"cannot write {path!r}: {exc.strerror or type(exc).__name__}") from None
 
 
 def cmd_show(args) -> int:

@@ -136,8 +136,14 @@ def test_list_unknown_prefix_is_an_error(capsys):
     ["eval", "simrf.conformity.iid", "-p", "d=8", "-p", "v=1", "--dps", "5000"],
     ["eval", "simrf.conformity.iid", "-p", "d=8", "-p", "v=1", "--dps", "x"],
     ["verify", "--quick", "--seed", "-3"],
-    ["table", "simrf.prf_mse", "--grid", "v=0,1", "-p", "d=4", "-p", "m=4", "--columns", "coupling=orthogonal",
-     "--ratio-to", "iid"],
+    ["table", "simrf.prf_mse", "--grid", "v=1,2", "--grid", "v=3", "-p", "d=4", "-p", "m=4", "-p", "coupling=iid"],
+    ["table", "simrf.prf_mse", "--grid", "d=4,8", "-p", "d=8", "-p", "m=4", "-p", "v=1", "-p", "coupling=iid"],
+    ["table", "simrf.prf_mse", "--grid", "d=4,8", "--link", "m=d", "-p", "m=4", "-p", "v=1", "-p", "coupling=iid"],
+    ["table", "simrf.prf_mse", "--grid", "d=4,8", "--link", "m=k", "-p", "v=1", "-p", "coupling=iid"],
+    ["table", "simrf.prf_mse", "--grid", "v=1", "-p", "d=4", "-p", "m=4", "--columns", "v=1,2", "-p", "coupling=iid"],
+    ["table", "simrf.conformity.iid", "--grid", "v=1", "-p", "d=4", "--output", "/nonexistent/dir/t.txt"],
+    ["list", "simrf.nonexistent"],
+    ["show", "simrf.nonexistent"],
 ])
 def test_bad_input_is_one_line_exit_2(argv, capsys):
     try:
@@ -234,3 +240,62 @@ def test_verify_help_documents_exit_codes(capsys):
     for code, what in (("0", "every check passed"), ("1", "a check failed"), ("2", "usage"), ("130", "Ctrl-C"),
                        ("143", "SIGTERM")):
         assert any(line.strip().startswith(code) and what in line for line in out.splitlines()), (code, out)
+
+
+# ------------------------------------------------------------ tables (issue 17)
+def test_table_zero_over_zero_ratio_is_undefined(capsys):
+    """At v = 0 every coupling's MSE is 0: the ratio is printed n/a (JSON null), not an error."""
+    argv = ["table", "simrf.prf_mse", "--grid", "v=0,1", "-p", "d=4", "-p", "m=4", "--columns",
+            "coupling=orthogonal", "--ratio-to", "iid"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[3].split() == ["0", "n/a"] and float(out[4].split()[1]) < 1
+    assert "ratio undefined" in out[0]
+    assert main(argv + ["--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["rows"]
+    assert rows[0]["coupling=orthogonal"] is None and float(rows[1]["coupling=orthogonal"]) < 1
+
+
+def test_table_link_m_equals_d_fig6(capsys):
+    """SimRF's Fig. 6 setting (m = d) in one command; each cell equals the table with m given by hand."""
+    assert main(["table", "simrf.prf_mse", "--grid", "d=2,4,8", "--link", "m=d", "-p", "v=1", "--columns",
+                 "coupling=orthogonal,simplex", "--ratio-to", "iid", "--format", "json", "--digits", "12"]) == 0
+    linked = json.loads(capsys.readouterr().out)
+    assert "m = d" in linked["caption"] and "Reid et al. (2023), Simplex Random Features" in linked["caption"]
+    for row in linked["rows"]:
+        d = row["d"]
+        assert main(["table", "simrf.prf_mse", "--grid", f"d={d}", "-p", f"m={d}", "-p", "v=1", "--columns",
+                     "coupling=orthogonal,simplex", "--ratio-to", "iid", "--format", "json", "--digits", "12"]) == 0
+        (by_hand,) = json.loads(capsys.readouterr().out)["rows"]
+        assert by_hand == row
+    # the simplex coupling beats the orthogonal one, and both beat iid (ratio < 1), at every d
+    assert all(float(r["coupling=simplex"]) < float(r["coupling=orthogonal"]) < 1 for r in linked["rows"])
+
+
+def test_table_latex_booktabs_escaped_and_labelled(capsys):
+    assert main(["table", "simrf.prf_mse", "--grid", "v=0.5", "-p", "d=4", "-p", "m=4", "-p", "coupling=iid",
+                 "--format", "latex"]) == 0
+    tex = capsys.readouterr().out
+    assert r"\toprule" in tex and r"\midrule" in tex and r"\bottomrule" in tex and r"\hline" not in tex
+    assert r"\label{tab:simrf.prf_mse}" in tex
+    caption = [line for line in tex.splitlines() if line.startswith(r"\caption{")][0]
+    assert r"simrf.prf\_mse" in caption and r"papers/000\_" in caption
+    body = caption[len(r"\caption{"):-1]
+    import re
+
+    assert not re.search(r"(?<!\\)[&#_%^]", body), body  # every special character escaped
+    assert main(["table", "simrf.conformity.iid", "--grid", "v=1", "-p", "d=4", "--format", "latex",
+                 "--label", "tab:iid"]) == 0
+    assert r"\label{tab:iid}" in capsys.readouterr().out
+
+
+def test_table_csv_has_no_comment_lines_and_files(tmp_path, capsys):
+    out, cap = tmp_path / "t.csv", tmp_path / "t.caption.txt"
+    argv = ["table", "simrf.conformity.iid", "--grid", "v=1,2", "-p", "d=4", "--format", "csv"]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert text.splitlines()[0] == "v,value" and "#" not in text
+    assert main(argv + ["--output", str(out), "--caption", str(cap)]) == 0
+    assert capsys.readouterr().out == ""
+    assert out.read_text() == text
+    assert cap.read_text().startswith("simrf.conformity.iid: value") and "Reid et al. (2023)" in cap.read_text()
