@@ -299,3 +299,57 @@ def test_table_csv_has_no_comment_lines_and_files(tmp_path, capsys):
     assert capsys.readouterr().out == ""
     assert out.read_text() == text
     assert cap.read_text().startswith("simrf.conformity.iid: value") and "Reid et al. (2023)" in cap.read_text()
+
+
+# ------------------------------------------------------------ show, help (issue 17)
+def test_show_prints_everything_and_a_working_eval_line(capsys):
+    import shlex
+
+    import rftheory
+
+    r = rftheory.get("simrf.prf_mse")
+    assert main(["show", "simrf.prf_mse"]) == 0
+    out = capsys.readouterr().out
+    assert r.statement in out
+    assert "Isaac Reid, Krzysztof Choromanski, Valerii Likhosherstov, Adrian Weller (2023). Simplex Random Features. " \
+           "ICML 2023, Thm 3.2" in out
+    for p in r.params:
+        assert f"  {p.name}" in out and p.domain() in out and p.doc in out
+    assert "coupling  one of iid, orthogonal, simplex; default: required" in out
+    assert "layers: mpmath, float64, mc" in out and "independent routes: pair-sum" in out
+    line = [s for s in out.splitlines() if s.strip().startswith("rftheory eval ")][0]
+    argv = shlex.split(line)[1:]
+    assert main(argv) == 0  # the example runs as printed, at the first grid point
+    with mp.workdps(40):
+        value = mp.mpf(capsys.readouterr().out.strip())
+        assert digits_agree(value, r.exact(dps=35, **r.points("quick")[0])) >= 29
+
+
+def test_show_latex_json_and_notes(capsys):
+    import rftheory
+
+    assert main(["show", "simrf.prf_mse", "--latex"]) == 0
+    assert capsys.readouterr().out == rftheory.get("simrf.prf_mse").statement + "\n"
+    assert main(["show", "hrf.angular_hybrid_bound", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["citation"].startswith("Krzysztof Choromanski, Haoxian Chen") and "Thm 3.5" in d["citation"]
+    assert any("ERRATUM" in n for n in d["notes"]) and d["eval"].startswith("rftheory eval hrf.angular_hybrid_bound")
+    assert main(["show", "orf.sorf_bias_bound"]) == 0  # checks only: no value to evaluate
+    out = capsys.readouterr().out
+    assert "nothing to evaluate" in out and "rftheory verify --only orf.sorf_bias_bound" in out
+
+
+@pytest.mark.parametrize("sub", ["list", "eval", "verify", "table", "show"])
+def test_every_subcommand_help_has_examples(sub, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main([sub, "--help"])
+    out = capsys.readouterr().out
+    flat = " ".join(out.split())
+    assert exc.value.code == 0 and "examples:" in out and f"rftheory {sub}" in out.split("examples:")[1]
+    assert "exit status" in out
+    if sub in ("eval", "table", "show"):
+        assert "a result ID, e.g." in flat or "the result tabulated" in flat
+    if sub in ("eval", "table"):
+        assert "fractions such as v=1/2" in flat  # --param
+    if sub == "verify":
+        assert "SeedSequence" in flat and "point_text" in flat  # --seed, --json
