@@ -353,3 +353,38 @@ def test_every_subcommand_help_has_examples(sub, capsys):
         assert "fractions such as v=1/2" in flat  # --param
     if sub == "verify":
         assert "SeedSequence" in flat and "point_text" in flat  # --seed, --json
+
+
+# ------------------------------------------------------------ Python ergonomics (issue 17)
+def test_result_repr_is_short_and_cites(capsys):
+    code = ("import rftheory; r = rftheory.get('simrf.prf_mse'); print(repr(r)); print(rftheory.get('orf.variance'))")
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    lines = p.stdout.splitlines()
+    assert p.returncode == 0 and len(lines) == 2, p.stderr
+    assert lines[0].startswith("<Result simrf.prf_mse: MSE of positive random features")
+    assert lines[0].endswith("(papers/000_…, Thm 3.2 (Eq. 11) with independent blocks)>") and len(lines[0]) < 160
+    assert lines[1].startswith("<Result orf.variance: ") and "(papers/003_…, Thm 1" in lines[1]
+
+
+def test_result_markdown_for_jupyter():
+    import rftheory
+
+    r = rftheory.get("simrf.prf_mse")
+    md = r._repr_markdown_()
+    assert md.startswith("**simrf.prf_mse** [verified]: ") and f"$${r.statement}$$" in md
+    assert "Reid, Krzysztof Choromanski" in md and "| `coupling` | one of iid, orthogonal, simplex | required |" in md
+    assert r"\|\|x\|\|" in md  # pipes inside a cell are escaped
+    table = [line for line in md.splitlines() if line.startswith("| `")]
+    assert len(table) == len(r.params) and all(line.count(" | ") == 3 for line in table)
+
+
+def test_dps_is_keyword_only():
+    import rftheory
+
+    r = rftheory.get("simrf.conformity.orthogonal")
+    with pytest.raises(TypeError):
+        r.exact(8, d=4, v=1)
+    with pytest.raises(TypeError):
+        r.route("series", 30, d=4, v=1)
+    assert digits_agree(r.exact(dps=30, d=4, v=1), r.route("series", dps=40, d=4, v=1)) >= 29
