@@ -1,4 +1,4 @@
-"""The ``rftheory`` command line: ``list``, ``eval``, ``verify``, ``table``.
+"""The ``rftheory`` command line: ``list``, ``show``, ``eval``, ``verify``, ``table``.
 
 Errors caused by input are printed as one line (``rftheory: error: ...``)
 with exit status 2; ``verify`` exits 1 when any check fails, 130 on Ctrl-C and
@@ -15,6 +15,8 @@ import mpmath as mp
 
 from . import __version__
 from .catalog import get, results
+from .cli_text import EPILOGS as _EPILOGS
+from .cli_text import PARAM_HELP as _PARAM_HELP
 from .errors import ParameterError, RFTheoryError
 from .precision import DPS_MAX, DPS_MIN, check_dps
 
@@ -338,59 +340,6 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"rftheory: error: {message} (see `{self.prog} --help`)\n")
 
 
-_PARAM_HELP = ("a parameter, repeatable: integers, decimals or fractions such as v=1/2 (exact), "
-               "choices such as coupling=simplex; `rftheory show ID` lists each one's domain and default")
-
-#: the examples (and exit codes) at the end of each subcommand's --help
-_EPILOGS = {
-    "list": """examples:
-  rftheory list                      every result, its source, parameters and notes
-  rftheory list simrf.conformity     only IDs starting with simrf.conformity
-  rftheory list hrf --json           machine-readable
-
-exit status: 0 listed; 2 no ID starts with PREFIX""",
-    "eval": """examples:
-  rftheory eval simrf.conformity.iid -p d=4 -p v=1            e, to 30 certified digits
-  rftheory eval simrf.prf_mse -p d=8 -p m=8 -p v=1/2 -p coupling=simplex --dps 50
-  rftheory eval simrf.conformity.orthogonal -p d=4 -p v=1 --layer float64
-  rftheory eval simrf.conformity.iid -p d=4 -p v=1 --layer symbolic --json
-
-exit status: 0 printed; 2 an unknown ID, a bad parameter or --dps""",
-    "verify": """examples:
-  rftheory verify --quick                         every result, small grid
-  rftheory verify --only simrf.conformity --workers 1
-  rftheory verify --failures-only --wide          full detail of the failed checks only
-  rftheory verify --json > report.json            point is an object, point_text the text
-  rftheory verify --full --checkpoint run.jsonl   resumable after Ctrl-C, SIGTERM or a kill
-
-The table ends with the checks that reproduce a recorded erratum (verdict pass*:
-the paper's statement is false there) and a list of every failed check, or
-"failures: none".
-
-exit status:
-  0    every check passed
-  1    a check failed (listed at the end)
-  2    a usage or input error (bad option, seed, prefix or checkpoint file)
-  130  interrupted (Ctrl-C)
-  143  terminated (SIGTERM)""",
-    "table": """examples:
-  rftheory table simrf.conformity.iid --grid v=0.5,1,2 -p d=4
-  rftheory table simrf.prf_mse --grid v=0.5,1 -p d=16 -p m=16 --columns coupling=orthogonal,simplex \\
-      --ratio-to iid --format markdown
-  rftheory table simrf.prf_mse --grid d=2,4,8,16,32 --link m=d -p v=1 --columns coupling=orthogonal,simplex \\
-      --ratio-to iid           (the setting of SimRF's Fig. 6: m = d)
-  rftheory table simrf.conformity.iid --grid v=1,2 -p d=4 --format latex --output tab.tex
-
-exit status: 0 printed; 2 a bad axis, parameter, ratio or format""",
-    "show": """examples:
-  rftheory show simrf.prf_mse            statement, source, parameters, layers, notes, an eval line
-  rftheory show simrf.prf_mse --latex    only the statement's LaTeX
-  rftheory show hrf.angular_hybrid_bound --json
-
-exit status: 0 shown; 2 an unknown ID""",
-}
-
-
 # --------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``rftheory`` command and its subcommands.
@@ -398,7 +347,7 @@ def build_parser() -> argparse.ArgumentParser:
     Returns
     -------
     argparse.ArgumentParser
-        Parses ``list``, ``eval``, ``verify`` and ``table``; each subcommand
+        Parses ``list``, ``eval``, ``verify``, ``table`` and ``show``; each subcommand
         sets ``func`` to its ``cmd_*`` function.  Usage errors print one line
         and exit with status 2.
 
