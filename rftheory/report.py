@@ -178,7 +178,7 @@ def summary(outcomes: list[Outcome]) -> str:
     n_fail = sum(not o.passed for o in outcomes)
     n_err = sum(confirms_erratum(o) for o in outcomes)
     return f"{len(outcomes) - n_fail} passed, {n_fail} failed" + (
-        f" ({n_err} of the passed confirm a recorded erratum: pass*)" if n_err else "")
+        f" ({n_err} of the passed confirm{'s' if n_err == 1 else ''} a recorded erratum: pass*)" if n_err else "")
 
 
 def closing(outcomes: list[Outcome], wide: bool = False) -> str:
