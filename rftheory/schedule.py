@@ -24,17 +24,18 @@ from __future__ import annotations
 __all__ = ["estimate", "order", "CUSTOM_SECONDS", "DOMAIN_POINT_SECONDS"]
 
 #: wall seconds of each result's custom task (``Result.checks``) in quick and default
-#: mode, measured with ``tools/task_costs.py`` (2026-11-24, a shared 2-core machine);
-#: results not listed take well under a second.  Full mode is estimated as 4 × default.
+#: mode, measured with ``tools/task_costs.py`` (2026-11-24, serially, on a shared and
+#: loaded 2-core machine: only the ratios matter); results not listed take well under
+#: a second.  Full mode is estimated as 4 × default.
 CUSTOM_SECONDS: dict[str, tuple[float, float]] = {
-    "orf.sorf_bias_bound": (0.5, 300.0),
+    "orf.sorf_bias_bound": (0.5, 1700.0),
     "orf.pair_expectation": (1.1, 49.0),
     "hrf.angular_hybrid_bound": (1.5, 10.8),
     "derf.sderf_optimum": (0.5, 5.2),
     "hrf.max_relative_error": (1.2, 3.6),
     "derf.aderf_optimum": (0.4, 3.5),
     "hrf.cluster_A": (0.5, 3.5),
-    "simrf.plus": (2.6, 8.0),
+    "simrf.plus": (2.6, 10.1),
     "derf.saderf_optimum": (0.3, 2.2),
     "derf.gerf_optimum": (0.2, 1.2),
 }
@@ -68,7 +69,7 @@ def estimate(task) -> float:
     --------
     >>> from rftheory.verify import Task
     >>> estimate(Task("orf.sorf_bias_bound|custom", "orf.sorf_bias_bound", "custom", {}, "default"))
-    300.0
+    1700.0
     """
     if task.kind == "custom":
         quick, default = CUSTOM_SECONDS.get(task.result, (0.2, 0.5))
