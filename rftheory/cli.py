@@ -1,4 +1,4 @@
-"""The ``rftheory`` command line: ``list``, ``eval``, ``verify``, ``table``, ``audit``.
+"""The ``rftheory`` command line: ``list``, ``show``, ``eval``, ``verify``, ``table``, ``audit``, ``predict``.
 
 Errors caused by input are printed as one line (``rftheory: error: ...``)
 with exit status 2; ``verify`` exits 1 when any check fails, 130 on Ctrl-C and
@@ -15,6 +15,8 @@ import mpmath as mp
 
 from . import __version__
 from .catalog import get, results
+from .cli_text import EPILOGS as _EPILOGS
+from .cli_text import PARAM_HELP as _PARAM_HELP
 from .errors import ParameterError, RFTheoryError
 from .precision import DPS_MAX, DPS_MIN, check_dps
 
@@ -222,11 +224,14 @@ def cmd_verify(args) -> int:
         print(json.dumps({"mode": mode, "seed": args.seed, "alpha": V.ALPHA, "passed": ok,
                           "outcomes": V.to_json(outcomes)}, indent=1))
     else:
-        print(V.as_table(outcomes))
+        from .report import closing
+
+        print(V.as_table(outcomes, wide=args.wide, failures_only=args.failures_only))
         print()
-        print(f"mode={mode} seed={args.seed}: exact checks at >= the result's digits; "
-              f"MC checks |z| bounded for a family-wise false-failure rate {V.ALPHA:g}")
+        print(f"mode={mode} seed={args.seed}: exact checks to >= the result's digits; "
+              f"MC |z| bounded for a family-wise false-failure rate {V.ALPHA:g}")
         print(V.summary(outcomes))
+        print(closing(outcomes, wide=args.wide))
     return 0 if ok else 1
 
 
@@ -253,17 +258,68 @@ def cmd_table(args) -> int:
     """
     from .tables import make_table, render
 
+    grid = [_parse_grid(g) for g in args.grid or []]
+    names = [k for k, _ in grid]
+    dup = next((k for k in names if names.count(k) > 1), None)
+    if dup:  # --grid v=1,2 --grid v=3: one axis per parameter
+        raise ParameterError(dup, f"two --grid axes for {dup!r}; give its values once (--grid {dup}=V1,V2,...)")
     table = make_table(
         args.id,
-        grid=[_parse_grid(g) for g in args.grid or []],
+        grid=grid,
         params=_parse_assignments(args.param, "--param"),
         columns=_parse_grid(args.columns) if args.columns else None,
         ratio_to=args.ratio_to,
         layer=args.layer,
         digits=args.digits,
         also=args.also or (),
+        links=_parse_assignments(args.link, "--link"),
     )
-    print(render(table, args.format))
+    text = render(table, args.format, label=args.label)
+    if args.caption:
+        _write(args.caption, table.caption + "\n", "caption")
+    if args.output:
+        _write(args.output, text + "\n", "output")
+    else:
+        print(text)
+    return 0
+
+
+def _write(path: str, text: str, flag: str) -> None:
+    try:
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    except OSError as exc:
+        raise ParameterError(flag, f"cannot write {path!r}: {exc.strerror or type(exc).__name__}") from None
+
+
+def cmd_show(args) -> int:
+    """``rftheory show ID [--latex] [--json]``: one result in full.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (:func:`build_parser`).
+
+    Returns
+    -------
+    int
+        Exit status 0.
+
+    Raises
+    ------
+    UnknownResultError
+        An unknown ID.
+    """
+    from .showing import describe
+
+    r = get(args.id)
+    if args.latex:
+        print(r.statement)
+        return 0
+    if args.json:
+        print(json.dumps(describe(r), indent=2))
+        return 0
+    print(describe(r, text=True))
     return 0
 
 
@@ -291,7 +347,7 @@ def build_parser() -> argparse.ArgumentParser:
     Returns
     -------
     argparse.ArgumentParser
-        Parses ``list``, ``eval``, ``verify`` and ``table``; each subcommand
+        Parses ``list``, ``eval``, ``verify``, ``table`` and ``show``; each subcommand
         sets ``func`` to its ``cmd_*`` function.  Usage errors print one line
         and exit with status 2.
 
@@ -305,27 +361,34 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--version", action="version", version=f"rftheory {__version__}")
     sub = ap.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    p = sub.add_parser("list", help="every result ID with its source")
-    p.add_argument("prefix", nargs="?", default="", help="only IDs starting with this")
-    p.add_argument("--json", action="store_true")
+    ex = dict(formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser("list", help="every result ID with its source", epilog=_EPILOGS["list"], **ex)
+    p.add_argument("prefix", nargs="?", default="", help="only IDs starting with this (an unknown prefix is an error)")
+    p.add_argument("--json", action="store_true", help="print a JSON list of the results instead of text")
     p.set_defaults(func=cmd_list)
 
-    p = sub.add_parser("eval", help="the exact value of one result")
-    p.add_argument("id")
-    p.add_argument("--param", "-p", action="append", metavar="NAME=VALUE", default=[])
+    p = sub.add_parser("eval", help="the exact value of one result", epilog=_EPILOGS["eval"], **ex)
+    p.add_argument("id", help="a result ID, e.g. simrf.prf_mse (`rftheory list`; `rftheory show ID` for its parameters)")
+    p.add_argument("--param", "-p", action="append", metavar="NAME=VALUE", default=[], help=_PARAM_HELP)
     p.add_argument("--dps", type=int, default=30,
                    help=f"significant digits, certified ({DPS_MIN}..{DPS_MAX}; default 30)")
-    p.add_argument("--layer", choices=("mpmath", "float64", "symbolic"), default="mpmath")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--layer", choices=("mpmath", "float64", "symbolic"), default="mpmath",
+                   help="certified mpmath value (default), the float64 layer, or the sympy expression")
+    p.add_argument("--json", action="store_true", help="print {id, params, dps, layer, value} as JSON")
     p.set_defaults(func=cmd_eval)
 
-    p = sub.add_parser("verify", help="cross-check every result: exact routes and Monte Carlo")
+    p = sub.add_parser("verify", help="cross-check every result: exact routes and Monte Carlo",
+                       epilog=_EPILOGS["verify"], **ex)
     g = p.add_mutually_exclusive_group()
     g.add_argument("--quick", action="store_true", help="small grid, under two minutes")
     g.add_argument("--full", action="store_true", help="the widest grid and sample counts")
     p.add_argument("--only", default="", metavar="PREFIX", help="only results whose ID starts with PREFIX")
-    p.add_argument("--seed", type=int, default=0, help="Monte Carlo seed, an integer >= 0 (default 0)")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--seed", type=int, default=0,
+                   help="Monte Carlo seed, an integer in [0, 2**63) (default 0); every task draws from a "
+                   "SeedSequence keyed by its name, so a seed gives the same outcomes for any --workers")
+    p.add_argument("--json", action="store_true",
+                   help="print the run as JSON: mode, seed, alpha, passed and the outcomes (each with point as "
+                   "an object, point_text, metric, verdict and erratum); no progress bar")
     p.add_argument("--workers", type=int, default=None,
                    help="local processes (default: all cores; 1 = serial; serial anyway if no process pool)")
     p.add_argument("--checkpoint", default=None, metavar="FILE",
@@ -335,20 +398,40 @@ def build_parser() -> argparse.ArgumentParser:
                    "and recomputed; a FILE that is not a checkpoint or cannot be written is an error (exit 2)")
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="run on the Dask distributed cluster at ADDRESS (e.g. tcp://host:8786; needs dask)")
+    p.add_argument("--wide", action="store_true",
+                   help="the full table: exact and compared values too, no cell cut (default: fits 120 columns)")
+    p.add_argument("--failures-only", action="store_true", help="only failed checks in the table")
     p.set_defaults(func=cmd_verify)
 
-    p = sub.add_parser("table", help="tables of values and predicted MSE ratios")
-    p.add_argument("id")
-    p.add_argument("--grid", action="append", metavar="NAME=V1,V2,...", help="a row axis (repeat for a product)")
-    p.add_argument("--param", "-p", action="append", metavar="NAME=VALUE", default=[])
+    p = sub.add_parser("table", help="tables of values and predicted MSE ratios", epilog=_EPILOGS["table"], **ex)
+    p.add_argument("id", help="the result tabulated, e.g. simrf.prf_mse")
+    p.add_argument("--grid", action="append", metavar="NAME=V1,V2,...",
+                   help="a row axis (repeat for a product; each parameter once)")
+    p.add_argument("--param", "-p", action="append", metavar="NAME=VALUE", default=[],
+                   help="a fixed parameter (not also an axis); " + _PARAM_HELP)
+    p.add_argument("--link", action="append", metavar="NAME=AXIS", default=[],
+                   help="NAME takes AXIS's value in each row (e.g. --link m=d: m = d, as in SimRF's Fig. 6)")
     p.add_argument("--columns", metavar="NAME=V1,V2,...", help="a parameter varied across columns")
     p.add_argument("--ratio-to", metavar="[NAME=]VALUE", help="divide by the value at this coupling (or NAME=VALUE)")
-    p.add_argument("--format", choices=("csv", "markdown", "latex", "text"), default="text")
-    p.add_argument("--layer", choices=("mpmath", "float64"), default="mpmath")
-    p.add_argument("--digits", type=int, default=8)
+    p.add_argument("--format", choices=("csv", "markdown", "latex", "text", "json"), default="text",
+                   help="text (default), csv (no comment lines), markdown, latex (booktabs) or json")
+    p.add_argument("--layer", choices=("mpmath", "float64"), default="mpmath",
+                   help="certified mpmath cells (default) or the float64 layer")
+    p.add_argument("--digits", type=int, default=8, help="significant digits shown (default 8)")
+    p.add_argument("--output", "-o", metavar="FILE", help="write the table to FILE instead of stdout")
+    p.add_argument("--caption", metavar="FILE",
+                   help="csv: write the caption to FILE (a CSV file has no room for it; else it is dropped)")
+    p.add_argument("--label", metavar="KEY", help="latex: the \\label (default tab:ID)")
     p.add_argument("--also", action="append", metavar="ID",
                    help="another result as an extra column at each row's point (repeatable)")
     p.set_defaults(func=cmd_table)
+
+    p = sub.add_parser("show", help="one result in full: statement, source, parameters, notes",
+                       epilog=_EPILOGS["show"], **ex)
+    p.add_argument("id", help="a result ID, e.g. simrf.prf_mse (see `rftheory list`)")
+    p.add_argument("--latex", action="store_true", help="print only the statement's LaTeX")
+    p.add_argument("--json", action="store_true", help="print the same as JSON")
+    p.set_defaults(func=cmd_show)
 
     from .audit.cli import add_parser as add_audit
     from .predict.cli import add_parser as add_predict_parser

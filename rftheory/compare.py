@@ -120,7 +120,7 @@ def judge(m: Measurement, zmax: float) -> Outcome:
             ok = {"two": abs(z) <= zmax, ">=": z >= -zmax, "<=": z <= zmax}[m.relation]
             claim = {"two": f"|z| <= {zmax:.2f}", ">=": f"z >= -{zmax:.2f}", "<=": f"z <= {zmax:.2f}"}[m.relation]
             return Outcome(**base | {"detail": f"n={m.n}, {claim}" + (f"; {m.detail}" if m.detail else "")},
-                           value=_short(ref, 10), other=f"{m.value:.8g} ± {se:.2g}", metric=f"z={z:+.2f}",
+                           value=_short(ref, 10), other=f"{m.value:.8g} ± {se:.2g}", metric=f"z={z:+.2f} ({claim})",
                            passed=bool(ok), z=z, se_ratio=m.se_ratio)
     except Exception as exc:
         return Outcome(**base | {"detail": f"cannot judge: {type(exc).__name__}: {exc}"}, value="", passed=False)

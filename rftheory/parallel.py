@@ -8,8 +8,9 @@ not depend on the number of workers or on the order in which tasks run.
 
 * :func:`serial` — in this process, one task after the other;
 * :func:`process_pool` — ``concurrent.futures.ProcessPoolExecutor`` on the
-  local cores (the default of ``rftheory verify``); the most expensive tasks
-  are submitted first and cheap exact checks are sent in chunks; if a process
+  local cores (the default of ``rftheory verify``); the longest tasks by the
+  estimate of :mod:`rftheory.schedule` are submitted first (so that no core
+  idles at the end) and cheap exact checks are sent in chunks; if a process
   pool cannot be started (or breaks) the remaining tasks run serially;
 * :func:`dask` — a ``dask.distributed`` cluster at a scheduler address
   (``rftheory verify --scheduler tcp://host:8786``); dask is imported lazily;
@@ -86,22 +87,10 @@ def _run_chunk(chunk, seed):
 
 
 def _cost(task) -> float:
-    """A rough cost, to start the expensive tasks first (custom, then large Monte Carlo)."""
-    if task.kind == "custom":
-        return 1e12
-    if task.kind == "mc":
-        p = task.point
-        d = p.get("d") if isinstance(p.get("d"), int) else 1
-        m = p.get("m") if isinstance(p.get("m"), int) else d
-        try:
-            from .catalog import get
-            from .verify import mc_n
+    """The estimated seconds of ``task`` (:func:`rftheory.schedule.estimate`): the longest start first."""
+    from .schedule import estimate
 
-            n = mc_n(get(task.result), p, task.mode)
-        except Exception:
-            n = 100_000
-        return float(n) * max(d, 1) * max(m, 1) / max(d, 1) ** 0.5
-    return 1.0
+    return estimate(task)
 
 
 def serial(tasks, seed) -> Iterator:
@@ -124,7 +113,9 @@ def serial(tasks, seed) -> Iterator:
 
 
 def _chunks(tasks, workers: int) -> list[list]:
-    order = sorted(range(len(tasks)), key=lambda i: -_cost(tasks[i]))
+    from .schedule import order as by_cost
+
+    order = by_cost(tasks)
     heavy = [[(i, tasks[i])] for i in order if tasks[i].kind != "exact"]
     light = [(i, tasks[i]) for i in order if tasks[i].kind == "exact"]
     # small chunks, striped: neighbouring grid points (often of similar cost,
@@ -243,7 +234,9 @@ def dask(address: str) -> Executor:
             raise ParameterError("scheduler", "--scheduler needs dask.distributed: pip install 'dask[distributed]'") from exc
         client = Client(address)
         try:
-            order = sorted(range(len(tasks)), key=lambda i: -_cost(tasks[i]))
+            from .schedule import order as by_cost
+
+            order = by_cost(tasks)
             futures = {}
             for i in order:
                 f = client.submit(_run_one, tasks[i], seed, key=f"rftheory-{seed}-{i}-{tasks[i].key}", pure=False)

@@ -120,6 +120,28 @@ class Result:
     domain_point: Callable[[np.random.Generator], dict] | None = None
     defined_at: str = ""
 
+    # -- display ----------------------------------------------------------
+    def __repr__(self) -> str:
+        """``<Result ID: title (papers/000_…, Thm …)>``: one line, the registry entry at a glance."""
+        title = self.title if len(self.title) <= 60 else self.title[:59] + "\u2026"
+        return f"<Result {self.id}: {title} ({_short_source(self.source)})>"
+
+    def _repr_markdown_(self) -> str:
+        """The entry in a Jupyter notebook: title, statement, citation, parameters, layers, notes."""
+        from .citations import cite
+
+        cell = lambda text: str(text).replace("|", "\\|")  # a | inside a cell ends it
+        rows = "\n".join(f"| `{p.name}` | {cell(p.domain())} | "
+                         + ("required" if p.default is None else "from the others" if callable(p.default)
+                            else f"`{p.default}`") + f" | {cell(p.doc)} |" for p in self.params)
+        md = [f"**{self.id}** [{self.status}]: {self.title}", "", f"$${self.statement}$$", "",
+              f"*Source:* {cite(self.source, full=True)}", "",
+              "| parameter | domain | default | meaning |", "|---|---|---|---|", rows, "",
+              f"*Layers:* {', '.join(self.layers()) or 'none (checks only)'}"
+              + (f"; *independent routes:* {', '.join(self.routes)}" if self.routes else "")]
+        md += [f"- *Note:* {n}" for n in self.notes]
+        return "\n".join(md)
+
     # -- parameters -------------------------------------------------------
     def validate(self, **given) -> Point:
         """Validate scalar parameters.
@@ -179,14 +201,15 @@ class Result:
         return next((int(self.checks_z[m]) for m in order if m in self.checks_z), 0)
 
     # -- layers -----------------------------------------------------------
-    def exact(self, dps: int = 50, *, certify: bool = True, **given):
+    def exact(self, *, dps: int = 50, certify: bool = True, **given):
         """The value to ``dps`` certified significant digits (mpmath ``mpf``/``mpc``).
 
         Parameters
         ----------
         dps : int
             Significant digits, in ``[1, 100]``
-            (:data:`rftheory.precision.DPS_MAX`).
+            (:data:`rftheory.precision.DPS_MAX`); keyword-only, so that a
+            number is never mistaken for a parameter of the result.
         certify : bool
             With ``True`` (default) the formula is evaluated at increasing
             working precisions until two agree to ``dps + 2`` digits
@@ -205,6 +228,18 @@ class Result:
         ------
         PrecisionError
             If the digits cannot be certified within the precision budget.
+
+        Examples
+        --------
+        >>> import mpmath
+        >>> from rftheory import get
+        >>> with mpmath.workdps(20):
+        ...     print(get("simrf.conformity.iid").exact(dps=20, d=4, v=1))
+        2.7182818284590452354
+        >>> get("simrf.conformity.iid").exact(20, d=4, v=1)
+        Traceback (most recent call last):
+        ...
+        TypeError: Result.exact() takes 1 positional argument but 2 were given
         """
         if self.mpmath is None:
             raise LayerUnavailableError(f"{self.id} has no arbitrary-precision evaluator")
@@ -215,7 +250,7 @@ class Result:
         with mpmath.workdps(dps):
             return +self.mpmath(p)
 
-    def route(self, name: str, dps: int = 50, **given):
+    def route(self, name: str, *, dps: int = 50, **given):
         """An independent arbitrary-precision route by name, evaluated once at
         ``dps`` working digits (uncertified: routes are what verify compares).
 
@@ -224,7 +259,7 @@ class Result:
         name : str
             A key of ``routes`` (``rftheory list`` shows them).
         dps : int
-            Working digits, in ``[1, 100]``.
+            Working digits, in ``[1, 100]`` (keyword-only).
         **given
             The result's parameters, or ``at=Point``.
 
@@ -348,6 +383,16 @@ class Result:
         if self.mc is not None:
             out.append("mc")
         return out
+
+
+def _short_source(source: str) -> str:
+    """``papers/000_…, Thm 3.2 …``: the file abbreviated, its parenthetical citation dropped."""
+    import re
+
+    m = re.match(r"\s*(papers/\d{3})_[0-9a-f]*(?:\.txt)?(?:\s*\([^()]*\))?(.*)", source, re.S)
+    if not m:
+        return source
+    return f"{m.group(1)}_\u2026{m.group(2)}"
 
 
 def validate_arrays(result: Result, given: Mapping[str, Any]) -> dict:

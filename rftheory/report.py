@@ -6,6 +6,7 @@ Split from :mod:`rftheory.verify`, which re-exports these names.
 from __future__ import annotations
 
 import math
+import re
 import sys
 import time
 from dataclasses import asdict
@@ -13,7 +14,8 @@ from typing import Any
 
 from .outcome import Outcome
 
-__all__ = ["Progress", "as_table", "summary", "to_json"]
+__all__ = ["Progress", "as_table", "summary", "closing", "to_json", "point_object", "confirms_erratum",
+           "ERRATUM_LABEL"]
 
 
 class Progress:
@@ -60,33 +62,98 @@ class Progress:
             self.stream.flush()
 
 
-def as_table(outcomes: list[Outcome]) -> str:
-    """A readable fixed-width table of outcomes.
+#: the label of checks that reproduce a recorded erratum (their verdict is ``pass``)
+ERRATUM_LABEL = "paper's statement false here \u2014 erratum confirmed"
+#: the compact table's columns and their widths (they add up to at most 120 with separators)
+COMPACT = (("result", "result", 27), ("point", "point", 20), ("check", "check", 33), ("metric", "agreement", 24),
+           ("verdict", "verdict", 7))
+WIDE = (("result", "result", 0), ("point", "point", 0), ("check", "check", 0), ("value", "exact value", 0),
+        ("other", "compared (MC: mean \u00b1 SE)", 0), ("metric", "agreement", 0), ("verdict", "verdict", 0))
 
-    Cells are cut at 44 characters; a failed outcome's detail follows it on
-    a line of its own.
+
+def confirms_erratum(o: Outcome) -> bool:
+    """Whether a passed check reproduces a recorded erratum (the paper's statement is false there).
+
+    Such checks pass: they assert the *finding* (e.g. ``hrf.angular_hybrid_bound``'s
+    Thm 3.5 bound exceeded at ``r=5, n=1``; ``orf.pair_expectation``'s App. A.3
+    sum; ``sutherland.phi_beats_psi``'s printed variance).  They are recognised
+    by ``erratum`` in the check's name or detail, or ``FAILS`` in its name,
+    which is how the results' own checks mark them.
+
+    Parameters
+    ----------
+    o : Outcome
+        One outcome.
+
+    Returns
+    -------
+    bool
+        ``True`` for a passed erratum check.
+
+    Examples
+    --------
+    >>> confirms_erratum(Outcome("orf.pair_expectation", "d=2", "App. A.3 erratum: sum", "1"))
+    True
+    >>> confirms_erratum(Outcome("r", "", "Thm 3.5 bound (as read)", "1", detail="ratio=0.4"))
+    False
+    """
+    text = f"{o.check} {o.detail}"
+    return o.passed and ("erratum" in text.lower() or "FAILS" in o.check)
+
+
+def _cut(s: str, w: int) -> str:
+    return s if len(s) <= w else s[: max(w - 1, 0)] + "\u2026"
+
+
+def as_table(outcomes: list[Outcome], wide: bool = False, failures_only: bool = False) -> str:
+    """A fixed-width table of outcomes.
+
+    The default (compact) table fits 120 columns: result, point, check, the
+    agreement with its threshold (``digits=.. (need ..)``, ``rel=.. (tol ..)``,
+    ``z=.. (|z| <= ..)``) and the verdict; longer cells end in ``…``.  A
+    passed check that confirms an erratum shows ``pass*``.  A failed
+    outcome's detail follows it on a line of its own.
 
     Parameters
     ----------
     outcomes : list of Outcome
         What :func:`run` returned.
+    wide : bool, optional
+        Every column (also the exact and compared values), nothing cut.
+    failures_only : bool, optional
+        Only the rows of failed checks.
 
     Returns
     -------
     str
         The table.
+
+    Examples
+    --------
+    >>> print(as_table([Outcome("demo", "x=1", "route:series", "1", "1", "digits=50.1 (need 40)")]))
+    result  point  check         agreement              verdict
+    ------  -----  ------------  ---------------------  -------
+    demo    x=1    route:series  digits=50.1 (need 40)  pass
     """
-    cols = ["result", "point", "check", "value", "other", "metric", "verdict"]
-    heads = ["result", "point", "check", "exact value", "compared (MC: mean ± SE)", "agreement", "verdict"]
-    rows = [[getattr(o, c) if c != "verdict" else o.verdict for c in cols] for o in outcomes]
-    widths = [min(max([len(h)] + [len(str(r[i])) for r in rows]), 44) for i, h in enumerate(heads)]
+    shown = [o for o in outcomes if not o.passed] if failures_only else list(outcomes)
+    cols = WIDE if wide else COMPACT
+    rows = [[_verdict(o) if c == "verdict" else str(getattr(o, c)) for c, _, _ in cols] for o in shown]
+    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, (_, h, _) in enumerate(cols)]
+    if not wide:
+        widths = [min(w, cap) for w, (_, _, cap) in zip(widths, cols)]
     fmt = "  ".join(f"{{:<{w}}}" for w in widths)
-    lines = [fmt.format(*heads), fmt.format(*["-" * w for w in widths])]
-    for o, r in zip(outcomes, rows, strict=True):
-        lines.append(fmt.format(*[str(c)[:44] for c in r]))
+    lines = [fmt.format(*[h for _, h, _ in cols]).rstrip(), fmt.format(*["-" * w for w in widths])]
+    for o, r in zip(shown, rows, strict=True):
+        lines.append(fmt.format(*[c if wide else _cut(c, w) for c, w in zip(r, widths)]).rstrip())
         if not o.passed and o.detail:
-            lines.append("    -> " + o.detail)
+            lines.append("    -> " + (o.detail if wide else _cut(o.detail, 113)))
+    if failures_only and not shown:
+        lines.append("(no failed check)")
     return "\n".join(lines)
+
+
+def _verdict(o: Outcome) -> str:
+    return "pass*" if confirms_erratum(o) else o.verdict
 
 
 def summary(outcomes: list[Outcome]) -> str:
@@ -100,7 +167,8 @@ def summary(outcomes: list[Outcome]) -> str:
     Returns
     -------
     str
-        ``"N passed, M failed"``.
+        ``"N passed, M failed"``, and how many of the passed checks confirm
+        an erratum when some do.
 
     Examples
     --------
@@ -108,7 +176,127 @@ def summary(outcomes: list[Outcome]) -> str:
     '1 passed, 1 failed'
     """
     n_fail = sum(not o.passed for o in outcomes)
-    return f"{len(outcomes) - n_fail} passed, {n_fail} failed"
+    n_err = sum(confirms_erratum(o) for o in outcomes)
+    return f"{len(outcomes) - n_fail} passed, {n_fail} failed" + (
+        f" ({n_err} of the passed confirm{'s' if n_err == 1 else ''} a recorded erratum: pass*)" if n_err else "")
+
+
+def closing(outcomes: list[Outcome], wide: bool = False) -> str:
+    """The end of the report: the confirmed errata, then every failed check.
+
+    Errata are grouped by result and check (with their points); every failed
+    check is listed with its result, point, check, agreement, values and
+    detail, or ``failures: none``.
+
+    Parameters
+    ----------
+    outcomes : list of Outcome
+        What :func:`run` returned.
+    wide : bool, optional
+        List every point of an erratum group (default: as many as fit a line).
+
+    Returns
+    -------
+    str
+        The closing lists (the last line is ``failures: none`` or the last failure).
+
+    Examples
+    --------
+    >>> print(closing([Outcome("a", "x=1", "c", "1")]))
+    failures: none
+    """
+    lines: list[str] = []
+    groups: dict[tuple[str, str], list[Outcome]] = {}
+    for o in outcomes:
+        if confirms_erratum(o):
+            groups.setdefault((o.result, o.check), []).append(o)
+    if groups:
+        lines.append(f"* {ERRATUM_LABEL} (verdict pass: they reproduce the recorded finding):")
+        for (res, check), os_ in groups.items():
+            pts = "; ".join(o.point or "-" for o in os_)
+            head = f"  {res} -- {check} [{len(os_)} point{'s' if len(os_) > 1 else ''}: "
+            lines.append(head + (pts if wide else _cut(pts, max(120 - len(head) - 1, 20))) + "]")
+        lines.append("")
+    fails = [o for o in outcomes if not o.passed]
+    if not fails:
+        lines.append("failures: none")
+        return "\n".join(lines)
+    lines.append(f"failures ({len(fails)}):")
+    for k, o in enumerate(fails, 1):
+        lines.append(f"  {k}. {o.result} at {o.point or '-'} -- {o.check}")
+        vals = ", ".join(x for x in (o.metric, f"exact {o.value}" if o.value else "",
+                                     f"compared {o.other}" if o.other else "") if x)
+        if vals:
+            lines.append(f"     {vals}")
+        if o.detail:
+            lines.append(f"     {o.detail}")
+    return "\n".join(lines)
+
+
+def point_object(text: str) -> dict[str, Any]:
+    """A point's text (``"d=4, v=1/2"``) as a JSON object.
+
+    ``NAME=VALUE`` pieces (split at commas outside brackets) become keys;
+    integers and decimal literals become JSON numbers, anything else (``1/2``,
+    ``orthogonal``) stays text, exactly as written; pieces that are not
+    ``NAME=VALUE`` (``"gaussian"``, ``"k <= 40"``) are kept, in order, under
+    ``"label"``.
+
+    Parameters
+    ----------
+    text : str
+        The outcome's ``point``.
+
+    Returns
+    -------
+    dict
+        The parameters.
+
+    Examples
+    --------
+    >>> point_object("d=4, v=1/2, coupling=iid")
+    {'d': 4, 'v': '1/2', 'coupling': 'iid'}
+    >>> point_object("gaussian, z=1")
+    {'label': 'gaussian', 'z': 1}
+    """
+    out: dict[str, Any] = {}
+    labels: list[str] = []
+    for piece in _split_top(text):
+        m = re.fullmatch(r"\s*([A-Za-z_]\w*)\s*=\s*(.*?)\s*", piece, re.S)
+        if m is None:
+            if piece.strip():
+                labels.append(piece.strip())
+            continue
+        out[m.group(1)] = _json_number(m.group(2))
+    if labels:
+        out = {"label": ", ".join(labels), **out}
+    return out
+
+
+def _split_top(text: str) -> list[str]:
+    pieces, depth, cur = [], 0, []
+    for ch in text:
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        if ch == "," and depth == 0:
+            pieces.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    pieces.append("".join(cur))
+    return pieces
+
+
+def _json_number(v: str):
+    if re.fullmatch(r"[+-]?\d+", v):
+        return int(v)
+    if re.fullmatch(r"[+-]?(\d+\.\d*|\.\d+|\d+)([eE][+-]?\d+)?", v):
+        x = float(v)
+        if math.isfinite(x):
+            return x
+    return v
 
 
 def to_json(outcomes: list[Outcome]) -> list[dict[str, Any]]:
@@ -122,13 +310,18 @@ def to_json(outcomes: list[Outcome]) -> list[dict[str, Any]]:
     Returns
     -------
     list of dict
-        The fields of each outcome plus its ``verdict``; non-finite ``z`` and
-        ``se_ratio`` become ``None`` (JSON has no infinity).
+        The fields of each outcome plus its ``verdict`` and ``erratum``
+        (:func:`confirms_erratum`); ``point`` is an object
+        (:func:`point_object`) and ``point_text`` the point as printed;
+        non-finite ``z`` and ``se_ratio`` become ``None`` (JSON has no infinity).
     """
     out = []
     for o in outcomes:
         d = asdict(o)
+        d["point_text"] = o.point
+        d["point"] = point_object(o.point)
         d["verdict"] = o.verdict
+        d["erratum"] = confirms_erratum(o)
         for k in ("z", "se_ratio"):
             if d[k] is not None and not math.isfinite(d[k]):
                 d[k] = None

@@ -190,7 +190,8 @@ def exact_checks(r: Result, point: dict) -> list[Outcome]:
             val = r.route(name, dps=dps, **point)
             dg = digits_agree(ref, val)
             out.append(
-                Outcome(r.id, pt, f"route:{name}", _short(ref), _short(val), f"digits={min(dg, 99):.1f}", dg >= r.digits)
+                Outcome(r.id, pt, f"route:{name}", _short(ref), _short(val), f"digits={min(dg, 99):.1f} (need {r.digits})",
+                        dg >= r.digits)
             )
         except Exception as exc:
             out.append(Outcome(r.id, pt, f"route:{name}", _short(ref), passed=False, detail=f"{type(exc).__name__}: {exc}"))
@@ -199,7 +200,8 @@ def exact_checks(r: Result, point: dict) -> list[Outcome]:
             expr = r.sym(**point)
             val = mp.mpmathify(expr.evalf(dps + 5))
             dg = digits_agree(ref, val)
-            out.append(Outcome(r.id, pt, "symbolic", _short(ref), _short(val), f"digits={min(dg, 99):.1f}", dg >= r.digits))
+            out.append(Outcome(r.id, pt, "symbolic", _short(ref), _short(val), f"digits={min(dg, 99):.1f} (need {r.digits})",
+                               dg >= r.digits))
         except Exception as exc:
             out.append(Outcome(r.id, pt, "symbolic", _short(ref), passed=False, detail=f"{type(exc).__name__}: {exc}"))
     if r.float64 is not None:
@@ -412,7 +414,7 @@ def mc_check(r: Result, point: dict, mode: str, rng: np.random.Generator, zmax: 
         z = est.z(float(mp.re(ref)))
         ok = abs(z) <= zmax
         return Outcome(
-            r.id, pt, "mc", _short(ref, 10), f"{est.mean:.8g} ± {est.se_used:.2g}", f"z={z:+.2f}", ok,
+            r.id, pt, "mc", _short(ref, 10), f"{est.mean:.8g} ± {est.se_used:.2g}", f"z={z:+.2f} (|z| <= {zmax:.2f})", ok,
             detail=f"n={est.n}, |z| <= {zmax:.2f}, se_batch/se={est.se_ratio:.2f}", z=z, se_ratio=est.se_ratio,
         )
     except Exception as exc:

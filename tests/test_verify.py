@@ -163,3 +163,38 @@ def test_custom_z_scores_share_the_run_bound():
     assert len(family) == k_mc + sum(1 for t in tasks if t.kind == "custom" and rftheory.get(t.result).z_tests("quick"))
     bad = [(t.key, t.zmax) for t in family if t.zmax != expect]
     assert not bad, (expect, bad[:3])
+
+
+def test_schedule_starts_the_long_tasks_first():
+    """The executors submit by estimated cost: orf.sorf_bias_bound's custom task (minutes in
+    default mode) and the Monte Carlo tasks before the cheap exact checks."""
+    from rftheory import parallel, schedule
+
+    tasks = verify.plan("default")
+    order = schedule.order(tasks)
+    assert sorted(order) == list(range(len(tasks)))
+    assert tasks[order[0]].key == "orf.sorf_bias_bound|custom"
+    first_exact = next(k for k, i in enumerate(order) if tasks[i].kind == "exact")
+    assert all(tasks[i].kind != "exact" for i in order[:first_exact])
+    assert first_exact >= sum(t.kind == "mc" for t in tasks)  # every mc task before any exact one
+    # the process pool's chunks follow the same order
+    chunks = parallel._chunks(tasks, 2)
+    assert chunks[0] == [(order[0], tasks[order[0]])]
+
+
+def test_outcomes_do_not_depend_on_order_or_workers():
+    """Same seed, same outcomes, reported in the plan's order: serial, two processes, and an
+    executor that runs the tasks longest-first."""
+    from rftheory import parallel, schedule
+
+    tasks = [t for t in verify.plan("quick", "simrf.conformity.iid") if t.point.get("d", 2) <= 8]
+
+    def longest_first(ts, seed):
+        for i in schedule.order(ts)[::-1]:  # reversed, to be sure the order differs
+            yield i, ts[i].run(seed)
+
+    a = verify.run(tasks, seed=5)
+    b = verify.run(tasks, seed=5, executor=longest_first)
+    c = verify.run(tasks, seed=5, executor=parallel.process_pool(2))
+    assert a == b == c
+    assert [o.result for o in a] and [o.check for o in a] == [o.check for o in c]

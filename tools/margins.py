@@ -45,7 +45,7 @@ def main(argv=None) -> int:
                     close.append((10 ** -slack, o))
     close.sort(key=lambda t: -t[0])
     for ratio, o in close:
-        print(f"{ratio:9.2g}  {o['result']}  {o['check']}  {o['point']}  {o['metric']}")
+        print(f"{ratio:9.2g}  {o['result']}  {o['check']}  {o.get('point_text', o['point'])}  {o['metric']}")
     print(f"{n} exact checks, {len(close)} within a factor {a.factor:g} of their tolerance")
     return 1 if close else 0
 

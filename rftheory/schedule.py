@@ -1,0 +1,123 @@
+"""Which verification tasks to start first: an estimated cost per task.
+
+The process pool and the Dask executor (:mod:`rftheory.parallel`) submit the
+tasks of a run in descending estimated cost ("longest processing time
+first"), so that a long task -- ``orf.sorf_bias_bound``'s custom checks, a
+large Monte Carlo point, a domain sweep -- does not start last while the other
+cores idle.  The order changes nothing else: every task draws its randomness
+from ``spawn(seed, task.key)`` and :func:`rftheory.verify.run` reports the
+outcomes in the plan's order, so a seed gives the same report for any order
+and any number of workers.
+
+Estimates are in seconds on one core:
+
+* custom and domain tasks: measured (:data:`CUSTOM_SECONDS`,
+  :data:`DOMAIN_POINT_SECONDS`; ``tools/task_costs.py`` measures them again),
+  else a default;
+* Monte Carlo tasks: proportional to replicates × ``d`` × ``m`` / √d (the
+  cost of a coupled block of ``m`` projections in dimension ``d``);
+* exact tasks: small, growing with the number of routes.
+"""
+
+from __future__ import annotations
+
+__all__ = ["estimate", "order", "CUSTOM_SECONDS", "DOMAIN_POINT_SECONDS"]
+
+#: wall seconds of each result's custom task (``Result.checks``) in quick and default
+#: mode, measured with ``tools/task_costs.py`` (2026-11-24, serially, on a shared and
+#: loaded 2-core machine: only the ratios matter); results not listed take well under
+#: a second.  Full mode is estimated as 4 × default.
+CUSTOM_SECONDS: dict[str, tuple[float, float]] = {
+    "orf.sorf_bias_bound": (0.5, 1700.0),
+    "orf.pair_expectation": (1.1, 49.0),
+    "hrf.angular_hybrid_bound": (1.5, 10.8),
+    "derf.sderf_optimum": (0.5, 5.2),
+    "hrf.max_relative_error": (1.2, 3.6),
+    "derf.aderf_optimum": (0.4, 3.5),
+    "hrf.cluster_A": (0.5, 3.5),
+    "simrf.plus": (2.6, 10.1),
+    "derf.saderf_optimum": (0.3, 2.2),
+    "derf.gerf_optimum": (0.2, 1.2),
+}
+#: wall seconds per random point of a result's domain sweep (quick mode, same
+#: measurement); results not listed take under 0.1 s a point
+DOMAIN_POINT_SECONDS: dict[str, float] = {
+    "derf.variance_comparison": 2.2, "orf.prime": 0.9, "simrf.rff_mse": 0.8, "hrf.angular_hybrid_bound": 0.75,
+    "hrf.bipolar_mse": 0.7, "hrf.angular_hybrid_mse": 0.7, "simrf.rff_gap": 0.55, "simrf.conformity.simplex": 0.5,
+    "derf.objective": 0.35, "derf.derf_moments": 0.35, "derf.aderf_optimum": 0.27, "hrf.gaussian_hybrid_mse": 0.25,
+    "sutherland.var_psi_coupled": 0.25, "derf.gerf_optimum": 0.2, "simrf.conformity.angle": 0.18,
+    "simrf.conformity.iid": 0.15, "simrf.conformity.orthogonal": 0.13, "derf.gerf_moments": 0.14,
+}
+#: seconds per unit of ``replicates × d × m / √d`` of a Monte Carlo task (quick-mode fit)
+MC_SECONDS_PER_UNIT = 2e-7
+
+
+def estimate(task) -> float:
+    """The estimated seconds of one verification task.
+
+    Parameters
+    ----------
+    task : rftheory.verify.Task
+        A task of :func:`rftheory.verify.plan`.
+
+    Returns
+    -------
+    float
+        Seconds on one core (an estimate, only used to order the work).
+
+    Examples
+    --------
+    >>> from rftheory.verify import Task
+    >>> estimate(Task("orf.sorf_bias_bound|custom", "orf.sorf_bias_bound", "custom", {}, "default"))
+    1700.0
+    """
+    if task.kind == "custom":
+        quick, default = CUSTOM_SECONDS.get(task.result, (0.2, 0.5))
+        return {"quick": quick, "default": default}.get(task.mode, 4 * default)
+    if task.kind == "domain":
+        from .verify import DOMAIN_N
+
+        return DOMAIN_N.get(task.mode, 8) * DOMAIN_POINT_SECONDS.get(task.result, 0.05)
+    if task.kind == "mc":
+        p = task.point
+        d = p.get("d") if isinstance(p.get("d"), int) else 1
+        m = p.get("m") if isinstance(p.get("m"), int) else d
+        try:
+            from .catalog import get
+            from .verify import mc_n
+
+            n = mc_n(get(task.result), p, task.mode)
+        except Exception:
+            n = 100_000
+        return 0.02 + MC_SECONDS_PER_UNIT * n * max(d, 1) * max(m, 1) / max(d, 1) ** 0.5
+    try:
+        from .catalog import get
+
+        routes = len(get(task.result).routes)
+    except Exception:
+        routes = 1
+    return 0.01 * (2 + routes)
+
+
+def order(tasks) -> list[int]:
+    """Task indices, longest estimated task first (ties keep the plan's order).
+
+    Parameters
+    ----------
+    tasks : list of rftheory.verify.Task
+        The plan.
+
+    Returns
+    -------
+    list of int
+        A permutation of ``range(len(tasks))``.
+
+    Examples
+    --------
+    >>> from rftheory.verify import plan
+    >>> tasks = plan("default", "orf")
+    >>> tasks[order(tasks)[0]].key
+    'orf.sorf_bias_bound|custom'
+    """
+    cost = [estimate(t) for t in tasks]
+    return sorted(range(len(tasks)), key=lambda i: -cost[i])

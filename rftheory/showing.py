@@ -1,0 +1,99 @@
+"""What ``rftheory show ID`` prints: one result in full.
+
+The statement (LaTeX, as written in the registry), the source as a
+citation (:mod:`rftheory.citations`), each parameter's domain, meaning and
+default, the layers and independent routes, the notes and errata, and a
+ready ``rftheory eval ...`` line built from the first point of the result's
+verification grid.
+"""
+
+from __future__ import annotations
+
+import shlex
+from typing import Any
+
+from .citations import cite
+from .registry import Result
+
+__all__ = ["describe", "eval_example"]
+
+
+def _default_text(p) -> str:
+    if p.default is None:
+        return "required"
+    if callable(p.default):
+        return "from the others (see its meaning)"
+    return f"{p.default}"
+
+
+def eval_example(r: Result) -> str | None:
+    """A ready ``rftheory eval`` command line at the first point of ``r``'s grid.
+
+    Parameters
+    ----------
+    r : Result
+        The result.
+
+    Returns
+    -------
+    str or None
+        The command (arguments quoted for a POSIX shell); ``None`` when the
+        result has no value to evaluate (only checks) or no grid point.
+
+    Examples
+    --------
+    >>> from rftheory import get
+    >>> eval_example(get("simrf.conformity.iid"))
+    'rftheory eval simrf.conformity.iid -p d=2 -p v=0.05'
+    """
+    if r.mpmath is None and r.float64 is None:
+        return None
+    point = next(iter(r.points("quick", "grid") or r.points("quick", "mc_grid")), None)
+    if point is None:
+        return None
+    args = ["rftheory", "eval", r.id] + [a for k, v in point.items() for a in ("-p", shlex.quote(f"{k}={v}"))]
+    if r.mpmath is None:
+        args += ["--layer", "float64"]
+    return " ".join(args)
+
+
+def describe(r: Result, text: bool = False) -> dict[str, Any] | str:
+    """Everything ``rftheory show`` says about ``r``.
+
+    Parameters
+    ----------
+    r : Result
+        The result.
+    text : bool, optional
+        Return the text ``rftheory show`` prints instead of a dict.
+
+    Returns
+    -------
+    dict or str
+        ``id, title, status, statement, source, citation, defined_at,
+        params (name, kind, domain, default, meaning), layers, routes, notes,
+        eval`` -- or the same as readable text.
+    """
+    params = [{"name": p.name, "kind": p.kind, "domain": p.domain(), "default": _default_text(p), "meaning": p.doc}
+              for p in r.params]
+    d = {"id": r.id, "title": r.title, "status": r.status, "statement": r.statement, "source": r.source,
+         "citation": cite(r.source, full=True), "defined_at": r.defined_at, "params": params, "layers": r.layers(),
+         "routes": list(r.routes), "notes": list(r.notes), "eval": eval_example(r)}
+    if not text:
+        return d
+    lines = [f"{r.id}  [{r.status}]", f"  {r.title}", "", "statement (LaTeX):", f"  {r.statement}", "",
+             "source:", f"  {d['citation']}", f"  defined at {r.defined_at}", "", "parameters:"]
+    w = max((len(p.name) for p in r.params), default=1)
+    for p in params:
+        lines.append(f"  {p['name']:<{w}}  {p['domain']}; default: {p['default']}")
+        if p["meaning"] and p["meaning"] != p["domain"]:
+            lines.append(f"  {'':<{w}}  {p['meaning']}")
+    lines += ["", f"layers: {', '.join(d['layers']) or 'none (checks only)'}",
+              f"independent routes: {', '.join(d['routes']) or 'none'}"]
+    if r.checks is not None:
+        lines.append("own checks: yes (see `rftheory verify --only " + r.id + "`)")
+    if r.notes:
+        lines += ["", "notes and errata:"] + [f"  - {n}" for n in r.notes]
+    lines += ["", "example:", f"  {d['eval']}" if d["eval"] else
+              f"  (nothing to evaluate: the result is checked by `rftheory verify --only {r.id}`)"]
+    return "\n".join(lines)
