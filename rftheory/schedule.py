@@ -23,6 +23,9 @@ from __future__ import annotations
 
 __all__ = ["estimate", "order", "CUSTOM_SECONDS", "DOMAIN_POINT_SECONDS"]
 
+#: one audit of a sampler (rftheory.sampler_audits; d = 8, m = 12, n = 2000)
+SAMPLER_AUDIT_SECONDS = 4.0
+
 #: wall seconds of each result's custom task (``Result.checks``) in quick and default
 #: mode, measured with ``tools/task_costs.py`` (2026-11-24, serially, on a shared and
 #: loaded 2-core machine: only the ratios matter); results not listed take well under
@@ -71,6 +74,8 @@ def estimate(task) -> float:
     >>> estimate(Task("orf.sorf_bias_bound|custom", "orf.sorf_bias_bound", "custom", {}, "default"))
     1700.0
     """
+    if task.kind == "sampler":
+        return SAMPLER_AUDIT_SECONDS
     if task.kind == "custom":
         quick, default = CUSTOM_SECONDS.get(task.result, (0.2, 0.5))
         return {"quick": quick, "default": default}.get(task.mode, 4 * default)

@@ -118,6 +118,10 @@ class Task:
         """
         from .catalog import get
 
+        if self.kind == "sampler":
+            from .sampler_audits import run as audit_run
+
+            return audit_run(self.point["coupling"], spawn(seed, self.key), self.zmax)
         r = get(self.result)
         if self.kind == "exact":
             return exact_checks(r, self.point)
@@ -467,9 +471,10 @@ def custom_checks(r: Result, mode: str, seed: int, zmax: float) -> list[Outcome]
 def plan(mode: str = "quick", only: str = "", mc: bool = True) -> list[Task]:
     """The list of verification tasks for ``mode``, results starting with ``only``.
 
-    Exact, custom and domain tasks come first, Monte Carlo tasks last; every
-    z-test of the run (``mc`` tasks and the ``checks_z`` declared by custom
-    checks, ``k`` in all) gets the Bonferroni bound
+    Exact, custom and domain tasks come first, Monte Carlo tasks last (with
+    the audits of rftheory's own samplers, :mod:`rftheory.sampler_audits`);
+    every z-test of the run (``mc`` tasks, the ``checks_z`` declared by custom
+    checks and the audits' tests, ``k`` in all) gets the Bonferroni bound
     ``z_threshold(ALPHA, k)``.
 
     Parameters
@@ -519,6 +524,13 @@ def plan(mode: str = "quick", only: str = "", mc: bool = True) -> list[Task]:
                 z_families.append((t, r.z_tests(mode)))
         if r.mpmath is not None and DOMAIN_N.get(mode):
             tasks.append(Task(f"{r.id}|domain", r.id, "domain", {}, mode))
+    if mc:
+        from . import sampler_audits
+
+        for c in sampler_audits.tasks(only):
+            t = Task(f"sampling.{c}|sampler", f"sampling.{c}", "sampler", {"coupling": c}, mode)
+            mc_tasks.append(t)
+            z_families.append((t, sampler_audits.z_tests() - 1))  # the task itself counts once below
     k = len(mc_tasks) + sum(n for _, n in z_families)
     zmax = z_threshold(ALPHA, k) if k else math.inf
     for t in mc_tasks + [t for t, _ in z_families]:

@@ -1,5 +1,7 @@
 """The verification layer has power: it passes correct code and fails broken code."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -153,16 +155,22 @@ def test_judge_bound_and_z_sides():
 
 
 def test_custom_z_scores_share_the_run_bound():
-    """The Bonferroni family of a run: every mc task plus every declared custom z-score."""
+    """The Bonferroni family of a run: every mc task, every declared custom z-score and every
+    test of the sampler audits."""
+    from rftheory import sampler_audits
+
     tasks = verify.plan("quick")
     k_mc = sum(t.kind == "mc" for t in tasks)
-    k_custom = sum(rftheory.get(t.result).z_tests("quick") for t in tasks if t.kind == "custom")
+    customs = [t for t in tasks if t.kind == "custom" and rftheory.get(t.result).z_tests("quick")]
+    k_custom = sum(rftheory.get(t.result).z_tests("quick") for t in customs)
+    audits = [t for t in tasks if t.kind == "sampler"]
     assert k_custom > 0  # hrf.complex_mgf, hrf.cluster_A, orf.sorf_bias_bound, sutherland.phi_beats_psi
-    expect = z_threshold(verify.ALPHA, k_mc + k_custom)
-    family = [t for t in tasks if t.kind == "mc" or (t.kind == "custom" and rftheory.get(t.result).z_tests("quick"))]
-    assert len(family) == k_mc + sum(1 for t in tasks if t.kind == "custom" and rftheory.get(t.result).z_tests("quick"))
+    assert len(audits) == len(sampler_audits.COUPLINGS)
+    expect = z_threshold(verify.ALPHA, k_mc + k_custom + len(audits) * sampler_audits.z_tests())
+    family = [t for t in tasks if t.kind in ("mc", "sampler")] + customs
     bad = [(t.key, t.zmax) for t in family if t.zmax != expect]
     assert not bad, (expect, bad[:3])
+    assert all(t.zmax == math.inf for t in tasks if t not in family)
 
 
 def test_schedule_starts_the_long_tasks_first():
@@ -198,3 +206,30 @@ def test_outcomes_do_not_depend_on_order_or_workers():
     c = verify.run(tasks, seed=5, executor=parallel.process_pool(2))
     assert a == b == c
     assert [o.result for o in a] and [o.check for o in a] == [o.check for o in c]
+
+
+def test_sampler_audits_pass_and_share_the_bound():
+    """verify audits rftheory's own samplers with the geometry sweep and the rotation-invariance
+    test; their z-tests are in the run's Bonferroni family (issue 11, item 6)."""
+    from rftheory import sampler_audits
+
+    tasks = verify.plan("quick", "sampling.")
+    assert [t.point["coupling"] for t in tasks] == list(sampler_audits.COUPLINGS)
+    k = len(tasks) * sampler_audits.z_tests()
+    assert all(t.zmax == z_threshold(verify.ALPHA, k) for t in tasks)
+    for t in tasks:
+        out = t.run(0)
+        assert out and all(o.passed for o in out), verify.as_table([o for o in out if not o.passed])
+        checks = {o.check for o in out}
+        assert any(c.startswith("audit: invariance") for c in checks)
+        assert {o.point.split(", ", 2)[2].split(" ")[0] for o in out if "unbiased" in o.check} >= {"axis", "diagonal", "random"}
+
+
+def test_sampler_audit_catches_qr_without_sign_fix(monkeypatch):
+    """Power: a Haar block from QR without the sign fix fails verify's orthogonal sampler audit
+    by a wide margin (|z| > 20, against a bound near 6)."""
+    monkeypatch.setattr(samplers, "haar", naive_qr_haar)
+    t = next(t for t in verify.plan("quick", "sampling.orthogonal"))
+    out = t.run(0)
+    failed = [o for o in out if not o.passed]
+    assert failed and max(abs(o.z) for o in failed if o.z is not None) > 20

@@ -33,8 +33,11 @@ The default ``n = 2000`` calls per group makes every sampler of
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
+from ..errors import ParameterError
 from . import coupling as _coupling
 from . import estimators as _estimators
 from . import marginals as _marginals
@@ -76,7 +79,8 @@ def _name(f) -> str:
     return f"{mod}:{getattr(f, '__qualname__', None) or getattr(f, '__name__', repr(f))}"
 
 
-def sampler(f, d, m, *, estimator="both", n=None, seed=0, law="gaussian", progress=None) -> AuditReport:
+def sampler(f, d, m, *, estimator="both", n=None, seed=0, law="gaussian", progress=None,
+            z_bound=None) -> AuditReport:
     """Audit the sampler ``f`` at dimension ``d`` with ``m`` rows per call.
 
     Parameters
@@ -99,6 +103,10 @@ def sampler(f, d, m, *, estimator="both", n=None, seed=0, law="gaussian", progre
         The rows' marginal law: ``N(0, I_d)`` or any spherically symmetric law.
     progress : callable, optional
         Called with a label after each step (e.g. ``Progress.step``).
+    z_bound : float, optional
+        The ``|z|`` bound of every check, when the audit is part of a larger
+        family (``rftheory verify`` passes its run's Bonferroni bound); by
+        default ``threshold(k)`` for this audit's ``k`` checks and ``ALPHA``.
 
     Returns
     -------
@@ -123,7 +131,9 @@ def sampler(f, d, m, *, estimator="both", n=None, seed=0, law="gaussian", progre
     """
     s = settings(f, d, m, estimator=estimator, n=n, seed=seed, law=law)
     k = count(s.d, s.m, s.estimators, s.law)
-    z_thr = threshold(k)
+    z_thr = threshold(k) if z_bound is None else float(z_bound)
+    if not z_thr > 0:
+        raise ParameterError("z_bound", f"must be positive, got {z_bound!r}")
     tick = progress or (lambda label="": None)
     frame_pairs = _estimators.by_frame(s.d)
     ss_marg, ss_rep, *ss_frames = np.random.SeedSequence(s.seed).spawn(2 + len(frame_pairs))
@@ -149,7 +159,12 @@ def sampler(f, d, m, *, estimator="both", n=None, seed=0, law="gaussian", progre
     units = sum(s.m * s.d if r.geometry.startswith("entry (") else 1 for r in rows)
     assert units == k, (units, k)  # the Bonferroni divisor was fixed before sampling
     settings_out = s.as_dict() | {"bonferroni_k": k, "bound": round(z_thr, 3)}
-    return AuditReport(_name(f), "sampler", settings_out, ALPHA, rows, coupling)
+    alpha = ALPHA if z_bound is None else min(1.0, 2 * k * _normal_sf(z_thr))
+    return AuditReport(_name(f), "sampler", settings_out, alpha, rows, coupling)
+
+
+def _normal_sf(z: float) -> float:
+    return 0.5 * math.erfc(z / math.sqrt(2))
 
 
 def steps(n_frames: int = 3) -> int:
