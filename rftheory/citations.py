@@ -4,7 +4,8 @@ Every result's ``source`` starts with the file of its paper
 (``papers/000_28147233bdbc9869.txt (Reid et al. 2023, …), Thm 3.2``); captions
 of ``rftheory table`` and ``rftheory show`` cite the paper itself (authors,
 year, title, venue), with the theorem and the file kept after it.  The list
-follows ``papers/README.md``.
+follows ``papers/README.md``.  :func:`bibtex` gives each paper's BibTeX
+entry (``rftheory cite``) and :data:`SOFTWARE_KEY` rftheory's own.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["Paper", "PAPERS", "paper_of", "cite"]
+__all__ = ["Paper", "PAPERS", "SOFTWARE_KEY", "paper_of", "papers_of", "cite", "bibtex", "software_bibtex", "lookup"]
 
 
 @dataclass(frozen=True)
@@ -23,6 +24,8 @@ class Paper:
     year: int
     title: str
     venue: str
+    key: str = ""
+    booktitle: str = ""
 
     @property
     def short(self) -> str:
@@ -42,19 +45,28 @@ class Paper:
 #: the papers by the number of their file (``papers/000_…``)
 PAPERS: dict[str, Paper] = {
     "000": Paper("Isaac Reid, Krzysztof Choromanski, Valerii Likhosherstov, Adrian Weller", 2023,
-                 "Simplex Random Features", "ICML 2023"),
+                 "Simplex Random Features", "ICML 2023", "reid2023simplex",
+                 "Proceedings of the 40th International Conference on Machine Learning (ICML)"),
     "001": Paper("Krzysztof Choromanski, Haoxian Chen, Han Lin, Yuanzhe Ma, Arijit Sehanobish, Deepali Jain, "
                  "Michael S. Ryoo, Jake Varley, Andy Zeng, Valerii Likhosherstov, Dmitry Kalashnikov, "
-                 "Vikas Sindhwani, Adrian Weller", 2022, "Hybrid Random Features", "ICLR 2022"),
-    # the extraction has no author list or venue (papers/README.md: "Likhosherstov et al.")
-    "002": Paper("Valerii Likhosherstov et al.", 2023,
+                 "Vikas Sindhwani, Adrian Weller", 2022, "Hybrid Random Features", "ICLR 2022",
+                 "choromanski2022hybrid", "International Conference on Learning Representations (ICLR)"),
+    # the extraction has no author list or venue (papers/README.md: "Likhosherstov et al."); the six authors
+    # are those of the paper's arXiv record, the same group as its predecessor cited in the extraction
+    # (Likhosherstov, Choromanski, Dubey, Liu, Sarlos, Weller 2022, "Chefs' random tables")
+    "002": Paper("Valerii Likhosherstov, Krzysztof Choromanski, Avinava Dubey, Frederick Liu, Tamas Sarlos, "
+                 "Adrian Weller", 2023,
                  "FAVOR#: Sharp Attention Kernel Approximations via New Classes of Positive Random Features",
-                 "preprint"),
+                 "arXiv preprint", "likhosherstov2023favorsharp"),
     "003": Paper("Felix X. Yu, Ananda Theertha Suresh, Krzysztof Choromanski, Daniel Holtmann-Rice, Sanjiv Kumar",
-                 2016, "Orthogonal Random Features", "NeurIPS 2016"),
+                 2016, "Orthogonal Random Features", "NeurIPS 2016", "yu2016orthogonal",
+                 "Advances in Neural Information Processing Systems 29 (NeurIPS)"),
     "004": Paper("Dougal J. Sutherland, Jeff Schneider", 2015, "On the Error of Random Fourier Features",
-                 "UAI 2015"),
+                 "UAI 2015", "sutherland2015error", "Conference on Uncertainty in Artificial Intelligence (UAI)"),
 }
+
+#: the BibTeX key of rftheory itself (``rftheory cite rftheory``)
+SOFTWARE_KEY = "rftheory"
 
 _FILE = re.compile(r"papers/(\d{3})_[^\s,;()]*")
 
@@ -117,3 +129,124 @@ def cite(source: str, full: bool = False) -> str:
     rest = rest.lstrip(",;: ").strip()
     head = paper.full.rstrip(".") if full else f"{paper.short}, {paper.title}"
     return f"{head}" + (f", {rest}" if rest else "") + f" [{m.group(0)}]"
+
+
+def papers_of(source: str) -> list[Paper]:
+    """Every known paper a ``source`` string names, in order, each once.
+
+    Parameters
+    ----------
+    source : str
+        A result's ``source``.
+
+    Returns
+    -------
+    list of Paper
+        The papers (empty when none is named).
+
+    Examples
+    --------
+    >>> [p.key for p in papers_of("papers/001_x.txt, Lemma 2.2; orthogonal: papers/000_y.txt, Thm 3.2")]
+    ['choromanski2022hybrid', 'reid2023simplex']
+    """
+    out: list[Paper] = []
+    for m in _FILE.finditer(source):
+        p = PAPERS.get(m.group(1))
+        if p is not None and p not in out:
+            out.append(p)
+    return out
+
+
+def lookup(name: str) -> Paper | None:
+    """A paper by BibTeX key (``reid2023simplex``), file number (``000``) or file name.
+
+    Parameters
+    ----------
+    name : str
+        The key, number or ``papers/000_…`` file name.
+
+    Returns
+    -------
+    Paper or None
+        ``None`` when nothing matches.
+
+    Examples
+    --------
+    >>> lookup("003").key, lookup("reid2023simplex").year
+    ('yu2016orthogonal', 2023)
+    """
+    name = name.strip()
+    for number, p in PAPERS.items():
+        if name in (p.key, number) or re.fullmatch(rf"(papers/)?{number}_[^\s/]*", name):
+            return p
+    return None
+
+
+def _bib_authors(authors: str) -> str:
+    # "First M. Last, ..." -> "Last, First M. and ..."
+    people = [a.strip() for a in authors.split(",")]
+    return " and ".join(f"{a.rsplit(' ', 1)[1]}, {a.rsplit(' ', 1)[0]}" if " " in a else a for a in people)
+
+
+def _bib_text(text: str) -> str:
+    # braces keep the capitals; '#' and '&' are LaTeX commands in a title
+    return "{" + text.replace("#", r"{\#}").replace("&", r"{\&}") + "}"
+
+
+def bibtex(paper: Paper) -> str:
+    """The BibTeX entry of one source paper.
+
+    Parameters
+    ----------
+    paper : Paper
+        One of :data:`PAPERS`.
+
+    Returns
+    -------
+    str
+        An ``@inproceedings`` (conference papers) or ``@misc`` (preprints)
+        entry keyed by ``paper.key``.
+
+    Examples
+    --------
+    >>> print(bibtex(PAPERS["004"]))
+    @inproceedings{sutherland2015error,
+      author = {Sutherland, Dougal J. and Schneider, Jeff},
+      title = {{On the Error of Random Fourier Features}},
+      booktitle = {Conference on Uncertainty in Artificial Intelligence (UAI)},
+      year = {2015},
+    }
+    """
+    fields = [("author", "{" + _bib_authors(paper.authors) + "}"), ("title", "{" + _bib_text(paper.title) + "}")]
+    if paper.booktitle:
+        kind = "inproceedings"
+        fields.append(("booktitle", "{" + paper.booktitle + "}"))
+    else:
+        kind = "misc"
+        fields.append(("howpublished", "{" + paper.venue + "}"))
+    fields.append(("year", "{" + str(paper.year) + "}"))
+    return "\n".join([f"@{kind}{{{paper.key},"] + [f"  {k} = {v}," for k, v in fields] + ["}"])
+
+
+def software_bibtex() -> str:
+    """rftheory's own BibTeX entry (the same facts as ``CITATION.cff``).
+
+    Returns
+    -------
+    str
+        A ``@misc`` entry keyed ``rftheory`` with the installed version.
+
+    Examples
+    --------
+    >>> software_bibtex().splitlines()[0]
+    '@misc{rftheory,'
+    """
+    from ._version import __version__
+
+    return "\n".join([
+        f"@misc{{{SOFTWARE_KEY},",
+        "  author = {{The rftheory developers}},",
+        "  title = {{rftheory: closed forms of random-feature kernel estimators, checked}},",
+        f"  note = {{Version {__version__}; BSD-3-Clause}},",
+        "}",
+    ])

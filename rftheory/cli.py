@@ -1,4 +1,5 @@
-"""The ``rftheory`` command line: ``list``, ``show``, ``eval``, ``verify``, ``table``, ``audit``, ``predict``.
+"""The ``rftheory`` command line: ``list``, ``show``, ``eval``, ``verify``, ``table``, ``plot``, ``sheet``,
+``cite``, ``audit``, ``predict``.
 
 Errors caused by input are printed as one line (``rftheory: error: ...``)
 with exit status 2; ``verify`` exits 1 when any check fails, 130 on Ctrl-C and
@@ -323,6 +324,78 @@ def cmd_show(args) -> int:
     return 0
 
 
+def cmd_plot(args) -> int:
+    """``rftheory plot ID --x NAME=... -o FILE``: a figure of values or ratios (:mod:`rftheory.plot`).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (:func:`build_parser`).
+
+    Returns
+    -------
+    int
+        Exit status 0 (the file is written and named on stdout).
+
+    Raises
+    ------
+    ParameterError
+        Bad axes, parameters, ratio or output file.
+    RFTheoryError
+        matplotlib is not installed.
+    """
+    from .plot import check_output, draw, parse_axis, series_data
+
+    check_output(args.output)  # before the evaluation: a bad file name costs nothing
+    data = series_data(args.id, parse_axis(args.x, args.id), params=_parse_assignments(args.param, "--param"),
+                       series=parse_axis(args.series, args.id) if args.series else None, ratio_to=args.ratio_to,
+                       links=_parse_assignments(args.link, "--link"), layer=args.layer)
+    draw(data, args.output, logx=args.logx, logy=args.logy)
+    print(f"wrote {args.output} ({len(data.x)} x values, {len(data.labels)} series)")
+    return 0
+
+
+def cmd_cite(args) -> int:
+    """``rftheory cite ID|PAPER|rftheory [--bibtex]``: how to cite a result, a paper or rftheory.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (:func:`build_parser`).
+
+    Returns
+    -------
+    int
+        Exit status 0.
+
+    Raises
+    ------
+    UnknownResultError
+        ``what`` is neither a result ID, a paper (BibTeX key, file number or
+        file name) nor ``rftheory``.
+    """
+    from .citations import SOFTWARE_KEY, bibtex, cite, lookup, papers_of, software_bibtex
+
+    what = args.what.strip()
+    if what == SOFTWARE_KEY:
+        papers, where = [], None
+    elif lookup(what) is not None:
+        papers, where = [lookup(what)], None
+    else:
+        r = get(what)  # an unknown name: UnknownResultError, one line
+        papers, where = papers_of(r.source), cite(r.source, full=True)
+    if args.bibtex:
+        print("\n\n".join([bibtex(p) for p in papers] + [software_bibtex()]))
+        return 0
+    if where:
+        print(f"{what}: {where}")
+    for p in papers:
+        print(f"[{p.key}] {p.full}")
+    print(f"[{SOFTWARE_KEY}] The rftheory developers. rftheory: closed forms of random-feature kernel estimators, "
+          f"checked. Version {__version__}. BSD-3-Clause.")
+    return 0
+
+
 def _parse_grid(spec: str) -> tuple[str, list[str]]:
     if "=" not in spec:
         raise ParameterError("grid", f"expected NAME=V1,V2,..., got {spec!r}")
@@ -433,9 +506,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the same as JSON")
     p.set_defaults(func=cmd_show)
 
-    from .audit.cli import add_parser as add_audit
-    from .predict.cli import add_parser as add_predict_parser
+    p = sub.add_parser("cite", help="how to cite a result's paper, a paper or rftheory (--bibtex)",
+                       epilog=_EPILOGS["cite"], **ex)
+    p.add_argument("what", metavar="ID|PAPER|rftheory",
+                   help="a result ID, a paper (BibTeX key such as reid2023simplex, or file number 000) or rftheory")
+    p.add_argument("--bibtex", action="store_true", help="BibTeX entries: the paper(s), then rftheory's own")
+    p.set_defaults(func=cmd_cite)
 
+    from .audit.cli import add_parser as add_audit
+    from .plot import add_parser as add_plot
+    from .predict.cli import add_parser as add_predict_parser
+    from .sheet import add_parser as add_sheet
+
+    add_plot(sub, cmd_plot)
+    add_sheet(sub)
     add_audit(sub)
     add_predict_parser(sub)
     return ap

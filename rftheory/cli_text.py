@@ -58,4 +58,29 @@ exit status: 0 printed; 2 a bad axis, parameter, ratio or format""",
   rftheory show hrf.angular_hybrid_bound --json
 
 exit status: 0 shown; 2 an unknown ID""",
+    "cite": """examples:
+  rftheory cite simrf.prf_mse                 the paper (Thm 3.2 of Reid et al. 2023) and rftheory
+  rftheory cite simrf.prf_mse --bibtex        BibTeX: reid2023simplex, then rftheory
+  rftheory cite yu2016orthogonal --bibtex     a paper by its key (or its file number, 003)
+  rftheory cite rftheory --bibtex             the software alone (also CITATION.cff)
+
+exit status: 0 printed; 2 an unknown ID or paper""",
+    "plot": """examples:
+  rftheory plot simrf.conformity.iid --x v=0.1:4:40 -p d=4 -o iid.png
+  rftheory plot simrf.prf_mse --x d=2,4,8,16,32,64 --link m=d -p v=1 --series coupling=orthogonal,simplex \\
+      --ratio-to iid -o fig6.pdf          (SimRF's Fig. 6: MSE ratio to iid, m = d)
+  rftheory plot orf.variance --x z=0.1:3:30 -p d=16 -p m=16 --logy -o orf.svg
+
+--x NAME=lo:hi:n takes n log-spaced values (rounded to distinct integers for an
+integer parameter). Axes are logarithmic when the values span more than two
+decades (override with --logx/--linx, --logy/--liny).
+
+exit status: 0 written; 2 a bad axis, parameter, ratio or file, or no matplotlib
+(pip install 'rftheory[plot]')""",
+    "sheet": """examples:
+  rftheory sheet                             the formula sheet as Markdown, from the registry
+  rftheory sheet --format latex -o sheet.tex every result: statement, citation, parameters, errata
+  rftheory sheet --format json --only simrf  only IDs starting with simrf
+
+exit status: 0 written; 2 a bad format, prefix or file""",
 }

@@ -22,7 +22,8 @@ LOWER = ("rftheory.papers", "rftheory.numerics", "rftheory.features", "rftheory.
          "rftheory.registry", "rftheory.params", "rftheory.outcome", "rftheory.measure")
 UPPER = ("rftheory.verify", "rftheory.parallel", "rftheory.checkpoint", "rftheory.signals",
          "rftheory.compare", "rftheory.report",
-         "rftheory.cli", "rftheory.tables", "rftheory.catalog", "rftheory.predict")
+         "rftheory.cli", "rftheory.tables", "rftheory.catalog", "rftheory.predict", "rftheory.plot",
+         "rftheory.sheet")
 
 
 def _modules() -> dict[str, Path]:

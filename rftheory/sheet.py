@@ -1,0 +1,142 @@
+"""The formula sheet, generated from the registry (``rftheory sheet``).
+
+One section per registered result: its ID and title, the paper it comes
+from (:func:`rftheory.citations.cite`), the statement's LaTeX, each
+parameter's domain, default and meaning, and the notes and errata.  The
+sheet is Markdown (statements in ``$$ … $$``), LaTeX (a standalone document;
+text escaped by :func:`rftheory.tables.latex_escape`, statements in
+``\\[ … \\]``) or JSON (the fields of ``rftheory show --json``).
+"""
+
+from __future__ import annotations
+
+import json
+
+from .catalog import results
+from .errors import ParameterError
+
+__all__ = ["FORMATS", "formula_sheet", "add_parser"]
+
+#: the formats of :func:`formula_sheet`
+FORMATS = ("markdown", "latex", "json")
+
+
+def _md(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def formula_sheet(fmt: str = "markdown", prefix: str = "") -> str:
+    """Every registered result (or those whose ID starts with ``prefix``) as one document.
+
+    Parameters
+    ----------
+    fmt : {"markdown", "latex", "json"}
+        Output format.
+    prefix : str, optional
+        Only IDs starting with this.
+
+    Returns
+    -------
+    str
+        The sheet.
+
+    Raises
+    ------
+    ParameterError
+        An unknown format, or a prefix no ID starts with.
+
+    Examples
+    --------
+    >>> print(formula_sheet("markdown", "simrf.conformity.iid").splitlines()[2])
+    ## `simrf.conformity.iid` — RF-conformity of iid Gaussian vectors
+    """
+    from .showing import describe
+    from .tables import latex_escape
+
+    if fmt not in FORMATS:
+        raise ParameterError("format", f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
+    rs = results(prefix)
+    if not rs:
+        raise ParameterError("only", f"no result ID starts with {prefix!r} (see `rftheory list`)")
+    ds = [describe(r) for r in rs]
+    if fmt == "json":
+        keep = ("id", "title", "status", "citation", "source", "statement", "params", "notes")
+        return json.dumps([{k: d[k] for k in keep} for d in ds], indent=1, ensure_ascii=False)
+    if fmt == "markdown":
+        out = ["# rftheory formula sheet", ""]
+        for d in ds:
+            out += [f"## `{d['id']}` — {d['title']}", "", f"*Source:* {d['citation']}  ", f"*Status:* {d['status']}",
+                    "", f"$$ {d['statement']} $$", "", "| parameter | domain | default | meaning |", "|---|---|---|---|"]
+            out += [f"| `{p['name']}` | {_md(p['domain'])} | {_md(p['default'])} | {'' if p['meaning'] == p['domain'] else _md(p['meaning'])} |"
+                    for p in d["params"]]
+            if d["notes"]:
+                out += ["", "Notes and errata:", ""] + [f"- {_md(n)}" for n in d["notes"]]
+            out.append("")
+        return "\n".join(out)
+    out = [r"\documentclass{article}", r"\usepackage[utf8]{inputenc}", r"\usepackage{amsmath,amssymb}",
+           r"\usepackage[margin=2cm]{geometry}", r"\title{rftheory formula sheet}", r"\begin{document}",
+           r"\maketitle"]
+    for d in ds:
+        out += [r"\section*{\texttt{" + latex_escape(d["id"]) + "}: " + latex_escape(d["title"]) + "}",
+                r"\noindent Source: " + latex_escape(d["citation"]) + r"\\",
+                "Status: " + latex_escape(d["status"]), r"\[ " + d["statement"] + r" \]", r"\begin{itemize}"]
+        for p in d["params"]:
+            out.append(r"\item \texttt{" + latex_escape(p["name"]) + "}: " + latex_escape(p["domain"])
+                       + "; default: " + latex_escape(p["default"])
+                       + ("" if p["meaning"] in ("", p["domain"]) else ". " + latex_escape(p["meaning"])))
+        out.append(r"\end{itemize}")
+        if d["notes"]:
+            out += [r"Notes and errata:", r"\begin{itemize}"] + [r"\item " + latex_escape(n) for n in d["notes"]]
+            out.append(r"\end{itemize}")
+    out.append(r"\end{document}")
+    return "\n".join(out)
+
+
+def cmd_sheet(args) -> int:
+    """``rftheory sheet [--format F] [--only PREFIX] [-o FILE]``: print or write the formula sheet.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        ``format``, ``only``, ``output``.
+
+    Returns
+    -------
+    int
+        Exit status 0.
+
+    Raises
+    ------
+    ParameterError
+        A bad format or prefix, or a file that cannot be written.
+    """
+    text = formula_sheet(args.format, args.only)
+    if not args.output:
+        print(text)
+        return 0
+    try:
+        with open(args.output, "w", encoding="utf-8") as fh:
+            fh.write(text + "\n")
+    except OSError as exc:
+        raise ParameterError("output", f"cannot write {args.output!r}: {exc.strerror or type(exc).__name__}") from None
+    return 0
+
+
+def add_parser(subparsers) -> None:
+    """Add the ``sheet`` subcommand to ``rftheory``.
+
+    Parameters
+    ----------
+    subparsers : argparse._SubParsersAction
+        The subcommands of the ``rftheory`` parser.
+    """
+    import argparse
+
+    from .cli_text import EPILOGS
+
+    p = subparsers.add_parser("sheet", help="the formula sheet from the registry (markdown, latex, json)",
+                              epilog=EPILOGS["sheet"], formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--format", choices=FORMATS, default="markdown", help="markdown (default), latex or json")
+    p.add_argument("--only", default="", metavar="PREFIX", help="only results whose ID starts with PREFIX")
+    p.add_argument("--output", "-o", metavar="FILE", help="write the sheet to FILE instead of stdout")
+    p.set_defaults(func=cmd_sheet)
