@@ -197,13 +197,13 @@ def exp_checked(logval, what: str = "value"):
     >>> exp_checked(800.0, "rho")
     Traceback (most recent call last):
     ...
-    rftheory.errors.RangeError: rho exceeds the float64 range (log = 800); use layer='mpmath' or the result's log-space evaluator
+    rftheory.errors.RangeError: rho exceeds the float64 range (log = 800); use layer='mpmath' (rftheory eval ID --layer mpmath)
     """
     logval = np.asarray(logval, float)
     if np.any(logval > 709.0):
         raise RangeError(
             f"{what} exceeds the float64 range (log = {float(np.max(logval)):.6g}); "
-            "use layer='mpmath' or the result's log-space evaluator"
+            "use layer='mpmath' (rftheory eval ID --layer mpmath)"
         )
     if np.any(logval < -745.0):
         raise RangeError(
