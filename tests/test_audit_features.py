@@ -206,3 +206,10 @@ def test_assert_haar_passes_scipy_and_catches_permutations(seed):
         assert_haar(signed_permutation, 4, n=1000, seed=seed)
     with pytest.raises(AssertionError, match="not orthogonal"):
         assert_haar(lambda rng: rng.standard_normal((4, 4)), 4, n=100)
+
+
+def test_feature_count_is_bounded():
+    from sklearn.kernel_approximation import RBFSampler
+
+    with pytest.raises(ParameterError, match="'m'"):
+        features(RBFSampler, kernel="gaussian", d=4, m=10**7)

@@ -237,3 +237,11 @@ def test_spherical_law_skips_norms_and_closed_forms():
     checks = {r.check.split(":")[0] for r in rep.rows}
     assert checks == {"directions", "signs", "coupling", "invariance", "repeat"}
     assert rep.settings["estimator"] == "rff" and rep.passed
+
+
+def test_memory_budget_is_a_clear_error():
+    """A large d, m or n is a one-line ParameterError before any draw, not an out-of-memory kill."""
+    from rftheory.errors import ParameterError
+
+    with pytest.raises(ParameterError, match=r"n\*m\*d"):
+        sampler(known_bad.iid_gaussian, 5000, 5000)

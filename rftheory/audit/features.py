@@ -30,6 +30,7 @@ import numbers
 import numpy as np
 
 from ..errors import ParameterError
+from ..params import D_MAX, M_MAX
 from .embedding import COUPLINGS, Scan, closed_form_mse
 from .geometry import Pair, sweep
 from .mean_test import mean_test
@@ -224,6 +225,9 @@ def features(target, *, kernel: str = "gaussian", sigma: float = 1.0, d: int, m:
     kfun = kernel_function(kernel, sigma, k)
     d = _check_int("d", d, 2)
     m = _check_int("m", m, 1)
+    if d > D_MAX or m > M_MAX:  # the target allocates (d, m) frequencies per fit
+        raise ParameterError("d" if d > D_MAX else "m",
+                             f"must be <= {D_MAX if d > D_MAX else M_MAX}, got {d if d > D_MAX else m}")
     n = DEFAULT_N if n is None else _check_int("n", n, MIN_N)
     seed = _check_int("seed", seed, 0)
     P = as_pairs(pairs, d)

@@ -27,6 +27,9 @@ LAWS = ("gaussian", "spherical")
 N_MIN = 200
 #: default calls per check group (see the module docstring of rftheory.audit.sampler)
 N_DEFAULT = 2000
+#: the audit keeps ``n`` draws of ``W`` (``n·m·d`` float64) per check group: bounded so that a
+#: large ``d``, ``m`` or ``n`` is a clear error, not an out-of-memory kill (8e8 bytes per group)
+FLOATS_MAX = 10**8
 
 
 @dataclass(frozen=True)
@@ -114,6 +117,9 @@ def settings(f, d, m, *, estimator="both", n=None, seed=0, law="gaussian") -> Se
     m = _int("m", m, 1)
     n = N_DEFAULT if n is None else _int("n", n, N_MIN)
     seed = _int("seed", seed, 0)
+    if n * m * d > FLOATS_MAX:
+        raise ParameterError("n", f"n*m*d = {n * m * d:.3g} floats per check group exceeds {FLOATS_MAX:.0e} "
+                             f"(d={d}, m={m}, n={n}): lower n, m or d")
     if seed >= 2**63:
         raise ParameterError("seed", f"must be < 2**63, got {seed}")
     if law not in LAWS:
