@@ -1,8 +1,10 @@
 """One check's outcome: what a check measured and its verdict.
 
-Defined below the papers' modules and :mod:`rftheory.verify`, so that a
-result's own ``checks`` function can report without importing the
-verification layer (no import cycle).
+Only the verification layer makes them (:func:`rftheory.verify.judge` from a
+result's raw :mod:`rftheory.measure` measurements, and verify's own checks);
+a result's ``checks`` that returns an ``Outcome`` fails.  Kept in its own
+small module so that the report, the checkpoint file and the parallel
+executors share it without importing :mod:`rftheory.verify`.
 """
 
 from __future__ import annotations
