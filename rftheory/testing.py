@@ -29,7 +29,7 @@ import numpy as np
 
 from .audit.features import as_pairs
 from .audit.geometry import frames
-from .audit.mean_test import MeanTest, mean_test
+from .audit.mean_test import MeanTest, mean_test, rejects
 from .audit.stats import mde, threshold
 from .errors import ParameterError
 
@@ -92,13 +92,14 @@ def _draws(estimator, P, gens) -> np.ndarray:
     return est
 
 
-def _fail(title: str, tests: list[tuple[str, MeanTest]], z_thr: float, alpha: float, n: int, unit: str):
+def _fail(title: str, tests: list[tuple[str, MeanTest]], z_thr: float, alpha: float, n: int, unit: str,
+          side: str = "two-sided"):
     """Raise the AssertionError of a family: every failing check, with its power."""
-    bad = [(w, t) for w, t in tests if not abs(t.z) <= z_thr]
+    bad = [(w, t) for w, t in tests if rejects(t.z, z_thr, side)]
     if not bad:
         return
     lines = [f"{title}: {len(bad)} of {len(tests)} checks fail "
-             f"(family-wise alpha={alpha:g}, Bonferroni bound |z| <= {z_thr:.2f})"]
+             f"(family-wise alpha={alpha:g}, Bonferroni bound {'z' if side == 'greater' else '|z|'} <= {z_thr:.2f})"]
     for where, t in bad:
         lines.append(f"  at {where}: {t.detail()}, z={t.z:+.2f}; detects {unit} >= {mde(t.se, z_thr):.2g}")
     eff = [mde(t.se, z_thr) for _, t in tests if t.se > 0]
@@ -221,7 +222,7 @@ def assert_mse_matches(estimator, mse, *, kernel=None, pairs=None, d=None, n: in
     >>> assert_mse_matches(lambda x, y, rng: psi(x, y, rng, 2), mse, d=3, n=1000)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    AssertionError: assert_mse_matches: 9 of 9 checks fail (family-wise alpha=1e-06, Bonferroni bound |z| <= 5.31)
+    AssertionError: assert_mse_matches: 9 of 9 checks fail (family-wise alpha=1e-06, Bonferroni bound z <= 5.31)
       at axis |x|=0.5 |y|=0.5 angle=0deg: 0.0636299 ± 0.0039 (n=500) vs 0.03125, z=+1...; detects ...
     ...
     """
@@ -239,7 +240,7 @@ def assert_mse_matches(estimator, mse, *, kernel=None, pairs=None, d=None, n: in
             e, tol = (est[:h, j] - est[h:2 * h, j]) ** 2 / 2, (ROUNDOFF * max(float(np.max(np.abs(est[:, j]))), 1.0)) ** 2
         tests.append((p.label, mean_test(e, ref, atol=tol)))
     _fail("assert_mse_matches", tests, z_thr, alpha, n,
-          "|MSE difference|" if kernel is not None else "|variance difference|")
+          "MSE excess" if kernel is not None else "variance excess", side="greater")
 
 
 def assert_haar(sampler, d: int, *, n: int = N_DEFAULT, alpha: float = 1e-6, seed: int = 0) -> None:

@@ -235,5 +235,5 @@ def unbiased_and_mse(reps: dict[tuple[str, str, int], np.ndarray], d: int, m: in
                                   lambda e, K=K: f"rel. bias {100 * e / K:.2g}%", "mean estimate"))
                 rows.append(z_row(f"MSE: {est.upper()} = {est}_mse({coupling})", pair.label, (r - K) ** 2, mse,
                                   z_thr, lambda e, s=mse: f"MSE off by {100 * e / s:.2g}%" if s > 0 else f"MSE off by {e:.3g}",
-                                  "mean squared error"))
+                                  "mean squared error", side="greater"))
     return rows
