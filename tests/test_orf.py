@@ -43,8 +43,24 @@ def test_printed_series_float64_is_wrong_and_layer_is_right():
     naive = routes.printed_series_float64(8, 6)
     assert abs(naive / exact - 1) > 1  # cancellation destroys every digit
     assert rftheory.get("orf.pair_expectation").f64_scalar(d=8, z=6) == pytest.approx(exact, rel=1e-13)
+    # where the float64 series cancels (d = 64, z = 8: Σ|t_k|/|S| ~ e^{2x}) the layer serves the
+    # certified mpmath value, rounded once; where the value underflows it refuses
+    with mp.workdps(30):
+        big = float(mp.hyp1f1(64, 32, -32))
+    assert rftheory.get("orf.pair_expectation").f64_scalar(d=64, z=8) == pytest.approx(big, rel=1e-15)
     with pytest.raises(RangeError):
-        rftheory.get("orf.pair_expectation").f64_scalar(d=64, z=8)
+        rftheory.get("orf.pair_expectation").f64_scalar(d=64, z=40)
+
+
+def test_float64_pair_term_at_the_sweep_point_scipy_got_wrong():
+    """Domain sweep, d = 1e5, z = 12.5457...: scipy's hyp1f1 (both forms) was 4.2e-12 off while its
+    two forms agreed to 2e-15; the float64 layer now bounds its own error (<= 1e-12, TOL).  The
+    rounding of x = z²/2 alone moves τ by |d log τ/dx|·x·u ≈ 2·78.7·1.1e-16 = 1.7e-14: bound 5e-13."""
+    z = 12.545728405979748
+    with mp.workdps(40):
+        exact = mp.hyp1f1(100000, 50000, -mp.mpf(z) ** 2 / 2)
+    got = rftheory.get("orf.pair_expectation").f64_scalar(d=100000, z=z)
+    assert abs(got / exact - 1) < 5e-13
 
 
 def test_chu_vandermonde_small_k():
