@@ -35,28 +35,41 @@ since ``Am/P + B ≥ A/(d−1) + B = Q``,
 
 for every ``m``: the relative error of each pair's MSE, hence of the sum
 ``E‖K̂−K‖²`` (all terms are non-negative), is at most ``|e^δ − 1| ≈ |δ|``
-with ``δ = sup |ℓ − p|`` over the pairs.  Node values are certified mpmath
-values (:meth:`rftheory.registry.Result.exact`, 30 digits) rounded to
+with ``δ = sup |ℓ − p|`` over the pairs.
+
+*Interpolation.*  Node values are the registered mpmath layer at 25 working
+digits (:meth:`rftheory.registry.Result.exact`, one evaluation) rounded to
 float64, so ``ℓ`` is known to ``~10⁻¹⁶`` there.  The interpolant ``p`` is
-built chebfun-style: Chebyshev points of the second kind, doubled (17, 33, …,
-≤ 513) until the last quarter of the coefficients is below ``10⁻¹⁵·max(1,
-max|c|)``.  Its error is estimated as
+built chebfun-style: Chebyshev points of the second kind, doubled (17, 33,
+…, ≤ 513) until the last 8 coefficients are below ``10⁻¹⁵·max(1, max|c|)``
+(the absolute scale: ``δ`` is what matters).  Its error is estimated as
 
-.. math:: \\varepsilon = 2\\sum_{j > 3n/4}|c_j| + 4u\\sum_j|c_j|\\quad(u = 2^{-53}),
+.. math:: \\varepsilon = 2\\sum_{j > n-8}|c_j| + 4u\\sum_j|c_j|\\quad(u = 2^{-53}),
 
-(the neglected tail of a geometrically decaying series, which is below the
-last computed coefficients, plus Clenshaw's rounding), and the reported bound
-of the relative error of the sum against the direct path is ``1.01ε + 4u``
-(the last term: rounding in ``d e^ℓ − 1`` relative to ``Q``).  The
-interpolant is used only if this bound is ``≤ 10⁻¹¹`` **and** an *a
-posteriori* check passes: at 64 seeded data pairs plus the pairs of extreme
-``s``, the ``B`` the interpolant gives (with the float64 ``A`` of the pair,
-exactly as :meth:`~rftheory.predict.mechanisms.Mechanism.terms` computes it)
-is compared with the certified exact value at the pair's own geometry (for
-``prf`` its own ``a`` and ``b``, so the scaling identity is checked too):
-``|B − B_exact| ≤ 10⁻¹²·Q_exact`` — by the inequality above a relative error
-``≤ 10⁻¹²`` of the pair's MSE at every ``m``.  Otherwise the mechanism takes
-the direct path (:func:`rftheory.predict.pairs.evaluate` per pair).
+the neglected tail of a geometrically decaying series (below the last
+computed coefficients) plus Clenshaw's rounding.
+
+*Rounding.*  ``B = A(d·expm1(p) + d − 1)/(d − 1)`` in float64 has an absolute
+error of a few ``u·A`` — relative to ``Q`` that is ``u·A/Q ≤ u e^{−p}``,
+large where the coupling removes most of the variance (``rff`` at small
+``z``: ``e^{−ℓ} ≈ d²/3``).  The direct path's ``B = (dM − A)/(d − 1)`` has
+the same ``u·A`` error.  The reported bound of the relative error of the
+sum (against the same sum with exact ``B``; both paths share the float64 ``A``
+of every pair, whose certified error adds as for the direct path) is
+
+.. math:: 1.01\\,\\varepsilon + 4u\\,(1 + R),\\qquad R = \\max_s e^{-p(s)},
+
+``R`` on a fine grid of the interval.  The interpolant is used only if this
+bound is ``≤ 10⁻¹¹`` **and** an *a posteriori* check passes: at 64 seeded
+data pairs plus the pairs of extreme ``s``, the ``B`` of
+:meth:`~rftheory.predict.mechanisms.Mechanism.terms` (the float64 ``A`` of
+the pair times the interpolant, exactly as the sum gets it) is compared with
+the certified exact value at the pair's own geometry (for ``prf`` its own
+``a`` and ``b``, so the scaling identity is checked too):
+``|B − B_exact| ≤ 10⁻¹²·Q_exact + 16u·A_exact`` — by the inequality above a
+relative error ``≤ 10⁻¹²`` of the pair's MSE at every ``m``, up to the
+float64 rounding both paths share.  Otherwise the mechanism takes the direct
+path (:func:`rftheory.predict.pairs.evaluate` per pair).
 """
 
 from __future__ import annotations
@@ -71,20 +84,20 @@ from numpy.polynomial import chebyshev as C
 
 from ..catalog import get
 from ..errors import RFTheoryError
-from .pairs import evaluate, geometry
+from .pairs import geometry
 
 __all__ = ["FAMILIES", "Interpolant", "eligible", "scalar", "exact_terms", "fit", "build", "interval"]
 
 FAMILIES = ("rff", "psi", "prf")
-#: chebfun-style happiness: the last quarter of coefficients below TAIL·max(1, max|c|)
+#: chebfun-style happiness: the last 8 coefficients below TAIL·max(1, max|c|)
 TAIL = 1e-15
 MIN_POINTS, MAX_POINTS = 17, 513
 #: data pairs checked a posteriori, and the largest relative error accepted there
 SAMPLE, VALIDATE = 64, 1e-12
 #: the largest accepted bound of the relative error of the sum
 BOUND = 1e-11
-#: digits of the node and check values
-DPS = 30
+#: digits of the certified check values, and working digits of the node values
+DPS, DPS_NODES = 20, 25
 _U = 2.0 ** -53
 
 
@@ -121,8 +134,8 @@ def scalar(family: str, g: dict) -> np.ndarray:
     return g["v"] if family == "prf" else g["z"]
 
 
-def exact_terms(family: str, coupling: str, d: int, s, a=None, b=None):
-    """Certified ``A = MSE_1`` and ``M = MSE_d`` (one full block) at one pair, in mpmath.
+def exact_terms(family: str, coupling: str, d: int, s, a=None, b=None, certify: bool = True):
+    """``A = MSE_1`` and ``M = MSE_d`` (one full block) at one pair, from the registered mpmath layer.
 
     Parameters
     ----------
@@ -134,28 +147,31 @@ def exact_terms(family: str, coupling: str, d: int, s, a=None, b=None):
         ``z`` (rff, psi) or ``v`` (prf).
     a, b : float or Fraction, optional
         ``prf``: the norms (default ``s/2`` each).
+    certify : bool
+        Certified to :data:`DPS` digits (default), or one evaluation at
+        :data:`DPS_NODES` working digits (node values).
 
     Returns
     -------
     A, M : mpmath.mpf
-        At :data:`DPS` digits.
     """
     S = Fraction(s)
+    kw = {"dps": DPS} if certify else {"dps": DPS_NODES, "certify": False}
     if family == "rff":
         r = get("simrf.rff_mse")
-        return (r.exact(dps=DPS, d=d, m=1, z=S, coupling="iid"), r.exact(dps=DPS, d=d, m=d, z=S, coupling=coupling))
+        return r.exact(**kw, d=d, m=1, z=S, coupling="iid"), r.exact(**kw, d=d, m=d, z=S, coupling=coupling)
     if family == "psi":
-        return (get("sutherland.var_psi").exact(dps=DPS, D=1, z=S),
-                get("sutherland.var_psi_coupled").exact(dps=DPS, d=d, D=d, z=S, coupling=coupling))
+        return (get("sutherland.var_psi").exact(**kw, D=1, z=S),
+                get("sutherland.var_psi_coupled").exact(**kw, d=d, D=d, z=S, coupling=coupling))
     A_, B_ = (S / 2, S / 2) if a is None else (Fraction(a), Fraction(b))
     S = max(min(S, A_ + B_), abs(A_ - B_))  # float rounding may leave v an ulp outside [|a-b|, a+b]
     r = get("simrf.prf_mse")
-    kw = dict(d=d, v=S, x_norm=A_, y_norm=B_)
-    return r.exact(dps=DPS, m=1, coupling="iid", **kw), r.exact(dps=DPS, m=d, coupling=coupling, **kw)
+    kw.update(d=d, v=S, x_norm=A_, y_norm=B_)
+    return r.exact(m=1, coupling="iid", **kw), r.exact(m=d, coupling=coupling, **kw)
 
 
 def _ell(family, coupling, d, s) -> float:
-    A, M = exact_terms(family, coupling, d, s)
+    A, M = exact_terms(family, coupling, d, s, certify=False)
     with mp.workdps(DPS):
         if not (A > 0 and M > 0):
             raise RFTheoryError(f"non-positive MSE at s = {s!r}")
@@ -179,7 +195,7 @@ class Interpolant:
     bound : float
         Bound of the relative error of every pair's MSE, so of the sum.
     validated : float
-        The largest relative error found by the a posteriori check.
+        The largest ``|B − B_exact|/Q_exact`` found by the a posteriori check.
     checked : int
         Pairs in that check.
     """
@@ -285,7 +301,7 @@ def fit(f, lo: float, hi: float):
         vals = new
         c = _coefficients(vals)
         scale = max(1.0, float(np.max(np.abs(c))))
-        tail = np.abs(c[3 * n // 4 + 1:])
+        tail = np.abs(c[n - 7:])
         if np.max(tail) <= TAIL * scale:
             return c, 2 * float(np.sum(tail)) + 4 * _U * float(np.sum(np.abs(c)))
         n *= 2
@@ -336,14 +352,15 @@ def interval(family: str, X: np.ndarray, Y: np.ndarray, chunk: int = 1 << 18):
     return lo, hi, [at_small, at_big]
 
 
-def _check(ip: Interpolant, mech, X, Y, pairs) -> float:
-    """The a posteriori check: largest ``|B − B_exact|/Q_exact`` at the given pairs, ``B`` from ``mech.terms``."""
+def _check(ip: Interpolant, mech, X, Y, pairs):
+    """The a posteriori check at the given pairs, ``B`` from ``mech.terms``: largest ``|B − B_exact|/Q_exact``
+    and whether every pair is within ``10⁻¹²·Q + 16u·A``."""
     I, J = (np.array(t, dtype=int) for t in zip(*pairs))
     g = geometry(X, Y, I, J)
     s = scalar(ip.family, g)
     use = ip.inside(s) & (s > 0)
     if not np.any(use):
-        return 0.0
+        return 0.0, True
     g = {k: v[use] for k, v in g.items()}
     s, d = s[use], ip.d
     saved, mech.interp = mech.interp, ip
@@ -351,14 +368,16 @@ def _check(ip: Interpolant, mech, X, Y, pairs) -> float:
         _, B, _ = mech.terms(g, d, mech.native_kernel)
     finally:
         mech.interp = saved
-    worst = 0.0
+    worst, ok = 0.0, True
     for k in range(len(s)):
         ab = (g["a"][k], g["b"][k]) if ip.family == "prf" else (None, None)
         Ae, Me = exact_terms(ip.family, ip.coupling, d, float(s[k]), *ab)
         with mp.workdps(DPS):
             Be, Q = (d * Me - Ae) / (d - 1), d * Me / (d - 1)
-            worst = max(worst, float(abs(mp.mpf(float(B[k])) - Be) / Q))
-    return worst
+            err = abs(mp.mpf(float(B[k])) - Be)
+            ok = ok and err <= VALIDATE * Q + 16 * _U * Ae
+            worst = max(worst, float(err / Q))
+    return worst, ok
 
 
 def build(mech, X: np.ndarray, Y: np.ndarray, seed: int = 0):
@@ -394,7 +413,9 @@ def build(mech, X: np.ndarray, Y: np.ndarray, seed: int = 0):
         if coef is None:
             info["reason"] = f"not resolved by {MAX_POINTS} Chebyshev points"
             return None, info
-        ip = Interpolant(fam, coup, d, lo, hi, coef, err, 1.01 * err + 4 * _U)
+        ip = Interpolant(fam, coup, d, lo, hi, coef, err)
+        R = float(np.max(np.exp(-ip.ell(np.linspace(lo, hi, 4097)))))
+        ip.bound = 1.01 * err + 4 * _U * (1 + R)
         info.update(points=ip.points, interval=(lo, hi), error=err, bound=ip.bound)
         if ip.bound > BOUND:
             info["reason"] = f"estimated error bound {ip.bound:.2g} > {BOUND:g}"
@@ -402,9 +423,9 @@ def build(mech, X: np.ndarray, Y: np.ndarray, seed: int = 0):
         rng = np.random.default_rng([seed, 1729])
         pairs = list(zip(rng.integers(0, X.shape[0], SAMPLE).tolist(), rng.integers(0, Y.shape[0], SAMPLE).tolist()))
         pairs += ends
-        ip.validated, ip.checked = _check(ip, mech, X, Y, pairs), len(pairs)
+        (ip.validated, ok), ip.checked = _check(ip, mech, X, Y, pairs), len(pairs)
         info.update(validated=ip.validated, checked=ip.checked)
-        if not ip.validated <= VALIDATE:
+        if not ok:
             info["reason"] = f"a posteriori check: relative error {ip.validated:.2g} > {VALIDATE:g}"
             return None, info
     except RFTheoryError as e:

@@ -230,7 +230,7 @@ def predict(X, Y=None, *, kernel="gaussian", sigma="median", scale=None, mechani
     Raises
     ------
     ParameterError
-        Bad data, kernel, bandwidth, scale, mechanism, ``m``, target, format or pairs.
+        Bad data, kernel, bandwidth, scale, mechanism, ``m``, target, format, pairs or ``exact_pairs``.
     RangeError
         Values beyond the float64 range.
 
@@ -262,6 +262,8 @@ def predict(X, Y=None, *, kernel="gaussian", sigma="median", scale=None, mechani
         raise ParameterError("overflow", f"unknown format {overflow!r}; expected fp16, bf16 or fp32")
     if pairs is not None and (isinstance(pairs, bool) or not isinstance(pairs, int) or not 2 <= pairs <= 10**9):
         raise ParameterError("pairs", f"must be an integer in [2, 10^9], got {pairs!r}")
+    if not isinstance(exact_pairs, bool):
+        raise ParameterError("exact_pairs", f"must be True or False, got {exact_pairs!r}")
     sig = None
     if kernel == "gaussian":
         sig = D.bandwidth(sigma, Xr, Yr, seed)
