@@ -143,3 +143,29 @@ def test_unmet_bound_or_resolution_falls_back(monkeypatch, knob, value, needle):
 def test_exact_pairs_must_be_a_bool():
     with pytest.raises(ParameterError, match="exact_pairs"):
         predict(_wine(5), mechanisms="rff:orthogonal", exact_pairs="yes", progress=False)
+
+
+def test_a_priori_interval_for_huge_data(monkeypatch):
+    """Beyond GRAM_MAX pairs the interval is [0, max a + max b] (rff/prf: from 1e-6 of it): same sums."""
+    X = _random_set()
+    kw = dict(mechanisms="rff:orthogonal,prf:orthogonal,psi:orthogonal", m=[13, 52], progress=False, sigma=1.5)
+    q = predict(X, exact_pairs=True, **kw)
+    monkeypatch.setattr(interp, "GRAM_MAX", 10)
+    p = predict(X, **kw)
+    norms = np.linalg.norm(X / 1.5, axis=1)
+    for info in p.interpolation.values():
+        assert info["method"] == "chebyshev" and info["interval"][1] == pytest.approx(2 * norms.max(), rel=1e-15)
+    assert _rel(p, q) <= 1e-11
+
+
+def test_cli_exact_pairs_flag(tmp_path, capsys):
+    import json
+
+    from rftheory.cli import main
+
+    np.save(tmp_path / "x.npy", _random_set())
+    for extra, method in (([], "chebyshev"), (["--exact-pairs"], "direct")):
+        assert main(["predict", str(tmp_path / "x.npy"), "--mechanism", "rff:iid,rff:orthogonal", "--m", "4",
+                     "--json", *extra]) == 0
+        rows = json.loads(capsys.readouterr().out)["rows"]
+        assert [r["pair_term"] for r in rows] == [None, method]

@@ -96,6 +96,8 @@ MIN_POINTS, MAX_POINTS = 17, 513
 SAMPLE, VALIDATE = 64, 1e-12
 #: the largest accepted bound of the relative error of the sum
 BOUND = 1e-11
+#: pairs up to which the range of s is found from Gram matrices
+GRAM_MAX = 5 * 10**7
 #: digits of the certified check values, and working digits of the node values
 DPS, DPS_NODES = 20, 25
 _U = 2.0 ** -53
@@ -311,6 +313,8 @@ def fit(f, lo: float, hi: float):
 def interval(family: str, X: np.ndarray, Y: np.ndarray, chunk: int = 1 << 18):
     """The range of ``s`` over all pairs (from Gram matrices, widened), and the pairs at its ends.
 
+    Beyond :data:`GRAM_MAX` pairs, the a priori ``[0, max a + max b]`` (``lo > 0`` as below).
+
     ``s² = a² + b² ∓ 2xᵀy`` in row chunks; the rounding of that formula is
     covered by widening with ``4(d+2)u(max a² + max b²)``.  Pairs outside the
     interval are evaluated directly, so the widening only matters for speed.
@@ -332,6 +336,9 @@ def interval(family: str, X: np.ndarray, Y: np.ndarray, chunk: int = 1 << 18):
     """
     a2, b2 = np.einsum("ij,ij->i", X, X), np.einsum("ij,ij->i", Y, Y)
     top = float(a2.max() + b2.max())
+    if X.shape[0] * Y.shape[0] > GRAM_MAX:  # huge data (--pairs): the a priori range s ≤ a + b
+        hi = math.sqrt(a2.max()) + math.sqrt(b2.max())
+        return (0.0 if family == "psi" else hi * 1e-6), hi, [(int(np.argmax(a2)), int(np.argmax(b2)))]
     tol = 4 * (X.shape[1] + 2) * _U * top
     sign = 1.0 if family == "prf" else -1.0
     big, small, at_big, at_small = -1.0, math.inf, (0, 0), (0, 0)
