@@ -435,7 +435,7 @@ def build(mech, X: np.ndarray, Y: np.ndarray, seed: int = 0):
         if not ok:
             info["reason"] = f"a posteriori check: relative error {ip.validated:.2g} > {VALIDATE:g}"
             return None, info
-    except RFTheoryError as e:
+    except (RFTheoryError, ArithmeticError, ValueError) as e:  # the direct path then reports its own error
         info["reason"] = f"{type(e).__name__}: {e}"
         return None, info
     info["method"] = "chebyshev"
