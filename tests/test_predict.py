@@ -251,8 +251,7 @@ ACCEPT = ["predict", "sklearn:wine", "--kernel", "gaussian", "--sigma", "median"
           "--mechanism", "rff:iid,rff:orthogonal,prf:simplex", "--m", "13,26,52"]
 
 
-@pytest.mark.slow  # prf:simplex on all 15,931 pairs of wine: ~35 s (the simplex pair term is a quadrature)
-def test_cli_acceptance_command(capsys):
+def test_cli_acceptance_command(capsys):  # prf:simplex on all 15,931 pairs of wine: ~2 s (interpolated pair term)
     assert main(ACCEPT) == 0
     out = capsys.readouterr().out
     assert "prf:simplex" in out and "rff:orthogonal" in out and out.count("\n") >= 11

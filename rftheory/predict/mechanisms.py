@@ -54,6 +54,9 @@ class Mechanism:
         The ``n`` of ``hybrid:angular:N`` (λ features), else 0.
     fitted : object
         FAVOR#: the fitted float64 parameters (:class:`~rftheory.papers.derf.formulas.DERFParams`).
+    interp : object
+        Coupled rff/psi/prf: the :class:`~rftheory.predict.interp.Interpolant` of the
+        pair term on the data set (``None``: every pair evaluated directly).
     """
 
     name: str
@@ -61,6 +64,7 @@ class Mechanism:
     coupling: str = "iid"
     n: int = 0
     fitted: object = field(default=None, repr=False)
+    interp: object = field(default=None, repr=False)
 
     @property
     def coupled(self) -> bool:
@@ -137,11 +141,19 @@ class Mechanism:
         A, B, fb = np.zeros(keep.shape), None, one.fallback
         A[keep] = one.values
         if self.coupled:
-            full = evaluate("sutherland.var_psi_coupled", arrays, d=d, D=d, coupling=self.coupling) \
-                if self.family == "psi" else evaluate(rid, arrays, **scal(d, self.coupling))
             B = np.zeros(keep.shape)
-            B[keep] = (d * full.values - A[keep]) / (d - 1)
-            fb += full.fallback
+            direct = keep.copy()
+            if self.interp is not None:  # the pair term from its interpolant in z or v (rftheory.predict.interp)
+                s = g["v"] if self.family == "prf" else g["z"]
+                near = keep & self.interp.inside(s)
+                B[near] = self.interp.B(s[near], A[near])
+                direct &= ~near
+            if np.any(direct):
+                sub = {k: a[direct[keep]] for k, a in arrays.items()}
+                full = evaluate("sutherland.var_psi_coupled", sub, d=d, D=d, coupling=self.coupling) \
+                    if self.family == "psi" else evaluate(rid, sub, **scal(d, self.coupling))
+                B[direct] = (d * full.values - A[direct]) / (d - 1)
+                fb += full.fallback
         if kernel != self.native_kernel:
             sign = 1.0 if kernel == "softmax" else -1.0
             A = _times_exp(A, sign * (g["a"] ** 2 + g["b"] ** 2))

@@ -23,6 +23,7 @@ import numpy as np
 from ..errors import ParameterError
 from ..numerics.special import coupled_pairs
 from . import data as D
+from .interp import build, eligible
 from .mechanisms import fit, kernel_values, parse_list
 from .pairs import BLOCK, blocks, geometry
 from .target import smallest_m
@@ -86,6 +87,10 @@ class Prediction:
         Mechanism name to the number of pairs evaluated by mpmath.
     sums : dict
         Mechanism name to ``(ΣA, ΣB)`` (:mod:`rftheory.predict.target`).
+    interpolation : dict
+        Coupled rff/psi/prf mechanism name to how its pair term was evaluated
+        (:func:`rftheory.predict.interp.build`: ``method``, ``bound`` on the
+        relative error of the sum, ``validated`` ...).
     pairs : int or None
         Sampled pairs, or ``None`` for all.
     seconds : float
@@ -106,6 +111,7 @@ class Prediction:
     overflow: dict = field(default_factory=dict)
     fallback: dict = field(default_factory=dict)
     sums: dict = field(default_factory=dict)
+    interpolation: dict = field(default_factory=dict)
     pairs: int | None = None
     seconds: float = 0.0
 
@@ -176,7 +182,8 @@ def _sampled_blocks(n_x, n_y, N, seed, block=BLOCK):
 
 
 def predict(X, Y=None, *, kernel="gaussian", sigma="median", scale=None, mechanisms="rff:iid", m=(16,),
-            target=None, overflow=None, pairs=None, seed=0, standardize=None, progress=None) -> Prediction:
+            target=None, overflow=None, pairs=None, seed=0, standardize=None, progress=None,
+            exact_pairs=False) -> Prediction:
     """Predict ``E‖K̂ − K‖_F²`` of random-feature Gram matrices on a data set.
 
     .. math:: \\mathbb E\\|\\hat K-K\\|_F^2 = \\sum_{i,j}\\Big[\\frac{A_{ij}}m+\\frac{P(m)}{m^2}B_{ij}\\Big],
@@ -210,6 +217,11 @@ def predict(X, Y=None, *, kernel="gaussian", sigma="median", scale=None, mechani
         Standardize the columns (default: for ``sklearn:`` sets only).
     progress : bool, optional
         A progress bar on stderr (default: when stderr is a terminal).
+    exact_pairs : bool
+        Evaluate the coupled pair term of rff/psi/prf at every pair; by default
+        it comes from a Chebyshev interpolant in ``z`` (``v`` for prf), checked
+        a posteriori and with an error bound ≤ 1e-11 relative
+        (:mod:`rftheory.predict.interp`; :attr:`Prediction.interpolation`).
 
     Returns
     -------
@@ -218,7 +230,7 @@ def predict(X, Y=None, *, kernel="gaussian", sigma="median", scale=None, mechani
     Raises
     ------
     ParameterError
-        Bad data, kernel, bandwidth, scale, mechanism, ``m``, target, format or pairs.
+        Bad data, kernel, bandwidth, scale, mechanism, ``m``, target, format, pairs or ``exact_pairs``.
     RangeError
         Values beyond the float64 range.
 
@@ -250,6 +262,8 @@ def predict(X, Y=None, *, kernel="gaussian", sigma="median", scale=None, mechani
         raise ParameterError("overflow", f"unknown format {overflow!r}; expected fp16, bf16 or fp32")
     if pairs is not None and (isinstance(pairs, bool) or not isinstance(pairs, int) or not 2 <= pairs <= 10**9):
         raise ParameterError("pairs", f"must be an integer in [2, 10^9], got {pairs!r}")
+    if not isinstance(exact_pairs, bool):
+        raise ParameterError("exact_pairs", f"must be True or False, got {exact_pairs!r}")
     sig = None
     if kernel == "gaussian":
         sig = D.bandwidth(sigma, Xr, Yr, seed)
@@ -259,8 +273,13 @@ def predict(X, Y=None, *, kernel="gaussian", sigma="median", scale=None, mechani
     n_x, n_y, d = prep.X.shape[0], prep.Y.shape[0], prep.X.shape[1]
     for mech in mechs:
         fit(mech, prep.X, prep.Y)
+    interpolation = {}
+    for mech in mechs:
+        if eligible(mech, d):
+            mech.interp, interpolation[mech.name] = (None, {"method": "direct", "reason": "exact_pairs"}) \
+                if exact_pairs else build(mech, prep.X, prep.Y, seed)
     out = Prediction(kernel, sig, (None if kernel == "gaussian" else (1.0 if scale is None else float(scale))),
-                     n_x, n_y, d, std, target=target, pairs=pairs)
+                     n_x, n_y, d, std, target=target, pairs=pairs, interpolation=interpolation)
     need_theta = any(mm.family in ("sm++", "hybrid") for mm in mechs)
     total = pairs if pairs else (n_x * (n_x + 1) // 2 if prep.same else n_x * n_y)
     bar = _Progress(total * len(mechs), progress)

@@ -104,7 +104,8 @@ def as_json(p) -> dict:
     -------
     dict
         Keys ``kernel, sigma, scale, n_x, n_y, d, standardized, norm_K,
-        pairs, rows`` (and ``targets``, ``overflow``).
+        pairs, rows`` (and ``targets``, ``overflow``); a row's ``pair_term``
+        is ``"chebyshev"`` or ``"direct"`` for coupled rff/psi/prf, else ``None``.
     """
     s = lambda x: None if x is None else repr(float(x))
     out = {"kernel": p.kernel, "sigma": s(p.sigma), "scale": s(p.scale), "n_x": p.n_x, "n_y": p.n_y, "d": p.d,
@@ -112,7 +113,8 @@ def as_json(p) -> dict:
            "rows": [{"mechanism": r.mechanism, "m": r.m, "features": r.features,
                      "expected_sq_error": s(r.expected_sq_error), "relative_error": s(r.relative_error),
                      "worst_relative_rmse": s(r.worst_relative_rmse), "worst_pair": list(r.worst_pair),
-                     "standard_error": s(r.standard_error), "exact_fallback_pairs": p.fallback[r.mechanism]}
+                     "standard_error": s(r.standard_error), "exact_fallback_pairs": p.fallback[r.mechanism],
+                     "pair_term": p.interpolation.get(r.mechanism, {}).get("method")}
                     for r in p.rows],
            "seconds": round(p.seconds, 3)}
     if p.target is not None:

@@ -1,0 +1,442 @@
+"""The coupled pair term of ``rff``, ``psi`` and ``prf`` as a Chebyshev interpolant in one scalar.
+
+For a fixed dimension ``d`` the full-block MSE of these mechanisms depends on a
+single scalar ``s`` of the pair: ``s = z = ‖x−y‖`` for ``rff`` and ``psi``,
+``s = v = ‖x+y‖`` for ``prf``.  For ``prf`` the estimator is the average of
+``exp(wᵀ(x+y) − ‖x‖² − ‖y‖²)``, so every moment carries the same factor
+``e^{−2(a²+b²)}`` (``a = ‖x‖``, ``b = ‖y‖``), ``MSE(v, a, b) = MSE(v, v/2, v/2)
+e^{v²−2a²−2b²}`` (checked in ``tests/test_predict_interp.py`` against direct
+evaluation), and the ratio below depends on ``v`` alone.
+
+What is interpolated
+--------------------
+With ``A = MSE_1`` (one iid vector, evaluated per pair as before: it is a cheap
+closed form) and ``M = MSE_d`` (one full coupled block, the expensive part),
+
+.. math:: \\ell(s) = \\log\\frac{M(s)}{A(s)},\\qquad
+   B = \\frac{dM - A}{d-1} = A\\,\\frac{d\\,e^{\\ell} - 1}{d-1}.
+
+``ℓ`` is smooth and ``O(1)`` on ``s > 0``: ``A`` and ``M`` are positive and
+vanish at the same rate as ``s → 0`` (``z⁴`` for ``rff``, ``v²`` for ``prf``),
+so their ratio has a finite limit (``rff``: ``M/A → 3/(d(d+2))`` for
+orthogonal blocks).  At ``z = 0`` ``rff`` is exact (``A = B = 0``, those pairs
+are skipped as before); for ``rff`` and ``prf`` the interval is kept away from
+``s = 0`` (pairs below it, if any, take the direct path).
+
+Error analysis
+--------------
+For ``m`` vectors in blocks, ``MSE_m = A/m + P(m)B/m²`` with ``P(m) ≤ m(d−1)``
+and ``MSE_m ≥ 0``.  An error ``δ`` in ``ℓ`` changes ``B`` by
+``δB = A d e^{ℓ}(e^{δ}−1)/(d−1) = Q (e^{δ}−1)`` with ``Q = dM/(d−1)``, and
+since ``Am/P + B ≥ A/(d−1) + B = Q``,
+
+.. math:: \\frac{|\\Delta\\mathrm{MSE}_m|}{\\mathrm{MSE}_m}
+   = \\frac{|\\delta B|}{Am/P + B} \\le \\frac{|\\delta B|}{Q} = |e^{\\delta} - 1|
+
+for every ``m``: the relative error of each pair's MSE, hence of the sum
+``E‖K̂−K‖²`` (all terms are non-negative), is at most ``|e^δ − 1| ≈ |δ|``
+with ``δ = sup |ℓ − p|`` over the pairs.
+
+*Interpolation.*  Node values are the registered mpmath layer at 25 working
+digits (:meth:`rftheory.registry.Result.exact`, one evaluation) rounded to
+float64, so ``ℓ`` is known to ``~10⁻¹⁶`` there.  The interpolant ``p`` is
+built chebfun-style: Chebyshev points of the second kind, doubled (17, 33,
+…, ≤ 513) until the last 8 coefficients are below ``10⁻¹⁵·max(1, max|c|)``
+(the absolute scale: ``δ`` is what matters).  Its error is estimated as
+
+.. math:: \\varepsilon = 2\\sum_{j > n-8}|c_j| + 4u\\sum_j|c_j|\\quad(u = 2^{-53}),
+
+the neglected tail of a geometrically decaying series (below the last
+computed coefficients) plus Clenshaw's rounding.
+
+*Rounding.*  ``B = A(d·expm1(p) + d − 1)/(d − 1)`` in float64 has an absolute
+error of a few ``u·A`` — relative to ``Q`` that is ``u·A/Q ≤ u e^{−p}``,
+large where the coupling removes most of the variance (``rff`` at small
+``z``: ``e^{−ℓ} ≈ d²/3``).  The direct path's ``B = (dM − A)/(d − 1)`` has
+the same ``u·A`` error.  The reported bound of the relative error of the
+sum (against the same sum with exact ``B``; both paths share the float64 ``A``
+of every pair, whose certified error adds as for the direct path) is
+
+.. math:: 1.01\\,\\varepsilon + 4u\\,(1 + R),\\qquad R = \\max_s e^{-p(s)},
+
+``R`` on a fine grid of the interval.  The interpolant is used only if this
+bound is ``≤ 10⁻¹¹`` **and** an *a posteriori* check passes: at 64 seeded
+data pairs plus the pairs of extreme ``s``, the ``B`` of
+:meth:`~rftheory.predict.mechanisms.Mechanism.terms` (the float64 ``A`` of
+the pair times the interpolant, exactly as the sum gets it) is compared with
+the certified exact value at the pair's own geometry (for ``prf`` its own
+``a`` and ``b``, so the scaling identity is checked too):
+``|B − B_exact| ≤ 10⁻¹²·Q_exact + 16u·A_exact`` — by the inequality above a
+relative error ``≤ 10⁻¹²`` of the pair's MSE at every ``m``, up to the
+float64 rounding both paths share.  Otherwise the mechanism takes the direct
+path (:func:`rftheory.predict.pairs.evaluate` per pair).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import mpmath as mp
+import numpy as np
+from numpy.polynomial import chebyshev as C
+
+from ..catalog import get
+from ..errors import RFTheoryError
+from .pairs import geometry
+
+__all__ = ["FAMILIES", "Interpolant", "eligible", "scalar", "exact_terms", "fit", "build", "interval"]
+
+FAMILIES = ("rff", "psi", "prf")
+#: chebfun-style happiness: the last 8 coefficients below TAIL·max(1, max|c|)
+TAIL = 1e-15
+MIN_POINTS, MAX_POINTS = 17, 513
+#: data pairs checked a posteriori, and the largest relative error accepted there
+SAMPLE, VALIDATE = 64, 1e-12
+#: the largest accepted bound of the relative error of the sum
+BOUND = 1e-11
+#: pairs up to which the range of s is found from Gram matrices
+GRAM_MAX = 5 * 10**7
+#: digits of the certified check values, and working digits of the node values
+DPS, DPS_NODES = 20, 25
+_U = 2.0 ** -53
+
+
+def eligible(mech, d: int) -> bool:
+    """Whether a mechanism's pair term can be interpolated.
+
+    Parameters
+    ----------
+    mech : rftheory.predict.mechanisms.Mechanism
+    d : int
+        Dimension (block size).
+
+    Returns
+    -------
+    bool
+        ``rff``, ``psi`` or ``prf`` with orthogonal or simplex coupling, ``d ≥ 2``.
+    """
+    return mech.family in FAMILIES and mech.coupling in ("orthogonal", "simplex") and d >= 2
+
+
+def scalar(family: str, g: dict) -> np.ndarray:
+    """The scalar the full-block MSE depends on: ``v`` for ``prf``, else ``z``.
+
+    Parameters
+    ----------
+    family : {"rff", "psi", "prf"}
+    g : dict
+        Pair geometry (:func:`rftheory.predict.pairs.geometry`).
+
+    Returns
+    -------
+    numpy.ndarray
+    """
+    return g["v"] if family == "prf" else g["z"]
+
+
+def exact_terms(family: str, coupling: str, d: int, s, a=None, b=None, certify: bool = True):
+    """``A = MSE_1`` and ``M = MSE_d`` (one full block) at one pair, from the registered mpmath layer.
+
+    Parameters
+    ----------
+    family : {"rff", "psi", "prf"}
+    coupling : {"orthogonal", "simplex"}
+    d : int
+        Dimension.
+    s : float or Fraction
+        ``z`` (rff, psi) or ``v`` (prf).
+    a, b : float or Fraction, optional
+        ``prf``: the norms (default ``s/2`` each).
+    certify : bool
+        Certified to :data:`DPS` digits (default), or one evaluation at
+        :data:`DPS_NODES` working digits (node values).
+
+    Returns
+    -------
+    A, M : mpmath.mpf
+    """
+    S = Fraction(s)
+    kw = {"dps": DPS} if certify else {"dps": DPS_NODES, "certify": False}
+    if family == "rff":
+        r = get("simrf.rff_mse")
+        return r.exact(**kw, d=d, m=1, z=S, coupling="iid"), r.exact(**kw, d=d, m=d, z=S, coupling=coupling)
+    if family == "psi":
+        return (get("sutherland.var_psi").exact(**kw, D=1, z=S),
+                get("sutherland.var_psi_coupled").exact(**kw, d=d, D=d, z=S, coupling=coupling))
+    A_, B_ = (S / 2, S / 2) if a is None else (Fraction(a), Fraction(b))
+    S = max(min(S, A_ + B_), abs(A_ - B_))  # float rounding may leave v an ulp outside [|a-b|, a+b]
+    r = get("simrf.prf_mse")
+    kw.update(d=d, v=S, x_norm=A_, y_norm=B_)
+    return r.exact(m=1, coupling="iid", **kw), r.exact(m=d, coupling=coupling, **kw)
+
+
+def _ell(family, coupling, d, s) -> float:
+    A, M = exact_terms(family, coupling, d, s, certify=False)
+    with mp.workdps(DPS):
+        if not (A > 0 and M > 0):
+            raise RFTheoryError(f"non-positive MSE at s = {s!r}")
+        return float(mp.log(M / A))
+
+
+@dataclass
+class Interpolant:
+    """``ℓ(s) = log(MSE_d/MSE_1)`` on ``[lo, hi]`` as a Chebyshev series, and what was checked.
+
+    Attributes
+    ----------
+    family, coupling : str
+    d : int
+    lo, hi : float
+        The interval of ``s``; pairs outside take the direct path.
+    coef : numpy.ndarray
+        Chebyshev coefficients in ``x = (2s − lo − hi)/(hi − lo)``.
+    error : float
+        Estimated ``sup |ℓ − p|`` (module docstring).
+    bound : float
+        Bound of the relative error of every pair's MSE, so of the sum.
+    validated : float
+        The largest ``|B − B_exact|/Q_exact`` found by the a posteriori check.
+    checked : int
+        Pairs in that check.
+    """
+
+    family: str
+    coupling: str
+    d: int
+    lo: float
+    hi: float
+    coef: np.ndarray = field(repr=False)
+    error: float = 0.0
+    bound: float = 0.0
+    validated: float = float("nan")
+    checked: int = 0
+
+    @property
+    def points(self) -> int:
+        """Chebyshev points used."""
+        return len(self.coef)
+
+    def inside(self, s: np.ndarray) -> np.ndarray:
+        """Which pairs the interpolant covers.
+
+        Parameters
+        ----------
+        s : numpy.ndarray
+            ``z`` or ``v`` per pair.
+
+        Returns
+        -------
+        numpy.ndarray of bool
+        """
+        return (s >= self.lo) & (s <= self.hi)
+
+    def ell(self, s: np.ndarray) -> np.ndarray:
+        """``p(s) ≈ log(MSE_d/MSE_1)``.
+
+        Parameters
+        ----------
+        s : numpy.ndarray
+            In ``[lo, hi]``.
+
+        Returns
+        -------
+        numpy.ndarray
+        """
+        x = (2 * s - (self.lo + self.hi)) / (self.hi - self.lo)
+        return C.chebval(np.clip(x, -1.0, 1.0), self.coef)
+
+    def B(self, s: np.ndarray, A: np.ndarray) -> np.ndarray:
+        """The pair term ``B = A(d e^ℓ − 1)/(d − 1)`` from the pairs' ``A = MSE_1``.
+
+        Parameters
+        ----------
+        s : numpy.ndarray
+            ``z`` or ``v`` per pair, in ``[lo, hi]``.
+        A : numpy.ndarray
+            ``MSE_1`` per pair (native kernel).
+
+        Returns
+        -------
+        numpy.ndarray
+        """
+        d = self.d
+        return A * ((d * np.expm1(self.ell(s)) + (d - 1)) / (d - 1))
+
+
+def _coefficients(vals: np.ndarray) -> np.ndarray:
+    """Chebyshev coefficients from values at ``cos(πk/n)``, ``k = 0..n`` (a DCT-I by FFT)."""
+    n = len(vals) - 1
+    c = np.fft.rfft(np.concatenate([vals, vals[n - 1:0:-1]])).real / n
+    c[0] /= 2
+    c[n] /= 2
+    return c
+
+
+def fit(f, lo: float, hi: float):
+    """Adaptive Chebyshev interpolation of ``f`` on ``[lo, hi]`` (doubling the points).
+
+    Parameters
+    ----------
+    f : callable
+        ``f(s) -> float`` at one point.
+    lo, hi : float
+        The interval, ``lo < hi``.
+
+    Returns
+    -------
+    coef : numpy.ndarray or None
+        Coefficients, or ``None`` when :data:`MAX_POINTS` do not resolve ``f``.
+    error : float
+        The error estimate of the module docstring (``inf`` when unresolved).
+    """
+    n, vals = MIN_POINTS - 1, None
+    while n + 1 <= MAX_POINTS:
+        s = (lo + hi) / 2 + (hi - lo) / 2 * np.cos(np.pi * np.arange(n + 1) / n)
+        new = np.empty(n + 1)
+        if vals is None:
+            new[:] = [f(t) for t in s]
+        else:
+            new[0::2] = vals
+            new[1::2] = [f(t) for t in s[1::2]]
+        vals = new
+        c = _coefficients(vals)
+        scale = max(1.0, float(np.max(np.abs(c))))
+        tail = np.abs(c[n - 7:])
+        if np.max(tail) <= TAIL * scale:
+            return c, 2 * float(np.sum(tail)) + 4 * _U * float(np.sum(np.abs(c)))
+        n *= 2
+    return None, math.inf
+
+
+def interval(family: str, X: np.ndarray, Y: np.ndarray, chunk: int = 1 << 18):
+    """The range of ``s`` over all pairs (from Gram matrices, widened), and the pairs at its ends.
+
+    Beyond :data:`GRAM_MAX` pairs, the a priori ``[0, max a + max b]`` (``lo > 0`` as below).
+
+    ``s² = a² + b² ∓ 2xᵀy`` in row chunks; the rounding of that formula is
+    covered by widening with ``4(d+2)u(max a² + max b²)``.  Pairs outside the
+    interval are evaluated directly, so the widening only matters for speed.
+
+    Parameters
+    ----------
+    family : {"rff", "psi", "prf"}
+    X, Y : numpy.ndarray
+        The rescaled sets.
+    chunk : int
+        Gram entries per chunk (about).
+
+    Returns
+    -------
+    lo, hi : float
+        ``lo > 0`` for rff and prf (their ratio is 0/0 at ``s = 0``).
+    ends : list of tuple
+        ``(i, j)`` of the smallest (positive) and largest ``s``.
+    """
+    a2, b2 = np.einsum("ij,ij->i", X, X), np.einsum("ij,ij->i", Y, Y)
+    top = float(a2.max() + b2.max())
+    if X.shape[0] * Y.shape[0] > GRAM_MAX:  # huge data (--pairs): the a priori range s ≤ a + b
+        hi = math.sqrt(a2.max()) + math.sqrt(b2.max())
+        return (0.0 if family == "psi" else hi * 1e-6), hi, [(int(np.argmax(a2)), int(np.argmax(b2)))]
+    tol = 4 * (X.shape[1] + 2) * _U * top
+    sign = 1.0 if family == "prf" else -1.0
+    big, small, at_big, at_small = -1.0, math.inf, (0, 0), (0, 0)
+    rows = max(1, chunk // max(1, Y.shape[0]))
+    for r0 in range(0, X.shape[0], rows):
+        s2 = a2[r0:r0 + rows, None] + b2[None, :] + sign * 2 * (X[r0:r0 + rows] @ Y.T)
+        k = int(np.argmax(s2))
+        if s2.flat[k] > big:
+            big, at_big = float(s2.flat[k]), (r0 + k // s2.shape[1], k % s2.shape[1])
+        pos = np.where(s2 > (tol if family != "psi" else -math.inf), s2, math.inf)
+        k = int(np.argmin(pos))
+        if pos.flat[k] < small:
+            small, at_small = float(pos.flat[k]), (r0 + k // s2.shape[1], k % s2.shape[1])
+    hi = min(math.sqrt(max(big, 0.0) + tol) * (1 + 1e-12), math.sqrt(a2.max()) + math.sqrt(b2.max()))
+    lo = math.sqrt(max(small - tol, 0.0)) if math.isfinite(small) else hi
+    if family != "psi":
+        lo = max(lo, hi * 1e-6)
+    return lo, hi, [at_small, at_big]
+
+
+def _check(ip: Interpolant, mech, X, Y, pairs):
+    """The a posteriori check at the given pairs, ``B`` from ``mech.terms``: largest ``|B − B_exact|/Q_exact``
+    and whether every pair is within ``10⁻¹²·Q + 16u·A``."""
+    I, J = (np.array(t, dtype=int) for t in zip(*pairs))
+    g = geometry(X, Y, I, J)
+    s = scalar(ip.family, g)
+    use = ip.inside(s) & (s > 0)
+    if not np.any(use):
+        return 0.0, True
+    g = {k: v[use] for k, v in g.items()}
+    s, d = s[use], ip.d
+    saved, mech.interp = mech.interp, ip
+    try:
+        _, B, _ = mech.terms(g, d, mech.native_kernel)
+    finally:
+        mech.interp = saved
+    worst, ok = 0.0, True
+    for k in range(len(s)):
+        ab = (g["a"][k], g["b"][k]) if ip.family == "prf" else (None, None)
+        Ae, Me = exact_terms(ip.family, ip.coupling, d, float(s[k]), *ab)
+        with mp.workdps(DPS):
+            Be, Q = (d * Me - Ae) / (d - 1), d * Me / (d - 1)
+            err = abs(mp.mpf(float(B[k])) - Be)
+            ok = ok and err <= VALIDATE * Q + 16 * _U * Ae
+            worst = max(worst, float(err / Q))
+    return worst, ok
+
+
+def build(mech, X: np.ndarray, Y: np.ndarray, seed: int = 0):
+    """The interpolant of a mechanism's pair term on a data set, or the reason it is not used.
+
+    Parameters
+    ----------
+    mech : rftheory.predict.mechanisms.Mechanism
+        An :func:`eligible` one.
+    X, Y : numpy.ndarray
+        The rescaled sets (``Y is X`` for one set).
+    seed : int
+        Seed of the checked pairs.
+
+    Returns
+    -------
+    Interpolant or None
+        ``None``: take the direct path.
+    info : dict
+        ``method`` (``"chebyshev"`` or ``"direct"``), ``reason``, and for the
+        interpolant ``points``, ``interval``, ``error``, ``bound``,
+        ``validated``, ``checked``.
+    """
+    d = X.shape[1]
+    fam, coup = mech.family, mech.coupling
+    info = {"method": "direct", "reason": ""}
+    try:
+        lo, hi, ends = interval(fam, X, Y)
+        if not hi > lo:
+            info["reason"] = "no spread of s to interpolate over"
+            return None, info
+        coef, err = fit(lambda t: _ell(fam, coup, d, float(t)), lo, hi)
+        if coef is None:
+            info["reason"] = f"not resolved by {MAX_POINTS} Chebyshev points"
+            return None, info
+        ip = Interpolant(fam, coup, d, lo, hi, coef, err)
+        R = float(np.max(np.exp(-ip.ell(np.linspace(lo, hi, 4097)))))
+        ip.bound = 1.01 * err + 4 * _U * (1 + R)
+        info.update(points=ip.points, interval=(lo, hi), error=err, bound=ip.bound)
+        if ip.bound > BOUND:
+            info["reason"] = f"estimated error bound {ip.bound:.2g} > {BOUND:g}"
+            return None, info
+        rng = np.random.default_rng([seed, 1729])
+        pairs = list(zip(rng.integers(0, X.shape[0], SAMPLE).tolist(), rng.integers(0, Y.shape[0], SAMPLE).tolist()))
+        pairs += ends
+        (ip.validated, ok), ip.checked = _check(ip, mech, X, Y, pairs), len(pairs)
+        info.update(validated=ip.validated, checked=ip.checked)
+        if not ok:
+            info["reason"] = f"a posteriori check: relative error {ip.validated:.2g} > {VALIDATE:g}"
+            return None, info
+    except (RFTheoryError, ArithmeticError, ValueError) as e:  # the direct path then reports its own error
+        info["reason"] = f"{type(e).__name__}: {e}"
+        return None, info
+    info["method"] = "chebyshev"
+    return ip, info
