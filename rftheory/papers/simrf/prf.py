@@ -112,6 +112,8 @@ def _prf_route_conformity(coupling, d, v):
 
 @functools.lru_cache(maxsize=1024)
 def _prf_route_conformity_cached(coupling, d, v, prec):
+    if v == 0:  # x + y = 0: every feature product is e^0 = 1 (the quadratures stall on a constant)
+        return mp.mpf(1)
     if coupling == "iid":
         return _conf_iid_quad({"v": v})
     if coupling == "simplex":
