@@ -252,8 +252,9 @@ def angle_series(d, cos_theta, x, even_only=False):
         return angle_quad_split(d, c, x)
     cost = series_cost(d, c, x)
     if cost > SERIES_COST_REFUSE:
-        raise RangeError(f"rho_theta: the double series would cost ~{cost:.1e} (> {SERIES_COST_REFUSE:.0e}) here "
-                         "(large |cos theta| v^2 at d > 200, or large |x| < 0); refused, not served in bounded time")
+        raise RangeError(f"the simplex/angle pair term at d={d}, x={mp.nstr(x, 4)} (x = v^2/2 for PRFs, -z^2/2 for "
+                         f"RFFs) would cost ~{cost:.1e} series terms (> {SERIES_COST_REFUSE:.0e}): refused, not served "
+                         "in bounded time (`rftheory show ID` lists the served region)")
     with mp.workdps(mp.mp.dps + angle_guard(c, x)):
         w = mp.mp.prec
         h = mp.mpf(d) / 2

@@ -60,6 +60,13 @@ COUPLING = Param("coupling", "choice", "coupling of the w_i (hd: no closed form,
 
 
 
+#: where the simplex RFF pair term is served (measured by bisection, 2026-11-24, dps 15)
+SIMPLEX_SERVED = ("Domain narrowed for coupling=simplex: the mpmath layer serves z up to about 10.4 (d = 2), "
+                  "12.3 (d = 3), 15.9 (d = 8), 21.1 (d = 64), 26.3 (d = 1000), 32.1 (d = 100000) and raises "
+                  "RangeError beyond, where the alternating double series (e^{2|x|}-cancelling, x = -z^2/2) would "
+                  "cost more than numerics.angle_family.SERIES_COST_REFUSE terms; the declared z <= 40 holds for "
+                  "the other couplings.")
+
 register(
     Result(
         id="simrf.prf_mse",
@@ -211,7 +218,8 @@ register(
         },
         mc_n={"quick": 20_000, "default": 100_000, "full": 400_000},
         notes=("coupling=simplex is beyond the papers (simrf.rff_simplex); hd has no closed form "
-               "(orf.sorf_bias_bound tabulates it by Monte Carlo).",),
+               "(orf.sorf_bias_bound tabulates it by Monte Carlo).",
+               SIMPLEX_SERVED),
     )
 )
 
@@ -298,8 +306,7 @@ register(
         rtol64=1e-11,
         notes=("Only cos^2(theta) enters; simplex is worse than orthogonal for RFFs at small and moderate z "
                "(MSE ratio 1.35 at d=64, m=64, z=0.5).",
-               "mpmath refuses (RangeError) where the alternating series (e^{2|x|}-cancelling, x = -z^2/2) would cost "
-               "more than numerics.angle_family.SERIES_COST_REFUSE (e.g. z >= ~15 at d = 2, z >= ~25 at d >= 50); the quadrature route is "
-               "n/a for z > 10 and for d > 200 with z^2/2 > 2 (cost).",),
+               SIMPLEX_SERVED,
+               "The quadrature route is n/a for z > 10 and for d > 200 with z^2/2 > 2 (cost).",),
     )
 )
