@@ -51,13 +51,12 @@ PAPERS: dict[str, Paper] = {
                  "Michael S. Ryoo, Jake Varley, Andy Zeng, Valerii Likhosherstov, Dmitry Kalashnikov, "
                  "Vikas Sindhwani, Adrian Weller", 2022, "Hybrid Random Features", "ICLR 2022",
                  "choromanski2022hybrid", "International Conference on Learning Representations (ICLR)"),
-    # the extraction has no author list or venue (papers/README.md: "Likhosherstov et al."); the six authors
-    # are those of the paper's arXiv record, the same group as its predecessor cited in the extraction
-    # (Likhosherstov, Choromanski, Dubey, Liu, Sarlos, Weller 2022, "Chefs' random tables")
+    # the extraction has no author list or venue (papers/README.md: "Likhosherstov et al."); the six authors,
+    # in this order, checked 2026-11-24 against the arXiv record 2302.00787 (v1, 1 Feb 2023)
     "002": Paper("Valerii Likhosherstov, Krzysztof Choromanski, Avinava Dubey, Frederick Liu, Tamas Sarlos, "
                  "Adrian Weller", 2023,
                  "FAVOR#: Sharp Attention Kernel Approximations via New Classes of Positive Random Features",
-                 "arXiv preprint", "likhosherstov2023favorsharp"),
+                 "arXiv preprint arXiv:2302.00787", "likhosherstov2023favorsharp"),
     "003": Paper("Felix X. Yu, Ananda Theertha Suresh, Krzysztof Choromanski, Daniel Holtmann-Rice, Sanjiv Kumar",
                  2016, "Orthogonal Random Features", "NeurIPS 2016", "yu2016orthogonal",
                  "Advances in Neural Information Processing Systems 29 (NeurIPS)"),
