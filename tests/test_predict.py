@@ -6,6 +6,8 @@ file (Bonferroni), so a correct implementation fails one with probability below 
 ``RFTHEORY_SEED`` (``tools/predict_seed_sweep.py`` sweeps 0-99).
 """
 
+import dataclasses
+import functools
 import json
 import math
 import subprocess
@@ -342,3 +344,29 @@ def test_cli_runs_as_a_module_without_traceback():
     r = subprocess.run([sys.executable, "-m", "rftheory", "predict", "sklearn:iris", "--mechanism", "psi:oops",
                         "--m", "4"], capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 2 and "Traceback" not in r.stderr and r.stderr.count("\n") == 1
+
+
+def test_dask_scheduler_gives_the_same_prediction_bit_for_bit(monkeypatch):
+    """Blocks on a real Dask LocalCluster (in-process) vs a local run: block sums are fsum-combined,
+    so every number must be identical, whatever order the blocks complete in."""
+    distributed = pytest.importorskip("dask.distributed")
+    from rftheory.predict import prediction as P
+
+    kw = dict(sigma="median", mechanisms="rff:iid,prf:orthogonal,sm++,gerf", m=[7, 30], target=0.2,
+              progress=False)
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((300, 6))
+    monkeypatch.setattr(P, "blocks", functools.partial(P.blocks, block=4000))  # ~12 blocks
+    local = predict(X, **kw)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster:
+        remote = predict(X, scheduler=cluster.scheduler_address, **kw)
+    assert [dataclasses.astuple(r) for r in remote.rows] == [dataclasses.astuple(r) for r in local.rows]
+    assert remote.targets == local.targets and remote.norm_K == local.norm_K
+
+
+def test_unreachable_scheduler_is_a_one_line_error():
+    pytest.importorskip("dask.distributed")
+    res = subprocess.run([sys.executable, "-m", "rftheory", "predict", "sklearn:wine", "--mechanism", "rff:iid",
+                          "--m", "8", "--scheduler", "tcp://127.0.0.1:1"], capture_output=True, text=True, timeout=120)
+    assert res.returncode == 2 and res.stderr.count("\n") == 1 and "scheduler" in res.stderr, res.stderr

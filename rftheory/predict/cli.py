@@ -58,7 +58,8 @@ def cmd_predict(args) -> int:
         raise ParameterError("seed", f"must be >= 0, got {args.seed}")
     p = predict(args.data, args.y, kernel=args.kernel, sigma=sigma, scale=scale, mechanisms=args.mechanism,
                 m=args.m, target=target, overflow=args.overflow, pairs=args.pairs, seed=args.seed,
-                standardize=True if args.standardize else None, progress=None, exact_pairs=args.exact_pairs)
+                standardize=True if args.standardize else None, progress=None, exact_pairs=args.exact_pairs,
+                scheduler=args.scheduler)
     fmt = "json" if args.json else args.format
     print(json_text(p) if fmt == "json" else as_text(p, fmt))
     if args.plot:
@@ -118,6 +119,9 @@ def add_parser(subparsers):
     p.add_argument("--seed", type=int, default=0, help="seed of --pairs and of bandwidth subsamples (default 0)")
     p.add_argument("--standardize", action="store_true",
                    help="standardize the columns of .npy/.csv data too (scikit-learn sets always are)")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="evaluate the blocks of pairs on the Dask cluster at ADDRESS (e.g. tcp://host:8786; needs "
+                   "dask.distributed); the result is the same as a local run, bit for bit")
     p.add_argument("--exact-pairs", action="store_true",
                    help="evaluate coupled rff/psi/prf pair terms at every pair, not from their checked interpolant")
     p.set_defaults(func=cmd_predict)

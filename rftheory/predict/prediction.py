@@ -181,9 +181,69 @@ def _sampled_blocks(n_x, n_y, N, seed, block=BLOCK):
         yield I[k:k + block], J[k:k + block], np.ones(min(block, N - k))
 
 
+def _block_sums(job, I, J, w) -> dict:
+    """Everything one block of pairs adds to a prediction (compensated block sums, worst ratio).
+
+    Parameters
+    ----------
+    job : tuple
+        ``(X, Y, mechanisms, ms, kernel, d, sampled, need_theta)``.
+    I, J : numpy.ndarray
+        Pair indices.
+    w : numpy.ndarray
+        Pair weights.
+
+    Returns
+    -------
+    dict
+        ``K2``, ``n``, per mechanism ``(Σ wA, Σ wB or None, fallbacks)`` and per
+        ``(mechanism, m)`` ``(Σ w·MSE, Σ MSE², worst √MSE/K, its (i, j))``.
+    """
+    X, Y, mechs, ms, kernel, d, sampled, need_theta = job
+    g = geometry(X, Y, I, J, need_theta)
+    g["I"], g["J"] = I, J
+    K = kernel_values(g, kernel)
+    out = {"K2": math.fsum(w * K * K), "n": len(I),
+           "mech": {}, "acc": {}}
+    for mech in mechs:
+        A, B, nfb = mech.terms(g, d, kernel)
+        out["mech"][mech.name] = (math.fsum(w * A), None if B is None else math.fsum(w * B), nfb)
+        for k in ms:
+            mse = A / k if B is None else A / k + (coupled_pairs(k, d) / k**2) * B
+            with np.errstate(divide="ignore", invalid="ignore"):
+                ratio = np.where(mse > 0, np.sqrt(np.maximum(mse, 0.0)) / K, 0.0)
+            j = int(np.argmax(ratio))
+            out["acc"][(mech.name, k)] = (math.fsum(w * mse), math.fsum(mse * mse) if sampled else 0.0,
+                                          float(ratio[j]), (int(I[j]), int(J[j])))
+    return out
+
+
+def _run_blocks(job, blocks_it, scheduler):
+    """Block results, computed here or on the Dask cluster at ``scheduler`` (as they complete)."""
+    if not scheduler:
+        for I, J, w in blocks_it:
+            yield _block_sums(job, I, J, w)
+        return
+    try:
+        from dask.distributed import Client, as_completed
+    except ImportError as exc:  # pragma: no cover - dask is optional
+        raise ParameterError("scheduler", "needs dask.distributed: pip install 'dask[distributed]'") from exc
+    try:
+        client = Client(scheduler, timeout=10)
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise ParameterError("scheduler", f"cannot reach a Dask scheduler at {scheduler!r} ({exc})") from exc
+    try:
+        shared = client.scatter(job, broadcast=True)  # the data and fitted mechanisms, sent once
+        futures = [client.submit(_block_sums, shared, I, J, w, pure=False) for I, J, w in blocks_it]
+        for f in as_completed(futures):
+            yield f.result()
+    finally:
+        client.close()
+
+
 def predict(X, Y=None, *, kernel="gaussian", sigma="median", scale=None, mechanisms="rff:iid", m=(16,),
             target=None, overflow=None, pairs=None, seed=0, standardize=None, progress=None,
-            exact_pairs=False) -> Prediction:
+            exact_pairs=False, scheduler=None) -> Prediction:
     """Predict ``E‖K̂ − K‖_F²`` of random-feature Gram matrices on a data set.
 
     .. math:: \\mathbb E\\|\\hat K-K\\|_F^2 = \\sum_{i,j}\\Big[\\frac{A_{ij}}m+\\frac{P(m)}{m^2}B_{ij}\\Big],
@@ -222,6 +282,12 @@ def predict(X, Y=None, *, kernel="gaussian", sigma="median", scale=None, mechani
         it comes from a Chebyshev interpolant in ``z`` (``v`` for prf), checked
         a posteriori and with an error bound ≤ 1e-11 relative
         (:mod:`rftheory.predict.interp`; :attr:`Prediction.interpolation`).
+    scheduler : str, optional
+        Address of a Dask distributed scheduler (``tcp://host:8786``): the
+        blocks of pairs are evaluated on its workers (the data and fitted
+        mechanisms are sent once).  Block sums are compensated and combined
+        with ``math.fsum``, so the result is the same as a local run, bit for
+        bit.
 
     Returns
     -------
@@ -230,7 +296,8 @@ def predict(X, Y=None, *, kernel="gaussian", sigma="median", scale=None, mechani
     Raises
     ------
     ParameterError
-        Bad data, kernel, bandwidth, scale, mechanism, ``m``, target, format, pairs or ``exact_pairs``.
+        Bad data, kernel, bandwidth, scale, mechanism, ``m``, target, format, pairs,
+        ``exact_pairs`` or an unreachable ``scheduler``.
     RangeError
         Values beyond the float64 range.
 
@@ -288,34 +355,24 @@ def predict(X, Y=None, *, kernel="gaussian", sigma="median", scale=None, mechani
     acc = {(mm.name, k): {"s": [], "s2": [], "worst": -1.0, "at": (0, 0)} for mm in mechs for k in ms}
     sums = {mm.name: ([], []) for mm in mechs}
     fb = {mm.name: 0 for mm in mechs}
-    K2, K4 = [], []
-    Pm = {k: coupled_pairs(k, d) for k in ms}
+    K2 = []
+    job = (prep.X, prep.Y, mechs, ms, kernel, d, bool(pairs), need_theta)
     try:
-        for I, J, w in it:
-            g = geometry(prep.X, prep.Y, I, J, need_theta)
-            g["I"], g["J"] = I, J
-            K = kernel_values(g, kernel)
-            K2.append(math.fsum(w * K * K))
-            if pairs:
-                K4.append(math.fsum(K ** 4))
-            for mech in mechs:
-                A, B, nfb = mech.terms(g, d, kernel)
-                fb[mech.name] += nfb
-                sums[mech.name][0].append(math.fsum(w * A))
-                if B is not None:
-                    sums[mech.name][1].append(math.fsum(w * B))
-                for k in ms:
-                    mse = A / k if B is None else A / k + (Pm[k] / k**2) * B
-                    a = acc[(mech.name, k)]
-                    a["s"].append(math.fsum(w * mse))
-                    if pairs:
-                        a["s2"].append(math.fsum(mse * mse))
-                    with np.errstate(divide="ignore", invalid="ignore"):
-                        ratio = np.where(mse > 0, np.sqrt(np.maximum(mse, 0.0)) / K, 0.0)
-                    j = int(np.argmax(ratio))
-                    if ratio[j] > a["worst"]:
-                        a["worst"], a["at"] = float(ratio[j]), (int(I[j]), int(J[j]))
-                bar.step(len(I))
+        for part in _run_blocks(job, it, scheduler):
+            K2.append(part["K2"])
+            for name, (sa, sb, nfb) in part["mech"].items():
+                sums[name][0].append(sa)
+                if sb is not None:
+                    sums[name][1].append(sb)
+                fb[name] += nfb
+            for key, (s1, s2, worst, at) in part["acc"].items():
+                a = acc[key]
+                a["s"].append(s1)
+                a["s2"].append(s2)
+                # the largest ratio, ties to the smallest (i, j): the same for any order of blocks
+                if worst > a["worst"] or (worst == a["worst"] and at < a["at"]):
+                    a["worst"], a["at"] = worst, at
+            bar.step(part["n"])
     finally:
         bar.close()
     scale_up = (n_x * n_y / pairs) if pairs else 1.0
