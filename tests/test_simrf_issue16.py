@@ -114,3 +114,37 @@ def test_out_of_domain_is_one_line_error(capsys):
 def test_plus_seed_domain():
     p = {q.name: q for q in rftheory.get("simrf.plus").params}["seed"]
     assert p.low == 0 and p.high == 2**32 - 1
+
+
+# -- domain sweep of 2026-11-24: points that took minutes (the sweep's limit is 60 s a point)
+
+def test_prf_gap_route_at_v0_is_immediate():
+    """The PRF route conformity at v = 0 is 1 by definition (e^{w.0} = 1); the simplex quadrature
+    stalled there for more than 300 s at d = 657.  MSE_iid − MSE_simplex = 0 exactly."""
+    import time
+
+    from rftheory.verify import domain_checks
+
+    r = rftheory.get("simrf.prf_gap")
+    t = time.monotonic()
+    out = domain_checks(r, 1, None, points=[dict(d=657, m=93, v=0, coupling="simplex")])
+    assert time.monotonic() - t < 30
+    route = [o for o in out if o.check == "domain:route:mse-difference"]
+    assert route and route[0].passed and route[0].metric.startswith("digits=")
+
+
+def test_orthogonal_pair_route_has_a_cost_budget():
+    """The printed series at (d, z) = (19, 17.6) took 67 s per evaluation (246 s a domain point): it is
+    n/a there now, and the route check reports so instead of hanging."""
+    from rftheory.errors import LayerUnavailableError
+    from rftheory.numerics.rff_routes import pair_term_route
+
+    with pytest.raises(LayerUnavailableError, match="cost"):
+        pair_term_route("orthogonal", 19, Fraction(17.63546475552502))
+    assert pair_term_route("orthogonal", 19, Fraction(3)) == pytest.approx(float(mp.hyp1f1(19, 9.5, -4.5)), rel=1e-14)
+
+
+def test_simplex_refusal_names_the_point(capsys):
+    assert cli.main(["eval", "simrf.rff_simplex", "-p", "d=2", "-p", "z=20"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "d=2" in err and "rftheory show" in err
