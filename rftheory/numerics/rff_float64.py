@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special as sc
 
-from ..errors import RangeError
+from ..errors import PrecisionError, RangeError
 
 __all__ = ["EPS", "TOL", "pick", "checked", "hyp1f1_d_half_neg", "orth_pair_f64", "simplex_pair_quad_f64", "gap_f64"]
 
@@ -155,7 +155,10 @@ def hyp1f1_d_half_neg(d, x):
     # where the series cancels: the certified mpmath value, rounded once (error <= u + 1e-17)
     slow = ~(err <= TOL * np.abs(val)) & (x <= _CERTIFY_X_MAX)
     for i in zip(*np.nonzero(slow)) if slow.ndim else ([()] if slow else []):
-        v, dv = _hyp1f1_certified(int(d[i]), float(x[i]))
+        try:
+            v, dv = _hyp1f1_certified(int(d[i]), float(x[i]))
+        except (ValueError, ArithmeticError, PrecisionError):  # mpmath gave up (values ~1e-700): refuse
+            continue
         if abs(v) > 1e-290:  # rounding of v, and of x itself (x·|τ'(x)|·u)
             val[i], err[i] = v, 2 * u * (abs(v) + x[i] * dv)
     return val, err
