@@ -10,11 +10,11 @@ checks that failed most often (with their geometry); ``--out`` keeps one JSON
 record per audit.  Exit status 1 when a known-bad fixture passed or a good one
 failed for some seed.
 
-Last run (2026-11-24, ``--seeds 100 --workers 2``, d = m = 16, default n = 2000,
-2166 s on a shared 2-core machine): every one of the 8 known-bad fixtures
-failed for all 100 seeds (weakest: student_t_per_coordinate, smallest largest
-|z| over seeds 10.8 against the bound 5.91); every one of the 6 good and
-equivalent fixtures passed for all 100 seeds.
+Last run (2026-11-24, after the audits moved to the skew-corrected mean test with one-sided MSE
+rows; ``--seeds 100 --workers 2``, d = m = 16, default n = 2000, 895 s on a shared 2-core machine):
+every one of the 8 known-bad fixtures failed for all 100 seeds (weakest: student_t_per_coordinate,
+smallest largest |z| over seeds 12.6 against its bound); every one of the 6 good and equivalent
+fixtures passed for all 100 seeds.
 """
 
 import argparse
