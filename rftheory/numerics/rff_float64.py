@@ -78,7 +78,7 @@ def checked(val, abserr, what, tol=TOL):
     return val
 
 
-def hyp1f1_d_half_neg(d, x):
+def hyp1f1_d_half_neg(d, x, tol=TOL):
     r"""``₁F₁(d; d/2; −x)`` for ``x ≥ 0`` in float64 with a rigorous error bound.
 
     Kummer's transformation and the series of the result,
@@ -89,15 +89,16 @@ def hyp1f1_d_half_neg(d, x):
     (a polynomial for even ``d``).  Every ``|t_k| ≤ x^k/k!`` (each factor
     ``|k−b|/(k+b) ≤ 1``), so the tail after ``K`` terms is below
     ``x^{K+1}/(K+1)!/(1 − x/(K+2))``.  Round-off (``u = ε/2``, first order,
-    doubled for the higher orders): ``t_k`` carries ``≤ 4k`` roundings, the
-    rounding of ``x`` itself ``k`` more, the recursive sum ``K``, and
-    ``e^{−x}`` costs ``(x + 2)u`` relative, so
+    doubled for the higher orders): ``t_k`` carries ``≤ 4k`` roundings and
+    the rounding of ``x`` itself ``k`` more; each addition ``S_k = S_{k−1} + t_k``
+    errs by at most ``min(u|S_k|, |t_k|)`` (the float ``S_{k−1}`` is itself within
+    ``|t_k|`` of the sum); ``e^{−x}`` costs ``(x + 2)u`` relative, so
 
-    .. math:: |\Delta| \le 2u\Big[e^{-x}\sum_k |t_k|(5k + K + 2) + (x+2)|{}_1F_1|\Big]
-       + e^{-x}\,\mathrm{tail}.
+    .. math:: |\Delta| \le 2\Big[e^{-x}\sum_k \big(\min(u|S_k|, |t_k|) + 5ku|t_k|\big)
+       + (x+2)u|{}_1F_1|\Big] + e^{-x}\,\mathrm{tail}.
 
     Where the series cancels (``Σ|t_k| ≫ |S|``: moderate ``x`` at large ``d``,
-    or near a zero) and the bound exceeds ``TOL/100``, the element is
+    or near a zero) and the bound exceeds ``tol`` relative, the element is
     evaluated by mpmath to 17 certified digits (:func:`rftheory.precision.certified`)
     and rounded once: slower, never wrong.  scipy's
     ``hyp1f1`` is not used: its two forms (direct and Kummer) were found to
@@ -108,6 +109,10 @@ def hyp1f1_d_half_neg(d, x):
     ----------
     d, x : array_like
         Dimension and ``x ≥ 0`` (broadcast).
+    tol : float, optional
+        Relative error bound above which an element is recomputed by mpmath
+        (default :data:`TOL`; a caller that integrates or differences the
+        values asks for less).
 
     Returns
     -------
@@ -134,7 +139,7 @@ def hyp1f1_d_half_neg(d, x):
     K = int(np.max(Kp, initial=1))
     t = np.ones(d.shape)
     S = np.ones(d.shape)
-    A = np.ones(d.shape)  # Σ|t_k|
+    E = np.zeros(d.shape)  # Σ_k min(u|S_k|, |t_k|): rounding of the sum (fl(a+b) is within |b| of a+b too)
     W = np.zeros(d.shape)  # Σ k|t_k|
     with np.errstate(all="ignore"):
         for k in range(K):
@@ -142,20 +147,18 @@ def hyp1f1_d_half_neg(d, x):
             t = np.where(live, t * ((k - b) * x) / ((k + b) * (k + 1)), 0.0)
             S = S + t
             at = np.abs(t)
-            A = A + at
+            E = E + np.minimum(u * np.abs(S), at)
             W = W + (k + 1) * at
         lt = (Kp + 1) * np.log(np.where(x > 0, x, 1.0)) - sc.gammaln(Kp + 2.0)
         tail = np.exp(lt) / np.maximum(1 - x / (Kp + 2), 1e-300)
         tail = np.where((x == 0) | (even & (Kp > b)), 0.0, tail)
         ex = np.exp(-x)
         val = ex * S
-        err = 2 * u * (ex * (5 * W + (Kp + 2) * A) + (x + 2) * np.abs(val)) + ex * tail
+        err = 2 * (ex * (E + 5 * u * W) + (x + 2) * u * np.abs(val)) + ex * tail
         bad = ~(np.isfinite(err) & np.isfinite(val) & (np.abs(val) > 1e-290))
         val, err = np.where(bad, np.nan, val), np.where(bad, np.inf, err)
     # where the series cancels: the certified mpmath value, rounded once (error <= u + 1e-17)
-    # 100x tighter than TOL: callers integrate or difference these values (the simplex quadrature
-    # sums 200 of them against a cancelling result), so each must be well inside the final TOL
-    slow = ~(err <= 1e-2 * TOL * np.abs(val)) & (x <= _CERTIFY_X_MAX)
+    slow = ~(err <= tol * np.abs(val)) & (x <= _CERTIFY_X_MAX)
     for i in zip(*np.nonzero(slow)) if slow.ndim else ([()] if slow else []):
         try:
             v, dv = _hyp1f1_certified(int(d[i]), float(x[i]))
@@ -274,8 +277,9 @@ def _simplex_quad_rule(d, z, rule, L):
     c = (-1.0 / (d - 1))[..., None]
     s = np.cos(t)  # = sin φ
     x = (z * z / 2)[..., None]
-    f1, e1 = hyp1f1_d_half_neg(d[..., None], x * (1 + s * c))
-    f2, e2 = hyp1f1_d_half_neg(d[..., None], x * (1 - s * c))
+    # TOL/100 per node: 200 nodes are summed against a cancelling result that must stay within TOL
+    f1, e1 = hyp1f1_d_half_neg(d[..., None], x * (1 + s * c), TOL / 100)
+    f2, e2 = hyp1f1_d_half_neg(d[..., None], x * (1 - s * c), TOL / 100)
     lw = (d[..., None] - 1) * np.log(s) + np.log(tw * T / 2)
     w = np.exp(lw - sc.logsumexp(lw, axis=-1, keepdims=True))  # Σ w = 1
     g = w * (f1 + f2) / 2

@@ -12,7 +12,8 @@ _MECH_HELP = (
     "sutherland.var_psi[_coupled]), prf:iid|orthogonal|simplex (positive features; simrf.prf_mse), "
     "sm++ or sm++:orthogonal (e^{+-w.x}: 2m features; hrf.mse_positive), hybrid:angular:N (N lambda "
     "features; hrf.angular_hybrid_mse), gerf|saderf|aderf|sderf (FAVOR#, iid, closed-form optimum fitted on "
-    "the data; derf.*). Coupled vectors come in blocks of d. Simplex pair terms are slow (~1e3 pairs/s).")
+    "the data; derf.*). Coupled vectors come in blocks of d; their pair term is interpolated in z (v for "
+    "prf) and checked against exact values (--exact-pairs: every pair directly, slow for simplex).")
 
 
 def cmd_predict(args) -> int:
@@ -121,7 +122,8 @@ def add_parser(subparsers):
                    help="standardize the columns of .npy/.csv data too (scikit-learn sets always are)")
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="evaluate the blocks of pairs on the Dask cluster at ADDRESS (e.g. tcp://host:8786; needs "
-                   "dask.distributed); the result is the same as a local run, bit for bit")
+                   "dask.distributed; one thread per worker); the same numbers as a local run on the same "
+                   "libraries")
     p.add_argument("--exact-pairs", action="store_true",
                    help="evaluate coupled rff/psi/prf pair terms at every pair, not from their checked interpolant")
     p.set_defaults(func=cmd_predict)

@@ -13,6 +13,7 @@ error) instead.
 
 from __future__ import annotations
 
+import itertools
 import math
 import sys
 import time
@@ -181,6 +182,10 @@ def _sampled_blocks(n_x, n_y, N, seed, block=BLOCK):
         yield I[k:k + block], J[k:k + block], np.ones(min(block, N - k))
 
 
+#: blocks of pairs submitted to a Dask cluster at a time
+IN_FLIGHT = 64
+
+
 def _block_sums(job, I, J, w) -> dict:
     """Everything one block of pairs adds to a prediction (compensated block sums, worst ratio).
 
@@ -234,9 +239,14 @@ def _run_blocks(job, blocks_it, scheduler):
         raise ParameterError("scheduler", f"cannot reach a Dask scheduler at {scheduler!r} ({exc})") from exc
     try:
         shared = client.scatter(job, broadcast=True)  # the data and fitted mechanisms, sent once
-        futures = [client.submit(_block_sums, shared, I, J, w, pure=False) for I, J, w in blocks_it]
-        for f in as_completed(futures):
+        it = iter(blocks_it)
+        # at most IN_FLIGHT blocks of pair indices exist at a time (memory stays bounded at 10^8+ pairs)
+        pending = as_completed([client.submit(_block_sums, shared, I, J, w, pure=False)
+                                for I, J, w in itertools.islice(it, IN_FLIGHT)])
+        for f in pending:
             yield f.result()
+            for I, J, w in itertools.islice(it, 1):
+                pending.add(client.submit(_block_sums, shared, I, J, w, pure=False))
     finally:
         client.close()
 
@@ -285,9 +295,14 @@ def predict(X, Y=None, *, kernel="gaussian", sigma="median", scale=None, mechani
     scheduler : str, optional
         Address of a Dask distributed scheduler (``tcp://host:8786``): the
         blocks of pairs are evaluated on its workers (the data and fitted
-        mechanisms are sent once).  Block sums are compensated and combined
-        with ``math.fsum``, so the result is the same as a local run, bit for
-        bit.
+        mechanisms are sent once; at most :data:`IN_FLIGHT` blocks are
+        pending).  Block sums are compensated and combined with ``math.fsum``
+        and ties of the worst pair go to the smallest ``(i, j)``, so the result
+        does not depend on the order in which blocks complete: on workers with
+        the same numerical libraries as the client it equals a local run bit
+        for bit.  Workers should run one thread each
+        (``threads_per_worker=1``): mpmath's precision, used where a pair
+        falls back to exact evaluation, is process-global.
 
     Returns
     -------
