@@ -148,7 +148,7 @@ def weighted_objective(U, r, v):
     s = np.sum((W[i] + W[j]) ** 2, axis=1)
     q, dq = _hyp0f1_m1(b, s * v * v / 4)  # F - 1 = y q, dF/dy = dq
     w = 2.0 / (d * (d - 1))
-    val = w * (2 * d / (v * v)) * float(np.sum(s * v * v / 4 * q))
+    val = w * (d / 2) * float(np.sum(s * q))  # (2d/v²)(F − 1) = (2d/v²)(v²s/4) q, without dividing by v²
     # d/ds of (2d/v²)(F − 1) = (2d/v²)(v²/4) dq = (d/2) dq;  ds/dû_i = 2 r_i (w_i + w_j)
     gs = w * (d / 2) * dq
     GW = np.zeros((d, d))
