@@ -32,6 +32,7 @@ from ...errors import ParameterError
 from ...montecarlo import pair_mean
 from ...numerics.angle_family import angle_quad, angle_series
 from ...numerics.pair_chebyshev import ESTIMATORS, pair_term, pair_x
+from ...params import mpf
 from ...sampling.samplers import chi_norms, haar, simplex_matrix
 
 __all__ = ["Block", "BLOCKS", "block_value", "block_value_quad", "block_replicates", "block_objective",
@@ -209,7 +210,7 @@ def block_value(block, estimator, a, quadrature=False):
         The directions.
     estimator : {"prf", "rff"}
         Positive or trigonometric features.
-    a : mpmath.mpf
+    a : mpmath.mpf or Fraction
         ``v`` or ``z``.
     quadrature : bool, optional
         Each pair by the φ-quadrature of Eq. 21 instead (the independent route,
@@ -222,7 +223,7 @@ def block_value(block, estimator, a, quadrature=False):
     """
     if estimator not in ESTIMATORS:
         raise ParameterError("estimator", f"unknown value {estimator!r}; expected one of {', '.join(ESTIMATORS)}")
-    x = pair_x(estimator, mp.mpf(a))
+    x = pair_x(estimator, mpf(a) if isinstance(a, (Fraction, int)) else mp.mpf(a))
     cs = block.cosines_mp()
     if quadrature:
         one = (lambda c: angle_quad(block.d, c, x)) if estimator == "prf" else \
