@@ -113,17 +113,35 @@ class Block:
 
     @property
     def d(self):
-        """The dimension."""
+        """The dimension.
+
+        Returns
+        -------
+        int
+            ``d`` (the length of each direction).
+        """
         return self.rows.shape[1]
 
     def gram(self):
-        """The Gram matrix ``U Uᵀ`` (float64)."""
+        """The Gram matrix of the directions.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``U Uᵀ`` (float64, shape ``(n, n)``).
+        """
         return self.rows @ self.rows.T
 
     def cosines_mp(self):
         """The pairwise cosines ``c_ij`` (``i < j``) at the working precision:
         :attr:`cosine` for an equiangular block, else the float rows taken as
-        exact binary numbers, normalised in mpmath."""
+        exact binary numbers, normalised in mpmath.
+
+        Returns
+        -------
+        list of mpmath.mpf
+            ``n(n−1)/2`` cosines, row-major over ``i < j``.
+        """
         n = self.rows.shape[0]
         if self.cosine is not None:
             c = mp.mpf(self.cosine.numerator) / self.cosine.denominator
@@ -328,7 +346,18 @@ def block_objective(U, f):
 
 
 def check_estimator(estimator):
-    """``estimator`` if it is ``"prf"`` or ``"rff"``, else :class:`ParameterError`."""
+    """Validate an estimator name.
+
+    Parameters
+    ----------
+    estimator : str
+        ``"prf"`` or ``"rff"``.
+
+    Returns
+    -------
+    str
+        ``estimator``; any other value raises :class:`~rftheory.errors.ParameterError`.
+    """
     if estimator not in ESTIMATORS:
         raise ParameterError("estimator", f"unknown value {estimator!r}; expected one of {', '.join(ESTIMATORS)}")
     return estimator
