@@ -178,7 +178,8 @@ class PairTerm:
         Chebyshev coefficients of ``f'``.
     err : float
         Bound on ``|f̂(c) − f(c)|`` on ``[−1, 1]``: rounding of the coefficients
-        and Clenshaw's error, ``(2n + 2)·eps·Σ|a_n|`` (``n`` the length).
+        and Clenshaw's error, ``(2n + 2)·eps·Σ|a_n|`` (``n`` the length), plus
+        the dropped Chebyshev tail (below ``1e-18·Σ|a_n|``).
     derr : float
         The same for ``f'`` (with ``Σ|a'_n|``).
     """
@@ -191,12 +192,21 @@ class PairTerm:
         with mp.workdps(30 + guard):
             x = pair_x(estimator, mp.mpf(self.a.numerator) / self.a.denominator)
             cheb = chebyshev_coefficients(power_coefficients(d, x, even_only=estimator == "rff"))
-            self.coef = np.array([float(t) for t in cheb])
+            full = np.array([float(t) for t in cheb])
+        # drop the Chebyshev tail below 1e-18 of Σ|a_n| (|T_n| <= 1: it changes no float64 value)
+        mags = np.abs(full)
+        tail = np.cumsum(mags[::-1])[::-1]
+        keep = int(np.argmax(tail < 1e-18 * mags.sum())) if np.any(tail < 1e-18 * mags.sum()) else full.size
+        self.coef = full[: max(keep, 1)]
+        dropped = float(tail[keep]) if keep < full.size else 0.0
         self.dcoef = np.polynomial.chebyshev.chebder(self.coef) if self.coef.size > 1 else np.zeros(1)
         eps = np.finfo(float).eps
-        self.err = float((2 * self.coef.size + 2) * eps * np.abs(self.coef).sum())
-        self.derr = float((2 * self.dcoef.size + 2) * eps * np.abs(self.dcoef).sum()
-                          + self.coef.size**2 * eps * np.abs(self.coef).sum())
+        n = self.coef.size
+        self.err = float((2 * n + 2) * eps * np.abs(self.coef).sum() + dropped)
+        # |T_n'| <= n² on [-1, 1]: the dropped tail moves f' by at most Σ n² |a_n| over it
+        dtail = float(np.sum(np.arange(full.size)[keep:] ** 2 * mags[keep:])) if keep < full.size else 0.0
+        self.derr = float((2 * self.dcoef.size + 2) * eps * np.abs(self.dcoef).sum() + n**2 * eps * np.abs(self.coef).sum()
+                          + dtail)
 
     def __call__(self, c):
         """``f(c)`` (float64, vectorized; within :attr:`err` of the exact value).
