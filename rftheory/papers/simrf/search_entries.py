@@ -277,6 +277,10 @@ register(
 # --------------------------------------------------------------------------
 # the optimal RFF angle c* (beyond the papers)
 
+#: the series-derivative route of simrf.rff_optimal_angle differentiates the Eq. 24 series numerically: z <= this
+ROUTE_Z_MAX = Fraction(9, 2)
+
+
 def _angle_mp(p, route=False):
     from ...numerics.angle_family import angle_series
     from ...numerics.pair_chebyshev import power_coefficients
@@ -289,6 +293,8 @@ def _angle_mp(p, route=False):
     zz = mpf(z)
     x = -zz * zz / 2
     with mp.workdps(mp.mp.dps + int(2 * zz * zz) + 10):
+        if route and zz > ROUTE_Z_MAX:
+            raise LayerUnavailableError(f"series-derivative route served for z <= {ROUTE_Z_MAX} (cost: ~20 s at z = 6)")
         if route:  # an independent route: the root of a numerical derivative of the Eq. 24 double series
             g = lambda c: mp.diff(lambda t: angle_series(d, t, x, even_only=True), c)
         else:
@@ -312,6 +318,6 @@ register(
         status="beyond",
         notes=("0 (orthogonal blocks optimal) exactly for z <= z0(d), the first zero of 1F1(d+2; d/2+2; -z^2/2); "
                "the minimising branch is chosen by a 20001-point scan of the float64 pair term, then refined as a "
-               "root of tau'(c) at the working precision.", DOMAIN_NOTE),
+               "root of tau'(c) at the working precision. The series-derivative route is n/a for z > 4.5 (cost).", DOMAIN_NOTE),
     )
 )
