@@ -293,7 +293,7 @@ def _angle_mp(p, route=False):
     zz = mpf(z)
     x = -zz * zz / 2
     with mp.workdps(mp.mp.dps + int(2 * zz * zz) + 10):
-        if route and zz > ROUTE_Z_MAX:
+        if route and z > ROUTE_Z_MAX:
             raise LayerUnavailableError(f"series-derivative route served for z <= {ROUTE_Z_MAX} (cost: ~20 s at z = 6)")
         if route:  # an independent route: the root of a numerical derivative of the Eq. 24 double series
             g = lambda c: mp.diff(lambda t: angle_series(d, t, x, even_only=True), c)
