@@ -26,6 +26,9 @@ __all__ = ["estimate", "order", "CUSTOM_SECONDS", "DOMAIN_POINT_SECONDS"]
 #: one audit of a sampler (rftheory.sampler_audits; d = 8, m = 12, n = 2000)
 SAMPLER_AUDIT_SECONDS = 4.0
 
+#: one predict-versus-Monte-Carlo check on a data set (rftheory.predict.checks; default mode)
+PREDICT_SECONDS = {"wine": 0.6, "breast_cancer": 1.0, "digits": 3.0}
+
 #: wall seconds of each result's custom task (``Result.checks``) in quick and default
 #: mode, measured with ``tools/task_costs.py`` (2026-11-24, serially, on a shared and
 #: loaded 2-core machine: only the ratios matter); results not listed take well under
@@ -76,6 +79,8 @@ def estimate(task) -> float:
     """
     if task.kind == "sampler":
         return SAMPLER_AUDIT_SECONDS
+    if task.kind == "predict":
+        return PREDICT_SECONDS.get(task.point.get("dataset"), 1.0) * {"quick": 0.5, "default": 1.0}.get(task.mode, 5.0)
     if task.kind == "custom":
         quick, default = CUSTOM_SECONDS.get(task.result, (0.2, 0.5))
         return {"quick": quick, "default": default}.get(task.mode, 4 * default)

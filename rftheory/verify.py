@@ -84,7 +84,7 @@ class Task:
         Unique name; also seeds the task's generator (:func:`rftheory.montecarlo.spawn`).
     result : str
         Result ID.
-    kind : {"exact", "mc", "domain", "custom"}
+    kind : {"exact", "mc", "domain", "custom", "sampler", "predict"}
         Which checks :meth:`run` performs.
     point : dict
         The grid point (empty for domain and custom tasks).
@@ -96,7 +96,7 @@ class Task:
 
     key: str
     result: str
-    kind: str  # "exact", "mc", "domain" or "custom"
+    kind: str  # "exact", "mc", "domain", "custom", "sampler" or "predict"
     point: dict = field(default_factory=dict)
     mode: str = "quick"
     zmax: float = math.inf
@@ -122,6 +122,8 @@ class Task:
             from .sampler_audits import run as audit_run
 
             return audit_run(self.point["coupling"], spawn(seed, self.key), self.zmax)
+        if self.kind == "predict":
+            return predict_check(self, seed)
         r = get(self.result)
         if self.kind == "exact":
             return exact_checks(r, self.point)
@@ -468,11 +470,36 @@ def custom_checks(r: Result, mode: str, seed: int, zmax: float) -> list[Outcome]
     return out
 
 
+def predict_check(task: Task, seed: int) -> list[Outcome]:
+    """Judge one ``predict`` check on real data (:mod:`rftheory.predict.checks`).
+
+    Parameters
+    ----------
+    task : Task
+        Of kind ``"predict"``; ``point`` holds ``dataset`` and ``mechanism``.
+    seed : int
+        The run's seed (the check's generator is ``spawn(seed, task.key)``).
+
+    Returns
+    -------
+    list of Outcome
+        One verdict (a crash is a failed outcome naming the exception).
+    """
+    from .predict.checks import check
+
+    ds, mech = task.point["dataset"], task.point["mechanism"]
+    try:
+        return [judge(check(ds, mech, task.mode, spawn(seed, task.key)), task.zmax)]
+    except Exception as exc:
+        return [Outcome(task.result, mech, "mc: E|K^-K|_F^2", "", passed=False, detail=f"{type(exc).__name__}: {exc}")]
+
+
 def plan(mode: str = "quick", only: str = "", mc: bool = True) -> list[Task]:
     """The list of verification tasks for ``mode``, results starting with ``only``.
 
     Exact, custom and domain tasks come first, Monte Carlo tasks last (with
-    the audits of rftheory's own samplers, :mod:`rftheory.sampler_audits`);
+    the audits of rftheory's own samplers, :mod:`rftheory.sampler_audits`,
+    and ``predict`` against Monte Carlo on real data, :mod:`rftheory.predict.checks`);
     every z-test of the run (``mc`` tasks, the ``checks_z`` declared by custom
     checks and the audits' tests, ``k`` in all) gets the Bonferroni bound
     ``z_threshold(ALPHA, k)``.
@@ -531,6 +558,11 @@ def plan(mode: str = "quick", only: str = "", mc: bool = True) -> list[Task]:
             t = Task(f"sampling.{c}|sampler", f"sampling.{c}", "sampler", {"coupling": c}, mode)
             mc_tasks.append(t)
             z_families.append((t, sampler_audits.z_tests() - 1))  # the task itself counts once below
+        from .predict import checks as predict_checks
+
+        for ds, mech in predict_checks.cases(mode, only):
+            mc_tasks.append(Task(f"predict.{ds}|{mech}|predict", f"predict.{ds}", "predict",
+                                 {"dataset": ds, "mechanism": mech}, mode))
     k = len(mc_tasks) + sum(n for _, n in z_families)
     zmax = z_threshold(ALPHA, k) if k else math.inf
     for t in mc_tasks + [t for t, _ in z_families]:

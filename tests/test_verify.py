@@ -233,3 +233,36 @@ def test_sampler_audit_catches_qr_without_sign_fix(monkeypatch):
     out = t.run(0)
     failed = [o for o in out if not o.passed]
     assert failed and max(abs(o.z) for o in failed if o.z is not None) > 20
+
+
+def test_predict_checks_on_real_data_share_the_bound_and_pass():
+    """verify compares predict's exact E||K^-K||_F^2 with Monte Carlo of the real feature maps on wine (quick),
+    and on wine, breast cancer and digits (default); their z-tests join the run's Bonferroni family (issue 12)."""
+    from rftheory.predict import checks
+
+    tasks = verify.plan("quick", "predict.")
+    assert [t.point["mechanism"] for t in tasks] == list(checks.MECHANISMS) and {t.result for t in tasks} == {"predict.wine"}
+    assert all(t.zmax == z_threshold(verify.ALPHA, len(tasks)) for t in tasks)
+    assert len(verify.plan("default", "predict.")) == 3 * len(checks.MECHANISMS)
+    full = verify.plan("quick")
+    from rftheory import sampler_audits
+
+    k = sum(1 for t in full if t.kind in ("mc", "predict")) + sum(
+        r.z_tests("quick") for r in rftheory.results() if r.checks is not None) + sum(
+        sampler_audits.z_tests() for t in full if t.kind == "sampler")
+    assert any(t.kind == "predict" for t in full) and full[-1].zmax == z_threshold(verify.ALPHA, k)
+    out = next(t for t in tasks if t.point["mechanism"] == "prf:simplex").run(0)
+    assert len(out) == 1 and out[0].passed and out[0].metric.startswith("T="), out
+
+
+def test_predict_check_catches_a_wrong_prediction(monkeypatch):
+    """Power: replicates drawn with m - 4 vectors (a 20 % smaller m: iid/coupled MSE ~ 1/m, so a ~25 % error of
+    the prediction) fail verify's predict check for prf:iid on wine (T ~ 15 at the quick mode's 2000 replicates,
+    bound ~ 5.4)."""
+    from rftheory.predict import montecarlo
+
+    real = montecarlo.replicates
+    monkeypatch.setattr(montecarlo, "replicates", lambda X, mech, m, **kw: real(X, mech, m - 4, **kw))
+    t = next(t for t in verify.plan("quick", "predict.wine:prf:iid"))
+    (o,) = t.run(0)
+    assert not o.passed and o.z > 10, o
