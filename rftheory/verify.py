@@ -122,8 +122,10 @@ class Task:
             from .sampler_audits import run as audit_run
 
             return audit_run(self.point["coupling"], spawn(seed, self.key), self.zmax)
-        if self.kind == "predict":
-            return predict_check(self, seed)
+        if self.kind == "predict":  # predict against Monte Carlo on real data
+            from .predict.checks import measured
+
+            return [judge(measured(self.point, self.mode, spawn(seed, self.key)), self.zmax)]
         r = get(self.result)
         if self.kind == "exact":
             return exact_checks(r, self.point)
@@ -468,30 +470,6 @@ def custom_checks(r: Result, mode: str, seed: int, zmax: float) -> list[Outcome]
     except Exception as exc:
         out.append(Outcome(r.id, "", "checks", "", passed=False, detail=f"{type(exc).__name__}: {exc}"))
     return out
-
-
-def predict_check(task: Task, seed: int) -> list[Outcome]:
-    """Judge one ``predict`` check on real data (:mod:`rftheory.predict.checks`).
-
-    Parameters
-    ----------
-    task : Task
-        Of kind ``"predict"``; ``point`` holds ``dataset`` and ``mechanism``.
-    seed : int
-        The run's seed (the check's generator is ``spawn(seed, task.key)``).
-
-    Returns
-    -------
-    list of Outcome
-        One verdict (a crash is a failed outcome naming the exception).
-    """
-    from .predict.checks import check
-
-    ds, mech = task.point["dataset"], task.point["mechanism"]
-    try:
-        return [judge(check(ds, mech, task.mode, spawn(seed, task.key)), task.zmax)]
-    except Exception as exc:
-        return [Outcome(task.result, mech, "mc: E|K^-K|_F^2", "", passed=False, detail=f"{type(exc).__name__}: {exc}")]
 
 
 def plan(mode: str = "quick", only: str = "", mc: bool = True) -> list[Task]:

@@ -155,19 +155,19 @@ def test_judge_bound_and_z_sides():
 
 
 def test_custom_z_scores_share_the_run_bound():
-    """The Bonferroni family of a run: every mc task, every declared custom z-score and every
-    test of the sampler audits."""
+    """The Bonferroni family of a run: every mc task, every declared custom z-score, every
+    test of the sampler audits and every predict-versus-Monte-Carlo check."""
     from rftheory import sampler_audits
 
     tasks = verify.plan("quick")
-    k_mc = sum(t.kind == "mc" for t in tasks)
+    k_mc = sum(t.kind in ("mc", "predict") for t in tasks)
     customs = [t for t in tasks if t.kind == "custom" and rftheory.get(t.result).z_tests("quick")]
     k_custom = sum(rftheory.get(t.result).z_tests("quick") for t in customs)
     audits = [t for t in tasks if t.kind == "sampler"]
     assert k_custom > 0  # hrf.complex_mgf, hrf.cluster_A, orf.sorf_bias_bound, sutherland.phi_beats_psi
     assert len(audits) == len(sampler_audits.COUPLINGS)
     expect = z_threshold(verify.ALPHA, k_mc + k_custom + len(audits) * sampler_audits.z_tests())
-    family = [t for t in tasks if t.kind in ("mc", "sampler")] + customs
+    family = [t for t in tasks if t.kind in ("mc", "sampler", "predict")] + customs
     bad = [(t.key, t.zmax) for t in family if t.zmax != expect]
     assert not bad, (expect, bad[:3])
     assert all(t.zmax == math.inf for t in tasks if t not in family)

@@ -29,10 +29,10 @@ import math
 
 import numpy as np
 
-from ..measure import Measurement, zscore
+from ..measure import Measurement, failure, zscore
 from ..montecarlo import summarize
 
-__all__ = ["DATASETS", "MECHANISMS", "N_POINTS", "REPLICATES", "cases", "points", "check"]
+__all__ = ["DATASETS", "MECHANISMS", "N_POINTS", "REPLICATES", "cases", "points", "check", "measured"]
 
 #: the bundled data sets checked (``sklearn:NAME``, standardized)
 DATASETS = ("wine", "breast_cancer", "digits")
@@ -132,3 +132,24 @@ def check(dataset: str, mechanism: str, mode: str, rng: np.random.Generator) -> 
     est = summarize(replicates(X, mechanism, m, rng=rng, R=REPLICATES[mode]))
     return zscore(f"predict.{dataset}", f"{mechanism}, m={m}, n={N_POINTS}, d={d}", "mc: E|K^-K|_F^2", est,
                   float(pred.expected_sq_error), skew_corrected=True)
+
+
+def measured(point: dict, mode: str, rng: np.random.Generator) -> Measurement:
+    """:func:`check` at a verify task's point, a crash reported as a failure measurement.
+
+    Parameters
+    ----------
+    point : dict
+        ``{"dataset": ..., "mechanism": ...}``.
+    mode : {"quick", "default", "full"}
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    Measurement
+        The z-score, or an ``"error"`` measurement naming the exception.
+    """
+    try:
+        return check(point["dataset"], point["mechanism"], mode, rng)
+    except Exception as exc:  # verify reports it as a failed check
+        return failure(f"predict.{point['dataset']}", point["mechanism"], "mc: E|K^-K|_F^2", exc)

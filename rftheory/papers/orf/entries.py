@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import math
 
-import sympy as sp
-
+from ...lazy import lazy
 from ...numerics.backends import SYM
 from ...numerics.rff_pairs import orth_pair, orth_pair_sym, pair_mc, rff_estimates
 from ...numerics.series import orth_pair_printed
@@ -21,6 +20,8 @@ from .float64 import _pair_f64, _rffvar_f64, _var_f64
 from .formulas import PAPER, orf_prime, orf_variance, rff_variance
 from .montecarlo import SORF_D_MAX, _prime_mc
 from .routes import _prime_terms_quad, _prime_terms_series, _rffvar_route
+
+sp = lazy("sympy")  # imported on first use (the CLI starts without it)
 
 D2 = COMMON.d2
 Z = COMMON.z
