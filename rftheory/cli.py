@@ -129,7 +129,8 @@ def cmd_eval(args) -> int:
     """``rftheory eval ID -p NAME=VALUE ... [--dps N] [--layer L] [--json]``.
 
     Prints the value of one result: certified to ``--dps`` digits (mpmath),
-    the sympy expression, or the float64 layer's value.
+    the sympy expression, or the float64 layer's value; the defaults it used
+    for parameters not given go to stderr (in ``--json``, ``params`` has them).
 
     Parameters
     ----------
@@ -169,6 +170,9 @@ def cmd_eval(args) -> int:
         print(json.dumps({"id": r.id, "params": shown, "dps": args.dps, "layer": kind, "value": text}))
     else:
         print(text)
+        defaults = [f"{k}={v}" for k, v in shown.items() if k not in params]
+        if defaults:  # never silently: the value depends on them (stdout keeps the value alone)
+            print(f"rftheory: defaults used: {', '.join(defaults)} (rftheory show {r.id})", file=sys.stderr)
     return 0
 
 

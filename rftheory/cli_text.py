@@ -127,7 +127,7 @@ exit status: 0 every check passed; 1 the audit found a defect; 2 a usage error""
 exit status: 0 printed; 2 a bad data file, kernel, mechanism or option""",
     "sheet": """examples:
   rftheory sheet                             the formula sheet as Markdown, from the registry
-  rftheory sheet --format latex -o sheet.tex every result: statement, citation, parameters, errata
+  rftheory sheet --format latex -o sheet.tex  every result: statement, citation, parameters, errata
   rftheory sheet --format json --only simrf  only IDs starting with simrf
 
 exit status: 0 written; 2 a bad format, prefix or file""",

@@ -248,6 +248,16 @@ class ShownMpc(mp.mpc):
         out.dps = dps
         return out
 
+    @property
+    def real(self) -> ShownMpf:
+        """The real part, printing the same digits."""
+        return ShownMpf._make(self._mpc_[0], self.dps)
+
+    @property
+    def imag(self) -> ShownMpf:
+        """The imaginary part, printing the same digits."""
+        return ShownMpf._make(self._mpc_[1], self.dps)
+
     def __repr__(self) -> str:
         return f"mpc(real='{mp.nstr(self.real, self.dps)}', imag='{mp.nstr(self.imag, self.dps)}')"
 

@@ -21,6 +21,14 @@ __all__ = ["Progress", "as_table", "summary", "closing", "to_json", "point_objec
 class Progress:
     """A one-line progress bar on a terminal (stderr); silent otherwise.
 
+    The bar measures *work*, not tasks: each task weighs its estimated cost
+    (:func:`rftheory.schedule.estimate`, given to :meth:`start`), so a long
+    task left at the end does not leave the bar at ``1134/1135`` and 99.9 %.
+    While tasks run, a background thread redraws the line every ``tick``
+    seconds: the elapsed time moves, the work of running tasks is credited
+    as the time passes (up to their estimate), and the line names the
+    costliest unfinished task (``waiting for: orf.pair_expectation|custom``).
+
     Parameters
     ----------
     total : int
@@ -29,37 +37,126 @@ class Progress:
         Where to draw (default ``sys.stderr``).
     enabled : bool, optional
         Draw or not (default: when ``stream`` is a terminal).
+    tick : float, optional
+        Seconds between redraws while nothing finishes (default 1).
     """
 
-    def __init__(self, total: int, stream=None, enabled: bool | None = None):
+    def __init__(self, total: int, stream=None, enabled: bool | None = None, tick: float = 1.0):
         self.total = max(total, 1)
         self.done = 0
         self.stream = stream or sys.stderr
         self.enabled = self.stream.isatty() if enabled is None else enabled
-        self.start = time.monotonic()
+        self.start_time = time.monotonic()
+        self.tick = tick
+        self.weights: list[float] | None = None
+        self.names: list[str] = []
+        self.left: set[int] = set()
+        self.done_weight = 0.0
+        self.label = ""
+        self._shown = 0.0
+        self._last = self.start_time
+        self._thread = None
+        self._stop = None
+        import threading
 
-    def step(self, label: str = "") -> None:
+        self._lock = threading.Lock()
+
+    def start(self, tasks) -> None:
+        """Weigh the tasks by their estimated cost and start the redraw thread.
+
+        Parameters
+        ----------
+        tasks : list of rftheory.verify.Task
+            The run's tasks, in the order :meth:`step` will name them by index.
+        """
+        from .schedule import estimate
+
+        self.weights = [max(estimate(t), 1e-3) for t in tasks]
+        self.names = [t.key for t in tasks]
+        self.left = set(range(len(tasks)))
+        self.total = max(len(tasks), 1)
+        self.start_time = self._last = time.monotonic()
+        if self.enabled and self.tick and self._thread is None:
+            import threading
+
+            self._stop = threading.Event()
+            self._thread = threading.Thread(target=self._ticker, name="rftheory-progress", daemon=True)
+            self._thread.start()
+
+    def _ticker(self) -> None:
+        while not self._stop.wait(self.tick):
+            self._draw()
+
+    def fraction(self) -> float:
+        """The share of the work done, never decreasing.
+
+        Finished tasks count by weight; between two finishes the running
+        work is credited at the throughput observed so far (weight per
+        second), up to 95 % of what is left, so the bar moves inside long
+        tasks without claiming to be done.
+
+        Returns
+        -------
+        float
+            In ``[0, 1]``.
+        """
+        if not self.weights:
+            frac = self.done / self.total
+        else:
+            total = sum(self.weights)
+            now = time.monotonic()
+            rate = self.done_weight / (self._last - self.start_time) if self._last > self.start_time else 0.0
+            pending = sum(self.weights[i] for i in self.left)
+            credit = min(0.95 * pending, rate * (now - self._last)) if self.left else 0.0
+            frac = min(1.0, (self.done_weight + credit) / total)
+        self._shown = max(self._shown, frac)
+        return self._shown
+
+    def step(self, label: str = "", index: int | None = None) -> None:
         """Count one finished task and redraw the bar.
 
         Parameters
         ----------
         label : str, optional
             Shown after the bar (e.g. the result ID).
+        index : int, optional
+            The task's index in the list given to :meth:`start` (its weight is
+            then counted as done).
         """
-        self.done += 1
+        with self._lock:
+            self.done += 1
+            if index is not None and index in self.left:
+                self.left.discard(index)
+                self.done_weight += self.weights[index]
+                self._last = time.monotonic()
+            self.label = label
+        self._draw()
+
+    def _draw(self) -> None:
         if not self.enabled:
             return
-        frac = self.done / self.total
-        bar = "#" * int(30 * frac) + "." * (30 - int(30 * frac))
-        el = time.monotonic() - self.start
-        self.stream.write(f"\r[{bar}] {self.done}/{self.total} {el:5.0f}s {label[:40]:<40}")
-        self.stream.flush()
+        with self._lock:
+            frac = self.fraction()
+            bar = "#" * int(30 * frac) + "." * (30 - int(30 * frac))
+            el = time.monotonic() - self.start_time
+            label = self.label
+            if self.left and self.weights and len(self.left) <= max(4, self.total // 20):
+                big = max(self.left, key=lambda i: self.weights[i])
+                more = f" (+{len(self.left) - 1})" if len(self.left) > 1 else ""
+                label = f"waiting for: {self.names[big]}{more}"
+            self.stream.write(f"\r[{bar}] {100 * frac:3.0f}% {self.done}/{self.total} {el:5.0f}s {label[:60]:<60}")
+            self.stream.flush()
 
     def close(self) -> None:
-        """Erase the bar (when enabled)."""
+        """Stop the redraws and erase the bar (when enabled)."""
+        if self._thread is not None:
+            self._stop.set()
+            self._thread.join(timeout=2)
+            self._thread = None
         if self.enabled:
-            self.stream.write("\r" + " " * 100 + "\r")
-            self.stream.flush()
+            with self._lock:
+                self.stream.write("\r" + " " * 120 + "\r")
+                self.stream.flush()
 
 
 #: the label of checks that reproduce a recorded erratum (their verdict is ``pass``)

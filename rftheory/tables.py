@@ -111,11 +111,15 @@ def fixed(x, decimals: int) -> str:
 
 def _significant(x, digits: int) -> str:
     """``digits`` significant digits, trailing zeros kept (every cell shows the same number of digits)."""
+    def one(y) -> str:
+        text = mp.nstr(y, digits, strip_zeros=False)
+        return text[:-1] if text.endswith(".") else text  # 8103, not 8103.
+
     with mp.workdps(digits + 10):
         if isinstance(x, mp.mpc):
-            im = mp.nstr(x.imag, digits, strip_zeros=False)
-            return f"{mp.nstr(x.real, digits, strip_zeros=False)}{'' if im.startswith('-') else '+'}{im}j"
-        return mp.nstr(x, digits, strip_zeros=False)
+            im = one(x.imag)
+            return f"{one(x.real)}{'' if im.startswith('-') else '+'}{im}j"
+        return one(x)
 
 
 def _magnitude(x) -> int:
