@@ -211,7 +211,9 @@ def cmd_verify(args) -> int:
     from . import parallel  # process pool, checkpoints, dask
 
     executor = parallel.executor_from_args(args)
-    progress = V.Progress(len(tasks), enabled=None if not args.json else False)
+    from .schedule import estimate
+
+    progress = V.Progress(len(tasks), enabled=None if not args.json else False, weights=[estimate(t) for t in tasks])
     saved = f"; finished grid points are in {args.checkpoint} (rerun with it to resume)" if args.checkpoint else ""
     try:
         # SIGTERM -> parallel.Terminated; whatever stops the run kills the pool workers at once

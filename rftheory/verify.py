@@ -552,7 +552,7 @@ def run(tasks: list[Task], seed: int = 0, progress: Progress | None = None,
     seed : int, optional
         The run's seed, ``≥ 0``.
     progress : Progress, optional
-        Started with the tasks (their estimated costs weigh the bar), stepped
+        Started with the tasks (redrawn while they run), stepped
         once per finished task, closed at the end (also on an interruption).
     executor : callable, optional
         ``executor(tasks, seed)``; default: run here, in order.
@@ -573,7 +573,7 @@ def run(tasks: list[Task], seed: int = 0, progress: Progress | None = None,
         raise ParameterError("seed", f"must be a non-negative integer, got {seed!r}")
     by_task: dict[int, list[Outcome]] = {}
     if progress:
-        progress.start(tasks)  # weighs the tasks by estimated cost; redraws while they run
+        progress.start(tasks)  # redraws while they run
     try:
         it = executor(tasks, seed) if executor is not None else (t.run(seed) for t in tasks)
         for k, res in enumerate(it):
