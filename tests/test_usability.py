@@ -246,3 +246,18 @@ def test_progress_moves_between_finishes_and_names_the_long_task():
     p.step("orf.pair_expectation", index=8)
     p.close()
     assert " 100% 9/9 " in stream.getvalue() and p._thread is None
+
+
+# ------------------------------------------------------------ verify: a theorem false as stated is not a bare pass
+def test_verify_marks_thm35_false_as_stated_and_grep_fail_finds_only_failures(capsys):
+    from rftheory.report import ERRATUM_LABEL
+
+    rc = main(["verify", "--quick", "--only", "hrf.angular_hybrid_bound", "--workers", "1"])
+    out = capsys.readouterr().out
+    assert rc == 0 and "FAIL" not in out  # `grep FAIL` matches failed checks only (there are none)
+    row = [line for line in out.splitlines() if line.startswith("hrf.angular_hybrid_bound  r=5, m=1, n=1")
+           and "Thm 3.5 bound" in line][0]
+    assert row.endswith("pass*") and "value > reference" in row  # the exact maximum exceeds the printed bound
+    tail = out[out.index(ERRATUM_LABEL):]
+    assert "hrf.angular_hybrid_bound -- Thm 3.5 bound (Eq. 27 as read) vs exact max [1 point: r=5, m=1, n=1]" in tail
+    assert out.rstrip().endswith("failures: none") and max(len(line) for line in out.splitlines()) <= 120
