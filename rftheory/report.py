@@ -163,8 +163,9 @@ ERRATUM_LABEL = "paper's statement false here \u2014 erratum confirmed"
 #: the compact table's columns and their widths (they add up to at most 120 with separators)
 COMPACT = (("result", "result", 27), ("point", "point", 20), ("check", "check", 33), ("metric", "agreement", 24),
            ("verdict", "verdict", 7))
-WIDE = (("result", "result", 0), ("point", "point", 0), ("check", "check", 0), ("value", "exact value", 0),
-        ("other", "compared (MC: mean \u00b1 SE)", 0), ("metric", "agreement", 0), ("verdict", "verdict", 0))
+#: (the check column says what is compared: an independent route, a layer, a bound, or Monte Carlo's mean ± SE)
+WIDE = (("result", "result", 0), ("point", "point", 0), ("check", "check", 0), ("value", "value", 0),
+        ("other", "compared with", 0), ("metric", "agreement", 0), ("verdict", "verdict", 0))
 
 
 def confirms_erratum(o: Outcome) -> bool:
