@@ -79,7 +79,9 @@ def add_parser(subparsers) -> None:
     q.add_argument("spec", metavar="SPEC", help="module:callable or path/to/file.py:callable")
     q.add_argument("--d", type=int, required=True, help="dimension (>= 2)")
     q.add_argument("--m", type=int, required=True, help="rows per call (>= 1)")
-    q.add_argument("--estimator", choices=("prf", "rff", "both"), default="both")
+    q.add_argument("--estimator", choices=("prf", "rff", "both"), default="both",
+                   help="the estimators whose unbiasedness and MSE are tested: positive (prf), trigonometric (rff) "
+                   "or both (default)")
     q.add_argument("--law", choices=("gaussian", "spherical"), default="gaussian",
                    help="rows N(0, I_d) (default) or spherically symmetric (e.g. Student-t)")
     q.add_argument("--n", type=int, default=None, help="calls of the sampler per check group (default 2000)")
