@@ -98,12 +98,14 @@ def cmd_list(args) -> int:
     ParameterError
         No result ID starts with the prefix.
     """
+    from .citations import cite
+
     rs = results(args.prefix or "")
     if not rs:
         raise ParameterError("prefix", f"no result ID starts with {args.prefix!r} (see `rftheory list`)")
     if args.json:
         print(json.dumps([
-            {"id": r.id, "title": r.title, "source": r.source, "status": r.status,
+            {"id": r.id, "title": r.title, "source": r.source, "citation": cite(r.source, full=True), "status": r.status,
              "statement": r.statement, "defined_at": r.defined_at,
              "params": [{"name": p.name, "domain": p.domain(), "doc": p.doc} for p in r.params],
              "layers": r.layers(), "routes": list(r.routes), "notes": list(r.notes)}
@@ -112,7 +114,7 @@ def cmd_list(args) -> int:
     w = max((len(r.id) for r in rs), default=10)
     for r in rs:
         print(f"{r.id:<{w}}  [{r.status}]  {r.title}")
-        print(f"{'':<{w}}  source: {r.source}")
+        print(f"{'':<{w}}  source: {cite(r.source)}")
         print(f"{'':<{w}}  statement: {r.statement}")
         print(f"{'':<{w}}  defined at: {r.defined_at}")
         print(f"{'':<{w}}  layers: {', '.join(r.layers())}" + (f"; routes: {', '.join(r.routes)}" if r.routes else ""))

@@ -122,7 +122,7 @@ class Result:
 
     # -- display ----------------------------------------------------------
     def __repr__(self) -> str:
-        """``<Result ID: title (papers/000_…, Thm …)>``: one line, the registry entry at a glance."""
+        """``<Result ID: title (Reid et al. (2023), Thm …)>``: one line, the registry entry at a glance."""
         title = self.title if len(self.title) <= 60 else self.title[:59] + "\u2026"
         return f"<Result {self.id}: {title} ({_short_source(self.source)})>"
 
@@ -437,13 +437,12 @@ Result.__doc__ = _InstanceDoc(Result.__doc__)
 
 
 def _short_source(source: str) -> str:
-    """``papers/000_…, Thm 3.2 …``: the file abbreviated, its parenthetical citation dropped."""
-    import re
+    """``Reid et al. (2023), Thm 3.2 …``: the paper by author and year, then where in it."""
+    from .citations import cite, paper_of
 
-    m = re.match(r"\s*(papers/\d{3})_[0-9a-f]*(?:\.txt)?(?:\s*\([^()]*\))?(.*)", source, re.S)
-    if not m:
-        return source
-    return f"{m.group(1)}_\u2026{m.group(2)}"
+    paper = paper_of(source)
+    text = source if paper is None else cite(source, file=False).replace(f", {paper.title}, {paper.venue}", "", 1)
+    return text if len(text) <= 70 else text[:69] + "\u2026"
 
 
 def validate_arrays(result: Result, given: Mapping[str, Any]) -> dict:

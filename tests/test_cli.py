@@ -367,8 +367,8 @@ def test_result_repr_is_short_and_cites(capsys):
     lines = p.stdout.splitlines()
     assert p.returncode == 0 and len(lines) == 2, p.stderr
     assert lines[0].startswith("<Result simrf.prf_mse: MSE of positive random features")
-    assert lines[0].endswith("(papers/000_…, Thm 3.2 (Eq. 11) with independent blocks)>") and len(lines[0]) < 160
-    assert lines[1].startswith("<Result orf.variance: ") and "(papers/003_…, Thm 1" in lines[1]
+    assert lines[0].endswith("(Reid et al. (2023), Thm 3.2 (Eq. 11) with independent blocks)>") and len(lines[0]) < 160
+    assert lines[1].startswith("<Result orf.variance: ") and "(Yu et al. (2016), Thm 1" in lines[1]
 
 
 def test_result_markdown_for_jupyter():
