@@ -548,6 +548,10 @@ def main(argv=None) -> int:
     2.71828182845905
     0
     """
+    for stream in (sys.stdout, sys.stderr):  # a terminal without UTF-8 gets '?' for ‖ or θ, not a traceback
+        enc = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
+        if enc and enc != "utf8" and hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="replace")
     ap = build_parser()
     args = ap.parse_args(argv)
     try:

@@ -293,3 +293,14 @@ def test_every_argument_has_help():
 
     walk(build_parser(), ["rftheory"])
     assert [m for m in missing if m != ("rftheory predict", "format")] == []
+
+
+def test_show_on_a_terminal_without_utf8_is_not_a_traceback():
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONIOENCODING="ascii")
+    p = subprocess.run([sys.executable, "-m", "rftheory", "show", "simrf.prf_mse"], capture_output=True, text=True,
+                       env=env, timeout=120)
+    assert p.returncode == 0 and "Traceback" not in p.stderr and "MSE=e^(?2?x??" in p.stdout
