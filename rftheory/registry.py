@@ -168,6 +168,8 @@ class Result:
         use += [f"r.sym({names})    the sympy expression"] if self.symbolic else []
         use += [f"r.f64({names})    float64, vectorized"] if self.float64 else []
         use += [f"r.monte_carlo(rng, n, {names})    mean ± SE of the real estimator"] if self.mc else []
+        if not use:
+            use = [f"nothing to evaluate: checked by `rftheory verify --only {self.id}`"]
         lines += ["", "Use", "---"] + use + [f"(command line: rftheory show {self.id}; the class: help(rftheory.Result))"]
         return "\n".join(lines)
 

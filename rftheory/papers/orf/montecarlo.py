@@ -14,7 +14,8 @@ from ...params import mpf
 from ...sampling.samplers import fwht, haar
 from .formulas import prime_terms
 
-#: SORF's Monte Carlo serves d <= this (a 1024 x 1024 HD block is 8 MB per replicate)
+#: SORF's declared d <= this (a sampled 1024 x 1024 HD block is 8 MB per replicate; the checks' estimator,
+#: :func:`_hd_pair`, only transforms x - y)
 SORF_D_MAX = 1024
 
 
