@@ -562,7 +562,8 @@ def run(tasks: list[Task], seed: int = 0, progress: Progress | None = None,
     seed : int, optional
         The run's seed, ``≥ 0``.
     progress : Progress, optional
-        Stepped once per finished task.
+        Started with the tasks (redrawn while they run), stepped
+        once per finished task, closed at the end (also on an interruption).
     executor : callable, optional
         ``executor(tasks, seed)``; default: run here, in order.
 
@@ -581,13 +582,17 @@ def run(tasks: list[Task], seed: int = 0, progress: Progress | None = None,
 
         raise ParameterError("seed", f"must be a non-negative integer, got {seed!r}")
     by_task: dict[int, list[Outcome]] = {}
-    it = executor(tasks, seed) if executor is not None else (t.run(seed) for t in tasks)
-    for k, res in enumerate(it):
-        i, res = res if isinstance(res, tuple) else (k, res)
-        by_task[i] = list(res)
-        if progress:
-            progress.step(res[0].result if res else "")
     if progress:
-        progress.close()
+        progress.start(tasks)  # redraws while they run
+    try:
+        it = executor(tasks, seed) if executor is not None else (t.run(seed) for t in tasks)
+        for k, res in enumerate(it):
+            i, res = res if isinstance(res, tuple) else (k, res)
+            by_task[i] = list(res)
+            if progress:
+                progress.step(res[0].result if res else "", index=i)
+    finally:
+        if progress:
+            progress.close()
     return [o for i in sorted(by_task) for o in by_task[i]]
 

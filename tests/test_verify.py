@@ -174,14 +174,14 @@ def test_custom_z_scores_share_the_run_bound():
 
 
 def test_schedule_starts_the_long_tasks_first():
-    """The executors submit by estimated cost: orf.sorf_bias_bound's custom task (minutes in
-    default mode) and the Monte Carlo tasks before the cheap exact checks."""
+    """The executors submit by estimated cost: orf.pair_expectation's custom task (the longest in
+    default mode since SORF's Walsh-Hadamard path) and the Monte Carlo tasks before the cheap exact checks."""
     from rftheory import parallel, schedule
 
     tasks = verify.plan("default")
     order = schedule.order(tasks)
     assert sorted(order) == list(range(len(tasks)))
-    assert tasks[order[0]].key == "orf.sorf_bias_bound|custom"
+    assert tasks[order[0]].key == "orf.pair_expectation|custom"
     first_exact = next(k for k, i in enumerate(order) if tasks[i].kind == "exact")
     assert all(tasks[i].kind != "exact" for i in order[:first_exact])
     assert first_exact >= sum(t.kind == "mc" for t in tasks)  # every mc task before any exact one

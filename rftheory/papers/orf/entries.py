@@ -144,7 +144,8 @@ register(
         status="mc-only",
         notes=("No closed form: the bias and the SORF/ORF MSE ratio are Monte Carlo estimates "
                "(rftheory.papers.orf.montecarlo.sorf_estimates; the ratio is reported by `checks`).",
-               f"Declared d <= {SORF_D_MAX} (not 10^5): an HD block materialises a p x p matrix (p = d padded "
-               "to a power of 2), so larger d does not fit in bounded memory.",),
+               f"Declared d <= {SORF_D_MAX} (not 10^5): rftheory.sample('hd', ...) materialises each p x p HD block "
+               "(p = d padded to a power of 2); the checks' estimator applies it to x - y by three Walsh-Hadamard "
+               "transforms instead (O(p log p) a block).",),
     )
 )
