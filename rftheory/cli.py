@@ -266,6 +266,7 @@ def cmd_table(args) -> int:
     UnknownResultError
         An unknown ID.
     """
+    from .parallel import default_workers as _default_workers
     from .tables import make_table, render
 
     labels = {}
@@ -288,6 +289,7 @@ def cmd_table(args) -> int:
         also=args.also or (),
         links=_parse_assignments(args.link, "--link"),
         labels=labels,
+        workers=_default_workers() if args.workers is None else args.workers,
     )
     text = render(table, args.format, label=args.latex_label)
     if args.caption:

@@ -130,7 +130,7 @@ def _magnitude(x) -> int:
 
 
 def make_table(result_id, grid, params=None, columns=None, ratio_to=None, layer="mpmath", digits=8,
-               also=(), links=None, decimals=None, labels=None) -> Table:
+               also=(), links=None, decimals=None, labels=None, workers=1) -> Table:
     """Build a :class:`Table` (see the module docstring).
 
     Parameters
@@ -167,6 +167,9 @@ def make_table(result_id, grid, params=None, columns=None, ratio_to=None, layer=
     labels : dict of str to str, optional
         Column titles: keyed by a ``columns`` value (``"simplex"``), a
         generated title (``"simplex/iid"``), a row axis or an ``also`` ID.
+    workers : int, optional
+        Processes evaluating the cells (default 1: in this process; the
+        command line uses every core).  The cells do not depend on it.
 
     Returns
     -------
@@ -224,29 +227,6 @@ def make_table(result_id, grid, params=None, columns=None, ratio_to=None, layer=
             raise ParameterError("ratio-to", f"{r.id} takes no parameter {k.strip()!r}")
         ratio = (k.strip(), v.strip())
 
-    def evaluate(res, point, sig):
-        if layer == "float64":
-            return mp.mpmathify(res.f64_scalar(**point))
-        if sig > DPS_MAX:
-            raise ParameterError("decimals", f"{decimals} decimal places of a value near 1e{sig - decimals - 3} need "
-                                 f"{sig} significant digits (at most {DPS_MAX}); use --digits")
-        return res.exact(dps=sig, **point)  # certified
-
-    def cell(res, point, den_point=None):
-        """The value (or ratio) at ``point``, certified to what the cell shows; None if undefined."""
-        sig = (decimals if decimals is not None else digits) + 2  # +2: the ratio's rounding
-        while True:
-            x = evaluate(res, point, sig)
-            if den_point is not None:
-                den = evaluate(res, den_point, sig)
-                if den == 0:  # 0/0 or x/0: no ratio here
-                    return None
-                x = x / den
-            need = decimals + _magnitude(x) + 3 if decimals is not None and layer == "mpmath" else sig
-            if need <= sig:
-                return x
-            sig = need  # a value >= 1 needs more significant digits for its decimals
-
     def show(x) -> str:
         if x is None:
             return "n/a"
@@ -272,27 +252,29 @@ def make_table(result_id, grid, params=None, columns=None, ratio_to=None, layer=
     unknown = [k for k in labels if k not in used]
     if unknown:
         raise ParameterError("label", f"no column is {unknown[0]!r} (columns: {', '.join(k[-1] for k in keys)})")
-    rows, vals, undefined = [], [], []
-    for combo in itertools.product(*[g[1] for g in grid]):
+    jobs, where = [], []  # every cell is one job: (result, point, denominator point)
+    combos = list(itertools.product(*[g[1] for g in grid]))
+    for combo in combos:
         base = dict(params, **dict(zip(names, combo)))
-        row, rv = list(combo), []
         for c in col_vals:
             pt = dict(base)
             if columns:
                 pt[columns[0]] = c
             pt.update({k: pt[axis] for k, axis in links.items()})
-            x = cell(r, pt, dict(pt, **{ratio[0]: ratio[1]}) if ratio else None)
-            if x is None:
-                undefined.append(", ".join(f"{k}={v}" for k, v in pt.items()))
-            rv.append(x)
-            row.append(show(x))
+            jobs.append((r.id, pt, dict(pt, **{ratio[0]: ratio[1]}) if ratio else None, layer, digits, decimals))
+            where.append(", ".join(f"{k}={v}" for k, v in pt.items()))
         for e in extra:
             takes = {p.name for p in e.params}
             pt = dict(base, **{k: base[axis] for k, axis in links.items() if axis in base})
-            x = cell(e, {k: v for k, v in pt.items() if k in takes})
-            rv.append(x)
-            row.append(show(x))
-        rows.append(row)
+            jobs.append((e.id, {k: v for k, v in pt.items() if k in takes}, None, layer, digits, decimals))
+            where.append(None)
+    values = _evaluate_cells(jobs, workers)
+    undefined = [w for w, x, j in zip(where, values, jobs) if x is None and j[2] is not None]
+    width = len(col_vals) + len(extra)
+    rows, vals = [], []
+    for i, combo in enumerate(combos):
+        rv = values[i * width:(i + 1) * width]
+        rows.append(list(combo) + [show(x) for x in rv])
         vals.append(rv)
     what = "ratio to " + f"{ratio[0]}={ratio[1]}" if ratio else "value"
     shown = f"{decimals} decimal places" if decimals is not None else f"{digits} significant digits"
@@ -306,6 +288,53 @@ def make_table(result_id, grid, params=None, columns=None, ratio_to=None, layer=
         caption += (f". n/a: the value at {ratio[0]}={ratio[1]} is 0 there (ratio undefined), "
                     f"{len(undefined)} cell{'s' if len(undefined) > 1 else ''}")
     return Table(header, rows, caption, vals)
+
+
+def _evaluate(res, point, sig, layer, decimals):
+    if layer == "float64":
+        return mp.mpmathify(res.f64_scalar(**point))
+    if sig > DPS_MAX:
+        raise ParameterError("decimals", f"{decimals} decimal places of a value near 1e{sig - decimals - 3} need "
+                             f"{sig} significant digits (at most {DPS_MAX}); use --digits")
+    return res.exact(dps=sig, **point)  # certified
+
+
+def _cell(job):
+    """The value (or ratio) of one cell, certified to what it shows; ``None`` if undefined (a zero denominator)."""
+    rid, point, den_point, layer, digits, decimals = job
+    res = get(rid)
+    sig = (decimals if decimals is not None else digits) + 2  # +2: the ratio's rounding
+    while True:
+        x = _evaluate(res, point, sig, layer, decimals)
+        if den_point is not None:
+            den = _evaluate(res, den_point, sig, layer, decimals)
+            if den == 0:  # 0/0 or x/0: no ratio here
+                return None
+            x = x / den
+        need = decimals + _magnitude(x) + 3 if decimals is not None and layer == "mpmath" else sig
+        if need <= sig:
+            return +x if isinstance(x, mp.mpf) else x  # a plain mpf: picklable, shown by the caller
+        sig = need  # a value >= 1 needs more significant digits for its decimals
+
+
+def _evaluate_cells(jobs, workers):
+    """:func:`_cell` of every job, in order: here (``workers == 1``) or on a local process pool."""
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ParameterError("workers", f"must be an integer >= 1, got {workers!r}")
+    if workers == 1 or len(jobs) < 4:  # a pool costs ~0.1-0.3 s to start: not worth it for a few cells
+        return [_cell(j) for j in jobs]
+    import os
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    from .signals import _worker_init
+
+    try:
+        with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), initializer=_worker_init,
+                                 initargs=(os.getpid(),)) as pool:
+            return list(pool.map(_cell, jobs))
+    except (BrokenProcessPool, OSError, PermissionError):  # no pool here (sandbox, no /dev/shm): serially
+        return [_cell(j) for j in jobs]
 
 
 #: characters LaTeX reads as commands in text mode, and their escapes
@@ -450,5 +479,8 @@ def add_parser(subparsers, func):
     p.add_argument("--latex-label", metavar="KEY", help="latex: the \\label (default tab:ID)")
     p.add_argument("--also", action="append", metavar="ID",
                    help="another result as an extra column at each row's point (repeatable)")
+    p.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="processes evaluating the cells (default: all cores; 1: serially); the cells do not "
+                   "depend on it")
     p.set_defaults(func=func)
     return p
