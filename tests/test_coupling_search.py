@@ -252,3 +252,13 @@ def test_table_of_the_rff_search():
     # z = 1 < √6: orthogonal is optimal (same MSE, c* = 0); z = 3: the cone wins, c* = 0.601467
     assert t.rows[0][1] == t.rows[0][2] and t.rows[0][3] == "0.0"
     assert float(t.rows[1][2]) < float(t.rows[1][1]) and t.rows[1][3] == "0.601467"
+
+
+def test_rff_block_mse_at_tiny_z_keeps_its_cancellation_digits():
+    """At z = 1e-20 the MSE (~1e-81) is an O(z⁴) difference of O(1) pair terms: without
+    rff_guard's small-z digits it read 7.03e-81 (the iid term alone) at every precision.
+    Reference: simrf.rff_mse (the ₁F₁ closed form, m = d)."""
+    r = rftheory.get("simrf.rff_coupling_search")
+    want = rftheory.get("simrf.rff_mse").exact(dps=20, d=7, m=7, z="1e-20", coupling="orthogonal")
+    for c in ("orthogonal", "optimal"):
+        assert digits_agree(r.exact(dps=20, d=7, z="1e-20", coupling=c), want) >= 19

@@ -24,6 +24,7 @@ from fractions import Fraction
 import mpmath as mp
 import numpy as np
 
+from ...numerics.rff_pairs import rff_guard
 from ...params import mpf
 from ...sampling.samplers import simplex_matrix, simplex_plus_directions
 from .couplings import Block, block_value, pair_function
@@ -184,7 +185,8 @@ def rff_block_mse(coupling, d, z):
         The MSE at the working precision.
     """
     zz = mpf(Fraction(z))
-    with mp.workdps(mp.mp.dps + int(2 * zz * zz) + 10):
+    # rff_guard: e^{2|x|}-sized alternating terms, and at small z the O(z^4) difference tau - e^{-z^2} of O(1) terms
+    with mp.workdps(mp.mp.dps + rff_guard(zz) + 10):
         e = mp.exp(-zz * zz)
         tau = e if coupling == "iid" else block_value(rff_block(coupling, d, z), "rff", zz)
         return +((mp.expm1(-zz * zz) ** 2 / 2 + (d - 1) * (tau - e)) / d)

@@ -18,6 +18,7 @@ import numpy as np
 
 from ...errors import LayerUnavailableError
 from ...montecarlo import pair_mean
+from ...numerics.rff_pairs import rff_guard
 from ...params import Param, mpf
 from ...registry import Result, register
 from ...sampling.samplers import haar
@@ -193,7 +194,7 @@ def _rff_opt_route(p):
         raise LayerUnavailableError("iid is a law, not a block: no block route")
     d, z = p["d"], p["z"]
     zz = mpf(z)
-    with mp.workdps(mp.mp.dps + int(2 * zz * zz) + 10):
+    with mp.workdps(mp.mp.dps + rff_guard(zz) + 10):  # as rff_block_mse: the small-z cancellation too
         tau = _quad_route(rff_block(p["coupling"], d, z), "rff", zz)
         e = mp.exp(-zz * zz)
         return +((mp.expm1(-zz * zz) ** 2 / 2 + (d - 1) * (tau - e)) / d)
