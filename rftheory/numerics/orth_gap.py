@@ -85,32 +85,50 @@ def log_orth_gap_series(d, x):
     lg = np.full(d.shape, np.nan)
     err = np.full(d.shape, np.nan)
     fast = np.flatnonzero((v2 >= FAST_V2[0]) & (v2 <= FAST_V2[1]))
-    for lo in range(0, fast.size, CHUNK):
-        idx = fast[lo : lo + CHUNK]
-        lg[idx], err[idx] = _chunk(d[idx], v2[idx])
+    if fast.size:
+        rows = _BRows(d[fast])
+        for lo in range(0, fast.size, CHUNK):
+            idx = fast[lo : lo + CHUNK]
+            lg[idx], err[idx] = _chunk(rows, rows.index[lo : lo + CHUNK], v2[idx])
     return lg.reshape(shape), err.reshape(shape)
 
 
-def _chunk(d, v2):
+class _BRows:
+    """``b_k`` for the distinct dimensions, one row per ``k`` (made on demand and shared
+    by the chunks): ``b_k`` depends on ``d`` and ``k`` only, so each point gathers it."""
+
+    def __init__(self, d):
+        lo, hi = float(d.min()), float(d.max())
+        if np.all(d == np.round(d)) and hi - lo <= max(4 * d.size, 1024):
+            self.values = np.arange(lo, hi + 1.0)  # every integer of the range: no sort
+            self.index = (d - lo).astype(np.intp)
+        else:
+            self.values, self.index = np.unique(d, return_inverse=True)
+            self.index = self.index.reshape(-1)
+        self.rows = [np.zeros(self.values.size), np.zeros(self.values.size)]  # b_0, b_1
+
+    def __getitem__(self, k):
+        while len(self.rows) <= k:
+            j = len(self.rows) - 1
+            self.rows.append((j + self.rows[j] * (self.values + j)) / (self.values + 2 * j))
+        return self.rows[k]
+
+
+def _chunk(rows, index, v2):
     """The series on one chunk; converged elements leave the working set every 8 terms."""
-    n = d.size
+    n = v2.size
     v2_0 = v2
     out_s, out_w, out_t, out_k = np.empty(n), np.empty(n), np.empty(n), np.empty(n)
     live = np.arange(n)
     p = np.exp(-v2) * v2  # p_1
-    b = np.zeros(n)  # b_1
-    S, W, t, q = np.zeros(n), np.zeros(n), np.empty(n), np.empty(n)
+    S, W, t, q, b = np.zeros(n), np.zeros(n), np.empty(n), np.empty(n), np.empty(n)
     k = 1
     while live.size:
         for _ in range(8):  # term k+1 from term k, in place
-            np.add(d, k, out=q)
-            b *= q
-            b += k
-            np.add(d, 2 * k, out=q)
-            b /= q
             np.multiply(v2, 1.0 / (k + 1), out=q)
             p *= q
             k += 1
+            rows[k].take(index, out=b)
             np.multiply(p, b, out=t)
             S += t
             t *= k
@@ -125,8 +143,8 @@ def _chunk(d, v2):
             out_s[j], out_w[j], out_t[j], out_k[j] = S[done], W[done], tail[done], k
             keep = ~done
             live = live[keep]
-            d, v2, p, b, S, W = (a[keep] for a in (d, v2, p, b, S, W))
-            t, q = t[: live.size], q[: live.size]
+            index, v2, p, S, W = (a[keep] for a in (index, v2, p, S, W))
+            t, q, b = t[: live.size], q[: live.size], b[: live.size]
     lS = np.log(out_s)
     lg = v2_0 + lS
     # Σ e_k T_k = u(8W + (ULPS + 1)S); the partial sums, at most K of them, each ≤ S;
