@@ -186,6 +186,7 @@ def hrf_cases(n, rng):
         "hrf.mse_trig iid": ("hrf.mse_trig", dict(pair, coupling="iid")),
         "hrf.mse_trig orthogonal": ("hrf.mse_trig", dict(pair, coupling="orthogonal")),
         "hrf.mse_positive iid": ("hrf.mse_positive", dict(pair, coupling="iid")),
+        "hrf.mse_positive orthogonal": ("hrf.mse_positive", dict(pair, coupling="orthogonal")),
         "hrf.complex_mgf": ("hrf.complex_mgf", dict(d=d, re=a, im=b)),
         "hrf.angular_lambda": ("hrf.angular_lambda", dict(theta=th, n=k)),
         "hrf.angular_hybrid_mse": ("hrf.angular_hybrid_mse", dict(theta=th, r=r_, m=m, n=k)),
