@@ -173,7 +173,7 @@ def log_orth_gap_pos_err(d, x):
     d : array_like of float
         Dimension, ``d > 0``.
     x : array_like of float
-        ``x = v²/2 > 0``; broadcast against ``d``.
+        ``x = v²/2 ≥ 0``; broadcast against ``d`` (``x = 0`` gives ``−inf``, error 0).
 
     Returns
     -------
@@ -183,6 +183,8 @@ def log_orth_gap_pos_err(d, x):
     """
     d, x = np.broadcast_arrays(np.asarray(d, float), np.asarray(x, float))
     lg, err = log_orth_gap_series(d, x)
+    zero = x == 0  # e^0 − ₁F₁(d; d/2; 0) = 0 exactly
+    lg[zero], err[zero] = -np.inf, 0.0
     slow = np.isnan(lg)
     if slow.any():
         lg[slow] = _log_orth_gap_logspace(d[slow], x[slow])
