@@ -7,8 +7,8 @@ every pointwise MSE are symmetric); :func:`geometry` gives each pair's norms,
 differences themselves (no cancellation in ``z`` or ``v``).
 
 :func:`evaluate` calls a result's float64 layer on whole arrays with one
-vectorized domain check (the result's ``Param`` bounds), instead of
-:meth:`rftheory.registry.Result.f64`'s exact per-element validation; where
+vectorized domain check (the result's ``Param`` bounds, :meth:`rftheory.params.Param.parse_array`,
+the check :meth:`rftheory.registry.Result.f64` makes too); where
 the float64 layer raises :class:`~rftheory.errors.RangeError` the block is
 bisected and the pairs it refuses are evaluated by
 :meth:`~rftheory.registry.Result.exact` at 20 digits.
