@@ -16,6 +16,7 @@ import numpy as np
 from scipy import special as sc
 
 from ..errors import PrecisionError, RangeError
+from .kummer_dd import hyp1f1_d_half_neg_dd
 
 __all__ = ["EPS", "TOL", "pick", "checked", "hyp1f1_d_half_neg", "orth_pair_f64", "simplex_pair_quad_f64", "gap_f64"]
 
@@ -98,7 +99,9 @@ def hyp1f1_d_half_neg(d, x, tol=TOL):
        + (x+2)u|{}_1F_1|\Big] + e^{-x}\,\mathrm{tail}.
 
     Where the series cancels (``Σ|t_k| ≫ |S|``: moderate ``x`` at large ``d``,
-    or near a zero) and the bound exceeds ``tol`` relative, the element is
+    or near a zero) and the bound exceeds ``tol`` relative, the same series is
+    summed in double-double (:func:`rftheory.numerics.kummer_dd.hyp1f1_d_half_neg_dd`,
+    vectorized, with its own bound); where even that bound exceeds ``tol``, the element is
     evaluated by mpmath to 17 certified digits (:func:`rftheory.precision.certified`)
     and rounded once: slower, never wrong.  scipy's
     ``hyp1f1`` is not used: its two forms (direct and Kummer) were found to
@@ -157,8 +160,18 @@ def hyp1f1_d_half_neg(d, x, tol=TOL):
         err = 2 * (ex * (E + 5 * u * W) + (x + 2) * u * np.abs(val)) + ex * tail
         bad = ~(np.isfinite(err) & np.isfinite(val) & (np.abs(val) > 1e-290))
         val, err = np.where(bad, np.nan, val), np.where(bad, np.inf, err)
-    # where the series cancels: the certified mpmath value, rounded once (error <= u + 1e-17)
-    slow = ~(err <= tol * np.abs(val)) & (x <= _CERTIFY_X_MAX)
+    # where the series cancels: the same series in double-double (vectorized); where even
+    # that cancels too much, the certified mpmath value, rounded once (error <= u + 1e-17)
+    slow = ~(err <= tol * np.abs(val))
+    if np.any(slow):
+        with np.errstate(all="ignore"):
+            vd, ed = hyp1f1_d_half_neg_dd(d[slow], x[slow], np.broadcast_to(Kp, d.shape)[slow], tail[slow])
+            good = (ed <= tol * np.abs(vd)) & np.isfinite(vd) & (np.abs(vd) > 1e-290)
+        if np.any(good):
+            idx = tuple(i[good] for i in np.nonzero(slow))
+            val[idx], err[idx] = vd[good], ed[good]
+            slow[idx] = False
+    slow &= x <= _CERTIFY_X_MAX
     for i in zip(*np.nonzero(slow)) if slow.ndim else ([()] if slow else []):
         try:
             v, dv = _hyp1f1_certified(int(d[i]), float(x[i]))
