@@ -17,6 +17,7 @@ from scipy import special as sc
 
 from ..errors import PrecisionError, RangeError
 from .kummer_dd import hyp1f1_d_half_neg_dd
+from .orth_gap import orth_gap_neg_series
 
 __all__ = ["EPS", "TOL", "pick", "checked", "hyp1f1_d_half_neg", "orth_pair_f64", "simplex_pair_quad_f64", "gap_f64"]
 
@@ -162,15 +163,16 @@ def hyp1f1_d_half_neg(d, x, tol=TOL):
         val, err = np.where(bad, np.nan, val), np.where(bad, np.inf, err)
     # where the series cancels: the same series in double-double (vectorized); where even
     # that cancels too much, the certified mpmath value, rounded once (error <= u + 1e-17)
-    slow = ~(err <= tol * np.abs(val))
+    val, err = np.array(val, dtype=float), np.array(err, dtype=float)  # writable arrays, 0-d included
+    slow = np.array(~(err <= tol * np.abs(val)), dtype=bool)
     if np.any(slow):
+        flat = [np.broadcast_to(a, d.shape).reshape(-1) for a in (d, x, Kp, tail)]
+        vf, ef, sf = val.reshape(-1), err.reshape(-1), slow.reshape(-1)  # views: writes reach val, err, slow
+        idx = np.flatnonzero(sf)
         with np.errstate(all="ignore"):
-            vd, ed = hyp1f1_d_half_neg_dd(d[slow], x[slow], np.broadcast_to(Kp, d.shape)[slow], tail[slow])
+            vd, ed = hyp1f1_d_half_neg_dd(*(a[idx] for a in flat))
             good = (ed <= tol * np.abs(vd)) & np.isfinite(vd) & (np.abs(vd) > 1e-290)
-        if np.any(good):
-            idx = tuple(i[good] for i in np.nonzero(slow))
-            val[idx], err[idx] = vd[good], ed[good]
-            slow[idx] = False
+        vf[idx[good]], ef[idx[good]], sf[idx[good]] = vd[good], ed[good], False
     slow &= x <= _CERTIFY_X_MAX
     for i in zip(*np.nonzero(slow)) if slow.ndim else ([()] if slow else []):
         try:
@@ -343,13 +345,21 @@ def gap_f64(coupling, d, z):
     if coupling == "iid":
         return np.zeros(d.shape), np.zeros(d.shape)
     X = -z * z
-    K = int(3 * float(np.max(z * z, initial=0)) + 60)
-    s_val, s_rel = _gap_series(_orth_gap_coef_log(d, K), X)
     e = np.exp(X)
     if coupling == "orthogonal":
+        # the alternating series in linear space (rows of b_k per distinct d); the log-space
+        # one only where it does not serve (z² outside ALT_Z2: tiny or cancelling anyway)
+        s_val, s_err = orth_gap_neg_series(d, z * z)
+        rest = np.isnan(s_val)
+        if np.any(rest):
+            K = int(3 * float(np.max(z[rest] ** 2, initial=0)) + 60)
+            rv, rr = _gap_series(_orth_gap_coef_log(d[rest], K), X[rest])
+            s_val[rest], s_err[rest] = rv, np.abs(rv) * rr
         tau, terr = hyp1f1_d_half_neg(d, z * z / 2)
-        series = (s_val, np.abs(s_val) * s_rel)
+        series = (s_val, s_err)
     elif coupling == "simplex":
+        K = int(3 * float(np.max(z * z, initial=0)) + 60)
+        s_val, s_rel = _gap_series(_orth_gap_coef_log(d, K), X)
         dl_val, dl_rel = _gap_series(_simplex_delta_coef_log(d, K), X / 2)
         sval = s_val - dl_val
         series = (sval, np.abs(s_val) * s_rel + np.abs(dl_val) * dl_rel + EPS * np.abs(s_val))
