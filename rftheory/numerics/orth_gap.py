@@ -41,9 +41,10 @@ def log_orth_gap_series(d, x):
     where ``b_k = 1 − Π_{j<k}(d+j)/(d+2j)`` (``(d)_k/(d/2)_k = 2^k Π_{j<k}(d+j)/(d+2j)``,
     papers/000_…, Thm 4.3).  The recurrence for ``b_k`` adds and divides positive
     numbers only, so there is no cancellation anywhere: ``b_k`` is within
-    ``5(k−1)u`` of its value (five roundings a step), ``p_k`` within ``(ULPS + 3k)u``
-    (``exp``, then three roundings a step), the product one more, so term ``k`` is
-    within ``e_k = (8k + ULPS + 1)u``.  The running bound is
+    ``r(k−1)u`` of its value (``r = 3`` roundings a step for integer ``d``, where ``d + j``
+    is exact, else 5), ``p_k`` within ``(ULPS + 2k)u`` (``exp``, then a product and a
+    quotient a step), the product one more, so term ``k`` is within
+    ``e_k = ((r + 2)k + ULPS + 1)u``.  The running bound is
     ``E = Σ e_k T_k + u K S`` (each of the ``K`` partial sums, all ``≤ S``, rounded once) plus the
     tail ``Σ_{j>K} p_j ≤ p_{K+1}/(1 − v²/(K+2))`` (``b_j ≤ 1``); the series stops
     where that tail is below ``2^{-60}`` of the sum.  The returned error bound of
@@ -105,6 +106,8 @@ class _BRows:
         else:
             self.values, self.index = np.unique(d, return_inverse=True)
             self.index = self.index.reshape(-1)
+        # roundings a step of the recurrence: d + j and d + 2j are exact for integers (< 2^53)
+        self.rounds = 3 if np.all(self.values == np.round(self.values)) and hi < 2.0**52 else 5
         self.rows = [np.zeros(self.values.size), np.zeros(self.values.size)]  # b_0, b_1
 
     def __getitem__(self, k):
@@ -130,8 +133,8 @@ def _chunk(rows, index, v2, pm=None, w23=None):
     k = 1
     while live.size:
         for _ in range(8):  # term k+1 from term k, in place
-            np.multiply(v2, 1.0 / (k + 1), out=q)
-            p *= q
+            p *= v2
+            p /= k + 1
             k += 1
             if pm is None:
                 rows[k].take(index, out=b)
@@ -164,7 +167,9 @@ def _chunk(rows, index, v2, pm=None, w23=None):
     lg = v2_0 + lS  # log(e^{v2} S)
     # Σ e_k T_k = u(8W + (ULPS + 1)S); the partial sums, at most K of them, each ≤ S;
     # 1.01 covers the second-order terms of these first-order bounds
-    rel = 1.01 * (U * ((8 if pm_given else 33) * out_w / out_s + ULPS + 1 + out_k) + out_t / out_s)
+    r = rows.rounds
+    c1, c0 = (6 * r + 2, ULPS + 21) if pm_given else (r + 2, ULPS + 1)  # e_k = (c1 k + c0)u
+    rel = 1.01 * (U * (c1 * out_w / out_s + c0 + out_k) + out_t / out_s)
     err = rel + ULPS * U * np.abs(lS) + U * np.abs(lg) + U * out_w / out_s
     return lg, err
 
@@ -187,8 +192,8 @@ def log_pp_bracket_series(d, P, m, x):
     MSE parts is summed term by term, never formed at the end (where it
     cancels when ``m ≈ d`` and ``v`` is small).  ``w_2 = (m(d+2) − P)/(4m(d+2))``
     and ``w_3 = 3(m(d+4) − P)/(8m(d+4))`` from exact integers; for ``k ≥ 4``,
-    ``(P/m)b_k 2^{−k} ≤ 6 w_k``, so ``w_k`` is within ``(30k − 10)u`` and each
-    term within ``(33k + ULPS + 1)u``; the bound is then as in
+    ``(P/m)b_k 2^{−k} ≤ 6 w_k``, so ``w_k`` is within ``(6rk + 20)u`` and each
+    term within ``((6r + 2)k + ULPS + 21)u`` (``r`` as there); the bound is then as in
     :func:`log_orth_gap_series`.  NaN outside ``FAST_V2`` (for ``2v²``).
 
     Parameters
@@ -244,12 +249,12 @@ def orth_gap_neg_series(d, z2):
 
     The RFF orthogonality gap (papers/000_…, Thm 4.5) as the alternating series of
     :func:`log_orth_gap_series`'s coefficients ``b_k ≥ 0``, summed in float64 with
-    ``p_k = z^{2k}/k!`` by recurrence.  Term ``k`` is within ``(9k + 2)u`` (``b_k``
-    ``5(k−1)``, ``p_k`` ``3k``, the product one, one rounding of ``z²`` by the caller
-    ``k``); each addition errs by at most ``u|S_k|`` (the partial sum); the tail after
+    ``p_k = z^{2k}/k!`` by recurrence.  Term ``k`` is within ``((r + 3)k + 2)u`` (``b_k``
+    ``r(k−1)`` as in :func:`log_orth_gap_series`, ``p_k`` ``2k``, the product one, one
+    rounding of ``z²`` by the caller ``k``); each addition errs by at most ``u|S_k|`` (the partial sum); the tail after
     ``K`` terms is below ``z^{2(K+1)}/(K+1)!/(1 − z²/(K+2))``:
 
-    .. math:: |\\Delta| \\le 1.01\\Big[u\\sum_k \\big((9k + 2)|t_k| + |S_k|\\big) + \\text{tail}\\Big].
+    .. math:: |\\Delta| \\le 1.01\\Big[u\\sum_k \\big(((r+3)k + 2)|t_k| + |S_k|\\big) + \\text{tail}\\Big].
 
     The bound grows with the cancellation ``Σ|t_k|/|S|`` (about ``e^{2z²}``): the
     caller compares it with the direct difference.  NaN outside ``ALT_Z2``.
@@ -299,8 +304,8 @@ def _chunk_alt(rows, index, z2):
     k = 1
     while live.size:
         for _ in range(8):
-            np.multiply(z2, 1.0 / (k + 1), out=q)
-            p *= q
+            p *= z2
+            p /= k + 1
             k += 1
             rows[k].take(index, out=b)
             np.multiply(p, b, out=t)  # |t_k|
@@ -320,7 +325,7 @@ def _chunk_alt(rows, index, z2):
         if done.any():
             j = live[done]
             out_s[j] = S[done]
-            out_e[j] = 1.01 * (U * (9 * W[done] + 2 * T[done] + A[done]) + tail[done])
+            out_e[j] = 1.01 * (U * ((rows.rounds + 3) * W[done] + 2 * T[done] + A[done]) + tail[done])
             keep = ~done
             live = live[keep]
             index, z2, p, S, T, W, A = (a[keep] for a in (index, z2, p, S, T, W, A))
