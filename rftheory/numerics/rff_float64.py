@@ -355,8 +355,13 @@ def gap_f64(coupling, d, z):
             K = int(3 * float(np.max(z[rest] ** 2, initial=0)) + 60)
             rv, rr = _gap_series(_orth_gap_coef_log(d[rest], K), X[rest])
             s_val[rest], s_err[rest] = rv, np.abs(rv) * rr
-        tau, terr = hyp1f1_d_half_neg(d, z * z / 2)
         series = (s_val, s_err)
+        # the direct difference errs by at least EPS(e + |τ|), τ = e − gap: where the series is
+        # already that accurate pick() would not take it, so τ is computed only elsewhere
+        need = ~(s_err <= EPS * (e + np.abs(e - s_val)))
+        tau, terr = np.full(d.shape, np.nan), np.full(d.shape, np.inf)
+        if np.any(need):
+            tau[need], terr[need] = hyp1f1_d_half_neg(d[need], z[need] * z[need] / 2)
     elif coupling == "simplex":
         K = int(3 * float(np.max(z * z, initial=0)) + 60)
         s_val, s_rel = _gap_series(_orth_gap_coef_log(d, K), X)
