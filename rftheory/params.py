@@ -20,7 +20,7 @@ import mpmath
 
 from .errors import ParameterError
 
-__all__ = ["Param", "Point", "to_fraction", "mpf", "sym", "validate_params"]
+__all__ = ["Param", "Point", "to_fraction", "mpf", "sym", "validate_params", "array_twin"]
 
 
 def to_fraction(name: str, value: Any) -> Fraction:
@@ -250,6 +250,84 @@ class Param:
         return x
 
 
+    def parse_array(self, values, where: str = "", hint: str = ""):
+        """Check a whole array of values against the domain, in one vectorized pass.
+
+        The float64 layer's twin of :meth:`parse` (``Result.f64``,
+        :func:`rftheory.predict.pairs.evaluate`): each element is compared at its
+        exact binary value with the bounds (exact rationals or floats), so an
+        element is refused here exactly when :meth:`parse` refuses it.
+
+        Parameters
+        ----------
+        values : array_like of int or float
+            The values (any shape).
+        where : str, optional
+            The result's ID, for the message.
+        hint : str, optional
+            Appended to the message (e.g. what to do about it).
+
+        Returns
+        -------
+        numpy.ndarray
+            The values as float64.
+
+        Raises
+        ------
+        ParameterError
+            Naming this parameter, the first offending element (its index and
+            value) and the domain, if an element is not a finite number of
+            the domain (a non-integer for an ``int`` parameter included).
+
+        Examples
+        --------
+        >>> Param("v", "real", low=0, high=40).parse_array([0.5, 41.0])
+        Traceback (most recent call last):
+        ...
+        rftheory.errors.ParameterError: parameter 'v': must be <= 40, got 41.0 (element 1 of the array; real in [0, 40])
+        """
+        import numpy as np
+
+        arr = np.asarray(values)
+        if arr.dtype.kind not in "iuf":
+            raise ParameterError(self.name, f"expected numbers, got dtype {arr.dtype}")
+        arr = arr.astype(np.float64)
+        at = f"{where}: " if where else ""
+        tail = f"; {hint}" if hint else ""
+
+        def refuse(bad, what):
+            i = int(np.flatnonzero(np.ravel(bad))[0])
+            idx = tuple(int(j) for j in np.unravel_index(i, arr.shape)) if arr.ndim > 1 else i
+            raise ParameterError(self.name, f"{at}{what}, got {float(arr.ravel()[i])!r} (element {idx} of the array; "
+                                            f"{self.domain()}){tail}")
+
+        bad = ~np.isfinite(arr)
+        if bad.any():
+            refuse(bad, "must be finite")
+        if self.kind == "int":
+            bad = arr != np.round(arr)
+            if bad.any():
+                refuse(bad, "must be an integer")
+        # a bound compared as a float is exact when it is one; a rational bound (2/3) is
+        # compared through its two neighbouring floats (a binary value never equals it)
+        for bound, is_low in ((self.low, True), (self.high, False)):
+            if bound is None:
+                continue
+            opened = self.low_open if is_low else self.high_open
+            fb = float(bound)
+            exact = Fraction(fb) == Fraction(bound)
+            if is_low:
+                edge = fb if exact else (fb if Fraction(fb) > Fraction(bound) else float(np.nextafter(fb, np.inf)))
+                bad = (arr < edge) | ((arr == edge) & opened & exact)
+            else:
+                edge = fb if exact else (fb if Fraction(fb) < Fraction(bound) else float(np.nextafter(fb, -np.inf)))
+                bad = (arr > edge) | ((arr == edge) & opened & exact)
+            if bad.any():
+                op = ("<" if opened else "<=") if not is_low else (">" if opened else ">=")
+                refuse(bad, f"must be {op} {fmt_bound(bound)}")
+        return arr
+
+
 class Point(dict):
     """A validated point of a result: its parameters, exact and complete.
 
@@ -344,6 +422,35 @@ def validate_params(
     if check is not None:
         check(out)
     return Point(out, where, {p.name: p.kind for p in params})
+
+
+def array_twin(on_arrays: Callable[[dict], None]):
+    """Give a cross-parameter check its vectorized twin (for ``Result.f64``).
+
+    :func:`rftheory.registry.validate_arrays` calls ``check.on_arrays(values)``
+    once on the whole broadcast float64 arrays instead of ``check`` once per
+    element.  The twin must refuse exactly the elements ``check`` refuses at
+    their exact binary values (error-free float arithmetic where it compares
+    sums), raising :class:`ParameterError` naming the parameter and the first
+    offending element.
+
+    Parameters
+    ----------
+    on_arrays : callable
+        ``on_arrays(values)``; numeric values are float64 arrays of one shape,
+        the others as validated.
+
+    Returns
+    -------
+    callable
+        A decorator that sets ``check.on_arrays`` and returns ``check``.
+    """
+
+    def mark(check):
+        check.on_arrays = on_arrays
+        return check
+
+    return mark
 
 
 #: the declared domain of the common parameters: every evaluator of a result

@@ -448,12 +448,16 @@ def _short_source(source: str) -> str:
 
 
 def validate_arrays(result: Result, given: Mapping[str, Any]) -> dict:
-    """Validate float64-layer arguments: arrays elementwise, then broadcast.
+    """Validate float64-layer arguments: whole arrays against the domains, then broadcast.
 
-    Each element of an array argument is checked against the parameter's
-    domain (NaN and infinities are refused); scalar checks of the result are
-    applied to the broadcast arrays elementwise where the result's ``check``
-    accepts arrays.
+    Each array argument is checked in one vectorized pass against its
+    parameter's domain (:meth:`Param.parse_array`: NaN, infinities, non-integers
+    and out-of-bounds elements refused, the first one named).  The scalar
+    parameters (choices, objects, defaults) are validated exactly at the first
+    element; the result's cross-parameter ``check`` then runs on the whole
+    broadcast arrays through its vectorized twin (``check.on_arrays``, see
+    :func:`rftheory.params.array_twin`), or, for a check without one, exactly
+    at each element.
 
     Parameters
     ----------
@@ -476,19 +480,7 @@ def validate_arrays(result: Result, given: Mapping[str, Any]) -> dict:
         val = given.get(p.name)
         if p.kind in ("choice", "object") or val is None:
             continue
-        arr = np.asarray(val)
-        if arr.dtype.kind not in "iuf" or arr.dtype == np.bool_:
-            raise ParameterError(p.name, f"expected numbers, got dtype {arr.dtype}")
-        arr = arr.astype(np.float64)
-        if not np.all(np.isfinite(arr)):
-            raise ParameterError(p.name, "must be finite (got NaN or infinity)")
-        if p.kind == "int" and np.any(arr != np.round(arr)):
-            raise ParameterError(p.name, "must be integers")
-        if p.low is not None and np.any(arr < p.low if not p.low_open else arr <= p.low):
-            raise ParameterError(p.name, f"must be {'>' if p.low_open else '>='} {p.low}")
-        if p.high is not None and np.any(arr > p.high if not p.high_open else arr >= p.high):
-            raise ParameterError(p.name, f"must be {'<' if p.high_open else '<='} {p.high}")
-        out[p.name] = arr
+        out[p.name] = p.parse_array(val, result.id)
     # scalars and defaults through the scalar validator (choices, defaults)
     scalars = {k: v for k, v in given.items() if k not in out}
     names = list(out)
@@ -500,11 +492,6 @@ def validate_arrays(result: Result, given: Mapping[str, Any]) -> dict:
     for k, v in probe.items():
         if k not in out:
             out[k] = v if not isinstance(v, Fraction) else float(v)
-    if result.check is not None and arrays and arrays[0].size > 1:
-        # elementwise cross-parameter check (cheap: scalars only)
-        flat = {k: a.ravel() for k, a in zip(names, arrays)}
-        for i in range(arrays[0].size):
-            result.validate(**scalars, **{k: Fraction(float(flat[k][i])) for k in names})
     for k, a in zip(names, arrays):
         out[k] = a
     # defaults that depend on other parameters (x_norm = v/2 ...) follow the arrays elementwise
@@ -513,6 +500,16 @@ def validate_arrays(result: Result, given: Mapping[str, Any]) -> dict:
             dflt = p.default({k: out[k] for k in out})
             # a default of None means "absent" (e.g. k_delta unless kernel=given), not NaN
             out[p.name] = None if dflt is None else np.asarray(dflt, dtype=np.float64)
+    if result.check is not None and arrays and arrays[0].size > 1:
+        on_arrays = getattr(result.check, "on_arrays", None)
+        if on_arrays is not None:
+            full = {k: (np.broadcast_to(v, arrays[0].shape) if k in names or (isinstance(v, np.ndarray)
+                        and known[k].kind in ("int", "real")) else v) for k, v in out.items()}
+            on_arrays(full)
+        else:  # exactly, element by element (scalars only)
+            flat = {k: a.ravel() for k, a in zip(names, arrays)}
+            for i in range(arrays[0].size):
+                result.validate(**scalars, **{k: Fraction(float(flat[k][i])) for k in names})
     return out
 
 

@@ -46,6 +46,56 @@ def check_norms(x_norm, y_norm, v) -> None:
         )
 
 
+def check_norms_arrays(x_norm, y_norm, v) -> None:
+    """:func:`check_norms` on whole float64 arrays, exactly.
+
+    ``v ≤ a + b`` and ``v ≥ |a − b|`` are decided at the exact binary values:
+    ``a ± b = s + e`` exactly (Knuth's TwoSum), and a float ``v`` differs from
+    ``s`` by at least a whole gap where it differs at all, more than ``|e|``
+    (half a gap), so only ``v = s`` needs the sign of ``e``.
+
+    Parameters
+    ----------
+    x_norm, y_norm, v : array_like of float
+        ``‖x‖``, ``‖y‖``, ``‖x+y‖`` (broadcast together).
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    ParameterError
+        Naming the offending norm and the first offending element.
+
+    Examples
+    --------
+    >>> check_norms_arrays([1.0, 0.5], [1.0, 0.25], [2.0, 0.2])
+    Traceback (most recent call last):
+    ...
+    rftheory.errors.ParameterError: parameter 'x_norm': x_norm=0.5 and y_norm=0.25 are incompatible with v=0.2: need |x_norm - y_norm| <= v <= x_norm + y_norm (element 1 of the arrays)
+    """
+    from .floats import two_sum
+
+    a, b, v = np.broadcast_arrays(*(np.asarray(t, float) for t in (x_norm, y_norm, v)))
+    for name, arr in (("x_norm", a), ("y_norm", b)):
+        if np.any(arr < 0):
+            i = int(np.flatnonzero(arr.ravel() < 0)[0])
+            raise ParameterError(name, f"must be >= 0, got {arr.ravel()[i]!r} (element {i} of the arrays)")
+    s, e = two_sum(a, b)
+    t, f = two_sum(a, -b)
+    dist, err = np.abs(t), np.where(t < 0, -f, f)  # |a − b| = dist + err exactly
+    bad = (v > s) | ((v == s) & (e < 0)) | (v < dist) | ((v == dist) & (err > 0))
+    if np.any(bad):
+        i = int(np.flatnonzero(bad.ravel())[0])
+        ai, bi, vi = (float(x.ravel()[i]) for x in (a, b, v))
+        raise ParameterError(
+            "x_norm",
+            f"x_norm={ai:g} and y_norm={bi:g} are incompatible with v={vi:g}: "
+            f"need |x_norm - y_norm| <= v <= x_norm + y_norm (element {i} of the arrays)",
+        )
+
+
 def _rotate(x, y, rng):
     if rng is None:
         return x, y

@@ -16,6 +16,8 @@ import numpy as np
 
 from ..errors import PrecisionError, RangeError
 from ..lazy import lazy
+from .kummer_dd import hyp1f1_d_half_neg_dd
+from .orth_gap import orth_gap_neg_series
 
 sc = lazy("scipy.special")  # imported on first use (the CLI starts without it)
 
@@ -100,7 +102,9 @@ def hyp1f1_d_half_neg(d, x, tol=TOL):
        + (x+2)u|{}_1F_1|\Big] + e^{-x}\,\mathrm{tail}.
 
     Where the series cancels (``Σ|t_k| ≫ |S|``: moderate ``x`` at large ``d``,
-    or near a zero) and the bound exceeds ``tol`` relative, the element is
+    or near a zero) and the bound exceeds ``tol`` relative, the same series is
+    summed in double-double (:func:`rftheory.numerics.kummer_dd.hyp1f1_d_half_neg_dd`,
+    vectorized, with its own bound); where even that bound exceeds ``tol``, the element is
     evaluated by mpmath to 17 certified digits (:func:`rftheory.precision.certified`)
     and rounded once: slower, never wrong.  scipy's
     ``hyp1f1`` is not used: its two forms (direct and Kummer) were found to
@@ -159,8 +163,19 @@ def hyp1f1_d_half_neg(d, x, tol=TOL):
         err = 2 * (ex * (E + 5 * u * W) + (x + 2) * u * np.abs(val)) + ex * tail
         bad = ~(np.isfinite(err) & np.isfinite(val) & (np.abs(val) > 1e-290))
         val, err = np.where(bad, np.nan, val), np.where(bad, np.inf, err)
-    # where the series cancels: the certified mpmath value, rounded once (error <= u + 1e-17)
-    slow = ~(err <= tol * np.abs(val)) & (x <= _CERTIFY_X_MAX)
+    # where the series cancels: the same series in double-double (vectorized); where even
+    # that cancels too much, the certified mpmath value, rounded once (error <= u + 1e-17)
+    val, err = np.array(val, dtype=float), np.array(err, dtype=float)  # writable arrays, 0-d included
+    slow = np.array(~(err <= tol * np.abs(val)), dtype=bool)
+    if np.any(slow):
+        flat = [np.broadcast_to(a, d.shape).reshape(-1) for a in (d, x, Kp, tail)]
+        vf, ef, sf = val.reshape(-1), err.reshape(-1), slow.reshape(-1)  # views: writes reach val, err, slow
+        idx = np.flatnonzero(sf)
+        with np.errstate(all="ignore"):
+            vd, ed = hyp1f1_d_half_neg_dd(*(a[idx] for a in flat))
+            good = (ed <= tol * np.abs(vd)) & np.isfinite(vd) & (np.abs(vd) > 1e-290)
+        vf[idx[good]], ef[idx[good]], sf[idx[good]] = vd[good], ed[good], False
+    slow &= x <= _CERTIFY_X_MAX
     for i in zip(*np.nonzero(slow)) if slow.ndim else ([()] if slow else []):
         try:
             v, dv = _hyp1f1_certified(int(d[i]), float(x[i]))
@@ -332,13 +347,26 @@ def gap_f64(coupling, d, z):
     if coupling == "iid":
         return np.zeros(d.shape), np.zeros(d.shape)
     X = -z * z
-    K = int(3 * float(np.max(z * z, initial=0)) + 60)
-    s_val, s_rel = _gap_series(_orth_gap_coef_log(d, K), X)
     e = np.exp(X)
     if coupling == "orthogonal":
-        tau, terr = hyp1f1_d_half_neg(d, z * z / 2)
-        series = (s_val, np.abs(s_val) * s_rel)
+        # the alternating series in linear space (rows of b_k per distinct d); the log-space
+        # one only where it does not serve (z² outside ALT_Z2: tiny or cancelling anyway)
+        s_val, s_err = orth_gap_neg_series(d, z * z)
+        rest = np.isnan(s_val)
+        if np.any(rest):
+            K = int(3 * float(np.max(z[rest] ** 2, initial=0)) + 60)
+            rv, rr = _gap_series(_orth_gap_coef_log(d[rest], K), X[rest])
+            s_val[rest], s_err[rest] = rv, np.abs(rv) * rr
+        series = (s_val, s_err)
+        # the direct difference errs by at least EPS(e + |τ|), τ = e − gap: where the series is
+        # already that accurate pick() would not take it, so τ is computed only elsewhere
+        need = ~(s_err <= EPS * (e + np.abs(e - s_val)))
+        tau, terr = np.full(d.shape, np.nan), np.full(d.shape, np.inf)
+        if np.any(need):
+            tau[need], terr[need] = hyp1f1_d_half_neg(d[need], z[need] * z[need] / 2)
     elif coupling == "simplex":
+        K = int(3 * float(np.max(z * z, initial=0)) + 60)
+        s_val, s_rel = _gap_series(_orth_gap_coef_log(d, K), X)
         dl_val, dl_rel = _gap_series(_simplex_delta_coef_log(d, K), X / 2)
         sval = s_val - dl_val
         series = (sval, np.abs(s_val) * s_rel + np.abs(dl_val) * dl_rel + EPS * np.abs(s_val))

@@ -12,13 +12,17 @@ import numpy as np
 
 from ..errors import RangeError
 from ..lazy import lazy
+from .orth_gap import log_orth_gap_series
 
 sc = lazy("scipy.special")  # imported on first use (the CLI starts without it)
+EPS = np.finfo(float).eps  # 2x the unit roundoff
 
 __all__ = [
     "coupled_pairs",
     "log_hyp1f1_d_half_pos",
     "log_orth_gap_pos",
+    "log_orth_gap_pos_err",
+    "log_series_error",
     "exp_checked",
     "chi_mean",
     "log_angle_conformity",
@@ -130,7 +134,7 @@ def log_orth_gap_pos(d, x):
     .. math:: e^{v^2} - {}_1F_1(d; d/2; v^2/2) = \\sum_{k\\ge2} \\frac{v^{2k}}{k!}
               \\Big(1 - \\prod_{j<k}\\frac{d+j}{d+2j}\\Big),
 
-    every term positive; each bracket is ``-expm1(Σ log1p(−j/(d+2j)))``.
+    every term positive (summed by :func:`log_orth_gap_pos_err`).
     This is the (positive) orthogonality gap ``ρ_iid − ρ_orth`` of the PRF
     conformity (papers/000_…, Cor. 4.4; ``simrf.prf_gap``).
 
@@ -155,7 +159,62 @@ def log_orth_gap_pos(d, x):
     >>> bool(abs(log_orth_gap_pos(2, 1.0) - math.log(math.e ** 2 - 2 * math.e)) < 1e-14)
     True
     """
+    lg, _ = log_orth_gap_pos_err(d, x)
+    return lg
+
+
+def log_orth_gap_pos_err(d, x):
+    """:func:`log_orth_gap_pos` and a bound on its absolute error.
+
+    The linear-space series of :func:`rftheory.numerics.orth_gap.log_orth_gap_series`
+    with its running error bound where ``v² = 2x`` is in ``FAST_V2`` (a normal
+    float ``e^{−v²}``, terms not underflowing); elsewhere (tiny or huge ``v²``,
+    rare) the log-space series, whose error is at most :func:`log_series_error`.
+
+    Parameters
+    ----------
+    d : array_like of float
+        Dimension, ``d > 0``.
+    x : array_like of float
+        ``x = v²/2 ≥ 0``; broadcast against ``d`` (``x = 0`` gives ``−inf``, error 0).
+
+    Returns
+    -------
+    lg, err : numpy.ndarray
+        ``log(e^{2x} − ₁F₁(d; d/2; x))`` and a bound on its absolute error
+        (one rounding of ``x`` by the caller included).
+    """
     d, x = np.broadcast_arrays(np.asarray(d, float), np.asarray(x, float))
+    lg, err = log_orth_gap_series(d, x)
+    zero = x == 0  # e^0 − ₁F₁(d; d/2; 0) = 0 exactly
+    lg[zero], err[zero] = -np.inf, 0.0
+    slow = np.isnan(lg)
+    if slow.any():
+        lg[slow] = _log_orth_gap_logspace(d[slow], x[slow])
+        err[slow] = log_series_error(2 * x[slow])
+    return lg, err
+
+
+def log_series_error(v2):
+    """A bound on the absolute error of ``log Σ_k t_k`` summed in log space with
+    terms ``t_k = v^{2k}/k!·(…)``: each log term is a difference of numbers of
+    size ``k log v² ≈ v²(|log v²| + 1)`` (``k ≲ 2v²``), rounded a few times.
+
+    Parameters
+    ----------
+    v2 : array_like of float
+        ``v²``.
+
+    Returns
+    -------
+    numpy.ndarray
+    """
+    v2 = np.asarray(v2, float)
+    return EPS / 2 * (2 * v2 * (np.abs(np.log(np.maximum(v2, 1e-300))) + 1) + 2)
+
+
+def _log_orth_gap_logspace(d, x):
+    """The gap's series in log space (any ``x > 0``): per point, with ``gammaln``."""
     out = np.empty(d.shape)
     flat_d, flat_x, flat_o = d.ravel(), x.ravel(), out.ravel()
     for lo in range(0, flat_d.size, 256):

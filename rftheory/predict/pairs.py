@@ -7,8 +7,8 @@ every pointwise MSE are symmetric); :func:`geometry` gives each pair's norms,
 differences themselves (no cancellation in ``z`` or ``v``).
 
 :func:`evaluate` calls a result's float64 layer on whole arrays with one
-vectorized domain check (the result's ``Param`` bounds), instead of
-:meth:`rftheory.registry.Result.f64`'s exact per-element validation; where
+vectorized domain check (the result's ``Param`` bounds, :meth:`rftheory.params.Param.parse_array`,
+the check :meth:`rftheory.registry.Result.f64` makes too); where
 the float64 layer raises :class:`~rftheory.errors.RangeError` the block is
 bisected and the pairs it refuses are evaluated by
 :meth:`~rftheory.registry.Result.exact` at 20 digits.
@@ -21,7 +21,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..catalog import get
-from ..errors import ParameterError, RangeError
+from ..errors import RangeError
 
 __all__ = ["BLOCK", "blocks", "geometry", "Evaluated", "evaluate"]
 
@@ -135,25 +135,11 @@ class Evaluated:
 
 
 def _check_bounds(r, arrays: dict) -> None:
-    """One vectorized check of the arrays against the parameters' declared domains."""
+    """One vectorized check of the arrays against the parameters' declared domains
+    (:meth:`rftheory.params.Param.parse_array`, the check ``Result.f64`` makes)."""
     params = {p.name: p for p in r.params}
     for name, arr in arrays.items():
-        p = params[name]
-        if not np.all(np.isfinite(arr)):
-            raise ParameterError(name, f"{r.id}: not finite for some pair")
-        if p.kind == "int" and np.any(arr != np.round(arr)):
-            raise ParameterError(name, f"{r.id}: must be integers")
-        for bound, is_low in ((p.low, True), (p.high, False)):
-            if bound is None:
-                continue
-            opened = p.low_open if is_low else p.high_open
-            bad = (arr <= bound if opened else arr < bound) if is_low else (arr >= bound if opened else arr > bound)
-            if np.any(bad):
-                worst = float(np.min(arr) if is_low else np.max(arr))
-                raise ParameterError(
-                    name, f"{r.id} is declared for {name} {'>' if is_low else '<'}{'' if opened else '='} "
-                    f"{float(bound):g}, but a pair of the data has {name} = {worst:.6g} "
-                    "(rescale the data: --sigma, --scale)")
+        params[name].parse_array(arr, r.id, hint="rescale the data: --sigma, --scale")
 
 
 def _exact_at(r, scalars, arrays, k) -> float:

@@ -18,6 +18,7 @@ import numpy as np
 
 from ...errors import RangeError
 from ...numerics.floats import two_prod
+from ...numerics.orth_gap import log_pp_bracket_series
 from ...numerics.rff_pairs import checked, gap_f64
 from ...numerics.special import coupled_pairs, log_orth_gap_pos
 from .ce_formulas import cluster_invariants
@@ -234,8 +235,8 @@ def _trig_orthogonal_exact(a, b, th, m, d):
 def lemma22_f64(which):
     """Float64 Lemma 2.2 in log space (``which`` ``"trig"`` or ``"pos"``).
 
-    iid: the log forms of :func:`_f64_pair_logs`.  Orthogonal ``++``: the positive
-    series :func:`rftheory.numerics.special.log_orth_gap_pos`.  Orthogonal trig:
+    iid: the log forms of :func:`_f64_pair_logs`.  Orthogonal ``++``: the bracket as
+    one series of positive terms (:func:`_pos_orthogonal`).  Orthogonal trig:
     ``e^{a²+b²}/m`` times the RFF bracket (:func:`log_trig_bracket`).
 
     Parameters
@@ -256,9 +257,7 @@ def lemma22_f64(which):
         P = np.asarray(coupled_pairs(m.astype(np.int64), d.astype(np.int64)), float)
         s2, _, lz2, lv2, _, _ = _f64_geom(a, b, th)
         if which == "pos":
-            with np.errstate(divide="ignore"):
-                lgap = -s2 + np.log(P) - 2 * np.log(m) + log_orth_gap_pos(d, np.exp(lv2) / 2)
-            return _signed_sum([(lp, 1.0), (lgap, -1.0)], "MSE(++) orthogonal")
+            return _pos_orthogonal(s2, lp, lv2, d, P, m)
         lb, bad = log_trig_bracket(d, P, m, lz2, refuse=False)
         if not np.any(bad):
             return _exp64(s2 + lb - np.log(m), "MSE(trig) orthogonal")
@@ -277,6 +276,31 @@ def lemma22_f64(which):
             out[i] = float(val)
         return out
     return f
+
+
+#: the ++ bracket's series is used where its error bound is below this (rtol64/10 of
+#: hrf.mse_positive: the budget of the orthogonal difference in its error analysis)
+PP_SERIES_TOL = 1e-11
+
+
+def _pos_orthogonal(s2, lp, lv2, d, P, m):
+    """Orthogonal ``++`` MSE: ``e^{−a²−b²}/m`` times the bracket
+    ``(e^{v²} − 1)²/2 − (P/m)(e^{v²} − ₁F₁(d; d/2; v²/2))`` summed term by term with
+    positive terms (:func:`rftheory.numerics.orth_gap.log_pp_bracket_series`, no
+    cancellation); where that series does not serve (``2v²`` outside its range, or its
+    bound above :data:`PP_SERIES_TOL`) the difference of the two logs, refused where it
+    cancels beyond ``CANCEL_MAX``."""
+    s2, lp, lv2, d, P, m = np.broadcast_arrays(s2, lp, lv2, d, P, m)
+    lb, eb = log_pp_bracket_series(d, P, m, np.exp(lv2) / 2)
+    ok = eb <= PP_SERIES_TOL  # False where NaN (not served)
+    with np.errstate(divide="ignore"):
+        out = np.where(ok, -s2 + lb - np.log(m), 0.0)
+    if not ok.all():
+        bad = ~ok
+        with np.errstate(divide="ignore"):
+            lgap = -s2[bad] + np.log(P[bad]) - 2 * np.log(m[bad]) + log_orth_gap_pos(d[bad], np.exp(lv2[bad]) / 2)
+        out[bad] = _log_signed_sum([(lp[bad], 1.0), (lgap, -1.0)], "MSE(++) orthogonal")
+    return _exp64(out, "MSE(++) orthogonal")
 
 
 # --------------------------------------------------------------------------

@@ -17,16 +17,17 @@ from ...errors import LayerUnavailableError, RangeError
 from ...features import gaussian
 from ...lazy import lazy
 from ...numerics.angle_family import angle_quad, angle_series
-from ...numerics.floats import exact_sum_f64, two_prod
-from ...numerics.geometry import check_norms, pair_from_norms
+from ...numerics.floats import compensated_sum_f64, two_prod
+from ...numerics.geometry import check_norms, check_norms_arrays, pair_from_norms
 from ...numerics.special import (
     chi_var_ratio,
     coupled_pairs,
     exp_checked,
     log_angle_gap_nonpos,
-    log_orth_gap_pos,
+    log_orth_gap_pos_err,
+    log_series_error,
 )
-from ...params import ARG_MAX, Param, mpf
+from ...params import ARG_MAX, Param, array_twin, mpf
 from ...sampling import projections
 from ...sampling.samplers import sample
 from .conformity import _conf_iid_quad, _conf_orth_chi2d, conformity_orthogonal, conformity_simplex
@@ -39,17 +40,20 @@ EPS = np.finfo(float).eps  # 2x the unit roundoff
 # --------------------------------------------------------------------------
 # PRF MSE with blocks (Thm 3.2)
 
-#: coupling -> (mpmath conformity(d, v), float64 log(e^{v²} − ρ) or None for iid)
+#: coupling -> (mpmath conformity(d, v), float64 (log(e^{v²} − ρ), a bound on its error) or None for iid)
 PRF_CONFORMITY = {
     "iid": (lambda d, v: mp.exp(v * v), None),
-    "orthogonal": (conformity_orthogonal, lambda d, v: log_orth_gap_pos(d, np.asarray(v) ** 2 / 2)),
-    "simplex": (conformity_simplex, lambda d, v: log_angle_gap_nonpos(d, -1 / (np.asarray(d, float) - 1), np.asarray(v) ** 2 / 2)),
+    "orthogonal": (conformity_orthogonal, lambda d, v: log_orth_gap_pos_err(d, np.asarray(v) ** 2 / 2)),
+    "simplex": (conformity_simplex, lambda d, v: (
+        log_angle_gap_nonpos(d, -1 / (np.asarray(d, float) - 1), np.asarray(v) ** 2 / 2),
+        log_series_error(np.asarray(v, float) ** 2))),
 }
 
 X_NORM = Param("x_norm", "real", "||x|| (default v/2)", low=0, high=ARG_MAX, default=lambda p: p["v"] / 2)
 Y_NORM = Param("y_norm", "real", "||y|| (default v/2)", low=0, high=ARG_MAX, default=lambda p: p["v"] / 2)
 
 
+@array_twin(lambda p: check_norms_arrays(p["x_norm"], p["y_norm"], p["v"]))
 def _norm_check(p):
     check_norms(p["x_norm"], p["y_norm"], p["v"])
 
@@ -124,19 +128,13 @@ def _prf_route_conformity_cached(coupling, d, v, prec):
 
 
 def _norm_exponent_f64(a, b, v):
-    """``a² + b² − v²`` correctly rounded (Dekker products, exact sum): the
-    exponent of ``e^{−2‖x‖²−2‖y‖²+2v²}`` without cancellation."""
+    """``a² + b² − v²`` and a bound on its error (Dekker's exact products, a compensated
+    sum of their six parts): the exponent of ``e^{−2‖x‖²−2‖y‖²+2v²}`` without cancellation,
+    within ``u|s| + γ_5²(a² + b² + v²)``."""
     ah, al = two_prod(a, a)
     bh, bl = two_prod(b, b)
     vh, vl = two_prod(v, v)
-    return exact_sum_f64(ah, al, bh, bl, -vh, -vl)
-
-
-def _log_series_error(v2):
-    """A bound on the absolute error of ``log Σ_k t_k`` summed in log space with
-    terms ``t_k = v^{2k}/k!·(…)``: each log term is a difference of numbers of
-    size ``k log v² ≈ v²(|log v²| + 1)`` (``k ≲ 2v²``), rounded a few times."""
-    return EPS / 2 * (2 * v2 * (np.abs(np.log(np.maximum(v2, 1e-300))) + 1) + 2)
+    return compensated_sum_f64(ah, bh, -vh, al, bl, -vl)
 
 
 def _refuse_inaccurate(err, rtol, what):
@@ -167,17 +165,17 @@ def _prf_mse_f64(p):
     inner = l0
     if gap is not None:
         P = coupled_pairs(m.astype(int), d.astype(int))
+        lgap, err_gap = gap(d, v)
         with np.errstate(divide="ignore", invalid="ignore"):
-            q = np.exp(np.log(P / m) + gap(d, v) - 2 * v2 - l0)  # (P/m)(e^{v²} − ρ)/(e^{2v²} − e^{v²})
+            q = np.exp(np.log(P / m) + lgap - 2 * v2 - l0)  # (P/m)(e^{v²} − ρ)/(e^{2v²} − e^{v²})
             inner = l0 + np.log1p(-q)
             amp = q / (1 - q)  # condition of log1p(−q) in q
-        err_gap = _log_series_error(v2)
-    s = _norm_exponent_f64(a, b, v)
+    s, err_s = _norm_exponent_f64(a, b, v)
     expo = -2 * s - np.log(m) + inner
-    # first-order error of the exponent, in units of u = EPS/2 per rounding: the exact
-    # a²+b²−v² (1 rounding), log m, exp's argument; l0 and the gap's log, amplified by
+    # first-order error of the exponent, in units of u = EPS/2 per rounding: a²+b²−v²
+    # (err_s, doubled), log m, exp's argument; l0 and the gap's log, amplified by
     # the cancellation (1 + amp) of the bracket (e^{2v²} − e^{v²}) − (P/m)(e^{v²} − ρ)
-    err = EPS / 2 * (2 * np.abs(s) + np.abs(np.log(m)) + np.abs(expo) + 4) \
+    err = 2 * err_s + EPS / 2 * (np.abs(np.log(m)) + np.abs(expo) + 4) \
         + (err_gap + EPS / 2 * (2 + np.abs(l0))) * (1 + amp)
     val = exp_checked(np.where(zero, 0.0, expo), "PRF MSE")
     _refuse_inaccurate(np.where(zero, 0.0, err), PRF_MSE_RTOL64, "PRF MSE")
@@ -237,15 +235,15 @@ def _prf_gap_f64(p):
     P = np.asarray(coupled_pairs(m.astype(int), d.astype(int)), float)
     zero = (v == 0) | (P == 0)  # the gap is exactly 0 there
     vv = np.where(zero, 1.0, v)
-    s = _norm_exponent_f64(a, b, vv)  # a² + b² − v², correctly rounded
+    s, err_s = _norm_exponent_f64(a, b, vv)  # a² + b² − v², its error bound
     with np.errstate(divide="ignore", invalid="ignore"):
-        lgap = PRF_CONFORMITY[p["coupling"]][1](d, vv) - 2 * vv * vv  # log(e^{v²} − ρ) − 2v²
-        lg = -2 * s + np.log(np.where(zero, 1.0, P)) - 2 * np.log(m) + lgap
+        lgap, err_gap = PRF_CONFORMITY[p["coupling"]][1](d, vv)  # log(e^{v²} − ρ), its error bound
+        lg = -2 * s + np.log(np.where(zero, 1.0, P)) - 2 * np.log(m) + lgap - 2 * vv * vv
     lg = np.where(zero, 0.0, lg)
     if np.any(np.isnan(lg)):  # v² underflows: the series has no terms left (true value ≪ 1e-308)
         raise RangeError("PRF orthogonality gap underflows float64 (v too small); use layer='mpmath'")
-    err = EPS / 2 * (2 * np.abs(s) + np.abs(np.log(np.maximum(P, 1))) + 2 * np.abs(np.log(m)) + np.abs(lg) + 4) \
-        + _log_series_error(vv * vv)
+    err = 2 * err_s + EPS / 2 * (np.abs(np.log(np.maximum(P, 1))) + 2 * np.abs(np.log(m)) + np.abs(lg) + 4) \
+        + err_gap
     val = exp_checked(lg, "PRF orthogonality gap")
     _refuse_inaccurate(np.where(zero, 0.0, err), 1e-12, "PRF orthogonality gap")
     return np.where(zero, 0.0, val)

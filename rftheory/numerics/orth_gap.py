@@ -1,0 +1,333 @@
+"""The orthogonality gap ``e^{2x} − ₁F₁(d; d/2; x)`` in float64: a positive series
+summed in linear space, vectorized over points, with a rigorous running error bound.
+
+This is the gap ``ρ_iid − ρ_orth`` of the PRF conformity (papers/000_…, Thm 4.3,
+Cor. 4.4), shared by ``simrf.prf_mse``, ``simrf.prf_gap`` and ``hrf.mse_positive``
+through :func:`rftheory.numerics.special.log_orth_gap_pos`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["log_orth_gap_series", "log_pp_bracket_series", "orth_gap_neg_series", "FAST_V2", "ALT_Z2"]
+
+#: unit roundoff of float64
+U = 2.0**-53
+
+#: ``v² = 2x`` served by the linear-space series: above 1e-30 its smallest kept term
+#: ``e^{−v²}v⁴/2·b_2 ≥ 1e-66`` is a normal float; below 700 ``e^{−v²} ≥ 1e-304`` is too
+FAST_V2 = (1e-30, 700.0)
+
+#: points summed together (arrays of this size stay in the cache)
+CHUNK = 8192
+
+#: the series stops where its tail bound is below this fraction of the sum
+TAIL = 2.0**-60
+
+#: numpy's ``exp`` and ``log`` are taken to be within this many ulps (glibc's and
+#: numpy's SIMD implementations are within 1-4)
+ULPS = 4
+
+
+def log_orth_gap_series(d, x):
+    """``log(e^{2x} − ₁F₁(d; d/2; x))`` for ``x > 0`` and a bound on its error.
+
+    With ``v² = 2x`` and ``p_k = e^{−v²}v^{2k}/k!`` (Poisson weights),
+
+    .. math:: e^{2x} - {}_1F_1(d; \\tfrac d2; x) = e^{v^2}\\sum_{k\\ge2} p_k\\,b_k,\\qquad
+              b_{k+1} = \\frac{k + b_k\\,(d+k)}{d+2k},\\quad b_0 = b_1 = 0,
+
+    where ``b_k = 1 − Π_{j<k}(d+j)/(d+2j)`` (``(d)_k/(d/2)_k = 2^k Π_{j<k}(d+j)/(d+2j)``,
+    papers/000_…, Thm 4.3).  The recurrence for ``b_k`` adds and divides positive
+    numbers only, so there is no cancellation anywhere: ``b_k`` is within
+    ``r(k−1)u`` of its value (``r = 3`` roundings a step for integer ``d``, where ``d + j``
+    is exact, else 5), ``p_k`` within ``(ULPS + 2k)u`` (``exp``, then a product and a
+    quotient a step), the product one more, so term ``k`` is within
+    ``e_k = ((r + 2)k + ULPS + 1)u``.  The running bound is
+    ``E = Σ e_k T_k + u K S`` (each of the ``K`` partial sums, all ``≤ S``, rounded once) plus the
+    tail ``Σ_{j>K} p_j ≤ p_{K+1}/(1 − v²/(K+2))`` (``b_j ≤ 1``); the series stops
+    where that tail is below ``2^{-60}`` of the sum.  The returned error bound of
+    the log is
+
+    .. math:: \\frac{E + \\text{tail}}{S} + \\text{ULPS}\\,u\\,|\\log S| + u\\,|\\log g|
+              + u\\,\\frac{\\sum_k k T_k}{S},
+
+    the last term the effect of one rounding of ``x`` by the caller
+    (``∂ log g/∂ log x = Σ k T_k/S``).  Elements outside ``FAST_V2`` are left as
+    NaN for the caller's log-space series.
+
+    Parameters
+    ----------
+    d : array_like of float
+        Dimension, ``d > 0``.
+    x : array_like of float
+        ``x = v²/2 > 0``; broadcast against ``d``.
+
+    Returns
+    -------
+    lg : numpy.ndarray
+        ``log(e^{2x} − ₁F₁(d; d/2; x))`` (NaN outside ``FAST_V2``).
+    err : numpy.ndarray
+        A bound on its absolute error (NaN outside ``FAST_V2``).
+
+    Examples
+    --------
+    At ``d = 2``, ``₁F₁(2; 1; x) = (1 + x) eˣ``; at ``x = 1`` the gap is ``e² − 2e``:
+
+    >>> import math
+    >>> lg, err = log_orth_gap_series(2.0, 1.0)
+    >>> bool(abs(lg - math.log(math.e ** 2 - 2 * math.e)) <= err < 1e-13)
+    True
+    """
+    d, x = np.broadcast_arrays(np.asarray(d, float), np.asarray(x, float))
+    shape = d.shape
+    d, v2 = d.ravel(), 2 * x.ravel()
+    lg = np.full(d.shape, np.nan)
+    err = np.full(d.shape, np.nan)
+    fast = np.flatnonzero((v2 >= FAST_V2[0]) & (v2 <= FAST_V2[1]))
+    if fast.size:
+        rows = _BRows(d[fast])
+        for lo in range(0, fast.size, CHUNK):
+            idx = fast[lo : lo + CHUNK]
+            lg[idx], err[idx] = _chunk(rows, rows.index[lo : lo + CHUNK], v2[idx])
+    return lg.reshape(shape), err.reshape(shape)
+
+
+class _BRows:
+    """``b_k`` for the distinct dimensions, one row per ``k`` (made on demand and shared
+    by the chunks): ``b_k`` depends on ``d`` and ``k`` only, so each point gathers it."""
+
+    def __init__(self, d):
+        lo, hi = float(d.min()), float(d.max())
+        if np.all(d == np.round(d)) and hi - lo <= max(4 * d.size, 1024):
+            self.values = np.arange(lo, hi + 1.0)  # every integer of the range: no sort
+            self.index = (d - lo).astype(np.intp)
+        else:
+            self.values, self.index = np.unique(d, return_inverse=True)
+            self.index = self.index.reshape(-1)
+        # roundings a step of the recurrence: d + j and d + 2j are exact for integers (< 2^53)
+        self.rounds = 3 if np.all(self.values == np.round(self.values)) and hi < 2.0**52 else 5
+        self.rows = [np.zeros(self.values.size), np.zeros(self.values.size)]  # b_0, b_1
+
+    def __getitem__(self, k):
+        while len(self.rows) <= k:
+            j = len(self.rows) - 1
+            self.rows.append((j + self.rows[j] * (self.values + j)) / (self.values + 2 * j))
+        return self.rows[k]
+
+
+def _chunk(rows, index, v2, pm=None, w23=None):
+    """The series on one chunk; converged elements leave the working set every 8 terms.
+
+    ``pm is None``: the gap, Poisson weights of mean ``v2``, term weights ``b_k``.
+    Else the ``++`` bracket: Poisson weights of mean ``v2`` (the caller's ``2v²``),
+    term weights ``1/2 − 2^{−k} − pm·b_k·2^{−k}`` (``w23``: those of k = 2, 3, exact)."""
+    n = v2.size
+    v2_0 = v2
+    pm_given = pm is not None
+    out_s, out_w, out_t, out_k = np.empty(n), np.empty(n), np.empty(n), np.empty(n)
+    live = np.arange(n)
+    p = np.exp(-v2) * v2  # p_1
+    S, W, t, q, b = np.zeros(n), np.zeros(n), np.empty(n), np.empty(n), np.empty(n)
+    k = 1
+    while live.size:
+        for _ in range(8):  # term k+1 from term k, in place
+            p *= v2
+            p /= k + 1
+            k += 1
+            if pm is None:
+                rows[k].take(index, out=b)
+            elif k <= 3:
+                b[:] = w23[k - 2]
+            else:
+                rows[k].take(index, out=b)
+                b *= pm
+                b *= 2.0**-k
+                np.subtract(0.5 - 2.0**-k, b, out=b)
+            np.multiply(p, b, out=t)
+            S += t
+            t *= k
+            W += t
+        # tail after term k: Σ_{j>k} p_j ≤ p_{k+1}/(1 − v²/(k+2)) where v² < k + 2
+        r = v2 / (k + 2)
+        with np.errstate(divide="ignore"):
+            tail = np.where(r < 0.5, p * (v2 / (k + 1)) / (1 - r), np.inf)
+        done = tail <= TAIL * S
+        if done.any():
+            j = live[done]
+            out_s[j], out_w[j], out_t[j], out_k[j] = S[done], W[done], tail[done], k
+            keep = ~done
+            live = live[keep]
+            index, v2, p, S, W = (a[keep] for a in (index, v2, p, S, W))
+            if pm is not None:
+                pm, w23 = pm[keep], (w23[0][keep], w23[1][keep])
+            t, q, b = t[: live.size], q[: live.size], b[: live.size]
+    lS = np.log(out_s)
+    lg = v2_0 + lS  # log(e^{v2} S)
+    # Σ e_k T_k = u(8W + (ULPS + 1)S); the partial sums, at most K of them, each ≤ S;
+    # 1.01 covers the second-order terms of these first-order bounds
+    r = rows.rounds
+    c1, c0 = (6 * r + 2, ULPS + 21) if pm_given else (r + 2, ULPS + 1)  # e_k = (c1 k + c0)u
+    rel = 1.01 * (U * (c1 * out_w / out_s + c0 + out_k) + out_t / out_s)
+    err = rel + ULPS * U * np.abs(lS) + U * np.abs(lg) + U * out_w / out_s
+    return lg, err
+
+
+def log_pp_bracket_series(d, P, m, x):
+    """``log[(e^{v²} − 1)²/2 − (P/m)(e^{v²} − ₁F₁(d; d/2; v²/2))]``, ``v² = 2x``, and a bound on its error.
+
+    The bracket of the orthogonal antithetic positive (``++``) MSE
+    (``hrf.mse_positive``; Lemma 2.2 of the HRF paper with Thm 4.3 of
+    papers/000_…) has both parts as series in ``v^{2k}/k!`` with
+    ``(e^{v²} − 1)²/2 = Σ_{k≥2} (2^{k−1} − 1) v^{2k}/k!``, so
+
+    .. math:: B = \\sum_{k\\ge2} \\frac{v^{2k}}{k!}\\Big(2^{k-1} - 1 - \\frac Pm b_k\\Big)
+              = e^{2v^2}\\sum_{k\\ge2} \\pi_k\\,w_k,\\qquad
+              w_k = \\tfrac12 - 2^{-k} - \\tfrac Pm b_k 2^{-k},
+
+    ``π_k`` the Poisson weights of mean ``2v²`` and ``b_k`` those of
+    :func:`log_orth_gap_series`.  With blocks of ``d`` vectors ``P/m ≤ d − 1``
+    and ``b_k ≤ k(k−1)/(2d)``, every ``w_k > 0``: the difference of the two
+    MSE parts is summed term by term, never formed at the end (where it
+    cancels when ``m ≈ d`` and ``v`` is small).  ``w_2 = (m(d+2) − P)/(4m(d+2))``
+    and ``w_3 = 3(m(d+4) − P)/(8m(d+4))`` from exact integers; for ``k ≥ 4``,
+    ``(P/m)b_k 2^{−k} ≤ 6 w_k``, so ``w_k`` is within ``(6rk + 20)u`` and each
+    term within ``((6r + 2)k + ULPS + 21)u`` (``r`` as there); the bound is then as in
+    :func:`log_orth_gap_series`.  NaN outside ``FAST_V2`` (for ``2v²``).
+
+    Parameters
+    ----------
+    d, P, m : array_like
+        Dimension, ordered coupled pairs ``P = Σ_b m_b(m_b − 1)`` (blocks of at
+        most ``d``), number of features (integers below 2^53 / (4(d + 4))).
+    x : array_like of float
+        ``x = v²/2 > 0``; broadcast with the others.
+
+    Returns
+    -------
+    lg, err : numpy.ndarray
+        ``log B`` and a bound on its absolute error (NaN outside ``FAST_V2``).
+
+    Examples
+    --------
+    One block (``m = d = 2``, ``P = 2``) at ``v² = 1``, where ``₁F₁(2; 1; ½) = 1.5 e^{1/2}``:
+
+    >>> import math
+    >>> lg, err = log_pp_bracket_series(2.0, 2.0, 2.0, 0.5)
+    >>> B = (math.e - 1) ** 2 / 2 - (math.e - 1.5 * math.exp(0.5))
+    >>> bool(abs(lg - math.log(B)) <= err < 1e-13)
+    True
+    """
+    d, P, m, x = np.broadcast_arrays(*(np.asarray(t, float) for t in (d, P, m, x)))
+    shape = d.shape
+    d, P, m, v2 = d.ravel(), P.ravel(), m.ravel(), 4 * x.ravel()  # v2 here is 2v², the Poisson mean
+    lg = np.full(d.shape, np.nan)
+    err = np.full(d.shape, np.nan)
+    fast = np.flatnonzero((v2 >= FAST_V2[0]) & (v2 <= FAST_V2[1]))
+    if fast.size:
+        rows = _BRows(d[fast])
+        df, Pf, mf = d[fast], P[fast], m[fast]
+        w2 = (mf * (df + 2) - Pf) / (4 * mf * (df + 2))
+        w3 = 3 * (mf * (df + 4) - Pf) / (8 * mf * (df + 4))
+        pm = Pf / mf
+        for lo in range(0, fast.size, CHUNK):
+            sl = slice(lo, lo + CHUNK)
+            idx = fast[sl]
+            lg[idx], err[idx] = _chunk(rows, rows.index[sl], v2[idx], pm[sl], (w2[sl], w3[sl]))
+    return lg.reshape(shape), err.reshape(shape)
+
+
+#: ``z²`` served by the alternating series :func:`orth_gap_neg_series`: its smallest kept term
+#: ``z⁴b_2/2`` stays a normal float above 1e-145; above 60 it cancels beyond any use
+#: (``Σ|t_k| ≈ e^{z²}`` against a gap below 1)
+ALT_Z2 = (1e-145, 60.0)
+
+
+def orth_gap_neg_series(d, z2):
+    """``e^{−z²} − ₁F₁(d; d/2; −z²/2) = Σ_{k≥2} b_k (−z²)^k/k!`` and a bound on its error.
+
+    The RFF orthogonality gap (papers/000_…, Thm 4.5) as the alternating series of
+    :func:`log_orth_gap_series`'s coefficients ``b_k ≥ 0``, summed in float64 with
+    ``p_k = z^{2k}/k!`` by recurrence.  Term ``k`` is within ``((r + 3)k + 2)u`` (``b_k``
+    ``r(k−1)`` as in :func:`log_orth_gap_series`, ``p_k`` ``2k``, the product one, one
+    rounding of ``z²`` by the caller ``k``); each addition errs by at most ``u|S_k|`` (the partial sum); the tail after
+    ``K`` terms is below ``z^{2(K+1)}/(K+1)!/(1 − z²/(K+2))``:
+
+    .. math:: |\\Delta| \\le 1.01\\Big[u\\sum_k \\big(((r+3)k + 2)|t_k| + |S_k|\\big) + \\text{tail}\\Big].
+
+    The bound grows with the cancellation ``Σ|t_k|/|S|`` (about ``e^{2z²}``): the
+    caller compares it with the direct difference.  NaN outside ``ALT_Z2``.
+
+    Parameters
+    ----------
+    d : array_like of float
+        Dimension, ``d > 0``.
+    z2 : array_like of float
+        ``z² ≥ 0``; broadcast against ``d``.
+
+    Returns
+    -------
+    value, abs_error : numpy.ndarray
+        The gap and its error bound (NaN outside ``ALT_Z2``).
+
+    Examples
+    --------
+    ``d = 2``: ``₁F₁(2; 1; −x) = (1 − x)e^{−x}``; at ``z² = 1`` the gap is ``e^{−1} − e^{−1/2}/2``:
+
+    >>> import math
+    >>> g, err = orth_gap_neg_series(2.0, 1.0)
+    >>> bool(abs(g - (math.exp(-1) - math.exp(-0.5) / 2)) <= err < 1e-14)
+    True
+    """
+    d, z2 = np.broadcast_arrays(np.asarray(d, float), np.asarray(z2, float))
+    shape = d.shape
+    d, z2 = d.ravel(), z2.ravel()
+    val = np.full(d.shape, np.nan)
+    err = np.full(d.shape, np.nan)
+    ok = np.flatnonzero((z2 >= ALT_Z2[0]) & (z2 <= ALT_Z2[1]))
+    if ok.size:
+        rows = _BRows(d[ok])
+        for lo in range(0, ok.size, CHUNK):
+            idx = ok[lo : lo + CHUNK]
+            val[idx], err[idx] = _chunk_alt(rows, rows.index[lo : lo + CHUNK], z2[idx])
+    return val.reshape(shape), err.reshape(shape)
+
+
+def _chunk_alt(rows, index, z2):
+    """The alternating series on one chunk (converged elements leave every 8 terms)."""
+    n = z2.size
+    out_s, out_e = np.empty(n), np.empty(n)
+    live = np.arange(n)
+    p = z2.copy()  # p_1 = z²
+    S, T, W, A, t, q, b = (np.zeros(n) for _ in range(7))
+    k = 1
+    while live.size:
+        for _ in range(8):
+            p *= z2
+            p /= k + 1
+            k += 1
+            rows[k].take(index, out=b)
+            np.multiply(p, b, out=t)  # |t_k|
+            T += t
+            if k % 2:
+                S -= t
+            else:
+                S += t
+            np.abs(S, out=q)
+            A += q  # Σ|S_k|: each addition errs by at most u|S_k|
+            t *= k
+            W += t
+        r = z2 / (k + 2)
+        with np.errstate(divide="ignore"):
+            tail = np.where(r < 0.5, p * (z2 / (k + 1)) / (1 - r), np.inf)
+        done = tail <= TAIL * T
+        if done.any():
+            j = live[done]
+            out_s[j] = S[done]
+            out_e[j] = 1.01 * (U * ((rows.rounds + 3) * W[done] + 2 * T[done] + A[done]) + tail[done])
+            keep = ~done
+            live = live[keep]
+            index, z2, p, S, T, W, A = (a[keep] for a in (index, z2, p, S, T, W, A))
+            t, q, b = t[: live.size], q[: live.size], b[: live.size]
+    return out_s, out_e
