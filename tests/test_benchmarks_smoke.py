@@ -34,3 +34,19 @@ def test_simplex_plus_vectorized_equals_loop_reference():
     bench = _load()
     norms = samplers.chi_norms(np.random.default_rng(9), 16, (5, 16))
     np.testing.assert_allclose(samplers.simplex_plus_directions(norms), bench.plus_loop(norms), atol=1e-12)
+
+
+def test_startup_benchmark_runs_and_the_cli_imports_neither_sympy_nor_scipy_special():
+    """benchmarks/startup.py runs (one repeat); `rftheory list` loads every result without sympy or scipy.special."""
+    import subprocess
+    import sys
+
+    spec = importlib.util.spec_from_file_location("rftheory_benchmarks_startup", PATH.parent / "startup.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    out = io.StringIO()
+    best = mod.main(["--repeat", "1"], out=out)
+    assert set(best) == {"reference", *mod.COMMANDS} and all(t > 0 for t in best.values())
+    code = ("import sys, rftheory.cli, rftheory.catalog as c; c._load(); "
+            "print(sorted(m for m in ('sympy', 'scipy.special', 'scipy.stats') if m in sys.modules))")
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "[]"
