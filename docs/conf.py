@@ -72,6 +72,7 @@ mathjax_path = "mathjax/tex-svg-full.js"
 
 # -- MyST and notebooks ------------------------------------------------------------------------------
 myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence"]
+myst_dmath_double_inline = True  # notebooks write $$...$$ inside paragraphs, as Jupyter allows
 myst_heading_anchors = 3
 nb_execution_timeout = 900
 nb_execution_raise_on_error = True
