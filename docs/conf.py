@@ -56,7 +56,7 @@ extensions = [
 exclude_patterns = ["_build", "_static_generated", "_ext", "**.ipynb_checkpoints"]
 html_theme = "alabaster"
 html_title = f"rftheory {release}"
-html_theme_options = {"page_width": "1100px", "sidebar_width": "240px"}
+html_theme_options = {"page_width": "1240px", "sidebar_width": "240px"}
 
 # -- math, offline: MathJax 3 (SVG output, all TeX extensions in one file) copied into the site -----
 _STATIC = HERE / "_static_generated"

@@ -109,7 +109,7 @@ def visible_text(dom: str) -> str:
     return html.unescape(re.sub(r"<[^>]+>", " ", dom))
 
 
-def check_page(base: str, rel: str, profile: Path, out: Path, want_figures: bool) -> list[str]:
+def check_page(base: str, rel: str, profile: Path, out: Path, want_figures: bool, height: int = 1800) -> list[str]:
     """Screenshot one page and check its math and figures.
 
     Parameters
@@ -124,6 +124,8 @@ def check_page(base: str, rel: str, profile: Path, out: Path, want_figures: bool
         Where the screenshot goes.
     want_figures : bool
         Fail when the page has no figure.
+    height : int, optional
+        Height of the window screenshotted, in pixels (its width is 1280).
 
     Returns
     -------
@@ -133,7 +135,7 @@ def check_page(base: str, rel: str, profile: Path, out: Path, want_figures: bool
     url = base + rel
     problems = []
     shot = out / (rel.replace("/", "__").replace(".html", ".png"))
-    chromium([f"--screenshot={shot}", "--window-size=1280,1800", url], profile)
+    chromium([f"--screenshot={shot}", f"--window-size=1280,{height}", url], profile)
     if not shot.is_file() or shot.stat().st_size < 10_000:
         problems.append(f"{rel}: no screenshot")
     dom = chromium(["--dump-dom", url], profile)
@@ -193,9 +195,12 @@ def main(argv=None) -> int:
     problems = []
     try:
         with tempfile.TemporaryDirectory() as profile:
-            for rel, figures in (("index.html", False), (f"results/{args.result}.html", False),
-                                 (f"notebooks/{args.notebook}.html", True)):
-                problems += check_page(base, rel, Path(profile), out, figures)
+            for rel, figures, height in (("index.html", False, 1400), (f"results/{args.result}.html", False, 1800),
+                                         (f"notebooks/{args.notebook}.html", True, 5200)):
+                problems += check_page(base, rel, Path(profile), out, figures, height)
+            # the end of the notebook, where the exercises are (a screenshot only)
+            chromium([f"--screenshot={out / 'exercises.png'}", "--window-size=1280,1400",
+                      f"{base}notebooks/{args.notebook}.html#exercises"], Path(profile))
     finally:
         server.shutdown()
     for p in problems:

@@ -145,7 +145,9 @@ def result_page(r, outcomes: list[dict] | None) -> str:
         md += ["```{dropdown} " + f"The {len(outcomes)} checks", ""] + rows + ["```", ""]
     md += [f"Run them yourself: `rftheory verify --quick --only {r.id}`.", "", "## Cite", ""]
     status, out = run_cli(f"rftheory cite {r.id}")
-    md += ["```text", out, "```", ""]
+    md += [f"`rftheory cite {r.id}` prints:", ""] + [f"- {line}" for line in out.splitlines()] + [""]
+    status, bib = run_cli(f"rftheory cite {r.id} --bibtex")
+    md += ["````{dropdown} " + f"BibTeX (`rftheory cite {r.id} --bibtex`)", "```bibtex", bib, "```", "````", ""]
     return "\n".join(md)
 
 
