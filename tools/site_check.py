@@ -37,7 +37,8 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
          "--hide-scrollbars", "--virtual-time-budget=20000"]
 #: TeX a reader should never see outside code: MathJax replaces all of it
-RAW_TEX = re.compile(r"\\(?:frac|mathrm|mathbb|operatorname|sqrt|sum|left|right|begin|tfrac|Big)\b|\\\(|\\\[|\$\$")
+RAW_TEX = re.compile(r"\\(?:frac|mathrm|mathbb|operatorname|sqrt|sum|left|right|begin|tfrac|Big)\b|\\\(|\\\[|\$\$"
+                     r"|\$[^$\n]*\\[A-Za-z]+[^$\n]*\$|\$[^$\s]{1,3}\$")
 MAGIC = (b"\x89PNG", b"<svg", b"<?xml", b"\xff\xd8")
 
 
@@ -167,6 +168,33 @@ def check_page(base: str, rel: str, profile: Path, out: Path, want_figures: bool
     return problems
 
 
+def trim(shot: Path, tail: Path, height: int = 1400) -> None:
+    """Cut the white space below a full-page screenshot, and save its last ``height`` pixels (the exercises).
+
+    A headless screenshot scrolled to an anchor comes out blank, so the page is shot whole and cut.
+    Needs Pillow (matplotlib's dependency); without it the screenshot stays as it is.
+
+    Parameters
+    ----------
+    shot : pathlib.Path
+        The full-page screenshot, trimmed in place.
+    tail : pathlib.Path
+        Where the end of the page goes.
+    height : int, optional
+        Height of ``tail`` in pixels.
+    """
+    try:
+        import numpy as np
+        from PIL import Image
+    except ImportError:
+        return
+    im = Image.open(shot)
+    ink = np.flatnonzero((np.asarray(im.convert("L")) < 250).any(axis=1))
+    bottom = int(ink.max()) + 40 if ink.size else im.height
+    im.crop((0, 0, im.width, min(bottom, im.height))).save(shot)
+    im.crop((0, max(0, bottom - height), im.width, min(bottom, im.height))).save(tail)
+
+
 def main(argv=None) -> int:
     """Check the built site.
 
@@ -196,11 +224,9 @@ def main(argv=None) -> int:
     try:
         with tempfile.TemporaryDirectory() as profile:
             for rel, figures, height in (("index.html", False, 1400), (f"results/{args.result}.html", False, 1800),
-                                         (f"notebooks/{args.notebook}.html", True, 5200)):
+                                         (f"notebooks/{args.notebook}.html", True, 14000)):
                 problems += check_page(base, rel, Path(profile), out, figures, height)
-            # the end of the notebook, where the exercises are (a screenshot only)
-            chromium([f"--screenshot={out / 'exercises.png'}", "--window-size=1280,1400",
-                      f"{base}notebooks/{args.notebook}.html#exercises"], Path(profile))
+        trim(out / f"notebooks__{args.notebook}.png", out / "exercises.png")
     finally:
         server.shutdown()
     for p in problems:
