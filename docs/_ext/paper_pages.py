@@ -68,7 +68,7 @@ def paper_page(num: str, readme: str, verify: dict[str, list[dict]] | None) -> s
         outs = (verify or {}).get(r.id)
         summary = "not run in this build" if outs is None else (
             f"{sum(o['passed'] for o in outs)}/{len(outs)} passed" if outs else "none")
-        md.append(f"| {{doc}}`{r.id} </results/{r.id}>` | {r.title.replace('|', '/')} | {r.status} | {summary} |")
+        md.append(f"| {{doc}}`{r.id} </results/{r.id}>` | {r.title.replace('|', chr(92) + '|')} | {r.status} | {summary} |")
     md += ["", "## What it found", ""]
     beyond = [r for r in mine if r.status == "beyond"]
     if beyond:
@@ -82,9 +82,13 @@ def paper_page(num: str, readme: str, verify: dict[str, list[dict]] | None) -> s
     confirmed = [(rid, o) for rid, outs in (verify or {}).items() for o in outs
                  if o.get("erratum") and rid in {r.id for r in mine}]
     if confirmed:
-        md += ["Checks of `rftheory verify --quick` that confirm a recorded erratum (verdict `pass*`):", ""]
-        md += [f"- {{doc}}`{rid} </results/{rid}>` at {o['point_text']}: `{o['check']}` ({o['metric']})"
-               for rid, o in confirmed]
+        grouped: dict[tuple[str, str], list[str]] = {}
+        for rid, o in confirmed:
+            grouped.setdefault((rid, o["check"]), []).append(o["point_text"])
+        md += ["Checks of `rftheory verify --quick` that confirm a recorded erratum (verdict `pass*`: the paper's "
+               "statement is false there):", ""]
+        md += [f"- {{doc}}`{rid} </results/{rid}>`: `{check}` at {len(pts)} points ({'; '.join(pts)})"
+               for (rid, check), pts in grouped.items()]
         md.append("")
     if not (beyond or noted or confirmed):
         md += ["No erratum, failing bound or result beyond the paper is recorded.", ""]
