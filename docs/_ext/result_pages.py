@@ -147,7 +147,8 @@ def result_page(r, outcomes: list[dict] | None) -> str:
     status, out = run_cli(f"rftheory cite {r.id}")
     md += [f"`rftheory cite {r.id}` prints:", ""] + [f"- {line}" for line in out.splitlines()] + [""]
     status, bib = run_cli(f"rftheory cite {r.id} --bibtex")
-    md += ["````{dropdown} " + f"BibTeX (`rftheory cite {r.id} --bibtex`)", "```bibtex", bib, "```", "````", ""]
+    # a colon fence: a backtick fence's title may not hold backticks (CommonMark)
+    md += [":::{dropdown} " + f"BibTeX (`rftheory cite {r.id} --bibtex`)", "```bibtex", bib, "```", ":::", ""]
     return "\n".join(md)
 
 
