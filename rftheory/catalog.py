@@ -112,7 +112,7 @@ def evaluate(result_id: str, layer: str = "mpmath", *, dps: int = 50, **params):
     --------
     >>> import rftheory
     >>> rftheory.evaluate("simrf.conformity.orthogonal", d=4, v=1, dps=30)  # 37 e^{1/2}/24
-    mpf('2.5417786256626976')
+    mpf('2.54177862566269755972500329788')
     """
     r = get(result_id)
     if layer == "mpmath":

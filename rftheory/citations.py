@@ -68,6 +68,8 @@ PAPERS: dict[str, Paper] = {
 SOFTWARE_KEY = "rftheory"
 
 _FILE = re.compile(r"papers/(\d{3})_[^\s,;()]*")
+#: a later paper file in a source, with its own short parenthetical citation if any
+_LATER = re.compile(r"papers/(\d{3})_[^\s,;()]*(?:\s*\([^()]*\d{4}[^()]*\))?")
 
 
 def paper_of(source: str) -> Paper | None:
@@ -92,7 +94,7 @@ def paper_of(source: str) -> Paper | None:
     return PAPERS.get(m.group(1)) if m else None
 
 
-def cite(source: str, full: bool = False) -> str:
+def cite(source: str, full: bool = False, file: bool = True) -> str:
     """A result's source as a citation: paper, then where in it, then the file.
 
     Parameters
@@ -101,6 +103,10 @@ def cite(source: str, full: bool = False) -> str:
         A result's ``source``.
     full : bool, optional
         All authors and the venue (default: ``First et al. (year), Title``).
+    file : bool, optional
+        End with the paper's file (``[papers/000_…]``, default); ``False``
+        for captions read outside the repository, which name the venue
+        instead (``Reid et al. (2023), Simplex Random Features, ICML 2023, Thm 3.2``).
 
     Returns
     -------
@@ -112,6 +118,8 @@ def cite(source: str, full: bool = False) -> str:
     --------
     >>> cite("papers/000_28147233bdbc9869.txt (Reid et al. 2023, Simplex Random Features), Thm 3.2 (Eq. 11)")
     'Reid et al. (2023), Simplex Random Features, Thm 3.2 (Eq. 11) [papers/000_28147233bdbc9869.txt]'
+    >>> cite("papers/003_90ce4cb5dbcb863e.txt (Yu et al. 2016, Orthogonal Random Features), Lemma 1", file=False)
+    'Yu et al. (2016), Orthogonal Random Features, NeurIPS 2016, Lemma 1'
     """
     m = _FILE.search(source)
     paper = PAPERS.get(m.group(1)) if m else None
@@ -126,8 +134,10 @@ def cite(source: str, full: bool = False) -> str:
                 rest = rest[i + 1:].strip()
                 break
     rest = rest.lstrip(",;: ").strip()
-    head = paper.full.rstrip(".") if full else f"{paper.short}, {paper.title}"
-    return f"{head}" + (f", {rest}" if rest else "") + f" [{m.group(0)}]"
+    if not file:  # other papers named later (``exact form: papers/000_…, Thm 4.5``) by author and year
+        rest = _LATER.sub(lambda k: PAPERS[k.group(1)].short if k.group(1) in PAPERS else k.group(0), rest)
+    head = paper.full.rstrip(".") if full else f"{paper.short}, {paper.title}" + ("" if file else f", {paper.venue}")
+    return f"{head}" + (f", {rest}" if rest else "") + (f" [{m.group(0)}]" if file else "")
 
 
 def papers_of(source: str) -> list[Paper]:

@@ -17,6 +17,7 @@ import mpmath as mp
 from . import __version__
 from .catalog import get, results
 from .cli_text import EPILOGS as _EPILOGS
+from .cli_text import MAIN_EPILOG as _MAIN_EPILOG
 from .cli_text import PARAM_HELP as _PARAM_HELP
 from .errors import ParameterError, RFTheoryError
 from .precision import DPS_MAX, DPS_MIN, check_dps
@@ -97,12 +98,14 @@ def cmd_list(args) -> int:
     ParameterError
         No result ID starts with the prefix.
     """
+    from .citations import cite
+
     rs = results(args.prefix or "")
     if not rs:
         raise ParameterError("prefix", f"no result ID starts with {args.prefix!r} (see `rftheory list`)")
     if args.json:
         print(json.dumps([
-            {"id": r.id, "title": r.title, "source": r.source, "status": r.status,
+            {"id": r.id, "title": r.title, "source": r.source, "citation": cite(r.source, full=True), "status": r.status,
              "statement": r.statement, "defined_at": r.defined_at,
              "params": [{"name": p.name, "domain": p.domain(), "doc": p.doc} for p in r.params],
              "layers": r.layers(), "routes": list(r.routes), "notes": list(r.notes)}
@@ -111,7 +114,7 @@ def cmd_list(args) -> int:
     w = max((len(r.id) for r in rs), default=10)
     for r in rs:
         print(f"{r.id:<{w}}  [{r.status}]  {r.title}")
-        print(f"{'':<{w}}  source: {r.source}")
+        print(f"{'':<{w}}  source: {cite(r.source)}")
         print(f"{'':<{w}}  statement: {r.statement}")
         print(f"{'':<{w}}  defined at: {r.defined_at}")
         print(f"{'':<{w}}  layers: {', '.join(r.layers())}" + (f"; routes: {', '.join(r.routes)}" if r.routes else ""))
@@ -128,7 +131,8 @@ def cmd_eval(args) -> int:
     """``rftheory eval ID -p NAME=VALUE ... [--dps N] [--layer L] [--json]``.
 
     Prints the value of one result: certified to ``--dps`` digits (mpmath),
-    the sympy expression, or the float64 layer's value.
+    the sympy expression, or the float64 layer's value; the defaults it used
+    for parameters not given go to stderr (in ``--json``, ``params`` has them).
 
     Parameters
     ----------
@@ -168,6 +172,9 @@ def cmd_eval(args) -> int:
         print(json.dumps({"id": r.id, "params": shown, "dps": args.dps, "layer": kind, "value": text}))
     else:
         print(text)
+        defaults = [f"{k}={v}" for k, v in shown.items() if k not in params]
+        if defaults:  # never silently: the value depends on them (stdout keeps the value alone)
+            print(f"rftheory: defaults used: {', '.join(defaults)} (rftheory show {r.id})", file=sys.stderr)
     return 0
 
 
@@ -206,7 +213,9 @@ def cmd_verify(args) -> int:
     from . import parallel  # process pool, checkpoints, dask
 
     executor = parallel.executor_from_args(args)
-    progress = V.Progress(len(tasks), enabled=None if not args.json else False)
+    from .schedule import estimate
+
+    progress = V.Progress(len(tasks), enabled=None if not args.json else False, weights=[estimate(t) for t in tasks])
     saved = f"; finished grid points are in {args.checkpoint} (rerun with it to resume)" if args.checkpoint else ""
     try:
         # SIGTERM -> parallel.Terminated; whatever stops the run kills the pool workers at once
@@ -242,7 +251,7 @@ def cmd_table(args) -> int:
     Parameters
     ----------
     args : argparse.Namespace
-        The parsed command line (:func:`build_parser`).
+        The parsed command line (:func:`rftheory.tables.add_parser`).
 
     Returns
     -------
@@ -252,30 +261,37 @@ def cmd_table(args) -> int:
     Raises
     ------
     ParameterError
-        Bad grid, parameters, ratio, digits or format
+        Bad grid, parameters, ratio, digits, labels or format
         (:func:`rftheory.tables.make_table`).
     UnknownResultError
         An unknown ID.
     """
+    from .parallel import default_workers as _default_workers
     from .tables import make_table, render
 
-    grid = [_parse_grid(g) for g in args.grid or []]
-    names = [k for k, _ in grid]
-    dup = next((k for k in names if names.count(k) > 1), None)
-    if dup:  # --grid v=1,2 --grid v=3: one axis per parameter
-        raise ParameterError(dup, f"two --grid axes for {dup!r}; give its values once (--grid {dup}=V1,V2,...)")
+    labels = {}
+    for item in args.label:
+        if "=" not in item or not item.split("=", 1)[0].strip():
+            raise ParameterError("label", f"expected COLUMN=TEXT, got {item!r} (the LaTeX \\label is --latex-label)")
+        k, v = item.split("=", 1)
+        if k.strip() in labels:
+            raise ParameterError("label", f"two labels for {k.strip()!r}")
+        labels[k.strip()] = v.strip()
     table = make_table(
         args.id,
-        grid=grid,
+        grid=[_parse_grid(g) for g in args.grid or []],
         params=_parse_assignments(args.param, "--param"),
         columns=_parse_grid(args.columns) if args.columns else None,
         ratio_to=args.ratio_to,
         layer=args.layer,
         digits=args.digits,
+        decimals=args.decimals,
         also=args.also or (),
         links=_parse_assignments(args.link, "--link"),
+        labels=labels,
+        workers=_default_workers() if args.workers is None else args.workers,
     )
-    text = render(table, args.format, label=args.label)
+    text = render(table, args.format, label=args.latex_label)
     if args.caption:
         _write(args.caption, table.caption + "\n", "caption")
     if args.output:
@@ -430,7 +446,8 @@ def build_parser() -> argparse.ArgumentParser:
     >>> args.func is cmd_verify, args.only, args.workers
     (True, 'simrf', 1)
     """
-    ap = _Parser(prog="rftheory", description="Closed forms of random-feature estimators, checked.")
+    ap = _Parser(prog="rftheory", description="Closed forms of random-feature estimators, checked.",
+                 epilog=_MAIN_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--version", action="version", version=f"rftheory {__version__}")
     sub = ap.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
@@ -476,28 +493,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--failures-only", action="store_true", help="only failed checks in the table")
     p.set_defaults(func=cmd_verify)
 
-    p = sub.add_parser("table", help="tables of values and predicted MSE ratios", epilog=_EPILOGS["table"], **ex)
-    p.add_argument("id", help="the result tabulated, e.g. simrf.prf_mse")
-    p.add_argument("--grid", action="append", metavar="NAME=V1,V2,...",
-                   help="a row axis (repeat for a product; each parameter once)")
-    p.add_argument("--param", "-p", action="append", metavar="NAME=VALUE", default=[],
-                   help="a fixed parameter (not also an axis); " + _PARAM_HELP)
-    p.add_argument("--link", action="append", metavar="NAME=AXIS", default=[],
-                   help="NAME takes AXIS's value in each row (e.g. --link m=d: m = d, as in SimRF's Fig. 6)")
-    p.add_argument("--columns", metavar="NAME=V1,V2,...", help="a parameter varied across columns")
-    p.add_argument("--ratio-to", metavar="[NAME=]VALUE", help="divide by the value at this coupling (or NAME=VALUE)")
-    p.add_argument("--format", choices=("csv", "markdown", "latex", "text", "json"), default="text",
-                   help="text (default), csv (no comment lines), markdown, latex (booktabs) or json")
-    p.add_argument("--layer", choices=("mpmath", "float64"), default="mpmath",
-                   help="certified mpmath cells (default) or the float64 layer")
-    p.add_argument("--digits", type=int, default=8, help="significant digits shown (default 8)")
-    p.add_argument("--output", "-o", metavar="FILE", help="write the table to FILE instead of stdout")
-    p.add_argument("--caption", metavar="FILE",
-                   help="csv: write the caption to FILE (a CSV file has no room for it; else it is dropped)")
-    p.add_argument("--label", metavar="KEY", help="latex: the \\label (default tab:ID)")
-    p.add_argument("--also", action="append", metavar="ID",
-                   help="another result as an extra column at each row's point (repeatable)")
-    p.set_defaults(func=cmd_table)
+    from .tables import add_parser as add_table
+
+    add_table(sub, cmd_table)
 
     p = sub.add_parser("show", help="one result in full: statement, source, parameters, notes",
                        epilog=_EPILOGS["show"], **ex)
@@ -521,7 +519,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_plot(sub, cmd_plot)
     add_sheet(sub)
     add_audit(sub)
-    add_predict_parser(sub)
+    pp = add_predict_parser(sub)
+    pp.epilog, pp.formatter_class = _EPILOGS["predict"], argparse.RawDescriptionHelpFormatter
     return ap
 
 
@@ -551,6 +550,10 @@ def main(argv=None) -> int:
     2.71828182845905
     0
     """
+    for stream in (sys.stdout, sys.stderr):  # a terminal without UTF-8 gets '?' for ‖ or θ, not a traceback
+        enc = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
+        if enc and enc != "utf8" and hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="replace")
     ap = build_parser()
     args = ap.parse_args(argv)
     try:

@@ -5,7 +5,23 @@ parser stays short; ``build_parser`` passes ``EPILOGS[name]`` as each
 subcommand's epilog.
 """
 
-__all__ = ["EPILOGS", "PARAM_HELP"]
+__all__ = ["EPILOGS", "PARAM_HELP", "MAIN_EPILOG"]
+
+#: the examples at the end of ``rftheory --help``
+MAIN_EPILOG = """examples:
+  rftheory list simrf                          the results of the SimRF paper
+  rftheory show simrf.prf_mse                  one result: statement, citation, parameters, an eval line
+  rftheory eval simrf.prf_mse -p d=8 -p m=8 -p v=1 -p coupling=simplex --dps 40
+  rftheory table simrf.prf_mse --grid d=16,64,256 --link m=d -p v=0.1 --columns coupling=orthogonal,simplex \\
+      --ratio-to iid --format latex              SimRF's Fig. 6 setting (m = d), as LaTeX
+  rftheory plot simrf.prf_mse --x d=2:256:8 --link m=d -p v=1 --series coupling=orthogonal,simplex \\
+      --ratio-to iid -o fig6.pdf
+  rftheory verify --quick                      cross-check every result (exit 1 if a check fails)
+  rftheory cite simrf.prf_mse --bibtex         how to cite the paper and rftheory
+  rftheory SUBCOMMAND --help                   every subcommand's options, examples and exit status
+
+exit status: 0 success; 1 a check (verify) or an audit failed; 2 a usage or input error (one line on
+stderr); 130 interrupted (Ctrl-C); 143 terminated (SIGTERM)"""
 
 #: the help of ``--param`` / ``-p``
 PARAM_HELP = ("a parameter, repeatable: integers, decimals or fractions such as v=1/2 (exact), "
@@ -45,13 +61,21 @@ exit status:
   143  terminated (SIGTERM)""",
     "table": """examples:
   rftheory table simrf.conformity.iid --grid v=0.5,1,2 -p d=4
-  rftheory table simrf.prf_mse --grid v=0.5,1 -p d=16 -p m=16 --columns coupling=orthogonal,simplex \\
-      --ratio-to iid --format markdown
-  rftheory table simrf.prf_mse --grid d=2,4,8,16,32 --link m=d -p v=1 --columns coupling=orthogonal,simplex \\
-      --ratio-to iid           (the setting of SimRF's Fig. 6: m = d)
-  rftheory table simrf.conformity.iid --grid v=1,2 -p d=4 --format latex --output tab.tex
+  rftheory table simrf.prf_mse --grid v=0.1,0.5,1,2 --grid d=16,64,256 --link m=d \\
+      --columns coupling=orthogonal,simplex --ratio-to iid --format markdown
+                               (the setting of SimRF's Fig. 6: m = d; columns orthogonal/iid, simplex/iid)
+  rftheory table simrf.prf_mse --grid d=16,64,256 --link m=d -p v=0.1 --columns coupling=orthogonal,simplex \\
+      --ratio-to iid --decimals 4 --label orthogonal=ORF/IID --label simplex=SimRF/IID \\
+      --format latex --latex-label tab:fig6 --output fig6.tex
+  rftheory table simrf.conformity.iid --grid v=1,2 -p d=4 --format csv -o t.csv --caption t.caption.txt
+  rftheory table simrf.prf_mse --grid v=0.5,1 -p d=16 -p m=16 --columns coupling=orthogonal --format json
 
-exit status: 0 printed; 2 a bad axis, parameter, ratio or format""",
+Each parameter is set once (an axis, -p or --link; a repeated axis is an error). Cells show --digits
+significant digits (trailing zeros kept) or --decimals N places, certified either way. A ratio whose
+denominator is 0 (e.g. 0/0 at v=0) prints n/a (null in JSON). LaTeX: booktabs rules, text escaped,
+\\caption and \\label. Captions cite the papers (authors, year, title, venue).
+
+exit status: 0 printed; 2 a bad axis, parameter, ratio, label or format""",
     "show": """examples:
   rftheory show simrf.prf_mse            statement, source, parameters, layers, notes, an eval line
   rftheory show simrf.prf_mse --latex    only the statement's LaTeX
@@ -77,9 +101,33 @@ decades (override with --logx/--linx, --logy/--liny).
 
 exit status: 0 written; 2 a bad axis, parameter, ratio or file, or no matplotlib
 (pip install 'rftheory[plot]')""",
+    "audit": """examples:
+  rftheory audit sampler my_sampler.py:orf --d 16 --m 16         is my sampler right?
+  rftheory audit sampler my_sampler.py:orf --d 8 --m 12 --json
+  rftheory audit features sklearn.kernel_approximation:RBFSampler --kernel gaussian --sigma 1 --d 4 --m 64
+
+exit status: 0 every check passed; 1 the audit found a defect; 2 a usage error""",
+    "audit sampler": """examples:
+  rftheory audit sampler my_sampler.py:orf --d 16 --m 16         a file's function f(d, m, rng) -> W
+  rftheory audit sampler mypkg.random:orthogonal --d 8 --m 24 --estimator prf --n 4000 --seed 1
+  rftheory audit sampler my_sampler.py:student_t --d 8 --m 8 --law spherical --json
+
+exit status: 0 every check passed; 1 the audit found a defect; 2 a usage error""",
+    "audit features": """examples:
+  rftheory audit features sklearn.kernel_approximation:RBFSampler --kernel gaussian --sigma 1 --d 4 --m 64
+  rftheory audit features my_features.py:phi --kernel softmax --d 4 --m 16 --json
+
+exit status: 0 every check passed; 1 the audit found a defect; 2 a usage error""",
+    "predict": """examples:
+  rftheory predict sklearn:wine --kernel gaussian --sigma median --mechanism rff:iid,rff:orthogonal --m 13,52
+  rftheory predict sklearn:wine --mechanism rff:iid,prf:orthogonal --m 64 --target 0.05
+  rftheory predict data.npy --kernel softmax --scale 0.25 --mechanism prf:iid,sderf --m 256 --format json
+  rftheory predict sklearn:digits --mechanism rff:orthogonal --m 256 --pairs 100000 --seed 1
+
+exit status: 0 printed; 2 a bad data file, kernel, mechanism or option""",
     "sheet": """examples:
   rftheory sheet                             the formula sheet as Markdown, from the registry
-  rftheory sheet --format latex -o sheet.tex every result: statement, citation, parameters, errata
+  rftheory sheet --format latex -o sheet.tex  every result: statement, citation, parameters, errata
   rftheory sheet --format json --only simrf  only IDs starting with simrf
 
 exit status: 0 written; 2 a bad format, prefix or file""",

@@ -14,6 +14,7 @@ import math
 import mpmath as mp
 
 from .measure import Measurement
+from .montecarlo import hall
 from .outcome import Outcome
 
 __all__ = ["digits_agree", "judge"]
@@ -117,10 +118,13 @@ def judge(m: Measurement, zmax: float) -> Outcome:
             ref = float(mp.re(_num(m.reference)))
             se = m.se or 0.0
             z = (m.value - ref) / se if se > 0 else (0.0 if m.value == ref else math.inf)
+            stat = "z"
+            if m.skew is not None and se > 0:  # Hall's skewness-corrected statistic (squared errors)
+                z, stat = hall(z, m.skew), "T"
             ok = {"two": abs(z) <= zmax, ">=": z >= -zmax, "<=": z <= zmax}[m.relation]
-            claim = {"two": f"|z| <= {zmax:.2f}", ">=": f"z >= -{zmax:.2f}", "<=": f"z <= {zmax:.2f}"}[m.relation]
+            claim = {"two": "|{}| <= {:.2f}", ">=": "{} >= -{:.2f}", "<=": "{} <= {:.2f}"}[m.relation].format(stat, zmax)
             return Outcome(**base | {"detail": f"n={m.n}, {claim}" + (f"; {m.detail}" if m.detail else "")},
-                           value=_short(ref, 10), other=f"{m.value:.8g} ± {se:.2g}", metric=f"z={z:+.2f} ({claim})",
+                           value=_short(ref, 10), other=f"{m.value:.8g} ± {se:.2g}", metric=f"{stat}={z:+.2f} ({claim})",
                            passed=bool(ok), z=z, se_ratio=m.se_ratio)
     except Exception as exc:
         return Outcome(**base | {"detail": f"cannot judge: {type(exc).__name__}: {exc}"}, value="", passed=False)

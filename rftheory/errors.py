@@ -24,7 +24,11 @@ class ParameterError(RFTheoryError, ValueError):
 
     def __init__(self, name: str, message: str):
         self.name = name
+        self.message = message
         super().__init__(f"parameter {name!r}: {message}")
+
+    def __reduce__(self):  # picklable: raised in a worker process, re-raised in the parent
+        return type(self), (self.name, self.message)
 
 
 class UnknownResultError(RFTheoryError, KeyError):
@@ -32,6 +36,7 @@ class UnknownResultError(RFTheoryError, KeyError):
 
     def __init__(self, result_id: str, known: list[str] | None = None):
         self.result_id = result_id
+        self.known = known
         hint = ""
         if known:
             close = [k for k in known if k.startswith(result_id.split(".")[0])]
@@ -42,6 +47,9 @@ class UnknownResultError(RFTheoryError, KeyError):
     def __str__(self) -> str:  # KeyError quotes its message otherwise
         return self.args[0]
 
+    def __reduce__(self):
+        return type(self), (self.result_id, self.known)
+
 
 class LayerUnavailableError(RFTheoryError, LookupError):
     """A result has no evaluator in the requested layer."""
@@ -51,7 +59,8 @@ class RangeError(RFTheoryError, ArithmeticError):
     """A float64 value would overflow, underflow or lose its digits.
 
     Raised instead of returning a silently wrong number; the message says
-    which layer to use instead (usually ``layer="mpmath"`` or ``log=True``).
+    which layer to use instead (``layer="mpmath"``: :meth:`rftheory.Result.exact`,
+    ``rftheory eval ID --layer mpmath``).
     """
 
 

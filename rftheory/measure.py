@@ -17,6 +17,7 @@ cycle): papers import it, verify imports it, it imports neither.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,6 +51,9 @@ class Measurement:
     se, n, se_ratio
         ``"z"``: the standard error used, the number of replicates and
         ``se_batch/se``.
+    skew : float or None
+        ``"z"``: the skewness ``λ`` of the mean when the verdict uses Hall's
+        corrected statistic (:func:`rftheory.montecarlo.hall`), else ``None``.
     holds : bool or None
         ``"fact"``: the observed truth of a logical property.
     detail : str
@@ -67,6 +71,7 @@ class Measurement:
     se: float | None = None
     n: int | None = None
     se_ratio: float | None = None
+    skew: float | None = None
     holds: bool | None = None
     detail: str = ""
 
@@ -161,7 +166,8 @@ def bound(result: str, point: str, check: str, value, relation: str, reference) 
     return Measurement(result, point, check, "bound", value, reference, relation=relation)
 
 
-def zscore(result: str, point: str, check: str, estimate, reference, side: str = "two") -> Measurement:
+def zscore(result: str, point: str, check: str, estimate, reference, side: str = "two",
+           skew_corrected: bool = False) -> Measurement:
     """Claim about a Monte Carlo mean (an :class:`~rftheory.montecarlo.MCEstimate`):
     it estimates ``reference`` (``side="two"``), or a quantity ``>=`` / ``<=`` it.
 
@@ -183,6 +189,10 @@ def zscore(result: str, point: str, check: str, estimate, reference, side: str =
     side : {"two", ">=", "<="}, optional
         ``"two"``: the mean estimates ``reference``; ``">="`` / ``"<="``: the
         true mean is at least / at most ``reference`` (:data:`SIDES`).
+    skew_corrected : bool, optional
+        Judge Hall's skewness-corrected statistic
+        (:func:`rftheory.montecarlo.hall` with ``estimate.skew``) instead of
+        the plain z: for skewed replicates such as squared errors.
 
     Returns
     -------
@@ -197,8 +207,9 @@ def zscore(result: str, point: str, check: str, estimate, reference, side: str =
     """
     if side not in SIDES:
         raise ValueError(f"side must be one of {SIDES}, got {side!r}")
+    skew = float(estimate.skew) if skew_corrected and math.isfinite(estimate.skew) else None
     return Measurement(result, point, check, "z", float(estimate.mean), reference, relation=side,
-                       se=float(estimate.se_used), n=int(estimate.n), se_ratio=float(estimate.se_ratio))
+                       se=float(estimate.se_used), n=int(estimate.n), se_ratio=float(estimate.se_ratio), skew=skew)
 
 
 def fact(result: str, point: str, check: str, holds: bool, value: Any = "", reference: Any = "") -> Measurement:

@@ -188,7 +188,7 @@ def series_data(result_id, x, params=None, series=None, ratio_to=None, links=Non
         return float(v)
 
     y = np.array([[real(row[j]) for row in t.values] for j in range(len(t.values[0]) if t.values else 0)])
-    labels = [f"{series[0]}={c}" for c in series[1]] if series else ["value"]
+    labels = t.header[1:1 + (len(series[1]) if series else 1)]  # the table's titles: simplex/iid for a ratio
     return PlotData(r.id, name, xf, labels, y.reshape(len(labels), len(xf)), t.caption, list(xs))
 
 

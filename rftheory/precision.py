@@ -34,7 +34,8 @@ import mpmath as mp
 
 from .errors import ParameterError, PrecisionError
 
-__all__ = ["DPS_MIN", "DPS_MAX", "GUARD_DPS", "WORK_DPS_MAX", "check_dps", "certified", "agree"]
+__all__ = ["DPS_MIN", "DPS_MAX", "GUARD_DPS", "WORK_DPS_MAX", "check_dps", "certified", "agree", "shown",
+           "ShownMpf", "ShownMpc"]
 
 #: smallest and largest number of significant digits a caller may ask for
 DPS_MIN, DPS_MAX = 1, 100
@@ -187,3 +188,114 @@ def certified(f: Callable[[], Any], dps: int, what: str = "value"):
                 return +cur
         prev = cur
 
+
+
+# --------------------------------------------------------------------------
+# values that display at the precision asked for
+
+def _rebuild_mpf(value, dps):
+    return ShownMpf._make(value, dps)
+
+
+def _rebuild_mpc(value, dps):
+    return ShownMpc._make(value, dps)
+
+
+class ShownMpf(mp.mpf):
+    """An ``mpf`` that prints its ``dps`` significant digits.
+
+    A plain ``mpf`` prints at mpmath's *global* precision (15 digits in a
+    REPL), whatever precision it was computed at.  :meth:`rftheory.Result.exact`
+    returns this subclass instead: ``repr`` and ``str`` show the ``dps`` digits
+    asked for; everything else is the ``mpf`` (arithmetic returns plain
+    ``mpf``, comparisons, hashing, ``float()``, mpmath functions and sympy
+    see the same binary value, guard digits included).
+
+    Attributes
+    ----------
+    dps : int
+        The significant digits shown.
+    """
+
+    __slots__ = ("dps",)
+
+    @classmethod
+    def _make(cls, value, dps: int) -> ShownMpf:
+        out = object.__new__(cls)
+        out._mpf_ = value
+        out.dps = dps
+        return out
+
+    def __repr__(self) -> str:
+        return f"mpf('{mp.nstr(self, self.dps)}')"
+
+    def __str__(self) -> str:
+        return mp.nstr(self, self.dps)
+
+    def __reduce__(self):
+        return _rebuild_mpf, (self._mpf_, self.dps)
+
+
+class ShownMpc(mp.mpc):
+    """An ``mpc`` that prints its ``dps`` significant digits (see :class:`ShownMpf`)."""
+
+    __slots__ = ("dps",)
+
+    @classmethod
+    def _make(cls, value, dps: int) -> ShownMpc:
+        out = object.__new__(cls)
+        out._mpc_ = value
+        out.dps = dps
+        return out
+
+    @property
+    def real(self) -> ShownMpf:
+        """The real part, printing the same digits."""
+        return ShownMpf._make(self._mpc_[0], self.dps)
+
+    @property
+    def imag(self) -> ShownMpf:
+        """The imaginary part, printing the same digits."""
+        return ShownMpf._make(self._mpc_[1], self.dps)
+
+    def __repr__(self) -> str:
+        return f"mpc(real='{mp.nstr(self.real, self.dps)}', imag='{mp.nstr(self.imag, self.dps)}')"
+
+    def __str__(self) -> str:
+        return mp.nstr(self, self.dps)
+
+    def __reduce__(self):
+        return _rebuild_mpc, (self._mpc_, self.dps)
+
+
+def shown(x, dps: int):
+    """``x`` as a value that prints ``dps`` significant digits (:class:`ShownMpf`, :class:`ShownMpc`).
+
+    Parameters
+    ----------
+    x : mpf or mpc
+        The value (its binary value is kept exactly, guard digits included).
+    dps : int
+        Significant digits shown by ``repr`` and ``str``.
+
+    Returns
+    -------
+    ShownMpf or ShownMpc
+        ``x`` itself when it is neither an ``mpf`` nor an ``mpc``.
+
+    Examples
+    --------
+    >>> import mpmath as mp
+    >>> with mp.workdps(50):
+    ...     x = shown(+mp.pi, 40)
+    >>> x
+    mpf('3.141592653589793238462643383279502884197')
+    >>> print(x), float(x) == float(mp.pi), type(x + 1).__name__
+    3.141592653589793238462643383279502884197
+    (None, True, 'mpf')
+    """
+    if isinstance(x, mp.mpf):
+        return ShownMpf._make(x._mpf_, dps)
+    if isinstance(x, mp.mpc):
+        return ShownMpc._make(x._mpc_, dps)
+    return x

@@ -34,7 +34,7 @@ import numpy as np
 from .errors import LayerUnavailableError, ParameterError
 from .montecarlo import MCEstimate, summarize
 from .params import Param, Point, validate_params
-from .precision import certified, check_dps
+from .precision import certified, check_dps, shown
 
 __all__ = ["Result", "register", "LAYERS", "MODES"]
 
@@ -122,7 +122,7 @@ class Result:
 
     # -- display ----------------------------------------------------------
     def __repr__(self) -> str:
-        """``<Result ID: title (papers/000_…, Thm …)>``: one line, the registry entry at a glance."""
+        """``<Result ID: title (Reid et al. (2023), Thm …)>``: one line, the registry entry at a glance."""
         title = self.title if len(self.title) <= 60 else self.title[:59] + "\u2026"
         return f"<Result {self.id}: {title} ({_short_source(self.source)})>"
 
@@ -141,6 +141,37 @@ class Result:
               + (f"; *independent routes:* {', '.join(self.routes)}" if self.routes else "")]
         md += [f"- *Note:* {n}" for n in self.notes]
         return "\n".join(md)
+
+    def _repr_latex_(self) -> str:
+        """The statement as display math (for Jupyter's LaTeX output and nbconvert)."""
+        name = self.id.replace("_", r"\_")
+        return rf"$$\text{{{name}:}}\quad {self.statement}$$"
+
+    def _doc(self) -> str:
+        """What ``help(result)`` shows: the statement, its source, parameters, layers, notes, how to call it."""
+        from .citations import cite
+        from .mathtext import unicode_math
+
+        lines = [f"{self.id} [{self.status}]: {self.title}", "", f"    {unicode_math(self.statement)}", "",
+                 f"Source: {cite(self.source, full=True)}", "", "Parameters", "----------"]
+        for p in self.params:
+            dflt = ("required" if p.default is None else "default: from the others" if callable(p.default)
+                    else f"default {p.default}")
+            lines += [f"{p.name} : {p.domain()}, {dflt}", f"    {p.doc}"]
+        lines += ["", f"Layers: {', '.join(self.layers()) or 'none (checks only)'}"
+                  + (f"; independent routes: {', '.join(self.routes)}" if self.routes else "")]
+        if self.notes:
+            lines += ["", "Notes", "-----"] + [f"- {n}" for n in self.notes]
+        names = ", ".join(f"{p.name}=..." for p in self.params if p.default is None) or "..."
+        use = [f"r.exact(dps=30, {names})    certified digits (mpmath)"] if self.mpmath else []
+        use += [f"r.route(NAME, dps=30, {names})    an independent route"] if self.routes else []
+        use += [f"r.sym({names})    the sympy expression"] if self.symbolic else []
+        use += [f"r.f64({names})    float64, vectorized"] if self.float64 else []
+        use += [f"r.monte_carlo(rng, n, {names})    mean ± SE of the real estimator"] if self.mc else []
+        if not use:
+            use = [f"nothing to evaluate: checked by `rftheory verify --only {self.id}`"]
+        lines += ["", "Use", "---"] + use + [f"(command line: rftheory show {self.id}; the class: help(rftheory.Result))"]
+        return "\n".join(lines)
 
     # -- parameters -------------------------------------------------------
     def validate(self, **given) -> Point:
@@ -222,7 +253,9 @@ class Result:
         Returns
         -------
         mpmath.mpf or mpmath.mpc
-            The value, correct to ``dps`` significant digits when certified.
+            The value, correct to ``dps`` significant digits when certified;
+            it prints those ``dps`` digits (:class:`~rftheory.precision.ShownMpf`,
+            an ``mpf`` in every other respect; arithmetic gives plain ``mpf``).
 
         Raises
         ------
@@ -233,6 +266,8 @@ class Result:
         --------
         >>> import mpmath
         >>> from rftheory import get
+        >>> get("simrf.conformity.iid").exact(dps=20, d=4, v=1)
+        mpf('2.7182818284590452354')
         >>> with mpmath.workdps(20):
         ...     print(get("simrf.conformity.iid").exact(dps=20, d=4, v=1))
         2.7182818284590452354
@@ -246,9 +281,9 @@ class Result:
         dps = check_dps(dps)
         p = self.validate(**given)
         if certify:
-            return certified(lambda: self.mpmath(p), dps, self.id)
+            return shown(certified(lambda: self.mpmath(p), dps, self.id), dps)
         with mpmath.workdps(dps):
-            return +self.mpmath(p)
+            return shown(+self.mpmath(p), dps)
 
     def route(self, name: str, *, dps: int = 50, **given):
         """An independent arbitrary-precision route by name, evaluated once at
@@ -266,6 +301,7 @@ class Result:
         Returns
         -------
         mpmath.mpf or mpmath.mpc
+            Printing ``dps`` significant digits (:func:`rftheory.precision.shown`).
         """
         if name not in self.routes:
             raise LayerUnavailableError(
@@ -274,7 +310,7 @@ class Result:
         dps = check_dps(dps)
         p = self.validate(**given)
         with mpmath.workdps(dps):
-            return +self.routes[name](p)
+            return shown(+self.routes[name](p), dps)
 
     def sym(self, **given):
         """The exact sympy expression.
@@ -385,14 +421,30 @@ class Result:
         return out
 
 
-def _short_source(source: str) -> str:
-    """``papers/000_…, Thm 3.2 …``: the file abbreviated, its parenthetical citation dropped."""
-    import re
+class _InstanceDoc:
+    """``Result.__doc__``: the class docstring on the class, the entry's own text on an instance.
 
-    m = re.match(r"\s*(papers/\d{3})_[0-9a-f]*(?:\.txt)?(?:\s*\([^()]*\))?(.*)", source, re.S)
-    if not m:
-        return source
-    return f"{m.group(1)}_\u2026{m.group(2)}"
+    So that ``help(rftheory.get("simrf.prf_mse"))`` shows the result (statement,
+    source, parameters, notes), not the generic dataclass.
+    """
+
+    def __init__(self, class_doc: str):
+        self.class_doc = class_doc
+
+    def __get__(self, obj, cls=None):
+        return self.class_doc if obj is None else obj._doc()
+
+
+Result.__doc__ = _InstanceDoc(Result.__doc__)
+
+
+def _short_source(source: str) -> str:
+    """``Reid et al. (2023), Thm 3.2 …``: the paper by author and year, then where in it."""
+    from .citations import cite, paper_of
+
+    paper = paper_of(source)
+    text = source if paper is None else cite(source, file=False).replace(f", {paper.title}, {paper.venue}", "", 1)
+    return text if len(text) <= 70 else text[:69] + "\u2026"
 
 
 def validate_arrays(result: Result, given: Mapping[str, Any]) -> dict:

@@ -2,7 +2,7 @@
 
 The process pool and the Dask executor (:mod:`rftheory.parallel`) submit the
 tasks of a run in descending estimated cost ("longest processing time
-first"), so that a long task -- ``orf.sorf_bias_bound``'s custom checks, a
+first"), so that a long task -- ``orf.pair_expectation``'s custom checks, a
 large Monte Carlo point, a domain sweep -- does not start last while the other
 cores idle.  The order changes nothing else: every task draws its randomness
 from ``spawn(seed, task.key)`` and :func:`rftheory.verify.run` reports the
@@ -26,12 +26,15 @@ __all__ = ["estimate", "order", "CUSTOM_SECONDS", "DOMAIN_POINT_SECONDS"]
 #: one audit of a sampler (rftheory.sampler_audits; d = 8, m = 12, n = 2000)
 SAMPLER_AUDIT_SECONDS = 4.0
 
+#: one predict-versus-Monte-Carlo check on a data set (rftheory.predict.checks; default mode)
+PREDICT_SECONDS = {"wine": 0.6, "breast_cancer": 1.0, "digits": 3.0}
+
 #: wall seconds of each result's custom task (``Result.checks``) in quick and default
 #: mode, measured with ``tools/task_costs.py`` (2026-11-24, serially, on a shared and
 #: loaded 2-core machine: only the ratios matter); results not listed take well under
 #: a second.  Full mode is estimated as 4 × default.
 CUSTOM_SECONDS: dict[str, tuple[float, float]] = {
-    "orf.sorf_bias_bound": (0.5, 1700.0),
+    "orf.sorf_bias_bound": (0.1, 11.0),  # 1700 s before its Walsh-Hadamard path (orf.montecarlo._hd_pair)
     "orf.pair_expectation": (1.1, 49.0),
     "hrf.angular_hybrid_bound": (1.5, 10.8),
     "derf.sderf_optimum": (0.5, 5.2),
@@ -71,11 +74,13 @@ def estimate(task) -> float:
     Examples
     --------
     >>> from rftheory.verify import Task
-    >>> estimate(Task("orf.sorf_bias_bound|custom", "orf.sorf_bias_bound", "custom", {}, "default"))
-    1700.0
+    >>> estimate(Task("orf.pair_expectation|custom", "orf.pair_expectation", "custom", {}, "default"))
+    49.0
     """
     if task.kind == "sampler":
         return SAMPLER_AUDIT_SECONDS
+    if task.kind == "predict":
+        return PREDICT_SECONDS.get(task.point.get("dataset"), 1.0) * {"quick": 0.5, "default": 1.0}.get(task.mode, 5.0)
     if task.kind == "custom":
         quick, default = CUSTOM_SECONDS.get(task.result, (0.2, 0.5))
         return {"quick": quick, "default": default}.get(task.mode, 4 * default)
@@ -122,7 +127,7 @@ def order(tasks) -> list[int]:
     >>> from rftheory.verify import plan
     >>> tasks = plan("default", "orf")
     >>> tasks[order(tasks)[0]].key
-    'orf.sorf_bias_bound|custom'
+    'orf.pair_expectation|custom'
     """
     cost = [estimate(t) for t in tasks]
     return sorted(range(len(tasks)), key=lambda i: -cost[i])

@@ -47,7 +47,7 @@ def formula_sheet(fmt: str = "markdown", prefix: str = "") -> str:
 
     Examples
     --------
-    >>> print(formula_sheet("markdown", "simrf.conformity.iid").splitlines()[2])
+    >>> print(formula_sheet("markdown", "simrf.conformity.iid").splitlines()[4])
     ## `simrf.conformity.iid` — RF-conformity of iid Gaussian vectors
     """
     from .showing import describe
@@ -63,7 +63,10 @@ def formula_sheet(fmt: str = "markdown", prefix: str = "") -> str:
         keep = ("id", "title", "status", "citation", "source", "statement", "params", "notes")
         return json.dumps([{k: d[k] for k in keep} for d in ds], indent=1, ensure_ascii=False)
     if fmt == "markdown":
-        out = ["# rftheory formula sheet", ""]
+        out = ["# rftheory formula sheet", "",
+               "Generated from rftheory's registry (`rftheory sheet`; `docs/formula_sheet.md` is "
+               "`rftheory sheet -o docs/formula_sheet.md`): every result's statement, source, parameters, "
+               "notes and errata. Cite a result's paper with `rftheory cite ID --bibtex`.", ""]
         for d in ds:
             out += [f"## `{d['id']}` — {d['title']}", "", f"*Source:* {d['citation']}  ", f"*Status:* {d['status']}",
                     "", f"$$ {d['statement']} $$", "", "| parameter | domain | default | meaning |", "|---|---|---|---|"]

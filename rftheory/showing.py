@@ -1,6 +1,7 @@
 """What ``rftheory show ID`` prints: one result in full.
 
-The statement (LaTeX, as written in the registry), the source as a
+The statement (as Unicode math, :func:`rftheory.mathtext.unicode_math`;
+``--latex`` prints the registry's LaTeX), the source as a
 citation (:mod:`rftheory.citations`), each parameter's domain, meaning and
 default, the layers and independent routes, the notes and errata, and a
 ready ``rftheory eval ...`` line built from the first point of the result's
@@ -13,6 +14,7 @@ import shlex
 from typing import Any
 
 from .citations import cite
+from .mathtext import unicode_math
 from .registry import Result
 
 __all__ = ["describe", "eval_example"]
@@ -70,18 +72,20 @@ def describe(r: Result, text: bool = False) -> dict[str, Any] | str:
     Returns
     -------
     dict or str
-        ``id, title, status, statement, source, citation, defined_at,
+        ``id, title, status, statement (LaTeX), statement_text (Unicode), source, citation, defined_at,
         params (name, kind, domain, default, meaning), layers, routes, notes,
         eval`` -- or the same as readable text.
     """
     params = [{"name": p.name, "kind": p.kind, "domain": p.domain(), "default": _default_text(p), "meaning": p.doc}
               for p in r.params]
-    d = {"id": r.id, "title": r.title, "status": r.status, "statement": r.statement, "source": r.source,
+    d = {"id": r.id, "title": r.title, "status": r.status, "statement": r.statement,
+         "statement_text": unicode_math(r.statement), "source": r.source,
          "citation": cite(r.source, full=True), "defined_at": r.defined_at, "params": params, "layers": r.layers(),
          "routes": list(r.routes), "notes": list(r.notes), "eval": eval_example(r)}
     if not text:
         return d
-    lines = [f"{r.id}  [{r.status}]", f"  {r.title}", "", "statement (LaTeX):", f"  {r.statement}", "",
+    lines = [f"{r.id}  [{r.status}]", f"  {r.title}", "", "statement:", f"  {unicode_math(r.statement)}",
+             "  (LaTeX: rftheory show " + r.id + " --latex)", "",
              "source:", f"  {d['citation']}", f"  defined at {r.defined_at}", "", "parameters:"]
     w = max((len(p.name) for p in r.params), default=1)
     for p in params:

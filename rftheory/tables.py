@@ -19,7 +19,7 @@ from .catalog import get
 from .errors import ParameterError
 from .precision import DPS_MAX, check_dps
 
-__all__ = ["Table", "make_table", "render", "latex_escape"]
+__all__ = ["Table", "make_table", "render", "latex_escape", "fixed", "add_parser"]
 
 
 @dataclass
@@ -69,8 +69,68 @@ def _check_axes(r, names, params, columns, links) -> None:
             raise ParameterError("link", f"--link {k}={axis}: {axis!r} is not an axis (--grid or --columns)")
 
 
+def _fraction(x):
+    """The exact binary value of an ``mpf`` as a Fraction."""
+    from fractions import Fraction
+
+    sign, man, exp, _ = mp.mpf(x)._mpf_
+    if not man and exp:  # inf, nan
+        raise ParameterError("value", f"{x} has no decimal digits")
+    return (-1) ** sign * Fraction(int(man)) * Fraction(2) ** int(exp)
+
+
+def fixed(x, decimals: int) -> str:
+    """``x`` rounded (exactly, half to even) to ``decimals`` decimal places.
+
+    Parameters
+    ----------
+    x : mpf or mpc
+        The value.
+    decimals : int
+        Decimal places, ``>= 0``.
+
+    Returns
+    -------
+    str
+        Fixed-point text, e.g. ``"0.0021"``; ``a+bj`` for a complex value.
+
+    Examples
+    --------
+    >>> import mpmath as mp
+    >>> fixed(mp.mpf("0.94204"), 4), fixed(mp.mpf("0.0322757"), 4), fixed(mp.mpf(-2.5), 0), fixed(mp.mpf(7), 2)
+    ('0.9420', '0.0323', '-2', '7.00')
+    """
+    if isinstance(x, mp.mpc):
+        im = fixed(x.imag, decimals)
+        return f"{fixed(x.real, decimals)}{'' if im.startswith('-') else '+'}{im}j"
+    q = round(_fraction(x) * 10**decimals)
+    sign, q = ("-" if q < 0 else ""), abs(q)
+    whole, frac = divmod(q, 10**decimals) if decimals else (q, 0)
+    return f"{sign}{whole}" + (f".{frac:0{decimals}d}" if decimals else "")
+
+
+def _significant(x, digits: int) -> str:
+    """``digits`` significant digits, trailing zeros kept (every cell shows the same number of digits)."""
+    def one(y) -> str:
+        text = mp.nstr(y, digits, strip_zeros=False)
+        return text[:-1] if text.endswith(".") else text  # 8103, not 8103.
+
+    with mp.workdps(digits + 10):
+        if isinstance(x, mp.mpc):
+            im = one(x.imag)
+            return f"{one(x.real)}{'' if im.startswith('-') else '+'}{im}j"
+        return one(x)
+
+
+def _magnitude(x) -> int:
+    """``floor(log10 |x|)`` of the largest component (0 for zero)."""
+    parts = [x.real, x.imag] if isinstance(x, mp.mpc) else [x]
+    big = max(abs(p) for p in parts)
+    return 0 if big == 0 else int(mp.floor(mp.log10(big)))
+
+
 def make_table(result_id, grid, params=None, columns=None, ratio_to=None, layer="mpmath", digits=8,
-               also=(), links=None) -> Table:
+               also=(), links=None, decimals=None, labels=None, workers=1) -> Table:
     """Build a :class:`Table` (see the module docstring).
 
     Parameters
@@ -79,7 +139,8 @@ def make_table(result_id, grid, params=None, columns=None, ratio_to=None, layer=
         The result tabulated.
     grid : list of (str, list of str)
         Row axes ``(name, values)``; the rows are their product.  Values are
-        text, as on the command line (``"1/2"``, ``"8"``).
+        text, as on the command line (``"1/2"``, ``"8"``).  Each parameter
+        once: a repeated axis is an error.
     params : dict of str to str, optional
         Fixed parameters.
     columns : (str, list of str), optional
@@ -91,7 +152,7 @@ def make_table(result_id, grid, params=None, columns=None, ratio_to=None, layer=
     layer : {"mpmath", "float64"}
         Certified mpmath values, or the float64 layer.
     digits : int
-        Significant digits shown (``≤ DPS_MAX − 2``).
+        Significant digits shown (``≤ DPS_MAX − 2``), trailing zeros kept.
     also : sequence of str
         Further result IDs shown as extra columns, each evaluated at the
         row's point restricted to the parameters it takes (e.g. an
@@ -99,6 +160,16 @@ def make_table(result_id, grid, params=None, columns=None, ratio_to=None, layer=
     links : dict of str to str, optional
         ``{NAME: AXIS}``: parameter NAME takes the value of axis AXIS in each
         row (or column), e.g. ``{"m": "d"}`` for ``m = d``.
+    decimals : int, optional
+        Instead of ``digits``: this many decimal places in every cell
+        (certified: each value is evaluated to the significant digits its
+        magnitude needs).
+    labels : dict of str to str, optional
+        Column titles: keyed by a ``columns`` value (``"simplex"``), a
+        generated title (``"simplex/iid"``), a row axis or an ``also`` ID.
+    workers : int, optional
+        Processes evaluating the cells (default 1: in this process; the
+        command line uses every core).  The cells do not depend on it.
 
     Returns
     -------
@@ -109,9 +180,10 @@ def make_table(result_id, grid, params=None, columns=None, ratio_to=None, layer=
     Raises
     ------
     ParameterError
-        Bad ``digits``; a grid, column, link or ratio parameter the result
-        does not take; a parameter given twice (two axes, an axis and a
-        fixed value, ...); parameters outside the result's domain.
+        Bad ``digits`` or ``decimals``; a grid, column, link or ratio
+        parameter the result does not take; a parameter given twice (two
+        axes, an axis and a fixed value, ...); parameters outside the
+        result's domain; a label for no column.
     UnknownResultError
         An unknown result ID.
 
@@ -125,6 +197,8 @@ def make_table(result_id, grid, params=None, columns=None, ratio_to=None, layer=
     ['2.718281828', '54.59815003']
     >>> bool(abs(float(t.values[1][0]) - math.exp(4)) < 1e-12)
     True
+    >>> make_table("simrf.conformity.iid", [("v", ["1", "2"])], params={"d": "4"}, decimals=3).rows
+    [['1', '2.718'], ['2', '54.598']]
     """
     from .citations import cite
 
@@ -132,9 +206,16 @@ def make_table(result_id, grid, params=None, columns=None, ratio_to=None, layer=
     extra = [get(a) for a in also]
     params = dict(params or {})
     links = dict(links or {})
-    if check_dps(digits, "digits") > DPS_MAX - 2:  # cells are certified to digits + 2 (the ratio's rounding)
+    labels = dict(labels or {})
+    if decimals is not None:
+        if isinstance(decimals, bool) or not isinstance(decimals, int) or not 0 <= decimals <= DPS_MAX - 3:
+            raise ParameterError("decimals", f"must be an integer in [0, {DPS_MAX - 3}], got {decimals!r}")
+    elif check_dps(digits, "digits") > DPS_MAX - 2:  # cells are certified to digits + 2 (the ratio's rounding)
         raise ParameterError("digits", f"must be <= {DPS_MAX - 2} in a table, got {digits}")
     names = [g[0] for g in grid]
+    dup = next((k for k in names if names.count(k) > 1), None)
+    if dup:  # --grid v=1,2 --grid v=3: one axis per parameter
+        raise ParameterError(dup, f"two --grid axes for {dup!r}; give its values once (--grid {dup}=V1,V2,...)")
     _check_axes(r, names, params, columns, links)
     ratio = None
     if ratio_to:
@@ -146,56 +227,114 @@ def make_table(result_id, grid, params=None, columns=None, ratio_to=None, layer=
             raise ParameterError("ratio-to", f"{r.id} takes no parameter {k.strip()!r}")
         ratio = (k.strip(), v.strip())
 
-    def value(point):
-        if layer == "float64":
-            return mp.mpmathify(r.f64_scalar(**point))
-        return r.exact(dps=digits + 2, **point)  # certified; +2 for the ratio's rounding
-
     def show(x) -> str:
         if x is None:
             return "n/a"
-        with mp.workdps(digits + 10):
-            return mp.nstr(x, digits)
+        return fixed(x, decimals) if decimals is not None else _significant(x, digits)
 
     col_vals = columns[1] if columns else [None]
-    header = names + ([f"{columns[0]}={c}" for c in col_vals] if columns else ["value"]) + [e.id for e in extra]
-    rows, vals, undefined = [], [], []
-    for combo in itertools.product(*[g[1] for g in grid]):
+    if columns and ratio and ratio[0] == columns[0]:
+        titles = [f"{c}/{ratio[1]}" for c in col_vals]
+    elif columns:
+        titles = [f"{columns[0]}={c}" + (f" / {ratio[0]}={ratio[1]}" if ratio else "") for c in col_vals]
+    else:
+        titles = [f"ratio to {ratio[0]}={ratio[1]}" if ratio else "value"]
+    keys = [[c, t] for c, t in zip(col_vals, titles)] if columns else [[t] for t in titles]
+    header = names + titles + [e.id for e in extra]
+    keys = [[n] for n in names] + keys + [[e.id] for e in extra]
+    used = set()
+    for i, ks in enumerate(keys):
+        for k in ks:
+            if k in labels:
+                header[i] = labels[k]
+                used.add(k)
+                break
+    unknown = [k for k in labels if k not in used]
+    if unknown:
+        raise ParameterError("label", f"no column is {unknown[0]!r} (columns: {', '.join(k[-1] for k in keys)})")
+    jobs, where = [], []  # every cell is one job: (result, point, denominator point)
+    combos = list(itertools.product(*[g[1] for g in grid]))
+    for combo in combos:
         base = dict(params, **dict(zip(names, combo)))
-        row, rv = list(combo), []
         for c in col_vals:
             pt = dict(base)
             if columns:
                 pt[columns[0]] = c
             pt.update({k: pt[axis] for k, axis in links.items()})
-            x = value(pt)
-            if ratio:
-                den = value(dict(pt, **{ratio[0]: ratio[1]}))
-                if den == 0:  # 0/0 or x/0: no ratio here
-                    undefined.append(", ".join(f"{k}={v}" for k, v in pt.items()))
-                    x = None
-                else:
-                    x = x / den
-            rv.append(x)
-            row.append(show(x))
+            jobs.append((r.id, pt, dict(pt, **{ratio[0]: ratio[1]}) if ratio else None, layer, digits, decimals))
+            where.append(", ".join(f"{k}={v}" for k, v in pt.items()))
         for e in extra:
             takes = {p.name for p in e.params}
             pt = dict(base, **{k: base[axis] for k, axis in links.items() if axis in base})
-            x = e.exact(dps=digits, **{k: v for k, v in pt.items() if k in takes})
-            rv.append(x)
-            row.append(show(x))
-        rows.append(row)
+            jobs.append((e.id, {k: v for k, v in pt.items() if k in takes}, None, layer, digits, decimals))
+            where.append(None)
+    values = _evaluate_cells(jobs, workers)
+    undefined = [w for w, x, j in zip(where, values, jobs) if x is None and j[2] is not None]
+    width = len(col_vals) + len(extra)
+    rows, vals = [], []
+    for i, combo in enumerate(combos):
+        rv = values[i * width:(i + 1) * width]
+        rows.append(list(combo) + [show(x) for x in rv])
         vals.append(rv)
     what = "ratio to " + f"{ratio[0]}={ratio[1]}" if ratio else "value"
-    prec = f"exact to {digits} significant digits (mpmath)" if layer == "mpmath" else "float64 layer"
-    fixed = ", ".join([f"{k}={v}" for k, v in params.items()] + [f"{k} = {axis}" for k, axis in links.items()])
-    caption = f"{r.id}: {what}; {prec}" + (f"; {fixed}" if fixed else "") + f". Source: {cite(r.source)}"
+    shown = f"{decimals} decimal places" if decimals is not None else f"{digits} significant digits"
+    prec = f"exact to {shown} (mpmath)" if layer == "mpmath" else f"float64 layer, {shown}"
+    fixed_params = ", ".join([f"{k}={v}" for k, v in params.items()] + [f"{k} = {axis}" for k, axis in links.items()])
+    source = cite(r.source, file=False)
+    caption = f"{r.id}: {what}; {prec}" + (f"; {fixed_params}" if fixed_params else "") + f". Source: {source}"
     for e in extra:
-        caption += f"; column {e.id}: exact to {digits} digits (mpmath). Source: {cite(e.source)}"
+        caption += f"; column {e.id}: exact to {shown} (mpmath). Source: {cite(e.source, file=False)}"
     if undefined:
         caption += (f". n/a: the value at {ratio[0]}={ratio[1]} is 0 there (ratio undefined), "
                     f"{len(undefined)} cell{'s' if len(undefined) > 1 else ''}")
     return Table(header, rows, caption, vals)
+
+
+def _evaluate(res, point, sig, layer, decimals):
+    if layer == "float64":
+        return mp.mpmathify(res.f64_scalar(**point))
+    if sig > DPS_MAX:
+        raise ParameterError("decimals", f"{decimals} decimal places of a value near 1e{sig - decimals - 3} need "
+                             f"{sig} significant digits (at most {DPS_MAX}); use --digits")
+    return res.exact(dps=sig, **point)  # certified
+
+
+def _cell(job):
+    """The value (or ratio) of one cell, certified to what it shows; ``None`` if undefined (a zero denominator)."""
+    rid, point, den_point, layer, digits, decimals = job
+    res = get(rid)
+    sig = (decimals if decimals is not None else digits) + 2  # +2: the ratio's rounding
+    while True:
+        x = _evaluate(res, point, sig, layer, decimals)
+        if den_point is not None:
+            den = _evaluate(res, den_point, sig, layer, decimals)
+            if den == 0:  # 0/0 or x/0: no ratio here
+                return None
+            x = x / den
+        need = decimals + _magnitude(x) + 3 if decimals is not None and layer == "mpmath" else sig
+        if need <= sig:
+            return +x if isinstance(x, mp.mpf) else x  # a plain mpf: picklable, shown by the caller
+        sig = need  # a value >= 1 needs more significant digits for its decimals
+
+
+def _evaluate_cells(jobs, workers):
+    """:func:`_cell` of every job, in order: here (``workers == 1``) or on a local process pool."""
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ParameterError("workers", f"must be an integer >= 1, got {workers!r}")
+    if workers == 1 or len(jobs) < 4:  # a pool costs ~0.1-0.3 s to start: not worth it for a few cells
+        return [_cell(j) for j in jobs]
+    import os
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    from .signals import _worker_init
+
+    try:
+        with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), initializer=_worker_init,
+                                 initargs=(os.getpid(),)) as pool:
+            return list(pool.map(_cell, jobs))
+    except (BrokenProcessPool, OSError, PermissionError):  # no pool here (sandbox, no /dev/shm): serially
+        return [_cell(j) for j in jobs]
 
 
 #: characters LaTeX reads as commands in text mode, and their escapes
@@ -289,3 +428,59 @@ def render(t: Table, fmt: str = "text", label: str | None = None) -> str:
         line = lambda cells: "  ".join(c.rjust(w) for c, w in zip(cells, widths))
         return "\n".join([t.caption, line(t.header), line(["-" * w for w in widths])] + [line(r) for r in t.rows])
     raise ParameterError("format", f"unknown format {fmt!r}")
+
+
+def add_parser(subparsers, func):
+    """Add the ``table`` subcommand to ``rftheory``.
+
+    Parameters
+    ----------
+    subparsers : argparse._SubParsersAction
+        The subcommands of the ``rftheory`` parser.
+    func : callable
+        The command run with the parsed arguments (``rftheory.cli.cmd_table``).
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        The ``table`` parser.
+    """
+    import argparse
+
+    from .cli_text import EPILOGS, PARAM_HELP
+
+    p = subparsers.add_parser("table", help="tables of values and predicted MSE ratios", epilog=EPILOGS["table"],
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("id", help="the result tabulated, e.g. simrf.prf_mse")
+    p.add_argument("--grid", action="append", metavar="NAME=V1,V2,...",
+                   help="a row axis (repeat for a product; each parameter once)")
+    p.add_argument("--param", "-p", action="append", metavar="NAME=VALUE", default=[],
+                   help="a fixed parameter (not also an axis); " + PARAM_HELP)
+    p.add_argument("--link", action="append", metavar="NAME=AXIS", default=[],
+                   help="NAME takes AXIS's value in each row (e.g. --link m=d: m = d, as in SimRF's Fig. 6)")
+    p.add_argument("--columns", metavar="NAME=V1,V2,...", help="a parameter varied across columns")
+    p.add_argument("--ratio-to", metavar="[NAME=]VALUE",
+                   help="divide by the value at this coupling (or NAME=VALUE); a 0/0 ratio prints n/a")
+    p.add_argument("--format", choices=("csv", "markdown", "latex", "text", "json"), default="text",
+                   help="text (default), csv (no comment lines), markdown, latex (booktabs) or json")
+    p.add_argument("--layer", choices=("mpmath", "float64"), default="mpmath",
+                   help="certified mpmath cells (default) or the float64 layer")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--digits", type=int, default=8,
+                   help="significant digits in every cell, trailing zeros kept (default 8)")
+    g.add_argument("--decimals", type=int, default=None, metavar="N",
+                   help="instead: N decimal places in every cell (0.9420, 0.0323), certified")
+    p.add_argument("--label", action="append", metavar="COLUMN=TEXT", default=[],
+                   help="a column's title: COLUMN is a --columns value (simplex), a title (simplex/iid), an axis "
+                   "or an --also ID; e.g. --label simplex=SimRF/IID (repeatable)")
+    p.add_argument("--output", "-o", metavar="FILE", help="write the table to FILE instead of stdout")
+    p.add_argument("--caption", metavar="FILE",
+                   help="write the caption to FILE (csv: a CSV file has no room for it, else it is dropped)")
+    p.add_argument("--latex-label", metavar="KEY", help="latex: the \\label (default tab:ID)")
+    p.add_argument("--also", action="append", metavar="ID",
+                   help="another result as an extra column at each row's point (repeatable)")
+    p.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="processes evaluating the cells (default: all cores; 1: serially); the cells do not "
+                   "depend on it")
+    p.set_defaults(func=func)
+    return p

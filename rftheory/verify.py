@@ -84,7 +84,7 @@ class Task:
         Unique name; also seeds the task's generator (:func:`rftheory.montecarlo.spawn`).
     result : str
         Result ID.
-    kind : {"exact", "mc", "domain", "custom"}
+    kind : {"exact", "mc", "domain", "custom", "sampler", "predict"}
         Which checks :meth:`run` performs.
     point : dict
         The grid point (empty for domain and custom tasks).
@@ -96,7 +96,7 @@ class Task:
 
     key: str
     result: str
-    kind: str  # "exact", "mc", "domain" or "custom"
+    kind: str  # "exact", "mc", "domain", "custom", "sampler" or "predict"
     point: dict = field(default_factory=dict)
     mode: str = "quick"
     zmax: float = math.inf
@@ -122,6 +122,10 @@ class Task:
             from .sampler_audits import run as audit_run
 
             return audit_run(self.point["coupling"], spawn(seed, self.key), self.zmax)
+        if self.kind == "predict":  # predict against Monte Carlo on real data
+            from .predict.checks import measured
+
+            return [judge(measured(self.point, self.mode, spawn(seed, self.key)), self.zmax)]
         r = get(self.result)
         if self.kind == "exact":
             return exact_checks(r, self.point)
@@ -472,7 +476,8 @@ def plan(mode: str = "quick", only: str = "", mc: bool = True) -> list[Task]:
     """The list of verification tasks for ``mode``, results starting with ``only``.
 
     Exact, custom and domain tasks come first, Monte Carlo tasks last (with
-    the audits of rftheory's own samplers, :mod:`rftheory.sampler_audits`);
+    the audits of rftheory's own samplers, :mod:`rftheory.sampler_audits`,
+    and ``predict`` against Monte Carlo on real data, :mod:`rftheory.predict.checks`);
     every z-test of the run (``mc`` tasks, the ``checks_z`` declared by custom
     checks and the audits' tests, ``k`` in all) gets the Bonferroni bound
     ``z_threshold(ALPHA, k)``.
@@ -531,6 +536,11 @@ def plan(mode: str = "quick", only: str = "", mc: bool = True) -> list[Task]:
             t = Task(f"sampling.{c}|sampler", f"sampling.{c}", "sampler", {"coupling": c}, mode)
             mc_tasks.append(t)
             z_families.append((t, sampler_audits.z_tests() - 1))  # the task itself counts once below
+        from .predict import checks as predict_checks
+
+        for ds, mech in predict_checks.cases(mode, only):
+            mc_tasks.append(Task(f"predict.{ds}|{mech}|predict", f"predict.{ds}", "predict",
+                                 {"dataset": ds, "mechanism": mech}, mode))
     k = len(mc_tasks) + sum(n for _, n in z_families)
     zmax = z_threshold(ALPHA, k) if k else math.inf
     for t in mc_tasks + [t for t, _ in z_families]:
@@ -552,7 +562,8 @@ def run(tasks: list[Task], seed: int = 0, progress: Progress | None = None,
     seed : int, optional
         The run's seed, ``≥ 0``.
     progress : Progress, optional
-        Stepped once per finished task.
+        Started with the tasks (redrawn while they run), stepped
+        once per finished task, closed at the end (also on an interruption).
     executor : callable, optional
         ``executor(tasks, seed)``; default: run here, in order.
 
@@ -571,13 +582,17 @@ def run(tasks: list[Task], seed: int = 0, progress: Progress | None = None,
 
         raise ParameterError("seed", f"must be a non-negative integer, got {seed!r}")
     by_task: dict[int, list[Outcome]] = {}
-    it = executor(tasks, seed) if executor is not None else (t.run(seed) for t in tasks)
-    for k, res in enumerate(it):
-        i, res = res if isinstance(res, tuple) else (k, res)
-        by_task[i] = list(res)
-        if progress:
-            progress.step(res[0].result if res else "")
     if progress:
-        progress.close()
+        progress.start(tasks)  # redraws while they run
+    try:
+        it = executor(tasks, seed) if executor is not None else (t.run(seed) for t in tasks)
+        for k, res in enumerate(it):
+            i, res = res if isinstance(res, tuple) else (k, res)
+            by_task[i] = list(res)
+            if progress:
+                progress.step(res[0].result if res else "", index=i)
+    finally:
+        if progress:
+            progress.close()
     return [o for i in sorted(by_task) for o in by_task[i]]
 

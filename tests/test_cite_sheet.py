@@ -102,3 +102,16 @@ def test_sheet_cli(tmp_path, capsys):
     assert out.read_text().startswith(r"\documentclass")
     assert main(["sheet", "--only", "nope"]) == 2
     assert len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
+def test_docs_carry_the_formula_sheet():
+    """docs/formula_sheet.md is the registry's sheet: every result's section, statement and citation,
+    and no result that is not registered (regenerate: python -m rftheory sheet -o docs/formula_sheet.md)."""
+    from pathlib import Path
+
+    docs = (Path(__file__).resolve().parents[1] / "docs" / "formula_sheet.md").read_text()
+    sections = re.findall(r"^## `([^`]+)` — ", docs, re.M)
+    assert sections == [r.id for r in rftheory.results()], "stale: python -m rftheory sheet -o docs/formula_sheet.md"
+    for r in rftheory.results():
+        assert f"$$ {r.statement} $$" in docs, r.id
+    assert "Reid, Krzysztof Choromanski" in docs and "erratum" in docs.lower()

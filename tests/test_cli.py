@@ -53,7 +53,7 @@ def test_table_ratio_markdown(capsys):
     assert main(["table", "simrf.prf_mse", "--grid", "v=0.5,1", "--param", "d=16", "--param", "m=16",
                  "--columns", "coupling=orthogonal", "--ratio-to", "iid", "--format", "markdown", "--digits", "12"]) == 0
     out = capsys.readouterr().out
-    assert "| v | coupling=orthogonal |" in out
+    assert "| v | orthogonal/iid |" in out  # the ratio's name, not coupling=orthogonal
     # ratio = 1 + (m-1) (rho_orth - e^{v^2}) / (e^{2v^2} - e^{v^2}) at d = m = 16 (Thm 3.2, one block)
     with mp.workdps(30):
         v = mp.mpf(1)
@@ -182,7 +182,8 @@ def test_verify_report_ends_with_every_failure(monkeypatch, capsys):
     # --failures-only: the table holds the failed rows only; --wide: the values too, nothing cut
     rc, out = _verify(["--only", "simrf.conformity.iid", "--failures-only", "--wide"], capsys)
     table = out.split("\n\n")[0].splitlines()
-    assert rc == 1 and "exact value" in table[0]
+    assert rc == 1 and table[0].split()[3:7] == ["value", "compared", "with", "agreement"]
+    assert "MC: mean" not in table[0]  # one header for routes, layers, bounds and Monte Carlo alike
     rows = [line for line in table[2:] if not line.startswith("    -> ")]
     assert len(rows) == n_fail and all(line.rstrip().endswith("FAIL") for line in rows)
 
@@ -253,7 +254,7 @@ def test_table_zero_over_zero_ratio_is_undefined(capsys):
     assert "ratio undefined" in out[0]
     assert main(argv + ["--format", "json"]) == 0
     rows = json.loads(capsys.readouterr().out)["rows"]
-    assert rows[0]["coupling=orthogonal"] is None and float(rows[1]["coupling=orthogonal"]) < 1
+    assert rows[0]["orthogonal/iid"] is None and float(rows[1]["orthogonal/iid"]) < 1
 
 
 def test_table_link_m_equals_d_fig6(capsys):
@@ -261,7 +262,7 @@ def test_table_link_m_equals_d_fig6(capsys):
     assert main(["table", "simrf.prf_mse", "--grid", "d=2,4,8", "--link", "m=d", "-p", "v=1", "--columns",
                  "coupling=orthogonal,simplex", "--ratio-to", "iid", "--format", "json", "--digits", "12"]) == 0
     linked = json.loads(capsys.readouterr().out)
-    assert "m = d" in linked["caption"] and "Reid et al. (2023), Simplex Random Features" in linked["caption"]
+    assert "m = d" in linked["caption"] and "Reid et al. (2023), Simplex Random Features, ICML 2023" in linked["caption"]
     for row in linked["rows"]:
         d = row["d"]
         assert main(["table", "simrf.prf_mse", "--grid", f"d={d}", "-p", f"m={d}", "-p", "v=1", "--columns",
@@ -269,7 +270,7 @@ def test_table_link_m_equals_d_fig6(capsys):
         (by_hand,) = json.loads(capsys.readouterr().out)["rows"]
         assert by_hand == row
     # the simplex coupling beats the orthogonal one, and both beat iid (ratio < 1), at every d
-    assert all(float(r["coupling=simplex"]) < float(r["coupling=orthogonal"]) < 1 for r in linked["rows"])
+    assert all(float(r["simplex/iid"]) < float(r["orthogonal/iid"]) < 1 for r in linked["rows"])
 
 
 def test_table_latex_booktabs_escaped_and_labelled(capsys):
@@ -279,13 +280,14 @@ def test_table_latex_booktabs_escaped_and_labelled(capsys):
     assert r"\toprule" in tex and r"\midrule" in tex and r"\bottomrule" in tex and r"\hline" not in tex
     assert r"\label{tab:simrf.prf_mse}" in tex
     caption = [line for line in tex.splitlines() if line.startswith(r"\caption{")][0]
-    assert r"simrf.prf\_mse" in caption and r"papers/000\_" in caption
+    assert r"simrf.prf\_mse" in caption and "Reid et al. (2023), Simplex Random Features, ICML 2023" in caption
+    assert "papers/" not in caption  # a citation, not a file the reader does not have
     body = caption[len(r"\caption{"):-1]
     import re
 
     assert not re.search(r"(?<!\\)[&#_%^]", body), body  # every special character escaped
     assert main(["table", "simrf.conformity.iid", "--grid", "v=1", "-p", "d=4", "--format", "latex",
-                 "--label", "tab:iid"]) == 0
+                 "--latex-label", "tab:iid"]) == 0
     assert r"\label{tab:iid}" in capsys.readouterr().out
 
 
@@ -310,7 +312,9 @@ def test_show_prints_everything_and_a_working_eval_line(capsys):
     r = rftheory.get("simrf.prf_mse")
     assert main(["show", "simrf.prf_mse"]) == 0
     out = capsys.readouterr().out
-    assert r.statement in out
+    from rftheory.mathtext import unicode_math
+
+    assert unicode_math(r.statement) in out and "MSE=e^(−2‖x‖²−2‖y‖²)/m[(e^(2v²)−e^(v²))+P/m(ρ_c−e^(v²))]" in out
     assert "Isaac Reid, Krzysztof Choromanski, Valerii Likhosherstov, Adrian Weller (2023). Simplex Random Features. " \
            "ICML 2023, Thm 3.2" in out
     for p in r.params:
@@ -363,8 +367,8 @@ def test_result_repr_is_short_and_cites(capsys):
     lines = p.stdout.splitlines()
     assert p.returncode == 0 and len(lines) == 2, p.stderr
     assert lines[0].startswith("<Result simrf.prf_mse: MSE of positive random features")
-    assert lines[0].endswith("(papers/000_…, Thm 3.2 (Eq. 11) with independent blocks)>") and len(lines[0]) < 160
-    assert lines[1].startswith("<Result orf.variance: ") and "(papers/003_…, Thm 1" in lines[1]
+    assert lines[0].endswith("(Reid et al. (2023), Thm 3.2 (Eq. 11) with independent blocks)>") and len(lines[0]) < 160
+    assert lines[1].startswith("<Result orf.variance: ") and "(Yu et al. (2016), Thm 1" in lines[1]
 
 
 def test_result_markdown_for_jupyter():

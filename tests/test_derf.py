@@ -158,12 +158,13 @@ def test_errors_name_the_parameter():
         r.exact(d=d, A=np.zeros((d, d)), B1=np.diag([1.0, 1.0, 0.0]), x=np.ones(d), y=np.ones(d))
     with pytest.raises(ParameterError, match="'A'.*symmetric"):
         r.exact(d=d, A=np.triu(np.ones((d, d))) * 0.01, B1=np.eye(d), x=np.ones(d), y=np.ones(d))
-    # singular moment matrix: fewer points than dimensions
-    X = np.random.default_rng(0).standard_normal((2, 4))
+    # singular moment matrices with different ranges: fewer points than dimensions, X and Y apart
+    # (a common range is served: test_closed_form_on_data_in_a_subspace_beats_scipy)
+    X, Y = np.random.default_rng(0).standard_normal((2, 2, 4))
     with pytest.raises(ParameterError, match="'X'.*singular"):
-        O.optimum("aderf", X, X)
+        O.optimum("aderf", X, Y)
     with pytest.raises(ParameterError, match="'X'.*singular"):
-        rftheory.get("derf.aderf_optimum").exact(X=X, Y=X)
+        rftheory.get("derf.aderf_optimum").exact(X=X, Y=Y)
     with pytest.raises(ParameterError, match="'X'.*finite"):
         rftheory.get("derf.gerf_optimum").exact(X=np.full((3, 2), np.nan), Y=np.ones((3, 2)))
     with pytest.raises(ParameterError, match="'family'"):
@@ -236,3 +237,48 @@ def test_variance_comparison_mc_statistical(seed):
     pt = dict(d=3, L=6, scale="0.5", regime="heterogen", family="aderf", seed=seed % 5)
     est = r.monte_carlo(np.random.default_rng([seed, 5]), 20_000, **pt)
     assert abs(est.z(float(r.exact(dps=20, **pt)))) < 5.3
+
+
+# --------------------------------------------------------------------------
+# data in a subspace (blank pixels of sklearn:digits): the closed forms still hold
+
+
+def _subspace_sets(seed, rotate):
+    """X, Y of 12 points in R^4 that span only a 2-dimensional subspace (axis-aligned or rotated)."""
+    rng = np.random.default_rng([seed, 4242])
+    X, Y = np.zeros((12, 4)), np.zeros((12, 4))
+    X[:, :2], Y[:, :2] = 0.4 * rng.standard_normal((12, 2)), 0.4 * rng.standard_normal((12, 2))
+    if rotate:
+        Q = np.linalg.qr(rng.standard_normal((4, 4)))[0]
+        X, Y = X @ Q.T, Y @ Q.T
+    return X, Y
+
+
+@pytest.mark.parametrize("family, rotate", [("saderf", False), ("aderf", False), ("aderf", True), ("sderf", True)])
+def test_closed_form_on_data_in_a_subspace_beats_scipy(family, rotate):
+    """Coordinates zero on every point (SADERF: ψ_l = 1 there) or a common singular moment range (ADERF: the
+    construction on the range, completed by the identity) still give the optimum: no scipy run finds lower."""
+    X, Y = _subspace_sets(1, rotate)
+    p = O.optimum(family, X, Y)
+    best, _ = O.numerical_optimum(family, X, Y, np.random.default_rng(3), starts=20)
+    assert p.objective <= best + 1e-10 and best - p.objective <= 1e-7 * (1 + abs(p.objective)), (p.objective, best)
+
+
+def test_aderf_on_a_subspace_keeps_unbiasedness_and_precision_layers_agree():
+    """B₁ᵀB₂ = (1 − 4a)I (the unbiasedness condition of Thm 4.2) on the full space; mpmath agrees with float64."""
+    X, Y = _subspace_sets(2, True)
+    p = O.optimum("aderf", X, Y, F64)
+    s = 1 - 4 * p.info["a"]
+    assert p.info["rank"] == 2
+    # entries O(1), d = 4 products: rounding ~ 4·2⁻⁵³·|B|² ≈ 1e-15; 1e-12 leaves > 100× margin
+    assert np.max(np.abs(p.B1.T @ p.B2 - s * np.eye(4))) < 1e-12
+    with mp.workdps(40):
+        h = O.optimum("aderf", X, Y, MP)
+        assert abs(p.objective - h.objective) <= 1e-10 * abs(h.objective)
+
+
+def test_saderf_coordinate_zero_in_one_set_only_is_a_clear_error():
+    X, Y = _subspace_sets(3, False)
+    Y[:, 2] = 0.3
+    with pytest.raises(ParameterError, match="X.*zero on every point"):
+        O.optimum("saderf", X, Y)

@@ -134,3 +134,21 @@ def test_executor_from_args(tmp_path):
     out = verify.run(_tasks()[:2], seed=3, executor=parallel.executor_from_args(Args))
     assert out and len(parallel.load_checkpoint(Args.checkpoint)) == 2
     assert parallel.default_workers() >= 1
+
+
+def test_table_on_a_process_pool_equals_the_serial_table():
+    """`rftheory table` evaluates its cells on a process pool (issue 15): the same cells, the same errors."""
+    from rftheory.errors import ParameterError
+    from rftheory.tables import make_table
+
+    args = dict(grid=[("d", ["8", "16", "32"])], params={"v": "1/2"}, columns=("coupling", ["iid", "orthogonal"]),
+                links={"m": "d"}, ratio_to="iid", digits=12)
+    a = make_table("simrf.prf_mse", workers=1, **args)
+    b = make_table("simrf.prf_mse", workers=2, **args)
+    assert a.rows == b.rows and a.caption == b.caption and a.rows[0][1] == "1.00000000000"
+    # an error raised in a worker reaches the caller as itself, naming the parameter
+    with pytest.raises(ParameterError, match="'v'"):
+        make_table("simrf.prf_mse", [("v", ["1", "2", "-3", "4"])], params={"d": "4", "m": "4", "coupling": "iid"},
+                   workers=2)
+    with pytest.raises(ParameterError, match="'workers'"):
+        make_table("simrf.prf_mse", [("v", ["1"])], params={"d": "4"}, workers=0)

@@ -36,7 +36,7 @@ def test_values_are_the_exact_ones():
     # SimRF's Fig. 6 setting: MSE ratio to iid with m = d, two couplings
     data = series_data("simrf.prf_mse", ("d", ["2", "4", "8"]), params={"v": "1"},
                        series=("coupling", ["orthogonal", "simplex"]), ratio_to="iid", links={"m": "d"})
-    assert data.labels == ["coupling=orthogonal", "coupling=simplex"]
+    assert data.labels == ["orthogonal/iid", "simplex/iid"]  # the ratios, named as in the table
     assert data.x.tolist() == [2.0, 4.0, 8.0]
     r = rftheory.get("simrf.prf_mse")
     for row, coupling in zip(data.y, ["orthogonal", "simplex"]):

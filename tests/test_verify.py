@@ -155,33 +155,33 @@ def test_judge_bound_and_z_sides():
 
 
 def test_custom_z_scores_share_the_run_bound():
-    """The Bonferroni family of a run: every mc task, every declared custom z-score and every
-    test of the sampler audits."""
+    """The Bonferroni family of a run: every mc task, every declared custom z-score, every
+    test of the sampler audits and every predict-versus-Monte-Carlo check."""
     from rftheory import sampler_audits
 
     tasks = verify.plan("quick")
-    k_mc = sum(t.kind == "mc" for t in tasks)
+    k_mc = sum(t.kind in ("mc", "predict") for t in tasks)
     customs = [t for t in tasks if t.kind == "custom" and rftheory.get(t.result).z_tests("quick")]
     k_custom = sum(rftheory.get(t.result).z_tests("quick") for t in customs)
     audits = [t for t in tasks if t.kind == "sampler"]
     assert k_custom > 0  # hrf.complex_mgf, hrf.cluster_A, orf.sorf_bias_bound, sutherland.phi_beats_psi
     assert len(audits) == len(sampler_audits.COUPLINGS)
     expect = z_threshold(verify.ALPHA, k_mc + k_custom + len(audits) * sampler_audits.z_tests())
-    family = [t for t in tasks if t.kind in ("mc", "sampler")] + customs
+    family = [t for t in tasks if t.kind in ("mc", "sampler", "predict")] + customs
     bad = [(t.key, t.zmax) for t in family if t.zmax != expect]
     assert not bad, (expect, bad[:3])
     assert all(t.zmax == math.inf for t in tasks if t not in family)
 
 
 def test_schedule_starts_the_long_tasks_first():
-    """The executors submit by estimated cost: orf.sorf_bias_bound's custom task (minutes in
-    default mode) and the Monte Carlo tasks before the cheap exact checks."""
+    """The executors submit by estimated cost: orf.pair_expectation's custom task (the longest in
+    default mode since SORF's Walsh-Hadamard path) and the Monte Carlo tasks before the cheap exact checks."""
     from rftheory import parallel, schedule
 
     tasks = verify.plan("default")
     order = schedule.order(tasks)
     assert sorted(order) == list(range(len(tasks)))
-    assert tasks[order[0]].key == "orf.sorf_bias_bound|custom"
+    assert tasks[order[0]].key == "orf.pair_expectation|custom"
     first_exact = next(k for k, i in enumerate(order) if tasks[i].kind == "exact")
     assert all(tasks[i].kind != "exact" for i in order[:first_exact])
     assert first_exact >= sum(t.kind == "mc" for t in tasks)  # every mc task before any exact one
@@ -233,3 +233,36 @@ def test_sampler_audit_catches_qr_without_sign_fix(monkeypatch):
     out = t.run(0)
     failed = [o for o in out if not o.passed]
     assert failed and max(abs(o.z) for o in failed if o.z is not None) > 20
+
+
+def test_predict_checks_on_real_data_share_the_bound_and_pass():
+    """verify compares predict's exact E||K^-K||_F^2 with Monte Carlo of the real feature maps on wine (quick),
+    and on wine, breast cancer and digits (default); their z-tests join the run's Bonferroni family (issue 12)."""
+    from rftheory.predict import checks
+
+    tasks = verify.plan("quick", "predict.")
+    assert [t.point["mechanism"] for t in tasks] == list(checks.MECHANISMS) and {t.result for t in tasks} == {"predict.wine"}
+    assert all(t.zmax == z_threshold(verify.ALPHA, len(tasks)) for t in tasks)
+    assert len(verify.plan("default", "predict.")) == 3 * len(checks.MECHANISMS)
+    full = verify.plan("quick")
+    from rftheory import sampler_audits
+
+    k = sum(1 for t in full if t.kind in ("mc", "predict")) + sum(
+        r.z_tests("quick") for r in rftheory.results() if r.checks is not None) + sum(
+        sampler_audits.z_tests() for t in full if t.kind == "sampler")
+    assert any(t.kind == "predict" for t in full) and full[-1].zmax == z_threshold(verify.ALPHA, k)
+    out = next(t for t in tasks if t.point["mechanism"] == "prf:simplex").run(0)
+    assert len(out) == 1 and out[0].passed and out[0].metric.startswith("T="), out
+
+
+def test_predict_check_catches_a_wrong_prediction(monkeypatch):
+    """Power: replicates drawn with m - 4 vectors (a 20 % smaller m: iid/coupled MSE ~ 1/m, so a ~25 % error of
+    the prediction) fail verify's predict check for prf:iid on wine (T ~ 15 at the quick mode's 2000 replicates,
+    bound ~ 5.4)."""
+    from rftheory.predict import montecarlo
+
+    real = montecarlo.replicates
+    monkeypatch.setattr(montecarlo, "replicates", lambda X, mech, m, **kw: real(X, mech, m - 4, **kw))
+    t = next(t for t in verify.plan("quick", "predict.wine:prf:iid"))
+    (o,) = t.run(0)
+    assert not o.passed and o.z > 10, o

@@ -3,8 +3,8 @@
     python tools/predict_seed_sweep.py [--seeds 100] [--first 0]
 
 Runs, in one process, every Monte Carlo agreement test of ``tests/test_predict.py``
-(real feature maps on wine against the exact prediction, and the sampled-pairs
-estimate) for each seed, as ``RFTHEORY_SEED=s pytest -m statistical`` would.  Each
+(real feature maps on wine, breast cancer and digits against the exact prediction,
+scikit-learn's RBFSampler included, and the sampled-pairs estimate) for each seed, as ``RFTHEORY_SEED=s pytest -m statistical`` would.  Each
 test's bound makes a false failure less likely than 1e-6 per run of the whole file,
 so a correct implementation passes every seed; a failure is printed with its z.
 """
@@ -30,7 +30,8 @@ def main() -> int:
     t0 = time.time()
     runs, bad = 0, []
     for s in range(args.first, args.first + args.seeds):
-        cases = [(f"mc[{name}]", lambda name=name: T.test_monte_carlo_of_real_features_on_wine(name, s)) for name in T.MC]
+        cases = [(f"mc[{ds}-{name}]", lambda ds=ds, name=name: T.test_monte_carlo_of_real_features_on_data(ds, name, s))
+                 for ds, name in T.MC]
         cases.append(("sampled-pairs", lambda: T.test_sampled_pairs_are_unbiased(np.random.default_rng([s, 20231122]))))
         for label, fn in cases:
             runs += 1

@@ -65,14 +65,23 @@ def add_parser(subparsers) -> None:
     >>> a.d, a.m, a.estimator, a.law, a.n, a.func is cmd_sampler
     (4, 8, 'both', 'gaussian', None, True)
     """
-    p = subparsers.add_parser("audit", help="audit a random-feature sampler or feature map against the theory")
+    import argparse
+
+    from ..cli_text import EPILOGS
+
+    raw = argparse.RawDescriptionHelpFormatter
+    p = subparsers.add_parser("audit", help="audit a random-feature sampler or feature map against the theory",
+                              epilog=EPILOGS["audit"], formatter_class=raw)
     sub = p.add_subparsers(dest="audit_command", required=True, parser_class=type(p))
     q = sub.add_parser("sampler", help="audit f(d, m, rng) -> W (rows the frequency vectors)",
-                       description="Exit 0: every check passed; 1: the audit found a defect; 2: usage error.")
+                       description="Exit 0: every check passed; 1: the audit found a defect; 2: usage error.",
+                       epilog=EPILOGS["audit sampler"], formatter_class=raw)
     q.add_argument("spec", metavar="SPEC", help="module:callable or path/to/file.py:callable")
     q.add_argument("--d", type=int, required=True, help="dimension (>= 2)")
     q.add_argument("--m", type=int, required=True, help="rows per call (>= 1)")
-    q.add_argument("--estimator", choices=("prf", "rff", "both"), default="both")
+    q.add_argument("--estimator", choices=("prf", "rff", "both"), default="both",
+                   help="the estimators whose unbiasedness and MSE are tested: positive (prf), trigonometric (rff) "
+                   "or both (default)")
     q.add_argument("--law", choices=("gaussian", "spherical"), default="gaussian",
                    help="rows N(0, I_d) (default) or spherically symmetric (e.g. Student-t)")
     q.add_argument("--n", type=int, default=None, help="calls of the sampler per check group (default 2000)")

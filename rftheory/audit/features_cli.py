@@ -39,11 +39,16 @@ def add_features_parser(subparsers) -> argparse.ArgumentParser:
     argparse.ArgumentParser
         The new sub-parser (its handler, :func:`run_features`, is set as ``func``).
     """
+    import argparse
+
+    from ..cli_text import EPILOGS
+
     p = subparsers.add_parser(
         "features", help="audit a random-feature map (transformer or phi(X, rng)) against its kernel",
         description="Audit a random-feature map: unbiasedness on the geometry sweep, the MSE against its "
                     "closed form (Gaussian and softmax kernels), seeding and batch invariance. "
-                    "Exit 0 pass, 1 defect found, 2 usage error.")
+                    "Exit 0 pass, 1 defect found, 2 usage error.",
+        epilog=EPILOGS["audit features"], formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("spec", metavar="SPEC", help="module:callable or path/to/file.py:callable (a transformer "
                    "class/factory taking n_components and random_state, or phi(X, rng))")
     p.add_argument("--kernel", choices=KERNELS, default="gaussian", help="the kernel estimated (default gaussian)")

@@ -49,6 +49,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..montecarlo import hall
+
 __all__ = ["MeanTest", "hall", "mean_test", "mean_diff_test", "rejects", "SIDES"]
 
 #: the alternatives of :func:`rejects`
@@ -89,35 +91,6 @@ class MeanTest:
         str
         """
         return f"{self.mean:.6g} ± {self.se:.2g} (n={self.n}) vs {self.expected:.6g}"
-
-
-def hall(z: float, lam: float) -> float:
-    r"""Hall's monotone skewness correction of a z-statistic.
-
-    .. math:: T = z + \frac{\lambda}{6} + \frac{\lambda}{3} z^2 + \frac{\lambda^2}{27} z^3
-       = \frac{(1 + \lambda z/3)^3 - 1}{\lambda} + \frac{\lambda}{6}
-
-    (Hall 1992, with ``λ = γ/√n``): increasing in ``z``, so a larger
-    deviation always gives a larger statistic.
-
-    Parameters
-    ----------
-    z : float
-        The plain statistic (estimate minus hypothesis over its standard error).
-    lam : float
-        Estimated skewness of the estimate (``γ̂/√n`` for a mean of ``n``).
-
-    Returns
-    -------
-    float
-        ``T``; equals ``z`` when ``lam = 0``.
-
-    Examples
-    --------
-    >>> hall(2.0, 0.0), round(hall(2.0, 0.3), 4)
-    (2.0, 2.4767)
-    """
-    return z + lam / 6 + lam * z * z / 3 + lam * lam * z**3 / 27
 
 
 def rejects(z: float, z_thr: float, side: str = "two-sided") -> bool:

@@ -48,6 +48,7 @@ The protocol
 
 >>> from rftheory.numerics.backends import F64, MP, backend
 >>> import mpmath as mp
+
 >>> def g(bk, t):
 ...     return bk.exp(t) - 1 - bk.expm1(t)
 >>> g(F64, 1e-3) == g(F64, 1e-3)   # the same code runs on both
@@ -69,6 +70,7 @@ import mpmath as mp
 import numpy as np
 
 from ..errors import ParameterError
+from ..lazy import lazy
 
 __all__ = ["Float64", "Mpmath", "Sympy", "F64", "MP", "SYM", "backend"]  # noqa: F822 (SYM: module __getattr__)
 
@@ -247,12 +249,12 @@ class Sympy:
     """sympy: exact expressions (scalars only)."""
 
     name = "symbolic"
+    _sp = lazy("sympy")  # imported on first use: creating the backend must not import sympy
 
-    def __init__(self):
-        import sympy as sp
-
-        self._sp = sp
-        self.exp, self.cos, self.sin, self.sqrt, self.log = sp.exp, sp.cos, sp.sin, sp.sqrt, sp.log
+    def __getattr__(self, name):
+        if name in ("exp", "cos", "sin", "sqrt", "log"):
+            return getattr(self._sp, name)
+        raise AttributeError(name)
 
     def expm1(self, t):
         return self._sp.exp(t) - 1
@@ -282,11 +284,8 @@ def _sympy() -> Sympy:
     return Sympy()
 
 
-def __getattr__(name):
-    # SYM on first use: importing this module must not import sympy
-    if name == "SYM":
-        return _sympy()
-    raise AttributeError(name)
+#: the shared sympy backend (sympy itself is imported on its first use)
+SYM = _sympy()
 
 
 def backend(name):

@@ -13,9 +13,11 @@ float64 guesses).  The arbitrary-precision counterparts are in
 from __future__ import annotations
 
 import numpy as np
-from scipy import special as sc
 
 from ..errors import PrecisionError, RangeError
+from ..lazy import lazy
+
+sc = lazy("scipy.special")  # imported on first use (the CLI starts without it)
 
 __all__ = ["EPS", "TOL", "pick", "checked", "hyp1f1_d_half_neg", "orth_pair_f64", "simplex_pair_quad_f64", "gap_f64"]
 

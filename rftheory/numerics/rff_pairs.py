@@ -30,8 +30,8 @@ from __future__ import annotations
 from fractions import Fraction
 
 import mpmath as mp
-import sympy as sp
 
+from ..lazy import lazy
 from ..params import mpf
 from .angle_family import angle_series, extra_digits
 from .pair_montecarlo import pair_mc, rff_estimates
@@ -45,6 +45,8 @@ from .rff_routes import (
     simplex_pair_quad,
 )
 from .special import coupled_pairs
+
+sp = lazy("sympy")  # imported on first use (the CLI starts without it)
 
 __all__ = [
     "EPS",

@@ -6,10 +6,14 @@ belongs to one result lives in that result's module.
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
-from scipy import special as sc
 
 from ..errors import RangeError
+from ..lazy import lazy
+
+sc = lazy("scipy.special")  # imported on first use (the CLI starts without it)
 
 __all__ = [
     "coupled_pairs",
@@ -412,8 +416,16 @@ def log_angle_gap_nonpos(d, cos_theta, x):
 
 #: the coefficients of log((E χ_d)²/d) = Σ_{n even ≥ 2} 2(2^{1−n} − 2) B_n / (n(n−1)) y^{1−n}, y = d/2
 #: (difference of the Stirling series of log Γ(y + 1/2) and log Γ(y); B_n Bernoulli numbers)
+def _bernoulli(n: int) -> Fraction:
+    """The Bernoulli number ``B_n`` (``B_1 = +1/2``), exactly (Akiyama–Tanigawa)."""
+    a = [Fraction(1, j + 1) for j in range(n + 1)]
+    for i in range(n):
+        a = [(j + 1) * (a[j] - a[j + 1]) for j in range(n - i)]
+    return a[0]
+
+
 _CHI_LOG_COEF = tuple(
-    (n, 2 * (2.0 ** (1 - n) - 2) * float(sc.bernoulli(n)[n]) / (n * (n - 1))) for n in range(2, 21, 2)
+    (n, float(2 * (Fraction(2) ** (1 - n) - 2) * _bernoulli(n) / (n * (n - 1)))) for n in range(2, 21, 2)
 )
 
 

@@ -20,7 +20,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import special as sc
+
+from ..lazy import lazy
+
+sc = lazy("scipy.special")  # imported on first use (the CLI starts without it)
 
 __all__ = ["FORMATS", "probabilities"]
 

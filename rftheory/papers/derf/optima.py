@@ -69,10 +69,13 @@ def _optimum_saderf(X, Y, bk, st):
     """SADERF (Eq. 18-20): ``ψ_l = (b_l/a_l)^{1/4}``, ``μ = 2Σ√(a_l b_l) + 2μ₁·μ₂``."""
     d = st.d
     a_l, b_l = bk.diagonal(st.M1), bk.diagonal(st.M2)
-    for name, v in (("X", a_l), ("Y", b_l)):
-        if min(v) <= 0:
-            raise ParameterError(name, "has a coordinate that is zero on every point: SADERF needs mean x_l^2 > 0")
-    psi = [bk.sqrt(bk.sqrt(b / a)) for a, b in zip(a_l, b_l)]
+    for name, v, w in (("X", a_l, b_l), ("Y", b_l, a_l)):
+        if any(x <= 0 < y for x, y in zip(v, w)):
+            raise ParameterError(name, "has a coordinate that is zero on every point while the other set's is not: "
+                                 "SADERF's optimum psi_l = (b_l/a_l)^(1/4) is then not attained")
+    # a coordinate zero in both sets (e.g. a blank pixel) never meets B x: the objective does not depend on
+    # its psi_l, and psi_l = 1 is as optimal as any
+    psi = [bk.sqrt(bk.sqrt(b / a)) if a > 0 else bk.num(1) for a, b in zip(a_l, b_l)]
     mu = 2 * sum(bk.sqrt(a) * bk.sqrt(b) for a, b in zip(a_l, b_l)) + 2 * st.c  # √a√b: a·b underflows
     return _gerf_like("saderf", d, mu, st, bk, bk.diag(psi), bk.diag([1 / q for q in psi]), {"psi": psi})
 
@@ -82,25 +85,69 @@ def _pd_eigh(M, bk, name, what):
     if min(w) <= max(max(w), 0) * bk.num(len(w)) * 100 * bk.eps:
         raise ParameterError(
             name, f"{what} is singular (eigenvalues from {float(min(w)):.3g} to {float(max(w)):.3g}); "
-            "ADERF (Thm 4.2) needs nonsingular moment matrices, e.g. at least d points in general position",
+            "ADERF (Thm 4.2) needs nonsingular moment matrices (e.g. at least d points in general position) "
+            "or X and Y spanning the same subspace",
         )
     return w, Q
 
 
-def _optimum_aderf(X, Y, bk, st):
-    """ADERF (Thm 4.2): SVD ``Λ₁^{1/2}Q₁ᵀQ₂Λ₂^{1/2} = UΣVᵀ``, ``μ̃ = 2 tr Σ + 2μ₁·μ₂``,
-    ``B₁ = √(1−4a)Σ^{1/2}UᵀΛ₁^{−1/2}Q₁ᵀ``, ``B₂ = √(1−4a)Σ^{1/2}VᵀΛ₂^{−1/2}Q₂ᵀ``."""
-    d = st.d
-    l1, Q1 = _pd_eigh(st.M1, bk, "X", "M1 = mean x x^T")
-    l2, Q2 = _pd_eigh(st.M2, bk, "Y", "M2 = mean y y^T")
+def _columns(bk, Q, idx):
+    """The columns ``idx`` of ``Q`` (either backend)."""
+    if bk is F64:
+        return Q[:, idx]
+    import mpmath as mp
+
+    return mp.matrix([[Q[i, j] for j in idx] for i in range(Q.rows)])
+
+
+def _common_range(st, bk):
+    """An orthonormal basis ``P`` (d × r) of the range of ``M₁ + M₂`` when ``M₁``, ``M₂`` are singular with
+    the same range (``None`` when both are nonsingular)."""
+    w, Q = bk.eigh(st.M1 + st.M2)
+    tol = max(max(w), 0) * bk.num(len(w)) * 100 * bk.eps
+    keep = [i for i, x in enumerate(w) if x > tol]
+    if len(keep) == len(w):
+        return None
+    P = _columns(bk, Q, keep)
+    for name, M in (("X", st.M1), ("Y", st.M2)):
+        _pd_eigh(bk.mm(bk.T(P), M, P), bk, name, f"M{1 if name == 'X' else 2} restricted to the data's span")
+    return P
+
+
+def _aderf_B(M1, M2, bk):
+    """Thm 4.2's ``B₁, B₂`` without the factor ``√(1−4a)``, and ``Σ``, for nonsingular ``M₁``, ``M₂``."""
+    l1, Q1 = _pd_eigh(M1, bk, "X", "M1 = mean x x^T")
+    l2, Q2 = _pd_eigh(M2, bk, "Y", "M2 = mean y y^T")
     r1 = [bk.sqrt(x) for x in l1]
     r2 = [bk.sqrt(x) for x in l2]
     U, sig, Vt = bk.svd(bk.mm(bk.diag(r1), bk.T(Q1), Q2, bk.diag(r2)))
-    mu = 2 * sum(sig) + 2 * st.c
     rs = bk.diag([bk.sqrt(x) for x in sig])
     B1 = bk.mm(rs, bk.T(U), bk.diag([1 / x for x in r1]), bk.T(Q1))
     B2 = bk.mm(rs, Vt, bk.diag([1 / x for x in r2]), bk.T(Q2))
-    return _gerf_like("aderf", d, mu, st, bk, B1, B2, {"sigma": sig})
+    return B1, B2, sig
+
+
+def _optimum_aderf(X, Y, bk, st):
+    """ADERF (Thm 4.2): SVD ``Λ₁^{1/2}Q₁ᵀQ₂Λ₂^{1/2} = UΣVᵀ``, ``μ̃ = 2 tr Σ + 2μ₁·μ₂``,
+    ``B₁ = √(1−4a)Σ^{1/2}UᵀΛ₁^{−1/2}Q₁ᵀ``, ``B₂ = √(1−4a)Σ^{1/2}VᵀΛ₂^{−1/2}Q₂ᵀ``.
+
+    Singular ``M₁``, ``M₂`` with a common range (points in a subspace, e.g. blank pixels): with ``P`` an
+    orthonormal basis of the range, the construction runs on ``PᵀM_iP`` and ``B_i = √(1−4a)(P B_i' Pᵀ + I − PPᵀ)``;
+    ``B₁ᵀB₂ = (1−4a)I`` still holds and ``B_i x = √(1−4a) P B_i' Pᵀx`` on the data, so ``μ̃`` and the
+    objective are the reduced ones (``a`` stays that of the full ``d``: ``A = aI`` acts on all of ``ω``)."""
+    d = st.d
+    P = _common_range(st, bk)
+    if P is None:
+        B1, B2, sig = _aderf_B(st.M1, st.M2, bk)
+        info = {"sigma": sig}
+    else:
+        b1, b2, sig = _aderf_B(bk.mm(bk.T(P), st.M1, P), bk.mm(bk.T(P), st.M2, P), bk)
+        comp = bk.eye(d) - bk.mm(P, bk.T(P))
+        B1 = bk.mm(P, b1, bk.T(P)) + comp
+        B2 = bk.mm(P, b2, bk.T(P)) + comp
+        info = {"sigma": sig, "rank": bk.shape(P)[1]}
+    mu = 2 * sum(sig) + 2 * st.c
+    return _gerf_like("aderf", d, mu, st, bk, B1, B2, info)
 
 
 def _optimum_sderf(X, Y, bk, st):

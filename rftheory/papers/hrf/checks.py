@@ -11,8 +11,8 @@ from dataclasses import replace
 from fractions import Fraction
 
 import mpmath as mp
-import sympy as sp
 
+from ...lazy import lazy
 from ...measure import bound, fact, relative, zscore
 from ...montecarlo import spawn, summarize
 from ...numerics.backends import MP
@@ -22,6 +22,8 @@ from .formulas import W_of_r, corrected_bound, limit_value, paper_bound, rel_err
 from .montecarlo import cluster_experiment, mgf_imaginary
 from .optimise import maximise
 from .values import hybrid_max_rel
+
+sp = lazy("sympy")  # imported on first use (the CLI starts without it)
 
 
 def _fmt(pt):

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import math
 
-import sympy as sp
-
+from ...lazy import lazy
 from ...numerics.backends import SYM
 from ...numerics.rff_pairs import orth_pair, orth_pair_sym, pair_mc, rff_estimates
 from ...numerics.series import orth_pair_printed
@@ -21,6 +20,8 @@ from .float64 import _pair_f64, _rffvar_f64, _var_f64
 from .formulas import PAPER, orf_prime, orf_variance, rff_variance
 from .montecarlo import SORF_D_MAX, _prime_mc
 from .routes import _prime_terms_quad, _prime_terms_series, _rffvar_route
+
+sp = lazy("sympy")  # imported on first use (the CLI starts without it)
 
 D2 = COMMON.d2
 Z = COMMON.z
@@ -143,7 +144,8 @@ register(
         status="mc-only",
         notes=("No closed form: the bias and the SORF/ORF MSE ratio are Monte Carlo estimates "
                "(rftheory.papers.orf.montecarlo.sorf_estimates; the ratio is reported by `checks`).",
-               f"Declared d <= {SORF_D_MAX} (not 10^5): an HD block materialises a p x p matrix (p = d padded "
-               "to a power of 2), so larger d does not fit in bounded memory.",),
+               f"Declared d <= {SORF_D_MAX} (not 10^5): rftheory.sample('hd', ...) materialises each p x p HD block "
+               "(p = d padded to a power of 2); the checks' estimator applies it to x - y by three Walsh-Hadamard "
+               "transforms instead (O(p log p) a block).",),
     )
 )

@@ -9,11 +9,13 @@ from __future__ import annotations
 from fractions import Fraction
 
 import numpy as np
-from scipy.special import gammaln
 
+from ...lazy import lazy
 from ...numerics.cancellation import refuse_underflow
 from ...numerics.rff_pairs import EPS, checked, gap_f64, orth_pair_f64, pick
 from ...numerics.special import coupled_pairs
+
+sc = lazy("scipy.special")  # imported on first use (the CLI starts without it)
 
 
 def _rffvar_f64(p):
@@ -62,7 +64,7 @@ def _var_f64(p):
         gap, gerr = gap_f64("orthogonal", d, z)
         # even d: |τ| = e^{−z²/2}|₁F₁(−d/2; d/2; z²/2)| <= e^{−x}(n+1) max(1, xⁿ/n!), x = z²/2, n = d/2
         x, n = z * z / 2, d / 2
-        logb = -x + np.log(n + 1) + np.maximum(0.0, n * np.log(np.maximum(x, 1e-300)) - gammaln(n + 1))
+        logb = -x + np.log(n + 1) + np.maximum(0.0, n * np.log(np.maximum(x, 1e-300)) - sc.gammaln(n + 1))
         under = (d % 2 == 0) & ~np.isfinite(gerr) & (logb < -690)
         gap = np.where(under, np.exp(-z * z), gap)
         gerr = np.where(under, np.exp(logb) + np.exp(-z * z), gerr)

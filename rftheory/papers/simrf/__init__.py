@@ -4,7 +4,9 @@
 Modules: :mod:`.conformity` (RF-conformities, registered there), :mod:`.prf`
 (PRF MSE, gap, small v), :mod:`.plus` (SimRF+, Fig. 4), :mod:`.rff` (random
 Fourier features, on :mod:`rftheory.numerics.rff_pairs`), :mod:`.checks` (raw
-measurements), :mod:`.entries` (the other registrations), :mod:`.grids`.
+measurements), :mod:`.entries` (the other registrations), :mod:`.grids`;
+couplings as objects and the searches over them: :mod:`.couplings`,
+:mod:`.search`, :mod:`.optima`, :mod:`.search_checks`, :mod:`.search_entries`.
 """
 
-from . import conformity, entries  # noqa: F401  (registration)
+from . import conformity, entries, search_entries  # noqa: F401  (registration)

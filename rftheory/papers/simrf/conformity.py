@@ -17,9 +17,9 @@ import math
 
 import mpmath as mp
 import numpy as np
-import sympy as sp
 
 from ...errors import LayerUnavailableError
+from ...lazy import lazy
 from ...numerics.angle_family import QUAD_D_MAX, angle_quad, angle_series
 from ...numerics.geometry import pair_from_norms
 from ...numerics.pair_montecarlo import pair_term_mc
@@ -30,6 +30,8 @@ from ...registry import Result, register
 from ...sampling.samplers import chi_norms, haar
 from .grids import CONFORMITY_MC_N, D2, FULL_D, FULL_V, MC_V, PAPER, QUICK_D, QUICK_V, V
 from .grids import grid as _grid
+
+sp = lazy("sympy")  # imported on first use (the CLI starts without it)
 
 # --------------------------------------------------------------------------
 # conformity: iid (Lemma 4.1)

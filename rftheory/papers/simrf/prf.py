@@ -12,10 +12,10 @@ import math
 
 import mpmath as mp
 import numpy as np
-import sympy as sp
 
 from ...errors import LayerUnavailableError, RangeError
 from ...features import gaussian
+from ...lazy import lazy
 from ...numerics.angle_family import angle_quad, angle_series
 from ...numerics.floats import exact_sum_f64, two_prod
 from ...numerics.geometry import check_norms, pair_from_norms
@@ -30,6 +30,8 @@ from ...params import ARG_MAX, Param, mpf
 from ...sampling import projections
 from ...sampling.samplers import sample
 from .conformity import _conf_iid_quad, _conf_orth_chi2d, conformity_orthogonal, conformity_simplex
+
+sp = lazy("sympy")  # imported on first use (the CLI starts without it)
 
 EPS = np.finfo(float).eps  # 2x the unit roundoff
 

@@ -12,8 +12,8 @@ import math
 
 import mpmath as mp
 import numpy as np
-import sympy as sp
 
+from ...lazy import lazy
 from ...numerics.backends import MP, SYM
 from ...numerics.rff_pairs import (
     EPS,
@@ -30,6 +30,8 @@ from ...numerics.rff_pairs import (
 )
 from ...numerics.special import coupled_pairs
 from ...params import mpf, sym
+
+sp = lazy("sympy")  # imported on first use (the CLI starts without it)
 
 
 def _rff_mse_f64(p):

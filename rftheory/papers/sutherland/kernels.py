@@ -10,10 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import mpmath as mp
-import sympy as sp
 
 from ...errors import ParameterError
+from ...lazy import lazy
 from ...params import ARG_MAX, M_MAX, Param, mpf, sym
+
+sp = lazy("sympy")  # imported on first use (the CLI starts without it)
 
 PAPER = "papers/004_9168d645005bf659.txt (Sutherland & Schneider 2015, On the Error of Random Fourier Features)"
 

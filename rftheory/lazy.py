@@ -1,0 +1,56 @@
+"""Modules imported on first use, so that ``import rftheory`` and the command line start fast.
+
+sympy (~0.35 s) and scipy.special (~0.25 s) are needed only when a symbolic
+layer or a float64 evaluator actually runs; ``rftheory list`` and ``--help``
+never do.  ``sp = lazy("sympy")`` at the top of a module keeps the code below
+unchanged (``sp.Rational(1, 2)``): the first attribute access imports the
+real module, later ones go straight to it.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+__all__ = ["lazy"]
+
+
+class _LazyModule:
+    """A stand-in for a module that imports it on the first attribute access."""
+
+    __slots__ = ("_name", "_module")
+
+    def __init__(self, name: str):
+        object.__setattr__(self, "_name", name)
+        object.__setattr__(self, "_module", None)
+
+    def __getattr__(self, attr):
+        mod = object.__getattribute__(self, "_module")
+        if mod is None:
+            mod = importlib.import_module(object.__getattribute__(self, "_name"))
+            object.__setattr__(self, "_module", mod)
+        return getattr(mod, attr)
+
+    def __repr__(self) -> str:
+        return f"<lazy module {object.__getattribute__(self, '_name')!r}>"
+
+
+def lazy(name: str):
+    """A module imported on first attribute access.
+
+    Parameters
+    ----------
+    name : str
+        The module's import name (``"sympy"``, ``"scipy.special"``).
+
+    Returns
+    -------
+    object
+        Attribute access behaves as on the module.
+
+    Examples
+    --------
+    >>> sp = lazy("fractions")
+    >>> sp.Fraction(1, 3) + sp.Fraction(1, 6)
+    Fraction(1, 2)
+    """
+    return _LazyModule(name)

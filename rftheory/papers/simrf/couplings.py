@@ -1,0 +1,382 @@
+"""Couplings of one block as objects, and the exact pair terms of *any* block
+(Reid et al. 2023, ``papers/000_28147233bdbc9869.txt``, Def. 1.1, Def. 3.1,
+Lemma 4.2; the RFF pair term of Sec. A.8).
+
+A **weight-independent** coupling of a block is a law of ``d`` unit directions
+``u_1 … u_d`` independent of the iid ``χ_d`` norms; rftheory's samplers then
+rotate the block by a Haar ``R`` (``w_i = r_i R u_i``), so every ``w_i`` is
+marginally ``N(0, I_d)``.  Each pair term involves two rows only, and after
+the Haar rotation a pair depends on its directions only through
+``c_ij = u_iᵀu_j``: it is the one-angle pair term ``f(c_ij)`` of Lemma 4.2
+(:mod:`rftheory.numerics.pair_chebyshev`).  So the RF-conformity (PRF,
+``x = v²/2``) and the RFF pair term (``x = −z²/2``, even part) of a block are
+
+.. math:: \\bar f(U) = \\frac{2}{d(d-1)}\\sum_{i<j} f(u_i^\\top u_j),
+
+and of a law of blocks its expectation.  A law is never better than its best
+block (a mean is at least the minimum), so searching over blocks searches over
+all weight-independent couplings.  A **weight-dependent** coupling is a rule
+``norms → vectors``; for fixed vectors the Haar average of a PRF pair is
+``₀F₁(; d/2; v²‖w_i + w_j‖²/4)`` (:func:`~rftheory.papers.simrf.plus.geometry_conformity`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+import mpmath as mp
+import numpy as np
+
+from ...errors import ParameterError
+from ...montecarlo import pair_mean
+from ...numerics.angle_family import angle_quad, angle_series
+from ...numerics.pair_chebyshev import ESTIMATORS, pair_term, pair_x
+from ...params import mpf
+from ...sampling.samplers import chi_norms, haar, simplex_matrix
+
+__all__ = ["Block", "BLOCKS", "block_value", "block_value_quad", "block_replicates", "block_objective",
+           "equiangular_rows"]
+
+#: the named blocks of the registry (``random``: the fixed block ``Block.random(d, seed=0)``)
+BLOCKS = ("orthogonal", "simplex", "cone", "random")
+
+
+def equiangular_rows(d, c, backend=np):
+    """``d`` unit vectors with every pairwise cosine ``c`` (``−1/(d−1) ≤ c ≤ 1``):
+    ``u_i = √(1−c) e_i + (β/d) 1``, ``β = √(1+(d−1)c) − √(1−c)``.
+
+    Parameters
+    ----------
+    d : int
+        Dimension (and number of vectors).
+    c : float or mpmath.mpf
+        The common cosine.
+    backend : module, optional
+        ``numpy`` (float64 rows) or ``mpmath`` (a list of mpf rows).
+
+    Returns
+    -------
+    numpy.ndarray or list of list of mpmath.mpf
+        The rows.
+
+    Raises
+    ------
+    ParameterError
+        ``c`` outside ``[−1/(d−1), 1]`` (the Gram matrix would not be PSD).
+
+    Examples
+    --------
+    >>> U = equiangular_rows(4, 0.5)
+    >>> bool(np.allclose(U @ U.T, 0.5 + 0.5 * np.eye(4)))
+    True
+    """
+    if c < -1 / (d - 1) - 1e-15 or c > 1:
+        raise ParameterError("c", f"an equiangular block of {d} unit vectors needs -1/(d-1) <= c <= 1, got {c}")
+    if backend is mp:
+        c = mp.mpf(c)
+        a, beta = mp.sqrt(1 - c), mp.sqrt(max(1 + (d - 1) * c, 0)) - mp.sqrt(1 - c)
+        return [[a * (i == j) + beta / d for j in range(d)] for i in range(d)]
+    a = np.sqrt(1 - c)
+    beta = np.sqrt(max(1 + (d - 1) * c, 0.0)) - a
+    return a * np.eye(d) + beta / d
+
+
+@dataclass(frozen=True)
+class Block:
+    """A weight-independent coupling of one block: ``n`` unit directions in ``R^d``.
+
+    Parameters
+    ----------
+    rows : numpy.ndarray
+        Shape ``(n, d)``, ``n ≥ 2``; normalised on construction (the exact
+        values normalise the float rows again in mpmath).
+    name : str, optional
+        For display.
+    cosine : Fraction, optional
+        For an equiangular block, the exact common cosine (the float rows carry
+        it only to rounding; the exact values use this one).
+    """
+
+    rows: np.ndarray
+    name: str = "block"
+    cosine: Fraction | None = None
+
+    def __post_init__(self):
+        U = np.asarray(self.rows, dtype=float)
+        if U.ndim != 2 or U.shape[0] < 2 or not np.all(np.isfinite(U)):
+            raise ParameterError("rows", f"need a finite (n, d) array with n >= 2, got shape {U.shape}")
+        nrm = np.linalg.norm(U, axis=1, keepdims=True)
+        if np.any(nrm == 0):
+            raise ParameterError("rows", "a direction is the zero vector")
+        object.__setattr__(self, "rows", U / nrm)
+
+    @property
+    def d(self):
+        """The dimension.
+
+        Returns
+        -------
+        int
+            ``d`` (the length of each direction).
+        """
+        return self.rows.shape[1]
+
+    def gram(self):
+        """The Gram matrix of the directions.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``U Uᵀ`` (float64, shape ``(n, n)``).
+        """
+        return self.rows @ self.rows.T
+
+    def cosines_mp(self):
+        """The pairwise cosines ``c_ij`` (``i < j``) at the working precision:
+        :attr:`cosine` for an equiangular block, else the float rows taken as
+        exact binary numbers, normalised in mpmath.
+
+        Returns
+        -------
+        list of mpmath.mpf
+            ``n(n−1)/2`` cosines, row-major over ``i < j``.
+        """
+        n = self.rows.shape[0]
+        if self.cosine is not None:
+            c = mp.mpf(self.cosine.numerator) / self.cosine.denominator
+            return [c] * (n * (n - 1) // 2)
+        U = [[mp.mpf(float(t)) for t in r] for r in self.rows]
+        U = [[t / mp.sqrt(mp.fsum(s * s for s in r)) for t in r] for r in U]
+        return [mp.fdot(U[i], U[j]) for i in range(n) for j in range(i + 1, n)]
+
+    @classmethod
+    def named(cls, name, d):
+        """The registry's blocks: ``orthogonal``, ``simplex`` (Eq. 9),
+        ``cone`` (equiangular at ``cos θ = 1/2``) and ``random`` (seed 0).
+
+        Parameters
+        ----------
+        name : {"orthogonal", "simplex", "cone", "random"}
+            Which block (:data:`BLOCKS`).
+        d : int
+            Dimension (``d`` directions).
+
+        Returns
+        -------
+        Block
+        """
+        if name == "orthogonal":
+            return cls(np.eye(d), name, Fraction(0))
+        if name == "simplex":
+            return cls(np.asarray(simplex_matrix(d)), name, Fraction(-1, d - 1))
+        if name == "cone":
+            return cls(equiangular_rows(d, 0.5), name, Fraction(1, 2))
+        if name == "random":
+            return cls.random(d, seed=0)
+        raise ParameterError("block", f"unknown value {name!r}; expected one of {', '.join(BLOCKS)}")
+
+    @classmethod
+    def equiangular(cls, d, c, name="equiangular"):
+        """``d`` directions with every pairwise cosine ``c`` (:func:`equiangular_rows`), exact.
+
+        Parameters
+        ----------
+        d : int
+            Dimension.
+        c : float or Fraction
+            The common cosine, ``−1/(d−1) ≤ c ≤ 1`` (a float is taken as its exact binary value).
+        name : str, optional
+            For display.
+
+        Returns
+        -------
+        Block
+        """
+        return cls(equiangular_rows(d, float(c)), name, Fraction(c))
+
+    @classmethod
+    def random(cls, d, seed=0):
+        """A fixed block of ``d`` directions drawn uniformly (seeded; no structure).
+
+        Parameters
+        ----------
+        d : int
+            Dimension.
+        seed : int, optional
+            The seed of :func:`numpy.random.default_rng`.
+
+        Returns
+        -------
+        Block
+        """
+        return cls(np.random.default_rng([int(seed), d, 14]).standard_normal((d, d)), f"random{seed}")
+
+
+def block_value(block, estimator, a, quadrature=False):
+    """The exact mean pair term of a block at the working precision:
+    the PRF RF-conformity ``ρ`` (``a = v``) or the RFF pair term ``τ̄`` (``a = z``).
+
+    .. math:: \\bar f(U) = \\frac{2}{n(n-1)}\\sum_{i<j}\\rho_{\\theta_{ij}}(x),
+       \\quad x = \\tfrac{v^2}{2}\\ \\text{(PRF)},\\ x=-\\tfrac{z^2}{2}\\ \\text{(RFF, even part)}
+
+    Each pair by the double series of Eq. 24 (:func:`~rftheory.numerics.angle_family.angle_series`).
+
+    Parameters
+    ----------
+    block : Block
+        The directions.
+    estimator : {"prf", "rff"}
+        Positive or trigonometric features.
+    a : mpmath.mpf or Fraction
+        ``v`` or ``z``.
+    quadrature : bool, optional
+        Each pair by the φ-quadrature of Eq. 21 instead (the independent route,
+        :func:`block_value_quad`).
+
+    Returns
+    -------
+    mpmath.mpf
+        ``ρ`` or ``τ̄`` of the block.
+    """
+    if estimator not in ESTIMATORS:
+        raise ParameterError("estimator", f"unknown value {estimator!r}; expected one of {', '.join(ESTIMATORS)}")
+    x = pair_x(estimator, mpf(a) if isinstance(a, (Fraction, int)) else mp.mpf(a))
+    cs = block.cosines_mp()
+    if quadrature:
+        one = (lambda c: angle_quad(block.d, c, x)) if estimator == "prf" else \
+            (lambda c: (angle_quad(block.d, c, x) + angle_quad(block.d, -c, x)) / 2)
+    else:
+        one = lambda c: angle_series(block.d, c, x, even_only=estimator == "rff")
+    values = {}  # equal cosines (equiangular blocks) are evaluated once
+    for c in cs:
+        if c not in values:
+            values[c] = one(c)
+    return mp.fsum(values[c] for c in cs) / len(cs)
+
+
+def block_value_quad(block, estimator, a):
+    """:func:`block_value` with each pair by the φ-quadrature of Eq. 21 (for
+    RFFs the mean of ``±cos θ``: ``cos a cos b = (cos(a+b) + cos(a−b))/2``).
+
+    Parameters
+    ----------
+    block : Block
+        The directions.
+    estimator : {"prf", "rff"}
+        Positive or trigonometric features.
+    a : mpmath.mpf
+        ``v`` or ``z``.
+
+    Returns
+    -------
+    mpmath.mpf
+        The mean pair term by quadrature.
+    """
+    return block_value(block, estimator, a, quadrature=True)
+
+
+def block_replicates(block, estimator, a, rng, n):
+    """``n`` iid replicates of the real estimator's pair mean for the block
+    ``W = D U R``: ``D`` iid ``χ_d`` norms, ``R`` Haar (rows ``w_i = r_i R u_i``).
+
+    PRF: the pair mean of ``exp(w_iᵀu)``, ``‖u‖ = v``; RFF: of ``cos(w_iᵀz)``,
+    ``‖z‖ = z`` (each vector's own term, as in the MSE of Thm 3.2 / Sec. A.8).
+
+    Parameters
+    ----------
+    block : Block
+        The directions.
+    estimator : {"prf", "rff"}
+        Positive or trigonometric features.
+    a : float
+        ``v`` or ``z``.
+    rng : numpy.random.Generator
+        The only source of randomness.
+    n : int
+        Number of blocks drawn.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(n,)``; their mean estimates :func:`block_value`.
+    """
+    d = block.d
+    R = haar(rng, d, (n,))
+    r = chi_norms(rng, d, (n, block.rows.shape[0]))
+    W = r[..., None] * (block.rows @ R)  # rows r_i u_iᵀ R: a Haar rotation of the block
+    proj = W[..., 0] * float(a)  # the input along e₁ (any direction: R is Haar)
+    e = np.exp(proj) if estimator == "prf" else np.cos(proj)
+    return pair_mean(e)
+
+
+def block_objective(U, f):
+    """Float64 mean pair term of the directions ``U`` (rows normalised here) and
+    its gradient with respect to ``U``, for a one-angle pair term ``f``
+    (:class:`~rftheory.numerics.pair_chebyshev.PairTerm`).
+
+    .. math:: \\bar f(U) = \\frac{2}{n(n-1)}\\sum_{i<j} f(\\hat u_i^\\top\\hat u_j),\\quad
+       \\frac{\\partial\\bar f}{\\partial u_i} = \\frac{2}{n(n-1)\\|u_i\\|}(I-\\hat u_i\\hat u_i^\\top)
+       \\sum_{j\\ne i} f'(\\hat u_i^\\top\\hat u_j)\\,\\hat u_j
+
+    Parameters
+    ----------
+    U : numpy.ndarray
+        Shape ``(n, d)``, non-zero rows.
+    f : PairTerm
+        ``f`` and ``f'``.
+
+    Returns
+    -------
+    tuple
+        ``(value, gradient)`` (gradient of the shape of ``U``).
+    """
+    n = U.shape[0]
+    nrm = np.linalg.norm(U, axis=1, keepdims=True)
+    Uh = U / nrm
+    G = Uh @ Uh.T
+    iu = np.triu_indices(n, 1)
+    w = 2.0 / (n * (n - 1))
+    value = w * float(np.sum(f(G[iu])))
+    D = f.derivative(G)
+    np.fill_diagonal(D, 0.0)
+    gh = w * (D @ Uh)  # ∂/∂û_i (each unordered pair once: D symmetric, the sum over j ≠ i)
+    grad = (gh - np.sum(gh * Uh, axis=1, keepdims=True) * Uh) / nrm
+    return value, grad
+
+
+def check_estimator(estimator):
+    """Validate an estimator name.
+
+    Parameters
+    ----------
+    estimator : str
+        ``"prf"`` or ``"rff"``.
+
+    Returns
+    -------
+    str
+        ``estimator``; any other value raises :class:`~rftheory.errors.ParameterError`.
+    """
+    if estimator not in ESTIMATORS:
+        raise ParameterError("estimator", f"unknown value {estimator!r}; expected one of {', '.join(ESTIMATORS)}")
+    return estimator
+
+
+def pair_function(d, estimator, a):
+    """The float64 one-angle pair term (cached), re-exported for the search.
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    estimator : {"prf", "rff"}
+        Positive or trigonometric features.
+    a : Fraction
+        ``v`` or ``z`` (exact).
+
+    Returns
+    -------
+    PairTerm
+    """
+    return pair_term(d, check_estimator(estimator), a)

@@ -1,0 +1,192 @@
+"""Searches over couplings: the numerical side of the optimality claims of
+Reid et al. 2023 (``papers/000_28147233bdbc9869.txt``, Thm 3.4, Sec. 3.2) and
+of the RFF couplings they leave out.
+
+:func:`search_block` minimises the mean pair term of a block of ``d`` unit
+directions (:func:`~rftheory.papers.simrf.couplings.block_objective`) over
+the product of spheres — L-BFGS-B on unnormalised rows with the analytic
+gradient (rows normalised inside the objective), from given and random
+starts drawn from a caller-seeded Generator.  :func:`search_weighted`
+does the same for fixed norms (weight-dependent couplings, PRF, Eq. 12).
+The searches return float64 optima; the entries re-evaluate each winner
+exactly (mpmath), so a reported value is the exact value of a configuration
+that exists (a witness), and only its *optimality* is numerical.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...errors import ParameterError
+from .couplings import block_objective
+
+__all__ = ["SearchResult", "search_block", "weighted_objective", "search_weighted", "OPTIONS"]
+
+#: L-BFGS-B stopping rule: relative objective change below ftol (times eps-scale) or projected gradient below gtol
+OPTIONS = {"ftol": 1e-15, "gtol": 1e-11, "maxiter": 3000, "maxcor": 20}
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """The best configuration a search found.
+
+    Attributes
+    ----------
+    value : float
+        Its float64 objective.
+    rows : numpy.ndarray
+        Its rows (unit directions, or the vectors ``w_i`` for :func:`search_weighted`).
+    values : numpy.ndarray
+        The final objective of every start (sorted), to show how many reached the best.
+    starts : int
+        Number of starts.
+    """
+
+    value: float
+    rows: np.ndarray
+    values: np.ndarray
+    starts: int
+
+
+def _minimise(fun, U0):
+    from scipy.optimize import minimize
+
+    shape = U0.shape
+    res = minimize(lambda u: _flat(fun, u, shape), U0.ravel(), jac=True, method="L-BFGS-B", options=OPTIONS)
+    U = res.x.reshape(shape)
+    return fun(U)[0], U
+
+
+def _flat(fun, u, shape):
+    val, grad = fun(u.reshape(shape))
+    return val, grad.ravel()
+
+
+def search_block(f, d, rng, n_random, starts=()):
+    """Minimise the mean one-angle pair term ``f`` over blocks of ``d`` unit directions in ``R^d``.
+
+    Parameters
+    ----------
+    f : PairTerm
+        The one-angle pair term (:func:`~rftheory.numerics.pair_chebyshev.pair_term`).
+    d : int
+        Dimension and number of directions.
+    rng : numpy.random.Generator
+        Source of the random starts (Gaussian rows: uniform directions).
+    n_random : int
+        Number of random starts.
+    starts : sequence of numpy.ndarray, optional
+        Further starts (e.g. the orthogonal or simplex block).
+
+    Returns
+    -------
+    SearchResult
+        The best local minimum found, and the minimum of every start.
+
+    Raises
+    ------
+    ParameterError
+        ``n_random`` negative or no start at all.
+    """
+    if n_random < 0 or n_random + len(starts) == 0:
+        raise ParameterError("n_random", f"need at least one start, got {n_random} random and {len(starts)} given")
+    inits = [np.asarray(s, float) for s in starts] + [rng.standard_normal((d, d)) for _ in range(n_random)]
+    fun = lambda U: block_objective(U, f)
+    found = [_minimise(fun, U0) for U0 in inits]
+    vals = np.array([v for v, _ in found])
+    k = int(np.argmin(vals))
+    U = found[k][1]
+    return SearchResult(float(vals[k]), U / np.linalg.norm(U, axis=1, keepdims=True), np.sort(vals), len(inits))
+
+
+def _hyp0f1_m1(b, y):
+    """``(₀F₁(; b; y) − 1)/y`` and ``₀F₁(; b+1; y)/b`` for ``y ≥ 0`` (float64,
+    positive series: relative error a few eps)."""
+    t = np.ones_like(y) / b  # y^{k-1}/(k! (b)_k) at k = 1
+    s, ds = t.copy(), t.copy()  # Σ y^{k-1}/(k!(b)_k), Σ k y^{k-1}/(k!(b)_k)
+    k = 1
+    while True:
+        t = t * y / ((k + 1) * (b + k))
+        k += 1
+        s += t
+        ds += k * t
+        if np.all(k * t <= 1e-17 * ds) and k > 2:
+            return s, ds
+
+
+def weighted_objective(U, r, v):
+    """Scaled weight-dependent PRF conformity of vectors ``w_i = r_i û_i`` and its gradient in ``U``.
+
+    .. math:: g(U) = \\frac{2d}{v^2}\\cdot\\frac{2}{d(d-1)}\\sum_{i<j}\\Big({}_0F_1\\big(;\\tfrac d2;
+       \\tfrac{v^2}{4}\\|w_i+w_j\\|^2\\big)-1\\Big) = \\frac{2d}{v^2}(\\rho - 1)
+
+    (Eq. 12 of papers/000_…; ``g → mean ‖w_i + w_j‖²`` as ``v → 0``, Eq. 15).
+    Scaled so that its differences keep their digits at small ``v``.
+
+    Parameters
+    ----------
+    U : numpy.ndarray
+        Shape ``(d, d)``, non-zero rows (directions, normalised here).
+    r : numpy.ndarray
+        The ``d`` norms.
+    v : float
+        ``v = ‖x + y‖ > 0``.
+
+    Returns
+    -------
+    tuple
+        ``(g, ∂g/∂U)``.
+    """
+    d = r.size
+    b = d / 2
+    nrm = np.linalg.norm(U, axis=1, keepdims=True)
+    Uh = U / nrm
+    W = r[:, None] * Uh
+    i, j = np.triu_indices(d, 1)
+    s = np.sum((W[i] + W[j]) ** 2, axis=1)
+    q, dq = _hyp0f1_m1(b, s * v * v / 4)  # F - 1 = y q, dF/dy = dq
+    w = 2.0 / (d * (d - 1))
+    val = w * (d / 2) * float(np.sum(s * q))  # (2d/v²)(F − 1) = (2d/v²)(v²s/4) q, without dividing by v²
+    # d/ds of (2d/v²)(F − 1) = (2d/v²)(v²/4) dq = (d/2) dq;  ds/dû_i = 2 r_i (w_i + w_j)
+    gs = w * (d / 2) * dq
+    GW = np.zeros((d, d))
+    GW[i, j] = gs
+    GW[j, i] = gs
+    gh = 2 * r[:, None] * (GW @ W + GW.sum(1, keepdims=True) * W)
+    grad = (gh - np.sum(gh * Uh, axis=1, keepdims=True) * Uh) / nrm
+    return val, grad
+
+
+def search_weighted(r, v, rng, n_random, starts=()):
+    """Minimise the weight-dependent PRF conformity (Eq. 12) over directions for fixed norms ``r``.
+
+    Parameters
+    ----------
+    r : numpy.ndarray
+        The ``d`` norms (one draw of ``χ_d``).
+    v : float
+        ``v = ‖x + y‖ > 0``.
+    rng : numpy.random.Generator
+        Source of the random starts.
+    n_random : int
+        Number of random starts.
+    starts : sequence of numpy.ndarray, optional
+        Further starts (directions or vectors; rows are normalised).
+
+    Returns
+    -------
+    SearchResult
+        Its ``rows`` are the vectors ``w_i = r_i û_i``; ``value`` the scaled objective.
+    """
+    d = r.size
+    inits = [np.asarray(s, float) for s in starts] + [rng.standard_normal((d, d)) for _ in range(n_random)]
+    if not inits:
+        raise ParameterError("n_random", "need at least one start")
+    found = [_minimise(lambda U: weighted_objective(U, r, v), U0) for U0 in inits]
+    vals = np.array([val for val, _ in found])
+    k = int(np.argmin(vals))
+    U = found[k][1]
+    return SearchResult(float(vals[k]), r[:, None] * U / np.linalg.norm(U, axis=1, keepdims=True), np.sort(vals),
+                        len(inits))

@@ -1,0 +1,264 @@
+"""Couplings as objects and the optimality searches (issue 14): values derived by hand
+or taken from results verified elsewhere, gradients by finite differences, the
+searches' power (a wrong optimality claim is refuted), Monte Carlo of the real
+estimator, and clean errors.
+
+Statistical tests use fixed seeds (``rng`` fixture) and the two-sided bound
+``Z = Φ⁻¹(1 − 1e-7/2) = 5.33``: each fails a correct implementation with
+probability below 1e-7, the file's four such tests below 1e-6 together.
+"""
+
+from fractions import Fraction
+
+import mpmath as mp
+import numpy as np
+import pytest
+
+import rftheory
+from rftheory.errors import ParameterError
+from rftheory.measure import Measurement
+from rftheory.numerics.pair_chebyshev import chebyshev_coefficients, pair_term, power_coefficients
+from rftheory.papers.simrf import search_checks
+from rftheory.papers.simrf.couplings import Block, block_objective, block_replicates, block_value, equiangular_rows
+from rftheory.papers.simrf.optima import plus_geometries, plus_search, prf_search, rff_optimal_angle
+from rftheory.papers.simrf.plus import geometry_conformity, norms_draw
+from rftheory.papers.simrf.search import search_block, weighted_objective
+from rftheory.verify import digits_agree, judge
+
+Z = 5.33  # Φ⁻¹(1 − 0.5e-7)
+
+
+def _passed(ms):
+    return [judge(m, 5.0).passed for m in ms if isinstance(m, Measurement)]
+
+
+# --------------------------------------------------------------------------
+# the one-angle pair term as a polynomial in cos(theta)
+
+@pytest.mark.parametrize("d,x,c,even", [(3, "0.5", "-0.5", False), (8, "2", "0.3", False), (4, "-4.5", "0.7", True),
+                                        (2, "-8", "-0.9", True)])
+def test_power_coefficients_sum_to_the_registered_angle_family(d, x, c, even):
+    """Σ b_p c^p against ``simrf.conformity.angle`` (verified there by a φ-quadrature
+    of Eq. 21) at v² = 2x; for x < 0 (RFFs) against the mean of its series at ±c."""
+    from rftheory.numerics.angle_family import angle_quad
+
+    with mp.workdps(60):
+        xx, cc = mp.mpf(x), mp.mpf(c)
+        b = power_coefficients(d, xx, even_only=even)
+        got = mp.fsum(bp * cc**p for p, bp in enumerate(b))
+        if even:
+            want = (angle_quad(d, cc, xx) + angle_quad(d, -cc, xx)) / 2
+        else:
+            want = rftheory.get("simrf.conformity.angle").exact(dps=50, d=d, v=mp.sqrt(2 * xx), cos_theta=c)
+    assert digits_agree(got, want) >= 40
+
+
+def test_chebyshev_conversion_by_hand():
+    # c^3 = (3 T_1 + T_3)/4, c^4 = (3 T_0 + 4 T_2 + T_4)/8
+    assert [float(t) for t in chebyshev_coefficients([0, 0, 0, 1])] == [0.0, 0.75, 0.0, 0.25]
+    assert [float(t) for t in chebyshev_coefficients([0, 0, 0, 0, 1])] == [0.375, 0.0, 0.5, 0.0, 0.125]
+
+
+@pytest.mark.parametrize("d,est,a", [(2, "rff", "3"), (8, "rff", "6"), (5, "prf", "2")])
+def test_float64_pair_term_and_derivative_within_their_bounds(d, est, a):
+    f = pair_term(d, est, Fraction(a))
+    x = (1 if est == "prf" else -1) * Fraction(a) ** 2 / 2
+    with mp.workdps(60):
+        b = power_coefficients(d, mp.mpf(x.numerator) / x.denominator, even_only=est == "rff")
+        for c in (-1.0, -0.37, 0.0, 0.61, 1.0):
+            cc = mp.mpf(c)
+            val = mp.fsum(bp * cc**p for p, bp in enumerate(b))
+            der = mp.fsum(p * bp * cc ** (p - 1) for p, bp in enumerate(b) if p)
+            assert abs(f(c) - val) <= f.err
+            assert abs(f.derivative(c) - der) <= f.derr
+    # the bounds are not vacuous: relative to the size of f (its value at c = ±1, where it peaks)
+    scale = max(abs(f(1.0)), abs(f(-1.0)), 1.0)
+    assert f.err < 1e-12 * scale and f.derr < 1e-8 * scale
+
+
+def test_rff_orthogonal_pair_d2_by_hand():
+    """d = 2, c = 0: 1F1(2; 1; −z²/2) = (1 − z²/2) e^{−z²/2} (Kummer)."""
+    f = pair_term(2, "rff", Fraction(3))
+    assert abs(f(0.0) - (1 - 4.5) * np.exp(-4.5)) < 1e-15
+
+
+# --------------------------------------------------------------------------
+# blocks: exact sums, the independent route, Monte Carlo of the real estimator
+
+def test_block_sum_is_the_mean_of_registered_one_angle_conformities():
+    """A block of 3 directions with three different cosines: its conformity is the mean
+    of ``simrf.conformity.angle`` at each pair's cosine (the generalisation, Lemma 4.2)."""
+    block = Block(np.array([[1.0, 0.0, 0.0], [0.6, 0.8, 0.0], [0.0, 0.28, 0.96]]))  # cosines 0.6, 0, 0.224
+    with mp.workdps(50):
+        got = block_value(block, "prf", mp.mpf(1))
+        cs = block.cosines_mp()
+        ang = rftheory.get("simrf.conformity.angle")
+        want = mp.fsum(ang.exact(dps=45, d=3, v=1, cos_theta=c) for c in cs) / 3
+    assert digits_agree(got, want) >= 40
+
+
+def test_named_blocks_reproduce_the_papers_closed_forms():
+    # orthogonal, d = 4, v = 1: 1F1(4; 2; 1/2) = 37 e^{1/2}/24 (Kummer; README)
+    with mp.workdps(50):
+        got = block_value(Block.named("orthogonal", 4), "prf", mp.mpf(1))
+        assert digits_agree(got, 37 * mp.exp(mp.mpf(1) / 2) / 24) >= 45
+        # the float rows of the simplex block give its cosines to rounding only: ~15 digits
+        simplex = rftheory.get("simrf.conformity.simplex").exact(dps=45, d=5, v="0.5")
+        assert digits_agree(block_value(Block.named("simplex", 5), "prf", mp.mpf("0.5")), simplex) >= 40
+        assert 13 <= digits_agree(block_value(Block(Block.named("simplex", 5).rows), "prf", mp.mpf("0.5")), simplex)
+
+
+def test_equiangular_rows():
+    U = equiangular_rows(5, -0.25)  # the simplex cosine at d = 5
+    assert np.allclose(U @ U.T, np.where(np.eye(5) == 1, 1.0, -0.25), atol=1e-15)
+    with mp.workdps(30):
+        V = equiangular_rows(3, mp.mpf("0.9"), backend=mp)
+        assert abs(mp.fdot(V[0], V[1]) - mp.mpf("0.9")) < mp.mpf(10) ** -28
+
+
+@pytest.mark.parametrize("est,a", [("prf", 0.75), ("rff", 2.5)])
+def test_block_monte_carlo_of_the_real_estimator(rng, est, a):
+    """The pair mean of the real features of W = D U R (random fixed U, Haar R, χ_d norms)."""
+    block = Block.random(5, seed=3)
+    x = block_replicates(block, est, a, rng, 60_000)
+    with mp.workdps(30):
+        exact = float(block_value(block, est, Fraction(str(a))))
+    assert abs(x.mean() - exact) / (x.std(ddof=1) / np.sqrt(x.size)) < Z
+
+
+def test_gradients_by_central_differences():
+    rng = np.random.default_rng(5)
+    f = pair_term(4, "rff", Fraction(3))
+    U = rng.standard_normal((4, 4))
+    r = np.abs(rng.standard_normal(4)) + 0.5
+    h = 1e-6
+    for fun in (lambda V: block_objective(V, f), lambda V: weighted_objective(V, r, 0.8)):
+        _, g = fun(U)
+        for i, j in ((0, 1), (2, 3), (3, 0)):
+            E = np.zeros_like(U)
+            E[i, j] = h
+            fd = (fun(U + E)[0] - fun(U - E)[0]) / (2 * h)
+            assert abs(fd - g[i, j]) < 1e-7  # O(h²) truncation + rounding/h ~ 1e-10
+
+
+# --------------------------------------------------------------------------
+# the searches
+
+def test_prf_search_discovers_the_simplex():
+    """From random starts only (no simplex, no orthogonal start), d = 4, v = 1: every
+    off-diagonal cosine of the best block is −1/3 (Thm 3.4)."""
+    f = pair_term(4, "prf", Fraction(1))
+    res = search_block(f, 4, np.random.default_rng(0), 4)
+    G = res.rows @ res.rows.T
+    assert np.max(np.abs(G[np.triu_indices(4, 1)] + 1 / 3)) < 1e-5
+    with mp.workdps(30):
+        want = rftheory.get("simrf.conformity.simplex").exact(dps=25, d=4, v=1)
+        assert abs(block_value(Block(res.rows), "prf", mp.mpf(1)) / want - 1) < 1e-10
+
+
+def test_search_refutes_a_wrong_optimality_claim():
+    """The search's power: claiming the *orthogonal* block optimal for PRFs fails at every d
+    checked, while the paper's simplex claim passes (Thm 3.4)."""
+    for d in (3, 6):
+        wrong = search_checks.prf_search_measurements(d, "1", 3, claim="orthogonal")
+        right = search_checks.prf_search_measurements(d, "1", 3, claim="simplex")
+        assert _passed(wrong) == [False]
+        assert _passed(right) == [True, True]
+
+
+def test_rff_orthogonal_claim_refuted_beyond_the_threshold():
+    """RFFs: 'orthogonal is optimal' holds at z = 1 and is refuted at z = 3 (d = 4) by the
+    equiangular block at c*; the threshold at d = 2 is √6 (1F1(4; 3; −x) = e^{−x}(1 − x/3))."""
+    with mp.workdps(30):
+        for z, holds in (("1", True), ("3", False)):
+            zz = mp.mpf(z)
+            best = block_value(Block.equiangular(4, rff_optimal_angle(4, Fraction(z))), "rff", zz)
+            orth = block_value(Block.named("orthogonal", 4), "rff", zz)
+            m = search_checks.optimality_claim("t", f"z={z}", best, orth, "orthogonal")
+            assert judge(m, 5.0).passed is holds
+        assert digits_agree(search_checks.rff_threshold(2), mp.sqrt(6)) >= 25
+    assert rff_optimal_angle(2, Fraction("2.4")) == 0.0 < rff_optimal_angle(2, Fraction("2.5"))
+
+
+def test_optimal_rff_block_beats_orthogonal_in_the_real_estimator(rng):
+    """Monte Carlo of (1/d)Σcos(w_iᵀz) at d = 4, z = 3: the cone block (all cosines c*)
+    has a smaller squared error than orthogonal blocks (exact MSEs 0.1101 vs 0.1239,
+    a difference of ~14 standard errors here), and its MC MSE matches the exact one."""
+    d, z = 4, 3.0
+    k = np.exp(-z * z / 2)
+    opt = Block.equiangular(d, rff_optimal_angle(d, Fraction(3)))
+    err = {}
+    for name, block in (("optimal", opt), ("orthogonal", Block.named("orthogonal", d))):
+        from rftheory.sampling.samplers import chi_norms, haar
+
+        n = 50_000
+        W = chi_norms(rng, d, (n, d))[..., None] * (block.rows @ haar(rng, d, (n,)))
+        err[name] = (np.cos(W[..., 0] * z).mean(axis=1) - k) ** 2
+    diff = err["orthogonal"] - err["optimal"]
+    assert diff.mean() / (diff.std(ddof=1) / np.sqrt(diff.size)) > Z
+    exact = float(rftheory.get("simrf.rff_coupling_search").exact(dps=20, d=d, z=3, coupling="optimal"))
+    e = err["optimal"]
+    assert abs(e.mean() - exact) / (e.std(ddof=1) / np.sqrt(e.size)) < Z
+    assert 0.110 < exact < 0.1102
+
+
+def test_simrf_plus_gap_is_order_v4_at_d5():
+    """d = 5 (not on verify's grid): ρ_SimRF+ − ρ_best scales as v⁴ (slope 4 within 5%)."""
+    g = plus_geometries(5, 1)
+    gaps = []
+    with mp.workdps(30):
+        for v in ("0.1", "0.2"):
+            best = geometry_conformity(plus_search(5, Fraction(v), 1).rows, mp.mpf(v))
+            gaps.append(geometry_conformity(g["simplex_plus"], mp.mpf(v)) - best)
+        slope = mp.log(gaps[1] / gaps[0]) / mp.log(2)
+    assert gaps[0] > 0 and abs(slope - 4) < 0.2
+    assert norms_draw(5, 1).shape == (5,)
+
+
+def test_searches_are_reproducible():
+    a = prf_search(3, Fraction(1), 2)
+    prf_search.cache_clear()
+    b = prf_search(3, Fraction(1), 2)
+    assert np.array_equal(a.rows, b.rows) and a.starts == 3
+
+
+# --------------------------------------------------------------------------
+# errors and the registry
+
+def test_clean_errors():
+    with pytest.raises(ParameterError, match="rows"):
+        Block(np.zeros((3, 3)))
+    with pytest.raises(ParameterError, match="rows"):
+        Block(np.ones(3))
+    with pytest.raises(ParameterError, match="c"):
+        equiangular_rows(4, -0.5)
+    with pytest.raises(ParameterError, match="estimator"):
+        block_value(Block.named("orthogonal", 3), "cosine", mp.mpf(1))
+    with pytest.raises(ParameterError, match="block"):
+        Block.named("hexagon", 3)
+    with pytest.raises(ParameterError, match="n_random"):
+        search_block(pair_term(3, "prf", Fraction(1)), 3, np.random.default_rng(0), 0)
+    with pytest.raises(ParameterError, match="'d'"):
+        rftheory.get("simrf.optimality_search").exact(d=9, v=1, coupling="search")
+    with pytest.raises(ParameterError, match="coupling"):
+        rftheory.get("simrf.rff_coupling_search").exact(d=3, z=1, coupling="hd")
+
+
+def test_table_of_the_rff_search():
+    from rftheory.tables import make_table
+
+    t = make_table("simrf.rff_coupling_search", [("z", ["1", "3"])], params={"d": 2},
+              columns=("coupling", ["orthogonal", "optimal"]), ratio_to="iid", digits=6, also=["simrf.rff_optimal_angle"])
+    # z = 1 < √6: orthogonal is optimal (same MSE, c* = 0); z = 3: the cone wins, c* = 0.601467
+    assert t.rows[0][1] == t.rows[0][2] and t.rows[0][3] == "0.0"
+    assert float(t.rows[1][2]) < float(t.rows[1][1]) and t.rows[1][3] == "0.601467"
+
+
+def test_rff_block_mse_at_tiny_z_keeps_its_cancellation_digits():
+    """At z = 1e-20 the MSE (~1e-81) is an O(z⁴) difference of O(1) pair terms: without
+    rff_guard's small-z digits it read 7.03e-81 (the iid term alone) at every precision.
+    Reference: simrf.rff_mse (the ₁F₁ closed form, m = d)."""
+    r = rftheory.get("simrf.rff_coupling_search")
+    want = rftheory.get("simrf.rff_mse").exact(dps=20, d=7, m=7, z="1e-20", coupling="orthogonal")
+    for c in ("orthogonal", "optimal"):
+        assert digits_agree(r.exact(dps=20, d=7, z="1e-20", coupling=c), want) >= 19
