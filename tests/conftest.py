@@ -37,3 +37,50 @@ def seed():
 @pytest.fixture
 def rng(seed):
     return np.random.default_rng([seed, 20231122])
+
+
+# -- notebooks through a real Jupyter kernel, each executed once per session -------------------------------
+class NotebookRunner:
+    """Executes notebooks through a Jupyter kernel (nbclient + ipykernel) as a student's Jupyter does,
+    in a temporary working directory, with mpmath's pure-Python backend (gmpy2 not required), and keeps
+    the executed copies so that the site's build (tests/test_site.py) renders them without running them again."""
+
+    def __init__(self, folder):
+        self.folder = folder
+        self.done = {}
+
+    def __call__(self, path):
+        if path.name not in self.done:
+            nbformat = pytest.importorskip("nbformat")
+            nbclient = pytest.importorskip("nbclient")
+            pytest.importorskip("ipykernel")
+            nb = nbformat.read(path, as_version=4)
+            work = self.folder / f"cwd-{path.stem}"
+            work.mkdir()
+            env = {"MPMATH_NOGMPY": "1", "MPLBACKEND": "module://matplotlib_inline.backend_inline"}
+            old = {k: os.environ.get(k) for k in env}
+            os.environ.update(env)  # the kernel inherits this process's environment
+            try:
+                client = nbclient.NotebookClient(nb, timeout=900, kernel_name="python3",
+                                                 resources={"metadata": {"path": str(work)}})
+                try:
+                    client.execute()
+                    error = None
+                except nbclient.exceptions.CellExecutionError as exc:
+                    error = str(exc)[-3000:]
+            finally:
+                for k, v in old.items():
+                    if v is None:
+                        os.environ.pop(k, None)
+                    else:
+                        os.environ[k] = v
+            out = self.folder / path.name
+            nbformat.write(nb, out)
+            self.done[path.name] = (nb, out, error, sorted(p.name for p in work.iterdir()))
+        return self.done[path.name]
+
+
+@pytest.fixture(scope="session")
+def run_notebook(tmp_path_factory):
+    """``run_notebook(path) -> (executed notebook, its file, error text or None, files it wrote in its cwd)``."""
+    return NotebookRunner(tmp_path_factory.mktemp("executed-notebooks"))

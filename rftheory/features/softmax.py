@@ -8,17 +8,17 @@ features of shape ``(..., F)``.  The estimator is always the *plain*
 (bilinear, unconjugated) product :func:`estimate`, ``Ψ₁(x)ᵀΨ₂(y)``; for the
 symmetric maps ``Ψ₁ = Ψ₂``.
 
-=====================  ==============================  ===============================
-map                    paper                           estimator ``Ψ₁(x)ᵀΨ₂(y)``
-=====================  ==============================  ===============================
-:func:`trig`           Eq. 2                           ``e^{(‖x‖²+‖y‖²)/2} (1/m)Σ cos ω_iᵀ(x−y)``
-:func:`positive`       ``SM_+`` (FAVOR+)               ``e^{−(‖x‖²+‖y‖²)/2} (1/m)Σ e^{ω_iᵀ(x+y)}``
-:func:`positive_pp`    Eq. 3 (``SM_++``, antithetic)   ``e^{−(‖x‖²+‖y‖²)/2} (1/m)Σ cosh ω_iᵀ(x+y)``
-:func:`complex_exp`    Eq. 15–16 (``Ψ^A``, ``Ψ^{A^{-T}}``)  ``(1/m)Σ c e^{ω_iᵀ(Ax + A^{−T}y)}``
-:func:`angular_rho`    Eq. 19 (sgn features)           ``λ̂ = 1/2 + ρ_n(x)ᵀρ_n(y)``
-:func:`angular_hybrid` Lemma 2.3, Eq. 12, 19           ``λ̂ SM_++ + (1−λ̂) SM_trig``
-:func:`gaussian_hybrid`  Lemma 2.3, App. F (Eq. 69–70)   same with the Gaussian λ̂
-=====================  ==============================  ===============================
+=======================  ===================================  ============================================
+map                      paper                                estimator ``Ψ₁(x)ᵀΨ₂(y)``
+=======================  ===================================  ============================================
+:func:`trig`             Eq. 2                                ``e^{(‖x‖²+‖y‖²)/2} (1/m)Σ cos ω_iᵀ(x−y)``
+:func:`positive`         ``SM_+`` (FAVOR+)                    ``e^{−(‖x‖²+‖y‖²)/2} (1/m)Σ e^{ω_iᵀ(x+y)}``
+:func:`positive_pp`      Eq. 3 (``SM_++``, antithetic)        ``e^{−(‖x‖²+‖y‖²)/2} (1/m)Σ cosh ω_iᵀ(x+y)``
+:func:`complex_exp`      Eq. 15–16 (``Ψ^A``, ``Ψ^{A^{-T}}``)  ``(1/m)Σ c e^{ω_iᵀ(Ax + A^{−T}y)}``
+:func:`angular_rho`      Eq. 19 (sgn features)                ``λ̂ = 1/2 + ρ_n(x)ᵀρ_n(y)``
+:func:`angular_hybrid`   Lemma 2.3, Eq. 12, 19                ``λ̂ SM_++ + (1−λ̂) SM_trig``
+:func:`gaussian_hybrid`  Lemma 2.3, App. F (Eq. 69–70)        same with the Gaussian λ̂
+=======================  ===================================  ============================================
 
 The trigonometric and positive maps are the Gaussian-kernel maps of
 :mod:`rftheory.features` rescaled by ``e^{‖u‖²/2}``

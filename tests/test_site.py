@@ -1,0 +1,115 @@
+"""The documentation site builds with ``sphinx -W`` (warnings are errors), so a broken page fails CI.
+
+The build here renders the notebooks that ``tests/test_teaching.py`` executed through a kernel
+(``RFTHEORY_DOCS_NOTEBOOKS``; no second execution), runs ``rftheory verify --quick`` for one
+result only (``RFTHEORY_DOCS_VERIFY``; the main job's test runs all of it) and shows the
+derivations without running them again (their tests do).  The README's docs command does all
+of it for real.  Cost: about 30 s on top of the notebooks' execution.
+"""
+
+import html
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import mpmath
+import pytest
+
+import rftheory
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+VERIFIED = "sutherland.var_phi"
+
+
+@pytest.fixture(scope="module")
+def site(run_notebook, tmp_path_factory):
+    pytest.importorskip("sphinx")
+    pytest.importorskip("myst_nb")
+    executed = None
+    for path in NOTEBOOKS:
+        _, out, error, _ = run_notebook(path)
+        assert error is None, f"{path.name}: {error}"
+        executed = out.parent
+    html = tmp_path_factory.mktemp("site") / "html"
+    env = dict(os.environ, RFTHEORY_DOCS_NOTEBOOKS=str(executed), RFTHEORY_DOCS_VERIFY=VERIFIED,
+               RFTHEORY_DOCS_DERIVATIONS="skip",
+               PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    res = subprocess.run([sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-d",
+                          str(html.parent / "doctrees"), "docs", str(html)],
+                         cwd=ROOT, env=env, capture_output=True, text=True, timeout=1200)
+    assert res.returncode == 0, f"sphinx -W failed:\n{res.stderr[-6000:]}"
+    return html
+
+
+def _text(page: Path) -> str:
+    return page.read_text(encoding="utf-8")
+
+
+def _words(page: Path) -> str:
+    """The page's text without tags (code blocks are split into highlighted tokens)."""
+    return html.unescape(re.sub(r"<[^>]+>", "", _text(page)))
+
+
+def test_a_page_for_every_result(site):
+    ids = [r.id for r in rftheory.results()]
+    pages = sorted(p.stem for p in (site / "results").glob("*.html") if p.stem != "index")
+    assert len(ids) >= 40 and pages == sorted(ids)
+    r = rftheory.get("simrf.conformity.orthogonal")
+    page = _text(site / "results" / f"{r.id}.html")
+    assert 'class="math notranslate nohighlight"' in page and r"{}_1F_1" in page
+    assert "Thm 4.3" in page and "chi2d-quadrature" in page
+    assert "{dropdown}" not in page and "<details" in page, "a dropdown was not parsed"  # the BibTeX one
+    # the eval example with its exact output: 1F1(d; d/2; v^2/2) = 1F1(2; 1; x) = e^x (1 + x) (Kummer) at
+    # d = 2, v = 0.05, x = 1/800, certified to 30 digits
+    words = _words(site / "results" / f"{r.id}.html")
+    assert "$ rftheory eval simrf.conformity.orthogonal -p d=2 -p v=0.05" in words
+    with mpmath.workdps(40):
+        x = mpmath.mpf(1) / 800
+        by_hand = mpmath.nstr(mpmath.exp(x) * (1 + x), 30)
+    assert by_hand.startswith("1.0025023450525") and f"\n{by_hand}\n" in words, "the eval output is missing"
+
+
+def test_verify_outcomes_on_the_result_page(site):
+    page = _text(site / "results" / f"{VERIFIED}.html")
+    m = re.search(r"(\d+) of (\d+) checks passed", page)
+    assert m and m.group(1) == m.group(2) and int(m.group(2)) > 10
+    assert "was not run for this result in this build" in _text(site / "results" / "simrf.prf_mse.html")
+
+
+def test_paper_pages(site):
+    keys = {"reid2023simplex", "choromanski2022hybrid", "likhosherstov2023favorsharp", "yu2016orthogonal",
+            "sutherland2015error"}
+    assert {p.stem for p in (site / "papers").glob("*.html")} == keys | {"index"}
+    page = _text(site / "papers" / "reid2023simplex.html")
+    assert "simrf.prf_mse.html" in page and "Simplex Random Features" in page and "What it found" in page
+
+
+def test_notebook_pages_have_their_figures(site, run_notebook):
+    for path in NOTEBOOKS:
+        nb = run_notebook(path)[0]
+        n_png = sum("image/png" in o.get("data", {}) for c in nb.cells if c.cell_type == "code"
+                    for o in c.get("outputs", []))
+        page = _text(site / "notebooks" / f"{path.stem}.html")
+        imgs = re.findall(r'<img[^>]+src="([^"]+)"', page)
+        assert len(imgs) >= n_png, f"{path.stem}: {len(imgs)} images for {n_png} figures"
+        for src in imgs:
+            assert (site / "notebooks" / src).is_file(), f"{path.stem}: missing {src}"
+        assert "Exercises" in page and page.count("<details") >= 2 and "{dropdown}" not in page, path.stem
+
+
+def test_cli_and_api_reference(site):
+    cli = _text(site / "cli.html")
+    for command in ("list", "eval", "verify", "table", "show", "cite", "plot", "sheet", "audit", "predict"):
+        assert f"rftheory {command}" in cli, command
+    api = _text(site / "api.html")
+    assert 'id="rftheory.registry.Result"' in api and 'id="rftheory.catalog.get"' in api
+
+
+def test_math_is_served_from_the_site(site):
+    page = _text(site / "results" / "simrf.prf_mse.html")  # sphinx loads MathJax on pages with math only
+    src = re.search(r'<script[^>]+src="([^"]*tex-svg-full\.js[^"]*)"', page)
+    assert src and not src.group(1).startswith(("http:", "https:", "//")), "MathJax must be local"
+    assert (site / "_static" / "mathjax" / "tex-svg-full.js").stat().st_size > 1_000_000

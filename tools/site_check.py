@@ -1,0 +1,239 @@
+"""Open the built documentation site in headless Chromium, as a reader would, and check it.
+
+Serves the built HTML on 127.0.0.1 (no network needed: MathJax is served by the site
+itself), then for the front page, one result page and one notebook page:
+
+* takes a screenshot (``--out``, default ``docs/_build/screenshots``);
+* dumps the DOM after the page's JavaScript ran and fails if the math is not
+  rendered: no MathJax output where the page has math, a MathJax error, or raw
+  TeX (``\\frac``, ``\\(``, ``$$`` ...) in the text a reader sees (code blocks aside);
+* fails if a figure is missing: an ``<img>`` whose file the server does not
+  return as a non-empty PNG/SVG/JPEG, or a notebook page without figures.
+
+Usage::
+
+    python -m sphinx -W docs docs/_build/html && python tools/site_check.py docs/_build/html
+
+Needs Debian's ``chromium`` (``apt-get install chromium``); exit status 0 when every check
+passes, 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import html
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import urllib.request
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--hide-scrollbars", "--virtual-time-budget=20000"]
+#: TeX a reader should never see outside code: MathJax replaces all of it
+RAW_TEX = re.compile(r"\\(?:frac|mathrm|mathbb|operatorname|sqrt|sum|left|right|begin|tfrac|Big)\b|\\\(|\\\[|\$\$"
+                     r"|\$[^$\n]*\\[A-Za-z]+[^$\n]*\$|\$[^$\s]{1,3}\$")
+MAGIC = (b"\x89PNG", b"<svg", b"<?xml", b"\xff\xd8")
+
+
+class _Quiet(SimpleHTTPRequestHandler):
+    def log_message(self, *args):  # no access log on stderr
+        pass
+
+
+def serve(root: Path) -> tuple[ThreadingHTTPServer, str]:
+    """Serve ``root`` over HTTP on a free local port.
+
+    Parameters
+    ----------
+    root : pathlib.Path
+        The built site.
+
+    Returns
+    -------
+    tuple of (ThreadingHTTPServer, str)
+        The running server and its base URL.
+    """
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(root)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}/"
+
+
+def chromium(args: list[str], profile: Path, timeout: float = 180) -> str:
+    """Run headless Chromium with a fresh profile.
+
+    Parameters
+    ----------
+    args : list of str
+        Extra arguments (``--dump-dom URL``, ``--screenshot=... URL``).
+    profile : pathlib.Path
+        A fresh ``--user-data-dir``.
+    timeout : float, optional
+        Seconds.
+
+    Returns
+    -------
+    str
+        What Chromium printed on stdout.
+    """
+    exe = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+    if exe is None:
+        raise SystemExit("site_check: no chromium on PATH (apt-get install -y chromium)")
+    res = subprocess.run([exe, *FLAGS, f"--user-data-dir={profile}", *args], capture_output=True, text=True,
+                         timeout=timeout)
+    if res.returncode != 0:
+        raise RuntimeError(f"chromium exited {res.returncode}: {res.stderr[-2000:]}")
+    return res.stdout
+
+
+def visible_text(dom: str) -> str:
+    """The text a reader sees, without scripts, styles, rendered math and code blocks.
+
+    Parameters
+    ----------
+    dom : str
+        The page's DOM after its JavaScript ran.
+
+    Returns
+    -------
+    str
+        Plain text.
+    """
+    for tag in ("script", "style", "mjx-container", "pre", "code", "textarea"):
+        dom = re.sub(rf"<{tag}\b.*?</{tag}>", " ", dom, flags=re.S | re.I)
+    return html.unescape(re.sub(r"<[^>]+>", " ", dom))
+
+
+def check_page(base: str, rel: str, profile: Path, out: Path, want_figures: bool, height: int = 1800) -> list[str]:
+    """Screenshot one page and check its math and figures.
+
+    Parameters
+    ----------
+    base : str
+        The site's URL.
+    rel : str
+        The page, relative to the site.
+    profile : pathlib.Path
+        Chromium's profile folder.
+    out : pathlib.Path
+        Where the screenshot goes.
+    want_figures : bool
+        Fail when the page has no figure.
+    height : int, optional
+        Height of the window screenshotted, in pixels (its width is 1280).
+
+    Returns
+    -------
+    list of str
+        The problems found (empty: the page passes).
+    """
+    url = base + rel
+    problems = []
+    shot = out / (rel.replace("/", "__").replace(".html", ".png"))
+    chromium([f"--screenshot={shot}", f"--window-size=1280,{height}", url], profile)
+    if not shot.is_file() or shot.stat().st_size < 10_000:
+        problems.append(f"{rel}: no screenshot")
+    dom = chromium(["--dump-dom", url], profile)
+    source = urllib.request.urlopen(url, timeout=30).read().decode("utf-8")
+    n_math = len(re.findall(r'class="math[ "]', source))
+    n_rendered = len(re.findall(r"<mjx-container\b", dom))
+    if n_math and n_rendered < n_math:
+        problems.append(f"{rel}: {n_math} math elements, {n_rendered} rendered by MathJax")
+    if "<mjx-merror" in dom or "data-mjx-error" in dom:
+        problems.append(f"{rel}: MathJax reports an error: "
+                        + re.search(r'data-mjx-error="([^"]*)"|<mjx-merror.{0,200}', dom).group(0)[:200])
+    raw = RAW_TEX.findall(visible_text(dom))
+    if raw:
+        problems.append(f"{rel}: raw TeX visible: {sorted(set(raw))[:5]}")
+    imgs = re.findall(r'<img\b[^>]*\bsrc="([^"]+)"', dom)
+    if want_figures and not imgs:
+        problems.append(f"{rel}: no figure")
+    for src in imgs:
+        if src.startswith("data:"):
+            continue
+        try:
+            body = urllib.request.urlopen(urllib.request.Request(url.rsplit("/", 1)[0] + "/" + src), timeout=30).read()
+        except OSError as exc:
+            problems.append(f"{rel}: figure {src} not served ({exc})")
+            continue
+        if not body.lstrip()[:5].startswith(MAGIC):
+            problems.append(f"{rel}: figure {src} is not an image ({len(body)} bytes)")
+    print(f"{rel}: {n_math} math, {n_rendered} rendered, {len(imgs)} figures, screenshot {shot}")
+    return problems
+
+
+def trim(shot: Path, tail: Path, height: int = 1400) -> None:
+    """Cut the white space below a full-page screenshot, and save its last ``height`` pixels (the exercises).
+
+    A headless screenshot scrolled to an anchor comes out blank, so the page is shot whole and cut.
+    Needs Pillow (matplotlib's dependency); without it the screenshot stays as it is.
+
+    Parameters
+    ----------
+    shot : pathlib.Path
+        The full-page screenshot, trimmed in place.
+    tail : pathlib.Path
+        Where the end of the page goes.
+    height : int, optional
+        Height of ``tail`` in pixels.
+    """
+    try:
+        import numpy as np
+        from PIL import Image
+    except ImportError:
+        return
+    im = Image.open(shot)
+    ink = np.flatnonzero((np.asarray(im.convert("L")) < 250).any(axis=1))
+    bottom = int(ink.max()) + 40 if ink.size else im.height
+    im.crop((0, 0, im.width, min(bottom, im.height))).save(shot)
+    im.crop((0, max(0, bottom - height), im.width, min(bottom, im.height))).save(tail)
+
+
+def main(argv=None) -> int:
+    """Check the built site.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        Command-line arguments.
+
+    Returns
+    -------
+    int
+        0 when every check passes, 1 otherwise.
+    """
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("site", nargs="?", default="docs/_build/html", help="the built HTML (default docs/_build/html)")
+    ap.add_argument("--out", default="docs/_build/screenshots", help="folder for the screenshots")
+    ap.add_argument("--result", default="simrf.conformity.orthogonal", help="the result page checked")
+    ap.add_argument("--notebook", default="simrf", help="the notebook page checked")
+    args = ap.parse_args(argv)
+    site, out = Path(args.site), Path(args.out)
+    if not (site / "index.html").is_file():
+        print(f"site_check: {site} has no index.html (build the site first)", file=sys.stderr)
+        return 1
+    out.mkdir(parents=True, exist_ok=True)
+    server, base = serve(site)
+    problems = []
+    try:
+        with tempfile.TemporaryDirectory() as profile:
+            for rel, figures, height in (("index.html", False, 1400), (f"results/{args.result}.html", False, 1800),
+                                         (f"notebooks/{args.notebook}.html", True, 14000)):
+                problems += check_page(base, rel, Path(profile), out, figures, height)
+        trim(out / f"notebooks__{args.notebook}.png", out / "exercises.png")
+    finally:
+        server.shutdown()
+    for p in problems:
+        print("FAIL", p)
+    print("site check: " + ("passed" if not problems else f"{len(problems)} problem(s)"))
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
