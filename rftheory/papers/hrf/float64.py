@@ -250,13 +250,14 @@ def lemma22_f64(which):
     """
     def f(p):
         a, b, th, m = (np.asarray(p[k], float) for k in ("x_norm", "y_norm", "theta", "m"))
-        lt, lp = _f64_pair_logs(a, b, th, m)
         if p["coupling"] == "iid":
+            lt, lp = _f64_pair_logs(a, b, th, m)
             return _signed_sum([(lt if which == "trig" else lp, 1.0)], f"MSE({which})")
         d = np.asarray(p["d"], float)
         P = np.asarray(coupled_pairs(m.astype(np.int64), d.astype(np.int64)), float)
-        s2, _, lz2, lv2, _, _ = _f64_geom(a, b, th)
+        s2, _, lz2, lv2, _, _ = _f64_geom(a, b, th)  # once: the iid logs below reuse it
         if which == "pos":
+            lp = -s2 + 2 * _lexpm1(lv2) - np.log(2 * m)  # log MSE(++) of iid ω's (as _f64_pair_logs)
             return _pos_orthogonal(s2, lp, lv2, d, P, m)
         lb, bad = log_trig_bracket(d, P, m, lz2, refuse=False)
         if not np.any(bad):
