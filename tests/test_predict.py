@@ -27,7 +27,6 @@ from rftheory.papers.derf.optima import optimum
 from rftheory.predict import checks as CH
 from rftheory.predict import predict
 from rftheory.predict.data import load, standardize
-from rftheory.predict.mechanisms import parse
 from rftheory.predict.montecarlo import replicates
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -209,19 +208,14 @@ def test_monte_carlo_of_real_features_on_data(dataset, name, seed):
     maps of ``rftheory.features`` (or scikit-learn's ``RBFSampler``), never from the formulas.
     """
     rng = np.random.default_rng([seed, 20240612, MC.index((dataset, name))])
-    X = CH.points(dataset, "psi:iid" if name == "sklearn-rbfsampler" else name)
-    d = X.shape[1]
-    m = 8 if name.startswith("hybrid") else d + math.ceil(d / 2)
-    R = 100 if name == "sklearn-rbfsampler" else R_SET[dataset]
-    mech = "psi:iid" if name == "sklearn-rbfsampler" else name
-    kernel = parse(mech).native_kernel
-    pred = predict(X, kernel=kernel, **({"sigma": 1.0} if kernel == "gaussian" else {}), mechanisms=mech, m=[m],
-                   progress=False).rows[0].expected_sq_error
-    reps = _rbf_sampler_replicates(X, m, rng, R) if name == "sklearn-rbfsampler" else \
-        replicates(X, mech, m, rng=rng, R=R)
-    est = summarize(reps)
-    T = hall((est.mean - pred) / est.se, est.skew)
-    assert abs(T) < stats.norm.isf(ALPHA / (2 * (N_MC + 1))), (dataset, name, est.mean, est.se, pred, T)
+    if name == "sklearn-rbfsampler":  # scikit-learn's own sampler, against predict's psi:iid
+        X, m = CH.points(dataset, "psi:iid"), CH.vectors(dataset, "psi:iid")
+        pred = predict(X, kernel="gaussian", sigma=1.0, mechanisms="psi:iid", m=[m], progress=False).rows[0]
+        est, exact = summarize(_rbf_sampler_replicates(X, m, rng, 100)), pred.expected_sq_error
+    else:
+        est, exact = CH.compare(dataset, name, R_SET[dataset], rng)
+    T = hall((est.mean - exact) / est.se, est.skew)
+    assert abs(T) < stats.norm.isf(ALPHA / (2 * (N_MC + 1))), (dataset, name, est.mean, est.se, exact, T)
 
 
 def test_monte_carlo_check_has_power():

@@ -80,9 +80,14 @@ def _optimum_saderf(X, Y, bk, st):
     return _gerf_like("saderf", d, mu, st, bk, bk.diag(psi), bk.diag([1 / q for q in psi]), {"psi": psi})
 
 
+def _zero_eig(w, bk):
+    """Eigenvalues at or below this count as zero: ``100·n·ε·λ_max`` (eigh's backward error is ``O(n ε ‖M‖)``)."""
+    return max(max(w), 0) * bk.num(len(w)) * 100 * bk.eps
+
+
 def _pd_eigh(M, bk, name, what):
     w, Q = bk.eigh(M)
-    if min(w) <= max(max(w), 0) * bk.num(len(w)) * 100 * bk.eps:
+    if min(w) <= _zero_eig(w, bk):
         raise ParameterError(
             name, f"{what} is singular (eigenvalues from {float(min(w)):.3g} to {float(max(w)):.3g}); "
             "ADERF (Thm 4.2) needs nonsingular moment matrices (e.g. at least d points in general position) "
@@ -104,8 +109,7 @@ def _common_range(st, bk):
     """An orthonormal basis ``P`` (d × r) of the range of ``M₁ + M₂`` when ``M₁``, ``M₂`` are singular with
     the same range (``None`` when both are nonsingular)."""
     w, Q = bk.eigh(st.M1 + st.M2)
-    tol = max(max(w), 0) * bk.num(len(w)) * 100 * bk.eps
-    keep = [i for i, x in enumerate(w) if x > tol]
+    keep = [i for i, x in enumerate(w) if x > _zero_eig(w, bk)]
     if len(keep) == len(w):
         return None
     P = _columns(bk, Q, keep)
