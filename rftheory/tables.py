@@ -73,7 +73,8 @@ def _fraction(x):
     """The exact binary value of an ``mpf`` as a Fraction."""
     from fractions import Fraction
 
-    sign, man, exp, _ = mp.mpf(x)._mpf_
+    # the mpf's own mantissa: mp.mpf(x) would round it to the global precision (53 bits)
+    sign, man, exp, _ = x._mpf_ if isinstance(x, mp.mpf) else mp.mpf(x)._mpf_
     if not man and exp:  # inf, nan
         raise ParameterError("value", f"{x} has no decimal digits")
     return (-1) ** sign * Fraction(int(man)) * Fraction(2) ** int(exp)
@@ -306,14 +307,16 @@ def _cell(job):
     sig = (decimals if decimals is not None else digits) + 2  # +2: the ratio's rounding
     while True:
         x = _evaluate(res, point, sig, layer, decimals)
-        if den_point is not None:
-            den = _evaluate(res, den_point, sig, layer, decimals)
-            if den == 0:  # 0/0 or x/0: no ratio here
-                return None
-            x = x / den
+        with mp.workdps(sig + 5):  # the ratio and the plain-mpf copy at the cell's precision, not the global one
+            if den_point is not None:
+                den = _evaluate(res, den_point, sig, layer, decimals)
+                if den == 0:  # 0/0 or x/0: no ratio here
+                    return None
+                x = x / den
+            x = +x if isinstance(x, mp.mpf) else x  # a plain mpf (picklable), its digits kept
         need = decimals + _magnitude(x) + 3 if decimals is not None and layer == "mpmath" else sig
         if need <= sig:
-            return +x if isinstance(x, mp.mpf) else x  # a plain mpf: picklable, shown by the caller
+            return x
         sig = need  # a value >= 1 needs more significant digits for its decimals
 
 

@@ -262,3 +262,19 @@ def test_rff_block_mse_at_tiny_z_keeps_its_cancellation_digits():
     want = rftheory.get("simrf.rff_mse").exact(dps=20, d=7, m=7, z="1e-20", coupling="orthogonal")
     for c in ("orthogonal", "optimal"):
         assert digits_agree(r.exact(dps=20, d=7, z="1e-20", coupling=c), want) >= 19
+
+
+def test_bad_search_inputs_are_parameter_errors_not_hangs():
+    """A zero row in a start, a NaN v or NaN norms once made the ₀F₁ series loop forever; an unknown estimator
+    name was silently read as RFF."""
+    from rftheory.papers.simrf.search import search_weighted
+
+    rng = np.random.default_rng(0)
+    with pytest.raises(ParameterError, match="'starts'"):
+        search_weighted(np.ones(3), 0.5, rng, 0, starts=(np.zeros((3, 3)),))
+    with pytest.raises(ParameterError, match="'v'"):
+        search_weighted(np.ones(3), float("nan"), rng, 1)
+    with pytest.raises(ParameterError, match="'r'"):
+        search_weighted(np.array([1.0, np.nan, 1.0]), 0.5, rng, 1)
+    with pytest.raises(ParameterError, match="estimator"):
+        block_replicates(Block.named("orthogonal", 3), "xyz", 1.0, rng, 4)

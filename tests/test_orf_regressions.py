@@ -238,3 +238,29 @@ def test_sorf_default_checks_take_seconds():
     est = sorf_estimates(128, 1.0, np.random.default_rng(0), 10_000)
     assert time.perf_counter() - t < 15 and est.shape == (10_000,)
     assert abs(est.mean() - math.exp(-0.5)) < 6 * 1.0 / math.sqrt(128)  # Thm 3's bound, far inside
+
+
+def test_odd_d_pair_term_at_large_x_is_served_certified():
+    """For odd d, ₁F₁(d; d/2; −x) decays only like x^{−d}: at d = 101, x = 250 it is −3.3e-98, served by the
+    certified fallback (x ≤ 800), not refused; reference: mpmath's hyp1f1 at 40 digits."""
+    import math
+
+    import mpmath as mp
+
+    import rftheory
+
+    with mp.workdps(40):
+        ref = float(mp.hyp1f1(101, mp.mpf(101) / 2, -250))
+    got = float(rftheory.get("orf.pair_expectation").f64(d=101, z=math.sqrt(500)))
+    assert abs(got - ref) <= 1e-12 * abs(ref), (got, ref)  # TOL of the float64 layer; the fallback errs ~1e-16
+
+
+def test_orth_gap_series_leave_unserved_d_to_the_caller():
+    """NaN, negative or astronomically large d made the linear-space series loop forever (or index no row):
+    they are now left NaN (not served), for the caller's fallback."""
+    import numpy as np
+
+    from rftheory.numerics.orth_gap import log_orth_gap_series, orth_gap_neg_series
+
+    for d in (float("nan"), -2.0, 1e300):
+        assert all(np.isnan(a) for a in log_orth_gap_series(d, 1.0) + orth_gap_neg_series(d, 1.0))

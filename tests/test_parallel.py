@@ -152,3 +152,20 @@ def test_table_on_a_process_pool_equals_the_serial_table():
                    workers=2)
     with pytest.raises(ParameterError, match="'workers'"):
         make_table("simrf.prf_mse", [("v", ["1"])], params={"d": "4"}, workers=0)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_table_cells_keep_their_digits_beyond_float64(workers):
+    """A 30-digit cell is e to 30 digits and a 14-decimal cell e⁹ to 14 decimals (ρ_iid = e^{v²}, Lemma 4.1):
+    the values are not rounded to mpmath's global 53 bits on the way (in a worker or here)."""
+    import mpmath as mp
+
+    from rftheory.tables import make_table
+
+    t = make_table("simrf.conformity.iid", [("v", ["1", "2", "3", "4"])], params={"d": "4"}, digits=30,
+                   workers=workers)  # 4 cells: the pool's threshold
+    with mp.workdps(40):
+        assert t.rows[0][1] == mp.nstr(mp.e, 30) == "2.71828182845904523536028747135"
+        assert t.rows[2][1] == mp.nstr(mp.exp(9), 30)
+    t = make_table("simrf.conformity.iid", [("v", ["3"])], params={"d": "4"}, decimals=14, workers=workers)
+    assert t.rows[0][1] == "8103.08392757538401"  # e⁹ = 8103.083927575384007709996...

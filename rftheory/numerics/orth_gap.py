@@ -25,9 +25,18 @@ CHUNK = 8192
 #: the series stops where its tail bound is below this fraction of the sum
 TAIL = 2.0**-60
 
-#: numpy's ``exp`` and ``log`` are taken to be within this many ulps (glibc's and
-#: numpy's SIMD implementations are within 1-4)
-ULPS = 4
+#: numpy's ``exp`` and ``log`` are taken to be within ``ULPS·u`` relative (``u = ε/2``; one ulp is up to
+#: ``2u``): 8u = 4 ulps, the most glibc's and numpy's SIMD implementations are documented to err
+ULPS = 8
+
+
+#: dimensions the linear-space series serve (rows of b_k are built per distinct d; NaN, negative or
+#: astronomically large d would never meet the stopping test or cannot index a row): others are left NaN
+D_SERVED = (1.0, 1e7)
+
+
+def _served_d(d):
+    return np.isfinite(d) & (d >= D_SERVED[0]) & (d <= D_SERVED[1])
 
 
 def log_orth_gap_series(d, x):
@@ -85,7 +94,7 @@ def log_orth_gap_series(d, x):
     d, v2 = d.ravel(), 2 * x.ravel()
     lg = np.full(d.shape, np.nan)
     err = np.full(d.shape, np.nan)
-    fast = np.flatnonzero((v2 >= FAST_V2[0]) & (v2 <= FAST_V2[1]))
+    fast = np.flatnonzero((v2 >= FAST_V2[0]) & (v2 <= FAST_V2[1]) & _served_d(d))
     if fast.size:
         rows = _BRows(d[fast])
         for lo in range(0, fast.size, CHUNK):
@@ -224,7 +233,7 @@ def log_pp_bracket_series(d, P, m, x):
     d, P, m, v2 = d.ravel(), P.ravel(), m.ravel(), 4 * x.ravel()  # v2 here is 2v², the Poisson mean
     lg = np.full(d.shape, np.nan)
     err = np.full(d.shape, np.nan)
-    fast = np.flatnonzero((v2 >= FAST_V2[0]) & (v2 <= FAST_V2[1]))
+    fast = np.flatnonzero((v2 >= FAST_V2[0]) & (v2 <= FAST_V2[1]) & _served_d(d))
     if fast.size:
         rows = _BRows(d[fast])
         df, Pf, mf = d[fast], P[fast], m[fast]
@@ -285,7 +294,7 @@ def orth_gap_neg_series(d, z2):
     d, z2 = d.ravel(), z2.ravel()
     val = np.full(d.shape, np.nan)
     err = np.full(d.shape, np.nan)
-    ok = np.flatnonzero((z2 >= ALT_Z2[0]) & (z2 <= ALT_Z2[1]))
+    ok = np.flatnonzero((z2 >= ALT_Z2[0]) & (z2 <= ALT_Z2[1]) & _served_d(d))
     if ok.size:
         rows = _BRows(d[ok])
         for lo in range(0, ok.size, CHUNK):

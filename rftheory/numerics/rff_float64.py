@@ -82,7 +82,7 @@ def checked(val, abserr, what, tol=TOL):
     return val
 
 
-def hyp1f1_d_half_neg(d, x, tol=TOL):
+def hyp1f1_d_half_neg(d, x, tol=TOL, x_max=None):
     r"""``₁F₁(d; d/2; −x)`` for ``x ≥ 0`` in float64 with a rigorous error bound.
 
     Kummer's transformation and the series of the result,
@@ -119,6 +119,11 @@ def hyp1f1_d_half_neg(d, x, tol=TOL):
         Relative error bound above which an element is recomputed by mpmath
         (default :data:`TOL`; a caller that integrates or differences the
         values asks for less).
+    x_max : float, optional
+        The certified fallback only for ``x <= x_max`` (default
+        :data:`_CERTIFY_X_MAX`); beyond, such elements are refused (``inf`` error).
+        The simplex quadrature, which needs hundreds of nodes per point, passes
+        :data:`_CERTIFY_X_MAX_NODES`.
 
     Returns
     -------
@@ -175,7 +180,7 @@ def hyp1f1_d_half_neg(d, x, tol=TOL):
             vd, ed = hyp1f1_d_half_neg_dd(*(a[idx] for a in flat))
             good = (ed <= tol * np.abs(vd)) & np.isfinite(vd) & (np.abs(vd) > 1e-290)
         vf[idx[good]], ef[idx[good]], sf[idx[good]] = vd[good], ed[good], False
-    slow &= x <= _CERTIFY_X_MAX
+    slow &= x <= (_CERTIFY_X_MAX if x_max is None else x_max)
     for i in zip(*np.nonzero(slow)) if slow.ndim else ([()] if slow else []):
         try:
             v, dv = _hyp1f1_certified(int(d[i]), float(x[i]))
@@ -186,10 +191,12 @@ def hyp1f1_d_half_neg(d, x, tol=TOL):
     return val, err
 
 
-#: the certified fallback only for x <= this: it costs <= 0.05 s an element there (measured, d <= 1e4),
-#: 0.4 s at x = 458 (a simplex quadrature needs 400 elements); beyond, values at large d are below
-#: e^{-2x} (underflow) and the series serves small d, so the few points left are refused
-_CERTIFY_X_MAX = 200.0
+#: the certified fallback only for x <= this: for odd d, 1F1(d; d/2; -x) decays only like x^{-d}
+#: (1F1(101; 50.5; -250) = -3.3e-98, 0.01 s certified), so single values are served up to here
+_CERTIFY_X_MAX = 800.0
+#: ... and for the simplex quadrature's nodes only up to this: it costs <= 0.05 s an element there (measured,
+#: d <= 1e4), 0.4 s at x = 458, and a quadrature needs 400 elements (d = 17797, z = 30 took 176 s to refuse)
+_CERTIFY_X_MAX_NODES = 200.0
 
 
 def _hyp1f1_certified(d: int, x: float) -> tuple[float, float]:
@@ -295,8 +302,8 @@ def _simplex_quad_rule(d, z, rule, L):
     s = np.cos(t)  # = sin φ
     x = (z * z / 2)[..., None]
     # TOL/100 per node: 200 nodes are summed against a cancelling result that must stay within TOL
-    f1, e1 = hyp1f1_d_half_neg(d[..., None], x * (1 + s * c), TOL / 100)
-    f2, e2 = hyp1f1_d_half_neg(d[..., None], x * (1 - s * c), TOL / 100)
+    f1, e1 = hyp1f1_d_half_neg(d[..., None], x * (1 + s * c), TOL / 100, _CERTIFY_X_MAX_NODES)
+    f2, e2 = hyp1f1_d_half_neg(d[..., None], x * (1 - s * c), TOL / 100, _CERTIFY_X_MAX_NODES)
     lw = (d[..., None] - 1) * np.log(s) + np.log(tw * T / 2)
     w = np.exp(lw - sc.logsumexp(lw, axis=-1, keepdims=True))  # Σ w = 1
     g = w * (f1 + f2) / 2

@@ -301,6 +301,7 @@ def block_replicates(block, estimator, a, rng, n):
     numpy.ndarray
         Shape ``(n,)``; their mean estimates :func:`block_value`.
     """
+    check_estimator(estimator)
     d = block.d
     R = haar(rng, d, (n,))
     r = chi_norms(rng, d, (n, block.rows.shape[0]))

@@ -95,7 +95,9 @@ def rff_search(d, z, n_random=N_RANDOM):
 @functools.lru_cache(maxsize=256)
 def rff_optimal_angle(d, z):
     """``c* = argmin_{0 ≤ c ≤ 1} f(c)`` of the RFF one-angle pair term: a grid of
-    20001 cosines, then bounded Brent refinement (``xatol = 1e-12``) around the best.
+    20001 cosines, then bounded Brent refinement (``xatol = 1e-12``) around the best; ``f`` is flat at
+    ``c*`` (a quadratic minimum evaluated in float64), so the result is within ~1e-9 of ``c*`` (measured:
+    2.4e-10 at d = 2, z = 3; 6.1e-10 at d = 4, z = 4), not 1e-12; ``simrf.rff_optimal_angle`` refines it in mpmath.
 
     Parameters
     ----------

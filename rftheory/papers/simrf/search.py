@@ -15,6 +15,7 @@ that exists (a witness), and only its *optimality* is numerical.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -92,7 +93,7 @@ def search_block(f, d, rng, n_random, starts=()):
     """
     if n_random < 0 or n_random + len(starts) == 0:
         raise ParameterError("n_random", f"need at least one start, got {n_random} random and {len(starts)} given")
-    inits = [np.asarray(s, float) for s in starts] + [rng.standard_normal((d, d)) for _ in range(n_random)]
+    inits = [_start(s, d) for s in starts] + [rng.standard_normal((d, d)) for _ in range(n_random)]
     fun = lambda U: block_objective(U, f)
     found = [_minimise(fun, U0) for U0 in inits]
     vals = np.array([v for v, _ in found])
@@ -101,19 +102,32 @@ def search_block(f, d, rng, n_random, starts=()):
     return SearchResult(float(vals[k]), U / np.linalg.norm(U, axis=1, keepdims=True), np.sort(vals), len(inits))
 
 
+def _start(U, d):
+    """A given start: a finite ``d × d`` array without zero rows (rows are normalised)."""
+    U = np.asarray(U, float)
+    if U.shape != (d, d) or not np.all(np.isfinite(U)) or not np.all(np.linalg.norm(U, axis=1) > 0):
+        raise ParameterError("starts", f"each start must be a finite {d} x {d} array without zero rows")
+    return U
+
+
 def _hyp0f1_m1(b, y):
     """``(₀F₁(; b; y) − 1)/y`` and ``₀F₁(; b+1; y)/b`` for ``y ≥ 0`` (float64,
     positive series: relative error a few eps)."""
+    if not np.all(np.isfinite(y)):  # NaN would never meet the stopping test below
+        raise FloatingPointError("0F1 series: non-finite argument")
     t = np.ones_like(y) / b  # y^{k-1}/(k! (b)_k) at k = 1
     s, ds = t.copy(), t.copy()  # Σ y^{k-1}/(k!(b)_k), Σ k y^{k-1}/(k!(b)_k)
     k = 1
-    while True:
+    # terms fall once k(b + k) > y: at most ~√y + 60 of them for the tolerance (y <= 1e6 gives < 1100);
+    # the cap is a safety net against a hang, never reached for finite y up to 1e10
+    while k < 10**6:
         t = t * y / ((k + 1) * (b + k))
         k += 1
         s += t
         ds += k * t
         if np.all(k * t <= 1e-17 * ds) and k > 2:
             return s, ds
+    raise FloatingPointError("0F1 series did not converge")
 
 
 def weighted_objective(U, r, v):
@@ -180,8 +194,13 @@ def search_weighted(r, v, rng, n_random, starts=()):
     SearchResult
         Its ``rows`` are the vectors ``w_i = r_i û_i``; ``value`` the scaled objective.
     """
+    r = np.asarray(r, float)
+    if r.ndim != 1 or r.size < 2 or not np.all(np.isfinite(r) & (r > 0)):
+        raise ParameterError("r", "must be a 1-D array of at least 2 finite positive norms")
+    if not (isinstance(v, (int, float, np.floating)) and math.isfinite(v) and v > 0):
+        raise ParameterError("v", f"must be a finite number > 0, got {v!r}")
     d = r.size
-    inits = [np.asarray(s, float) for s in starts] + [rng.standard_normal((d, d)) for _ in range(n_random)]
+    inits = [_start(s, d) for s in starts] + [rng.standard_normal((d, d)) for _ in range(n_random)]
     if not inits:
         raise ParameterError("n_random", "need at least one start")
     found = [_minimise(lambda U: weighted_objective(U, r, v), U0) for U0 in inits]
