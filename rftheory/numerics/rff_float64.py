@@ -12,12 +12,14 @@ float64 guesses).  The arbitrary-precision counterparts are in
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..errors import PrecisionError, RangeError
 from ..lazy import lazy
 from .kummer_dd import hyp1f1_d_half_neg_dd
-from .orth_gap import orth_gap_neg_series
+from .orth_gap import ULPS, orth_gap_neg_series
 
 sc = lazy("scipy.special")  # imported on first use (the CLI starts without it)
 
@@ -82,7 +84,7 @@ def checked(val, abserr, what, tol=TOL):
     return val
 
 
-def hyp1f1_d_half_neg(d, x, tol=TOL, x_max=None):
+def hyp1f1_d_half_neg(d, x, tol=TOL, x_max=None, refine=True):
     r"""``₁F₁(d; d/2; −x)`` for ``x ≥ 0`` in float64 with a rigorous error bound.
 
     Kummer's transformation and the series of the result,
@@ -90,9 +92,12 @@ def hyp1f1_d_half_neg(d, x, tol=TOL, x_max=None):
     .. math:: {}_1F_1(d; b; -x) = e^{-x} S,\qquad S = \sum_{k\ge0} t_k,\quad
        t_{k+1} = t_k\,\frac{(k-b)\,x}{(k+b)(k+1)},\quad b = d/2,
 
-    (a polynomial for even ``d``).  Every ``|t_k| ≤ x^k/k!`` (each factor
-    ``|k−b|/(k+b) ≤ 1``), so the tail after ``K`` terms is below
-    ``x^{K+1}/(K+1)!/(1 − x/(K+2))``.  Round-off (``u = ε/2``, first order,
+    (a polynomial for even ``d``).  Every factor ``|k−b|/(k+b) ≤ 1``, so
+    ``|t_{j+1}| ≤ |t_j| x/(j+1)`` and the tail after term ``K`` is below
+    ``|t_K| r/(1 − r)``, ``r = x/(K+1) < 1`` (and below ``x^{K+1}/(K+1)!/(1 − x/(K+2))``,
+    from ``|t_k| ≤ x^k/k!``; the smaller of the two is taken).  Each element stops
+    where its tail is below ``2^{−10}u Σ|t_k|``, a thousandth of the round-off bound
+    below, or at ``K + 1 ≥ 2e·x + 40``.  Round-off (``u = ε/2``, first order,
     doubled for the higher orders): ``t_k`` carries ``≤ 4k`` roundings and
     the rounding of ``x`` itself ``k`` more; each addition ``S_k = S_{k−1} + t_k``
     errs by at most ``min(u|S_k|, |t_k|)`` (the float ``S_{k−1}`` is itself within
@@ -124,6 +129,9 @@ def hyp1f1_d_half_neg(d, x, tol=TOL, x_max=None):
         :data:`_CERTIFY_X_MAX`); beyond, such elements are refused (``inf`` error).
         The simplex quadrature, which needs hundreds of nodes per point, passes
         :data:`_CERTIFY_X_MAX_NODES`.
+    refine : bool, optional
+        ``False``: the float64 series only, with its bound however large (a caller
+        that needs less than ``tol`` at some elements refines only the others).
 
     Returns
     -------
@@ -140,44 +148,22 @@ def hyp1f1_d_half_neg(d, x, tol=TOL, x_max=None):
     True
     """
     d, x = np.broadcast_arrays(np.asarray(d, float), np.asarray(x, float))
-    b = d / 2
     u = EPS / 2
-    even = d % 2 == 0
-    # terms: the polynomial's b + 1 for even d, else (and if fewer) K + 1 >= 2e·x + 40, where
-    # x^{K+1}/(K+1)! <= (e x/(K+1))^{K+1} <= 2^{-40}·(e x/(K+1))^{...} is negligible against u
-    kt = np.ceil(2 * np.e * x + 40)
-    Kp = np.where(even, np.minimum(b + 1, kt), kt)
-    K = int(np.max(Kp, initial=1))
-    t = np.ones(d.shape)
-    S = np.ones(d.shape)
-    E = np.zeros(d.shape)  # Σ_k min(u|S_k|, |t_k|): rounding of the sum (fl(a+b) is within |b| of a+b too)
-    W = np.zeros(d.shape)  # Σ k|t_k|
-    with np.errstate(all="ignore"):
-        for k in range(K):
-            live = k < Kp
-            t = np.where(live, t * ((k - b) * x) / ((k + b) * (k + 1)), 0.0)
-            S = S + t
-            at = np.abs(t)
-            E = E + np.minimum(u * np.abs(S), at)
-            W = W + (k + 1) * at
-        lt = (Kp + 1) * np.log(np.where(x > 0, x, 1.0)) - sc.gammaln(Kp + 2.0)
-        tail = np.exp(lt) / np.maximum(1 - x / (Kp + 2), 1e-300)
-        tail = np.where((x == 0) | (even & (Kp > b)), 0.0, tail)
-        ex = np.exp(-x)
-        val = ex * S
-        err = 2 * (ex * (E + 5 * u * W) + (x + 2) * u * np.abs(val)) + ex * tail
-        bad = ~(np.isfinite(err) & np.isfinite(val) & (np.abs(val) > 1e-290))
-        val, err = np.where(bad, np.nan, val), np.where(bad, np.inf, err)
+    val, err = np.empty(d.shape), np.empty(d.shape)
+    vf, ef, df, xf = val.reshape(-1), err.reshape(-1), d.reshape(-1), x.reshape(-1)
+    for lo in range(0, df.size, CHUNK):
+        sl = slice(lo, lo + CHUNK)
+        vf[sl], ef[sl] = _kummer_chunk(df[sl], xf[sl])
     # where the series cancels: the same series in double-double (vectorized); where even
     # that cancels too much, the certified mpmath value, rounded once (error <= u + 1e-17)
-    val, err = np.array(val, dtype=float), np.array(err, dtype=float)  # writable arrays, 0-d included
     slow = np.array(~(err <= tol * np.abs(val)), dtype=bool)
+    if not refine:
+        return val, err
     if np.any(slow):
-        flat = [np.broadcast_to(a, d.shape).reshape(-1) for a in (d, x, Kp, tail)]
         vf, ef, sf = val.reshape(-1), err.reshape(-1), slow.reshape(-1)  # views: writes reach val, err, slow
         idx = np.flatnonzero(sf)
         with np.errstate(all="ignore"):
-            vd, ed = hyp1f1_d_half_neg_dd(*(a[idx] for a in flat))
+            vd, ed = hyp1f1_d_half_neg_dd(df[idx], xf[idx], *_dd_terms(df[idx], xf[idx]))
             good = (ed <= tol * np.abs(vd)) & np.isfinite(vd) & (np.abs(vd) > 1e-290)
         vf[idx[good]], ef[idx[good]], sf[idx[good]] = vd[good], ed[good], False
     slow &= x <= (_CERTIFY_X_MAX if x_max is None else x_max)
@@ -189,6 +175,69 @@ def hyp1f1_d_half_neg(d, x, tol=TOL, x_max=None):
         if abs(v) > 1e-290:  # rounding of v, and of x itself (x·|τ'(x)|·u)
             val[i], err[i] = v, 2 * u * (abs(v) + x[i] * dv)
     return val, err
+
+
+#: points summed together by the float64 series (arrays of this size stay in the cache)
+CHUNK = 4096
+
+
+def _kummer_chunk(d, x):
+    """Kummer's float64 series on one chunk (1-d arrays), each element stopped by its own tail
+    bound; converged elements leave the working set every 8 terms.  Returns value and bound
+    as :func:`hyp1f1_d_half_neg` states them."""
+    u = EPS / 2
+    n = x.size
+    b = d / 2
+    kt = np.ceil(2 * np.e * x + 40)  # the a-priori cap: x^{K+1}/(K+1)! negligible against u
+    out_S, out_E, out_W, out_tail = np.empty(n), np.empty(n), np.empty(n), np.empty(n)
+    live = np.arange(n)
+    t, S, T = np.ones(n), np.ones(n), np.ones(n)
+    E = np.zeros(n)  # Σ_k min(u|S_k|, |t_k|): rounding of the sum (fl(a+b) is within |b| of a+b too)
+    W = np.zeros(n)  # Σ_k k|t_k|
+    xs, bs, kts = x, b, kt
+    k = 0
+    with np.errstate(all="ignore"):
+        while live.size:
+            for _ in range(8):
+                t = t * ((k - bs) * xs) / ((k + bs) * (k + 1))
+                k += 1
+                S = S + t
+                at = np.abs(t)
+                E = E + np.minimum(u * np.abs(S), at)
+                W = W + k * at
+                T = T + at
+            # tail after term k: the ratio bound from |t_k|, or the a-priori x^{k+1}/(k+1)! one
+            r = xs / (k + 1)
+            ratio = np.where(r < 0.5, 1.01 * at * r / (1 - r), np.inf)  # 1.01: t_k's own roundings
+            lx = np.log(np.where(xs > 0, xs, 1.0))
+            prior = np.exp((k + 1) * lx - math.lgamma(k + 2)) / np.maximum(1 - xs / (k + 2), 1e-300)
+            tail = np.where(xs == 0, 0.0, np.fmin(ratio, np.where(xs / (k + 2) < 1, prior, np.inf)))
+            done = (tail <= 2.0**-10 * u * T) | (k + 1 >= kts) | ~np.isfinite(S)
+            if done.any():
+                j = live[done]
+                out_S[j], out_E[j], out_W[j], out_tail[j] = S[done], E[done], W[done], tail[done]
+                keep = ~done
+                live = live[keep]
+                t, S, T, E, W, xs, bs, kts = (a[keep] for a in (t, S, T, E, W, xs, bs, kts))
+        ex = np.exp(-x)
+        val = ex * out_S
+        err = 2 * (ex * (out_E + 5 * u * out_W) + (x + 2) * u * np.abs(val)) + ex * out_tail
+        bad = ~(np.isfinite(err) & np.isfinite(val) & (np.abs(val) > 1e-290))
+    return np.where(bad, np.nan, val), np.where(bad, np.inf, err)
+
+
+def _dd_terms(d, x):
+    """Terms ``Kp`` and tail bound for the double-double series: the a-priori count
+    ``K + 1 ≥ 2e·x + 40`` (the polynomial's ``d/2 + 1`` for even ``d``), whose tail
+    ``x^{K+1}/(K+1)!`` is negligible against the double-double sum's own accuracy
+    (the float64 series' adaptive stop is sized for float64 round-off only)."""
+    b = d / 2
+    kt = np.ceil(2 * np.e * x + 40)
+    Kp = np.where(d % 2 == 0, np.minimum(b + 1, kt), kt)
+    with np.errstate(all="ignore"):
+        lt = (Kp + 1) * np.log(np.where(x > 0, x, 1.0)) - sc.gammaln(Kp + 2.0)
+        tail = np.exp(lt) / np.maximum(1 - x / (Kp + 2), 1e-300)
+    return Kp, np.where((x == 0) | ((d % 2 == 0) & (Kp > b)), 0.0, tail)
 
 
 #: the certified fallback only for x <= this: for odd d, 1F1(d; d/2; -x) decays only like x^{-d}
@@ -332,7 +381,7 @@ def simplex_pair_quad_f64(d, z):
     return val, err + np.abs(val - coarse)
 
 
-def gap_f64(coupling, d, z):
+def gap_f64(coupling, d, z, enough=None):
     """``(e^{−z²} − τ_c, abs_error)`` in float64, choosing per point the more
     accurate of: the series in ``−z²`` with positive coefficients (small ``z``)
     and the direct difference (large ``z``).  The caller decides whether the
@@ -344,6 +393,13 @@ def gap_f64(coupling, d, z):
         Coupling of the pair.
     d, z : array_like
         Dimension and ``z = ‖x − y‖``.
+    enough : callable, optional
+        Orthogonal only: ``gap -> absolute error`` that suffices the caller at each
+        point.  Given, each point first takes the route likelier to be accurate there
+        (the series below ``z² = 2``, the direct difference above) and computes the
+        other only where the first one's error exceeds ``enough``; the result is the
+        better of the routes computed.  Omitted, both routes are computed wherever the
+        second could be the better one.
 
     Returns
     -------
@@ -356,21 +412,46 @@ def gap_f64(coupling, d, z):
     X = -z * z
     e = np.exp(X)
     if coupling == "orthogonal":
-        # the alternating series in linear space (rows of b_k per distinct d); the log-space
-        # one only where it does not serve (z² outside ALT_Z2: tiny or cancelling anyway)
-        s_val, s_err = orth_gap_neg_series(d, z * z)
-        rest = np.isnan(s_val)
-        if np.any(rest):
-            K = int(3 * float(np.max(z[rest] ** 2, initial=0)) + 60)
-            rv, rr = _gap_series(_orth_gap_coef_log(d[rest], K), X[rest])
-            s_val[rest], s_err[rest] = rv, np.abs(rv) * rr
-        series = (s_val, s_err)
-        # the direct difference errs by at least EPS(e + |τ|), τ = e − gap: where the series is
-        # already that accurate pick() would not take it, so τ is computed only elsewhere
-        need = ~(s_err <= EPS * (e + np.abs(e - s_val)))
+        z2 = z * z
+        s_val, s_err = np.full(d.shape, np.nan), np.full(d.shape, np.inf)
         tau, terr = np.full(d.shape, np.nan), np.full(d.shape, np.inf)
-        if np.any(need):
-            tau[need], terr[need] = hyp1f1_d_half_neg(d[need], z[need] * z[need] / 2)
+
+        def series_at(mask):
+            if not np.any(mask):
+                return
+            # the alternating series in linear space (rows of b_k per distinct d); the log-space
+            # one only where it does not serve (z² outside ALT_Z2: tiny or cancelling anyway)
+            v, r = orth_gap_neg_series(d[mask], z2[mask])
+            rest = np.isnan(v)
+            if np.any(rest):
+                K = int(3 * float(np.max(z2[mask][rest], initial=0)) + 60)
+                rv, rr = _gap_series(_orth_gap_coef_log(d[mask][rest], K), X[mask][rest])
+                v[rest], r[rest] = rv, np.abs(rv) * rr
+            s_val[mask], s_err[mask] = v, r
+
+        def direct_at(mask):
+            if not np.any(mask):
+                return
+            tau[mask], terr[mask] = hyp1f1_d_half_neg(d[mask], z2[mask] / 2, refine=enough is None)
+            if enough is not None:  # double-double or mpmath only where the float64 series is not enough
+                with np.errstate(invalid="ignore"):
+                    redo = mask & ~(_direct_err(X, e, tau, terr) <= enough(e - tau)) & ~(terr <= TOL * np.abs(tau))
+                if np.any(redo):
+                    tau[redo], terr[redo] = hyp1f1_d_half_neg(d[redo], z2[redo] / 2)
+
+        first = np.ones(d.shape, bool) if enough is None else z2 < ORTH_SERIES_FIRST_Z2
+        series_at(first)
+        with np.errstate(invalid="ignore"):
+            suffices = s_err <= enough(s_val) if enough is not None else np.zeros(d.shape, bool)
+            # the direct difference errs by at least u(ULPS·e + |gap|) (_direct_err): where the
+            # series is already that accurate it cannot be the better route
+            direct_at(~(suffices | (s_err <= EPS / 2 * (ULPS * e + np.abs(s_val)))))
+            derr = _direct_err(X, e, tau, terr)
+            if enough is not None:
+                series_at(~first & ~(derr <= enough(e - tau)))
+        series, direct = (s_val, s_err), (e - tau, derr)
+        with np.errstate(invalid="ignore"):
+            return pick([series, direct])
     elif coupling == "simplex":
         K = int(3 * float(np.max(z * z, initial=0)) + 60)
         s_val, s_rel = _gap_series(_orth_gap_coef_log(d, K), X)
@@ -380,7 +461,20 @@ def gap_f64(coupling, d, z):
         tau, terr = simplex_pair_quad_f64(d, z)
     else:
         raise ValueError(coupling)
-    direct = (e - tau, terr + EPS * (e + np.abs(tau)))
+    direct = (e - tau, _direct_err(X, e, tau, terr))
     with np.errstate(invalid="ignore"):
         return pick([series, direct])
+
+
+def _direct_err(X, e, tau, terr):
+    """Error bound of the direct difference ``e − τ``, ``e = exp(X)``, ``X = −z²`` rounded once:
+    ``τ``'s bound, ``exp`` (:data:`~rftheory.numerics.orth_gap.ULPS` units ``u``), the rounding of
+    ``X`` (``u|X|e``, 1.01 for the second order) and of the difference (``u|e − τ|``)."""
+    u = EPS / 2
+    return terr + u * ((ULPS + 1.01 * np.abs(X)) * e + np.abs(e - tau))
+
+
+#: with ``enough`` given, :func:`gap_f64` (orthogonal) tries the series first below this ``z²``
+#: and the direct difference first above it (where the series' cancellation ``~e^{z²}`` costs more)
+ORTH_SERIES_FIRST_Z2 = 2.0
 

@@ -40,9 +40,16 @@ def _f64_angle(theta):
         dpi = (np.pi - th) + PI_LO
         p = th / np.pi
         q = np.where(big, dpi / np.pi, 1 - p)
-        ls = np.where(th < 1e-150, np.log(th) - LN2, np.log(np.sin(th / 2)))
+        ls = _log_sin_half(th)
         lc = np.where(big, np.log(np.sin(dpi / 2)), np.log(np.cos(th / 2)))
     return p, q, ls, lc
+
+
+def _log_sin_half(th):
+    """``log sin(θ/2)``, float64 (``log θ − log 2`` below 1e-150, where ``sin`` of a subnormal
+    half-angle would lose digits)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(th < 1e-150, np.log(th) - LN2, np.log(np.sin(th / 2)))
 
 
 def _l1mexp(lx):
@@ -110,21 +117,26 @@ def _signed_sum(terms, what):
     return _exp64(_log_signed_sum(terms, what), what)
 
 
-def _f64_geom(a, b, theta):
-    """``(s2, ab cos θ, log z², log v², p, q)`` in float64 from the norms and the angle."""
+def _f64_geom(a, b, theta, v=True):
+    """``(s2, log z², log v²)`` in float64 from the norms and the angle (``log v²`` None
+    unless ``v``): ``z² = (a − b)² + 4ab sin²(θ/2)``, ``v² = (a − b)² + 4ab cos²(θ/2)``."""
     a, b = np.asarray(a, float), np.asarray(b, float)
-    p, q, ls, lc = _f64_angle(theta)
+    th = np.asarray(theta, float)
     with np.errstate(divide="ignore", invalid="ignore"):
         ld = 2 * np.log(np.abs(a - b))
         base = LN4 + np.log(a) + np.log(b)
+        if v:
+            _, _, ls, lc = _f64_angle(th)
+        else:
+            ls = _log_sin_half(th)
         lz2 = np.logaddexp(ld, base + 2 * ls)
-        lv2 = np.logaddexp(ld, base + 2 * lc)
-    return a * a + b * b, a * b * np.cos(theta), lz2, lv2, p, q
+        lv2 = np.logaddexp(ld, base + 2 * lc) if v else None
+    return a * a + b * b, lz2, lv2
 
 
 def _f64_pair_logs(a, b, theta, m):
     """log MSE(trig), log MSE(++) for iid ω's, float64 (Lemma 2.2 in log space)."""
-    s2, _, lz2, lv2, _, _ = _f64_geom(a, b, theta)
+    s2, lz2, lv2 = _f64_geom(a, b, theta)
     lm = np.log(2 * np.asarray(m, float))
     return s2 + 2 * _l1mexp(lz2) - lm, -s2 + 2 * _lexpm1(lv2) - lm
 
@@ -156,6 +168,9 @@ def _f64_angular_logs(theta, n):
 
 #: relative error bound the orthogonal trig bracket must meet (rtol64/10 of hrf.mse_trig)
 TRIG_BRACKET_TOL = 1e-11
+#: the gap's share of the bracket's relative error bound that suffices (about 8000 u, a tenth of
+#: TRIG_BRACKET_TOL): where one route of gap_f64 meets it, the other is not computed
+TRIG_GAP_ENOUGH = 2.0**-40
 #: below this z² the RFF gap series underflows float64 (its first term is ~z⁴/(2(d+2))): refused
 TRIG_Z2_MIN = 1e-140
 
@@ -200,11 +215,16 @@ def log_trig_bracket(d, P, m, lz2, tol=TRIG_BRACKET_TOL, refuse=True):
         raise RangeError("MSE(trig) orthogonal: z^2 < 1e-140 underflows the float64 RFF gap series; "
                          "use layer='mpmath'")
     z2 = np.where(zero | tiny, 1.0, np.exp(lz2))
-    gap, gerr = gap_f64("orthogonal", d, np.sqrt(z2))
     Pm = P / m
+    A = np.expm1(-z2) ** 2 / 2
+
+    def enough(g):  # the gap's error that keeps its share of the bracket's bound below TRIG_GAP_ENOUGH
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(Pm > 0, TRIG_GAP_ENOUGH * np.abs(A - Pm * g) / Pm, np.inf)
+
+    gap, gerr = gap_f64("orthogonal", d, np.sqrt(z2), enough=enough)
     # no coupled pair (m = 1): the bracket is the iid one, whatever the gap's accuracy
     gap, gerr = np.where(Pm > 0, gap, 0.0), np.where(Pm > 0, gerr, 0.0)
-    A = np.expm1(-z2) ** 2 / 2
     br = A - Pm * gap
     with np.errstate(invalid="ignore"):  # an inf error bound is refused by checked()
         err = Pm * gerr + 4 * EPS64 * (A + Pm * np.abs(gap)) + EPS64 * (4 + np.abs(lz2)) * 2 * (2 + z2) * np.abs(br)
@@ -255,7 +275,7 @@ def lemma22_f64(which):
             return _signed_sum([(lt if which == "trig" else lp, 1.0)], f"MSE({which})")
         d = np.asarray(p["d"], float)
         P = np.asarray(coupled_pairs(m.astype(np.int64), d.astype(np.int64)), float)
-        s2, _, lz2, lv2, _, _ = _f64_geom(a, b, th)  # once: the iid logs below reuse it
+        s2, lz2, lv2 = _f64_geom(a, b, th, v=which == "pos")
         if which == "pos":
             lp = -s2 + 2 * _lexpm1(lv2) - np.log(2 * m)  # log MSE(++) of iid ω's (as _f64_pair_logs)
             return _pos_orthogonal(s2, lp, lv2, d, P, m)

@@ -1,0 +1,89 @@
+"""The float64 kernels of rftheory.numerics.rff_float64 against mpmath: every returned error
+bound must hold, at seeded random points spread over orders of magnitude.
+
+Reference values are mpmath's own ``hyp1f1`` at 40 digits (an independent implementation,
+not the Kummer series under test).  A bound that fails at one point fails the test.
+"""
+
+import mpmath as mp
+import numpy as np
+import pytest
+
+import rftheory
+from rftheory.numerics import rff_float64 as rf
+from rftheory.papers.hrf import float64 as hrf64
+
+
+def _tau(d, x):
+    """``₁F₁(d; d/2; −x)`` at 40 digits (``x`` a float or an mpf, taken exactly)."""
+    with mp.workdps(40):
+        return mp.hyp1f1(int(d), mp.mpf(int(d)) / 2, -mp.mpf(x))
+
+
+def _points(n, seed, d_max=2e5, x_lo=1e-12, x_hi=300.0):
+    rng = np.random.default_rng(seed)
+    d = np.floor(np.exp(rng.uniform(0, np.log(d_max), n)))
+    x = np.exp(rng.uniform(np.log(x_lo), np.log(x_hi), n))
+    return d, x
+
+
+@pytest.mark.parametrize("refine", [True, False])
+def test_kummer_series_bound_holds(refine):
+    """Both the refined value and the bare float64 series (``refine=False``) keep their bounds;
+    the refined one meets TOL wherever it is finite."""
+    d, x = _points(250, 11)
+    v, e = rf.hyp1f1_d_half_neg(d, x, refine=refine)
+    served = np.isfinite(e)
+    assert served.mean() > 0.9
+    for i in np.flatnonzero(served):
+        ref = _tau(d[i], float(x[i]))
+        assert abs(float(ref - mp.mpf(float(v[i])))) <= e[i], (d[i], x[i])
+        if refine:
+            assert e[i] <= rf.TOL * abs(float(ref)) * (1 + 1e-9)
+
+
+def test_kummer_series_stops_by_its_own_tail():
+    """The adaptive stop keeps the closed form within the bound, and the bound stays sharp:
+    d = 2: (1 − x)e^{−x}; d = 4: (1 − x + x²/6)e^{−x} (by hand from Kummer); at d = 9 the
+    terms do not end, and the sum must run until the tail is negligible (reference: mpmath)."""
+    x = np.array([1e-8, 1e-3, 0.25, 3.0, 20.0])
+    for d, want in ((2, (1 - x) * np.exp(-x)), (4, (1 - x + x * x / 6) * np.exp(-x)),
+                    (9, np.array([float(_tau(9, float(t))) for t in x]))):
+        v, e = rf.hyp1f1_d_half_neg(d, x)
+        assert np.all(np.abs(v - want) <= e + abs(want) * rf.EPS / 2), d  # want itself rounded once
+        assert np.all(e <= rf.TOL * np.abs(v)), d  # served
+
+
+def test_orthogonal_gap_bounds_hold_with_and_without_enough():
+    """``gap_f64`` (orthogonal): the bound holds on both paths; with ``enough`` each point's
+    bound is within ``enough`` or no worse than the both-routes path's."""
+    d, x = _points(200, 12, d_max=1e4, x_lo=1e-10, x_hi=30.0)
+    z = np.sqrt(2 * x)
+    g0, e0 = rf.gap_f64("orthogonal", d, z)
+    lim = 1e-13 * np.exp(-z * z) + 1e-300  # a caller content with 1e-13 of e^{-z^2}
+    g1, e1 = rf.gap_f64("orthogonal", d, z, enough=lambda g: lim)
+    assert np.all((e1 <= lim) | (e1 <= e0 * (1 + 1e-12)))
+    for i in range(d.size):
+        with mp.workdps(40):
+            z2 = mp.mpf(float(z[i])) ** 2  # exact: the kernels' own rounding of z² is in their bounds
+            ref = mp.exp(-z2) - _tau(d[i], z2 / 2)
+        for g, e in ((g0, e0), (g1, e1)):
+            if np.isfinite(e[i]):
+                assert abs(float(ref - mp.mpf(float(g[i])))) <= e[i], (d[i], z[i])
+
+
+def test_hrf_trig_orthogonal_float64_against_mpmath():
+    """hrf.mse_trig (orthogonal) through Result.f64 at random points of the benchmark's region
+    and beyond (norms 1e-3 ... 3, any angle): within its float64 bound TRIG_BRACKET_TOL."""
+    r = rftheory.get("hrf.mse_trig")
+    rng = np.random.default_rng(13)
+    n = 60
+    a, b = np.exp(rng.uniform(np.log(1e-3), np.log(3.0), (2, n)))
+    th = rng.uniform(1e-3, 3.1, n)
+    d = rng.integers(2, 200, n)
+    m = rng.integers(1, 3 * d)
+    got = r.f64(d=d, m=m, x_norm=a, y_norm=b, theta=th, coupling="orthogonal")
+    for i in range(n):
+        want = rftheory.evaluate("hrf.mse_trig", d=int(d[i]), m=int(m[i]), x_norm=float(a[i]), y_norm=float(b[i]),
+                                 theta=float(th[i]), coupling="orthogonal", dps=30)
+        assert abs(got[i] / float(want) - 1) <= 10 * hrf64.TRIG_BRACKET_TOL, (d[i], m[i], a[i], b[i], th[i])
