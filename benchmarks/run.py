@@ -1,7 +1,9 @@
-"""Benchmarks of the Monte Carlo layer (run on demand, not in CI).
+"""Benchmarks of rftheory: every figure of issue 15, measured side by side in one run (on demand, not in CI).
 
     python benchmarks/run.py            # the figures quoted in the README
+    python benchmarks/run.py --verify   # ... and the wall time of `rftheory verify` (~4 more minutes)
     python benchmarks/run.py --quick    # smaller batches, a few seconds
+    python benchmarks/run.py --f64-only # section 3 alone
 
 1. Pointwise PRF and RFF MSE replicates per second at d in {16, 64, 256},
    m = d, for each coupling: the full-matrix path (``rftheory.sample`` +
@@ -15,6 +17,10 @@
    evaluator over a 512,000-point (d, v) grid; the same through ``Result.f64``
    (validation included) at 200,000 random points (d <= 256, v <= 3); every
    ``hrf.*`` float64 layer through ``Result.f64``.
+4. Start-up of the command line beside ``python -c "import numpy, mpmath"``
+   (``benchmarks/startup.py``, CPU seconds of fresh interpreters).
+5. ``rftheory table``: the same mpmath table in one process and on every core.
+6. With ``--verify``: wall seconds of ``rftheory verify --quick`` and of the default grid.
 
 Timings are the best of a few repeats (other load on the machine inflates them).
 """
@@ -213,14 +219,44 @@ def bench_hrf(n, repeat):
     return rows
 
 
+def bench_table(workers, grid_n):
+    """``rftheory table`` (mpmath cells) in one process and on ``workers`` processes, wall time side by side:
+    simrf.rff_mse at ``grid_n`` × 4 (d, z) points, columns orthogonal and simplex over iid."""
+    from rftheory.tables import make_table
+
+    ds = [str(d) for d in (2, 3, 4, 8, 16, 32, 64, 128)[:grid_n]]
+    zs = ["1/4", "1", "2", "4"]
+    kw = dict(grid=[("d", ds), ("z", zs)], params={"m": "16"}, columns=("coupling", ["orthogonal", "simplex"]),
+              ratio_to="iid")
+    times = {}
+    tables = {}
+    for w in (1, workers):
+        t0 = time.perf_counter()
+        tables[w] = make_table("simrf.rff_mse", workers=w, **kw)
+        times[w] = time.perf_counter() - t0
+    assert tables[1].rows == tables[workers].rows  # the cells do not depend on the workers
+    return dict(cells=len(ds) * len(zs) * 2, serial=times[1], pool=times[workers], workers=workers)
+
+
+def bench_verify(argv):
+    """Wall seconds of ``rftheory verify`` with ``argv`` in a fresh interpreter (all local cores)."""
+    import subprocess
+
+    t0 = time.perf_counter()
+    res = subprocess.run([sys.executable, "-m", "rftheory", "verify", *argv], capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    tail = res.stdout.strip().splitlines()[-1] if res.stdout.strip() else res.stderr.strip()[-200:]
+    return dict(argv=" ".join(argv) or "(default)", wall=wall, rc=res.returncode, last=tail)
+
+
 SIZES = {
     # replicates per timing for the full path / the projection path, SimRF+ blocks, f64 grid
     "full": dict(n_full=lambda d: 200_000 // d ** 1.5 + 20, n_proj=lambda d: 4_000_000 // d, plus=(64, 2000, 20),
-                 f64=(256, 2000), validated=200_000, hrf=50_000, repeat=3),
+                 f64=(256, 2000), validated=200_000, hrf=50_000, repeat=3, table=8, startup=5),
     "quick": dict(n_full=lambda d: 20_000 // d ** 1.5 + 5, n_proj=lambda d: 400_000 // d, plus=(64, 200, 4),
-                  f64=(64, 500), validated=20_000, hrf=5_000, repeat=2),
+                  f64=(64, 500), validated=20_000, hrf=5_000, repeat=2, table=4, startup=3),
     "tiny": dict(n_full=lambda d: 4, n_proj=lambda d: 64, plus=(8, 8, 2), f64=(8, 16), validated=64, hrf=32,
-                 repeat=1),
+                 repeat=1, table=1, startup=1),
 }
 
 
@@ -246,6 +282,8 @@ def main(argv=None, out=sys.stdout, dims=(16, 64, 256)):
     ap.add_argument("--quick", action="store_true", help="smaller batches (a few seconds)")
     ap.add_argument("--tiny", action="store_true", help="minimal sizes (smoke test)")
     ap.add_argument("--f64-only", action="store_true", help="only the float64 figures (section 3)")
+    ap.add_argument("--verify", action="store_true",
+                    help="also time `rftheory verify` (default grid, ~3 min) beside `verify --quick`")
     ap.add_argument("--dims", default=",".join(map(str, dims)), help="comma-separated d values (default 16,64,256)")
     args = ap.parse_args(argv)
     dims = tuple(int(s) for s in args.dims.split(","))
@@ -266,7 +304,34 @@ def main(argv=None, out=sys.stdout, dims=(16, 64, 256)):
             continue
         pr(f"{r['what']:46} {r['points']:>8} {r['per_s']:>12.4g} {r['ref_per_s']:>12.4g} "
            f"{r['ref_per_s'] / r['per_s']:>6.2f}x")
-    return dict(mse=rows, plus=p, f64=f64)
+    if args.f64_only:
+        return dict(mse=rows, plus=p, f64=f64)
+
+    startup = _load_startup().main(["--repeat", str(sz["startup"])], out=out)
+    workers = os.cpu_count() or 1
+    tab = bench_table(workers, sz["table"])
+    pr(f"\n# rftheory table (simrf.rff_mse, {tab['cells']} mpmath cells), wall seconds")
+    pr(f"one process {tab['serial']:.2f} s   {tab['workers']} processes {tab['pool']:.2f} s   "
+       f"speed-up {tab['serial'] / tab['pool']:.2f}x")
+    ver = []
+    if args.verify:
+        pr("\n# rftheory verify, wall seconds on all local cores (goal: default grid <= 180 s on 2 cores)")
+        for argv in (["--quick"], []):
+            v = bench_verify(argv)
+            ver.append(v)
+            pr(f"verify {v['argv']:10} {v['wall']:8.1f} s   exit {v['rc']}   {v['last'][:60]}")
+        pr(f"default / quick: {ver[1]['wall'] / ver[0]['wall']:.2f}x")
+    return dict(mse=rows, plus=p, f64=f64, startup=startup, table=tab, verify=ver)
+
+
+def _load_startup():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("rftheory_benchmarks_startup",
+                                                  os.path.join(os.path.dirname(os.path.abspath(__file__)), "startup.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
 
 
 if __name__ == "__main__":

@@ -27,6 +27,10 @@ def test_benchmark_runs_with_tiny_sizes():
     assert len(res["mse"]) == 2 * 2 * 3  # prf/rff x two d x three couplings
     assert all(r["full"] > 0 and r["proj"] > 0 and r["draw"] > 0 for r in res["mse"])
     assert res["plus"]["max_abs_diff"] < 1e-12
+    # every figure of issue 15 in the one run: start-up ratios and the table on a pool (verify only with --verify)
+    assert "start-up CPU seconds" in text and "rftheory table" in text and "rftheory verify" not in text
+    assert res["table"]["cells"] == 8 and res["table"]["serial"] > 0 and res["table"]["pool"] > 0
+    assert set(res["startup"]) >= {"reference", "rftheory --help", "rftheory list"} and res["verify"] == []
 
 
 def test_simplex_plus_vectorized_equals_loop_reference():
