@@ -23,7 +23,8 @@ from .orth_gap import ULPS, orth_gap_neg_series
 
 sc = lazy("scipy.special")  # imported on first use (the CLI starts without it)
 
-__all__ = ["EPS", "TOL", "pick", "checked", "hyp1f1_d_half_neg", "orth_pair_f64", "simplex_pair_quad_f64", "gap_f64"]
+__all__ = ["EPS", "TOL", "pick", "checked", "hyp1f1_d_half_neg", "orth_pair_f64", "simplex_pair_quad_f64", "gap_f64",
+           "direct_gap_err"]
 
 EPS = np.finfo(float).eps
 
@@ -435,7 +436,7 @@ def gap_f64(coupling, d, z, enough=None):
             tau[mask], terr[mask] = hyp1f1_d_half_neg(d[mask], z2[mask] / 2, refine=enough is None)
             if enough is not None:  # double-double or mpmath only where the float64 series is not enough
                 with np.errstate(invalid="ignore"):
-                    redo = mask & ~(_direct_err(X, e, tau, terr) <= enough(e - tau)) & ~(terr <= TOL * np.abs(tau))
+                    redo = mask & ~(direct_gap_err(X, e, tau, terr) <= enough(e - tau)) & ~(terr <= TOL * np.abs(tau))
                 if np.any(redo):
                     tau[redo], terr[redo] = hyp1f1_d_half_neg(d[redo], z2[redo] / 2)
 
@@ -443,10 +444,10 @@ def gap_f64(coupling, d, z, enough=None):
         series_at(first)
         with np.errstate(invalid="ignore"):
             suffices = s_err <= enough(s_val) if enough is not None else np.zeros(d.shape, bool)
-            # the direct difference errs by at least u(ULPS·e + |gap|) (_direct_err): where the
+            # the direct difference errs by at least u(ULPS·e + |gap|) (direct_gap_err): where the
             # series is already that accurate it cannot be the better route
             direct_at(~(suffices | (s_err <= EPS / 2 * (ULPS * e + np.abs(s_val)))))
-            derr = _direct_err(X, e, tau, terr)
+            derr = direct_gap_err(X, e, tau, terr)
             if enough is not None:
                 series_at(~first & ~(derr <= enough(e - tau)))
         series, direct = (s_val, s_err), (e - tau, derr)
@@ -461,12 +462,12 @@ def gap_f64(coupling, d, z, enough=None):
         tau, terr = simplex_pair_quad_f64(d, z)
     else:
         raise ValueError(coupling)
-    direct = (e - tau, _direct_err(X, e, tau, terr))
+    direct = (e - tau, direct_gap_err(X, e, tau, terr))
     with np.errstate(invalid="ignore"):
         return pick([series, direct])
 
 
-def _direct_err(X, e, tau, terr):
+def direct_gap_err(X, e, tau, terr):
     """Error bound of the direct difference ``e − τ``, ``e = exp(X)``, ``X = −z²`` rounded once:
     ``τ``'s bound, ``exp`` (:data:`~rftheory.numerics.orth_gap.ULPS` units ``u``), the rounding of
     ``X`` (``u|X|e``, 1.01 for the second order) and of the difference (``u|e − τ|``)."""

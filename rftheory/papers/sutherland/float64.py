@@ -12,6 +12,7 @@ from ...errors import RangeError
 from ...lazy import lazy
 from ...numerics.cancellation import F64_TINY
 from ...numerics.floats import exact_sum_f64, two_prod
+from ...numerics.rff_float64 import direct_gap_err
 from ...numerics.rff_pairs import EPS, checked, gap_f64, hyp1f1_d_half_neg, simplex_pair_quad_f64
 from ...numerics.special import coupled_pairs
 
@@ -113,14 +114,14 @@ def _vpc_gap_f64(coupling, d, z):
             if np.any(big):
                 e = np.exp(-z[big] * z[big])
                 tau, terr = hyp1f1_d_half_neg(d[big], z[big] * z[big] / 2)
-                gap[big], err[big] = e - tau, terr + EPS * (e + np.abs(tau))
+                gap[big], err[big] = e - tau, direct_gap_err(-z[big] * z[big], e, tau, terr)
             return gap, err
         # simplex: the direct difference, with the corrected bound, here and wherever gap_f64 chose it
         sel = small | big
         if np.any(sel):
             e = np.exp(-z[sel] * z[sel])
             tau, terr = _simplex_quad_f64(d[sel], z[sel])
-            dg, de = e - tau, terr + EPS * (e + np.abs(tau))
+            dg, de = e - tau, direct_gap_err(-z[sel] * z[sel], e, tau, terr)
             g0, e0 = gap[sel], err[sel]
             took_direct = big[sel] | (g0 == dg)
             gap[sel] = np.where(took_direct, dg, g0)
