@@ -300,44 +300,89 @@ def _evaluate(res, point, sig, layer, decimals):
     return res.exact(dps=sig, **point)  # certified
 
 
-def _cell(job):
-    """The value (or ratio) of one cell, certified to what it shows; ``None`` if undefined (a zero denominator)."""
-    rid, point, den_point, layer, digits, decimals = job
-    res = get(rid)
-    sig = (decimals if decimals is not None else digits) + 2  # +2: the ratio's rounding
-    while True:
-        x = _evaluate(res, point, sig, layer, decimals)
-        with mp.workdps(sig + 5):  # the ratio and the plain-mpf copy at the cell's precision, not the global one
-            if den_point is not None:
-                den = _evaluate(res, den_point, sig, layer, decimals)
-                if den == 0:  # 0/0 or x/0: no ratio here
-                    return None
-                x = x / den
-            x = +x if isinstance(x, mp.mpf) else x  # a plain mpf (picklable), its digits kept
-        need = decimals + _magnitude(x) + 3 if decimals is not None and layer == "mpmath" else sig
-        if need <= sig:
-            return x
-        sig = need  # a value >= 1 needs more significant digits for its decimals
+@dataclass(frozen=True)
+class _Eval:
+    """One value a table needs, as a task of :mod:`rftheory.parallel` (hashable: equal values are computed once)."""
+
+    result: str
+    point: tuple  # ((name, value), ...) in the cell's order
+    sig: int
+    layer: str
+    decimals: int | None
+    kind: str = "exact"  # for rftheory.schedule: a cheap exact evaluation
+
+    @property
+    def key(self) -> str:
+        return f"{self.result}|table|" + ",".join(f"{k}={v}" for k, v in self.point) + f"|{self.sig}"
+
+    def run(self, seed):  # ``seed``: the executor's signature; a value draws no randomness
+        x = _evaluate(get(self.result), dict(self.point), self.sig, self.layer, self.decimals)
+        with mp.workdps(self.sig + 5):
+            return +x if isinstance(x, mp.mpf) else x  # a plain mpf (picklable), its digits kept
+
+
+def _frozen(point) -> tuple:
+    return tuple(point.items())
+
+
+def _run_evals(evals, workers) -> dict:
+    """``{e: e.run()}`` for every :class:`_Eval`: here, or on :func:`rftheory.parallel.process_pool`.
+
+    The pool is the one ``rftheory verify`` uses: Ctrl-C or SIGTERM (under
+    :func:`rftheory.parallel.guarded`) kill its workers at once instead of
+    waiting for the running cells.
+    """
+    if workers == 1 or len(evals) < 4:  # a pool costs ~0.1-0.3 s to start: not worth it for a few cells
+        return {e: e.run(0) for e in evals}
+    from contextlib import closing
+
+    from .parallel import process_pool
+
+    with closing(process_pool(workers)(evals, 0)) as it:  # closed early (an error, a signal): workers killed
+        return {evals[i]: x for i, x in it}
 
 
 def _evaluate_cells(jobs, workers):
-    """:func:`_cell` of every job, in order: here (``workers == 1``) or on a local process pool."""
+    """The value (or ratio) of every job, in order, certified to what it shows; ``None`` if undefined.
+
+    Each distinct value is evaluated once, so a ratio's denominator is shared
+    by the cells of a row (and is the numerator of an ``iid`` column).
+    Evaluated in rounds: a ``decimals`` cell >= 1 needs more significant
+    digits than first asked for, known only once its value is.
+    """
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ParameterError("workers", f"must be an integer >= 1, got {workers!r}")
-    if workers == 1 or len(jobs) < 4:  # a pool costs ~0.1-0.3 s to start: not worth it for a few cells
-        return [_cell(j) for j in jobs]
-    import os
-    from concurrent.futures import ProcessPoolExecutor
-    from concurrent.futures.process import BrokenProcessPool
-
-    from .signals import _worker_init
-
-    try:
-        with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), initializer=_worker_init,
-                                 initargs=(os.getpid(),)) as pool:
-            return list(pool.map(_cell, jobs))
-    except (BrokenProcessPool, OSError, PermissionError):  # no pool here (sandbox, no /dev/shm): serially
-        return [_cell(j) for j in jobs]
+    out: list = [None] * len(jobs)
+    sigs = [(j[5] if j[5] is not None else j[4]) + 2 for j in jobs]  # +2: the ratio's rounding
+    cache: dict = {}
+    pending = list(range(len(jobs)))
+    while pending:
+        wanted = {}
+        for i in pending:
+            rid, point, den_point, layer, _, decimals = jobs[i]
+            for pt in (point, den_point) if den_point is not None else (point,):
+                e = _Eval(rid, _frozen(pt), sigs[i], layer, decimals)
+                if e not in cache:
+                    wanted[e] = None
+        cache.update(_run_evals(list(wanted), workers))
+        again = []
+        for i in pending:
+            rid, point, den_point, layer, _, decimals = jobs[i]
+            x = cache[_Eval(rid, _frozen(point), sigs[i], layer, decimals)]
+            if den_point is not None:
+                den = cache[_Eval(rid, _frozen(den_point), sigs[i], layer, decimals)]
+                if den == 0:  # 0/0 or x/0: no ratio here
+                    continue
+                with mp.workdps(sigs[i] + 5):  # the ratio at the cell's precision, not the global one
+                    x = x / den
+            need = decimals + _magnitude(x) + 3 if decimals is not None and layer == "mpmath" else sigs[i]
+            if need <= sigs[i]:
+                out[i] = x
+            else:  # a value >= 1 needs more significant digits for its decimals
+                sigs[i] = need
+                again.append(i)
+        pending = again
+    return out
 
 
 #: characters LaTeX reads as commands in text mode, and their escapes
