@@ -21,6 +21,9 @@ from .precision import DPS_MAX, check_dps
 
 __all__ = ["Table", "make_table", "render", "latex_escape", "fixed", "add_parser"]
 
+#: significant digits a float64 value has (17 tell any two doubles apart)
+F64_DIGITS = 17
+
 
 @dataclass
 class Table:
@@ -153,7 +156,8 @@ def make_table(result_id, grid, params=None, columns=None, ratio_to=None, layer=
     layer : {"mpmath", "float64"}
         Certified mpmath values, or the float64 layer.
     digits : int
-        Significant digits shown (``≤ DPS_MAX − 2``), trailing zeros kept.
+        Significant digits shown (``≤ DPS_MAX − 2``; ``≤ 17`` with
+        ``layer="float64"``), trailing zeros kept.
     also : sequence of str
         Further result IDs shown as extra columns, each evaluated at the
         row's point restricted to the parameters it takes (e.g. an
@@ -181,7 +185,7 @@ def make_table(result_id, grid, params=None, columns=None, ratio_to=None, layer=
     Raises
     ------
     ParameterError
-        Bad ``digits`` or ``decimals``; a grid, column, link or ratio
+        Bad ``digits`` (also more than float64 has) or ``decimals``; a grid, column, link or ratio
         parameter the result does not take; a parameter given twice (two
         axes, an axis and a fixed value, ...); parameters outside the
         result's domain; a label for no column.
@@ -213,6 +217,9 @@ def make_table(result_id, grid, params=None, columns=None, ratio_to=None, layer=
             raise ParameterError("decimals", f"must be an integer in [0, {DPS_MAX - 3}], got {decimals!r}")
     elif check_dps(digits, "digits") > DPS_MAX - 2:  # cells are certified to digits + 2 (the ratio's rounding)
         raise ParameterError("digits", f"must be <= {DPS_MAX - 2} in a table, got {digits}")
+    elif layer == "float64" and digits > F64_DIGITS:  # further digits would be the binary value's noise
+        raise ParameterError("digits", f"the float64 layer has at most {F64_DIGITS} significant digits, got {digits}; "
+                             "use the mpmath layer (--layer mpmath) for more")
     names = [g[0] for g in grid]
     dup = next((k for k in names if names.count(k) > 1), None)
     if dup:  # --grid v=1,2 --grid v=3: one axis per parameter
@@ -515,7 +522,8 @@ def add_parser(subparsers, func):
                    help="certified mpmath cells (default) or the float64 layer")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--digits", type=int, default=8,
-                   help="significant digits in every cell, trailing zeros kept (default 8)")
+                   help="significant digits in every cell, trailing zeros kept (default 8; at most 17 with --layer "
+                   "float64)")
     g.add_argument("--decimals", type=int, default=None, metavar="N",
                    help="instead: N decimal places in every cell (0.9420, 0.0323), certified")
     p.add_argument("--label", action="append", metavar="COLUMN=TEXT", default=[],

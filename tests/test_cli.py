@@ -392,3 +392,30 @@ def test_dps_is_keyword_only():
     with pytest.raises(TypeError):
         r.route("series", 30, d=4, v=1)
     assert digits_agree(r.exact(dps=30, d=4, v=1), r.route("series", dps=40, d=4, v=1)) >= 29
+
+
+# ------------------------------------------------------------ table: float64 digits, labels
+def _table_error(argv, capsys):
+    rc = main(["table", *argv])
+    captured = capsys.readouterr()
+    err = captured.err.strip().splitlines()
+    assert rc == 2 and captured.out == "" and len(err) == 1 and err[0].startswith("rftheory: error:"), err
+    return err[0]
+
+
+def test_table_float64_refuses_digits_it_does_not_have(capsys):
+    """float64 carries at most 17 significant digits: --digits 30 is an error naming --digits and the way out,
+    not 13 digits of the double's binary expansion."""
+    from rftheory.errors import ParameterError
+    from rftheory.tables import make_table
+
+    argv = ["simrf.conformity.iid", "--grid", "v=1", "-p", "d=4", "--layer", "float64", "--workers", "1"]
+    err = _table_error(argv + ["--digits", "30"], capsys)
+    assert "'digits'" in err and "at most 17 significant digits" in err and "--layer mpmath" in err
+    assert main(["table", *argv, "--digits", "17"]) == 0
+    assert "2.7182818284590451" in capsys.readouterr().out  # float64's e, 17 digits
+    with pytest.raises(ParameterError, match="'digits'.*at most 17"):
+        make_table("simrf.conformity.iid", [("v", ["1"])], params={"d": "4"}, layer="float64", digits=18)
+    assert make_table("simrf.conformity.iid", [("v", ["1"])], params={"d": "4"}, digits=30).rows[0][1] == \
+        "2.71828182845904523536028747135"  # mpmath: as many as asked
+
