@@ -188,7 +188,8 @@ def make_table(result_id, grid, params=None, columns=None, ratio_to=None, layer=
         Bad ``digits`` (also more than float64 has) or ``decimals``; a grid, column, link or ratio
         parameter the result does not take; a parameter given twice (two
         axes, an axis and a fixed value, ...); parameters outside the
-        result's domain; a label for no column.
+        result's domain; a label for no column, two labels for one column
+        or a label repeating another column's title.
     UnknownResultError
         An unknown result ID.
 
@@ -250,16 +251,24 @@ def make_table(result_id, grid, params=None, columns=None, ratio_to=None, layer=
     keys = [[c, t] for c, t in zip(col_vals, titles)] if columns else [[t] for t in titles]
     header = names + titles + [e.id for e in extra]
     keys = [[n] for n in names] + keys + [[e.id] for e in extra]
-    used = set()
-    for i, ks in enumerate(keys):
-        for k in ks:
-            if k in labels:
-                header[i] = labels[k]
-                used.add(k)
-                break
-    unknown = [k for k in labels if k not in used]
+    labelled = set()
+    for i, ks in enumerate(keys):  # a column named by its value (simplex) and its title (simplex/iid)
+        given = [k for k in ks if k in labels]
+        if len(given) > 1:
+            raise ParameterError("label", f"two labels for the column {ks[-1]!r}: "
+                                 + " and ".join(f"{k}={labels[k]}" for k in given) + "; give one")
+        if given:
+            header[i] = labels[given[0]]
+            labelled.add(i)
+    named = {k for ks in keys for k in ks}
+    unknown = [k for k in labels if k not in named]
     if unknown:
         raise ParameterError("label", f"no column is {unknown[0]!r} (columns: {', '.join(k[-1] for k in keys)})")
+    dup = next((h for i, h in enumerate(header) if h in header[:i] and labelled & {i, header.index(h)}), None)
+    if dup is not None:  # csv/json readers would see one column (a JSON row is keyed by title)
+        which = [keys[i][-1] for i, h in enumerate(header) if h == dup]
+        raise ParameterError("label", f"two columns would be titled {dup!r} ({' and '.join(which)}); "
+                             "every column needs its own title")
     jobs, where = [], []  # every cell is one job: (result, point, denominator point)
     combos = list(itertools.product(*[g[1] for g in grid]))
     for combo in combos:

@@ -419,3 +419,24 @@ def test_table_float64_refuses_digits_it_does_not_have(capsys):
     assert make_table("simrf.conformity.iid", [("v", ["1"])], params={"d": "4"}, digits=30).rows[0][1] == \
         "2.71828182845904523536028747135"  # mpmath: as many as asked
 
+
+LABELLED = ["simrf.prf_mse", "--grid", "d=16,64", "--link", "m=d", "-p", "v=0.1", "--columns",
+            "coupling=orthogonal,simplex", "--ratio-to", "iid", "--workers", "1"]
+
+
+def test_table_two_labels_for_one_column_say_so(capsys):
+    """`simplex` (the column's value) and `simplex/iid` (its title) name one column: the error says two labels
+    for it, not 'no column is simplex/iid' while the list of columns shows it."""
+    err = _table_error(LABELLED + ["--label", "simplex=A", "--label", "simplex/iid=B"], capsys)
+    assert "two labels for the column 'simplex/iid': simplex=A and simplex/iid=B" in err
+    assert "no column is" not in err
+
+
+@pytest.mark.parametrize("labels, title", [(["simplex=d"], "'d' (d and simplex/iid)"),
+                                           (["simplex=X", "orthogonal=X"], "'X' (orthogonal/iid and simplex/iid)")])
+def test_table_a_label_may_not_repeat_another_title(labels, title, capsys):
+    """Two columns with one title make CSV ambiguous and JSON rows (keyed by title) lose a cell."""
+    argv = LABELLED + [x for lab in labels for x in ("--label", lab)]
+    assert f"two columns would be titled {title}" in _table_error(argv, capsys)
+    assert main(["table", *LABELLED, "--label", "simplex=SimRF/IID", "--format", "csv"]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == "d,orthogonal/iid,SimRF/IID"
