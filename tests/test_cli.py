@@ -314,7 +314,7 @@ def test_show_prints_everything_and_a_working_eval_line(capsys):
     out = capsys.readouterr().out
     from rftheory.mathtext import unicode_math
 
-    assert unicode_math(r.statement) in out and "MSE=e^(−2‖x‖²−2‖y‖²)/m[(e^(2v²)−e^(v²))+P/m(ρ_c−e^(v²))]" in out
+    assert unicode_math(r.statement) in out and "MSE=(e^(−2‖x‖²−2‖y‖²)/m)[(e^(2v²)−e^(v²))+(P/m)(ρ_c−e^(v²))]" in out
     assert "Isaac Reid, Krzysztof Choromanski, Valerii Likhosherstov, Adrian Weller (2023). Simplex Random Features. " \
            "ICML 2023, Thm 3.2" in out
     for p in r.params:
