@@ -45,6 +45,42 @@ def test_declared_domain_is_the_enforced_one(rid, p):
                 p.parse(bound)
 
 
+def _refusal(f):
+    try:
+        f()
+    except ParameterError as exc:
+        return exc.name
+    return None
+
+
+def test_parse_array_refuses_exactly_what_parse_refuses():
+    """Param.parse_array (the float64 layer's check) and Param.parse agree on every numeric parameter of the
+    registry, at each element's exact binary value: bounds, just outside them, non-integers, odd D (phi's check,
+    which parse_array did not run), NaN and infinities."""
+    seen = set()
+    checked = 0
+    for rid, p in NUMERIC:
+        if (p.name, p.low, p.high, p.check) in seen:
+            continue
+        seen.add((p.name, p.low, p.high, p.check))
+        lo, hi = float(p.low), float(p.high)
+        values = [lo, hi, lo - 1, hi + 1, np.nextafter(lo, -np.inf), np.nextafter(hi, np.inf), (lo + hi) / 2,
+                  2.5, 3.0, 4.0, 7.0, math.nan, math.inf, -math.inf]
+        for x in values:
+            one = _refusal(lambda: p.parse(Fraction(x) if math.isfinite(x) else x))
+            arr = _refusal(lambda: p.parse_array(np.array([4.0, x, 4.0])))
+            # [4, x, 4]: x is what decides (4 itself is checked alone below)
+            ok4 = _refusal(lambda: p.parse(Fraction(4))) is None
+            assert (one is not None or not ok4) == (arr is not None), (rid, p.name, x, one, arr)
+            assert arr in (None, p.name), (rid, p.name, x, arr)
+            checked += 1
+    assert checked > 100
+    from rftheory.papers.sutherland.kernels import _d_even
+
+    with pytest.raises(ParameterError, match=r"D must be even, got 3 \(element \(1, 0\) of the array"):
+        _d_even().parse_array([[2, 4], [3, 6]])
+
+
 def test_random_points_are_valid_and_reproducible():
     for r in rftheory.results():
         if r.mpmath is None:
