@@ -100,3 +100,27 @@ def test_domain_sweep_200_points_per_result():
                           "--n", "200", "--limit", "60", "--workers", str(os.cpu_count() or 1)],
                          capture_output=True, text=True, env=env, timeout=6 * 3600)
     assert res.returncode == 0, res.stdout[-6000:] + res.stderr[-2000:]
+
+
+@pytest.mark.parametrize("kwargs, shape", [
+    (dict(d=np.array([], int), m=4, v=0.5), (0,)),
+    (dict(d=np.array([], int), m=np.array([[4], [8]]), v=0.5), (2, 0)),
+    (dict(d=np.zeros((3, 0), int), m=np.array([4, 8, 16])[:, None], v=np.zeros((3, 0))), (3, 0)),
+])
+def test_f64_of_empty_arrays_is_an_empty_array(kwargs, shape):
+    """As numpy's ufuncs: no element, no value, no error (was "'d' must be >= 2, got Fraction(0, 1)": a 0 that
+    was never given)."""
+    out = rftheory.get("simrf.prf_mse").f64(coupling="iid", **kwargs)
+    assert isinstance(out, np.ndarray) and out.shape == shape and out.dtype == np.float64
+
+
+def test_f64_of_empty_arrays_still_checks_the_rest():
+    r = rftheory.get("simrf.prf_mse")
+    empty = np.array([], int)
+    for kwargs, name in [(dict(m=4, v=0.5, coupling="bogus"), "coupling"), (dict(v=0.5, coupling="iid"), "m"),
+                         (dict(m=4, v=-1.0, coupling="iid"), "v"), (dict(m=4, v=0.5, coupling="iid", q=1), "q")]:
+        with pytest.raises(ParameterError) as exc:
+            r.f64(d=empty, **kwargs)
+        assert exc.value.name == name
+    with pytest.raises(ValueError, match="broadcast"):
+        r.f64(d=empty, m=np.array([4, 8]), v=0.5, coupling="iid")
