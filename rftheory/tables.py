@@ -185,7 +185,8 @@ def make_table(result_id, grid, params=None, columns=None, ratio_to=None, layer=
     Raises
     ------
     ParameterError
-        Bad ``digits`` (also more than float64 has) or ``decimals``; a grid, column, link or ratio
+        Bad ``digits`` or ``decimals`` (also more significant digits than
+        float64 has, with ``layer="float64"``); a grid, column, link or ratio
         parameter the result does not take; a parameter given twice (two
         axes, an axis and a fixed value, ...); parameters outside the
         result's domain; a label for no column, two labels for one column
@@ -391,6 +392,10 @@ def _evaluate_cells(jobs, workers):
                     continue
                 with mp.workdps(sigs[i] + 5):  # the ratio at the cell's precision, not the global one
                     x = x / den
+            if decimals is not None and layer == "float64" and x != 0 and decimals + _magnitude(x) + 1 > F64_DIGITS:
+                raise ParameterError("decimals", f"{decimals} decimal places of {_significant(x, 6)} need "
+                                     f"{decimals + _magnitude(x) + 1} significant digits, the float64 layer has at "
+                                     f"most {F64_DIGITS}; use fewer decimals or the mpmath layer (--layer mpmath)")
             need = decimals + _magnitude(x) + 3 if decimals is not None and layer == "mpmath" else sigs[i]
             if need <= sigs[i]:
                 out[i] = x

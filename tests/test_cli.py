@@ -420,6 +420,20 @@ def test_table_float64_refuses_digits_it_does_not_have(capsys):
         "2.71828182845904523536028747135"  # mpmath: as many as asked
 
 
+def test_table_float64_refuses_decimals_beyond_its_digits(capsys):
+    """--decimals N of a float64 value x shows N + floor(log10 |x|) + 1 significant digits: at most 17."""
+    from rftheory.errors import ParameterError
+    from rftheory.tables import make_table
+
+    argv = ["simrf.conformity.iid", "--grid", "v=1,3", "-p", "d=4", "--layer", "float64", "--workers", "1"]
+    err = _table_error(argv + ["--decimals", "14"], capsys)  # e^9 = 8103.08...: 18 significant digits
+    assert "'decimals'" in err and "need 18 significant digits" in err and "--layer mpmath" in err
+    assert main(["table", *argv, "--decimals", "13", "--format", "csv"]) == 0
+    assert capsys.readouterr().out.splitlines()[1:] == ["1,2.7182818284590", "3,8103.0839275753842"]
+    with pytest.raises(ParameterError, match="'decimals'"):
+        make_table("simrf.conformity.iid", [("v", ["1"])], params={"d": "4"}, layer="float64", decimals=17)
+
+
 LABELLED = ["simrf.prf_mse", "--grid", "d=16,64", "--link", "m=d", "-p", "v=0.1", "--columns",
             "coupling=orthogonal,simplex", "--ratio-to", "iid", "--workers", "1"]
 
