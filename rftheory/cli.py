@@ -2,8 +2,9 @@
 ``cite``, ``audit``, ``predict``.
 
 Errors caused by input are printed as one line (``rftheory: error: ...``)
-with exit status 2; ``verify`` exits 1 when any check fails, 130 on Ctrl-C and
-143 on SIGTERM (its workers stop with it; a checkpoint stays consistent).
+with exit status 2; ``verify`` exits 1 when any check fails; ``verify`` and
+``table`` exit 130 on Ctrl-C and 143 on SIGTERM (their workers stop with them;
+a checkpoint stays consistent).
 """
 
 from __future__ import annotations
@@ -256,7 +257,8 @@ def cmd_table(args) -> int:
     Returns
     -------
     int
-        Exit status 0.
+        Exit status 0; 130 on Ctrl-C, 143 on SIGTERM (the pool's workers are
+        killed at once, as in ``verify``).
 
     Raises
     ------
@@ -266,7 +268,7 @@ def cmd_table(args) -> int:
     UnknownResultError
         An unknown ID.
     """
-    from .parallel import default_workers as _default_workers
+    from . import parallel
     from .tables import make_table, render
 
     labels = {}
@@ -277,20 +279,29 @@ def cmd_table(args) -> int:
         if k.strip() in labels:
             raise ParameterError("label", f"two labels for {k.strip()!r}")
         labels[k.strip()] = v.strip()
-    table = make_table(
-        args.id,
-        grid=[_parse_grid(g) for g in args.grid or []],
-        params=_parse_assignments(args.param, "--param"),
-        columns=_parse_grid(args.columns) if args.columns else None,
-        ratio_to=args.ratio_to,
-        layer=args.layer,
-        digits=args.digits,
-        decimals=args.decimals,
-        also=args.also or (),
-        links=_parse_assignments(args.link, "--link"),
-        labels=labels,
-        workers=_default_workers() if args.workers is None else args.workers,
-    )
+    try:
+        # as verify: SIGTERM -> parallel.Terminated; whatever stops the table kills the pool workers at once
+        with parallel.guarded(None):
+            table = make_table(
+                args.id,
+                grid=[_parse_grid(g) for g in args.grid or []],
+                params=_parse_assignments(args.param, "--param"),
+                columns=_parse_grid(args.columns) if args.columns else None,
+                ratio_to=args.ratio_to,
+                layer=args.layer,
+                digits=args.digits,
+                decimals=args.decimals,
+                also=args.also or (),
+                links=_parse_assignments(args.link, "--link"),
+                labels=labels,
+                workers=parallel.default_workers() if args.workers is None else args.workers,
+            )
+    except KeyboardInterrupt:
+        print("rftheory: interrupted", file=sys.stderr)
+        return 130
+    except parallel.Terminated:
+        print("rftheory: terminated (SIGTERM)", file=sys.stderr)
+        return 143
     text = render(table, args.format, label=args.latex_label)
     if args.caption:
         _write(args.caption, table.caption + "\n", "caption")

@@ -75,7 +75,7 @@ significant digits (trailing zeros kept) or --decimals N places, certified eithe
 denominator is 0 (e.g. 0/0 at v=0) prints n/a (null in JSON). LaTeX: booktabs rules, text escaped,
 \\caption and \\label. Captions cite the papers (authors, year, title, venue).
 
-exit status: 0 printed; 2 a bad axis, parameter, ratio, label or format""",
+exit status: 0 printed; 2 a bad axis, parameter, ratio, label or format; 130 Ctrl-C, 143 SIGTERM""",
     "show": """examples:
   rftheory show simrf.prf_mse            statement, source, parameters, layers, notes, an eval line
   rftheory show simrf.prf_mse --latex    only the statement's LaTeX

@@ -75,6 +75,14 @@ def _single(s: str) -> bool:
     return len(base) <= 1 or base.isdigit() or (base.startswith("(") and base.endswith(")") and _simple(base))
 
 
+class _Frac(str):
+    """A rendered fraction ``a/b``: parenthesised when a factor or a script follows (``(a/b)c``, not ``a/bc``)."""
+
+
+#: what may follow ``a/b`` without making it ambiguous: operators, separators, closing brackets
+_NOT_A_FACTOR = set(" +-−=,;:<>≤≥≠≈∼∝≺≻∈→)]}/·×±≡&!")
+
+
 class _Reader:
     def __init__(self, src: str):
         self.s, self.i = src, 0
@@ -109,6 +117,16 @@ class _Reader:
     def sequence(self, text: bool = False, close: str = "") -> str:
         out: list[str] = []
         apart = False  # a script written as _b: keep the next letter apart (sum_b m_b)
+        frac = None  # index in out of a fraction not yet followed by anything visible
+
+        def factor_follows(piece: str) -> None:
+            nonlocal frac
+            head = piece.lstrip()
+            if frac is not None and head:
+                if head[0] not in _NOT_A_FACTOR:
+                    out[frac] = f"({out[frac]})"
+                frac = None
+
         while self.i < len(self.s):
             ch = self.peek()
             if close and ch == close:
@@ -117,6 +135,7 @@ class _Reader:
             if ch in "^_":
                 self.i += 1
                 arg = self.argument(text).strip()
+                factor_follows("x")  # (a/b)², not a/b²
                 if out:
                     out[-1] = out[-1].rstrip()  # max_θ, not max _θ
                 sc = _script(arg, _SUP if ch == "^" else _SUB, ch)
@@ -124,11 +143,17 @@ class _Reader:
                 apart = sc.startswith(ch) and not sc.endswith(")")
                 continue
             atom = self.atom(text)
+            factor_follows(atom)
             if apart and atom[:1].isalnum():
                 out.append(" ")
             apart = apart and not atom
             out.append(atom)
-        return re.sub(r"([(\[{]) ", r"\1", re.sub(" {2,}", " ", "".join(out)))
+            if isinstance(atom, _Frac):
+                frac = len(out) - 1
+        text_out = re.sub(r"([(\[{]) ", r"\1", re.sub(" {2,}", " ", "".join(out)))
+        visible = [o for o in out if o.strip()]
+        # a group that is one fraction ({\frac ab}c) is still a fraction to what follows it
+        return _Frac(text_out) if len(visible) == 1 and isinstance(visible[0], _Frac) and frac is not None else text_out
 
     def atom(self, text: bool = False) -> str:
         ch = self.peek()
@@ -168,7 +193,7 @@ class _Reader:
                 return _FRACTIONS[(num, den)]
             num = num if _simple(num) else f"({num})"
             den = den if _single(den) else f"({den})"
-            return f"{num}/{den}"
+            return _Frac(f"{num}/{den}")
         if name == "sqrt":
             index = ""
             if self.peek() == "[":
@@ -197,7 +222,9 @@ def unicode_math(latex: str) -> str:
     Returns
     -------
     str
-        Plain Unicode: fractions as ``a/b`` (parenthesised where needed),
+        Plain Unicode: fractions as ``a/b`` (a numerator or denominator that
+        is not one term parenthesised, and the fraction itself when a factor
+        or a script follows it: ``(a/b)c``, never ``a/bc``),
         roots as ``√``, scripts as Unicode super- and subscripts where every
         character has one (else ``^(…)``), Greek letters, ``𝔼``, ``‖x‖``, ``ᵀ``.
 
@@ -206,7 +233,7 @@ def unicode_math(latex: str) -> str:
     >>> unicode_math(r"\rho_{\mathrm{iid}}=e^{v^2}")
     'ρ_(iid)=e^(v²)'
     >>> unicode_math(r"\mathbb E\|x\|^2 = \frac{d}{2}\sqrt{\pi},\ \tfrac12 \le {}_1F_1(d;\tfrac d2;-x)")
-    '𝔼‖x‖²=d/2√π, ½≤₁F₁(d;d/2;−x)'
+    '𝔼‖x‖²=(d/2)√π, ½≤₁F₁(d;d/2;−x)'
     >>> unicode_math(r"\frac{e^{2v^2}-e^{v^2}}{m}")
     '(e^(2v²)−e^(v²))/m'
     """

@@ -255,8 +255,10 @@ class Param:
 
         The float64 layer's twin of :meth:`parse` (``Result.f64``,
         :func:`rftheory.predict.pairs.evaluate`): each element is compared at its
-        exact binary value with the bounds (exact rationals or floats), so an
-        element is refused here exactly when :meth:`parse` refuses it.
+        exact binary value with the bounds (exact rationals or floats), and the
+        parameter's ``check`` (e.g. ``D`` even) runs exactly, once per distinct
+        value, so an element is refused here exactly when :meth:`parse`
+        refuses it.
 
         Parameters
         ----------
@@ -277,7 +279,8 @@ class Param:
         ParameterError
             Naming this parameter, the first offending element (its index and
             value) and the domain, if an element is not a finite number of
-            the domain (a non-integer for an ``int`` parameter included).
+            the domain (a non-integer for an ``int`` parameter included) or
+            ``check`` refuses it.
 
         Examples
         --------
@@ -295,11 +298,11 @@ class Param:
         at = f"{where}: " if where else ""
         tail = f"; {hint}" if hint else ""
 
-        def refuse(bad, what):
+        def refuse(bad, what, got=True):
             i = int(np.flatnonzero(np.ravel(bad))[0])
             idx = tuple(int(j) for j in np.unravel_index(i, arr.shape)) if arr.ndim > 1 else i
-            raise ParameterError(self.name, f"{at}{what}, got {float(arr.ravel()[i])!r} (element {idx} of the array; "
-                                            f"{self.domain()}){tail}")
+            value = f", got {float(arr.ravel()[i])!r}" if got else ""
+            raise ParameterError(self.name, f"{at}{what}{value} (element {idx} of the array; {self.domain()}){tail}")
 
         bad = ~np.isfinite(arr)
         if bad.any():
@@ -325,6 +328,12 @@ class Param:
             if bad.any():
                 op = ("<" if opened else "<=") if not is_low else (">" if opened else ">=")
                 refuse(bad, f"must be {op} {fmt_bound(bound)}")
+        if self.check is not None and arr.size:
+            for x in np.unique(arr):  # sorted; the element named is the first in the array with a refused value
+                try:
+                    self.check(int(x) if self.kind == "int" else Fraction(float(x)))
+                except ParameterError as exc:
+                    refuse(arr == x, exc.message, got=False)  # the check's message names the value
         return arr
 
 

@@ -340,16 +340,23 @@ class Result:
         Returns
         -------
         numpy.ndarray
-            Of the broadcast shape of the array arguments.
+            Of the broadcast shape of the array arguments; an empty array
+            (float64) when that shape has no element, as numpy's ufuncs do.
 
         Raises
         ------
+        ParameterError
+            A parameter outside its domain (naming it and the first offending
+            element), missing or unknown.
         RangeError
             Where float64 cannot give the value to ``rtol64``.
         """
         if self.float64 is None:
             raise LayerUnavailableError(f"{self.id} has no float64 evaluator")
         p = validate_arrays(self, given)
+        shape = np.broadcast_shapes(*(v.shape for v in p.values() if isinstance(v, np.ndarray)))
+        if 0 in shape:  # nothing to evaluate (the evaluators assume an element)
+            return np.empty(shape)
         return self.float64(p)
 
     def monte_carlo(self, rng: np.random.Generator, n_replicates: int, /, batches: int = 50, **given) -> MCEstimate:
@@ -485,6 +492,13 @@ def validate_arrays(result: Result, given: Mapping[str, Any]) -> dict:
     scalars = {k: v for k, v in given.items() if k not in out}
     names = list(out)
     arrays = np.broadcast_arrays(*out.values()) if out else []
+    if arrays and arrays[0].size == 0:  # no element to evaluate; what is not an array is still checked
+        for p in result.params:
+            if p.name in scalars and scalars[p.name] is not None:
+                p.parse(scalars[p.name])
+            elif p.name not in given and p.default is None:
+                raise ParameterError(p.name, f"{result.id} needs it ({p.domain()})")
+        return dict(zip(names, arrays))
     first = {k: (a.flat[0] if a.size else 0) for k, a in zip(names, arrays)}
     # floats are validated at their exact binary value (Fraction(float)), never
     # re-read through repr: a default such as x_norm = v/2 must see the same v

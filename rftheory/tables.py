@@ -21,6 +21,9 @@ from .precision import DPS_MAX, check_dps
 
 __all__ = ["Table", "make_table", "render", "latex_escape", "fixed", "add_parser"]
 
+#: significant digits a float64 value has (17 tell any two doubles apart)
+F64_DIGITS = 17
+
 
 @dataclass
 class Table:
@@ -153,7 +156,8 @@ def make_table(result_id, grid, params=None, columns=None, ratio_to=None, layer=
     layer : {"mpmath", "float64"}
         Certified mpmath values, or the float64 layer.
     digits : int
-        Significant digits shown (``≤ DPS_MAX − 2``), trailing zeros kept.
+        Significant digits shown (``≤ DPS_MAX − 2``; ``≤ 17`` with
+        ``layer="float64"``), trailing zeros kept.
     also : sequence of str
         Further result IDs shown as extra columns, each evaluated at the
         row's point restricted to the parameters it takes (e.g. an
@@ -181,10 +185,12 @@ def make_table(result_id, grid, params=None, columns=None, ratio_to=None, layer=
     Raises
     ------
     ParameterError
-        Bad ``digits`` or ``decimals``; a grid, column, link or ratio
+        Bad ``digits`` or ``decimals`` (also more significant digits than
+        float64 has, with ``layer="float64"``); a grid, column, link or ratio
         parameter the result does not take; a parameter given twice (two
         axes, an axis and a fixed value, ...); parameters outside the
-        result's domain; a label for no column.
+        result's domain; a label for no column, two labels for one column
+        or a label repeating another column's title.
     UnknownResultError
         An unknown result ID.
 
@@ -213,6 +219,9 @@ def make_table(result_id, grid, params=None, columns=None, ratio_to=None, layer=
             raise ParameterError("decimals", f"must be an integer in [0, {DPS_MAX - 3}], got {decimals!r}")
     elif check_dps(digits, "digits") > DPS_MAX - 2:  # cells are certified to digits + 2 (the ratio's rounding)
         raise ParameterError("digits", f"must be <= {DPS_MAX - 2} in a table, got {digits}")
+    elif layer == "float64" and digits > F64_DIGITS:  # further digits would be the binary value's noise
+        raise ParameterError("digits", f"the float64 layer has at most {F64_DIGITS} significant digits, got {digits}; "
+                             "use the mpmath layer (--layer mpmath) for more")
     names = [g[0] for g in grid]
     dup = next((k for k in names if names.count(k) > 1), None)
     if dup:  # --grid v=1,2 --grid v=3: one axis per parameter
@@ -243,16 +252,24 @@ def make_table(result_id, grid, params=None, columns=None, ratio_to=None, layer=
     keys = [[c, t] for c, t in zip(col_vals, titles)] if columns else [[t] for t in titles]
     header = names + titles + [e.id for e in extra]
     keys = [[n] for n in names] + keys + [[e.id] for e in extra]
-    used = set()
-    for i, ks in enumerate(keys):
-        for k in ks:
-            if k in labels:
-                header[i] = labels[k]
-                used.add(k)
-                break
-    unknown = [k for k in labels if k not in used]
+    labelled = set()
+    for i, ks in enumerate(keys):  # a column named by its value (simplex) and its title (simplex/iid)
+        given = [k for k in ks if k in labels]
+        if len(given) > 1:
+            raise ParameterError("label", f"two labels for the column {ks[-1]!r}: "
+                                 + " and ".join(f"{k}={labels[k]}" for k in given) + "; give one")
+        if given:
+            header[i] = labels[given[0]]
+            labelled.add(i)
+    named = {k for ks in keys for k in ks}
+    unknown = [k for k in labels if k not in named]
     if unknown:
         raise ParameterError("label", f"no column is {unknown[0]!r} (columns: {', '.join(k[-1] for k in keys)})")
+    dup = next((h for i, h in enumerate(header) if h in header[:i] and labelled & {i, header.index(h)}), None)
+    if dup is not None:  # csv/json readers would see one column (a JSON row is keyed by title)
+        which = [keys[i][-1] for i, h in enumerate(header) if h == dup]
+        raise ParameterError("label", f"two columns would be titled {dup!r} ({' and '.join(which)}); "
+                             "every column needs its own title")
     jobs, where = [], []  # every cell is one job: (result, point, denominator point)
     combos = list(itertools.product(*[g[1] for g in grid]))
     for combo in combos:
@@ -300,44 +317,93 @@ def _evaluate(res, point, sig, layer, decimals):
     return res.exact(dps=sig, **point)  # certified
 
 
-def _cell(job):
-    """The value (or ratio) of one cell, certified to what it shows; ``None`` if undefined (a zero denominator)."""
-    rid, point, den_point, layer, digits, decimals = job
-    res = get(rid)
-    sig = (decimals if decimals is not None else digits) + 2  # +2: the ratio's rounding
-    while True:
-        x = _evaluate(res, point, sig, layer, decimals)
-        with mp.workdps(sig + 5):  # the ratio and the plain-mpf copy at the cell's precision, not the global one
-            if den_point is not None:
-                den = _evaluate(res, den_point, sig, layer, decimals)
-                if den == 0:  # 0/0 or x/0: no ratio here
-                    return None
-                x = x / den
-            x = +x if isinstance(x, mp.mpf) else x  # a plain mpf (picklable), its digits kept
-        need = decimals + _magnitude(x) + 3 if decimals is not None and layer == "mpmath" else sig
-        if need <= sig:
-            return x
-        sig = need  # a value >= 1 needs more significant digits for its decimals
+@dataclass(frozen=True)
+class _Eval:
+    """One value a table needs, as a task of :mod:`rftheory.parallel` (hashable: equal values are computed once)."""
+
+    result: str
+    point: tuple  # ((name, value), ...) in the cell's order
+    sig: int
+    layer: str
+    decimals: int | None
+    kind: str = "exact"  # for rftheory.schedule: a cheap exact evaluation
+
+    @property
+    def key(self) -> str:
+        return f"{self.result}|table|" + ",".join(f"{k}={v}" for k, v in self.point) + f"|{self.sig}"
+
+    def run(self, seed):  # ``seed``: the executor's signature; a value draws no randomness
+        x = _evaluate(get(self.result), dict(self.point), self.sig, self.layer, self.decimals)
+        with mp.workdps(self.sig + 5):
+            return +x if isinstance(x, mp.mpf) else x  # a plain mpf (picklable), its digits kept
+
+
+def _frozen(point) -> tuple:
+    return tuple(point.items())
+
+
+def _run_evals(evals, workers) -> dict:
+    """``{e: e.run()}`` for every :class:`_Eval`: here, or on :func:`rftheory.parallel.process_pool`.
+
+    The pool is the one ``rftheory verify`` uses: Ctrl-C or SIGTERM (under
+    :func:`rftheory.parallel.guarded`) kill its workers at once instead of
+    waiting for the running cells.
+    """
+    if workers == 1 or len(evals) < 4:  # a pool costs ~0.1-0.3 s to start: not worth it for a few cells
+        return {e: e.run(0) for e in evals}
+    from contextlib import closing
+
+    from .parallel import process_pool
+
+    with closing(process_pool(workers)(evals, 0)) as it:  # closed early (an error, a signal): workers killed
+        return {evals[i]: x for i, x in it}
 
 
 def _evaluate_cells(jobs, workers):
-    """:func:`_cell` of every job, in order: here (``workers == 1``) or on a local process pool."""
+    """The value (or ratio) of every job, in order, certified to what it shows; ``None`` if undefined.
+
+    Each distinct value is evaluated once, so a ratio's denominator is shared
+    by the cells of a row (and is the numerator of an ``iid`` column).
+    Evaluated in rounds: a ``decimals`` cell >= 1 needs more significant
+    digits than first asked for, known only once its value is.
+    """
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ParameterError("workers", f"must be an integer >= 1, got {workers!r}")
-    if workers == 1 or len(jobs) < 4:  # a pool costs ~0.1-0.3 s to start: not worth it for a few cells
-        return [_cell(j) for j in jobs]
-    import os
-    from concurrent.futures import ProcessPoolExecutor
-    from concurrent.futures.process import BrokenProcessPool
-
-    from .signals import _worker_init
-
-    try:
-        with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), initializer=_worker_init,
-                                 initargs=(os.getpid(),)) as pool:
-            return list(pool.map(_cell, jobs))
-    except (BrokenProcessPool, OSError, PermissionError):  # no pool here (sandbox, no /dev/shm): serially
-        return [_cell(j) for j in jobs]
+    out: list = [None] * len(jobs)
+    sigs = [(j[5] if j[5] is not None else j[4]) + 2 for j in jobs]  # +2: the ratio's rounding
+    cache: dict = {}
+    pending = list(range(len(jobs)))
+    while pending:
+        wanted = {}
+        for i in pending:
+            rid, point, den_point, layer, _, decimals = jobs[i]
+            for pt in (point, den_point) if den_point is not None else (point,):
+                e = _Eval(rid, _frozen(pt), sigs[i], layer, decimals)
+                if e not in cache:
+                    wanted[e] = None
+        cache.update(_run_evals(list(wanted), workers))
+        again = []
+        for i in pending:
+            rid, point, den_point, layer, _, decimals = jobs[i]
+            x = cache[_Eval(rid, _frozen(point), sigs[i], layer, decimals)]
+            if den_point is not None:
+                den = cache[_Eval(rid, _frozen(den_point), sigs[i], layer, decimals)]
+                if den == 0:  # 0/0 or x/0: no ratio here
+                    continue
+                with mp.workdps(sigs[i] + 5):  # the ratio at the cell's precision, not the global one
+                    x = x / den
+            if decimals is not None and layer == "float64" and x != 0 and decimals + _magnitude(x) + 1 > F64_DIGITS:
+                raise ParameterError("decimals", f"{decimals} decimal places of {_significant(x, 6)} need "
+                                     f"{decimals + _magnitude(x) + 1} significant digits, the float64 layer has at "
+                                     f"most {F64_DIGITS}; use fewer decimals or the mpmath layer (--layer mpmath)")
+            need = decimals + _magnitude(x) + 3 if decimals is not None and layer == "mpmath" else sigs[i]
+            if need <= sigs[i]:
+                out[i] = x
+            else:  # a value >= 1 needs more significant digits for its decimals
+                sigs[i] = need
+                again.append(i)
+        pending = again
+    return out
 
 
 #: characters LaTeX reads as commands in text mode, and their escapes
@@ -470,7 +536,8 @@ def add_parser(subparsers, func):
                    help="certified mpmath cells (default) or the float64 layer")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--digits", type=int, default=8,
-                   help="significant digits in every cell, trailing zeros kept (default 8)")
+                   help="significant digits in every cell, trailing zeros kept (default 8; at most 17 with --layer "
+                   "float64)")
     g.add_argument("--decimals", type=int, default=None, metavar="N",
                    help="instead: N decimal places in every cell (0.9420, 0.0323), certified")
     p.add_argument("--label", action="append", metavar="COLUMN=TEXT", default=[],

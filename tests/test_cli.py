@@ -314,7 +314,7 @@ def test_show_prints_everything_and_a_working_eval_line(capsys):
     out = capsys.readouterr().out
     from rftheory.mathtext import unicode_math
 
-    assert unicode_math(r.statement) in out and "MSE=e^(−2‖x‖²−2‖y‖²)/m[(e^(2v²)−e^(v²))+P/m(ρ_c−e^(v²))]" in out
+    assert unicode_math(r.statement) in out and "MSE=(e^(−2‖x‖²−2‖y‖²)/m)[(e^(2v²)−e^(v²))+(P/m)(ρ_c−e^(v²))]" in out
     assert "Isaac Reid, Krzysztof Choromanski, Valerii Likhosherstov, Adrian Weller (2023). Simplex Random Features. " \
            "ICML 2023, Thm 3.2" in out
     for p in r.params:
@@ -392,3 +392,65 @@ def test_dps_is_keyword_only():
     with pytest.raises(TypeError):
         r.route("series", 30, d=4, v=1)
     assert digits_agree(r.exact(dps=30, d=4, v=1), r.route("series", dps=40, d=4, v=1)) >= 29
+
+
+# ------------------------------------------------------------ table: float64 digits, labels
+def _table_error(argv, capsys):
+    rc = main(["table", *argv])
+    captured = capsys.readouterr()
+    err = captured.err.strip().splitlines()
+    assert rc == 2 and captured.out == "" and len(err) == 1 and err[0].startswith("rftheory: error:"), err
+    return err[0]
+
+
+def test_table_float64_refuses_digits_it_does_not_have(capsys):
+    """float64 carries at most 17 significant digits: --digits 30 is an error naming --digits and the way out,
+    not 13 digits of the double's binary expansion."""
+    from rftheory.errors import ParameterError
+    from rftheory.tables import make_table
+
+    argv = ["simrf.conformity.iid", "--grid", "v=1", "-p", "d=4", "--layer", "float64", "--workers", "1"]
+    err = _table_error(argv + ["--digits", "30"], capsys)
+    assert "'digits'" in err and "at most 17 significant digits" in err and "--layer mpmath" in err
+    assert main(["table", *argv, "--digits", "17"]) == 0
+    assert "2.7182818284590451" in capsys.readouterr().out  # float64's e, 17 digits
+    with pytest.raises(ParameterError, match="'digits'.*at most 17"):
+        make_table("simrf.conformity.iid", [("v", ["1"])], params={"d": "4"}, layer="float64", digits=18)
+    assert make_table("simrf.conformity.iid", [("v", ["1"])], params={"d": "4"}, digits=30).rows[0][1] == \
+        "2.71828182845904523536028747135"  # mpmath: as many as asked
+
+
+def test_table_float64_refuses_decimals_beyond_its_digits(capsys):
+    """--decimals N of a float64 value x shows N + floor(log10 |x|) + 1 significant digits: at most 17."""
+    from rftheory.errors import ParameterError
+    from rftheory.tables import make_table
+
+    argv = ["simrf.conformity.iid", "--grid", "v=1,3", "-p", "d=4", "--layer", "float64", "--workers", "1"]
+    err = _table_error(argv + ["--decimals", "14"], capsys)  # e^9 = 8103.08...: 18 significant digits
+    assert "'decimals'" in err and "need 18 significant digits" in err and "--layer mpmath" in err
+    assert main(["table", *argv, "--decimals", "13", "--format", "csv"]) == 0
+    assert capsys.readouterr().out.splitlines()[1:] == ["1,2.7182818284590", "3,8103.0839275753842"]
+    with pytest.raises(ParameterError, match="'decimals'"):
+        make_table("simrf.conformity.iid", [("v", ["1"])], params={"d": "4"}, layer="float64", decimals=17)
+
+
+LABELLED = ["simrf.prf_mse", "--grid", "d=16,64", "--link", "m=d", "-p", "v=0.1", "--columns",
+            "coupling=orthogonal,simplex", "--ratio-to", "iid", "--workers", "1"]
+
+
+def test_table_two_labels_for_one_column_say_so(capsys):
+    """`simplex` (the column's value) and `simplex/iid` (its title) name one column: the error says two labels
+    for it, not 'no column is simplex/iid' while the list of columns shows it."""
+    err = _table_error(LABELLED + ["--label", "simplex=A", "--label", "simplex/iid=B"], capsys)
+    assert "two labels for the column 'simplex/iid': simplex=A and simplex/iid=B" in err
+    assert "no column is" not in err
+
+
+@pytest.mark.parametrize("labels, title", [(["simplex=d"], "'d' (d and simplex/iid)"),
+                                           (["simplex=X", "orthogonal=X"], "'X' (orthogonal/iid and simplex/iid)")])
+def test_table_a_label_may_not_repeat_another_title(labels, title, capsys):
+    """Two columns with one title make CSV ambiguous and JSON rows (keyed by title) lose a cell."""
+    argv = LABELLED + [x for lab in labels for x in ("--label", lab)]
+    assert f"two columns would be titled {title}" in _table_error(argv, capsys)
+    assert main(["table", *LABELLED, "--label", "simplex=SimRF/IID", "--format", "csv"]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == "d,orthogonal/iid,SimRF/IID"

@@ -45,6 +45,42 @@ def test_declared_domain_is_the_enforced_one(rid, p):
                 p.parse(bound)
 
 
+def _refusal(f):
+    try:
+        f()
+    except ParameterError as exc:
+        return exc.name
+    return None
+
+
+def test_parse_array_refuses_exactly_what_parse_refuses():
+    """Param.parse_array (the float64 layer's check) and Param.parse agree on every numeric parameter of the
+    registry, at each element's exact binary value: bounds, just outside them, non-integers, odd D (phi's check,
+    which parse_array did not run), NaN and infinities."""
+    seen = set()
+    checked = 0
+    for rid, p in NUMERIC:
+        if (p.name, p.low, p.high, p.check) in seen:
+            continue
+        seen.add((p.name, p.low, p.high, p.check))
+        lo, hi = float(p.low), float(p.high)
+        values = [lo, hi, lo - 1, hi + 1, np.nextafter(lo, -np.inf), np.nextafter(hi, np.inf), (lo + hi) / 2,
+                  2.5, 3.0, 4.0, 7.0, math.nan, math.inf, -math.inf]
+        for x in values:
+            one = _refusal(lambda: p.parse(Fraction(x) if math.isfinite(x) else x))
+            arr = _refusal(lambda: p.parse_array(np.array([4.0, x, 4.0])))
+            # [4, x, 4]: x is what decides (4 itself is checked alone below)
+            ok4 = _refusal(lambda: p.parse(Fraction(4))) is None
+            assert (one is not None or not ok4) == (arr is not None), (rid, p.name, x, one, arr)
+            assert arr in (None, p.name), (rid, p.name, x, arr)
+            checked += 1
+    assert checked > 100
+    from rftheory.papers.sutherland.kernels import _d_even
+
+    with pytest.raises(ParameterError, match=r"D must be even, got 3 \(element \(1, 0\) of the array"):
+        _d_even().parse_array([[2, 4], [3, 6]])
+
+
 def test_random_points_are_valid_and_reproducible():
     for r in rftheory.results():
         if r.mpmath is None:
@@ -64,3 +100,27 @@ def test_domain_sweep_200_points_per_result():
                           "--n", "200", "--limit", "60", "--workers", str(os.cpu_count() or 1)],
                          capture_output=True, text=True, env=env, timeout=6 * 3600)
     assert res.returncode == 0, res.stdout[-6000:] + res.stderr[-2000:]
+
+
+@pytest.mark.parametrize("kwargs, shape", [
+    (dict(d=np.array([], int), m=4, v=0.5), (0,)),
+    (dict(d=np.array([], int), m=np.array([[4], [8]]), v=0.5), (2, 0)),
+    (dict(d=np.zeros((3, 0), int), m=np.array([4, 8, 16])[:, None], v=np.zeros((3, 0))), (3, 0)),
+])
+def test_f64_of_empty_arrays_is_an_empty_array(kwargs, shape):
+    """As numpy's ufuncs: no element, no value, no error (was "'d' must be >= 2, got Fraction(0, 1)": a 0 that
+    was never given)."""
+    out = rftheory.get("simrf.prf_mse").f64(coupling="iid", **kwargs)
+    assert isinstance(out, np.ndarray) and out.shape == shape and out.dtype == np.float64
+
+
+def test_f64_of_empty_arrays_still_checks_the_rest():
+    r = rftheory.get("simrf.prf_mse")
+    empty = np.array([], int)
+    for kwargs, name in [(dict(m=4, v=0.5, coupling="bogus"), "coupling"), (dict(v=0.5, coupling="iid"), "m"),
+                         (dict(m=4, v=-1.0, coupling="iid"), "v"), (dict(m=4, v=0.5, coupling="iid", q=1), "q")]:
+        with pytest.raises(ParameterError) as exc:
+            r.f64(d=empty, **kwargs)
+        assert exc.value.name == name
+    with pytest.raises(ValueError, match="broadcast"):
+        r.f64(d=empty, m=np.array([4, 8]), v=0.5, coupling="iid")

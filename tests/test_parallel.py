@@ -169,3 +169,20 @@ def test_table_cells_keep_their_digits_beyond_float64(workers):
         assert t.rows[2][1] == mp.nstr(mp.exp(9), 30)
     t = make_table("simrf.conformity.iid", [("v", ["3"])], params={"d": "4"}, decimals=14, workers=workers)
     assert t.rows[0][1] == "8103.08392757538401"  # e⁹ = 8103.083927575384007709996...
+
+
+def test_a_ratio_denominator_is_evaluated_once_per_row(monkeypatch):
+    """--ratio-to iid: every cell of a row divides by the same iid value; it is computed once for the row
+    (and is also the iid column's numerator), not once per column."""
+    from rftheory import tables
+
+    calls = []
+    real = tables._evaluate
+    monkeypatch.setattr(tables, "_evaluate", lambda res, point, *a: calls.append(dict(point)) or real(res, point, *a))
+    t = tables.make_table("simrf.prf_mse", [("d", ["8", "16"])], params={"v": "1/2"}, links={"m": "d"},
+                          columns=("coupling", ["iid", "orthogonal", "simplex"]), ratio_to="iid", digits=10)
+    iid = [p for p in calls if p["coupling"] == "iid"]
+    assert sorted(p["d"] for p in iid) == ["16", "8"]  # one iid evaluation per row
+    assert len(calls) == 2 * 3  # each distinct point once: was 12 (a numerator and a denominator per cell)
+    assert [r[1] for r in t.rows] == ["1.000000000", "1.000000000"]
+    assert all(float(v[2]) < 1 for v in t.values)  # simplex/iid < 1 (SimRF, Thm 3.3)

@@ -69,3 +69,26 @@ def test_a_zero_must_survive_a_third_precision():
         got = certified(f, 20)
     with mp.workdps(60):
         assert agree(got, mp.mpf(10) ** -50, 20)
+
+
+def test_exact_sum_f64_propagates_non_finite_terms_as_numpy():
+    """exact_sum_f64's one-at-a-time fallback was math.fsum, which raises on inf − inf ("-inf + inf in fsum") and
+    on an intermediate overflow: now NaN and infinities propagate as numpy's sum does, and finite terms give
+    their correctly rounded exact sum (±inf only when that is beyond float64)."""
+    import warnings
+
+    import numpy as np
+
+    from rftheory.numerics.floats import exact_sum_f64
+
+    inf, nan = np.inf, np.nan
+    a = np.array([inf, inf, nan, 1e308, 1e308, -1e308, 1e308, 1e16, -inf])
+    b = np.array([-inf, 1.0, inf, 1e308, 1e308, -1e308, -1e308, 1.0, -1.0])
+    c = np.array([1.0, -1.0, 1.0, 0.0, -1e308, 0.0, 5.0, -1e16, 2.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no RuntimeWarning from the vectorized passes either
+        got = exact_sum_f64(a, b, c)
+    want = [nan, inf, nan, inf, 1e308, -inf, 5.0, 1.0, -inf]
+    np.testing.assert_array_equal(got, want)
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(np.isnan(got[[0, 1, 2, 8]]), np.isnan(a + b + c)[[0, 1, 2, 8]])

@@ -1,4 +1,4 @@
-"""Stopping `rftheory verify` (Ctrl-C, SIGTERM, SIGKILL) and checkpoint faults.
+"""Stopping `rftheory verify` and `rftheory table` (Ctrl-C, SIGTERM, SIGKILL) and checkpoint faults.
 
 The signal tests run the real CLI in a subprocess with a real process pool,
 send real signals, and look at the process table in /proc: a stop must take
@@ -253,6 +253,58 @@ def test_guarded_turns_sigterm_into_terminated_and_restores_the_handler():
         os.kill(os.getpid(), signal.SIGTERM)
         time.sleep(5)  # interrupted by the handler at once
     assert signal.getsignal(signal.SIGTERM) == before
+
+
+# ------------------------------------------------------ signals to `rftheory table`
+# the real CLI with every cell taking a minute (in the pool's forked workers too): a stop that waits for the
+# running cells cannot be within STOP_WITHIN
+SLOW_TABLE = """
+import sys, time
+from rftheory import cli, tables
+real = tables._evaluate
+def slow(*args, **kwargs):
+    time.sleep(60)
+    return real(*args, **kwargs)
+tables._evaluate = slow
+sys.exit(cli.main(sys.argv[1:]))
+"""
+
+
+def _start_table():
+    """Start a slow table; return it once its two pool workers are up and inside their first cells."""
+    argv = ["table", "simrf.conformity.iid", "--grid", "v=1,2,3,4", "-p", "d=4", "--workers", "2"]
+    proc = subprocess.Popen([sys.executable, "-c", SLOW_TABLE, *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=_env(), start_new_session=True, preexec_fn=_terminal_signals)
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline and proc.poll() is None:
+        if len(_children(proc.pid)) >= 2:
+            time.sleep(1.0)  # the workers are inside their first cells
+            return proc, _children(proc.pid)
+        time.sleep(0.02)
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        pytest.fail("the table's pool did not start within 180 s")
+    _, err = proc.communicate()
+    pytest.fail(f"the table ended before it could be signalled (status {proc.returncode}): {err[-500:]!r}")
+
+
+@linux_proc
+@pytest.mark.parametrize("sig, status, message", [(signal.SIGINT, 130, "rftheory: interrupted"),
+                                                  (signal.SIGTERM, 143, "rftheory: terminated")])
+def test_a_table_stops_at_once_like_verify(sig, status, message):
+    """Ctrl-C (to the process group, as a terminal sends it) or SIGTERM (to the main process) stop a table
+    within seconds with verify's exit status and one line, not after its running (or queued) cells."""
+    proc, workers = _start_table()
+    code, out, err, took = _stop(proc, sig, group=sig == signal.SIGINT)
+    assert code == status, (code, err[-500:])
+    assert took <= STOP_WITHIN, f"signal {sig} took {took:.1f} s"
+    assert err.count("\n") == 1 and err.startswith(message) and "Traceback" not in err, err
+    assert out == ""
+    deadline = time.monotonic() + max(0.5, STOP_WITHIN - took)
+    while time.monotonic() < deadline and any(_alive(w) for w in workers):
+        time.sleep(0.05)
+    assert not [w for w in workers if _alive(w)], "pool workers outlived the table"
 
 
 # ------------------------------------------------------- checkpoint faults

@@ -113,3 +113,41 @@ def test_math_is_served_from_the_site(site):
     src = re.search(r'<script[^>]+src="([^"]*tex-svg-full\.js[^"]*)"', page)
     assert src and not src.group(1).startswith(("http:", "https:", "//")), "MathJax must be local"
     assert (site / "_static" / "mathjax" / "tex-svg-full.js").stat().st_size > 1_000_000
+
+
+# ------------------------------------------------------------ tools/site_check.py without a working browser
+def _site_check(tmp_path, *extra, path=None):
+    site = tmp_path / "html"
+    site.mkdir(exist_ok=True)
+    (site / "index.html").write_text("<html><body>rftheory</body></html>")
+    env = dict(os.environ, PATH=path if path is not None else os.environ.get("PATH", ""))
+    return subprocess.run([sys.executable, str(ROOT / "tools" / "site_check.py"), str(site), "--out",
+                           str(tmp_path / "shots"), *extra], capture_output=True, text=True, env=env, timeout=120)
+
+
+def _fake_browser(tmp_path, status, message):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    exe = bin_dir / "chromium"
+    exe.write_text(f"#!/bin/sh\necho 'starting'>&2\necho '{message}' >&2\nexit {status}\n")
+    exe.chmod(0o755)
+    return bin_dir
+
+
+@pytest.mark.parametrize("case", ["bogus path", "fails", "none on PATH"])
+def test_site_check_without_a_working_browser_is_one_line_exit_2(tmp_path, case):
+    """A missing or failing Chromium is an error of the environment: one line naming it, exit 2, no traceback."""
+    if case == "bogus path":
+        res = _site_check(tmp_path, "--chromium", str(tmp_path / "no-such-chromium"))
+        want = f"cannot run '{tmp_path / 'no-such-chromium'}': No such file or directory"
+    elif case == "fails":  # e.g. a Chromium that cannot find its shared libraries
+        res = _site_check(tmp_path, path=str(_fake_browser(tmp_path, 127, "libnss3.so: cannot open shared object")))
+        want = "exited with status 127: libnss3.so: cannot open shared object"
+    else:
+        empty = tmp_path / "empty"
+        empty.mkdir()
+        res = _site_check(tmp_path, path=str(empty))
+        want = "no chromium on PATH"
+    assert res.returncode == 2, res.stderr
+    assert res.stderr.count("\n") == 1 and res.stderr.startswith("site_check: error: "), res.stderr
+    assert want in res.stderr and "Traceback" not in res.stderr

@@ -103,21 +103,46 @@ def test_exercise_answer_is_what_rftheory_eval_prints(path, number, match, capsy
         f"stated {stated}, `{command}` prints {got}"
 
 
+def _stated_answers(paths):
+    """``{(notebook, exercise number): (stated value, command)}``: keyed by the exercise, so that two exercises
+    with the same answer (simrf 2 and audit_a_real_library 1 both state 2.54177862566) are both kept."""
+    return {(p.stem, i + 1): (a, c) for p in paths for i, t in enumerate(_exercises(p)) for a, c in ANSWER.findall(t)}
+
+
+def test_stated_answers_keep_equal_answers_apart(tmp_path):
+    def notebook(name, answer, command):
+        cells = [{"cell_type": "markdown", "metadata": {}, "source": ["## Exercises"]},
+                 {"cell_type": "markdown", "metadata": {},
+                  "source": [f"**Exercise 1.** ...\n**Answer:** `{answer}` from `{command}`"]}]
+        path = tmp_path / f"{name}.ipynb"
+        path.write_text(json.dumps({"cells": cells, "nbformat": 4}))
+        return path
+
+    a = notebook("a", "2.5", "rftheory eval x -p d=1")
+    b = notebook("b", "2.5", "rftheory eval y -p d=2")
+    assert _stated_answers([a, b]) == {("a", 1): ("2.5", "rftheory eval x -p d=1"),
+                                       ("b", 1): ("2.5", "rftheory eval y -p d=2")}
+
+
 def test_some_exercise_answers_by_hand():
     # closed forms derived in the solutions, computed here without rftheory
     with mpmath.workdps(30):
-        stated = {a: c for p in NOTEBOOKS for t in _exercises(p) for a, c in ANSWER.findall(t)}
-        by_hand = {"rftheory eval simrf.conformity.orthogonal -p d=4 -p v=1 --dps 12": 37 * mpmath.e ** 0.5 / 24,
-                   "rftheory eval simrf.conformity.iid -p d=4 -p v=1 --dps 12": mpmath.e,
-                   "rftheory eval orf.rff_variance -p m=1 -p z=1 --dps 12": (1 - mpmath.e ** -1) ** 2 / 2,
-                   "rftheory eval derf.gerf_moments -p d=1 -p A=-1 -p v=0.7 -p x_norm=0.3 -p y_norm=0.4 "
-                   "-p moment=first --dps 12": mpmath.e ** mpmath.mpf("0.12"),
-                   "rftheory eval derf.gerf_moments -p d=1 -p A=0 -p v=0.7 -p x_norm=0.3 -p y_norm=0.4 "
-                   "-p moment=second --dps 12": mpmath.e ** mpmath.mpf("0.73")}
-        answers = {c: a for a, c in stated.items()}
-        for command, value in by_hand.items():
-            assert command in answers, command
-            assert abs(mpmath.mpf(answers[command]) / value - 1) < mpmath.mpf(10) ** -11, command
+        stated = _stated_answers(NOTEBOOKS)
+        orthogonal = ("rftheory eval simrf.conformity.orthogonal -p d=4 -p v=1 --dps 12", 37 * mpmath.e ** 0.5 / 24)
+        by_hand = {("simrf", 2): orthogonal,
+                   ("audit_a_real_library", 1): orthogonal,
+                   ("simrf", 1): ("rftheory eval simrf.conformity.iid -p d=4 -p v=1 --dps 12", mpmath.e),
+                   ("orf_sutherland", 1): ("rftheory eval orf.rff_variance -p m=1 -p z=1 --dps 12",
+                                           (1 - mpmath.e ** -1) ** 2 / 2),
+                   ("favor_sharp", 1): ("rftheory eval derf.gerf_moments -p d=1 -p A=-1 -p v=0.7 -p x_norm=0.3 "
+                                        "-p y_norm=0.4 -p moment=first --dps 12", mpmath.e ** mpmath.mpf("0.12")),
+                   ("favor_sharp", 2): ("rftheory eval derf.gerf_moments -p d=1 -p A=0 -p v=0.7 -p x_norm=0.3 "
+                                        "-p y_norm=0.4 -p moment=second --dps 12", mpmath.e ** mpmath.mpf("0.73"))}
+        for where, (command, value) in by_hand.items():
+            assert where in stated, where
+            answer, stated_command = stated[where]
+            assert stated_command == command, where
+            assert abs(mpmath.mpf(answer) / value - 1) < mpmath.mpf(10) ** -11, where
 
 
 @pytest.mark.parametrize("path", DERIVATIONS, ids=_ids(DERIVATIONS))

@@ -54,7 +54,7 @@ def test_help_of_a_result_is_the_result():
     r = rftheory.get("simrf.prf_mse")
     text = pydoc.render_doc(r, renderer=pydoc.plaintext)
     assert "simrf.prf_mse [verified]: MSE of positive random features" in text
-    assert "MSE=e^(−2‖x‖²−2‖y‖²)/m[(e^(2v²)−e^(v²))+P/m(ρ_c−e^(v²))]" in text
+    assert "MSE=(e^(−2‖x‖²−2‖y‖²)/m)[(e^(2v²)−e^(v²))+(P/m)(ρ_c−e^(v²))]" in text
     assert "Isaac Reid, Krzysztof Choromanski" in text and "Thm 3.2 (Eq. 11)" in text
     assert "coupling : one of iid, orthogonal, simplex, required" in text
     assert "x_norm : real in [0, 40], default: from the others" in text
@@ -77,9 +77,28 @@ def test_repr_latex_for_jupyter():
     (r"\mathbb E\,\|x\|^2\le\sqrt{2m}", "𝔼 ‖x‖²≤√(2m)"),
     (r"\sum_b m_b(m_b-1)", "∑_b m_b(m_b−1)"),
     (r"\max_\theta \widehat{SM}", "max_\u03b8 S\u0302M\u0302"),
+    # a fraction followed by a factor or a script is parenthesised: a/bc would read a/(bc)
+    (r"\frac{a}{b}c", "(a/b)c"),
+    (r"\frac{a}{b}^2", "(a/b)²"),
+    (r"{\frac{a}{b}}c", "(a/b)c"),
+    (r"\frac{a}{b}\frac{c}{d}", "(a/b)c/d"),
+    (r"\frac d2\log t", "(d/2) log t"),
+    (r"x=\frac{a}{b},\ \frac{a}{b}+c, (\frac{a}{b})", "x=a/b, a/b+c,(a/b)"),  # nothing follows: no parentheses
 ])
 def test_unicode_math(latex, text):
     assert unicode_math(latex) == text
+
+
+@pytest.mark.parametrize("rid, text", [
+    ("simrf.prf_mse", "MSE=(e^(−2‖x‖²−2‖y‖²)/m)[(e^(2v²)−e^(v²))+(P/m)(ρ_c−e^(v²))], P=∑_b m_b(m_b−1)"),
+    ("sutherland.var_phi", "Var ϕ(x)ᵀϕ(y)=(1/D)[1+k(2Δ)−2k(Δ)²]"),
+    ("simrf.block_conformity", "ρ(U)=(2/(d(d−1)))∑_(i<j)ρ_(θᵢⱼ), cos θᵢⱼ=uᵢᵀuⱼ"),
+    ("hrf.angular_lambda", "λ̂=½+ρₙ(x)ᵀρₙ(y)=½−(1/(2n))∑ᵢsgn(τᵢᵀx)sgn(τᵢᵀy), nλ̂∼Bin(n,θ/π): 𝔼λ̂=θ/π, "
+                           "𝔼λ̂²=(θ/π)(θ/π−θ/(nπ)+1/n)"),
+])
+def test_registry_statements_render_unambiguously(rid, text):
+    """Was e.g. 'e^(…)/m[…]+P/m(ρ_c−e^(v²))' and '1/D[…]': read left to right, P/m(ρ_c−…) divides by m(ρ_c−…)."""
+    assert unicode_math(rftheory.get(rid).statement) == text
 
 
 def test_every_statement_renders_without_latex_left():
@@ -303,4 +322,4 @@ def test_show_on_a_terminal_without_utf8_is_not_a_traceback():
     env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONIOENCODING="ascii")
     p = subprocess.run([sys.executable, "-m", "rftheory", "show", "simrf.prf_mse"], capture_output=True, text=True,
                        env=env, timeout=120)
-    assert p.returncode == 0 and "Traceback" not in p.stderr and "MSE=e^(?2?x??" in p.stdout
+    assert p.returncode == 0 and "Traceback" not in p.stderr and "MSE=(e^(?2?x??" in p.stdout

@@ -14,8 +14,9 @@ Usage::
 
     python -m sphinx -W docs docs/_build/html && python tools/site_check.py docs/_build/html
 
-Needs Debian's ``chromium`` (``apt-get install chromium``); exit status 0 when every check
-passes, 1 otherwise.
+Needs Debian's ``chromium`` (``apt-get install chromium``; another browser with
+``--chromium PATH``); exit status 0 when every check passes, 1 when one fails, 2 when the
+browser is missing or fails (one line on stderr).
 """
 
 from __future__ import annotations
@@ -42,6 +43,10 @@ RAW_TEX = re.compile(r"\\(?:frac|mathrm|mathbb|operatorname|sqrt|sum|left|right|
 MAGIC = (b"\x89PNG", b"<svg", b"<?xml", b"\xff\xd8")
 
 
+class BrowserError(Exception):
+    """Chromium is missing, cannot be started, times out or fails: the site cannot be checked."""
+
+
 class _Quiet(SimpleHTTPRequestHandler):
     def log_message(self, *args):  # no access log on stderr
         pass
@@ -65,7 +70,7 @@ def serve(root: Path) -> tuple[ThreadingHTTPServer, str]:
     return server, f"http://127.0.0.1:{server.server_address[1]}/"
 
 
-def chromium(args: list[str], profile: Path, timeout: float = 180) -> str:
+def chromium(args: list[str], profile: Path, timeout: float = 180, browser: str | None = None) -> str:
     """Run headless Chromium with a fresh profile.
 
     Parameters
@@ -76,19 +81,33 @@ def chromium(args: list[str], profile: Path, timeout: float = 180) -> str:
         A fresh ``--user-data-dir``.
     timeout : float, optional
         Seconds.
+    browser : str, optional
+        The browser's executable (default: ``chromium``, ``chromium-browser``
+        or ``google-chrome`` on PATH).
 
     Returns
     -------
     str
         What Chromium printed on stdout.
+
+    Raises
+    ------
+    BrowserError
+        No browser, or it cannot be started, times out or exits with an error.
     """
-    exe = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+    exe = browser or shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
     if exe is None:
-        raise SystemExit("site_check: no chromium on PATH (apt-get install -y chromium)")
-    res = subprocess.run([exe, *FLAGS, f"--user-data-dir={profile}", *args], capture_output=True, text=True,
-                         timeout=timeout)
+        raise BrowserError("no chromium on PATH (apt-get install -y chromium, or --chromium PATH)")
+    try:
+        res = subprocess.run([exe, *FLAGS, f"--user-data-dir={profile}", *args], capture_output=True, text=True,
+                             timeout=timeout)
+    except OSError as exc:  # not found, not executable, not a program
+        raise BrowserError(f"cannot run {exe!r}: {exc.strerror or exc}") from exc
+    except subprocess.TimeoutExpired as exc:
+        raise BrowserError(f"{exe!r} did not finish within {timeout:g} s") from exc
     if res.returncode != 0:
-        raise RuntimeError(f"chromium exited {res.returncode}: {res.stderr[-2000:]}")
+        last = (res.stderr.strip().splitlines() or [""])[-1][:300]  # one line: the reason, not its whole log
+        raise BrowserError(f"{exe!r} exited with status {res.returncode}" + (f": {last}" if last else ""))
     return res.stdout
 
 
@@ -110,7 +129,8 @@ def visible_text(dom: str) -> str:
     return html.unescape(re.sub(r"<[^>]+>", " ", dom))
 
 
-def check_page(base: str, rel: str, profile: Path, out: Path, want_figures: bool, height: int = 1800) -> list[str]:
+def check_page(base: str, rel: str, profile: Path, out: Path, want_figures: bool, height: int = 1800,
+               browser: str | None = None) -> list[str]:
     """Screenshot one page and check its math and figures.
 
     Parameters
@@ -127,19 +147,26 @@ def check_page(base: str, rel: str, profile: Path, out: Path, want_figures: bool
         Fail when the page has no figure.
     height : int, optional
         Height of the window screenshotted, in pixels (its width is 1280).
+    browser : str, optional
+        The browser's executable (see :func:`chromium`).
 
     Returns
     -------
     list of str
         The problems found (empty: the page passes).
+
+    Raises
+    ------
+    BrowserError
+        The browser is missing or fails.
     """
     url = base + rel
     problems = []
     shot = out / (rel.replace("/", "__").replace(".html", ".png"))
-    chromium([f"--screenshot={shot}", f"--window-size=1280,{height}", url], profile)
+    chromium([f"--screenshot={shot}", f"--window-size=1280,{height}", url], profile, browser=browser)
     if not shot.is_file() or shot.stat().st_size < 10_000:
         problems.append(f"{rel}: no screenshot")
-    dom = chromium(["--dump-dom", url], profile)
+    dom = chromium(["--dump-dom", url], profile, browser=browser)
     source = urllib.request.urlopen(url, timeout=30).read().decode("utf-8")
     n_math = len(re.findall(r'class="math[ "]', source))
     n_rendered = len(re.findall(r"<mjx-container\b", dom))
@@ -206,13 +233,15 @@ def main(argv=None) -> int:
     Returns
     -------
     int
-        0 when every check passes, 1 otherwise.
+        0 when every check passes, 1 when one fails (or there is no built
+        site), 2 when the browser is missing or fails.
     """
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("site", nargs="?", default="docs/_build/html", help="the built HTML (default docs/_build/html)")
     ap.add_argument("--out", default="docs/_build/screenshots", help="folder for the screenshots")
     ap.add_argument("--result", default="simrf.conformity.orthogonal", help="the result page checked")
     ap.add_argument("--notebook", default="simrf", help="the notebook page checked")
+    ap.add_argument("--chromium", metavar="PATH", help="the browser (default: chromium on PATH)")
     args = ap.parse_args(argv)
     site, out = Path(args.site), Path(args.out)
     if not (site / "index.html").is_file():
@@ -225,8 +254,11 @@ def main(argv=None) -> int:
         with tempfile.TemporaryDirectory() as profile:
             for rel, figures, height in (("index.html", False, 1400), (f"results/{args.result}.html", False, 1800),
                                          (f"notebooks/{args.notebook}.html", True, 14000)):
-                problems += check_page(base, rel, Path(profile), out, figures, height)
+                problems += check_page(base, rel, Path(profile), out, figures, height, browser=args.chromium)
         trim(out / f"notebooks__{args.notebook}.png", out / "exercises.png")
+    except BrowserError as exc:
+        print(f"site_check: error: {exc}", file=sys.stderr)
+        return 2
     finally:
         server.shutdown()
     for p in problems:

@@ -8,6 +8,7 @@ cancellation or rounding loss.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 
@@ -100,7 +101,9 @@ def exact_sum_f64(*terms):
     where that residual, with its own rounding bound, is below a quarter of the
     spacing of floats at ``s`` (so ``s`` is the rounding to nearest).  Elements
     it cannot certify (a sum within that margin of a rounding tie) are summed by
-    ``math.fsum`` one at a time.
+    ``math.fsum`` one at a time.  Non-finite terms propagate as in numpy: a NaN
+    term, or ``inf`` and ``−inf`` together, give NaN, else an infinite term
+    its infinity; finite terms whose exact sum is beyond float64 give ``±inf``.
 
     Parameters
     ----------
@@ -120,6 +123,8 @@ def exact_sum_f64(*terms):
     0.0
     >>> float(exact_sum_f64(1e16, 1.0, -1e16))
     1.0
+    >>> exact_sum_f64([1e308, 1.0, np.inf, np.nan], [1e308, 2.0, 1.0, 1.0], [-1e308, 3.0, -np.inf, 1.0]).tolist()
+    [1e+308, 6.0, nan, nan]
     """
     arrs = [np.array(a, dtype=float) for a in np.broadcast_arrays(*(np.asarray(t, float) for t in terms))]
     if not arrs:
@@ -129,28 +134,45 @@ def exact_sum_f64(*terms):
     p = list(flat)
     # three distillation passes (Ogita, Rump & Oishi 2005, VecSum): error-free, so the
     # exact sum of the p_i never changes; after them p[-1] carries the sum, the rest its error
-    for _ in range(3):
-        for i in range(1, len(p)):
-            p[i], p[i - 1] = two_sum(p[i - 1], p[i])
-    s = p[-1] + sum(p[:-1]) if len(p) > 1 else p[-1].copy()
-    # certify: the residual r = Σ p_i − s, distilled once more, with its rounding bound e;
-    # s is the rounding to nearest where |r| + e is below half the gap to the next float
-    # on r's side of s (the gap toward zero is half as wide when |s| is a power of 2)
-    q = p + [-s]
-    for i in range(1, len(q)):
-        q[i], q[i - 1] = two_sum(q[i - 1], q[i])
-    res = q[-1] + sum(q[:-1])
-    bound = np.abs(res) + (len(q) + 2) * _U * (np.abs(q[-1]) + sum(np.abs(t) for t in q[:-1]))
-    a_s = np.abs(s)
-    with np.errstate(over="ignore", invalid="ignore"):
+    with np.errstate(over="ignore", invalid="ignore"):  # non-finite elements are decided one by one below
+        for _ in range(3):
+            for i in range(1, len(p)):
+                p[i], p[i - 1] = two_sum(p[i - 1], p[i])
+        s = p[-1] + sum(p[:-1]) if len(p) > 1 else p[-1].copy()
+        # certify: the residual r = Σ p_i − s, distilled once more, with its rounding bound e;
+        # s is the rounding to nearest where |r| + e is below half the gap to the next float
+        # on r's side of s (the gap toward zero is half as wide when |s| is a power of 2)
+        q = p + [-s]
+        for i in range(1, len(q)):
+            q[i], q[i - 1] = two_sum(q[i - 1], q[i])
+        res = q[-1] + sum(q[:-1])
+        bound = np.abs(res) + (len(q) + 2) * _U * (np.abs(q[-1]) + sum(np.abs(t) for t in q[:-1]))
+        a_s = np.abs(s)
         away = np.spacing(a_s)
         toward = np.where(a_s > 0, a_s - np.nextafter(a_s, 0.0), away)
         gap = np.where((res > 0) == (s > 0), away, toward)
         ok = (2 * bound < gap) & np.isfinite(s)
     out = np.asarray(s, dtype=float)
-    for i in np.flatnonzero(~ok):  # undecided (a sum near a rounding tie, or overflow): Shewchuk's fsum
-        out[i] = math.fsum(float(a[i]) for a in flat)
+    for i in np.flatnonzero(~ok):  # undecided (a sum near a rounding tie, non-finite): one at a time
+        out[i] = _exact_sum_one([float(a[i]) for a in flat])
     return out.reshape(shape)
+
+
+def _exact_sum_one(xs: list[float]) -> float:
+    """The correctly rounded sum of ``xs``, non-finite terms as numpy's sum treats them."""
+    if any(math.isnan(x) for x in xs):
+        return math.nan
+    infinities = {x for x in xs if math.isinf(x)}
+    if infinities:  # fsum raises on inf − inf; numpy gives NaN
+        return math.nan if len(infinities) > 1 else infinities.pop()
+    try:
+        return math.fsum(xs)
+    except OverflowError:  # a partial sum overflowed (fsum gives up); the exact sum may be a float
+        total = sum(map(Fraction, xs))
+        try:
+            return float(total)  # int / int: correctly rounded
+        except OverflowError:
+            return math.inf if total > 0 else -math.inf
 
 
 def compensated_sum_f64(*terms):
