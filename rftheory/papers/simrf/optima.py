@@ -24,7 +24,7 @@ from fractions import Fraction
 import mpmath as mp
 import numpy as np
 
-from ...numerics.rff_pairs import rff_guard
+from ...numerics.rff_pairs import rff_mse
 from ...params import mpf
 from ...sampling.samplers import simplex_matrix, simplex_plus_directions
 from .couplings import Block, block_value, pair_function
@@ -167,10 +167,14 @@ def rff_block(coupling, d, z):
     return Block.named(coupling, d)
 
 
-def rff_block_mse(coupling, d, z):
-    """Exact MSE of ``(1/d)Σcos(w_iᵀ(x−y))`` for one block of ``d`` vectors (``m = d``) of a coupling.
+def rff_block_mse(coupling, d, z, pair=None):
+    """Exact MSE of ``(1/d)Σcos(w_iᵀ(x−y))`` for one block of ``d`` vectors (``m = d``) of a coupling
+    (the RFF MSE of Sec. A.8 of Reid et al. 2023, papers/000_…, with ``P = d(d−1)`` coupled ordered pairs).
 
     .. math:: \\mathrm{MSE} = \\frac1d\\Big[\\frac{(1-e^{-z^2})^2}{2} + (d-1)(\\bar\\tau - e^{-z^2})\\Big]
+
+    The formula is :func:`~rftheory.numerics.rff_pairs.rff_mse` at ``m = d`` (its one definition, with its
+    precision guard :func:`~rftheory.numerics.rff_pairs.rff_guard`), with the block's mean pair term as ``τ̄``.
 
     Parameters
     ----------
@@ -180,18 +184,20 @@ def rff_block_mse(coupling, d, z):
         Dimension.
     z : Fraction
         ``z = ‖x − y‖``.
+    pair : callable, optional
+        ``pair(block, z)`` giving ``τ̄`` of a block (default :func:`block_value`; the registry's
+        φ-quadrature route passes its own).
 
     Returns
     -------
     mpmath.mpf
         The MSE at the working precision.
     """
-    zz = mpf(Fraction(z))
-    # rff_guard: e^{2|x|}-sized alternating terms, and at small z the O(z^4) difference tau - e^{-z^2} of O(1) terms
-    with mp.workdps(mp.mp.dps + rff_guard(zz) + 10):
-        e = mp.exp(-zz * zz)
-        tau = e if coupling == "iid" else block_value(rff_block(coupling, d, z), "rff", zz)
-        return +((mp.expm1(-zz * zz) ** 2 / 2 + (d - 1) * (tau - e)) / d)
+    pair = pair or (lambda block, zz: block_value(block, "rff", zz))
+    if coupling == "iid":
+        return rff_mse("iid", d, d, Fraction(z))
+    # rff_mse evaluates the pair term inside its guard digits (the small-z cancellation of tau - e^{-z^2} too)
+    return rff_mse(coupling, d, d, Fraction(z), pair=lambda c, dd, zr: pair(rff_block(c, dd, zr), mpf(zr)))
 
 
 @functools.lru_cache(maxsize=256)

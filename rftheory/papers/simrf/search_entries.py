@@ -18,7 +18,6 @@ import numpy as np
 
 from ...errors import LayerUnavailableError
 from ...montecarlo import pair_mean
-from ...numerics.rff_pairs import rff_guard
 from ...params import Param, mpf
 from ...registry import Result, register
 from ...sampling.samplers import haar
@@ -26,7 +25,7 @@ from . import search_checks
 from .conformity import conformity_orthogonal, conformity_simplex
 from .couplings import BLOCKS, Block, block_replicates, block_value, block_value_quad
 from .grids import PAPER
-from .optima import plus_geometries, plus_search, prf_search, rff_block, rff_block_mse
+from .optima import plus_geometries, plus_search, prf_search, rff_block_mse
 from .plus import geometry_conformity
 
 #: searches and block sums cost d^2 pair terms and an optimisation in d^2 variables: the declared domain
@@ -192,12 +191,7 @@ RFF_SEARCH_COUPLINGS = ("iid", "orthogonal", "simplex", "optimal", "search")
 def _rff_opt_route(p):
     if p["coupling"] == "iid":
         raise LayerUnavailableError("iid is a law, not a block: no block route")
-    d, z = p["d"], p["z"]
-    zz = mpf(z)
-    with mp.workdps(mp.mp.dps + rff_guard(zz) + 10):  # as rff_block_mse: the small-z cancellation too
-        tau = _quad_route(rff_block(p["coupling"], d, z), "rff", zz)
-        e = mp.exp(-zz * zz)
-        return +((mp.expm1(-zz * zz) ** 2 / 2 + (d - 1) * (tau - e)) / d)
+    return rff_block_mse(p["coupling"], p["d"], p["z"], pair=lambda block, z: _quad_route(block, "rff", z))
 
 
 register(
