@@ -278,3 +278,53 @@ def test_bad_search_inputs_are_parameter_errors_not_hangs():
         search_weighted(np.array([1.0, np.nan, 1.0]), 0.5, rng, 1)
     with pytest.raises(ParameterError, match="estimator"):
         block_replicates(Block.named("orthogonal", 3), "xyz", 1.0, rng, 4)
+
+
+@pytest.mark.parametrize("bad", [0, 1, -3, 2.5, 3.0, float("nan"), "3", True, None])
+def test_bad_dimension_is_a_parameter_error_naming_d(bad):
+    """``pair_term(0, …)`` raised ZeroDivisionError/ValueError from deep inside, ``equiangular_rows(1, …)``
+    ZeroDivisionError: now every entry point refuses a dimension that is not an integer >= 2, naming ``d``."""
+    with pytest.raises(ParameterError, match="'d'"):
+        pair_term(bad, "rff", Fraction(1))
+    with pytest.raises(ParameterError, match="'d'"):
+        equiangular_rows(bad, 0.5)
+    with pytest.raises(ParameterError, match="'d'"):
+        power_coefficients(bad, mp.mpf(-1))
+
+
+@pytest.mark.parametrize("c", [float("nan"), 1.5, -0.6, "x", None])
+def test_bad_equiangular_cosine_is_a_parameter_error_naming_c(c):
+    with pytest.raises(ParameterError, match="'c'"):
+        equiangular_rows(3, c)
+
+
+@pytest.mark.parametrize("est,a,name", [("rff", float("nan"), "'a'"), ("rff", float("inf"), "'a'"),
+                                        ("prf", -1, "'a'"), ("prf", "abc", "'a'"), ("cos", 1, "estimator")])
+def test_bad_pair_term_arguments_are_parameter_errors(est, a, name):
+    with pytest.raises(ParameterError, match=name):
+        pair_term(3, est, a)
+
+
+def test_angle_ratios_are_the_gamma_ratio_of_eq24():
+    """R_p = Γ((d+p)/2)Γ((d+1)/2)/(Γ((d+p+1)/2)Γ(d/2)) by its definition (mpmath gamma), against the one
+    recurrence that angle_series and power_coefficients now share."""
+    import itertools
+
+    from rftheory.numerics.angle_family import angle_ratios
+
+    with mp.workdps(50):
+        for d in (2, 3, 8):
+            for p, r in enumerate(itertools.islice(angle_ratios(d), 30)):
+                want = mp.gamma(mp.mpf(d + p) / 2) * mp.gamma(mp.mpf(d + 1) / 2) / (
+                    mp.gamma(mp.mpf(d + p + 1) / 2) * mp.gamma(mp.mpf(d) / 2))
+                assert digits_agree(r, want) >= 45
+
+
+@pytest.mark.parametrize("z", ["1", "3"])
+def test_block_mse_is_the_rff_mse_formula_at_m_equal_d(z):
+    """One MSE formula: the orthogonal block's MSE (series and φ-quadrature routes) is ``simrf.rff_mse``
+    (₁F₁ closed form) at m = d, to 40 digits."""
+    r = rftheory.get("simrf.rff_coupling_search")
+    want = rftheory.get("simrf.rff_mse").exact(dps=45, d=3, m=3, z=z, coupling="orthogonal")
+    assert digits_agree(r.exact(dps=45, d=3, z=z, coupling="orthogonal"), want) >= 40
+    assert digits_agree(r.route("phi-quadrature", dps=45, d=3, z=z, coupling="orthogonal"), want) >= 40

@@ -31,7 +31,7 @@ import numpy as np
 from ...errors import ParameterError
 from ...montecarlo import pair_mean
 from ...numerics.angle_family import angle_quad, angle_series
-from ...numerics.pair_chebyshev import ESTIMATORS, pair_term, pair_x
+from ...numerics.pair_chebyshev import ESTIMATORS, check_dimension, pair_term, pair_x
 from ...params import mpf
 from ...sampling.samplers import chi_norms, haar, simplex_matrix
 
@@ -63,7 +63,8 @@ def equiangular_rows(d, c, backend=np):
     Raises
     ------
     ParameterError
-        ``c`` outside ``[−1/(d−1), 1]`` (the Gram matrix would not be PSD).
+        ``d`` not an integer ``≥ 2``, or ``c`` not a number in ``[−1/(d−1), 1]`` (the Gram matrix would
+        not be PSD; NaN is refused too).
 
     Examples
     --------
@@ -71,7 +72,12 @@ def equiangular_rows(d, c, backend=np):
     >>> bool(np.allclose(U @ U.T, 0.5 + 0.5 * np.eye(4)))
     True
     """
-    if c < -1 / (d - 1) - 1e-15 or c > 1:
+    d = check_dimension(d)
+    try:
+        bad = not (-1 / (d - 1) - 1e-15 <= c <= 1)  # NaN fails every comparison
+    except TypeError as exc:
+        raise ParameterError("c", f"must be a real number, got {c!r}") from exc
+    if bad:
         raise ParameterError("c", f"an equiangular block of {d} unit vectors needs -1/(d-1) <= c <= 1, got {c}")
     if backend is mp:
         c = mp.mpf(c)
