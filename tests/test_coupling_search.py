@@ -328,3 +328,39 @@ def test_block_mse_is_the_rff_mse_formula_at_m_equal_d(z):
     want = rftheory.get("simrf.rff_mse").exact(dps=45, d=3, m=3, z=z, coupling="orthogonal")
     assert digits_agree(r.exact(dps=45, d=3, z=z, coupling="orthogonal"), want) >= 40
     assert digits_agree(r.route("phi-quadrature", dps=45, d=3, z=z, coupling="orthogonal"), want) >= 40
+
+
+@pytest.mark.parametrize("d,z", [(2, "3"), (3, "2"), (4, "2.5"), (8, "6")])
+def test_optimal_angle_routes_decide_and_agree_independently(d, z):
+    """simrf.rff_optimal_angle: the threshold route (c* = 0 iff z <= z0(d)) and the branch-and-bound route
+    (no threshold, no float64 scan) agree to 40+ digits, at c* = 0 (d = 3, z = 2 < z0 = 2.375) and beyond."""
+    r = rftheory.get("simrf.rff_optimal_angle")
+    a, b = r.exact(dps=50, d=d, z=z), r.route("branch-and-bound", dps=50, d=d, z=z)
+    assert (a == 0) == (b == 0) == (d == 3)
+    assert a == b == 0 or digits_agree(a, b) >= 40
+
+
+def test_optimal_angle_planted_defects_are_caught(monkeypatch):
+    """Each route decides c* = 0 on its own: a wrong d in the route's coefficients, or a wrong threshold in the
+    main route (claiming orthogonal optimal up to z = 3.5), makes the two disagree at verify's grid points."""
+    from rftheory.papers.simrf import optima
+
+    r = rftheory.get("simrf.rff_optimal_angle")
+    good = r.exact(dps=50, d=2, z="3")
+    orig = optima.eq24_even_coefficients
+    monkeypatch.setattr(optima, "eq24_even_coefficients", lambda d, x: orig(d + 1, x))
+    assert digits_agree(r.route("branch-and-bound", dps=50, d=2, z="3"), good) < 5
+    monkeypatch.undo()
+    monkeypatch.setattr(optima, "orthogonal_threshold", lambda d: mp.mpf("3.5"))
+    assert r.exact(dps=50, d=2, z="3") == 0 < r.route("branch-and-bound", dps=50, d=2, z="3")
+
+
+def test_orthogonal_threshold_by_hand():
+    """z0(2) = √6: 1F1(4; 3; −x) = e^{−x}(1 − x/3) vanishes at x = z²/2 = 3; z0(d) is where b_2 changes sign."""
+    from rftheory.papers.simrf.optima import orthogonal_curvature, orthogonal_threshold
+
+    with mp.workdps(50):
+        assert digits_agree(orthogonal_threshold(2), mp.sqrt(6)) >= 45
+        for d in (3, 8):
+            z0 = orthogonal_threshold(d)
+            assert orthogonal_curvature(d, z0 * (1 - mp.mpf("1e-6"))) > 0 > orthogonal_curvature(d, z0 * (1 + mp.mpf("1e-6")))

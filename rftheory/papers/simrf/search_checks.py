@@ -19,7 +19,7 @@ from ...measure import bound, fact, failure, relative
 from ...params import mpf
 from .conformity import conformity_orthogonal, conformity_simplex
 from .couplings import Block, block_value
-from .optima import orthogonal_curvature, plus_geometries, plus_search, prf_search, rff_optimal_angle, rff_search
+from .optima import orthogonal_threshold, plus_geometries, plus_search, prf_search, rff_optimal_angle, rff_search
 from .plus import geometry_conformity
 
 __all__ = ["REACH_RTOL", "EXACT_RTOL", "optimality_claim", "prf_search_measurements", "optimality_checks",
@@ -147,8 +147,7 @@ def rff_threshold(d):
         ``z₀`` (``√6`` at ``d = 2``).
     """
     with mp.workdps(30):
-        # the sign changes once in (1.5, 3) for every d checked (2..64); bisection-safe start
-        return mp.findroot(lambda z: orthogonal_curvature(d, z), (mp.mpf("1.5"), mp.mpf(3)), solver="anderson")
+        return orthogonal_threshold(d)
 
 
 def rff_search_checks(mode, seed):
