@@ -163,7 +163,7 @@ def test_search_refutes_a_wrong_optimality_claim():
         wrong = search_checks.prf_search_measurements(d, "1", 3, claim="orthogonal")
         right = search_checks.prf_search_measurements(d, "1", 3, claim="simplex")
         assert _passed(wrong) == [False]
-        assert _passed(right) == [True, True]
+        assert _passed(right) == [True, True, True]
 
 
 def test_rff_orthogonal_claim_refuted_beyond_the_threshold():
@@ -364,3 +364,36 @@ def test_orthogonal_threshold_by_hand():
         for d in (3, 8):
             z0 = orthogonal_threshold(d)
             assert orthogonal_curvature(d, z0 * (1 - mp.mpf("1e-6"))) > 0 > orthogonal_curvature(d, z0 * (1 + mp.mpf("1e-6")))
+
+
+def test_polish_finishes_an_unconverged_lbfgs_run_within_its_excess_bound(monkeypatch):
+    """L-BFGS-B cut off after 8 iterations (res.success False, recorded) from random starts, d = 4, v = 1: the
+    Newton polish still ends at the simplex, the exact excess is within the stated bound, and the bound supports
+    REACH_RTOL with the 10x margin verify checks."""
+    from rftheory.papers.simrf import search
+
+    monkeypatch.setitem(search.OPTIONS, "maxiter", 8)
+    f = pair_term(4, "prf", Fraction(1))
+    res = search_block(f, 4, np.random.default_rng(3), 3)
+    assert len(res.lbfgs_success) == 3 and not any(res.lbfgs_success)
+    with mp.workdps(30):
+        want = rftheory.get("simrf.conformity.simplex").exact(dps=30, d=4, v=1)
+        excess = block_value(Block(res.rows), "prf", mp.mpf(1)) - want
+    assert excess <= res.excess + want * search_checks.EXACT_RTOL
+    assert res.excess / res.value <= search_checks.REACH_RTOL / 10
+
+
+def test_polish_reports_a_saddle_as_unbounded():
+    """The orthogonal block is a critical point of the PRF conformity (by symmetry) but not a minimum (Thm 3.4):
+    its Hessian has a negative eigenvalue, so no excess bound is claimed there."""
+    from rftheory.papers.simrf.search import polish
+
+    f = pair_term(4, "prf", Fraction(1))
+    val, U, excess, g, lam = polish(lambda V: block_objective(V, f), np.eye(4))
+    assert excess == np.inf and np.allclose(U, np.eye(4))
+
+
+def test_reach_claim_uses_the_analysis_not_a_measured_margin():
+    ms = search_checks.prf_search_measurements(3, "1", 2)
+    assert len(ms) == 3 and _passed(ms) == [True, True, True]
+    assert "excess bound" in ms[2].check and "L-BFGS-B success" in ms[1].detail

@@ -175,7 +175,9 @@ register(
         notes=("search is the exact conformity of the best block the optimiser found (a witness); its optimality is "
                "numerical. The checks minimise over d = 2..8 (quick: v in {0.5, 2}, 6 random starts + the orthogonal "
                "block; full: v in {0.1, 0.5, 1, 2}, 40): nothing beats simplex (exact values), and the search reaches "
-               "it within a relative 1e-10.",
+               "it within a relative 1e-20: the best start is polished by Newton steps, and its excess over its local "
+               "minimum is bounded by (|g| + delta)^2/(2 lambda+) (polished gradient, gradient error bound, smallest "
+               "non-null Hessian eigenvalue), checked <= 1e-21 at each point (at most 1.5e-22 seen).",
                "A law of blocks is a mixture, never better than its best block: the search covers every "
                "weight-independent coupling.", DOMAIN_NOTE),
     )
