@@ -327,6 +327,6 @@ register(
                "Eq. 24's double series (R_p by its Gamma definition); c* = 0 proved (tau(c) - tau(0) = c^2 g(c), g "
                "bounded below > 0 on a subdivision of [0, 1]) or refuted (a point with g < 0), then intervals that "
                "cannot hold the minimum discarded and c* the root of tau' in the survivor, at the working precision. "
-               "The two agree to 60 digits at dps 50 (d = 2..8, z = 1..6).", DOMAIN_NOTE),
+               "The two agree to 60 digits at dps 50 (d = 2, 3, 4, 8; z = 1, 2.5, 3, 4, 6).", DOMAIN_NOTE),
     )
 )
