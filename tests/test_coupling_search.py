@@ -5,7 +5,7 @@ estimator, and clean errors.
 
 Statistical tests use fixed seeds (``rng`` fixture) and the two-sided bound
 ``Z = Φ⁻¹(1 − 1e-7/2) = 5.33``: each fails a correct implementation with
-probability below 1e-7, the file's four such tests below 1e-6 together.
+probability below 1e-7, the file's five such tests below 1e-6 together.
 """
 
 from fractions import Fraction
@@ -163,7 +163,7 @@ def test_search_refutes_a_wrong_optimality_claim():
         wrong = search_checks.prf_search_measurements(d, "1", 3, claim="orthogonal")
         right = search_checks.prf_search_measurements(d, "1", 3, claim="simplex")
         assert _passed(wrong) == [False]
-        assert _passed(right) == [True, True]
+        assert _passed(right) == [True, True, True]
 
 
 def test_rff_orthogonal_claim_refuted_beyond_the_threshold():
@@ -199,7 +199,12 @@ def test_optimal_rff_block_beats_orthogonal_in_the_real_estimator(rng):
     exact = float(rftheory.get("simrf.rff_coupling_search").exact(dps=20, d=d, z=3, coupling="optimal"))
     e = err["optimal"]
     assert abs(e.mean() - exact) / (e.std(ddof=1) / np.sqrt(e.size)) < Z
-    assert 0.110 < exact < 0.1102
+    # Independent reference (not this code's output): the block MSE (1/d)[(1 - e^{-z²})²/2 + (d-1)(τ(c) - e^{-z²})]
+    # with τ(c) = (ρ_c + ρ_{-c})/2 by the φ-quadrature of Eq. 21 (angle_family.angle_quad), minimised over
+    # c ∈ [0, 1] by golden-section search in mpmath at 20 digits down to an interval of 1e-7 (34 steps; minimiser
+    # 0.5940550836, the routes' c* = 0.5940550875): 0.110077434703988608.  No scan, no Chebyshev form, no
+    # derivative root; MSE'' = 0.56 at c*, so |c - c*| < 1e-7 moves it by < 0.28e-14, 2.6e-14 relative.
+    assert abs(exact / 0.110077434703988608 - 1) < 1e-13
 
 
 def test_simrf_plus_gap_is_order_v4_at_d5():
@@ -278,3 +283,132 @@ def test_bad_search_inputs_are_parameter_errors_not_hangs():
         search_weighted(np.array([1.0, np.nan, 1.0]), 0.5, rng, 1)
     with pytest.raises(ParameterError, match="estimator"):
         block_replicates(Block.named("orthogonal", 3), "xyz", 1.0, rng, 4)
+
+
+@pytest.mark.parametrize("bad", [0, 1, -3, 2.5, 3.0, float("nan"), "3", True, None])
+def test_bad_dimension_is_a_parameter_error_naming_d(bad):
+    """``pair_term(0, …)`` raised ZeroDivisionError/ValueError from deep inside, ``equiangular_rows(1, …)``
+    ZeroDivisionError: now every entry point refuses a dimension that is not an integer >= 2, naming ``d``."""
+    with pytest.raises(ParameterError, match="'d'"):
+        pair_term(bad, "rff", Fraction(1))
+    with pytest.raises(ParameterError, match="'d'"):
+        equiangular_rows(bad, 0.5)
+    with pytest.raises(ParameterError, match="'d'"):
+        power_coefficients(bad, mp.mpf(-1))
+
+
+@pytest.mark.parametrize("c", [float("nan"), 1.5, -0.6, "x", None])
+def test_bad_equiangular_cosine_is_a_parameter_error_naming_c(c):
+    with pytest.raises(ParameterError, match="'c'"):
+        equiangular_rows(3, c)
+
+
+@pytest.mark.parametrize("est,a,name", [("rff", float("nan"), "'a'"), ("rff", float("inf"), "'a'"),
+                                        ("prf", -1, "'a'"), ("prf", "abc", "'a'"), ("cos", 1, "estimator")])
+def test_bad_pair_term_arguments_are_parameter_errors(est, a, name):
+    with pytest.raises(ParameterError, match=name):
+        pair_term(3, est, a)
+
+
+def test_angle_ratios_are_the_gamma_ratio_of_eq24():
+    """R_p = Γ((d+p)/2)Γ((d+1)/2)/(Γ((d+p+1)/2)Γ(d/2)) by its definition (mpmath gamma), against the one
+    recurrence that angle_series and power_coefficients now share."""
+    import itertools
+
+    from rftheory.numerics.angle_family import angle_ratios
+
+    with mp.workdps(50):
+        for d in (2, 3, 8):
+            for p, r in enumerate(itertools.islice(angle_ratios(d), 30)):
+                want = mp.gamma(mp.mpf(d + p) / 2) * mp.gamma(mp.mpf(d + 1) / 2) / (
+                    mp.gamma(mp.mpf(d + p + 1) / 2) * mp.gamma(mp.mpf(d) / 2))
+                assert digits_agree(r, want) >= 45
+
+
+@pytest.mark.parametrize("z", ["1", "3"])
+def test_block_mse_is_the_rff_mse_formula_at_m_equal_d(z):
+    """One MSE formula: the orthogonal block's MSE (series and φ-quadrature routes) is ``simrf.rff_mse``
+    (₁F₁ closed form) at m = d, to 40 digits."""
+    r = rftheory.get("simrf.rff_coupling_search")
+    want = rftheory.get("simrf.rff_mse").exact(dps=45, d=3, m=3, z=z, coupling="orthogonal")
+    assert digits_agree(r.exact(dps=45, d=3, z=z, coupling="orthogonal"), want) >= 40
+    assert digits_agree(r.route("phi-quadrature", dps=45, d=3, z=z, coupling="orthogonal"), want) >= 40
+
+
+@pytest.mark.parametrize("d,z", [(2, "3"), (3, "2"), (4, "2.5"), (8, "6")])
+def test_optimal_angle_routes_decide_and_agree_independently(d, z):
+    """simrf.rff_optimal_angle: the threshold route (c* = 0 iff z <= z0(d)) and the branch-and-bound route
+    (no threshold, no float64 scan) agree to 40+ digits, at c* = 0 (d = 3, z = 2 < z0 = 2.375) and beyond."""
+    r = rftheory.get("simrf.rff_optimal_angle")
+    a, b = r.exact(dps=50, d=d, z=z), r.route("branch-and-bound", dps=50, d=d, z=z)
+    assert (a == 0) == (b == 0) == (d == 3)
+    assert a == b == 0 or digits_agree(a, b) >= 40
+
+
+def test_optimal_angle_planted_defects_are_caught(monkeypatch):
+    """Each route decides c* = 0 on its own: a wrong d in the route's coefficients, or a wrong threshold in the
+    main route (claiming orthogonal optimal up to z = 3.5), makes the two disagree at verify's grid points."""
+    from rftheory.papers.simrf import optima
+
+    r = rftheory.get("simrf.rff_optimal_angle")
+    good = r.exact(dps=50, d=2, z="3")
+    orig = optima.eq24_even_coefficients
+    monkeypatch.setattr(optima, "eq24_even_coefficients", lambda d, x: orig(d + 1, x))
+    assert digits_agree(r.route("branch-and-bound", dps=50, d=2, z="3"), good) < 5
+    monkeypatch.undo()
+    monkeypatch.setattr(optima, "orthogonal_threshold", lambda d: mp.mpf("3.5"))
+    assert r.exact(dps=50, d=2, z="3") == 0 < r.route("branch-and-bound", dps=50, d=2, z="3")
+
+
+def test_orthogonal_threshold_by_hand():
+    """z0(2) = √6: 1F1(4; 3; −x) = e^{−x}(1 − x/3) vanishes at x = z²/2 = 3; z0(d) is where b_2 changes sign."""
+    from rftheory.papers.simrf.optima import orthogonal_curvature, orthogonal_threshold
+
+    with mp.workdps(50):
+        assert digits_agree(orthogonal_threshold(2), mp.sqrt(6)) >= 45
+        for d in (3, 8):
+            z0 = orthogonal_threshold(d)
+            assert orthogonal_curvature(d, z0 * (1 - mp.mpf("1e-6"))) > 0 > orthogonal_curvature(d, z0 * (1 + mp.mpf("1e-6")))
+
+
+def test_polish_finishes_an_unconverged_lbfgs_run_within_its_excess_bound(monkeypatch):
+    """L-BFGS-B cut off after 8 iterations (res.success False, recorded) from random starts, d = 4, v = 1: the
+    Newton polish still ends at the simplex, the exact excess is within the stated bound, and the bound supports
+    REACH_RTOL with the 10x margin verify checks."""
+    from rftheory.papers.simrf import search
+
+    monkeypatch.setitem(search.OPTIONS, "maxiter", 8)
+    f = pair_term(4, "prf", Fraction(1))
+    res = search_block(f, 4, np.random.default_rng(3), 3)
+    assert len(res.lbfgs_success) == 3 and not any(res.lbfgs_success)
+    with mp.workdps(30):
+        want = rftheory.get("simrf.conformity.simplex").exact(dps=30, d=4, v=1)
+        excess = block_value(Block(res.rows), "prf", mp.mpf(1)) - want
+    assert excess <= res.excess + want * search_checks.EXACT_RTOL
+    assert res.excess / res.value <= search_checks.REACH_RTOL / 10
+
+
+def test_polish_reports_a_saddle_as_unbounded():
+    """The orthogonal block is a critical point of the PRF conformity (by symmetry) but not a minimum (Thm 3.4):
+    its Hessian has a negative eigenvalue, so no excess bound is claimed there."""
+    from rftheory.papers.simrf.search import polish
+
+    f = pair_term(4, "prf", Fraction(1))
+    val, U, excess, g, lam = polish(lambda V: block_objective(V, f), np.eye(4))
+    assert excess == np.inf and np.allclose(U, np.eye(4))
+
+
+def test_reach_claim_uses_the_analysis_not_a_measured_margin():
+    ms = search_checks.prf_search_measurements(3, "1", 2)
+    assert len(ms) == 3 and _passed(ms) == [True, True, True]
+    assert "excess bound" in ms[2].check and "L-BFGS-B success" in ms[1].detail
+
+
+def test_registry_monte_carlo_of_the_optimal_cone_block(rng):
+    """simrf.rff_coupling_search's mc: squared errors of the real estimator with the optimal cone block
+    (Haar-rotated, iid χ_d norms) match the closed form (|z| < Z), and the closed form of a different coupling
+    (orthogonal) is refuted by the same replicates (its MSE is ~20 standard errors away at d = 4, z = 3)."""
+    r = rftheory.get("simrf.rff_coupling_search")
+    est = r.monte_carlo(rng, 50_000, d=4, z=3, coupling="optimal")
+    assert abs(est.z(float(r.exact(dps=20, d=4, z=3, coupling="optimal")))) < Z
+    assert abs(est.z(float(r.exact(dps=20, d=4, z=3, coupling="orthogonal")))) > Z

@@ -27,6 +27,7 @@ from ..errors import LayerUnavailableError, RangeError
 __all__ = [
     "extra_digits",
     "angle_guard",
+    "angle_ratios",
     "SERIES_COST_MAX",
     "QUAD_D_MAX",
     "SERIES_COST_REFUSE",
@@ -194,6 +195,40 @@ def angle_quad_split(d, cos_theta, x):
     return 2 * cd * mp.quad(f, pts)
 
 
+def angle_ratios(d):
+    """The ratios ``R_p = r_p/r_0``, ``r_p = Γ((d+p)/2)/Γ((d+p+1)/2)``, of the angle
+    family's double series (Eq. 24 of papers/000_…), at the working precision.
+
+    .. math:: R_0 = 1,\\quad R_1 = \\frac{\\Gamma(\\frac{d+1}2)^2}{\\Gamma(\\frac d2)\\Gamma(\\frac d2+1)},
+       \\quad R_{p+2} = R_p\\,\\frac{d+p}{d+p+1}
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+
+    Yields
+    ------
+    mpmath.mpf
+        ``R_0, R_1, R_2, …`` (an endless generator).
+
+    Examples
+    --------
+    >>> import itertools, mpmath as mp
+    >>> [mp.nstr(r, 6) for r in itertools.islice(angle_ratios(2), 4)]  # R_1 = π/4 at d = 2
+    ['1.0', '0.785398', '0.666667', '0.589049']
+    """
+    h = mp.mpf(d) / 2
+    R = [mp.mpf(1), mp.exp(2 * mp.loggamma(h + mp.mpf(1) / 2) - mp.loggamma(h) - mp.loggamma(h + 1))]
+    yield R[0]
+    yield R[1]
+    q = 0
+    while True:
+        R.append(R[q] * (d + q) / (d + q + 1))
+        yield R[-1]
+        q += 1
+
+
 def angle_series(d, cos_theta, x, even_only=False):
     """``ρ_θ`` by the double series of Eq. 24 (with the ``2^{-(d-1)}`` the
     extracted text lacks), as a function of ``x = v²/2`` (any real sign).
@@ -259,8 +294,8 @@ def angle_series(d, cos_theta, x, even_only=False):
         w = mp.mp.prec
         h = mp.mpf(d) / 2
         ax, ac = abs(x), abs(c)
-        # R_1 = r_1/r_0 = Γ((d+1)/2)² / (Γ(d/2) Γ(d/2 + 1)); R_{p+2} = R_p (d+p)/(d+p+1)
-        R = [mp.mpf(1), mp.exp(2 * mp.loggamma(h + mp.mpf(1) / 2) - mp.loggamma(h) - mp.loggamma(h + 1))]
+        ratios = angle_ratios(d)
+        R = [next(ratios), next(ratios)]
         if x > 0:
             lower = mp.hyp0f1(h, d * (1 + min(c, 0) * R[1]) * x) if c < 0 else mp.mpf(1)
         else:
@@ -287,8 +322,7 @@ def angle_series(d, cos_theta, x, even_only=False):
                 invf.append(invf[-1] / k)
             if k <= P:
                 while len(R) <= k:
-                    q = len(R) - 2
-                    R.append(R[q] * (d + q) / (d + q + 1))
+                    R.append(next(ratios))
                 if k:
                     cpow *= c
                 a.append(mp.mpf(0) if (even_only and k % 2) else cpow * R[k] * invf[k])

@@ -28,11 +28,37 @@ import mpmath as mp
 import numpy as np
 
 from ..errors import ParameterError
+from .angle_family import angle_ratios
 
-__all__ = ["ESTIMATORS", "pair_x", "power_coefficients", "chebyshev_coefficients", "PairTerm", "pair_term"]
+__all__ = ["ESTIMATORS", "check_dimension", "pair_x", "power_coefficients", "chebyshev_coefficients", "PairTerm", "pair_term"]
 
 #: the estimators with a one-angle pair term: positive (PRF) and trigonometric (RFF) features
 ESTIMATORS = ("prf", "rff")
+
+
+def check_dimension(d, name="d"):
+    """Validate a dimension of a block: an integer ``d ≥ 2`` (a block of ``d`` directions has pairs).
+
+    Parameters
+    ----------
+    d : int
+        The dimension (``bool`` and non-integral values are refused; integral numpy scalars accepted).
+    name : str, optional
+        The parameter's name in the error.
+
+    Returns
+    -------
+    int
+        ``d`` as a Python ``int``.
+
+    Raises
+    ------
+    ParameterError
+        ``d`` not an integer ``≥ 2`` (0, negative, NaN, ``2.5``, ``"3"``).
+    """
+    if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 2:
+        raise ParameterError(name, f"must be an integer >= 2, got {d!r}")
+    return int(d)
 
 
 def pair_x(estimator, a):
@@ -85,6 +111,11 @@ def power_coefficients(d, x, even_only=False):
     list of mpmath.mpf
         ``b_0, …, b_P``.
 
+    Raises
+    ------
+    ParameterError
+        ``d`` not an integer ``≥ 2`` or ``x`` not finite.
+
     Examples
     --------
     ``b_0`` is the orthogonal conformity ``₁F₁(d; d/2; x)``:
@@ -95,23 +126,23 @@ def power_coefficients(d, x, even_only=False):
     ...     bool(abs(b[0] - mp.hyp1f1(4, 2, mp.mpf(1) / 2)) < mp.mpf(10) ** -28)
     True
     """
+    d = check_dimension(d)
     h = mp.mpf(d) / 2
     x = mp.mpf(x)
-    lr1 = 2 * mp.loggamma(h + mp.mpf(1) / 2) - mp.loggamma(h) - mp.loggamma(h + 1)
-    R = [mp.mpf(1), mp.exp(lr1)]
+    if not mp.isfinite(x):
+        raise ParameterError("x", f"must be finite, got {x}")
+    ratios = angle_ratios(d)  # R_p, lazily
     out = []
     big = mp.mpf(0)
     lead = mp.mpf(1)  # x^p (d)_p / ((d/2)_p p!)
     p = 0
     eps = mp.mpf(2) ** (-mp.mp.prec - 4)
     while True:
-        while len(R) <= p:
-            q = len(R) - 2
-            R.append(R[q] * (d + q) / (d + q + 1))
+        R = next(ratios)
         if even_only and p % 2:
             b = mp.mpf(0)
         else:
-            b = R[p] * lead * mp.hyp1f1(d + p, h + p, x)
+            b = R * lead * mp.hyp1f1(d + p, h + p, x)
         out.append(b)
         big = max(big, abs(b))
         if p > 4 * abs(x) + 2 and len(out) >= 3 and abs(out[-1]) + abs(out[-2]) <= eps * big:
@@ -182,10 +213,18 @@ class PairTerm:
         the dropped Chebyshev tail (below ``1e-18·Σ|a_n|``).
     derr : float
         The same for ``f'`` (with ``Σ|a'_n|``).
+
+    Raises
+    ------
+    ParameterError
+        ``d`` not an integer ``≥ 2``, an unknown estimator, or ``a`` not a finite number ``≥ 0``.
     """
 
     def __init__(self, d, estimator, a):
-        self.d, self.estimator, self.a = d, estimator, Fraction(a)
+        d = check_dimension(d)
+        if estimator not in ESTIMATORS:
+            raise ParameterError("estimator", f"unknown value {estimator!r}; expected one of {', '.join(ESTIMATORS)}")
+        self.d, self.estimator, self.a = d, estimator, _exact_argument(a)
         with mp.workdps(30):
             x0 = pair_x(estimator, mp.mpf(self.a.numerator) / self.a.denominator)
             guard = int(4 * abs(float(x0)) / math.log(10)) + 10  # e^{2|x|}-sized terms cancel
@@ -239,7 +278,17 @@ class PairTerm:
         return np.polynomial.chebyshev.chebval(np.clip(c, -1.0, 1.0), self.dcoef)
 
 
-@functools.lru_cache(maxsize=512)
+def _exact_argument(a):
+    """``v`` or ``z`` as an exact non-negative finite Fraction (ParameterError ``a`` otherwise)."""
+    try:
+        a = Fraction(a)
+    except (TypeError, ValueError, OverflowError, ZeroDivisionError) as exc:
+        raise ParameterError("a", f"v or z must be a finite real number, got {a!r}") from exc
+    if a < 0:
+        raise ParameterError("a", f"v or z must be >= 0, got {a}")
+    return a
+
+
 def pair_term(d, estimator, a):
     """The cached :class:`PairTerm` of ``(d, estimator, a)``.
 
@@ -256,5 +305,18 @@ def pair_term(d, estimator, a):
     -------
     PairTerm
         ``f`` and ``f'`` in float64.
+
+    Raises
+    ------
+    ParameterError
+        ``d`` not an integer ``≥ 2``, an unknown estimator, or ``a`` not a finite number ``≥ 0``.
     """
-    return PairTerm(d, estimator, Fraction(a))
+    d = check_dimension(d)
+    if estimator not in ESTIMATORS:
+        raise ParameterError("estimator", f"unknown value {estimator!r}; expected one of {', '.join(ESTIMATORS)}")
+    return _pair_term(d, estimator, _exact_argument(a))
+
+
+@functools.lru_cache(maxsize=512)
+def _pair_term(d, estimator, a):
+    return PairTerm(d, estimator, a)

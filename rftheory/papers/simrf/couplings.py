@@ -31,11 +31,12 @@ import numpy as np
 from ...errors import ParameterError
 from ...montecarlo import pair_mean
 from ...numerics.angle_family import angle_quad, angle_series
-from ...numerics.pair_chebyshev import ESTIMATORS, pair_term, pair_x
+from ...numerics.pair_chebyshev import ESTIMATORS, check_dimension, pair_term, pair_x
 from ...params import mpf
 from ...sampling.samplers import chi_norms, haar, simplex_matrix
 
-__all__ = ["Block", "BLOCKS", "block_value", "block_value_quad", "block_replicates", "block_objective",
+__all__ = ["Block", "BLOCKS", "block_value", "block_value_quad", "block_features", "block_replicates",
+           "block_squared_errors", "block_objective",
            "equiangular_rows"]
 
 #: the named blocks of the registry (``random``: the fixed block ``Block.random(d, seed=0)``)
@@ -63,7 +64,8 @@ def equiangular_rows(d, c, backend=np):
     Raises
     ------
     ParameterError
-        ``c`` outside ``[−1/(d−1), 1]`` (the Gram matrix would not be PSD).
+        ``d`` not an integer ``≥ 2``, or ``c`` not a number in ``[−1/(d−1), 1]`` (the Gram matrix would
+        not be PSD; NaN is refused too).
 
     Examples
     --------
@@ -71,7 +73,12 @@ def equiangular_rows(d, c, backend=np):
     >>> bool(np.allclose(U @ U.T, 0.5 + 0.5 * np.eye(4)))
     True
     """
-    if c < -1 / (d - 1) - 1e-15 or c > 1:
+    d = check_dimension(d)
+    try:
+        bad = not (-1 / (d - 1) - 1e-15 <= c <= 1)  # NaN fails every comparison
+    except TypeError as exc:
+        raise ParameterError("c", f"must be a real number, got {c!r}") from exc
+    if bad:
         raise ParameterError("c", f"an equiangular block of {d} unit vectors needs -1/(d-1) <= c <= 1, got {c}")
     if backend is mp:
         c = mp.mpf(c)
@@ -276,12 +283,47 @@ def block_value_quad(block, estimator, a):
     return block_value(block, estimator, a, quadrature=True)
 
 
+def block_features(block, estimator, a, rng, n):
+    """``n`` draws of the real features of one block ``W = D U R``: ``D`` iid ``χ_d`` norms, ``R`` Haar
+    (rows ``w_i = r_i R u_i``, each marginally ``N(0, I_d)``; Def. 1.1 of Reid et al. 2023, papers/000_…).
+
+    PRF: ``exp(w_iᵀu)``, ``‖u‖ = v``; RFF: ``cos(w_iᵀz)``, ``‖z‖ = z`` (the input along ``e₁``: ``R`` is Haar).
+
+    Parameters
+    ----------
+    block : Block
+        The directions.
+    estimator : {"prf", "rff"}
+        Positive or trigonometric features.
+    a : float
+        ``v`` or ``z``.
+    rng : numpy.random.Generator
+        The only source of randomness.
+    n : int
+        Number of blocks drawn.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(n, number of directions)``.
+    """
+    check_estimator(estimator)
+    d = block.d
+    R = haar(rng, d, (n,))
+    r = chi_norms(rng, d, (n, block.rows.shape[0]))
+    W = r[..., None] * (block.rows @ R)  # rows r_i u_iᵀ R: a Haar rotation of the block
+    proj = W[..., 0] * float(a)
+    return np.exp(proj) if estimator == "prf" else np.cos(proj)
+
+
 def block_replicates(block, estimator, a, rng, n):
     """``n`` iid replicates of the real estimator's pair mean for the block
-    ``W = D U R``: ``D`` iid ``χ_d`` norms, ``R`` Haar (rows ``w_i = r_i R u_i``).
+    ``W = D U R`` (:func:`block_features`).
 
     PRF: the pair mean of ``exp(w_iᵀu)``, ``‖u‖ = v``; RFF: of ``cos(w_iᵀz)``,
     ``‖z‖ = z`` (each vector's own term, as in the MSE of Thm 3.2 / Sec. A.8).
+
+    .. math:: \\frac{1}{n(n-1)}\\sum_{i\\ne j} e_i e_j,\\quad e_i = \\exp(w_i^\\top u)\\ \\text{or}\\ \\cos(w_i^\\top z)
 
     Parameters
     ----------
@@ -301,14 +343,36 @@ def block_replicates(block, estimator, a, rng, n):
     numpy.ndarray
         Shape ``(n,)``; their mean estimates :func:`block_value`.
     """
-    check_estimator(estimator)
-    d = block.d
-    R = haar(rng, d, (n,))
-    r = chi_norms(rng, d, (n, block.rows.shape[0]))
-    W = r[..., None] * (block.rows @ R)  # rows r_i u_iᵀ R: a Haar rotation of the block
-    proj = W[..., 0] * float(a)  # the input along e₁ (any direction: R is Haar)
-    e = np.exp(proj) if estimator == "prf" else np.cos(proj)
-    return pair_mean(e)
+    return pair_mean(block_features(block, estimator, a, rng, n))
+
+
+def block_squared_errors(block, z, rng, n):
+    """``n`` iid squared errors of the real RFF estimator of one block, ``K̂ = (1/m)Σ_i cos(w_iᵀ(x−y))``
+    with ``W = D U R`` (:func:`block_features`; ``m`` the number of directions), ``‖x − y‖ = z``:
+
+    .. math:: \\big(\\hat K - e^{-z^2/2}\\big)^2,\\qquad
+       \\mathbb E = \\frac1m\\Big[\\frac{(1-e^{-z^2})^2}{2} + (m-1)(\\bar\\tau - e^{-z^2})\\Big]
+
+    (the block MSE of Sec. A.8 of Reid et al. 2023, papers/000_…, ``simrf.rff_coupling_search``).
+
+    Parameters
+    ----------
+    block : Block
+        The directions.
+    z : float
+        ``z = ‖x − y‖``.
+    rng : numpy.random.Generator
+        The only source of randomness.
+    n : int
+        Number of blocks drawn.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(n,)``; their mean estimates the block MSE.
+    """
+    e = block_features(block, "rff", z, rng, n)
+    return (e.mean(axis=1) - np.exp(-float(z) ** 2 / 2)) ** 2
 
 
 def block_objective(U, f):

@@ -24,7 +24,9 @@ from fractions import Fraction
 import mpmath as mp
 import numpy as np
 
-from ...numerics.rff_pairs import rff_guard
+from ...numerics.angle_family import extra_digits
+from ...numerics.pair_chebyshev import check_dimension
+from ...numerics.rff_pairs import rff_mse
 from ...params import mpf
 from ...sampling.samplers import simplex_matrix, simplex_plus_directions
 from .couplings import Block, block_value, pair_function
@@ -32,6 +34,7 @@ from .plus import norms_draw
 from .search import search_block, search_weighted
 
 __all__ = ["N_RANDOM", "prf_search", "rff_search", "rff_optimal_angle", "rff_block_mse", "plus_geometries",
+           "orthogonal_threshold", "rff_angle_by_threshold", "rff_angle_by_bounds", "eq24_even_coefficients",
            "plus_search", "orthogonal_curvature"]
 
 #: random starts of the searches behind the entries' ``search`` values (checks may use more)
@@ -143,6 +146,237 @@ def orthogonal_curvature(d, z):
         return +mp.hyp1f1(d + 2, mp.mpf(d) / 2 + 2, -z * z / 2)
 
 
+#: where the first zero z0(d) of 1F1(d+2; d/2+2; -z^2/2) is bracketed: positive on a 0.05 grid of (0, 3/2]
+#: and negative at 3 for every d checked (2..64); :func:`orthogonal_threshold` checks both ends
+THRESHOLD_BRACKET = (Fraction(3, 2), Fraction(3))
+
+
+def orthogonal_threshold(d):
+    """``z₀(d)``: the first positive zero of ``₁F₁(d+2; d/2+2; −z²/2)`` at the working precision
+    (``√6`` at ``d = 2``, where ``₁F₁(4; 3; −x) = e^{−x}(1 − x/3)``), found by bracketing in
+    :data:`THRESHOLD_BRACKET` (Anderson–Björck on a sign change; the ends' signs are checked).
+
+    ``b_2 = R_2 (z⁴/8)(d)_2/(d/2)_2 · ₁F₁(d+2; d/2+2; −z²/2)`` is the ``c²`` coefficient of the RFF
+    one-angle term (Lemma 4.2 / Eq. 24 of papers/000_… at ``v² = −z²``): orthogonal blocks are a strict local
+    minimum for ``z < z₀`` and stop being one at ``z₀``.
+
+    Parameters
+    ----------
+    d : int
+        Dimension (``≥ 2``).
+
+    Returns
+    -------
+    mpmath.mpf
+        ``z₀(d)``.
+
+    Raises
+    ------
+    ParameterError
+        ``d`` not an integer ``≥ 2``.
+    ArithmeticError
+        If the bracket does not hold a sign change (not seen for ``d ≤ 64``).
+    """
+    d = check_dimension(d)
+    lo, hi = (mpf(t) for t in THRESHOLD_BRACKET)
+    if not (orthogonal_curvature(d, lo) > 0 > orthogonal_curvature(d, hi)):
+        raise ArithmeticError(f"1F1(d+2; d/2+2; -z^2/2) at d={d} has no sign change in {THRESHOLD_BRACKET}")
+    with mp.workdps(mp.mp.dps + 5):
+        return +mp.findroot(lambda t: orthogonal_curvature(d, t), (lo, hi), solver="anderson")
+
+
+def rff_angle_by_threshold(d, z):
+    """``c*`` of the RFF one-angle term, route 1: ``c* = 0`` decided by ``z ≤ z₀(d)``
+    (:func:`orthogonal_threshold`, an mpmath root), otherwise the root of
+    ``f'(c) = Σ_p p b_p c^{p−1}`` with the ``b_p`` of :func:`~rftheory.numerics.pair_chebyshev.power_coefficients`
+    (``b_p = R_p x^p (d)_p/((d/2)_p p!) ₁F₁(d+p; d/2+p; x)``, ``x = −z²/2``), started from the best
+    cosine ``c > 0`` of a 20001-point scan of the float64 term (which picks the branch only).
+
+    The rule "orthogonal optimal iff ``z ≤ z₀``" is the claim of ``simrf.rff_coupling_search``; the
+    independent route :func:`rff_angle_by_bounds` decides without it, so verify tests the claim.
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    z : Fraction
+        ``z = ‖x − y‖ > 0``.
+
+    Returns
+    -------
+    mpmath.mpf
+        ``c*`` at the working precision.
+    """
+    from ...numerics.pair_chebyshev import power_coefficients
+
+    zz = mpf(Fraction(z))
+    if zz <= orthogonal_threshold(d):
+        return mp.mpf(0)
+    f = pair_function(d, "rff", Fraction(z))
+    c = np.linspace(0.0, 1.0, 20001)[1:]
+    c0 = float(c[int(np.argmin(f(c)))])
+    with mp.workdps(mp.mp.dps + extra_digits(-zz * zz / 2)):
+        b = power_coefficients(d, -zz * zz / 2, even_only=True)
+        g = lambda t: mp.fsum(k * b[k] * t ** (k - 1) for k in range(2, len(b), 2))
+        return +mp.findroot(g, mp.mpf(c0))
+
+
+def eq24_even_coefficients(d, x):
+    """The coefficients ``b_p`` (even ``p``) of the RFF one-angle term by direct summation of
+    the double series of Eq. 24 (papers/000_…), without the ₁F₁ closed form of the inner sums:
+
+    .. math:: b_p = \\frac{R_p}{p!}\\sum_{j\\ge0}\\frac{x^{p+j}}{j!}\\frac{(d)_{p+j}}{(d/2)_{p+j}},\\qquad
+       R_p = \\frac{\\Gamma(\\frac{d+p}2)\\Gamma(\\frac{d+1}2)}{\\Gamma(\\frac{d+p+1}2)\\Gamma(\\frac d2)}
+
+    (``R_p`` by its Gamma definition).  With ``(d)_k/(d/2)_k ≤ 2^k`` every term is below
+    ``(2|x|)^{p+j}/(p! j!)``, so the ``j``-sum stops once ``j + 1 > 4|x|`` (the terms' bounds then at
+    least halve) and the tail bound ``2(2|x|)^{p+j}/(p! j!)`` is below ``2^{−prec}``, and ``p`` stops once ``p > 4|x|`` and
+    ``2(2|x|)^p e^{2|x|}/p!`` (a bound on ``|b_p| + |b_{p+2}| + …``) is below ``2^{−prec}``.
+    Call it with ``≈ 2|x|/ln 10`` guard digits (the terms reach ``e^{2|x|}``).
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    x : mpmath.mpf
+        ``x = −z²/2``.
+
+    Returns
+    -------
+    list of mpmath.mpf
+        ``b_0, b_1 = 0, b_2, …`` (odd ones zero).
+    """
+    d = check_dimension(d)
+    h = mp.mpf(d) / 2
+    ax = abs(x)
+    eps = mp.mpf(2) ** (-mp.mp.prec)
+    big = mp.exp(2 * ax)
+    out = []
+    p = 0
+    while True:
+        if p % 2:
+            out.append(mp.mpf(0))
+        else:
+            R = mp.gamma(mp.mpf(d + p) / 2) * mp.gamma(mp.mpf(d + 1) / 2) / (mp.gamma(mp.mpf(d + p + 1) / 2)
+                                                                          * mp.gamma(h))
+            pf = mp.factorial(p)
+            term = x**p * mp.rf(d, p) / mp.rf(h, p)  # the j = 0 term times p!
+            s, j = term, 0
+            bound_j = (2 * ax) ** p  # bounds |term| (times p!)
+            while True:
+                term *= x * (d + p + j) / ((h + p + j) * (j + 1))
+                bound_j *= 2 * ax / (j + 1)
+                j += 1
+                s += term
+                if j + 1 > 4 * ax and 2 * bound_j <= eps * pf:
+                    break
+            out.append(R * s / pf)
+        p += 1
+        if p > 4 * ax and p % 2 == 0 and 2 * (2 * ax) ** p * big / mp.factorial(p) <= eps:
+            return out
+
+
+def _horner(coef, c):
+    out = mp.mpf(0)
+    for t in reversed(coef):
+        out = out * c + t
+    return out
+
+
+def _interval_lower(b, lo, hi, shift):
+    """A lower bound of ``h(c) = Σ_{p≥shift} b_p c^{p−shift}`` over ``0 ≤ lo ≤ c ≤ hi``: the larger of
+    the sign split (positive terms at ``lo``, negative at ``hi``) and the second-order form
+    ``h(m) − |h'(m)| r − S r²/2`` (``m`` the midpoint, ``r`` the half-width, ``S = Σ k(k−1)|a_k| hi^{k−2}``
+    bounding ``|h''|`` on the interval)."""
+    a = b[shift:]
+    pos = _horner([t if t > 0 else 0 for t in a], lo) + _horner([t if t < 0 else 0 for t in a], hi)
+    m, r = (lo + hi) / 2, (hi - lo) / 2
+    da = [k * t for k, t in enumerate(a)][1:]
+    S = _horner([k * (k - 1) * abs(t) for k, t in enumerate(a)][2:], hi)
+    return max(pos, _horner(a, m) - abs(_horner(da, m)) * r - S * r * r / 2)
+
+
+def _poly(b, c, shift=0):
+    return _horner(b[shift:], c)
+
+
+#: bisections of the branch-and-bound of :func:`rff_angle_by_bounds` before it gives up (undecided)
+BOUNDS_MAX_INTERVALS = 4000
+
+
+def rff_angle_by_bounds(d, z):
+    """``c*`` of the RFF one-angle term, route 2 (independent of route 1's threshold and float scan):
+    branch and bound on ``[0, 1]`` at the working precision, with the coefficients of
+    :func:`eq24_even_coefficients`.
+
+    On ``[a, b] ⊂ [0, 1]`` a polynomial ``Σ b_p c^p`` is at least ``Σ_{b_p>0} b_p a^p + Σ_{b_p<0} b_p b^p``
+    and at least its second-order form about the midpoint (:func:`_interval_lower`).
+    *Decision*: ``f(c) − f(0) = c² g(c)``, ``g(c) = Σ_{p≥2} b_p c^{p−2}``; ``c* = 0`` iff ``g > 0`` on
+    ``[0, 1]``, proved by bounding ``g`` below on a subdivision, refuted by a point with ``g < 0``.
+    *Location*: otherwise intervals whose lower bound of ``f`` exceeds the best value seen are
+    discarded until the survivors are shorter than ``1e-3``; ``c*`` is the root of ``f'`` (secant, from
+    the best survivor), checked to be the lowest value seen and in ``[0, 1]``.
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    z : Fraction
+        ``z = ‖x − y‖ > 0``.
+
+    Returns
+    -------
+    mpmath.mpf
+        ``c*`` at the working precision.
+
+    Raises
+    ------
+    ArithmeticError
+        Undecided within :data:`BOUNDS_MAX_INTERVALS` (``z`` within rounding of ``z₀``), or two
+        separated minima within the bounds' resolution.
+    """
+    zz = mpf(Fraction(z))
+    with mp.workdps(mp.mp.dps + extra_digits(-zz * zz / 2)):
+        b = eq24_even_coefficients(d, -zz * zz / 2)
+        todo, steps, neg = [(mp.mpf(0), mp.mpf(1))], 0, None
+        while todo and neg is None:  # the decision: is g > 0 on [0, 1]?
+            lo, hi = todo.pop()
+            steps += 1
+            if steps > BOUNDS_MAX_INTERVALS:
+                raise ArithmeticError(f"c* = 0 undecided at d={d}, z={z} after {BOUNDS_MAX_INTERVALS} intervals")
+            if _interval_lower(b, lo, hi, 2) > 0:
+                continue
+            mid = (lo + hi) / 2
+            for t in (lo, mid, hi):
+                if _poly(b, t, 2) < 0:
+                    neg = t
+            todo += [(lo, mid), (mid, hi)]
+        if neg is None:
+            return mp.mpf(0)
+        best = _poly(b, neg)
+        todo, keep = [(mp.mpf(0), mp.mpf(1))], []
+        while todo:  # the location: discard intervals that cannot hold a value below the best seen
+            lo, hi = todo.pop()
+            steps += 1
+            if steps > BOUNDS_MAX_INTERVALS:
+                raise ArithmeticError(f"c* not located at d={d}, z={z} within {BOUNDS_MAX_INTERVALS} intervals")
+            if _interval_lower(b, lo, hi, 0) > best:
+                continue
+            mid = (lo + hi) / 2
+            best = min(best, _poly(b, mid))
+            if hi - lo < mp.mpf("1e-3"):
+                keep.append((lo, hi))
+            else:
+                todo += [(lo, mid), (mid, hi)]
+        keep = [(lo, hi) for lo, hi in keep if _interval_lower(b, lo, hi, 0) <= best]
+        start = min(((lo + hi) / 2 for lo, hi in keep), key=lambda t: _poly(b, t))
+        db = [p * bp for p, bp in enumerate(b)]  # f'(c) = Σ p b_p c^{p-1}
+        c = mp.findroot(lambda t: _poly(db, t, 1), start)
+        if not (0 < c <= 1) or _poly(b, c) > best or any(abs((lo + hi) / 2 - c) > mp.mpf("1e-2") for lo, hi in keep):
+            raise ArithmeticError(f"c* at d={d}, z={z}: the root of f' ({mp.nstr(c, 8)}) is not the bounds' minimum")
+        return +c
+
+
 def rff_block(coupling, d, z):
     """The block of an RFF coupling: ``orthogonal``, ``simplex``, ``optimal``
     (equiangular at :func:`rff_optimal_angle`) or ``search`` (the best found).
@@ -167,10 +401,14 @@ def rff_block(coupling, d, z):
     return Block.named(coupling, d)
 
 
-def rff_block_mse(coupling, d, z):
-    """Exact MSE of ``(1/d)Σcos(w_iᵀ(x−y))`` for one block of ``d`` vectors (``m = d``) of a coupling.
+def rff_block_mse(coupling, d, z, pair=None):
+    """Exact MSE of ``(1/d)Σcos(w_iᵀ(x−y))`` for one block of ``d`` vectors (``m = d``) of a coupling
+    (the RFF MSE of Sec. A.8 of Reid et al. 2023, papers/000_…, with ``P = d(d−1)`` coupled ordered pairs).
 
     .. math:: \\mathrm{MSE} = \\frac1d\\Big[\\frac{(1-e^{-z^2})^2}{2} + (d-1)(\\bar\\tau - e^{-z^2})\\Big]
+
+    The formula is :func:`~rftheory.numerics.rff_pairs.rff_mse` at ``m = d`` (its one definition, with its
+    precision guard :func:`~rftheory.numerics.rff_pairs.rff_guard`), with the block's mean pair term as ``τ̄``.
 
     Parameters
     ----------
@@ -180,18 +418,20 @@ def rff_block_mse(coupling, d, z):
         Dimension.
     z : Fraction
         ``z = ‖x − y‖``.
+    pair : callable, optional
+        ``pair(block, z)`` giving ``τ̄`` of a block (default :func:`block_value`; the registry's
+        φ-quadrature route passes its own).
 
     Returns
     -------
     mpmath.mpf
         The MSE at the working precision.
     """
-    zz = mpf(Fraction(z))
-    # rff_guard: e^{2|x|}-sized alternating terms, and at small z the O(z^4) difference tau - e^{-z^2} of O(1) terms
-    with mp.workdps(mp.mp.dps + rff_guard(zz) + 10):
-        e = mp.exp(-zz * zz)
-        tau = e if coupling == "iid" else block_value(rff_block(coupling, d, z), "rff", zz)
-        return +((mp.expm1(-zz * zz) ** 2 / 2 + (d - 1) * (tau - e)) / d)
+    pair = pair or (lambda block, zz: block_value(block, "rff", zz))
+    if coupling == "iid":
+        return rff_mse("iid", d, d, Fraction(z))
+    # rff_mse evaluates the pair term inside its guard digits (the small-z cancellation of tau - e^{-z^2} too)
+    return rff_mse(coupling, d, d, Fraction(z), pair=lambda c, dd, zr: pair(rff_block(c, dd, zr), mpf(zr)))
 
 
 @functools.lru_cache(maxsize=256)
