@@ -468,9 +468,25 @@ def gap_f64(coupling, d, z, enough=None):
 
 
 def direct_gap_err(X, e, tau, terr):
-    """Error bound of the direct difference ``e − τ``, ``e = exp(X)``, ``X = −z²`` rounded once:
-    ``τ``'s bound, ``exp`` (:data:`~rftheory.numerics.orth_gap.ULPS` units ``u``), the rounding of
-    ``X`` (``u|X|e``, 1.01 for the second order) and of the difference (``u|e − τ|``)."""
+    r"""Error bound of the direct difference ``e − τ``, ``e = exp(X)``, ``X = −z²`` rounded once.
+
+    .. math:: |\Delta| \le \delta_\tau + u\big((\mathrm{ULPS} + 1.01|X|)\,e + |e - \tau|\big):
+
+    ``τ``'s own bound, ``exp`` (:data:`~rftheory.numerics.orth_gap.ULPS` units ``u``), the
+    rounding of ``X`` (``u|X|e``, 1.01 for the second order) and of the difference.
+
+    Parameters
+    ----------
+    X, e : array_like
+        ``X = fl(−z²)`` and ``e = fl(exp(X))``.
+    tau, terr : array_like
+        ``τ_c`` and its absolute error bound.
+
+    Returns
+    -------
+    numpy.ndarray
+        The absolute error bound of ``fl(e − τ)``.
+    """
     u = EPS / 2
     return terr + u * ((ULPS + 1.01 * np.abs(X)) * e + np.abs(e - tau))
 
