@@ -87,3 +87,27 @@ def test_hrf_trig_orthogonal_float64_against_mpmath():
         want = rftheory.evaluate("hrf.mse_trig", d=int(d[i]), m=int(m[i]), x_norm=float(a[i]), y_norm=float(b[i]),
                                  theta=float(th[i]), coupling="orthogonal", dps=30)
         assert abs(got[i] / float(want) - 1) <= 10 * hrf64.TRIG_BRACKET_TOL, (d[i], m[i], a[i], b[i], th[i])
+
+
+def test_b_k_log_space_and_recurrence_agree_with_exact_rationals():
+    """b_k = 1 − Π_{j<k}(d+j)/(d+2j) (Thm 4.3 of papers/000_…) as the log-space series use it
+    (orth_gap.log_b) and as the linear-space series build it (the recurrence rows), against
+    exact rationals: float64 accuracy, k up to 60, d from 1 to 1e6."""
+    from fractions import Fraction
+
+    from rftheory.numerics.orth_gap import _BRows, log_b
+
+    ds = np.array([1.0, 2.0, 3.0, 7.0, 64.0, 1000.0, 1e6])
+    K = 60
+    lb = log_b(ds, K)
+    rows = _BRows(ds)
+    for i, d in enumerate(ds):
+        prod = Fraction(1)
+        for k in range(K):
+            exact = 1 - prod
+            prod *= Fraction(int(d) + k, int(d) + 2 * k)
+            if k < 2:
+                assert exact == 0 and lb[i, k] == -np.inf and rows[k][i] == 0
+                continue
+            assert abs(np.exp(lb[i, k]) / float(exact) - 1) < 64 * K * rf.EPS, (d, k)
+            assert abs(rows[k][i] / float(exact) - 1) < 4 * k * rf.EPS, (d, k)  # r(k-1)u, r = 3

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["log_orth_gap_series", "log_pp_bracket_series", "orth_gap_neg_series", "FAST_V2", "ALT_Z2"]
+__all__ = ["log_orth_gap_series", "log_pp_bracket_series", "orth_gap_neg_series", "log_b", "FAST_V2", "ALT_Z2"]
 
 #: unit roundoff of float64
 U = 2.0**-53
@@ -37,6 +37,43 @@ D_SERVED = (1.0, 1e7)
 
 def _served_d(d):
     return np.isfinite(d) & (d >= D_SERVED[0]) & (d <= D_SERVED[1])
+
+
+def log_b(d, K):
+    """``log b_k`` for ``k = 0 … K−1`` (last axis), ``b_k = 1 − Π_{j<k}(d+j)/(d+2j)``.
+
+    The coefficients of the orthogonality gap (papers/000_…, Thm 4.3) in log space,
+    for the log-space series of any ``d > 0``: the product as a sum of
+    ``log1p(−j/(d+2j))``, then ``log(−expm1(·))`` (no cancellation for small ``k/d``).
+    ``−inf`` for ``k = 0, 1``.  The linear-space series build the same ``b_k`` by the
+    recurrence of :func:`log_orth_gap_series` (a test compares the two with exact rationals).
+
+    Parameters
+    ----------
+    d : array_like of float
+        Dimensions.
+    K : int
+        Number of coefficients.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``d.shape + (K,)``.
+
+    Examples
+    --------
+    ``b_2 = 1/(d + 2)``:
+
+    >>> import math
+    >>> bool(abs(log_b(6.0, 3)[2] + math.log(8)) < 1e-15)
+    True
+    """
+    dd = np.asarray(d, float)[..., None]
+    j = np.arange(K, dtype=float)
+    lp = np.log1p(-j / (dd + 2 * j))  # j = 0 gives 0
+    cum = np.concatenate([np.zeros(lp.shape[:-1] + (1,)), np.cumsum(lp[..., :-1], axis=-1)], axis=-1)
+    with np.errstate(divide="ignore"):
+        return np.log(-np.expm1(cum))
 
 
 def log_orth_gap_series(d, x):
@@ -138,7 +175,7 @@ def _chunk(rows, index, v2, pm=None, w23=None):
     out_s, out_w, out_t, out_k = np.empty(n), np.empty(n), np.empty(n), np.empty(n)
     live = np.arange(n)
     p = np.exp(-v2) * v2  # p_1
-    S, W, t, q, b = np.zeros(n), np.zeros(n), np.empty(n), np.empty(n), np.empty(n)
+    S, W, t, b = np.zeros(n), np.zeros(n), np.empty(n), np.empty(n)
     k = 1
     while live.size:
         for _ in range(8):  # term k+1 from term k, in place
@@ -171,10 +208,10 @@ def _chunk(rows, index, v2, pm=None, w23=None):
             index, v2, p, S, W = (a[keep] for a in (index, v2, p, S, W))
             if pm is not None:
                 pm, w23 = pm[keep], (w23[0][keep], w23[1][keep])
-            t, q, b = t[: live.size], q[: live.size], b[: live.size]
+            t, b = t[: live.size], b[: live.size]
     lS = np.log(out_s)
     lg = v2_0 + lS  # log(e^{v2} S)
-    # Σ e_k T_k = u(8W + (ULPS + 1)S); the partial sums, at most K of them, each ≤ S;
+    # Σ e_k T_k = u(c1·W + c0·S), e_k = (c1 k + c0)u; the partial sums, at most K of them, each ≤ S;
     # 1.01 covers the second-order terms of these first-order bounds
     r = rows.rounds
     c1, c0 = (6 * r + 2, ULPS + 21) if pm_given else (r + 2, ULPS + 1)  # e_k = (c1 k + c0)u

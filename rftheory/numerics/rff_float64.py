@@ -19,7 +19,7 @@ import numpy as np
 from ..errors import PrecisionError, RangeError
 from ..lazy import lazy
 from .kummer_dd import hyp1f1_d_half_neg_dd
-from .orth_gap import ULPS, orth_gap_neg_series
+from .orth_gap import ULPS, log_b, orth_gap_neg_series
 
 sc = lazy("scipy.special")  # imported on first use (the CLI starts without it)
 
@@ -302,14 +302,9 @@ def _gap_series(coef_log, X):
 
 
 def _orth_gap_coef_log(d, K):
-    """``log b_k/k!``, ``b_k = 1 − Π_{j<k}(d+j)/(d+2j)``: ``e^{X} − ₁F₁(d; d/2; X/2)
+    """``log b_k/k!`` (:func:`~rftheory.numerics.orth_gap.log_b`): ``e^{X} − ₁F₁(d; d/2; X/2)
     = Σ_{k≥2} b_k X^k/k!`` (positive coefficients)."""
-    dd = np.asarray(d, float)[..., None]
-    j = np.arange(K, dtype=float)
-    lp = np.log1p(-j / (dd + 2 * j))
-    cum = np.concatenate([np.zeros(lp.shape[:-1] + (1,)), np.cumsum(lp[..., :-1], axis=-1)], axis=-1)
-    with np.errstate(divide="ignore"):
-        return np.log(-np.expm1(cum)) - sc.gammaln(j + 1)
+    return log_b(d, K) - sc.gammaln(np.arange(K, dtype=float) + 1)
 
 
 def _simplex_delta_coef_log(d, K):

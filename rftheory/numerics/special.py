@@ -12,7 +12,7 @@ import numpy as np
 
 from ..errors import RangeError
 from ..lazy import lazy
-from .orth_gap import log_orth_gap_series
+from .orth_gap import log_b, log_orth_gap_series
 
 sc = lazy("scipy.special")  # imported on first use (the CLI starts without it)
 EPS = np.finfo(float).eps  # 2x the unit roundoff
@@ -222,12 +222,7 @@ def _log_orth_gap_logspace(d, x):
         v2 = 2 * flat_x[lo : lo + 256, None]
         K = int(3 * float(np.max(v2)) + 80) if v2.size else 80
         k = np.arange(K)[None, :]
-        j = np.arange(K)[None, :]
-        lp = np.log1p(-j / (dd + 2 * j))  # j = 0 gives 0
-        cum = np.concatenate([np.zeros((dd.shape[0], 1)), np.cumsum(lp[:, :-1], axis=1)], axis=1)
-        bracket = -np.expm1(cum)  # 0 for k = 0, 1
-        with np.errstate(divide="ignore"):
-            logt = k * np.log(v2) - sc.gammaln(k + 1.0) + np.log(bracket)
+        logt = k * np.log(v2) - sc.gammaln(k + 1.0) + log_b(dd[:, 0], K)  # -inf for k = 0, 1
         flat_o[lo : lo + 256] = sc.logsumexp(logt, axis=1)
     return out
 
