@@ -310,6 +310,8 @@ def chi_mean(d):
 _ANGLE_RULES = tuple(np.polynomial.legendre.leggauss(n) for n in (160, 100))
 _ANGLE_L = (60.0, 45.0)
 _ANGLE_TOL = 1e-13
+#: elements of the (points, nodes, terms) array of brackets made at once (16 MB)
+_ANGLE_CHUNK = 2_000_000
 
 
 def _angle_nodes(d, c, x, rule, L):
@@ -457,11 +459,33 @@ def log_angle_gap_nonpos(d, cos_theta, x):
     lt = _log_series_terms(d, x, K)  # (..., K)
     k = np.arange(K, dtype=float)
 
+    # the terms in linear space, scaled by their largest (the inner sums are then weighted sums of
+    # brackets in [0, 1], no overflow); -expm1(k log1p(s cos θ)) is exact to a few ulps as before
+    M = np.max(lt, axis=-1, keepdims=True)
+    T = np.exp(lt - M)  # (..., K)
+
+    Tf = T.reshape(-1, K)
+    # the brackets b_k = 1 − (1 + s cos θ)^k grow with k (b_0 = 0) and b_k <= k b_1, so the sum is at
+    # least max_{k>=1} T_k b_1 and term k at most k T_k b_1: terms with k T_k below 2^-60 of
+    # max_{k>=1} T_k are left out (K of them change the sum by < K 2^-60 relative). Points are sorted
+    # by their last kept term, so that a block carries the terms its points need and no more.
+    kT = Tf * np.arange(K)
+    last = K - np.argmax((kT > 2.0**-60 * np.max(Tf[:, 1:], axis=-1, keepdims=True))[:, ::-1], axis=-1)
+    order = np.argsort(last, kind="stable")
+
     def f(s, lw, d, c, x):
+        sf = s.reshape(-1, s.shape[-1])
+        cf = np.broadcast_to(c, d.shape).reshape(-1)
+        inner = np.empty(sf.shape)
+        step = max(1, _ANGLE_CHUNK // (sf.shape[-1] * K))  # points per block: bounded memory
         with np.errstate(divide="ignore"):
-            lg = np.log1p(s[..., None] * c[..., None, None])  # (..., nodes, 1)
-            br = np.log(-np.expm1(k * lg))  # (..., nodes, K); k = 0 gives -inf
-        inner = sc.logsumexp(lt[..., None, :] + br, axis=-1)  # (..., nodes)
+            for lo in range(0, sf.shape[0], step):
+                idx = order[lo : lo + step]
+                Kc = int(last[idx].max())
+                lg = np.log1p(sf[idx, :, None] * cf[idx, None, None])  # (n, nodes, 1)
+                br = -np.expm1(k[:Kc] * lg)  # (n, nodes, Kc); k = 0 gives 0
+                inner[idx] = np.log(np.einsum("njk,nk->nj", br, Tf[idx, :Kc]))
+        inner = inner.reshape(s.shape) + M
         return sc.logsumexp(inner + lw, axis=-1) - sc.logsumexp(lw, axis=-1)
 
     part = _two_rules(f, d, c, x, "e^{2x} - rho_theta")

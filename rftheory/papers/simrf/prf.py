@@ -44,10 +44,19 @@ EPS = np.finfo(float).eps  # 2x the unit roundoff
 PRF_CONFORMITY = {
     "iid": (lambda d, v: mp.exp(v * v), None),
     "orthogonal": (conformity_orthogonal, lambda d, v: log_orth_gap_pos_err(d, np.asarray(v) ** 2 / 2)),
-    "simplex": (conformity_simplex, lambda d, v: (
-        log_angle_gap_nonpos(d, -1 / (np.asarray(d, float) - 1), np.asarray(v) ** 2 / 2),
-        log_series_error(np.asarray(v, float) ** 2))),
+    "simplex": (conformity_simplex, lambda d, v: _simplex_gap_f64(d, v)),
 }
+
+
+def _simplex_gap_f64(d, v):
+    """``log(e^{v²} − ρ_simplex)`` in float64 (:func:`~rftheory.numerics.special.log_angle_gap_nonpos`)
+    and a bound on its error: the log-space terms (:func:`~rftheory.numerics.special.log_series_error`)
+    and the roundings of the logs themselves, ``u|·|`` each: the result, the orthogonal part it is
+    added to and the φ-quadrature's two log-sums (``|log Σ w| ≤ ½ log d + 1``)."""
+    d = np.asarray(d, float)
+    v2 = np.asarray(v, float) ** 2
+    lg = log_angle_gap_nonpos(d, -1 / (d - 1), v2 / 2)
+    return lg, log_series_error(v2) + EPS / 2 * (3 * np.abs(lg) + np.log(d) + 6)
 
 X_NORM = Param("x_norm", "real", "||x|| (default v/2)", low=0, high=ARG_MAX, default=lambda p: p["v"] / 2)
 Y_NORM = Param("y_norm", "real", "||y|| (default v/2)", low=0, high=ARG_MAX, default=lambda p: p["v"] / 2)
