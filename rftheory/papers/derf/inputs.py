@@ -127,6 +127,13 @@ def gerf_check_arrays(p):
     -------
     None
         Raises :class:`ParameterError` naming the parameter and the first offending element.
+
+    Notes
+    -----
+    Decided at the values the float64 layer receives.  Defaulted norms ``x_norm = y_norm = v/2``
+    arrive rounded (``validate_arrays``), where the per-element path checked the exact ``v/2``: the
+    two differ only for a subnormal ``v`` with an odd last bit, which the twin cannot tell from
+    norms given as ``fl(v/2)``.
     """
     d, a, b, v = np.broadcast_arrays(*(np.asarray(p[k], float) for k in ("d", "x_norm", "y_norm", "v")))
     for name, arr in (("x_norm", a), ("y_norm", b)):
