@@ -25,7 +25,8 @@ from .formulas import FAMILIES
 from .optima import optimum
 from .regimes import REGIMES, data_stats, sample_sets
 
-__all__ = ["GERF_PARAMS", "DERF_PARAMS", "DATA_PARAMS", "FAMILY", "gerf_check", "derf_check", "derf_instance",
+__all__ = ["GERF_PARAMS", "DERF_PARAMS", "DATA_PARAMS", "FAMILY", "gerf_check", "gerf_check_arrays", "derf_check",
+           "derf_check_arrays", "derf_instance",
            "derf_params", "data", "data_check_for", "data_check", "optimum_at", "f64_setup"]
 
 MOMENT = Param("moment", "choice", "which moment: first (E f1 f2 = e^{x.y}) or second (E f1^2 f2^2)",
