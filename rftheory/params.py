@@ -20,7 +20,8 @@ import mpmath
 
 from .errors import ParameterError
 
-__all__ = ["Param", "Point", "to_fraction", "mpf", "sym", "validate_params", "array_twin"]
+__all__ = ["Param", "Point", "to_fraction", "mpf", "sym", "validate_params", "array_twin", "objects_only",
+           "refuse_first"]
 
 
 def to_fraction(name: str, value: Any) -> Fraction:
@@ -460,6 +461,75 @@ def array_twin(on_arrays: Callable[[dict], None]):
         return check
 
     return mark
+
+
+def objects_only(check):
+    """Mark a cross-parameter check that reads only non-numeric parameters (choices, objects).
+
+    Its verdict is the same at every element of the arrays, so its twin
+    (:func:`array_twin`) is the check itself, run once on the whole values.
+
+    Parameters
+    ----------
+    check : callable
+        ``check(values)``; must not read a numeric (``int``/``real``) parameter.
+
+    Returns
+    -------
+    callable
+        ``check``, with ``check.on_arrays = check``.
+    """
+    check.on_arrays = check
+    return check
+
+
+def refuse_first(*cases):
+    """Raise the refusal of the first offending element of whole arrays, if any.
+
+    The vectorized twins (:func:`array_twin`) decide each condition of a scalar
+    check on whole arrays; the scalar check, run element by element, would stop
+    at the first element failing any of them, with the first condition (in its
+    own order) failing there.  This picks that element and that condition.
+
+    Parameters
+    ----------
+    *cases : tuple (name, bad, what)
+        In the scalar check's order: the parameter named, a boolean array (True
+        where the condition refuses the element; all of one shape) and the
+        message, a string or ``what(i)`` of the flat index ``i``.
+
+    Returns
+    -------
+    None
+        If no element is refused.
+
+    Raises
+    ------
+    ParameterError
+        Naming the parameter and the element (its index in the arrays).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> refuse_first(("z", np.array([False, True]), "must be <= 20"))
+    Traceback (most recent call last):
+    ...
+    rftheory.errors.ParameterError: parameter 'z': must be <= 20 (element 1 of the arrays)
+    """
+    import numpy as np
+
+    masks = [np.asarray(bad, dtype=bool) for _, bad, _ in cases]
+    anyb = np.logical_or.reduce([m.ravel() for m in masks]) if masks else np.zeros(0, bool)
+    hits = np.flatnonzero(anyb)
+    if hits.size == 0:
+        return
+    i = int(hits[0])
+    for (name, _, what), m in zip(cases, masks):
+        if m.ravel()[i]:
+            shape = m.shape
+            idx = tuple(int(j) for j in np.unravel_index(i, shape)) if len(shape) > 1 else i
+            text = what(i) if callable(what) else what
+            raise ParameterError(name, f"{text} (element {idx} of the arrays)")
 
 
 #: the declared domain of the common parameters: every evaluator of a result

@@ -237,3 +237,159 @@ def test_variance_route_at_the_smallest_scale():
     with mp.workdps(30):
         route = r.routes["diagonalised"](r.validate(**pt))
     assert abs(route / ref - 1) < mp.mpf(10) ** -19
+
+
+# -- vectorized twins of the cross-parameter checks (Result.f64 validates whole arrays) --------
+
+def _scalar_refusal(r, **point):
+    """The parameter the scalar validation refuses at ``point`` (floats at their exact binary value)."""
+    try:
+        r.validate(**{k: Fraction(float(v)) if isinstance(v, (float, np.floating)) else v for k, v in point.items()})
+    except ParameterError as exc:
+        return exc.name
+    return None
+
+
+def _gerf_twin_refusal(r, d, A, v, a, b):
+    try:
+        r.check.on_arrays(dict(d=np.array([float(d)]), A=np.array([A]), v=np.array([v]), x_norm=np.array([a]),
+                               y_norm=np.array([b]), moment="second"))
+    except ParameterError as exc:
+        return exc.name
+    return None
+
+
+def _gerf_points(rng, n):
+    d = rng.integers(1, 40, n).astype(float)
+    a, b = rng.integers(0, 2**21, (2, n)) / 2.0**20  # dyadic: a + b, |a - b| exact, so v stays in the triangle
+    v = rng.uniform(np.abs(a - b), a + b)
+    one = d == 1
+    v[one] = np.where(rng.random(one.sum()) < 0.5, a[one] + b[one], np.abs(a[one] - b[one]))
+    return d, rng.uniform(-1, 0.1, n), v, a, b
+
+
+def test_gerf_twin_valid_arrays_same_values(monkeypatch):
+    """(1) Valid random arrays (d = 1 collinear) pass and give the per-element path's values."""
+    r = rftheory.get("derf.gerf_moments")
+    d, A, v, a, b = _gerf_points(np.random.default_rng(21), 3000)
+    got = r.f64(d=d, A=A, v=v, x_norm=a, y_norm=b)
+    monkeypatch.delattr(r.check, "on_arrays")
+    np.testing.assert_array_equal(got, r.f64(d=d, A=A, v=v, x_norm=a, y_norm=b))
+
+
+@pytest.mark.parametrize("trial", range(6))
+def test_gerf_twin_one_bad_element(trial):
+    """(2) One element outside the triangle (x_norm) or not collinear at d = 1 (d), at a random
+    position: the twin names the scalar check's parameter and that element."""
+    r = rftheory.get("derf.gerf_moments")
+    rng = np.random.default_rng(200 + trial)
+    d, A, v, a, b = _gerf_points(rng, 400)
+    i = int(rng.integers(1, d.size))
+    if trial % 2:
+        d[i], a[i], b[i], v[i] = 1, 0.5, 0.5, 0.7  # an angle strictly between 0 and pi
+    else:
+        a[i], b[i], v[i] = 0.5, 0.25, 0.8  # v > a + b
+    want = _scalar_refusal(r, d=int(d[i]), A=A[i], v=v[i], x_norm=a[i], y_norm=b[i])
+    assert want == ("d" if trial % 2 else "x_norm")
+    with pytest.raises(ParameterError, match=rf"element {i} of the arrays") as exc:
+        r.f64(d=d, A=A, v=v, x_norm=a, y_norm=b)
+    assert exc.value.name == want
+
+
+def _ulps(x, k):
+    """The floats from k ulps below ``x`` to k ulps above it."""
+    lo = [x]
+    for _ in range(k):
+        lo.append(float(np.nextafter(lo[-1], -np.inf)))
+    hi = [x]
+    for _ in range(k):
+        hi.append(float(np.nextafter(hi[-1], np.inf)))
+    return sorted(set(lo + hi))
+
+
+def test_gerf_twin_exact_at_boundary():
+    """(3) Exactness: the triangle's edges v = a + b, v = |a − b| and the d = 1 tolerance
+    |v − c| = 2^-51 (a + b) (on it exactly where a + b is a power of 2), each with the floats
+    up to 8 ulps either side, subnormal norms included: the twin decides every point as the
+    scalar check does at its exact binary value."""
+    r = rftheory.get("derf.gerf_moments")
+    rng = np.random.default_rng(9)
+    pairs = [(0.5, 0.5), (0.75, 0.25), (0.25, 0.75), (1.5, 0.5), (5e-324, 5e-324), (1e-310, 3e-310),
+             (5e-324, 1.0), (2.0 ** -1022, 2.0 ** -1023)] + [tuple(rng.uniform(0, 20, 2)) for _ in range(25)]
+    pts = []
+    for a, b in pairs:
+        s, t = a + b, abs(a - b)
+        edges = {s, t, s - s * 2.0 ** -51, t + s * 2.0 ** -51, t - s * 2.0 ** -51}  # exact when s is a power of 2
+        for c in edges:
+            pts += [(dd, a, b, v) for v in _ulps(c, 8) if 0 <= v <= 40 for dd in (1, 2)]
+    verdicts = {"x_norm": 0, "d": 0, None: 0}
+    for dd, a, b, v in pts:
+        want = _scalar_refusal(r, d=dd, A=0.0, v=v, x_norm=a, y_norm=b)
+        assert _gerf_twin_refusal(r, dd, 0.0, v, a, b) == want, (dd, a, b, v)
+        verdicts[want] += 1
+    assert min(verdicts.values()) > 0  # every verdict occurs
+    d, a, b, v = (np.array(c, float) for c in zip(*pts))
+    first = next(i for i, p in enumerate(pts) if _scalar_refusal(r, d=p[0], A=0.0, v=p[3], x_norm=p[1],
+                                                                 y_norm=p[2]) is not None)
+    with pytest.raises(ParameterError, match=rf"element {first} of the arrays"):
+        r.check.on_arrays(dict(d=d, A=np.zeros(d.size), v=v, x_norm=a, y_norm=b, moment="second"))
+
+
+def test_derf_moments_twin(monkeypatch):
+    """derf.derf_moments: (1) drawn instances at random d, seed pass as on the per-element path;
+    (2) with A, B1, x, y given, a d other than dim A at a random position is refused naming d
+    and that element, as the scalar check names it.  (3) The only comparison of the arrays is the
+    integer d = dim A; a drawn instance's conditions are decided by the scalar check itself, once
+    per distinct (d, seed)."""
+    r = rftheory.get("derf.derf_moments")
+    rng = np.random.default_rng(4)
+    d, seed = np.full(40, 3), rng.integers(0, 2**32 - 1, 40)
+    got = r.f64(d=d, seed=seed, moment="first")
+    with monkeypatch.context() as m:
+        m.delattr(r.check, "on_arrays")
+        np.testing.assert_array_equal(got, r.f64(d=d, seed=seed, moment="first"))
+    A = np.diag([0.01, -0.2, 0.05])
+    obj = dict(A=A, B1=np.eye(3), x=np.array([0.1, 0.2, 0.3]), y=np.array([0.3, 0.0, -0.1]))
+    r.f64(d=d, **obj)
+    i = int(rng.integers(1, d.size))
+    d[i] = 2
+    with pytest.raises(ParameterError, match=rf"element {i} of the arrays") as exc:
+        r.f64(d=d, **obj)
+    assert exc.value.name == _scalar_refusal(r, d=2, **obj) == "d"
+
+
+@pytest.mark.parametrize("rid", DATA_IDS)
+def test_data_twins(rid, monkeypatch):
+    """The data results: (1) drawn sets at random seeds pass as on the per-element path; (2) a
+    random element with d or L other than X's shape, or (ADERF, SADERF) drawn sets the family
+    cannot fit (L = 1 < d: a singular moment matrix), is refused naming the scalar check's
+    parameter and that element.  (3) The arrays enter only through integer equalities; the
+    drawn sets' spectra are decided by the scalar check itself, once per distinct instance."""
+    r = rftheory.get(rid)
+    fam = {} if "family" not in {p.name for p in r.params} else dict(family="aderf")
+    rng = np.random.default_rng(8)
+    seed = rng.integers(0, 2**32 - 1, 6)
+    got = r.f64(d=3, L=8, seed=seed, **fam)
+    with monkeypatch.context() as m:
+        m.delattr(r.check, "on_arrays")
+        np.testing.assert_array_equal(got, r.f64(d=3, L=8, seed=seed, **fam))
+    X = rng.standard_normal((8, 3))
+    n = 30
+    for name, bad_d, bad_L in (("X", 2, 8), ("L", 3, 7)):
+        d, L = np.full(n, 3), np.full(n, 8)
+        i = int(rng.integers(1, n))
+        d[i], L[i] = bad_d, bad_L
+        with pytest.raises(ParameterError, match=rf"element {i} of the arrays") as exc:
+            r.f64(X=X, Y=X, d=d, L=L, **fam)
+        assert exc.value.name == _scalar_refusal(r, X=X, Y=X, d=bad_d, L=bad_L, **fam) == name
+    if rid in ("derf.aderf_optimum", "derf.saderf_optimum") or fam:
+        L = np.full(n, 8)
+        i = int(rng.integers(1, n))
+        L[i] = 1
+        want = _scalar_refusal(r, d=3, L=1, seed=0, **fam)
+        if want is None:  # (SADERF fits one point with nonzero coordinates)
+            r.f64(d=3, L=L, **fam)
+            return
+        with pytest.raises(ParameterError, match=rf"element {i} of the arrays") as exc:
+            r.f64(d=3, L=L, **fam)
+        assert exc.value.name == want

@@ -282,3 +282,40 @@ def test_verify_quick_passes(seed):
     out = verify.run(verify.plan("quick", "hrf"), seed=seed)
     bad = [o for o in out if not o.passed]
     assert not bad, verify.as_table(bad)
+
+
+# ---------------------------------------------------------------------------
+# hrf.ce_mse, hrf.cluster_A: their cross-parameter checks read the objects only (x, y, A /
+# ri, rj, x, y), so the twin is the check run once; m, the one array, is checked on its domain
+
+@pytest.mark.parametrize("rid, pt", [
+    ("hrf.ce_mse", dict(x="1,2", y="-4,2", A="diag:2,1j", part="real")),
+    ("hrf.ce_mse", dict(x="0.3,-0.2", y="0.1,0.4", A="1,0.2;0.1,0.5", part="complex")),
+    ("hrf.cluster_A", dict(ri="1,0,2", rj="0.5,0,1", kind="real")),
+    ("hrf.cluster_A", dict(ri="1,-2", rj="0.5,3", kind="complex", x="0.1,0.2", y="0.3,0.1")),
+])
+def test_objects_only_twins(rid, pt, monkeypatch):
+    """(1) Random valid m arrays give the per-element path's values; (2) a bad object is refused
+    with the scalar check's parameter (at element 0: every element shares it); a bad m at a
+    random position is refused by the domain, naming that element.  (3) has no boundary of
+    floats to test: the check reads no numeric parameter (its twin is the check itself)."""
+    r = rftheory.get(rid)
+    assert r.check.on_arrays is r.check
+    rng = np.random.default_rng(5)
+    m = rng.integers(1, 10**6, 300)
+    got = r.f64(m=m, **pt)
+    with monkeypatch.context() as mp_:
+        mp_.delattr(r.check, "on_arrays")
+        np.testing.assert_array_equal(got, r.f64(m=m, **pt))
+    bad = dict(pt, y="1,2,3,4,5") if rid == "hrf.ce_mse" else dict(pt, rj="0,1" + ",1" * (len(pt["ri"].split(",")) - 2))
+    with pytest.raises(ParameterError) as scalar:
+        r.validate(m=1, **bad)
+    with pytest.raises(ParameterError) as twin:
+        r.f64(m=m, **bad)
+    assert twin.value.name == scalar.value.name
+    i = int(rng.integers(1, m.size))
+    m = m.astype(float)
+    m[i] = 0.5
+    with pytest.raises(ParameterError, match=rf"element {i} of the array") as exc:
+        r.f64(m=m, **pt)
+    assert exc.value.name == "m"

@@ -14,7 +14,8 @@ import numpy as np
 
 from ..errors import ParameterError
 
-__all__ = ["pair_from_norms", "pair_from_difference", "pair_from_angle", "check_norms"]
+__all__ = ["pair_from_norms", "pair_from_difference", "pair_from_angle", "check_norms", "check_norms_arrays",
+           "norms_incompatible"]
 
 
 def check_norms(x_norm, y_norm, v) -> None:
@@ -46,6 +47,37 @@ def check_norms(x_norm, y_norm, v) -> None:
         )
 
 
+def norms_incompatible(x_norm, y_norm, v):
+    """Where ``v > a + b`` or ``v < |a − b|`` at the exact binary values (the test of :func:`check_norms_arrays`).
+
+    ``a ± b = s + e`` exactly (Knuth's TwoSum); a float ``v`` differs from ``s``
+    by at least a whole gap where it differs at all, more than ``|e|`` (half a
+    gap), so only ``v = s`` needs the sign of ``e``.
+
+    Parameters
+    ----------
+    x_norm, y_norm, v : array_like of float
+        ``‖x‖ = a``, ``‖y‖ = b``, ``‖x+y‖`` (broadcast together).
+
+    Returns
+    -------
+    numpy.ndarray of bool
+        True where the triangle inequality fails.
+
+    Examples
+    --------
+    >>> norms_incompatible([1.0, 0.5], [1.0, 0.25], [2.0, 0.2]).tolist()
+    [False, True]
+    """
+    from .floats import two_sum
+
+    a, b, v = np.broadcast_arrays(*(np.asarray(t, float) for t in (x_norm, y_norm, v)))
+    s, e = two_sum(a, b)
+    t, f = two_sum(a, -b)
+    dist, err = np.abs(t), np.where(t < 0, -f, f)  # |a − b| = dist + err exactly
+    return (v > s) | ((v == s) & (e < 0)) | (v < dist) | ((v == dist) & (err > 0))
+
+
 def check_norms_arrays(x_norm, y_norm, v) -> None:
     """:func:`check_norms` on whole float64 arrays, exactly.
 
@@ -75,17 +107,12 @@ def check_norms_arrays(x_norm, y_norm, v) -> None:
     ...
     rftheory.errors.ParameterError: parameter 'x_norm': x_norm=0.5 and y_norm=0.25 are incompatible with v=0.2: need |x_norm - y_norm| <= v <= x_norm + y_norm (element 1 of the arrays)
     """
-    from .floats import two_sum
-
     a, b, v = np.broadcast_arrays(*(np.asarray(t, float) for t in (x_norm, y_norm, v)))
     for name, arr in (("x_norm", a), ("y_norm", b)):
         if np.any(arr < 0):
             i = int(np.flatnonzero(arr.ravel() < 0)[0])
             raise ParameterError(name, f"must be >= 0, got {arr.ravel()[i]!r} (element {i} of the arrays)")
-    s, e = two_sum(a, b)
-    t, f = two_sum(a, -b)
-    dist, err = np.abs(t), np.where(t < 0, -f, f)  # |a − b| = dist + err exactly
-    bad = (v > s) | ((v == s) & (e < 0)) | (v < dist) | ((v == dist) & (err > 0))
+    bad = norms_incompatible(a, b, v)
     if np.any(bad):
         i = int(np.flatnonzero(bad.ravel())[0])
         ai, bi, vi = (float(x.ravel()[i]) for x in (a, b, v))

@@ -17,15 +17,16 @@ import numpy as np
 
 from ...errors import ParameterError, RangeError
 from ...numerics.backends import F64, MP
-from ...numerics.geometry import check_norms
-from ...params import ARG_MAX, D_MAX, Param
+from ...numerics.geometry import check_norms, norms_incompatible
+from ...params import ARG_MAX, D_MAX, Param, array_twin, refuse_first
 from . import float64 as F64F
 from . import formulas as F
 from .formulas import FAMILIES
 from .optima import optimum
 from .regimes import REGIMES, data_stats, sample_sets
 
-__all__ = ["GERF_PARAMS", "DERF_PARAMS", "DATA_PARAMS", "FAMILY", "gerf_check", "derf_check", "derf_instance",
+__all__ = ["GERF_PARAMS", "DERF_PARAMS", "DATA_PARAMS", "FAMILY", "gerf_check", "gerf_check_arrays", "derf_check",
+           "derf_check_arrays", "derf_instance",
            "derf_params", "data", "data_check_for", "data_check", "optimum_at", "f64_setup"]
 
 MOMENT = Param("moment", "choice", "which moment: first (E f1 f2 = e^{x.y}) or second (E f1^2 f2^2)",
@@ -71,6 +72,84 @@ G_Y = Param("y_norm", "real", "||y|| (default v/2)", low=0, high=ARG_MAX, defaul
 GERF_PARAMS = (D1, GERF_A, G_V, G_X, G_Y, MOMENT)
 
 
+def _gerf_d1_bad(d, a, b, v):
+    """Where ``gerf_check`` refuses ``d = 1`` (x, y not collinear to 4 ulps), exactly at binary values.
+
+    With ``a + b = s + e`` and ``|a − b| = t + f`` exact (TwoSum), the test
+    ``|v − c| > 2^-51 (a + b)`` for ``c = s + e`` and ``c = t + f`` is scaled by
+    ``2^51`` (exact: no overflow for values <= 40, subnormals scale exactly) to
+    the signs of the two exact sums ``2^51(v − c) ∓ (s + e)``, decided by their
+    correct roundings (:func:`~rftheory.numerics.floats.exact_sum_f64`; a nonzero
+    sum of floats never rounds to 0).
+
+    Parameters
+    ----------
+    d, a, b, v : numpy.ndarray of float
+        ``d``, ``x_norm``, ``y_norm``, ``v`` (one shape).
+
+    Returns
+    -------
+    numpy.ndarray of bool
+    """
+    from ...numerics.floats import exact_sum_f64, two_sum
+
+    bad = (d == 1) & (a > 0) & (b > 0)
+    idx = np.flatnonzero(bad.ravel())
+    if idx.size == 0:
+        return bad
+    a_, b_, v_ = (np.ravel(x)[idx] for x in (a, b, v))
+    s, e = two_sum(a_, b_)
+    t, f = two_sum(a_, -b_)
+    dist, err = np.abs(t), np.where(t < 0, -f, f)  # |a − b| = dist + err exactly
+    K = 2.0 ** 51
+    far = np.ones(idx.size, bool)
+    for hi, lo in ((s, e), (dist, err)):
+        g, h = two_sum(v_, -hi)  # v − (hi + lo) = g + h − lo exactly
+        above = exact_sum_f64(K * g, K * h, -K * lo, -s, -e) > 0
+        below = exact_sum_f64(K * g, K * h, -K * lo, s, e) < 0
+        far &= above | below
+    out = np.zeros(bad.size, bool)
+    out[idx] = far
+    return out.reshape(bad.shape)
+
+
+_D1_MSG = "d = 1 cannot realise an angle between x and y other than 0 or pi"
+
+
+def gerf_check_arrays(p):
+    """:func:`gerf_check` on whole float64 arrays, exactly (:func:`_gerf_d1_bad`).
+
+    Parameters
+    ----------
+    p : dict
+        Float64 arrays of one shape for ``d``, ``x_norm``, ``y_norm``, ``v``.
+
+    Returns
+    -------
+    None
+        Raises :class:`ParameterError` naming the parameter and the first offending element.
+
+    Notes
+    -----
+    Decided at the values the float64 layer receives.  Defaulted norms ``x_norm = y_norm = v/2``
+    arrive rounded (``validate_arrays``), where the per-element path checked the exact ``v/2``: the
+    two differ only for a subnormal ``v`` with an odd last bit, which the twin cannot tell from
+    norms given as ``fl(v/2)``.
+    """
+    d, a, b, v = np.broadcast_arrays(*(np.asarray(p[k], float) for k in ("d", "x_norm", "y_norm", "v")))
+    for name, arr in (("x_norm", a), ("y_norm", b)):
+        refuse_first((name, arr < 0, lambda i, arr=arr: f"must be >= 0, got {arr.ravel()[i]!r}"))
+    tri = norms_incompatible(a, b, v)
+
+    def tri_msg(i):
+        ai, bi, vi = (float(x.ravel()[i]) for x in (a, b, v))
+        return (f"x_norm={ai:g} and y_norm={bi:g} are incompatible with v={vi:g}: "
+                "need |x_norm - y_norm| <= v <= x_norm + y_norm")
+
+    refuse_first(("x_norm", tri, tri_msg), ("d", _gerf_d1_bad(d, a, b, v), _D1_MSG))
+
+
+@array_twin(gerf_check_arrays)
 def gerf_check(p):
     """Cross-parameter check of ``derf.gerf_moments``: the norms form a triangle; ``d = 1`` needs collinear x, y.
 
@@ -89,7 +168,7 @@ def gerf_check(p):
     # d = 1: x, y collinear; to 4 ulps, so that the float64 layer (binary v, a, b) sees the same domain
     tol = Fraction(4, 2**53) * (a + b)
     if p["d"] == 1 and a > 0 and b > 0 and abs(v - (a + b)) > tol and abs(v - abs(a - b)) > tol:
-        raise ParameterError("d", "d = 1 cannot realise an angle between x and y other than 0 or pi")
+        raise ParameterError("d", _D1_MSG)
 
 
 # ---------------------------------------------------------------------------
@@ -218,6 +297,73 @@ def derf_params(p, bk):
     return prm, bk.mat(x), bk.mat(y)
 
 
+def _per_instance(check, p, keys):
+    """Run the scalar ``check`` once per distinct instance of the arrays, in order of first occurrence.
+
+    Used where the verdict depends on an instance drawn from a seed (an SVD or an
+    eigen-decomposition of matrices drawn from their own generator): no float
+    arithmetic on the arrays decides it, so the exact test is the scalar check
+    itself, run once per distinct ``keys`` tuple (not once per element).  The
+    first failing instance in order of first occurrence holds the first
+    offending element, whose index is added to the message.
+
+    Parameters
+    ----------
+    check : callable
+        The scalar check.
+    p : dict
+        Float64 arrays of one shape for ``keys``; the other values as validated.
+    keys : tuple of str
+        The numeric parameters the instance depends on.
+    """
+    arrs = np.broadcast_arrays(*(np.asarray(p[k], float) for k in keys))  # (a defaulted one is a scalar)
+    shape = arrs[0].shape
+    cols = np.stack([a.ravel() for a in arrs], axis=1)
+    _, first = np.unique(cols, axis=0, return_index=True)
+    for i in np.sort(first):
+        q = dict(p)
+        for k, val in zip(keys, cols[i]):
+            q[k] = Fraction(float(val)) if k == "scale" else int(val)
+        try:
+            check(q)
+        except ParameterError as exc:
+            idx = tuple(int(j) for j in np.unravel_index(int(i), shape)) if len(shape) > 1 else int(i)
+            raise ParameterError(exc.name, f"{exc.message} (element {idx} of the arrays)") from None
+
+
+def derf_check_arrays(p):
+    """:func:`derf_check` on whole float64 arrays.
+
+    Given ``A, B1, x, y``: everything but ``d = dim A`` reads the matrices only,
+    so the scalar check runs once and ``d`` is compared on the whole array.
+    Drawn: the instance depends on ``d`` and ``seed`` (``scale`` only scales
+    ``x, y``, which Thm 4.1's conditions do not read), so the scalar check runs
+    once per distinct ``(d, seed)`` (:func:`_per_instance`): its SVD and
+    eigen-decomposition are of matrices drawn from each seed's own generator.
+
+    Parameters
+    ----------
+    p : dict
+        Float64 arrays of one shape for ``d``, ``seed``, ``scale``; the objects as validated.
+
+    Returns
+    -------
+    None
+        Raises :class:`ParameterError` naming the parameter and the first offending element.
+    """
+    if any(p.get(k) is not None for k in _DERF_OBJ):
+        d = np.asarray(p["d"], float)
+        A = p.get("A")  # (None: derf_check below refuses the incomplete set)
+        n = A.shape[0] if A is not None else None
+        first = dict(p, d=int(d.ravel()[0]), seed=int(np.ravel(p["seed"])[0]), scale=Fraction(float(
+            np.ravel(p["scale"])[0])))
+        derf_check(first)  # the matrices' own conditions, the same at every element
+        refuse_first(("d", d != n, lambda i: f"is {int(d.ravel()[i])} but A is {n}x{n}"))
+        return
+    _per_instance(derf_check, p, ("d", "seed"))
+
+
+@array_twin(derf_check_arrays)
 def derf_check(p):
     """Cross-parameter check of ``derf.derf_moments``: Thm 4.1's conditions, in float64.
 
@@ -295,6 +441,22 @@ def data_check_for(family):
         ``check(p)``, raising :class:`ParameterError` naming the parameter.
     """
 
+    def on_arrays(p):
+        # X, Y given: the shapes against the arrays d, L; the moment matrices read X, Y only (once)
+        X, Y = p.get("X"), p.get("Y")
+        if X is not None and Y is not None:
+            d, L = (np.asarray(p[k], float) for k in ("d", "L"))
+            def shape_msg(M):
+                return lambda i: f"must be an array of shape (points, d={int(d.ravel()[i])}), got {M.shape}"
+
+            refuse_first(("X", d != X.shape[1], shape_msg(X)), ("Y", d != Y.shape[1], shape_msg(Y)),
+                         ("L", L != X.shape[0], lambda i: f"is {int(L.ravel()[i])} but X has {X.shape[0]} points"))
+            check(dict(p, d=X.shape[1], L=X.shape[0]))
+        elif X is not None or Y is not None or (family or p.get("family")) in ("aderf", "saderf"):
+            # drawn sets: their moment matrices' spectra need each instance drawn (once per distinct one)
+            _per_instance(check, p, ("d", "L", "scale", "seed"))
+
+    @array_twin(on_arrays)
     def check(p):
         X, Y = p.get("X"), p.get("Y")
         if (X is None) != (Y is None):

@@ -14,7 +14,7 @@ from fractions import Fraction
 import numpy as np
 
 from ...errors import ParameterError
-from ...params import COMMON, M_MAX, Param, to_fraction
+from ...params import COMMON, M_MAX, Param, objects_only, to_fraction
 
 PAPER = "papers/001_fec91adef6daced0.txt (Choromanski et al. 2022, Hybrid Random Features)"
 
@@ -157,6 +157,7 @@ def _np_matrix(mat):
     return np.array([[complex(float(re), float(im)) for re, im in row] for row in mat])
 
 
+@objects_only  # reads x, y, A only (m, the one array, is not checked across): once for the arrays
 def _ce_check(p):
     d = len(p["x"])
     if len(p["y"]) != d:
@@ -214,6 +215,7 @@ def _cl_domain_point(rng):
     return pt
 
 
+@objects_only  # reads ri, rj, x, y only (m, the one array, is not checked across): once for the arrays
 def _cl_check(p):
     d = len(p["ri"])
     for k in ("rj", "x", "y"):

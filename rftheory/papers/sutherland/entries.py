@@ -22,11 +22,12 @@ from __future__ import annotations
 import math
 
 import mpmath as mp
+import numpy as np
 
 from ...errors import ParameterError
 from ...numerics.backends import SYM
 from ...numerics.rff_pairs import RFF_COUPLINGS
-from ...params import COMMON, D_MAX, Param, mpf
+from ...params import COMMON, D_MAX, Param, array_twin, mpf, refuse_first
 from ...registry import Result, register
 from .checks import BEATS_Z, _beats_checks
 from .float64 import _gain_f64, _var_phi_f64, _var_psi_f64, _vpc_f64
@@ -48,10 +49,20 @@ GIVEN = [dict(D=10, kernel="given", k_delta="0.5", k_2delta="0.1"),
 SIMPLEX_Z_MAX = 20
 
 
+_VPC_MSG = (f"coupling=simplex is served for z <= {SIMPLEX_Z_MAX} (the simplex pair term takes minutes beyond); "
+            "iid and orthogonal serve z <= 40")
+
+
+def _vpc_check_arrays(p):
+    # SIMPLEX_Z_MAX is an integer, a float exactly: z > it compares binary values exactly
+    if p["coupling"] == "simplex":
+        refuse_first(("z", np.asarray(p["z"], float) > float(SIMPLEX_Z_MAX), _VPC_MSG))
+
+
+@array_twin(_vpc_check_arrays)
 def _vpc_check(p):
     if p["coupling"] == "simplex" and p["z"] > SIMPLEX_Z_MAX:
-        raise ParameterError("z", f"coupling=simplex is served for z <= {SIMPLEX_Z_MAX} (the simplex pair term "
-                                  "takes minutes beyond); iid and orthogonal serve z <= 40")
+        raise ParameterError("z", _VPC_MSG)
 
 
 register(

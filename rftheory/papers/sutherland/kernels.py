@@ -13,7 +13,7 @@ import mpmath as mp
 
 from ...errors import ParameterError
 from ...lazy import lazy
-from ...params import ARG_MAX, M_MAX, Param, mpf, sym
+from ...params import ARG_MAX, M_MAX, Param, array_twin, mpf, refuse_first, sym
 
 sp = lazy("sympy")  # imported on first use (the CLI starts without it)
 
@@ -77,17 +77,70 @@ def _d_even(name="D"):
     return Param(name, "int", "number of features (phi: D/2 frequencies)", low=2, high=M_MAX, check=check)
 
 
-def _kernel_check(p):
+def _kernel_given(p):
+    """The kernel's choice against the presence of k_delta, k_2delta; True for kernel=given."""
     if p["kernel"] == "gaussian":
         for k in ("k_delta", "k_2delta"):
             if p[k] is not None:
                 raise ParameterError(k, "only with kernel=given (the Gaussian kernel fixes it from z)")
-        return
+        return False
     for k in ("k_delta", "k_2delta"):
         if p[k] is None:
             raise ParameterError(k, "kernel=given needs it (a real in [-1, 1])")
-    if 1 + p["k_2delta"] - 2 * p["k_delta"] ** 2 < 0:
-        raise ParameterError("k_2delta", "no positive-definite kernel has k(2Δ) < 2k(Δ)² − 1 (Var cos < 0)")
+    return True
+
+
+_VAR_COS_MSG = "no positive-definite kernel has k(2Δ) < 2k(Δ)² − 1 (Var cos < 0)"
+
+
+def var_cos_negative(k_delta, k_2delta):
+    """Where ``1 + k(2Δ) − 2k(Δ)² < 0`` at the exact binary values of float64 arrays.
+
+    ``k(Δ)² = p + e`` exactly (Dekker's TwoProd), and the sign of the exact sum
+    ``1 + k(2Δ) − 2p − 2e`` is that of its correct rounding
+    (:func:`~rftheory.numerics.floats.exact_sum_f64`): a nonzero sum of floats is
+    at least the smallest subnormal, so it never rounds to 0.  TwoProd is exact
+    for ``|k(Δ)| ≥ 2^-300``; below, ``2k(Δ)² < 2^-599`` is less than any positive
+    ``1 + k(2Δ)`` (``≥ 2^-53`` for a float ``k(2Δ) > −1``), so only
+    ``k(2Δ) = −1`` with ``k(Δ) ≠ 0`` is refused.
+
+    Parameters
+    ----------
+    k_delta, k_2delta : array_like of float
+        Values in [-1, 1] (broadcast together).
+
+    Returns
+    -------
+    numpy.ndarray of bool
+        True where the kernel values cannot be those of a positive-definite kernel.
+
+    Examples
+    --------
+    >>> var_cos_negative([0.5, 0.5], [-0.5, -0.5000000000000001]).tolist()
+    [False, True]
+    """
+    import numpy as np
+
+    from ...numerics.floats import exact_sum_f64, two_prod
+
+    k1, k2 = np.broadcast_arrays(np.asarray(k_delta, float), np.asarray(k_2delta, float))
+    tiny = np.abs(k1) < 2.0 ** -300
+    sq, err = two_prod(k1, k1)
+    total = exact_sum_f64(np.ones(k1.shape), k2, -2 * sq, -2 * err)
+    return np.where(tiny, (k2 == -1) & (k1 != 0), total < 0)
+
+
+def _kernel_check_arrays(p):
+    """:func:`_kernel_check` on whole float64 arrays, exactly (:func:`var_cos_negative`)."""
+    if _kernel_given(p):
+        k1, k2 = p["k_delta"], p["k_2delta"]
+        refuse_first(("k_2delta", var_cos_negative(k1, k2), _VAR_COS_MSG))
+
+
+@array_twin(_kernel_check_arrays)
+def _kernel_check(p):
+    if _kernel_given(p) and 1 + p["k_2delta"] - 2 * p["k_delta"] ** 2 < 0:
+        raise ParameterError("k_2delta", _VAR_COS_MSG)
 
 
 def kernel_values(p):
