@@ -393,3 +393,18 @@ def test_data_twins(rid, monkeypatch):
         with pytest.raises(ParameterError, match=rf"element {i} of the arrays") as exc:
             r.f64(d=3, L=L, **fam)
         assert exc.value.name == want
+
+
+@pytest.mark.parametrize("rid", ["derf.derf_moments", "derf.objective", "derf.variance_comparison",
+                                 "derf.gerf_optimum", "derf.saderf_optimum", "derf.aderf_optimum",
+                                 "derf.sderf_optimum"])
+def test_float64_of_arrays_is_elementwise(rid):
+    """Array arguments give one value per element, each the scalar call's (they were read at
+    their first element only, silently: d=[2, 3] gave one number)."""
+    r = rftheory.get(rid)
+    d = np.array([[2, 3], [3, 2]])
+    got = r.f64(d=d, seed=np.array([0, 1]))
+    assert got.shape == (2, 2)
+    for i, j in np.ndindex(2, 2):
+        assert got[i, j] == float(r.f64(d=int(d[i, j]), seed=j))
+    assert got[0, 0] != got[0, 1]
