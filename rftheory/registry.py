@@ -354,7 +354,8 @@ class Result:
         if self.float64 is None:
             raise LayerUnavailableError(f"{self.id} has no float64 evaluator")
         p = validate_arrays(self, given)
-        shape = np.broadcast_shapes(*(v.shape for v in p.values() if isinstance(v, np.ndarray)))
+        numeric = {q.name for q in self.params if q.kind in ("int", "real")}  # not matrices or vectors
+        shape = np.broadcast_shapes(*(v.shape for k, v in p.items() if k in numeric and isinstance(v, np.ndarray)))
         if 0 in shape:  # nothing to evaluate (the evaluators assume an element)
             return np.empty(shape)
         return self.float64(p)
