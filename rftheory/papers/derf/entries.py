@@ -28,6 +28,7 @@ from . import float64 as F64F
 from . import formulas as F
 from . import routes
 from .checks import optimum_checks
+from .float64 import per_instance
 from .formulas import FAMILIES, PAPER
 from .inputs import (
     A_MIN,
@@ -52,7 +53,6 @@ from .inputs import (
     f64_setup,
     gerf_check,
     optimum_at,
-    per_instance,
 )
 from .optima import fit_features
 from .regimes import REGIMES

@@ -21,6 +21,7 @@ eigen-decomposition (eigenvalue error <= p(d) u ‖A‖₂, taken p(d) = 4d).
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -42,6 +43,7 @@ __all__ = [
     "f64_objective",
     "f64_param_relerr",
     "f64_optimum_value",
+    "per_instance",
 ]
 
 U64 = 2.0**-53
@@ -433,3 +435,37 @@ def f64_optimum_value(p: DERFParams, st: Stats, L: int):
     return float(p.objective), mu_err + 2 * c_err + gamma(8) * (abs(h) + 2 * abs(c))
 
 
+def per_instance(f):
+    """A float64 evaluator of one instance (scalar ``d``, ``L``, ``scale``, ``seed``) applied to
+    every element of array arguments, once per distinct instance, returning the broadcast shape.
+
+    The evaluators of drawn data sets and of ``derf.derf_moments`` compute one instance (an SVD or
+    a determinant of that instance's matrices); without this, array arguments would silently be
+    read at their first element only.
+
+    Parameters
+    ----------
+    f : callable
+        ``p -> float`` for one instance.
+
+    Returns
+    -------
+    callable
+        ``p -> float or numpy.ndarray``.
+    """
+    @functools.wraps(f)
+    def g(p):
+        keys = [k for k in ("d", "L", "scale", "seed") if p.get(k) is not None and np.ndim(p[k]) > 0]
+        if not keys:
+            return f(p)
+        arrays = np.broadcast_arrays(*(np.asarray(p[k]) for k in keys))
+        out = np.empty(arrays[0].shape)
+        done = {}
+        for idx in np.ndindex(out.shape):
+            key = tuple(a[idx].item() for a in arrays)
+            if key not in done:
+                done[key] = float(f({**p, **dict(zip(keys, key))}))
+            out[idx] = done[key]
+        return out
+
+    return g

@@ -27,7 +27,7 @@ from .regimes import REGIMES, data_stats, sample_sets
 
 __all__ = ["GERF_PARAMS", "DERF_PARAMS", "DATA_PARAMS", "FAMILY", "gerf_check", "gerf_check_arrays", "derf_check",
            "derf_check_arrays", "derf_instance",
-           "derf_params", "data", "data_check_for", "data_check", "optimum_at", "f64_setup", "per_instance"]
+           "derf_params", "data", "data_check_for", "data_check", "optimum_at", "f64_setup"]
 
 MOMENT = Param("moment", "choice", "which moment: first (E f1 f2 = e^{x.y}) or second (E f1^2 f2^2)",
                choices=("second", "first"), default="second")
@@ -173,42 +173,6 @@ def gerf_check(p):
 
 # ---------------------------------------------------------------------------
 # derf.derf_moments (Thm 4.1)
-
-def per_instance(f):
-    """A float64 evaluator of one instance (scalar ``d``, ``L``, ``scale``, ``seed``) applied to
-    every element of array arguments, once per distinct instance, returning the broadcast shape.
-
-    The evaluators of drawn data sets and of ``derf.derf_moments`` compute one instance (an SVD or
-    a determinant of that instance's matrices); without this, array arguments would silently be
-    read at their first element only.
-
-    Parameters
-    ----------
-    f : callable
-        ``p -> float`` for one instance.
-
-    Returns
-    -------
-    callable
-        ``p -> float or numpy.ndarray``.
-    """
-    @functools.wraps(f)
-    def g(p):
-        keys = [k for k in ("d", "L", "scale", "seed") if p.get(k) is not None and np.ndim(p[k]) > 0]
-        if not keys:
-            return f(p)
-        arrays = np.broadcast_arrays(*(np.asarray(p[k]) for k in keys))
-        out = np.empty(arrays[0].shape)
-        done = {}
-        for idx in np.ndindex(out.shape):
-            key = tuple(a[idx].item() for a in arrays)
-            if key not in done:
-                done[key] = float(f({**p, **dict(zip(keys, key))}))
-            out[idx] = done[key]
-        return out
-
-    return g
-
 
 def _plain(p):
     """Scalars of ``p`` as Python numbers (the float64 layer passes 0-d arrays)."""
