@@ -12,6 +12,7 @@ import numpy as np
 
 from ...lazy import lazy
 from ...numerics.cancellation import refuse_underflow
+from ...numerics.rff_float64 import TOL
 from ...numerics.rff_pairs import EPS, checked, gap_f64, orth_pair_f64, pick
 from ...numerics.special import coupled_pairs
 
@@ -69,10 +70,11 @@ def _var_f64(p):
         gap = np.where(under, np.exp(-z * z), gap)
         gerr = np.where(under, np.exp(logb) + np.exp(-z * z), gerr)
         direct = ((a - Pm * gap) / m, (Pm * gerr + 4 * EPS * (a + Pm * np.abs(gap))) / m)
-        # small z: the exact-coefficient series (z² <= 1/4), error: rounding of each term and the sum
+        # small z: the exact-coefficient series (z² <= 1/4), error: rounding of each term and the sum;
+        # built per point in rationals, so only where the direct form is not already within TOL/16
         sval, serr = np.full(z.shape, np.nan), np.full(z.shape, np.inf)
         X = -z * z
-        for i in np.nonzero(z * z <= 0.25)[0]:
+        for i in np.nonzero((z * z <= 0.25) & ~(direct[1] <= TOL / 16 * np.abs(direct[0])))[0]:
             c = _var_series_coefs(int(d[i]), int(m[i]))
             t = c * X[i] ** np.arange(c.size)
             sval[i] = t.sum() / m[i]
