@@ -111,3 +111,18 @@ def test_b_k_log_space_and_recurrence_agree_with_exact_rationals():
                 continue
             assert abs(np.exp(lb[i, k]) / float(exact) - 1) < 64 * K * rf.EPS, (d, k)
             assert abs(rows[k][i] / float(exact) - 1) < 4 * k * rf.EPS, (d, k)  # r(k-1)u, r = 3
+
+
+@pytest.mark.parametrize("rid, kw", [("simrf.rff_mse", dict(coupling="orthogonal")), ("orf.variance", {})])
+def test_orthogonal_rff_mse_served_where_float64_cancels(rid, kw):
+    """d = 128 and 246, z ≈ 1.7, m = d: every float64 route's bound exceeds 1e-12 (the bracket cancels
+    d-fold and the gap like e^{z²}); these points raised RangeError. Now the certified mpmath value,
+    rounded once, within 2u of the 30-digit value; the float64 points of the same array unchanged."""
+    r = rftheory.get(rid)
+    d = np.array([128, 246, 16])
+    z = np.array([1.719, 1.661, 1.7])
+    got = r.f64(d=d, m=d, z=z, **kw)
+    for i in range(3):
+        want = float(rftheory.evaluate(rid, d=int(d[i]), m=int(d[i]), z=float(z[i]), dps=30, **kw))
+        assert abs(got[i] / want - 1) <= (2 * rf.EPS if i < 2 else 1e-13), (d[i], z[i])
+    assert got[2] == r.f64(d=16, m=16, z=1.7, **kw)

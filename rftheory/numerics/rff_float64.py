@@ -24,7 +24,7 @@ from .orth_gap import ULPS, log_b, orth_gap_neg_series
 sc = lazy("scipy.special")  # imported on first use (the CLI starts without it)
 
 __all__ = ["EPS", "TOL", "pick", "checked", "hyp1f1_d_half_neg", "orth_pair_f64", "simplex_pair_quad_f64", "gap_f64",
-           "direct_gap_err"]
+           "direct_gap_err", "certify_where"]
 
 EPS = np.finfo(float).eps
 
@@ -82,6 +82,49 @@ def checked(val, abserr, what, tol=TOL):
             f"{what}: float64 cannot deliver a relative error below {tol:g} here "
             f"(error bound {worst:.1e}: cancellation or under/overflow); use layer='mpmath'"
         )
+    return val
+
+
+def certify_where(val, abserr, exact, what, tol=TOL, limit=None):
+    """``val`` where its bound is within ``tol`` relative; elsewhere ``exact(i)`` (an mpmath value
+    at element ``i``) certified to 17 digits and rounded once, so a float64 layer serves points
+    where float64 cancels beyond its tolerance (slower there, never wrong).
+
+    Parameters
+    ----------
+    val, abserr : numpy.ndarray
+        Float64 values and their absolute error bounds (one shape).
+    exact : callable
+        ``exact(index) -> mpmath value`` at the working precision, for an index of ``val``.
+    what : str
+        The quantity, for error messages.
+    tol : float, optional
+        Accepted relative error bound (default :data:`TOL`).
+    limit : int, optional
+        At most this many elements certified (default: all); beyond, :func:`checked` refuses.
+
+    Returns
+    -------
+    numpy.ndarray
+        The values, float64.
+
+    Raises
+    ------
+    RangeError
+        More than ``limit`` elements to certify.
+    PrecisionError
+        mpmath could not certify an element.
+    """
+    from ..precision import certified
+
+    val, abserr = np.array(val, dtype=float), np.asarray(abserr, float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        bad = ~(abserr <= tol * np.abs(val))
+    idx = list(zip(*np.nonzero(bad))) if bad.ndim else ([()] if bad else [])
+    if limit is not None and len(idx) > limit:
+        return checked(val, abserr, what, tol)
+    for i in idx:
+        val[i] = float(certified(lambda i=i: exact(i), 17, what))
     return val
 
 

@@ -12,9 +12,11 @@ import numpy as np
 
 from ...lazy import lazy
 from ...numerics.cancellation import refuse_underflow
-from ...numerics.rff_float64 import TOL
-from ...numerics.rff_pairs import EPS, checked, gap_f64, orth_pair_f64, pick
+from ...numerics.rff_float64 import TOL, certify_where
+from ...numerics.rff_pairs import EPS, gap_f64, orth_pair_f64, pick
 from ...numerics.special import coupled_pairs
+from ...params import mpf
+from .formulas import orf_variance
 
 sc = lazy("scipy.special")  # imported on first use (the CLI starts without it)
 
@@ -85,7 +87,10 @@ def _var_f64(p):
     err = np.where(z == 0, 0.0, err)
     nz = z != 0
     out = np.zeros(z.shape)
-    if np.any(nz):
-        out[nz] = checked(val[nz], err[nz], "ORF variance")
+    if np.any(nz):  # where every float64 route cancels beyond TOL (d ≳ 120, z ≈ 1.7): certified mpmath
+        dn, mn, zn = d[nz], m[nz], z[nz]
+        out[nz] = certify_where(val[nz], err[nz],
+                                lambda i: orf_variance(int(dn[i]), int(mn[i]), mpf(Fraction(float(zn[i])))),
+                                "ORF variance")
     out = refuse_underflow(out, nz, "orf.variance")
     return out.reshape(np.broadcast(*(np.asarray(p[k]) for k in ("d", "m", "z"))).shape)
