@@ -61,3 +61,19 @@ def test_simplex_gap_log_bound_holds():
             V = mp.mpf(float(v[i]))
             ref = mp.log(mp.exp(V * V) - conformity_simplex(int(d[i]), V))
         assert abs(float(ref - mp.mpf(float(lg)))) <= float(err), (d[i], v[i])
+
+
+def test_simplex_prf_mse_served_at_large_d_small_v():
+    """simrf.prf_mse (simplex) at d = 256, v = 0.05 and d = 162, v = 0.06: the float64 bound exceeds
+    rtol64/10 (the bracket cancels like 2d), so the certified mpmath value is returned, rounded once
+    (within 2u of the 30-digit value), instead of a RangeError; the notebook's curves need them."""
+    import rftheory
+
+    r = rftheory.get("simrf.prf_mse")
+    d = np.array([256, 162, 8])
+    v = np.array([0.05, 0.06011651000696294, 1.0])
+    got = r.f64(d=d, m=d, v=v, coupling="simplex")
+    for i in range(3):
+        want = float(rftheory.evaluate("simrf.prf_mse", d=int(d[i]), m=int(d[i]), v=float(v[i]), coupling="simplex",
+                                       dps=30))
+        assert abs(got[i] / want - 1) <= (4.5e-16 if i < 2 else 1e-12), (d[i], v[i])
