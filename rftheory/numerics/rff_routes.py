@@ -22,6 +22,7 @@ import mpmath as mp
 from ..errors import LayerUnavailableError
 from ..params import mpf
 from .angle_family import check_route_served, extra_digits
+from .special import hyp0f1
 
 __all__ = [
     "ROUTE_Z2_MAX",
@@ -140,7 +141,7 @@ def chi2d_pair_mean(d, s, sign):
     norm = 2 ** (d - 1) * mp.gamma(d)  # a relative error only: not amplified by the cancellation
 
     def f(r):
-        return r ** (2 * d - 1) * mp.exp(-r * r / 2) / norm * mp.hyp0f1(mp.mpf(d) / 2, sign * r * r * s * s / 4)
+        return r ** (2 * d - 1) * mp.exp(-r * r / 2) / norm * hyp0f1(mp.mpf(d) / 2, sign * r * r * s * s / 4)
 
     if sign < 0:
         top = mp.sqrt(2 * d) + 12
