@@ -140,8 +140,11 @@ def chi2d_pair_mean(d, s, sign):
     s = mp.mpmathify(s)
     norm = 2 ** (d - 1) * mp.gamma(d)  # a relative error only: not amplified by the cancellation
 
+    b, e = mp.mpf(d) / 2, 2 * d - 1
+
     def f(r):
-        return r ** (2 * d - 1) * mp.exp(-r * r / 2) / norm * hyp0f1(mp.mpf(d) / 2, sign * r * r * s * s / 4)
+        r2 = r * r
+        return r ** e * mp.exp(-r2 / 2) / norm * hyp0f1(b, sign * r2 * s * s / 4)
 
     if sign < 0:
         top = mp.sqrt(2 * d) + 12
