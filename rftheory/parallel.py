@@ -112,17 +112,28 @@ def serial(tasks, seed) -> Iterator:
         yield i, t.run(seed)
 
 
-def _chunks(tasks, workers: int) -> list[list]:
-    from .schedule import order as by_cost
+#: exact tasks estimated below this many seconds are sent in chunks (the others alone)
+CHUNK_SECONDS = 0.2
 
-    order = by_cost(tasks)
-    heavy = [[(i, tasks[i])] for i in order if tasks[i].kind != "exact"]
-    light = [(i, tasks[i]) for i in order if tasks[i].kind == "exact"]
+
+def _chunks(tasks, workers: int) -> list[list]:
+    """The units of work of the pool, longest estimated first (longest processing time first).
+
+    Every task estimated at :data:`CHUNK_SECONDS` or more is a unit of its own; the cheap
+    exact checks go in small striped chunks, each estimated at the sum of its tasks.
+    """
+    from .schedule import estimate
+
+    cost = [estimate(t) for t in tasks]
+    order = sorted(range(len(tasks)), key=lambda i: -cost[i])
+    heavy = [[(i, tasks[i])] for i in order if tasks[i].kind != "exact" or cost[i] >= CHUNK_SECONDS]
+    light = [(i, tasks[i]) for i in order if tasks[i].kind == "exact" and cost[i] < CHUNK_SECONDS]
     # small chunks, striped: neighbouring grid points (often of similar cost,
     # e.g. the largest argument of one result) go to different chunks
     size = max(1, min(4, len(light) // (8 * workers)))
     n = -(-len(light) // size)
-    return heavy + [light[k::n] for k in range(n)]
+    units = heavy + [light[k::n] for k in range(n)]
+    return sorted(units, key=lambda u: -sum(cost[i] for i, _ in u))  # stable: ties keep the order above
 
 
 def _mp_context():

@@ -11,9 +11,12 @@ and any number of workers.
 
 Estimates are in seconds on one core:
 
+* default mode: the measured CPU seconds of every task that takes 0.2 s or
+  more (:data:`rftheory.task_seconds.DEFAULT_SECONDS`, written by
+  ``tools/task_costs.py --write``), exact tasks included -- a few grid points
+  of the quadrature routes take seconds; the others by the model below;
 * custom and domain tasks: measured (:data:`CUSTOM_SECONDS`,
-  :data:`DOMAIN_POINT_SECONDS`; ``tools/task_costs.py`` measures them again),
-  else a default;
+  :data:`DOMAIN_POINT_SECONDS`), else a default;
 * Monte Carlo tasks: proportional to replicates × ``d`` × ``m`` / √d (the
   cost of a coupled block of ``m`` projections in dimension ``d``);
 * exact tasks: small, growing with the number of routes.
@@ -74,9 +77,15 @@ def estimate(task) -> float:
     Examples
     --------
     >>> from rftheory.verify import Task
-    >>> estimate(Task("orf.pair_expectation|custom", "orf.pair_expectation", "custom", {}, "default"))
-    49.0
+    >>> estimate(Task("orf.pair_expectation|custom", "orf.pair_expectation", "custom", {}, "quick"))
+    1.1
     """
+    if task.mode == "default":
+        from .task_seconds import DEFAULT_SECONDS
+
+        measured = DEFAULT_SECONDS.get(task.key)
+        if measured is not None:
+            return measured
     if task.kind == "sampler":
         return SAMPLER_AUDIT_SECONDS
     if task.kind == "predict":

@@ -174,20 +174,30 @@ def test_custom_z_scores_share_the_run_bound():
 
 
 def test_schedule_starts_the_long_tasks_first():
-    """The executors submit by estimated cost: orf.pair_expectation's custom task (the longest in
-    default mode since SORF's Walsh-Hadamard path) and the Monte Carlo tasks before the cheap exact checks."""
+    """The executors submit by estimated cost, longest processing time first: in default mode the
+    measured CPU seconds of every task over 0.2 s (rftheory.task_seconds, exact tasks included: a few
+    quadrature routes take seconds), the model for the others; the process pool's units follow the
+    same order, and the cheap exact checks, in chunks, come last."""
     from rftheory import parallel, schedule
+    from rftheory.task_seconds import DEFAULT_SECONDS
 
     tasks = verify.plan("default")
     order = schedule.order(tasks)
     assert sorted(order) == list(range(len(tasks)))
-    assert tasks[order[0]].key == "orf.pair_expectation|custom"
-    first_exact = next(k for k, i in enumerate(order) if tasks[i].kind == "exact")
-    assert all(tasks[i].kind != "exact" for i in order[:first_exact])
-    assert first_exact >= sum(t.kind == "mc" for t in tasks)  # every mc task before any exact one
-    # the process pool's chunks follow the same order
+    cost = [schedule.estimate(tasks[i]) for i in order]
+    assert cost == sorted(cost, reverse=True)
+    keys = {t.key for t in tasks}
+    assert len(set(DEFAULT_SECONDS) & keys) >= 0.9 * len(DEFAULT_SECONDS) > 100  # measured again when stale
+    assert tasks[order[0]].key == max(set(DEFAULT_SECONDS) & keys, key=DEFAULT_SECONDS.get)
+    # the process pool's units: every task once, longest estimated first, the heavy exact tasks alone
     chunks = parallel._chunks(tasks, 2)
+    assert sorted(i for c in chunks for i, _ in c) == list(range(len(tasks)))
+    unit = [sum(schedule.estimate(t) for _, t in c) for c in chunks]
+    assert unit == sorted(unit, reverse=True)
     assert chunks[0] == [(order[0], tasks[order[0]])]
+    singles = {c[0][1].key for c in chunks if len(c) == 1}
+    heavy_exact = {t.key for t in tasks if t.kind == "exact" and schedule.estimate(t) >= parallel.CHUNK_SECONDS}
+    assert heavy_exact and heavy_exact <= singles
 
 
 def test_outcomes_do_not_depend_on_order_or_workers():

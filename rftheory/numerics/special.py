@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import mpmath as mp
 import numpy as np
 
 from ..errors import RangeError
@@ -27,7 +28,52 @@ __all__ = [
     "chi_mean",
     "log_angle_conformity",
     "log_angle_gap_nonpos",
+    "hyp0f1",
 ]
+
+#: below this |z| (and below (prec·ln2/2)², see :func:`hyp0f1`) mpmath's asymptotic attempt for ₀F₁ cannot converge
+HYP0F1_SERIES_MAX = 2048
+
+
+def hyp0f1(b, z, **kwargs):
+    """mpmath's ``₀F₁(; b; z)`` at the working precision, skipping an asymptotic attempt that cannot succeed.
+
+    For ``|z| ≥ 128`` ``mp.hyp0f1`` first tries the asymptotic (₂F₀) expansion
+    and, when its smallest term is not below the working precision, falls back
+    to the power series (with the guard bits its cancellation needs).  The
+    smallest term is about ``e^{-2√|z|}``, so below ``|z| = (prec·ln2/2)²`` the
+    attempt always fails -- at three times the cost of the series (measured:
+    0.25 ms against 0.08 ms at 60 digits, ``|z| ≤ 900``).  There (and below
+    :data:`HYP0F1_SERIES_MAX`) this calls the series directly: the value mpmath
+    returns anyway, bit for bit (no difference found at 25-100 digits for
+    ``|z| < 2^15``, ``b = d/2``, ``d ≤ 64``, either sign); elsewhere it is
+    ``mp.hyp0f1`` unchanged.
+
+    Parameters
+    ----------
+    b : number
+        The parameter.
+    z : number
+        The argument.
+    **kwargs
+        Passed to ``mp.hyp0f1`` (e.g. ``maxprec``).
+
+    Returns
+    -------
+    mpmath.mpf or mpmath.mpc
+        ``₀F₁(; b; z)``.
+
+    Examples
+    --------
+    >>> import mpmath as mp
+    >>> with mp.workdps(50):
+    ...     hyp0f1(mp.mpf(5) / 2, -700) == mp.hyp0f1(mp.mpf(5) / 2, -700)
+    True
+    """
+    z = mp.mpmathify(z)
+    if abs(z) < min(HYP0F1_SERIES_MAX, (mp.mp.prec * 0.34657359) ** 2):  # ln 2 / 2
+        kwargs["force_series"] = True
+    return mp.hyp0f1(b, z, **kwargs)
 
 
 def coupled_pairs(m, d, block=None):

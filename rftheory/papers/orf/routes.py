@@ -198,8 +198,11 @@ def sphere_cos(d, t):
     """
     norm = mp.beta(mp.mpf(1) / 2, mp.mpf(d - 1) / 2)
     n = max(4, int(abs(t)) // 2 + 4)
-    pts = [mp.pi * i / n for i in range(n + 1)]
-    return mp.quad(lambda th: mp.cos(t * mp.cos(th)) * mp.sin(th) ** (d - 2), pts) / norm
+    # the integrand is symmetric about θ = π/2: twice the integral over [0, π/2] (the same
+    # sub-intervals, half the evaluations)
+    h = -(-n // 2)
+    pts = [mp.pi / 2 * i / h for i in range(h + 1)]
+    return 2 * mp.quad(lambda th: mp.cos(t * mp.cos(th)) * mp.sin(th) ** (d - 2), pts) / norm
 
 
 def _prime_terms_quad(d, z):
