@@ -22,6 +22,7 @@ all weight-independent couplings.  A **weight-dependent** coupling is a rule
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -400,7 +401,7 @@ def block_objective(U, f):
     nrm = np.linalg.norm(U, axis=1, keepdims=True)
     Uh = U / nrm
     G = Uh @ Uh.T
-    iu = np.triu_indices(n, 1)
+    iu = _upper_pairs(n)
     w = 2.0 / (n * (n - 1))
     value = w * float(np.sum(f(G[iu])))
     D = f.derivative(G)
@@ -408,6 +409,15 @@ def block_objective(U, f):
     gh = w * (D @ Uh)  # ∂/∂û_i (each unordered pair once: D symmetric, the sum over j ≠ i)
     grad = (gh - np.sum(gh * Uh, axis=1, keepdims=True) * Uh) / nrm
     return value, grad
+
+
+@functools.lru_cache(maxsize=64)
+def _upper_pairs(n):
+    """``np.triu_indices(n, 1)``, made once per ``n`` (the search calls the objective ~10⁴ times)."""
+    i, j = np.triu_indices(n, 1)
+    i.setflags(write=False)
+    j.setflags(write=False)
+    return i, j
 
 
 def check_estimator(estimator):
