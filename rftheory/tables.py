@@ -327,6 +327,7 @@ class _Eval:
     layer: str
     decimals: int | None
     kind: str = "exact"  # for rftheory.schedule: a cheap exact evaluation
+    mode: str = "table"  # ... of no verify mode (the schedule's measured costs are verify's)
 
     @property
     def key(self) -> str:
