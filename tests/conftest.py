@@ -84,3 +84,23 @@ class NotebookRunner:
 def run_notebook(tmp_path_factory):
     """``run_notebook(path) -> (executed notebook, its file, error text or None, files it wrote in its cwd)``."""
     return NotebookRunner(tmp_path_factory.mktemp("executed-notebooks"))
+
+
+# -- the scalar validation's verdict, against which the vectorized twins are tested ------------------------
+def _scalar_refusal(r, **point):
+    """The parameter the scalar validation refuses at ``point`` (floats read at their exact binary value)."""
+    from fractions import Fraction
+
+    from rftheory.errors import ParameterError
+
+    try:
+        r.validate(**{k: Fraction(float(v)) if isinstance(v, (float, np.floating)) else v for k, v in point.items()})
+    except ParameterError as exc:
+        return exc.name
+    return None
+
+
+@pytest.fixture
+def scalar_refusal():
+    """``scalar_refusal(result, **point) -> parameter name or None``: what ``result.validate`` refuses."""
+    return _scalar_refusal

@@ -242,15 +242,6 @@ def test_variance_route_at_the_smallest_scale():
 
 # -- vectorized twins of the cross-parameter checks (Result.f64 validates whole arrays) --------
 
-def _scalar_refusal(r, **point):
-    """The parameter the scalar validation refuses at ``point`` (floats at their exact binary value)."""
-    try:
-        r.validate(**{k: Fraction(float(v)) if isinstance(v, (float, np.floating)) else v for k, v in point.items()})
-    except ParameterError as exc:
-        return exc.name
-    return None
-
-
 def _gerf_twin_refusal(r, d, A, v, a, b):
     try:
         r.check.on_arrays(dict(d=np.array([float(d)]), A=np.array([A]), v=np.array([v]), x_norm=np.array([a]),
@@ -279,7 +270,7 @@ def test_gerf_twin_valid_arrays_same_values(monkeypatch):
 
 
 @pytest.mark.parametrize("trial", range(6))
-def test_gerf_twin_one_bad_element(trial):
+def test_gerf_twin_one_bad_element(trial, scalar_refusal):
     """(2) One element outside the triangle (x_norm) or not collinear at d = 1 (d), at a random
     position: the twin names the scalar check's parameter and that element."""
     r = rftheory.get("derf.gerf_moments")
@@ -290,7 +281,7 @@ def test_gerf_twin_one_bad_element(trial):
         d[i], a[i], b[i], v[i] = 1, 0.5, 0.5, 0.7  # an angle strictly between 0 and pi
     else:
         a[i], b[i], v[i] = 0.5, 0.25, 0.8  # v > a + b
-    want = _scalar_refusal(r, d=int(d[i]), A=A[i], v=v[i], x_norm=a[i], y_norm=b[i])
+    want = scalar_refusal(r, d=int(d[i]), A=A[i], v=v[i], x_norm=a[i], y_norm=b[i])
     assert want == ("d" if trial % 2 else "x_norm")
     with pytest.raises(ParameterError, match=rf"element {i} of the arrays") as exc:
         r.f64(d=d, A=A, v=v, x_norm=a, y_norm=b)
@@ -308,7 +299,7 @@ def _ulps(x, k):
     return sorted(set(lo + hi))
 
 
-def test_gerf_twin_exact_at_boundary():
+def test_gerf_twin_exact_at_boundary(scalar_refusal):
     """(3) Exactness: the triangle's edges v = a + b, v = |a − b| and the d = 1 tolerance
     |v − c| = 2^-51 (a + b) (on it exactly where a + b is a power of 2), each with the floats
     up to 8 ulps either side, subnormal norms included: the twin decides every point as the
@@ -325,18 +316,18 @@ def test_gerf_twin_exact_at_boundary():
             pts += [(dd, a, b, v) for v in _ulps(c, 8) if 0 <= v <= 40 for dd in (1, 2)]
     verdicts = {"x_norm": 0, "d": 0, None: 0}
     for dd, a, b, v in pts:
-        want = _scalar_refusal(r, d=dd, A=0.0, v=v, x_norm=a, y_norm=b)
+        want = scalar_refusal(r, d=dd, A=0.0, v=v, x_norm=a, y_norm=b)
         assert _gerf_twin_refusal(r, dd, 0.0, v, a, b) == want, (dd, a, b, v)
         verdicts[want] += 1
     assert min(verdicts.values()) > 0  # every verdict occurs
     d, a, b, v = (np.array(c, float) for c in zip(*pts))
-    first = next(i for i, p in enumerate(pts) if _scalar_refusal(r, d=p[0], A=0.0, v=p[3], x_norm=p[1],
+    first = next(i for i, p in enumerate(pts) if scalar_refusal(r, d=p[0], A=0.0, v=p[3], x_norm=p[1],
                                                                  y_norm=p[2]) is not None)
     with pytest.raises(ParameterError, match=rf"element {first} of the arrays"):
         r.check.on_arrays(dict(d=d, A=np.zeros(d.size), v=v, x_norm=a, y_norm=b, moment="second"))
 
 
-def test_derf_moments_twin(monkeypatch):
+def test_derf_moments_twin(monkeypatch, scalar_refusal):
     """derf.derf_moments: (1) drawn instances at random d, seed pass as on the per-element path;
     (2) with A, B1, x, y given, a d other than dim A at a random position is refused naming d
     and that element, as the scalar check names it.  (3) The only comparison of the arrays is the
@@ -356,11 +347,11 @@ def test_derf_moments_twin(monkeypatch):
     d[i] = 2
     with pytest.raises(ParameterError, match=rf"element {i} of the arrays") as exc:
         r.f64(d=d, **obj)
-    assert exc.value.name == _scalar_refusal(r, d=2, **obj) == "d"
+    assert exc.value.name == scalar_refusal(r, d=2, **obj) == "d"
 
 
 @pytest.mark.parametrize("rid", DATA_IDS)
-def test_data_twins(rid, monkeypatch):
+def test_data_twins(rid, monkeypatch, scalar_refusal):
     """The data results: (1) drawn sets at random seeds pass as on the per-element path; (2) a
     random element with d or L other than X's shape, or (ADERF, SADERF) drawn sets the family
     cannot fit (L = 1 < d: a singular moment matrix), is refused naming the scalar check's
@@ -382,12 +373,12 @@ def test_data_twins(rid, monkeypatch):
         d[i], L[i] = bad_d, bad_L
         with pytest.raises(ParameterError, match=rf"element {i} of the arrays") as exc:
             r.f64(X=X, Y=X, d=d, L=L, **fam)
-        assert exc.value.name == _scalar_refusal(r, X=X, Y=X, d=bad_d, L=bad_L, **fam) == name
+        assert exc.value.name == scalar_refusal(r, X=X, Y=X, d=bad_d, L=bad_L, **fam) == name
     if rid in ("derf.aderf_optimum", "derf.saderf_optimum") or fam:
         L = np.full(n, 8)
         i = int(rng.integers(1, n))
         L[i] = 1
-        want = _scalar_refusal(r, d=3, L=1, seed=0, **fam)
+        want = scalar_refusal(r, d=3, L=1, seed=0, **fam)
         if want is None:  # (SADERF fits one point with nonzero coordinates): the checks accept every element
             validate_arrays(r, dict(d=3, L=L, **fam))
             return

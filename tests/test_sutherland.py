@@ -73,17 +73,6 @@ def test_psi_coupled_mc(rng):
 # ---------------------------------------------------------------------------
 # vectorized twins of the cross-parameter checks (Result.f64 validates whole arrays)
 
-def _scalar_refusal(r, **point):
-    """The parameter the scalar validation refuses at ``point`` (floats read at their exact binary value)."""
-    from fractions import Fraction
-
-    try:
-        r.validate(**{k: Fraction(float(v)) if isinstance(v, (float, np.floating)) else v for k, v in point.items()})
-    except ParameterError as exc:
-        return exc.name
-    return None
-
-
 def _twin_refusal(r, **arrays):
     """The parameter the twin ``r.check.on_arrays`` refuses on ``arrays`` (None: accepted)."""
     try:
@@ -111,7 +100,7 @@ def test_kernel_twin_valid_arrays_same_values(rid, monkeypatch):
 
 
 @pytest.mark.parametrize("trial", range(5))
-def test_kernel_twin_one_bad_element(trial):
+def test_kernel_twin_one_bad_element(trial, scalar_refusal):
     """(2) One element with k(2Δ) < 2k(Δ)² − 1 at a random position: the twin names the
     parameter the scalar check names there, and that element."""
     r = rftheory.get("sutherland.var_psi")
@@ -120,7 +109,7 @@ def test_kernel_twin_one_bad_element(trial):
     i = int(rng.integers(1, k1.size))  # element 0 is validated by the scalar check first
     k1[i] = 0.9
     k2[i] = 2 * 0.81 - 1 - 0.01
-    want = _scalar_refusal(r, D=3, kernel="given", k_delta=k1[i], k_2delta=k2[i])
+    want = scalar_refusal(r, D=3, kernel="given", k_delta=k1[i], k_2delta=k2[i])
     assert want == "k_2delta"
     with pytest.raises(ParameterError, match=rf"element {i} of the arrays") as exc:
         r.f64(D=3, kernel="given", k_delta=k1, k_2delta=k2)
@@ -131,7 +120,7 @@ def test_kernel_twin_one_bad_element(trial):
     assert exc.value.name == "k_delta"
 
 
-def test_kernel_twin_exact_at_boundary():
+def test_kernel_twin_exact_at_boundary(scalar_refusal):
     """(3) Exactness: at 1 + k(2Δ) − 2k(Δ)² = 0 and one ulp either side of it (and of the
     TwoProd cut at |k(Δ)| = 2^-300), the twin decides every element as the scalar check
     does at its exact binary value."""
@@ -147,7 +136,7 @@ def test_kernel_twin_exact_at_boundary():
                 k1.append(a)
                 k2.append(float(b))
     k1, k2 = np.array(k1), np.array(k2)
-    scalar = [_scalar_refusal(r, D=3, kernel="given", k_delta=a, k_2delta=b) for a, b in zip(k1, k2)]
+    scalar = [scalar_refusal(r, D=3, kernel="given", k_delta=a, k_2delta=b) for a, b in zip(k1, k2)]
     twin = [_twin_refusal(r, D=np.array([3.0]), z=0.0, kernel="given", k_delta=k1[i:i + 1], k_2delta=k2[i:i + 1])
             for i in range(k1.size)]
     assert twin == scalar
@@ -157,7 +146,7 @@ def test_kernel_twin_exact_at_boundary():
         r.check.on_arrays(dict(D=np.full(k1.size, 3.0), z=0.0, kernel="given", k_delta=k1, k_2delta=k2))
 
 
-def test_vpc_twin(monkeypatch):
+def test_vpc_twin(monkeypatch, scalar_refusal):
     """var_psi_coupled's simplex z <= 20: (1) valid arrays give the per-element path's values;
     (2) a bad element at a random position is named; (3) z = 20 and one ulp either side
     are decided as the scalar check decides them."""
@@ -173,8 +162,8 @@ def test_vpc_twin(monkeypatch):
     z[i] = 25.0
     with pytest.raises(ParameterError, match=rf"element {i} of the arrays") as exc:
         r.f64(d=4, D=6, z=z, coupling="simplex")
-    assert exc.value.name == _scalar_refusal(r, d=4, D=6, z=25.0, coupling="simplex") == "z"
+    assert exc.value.name == scalar_refusal(r, d=4, D=6, z=25.0, coupling="simplex") == "z"
     r.f64(d=4, D=6, z=z, coupling="iid")  # iid serves z <= 40
     pts = [np.nextafter(20.0, 0), 20.0, np.nextafter(20.0, 40)]
     assert [_twin_refusal(r, z=np.array([t]), coupling="simplex") for t in pts] == \
-        [_scalar_refusal(r, d=4, D=6, z=float(t), coupling="simplex") for t in pts] == [None, None, "z"]
+        [scalar_refusal(r, d=4, D=6, z=float(t), coupling="simplex") for t in pts] == [None, None, "z"]
