@@ -72,6 +72,36 @@ def test_orthogonal_gap_bounds_hold_with_and_without_enough():
                 assert abs(float(ref - mp.mpf(float(g[i])))) <= e[i], (d[i], z[i])
 
 
+@pytest.mark.parametrize("coupling", ["iid", "orthogonal", "simplex"])
+def test_rff_bracket_bound_holds(coupling):
+    """``rff_bracket_f64`` (the one float64 bracket of simrf.rff_mse, orf.variance, hrf.mse_trig):
+    its bound holds against ``m · rff_mse`` at 40 digits, at random points, at ``m = 1`` (no
+    coupled pair: ``a`` whatever the gap) and, orthogonal, where ``τ`` is replaced by its bound
+    (even ``d``, ``z = 40``: every τ route fails there)."""
+    from fractions import Fraction
+
+    from rftheory.numerics.rff_pairs import rff_mse
+    from rftheory.numerics.special import coupled_pairs
+
+    rng = np.random.default_rng(14)
+    n = 40 if coupling != "simplex" else 12
+    d = np.floor(np.exp(rng.uniform(np.log(2), np.log(400), n)))
+    z = np.exp(rng.uniform(np.log(1e-4), np.log(6.0), n))
+    m = np.maximum(1, np.floor(d * rng.uniform(0, 3, n)))
+    d, z, m = np.append(d, [7.0, 2.0, 4.0, 20.0]), np.append(z, [1.3, 40.0, 40.0, 40.0]), np.append(m, [1, 3, 9, 50])
+    P = coupled_pairs(m.astype(int), d.astype(int))
+    val, err = rf.rff_bracket_f64(coupling, d, P / m, z)
+    served = np.isfinite(err)
+    assert served.mean() > 0.8
+    if coupling == "orthogonal":
+        assert np.all(served[-3:]) and np.all(err[-3:] <= 1e-14 * val[-3:])  # the τ bound serves at z = 40
+    assert val[-4] == np.expm1(-1.3**2) ** 2 / 2  # m = 1: the iid bracket, exactly as computed
+    for i in np.flatnonzero(served):
+        with mp.workdps(40):
+            ref = int(m[i]) * rff_mse(coupling, int(d[i]), int(m[i]), Fraction(float(z[i])))
+        assert abs(float(ref - mp.mpf(float(val[i])))) <= err[i], (coupling, d[i], m[i], z[i])
+
+
 def test_hrf_trig_orthogonal_float64_against_mpmath():
     """hrf.mse_trig (orthogonal) through Result.f64 at random points of the benchmark's region
     and beyond (norms 1e-3 ... 3, any angle): within its float64 bound TRIG_BRACKET_TOL."""

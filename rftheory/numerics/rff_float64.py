@@ -24,7 +24,7 @@ from .orth_gap import ULPS, log_b, orth_gap_neg_series
 sc = lazy("scipy.special")  # imported on first use (the CLI starts without it)
 
 __all__ = ["EPS", "TOL", "pick", "checked", "hyp1f1_d_half_neg", "orth_pair_f64", "simplex_pair_quad_f64", "gap_f64",
-           "direct_gap_err", "certify_where"]
+           "direct_gap_err", "certify_where", "rff_bracket_f64"]
 
 EPS = np.finfo(float).eps
 
@@ -503,6 +503,55 @@ def gap_f64(coupling, d, z, enough=None):
     direct = (e - tau, direct_gap_err(X, e, tau, terr))
     with np.errstate(invalid="ignore"):
         return pick([series, direct])
+
+
+def rff_bracket_f64(coupling, d, Pm, z, enough=None):
+    r"""The RFF bracket ``m·MSE`` in float64, with its absolute error bound.
+
+    .. math:: B = \tfrac12\big(1 - e^{-z^2}\big)^2 - \frac{P}{m}\big(e^{-z^2} - \tau_c\big)
+
+    (Thm 4.5 of Reid et al. 2023, ``papers/000_…``, with ``τ_⊥ = ₁F₁(d; d/2; −z²/2)``;
+    Yu et al. 2016, Eq. 3), the one float64 definition behind ``simrf.rff_mse``,
+    ``orf.variance`` and ``hrf.mse_trig``.  The gap comes from :func:`gap_f64`.  For the
+    orthogonal coupling at even ``d``, where every τ route fails at large ``z``, Kummer's
+    transformation ``τ_⊥ = e^{−x}₁F₁(−n; n; x)`` (``x = z²/2``, ``n = d/2``: a polynomial
+    of degree ``n``) bounds ``|τ_⊥| ≤ e^{−x}(n+1)\max(1, xⁿ/n!)``, which replaces ``τ``
+    once it is below ``e^{−690}``.  The bound adds the roundings of ``a`` and of the
+    difference, ``4u(a + (P/m)|gap|)``.
+
+    Parameters
+    ----------
+    coupling : {"iid", "orthogonal", "simplex"}
+        Coupling of the features.
+    d, Pm, z : array_like
+        Dimension, coupled ordered pairs per feature ``P/m`` (0: no coupled pair, the
+        iid bracket whatever the gap's accuracy), and ``z = ‖x − y‖``.
+    enough : float, optional
+        Orthogonal only: the share of ``|B|`` the gap's error may take; given,
+        :func:`gap_f64` computes a second route only where the first one's error exceeds it.
+
+    Returns
+    -------
+    value, abs_error : numpy.ndarray
+        ``B`` and its error bound (``inf`` or NaN where no route served).
+    """
+    d, Pm, z = np.broadcast_arrays(*(np.asarray(t, float) for t in (d, Pm, z)))
+    a = np.expm1(-z * z) ** 2 / 2
+
+    def gap_enough(g):  # the gap's error that keeps its share of the bracket's bound below ``enough``
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(Pm > 0, enough * np.abs(a - Pm * g) / Pm, np.inf)
+
+    with np.errstate(all="ignore"):
+        gap, gerr = gap_f64(coupling, d, z, enough=None if enough is None else gap_enough)
+        if coupling == "orthogonal":
+            x, n = z * z / 2, d / 2
+            logb = -x + np.log(n + 1) + np.maximum(0.0, n * np.log(np.maximum(x, 1e-300)) - sc.gammaln(n + 1))
+            under = (d % 2 == 0) & ~np.isfinite(gerr) & (logb < -690)
+            gap = np.where(under, np.exp(-z * z), gap)
+            gerr = np.where(under, np.exp(logb) + np.exp(-z * z), gerr)
+        gap, gerr = np.where(Pm > 0, gap, 0.0), np.where(Pm > 0, gerr, 0.0)
+        return a - Pm * gap, Pm * gerr + 4 * EPS * (a + Pm * np.abs(gap))
 
 
 def direct_gap_err(X, e, tau, terr):

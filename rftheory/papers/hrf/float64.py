@@ -19,7 +19,8 @@ import numpy as np
 from ...errors import RangeError
 from ...numerics.floats import two_prod
 from ...numerics.orth_gap import log_pp_bracket_series
-from ...numerics.rff_pairs import checked, gap_f64
+from ...numerics.rff_float64 import rff_bracket_f64
+from ...numerics.rff_pairs import checked
 from ...numerics.special import coupled_pairs, log_orth_gap_pos
 from .ce_formulas import cluster_invariants
 from .values import _ce_inv
@@ -182,7 +183,7 @@ def log_trig_bracket(d, P, m, lz2, tol=TRIG_BRACKET_TOL, refuse=True):
     path (:func:`rftheory.numerics.rff_pairs.gap_f64`); the bracket's bound adds
     the roundings of the difference (amplified by its cancellation, up to
     ``(d+2)/3``: the path refuses large ``d`` at small ``z``) and the error of
-    ``z² = exp(log z²)``, ``(4 + |log z²|)`` ulps, times the bracket's condition
+    ``z² = exp(log z²)`` and its square root's square, ``(6 + |log z²|)`` ulps, times the bracket's condition
     number ``z²|B'/B| ≤ 2(2 + z²)`` (measured at 200 digits: at most
     ``1.61(2 + z²)`` for d = 2 ... 10⁴).  ``−inf`` where ``z = 0`` (a structural zero).
 
@@ -215,19 +216,10 @@ def log_trig_bracket(d, P, m, lz2, tol=TRIG_BRACKET_TOL, refuse=True):
         raise RangeError("MSE(trig) orthogonal: z^2 < 1e-140 underflows the float64 RFF gap series; "
                          "use layer='mpmath'")
     z2 = np.where(zero | tiny, 1.0, np.exp(lz2))
-    Pm = P / m
-    A = np.expm1(-z2) ** 2 / 2
-
-    def enough(g):  # the gap's error that keeps its share of the bracket's bound below TRIG_GAP_ENOUGH
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(Pm > 0, TRIG_GAP_ENOUGH * np.abs(A - Pm * g) / Pm, np.inf)
-
-    gap, gerr = gap_f64("orthogonal", d, np.sqrt(z2), enough=enough)
-    # no coupled pair (m = 1): the bracket is the iid one, whatever the gap's accuracy
-    gap, gerr = np.where(Pm > 0, gap, 0.0), np.where(Pm > 0, gerr, 0.0)
-    br = A - Pm * gap
+    # a and the gap both at z̃² = fl(fl(√z²)²), within 3u more of z² than fl(exp(log z²)): 6 ulps in all
+    br, err = rff_bracket_f64("orthogonal", d, P / m, np.sqrt(z2), enough=TRIG_GAP_ENOUGH)
     with np.errstate(invalid="ignore"):  # an inf error bound is refused by checked()
-        err = Pm * gerr + 4 * EPS64 * (A + Pm * np.abs(gap)) + EPS64 * (4 + np.abs(lz2)) * 2 * (2 + z2) * np.abs(br)
+        err = err + EPS64 * (6 + np.abs(lz2)) * 2 * (2 + z2) * np.abs(br)
     ok = ~zero
     if refuse:
         checked(br[ok], err[ok], "MSE(trig) orthogonal", tol=tol)

@@ -10,15 +10,12 @@ from fractions import Fraction
 
 import numpy as np
 
-from ...lazy import lazy
 from ...numerics.cancellation import refuse_underflow
-from ...numerics.rff_float64 import TOL, certify_where
-from ...numerics.rff_pairs import EPS, gap_f64, orth_pair_f64, pick
+from ...numerics.rff_float64 import TOL, certify_where, rff_bracket_f64
+from ...numerics.rff_pairs import EPS, orth_pair_f64, pick
 from ...numerics.special import coupled_pairs
 from ...params import mpf
 from .formulas import orf_variance
-
-sc = lazy("scipy.special")  # imported on first use (the CLI starts without it)
 
 
 def _rffvar_f64(p):
@@ -56,22 +53,15 @@ def _var_series_coefs(d: int, m: int) -> np.ndarray:
 def _var_f64(p):
     """ORF variance in float64: per point the more accurate of the small-z series of
     :func:`_var_series_coefs` (no cancellation of ``a`` against ``(P/m)·gap``) and the
-    direct ``a − (P/m)(e^{−z²} − τ)`` with :func:`~rftheory.numerics.rff_pairs.gap_f64`;
+    direct ``a − (P/m)(e^{−z²} − τ)`` of :func:`~rftheory.numerics.rff_float64.rff_bracket_f64`;
     where ``τ`` underflows (even ``d``, large z: ``τ = e^{−z²/2}·poly``) its bound
     replaces it.  Exact 0 at z = 0."""
     d, m, z = np.broadcast_arrays(*(np.asarray(p[k], float) for k in ("d", "m", "z")))
     d, m, z = d.ravel(), m.ravel(), z.ravel()
     Pm = coupled_pairs(m.astype(int), d.astype(int)) / m
-    a = np.expm1(-z * z) ** 2 / 2
     with np.errstate(all="ignore"):
-        gap, gerr = gap_f64("orthogonal", d, z)
-        # even d: |τ| = e^{−z²/2}|₁F₁(−d/2; d/2; z²/2)| <= e^{−x}(n+1) max(1, xⁿ/n!), x = z²/2, n = d/2
-        x, n = z * z / 2, d / 2
-        logb = -x + np.log(n + 1) + np.maximum(0.0, n * np.log(np.maximum(x, 1e-300)) - sc.gammaln(n + 1))
-        under = (d % 2 == 0) & ~np.isfinite(gerr) & (logb < -690)
-        gap = np.where(under, np.exp(-z * z), gap)
-        gerr = np.where(under, np.exp(logb) + np.exp(-z * z), gerr)
-        direct = ((a - Pm * gap) / m, (Pm * gerr + 4 * EPS * (a + Pm * np.abs(gap))) / m)
+        br, berr = rff_bracket_f64("orthogonal", d, Pm, z)
+        direct = (br / m, berr / m)
         # small z: the exact-coefficient series (z² <= 1/4), error: rounding of each term and the sum;
         # built per point in rationals, so only where the direct form is not already within TOL/16
         sval, serr = np.full(z.shape, np.nan), np.full(z.shape, np.inf)

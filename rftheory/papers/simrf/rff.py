@@ -16,7 +16,7 @@ import numpy as np
 
 from ...lazy import lazy
 from ...numerics.backends import MP, SYM
-from ...numerics.rff_float64 import certify_where
+from ...numerics.rff_float64 import certify_where, rff_bracket_f64
 from ...numerics.rff_pairs import (
     EPS,
     checked,
@@ -39,11 +39,8 @@ sp = lazy("sympy")  # imported on first use (the CLI starts without it)
 def _rff_mse_f64(p):
     d, m, z = (np.asarray(p[k], float) for k in ("d", "m", "z"))
     d, m, z = np.broadcast_arrays(d, m, z)
-    gap, gerr = gap_f64(p["coupling"], d, z)
-    P = coupled_pairs(m.astype(int), d.astype(int))
-    a = np.expm1(-z * z) ** 2 / 2
-    val = (a - P / m * gap) / m
-    err = (P / m * gerr + 4 * EPS * (a + P / m * np.abs(gap))) / m
+    br, err = rff_bracket_f64(p["coupling"], d, coupled_pairs(m.astype(int), d.astype(int)) / m, z)
+    val, err = br / m, err / m
     if p["coupling"] != "orthogonal":
         return checked(val, err, "RFF MSE")
     # the bracket cancels (P/m up to d − 1 against a d-fold smaller bracket, the gap's own e^{z²}):
