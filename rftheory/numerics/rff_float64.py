@@ -12,6 +12,7 @@ float64 guesses).  The arbitrary-precision counterparts are in
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -371,8 +372,13 @@ def _simplex_delta_coef_log(d, K):
     return pref + sc.gammaln(kk + dv) - sc.gammaln(kk + dv / 2) + inner
 
 
-#: two Gauss–Legendre rules for the t-integral of :func:`simplex_pair_quad_f64`
-_GL_RULES = tuple(np.polynomial.legendre.leggauss(n) for n in (200, 120))
+@functools.cache
+def _gl_rules():
+    """Two Gauss–Legendre rules for the t-integral of :func:`simplex_pair_quad_f64` (made on first
+    use: the eigenvalue problems cost the CLI's start-up ~10 ms)."""
+    return tuple(np.polynomial.legendre.leggauss(n) for n in (200, 120))
+
+
 #: the t-range covers cos^{d-1} t down to e^{-L} of its peak: L for each rule
 _TAIL_L = (50.0, 40.0)
 
@@ -415,8 +421,8 @@ def simplex_pair_quad_f64(d, z):
         ``τ_simplex`` and its error estimate.
     """
     d, z = np.broadcast_arrays(np.asarray(d, float), np.asarray(z, float))
-    val, err = _simplex_quad_rule(d, z, _GL_RULES[0], _TAIL_L[0])
-    coarse, _ = _simplex_quad_rule(d, z, _GL_RULES[1], _TAIL_L[1])
+    val, err = _simplex_quad_rule(d, z, _gl_rules()[0], _TAIL_L[0])
+    coarse, _ = _simplex_quad_rule(d, z, _gl_rules()[1], _TAIL_L[1])
     return val, err + np.abs(val - coarse)
 
 

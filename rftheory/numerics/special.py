@@ -6,6 +6,7 @@ belongs to one result lives in that result's module.
 
 from __future__ import annotations
 
+import functools
 from fractions import Fraction
 
 import mpmath as mp
@@ -353,7 +354,12 @@ def chi_mean(d):
 #: ``[0, T]`` (the integrand is symmetric about φ = π/2 and analytic): the
 #: finer one gives the value, the coarser one (on a shorter range) an error
 #: estimate; points where they differ by more than _ANGLE_TOL are refused.
-_ANGLE_RULES = tuple(np.polynomial.legendre.leggauss(n) for n in (160, 100))
+@functools.cache
+def _angle_rules():
+    """The two Gauss–Legendre rules of the angle quadrature (made on first use, not at import)."""
+    return tuple(np.polynomial.legendre.leggauss(n) for n in (160, 100))
+
+
 _ANGLE_L = (60.0, 45.0)
 _ANGLE_TOL = 1e-13
 #: elements of the (points, nodes, terms) array of brackets made at once (16 MB)
@@ -383,7 +389,7 @@ def _two_rules(f, d, c, x, what):
     """``f(s, lw)`` with both rules; :class:`RangeError` where they differ by
     more than ``_ANGLE_TOL`` (absolute in the log = relative in the value)."""
     d, c, x = np.broadcast_arrays(d, c, x)
-    vals = [f(*_angle_nodes(d, c, x, rule, L), d, c, x) for rule, L in zip(_ANGLE_RULES, _ANGLE_L)]
+    vals = [f(*_angle_nodes(d, c, x, rule, L), d, c, x) for rule, L in zip(_angle_rules(), _ANGLE_L)]
     with np.errstate(invalid="ignore"):
         diff = np.where(vals[0] == vals[1], 0.0, np.abs(vals[0] - vals[1]))
     if np.any(~(diff <= _ANGLE_TOL)):
@@ -548,9 +554,10 @@ def _bernoulli(n: int) -> Fraction:
     return a[0]
 
 
-_CHI_LOG_COEF = tuple(
-    (n, float(2 * (Fraction(2) ** (1 - n) - 2) * _bernoulli(n) / (n * (n - 1)))) for n in range(2, 21, 2)
-)
+@functools.cache
+def _chi_log_coef():
+    """``(n, c_n)`` of the asymptotic series of :func:`chi_var_ratio` (exact Bernoulli numbers, made on first use)."""
+    return tuple((n, float(2 * (Fraction(2) ** (1 - n) - 2) * _bernoulli(n) / (n * (n - 1)))) for n in range(2, 21, 2))
 
 
 def chi_var_ratio(d):
@@ -589,7 +596,7 @@ def chi_var_ratio(d):
     top = np.where(d >= 40, d, d + 2 * np.ceil((40 - d) / 2))  # same parity, >= 40
     y = top / 2
     L = np.zeros_like(y)
-    for n, c in reversed(_CHI_LOG_COEF):
+    for n, c in reversed(_chi_log_coef()):
         L = L + c * y ** (1 - n)
     D = -np.expm1(L)
     j = top.copy()
