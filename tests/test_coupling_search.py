@@ -345,6 +345,15 @@ def test_optimal_angle_routes_decide_and_agree_independently(d, z):
     assert a == b == 0 or digits_agree(a, b) >= 40
 
 
+@pytest.mark.parametrize("z", ["1.247111419861812e-17", "2.4e-29", "1e-100", "0.01"])
+def test_optimal_angle_bounds_route_decides_at_tiny_z(z):
+    """The branch-and-bound route decides c* = 0 at any small z of the domain: its coefficients are truncated
+    relative to b_2 ~ z⁴ (an absolute 2^-prec dropped b_2 at z = 1e-17, d = 8, and the route gave up,
+    failing the default verify's domain checks)."""
+    r = rftheory.get("simrf.rff_optimal_angle")
+    assert r.route("branch-and-bound", dps=30, d=8, z=z) == 0 == r.exact(dps=30, d=8, z=z)
+
+
 def test_optimal_angle_planted_defects_are_caught(monkeypatch):
     """Each route decides c* = 0 on its own: a wrong d in the route's coefficients, or a wrong threshold in the
     main route (claiming orthogonal optimal up to z = 3.5), makes the two disagree at verify's grid points."""

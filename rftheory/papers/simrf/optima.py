@@ -230,8 +230,11 @@ def eq24_even_coefficients(d, x):
 
     (``R_p`` by its Gamma definition).  With ``(d)_k/(d/2)_k ≤ 2^k`` every term is below
     ``(2|x|)^{p+j}/(p! j!)``, so the ``j``-sum stops once ``j + 1 > 4|x|`` (the terms' bounds then at
-    least halve) and the tail bound ``2(2|x|)^{p+j}/(p! j!)`` is below ``2^{−prec}``, and ``p`` stops once ``p > 4|x|`` and
-    ``2(2|x|)^p e^{2|x|}/p!`` (a bound on ``|b_p| + |b_{p+2}| + …``) is below ``2^{−prec}``.
+    least halve) and the tail bound ``2(2|x|)^{p+j}/(p! j!)`` is below ``ε = 2^{−prec}\\min(1, x²)``, and
+    ``p`` stops once ``p > 4|x|`` and ``2(2|x|)^p e^{2|x|}/p!`` (a bound on ``|b_p| + |b_{p+2}| + …``) is
+    below ``ε``.  The factor ``x²`` keeps the truncation relative to ``b_2 ≈ x²·2d/(d+2)``: at small ``z``
+    an absolute ``2^{−prec}`` would drop ``b_2`` itself (z = 1e-17: every ``b_p``, ``p ≥ 2``, is below it)
+    and leave :func:`rff_angle_by_bounds` nothing to decide on.
     Call it with ``≈ 2|x|/ln 10`` guard digits (the terms reach ``e^{2|x|}``).
 
     Parameters
@@ -249,7 +252,7 @@ def eq24_even_coefficients(d, x):
     d = check_dimension(d)
     h = mp.mpf(d) / 2
     ax = abs(x)
-    eps = mp.mpf(2) ** (-mp.mp.prec)
+    eps = mp.mpf(2) ** (-mp.mp.prec) * min(mp.mpf(1), ax * ax)  # relative to b_2 ~ x^2 (docstring)
     big = mp.exp(2 * ax)
     out = []
     p = 0
