@@ -18,10 +18,10 @@ from ...errors import LayerUnavailableError, RangeError
 from ...features import gaussian
 from ...lazy import lazy
 from ...numerics.angle_family import angle_quad, angle_series
+from ...numerics.chi import chi_var_ratio
 from ...numerics.floats import compensated_sum_f64, two_prod
 from ...numerics.geometry import check_norms, check_norms_arrays, pair_from_norms
 from ...numerics.special import (
-    chi_var_ratio,
     coupled_pairs,
     exp_checked,
     log_angle_gap_nonpos,
