@@ -41,7 +41,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 import numpy as np  # noqa: E402
 
 import rftheory  # noqa: E402
-from rftheory.errors import RangeError  # noqa: E402
+from rftheory.core.errors import RangeError  # noqa: E402
 from rftheory.features import gaussian  # noqa: E402
 from rftheory.sampling import projections, samplers  # noqa: E402
 
@@ -222,7 +222,7 @@ def bench_hrf(n, repeat):
 def bench_table(workers, grid_n):
     """``rftheory table`` (mpmath cells) in one process and on ``workers`` processes, wall time side by side:
     simrf.rff_mse at ``grid_n`` × 4 (d, z) points, columns orthogonal and simplex over iid."""
-    from rftheory.tables import make_table
+    from rftheory.present.tables import make_table
 
     ds = [str(d) for d in (2, 3, 4, 8, 16, 32, 64, 128)[:grid_n]]
     zs = ["1/4", "1", "2", "4"]

@@ -15,9 +15,9 @@ with evaluators in four layers -- symbolic (sympy), arbitrary precision
 from . import features
 from ._version import __version__
 from .catalog import evaluate, get, results
-from .errors import LayerUnavailableError, ParameterError, RangeError, RFTheoryError, UnknownResultError
-from .montecarlo import MCEstimate, summarize
-from .registry import Result, register
+from .core.errors import LayerUnavailableError, ParameterError, RangeError, RFTheoryError, UnknownResultError
+from .core.montecarlo import MCEstimate, summarize
+from .core.registry import Result, register
 from .sampling.samplers import COUPLINGS, sample
 
 __all__ = [

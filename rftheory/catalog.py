@@ -1,6 +1,6 @@
 """The catalogue: every registered result, loaded on first lookup.
 
-:mod:`rftheory.registry` defines :class:`~rftheory.registry.Result` and
+:mod:`rftheory.core.registry` defines :class:`~rftheory.core.registry.Result` and
 ``register`` and knows no paper; this module imports the paper packages
 (:mod:`rftheory.papers`) the first time a result is looked up, so the import
 graph has no cycle: papers -> registry, catalog -> registry and papers.
@@ -11,8 +11,8 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
-from .errors import ParameterError, UnknownResultError
-from .registry import _REGISTRY, Result
+from .core.errors import ParameterError, UnknownResultError
+from .core.registry import _REGISTRY, Result
 
 __all__ = ["results", "get", "evaluate"]
 

@@ -31,7 +31,7 @@ from .audit.features import as_pairs
 from .audit.geometry import frames
 from .audit.mean_test import MeanTest, mean_test, rejects
 from .audit.stats import mde, threshold
-from .errors import ParameterError
+from .core.errors import ParameterError
 
 __all__ = ["from_features", "assert_unbiased", "assert_mse_matches", "assert_haar"]
 

@@ -91,7 +91,7 @@ def _scalar_refusal(r, **point):
     """The parameter the scalar validation refuses at ``point`` (floats read at their exact binary value)."""
     from fractions import Fraction
 
-    from rftheory.errors import ParameterError
+    from rftheory.core.errors import ParameterError
 
     try:
         r.validate(**{k: Fraction(float(v)) if isinstance(v, (float, np.floating)) else v for k, v in point.items()})

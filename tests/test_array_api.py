@@ -57,7 +57,7 @@ def test_building_blocks_under_array_api_strict():
 
 _USE = (
     "import numpy as np, rftheory\n"
-    "from rftheory import parallel, features\n"
+    "from rftheory import features\nfrom rftheory.verify import executors\n"
     "from rftheory.sampling import projections\n"
     "rftheory.results()\n"
     "W = rftheory.sample('simplex', 4, 4, rng=np.random.default_rng(0))\n"

@@ -10,7 +10,7 @@ import pytest
 from rftheory.audit import features
 from rftheory.audit.features_cli import main
 from rftheory.audit.spec import load
-from rftheory.errors import ParameterError
+from rftheory.core.errors import ParameterError
 from rftheory.testing import assert_haar, assert_mse_matches, assert_unbiased, from_features
 
 

@@ -22,7 +22,7 @@ from rftheory.audit.sampler import count
 from rftheory.audit.spec import N_DEFAULT, N_MIN
 from rftheory.audit.stats import threshold
 from rftheory.audit.ztest import z_row
-from rftheory.errors import ParameterError
+from rftheory.core.errors import ParameterError
 
 ROOT = Path(__file__).resolve().parents[1]
 D = M_ROWS = 16
@@ -173,7 +173,7 @@ def test_cli_exit_codes(tmp_path):
     (("rftheory.audit.known_bad:iid_gaussian", "--estimator", "x"), "--estimator"),
 ])
 def test_cli_usage_errors_are_one_line(tmp_path, capsys, args, words):
-    from rftheory.cli import main
+    from rftheory.cli.commands import main
 
     (tmp_path / "mine.py").write_text("def f(d, m, rng):\n    return rng.standard_normal((d, m))\n\nx = 3\n")
     args = [a.format(tmp=tmp_path) for a in args]
@@ -241,7 +241,7 @@ def test_spherical_law_skips_norms_and_closed_forms():
 
 def test_memory_budget_is_a_clear_error():
     """A large d, m or n is a one-line ParameterError before any draw, not an out-of-memory kill."""
-    from rftheory.errors import ParameterError
+    from rftheory.core.errors import ParameterError
 
     with pytest.raises(ParameterError, match=r"n\*m\*d"):
         sampler(known_bad.iid_gaussian, 5000, 5000)

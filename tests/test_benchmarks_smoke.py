@@ -51,6 +51,6 @@ def test_startup_benchmark_runs_and_the_cli_imports_neither_sympy_nor_scipy_spec
     out = io.StringIO()
     best = mod.main(["--repeat", "1"], out=out)
     assert set(best) == {"reference", *mod.COMMANDS} and all(t > 0 for t in best.values())
-    code = ("import sys, rftheory.cli, rftheory.catalog as c; c._load(); "
+    code = ("import sys, rftheory.cli.commands, rftheory.catalog as c; c._load(); "
             "print(sorted(m for m in ('sympy', 'scipy.special', 'scipy.stats') if m in sys.modules))")
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "[]"

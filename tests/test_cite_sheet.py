@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 import rftheory
-from rftheory.citations import PAPERS, bibtex, lookup, papers_of
-from rftheory.cli import main
-from rftheory.sheet import formula_sheet
+from rftheory.cli.commands import main
+from rftheory.core.citations import PAPERS, bibtex, lookup, papers_of
+from rftheory.present.sheet import formula_sheet
 
 ROOT = Path(__file__).resolve().parents[1]
 KEYS = ["reid2023simplex", "choromanski2022hybrid", "likhosherstov2023favorsharp", "yu2016orthogonal",

@@ -9,8 +9,8 @@ from pathlib import Path
 import mpmath as mp
 import pytest
 
-from rftheory.cli import main
-from rftheory.verify import digits_agree
+from rftheory.cli.commands import main
+from rftheory.verify.engine import digits_agree
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -191,7 +191,7 @@ def test_verify_report_ends_with_every_failure(monkeypatch, capsys):
 def test_verify_report_lists_confirmed_errata_and_no_failures(capsys):
     """sutherland.phi_beats_psi reproduces the printed-variance erratum: those checks pass,
     marked pass*, and are listed apart under the erratum label; the report ends 'failures: none'."""
-    from rftheory.report import ERRATUM_LABEL
+    from rftheory.verify.report import ERRATUM_LABEL
 
     rc, out = _verify(["--only", "sutherland.phi_beats_psi"], capsys)
     assert rc == 0
@@ -312,7 +312,7 @@ def test_show_prints_everything_and_a_working_eval_line(capsys):
     r = rftheory.get("simrf.prf_mse")
     assert main(["show", "simrf.prf_mse"]) == 0
     out = capsys.readouterr().out
-    from rftheory.mathtext import unicode_math
+    from rftheory.core.mathtext import unicode_math
 
     assert unicode_math(r.statement) in out and "MSE=(e^(−2‖x‖²−2‖y‖²)/m)[(e^(2v²)−e^(v²))+(P/m)(ρ_c−e^(v²))]" in out
     assert "Isaac Reid, Krzysztof Choromanski, Valerii Likhosherstov, Adrian Weller (2023). Simplex Random Features. " \
@@ -406,8 +406,8 @@ def _table_error(argv, capsys):
 def test_table_float64_refuses_digits_it_does_not_have(capsys):
     """float64 carries at most 17 significant digits: --digits 30 is an error naming --digits and the way out,
     not 13 digits of the double's binary expansion."""
-    from rftheory.errors import ParameterError
-    from rftheory.tables import make_table
+    from rftheory.core.errors import ParameterError
+    from rftheory.present.tables import make_table
 
     argv = ["simrf.conformity.iid", "--grid", "v=1", "-p", "d=4", "--layer", "float64", "--workers", "1"]
     err = _table_error(argv + ["--digits", "30"], capsys)
@@ -422,8 +422,8 @@ def test_table_float64_refuses_digits_it_does_not_have(capsys):
 
 def test_table_float64_refuses_decimals_beyond_its_digits(capsys):
     """--decimals N of a float64 value x shows N + floor(log10 |x|) + 1 significant digits: at most 17."""
-    from rftheory.errors import ParameterError
-    from rftheory.tables import make_table
+    from rftheory.core.errors import ParameterError
+    from rftheory.present.tables import make_table
 
     argv = ["simrf.conformity.iid", "--grid", "v=1,3", "-p", "d=4", "--layer", "float64", "--workers", "1"]
     err = _table_error(argv + ["--decimals", "14"], capsys)  # e^9 = 8103.08...: 18 significant digits

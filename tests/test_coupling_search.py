@@ -15,15 +15,15 @@ import numpy as np
 import pytest
 
 import rftheory
-from rftheory.errors import ParameterError
-from rftheory.measure import Measurement
+from rftheory.core.errors import ParameterError
+from rftheory.core.measure import Measurement
 from rftheory.numerics.pair_chebyshev import chebyshev_coefficients, pair_term, power_coefficients
 from rftheory.papers.simrf import search_checks
 from rftheory.papers.simrf.couplings import Block, block_objective, block_replicates, block_value, equiangular_rows
 from rftheory.papers.simrf.optima import plus_geometries, plus_search, prf_search, rff_optimal_angle
 from rftheory.papers.simrf.plus import geometry_conformity, norms_draw
 from rftheory.papers.simrf.search import search_block, weighted_objective
-from rftheory.verify import digits_agree, judge
+from rftheory.verify.engine import digits_agree, judge
 
 Z = 5.33  # Φ⁻¹(1 − 0.5e-7)
 
@@ -250,7 +250,7 @@ def test_clean_errors():
 
 
 def test_table_of_the_rff_search():
-    from rftheory.tables import make_table
+    from rftheory.present.tables import make_table
 
     t = make_table("simrf.rff_coupling_search", [("z", ["1", "3"])], params={"d": 2},
               columns=("coupling", ["orthogonal", "optimal"]), ratio_to="iid", digits=6, also=["simrf.rff_optimal_angle"])

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import rftheory
-from rftheory.errors import ParameterError
-from rftheory.montecarlo import summarize
+from rftheory.core.errors import ParameterError
+from rftheory.core.montecarlo import summarize
 from rftheory.numerics.backends import F64, MP
 from rftheory.papers.derf import formulas as D
 from rftheory.papers.derf import optima as O
@@ -189,7 +189,7 @@ def test_scipy_check_catches_a_wrong_root(monkeypatch):
 
 def test_verify_checks_fail_for_a_wrong_optimum(monkeypatch):
     from rftheory.papers.derf.checks import optimum_checks
-    from rftheory.verify import judge
+    from rftheory.verify.engine import judge
 
     monkeypatch.setattr(O, "_optimum_sderf", lambda X, Y, bk, st: O._optimum_gerf(X, Y, bk, st))
     monkeypatch.setitem(O._OPTIMA, "sderf", O._OPTIMA["gerf"])

@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 import rftheory
-from rftheory.cli import main
-from rftheory.errors import ParameterError, RangeError
-from rftheory.registry import validate_arrays
+from rftheory.cli.commands import main
+from rftheory.core.errors import ParameterError, RangeError
+from rftheory.core.registry import validate_arrays
 
 DATA_IDS = ("derf.objective", "derf.gerf_optimum", "derf.saderf_optimum", "derf.aderf_optimum",
             "derf.sderf_optimum", "derf.variance_comparison")

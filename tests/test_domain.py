@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 
 import rftheory
-from rftheory.domain import random_point
-from rftheory.errors import ParameterError
+from rftheory.core.domain import random_point
+from rftheory.core.errors import ParameterError
 
 ROOT = Path(__file__).resolve().parents[1]
 NUMERIC = [(r.id, p) for r in rftheory.results() for p in r.params if p.kind in ("int", "real")]

@@ -14,14 +14,14 @@ import numpy as np
 import pytest
 
 import rftheory
-from rftheory import verify
-from rftheory.errors import ParameterError, RangeError
-from rftheory.montecarlo import spawn, z_threshold
+from rftheory.core.errors import ParameterError, RangeError
+from rftheory.core.montecarlo import spawn, z_threshold
 from rftheory.numerics.backends import MP
 from rftheory.papers.hrf import ce_formulas as CE
 from rftheory.papers.hrf import formulas as F
 from rftheory.papers.hrf import montecarlo as HMC
 from rftheory.papers.hrf.values import hybrid_max_rel
+from rftheory.verify import engine as verify
 
 ZMAX = z_threshold(1e-6)
 
@@ -145,7 +145,7 @@ def test_hybrid_mse_vanishes_at_both_ends():
 
 
 def test_table_command_columns(capsys):
-    from rftheory.cli import main
+    from rftheory.cli.commands import main
 
     assert main(["table", "hrf.angular_hybrid_mse", "--grid", "theta=0.5,1,1.5", "--param", "r=1.5",
                  "--param", "m=16", "--param", "n=8", "--columns", "estimator=trig,positive,hybrid"]) == 0

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 import rftheory
-from rftheory.cli import main
-from rftheory.errors import ParameterError, RangeError
+from rftheory.cli.commands import main
+from rftheory.core.errors import ParameterError, RangeError
 
 
 def _hand_bipolar(th, a, b, m, l2, m2):

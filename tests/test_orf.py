@@ -12,12 +12,12 @@ import pytest
 from scipy import special
 
 import rftheory
-from rftheory.cli import main
-from rftheory.errors import ParameterError, RangeError
-from rftheory.montecarlo import z_threshold
+from rftheory.cli.commands import main
+from rftheory.core.errors import ParameterError, RangeError
+from rftheory.core.montecarlo import z_threshold
 from rftheory.numerics import rff_pairs
 from rftheory.papers.orf import formulas, routes
-from rftheory.verify import ALPHA, custom_checks
+from rftheory.verify.engine import ALPHA, custom_checks
 
 ZMAX = 5.33
 

@@ -8,12 +8,12 @@ import mpmath as mp
 import pytest
 
 import rftheory
-from rftheory.cli import main
-from rftheory.errors import ParameterError, RangeError
-from rftheory.montecarlo import z_threshold
+from rftheory.cli.commands import main
+from rftheory.core.errors import ParameterError, RangeError
+from rftheory.core.montecarlo import z_threshold
 from rftheory.numerics.series import orth_pair_printed
 from rftheory.papers.orf import formulas
-from rftheory.verify import ALPHA, custom_checks
+from rftheory.verify.engine import ALPHA, custom_checks
 
 
 def run(argv, capsys):

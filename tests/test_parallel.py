@@ -11,8 +11,11 @@ from dataclasses import asdict
 
 import pytest
 
-from rftheory import parallel, verify
-from rftheory.errors import ParameterError
+from rftheory.core.errors import ParameterError
+from rftheory.verify import checkpoint
+from rftheory.verify import engine as verify
+from rftheory.verify import executors as parallel
+from rftheory.workers import pool
 
 PREFIX = "simrf.conformity.iid"
 
@@ -59,31 +62,31 @@ def test_interrupted_sweep_resumes_without_recomputing(tmp_path, monkeypatch, re
     path = str(tmp_path / "ck.jsonl")
     tasks = _tasks()
     # run about half, then stop (as an interrupt does): close the generator early
-    gen = parallel.checkpointed(parallel.process_pool(2), path)(tasks, 3)
+    gen = checkpoint.checkpointed(parallel.process_pool(2), path)(tasks, 3)
     for k, _ in enumerate(gen):
         if k + 1 == len(tasks) // 2:
             break
     gen.close()
     with open(path, "a") as fh:
         fh.write('{"task": {"key": "half-written')  # a record cut by a kill is ignored
-    finished = len(parallel.load_checkpoint(path))
+    finished = len(checkpoint.load_checkpoint(path))
     assert len(tasks) // 2 <= finished < len(tasks)
 
     calls = []
     real = verify.Task.run
     monkeypatch.setattr(verify.Task, "run", lambda self, seed: calls.append(self.key) or real(self, seed))
-    out = verify.run(tasks, seed=3, executor=parallel.checkpointed(parallel.serial, path))
+    out = verify.run(tasks, seed=3, executor=checkpoint.checkpointed(pool.serial, path))
     assert len(calls) == len(tasks) - finished  # finished points were not recomputed
     assert _dicts(out) == reference
-    assert len(parallel.load_checkpoint(path)) == len(tasks)
+    assert len(checkpoint.load_checkpoint(path)) == len(tasks)
 
     # a checkpoint written with another seed (or mode) is not reused
     calls.clear()
-    verify.run(tasks[:3], seed=4, executor=parallel.checkpointed(parallel.serial, path))
+    verify.run(tasks[:3], seed=4, executor=checkpoint.checkpointed(pool.serial, path))
     assert len(calls) == 3
     calls.clear()
     other_mode = [verify.Task(t.key, t.result, t.kind, t.point, "default", t.zmax) for t in tasks[:2]]
-    verify.run(other_mode, seed=3, executor=parallel.checkpointed(parallel.serial, path))
+    verify.run(other_mode, seed=3, executor=checkpoint.checkpointed(pool.serial, path))
     assert len(calls) == 2
 
 
@@ -104,7 +107,7 @@ def test_killed_cli_sweep_loses_no_finished_point(tmp_path):
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
-    before = len(parallel.load_checkpoint(str(path)))
+    before = len(checkpoint.load_checkpoint(str(path)))
     assert before >= 5
     resumed = subprocess.run(cmd + ["--workers", "1", "--checkpoint", str(path)], capture_output=True, text=True)
     lines = [json.loads(x) for x in path.read_text().splitlines()]
@@ -132,14 +135,14 @@ def test_executor_from_args(tmp_path):
         scheduler = None
 
     out = verify.run(_tasks()[:2], seed=3, executor=parallel.executor_from_args(Args))
-    assert out and len(parallel.load_checkpoint(Args.checkpoint)) == 2
-    assert parallel.default_workers() >= 1
+    assert out and len(checkpoint.load_checkpoint(Args.checkpoint)) == 2
+    assert pool.default_workers() >= 1
 
 
 def test_table_on_a_process_pool_equals_the_serial_table():
     """`rftheory table` evaluates its cells on a process pool (issue 15): the same cells, the same errors."""
-    from rftheory.errors import ParameterError
-    from rftheory.tables import make_table
+    from rftheory.core.errors import ParameterError
+    from rftheory.present.tables import make_table
 
     args = dict(grid=[("d", ["8", "16", "32"])], params={"v": "1/2"}, columns=("coupling", ["iid", "orthogonal"]),
                 links={"m": "d"}, ratio_to="iid", digits=12)
@@ -160,7 +163,7 @@ def test_table_cells_keep_their_digits_beyond_float64(workers):
     the values are not rounded to mpmath's global 53 bits on the way (in a worker or here)."""
     import mpmath as mp
 
-    from rftheory.tables import make_table
+    from rftheory.present.tables import make_table
 
     t = make_table("simrf.conformity.iid", [("v", ["1", "2", "3", "4"])], params={"d": "4"}, digits=30,
                    workers=workers)  # 4 cells: the pool's threshold
@@ -174,7 +177,7 @@ def test_table_cells_keep_their_digits_beyond_float64(workers):
 def test_a_ratio_denominator_is_evaluated_once_per_row(monkeypatch):
     """--ratio-to iid: every cell of a row divides by the same iid value; it is computed once for the row
     (and is also the iid column's numerator), not once per column."""
-    from rftheory import tables
+    from rftheory.present import tables
 
     calls = []
     real = tables._evaluate

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 import rftheory
-from rftheory.cli import main
-from rftheory.errors import ParameterError
-from rftheory.plot import parse_axis, series_data
+from rftheory.cli.commands import main
+from rftheory.core.errors import ParameterError
+from rftheory.present.plot import parse_axis, series_data
 
 pytest.importorskip("matplotlib")
 

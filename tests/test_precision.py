@@ -1,11 +1,11 @@
-"""Certified digits (rftheory.precision) and the dps contract of Result.exact."""
+"""Certified digits (rftheory.core.precision) and the dps contract of Result.exact."""
 
 import mpmath as mp
 import pytest
 
 import rftheory
-from rftheory.errors import ParameterError, PrecisionError
-from rftheory.precision import DPS_MAX, agree, certified, check_dps
+from rftheory.core.errors import ParameterError, PrecisionError
+from rftheory.core.precision import DPS_MAX, agree, certified, check_dps
 
 
 @pytest.mark.parametrize("bad", [0, -5, DPS_MAX + 1, 5000, 2.5, "30", None, True])

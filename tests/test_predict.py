@@ -20,9 +20,9 @@ import pytest
 from scipy import stats
 
 import rftheory
-from rftheory.cli import main
-from rftheory.errors import ParameterError
-from rftheory.montecarlo import hall, summarize
+from rftheory.cli.commands import main
+from rftheory.core.errors import ParameterError
+from rftheory.core.montecarlo import hall, summarize
 from rftheory.papers.derf.optima import optimum
 from rftheory.predict import checks as CH
 from rftheory.predict import predict
@@ -202,7 +202,7 @@ def test_monte_carlo_of_real_features_on_data(dataset, name, seed):
     The points and scalings are verify's (:func:`rftheory.predict.checks.points`: σ = median distance for the
     trigonometric families; ``max ‖x‖ = 1/2`` for positive and exponential ones, whose lognormal replicates would
     otherwise carry their mean in draws too rare to see).  The statistic is Hall's skew-corrected ``T``
-    (:func:`rftheory.montecarlo.hall`; squared errors are right-skewed), two-sided, against the Bonferroni bound
+    (:func:`rftheory.core.montecarlo.hall`; squared errors are right-skewed), two-sided, against the Bonferroni bound
     of this file's k Monte Carlo tests: a correct implementation fails one with probability below 1e-6.
     The expected value is ``predict``'s exact sum; the replicates come from ``rftheory.sample`` and the feature
     maps of ``rftheory.features`` (or scikit-learn's ``RBFSampler``), never from the formulas.

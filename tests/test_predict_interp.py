@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import rftheory
-from rftheory.errors import ParameterError
+from rftheory.core.errors import ParameterError
 from rftheory.predict import interp, predict
 from rftheory.predict.data import load, standardize
 
@@ -161,7 +161,7 @@ def test_a_priori_interval_for_huge_data(monkeypatch):
 def test_cli_exact_pairs_flag(tmp_path, capsys):
     import json
 
-    from rftheory.cli import main
+    from rftheory.cli.commands import main
 
     np.save(tmp_path / "x.npy", _random_set())
     for extra, method in (([], "chebyshev"), (["--exact-pairs"], "direct")):

@@ -13,7 +13,7 @@ import pytest
 from scipy import stats
 
 import rftheory
-from rftheory.errors import ParameterError
+from rftheory.core.errors import ParameterError
 from rftheory.features import gaussian
 from rftheory.sampling import projections, samplers
 

@@ -12,10 +12,10 @@ import pytest
 from scipy import integrate, special
 
 import rftheory
-from rftheory.errors import ParameterError, RangeError
+from rftheory.core.errors import ParameterError, RangeError
 from rftheory.numerics import rff_pairs
 from rftheory.papers.simrf import rff
-from rftheory.tables import make_table
+from rftheory.present.tables import make_table
 
 ZMAX = 5.33  # Phi^{-1}(1 - 1e-7/2)
 

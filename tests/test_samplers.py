@@ -13,8 +13,8 @@ import scipy.linalg
 from scipy import stats
 
 import rftheory
-from rftheory.errors import ParameterError
-from rftheory.montecarlo import z_threshold
+from rftheory.core.errors import ParameterError
+from rftheory.core.montecarlo import z_threshold
 from rftheory.sampling import samplers
 
 

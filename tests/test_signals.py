@@ -17,7 +17,10 @@ from dataclasses import asdict
 import pytest
 
 import rftheory
-from rftheory import checkpoint, cli, parallel, verify
+from rftheory.cli import commands as cli
+from rftheory.verify import checkpoint
+from rftheory.verify import engine as verify
+from rftheory.workers import pool, signals
 
 PREFIX = "simrf.conformity.iid"
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(rftheory.__file__)))
@@ -211,7 +214,7 @@ def test_sigkill_of_the_main_process_takes_the_workers_down(tmp_path):
     assert status == -signal.SIGKILL
     _assert_workers_gone(workers, str(ck), took)
     assert len(_records(ck)) >= 3
-    assert len(parallel.load_checkpoint(str(ck))) >= 3
+    assert len(checkpoint.load_checkpoint(str(ck))) >= 3
 
 
 @linux_proc
@@ -219,14 +222,14 @@ def test_watchdog_ends_a_worker_whose_parent_died(tmp_path):
     """The portable fallback of PR_SET_PDEATHSIG: a watchdog thread polling os.getppid()."""
     script = r"""
 import os, time
-from rftheory import signals
+from rftheory.workers import signals
 r, w = os.pipe()
 mid = os.fork()
 if mid == 0:
     me = os.getpid()
     worker = os.fork()
     if worker == 0:
-        signals._worker_init(me, use_prctl=False)
+        signals.worker_init(me, use_prctl=False)
         null = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):
             os.dup2(null, fd)
@@ -249,7 +252,7 @@ os.waitpid(mid, 0)
 
 def test_guarded_turns_sigterm_into_terminated_and_restores_the_handler():
     before = signal.getsignal(signal.SIGTERM)
-    with pytest.raises(parallel.Terminated), parallel.guarded(None):
+    with pytest.raises(signals.Terminated), signals.guarded(None):
         os.kill(os.getpid(), signal.SIGTERM)
         time.sleep(5)  # interrupted by the handler at once
     assert signal.getsignal(signal.SIGTERM) == before
@@ -260,7 +263,8 @@ def test_guarded_turns_sigterm_into_terminated_and_restores_the_handler():
 # running cells cannot be within STOP_WITHIN
 SLOW_TABLE = """
 import sys, time
-from rftheory import cli, tables
+from rftheory.cli import commands as cli
+from rftheory.present import tables
 real = tables._evaluate
 def slow(*args, **kwargs):
     time.sleep(60)
@@ -428,7 +432,7 @@ def test_a_corrupt_record_is_skipped_recomputed_and_dropped(tmp_path, capsys, mo
     path = tmp_path / "ck.jsonl"
     tasks = _tasks()
     assert len(tasks) >= 4
-    reference = [asdict(o) for o in verify.run(tasks, seed=3, executor=parallel.checkpointed(parallel.serial, str(path)))]
+    reference = [asdict(o) for o in verify.run(tasks, seed=3, executor=checkpoint.checkpointed(pool.serial, str(path)))]
     lines = path.read_bytes().splitlines(keepends=True)
     lines[1] = b"\x00\x01 not a record\n"
     lines[2] = lines[2][: len(lines[2]) // 2] + b"\n"  # malformed JSON
@@ -439,7 +443,7 @@ def test_a_corrupt_record_is_skipped_recomputed_and_dropped(tmp_path, capsys, mo
     calls = []
     real = verify.Task.run
     monkeypatch.setattr(verify.Task, "run", lambda self, seed: calls.append(self.key) or real(self, seed))
-    out = verify.run(tasks, seed=3, executor=parallel.checkpointed(parallel.serial, str(path)))
+    out = verify.run(tasks, seed=3, executor=checkpoint.checkpointed(pool.serial, str(path)))
     err = capsys.readouterr().err.splitlines()
     assert calls == [tasks[1].key, tasks[2].key]  # only the corrupt ones were recomputed
     assert [asdict(o) for o in out] == reference
@@ -449,7 +453,7 @@ def test_a_corrupt_record_is_skipped_recomputed_and_dropped(tmp_path, capsys, mo
     assert sorted(r["task"]["key"] for r in recs) == sorted(t.key for t in tasks)
 
     calls.clear()  # and a third run finds everything, without warnings
-    assert [asdict(o) for o in verify.run(tasks, seed=3, executor=parallel.checkpointed(parallel.serial, str(path)))] == reference
+    assert [asdict(o) for o in verify.run(tasks, seed=3, executor=checkpoint.checkpointed(pool.serial, str(path)))] == reference
     assert calls == [] and capsys.readouterr().err == ""
 
 
@@ -457,7 +461,7 @@ def test_a_file_holding_only_a_cut_record_is_resumed(tmp_path, capsys):
     path = tmp_path / "ck.jsonl"
     path.write_bytes(b'{"task": {"key": "simrf.conformity.iid|exact|d=1')  # killed during the first write
     tasks = _tasks()[:2]
-    out = verify.run(tasks, seed=3, executor=parallel.checkpointed(parallel.serial, str(path)))
+    out = verify.run(tasks, seed=3, executor=checkpoint.checkpointed(pool.serial, str(path)))
     assert len(out) >= 2
     assert "cut short" in capsys.readouterr().err
     assert len(_records(path)) == 2

@@ -7,8 +7,8 @@ import mpmath as mp
 import pytest
 
 import rftheory
-from rftheory import cli
-from rftheory.errors import RangeError
+from rftheory.cli import commands as cli
+from rftheory.core.errors import RangeError
 
 
 def _quad_rho(d, c, x):
@@ -123,7 +123,7 @@ def test_prf_gap_route_at_v0_is_immediate():
     stalled there for more than 300 s at d = 657.  MSE_iid − MSE_simplex = 0 exactly."""
     import time
 
-    from rftheory.verify import domain_checks
+    from rftheory.verify.engine import domain_checks
 
     r = rftheory.get("simrf.prf_gap")
     t = time.monotonic()
@@ -136,7 +136,7 @@ def test_prf_gap_route_at_v0_is_immediate():
 def test_orthogonal_pair_route_has_a_cost_budget():
     """The printed series at (d, z) = (19, 17.6) took 67 s per evaluation (246 s a domain point): it is
     n/a there now, and the route check reports so instead of hanging."""
-    from rftheory.errors import LayerUnavailableError
+    from rftheory.core.errors import LayerUnavailableError
     from rftheory.numerics.rff_routes import pair_term_route
 
     with pytest.raises(LayerUnavailableError, match="cost"):

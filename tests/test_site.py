@@ -105,7 +105,7 @@ def test_cli_and_api_reference(site):
     for command in ("list", "eval", "verify", "table", "show", "cite", "plot", "sheet", "audit", "predict"):
         assert f"rftheory {command}" in cli, command
     api = _text(site / "api.html")
-    assert 'id="rftheory.registry.Result"' in api and 'id="rftheory.catalog.get"' in api
+    assert 'id="rftheory.core.registry.Result"' in api and 'id="rftheory.catalog.get"' in api
 
 
 def test_math_is_served_from_the_site(site):

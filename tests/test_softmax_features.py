@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 import rftheory
-from rftheory.errors import ParameterError
+from rftheory.core.errors import ParameterError
+from rftheory.core.montecarlo import summarize, z_threshold
 from rftheory.features import softmax as sf
-from rftheory.montecarlo import summarize, z_threshold
 
 X = np.array([0.5, 0.2, 0.0, -0.3])
 Y = np.array([-0.1, 0.4, 0.3, 0.2])

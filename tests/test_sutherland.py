@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import rftheory
-from rftheory.errors import ParameterError
+from rftheory.core.errors import ParameterError
 
 ZMAX = 5.33
 
@@ -33,8 +33,8 @@ def test_bad_input():
 
 
 def test_checks():
-    from rftheory.montecarlo import z_threshold
-    from rftheory.verify import ALPHA, custom_checks
+    from rftheory.core.montecarlo import z_threshold
+    from rftheory.verify.engine import ALPHA, custom_checks
 
     r = rftheory.get("sutherland.phi_beats_psi")
     outs = custom_checks(r, "quick", 0, z_threshold(ALPHA, r.z_tests("quick")))

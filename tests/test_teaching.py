@@ -18,7 +18,7 @@ from pathlib import Path
 import mpmath
 import pytest
 
-from rftheory.cli import main as cli_main
+from rftheory.cli.commands import main as cli_main
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))

@@ -17,8 +17,8 @@ import mpmath as mp
 import pytest
 
 import rftheory
-from rftheory.cli import build_parser, main
-from rftheory.mathtext import unicode_math
+from rftheory.cli.commands import build_parser, main
+from rftheory.core.mathtext import unicode_math
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -238,8 +238,8 @@ def test_help_has_examples_that_parse(sub, capsys):
 
 # ------------------------------------------------------------ verify's progress moves inside long tasks
 def test_progress_moves_between_finishes_and_names_the_long_task():
-    from rftheory.report import Progress
-    from rftheory.verify import Task
+    from rftheory.present.progress import Progress
+    from rftheory.verify.engine import Task
 
     # weights as schedule.estimate gives them: 10.8 s for each short task, 49 s for the long one (stated here, not
     # read from the measured-cost table, which changes whenever tools/task_costs.py --write is run)
@@ -273,7 +273,7 @@ def test_progress_moves_between_finishes_and_names_the_long_task():
 
 # ------------------------------------------------------------ verify: a theorem false as stated is not a bare pass
 def test_verify_marks_thm35_false_as_stated_and_grep_fail_finds_only_failures(capsys):
-    from rftheory.report import ERRATUM_LABEL
+    from rftheory.verify.report import ERRATUM_LABEL
 
     rc = main(["verify", "--quick", "--only", "hrf.angular_hybrid_bound", "--workers", "1"])
     out = capsys.readouterr().out

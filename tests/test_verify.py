@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 import rftheory
-from rftheory import verify
-from rftheory.montecarlo import spawn, summarize, z_threshold
+from rftheory.core.montecarlo import spawn, summarize, z_threshold
 from rftheory.sampling import samplers
+from rftheory.verify import engine as verify
 
 
 def naive_qr_haar(rng, d, shape=(), xp=None):
@@ -51,7 +51,7 @@ def test_broken_sampler_fails_verify(monkeypatch, target, broken):
 def test_wrong_route_fails(monkeypatch):
     r = rftheory.get("simrf.conformity.orthogonal")
     good = r.routes["series"]
-    monkeypatch.setitem(r.routes, "series", lambda p: good(p) * (1 + rftheory.params.mpf(1) / 10**38))
+    monkeypatch.setitem(r.routes, "series", lambda p: good(p) * (1 + rftheory.core.params.mpf(1) / 10**38))
     out = verify.exact_checks(r, {"d": 4, "v": "1"})
     bad = [o for o in out if o.check == "route:series"]
     assert bad and not bad[0].passed
@@ -119,7 +119,7 @@ def test_broken_projection_sampler_fails_verify(monkeypatch, target, broken):
 
 def test_checks_that_judge_themselves_fail(monkeypatch):
     """verify alone gives verdicts: a check returning an Outcome (a verdict) is refused."""
-    from rftheory.outcome import Outcome
+    from rftheory.verify.outcome import Outcome
 
     r = rftheory.get("simrf.prf_small_v")
     monkeypatch.setattr(r, "checks", lambda mode, seed: [Outcome(r.id, "", "self-judged", "", passed=True)])
@@ -129,8 +129,8 @@ def test_checks_that_judge_themselves_fail(monkeypatch):
 
 def test_undeclared_z_scores_fail(monkeypatch):
     """A z-score a result did not declare (checks_z) is outside the alpha budget: it fails."""
-    from rftheory.measure import zscore
-    from rftheory.montecarlo import MCEstimate
+    from rftheory.core.measure import zscore
+    from rftheory.core.montecarlo import MCEstimate
 
     r = rftheory.get("simrf.prf_small_v")
     est = MCEstimate(1.0, 0.1, 1000, 0.1)
@@ -143,8 +143,8 @@ def test_undeclared_z_scores_fail(monkeypatch):
 
 
 def test_judge_bound_and_z_sides():
-    from rftheory.measure import bound, zscore
-    from rftheory.montecarlo import MCEstimate
+    from rftheory.core.measure import bound, zscore
+    from rftheory.core.montecarlo import MCEstimate
 
     assert verify.judge(bound("r", "", "c", 1, "<", 2), 5.0).passed
     assert not verify.judge(bound("r", "", "c", 2, "<", 2), 5.0).passed
@@ -157,7 +157,7 @@ def test_judge_bound_and_z_sides():
 def test_custom_z_scores_share_the_run_bound():
     """The Bonferroni family of a run: every mc task, every declared custom z-score, every
     test of the sampler audits and every predict-versus-Monte-Carlo check."""
-    from rftheory import sampler_audits
+    from rftheory.verify import sampler_checks as sampler_audits
 
     tasks = verify.plan("quick")
     k_mc = sum(t.kind in ("mc", "predict") for t in tasks)
@@ -175,11 +175,11 @@ def test_custom_z_scores_share_the_run_bound():
 
 def test_schedule_starts_the_long_tasks_first():
     """The executors submit by estimated cost, longest processing time first: in default mode the
-    measured CPU seconds of every task over 0.2 s (rftheory.task_seconds, exact tasks included: a few
+    measured CPU seconds of every task over 0.2 s (rftheory.verify.costs, exact tasks included: a few
     quadrature routes take seconds), the model for the others; the process pool's units follow the
     same order, and the cheap exact checks, in chunks, come last."""
-    from rftheory import parallel, schedule
-    from rftheory.task_seconds import DEFAULT_SECONDS
+    from rftheory.verify import schedule
+    from rftheory.verify.costs import DEFAULT_SECONDS
 
     tasks = verify.plan("default")
     order = schedule.order(tasks)
@@ -190,20 +190,21 @@ def test_schedule_starts_the_long_tasks_first():
     assert len(set(DEFAULT_SECONDS) & keys) >= 0.9 * len(DEFAULT_SECONDS) > 100  # measured again when stale
     assert tasks[order[0]].key == max(set(DEFAULT_SECONDS) & keys, key=DEFAULT_SECONDS.get)
     # the process pool's units: every task once, longest estimated first, the heavy exact tasks alone
-    chunks = parallel._chunks(tasks, 2)
-    assert sorted(i for c in chunks for i, _ in c) == list(range(len(tasks)))
-    unit = [sum(schedule.estimate(t) for _, t in c) for c in chunks]
+    chunks = schedule.units(tasks, 2)
+    assert sorted(i for c in chunks for i in c) == list(range(len(tasks)))
+    unit = [sum(schedule.estimate(tasks[i]) for i in c) for c in chunks]
     assert unit == sorted(unit, reverse=True)
-    assert chunks[0] == [(order[0], tasks[order[0]])]
-    singles = {c[0][1].key for c in chunks if len(c) == 1}
-    heavy_exact = {t.key for t in tasks if t.kind == "exact" and schedule.estimate(t) >= parallel.CHUNK_SECONDS}
+    assert chunks[0] == [order[0]]
+    singles = {tasks[c[0]].key for c in chunks if len(c) == 1}
+    heavy_exact = {t.key for t in tasks if t.kind == "exact" and schedule.estimate(t) >= schedule.CHUNK_SECONDS}
     assert heavy_exact and heavy_exact <= singles
 
 
 def test_outcomes_do_not_depend_on_order_or_workers():
     """Same seed, same outcomes, reported in the plan's order: serial, two processes, and an
     executor that runs the tasks longest-first."""
-    from rftheory import parallel, schedule
+    from rftheory.verify import executors as parallel
+    from rftheory.verify import schedule
 
     tasks = [t for t in verify.plan("quick", "simrf.conformity.iid") if t.point.get("d", 2) <= 8]
 
@@ -221,7 +222,7 @@ def test_outcomes_do_not_depend_on_order_or_workers():
 def test_sampler_audits_pass_and_share_the_bound():
     """verify audits rftheory's own samplers with the geometry sweep and the rotation-invariance
     test; their z-tests are in the run's Bonferroni family (issue 11, item 6)."""
-    from rftheory import sampler_audits
+    from rftheory.verify import sampler_checks as sampler_audits
 
     tasks = verify.plan("quick", "sampling.")
     assert [t.point["coupling"] for t in tasks] == list(sampler_audits.COUPLINGS)
@@ -255,7 +256,7 @@ def test_predict_checks_on_real_data_share_the_bound_and_pass():
     assert all(t.zmax == z_threshold(verify.ALPHA, len(tasks)) for t in tasks)
     assert len(verify.plan("default", "predict.")) == 3 * len(checks.MECHANISMS)
     full = verify.plan("quick")
-    from rftheory import sampler_audits
+    from rftheory.verify import sampler_checks as sampler_audits
 
     k = sum(1 for t in full if t.kind in ("mc", "predict")) + sum(
         r.z_tests("quick") for r in rftheory.results() if r.checks is not None) + sum(

@@ -16,8 +16,8 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 
 def sweep_one(rid: str, n: int, seed: int, limit: float = 30.0):
     import rftheory
-    from rftheory.montecarlo import spawn
-    from rftheory.verify import domain_checks
+    from rftheory.core.montecarlo import spawn
+    from rftheory.verify.engine import domain_checks
 
     r = rftheory.get(rid)
     rng = spawn(seed, f"{rid}|domain-sweep")
@@ -25,8 +25,8 @@ def sweep_one(rid: str, n: int, seed: int, limit: float = 30.0):
     outs, slow = [], (0.0, "")
     import signal
 
-    from rftheory.domain import random_points
-    from rftheory.verify import Outcome, _point_text
+    from rftheory.core.domain import random_points
+    from rftheory.verify.engine import Outcome, _point_text
 
     def alarm(signum, frame):
         raise TimeoutError(f"point took longer than {limit:g}s")

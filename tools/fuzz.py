@@ -47,7 +47,7 @@ def base_point(r) -> dict:
         pts = r.points("quick", which)
         if pts:
             return dict(pts[0])
-    from rftheory.domain import random_point
+    from rftheory.core.domain import random_point
 
     return random_point(r, np.random.default_rng(0))
 
@@ -57,7 +57,7 @@ def classify(fn, limit: float) -> tuple[str, str]:
     ``allowed`` or ``violation``."""
     import mpmath as mp
 
-    from rftheory.errors import LayerUnavailableError, ParameterError, PrecisionError, RangeError
+    from rftheory.core.errors import LayerUnavailableError, ParameterError, PrecisionError, RangeError
 
     signal.setitimer(signal.ITIMER_REAL, limit)
     t0 = time.monotonic()
@@ -85,7 +85,7 @@ def classify(fn, limit: float) -> tuple[str, str]:
 
 
 def cli_case(argv, limit):
-    from rftheory.cli import main
+    from rftheory.cli.commands import main
 
     err, out = io.StringIO(), io.StringIO()
 

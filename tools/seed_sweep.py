@@ -28,7 +28,7 @@ def main() -> int:
     ap.add_argument("--skip-pytest", action="store_true")
     ap.add_argument("--skip-verify", action="store_true")
     args = ap.parse_args()
-    from rftheory import verify
+    from rftheory.verify import engine as verify
 
     t0 = time.time()
     bad = []

@@ -1,6 +1,6 @@
 """The command-line reference, generated from the argparse parser the command itself uses.
 
-:func:`rftheory.cli.build_parser` is the one definition: its top-level help and
+:func:`rftheory.cli.commands.build_parser` is the one definition: its top-level help and
 every subcommand's ``--help`` are printed into the page verbatim.
 """
 
@@ -10,7 +10,7 @@ import argparse
 import os
 from pathlib import Path
 
-from rftheory.cli import build_parser
+from rftheory.cli.commands import build_parser
 
 
 def subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
@@ -46,7 +46,7 @@ def cli_page() -> str:
         ap = build_parser()
         subs = subcommands(ap)
         md = ["# Command-line reference", "",
-              "Generated from the argparse parser of the `rftheory` command (`rftheory.cli.build_parser`), so it "
+              "Generated from the argparse parser of the `rftheory` command (`rftheory.cli.commands.build_parser`), so it "
               "is exactly what `rftheory --help` and `rftheory COMMAND --help` print.", "",
               "```text", ap.format_help().rstrip(), "```", ""]
         md += [f"- [`rftheory {name}`](#cli-{name})" for name in subs] + [""]

@@ -2,7 +2,7 @@
 
 The prose is the README's section "The results, paper by paper" (its
 subsection on the paper, kept in one place and shown here too); the
-citation and BibTeX come from :mod:`rftheory.citations`; the list of
+citation and BibTeX come from :mod:`rftheory.core.citations`; the list of
 checked results, their status, notes and errata, and the erratum-confirming
 checks of ``verify --quick`` come from the registry and the verify run.
 """
@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 from rftheory import results
-from rftheory.citations import PAPERS, bibtex, papers_of
+from rftheory.core.citations import PAPERS, bibtex, papers_of
 
 _FILE = re.compile(r"papers/(\d{3})_")
 

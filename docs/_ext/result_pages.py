@@ -1,8 +1,8 @@
 """One page per registered result, generated from the registry at build time.
 
-Everything on a page comes from one definition: the :class:`rftheory.registry.Result`
+Everything on a page comes from one definition: the :class:`rftheory.core.registry.Result`
 entry (statement, source, parameters, layers, routes, notes), ``rftheory show``'s
-ready ``eval`` line (:func:`rftheory.showing.eval_example`) run through the real
+ready ``eval`` line (:func:`rftheory.present.showing.eval_example`) run through the real
 command line with its exact output, ``rftheory cite ID``, and the outcomes of
 ``rftheory verify --quick`` for the result.  Adding a result adds its page.
 """
@@ -15,9 +15,9 @@ import shlex
 from pathlib import Path
 
 from rftheory import results
-from rftheory.citations import cite, paper_of
-from rftheory.cli import main as cli_main
-from rftheory.showing import describe, eval_example
+from rftheory.cli.commands import main as cli_main
+from rftheory.core.citations import cite, paper_of
+from rftheory.present.showing import describe, eval_example
 
 STATUS_TEXT = {"verified": "in the paper, checked here",
                "beyond": "not in the papers: derived and checked here",
@@ -101,7 +101,7 @@ def result_page(r, outcomes: list[dict] | None) -> str:
 
     Parameters
     ----------
-    r : rftheory.registry.Result
+    r : rftheory.core.registry.Result
         The result.
     outcomes : list of dict or None
         Its ``verify --quick`` outcomes (see :func:`verify_summary`).

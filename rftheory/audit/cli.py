@@ -32,7 +32,7 @@ def cmd_sampler(args) -> int:
     ParameterError
         A usage error (the command line prints it as one line, exit 2).
     """
-    from ..report import Progress
+    from ..present.progress import Progress
     from .sampler import sampler, steps
     from .spec import load
 
@@ -67,7 +67,7 @@ def add_parser(subparsers) -> None:
     """
     import argparse
 
-    from ..cli_text import EPILOGS
+    from ..present.helptext import EPILOGS
 
     raw = argparse.RawDescriptionHelpFormatter
     p = subparsers.add_parser("audit", help="audit a random-feature sampler or feature map against the theory",

@@ -156,7 +156,7 @@ def closed_form_mse(embedding: str, coupling: str, F: int, d: int, x, y) -> floa
 def _value(rid: str, **params) -> float:
     """The float64 value, or the mpmath one where float64 refuses (e.g. cancellation at z = 0)."""
     from ..catalog import get
-    from ..errors import RangeError
+    from ..core.errors import RangeError
 
     r = get(rid)
     try:

@@ -27,7 +27,7 @@ from itertools import combinations
 import numpy as np
 
 from ..catalog import get
-from ..errors import RangeError
+from ..core.errors import RangeError
 from ..features.gaussian import estimate, positive, trigonometric
 from .geometry import DEFAULT_SHAPES, Pair, frames, sweep
 from .report import Row

@@ -29,8 +29,8 @@ import numbers
 
 import numpy as np
 
-from ..errors import ParameterError
-from ..params import D_MAX, M_MAX
+from ..core.errors import ParameterError
+from ..core.params import D_MAX, M_MAX
 from .embedding import COUPLINGS, Scan, closed_form_mse
 from .geometry import Pair, sweep
 from .mean_test import mean_test, rejects
@@ -76,7 +76,7 @@ def kernel_function(kernel: str, sigma: float = 1.0, k=None):
     >>> kernel_function("softmax", k=min)
     Traceback (most recent call last):
     ...
-    rftheory.errors.ParameterError: parameter 'k': only with kernel='given' (kernel='softmax' has its own formula)
+    rftheory.core.errors.ParameterError: parameter 'k': only with kernel='given' (kernel='softmax' has its own formula)
     """
     if not isinstance(kernel, str) or kernel not in KERNELS:
         raise ParameterError("kernel", f"one of {', '.join(KERNELS)}; got {kernel!r}")

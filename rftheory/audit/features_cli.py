@@ -18,7 +18,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..errors import RFTheoryError
+from ..core.errors import RFTheoryError
 from .features import KERNELS, features
 from .geometry import Pair, sweep
 from .spec import load
@@ -41,7 +41,7 @@ def add_features_parser(subparsers) -> argparse.ArgumentParser:
     """
     import argparse
 
-    from ..cli_text import EPILOGS
+    from ..present.helptext import EPILOGS
 
     p = subparsers.add_parser(
         "features", help="audit a random-feature map (transformer or phi(X, rng)) against its kernel",

@@ -49,7 +49,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..montecarlo import hall
+from ..core.montecarlo import hall
 
 __all__ = ["MeanTest", "hall", "mean_test", "mean_diff_test", "rejects", "SIDES"]
 

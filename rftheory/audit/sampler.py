@@ -37,7 +37,7 @@ import math
 
 import numpy as np
 
-from ..errors import ParameterError
+from ..core.errors import ParameterError
 from . import coupling as _coupling
 from . import estimators as _estimators
 from . import marginals as _marginals

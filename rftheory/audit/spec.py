@@ -1,7 +1,7 @@
 """What a sampler audit is given: checked arguments, the sampler's calls, a spec string.
 
 :func:`settings` validates the arguments of :func:`rftheory.audit.sampler`
-(every error a :class:`~rftheory.errors.ParameterError` naming the argument),
+(every error a :class:`~rftheory.core.errors.ParameterError` naming the argument),
 :func:`draw` calls the sampler and checks what it returns (shape ``(m, d)``,
 real, finite; anything else is an error naming ``f``), and :func:`load`
 resolves a ``module:callable`` or ``path/to/file.py:callable`` spec.
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import ParameterError
+from ..core.errors import ParameterError
 
 __all__ = ["Settings", "settings", "draw", "call", "load", "ESTIMATORS", "LAWS", "N_MIN", "N_DEFAULT"]
 
@@ -109,7 +109,7 @@ def settings(f, d, m, *, estimator="both", n=None, seed=0, law="gaussian") -> Se
     >>> settings(print, 1, 4)
     Traceback (most recent call last):
     ...
-    rftheory.errors.ParameterError: parameter 'd': must be >= 2, got 1
+    rftheory.core.errors.ParameterError: parameter 'd': must be >= 2, got 1
     """
     if not callable(f):
         raise ParameterError("f", f"must be a callable f(d, m, rng) -> array (m, d), got {type(f).__name__}")
@@ -165,7 +165,7 @@ def call(f, d: int, m: int, rng: np.random.Generator) -> np.ndarray:
     >>> call(lambda d, m, rng: rng.standard_normal((d, m)), 3, 2, np.random.default_rng(0))
     Traceback (most recent call last):
     ...
-    rftheory.errors.ParameterError: parameter 'f': returned shape (3, 2); the audit needs (m, d) = (2, 3) (rows are frequency vectors)
+    rftheory.core.errors.ParameterError: parameter 'f': returned shape (3, 2); the audit needs (m, d) = (2, 3) (rows are frequency vectors)
     """
     try:
         out = f(d, m, rng)
@@ -245,7 +245,7 @@ def load(spec: str, name: str = "SPEC"):
     >>> load("nope")
     Traceback (most recent call last):
     ...
-    rftheory.errors.ParameterError: parameter 'SPEC': expected module:callable or path/to/file.py:callable, got 'nope'
+    rftheory.core.errors.ParameterError: parameter 'SPEC': expected module:callable or path/to/file.py:callable, got 'nope'
     """
     mod_part, sep, attr = spec.rpartition(":")
     if not sep or not mod_part or not attr:

@@ -13,7 +13,7 @@ the *minimum detectable effect* each row of the report states.
 
 from __future__ import annotations
 
-from ..montecarlo import z_threshold
+from ..core.montecarlo import z_threshold
 
 __all__ = ["ALPHA", "POWER", "threshold", "mde"]
 

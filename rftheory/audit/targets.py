@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ParameterError
+from ..core.errors import ParameterError
 
 __all__ = ["Target", "adapt"]
 
@@ -149,7 +149,7 @@ def adapt(target, m: int) -> Target:
     >>> adapt(42, m=3)
     Traceback (most recent call last):
     ...
-    rftheory.errors.ParameterError: parameter 'target': expected a transformer class or factory (n_components, random_state; fit/transform) or a function phi(X, rng); got int 42
+    rftheory.core.errors.ParameterError: parameter 'target': expected a transformer class or factory (n_components, random_state; fit/transform) or a function phi(X, rng); got int 42
     """
     name = _name(target)
     takes = _accepts(target, "n_components", "random_state") if callable(target) else ""

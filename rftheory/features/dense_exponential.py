@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import RangeError
+from ..core.errors import RangeError
 
 __all__ = ["dense_exponential", "DenseExponential"]
 

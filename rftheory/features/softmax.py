@@ -31,7 +31,7 @@ import math
 
 import numpy as np
 
-from ..errors import ParameterError
+from ..core.errors import ParameterError
 from ..sampling.samplers import _namespace
 from . import gaussian
 

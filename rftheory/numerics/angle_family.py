@@ -22,7 +22,7 @@ import math
 
 import mpmath as mp
 
-from ..errors import LayerUnavailableError, RangeError
+from ..core.errors import LayerUnavailableError, RangeError
 
 __all__ = [
     "extra_digits",
@@ -128,7 +128,7 @@ def check_route_served(d, cos_theta, x):
     -------
     None
         Returns only where the route serves; raises
-        :class:`~rftheory.errors.LayerUnavailableError` otherwise.
+        :class:`~rftheory.core.errors.LayerUnavailableError` otherwise.
     """
     if series_served_by_quad(d, cos_theta, x):
         raise LayerUnavailableError("the primary uses the phi-quadrature at this point: no independent route")

@@ -69,8 +69,8 @@ from fractions import Fraction
 import mpmath as mp
 import numpy as np
 
-from ..errors import ParameterError
-from ..lazy import lazy
+from ..core.errors import ParameterError
+from ..core.lazy import lazy
 
 __all__ = ["Float64", "Mpmath", "Sympy", "F64", "MP", "SYM", "backend"]  # noqa: F822 (SYM: module __getattr__)
 

@@ -14,7 +14,7 @@ import math
 import mpmath as mp
 import numpy as np
 
-from ..errors import PrecisionError, RangeError
+from ..core.errors import PrecisionError, RangeError
 
 __all__ = ["F64_TINY", "cancellation_guarded", "refuse_underflow"]
 
@@ -35,7 +35,7 @@ def cancellation_guarded(f, guard=5, what="value"):
     ``f() -> (value, scale)``: ``scale`` bounds the summands, so
     ``log10(scale/|value|)`` digits are lost; the evaluation is repeated with
     that many more digits until the loss is covered.  (Certification,
-    :mod:`rftheory.precision`, still checks the result.)
+    :mod:`rftheory.core.precision`, still checks the result.)
 
     Parameters
     ----------

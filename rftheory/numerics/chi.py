@@ -11,7 +11,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..lazy import lazy
+from ..core.lazy import lazy
 
 sc = lazy("scipy.special")  # imported on first use (the CLI starts without it)
 

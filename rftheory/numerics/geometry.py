@@ -12,7 +12,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..errors import ParameterError
+from ..core.errors import ParameterError
 
 __all__ = ["pair_from_norms", "pair_from_difference", "pair_from_angle", "check_norms", "check_norms_arrays",
            "norms_incompatible"]
@@ -105,7 +105,7 @@ def check_norms_arrays(x_norm, y_norm, v) -> None:
     >>> check_norms_arrays([1.0, 0.5], [1.0, 0.25], [2.0, 0.2])
     Traceback (most recent call last):
     ...
-    rftheory.errors.ParameterError: parameter 'x_norm': x_norm=0.5 and y_norm=0.25 are incompatible with v=0.2: need |x_norm - y_norm| <= v <= x_norm + y_norm (element 1 of the arrays)
+    rftheory.core.errors.ParameterError: parameter 'x_norm': x_norm=0.5 and y_norm=0.25 are incompatible with v=0.2: need |x_norm - y_norm| <= v <= x_norm + y_norm (element 1 of the arrays)
     """
     a, b, v = np.broadcast_arrays(*(np.asarray(t, float) for t in (x_norm, y_norm, v)))
     for name, arr in (("x_norm", a), ("y_norm", b)):

@@ -27,7 +27,7 @@ from fractions import Fraction
 import mpmath as mp
 import numpy as np
 
-from ..errors import ParameterError
+from ..core.errors import ParameterError
 from .angle_family import angle_ratios
 
 __all__ = ["ESTIMATORS", "check_dimension", "pair_x", "power_coefficients", "chebyshev_coefficients", "PairTerm", "pair_term"]

@@ -5,15 +5,15 @@ block of ``E f(w_iᵀu) f(w_jᵀu)``: ``f = exp`` and ``u = x + y`` for the
 RF-conformity of positive random features (Def. 3.1 of Reid et al. 2023,
 ``papers/000_28147233bdbc9869.txt``), ``f = cos`` and ``u = x − y`` for the
 pair term ``τ_c`` of random Fourier features.  The replicates returned here
-are averaged by :func:`rftheory.montecarlo.summarize` (mean ± standard error).
+are averaged by :func:`rftheory.core.montecarlo.summarize` (mean ± standard error).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ..core.montecarlo import pair_mean
 from ..features import gaussian
-from ..montecarlo import pair_mean
 from ..sampling import projections
 from ..sampling.samplers import sample
 from .geometry import pair_from_difference

@@ -5,7 +5,7 @@
 Lemma 4.2 at ``x = −z²/2``, :mod:`rftheory.numerics.angle_family`) and the
 gaps ``e^{−z²} − τ_c`` that the RFF MSEs need.  Every evaluator returns a
 value and an absolute error bound; :func:`checked` turns a bound above the
-accepted relative error into :class:`~rftheory.errors.RangeError` (no silent
+accepted relative error into :class:`~rftheory.core.errors.RangeError` (no silent
 float64 guesses).  The arbitrary-precision counterparts are in
 :mod:`rftheory.numerics.rff_pairs`.
 """
@@ -17,8 +17,8 @@ import math
 
 import numpy as np
 
-from ..errors import PrecisionError, RangeError
-from ..lazy import lazy
+from ..core.errors import PrecisionError, RangeError
+from ..core.lazy import lazy
 from .kummer_dd import hyp1f1_d_half_neg_dd
 from .orth_gap import ULPS, log_b, orth_gap_neg_series
 
@@ -116,7 +116,7 @@ def certify_where(val, abserr, exact, what, tol=TOL, limit=None):
     PrecisionError
         mpmath could not certify an element.
     """
-    from ..precision import certified
+    from ..core.precision import certified
 
     val, abserr = np.array(val, dtype=float), np.asarray(abserr, float)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -155,7 +155,7 @@ def hyp1f1_d_half_neg(d, x, tol=TOL, x_max=None, refine=True):
     or near a zero) and the bound exceeds ``tol`` relative, the same series is
     summed in double-double (:func:`rftheory.numerics.kummer_dd.hyp1f1_d_half_neg_dd`,
     vectorized, with its own bound); where even that bound exceeds ``tol``, the element is
-    evaluated by mpmath to 17 certified digits (:func:`rftheory.precision.certified`)
+    evaluated by mpmath to 17 certified digits (:func:`rftheory.core.precision.certified`)
     and rounded once: slower, never wrong.  scipy's
     ``hyp1f1`` is not used: its two forms (direct and Kummer) were found to
     share their error, agreeing to 2e-15 while 4e-12 off (``d = 10⁵``,
@@ -298,7 +298,7 @@ def _hyp1f1_certified(d: int, x: float) -> tuple[float, float]:
     and ``|τ'(x)| = 2|₁F₁(d+1; d/2+1; −x)|`` to a few digits (for the rounding of ``x``)."""
     import mpmath as mp
 
-    from ..precision import certified
+    from ..core.precision import certified
 
     X = mp.mpf(x)
     v = certified(lambda: mp.hyp1f1(d, mp.mpf(d) / 2, -X), 17, "1F1(d; d/2; -x)")

@@ -31,8 +31,8 @@ from fractions import Fraction
 
 import mpmath as mp
 
-from ..lazy import lazy
-from ..params import mpf
+from ..core.lazy import lazy
+from ..core.params import mpf
 from .angle_family import angle_series, extra_digits
 from .pair_montecarlo import pair_mc, rff_estimates
 from .rff_float64 import EPS, checked, gap_f64, hyp1f1_d_half_neg, orth_pair_f64, pick, simplex_pair_quad_f64

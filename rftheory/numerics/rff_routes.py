@@ -8,7 +8,7 @@ from their definitions, not from the closed forms of :mod:`rftheory.numerics.rff
 * simplex: the φ-quadrature of Eq. 21 of ``papers/000_28147233bdbc9869.txt``
   at ``x = −z²/2``.
 
-Each raises :class:`~rftheory.errors.LayerUnavailableError` outside the region
+Each raises :class:`~rftheory.core.errors.LayerUnavailableError` outside the region
 it serves in bounded time.
 """
 
@@ -19,8 +19,8 @@ from fractions import Fraction
 
 import mpmath as mp
 
-from ..errors import LayerUnavailableError
-from ..params import mpf
+from ..core.errors import LayerUnavailableError
+from ..core.params import mpf
 from .angle_family import check_route_served, extra_digits
 from .special import hyp0f1
 

@@ -15,8 +15,8 @@ from fractions import Fraction
 
 import mpmath as mp
 
-from ..errors import LayerUnavailableError
-from ..params import mpf
+from ..core.errors import LayerUnavailableError
+from ..core.params import mpf
 from .cancellation import cancellation_guarded
 
 __all__ = ["gauss_cf_series", "gauss_var_cos_series", "orth_pair_printed", "PRINTED_SERIES_KMAX"]

@@ -11,8 +11,8 @@ import functools
 import mpmath as mp
 import numpy as np
 
-from ..errors import RangeError
-from ..lazy import lazy
+from ..core.errors import RangeError
+from ..core.lazy import lazy
 from .orth_gap import log_b, log_orth_gap_series
 
 sc = lazy("scipy.special")  # imported on first use (the CLI starts without it)
@@ -300,7 +300,7 @@ def exp_checked(logval, what: str = "value"):
     >>> exp_checked(800.0, "rho")
     Traceback (most recent call last):
     ...
-    rftheory.errors.RangeError: rho exceeds the float64 range (log = 800); use layer='mpmath' (rftheory eval ID --layer mpmath)
+    rftheory.core.errors.RangeError: rho exceeds the float64 range (log = 800); use layer='mpmath' (rftheory eval ID --layer mpmath)
     """
     logval = np.asarray(logval, float)
     if np.any(logval > 709.0):

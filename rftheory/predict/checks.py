@@ -5,7 +5,7 @@ standardized) and every mechanism ``predict`` knows, the exact
 ``E‖K̂ − K‖_F²`` of :func:`rftheory.predict.predict` is compared with the
 mean of ``R`` Monte Carlo replicates of the real feature maps
 (:func:`rftheory.predict.montecarlo.replicates`) on ``N_POINTS`` points of
-the set.  Each comparison is one z-score :class:`~rftheory.measure.Measurement`
+the set.  Each comparison is one z-score :class:`~rftheory.core.measure.Measurement`
 (Hall's skewness-corrected statistic: the replicates are squared errors,
 right-skewed) in verify's Bonferroni family; verify judges them.
 
@@ -29,8 +29,8 @@ import math
 
 import numpy as np
 
-from ..measure import Measurement, failure, zscore
-from ..montecarlo import summarize
+from ..core.measure import Measurement, failure, zscore
+from ..core.montecarlo import summarize
 
 __all__ = ["DATASETS", "MECHANISMS", "N_POINTS", "REPLICATES", "cases", "points", "vectors", "compare", "check",
            "measured"]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..errors import ParameterError
+from ..core.errors import ParameterError
 
 __all__ = ["add_parser", "cmd_predict"]
 
@@ -32,7 +32,7 @@ def cmd_predict(args) -> int:
     Raises
     ------
     ParameterError
-        Any bad input (printed as one line by :func:`rftheory.cli.main`).
+        Any bad input (printed as one line by :func:`rftheory.cli.commands.main`).
     """
     from .prediction import predict
     from .render import as_text, json_text, plot

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import ParameterError
+from ..core.errors import ParameterError
 
 __all__ = ["SKLEARN_SETS", "load", "standardize", "check_pair_sets", "bandwidth", "rescale", "Prepared"]
 

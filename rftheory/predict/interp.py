@@ -38,7 +38,7 @@ for every ``m``: the relative error of each pair's MSE, hence of the sum
 with ``δ = sup |ℓ − p|`` over the pairs.
 
 *Interpolation.*  Node values are the registered mpmath layer at 25 working
-digits (:meth:`rftheory.registry.Result.exact`, one evaluation) rounded to
+digits (:meth:`rftheory.core.registry.Result.exact`, one evaluation) rounded to
 float64, so ``ℓ`` is known to ``~10⁻¹⁶`` there.  The interpolant ``p`` is
 built chebfun-style: Chebyshev points of the second kind, doubled (17, 33,
 …, ≤ 513) until the last 8 coefficients are below ``10⁻¹⁵·max(1, max|c|)``
@@ -83,7 +83,7 @@ import numpy as np
 from numpy.polynomial import chebyshev as C
 
 from ..catalog import get
-from ..errors import RFTheoryError
+from ..core.errors import RFTheoryError
 from .pairs import geometry
 
 __all__ = ["FAMILIES", "Interpolant", "eligible", "scalar", "exact_terms", "fit", "build", "interval"]

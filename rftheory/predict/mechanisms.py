@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import ParameterError, RangeError
+from ..core.errors import ParameterError, RangeError
 from .pairs import evaluate
 
 __all__ = ["COUPLINGS", "FAVOR_SHARP", "Mechanism", "parse", "parse_list", "kernel_values"]

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import ParameterError
+from ..core.errors import ParameterError
 from ..features import gaussian as G
 from ..features import softmax as S
 from ..sampling.samplers import sample

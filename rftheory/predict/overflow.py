@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from ..lazy import lazy
+from ..core.lazy import lazy
 
 sc = lazy("scipy.special")  # imported on first use (the CLI starts without it)
 

@@ -7,11 +7,11 @@ every pointwise MSE are symmetric); :func:`geometry` gives each pair's norms,
 differences themselves (no cancellation in ``z`` or ``v``).
 
 :func:`evaluate` calls a result's float64 layer on whole arrays with one
-vectorized domain check (the result's ``Param`` bounds, :meth:`rftheory.params.Param.parse_array`,
-the check :meth:`rftheory.registry.Result.f64` makes too); where
-the float64 layer raises :class:`~rftheory.errors.RangeError` the block is
+vectorized domain check (the result's ``Param`` bounds, :meth:`rftheory.core.params.Param.parse_array`,
+the check :meth:`rftheory.core.registry.Result.f64` makes too); where
+the float64 layer raises :class:`~rftheory.core.errors.RangeError` the block is
 bisected and the pairs it refuses are evaluated by
-:meth:`~rftheory.registry.Result.exact` at 20 digits.
+:meth:`~rftheory.core.registry.Result.exact` at 20 digits.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..catalog import get
-from ..errors import RangeError
+from ..core.errors import RangeError
 
 __all__ = ["BLOCK", "blocks", "geometry", "Evaluated", "evaluate"]
 
@@ -136,7 +136,7 @@ class Evaluated:
 
 def _check_bounds(r, arrays: dict) -> None:
     """One vectorized check of the arrays against the parameters' declared domains
-    (:meth:`rftheory.params.Param.parse_array`, the check ``Result.f64`` makes)."""
+    (:meth:`rftheory.core.params.Param.parse_array`, the check ``Result.f64`` makes)."""
     params = {p.name: p for p in r.params}
     for name, arr in arrays.items():
         params[name].parse_array(arr, r.id, hint="rescale the data: --sigma, --scale")

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import ParameterError
+from ..core.errors import ParameterError
 from ..numerics.special import coupled_pairs
 from . import data as D
 from .interp import build, eligible

@@ -6,8 +6,8 @@ import json
 
 import numpy as np
 
-from ..errors import ParameterError
-from ..tables import Table, render
+from ..core.errors import ParameterError
+from ..present.tables import Table, render
 from .target import expected
 
 __all__ = ["FORMATS", "as_table", "as_json", "as_text", "plot"]
@@ -20,7 +20,7 @@ def _g(x, digits=6) -> str:
 
 
 def as_table(p, digits: int = 6) -> Table:
-    """The rows of a prediction as a :class:`rftheory.tables.Table`.
+    """The rows of a prediction as a :class:`rftheory.present.tables.Table`.
 
     .. math:: \\text{relative error} = \\sqrt{\\mathbb E\\|\\hat K-K\\|_F^2}\\,/\\,\\|K\\|_F
 

@@ -41,7 +41,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..errors import ParameterError
+from ..core.errors import ParameterError
 from . import samplers
 from .samplers import _namespace, apply_simplex
 

@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ParameterError
+from ..core.errors import ParameterError
 
 __all__ = [
     "COUPLINGS",

@@ -6,7 +6,7 @@ Eq. 16-20, Thm 4.2-4.3.  For each family's optimum on drawn data sets:
 form ``L*`` equal to Eq. 14 at the parameters; (b) no ``scipy.optimize``
 start does better (:func:`.optima.numerical_optimum`); (c) a zero gradient by
 finite differences at 50 digits; (d) float64 and mpmath parameters agree.
-Each yields :mod:`rftheory.measure` measurements; verify judges them.
+Each yields :mod:`rftheory.core.measure` measurements; verify judges them.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 import mpmath as mp
 import numpy as np
 
-from ...measure import bound, failure, relative
+from ...core.measure import bound, failure, relative
 from ...numerics.backends import F64, MP
 from . import formulas as F
 from . import optima as O
@@ -182,7 +182,7 @@ def optimum_checks(family, rid):
     Returns
     -------
     callable
-        ``checks(mode, seed)`` yielding :class:`rftheory.measure.Measurement`.
+        ``checks(mode, seed)`` yielding :class:`rftheory.core.measure.Measurement`.
     """
 
     def checks(mode, seed):

@@ -19,10 +19,10 @@ from fractions import Fraction
 import mpmath as mp
 import numpy as np
 
+from ...core.params import ARG_MAX, D_MAX, mpf, sym
+from ...core.registry import Result, register
 from ...numerics.backends import F64, MP, backend
 from ...numerics.geometry import pair_from_norms
-from ...params import ARG_MAX, D_MAX, mpf, sym
-from ...registry import Result, register
 from ...sampling.samplers import sample
 from . import float64 as F64F
 from . import formulas as F

@@ -26,7 +26,7 @@ import math
 
 import numpy as np
 
-from ...errors import RangeError
+from ...core.errors import RangeError
 from ...numerics.backends import F64
 from .formulas import DERFParams, gerf_log_second_moment
 from .regimes import Stats

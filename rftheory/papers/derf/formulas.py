@@ -33,7 +33,7 @@ from typing import Any
 import mpmath as mp
 import numpy as np
 
-from ...errors import ParameterError, RangeError
+from ...core.errors import ParameterError, RangeError
 from ...features.dense_exponential import DenseExponential
 from ...numerics.backends import F64, MP
 

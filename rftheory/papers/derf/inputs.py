@@ -15,10 +15,10 @@ from fractions import Fraction
 import mpmath as mp
 import numpy as np
 
-from ...errors import ParameterError, RangeError
+from ...core.errors import ParameterError, RangeError
+from ...core.params import ARG_MAX, D_MAX, Param, array_twin, refuse_first
 from ...numerics.backends import F64, MP
 from ...numerics.geometry import check_norms, norms_incompatible
-from ...params import ARG_MAX, D_MAX, Param, array_twin, refuse_first
 from . import float64 as F64F
 from . import formulas as F
 from .formulas import FAMILIES

@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from ...errors import ParameterError
+from ...core.errors import ParameterError
 from ...numerics.backends import F64
 from . import formulas as F
 from .formulas import FAMILIES, DERFParams

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import ParameterError
+from ...core.errors import ParameterError
 from ...numerics.backends import F64
 
 __all__ = ["REGIMES", "Stats", "sample_sets", "data_stats"]

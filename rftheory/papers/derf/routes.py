@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import mpmath as mp
 
+from ...core.params import mpf
 from ...numerics.backends import MP
-from ...params import mpf
 from . import formulas as F
 from .inputs import data, derf_params, optimum_at
 from .regimes import data_stats

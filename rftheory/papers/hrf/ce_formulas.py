@@ -12,8 +12,8 @@ from fractions import Fraction
 
 import mpmath as mp
 
-from ...errors import ParameterError
-from ...params import mpf
+from ...core.errors import ParameterError
+from ...core.params import mpf
 
 __all__ = ["ce_u_exact", "ce_invariants", "ce_mse_exact", "ce_moments", "cluster_A_diag", "cluster_loss",
            "cluster_invariants"]

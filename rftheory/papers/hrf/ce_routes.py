@@ -1,7 +1,7 @@
 """Independent routes of the complex-exponential results (``hrf.complex_mgf``,
 ``hrf.ce_mse``, ``hrf.cluster_A``): Gaussian quadratures and moment series of the
 definitions (:func:`rftheory.papers.hrf.routes.gauss_mean`), numerically minimised
-losses.  Each raises :class:`~rftheory.errors.LayerUnavailableError` ("n/a here")
+losses.  Each raises :class:`~rftheory.core.errors.LayerUnavailableError` ("n/a here")
 outside the region it serves in bounded time.
 """
 
@@ -11,8 +11,8 @@ from fractions import Fraction
 
 import mpmath as mp
 
-from ...errors import LayerUnavailableError
-from ...params import mpf
+from ...core.errors import LayerUnavailableError
+from ...core.params import mpf
 from .ce_formulas import ce_moments
 from .routes import gauss_mean
 from .values import _ce_inv, _mgf_extra

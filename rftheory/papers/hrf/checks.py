@@ -1,4 +1,4 @@
-"""The ``hrf.*`` results' own checks, as raw measurements (:mod:`rftheory.measure`).
+"""The ``hrf.*`` results' own checks, as raw measurements (:mod:`rftheory.core.measure`).
 
 Each generator takes the registered result (where it needs its grid or its
 exact layer), the mode and the seed, and yields measurements; verify judges
@@ -12,11 +12,11 @@ from fractions import Fraction
 
 import mpmath as mp
 
-from ...lazy import lazy
-from ...measure import bound, fact, relative, zscore
-from ...montecarlo import spawn, summarize
+from ...core.lazy import lazy
+from ...core.measure import bound, fact, relative, zscore
+from ...core.montecarlo import spawn, summarize
+from ...core.params import mpf
 from ...numerics.backends import MP
-from ...params import mpf
 from .ce_formulas import cluster_A_diag, cluster_loss
 from .formulas import W_of_r, corrected_bound, limit_value, paper_bound, rel_error
 from .montecarlo import cluster_experiment, mgf_imaginary

@@ -9,9 +9,9 @@ routes), :mod:`.float64` and :mod:`.montecarlo`; the results' own checks in
 
 from __future__ import annotations
 
+from ...core.params import Param
+from ...core.registry import Result, register
 from ...numerics.backends import MP, SYM
-from ...params import Param
-from ...registry import Result, register
 from . import ce_routes, checks, routes
 from . import float64 as f64
 from . import montecarlo as mc

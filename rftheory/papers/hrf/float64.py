@@ -1,5 +1,5 @@
 """Float64 evaluators of the ``hrf.*`` results: vectorized, in log space, refusing
-(:class:`~rftheory.errors.RangeError`) rather than returning a wrong number.
+(:class:`~rftheory.core.errors.RangeError`) rather than returning a wrong number.
 
 Every positive quantity is carried as its logarithm, computed from log a,
 log b and log sin(θ/2), log cos(θ/2) (with π − θ in double-double near π),
@@ -16,7 +16,7 @@ import math
 import mpmath as mp
 import numpy as np
 
-from ...errors import RangeError
+from ...core.errors import RangeError
 from ...numerics.floats import two_prod
 from ...numerics.orth_gap import log_pp_bracket_series
 from ...numerics.rff_float64 import rff_bracket_f64
@@ -236,7 +236,7 @@ def _trig_orthogonal_exact(a, b, th, m, d):
     domain it served before the bracket was vectorized."""
     from fractions import Fraction
 
-    from ...precision import certified
+    from ...core.precision import certified
     from .values import mse_trig_mp
 
     pt = {"x_norm": Fraction(float(a)), "y_norm": Fraction(float(b)), "theta": Fraction(float(th)),

@@ -10,9 +10,9 @@ from fractions import Fraction
 import mpmath as mp
 import numpy as np
 
+from ...core.params import mpf
 from ...features import softmax as sf
 from ...numerics.geometry import pair_from_angle
-from ...params import mpf
 from ...sampling.samplers import haar, sample
 from .ce_formulas import cluster_A_diag
 from .float64 import _f64_pair_logs, ce_mse_f64

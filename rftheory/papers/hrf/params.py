@@ -3,7 +3,7 @@
 Norms, angles (π rounded up is read as π), the vectors and complex matrices of
 the complex-exponential estimators (``hrf.ce_mse``, ``hrf.cluster_A``) and the
 random points of their declared domains (the domain sweep of
-:mod:`rftheory.domain` for object-valued parameters).
+:mod:`rftheory.core.domain` for object-valued parameters).
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from ...errors import ParameterError
-from ...params import COMMON, M_MAX, Param, objects_only, to_fraction
+from ...core.errors import ParameterError
+from ...core.params import COMMON, M_MAX, Param, objects_only, to_fraction
 
 PAPER = "papers/001_fec91adef6daced0.txt (Choromanski et al. 2022, Hybrid Random Features)"
 

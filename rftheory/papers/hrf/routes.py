@@ -2,7 +2,7 @@
 definitions: Gaussian quadratures of the moments of the real estimators,
 binomial laws of the sgn features, the χ₂d law of a coupled pair, numerical
 stationary points.  Each raises
-:class:`~rftheory.errors.LayerUnavailableError` ("n/a here") outside the
+:class:`~rftheory.core.errors.LayerUnavailableError` ("n/a here") outside the
 region it serves in bounded time.
 """
 
@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import mpmath as mp
 
-from ...errors import LayerUnavailableError
+from ...core.errors import LayerUnavailableError
+from ...core.params import mpf, sym
 from ...numerics.backends import MP
 from ...numerics.rff_pairs import chi2d_pair_mean, orth_pair_chi2d
 from ...numerics.special import coupled_pairs
-from ...params import mpf, sym
 from .formulas import angle_terms, zv2
 from .values import _ctx
 

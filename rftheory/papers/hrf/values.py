@@ -8,8 +8,8 @@ import math
 
 import mpmath as mp
 
+from ...core.params import mpf
 from ...numerics.backends import MP, SYM
-from ...params import mpf
 from .ce_formulas import _ce_extra, ce_invariants, ce_mse_exact, ce_u_exact, cluster_invariants
 from .formulas import (
     angle_terms,

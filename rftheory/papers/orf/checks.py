@@ -1,8 +1,8 @@
-"""The ORF results' own checks: raw measurements (:mod:`rftheory.measure`), no verdicts.
+"""The ORF results' own checks: raw measurements (:mod:`rftheory.core.measure`), no verdicts.
 
 The paper's bounds (Lemma 2, Thm 1 / Cor. 1, Lemma 5, Thm 2, Thm 3) against
 the exact values, the App. A.3 erratum, and a third route to the pair term.
-:mod:`rftheory.verify` judges them; the z-scores of :func:`_sorf_checks` are
+:mod:`rftheory.verify.engine` judges them; the z-scores of :func:`_sorf_checks` are
 declared in ``checks_z`` of ``orf.sorf_bias_bound`` (:data:`SORF_Z`).
 """
 
@@ -13,9 +13,9 @@ from fractions import Fraction
 
 import mpmath as mp
 
-from ...measure import agreement, bound, fact, relative, zscore
+from ...core.measure import agreement, bound, fact, relative, zscore
+from ...core.params import mpf
 from ...numerics.rff_pairs import orth_pair, orth_pair_chi2d, rff_mse
-from ...params import mpf
 from .formulas import lemma2_bound, lemma2_f, lemma2_f_derived, lemma5_bound, orf_prime, orf_variance, thm1_bound
 from .montecarlo import sorf_estimates
 from .routes import inner_printed
@@ -146,7 +146,7 @@ def _sorf_checks(mode, seed):
     """Thm 3: ``|E K_SORF − e^{−z²/2}| ≤ 6z/√d``, as two one-sided claims on
     the Monte Carlo bias (``≤ 6z/√d`` and ``≥ −6z/√d``); and the SORF/ORF
     MSE ratio of Fig. 3, reported (measured: finite)."""
-    from ...montecarlo import spawn, summarize
+    from ...core.montecarlo import spawn, summarize
 
     rid = "orf.sorf_bias_bound"
     n = 4_000 if mode == "quick" else 40_000

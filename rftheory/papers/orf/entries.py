@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import math
 
-from ...lazy import lazy
+from ...core.lazy import lazy
+from ...core.params import COMMON, M_MAX, Param, mpf, sym
+from ...core.registry import Result, register
 from ...numerics.backends import SYM
 from ...numerics.rff_pairs import orth_pair, orth_pair_sym, pair_mc, rff_estimates
 from ...numerics.series import orth_pair_printed
 from ...numerics.special import coupled_pairs
-from ...params import COMMON, M_MAX, Param, mpf, sym
-from ...registry import Result, register
 from .checks import SORF_Z, _pair_checks, _prime_checks, _sorf_checks, _var_checks
 from .float64 import _pair_f64, _rffvar_f64, _var_f64
 from .formulas import PAPER, orf_prime, orf_variance, rff_variance

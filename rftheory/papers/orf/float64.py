@@ -1,6 +1,6 @@
 """Vectorized float64 evaluators of the ORF results, with error control.
 
-Each returns a float64 array or raises :class:`~rftheory.errors.RangeError`
+Each returns a float64 array or raises :class:`~rftheory.core.errors.RangeError`
 where its error bound exceeds the accepted tolerance or the value underflows.
 """
 
@@ -10,11 +10,11 @@ from fractions import Fraction
 
 import numpy as np
 
+from ...core.params import mpf
 from ...numerics.cancellation import refuse_underflow
 from ...numerics.rff_float64 import TOL, certify_where, rff_bracket_f64
 from ...numerics.rff_pairs import EPS, orth_pair_f64, pick
 from ...numerics.special import coupled_pairs
-from ...params import mpf
 from .formulas import orf_variance
 
 

@@ -15,11 +15,11 @@ from fractions import Fraction
 
 import mpmath as mp
 
+from ...core.params import mpf
 from ...numerics.backends import MP
 from ...numerics.cancellation import cancellation_guarded
 from ...numerics.rff_pairs import orth_pair
 from ...numerics.special import coupled_pairs
-from ...params import mpf
 
 PAPER = "papers/003_90ce4cb5dbcb863e.txt (Yu et al. 2016, Orthogonal Random Features)"
 

@@ -7,10 +7,10 @@ import math
 import mpmath as mp
 import numpy as np
 
+from ...core.params import mpf
 from ...features import gaussian
 from ...numerics.geometry import pair_from_difference
 from ...numerics.rff_pairs import rff_estimates
-from ...params import mpf
 from ...sampling.samplers import fwht, haar
 from .formulas import prime_terms
 

@@ -15,7 +15,7 @@ from fractions import Fraction
 
 import mpmath as mp
 
-from ...errors import LayerUnavailableError
+from ...core.errors import LayerUnavailableError
 from ...numerics.cancellation import cancellation_guarded
 from ...numerics.series import gauss_var_cos_series
 from .formulas import _zf, log_peak_0f1

@@ -1,4 +1,4 @@
-"""The SimRF paper's own checks: raw measurements (:mod:`rftheory.measure`), judged by verify.
+"""The SimRF paper's own checks: raw measurements (:mod:`rftheory.core.measure`), judged by verify.
 
 Each ``*_checks(mode, seed)`` is the ``checks`` of one result; none of them
 draws random numbers (no z-scores), so no result here declares ``checks_z``.
@@ -11,10 +11,10 @@ from fractions import Fraction
 
 import mpmath as mp
 
-from ...measure import bound, failure, relative
+from ...core.measure import bound, failure, relative
+from ...core.params import mpf
 from ...numerics.rff_pairs import orth_pair, rff_mse, simplex_pair
 from ...numerics.special import coupled_pairs
-from ...params import mpf
 from .conformity import conformity_orthogonal, conformity_simplex
 from .grids import FULL_D, FULL_V, QUICK_V
 from .plus import PLUS_METHODS, _plus_mp

@@ -18,15 +18,15 @@ import math
 import mpmath as mp
 import numpy as np
 
-from ...errors import LayerUnavailableError
-from ...lazy import lazy
+from ...core.errors import LayerUnavailableError
+from ...core.lazy import lazy
+from ...core.params import Param, mpf, sym
+from ...core.registry import Result, register
 from ...numerics.angle_family import QUAD_D_MAX, angle_quad, angle_series
 from ...numerics.geometry import pair_from_norms
 from ...numerics.pair_montecarlo import pair_term_mc
 from ...numerics.rff_pairs import chi2d_pair_mean
 from ...numerics.special import exp_checked, log_angle_conformity, log_hyp1f1_d_half_pos
-from ...params import Param, mpf, sym
-from ...registry import Result, register
 from ...sampling.samplers import chi_norms, haar
 from .grids import CONFORMITY_MC_N, D2, FULL_D, FULL_V, MC_V, PAPER, QUICK_D, QUICK_V, V
 from .grids import grid as _grid

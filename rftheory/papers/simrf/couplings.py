@@ -29,11 +29,11 @@ from fractions import Fraction
 import mpmath as mp
 import numpy as np
 
-from ...errors import ParameterError
-from ...montecarlo import pair_mean
+from ...core.errors import ParameterError
+from ...core.montecarlo import pair_mean
+from ...core.params import mpf
 from ...numerics.angle_family import angle_quad, angle_series
 from ...numerics.pair_chebyshev import ESTIMATORS, check_dimension, pair_term, pair_x
-from ...params import mpf
 from ...sampling.samplers import chi_norms, haar, simplex_matrix
 
 __all__ = ["Block", "BLOCKS", "block_value", "block_value_quad", "block_features", "block_replicates",
@@ -431,7 +431,7 @@ def check_estimator(estimator):
     Returns
     -------
     str
-        ``estimator``; any other value raises :class:`~rftheory.errors.ParameterError`.
+        ``estimator``; any other value raises :class:`~rftheory.core.errors.ParameterError`.
     """
     if estimator not in ESTIMATORS:
         raise ParameterError("estimator", f"unknown value {estimator!r}; expected one of {', '.join(ESTIMATORS)}")

@@ -9,9 +9,9 @@ checks in :mod:`~rftheory.papers.simrf.checks`.
 
 from __future__ import annotations
 
+from ...core.params import ARG_MAX, COMMON, Param, mpf
+from ...core.registry import Result, register
 from ...numerics.rff_pairs import RFF_COUPLINGS, pair_mc, pair_term_route, rff_mse, simplex_pair
-from ...params import ARG_MAX, COMMON, Param, mpf
-from ...registry import Result, register
 from . import checks
 from .grids import D2, FULL_D, FULL_V, FULL_Z, PAPER, QUICK_Z, M, V, Z, prf_mse_grid, rff_mse_grid
 from .plus import PLUS_METHODS, _plus_iid_angle_route, _plus_mc, _plus_mp

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...params import COMMON
+from ...core.params import COMMON
 
 PAPER = "papers/000_28147233bdbc9869.txt (Reid et al. 2023, Simplex Random Features)"
 

@@ -24,10 +24,10 @@ from fractions import Fraction
 import mpmath as mp
 import numpy as np
 
+from ...core.params import mpf
 from ...numerics.angle_family import extra_digits
 from ...numerics.pair_chebyshev import check_dimension
 from ...numerics.rff_pairs import rff_mse
-from ...params import mpf
 from ...sampling.samplers import simplex_matrix, simplex_plus_directions
 from .couplings import Block, block_value, pair_function
 from .plus import norms_draw

@@ -13,9 +13,9 @@ import functools
 import mpmath as mp
 import numpy as np
 
-from ...errors import LayerUnavailableError, ParameterError
-from ...montecarlo import pair_mean
-from ...params import mpf
+from ...core.errors import LayerUnavailableError, ParameterError
+from ...core.montecarlo import pair_mean
+from ...core.params import mpf
 from ...sampling.samplers import chi_norms, haar, simplex_matrix, simplex_plus_directions
 
 PLUS_METHODS = ("iid", "orthogonal", "simplex", "simplex_plus", "numerical")

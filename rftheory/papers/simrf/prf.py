@@ -14,9 +14,11 @@ from fractions import Fraction
 import mpmath as mp
 import numpy as np
 
-from ...errors import LayerUnavailableError, RangeError
+from ...core.errors import LayerUnavailableError, RangeError
+from ...core.lazy import lazy
+from ...core.params import ARG_MAX, Param, array_twin, mpf
+from ...core.precision import certified
 from ...features import gaussian
-from ...lazy import lazy
 from ...numerics.angle_family import angle_quad, angle_series
 from ...numerics.chi import chi_var_ratio
 from ...numerics.floats import compensated_sum_f64, two_prod
@@ -28,8 +30,6 @@ from ...numerics.special import (
     log_orth_gap_pos_err,
     log_series_error,
 )
-from ...params import ARG_MAX, Param, array_twin, mpf
-from ...precision import certified
 from ...sampling import projections
 from ...sampling.samplers import sample
 from .conformity import _conf_iid_quad, _conf_orth_chi2d, conformity_orthogonal, conformity_simplex

@@ -14,7 +14,8 @@ from fractions import Fraction
 import mpmath as mp
 import numpy as np
 
-from ...lazy import lazy
+from ...core.lazy import lazy
+from ...core.params import mpf, sym
 from ...numerics.backends import MP, SYM
 from ...numerics.rff_float64 import certify_where, rff_bracket_f64
 from ...numerics.rff_pairs import (
@@ -31,7 +32,6 @@ from ...numerics.rff_pairs import (
     simplex_pair_quad_f64,
 )
 from ...numerics.special import coupled_pairs
-from ...params import mpf, sym
 
 sp = lazy("sympy")  # imported on first use (the CLI starts without it)
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...errors import ParameterError
+from ...core.errors import ParameterError
 from .couplings import block_objective
 
 __all__ = ["SearchResult", "search_block", "weighted_objective", "search_weighted", "OPTIONS"]

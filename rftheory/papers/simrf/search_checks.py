@@ -1,4 +1,4 @@
-"""Raw measurements of the optimality searches (judged by :mod:`rftheory.verify`).
+"""Raw measurements of the optimality searches (judged by :mod:`rftheory.verify.engine`).
 
 Every value compared here is exact (mpmath, 30 digits) for a configuration
 that exists: the best block a search found is re-evaluated exactly, so the
@@ -15,8 +15,8 @@ from fractions import Fraction
 
 import mpmath as mp
 
-from ...measure import bound, fact, failure, relative
-from ...params import mpf
+from ...core.measure import bound, fact, failure, relative
+from ...core.params import mpf
 from .conformity import conformity_orthogonal, conformity_simplex
 from .couplings import Block, block_value
 from .optima import orthogonal_threshold, plus_geometries, plus_search, prf_search, rff_optimal_angle, rff_search

@@ -16,10 +16,10 @@ from fractions import Fraction
 import mpmath as mp
 import numpy as np
 
-from ...errors import LayerUnavailableError
-from ...montecarlo import pair_mean
-from ...params import Param, mpf
-from ...registry import Result, register
+from ...core.errors import LayerUnavailableError
+from ...core.montecarlo import pair_mean
+from ...core.params import Param, mpf
+from ...core.registry import Result, register
 from ...sampling.samplers import haar
 from . import search_checks
 from .conformity import conformity_orthogonal, conformity_simplex
@@ -48,7 +48,7 @@ def _quad_route(block, estimator, a):
 
 def _block_checks(estimator):
     """The block sums at the orthogonal and simplex blocks against the one-angle results (40 digits)."""
-    from ...measure import agreement
+    from ...core.measure import agreement
     from ...numerics.rff_pairs import orth_pair, simplex_pair
 
     rid = "simrf.block_conformity" if estimator == "prf" else "simrf.block_rff_pair"

@@ -1,5 +1,5 @@
 """The Sutherland & Schneider results' own checks: raw measurements
-(:mod:`rftheory.measure`), judged by :mod:`rftheory.verify`."""
+(:mod:`rftheory.core.measure`), judged by :mod:`rftheory.verify.engine`."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from fractions import Fraction
 import mpmath as mp
 import numpy as np
 
-from ...measure import bound, zscore
-from ...params import mpf
+from ...core.measure import bound, zscore
+from ...core.params import mpf
 from .formulas import var_cos, var_phi, var_psi
 
 #: z-scores of :func:`_beats_checks` per mode (the Monte Carlo of the erratum)
@@ -20,7 +20,7 @@ def _beats_checks(mode, seed):
     """φ beats ψ for the Gaussian kernel everywhere (``Var cos = ½(1−e^{−z²})² ≤ ½``;
     the paper prints ``½(1−e^{−z²})``: erratum, also measured by Monte Carlo at
     z = 1); for the Cauchy kernel ``k = 1/(1+δ²)`` ψ wins once ``δ² > 3 + √10``."""
-    from ...montecarlo import spawn, summarize
+    from ...core.montecarlo import spawn, summarize
 
     rid = "sutherland.phi_beats_psi"
     with mp.workdps(30):

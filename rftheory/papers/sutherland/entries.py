@@ -24,11 +24,11 @@ import math
 import mpmath as mp
 import numpy as np
 
-from ...errors import ParameterError
+from ...core.errors import ParameterError
+from ...core.params import COMMON, D_MAX, Param, array_twin, mpf, refuse_first
+from ...core.registry import Result, register
 from ...numerics.backends import SYM
 from ...numerics.rff_pairs import RFF_COUPLINGS
-from ...params import COMMON, D_MAX, Param, array_twin, mpf, refuse_first
-from ...registry import Result, register
 from .checks import BEATS_Z, _beats_checks
 from .float64 import _gain_f64, _var_phi_f64, _var_psi_f64, _vpc_f64
 from .formulas import phi_gain_mp, var_cos_mp, var_phi, var_psi, var_psi_coupled

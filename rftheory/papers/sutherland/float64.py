@@ -1,6 +1,6 @@
 """float64 evaluators of the Sutherland & Schneider results: cancellation-free
 forms, error-free transformations (:mod:`rftheory.numerics.floats`), underflow
-refused (:class:`~rftheory.errors.RangeError`)."""
+refused (:class:`~rftheory.core.errors.RangeError`)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import math
 
 import numpy as np
 
-from ...errors import RangeError
-from ...lazy import lazy
+from ...core.errors import RangeError
+from ...core.lazy import lazy
 from ...numerics.cancellation import F64_TINY
 from ...numerics.floats import exact_sum_f64, two_prod
 from ...numerics.rff_float64 import direct_gap_err

@@ -12,10 +12,10 @@ from fractions import Fraction
 
 import mpmath as mp
 
+from ...core.params import mpf
 from ...numerics.backends import MP
 from ...numerics.rff_pairs import pair_term
 from ...numerics.special import coupled_pairs
-from ...params import mpf
 
 
 def var_cos(k1, k2):

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 
 import mpmath as mp
 
-from ...errors import ParameterError
-from ...lazy import lazy
-from ...params import ARG_MAX, M_MAX, Param, array_twin, mpf, refuse_first, sym
+from ...core.errors import ParameterError
+from ...core.lazy import lazy
+from ...core.params import ARG_MAX, M_MAX, Param, array_twin, mpf, refuse_first, sym
 
 sp = lazy("sympy")  # imported on first use (the CLI starts without it)
 
@@ -26,12 +26,12 @@ class OptionalParam(Param):
 
     Its default (a callable returning ``None``) leaves it ``None``; the
     result's ``check`` decides when it is required.  (Local stand-in for an
-    ``optional`` flag of :class:`~rftheory.params.Param`.)
+    ``optional`` flag of :class:`~rftheory.core.params.Param`.)
 
     Parameters
     ----------
     *args, **kwargs
-        As for :class:`~rftheory.params.Param`.
+        As for :class:`~rftheory.core.params.Param`.
 
     Returns
     -------

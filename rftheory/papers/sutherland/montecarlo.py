@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import LayerUnavailableError
+from ...core.errors import LayerUnavailableError
 from ...features import gaussian
 from ...numerics.geometry import pair_from_difference
 from ...sampling.samplers import haar, sample

@@ -11,12 +11,12 @@ from fractions import Fraction
 
 import mpmath as mp
 
-from ...errors import LayerUnavailableError
+from ...core.errors import LayerUnavailableError
+from ...core.params import mpf
 from ...numerics.cancellation import cancellation_guarded
 from ...numerics.rff_pairs import simplex_pair_quad
 from ...numerics.series import gauss_cf_series, gauss_var_cos_series, orth_pair_printed
 from ...numerics.special import coupled_pairs
-from ...params import mpf
 
 #: the simplex quadrature route (rff_pairs.simplex_pair_quad) serves z <= this (~2 s at z = 6, ~10 s at 10)
 SIMPLEX_ROUTE_Z_MAX = 6

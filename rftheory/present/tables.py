@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 
 import mpmath as mp
 
-from .catalog import get
-from .errors import ParameterError
-from .precision import DPS_MAX, check_dps
+from ..catalog import get
+from ..core.errors import ParameterError
+from ..core.precision import DPS_MAX, check_dps
 
 __all__ = ["Table", "make_table", "render", "latex_escape", "fixed", "add_parser"]
 
@@ -207,7 +207,7 @@ def make_table(result_id, grid, params=None, columns=None, ratio_to=None, layer=
     >>> make_table("simrf.conformity.iid", [("v", ["1", "2"])], params={"d": "4"}, decimals=3).rows
     [['1', '2.718'], ['2', '54.598']]
     """
-    from .citations import cite
+    from ..core.citations import cite
 
     r = get(result_id)
     extra = [get(a) for a in also]
@@ -319,14 +319,14 @@ def _evaluate(res, point, sig, layer, decimals):
 
 @dataclass(frozen=True)
 class _Eval:
-    """One value a table needs, as a task of :mod:`rftheory.parallel` (hashable: equal values are computed once)."""
+    """One value a table needs, as a task of :mod:`rftheory.verify.executors` (hashable: equal values are computed once)."""
 
     result: str
     point: tuple  # ((name, value), ...) in the cell's order
     sig: int
     layer: str
     decimals: int | None
-    kind: str = "exact"  # for rftheory.schedule: a cheap exact evaluation
+    kind: str = "exact"  # for rftheory.verify.schedule: a cheap exact evaluation
     mode: str = "table"  # ... of no verify mode (the schedule's measured costs are verify's)
 
     @property
@@ -344,17 +344,17 @@ def _frozen(point) -> tuple:
 
 
 def _run_evals(evals, workers) -> dict:
-    """``{e: e.run()}`` for every :class:`_Eval`: here, or on :func:`rftheory.parallel.process_pool`.
+    """``{e: e.run()}`` for every :class:`_Eval`: here, or on :func:`rftheory.workers.pool.process_pool`.
 
     The pool is the one ``rftheory verify`` uses: Ctrl-C or SIGTERM (under
-    :func:`rftheory.parallel.guarded`) kill its workers at once instead of
+    :func:`rftheory.workers.signals.guarded`) kill its workers at once instead of
     waiting for the running cells.
     """
     if workers == 1 or len(evals) < 4:  # a pool costs ~0.1-0.3 s to start: not worth it for a few cells
         return {e: e.run(0) for e in evals}
     from contextlib import closing
 
-    from .parallel import process_pool
+    from ..workers.pool import process_pool
 
     with closing(process_pool(workers)(evals, 0)) as it:  # closed early (an error, a signal): workers killed
         return {evals[i]: x for i, x in it}
@@ -508,7 +508,7 @@ def add_parser(subparsers, func):
     subparsers : argparse._SubParsersAction
         The subcommands of the ``rftheory`` parser.
     func : callable
-        The command run with the parsed arguments (``rftheory.cli.cmd_table``).
+        The command run with the parsed arguments (``rftheory.cli.commands.cmd_table``).
 
     Returns
     -------
@@ -517,7 +517,7 @@ def add_parser(subparsers, func):
     """
     import argparse
 
-    from .cli_text import EPILOGS, PARAM_HELP
+    from .helptext import EPILOGS, PARAM_HELP
 
     p = subparsers.add_parser("table", help="tables of values and predicted MSE ratios", epilog=EPILOGS["table"],
                               formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -1,18 +1,18 @@
 """Which verification tasks to start first: an estimated cost per task.
 
-The process pool and the Dask executor (:mod:`rftheory.parallel`) submit the
+The process pool and the Dask executor (:mod:`rftheory.verify.executors`) submit the
 tasks of a run in descending estimated cost ("longest processing time
 first"), so that a long task -- ``orf.pair_expectation``'s custom checks, a
 large Monte Carlo point, a domain sweep -- does not start last while the other
 cores idle.  The order changes nothing else: every task draws its randomness
-from ``spawn(seed, task.key)`` and :func:`rftheory.verify.run` reports the
+from ``spawn(seed, task.key)`` and :func:`rftheory.verify.engine.run` reports the
 outcomes in the plan's order, so a seed gives the same report for any order
 and any number of workers.
 
 Estimates are in seconds on one core:
 
 * default mode: the measured CPU seconds of every task that takes 0.2 s or
-  more (:data:`rftheory.task_seconds.DEFAULT_SECONDS`, written by
+  more (:data:`rftheory.verify.costs.DEFAULT_SECONDS`, written by
   ``tools/task_costs.py --write``), exact tasks included -- a few grid points
   of the quadrature routes take seconds; the others by the model below;
 * custom and domain tasks: measured (:data:`CUSTOM_SECONDS`,
@@ -24,9 +24,9 @@ Estimates are in seconds on one core:
 
 from __future__ import annotations
 
-__all__ = ["estimate", "order", "CUSTOM_SECONDS", "DOMAIN_POINT_SECONDS"]
+__all__ = ["estimate", "order", "units", "CHUNK_SECONDS", "CUSTOM_SECONDS", "DOMAIN_POINT_SECONDS"]
 
-#: one audit of a sampler (rftheory.sampler_audits; d = 8, m = 12, n = 2000)
+#: one audit of a sampler (rftheory.verify.sampler_checks; d = 8, m = 12, n = 2000)
 SAMPLER_AUDIT_SECONDS = 4.0
 
 #: one predict-versus-Monte-Carlo check on a data set (rftheory.predict.checks; default mode)
@@ -66,8 +66,8 @@ def estimate(task) -> float:
 
     Parameters
     ----------
-    task : rftheory.verify.Task
-        A task of :func:`rftheory.verify.plan`.
+    task : rftheory.verify.engine.Task
+        A task of :func:`rftheory.verify.engine.plan`.
 
     Returns
     -------
@@ -76,12 +76,12 @@ def estimate(task) -> float:
 
     Examples
     --------
-    >>> from rftheory.verify import Task
+    >>> from rftheory.verify.engine import Task
     >>> estimate(Task("orf.pair_expectation|custom", "orf.pair_expectation", "custom", {}, "quick"))
     1.1
     """
     if task.mode == "default":
-        from .task_seconds import DEFAULT_SECONDS
+        from .costs import DEFAULT_SECONDS
 
         measured = DEFAULT_SECONDS.get(task.key)
         if measured is not None:
@@ -94,7 +94,7 @@ def estimate(task) -> float:
         quick, default = CUSTOM_SECONDS.get(task.result, (0.2, 0.5))
         return {"quick": quick, "default": default}.get(task.mode, 4 * default)
     if task.kind == "domain":
-        from .verify import DOMAIN_N
+        from .engine import DOMAIN_N
 
         return DOMAIN_N.get(task.mode, 8) * DOMAIN_POINT_SECONDS.get(task.result, 0.05)
     if task.kind == "mc":
@@ -102,15 +102,15 @@ def estimate(task) -> float:
         d = p.get("d") if isinstance(p.get("d"), int) else 1
         m = p.get("m") if isinstance(p.get("m"), int) else d
         try:
-            from .catalog import get
-            from .verify import mc_n
+            from ..catalog import get
+            from .engine import mc_n
 
             n = mc_n(get(task.result), p, task.mode)
         except Exception:
             n = 100_000
         return 0.02 + MC_SECONDS_PER_UNIT * n * max(d, 1) * max(m, 1) / max(d, 1) ** 0.5
     try:
-        from .catalog import get
+        from ..catalog import get
 
         routes = len(get(task.result).routes)
     except Exception:
@@ -123,7 +123,7 @@ def order(tasks) -> list[int]:
 
     Parameters
     ----------
-    tasks : list of rftheory.verify.Task
+    tasks : list of rftheory.verify.engine.Task
         The plan.
 
     Returns
@@ -133,10 +133,32 @@ def order(tasks) -> list[int]:
 
     Examples
     --------
-    >>> from rftheory.verify import plan
+    >>> from rftheory.verify.engine import plan
     >>> tasks = plan("default", "orf")
     >>> tasks[order(tasks)[0]].key
     'orf.pair_expectation|custom'
     """
     cost = [estimate(t) for t in tasks]
     return sorted(range(len(tasks)), key=lambda i: -cost[i])
+
+
+#: exact tasks estimated below this many seconds are sent in chunks (the others alone)
+CHUNK_SECONDS = 0.2
+
+
+def units(tasks, workers: int) -> list[list[int]]:
+    """The units of work of verify's process pool, longest estimated first (longest processing time first).
+
+    Every task estimated at :data:`CHUNK_SECONDS` or more is a unit of its own; the cheap
+    exact checks go in small striped chunks, each estimated at the sum of its tasks.
+    """
+    cost = [estimate(t) for t in tasks]
+    order = sorted(range(len(tasks)), key=lambda i: -cost[i])
+    heavy = [[i] for i in order if tasks[i].kind != "exact" or cost[i] >= CHUNK_SECONDS]
+    light = [i for i in order if tasks[i].kind == "exact" and cost[i] < CHUNK_SECONDS]
+    # small chunks, striped: neighbouring grid points (often of similar cost,
+    # e.g. the largest argument of one result) go to different chunks
+    size = max(1, min(4, len(light) // (8 * workers)))
+    n = -(-len(light) // size)
+    units = heavy + [light[k::n] for k in range(n)]
+    return sorted(units, key=lambda u: -sum(cost[i] for i in u))  # stable: ties keep the order above

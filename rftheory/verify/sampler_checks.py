@@ -50,7 +50,7 @@ def z_tests() -> int:
     -------
     int
     """
-    from .audit.sampler import count
+    from ..audit.sampler import count
 
     return count(D, M, ("prf", "rff"), "gaussian")
 
@@ -72,8 +72,8 @@ def run(coupling: str, seed_sequence, zmax: float) -> list[Outcome]:
     list of Outcome
         One per audit row, ``result`` = ``sampling.<coupling>``.
     """
-    from .audit.sampler import sampler
-    from .sampling.samplers import sample
+    from ..audit.sampler import sampler
+    from ..sampling.samplers import sample
 
     def f(d, m, rng):
         return sample(coupling, d, m, rng=rng)

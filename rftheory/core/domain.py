@@ -1,6 +1,6 @@
 """Random points of a result's *declared* domain, for sweeps and fuzzing.
 
-:mod:`rftheory.verify` checks each result on a comfortable grid and, with the
+:mod:`rftheory.verify.engine` checks each result on a comfortable grid and, with the
 points drawn here, across the whole domain that its parameters declare
 (``Param.low``/``Param.high``): reals log-uniformly over many orders of
 magnitude (tiny and huge arguments included), integers log-uniformly, the

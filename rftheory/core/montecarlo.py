@@ -215,7 +215,7 @@ def spawn(seed, key: str) -> np.random.Generator:
     """A Generator for the named task, independent of task order and workers.
 
     The key (e.g. ``"simrf.prf_mse|mc|d=8, m=8, v=1/2, coupling=orthogonal"``,
-    as built by :mod:`rftheory.verify`) is hashed into the
+    as built by :mod:`rftheory.verify.engine`) is hashed into the
     ``spawn_key`` of a :class:`numpy.random.SeedSequence`, so every grid point
     gets the same stream whichever worker runs it and in whatever order.
 

@@ -1,8 +1,8 @@
 """What ``rftheory show ID`` prints: one result in full.
 
-The statement (as Unicode math, :func:`rftheory.mathtext.unicode_math`;
+The statement (as Unicode math, :func:`rftheory.core.mathtext.unicode_math`;
 ``--latex`` prints the registry's LaTeX), the source as a
-citation (:mod:`rftheory.citations`), each parameter's domain, meaning and
+citation (:mod:`rftheory.core.citations`), each parameter's domain, meaning and
 default, the layers and independent routes, the notes and errata, and a
 ready ``rftheory eval ...`` line built from the first point of the result's
 verification grid.
@@ -13,9 +13,9 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
-from .citations import cite
-from .mathtext import unicode_math
-from .registry import Result
+from ..core.citations import cite
+from ..core.mathtext import unicode_math
+from ..core.registry import Result
 
 __all__ = ["describe", "eval_example"]
 

@@ -5,8 +5,8 @@ Monte Carlo statistic) contributes checks through ``Result.checks(mode,
 seed)``, which yields :class:`Measurement` objects built with the
 constructors below.  A measurement carries the numbers and the *claim*
 (agreement to so many digits, a relative tolerance, an inequality, a
-z-score); only :mod:`rftheory.verify` turns it into a verdict
-(:func:`rftheory.verify.judge`), and only verify chooses the z bound, from the
+z-score); only :mod:`rftheory.verify.engine` turns it into a verdict
+(:func:`rftheory.verify.engine.judge`), and only verify chooses the z bound, from the
 family-wise false-failure budget ``ALPHA`` of the whole run.  A check that
 reports z-scores declares how many per mode (``Result.checks_z``) so that the
 bound is fixed before any sample is drawn.
@@ -53,7 +53,7 @@ class Measurement:
         ``se_batch/se``.
     skew : float or None
         ``"z"``: the skewness ``λ`` of the mean when the verdict uses Hall's
-        corrected statistic (:func:`rftheory.montecarlo.hall`), else ``None``.
+        corrected statistic (:func:`rftheory.core.montecarlo.hall`), else ``None``.
     holds : bool or None
         ``"fact"``: the observed truth of a logical property.
     detail : str
@@ -168,7 +168,7 @@ def bound(result: str, point: str, check: str, value, relation: str, reference) 
 
 def zscore(result: str, point: str, check: str, estimate, reference, side: str = "two",
            skew_corrected: bool = False) -> Measurement:
-    """Claim about a Monte Carlo mean (an :class:`~rftheory.montecarlo.MCEstimate`):
+    """Claim about a Monte Carlo mean (an :class:`~rftheory.core.montecarlo.MCEstimate`):
     it estimates ``reference`` (``side="two"``), or a quantity ``>=`` / ``<=`` it.
 
     The z-score uses the conservative standard error ``estimate.se_used``;
@@ -191,7 +191,7 @@ def zscore(result: str, point: str, check: str, estimate, reference, side: str =
         true mean is at least / at most ``reference`` (:data:`SIDES`).
     skew_corrected : bool, optional
         Judge Hall's skewness-corrected statistic
-        (:func:`rftheory.montecarlo.hall` with ``estimate.skew``) instead of
+        (:func:`rftheory.core.montecarlo.hall` with ``estimate.skew``) instead of
         the plain z: for skewed replicates such as squared errors.
 
     Returns

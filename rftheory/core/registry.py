@@ -11,13 +11,13 @@ parameters and its evaluators, one per layer:
     the definition (series, quadrature of the defining expectation ...).
 ``float64``
     ``f(p) -> ndarray``: vectorized over numpy arrays of the numeric
-    parameters, overflow-safe; raises :class:`~rftheory.errors.RangeError`
+    parameters, overflow-safe; raises :class:`~rftheory.core.errors.RangeError`
     rather than return a wrong number.
 ``mc``
     ``f(p, rng, n) -> ndarray``: ``n`` independent replicates of the real
     estimator whose mean is the exact value.
 
-Only :mod:`rftheory.verify` compares layers.  Parameters ``p`` reach every
+Only :mod:`rftheory.verify.engine` compares layers.  Parameters ``p`` reach every
 evaluator validated: integers as ``int``, reals as exact ``Fraction``.
 """
 
@@ -76,7 +76,7 @@ class Result:
         Cross-parameter validation ``check(p)``, raising ParameterError.
     checks : callable, optional
         Extra verification ``checks(mode, seed) -> iterable of Measurement``
-        (:mod:`rftheory.measure`) for results that are not one number
+        (:mod:`rftheory.core.measure`) for results that are not one number
         (orderings, bounds, optima); raw measurements, judged by verify.
     checks_z : dict
         Number of z-scores ``checks`` reports per mode (missing modes fall back
@@ -94,7 +94,7 @@ class Result:
     domain_point : callable, optional
         ``domain_point(rng) -> dict``: a random point of the declared domain,
         for results whose parameters are objects (vectors, matrices); others
-        are sampled from their ``Param`` bounds (:mod:`rftheory.domain`).
+        are sampled from their ``Param`` bounds (:mod:`rftheory.core.domain`).
     """
 
     id: str
@@ -186,7 +186,7 @@ class Result:
         Returns
         -------
         Point
-            The exact, complete point (see :class:`rftheory.params.Point`).
+            The exact, complete point (see :class:`rftheory.core.params.Point`).
         """
         at = given.get("at")
         if isinstance(at, Point) and len(given) == 1:
@@ -239,13 +239,13 @@ class Result:
         ----------
         dps : int
             Significant digits, in ``[1, 100]``
-            (:data:`rftheory.precision.DPS_MAX`); keyword-only, so that a
+            (:data:`rftheory.core.precision.DPS_MAX`); keyword-only, so that a
             number is never mistaken for a parameter of the result.
         certify : bool
             With ``True`` (default) the formula is evaluated at increasing
             working precisions until two agree to ``dps + 2`` digits
-            (:func:`rftheory.precision.certified`); ``False`` evaluates once at
-            ``dps`` working digits (what :mod:`rftheory.verify` compares
+            (:func:`rftheory.core.precision.certified`); ``False`` evaluates once at
+            ``dps`` working digits (what :mod:`rftheory.verify.engine` compares
             against independent routes).
         **given
             The result's parameters, or ``at=Point``.
@@ -254,7 +254,7 @@ class Result:
         -------
         mpmath.mpf or mpmath.mpc
             The value, correct to ``dps`` significant digits when certified;
-            it prints those ``dps`` digits (:class:`~rftheory.precision.ShownMpf`,
+            it prints those ``dps`` digits (:class:`~rftheory.core.precision.ShownMpf`,
             an ``mpf`` in every other respect; arithmetic gives plain ``mpf``).
 
         Raises
@@ -301,7 +301,7 @@ class Result:
         Returns
         -------
         mpmath.mpf or mpmath.mpc
-            Printing ``dps`` significant digits (:func:`rftheory.precision.shown`).
+            Printing ``dps`` significant digits (:func:`rftheory.core.precision.shown`).
         """
         if name not in self.routes:
             raise LayerUnavailableError(
@@ -464,7 +464,7 @@ def validate_arrays(result: Result, given: Mapping[str, Any]) -> dict:
     parameters (choices, objects, defaults) are validated exactly at the first
     element; the result's cross-parameter ``check`` then runs on the whole
     broadcast arrays through its vectorized twin (``check.on_arrays``, see
-    :func:`rftheory.params.array_twin`), or, for a check without one, exactly
+    :func:`rftheory.core.params.array_twin`), or, for a check without one, exactly
     at each element.
 
     Parameters
@@ -555,7 +555,7 @@ def register(result: Result) -> Result:
     if result.id in _REGISTRY:
         raise ValueError(f"result {result.id!r} is registered twice")
     caller = sys._getframe(1)
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the repository
     path = os.path.relpath(caller.f_code.co_filename, root)
     result.defined_at = f"{path}:{caller.f_lineno}"
     _REGISTRY[result.id] = result

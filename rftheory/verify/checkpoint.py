@@ -1,6 +1,6 @@
 """Checkpoint files of a verification sweep: append each finished task, resume from the file.
 
-Split from :mod:`rftheory.parallel`, which re-exports its public names.
+Split from :mod:`rftheory.verify.executors`, which re-exports its public names.
 
 * :func:`checkpointed` -- wraps an executor: every finished task is appended
   to a JSON-lines file at once, and a later run with the same file, seed and
@@ -27,15 +27,15 @@ import json
 import os
 import sys
 import tempfile
-from collections.abc import Callable, Iterable
 from dataclasses import asdict, fields
 
-from .errors import ParameterError
+from ..core.errors import ParameterError
+from ..workers import pool
 
 __all__ = ["CheckpointError", "checkpointed", "load_checkpoint"]
 
-#: ``executor(tasks, seed)`` yields ``(index, outcomes)`` pairs (see :mod:`rftheory.parallel`)
-Executor = Callable[[list, int], Iterable]
+#: ``executor(tasks, seed)`` yields ``(index, outcomes)`` pairs (:mod:`rftheory.workers.pool`)
+Executor = pool.Executor
 
 
 class CheckpointError(ParameterError):
@@ -52,7 +52,7 @@ class CheckpointError(ParameterError):
 
 
 def _fingerprint(task, seed) -> dict:
-    from ._version import __version__
+    from .._version import __version__
 
     return {"key": task.key, "seed": seed, "mode": task.mode, "zmax": repr(task.zmax), "version": __version__}
 
@@ -83,7 +83,7 @@ def _parse_record(line: bytes):
     names = {f.name for f in fields(Outcome)}
     for o in rec["outcomes"]:
         if not isinstance(o, dict) or not set(o) <= names or not {"result", "point", "check", "value"} <= set(o):
-            raise ValueError("an outcome without the fields of rftheory.verify.Outcome")
+            raise ValueError("an outcome without the fields of rftheory.verify.engine.Outcome")
         if any(k in o and not isinstance(o[k], str) for k in _TEXT_FIELDS) or not isinstance(o.get("passed", True), bool) \
                 or any(o.get(k) is not None and not isinstance(o[k], (int, float)) for k in ("z", "se_ratio")):
             raise ValueError("an outcome field of the wrong type")
@@ -205,7 +205,7 @@ def checkpointed(executor: Executor, path: str) -> Executor:
     ----------
     executor : callable
         The executor that runs the tasks not found in the file
-        (:func:`rftheory.parallel.serial`, :func:`~rftheory.parallel.process_pool`, ...).
+        (:func:`rftheory.workers.pool.serial`, :func:`~rftheory.verify.executors.process_pool`, ...).
     path : str
         The JSON-lines checkpoint file (created if missing).
 

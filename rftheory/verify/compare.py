@@ -1,10 +1,10 @@
 """How two values are compared, and raw measurements judged (part of the verification layer).
 
-:mod:`rftheory.verify` compares the layers of every result; this module holds
+:mod:`rftheory.verify.engine` compares the layers of every result; this module holds
 the two comparisons it makes: :func:`digits_agree` (significant digits
 between two numbers) and :func:`judge` (the verdict on a result's own raw
-:class:`~rftheory.measure.Measurement`).  Both are re-exported by
-:mod:`rftheory.verify`.
+:class:`~rftheory.core.measure.Measurement`).  Both are re-exported by
+:mod:`rftheory.verify.engine`.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import math
 
 import mpmath as mp
 
-from .measure import Measurement
-from .montecarlo import hall
+from ..core.measure import Measurement
+from ..core.montecarlo import hall
 from .outcome import Outcome
 
 __all__ = ["digits_agree", "judge"]
@@ -69,7 +69,7 @@ def _num(x):
 
 
 def judge(m: Measurement, zmax: float) -> Outcome:
-    """The verdict on one raw measurement (see :mod:`rftheory.measure`).
+    """The verdict on one raw measurement (see :mod:`rftheory.core.measure`).
 
     Parameters
     ----------
@@ -86,7 +86,7 @@ def judge(m: Measurement, zmax: float) -> Outcome:
 
     Examples
     --------
-    >>> from rftheory import measure
+    >>> from rftheory.core import measure
     >>> judge(measure.bound("demo", "x=1", "positive", 1, ">", 0), zmax=5.0).passed
     True
     >>> judge(measure.agreement("demo", "x=1", "route", 1, "1.001", 4), zmax=5.0).passed

@@ -1,10 +1,10 @@
 """The formula sheet, generated from the registry (``rftheory sheet``).
 
 One section per registered result: its ID and title, the paper it comes
-from (:func:`rftheory.citations.cite`), the statement's LaTeX, each
+from (:func:`rftheory.core.citations.cite`), the statement's LaTeX, each
 parameter's domain, default and meaning, and the notes and errata.  The
 sheet is Markdown (statements in ``$$ … $$``), LaTeX (a standalone document;
-text escaped by :func:`rftheory.tables.latex_escape`, statements in
+text escaped by :func:`rftheory.present.tables.latex_escape`, statements in
 ``\\[ … \\]``) or JSON (the fields of ``rftheory show --json``).
 """
 
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import json
 
-from .catalog import results
-from .errors import ParameterError
+from ..catalog import results
+from ..core.errors import ParameterError
 
 __all__ = ["FORMATS", "formula_sheet", "add_parser"]
 
@@ -135,7 +135,7 @@ def add_parser(subparsers) -> None:
     """
     import argparse
 
-    from .cli_text import EPILOGS
+    from .helptext import EPILOGS
 
     p = subparsers.add_parser("sheet", help="the formula sheet from the registry (markdown, latex, json)",
                               epilog=EPILOGS["sheet"], formatter_class=argparse.RawDescriptionHelpFormatter)

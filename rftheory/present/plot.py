@@ -1,6 +1,6 @@
 """Figures of exact values and predicted ratios (``rftheory plot``).
 
-The curves are the cells of :func:`rftheory.tables.make_table` (one row per
+The curves are the cells of :func:`rftheory.present.tables.make_table` (one row per
 x value, one column per series), so every plotted value is a certified mpmath
 value (or the float64 layer's, with ``layer="float64"``); :func:`series_data`
 returns them as arrays.  matplotlib (the ``plot`` extra) is imported only when
@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .catalog import get
-from .errors import ParameterError, RFTheoryError
-from .params import to_fraction
+from ..catalog import get
+from ..core.errors import ParameterError, RFTheoryError
+from ..core.params import to_fraction
 
 __all__ = ["PlotData", "parse_axis", "series_data", "draw", "check_output", "add_parser"]
 
@@ -298,7 +298,7 @@ def add_parser(subparsers, func):
     subparsers : argparse._SubParsersAction
         The subcommands of the ``rftheory`` parser.
     func : callable
-        The command run with the parsed arguments (``rftheory.cli.cmd_plot``).
+        The command run with the parsed arguments (``rftheory.cli.commands.cmd_plot``).
 
     Returns
     -------
@@ -307,7 +307,7 @@ def add_parser(subparsers, func):
     """
     import argparse
 
-    from .cli_text import EPILOGS, PARAM_HELP
+    from .helptext import EPILOGS, PARAM_HELP
 
     p = subparsers.add_parser("plot", help="a figure of values or predicted MSE ratios (PNG, PDF, SVG)",
                               epilog=EPILOGS["plot"], formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -1,161 +1,16 @@
-"""What a verification run shows: the progress bar, the outcome table, the JSON.
-
-Split from :mod:`rftheory.verify`, which re-exports these names.
-"""
+"""What a verification run shows: the outcome table, its closing lists, the JSON."""
 
 from __future__ import annotations
 
 import math
 import re
-import sys
-import time
 from dataclasses import asdict
 from typing import Any
 
 from .outcome import Outcome
 
-__all__ = ["Progress", "as_table", "summary", "closing", "to_json", "point_object", "confirms_erratum",
+__all__ = ["as_table", "summary", "closing", "to_json", "point_object", "confirms_erratum",
            "ERRATUM_LABEL"]
-
-
-class Progress:
-    """A one-line progress bar on a terminal (stderr); silent otherwise.
-
-    The bar measures *work*, not tasks: each task weighs its estimated cost
-    (``weights``; ``rftheory verify`` passes :func:`rftheory.schedule.estimate`
-    of each task), so a long task left at the end does not leave the bar at
-    ``1134/1135`` and 99.9 %.
-    While tasks run, a background thread redraws the line every ``tick``
-    seconds, so the clock and a spinner move inside long tasks; near the end
-    the line names the costliest unfinished task and how long ago the last
-    one finished (``waiting for: orf.pair_expectation|custom (+1), 35 s``).
-
-    Parameters
-    ----------
-    total : int
-        Number of tasks.
-    stream : file, optional
-        Where to draw (default ``sys.stderr``).
-    enabled : bool, optional
-        Draw or not (default: when ``stream`` is a terminal).
-    tick : float, optional
-        Seconds between redraws while nothing finishes (default 1).
-    weights : list of float, optional
-        The estimated cost of each task, in the order of :meth:`start`'s
-        tasks (default: 1 each).
-    """
-
-    def __init__(self, total: int, stream=None, enabled: bool | None = None, tick: float = 1.0, weights=None):
-        self.total = max(total, 1)
-        self.done = 0
-        self.stream = stream or sys.stderr
-        self.enabled = self.stream.isatty() if enabled is None else enabled
-        self.start_time = time.monotonic()
-        self.tick = tick
-        self.weights: list[float] | None = None if weights is None else [max(float(w), 1e-3) for w in weights]
-        self.names: list[str] = []
-        self.left: set[int] = set()
-        self.done_weight = 0.0
-        self.label = ""
-        self._shown = 0.0
-        self._last = self.start_time
-        self._thread = None
-        self._stop = None
-        import threading
-
-        self._lock = threading.Lock()
-
-    def start(self, tasks) -> None:
-        """Know the run's tasks and start the redraw thread.
-
-        Parameters
-        ----------
-        tasks : list of rftheory.verify.Task
-            The run's tasks, in the order :meth:`step` will name them by index
-            (and of ``weights``).
-        """
-        if self.weights is None or len(self.weights) != len(tasks):
-            self.weights = [1.0] * len(tasks)
-        self.names = [t.key for t in tasks]
-        self.left = set(range(len(tasks)))
-        self.total = max(len(tasks), 1)
-        self.start_time = self._last = time.monotonic()
-        if self.enabled and self.tick and self._thread is None:
-            import threading
-
-            self._stop = threading.Event()
-            self._thread = threading.Thread(target=self._ticker, name="rftheory-progress", daemon=True)
-            self._thread.start()
-
-    def _ticker(self) -> None:
-        while not self._stop.wait(self.tick):
-            self._draw()
-
-    def fraction(self) -> float:
-        """The share of the run done: the mean of its share of the tasks and of their estimated work.
-
-        Estimates are rough (they are measured on one machine), so neither
-        share alone is trusted: by count, one long task left reads 99.9 %;
-        by estimate alone, a run of underestimated cheap tasks would read
-        done early.
-
-        Returns
-        -------
-        float
-            In ``[0, 1]``.
-        """
-        if not self.weights:
-            return self.done / self.total
-        return 0.5 * (self.done / self.total + self.done_weight / sum(self.weights))
-
-    def step(self, label: str = "", index: int | None = None) -> None:
-        """Count one finished task and redraw the bar.
-
-        Parameters
-        ----------
-        label : str, optional
-            Shown after the bar (e.g. the result ID).
-        index : int, optional
-            The task's index in the list given to :meth:`start` (its weight is
-            then counted as done).
-        """
-        with self._lock:
-            self.done += 1
-            if index is not None and index in self.left:
-                self.left.discard(index)
-                self.done_weight += self.weights[index]
-                self._last = time.monotonic()
-            self.label = label
-        self._draw()
-
-    def _draw(self) -> None:
-        if not self.enabled:
-            return
-        with self._lock:
-            frac = self.fraction()
-            bar = "#" * int(30 * frac) + "." * (30 - int(30 * frac))
-            now = time.monotonic()
-            el = now - self.start_time
-            spin = "|/-\\"[int(el / max(self.tick, 1e-3)) % 4] if self.done < self.total else " "
-            label = self.label
-            if self.left and self.weights and len(self.left) <= max(4, self.total // 20):
-                big = max(self.left, key=lambda i: self.weights[i])
-                more = f" (+{len(self.left) - 1})" if len(self.left) > 1 else ""
-                label = f"waiting for: {self.names[big]}{more}, {now - self._last:.0f} s"
-            self.stream.write(f"\r[{bar}] {spin} {100 * frac:3.0f}% {self.done}/{self.total} {el:5.0f}s "
-                              f"{label[:64]:<64}")
-            self.stream.flush()
-
-    def close(self) -> None:
-        """Stop the redraws and erase the bar (when enabled)."""
-        if self._thread is not None:
-            self._stop.set()
-            self._thread.join(timeout=2)
-            self._thread = None
-        if self.enabled:
-            with self._lock:
-                self.stream.write("\r" + " " * 120 + "\r")
-                self.stream.flush()
 
 
 #: the label of checks that reproduce a recorded erratum (their verdict is ``pass``)

@@ -10,7 +10,7 @@ For every result and every point of its grid in the chosen mode:
     the sympy expression evaluated with ``evalf`` against the primary route.
 ``float64``
     the float64 layer against mpmath, relative error ``<= rtol64``; where the
-    float64 layer refuses (:class:`~rftheory.errors.RangeError`) the check
+    float64 layer refuses (:class:`~rftheory.core.errors.RangeError`) the check
     passes only if the exact value really lies outside the float64 range.
 ``mc``
     Monte Carlo of the real estimator against the exact value: a z-score on
@@ -21,22 +21,22 @@ For every result and every point of its grid in the chosen mode:
 
 ``domain:*``
     at random points of the result's whole *declared* domain
-    (:mod:`rftheory.domain`; log-uniform over the parameter ranges, tiny and
+    (:mod:`rftheory.core.domain`; log-uniform over the parameter ranges, tiny and
     huge arguments included): the certified mpmath value
-    (:func:`rftheory.precision.certified`) against each independent route,
+    (:func:`rftheory.core.precision.certified`) against each independent route,
     certified too, to ``DOMAIN_DPS`` digits; and the float64 layer against it
     within ``rtol64`` -- or refusing with ``RangeError``, which is allowed
     there (refusing is never wrong; a wrong finite number is).
 
 Results that are not one number contribute their own checks
-(``Result.checks``): raw :class:`~rftheory.measure.Measurement` objects, which
+(``Result.checks``): raw :class:`~rftheory.core.measure.Measurement` objects, which
 :func:`judge` turns into verdicts here.  Their z-scores (declared per mode in
 ``Result.checks_z``) belong to the same Bonferroni family as the ``mc`` checks,
 so ``ALPHA`` bounds the false-failure probability of the whole run.
 
 The comparisons themselves (:func:`digits_agree`, :func:`judge`) live in
-:mod:`rftheory.compare`, the presentation of a run (:class:`Progress`,
-:func:`as_table`, :func:`summary`, :func:`to_json`) in :mod:`rftheory.report`;
+:mod:`rftheory.verify.compare`, the presentation of a run (:class:`Progress`,
+:func:`as_table`, :func:`summary`, :func:`to_json`) in :mod:`rftheory.verify.report`;
 this module re-exports them.
 """
 
@@ -49,16 +49,17 @@ from dataclasses import dataclass, field
 import mpmath as mp
 import numpy as np
 
-from .catalog import results
+from ..catalog import results
+from ..core.domain import random_points
+from ..core.errors import LayerUnavailableError, PrecisionError, RangeError
+from ..core.measure import Measurement
+from ..core.montecarlo import spawn, z_threshold
+from ..core.precision import agree, certified
+from ..core.registry import MODES, Result
+from ..present.progress import Progress
 from .compare import _short, digits_agree, judge
-from .domain import random_points
-from .errors import LayerUnavailableError, PrecisionError, RangeError
-from .measure import Measurement
-from .montecarlo import spawn, z_threshold
 from .outcome import Outcome
-from .precision import agree, certified
-from .registry import MODES, Result
-from .report import Progress, as_table, summary, to_json
+from .report import as_table, summary, to_json
 
 __all__ = ["Outcome", "Task", "plan", "run", "judge", "ALPHA", "format_point", "digits_agree",
            "Progress", "as_table", "summary", "to_json"]
@@ -81,7 +82,7 @@ class Task:
     Attributes
     ----------
     key : str
-        Unique name; also seeds the task's generator (:func:`rftheory.montecarlo.spawn`).
+        Unique name; also seeds the task's generator (:func:`rftheory.core.montecarlo.spawn`).
     result : str
         Result ID.
     kind : {"exact", "mc", "domain", "custom", "sampler", "predict"}
@@ -116,14 +117,14 @@ class Task:
             The outcomes of :func:`exact_checks`, :func:`mc_check`,
             :func:`domain_checks` or :func:`custom_checks`, by ``kind``.
         """
-        from .catalog import get
+        from ..catalog import get
 
         if self.kind == "sampler":
-            from .sampler_audits import run as audit_run
+            from .sampler_checks import run as audit_run
 
             return audit_run(self.point["coupling"], spawn(seed, self.key), self.zmax)
         if self.kind == "predict":  # predict against Monte Carlo on real data
-            from .predict.checks import measured
+            from ..predict.checks import measured
 
             return [judge(measured(self.point, self.mode, spawn(seed, self.key)), self.zmax)]
         r = get(self.result)
@@ -476,7 +477,7 @@ def plan(mode: str = "quick", only: str = "", mc: bool = True) -> list[Task]:
     """The list of verification tasks for ``mode``, results starting with ``only``.
 
     Exact, custom and domain tasks come first, Monte Carlo tasks last (with
-    the audits of rftheory's own samplers, :mod:`rftheory.sampler_audits`,
+    the audits of rftheory's own samplers, :mod:`rftheory.verify.sampler_checks`,
     and ``predict`` against Monte Carlo on real data, :mod:`rftheory.predict.checks`);
     every z-test of the run (``mc`` tasks, the ``checks_z`` declared by custom
     checks and the audits' tests, ``k`` in all) gets the Bonferroni bound
@@ -530,13 +531,13 @@ def plan(mode: str = "quick", only: str = "", mc: bool = True) -> list[Task]:
         if r.mpmath is not None and DOMAIN_N.get(mode):
             tasks.append(Task(f"{r.id}|domain", r.id, "domain", {}, mode))
     if mc:
-        from . import sampler_audits
+        from . import sampler_checks as sampler_audits
 
         for c in sampler_audits.tasks(only):
             t = Task(f"sampling.{c}|sampler", f"sampling.{c}", "sampler", {"coupling": c}, mode)
             mc_tasks.append(t)
             z_families.append((t, sampler_audits.z_tests() - 1))  # the task itself counts once below
-        from .predict import checks as predict_checks
+        from ..predict import checks as predict_checks
 
         for ds, mech in predict_checks.cases(mode, only):
             mc_tasks.append(Task(f"predict.{ds}|{mech}|predict", f"predict.{ds}", "predict",
@@ -552,7 +553,7 @@ def run(tasks: list[Task], seed: int = 0, progress: Progress | None = None,
         executor: Callable[[list[Task], int], Iterable[list[Outcome]]] | None = None) -> list[Outcome]:
     """Run tasks (in order, or through ``executor``) and collect outcomes in task order.
 
-    An executor (:mod:`rftheory.parallel`) yields ``(task index, outcomes)``
+    An executor (:mod:`rftheory.verify.executors`) yields ``(task index, outcomes)``
     pairs in any order, or plain outcome lists in task order.
 
     Parameters
@@ -578,7 +579,7 @@ def run(tasks: list[Task], seed: int = 0, progress: Progress | None = None,
         ``seed`` is not a non-negative integer.
     """
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        from .errors import ParameterError
+        from ..core.errors import ParameterError
 
         raise ParameterError("seed", f"must be a non-negative integer, got {seed!r}")
     by_task: dict[int, list[Outcome]] = {}

@@ -288,7 +288,7 @@ class Param:
         >>> Param("v", "real", low=0, high=40).parse_array([0.5, 41.0])
         Traceback (most recent call last):
         ...
-        rftheory.errors.ParameterError: parameter 'v': must be <= 40, got 41.0 (element 1 of the array; real in [0, 40])
+        rftheory.core.errors.ParameterError: parameter 'v': must be <= 40, got 41.0 (element 1 of the array; real in [0, 40])
         """
         import numpy as np
 
@@ -371,7 +371,7 @@ class Point(dict):
         -------
         dict
             Numeric parameters rounded once to float64 (as 0-d arrays, the
-            shape :func:`rftheory.registry.validate_arrays` gives a scalar),
+            shape :func:`rftheory.core.registry.validate_arrays` gives a scalar),
             other parameters as validated.
         """
         import numpy as np
@@ -437,7 +437,7 @@ def validate_params(
 def array_twin(on_arrays: Callable[[dict], None]):
     """Give a cross-parameter check its vectorized twin (for ``Result.f64``).
 
-    :func:`rftheory.registry.validate_arrays` calls ``check.on_arrays(values)``
+    :func:`rftheory.core.registry.validate_arrays` calls ``check.on_arrays(values)``
     once on the whole broadcast float64 arrays instead of ``check`` once per
     element.  The twin must refuse exactly the elements ``check`` refuses at
     their exact binary values (error-free float arithmetic where it compares
@@ -514,7 +514,7 @@ def refuse_first(*cases):
     >>> refuse_first(("z", np.array([False, True]), "must be <= 20"))
     Traceback (most recent call last):
     ...
-    rftheory.errors.ParameterError: parameter 'z': must be <= 20 (element 1 of the arrays)
+    rftheory.core.errors.ParameterError: parameter 'z': must be <= 20 (element 1 of the arrays)
     """
     import numpy as np
 

@@ -250,7 +250,7 @@ def software_bibtex() -> str:
     >>> software_bibtex().splitlines()[0]
     '@misc{rftheory,'
     """
-    from ._version import __version__
+    from .._version import __version__
 
     return "\n".join([
         f"@misc{{{SOFTWARE_KEY},",

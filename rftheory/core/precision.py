@@ -14,7 +14,7 @@ the working precision too, which is why every series of the library sums to
 a remainder bounded in terms of ``mp.eps``, never to a fixed count.
 
 When the working precision would exceed :data:`WORK_DPS_MAX` without
-agreement, :class:`~rftheory.errors.PrecisionError` is raised rather than a
+agreement, :class:`~rftheory.core.errors.PrecisionError` is raised rather than a
 number of unknown accuracy returned.
 
 A value that is exactly zero at three consecutive precisions is returned as
@@ -72,7 +72,7 @@ def check_dps(dps: Any, name: str = "dps") -> int:
     >>> check_dps(0)
     Traceback (most recent call last):
     ...
-    rftheory.errors.ParameterError: parameter 'dps': must be in [1, 100] significant digits, got 0
+    rftheory.core.errors.ParameterError: parameter 'dps': must be in [1, 100] significant digits, got 0
     """
     if isinstance(dps, bool) or not isinstance(dps, Integral):
         raise ParameterError(name, f"must be an integer in [{DPS_MIN}, {DPS_MAX}], got {dps!r}")

@@ -1,13 +1,13 @@
 """Signals during a sweep: SIGTERM as an exception, pool workers that die with the parent.
 
-Split from :mod:`rftheory.parallel`, which uses it.
+Split from :mod:`rftheory.verify.executors`, which uses it.
 
 * :class:`Terminated` -- what SIGTERM raises inside :func:`guarded`;
 * :func:`guarded` -- a context manager around a sweep: SIGTERM raises
   :class:`Terminated`, and on leaving every sweep started through it is
   closed (its pool workers killed at once);
-* ``_worker_init`` -- the pool worker initializer;
-* ``_signals_blocked`` / ``_signals_deferred`` -- hold SIGINT/SIGTERM while
+* ``worker_init`` -- the pool worker initializer;
+* ``signals_blocked`` / ``signals_deferred`` -- hold SIGINT/SIGTERM while
   workers are forked / while a stopping pool is torn down.
 
 Pool workers ignore SIGINT (the parent decides), die with the parent
@@ -17,7 +17,7 @@ signal during start-up cannot leave a half-initialised worker.  When the
 consumer stops early (Ctrl-C, SIGTERM under :func:`guarded`, an error,
 closing the generator), running workers are killed at once instead of
 finishing their pending tasks; finished tasks are already in the checkpoint
-(:mod:`rftheory.checkpoint`), and a resumed run recomputes only the missing
+(:mod:`rftheory.verify.checkpoint`), and a resumed run recomputes only the missing
 ones.
 """
 
@@ -31,7 +31,7 @@ import time
 from collections.abc import Callable, Iterable
 from contextlib import contextmanager
 
-__all__ = ["Terminated", "guarded"]
+__all__ = ["Terminated", "guarded", "worker_init", "signals_blocked", "signals_deferred"]
 
 
 class Terminated(BaseException):
@@ -44,7 +44,7 @@ class Terminated(BaseException):
 
 
 # --------------------------------------------------------------------------
-# pool workers (the initializer and the signal masks used by rftheory.parallel)
+# pool workers (the initializer and the signal masks used by rftheory.verify.executors)
 
 _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 _PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
@@ -75,14 +75,14 @@ def _watch_parent(parent_pid: int, interval: float = 0.5) -> None:
     threading.Thread(target=watch, name="rftheory-parent-watchdog", daemon=True).start()
 
 
-def _worker_init(parent_pid: int, use_prctl: bool = True) -> None:
+def worker_init(parent_pid: int, use_prctl: bool = True) -> None:
     """Pool worker initializer.
 
     Ignores SIGINT (a Ctrl-C reaches the whole process group; the parent
     stops the pool, and a worker's KeyboardInterrupt would only print a
     traceback), restores the default SIGTERM action (a forked worker inherits
     the parent's handler), ties the worker's life to the parent's, then
-    unblocks the signals :func:`_signals_blocked` held during the fork.
+    unblocks the signals :func:`signals_blocked` held during the fork.
     Also one BLAS thread per process: the pool already uses every core and
     oversubscribed OpenBLAS threads can make small QRs 100x slower.
     """
@@ -102,7 +102,7 @@ def _worker_init(parent_pid: int, use_prctl: bool = True) -> None:
 
 
 @contextmanager
-def _signals_blocked():
+def signals_blocked():
     """Block SIGINT/SIGTERM in this thread (workers forked meanwhile inherit the mask).
 
     A signal arriving meanwhile stays pending and is delivered on exit.
@@ -118,7 +118,7 @@ def _signals_blocked():
 
 
 @contextmanager
-def _signals_deferred():
+def signals_deferred():
     """Hold SIGINT/SIGTERM during the block (main thread only) and re-raise the first one after it.
 
     So that a second Ctrl-C, pressed while a stopping pool is being torn
@@ -156,12 +156,12 @@ def guarded(executor: Callable[[list, int], Iterable] | None):
     Parameters
     ----------
     executor : callable or None
-        An executor of :mod:`rftheory.parallel` (``None``: run in this process).
+        An executor of :mod:`rftheory.verify.executors` (``None``: run in this process).
 
     Yields
     ------
     callable or None
-        The executor to pass to :func:`rftheory.verify.run`.
+        The executor to pass to :func:`rftheory.verify.engine.run`.
     """
     started = []
 

@@ -1,40 +1,37 @@
-"""Parallel verification sweeps: local process pool, Dask cluster, checkpoint/resume.
+"""Workers: run independent tasks here, on a local process pool, or on a Dask cluster.
 
-An *executor* runs :class:`rftheory.verify.Task` objects and yields
-``(index, outcomes)`` pairs as tasks finish, in any order;
-:func:`rftheory.verify.run` puts the outcomes back in task order.  Every task
-draws its randomness from ``montecarlo.spawn(seed, task.key)``, so outcomes do
-not depend on the number of workers or on the order in which tasks run.
+An *executor* is a callable ``run(tasks, seed)`` that runs objects with a
+``run(seed)`` method and yields ``(index, result)`` pairs as tasks finish, in
+any order; its caller puts them back in order.  Every task draws its
+randomness from its seed and its own key, so results do not depend on the
+number of workers or on the order in which tasks run.
 
-* :func:`serial` — in this process, one task after the other;
-* :func:`process_pool` — ``concurrent.futures.ProcessPoolExecutor`` on the
-  local cores (the default of ``rftheory verify``); the longest tasks by the
-  estimate of :mod:`rftheory.schedule` are submitted first (so that no core
-  idles at the end) and cheap exact checks are sent in chunks; if a process
-  pool cannot be started (or breaks) the remaining tasks run serially;
-* :func:`dask` — a ``dask.distributed`` cluster at a scheduler address
-  (``rftheory verify --scheduler tcp://host:8786``); dask is imported lazily;
-* :func:`checkpointed` — wraps any of these: every finished task is appended
-  to a JSON-lines file at once, and a later run with the same file, seed and
-  mode takes those tasks from the file instead of recomputing them.
-
-The checkpoint files are handled in :mod:`rftheory.checkpoint`, the signals
-(SIGTERM, Ctrl-C, workers that die with the parent) in :mod:`rftheory.signals`;
-this module re-exports their public names.
+* :func:`serial` -- in this process, one task after the other;
+* :func:`process_pool` -- ``concurrent.futures.ProcessPoolExecutor`` on the
+  local cores; the caller's ``plan`` groups tasks into units of work and
+  orders them (``rftheory verify`` starts the longest first); if a pool cannot
+  be started (or breaks) the remaining tasks run serially; workers die with
+  this process (:mod:`rftheory.workers.signals`);
+* :func:`dask` -- a ``dask.distributed`` cluster at a scheduler address;
+  dask is imported lazily.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
-from .checkpoint import CheckpointError, Executor, checkpointed, load_checkpoint
-from .errors import ParameterError
-from .signals import Terminated, _signals_blocked, _signals_deferred, _worker_init, guarded
+from ..core.errors import ParameterError
+from .signals import signals_blocked, signals_deferred, worker_init
 
-__all__ = ["serial", "process_pool", "dask", "checkpointed", "executor_from_args", "default_workers",
-           "load_checkpoint", "guarded", "CheckpointError", "Terminated"]
+__all__ = ["Executor", "Plan", "serial", "process_pool", "dask", "default_workers", "mp_context"]
+
+#: an executor: ``run(tasks, seed)`` yielding ``(index, result)`` as tasks finish
+Executor = Callable[[Sequence[Any], int], Iterator[tuple[int, Any]]]
+#: a plan: ``plan(tasks, workers)`` -> units of work, each a list of task indices, in submission order
+Plan = Callable[[Sequence[Any], int], list[list[int]]]
 
 
 def default_workers() -> int:
@@ -52,9 +49,6 @@ def default_workers() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-# --------------------------------------------------------------------------
-# executors
-
 def _stop_pool(pool) -> None:
     """Shut ``pool`` down now: cancel queued work and kill running workers.
 
@@ -62,7 +56,7 @@ def _stop_pool(pool) -> None:
     queued chunks finish (tens of seconds on a large grid); their results
     are not wanted, and the checkpoint only ever holds finished tasks.
     """
-    with _signals_deferred():
+    with signals_deferred():
         procs = list((getattr(pool, "_processes", None) or {}).values())  # CPython's ProcessPoolExecutor
         for p in procs:
             try:
@@ -82,15 +76,13 @@ def _run_one(task, seed):
 
 
 def _run_chunk(chunk, seed):
-    """Run ``[(index, task), ...]`` in a worker; returns ``[(index, outcomes), ...]``."""
+    """Run ``[(index, task), ...]`` in a worker; returns ``[(index, result), ...]``."""
     return [(i, t.run(seed)) for i, t in chunk]
 
 
-def _cost(task) -> float:
-    """The estimated seconds of ``task`` (:func:`rftheory.schedule.estimate`): the longest start first."""
-    from .schedule import estimate
-
-    return estimate(task)
+def _one_each(tasks, workers: int) -> list[list[int]]:
+    """The default plan: every task a unit of its own, in the given order."""
+    return [[i] for i in range(len(tasks))]
 
 
 def serial(tasks, seed) -> Iterator:
@@ -98,7 +90,7 @@ def serial(tasks, seed) -> Iterator:
 
     Parameters
     ----------
-    tasks : list of rftheory.verify.Task
+    tasks : list of rftheory.verify.engine.Task
         The tasks.
     seed : int
         The run's seed.
@@ -112,31 +104,8 @@ def serial(tasks, seed) -> Iterator:
         yield i, t.run(seed)
 
 
-#: exact tasks estimated below this many seconds are sent in chunks (the others alone)
-CHUNK_SECONDS = 0.2
-
-
-def _chunks(tasks, workers: int) -> list[list]:
-    """The units of work of the pool, longest estimated first (longest processing time first).
-
-    Every task estimated at :data:`CHUNK_SECONDS` or more is a unit of its own; the cheap
-    exact checks go in small striped chunks, each estimated at the sum of its tasks.
-    """
-    from .schedule import estimate
-
-    cost = [estimate(t) for t in tasks]
-    order = sorted(range(len(tasks)), key=lambda i: -cost[i])
-    heavy = [[(i, tasks[i])] for i in order if tasks[i].kind != "exact" or cost[i] >= CHUNK_SECONDS]
-    light = [(i, tasks[i]) for i in order if tasks[i].kind == "exact" and cost[i] < CHUNK_SECONDS]
-    # small chunks, striped: neighbouring grid points (often of similar cost,
-    # e.g. the largest argument of one result) go to different chunks
-    size = max(1, min(4, len(light) // (8 * workers)))
-    n = -(-len(light) // size)
-    units = heavy + [light[k::n] for k in range(n)]
-    return sorted(units, key=lambda u: -sum(cost[i] for i, _ in u))  # stable: ties keep the order above
-
-
-def _mp_context():
+def mp_context():
+    """The multiprocessing context of the pool: fork on Linux (instant), else the platform default."""
     import multiprocessing as mp
 
     # fork is instant on Linux (the workers inherit the imported registry);
@@ -146,7 +115,7 @@ def _mp_context():
     return mp.get_context()
 
 
-def process_pool(workers: int | None = None) -> Executor:
+def process_pool(workers: int | None = None, plan: Plan | None = None) -> Executor:
     """An executor on a local process pool of ``workers`` processes (default: all cores).
 
     Falls back to running serially when a pool cannot be created or breaks.
@@ -160,11 +129,14 @@ def process_pool(workers: int | None = None) -> Executor:
     workers : int, optional
         Number of processes (default :func:`default_workers`); 1 runs
         serially.
+    plan : callable, optional
+        ``plan(tasks, workers)``: the units of work (lists of task indices)
+        in the order to submit them; default one task a unit, in order.
 
     Returns
     -------
     callable
-        An executor ``run(tasks, seed)`` yielding ``(index, outcomes)`` as
+        An executor ``run(tasks, seed)`` yielding ``(index, result)`` as
         tasks finish.
 
     Raises
@@ -175,6 +147,7 @@ def process_pool(workers: int | None = None) -> Executor:
     workers = default_workers() if workers is None else int(workers)
     if workers < 1:
         raise ParameterError("workers", f"must be >= 1, got {workers}")
+    units_of = plan or _one_each
 
     def run(tasks, seed):
         if workers == 1 or len(tasks) <= 1:
@@ -186,10 +159,10 @@ def process_pool(workers: int | None = None) -> Executor:
         done: set[int] = set()
         pool = None
         try:
-            with _signals_blocked():  # workers are forked by the first submit()
-                pool = ProcessPoolExecutor(max_workers=min(workers, len(tasks)), mp_context=_mp_context(),
-                                           initializer=_worker_init, initargs=(os.getpid(),))
-                pending = {pool.submit(_run_chunk, c, seed) for c in _chunks(tasks, workers)}
+            with signals_blocked():  # workers are forked by the first submit()
+                pool = ProcessPoolExecutor(max_workers=min(workers, len(tasks)), mp_context=mp_context(),
+                                           initializer=worker_init, initargs=(os.getpid(),))
+                pending = {pool.submit(_run_chunk, [(i, tasks[i]) for i in u], seed) for u in units_of(tasks, workers)}
         except (OSError, ImportError, NotImplementedError, PermissionError, ValueError, BrokenProcessPool):
             if pool is not None:
                 _stop_pool(pool)
@@ -218,10 +191,10 @@ def process_pool(workers: int | None = None) -> Executor:
     return run
 
 
-def dask(address: str) -> Executor:
+def dask(address: str, order: Callable[[Sequence[Any]], list[int]] | None = None) -> Executor:
     """An executor on the Dask distributed cluster whose scheduler is at ``address``.
 
-    Tasks are submitted expensive-first and collected as they complete.  Note
+    Tasks are submitted in the caller's ``order`` and collected as they complete.  Note
     that mpmath's precision is process-global: workers must run one task per
     process at a time (``threads_per_worker=1``).
 
@@ -229,11 +202,13 @@ def dask(address: str) -> Executor:
     ----------
     address : str
         The scheduler address, e.g. ``"tcp://host:8786"``.
+    order : callable, optional
+        ``order(tasks)``: task indices in the order to submit them (default: as given).
 
     Returns
     -------
     callable
-        An executor ``run(tasks, seed)`` yielding ``(index, outcomes)`` as
+        An executor ``run(tasks, seed)`` yielding ``(index, result)`` as
         tasks finish; it raises :class:`ParameterError` when
         ``dask.distributed`` is not installed.
     """
@@ -245,11 +220,8 @@ def dask(address: str) -> Executor:
             raise ParameterError("scheduler", "--scheduler needs dask.distributed: pip install 'dask[distributed]'") from exc
         client = Client(address)
         try:
-            from .schedule import order as by_cost
-
-            order = by_cost(tasks)
             futures = {}
-            for i in order:
+            for i in (order(tasks) if order else range(len(tasks))):
                 f = client.submit(_run_one, tasks[i], seed, key=f"rftheory-{seed}-{i}-{tasks[i].key}", pure=False)
                 futures[f] = i
             for f in as_completed(list(futures)):
@@ -260,33 +232,3 @@ def dask(address: str) -> Executor:
     return run
 
 
-def executor_from_args(args) -> Executor:
-    """The executor chosen by ``rftheory verify``'s ``--workers``, ``--scheduler``, ``--checkpoint``.
-
-    Parameters
-    ----------
-    args : argparse.Namespace or object
-        With optional attributes ``scheduler`` (a Dask address: use
-        :func:`dask`), ``workers`` (else :func:`process_pool`) and
-        ``checkpoint`` (a file: wrap in :func:`checkpointed`).
-
-    Returns
-    -------
-    callable
-        The executor.
-
-    Raises
-    ------
-    ParameterError
-        ``workers < 1``.
-    """
-    address = getattr(args, "scheduler", None)
-    workers = getattr(args, "workers", None)
-    if address:
-        ex = dask(address)
-    else:
-        ex = process_pool(workers)
-    path = getattr(args, "checkpoint", None)
-    if path:
-        ex = checkpointed(ex, path)
-    return ex

@@ -15,13 +15,13 @@ import sys
 
 import mpmath as mp
 
-from . import __version__
-from .catalog import get, results
-from .cli_text import EPILOGS as _EPILOGS
-from .cli_text import MAIN_EPILOG as _MAIN_EPILOG
-from .cli_text import PARAM_HELP as _PARAM_HELP
-from .errors import ParameterError, RFTheoryError
-from .precision import DPS_MAX, DPS_MIN, check_dps
+from .. import __version__
+from ..catalog import get, results
+from ..core.errors import ParameterError, RFTheoryError
+from ..core.precision import DPS_MAX, DPS_MIN, check_dps
+from ..present.helptext import EPILOGS as _EPILOGS
+from ..present.helptext import MAIN_EPILOG as _MAIN_EPILOG
+from ..present.helptext import PARAM_HELP as _PARAM_HELP
 
 __all__ = ["main"]
 
@@ -67,7 +67,7 @@ def check_seed(seed) -> int:
     >>> check_seed(-1)
     Traceback (most recent call last):
     ...
-    rftheory.errors.ParameterError: parameter 'seed': must be an integer in [0, 2**63), got -1
+    rftheory.core.errors.ParameterError: parameter 'seed': must be an integer in [0, 2**63), got -1
     """
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
         raise ParameterError("seed", f"must be an integer in [0, 2**63), got {seed!r}")
@@ -99,7 +99,7 @@ def cmd_list(args) -> int:
     ParameterError
         No result ID starts with the prefix.
     """
-    from .citations import cite
+    from ..core.citations import cite
 
     rs = results(args.prefix or "")
     if not rs:
@@ -182,9 +182,9 @@ def cmd_eval(args) -> int:
 def cmd_verify(args) -> int:
     """``rftheory verify [--quick|--full] [--only PREFIX] ...``: cross-check the layers.
 
-    Runs the tasks of :func:`rftheory.verify.plan` through the executor of
-    :func:`rftheory.parallel.executor_from_args` under
-    :func:`rftheory.parallel.guarded`, and prints the outcome table (or JSON).
+    Runs the tasks of :func:`rftheory.verify.engine.plan` through the executor of
+    :func:`rftheory.verify.executors.executor_from_args` under
+    :func:`rftheory.workers.signals.guarded`, and prints the outcome table (or JSON).
 
     Parameters
     ----------
@@ -201,32 +201,33 @@ def cmd_verify(args) -> int:
     ------
     ParameterError
         A bad seed, a prefix matching no result, ``--workers < 1``.
-    rftheory.checkpoint.CheckpointError
+    rftheory.verify.checkpoint.CheckpointError
         A ``--checkpoint`` file that cannot be used.
     """
-    from . import verify as V
+    from ..verify import engine as V
 
     mode = "full" if args.full else ("quick" if args.quick else "default")
     check_seed(args.seed)
     tasks = V.plan(mode, args.only or "")
     if not tasks:
         raise ParameterError("only", f"no result ID starts with {args.only!r} (see `rftheory list`)")
-    from . import parallel  # process pool, checkpoints, dask
+    from ..verify.executors import executor_from_args  # process pool, checkpoints, dask
+    from ..workers.signals import Terminated, guarded
 
-    executor = parallel.executor_from_args(args)
-    from .schedule import estimate
+    executor = executor_from_args(args)
+    from ..verify.schedule import estimate
 
     progress = V.Progress(len(tasks), enabled=None if not args.json else False, weights=[estimate(t) for t in tasks])
     saved = f"; finished grid points are in {args.checkpoint} (rerun with it to resume)" if args.checkpoint else ""
     try:
-        # SIGTERM -> parallel.Terminated; whatever stops the run kills the pool workers at once
-        with parallel.guarded(executor) as ex:
+        # SIGTERM -> Terminated; whatever stops the run kills the pool workers at once
+        with guarded(executor) as ex:
             outcomes = V.run(tasks, seed=args.seed, progress=progress, executor=ex)
     except KeyboardInterrupt:
         progress.close()
         print(f"rftheory: interrupted{saved}", file=sys.stderr)
         return 130
-    except parallel.Terminated:
+    except Terminated:
         progress.close()
         print(f"rftheory: terminated (SIGTERM){saved}", file=sys.stderr)
         return 143
@@ -235,7 +236,7 @@ def cmd_verify(args) -> int:
         print(json.dumps({"mode": mode, "seed": args.seed, "alpha": V.ALPHA, "passed": ok,
                           "outcomes": V.to_json(outcomes)}, indent=1))
     else:
-        from .report import closing
+        from ..verify.report import closing
 
         print(V.as_table(outcomes, wide=args.wide, failures_only=args.failures_only))
         print()
@@ -252,7 +253,7 @@ def cmd_table(args) -> int:
     Parameters
     ----------
     args : argparse.Namespace
-        The parsed command line (:func:`rftheory.tables.add_parser`).
+        The parsed command line (:func:`rftheory.present.tables.add_parser`).
 
     Returns
     -------
@@ -264,12 +265,13 @@ def cmd_table(args) -> int:
     ------
     ParameterError
         Bad grid, parameters, ratio, digits, labels or format
-        (:func:`rftheory.tables.make_table`).
+        (:func:`rftheory.present.tables.make_table`).
     UnknownResultError
         An unknown ID.
     """
-    from . import parallel
-    from .tables import make_table, render
+    from ..present.tables import make_table, render
+    from ..workers.pool import default_workers
+    from ..workers.signals import Terminated, guarded
 
     labels = {}
     for item in args.label:
@@ -280,8 +282,8 @@ def cmd_table(args) -> int:
             raise ParameterError("label", f"two labels for {k.strip()!r}")
         labels[k.strip()] = v.strip()
     try:
-        # as verify: SIGTERM -> parallel.Terminated; whatever stops the table kills the pool workers at once
-        with parallel.guarded(None):
+        # as verify: SIGTERM -> Terminated; whatever stops the table kills the pool workers at once
+        with guarded(None):
             table = make_table(
                 args.id,
                 grid=[_parse_grid(g) for g in args.grid or []],
@@ -294,12 +296,12 @@ def cmd_table(args) -> int:
                 also=args.also or (),
                 links=_parse_assignments(args.link, "--link"),
                 labels=labels,
-                workers=parallel.default_workers() if args.workers is None else args.workers,
+                workers=default_workers() if args.workers is None else args.workers,
             )
     except KeyboardInterrupt:
         print("rftheory: interrupted", file=sys.stderr)
         return 130
-    except parallel.Terminated:
+    except Terminated:
         print("rftheory: terminated (SIGTERM)", file=sys.stderr)
         return 143
     text = render(table, args.format, label=args.latex_label)
@@ -338,7 +340,7 @@ def cmd_show(args) -> int:
     UnknownResultError
         An unknown ID.
     """
-    from .showing import describe
+    from ..present.showing import describe
 
     r = get(args.id)
     if args.latex:
@@ -352,7 +354,7 @@ def cmd_show(args) -> int:
 
 
 def cmd_plot(args) -> int:
-    """``rftheory plot ID --x NAME=... -o FILE``: a figure of values or ratios (:mod:`rftheory.plot`).
+    """``rftheory plot ID --x NAME=... -o FILE``: a figure of values or ratios (:mod:`rftheory.present.plot`).
 
     Parameters
     ----------
@@ -371,7 +373,7 @@ def cmd_plot(args) -> int:
     RFTheoryError
         matplotlib is not installed.
     """
-    from .plot import check_output, draw, parse_axis, series_data
+    from ..present.plot import check_output, draw, parse_axis, series_data
 
     check_output(args.output)  # before the evaluation: a bad file name costs nothing
     data = series_data(args.id, parse_axis(args.x, args.id), params=_parse_assignments(args.param, "--param"),
@@ -401,7 +403,7 @@ def cmd_cite(args) -> int:
         ``what`` is neither a result ID, a paper (BibTeX key, file number or
         file name) nor ``rftheory``.
     """
-    from .citations import SOFTWARE_KEY, bibtex, cite, lookup, papers_of, software_bibtex
+    from ..core.citations import SOFTWARE_KEY, bibtex, cite, lookup, papers_of, software_bibtex
 
     what = args.what.strip()
     if what == SOFTWARE_KEY:
@@ -504,7 +506,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--failures-only", action="store_true", help="only failed checks in the table")
     p.set_defaults(func=cmd_verify)
 
-    from .tables import add_parser as add_table
+    from ..present.tables import add_parser as add_table
 
     add_table(sub, cmd_table)
 
@@ -522,10 +524,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bibtex", action="store_true", help="BibTeX entries: the paper(s), then rftheory's own")
     p.set_defaults(func=cmd_cite)
 
-    from .audit.cli import add_parser as add_audit
-    from .plot import add_parser as add_plot
-    from .predict.cli import add_parser as add_predict_parser
-    from .sheet import add_parser as add_sheet
+    from ..audit.cli import add_parser as add_audit
+    from ..predict.cli import add_parser as add_predict_parser
+    from ..present.plot import add_parser as add_plot
+    from ..present.sheet import add_parser as add_sheet
 
     add_plot(sub, cmd_plot)
     add_sheet(sub)
@@ -538,7 +540,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     """Run the ``rftheory`` command line.
 
-    Input errors (:class:`~rftheory.errors.RFTheoryError`) and arithmetic the
+    Input errors (:class:`~rftheory.core.errors.RFTheoryError`) and arithmetic the
     domain checks should have refused print one line ``rftheory: error: ...``
     on stderr instead of a traceback.
 

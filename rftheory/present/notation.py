@@ -7,7 +7,7 @@ one paper's convention to another's; :func:`table` prints the concordance.
 
 Examples
 --------
->>> from rftheory import notation
+>>> from rftheory.present import notation
 >>> notation.translate("rff", 64, "sutherland", "simrf")   # D = 64 features -> m = 32 vectors
 32
 >>> notation.translate("rff", 32, "simrf", "orf")
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .errors import ParameterError
+from ..core.errors import ParameterError
 
 __all__ = ["PAPERS", "ESTIMATORS", "Convention", "translate", "table", "in_paper"]
 

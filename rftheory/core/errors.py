@@ -69,6 +69,6 @@ class PrecisionError(RFTheoryError, ArithmeticError):
 
     Raised by :meth:`rftheory.Result.exact` when evaluations at increasing
     working precision do not agree to the requested digits before the working
-    precision reaches :data:`rftheory.precision.WORK_DPS_MAX` -- instead of
+    precision reaches :data:`rftheory.core.precision.WORK_DPS_MAX` -- instead of
     returning digits that are not known to be right.
     """

@@ -1,0 +1,1 @@
+"""The ``rftheory`` command line (:mod:`rftheory.cli.commands`)."""
