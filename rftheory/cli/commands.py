@@ -15,7 +15,7 @@ import sys
 
 import mpmath as mp
 
-from .. import __version__
+from .._version import __version__
 from ..catalog import get, results
 from ..core.errors import ParameterError, RFTheoryError
 from ..core.precision import DPS_MAX, DPS_MIN, check_dps
