@@ -36,7 +36,7 @@ from .montecarlo import MCEstimate, summarize
 from .params import Param, Point, validate_params
 from .precision import certified, check_dps, shown
 
-__all__ = ["Result", "register", "LAYERS", "MODES"]
+__all__ = ["Result", "register", "LAYERS", "MODES", "REGISTRY"]
 
 LAYERS = ("symbolic", "mpmath", "float64", "mc")
 MODES = ("quick", "default", "full")
@@ -528,7 +528,7 @@ def validate_arrays(result: Result, given: Mapping[str, Any]) -> dict:
     return out
 
 
-_REGISTRY: dict[str, Result] = {}
+REGISTRY: dict[str, Result] = {}
 
 
 def register(result: Result) -> Result:
@@ -552,11 +552,11 @@ def register(result: Result) -> Result:
     import os
     import sys
 
-    if result.id in _REGISTRY:
+    if result.id in REGISTRY:
         raise ValueError(f"result {result.id!r} is registered twice")
     caller = sys._getframe(1)
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the repository
     path = os.path.relpath(caller.f_code.co_filename, root)
     result.defined_at = f"{path}:{caller.f_lineno}"
-    _REGISTRY[result.id] = result
+    REGISTRY[result.id] = result
     return result

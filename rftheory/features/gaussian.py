@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from ..sampling.samplers import _namespace
+from ..sampling.samplers import namespace_of
 
 __all__ = ["positive", "trigonometric", "psi", "estimate", "project"]
 
@@ -41,7 +41,7 @@ def project(W, x, xp=None):
     >>> project(np.array([[1.0, 2.0], [3.0, 4.0]]), [1.0, 1.0]).tolist()
     [3.0, 7.0]
     """
-    xp = _namespace(xp) if xp is None else xp
+    xp = namespace_of(xp) if xp is None else xp
     x = xp.asarray(x, dtype=xp.float64)
     if isinstance(W, np.ndarray):  # BLAS: 4-8x faster than the broadcast product (equal up to rounding)
         return np.matmul(W, x)
@@ -77,7 +77,7 @@ def positive(W, x, xp=None):
     >>> bool(abs(f[0] - math.exp(0.25)) < 1e-15)
     True
     """
-    xp = _namespace(xp) if xp is None else xp
+    xp = namespace_of(xp) if xp is None else xp
     x = xp.asarray(x, dtype=xp.float64)
     m = W.shape[-2]
     sq = float(xp.sum(x * x))
@@ -116,7 +116,7 @@ def trigonometric(W, x, xp=None):
     >>> bool(abs(estimate(f, f) - 1.0) < 1e-15)
     True
     """
-    xp = _namespace(xp) if xp is None else xp
+    xp = namespace_of(xp) if xp is None else xp
     m = W.shape[-2]
     p = project(W, x, xp)
     return xp.concat([xp.cos(p), xp.sin(p)], axis=-1) / math.sqrt(m)
@@ -155,7 +155,7 @@ def psi(W, b, x, xp=None):
     >>> bool(abs(f[0] - 1 / math.sqrt(2)) < 1e-15)
     True
     """
-    xp = _namespace(xp) if xp is None else xp
+    xp = namespace_of(xp) if xp is None else xp
     D = W.shape[-2]
     return math.sqrt(2.0 / D) * xp.cos(project(W, x, xp) + b)
 
@@ -181,5 +181,5 @@ def estimate(fx, fy, xp=None):
     >>> float(estimate(np.array([1.0, 2.0]), np.array([3.0, 4.0])))
     11.0
     """
-    xp = _namespace(xp) if xp is None else xp
+    xp = namespace_of(xp) if xp is None else xp
     return xp.sum(fx * fy, axis=-1)

@@ -32,7 +32,7 @@ import math
 import numpy as np
 
 from ..core.errors import ParameterError
-from ..sampling.samplers import _namespace
+from ..sampling.samplers import namespace_of
 from . import gaussian
 
 __all__ = [
@@ -81,7 +81,7 @@ def estimate(f1, f2, xp=None):
     >>> complex(estimate(np.array([1j]), np.array([1j])))
     (-1+0j)
     """
-    xp = _namespace(xp) if xp is None else xp
+    xp = namespace_of(xp) if xp is None else xp
     return xp.sum(f1 * f2, axis=-1)
 
 
@@ -184,7 +184,7 @@ def positive_pp(W, x, xp=None):
     >>> bool(abs(estimate(positive_pp(W, x), positive_pp(W, -x)) - math.exp(-0.25)) < 1e-15)
     True
     """
-    xp = _namespace(xp) if xp is None else xp
+    xp = namespace_of(xp) if xp is None else xp
     return xp.concat([positive(W, x, xp), positive(-W, x, xp)], axis=-1) / math.sqrt(2.0)
 
 

@@ -46,12 +46,25 @@ __all__ = [
     "simplex_plus_directions",
     "fwht",
     "chi_norms",
+    "namespace_of",
 ]
 
 COUPLINGS = ("iid", "orthogonal", "simplex", "simplex_plus", "hd")
 
 
-def _namespace(xp):
+def namespace_of(xp):
+    """The array namespace to sample in.
+
+    Parameters
+    ----------
+    xp : module or None
+        An array module (CuPy, ``array_api_strict``, ...) or ``None`` for NumPy.
+
+    Returns
+    -------
+    module
+        Its array-API-compatible namespace (``array_api_compat`` wraps NumPy and CuPy).
+    """
     if xp is None:
         import array_api_compat.numpy as xnp
 
@@ -151,7 +164,7 @@ def haar(rng: np.random.Generator, d: int, shape: tuple[int, ...] = (), xp=None)
     >>> bool(np.allclose(Q @ Q.T, np.eye(5)))
     True
     """
-    xp = _namespace(xp)
+    xp = namespace_of(xp)
     g = xp.asarray(rng.standard_normal(shape + (d, d)))
     q, r = xp.linalg.qr(g)
     s = xp.sign(xp.linalg.diagonal(r))
@@ -197,7 +210,7 @@ def apply_simplex(u, xp=None, axis: int = -1):
     >>> apply_simplex(np.array([3.0, 5.0])).round(12).tolist()
     [-3.0, 3.0]
     """
-    xp = _namespace(xp) if xp is None else xp
+    xp = namespace_of(xp) if xp is None else xp
     if axis != -1:
         u = xp.moveaxis(u, axis, -1)
     d = u.shape[-1]
@@ -247,7 +260,7 @@ def simplex_matrix(d: int, xp=None):
     >>> bool(np.allclose(S.sum(axis=0), 0))
     True
     """
-    xp = _namespace(xp)
+    xp = namespace_of(xp)
     d = _check_int("d", d, 2)
     eye = xp.eye(d, dtype=xp.float64)
     # rows of S = S applied to the basis: S = (S I) with S acting on columns
@@ -285,7 +298,7 @@ def fwht(x, xp=None):
     >>> fwht(np.ones(4)).tolist()
     [2.0, 0.0, 0.0, 0.0]
     """
-    xp = _namespace(xp) if xp is None else xp
+    xp = namespace_of(xp) if xp is None else xp
     p = x.shape[-1]
     if p & (p - 1):
         raise ParameterError("d", f"the Walsh-Hadamard transform needs a power of two, got {p}")
@@ -330,7 +343,7 @@ def simplex_plus_directions(norms, passes: int = 20, xp=None):
     >>> bool(np.allclose(simplex_plus_directions(np.ones(3)), simplex_matrix(3)))
     True
     """
-    xp = _namespace(xp) if xp is None else xp
+    xp = namespace_of(xp) if xp is None else xp
     norms = xp.asarray(norms)
     d = norms.shape[-1]
     w = simplex_matrix(d, xp=xp) * norms[..., :, None]
@@ -388,7 +401,7 @@ def check_sample_args(coupling, d, m, rng, size, xp):
         raise ParameterError("coupling", f"unknown coupling {coupling!r}; expected one of {', '.join(COUPLINGS)}")
     d = _check_int("d", d, 2 if coupling in ("simplex", "simplex_plus") else 1)
     m = _check_int("m", m, 1)
-    return d, m, _check_rng(rng), _batch_shape(size), _namespace(xp)
+    return d, m, _check_rng(rng), _batch_shape(size), namespace_of(xp)
 
 
 def sample(

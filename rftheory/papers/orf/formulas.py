@@ -24,8 +24,19 @@ from ...numerics.special import coupled_pairs
 PAPER = "papers/003_90ce4cb5dbcb863e.txt (Yu et al. 2016, Orthogonal Random Features)"
 
 
-def _zf(z):
-    """``z`` as an mpmath number (a validated ``Fraction`` rounded once)."""
+def zf(z):
+    """``z`` as an mpmath number (a validated ``Fraction`` rounded once).
+
+    Parameters
+    ----------
+    z : fractions.Fraction, int or number
+        The validated parameter.
+
+    Returns
+    -------
+    mpmath.mpf
+        At the working precision.
+    """
     return mpf(z) if isinstance(z, (Fraction, int)) else mp.mpmathify(z)
 
 
@@ -61,7 +72,7 @@ def rff_variance(m, z, bk=MP):
     0
     """
     if bk is MP:
-        z = _zf(z)
+        z = zf(z)
     return bk.expm1(-z * z) ** 2 / (2 * m)
 
 
@@ -190,7 +201,7 @@ def orf_variance(d, m, z, pair=orth_pair):
     mpf
         The variance at the current precision (exactly 0 at ``z = 0``).
     """
-    z = _zf(z)
+    z = zf(z)
     if z == 0:
         return mp.mpf(0)
     Pm = mp.mpf(coupled_pairs(m, d)) / m
@@ -286,7 +297,7 @@ def prime_terms(d, z):
     tuple of mpf
         ``(b, c, e)``.
     """
-    z = _zf(z)
+    z = zf(z)
     x = d * z * z
     return (_hyp0f1_neg(d, x), _hyp0f1_neg(d, 4 * x), _hyp0f1_neg(d, 2 * x))
 
@@ -337,7 +348,7 @@ def orf_prime(quantity, d, m, z, terms=prime_terms):
     if z == 0:
         return mp.mpf(0)
     # z is rounded inside, at the guarded precision (the terms oscillate: condition ~ sqrt(d) z)
-    return cancellation_guarded(lambda: _prime_from_terms(quantity, d, m, _zf(z), *terms(d, z)),
+    return cancellation_guarded(lambda: _prime_from_terms(quantity, d, m, zf(z), *terms(d, z)),
                                 what=f"orf.prime {quantity}")
 
 

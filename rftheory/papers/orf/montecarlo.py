@@ -19,7 +19,7 @@ from .formulas import prime_terms
 SORF_D_MAX = 1024
 
 
-def _prime_mc(p, rng, n):
+def prime_mc(p, rng, n):
     """Replicates of ORF′'s bias, squared deviation from ``b`` or squared error."""
     d, m, z, q = p["d"], p["m"], float(p["z"]), p["quantity"]
     nb = -(-m // d)

@@ -10,7 +10,7 @@ from ...numerics.geometry import pair_from_difference
 from ...sampling.samplers import haar, sample
 
 
-def _mc_z(p):
+def mc_z(p):
     """``z`` for the Monte Carlo layers, which draw Gaussian frequencies."""
     if p["kernel"] != "gaussian":
         raise LayerUnavailableError("Monte Carlo draws Gaussian frequencies: kernel=gaussian only")
