@@ -58,7 +58,7 @@ def get(result_id: str) -> Result:
     Parameters
     ----------
     result_id : str
-        A THEORY.md ID (``rftheory list`` prints them).
+        A result ID (``rftheory list`` prints them).
 
     Returns
     -------
@@ -88,7 +88,7 @@ def evaluate(result_id: str, layer: str = "mpmath", *, dps: int = 50, **params):
     Parameters
     ----------
     result_id : str
-        A THEORY.md ID (``rftheory list`` prints them).
+        A result ID (``rftheory list`` prints them).
     layer : {"mpmath", "symbolic", "float64"}
     dps : int
         Working digits of the mpmath layer.

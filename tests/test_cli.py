@@ -46,7 +46,7 @@ def test_list_json(capsys):
     rows = json.loads(capsys.readouterr().out)
     ids = {r["id"] for r in rows}
     assert {"simrf.conformity.iid", "simrf.conformity.orthogonal", "simrf.prf_mse"} <= ids
-    assert all(r["source"].startswith("papers/") for r in rows)
+    assert all(r["source"].split(", ")[0].endswith(")") and "papers/" not in r["source"] for r in rows)  # "Reid et al. (2023), ..."
 
 
 def test_table_ratio_markdown(capsys):

@@ -400,8 +400,8 @@ def cmd_cite(args) -> int:
     Raises
     ------
     UnknownResultError
-        ``what`` is neither a result ID, a paper (BibTeX key, file number or
-        file name) nor ``rftheory``.
+        ``what`` is neither a result ID, a paper (BibTeX key or the package
+        of its results) nor ``rftheory``.
     """
     from ..core.citations import SOFTWARE_KEY, bibtex, cite, lookup, papers_of, software_bibtex
 
@@ -520,7 +520,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("cite", help="how to cite a result's paper, a paper or rftheory (--bibtex)",
                        epilog=_EPILOGS["cite"], **ex)
     p.add_argument("what", metavar="ID|PAPER|rftheory",
-                   help="a result ID, a paper (BibTeX key such as reid2023simplex, or file number 000) or rftheory")
+                   help="a result ID, a paper (BibTeX key such as reid2023simplex, or the package of its results, simrf) or rftheory")
     p.add_argument("--bibtex", action="store_true", help="BibTeX entries: the paper(s), then rftheory's own")
     p.set_defaults(func=cmd_cite)
 
@@ -557,7 +557,7 @@ def main(argv=None) -> int:
 
     Examples
     --------
-    The iid conformity at ``v = 1`` is ``e`` (papers/000_…, Lemma 4.1):
+    The iid conformity at ``v = 1`` is ``e`` (Reid et al. 2023, Lemma 4.1):
 
     >>> main(["eval", "simrf.conformity.iid", "-p", "d=4", "-p", "v=1", "--dps", "15"])
     2.71828182845905

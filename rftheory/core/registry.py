@@ -1,4 +1,4 @@
-"""The registry of results: one :class:`Result` per THEORY.md ID.
+"""The registry of results: one :class:`Result` per result ID.
 
 A result is written once, as a :class:`Result` holding its citation, its
 parameters and its evaluators, one per layer:
@@ -44,7 +44,7 @@ MODES = ("quick", "default", "full")
 
 @dataclass
 class Result:
-    """One result of THEORY.md with its evaluators.
+    """One result of a source paper with its evaluators.
 
     Parameters
     ----------
@@ -53,7 +53,7 @@ class Result:
     title : str
         One line.
     source : str
-        Paper file and theorem/equation, e.g. ``"papers/000_…, Thm 4.3"``.
+        Paper file and theorem/equation, e.g. ``"Reid et al. 2023, Thm 4.3"``.
     statement : str
         The formula in LaTeX.
     params : tuple of Param
@@ -451,7 +451,7 @@ def _short_source(source: str) -> str:
     from .citations import cite, paper_of
 
     paper = paper_of(source)
-    text = source if paper is None else cite(source, file=False).replace(f", {paper.title}, {paper.venue}", "", 1)
+    text = source if paper is None else cite(source).replace(f", {paper.title}, {paper.venue}", "", 1)
     return text if len(text) <= 70 else text[:69] + "\u2026"
 
 

@@ -49,7 +49,7 @@ def project(W, x, xp=None):
 
 
 def positive(W, x, xp=None):
-    """Positive random features of the Gaussian kernel (PRF, Eq. 6–7 of papers/000_…).
+    """Positive random features of the Gaussian kernel (PRF, Eq. 6–7 of Reid et al. 2023).
 
     .. math:: \\phi(x) = \\frac{e^{-\\|x\\|^2}}{\\sqrt m}\\,\\big(\\exp(w_i^\\top x)\\big)_{i=1}^m,
        \\qquad \\mathbb E\\,\\phi(x)^\\top\\phi(y) = e^{-\\|x-y\\|^2/2}.
@@ -85,7 +85,7 @@ def positive(W, x, xp=None):
 
 
 def trigonometric(W, x, xp=None):
-    """Random Fourier features φ (sin/cos pairs; Eq. 3 of papers/000_…).
+    """Random Fourier features φ (sin/cos pairs; Eq. 3 of Reid et al. 2023).
 
     .. math:: \\phi(x) = \\frac{1}{\\sqrt m}\\big(\\cos(w_i^\\top x), \\sin(w_i^\\top x)\\big)_{i=1}^m,
        \\qquad \\phi(x)^\\top\\phi(y) = \\frac1m\\sum_i \\cos(w_i^\\top(x-y)).
@@ -128,7 +128,7 @@ def psi(W, b, x, xp=None):
     .. math:: \\psi(x) = \\sqrt{2/D}\\,\\big(\\cos(w_i^\\top x + b_i)\\big)_{i=1}^D,\\quad b_i \\sim U[0, 2\\pi).
 
     Averaging ``2 cos(a + b) cos(c + b)`` over the phase gives ``cos(a − c)``,
-    so ``E ψ(x)ᵀψ(y) = e^{−‖x−y‖²/2}`` (papers/004_…, Sutherland & Schneider).
+    so ``E ψ(x)ᵀψ(y) = e^{−‖x−y‖²/2}`` (Sutherland & Schneider 2015, Sutherland & Schneider).
 
     Parameters
     ----------

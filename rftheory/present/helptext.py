@@ -85,7 +85,7 @@ exit status: 0 shown; 2 an unknown ID""",
     "cite": """examples:
   rftheory cite simrf.prf_mse                 the paper (Thm 3.2 of Reid et al. 2023) and rftheory
   rftheory cite simrf.prf_mse --bibtex        BibTeX: reid2023simplex, then rftheory
-  rftheory cite yu2016orthogonal --bibtex     a paper by its key (or its file number, 003)
+  rftheory cite yu2016orthogonal --bibtex     a paper by its key (or its package, orf)
   rftheory cite rftheory --bibtex             the software alone (also CITATION.cff)
 
 exit status: 0 printed; 2 an unknown ID or paper""",

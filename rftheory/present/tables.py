@@ -196,7 +196,7 @@ def make_table(result_id, grid, params=None, columns=None, ratio_to=None, layer=
 
     Examples
     --------
-    The iid conformity is ``ρ = e^{v²}`` (papers/000_…, Lemma 4.1):
+    The iid conformity is ``ρ = e^{v²}`` (Reid et al. 2023, Lemma 4.1):
 
     >>> import math
     >>> t = make_table("simrf.conformity.iid", [("v", ["1", "2"])], params={"d": "4"}, digits=10)
@@ -298,10 +298,10 @@ def make_table(result_id, grid, params=None, columns=None, ratio_to=None, layer=
     shown = f"{decimals} decimal places" if decimals is not None else f"{digits} significant digits"
     prec = f"exact to {shown} (mpmath)" if layer == "mpmath" else f"float64 layer, {shown}"
     fixed_params = ", ".join([f"{k}={v}" for k, v in params.items()] + [f"{k} = {axis}" for k, axis in links.items()])
-    source = cite(r.source, file=False)
+    source = cite(r.source)
     caption = f"{r.id}: {what}; {prec}" + (f"; {fixed_params}" if fixed_params else "") + f". Source: {source}"
     for e in extra:
-        caption += f"; column {e.id}: exact to {shown} (mpmath). Source: {cite(e.source, file=False)}"
+        caption += f"; column {e.id}: exact to {shown} (mpmath). Source: {cite(e.source)}"
     if undefined:
         caption += (f". n/a: the value at {ratio[0]}={ratio[1]} is 0 there (ratio undefined), "
                     f"{len(undefined)} cell{'s' if len(undefined) > 1 else ''}")

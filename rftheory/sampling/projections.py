@@ -14,7 +14,7 @@ in distribution without forming the ``d × d`` block (issue 6):
   factorisation (:func:`haar_columns`); for ``r = 1`` it is a uniform unit
   vector ``g/‖g‖``;
 * ORF (``W = D R``): ``W E = D (R E)``; SimRF (``W = D S R``, Eq. 8 of
-  papers/000_…): ``W E = D S (R E)`` with ``S`` applied in O(d)
+  Reid et al. 2023): ``W E = D S (R E)`` with ``S`` applied in O(d)
   (:func:`rftheory.sampling.samplers.apply_simplex`, Alg. 1); iid: ``W E`` has iid
   ``N(0, 1)`` entries.  The row norms are the χ_d norms ``D`` (coupled) or
   ``sqrt(‖w_i^T E‖² + χ²_{d−r})`` (iid).

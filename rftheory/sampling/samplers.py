@@ -5,7 +5,7 @@ Every sampler draws its random numbers from a caller-seeded
 namespace ``xp`` (numpy by default; CuPy, ``array_api_strict`` or any array
 API library when passed).  CuPy is never imported here.
 
-Couplings (THEORY.md, "Conventions"):
+Couplings:
 
 ``iid``
     independent ``N(0, I_d)`` rows.
@@ -14,7 +14,7 @@ Couplings (THEORY.md, "Conventions"):
     sign fix** ``Q diag(sign(diag R))``), ``D`` iid χ_d norms.
 ``simplex``
     SimRF: ``W = D S R`` with the simplex block ``S`` (Eq. 8–9 of
-    papers/000_…), ``S u`` applied in O(d) (Alg. 1).
+    Reid et al. 2023), ``S u`` applied in O(d) (Alg. 1).
 ``simplex_plus``
     SimRF+: norms ``D`` drawn first, directions moved from the simplex start by
     the update ``ŵ_i ← −Σ_{j≠i} w_j / ‖Σ_{j≠i} w_j‖`` (Eq. 16–17), then rotated
@@ -139,7 +139,7 @@ def haar(rng: np.random.Generator, d: int, shape: tuple[int, ...] = (), xp=None)
     QR of a Gaussian matrix with the sign fix ``Q diag(sign(diag R))``:
     without it ``Q`` is not Haar (LAPACK makes ``diag R`` of fixed sign, which
     correlates the signs of ``Q``'s entries with the data axes and biases
-    positive random features; THEORY.md, Conventions: "Haar sampling").
+    positive random features).
 
     Parameters
     ----------
@@ -176,7 +176,7 @@ def haar(rng: np.random.Generator, d: int, shape: tuple[int, ...] = (), xp=None)
 
 
 def apply_simplex(u, xp=None, axis: int = -1):
-    """``S u`` in O(d) (Alg. 1 of papers/000_…) along ``axis`` of ``u``.
+    """``S u`` in O(d) (Alg. 1 of Reid et al. 2023) along ``axis`` of ``u``.
 
     .. math::
         (Su)_i = \\sqrt{\\tfrac{d}{d-1}}\\,u_i - \\frac{\\sqrt d + 1}{(d-1)^{3/2}} \\sum_{k<d} u_k
@@ -227,7 +227,7 @@ def apply_simplex(u, xp=None, axis: int = -1):
 
 
 def simplex_matrix(d: int, xp=None):
-    """The simplex block ``S`` (rows ``s_i``, Eq. 8–9 of papers/000_…), as a dense matrix.
+    """The simplex block ``S`` (rows ``s_i``, Eq. 8–9 of Reid et al. 2023), as a dense matrix.
 
     .. math:: s_i = \\sqrt{\\tfrac{d}{d-1}}\\,e_i - \\frac{\\sqrt d + 1}{(d-1)^{3/2}}\\,(1,\\dots,1,0)
        \\ (i<d), \\qquad s_d = \\frac{(1,\\dots,1,0)}{\\sqrt{d-1}}
@@ -318,7 +318,7 @@ def simplex_plus_directions(norms, passes: int = 20, xp=None):
 
     Starting from the simplex block scaled by ``norms`` (shape ``(..., d)``),
     apply the update of Eq. 17, ``w_i ← −‖w_i‖ Σ_{j≠i} w_j / ‖Σ_{j≠i} w_j‖``,
-    sweeping ``i = 1..d`` (Gauss–Seidel) ``passes`` times (papers/000_…,
+    sweeping ``i = 1..d`` (Gauss–Seidel) ``passes`` times (Reid et al. 2023,
     Sec. 3.2, Eq. 16–17).
 
     Parameters

@@ -1,4 +1,4 @@
-"""Complex-exponential softmax estimators (Choromanski et al. 2022, ``papers/001_…``,
+"""Complex-exponential softmax estimators (Choromanski et al. 2022,
 Eq. 14-18 and App. H.2): ``u = Ax + A^{-T}y`` in exact complex-rational arithmetic,
 its invariants, the MSE (``hrf.ce_mse``: beyond the paper) and the diagonal ``A``
 for a pair of cluster centres (``hrf.cluster_A``).  Exact parameters are

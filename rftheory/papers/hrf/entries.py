@@ -1,5 +1,5 @@
 """Registrations of the Hybrid Random Features results (Choromanski et al., ICLR 2022;
-``papers/001_fec91adef6daced0.txt``, THEORY.md ids ``hrf.*``) and their grids.
+Choromanski et al. 2022, result IDs ``hrf.*``) and their grids.
 
 The mathematics lives in :mod:`.formulas` (closed forms, any backend), the
 layers in :mod:`.values` (mpmath, sympy), :mod:`.routes` (independent
@@ -72,7 +72,7 @@ L22_NOTES = (f"Declared domain: ||x||, ||y|| <= {NORM_MAX} (so v, z <= 40), d <=
              "The paper states iid omegas; the orthogonal-block pair terms are 1F1(d; d/2; -z^2/2) (trig) and "
              "1F1(d; d/2; v^2/2) (cosh features: (w_i, -w_j) is distributed as (w_i, w_j))",)
 L22_PAIRS = r",\quad z^2=\|x-y\|^2,\ v^2=\|x+y\|^2,\ P=\sum_b m_b(m_b-1)\ (0\text{ for iid})"
-L22_SOURCE = f"{PAPER}, Lemma 2.2 (Eq. 7); orthogonal pair term as in papers/000_…, Thm 3.2/4.5"
+L22_SOURCE = f"{PAPER}, Lemma 2.2 (Eq. 7); orthogonal pair term as in Reid et al. 2023, Thm 3.2/4.5"
 
 register(
     Result(

@@ -16,7 +16,7 @@ import numpy as np
 from ...core.errors import ParameterError
 from ...core.params import COMMON, M_MAX, Param, objects_only, to_fraction
 
-PAPER = "papers/001_fec91adef6daced0.txt (Choromanski et al. 2022, Hybrid Random Features)"
+PAPER = "Choromanski et al. (2022), Hybrid Random Features"
 
 PI_FRACTION = Fraction(314159265358979323846264338327950288419716939937511, 10**50)  # > pi
 

@@ -1,4 +1,4 @@
-"""The ORF paper's results (Yu et al. 2016, papers/003_…): registrations and grids.
+"""The ORF paper's results (Yu et al. 2016): registrations and grids.
 
 Formulas: :mod:`.formulas`; independent routes: :mod:`.routes`; float64:
 :mod:`.float64`; Monte Carlo: :mod:`.montecarlo`; checks: :mod:`.checks`.
@@ -83,7 +83,7 @@ register(
     Result(
         id="orf.variance",
         title="Exact variance of ORF with blocks (Thm 1, Cor. 1 bound it)",
-        source=f"{PAPER}, Thm 1 and Cor. 1 (exact form: papers/000_…, Thm 4.5)",
+        source=f"{PAPER}, Thm 1 and Cor. 1 (exact form: Reid et al. 2023, Thm 4.5)",
         statement=r"\mathrm{Var}\,K_{\mathrm{ORF}}=\frac{(1-e^{-z^2})^2}{2D}+\frac P{D^2}"
         r"\Big({}_1F_1\big(d;\tfrac d2;-\tfrac{z^2}2\big)-e^{-z^2}\Big),\ P=\sum_b m_b(m_b-1)",
         params=(D2, M, Z),

@@ -78,7 +78,7 @@ def _hd_pair(d, m, z, rng, n):
 
 
 def sorf_estimates(d, z, rng, n, m=None):
-    """Replicates of the SORF kernel estimate (Thm 3 of papers/003_…).
+    """Replicates of the SORF kernel estimate (Thm 3 of Yu et al. 2016).
 
     .. math:: K_{\\mathrm{SORF}} = \\frac1m\\sum_i\\cos(w_i^\\top(x-y)),\\qquad
        W = \\sqrt d\\,HD_1HD_2HD_3

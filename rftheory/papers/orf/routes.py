@@ -1,6 +1,6 @@
 """Independent routes for the ORF results, built from the definitions.
 
-* the printed double-factorial series of App. A.3 (papers/003_…): its inner sum
+* the printed double-factorial series of App. A.3 (Yu et al. 2016): its inner sum
   exactly, and the whole naively in float64 (for teaching); the guarded series
   itself is :func:`rftheory.numerics.series.orth_pair_printed`;
 * ``Var K_RFF`` from the Gaussian moment series (not ``mp.exp``; :mod:`rftheory.numerics.series`);
@@ -25,7 +25,7 @@ from .formulas import log_peak_0f1, zf
 
 
 def inner_printed(d, k) -> Fraction:
-    """The inner sum of the printed series, exactly (App. A.3 of papers/003_…).
+    """The inner sum of the printed series, exactly (App. A.3 of Yu et al. 2016).
 
     .. math:: \\frac1{2^k}\\sum_{i=0}^k\\binom ki R(i,k),\\qquad
        R(i,k) = \\frac{(d+2i-2)!!\\,(d+2k-2i-2)!!}{(d+2k-2)!!\\,(d-2)!!}

@@ -187,5 +187,5 @@ def simplex_checks(mode, seed):
             lead = d * z**4 / (2 * (d + 2) * (d - 1) ** 2)
             yield relative(rid, f"d={d}, z=0.01", "small-z law", diff, lead, 1e-3)
         r = rff_mse("simplex", 64, 64, mp.mpf("0.5")) / rff_mse("orthogonal", 64, 64, mp.mpf("0.5"))
-        yield _at(bound(rid, "d=64, m=64, z=0.5", "MSE simplex/orth (THEORY: 1.35): |ratio - 1.35| < 0.005",
+        yield _at(bound(rid, "d=64, m=64, z=0.5", "MSE simplex/orth (expected 1.35): |ratio - 1.35| < 0.005",
                         abs(r - mp.mpf("1.35")), "<", mp.mpf("0.005")), f"ratio={mp.nstr(r, 6)}")

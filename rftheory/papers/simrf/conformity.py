@@ -1,5 +1,5 @@
 """RF-conformities of positive random features (Def. 3.1, Lemma 4.1, Lemma 4.2, Thm 4.3
-of Reid et al. 2023, ``papers/000_28147233bdbc9869.txt``): the formulas, their
+of Reid et al. 2023): the formulas, their
 independent routes and the registrations of ``simrf.conformity.*``.
 
 The PRF estimator of the Gaussian kernel,

@@ -1,5 +1,5 @@
 """The registrations of the SimRF paper's MSE results (Reid, Choromanski,
-Likhosherstov, Weller, ICML 2023, ``papers/000_28147233bdbc9869.txt``): PRF MSE,
+Likhosherstov, Weller, ICML 2023, Reid et al. 2023): PRF MSE,
 gap and small-v coefficient, SimRF+ (Fig. 4) and the random Fourier features.
 The conformities register in :mod:`rftheory.papers.simrf.conformity`; the
 formulas live in :mod:`~rftheory.papers.simrf.prf`, :mod:`~rftheory.papers.simrf.plus`,
@@ -198,7 +198,7 @@ register(
     Result(
         id="simrf.rff_mse",
         title="MSE of random Fourier features (sin/cos) for any coupling and m (blocks)",
-        source=f"{PAPER}, Thm 4.5 and Sec. 4.2 with independent blocks; simplex: beyond (THEORY.md simrf.rff_simplex)",
+        source=f"{PAPER}, Thm 4.5 and Sec. 4.2 with independent blocks; simplex: beyond the paper (simrf.rff_simplex)",
         statement=r"\mathrm{MSE}_c = \frac1m\Big[\frac{(1-e^{-z^2})^2}{2}+\frac Pm(\tau_c-e^{-z^2})\Big],"
         r"\ \tau_{\mathrm{iid}}=e^{-z^2},\ \tau_{\mathrm{orth}}={}_1F_1(d;\tfrac d2;-\tfrac{z^2}2)",
         params=(D2, M, Z, COUPLING),
@@ -262,7 +262,7 @@ register(
     Result(
         id="simrf.rff_ratio_asymptotic",
         title="MSE_orth/MSE_iid for RFFs: large-d asymptotics with the next order",
-        source=f"{PAPER}, Cor. 4.6; papers/003_90ce4cb5dbcb863e.txt (Yu et al. 2016), Eq. 3",
+        source=f"{PAPER}, Cor. 4.6; Yu et al. 2016, Eq. 3",
         statement=r"1-\frac{P}{m}\frac{e^{-Z}Z^2}{d(1-e^{-Z})^2}+\frac{2P}{m}\frac{e^{-Z}(Z^2-Z^3+Z^4/8)}"
         r"{d^2(1-e^{-Z})^2}+O\big(\tfrac{P/m}{d^3}\big),\ Z=z^2",
         params=(D2, M, Param("z", "real", "z = ||x - y||", low=0, low_open=True, high=ARG_MAX)),

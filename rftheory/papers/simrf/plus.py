@@ -1,5 +1,5 @@
 """SimRF+ and the Fig. 4 comparison (Sec. 3.2, Eq. 12, 15-17 of Reid et al. 2023,
-``papers/000_28147233bdbc9869.txt``): the conformity of one block of fixed
+Reid et al. 2023): the conformity of one block of fixed
 vectors under a Haar rotation, the geometries of each method for a draw of
 the ``χ_d`` norms, an independent route for iid directions and the Monte Carlo
 replicates.  The registration of ``simrf.plus`` is in

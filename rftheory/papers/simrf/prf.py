@@ -1,6 +1,6 @@
 """The MSE of positive random features with blocks (Thm 3.2), its orthogonality
 gap (Cor. 4.4) and its small-v coefficient (Sec. 5.1) of Reid et al. 2023,
-``papers/000_28147233bdbc9869.txt``: evaluators in mpmath, float64 and sympy,
+Reid et al. 2023: evaluators in mpmath, float64 and sympy,
 independent routes and Monte Carlo replicates.  The registrations are in
 :mod:`rftheory.papers.simrf.entries`.
 """

@@ -1,5 +1,5 @@
 """Random Fourier features in the SimRF paper (Thm 4.5, Cor. 4.6 of Reid et al.
-2023, ``papers/000_28147233bdbc9869.txt``, and the simplex RFFs it leaves out):
+2023, Reid et al. 2023, and the simplex RFFs it leaves out):
 the evaluators of ``simrf.rff_*`` built on the shared pair-term library
 :mod:`rftheory.numerics.rff_pairs` (the pair terms ``τ_c``, the MSE of every
 coupling, their float64 and Monte Carlo forms).  The registrations are in
@@ -99,7 +99,7 @@ def gap_sym(p):
 # -- Cor. 4.6 with the next order --------------------------------------------
 
 def ratio_asymptotic(bk, d, m, Z2):
-    """Cor. 4.6 of papers/000_… (Eq. 3 of papers/003_…, Yu et al. 2016) with the
+    """Cor. 4.6 of Reid et al. 2023 (Eq. 3 of Yu et al. 2016) with the
     next order, ``Z = z²``, ``P/m`` for ``m−1`` (blocks; equal for ``m ≤ d``):
 
     .. math:: \\frac{\\mathrm{MSE}_{\\mathrm{orth}}}{\\mathrm{MSE}_{\\mathrm{iid}}} \\approx

@@ -1,4 +1,4 @@
-"""The Sutherland & Schneider results (UAI 2015, papers/004_…): registrations and grids.
+"""The Sutherland & Schneider results (UAI 2015, Sutherland & Schneider 2015): registrations and grids.
 
 Two embeddings of a shift-invariant kernel ``k(Δ)``, ``k(0) = 1``, with ``D`` features:
 
@@ -125,7 +125,7 @@ register(
         grid={"quick": _grid((2, 100), ("0.01", "1", "3")) + GIVEN,
               "full": _grid((2, 10, 100), ("0.01", "0.1", "0.5", "1", "2", "3", "6")) + GIVEN},
         mc_grid={"quick": _grid((10,), ("0.5",)), "full": _grid((2, 10), ("0.25", "0.5", "1"))},
-        notes=("Erratum (papers/004_…): for the Gaussian kernel Var cos(w.Delta) = (1 - e^{-||Delta||^2/sigma^2})^2/2, "
+        notes=("Erratum (Sutherland & Schneider 2015): for the Gaussian kernel Var cos(w.Delta) = (1 - e^{-||Delta||^2/sigma^2})^2/2, "
                "not (1 - e^{-||Delta||^2/sigma^2})/2 as printed (the conclusion <= 1/2 stands).",
                "Not for every kernel: for the Cauchy kernel 1/(1+delta^2), psi has the lower variance once "
                "delta^2 > 3 + sqrt(10) (checked).",),
@@ -136,7 +136,7 @@ register(
     Result(
         id="sutherland.var_psi_coupled",
         title="Variance of psi with coupled frequencies (iid, orthogonal, simplex blocks) — beyond",
-        source=f"{PAPER}, psi embedding; pair terms from papers/000_… Thm 4.5 and simrf.rff_simplex (derived here)",
+        source=f"{PAPER}, psi embedding; pair terms from Reid et al. 2023 Thm 4.5 and simrf.rff_simplex (derived here)",
         statement=r"\mathrm{Var}\,\psi_c=\frac1D\Big[1+\tfrac12e^{-2z^2}-e^{-z^2}\Big]+\frac P{D^2}(\tau_c-e^{-z^2})",
         params=(Param("d", "int", "data dimension (block size)", low=2, high=D_MAX), DFEAT, COMMON.z,
                 Param("coupling", "choice", "coupling of the frequencies", choices=RFF_COUPLINGS)),

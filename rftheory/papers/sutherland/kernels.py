@@ -1,4 +1,4 @@
-"""The kernel parameters of the Sutherland & Schneider results (papers/004_…).
+"""The kernel parameters of the Sutherland & Schneider results (Sutherland & Schneider 2015).
 
 A shift-invariant kernel enters through ``k(Δ)`` and ``k(2Δ)``: the Gaussian
 kernel (``σ = 1``) fixes them from ``z = ‖Δ‖``; ``kernel=given`` takes them as
@@ -17,7 +17,7 @@ from ...core.params import ARG_MAX, M_MAX, Param, array_twin, mpf, refuse_first,
 
 sp = lazy("sympy")  # imported on first use (the CLI starts without it)
 
-PAPER = "papers/004_9168d645005bf659.txt (Sutherland & Schneider 2015, On the Error of Random Fourier Features)"
+PAPER = "Sutherland & Schneider (2015), On the Error of Random Fourier Features"
 
 
 @dataclass(frozen=True)

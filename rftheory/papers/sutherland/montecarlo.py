@@ -1,4 +1,4 @@
-"""Monte Carlo replicates of the φ and ψ estimators (Sutherland & Schneider, papers/004_…)."""
+"""Monte Carlo replicates of the φ and ψ estimators (Sutherland & Schneider, Sutherland & Schneider 2015)."""
 
 from __future__ import annotations
 
