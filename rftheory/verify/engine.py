@@ -193,7 +193,7 @@ def exact_checks(r: Result, point: dict) -> list[Outcome]:
     try:
         ref = r.exact(dps=dps, certify=False, **point)  # the routes certify it
     except Exception as exc:  # a crash is a failure, reported as such
-        return [Outcome(r.id, pt, "mpmath", "", passed=False, detail=f"{type(exc).__name__}: {exc}")]
+        return [Outcome.crashed(r.id, pt, "mpmath", exc)]
     for name in r.routes:
         try:
             val = r.route(name, dps=dps, **point)
@@ -203,7 +203,7 @@ def exact_checks(r: Result, point: dict) -> list[Outcome]:
                         dg >= r.digits)
             )
         except Exception as exc:
-            out.append(Outcome(r.id, pt, f"route:{name}", short(ref), passed=False, detail=f"{type(exc).__name__}: {exc}"))
+            out.append(Outcome.crashed(r.id, pt, f"route:{name}", exc, short(ref)))
     if r.symbolic is not None:
         try:
             expr = r.sym(**point)
@@ -212,7 +212,7 @@ def exact_checks(r: Result, point: dict) -> list[Outcome]:
             out.append(Outcome(r.id, pt, "symbolic", short(ref), short(val), f"digits={min(dg, 99):.1f} (need {r.digits})",
                                dg >= r.digits))
         except Exception as exc:
-            out.append(Outcome(r.id, pt, "symbolic", short(ref), passed=False, detail=f"{type(exc).__name__}: {exc}"))
+            out.append(Outcome.crashed(r.id, pt, "symbolic", exc, short(ref)))
     if r.float64 is not None:
         out.append(float64_outcome(r, point, ref, pt))
     return out
@@ -263,7 +263,7 @@ def float64_outcome(r: Result, point: dict, ref, pt: str, check: str = "float64"
         return Outcome(r.id, pt, check, short(ref), "RangeError", "refused", ok,
                        detail="" if ok else f"refused a representable value: {exc}")
     except Exception as exc:
-        return Outcome(r.id, pt, check, short(ref), passed=False, detail=f"{type(exc).__name__}: {exc}")
+        return Outcome.crashed(r.id, pt, check, exc, short(ref))
 
 
 def domain_checks(r: Result, n: int, rng: np.random.Generator, dps: int = DOMAIN_DPS,
@@ -349,7 +349,7 @@ def _domain_point(r: Result, point: dict, pt: str, dps: int) -> list[Outcome]:
         out.append(Outcome(r.id, pt, "domain:mpmath", "", "", "refused", True, detail=str(exc)))
         return out
     except Exception as exc:
-        out.append(Outcome(r.id, pt, "domain:mpmath", "", passed=False, detail=f"{type(exc).__name__}: {exc}"))
+        out.append(Outcome.crashed(r.id, pt, "domain:mpmath", exc))
         return out
     for name, route in r.routes.items():
         try:
@@ -363,8 +363,7 @@ def _domain_point(r: Result, point: dict, pt: str, dps: int) -> list[Outcome]:
             out.append(Outcome(r.id, pt, f"domain:route:{name}", short(ref), "", "n/a here", True,
                                detail=str(exc)))
         except Exception as exc:
-            out.append(Outcome(r.id, pt, f"domain:route:{name}", short(ref), passed=False,
-                               detail=f"{type(exc).__name__}: {exc}"))
+            out.append(Outcome.crashed(r.id, pt, f"domain:route:{name}", exc, short(ref)))
     if r.float64 is not None:
         out.append(float64_outcome(r, point, ref, pt, "domain:float64", refuse_ok=True))
     return out
@@ -427,7 +426,7 @@ def mc_check(r: Result, point: dict, mode: str, rng: np.random.Generator, zmax: 
             detail=f"n={est.n}, |z| <= {zmax:.2f}, se_batch/se={est.se_ratio:.2f}", z=z, se_ratio=est.se_ratio,
         )
     except Exception as exc:
-        return Outcome(r.id, pt, "mc", "", passed=False, detail=f"{type(exc).__name__}: {exc}")
+        return Outcome.crashed(r.id, pt, "mc", exc)
 
 
 def custom_checks(r: Result, mode: str, seed: int, zmax: float) -> list[Outcome]:
@@ -469,7 +468,7 @@ def custom_checks(r: Result, mode: str, seed: int, zmax: float) -> list[Outcome]
                     o.detail = f"z-score {seen} of a result that declares {budget} (checks_z): not in the alpha budget"
             out.append(o)
     except Exception as exc:
-        out.append(Outcome(r.id, "", "checks", "", passed=False, detail=f"{type(exc).__name__}: {exc}"))
+        out.append(Outcome.crashed(r.id, "", "checks", exc))
     return out
 
 
