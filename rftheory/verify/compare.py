@@ -10,6 +10,7 @@ between two numbers) and :func:`judge` (the verdict on a result's own raw
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import mpmath as mp
 
@@ -106,7 +107,7 @@ def judge(m: Measurement, zmax: float) -> Outcome:
     >>> judge(measure.agreement("demo", "x=1", "route", 1, "1.001", 4), zmax=5.0).passed
     False
     """
-    base = dict(result=m.result, point=m.point, check=m.check, detail=m.detail)
+    base: dict[str, Any] = dict(result=m.result, point=m.point, check=m.check, detail=m.detail)
     try:
         if m.kind == "error":
             return Outcome(**base, value="", passed=False)
