@@ -19,6 +19,7 @@ from .._version import __version__
 from ..catalog import get, results
 from ..core.errors import ParameterError, RFTheoryError
 from ..core.precision import DPS_MAX, DPS_MIN, check_dps
+from ..core.suggest import no_prefix_message
 from ..present.helptext import EPILOGS as _EPILOGS
 from ..present.helptext import MAIN_EPILOG as _MAIN_EPILOG
 from ..present.helptext import PARAM_HELP as _PARAM_HELP
@@ -103,7 +104,7 @@ def cmd_list(args) -> int:
 
     rs = results(args.prefix or "")
     if not rs:
-        raise ParameterError("prefix", f"no result ID starts with {args.prefix!r} (see `rftheory list`)")
+        raise ParameterError("prefix", no_prefix_message(args.prefix, (r.id for r in results())))
     if args.json:
         print(json.dumps([
             {"id": r.id, "title": r.title, "source": r.source, "citation": cite(r.source, full=True), "status": r.status,
@@ -210,7 +211,7 @@ def cmd_verify(args) -> int:
     check_seed(args.seed)
     tasks = V.plan(mode, args.only or "")
     if not tasks:
-        raise ParameterError("only", f"no result ID starts with {args.only!r} (see `rftheory list`)")
+        raise ParameterError("only", no_prefix_message(args.only, (r.id for r in results())))
     from ..verify.executors import executor_from_args  # process pool, checkpoints, dask
     from ..workers.signals import Terminated, guarded
 
