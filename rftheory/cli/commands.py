@@ -158,7 +158,15 @@ def cmd_eval(args) -> int:
     check_dps(args.dps)
     p = r.at(**params)  # validated once; every layer reads this point
     shown = {k: str(v) for k, v in p.items()}
-    if args.layer == "float64":
+    if (args.samples is not None or args.seed is not None) and args.layer != "mc":
+        raise ParameterError("samples" if args.samples is not None else "seed", "only with --layer mc")
+    mc = None
+    if args.layer == "mc":
+        from .mc_eval import monte_carlo_eval
+
+        mc = monte_carlo_eval(r, p, args.samples, args.seed)
+        text, kind = mc.text(), "mc"
+    elif args.layer == "float64":
         text = repr(r.f64_scalar(at=p))
         kind = "float64"
     elif args.layer == "symbolic":
@@ -170,7 +178,9 @@ def cmd_eval(args) -> int:
         with mp.workdps(args.dps + 10):
             text = _fmt_value(val, args.dps)
         kind = "mpmath"
-    if args.json:
+    if args.json and mc is not None:
+        print(json.dumps({"id": r.id, "params": shown, "layer": kind, **mc.as_json()}))
+    elif args.json:
         print(json.dumps({"id": r.id, "params": shown, "dps": args.dps, "layer": kind, "value": text}))
     else:
         print(text)
@@ -476,9 +486,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--param", "-p", action="append", metavar="NAME=VALUE", default=[], help=_PARAM_HELP)
     p.add_argument("--dps", type=int, default=30,
                    help=f"significant digits, certified ({DPS_MIN}..{DPS_MAX}; default 30)")
-    p.add_argument("--layer", choices=("mpmath", "float64", "symbolic"), default="mpmath",
-                   help="certified mpmath value (default), the float64 layer, or the sympy expression")
-    p.add_argument("--json", action="store_true", help="print {id, params, dps, layer, value} as JSON")
+    p.add_argument("--layer", choices=("mpmath", "float64", "symbolic", "mc"), default="mpmath",
+                   help="certified mpmath value (default), the float64 layer, the sympy expression, or a "
+                   "Monte Carlo estimate of the real estimator (mean ± standard error)")
+    p.add_argument("--samples", type=int, default=None, metavar="N",
+                   help="--layer mc: replicates (default 10000)")
+    p.add_argument("--seed", type=int, default=None, metavar="N",
+                   help="--layer mc: seed of the numpy Generator, in [0, 2**63) (default 0)")
+    p.add_argument("--json", action="store_true", help="print {id, params, dps, layer, value} as JSON "
+                   "({id, params, layer, mean, standard_error, samples, seed} with --layer mc)")
     p.set_defaults(func=cmd_eval)
 
     p = sub.add_parser("verify", help="cross-check every result: exact routes and Monte Carlo",

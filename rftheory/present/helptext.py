@@ -40,8 +40,10 @@ exit status: 0 listed; 2 no ID starts with PREFIX""",
   rftheory eval simrf.prf_mse -p d=8 -p m=8 -p v=1/2 -p coupling=simplex --dps 50
   rftheory eval simrf.conformity.orthogonal -p d=4 -p v=1 --layer float64
   rftheory eval simrf.conformity.iid -p d=4 -p v=1 --layer symbolic --json
+  rftheory eval simrf.prf_mse -p d=8 -p m=8 -p v=1 -p coupling=orthogonal --layer mc --samples 20000 --seed 1
+                                    a Monte Carlo estimate: mean ± standard error
 
-exit status: 0 printed; 2 an unknown ID, a bad parameter or --dps""",
+exit status: 0 printed; 2 an unknown ID, a bad parameter, --dps, --samples or --seed""",
     "verify": """examples:
   rftheory verify --quick                         every result, small grid
   rftheory verify --only simrf.conformity --workers 1
