@@ -83,7 +83,7 @@ def _fmt_value(x, digits: int) -> str:
 
 # --------------------------------------------------------------------------
 def cmd_list(args) -> int:
-    """``rftheory list [PREFIX] [--json]``: every result with its source.
+    """``rftheory list [PREFIX] [--short|--json]``: every result with its source.
 
     Parameters
     ----------
@@ -114,6 +114,9 @@ def cmd_list(args) -> int:
             for r in rs], indent=2))
         return 0
     w = max((len(r.id) for r in rs), default=10)
+    if args.short:
+        print("\n".join(f"{r.id:<{w}}  {r.title}" for r in rs))
+        return 0
     for r in rs:
         print(f"{r.id:<{w}}  [{r.status}]  {r.title}")
         print(f"{'':<{w}}  source: {cite(r.source)}")
@@ -121,6 +124,9 @@ def cmd_list(args) -> int:
         print(f"{'':<{w}}  defined at: {r.defined_at}")
         print(f"{'':<{w}}  layers: {', '.join(r.layers())}" + (f"; routes: {', '.join(r.routes)}" if r.routes else ""))
         for p in r.params:
+            if p.kind == "object":  # an array of the Python API: its text says what it is and its default
+                print(f"{'':<{w}}  param {p.name}: {p.doc}")
+                continue
             dflt = "" if p.default is None else (" (default: from the others)" if callable(p.default)
                                                  else f" (default {p.default})")
             print(f"{'':<{w}}  param {p.name}: {p.domain()}{dflt} -- {p.doc}")
@@ -478,6 +484,7 @@ def build_parser() -> argparse.ArgumentParser:
     ex = dict(formatter_class=argparse.RawDescriptionHelpFormatter)
     p = sub.add_parser("list", help="every result ID with its source", epilog=_EPILOGS["list"], **ex)
     p.add_argument("prefix", nargs="?", default="", help="only IDs starting with this (an unknown prefix is an error)")
+    p.add_argument("--short", action="store_true", help="one line per result: ID and title")
     p.add_argument("--json", action="store_true", help="print a JSON list of the results instead of text")
     p.set_defaults(func=cmd_list)
 

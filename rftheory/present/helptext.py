@@ -32,6 +32,7 @@ EPILOGS = {
     "list": """examples:
   rftheory list                      every result, its source, parameters and notes
   rftheory list simrf.conformity     only IDs starting with simrf.conformity
+  rftheory list --short              one line per result: ID and title
   rftheory list hrf --json           machine-readable
 
 exit status: 0 listed; 2 no ID starts with PREFIX""",
