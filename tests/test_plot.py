@@ -86,4 +86,32 @@ def test_no_matplotlib_is_one_line(tmp_path, monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib -> ImportError
     assert main(["plot", "simrf.conformity.iid", "--x", "v=1,2", "-p", "d=4", "-o", str(tmp_path / "a.png")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "rftheory[plot]" in err[0]
+    assert len(err) == 1 and "plot needs matplotlib: pip install matplotlib" in err[0]
+
+
+# ------------------------------------------------------------- log2 x axis
+@pytest.mark.parametrize("x, logx, base", [
+    ([2, 4, 8, 16, 32, 64], None, 2), ([16, 64, 256], None, 2), ([2, 4, 8], True, 2), ([2, 4, 8], False, None),
+    ([2, 3, 4], None, None), ([1, 10, 1000], None, 10), ([1.5, 3], True, 10), ([0.5, 1, 2], None, 2), ([4, 4], None, None),
+])
+def test_the_x_axis_of_powers_of_two_is_log2(x, logx, base):
+    from rftheory.present.plot import x_log_base
+
+    assert x_log_base(np.array(x, dtype=float), logx) == base
+
+
+def test_the_figure_of_a_powers_of_two_axis_is_log2_labelled_by_its_values():
+    from rftheory.present.plot import figure, series_data
+
+    data = series_data("simrf.conformity.iid", ("d", ["2", "4", "8", "16"]), params={"v": "1"})
+    ax = figure(data).axes[0]
+    assert ax.get_xscale() == "log" and ax.xaxis.get_transform().base == 2
+    assert list(ax.get_xticks()) == [2.0, 4.0, 8.0, 16.0]
+    assert [ax.xaxis.get_major_formatter()(t, i) for i, t in enumerate(ax.get_xticks())] == ["2", "4", "8", "16"]
+
+
+def test_matplotlib_is_a_default_dependency():
+    tomllib = pytest.importorskip("tomllib")  # Python >= 3.11
+
+    deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    assert any(d.split(">")[0].split("=")[0].strip() == "matplotlib" for d in deps), deps

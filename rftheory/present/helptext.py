@@ -100,10 +100,11 @@ exit status: 0 printed; 2 an unknown ID or paper""",
 
 --x NAME=lo:hi:n takes n log-spaced values (rounded to distinct integers for an
 integer parameter). Axes are logarithmic when the values span more than two
-decades (override with --logx/--linx, --logy/--liny).
+decades, and an x axis of powers of two (d=2,4,8,...) is logarithmic to base 2
+(override with --logx/--linx, --logy/--liny).
 
-exit status: 0 written; 2 a bad axis, parameter, ratio or file, or no matplotlib
-(pip install 'rftheory[plot]')""",
+exit status: 0 written; 2 a bad axis, parameter, ratio or file (or a broken
+matplotlib: it is a dependency of every install)""",
     "audit": """examples:
   rftheory audit sampler my_sampler.py:orf --d 16 --m 16         is my sampler right?
   rftheory audit sampler my_sampler.py:orf --d 8 --m 12 --json

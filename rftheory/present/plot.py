@@ -19,7 +19,8 @@ from ..catalog import get
 from ..core.errors import ParameterError, RFTheoryError
 from ..core.params import to_fraction
 
-__all__ = ["PlotData", "parse_axis", "series_data", "draw", "check_output", "add_parser"]
+__all__ = ["PlotData", "parse_axis", "series_data", "draw", "figure", "powers_of_two", "x_log_base", "check_output",
+           "add_parser"]
 
 #: the formats a figure is written in, by file suffix
 FORMATS = ("png", "pdf", "svg")
@@ -197,6 +198,29 @@ def _spans(v: np.ndarray) -> bool:
     return v.size > 1 and bool(np.all(v > 0)) and v.max() / v.min() > 100
 
 
+def powers_of_two(v: np.ndarray) -> bool:
+    """Whether ``v`` holds at least two distinct values, all integer powers of two (``d = 2, 4, 8, ...``)."""
+    v = np.asarray(v, dtype=float)
+    if v.size < 2 or not np.all(np.isfinite(v)) or np.any(v <= 0) or np.unique(v).size < 2:
+        return False
+    e = np.log2(v)
+    return bool(np.all(e == np.round(e)))
+
+
+def x_log_base(x: np.ndarray, logx: bool | None) -> int | None:
+    """The base of the x axis's logarithmic scale, ``None`` for a linear one.
+
+    ``logx=None`` (automatic): base 2 for powers of two, base 10 for positive
+    values spanning more than two decades, linear otherwise; ``logx=True``:
+    base 2 for powers of two, else 10; ``logx=False``: linear.
+    """
+    if logx is False:
+        return None
+    if powers_of_two(x):
+        return 2
+    return 10 if (logx or _spans(x)) else None
+
+
 def draw(data: PlotData, path: str, logx=None, logy=None, ylabel: str | None = None) -> str:
     """Write a figure of ``data`` to ``path`` (PNG, PDF or SVG by its suffix).
 
@@ -208,7 +232,8 @@ def draw(data: PlotData, path: str, logx=None, logy=None, ylabel: str | None = N
         The file written; its suffix (``.png``, ``.pdf``, ``.svg``) is the format.
     logx, logy : bool or None, optional
         Logarithmic axes; ``None`` (default): logarithmic when the values are
-        positive and span more than two decades.
+        positive and span more than two decades.  An x axis of powers of two
+        is logarithmic to base 2 with its values as tick labels (:func:`x_log_base`).
     ylabel : str, optional
         The y axis label (default: the result ID, or the ratio).
 
@@ -225,28 +250,8 @@ def draw(data: PlotData, path: str, logx=None, logy=None, ylabel: str | None = N
         An unknown suffix, or a file that cannot be written.
     """
     fmt = check_output(path)
-    try:
-        import matplotlib
-    except ImportError:
-        raise RFTheoryError("plot needs matplotlib: pip install 'rftheory[plot]'") from None
-    matplotlib.use("Agg")
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(6.4, 4.8), layout="constrained")
-    ax = fig.add_subplot()
-    for label, yv in zip(data.labels, data.y):
-        ax.plot(data.x, yv, marker="o" if len(data.x) <= 12 else None, ms=4, label=label)
-    ax.set_xscale("log" if (_spans(data.x) if logx is None else logx) else "linear")
-    ax.set_yscale("log" if (_spans(data.y.ravel()) if logy is None else logy) else "linear")
-    ax.set_xlabel(data.x_name)
-    ratio = "ratio to" in data.caption.split(";", 1)[0]
-    ax.set_ylabel(ylabel or (f"{data.result_id} (ratio)" if ratio else data.result_id))
+    fig = figure(data, logx=logx, logy=logy, ylabel=ylabel)
     r = get(data.result_id)
-    ax.set_title(textwrap.fill(f"{r.title}", 70), fontsize=10)
-    if len(data.labels) > 1:
-        ax.legend(fontsize=8)
-    ax.grid(True, which="both", alpha=0.3)
-    fig.supxlabel(textwrap.fill(data.caption, 110), fontsize=6, ha="left", x=0.01)
     meta = {"Title": f"{data.result_id}: {r.title}"}
     if fmt == "png":
         meta["Description"] = data.caption
@@ -259,6 +264,41 @@ def draw(data: PlotData, path: str, logx=None, logy=None, ylabel: str | None = N
     except OSError as exc:
         raise ParameterError("output", f"cannot write {path!r}: {exc.strerror or type(exc).__name__}") from None
     return fmt
+
+
+def figure(data: PlotData, logx=None, logy=None, ylabel: str | None = None):
+    """The matplotlib ``Figure`` that :func:`draw` writes (same parameters, no file)."""
+    try:
+        import matplotlib
+    except ImportError:  # a default install has it (a runtime dependency); a broken environment may not
+        raise RFTheoryError("plot needs matplotlib: pip install matplotlib") from None
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    fig = Figure(figsize=(6.4, 4.8), layout="constrained")
+    ax = fig.add_subplot()
+    for label, yv in zip(data.labels, data.y):
+        ax.plot(data.x, yv, marker="o" if len(data.x) <= 12 else None, ms=4, label=label)
+    base = x_log_base(data.x, logx)
+    if base == 2:  # d = 2, 4, 8, ...: evenly spaced, labelled 2, 4, 8 (not 2^1, 2^2, 2^3)
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(sorted(set(float(v) for v in data.x)))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.xaxis.set_minor_formatter(NullFormatter())
+    else:
+        ax.set_xscale("linear" if base is None else "log")
+    ax.set_yscale("log" if (_spans(data.y.ravel()) if logy is None else logy) else "linear")
+    ax.set_xlabel(data.x_name)
+    ratio = "ratio to" in data.caption.split(";", 1)[0]
+    ax.set_ylabel(ylabel or (f"{data.result_id} (ratio)" if ratio else data.result_id))
+    r = get(data.result_id)
+    ax.set_title(textwrap.fill(f"{r.title}", 70), fontsize=10)
+    if len(data.labels) > 1:
+        ax.legend(fontsize=8)
+    ax.grid(True, which="both", alpha=0.3)
+    fig.supxlabel(textwrap.fill(data.caption, 110), fontsize=6, ha="left", x=0.01)
+    return fig
 
 
 def check_output(path: str) -> str:
