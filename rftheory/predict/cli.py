@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import warnings
+
+import numpy as np
+
 from ..core.errors import ParameterError
 
 __all__ = ["add_parser", "cmd_predict"]
@@ -38,10 +42,11 @@ def cmd_predict(args) -> int:
     from .render import as_text, json_text, plot
 
     sigma = args.sigma
+    defaults: tuple[str, ...] = ()
     if args.kernel == "softmax" and sigma is None:
         sigma = None
     elif sigma is None:
-        sigma = "median"
+        sigma, defaults = "median", ("sigma",)
     if args.scale is not None:
         try:
             scale = float(args.scale)
@@ -57,10 +62,14 @@ def cmd_predict(args) -> int:
             raise ParameterError("target", f"expected a positive number, got {args.target!r}") from None
     if args.seed < 0:
         raise ParameterError("seed", f"must be >= 0, got {args.seed}")
-    p = predict(args.data, args.y, kernel=args.kernel, sigma=sigma, scale=scale, mechanisms=args.mechanism,
-                m=args.m, target=target, overflow=args.overflow, pairs=args.pairs, seed=args.seed,
-                standardize=True if args.standardize else None, progress=None, exact_pairs=args.exact_pairs,
-                scheduler=args.scheduler)
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        # numpy's warnings never reach the user: a non-finite outcome is refused by predict with one line
+        warnings.simplefilter("ignore")
+        p = predict(args.data, args.y, kernel=args.kernel, sigma=sigma, scale=scale, mechanisms=args.mechanism,
+                    m=args.m, target=target, overflow=args.overflow, pairs=args.pairs, seed=args.seed,
+                    standardize=True if args.standardize else None, progress=None, exact_pairs=args.exact_pairs,
+                    scheduler=args.scheduler)
+    p.defaults = tuple(dict.fromkeys(p.defaults + defaults))
     fmt = "json" if args.json else args.format
     print(json_text(p) if fmt == "json" else as_text(p, fmt))
     if args.plot:

@@ -25,7 +25,7 @@ import numpy as np
 
 from ..core.errors import ParameterError
 
-__all__ = ["SKLEARN_SETS", "load", "standardize", "check_pair_sets", "bandwidth", "rescale", "Prepared"]
+__all__ = ["SKLEARN_SETS", "MAX_NORM", "check_magnitude", "load", "standardize", "check_pair_sets", "bandwidth", "rescale", "Prepared"]
 
 #: scikit-learn data sets ``sklearn:NAME`` loads (each is standardized)
 SKLEARN_SETS = ("digits", "wine", "breast_cancer", "iris", "diabetes")
@@ -45,8 +45,24 @@ def _as_matrix(arr, name: str) -> np.ndarray:
     arr = arr.astype(np.float64)
     if not np.all(np.isfinite(arr)):
         bad = np.argwhere(~np.isfinite(arr))[0]
-        raise ParameterError(name, f"has NaN or infinity (first at row {bad[0]}, column {bad[1]})")
+        raise ParameterError(name, f"has NaN or infinity (first at row {bad[0] + 1}, column {bad[1] + 1}; "
+                             "rows and columns of the data counted from 1)")
+    check_magnitude(arr, name)
     return arr
+
+
+#: the largest bound ``max|x_il|·√d`` on a point's norm: squared distances (≤ 4·max‖x‖²) stay finite in float64
+MAX_NORM = 1e150
+
+
+def check_magnitude(arr: np.ndarray, name: str, lead: str = "", advice: str = "divide the data by a constant") -> None:
+    """Refuse points so large that their squared distances overflow float64 (``max|x|·√d > MAX_NORM``)."""
+    big = float(np.max(np.abs(arr))) if arr.size else 0.0
+    if big * math.sqrt(arr.shape[1]) > MAX_NORM:
+        i, j = np.unravel_index(int(np.argmax(np.abs(arr))), arr.shape)
+        raise ParameterError(name, f"{lead}values up to {big:.3g} (row {i + 1}, column {j + 1}, counted from 1): "
+                             f"squared distances would overflow float64 (the limit is max|x|·sqrt(d) <= "
+                             f"{MAX_NORM:g}); {advice}")
 
 
 def load(spec, name: str = "DATA") -> tuple[np.ndarray, bool]:
@@ -92,14 +108,15 @@ def load(spec, name: str = "DATA") -> tuple[np.ndarray, bool]:
         if spec.endswith(".npy"):
             arr = np.load(spec, allow_pickle=False)
         elif spec.endswith(".csv"):
-            try:
-                arr = np.loadtxt(spec, delimiter=",", ndmin=2)
-            except ValueError:
-                arr = np.loadtxt(spec, delimiter=",", ndmin=2, skiprows=1)  # a header line
+            from .csvfile import read_csv
+
+            arr = read_csv(spec, name)
         else:
             raise ParameterError(name, f"expected a .npy or .csv file or sklearn:NAME, got {spec!r}")
     except OSError as exc:
         raise ParameterError(name, f"cannot read {spec!r} ({exc.strerror or exc})") from None
+    except ParameterError:
+        raise
     except ValueError as exc:
         raise ParameterError(name, f"cannot read {spec!r} as numbers ({exc})") from None
     return _as_matrix(arr, name), False
@@ -239,7 +256,10 @@ def bandwidth(rule, X, Y=None, seed: int = 0) -> float:
             rows = np.arange(r0, min(r0 + 256, A.shape[0]))
             out.append(np.partition(_distances(A, B, rows), k, axis=1)[:, k])
         s = float(np.mean(np.concatenate(out)))
-    if not (math.isfinite(s) and s > 0):
+    if not math.isfinite(s):
+        raise ParameterError("sigma", f"the {rule} rule gives sigma = {s:g} (the distances overflow float64); "
+                             "divide the data by a constant")
+    if not s > 0:
         raise ParameterError("sigma", f"the {rule} rule gives sigma = {s:g} (the points coincide); give a number")
     return s
 
@@ -318,6 +338,12 @@ def rescale(X, Y, kernel: str, sigma=None, scale=None) -> Prepared:
         raise ParameterError("kernel", f"unknown kernel {kernel!r}; expected gaussian or softmax")
     Xs = X * f
     Ys = Xs if Y is None else Y * f
+    flag = "sigma" if kernel == "gaussian" else "scale"
     if not (np.all(np.isfinite(Xs)) and np.all(np.isfinite(Ys))):
-        raise ParameterError("sigma" if kernel == "gaussian" else "scale", "the rescaled data overflow float64")
+        raise ParameterError(flag, "the rescaled data overflow float64")
+    value = float(sigma) if kernel == "gaussian" else f * f
+    for arr in (Xs,) if Y is None else (Xs, Ys):
+        check_magnitude(arr, flag, f"{float(value):g} is too {'small' if kernel == 'gaussian' else 'large'} for "
+                        "this data: it rescales it to ", f"give a {'larger' if kernel == 'gaussian' else 'smaller'} "
+                        f"--{flag}")
     return Prepared(Xs, Ys, Y is None, kernel, f)

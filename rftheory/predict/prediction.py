@@ -96,6 +96,10 @@ class Prediction:
         Sampled pairs, or ``None`` for all.
     seconds : float
         Wall time of the evaluation.
+    sigma_rule : str or None
+        How ``sigma`` was chosen: ``"median"``, ``"nn50"`` or ``"given"`` (Gaussian kernel).
+    defaults : tuple of str
+        The options the caller left at their defaults (``"sigma"``, ``"scale"``), shown as such.
     """
 
     kernel: str
@@ -115,6 +119,8 @@ class Prediction:
     interpolation: dict = field(default_factory=dict)
     pairs: int | None = None
     seconds: float = 0.0
+    sigma_rule: str | None = None
+    defaults: tuple[str, ...] = ()
 
 
 def parse_ms(spec) -> list[int]:
@@ -141,10 +147,10 @@ def parse_ms(spec) -> list[int]:
     """
     items = spec.split(",") if isinstance(spec, str) else list(spec)
     out = []
-    for it in items:
+    for k, it in enumerate(items, 1):
         s = str(it).strip()
         if not s:
-            continue
+            raise ParameterError("m", f"entry {k} of {spec!r} is empty (give comma-separated integers, e.g. 8,16)")
         try:
             v = int(s)
         except ValueError:
@@ -361,7 +367,9 @@ def predict(X, Y=None, *, kernel="gaussian", sigma="median", scale=None, mechani
             mech.interp, interpolation[mech.name] = (None, {"method": "direct", "reason": "exact_pairs"}) \
                 if exact_pairs else build(mech, prep.X, prep.Y, seed)
     out = Prediction(kernel, sig, (None if kernel == "gaussian" else (1.0 if scale is None else float(scale))),
-                     n_x, n_y, d, std, target=target, pairs=pairs, interpolation=interpolation)
+                     n_x, n_y, d, std, target=target, pairs=pairs, interpolation=interpolation,
+                     sigma_rule=(sigma if sigma in ("median", "nn50") else "given") if kernel == "gaussian" else None,
+                     defaults=(() if kernel == "gaussian" else ("scale",) if scale is None else ()))
     need_theta = any(mm.family in ("sm++", "hybrid") for mm in mechs)
     total = pairs if pairs else (n_x * (n_x + 1) // 2 if prep.same else n_x * n_y)
     bar = _Progress(total * len(mechs), progress)
@@ -388,6 +396,14 @@ def predict(X, Y=None, *, kernel="gaussian", sigma="median", scale=None, mechani
                 if worst > a["worst"] or (worst == a["worst"] and at < a["at"]):
                     a["worst"], a["at"] = worst, at
             bar.step(part["n"])
+    except ParameterError as exc:
+        if exc.name != "d":
+            raise
+        # the data's dimension, not an option of predict: say which input it is
+        need = exc.message.split(", got")[0].removeprefix("must be ").strip()
+        raise ParameterError("DATA", f"has {d} column{'s' if d != 1 else ''} (dimension d = {d}); the mechanism"
+                             f"{'s' if len(mechs) > 1 else ''} {', '.join(mm.name for mm in mechs)} need{'s' if len(mechs) == 1 else ''} d {need} "
+                             "(give points with more columns, or another mechanism)") from None
     finally:
         bar.close()
     scale_up = (n_x * n_y / pairs) if pairs else 1.0
@@ -416,5 +432,16 @@ def predict(X, Y=None, *, kernel="gaussian", sigma="median", scale=None, mechani
         for mech in mechs:
             if mech.positive:
                 out.overflow[mech.name] = probabilities(mech, pts, kernel, overflow)
+    _check_finite(out)
     out.seconds = time.perf_counter() - t0
     return out
+
+
+def _check_finite(p: Prediction) -> None:
+    """Refuse a prediction with a NaN or infinite number instead of printing it."""
+    values = [("||K||_F", p.norm_K)] + [(f"{r.mechanism} m={r.m}", v) for r in p.rows
+                                        for v in (r.expected_sq_error, r.relative_error, r.worst_relative_rmse)]
+    bad = [what for what, v in values if not math.isfinite(v)]
+    if bad:
+        raise ParameterError("DATA", f"the prediction is not finite in float64 here ({bad[0]}); rescale the data "
+                             "(--sigma, --scale or --standardize)")

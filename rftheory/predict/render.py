@@ -47,7 +47,8 @@ def as_table(p, digits: int = 6) -> Table:
 
 
 def _caption(p) -> str:
-    k = (f"gaussian kernel, sigma={p.sigma:.6g}" if p.kernel == "gaussian" else f"softmax kernel, scale={p.scale:.6g}")
+    k = (f"gaussian kernel, sigma={p.sigma:.6g}{_sigma_note(p)}" if p.kernel == "gaussian" else
+         f"softmax kernel, scale={p.scale:.6g}{' (the default)' if 'scale' in p.defaults else ''}")
     how = (f"estimated from {p.pairs} uniformly drawn pairs (± standard error)" if p.pairs else
            "exact: sum of the registered closed-form pointwise MSEs over all pairs (float64, compensated sums)")
     fb = sum(p.fallback.values())
@@ -55,6 +56,17 @@ def _caption(p) -> str:
     return (f"rftheory predict: {k}; n_x={p.n_x}, n_y={p.n_y}, d={p.d}"
             f"{', standardized' if p.standardized else ''}; ||K||_F={p.norm_K:.6g}; {how}{extra}; "
             "m = random vectors (rff, sm++: 2m features)")
+
+
+_RULES = {"median": "median pairwise distance", "nn50": "mean distance to the 50th nearest neighbour"}
+
+
+def _sigma_note(p) -> str:
+    rule = _RULES.get(p.sigma_rule or "")
+    default = "sigma" in p.defaults
+    if rule and default:
+        return f" ({rule}, the default; set --sigma)"
+    return f" ({rule})" if rule else (" (the default)" if default else "")
 
 
 def as_text(p, fmt: str = "text") -> str:
@@ -94,7 +106,7 @@ def as_text(p, fmt: str = "text") -> str:
 
 
 def as_json(p) -> dict:
-    """The prediction as JSON-ready data (numbers as shortest round-trip decimal strings).
+    """The prediction as JSON-ready data (numbers as JSON numbers, shortest round-trip decimals).
 
     Parameters
     ----------
@@ -103,12 +115,14 @@ def as_json(p) -> dict:
     Returns
     -------
     dict
-        Keys ``kernel, sigma, scale, n_x, n_y, d, standardized, norm_K,
-        pairs, rows`` (and ``targets``, ``overflow``); a row's ``pair_term``
+        Keys ``kernel, sigma, sigma_rule, scale, defaults, n_x, n_y, d, standardized,
+        norm_K, pairs, rows`` (and ``targets``, ``overflow``); ``defaults`` lists
+        the options left at their defaults (``sigma``, ``scale``); a row's ``pair_term``
         is ``"chebyshev"`` or ``"direct"`` for coupled rff/psi/prf, else ``None``.
     """
-    s = lambda x: None if x is None else repr(float(x))
-    out = {"kernel": p.kernel, "sigma": s(p.sigma), "scale": s(p.scale), "n_x": p.n_x, "n_y": p.n_y, "d": p.d,
+    s = lambda x: None if x is None else float(x)  # finite: predict refuses NaN and infinity
+    out = {"kernel": p.kernel, "sigma": s(p.sigma), "sigma_rule": p.sigma_rule, "scale": s(p.scale),
+           "defaults": list(p.defaults), "n_x": p.n_x, "n_y": p.n_y, "d": p.d,
            "standardized": p.standardized, "norm_K": s(p.norm_K), "pairs": p.pairs,
            "rows": [{"mechanism": r.mechanism, "m": r.m, "features": r.features,
                      "expected_sq_error": s(r.expected_sq_error), "relative_error": s(r.relative_error),
