@@ -3,9 +3,10 @@
 One section per registered result: its ID and title, the paper it comes
 from (:func:`rftheory.core.citations.cite`), the statement's LaTeX, each
 parameter's domain, default and meaning, and the notes and errata.  The
-sheet is Markdown (statements in ``$$ … $$``), LaTeX (a standalone document;
-text escaped by :func:`rftheory.present.tables.latex_escape`, statements in
-``\\[ … \\]``) or JSON (the fields of ``rftheory show --json``).
+sheet is Markdown (statements in ``$$ … $$``), LaTeX (a standalone, pure-ASCII
+document that pdflatex compiles: text by :func:`rftheory.present.latex_text.text_to_latex`,
+every statement in ``\\fitmath{…}``, display math scaled down to the line width
+when wider) or JSON (the fields of ``rftheory show --json``).
 """
 
 from __future__ import annotations
@@ -50,8 +51,8 @@ def formula_sheet(fmt: str = "markdown", prefix: str = "") -> str:
     >>> print(formula_sheet("markdown", "simrf.conformity.iid").splitlines()[4])
     ## `simrf.conformity.iid` — RF-conformity of iid Gaussian vectors
     """
+    from .latex_text import FIT_MACRO, math_to_latex, text_to_latex
     from .showing import describe
-    from .tables import latex_escape
 
     if fmt not in FORMATS:
         raise ParameterError("format", f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
@@ -78,20 +79,25 @@ def formula_sheet(fmt: str = "markdown", prefix: str = "") -> str:
                 out += ["", "Notes and errata:", ""] + [f"- {_md(n)}" for n in d["notes"]]
             out.append("")
         return "\n".join(out)
-    out = [r"\documentclass{article}", r"\usepackage[utf8]{inputenc}", r"\usepackage{amsmath,amssymb}",
-           r"\usepackage[margin=2cm]{geometry}", r"\title{rftheory formula sheet}", r"\begin{document}",
-           r"\maketitle"]
+    t = text_to_latex
+    out = [r"\documentclass{article}", r"\usepackage[T1]{fontenc}", r"\usepackage{amsmath,amssymb,graphicx}",
+           r"\usepackage[margin=2cm]{geometry}", FIT_MACRO, r"\title{rftheory formula sheet}",
+           r"\begin{document}", r"\sloppy", r"\maketitle"]
     for d in ds:
-        out += [r"\section*{\texttt{" + latex_escape(d["id"]) + "}: " + latex_escape(d["title"]) + "}",
-                r"\noindent Source: " + latex_escape(d["citation"]) + r"\\",
-                "Status: " + latex_escape(d["status"]), r"\[ " + d["statement"] + r" \]", r"\begin{itemize}"]
+        out += [r"\section*{\texttt{" + t(d["id"]) + "}: " + t(d["title"]) + "}",
+                r"\noindent Source: " + t(d["citation"]) + r"\\",
+                "Status: " + t(d["status"]), r"\fitmath{" + math_to_latex(d["statement"]) + "}",
+                r"\begin{itemize}"]
         for p in d["params"]:
-            out.append(r"\item \texttt{" + latex_escape(p["name"]) + "}: " + latex_escape(p["domain"])
-                       + "; default: " + latex_escape(p["default"])
-                       + ("" if p["meaning"] in ("", p["domain"]) else ". " + latex_escape(p["meaning"])))
+            if p["kind"] == "object":  # an array of the Python API: its meaning says it all
+                out.append(r"\item \texttt{" + t(p["name"]) + "}: " + t(p["meaning"]))
+                continue
+            out.append(r"\item \texttt{" + t(p["name"]) + "}: " + t(p["domain"])
+                       + "; default: " + t(p["default"])
+                       + ("" if p["meaning"] in ("", p["domain"]) else ". " + t(p["meaning"])))
         out.append(r"\end{itemize}")
         if d["notes"]:
-            out += [r"Notes and errata:", r"\begin{itemize}"] + [r"\item " + latex_escape(n) for n in d["notes"]]
+            out += [r"Notes and errata:", r"\begin{itemize}"] + [r"\item " + t(n) for n in d["notes"]]
             out.append(r"\end{itemize}")
     out.append(r"\end{document}")
     return "\n".join(out)
