@@ -65,7 +65,7 @@ _TEXT_MATH = re.compile(r"<=|>=|!=|\|\|[^|\s]{0,40}\|\||\^(\{[^{}]{1,40}\}|-?[0-
 
 
 def _unknown(ch: str) -> str:
-    return r"\texttt{[U+%04X]}" % ord(ch)
+    return "\\texttt{[U+" + f"{ord(ch):04X}" + "]}"
 
 
 def _text_char(ch: str) -> str:
