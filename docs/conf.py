@@ -28,6 +28,8 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
+import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -92,9 +94,38 @@ numpydoc_xref_param_type = False
 suppress_warnings = ["myst.header"]
 
 
+_T0 = time.monotonic()
+
+
+def _stage(message: str) -> None:
+    """One line on stderr per stage of the build: the long ones (verify, notebooks) are never silent."""
+    print(f"rftheory docs [{time.monotonic() - _T0:5.0f} s]: {message}", file=sys.stderr, flush=True)
+
+
+def _run_with_heartbeat(cmd: list[str], what: str, every: float = 30.0) -> subprocess.CompletedProcess:
+    """Run ``cmd`` (output to temporary files), saying every ``every`` seconds that ``what`` still runs."""
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        proc = subprocess.Popen(cmd, stdout=out, stderr=err, text=True, cwd=ROOT)
+        start = time.monotonic()
+        while True:
+            try:
+                proc.wait(timeout=every)
+                break
+            except subprocess.TimeoutExpired:
+                if time.monotonic() - start > 3600:
+                    proc.kill()
+                    proc.wait()
+                    raise RuntimeError(f"{' '.join(cmd)} ran over an hour") from None
+                _stage(f"{what}: still running ({time.monotonic() - start:.0f} s)")
+        out.seek(0)
+        err.seek(0)
+        return subprocess.CompletedProcess(cmd, proc.returncode, out.read(), err.read())
+
+
 def _verify_outcomes() -> tuple[dict[str, list[dict]], set[str] | None]:
     spec = os.environ.get("RFTHEORY_DOCS_VERIFY", "")
     if spec and Path(spec).is_file():
+        _stage(f"verify outcomes from {spec}")
         data, ran = json.loads(Path(spec).read_text()), None
     else:
         prefixes = [p for p in spec.split(",") if p] or [""]
@@ -102,7 +133,16 @@ def _verify_outcomes() -> tuple[dict[str, list[dict]], set[str] | None]:
         for prefix in prefixes:
             cmd = [sys.executable, "-m", "rftheory", "verify", "--quick", "--json"] + (["--only", prefix] if prefix
                                                                                       else [])
-            res = subprocess.run(cmd, capture_output=True, text=True, timeout=3600, cwd=ROOT)
+            what = "rftheory verify --quick" + (f" --only {prefix}" if prefix else "")
+            try:
+                import gmpy2  # noqa: F401
+
+                speed = ""
+            except ImportError:
+                speed = " (no gmpy2: several minutes)"
+            _stage(f"running {what} for the result pages{speed}")
+            res = _run_with_heartbeat(cmd, what)
+            _stage(f"{what}: done (exit {res.returncode})")
             if res.returncode not in (0, 1):  # 1: a check failed, which the pages then show
                 raise RuntimeError(f"{' '.join(cmd)} exited {res.returncode}: {res.stderr[-2000:]}")
             data["outcomes"] += json.loads(res.stdout)["outcomes"]
@@ -114,11 +154,18 @@ def _verify_outcomes() -> tuple[dict[str, list[dict]], set[str] | None]:
 
 
 _verify, _ran = _verify_outcomes()
+_stage("writing the result pages")
 RESULT_IDS = write_result_pages(HERE, _verify, _ran)
+_stage("writing the paper pages")
 PAPER_KEYS = write_paper_pages(HERE, (ROOT / "README.md").read_text(encoding="utf-8"), _verify)
+_stage("writing the command-line reference")
 CLI_COMMANDS = write_cli_page(HERE)
+_stage("copying the notebooks" + ("" if _executed else " (Sphinx executes them next, one Jupyter kernel each)"))
 NOTEBOOKS = copy_notebooks(ROOT, HERE, Path(_executed) if _executed else None)
-DERIVATIONS = write_derivation_pages(ROOT, HERE, run=os.environ.get("RFTHEORY_DOCS_DERIVATIONS") != "skip")
+_run_derivations = os.environ.get("RFTHEORY_DOCS_DERIVATIONS") != "skip"
+_stage("running the derivation scripts" if _run_derivations else "writing the derivation pages")
+DERIVATIONS = write_derivation_pages(ROOT, HERE, run=_run_derivations)
+_stage("configuration done; Sphinx reads and writes the pages next")
 (HERE / "notebooks" / "index.md").write_text(
     "# Notebooks\n\nOne notebook per paper (and two on using rftheory), executed by a Jupyter kernel when the site "
     "is built; each ends with exercises whose answers are `rftheory eval` values.\n\n"

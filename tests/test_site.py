@@ -41,7 +41,20 @@ def site(run_notebook, tmp_path_factory):
                           str(html.parent / "doctrees"), "docs", str(html)],
                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=1200)
     assert res.returncode == 0, f"sphinx -W failed:\n{res.stderr[-6000:]}"
+    BUILD["stderr"] = res.stderr
     return html
+
+
+#: what the site's build printed (filled by the ``site`` fixture)
+BUILD: dict[str, str] = {}
+
+
+def test_the_build_says_what_it_runs(site):
+    err = BUILD["stderr"]
+    stages = [line for line in err.splitlines() if line.startswith("rftheory docs [")]
+    assert any("verify" in line for line in stages), err[-2000:]
+    assert any("writing the result pages" in line for line in stages)
+    assert stages[-1].endswith("configuration done; Sphinx reads and writes the pages next"), stages
 
 
 def _text(page: Path) -> str:

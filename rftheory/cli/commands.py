@@ -225,6 +225,7 @@ def cmd_verify(args) -> int:
 
     mode = "full" if args.full else ("quick" if args.quick else "default")
     check_seed(args.seed)
+    V.Progress(0, enabled=None if not args.json else False).note(f"rftheory verify --{mode}: planning the checks...")
     tasks = V.plan(mode, args.only or "")
     if not tasks:
         raise ParameterError("only", no_prefix_message(args.only, (r.id for r in results())))

@@ -16,7 +16,9 @@ class Progress:
     of each task), so a long task left at the end does not leave the bar at
     ``1134/1135`` and 99.9 %.
     While tasks run, a background thread redraws the line every ``tick``
-    seconds, so the clock and a spinner move inside long tasks; near the end
+    seconds, so the clock and a spinner move inside long tasks; before the
+    first task finishes the line names the longest one started
+    (``started 1275 tasks, longest first: hrf.ce_mse|mc``); near the end
     the line names the costliest unfinished task and how long ago the last
     one finished (``waiting for: orf.pair_expectation|custom (+1), 35 s``).
 
@@ -55,6 +57,12 @@ class Progress:
 
         self._lock = threading.Lock()
 
+    def note(self, text: str) -> None:
+        """Show ``text`` on the line before the run starts (``planning the checks...``), when enabled."""
+        if self.enabled:
+            self.stream.write(f"\r{text[:110]:<110}")
+            self.stream.flush()
+
     def start(self, tasks) -> None:
         """Know the run's tasks and start the redraw thread.
 
@@ -76,6 +84,7 @@ class Progress:
             self._stop = threading.Event()
             self._thread = threading.Thread(target=self._ticker, name="rftheory-progress", daemon=True)
             self._thread.start()
+        self._draw()  # at once: the line says what runs before the first task finishes
 
     def _ticker(self) -> None:
         while not self._stop.wait(self.tick):
@@ -128,7 +137,10 @@ class Progress:
             el = now - self.start_time
             spin = "|/-\\"[int(el / max(self.tick, 1e-3)) % 4] if self.done < self.total else " "
             label = self.label
-            if self.left and self.weights and len(self.left) <= max(4, self.total // 20):
+            if self.done == 0 and self.left and self.weights:  # nothing finished yet: what has started
+                big = max(self.left, key=lambda i: self.weights[i])
+                label = f"started {len(self.left)} tasks, longest first: {self.names[big]}"
+            elif self.left and self.weights and len(self.left) <= max(4, self.total // 20):
                 big = max(self.left, key=lambda i: self.weights[i])
                 more = f" (+{len(self.left) - 1})" if len(self.left) > 1 else ""
                 label = f"waiting for: {self.names[big]}{more}, {now - self._last:.0f} s"
