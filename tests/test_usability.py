@@ -257,6 +257,8 @@ def test_progress_moves_between_finishes_and_names_the_long_task():
     while True:
         time.sleep(0.05)
         frames = [f for f in stream.getvalue().split("\r") if f.startswith("[")]
+        assert "started 9 tasks, longest first: orf.pair_expectation|custom" in frames[0]  # drawn by start()
+        frames = frames[1:]
         if len(frames) > 11 or time.monotonic() > deadline:
             break
     pct = [int(re.search(r"\]\s+\S?\s+(\d+)%", f).group(1)) for f in frames]
