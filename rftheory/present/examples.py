@@ -40,7 +40,8 @@ def example_point(result, point: dict[str, Any]) -> dict[str, Any]:
         if old is None or not applies(old):
             continue
         value = out.get(new[1:]) if isinstance(new, str) and new.startswith("=") else new
-        if value is None or _number(value) is None or _number(value) <= old:
+        new_value = _number(value)
+        if new_value is None or new_value <= old:
             continue
         trial = {**out, name: value}
         try:

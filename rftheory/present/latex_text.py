@@ -79,7 +79,8 @@ def _text_char(ch: str) -> str:
         return "\\textsuperscript{" + _SUPER[ch] + "}"
     if ch in _SUB:
         return "$_{" + _SUB[ch] + "}$"
-    base, *marks = unicodedata.normalize("NFD", ch)
+    decomposed = unicodedata.normalize("NFD", ch)
+    base, marks = decomposed[0], list(decomposed[1:])
     if base.isascii() and marks and all(m in _ACCENTS for m in marks):
         out = base if base not in "ij" else "\\" + base
         for m in marks:
