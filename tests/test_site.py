@@ -75,14 +75,15 @@ def test_a_page_for_every_result(site):
     assert 'class="math notranslate nohighlight"' in page and r"{}_1F_1" in page
     assert "Thm 4.3" in page and "chi2d-quadrature" in page
     assert "{dropdown}" not in page and "<details" in page, "a dropdown was not parsed"  # the BibTeX one
-    # the eval example with its exact output: 1F1(d; d/2; v^2/2) = 1F1(2; 1; x) = e^x (1 + x) (Kummer) at
-    # d = 2, v = 0.05, x = 1/800, certified to 30 digits
+    # the eval example with its exact output: 1F1(d; d/2; v^2/2) at d = 8, v = 1 is 1F1(8; 4; 1/2)
+    # = e^(1/2) 1F1(-4; 4; -1/2) (Kummer's transformation), a polynomial of five terms; certified to 30 digits
     words = _words(site / "results" / f"{r.id}.html")
     assert "$ rftheory eval simrf.conformity.orthogonal -p d=8 -p v=1" in words
     with mpmath.workdps(40):
-        x = mpmath.mpf(1) / 800
-        by_hand = mpmath.nstr(mpmath.exp(x) * (1 + x), 30)
-    assert by_hand.startswith("1.0025023450525") and f"\n{by_hand}\n" in words, "the eval output is missing"
+        x = mpmath.mpf(1) / 2
+        poly = mpmath.fsum(mpmath.rf(-4, k) / mpmath.rf(4, k) * (-x) ** k / mpmath.factorial(k) for k in range(5))
+        by_hand = mpmath.nstr(mpmath.exp(x) * poly, 30)
+    assert by_hand.startswith("2.603728346027546") and f"\n{by_hand}\n" in words, "the eval output is missing"
 
 
 def test_verify_outcomes_on_the_result_page(site):
