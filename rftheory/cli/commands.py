@@ -429,7 +429,16 @@ def cmd_cite(args) -> int:
     elif lookup(what) is not None:
         papers, where = [lookup(what)], None
     else:
-        r = get(what)  # an unknown name: UnknownResultError, one line
+        from ..core.citations import PAPERS
+        from ..core.errors import UnknownResultError
+
+        try:
+            r = get(what)  # an unknown name: UnknownResultError, one line
+        except UnknownResultError:  # suggest among IDs, paper keys and packages alike
+            from ..core.suggest import id_prefixes
+
+            names = id_prefixes(x.id for x in results()) | {p.key for p in PAPERS.values()} | {SOFTWARE_KEY}
+            raise UnknownResultError(what, sorted(names)) from None
         papers, where = papers_of(r.source), cite(r.source, full=True)
     if args.bibtex:
         print("\n\n".join([bibtex(p) for p in papers] + [software_bibtex()]))
