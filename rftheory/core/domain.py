@@ -19,15 +19,24 @@ import numpy as np
 from .errors import ParameterError
 from .params import Param
 
-__all__ = ["random_point", "random_points", "TINY"]
+__all__ = ["random_point", "random_points", "TINY", "REGIMES"]
 
 #: the smallest positive magnitude a real parameter is drawn at
 TINY = 1e-30
 
+#: named ranges of real magnitudes (drawn log-uniformly) a sweep may ask for instead of the declared
+#: domain: "tiny" where values underflow float64 (v², z² below 1e-300), "exp-band" where e^{-x}
+#: is subnormal for x = z² or z²/2 in [700, 750] while a value scaled by it need not be
+REGIMES: dict[str, tuple[float, float] | None] = {"declared": None, "tiny": (1e-300, 1e-150),
+                                                  "exp-band": (26.5, 38.7)}
 
-def _real(p: Param, rng: np.random.Generator) -> float:
+
+def _real(p: Param, rng: np.random.Generator, band: tuple[float, float] | None = None) -> float:
     lo = -math.inf if p.low is None else float(p.low)
     hi = math.inf if p.high is None else float(p.high)
+    if band is not None and max(lo, band[0]) < min(hi, band[1]):  # the regime, where the domain reaches it
+        a, b = max(lo, band[0]), min(hi, band[1])
+        return math.exp(rng.uniform(math.log(a), math.log(b))) if a > 0 else float(rng.uniform(a, b))
     u = rng.random()
     if u < 0.08 and math.isfinite(lo) and not p.low_open:
         return lo
@@ -54,7 +63,7 @@ def _int(p: Param, rng: np.random.Generator) -> int:
     return int(min(hi, max(lo, round(math.exp(rng.uniform(math.log(max(lo, 1)), math.log(max(hi, 1))))))))
 
 
-def random_point(result, rng: np.random.Generator, tries: int = 200) -> dict:
+def random_point(result, rng: np.random.Generator, tries: int = 200, regime: str = "declared") -> dict:
     """A random valid point of ``result``'s declared domain.
 
     Parameters are drawn independently; points the cross-parameter check
@@ -69,6 +78,9 @@ def random_point(result, rng: np.random.Generator, tries: int = 200) -> dict:
         Source of randomness.
     tries : int, optional
         Draws before giving up.
+    regime : str, optional
+        A key of :data:`REGIMES`: real parameters drawn in its range of magnitudes where
+        their domain reaches it (default: across the declared domain).
 
     Returns
     -------
@@ -106,7 +118,7 @@ def random_point(result, rng: np.random.Generator, tries: int = 200) -> dict:
                 elif p.kind == "real":
                     if p.default is not None and callable(p.default) and rng.random() < 0.5:
                         continue
-                    pt[p.name] = Fraction(_real(p, rng))
+                    pt[p.name] = Fraction(_real(p, rng, REGIMES[regime]))
         try:
             result.validate(**pt)
         except ParameterError as exc:
@@ -116,7 +128,7 @@ def random_point(result, rng: np.random.Generator, tries: int = 200) -> dict:
     raise RuntimeError(f"{result.id}: no valid random point in {tries} tries (last: {last})")
 
 
-def random_points(result, rng: np.random.Generator, n: int) -> list[dict]:
+def random_points(result, rng: np.random.Generator, n: int, regime: str = "declared") -> list[dict]:
     """``n`` random points of the declared domain (:func:`random_point`).
 
     Parameters
@@ -127,6 +139,8 @@ def random_points(result, rng: np.random.Generator, n: int) -> list[dict]:
         Source of randomness.
     n : int
         Number of points.
+    regime : str, optional
+        As :func:`random_point`.
 
     Returns
     -------
@@ -138,4 +152,4 @@ def random_points(result, rng: np.random.Generator, n: int) -> list[dict]:
     RuntimeError
         As :func:`random_point`.
     """
-    return [random_point(result, rng) for _ in range(n)]
+    return [random_point(result, rng, regime=regime) for _ in range(n)]

@@ -12,11 +12,19 @@ from fractions import Fraction
 
 import numpy as np
 
-__all__ = ["two_sum", "two_prod", "exact_sum_f64", "compensated_sum_f64"]
+__all__ = ["two_sum", "two_prod", "exact_sum_f64", "compensated_sum_f64", "exp_neg_scaled", "EXP_NEG_SCALED_ULPS",
+           "F64_NORMAL_MIN"]
 
 
 #: the unit roundoff of float64
 _U = 2.0 ** -53
+
+#: the smallest normal float64; below it a float carries fewer than 53 bits
+F64_NORMAL_MIN = float(np.finfo(float).tiny)
+
+#: relative error of :func:`exp_neg_scaled` in units ``u`` (besides the rounding of ``x``): two ``exp``
+#: within 8u each (numpy's and glibc's documented 4 ulps) and two products within u each
+EXP_NEG_SCALED_ULPS = 18
 
 
 def two_sum(a, b):
@@ -219,3 +227,47 @@ def compensated_sum_f64(*terms):
     g = (n - 1) * _U / (1 - (n - 1) * _U)
     # 1.01u: the rounding of s + comp and the (1 + u) between |s| and |ŝ|; 1.01 on mag's own rounding
     return res, 1.01 * _U * np.abs(res) + g * g * 1.01 * mag
+
+
+def exp_neg_scaled(x, s):
+    r"""``e^{−x}·s`` for ``x ≥ 0`` with no subnormal intermediate, and where it is served.
+
+    .. math:: e^{-x}s = \big(s\,e^{-x/2}\big)\,e^{-x/2}
+
+    ``e^{−x}`` alone is subnormal from ``x ≈ 708`` (its relative error then grows to
+    ``2^{−1075}/e^{−x}``, ~1e-5 at ``x = 732``) although ``e^{−x}s`` may be normal for a large
+    sum ``s``; each half stays normal up to ``x ≈ 1416``.  Where both halves and the partial
+    product are normal the relative error is at most :data:`EXP_NEG_SCALED_ULPS` units ``u``
+    (``x/2`` is exact), plus ``x·u`` for a rounding of ``x`` itself (the caller's).
+
+    Parameters
+    ----------
+    x : array_like
+        Non-negative exponents.
+    s : array_like
+        Scale factors (broadcast with ``x``).
+
+    Returns
+    -------
+    value : numpy.ndarray
+        ``e^{−x}·s``.
+    ok : numpy.ndarray of bool
+        Where the bound above holds: ``e^{−x/2}`` normal and neither ``s·e^{−x/2}`` nor the
+        value subnormal (a zero ``s`` gives an exact 0).
+
+    Examples
+    --------
+    >>> import math
+    >>> v, ok = exp_neg_scaled(732.0, 1e300)
+    >>> bool(ok), abs(float(v) / math.exp(-732.0 + 300 * math.log(10)) - 1) < 1e-12
+    (True, True)
+    >>> float(np.exp(-732.0)) * 1e300  # the direct product: a subnormal factor, ~1e-5 off
+    1.0208...e-18
+    """
+    x, s = np.asarray(x, float), np.asarray(s, float)
+    with np.errstate(under="ignore", over="ignore", invalid="ignore"):
+        h = np.exp(-x / 2)
+        half = s * h
+        val = half * h
+    sub = lambda a: (a != 0) & (np.abs(a) < F64_NORMAL_MIN)  # noqa: E731
+    return val, (h >= F64_NORMAL_MIN) & ~sub(half) & ~sub(val)
