@@ -3,8 +3,9 @@
 :mod:`rftheory.verify.engine` checks each result on a comfortable grid and, with the
 points drawn here, across the whole domain that its parameters declare
 (``Param.low``/``Param.high``): reals log-uniformly over many orders of
-magnitude (tiny and huge arguments included), integers log-uniformly, the
-bounds themselves with some probability, choices uniformly.  Reals are
+magnitude (tiny and huge arguments included; now and then in the float64
+edge bands of :data:`REGIMES`), integers log-uniformly, the bounds themselves
+with some probability, choices uniformly.  Reals are
 returned as the exact ``Fraction`` of a float64 number, so the float64 and
 mpmath layers see the same input.
 """
@@ -42,6 +43,12 @@ def _real(p: Param, rng: np.random.Generator, band: tuple[float, float] | None =
         return lo
     if u < 0.16 and math.isfinite(hi) and not p.high_open:
         return hi
+    # now and then the float64 edges (REGIMES) where the domain reaches them: values that underflow,
+    # and the band where e^{-z²} or e^{-z²/2} is subnormal
+    for edge, regime in ((0.19, "tiny"), (0.22, "exp-band")):
+        band = REGIMES[regime]
+        if 0.16 <= u < edge and band is not None and max(lo, band[0]) < min(hi, band[1]):
+            return _real(p, rng, band)
     # log-uniform magnitude in [TINY, max(|lo|, |hi|)], sign where the domain allows
     top = max(abs(lo) if math.isfinite(lo) else 1e3, abs(hi) if math.isfinite(hi) else 1e3)
     for _ in range(200):

@@ -68,6 +68,10 @@ def guard_f64(result_id: str, values: Any, mpmath_at: Callable[[tuple], Any] | N
     arr = np.asarray(values)
     if arr.dtype.kind not in "fc":  # integers, objects: nothing float64 could have lost
         return values
+    if arr.dtype.kind == "f" and arr.size:  # fast path, two passes: all of one sign, normal (NaN fails both)
+        lo, hi = arr.min(), arr.max()
+        if F64_NORMAL_MIN <= lo and hi <= F64_MAX or -F64_MAX <= lo and hi <= -F64_NORMAL_MIN:
+            return values
     with np.errstate(invalid="ignore"):
         a = np.abs(arr)
         fine = (a >= F64_NORMAL_MIN) & (a <= F64_MAX)
