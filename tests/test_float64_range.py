@@ -14,7 +14,7 @@ import rftheory
 from rftheory import RangeError
 from rftheory.core.domain import REGIMES, random_point
 from rftheory.numerics.f64_range import guard_f64
-from rftheory.numerics.floats import EXP_NEG_SCALED_ULPS, exp_neg_scaled
+from rftheory.numerics.floats import exp_neg_scaled
 from rftheory.numerics.rff_float64 import TOL, hyp1f1_d_half_neg
 
 TINY = np.finfo(float).tiny
@@ -71,7 +71,7 @@ def test_exp_neg_scaled_against_mpmath():
     assert ok.tolist() == [True, True, True, True, True, True]
     for xi, si, v in zip(x, s, val):
         ref = mp.exp(-mp.mpf(xi)) * mp.mpf(si)
-        assert abs(v - ref) <= EXP_NEG_SCALED_ULPS * U * ref
+        assert abs(v - ref) <= 18 * U * ref  # two exp within 8u each (4 ulps), two products
     # the direct product is off by ~1e-5 at x = 732.4 (the planted defect this guards against)
     assert abs(math.exp(-732.4) * 1e300 - float(mp.exp(-mp.mpf(732.4)) * 10**300)) > 1e-7 * val[3]
     # a subnormal half or a subnormal result: flagged

@@ -63,7 +63,7 @@ def guard_f64(result_id: str, values: Any, mpmath_at: Callable[[tuple], Any] | N
     >>> guard_f64("x.y", np.array([1.0, 5e-321]), None)
     Traceback (most recent call last):
     ...
-    rftheory.core.errors.RangeError: x.y: the float64 value 4.99e-321 is below the normal float64 range (subnormal: it has lost digits); use layer='mpmath' (rftheory eval x.y --layer mpmath)
+    rftheory.core.errors.RangeError: x.y: the float64 value 5e-321 is below the normal float64 range (subnormal: it has lost digits); use layer='mpmath' (rftheory eval x.y --layer mpmath)
     """
     arr = np.asarray(values)
     if arr.dtype.kind not in "fc":  # integers, objects: nothing float64 could have lost

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .floats import EXP_NEG_SCALED_ULPS, exp_neg_scaled, two_prod, two_sum
+from .floats import exp_neg_roundings, exp_neg_scaled, two_prod, two_sum
 
 __all__ = ["hyp1f1_d_half_neg_dd"]
 
@@ -57,7 +57,7 @@ def hyp1f1_d_half_neg_dd(d, x, Kp, tail):
     within ``U_DD`` (``2^{-100}``) relative: ``|ΔS| ≤ U_DD Σ_k (3k + 1 + K)|t_k|``.
     Rounding ``S`` to a float, ``e^{−x}`` (taken in two halves,
     :func:`~rftheory.numerics.floats.exp_neg_scaled`) and the products add
-    ``(x + EXP_NEG_SCALED_ULPS + 2)u|τ|``; one rounding of ``x`` by the caller adds
+    ``(x + 4)u|τ|`` (``(x + 6)u`` where ``e^{−x}`` takes two halves, ``x > 700``); one rounding of ``x`` by the caller adds
     ``u·x|τ'(x)|``, with ``τ' = e^{−x}(Σ_k k t_k/x − S)`` from the same terms; the
     first-order bound is doubled for the higher orders, as in the float64 series.
 
@@ -109,6 +109,6 @@ def hyp1f1_d_half_neg_dd(d, x, Kp, tail):
     with np.errstate(divide="ignore", invalid="ignore"):
         dtau = np.where(x > 0, exp_neg_scaled(x, D / np.where(x > 0, x, 1.0) - S)[0], 0.0)
     err_s = U_DD * (A + Kp * T)
-    err = 2 * ((x + EXP_NEG_SCALED_ULPS + 2) * U * np.abs(val) + U * x * np.abs(dtau)
+    err = 2 * ((x + 2 + exp_neg_roundings(x)) * U * np.abs(val) + U * x * np.abs(dtau)
                + exp_neg_scaled(x, err_s)[0]) + exp_neg_scaled(x, tail)[0]
     return val, np.where(ok, err, np.inf)

@@ -19,7 +19,7 @@ import numpy as np
 
 from ..core.errors import PrecisionError, RangeError
 from ..core.lazy import lazy
-from .floats import EXP_NEG_SCALED_ULPS, exp_neg_scaled
+from .floats import exp_neg_roundings, exp_neg_scaled
 from .kummer_dd import hyp1f1_d_half_neg_dd
 from .orth_gap import ULPS, log_b, orth_gap_neg_series
 
@@ -150,7 +150,7 @@ def hyp1f1_d_half_neg(d, x, tol=TOL, x_max=None, refine=True):
     errs by at most ``min(u|S_k|, |t_k|)`` (the float ``S_{k−1}`` is itself within
     ``|t_k|`` of the sum); ``e^{−x}``, taken in two halves so that it is never subnormal
     (:func:`~rftheory.numerics.floats.exp_neg_scaled`), costs ``(x + c)u`` relative,
-    ``c = EXP_NEG_SCALED_ULPS``, so
+    ``c = 2`` (one ``exp``, one product; ``c = 4`` for two halves above ``x = 700``), so
 
     .. math:: |\Delta| \le 2\Big[e^{-x}\sum_k \big(\min(u|S_k|, |t_k|) + 5ku|t_k|\big)
        + (x+c)u|{}_1F_1|\Big] + e^{-x}\,\mathrm{tail}.
@@ -271,7 +271,7 @@ def _kummer_chunk(d, x):
         # e^{−x} in two normal halves (exp_neg_scaled): e^{−x} alone is subnormal for x > 708
         # while e^{−x}·S is not (odd d: τ ~ x^{−d})
         val, ok = exp_neg_scaled(x, out_S)
-        err = 2 * (exp_neg_scaled(x, out_E + 5 * u * out_W)[0] + (x + EXP_NEG_SCALED_ULPS) * u * np.abs(val)) \
+        err = 2 * (exp_neg_scaled(x, out_E + 5 * u * out_W)[0] + (x + exp_neg_roundings(x)) * u * np.abs(val)) \
             + exp_neg_scaled(x, out_tail)[0]
         bad = ~(ok & np.isfinite(err) & np.isfinite(val) & (np.abs(val) > 1e-290))
     return np.where(bad, np.nan, val), np.where(bad, np.inf, err)
