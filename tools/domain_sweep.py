@@ -1,6 +1,9 @@
 """Sweep every result's declared domain (verify's ``domain:*`` checks) at many points.
 
-Usage: ``python tools/domain_sweep.py [--n 200] [--seed 0] [--only PREFIX] [--workers 2]``.
+Usage: ``python tools/domain_sweep.py [--n 200] [--seed 0] [--only PREFIX] [--workers 2] [--regime R]``.
+``--regime tiny`` draws the real parameters at 1e-300..1e-150 (values that underflow
+float64), ``--regime exp-band`` at 26.5..38.7 (``e^{−z²}`` or ``e^{−z²/2}`` subnormal);
+the default samples the declared domain (:data:`rftheory.core.domain.REGIMES`).
 Prints one line per failing check and a summary per result: checks, failures,
 refusals (RangeError / PrecisionError) and the slowest point.  The test
 suite's slow tier runs the same sweep (tests/test_domain.py).
@@ -14,13 +17,13 @@ import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 
 
-def sweep_one(rid: str, n: int, seed: int, limit: float = 30.0):
+def sweep_one(rid: str, n: int, seed: int, limit: float = 30.0, regime: str = "declared"):
     import rftheory
     from rftheory.core.montecarlo import spawn
     from rftheory.verify.engine import domain_checks
 
     r = rftheory.get(rid)
-    rng = spawn(seed, f"{rid}|domain-sweep")
+    rng = spawn(seed, f"{rid}|domain-sweep" + ("" if regime == "declared" else f"|{regime}"))
     t0 = time.monotonic()
     outs, slow = [], (0.0, "")
     import signal
@@ -32,7 +35,7 @@ def sweep_one(rid: str, n: int, seed: int, limit: float = 30.0):
         raise TimeoutError(f"point took longer than {limit:g}s")
 
     signal.signal(signal.SIGALRM, alarm)
-    for pt in random_points(r, rng, n):
+    for pt in random_points(r, rng, n, regime=regime):
         t = time.monotonic()
         signal.setitimer(signal.ITIMER_REAL, limit)
         try:
@@ -55,13 +58,18 @@ def main(argv=None) -> int:
     ap.add_argument("--only", default="")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--limit", type=float, default=30.0, help="seconds per point before it counts as a failure")
+    ap.add_argument("--regime", default="declared", help="declared (default), tiny or exp-band")
     a = ap.parse_args(argv)
     import rftheory
+    from rftheory.core.domain import REGIMES
+
+    if a.regime not in REGIMES:
+        ap.error(f"--regime must be one of {', '.join(REGIMES)}")
 
     ids = [r.id for r in rftheory.results(a.only) if r.mpmath is not None]
     bad = 0
     with ProcessPoolExecutor(a.workers) as pool:
-        futs = [pool.submit(sweep_one, rid, a.n, a.seed, a.limit) for rid in ids]
+        futs = [pool.submit(sweep_one, rid, a.n, a.seed, a.limit, a.regime) for rid in ids]
         for f in as_completed(futs):
             rid, outs, el, slow = f.result()
             fails = [o for o in outs if not o.passed]

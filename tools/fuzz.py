@@ -6,7 +6,8 @@ numbers ...), set at one valid base point, through the Python API
 (``exact``, ``f64_scalar``) and the command line (``main(["eval", ...])``):
 each call must end, within ``--limit`` seconds, in one of
 
-* a value (finite: a NaN or infinity is never an answer),
+* a value (finite: a NaN or infinity is never an answer; nor is a subnormal float, which has
+  lost digits: the float64 layer refuses below the normal range),
 * ``ParameterError`` naming a parameter, ``RangeError``, ``PrecisionError`` or
   ``LayerUnavailableError`` (the CLI: exit 2 with one line on stderr).
 
@@ -30,6 +31,9 @@ import numpy as np
 VALUES = ["nan", "inf", "-inf", "0", "-1", "1e-300", "1e300", "1" + "0" * 30, "-" + "7" * 25,
           "abc", "1+2j", "", "1/0", "2.5", "0x10"]
 PY_VALUES = [float("nan"), float("inf"), -1, 0.0, 1e-300, 1e300, 10**30, complex(1, 2), True, "abc", [1, 2]]
+#: with --tiny, through the Python API too: where squares and exponentials of the value underflow
+#: float64 (the float64 layers must refuse there or be right, never give NaN, 0.0 or a subnormal)
+TINY_VALUES = [1e-200, 1e-162, 1e-160, 2.7e-81, 1e-40]
 DPS_VALUES = [0, -5, 5000, 2.5, "abc", None, True]
 
 
@@ -69,6 +73,10 @@ def classify(fn, limit: float) -> tuple[str, str]:
         else:
             a = np.asarray(val)
             finite = a.dtype.kind not in "fc" or bool(np.all(np.isfinite(a)))
+            if finite and a.dtype.kind in "fc":
+                mag = np.abs(a)
+                if np.any((mag != 0) & (mag < np.finfo(float).tiny)):
+                    return "violation", f"subnormal value {val!r} ({el:.1f}s)"
         if not finite:
             return "violation", f"non-finite value {val!r} ({el:.1f}s)"
         return "ok", f"{str(val)[:40]} ({el:.1f}s)"
@@ -110,7 +118,7 @@ def cli_case(argv, limit):
     return "violation", f"exit {rc}: {err.getvalue()[-300:]}"
 
 
-def cases(only: str = "", cli: bool = True, cli_values=None):
+def cases(only: str = "", cli: bool = True, cli_values=None, tiny: bool = False):
     import rftheory
 
     for r in rftheory.results(only):
@@ -119,7 +127,7 @@ def cases(only: str = "", cli: bool = True, cli_values=None):
         base = base_point(r)
         layers = [lay for lay in ("mpmath", "float64") if lay in r.layers()]
         for p in r.params:
-            for val in VALUES + PY_VALUES:
+            for val in VALUES + PY_VALUES + (TINY_VALUES if tiny else []):
                 pt = dict(base)
                 pt[p.name] = val
                 if "mpmath" in layers:
@@ -145,12 +153,13 @@ def main(argv=None) -> int:
     ap.add_argument("--cli-values", default=None, metavar="V1,V2,...",
                     help="through the CLI only these of the string values (default: all)")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--tiny", action="store_true", help="also the values of TINY_VALUES (underflow)")
     a = ap.parse_args(argv)
     signal.signal(signal.SIGALRM, _alarm)
     viol, n, slowest = [], 0, (0.0, "")
     cli_values = None if a.cli_values is None else set(a.cli_values.split(","))
     t_start = time.monotonic()
-    for rid, name, val, how, fn in cases(a.only, cli=not a.no_cli, cli_values=cli_values):
+    for rid, name, val, how, fn in cases(a.only, cli=not a.no_cli, cli_values=cli_values, tiny=a.tiny):
         n += 1
         t0 = time.monotonic()
         if how.startswith("cli"):

@@ -3,8 +3,9 @@
 :mod:`rftheory.verify.engine` checks each result on a comfortable grid and, with the
 points drawn here, across the whole domain that its parameters declare
 (``Param.low``/``Param.high``): reals log-uniformly over many orders of
-magnitude (tiny and huge arguments included), integers log-uniformly, the
-bounds themselves with some probability, choices uniformly.  Reals are
+magnitude (tiny and huge arguments included; now and then in the float64
+edge bands of :data:`REGIMES`), integers log-uniformly, the bounds themselves
+with some probability, choices uniformly.  Reals are
 returned as the exact ``Fraction`` of a float64 number, so the float64 and
 mpmath layers see the same input.
 """
@@ -19,20 +20,35 @@ import numpy as np
 from .errors import ParameterError
 from .params import Param
 
-__all__ = ["random_point", "random_points", "TINY"]
+__all__ = ["random_point", "random_points", "TINY", "REGIMES"]
 
 #: the smallest positive magnitude a real parameter is drawn at
 TINY = 1e-30
 
+#: named ranges of real magnitudes (drawn log-uniformly) a sweep may ask for instead of the declared
+#: domain: "tiny" where values underflow float64 (v², z² below 1e-300), "exp-band" where e^{-x}
+#: is subnormal for x = z² or z²/2 in [700, 750] while a value scaled by it need not be
+REGIMES: dict[str, tuple[float, float] | None] = {"declared": None, "tiny": (1e-300, 1e-150),
+                                                  "exp-band": (26.5, 38.7)}
 
-def _real(p: Param, rng: np.random.Generator) -> float:
+
+def _real(p: Param, rng: np.random.Generator, band: tuple[float, float] | None = None) -> float:
     lo = -math.inf if p.low is None else float(p.low)
     hi = math.inf if p.high is None else float(p.high)
+    if band is not None and max(lo, band[0]) < min(hi, band[1]):  # the regime, where the domain reaches it
+        a, b = max(lo, band[0]), min(hi, band[1])
+        return math.exp(rng.uniform(math.log(a), math.log(b))) if a > 0 else float(rng.uniform(a, b))
     u = rng.random()
     if u < 0.08 and math.isfinite(lo) and not p.low_open:
         return lo
     if u < 0.16 and math.isfinite(hi) and not p.high_open:
         return hi
+    # now and then the float64 edges (REGIMES) where the domain reaches them: values that underflow,
+    # and the band where e^{-z²} or e^{-z²/2} is subnormal
+    for edge, regime in ((0.19, "tiny"), (0.22, "exp-band")):
+        band = REGIMES[regime]
+        if 0.16 <= u < edge and band is not None and max(lo, band[0]) < min(hi, band[1]):
+            return _real(p, rng, band)
     # log-uniform magnitude in [TINY, max(|lo|, |hi|)], sign where the domain allows
     top = max(abs(lo) if math.isfinite(lo) else 1e3, abs(hi) if math.isfinite(hi) else 1e3)
     for _ in range(200):
@@ -54,7 +70,7 @@ def _int(p: Param, rng: np.random.Generator) -> int:
     return int(min(hi, max(lo, round(math.exp(rng.uniform(math.log(max(lo, 1)), math.log(max(hi, 1))))))))
 
 
-def random_point(result, rng: np.random.Generator, tries: int = 200) -> dict:
+def random_point(result, rng: np.random.Generator, tries: int = 200, regime: str = "declared") -> dict:
     """A random valid point of ``result``'s declared domain.
 
     Parameters are drawn independently; points the cross-parameter check
@@ -69,6 +85,9 @@ def random_point(result, rng: np.random.Generator, tries: int = 200) -> dict:
         Source of randomness.
     tries : int, optional
         Draws before giving up.
+    regime : str, optional
+        A key of :data:`REGIMES`: real parameters drawn in its range of magnitudes where
+        their domain reaches it (default: across the declared domain).
 
     Returns
     -------
@@ -106,7 +125,7 @@ def random_point(result, rng: np.random.Generator, tries: int = 200) -> dict:
                 elif p.kind == "real":
                     if p.default is not None and callable(p.default) and rng.random() < 0.5:
                         continue
-                    pt[p.name] = Fraction(_real(p, rng))
+                    pt[p.name] = Fraction(_real(p, rng, REGIMES[regime]))
         try:
             result.validate(**pt)
         except ParameterError as exc:
@@ -116,7 +135,7 @@ def random_point(result, rng: np.random.Generator, tries: int = 200) -> dict:
     raise RuntimeError(f"{result.id}: no valid random point in {tries} tries (last: {last})")
 
 
-def random_points(result, rng: np.random.Generator, n: int) -> list[dict]:
+def random_points(result, rng: np.random.Generator, n: int, regime: str = "declared") -> list[dict]:
     """``n`` random points of the declared domain (:func:`random_point`).
 
     Parameters
@@ -127,6 +146,8 @@ def random_points(result, rng: np.random.Generator, n: int) -> list[dict]:
         Source of randomness.
     n : int
         Number of points.
+    regime : str, optional
+        As :func:`random_point`.
 
     Returns
     -------
@@ -138,4 +159,4 @@ def random_points(result, rng: np.random.Generator, n: int) -> list[dict]:
     RuntimeError
         As :func:`random_point`.
     """
-    return [random_point(result, rng) for _ in range(n)]
+    return [random_point(result, rng, regime=regime) for _ in range(n)]

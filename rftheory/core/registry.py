@@ -358,7 +358,9 @@ class Result:
         shape = np.broadcast_shapes(*(v.shape for k, v in p.items() if k in numeric and isinstance(v, np.ndarray)))
         if 0 in shape:  # nothing to evaluate (the evaluators assume an element)
             return np.empty(shape)
-        return self.float64(p)
+        from ..numerics.f64_range import guard_f64, mpmath_at_arrays  # NaN, 0.0 for a nonzero, subnormal: RangeError
+
+        return guard_f64(self.id, self.float64(p), mpmath_at_arrays(self, given, shape))
 
     def monte_carlo(self, rng: np.random.Generator, n_replicates: int, /, batches: int = 50, **given) -> MCEstimate:
         """Monte Carlo estimate of the value from ``n_replicates`` replicates.
@@ -406,7 +408,10 @@ class Result:
         """
         if self.float64 is None:
             raise LayerUnavailableError(f"{self.id} has no float64 evaluator")
-        val = np.asarray(self.float64(self.validate(**given).float64_view()))
+        from ..numerics.f64_range import guard_f64, mpmath_at_point  # NaN, 0.0 for a nonzero, subnormal: RangeError
+
+        point = self.validate(**given)
+        val = np.asarray(guard_f64(self.id, self.float64(point.float64_view()), mpmath_at_point(self, point)))
         return val.reshape(-1)[0].item()
 
     def layers(self) -> list[str]:

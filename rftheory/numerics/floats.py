@@ -12,11 +12,18 @@ from fractions import Fraction
 
 import numpy as np
 
-__all__ = ["two_sum", "two_prod", "exact_sum_f64", "compensated_sum_f64"]
+__all__ = ["two_sum", "two_prod", "exact_sum_f64", "compensated_sum_f64", "exp_neg_scaled", "exp_neg_roundings", "EXP_SPLIT_X",
+           "F64_NORMAL_MIN"]
 
 
 #: the unit roundoff of float64
 _U = 2.0 ** -53
+
+#: the smallest normal float64; below it a float carries fewer than 53 bits
+F64_NORMAL_MIN = float(np.finfo(float).tiny)
+
+#: above this ``x``, :func:`exp_neg_scaled` takes ``e^{−x}`` in two halves (below it ``e^{−x}`` is normal)
+EXP_SPLIT_X = 700.0
 
 
 def two_sum(a, b):
@@ -219,3 +226,54 @@ def compensated_sum_f64(*terms):
     g = (n - 1) * _U / (1 - (n - 1) * _U)
     # 1.01u: the rounding of s + comp and the (1 + u) between |s| and |ŝ|; 1.01 on mag's own rounding
     return res, 1.01 * _U * np.abs(res) + g * g * 1.01 * mag
+
+
+def exp_neg_roundings(x):
+    """Roundings (``exp`` or product, each counted as the callers count one) in :func:`exp_neg_scaled`'s
+    ``e^{−x}·s``: 2 where one ``exp`` serves, 4 where it takes two halves."""
+    return np.where(np.asarray(x, float) > EXP_SPLIT_X, 4.0, 2.0)
+
+
+def exp_neg_scaled(x, s):
+    r"""``e^{−x}·s`` for ``x ≥ 0`` with no subnormal intermediate, and where it is served.
+
+    .. math:: e^{-x}s = \big(s\,e^{-x/2}\big)\,e^{-x/2}\quad (x > 700)
+
+    ``e^{−x}`` alone is subnormal from ``x ≈ 708`` (its relative error then grows to
+    ``2^{−1075}/e^{−x}``, ~1e-5 at ``x = 732``) although ``e^{−x}s`` may be normal for a large
+    sum ``s``; each half stays normal up to ``x ≈ 1416``.  Below :data:`EXP_SPLIT_X` one
+    ``exp`` and one product, as before; above, two of each (:func:`exp_neg_roundings`), plus
+    ``x·u`` for a rounding of ``x`` itself (the caller's).
+
+    Parameters
+    ----------
+    x : array_like
+        Non-negative exponents.
+    s : array_like
+        Scale factors (broadcast with ``x``).
+
+    Returns
+    -------
+    value : numpy.ndarray
+        ``e^{−x}·s``.
+    ok : numpy.ndarray of bool
+        Where that accounting holds: every ``exp`` normal and neither the partial product nor
+        the value subnormal (a zero ``s`` gives an exact 0).
+
+    Examples
+    --------
+    >>> import math
+    >>> v, ok = exp_neg_scaled(732.0, 1e300)
+    >>> bool(ok), abs(float(v) / math.exp(-732.0 + 300 * math.log(10)) - 1) < 1e-12
+    (True, True)
+    >>> bool(abs(float(np.exp(-732.0)) * 1e300 / float(v) - 1) > 1e-7)  # the direct product: a subnormal factor
+    True
+    """
+    x, s = np.broadcast_arrays(np.asarray(x, float), np.asarray(s, float))
+    split = x > EXP_SPLIT_X
+    with np.errstate(under="ignore", over="ignore", invalid="ignore"):
+        h = np.exp(np.where(split, -x / 2, -x))
+        half = s * h
+        val = np.where(split, half * h, half)
+    sub = lambda a: (a != 0) & (np.abs(a) < F64_NORMAL_MIN)  # noqa: E731
+    return val, (h >= F64_NORMAL_MIN) & ~(split & sub(half)) & ~sub(val)

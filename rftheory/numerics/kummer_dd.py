@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .floats import two_prod, two_sum
+from .floats import exp_neg_roundings, exp_neg_scaled, two_prod, two_sum
 
 __all__ = ["hyp1f1_d_half_neg_dd"]
 
@@ -55,8 +55,9 @@ def hyp1f1_d_half_neg_dd(d, x, Kp, tail):
     exactly (Dekker) and ``(k + b)(k + 1)`` is an exact float, so ``t_k`` carries
     at most ``3k`` double-double roundings and the sum one more per term, each
     within ``U_DD`` (``2^{-100}``) relative: ``|ΔS| ≤ U_DD Σ_k (3k + 1 + K)|t_k|``.
-    Rounding ``S`` to a float, ``e^{−x}`` (``(x + 2)u``, as in the float64 series)
-    and the product add ``(x + 4)u|τ|``; one rounding of ``x`` by the caller adds
+    Rounding ``S`` to a float, ``e^{−x}`` (taken in two halves,
+    :func:`~rftheory.numerics.floats.exp_neg_scaled`) and the products add
+    ``(x + 4)u|τ|`` (``(x + 6)u`` where ``e^{−x}`` takes two halves, ``x > 700``); one rounding of ``x`` by the caller adds
     ``u·x|τ'(x)|``, with ``τ' = e^{−x}(Σ_k k t_k/x − S)`` from the same terms; the
     first-order bound is doubled for the higher orders, as in the float64 series.
 
@@ -104,10 +105,10 @@ def hyp1f1_d_half_neg_dd(d, x, Kp, tail):
         T = T + at
         D = D + (k + 1) * th
     S = sh + sl
-    ex = np.exp(-x)
-    val = ex * S
+    val, ok = exp_neg_scaled(x, S)  # e^{−x}·S without a subnormal e^{−x} (x > 708)
     with np.errstate(divide="ignore", invalid="ignore"):
-        dtau = np.where(x > 0, ex * (D / np.where(x > 0, x, 1.0) - S), 0.0)
+        dtau = np.where(x > 0, exp_neg_scaled(x, D / np.where(x > 0, x, 1.0) - S)[0], 0.0)
     err_s = U_DD * (A + Kp * T)
-    err = 2 * ((x + 4) * U * np.abs(val) + U * x * np.abs(dtau) + ex * err_s) + ex * tail
-    return val, err
+    err = 2 * ((x + 2 + exp_neg_roundings(x)) * U * np.abs(val) + U * x * np.abs(dtau)
+               + exp_neg_scaled(x, err_s)[0]) + exp_neg_scaled(x, tail)[0]
+    return val, np.where(ok, err, np.inf)

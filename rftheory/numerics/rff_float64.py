@@ -19,6 +19,7 @@ import numpy as np
 
 from ..core.errors import PrecisionError, RangeError
 from ..core.lazy import lazy
+from .floats import exp_neg_roundings, exp_neg_scaled
 from .kummer_dd import hyp1f1_d_half_neg_dd
 from .orth_gap import ULPS, log_b, orth_gap_neg_series
 
@@ -76,7 +77,8 @@ def checked(val, abserr, what, tol=TOL):
     """
     val, abserr = np.asarray(val, float), np.asarray(abserr, float)
     with np.errstate(divide="ignore", invalid="ignore"):
-        rel = np.where(val != 0, abserr / np.abs(val), np.inf)
+        # a zero with a zero error bound is exact (z = 0); any other zero has no relative bound
+        rel = np.where(val != 0, abserr / np.abs(val), np.where(abserr == 0, 0.0, np.inf))
     if not np.all(rel <= tol):
         worst = float(np.nanmax(np.where(np.isfinite(rel), rel, np.inf)))
         raise RangeError(
@@ -146,10 +148,12 @@ def hyp1f1_d_half_neg(d, x, tol=TOL, x_max=None, refine=True):
     doubled for the higher orders): ``t_k`` carries ``≤ 4k`` roundings and
     the rounding of ``x`` itself ``k`` more; each addition ``S_k = S_{k−1} + t_k``
     errs by at most ``min(u|S_k|, |t_k|)`` (the float ``S_{k−1}`` is itself within
-    ``|t_k|`` of the sum); ``e^{−x}`` costs ``(x + 2)u`` relative, so
+    ``|t_k|`` of the sum); ``e^{−x}``, taken in two halves so that it is never subnormal
+    (:func:`~rftheory.numerics.floats.exp_neg_scaled`), costs ``(x + c)u`` relative,
+    ``c = 2`` (one ``exp``, one product; ``c = 4`` for two halves above ``x = 700``), so
 
     .. math:: |\Delta| \le 2\Big[e^{-x}\sum_k \big(\min(u|S_k|, |t_k|) + 5ku|t_k|\big)
-       + (x+2)u|{}_1F_1|\Big] + e^{-x}\,\mathrm{tail}.
+       + (x+c)u|{}_1F_1|\Big] + e^{-x}\,\mathrm{tail}.
 
     Where the series cancels (``Σ|t_k| ≫ |S|``: moderate ``x`` at large ``d``,
     or near a zero) and the bound exceeds ``tol`` relative, the same series is
@@ -264,10 +268,12 @@ def _kummer_chunk(d, x):
                 keep = ~done
                 live = live[keep]
                 t, S, T, E, W, xs, bs, kts = (a[keep] for a in (t, S, T, E, W, xs, bs, kts))
-        ex = np.exp(-x)
-        val = ex * out_S
-        err = 2 * (ex * (out_E + 5 * u * out_W) + (x + 2) * u * np.abs(val)) + ex * out_tail
-        bad = ~(np.isfinite(err) & np.isfinite(val) & (np.abs(val) > 1e-290))
+        # e^{−x} in two normal halves (exp_neg_scaled): e^{−x} alone is subnormal for x > 708
+        # while e^{−x}·S is not (odd d: τ ~ x^{−d})
+        val, ok = exp_neg_scaled(x, out_S)
+        err = 2 * (exp_neg_scaled(x, out_E + 5 * u * out_W)[0] + (x + exp_neg_roundings(x)) * u * np.abs(val)) \
+            + exp_neg_scaled(x, out_tail)[0]
+        bad = ~(ok & np.isfinite(err) & np.isfinite(val) & (np.abs(val) > 1e-290))
     return np.where(bad, np.nan, val), np.where(bad, np.inf, err)
 
 

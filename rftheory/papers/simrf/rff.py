@@ -41,7 +41,8 @@ def rff_mse_f64(p):
     d, m, z = (np.asarray(p[k], float) for k in ("d", "m", "z"))
     d, m, z = np.broadcast_arrays(d, m, z)
     br, err = rff_bracket_f64(p["coupling"], d, coupled_pairs(m.astype(int), d.astype(int)) / m, z)
-    val, err = br / m, err / m
+    # z = 0: every feature pair estimates k(x, x) = 1 exactly (cos² + sin²), an MSE of exactly 0
+    val, err = np.where(z == 0, 0.0, br / m), np.where(z == 0, 0.0, err / m)
     if p["coupling"] != "orthogonal":
         return checked(val, err, "RFF MSE")
     # the bracket cancels (P/m up to d − 1 against a d-fold smaller bracket, the gap's own e^{z²}):
@@ -78,7 +79,14 @@ def gap_difference(p):
 def rff_gap_f64(p):
     """The float64 layer of ``simrf.rff_gap``."""
     d, m, z = np.broadcast_arrays(*(np.asarray(p[k], float) for k in ("d", "m", "z")))
-    return coupled_pairs(m.astype(int), d.astype(int)) / m**2 * checked(*gap_f64("orthogonal", d, z), "RFF gap")
+
+    def exact_gap(i):  # e^{−z²} − τ_orth by mpmath where no float64 route bounds the gap within TOL
+        Z = mp.mpf(float(z[i]))
+        with mp.workdps(mp.mp.dps + rff_guard(Z)):
+            return mp.exp(-Z * Z) - orth_pair(int(d[i]), Z)
+
+    gap = certify_where(*gap_f64("orthogonal", d, z), exact_gap, "RFF gap")
+    return coupled_pairs(m.astype(int), d.astype(int)) / m**2 * gap
 
 
 def gap_mc(p, rng, n):

@@ -68,8 +68,37 @@ Z0 = Param("z", "real", "z = ||x - y|| (Gaussian kernel; unused with kernel=give
 DFEAT = Param("D", "int", "number of features (= frequencies for psi)", low=1, high=M_MAX)
 
 
+@dataclass(frozen=True)
+class EvenParam(Param):
+    """An integer parameter whose domain is the even integers between its bounds.
+
+    Its :meth:`domain` says so ("even integer in [2, 1000000]"), so that the declared
+    domain, the refusal of an odd value (its ``check``) and the messages of
+    :meth:`~rftheory.core.params.Param.parse_array` agree.  (Local stand-in for a parity
+    flag of :class:`~rftheory.core.params.Param`.)
+
+    Parameters
+    ----------
+    *args, **kwargs
+        As for :class:`~rftheory.core.params.Param`.
+
+    Returns
+    -------
+    EvenParam
+        The parameter.
+    """
+
+    def domain(self) -> str:
+        """The domain as readable text: ``"even integer in [2, 1000000]"``."""
+        return "even " + super().domain()
+
+
 def d_even(name="D"):
     """The parameter ``D`` of φ, which uses ``D/2`` sin/cos pairs: an even number of features.
+
+    φ(x) = √(2/D)·[sin ωᵢᵀx, cos ωᵢᵀx]_{i ≤ D/2} (Sutherland & Schneider 2015, "On the Error
+    of Random Fourier Features", UAI, Sec. 2): its features come in sin/cos pairs of one
+    frequency, so an odd D is no φ at all (half a pair); the domain is the even integers.
 
     Parameters
     ----------
@@ -79,14 +108,14 @@ def d_even(name="D"):
     Returns
     -------
     rftheory.core.params.Param
-        The parameter, refusing odd values.
+        The parameter (domain "even integer in [2, 10⁶]"), refusing odd values.
     """
     def check(v):
         if v % 2:
             raise ParameterError(name, f"phi uses D/2 sin/cos pairs: D must be even, got {v}")
         return v
 
-    return Param(name, "int", "number of features (phi: D/2 frequencies)", low=2, high=M_MAX, check=check)
+    return EvenParam(name, "int", "number of features, even (phi: D/2 frequencies)", low=2, high=M_MAX, check=check)
 
 
 def _kernel_given(p):

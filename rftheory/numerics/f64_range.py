@@ -1,0 +1,150 @@
+"""The range guard every float64 layer passes through (:meth:`rftheory.Result.f64`, ``f64_scalar``).
+
+A float64 evaluator may lose a value that leaves the normal float64 range without noticing:
+an underflow to ``0.0``, a subnormal result (fewer than 53 significant bits: relative
+error up to ``2^{−1075}/|v|``, 1e-3 at 5e-321), a ``NaN`` from ``0·∞`` or ``∞ − ∞`` in
+between, or an overflow to ``±∞``.  :func:`guard_f64` turns each of these into
+:class:`~rftheory.core.errors.RangeError` naming the layer to use instead, once for all
+results.  A ``0.0`` stays only where the value is exactly zero: decided, at each distinct
+point that gave ``0.0``, by the result's mpmath layer certified to a few digits
+(:func:`rftheory.core.precision.certified` accepts a zero only when it survives a doubling
+of the working precision), so an exact zero (``z = 0``, no coupled pair ...) is kept and
+an underflow is refused.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..core.errors import LayerUnavailableError, PrecisionError, RangeError
+from .floats import F64_NORMAL_MIN
+
+__all__ = ["guard_f64", "F64_MAX"]
+
+#: the largest finite float64
+F64_MAX = float(np.finfo(float).max)
+
+#: digits to which a ``0.0`` is checked against the mpmath layer (only its zero-ness matters)
+_ZERO_DPS = 3
+
+
+def guard_f64(result_id: str, values: Any, mpmath_at: Callable[[tuple], Any] | None) -> Any:
+    """``values`` where each is ``0`` exactly or a normal finite float64, else :class:`RangeError`.
+
+    Parameters
+    ----------
+    result_id : str
+        The result, named in the message.
+    values : float, complex or numpy.ndarray
+        A float64 layer's output (complex values are judged by their modulus).
+    mpmath_at : callable or None
+        ``mpmath_at(index) -> mpf`` evaluates the result's mpmath layer (inside the working
+        precision set by the caller of :func:`rftheory.core.precision.certified`) at the
+        element ``index`` of ``values``; ``None`` where the result has no mpmath layer (a
+        ``0.0`` is then kept).
+
+    Returns
+    -------
+    The same ``values``, unchanged.
+
+    Raises
+    ------
+    RangeError
+        Where an element is NaN, infinite or subnormal, or ``0.0`` for a value that is not
+        exactly zero.
+
+    Examples
+    --------
+    >>> guard_f64("x.y", np.array([1.0, 2.5e-300]), None).tolist()
+    [1.0, 2.5e-300]
+    >>> guard_f64("x.y", np.array([1.0, 5e-321]), None)
+    Traceback (most recent call last):
+    ...
+    rftheory.core.errors.RangeError: x.y: the float64 value 5e-321 is below the normal float64 range (subnormal: it has lost digits); use layer='mpmath' (rftheory eval x.y --layer mpmath)
+    """
+    arr = np.asarray(values)
+    if arr.dtype.kind not in "fc":  # integers, objects: nothing float64 could have lost
+        return values
+    if arr.dtype.kind == "f" and arr.size:  # fast path, two passes: all of one sign, normal (NaN fails both)
+        lo, hi = arr.min(), arr.max()
+        if F64_NORMAL_MIN <= lo and hi <= F64_MAX or -F64_MAX <= lo and hi <= -F64_NORMAL_MIN:
+            return values
+    with np.errstate(invalid="ignore"):
+        a = np.abs(arr)
+        fine = (a >= F64_NORMAL_MIN) & (a <= F64_MAX)
+    if fine.all():
+        return values
+    hint = f"use layer='mpmath' (rftheory eval {result_id} --layer mpmath)"
+    bad = ~fine & (a != 0)
+    if bad.any():
+        i = tuple(int(j) for j in np.argwhere(bad)[0]) if arr.ndim else ()
+        v = arr[i]
+        what = ("not computable in float64 here (NaN)" if np.isnan(v)
+                else "beyond the float64 range" if np.isinf(v)
+                else f"the float64 value {abs(v):.3g} is below the normal float64 range (subnormal: it has lost digits)")
+        raise RangeError(f"{result_id}: {what}; {hint}")
+    if mpmath_at is None:
+        return values
+    seen: set = set()
+    for i in (map(tuple, np.argwhere(a == 0)) if arr.ndim else [()]):
+        exact = _exact_at(mpmath_at, tuple(int(j) for j in i), seen)
+        if exact is not None and exact != 0:
+            raise RangeError(f"{result_id}: the value ({_short(exact)}) underflows float64 (below "
+                             f"{F64_NORMAL_MIN:.1e}), which gave 0.0; {hint}")
+    return values
+
+
+def _exact_at(mpmath_at: Callable[[tuple], Any], i: tuple, seen: set) -> Any:
+    """The certified mpmath value at element ``i`` (``None`` for a point already seen to be 0);
+    a refusal of the mpmath layer counts as "not known to be 0"."""
+    from ..core.precision import certified
+
+    try:
+        key, f = mpmath_at(i)
+    except (LayerUnavailableError, PrecisionError, RangeError) as exc:
+        raise RangeError(f"0.0 could not be confirmed as an exact zero ({exc})") from exc
+    if key in seen:
+        return None
+    try:
+        val = certified(f, _ZERO_DPS, "the float64 layer's zero")
+    except (PrecisionError, RangeError):
+        return 1  # not known to be 0: refuse rather than return a 0.0 that may be an underflow
+    if val == 0:
+        seen.add(key)
+    return val
+
+
+def _short(x: Any) -> str:
+    import mpmath as mp
+
+    return mp.nstr(x, 3)
+
+
+def mpmath_at_arrays(result: Any, given: dict, shape: tuple) -> Callable[[tuple], Any] | None:
+    """For :meth:`rftheory.Result.f64`: ``index -> (key, thunk)``, the thunk evaluating
+    ``result``'s mpmath layer at the broadcast element ``index`` of the arguments ``given``
+    (numeric ones at the exact value of their float64 element, the rest as given)."""
+    if result.mpmath is None:
+        return None
+    from fractions import Fraction
+
+    numeric = {q.name for q in result.params if q.kind in ("int", "real")}
+
+    def at(i: tuple):
+        kw = {k: (Fraction(float(np.broadcast_to(np.asarray(v, float), shape)[i])) if k in numeric else v)
+              for k, v in given.items()}
+        key = tuple(sorted((k, v) for k, v in kw.items() if k in numeric))
+        p = result.validate(**kw)
+        return key, lambda: result.mpmath(p)
+
+    return at
+
+
+def mpmath_at_point(result: Any, point: Any) -> Callable[[tuple], Any] | None:
+    """For :meth:`rftheory.Result.f64_scalar`: the same at its one validated ``point``."""
+    if result.mpmath is None:
+        return None
+    return lambda i: ((), lambda: result.mpmath(point))
