@@ -1,6 +1,8 @@
-"""Shared fixtures: mpmath precision reset, the slow tier, array namespaces."""
+"""Shared fixtures: mpmath precision reset, the slow tier, hang guards, notebooks run once, array namespaces."""
 
 import os
+import signal
+import threading
 
 import mpmath
 import numpy as np
@@ -25,6 +27,37 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "slow" in item.keywords:
             item.add_marker(skip)
+
+
+class HangGuardExpired(Exception):
+    """A test marked ``hang_guard(seconds)`` was still running after its seconds."""
+
+
+@pytest.fixture(autouse=True)
+def _hang_guard(request):
+    """``@pytest.mark.hang_guard(seconds)``: fail the test (instead of hanging the suite) after ``seconds``.
+
+    A guard against regressions that hang or run for minutes, not a speed test: the limit is many times the
+    test's cost on a loaded machine (speed targets live in benchmarks/).  SIGALRM, so it interrupts Python
+    code (and C code that checks for signals) in the main thread; elsewhere the test runs unguarded.
+    """
+    marker = request.node.get_closest_marker("hang_guard")
+    if marker is None or threading.current_thread() is not threading.main_thread() \
+            or not hasattr(signal, "setitimer"):
+        yield
+        return
+    seconds = float(marker.args[0])
+
+    def expire(signum, frame):
+        raise HangGuardExpired(f"{request.node.nodeid} still running after its hang guard of {seconds:g} s")
+
+    old = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
 
 
 @pytest.fixture
