@@ -1,8 +1,13 @@
 """Shared fixtures: mpmath precision reset, the slow tier, hang guards, notebooks run once, array namespaces."""
 
+import json
 import os
 import signal
+import subprocess
+import sys
 import threading
+from dataclasses import dataclass
+from pathlib import Path
 
 import mpmath
 import numpy as np
@@ -70,6 +75,40 @@ def seed():
 @pytest.fixture
 def rng(seed):
     return np.random.default_rng([seed, 20231122])
+
+
+# -- the main job, run once per session: `rftheory verify --quick` ----------------------------------------
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@dataclass(frozen=True)
+class VerifyRun:
+    """One ``rftheory verify --quick`` (default seed, all local cores) as the README runs it, and its JSON."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+    json_returncode: int
+    json_path: Path  # `verify --quick --json` of the same run (resumed from its checkpoint: nothing recomputed)
+
+    def outcomes(self, prefix: str = "") -> list[dict]:
+        """The JSON outcomes of the results whose ID starts with ``prefix``."""
+        data = json.loads(self.json_path.read_text(encoding="utf-8"))
+        return [o for o in data["outcomes"] if o["result"].startswith(prefix)]
+
+
+@pytest.fixture(scope="session")
+def verify_quick(tmp_path_factory) -> VerifyRun:
+    """``rftheory verify --quick`` run once per session (its heaviest check, about 3 minutes of the suite):
+    the main job's test reads its text report, the site's build its outcomes, per-paper tests their part."""
+    folder = tmp_path_factory.mktemp("verify-quick")
+    ck, out = folder / "checkpoint.jsonl", folder / "verify-quick.json"
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    cmd = [sys.executable, "-m", "rftheory", "verify", "--quick", "--checkpoint", str(ck)]
+    text = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=1800, cwd=folder)
+    again = subprocess.run(cmd + ["--json"], capture_output=True, text=True, env=env, timeout=600, cwd=folder)
+    out.write_text(again.stdout, encoding="utf-8")
+    return VerifyRun(text.returncode, text.stdout, text.stderr, again.returncode, out)
 
 
 # -- notebooks through a real Jupyter kernel, each executed once per session -------------------------------

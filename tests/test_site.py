@@ -1,10 +1,10 @@
 """The documentation site builds with ``sphinx -W`` (warnings are errors), so a broken page fails CI.
 
 The build here renders the notebooks that ``tests/test_teaching.py`` executed through a kernel
-(``RFTHEORY_DOCS_NOTEBOOKS``; no second execution), runs ``rftheory verify --quick`` for one
-result only (``RFTHEORY_DOCS_VERIFY``; the main job's test runs all of it) and shows the
-derivations without running them again (their tests do).  The README's docs command does all
-of it for real.  Cost: about 30 s on top of the notebooks' execution.
+(``RFTHEORY_DOCS_NOTEBOOKS``; no second execution), shows the outcomes of the session's one
+``rftheory verify --quick`` run (``RFTHEORY_DOCS_VERIFY``; tests/conftest.py, the main job's test
+reads its report) and shows the derivations without running them again (their tests do).  The
+README's docs command does all of it for real.
 """
 
 import html
@@ -25,7 +25,7 @@ VERIFIED = "sutherland.var_phi"
 
 
 @pytest.fixture(scope="module")
-def site(run_notebook, tmp_path_factory):
+def site(run_notebook, verify_quick, tmp_path_factory):
     pytest.importorskip("sphinx")
     pytest.importorskip("myst_nb")
     executed = None
@@ -34,7 +34,7 @@ def site(run_notebook, tmp_path_factory):
         assert error is None, f"{path.name}: {error}"
         executed = out.parent
     html = tmp_path_factory.mktemp("site") / "html"
-    env = dict(os.environ, RFTHEORY_DOCS_NOTEBOOKS=str(executed), RFTHEORY_DOCS_VERIFY=VERIFIED,
+    env = dict(os.environ, RFTHEORY_DOCS_NOTEBOOKS=str(executed), RFTHEORY_DOCS_VERIFY=str(verify_quick.json_path),
                RFTHEORY_DOCS_DERIVATIONS="skip",
                PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     res = subprocess.run([sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-d",
@@ -72,11 +72,13 @@ def test_a_page_for_every_result(site):
     assert by_hand.startswith("1.0025023450525") and f"\n{by_hand}\n" in words, "the eval output is missing"
 
 
-def test_verify_outcomes_on_the_result_page(site):
-    page = _text(site / "results" / f"{VERIFIED}.html")
-    m = re.search(r"(\d+) of (\d+) checks passed", page)
-    assert m and m.group(1) == m.group(2) and int(m.group(2)) > 10
-    assert "was not run for this result in this build" in _text(site / "results" / "simrf.prf_mse.html")
+def test_verify_outcomes_on_the_result_page(site, verify_quick):
+    for rid in (VERIFIED, "simrf.prf_mse"):
+        page = _text(site / "results" / f"{rid}.html")
+        m = re.search(r"(\d+) of (\d+) checks passed", page)
+        n = len([o for o in verify_quick.outcomes(rid) if o["result"] == rid])
+        assert m and m.group(1) == m.group(2) and int(m.group(2)) == n > 10, rid
+        assert "was not run for this result in this build" not in page
 
 
 def test_paper_pages(site):
