@@ -120,6 +120,10 @@ class NotebookRunner:
     def __init__(self, folder):
         self.folder = folder
         self.done = {}
+        self.ipython_dir = folder / "ipython"
+        (self.ipython_dir / "profile_default").mkdir(parents=True)
+        (self.ipython_dir / "profile_default" / "ipython_kernel_config.py").write_text(
+            'c.IPKernelApp.log_level = "ERROR"\n')
 
     def __call__(self, path):
         if path.name not in self.done:
@@ -129,7 +133,9 @@ class NotebookRunner:
             nb = nbformat.read(path, as_version=4)
             work = self.folder / f"cwd-{path.stem}"
             work.mkdir()
-            env = {"MPMATH_NOGMPY": "1", "MPLBACKEND": "module://matplotlib_inline.backend_inline"}
+            # IPYTHONDIR: kernels that log errors only (no "Kernel is running over TCP" warning), as in docs/conf.py
+            env = {"MPMATH_NOGMPY": "1", "MPLBACKEND": "module://matplotlib_inline.backend_inline",
+                   "IPYTHONDIR": str(self.ipython_dir)}
             old = {k: os.environ.get(k) for k in env}
             os.environ.update(env)  # the kernel inherits this process's environment
             try:
