@@ -117,6 +117,35 @@ def test_math_is_served_from_the_site(site):
     assert (site / "_static" / "mathjax" / "tex-svg-full.js").stat().st_size > 1_000_000
 
 
+def test_a_responsive_theme(site):
+    """Furo: the page scales to the window (viewport meta, no fixed-width column), and wide content scrolls."""
+    page = _text(site / "index.html")
+    assert 'name="viewport" content="width=device-width' in page
+    assert "furo.css" in page and "alabaster" not in page
+
+
+def test_guides(site):
+    for name, words in (("predict", "rftheory predict sklearn:wine"), ("audit", "rftheory audit sampler my_sampler.py:orf"),
+                        ("attention", "rftheory attention"), ("prove", "rftheory prove")):
+        assert words in _words(site / "guides" / f"{name}.html"), name
+    front = _text(site / "index.html")
+    assert "guides/predict.html" in front and "guides/audit.html" in front
+
+
+def test_derivation_docstrings_are_rendered(site):
+    """The docstring (reStructuredText) is rendered: literals become code, no raw double backquotes in the prose
+    (the script itself, shown below it, keeps its own)."""
+    for page in sorted((site / "derivations").glob("*.html")):
+        if page.stem == "index":
+            continue
+        text = _text(page)
+        prose = text[:text.index("derivations/" + page.stem + ".py")]
+        assert "``" not in html.unescape(re.sub(r"<[^>]+>", "", prose)), page.stem
+        assert '<pre>' not in prose.split("<h1", 1)[1], page.stem
+    series = _text(site / "derivations" / "simrf_series_to_1f1.html")
+    assert '<code class="docutils literal notranslate"><span class="pre">ρ</span>' in series
+
+
 # ------------------------------------------------------------ tools/site_check.py without a working browser
 def _site_check(tmp_path, *extra, path=None):
     site = tmp_path / "html"
