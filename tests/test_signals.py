@@ -138,8 +138,8 @@ def _assert_workers_gone(workers, marker, t0_elapsed):
 
 
 # ---------------------------------------------------------------- signals
-@linux_proc
-def test_ctrl_c_stops_within_seconds_and_resume_recomputes_only_the_rest(tmp_path):
+def _ctrl_c_then_resume(tmp_path):
+    """Ctrl-C a ``--full`` sweep, check the stop, resume it and check the checkpoint; return the resumed run."""
     ck = tmp_path / "ctrl-c-marker.jsonl"
     # --full: a run long enough (seconds) that the signal lands mid-run on a fast machine too
     proc, workers = _start_and_wait(ck, ["--full"])
@@ -164,7 +164,20 @@ def test_ctrl_c_stops_within_seconds_and_resume_recomputes_only_the_rest(tmp_pat
     after = _records(ck)
     assert after[:len(before)] == before  # untouched, and only the missing tasks were appended
     assert len(after) == n_all and len({r["task"]["key"] for r in after}) == n_all
+    return resumed
 
+
+@linux_proc
+def test_ctrl_c_stops_within_seconds_and_resume_recomputes_only_the_rest(tmp_path):
+    _ctrl_c_then_resume(tmp_path)
+
+
+@linux_proc
+@pytest.mark.slow
+def test_ctrl_c_resumed_run_prints_what_a_fresh_run_prints(tmp_path):
+    """Slow tier: a third sweep through the CLI.  That resumed outcomes equal a fresh run's is checked in the
+    default tier in-process (test_parallel.py::test_interrupted_sweep_resumes_without_recomputing)."""
+    resumed = _ctrl_c_then_resume(tmp_path)
     fresh = subprocess.run(_verify_cmd(tmp_path / "fresh.jsonl", "--full"), capture_output=True, text=True,
                            env=_env(), timeout=600)
     assert json.loads(resumed.stdout) == json.loads(fresh.stdout)  # same outcomes, same order
