@@ -37,7 +37,8 @@ def site(run_notebook, verify_quick, tmp_path_factory):
     env = dict(os.environ, RFTHEORY_DOCS_NOTEBOOKS=str(executed), RFTHEORY_DOCS_VERIFY=str(verify_quick.json_path),
                RFTHEORY_DOCS_DERIVATIONS="skip",
                PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    res = subprocess.run([sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-d",
+    # -j auto: Sphinx reads the pages on every core (the extensions are parallel-safe; -W would say otherwise)
+    res = subprocess.run([sys.executable, "-m", "sphinx", "-j", "auto", "-W", "--keep-going", "-q", "-d",
                           str(html.parent / "doctrees"), "docs", str(html)],
                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=1200)
     assert res.returncode == 0, f"sphinx -W failed:\n{res.stderr[-6000:]}"
