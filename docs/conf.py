@@ -39,7 +39,7 @@ sys.path.insert(0, str(HERE / "_ext"))
 from cli_reference import write_cli_page  # noqa: E402
 from paper_pages import write_paper_pages  # noqa: E402
 from result_pages import write_result_pages  # noqa: E402
-from teaching_pages import copy_notebooks, write_derivation_pages  # noqa: E402
+from teaching_pages import copy_notebooks, quiet_ipython_dir, write_derivation_pages  # noqa: E402
 
 import rftheory  # noqa: E402
 
@@ -56,9 +56,11 @@ extensions = [
     "numpydoc",
 ]
 exclude_patterns = ["_build", "_static_generated", "_ext", "**.ipynb_checkpoints"]
-html_theme = "alabaster"
+# Furo: a responsive layout (the content column grows with the window, code and equations scroll inside
+# their own box instead of being clipped, the sidebar folds away on a phone), light and dark
+html_theme = "furo"
 html_title = f"rftheory {release}"
-html_theme_options = {"page_width": "1240px", "sidebar_width": "240px"}
+html_theme_options = {"navigation_with_keys": True}
 
 # -- math, offline: MathJax 3 (SVG output, all TeX extensions in one file) copied into the site -----
 _STATIC = HERE / "_static_generated"
@@ -84,6 +86,9 @@ nb_merge_streams = True
 nb_render_image_options = {"align": "center"}
 _executed = os.environ.get("RFTHEORY_DOCS_NOTEBOOKS")
 nb_execution_mode = "off" if _executed else "force"
+# the kernels this build starts log only errors: ipykernel's "Kernel is running over TCP without encryption"
+# (a kernel on this machine's loopback, started and read by this build alone) is no news to a reader
+os.environ["IPYTHONDIR"] = str(quiet_ipython_dir())
 
 # -- API reference ------------------------------------------------------------------------------------
 autodoc_default_options = {"members": True, "undoc-members": False}

@@ -1,6 +1,13 @@
-"""Shared fixtures: mpmath precision reset, the slow tier, array namespaces."""
+"""Shared fixtures: mpmath precision reset, the slow tier, hang guards, notebooks run once, array namespaces."""
 
+import json
 import os
+import signal
+import subprocess
+import sys
+import threading
+from dataclasses import dataclass
+from pathlib import Path
 
 import mpmath
 import numpy as np
@@ -27,6 +34,37 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
+class HangGuardExpired(Exception):
+    """A test marked ``hang_guard(seconds)`` was still running after its seconds."""
+
+
+@pytest.fixture(autouse=True)
+def _hang_guard(request):
+    """``@pytest.mark.hang_guard(seconds)``: fail the test (instead of hanging the suite) after ``seconds``.
+
+    A guard against regressions that hang or run for minutes, not a speed test: the limit is many times the
+    test's cost on a loaded machine (speed targets live in benchmarks/).  SIGALRM, so it interrupts Python
+    code (and C code that checks for signals) in the main thread; elsewhere the test runs unguarded.
+    """
+    marker = request.node.get_closest_marker("hang_guard")
+    if marker is None or threading.current_thread() is not threading.main_thread() \
+            or not hasattr(signal, "setitimer"):
+        yield
+        return
+    seconds = float(marker.args[0])
+
+    def expire(signum, frame):
+        raise HangGuardExpired(f"{request.node.nodeid} still running after its hang guard of {seconds:g} s")
+
+    old = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
 @pytest.fixture
 def seed():
     """Seed of statistical tests: fixed by default; ``RFTHEORY_SEED=N`` sweeps it
@@ -39,6 +77,40 @@ def rng(seed):
     return np.random.default_rng([seed, 20231122])
 
 
+# -- the main job, run once per session: `rftheory verify --quick` ----------------------------------------
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@dataclass(frozen=True)
+class VerifyRun:
+    """One ``rftheory verify --quick`` (default seed, all local cores) as the README runs it, and its JSON."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+    json_returncode: int
+    json_path: Path  # `verify --quick --json` of the same run (resumed from its checkpoint: nothing recomputed)
+
+    def outcomes(self, prefix: str = "") -> list[dict]:
+        """The JSON outcomes of the results whose ID starts with ``prefix``."""
+        data = json.loads(self.json_path.read_text(encoding="utf-8"))
+        return [o for o in data["outcomes"] if o["result"].startswith(prefix)]
+
+
+@pytest.fixture(scope="session")
+def verify_quick(tmp_path_factory) -> VerifyRun:
+    """``rftheory verify --quick`` run once per session (its heaviest check, about 3 minutes of the suite):
+    the main job's test reads its text report, the site's build its outcomes, per-paper tests their part."""
+    folder = tmp_path_factory.mktemp("verify-quick")
+    ck, out = folder / "checkpoint.jsonl", folder / "verify-quick.json"
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    cmd = [sys.executable, "-m", "rftheory", "verify", "--quick", "--checkpoint", str(ck)]
+    text = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=1800, cwd=folder)
+    again = subprocess.run(cmd + ["--json"], capture_output=True, text=True, env=env, timeout=600, cwd=folder)
+    out.write_text(again.stdout, encoding="utf-8")
+    return VerifyRun(text.returncode, text.stdout, text.stderr, again.returncode, out)
+
+
 # -- notebooks through a real Jupyter kernel, each executed once per session -------------------------------
 class NotebookRunner:
     """Executes notebooks through a Jupyter kernel (nbclient + ipykernel) as a student's Jupyter does,
@@ -48,6 +120,10 @@ class NotebookRunner:
     def __init__(self, folder):
         self.folder = folder
         self.done = {}
+        self.ipython_dir = folder / "ipython"
+        (self.ipython_dir / "profile_default").mkdir(parents=True)
+        (self.ipython_dir / "profile_default" / "ipython_kernel_config.py").write_text(
+            'c.IPKernelApp.log_level = "ERROR"\n')
 
     def __call__(self, path):
         if path.name not in self.done:
@@ -57,7 +133,9 @@ class NotebookRunner:
             nb = nbformat.read(path, as_version=4)
             work = self.folder / f"cwd-{path.stem}"
             work.mkdir()
-            env = {"MPMATH_NOGMPY": "1", "MPLBACKEND": "module://matplotlib_inline.backend_inline"}
+            # IPYTHONDIR: kernels that log errors only (no "Kernel is running over TCP" warning), as in docs/conf.py
+            env = {"MPMATH_NOGMPY": "1", "MPLBACKEND": "module://matplotlib_inline.backend_inline",
+                   "IPYTHONDIR": str(self.ipython_dir)}
             old = {k: os.environ.get(k) for k in env}
             os.environ.update(env)  # the kernel inherits this process's environment
             try:

@@ -117,3 +117,19 @@ def test_docs_carry_the_formula_sheet():
     for r in rftheory.results():
         assert f"$$ {r.statement} $$" in docs, r.id
     assert "Reid, Krzysztof Choromanski" in docs and "erratum" in docs.lower()
+
+
+def test_every_parameter_row_of_the_markdown_sheet_has_its_meaning():
+    """A default "from the others (see its meaning)" (arrays X, Y, A, ... of the Python API) points to a filled
+    meaning cell; the meaning of derf.aderf_optimum's X and Y says which set they are."""
+    from rftheory.present.sheet import formula_sheet
+
+    rows = [ln for ln in formula_sheet("markdown").splitlines() if ln.startswith("| `")]
+    assert len(rows) > 100
+    for row in rows:
+        name, domain, default, meaning = [c.strip() for c in row.strip("|").split(" | ")][:4]
+        assert domain and default, row
+        if "see its meaning" in default or domain == "see its meaning":
+            assert meaning, row
+    x_rows = [r for r in rows if r.startswith("| `X` |")]
+    assert x_rows and all("the first set" in r.rsplit(" | ", 1)[1] for r in x_rows)

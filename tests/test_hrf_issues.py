@@ -6,7 +6,6 @@ formula functions.
 """
 
 import math
-import time
 
 import mpmath as mp
 import numpy as np
@@ -174,11 +173,10 @@ def test_domains_declared_and_named():
                 assert math.isfinite(float(p.low)) and math.isfinite(float(p.high)), (r.id, p.name)
 
 
+@pytest.mark.hang_guard(300)
 def test_angular_hybrid_bound_dps100_bounded_issue9():
     r = rftheory.get("hrf.angular_hybrid_bound")
-    t = time.monotonic()
     v100 = r.exact(dps=100, r="1.5", m=16, n=8)
-    assert time.monotonic() - t < 60
     # independent: maximise the hand Eq. 47 (equal norms) on a fine grid + parabola refinement at 40 digits
     with mp.workdps(40):
         rr, m, n = mp.mpf("1.5"), 16, 8

@@ -19,14 +19,20 @@ def _verify(*args, timeout=900):
                           capture_output=True, text=True, env=env, timeout=timeout)
 
 
-def test_verify_quick_passes():
-    res = _verify()
+def test_verify_quick_passes(verify_quick):
+    """The session's one run of `rftheory verify --quick` (tests/conftest.py; the site's build shows its outcomes)."""
+    res = verify_quick
     lines = res.stdout.strip().splitlines()
     assert res.returncode == 0, f"verify --quick failed:\n{res.stdout[-4000:]}\n{res.stderr[-2000:]}"
     # the report ends with the summary count, then the list of failures (here: none)
     summary = [ln for ln in lines if ln.endswith(" failed") or " failed (" in ln]
     assert summary and " 0 failed" in summary[-1], lines[-5:]
     assert lines[-1] == "failures: none", lines[-5:]
+    # its JSON (the same run, resumed from the checkpoint) has one outcome per check of the report
+    assert res.json_returncode == 0
+    n_passed = int(summary[-1].split(" passed")[0].split()[-1])
+    outcomes = res.outcomes()
+    assert len(outcomes) == n_passed and all(o["passed"] for o in outcomes)
 
 
 @pytest.mark.slow

@@ -2,7 +2,6 @@
 or by a different formula at high precision, never by the code under test)."""
 
 import math
-import time
 
 import mpmath as mp
 import pytest
@@ -30,18 +29,17 @@ def run(argv, capsys):
     ["eval", "orf.variance", "-p", "d=2", "-p", "m=2", "-p", "z=1e9"],
     ["eval", "orf.prime", "-p", "d=2", "-p", "m=2", "-p", "z=1e9", "-p", "quantity=bias"],
 ])
+@pytest.mark.hang_guard(120)
 def test_issue9_huge_z_is_a_one_line_error(argv, capsys):
-    t = time.monotonic()
     rc, out, err = run(argv, capsys)
-    assert time.monotonic() - t < 10
     assert rc == 2 and out == ""
     assert len(err.splitlines()) == 1 and "parameter 'z'" in err and "<= 40" in err
 
 
+@pytest.mark.hang_guard(300)
 def test_issue9_top_of_the_domain_is_served():
     # z = 40 (the declared top): d = 2 has tau = 1F1(2; 1; -800) = e^{-800}(1 - 800) (Kummer), so
     # Var = (1/2)[(1 - e^{-1600})^2/2 + tau - e^{-1600}] = 1/4 to 300 digits
-    t = time.monotonic()
     v = rftheory.evaluate("orf.variance", d=2, m=2, z=40, dps=20)
     assert mp.nstr(v, 20) == "0.25"
     # psi, iid: (1 + (1 - e^{-1600})^2)/(2D) = 1/4 for D = 4
@@ -51,27 +49,24 @@ def test_issue9_top_of_the_domain_is_served():
         j0 = mp.besselj(0, 40 * mp.sqrt(2))
     b = rftheory.evaluate("orf.prime", d=2, m=2, z=40, quantity="bias", dps=20)
     assert abs(b / j0 - 1) < mp.mpf(10) ** -19
-    assert time.monotonic() - t < 30
 
 
+@pytest.mark.hang_guard(300)
 def test_issue9_prime_large_d_bounded_and_two_routes_agree():
     r = rftheory.get("orf.prime")
-    t = time.monotonic()
     a = r.exact(dps=20, d=100000, m=1000000, z=40, quantity="bias")
     b = r.route("moment-series", dps=30, d=100000, m=1000000, z=40, quantity="bias")
-    assert time.monotonic() - t < 30
     assert abs(a / b - 1) < mp.mpf(10) ** -19
 
 
-def test_printed_series_route_large_d_is_fast_and_right():
+@pytest.mark.hang_guard(120)
+def test_printed_series_route_large_d_is_bounded_and_right():
     # d = 95009 used to build factorials of 10^5-digit integers (timeout); compare with
     # the product form of the inner sum (Chu-Vandermonde): 1F1(d; d/2; -z^2/2) by mpmath
-    t = time.monotonic()
     with mp.workdps(40):
         v = orth_pair_printed(95009, mp.mpf("0.228"))
         ref = mp.hyp1f1(95009, mp.mpf(95009) / 2, -mp.mpf("0.228") ** 2 / 2)
     assert abs(v / ref - 1) < mp.mpf(10) ** -35
-    assert time.monotonic() - t < 5
 
 
 # -- issue 16: wrong mpmath values
@@ -226,17 +221,18 @@ def test_sorf_walsh_hadamard_path_is_the_matrix_path(d, m):
     assert a.shape == b.shape == (64,) and np.max(np.abs(a - b)) < 1e-12
 
 
-def test_sorf_default_checks_take_seconds():
+@pytest.mark.hang_guard(300)
+def test_sorf_default_checks_are_bounded():
     """orf.sorf_bias_bound's default checks took 5-28 min on 2 loaded cores (a p x p HD matrix per
-    replicate); with the Walsh-Hadamard path the heaviest grid point (d = 128) is fast: 10,000 replicates
-    took about 45 s on the matrix path."""
+    replicate); with the Walsh-Hadamard path the heaviest grid point (d = 128) takes seconds (10,000
+    replicates took about 45 s on the matrix path).  The hang guard catches a return to minutes; the speed
+    itself is benchmarks/' business."""
     import numpy as np
 
     from rftheory.papers.orf.montecarlo import sorf_estimates
 
-    t = time.perf_counter()
     est = sorf_estimates(128, 1.0, np.random.default_rng(0), 10_000)
-    assert time.perf_counter() - t < 15 and est.shape == (10_000,)
+    assert est.shape == (10_000,)
     assert abs(est.mean() - math.exp(-0.5)) < 6 * 1.0 / math.sqrt(128)  # Thm 3's bound, far inside
 
 

@@ -138,11 +138,10 @@ def _assert_workers_gone(workers, marker, t0_elapsed):
 
 
 # ---------------------------------------------------------------- signals
-@linux_proc
-def test_ctrl_c_stops_within_seconds_and_resume_recomputes_only_the_rest(tmp_path):
+def _ctrl_c_then_resume(tmp_path, mode, prefix):
+    """Ctrl-C a sweep, check the stop, resume it and check the checkpoint; return the resumed run."""
     ck = tmp_path / "ctrl-c-marker.jsonl"
-    # --full: a run long enough (seconds) that the signal lands mid-run on a fast machine too
-    proc, workers = _start_and_wait(ck, ["--full"])
+    proc, workers = _start_and_wait(ck, [f"--{mode}"], prefix=prefix)
     # a terminal's Ctrl-C: SIGINT to the whole process group, workers included
     status, out, err, took = _stop(proc, signal.SIGINT, group=True)
     assert status == 130
@@ -155,16 +154,30 @@ def test_ctrl_c_stops_within_seconds_and_resume_recomputes_only_the_rest(tmp_pat
     before = _records(ck)
     keys = [r["task"]["key"] for r in before]
     assert len(keys) == len(set(keys))
-    n_all = len(verify.plan("full", PREFIX))
+    n_all = len(verify.plan(mode, prefix))
     assert 3 <= len(before) < n_all
 
-    resumed = subprocess.run(_verify_cmd(ck, "--full"), capture_output=True, text=True, env=_env(), timeout=600)
+    resumed = subprocess.run(_verify_cmd(ck, f"--{mode}", prefix=prefix), capture_output=True, text=True, env=_env(), timeout=600)
     assert resumed.returncode == 0, resumed.stderr
     assert resumed.stderr == ""
     after = _records(ck)
     assert after[:len(before)] == before  # untouched, and only the missing tasks were appended
     assert len(after) == n_all and len({r["task"]["key"] for r in after}) == n_all
+    return resumed
 
+
+@linux_proc
+def test_ctrl_c_stops_within_seconds_and_resume_recomputes_only_the_rest(tmp_path):
+    # --full: a run long enough (seconds) that the signal lands mid-run on a fast machine too
+    _ctrl_c_then_resume(tmp_path, "full", PREFIX)
+
+
+@linux_proc
+@pytest.mark.slow
+def test_ctrl_c_resumed_run_prints_what_a_fresh_run_prints(tmp_path):
+    """Slow tier: a third sweep through the CLI.  That resumed outcomes equal a fresh run's is checked in the
+    default tier in-process (test_parallel.py::test_interrupted_sweep_resumes_without_recomputing)."""
+    resumed = _ctrl_c_then_resume(tmp_path, "full", PREFIX)
     fresh = subprocess.run(_verify_cmd(tmp_path / "fresh.jsonl", "--full"), capture_output=True, text=True,
                            env=_env(), timeout=600)
     assert json.loads(resumed.stdout) == json.loads(fresh.stdout)  # same outcomes, same order

@@ -1,10 +1,10 @@
 """The documentation site builds with ``sphinx -W`` (warnings are errors), so a broken page fails CI.
 
 The build here renders the notebooks that ``tests/test_teaching.py`` executed through a kernel
-(``RFTHEORY_DOCS_NOTEBOOKS``; no second execution), runs ``rftheory verify --quick`` for one
-result only (``RFTHEORY_DOCS_VERIFY``; the main job's test runs all of it) and shows the
-derivations without running them again (their tests do).  The README's docs command does all
-of it for real.  Cost: about 30 s on top of the notebooks' execution.
+(``RFTHEORY_DOCS_NOTEBOOKS``; no second execution), shows the outcomes of the session's one
+``rftheory verify --quick`` run (``RFTHEORY_DOCS_VERIFY``; tests/conftest.py, the main job's test
+reads its report) and shows the derivations without running them again (their tests do).  The
+README's docs command does all of it for real.
 """
 
 import html
@@ -25,7 +25,7 @@ VERIFIED = "sutherland.var_phi"
 
 
 @pytest.fixture(scope="module")
-def site(run_notebook, tmp_path_factory):
+def site(run_notebook, verify_quick, tmp_path_factory):
     pytest.importorskip("sphinx")
     pytest.importorskip("myst_nb")
     executed = None
@@ -34,10 +34,11 @@ def site(run_notebook, tmp_path_factory):
         assert error is None, f"{path.name}: {error}"
         executed = out.parent
     html = tmp_path_factory.mktemp("site") / "html"
-    env = dict(os.environ, RFTHEORY_DOCS_NOTEBOOKS=str(executed), RFTHEORY_DOCS_VERIFY=VERIFIED,
+    env = dict(os.environ, RFTHEORY_DOCS_NOTEBOOKS=str(executed), RFTHEORY_DOCS_VERIFY=str(verify_quick.json_path),
                RFTHEORY_DOCS_DERIVATIONS="skip",
                PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    res = subprocess.run([sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-d",
+    # -j auto: Sphinx reads the pages on every core (the extensions are parallel-safe; -W would say otherwise)
+    res = subprocess.run([sys.executable, "-m", "sphinx", "-j", "auto", "-W", "--keep-going", "-q", "-d",
                           str(html.parent / "doctrees"), "docs", str(html)],
                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=1200)
     assert res.returncode == 0, f"sphinx -W failed:\n{res.stderr[-6000:]}"
@@ -86,11 +87,13 @@ def test_a_page_for_every_result(site):
     assert by_hand.startswith("2.603728346027546") and f"\n{by_hand}\n" in words, "the eval output is missing"
 
 
-def test_verify_outcomes_on_the_result_page(site):
-    page = _text(site / "results" / f"{VERIFIED}.html")
-    m = re.search(r"(\d+) of (\d+) checks passed", page)
-    assert m and m.group(1) == m.group(2) and int(m.group(2)) > 10
-    assert "was not run for this result in this build" in _text(site / "results" / "simrf.prf_mse.html")
+def test_verify_outcomes_on_the_result_page(site, verify_quick):
+    for rid in (VERIFIED, "simrf.prf_mse"):
+        page = _text(site / "results" / f"{rid}.html")
+        m = re.search(r"(\d+) of (\d+) checks passed", page)
+        n = len([o for o in verify_quick.outcomes(rid) if o["result"] == rid])
+        assert m and m.group(1) == m.group(2) and int(m.group(2)) == n > 10, rid
+        assert "was not run for this result in this build" not in page
 
 
 def test_paper_pages(site):
@@ -127,6 +130,35 @@ def test_math_is_served_from_the_site(site):
     src = re.search(r'<script[^>]+src="([^"]*tex-svg-full\.js[^"]*)"', page)
     assert src and not src.group(1).startswith(("http:", "https:", "//")), "MathJax must be local"
     assert (site / "_static" / "mathjax" / "tex-svg-full.js").stat().st_size > 1_000_000
+
+
+def test_a_responsive_theme(site):
+    """Furo: the page scales to the window (viewport meta, no fixed-width column), and wide content scrolls."""
+    page = _text(site / "index.html")
+    assert 'name="viewport" content="width=device-width' in page
+    assert "furo.css" in page and "alabaster" not in page
+
+
+def test_guides(site):
+    for name, words in (("predict", "rftheory predict sklearn:wine"), ("audit", "rftheory audit sampler my_sampler.py:orf"),
+                        ("attention", "rftheory attention"), ("prove", "rftheory prove")):
+        assert words in _words(site / "guides" / f"{name}.html"), name
+    front = _text(site / "index.html")
+    assert "guides/predict.html" in front and "guides/audit.html" in front
+
+
+def test_derivation_docstrings_are_rendered(site):
+    """The docstring (reStructuredText) is rendered: literals become code, no raw double backquotes in the prose
+    (the script itself, shown below it, keeps its own)."""
+    for page in sorted((site / "derivations").glob("*.html")):
+        if page.stem == "index":
+            continue
+        text = _text(page)
+        prose = text[:text.index("derivations/" + page.stem + ".py")]
+        assert "``" not in html.unescape(re.sub(r"<[^>]+>", "", prose)), page.stem
+        assert '<pre>' not in prose.split("<h1", 1)[1], page.stem
+    series = _text(site / "derivations" / "simrf_series_to_1f1.html")
+    assert '<code class="docutils literal notranslate"><span class="pre">ρ</span>' in series
 
 
 # ------------------------------------------------------------ tools/site_check.py without a working browser

@@ -9,11 +9,74 @@ script becomes a page: its docstring as prose, its code, and its output.
 from __future__ import annotations
 
 import ast
+import io
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+
+def quiet_ipython_dir() -> Path:
+    """A fresh IPython directory whose kernels log errors only (``IPKernelApp.log_level = "ERROR"``).
+
+    Returns
+    -------
+    pathlib.Path
+        The directory, for ``IPYTHONDIR`` of the Jupyter kernels this process starts.
+    """
+    folder = Path(tempfile.mkdtemp(prefix="rftheory-ipython-"))
+    (folder / "profile_default").mkdir()
+    (folder / "profile_default" / "ipython_kernel_config.py").write_text('c.IPKernelApp.log_level = "ERROR"\n')
+    return folder
+
+
+def _rst_blocks(doc: str) -> str:
+    """The docstring with a blank line wherever the indentation changes (an indented formula after a paragraph
+    is then a block quote, not a reST error)."""
+    out: list[str] = []
+    prev = None
+    for line in doc.splitlines():
+        indent = len(line) - len(line.lstrip()) if line.strip() else None
+        if indent is not None and prev is not None and out and out[-1].strip() and indent != prev \
+                and not re.match(r"\s*(\d+\.|[-*])\s", out[-1]) and not re.match(r"\s*(\d+\.|[-*])\s", line):
+            out.append("")
+        out.append(line)
+        if indent is not None:
+            prev = indent
+    return "\n".join(out)
+
+
+def docstring_markup(doc: str) -> str:
+    """A derivation's docstring (reStructuredText) for a MyST page: rendered by docutils when it parses without
+    a warning, else shown verbatim.
+
+    Parameters
+    ----------
+    doc : str
+        The docstring without its title line.
+
+    Returns
+    -------
+    str
+        An ``{eval-rst}`` block, or a ``text`` block.
+    """
+    import docutils.core
+    import docutils.utils
+
+    rst = _rst_blocks(doc.strip())
+    report = io.StringIO()
+    try:
+        docutils.core.publish_doctree(rst, settings_overrides={"report_level": docutils.utils.Reporter.INFO_LEVEL,
+                                                               "halt_level": 5, "warning_stream": report})
+        clean = "WARNING" not in report.getvalue() and "ERROR" not in report.getvalue() \
+            and "SEVERE" not in report.getvalue()
+    except Exception:  # noqa: BLE001  (whatever docutils raises, the page shows the text as it is)
+        clean = False
+    if clean:
+        return "\n".join(["```{eval-rst}", rst, "```"])
+    return "\n".join(["```text", doc.strip(), "```"])
 
 
 def copy_notebooks(root: Path, outdir: Path, executed: Path | None = None) -> list[str]:
@@ -71,7 +134,7 @@ def derivation_page(path: Path, run: bool = True) -> str:
         out = res.stdout.strip() or "(no output: every step is an assertion, and all of them held)"
     else:
         out = "(not run in this build; `tests/test_teaching.py` runs it)"
-    return "\n".join([f"# {title.strip()}", "", "```text", rest.strip(), "```", "",
+    return "\n".join([f"# {title.strip()}", "", docstring_markup(rest), "",
                       f"Source: `derivations/{path.name}`; it runs as a test (`tests/test_teaching.py`).", "",
                       "## The script", "", "```python", text.rstrip(), "```", "", "## Its output", "",
                       "```text", out, "```", ""])

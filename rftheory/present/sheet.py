@@ -22,6 +22,15 @@ __all__ = ["FORMATS", "formula_sheet", "add_parser"]
 FORMATS = ("markdown", "latex", "json")
 
 
+
+def _param_row(p: dict) -> str:
+    """A parameter's Markdown row; an array or object parameter's one text (what it is, its shape and limits) is
+    its meaning, so that its default ("from the others (see its meaning)") points to a filled cell."""
+    if p["kind"] == "object":
+        return f"| `{p['name']}` | see its meaning | {_md(p['default'])} | {_md(p['meaning'])} |"
+    meaning = "" if p["meaning"] == p["domain"] else _md(p["meaning"])
+    return f"| `{p['name']}` | {_md(p['domain'])} | {_md(p['default'])} | {meaning} |"
+
 def _md(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
@@ -73,8 +82,7 @@ def formula_sheet(fmt: str = "markdown", prefix: str = "") -> str:
         for d in ds:
             out += [f"## `{d['id']}` — {d['title']}", "", f"*Source:* {d['citation']}  ", f"*Status:* {d['status']}",
                     "", f"$$ {d['statement']} $$", "", "| parameter | domain | default | meaning |", "|---|---|---|---|"]
-            out += [f"| `{p['name']}` | {_md(p['domain'])} | {_md(p['default'])} | {'' if p['meaning'] == p['domain'] else _md(p['meaning'])} |"
-                    for p in d["params"]]
+            out += [_param_row(p) for p in d["params"]]
             if d["notes"]:
                 out += ["", "Notes and errata:", ""] + [f"- {_md(n)}" for n in d["notes"]]
             out.append("")
