@@ -144,10 +144,11 @@ def best_cpu(fn, repeat: int) -> float:
 
 
 def hyp1f1_per_point(d, x):
-    """The reference cost: one ``scipy.special.hyp1f1`` per point (``₁F₁(d; d/2; −x)``)."""
+    """The reference cost: one ``scipy.special.hyp1f1`` per point, ``₁F₁(d; d/2; x)`` with ``x = v²/2 ≥ 0``:
+    the PRF conformity of orthogonal blocks (Reid et al. 2023, Thm 4.3) that ``simrf.prf_mse`` needs."""
     from scipy import special
 
-    return special.hyp1f1(d, d / 2, -x)
+    return special.hyp1f1(d, d / 2, x)
 
 
 def bench_f64(nd, nv, repeat, couplings=("iid", "orthogonal")):
@@ -299,7 +300,7 @@ def main(argv=None, out=sys.stdout, dims=(16, 64, 256)):
            + bench_validated(max(sz["validated"] // 20, 16), sz["repeat"], couplings=("simplex",), d_max=48)
            + bench_hrf(sz["hrf"], sz["repeat"]))
     pr("\n# float64 closed forms: evaluations per second (CPU time, best of", sz["repeat"], "), side by side with")
-    pr("# one scipy.special.hyp1f1(d, d/2, -x) per point of the same points (ratio > 1: slower than hyp1f1)")
+    pr("# one scipy.special.hyp1f1(d, d/2, x) per point of the same points, x = v^2/2 (ratio > 1: slower than hyp1f1)")
     pr(f"{'evaluator':46} {'points':>8} {'per second':>12} {'hyp1f1 /s':>12} {'ratio':>7}")
     for r in f64:
         if math.isnan(r["per_s"]):
