@@ -46,35 +46,45 @@ def median_distance(A: np.ndarray, B: np.ndarray, same: bool,
     n_a, d = A.shape
     a2 = np.einsum("ij,ij->i", A, A)
     b2 = np.einsum("ij,ij->i", B, B)
-    g = (d + 3) * U / (1 - (d + 3) * U)
-    parts, errs, ii, jj = [], [], [], []
+    c = 5 * (d + 3) * U / (1 - (d + 3) * U) * (1 + 4 * U)  # E = c·q (the last factor: q's own rounding)
+    parts, qs, boxes = [], [], []
     for r0 in range(0, n_a, ROWS):
-        rows = np.arange(r0, min(r0 + ROWS, n_a))
-        q = a2[rows, None] + b2[None, :]
-        s = q - 2 * (A[rows] @ B.T)
-        keep = (np.arange(B.shape[0])[None, :] > rows[:, None]) if same else np.ones(s.shape, bool)
-        parts.append(s[keep])
-        errs.append(5 * g * q[keep] * (1 + 4 * U))  # the last factor: q's own rounding
-        i, j = np.nonzero(keep)
-        ii.append(rows[i])
-        jj.append(j)
+        r1 = min(r0 + ROWS, n_a)
+        c0 = r0 + 1 if same else 0  # one set: only columns j > i can hold pairs of these rows
+        if c0 >= B.shape[0]:
+            break
+        q = a2[r0:r1, None] + b2[None, c0:]
+        s = q - 2 * (A[r0:r1] @ B[c0:].T)
+        keep = (np.arange(c0, B.shape[0])[None, :] > np.arange(r0, r1)[:, None]) if same else None
+        parts.append(s[keep] if same else s.ravel())
+        qs.append(q[keep] if same else q.ravel())
+        boxes.append((r0, r1, c0, keep))
     s = np.concatenate(parts) if parts else np.empty(0)
     n = s.size
     if n == 0:
         return float("nan")
-    E = np.concatenate(errs)
-    I, J = np.concatenate(ii), np.concatenate(jj)
+    E = c * np.concatenate(qs)
+    offsets = np.cumsum([0] + [p.size for p in parts])
     ks = sorted({(n - 1) // 2, n // 2})  # the middle order statistics np.median averages
     lo, hi = s - E, s + E
+    t_lo, t_hi = np.partition(lo, ks)[ks], np.partition(hi, ks)[ks]
     vals = []
-    for k in ks:
-        t_lo = np.partition(lo, k)[k]  # s_(k) >= t_lo (k+1 values have lo <= t_lo)...
-        t_hi = np.partition(hi, k)[k]  # ... and s_(k) <= t_hi
-        below = int(np.count_nonzero(hi < t_lo))  # certainly below s_(k)
-        cand = np.flatnonzero((hi >= t_lo) & (lo <= t_hi))  # the rest lie above t_hi >= s_(k)
+    for k, tl, th in zip(ks, t_lo, t_hi):
+        # s_(k) >= tl (k + 1 values have lo <= tl) and s_(k) <= th; pairs with hi < tl are below it,
+        # pairs with lo > th above it: s_(k) is the (k − below)-th of the rest, formed directly
+        below = int(np.count_nonzero(hi < tl))
+        cand = np.flatnonzero((hi >= tl) & (lo <= th))
         exact = np.empty(cand.size)
-        for r in np.unique(I[cand]):
-            sel = I[cand] == r
-            exact[sel] = direct(A, B, np.array([r]))[0, J[cand[sel]]]
+        blk = np.searchsorted(offsets, cand, side="right") - 1
+        for b in np.unique(blk):
+            r0, r1, c0, keep = boxes[b]
+            pos = cand[blk == b] - offsets[b]
+            if same:
+                i, j = np.nonzero(keep)
+                i, j = i[pos], j[pos]
+            else:
+                i, j = np.divmod(pos, B.shape[0] - c0)
+            for r in np.unique(i):
+                exact[np.flatnonzero(blk == b)[i == r]] = direct(A, B, np.array([r0 + r]))[0, c0 + j[i == r]]
         vals.append(np.partition(exact, k - below)[k - below])
     return float(np.median(np.array(vals if len(vals) == 2 else vals * 2)))
