@@ -440,6 +440,8 @@ def _blocks_in_batches(coupling: str, rng: np.random.Generator, d: int, block: i
     for lo in range(0, n, step):
         out[lo : lo + step] = haar(rng, d, (min(step, n - lo),))
     norms = chi_norms(rng, d, shape + (d,)).reshape(n, d)
+    # SimRF+ directions: one vectorised Gauss-Seidel solve over every block (its sweeps are Python loops)
+    plus = simplex_plus_directions(norms, passes=plus_passes) if coupling == "simplex_plus" else None
     for lo in range(0, n, step):
         sl = slice(lo, lo + step)
         if coupling == "orthogonal":
@@ -447,7 +449,7 @@ def _blocks_in_batches(coupling: str, rng: np.random.Generator, d: int, block: i
         elif coupling == "simplex":
             out[sl] = norms[sl, :, None] * apply_simplex(out[sl], axis=-2)
         else:  # simplex_plus
-            out[sl] = simplex_plus_directions(norms[sl], passes=plus_passes) @ out[sl]
+            out[sl] = plus[sl] @ out[sl]
     return out.reshape(shape + (block, d))
 
 
