@@ -31,11 +31,17 @@ def test_compensated_total_of_positive_terms_is_within_one_ulp():
     assert abs(Fraction(r.value) - exact) <= Fraction(np.spacing(r.value))
 
 
+def _direct(A, B, rows):
+    """Distances of ``rows`` of ``A`` to every row of ``B`` from the differences themselves."""
+    diff = A[rows, None, :] - B[None, :, :]
+    return np.sqrt(np.einsum("ijk,ijk->ij", diff, diff))
+
+
 def _direct_median(A, B, same):
     """The direct rule: every difference formed, np.median of the distances (i < j for one set)."""
     out = []
     for i in range(A.shape[0]):
-        dist = D._distances(A, B, np.array([i]))[0]  # noqa: SLF001 - the rule median_distance reproduces
+        dist = _direct(A, B, np.array([i]))[0]
         out.append(dist[i + 1:] if same else dist)
     return float(np.median(np.concatenate(out)))
 
@@ -47,7 +53,9 @@ def test_median_distance_equals_the_direct_rule_bit_for_bit(seed):
     B = rng.standard_normal((40, 5)) * 10.0
     R = np.round(A)  # many equal distances (ties at the median)
     for X, Y, same in ((A, A, True), (A, B, False), (R, R, True)):
-        assert median_distance(X, Y, same, D._distances) == _direct_median(X, Y, same)  # noqa: SLF001
+        assert median_distance(X, Y, same, _direct) == _direct_median(X, Y, same)
+        if same:  # predict's bandwidth rule gives the same number
+            assert D.bandwidth("median", X) == _direct_median(X, Y, same)
 
 
 def test_blas_geometry_matches_differences_within_its_bound():
