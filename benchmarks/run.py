@@ -10,7 +10,7 @@
    ``rftheory.features.gaussian``), the projection path (``rftheory.sampling.projections``)
    and the cost of only drawing the random numbers the projection path
    consumes (the physical limit), measured side by side in one run.
-2. SimRF+ blocks per second: ``samplers.simplex_plus_directions`` over a
+2. ``rftheory.sample(..., size=n)`` against a per-replicate loop at d = 64 (ratio printed); SimRF+ blocks per second: ``samplers.simplex_plus_directions`` over a
    batch of blocks vs a per-block loop (reference written here), same result.
 3. float64 closed-form evaluations per second, each side by side with one
    ``scipy.special.hyp1f1`` per point of the same points: ``simrf.prf_mse``'s raw
@@ -132,6 +132,22 @@ def bench_plus(d, n_vec, n_loop, repeat):
     return dict(d=d, vec=1 / t_vec, loop=1 / t_loop, max_abs_diff=diff)
 
 
+def bench_batch_sampler(d, n, repeat, couplings=("iid", "orthogonal", "simplex", "simplex_plus", "hd")):
+    """``rftheory.sample(coupling, d, d, size=n)`` against a loop of n single draws from one generator
+    (CPU time, side by side); same seed, same blocks drawn."""
+    rows = []
+    for c in couplings:
+        t_batch = best_cpu(lambda: rftheory.sample(c, d, d, rng=np.random.default_rng(0), size=n), repeat)
+
+        def loop():
+            rng = np.random.default_rng(0)
+            return [rftheory.sample(c, d, d, rng=rng) for _ in range(n)]
+
+        t_loop = best_cpu(loop, repeat)
+        rows.append(dict(coupling=c, d=d, n=n, batch=n / t_batch, loop=n / t_loop))
+    return rows
+
+
 def best_cpu(fn, repeat: int) -> float:
     """Best CPU time of ``fn`` (one thread: the process's CPU time is its cost, less
     disturbed than wall time by other processes on a shared machine)."""
@@ -144,10 +160,11 @@ def best_cpu(fn, repeat: int) -> float:
 
 
 def hyp1f1_per_point(d, x):
-    """The reference cost: one ``scipy.special.hyp1f1`` per point (``₁F₁(d; d/2; −x)``)."""
+    """The reference cost: one ``scipy.special.hyp1f1`` per point, ``₁F₁(d; d/2; x)`` with ``x = v²/2 ≥ 0``:
+    the PRF conformity of orthogonal blocks (Reid et al. 2023, Thm 4.3) that ``simrf.prf_mse`` needs."""
     from scipy import special
 
-    return special.hyp1f1(d, d / 2, -x)
+    return special.hyp1f1(d, d / 2, x)
 
 
 def bench_f64(nd, nv, repeat, couplings=("iid", "orthogonal")):
@@ -252,11 +269,11 @@ def bench_verify(argv):
 SIZES = {
     # replicates per timing for the full path / the projection path, SimRF+ blocks, f64 grid
     "full": dict(n_full=lambda d: 200_000 // d ** 1.5 + 20, n_proj=lambda d: 4_000_000 // d, plus=(64, 2000, 20),
-                 f64=(256, 2000), validated=200_000, hrf=50_000, repeat=3, table=8, startup=5),
+                 f64=(256, 2000), validated=200_000, hrf=50_000, repeat=3, table=8, startup=5, batch=400),
     "quick": dict(n_full=lambda d: 20_000 // d ** 1.5 + 5, n_proj=lambda d: 400_000 // d, plus=(64, 200, 4),
-                  f64=(64, 500), validated=20_000, hrf=5_000, repeat=2, table=4, startup=3),
+                  f64=(64, 500), validated=20_000, hrf=5_000, repeat=2, table=4, startup=3, batch=100),
     "tiny": dict(n_full=lambda d: 4, n_proj=lambda d: 64, plus=(8, 8, 2), f64=(8, 16), validated=64, hrf=32,
-                 repeat=1, table=1, startup=1),
+                 repeat=1, table=1, startup=1, batch=2),
 }
 
 
@@ -271,6 +288,11 @@ def _bench_mc(sz, dims, pr):
            f"{r['proj'] / r['full']:>9.1f}x {r['draw'] / r['proj']:>9.2f}x")
     d, n_vec, n_loop = sz["plus"]
     p = bench_plus(d, n_vec, n_loop, sz["repeat"])
+    pr(f"\n# rftheory.sample(coupling, d, d, size=n) vs a per-replicate loop (one generator), W per second, "
+       f"CPU time best of {sz['repeat']}")
+    for b in bench_batch_sampler(64, sz["batch"], sz["repeat"]):
+        pr(f"d = {b['d']:3} {b['coupling']:13} n = {b['n']:5}  batched {b['batch']:>10.4g}  loop {b['loop']:>10.4g}  "
+           f"batched/loop {b['batch'] / b['loop']:5.2f}x")
     pr(f"\n# SimRF+ (Eq. 17, 20 sweeps) at d = {d}: blocks per second")
     pr(f"vectorized {p['vec']:.4g}   per-block loop {p['loop']:.4g}   speed-up {p['vec'] / p['loop']:.1f}x   "
        f"max |difference| {p['max_abs_diff']:.1e}")
@@ -299,7 +321,7 @@ def main(argv=None, out=sys.stdout, dims=(16, 64, 256)):
            + bench_validated(max(sz["validated"] // 20, 16), sz["repeat"], couplings=("simplex",), d_max=48)
            + bench_hrf(sz["hrf"], sz["repeat"]))
     pr("\n# float64 closed forms: evaluations per second (CPU time, best of", sz["repeat"], "), side by side with")
-    pr("# one scipy.special.hyp1f1(d, d/2, -x) per point of the same points (ratio > 1: slower than hyp1f1)")
+    pr("# one scipy.special.hyp1f1(d, d/2, x) per point of the same points, x = v^2/2 (ratio > 1: slower than hyp1f1)")
     pr(f"{'evaluator':46} {'points':>8} {'per second':>12} {'hyp1f1 /s':>12} {'ratio':>7}")
     for r in f64:
         if math.isnan(r["per_s"]):

@@ -167,3 +167,16 @@ def test_rows_marginally_gaussian(coupling, seed):
     # and the row norms are chi_d
     p = stats.kstest(np.linalg.norm(W[:, 0, :], axis=-1), stats.chi(d).cdf).pvalue
     assert p > 1e-6 / 8
+
+
+@pytest.mark.parametrize("coupling", ["orthogonal", "simplex", "simplex_plus", "hd"])
+def test_sample_batches_do_not_change_the_draw(coupling, monkeypatch):
+    """sample() transforms cache-sized batches of blocks; the random numbers are drawn in the
+    whole-batch order, so any batch size gives the same W, bit for bit, for the same seed."""
+    d, m, size = 6, 13, (5, 3)  # 3 blocks of 6 (8 for hd) per replicate, 15 replicates
+    monkeypatch.setattr(samplers, "SAMPLE_BATCH_BYTES", 1 << 40)  # one batch: the whole-array code
+    whole = rftheory.sample(coupling, d, m, rng=np.random.default_rng(7), size=size)
+    monkeypatch.setattr(samplers, "SAMPLE_BATCH_BYTES", 8 * 8 * 8 * 4)  # batches of 4 blocks (last one short)
+    batched = rftheory.sample(coupling, d, m, rng=np.random.default_rng(7), size=size)
+    assert batched.shape == whole.shape == size + (m, d)
+    assert np.array_equal(batched, whole)

@@ -146,7 +146,12 @@ class _BRows:
 
     def __init__(self, d):
         lo, hi = float(d.min()), float(d.max())
-        if np.all(d == np.round(d)) and hi - lo <= max(4 * d.size, 1024):
+        integer = bool(np.all(d == np.round(d)))
+        if integer and lo >= 1 and hi <= SHARED_D_MAX:  # the rows of every d in [1, SHARED_D_MAX], shared by all calls
+            self.values, self.rows, self.rounds = _SHARED.values, _SHARED.rows, 3
+            self.index = (d - 1).astype(np.intp)
+            return
+        if integer and hi - lo <= max(4 * d.size, 1024):
             self.values = np.arange(lo, hi + 1.0)  # every integer of the range: no sort
             self.index = (d - lo).astype(np.intp)
         else:
@@ -161,6 +166,23 @@ class _BRows:
             j = len(self.rows) - 1
             self.rows.append((j + self.rows[j] * (self.values + j)) / (self.values + 2 * j))
         return self.rows[k]
+
+
+#: integer dimensions up to this share one table of ``b_k`` rows (made once per process, on demand)
+SHARED_D_MAX = 4096
+
+
+class _SharedRows(_BRows):
+    """The rows of ``b_k`` for ``d = 1 … SHARED_D_MAX`` (the recurrence elementwise, so each value is
+    the one a per-call table would hold)."""
+
+    def __init__(self):
+        self.values = np.arange(1.0, SHARED_D_MAX + 1.0)
+        self.rounds = 3
+        self.rows = [np.zeros(self.values.size), np.zeros(self.values.size)]
+
+
+_SHARED = _SharedRows()
 
 
 def _chunk(rows, index, v2, pm=None, w23=None):

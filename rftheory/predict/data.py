@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.errors import ParameterError
+from .median import median_distance
 
 __all__ = ["SKLEARN_SETS", "MAX_NORM", "check_magnitude", "load", "standardize", "check_pair_sets", "bandwidth", "rescale", "Prepared"]
 
@@ -236,17 +237,10 @@ def bandwidth(rule, X, Y=None, seed: int = 0) -> float:
     A = _subsample(X, rng)
     B = A if same else _subsample(Y, rng)
     if rule == "median":
-        parts = []
-        for r0 in range(0, A.shape[0], 256):
-            rows = np.arange(r0, min(r0 + 256, A.shape[0]))
-            D = _distances(A, B, rows)
-            if same:
-                D = D[np.arange(D.shape[1])[None, :] > rows[:, None]]
-            parts.append(D.ravel())
-        allD = np.concatenate(parts) if parts else np.empty(0)
-        if allD.size == 0:
+        # by BLAS, the median of the direct distances _distances bit for bit (rftheory.predict.median)
+        s = median_distance(A, B, same, _distances)
+        if math.isnan(s):
             raise ParameterError("sigma", "median needs at least two points")
-        s = float(np.median(allD))
     else:
         k = 50 if same else 49  # 0-based: with one set, index 0 is the point itself
         if B.shape[0] <= k:

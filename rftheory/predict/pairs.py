@@ -3,8 +3,8 @@
 :func:`blocks` walks the pairs ``(i, j)`` of two sets in blocks of bounded
 size (for one set only ``i ≤ j``, weight 2 off the diagonal, since ``K`` and
 every pointwise MSE are symmetric); :func:`geometry` gives each pair's norms,
-``z = ‖x−y‖``, ``v = ‖x+y‖``, ``xᵀy`` and the angle, computed from the
-differences themselves (no cancellation in ``z`` or ``v``).
+``z = ‖x−y‖``, ``v = ‖x+y‖``, ``xᵀy`` and the angle: by BLAS over a block of rows,
+the differences themselves where ``z`` or ``v`` would cancel.
 
 :func:`evaluate` calls a result's float64 layer on whole arrays with one
 vectorized domain check (the result's ``Param`` bounds, :meth:`rftheory.core.params.Param.parse_array`,
@@ -78,7 +78,12 @@ def geometry(X, Y, I, J, need_theta: bool = False) -> dict:
        \\theta = 2\\operatorname{atan2}(\\|\\hat x-\\hat y\\|, \\|\\hat x+\\hat y\\|)
 
     ``z`` and ``v`` are clamped to ``[|a−b|, a+b]`` (rounding may leave them
-    an ulp outside, which the results' norm checks refuse).
+    an ulp outside, which the results' norm checks refuse).  For the row blocks of
+    :func:`blocks`, ``xᵀy`` comes from one BLAS product of the block's rows with ``Y`` and
+    ``z² = a² + b² − 2xᵀy``, ``v² = a² + b² + 2xᵀy`` from it where they are at least
+    ``(a² + b²)/8`` (there within ``16γ_{d+2}`` relative, so ``z`` and ``v`` within
+    ``8γ_{d+2} + u``, ``γ_n = nu/(1 − nu)``); the other pairs (cancellation), and sampled
+    pairs, form ``x − y`` and ``x + y`` themselves.
 
     Parameters
     ----------
@@ -100,6 +105,59 @@ def geometry(X, Y, I, J, need_theta: bool = False) -> dict:
     >>> float(g["z"][0]), float(g["v"][0]), float(g["dot"][0])
     (5.0, 5.0, 0.0)
     """
+    box = _row_block(I, J)
+    if box is None:
+        return _geometry_differences(X, Y, I, J, need_theta)
+    r0, r1, c0, c1 = box
+    xs, ys = X[r0:r1], Y[c0:c1]
+    nx2 = np.einsum("ij,ij->i", xs, xs)  # the per-pair einsum of the direct path, row by row
+    ny2 = np.einsum("ij,ij->i", ys, ys)
+    a2, b2 = nx2[I - r0], ny2[J - c0]
+    a, b = np.sqrt(a2), np.sqrt(b2)
+    dot = (xs @ ys.T)[I - r0, J - c0]  # BLAS: within γ_d·ab of xᵀy
+    lo, hi = np.abs(a - b), a + b
+    q = a2 + b2
+    z2, v2 = q - 2 * dot, q + 2 * dot
+    # where z² (v²) >= (a² + b²)/8 its error γ_{d+2}(a² + b² + 2ab) is at most 16γ_{d+2} of it; elsewhere
+    # (cancellation) the pair's difference (sum) is formed, as the direct path does
+    near = (z2 < q / 8) | (v2 < q / 8)
+    z = np.sqrt(np.maximum(z2, 0.0))
+    v = np.sqrt(np.maximum(v2, 0.0))
+    if near.any():
+        k = np.flatnonzero(near)
+        x, y = X[I[k]], Y[J[k]]
+        dif, sm = x - y, x + y
+        z[k] = np.sqrt(np.einsum("ij,ij->i", dif, dif))
+        v[k] = np.sqrt(np.einsum("ij,ij->i", sm, sm))
+    out = {"a": a, "b": b, "z": np.clip(z, lo, hi), "v": np.clip(v, lo, hi), "dot": dot}
+    if need_theta:
+        out["theta"] = _theta(X[I], Y[J], a, b)
+    return out
+
+
+def _row_block(I, J):
+    """``(r0, r1, c0, c1)``: rows ``r0:r1`` of ``X`` and ``c0:c1`` of ``Y`` holding the pairs when ``I``
+    is sorted and that Gram block is at most about twice the pairs (the blocks of :func:`blocks`); else ``None``."""
+    if I.size == 0 or np.any(I[1:] < I[:-1]):
+        return None
+    r0, r1, c0, c1 = int(I[0]), int(I[-1]) + 1, int(J.min()), int(J.max()) + 1
+    if (r1 - r0) * (c1 - c0) > 2 * I.size + (c1 - c0):
+        return None
+    return r0, r1, c0, c1
+
+
+def _theta(x, y, a, b):
+    """``θ = 2 atan2(‖x̂ − ŷ‖, ‖x̂ + ŷ‖)`` (0 where a norm is 0)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        xh = x / np.where(a > 0, a, 1.0)[:, None]
+        yh = y / np.where(b > 0, b, 1.0)[:, None]
+    dh, sh = xh - yh, xh + yh
+    th = 2 * np.arctan2(np.sqrt(np.einsum("ij,ij->i", dh, dh)), np.sqrt(np.einsum("ij,ij->i", sh, sh)))
+    return np.where((a > 0) & (b > 0), np.clip(th, 0.0, np.pi), 0.0)
+
+
+def _geometry_differences(X, Y, I, J, need_theta: bool) -> dict:
+    """:func:`geometry` pair by pair from the differences and sums themselves (sampled pairs)."""
     x, y = X[I], Y[J]
     a = np.sqrt(np.einsum("ij,ij->i", x, x))
     b = np.sqrt(np.einsum("ij,ij->i", y, y))
@@ -109,12 +167,7 @@ def geometry(X, Y, I, J, need_theta: bool = False) -> dict:
     v = np.clip(np.sqrt(np.einsum("ij,ij->i", sm, sm)), lo, hi)
     out = {"a": a, "b": b, "z": z, "v": v, "dot": np.einsum("ij,ij->i", x, y)}
     if need_theta:
-        with np.errstate(invalid="ignore", divide="ignore"):
-            xh = x / np.where(a > 0, a, 1.0)[:, None]
-            yh = y / np.where(b > 0, b, 1.0)[:, None]
-        dh, sh = xh - yh, xh + yh
-        th = 2 * np.arctan2(np.sqrt(np.einsum("ij,ij->i", dh, dh)), np.sqrt(np.einsum("ij,ij->i", sh, sh)))
-        out["theta"] = np.where((a > 0) & (b > 0), np.clip(th, 0.0, np.pi), 0.0)
+        out["theta"] = _theta(x, y, a, b)
     return out
 
 

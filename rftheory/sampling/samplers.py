@@ -404,6 +404,55 @@ def check_sample_args(coupling, d, m, rng, size, xp):
     return d, m, _check_rng(rng), _batch_shape(size), namespace_of(xp)
 
 
+#: bytes of blocks :func:`sample` transforms together (its temporaries stay in the cache); the random
+#: numbers are drawn in the order of one whole-batch draw, so the result does not depend on it
+SAMPLE_BATCH_BYTES = 1 << 18
+
+
+def _is_numpy(xp) -> bool:
+    """Whether ``xp`` is NumPy's namespace (the batched path writes into NumPy arrays in place)."""
+    from array_api_compat import is_numpy_namespace
+
+    return bool(is_numpy_namespace(xp))
+
+
+def _blocks_in_batches(coupling: str, rng: np.random.Generator, d: int, block: int, shape: tuple[int, ...],
+                       plus_passes: int) -> np.ndarray:
+    """The blocks of :func:`sample` (shape ``shape + (block, d)``), transformed a cache-sized batch at a time.
+
+    The random numbers are drawn in the order of the whole-batch code (every Gaussian matrix, batch
+    after batch — consecutive draws concatenate — then every norm or sign), and each block is
+    transformed by the same elementwise and per-matrix operations, so the values are those of one
+    whole-batch transform, bit for bit."""
+    n = math.prod(shape)
+    step = max(1, SAMPLE_BATCH_BYTES // (8 * block * block))
+    out = np.empty((n, block, d))
+    if coupling == "hd":
+        p = block
+        signs = np.asarray(rng.choice(np.array([-1.0, 1.0]), size=shape + (3, p))).reshape(n, 3, p)
+        for lo in range(0, n, step):
+            sl = slice(lo, lo + step)
+            mt = np.broadcast_to(np.eye(p), (signs[sl].shape[0], p, p))
+            for k in range(3):
+                mt = fwht(mt) * signs[sl, k, None, :]
+            out[sl] = math.sqrt(p) * mt[..., :d]
+        return out.reshape(shape + (block, d))
+    for lo in range(0, n, step):
+        out[lo : lo + step] = haar(rng, d, (min(step, n - lo),))
+    norms = chi_norms(rng, d, shape + (d,)).reshape(n, d)
+    # SimRF+ directions: one vectorised Gauss-Seidel solve over every block (its sweeps are Python loops)
+    plus = simplex_plus_directions(norms, passes=plus_passes) if coupling == "simplex_plus" else None
+    for lo in range(0, n, step):
+        sl = slice(lo, lo + step)
+        if coupling == "orthogonal":
+            out[sl] *= norms[sl, :, None]
+        elif coupling == "simplex":
+            out[sl] = norms[sl, :, None] * apply_simplex(out[sl], axis=-2)
+        else:  # simplex_plus
+            out[sl] = plus[sl] @ out[sl]
+    return out.reshape(shape + (block, d))
+
+
 def sample(
     coupling: str,
     d: int,
@@ -456,7 +505,9 @@ def sample(
     nb = -(-m // block)
     shape = batch + (nb,)
 
-    if coupling == "hd":
+    if _is_numpy(xp) and math.prod(shape) * block * block * 8 > SAMPLE_BATCH_BYTES:
+        w = _blocks_in_batches(coupling, rng, d, block, shape, plus_passes)
+    elif coupling == "hd":
         p = block
         signs = xp.asarray(rng.choice(np.array([-1.0, 1.0]), size=shape + (3, p)))
         # M = H D1 H D2 H D3, built by right-multiplying I: X -> X H (a

@@ -166,15 +166,30 @@ def _refuse_inaccurate(err, rtol, what):
 PRF_MSE_RTOL64 = 1e-11
 
 
+#: points evaluated together by prf_mse_f64 (its ~20 temporaries of this size stay in the cache)
+PRF_F64_CHUNK = 16384
+
+
 def prf_mse_f64(p):
-    """The float64 layer of ``simrf.prf_mse``."""
+    """The float64 layer of ``simrf.prf_mse``, in cache-sized chunks of the flattened points."""
     d, m, v, a, b = np.broadcast_arrays(*(np.asarray(p[k], float) for k in ("d", "m", "v", "x_norm", "y_norm")))
+    if d.size <= PRF_F64_CHUNK:
+        return _prf_mse_f64_block(p["coupling"], d, m, v, a, b)
+    flat = [x.ravel() for x in (d, m, v, a, b)]
+    out = np.empty(d.size)
+    for lo in range(0, d.size, PRF_F64_CHUNK):
+        out[lo : lo + PRF_F64_CHUNK] = _prf_mse_f64_block(p["coupling"], *(x[lo : lo + PRF_F64_CHUNK] for x in flat))
+    return out.reshape(d.shape)
+
+
+def _prf_mse_f64_block(coupling, d, m, v, a, b):
+    """:func:`prf_mse_f64` on broadcast arrays of one chunk."""
     zero = v == 0  # x = y = 0 up to sign: every feature is 1, the estimator exact
     v = np.where(zero, 1.0, v)
     v2 = v * v
     with np.errstate(divide="ignore"):
         l0 = np.log(-np.expm1(-v2))  # log(e^{2v²} − e^{v²}) − 2v², no overflow
-    gap = PRF_CONFORMITY[p["coupling"]][1]
+    gap = PRF_CONFORMITY[coupling][1]
     amp = np.zeros_like(v)
     err_gap = np.zeros_like(v)
     inner = l0
@@ -194,7 +209,7 @@ def prf_mse_f64(p):
         + (err_gap + EPS / 2 * (2 + np.abs(l0))) * (1 + amp)
     val = np.array(exp_checked(np.where(zero, 0.0, expo), "PRF MSE"), dtype=float)
     err = np.where(zero, 0.0, err)
-    if p["coupling"] == "simplex":
+    if coupling == "simplex":
         # simplex blocks at large d and small v: the bracket cancels like 2d against the log-space gap's
         # rounding (u|log gap|), beyond rtol64/10 for d >~ 60 at v < 0.3. There (v <= SIMPLEX_CERTIFY_V)
         # the certified mpmath value, rounded once (~5 ms a point, as hrf.mse_trig's fallback)
