@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .audit.arrays import structure_tol, to_float64
 from .audit.features import as_pairs
 from .audit.geometry import frames
 from .audit.mean_test import MeanTest, mean_test, rejects
@@ -248,7 +249,10 @@ def assert_haar(sampler, d: int, *, n: int = N_DEFAULT, alpha: float = 1e-6, see
 
     False-failure probability: at most ``alpha`` (default ``1e-6``) for the
     whole call, shared by Bonferroni over the moment checks (the
-    orthogonality check is exact and has none).
+    orthogonality check is exact and has none: ``max |QᵀQ − I|`` within the
+    round-off tolerance ``max(4(d+1)·eps, √eps)`` of the dtype ``Q`` comes in,
+    :func:`rftheory.audit.arrays.structure_tol`, so float32 matrices such as
+    ``torch.nn.init.orthogonal_``'s are held to float32 precision).
 
     For unit vectors ``a, b`` taken from the frames of
     :func:`rftheory.audit.geometry.frames` (axis, diagonal, random), a Haar
@@ -260,7 +264,9 @@ def assert_haar(sampler, d: int, *, n: int = N_DEFAULT, alpha: float = 1e-6, see
     Parameters
     ----------
     sampler : callable
-        ``sampler(rng) -> Q`` of shape ``(d, d)``.
+        ``sampler(rng) -> Q`` of shape ``(d, d)``: a numpy array or a tensor
+        of an array-API library (PyTorch on the CPU, also with
+        ``requires_grad``, float16 … float64; JAX; CuPy).
     d : int
         Dimension (``>= 2``).
     n : int
@@ -306,15 +312,20 @@ def assert_haar(sampler, d: int, *, n: int = N_DEFAULT, alpha: float = 1e-6, see
         for (ai, a), (bi, b) in [((0, u), (0, u)), ((0, u), (1, v)), ((1, v), (0, u)), ((1, v), (1, v))]:
             combos.append((f"{name}", f"{e[ai]}'Q {e[bi]}", a, b))
     s = np.empty((n, len(combos)))
-    worst = 0.0
+    worst = eps = 0.0
     for r, g in enumerate(np.random.SeedSequence(seed).spawn(n)):
-        Q = np.asarray(sampler(np.random.default_rng(g)), dtype=float)
-        if Q.shape != (d, d):
-            raise AssertionError(f"assert_haar: sampler returned shape {Q.shape}, expected ({d}, {d})")
+        c = to_float64(sampler(np.random.default_rng(g)))
+        Q = c.array
+        if Q.shape != (d, d) or Q.dtype != np.float64:
+            raise AssertionError(f"assert_haar: sampler returned shape {Q.shape} dtype {c.dtype}, "
+                                 f"expected real ({d}, {d})")
+        eps = max(eps, c.eps)
         worst = max(worst, float(np.max(np.abs(Q.T @ Q - np.eye(d)))))
         s[r] = [a @ Q @ b for _, _, a, b in combos]
-    if not worst <= 1e-10:
-        raise AssertionError(f"assert_haar: not orthogonal: max |Q'Q - I| = {worst:.3g} (> 1e-10)")
+    tol = structure_tol(d, eps)
+    if not worst <= tol:
+        raise AssertionError(f"assert_haar: not orthogonal: max |Q'Q - I| = {worst:.3g} (> {tol:.3g}, the round-off "
+                             f"tolerance max(4(d+1)eps, sqrt(eps)) of eps = {eps:.3g})")
     moments = ((1, 0.0), (2, 1.0 / d), (4, 3.0 / (d * (d + 2))))
     k = len(combos) * len(moments)
     z_thr = threshold(k, alpha)

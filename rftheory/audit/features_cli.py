@@ -18,7 +18,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..core.errors import RFTheoryError
+from ..core.errors import ParameterError, RFTheoryError
 from .features import KERNELS, features
 from .geometry import Pair, sweep
 from .spec import load
@@ -93,6 +93,11 @@ def run_features(args) -> int:
                      for p in sweep(args.d)]
         report = features(target, kernel=args.kernel, sigma=args.sigma, d=args.d, m=args.m, n=args.n,
                           seed=args.seed, k=k, pairs=pairs)
+    except ParameterError as exc:
+        # the library names the audited object 'target'; on the command line it is SPEC
+        shown = ParameterError("SPEC", f"{args.spec}: {exc.message}") if exc.name == "target" else exc
+        print(f"rftheory: error: {shown}", file=sys.stderr)
+        return 2
     except RFTheoryError as exc:
         print(f"rftheory: error: {exc}", file=sys.stderr)
         return 2

@@ -43,7 +43,7 @@ from . import estimators as _estimators
 from . import marginals as _marginals
 from . import repeat as _repeat
 from .report import AuditReport
-from .spec import draw, settings
+from .spec import draw, draw_eps, settings
 from .stats import ALPHA, threshold
 
 __all__ = ["sampler", "count"]
@@ -138,9 +138,9 @@ def sampler(f, d, m, *, estimator="both", n=None, seed=0, law="gaussian", progre
     frame_pairs = _estimators.by_frame(s.d)
     ss_marg, ss_rep, *ss_frames = np.random.SeedSequence(s.seed).spawn(2 + len(frame_pairs))
 
-    W = draw(f, s, np.random.default_rng(ss_marg), progress=lambda: tick("marginals"))
+    W, eps = draw_eps(f, s, np.random.default_rng(ss_marg), progress=lambda: tick("marginals"))
     rows = _marginals.checks(W, s.law, z_thr)
-    coupling, crows = _coupling.checks(W, z_thr)
+    coupling, crows = _coupling.checks(W, z_thr, eps)
     rows += crows
 
     reps = {}

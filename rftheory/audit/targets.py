@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..core.errors import ParameterError
+from .arrays import to_float64
 
 __all__ = ["Target", "adapt"]
 
@@ -40,11 +41,15 @@ class Target:
     kind : {"transformer", "phi"}
     build : callable
         ``build(X, seed, fit) -> features`` (raw, validated by :meth:`features`).
+    eps : float
+        The largest machine epsilon of the dtypes the target returned so far
+        (updated by :meth:`features`; exact checks allow that dtype's round-off).
     """
 
     name: str
     kind: str
     build: Any
+    eps: float = 0.0
 
     def features(self, X: np.ndarray, seed: int, fit: np.ndarray | None = None) -> np.ndarray:
         """The features of the rows of ``X`` under the random draw ``seed``.
@@ -78,9 +83,11 @@ class Target:
         if hasattr(out, "toarray"):  # scipy.sparse
             out = out.toarray()
         try:
-            F = np.asarray(out)
+            c = to_float64(out)
         except Exception as exc:
             raise ParameterError("target", f"{self.name} returned {type(out).__name__}, not an array ({exc})") from None
+        F = c.array
+        self.eps = max(self.eps, c.eps)
         if np.iscomplexobj(F):
             raise ParameterError("target", f"{self.name} returned complex features; K̂ = φ(x)·φ(y) needs real ones")
         if F.ndim != 2 or F.shape[0] != X.shape[0] or F.shape[1] < 1:
