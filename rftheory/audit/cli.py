@@ -10,8 +10,12 @@ that cannot be loaded, a sampler that raises or returns the wrong shape).
 from __future__ import annotations
 
 import json
+import sys
+import traceback
 
-__all__ = ["add_parser", "cmd_sampler"]
+from ..core.errors import ParameterError
+
+__all__ = ["add_parser", "add_runtime_options", "cmd_sampler"]
 
 
 def cmd_sampler(args) -> int:
@@ -33,19 +37,46 @@ def cmd_sampler(args) -> int:
         A usage error (the command line prints it as one line, exit 2).
     """
     from ..present.progress import Progress
+    from .runtime import columns, limit_threads, with_timeout
     from .sampler import sampler, steps
     from .spec import load
 
+    limit_threads(args.threads)  # the environment, for libraries the spec loads
     f = load(args.spec)
+    limit_threads(args.threads)  # the pools of libraries it loaded (torch, a BLAS)
+    if args.columns:
+        f = columns(f)
+    f = with_timeout(f, args.call_timeout)
     progress = Progress(steps(), enabled=None if not args.json else False)
     try:
         rep = sampler(f, args.d, args.m, estimator=args.estimator, n=args.n, seed=args.seed, law=args.law,
                       progress=progress.step)
+    except ParameterError as exc:
+        if args.traceback and exc.__cause__ is not None:
+            traceback.print_exception(exc.__cause__, file=sys.stderr)
+        raise
     finally:
         progress.close()
     rep.target = args.spec
     print(json.dumps(rep.to_json(), indent=2) if args.json else rep.table())
     return 0 if rep.passed else 1
+
+
+def add_runtime_options(q) -> None:
+    """``--call-timeout``, ``--threads`` and ``--traceback`` (shared by ``audit sampler`` and ``audit features``).
+
+    Parameters
+    ----------
+    q : argparse.ArgumentParser
+    """
+    q.add_argument("--call-timeout", type=float, default=60.0, metavar="SECONDS",
+                   help="give up (exit 2) when one call of the audited code does not return within SECONDS "
+                   "(default 60; 0: wait forever)")
+    q.add_argument("--threads", type=int, default=1, metavar="N",
+                   help="BLAS/OpenMP/PyTorch threads of the audited code (default 1: on shared CI cores a torch "
+                   "sampler with its default thread pool runs ~10x slower)")
+    q.add_argument("--traceback", action="store_true",
+                   help="when the audited code raises, print its full traceback (file and line) before the error")
 
 
 def add_parser(subparsers) -> None:
@@ -87,6 +118,9 @@ def add_parser(subparsers) -> None:
     q.add_argument("--n", type=int, default=None, help="calls of the sampler per check group (default 2000)")
     q.add_argument("--seed", type=int, default=0, help="seed of the audit (default 0)")
     q.add_argument("--json", action="store_true", help="print the report as JSON")
+    add_runtime_options(q)
+    q.add_argument("--columns", action="store_true",
+                   help="f returns (d, m) with the frequency vectors as columns (transposed before the audit)")
     q.set_defaults(func=cmd_sampler)
 
     from .features_cli import add_features_parser

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..core.errors import ParameterError
 from .arrays import Converted, to_float64
+from .runtime import where
 
 __all__ = ["Settings", "settings", "draw", "draw_eps", "call", "call_converted", "load", "ESTIMATORS", "LAWS", "N_MIN", "N_DEFAULT"]
 
@@ -192,7 +193,8 @@ def call_converted(f, d: int, m: int, rng: np.random.Generator) -> Converted:
     except ParameterError:
         raise
     except Exception as exc:
-        raise ParameterError("f", f"raised {type(exc).__name__}: {exc}") from exc
+        at = where(exc, f)
+        raise ParameterError("f", f"raised {type(exc).__name__}: {exc}" + (f" (at {at})" if at else "")) from exc
     try:
         c = to_float64(out)
     except Exception as exc:
