@@ -69,7 +69,7 @@ def count(d: int, m: int, estimators: tuple[str, ...], law: str) -> int:
     Examples
     --------
     >>> count(16, 16, ("prf", "rff"), "gaussian")
-    588
+    604
     """
     inv, cf = _estimators.count(d, estimators, law)
     return _marginals.count(d, m, law) + _coupling.COUNT + inv + cf + _repeat.COUNT
@@ -164,7 +164,8 @@ def _audit(f, s, k: int, z_thr: float, z_bound, tick) -> AuditReport:
     rows += _repeat.checks(f, W, ss_rep, z_thr)
     tick("repeated calls")
 
-    units = sum(s.m * s.d if r.geometry.startswith("entry (") else 1 for r in rows)
+    units = sum(s.m * s.d if r.geometry.startswith("entry (") else s.m if r.geometry.startswith("row position")
+                else 1 for r in rows)
     assert units == k, (units, k)  # the Bonferroni divisor was fixed before sampling
     settings_out = s.as_dict() | {"bonferroni_k": k, "bound": round(z_thr, 3)}
     alpha = ALPHA if z_bound is None else min(1.0, 2 * k * _normal_sf(z_thr))

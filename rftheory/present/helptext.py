@@ -107,7 +107,7 @@ exit status: 0 written; 2 a bad axis, parameter, ratio or file, or no matplotlib
     "audit": """examples:
   rftheory audit sampler my_sampler.py:orf --d 16 --m 16         is my sampler right?
   rftheory audit sampler my_sampler.py:orf --d 8 --m 12 --json
-  rftheory audit features sklearn.kernel_approximation:RBFSampler --kernel gaussian --sigma 1 --d 4 --m 64
+  rftheory audit features sklearn.kernel_approximation:RBFSampler --kernel gaussian --sigma 0.70710678 --d 4 --m 64
 
 exit status: 0 every check passed; 1 the audit found a defect; 2 a usage error""",
     "audit sampler": """examples:
@@ -117,7 +117,7 @@ exit status: 0 every check passed; 1 the audit found a defect; 2 a usage error""
 
 exit status: 0 every check passed; 1 the audit found a defect; 2 a usage error""",
     "audit features": """examples:
-  rftheory audit features sklearn.kernel_approximation:RBFSampler --kernel gaussian --sigma 1 --d 4 --m 64
+  rftheory audit features sklearn.kernel_approximation:RBFSampler --kernel gaussian --sigma 0.70710678 --d 4 --m 64
   rftheory audit features my_features.py:phi --kernel softmax --d 4 --m 16 --json
 
 exit status: 0 every check passed; 1 the audit found a defect; 2 a usage error""",
