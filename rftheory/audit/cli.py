@@ -49,8 +49,11 @@ def cmd_sampler(args) -> int:
     f = with_timeout(f, args.call_timeout)
     progress = Progress(steps(), enabled=None if not args.json else False)
     try:
+        matern = {"nu": args.nu, "lengthscale": args.lengthscale} if args.kernel == "matern" else {}
+        if args.kernel == "matern" and args.nu is None:
+            raise ParameterError("--nu", "--kernel matern needs --nu NU (e.g. 1.5)")
         rep = sampler(f, args.d, args.m, estimator=args.estimator, n=args.n, seed=args.seed, law=args.law,
-                      progress=progress.step)
+                      progress=progress.step, **matern)
     except ParameterError as exc:
         if args.traceback and exc.__cause__ is not None:
             traceback.print_exception(exc.__cause__, file=sys.stderr)
@@ -115,6 +118,11 @@ def add_parser(subparsers) -> None:
                    "or both (default)")
     q.add_argument("--law", choices=("gaussian", "spherical"), default="gaussian",
                    help="rows N(0, I_d) (default) or spherically symmetric (e.g. Student-t)")
+    q.add_argument("--kernel", choices=("gaussian", "matern"), default="gaussian",
+                   help="the kernel whose spectral law the rows should follow: gaussian (default) or matern "
+                   "(multivariate t with 2*nu degrees of freedom, scale 1/lengthscale; implies --law spherical)")
+    q.add_argument("--nu", type=float, default=None, help="Matérn smoothness (with --kernel matern), e.g. 1.5")
+    q.add_argument("--lengthscale", type=float, default=1.0, help="Matérn lengthscale (default 1)")
     q.add_argument("--n", type=int, default=None, help="calls of the sampler per check group (default 2000)")
     q.add_argument("--seed", type=int, default=0, help="seed of the audit (default 0)")
     q.add_argument("--json", action="store_true", help="print the report as JSON")

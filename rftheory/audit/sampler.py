@@ -42,6 +42,7 @@ from ..core.errors import ParameterError
 from . import coupling as _coupling
 from . import estimators as _estimators
 from . import marginals as _marginals
+from . import matern as _matern
 from . import repeat as _repeat
 from .report import AuditReport
 from .spec import draw, draw_eps, settings
@@ -50,7 +51,7 @@ from .stats import ALPHA, threshold
 __all__ = ["sampler", "count"]
 
 
-def count(d: int, m: int, estimators: tuple[str, ...], law: str) -> int:
+def count(d: int, m: int, estimators: tuple[str, ...], law: str, matern: bool = False) -> int:
     """The number of checks ``k`` of a sampler audit (the Bonferroni divisor).
 
     Parameters
@@ -61,6 +62,8 @@ def count(d: int, m: int, estimators: tuple[str, ...], law: str) -> int:
         ``prf`` and/or ``rff``.
     law : str
         ``"gaussian"`` or ``"spherical"``.
+    matern : bool
+        The Matérn norm-law checks (:mod:`.matern`) are included.
 
     Returns
     -------
@@ -72,7 +75,8 @@ def count(d: int, m: int, estimators: tuple[str, ...], law: str) -> int:
     604
     """
     inv, cf = _estimators.count(d, estimators, law)
-    return _marginals.count(d, m, law) + _coupling.COUNT + inv + cf + _repeat.COUNT
+    return (_marginals.count(d, m, law) + _coupling.COUNT + inv + cf + _repeat.COUNT
+            + (_matern.COUNT if matern else 0))
 
 
 def _name(f) -> str:
@@ -81,7 +85,7 @@ def _name(f) -> str:
 
 
 def sampler(f, d, m, *, estimator="both", n=None, seed=0, law="gaussian", progress=None,
-            z_bound=None) -> AuditReport:
+            z_bound=None, nu=None, lengthscale=1.0) -> AuditReport:
     """Audit the sampler ``f`` at dimension ``d`` with ``m`` rows per call.
 
     Parameters
@@ -108,6 +112,12 @@ def sampler(f, d, m, *, estimator="both", n=None, seed=0, law="gaussian", progre
         The ``|z|`` bound of every check, when the audit is part of a larger
         family (``rftheory verify`` passes its run's Bonferroni bound); by
         default ``threshold(k)`` for this audit's ``k`` checks and ``ALPHA``.
+    nu : float, optional
+        Audit the Matérn-``ν`` spectral law (implies ``law="spherical"``):
+        rows multivariate t with ``2ν`` degrees of freedom and scale
+        ``1/lengthscale`` (:mod:`.matern`).
+    lengthscale : float
+        The Matérn lengthscale ``ℓ`` (with ``nu``).
 
     Returns
     -------
@@ -130,8 +140,15 @@ def sampler(f, d, m, *, estimator="both", n=None, seed=0, law="gaussian", progre
     >>> bad.passed, bad.failed[0].check
     (False, 'marginals: E log(1+W_ij^2) = 0.5335 (Gaussian tails)')
     """
+    if nu is not None:
+        if isinstance(nu, bool) or not isinstance(nu, (int, float)) or not 0 < nu < float("inf"):
+            raise ParameterError("nu", f"must be a positive number, got {nu!r}")
+        if isinstance(lengthscale, bool) or not isinstance(lengthscale, (int, float)) \
+                or not 0 < lengthscale < float("inf"):
+            raise ParameterError("lengthscale", f"must be a positive number, got {lengthscale!r}")
+        law = "spherical"
     s = settings(f, d, m, estimator=estimator, n=n, seed=seed, law=law)
-    k = count(s.d, s.m, s.estimators, s.law)
+    k = count(s.d, s.m, s.estimators, s.law, matern=nu is not None)
     z_thr = threshold(k) if z_bound is None else float(z_bound)
     if not z_thr > 0:
         raise ParameterError("z_bound", f"must be positive, got {z_bound!r}")
@@ -139,15 +156,20 @@ def sampler(f, d, m, *, estimator="both", n=None, seed=0, law="gaussian", progre
 
     # heavy-tailed rows may overflow a replicate to inf: the row then fails as "non-finite", silently
     with np.errstate(over="ignore", invalid="ignore"):
-        return _audit(f, s, k, z_thr, z_bound, tick)
+        rep = _audit(f, s, k, z_thr, z_bound, tick, None if nu is None else (float(nu), float(lengthscale)))
+    if nu is not None:
+        rep.settings |= {"kernel": "matern", "nu": float(nu), "lengthscale": float(lengthscale)}
+    return rep
 
 
-def _audit(f, s, k: int, z_thr: float, z_bound, tick) -> AuditReport:
+def _audit(f, s, k: int, z_thr: float, z_bound, tick, matern) -> AuditReport:
     """The body of :func:`sampler` on checked settings."""
     frame_pairs = _estimators.by_frame(s.d)
     ss_marg, ss_rep, *ss_frames = np.random.SeedSequence(s.seed).spawn(2 + len(frame_pairs))
     W, eps = draw_eps(f, s, np.random.default_rng(ss_marg), progress=lambda: tick("marginals"))
     rows = _marginals.checks(W, s.law, z_thr)
+    if matern is not None:
+        rows += _matern.checks(W, matern[0], matern[1], z_thr)
     coupling, crows = _coupling.checks(W, z_thr, eps)
     rows += crows
 
