@@ -233,6 +233,17 @@ def test_planted_prf_bias_twice_the_mde_is_caught_full_audit():
     assert caught >= 99
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("d", [32, 64])
+def test_fast_transformers_pattern_fails_at_larger_d(d):
+    """Norms of the QR input's own rows on Q's columns (known_bad.qr_input_row_norms): the
+    per-row-position norm-direction check fails at d = 32 and 64 (seed 0: |z| 10.6 and 7.3 against
+    bounds 6.2 and 6.4; each audit < 60 s on one core). Power at d = 64 is not yet ~1: no
+    sequential second stage."""
+    rep = sampler(known_bad.qr_input_row_norms, d, d, seed=0, estimator="rff")
+    assert any(r.check.startswith("norms independent of directions") for r in rep.failed)
+
+
 def test_spherical_law_skips_norms_and_closed_forms():
     rep = sampler(known_bad.student_t, 4, 4, n=N_MIN, law="spherical")
     checks = {r.check.split(":")[0] for r in rep.rows}

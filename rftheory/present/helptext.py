@@ -114,6 +114,8 @@ exit status: 0 every check passed; 1 the audit found a defect; 2 a usage error""
   rftheory audit sampler my_sampler.py:orf --d 16 --m 16         a file's function f(d, m, rng) -> W
   rftheory audit sampler mypkg.random:orthogonal --d 8 --m 24 --estimator prf --n 4000 --seed 1
   rftheory audit sampler my_sampler.py:student_t --d 8 --m 8 --law spherical --json
+  rftheory audit sampler my_sampler.py:matern --d 8 --m 8 --kernel matern --nu 1.5 --lengthscale 0.5
+  rftheory audit sampler my_torch.py:orf --d 64 --m 64 --threads 1 --call-timeout 120 --json   in CI
 
 exit status: 0 every check passed; 1 the audit found a defect; 2 a usage error""",
     "audit features": """examples:
