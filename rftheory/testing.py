@@ -34,7 +34,8 @@ from .audit.mean_test import MeanTest, mean_test, rejects
 from .audit.stats import mde, threshold
 from .core.errors import ParameterError
 
-__all__ = ["from_features", "assert_unbiased", "assert_mse_matches", "assert_haar"]
+__all__ = ["from_features", "assert_unbiased", "assert_mse_matches", "assert_haar", "assert_sampler",
+           "parametrize_audit"]
 
 #: replicates per check unless told
 N_DEFAULT = 2000
@@ -333,3 +334,85 @@ def assert_haar(sampler, d: int, *, n: int = N_DEFAULT, alpha: float = 1e-6, see
              for c, (frame, what, _, _) in enumerate(combos) for p, ref in moments]
     _fail("assert_haar", tests, z_thr, alpha, n, "|moment difference|")
 
+
+
+def assert_sampler(f, d: int, m: int, **kwargs) -> None:
+    """Assert that the sampler ``f(d, m, rng)`` passes the audit :func:`rftheory.audit.sampler`.
+
+    False-failure probability: at most ``1e-6`` (the audit's family-wise
+    bound, Bonferroni over its checks).
+
+    Parameters
+    ----------
+    f : callable
+        ``f(d, m, rng) -> (m, d)`` rows the frequency vectors (numpy or an
+        array-API tensor).
+    d, m : int
+        Dimension and rows per call.
+    **kwargs
+        Passed to :func:`rftheory.audit.sampler` (``n``, ``seed``,
+        ``estimator``, ``law``, ``nu``, ``lengthscale``).
+
+    Raises
+    ------
+    AssertionError
+        The verdict and every failing row with its detail.
+
+    Examples
+    --------
+    >>> from rftheory.audit.known_bad import orthogonal_signfix, chi1_norms
+    >>> assert_sampler(orthogonal_signfix, 4, 4, n=200, estimator="rff")
+    >>> assert_sampler(chi1_norms, 4, 4, n=200, estimator="rff")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    AssertionError: FAIL: ...
+    """
+    from .audit import sampler
+
+    rep = sampler(f, d, m, **kwargs)
+    if not rep.passed:
+        lines = [rep.verdict()] + [f"  {r.check} at {r.geometry}: statistic {r.statistic:+.3g} "
+                                   f"(bound {r.threshold:.3g}); {r.detail}" for r in rep.failed]
+        raise AssertionError("\n".join(lines))
+
+
+def parametrize_audit(f, d: int, m: int, **kwargs):
+    """A ``pytest.mark.parametrize`` yielding one test per check of the sampler audit.
+
+    The audit runs once, when the decorator is built (at collection); each
+    test item asserts one row, named ``check @ geometry``, like
+    scikit-learn's ``parametrize_with_checks``.  The family-wise
+    false-failure bound of all items together is the audit's ``1e-6``.
+
+    Parameters
+    ----------
+    f : callable
+        The sampler ``f(d, m, rng)``.
+    d, m : int
+        Dimension and rows per call.
+    **kwargs
+        Passed to :func:`rftheory.audit.sampler`.
+
+    Returns
+    -------
+    pytest.MarkDecorator
+        Parametrizes the argument ``audit_row`` (a :class:`rftheory.audit.report.Row`);
+        the test body is ``assert audit_row.passed, audit_row.detail``.
+
+    Examples
+    --------
+    ::
+
+        from rftheory.testing import parametrize_audit
+
+        @parametrize_audit(my_orf, 16, 16)
+        def test_my_orf(audit_row):
+            assert audit_row.passed, audit_row.detail
+    """
+    import pytest
+
+    from .audit import sampler
+
+    rep = sampler(f, d, m, **kwargs)
+    ids = [f"{r.check} @ {r.geometry}" for r in rep.rows]
+    return pytest.mark.parametrize("audit_row", rep.rows, ids=ids)
