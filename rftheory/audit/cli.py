@@ -15,7 +15,7 @@ import traceback
 
 from ..core.errors import ParameterError
 
-__all__ = ["add_parser", "add_runtime_options", "cmd_sampler"]
+__all__ = ["add_parser", "cmd_sampler"]
 
 
 def cmd_sampler(args) -> int:
@@ -65,23 +65,6 @@ def cmd_sampler(args) -> int:
     return 0 if rep.passed else 1
 
 
-def add_runtime_options(q) -> None:
-    """``--call-timeout``, ``--threads`` and ``--traceback`` (shared by ``audit sampler`` and ``audit features``).
-
-    Parameters
-    ----------
-    q : argparse.ArgumentParser
-    """
-    q.add_argument("--call-timeout", type=float, default=60.0, metavar="SECONDS",
-                   help="give up (exit 2) when one call of the audited code does not return within SECONDS "
-                   "(default 60; 0: wait forever)")
-    q.add_argument("--threads", type=int, default=1, metavar="N",
-                   help="BLAS/OpenMP/PyTorch threads of the audited code (default 1: on shared CI cores a torch "
-                   "sampler with its default thread pool runs ~10x slower)")
-    q.add_argument("--traceback", action="store_true",
-                   help="when the audited code raises, print its full traceback (file and line) before the error")
-
-
 def add_parser(subparsers) -> None:
     """Add the ``audit`` subcommand (with its ``sampler`` subcommand) to ``rftheory``.
 
@@ -126,6 +109,8 @@ def add_parser(subparsers) -> None:
     q.add_argument("--n", type=int, default=None, help="calls of the sampler per check group (default 2000)")
     q.add_argument("--seed", type=int, default=0, help="seed of the audit (default 0)")
     q.add_argument("--json", action="store_true", help="print the report as JSON")
+    from .runtime import add_runtime_options
+
     add_runtime_options(q)
     q.add_argument("--columns", action="store_true",
                    help="f returns (d, m) with the frequency vectors as columns (transposed before the audit)")

@@ -24,7 +24,7 @@ import traceback
 from ..core.errors import ParameterError, RFTheoryError
 from .features import KERNELS, features
 from .geometry import Pair, sweep
-from .runtime import limit_threads, with_timeout
+from .runtime import add_runtime_options, limit_threads, with_timeout
 from .spec import load
 
 __all__ = ["add_features_parser", "run_features", "main"]
@@ -65,8 +65,6 @@ def add_features_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--shift", type=float, default=0.0,
                    help="add C to every coordinate of the sweep (kernels on positive data, e.g. skewed chi2)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
-    from .cli import add_runtime_options
-
     add_runtime_options(p)
     p.set_defaults(func=run_features)
     return p

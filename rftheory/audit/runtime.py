@@ -25,7 +25,7 @@ import traceback
 
 from ..core.errors import ParameterError
 
-__all__ = ["CallTimeout", "with_timeout", "limit_threads", "columns", "where"]
+__all__ = ["CallTimeout", "with_timeout", "limit_threads", "columns", "where", "add_runtime_options"]
 
 _THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS",
                 "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
@@ -196,3 +196,20 @@ def where(exc: BaseException, fn=None) -> str:
     mine = [fr for fr in tb if src and os.path.realpath(fr.filename) == src]
     fr = (mine or tb)[-1]
     return f"{fr.filename}:{fr.lineno} in {fr.name}"
+
+
+def add_runtime_options(q) -> None:
+    """``--call-timeout``, ``--threads`` and ``--traceback`` (shared by ``audit sampler`` and ``audit features``).
+
+    Parameters
+    ----------
+    q : argparse.ArgumentParser
+    """
+    q.add_argument("--call-timeout", type=float, default=60.0, metavar="SECONDS",
+                   help="give up (exit 2) when one call of the audited code does not return within SECONDS "
+                   "(default 60; 0: wait forever)")
+    q.add_argument("--threads", type=int, default=1, metavar="N",
+                   help="BLAS/OpenMP/PyTorch threads of the audited code (default 1: on shared CI cores a torch "
+                   "sampler with its default thread pool runs ~10x slower)")
+    q.add_argument("--traceback", action="store_true",
+                   help="when the audited code raises, print its full traceback (file and line) before the error")
