@@ -113,3 +113,13 @@ def test_phi_receives_m():
 
     rep = features(phi, d=4, m=24, n=200)
     assert seen == {24} and rep.passed, rep.table()
+
+
+@pytest.mark.slow
+def test_feature_function_that_never_returns_times_out_exit_2(tmp_path):
+    (tmp_path / "phi.py").write_text("def phi(X, rng):\n    while True:\n        pass\n")
+    cmd = [sys.executable, "-m", "rftheory", "audit", "features", f"{tmp_path / 'phi.py'}:phi", "--d", "3", "--m", "4",
+           "--call-timeout", "1"]
+    r = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=120, env={"PYTHONPATH": str(ROOT), "PATH": ""})
+    assert r.returncode == 2
+    assert r.stderr.strip() == "rftheory: error: parameter 'SPEC': phi did not return within 1 s (--call-timeout)"
