@@ -67,3 +67,25 @@ def test_cli_matern_exit_codes(tmp_path, capsys, monkeypatch):
     assert main(["audit", "sampler", "--d", "8", "--m", "8", "--kernel", "matern", f"{tmp_path}/m.py:good"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err[-1] == "rftheory: error: parameter '--nu': --kernel matern needs --nu NU (e.g. 1.5)"
+
+
+def _rff_t(df):
+    def phi(X, rng, m):
+        d = X.shape[1]
+        W = rng.standard_normal((m, d)) / (ELL * np.sqrt(rng.chisquare(df, (m, 1)) / df))
+        b = rng.uniform(0, 2 * np.pi, m)
+        return np.sqrt(2 / m) * np.cos(X @ W.T + b)
+    return phi
+
+
+def test_features_matern_kernel_from_sklearn():
+    from rftheory.audit import features
+
+    good = features(_rff_t(2 * NU), kernel="matern", nu=NU, lengthscale=ELL, d=4, m=64, n=1000)
+    assert good.passed, good.table()
+    assert good.settings["nu"] == NU and "no closed-form MSE" in good.coupling
+    bad = features(_rff_t(NU), kernel="matern", nu=NU, lengthscale=ELL, d=4, m=64, n=1000)
+    assert not bad.passed and bad.failed[0].check == "unbiased: E K = k(x, y)"
+    with pytest.raises(ParameterError) as exc:
+        features(_rff_t(2 * NU), kernel="matern", d=4, m=8)
+    assert exc.value.name == "nu"

@@ -42,7 +42,7 @@ from .targets import Target, adapt
 __all__ = ["features", "KERNELS", "kernel_function", "as_pairs"]
 
 #: kernels :func:`features` knows; "given" takes ``k``
-KERNELS = ("gaussian", "softmax", "given")
+KERNELS = ("gaussian", "softmax", "matern", "given")
 #: replicates when ``n`` is not given
 DEFAULT_N = 2000
 #: smallest ``n``: below it the normal approximation of the mean is not trusted at |z| ≈ 5
@@ -51,7 +51,7 @@ MIN_N = 100
 ROUNDOFF = 1e-10
 
 
-def kernel_function(kernel: str, sigma: float = 1.0, k=None):
+def kernel_function(kernel: str, sigma: float = 1.0, k=None, nu: float | None = None, lengthscale: float = 1.0):
     """The kernel ``k(x, y)`` an audit compares with.
 
     Parameters
@@ -62,6 +62,9 @@ def kernel_function(kernel: str, sigma: float = 1.0, k=None):
         Bandwidth of the Gaussian kernel.
     k : callable, optional
         ``k(x, y) -> float``; required with ``kernel="given"`` and refused otherwise.
+    nu, lengthscale : float
+        Smoothness and lengthscale of ``kernel="matern"``, evaluated by
+        scikit-learn's ``sklearn.gaussian_process.kernels.Matern``.
 
     Returns
     -------
@@ -90,6 +93,14 @@ def kernel_function(kernel: str, sigma: float = 1.0, k=None):
         return lambda x, y: math.exp(-float(np.sum((x - y) ** 2)) / s2)
     if kernel == "softmax":
         return lambda x, y: math.exp(float(x @ y))
+    if kernel == "matern":
+        for name, v in (("nu", nu), ("lengthscale", lengthscale)):
+            if isinstance(v, bool) or not isinstance(v, numbers.Real) or not (0 < v < math.inf):
+                raise ParameterError(name, f"kernel='matern' needs a positive finite {name}, got {v!r}")
+        from sklearn.gaussian_process.kernels import Matern
+
+        mk = Matern(length_scale=float(lengthscale), nu=float(nu))
+        return lambda x, y: float(mk(np.atleast_2d(x), np.atleast_2d(y))[0, 0])
     if k is None or not callable(k):
         raise ParameterError("k", f"kernel='given' needs a callable k(x, y) -> float, got {k!r}")
 
@@ -162,7 +173,8 @@ def _seeds(ss: np.random.SeedSequence, n: int) -> list[int]:
     return [int(c.generate_state(1, np.uint32)[0]) for c in ss.spawn(n)]
 
 
-def features(target, *, kernel: str = "gaussian", sigma: float = 1.0, d: int, m: int, n: int | None = None,
+def features(target, *, kernel: str = "gaussian", sigma: float = 1.0, nu: float | None = None,
+             lengthscale: float = 1.0, d: int, m: int, n: int | None = None,
              seed: int = 0, k=None, pairs=None) -> AuditReport:
     """Audit a random-feature map against its kernel and the closed form of its MSE.
 
@@ -179,6 +191,10 @@ def features(target, *, kernel: str = "gaussian", sigma: float = 1.0, d: int, m:
         only the unbiasedness and the exact checks run (no closed-form MSE).
     sigma : float
         Bandwidth of the Gaussian kernel.
+    nu, lengthscale : float
+        With ``kernel="matern"``: the Matérn kernel of scikit-learn's
+        ``Matern(length_scale=lengthscale, nu=nu)`` (unbiasedness only; no
+        closed-form MSE).
     d : int
         Input dimension (``>= 2``).
     m : int
@@ -223,7 +239,7 @@ def features(target, *, kernel: str = "gaussian", sigma: float = 1.0, d: int, m:
     >>> features(phi, sigma=2.0, d=3, m=8, n=400).verdict()[:4]
     'FAIL'
     """
-    kfun = kernel_function(kernel, sigma, k)
+    kfun = kernel_function(kernel, sigma, k, nu, lengthscale)
     d = _check_int("d", d, 2)
     m = _check_int("m", m, 1)
     if d > D_MAX or m > M_MAX:  # the target allocates (d, m) frequencies per fit
@@ -253,9 +269,10 @@ def features(target, *, kernel: str = "gaussian", sigma: float = 1.0, d: int, m:
     emb = scan.result()
 
     settings = {"kernel": kernel, **({"sigma": float(sigma)} if kernel == "gaussian" else {}),
+                **({"nu": float(nu), "lengthscale": float(lengthscale)} if kernel == "matern" else {}),
                 "d": d, "m": m, "n": n, "seed": seed, "target_form": tgt.kind, "features": emb.F,
                 "embedding": emb.name}
-    with_mse = kernel != "given" and emb.name != "unrecognized"
+    with_mse = kernel not in ("given", "matern") and emb.name != "unrecognized"
     kk = len(P) * (2 if with_mse else 1)
     z_thr = threshold(kk, ALPHA)
     tol = ROUNDOFF * np.maximum(np.abs(kvals), np.sqrt(np.abs(kdiag[0::2] * kdiag[1::2])))
@@ -266,8 +283,8 @@ def features(target, *, kernel: str = "gaussian", sigma: float = 1.0, d: int, m:
                                    z_thr, tol)
         rows += mse_rows
         coupling += "; " + note
-    elif kernel == "given":
-        coupling += "; kernel given: no closed-form MSE checked"
+    elif kernel in ("given", "matern"):
+        coupling += f"; kernel {kernel}: no closed-form MSE checked"
     if kernel == "gaussian":
         _diagnose_bandwidth(rows[:len(P)], P, est, float(sigma))
     rows += _exact_rows(tgt, X, _seeds(exact_ss, 2))

@@ -57,6 +57,8 @@ def add_features_parser(subparsers) -> argparse.ArgumentParser:
                    "class/factory taking n_components and random_state, or phi(X, rng))")
     p.add_argument("--kernel", choices=KERNELS, default="gaussian", help="the kernel estimated (default gaussian)")
     p.add_argument("--sigma", type=float, default=1.0, help="Gaussian bandwidth: k = exp(-|x-y|^2/(2 sigma^2))")
+    p.add_argument("--nu", type=float, default=None, help="Matérn smoothness (with --kernel matern), e.g. 1.5")
+    p.add_argument("--lengthscale", type=float, default=1.0, help="Matérn lengthscale (with --kernel matern; default 1)")
     p.add_argument("--k", metavar="SPEC2", help="with --kernel given: module:callable of k(x, y) -> float")
     p.add_argument("--d", type=int, required=True, help="input dimension (>= 2)")
     p.add_argument("--m", type=int, required=True, help="n_components of a transformer")
@@ -100,7 +102,8 @@ def run_features(args) -> int:
                 return 2
             pairs = [Pair(f"{p.label} shifted by {args.shift:g}", p.x + args.shift, p.y + args.shift)
                      for p in sweep(args.d)]
-        report = features(target, kernel=args.kernel, sigma=args.sigma, d=args.d, m=args.m, n=args.n,
+        report = features(target, kernel=args.kernel, sigma=args.sigma, nu=args.nu, lengthscale=args.lengthscale,
+                          d=args.d, m=args.m, n=args.n,
                           seed=args.seed, k=k, pairs=pairs)
     except ParameterError as exc:
         if args.traceback and exc.__cause__ is not None:

@@ -121,6 +121,7 @@ exit status: 0 every check passed; 1 the audit found a defect; 2 a usage error""
     "audit features": """examples:
   rftheory audit features sklearn.kernel_approximation:RBFSampler --kernel gaussian --sigma 0.70710678 --d 4 --m 64
   rftheory audit features my_features.py:phi --kernel softmax --d 4 --m 16 --json
+  rftheory audit features my_features.py:phi --kernel matern --nu 1.5 --lengthscale 0.7 --d 4 --m 64
 
 exit status: 0 every check passed; 1 the audit found a defect; 2 a usage error""",
     "predict": """examples:
