@@ -27,13 +27,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from .audit.arrays import structure_tol, to_float64
 from .audit.features import as_pairs
 from .audit.geometry import frames
 from .audit.mean_test import MeanTest, mean_test, rejects
 from .audit.stats import mde, threshold
 from .core.errors import ParameterError
 
-__all__ = ["from_features", "assert_unbiased", "assert_mse_matches", "assert_haar"]
+__all__ = ["from_features", "assert_unbiased", "assert_mse_matches", "assert_haar", "assert_sampler",
+           "parametrize_audit"]
 
 #: replicates per check unless told
 N_DEFAULT = 2000
@@ -248,7 +250,10 @@ def assert_haar(sampler, d: int, *, n: int = N_DEFAULT, alpha: float = 1e-6, see
 
     False-failure probability: at most ``alpha`` (default ``1e-6``) for the
     whole call, shared by Bonferroni over the moment checks (the
-    orthogonality check is exact and has none).
+    orthogonality check is exact and has none: ``max |QᵀQ − I|`` within the
+    round-off tolerance ``max(4(d+1)·eps, √eps)`` of the dtype ``Q`` comes in,
+    :func:`rftheory.audit.arrays.structure_tol`, so float32 matrices such as
+    ``torch.nn.init.orthogonal_``'s are held to float32 precision).
 
     For unit vectors ``a, b`` taken from the frames of
     :func:`rftheory.audit.geometry.frames` (axis, diagonal, random), a Haar
@@ -260,7 +265,9 @@ def assert_haar(sampler, d: int, *, n: int = N_DEFAULT, alpha: float = 1e-6, see
     Parameters
     ----------
     sampler : callable
-        ``sampler(rng) -> Q`` of shape ``(d, d)``.
+        ``sampler(rng) -> Q`` of shape ``(d, d)``: a numpy array or a tensor
+        of an array-API library (PyTorch on the CPU, also with
+        ``requires_grad``, float16 … float64; JAX; CuPy).
     d : int
         Dimension (``>= 2``).
     n : int
@@ -306,15 +313,20 @@ def assert_haar(sampler, d: int, *, n: int = N_DEFAULT, alpha: float = 1e-6, see
         for (ai, a), (bi, b) in [((0, u), (0, u)), ((0, u), (1, v)), ((1, v), (0, u)), ((1, v), (1, v))]:
             combos.append((f"{name}", f"{e[ai]}'Q {e[bi]}", a, b))
     s = np.empty((n, len(combos)))
-    worst = 0.0
+    worst = eps = 0.0
     for r, g in enumerate(np.random.SeedSequence(seed).spawn(n)):
-        Q = np.asarray(sampler(np.random.default_rng(g)), dtype=float)
-        if Q.shape != (d, d):
-            raise AssertionError(f"assert_haar: sampler returned shape {Q.shape}, expected ({d}, {d})")
+        c = to_float64(sampler(np.random.default_rng(g)))
+        Q = c.array
+        if Q.shape != (d, d) or Q.dtype != np.float64:
+            raise AssertionError(f"assert_haar: sampler returned shape {Q.shape} dtype {c.dtype}, "
+                                 f"expected real ({d}, {d})")
+        eps = max(eps, c.eps)
         worst = max(worst, float(np.max(np.abs(Q.T @ Q - np.eye(d)))))
         s[r] = [a @ Q @ b for _, _, a, b in combos]
-    if not worst <= 1e-10:
-        raise AssertionError(f"assert_haar: not orthogonal: max |Q'Q - I| = {worst:.3g} (> 1e-10)")
+    tol = structure_tol(d, eps)
+    if not worst <= tol:
+        raise AssertionError(f"assert_haar: not orthogonal: max |Q'Q - I| = {worst:.3g} (> {tol:.3g}, the round-off "
+                             f"tolerance max(4(d+1)eps, sqrt(eps)) of eps = {eps:.3g})")
     moments = ((1, 0.0), (2, 1.0 / d), (4, 3.0 / (d * (d + 2))))
     k = len(combos) * len(moments)
     z_thr = threshold(k, alpha)
@@ -322,3 +334,85 @@ def assert_haar(sampler, d: int, *, n: int = N_DEFAULT, alpha: float = 1e-6, see
              for c, (frame, what, _, _) in enumerate(combos) for p, ref in moments]
     _fail("assert_haar", tests, z_thr, alpha, n, "|moment difference|")
 
+
+
+def assert_sampler(f, d: int, m: int, **kwargs) -> None:
+    """Assert that the sampler ``f(d, m, rng)`` passes the audit :func:`rftheory.audit.sampler`.
+
+    False-failure probability: at most ``1e-6`` (the audit's family-wise
+    bound, Bonferroni over its checks).
+
+    Parameters
+    ----------
+    f : callable
+        ``f(d, m, rng) -> (m, d)`` rows the frequency vectors (numpy or an
+        array-API tensor).
+    d, m : int
+        Dimension and rows per call.
+    **kwargs
+        Passed to :func:`rftheory.audit.sampler` (``n``, ``seed``,
+        ``estimator``, ``law``, ``nu``, ``lengthscale``).
+
+    Raises
+    ------
+    AssertionError
+        The verdict and every failing row with its detail.
+
+    Examples
+    --------
+    >>> from rftheory.audit.known_bad import orthogonal_signfix, chi1_norms
+    >>> assert_sampler(orthogonal_signfix, 4, 4, n=200, estimator="rff")
+    >>> assert_sampler(chi1_norms, 4, 4, n=200, estimator="rff")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    AssertionError: FAIL: ...
+    """
+    from .audit import sampler
+
+    rep = sampler(f, d, m, **kwargs)
+    if not rep.passed:
+        lines = [rep.verdict()] + [f"  {r.check} at {r.geometry}: statistic {r.statistic:+.3g} "
+                                   f"(bound {r.threshold:.3g}); {r.detail}" for r in rep.failed]
+        raise AssertionError("\n".join(lines))
+
+
+def parametrize_audit(f, d: int, m: int, **kwargs):
+    """A ``pytest.mark.parametrize`` yielding one test per check of the sampler audit.
+
+    The audit runs once, when the decorator is built (at collection); each
+    test item asserts one row, named ``check @ geometry``, like
+    scikit-learn's ``parametrize_with_checks``.  The family-wise
+    false-failure bound of all items together is the audit's ``1e-6``.
+
+    Parameters
+    ----------
+    f : callable
+        The sampler ``f(d, m, rng)``.
+    d, m : int
+        Dimension and rows per call.
+    **kwargs
+        Passed to :func:`rftheory.audit.sampler`.
+
+    Returns
+    -------
+    pytest.MarkDecorator
+        Parametrizes the argument ``audit_row`` (a :class:`rftheory.audit.report.Row`);
+        the test body is ``assert audit_row.passed, audit_row.detail``.
+
+    Examples
+    --------
+    ::
+
+        from rftheory.testing import parametrize_audit
+
+        @parametrize_audit(my_orf, 16, 16)
+        def test_my_orf(audit_row):
+            assert audit_row.passed, audit_row.detail
+    """
+    import pytest
+
+    from .audit import sampler
+
+    rep = sampler(f, d, m, **kwargs)
+    ids = [f"{r.check} @ {r.geometry}" for r in rep.rows]
+    return pytest.mark.parametrize("audit_row", rep.rows, ids=ids)

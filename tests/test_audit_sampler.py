@@ -37,6 +37,7 @@ EXPECTED = {
     "student_t_per_coordinate": ("invariance: RFF mean, axis = diagonal", "|x|=0.7 |y|=0.4 angle=120deg"),
     "chi_d_minus_1": ("marginals: E|w|^2 = d", "-"),
     "frozen_norms": ("repeat: row norms independent across calls", "calls 2c, 2c+1"),
+    "qr_input_row_norms": ("norms independent of directions", None),
 }
 
 
@@ -50,7 +51,7 @@ def test_known_bad_fails(name):
     rep = sampler(f, D, M_ROWS, law=law, seed=0)
     assert not rep.passed
     check, geometry = EXPECTED[name]
-    hits = [r for r in rep.failed if r.check.startswith(check) and r.geometry == geometry]
+    hits = [r for r in rep.failed if r.check.startswith(check) and geometry in (None, r.geometry)]
     assert hits, f"{name}: expected {check} at {geometry} to fail; failed: {[(r.check, r.geometry) for r in rep.failed]}"
     verdict = rep.verdict()
     assert verdict.startswith("FAIL") and rep.failed[0].check in verdict and rep.failed[0].geometry in verdict
@@ -200,7 +201,7 @@ def test_planted_bias_twice_the_mde_is_caught():
     k = count(D, M_ROWS, ("prf", "rff"), "gaussian")
     z_thr = threshold(k)
     W = np.random.default_rng(0).standard_normal((N_DEFAULT, M_ROWS, D))
-    base = M.checks(W, "gaussian", z_thr)[0]
+    base = next(r for r in M.checks(W, "gaussian", z_thr) if r.check.startswith("marginals: E|w|^2"))
     assert base.check == "marginals: E|w|^2 = d (chi_d)" and base.passed
     rel = float(base.mde.split("(")[1].rstrip("%)")) / 100  # the stated MDE, relative to d
     caught = false = 0
@@ -230,6 +231,17 @@ def test_planted_prf_bias_twice_the_mde_is_caught_full_audit():
                           if r.check == "unbiased: PRF mean = K" and r.geometry == geo).passed
                  for seed in range(100))
     assert caught >= 99
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("d", [32, 64])
+def test_fast_transformers_pattern_fails_at_larger_d(d):
+    """Norms of the QR input's own rows on Q's columns (known_bad.qr_input_row_norms): the
+    per-row-position norm-direction check fails at d = 32 and 64 (seed 0: |z| 10.6 and 7.3 against
+    bounds 6.2 and 6.4; each audit < 60 s on one core). Power at d = 64 is not yet ~1: no
+    sequential second stage."""
+    rep = sampler(known_bad.qr_input_row_norms, d, d, seed=0, estimator="rff")
+    assert any(r.check.startswith("norms independent of directions") for r in rep.failed)
 
 
 def test_spherical_law_skips_norms_and_closed_forms():

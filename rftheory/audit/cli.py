@@ -10,6 +10,10 @@ that cannot be loaded, a sampler that raises or returns the wrong shape).
 from __future__ import annotations
 
 import json
+import sys
+import traceback
+
+from ..core.errors import ParameterError
 
 __all__ = ["add_parser", "cmd_sampler"]
 
@@ -33,14 +37,27 @@ def cmd_sampler(args) -> int:
         A usage error (the command line prints it as one line, exit 2).
     """
     from ..present.progress import Progress
+    from .runtime import columns, limit_threads, with_timeout
     from .sampler import sampler, steps
     from .spec import load
 
+    limit_threads(args.threads)  # the environment, for libraries the spec loads
     f = load(args.spec)
+    limit_threads(args.threads)  # the pools of libraries it loaded (torch, a BLAS)
+    if args.columns:
+        f = columns(f)
+    f = with_timeout(f, args.call_timeout)
     progress = Progress(steps(), enabled=None if not args.json else False)
     try:
+        matern = {"nu": args.nu, "lengthscale": args.lengthscale} if args.kernel == "matern" else {}
+        if args.kernel == "matern" and args.nu is None:
+            raise ParameterError("--nu", "--kernel matern needs --nu NU (e.g. 1.5)")
         rep = sampler(f, args.d, args.m, estimator=args.estimator, n=args.n, seed=args.seed, law=args.law,
-                      progress=progress.step)
+                      progress=progress.step, **matern)
+    except ParameterError as exc:
+        if args.traceback and exc.__cause__ is not None:
+            traceback.print_exception(exc.__cause__, file=sys.stderr)
+        raise
     finally:
         progress.close()
     rep.target = args.spec
@@ -84,9 +101,19 @@ def add_parser(subparsers) -> None:
                    "or both (default)")
     q.add_argument("--law", choices=("gaussian", "spherical"), default="gaussian",
                    help="rows N(0, I_d) (default) or spherically symmetric (e.g. Student-t)")
+    q.add_argument("--kernel", choices=("gaussian", "matern"), default="gaussian",
+                   help="the kernel whose spectral law the rows should follow: gaussian (default) or matern "
+                   "(multivariate t with 2*nu degrees of freedom, scale 1/lengthscale; implies --law spherical)")
+    q.add_argument("--nu", type=float, default=None, help="Matérn smoothness (with --kernel matern), e.g. 1.5")
+    q.add_argument("--lengthscale", type=float, default=1.0, help="Matérn lengthscale (default 1)")
     q.add_argument("--n", type=int, default=None, help="calls of the sampler per check group (default 2000)")
     q.add_argument("--seed", type=int, default=0, help="seed of the audit (default 0)")
     q.add_argument("--json", action="store_true", help="print the report as JSON")
+    from .runtime import add_runtime_options
+
+    add_runtime_options(q)
+    q.add_argument("--columns", action="store_true",
+                   help="f returns (d, m) with the frequency vectors as columns (transposed before the audit)")
     q.set_defaults(func=cmd_sampler)
 
     from .features_cli import add_features_parser

@@ -8,7 +8,9 @@ partial).  The cosines ``c = ŵ_iᵀŵ_j`` of the pairs ``i < j`` of a block are
 * for iid rows random with ``E c = 0`` and ``E c² = 1/d``.
 
 The coupling is *identified* from the exact laws (every pair of every call
-within ``EXACT_ATOL``); otherwise it is taken to be iid and that is *tested*
+within the round-off tolerance :func:`rftheory.audit.arrays.structure_tol`
+of the dtype the sampler returned: ``max(4(d+1)·eps, √eps)``, so float32
+and float16 samplers are held to their own precision); otherwise it is taken to be iid and that is *tested*
 (two z-tests on per-call means of ``c`` and ``c²``).  The two rows are
 always present (so the number of checks is fixed before sampling); for an
 identified exact coupling they are exact (zero-variance) checks.
@@ -18,13 +20,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from .arrays import EPS64, identifiable, structure_tol
 from .report import Row
 from .ztest import z_row
 
 __all__ = ["EXACT_ATOL", "COUNT", "pair_cosines", "identify", "checks"]
 
-#: tolerance of an exact pair angle (float64 QR and norms)
-EXACT_ATOL = 1e-8
+#: tolerance of an exact pair angle for float64 samplers (``structure_tol(d, eps64) = √eps64``)
+EXACT_ATOL = structure_tol(2, EPS64)
 #: number of checks of :func:`checks`
 COUNT = 2
 
@@ -63,7 +66,7 @@ def pair_cosines(W: np.ndarray) -> np.ndarray:
     return np.concatenate(out, axis=1) if out else np.zeros((n, 0))
 
 
-def identify(cos: np.ndarray, d: int) -> str:
+def identify(cos: np.ndarray, d: int, eps: float = EPS64) -> str:
     """The coupling whose exact pair-angle law the cosines follow, else ``"iid"``.
 
     Parameters
@@ -72,6 +75,8 @@ def identify(cos: np.ndarray, d: int) -> str:
         From :func:`pair_cosines`.
     d : int
         Dimension.
+    eps : float
+        Machine epsilon of the dtype the sampler returned (default float64).
 
     Returns
     -------
@@ -84,17 +89,22 @@ def identify(cos: np.ndarray, d: int) -> str:
     >>> import numpy as np
     >>> identify(np.full((2, 3), -1 / 3), 4)
     'simplex'
+    >>> identify(np.full((2, 3), 1e-6), 4), identify(np.full((2, 3), 1e-6), 4, float(np.finfo(np.float32).eps))
+    ('iid', 'orthogonal')
     """
     if cos.size == 0:
         return "none (m = 1)"
-    if np.max(np.abs(cos)) < EXACT_ATOL:
+    if not identifiable(d, eps):
+        return "iid"
+    tol = structure_tol(d, eps)
+    if np.max(np.abs(cos)) <= tol:
         return "orthogonal"
-    if np.max(np.abs(cos + 1.0 / (d - 1))) < EXACT_ATOL:
+    if np.max(np.abs(cos + 1.0 / (d - 1))) <= tol:
         return "simplex"
     return "iid"
 
 
-def checks(W: np.ndarray, z_thr: float) -> tuple[str, list[Row]]:
+def checks(W: np.ndarray, z_thr: float, eps: float = EPS64) -> tuple[str, list[Row]]:
     """Identify the coupling and test the iid pair-angle law when not exact.
 
     Parameters
@@ -103,23 +113,42 @@ def checks(W: np.ndarray, z_thr: float) -> tuple[str, list[Row]]:
         Calls of the sampler.
     z_thr : float
         The audit's Bonferroni bound.
+    eps : float
+        Machine epsilon of the dtype the sampler returned.
 
     Returns
     -------
     (str, list of Row)
-        The coupling and :data:`COUNT` rows.
+        The coupling and :data:`COUNT` rows: for an identified exact
+        coupling, exact checks of the largest deviation of ``cos`` and
+        ``cos²`` against the round-off tolerance (no false failures).
     """
     n, m, d = W.shape
     cos = pair_cosines(W)
-    coupling = identify(cos, d)
+    coupling = identify(cos, d, eps)
     if cos.size == 0:
         return coupling, [Row("coupling: pair angles", "-", 0.0, z_thr, "-", True, "m = 1: no pairs")
                           for _ in range(COUNT)]
     e1, e2 = {"orthogonal": (0.0, 0.0), "simplex": (-1.0 / (d - 1), 1.0 / (d - 1) ** 2)}.get(
         coupling, (0.0, 1.0 / d))
     geo = f"within blocks of {d} rows ({coupling})"
+    if coupling in ("orthogonal", "simplex"):
+        tol = structure_tol(d, eps)
+        dev1 = float(np.max(np.abs(cos - e1)))
+        dev2 = float(np.max(np.abs(cos**2 - e2)))
+        tol2 = tol * (2 * abs(e1) + tol)
+        why = f"round-off tolerance max(4(d+1)eps, sqrt(eps)) for eps = {eps:.3g}"
+        return coupling, [
+            Row(f"coupling: E cos = {e1:.4g}", geo, dev1, tol, "exact", dev1 <= tol,
+                f"max |cos - {e1:.4g}| = {dev1:.3g} over {cos.size} pairs ({why}: {tol:.3g})"),
+            Row(f"coupling: E cos^2 = {e2:.4g}", geo, dev2, tol2, "exact", dev2 <= tol2,
+                f"max |cos^2 - {e2:.4g}| = {dev2:.3g} (tolerance {tol2:.3g})")]
+    note = "" if identifiable(d, eps) else (
+        f"; the sampler's dtype (eps {eps:.3g}) is too coarse at d = {d} to identify an exact coupling")
     rows = [z_row(f"coupling: E cos = {e1:.4g}", geo, cos.mean(axis=1), e1, z_thr,
                   lambda e: f"{e:.3g}", "mean cos"),
             z_row(f"coupling: E cos^2 = {e2:.4g}", geo, (cos**2).mean(axis=1), e2, z_thr,
                   lambda e: f"{e:.3g} ({100 * e * d:.2g}% of 1/d)", "mean cos^2")]
+    if note:
+        rows = [Row(r.check, r.geometry, r.statistic, r.threshold, r.mde, r.passed, r.detail + note) for r in rows]
     return coupling, rows

@@ -31,6 +31,7 @@ import numpy as np
 
 from ..core.errors import ParameterError
 from ..core.params import D_MAX, M_MAX
+from .arrays import structure_tol
 from .embedding import COUPLINGS, Scan, closed_form_mse
 from .geometry import Pair, sweep
 from .mean_test import mean_test, rejects
@@ -41,7 +42,7 @@ from .targets import Target, adapt
 __all__ = ["features", "KERNELS", "kernel_function", "as_pairs"]
 
 #: kernels :func:`features` knows; "given" takes ``k``
-KERNELS = ("gaussian", "softmax", "given")
+KERNELS = ("gaussian", "softmax", "matern", "given")
 #: replicates when ``n`` is not given
 DEFAULT_N = 2000
 #: smallest ``n``: below it the normal approximation of the mean is not trusted at |z| ≈ 5
@@ -50,7 +51,7 @@ MIN_N = 100
 ROUNDOFF = 1e-10
 
 
-def kernel_function(kernel: str, sigma: float = 1.0, k=None):
+def kernel_function(kernel: str, sigma: float = 1.0, k=None, nu: float | None = None, lengthscale: float = 1.0):
     """The kernel ``k(x, y)`` an audit compares with.
 
     Parameters
@@ -61,6 +62,9 @@ def kernel_function(kernel: str, sigma: float = 1.0, k=None):
         Bandwidth of the Gaussian kernel.
     k : callable, optional
         ``k(x, y) -> float``; required with ``kernel="given"`` and refused otherwise.
+    nu, lengthscale : float
+        Smoothness and lengthscale of ``kernel="matern"``, evaluated by
+        scikit-learn's ``sklearn.gaussian_process.kernels.Matern``.
 
     Returns
     -------
@@ -89,6 +93,14 @@ def kernel_function(kernel: str, sigma: float = 1.0, k=None):
         return lambda x, y: math.exp(-float(np.sum((x - y) ** 2)) / s2)
     if kernel == "softmax":
         return lambda x, y: math.exp(float(x @ y))
+    if kernel == "matern":
+        for name, v in (("nu", nu), ("lengthscale", lengthscale)):
+            if isinstance(v, bool) or not isinstance(v, numbers.Real) or not (0 < v < math.inf):
+                raise ParameterError(name, f"kernel='matern' needs a positive finite {name}, got {v!r}")
+        from sklearn.gaussian_process.kernels import Matern
+
+        mk = Matern(length_scale=float(lengthscale), nu=float(nu))
+        return lambda x, y: float(mk(np.atleast_2d(x), np.atleast_2d(y))[0, 0])
     if k is None or not callable(k):
         raise ParameterError("k", f"kernel='given' needs a callable k(x, y) -> float, got {k!r}")
 
@@ -161,7 +173,8 @@ def _seeds(ss: np.random.SeedSequence, n: int) -> list[int]:
     return [int(c.generate_state(1, np.uint32)[0]) for c in ss.spawn(n)]
 
 
-def features(target, *, kernel: str = "gaussian", sigma: float = 1.0, d: int, m: int, n: int | None = None,
+def features(target, *, kernel: str = "gaussian", sigma: float = 1.0, nu: float | None = None,
+             lengthscale: float = 1.0, d: int, m: int, n: int | None = None,
              seed: int = 0, k=None, pairs=None) -> AuditReport:
     """Audit a random-feature map against its kernel and the closed form of its MSE.
 
@@ -178,6 +191,10 @@ def features(target, *, kernel: str = "gaussian", sigma: float = 1.0, d: int, m:
         only the unbiasedness and the exact checks run (no closed-form MSE).
     sigma : float
         Bandwidth of the Gaussian kernel.
+    nu, lengthscale : float
+        With ``kernel="matern"``: the Matérn kernel of scikit-learn's
+        ``Matern(length_scale=lengthscale, nu=nu)`` (unbiasedness only; no
+        closed-form MSE).
     d : int
         Input dimension (``>= 2``).
     m : int
@@ -222,7 +239,7 @@ def features(target, *, kernel: str = "gaussian", sigma: float = 1.0, d: int, m:
     >>> features(phi, sigma=2.0, d=3, m=8, n=400).verdict()[:4]
     'FAIL'
     """
-    kfun = kernel_function(kernel, sigma, k)
+    kfun = kernel_function(kernel, sigma, k, nu, lengthscale)
     d = _check_int("d", d, 2)
     m = _check_int("m", m, 1)
     if d > D_MAX or m > M_MAX:  # the target allocates (d, m) frequencies per fit
@@ -252,9 +269,10 @@ def features(target, *, kernel: str = "gaussian", sigma: float = 1.0, d: int, m:
     emb = scan.result()
 
     settings = {"kernel": kernel, **({"sigma": float(sigma)} if kernel == "gaussian" else {}),
+                **({"nu": float(nu), "lengthscale": float(lengthscale)} if kernel == "matern" else {}),
                 "d": d, "m": m, "n": n, "seed": seed, "target_form": tgt.kind, "features": emb.F,
                 "embedding": emb.name}
-    with_mse = kernel != "given" and emb.name != "unrecognized"
+    with_mse = kernel not in ("given", "matern") and emb.name != "unrecognized"
     kk = len(P) * (2 if with_mse else 1)
     z_thr = threshold(kk, ALPHA)
     tol = ROUNDOFF * np.maximum(np.abs(kvals), np.sqrt(np.abs(kdiag[0::2] * kdiag[1::2])))
@@ -265,12 +283,73 @@ def features(target, *, kernel: str = "gaussian", sigma: float = 1.0, d: int, m:
                                    z_thr, tol)
         rows += mse_rows
         coupling += "; " + note
-    elif kernel == "given":
-        coupling += "; kernel given: no closed-form MSE checked"
+    elif kernel in ("given", "matern"):
+        coupling += f"; kernel {kernel}: no closed-form MSE checked"
+    if kernel == "gaussian":
+        _diagnose_bandwidth(rows[:len(P)], P, est, float(sigma))
     rows += _exact_rows(tgt, X, _seeds(exact_ss, 2))
     name = getattr(target, "__name__", None) or tgt.name
     return AuditReport(target=str(name), kind="features", settings=settings, alpha=ALPHA, rows=rows,
                        coupling=coupling)
+
+
+def fitted_sigma(P, means: np.ndarray, se: np.ndarray | None = None) -> float:
+    """The Gaussian bandwidth whose kernel the mean estimates follow (least squares on ``log k``).
+
+    With ``k = exp(−r²/(2σ²))``, ``log k̄_j ≈ −r_j²/(2σ²)`` for the pairs with
+    ``r_j = ‖x_j − y_j‖ > 0`` and ``0 < k̄_j < 1``; the weighted least-squares
+    slope through the origin gives ``1/(2σ̂²) = −Σ ω r² log k̄ / Σ ω r⁴`` with
+    ``ω = (k̄/se)²``, the inverse variance of ``log k̄`` (``ω = 1`` without ``se``).
+
+    Parameters
+    ----------
+    P : list of Pair
+    means : numpy.ndarray
+        Mean kernel estimate per pair.
+    se : numpy.ndarray, optional
+        Their standard errors.
+
+    Returns
+    -------
+    float
+        ``σ̂`` (``nan`` when no pair qualifies).
+
+    Examples
+    --------
+    >>> from rftheory.audit.geometry import sweep
+    >>> P = sweep(4)
+    >>> k = np.array([math.exp(-np.sum((p.x - p.y) ** 2)) for p in P])  # sigma = 1/sqrt(2)
+    >>> round(fitted_sigma(P, k), 6)
+    0.707107
+    """
+    r2 = np.array([float(np.sum((p.x - p.y) ** 2)) for p in P])
+    ok = (r2 > 0) & (means > 0) & (means < 1)
+    if not ok.any():
+        return math.nan
+    w = np.ones(len(P)) if se is None else (means / np.maximum(se, 1e-300)) ** 2
+    slope = -float(np.sum(w[ok] * r2[ok] * np.log(means[ok]))) / float(np.sum(w[ok] * r2[ok] ** 2))
+    return math.sqrt(1.0 / (2.0 * slope)) if slope > 0 else math.nan
+
+
+def _diagnose_bandwidth(rows: list[Row], P, est: np.ndarray, sigma: float) -> None:
+    """When unbiasedness fails as another bandwidth would, say which one (on the first failing row).
+
+    Only when every pair's mean estimate is consistent with the fitted
+    bandwidth (within the audit's bound in standard errors): a defect of
+    another kind is not misread as a bandwidth.
+    """
+    failed = [r for r in rows if not r.passed]
+    if not failed:
+        return
+    means = est.mean(axis=0)
+    se = est.std(axis=0, ddof=1) / math.sqrt(est.shape[0])
+    s_hat = fitted_sigma(P, means, se)
+    if not (math.isfinite(s_hat) and abs(s_hat / sigma - 1) > 0.05):
+        return
+    k_hat = np.array([math.exp(-float(np.sum((p.x - p.y) ** 2)) / (2 * s_hat**2)) for p in P])
+    if np.all(np.abs(means - k_hat) <= failed[0].threshold * np.maximum(se, 1e-12)):
+        failed[0].diagnosis = (f"the features approximate σ ≈ {s_hat:.2g}, not σ = {sigma:g}: "
+                               "check gamma = 1/(2σ²)")
 
 
 def _mde_text(t, z_thr: float, what: str, of: str) -> str:
@@ -318,6 +397,9 @@ def _exact_rows(tgt: Target, X: np.ndarray, seeds: list[int]) -> list[Row]:
     a, b = seeds
     f1 = tgt.features(X, a)
     f2 = tgt.features(X, a)
+    # a row alone vs in a batch may take another BLAS path: a d-term dot product in the target's dtype moves
+    # by at most gamma_d = d*u relative (Higham 2002, §3.1); structure_tol >= 4(d+1) eps covers it with margin
+    batch_tol = max(1e-9, structure_tol(X.shape[1], tgt.eps))
     scale = max(float(np.max(np.abs(f1))), 1e-300)
     rep = float(np.max(np.abs(f1 - f2))) / scale
     rows = [Row("same random_state reproduces the features", "all points", rep, 1e-12, "exact (tol 1e-12)",
@@ -330,6 +412,7 @@ def _exact_rows(tgt: Target, X: np.ndarray, seeds: list[int]) -> list[Row]:
     for i in range(min(X.shape[0], 4)):
         fi = tgt.features(X[i:i + 1], a, fit=X)
         worst = max(worst, float(np.max(np.abs(fi[0] - f1[i]))) / scale if fi.shape[1] == f1.shape[1] else math.inf)
-    rows.append(Row("features of x do not depend on the batch", "first 4 points", worst, 1e-9, "exact (tol 1e-9)",
-                    worst <= 1e-9, f"max relative difference {worst:.3g}, one row alone vs in the batch (seed {a})"))
+    rows.append(Row("features of x do not depend on the batch", "first 4 points", worst, batch_tol,
+                    f"exact (tol {batch_tol:.3g})", worst <= batch_tol,
+                    f"max relative difference {worst:.3g}, one row alone vs in the batch (seed {a})"))
     return rows

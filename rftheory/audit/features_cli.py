@@ -16,11 +16,15 @@ is its handler.
 from __future__ import annotations
 
 import argparse
+import functools
+import inspect
 import sys
+import traceback
 
-from ..core.errors import RFTheoryError
+from ..core.errors import ParameterError, RFTheoryError
 from .features import KERNELS, features
 from .geometry import Pair, sweep
+from .runtime import add_runtime_options, limit_threads, with_timeout
 from .spec import load
 
 __all__ = ["add_features_parser", "run_features", "main"]
@@ -53,6 +57,8 @@ def add_features_parser(subparsers) -> argparse.ArgumentParser:
                    "class/factory taking n_components and random_state, or phi(X, rng))")
     p.add_argument("--kernel", choices=KERNELS, default="gaussian", help="the kernel estimated (default gaussian)")
     p.add_argument("--sigma", type=float, default=1.0, help="Gaussian bandwidth: k = exp(-|x-y|^2/(2 sigma^2))")
+    p.add_argument("--nu", type=float, default=None, help="Matérn smoothness (with --kernel matern), e.g. 1.5")
+    p.add_argument("--lengthscale", type=float, default=1.0, help="Matérn lengthscale (with --kernel matern; default 1)")
     p.add_argument("--k", metavar="SPEC2", help="with --kernel given: module:callable of k(x, y) -> float")
     p.add_argument("--d", type=int, required=True, help="input dimension (>= 2)")
     p.add_argument("--m", type=int, required=True, help="n_components of a transformer")
@@ -61,6 +67,7 @@ def add_features_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--shift", type=float, default=0.0,
                    help="add C to every coordinate of the sweep (kernels on positive data, e.g. skewed chi2)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
+    add_runtime_options(p)
     p.set_defaults(func=run_features)
     return p
 
@@ -79,7 +86,11 @@ def run_features(args) -> int:
         0 pass, 1 a check failed, 2 a usage error (printed as one line).
     """
     try:
+        limit_threads(args.threads)
         target = load(args.spec, "SPEC")
+        limit_threads(args.threads)
+        if inspect.isfunction(target) or isinstance(target, functools.partial) and not inspect.isclass(target.func):
+            target = with_timeout(target, args.call_timeout, "SPEC")
         k = load(args.k, "--k") if args.k is not None else None
         if args.kernel != "gaussian" and args.sigma != 1.0:
             print("rftheory: error: --sigma only with --kernel gaussian", file=sys.stderr)
@@ -91,8 +102,16 @@ def run_features(args) -> int:
                 return 2
             pairs = [Pair(f"{p.label} shifted by {args.shift:g}", p.x + args.shift, p.y + args.shift)
                      for p in sweep(args.d)]
-        report = features(target, kernel=args.kernel, sigma=args.sigma, d=args.d, m=args.m, n=args.n,
+        report = features(target, kernel=args.kernel, sigma=args.sigma, nu=args.nu, lengthscale=args.lengthscale,
+                          d=args.d, m=args.m, n=args.n,
                           seed=args.seed, k=k, pairs=pairs)
+    except ParameterError as exc:
+        if args.traceback and exc.__cause__ is not None:
+            traceback.print_exception(exc.__cause__, file=sys.stderr)
+        # the library names the audited object 'target'; on the command line it is SPEC
+        shown = ParameterError("SPEC", f"{args.spec}: {exc.message}") if exc.name == "target" else exc
+        print(f"rftheory: error: {shown}", file=sys.stderr)
+        return 2
     except RFTheoryError as exc:
         print(f"rftheory: error: {exc}", file=sys.stderr)
         return 2

@@ -347,6 +347,32 @@ def frozen_norms(d: int, m: int, rng: np.random.Generator) -> np.ndarray:
 
 
 #: name -> (sampler, law) of the good references (each must pass the default audit)
+def qr_input_row_norms(d: int, m: int, rng: np.random.Generator) -> np.ndarray:
+    """Bad (the pytorch-fast-transformers pattern): row ``i`` is ``‖A_i‖ · Q[:, i]`` for ``A = QR``.
+
+    Each norm is ``χ_d`` and each direction uniform, but the norm of the QR
+    input's own row ``i`` is dependent on ``Q``'s column ``i``: for row 0,
+    ``E (e₁·w)² = (d−1)/d + 3/(d+2) ≈ 1.10`` at ``d = 16`` instead of 1.
+
+    Parameters
+    ----------
+    d, m : int
+        Dimension and number of rows.
+    rng : numpy.random.Generator
+        The only source of randomness.
+
+    Returns
+    -------
+    numpy.ndarray, shape (m, d)
+    """
+    def block(d, rng):
+        a = rng.standard_normal((d, d))
+        q, r = np.linalg.qr(a)
+        q = q * np.sign(np.diag(r))[None, :]
+        return q.T * np.linalg.norm(a, axis=1)[:, None]
+    return _blocks(d, m, block, rng)
+
+
 GOOD = {
     "orthogonal_signfix": (orthogonal_signfix, "gaussian"),
     "ortho_group_chi": (ortho_group_chi, "gaussian"),
@@ -365,6 +391,7 @@ KNOWN_BAD = {
     "student_t_per_coordinate": (student_t_per_coordinate, "spherical"),
     "chi_d_minus_1": (chi_d_minus_1, "gaussian"),
     "frozen_norms": (frozen_norms, "gaussian"),
+    "qr_input_row_norms": (qr_input_row_norms, "gaussian"),
 }
 
 #: name -> (sampler, law) of samplers that look wrong but have the right law (the audit

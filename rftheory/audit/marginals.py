@@ -3,6 +3,17 @@
 From ``n`` calls ``W`` (shape ``(n, m, d)``), each reduced to one replicate
 per check (the mean over its rows), so coupled rows within a call are fine:
 
+* **tails** (``law="gaussian"`` only): every entry of a Gaussian sampler
+  (coupled or not) is ``N(0, 1)``, so the per-call mean of
+  ``log(1 + W_ij²)`` has mean :data:`LOG1P_Z2` ``= E log(1 + Z²) ≈ 0.5335``.
+  The transform has every moment under any law of ``W`` (it grows like
+  ``2 log|W|``) and is computed without overflow, so heavy tails (Student-t
+  rows, whose moments are infinite or nearly so) neither overflow it nor
+  hide in a self-normalised moment test: for Student-t with 3 degrees of
+  freedom the mean is 0.742.  A failure above is diagnosed "rows are not
+  N(0, I): coordinate tails heavier than Gaussian" when the scale-free
+  ratio of the 0.99 and 0.75 quantiles of ``|W_ij|`` exceeds 1.15 times the
+  Gaussian 2.24, else "coordinate scale larger than 1".
 * **norms** (``law="gaussian"`` only): moment tests of ``‖w‖²`` against χ²_d,
   mean ``d`` and ``E(‖w‖² − d)² = 2d`` (a χ_{d−1} or χ₁ law, or norms that
   scale coordinates, move one of them).
@@ -10,6 +21,14 @@ per check (the mean over its rows), so coupled rows within a call are fine:
   ``(1,…,1)/√d`` and two random ones) the projections ``t = uᵀw/‖w‖`` of a
   uniform direction have ``E t = 0``, ``E t² = 1/d`` and
   ``E t⁴ = 3/(d(d+2))``.
+* **norm–direction independence per row position** (``law="gaussian"``):
+  for row ``i`` of a call and its own axis ``e = e_{i mod d}``,
+  ``E[(‖w_i‖² − d)((e·ŵ_i)² − 1/d)] = 0`` when the norm is independent of
+  the direction (``E (e·ŵ)² = 1/d``).  One Hall-corrected z-test per row
+  position (each counted as a check; one row reports the worst): the
+  pytorch-fast-transformers pattern (norms of the QR input's own rows on
+  ``Q``'s columns) has ``z ≈ 9`` at ``d = 16`` and ``z ≈ 7`` at ``d = 32``
+  with the default ``n``.
 * **signs**: every entry position ``(row, column)`` has ``P(W > 0) = ½``
   (the sign statistic ``mean sign(W)``, standard error from its null
   variance); one row reports the worst of the ``m·d`` positions, each of
@@ -25,6 +44,7 @@ import math
 import numpy as np
 
 from .geometry import frames
+from .mean_test import mean_test
 from .report import Row
 from .stats import mde
 from .ztest import z_of, z_row
@@ -71,11 +91,11 @@ def count(d: int, m: int, law: str) -> int:
     Examples
     --------
     >>> count(16, 16, "gaussian"), count(16, 16, "spherical")
-    (526, 268)
+    (543, 268)
     """
     n_dir = 3 * len(directions(d))
     if law == "gaussian":
-        return 2 + n_dir + 2 * m * d
+        return 3 + n_dir + m + 2 * m * d
     return n_dir + m * d
 
 
@@ -90,6 +110,116 @@ def _positions(check: str, stat: np.ndarray, se: np.ndarray, z_thr: float, unit,
     return Row(check, f"entry (row {i}, col {j})", worst, z_thr, unit(mde(float(np.max(se)), z_thr)),
                bool(np.all(np.abs(z) <= z_thr)),
                f"worst of {z.size} positions (each counted as a check): {what} {stat[i, j]:+.4g} ± {se[i, j]:.2g}")
+
+
+#: ``E log(1 + Z²)`` for ``Z ~ N(0, 1)``, i.e. ``∫₀^∞ e^{-t} (1 − (1 + 2t)^{-1/2}) / t dt``
+#: (Frullani: ``log(1 + x) = ∫₀^∞ (e^{-t} − e^{-t(1+x)})/t dt`` and ``E e^{-tZ²} = (1 + 2t)^{-1/2}``);
+#: tests/test_audit_tails.py re-derives it by two quadratures to 30 digits
+LOG1P_Z2 = 0.53345317984413483126
+#: the ratio of the 0.99 and 0.75 quantiles of ``|Z|`` (``Φ⁻¹(0.995)/Φ⁻¹(0.875)``)
+GAUSS_TAIL_RATIO = 2.5758293035489004 / 1.1503493803760079
+#: the diagnosis calls tails heavier only beyond this factor on the ratio (its sampling error is ~2 % at
+#: n·m·d = 10⁴ entries; Student-t with 8 degrees of freedom has 1.21 times the Gaussian ratio)
+TAIL_RATIO_MARGIN = 1.15
+
+
+def log1p_sq(W: np.ndarray) -> np.ndarray:
+    """``log(1 + W²)`` without overflow for any finite ``W``.
+
+    Parameters
+    ----------
+    W : numpy.ndarray
+
+    Returns
+    -------
+    numpy.ndarray
+
+    Examples
+    --------
+    >>> log1p_sq(np.array([0.0, 1.0, 1e300])).round(6).tolist()
+    [0.0, 0.693147, 1381.551056]
+    """
+    with np.errstate(divide="ignore", under="ignore"):
+        return np.logaddexp(0.0, 2.0 * np.log(np.abs(W)))
+
+
+def tail_row(W: np.ndarray, z_thr: float) -> Row:
+    """The tail check: per call, the mean of ``log(1 + W_ij²)`` has mean :data:`LOG1P_Z2`.
+
+    Parameters
+    ----------
+    W : numpy.ndarray, shape (n, m, d)
+        Calls of the sampler.
+    z_thr : float
+        The audit's Bonferroni bound.
+
+    Returns
+    -------
+    Row
+        A failing row's detail says whether the tails are heavier than
+        Gaussian or the scale is off.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> tail_row(rng.standard_normal((400, 8, 8)), 5.5).passed
+    True
+    >>> r = tail_row(rng.standard_t(3, (400, 8, 8)), 5.5)
+    >>> r.passed, r.detail.split(";")[0]
+    (False, 'rows are not N(0, I): coordinate tails heavier than Gaussian')
+    """
+    reps = log1p_sq(W).mean(axis=(1, 2))
+    row = z_row("marginals: E log(1+W_ij^2) = 0.5335 (Gaussian tails)", "-", reps, LOG1P_Z2, z_thr,
+                lambda e: f"{e:.3g} ({100 * e / LOG1P_Z2:.2g}%)", "mean log(1+W^2)")
+    if row.passed:
+        return row
+    q75, q99 = np.quantile(np.abs(W), [0.75, 0.99])
+    ratio = float(q99 / q75) if q75 > 0 else math.inf
+    if reps.mean() > LOG1P_Z2:
+        what = ("coordinate tails heavier than Gaussian" if ratio > TAIL_RATIO_MARGIN * GAUSS_TAIL_RATIO
+                else "coordinate scale larger than 1")
+    else:
+        what = ("coordinate tails lighter than Gaussian" if ratio < GAUSS_TAIL_RATIO / TAIL_RATIO_MARGIN
+                else "coordinate scale smaller than 1")
+    why = f"rows are not N(0, I): {what}"
+    detail = f"{why}; {row.detail}; |W| quantile ratio q.99/q.75 = {ratio:.3g} (Gaussian {GAUSS_TAIL_RATIO:.3g})"
+    return Row(row.check, row.geometry, row.statistic, row.threshold, row.mde, row.passed, detail, why)
+
+
+def norm_direction_row(W: np.ndarray, sq: np.ndarray, z_thr: float) -> Row:
+    """Per row position ``i``: ``E[(‖w_i‖² − d)((e_i·ŵ_i)² − 1/d)] = 0`` (worst of the ``m`` positions).
+
+    Parameters
+    ----------
+    W : numpy.ndarray, shape (n, m, d)
+        Calls of the sampler.
+    sq : numpy.ndarray, shape (n, m)
+        Squared row norms.
+    z_thr : float
+        The audit's Bonferroni bound.
+
+    Returns
+    -------
+    Row
+        Counted as ``m`` checks.
+    """
+    n, m, d = W.shape
+    axis = np.arange(m) % d
+    with np.errstate(invalid="ignore", divide="ignore"):
+        own = np.where(sq > 0, W[:, np.arange(m), axis] ** 2 / sq, 1.0 / d)
+        r = (sq - d) * (own - 1.0 / d)
+    tests = [mean_test(r[:, i], 0.0) for i in range(m)]
+    z = np.array([t.z for t in tests])
+    i = int(np.nanargmax(np.abs(np.where(np.isnan(z), np.inf, z))))
+    t = tests[i]
+    ok = bool(np.all(np.abs(z) <= z_thr))
+    row = Row("norms independent of directions: E(|w|^2-d)((e_i.w/|w|)^2-1/d) = 0", f"row position {i} (axis e{axis[i] + 1})",
+              float(z[i]), z_thr, f"covariance {mde(max(tt.se for tt in tests), z_thr):.3g}", ok,
+              f"worst of {m} positions (each counted as a check): covariance {t.mean:+.4g} ± {t.se:.2g} (n={n})")
+    if not ok:
+        row.diagnosis = ("row norms depend on row directions (e.g. norms of the QR input's own rows paired with "
+                         "Q's columns)")
+    return row
 
 
 def checks(W: np.ndarray, law: str, z_thr: float) -> list[Row]:
@@ -112,11 +242,16 @@ def checks(W: np.ndarray, law: str, z_thr: float) -> list[Row]:
     """
     n, m, d = W.shape
     rows = []
-    sq = np.einsum("cij,cij->ci", W, W)
+    if law == "gaussian":
+        rows.append(tail_row(W, z_thr))
+    with np.errstate(over="ignore"):
+        sq = np.einsum("cij,cij->ci", W, W)
     if law == "gaussian":
         rows.append(z_row("marginals: E|w|^2 = d (chi_d)", "-", sq.mean(axis=1), float(d), z_thr,
                           _rel(d), "mean |w|^2"))
-        rows.append(z_row("marginals: E(|w|^2-d)^2 = 2d (chi_d)", "-", ((sq - d) ** 2).mean(axis=1),
+        with np.errstate(over="ignore", invalid="ignore"):
+            dev2 = ((sq - d) ** 2).mean(axis=1)
+        rows.append(z_row("marginals: E(|w|^2-d)^2 = 2d (chi_d)", "-", dev2,
                           float(2 * d), z_thr, _rel(2 * d), "mean (|w|^2-d)^2"))
     norms = np.sqrt(sq)
     norms[norms == 0] = 1.0
@@ -130,6 +265,8 @@ def checks(W: np.ndarray, law: str, z_thr: float) -> list[Row]:
                           _rel(e2), "mean"))
         rows.append(z_row("directions: E (u.w/|w|)^4 = 3/(d(d+2))", name, (t**4).mean(axis=1), e4, z_thr,
                           _rel(e4), "mean"))
+    if law == "gaussian":
+        rows.append(norm_direction_row(W, sq, z_thr))
     s = np.sign(W)
     # the null variance of a sign is P(W != 0): the standard error under symmetry
     rows.append(_positions("signs: P(W_ij > 0) = 1/2", s.mean(axis=0) / 2,

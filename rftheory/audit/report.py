@@ -38,6 +38,10 @@ class Row:
     passed : bool
     detail : str
         Estimate ± standard error, sample size, the expected value.
+    diagnosis : str
+        When a failing check says what is wrong in words (e.g. "rows are
+        not N(0, I): coordinate tails heavier than Gaussian"): the verdict
+        repeats the first one.
     """
 
     check: str
@@ -47,6 +51,7 @@ class Row:
     mde: str
     passed: bool
     detail: str = ""
+    diagnosis: str = ""
 
 
 @dataclass
@@ -98,8 +103,10 @@ class AuditReport:
             return (f"PASS: {checks}, family-wise false-failure rate <= {self.alpha:g}"
                     + (f"; coupling: {self.coupling}" if self.coupling else ""))
         first = self.failed[0]
+        why = next((r.diagnosis for r in self.failed if r.diagnosis), "")
         return (f"FAIL: {len(self.failed)} of {checks} failed; first: {first.check} at {first.geometry} "
-                f"(statistic {first.statistic:+.2f}, bound {first.threshold:.2f})")
+                f"(statistic {first.statistic:+.2f}, bound {first.threshold:.2f})"
+                + (f"; diagnosis: {why}" if why else ""))
 
     def table(self) -> str:
         """The rows as a fixed-width table followed by the verdict line.

@@ -9,7 +9,8 @@ z-type checks:
 =====================  =========================================================  ==========================
 group                  checks                                                     module
 =====================  =========================================================  ==========================
-marginals              ‖w‖² moments (χ_d), direction moments, signs, entry means  :mod:`.marginals`
+marginals              Gaussian tails, ‖w‖² moments (χ_d), directions, signs,     :mod:`.marginals`
+                       entry means
 coupling               pair-angle law within blocks of ``d`` rows                 :mod:`.coupling`
 invariance             same mean estimate in the axis, diagonal, random frames    :mod:`.estimators`
 unbiasedness and MSE   mean = kernel, MSE = ``simrf.prf_mse`` / ``rff_mse``       :mod:`.estimators`
@@ -41,15 +42,16 @@ from ..core.errors import ParameterError
 from . import coupling as _coupling
 from . import estimators as _estimators
 from . import marginals as _marginals
+from . import matern as _matern
 from . import repeat as _repeat
 from .report import AuditReport
-from .spec import draw, settings
+from .spec import draw, draw_eps, settings
 from .stats import ALPHA, threshold
 
 __all__ = ["sampler", "count"]
 
 
-def count(d: int, m: int, estimators: tuple[str, ...], law: str) -> int:
+def count(d: int, m: int, estimators: tuple[str, ...], law: str, matern: bool = False) -> int:
     """The number of checks ``k`` of a sampler audit (the Bonferroni divisor).
 
     Parameters
@@ -60,6 +62,8 @@ def count(d: int, m: int, estimators: tuple[str, ...], law: str) -> int:
         ``prf`` and/or ``rff``.
     law : str
         ``"gaussian"`` or ``"spherical"``.
+    matern : bool
+        The Matérn norm-law checks (:mod:`.matern`) are included.
 
     Returns
     -------
@@ -68,10 +72,11 @@ def count(d: int, m: int, estimators: tuple[str, ...], law: str) -> int:
     Examples
     --------
     >>> count(16, 16, ("prf", "rff"), "gaussian")
-    587
+    604
     """
     inv, cf = _estimators.count(d, estimators, law)
-    return _marginals.count(d, m, law) + _coupling.COUNT + inv + cf + _repeat.COUNT
+    return (_marginals.count(d, m, law) + _coupling.COUNT + inv + cf + _repeat.COUNT
+            + (_matern.COUNT if matern else 0))
 
 
 def _name(f) -> str:
@@ -80,7 +85,7 @@ def _name(f) -> str:
 
 
 def sampler(f, d, m, *, estimator="both", n=None, seed=0, law="gaussian", progress=None,
-            z_bound=None) -> AuditReport:
+            z_bound=None, nu=None, lengthscale=1.0) -> AuditReport:
     """Audit the sampler ``f`` at dimension ``d`` with ``m`` rows per call.
 
     Parameters
@@ -107,6 +112,12 @@ def sampler(f, d, m, *, estimator="both", n=None, seed=0, law="gaussian", progre
         The ``|z|`` bound of every check, when the audit is part of a larger
         family (``rftheory verify`` passes its run's Bonferroni bound); by
         default ``threshold(k)`` for this audit's ``k`` checks and ``ALPHA``.
+    nu : float, optional
+        Audit the Matérn-``ν`` spectral law (implies ``law="spherical"``):
+        rows multivariate t with ``2ν`` degrees of freedom and scale
+        ``1/lengthscale`` (:mod:`.matern`).
+    lengthscale : float
+        The Matérn lengthscale ``ℓ`` (with ``nu``).
 
     Returns
     -------
@@ -127,20 +138,39 @@ def sampler(f, d, m, *, estimator="both", n=None, seed=0, law="gaussian", progre
     (True, 'orthogonal')
     >>> bad = sampler(chi1_norms, 4, 4, n=200, estimator="rff")
     >>> bad.passed, bad.failed[0].check
-    (False, 'marginals: E|w|^2 = d (chi_d)')
+    (False, 'marginals: E log(1+W_ij^2) = 0.5335 (Gaussian tails)')
     """
+    if nu is not None:
+        if isinstance(nu, bool) or not isinstance(nu, (int, float)) or not 0 < nu < float("inf"):
+            raise ParameterError("nu", f"must be a positive number, got {nu!r}")
+        if isinstance(lengthscale, bool) or not isinstance(lengthscale, (int, float)) \
+                or not 0 < lengthscale < float("inf"):
+            raise ParameterError("lengthscale", f"must be a positive number, got {lengthscale!r}")
+        law = "spherical"
     s = settings(f, d, m, estimator=estimator, n=n, seed=seed, law=law)
-    k = count(s.d, s.m, s.estimators, s.law)
+    k = count(s.d, s.m, s.estimators, s.law, matern=nu is not None)
     z_thr = threshold(k) if z_bound is None else float(z_bound)
     if not z_thr > 0:
         raise ParameterError("z_bound", f"must be positive, got {z_bound!r}")
     tick = progress or (lambda label="": None)
+
+    # heavy-tailed rows may overflow a replicate to inf: the row then fails as "non-finite", silently
+    with np.errstate(over="ignore", invalid="ignore"):
+        rep = _audit(f, s, k, z_thr, z_bound, tick, None if nu is None else (float(nu), float(lengthscale)))
+    if nu is not None:
+        rep.settings |= {"kernel": "matern", "nu": float(nu), "lengthscale": float(lengthscale)}
+    return rep
+
+
+def _audit(f, s, k: int, z_thr: float, z_bound, tick, matern) -> AuditReport:
+    """The body of :func:`sampler` on checked settings."""
     frame_pairs = _estimators.by_frame(s.d)
     ss_marg, ss_rep, *ss_frames = np.random.SeedSequence(s.seed).spawn(2 + len(frame_pairs))
-
-    W = draw(f, s, np.random.default_rng(ss_marg), progress=lambda: tick("marginals"))
+    W, eps = draw_eps(f, s, np.random.default_rng(ss_marg), progress=lambda: tick("marginals"))
     rows = _marginals.checks(W, s.law, z_thr)
-    coupling, crows = _coupling.checks(W, z_thr)
+    if matern is not None:
+        rows += _matern.checks(W, matern[0], matern[1], z_thr)
+    coupling, crows = _coupling.checks(W, z_thr, eps)
     rows += crows
 
     reps = {}
@@ -156,7 +186,8 @@ def sampler(f, d, m, *, estimator="both", n=None, seed=0, law="gaussian", progre
     rows += _repeat.checks(f, W, ss_rep, z_thr)
     tick("repeated calls")
 
-    units = sum(s.m * s.d if r.geometry.startswith("entry (") else 1 for r in rows)
+    units = sum(s.m * s.d if r.geometry.startswith("entry (") else s.m if r.geometry.startswith("row position")
+                else 1 for r in rows)
     assert units == k, (units, k)  # the Bonferroni divisor was fixed before sampling
     settings_out = s.as_dict() | {"bonferroni_k": k, "bound": round(z_thr, 3)}
     alpha = ALPHA if z_bound is None else min(1.0, 2 * k * _normal_sf(z_thr))

@@ -17,8 +17,10 @@ from pathlib import Path
 import numpy as np
 
 from ..core.errors import ParameterError
+from .arrays import Converted, to_float64
+from .runtime import where
 
-__all__ = ["Settings", "settings", "draw", "call", "load", "ESTIMATORS", "LAWS", "N_MIN", "N_DEFAULT"]
+__all__ = ["Settings", "settings", "draw", "draw_eps", "call", "call_converted", "load", "ESTIMATORS", "LAWS", "N_MIN", "N_DEFAULT"]
 
 ESTIMATORS = ("prf", "rff", "both")
 LAWS = ("gaussian", "spherical")
@@ -136,7 +138,7 @@ def settings(f, d, m, *, estimator="both", n=None, seed=0, law="gaussian") -> Se
 
 
 def call(f, d: int, m: int, rng: np.random.Generator) -> np.ndarray:
-    """One call of the sampler, its output checked.
+    """One call of the sampler, its output checked, as float64 (see :func:`call_converted`).
 
     Parameters
     ----------
@@ -150,7 +152,26 @@ def call(f, d: int, m: int, rng: np.random.Generator) -> np.ndarray:
     Returns
     -------
     numpy.ndarray, shape (m, d)
-        float64.
+    """
+    return call_converted(f, d, m, rng).array
+
+
+def call_converted(f, d: int, m: int, rng: np.random.Generator) -> Converted:
+    """One call of the sampler, its output checked and converted once (torch, JAX, CuPy accepted).
+
+    Parameters
+    ----------
+    f : callable
+        The sampler.
+    d, m : int
+        Dimension and rows.
+    rng : numpy.random.Generator
+        Passed to ``f``.
+
+    Returns
+    -------
+    Converted
+        The ``(m, d)`` float64 array and the epsilon of the dtype ``f`` returned.
 
     Raises
     ------
@@ -160,9 +181,9 @@ def call(f, d: int, m: int, rng: np.random.Generator) -> np.ndarray:
 
     Examples
     --------
-    >>> call(lambda d, m, rng: rng.standard_normal((m, d)), 3, 2, np.random.default_rng(0)).shape
+    >>> call_converted(lambda d, m, rng: rng.standard_normal((m, d)), 3, 2, np.random.default_rng(0)).array.shape
     (2, 3)
-    >>> call(lambda d, m, rng: rng.standard_normal((d, m)), 3, 2, np.random.default_rng(0))
+    >>> call_converted(lambda d, m, rng: rng.standard_normal((d, m)), 3, 2, np.random.default_rng(0))
     Traceback (most recent call last):
     ...
     rftheory.core.errors.ParameterError: parameter 'f': returned shape (3, 2); the audit needs (m, d) = (2, 3) (rows are frequency vectors)
@@ -172,24 +193,49 @@ def call(f, d: int, m: int, rng: np.random.Generator) -> np.ndarray:
     except ParameterError:
         raise
     except Exception as exc:
-        raise ParameterError("f", f"raised {type(exc).__name__}: {exc}") from exc
+        at = where(exc, f)
+        raise ParameterError("f", f"raised {type(exc).__name__}: {exc}" + (f" (at {at})" if at else "")) from exc
     try:
-        w = np.asarray(out)
+        c = to_float64(out)
     except Exception as exc:
         raise ParameterError("f", f"returned {type(out).__name__}, not an array: {exc}") from exc
+    w = c.array
     if w.shape != (m, d):
         raise ParameterError("f", f"returned shape {w.shape}; the audit needs (m, d) = {(m, d)} "
                              "(rows are frequency vectors)")
     if w.dtype.kind not in "fiu":
         raise ParameterError("f", f"returned dtype {w.dtype}; the audit needs real numbers")
-    w = w.astype(np.float64)
     if not np.all(np.isfinite(w)):
         raise ParameterError("f", "returned non-finite values (nan or inf)")
-    return w
+    return Converted(w, c.eps, c.dtype)
 
 
 def draw(f, s: Settings, rng: np.random.Generator, n: int | None = None, progress=None) -> np.ndarray:
-    """``n`` successive calls of ``f`` with one Generator, stacked.
+    """``n`` successive calls of ``f`` with one Generator, stacked (see :func:`draw_eps`).
+
+    Parameters
+    ----------
+    f : callable
+        The sampler.
+    s : Settings
+        The audit's settings.
+    rng : numpy.random.Generator
+        Passed to every call.
+    n : int, optional
+        Number of calls (default ``s.n``).
+    progress : callable, optional
+        Called with no argument every 10 % of the calls.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n, m, d)
+    """
+    return draw_eps(f, s, rng, n, progress)[0]
+
+
+def draw_eps(f, s: Settings, rng: np.random.Generator, n: int | None = None,
+             progress=None) -> tuple[np.ndarray, float]:
+    """``n`` successive calls of ``f`` with one Generator, stacked, and the coarsest epsilon returned.
 
     Parameters
     ----------
@@ -206,16 +252,21 @@ def draw(f, s: Settings, rng: np.random.Generator, n: int | None = None, progres
 
     Returns
     -------
-    numpy.ndarray, shape (n, m, d)
+    (numpy.ndarray of shape (n, m, d), float)
+        The calls as float64, and the largest machine epsilon of the dtypes
+        ``f`` returned (the round-off its exact structures are held to).
     """
     n = s.n if n is None else n
     out = np.empty((n, s.m, s.d))
+    eps = 0.0
     tick = max(1, n // 10)
     for i in range(n):
-        out[i] = call(f, s.d, s.m, rng)
+        c = call_converted(f, s.d, s.m, rng)
+        out[i] = c.array
+        eps = max(eps, c.eps)
         if progress is not None and (i + 1) % tick == 0:
             progress()
-    return out
+    return out, eps
 
 
 def load(spec: str, name: str = "SPEC"):

@@ -9,7 +9,9 @@ Two forms are accepted (:func:`adapt`):
   it on the audit's input points and transforms them;
 * a **feature function** ``phi(X, rng) -> features``: ``X`` of shape
   ``(N, d)``, ``rng`` a :class:`numpy.random.Generator`, features of shape
-  ``(N, F)``; the kernel estimate is ``K̂(x, y) = φ(x)·φ(y)``.
+  ``(N, F)``; the kernel estimate is ``K̂(x, y) = φ(x)·φ(y)``.  A function
+  with a parameter named ``m`` (``phi(X, rng, m)``) receives the audit's
+  ``m`` (the number of random features).
 
 Either way the result is a :class:`Target` whose :meth:`Target.features`
 maps ``(X, seed)`` to an ``(N, F)`` float array, so that one random draw of
@@ -25,6 +27,8 @@ from typing import Any
 import numpy as np
 
 from ..core.errors import ParameterError
+from .arrays import to_float64
+from .runtime import where
 
 __all__ = ["Target", "adapt"]
 
@@ -40,11 +44,15 @@ class Target:
     kind : {"transformer", "phi"}
     build : callable
         ``build(X, seed, fit) -> features`` (raw, validated by :meth:`features`).
+    eps : float
+        The largest machine epsilon of the dtypes the target returned so far
+        (updated by :meth:`features`; exact checks allow that dtype's round-off).
     """
 
     name: str
     kind: str
     build: Any
+    eps: float = 0.0
 
     def features(self, X: np.ndarray, seed: int, fit: np.ndarray | None = None) -> np.ndarray:
         """The features of the rows of ``X`` under the random draw ``seed``.
@@ -74,13 +82,17 @@ class Target:
         except ParameterError:
             raise
         except Exception as exc:  # the audited code failed: say so in one line
-            raise ParameterError("target", f"{self.name} raised {type(exc).__name__}: {exc}") from None
+            at = where(exc)
+            raise ParameterError("target", f"{self.name} raised {type(exc).__name__}: {exc}"
+                                 + (f" (at {at})" if at else "")) from exc
         if hasattr(out, "toarray"):  # scipy.sparse
             out = out.toarray()
         try:
-            F = np.asarray(out)
+            c = to_float64(out)
         except Exception as exc:
             raise ParameterError("target", f"{self.name} returned {type(out).__name__}, not an array ({exc})") from None
+        F = c.array
+        self.eps = max(self.eps, c.eps)
         if np.iscomplexobj(F):
             raise ParameterError("target", f"{self.name} returned complex features; K̂ = φ(x)·φ(y) needs real ones")
         if F.ndim != 2 or F.shape[0] != X.shape[0] or F.shape[1] < 1:
@@ -111,6 +123,15 @@ def _accepts(fn, *names: str) -> str:
            for n in names):
         return "named"
     return "kwargs" if any(p.kind is p.VAR_KEYWORD for p in params.values()) else ""
+
+
+def _takes_m(fn) -> bool:
+    """``phi(X, rng, m)``: a third parameter named ``m`` (it receives the audit's ``m``)."""
+    try:
+        inspect.signature(fn).bind(np.zeros((1, 2)), np.random.default_rng(0), m=1)
+    except (TypeError, ValueError):
+        return False
+    return "m" in inspect.signature(fn).parameters
 
 
 def _takes_two(fn) -> bool:
@@ -174,6 +195,12 @@ def adapt(target, m: int) -> Target:
             return est.fit(fit).transform(X)
 
         return Target(name, "transformer", build)
+    if callable(target) and _takes_m(target):
+
+        def build(X, seed, fit, _phi=target):
+            return _phi(X.copy(), np.random.default_rng(seed), m=m)
+
+        return Target(name, "phi", build)
     if callable(target) and _takes_two(target):
 
         def build(X, seed, fit, _phi=target):

@@ -108,18 +108,21 @@ matplotlib: it is a dependency of every install)""",
     "audit": """examples:
   rftheory audit sampler my_sampler.py:orf --d 16 --m 16         is my sampler right?
   rftheory audit sampler my_sampler.py:orf --d 8 --m 12 --json
-  rftheory audit features sklearn.kernel_approximation:RBFSampler --kernel gaussian --sigma 1 --d 4 --m 64
+  rftheory audit features sklearn.kernel_approximation:RBFSampler --kernel gaussian --sigma 0.70710678 --d 4 --m 64
 
 exit status: 0 every check passed; 1 the audit found a defect; 2 a usage error""",
     "audit sampler": """examples:
   rftheory audit sampler my_sampler.py:orf --d 16 --m 16         a file's function f(d, m, rng) -> W
   rftheory audit sampler mypkg.random:orthogonal --d 8 --m 24 --estimator prf --n 4000 --seed 1
   rftheory audit sampler my_sampler.py:student_t --d 8 --m 8 --law spherical --json
+  rftheory audit sampler my_sampler.py:matern --d 8 --m 8 --kernel matern --nu 1.5 --lengthscale 0.5
+  rftheory audit sampler my_torch.py:orf --d 64 --m 64 --threads 1 --call-timeout 120 --json   in CI
 
 exit status: 0 every check passed; 1 the audit found a defect; 2 a usage error""",
     "audit features": """examples:
-  rftheory audit features sklearn.kernel_approximation:RBFSampler --kernel gaussian --sigma 1 --d 4 --m 64
+  rftheory audit features sklearn.kernel_approximation:RBFSampler --kernel gaussian --sigma 0.70710678 --d 4 --m 64
   rftheory audit features my_features.py:phi --kernel softmax --d 4 --m 16 --json
+  rftheory audit features my_features.py:phi --kernel matern --nu 1.5 --lengthscale 0.7 --d 4 --m 64
 
 exit status: 0 every check passed; 1 the audit found a defect; 2 a usage error""",
     "predict": """examples:

@@ -1,0 +1,77 @@
+"""The Matérn spectral law in a sampler audit: row norms of a multivariate t with ``2ν`` degrees of freedom.
+
+The Matérn kernel of smoothness ``ν`` and lengthscale ``ℓ`` has the spectral
+density ``∝ (2ν/ℓ² + ‖ω‖²)^{−(ν + d/2)}`` (Rasmussen & Williams 2006,
+*Gaussian Processes for Machine Learning*, MIT Press, eq. 4.15): a
+multivariate t with ``2ν`` degrees of freedom and scale ``1/ℓ``, drawn as
+``ω = z/(ℓ √(g/(2ν)))`` with ``z ~ N(0, I_d)`` and **one** ``g ~ χ²_{2ν}``
+per frequency vector.  Then ``F = ℓ²‖ω‖²/d`` follows the Fisher–Snedecor law
+``F(d, 2ν)`` exactly, whatever the coupling of directions.  The checks: for
+``p`` in :data:`LEVELS` the per-call fraction of rows with ``F ≤ q_p``
+(``q_p`` the ``F(d, 2ν)`` quantile) has mean ``p`` — bounded replicates, so
+heavy tails cannot break them.  A wrong ``df`` (``ν`` instead of ``2ν``) or
+one Gamma per coordinate moves them; directions are checked by the
+spherical battery of :mod:`.marginals`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .report import Row
+from .ztest import z_row
+
+__all__ = ["LEVELS", "COUNT", "checks"]
+
+#: the probability levels of the norm-law checks
+LEVELS = (0.1, 0.5, 0.9)
+#: number of checks of :func:`checks`
+COUNT = len(LEVELS)
+
+
+def checks(W: np.ndarray, nu: float, lengthscale: float, z_thr: float) -> list[Row]:
+    """The Matérn norm-law checks on ``n`` calls.
+
+    Parameters
+    ----------
+    W : numpy.ndarray, shape (n, m, d)
+        Calls of the sampler.
+    nu : float
+        Smoothness ``ν > 0``.
+    lengthscale : float
+        ``ℓ > 0``.
+    z_thr : float
+        The audit's Bonferroni bound.
+
+    Returns
+    -------
+    list of Row
+        :data:`COUNT` rows.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> z = rng.standard_normal((400, 8, 4))
+    >>> good = z / np.sqrt(rng.chisquare(3.0, (400, 8, 1)) / 3.0)
+    >>> all(r.passed for r in checks(good, 1.5, 1.0, 5.5))
+    True
+    >>> bad = z / np.sqrt(rng.chisquare(1.5, (400, 8, 1)) / 1.5)   # df = nu
+    >>> all(r.passed for r in checks(bad, 1.5, 1.0, 5.5))
+    False
+    """
+    from scipy import stats
+
+    n, m, d = W.shape
+    with np.errstate(over="ignore"):
+        F = lengthscale**2 * np.einsum("cij,cij->ci", W, W) / d
+    rows = []
+    for p in LEVELS:
+        q = float(stats.f.ppf(p, d, 2 * nu))
+        frac = (F <= q).mean(axis=1)
+        row = z_row(f"matern: P(l^2|w|^2/d <= F_(d,2nu)^-1({p:g})) = {p:g}", f"nu={nu:g}, l={lengthscale:g}",
+                    frac, p, z_thr, lambda e: f"P off by {e:.3g}", "fraction of rows")
+        if not row.passed:
+            row.diagnosis = (f"row norms do not follow the Matérn-{nu:g} law (multivariate t with 2nu = {2 * nu:g} "
+                             "degrees of freedom, one Gamma per frequency vector)")
+        rows.append(row)
+    return rows
