@@ -120,7 +120,7 @@ def cmd_attention(args) -> int:
     for mech in mechs:
         res = predict(head, mech, ms)
         preds[mech.name] = res
-        for k, r in enumerate(res):
+        for r in res:
             row = r.row()
             if args.mc:
                 from .montecarlo import simulate
@@ -191,13 +191,13 @@ def _plot(preds: dict[str, list[AttentionError]], rows: list[dict], path: str) -
     for name, res in preds.items():
         pts = [(r.m, r.output_mse if r.output_mse is not None else r.attention_mse) for r in res]
         what = "output_mse" if res[0].output_mse is not None else "attention_mse"
-        ax.plot([p[0] for p in pts], [p[1] for p in pts], "-", label=f"{name} ({what}, predicted)")
+        (line,) = ax.plot([p[0] for p in pts], [p[1] for p in pts], "-", label=f"{name} ({what}, predicted)")
         key = "mc_output_mse" if what == "output_mse" else "mc_attention_mse"
         dots = [(r["m"], r.get(key), r.get("mc_output_se" if what == "output_mse" else "mc_attention_se"))
                 for r in rows if r["mechanism"] == name and r.get(key) is not None]
         if dots:
             ax.errorbar([d[0] for d in dots], [d[1] for d in dots], yerr=[2 * (d[2] or 0) for d in dots], fmt="o",
-                        label=f"{name} Monte Carlo (±2 se)")
+                        color=line.get_color(), label=f"{name} Monte Carlo (±2 se)")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("m (random features)")
