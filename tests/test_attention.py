@@ -197,3 +197,41 @@ def test_cli_json_and_errors(tmp_path, capsys):
         assert main(base + bad) == 2
         err = capsys.readouterr().err
         assert err.startswith("rftheory: error:") and name in err and err.count("\n") == 1
+
+
+# --------------------------------------------------------------------------
+# coupled-pair moment E exp(w1.a + w2.b) (orthogonal / simplex blocks): quadrature route and its checks
+
+A_VEC = np.array([0.3, -0.2, 0.1, 0.25])
+B_VEC = np.array([-0.1, 0.4, 0.2, 0.0])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("coupling", ["orthogonal", "simplex"])
+def test_coupled_mgf_reduces_to_registered_conformity(coupling):
+    # a = b: the registered angle-family conformities (simrf.conformity.*), 15 digits (quadrature at dps 20)
+    from rftheory.attention.coupled import coupled_mgf_quad
+    from rftheory.papers.simrf.conformity import conformity_orthogonal, conformity_simplex
+
+    d = 4
+    with mp.workdps(20):
+        v = mp.sqrt(mp.fsum(mp.mpf(float(x)) ** 2 for x in A_VEC))
+        c = 0 if coupling == "orthogonal" else mp.mpf(-1) / (d - 1)
+        ref = (conformity_orthogonal if coupling == "orthogonal" else conformity_simplex)(d, v)
+        got = coupled_mgf_quad(d, c, A_VEC, A_VEC)
+        assert abs(got / ref - 1) < mp.mpf(10) ** -15
+        # exchange symmetry rho(a, b) = rho(b, a): a different integrand
+        assert abs(coupled_mgf_quad(d, c, A_VEC, B_VEC) / coupled_mgf_quad(d, c, B_VEC, A_VEC) - 1) < mp.mpf(10) ** -15
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("coupling", ["orthogonal", "simplex"])
+def test_coupled_mgf_monte_carlo_of_real_sampler(coupling, rng):
+    from rftheory.attention.coupled import coupled_mgf_mc, coupled_mgf_quad
+    from rftheory.core.montecarlo import summarize
+
+    d = 4
+    with mp.workdps(10):
+        exact = float(coupled_mgf_quad(d, 0 if coupling == "orthogonal" else mp.mpf(-1) / (d - 1), A_VEC, B_VEC))
+    est = summarize(coupled_mgf_mc(d, coupling, A_VEC, B_VEC, 100_000, rng))
+    assert abs(est.z(exact)) < ZMAX
