@@ -101,7 +101,18 @@ def _num(x):
 
 
 def cmd_attention(args) -> int:
-    """Run ``rftheory attention`` (exit 0; input errors raise :class:`ParameterError`)."""
+    """Run ``rftheory attention`` on parsed arguments and print the result.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        From the parser :func:`add_parser` adds.
+
+    Returns
+    -------
+    int
+        Exit status 0 (input errors raise :class:`ParameterError`, printed as one line by the CLI).
+    """
     ms = _ms(args.m)
     mechs = [parse_mechanism(t) for t in args.mechanism.split(",")]
     scale = _positive_float(args.scale, "scale")

@@ -52,7 +52,20 @@ def _series(term, tol) -> mp.mpf:
 
 
 def chi_mgf(d: int, tau) -> mp.mpf:
-    """``E e^{rτ}`` for ``r ~ χ_d`` (the series of the module docstring)."""
+    """``E e^{rτ}`` for ``r ~ χ_d`` (the series of the module docstring).
+
+    Parameters
+    ----------
+    d : int
+        Degrees of freedom.
+    tau : real
+        The argument.
+
+    Returns
+    -------
+    mpmath.mpf
+        ``M_d(τ)`` at the working precision.
+    """
     tau = mp.mpf(tau)
     tol = mp.mpf(10) ** (-mp.mp.dps - 5)
     g0 = mp.gamma(mp.mpf(d) / 2)
@@ -60,7 +73,22 @@ def chi_mgf(d: int, tau) -> mp.mpf:
 
 
 def inner_g(d: int, c, t, p) -> mp.mpf:
-    """``g(t) = E_r[e^{rct} ₀F₁(; (d−1)/2; r²s²p/4)]``, ``r ~ χ_d``, ``s² = 1 − c²``."""
+    """``g(t) = E_r[e^{rct} ₀F₁(; (d−1)/2; r²s²p/4)]``, ``r ~ χ_d``, ``s² = 1 − c²``.
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    c : real
+        Cosine of the coupled pair's angle.
+    t, p : real
+        ``u₁ᵀb`` and ``‖b‖² − t²``.
+
+    Returns
+    -------
+    mpmath.mpf
+        ``g`` at the working precision.
+    """
     c, t, p = mp.mpf(c), mp.mpf(t), mp.mpf(p)
     s2 = 1 - c * c
     g0 = mp.gamma(mp.mpf(d) / 2)
@@ -121,6 +149,25 @@ def coupled_mgf_quad(d: int, c, a, b) -> mp.mpf:
 
 
 def coupled_mgf_mc(d: int, coupling: str, a, b, n: int, rng: np.random.Generator) -> np.ndarray:
-    """Replicates ``exp(w₁ᵀa + w₂ᵀb)`` with ``(w₁, w₂)`` the first two rows of :func:`rftheory.sample`."""
+    """Replicates ``exp(w₁ᵀa + w₂ᵀb)`` with ``(w₁, w₂)`` the first two rows of :func:`rftheory.sample`.
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    coupling : {"orthogonal", "simplex"}
+        The block coupling.
+    a, b : array_like, shape (d,)
+        The two vectors.
+    n : int
+        Number of draws.
+    rng : numpy.random.Generator
+        The only source of randomness.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n,)
+        Independent replicates.
+    """
     W = sample(coupling, d, 2, rng=rng, size=n)
     return np.exp(W[:, 0, :] @ np.asarray(a, float) + W[:, 1, :] @ np.asarray(b, float))

@@ -40,11 +40,23 @@ class Head:
         return int(self.X.shape[1])
 
     def logits(self) -> np.ndarray:
-        """``log A_ij = x_iᵀy_j`` (shape ``(L, L_k)``)."""
+        """``log A_ij = x_iᵀy_j``.
+
+        Returns
+        -------
+        numpy.ndarray, shape (L, L_k)
+            The logits.
+        """
         return self.X @ self.Y.T
 
     def kernel(self) -> np.ndarray:
-        """The softmax kernel ``A`` (float64; :class:`ParameterError` on overflow)."""
+        """The softmax kernel ``A``.
+
+        Returns
+        -------
+        numpy.ndarray, shape (L, L_k)
+            ``A_ij = e^{x_iᵀy_j}`` (float64; :class:`ParameterError` on overflow).
+        """
         with np.errstate(over="ignore"):
             A = np.exp(self.logits())
         if not np.all(np.isfinite(A)):
@@ -92,7 +104,20 @@ def load_matrix(path: str, name: str) -> np.ndarray:
 
 
 def check_matrix(M, name: str) -> np.ndarray:
-    """A finite, non-empty real 2-D float64 array, or :class:`ParameterError` naming ``name``."""
+    """A finite, non-empty real 2-D float64 array, or :class:`ParameterError` naming ``name``.
+
+    Parameters
+    ----------
+    M : array_like
+        The matrix.
+    name : str
+        Parameter name for the error message.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``M`` as float64.
+    """
     try:
         M = np.asarray(M, dtype=np.float64)
     except (TypeError, ValueError):

@@ -63,6 +63,16 @@ class Mechanism:
 def parse_mechanism(text: str) -> Mechanism:
     """``favor+:iid`` → :class:`Mechanism` (coupling defaults to ``iid``).
 
+    Parameters
+    ----------
+    text : str
+        ``family[:coupling]``.
+
+    Returns
+    -------
+    Mechanism
+        The parsed mechanism (:class:`ParameterError` if unknown).
+
     Examples
     --------
     >>> parse_mechanism("trig").name
@@ -122,7 +132,13 @@ class AttentionError:
         return None if self.max_query_rel_var is None else self.max_query_rel_var < TRUST_REL_VAR
 
     def row(self) -> dict:
-        """The ``--json`` row (JSON numbers or null)."""
+        """The ``--json`` row.
+
+        Returns
+        -------
+        dict
+            Field name to JSON number, bool, string or ``None``.
+        """
         return {"mechanism": self.mechanism, "m": self.m, "attention_mse": self.attention_mse,
                 "normaliser_rel_mse": self.normaliser_rel_mse, "output_mse": self.output_mse,
                 "output_relative_error": self.output_relative_error, "order": self.order,
@@ -326,6 +342,17 @@ def smallest_m(head: Head, mech: Mechanism, target: float, m_max: int = 1 << 30)
     """Smallest ``m`` with predicted (leading-order) ``output_relative_error <= target``.
 
     The leading order is ``c/m`` in the MSE, so ``m = ⌈c/(target²‖O‖²)⌉``.
+
+    Parameters
+    ----------
+    head : Head
+        The data (with values).
+    mech : Mechanism
+        The mechanism.
+    target : float
+        Target relative Frobenius error of the output, ``> 0``.
+    m_max : int
+        Cap on the answer.
 
     Returns
     -------

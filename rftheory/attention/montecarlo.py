@@ -90,6 +90,24 @@ def simulate(head: Head, mech: Mechanism, m: int, n: int, rng: np.random.Generat
 
     A non-finite output replicate (``D̂_i = 0``) raises ``FloatingPointError``
     from :func:`~rftheory.core.montecarlo.summarize`.
+
+    Parameters
+    ----------
+    head : Head
+        The data.
+    mech : Mechanism
+        Family and coupling.
+    m : int
+        Number of random vectors.
+    n : int
+        Draws of ``W`` (``>= 2``).
+    rng : numpy.random.Generator
+        The only source of randomness.
+
+    Returns
+    -------
+    AttentionMC
+        The three estimates and the fraction of draws with a non-positive normaliser.
     """
     r = replicates(head, mech, m, n, rng)
     return AttentionMC(summarize(r["attention"]), summarize(r["normaliser"]),
