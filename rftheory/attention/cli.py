@@ -207,7 +207,7 @@ def _plot(preds: dict[str, list[AttentionError]], rows: list[dict], path: str) -
         dots = [(r["m"], r.get(key), r.get("mc_output_se" if what == "output_mse" else "mc_attention_se"))
                 for r in rows if r["mechanism"] == name and r.get(key) is not None]
         if dots:
-            ax.errorbar([d[0] for d in dots], [d[1] for d in dots], yerr=[2 * (d[2] or 0) for d in dots], fmt="o",
+            ax.errorbar([float(d[0]) for d in dots], [float(d[1] or 0) for d in dots], yerr=[2 * (d[2] or 0) for d in dots], fmt="o",
                         color=line.get_color(), label=f"{name} Monte Carlo (±2 se)")
     ax.set_xscale("log")
     ax.set_yscale("log")

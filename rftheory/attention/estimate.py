@@ -252,10 +252,12 @@ def attention_mse_registered(head: Head, mech: Mechanism, m: int) -> float:
     if mech.family == "favor+":
         v = np.linalg.norm(head.X[:, None, :] + head.Y[None, :, :], axis=2)
         f = get("simrf.prf_mse").float64
+        assert f is not None
         val = f({"d": d, "m": m, "v": v, "coupling": mech.coupling, "x_norm": a, "y_norm": b})
     else:
         z = np.linalg.norm(head.X[:, None, :] - head.Y[None, :, :], axis=2)
         f = get("simrf.rff_mse").float64
+        assert f is not None
         val = f({"d": d, "m": m, "z": z, "coupling": mech.coupling})
     return float(math.fsum((pre * np.asarray(val)).ravel()))
 
