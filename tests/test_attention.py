@@ -235,3 +235,14 @@ def test_coupled_mgf_monte_carlo_of_real_sampler(coupling, rng):
         exact = float(coupled_mgf_quad(d, 0 if coupling == "orthogonal" else mp.mpf(-1) / (d - 1), A_VEC, B_VEC))
     est = summarize(coupled_mgf_mc(d, coupling, A_VEC, B_VEC, 100_000, rng))
     assert abs(est.z(exact)) < ZMAX
+
+
+def test_coupled_mgf_orthogonal_fast_representative():
+    # default tier: a = b at dps 10 against simrf.conformity.orthogonal = 1F1(d; d/2; v^2/2); tanh-sinh at
+    # 10 digits is accurate to ~1e-10 (its error estimate), the tolerance 1e-8 keeps the 10x margin
+    from rftheory.attention.coupled import coupled_mgf_quad
+    from rftheory.papers.simrf.conformity import conformity_orthogonal
+
+    with mp.workdps(10):
+        v = mp.sqrt(mp.fsum(mp.mpf(float(x)) ** 2 for x in A_VEC))
+        assert abs(coupled_mgf_quad(4, 0, A_VEC, A_VEC) / conformity_orthogonal(4, v) - 1) < mp.mpf("1e-8")

@@ -52,7 +52,7 @@ def _series(term, tol) -> mp.mpf:
 
 
 def chi_mgf(d: int, tau) -> mp.mpf:
-    """``E e^{rτ}`` for ``r ~ χ_d`` (the series of the module docstring).
+    """``E e^{rτ}`` for ``r ~ χ_d``: the series of the module docstring, summed as two ``₁F₁``.
 
     Parameters
     ----------
@@ -66,10 +66,12 @@ def chi_mgf(d: int, tau) -> mp.mpf:
     mpmath.mpf
         ``M_d(τ)`` at the working precision.
     """
+    # even and odd n of the series: ₁F₁(d/2; 1/2; τ²/2) + √2 τ Γ((d+1)/2)/Γ(d/2) ₁F₁((d+1)/2; 3/2; τ²/2)
     tau = mp.mpf(tau)
-    tol = mp.mpf(10) ** (-mp.mp.dps - 5)
-    g0 = mp.gamma(mp.mpf(d) / 2)
-    return _series(lambda n: (mp.sqrt(2) * tau) ** n * mp.gamma(mp.mpf(d + n) / 2) / (mp.factorial(n) * g0), tol)
+    h = mp.mpf(d) / 2
+    x = tau * tau / 2
+    return mp.hyp1f1(h, mp.mpf(1) / 2, x) + mp.sqrt(2) * tau * mp.exp(mp.loggamma(h + mp.mpf(1) / 2)
+                                                                    - mp.loggamma(h)) * mp.hyp1f1(h + mp.mpf(1) / 2, mp.mpf(3) / 2, x)
 
 
 def inner_g(d: int, c, t, p) -> mp.mpf:
