@@ -22,7 +22,7 @@ from rftheory.core.errors import ParameterError
 from rftheory.core.montecarlo import z_threshold
 
 ALPHA = 1e-6
-K_MC = 9
+K_MC = 12
 ZMAX = z_threshold(ALPHA, K_MC)
 
 
@@ -246,3 +246,24 @@ def test_coupled_mgf_orthogonal_fast_representative():
     with mp.workdps(10):
         v = mp.sqrt(mp.fsum(mp.mpf(float(x)) ** 2 for x in A_VEC))
         assert abs(coupled_mgf_quad(4, 0, A_VEC, A_VEC) / conformity_orthogonal(4, v) - 1) < mp.mpf("1e-8")
+
+
+def test_coupled_normaliser_float64_quadrature_and_monte_carlo(rng):
+    # float64 Gauss-Jacobi moment against the mpmath tanh-sinh route (both quadratures of the same
+    # integral; agreement ~1e-13, tolerance 1e-10), then the orthogonal normaliser against Monte Carlo
+    from rftheory.attention.coupled import coupled_mgf_quad
+    from rftheory.attention.coupled_sums import coupled_mgf_f64
+
+    na = float(np.linalg.norm(A_VEC))
+    b1 = float(B_VEC @ A_VEC) / na
+    b2 = float(np.linalg.norm(B_VEC - b1 * A_VEC / na))
+    with mp.workdps(12):
+        ref = float(coupled_mgf_quad(4, 0, A_VEC, B_VEC))
+    assert abs(float(coupled_mgf_f64(4, 0.0, na, b1, b2)) / ref - 1) < 1e-10
+    data = np.random.default_rng(15)
+    h = make_head(data.normal(size=(4, 5)) * 0.4, data.normal(size=(4, 5)) * 0.4)
+    mech = parse_mechanism("favor+:orthogonal")
+    r = predict(h, mech, [7])[0]
+    assert r.rel_error_bound < 1e-10
+    mc = simulate(h, mech, 7, 6000, rng)
+    assert abs(mc.normaliser_rel_mse.z(r.normaliser_rel_mse)) < ZMAX

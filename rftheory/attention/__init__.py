@@ -13,6 +13,10 @@ approximated by ``Â = Φ_QΦ_Kᵀ`` with features of ``q/d^{1/4}`` and ``k/d^{1
 :mod:`.estimate`
     ``attention_mse``, ``normaliser_rel_mse`` and the leading order of
     ``output_mse``.
+:mod:`.coupled`, :mod:`.coupled_sums`
+    ``E e^{w₁ᵀa + w₂ᵀb}`` for orthogonal/simplex pairs and ``a ≠ b`` (mpmath
+    tanh-sinh and float64 Gauss–Jacobi quadrature), and the normaliser/output
+    sums of coupled FAVOR+ built on it (small heads).
 :mod:`.montecarlo`
     The real estimator (:mod:`rftheory.features.softmax`, :func:`rftheory.sample`).
 :mod:`.cli`

@@ -282,9 +282,11 @@ def predict(head: Head, mech: Mechanism, ms: list[int]) -> list[AttentionError]:
 
     iid couplings: every quantity in closed form (the covariance sums of
     :mod:`rftheory.attention.moments`).  Orthogonal and simplex couplings:
-    ``attention_mse`` from the registered pointwise results; the normaliser and
-    output errors need ``E e^{w₁ᵀa + w₂ᵀb}`` for coupled ``w₁, w₂`` and
-    ``a ≠ b``, not implemented here (``None``).
+    ``attention_mse`` from the registered pointwise results; for FAVOR+ on
+    small heads (``L·L_k² <= 2·10^5``, ``d >= 4``) the normaliser and output
+    sums by quadrature of the coupled-pair moment ``E e^{w₁ᵀa + w₂ᵀb}``
+    (:mod:`rftheory.attention.coupled_sums`; ``rel_error_bound`` is then its
+    a-posteriori quadrature error, not a bound); otherwise ``None``.
 
     Parameters
     ----------
@@ -321,7 +323,7 @@ def predict(head: Head, mech: Mechanism, ms: list[int]) -> list[AttentionError]:
         else:
             att = attention_mse_registered(head, mech, m)
         if sums is None:
-            out.append(AttentionError(mech.name, m, att, None, None, None, None, None, rel_err))
+            out.append(_coupled_row(head, mech, m, att, onorm2))
             continue
         q = (sums.second - 1.0) / m  # Var(D̂_i)/D_i² per query
         q = np.maximum(q, 0.0)
@@ -338,6 +340,19 @@ def predict(head: Head, mech: Mechanism, ms: list[int]) -> list[AttentionError]:
         out.append(AttentionError(mech.name, m, att, norm, omse, orel, float(np.max(q)), pnp,
                                   rel_err * max(amp, 1.0)))
     return out
+
+
+def _coupled_row(head: Head, mech: Mechanism, m: int, att: float, onorm2: float | None) -> AttentionError:
+    """Orthogonal/simplex FAVOR+ on small heads: the normaliser (and output) sums by quadrature of the
+    coupled-pair moment (:mod:`rftheory.attention.coupled_sums`); else ``None`` for them."""
+    from .coupled_sums import MAX_TRIPLES, coupled_normaliser_rel_mse
+
+    L, Lk = head.X.shape[0], head.Y.shape[0]
+    if mech.family != "favor+" or L * Lk * Lk > MAX_TRIPLES or head.d < 4:
+        return AttentionError(mech.name, m, att, None, None, None, None, None, 0.0)
+    norm, err, omse = coupled_normaliser_rel_mse(head, mech.coupling, m)
+    orel = math.sqrt(max(omse, 0.0) / onorm2) if omse is not None and onorm2 else None
+    return AttentionError(mech.name, m, att, norm, omse, orel, None, 0.0, err / norm if norm > 0 else 0.0)
 
 
 def smallest_m(head: Head, mech: Mechanism, target: float, m_max: int = 1 << 30) -> int | None:
