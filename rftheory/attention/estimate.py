@@ -15,8 +15,8 @@ Definitions (``A_ij = e^{x_iᵀy_j}``, ``D = A1``, ``O = diag(D)⁻¹AV``,
 The first two are exact (the estimators are unbiased).  The third is the
 leading order of a ratio: its relative correction is of the order of the
 normaliser's relative variance ``Var(D̂_i)/D_i²`` per query, reported as
-:attr:`AttentionError.max_query_rel_var`; beyond ~0.1 the leading order is
-not trustworthy (it misses the ``1/m²`` terms and the heavy tail of
+:attr:`AttentionError.max_query_rel_var` (a heuristic indicator, not a bound);
+beyond ~0.1 the leading order is not trustworthy, and below it may still be off (it misses the ``1/m²`` terms and the heavy tail of
 ``1/D̂``): compare with Monte Carlo (:mod:`rftheory.attention.montecarlo`).
 
 In the output form the ``−A_ijA_il`` part of the covariance drops out
