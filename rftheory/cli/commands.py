@@ -1,5 +1,5 @@
 """The ``rftheory`` command line: ``list``, ``show``, ``eval``, ``verify``, ``table``, ``plot``, ``sheet``,
-``cite``, ``audit``, ``predict``.
+``cite``, ``audit``, ``predict``, ``attention``.
 
 Errors caused by input are printed as one line (``rftheory: error: ...``)
 with exit status 2; ``verify`` exits 1 when any check fails; ``verify`` and
@@ -558,6 +558,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bibtex", action="store_true", help="BibTeX entries: the paper(s), then rftheory's own")
     p.set_defaults(func=cmd_cite)
 
+    from ..attention.cli import add_parser as add_attention
     from ..audit.cli import add_parser as add_audit
     from ..predict.cli import add_parser as add_predict_parser
     from ..present.plot import add_parser as add_plot
@@ -568,6 +569,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_audit(sub)
     pp = add_predict_parser(sub)
     pp.epilog, pp.formatter_class = _EPILOGS["predict"], argparse.RawDescriptionHelpFormatter
+    add_attention(sub)
     return ap
 
 

@@ -1,0 +1,176 @@
+"""Queries, keys and values of one attention head, checked and rescaled."""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..core.errors import ParameterError
+
+__all__ = ["Head", "load_matrix", "make_head"]
+
+
+@dataclass(frozen=True)
+class Head:
+    """One attention head in the units of the feature maps.
+
+    Attributes
+    ----------
+    X : numpy.ndarray, shape (L, d)
+        Rescaled queries ``x_i = √S q_i`` (``S = 1/√d`` by default: ``q/d^{1/4}``).
+    Y : numpy.ndarray, shape (L_k, d)
+        Rescaled keys ``y_j = √S k_j``.
+    V : numpy.ndarray or None, shape (L_k, d_v)
+        Values (``None``: only the attention and normaliser errors).
+    scale : float
+        ``S``, the factor of ``qᵀk`` in the softmax kernel ``A_ij = exp(S q_iᵀk_j)``.
+    """
+
+    X: np.ndarray
+    Y: np.ndarray
+    V: np.ndarray | None
+    scale: float
+
+    @property
+    def d(self) -> int:
+        """Dimension of queries and keys."""
+        return int(self.X.shape[1])
+
+    def logits(self) -> np.ndarray:
+        """``log A_ij = x_iᵀy_j``.
+
+        Returns
+        -------
+        numpy.ndarray, shape (L, L_k)
+            The logits.
+        """
+        return self.X @ self.Y.T
+
+    def kernel(self) -> np.ndarray:
+        """The softmax kernel ``A``.
+
+        Returns
+        -------
+        numpy.ndarray, shape (L, L_k)
+            ``A_ij = e^{x_iᵀy_j}`` (float64; :class:`ParameterError` on overflow).
+        """
+        with np.errstate(over="ignore"):
+            A = np.exp(self.logits())
+        if not np.all(np.isfinite(A)):
+            raise ParameterError("scale", "the softmax kernel exp(S q^T k) overflows float64 on these inputs")
+        return A
+
+
+def load_matrix(path: str, name: str) -> np.ndarray:
+    """Read a real 2-D matrix from ``.npy`` or ``.csv``.
+
+    Parameters
+    ----------
+    path : str
+        File name ending in ``.npy`` or ``.csv`` (comma-separated, no header).
+    name : str
+        The parameter name for error messages (``q``, ``k``, ``v``).
+
+    Returns
+    -------
+    numpy.ndarray, shape (rows, cols)
+        Finite float64 values.
+
+    Raises
+    ------
+    ParameterError
+        Unreadable file, unknown extension, not 2-D, empty or not finite.
+    """
+    ext = os.path.splitext(path)[1].lower()
+    try:
+        if ext == ".npy":
+            M = np.load(path, allow_pickle=False)
+        elif ext == ".csv":
+            M = np.loadtxt(path, delimiter=",", ndmin=2)
+        else:
+            raise ParameterError(name, f"{path!r}: expected a .npy or .csv file")
+    except ParameterError:
+        raise
+    except (OSError, ValueError) as exc:
+        raise ParameterError(name, f"cannot read {path!r}: {str(exc).splitlines()[0] if str(exc) else exc}") from None
+    try:
+        M = np.asarray(M, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ParameterError(name, f"{path!r} does not hold real numbers") from None
+    return check_matrix(M, name)
+
+
+def check_matrix(M, name: str) -> np.ndarray:
+    """A finite, non-empty real 2-D float64 array, or :class:`ParameterError` naming ``name``.
+
+    Parameters
+    ----------
+    M : array_like
+        The matrix.
+    name : str
+        Parameter name for the error message.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``M`` as float64.
+    """
+    try:
+        M = np.asarray(M, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ParameterError(name, "must be a real matrix") from None
+    if M.ndim != 2 or M.shape[0] < 1 or M.shape[1] < 1:
+        raise ParameterError(name, f"must be a non-empty 2-D matrix (rows = tokens), got shape {M.shape}")
+    if not np.all(np.isfinite(M)):
+        raise ParameterError(name, "must be finite (found NaN or inf)")
+    return M
+
+
+def make_head(Q, K, V=None, scale: float | None = None) -> Head:
+    """Check shapes and rescale: ``x = √S q``, ``y = √S k`` so that ``xᵀy = S qᵀk``.
+
+    Parameters
+    ----------
+    Q : array_like, shape (L, d)
+        Queries.
+    K : array_like, shape (L_k, d)
+        Keys.
+    V : array_like, shape (L_k, d_v), optional
+        Values.
+    scale : float, optional
+        ``S`` (default ``1/√d``).
+
+    Returns
+    -------
+    Head
+        The rescaled head.
+
+    Raises
+    ------
+    ParameterError
+        Shapes that do not fit, non-finite entries, ``scale <= 0``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> h = make_head(np.ones((2, 4)), np.ones((3, 4)))
+    >>> h.X[0, 0], h.scale   # 1/d^{1/4} = 1/√2, S = 1/2
+    (0.7071067811865476, 0.5)
+    """
+    Q = check_matrix(Q, "q")
+    K = check_matrix(K, "k")
+    if Q.shape[1] != K.shape[1]:
+        raise ParameterError("k", f"has dimension {K.shape[1]} but q has {Q.shape[1]} (both L x d)")
+    if V is not None:
+        V = check_matrix(V, "v")
+        if V.shape[0] != K.shape[0]:
+            raise ParameterError("v", f"has {V.shape[0]} rows but k has {K.shape[0]} (one value per key)")
+    d = Q.shape[1]
+    S = 1 / math.sqrt(d) if scale is None else float(scale)
+    if not (math.isfinite(S) and S > 0):
+        raise ParameterError("scale", f"must be a finite number > 0, got {scale}")
+    r = math.sqrt(S)
+    return Head(Q * r, K * r, V, S)

@@ -1,0 +1,384 @@
+"""The attention, normaliser and output errors of one mechanism at one ``m``.
+
+Definitions (``A_ij = e^{x_iᵀy_j}``, ``D = A1``, ``O = diag(D)⁻¹AV``,
+``D̂ = Â1``, ``Ô = diag(D̂)⁻¹ÂV``):
+
+.. math::
+
+   \\mathrm{attention\\_mse} &= \\mathbb E\\|\\hat A - A\\|_F^2 = \\sum_{ij}\\mathrm{MSE}(\\hat A_{ij}),\\\\
+   \\mathrm{normaliser\\_rel\\_mse} &= \\sum_i \\frac{\\mathbb E(\\hat D_i - D_i)^2}{D_i^2}
+   = \\sum_i \\frac{1}{D_i^2}\\sum_{j,l}\\mathrm{Cov}(\\hat A_{ij}, \\hat A_{il}),\\\\
+   \\mathrm{output\\_mse} &= \\mathbb E\\|\\hat O - O\\|_F^2 \\approx \\sum_i \\frac1{D_i^2}
+   \\sum_{j,l}\\mathrm{Cov}(\\hat A_{ij}, \\hat A_{il})(v_j - o_i)^\\top(v_l - o_i)
+   \\quad(\\text{leading order in } 1/m,\\ \\text{delta method}).
+
+The first two are exact (the estimators are unbiased).  The third is the
+leading order of a ratio: its relative correction is of the order of the
+normaliser's relative variance ``Var(D̂_i)/D_i²`` per query, reported as
+:attr:`AttentionError.max_query_rel_var` (a heuristic indicator, not a bound);
+beyond ~0.1 the leading order is not trustworthy, and below it may still be off (it misses the ``1/m²`` terms and the heavy tail of
+``1/D̂``): compare with Monte Carlo (:mod:`rftheory.attention.montecarlo`).
+
+In the output form the ``−A_ijA_il`` part of the covariance drops out
+exactly (``Σ_j A_ij(v_j − o_i) = 0``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..catalog import get
+from ..core.errors import ParameterError
+from .data import Head
+from .moments import CovTerm, cov_terms
+
+__all__ = ["AttentionError", "Mechanism", "parse_mechanism", "predict", "attention_mse_registered",
+           "TRUST_REL_VAR", "MECHANISMS"]
+
+EPS = float(np.finfo(float).eps)
+
+#: per-query normaliser relative variance above which the leading order of output_mse is flagged
+TRUST_REL_VAR = 0.1
+
+#: family -> couplings with closed forms here
+MECHANISMS = {"favor+": ("iid", "orthogonal", "simplex"), "trig": ("iid", "orthogonal")}
+
+
+@dataclass(frozen=True)
+class Mechanism:
+    """A feature family and the coupling of its random vectors."""
+
+    family: str
+    coupling: str
+
+    @property
+    def name(self) -> str:
+        """As on the command line, ``favor+:iid``."""
+        return f"{self.family}:{self.coupling}"
+
+
+def parse_mechanism(text: str) -> Mechanism:
+    """``favor+:iid`` → :class:`Mechanism` (coupling defaults to ``iid``).
+
+    Parameters
+    ----------
+    text : str
+        ``family[:coupling]``.
+
+    Returns
+    -------
+    Mechanism
+        The parsed mechanism (:class:`ParameterError` if unknown).
+
+    Examples
+    --------
+    >>> parse_mechanism("trig").name
+    'trig:iid'
+    """
+    fam, _, cp = text.strip().partition(":")
+    cp = cp or "iid"
+    if fam not in MECHANISMS or cp not in MECHANISMS[fam]:
+        known = ", ".join(f"{f}:{'|'.join(c)}" for f, c in MECHANISMS.items())
+        raise ParameterError("mechanism", f"unknown mechanism {text!r} (known: {known})")
+    return Mechanism(fam, cp)
+
+
+@dataclass(frozen=True)
+class AttentionError:
+    """Predicted errors of one mechanism at one ``m``.
+
+    Attributes
+    ----------
+    mechanism : str
+        ``family:coupling``.
+    m : int
+        Number of random features.
+    attention_mse : float
+        ``E‖Â − A‖_F²`` (exact).
+    normaliser_rel_mse : float or None
+        ``Σ_i E(D̂_i − D_i)²/D_i²`` (exact; ``None`` where no closed form is implemented).
+    output_mse : float or None
+        Leading order of ``E‖Ô − O‖_F²`` (``None`` without values or closed form).
+    output_relative_error : float or None
+        ``√(output_mse)/‖O‖_F``.
+    max_query_rel_var : float or None
+        ``max_i Var(D̂_i)/D_i²``: the size of the neglected relative correction.
+    p_nonpositive_bound : float or None
+        Trigonometric features: a Cantelli bound (union over queries) on
+        ``P(some D̂_i ≤ 0)``; ``0`` for positive features.
+    rel_error_bound : float
+        First-order bound on the relative rounding error of the sums.
+    order : str
+        ``"leading"`` (output_mse is the delta-method leading order).
+    """
+
+    mechanism: str
+    m: int
+    attention_mse: float
+    normaliser_rel_mse: float | None
+    output_mse: float | None
+    output_relative_error: float | None
+    max_query_rel_var: float | None
+    p_nonpositive_bound: float | None
+    rel_error_bound: float
+    order: str = "leading"
+
+    @property
+    def leading_order_trusted(self) -> bool | None:
+        """Whether ``max_query_rel_var`` is below :data:`TRUST_REL_VAR`."""
+        return None if self.max_query_rel_var is None else self.max_query_rel_var < TRUST_REL_VAR
+
+    def row(self) -> dict:
+        """The ``--json`` row.
+
+        Returns
+        -------
+        dict
+            Field name to JSON number, bool, string or ``None``.
+        """
+        return {"mechanism": self.mechanism, "m": self.m, "attention_mse": self.attention_mse,
+                "normaliser_rel_mse": self.normaliser_rel_mse, "output_mse": self.output_mse,
+                "output_relative_error": self.output_relative_error, "order": self.order,
+                "max_query_rel_var": self.max_query_rel_var, "leading_order_trusted": self.leading_order_trusted,
+                "p_nonpositive_bound": self.p_nonpositive_bound, "rel_error_bound": self.rel_error_bound}
+
+
+@dataclass(frozen=True)
+class QuerySums:
+    """Per-query sums of ``m·E[Â_ijÂ_il]`` (all shape ``(L,)``), independent of ``m``.
+
+    ``second[i] = Σ_{jl} m E[Â_ijÂ_il] / D_i²`` and ``output[i] = Σ_{jl} m Cov·(v_j − o_i)ᵀ(v_l − o_i) / D_i²``.
+    """
+
+    second: np.ndarray
+    output: np.ndarray | None
+    rel_err: float
+
+
+def _logsumexp_rows(S: np.ndarray) -> np.ndarray:
+    M = S.max(axis=1)
+    return M + np.log(np.exp(S - M[:, None]).sum(axis=1))
+
+
+def query_sums(head: Head, terms: list[CovTerm]) -> QuerySums:
+    """One ``L×L_k`` by ``L_k×L_k`` product per term (and per value form): the sums over ``j, l``.
+
+    Parameters
+    ----------
+    head : Head
+        The data (values optional).
+    terms : list of CovTerm
+        From :func:`rftheory.attention.moments.cov_terms`.
+
+    Returns
+    -------
+    QuerySums
+        Per-query normalised sums and a first-order rounding bound
+        ``(2L_k + 8 + 2·max|log w|)u`` on the relative error of the positive sums.
+    """
+    S = head.logits()
+    logD = _logsumexp_rows(S)
+    V = head.V
+    P = o = Vc = None
+    if V is not None:
+        Vc = V - V.mean(axis=0)  # the output error is invariant under a common shift of the values
+        P = np.exp(S - logD[:, None])  # A_ij / D_i
+        o = P @ Vc
+    second = np.zeros(S.shape[0])
+    output = np.zeros(S.shape[0]) if V is not None else None
+    absout = np.zeros(S.shape[0])
+    Lk = S.shape[1]
+    growth = 0.0
+    for t in terms:
+        M = t.log_w.max(axis=1)
+        Wt = np.exp(t.log_w - M[:, None])
+        R = Wt @ t.kernel
+        RW = R * Wt
+        scale = np.exp(2 * M - 2 * logD)
+        s = RW.sum(axis=1)
+        second += scale * s
+        growth = max(growth, float(np.max(np.abs(t.log_w))))
+        if V is not None:
+            assert Vc is not None and o is not None
+            t2 = ((Wt @ (t.kernel * (Vc @ Vc.T))) * Wt).sum(axis=1)
+            t1 = np.einsum("ij,ij->i", RW @ Vc, o)
+            t0 = np.einsum("ij,ij->i", o, o) * s
+            nv = np.linalg.norm(Vc, axis=1)
+            WN = Wt * nv[None, :]
+            a2 = ((WN @ t.kernel) * WN).sum(axis=1)
+            a1 = np.linalg.norm(o, axis=1) * (RW @ nv)
+            output += scale * (t2 - 2 * t1 + t0)
+            absout += scale * (a2 + 2 * a1 + t0)
+    u = EPS / 2
+    rel = (2 * Lk + 8 + 2 * growth) * u
+    if V is not None:
+        assert output is not None
+        tot = float(np.sum(np.abs(output)))
+        rel = rel * (float(np.sum(absout)) / tot if tot > 0 else 1.0)
+    return QuerySums(second, output, rel)
+
+
+def attention_mse_registered(head: Head, mech: Mechanism, m: int) -> float:
+    """``Σ_ij MSE(Â_ij)`` from the registered pointwise results (float64 layers).
+
+    ``simrf.prf_mse`` (positive features) and ``simrf.rff_mse`` (trigonometric)
+    are stated for the Gaussian kernel; the softmax estimator is the Gaussian one
+    times ``e^{(‖x‖²+‖y‖²)/2}``, so its MSE is theirs times ``e^{‖x‖²+‖y‖²}``.
+
+    Parameters
+    ----------
+    head : Head
+        The data.
+    mech : Mechanism
+        Family and coupling.
+    m : int
+        Number of features.
+
+    Returns
+    -------
+    float
+        ``E‖Â − A‖_F²``.
+    """
+    a = np.linalg.norm(head.X, axis=1)[:, None]
+    b = np.linalg.norm(head.Y, axis=1)[None, :]
+    a, b = np.broadcast_arrays(a, b)
+    pre = np.exp(a * a + b * b)
+    d = head.d
+    if d < 2:
+        raise ParameterError("q", "needs dimension d >= 2 (the registered results' domain)")
+    if mech.family == "favor+":
+        v = np.linalg.norm(head.X[:, None, :] + head.Y[None, :, :], axis=2)
+        f = get("simrf.prf_mse").float64
+        assert f is not None
+        val = f({"d": d, "m": m, "v": v, "coupling": mech.coupling, "x_norm": a, "y_norm": b})
+    else:
+        z = np.linalg.norm(head.X[:, None, :] - head.Y[None, :, :], axis=2)
+        f = get("simrf.rff_mse").float64
+        assert f is not None
+        val = f({"d": d, "m": m, "z": z, "coupling": mech.coupling})
+    return float(math.fsum((pre * np.asarray(val)).ravel()))
+
+
+def _attention_mse_iid(head: Head, family: str, m: int) -> float:
+    """``Σ_ij MSE(Â_ij)`` for iid features: ``A²expm1(‖x+y‖²)/m`` (positive) and
+    ``e^{‖x‖²+‖y‖²}(1 − e^{−‖x−y‖²})²/(2m)`` (trigonometric)."""
+    S = head.logits()
+    a2 = np.einsum("ij,ij->i", head.X, head.X)[:, None]
+    b2 = np.einsum("ij,ij->i", head.Y, head.Y)[None, :]
+    if family == "favor+":
+        v2 = np.maximum(a2 + b2 + 2 * S, 0.0)
+        val = np.exp(2 * S) * np.expm1(v2)
+    else:
+        z2 = np.maximum(a2 + b2 - 2 * S, 0.0)
+        val = np.exp(a2 + b2) * np.expm1(-z2) ** 2 / 2
+    return float(math.fsum(val.ravel())) / m
+
+
+def predict(head: Head, mech: Mechanism, ms: list[int]) -> list[AttentionError]:
+    """The errors of ``mech`` at each ``m`` of ``ms``.
+
+    iid couplings: every quantity in closed form (the covariance sums of
+    :mod:`rftheory.attention.moments`).  Orthogonal and simplex couplings:
+    ``attention_mse`` from the registered pointwise results; for FAVOR+ on
+    small heads (``L·L_k² <= 2·10^5``, ``d >= 4``) the normaliser and output
+    sums by quadrature of the coupled-pair moment ``E e^{w₁ᵀa + w₂ᵀb}``
+    (:mod:`rftheory.attention.coupled_sums`; ``rel_error_bound`` is then its
+    a-posteriori quadrature error, not a bound); otherwise ``None``.
+
+    Parameters
+    ----------
+    head : Head
+        The data.
+    mech : Mechanism
+        The mechanism.
+    ms : list of int
+        Feature counts (each ``>= 1``).
+
+    Returns
+    -------
+    list of AttentionError
+        One per ``m``.
+    """
+    for m in ms:
+        if int(m) != m or m < 1:
+            raise ParameterError("m", f"must be integers >= 1, got {m}")
+    sums = None
+    if mech.coupling == "iid":
+        sums = query_sums(head, cov_terms(head, mech.family))
+        rel_err = sums.rel_err
+    else:
+        rel_err = 0.0
+    onorm2 = None
+    if head.V is not None:
+        S = head.logits()
+        P = np.exp(S - _logsumexp_rows(S)[:, None])
+        onorm2 = float(np.sum((P @ head.V) ** 2))
+    out = []
+    for m in ms:
+        if mech.coupling == "iid":
+            att = _attention_mse_iid(head, mech.family, m)
+        else:
+            att = attention_mse_registered(head, mech, m)
+        if sums is None:
+            out.append(_coupled_row(head, mech, m, att, onorm2))
+            continue
+        q = (sums.second - 1.0) / m  # Var(D̂_i)/D_i² per query
+        q = np.maximum(q, 0.0)
+        norm = float(math.fsum(q))
+        # cancellation of (second − 1): amplification second/(second − 1)
+        amp = float(np.max(sums.second / np.maximum(sums.second - 1.0, 1e-300)))
+        omse = orel = None
+        if sums.output is not None:
+            omse = float(math.fsum(sums.output)) / m
+            orel = math.sqrt(max(omse, 0.0) / onorm2) if onorm2 else None
+        pnp = 0.0
+        if mech.family == "trig":  # Cantelli: P(D̂_i − D_i <= −D_i) <= σ²/(σ² + D²)
+            pnp = min(1.0, float(math.fsum(q / (q + 1.0))))
+        out.append(AttentionError(mech.name, m, att, norm, omse, orel, float(np.max(q)), pnp,
+                                  rel_err * max(amp, 1.0)))
+    return out
+
+
+def _coupled_row(head: Head, mech: Mechanism, m: int, att: float, onorm2: float | None) -> AttentionError:
+    """Orthogonal/simplex FAVOR+ on small heads: the normaliser (and output) sums by quadrature of the
+    coupled-pair moment (:mod:`rftheory.attention.coupled_sums`); else ``None`` for them."""
+    from .coupled_sums import MAX_TRIPLES, coupled_normaliser_rel_mse
+
+    L, Lk = head.X.shape[0], head.Y.shape[0]
+    if mech.family != "favor+" or L * Lk * Lk > MAX_TRIPLES or head.d < 4:
+        return AttentionError(mech.name, m, att, None, None, None, None, None, 0.0)
+    norm, err, omse = coupled_normaliser_rel_mse(head, mech.coupling, m)
+    orel = math.sqrt(max(omse, 0.0) / onorm2) if omse is not None and onorm2 else None
+    return AttentionError(mech.name, m, att, norm, omse, orel, None, 0.0, err / norm if norm > 0 else 0.0)
+
+
+def smallest_m(head: Head, mech: Mechanism, target: float, m_max: int = 1 << 30) -> int | None:
+    """Smallest ``m`` with predicted (leading-order) ``output_relative_error <= target``.
+
+    The leading order is ``c/m`` in the MSE, so ``m = ⌈c/(target²‖O‖²)⌉``.
+
+    Parameters
+    ----------
+    head : Head
+        The data (with values).
+    mech : Mechanism
+        The mechanism.
+    target : float
+        Target relative Frobenius error of the output, ``> 0``.
+    m_max : int
+        Cap on the answer.
+
+    Returns
+    -------
+    int or None
+        ``None`` where the mechanism has no output closed form here.
+    """
+    if not (math.isfinite(target) and target > 0):
+        raise ParameterError("target", f"must be a finite number > 0, got {target}")
+    r = predict(head, mech, [1])[0]
+    if r.output_relative_error is None:
+        return None
+    return max(1, min(m_max, math.ceil((r.output_relative_error / target) ** 2 * (1 - 1e-12))))
