@@ -526,6 +526,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     from ..audit.cli import add_parser as add_audit
     from ..predict.cli import add_parser as add_predict_parser
+    from ..prove.cli import add_parser as add_prove
     from ..present.plot import add_parser as add_plot
     from ..present.sheet import add_parser as add_sheet
 
@@ -534,6 +535,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_audit(sub)
     pp = add_predict_parser(sub)
     pp.epilog, pp.formatter_class = _EPILOGS["predict"], argparse.RawDescriptionHelpFormatter
+    add_prove(sub)
     return ap
 
 
