@@ -83,7 +83,17 @@ def ball_of(lo: Fraction, hi: Fraction, prec: int):
 
 
 def point_ball(x: Fraction, prec: int):
-    """An Arb ball containing the exact rational ``x`` (exact when ``x`` is dyadic and fits ``prec`` bits)."""
+    """An Arb ball containing the exact rational ``x`` (exact when ``x`` is dyadic and fits ``prec`` bits).
+
+    Parameters
+    ----------
+    x : Fraction
+    prec : int
+
+    Returns
+    -------
+    flint.arb
+    """
     return ball_of(x, x, prec)
 
 
@@ -106,22 +116,50 @@ class Box:
     depth: int = 0
 
     def text(self) -> str:
-        """``d=4, v=[0.1, 0.55]``."""
+        """The box as text.
+
+        Returns
+        -------
+        str
+            E.g. ``d=4, v=[0.1, 0.55]``.
+        """
         parts = [f"{k}={v}" for k, v in self.ints]
         parts += [f"{k}=[{exact_text(lo)}, {exact_text(hi)}]" if lo != hi else f"{k}={exact_text(lo)}"
                   for k, lo, hi in self.reals]
         return ", ".join(parts) or "(no parameters)"
 
     def midpoint(self) -> Box:
-        """The box's centre, as a box of width 0."""
+        """The box's centre.
+
+        Returns
+        -------
+        Box
+            Of width 0.
+        """
         return replace(self, reals=tuple((k, (lo + hi) / 2, (lo + hi) / 2) for k, lo, hi in self.reals))
 
     def is_point(self) -> bool:
-        """Whether every real interval has width 0."""
+        """Whether every real interval has width 0.
+
+        Returns
+        -------
+        bool
+        """
         return all(lo == hi for _, lo, hi in self.reals)
 
     def split(self, widths: dict[str, Fraction]) -> tuple[Box, Box]:
-        """Bisect the real parameter that is widest relative to its range's width (``widths``)."""
+        """Bisect the real parameter that is widest relative to its range's width.
+
+        Parameters
+        ----------
+        widths : dict
+            Each real range's width.
+
+        Returns
+        -------
+        tuple of Box
+            The lower and the upper half.
+        """
         j = max(range(len(self.reals)), key=lambda i: ((self.reals[i][2] - self.reals[i][1]) / widths[self.reals[i][0]], -i))
         k, lo, hi = self.reals[j]
         mid = (lo + hi) / 2
@@ -131,7 +169,13 @@ class Box:
         return Box(self.ints, tuple(a), self.depth + 1), Box(self.ints, tuple(b), self.depth + 1)
 
     def values(self) -> dict[str, Any]:
-        """The exact values: integers, and ``Fraction`` for reals of width 0, ``(lo, hi)`` otherwise."""
+        """The exact values.
+
+        Returns
+        -------
+        dict
+            Integers, and ``Fraction`` for reals of width 0, ``(lo, hi)`` otherwise.
+        """
         out: dict[str, Any] = dict(self.ints)
         for k, lo, hi in self.reals:
             out[k] = lo if lo == hi else (lo, hi)
@@ -163,18 +207,36 @@ class Problem:
     kinds: tuple[tuple[str, str], ...] = ()
 
     def widths(self) -> dict[str, Fraction]:
-        """Each real range's width (1 for a range of width 0)."""
+        """Each real range's width.
+
+        Returns
+        -------
+        dict
+            Name to width (1 for a range of width 0).
+        """
         return {r.name: (r.hi - r.lo) or Fraction(1) for r in self.real_ranges}
 
     def roots(self) -> list[Box]:
-        """The root boxes: one per integer point (ranges enumerated, in order), each spanning every real range."""
+        """The root boxes.
+
+        Returns
+        -------
+        list of Box
+            One per integer point (ranges enumerated, in order), each spanning every real range.
+        """
         reals = tuple((r.name, r.lo, r.hi) for r in self.real_ranges)
         grids = [range(int(r.lo), int(r.hi) + 1) for r in self.int_ranges]
         return [Box(tuple(zip([r.name for r in self.int_ranges], combo)), reals)
                 for combo in itertools.product(*grids)]
 
     def volume(self) -> Fraction:
-        """The product of the real ranges' widths (ranges of width 0 count 1)."""
+        """The volume of the real domain.
+
+        Returns
+        -------
+        Fraction
+            The product of the real ranges' widths (ranges of width 0 count 1).
+        """
         v = Fraction(1)
         for w in self.widths().values():
             v *= w

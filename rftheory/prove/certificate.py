@@ -73,6 +73,13 @@ def to_json(proof: Proof, over: list[str]) -> dict[str, Any]:
 def write(proof: Proof, over: list[str], path: str) -> None:
     """Write the certificate of ``proof`` to ``path`` (JSON).
 
+    Parameters
+    ----------
+    proof : Proof
+    over : list of str
+        The ``--over`` ranges as given.
+    path : str
+
     Raises
     ------
     ParameterError
@@ -88,6 +95,15 @@ def write(proof: Proof, over: list[str], path: str) -> None:
 
 def load(path: str) -> dict[str, Any]:
     """Read a certificate file.
+
+    Parameters
+    ----------
+    path : str
+
+    Returns
+    -------
+    dict
+        The certificate.
 
     Raises
     ------
@@ -123,7 +139,18 @@ class CheckTask:
         return f"check[{self.box.text()}]@{self.prec}"
 
     def run(self, seed: int = 0) -> tuple[Enclosure, Enclosure] | str:
-        """Both sides' enclosures over the box, or the error that prevented them (as text)."""
+        """Both sides' enclosures over the box, or the error that prevented them.
+
+        Parameters
+        ----------
+        seed : int
+            Unused (the evaluation is deterministic).
+
+        Returns
+        -------
+        tuple of Enclosure or str
+            The enclosures, or the error as text.
+        """
         try:
             return enclose_sides(self.problem, self.box, self.prec, self.evaluator)
         except (ArithmeticError, RFTheoryError) as exc:

@@ -30,7 +30,12 @@ class Number:
     value: Fraction
 
     def text(self) -> str:
-        """The side as written in a claim."""
+        """The side as written in a claim.
+
+        Returns
+        -------
+        str
+        """
         return str(self.value)
 
 
@@ -42,7 +47,12 @@ class Term:
     fixed: tuple[tuple[str, str], ...] = ()
 
     def text(self) -> str:
-        """The side as written in a claim."""
+        """The side as written in a claim.
+
+        Returns
+        -------
+        str
+        """
         inner = ",".join(f"{k}={v}" for k, v in self.fixed)
         return f"{self.id}[{inner}]" if inner else self.id
 
@@ -59,11 +69,21 @@ class Claim:
     rhs: Side
 
     def text(self) -> str:
-        """The claim as written on the command line (normalized)."""
+        """The claim as written on the command line (normalized).
+
+        Returns
+        -------
+        str
+        """
         return f"{self.lhs.text()} {self.op} {self.rhs.text()}"
 
     def terms(self) -> list[Term]:
-        """The sides that are results."""
+        """The sides that are results.
+
+        Returns
+        -------
+        list of Term
+        """
         return [s for s in (self.lhs, self.rhs) if isinstance(s, Term)]
 
 
@@ -76,7 +96,13 @@ class Range:
     hi: Fraction
 
     def text(self) -> str:
-        """``NAME=LO..HI``."""
+        """The range as written.
+
+        Returns
+        -------
+        str
+            ``NAME=LO..HI``.
+        """
         return f"{self.name}={self.lo}..{self.hi}"
 
 

@@ -21,7 +21,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..core.errors import ParameterError, RFTheoryError
-from .boxes import Box, Problem, exact_text, point_ball
+from .boxes import Box, Problem, exact_text
 from .claim import Number, fails, holds
 
 __all__ = ["Enclosure", "BoxRecord", "Counterexample", "Proof", "BoxTask", "enclose_sides", "evaluate_box",
@@ -76,6 +76,14 @@ def round_out(x: Fraction, digits: int, up: bool) -> Fraction:
 def arb_bounds(x) -> tuple[Fraction, Fraction]:
     """The exact endpoints of an Arb ball.
 
+    Parameters
+    ----------
+    x : flint.arb
+
+    Returns
+    -------
+    tuple of Fraction
+
     Raises
     ------
     ArithmeticError
@@ -100,16 +108,40 @@ class Enclosure:
 
     @classmethod
     def of(cls, x) -> Enclosure:
-        """The outward-rounded decimal enclosure of an Arb ball."""
+        """The outward-rounded decimal enclosure of an Arb ball.
+
+        Parameters
+        ----------
+        x : flint.arb
+
+        Returns
+        -------
+        Enclosure
+        """
         lo, hi = arb_bounds(x)
         return cls(round_out(lo, DIGITS, False), round_out(hi, DIGITS, True))
 
     def strings(self) -> list[str]:
-        """``[LO, HI]`` as exact decimal strings."""
+        """The enclosure as text.
+
+        Returns
+        -------
+        list of str
+            ``[LO, HI]`` as exact decimal strings.
+        """
         return [exact_text(self.lo), exact_text(self.hi)]
 
     def contains(self, other: Enclosure) -> bool:
-        """Whether ``other`` lies inside this enclosure."""
+        """Whether ``other`` lies inside this enclosure.
+
+        Parameters
+        ----------
+        other : Enclosure
+
+        Returns
+        -------
+        bool
+        """
         return self.lo <= other.lo and other.hi <= self.hi
 
 
@@ -135,7 +167,18 @@ class BoxRecord:
     note: str = ""
 
     def margin(self, op: str) -> Fraction | None:
-        """A proven lower bound of ``rhs - lhs`` (``<``, ``<=``) or ``lhs - rhs`` (``>``, ``>=``) on the box."""
+        """A proven lower bound of the gap between the sides on the box.
+
+        Parameters
+        ----------
+        op : str
+            The claim's operator.
+
+        Returns
+        -------
+        Fraction or None
+            Of ``rhs - lhs`` (``<``, ``<=``) or ``lhs - rhs`` (``>``, ``>=``); None without enclosures.
+        """
         if self.lhs is None or self.rhs is None:
             return None
         return self.rhs.lo - self.lhs.hi if op in ("<", "<=") else self.lhs.lo - self.rhs.hi
@@ -155,7 +198,16 @@ class Outcome:
 
 
 def resolve(evaluator: str) -> Callable[..., Any]:
-    """The function named ``module:function``."""
+    """The function named ``module:function``.
+
+    Parameters
+    ----------
+    evaluator : str
+
+    Returns
+    -------
+    callable
+    """
     mod, _, fn = evaluator.partition(":")
     return getattr(importlib.import_module(mod), fn)
 
@@ -262,7 +314,18 @@ class BoxTask:
         return f"prove[{self.boxes[0][0].text()}]x{len(self.boxes)}"
 
     def run(self, seed: int = 0) -> list[Outcome | None]:
-        """Evaluate the boxes in order (``seed`` is unused: the search is deterministic)."""
+        """Evaluate the boxes in order.
+
+        Parameters
+        ----------
+        seed : int
+            Unused (the search is deterministic).
+
+        Returns
+        -------
+        list of Outcome or None
+            None for boxes left when the deadline passed.
+        """
         out: list[Outcome | None] = []
         for box, prec in self.boxes:
             out.append(None if time.time() >= self.deadline else evaluate_box(self.problem, box, prec, self.evaluator))
@@ -297,11 +360,22 @@ class Proof:
     extra: dict[str, Any] = field(default_factory=dict)
 
     def undecided(self) -> list[BoxRecord]:
-        """The boxes left undecided."""
+        """The boxes left undecided.
+
+        Returns
+        -------
+        list of BoxRecord
+        """
         return [r for r in self.records if r.decision != "holds"]
 
     def smallest_margin(self) -> tuple[Fraction, BoxRecord] | None:
-        """The decided box with the smallest proven margin (see :meth:`BoxRecord.margin`), and that margin."""
+        """The decided box with the smallest proven margin (see :meth:`BoxRecord.margin`).
+
+        Returns
+        -------
+        tuple of (Fraction, BoxRecord) or None
+            The margin and its box; None when no box is decided.
+        """
         best = None
         for r in self.records:
             m = r.margin(self.problem.claim.op)
@@ -338,7 +412,17 @@ def coalesce(records: list[BoxRecord]) -> list[tuple[Box, str, int]]:
 
 
 def box_order(box: Box) -> tuple:
-    """Sort key: integer values, then the real intervals' lower and upper ends."""
+    """The sort key of boxes in domain order.
+
+    Parameters
+    ----------
+    box : Box
+
+    Returns
+    -------
+    tuple
+        Integer values, then the real intervals' lower and upper ends.
+    """
     return (tuple(v for _, v in box.ints), tuple(lo for _, lo, _ in box.reals), tuple(hi for _, _, hi in box.reals))
 
 
@@ -459,6 +543,12 @@ def search(problem: Problem, budget: float = 60.0, executor=None, evaluator: str
 def probe(problem: Problem, evaluator: str | None = None) -> None:
     """Evaluate both sides once at the first root box's midpoint, so a side without a ball layer is a usage error.
 
+    Parameters
+    ----------
+    problem : Problem
+    evaluator : str, optional
+        See :func:`enclose_sides`.
+
     Raises
     ------
     ParameterError
@@ -484,7 +574,3 @@ def probe(problem: Problem, evaluator: str | None = None) -> None:
                 return
             raise
 
-
-def point_value(x: Fraction, prec: int):
-    """The ball of an exact number at ``prec`` bits (for sides that are numbers)."""
-    return point_ball(x, prec)

@@ -77,7 +77,13 @@ class LocalPool:
                     yield i, t.run(seed)
 
     def close(self, kill: bool = False) -> None:
-        """Stop the workers (at once with ``kill``)."""
+        """Stop the workers.
+
+        Parameters
+        ----------
+        kill : bool, optional
+            At once, without waiting for running tasks.
+        """
         if self.pool is None:
             return
         pool, self.pool = self.pool, None
