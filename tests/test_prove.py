@@ -233,3 +233,27 @@ def test_cli_usage_errors_are_one_line(toy, capsys, argv, fragment):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.startswith("rftheory: error:") and err.count("\n") == 1 and fragment in err
+
+
+# -- the root-finder ---------------------------------------------------------------------------------
+def test_root_encloses_the_crossing(toy, capsys):
+    # e^{v^2} = 2 at v = sqrt(ln 2) = 0.83255461115769775635...
+    from rftheory.prove.roots import crossing
+
+    (c,) = crossing(problem("simrf.conformity.iid < 2", ["v=0.1..1"], {"d": "3"}), evaluator=TOY)
+    root = Fraction("0.83255461115769775635")  # mpmath: sqrt(log(2)) to 20 digits
+    assert c.lo < root < c.hi and c.hi - c.lo < Fraction(1, 10**12) and c.sign_lo == -1
+    assert c.at_lo[0].hi < c.at_lo[1].lo and c.at_hi[0].lo > c.at_hi[1].hi  # the signs, proven
+    assert main(["prove", "simrf.conformity.iid < 2", "--over", "d=2..3", "--over", "v=0.1..1", "--root",
+                 "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["crossings"]
+    assert [r["d"] for r in rows] == [2, 3] and all(Fraction(r["lo"]) < root < Fraction(r["hi"]) for r in rows)
+    assert main(["prove", "simrf.conformity.iid < 2", "-p", "d=3", "--over", "v=0.1..0.5", "--root"]) == 3
+    assert "no proven sign change" in capsys.readouterr().out
+
+
+def test_prove_help_has_examples_and_exit_status(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["prove", "--help"])
+    out = capsys.readouterr().out
+    assert exc.value.code == 0 and "rftheory prove" in out.split("examples:")[1] and "exit status" in out

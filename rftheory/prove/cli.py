@@ -25,13 +25,16 @@ EPILOG = """examples:
       -p d=4 -p m=4 --over z=0.1..4                      disproven: a counterexample with both enclosures
   rftheory prove "..." --over ... --certificate cert.json   write every box with its enclosures
   rftheory prove --check cert.json                      re-verify a certificate (exit 0 valid, 1 rejected)
+  rftheory prove "simrf.rff_mse[coupling=orthogonal] < simrf.rff_mse[coupling=iid]" --over d=2..8 --link m=d \
+      --over z=0.5..3 --root                             z0(d): where orthogonal RFFs stop beating iid ones
 
 A claim is LHS OP RHS, OP one of <, <=, >, >=; a side is ID[param=value,...] or a number. Integer
 ranges are enumerated, real ranges covered by boxes evaluated in ball arithmetic (python-flint/Arb:
 a ball containing the whole box as input) and bisected until each box is decided.
 
 exit status: 0 proven on the whole domain; 1 disproven (a counterexample) or, with --check, a rejected
-certificate; 2 a usage or input error; 3 undecided within the budget (the undecided boxes are listed)"""
+certificate; 2 a usage or input error; 3 undecided within the budget (the undecided boxes are listed) or,
+with --root, a point without a proven sign change"""
 
 
 class _Line:
@@ -137,6 +140,37 @@ def _as_text(proof, limit: int = 20) -> str:
     return "\n".join(lines)
 
 
+def _roots(problem, args) -> int:
+    """``--root``: enclose where the sides cross, per integer point; exit 0 if every one is enclosed, else 3."""
+    from .roots import Crossing, crossing
+
+    found = crossing(problem)
+    name = problem.real_ranges[0].name
+    if args.json:
+        rows = []
+        for c in found:
+            if isinstance(c, Crossing):
+                rows.append(dict(dict(c.ints), name=c.name, lo=exact_text(c.lo), hi=exact_text(c.hi),
+                                 sign_at_lo=c.sign_lo, at_lo={"lhs": c.at_lo[0].strings(), "rhs": c.at_lo[1].strings()},
+                                 at_hi={"lhs": c.at_hi[0].strings(), "rhs": c.at_hi[1].strings()}, prec=c.prec))
+            else:
+                rows.append({"none": c})
+        print(json.dumps({"claim": problem.claim.text(), "crossings": rows}, indent=1))
+    else:
+        print(f"claim: {problem.claim.text()}")
+        print(f"where LHS - RHS changes sign in {name} (signs proven at both ends; the sides are continuous, "
+              "so they cross inside):")
+        for c in found:
+            if isinstance(c, Crossing):
+                at = ", ".join(f"{k}={v}" for k, v in c.ints)
+                lo, hi = "<" if c.sign_lo < 0 else ">", ">" if c.sign_lo < 0 else "<"
+                print(f"  {at + ': ' if at else ''}{name} in [{_sci(c.lo, 15)}, {_sci(c.hi, 15)}]  "
+                      f"(LHS {lo} RHS at the left end, LHS {hi} RHS at the right end; {c.prec} bits)")
+            else:
+                print(f"  {c}")
+    return 0 if all(isinstance(c, Crossing) for c in found) else 3
+
+
 def _check(args) -> int:
     from . import certificate
 
@@ -207,6 +241,8 @@ def cmd_prove(args) -> int:
         fixed[k] = v
     problem = make_problem(claim, over, fixed, parse_links(args.link))
     probe(problem)
+    if args.root:
+        return _roots(problem, args)
     line = _Line(sys.stderr.isatty() and not args.json)
     run, workers, close = _executor(args)
     try:
@@ -269,6 +305,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    "boxes as JSON")
     p.add_argument("--certificate", default=None, metavar="FILE",
                    help="write every box with its enclosures (JSON) to FILE")
+    p.add_argument("--root", action="store_true",
+                   help="instead: enclose where LHS - RHS changes sign along the one real --over range (for each "
+                   "integer point), by ball bisection with the signs proven at both ends")
     p.add_argument("--check", default=None, metavar="FILE",
                    help="re-verify a certificate FILE: re-evaluate every box, check the cover and each decision")
     p.add_argument("--workers", type=int, default=None,
