@@ -257,3 +257,22 @@ def test_prove_help_has_examples_and_exit_status(capsys):
         main(["prove", "--help"])
     out = capsys.readouterr().out
     assert exc.value.code == 0 and "rftheory prove" in out.split("examples:")[1] and "exit status" in out
+
+
+def test_dask_scheduler_gives_the_same_boxes(toy, capsys, tmp_path):
+    distributed = pytest.importorskip("dask.distributed")
+    args = [ORTH_LT_IID, "--over", "d=2..3", "--over", "v=0.5..1"]
+    assert main(["prove", *args, "--workers", "1", "--certificate", str(tmp_path / "a.json")]) == 0
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster:
+        assert main(["prove", *args, "--scheduler", cluster.scheduler_address,
+                     "--certificate", str(tmp_path / "b.json")]) == 0
+    a, b = (json.loads((tmp_path / f).read_text()) for f in ("a.json", "b.json"))
+    assert a["boxes"] == b["boxes"] and len(a["boxes"]) > 10
+
+
+@pytest.mark.slow
+def test_unreachable_scheduler_is_a_one_line_error(toy, capsys):  # slow: the connection times out after 10 s
+    assert main(["prove", ORTH_LT_IID, "--over", "v=0.5..1", "-p", "d=3", "--scheduler", "tcp://127.0.0.1:1"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("rftheory: error: parameter 'scheduler'") and err.count("\n") == 1

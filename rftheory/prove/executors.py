@@ -13,10 +13,10 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..core.errors import ParameterError
-from ..workers.pool import dask, default_workers, mp_context, serial
+from ..workers.pool import default_workers, mp_context, serial
 from ..workers.signals import signals_blocked, worker_init
 
-__all__ = ["LocalPool", "make_executor"]
+__all__ = ["LocalPool", "DaskPool", "make_executor"]
 
 
 def _run(task, seed):
@@ -98,6 +98,49 @@ class LocalPool:
             pool.shutdown(wait=True)
 
 
+class DaskPool:
+    """The Dask distributed cluster at a scheduler address, connected once for the whole search.
+
+    Parameters
+    ----------
+    address : str
+        E.g. ``tcp://host:8786``.
+
+    Raises
+    ------
+    ParameterError
+        Naming ``scheduler``: dask.distributed missing or the scheduler unreachable.
+    """
+
+    def __init__(self, address: str):
+        try:
+            from dask.distributed import Client
+        except ImportError as exc:  # pragma: no cover - dask is optional
+            raise ParameterError("scheduler", "needs dask.distributed: pip install 'dask[distributed]'") from exc
+        try:
+            self.client = Client(address, timeout=10)
+        except (OSError, TimeoutError, ValueError) as exc:
+            raise ParameterError("scheduler", f"cannot reach a Dask scheduler at {address!r} ({exc})") from None
+        self.workers = max(1, sum(self.client.nthreads().values()))
+
+    def __call__(self, tasks, seed) -> Iterator[tuple[int, Any]]:
+        """Run ``tasks`` on the cluster, yielding ``(index, result)`` as they complete."""
+        from dask.distributed import as_completed
+
+        futures = {self.client.submit(_run, t, seed, pure=False): i for i, t in enumerate(tasks)}
+        try:
+            for f in as_completed(list(futures)):
+                yield futures[f], f.result()
+        finally:
+            for f in futures:
+                if not f.done():
+                    f.cancel()
+
+    def close(self) -> None:
+        """Disconnect from the cluster."""
+        self.client.close()
+
+
 def make_executor(workers: int | None, scheduler: str | None):
     """The executor of ``--workers`` / ``--scheduler`` and the number of workers to batch for.
 
@@ -119,7 +162,8 @@ def make_executor(workers: int | None, scheduler: str | None):
         ``workers < 1``.
     """
     if scheduler:
-        return dask(scheduler), 16, (lambda: None)
+        dp = DaskPool(scheduler)
+        return dp, dp.workers, dp.close
     n = default_workers() if workers is None else int(workers)
     if n < 1:
         raise ParameterError("workers", f"must be >= 1, got {n}")
