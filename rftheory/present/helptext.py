@@ -17,6 +17,8 @@ MAIN_EPILOG = """examples:
   rftheory plot simrf.prf_mse --x d=2:256:8 --link m=d -p v=1 --series coupling=orthogonal,simplex \\
       --ratio-to iid -o fig6.pdf
   rftheory verify --quick                      cross-check every result (exit 1 if a check fails)
+  rftheory prove "simrf.prf_mse[coupling=simplex] < simrf.prf_mse[coupling=orthogonal]" --over d=2..12 \
+      --link m=d --over v=0.5..2                 a claim proven on a whole box, in ball arithmetic
   rftheory cite simrf.prf_mse --bibtex         how to cite the paper and rftheory
   rftheory SUBCOMMAND --help                   every subcommand's options, examples and exit status
 
