@@ -15,6 +15,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..core.errors import ParameterError
+from ..core.params import to_fraction
 from .claim import Claim, Range, Term
 
 __all__ = ["Problem", "Box", "make_problem", "exact_text", "ball_of", "point_ball"]
@@ -288,9 +289,9 @@ class Problem:
             elif how == "int":
                 out[k] = v
             elif kind == "real" and not exact:
-                out[k] = point_ball(Fraction(v), prec)
+                out[k] = point_ball(to_fraction(k, v), prec)
             elif kind == "int":
-                out[k] = int(Fraction(v)) if not exact else v
+                out[k] = int(to_fraction(k, v)) if not exact else v
             else:
                 out[k] = v
         return out
