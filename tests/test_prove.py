@@ -276,3 +276,17 @@ def test_unreachable_scheduler_is_a_one_line_error(toy, capsys):  # slow: the co
     assert main(["prove", ORTH_LT_IID, "--over", "v=0.5..1", "-p", "d=3", "--scheduler", "tcp://127.0.0.1:1"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("rftheory: error: parameter 'scheduler'") and err.count("\n") == 1
+
+
+def test_disproves_orthogonal_rff_dominance_at_d4():
+    # the stand-in encloses Thm 4.5's closed forms; the counterexample must hold for the mpmath layer too
+    import rftheory
+
+    pr = search(problem("simrf.rff_mse[coupling=orthogonal] <= simrf.rff_mse[coupling=iid]", ["z=0.1..4"],
+                        {"d": "4", "m": "4"}), budget=60, evaluator=TOY)
+    assert pr.verdict == "disproven"
+    z = exact_text(pr.counterexample.point.reals[0][1])
+    r = rftheory.get("simrf.rff_mse")
+    orth, iid = (r.exact(dps=20, d=4, m=4, z=z, coupling=c) for c in ("orthogonal", "iid"))
+    assert orth > iid
+    assert pr.counterexample.lhs.lo <= Fraction(str(orth)) * (1 + Fraction(1, 10**15))
