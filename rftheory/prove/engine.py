@@ -246,6 +246,13 @@ def _try_sides(problem, box, prec, evaluator):
         return None, f"{type(exc).__name__}: {exc}"
 
 
+def _leaning(op: str, lhs: Enclosure, rhs: Enclosure) -> bool:
+    """Whether both ends of the enclosures are ordered as the claim wants (the box is undecided by overlap only)."""
+    if op in ("<", "<="):
+        return lhs.lo < rhs.lo and lhs.hi < rhs.hi
+    return lhs.lo > rhs.lo and lhs.hi > rhs.hi
+
+
 def evaluate_box(problem: Problem, box: Box, prec: int, evaluator: str | None = None) -> Outcome:
     """Decide one box, or find a counterexample at its midpoint, or ask for a bisection.
 
@@ -272,6 +279,8 @@ def evaluate_box(problem: Problem, box: Box, prec: int, evaluator: str | None = 
         lhs, rhs = sides
         if holds(op, lhs.lo, lhs.hi, rhs.lo, rhs.hi):
             return Outcome("holds", lhs, rhs, prec, prec)
+        if not box.is_point() and box.depth % 4 != 3 and _leaning(op, lhs, rhs):
+            return Outcome("split", lhs, rhs, prec, prec)  # no midpoint test: it would most likely agree
     else:
         lhs = rhs = None
     point = box.is_point()
