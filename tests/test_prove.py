@@ -12,14 +12,13 @@ import math
 from fractions import Fraction
 
 import pytest
-from flint import arb, fmpq
 
 from rftheory.cli.commands import main
 from rftheory.core.errors import ParameterError
 from rftheory.prove import certificate, engine
 from rftheory.prove.boxes import ball_of, exact_text, make_problem
 from rftheory.prove.claim import Number, Term, parse_claim, parse_range
-from rftheory.prove.engine import round_out, search
+from rftheory.prove.engine import arb_bounds, round_out, search
 from rftheory.prove.executors import LocalPool
 
 TOY = "prove_toy:enclose"
@@ -85,10 +84,14 @@ def test_make_problem_refuses_bad_domains():
 
 # -- numbers -----------------------------------------------------------------------------------------
 def test_ball_of_contains_the_exact_interval():
-    for lo, hi in [(Fraction(1, 10), Fraction(3, 10)), (Fraction(0), Fraction(1, 3)), (Fraction(7, 3), Fraction(7, 3))]:
-        b = ball_of(lo, hi, 53)
-        for x in (lo, hi, (lo + hi) / 2):
-            assert b.contains(arb(fmpq(x.numerator, x.denominator)))
+    for lo, hi in [(Fraction(1, 10), Fraction(3, 10)), (Fraction(0), Fraction(1, 3)), (Fraction(7, 3), Fraction(7, 3)),
+                   (Fraction(-1, 3), Fraction(2, 7)), (Fraction(1000), 1000 + Fraction(1, 10**12))]:
+        b_lo, b_hi = arb_bounds(ball_of(lo, hi, 53))
+        # and not much wider: a radius rounds up by 2^-30 of itself, each end by a few units of 2^-53
+        slack = (hi - lo) * Fraction(1, 2**28) + 8 * max(abs(lo), abs(hi)) * Fraction(1, 2**53)
+        assert b_lo <= lo and hi <= b_hi and b_hi - b_lo <= hi - lo + slack
+        if lo >= 0:
+            assert b_lo >= 0  # [0, h] stays inside v >= 0
 
 
 def test_round_out_and_exact_text():

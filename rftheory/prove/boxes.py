@@ -63,6 +63,13 @@ def exact_text(x: Fraction) -> str:
 def ball_of(lo: Fraction, hi: Fraction, prec: int):
     """An Arb ball containing the exact interval ``[lo, hi]`` at ``prec`` bits.
 
+    The union of the balls of ``lo`` and ``hi`` (each contains its exact
+    rational), hence their convex hull.  A ball radius rounds outward, so the
+    hull of ``[0, h]`` would reach a little below 0, outside the declared
+    domain of parameters such as ``v`` and ``z``: when ``lo >= 0`` the ball is
+    cut to its nonnegative part (Arb's ``arb_nonnegative_part``: ``[0, r]``
+    exactly), which still contains ``[lo, hi]``.
+
     Parameters
     ----------
     lo, hi : Fraction
@@ -71,16 +78,17 @@ def ball_of(lo: Fraction, hi: Fraction, prec: int):
     Returns
     -------
     flint.arb
-        The union of the balls of ``lo`` and ``hi`` (each contains its exact
-        rational), hence their convex hull.
+        A ball containing every point of ``[lo, hi]``.
     """
     from flint import arb, ctx, fmpq
 
     with ctx.workprec(prec):
         a = arb(fmpq(lo.numerator, lo.denominator))
-        if hi == lo:
-            return a
-        return a.union(arb(fmpq(hi.numerator, hi.denominator)))
+        if hi != lo:
+            a = a.union(arb(fmpq(hi.numerator, hi.denominator)))
+        if lo >= 0 and a.lower() < 0:
+            a = a.nonnegative_part()
+        return a
 
 
 def point_ball(x: Fraction, prec: int):
