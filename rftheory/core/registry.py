@@ -281,9 +281,46 @@ class Result:
         dps = check_dps(dps)
         p = self.validate(**given)
         if certify:
+            from ..ball.proven import proven  # proven digits where a ball layer serves
+
+            value = proven(self.id, dps, p)
+            if value is not None:
+                return value
             return shown(certified(lambda: self.mpmath(p), dps, self.id), dps)
         with mpmath.workdps(dps):
             return shown(+self.mpmath(p), dps)
+
+    def ball(self, *, dps: int = 30, **given):
+        """A ball (``flint.arb``) that provably contains the value, relative radius below ``10^-(dps+2)``.
+
+        Parameters
+        ----------
+        dps : int
+            Significant digits, in ``[1, 100]`` (keyword-only).
+        **given
+            The result's parameters (validated as :meth:`exact` does), or ``at=Point``;
+            a real parameter may be a ``flint.arb`` ball with radius: the returned ball
+            then contains the value at every point of it.
+
+        Returns
+        -------
+        flint.arb
+
+        Raises
+        ------
+        rftheory.ball.NoBallLayer
+            The result has no ball layer (:func:`rftheory.ball.why_not` says why).
+        PrecisionError
+            The ball does not shrink below ``10^-(dps+2)`` within
+            :data:`rftheory.ball.PREC_MAX` bits.
+        """
+        from .. import ball
+
+        dps = check_dps(dps)
+        ball.entry(self.id)  # NoBallLayer first, before the parameters
+        if any(type(v).__name__ == "arb" for v in given.values()):
+            return ball.ball_at_dps(self.id, dps, given)  # enclose validates the balls' endpoints
+        return ball.ball_at_dps(self.id, dps, dict(self.validate(**given)))
 
     def route(self, name: str, *, dps: int = 50, **given):
         """An independent arbitrary-precision route by name, evaluated once at
