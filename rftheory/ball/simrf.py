@@ -12,7 +12,7 @@ from ..numerics.special import coupled_pairs
 from .base import ball_layer, no_ball_layer
 from .series import angle_series
 
-__all__ = ["hyp1f1", "conformity", "rff_pair", "prf_mse", "rff_mse"]
+__all__ = ["hyp1f1", "conformity", "rff_pair", "rff_pair_z2", "prf_mse", "rff_mse", "rff_mse_z2"]
 
 
 def hyp1f1(a: arb | int, b: arb | int, x: arb) -> arb:
@@ -42,9 +42,14 @@ def rff_pair(coupling: str, d: int, z: arb) -> arb:
     .. math:: \\tau_{\\mathrm{iid}} = e^{-z^2},\\quad \\tau_{\\mathrm{orth}} = {}_1F_1(d; \\tfrac d2; -\\tfrac{z^2}2),
        \\quad \\tau_{\\mathrm{simplex}} = \\text{even part of } \\rho_\\theta(-z^2/2)
     """
-    x = -(z * z) / 2
+    return rff_pair_z2(coupling, d, z * z)
+
+
+def rff_pair_z2(coupling: str, d: int, z2: arb) -> arb:
+    """:func:`rff_pair` as a function of ``z² ≥ 0`` (a ball)."""
+    x = -z2 / 2
     if coupling == "iid":
-        return (-(z * z)).exp()
+        return (-z2).exp()
     if coupling == "orthogonal":
         return hyp1f1(d, arb(d) / 2, x)
     if coupling == "simplex":
@@ -71,11 +76,15 @@ def rff_mse(coupling: str, d: int, m: int, z: arb) -> arb:
 
     .. math:: \\mathrm{MSE}_c = \\frac1m\\Big[\\frac{(1-e^{-z^2})^2}{2} + \\frac Pm(\\tau_c - e^{-z^2})\\Big]
     """
+    return rff_mse_z2(coupling, d, m, z * z)
+
+
+def rff_mse_z2(coupling: str, d: int, m: int, z2: arb) -> arb:
+    """:func:`rff_mse` as a function of ``z² ≥ 0`` (a ball)."""
     P = coupled_pairs(m, d)
-    z2 = z * z
     out = (-z2).expm1() ** 2 / 2
     if P and coupling != "iid":
-        out += arb(P) / m * (rff_pair(coupling, d, z) - (-z2).exp())
+        out += arb(P) / m * (rff_pair_z2(coupling, d, z2) - (-z2).exp())
     return out / m
 
 
