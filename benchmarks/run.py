@@ -110,7 +110,7 @@ def bench_mse(dims, n_full, n_proj, repeat):
 
 
 def plus_loop(norms, passes: int = 20):
-    """Reference: Eq. 17 of papers/000_... one block at a time (Gauss-Seidel sweeps)."""
+    """Reference: Eq. 17 of Reid et al. 2023 one block at a time (Gauss-Seidel sweeps)."""
     out = []
     for nb in np.asarray(norms).reshape(-1, norms.shape[-1]):
         d = nb.size

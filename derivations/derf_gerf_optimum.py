@@ -1,11 +1,11 @@
-"""GERF optimum (FAVOR#, papers/002_…, Sec. 3.1): the quadratic in t = 1 − 8A.
+"""GERF optimum (FAVOR#, Likhosherstov et al. 2023, Sec. 3.1): the quadratic in t = 1 − 8A.
 
 With t = 1 − 8A (so 1 − 4A = (1+t)/2) the shifted log-variance objective of GERF is
     L(t) = d log((1+t)/2) − (d/2) log t + (1+t) μ / t − tr M1 − tr M2,
 μ = mean ‖x_i + y_j‖².  We derive (and assert):
   1. L from the GERF second moment (Eq. 12-13) averaged over pairs;
   2. L'(t) = 0  ⇔  d t² − (d + 2μ) t − 2μ = 0;
-  3. its positive root, and THEORY.md's A* = (1 − 2φ − √((2φ+1)² + 8φ))/16, φ = μ/d;
+  3. its positive root, and the closed form A* = (1 − 2φ − √((2φ+1)² + 8φ))/16, φ = μ/d;
   4. L'' > 0 at the root and L → ∞ at t → 0⁺, ∞: the root is the global minimum.
 """
 

@@ -1,4 +1,4 @@
-"""ADERF and SDERF reduce to scalar GERF problems (FAVOR#, papers/002_…, Thm 4.2, 4.3).
+"""ADERF and SDERF reduce to scalar GERF problems (FAVOR#, Likhosherstov et al. 2023, Thm 4.2, 4.3).
 
 ADERF (A = aI, B1 = √s B, B2 = √s B^{-T}, s = 1−4a, t = 1−8a): Thm 4.1's second
 moment averaged over pairs gives

@@ -1,4 +1,4 @@
-"""Lemma 2.2 and Theorem 3.1 of Hybrid Random Features (papers/001_…), derived in sympy.
+"""Lemma 2.2 and Theorem 3.1 of Hybrid Random Features (Choromanski et al. 2022), derived in sympy.
 
 Run as a script: every identity is derived from Gaussian integrals / moments and
 ASSERTED.  Notation: a = ‖x‖, b = ‖y‖, s = xᵀy, SM = e^s, v² = a²+b²+2s,

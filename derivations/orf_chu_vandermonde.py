@@ -1,4 +1,4 @@
-"""Yu et al.'s double-factorial series (papers/003_…, App. A.3) is 1F1(d; d/2; -z^2/2).
+"""Yu et al.'s double-factorial series (Yu et al. 2016, App. A.3) is 1F1(d; d/2; -z^2/2).
 
 Step 1: (d+2i-2)!!/(d-2)!! = d(d+2)...(d+2i-2) = 2^i (d/2)_i.
 Step 2 (Chu–Vandermonde): sum_i C(k,i) (a)_i (b)_{k-i} = (a+b)_k, with a = b = d/2:

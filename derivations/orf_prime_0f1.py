@@ -1,4 +1,4 @@
-"""ORF' (W = sqrt(d) Q, papers/003_…, Thm 2): exact 0F1 forms of bias and variance.
+"""ORF' (W = sqrt(d) Q, Yu et al. 2016, Thm 2): exact 0F1 forms of bias and variance.
 
 For u uniform on S^{d-1}: E u_1^{2k} = (2k-1)!!/(d(d+2)...(d+2k-2)), hence
   E cos(t u_1) = sum_k (-t^2)^k/(2k)! E u_1^{2k} = sum_k (-t^2/4)^k/(k! (d/2)_k) = 0F1(; d/2; -t^2/4).

@@ -1,4 +1,4 @@
-"""The pair term of simplex RFFs (beyond papers/000_…, which treats only PRFs for simplex).
+"""The pair term of simplex RFFs (beyond Reid et al. 2023, which treats only PRFs for simplex).
 
 cos a cos b = [cos(a+b) + cos(a-b)]/2, and E cos(u.z) = Re E e^{i u.z}: the PRF conformity
 rho_theta(v) = E exp((w_i+w_j).u) continued to v^2 -> -z^2 (x = v^2/2 -> -z^2/2) gives

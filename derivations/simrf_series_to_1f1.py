@@ -1,4 +1,4 @@
-"""The orthogonal RF-conformity as a hypergeometric function (Thm 4.3 of papers/000_…).
+"""The orthogonal RF-conformity as a hypergeometric function (Thm 4.3 of Reid et al. 2023).
 
 Derives, in sympy, the steps behind ``simrf.conformity.orthogonal``:
 

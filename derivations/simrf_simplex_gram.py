@@ -1,4 +1,4 @@
-"""The simplex block (Eq. 8-9 of papers/000_…) and its Gram matrix, symbolic in d.
+"""The simplex block (Eq. 8-9 of Reid et al. 2023) and its Gram matrix, symbolic in d.
 
 Rows ``s_i = √(d/(d−1)) e_i − (√d+1)/(d−1)^{3/2} 1'`` for ``i < d`` and
 ``s_d = (d−1)^{−1/2} 1'``, with ``1' = (1, …, 1, 0)`` (``d − 1`` ones).  Using

@@ -1,4 +1,4 @@
-"""The small-v coefficient of the PRF MSE (Sec. 5.1 of papers/000_…).
+"""The small-v coefficient of the PRF MSE (Sec. 5.1 of Reid et al. 2023).
 
 With ``t = v²`` and ``pre = e^{−2‖x‖²−2‖y‖²}/m`` (Thm 3.2 with blocks),
 

@@ -128,7 +128,7 @@ _PAPER_FILE = re.compile(r"(?<![`/\w])(papers/\d{3})_")
 
 
 def _escape_paper_files(app, what, name, obj, options, lines):
-    """``papers/000_…`` in a docstring is a paper's file, not a reST reference ``000_``: escape the underscore."""
+    """Reid et al. 2023 in a docstring is a paper's file, not a reST reference ``000_``: escape the underscore."""
     lines[:] = [_PAPER_FILE.sub(r"\1\\_", line) for line in lines]
 
 

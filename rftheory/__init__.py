@@ -1,6 +1,6 @@
 """rftheory: the theory of random-feature kernel estimators, checkable.
 
-Every closed form of the source papers (THEORY.md IDs) lives in a registry
+Every closed form of the source papers (result IDs) lives in a registry
 with evaluators in four layers -- symbolic (sympy), arbitrary precision
 (mpmath), float64 (numpy/scipy) and Monte Carlo of the real estimator -- and
 ``rftheory verify`` cross-checks them.

@@ -12,7 +12,7 @@ import importlib
 import pkgutil
 
 from .core.errors import ParameterError, UnknownResultError
-from .core.registry import _REGISTRY, Result
+from .core.registry import REGISTRY, Result
 
 __all__ = ["results", "get", "evaluate"]
 
@@ -49,7 +49,7 @@ def results(prefix: str = "") -> list[Result]:
     ['simrf.conformity.angle', 'simrf.conformity.iid', 'simrf.conformity.orthogonal', 'simrf.conformity.simplex']
     """
     _load()
-    return [_REGISTRY[k] for k in sorted(_REGISTRY) if k.startswith(prefix)]
+    return [REGISTRY[k] for k in sorted(REGISTRY) if k.startswith(prefix)]
 
 
 def get(result_id: str) -> Result:
@@ -58,7 +58,7 @@ def get(result_id: str) -> Result:
     Parameters
     ----------
     result_id : str
-        A THEORY.md ID (``rftheory list`` prints them).
+        A result ID (``rftheory list`` prints them).
 
     Returns
     -------
@@ -77,9 +77,9 @@ def get(result_id: str) -> Result:
     """
     _load()
     try:
-        return _REGISTRY[result_id]
+        return REGISTRY[result_id]
     except KeyError:
-        raise UnknownResultError(result_id, sorted(_REGISTRY)) from None
+        raise UnknownResultError(result_id, sorted(REGISTRY)) from None
 
 
 def evaluate(result_id: str, layer: str = "mpmath", *, dps: int = 50, **params):
@@ -88,7 +88,7 @@ def evaluate(result_id: str, layer: str = "mpmath", *, dps: int = 50, **params):
     Parameters
     ----------
     result_id : str
-        A THEORY.md ID (``rftheory list`` prints them).
+        A result ID (``rftheory list`` prints them).
     layer : {"mpmath", "symbolic", "float64"}
     dps : int
         Working digits of the mpmath layer.

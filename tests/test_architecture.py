@@ -1,9 +1,10 @@
-"""The floor plan, checked: no import cycles (static or dynamic), papers below
-verify, small modules, every result ID a greppable literal at its registration.
+"""The floor plan, checked: packages in layers with no arrow running back up, no import cycles
+(static or dynamic), no module importing another module's private names, at most ten modules at the
+top level, and every result ID a greppable literal at its registration.
 
 The import graph is read from the source (every ``import`` statement, also
 inside functions, and ``importlib.import_module`` of a package), so a lazy
-import that closes a cycle is caught as well as a top-level one.
+import that runs up a floor or closes a cycle is caught as well as a top-level one.
 """
 
 import ast
@@ -16,14 +17,26 @@ import rftheory
 
 ROOT = Path(__file__).resolve().parents[1]
 PKG = ROOT / "rftheory"
-MAX_LINES = 600
-#: layers that may not reach up to the verification layer or the command line
-LOWER = ("rftheory.papers", "rftheory.numerics", "rftheory.features", "rftheory.sampling",
-         "rftheory.core.registry", "rftheory.core.params", "rftheory.verify.outcome", "rftheory.core.measure")
-UPPER = ("rftheory.verify.engine", "rftheory.verify.executors", "rftheory.verify.checkpoint", "rftheory.workers.signals",
-         "rftheory.verify.compare", "rftheory.verify.report",
-         "rftheory.cli.commands", "rftheory.present.tables", "rftheory.catalog", "rftheory.predict", "rftheory.present.plot",
-         "rftheory.present.sheet")
+#: the floors, lowest first: a module may import its own floor and the floors below it, never one above,
+#: and packages that share a floor do not import each other
+FLOORS = (
+    ("rftheory._version",),
+    ("rftheory.core",),            # the model: Result, registry, parameters, precision, errors, measurements
+    ("rftheory.workers",),         # a process pool, a Dask cluster, signals
+    ("rftheory.sampling",),        # the random matrices W
+    ("rftheory.features",),        # the feature maps
+    ("rftheory.numerics",),        # mathematics several papers share (their Monte Carlo of pair terms included)
+    ("rftheory.papers",),          # one package per source paper, registering its results
+    ("rftheory.ball",),            # enclosures in ball arithmetic, attached to the papers' results
+    ("rftheory.catalog",),         # loads the papers: results(), get(), evaluate()
+    ("rftheory.present",),         # tables, plots, the sheet, notation, help texts, progress
+    ("rftheory.predict", "rftheory.audit", "rftheory.attention", "rftheory.prove"),
+    ("rftheory.verify",),          # the only layer that judges
+    ("rftheory.testing",),         # checks for other people's test suites
+    ("rftheory.cli",),             # the command line
+    ("rftheory", "rftheory.__main__"),
+)
+MAX_TOP_LEVEL = 10
 
 
 def _modules() -> dict[str, Path]:
@@ -103,27 +116,89 @@ def _cycles() -> list[list[str]]:
     return out
 
 
+def _package(mod: str) -> str:
+    """The floor entry that holds ``mod`` (the longest prefix among the floors' packages)."""
+    best = ""
+    for floor in FLOORS:
+        for pkg in floor:
+            inside = mod == pkg or (mod.startswith(pkg + ".") and pkg != "rftheory")
+            if inside and len(pkg) > len(best):
+                best = pkg
+    return best
+
+
+def _floor(mod: str) -> int:
+    pkg = _package(mod)
+    return next(k for k, floor in enumerate(FLOORS) if pkg in floor)
+
+
 def test_graph_is_read():
     # the reader sees the edges it must (a reader that sees nothing passes everything)
     assert "rftheory.core.registry" in GRAPH["rftheory.catalog"]
     assert "rftheory.papers.hrf" in GRAPH["rftheory.catalog"]
     assert "rftheory.core.registry" in GRAPH["rftheory.verify.engine"]
+    assert _floor("rftheory.verify.engine") > _floor("rftheory.present.tables") > _floor("rftheory.core.errors")
+
+
+def test_every_module_has_a_floor():
+    homeless = sorted(m for m in MODULES if not _package(m))
+    assert not homeless, f"modules on no floor of FLOORS: {homeless}"
 
 
 def test_no_import_cycles():
     assert _cycles() == []
 
 
-@pytest.mark.parametrize("mod", sorted(m for m in MODULES if m.startswith(LOWER)))
-def test_lower_layers_do_not_import_upper(mod):
-    bad = sorted(e for e in GRAPH[mod] if e.startswith(UPPER))
-    assert not bad, f"{mod} imports {bad}"
+@pytest.mark.parametrize("mod", sorted(MODULES))
+def test_no_arrow_runs_back_up(mod):
+    up = sorted(e for e in GRAPH[mod] if _floor(e) > _floor(mod)
+                or (_floor(e) == _floor(mod) and _package(e) != _package(mod)))
+    assert not up, f"{mod} (floor {_floor(mod)}) imports {up} from a floor above or a sibling package"
+
+
+def _private_imports(mod: str, path: Path) -> list[str]:
+    """``from X import _name`` and ``X._name`` of another rftheory module: private names used elsewhere."""
+    is_pkg = path.name == "__init__.py"
+    tree = ast.parse(path.read_text())
+    out = []
+    aliases: dict[str, str] = {}  # local name -> rftheory module
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            target = _resolve(mod, is_pkg, node.level, node.module)
+            for a in node.names:
+                sub = f"{target}.{a.name}"
+                if sub in MODULES:
+                    aliases[a.asname or a.name] = sub
+                elif target in MODULES and target != mod and a.name.startswith("_") and not a.name.startswith("__"):
+                    out.append(f"{target}.{a.name}")
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name in MODULES and a.asname:
+                    aliases[a.asname] = a.name
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases
+                and aliases[node.value.id] != mod and node.attr.startswith("_") and not node.attr.startswith("__")):
+            out.append(f"{aliases[node.value.id]}.{node.attr}")
+    return sorted(set(out))
 
 
 @pytest.mark.parametrize("mod", sorted(MODULES))
-def test_module_is_small(mod):
-    n = len(MODULES[mod].read_text().splitlines())
-    assert n <= MAX_LINES, f"{MODULES[mod].relative_to(ROOT)} has {n} lines (> {MAX_LINES})"
+def test_no_module_uses_another_modules_private_names(mod):
+    used = _private_imports(mod, MODULES[mod])
+    assert not used, f"{mod} uses private names of other modules: {used} (make them public in their module)"
+
+
+def test_the_checker_sees_private_imports(tmp_path):
+    # a checker that sees nothing passes everything: a planted private import is found
+    fake = tmp_path / "m.py"
+    fake.write_text("from ..core.registry import _REGISTRY_FAKE\nfrom ..core import params as P\nP._hidden\n")
+    assert _private_imports("rftheory.present.m", fake) == ["rftheory.core.params._hidden",
+                                                             "rftheory.core.registry._REGISTRY_FAKE"]
+
+
+def test_top_level_is_small():
+    top = sorted(m for m in MODULES if m.count(".") == 1 and not (PKG / m.split(".")[1]).is_dir())
+    assert len(top) <= MAX_TOP_LEVEL, f"{len(top)} modules at the top level of rftheory/: {top}"
 
 
 @pytest.mark.parametrize("rid", [r.id for r in rftheory.results()])

@@ -46,7 +46,7 @@ def test_list_json(capsys):
     rows = json.loads(capsys.readouterr().out)
     ids = {r["id"] for r in rows}
     assert {"simrf.conformity.iid", "simrf.conformity.orthogonal", "simrf.prf_mse"} <= ids
-    assert all(r["source"].startswith("papers/") for r in rows)
+    assert all(r["source"].split(", ")[0].endswith(")") and "papers/" not in r["source"] for r in rows)  # "Reid et al. (2023), ..."
 
 
 def test_table_ratio_markdown(capsys):
@@ -323,10 +323,11 @@ def test_show_prints_everything_and_a_working_eval_line(capsys):
     assert "layers: mpmath, float64, mc" in out and "independent routes: pair-sum" in out
     line = [s for s in out.splitlines() if s.strip().startswith("rftheory eval ")][0]
     argv = shlex.split(line)[1:]
-    assert main(argv) == 0  # the example runs as printed, at the first grid point
+    assert main(argv) == 0  # the example runs as printed, at d = m = 8, v = 1 (not the grid's corner)
+    assert argv[:9] == ["eval", "simrf.prf_mse", "-p", "d=8", "-p", "m=8", "-p", "v=1", "-p"]
     with mp.workdps(40):
         value = mp.mpf(capsys.readouterr().out.strip())
-        assert digits_agree(value, r.exact(dps=35, **r.points("quick")[0])) >= 29
+        assert digits_agree(value, r.exact(dps=35, d=8, m=8, v=1, coupling=argv[9].split("=")[1])) >= 29
 
 
 def test_show_latex_json_and_notes(capsys):

@@ -1,4 +1,4 @@
-"""FAVOR# (papers/002_…): closed-form optima against scipy, float64 against mpmath,
+"""FAVOR# (Likhosherstov et al. 2023): closed-form optima against scipy, float64 against mpmath,
 hand-derived values, clear errors, and the power of the checks."""
 
 import math
@@ -75,7 +75,7 @@ def test_gerf_root_by_hand():
     # d = 1, mu = 1: t^2 - 3t - 2 = 0 -> t = (3 + sqrt 17)/2; mu = 0 -> t = 1 (A = 0)
     assert D.gerf_root(1, 1.0) == pytest.approx((3 + math.sqrt(17)) / 2, rel=1e-15)
     assert D.gerf_root(5, 0.0) == 1.0
-    # THEORY.md's form A* = (1 - 2φ - sqrt((2φ+1)^2 + 8φ))/16, φ = μ/d (d = 4, μ = 3)
+    # the closed form A* = (1 - 2φ - sqrt((2φ+1)^2 + 8φ))/16, φ = μ/d (d = 4, μ = 3)
     phi = 3 / 4
     assert (1 - D.gerf_root(4, 3.0)) / 8 == pytest.approx((1 - 2 * phi - math.sqrt((2 * phi + 1) ** 2 + 8 * phi)) / 16, rel=1e-14)
 

@@ -75,10 +75,10 @@ def test_parse_array_refuses_exactly_what_parse_refuses():
             assert arr in (None, p.name), (rid, p.name, x, arr)
             checked += 1
     assert checked > 100
-    from rftheory.papers.sutherland.kernels import _d_even
+    from rftheory.papers.sutherland.kernels import d_even
 
     with pytest.raises(ParameterError, match=r"D must be even, got 3 \(element \(1, 0\) of the array"):
-        _d_even().parse_array([[2, 4], [3, 6]])
+        d_even().parse_array([[2, 4], [3, 6]])
 
 
 def test_random_points_are_valid_and_reproducible():

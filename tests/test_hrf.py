@@ -1,6 +1,6 @@
-"""hrf.*: Hybrid Random Features (papers/001_…).
+"""hrf.*: Hybrid Random Features (Choromanski et al. 2022).
 
-Expected values are hand-derived (written out here from the paper / THEORY.md
+Expected values are hand-derived (written out here from the paper
 with mpmath, not through rftheory's formula functions) or come from a different
 route.  Statistical tests: fixed seed from the `seed` fixture, z bound
 Φ⁻¹(1 − 1e-6/2) ≈ 4.89, so a correct implementation fails with probability

@@ -1,7 +1,7 @@
 """Regression tests of the hrf.* cases of issues 9, 10 and 16.
 
 Expected values are computed here by hand with mpmath (the formulas written
-out from THEORY.md / the paper, or a limit), never through rftheory's own
+out from the paper, or a limit), never through rftheory's own
 formula functions.
 """
 

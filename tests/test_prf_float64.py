@@ -22,7 +22,7 @@ def _points(n, seed, d_max, v_lo, v_hi):
 
 
 def test_orthogonal_gap_log_bound_holds():
-    """log(e^{v²} − ₁F₁(d; d/2; v²/2)) (Thm 4.3 of papers/000_…): |error| <= bound."""
+    """log(e^{v²} − ₁F₁(d; d/2; v²/2)) (Thm 4.3 of Reid et al. 2023): |error| <= bound."""
     d, v, _ = _points(150, 21, 1e5, 1e-6, 25.0)
     lg, err = log_orth_gap_pos_err(d, v * v / 2)
     for i in np.flatnonzero(np.isfinite(err)):

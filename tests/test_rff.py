@@ -21,7 +21,7 @@ ZMAX = 5.33  # Phi^{-1}(1 - 1e-7/2)
 
 
 def test_iid_mse_hand():
-    # Var cos(w z) = (1 - e^{-z^2})^2 / 2 (Lemma 1 of papers/003), m frequencies
+    # Var cos(w z) = (1 - e^{-z^2})^2 / 2 (Lemma 1 of Yu et al. 2016), m frequencies
     for m, z in ((1, 0.5), (7, 2.0)):
         want = (1 - math.exp(-z * z)) ** 2 / (2 * m)
         got = float(rftheory.evaluate("simrf.rff_mse", d=3, m=m, z=z, coupling="iid", dps=30))
@@ -49,7 +49,7 @@ def test_simplex_pair_against_scipy_quadrature():
 
 
 def test_simplex_small_z_law():
-    # tau_theta - tau_orth = d cos^2(theta) z^4 / (2(d+2)) + O(z^6)  (THEORY.md, simrf.rff_simplex)
+    # tau_theta - tau_orth = d cos^2(theta) z^4 / (2(d+2)) + O(z^6)  (simrf.rff_simplex)
     d = 5
     with mp.workdps(40):
         z = mp.mpf("0.001")

@@ -120,7 +120,7 @@ def test_hrf_trig_orthogonal_float64_against_mpmath():
 
 
 def test_b_k_log_space_and_recurrence_agree_with_exact_rationals():
-    """b_k = 1 − Π_{j<k}(d+j)/(d+2j) (Thm 4.3 of papers/000_…) as the log-space series use it
+    """b_k = 1 − Π_{j<k}(d+j)/(d+2j) (Thm 4.3 of Reid et al. 2023) as the log-space series use it
     (orth_gap.log_b) and as the linear-space series build it (the recurrence rows), against
     exact rationals: float64 accuracy, k up to 60, d from 1 to 1e6."""
     from fractions import Fraction

@@ -132,7 +132,7 @@ def test_haar_sign_test_has_power():
 
 
 def _prf_bias_z(monkeypatch, haar, seed=0):
-    """z of mean PRF estimate against K at x = y = 0.5 e1, d = 8 (THEORY.md: 0.95 vs 1 without the fix)."""
+    """z of mean PRF estimate against K at x = y = 0.5 e1, d = 8 (0.95 vs 1 without the fix)."""
     monkeypatch.setattr(samplers, "haar", haar)
     d, n = 8, 40_000
     x = np.zeros(d)

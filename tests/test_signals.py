@@ -327,6 +327,29 @@ def _one_line_error(capsys, path, *extra):
     return err
 
 
+@pytest.mark.parametrize("device", ["/dev/zero", "/dev/full", "/dev/null"])
+def test_a_device_is_refused_before_it_is_read(device, capsys):
+    """A device would be read into memory without end (/dev/zero: 18 GB in two minutes) before the fix."""
+    if not os.path.exists(device):
+        pytest.skip(f"no {device}")
+    err = _one_line_error(capsys, device)
+    assert "not a regular file" in err and device in err
+
+
+def test_a_fifo_is_refused_without_blocking(tmp_path, capsys):
+    fifo = tmp_path / "ck.fifo"
+    os.mkfifo(fifo)  # opening it for reading would block forever without a writer
+    assert "not a regular file" in _one_line_error(capsys, fifo)
+
+
+def test_a_checkpoint_larger_than_the_cap_is_refused_unread(tmp_path, capsys, monkeypatch):
+    path = tmp_path / "ck.jsonl"
+    path.write_bytes(b"x" * 2048)
+    monkeypatch.setattr(checkpoint, "MAX_CHECKPOINT_BYTES", 1024)
+    err = _one_line_error(capsys, path)
+    assert "2048 bytes" in err and "1024" in err
+
+
 def test_binary_garbage_is_refused_and_left_alone(tmp_path, capsys):
     path = tmp_path / "ck.bin"
     garbage = bytes(range(256)) * 4 + b"\xff\xfe\x00"

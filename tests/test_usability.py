@@ -60,7 +60,7 @@ def test_help_of_a_result_is_the_result():
     assert "x_norm : real in [0, 40], default: from the others" in text
     assert "r.exact(dps=30, d=..., m=..., v=..., coupling=...)" in text and "dataclass" not in text
     # the class keeps its own documentation
-    assert pydoc.render_doc(rftheory.Result, renderer=pydoc.plaintext).count("One result of THEORY.md") == 1
+    assert pydoc.render_doc(rftheory.Result, renderer=pydoc.plaintext).count("One result of a source paper") == 1
 
 
 def test_repr_latex_for_jupyter():

@@ -15,10 +15,11 @@ import sys
 
 import mpmath as mp
 
-from .. import __version__
+from .._version import __version__
 from ..catalog import get, results
 from ..core.errors import ParameterError, RFTheoryError
 from ..core.precision import DPS_MAX, DPS_MIN, check_dps
+from ..core.suggest import no_prefix_message
 from ..present.helptext import EPILOGS as _EPILOGS
 from ..present.helptext import MAIN_EPILOG as _MAIN_EPILOG
 from ..present.helptext import PARAM_HELP as _PARAM_HELP
@@ -82,7 +83,7 @@ def _fmt_value(x, digits: int) -> str:
 
 # --------------------------------------------------------------------------
 def cmd_list(args) -> int:
-    """``rftheory list [PREFIX] [--json]``: every result with its source.
+    """``rftheory list [PREFIX] [--short|--json]``: every result with its source.
 
     Parameters
     ----------
@@ -103,7 +104,7 @@ def cmd_list(args) -> int:
 
     rs = results(args.prefix or "")
     if not rs:
-        raise ParameterError("prefix", f"no result ID starts with {args.prefix!r} (see `rftheory list`)")
+        raise ParameterError("prefix", no_prefix_message(args.prefix, (r.id for r in results())))
     if args.json:
         print(json.dumps([
             {"id": r.id, "title": r.title, "source": r.source, "citation": cite(r.source, full=True), "status": r.status,
@@ -113,6 +114,9 @@ def cmd_list(args) -> int:
             for r in rs], indent=2))
         return 0
     w = max((len(r.id) for r in rs), default=10)
+    if args.short:
+        print("\n".join(f"{r.id:<{w}}  {r.title}" for r in rs))
+        return 0
     for r in rs:
         print(f"{r.id:<{w}}  [{r.status}]  {r.title}")
         print(f"{'':<{w}}  source: {cite(r.source)}")
@@ -120,6 +124,9 @@ def cmd_list(args) -> int:
         print(f"{'':<{w}}  defined at: {r.defined_at}")
         print(f"{'':<{w}}  layers: {', '.join(r.layers())}" + (f"; routes: {', '.join(r.routes)}" if r.routes else ""))
         for p in r.params:
+            if p.kind == "object":  # an array of the Python API: its text says what it is and its default
+                print(f"{'':<{w}}  param {p.name}: {p.doc}")
+                continue
             dflt = "" if p.default is None else (" (default: from the others)" if callable(p.default)
                                                  else f" (default {p.default})")
             print(f"{'':<{w}}  param {p.name}: {p.domain()}{dflt} -- {p.doc}")
@@ -157,7 +164,15 @@ def cmd_eval(args) -> int:
     check_dps(args.dps)
     p = r.at(**params)  # validated once; every layer reads this point
     shown = {k: str(v) for k, v in p.items()}
-    if args.layer == "float64":
+    if (args.samples is not None or args.seed is not None) and args.layer != "mc":
+        raise ParameterError("samples" if args.samples is not None else "seed", "only with --layer mc")
+    mc = None
+    if args.layer == "mc":
+        from .mc_eval import monte_carlo_eval
+
+        mc = monte_carlo_eval(r, p, args.samples, args.seed)
+        text, kind = mc.text(), "mc"
+    elif args.layer == "float64":
         text = repr(r.f64_scalar(at=p))
         kind = "float64"
     elif args.layer == "symbolic":
@@ -169,7 +184,9 @@ def cmd_eval(args) -> int:
         with mp.workdps(args.dps + 10):
             text = _fmt_value(val, args.dps)
         kind = "mpmath"
-    if args.json:
+    if args.json and mc is not None:
+        print(json.dumps({"id": r.id, "params": shown, "layer": kind, **mc.as_json()}))
+    elif args.json:
         print(json.dumps({"id": r.id, "params": shown, "dps": args.dps, "layer": kind, "value": text}))
     else:
         print(text)
@@ -210,7 +227,7 @@ def cmd_verify(args) -> int:
     check_seed(args.seed)
     tasks = V.plan(mode, args.only or "")
     if not tasks:
-        raise ParameterError("only", f"no result ID starts with {args.only!r} (see `rftheory list`)")
+        raise ParameterError("only", no_prefix_message(args.only, (r.id for r in results())))
     from ..verify.executors import executor_from_args  # process pool, checkpoints, dask
     from ..workers.signals import Terminated, guarded
 
@@ -400,8 +417,8 @@ def cmd_cite(args) -> int:
     Raises
     ------
     UnknownResultError
-        ``what`` is neither a result ID, a paper (BibTeX key, file number or
-        file name) nor ``rftheory``.
+        ``what`` is neither a result ID, a paper (BibTeX key or the package
+        of its results) nor ``rftheory``.
     """
     from ..core.citations import SOFTWARE_KEY, bibtex, cite, lookup, papers_of, software_bibtex
 
@@ -467,6 +484,7 @@ def build_parser() -> argparse.ArgumentParser:
     ex = dict(formatter_class=argparse.RawDescriptionHelpFormatter)
     p = sub.add_parser("list", help="every result ID with its source", epilog=_EPILOGS["list"], **ex)
     p.add_argument("prefix", nargs="?", default="", help="only IDs starting with this (an unknown prefix is an error)")
+    p.add_argument("--short", action="store_true", help="one line per result: ID and title")
     p.add_argument("--json", action="store_true", help="print a JSON list of the results instead of text")
     p.set_defaults(func=cmd_list)
 
@@ -475,9 +493,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--param", "-p", action="append", metavar="NAME=VALUE", default=[], help=_PARAM_HELP)
     p.add_argument("--dps", type=int, default=30,
                    help=f"significant digits, certified ({DPS_MIN}..{DPS_MAX}; default 30)")
-    p.add_argument("--layer", choices=("mpmath", "float64", "symbolic"), default="mpmath",
-                   help="certified mpmath value (default), the float64 layer, or the sympy expression")
-    p.add_argument("--json", action="store_true", help="print {id, params, dps, layer, value} as JSON")
+    p.add_argument("--layer", choices=("mpmath", "float64", "symbolic", "mc"), default="mpmath",
+                   help="certified mpmath value (default), the float64 layer, the sympy expression, or a "
+                   "Monte Carlo estimate of the real estimator (mean ± standard error)")
+    p.add_argument("--samples", type=int, default=None, metavar="N",
+                   help="--layer mc: replicates (default 10000)")
+    p.add_argument("--seed", type=int, default=None, metavar="N",
+                   help="--layer mc: seed of the numpy Generator, in [0, 2**63) (default 0)")
+    p.add_argument("--json", action="store_true", help="print {id, params, dps, layer, value} as JSON "
+                   "({id, params, layer, mean, standard_error, samples, seed} with --layer mc)")
     p.set_defaults(func=cmd_eval)
 
     p = sub.add_parser("verify", help="cross-check every result: exact routes and Monte Carlo",
@@ -520,7 +544,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("cite", help="how to cite a result's paper, a paper or rftheory (--bibtex)",
                        epilog=_EPILOGS["cite"], **ex)
     p.add_argument("what", metavar="ID|PAPER|rftheory",
-                   help="a result ID, a paper (BibTeX key such as reid2023simplex, or file number 000) or rftheory")
+                   help="a result ID, a paper (BibTeX key such as reid2023simplex, or the package of its results, simrf) or rftheory")
     p.add_argument("--bibtex", action="store_true", help="BibTeX entries: the paper(s), then rftheory's own")
     p.set_defaults(func=cmd_cite)
 
@@ -559,7 +583,7 @@ def main(argv=None) -> int:
 
     Examples
     --------
-    The iid conformity at ``v = 1`` is ``e`` (papers/000_…, Lemma 4.1):
+    The iid conformity at ``v = 1`` is ``e`` (Reid et al. 2023, Lemma 4.1):
 
     >>> main(["eval", "simrf.conformity.iid", "-p", "d=4", "-p", "v=1", "--dps", "15"])
     2.71828182845905

@@ -1,10 +1,10 @@
 """The source papers as bibliographic citations, in one place.
 
-Every result's ``source`` starts with the file of its paper
-(``papers/000_28147233bdbc9869.txt (Reid et al. 2023, …), Thm 3.2``); captions
-of ``rftheory table`` and ``rftheory show`` cite the paper itself (authors,
-year, title, venue), with the theorem and the file kept after it.  The list
-follows ``papers/README.md``.  :func:`bibtex` gives each paper's BibTeX
+Every result's ``source`` starts with its paper's short citation and title
+(``Reid et al. (2023), Simplex Random Features, Thm 3.2 (Eq. 11)``) and may
+name other papers later by author and year (``Reid et al. 2023, Thm 4.5``).
+Captions of ``rftheory table`` and ``rftheory show`` cite the paper in full
+(authors, year, title, venue).  :func:`bibtex` gives each paper's BibTeX
 entry (``rftheory cite``) and :data:`SOFTWARE_KEY` rftheory's own.
 """
 
@@ -42,34 +42,47 @@ class Paper:
         return f"{self.authors} ({self.year}). {self.title}. {self.venue}."
 
 
-#: the papers by the number of their file (``papers/000_…``)
+#: the papers by the number of their file (Reid et al. 2023)
 PAPERS: dict[str, Paper] = {
     "000": Paper("Isaac Reid, Krzysztof Choromanski, Valerii Likhosherstov, Adrian Weller", 2023,
                  "Simplex Random Features", "ICML 2023", "reid2023simplex",
                  "Proceedings of the 40th International Conference on Machine Learning (ICML)"),
-    "001": Paper("Krzysztof Choromanski, Haoxian Chen, Han Lin, Yuanzhe Ma, Arijit Sehanobish, Deepali Jain, "
+    "hrf": Paper("Krzysztof Choromanski, Haoxian Chen, Han Lin, Yuanzhe Ma, Arijit Sehanobish, Deepali Jain, "
                  "Michael S. Ryoo, Jake Varley, Andy Zeng, Valerii Likhosherstov, Dmitry Kalashnikov, "
                  "Vikas Sindhwani, Adrian Weller", 2022, "Hybrid Random Features", "ICLR 2022",
                  "choromanski2022hybrid", "International Conference on Learning Representations (ICLR)"),
     # the extraction has no author list or venue (papers/README.md: "Likhosherstov et al."); the six authors,
     # in this order, checked 2026-11-24 against the arXiv record 2302.00787 (v1, 1 Feb 2023)
-    "002": Paper("Valerii Likhosherstov, Krzysztof Choromanski, Avinava Dubey, Frederick Liu, Tamas Sarlos, "
+    "derf": Paper("Valerii Likhosherstov, Krzysztof Choromanski, Avinava Dubey, Frederick Liu, Tamas Sarlos, "
                  "Adrian Weller", 2023,
                  "FAVOR#: Sharp Attention Kernel Approximations via New Classes of Positive Random Features",
                  "arXiv preprint arXiv:2302.00787", "likhosherstov2023favorsharp"),
-    "003": Paper("Felix X. Yu, Ananda Theertha Suresh, Krzysztof Choromanski, Daniel Holtmann-Rice, Sanjiv Kumar",
+    "orf": Paper("Felix X. Yu, Ananda Theertha Suresh, Krzysztof Choromanski, Daniel Holtmann-Rice, Sanjiv Kumar",
                  2016, "Orthogonal Random Features", "NeurIPS 2016", "yu2016orthogonal",
                  "Advances in Neural Information Processing Systems 29 (NeurIPS)"),
-    "004": Paper("Dougal J. Sutherland, Jeff Schneider", 2015, "On the Error of Random Fourier Features",
+    "sutherland": Paper("Dougal J. Sutherland, Jeff Schneider", 2015, "On the Error of Random Fourier Features",
                  "UAI 2015", "sutherland2015error", "Conference on Uncertainty in Artificial Intelligence (UAI)"),
 }
 
 #: the BibTeX key of rftheory itself (``rftheory cite rftheory``)
 SOFTWARE_KEY = "rftheory"
 
-_FILE = re.compile(r"papers/(\d{3})_[^\s,;()]*")
-#: a later paper file in a source, with its own short parenthetical citation if any
-_LATER = re.compile(r"papers/(\d{3})_[^\s,;()]*(?:\s*\([^()]*\d{4}[^()]*\))?")
+
+def _pattern(paper: Paper) -> re.Pattern[str]:
+    """``Reid et al. (2023)`` or ``Reid et al. 2023``, optionally followed by ``, Title``."""
+    who = re.escape(paper.short.rsplit(" (", 1)[0])
+    return re.compile(rf"{who} \(?{paper.year}\)?(?:, {re.escape(paper.title)})?")
+
+
+_PATTERNS = {k: _pattern(p) for k, p in PAPERS.items()}
+
+
+def _first(source: str) -> tuple[Paper, re.Match[str]] | None:
+    hits = [(m.start(), k, m) for k, rx in _PATTERNS.items() if (m := rx.search(source))]
+    if not hits:
+        return None
+    _, k, m = min(hits, key=lambda h: h[0])
+    return PAPERS[k], m
 
 
 def paper_of(source: str) -> Paper | None:
@@ -78,66 +91,52 @@ def paper_of(source: str) -> Paper | None:
     Parameters
     ----------
     source : str
-        A result's ``source`` (``"papers/000_…, Thm 3.2"``).
+        A result's ``source`` (``"Reid et al. (2023), Simplex Random Features, Thm 3.2"``).
 
     Returns
     -------
     Paper or None
-        ``None`` when no known paper file is named.
+        ``None`` when no known paper is named.
 
     Examples
     --------
-    >>> paper_of("papers/003_90ce4cb5dbcb863e.txt (Yu et al. 2016, Orthogonal Random Features), Lemma 1").year
-    2016
+    >>> paper_of("Yu et al. (2016), Orthogonal Random Features, Lemma 1").venue
+    'NeurIPS 2016'
     """
-    m = _FILE.search(source)
-    return PAPERS.get(m.group(1)) if m else None
+    hit = _first(source)
+    return hit[0] if hit else None
 
 
-def cite(source: str, full: bool = False, file: bool = True) -> str:
-    """A result's source as a citation: paper, then where in it, then the file.
+def cite(source: str, full: bool = False) -> str:
+    """A result's source as a citation: the paper, then where in it.
 
     Parameters
     ----------
     source : str
         A result's ``source``.
     full : bool, optional
-        All authors and the venue (default: ``First et al. (year), Title``).
-    file : bool, optional
-        End with the paper's file (``[papers/000_…]``, default); ``False``
-        for captions read outside the repository, which name the venue
-        instead (``Reid et al. (2023), Simplex Random Features, ICML 2023, Thm 3.2``).
+        All authors (default: ``First et al. (year)``).
 
     Returns
     -------
     str
-        E.g. ``"Reid et al. (2023), Simplex Random Features, Thm 3.2 (Eq. 11) [papers/000_…]"``;
+        The paper with its title and venue, then the rest of ``source``;
         ``source`` unchanged when it names no known paper.
 
     Examples
     --------
-    >>> cite("papers/000_28147233bdbc9869.txt (Reid et al. 2023, Simplex Random Features), Thm 3.2 (Eq. 11)")
-    'Reid et al. (2023), Simplex Random Features, Thm 3.2 (Eq. 11) [papers/000_28147233bdbc9869.txt]'
-    >>> cite("papers/003_90ce4cb5dbcb863e.txt (Yu et al. 2016, Orthogonal Random Features), Lemma 1", file=False)
-    'Yu et al. (2016), Orthogonal Random Features, NeurIPS 2016, Lemma 1'
+    >>> cite("Reid et al. (2023), Simplex Random Features, Thm 3.2 (Eq. 11)")
+    'Reid et al. (2023), Simplex Random Features, ICML 2023, Thm 3.2 (Eq. 11)'
+    >>> cite("Yu et al. (2016), Orthogonal Random Features, Lemma 1", full=True)
+    'Felix X. Yu, Ananda Theertha Suresh, Krzysztof Choromanski, Daniel Holtmann-Rice, Sanjiv Kumar (2016). Orthogonal Random Features. NeurIPS 2016, Lemma 1'
     """
-    m = _FILE.search(source)
-    paper = PAPERS.get(m.group(1)) if m else None
-    if paper is None:
+    hit = _first(source)
+    if hit is None:
         return source
-    rest = source[m.end():].strip()
-    if rest.startswith("("):  # the file's own short citation, replaced by ours
-        depth = 0
-        for i, ch in enumerate(rest):
-            depth += (ch == "(") - (ch == ")")
-            if depth == 0:
-                rest = rest[i + 1:].strip()
-                break
-    rest = rest.lstrip(",;: ").strip()
-    if not file:  # other papers named later (``exact form: papers/000_…, Thm 4.5``) by author and year
-        rest = _LATER.sub(lambda k: PAPERS[k.group(1)].short if k.group(1) in PAPERS else k.group(0), rest)
-    head = paper.full.rstrip(".") if full else f"{paper.short}, {paper.title}" + ("" if file else f", {paper.venue}")
-    return f"{head}" + (f", {rest}" if rest else "") + (f" [{m.group(0)}]" if file else "")
+    paper, m = hit
+    rest = (source[:m.start()] + source[m.end():]).strip().lstrip(",;: ").strip()
+    head = paper.full.rstrip(".") if full else f"{paper.short}, {paper.title}, {paper.venue}"
+    return head + (f", {rest}" if rest else "")
 
 
 def papers_of(source: str) -> list[Paper]:
@@ -155,24 +154,25 @@ def papers_of(source: str) -> list[Paper]:
 
     Examples
     --------
-    >>> [p.key for p in papers_of("papers/001_x.txt, Lemma 2.2; orthogonal: papers/000_y.txt, Thm 3.2")]
+    >>> [p.key for p in papers_of("Choromanski et al. (2022), Hybrid Random Features, Lemma 2.2; "
+    ...                           "orthogonal: Reid et al. 2023, Thm 3.2")]
     ['choromanski2022hybrid', 'reid2023simplex']
     """
+    found = sorted((m.start(), k) for k, rx in _PATTERNS.items() for m in rx.finditer(source))
     out: list[Paper] = []
-    for m in _FILE.finditer(source):
-        p = PAPERS.get(m.group(1))
-        if p is not None and p not in out:
-            out.append(p)
+    for _, k in found:
+        if PAPERS[k] not in out:
+            out.append(PAPERS[k])
     return out
 
 
 def lookup(name: str) -> Paper | None:
-    """A paper by BibTeX key (``reid2023simplex``), file number (``000``) or file name.
+    """A paper by BibTeX key (``reid2023simplex``) or by the rftheory package of its results (``simrf``).
 
     Parameters
     ----------
     name : str
-        The key, number or ``papers/000_…`` file name.
+        The key or package name.
 
     Returns
     -------
@@ -181,12 +181,12 @@ def lookup(name: str) -> Paper | None:
 
     Examples
     --------
-    >>> lookup("003").key, lookup("reid2023simplex").year
+    >>> lookup("orf").key, lookup("reid2023simplex").year
     ('yu2016orthogonal', 2023)
     """
     name = name.strip()
-    for number, p in PAPERS.items():
-        if name in (p.key, number) or re.fullmatch(rf"(papers/)?{number}_[^\s/]*", name):
+    for package, p in PAPERS.items():
+        if name in (p.key, package):
             return p
     return None
 
@@ -218,7 +218,7 @@ def bibtex(paper: Paper) -> str:
 
     Examples
     --------
-    >>> print(bibtex(PAPERS["004"]))
+    >>> print(bibtex(PAPERS["sutherland"]))
     @inproceedings{sutherland2015error,
       author = {Sutherland, Dougal J. and Schneider, Jeff},
       title = {{On the Error of Random Fourier Features}},

@@ -37,11 +37,9 @@ class UnknownResultError(RFTheoryError, KeyError):
     def __init__(self, result_id: str, known: list[str] | None = None):
         self.result_id = result_id
         self.known = known
-        hint = ""
-        if known:
-            close = [k for k in known if k.startswith(result_id.split(".")[0])]
-            if close:
-                hint = "; did you mean one of: " + ", ".join(close[:8])
+        from .suggest import did_you_mean
+
+        hint = did_you_mean(result_id, known) if known else ""
         super().__init__(f"unknown result ID {result_id!r}{hint} (see `rftheory list`)")
 
     def __str__(self) -> str:  # KeyError quotes its message otherwise

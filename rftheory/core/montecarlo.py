@@ -253,7 +253,7 @@ def pair_mean(e, axis: int = -1):
     .. math:: \\frac{1}{n(n-1)}\\sum_{i\\ne j} e_i e_j
        = \\frac{(\\sum_i e_i)^2 - \\sum_i e_i^2}{n(n-1)}
 
-    One replicate of a pair term (the RF-conformity, papers/000_…, Def. 3.1, Eq. 10).
+    One replicate of a pair term (the RF-conformity, Reid et al. 2023, Def. 3.1, Eq. 10).
 
     Parameters
     ----------

@@ -142,7 +142,7 @@ class Param:
     Parameters
     ----------
     name : str
-        Name as THEORY.md and the CLI spell it.
+        Name as the results and the CLI spell it.
     kind : {"int", "real", "choice", "object"}
         ``int`` and ``real`` are parsed exactly; ``choice`` is a string from
         ``choices``; ``object`` is passed through to ``check`` (arrays,
@@ -541,7 +541,7 @@ ARG_MAX = 40
 
 @dataclass(frozen=True)
 class Common:
-    """The parameters that THEORY.md uses across papers, defined once."""
+    """The parameters that the results share across papers, defined once."""
 
     d: Param = field(default_factory=lambda: Param("d", "int", "data dimension", low=1, high=D_MAX))
     d2: Param = field(default_factory=lambda: Param("d", "int", "data dimension", low=2, high=D_MAX))

@@ -1,4 +1,4 @@
-"""The registry of results: one :class:`Result` per THEORY.md ID.
+"""The registry of results: one :class:`Result` per result ID.
 
 A result is written once, as a :class:`Result` holding its citation, its
 parameters and its evaluators, one per layer:
@@ -36,7 +36,7 @@ from .montecarlo import MCEstimate, summarize
 from .params import Param, Point, validate_params
 from .precision import certified, check_dps, shown
 
-__all__ = ["Result", "register", "LAYERS", "MODES"]
+__all__ = ["Result", "register", "LAYERS", "MODES", "REGISTRY"]
 
 LAYERS = ("symbolic", "mpmath", "float64", "mc")
 MODES = ("quick", "default", "full")
@@ -44,7 +44,7 @@ MODES = ("quick", "default", "full")
 
 @dataclass
 class Result:
-    """One result of THEORY.md with its evaluators.
+    """One result of a source paper with its evaluators.
 
     Parameters
     ----------
@@ -53,7 +53,7 @@ class Result:
     title : str
         One line.
     source : str
-        Paper file and theorem/equation, e.g. ``"papers/000_…, Thm 4.3"``.
+        Paper file and theorem/equation, e.g. ``"Reid et al. 2023, Thm 4.3"``.
     statement : str
         The formula in LaTeX.
     params : tuple of Param
@@ -281,9 +281,46 @@ class Result:
         dps = check_dps(dps)
         p = self.validate(**given)
         if certify:
+            from ..ball.proven import proven  # proven digits where a ball layer serves
+
+            value = proven(self.id, dps, p)
+            if value is not None:
+                return value
             return shown(certified(lambda: self.mpmath(p), dps, self.id), dps)
         with mpmath.workdps(dps):
             return shown(+self.mpmath(p), dps)
+
+    def ball(self, *, dps: int = 30, **given):
+        """A ball (``flint.arb``) that provably contains the value, relative radius below ``10^-(dps+2)``.
+
+        Parameters
+        ----------
+        dps : int
+            Significant digits, in ``[1, 100]`` (keyword-only).
+        **given
+            The result's parameters (validated as :meth:`exact` does), or ``at=Point``;
+            a real parameter may be a ``flint.arb`` ball with radius: the returned ball
+            then contains the value at every point of it.
+
+        Returns
+        -------
+        flint.arb
+
+        Raises
+        ------
+        rftheory.ball.NoBallLayer
+            The result has no ball layer (:func:`rftheory.ball.why_not` says why).
+        PrecisionError
+            The ball does not shrink below ``10^-(dps+2)`` within
+            :data:`rftheory.ball.PREC_MAX` bits.
+        """
+        from .. import ball
+
+        dps = check_dps(dps)
+        ball.entry(self.id)  # NoBallLayer first, before the parameters
+        if any(type(v).__name__ == "arb" for v in given.values()):
+            return ball.ball_at_dps(self.id, dps, given)  # enclose validates the balls' endpoints
+        return ball.ball_at_dps(self.id, dps, dict(self.validate(**given)))
 
     def route(self, name: str, *, dps: int = 50, **given):
         """An independent arbitrary-precision route by name, evaluated once at
@@ -451,7 +488,7 @@ def _short_source(source: str) -> str:
     from .citations import cite, paper_of
 
     paper = paper_of(source)
-    text = source if paper is None else cite(source, file=False).replace(f", {paper.title}, {paper.venue}", "", 1)
+    text = source if paper is None else cite(source).replace(f", {paper.title}, {paper.venue}", "", 1)
     return text if len(text) <= 70 else text[:69] + "\u2026"
 
 
@@ -528,7 +565,7 @@ def validate_arrays(result: Result, given: Mapping[str, Any]) -> dict:
     return out
 
 
-_REGISTRY: dict[str, Result] = {}
+REGISTRY: dict[str, Result] = {}
 
 
 def register(result: Result) -> Result:
@@ -552,11 +589,11 @@ def register(result: Result) -> Result:
     import os
     import sys
 
-    if result.id in _REGISTRY:
+    if result.id in REGISTRY:
         raise ValueError(f"result {result.id!r} is registered twice")
     caller = sys._getframe(1)
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the repository
     path = os.path.relpath(caller.f_code.co_filename, root)
     result.defined_at = f"{path}:{caller.f_lineno}"
-    _REGISTRY[result.id] = result
+    REGISTRY[result.id] = result
     return result

@@ -1,7 +1,7 @@
 """Dense-exponential random features (DERF) of the softmax kernel ``exp(xᵀy)``.
 
-Source: Likhosherstov et al. 2023, *FAVOR#* (``papers/002_37538ea6a68c1540.txt``;
-THEORY.md ids ``derf.*``), Sec. 3-4.  Like the other maps of
+Source: Likhosherstov et al. 2023, *FAVOR#* (Likhosherstov et al. 2023;
+result IDs ``derf.*``), Sec. 3-4.  Like the other maps of
 :mod:`rftheory.features`, :func:`dense_exponential` takes the random matrix
 ``W`` of shape ``(..., m, d)`` (rows ``ω_k ~ N(0, I_d)``, from
 :func:`rftheory.sample`) and the inputs, and returns the features, here of
@@ -36,7 +36,7 @@ LOG_MAX = 700
 
 
 def dense_exponential(W, X, A, B, C, log_d):
-    """Dense-exponential features ``f(ω_k, x_i)/√m`` (FAVOR#, Eq. 15 / Thm 4.1 of papers/002_…).
+    """Dense-exponential features ``f(ω_k, x_i)/√m`` (FAVOR#, Eq. 15 / Thm 4.1 of Likhosherstov et al. 2023).
 
     .. math:: \\frac{f(\\omega_k, x_i)}{\\sqrt m}
        = \\frac{1}{\\sqrt m}\\exp\\big(\\log D + \\omega_k^\\top A\\omega_k

@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from ..sampling.samplers import _namespace
+from ..sampling.samplers import namespace_of
 
 __all__ = ["positive", "trigonometric", "psi", "estimate", "project"]
 
@@ -41,7 +41,7 @@ def project(W, x, xp=None):
     >>> project(np.array([[1.0, 2.0], [3.0, 4.0]]), [1.0, 1.0]).tolist()
     [3.0, 7.0]
     """
-    xp = _namespace(xp) if xp is None else xp
+    xp = namespace_of(xp) if xp is None else xp
     x = xp.asarray(x, dtype=xp.float64)
     if isinstance(W, np.ndarray):  # BLAS: 4-8x faster than the broadcast product (equal up to rounding)
         return np.matmul(W, x)
@@ -49,7 +49,7 @@ def project(W, x, xp=None):
 
 
 def positive(W, x, xp=None):
-    """Positive random features of the Gaussian kernel (PRF, Eq. 6–7 of papers/000_…).
+    """Positive random features of the Gaussian kernel (PRF, Eq. 6–7 of Reid et al. 2023).
 
     .. math:: \\phi(x) = \\frac{e^{-\\|x\\|^2}}{\\sqrt m}\\,\\big(\\exp(w_i^\\top x)\\big)_{i=1}^m,
        \\qquad \\mathbb E\\,\\phi(x)^\\top\\phi(y) = e^{-\\|x-y\\|^2/2}.
@@ -77,7 +77,7 @@ def positive(W, x, xp=None):
     >>> bool(abs(f[0] - math.exp(0.25)) < 1e-15)
     True
     """
-    xp = _namespace(xp) if xp is None else xp
+    xp = namespace_of(xp) if xp is None else xp
     x = xp.asarray(x, dtype=xp.float64)
     m = W.shape[-2]
     sq = float(xp.sum(x * x))
@@ -85,7 +85,7 @@ def positive(W, x, xp=None):
 
 
 def trigonometric(W, x, xp=None):
-    """Random Fourier features φ (sin/cos pairs; Eq. 3 of papers/000_…).
+    """Random Fourier features φ (sin/cos pairs; Eq. 3 of Reid et al. 2023).
 
     .. math:: \\phi(x) = \\frac{1}{\\sqrt m}\\big(\\cos(w_i^\\top x), \\sin(w_i^\\top x)\\big)_{i=1}^m,
        \\qquad \\phi(x)^\\top\\phi(y) = \\frac1m\\sum_i \\cos(w_i^\\top(x-y)).
@@ -116,7 +116,7 @@ def trigonometric(W, x, xp=None):
     >>> bool(abs(estimate(f, f) - 1.0) < 1e-15)
     True
     """
-    xp = _namespace(xp) if xp is None else xp
+    xp = namespace_of(xp) if xp is None else xp
     m = W.shape[-2]
     p = project(W, x, xp)
     return xp.concat([xp.cos(p), xp.sin(p)], axis=-1) / math.sqrt(m)
@@ -128,7 +128,7 @@ def psi(W, b, x, xp=None):
     .. math:: \\psi(x) = \\sqrt{2/D}\\,\\big(\\cos(w_i^\\top x + b_i)\\big)_{i=1}^D,\\quad b_i \\sim U[0, 2\\pi).
 
     Averaging ``2 cos(a + b) cos(c + b)`` over the phase gives ``cos(a − c)``,
-    so ``E ψ(x)ᵀψ(y) = e^{−‖x−y‖²/2}`` (papers/004_…, Sutherland & Schneider).
+    so ``E ψ(x)ᵀψ(y) = e^{−‖x−y‖²/2}`` (Sutherland & Schneider 2015, Sutherland & Schneider).
 
     Parameters
     ----------
@@ -155,7 +155,7 @@ def psi(W, b, x, xp=None):
     >>> bool(abs(f[0] - 1 / math.sqrt(2)) < 1e-15)
     True
     """
-    xp = _namespace(xp) if xp is None else xp
+    xp = namespace_of(xp) if xp is None else xp
     D = W.shape[-2]
     return math.sqrt(2.0 / D) * xp.cos(project(W, x, xp) + b)
 
@@ -181,5 +181,5 @@ def estimate(fx, fy, xp=None):
     >>> float(estimate(np.array([1.0, 2.0]), np.array([3.0, 4.0])))
     11.0
     """
-    xp = _namespace(xp) if xp is None else xp
+    xp = namespace_of(xp) if xp is None else xp
     return xp.sum(fx * fy, axis=-1)

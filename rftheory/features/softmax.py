@@ -1,7 +1,7 @@
 """Random-feature maps of the softmax kernel ``SM(x, y) = exp(xᵀy)`` (Hybrid Random Features).
 
 Source: Choromanski et al., *Hybrid Random Features*, ICLR 2022
-(``papers/001_fec91adef6daced0.txt``; THEORY.md ids ``hrf.*``).  Every map
+(Choromanski et al. 2022; result IDs ``hrf.*``).  Every map
 takes the random matrix ``W`` of shape ``(..., m, d)`` (rows ``ω_i``, from
 :func:`rftheory.sample`) and one data vector of shape ``(d,)`` and returns
 features of shape ``(..., F)``.  The estimator is always the *plain*
@@ -32,7 +32,7 @@ import math
 import numpy as np
 
 from ..core.errors import ParameterError
-from ..sampling.samplers import _namespace
+from ..sampling.samplers import namespace_of
 from . import gaussian
 
 __all__ = [
@@ -81,12 +81,12 @@ def estimate(f1, f2, xp=None):
     >>> complex(estimate(np.array([1j]), np.array([1j])))
     (-1+0j)
     """
-    xp = _namespace(xp) if xp is None else xp
+    xp = namespace_of(xp) if xp is None else xp
     return xp.sum(f1 * f2, axis=-1)
 
 
 def trig(W, x, xp=None):
-    """Trigonometric softmax features (Eq. 2 of papers/001_…).
+    """Trigonometric softmax features (Eq. 2 of Choromanski et al. 2022).
 
     .. math:: \\phi^{\\mathrm{trig}}(u) = \\frac{e^{\\|u\\|^2/2}}{\\sqrt m}
        \\big(\\sin\\omega_i^\\top u, \\cos\\omega_i^\\top u\\big)_{i\\le m},\\qquad
@@ -121,7 +121,7 @@ def trig(W, x, xp=None):
 
 
 def positive(W, x, xp=None):
-    """Positive softmax features ``SM_+`` (FAVOR+; the PRF of papers/000_… rescaled).
+    """Positive softmax features ``SM_+`` (FAVOR+; the PRF of Reid et al. 2023 rescaled).
 
     .. math:: \\phi^{+}(u) = \\frac{e^{-\\|u\\|^2/2}}{\\sqrt m}\\big(e^{\\omega_i^\\top u}\\big)_{i\\le m},
        \\qquad \\mathbb E\\,\\phi^+(x)^\\top\\phi^+(y) = e^{x^\\top y}.
@@ -153,7 +153,7 @@ def positive(W, x, xp=None):
 
 
 def positive_pp(W, x, xp=None):
-    """Antithetic positive features ``SM_++`` (Eq. 3 of papers/001_…).
+    """Antithetic positive features ``SM_++`` (Eq. 3 of Choromanski et al. 2022).
 
     .. math:: \\phi^{++}(u) = \\frac{e^{-\\|u\\|^2/2}}{\\sqrt{2m}}
        \\big(e^{\\omega_i^\\top u}, e^{-\\omega_i^\\top u}\\big)_{i\\le m},\\qquad
@@ -184,7 +184,7 @@ def positive_pp(W, x, xp=None):
     >>> bool(abs(estimate(positive_pp(W, x), positive_pp(W, -x)) - math.exp(-0.25)) < 1e-15)
     True
     """
-    xp = _namespace(xp) if xp is None else xp
+    xp = namespace_of(xp) if xp is None else xp
     return xp.concat([positive(W, x, xp), positive(-W, x, xp)], axis=-1) / math.sqrt(2.0)
 
 
@@ -198,7 +198,7 @@ def _matrix(A, name="A"):
 
 
 def complex_exp(W, x, M):
-    """Complex-exponential features ``Ψ^M`` (Eq. 15 of papers/001_…).
+    """Complex-exponential features ``Ψ^M`` (Eq. 15 of Choromanski et al. 2022).
 
     .. math:: \\Psi^M(u) = \\frac{1}{\\sqrt m}\\exp\\!\\Big(-\\frac{(Mu)^\\top(Mu)}{2}\\Big)
        \\big(\\exp(\\omega_i^\\top M u)\\big)_{i\\le m}
@@ -255,7 +255,7 @@ def ce_estimate(W, x, y, A):
     .. math:: \\widehat{SM}{}^{\\mathrm{cexp}}(x, y) = \\Psi^A(x)^\\top\\Psi^{A^{-\\top}}(y),
        \\qquad \\mathbb E\\,\\widehat{SM}{}^{\\mathrm{cexp}} = e^{x^\\top y}
 
-    (papers/001_…, Lemma 2.4, Eq. 14–16).
+    (Choromanski et al. 2022, Lemma 2.4, Eq. 14–16).
 
     Parameters
     ----------
@@ -303,7 +303,7 @@ def angular_rho(T, x):
        = \\tfrac12 - \\tfrac1{2n}\\sum_i \\mathrm{sgn}(\\tau_i^\\top x)\\,\\mathrm{sgn}(\\tau_i^\\top y)
 
     with the **plain** transpose (``i² = −1``); a conjugate transpose would give
-    ``1 − λ̂`` instead (mean ``1 − θ/π``).  Source: papers/001_…, Eq. 19.
+    ``1 − λ̂`` instead (mean ``1 − θ/π``).  Source: Choromanski et al. 2022, Eq. 19.
 
     Parameters
     ----------
@@ -336,7 +336,7 @@ def angular_lambda(T, x, y):
     .. math:: \\hat\\lambda_n(x, y) = \\tfrac12 + \\rho_n(x)^\\top\\rho_n(y),
        \\qquad \\mathbb E\\,\\hat\\lambda_n = \\theta_{x,y}/\\pi
 
-    (papers/001_…, Eq. 19 and Lemma 3.2).
+    (Choromanski et al. 2022, Eq. 19 and Lemma 3.2).
 
     Parameters
     ----------
@@ -412,7 +412,7 @@ def hybrid(a, rho1, rho2, f1, g1, f2, g2):
     ``Ψ₂ = [√a g1, ρ₂⊗g1, sgn(1−a)√|1−a| g2, −ρ₂⊗g2]`` (the signs sit on the
     ``y`` side, so real inputs give real features).  Arrays carry batch axes
     ``(..., F)``; ``⊗`` is the vectorised outer product (Eq. 11).
-    Source: papers/001_…, Lemma 2.3, Eq. 11–12.
+    Source: Choromanski et al. 2022, Lemma 2.3, Eq. 11–12.
 
     Parameters
     ----------

@@ -1,5 +1,5 @@
 """The angle family of RF-conformities (Lemma 4.2 of Reid et al. 2023, Simplex
-Random Features, ``papers/000_28147233bdbc9869.txt``, Eq. 21 and 24).
+Random Features, Reid et al. 2023, Eq. 21 and 24).
 
 All coupled pairs of a block at one angle ``θ`` (``c = cos θ``); as a function
 of ``x`` (``x = v²/2`` for positive random features, ``x = −z²/2`` for the
@@ -197,7 +197,7 @@ def angle_quad_split(d, cos_theta, x):
 
 def angle_ratios(d):
     """The ratios ``R_p = r_p/r_0``, ``r_p = Γ((d+p)/2)/Γ((d+p+1)/2)``, of the angle
-    family's double series (Eq. 24 of papers/000_…), at the working precision.
+    family's double series (Eq. 24 of Reid et al. 2023), at the working precision.
 
     .. math:: R_0 = 1,\\quad R_1 = \\frac{\\Gamma(\\frac{d+1}2)^2}{\\Gamma(\\frac d2)\\Gamma(\\frac d2+1)},
        \\quad R_{p+2} = R_p\\,\\frac{d+p}{d+p+1}

@@ -1,7 +1,6 @@
 """Moments of the χ_d distribution (the row norms of random-feature matrices) in float64.
 
-``E χ_d`` and ``Var(χ_d)/d = 1 − (E χ_d)²/d`` without overflow or cancellation (THEORY.md,
-Conventions: ``E_χ``; the latter is the small-``v`` coefficient of the simplex PRF MSE).
+``E χ_d`` and ``Var(χ_d)/d = 1 − (E χ_d)²/d`` without overflow or cancellation (the latter is the small-``v`` coefficient of the simplex PRF MSE).
 """
 
 from __future__ import annotations
@@ -23,7 +22,7 @@ def chi_mean(d):
 
     .. math:: \\mathbb E\\chi_d = \\sqrt2\\,\\frac{\\Gamma((d+1)/2)}{\\Gamma(d/2)}
 
-    (THEORY.md, Conventions: ``E_χ``), by ``gammaln`` so that it does not
+    by ``gammaln`` so that it does not
     overflow for large ``d``.
 
     Parameters
@@ -76,7 +75,7 @@ def chi_var_ratio(d):
     ``D(d) = (1 + d(d+2) D(d+2)) / (d+1)²`` (from ``E χ_{d+2}² ∝ (d+1)²/(d(d+2))``),
     whose terms are all positive (≤ 20 steps, a few ulps each).  This is the
     small-``v`` coefficient of the simplex PRF MSE with full blocks
-    (papers/000_…, Sec. 5.1; THEORY.md, ``simrf.prf_small_v``).
+    (Reid et al. 2023, Sec. 5.1; result ``simrf.prf_small_v``).
 
     Parameters
     ----------

@@ -51,7 +51,7 @@ def hyp1f1_d_half_neg_dd(d, x, Kp, tail):
 
     .. math:: t_{k+1} = t_k\\,\\frac{(k-b)\\,x}{(k+b)(k+1)},\\qquad t_0 = 1,\\quad b = d/2
 
-    (Kummer's transformation; papers/000_…, Thm 4.5).  ``(k − b)x`` is formed
+    (Kummer's transformation; Reid et al. 2023, Thm 4.5).  ``(k − b)x`` is formed
     exactly (Dekker) and ``(k + b)(k + 1)`` is an exact float, so ``t_k`` carries
     at most ``3k`` double-double roundings and the sum one more per term, each
     within ``U_DD`` (``2^{-100}``) relative: ``|ΔS| ≤ U_DD Σ_k (3k + 1 + K)|t_k|``.

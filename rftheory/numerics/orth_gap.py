@@ -1,7 +1,7 @@
 """The orthogonality gap ``e^{2x} − ₁F₁(d; d/2; x)`` in float64: a positive series
 summed in linear space, vectorized over points, with a rigorous running error bound.
 
-This is the gap ``ρ_iid − ρ_orth`` of the PRF conformity (papers/000_…, Thm 4.3,
+This is the gap ``ρ_iid − ρ_orth`` of the PRF conformity (Reid et al. 2023, Thm 4.3,
 Cor. 4.4), shared by ``simrf.prf_mse``, ``simrf.prf_gap`` and ``hrf.mse_positive``
 through :func:`rftheory.numerics.special.log_orth_gap_pos`.
 """
@@ -42,7 +42,7 @@ def _served_d(d):
 def log_b(d, K):
     """``log b_k`` for ``k = 0 … K−1`` (last axis), ``b_k = 1 − Π_{j<k}(d+j)/(d+2j)``.
 
-    The coefficients of the orthogonality gap (papers/000_…, Thm 4.3) in log space,
+    The coefficients of the orthogonality gap (Reid et al. 2023, Thm 4.3) in log space,
     for the log-space series of any ``d > 0``: the product as a sum of
     ``log1p(−j/(d+2j))``, then ``log(−expm1(·))`` (no cancellation for small ``k/d``).
     ``−inf`` for ``k = 0, 1``.  The linear-space series build the same ``b_k`` by the
@@ -85,7 +85,7 @@ def log_orth_gap_series(d, x):
               b_{k+1} = \\frac{k + b_k\\,(d+k)}{d+2k},\\quad b_0 = b_1 = 0,
 
     where ``b_k = 1 − Π_{j<k}(d+j)/(d+2j)`` (``(d)_k/(d/2)_k = 2^k Π_{j<k}(d+j)/(d+2j)``,
-    papers/000_…, Thm 4.3).  The recurrence for ``b_k`` adds and divides positive
+    Reid et al. 2023, Thm 4.3).  The recurrence for ``b_k`` adds and divides positive
     numbers only, so there is no cancellation anywhere: ``b_k`` is within
     ``r(k−1)u`` of its value (``r = 3`` roundings a step for integer ``d``, where ``d + j``
     is exact, else 5), ``p_k`` within ``(ULPS + 2k)u`` (``exp``, then a product and a
@@ -225,7 +225,7 @@ def log_pp_bracket_series(d, P, m, x):
 
     The bracket of the orthogonal antithetic positive (``++``) MSE
     (``hrf.mse_positive``; Lemma 2.2 of the HRF paper with Thm 4.3 of
-    papers/000_…) has both parts as series in ``v^{2k}/k!`` with
+    Reid et al. 2023) has both parts as series in ``v^{2k}/k!`` with
     ``(e^{v²} − 1)²/2 = Σ_{k≥2} (2^{k−1} − 1) v^{2k}/k!``, so
 
     .. math:: B = \\sum_{k\\ge2} \\frac{v^{2k}}{k!}\\Big(2^{k-1} - 1 - \\frac Pm b_k\\Big)
@@ -293,7 +293,7 @@ ALT_Z2 = (1e-145, 60.0)
 def orth_gap_neg_series(d, z2):
     """``e^{−z²} − ₁F₁(d; d/2; −z²/2) = Σ_{k≥2} b_k (−z²)^k/k!`` and a bound on its error.
 
-    The RFF orthogonality gap (papers/000_…, Thm 4.5) as the alternating series of
+    The RFF orthogonality gap (Reid et al. 2023, Thm 4.5) as the alternating series of
     :func:`log_orth_gap_series`'s coefficients ``b_k ≥ 0``, summed in float64 with
     ``p_k = z^{2k}/k!`` by recurrence.  Term ``k`` is within ``((r + 3)k + 2)u`` (``b_k``
     ``r(k−1)`` as in :func:`log_orth_gap_series`, ``p_k`` ``2k``, the product one, one

@@ -3,7 +3,7 @@ a float64 Chebyshev form with its derivative, for searches over couplings.
 
 Two vectors with iid ``χ_d`` norms whose directions subtend a fixed angle
 ``θ`` and are rotated by a Haar ``R`` have the pair term (Lemma 4.2, Eq. 21
-and 24 of Reid et al. 2023, ``papers/000_28147233bdbc9869.txt``)
+and 24 of Reid et al. 2023)
 
 .. math:: f(c) = \\rho_\\theta(x) = \\sum_{p\\ge0} b_p c^p,\\qquad
    b_p = R_p\\,\\frac{x^p}{p!}\\frac{(d)_p}{(d/2)_p}\\,{}_1F_1\\big(d+p;\\tfrac d2+p;x\\big),

@@ -3,7 +3,7 @@
 A pair term is the mean over the coupled ordered pairs ``i ≠ j`` of one
 block of ``E f(w_iᵀu) f(w_jᵀu)``: ``f = exp`` and ``u = x + y`` for the
 RF-conformity of positive random features (Def. 3.1 of Reid et al. 2023,
-``papers/000_28147233bdbc9869.txt``), ``f = cos`` and ``u = x − y`` for the
+Reid et al. 2023), ``f = cos`` and ``u = x − y`` for the
 pair term ``τ_c`` of random Fourier features.  The replicates returned here
 are averaged by :func:`rftheory.core.montecarlo.summarize` (mean ± standard error).
 """

@@ -1,7 +1,7 @@
 """The RFF pair terms and gaps in float64, with error control.
 
 ``τ_orth = ₁F₁(d; d/2; −z²/2)`` (Thm 4.5 of Reid et al. 2023,
-``papers/000_28147233bdbc9869.txt``), ``τ_simplex`` (the angle family of
+Reid et al. 2023), ``τ_simplex`` (the angle family of
 Lemma 4.2 at ``x = −z²/2``, :mod:`rftheory.numerics.angle_family`) and the
 gaps ``e^{−z²} − τ_c`` that the RFF MSEs need.  Every evaluator returns a
 value and an absolute error bound; :func:`checked` turns a bound above the
@@ -354,7 +354,7 @@ def _orth_gap_coef_log(d, K):
 def _simplex_delta_coef_log(d, K):
     """``log δ_k``: ``τ_θ − τ_orth = Σ_k δ_k x^k`` (``x = −z²/2``), with
     ``δ_k = √π/(2^{d−1}Γ(d/2)) Γ(k+d)/Γ(k+d/2) Σ_{p even ≥ 2} cos^pθ r_p/((k−p)! p!)``,
-    ``r_p = Γ((d+p)/2)/Γ((d+p+1)/2)``, ``cos θ = −1/(d−1)`` (Eq. 24 of papers/000_…
+    ``r_p = Γ((d+p)/2)/Γ((d+p+1)/2)``, ``cos θ = −1/(d−1)`` (Eq. 24 of Reid et al. 2023
     with the ``2^{−(d−1)}``); every ``δ_k ≥ 0``."""
     d = np.asarray(d, float)
     dd = d[..., None, None]
@@ -516,7 +516,7 @@ def rff_bracket_f64(coupling, d, Pm, z, enough=None):
 
     .. math:: B = \tfrac12\big(1 - e^{-z^2}\big)^2 - \frac{P}{m}\big(e^{-z^2} - \tau_c\big)
 
-    (Thm 4.5 of Reid et al. 2023, ``papers/000_…``, with ``τ_⊥ = ₁F₁(d; d/2; −z²/2)``;
+    (Thm 4.5 of Reid et al. 2023, with ``τ_⊥ = ₁F₁(d; d/2; −z²/2)``;
     Yu et al. 2016, Eq. 3), the one float64 definition behind ``simrf.rff_mse``,
     ``orf.variance`` and ``hrf.mse_trig``.  The gap comes from :func:`gap_f64`.  For the
     orthogonal coupling at even ``d``, where every τ route fails at large ``z``, Kummer's

@@ -1,8 +1,8 @@
 """Random Fourier features (RFFs) for every coupling: pair terms and the MSE (mpmath, sympy).
 
-Shared by the SimRF paper's RFF results (``papers/000_…``, Thm 4.5, Cor. 4.6,
-and the simplex RFFs it leaves out), the ORF paper (``papers/003_…``) and
-Sutherland & Schneider (``papers/004_…``).  The estimator is
+Shared by the SimRF paper's RFF results (Reid et al. 2023, Thm 4.5, Cor. 4.6,
+and the simplex RFFs it leaves out), the ORF paper (Yu et al. 2016) and
+Sutherland & Schneider (Sutherland & Schneider 2015).  The estimator is
 
 .. math:: \\hat K = \\frac1m\\sum_{i=1}^m \\cos\\big(w_i^\\top(x-y)\\big),
    \\qquad \\mathbb E\\hat K = e^{-z^2/2},\\ z = \\|x-y\\|,
@@ -106,7 +106,7 @@ def rff_guard(z) -> int:
 
 def orth_pair(d, z):
     """``τ_orth = E cos(w_iᵀz)cos(w_jᵀz) = ₁F₁(d; d/2; −z²/2)`` (Thm 4.5 of
-    papers/000_…; Lemma 2 of papers/003_… after Chu–Vandermonde).
+    Reid et al. 2023; Lemma 2 of Yu et al. 2016 after Chu–Vandermonde).
 
     .. math:: \\tau_{\\mathrm{orth}} = {}_1F_1\\big(d; \\tfrac d2; -\\tfrac{z^2}{2}\\big)
 

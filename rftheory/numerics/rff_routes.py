@@ -3,9 +3,9 @@ from their definitions, not from the closed forms of :mod:`rftheory.numerics.rff
 
 * iid: ``(E cos(w·z))²`` from the Gaussian moments;
 * orthogonal: Yu et al.'s printed double-factorial series (App. A.3 of
-  ``papers/003_90ce4cb5dbcb863e.txt``, exact rationals) and the ``χ_{2d}``
+  Yu et al. 2016, exact rationals) and the ``χ_{2d}``
   quadrature of the definition;
-* simplex: the φ-quadrature of Eq. 21 of ``papers/000_28147233bdbc9869.txt``
+* simplex: the φ-quadrature of Eq. 21 of Reid et al. 2023
   at ``x = −z²/2``.
 
 Each raises :class:`~rftheory.core.errors.LayerUnavailableError` outside the region
@@ -45,7 +45,7 @@ def _dfact(n: int) -> int:
 
 
 def orth_pair_printed_series(d: int, z: Fraction | int):
-    """Yu et al.'s double-factorial series (App. A.3 of papers/003_…), as printed,
+    """Yu et al.'s double-factorial series (App. A.3 of Yu et al. 2016), as printed,
     summed in exact rational arithmetic and rounded once to the current precision:
 
     .. math:: \\sum_{k\\ge0}\\frac{(-z^2)^k}{k!}\\sum_{i=0}^k\\binom ki\\frac1{2^k}
@@ -105,7 +105,7 @@ def chi2d_pair_mean(d, s, sign):
     For an orthogonal pair, ``w_i ± w_j`` has norm ``R ~ χ_{2d}`` and a uniform
     direction, and for ``u`` uniform on the sphere ``E e^{R u·y} = ₀F₁(; d/2; R²‖y‖²/4)``,
     ``E cos(R u·y) = ₀F₁(; d/2; −R²‖y‖²/4)``: the orthogonal pair terms from
-    their definition (PRF conformity, Thm 4.3 of ``papers/000_…``, with
+    their definition (PRF conformity, Thm 4.3 of Reid et al. 2023, with
     ``sign = +1``, ``s = v``; RFF pair term, Thm 4.5, with ``sign = −1``, ``s = z``).
 
     .. math:: \\int_0^\\infty \\frac{r^{2d-1}e^{-r^2/2}}{2^{d-1}\\Gamma(d)}\\,

@@ -113,7 +113,7 @@ def gauss_var_cos_series(z):
 
 
 def orth_pair_printed(d, z):
-    """Yu et al.'s double-factorial series for ``E a_i a_j`` (App. A.3 of papers/003_…), as printed.
+    """Yu et al.'s double-factorial series for ``E a_i a_j`` (App. A.3 of Yu et al. 2016), as printed.
 
     .. math:: \\sum_{k\\ge0}\\frac{(-z^2)^k}{k!}\\,\\frac1{2^k}\\sum_{i=0}^k\\binom ki
        \\frac{(d+2i-2)!!\\,(d+2k-2i-2)!!}{(d+2k-2)!!\\,(d-2)!!}

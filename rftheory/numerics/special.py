@@ -83,7 +83,7 @@ def coupled_pairs(m, d, block=None):
 
     .. math:: P = \\sum_b m_b(m_b - 1) = k\\,B(B - 1) + r(r - 1), \\qquad B = \\text{block}
 
-    (THEORY.md, Conventions: "Blocks").
+    (``m`` frequencies in ``k = m // B`` full blocks of ``B = min(m, d)`` and a partial block of ``r``).
 
     Parameters
     ----------
@@ -132,7 +132,7 @@ def log_hyp1f1_d_half_pos(d, x):
     Sums the positive series in log space with the term ratio accumulated by
     ``cumsum``; the relative error is a few units of ``K·2^{-53}`` for ``K``
     terms.  At ``x = v²/2`` this is the orthogonal PRF conformity
-    (papers/000_…, Thm 4.3).
+    (Reid et al. 2023, Thm 4.3).
 
     Parameters
     ----------
@@ -181,7 +181,7 @@ def log_orth_gap_pos(d, x):
 
     every term positive (summed by :func:`log_orth_gap_pos_err`).
     This is the (positive) orthogonality gap ``ρ_iid − ρ_orth`` of the PRF
-    conformity (papers/000_…, Cor. 4.4; ``simrf.prf_gap``).
+    conformity (Reid et al. 2023, Cor. 4.4; ``simrf.prf_gap``).
 
     Parameters
     ----------
@@ -316,7 +316,7 @@ def exp_checked(logval, what: str = "value"):
 
 
 # --------------------------------------------------------------------------
-# the angle family of PRF conformities (Lemma 4.2, Eq. 21 of papers/000_…)
+# the angle family of PRF conformities (Lemma 4.2, Eq. 21 of Reid et al. 2023)
 
 #: Gauss–Legendre rules for the φ-integral of Eq. 21, in ``t = π/2 − φ`` on
 #: ``[0, T]`` (the integrand is symmetric about φ = π/2 and analytic): the
@@ -386,7 +386,7 @@ def log_angle_conformity(d, cos_theta, x):
 
     The integrand is positive, so the quadrature has no cancellation; each
     ``₁F₁`` is summed in log space (:func:`log_hyp1f1_d_half_pos`).
-    Source: papers/000_…, Lemma 4.2, Eq. 21.
+    Source: Reid et al. 2023, Lemma 4.2, Eq. 21.
 
     Parameters
     ----------
@@ -439,7 +439,7 @@ def log_angle_gap_nonpos(d, cos_theta, x):
 
     every term non-negative when ``cos θ ≤ 0`` (each bracket is
     ``−expm1(k log1p(s cos θ))``).  This is the orthogonality gap of the
-    simplex coupling (``cos θ = −1/(d−1)``; papers/000_…, Lemma 4.2, Eq. 21
+    simplex coupling (``cos θ = −1/(d−1)``; Reid et al. 2023, Lemma 4.2, Eq. 21
     and Thm 4.3).
 
     Parameters

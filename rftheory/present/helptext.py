@@ -34,6 +34,7 @@ EPILOGS = {
     "list": """examples:
   rftheory list                      every result, its source, parameters and notes
   rftheory list simrf.conformity     only IDs starting with simrf.conformity
+  rftheory list --short              one line per result: ID and title
   rftheory list hrf --json           machine-readable
 
 exit status: 0 listed; 2 no ID starts with PREFIX""",
@@ -42,8 +43,10 @@ exit status: 0 listed; 2 no ID starts with PREFIX""",
   rftheory eval simrf.prf_mse -p d=8 -p m=8 -p v=1/2 -p coupling=simplex --dps 50
   rftheory eval simrf.conformity.orthogonal -p d=4 -p v=1 --layer float64
   rftheory eval simrf.conformity.iid -p d=4 -p v=1 --layer symbolic --json
+  rftheory eval simrf.prf_mse -p d=8 -p m=8 -p v=1 -p coupling=orthogonal --layer mc --samples 20000 --seed 1
+                                    a Monte Carlo estimate: mean ± standard error
 
-exit status: 0 printed; 2 an unknown ID, a bad parameter or --dps""",
+exit status: 0 printed; 2 an unknown ID, a bad parameter, --dps, --samples or --seed""",
     "verify": """examples:
   rftheory verify --quick                         every result, small grid
   rftheory verify --only simrf.conformity --workers 1
@@ -87,7 +90,7 @@ exit status: 0 shown; 2 an unknown ID""",
     "cite": """examples:
   rftheory cite simrf.prf_mse                 the paper (Thm 3.2 of Reid et al. 2023) and rftheory
   rftheory cite simrf.prf_mse --bibtex        BibTeX: reid2023simplex, then rftheory
-  rftheory cite yu2016orthogonal --bibtex     a paper by its key (or its file number, 003)
+  rftheory cite yu2016orthogonal --bibtex     a paper by its key (or its package, orf)
   rftheory cite rftheory --bibtex             the software alone (also CITATION.cff)
 
 exit status: 0 printed; 2 an unknown ID or paper""",

@@ -1,4 +1,4 @@
-"""The notation concordance of THEORY.md: one estimator, each paper's symbols.
+"""The notation concordance: one estimator, each paper's symbols.
 
 The same estimator is counted differently by each paper: the SimRF paper's
 ``m`` random vectors are the ORF paper's ``D`` and Sutherland & Schneider's
@@ -24,10 +24,10 @@ __all__ = ["PAPERS", "ESTIMATORS", "Convention", "translate", "table", "in_paper
 
 #: paper key -> (file, short name)
 PAPERS = {
-    "simrf": ("papers/000_28147233bdbc9869.txt", "SimRF (Reid et al. 2023)"),
-    "hrf": ("papers/001_fec91adef6daced0.txt", "HRF (Choromanski et al. 2022)"),
-    "orf": ("papers/003_90ce4cb5dbcb863e.txt", "ORF (Yu et al. 2016)"),
-    "sutherland": ("papers/004_9168d645005bf659.txt", "Sutherland & Schneider 2015"),
+    "simrf": ("Reid et al. 2023", "SimRF (Reid et al. 2023)"),
+    "hrf": ("Choromanski et al. 2022", "HRF (Choromanski et al. 2022)"),
+    "orf": ("Yu et al. 2016", "ORF (Yu et al. 2016)"),
+    "sutherland": ("Sutherland & Schneider 2015", "Sutherland & Schneider 2015"),
 }
 
 
@@ -163,7 +163,7 @@ def table(fmt: str = "markdown") -> str:
     """The concordance as a ``markdown`` or ``text`` table.
 
     One row per estimator, one column per paper (``-`` where the paper does
-    not use the estimator); the table of THEORY.md, "Notation concordance".
+    not use the estimator).
 
     Parameters
     ----------

@@ -57,7 +57,9 @@ def formula_sheet(fmt: str = "markdown", prefix: str = "") -> str:
         raise ParameterError("format", f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
     rs = results(prefix)
     if not rs:
-        raise ParameterError("only", f"no result ID starts with {prefix!r} (see `rftheory list`)")
+        from ..core.suggest import no_prefix_message
+
+        raise ParameterError("only", no_prefix_message(prefix, (r.id for r in results())))
     ds = [describe(r) for r in rs]
     if fmt == "json":
         keep = ("id", "title", "status", "citation", "source", "statement", "params", "notes")

@@ -29,7 +29,10 @@ def _default_text(p) -> str:
 
 
 def eval_example(r: Result) -> str | None:
-    """A ready ``rftheory eval`` command line at the first point of ``r``'s grid.
+    """A ready ``rftheory eval`` command line at an instructive point of ``r``'s domain.
+
+    The first point of ``r``'s quick grid, moved towards ``d = 8``, ``m = d``,
+    ``v = z = 1`` where ``r`` accepts it (:func:`rftheory.present.examples.example_point`).
 
     Parameters
     ----------
@@ -46,13 +49,16 @@ def eval_example(r: Result) -> str | None:
     --------
     >>> from rftheory import get
     >>> eval_example(get("simrf.conformity.iid"))
-    'rftheory eval simrf.conformity.iid -p d=2 -p v=0.05'
+    'rftheory eval simrf.conformity.iid -p d=8 -p v=1'
     """
     if r.mpmath is None and r.float64 is None:
         return None
     point = next(iter(r.points("quick", "grid") or r.points("quick", "mc_grid")), None)
     if point is None:
         return None
+    from .examples import example_point
+
+    point = example_point(r, dict(point))
     args = ["rftheory", "eval", r.id] + [a for k, v in point.items() for a in ("-p", shlex.quote(f"{k}={v}"))]
     if r.mpmath is None:
         args += ["--layer", "float64"]
@@ -89,6 +95,9 @@ def describe(r: Result, text: bool = False) -> dict[str, Any] | str:
              "source:", f"  {d['citation']}", f"  defined at {r.defined_at}", "", "parameters:"]
     w = max((len(p.name) for p in r.params), default=1)
     for p in params:
+        if p["kind"] == "object":  # an array of the Python API: its meaning says what it is and its default
+            lines.append(f"  {p['name']:<{w}}  {p['meaning']}")
+            continue
         lines.append(f"  {p['name']:<{w}}  {p['domain']}; default: {p['default']}")
         if p["meaning"] and p["meaning"] != p["domain"]:
             lines.append(f"  {'':<{w}}  {p['meaning']}")

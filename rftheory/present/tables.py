@@ -196,7 +196,7 @@ def make_table(result_id, grid, params=None, columns=None, ratio_to=None, layer=
 
     Examples
     --------
-    The iid conformity is ``ρ = e^{v²}`` (papers/000_…, Lemma 4.1):
+    The iid conformity is ``ρ = e^{v²}`` (Reid et al. 2023, Lemma 4.1):
 
     >>> import math
     >>> t = make_table("simrf.conformity.iid", [("v", ["1", "2"])], params={"d": "4"}, digits=10)
@@ -270,7 +270,8 @@ def make_table(result_id, grid, params=None, columns=None, ratio_to=None, layer=
         which = [keys[i][-1] for i, h in enumerate(header) if h == dup]
         raise ParameterError("label", f"two columns would be titled {dup!r} ({' and '.join(which)}); "
                              "every column needs its own title")
-    jobs, where = [], []  # every cell is one job: (result, point, denominator point)
+    jobs: list[_Cell] = []
+    where: list[str | None] = []
     combos = list(itertools.product(*[g[1] for g in grid]))
     for combo in combos:
         base = dict(params, **dict(zip(names, combo)))
@@ -279,15 +280,15 @@ def make_table(result_id, grid, params=None, columns=None, ratio_to=None, layer=
             if columns:
                 pt[columns[0]] = c
             pt.update({k: pt[axis] for k, axis in links.items()})
-            jobs.append((r.id, pt, dict(pt, **{ratio[0]: ratio[1]}) if ratio else None, layer, digits, decimals))
+            jobs.append(_Cell(r.id, pt, dict(pt, **{ratio[0]: ratio[1]}) if ratio else None, layer, digits, decimals))
             where.append(", ".join(f"{k}={v}" for k, v in pt.items()))
         for e in extra:
             takes = {p.name for p in e.params}
             pt = dict(base, **{k: base[axis] for k, axis in links.items() if axis in base})
-            jobs.append((e.id, {k: v for k, v in pt.items() if k in takes}, None, layer, digits, decimals))
+            jobs.append(_Cell(e.id, {k: v for k, v in pt.items() if k in takes}, None, layer, digits, decimals))
             where.append(None)
     values = _evaluate_cells(jobs, workers)
-    undefined = [w for w, x, j in zip(where, values, jobs) if x is None and j[2] is not None]
+    undefined = [w for w, x, j in zip(where, values, jobs) if x is None and j.den_point is not None]
     width = len(col_vals) + len(extra)
     rows, vals = [], []
     for i, combo in enumerate(combos):
@@ -298,10 +299,10 @@ def make_table(result_id, grid, params=None, columns=None, ratio_to=None, layer=
     shown = f"{decimals} decimal places" if decimals is not None else f"{digits} significant digits"
     prec = f"exact to {shown} (mpmath)" if layer == "mpmath" else f"float64 layer, {shown}"
     fixed_params = ", ".join([f"{k}={v}" for k, v in params.items()] + [f"{k} = {axis}" for k, axis in links.items()])
-    source = cite(r.source, file=False)
+    source = cite(r.source)
     caption = f"{r.id}: {what}; {prec}" + (f"; {fixed_params}" if fixed_params else "") + f". Source: {source}"
     for e in extra:
-        caption += f"; column {e.id}: exact to {shown} (mpmath). Source: {cite(e.source, file=False)}"
+        caption += f"; column {e.id}: exact to {shown} (mpmath). Source: {cite(e.source)}"
     if undefined:
         caption += (f". n/a: the value at {ratio[0]}={ratio[1]} is 0 there (ratio undefined), "
                     f"{len(undefined)} cell{'s' if len(undefined) > 1 else ''}")
@@ -315,6 +316,18 @@ def _evaluate(res, point, sig, layer, decimals):
         raise ParameterError("decimals", f"{decimals} decimal places of a value near 1e{sig - decimals - 3} need "
                              f"{sig} significant digits (at most {DPS_MAX}); use --digits")
     return res.exact(dps=sig, **point)  # certified
+
+
+@dataclass(frozen=True)
+class _Cell:
+    """One cell of a table: a value, or a ratio of two values, shown to ``digits`` or ``decimals``."""
+
+    result: str
+    point: dict
+    den_point: dict | None  # the denominator's point of a ratio cell
+    layer: str
+    digits: int
+    decimals: int | None
 
 
 @dataclass(frozen=True)
@@ -360,7 +373,7 @@ def _run_evals(evals, workers) -> dict:
         return {evals[i]: x for i, x in it}
 
 
-def _evaluate_cells(jobs, workers):
+def _evaluate_cells(jobs: list[_Cell], workers: int) -> list:
     """The value (or ratio) of every job, in order, certified to what it shows; ``None`` if undefined.
 
     Each distinct value is evaluated once, so a ratio's denominator is shared
@@ -371,13 +384,13 @@ def _evaluate_cells(jobs, workers):
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ParameterError("workers", f"must be an integer >= 1, got {workers!r}")
     out: list = [None] * len(jobs)
-    sigs = [(j[5] if j[5] is not None else j[4]) + 2 for j in jobs]  # +2: the ratio's rounding
+    sigs = [(j.decimals if j.decimals is not None else j.digits) + 2 for j in jobs]  # +2: the ratio's rounding
     cache: dict = {}
     pending = list(range(len(jobs)))
     while pending:
         wanted = {}
         for i in pending:
-            rid, point, den_point, layer, _, decimals = jobs[i]
+            rid, point, den_point, layer, decimals = jobs[i].result, jobs[i].point, jobs[i].den_point, jobs[i].layer, jobs[i].decimals
             for pt in (point, den_point) if den_point is not None else (point,):
                 e = _Eval(rid, _frozen(pt), sigs[i], layer, decimals)
                 if e not in cache:
@@ -385,7 +398,7 @@ def _evaluate_cells(jobs, workers):
         cache.update(_run_evals(list(wanted), workers))
         again = []
         for i in pending:
-            rid, point, den_point, layer, _, decimals = jobs[i]
+            rid, point, den_point, layer, decimals = jobs[i].result, jobs[i].point, jobs[i].den_point, jobs[i].layer, jobs[i].decimals
             x = cache[_Eval(rid, _frozen(point), sigs[i], layer, decimals)]
             if den_point is not None:
                 den = cache[_Eval(rid, _frozen(den_point), sigs[i], layer, decimals)]

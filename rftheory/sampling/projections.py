@@ -14,7 +14,7 @@ in distribution without forming the ``d × d`` block (issue 6):
   factorisation (:func:`haar_columns`); for ``r = 1`` it is a uniform unit
   vector ``g/‖g‖``;
 * ORF (``W = D R``): ``W E = D (R E)``; SimRF (``W = D S R``, Eq. 8 of
-  papers/000_…): ``W E = D S (R E)`` with ``S`` applied in O(d)
+  Reid et al. 2023): ``W E = D S (R E)`` with ``S`` applied in O(d)
   (:func:`rftheory.sampling.samplers.apply_simplex`, Alg. 1); iid: ``W E`` has iid
   ``N(0, 1)`` entries.  The row norms are the χ_d norms ``D`` (coupled) or
   ``sqrt(‖w_i^T E‖² + χ²_{d−r})`` (iid).
@@ -43,7 +43,7 @@ import numpy as np
 
 from ..core.errors import ParameterError
 from . import samplers
-from .samplers import _namespace, apply_simplex
+from .samplers import apply_simplex, namespace_of
 
 __all__ = ["PROJECTION_COUPLINGS", "Restricted", "haar_columns", "span_basis", "restrict", "project_vector"]
 
@@ -105,7 +105,7 @@ def haar_columns(rng: np.random.Generator, d: int, k: int, shape: tuple[int, ...
     >>> bool(np.allclose(Q.T @ Q, np.eye(2)))
     True
     """
-    xp = _namespace(xp)
+    xp = namespace_of(xp)
     g = xp.asarray(rng.standard_normal(shape + (d, k)))
     if k == 0:
         return g
@@ -302,7 +302,7 @@ def project_vector(coupling: str, d: int, m: int, u, *, rng: np.random.Generator
     True
     """
     Wr, c, _ = restrict(coupling, d, m, u, rng=rng, size=size, xp=xp, method=method)
-    xp = _namespace(xp)
+    xp = namespace_of(xp)
     if c.shape[-1] == 1:
         return Wr[..., 0] * c[0, 0]
     return xp.sum(Wr * c[0, :], axis=-1)  # r = 0 (u = 0) gives zeros

@@ -5,7 +5,7 @@ Every sampler draws its random numbers from a caller-seeded
 namespace ``xp`` (numpy by default; CuPy, ``array_api_strict`` or any array
 API library when passed).  CuPy is never imported here.
 
-Couplings (THEORY.md, "Conventions"):
+Couplings:
 
 ``iid``
     independent ``N(0, I_d)`` rows.
@@ -14,7 +14,7 @@ Couplings (THEORY.md, "Conventions"):
     sign fix** ``Q diag(sign(diag R))``), ``D`` iid χ_d norms.
 ``simplex``
     SimRF: ``W = D S R`` with the simplex block ``S`` (Eq. 8–9 of
-    papers/000_…), ``S u`` applied in O(d) (Alg. 1).
+    Reid et al. 2023), ``S u`` applied in O(d) (Alg. 1).
 ``simplex_plus``
     SimRF+: norms ``D`` drawn first, directions moved from the simplex start by
     the update ``ŵ_i ← −Σ_{j≠i} w_j / ‖Σ_{j≠i} w_j‖`` (Eq. 16–17), then rotated
@@ -46,12 +46,25 @@ __all__ = [
     "simplex_plus_directions",
     "fwht",
     "chi_norms",
+    "namespace_of",
 ]
 
 COUPLINGS = ("iid", "orthogonal", "simplex", "simplex_plus", "hd")
 
 
-def _namespace(xp):
+def namespace_of(xp):
+    """The array namespace to sample in.
+
+    Parameters
+    ----------
+    xp : module or None
+        An array module (CuPy, ``array_api_strict``, ...) or ``None`` for NumPy.
+
+    Returns
+    -------
+    module
+        Its array-API-compatible namespace (``array_api_compat`` wraps NumPy and CuPy).
+    """
     if xp is None:
         import array_api_compat.numpy as xnp
 
@@ -126,7 +139,7 @@ def haar(rng: np.random.Generator, d: int, shape: tuple[int, ...] = (), xp=None)
     QR of a Gaussian matrix with the sign fix ``Q diag(sign(diag R))``:
     without it ``Q`` is not Haar (LAPACK makes ``diag R`` of fixed sign, which
     correlates the signs of ``Q``'s entries with the data axes and biases
-    positive random features; THEORY.md, Conventions: "Haar sampling").
+    positive random features).
 
     Parameters
     ----------
@@ -151,7 +164,7 @@ def haar(rng: np.random.Generator, d: int, shape: tuple[int, ...] = (), xp=None)
     >>> bool(np.allclose(Q @ Q.T, np.eye(5)))
     True
     """
-    xp = _namespace(xp)
+    xp = namespace_of(xp)
     g = xp.asarray(rng.standard_normal(shape + (d, d)))
     q, r = xp.linalg.qr(g)
     s = xp.sign(xp.linalg.diagonal(r))
@@ -163,7 +176,7 @@ def haar(rng: np.random.Generator, d: int, shape: tuple[int, ...] = (), xp=None)
 
 
 def apply_simplex(u, xp=None, axis: int = -1):
-    """``S u`` in O(d) (Alg. 1 of papers/000_…) along ``axis`` of ``u``.
+    """``S u`` in O(d) (Alg. 1 of Reid et al. 2023) along ``axis`` of ``u``.
 
     .. math::
         (Su)_i = \\sqrt{\\tfrac{d}{d-1}}\\,u_i - \\frac{\\sqrt d + 1}{(d-1)^{3/2}} \\sum_{k<d} u_k
@@ -197,7 +210,7 @@ def apply_simplex(u, xp=None, axis: int = -1):
     >>> apply_simplex(np.array([3.0, 5.0])).round(12).tolist()
     [-3.0, 3.0]
     """
-    xp = _namespace(xp) if xp is None else xp
+    xp = namespace_of(xp) if xp is None else xp
     if axis != -1:
         u = xp.moveaxis(u, axis, -1)
     d = u.shape[-1]
@@ -214,7 +227,7 @@ def apply_simplex(u, xp=None, axis: int = -1):
 
 
 def simplex_matrix(d: int, xp=None):
-    """The simplex block ``S`` (rows ``s_i``, Eq. 8–9 of papers/000_…), as a dense matrix.
+    """The simplex block ``S`` (rows ``s_i``, Eq. 8–9 of Reid et al. 2023), as a dense matrix.
 
     .. math:: s_i = \\sqrt{\\tfrac{d}{d-1}}\\,e_i - \\frac{\\sqrt d + 1}{(d-1)^{3/2}}\\,(1,\\dots,1,0)
        \\ (i<d), \\qquad s_d = \\frac{(1,\\dots,1,0)}{\\sqrt{d-1}}
@@ -247,7 +260,7 @@ def simplex_matrix(d: int, xp=None):
     >>> bool(np.allclose(S.sum(axis=0), 0))
     True
     """
-    xp = _namespace(xp)
+    xp = namespace_of(xp)
     d = _check_int("d", d, 2)
     eye = xp.eye(d, dtype=xp.float64)
     # rows of S = S applied to the basis: S = (S I) with S acting on columns
@@ -285,7 +298,7 @@ def fwht(x, xp=None):
     >>> fwht(np.ones(4)).tolist()
     [2.0, 0.0, 0.0, 0.0]
     """
-    xp = _namespace(xp) if xp is None else xp
+    xp = namespace_of(xp) if xp is None else xp
     p = x.shape[-1]
     if p & (p - 1):
         raise ParameterError("d", f"the Walsh-Hadamard transform needs a power of two, got {p}")
@@ -305,7 +318,7 @@ def simplex_plus_directions(norms, passes: int = 20, xp=None):
 
     Starting from the simplex block scaled by ``norms`` (shape ``(..., d)``),
     apply the update of Eq. 17, ``w_i ← −‖w_i‖ Σ_{j≠i} w_j / ‖Σ_{j≠i} w_j‖``,
-    sweeping ``i = 1..d`` (Gauss–Seidel) ``passes`` times (papers/000_…,
+    sweeping ``i = 1..d`` (Gauss–Seidel) ``passes`` times (Reid et al. 2023,
     Sec. 3.2, Eq. 16–17).
 
     Parameters
@@ -330,7 +343,7 @@ def simplex_plus_directions(norms, passes: int = 20, xp=None):
     >>> bool(np.allclose(simplex_plus_directions(np.ones(3)), simplex_matrix(3)))
     True
     """
-    xp = _namespace(xp) if xp is None else xp
+    xp = namespace_of(xp) if xp is None else xp
     norms = xp.asarray(norms)
     d = norms.shape[-1]
     w = simplex_matrix(d, xp=xp) * norms[..., :, None]
@@ -388,7 +401,7 @@ def check_sample_args(coupling, d, m, rng, size, xp):
         raise ParameterError("coupling", f"unknown coupling {coupling!r}; expected one of {', '.join(COUPLINGS)}")
     d = _check_int("d", d, 2 if coupling in ("simplex", "simplex_plus") else 1)
     m = _check_int("m", m, 1)
-    return d, m, _check_rng(rng), _batch_shape(size), _namespace(xp)
+    return d, m, _check_rng(rng), _batch_shape(size), namespace_of(xp)
 
 
 def sample(

@@ -12,7 +12,8 @@ Checkpoint files
     One JSON record per line, each written whole (one ``write`` on an
     ``O_APPEND`` descriptor) so that a run stopped at any moment leaves only
     complete lines, at worst one cut last line.  A file that cannot be used --
-    a directory, unreadable or unwritable, on a read-only filesystem, whose
+    a directory, a device, pipe or socket, a file over MAX_CHECKPOINT_BYTES, unreadable or
+    unwritable, on a read-only filesystem, whose
     parent directory cannot be created, or that holds no checkpoint record at
     all (binary garbage, malformed JSON) -- raises :class:`CheckpointError`
     (``rftheory: error: ...``, exit 2) before anything is computed.  A corrupt
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import sys
 import tempfile
 from dataclasses import asdict, fields
@@ -32,7 +34,10 @@ from dataclasses import asdict, fields
 from ..core.errors import ParameterError
 from ..workers import pool
 
-__all__ = ["CheckpointError", "checkpointed", "load_checkpoint"]
+__all__ = ["CheckpointError", "MAX_CHECKPOINT_BYTES", "checkpointed", "load_checkpoint"]
+
+#: the largest checkpoint file read (a ``--full`` run writes a few MB; anything far larger is not one)
+MAX_CHECKPOINT_BYTES = 256 * 2**20
 
 #: ``executor(tasks, seed)`` yields ``(index, outcomes)`` pairs (:mod:`rftheory.workers.pool`)
 Executor = pool.Executor
@@ -102,10 +107,18 @@ def _read_checkpoint(path: str, warn: bool = True):
     if os.path.isdir(path):
         raise CheckpointError(f"{path!r} is a directory; give a file name")
     try:
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode):  # /dev/zero, a FIFO, a socket: never read into memory
+            raise CheckpointError(f"{path!r} is not a regular file (a device, pipe or socket); give a file name")
+        if st.st_size > MAX_CHECKPOINT_BYTES:
+            raise CheckpointError(f"{path!r} is {st.st_size} bytes, more than a checkpoint can be "
+                                  f"({MAX_CHECKPOINT_BYTES} bytes); give another file or delete this one")
         with open(path, "rb") as fh:
-            data = fh.read()
+            data = fh.read(MAX_CHECKPOINT_BYTES + 1)
     except OSError as exc:
         raise CheckpointError(f"cannot read {path!r}: {_why(exc)}") from None
+    if len(data) > MAX_CHECKPOINT_BYTES:  # grew while being read
+        raise CheckpointError(f"{path!r} holds more than {MAX_CHECKPOINT_BYTES} bytes, more than a checkpoint can be")
     found, good, bad = {}, [], []
     lines = data.split(b"\n")
     for n, line in enumerate(lines, 1):

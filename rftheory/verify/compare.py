@@ -10,6 +10,7 @@ between two numbers) and :func:`judge` (the verdict on a result's own raw
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import mpmath as mp
 
@@ -17,7 +18,7 @@ from ..core.measure import Measurement
 from ..core.montecarlo import hall
 from .outcome import Outcome
 
-__all__ = ["digits_agree", "judge"]
+__all__ = ["digits_agree", "judge", "short"]
 
 
 def digits_agree(a, b) -> float:
@@ -52,7 +53,21 @@ def digits_agree(a, b) -> float:
     return float(-mp.log10(diff / scale))
 
 
-def _short(x, n: int = 12) -> str:
+def short(x, n: int = 12) -> str:
+    """A value in ``n`` significant digits for a report line.
+
+    Parameters
+    ----------
+    x : number or object
+        An mpmath, float or other value.
+    n : int, optional
+        Significant digits.
+
+    Returns
+    -------
+    str
+        ``mpmath.nstr(x, n)``, or ``str(x)`` for what mpmath cannot print.
+    """
     try:
         return mp.nstr(x, n)
     except Exception:
@@ -92,7 +107,7 @@ def judge(m: Measurement, zmax: float) -> Outcome:
     >>> judge(measure.agreement("demo", "x=1", "route", 1, "1.001", 4), zmax=5.0).passed
     False
     """
-    base = dict(result=m.result, point=m.point, check=m.check, detail=m.detail)
+    base: dict[str, Any] = dict(result=m.result, point=m.point, check=m.check, detail=m.detail)
     try:
         if m.kind == "error":
             return Outcome(**base, value="", passed=False)
@@ -101,18 +116,18 @@ def judge(m: Measurement, zmax: float) -> Outcome:
                            metric="holds" if m.holds else "does not hold", passed=bool(m.holds))
         if m.kind == "digits":
             dg = digits_agree(m.value, m.reference)
-            return Outcome(**base, value=_short(m.reference), other=_short(m.value),
+            return Outcome(**base, value=short(m.reference), other=short(m.value),
                            metric=f"digits={min(dg, 99):.1f} (need {m.need:g})", passed=dg >= m.need)
         if m.kind == "relative":
             a, b = _num(m.value), _num(m.reference)
             rel = abs(a - b) / abs(b) if b != 0 else abs(a)
             rel = float(rel)
-            return Outcome(**base, value=_short(b), other=_short(a), metric=f"rel={rel:.1e} (tol {m.need:.0e})",
+            return Outcome(**base, value=short(b), other=short(a), metric=f"rel={rel:.1e} (tol {m.need:.0e})",
                            passed=rel <= m.need)
         if m.kind == "bound":
             a, b = _num(m.value), _num(m.reference)
             ok = {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b, "==": a == b}[m.relation]
-            return Outcome(**base, value=_short(a), other=_short(b), metric=f"value {m.relation} reference",
+            return Outcome(**base, value=short(a), other=short(b), metric=f"value {m.relation} reference",
                            passed=bool(ok))
         if m.kind == "z":
             ref = float(mp.re(_num(m.reference)))
@@ -124,7 +139,7 @@ def judge(m: Measurement, zmax: float) -> Outcome:
             ok = {"two": abs(z) <= zmax, ">=": z >= -zmax, "<=": z <= zmax}[m.relation]
             claim = {"two": "|{}| <= {:.2f}", ">=": "{} >= -{:.2f}", "<=": "{} <= {:.2f}"}[m.relation].format(stat, zmax)
             return Outcome(**base | {"detail": f"n={m.n}, {claim}" + (f"; {m.detail}" if m.detail else "")},
-                           value=_short(ref, 10), other=f"{m.value:.8g} ± {se:.2g}", metric=f"{stat}={z:+.2f} ({claim})",
+                           value=short(ref, 10), other=f"{m.value:.8g} ± {se:.2g}", metric=f"{stat}={z:+.2f} ({claim})",
                            passed=bool(ok), z=z, se_ratio=m.se_ratio)
     except Exception as exc:
         return Outcome(**base | {"detail": f"cannot judge: {type(exc).__name__}: {exc}"}, value="", passed=False)

@@ -57,7 +57,7 @@ from ..core.montecarlo import spawn, z_threshold
 from ..core.precision import agree, certified
 from ..core.registry import MODES, Result
 from ..present.progress import Progress
-from .compare import _short, digits_agree, judge
+from .compare import digits_agree, judge, short
 from .outcome import Outcome
 from .report import as_table, summary, to_json
 
@@ -193,26 +193,26 @@ def exact_checks(r: Result, point: dict) -> list[Outcome]:
     try:
         ref = r.exact(dps=dps, certify=False, **point)  # the routes certify it
     except Exception as exc:  # a crash is a failure, reported as such
-        return [Outcome(r.id, pt, "mpmath", "", passed=False, detail=f"{type(exc).__name__}: {exc}")]
+        return [Outcome.crashed(r.id, pt, "mpmath", exc)]
     for name in r.routes:
         try:
             val = r.route(name, dps=dps, **point)
             dg = digits_agree(ref, val)
             out.append(
-                Outcome(r.id, pt, f"route:{name}", _short(ref), _short(val), f"digits={min(dg, 99):.1f} (need {r.digits})",
+                Outcome(r.id, pt, f"route:{name}", short(ref), short(val), f"digits={min(dg, 99):.1f} (need {r.digits})",
                         dg >= r.digits)
             )
         except Exception as exc:
-            out.append(Outcome(r.id, pt, f"route:{name}", _short(ref), passed=False, detail=f"{type(exc).__name__}: {exc}"))
+            out.append(Outcome.crashed(r.id, pt, f"route:{name}", exc, short(ref)))
     if r.symbolic is not None:
         try:
             expr = r.sym(**point)
             val = mp.mpmathify(expr.evalf(dps + 5))
             dg = digits_agree(ref, val)
-            out.append(Outcome(r.id, pt, "symbolic", _short(ref), _short(val), f"digits={min(dg, 99):.1f} (need {r.digits})",
+            out.append(Outcome(r.id, pt, "symbolic", short(ref), short(val), f"digits={min(dg, 99):.1f} (need {r.digits})",
                                dg >= r.digits))
         except Exception as exc:
-            out.append(Outcome(r.id, pt, "symbolic", _short(ref), passed=False, detail=f"{type(exc).__name__}: {exc}"))
+            out.append(Outcome.crashed(r.id, pt, "symbolic", exc, short(ref)))
     if r.float64 is not None:
         out.append(float64_outcome(r, point, ref, pt))
     return out
@@ -254,16 +254,16 @@ def float64_outcome(r: Result, point: dict, ref, pt: str, check: str = "float64"
             rel = float(abs((mp.mpf(float(val)) - ref) / ref)) if math.isfinite(float(val)) else math.inf
         else:
             rel = abs(float(val)) if math.isfinite(float(val)) else math.inf
-        return Outcome(r.id, pt, check, _short(ref), repr(val), f"rel={rel:.1e} (tol {r.rtol64:.0e})",
+        return Outcome(r.id, pt, check, short(ref), repr(val), f"rel={rel:.1e} (tol {r.rtol64:.0e})",
                        bool(rel <= r.rtol64))
     except RangeError as exc:
         mag = abs(ref)
         outside = mag != 0 and (mag > mp.mpf("1.7e308") or mag < mp.mpf("2.3e-308"))
         ok = outside or refuse_ok
-        return Outcome(r.id, pt, check, _short(ref), "RangeError", "refused", ok,
+        return Outcome(r.id, pt, check, short(ref), "RangeError", "refused", ok,
                        detail="" if ok else f"refused a representable value: {exc}")
     except Exception as exc:
-        return Outcome(r.id, pt, check, _short(ref), passed=False, detail=f"{type(exc).__name__}: {exc}")
+        return Outcome.crashed(r.id, pt, check, exc, short(ref))
 
 
 def domain_checks(r: Result, n: int, rng: np.random.Generator, dps: int = DOMAIN_DPS,
@@ -349,7 +349,7 @@ def _domain_point(r: Result, point: dict, pt: str, dps: int) -> list[Outcome]:
         out.append(Outcome(r.id, pt, "domain:mpmath", "", "", "refused", True, detail=str(exc)))
         return out
     except Exception as exc:
-        out.append(Outcome(r.id, pt, "domain:mpmath", "", passed=False, detail=f"{type(exc).__name__}: {exc}"))
+        out.append(Outcome.crashed(r.id, pt, "domain:mpmath", exc))
         return out
     for name, route in r.routes.items():
         try:
@@ -357,14 +357,13 @@ def _domain_point(r: Result, point: dict, pt: str, dps: int) -> list[Outcome]:
             val = certified(lambda route=route, p=p: route(p), dps, f"{r.id} route {name}")
             ok = agree(ref, val, dps)
             dg = digits_agree(ref, val) if not isinstance(ref, mp.mpc) else (99.0 if ok else 0.0)
-            out.append(Outcome(r.id, pt, f"domain:route:{name}", _short(ref), _short(val),
+            out.append(Outcome(r.id, pt, f"domain:route:{name}", short(ref), short(val),
                                f"digits={min(dg, 99):.1f} (need {dps})", ok))
         except (LayerUnavailableError, PrecisionError, RangeError) as exc:
-            out.append(Outcome(r.id, pt, f"domain:route:{name}", _short(ref), "", "n/a here", True,
+            out.append(Outcome(r.id, pt, f"domain:route:{name}", short(ref), "", "n/a here", True,
                                detail=str(exc)))
         except Exception as exc:
-            out.append(Outcome(r.id, pt, f"domain:route:{name}", _short(ref), passed=False,
-                               detail=f"{type(exc).__name__}: {exc}"))
+            out.append(Outcome.crashed(r.id, pt, f"domain:route:{name}", exc, short(ref)))
     if r.float64 is not None:
         out.append(float64_outcome(r, point, ref, pt, "domain:float64", refuse_ok=True))
     return out
@@ -423,11 +422,11 @@ def mc_check(r: Result, point: dict, mode: str, rng: np.random.Generator, zmax: 
         z = est.z(float(mp.re(ref)))
         ok = abs(z) <= zmax
         return Outcome(
-            r.id, pt, "mc", _short(ref, 10), f"{est.mean:.8g} ± {est.se_used:.2g}", f"z={z:+.2f} (|z| <= {zmax:.2f})", ok,
+            r.id, pt, "mc", short(ref, 10), f"{est.mean:.8g} ± {est.se_used:.2g}", f"z={z:+.2f} (|z| <= {zmax:.2f})", ok,
             detail=f"n={est.n}, |z| <= {zmax:.2f}, se_batch/se={est.se_ratio:.2f}", z=z, se_ratio=est.se_ratio,
         )
     except Exception as exc:
-        return Outcome(r.id, pt, "mc", "", passed=False, detail=f"{type(exc).__name__}: {exc}")
+        return Outcome.crashed(r.id, pt, "mc", exc)
 
 
 def custom_checks(r: Result, mode: str, seed: int, zmax: float) -> list[Outcome]:
@@ -469,7 +468,7 @@ def custom_checks(r: Result, mode: str, seed: int, zmax: float) -> list[Outcome]
                     o.detail = f"z-score {seen} of a result that declares {budget} (checks_z): not in the alpha budget"
             out.append(o)
     except Exception as exc:
-        out.append(Outcome(r.id, "", "checks", "", passed=False, detail=f"{type(exc).__name__}: {exc}"))
+        out.append(Outcome.crashed(r.id, "", "checks", exc))
     return out
 
 

@@ -29,6 +29,26 @@ class Outcome:
     z: float | None = None
     se_ratio: float | None = None
 
+    @classmethod
+    def crashed(cls, result: str, point: str, check: str, exc: BaseException, value: str = "") -> Outcome:
+        """A check that raised: a failed outcome naming the exception (a crash is never a pass).
+
+        Parameters
+        ----------
+        result, point, check : str
+            What was checked, where, and which check.
+        exc : BaseException
+            What it raised.
+        value : str, optional
+            The reference value, when one was computed before the crash.
+
+        Returns
+        -------
+        Outcome
+            Failed, with ``detail`` ``"TypeName: message"``.
+        """
+        return cls(result, point, check, value, passed=False, detail=f"{type(exc).__name__}: {exc}")
+
     @property
     def verdict(self) -> str:
         return "pass" if self.passed else "FAIL"

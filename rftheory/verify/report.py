@@ -226,7 +226,9 @@ def point_object(text: str) -> dict[str, Any]:
 
 
 def _split_top(text: str) -> list[str]:
-    pieces, depth, cur = [], 0, []
+    pieces: list[str] = []
+    cur: list[str] = []
+    depth = 0
     for ch in text:
         if ch in "([{":
             depth += 1

@@ -84,7 +84,7 @@ def run(coupling: str, seed_sequence, zmax: float) -> list[Outcome]:
     try:
         rep = sampler(f, D, M, seed=seed, z_bound=zmax)
     except Exception as exc:  # a crash is a failure, reported as such
-        return [Outcome(rid, f"d={D}, m={M}", "audit", "", passed=False, detail=f"{type(exc).__name__}: {exc}")]
+        return [Outcome.crashed(rid, f"d={D}, m={M}", "audit", exc)]
     out = []
     for row in rep.rows:
         metric = (f"z={row.statistic:+.2f} (|z| <= {row.threshold:.2f})" if row.mde != "exact (zero variance)"

@@ -151,6 +151,18 @@ def units(tasks, workers: int) -> list[list[int]]:
 
     Every task estimated at :data:`CHUNK_SECONDS` or more is a unit of its own; the cheap
     exact checks go in small striped chunks, each estimated at the sum of its tasks.
+
+    Parameters
+    ----------
+    tasks : list of rftheory.verify.engine.Task
+        The plan.
+    workers : int
+        The number of processes (chunks are sized so that each gets several).
+
+    Returns
+    -------
+    list of list of int
+        Task indices grouped into units, the costliest unit first; every task once.
     """
     cost = [estimate(t) for t in tasks]
     order = sorted(range(len(tasks)), key=lambda i: -cost[i])

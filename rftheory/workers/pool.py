@@ -105,11 +105,15 @@ def serial(tasks, seed) -> Iterator:
 
 
 def mp_context():
-    """The multiprocessing context of the pool: fork on Linux (instant), else the platform default."""
+    """The multiprocessing context of the pool: fork on Linux, else the platform default.
+
+    Returns
+    -------
+    multiprocessing.context.BaseContext
+        Fork is instant on Linux (the workers inherit the imported registry).
+    """
     import multiprocessing as mp
 
-    # fork is instant on Linux (the workers inherit the imported registry);
-    # elsewhere use the platform default
     if sys.platform.startswith("linux") and "fork" in mp.get_all_start_methods():
         return mp.get_context("fork")
     return mp.get_context()

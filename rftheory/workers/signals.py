@@ -85,6 +85,13 @@ def worker_init(parent_pid: int, use_prctl: bool = True) -> None:
     unblocks the signals :func:`signals_blocked` held during the fork.
     Also one BLAS thread per process: the pool already uses every core and
     oversubscribed OpenBLAS threads can make small QRs 100x slower.
+
+    Parameters
+    ----------
+    parent_pid : int
+        The process id of the parent, whose death ends the worker.
+    use_prctl : bool, optional
+        Ask Linux to signal the worker when the parent dies (else a watchdog thread polls).
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -106,6 +113,11 @@ def signals_blocked():
     """Block SIGINT/SIGTERM in this thread (workers forked meanwhile inherit the mask).
 
     A signal arriving meanwhile stays pending and is delivered on exit.
+
+    Yields
+    ------
+    None
+        Control, with the signals blocked.
     """
     if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
         yield
@@ -123,6 +135,11 @@ def signals_deferred():
 
     So that a second Ctrl-C, pressed while a stopping pool is being torn
     down, does not cut the teardown short.
+
+    Yields
+    ------
+    None
+        Control, with the signals held.
     """
     if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "raise_signal"):
         yield

@@ -1,5 +1,5 @@
 """FAVOR#: generalized and dense-exponential random features (Likhosherstov et al. 2023;
-``papers/002_37538ea6a68c1540.txt``): THEORY.md IDs ``derf.*``.
+Likhosherstov et al. 2023): result IDs ``derf.*``.
 
 :mod:`.formulas`
     the formulas, one definition each, for every backend ``bk`` (GERF's scalar

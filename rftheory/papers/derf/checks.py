@@ -1,6 +1,6 @@
 """FAVOR#: the checks that the closed-form optima are optima (raw measurements).
 
-Source: ``papers/002_37538ea6a68c1540.txt`` (Likhosherstov et al. 2023), Sec. 3.1,
+Source: Likhosherstov et al. 2023, Sec. 3.1,
 Eq. 16-20, Thm 4.2-4.3.  For each family's optimum on drawn data sets:
 (a) Thm 4.1's constraints and the family's form at 50 digits, and the closed
 form ``L*`` equal to Eq. 14 at the parameters; (b) no ``scipy.optimize``

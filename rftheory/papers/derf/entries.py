@@ -1,6 +1,6 @@
 """FAVOR# (Likhosherstov et al. 2023): GERF and dense-exponential random features.
 
-Source: ``papers/002_…`` (THEORY.md, ids ``derf.*``).  This module holds the
+Source: Likhosherstov et al. 2023 (result IDs ``derf.*``).  This module holds the
 registrations and the thin evaluators that join the pieces: the formulas
 (:mod:`.formulas`, one definition for every backend), their float64 forms
 with error bounds (:mod:`.float64`), the independent routes

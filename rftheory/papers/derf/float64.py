@@ -1,6 +1,6 @@
 """FAVOR#: float64 evaluators in cancellation-free form, with a-posteriori error bounds.
 
-Source: ``papers/002_37538ea6a68c1540.txt`` (Likhosherstov et al. 2023), Eq. 12-15,
+Source: Likhosherstov et al. 2023, Eq. 12-15,
 Thm 4.1.  The float64 layer of every ``derf.*`` result evaluates the formulas
 of :mod:`.formulas` in a rearranged form and bounds its own rounding error;
 the results refuse (``RangeError``) where the bound exceeds ``rtol64/10``.

@@ -1,10 +1,10 @@
 """FAVOR#: the formulas of generalized and dense-exponential random features.
 
-Source: ``papers/002_37538ea6a68c1540.txt`` (Likhosherstov, Choromanski, Dubey,
+Source: Likhosherstov, Choromanski, Dubey,
 Liu, Sarlos, Weller 2023, *FAVOR#: Sharp Attention Kernel Approximations via
-New Classes of Positive Random Features*; THEORY.md ids ``derf.*``).  The
-extracted text lost its formulas; THEORY.md reconstructs them and this module
-writes each once, against a backend ``bk`` of
+New Classes of Positive Random Features*, arXiv:2302.00787; result IDs ``derf.*``).
+Each formula is re-derived (derivations/derf_*.py) and this module
+writes it once, against a backend ``bk`` of
 :mod:`rftheory.numerics.backends` (``F64``: numpy.linalg; ``MP``: mpmath
 matrices at the working precision; ``SYM`` for the scalar GERF formulas).
 
@@ -54,7 +54,7 @@ __all__ = [
     "relative_variances",
 ]
 
-PAPER = "papers/002_37538ea6a68c1540.txt (Likhosherstov et al. 2023, FAVOR#)"
+PAPER = "Likhosherstov et al. (2023), FAVOR#"
 
 #: the families compared in Sec. 5.1, in the order of the paper's Venn diagram
 FAMILIES = ("favor+", "gerf", "saderf", "aderf", "sderf")

@@ -1,7 +1,7 @@
 """FAVOR#: the parameters of the ``derf.*`` results, their declared domains and the
 instances they define (explicit or drawn from a seed), shared by every layer.
 
-Source: ``papers/002_37538ea6a68c1540.txt`` (Likhosherstov et al. 2023).  The
+Source: Likhosherstov et al. 2023.  The
 data sets of Sec. 5.1 are drawn by :func:`.regimes.sample_sets`; the DERF
 instances of Thm 4.1 by :func:`derf_instance`.
 """

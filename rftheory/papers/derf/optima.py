@@ -1,6 +1,6 @@
 """FAVOR#: the closed-form optima of each family and the numerical optimisation that checks them.
 
-Source: ``papers/002_37538ea6a68c1540.txt`` (Likhosherstov et al. 2023), Sec. 3.1
+Source: Likhosherstov et al. 2023, Sec. 3.1
 (GERF), Eq. 18-20 (SADERF), Thm 4.2 (ADERF), Thm 4.3 (SDERF).  Every optimum
 minimises the shifted log-variance objective (Eq. 14,
 :func:`.formulas.objective`) over its family; :func:`optimum` is written once

@@ -1,5 +1,5 @@
 """FAVOR#: the data sets of the variance comparison and their moments (Sec. 5.1, App. B.1
-of ``papers/002_37538ea6a68c1540.txt``).
+of Likhosherstov et al. 2023).
 
 The optima of every family depend on the data only through the moments
 :class:`Stats` (``M₁ = mean x xᵀ``, ``M₂ = mean y yᵀ``, the means ``μ₁, μ₂``).

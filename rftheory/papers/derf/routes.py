@@ -1,6 +1,6 @@
 """FAVOR#: independent arbitrary-precision routes of the ``derf.*`` results (mpmath).
 
-Source: ``papers/002_37538ea6a68c1540.txt`` (Likhosherstov et al. 2023).  Each
+Source: Likhosherstov et al. 2023.  Each
 route reaches the value another way than the primary formula of
 :mod:`.formulas`, so that verify can compare them: the moments by quadrature
 of their *definition* (a Gaussian expectation, factorised over the

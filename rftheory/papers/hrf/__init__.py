@@ -1,5 +1,5 @@
 """Hybrid Random Features (Choromanski et al., ICLR 2022;
-``papers/001_fec91adef6daced0.txt``): THEORY.md IDs ``hrf.*``.
+Choromanski et al. 2022): result IDs ``hrf.*``.
 
 :mod:`.formulas` (closed forms, any backend ``bk``), :mod:`.ce_formulas`
 (complex-exponential estimators, exact), :mod:`.values` (the exact layers at a

@@ -1,4 +1,4 @@
-"""Complex-exponential softmax estimators (Choromanski et al. 2022, ``papers/001_…``,
+"""Complex-exponential softmax estimators (Choromanski et al. 2022,
 Eq. 14-18 and App. H.2): ``u = Ax + A^{-T}y`` in exact complex-rational arithmetic,
 its invariants, the MSE (``hrf.ce_mse``: beyond the paper) and the diagonal ``A``
 for a pair of cluster centres (``hrf.cluster_A``).  Exact parameters are
@@ -16,7 +16,7 @@ from ...core.errors import ParameterError
 from ...core.params import mpf
 
 __all__ = ["ce_u_exact", "ce_invariants", "ce_mse_exact", "ce_moments", "cluster_A_diag", "cluster_loss",
-           "cluster_invariants"]
+           "cluster_invariants", "ce_extra"]
 
 
 # exact complex rationals as (re, im) pairs of Fractions
@@ -119,8 +119,19 @@ def ce_mse_exact(P, Q, R, s, m, part):
     return mp.exp(2 * mpf(s)) * inner / m
 
 
-def _ce_extra(P, Q, s):
-    """Guard digits: exp amplifies the absolute rounding error of its argument."""
+def ce_extra(P, Q, s):
+    """Guard digits: exp amplifies the absolute rounding error of its argument.
+
+    Parameters
+    ----------
+    P, Q, s : mpmath.mpf
+        The invariants of ``u`` and ``xᵀy`` whose sizes set the exponents.
+
+    Returns
+    -------
+    int
+        Decimal digits to add: ``log10`` of the largest exponent, plus 15.
+    """
     return int(math.log10(float(max(abs(P) + abs(Q) + 2 * abs(s), 1)))) + 15
 
 

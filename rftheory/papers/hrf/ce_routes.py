@@ -15,7 +15,7 @@ from ...core.errors import LayerUnavailableError
 from ...core.params import mpf
 from .ce_formulas import ce_moments
 from .routes import gauss_mean
-from .values import _ce_inv, _mgf_extra
+from .values import ce_inv, mgf_extra
 
 # --------------------------------------------------------------------------
 # hrf.complex_mgf (Lemma 2.4)
@@ -25,11 +25,11 @@ def _u_coords(p):
     return mp.mpc(mpf(p["re"]), mpf(p["im"])) / mp.sqrt(p["d"])
 
 
-def _mgf_quad(p):
+def mgf_quad(p):
     """Route: ``E e^{gu}``, ``g ~ N(0,1)``, by quadrature after the shift ``g = t + Re u``:
     ``e^{Re u·u − (Re u)²/2} E cos(t Im u)`` (the oscillating integral is served for
     ``|Im u| ≤ 8``: beyond, ``E cos = e^{−(Im u)²/2}`` cancels too deeply), then the d-th power."""
-    with mp.workdps(mp.mp.dps + _mgf_extra(p) + len(str(p["d"]))):
+    with mp.workdps(mp.mp.dps + mgf_extra(p) + len(str(p["d"]))):
         u = _u_coords(p)
         ur, ui = mp.re(u), mp.im(u)
         if abs(ui) > 8:
@@ -39,7 +39,7 @@ def _mgf_quad(p):
     return +v
 
 
-def _mgf_moments(p):
+def mgf_moments(p):
     """Route: ``Σ_j E g^{2j} w^j/(2j)!`` (``E g^{2j} = (2j−1)!!``, ``w = u²``), summed until the
     term is below ``eps·|sum|`` past the peak; served for ``|w| ≤ 100`` (the terms reach
     ``e^{|w|/2}``: guard digits ``|w|/ln 10``)."""
@@ -47,7 +47,7 @@ def _mgf_moments(p):
     w = u * u
     if abs(w) > 100:
         raise LayerUnavailableError("moment series route: |u^2| > 100")
-    with mp.workdps(mp.mp.dps + _mgf_extra(p) + len(str(p["d"])) + int(abs(w) / 2)):
+    with mp.workdps(mp.mp.dps + mgf_extra(p) + len(str(p["d"])) + int(abs(w) / 2)):
         u = _u_coords(p)
         w = u * u
         total, term, j = mp.mpf(0), mp.mpf(1), 0
@@ -127,8 +127,9 @@ def ce_quadrature_mse(A, x, y, m, part):
     return ((abs2 + mp.re(sq)) / 2 - SM * SM) / m
 
 
-def _ce_quad(p):
-    P, Q, _, _ = _ce_inv(p)
+def ce_quad(p):
+    """Route "quadrature" of ``hrf.ce_mse``."""
+    P, Q, _, _ = ce_inv(p)
     if P > CE_QUAD_MAX or Q > CE_QUAD_MAX or P + Q < CE_QUAD_MIN:
         # large ||u||: the trapezoid's range and oscillation grow; tiny ||u||: E|X|² − SM² ~ SM²||u||²
         # cancels (digits lost ~ log10(1/||u||²))
@@ -139,7 +140,7 @@ def _ce_quad(p):
     return +v
 
 
-def _cl_route(p):
+def cl_route(p):
     """Route: A by minimising ``l`` per coordinate numerically (``findroot`` of
     ``a r_i + r_j/a`` or of its derivative), then the CE quadrature route."""
     with mp.workdps(mp.mp.dps + 20):

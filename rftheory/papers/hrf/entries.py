@@ -1,5 +1,5 @@
 """Registrations of the Hybrid Random Features results (Choromanski et al., ICLR 2022;
-``papers/001_fec91adef6daced0.txt``, THEORY.md ids ``hrf.*``) and their grids.
+Choromanski et al. 2022, result IDs ``hrf.*``) and their grids.
 
 The mathematics lives in :mod:`.formulas` (closed forms, any backend), the
 layers in :mod:`.values` (mpmath, sympy), :mod:`.routes` (independent
@@ -38,12 +38,12 @@ from .params import (
     X_NORM,
     Y_NORM,
     R,
-    _ce_check,
-    _ce_domain_point,
-    _cl_check,
-    _cl_domain_point,
-    _parse_matrix,
-    _parse_vector,
+    ce_check,
+    ce_domain_point,
+    cl_check,
+    cl_domain_point,
+    parse_matrix,
+    parse_vector,
 )
 
 # ==========================================================================
@@ -72,7 +72,7 @@ L22_NOTES = (f"Declared domain: ||x||, ||y|| <= {NORM_MAX} (so v, z <= 40), d <=
              "The paper states iid omegas; the orthogonal-block pair terms are 1F1(d; d/2; -z^2/2) (trig) and "
              "1F1(d; d/2; v^2/2) (cosh features: (w_i, -w_j) is distributed as (w_i, w_j))",)
 L22_PAIRS = r",\quad z^2=\|x-y\|^2,\ v^2=\|x+y\|^2,\ P=\sum_b m_b(m_b-1)\ (0\text{ for iid})"
-L22_SOURCE = f"{PAPER}, Lemma 2.2 (Eq. 7); orthogonal pair term as in papers/000_…, Thm 3.2/4.5"
+L22_SOURCE = f"{PAPER}, Lemma 2.2 (Eq. 7); orthogonal pair term as in Reid et al. 2023, Thm 3.2/4.5"
 
 register(
     Result(
@@ -138,10 +138,10 @@ COMPLEX_MGF = register(
                 Param("re", "real", "Re of sqrt(sum u_k^2)", low=-MGF_MAX, high=MGF_MAX),
                 Param("im", "real", "Im of sqrt(sum u_k^2)", low=-MGF_MAX, high=MGF_MAX)),
         mpmath=v.mgf_mp,
-        routes={"quadrature": ce_routes._mgf_quad, "gaussian-moments": ce_routes._mgf_moments},
+        routes={"quadrature": ce_routes.mgf_quad, "gaussian-moments": ce_routes.mgf_moments},
         symbolic=v.mgf_sym,
-        float64=f64._mgf_f64,
-        mc=mc._mgf_mc,
+        float64=f64.mgf_f64,
+        mc=mc.mgf_mc,
         checks=lambda mode, seed: checks.mgf_checks(COMPLEX_MGF, mode, seed),
         checks_z={"quick": 2, "default": 4},
         grid={"quick": [dict(d=3, re="-1", im="2")],
@@ -179,24 +179,24 @@ CE_MSE = register(
         r"\mathbb E(\mathrm{Re}\widehat{SM}-SM)^2=\frac{\frac12(|c|^2e^{2\|\mathrm{Re}\,u\|^2}+\mathrm{Re}(c^2e^{2u^\top u}))-SM^2}{m},"
         r"\ u=Ax+A^{-T}y,\ c=e^{-\frac{(Ax)^\top Ax}{2}-\frac{(A^{-T}y)^\top A^{-T}y}{2}}",
         params=(
-            Param("x", "object", "x " + VEC_DOC, check=_parse_vector("x")),
-            Param("y", "object", "y " + VEC_DOC, check=_parse_vector("y")),
+            Param("x", "object", "x " + VEC_DOC, check=parse_vector("x")),
+            Param("y", "object", "y " + VEC_DOC, check=parse_vector("y")),
             Param("A", "object", "invertible complex d x d: 'a,b;c,d', 'diag:a,b' or an array; real and imaginary "
-                  "parts 0 or of magnitude in [1e-6, 100], smallest singular value >= 1e-3", check=_parse_matrix),
+                  "parts 0 or of magnitude in [1e-6, 100], smallest singular value >= 1e-3", check=parse_matrix),
             M_,
             Param("part", "choice", "MSE of the complex estimator or of its real part", choices=("complex", "real"),
                   default="real"),
         ),
         mpmath=v.ce_mp,
-        routes={"quadrature": ce_routes._ce_quad},
-        float64=f64._ce_f64,
-        mc=mc._ce_mc,
-        check=_ce_check,
+        routes={"quadrature": ce_routes.ce_quad},
+        float64=f64.ce_f64,
+        mc=mc.ce_mc,
+        check=ce_check,
         checks=lambda mode, seed: checks.ce_zero_checks(CE_MSE, mode, seed),
         status="beyond",
         grid={"quick": CE_QUICK[1:3], "default": CE_QUICK},
         mc_grid={"quick": CE_QUICK[:2], "default": CE_QUICK},
-        domain_point=_ce_domain_point,
+        domain_point=ce_domain_point,
         # P, Q, R, s are rounded once from exact rationals; the exponent 2s + log inner (|.| <= 709 where
         # float64 serves) carries ~4 eps: 3e-13; the real part's signed sum amplifies by <= CANCEL_MAX = 10
         # and sin R with |R| <= ~1e3 adds |R| eps: 3e-12 worst case; x30 margin
@@ -227,9 +227,9 @@ register(
         params=(THETA, N_, Param("moment", "choice", "E lam, E lam^2 or E lam(1-lam)",
                                   choices=("first", "second", "cross"), default="second"), D_MC),
         mpmath=lambda p: v.lambda_moment(MP, p),
-        routes={"orthant-binomial": routes._lam_binomial},
+        routes={"orthant-binomial": routes.lam_binomial},
         symbolic=lambda p: v.lambda_moment(SYM, p),
-        float64=f64._lam_f64,
+        float64=f64.lam_f64,
         mc=mc.lambda_mc(),
         grid={"quick": [dict(theta="0.5", n=4, moment="second")],
               "default": [dict(theta=t, n=n, moment=mo) for t in ("0", "0.5", "2", "3.1") for n in (1, 4)
@@ -262,10 +262,10 @@ register(
                       "hybrid; pi rounded up by < 1e-25 is read as pi)", low=0, high=PI_BOUND,
                       default=lambda p: p["theta"]),
                 PROJ, D_MC),
-        mpmath=v._guarded(lambda p: v.bipolar_value(MP, p), 30),
-        routes={"binomial-quadrature": routes._bip_route},
+        mpmath=v.guarded(lambda p: v.bipolar_value(MP, p), 30),
+        routes={"binomial-quadrature": routes.bip_route},
         symbolic=lambda p: v.bipolar_value(SYM, p),
-        float64=f64._bip_f64,
+        float64=f64.bip_f64,
         mc=mc.hybrid_mc,
         grid={"quick": [dict(x_norm="1", y_norm="0.5", theta="2", m=8, n=2, phi="0.5", projections="shared")],
               "default": [dict(x_norm=a, y_norm=b, theta=t, m=m, n=n, phi=ph, projections=pr)
@@ -290,10 +290,10 @@ register(
         r"\mathrm{MSE}(++)+(1-\tfrac\theta\pi)(1-\tfrac\theta\pi+\tfrac\theta{n\pi})\mathrm{MSE}(\mathrm{trig})"
         r"\ [-\tfrac2mSM^2(1-\cos(\|x\|^2-\|y\|^2))(1-\tfrac1n)\tfrac\theta\pi(1-\tfrac\theta\pi)\ \text{shared}]",
         params=(THETA, R, M_, N_, ESTIMATOR, PROJ, R_Y, D_MC),
-        mpmath=v._guarded(lambda p: v.angular_hybrid_value(MP, p), 30),
-        routes={"binomial-quadrature": routes._ah_route},
+        mpmath=v.guarded(lambda p: v.angular_hybrid_value(MP, p), 30),
+        routes={"binomial-quadrature": routes.ah_route},
         symbolic=lambda p: v.angular_hybrid_value(SYM, p),
-        float64=f64._ah_f64,
+        float64=f64.ah_f64,
         mc=lambda p, rng, n: mc.hybrid_mc(p, rng, n, "r", "y_norm"),
         grid={"quick": [dict(theta="1.5", r="1.5", m=16, n=8, estimator="hybrid"),
                         dict(theta="0.3", r="0.5", m=1, n=1, estimator="trig")],
@@ -335,11 +335,11 @@ register(
                 Param("sigma", "real", f"bandwidth of the Gaussian lambda, in (0, {SIGMA_MAX}]", low=0, low_open=True,
                       high=SIGMA_MAX),
                 M_, N_, PROJ, D_MC),
-        mpmath=v._guarded(lambda p: v.gaussian_hybrid_value(MP, p), 30),
-        routes={"quadrature": routes._gh_route},
+        mpmath=v.guarded(lambda p: v.gaussian_hybrid_value(MP, p), 30),
+        routes={"quadrature": routes.gh_route},
         symbolic=lambda p: v.gaussian_hybrid_value(SYM, p),
-        float64=f64._gh_f64,
-        mc=mc._gh_mc,
+        float64=f64.gh_f64,
+        mc=mc.gh_mc,
         grid={"quick": [dict(theta="2.5", r="1.5", sigma="0.5", m=8, n=4),
                         dict(theta="2.5", r="1.5", sigma="0.5", m=8, n=4, projections="shared")],
               "default": [dict(theta=t, r=r_, sigma=s, m=m, n=n) for t in ("0.4", "2.5") for r_ in ("0.5", "1.5")
@@ -375,10 +375,10 @@ register(
         statement=r"\epsilon_{\theta,r}(\mathrm{trig})=\epsilon_{\pi-\theta,r}(++)=\frac{e^{2r^2\sin^2(\theta/2)}"
         r"(1-e^{-4r^2\sin^2(\theta/2)})}{\sqrt{2m}},\ \max_\theta=\frac{W(r)}{\sqrt{2m}},\ W(r)=e^{2r^2}(1-e^{-4r^2})",
         params=(THETA, R, M_, Param("n", "int", "sgn features of the hybrid's lambda", low=1, high=N_MAX, default=1), ESTIMATOR),
-        mpmath=v._guarded(v.relative_error_at(MP, rel_error), 30),
-        routes={"paper-form": v._guarded(v.relative_error_at(MP, rel_error_paper), 30)},
+        mpmath=v.guarded(v.relative_error_at(MP, rel_error), 30),
+        routes={"paper-form": v.guarded(v.relative_error_at(MP, rel_error_paper), 30)},
         symbolic=v.relative_error_at(SYM, rel_error),
-        float64=f64._mre_f64,
+        float64=f64.mre_f64,
         checks=checks.mre_checks,
         grid={"quick": [dict(theta="1.5", r="2", m=10, n=4, estimator=e) for e in ("trig", "positive", "hybrid")],
               "default": [dict(theta=t, r=r_, m=m, n=n, estimator=e) for t in ("0.2", "1.5", "3") for r_ in ("0.5", "2")
@@ -406,7 +406,7 @@ register(
         r"=\frac{W(r)}{\sqrt{2mn\pi}}",
         params=(Param("r", "real", f"||x|| = ||y||, in [0, {BOUND_R_MAX}]", low=0, high=BOUND_R_MAX), M_, N_),
         mpmath=lambda p: v.hybrid_max_rel(MP.num(p["r"]), p["m"], p["n"])[1],
-        routes={"stationary-point": routes._hyb_max_newton},
+        routes={"stationary-point": routes.hyb_max_newton},
         checks=checks.bound_checks,
         grid={"quick": [dict(r="1.5", m=16, n=8)],
               "default": [dict(r=r_, m=m, n=n) for r_ in ("1", "2") for m, n in ((1, 1), (16, 8))]},
@@ -444,27 +444,27 @@ register(
         r"\sqrt{-r_{j,k}/r_{i,k}}\ (<0);\ \text{real: } a_k=|r_{j,k}/r_{i,k}|^{1/2};\ "
         r"\text{value: }\mathbb E(\mathrm{Re}\,\widehat{SM}^{\rm cexp}_{A}(x,y)-SM)^2\ (\texttt{hrf.ce\_mse})",
         params=(
-            Param("ri", "object", "centre of the x-cluster " + VEC_DOC, check=_parse_vector("ri")),
-            Param("rj", "object", "centre of the y-cluster " + VEC_DOC, check=_parse_vector("rj")),
+            Param("ri", "object", "centre of the x-cluster " + VEC_DOC, check=parse_vector("ri")),
+            Param("rj", "object", "centre of the y-cluster " + VEC_DOC, check=parse_vector("rj")),
             Param("kind", "choice", "complex (Eq. 85-87) or real (Eq. 88) diagonal A", choices=("complex", "real"),
                   default="real"),
-            Param("x", "object", "query point (default ri) " + VEC_DOC, check=_parse_vector("x"),
+            Param("x", "object", "query point (default ri) " + VEC_DOC, check=parse_vector("x"),
                   default=lambda p: p["ri"]),
-            Param("y", "object", "key point (default rj) " + VEC_DOC, check=_parse_vector("y"),
+            Param("y", "object", "key point (default rj) " + VEC_DOC, check=parse_vector("y"),
                   default=lambda p: p["rj"]),
             M_,
         ),
         mpmath=v.cluster_mp,
-        routes={"minimised-loss-quadrature": ce_routes._cl_route},
-        float64=f64._cl_f64,
-        mc=mc._cl_mc,
-        check=_cl_check,
+        routes={"minimised-loss-quadrature": ce_routes.cl_route},
+        float64=f64.cl_f64,
+        mc=mc.cl_mc,
+        check=cl_check,
         checks=checks.cluster_checks,
         checks_z={"quick": 2},
         status="beyond",
         grid={"quick": [CL_QUICK[0]], "default": [g for g in CL_QUICK if not (g["kind"] == "complex" and g["x"] == g["ri"])]},
         mc_grid={"quick": [CL_QUICK[0]], "default": [g for g in CL_QUICK if g["x"] != g["ri"]]},
-        domain_point=_cl_domain_point,
+        domain_point=cl_domain_point,
         # exact invariants rounded once (R = 0: no signed sum); the exponent 2s + log inner, |.| <= 709
         # where float64 serves, carries ~4 eps: 3e-13; x30 margin
         rtol64=1e-11,

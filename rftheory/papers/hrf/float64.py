@@ -23,7 +23,7 @@ from ...numerics.rff_float64 import rff_bracket_f64
 from ...numerics.rff_pairs import checked
 from ...numerics.special import coupled_pairs, log_orth_gap_pos
 from .ce_formulas import cluster_invariants
-from .values import _ce_inv
+from .values import ce_inv
 
 PI_LO = 1.2246467991473532e-16  # π − float(π)
 LN2, LN4 = math.log(2.0), math.log(4.0)
@@ -135,8 +135,23 @@ def _f64_geom(a, b, theta, v=True):
     return a * a + b * b, lz2, lv2
 
 
-def _f64_pair_logs(a, b, theta, m):
-    """log MSE(trig), log MSE(++) for iid ω's, float64 (Lemma 2.2 in log space)."""
+def f64_pair_logs(a, b, theta, m):
+    """log MSE(trig), log MSE(++) for iid ω's, float64 (Lemma 2.2 in log space).
+
+    Parameters
+    ----------
+    a, b : array_like
+        The norms ``‖x‖``, ``‖y‖``.
+    theta : array_like
+        The angle between ``x`` and ``y``.
+    m : array_like
+        The number of random features.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(log MSE(SM_trig), log MSE(SM_++))``.
+    """
     s2, lz2, lv2 = _f64_geom(a, b, theta)
     lm = np.log(2 * np.asarray(m, float))
     return s2 + 2 * _l1mexp(lz2) - lm, -s2 + 2 * _lexpm1(lv2) - lm
@@ -145,7 +160,7 @@ def _f64_pair_logs(a, b, theta, m):
 def _f64_bipolar_log(a, b, theta, m, lmom, shared):
     """log of Thm 3.1 in float64; ``lmom = (log E λ̂², log E(1−λ̂)², log|E λ̂(1−λ̂)|, sign)``."""
     a, b = np.asarray(a, float), np.asarray(b, float)
-    lt, lp = _f64_pair_logs(a, b, theta, m)
+    lt, lp = f64_pair_logs(a, b, theta, m)
     l2, m2, lcross, sgn = lmom
     terms = [(l2 + lp, 1.0), (m2 + lt, 1.0)]
     if shared:
@@ -247,7 +262,7 @@ def _trig_orthogonal_exact(a, b, th, m, d):
 def lemma22_f64(which):
     """Float64 Lemma 2.2 in log space (``which`` ``"trig"`` or ``"pos"``).
 
-    iid: the log forms of :func:`_f64_pair_logs`.  Orthogonal ``++``: the bracket as
+    iid: the log forms of :func:`f64_pair_logs`.  Orthogonal ``++``: the bracket as
     one series of positive terms (:func:`_pos_orthogonal`).  Orthogonal trig:
     ``e^{a²+b²}/m`` times the RFF bracket (:func:`log_trig_bracket`).
 
@@ -263,13 +278,13 @@ def lemma22_f64(which):
     def f(p):
         a, b, th, m = (np.asarray(p[k], float) for k in ("x_norm", "y_norm", "theta", "m"))
         if p["coupling"] == "iid":
-            lt, lp = _f64_pair_logs(a, b, th, m)
+            lt, lp = f64_pair_logs(a, b, th, m)
             return _signed_sum([(lt if which == "trig" else lp, 1.0)], f"MSE({which})")
         d = np.asarray(p["d"], float)
         P = np.asarray(coupled_pairs(m.astype(np.int64), d.astype(np.int64)), float)
         s2, lz2, lv2 = _f64_geom(a, b, th, v=which == "pos")
         if which == "pos":
-            lp = -s2 + 2 * _lexpm1(lv2) - np.log(2 * m)  # log MSE(++) of iid ω's (as _f64_pair_logs)
+            lp = -s2 + 2 * _lexpm1(lv2) - np.log(2 * m)  # log MSE(++) of iid ω's (as f64_pair_logs)
             return _pos_orthogonal(s2, lp, lv2, d, P, m)
         lb, bad = log_trig_bracket(d, P, m, lz2, refuse=False)
         if not np.any(bad):
@@ -319,7 +334,7 @@ def _pos_orthogonal(s2, lp, lv2, d, P, m):
 # --------------------------------------------------------------------------
 # hrf.complex_mgf (Lemma 2.4)
 
-def _mgf_f64(p):
+def mgf_f64(p):
     """``e^{(re² − im²)/2}·e^{i re·im}``: the exponent ``(re − im)(re + im)/2`` (one rounding
     each), the phase as a double-double product (Dekker) so that ``cos``/``sin`` of
     ``re·im`` up to 1e18 are right; refuses outside the normal float64 range."""
@@ -381,13 +396,15 @@ def _log_sinh(y):
                         np.where(y > 1, y - LN2 + np.log1p(-np.exp(-2 * y)), np.log(np.sinh(y))))
 
 
-def _ce_f64(p):
-    P, Q, R, s = _ce_inv(p)
+def ce_f64(p):
+    """The float64 layer of ``hrf.ce_mse``."""
+    P, Q, R, s = ce_inv(p)
     return ce_mse_f64(float(P), float(Q), float(R), float(s), p["m"], p["part"])
 
 
 
-def _cl_f64(p):
+def cl_f64(p):
+    """The float64 layer of ``hrf.cluster_A``."""
     P, Q, R, s = cluster_invariants(p)
     return ce_mse_f64(float(P), float(Q), float(R), float(s), p["m"], "real")
 
@@ -400,7 +417,8 @@ def _cl_f64(p):
 
 
 
-def _lam_f64(p):
+def lam_f64(p):
+    """The float64 layer of ``hrf.angular_lambda``."""
     n = np.asarray(p["n"], float)
     pp, qq, _, _ = _f64_angle(p["theta"])
     # products of positive factors: a few eps, no log/exp round trip
@@ -412,7 +430,8 @@ def _lam_f64(p):
 
 
 
-def _bip_f64(p, a_key="x_norm", b_key="y_norm"):
+def bip_f64(p, a_key="x_norm", b_key="y_norm"):
+    """The float64 layer of ``hrf.bipolar_mse``."""
     a, b, th = (np.asarray(p[k], float) for k in (a_key, b_key, "theta"))
     phi = np.asarray(p["phi"], float) if "phi" in p else th
     lmom = _f64_angular_logs(phi, np.asarray(p["n"], float))
@@ -421,12 +440,13 @@ def _bip_f64(p, a_key="x_norm", b_key="y_norm"):
 
 
 
-def _ah_f64(p):
+def ah_f64(p):
+    """The float64 layer of ``hrf.angular_hybrid_mse``."""
     est = p["estimator"]
     if est == "hybrid":
-        return _bip_f64(p, "r", "y_norm")
+        return bip_f64(p, "r", "y_norm")
     a, b, th, m = (np.asarray(p[k], float) for k in ("r", "y_norm", "theta", "m"))
-    lt, lp = _f64_pair_logs(a, b, th, m)
+    lt, lp = f64_pair_logs(a, b, th, m)
     return _signed_sum([(lt if est == "trig" else lp, 1.0)], f"MSE({est})")
 
 
@@ -437,7 +457,7 @@ def _rel_expm1(x, sign):
         return np.where(x == 0, 1.0, np.expm1(sign * x) / (sign * np.where(x == 0, 1.0, x)))
 
 
-def _gh_f64(p):
+def gh_f64(p):
     """Float64 in log space; ``t = σ²r²`` may underflow, so λ and 1 − λ are written with
     ``g(x) = −expm1(−x)/x``, ``h(x) = expm1(x)/x`` (both 1 at 0):
     ``λ = s g(2ts)/g(2t)``, ``1 − λ = e^{−2t} c h(2tc)/g(2t)``, ``Var λ̂ = 2s² g(4ts)²/(g(2t)² n)``."""
@@ -465,7 +485,8 @@ def _gh_f64(p):
 
 
 
-def _mre_f64(p):
+def mre_f64(p):
+    """The float64 layer of ``hrf.max_relative_error``."""
     th, r, m, n = (np.asarray(p[k], float) for k in ("theta", "r", "m", "n"))
     est = p["estimator"]
     _, _, ls, lc = _f64_angle(th)

@@ -1,7 +1,7 @@
 """The closed forms of Hybrid Random Features (Choromanski et al., ICLR 2022), one definition each.
 
-Source: ``papers/001_fec91adef6daced0.txt`` (THEORY.md, ids ``hrf.*``); where
-the extracted text is garbled THEORY.md is the reference.  Softmax kernel
+Source: Choromanski et al. 2022 (result IDs ``hrf.*``), each formula re-derived (the
+derivations/ scripts and the independent routes check it).  Softmax kernel
 ``SM(x, y) = exp(xᵀy)``.  Notation: ``a = ‖x‖``, ``b = ‖y‖``, ``θ`` the angle
 between ``x`` and ``y``, ``v² = ‖x+y‖² = a²+b²+2ab cos θ``,
 ``z² = ‖x−y‖² = a²+b²−2ab cos θ``.

@@ -15,9 +15,9 @@ from ...features import softmax as sf
 from ...numerics.geometry import pair_from_angle
 from ...sampling.samplers import haar, sample
 from .ce_formulas import cluster_A_diag
-from .float64 import _f64_pair_logs, ce_mse_f64
+from .float64 import ce_mse_f64, f64_pair_logs
 from .optimise import two_means
-from .params import _np_matrix
+from .params import np_matrix
 
 CHUNK = 4096
 
@@ -68,7 +68,8 @@ def lemma22_mc(which):
 
 # hrf.complex_mgf
 
-def _mgf_mc(p, rng, n):
+def mgf_mc(p, rng, n):
+    """Monte Carlo replicates of the real estimator of ``hrf.complex_mgf``."""
     d = p["d"]
     u = complex(float(p["re"]), float(p["im"])) / math.sqrt(d)
     out = []
@@ -103,8 +104,9 @@ def mgf_imaginary(p, rng, n):
 
 # hrf.ce_mse, hrf.cluster_A
 
-def _ce_mc(p, rng, n):
-    A = _np_matrix(p["A"])
+def ce_mc(p, rng, n):
+    """Monte Carlo replicates of the real estimator of ``hrf.ce_mse``."""
+    A = np_matrix(p["A"])
     x = np.array([float(t) for t in p["x"]])
     y = np.array([float(t) for t in p["y"]])
     d, m = len(x), p["m"]
@@ -124,7 +126,8 @@ def _cl_np_A(p):
                                                             p["kind"])])
 
 
-def _cl_mc(p, rng, n):
+def cl_mc(p, rng, n):
+    """Monte Carlo replicates of the real estimator of ``hrf.cluster_A``."""
     A = _cl_np_A(p)
     x = np.array([float(t) for t in p["x"]])
     y = np.array([float(t) for t in p["y"]])
@@ -227,7 +230,7 @@ def cluster_experiment(rng, m=8, reps=400, kind="real", data_rng=None, **kw):
     # predicted MSEs of trig and ++ (iid), same m
     nx, ny = np.linalg.norm(X, axis=1)[:, None], np.linalg.norm(Y, axis=1)[None, :]
     cos = (X @ Y.T) / (nx * ny)
-    lt, lp = _f64_pair_logs(nx, ny, np.arccos(np.clip(cos, -1, 1)), m)
+    lt, lp = f64_pair_logs(nx, ny, np.arccos(np.clip(cos, -1, 1)), m)
     W = sample("iid", d, m, rng=rng, size=reps)
     est = np.empty((reps,) + SM.shape)
     for i in range(2):
@@ -320,7 +323,8 @@ def hybrid_mc(p, rng, n, a_key="x_norm", b_key="y_norm"):
     return _replicates(n, rng, d, a, b, th, one)
 
 
-def _gh_mc(p, rng, n):
+def gh_mc(p, rng, n):
+    """Monte Carlo replicates of the real estimator of ``hrf.gaussian_hybrid_mse``."""
     d, m, nn = p["d"], p["m"], p["n"]
     r, th, sg = float(p["r"]), float(p["theta"]), float(p["sigma"])
     shared = p["projections"] == "shared"

@@ -16,7 +16,7 @@ import numpy as np
 from ...core.errors import ParameterError
 from ...core.params import COMMON, M_MAX, Param, objects_only, to_fraction
 
-PAPER = "papers/001_fec91adef6daced0.txt (Choromanski et al. 2022, Hybrid Random Features)"
+PAPER = "Choromanski et al. (2022), Hybrid Random Features"
 
 PI_FRACTION = Fraction(314159265358979323846264338327950288419716939937511, 10**50)  # > pi
 
@@ -77,7 +77,20 @@ VEC_DOC = (f"in R^d, d <= {VEC_DIM_MAX}; each entry 0 or of magnitude in [1e-6, 
            "'x1,x2,...' or a sequence")
 
 
-def _parse_vector(name):
+def parse_vector(name):
+    """The parameter check of a real vector parameter.
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name (in error messages).
+
+    Returns
+    -------
+    callable
+        ``check(value)``: the vector (array, list or ``"a,b,c"``) as a tuple of exact numbers, or
+        :class:`~rftheory.core.errors.ParameterError` naming ``name``.
+    """
     def check(value):
         if isinstance(value, str):
             parts = [s for s in value.replace(";", ",").split(",") if s.strip()]
@@ -125,9 +138,25 @@ def _to_complex_pair(name, v):
     return out
 
 
-def _parse_matrix(value):
+def parse_matrix(value):
     """``A``: a square complex matrix (array, nested lists, ``"a,b;c,d"`` or ``"diag:a,b,c"``),
-    ``d ≤ 8``, parts 0 or of magnitude in ``[1e-6, 100]``, smallest singular value ``≥ 1e-3``."""
+    ``d ≤ 8``, parts 0 or of magnitude in ``[1e-6, 100]``, smallest singular value ``≥ 1e-3``.
+
+    Parameters
+    ----------
+    value : array_like or str
+        The matrix.
+
+    Returns
+    -------
+    tuple of tuple
+        Rows of ``(real, imaginary)`` exact parts.
+
+    Raises
+    ------
+    ParameterError
+        A matrix outside the served domain, naming ``A``.
+    """
     name = "A"
     if isinstance(value, str):
         s = value.strip()
@@ -147,18 +176,31 @@ def _parse_matrix(value):
     if k > VEC_DIM_MAX:
         raise ParameterError(name, f"is {k}x{k}; at most {VEC_DIM_MAX}x{VEC_DIM_MAX} is served")
     mat = tuple(tuple(_to_complex_pair(name, e) for e in r) for r in rows)
-    smin = float(np.linalg.svd(_np_matrix(mat), compute_uv=False)[-1])
+    smin = float(np.linalg.svd(np_matrix(mat), compute_uv=False)[-1])
     if not smin >= float(A_SIGMA_MIN):
         raise ParameterError(name, f"must be invertible with smallest singular value >= 1e-3 (got {smin:.3g})")
     return mat
 
 
-def _np_matrix(mat):
+def np_matrix(mat):
+    """A parsed matrix (:func:`parse_matrix`) as a complex numpy array.
+
+    Parameters
+    ----------
+    mat : tuple of tuple
+        Rows of ``(real, imaginary)`` exact parts.
+
+    Returns
+    -------
+    numpy.ndarray
+        The complex128 matrix.
+    """
     return np.array([[complex(float(re), float(im)) for re, im in row] for row in mat])
 
 
 @objects_only  # reads x, y, A only (m, the one array, is not checked across): once for the arrays
-def _ce_check(p):
+def ce_check(p):
+    """The parameter check of ``hrf.ce_mse``."""
     d = len(p["x"])
     if len(p["y"]) != d:
         raise ParameterError("y", f"has length {len(p['y'])}, x has length {d}")
@@ -174,7 +216,7 @@ def _vec_entry(rng, scale_max):
     return float(rng.choice([-1.0, 1.0]) * math.exp(rng.uniform(math.log(1e-6), math.log(scale_max))))
 
 
-def _ce_domain_point(rng):
+def ce_domain_point(rng):
     """A random point of hrf.ce_mse's declared domain: ``d ≤ 8``, entries of ``x, y`` 0 or
     log-uniform in ``[1e-6, 10]``, ``A = s·(G + i H)`` (Gaussian, one log-uniform scale
     ``s ∈ [1e-2, 10]``, some diagonal ones) with smallest singular value ``≥ 1e-3``."""
@@ -194,7 +236,7 @@ def _ce_domain_point(rng):
                 part=("complex", "real")[int(rng.integers(2))])
 
 
-def _cl_domain_point(rng):
+def cl_domain_point(rng):
     """A random point of hrf.cluster_A's declared domain: ``d ≤ 8``; entries of the centres
     0 in both (probability 1/10) or log-uniform in ``[1e-6, 10]`` with random signs; ``x, y``
     the centres (probability 1/4: the MSE is then 0 for the complex A) or random entries."""
@@ -216,7 +258,8 @@ def _cl_domain_point(rng):
 
 
 @objects_only  # reads ri, rj, x, y only (m, the one array, is not checked across): once for the arrays
-def _cl_check(p):
+def cl_check(p):
+    """The parameter check of ``hrf.cluster_A``."""
     d = len(p["ri"])
     for k in ("rj", "x", "y"):
         if len(p[k]) != d:

@@ -16,7 +16,7 @@ from ...numerics.backends import MP
 from ...numerics.rff_pairs import chi2d_pair_mean, orth_pair_chi2d
 from ...numerics.special import coupled_pairs
 from .formulas import angle_terms, zv2
-from .values import _ctx
+from .values import ctx
 
 
 def trapezoid(F, lo, hi):
@@ -332,7 +332,7 @@ def lemma22_route(which):
         ``p -> MSE`` (mpmath).
     """
     def route(p):
-        a, b, ang = _ctx(MP, p)
+        a, b, ang = ctx(MP, p)
         m, d = p["m"], p["d"]
         s2 = a * a + b * b
         P = coupled_pairs(m, d) if p["coupling"] == "orthogonal" else 0
@@ -354,7 +354,8 @@ def lemma22_route(which):
 # --------------------------------------------------------------------------
 # hrf.angular_lambda, hrf.bipolar_mse, hrf.angular_hybrid_mse, hrf.gaussian_hybrid_mse
 
-def _lam_binomial(p):
+def lam_binomial(p):
+    """Route "orthant-binomial" of ``hrf.angular_lambda``."""
     with mp.workdps(mp.mp.dps + 10):
         pp, qq = disagreement_pq(mpf(p["theta"]))
         l2, _, cross, l1 = binomial_lambda_moments(pp, qq, p["n"])
@@ -362,19 +363,21 @@ def _lam_binomial(p):
     return +v
 
 
-def _bip_route(p, a_key="x_norm", b_key="y_norm"):
+def bip_route(p, a_key="x_norm", b_key="y_norm"):
+    """Route "binomial-quadrature" of ``hrf.bipolar_mse``."""
     with mp.workdps(mp.mp.dps + 10):
-        a, b, ang = _ctx(MP, p, a_key, b_key)
+        a, b, ang = ctx(MP, p, a_key, b_key)
         pp, qq = disagreement_pq(mpf(p["phi"] if "phi" in p else p["theta"]))
         mom = binomial_lambda_moments(pp, qq, p["n"])[:3]
         v = hybrid_route_value(a, b, ang, p["m"], mom, p["projections"] == "shared")
     return +v
 
 
-def _ah_route(p):
+def ah_route(p):
+    """Route "binomial-quadrature" of ``hrf.angular_hybrid_mse``."""
     est = p["estimator"]
     if est == "hybrid":
-        return _bip_route(p, "r", "y_norm")
+        return bip_route(p, "r", "y_norm")
     q = dict(p, x_norm=p["r"], d=2, coupling="iid")
     return lemma22_route("trig" if est == "trig" else "pos")(q)
 
@@ -382,7 +385,7 @@ def _ah_route(p):
 #: the quadrature route of lambda-hat's moments serves sigma*||Delta|| <= 50 (oscillation)
 GH_ROUTE_SD = 50
 
-def _gh_route(p):
+def gh_route(p):
     """Route: λ̂'s moments from quadratures of ``cos(σ τᵀΔ)`` (``1 − E cos = E 2 sin²(·/2)``,
     ``Var cos`` as a non-negative integrand), then :func:`hybrid_route_value`."""
     with mp.workdps(mp.mp.dps + 10):
@@ -405,7 +408,7 @@ def _gh_route(p):
 # --------------------------------------------------------------------------
 # hrf.angular_hybrid_bound
 
-def _hyb_max_newton(p):
+def hyb_max_newton(p):
     """Route: the stationary point of ``h_r(θ) = a_r(θ) + a_r(π−θ)`` (Eq. 49),
     ``a_r(θ) = (θ/π)(θ/π − θ/(nπ) + 1/n) e^{2r² cos θ} expm1(−4r² cos²(θ/2))²``, written out in
     sympy (``expm1`` kept, so tiny ``r`` does not cancel): the root of ``(log h)' = h'/h``

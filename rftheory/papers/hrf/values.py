@@ -10,7 +10,7 @@ import mpmath as mp
 
 from ...core.params import mpf
 from ...numerics.backends import MP, SYM
-from .ce_formulas import _ce_extra, ce_invariants, ce_mse_exact, ce_u_exact, cluster_invariants
+from .ce_formulas import ce_extra, ce_invariants, ce_mse_exact, ce_u_exact, cluster_invariants
 from .formulas import (
     angle_terms,
     angular_moments,
@@ -23,13 +23,42 @@ from .formulas import (
 from .optimise import maximise
 
 
-def _ctx(bk, p, a="x_norm", b="y_norm"):
+def ctx(bk, p, a="x_norm", b="y_norm"):
+    """The norms and angle terms of a point, in backend ``bk``.
+
+    Parameters
+    ----------
+    bk : rftheory.numerics.backends.Backend
+        The backend (float64, mpmath or sympy).
+    p : dict
+        A validated point with the norms under keys ``a``, ``b`` and the angle ``theta``.
+    a, b : str, optional
+        The keys of the two norms.
+
+    Returns
+    -------
+    tuple
+        ``(‖x‖, ‖y‖, angle_terms(bk, θ))`` as numbers of ``bk``.
+    """
     return bk.num(p[a]), bk.num(p[b]), angle_terms(bk, p["theta"])
 
 
-def _guarded(f, extra=20):
+def guarded(f, extra=20):
     """Evaluate an mpmath formula with guard digits (the cancellation of the
-    orthogonal pair term, up to ``(d+2)/3``, and of the shared-ω term)."""
+    orthogonal pair term, up to ``(d+2)/3``, and of the shared-ω term).
+
+    Parameters
+    ----------
+    f : callable
+        ``f(p)``: an mpmath layer.
+    extra : int, optional
+        Guard digits added to the working precision.
+
+    Returns
+    -------
+    callable
+        ``run(p)``: ``f(p)`` at ``extra`` more digits, rounded to the caller's precision.
+    """
     def run(p):
         with mp.workdps(mp.mp.dps + extra):
             v = f(p)
@@ -55,18 +84,18 @@ def lemma22(bk, p, which):
     number
         The MSE.
     """
-    a, b, ang = _ctx(bk, p)
+    a, b, ang = ctx(bk, p)
     f = mse_trig if which == "trig" else mse_pos
     return f(bk, a, b, ang, p["m"], p["d"], p["coupling"])
 
 
-mse_trig_mp = _guarded(lambda p: lemma22(MP, p, "trig"))
-mse_pos_mp = _guarded(lambda p: lemma22(MP, p, "pos"))
+mse_trig_mp = guarded(lambda p: lemma22(MP, p, "trig"))
+mse_pos_mp = guarded(lambda p: lemma22(MP, p, "pos"))
 
 
 # hrf.complex_mgf (Lemma 2.4)
 
-def _mgf_extra(p):
+def mgf_extra(p):
     """Guard digits: exp amplifies the absolute error of ``(re² − im²)/2`` and of the phase ``re·im``."""
     big = max(abs(p["re"]), abs(p["im"]), 1)
     return 2 * int(math.log10(big)) + 10
@@ -85,7 +114,7 @@ def mgf_mp(p):
     mpc
         The MGF.
     """
-    with mp.workdps(mp.mp.dps + _mgf_extra(p)):
+    with mp.workdps(mp.mp.dps + mgf_extra(p)):
         re, im = mpf(p["re"]), mpf(p["im"])
         v = mp.exp(mp.mpc((re * re - im * im) / 2, re * im))
     return +v
@@ -111,7 +140,8 @@ def mgf_sym(p):
 
 # hrf.ce_mse, hrf.cluster_A (Eq. 14-18, App. H.2)
 
-def _ce_inv(p):
+def ce_inv(p):
+    """The exact invariants ``(P, Q, R)`` of ``u`` (Eq. 14) and ``xᵀy`` of ``hrf.ce_mse``'s validated point ``p``."""
     P, Q, R = ce_invariants(ce_u_exact(p["A"], p["x"], p["y"]))
     return P, Q, R, sum(a_ * b_ for a_, b_ in zip(p["x"], p["y"]))
 
@@ -129,8 +159,8 @@ def ce_mp(p):
     mpf
         The MSE.
     """
-    P, Q, R, s = _ce_inv(p)
-    with mp.workdps(mp.mp.dps + _ce_extra(P, Q, s)):
+    P, Q, R, s = ce_inv(p)
+    with mp.workdps(mp.mp.dps + ce_extra(P, Q, s)):
         v = ce_mse_exact(P, Q, R, s, p["m"], p["part"])
     return +v
 
@@ -149,7 +179,7 @@ def cluster_mp(p):
         The MSE.
     """
     P, Q, R, s = cluster_invariants(p)
-    with mp.workdps(mp.mp.dps + _ce_extra(P, Q, s)):
+    with mp.workdps(mp.mp.dps + ce_extra(P, Q, s)):
         v = ce_mse_exact(P, Q, R, s, p["m"], "real")
     return +v
 
@@ -193,7 +223,7 @@ def bipolar_value(bk, p, a_key="x_norm", b_key="y_norm"):
     number
         The MSE.
     """
-    a, b, ang = _ctx(bk, p, a_key, b_key)
+    a, b, ang = ctx(bk, p, a_key, b_key)
     aphi = angle_terms(bk, p["phi"]) if "phi" in p else ang
     mom = angular_moments(bk, aphi, p["n"])
     return bipolar(bk, a, b, ang, p["m"], mom, p["projections"] == "shared")
@@ -215,7 +245,7 @@ def angular_hybrid_value(bk, p):
         The MSE.
     """
     est = p["estimator"]
-    a, b, ang = _ctx(bk, p, "r", "y_norm")
+    a, b, ang = ctx(bk, p, "r", "y_norm")
     if est == "trig":
         return mse_trig(bk, a, b, ang, p["m"])
     if est == "positive":

@@ -2,7 +2,7 @@
 
 The paper's bounds (Lemma 2, Thm 1 / Cor. 1, Lemma 5, Thm 2, Thm 3) against
 the exact values, the App. A.3 erratum, and a third route to the pair term.
-:mod:`rftheory.verify.engine` judges them; the z-scores of :func:`_sorf_checks` are
+:mod:`rftheory.verify.engine` judges them; the z-scores of :func:`sorf_checks` are
 declared in ``checks_z`` of ``orf.sorf_bias_bound`` (:data:`SORF_Z`).
 """
 
@@ -57,7 +57,7 @@ def _lemma2_erratum_checks(mode):
                                ratio, x * x - 1, 1e-40)
 
 
-def _pair_checks(mode, seed):
+def pair_checks(mode, seed):
     """Lemma 2's bound against the exact pair term over a grid of d and z (with the
     printed f and the re-derived one), the App. A.3 erratum, and the χ_2d
     quadrature route (too slow for every grid point)."""
@@ -83,7 +83,7 @@ def _pair_checks(mode, seed):
 # --------------------------------------------------------------------------
 # orf.variance: Thm 1 / Cor. 1
 
-def _var_checks(mode, seed):
+def var_checks(mode, seed):
     """The exact ORF variance against Thm 1 (``m ≤ d``) and Cor. 1 (``m > d``) with App. A.3's f."""
     ds = (2, 8, 64, 1024) if mode == "quick" else (2, 3, 4, 8, 16, 64, 256, 1024, 4096)
     zs = ("0.1", "0.5", "1", "2", "4") if mode == "quick" else (
@@ -101,7 +101,7 @@ def _var_checks(mode, seed):
 # --------------------------------------------------------------------------
 # orf.prime: Lemma 5, Thm 2
 
-def _prime_checks(mode, seed):
+def prime_checks(mode, seed):
     """Lemma 5 and Thm 2's bias bound (with Lemma 5's f) against the exact
     bias; Thm 2's variance bound has no explicit f: the excess
     ``d²(Var − lead)`` must settle as d grows (``D = d``; within 5 % from
@@ -138,11 +138,11 @@ def _sorf_grid(mode):
     return [(d, z) for d in ((4, 16) if mode == "quick" else (2, 4, 8, 16, 32, 64, 128)) for z in ("0.5", "1", "2")]
 
 
-#: z-scores of :func:`_sorf_checks` per mode (two one-sided claims per grid point)
+#: z-scores of :func:`sorf_checks` per mode (two one-sided claims per grid point)
 SORF_Z = {mode: 2 * len(_sorf_grid(mode)) for mode in ("quick", "default", "full")}
 
 
-def _sorf_checks(mode, seed):
+def sorf_checks(mode, seed):
     """Thm 3: ``|E K_SORF − e^{−z²/2}| ≤ 6z/√d``, as two one-sided claims on
     the Monte Carlo bias (``≤ 6z/√d`` and ``≥ −6z/√d``); and the SORF/ORF
     MSE ratio of Fig. 3, reported (measured: finite)."""

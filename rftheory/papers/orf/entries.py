@@ -1,4 +1,4 @@
-"""The ORF paper's results (Yu et al. 2016, papers/003_…): registrations and grids.
+"""The ORF paper's results (Yu et al. 2016): registrations and grids.
 
 Formulas: :mod:`.formulas`; independent routes: :mod:`.routes`; float64:
 :mod:`.float64`; Monte Carlo: :mod:`.montecarlo`; checks: :mod:`.checks`.
@@ -15,11 +15,11 @@ from ...numerics.backends import SYM
 from ...numerics.rff_pairs import orth_pair, orth_pair_sym, pair_mc, rff_estimates
 from ...numerics.series import orth_pair_printed
 from ...numerics.special import coupled_pairs
-from .checks import SORF_Z, _pair_checks, _prime_checks, _sorf_checks, _var_checks
-from .float64 import _pair_f64, _rffvar_f64, _var_f64
+from .checks import SORF_Z, pair_checks, prime_checks, sorf_checks, var_checks
+from .float64 import pair_f64, rffvar_f64, var_f64
 from .formulas import PAPER, orf_prime, orf_variance, rff_variance
-from .montecarlo import SORF_D_MAX, _prime_mc
-from .routes import _prime_terms_quad, _prime_terms_series, _rffvar_route
+from .montecarlo import SORF_D_MAX, prime_mc
+from .routes import prime_terms_quad, prime_terms_series, rffvar_route
 
 sp = lazy("sympy")  # imported on first use (the CLI starts without it)
 
@@ -38,9 +38,9 @@ register(
         statement=r"\mathrm{Var}\,K_{\mathrm{RFF}} = \frac{(1-e^{-z^2})^2}{2D},\ D = m",
         params=(M, Z),
         mpmath=lambda p: rff_variance(p["m"], p["z"]),
-        routes={"definition": _rffvar_route},
+        routes={"definition": rffvar_route},
         symbolic=lambda p: rff_variance(p["m"], sym(p["z"]), SYM),
-        float64=_rffvar_f64,
+        float64=rffvar_f64,
         mc=lambda p, rng, n: (rff_estimates("iid", 4, p["m"], float(p["z"]), rng, n)
                               - math.exp(-float(p["z"]) ** 2 / 2)) ** 2,
         grid={"quick": [dict(m=m, z=z) for m in (1, 16) for z in ("0.01", "1", "6")],
@@ -61,9 +61,9 @@ register(
         mpmath=lambda p: orth_pair(p["d"], mpf(p["z"])),
         routes={"printed-series": lambda p: orth_pair_printed(p["d"], p["z"])},
         symbolic=lambda p: orth_pair_sym(p["d"], sym(p["z"])),
-        float64=_pair_f64,
+        float64=pair_f64,
         mc=pair_mc("orthogonal"),
-        checks=_pair_checks,
+        checks=pair_checks,
         grid={"quick": [dict(d=d, z=z) for d in (2, 3, 8, 64) for z in ("0.1", "1", "3")] + [dict(d=8, z="6")],
               "full": [dict(d=d, z=z) for d in (2, 3, 4, 8, 16, 64, 256) for z in
                        ("0.01", "0.1", "0.5", "1", "2", "3", "4", "6", "8", "10")]},
@@ -83,7 +83,7 @@ register(
     Result(
         id="orf.variance",
         title="Exact variance of ORF with blocks (Thm 1, Cor. 1 bound it)",
-        source=f"{PAPER}, Thm 1 and Cor. 1 (exact form: papers/000_…, Thm 4.5)",
+        source=f"{PAPER}, Thm 1 and Cor. 1 (exact form: Reid et al. 2023, Thm 4.5)",
         statement=r"\mathrm{Var}\,K_{\mathrm{ORF}}=\frac{(1-e^{-z^2})^2}{2D}+\frac P{D^2}"
         r"\Big({}_1F_1\big(d;\tfrac d2;-\tfrac{z^2}2\big)-e^{-z^2}\Big),\ P=\sum_b m_b(m_b-1)",
         params=(D2, M, Z),
@@ -91,10 +91,10 @@ register(
         routes={"printed-series-pair": lambda p: orf_variance(p["d"], p["m"], p["z"], pair=orth_pair_printed)},
         symbolic=lambda p: rff_variance(p["m"], sym(p["z"]), SYM) + sp.Rational(
             coupled_pairs(p["m"], p["d"]), p["m"] ** 2) * (orth_pair_sym(p["d"], sym(p["z"])) - sp.exp(-sym(p["z"]) ** 2)),
-        float64=_var_f64,
+        float64=var_f64,
         mc=lambda p, rng, n: (rff_estimates("orthogonal", p["d"], p["m"], float(p["z"]), rng, n)
                               - math.exp(-float(p["z"]) ** 2 / 2)) ** 2,
-        checks=_var_checks,
+        checks=var_checks,
         grid={"quick": [dict(d=d, m=m, z=z) for d, m in ((2, 2), (8, 8), (8, 20)) for z in ("0.1", "1", "6")],
               "full": [dict(d=d, m=m, z=z) for d in (2, 3, 8, 64) for m in (1, d, 2 * d, 2 * d + 3)
                        for z in ("0.01", "0.1", "0.5", "1", "2", "4", "6")]},
@@ -114,10 +114,10 @@ register(
         r"\Big({}_0F_1(;\tfrac d2;-\tfrac{dz^2}2)-b^2\Big)",
         params=(D2, M, Z, PRIME_Q),
         mpmath=lambda p: orf_prime(p["quantity"], p["d"], p["m"], p["z"]),
-        routes={"moment-series": lambda p: orf_prime(p["quantity"], p["d"], p["m"], p["z"], terms=_prime_terms_series),
-                "sphere-quadrature": lambda p: orf_prime(p["quantity"], p["d"], p["m"], p["z"], terms=_prime_terms_quad)},
-        mc=_prime_mc,
-        checks=_prime_checks,
+        routes={"moment-series": lambda p: orf_prime(p["quantity"], p["d"], p["m"], p["z"], terms=prime_terms_series),
+                "sphere-quadrature": lambda p: orf_prime(p["quantity"], p["d"], p["m"], p["z"], terms=prime_terms_quad)},
+        mc=prime_mc,
+        checks=prime_checks,
         grid={"quick": [dict(d=d, m=m, z=z, quantity=q) for d, m, z in ((2, 2, "1"), (6, 6, "0.1"), (6, 9, "2"))
                         for q in ("bias", "variance", "mse")],
               "full": [dict(d=d, m=m, z=z, quantity=q) for d in (2, 3, 6, 16, 64) for m in (1, d, 2 * d + 1)
@@ -139,7 +139,7 @@ register(
         source=f"{PAPER}, Thm 3 (App. C), Fig. 3",
         statement=r"\big|\mathbb E K_{\mathrm{SORF}}-e^{-z^2/2}\big|\le\frac{6z}{\sqrt d}",
         params=(Param("d", "int", "data dimension (padded to a power of 2)", low=1, high=SORF_D_MAX), Z),
-        checks=_sorf_checks,
+        checks=sorf_checks,
         checks_z=SORF_Z,
         status="mc-only",
         notes=("No closed form: the bias and the SORF/ORF MSE ratio are Monte Carlo estimates "

@@ -18,7 +18,8 @@ from ...numerics.special import coupled_pairs
 from .formulas import orf_variance
 
 
-def _rffvar_f64(p):
+def rffvar_f64(p):
+    """The float64 layer of ``orf.rff_variance``."""
     # expm1(−z²) has relative error <= 2 eps (its condition number in z² is <= 1), the
     # square and the division add 1.5 eps: 4 eps in all, unless it underflows (RangeError)
     z = np.asarray(p["z"], float)
@@ -26,7 +27,8 @@ def _rffvar_f64(p):
     return refuse_underflow(val, z != 0, "orf.rff_variance")
 
 
-def _pair_f64(p):
+def pair_f64(p):
+    """The float64 layer of ``orf.pair_expectation``."""
     return orth_pair_f64(p["d"], p["z"])
 
 
@@ -50,7 +52,7 @@ def _var_series_coefs(d: int, m: int) -> np.ndarray:
     return out
 
 
-def _var_f64(p):
+def var_f64(p):
     """ORF variance in float64: per point the more accurate of the small-z series of
     :func:`_var_series_coefs` (no cancellation of ``a`` against ``(P/m)·gap``) and the
     direct ``a − (P/m)(e^{−z²} − τ)`` of :func:`~rftheory.numerics.rff_float64.rff_bracket_f64`;

@@ -1,4 +1,4 @@
-"""The ORF paper's formulas (Yu et al. 2016, papers/003_…): one definition each.
+"""The ORF paper's formulas (Yu et al. 2016): one definition each.
 
 Gaussian kernel with ``σ = 1``, ``z = ‖x − y‖``; the paper's ``D`` is our
 ``m``.  The pair term ``τ = ₁F₁(d; d/2; −z²/2)`` and the MSE of any coupling
@@ -21,11 +21,22 @@ from ...numerics.cancellation import cancellation_guarded
 from ...numerics.rff_pairs import orth_pair
 from ...numerics.special import coupled_pairs
 
-PAPER = "papers/003_90ce4cb5dbcb863e.txt (Yu et al. 2016, Orthogonal Random Features)"
+PAPER = "Yu et al. (2016), Orthogonal Random Features"
 
 
-def _zf(z):
-    """``z`` as an mpmath number (a validated ``Fraction`` rounded once)."""
+def zf(z):
+    """``z`` as an mpmath number (a validated ``Fraction`` rounded once).
+
+    Parameters
+    ----------
+    z : fractions.Fraction, int or number
+        The validated parameter.
+
+    Returns
+    -------
+    mpmath.mpf
+        At the working precision.
+    """
     return mpf(z) if isinstance(z, (Fraction, int)) else mp.mpmathify(z)
 
 
@@ -33,7 +44,7 @@ def _zf(z):
 # Lemma 1
 
 def rff_variance(m, z, bk=MP):
-    """Variance of iid random Fourier features (Lemma 1, App. A.2 of papers/003_…).
+    """Variance of iid random Fourier features (Lemma 1, App. A.2 of Yu et al. 2016).
 
     .. math:: \\mathrm{Var}\\,K_{\\mathrm{RFF}} = \\frac{(1-e^{-z^2})^2}{2D},\\qquad D = m
 
@@ -61,7 +72,7 @@ def rff_variance(m, z, bk=MP):
     0
     """
     if bk is MP:
-        z = _zf(z)
+        z = zf(z)
     return bk.expm1(-z * z) ** 2 / (2 * m)
 
 
@@ -69,7 +80,7 @@ def rff_variance(m, z, bk=MP):
 # Lemma 2 and its remainder (App. A.3)
 
 def lemma2_f(d, z, bk=MP):
-    """The explicit remainder ``f(z)/d²`` of Lemma 2, *as printed* (App. A.3 of papers/003_…).
+    """The explicit remainder ``f(z)/d²`` of Lemma 2, *as printed* (App. A.3 of Yu et al. 2016).
 
     .. math:: \\frac{f(z)}{d^2} = \\frac{e^{z^2}(z^8+6z^6+7z^4+z^2)}{4d^2}
        + \\frac{e^{z^2}z^4(z^6+2z^4)}{2d^3}
@@ -96,7 +107,7 @@ def lemma2_f(d, z, bk=MP):
 
 
 def lemma2_f_derived(d, z, bk=MP):
-    """The remainder of Lemma 2 re-derived from the proof's own bound (App. A.3 of papers/003_…).
+    """The remainder of Lemma 2 re-derived from the proof's own bound (App. A.3 of Yu et al. 2016).
 
     The proof bounds the inner sum's remainder by ``|c_{k,d}| ≤ k⁴/(4d²) +
     k²(k−1)/(2d³)`` and sums ``z^{2k}/k!`` times it; by Touchard,
@@ -137,7 +148,7 @@ def lemma2_f_derived(d, z, bk=MP):
 
 
 def lemma2_bound(d, z, f=lemma2_f):
-    """Lemma 2 of papers/003_…: the upper bound on the pair expectation ``E a_i a_j``.
+    """Lemma 2 of Yu et al. 2016: the upper bound on the pair expectation ``E a_i a_j``.
 
     .. math:: \\mathbb E\\,a_ia_j \\le e^{-z^2} - \\frac{e^{-z^2}z^4}{2d} + \\frac{f(z)}{d^2}
 
@@ -164,7 +175,7 @@ def lemma2_bound(d, z, f=lemma2_f):
 # Thm 1 / Cor. 1: the exact ORF variance and its bounds
 
 def orf_variance(d, m, z, pair=orth_pair):
-    """Exact ORF variance with blocks of ``d`` (papers/003_… Thm 1; exact form papers/000_… Thm 4.5).
+    """Exact ORF variance with blocks of ``d`` (Yu et al. 2016 Thm 1; exact form Reid et al. 2023 Thm 4.5).
 
     .. math:: \\mathrm{Var}\\,K_{\\mathrm{ORF}} = \\frac1m\\Big[\\frac{(1-e^{-z^2})^2}2
        + \\frac Pm\\Big({}_1F_1\\big(d;\\tfrac d2;-\\tfrac{z^2}2\\big)-e^{-z^2}\\Big)\\Big],
@@ -190,7 +201,7 @@ def orf_variance(d, m, z, pair=orth_pair):
     mpf
         The variance at the current precision (exactly 0 at ``z = 0``).
     """
-    z = _zf(z)
+    z = zf(z)
     if z == 0:
         return mp.mpf(0)
     Pm = mp.mpf(coupled_pairs(m, d)) / m
@@ -204,7 +215,7 @@ def orf_variance(d, m, z, pair=orth_pair):
 
 
 def thm1_bound(d, m, z, f=lemma2_f):
-    """Thm 1 (``D ≤ d``) and Cor. 1 (``D = kd``) of papers/003_…: the variance bounds.
+    """Thm 1 (``D ≤ d``) and Cor. 1 (``D = kd``) of Yu et al. 2016: the variance bounds.
 
     .. math:: \\frac1{2D}\\Big((1-e^{-z^2})^2-\\frac{D-1}{d}e^{-z^2}z^4\\Big)+\\frac{f(z)}{d^2}\\ (D\\le d),\\qquad
        \\frac1{2D}\\Big((1-e^{-z^2})^2-\\frac{d-1}{d}e^{-z^2}z^4\\Big)+\\frac{f(z)}{dD}\\ (D = kd)
@@ -286,7 +297,7 @@ def prime_terms(d, z):
     tuple of mpf
         ``(b, c, e)``.
     """
-    z = _zf(z)
+    z = zf(z)
     x = d * z * z
     return (_hyp0f1_neg(d, x), _hyp0f1_neg(d, 4 * x), _hyp0f1_neg(d, 2 * x))
 
@@ -306,7 +317,7 @@ def _prime_from_terms(quantity, d, m, z, b, c, e):
 
 
 def orf_prime(quantity, d, m, z, terms=prime_terms):
-    """ORF′ bias, variance or MSE, exactly (blocks of ``d`` independent rotations; Thm 2 of papers/003_… bounds them).
+    """ORF′ bias, variance or MSE, exactly (blocks of ``d`` independent rotations; Thm 2 of Yu et al. 2016 bounds them).
 
     .. math:: \\mathrm{bias} = b - e^{-z^2/2},\\quad
        \\mathrm{Var} = \\frac1m\\Big(\\tfrac12+\\tfrac12 c - b^2\\Big) + \\frac P{m^2}(e - b^2),
@@ -337,12 +348,12 @@ def orf_prime(quantity, d, m, z, terms=prime_terms):
     if z == 0:
         return mp.mpf(0)
     # z is rounded inside, at the guarded precision (the terms oscillate: condition ~ sqrt(d) z)
-    return cancellation_guarded(lambda: _prime_from_terms(quantity, d, m, _zf(z), *terms(d, z)),
+    return cancellation_guarded(lambda: _prime_from_terms(quantity, d, m, zf(z), *terms(d, z)),
                                 what=f"orf.prime {quantity}")
 
 
 def lemma5_bound(d, z):
-    """Lemma 5 of papers/003_…: both sides of the bound on ORF′'s ``E cos(wᵀz)``.
+    """Lemma 5 of Yu et al. 2016: both sides of the bound on ORF′'s ``E cos(wᵀz)``.
 
     .. math:: \\Big|\\mathbb E\\cos(w^\\top z) - e^{-z^2/2}\\Big(1-\\frac{z^4}{4d}\\Big)\\Big|
        \\le \\frac{e^{z^2/2}z^4(z^4+8z^2+8)}{16d^2}

@@ -19,7 +19,7 @@ from .formulas import prime_terms
 SORF_D_MAX = 1024
 
 
-def _prime_mc(p, rng, n):
+def prime_mc(p, rng, n):
     """Replicates of ORF′'s bias, squared deviation from ``b`` or squared error."""
     d, m, z, q = p["d"], p["m"], float(p["z"]), p["quantity"]
     nb = -(-m // d)
@@ -78,7 +78,7 @@ def _hd_pair(d, m, z, rng, n):
 
 
 def sorf_estimates(d, z, rng, n, m=None):
-    """Replicates of the SORF kernel estimate (Thm 3 of papers/003_…).
+    """Replicates of the SORF kernel estimate (Thm 3 of Yu et al. 2016).
 
     .. math:: K_{\\mathrm{SORF}} = \\frac1m\\sum_i\\cos(w_i^\\top(x-y)),\\qquad
        W = \\sqrt d\\,HD_1HD_2HD_3

@@ -1,6 +1,6 @@
 """Independent routes for the ORF results, built from the definitions.
 
-* the printed double-factorial series of App. A.3 (papers/003_…): its inner sum
+* the printed double-factorial series of App. A.3 (Yu et al. 2016): its inner sum
   exactly, and the whole naively in float64 (for teaching); the guarded series
   itself is :func:`rftheory.numerics.series.orth_pair_printed`;
 * ``Var K_RFF`` from the Gaussian moment series (not ``mp.exp``; :mod:`rftheory.numerics.series`);
@@ -18,14 +18,14 @@ import mpmath as mp
 from ...core.errors import LayerUnavailableError
 from ...numerics.cancellation import cancellation_guarded
 from ...numerics.series import gauss_var_cos_series
-from .formulas import _zf, log_peak_0f1
+from .formulas import log_peak_0f1, zf
 
 # --------------------------------------------------------------------------
 # the printed series (App. A.3); orth_pair_printed itself: rftheory.numerics.series
 
 
 def inner_printed(d, k) -> Fraction:
-    """The inner sum of the printed series, exactly (App. A.3 of papers/003_…).
+    """The inner sum of the printed series, exactly (App. A.3 of Yu et al. 2016).
 
     .. math:: \\frac1{2^k}\\sum_{i=0}^k\\binom ki R(i,k),\\qquad
        R(i,k) = \\frac{(d+2i-2)!!\\,(d+2k-2i-2)!!}{(d+2k-2)!!\\,(d-2)!!}
@@ -90,7 +90,8 @@ def printed_series_float64(d, z):
 # --------------------------------------------------------------------------
 # Lemma 1 from the definition
 
-def _rffvar_route(p):
+def rffvar_route(p):
+    """Route "definition" of ``orf.rff_variance``."""
     # from the definition: Var cos(w·z)/m, Var cos = (1 + E cos(2w·z))/2 − (E cos(w·z))²
     # by the Gaussian moment series (not mp.exp), guarded against its O(z⁴) cancellation
     return gauss_var_cos_series(p["z"]) / p["m"]
@@ -164,7 +165,21 @@ def sphere_cf_series(d, t2):
     return cancellation_guarded(f, guard=int(lp / math.log(10)) + 5, what="sphere moment series")
 
 
-def _prime_terms_series(d, z):
+def prime_terms_series(d, z):
+    """``E cos(t u₁)`` at ``t = √d z``, ``2√d z``, ``√(2d) z`` by the ₀F₁ series (ORF' of Yu et al. 2016, Thm 2).
+
+    Parameters
+    ----------
+    d : int
+        The dimension.
+    z : fractions.Fraction or number
+        ``‖x − y‖``.
+
+    Returns
+    -------
+    tuple of mpmath.mpf
+        The three sphere characteristic values.
+    """
     x = d * _exact(z) ** 2  # t² of b; c and e have 4t² and 2t²
     return (sphere_cf_series(d, x), sphere_cf_series(d, 4 * x), sphere_cf_series(d, 2 * x))
 
@@ -205,8 +220,27 @@ def sphere_cos(d, t):
     return 2 * mp.quad(lambda th: mp.cos(t * mp.cos(th)) * mp.sin(th) ** (d - 2), pts) / norm
 
 
-def _prime_terms_quad(d, z):
-    z = _zf(z)
+def prime_terms_quad(d, z):
+    """The three terms of :func:`prime_terms_series` by quadrature over the polar angle (an independent route).
+
+    Parameters
+    ----------
+    d : int
+        The dimension (at most ``SPHERE_QUAD_DMAX``).
+    z : fractions.Fraction or number
+        ``‖x − y‖`` (with ``2√d z ≤ SPHERE_QUAD_TMAX`` and ``z ≥ 1e-6``).
+
+    Returns
+    -------
+    tuple of mpmath.mpf
+        The three sphere characteristic values.
+
+    Raises
+    ------
+    LayerUnavailableError
+        Outside the region the quadrature serves in bounded time.
+    """
+    z = zf(z)
     r = mp.sqrt(d) * z
     if 2 * r > SPHERE_QUAD_TMAX or d > SPHERE_QUAD_DMAX or z < mp.mpf("1e-6"):
         # oscillation (t), the sin^{d-2} peak (d) and the cancellation at tiny z make it slow

@@ -1,5 +1,5 @@
 """Simplex Random Features (Reid, Choromanski, Likhosherstov, Weller, ICML 2023;
-``papers/000_28147233bdbc9869.txt``): THEORY.md IDs ``simrf.*``.
+Reid et al. 2023): result IDs ``simrf.*``.
 
 Modules: :mod:`.conformity` (RF-conformities, registered there), :mod:`.prf`
 (PRF MSE, gap, small v), :mod:`.plus` (SimRF+, Fig. 4), :mod:`.rff` (random

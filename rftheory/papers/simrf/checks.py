@@ -17,9 +17,9 @@ from ...numerics.rff_pairs import orth_pair, rff_mse, simplex_pair
 from ...numerics.special import coupled_pairs
 from .conformity import conformity_orthogonal, conformity_simplex
 from .grids import FULL_D, FULL_V, QUICK_V
-from .plus import PLUS_METHODS, _plus_mp
-from .prf import _small_v_mp
-from .rff import _exact_ratio, ratio_asymptotic_mp
+from .plus import PLUS_METHODS, plus_mp
+from .prf import small_v_mp
+from .rff import exact_ratio, ratio_asymptotic_mp
 
 
 def _at(m, detail):
@@ -83,13 +83,13 @@ def small_v_checks(mode, seed):
     """
     rid = "simrf.prf_small_v"
     with mp.workdps(30):
-        c64 = _small_v_mp({"d": 64, "m": 64, "coupling": "simplex"})
+        c64 = small_v_mp({"d": 64, "m": 64, "coupling": "simplex"})
         # the paper prints 0.0078: within half a unit of its last digit
         yield _at(bound(rid, "d=64, m=64, simplex", "paper value 0.0078: |a - 0.0078| <= 5e-5",
                         abs(c64 - mp.mpf("0.0078")), "<=", mp.mpf("0.00005")), f"a={mp.nstr(c64, 10)}")
     for d in (8, 64, 1024):
         with mp.workdps(30):
-            c = _small_v_mp({"d": d, "m": d, "coupling": "simplex"})
+            c = small_v_mp({"d": d, "m": d, "coupling": "simplex"})
             yield relative(rid, f"d={d}, m=d, simplex", "~1/(2d): |2d a - 1| < 1/d", c, mp.mpf(1) / (2 * d), 1 / d)
 
 
@@ -117,7 +117,7 @@ def plus_checks(mode, seed):
         point = f"d={d}, v=1, norms draw {s}"
         try:
             with mp.workdps(20):
-                vals = {m: _plus_mp({"d": d, "v": v, "seed": s, "method": m}) for m in PLUS_METHODS}
+                vals = {m: plus_mp({"d": d, "v": v, "seed": s, "method": m}) for m in PLUS_METHODS}
         except Exception as exc:  # noqa: BLE001 - reported as a failed measurement
             yield failure(rid, point, "ordering", exc)
             continue
@@ -155,7 +155,7 @@ def asym_checks(mode, seed):
                 scaled = []
                 for d in (256, 1024, 4096):
                     Pm = mp.mpf(coupled_pairs(d, d)) / d
-                    scaled.append((_exact_ratio(d, d, zz) - ratio_asymptotic_mp(d, d, zz)) * d**3 / Pm)
+                    scaled.append((exact_ratio(d, d, zz) - ratio_asymptotic_mp(d, d, zz)) * d**3 / Pm)
             except Exception as exc:  # noqa: BLE001 - reported as a failed measurement
                 yield failure(rid, point, "remainder O(1/d^2)", exc)
                 continue
@@ -187,5 +187,5 @@ def simplex_checks(mode, seed):
             lead = d * z**4 / (2 * (d + 2) * (d - 1) ** 2)
             yield relative(rid, f"d={d}, z=0.01", "small-z law", diff, lead, 1e-3)
         r = rff_mse("simplex", 64, 64, mp.mpf("0.5")) / rff_mse("orthogonal", 64, 64, mp.mpf("0.5"))
-        yield _at(bound(rid, "d=64, m=64, z=0.5", "MSE simplex/orth (THEORY: 1.35): |ratio - 1.35| < 0.005",
+        yield _at(bound(rid, "d=64, m=64, z=0.5", "MSE simplex/orth (expected 1.35): |ratio - 1.35| < 0.005",
                         abs(r - mp.mpf("1.35")), "<", mp.mpf("0.005")), f"ratio={mp.nstr(r, 6)}")

@@ -1,5 +1,5 @@
 """RF-conformities of positive random features (Def. 3.1, Lemma 4.1, Lemma 4.2, Thm 4.3
-of Reid et al. 2023, ``papers/000_28147233bdbc9869.txt``): the formulas, their
+of Reid et al. 2023): the formulas, their
 independent routes and the registrations of ``simrf.conformity.*``.
 
 The PRF estimator of the Gaussian kernel,
@@ -40,7 +40,8 @@ def _conf_iid_mp(p):
     return mp.exp(mpf(p["v"]) ** 2)
 
 
-def _conf_iid_quad(p):
+def conf_iid_quad(p):
+    """Route "quadrature" of ``simrf.conformity.iid``."""
     # definition: E e^{w_i.u} E e^{w_j.u}, each a 1-d Gaussian integral along u
     v = mpf(p["v"])
     one = mp.quad(lambda t: mp.exp(v * t - t * t / 2), [-mp.inf, v, mp.inf]) / mp.sqrt(2 * mp.pi)
@@ -65,7 +66,7 @@ register(
         statement=r"\rho_{\mathrm{iid}} = e^{v^2}",
         params=(D2, V),
         mpmath=_conf_iid_mp,
-        routes={"quadrature": _conf_iid_quad},
+        routes={"quadrature": conf_iid_quad},
         symbolic=lambda p: sp.exp(sym(p["v"]) ** 2),
         float64=lambda p: exp_checked(np.asarray(p["v"]) ** 2, "e^{v^2}") + 0 * p["d"],
         mc=_conformity_mc("iid"),
@@ -114,7 +115,8 @@ def _conf_orth_series(p):
             return total
 
 
-def _conf_orth_chi2d(p):
+def conf_orth_chi2d(p):
+    """Route "chi2d-quadrature" of ``simrf.conformity.orthogonal``."""
     # the definition: ‖w_i + w_j‖ ~ χ_{2d} with a uniform direction, ρ = E_R ₀F₁(; d/2; R²v²/4)
     d = p["d"]
     if d > QUAD_D_MAX:  # mpmath's 0F1 at b = d/2 large does not converge in maxterms
@@ -140,7 +142,7 @@ register(
         r"= \frac{\Gamma(d/2)}{\Gamma(d)}\sum_{k\ge0}\frac{(v^2/2)^k}{k!}\frac{\Gamma(k+d)}{\Gamma(k+d/2)}",
         params=(D2, V),
         mpmath=lambda p: conformity_orthogonal(p["d"], mpf(p["v"])),
-        routes={"series": _conf_orth_series, "chi2d-quadrature": _conf_orth_chi2d},
+        routes={"series": _conf_orth_series, "chi2d-quadrature": conf_orth_chi2d},
         symbolic=_conf_orth_sym,
         float64=lambda p: exp_checked(log_hyp1f1_d_half_pos(p["d"], np.asarray(p["v"]) ** 2 / 2), "1F1"),
         mc=_conformity_mc("orthogonal"),

@@ -1,5 +1,5 @@
 """Couplings of one block as objects, and the exact pair terms of *any* block
-(Reid et al. 2023, ``papers/000_28147233bdbc9869.txt``, Def. 1.1, Def. 3.1,
+(Reid et al. 2023, Def. 1.1, Def. 3.1,
 Lemma 4.2; the RFF pair term of Sec. A.8).
 
 A **weight-independent** coupling of a block is a law of ``d`` unit directions
@@ -286,7 +286,7 @@ def block_value_quad(block, estimator, a):
 
 def block_features(block, estimator, a, rng, n):
     """``n`` draws of the real features of one block ``W = D U R``: ``D`` iid ``χ_d`` norms, ``R`` Haar
-    (rows ``w_i = r_i R u_i``, each marginally ``N(0, I_d)``; Def. 1.1 of Reid et al. 2023, papers/000_…).
+    (rows ``w_i = r_i R u_i``, each marginally ``N(0, I_d)``; Def. 1.1 of Reid et al. 2023).
 
     PRF: ``exp(w_iᵀu)``, ``‖u‖ = v``; RFF: ``cos(w_iᵀz)``, ``‖z‖ = z`` (the input along ``e₁``: ``R`` is Haar).
 
@@ -354,7 +354,7 @@ def block_squared_errors(block, z, rng, n):
     .. math:: \\big(\\hat K - e^{-z^2/2}\\big)^2,\\qquad
        \\mathbb E = \\frac1m\\Big[\\frac{(1-e^{-z^2})^2}{2} + (m-1)(\\bar\\tau - e^{-z^2})\\Big]
 
-    (the block MSE of Sec. A.8 of Reid et al. 2023, papers/000_…, ``simrf.rff_coupling_search``).
+    (the block MSE of Sec. A.8 of Reid et al. 2023, ``simrf.rff_coupling_search``).
 
     Parameters
     ----------

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ...core.params import COMMON
 
-PAPER = "papers/000_28147233bdbc9869.txt (Reid et al. 2023, Simplex Random Features)"
+PAPER = "Reid et al. (2023), Simplex Random Features"
 
 D2 = COMMON.d2
 V = COMMON.v

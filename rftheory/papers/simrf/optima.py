@@ -1,5 +1,5 @@
 """The searches of the optimality entries, cached, and the exact values of what
-they find (Reid et al. 2023, ``papers/000_28147233bdbc9869.txt``: Thm 3.4,
+they find (Reid et al. 2023: Thm 3.4,
 Sec. 3.2; the RFF couplings are beyond the paper).
 
 * PRF, weight-independent (Thm 3.4): :func:`prf_search` minimises the block
@@ -157,7 +157,7 @@ def orthogonal_threshold(d):
     :data:`THRESHOLD_BRACKET` (Anderson–Björck on a sign change; the ends' signs are checked).
 
     ``b_2 = R_2 (z⁴/8)(d)_2/(d/2)_2 · ₁F₁(d+2; d/2+2; −z²/2)`` is the ``c²`` coefficient of the RFF
-    one-angle term (Lemma 4.2 / Eq. 24 of papers/000_… at ``v² = −z²``): orthogonal blocks are a strict local
+    one-angle term (Lemma 4.2 / Eq. 24 of Reid et al. 2023 at ``v² = −z²``): orthogonal blocks are a strict local
     minimum for ``z < z₀`` and stop being one at ``z₀``.
 
     Parameters
@@ -223,7 +223,7 @@ def rff_angle_by_threshold(d, z):
 
 def eq24_even_coefficients(d, x):
     """The coefficients ``b_p`` (even ``p``) of the RFF one-angle term by direct summation of
-    the double series of Eq. 24 (papers/000_…), without the ₁F₁ closed form of the inner sums:
+    the double series of Eq. 24 (Reid et al. 2023), without the ₁F₁ closed form of the inner sums:
 
     .. math:: b_p = \\frac{R_p}{p!}\\sum_{j\\ge0}\\frac{x^{p+j}}{j!}\\frac{(d)_{p+j}}{(d/2)_{p+j}},\\qquad
        R_p = \\frac{\\Gamma(\\frac{d+p}2)\\Gamma(\\frac{d+1}2)}{\\Gamma(\\frac{d+p+1}2)\\Gamma(\\frac d2)}
@@ -406,7 +406,7 @@ def rff_block(coupling, d, z):
 
 def rff_block_mse(coupling, d, z, pair=None):
     """Exact MSE of ``(1/d)Σcos(w_iᵀ(x−y))`` for one block of ``d`` vectors (``m = d``) of a coupling
-    (the RFF MSE of Sec. A.8 of Reid et al. 2023, papers/000_…, with ``P = d(d−1)`` coupled ordered pairs).
+    (the RFF MSE of Sec. A.8 of Reid et al. 2023, with ``P = d(d−1)`` coupled ordered pairs).
 
     .. math:: \\mathrm{MSE} = \\frac1d\\Big[\\frac{(1-e^{-z^2})^2}{2} + (d-1)(\\bar\\tau - e^{-z^2})\\Big]
 

@@ -1,5 +1,5 @@
 """SimRF+ and the Fig. 4 comparison (Sec. 3.2, Eq. 12, 15-17 of Reid et al. 2023,
-``papers/000_28147233bdbc9869.txt``): the conformity of one block of fixed
+Reid et al. 2023): the conformity of one block of fixed
 vectors under a Haar rotation, the geometries of each method for a draw of
 the ``χ_d`` norms, an independent route for iid directions and the Monte Carlo
 replicates.  The registration of ``simrf.plus`` is in
@@ -132,7 +132,8 @@ def plus_geometry(method, d, v, seed):
     raise ParameterError("method", f"{method!r} has no fixed geometry")
 
 
-def _plus_mp(p):
+def plus_mp(p):
+    """The mpmath layer of ``simrf.plus``."""
     d, v, seed, method = p["d"], mpf(p["v"]), p["seed"], p["method"]
     if method == "iid":
         # independent uniform directions: the pair term factorises,
@@ -143,7 +144,7 @@ def _plus_mp(p):
     return geometry_conformity(plus_geometry(method, d, float(v), seed), v)
 
 
-def _plus_iid_angle_route(p):
+def plus_iid_angle_route(p):
     """iid from the definition: the Haar average of the pair term for the angle t
     between the two directions, ``t`` of density ∝ ``(1 − t²)^{(d−3)/2}``
     (one quadrature per pair; n/a where the integrand is too peaked to be cheap)."""
@@ -164,7 +165,8 @@ def _plus_iid_angle_route(p):
     return 2 * total / (d * (d - 1))
 
 
-def _plus_mc(p, rng, n):
+def plus_mc(p, rng, n):
+    """Monte Carlo replicates of the real estimator of ``simrf.plus``."""
     d, v, method = p["d"], float(p["v"]), p["method"]
     u = np.zeros(d)
     u[0] = v

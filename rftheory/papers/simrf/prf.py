@@ -1,6 +1,6 @@
 """The MSE of positive random features with blocks (Thm 3.2), its orthogonality
 gap (Cor. 4.4) and its small-v coefficient (Sec. 5.1) of Reid et al. 2023,
-``papers/000_28147233bdbc9869.txt``: evaluators in mpmath, float64 and sympy,
+Reid et al. 2023: evaluators in mpmath, float64 and sympy,
 independent routes and Monte Carlo replicates.  The registrations are in
 :mod:`rftheory.papers.simrf.entries`.
 """
@@ -32,7 +32,7 @@ from ...numerics.special import (
 )
 from ...sampling import projections
 from ...sampling.samplers import sample
-from .conformity import _conf_iid_quad, _conf_orth_chi2d, conformity_orthogonal, conformity_simplex
+from .conformity import conf_iid_quad, conf_orth_chi2d, conformity_orthogonal, conformity_simplex
 
 sp = lazy("sympy")  # imported on first use (the CLI starts without it)
 
@@ -65,7 +65,8 @@ Y_NORM = Param("y_norm", "real", "||y|| (default v/2)", low=0, high=ARG_MAX, def
 
 
 @array_twin(lambda p: check_norms_arrays(p["x_norm"], p["y_norm"], p["v"]))
-def _norm_check(p):
+def norm_check(p):
+    """The parameter check of ``simrf.prf_gap``, ``simrf.prf_mse``."""
     check_norms(p["x_norm"], p["y_norm"], p["v"])
 
 
@@ -102,11 +103,13 @@ def prf_mse(coupling, d, m, v, a, b):
         return +(mp.exp(-2 * a * a - 2 * b * b) / m * (ev2 * mp.expm1(v * v) + mp.mpf(P) / m * (rho - ev2)))
 
 
-def _prf_mse_mp(p):
+def prf_mse_mp(p):
+    """The mpmath layer of ``simrf.prf_mse``."""
     return prf_mse(p["coupling"], p["d"], p["m"], mpf(p["v"]), mpf(p["x_norm"]), mpf(p["y_norm"]))
 
 
-def _prf_mse_pairsum(p):
+def prf_mse_pairsum(p):
+    """Route "pair-sum" of ``simrf.prf_mse``."""
     # route from the definition of the estimator: E K̂² − K² with E K̂² summed
     # over diagonal (e^{2v²}) and coupled/uncoupled pairs separately
     d, m, v = p["d"], p["m"], mpf(p["v"])
@@ -132,10 +135,10 @@ def _prf_route_conformity_cached(coupling, d, v, prec):
     if v == 0:  # x + y = 0: every feature product is e^0 = 1 (the quadratures stall on a constant)
         return mp.mpf(1)
     if coupling == "iid":
-        return _conf_iid_quad({"v": v})
+        return conf_iid_quad({"v": v})
     if coupling == "simplex":
         return angle_quad(d, mp.mpf(-1) / (d - 1), v * v / 2)
-    return _conf_orth_chi2d({"d": d, "v": v})
+    return conf_orth_chi2d({"d": d, "v": v})
 
 
 def _norm_exponent_f64(a, b, v):
@@ -156,14 +159,15 @@ def _refuse_inaccurate(err, rtol, what):
                          "large exponents or cancellation); use layer='mpmath'")
 
 
-#: float64 tolerance of simrf.prf_mse: its first-order error bound (_prf_mse_f64) is
+#: float64 tolerance of simrf.prf_mse: its first-order error bound (prf_mse_f64) is
 #: ~u(|exponent| + 2v²|log v²|) (1 + amp); amp, the bracket's cancellation, reaches ~2d at
 #: small v for simplex blocks (MSE ratio ~ Var(χ_d)/d). 1e-11 serves amp up to ~10^3 with
 #: the 10x margin kept by refusing (RangeError) where the bound exceeds rtol64/10.
 PRF_MSE_RTOL64 = 1e-11
 
 
-def _prf_mse_f64(p):
+def prf_mse_f64(p):
+    """The float64 layer of ``simrf.prf_mse``."""
     d, m, v, a, b = np.broadcast_arrays(*(np.asarray(p[k], float) for k in ("d", "m", "v", "x_norm", "y_norm")))
     zero = v == 0  # x = y = 0 up to sign: every feature is 1, the estimator exact
     v = np.where(zero, 1.0, v)
@@ -209,7 +213,8 @@ def _prf_mse_f64(p):
 SIMPLEX_CERTIFY_V = 3.0
 
 
-def _prf_mse_mc(p, rng, n):
+def prf_mse_mc(p, rng, n):
+    """Monte Carlo replicates of the real estimator of ``simrf.prf_mse``."""
     d, m, v, coupling = p["d"], p["m"], float(p["v"]), p["coupling"]
     K = math.exp(-((float(p["x_norm"]) ** 2 + float(p["y_norm"]) ** 2) - v * v / 2))
     half = n // 2
@@ -228,7 +233,8 @@ def _prf_mse_mc(p, rng, n):
 # --------------------------------------------------------------------------
 # orthogonality gap of PRFs (Cor. 4.4)
 
-def _prf_gap_mp(p):
+def prf_gap_mp(p):
+    """The mpmath layer of ``simrf.prf_gap``."""
     d, m, v = p["d"], p["m"], mpf(p["v"])
     a, b = mpf(p["x_norm"]), mpf(p["y_norm"])
     P = coupled_pairs(m, d)
@@ -241,7 +247,8 @@ def _prf_gap_mp(p):
         return +(mp.exp(-2 * a * a - 2 * b * b) * mp.mpf(P) / m**2 * (mp.exp(v * v) - rho))
 
 
-def _prf_gap_difference(p):
+def prf_gap_difference(p):
+    """Route "mse-difference" of ``simrf.prf_gap``."""
     # the definition: MSE_iid − MSE_c, each from its pair-sum route; the
     # difference cancels e^{v²} − ρ_c = O(v⁴) against O(1) terms, so add
     # 4 log10(1/v) digits (and 10 guard digits); at large v each MSE is ~ m e^{v²}/P
@@ -252,10 +259,11 @@ def _prf_gap_difference(p):
     if v > 8:  # the pair-sum quadratures at hundreds of extra digits: not bounded in time
         raise LayerUnavailableError("mse-difference route n/a for v > 8 (it cancels ~v²/ln 10 digits)")
     with mp.workdps(mp.mp.dps + extra):
-        return _prf_mse_pairsum(dict(p, coupling="iid")) - _prf_mse_pairsum(p)
+        return prf_mse_pairsum(dict(p, coupling="iid")) - prf_mse_pairsum(p)
 
 
-def _prf_gap_f64(p):
+def prf_gap_f64(p):
+    """The float64 layer of ``simrf.prf_gap``."""
     d, m, v = (np.asarray(p[k], float) for k in ("d", "m", "v"))
     a, b = np.asarray(p["x_norm"], float), np.asarray(p["y_norm"], float)
     d, m, v, a, b = np.broadcast_arrays(d, m, v, a, b)
@@ -276,7 +284,8 @@ def _prf_gap_f64(p):
     return np.where(zero, 0.0, val)
 
 
-def _prf_gap_mc(p, rng, n):
+def prf_gap_mc(p, rng, n):
+    """Monte Carlo replicates of the real estimator of ``simrf.prf_gap``."""
     # squared error of the iid estimator minus that of the coupled one, each
     # from its own real W (independent draws): the mean is the gap
     d, m, v = p["d"], p["m"], float(p["v"])
@@ -297,7 +306,8 @@ def _prf_gap_mc(p, rng, n):
 SMALL_V_COUPLINGS = ("iid", "orthogonal", "simplex")
 
 
-def _small_v_mp(p):
+def small_v_mp(p):
+    """The mpmath layer of ``simrf.prf_small_v``."""
     d, m, c = p["d"], p["m"], p["coupling"]
     if c != "simplex":
         return mp.mpf(1)
@@ -305,7 +315,8 @@ def _small_v_mp(p):
     return 1 - mp.mpf(coupled_pairs(m, d)) / m / (d - 1) * echi**2 / d
 
 
-def _small_v_derivative(p):
+def small_v_derivative(p):
+    """Route "derivative" of ``simrf.prf_small_v``."""
     # the definition: MSE / pre = f(v²), f(t) = e^{2t} − e^t + (P/m)(ρ_c(t) − e^t);
     # the coefficient is f'(0), by mpmath's numerical derivative of the series
     d, m, c = p["d"], p["m"], p["coupling"]
@@ -318,7 +329,8 @@ def _small_v_derivative(p):
     return mp.diff(lambda t: mp.exp(2 * t) - mp.exp(t) + P * (rho(t) - mp.exp(t)), 0)
 
 
-def _small_v_sym(p):
+def small_v_sym(p):
+    """The sympy layer of ``simrf.prf_small_v``."""
     d, m, c = p["d"], p["m"], p["coupling"]
     if c != "simplex":
         return sp.Integer(1)
@@ -326,7 +338,8 @@ def _small_v_sym(p):
     return sp.nsimplify(1) - sp.Rational(coupled_pairs(m, d), m * (d - 1)) * echi2 / d
 
 
-def _small_v_f64(p):
+def small_v_f64(p):
+    """The float64 layer of ``simrf.prf_small_v``."""
     d, m = np.asarray(p["d"], float), np.asarray(p["m"], float)
     if p["coupling"] != "simplex":
         return np.ones(np.broadcast(d, m).shape)

@@ -1,5 +1,5 @@
 """Random Fourier features in the SimRF paper (Thm 4.5, Cor. 4.6 of Reid et al.
-2023, ``papers/000_28147233bdbc9869.txt``, and the simplex RFFs it leaves out):
+2023, Reid et al. 2023, and the simplex RFFs it leaves out):
 the evaluators of ``simrf.rff_*`` built on the shared pair-term library
 :mod:`rftheory.numerics.rff_pairs` (the pair terms ``τ_c``, the MSE of every
 coupling, their float64 and Monte Carlo forms).  The registrations are in
@@ -36,7 +36,8 @@ from ...numerics.special import coupled_pairs
 sp = lazy("sympy")  # imported on first use (the CLI starts without it)
 
 
-def _rff_mse_f64(p):
+def rff_mse_f64(p):
+    """The float64 layer of ``simrf.rff_mse``."""
     d, m, z = (np.asarray(p[k], float) for k in ("d", "m", "z"))
     d, m, z = np.broadcast_arrays(d, m, z)
     br, err = rff_bracket_f64(p["coupling"], d, coupled_pairs(m.astype(int), d.astype(int)) / m, z)
@@ -50,7 +51,8 @@ def _rff_mse_f64(p):
                          "RFF MSE")
 
 
-def _rff_mse_mc(p, rng, n):
+def rff_mse_mc(p, rng, n):
+    """Monte Carlo replicates of the real estimator of ``simrf.rff_mse``."""
     z = float(p["z"])
     est = rff_estimates(p["coupling"], p["d"], p["m"], z, rng, n)
     return (est - math.exp(-z * z / 2)) ** 2
@@ -58,25 +60,29 @@ def _rff_mse_mc(p, rng, n):
 
 # -- Thm 4.5: the gap ------------------------------------------------------
 
-def _gap_mp(p):
+def gap_mp(p):
+    """The mpmath layer of ``simrf.rff_gap``."""
     d, m, z = p["d"], p["m"], mpf(p["z"])
     with mp.workdps(mp.mp.dps + rff_guard(z)):
         return +(mp.mpf(coupled_pairs(m, d)) / m**2 * (mp.exp(-z * z) - orth_pair(d, z)))
 
 
-def _gap_difference(p):
+def gap_difference(p):
+    """Route "mse-difference" of ``simrf.rff_gap``."""
     # from the definition: MSE_iid − MSE_orth with the pair-route MSEs
     d, m, z = p["d"], p["m"], p["z"]
     with mp.workdps(mp.mp.dps + rff_guard(mpf(z))):
         return +(rff_mse("iid", d, m, z, pair=pair_term_route) - rff_mse("orthogonal", d, m, z, pair=pair_term_route))
 
 
-def _gap_f64(p):
+def rff_gap_f64(p):
+    """The float64 layer of ``simrf.rff_gap``."""
     d, m, z = np.broadcast_arrays(*(np.asarray(p[k], float) for k in ("d", "m", "z")))
     return coupled_pairs(m.astype(int), d.astype(int)) / m**2 * checked(*gap_f64("orthogonal", d, z), "RFF gap")
 
 
-def _gap_mc(p, rng, n):
+def gap_mc(p, rng, n):
+    """Monte Carlo replicates of the real estimator of ``simrf.rff_gap``."""
     z = float(p["z"])
     K = math.exp(-z * z / 2)
     a = rff_estimates("iid", p["d"], p["m"], z, rng, n)
@@ -84,7 +90,8 @@ def _gap_mc(p, rng, n):
     return (a - K) ** 2 - (b - K) ** 2
 
 
-def _gap_sym(p):
+def gap_sym(p):
+    """The sympy layer of ``simrf.rff_gap``."""
     z, d, m = sym(p["z"]), p["d"], p["m"]
     return sp.Rational(coupled_pairs(m, d), m**2) * (sp.exp(-(z**2)) - orth_pair_sym(d, z))
 
@@ -92,7 +99,7 @@ def _gap_sym(p):
 # -- Cor. 4.6 with the next order --------------------------------------------
 
 def ratio_asymptotic(bk, d, m, Z2):
-    """Cor. 4.6 of papers/000_… (Eq. 3 of papers/003_…, Yu et al. 2016) with the
+    """Cor. 4.6 of Reid et al. 2023 (Eq. 3 of Yu et al. 2016) with the
     next order, ``Z = z²``, ``P/m`` for ``m−1`` (blocks; equal for ``m ≤ d``):
 
     .. math:: \\frac{\\mathrm{MSE}_{\\mathrm{orth}}}{\\mathrm{MSE}_{\\mathrm{iid}}} \\approx
@@ -101,7 +108,7 @@ def ratio_asymptotic(bk, d, m, Z2):
 
     (the remainder is ``O((P/m)/d³)``).  The literal form: it cancels
     ``log10 d`` digits in float64 at small ``Z``, so the float64 layer uses
-    the cancellation-free form of :func:`_asym_f64`.
+    the cancellation-free form of :func:`asym_f64`.
 
     Parameters
     ----------
@@ -174,7 +181,7 @@ def _one_minus_A(Z):
     return np.where(big, 1 - A_big, one_m_A_small), np.where(big, A_big, A_small)
 
 
-def _asym_f64(p):
+def asym_f64(p):
     r"""Cor. 4.6 with the next order in float64, without cancellation:
 
     .. math:: 1 - f + s = \frac{md - P}{md} + \frac{P}{md}(1 - A)
@@ -209,18 +216,34 @@ def _asym_f64(p):
 ASYM_RTOL64 = 1e-13
 
 
-def _asym_sym(p):
+def asym_sym(p):
+    """The sympy layer of ``simrf.rff_ratio_asymptotic``."""
     return ratio_asymptotic(SYM, p["d"], p["m"], sym(p["z"]) ** 2)
 
 
-def _exact_ratio(d, m, z):
+def exact_ratio(d, m, z):
+    """MSE of orthogonal RFFs over MSE of iid ones, in mpmath (Reid et al. 2023, Thm 4.5).
+
+    Parameters
+    ----------
+    d, m : int
+        Dimension and number of frequencies.
+    z : number
+        ``‖x − y‖``.
+
+    Returns
+    -------
+    mpmath.mpf
+        The ratio at the working precision.
+    """
     return rff_mse("orthogonal", d, m, z) / rff_mse("iid", d, m, z)
 
 
 
 # -- simplex RFFs (beyond) ----------------------------------------------------
 
-def _simplex_pair_f64(p):
+def simplex_pair_f64(p):
+    """The float64 layer of ``simrf.rff_simplex``."""
     d, z = np.broadcast_arrays(np.asarray(p["d"], float), np.asarray(p["z"], float))
     e = np.exp(-z * z)
     gap, gerr = gap_f64("simplex", d, z)

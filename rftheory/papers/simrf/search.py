@@ -1,5 +1,5 @@
 """Searches over couplings: the numerical side of the optimality claims of
-Reid et al. 2023 (``papers/000_28147233bdbc9869.txt``, Thm 3.4, Sec. 3.2) and
+Reid et al. 2023 (Reid et al. 2023, Thm 3.4, Sec. 3.2) and
 of the RFF couplings they leave out.
 
 :func:`search_block` minimises the mean pair term of a block of ``d`` unit
@@ -244,7 +244,7 @@ def weighted_objective(U, r, v):
     .. math:: g(U) = \\frac{2d}{v^2}\\cdot\\frac{2}{d(d-1)}\\sum_{i<j}\\Big({}_0F_1\\big(;\\tfrac d2;
        \\tfrac{v^2}{4}\\|w_i+w_j\\|^2\\big)-1\\Big) = \\frac{2d}{v^2}(\\rho - 1)
 
-    (Eq. 12 of papers/000_…; ``g → mean ‖w_i + w_j‖²`` as ``v → 0``, Eq. 15).
+    (Eq. 12 of Reid et al. 2023; ``g → mean ‖w_i + w_j‖²`` as ``v → 0``, Eq. 15).
     Scaled so that its differences keep their digits at small ``v``.
 
     Parameters

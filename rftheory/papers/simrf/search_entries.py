@@ -1,5 +1,5 @@
 """Registrations of the coupling results and the optimality searches of the SimRF
-paper (Reid et al. 2023, ``papers/000_28147233bdbc9869.txt``: Def. 1.1, Lemma 4.2,
+paper (Reid et al. 2023: Def. 1.1, Lemma 4.2,
 Thm 3.4, Sec. 3.2; the RFF couplings are beyond the paper).
 
 ``simrf.block_conformity`` / ``simrf.block_rff_pair``: the exact pair terms of

@@ -12,11 +12,11 @@ from ...core.measure import bound, zscore
 from ...core.params import mpf
 from .formulas import var_cos, var_phi, var_psi
 
-#: z-scores of :func:`_beats_checks` per mode (the Monte Carlo of the erratum)
+#: z-scores of :func:`beats_checks` per mode (the Monte Carlo of the erratum)
 BEATS_Z = {"quick": 1, "default": 1, "full": 1}
 
 
-def _beats_checks(mode, seed):
+def beats_checks(mode, seed):
     """φ beats ψ for the Gaussian kernel everywhere (``Var cos = ½(1−e^{−z²})² ≤ ½``;
     the paper prints ``½(1−e^{−z²})``: erratum, also measured by Monte Carlo at
     z = 1); for the Cauchy kernel ``k = 1/(1+δ²)`` ψ wins once ``δ² > 3 + √10``."""

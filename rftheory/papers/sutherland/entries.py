@@ -1,4 +1,4 @@
-"""The Sutherland & Schneider results (UAI 2015, papers/004_…): registrations and grids.
+"""The Sutherland & Schneider results (UAI 2015, Sutherland & Schneider 2015): registrations and grids.
 
 Two embeddings of a shift-invariant kernel ``k(Δ)``, ``k(0) = 1``, with ``D`` features:
 
@@ -29,12 +29,12 @@ from ...core.params import COMMON, D_MAX, Param, array_twin, mpf, refuse_first
 from ...core.registry import Result, register
 from ...numerics.backends import SYM
 from ...numerics.rff_pairs import RFF_COUPLINGS
-from .checks import BEATS_Z, _beats_checks
-from .float64 import _gain_f64, _var_phi_f64, _var_psi_f64, _vpc_f64
+from .checks import BEATS_Z, beats_checks
+from .float64 import gain_f64, var_phi_f64, var_psi_f64, vpc_f64
 from .formulas import phi_gain_mp, var_cos_mp, var_phi, var_psi, var_psi_coupled
-from .kernels import DFEAT, K1, K2, KERNEL, PAPER, Z0, _d_even, _kernel_check, _sym_k
-from .montecarlo import _mc_z, phi_estimates, psi_estimates
-from .routes import _route_gain, _route_varcos, _vpc_route
+from .kernels import DFEAT, K1, K2, KERNEL, PAPER, Z0, d_even, kernel_check, sym_k
+from .montecarlo import mc_z, phi_estimates, psi_estimates
+from .routes import route_gain, route_varcos, vpc_route
 
 
 def _grid(Ds, zs):
@@ -71,13 +71,13 @@ register(
         title="Variance of the sin/cos embedding phi (D features, D/2 frequencies)",
         source=f"{PAPER}, 'Variance'",
         statement=r"\mathrm{Var}\,\phi(x)^\top\phi(y)=\frac1D\big[1+k(2\Delta)-2k(\Delta)^2\big]",
-        params=(_d_even(), Z0, KERNEL, K1, K2),
-        check=_kernel_check,
+        params=(d_even(), Z0, KERNEL, K1, K2),
+        check=kernel_check,
         mpmath=lambda p: 2 * var_cos_mp(p) / p["D"],
-        routes={"moment-series": lambda p: 2 * _route_varcos(p) / p["D"]},
-        symbolic=lambda p: var_phi(p["D"], *_sym_k(p)),
-        float64=_var_phi_f64,
-        mc=lambda p, rng, n: (phi_estimates(p["D"], _mc_z(p), rng, n) - math.exp(-_mc_z(p) ** 2 / 2)) ** 2,
+        routes={"moment-series": lambda p: 2 * route_varcos(p) / p["D"]},
+        symbolic=lambda p: var_phi(p["D"], *sym_k(p)),
+        float64=var_phi_f64,
+        mc=lambda p, rng, n: (phi_estimates(p["D"], mc_z(p), rng, n) - math.exp(-mc_z(p) ** 2 / 2)) ** 2,
         grid={"quick": _grid((2, 100), ("0.01", "1", "3")) + GIVEN,
               "full": _grid((2, 10, 100, 1000), ("0.01", "0.1", "0.5", "1", "2", "3", "6")) + GIVEN},
         mc_grid={"quick": _grid((10,), ("1",)), "full": _grid((2, 10), ("0.5", "1", "2"))},
@@ -91,12 +91,12 @@ register(
         source=f"{PAPER}, 'Variance'",
         statement=r"\mathrm{Var}\,\psi(x)^\top\psi(y)=\frac1D\big[1+\tfrac12k(2\Delta)-k(\Delta)^2\big]",
         params=(DFEAT, Z0, KERNEL, K1, K2),
-        check=_kernel_check,
+        check=kernel_check,
         mpmath=lambda p: (var_cos_mp(p) + mp.mpf(1) / 2) / p["D"],
-        routes={"moment-series": lambda p: (_route_varcos(p) + mp.mpf(1) / 2) / p["D"]},
-        symbolic=lambda p: var_psi(p["D"], *_sym_k(p), bk=SYM),
-        float64=_var_psi_f64,
-        mc=lambda p, rng, n: (psi_estimates(p["D"], _mc_z(p), rng, n) - math.exp(-_mc_z(p) ** 2 / 2)) ** 2,
+        routes={"moment-series": lambda p: (route_varcos(p) + mp.mpf(1) / 2) / p["D"]},
+        symbolic=lambda p: var_psi(p["D"], *sym_k(p), bk=SYM),
+        float64=var_psi_f64,
+        mc=lambda p, rng, n: (psi_estimates(p["D"], mc_z(p), rng, n) - math.exp(-mc_z(p) ** 2 / 2)) ** 2,
         grid={"quick": _grid((1, 100), ("0.01", "1", "3")) + GIVEN,
               "full": _grid((1, 2, 10, 100, 1000), ("0.01", "0.1", "0.5", "1", "2", "3", "6")) + GIVEN},
         mc_grid={"quick": _grid((10,), ("1",)), "full": _grid((1, 10), ("0.5", "1", "2"))},
@@ -112,20 +112,20 @@ register(
         source=f"{PAPER}, 'Variance' and 'phi is better for Gaussian kernels'",
         statement=r"\mathrm{Var}\,\psi-\mathrm{Var}\,\phi=\frac1D\Big(\frac12-\mathrm{Var}\cos(\omega^\top\Delta)\Big)"
         r"=\frac1D\Big(k(\Delta)^2-\tfrac12k(2\Delta)\Big)",
-        params=(_d_even(), Z0, KERNEL, K1, K2),
-        check=_kernel_check,
+        params=(d_even(), Z0, KERNEL, K1, K2),
+        check=kernel_check,
         mpmath=lambda p: phi_gain_mp(p) / p["D"],
-        routes={"half-minus-varcos": lambda p: _route_gain(p) / p["D"]},
-        symbolic=lambda p: (_sym_k(p)[0] ** 2 - _sym_k(p)[1] / 2) / p["D"],
-        float64=_gain_f64,
-        mc=lambda p, rng, n: ((psi_estimates(p["D"], _mc_z(p), rng, n) - math.exp(-_mc_z(p) ** 2 / 2)) ** 2
-                              - (phi_estimates(p["D"], _mc_z(p), rng, n) - math.exp(-_mc_z(p) ** 2 / 2)) ** 2),
-        checks=_beats_checks,
+        routes={"half-minus-varcos": lambda p: route_gain(p) / p["D"]},
+        symbolic=lambda p: (sym_k(p)[0] ** 2 - sym_k(p)[1] / 2) / p["D"],
+        float64=gain_f64,
+        mc=lambda p, rng, n: ((psi_estimates(p["D"], mc_z(p), rng, n) - math.exp(-mc_z(p) ** 2 / 2)) ** 2
+                              - (phi_estimates(p["D"], mc_z(p), rng, n) - math.exp(-mc_z(p) ** 2 / 2)) ** 2),
+        checks=beats_checks,
         checks_z=BEATS_Z,
         grid={"quick": _grid((2, 100), ("0.01", "1", "3")) + GIVEN,
               "full": _grid((2, 10, 100), ("0.01", "0.1", "0.5", "1", "2", "3", "6")) + GIVEN},
         mc_grid={"quick": _grid((10,), ("0.5",)), "full": _grid((2, 10), ("0.25", "0.5", "1"))},
-        notes=("Erratum (papers/004_…): for the Gaussian kernel Var cos(w.Delta) = (1 - e^{-||Delta||^2/sigma^2})^2/2, "
+        notes=("Erratum (Sutherland & Schneider 2015): for the Gaussian kernel Var cos(w.Delta) = (1 - e^{-||Delta||^2/sigma^2})^2/2, "
                "not (1 - e^{-||Delta||^2/sigma^2})/2 as printed (the conclusion <= 1/2 stands).",
                "Not for every kernel: for the Cauchy kernel 1/(1+delta^2), psi has the lower variance once "
                "delta^2 > 3 + sqrt(10) (checked).",),
@@ -136,14 +136,14 @@ register(
     Result(
         id="sutherland.var_psi_coupled",
         title="Variance of psi with coupled frequencies (iid, orthogonal, simplex blocks) — beyond",
-        source=f"{PAPER}, psi embedding; pair terms from papers/000_… Thm 4.5 and simrf.rff_simplex (derived here)",
+        source=f"{PAPER}, psi embedding; pair terms from Reid et al. 2023 Thm 4.5 and simrf.rff_simplex (derived here)",
         statement=r"\mathrm{Var}\,\psi_c=\frac1D\Big[1+\tfrac12e^{-2z^2}-e^{-z^2}\Big]+\frac P{D^2}(\tau_c-e^{-z^2})",
         params=(Param("d", "int", "data dimension (block size)", low=2, high=D_MAX), DFEAT, COMMON.z,
                 Param("coupling", "choice", "coupling of the frequencies", choices=RFF_COUPLINGS)),
         check=_vpc_check,
         mpmath=lambda p: var_psi_coupled(p["coupling"], p["d"], p["D"], mpf(p["z"])),
-        routes={"pair-sum": _vpc_route},
-        float64=_vpc_f64,
+        routes={"pair-sum": vpc_route},
+        float64=vpc_f64,
         mc=lambda p, rng, n: (psi_estimates(p["D"], float(p["z"]), rng, n, coupling=p["coupling"], d=p["d"])
                               - math.exp(-float(p["z"]) ** 2 / 2)) ** 2,
         grid={"quick": [dict(d=d, D=D, z=z, coupling=c) for c in RFF_COUPLINGS for d, D in ((4, 4), (8, 11))

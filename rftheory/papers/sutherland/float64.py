@@ -62,17 +62,20 @@ def _varcos_f64(p):
     return s, s, inexact, s != 0
 
 
-def _var_phi_f64(p):
+def var_phi_f64(p):
+    """The float64 layer of ``sutherland.var_phi``."""
     vc, s, inexact, nonzero = _varcos_f64(p)
     return _finish(2 * vc / np.asarray(p["D"], float), s, inexact, nonzero, "Var phi")
 
 
-def _var_psi_f64(p):
+def var_psi_f64(p):
+    """The float64 layer of ``sutherland.var_psi``."""
     vc, s, inexact, nonzero = _varcos_f64(p)
     return _finish((vc + 0.5) / np.asarray(p["D"], float), s + 0.5, inexact, True, "Var psi")
 
 
-def _gain_f64(p):
+def gain_f64(p):
+    """The float64 layer of ``sutherland.phi_beats_psi``."""
     D = np.asarray(p["D"], float)
     if p["kernel"] == "gaussian":
         e = _exp_neg_sq(np.asarray(p["z"], float), 1.0)
@@ -129,7 +132,8 @@ def _vpc_gap_f64(coupling, d, z):
     return gap, err
 
 
-def _vpc_f64(p):
+def vpc_f64(p):
+    """The float64 layer of ``sutherland.var_psi_coupled``."""
     # a >= 1/(2D) and the value >= 1/(2D) (psi's phase noise): the gap's absolute error enters
     # relative to a, weighted by P/D <= d - 1; `checked` refuses where that bound exceeds 1e-12
     d, D, z = np.broadcast_arrays(*(np.asarray(p[k], float) for k in ("d", "D", "z")))

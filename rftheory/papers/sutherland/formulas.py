@@ -1,4 +1,4 @@
-"""The Sutherland & Schneider formulas (papers/004_…): one definition each.
+"""The Sutherland & Schneider formulas (Sutherland & Schneider 2015): one definition each.
 
 Two embeddings of a shift-invariant kernel ``k(Δ)``, ``k(0) = 1``, with ``D``
 features: φ (sin/cos pairs, ``D/2`` frequencies) and ψ (random phases, ``D``
@@ -19,7 +19,7 @@ from ...numerics.special import coupled_pairs
 
 
 def var_cos(k1, k2):
-    """``Var cos(ωᵀΔ)`` from the kernel values (papers/004_…, 'Variance').
+    """``Var cos(ωᵀΔ)`` from the kernel values (Sutherland & Schneider 2015, 'Variance').
 
     .. math:: \\mathrm{Var}\\cos(\\omega^\\top\\Delta) = \\tfrac12 + \\tfrac12k(2\\Delta) - k(\\Delta)^2
 
@@ -37,7 +37,7 @@ def var_cos(k1, k2):
 
 
 def var_phi(D, k1, k2):
-    """Variance of the sin/cos embedding φ (papers/004_…, 'Variance').
+    """Variance of the sin/cos embedding φ (Sutherland & Schneider 2015, 'Variance').
 
     .. math:: \\mathrm{Var}\\,\\phi(x)^\\top\\phi(y) = \\frac1D\\big[1 + k(2\\Delta) - 2k(\\Delta)^2\\big]
        = \\frac2D\\mathrm{Var}\\cos(\\omega^\\top\\Delta)
@@ -58,7 +58,7 @@ def var_phi(D, k1, k2):
 
 
 def var_psi(D, k1, k2, bk=MP):
-    """Variance of the random-phase embedding ψ (papers/004_…, 'Variance').
+    """Variance of the random-phase embedding ψ (Sutherland & Schneider 2015, 'Variance').
 
     .. math:: \\mathrm{Var}\\,\\psi(x)^\\top\\psi(y) = \\frac1D\\big[1 + \\tfrac12k(2\\Delta) - k(\\Delta)^2\\big]
        = \\frac1D\\big[\\mathrm{Var}\\cos(\\omega^\\top\\Delta) + \\tfrac12\\big]
@@ -139,7 +139,7 @@ def phi_gain_mp(p):
 
 
 def var_psi_coupled(coupling, d, D, z):
-    """Variance of ψ with ``D`` frequencies in coupled blocks of ``d`` (beyond papers/004_…).
+    """Variance of ψ with ``D`` frequencies in coupled blocks of ``d`` (beyond Sutherland & Schneider 2015).
 
     Uniform phases independent of the frequencies; Gaussian kernel:
 
@@ -148,7 +148,7 @@ def var_psi_coupled(coupling, d, D, z):
 
     (``1 + ½e^{−2z²} − e^{−z²} = ½ + ½(1 − e^{−z²})²``; the phase noise
     ``cos(ω_iᵀ(x+y)+2b_i)`` is uncorrelated with everything else, so only the
-    ``cos(ω_iᵀΔ)`` pairs see the coupling; ``τ_c`` of papers/000_… Thm 4.5).
+    ``cos(ω_iᵀΔ)`` pairs see the coupling; ``τ_c`` of Reid et al. 2023 Thm 4.5).
     The value is at least ``1/(2D)`` and ``P/D ≤ d − 1``: ``log10 d`` guard
     digits cover the pair term's rounding.
 

@@ -1,4 +1,4 @@
-"""The kernel parameters of the Sutherland & Schneider results (papers/004_…).
+"""The kernel parameters of the Sutherland & Schneider results (Sutherland & Schneider 2015).
 
 A shift-invariant kernel enters through ``k(Δ)`` and ``k(2Δ)``: the Gaussian
 kernel (``σ = 1``) fixes them from ``z = ‖Δ‖``; ``kernel=given`` takes them as
@@ -17,7 +17,7 @@ from ...core.params import ARG_MAX, M_MAX, Param, array_twin, mpf, refuse_first,
 
 sp = lazy("sympy")  # imported on first use (the CLI starts without it)
 
-PAPER = "papers/004_9168d645005bf659.txt (Sutherland & Schneider 2015, On the Error of Random Fourier Features)"
+PAPER = "Sutherland & Schneider (2015), On the Error of Random Fourier Features"
 
 
 @dataclass(frozen=True)
@@ -68,7 +68,19 @@ Z0 = Param("z", "real", "z = ||x - y|| (Gaussian kernel; unused with kernel=give
 DFEAT = Param("D", "int", "number of features (= frequencies for psi)", low=1, high=M_MAX)
 
 
-def _d_even(name="D"):
+def d_even(name="D"):
+    """The parameter ``D`` of φ, which uses ``D/2`` sin/cos pairs: an even number of features.
+
+    Parameters
+    ----------
+    name : str, optional
+        The parameter's name.
+
+    Returns
+    -------
+    rftheory.core.params.Param
+        The parameter, refusing odd values.
+    """
     def check(v):
         if v % 2:
             raise ParameterError(name, f"phi uses D/2 sin/cos pairs: D must be even, got {v}")
@@ -131,14 +143,15 @@ def var_cos_negative(k_delta, k_2delta):
 
 
 def _kernel_check_arrays(p):
-    """:func:`_kernel_check` on whole float64 arrays, exactly (:func:`var_cos_negative`)."""
+    """:func:`kernel_check` on whole float64 arrays, exactly (:func:`var_cos_negative`)."""
     if _kernel_given(p):
         k1, k2 = p["k_delta"], p["k_2delta"]
         refuse_first(("k_2delta", var_cos_negative(k1, k2), _VAR_COS_MSG))
 
 
 @array_twin(_kernel_check_arrays)
-def _kernel_check(p):
+def kernel_check(p):
+    """The parameter check of ``sutherland.phi_beats_psi``, ``sutherland.var_phi``, ``sutherland.var_psi``."""
     if _kernel_given(p) and 1 + p["k_2delta"] - 2 * p["k_delta"] ** 2 < 0:
         raise ParameterError("k_2delta", _VAR_COS_MSG)
 
@@ -162,7 +175,7 @@ def kernel_values(p):
     return mpf(p["k_delta"]), mpf(p["k_2delta"])
 
 
-def _sym_k(p):
+def sym_k(p):
     """``(k(Δ), k(2Δ))`` as exact sympy expressions."""
     if p["kernel"] == "gaussian":
         z = sym(p["z"])

@@ -1,4 +1,4 @@
-"""Monte Carlo replicates of the φ and ψ estimators (Sutherland & Schneider, papers/004_…)."""
+"""Monte Carlo replicates of the φ and ψ estimators (Sutherland & Schneider, Sutherland & Schneider 2015)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from ...numerics.geometry import pair_from_difference
 from ...sampling.samplers import haar, sample
 
 
-def _mc_z(p):
+def mc_z(p):
     """``z`` for the Monte Carlo layers, which draw Gaussian frequencies."""
     if p["kernel"] != "gaussian":
         raise LayerUnavailableError("Monte Carlo draws Gaussian frequencies: kernel=gaussian only")

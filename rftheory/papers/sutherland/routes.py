@@ -22,7 +22,7 @@ from ...numerics.special import coupled_pairs
 SIMPLEX_ROUTE_Z_MAX = 6
 
 
-def _route_varcos(p):
+def route_varcos(p):
     """``½ + ½E cos(2ω·Δ) − (E cos(ω·Δ))²`` from the moment series (Gaussian; the
     O(z⁴) cancellation gets its guard digits); given kernels: the same formula
     in ``mpf`` arithmetic."""
@@ -38,14 +38,14 @@ def _route_varcos(p):
     return cancellation_guarded(g, what="Var cos")
 
 
-def _route_gain(p):
-    """``½ − Var cos`` with ``Var cos`` from :func:`_route_varcos` (the large-z
+def route_gain(p):
+    """``½ − Var cos`` with ``Var cos`` from :func:`route_varcos` (the large-z
     cancellation against ½ gets its guard digits)."""
     if p["kernel"] == "given" and p["k_delta"] ** 2 == Fraction(p["k_2delta"]) / 2:
         return mp.mpf(0)
 
     def f():
-        vc = _route_varcos(p)
+        vc = route_varcos(p)
         return mp.mpf(1) / 2 - vc, mp.mpf(1) / 2 + abs(vc)
 
     return cancellation_guarded(f, what="1/2 - Var cos")
@@ -67,7 +67,8 @@ def _pair_route(coupling, d, z):
     return simplex_pair_quad(d, mpf(z))
 
 
-def _vpc_route(p):
+def vpc_route(p):
+    """Route "pair-sum" of ``sutherland.var_psi_coupled``."""
     # E est² − k² summed over diagonal, coupled and uncoupled pairs, pair terms by independent routes
     d, D, zf = p["d"], p["D"], p["z"]
     z = mpf(zf)
