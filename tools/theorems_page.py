@@ -52,23 +52,23 @@ page (times are wall-clock on a shared 2-core machine).
 SECTIONS: list[tuple[str, str, list[str]]] = [
     ("Orthogonal PRFs beat iid ones (Cor. 4.4, SimRF paper)",
      f"Cor. 4.4 of {SIMRF}: orthogonal positive random features have a lower MSE than iid ones. Proven "
-     "for every dimension d = 2…64 with m = d features and every v = ‖x + y‖ in [0.1, 2] "
+     "for every dimension d = 2…64 with m = d features and every v = ‖x + y‖ in [0.5, 2] "
      "(x and y of norm v/2, the defaults).",
      ["prove", "simrf.prf_mse[coupling=orthogonal] < simrf.prf_mse[coupling=iid]",
-      "--over", "d=2..64", "--link", "m=d", "--over", "v=0.1..2", "--budget", "600"]),
+      "--over", "d=2..64", "--link", "m=d", "--over", "v=0.5..2", "--budget", "400"]),
     ("Simplex beats orthogonal (Cor. 3.3, SimRF paper)",
      f"Cor. 3.3 of {SIMRF} (\"Sim RFs outperform ORFs\"): with positive random features, simplex "
      "coupling gives a strictly lower MSE than orthogonal coupling for every d. Proven for d = 2…64, "
-     "m = d, v in [0.1, 2], from the closed forms of both conformities (Thm 4.3).",
+     "m = d, v in [0.5, 2], from the closed forms of both conformities (Thm 4.3).",
      ["prove", "simrf.prf_mse[coupling=simplex] < simrf.prf_mse[coupling=orthogonal]",
-      "--over", "d=2..64", "--link", "m=d", "--over", "v=0.1..2", "--budget", "600"]),
+      "--over", "d=2..64", "--link", "m=d", "--over", "v=0.5..2", "--budget", "400"]),
     ("As v → 0 the two sides touch",
      "At v = 0 every coupling gives the same MSE (the conformities are all 1), so no box containing "
      "v = 0 can be decided: the boxes shrink towards 0 until they are narrower than 2⁻³⁰ of the range "
      "and are reported undecided, with the enclosures there. (The sign for small v > 0 is that of the "
      "leading term of the difference of the conformities, which is what the boxes away from 0 prove.)",
      ["prove", "simrf.prf_mse[coupling=simplex] < simrf.prf_mse[coupling=orthogonal]",
-      "-p", "d=8", "-p", "m=8", "--over", "v=0..0.5", "--budget", "60"]),
+      "-p", "d=8", "-p", "m=8", "--over", "v=0..0.5", "--budget", "30"]),
     ("Orthogonal RFFs do not dominate iid ones (disproven at d = 4)",
      f"For random Fourier features orthogonal vectors lower the MSE \"only at asymptotically large d\" "
      f"({SIMRF}, Sec. 1 and Thm 4.5; first by Yu et al. (2016), *Orthogonal Random Features*, NeurIPS 2016): "
@@ -84,7 +84,7 @@ SECTIONS: list[tuple[str, str, list[str]]] = [
     ("Orthogonal RFFs beat iid ones below z₀(d)",
      "And the claim itself, proven on a box below the threshold (d = 2…16, z in [0.1, 1]).",
      ["prove", "simrf.rff_mse[coupling=orthogonal] < simrf.rff_mse[coupling=iid]",
-      "--over", "d=2..16", "--link", "m=d", "--over", "z=0.1..1", "--budget", "300"]),
+      "--over", "d=2..16", "--link", "m=d", "--over", "z=0.1..1", "--budget", "120"]),
 ]
 
 

@@ -109,7 +109,8 @@ def _as_text(proof, limit: int = 20) -> str:
     pb = proof.problem
     c = pb.claim
     lines = [f"claim: {c.text()}"]
-    dom = [r.text() for r in pb.int_ranges + pb.real_ranges] + [f"{k}={v}" for k, v in pb.fixed]
+    dom = [f"{r.name}={exact_text(r.lo)}..{exact_text(r.hi)}" for r in pb.int_ranges + pb.real_ranges]
+    dom += [f"{k}={v}" for k, v in pb.fixed]
     dom += [f"{k}={v} (linked)" for k, v in pb.links]
     lines.append(f"over:  {', '.join(dom) or '(no parameters)'}")
     n = len(proof.records)
@@ -120,7 +121,9 @@ def _as_text(proof, limit: int = 20) -> str:
         if sm is not None:
             m, r = sm
             side = "rhs - lhs" if c.op in ("<", "<=") else "lhs - rhs"
-            lines.append(f"smallest margin: {side} >= {_sci(m)} on {r.box.text()}")
+            scale = max(abs(r.lhs.hi), abs(r.rhs.hi), abs(r.lhs.lo), abs(r.rhs.lo))
+            rel = f" (relative {_sci(m / scale, 3)})" if scale else ""
+            lines.append(f"smallest margin: {side} >= {_sci(m)}{rel} on {r.box.text()}")
             lines.append(f"  there lhs in {_enc_text(r.lhs)}, rhs in {_enc_text(r.rhs)}")
     elif proof.verdict == "disproven":
         ce = proof.counterexample

@@ -55,22 +55,23 @@ class LocalPool:
             return
         done: set[int] = set()
         pending = set(futures)
-        finished_ok = False
         try:
             while pending:
                 fin, pending = wait(pending, return_when=FIRST_COMPLETED)
                 for f in fin:
                     done.add(futures[f])
                     yield futures[f], f.result()
-            finished_ok = True
+        except GeneratorExit:
+            # the caller stopped early (its time budget ran out): the tasks stop at their own deadline,
+            # so wait for them (killing workers with queued futures breaks the pool's manager thread)
+            wait(pending)
+            raise
         except (BrokenProcessPool, OSError, PermissionError):
             self.broken = True
-        finally:
-            if not finished_ok:
-                for f in pending:
-                    f.cancel()
-                if self.broken or pending:
-                    self.close(kill=True)
+            self.close(kill=True)
+        except BaseException:  # interrupted: stop the workers now
+            self.close(kill=True)
+            raise
         if self.broken:
             for i, t in enumerate(tasks):
                 if i not in done:
@@ -88,12 +89,12 @@ class LocalPool:
             return
         pool, self.pool = self.pool, None
         if kill:
+            pool.shutdown(wait=False, cancel_futures=True)
             for p in list((getattr(pool, "_processes", None) or {}).values()):
                 try:
                     p.kill()
                 except (OSError, ValueError, AttributeError):
                     pass
-            pool.shutdown(wait=False, cancel_futures=True)
         else:
             pool.shutdown(wait=True)
 
