@@ -293,3 +293,36 @@ def test_disproves_orthogonal_rff_dominance_at_d4():
     orth, iid = (r.exact(dps=20, d=4, m=4, z=z, coupling=c) for c in ("orthogonal", "iid"))
     assert orth > iid
     assert pr.counterexample.lhs.lo <= Fraction(str(orth)) * (1 + Fraction(1, 10**15))
+
+
+# -- against the real ball layer -----------------------------------------------------------------------
+def test_real_ball_layer_proves_and_checks(capsys, tmp_path):
+    pytest.importorskip("rftheory.ball")
+    f = tmp_path / "c.json"
+    args = ["simrf.prf_mse[coupling=simplex] < simrf.prf_mse[coupling=orthogonal]", "-p", "d=3",
+            "-p", "m=3", "--over", "v=1..1.1", "--workers", "1"]
+    assert main(["prove", *args, "--certificate", str(f)]) == 0
+    assert "PROVEN" in capsys.readouterr().out
+    assert main(["prove", "--check", str(f)]) == 0
+    data = json.loads(f.read_text())
+    data["over"][0] = "v=1..1.2"  # claims more than the boxes cover
+    f.write_text(json.dumps(data))
+    assert main(["prove", "--check", str(f)]) == 1
+    assert "gap v=(1.1, 1.2)" in capsys.readouterr().out
+
+
+def test_real_ball_layer_disproves_orthogonal_rff_dominance(capsys):
+    pytest.importorskip("rftheory.ball")
+    import rftheory
+
+    assert main(["prove", "simrf.rff_mse[coupling=orthogonal] <= simrf.rff_mse[coupling=iid]", "-p", "d=4",
+                 "-p", "m=4", "--over", "z=3..4", "--json", "--workers", "1"]) == 1
+    ce = json.loads(capsys.readouterr().out)["counterexample"]
+    z = ce["point"]["z"]
+    r = rftheory.get("simrf.rff_mse")
+    orth, iid = (Fraction(str(r.exact(dps=40, d=4, m=4, z=z, coupling=c))) for c in ("orthogonal", "iid"))
+    assert orth > iid and Fraction(ce["lhs"][0]) > Fraction(ce["rhs"][1])
+    # the mpmath layer's 40 digits lie in the enclosures (to its own last digit)
+    tol = Fraction(1, 10**38)
+    assert Fraction(ce["lhs"][0]) * (1 - tol) <= orth <= Fraction(ce["lhs"][1]) * (1 + tol)
+    assert Fraction(ce["rhs"][0]) * (1 - tol) <= iid <= Fraction(ce["rhs"][1]) * (1 + tol)
