@@ -126,8 +126,8 @@ def crossing(problem: Problem, rel_width: Fraction = Fraction(1, 10**12), evalua
         s_hi, e_hi, p2 = sign_at(problem, pt(r.hi), evaluator=evaluator)
         at = ", ".join(f"{k}={v}" for k, v in root.ints)
         if s_lo == 0 or s_hi == 0 or s_lo == s_hi:
-            out.append(f"{at}: LHS - RHS has sign {s_lo:+d} at {r.name}={r.lo} and {s_hi:+d} at {r.name}={r.hi}; "
-                       "no proven sign change")
+            out.append(f"{at + ': ' if at else ''}LHS - RHS has sign {s_lo:+d} at {r.name}={r.lo} and {s_hi:+d} at "
+                       f"{r.name}={r.hi}; no proven sign change")
             continue
         a, b, prec = r.lo, r.hi, max(p1, p2)
         while b - a > rel_width * max(r.hi - r.lo, abs(a + b) / 2):
