@@ -140,12 +140,15 @@ def test_undecided_where_the_sides_are_equal():
     assert "overlap" in pr.records[0].note
 
 
-def test_undecided_near_v_zero_lists_the_boxes():
-    pr = search(problem(ORTH_LT_IID, ["v=0..1"], {"d": "3"}), budget=1.5, evaluator=TOY)
-    assert pr.verdict == "undecided"
+def test_undecided_near_v_zero_lists_the_boxes(monkeypatch):
+    # boxes touching v = 0 are never decided; with bisection stopped at 2^-10 of the range the search ends
+    monkeypatch.setattr(engine, "MIN_REL_WIDTH", Fraction(1, 2**10))
+    pr = search(problem(ORTH_LT_IID, ["v=0..1"], {"d": "3"}), budget=120, evaluator=TOY)
+    assert pr.verdict == "undecided" and not pr.budget_exhausted
     und = pr.undecided()
-    assert und and und[0].box.reals[0][1] == 0  # the box at v = 0 is among them
-    assert all(r.box.reals[0][1] < Fraction(1, 2) for r in und)
+    assert und[0].box.reals[0] == ("v", 0, Fraction(1, 2**10))  # the box at v = 0 is among them
+    assert all("narrower than 1/1024" in r.note for r in und)
+    assert all(r.box.reals[0][2] < Fraction(1, 2) for r in und)  # far from 0 every box is decided
     assert certificate.coverage_gaps(pr.problem, [r.box for r in pr.records]) == []
 
 

@@ -531,7 +531,7 @@ def search(problem: Problem, budget: float = 60.0, executor=None, evaluator: str
                 w = max(((hi - lo) / widths[k] for k, lo, hi in b.reals), default=Fraction(0))
                 if w / 2 < MIN_REL_WIDTH:
                     records.append(BoxRecord(b, out.lhs, out.rhs, out.prec, "undecided",
-                                             f"narrower than 2^-30 of the range; {out.note}".rstrip("; ")))
+                                             f"narrower than {MIN_REL_WIDTH} of the range; {out.note}".rstrip("; ")))
                 else:
                     nxt.extend((c, out.next_prec) for c in b.split(widths))
         if exhausted:
