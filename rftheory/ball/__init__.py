@@ -16,7 +16,20 @@ True
 
 from __future__ import annotations
 
-from .base import BALLS, PREC_MAX, WHY_NOT, BallEntry, NoBallLayer, ball_at_dps, enclose, entry, has_ball, why_not
+from .base import (
+    BALLS,
+    PREC_MAX,
+    WHY_NOT,
+    BallEntry,
+    NoBallLayer,
+    ball_at_dps,
+    describe,
+    describe_text,
+    enclose,
+    entry,
+    has_ball,
+    why_not,
+)
 from .digits import enclosure_strings, proven_digits
 
 __all__ = [
@@ -26,6 +39,8 @@ __all__ = [
     "BallEntry",
     "NoBallLayer",
     "ball_at_dps",
+    "describe",
+    "describe_text",
     "enclose",
     "entry",
     "has_ball",

@@ -40,6 +40,8 @@ __all__ = [
     "PREC_MAX",
     "ball_at_dps",
     "rel_ok",
+    "describe",
+    "describe_text",
 ]
 
 #: the working precision of the ball layer never exceeds this (bits; ~1,600 decimal digits, as mpmath's)
@@ -274,3 +276,19 @@ def ball_at_dps(result_id: str, dps: int, params: Mapping[str, Any],
         prec *= 2
     raise PrecisionError(f"{result_id}: the ball did not shrink to {dps} digits up to {PREC_MAX} bits "
                          f"(last: {last.str(5, radius=True) if last is not None else 'none'})")
+
+
+def describe(result_id: str) -> dict:
+    """What ``list --json`` and ``show`` say about the ball layer of ``result_id``:
+    ``{"has": True, "method": ...}`` or ``{"has": False, "why_not": ...}``."""
+    if has_ball(result_id):
+        return {"has": True, "method": BALLS[result_id].method}
+    return {"has": False, "why_not": why_not(result_id)}
+
+
+def describe_text(result_id: str) -> str:
+    """One line for ``show``: the ball layer's method (digits proven) or why there is none (digits agreed)."""
+    d = describe(result_id)
+    if d["has"]:
+        return f"ball layer: {d['method']} (printed digits proven)"
+    return f"ball layer: none, {d['why_not']} (printed digits agreed)"

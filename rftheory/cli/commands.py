@@ -100,6 +100,7 @@ def cmd_list(args) -> int:
     ParameterError
         No result ID starts with the prefix.
     """
+    from ..ball import describe as describe_ball
     from ..core.citations import cite
 
     rs = results(args.prefix or "")
@@ -110,7 +111,7 @@ def cmd_list(args) -> int:
             {"id": r.id, "title": r.title, "source": r.source, "citation": cite(r.source, full=True), "status": r.status,
              "statement": r.statement, "defined_at": r.defined_at,
              "params": [{"name": p.name, "domain": p.domain(), "doc": p.doc} for p in r.params],
-             "layers": r.layers(), "routes": list(r.routes), "notes": list(r.notes)}
+             "layers": r.layers(), "routes": list(r.routes), "ball": describe_ball(r.id), "notes": list(r.notes)}
             for r in rs], indent=2))
         return 0
     w = max((len(r.id) for r in rs), default=10)
@@ -167,6 +168,7 @@ def cmd_eval(args) -> int:
     if (args.samples is not None or args.seed is not None) and args.layer != "mc":
         raise ParameterError("samples" if args.samples is not None else "seed", "only with --layer mc")
     mc = None
+    proof: dict = {}
     if args.layer == "mc":
         from .mc_eval import monte_carlo_eval
 
@@ -180,14 +182,20 @@ def cmd_eval(args) -> int:
         text = str(expr)
         kind = "symbolic"
     else:
-        val = r.exact(dps=args.dps, at=p)  # certified to dps digits (guard digits kept)
+        val = r.exact(dps=args.dps, at=p)  # proven (ball layer) or agreed to dps digits (guard digits kept)
         with mp.workdps(args.dps + 10):
             text = _fmt_value(val, args.dps)
         kind = "mpmath"
+        from ..ball.proven import certainty, enclosure
+
+        proof = {"certainty": certainty(val)}
+        box = enclosure(val, max(args.dps + 5, 20))
+        if box is not None:
+            proof["enclosure"] = list(box)
     if args.json and mc is not None:
         print(json.dumps({"id": r.id, "params": shown, "layer": kind, **mc.as_json()}))
     elif args.json:
-        print(json.dumps({"id": r.id, "params": shown, "dps": args.dps, "layer": kind, "value": text}))
+        print(json.dumps({"id": r.id, "params": shown, "dps": args.dps, "layer": kind, "value": text, **proof}))
     else:
         print(text)
         defaults = [f"{k}={v}" for k, v in shown.items() if k not in params]

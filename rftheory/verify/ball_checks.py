@@ -1,0 +1,116 @@
+"""Ball checks of ``verify``: the ball layer (:mod:`rftheory.ball`) against the other layers.
+
+At each grid point of a result with a ball layer:
+
+``ball:radius``
+    the ball's relative radius is below ``10^-(digits+2)`` within
+    :data:`rftheory.ball.PREC_MAX` bits (else a failure: the enclosure is too wide);
+``ball:mpmath``, ``ball:route:NAME``
+    the mpmath value and every independent route, each computed at
+    ``digits + 10`` working digits, lie in the ball widened by ``10^-digits``
+    of its magnitude (the routes' own agreement criterion): a formula, series
+    term or route that differs from the proven enclosure by more than the
+    routes' tolerance fails;
+``ball:float64``
+    the float64 layer lies within ``rtol64`` of the ball (relative to its
+    magnitude), or refuses (``RangeError``) where the value is outside float64's range.
+
+A point that the ball layer does not serve (:class:`~rftheory.ball.NoBallLayer`, e.g. a
+series too long to sum) gives one passing ``ball`` outcome marked "not served".
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import flint
+import mpmath as mp
+
+from ..ball import NoBallLayer, ball_at_dps, has_ball
+from ..core.errors import PrecisionError, RangeError
+from ..core.registry import Result
+from .compare import short
+from .outcome import Outcome
+
+__all__ = ["ball_checks", "distance_rel"]
+
+
+def _arb_of_mpf(x: mp.mpf) -> flint.arb:
+    """An ``mpf`` as an exact ``arb`` (its binary value)."""
+    man, exp = x.man_exp  # the binary value as it is (mp.mpf(x) would round it to mpmath's precision)
+    with flint.ctx.workprec(max(int(man).bit_length(), 2) + 8):
+        return flint.arb(int(man)) * flint.arb(2) ** int(exp)
+
+
+def distance_rel(ball: flint.arb, x: Any) -> float:
+    """``dist(x, ball)/|ball|`` as a float (0 inside the ball; ``inf`` for a ball containing 0 and ``x ≠ 0``)."""
+    if not isinstance(x, mp.mpf):
+        x = mp.mpf(x)  # a float or int: exact at 53 bits
+    if not mp.isfinite(x):
+        return math.inf
+    with flint.ctx.workprec(max(flint.ctx.prec, 128) + 64):
+        xb = _arb_of_mpf(x) if x != 0 else flint.arb(0)
+        if ball.overlaps(xb):
+            return 0.0
+        gap = (xb - ball).abs_lower()  # a lower bound of the distance
+        mag = ball.abs_upper()
+        if mag.is_zero():
+            return math.inf
+        return float((gap / mag).mid())
+
+
+def ball_checks(r: Result, point: Mapping[str, Any], pt: str, ref: Any, routes: Mapping[str, Any]) -> list[Outcome]:
+    """The ball checks at one grid point (see the module docstring).
+
+    Parameters
+    ----------
+    r : Result
+        A result (no outcome when it has no ball layer).
+    point : mapping
+        The grid point.
+    pt : str
+        The point as shown.
+    ref : mpf
+        The primary mpmath value at ``r.digits + 10`` working digits.
+    routes : mapping
+        Route name to its value at that precision (routes that crashed are left out).
+
+    Returns
+    -------
+    list of Outcome
+    """
+    if not has_ball(r.id) or not isinstance(ref, mp.mpf):
+        return []
+    tol = 10.0 ** -r.digits
+    try:
+        ball = ball_at_dps(r.id, r.digits, dict(r.validate(**point)))
+    except NoBallLayer as exc:
+        return [Outcome(r.id, pt, "ball", short(ref), "not served", "n/a", True, detail=str(exc))]
+    except PrecisionError as exc:
+        return [Outcome(r.id, pt, "ball:radius", short(ref), "too wide", "radius", False, detail=str(exc))]
+    except Exception as exc:  # a crash is a failure
+        return [Outcome.crashed(r.id, pt, "ball", exc, short(ref))]
+    shown_ball = ball.str(12, radius=True)
+    out = [Outcome(r.id, pt, "ball:radius", short(ref), shown_ball, f"rel radius < 1e-{r.digits + 2}", True)]
+    for name, val in [("mpmath", ref), *((f"route:{k}", v) for k, v in routes.items())]:
+        if not isinstance(val, mp.mpf):
+            continue
+        dist = distance_rel(ball, val)
+        out.append(Outcome(r.id, pt, f"ball:{name}", short(val), shown_ball, f"dist={dist:.1e} (tol {tol:.0e})",
+                           dist <= tol))
+    if r.float64 is not None:
+        try:
+            val = r.f64_scalar(**point)
+            dist = distance_rel(ball, float(val)) if math.isfinite(float(val)) else math.inf
+            out.append(Outcome(r.id, pt, "ball:float64", repr(val), shown_ball,
+                               f"dist={dist:.1e} (tol {r.rtol64:.0e})", dist <= r.rtol64))
+        except RangeError:
+            mag = abs(ref)
+            ok = mag != 0 and (mag > mp.mpf("1.7e308") or mag < mp.mpf("2.3e-308"))
+            out.append(Outcome(r.id, pt, "ball:float64", "RangeError", shown_ball, "refused", ok,
+                               detail="" if ok else "refused a representable value"))
+        except Exception as exc:
+            out.append(Outcome.crashed(r.id, pt, "ball:float64", exc, shown_ball))
+    return out
