@@ -34,7 +34,7 @@ from ..core.registry import Result
 from .compare import short
 from .outcome import Outcome
 
-__all__ = ["ball_checks", "distance_rel"]
+__all__ = ["ball_checks", "ball_domain_point", "distance_rel"]
 
 
 def _arb_of_mpf(x: mp.mpf) -> flint.arb:
@@ -113,4 +113,72 @@ def ball_checks(r: Result, point: Mapping[str, Any], pt: str, ref: Any, routes: 
                                detail="" if ok else "refused a representable value"))
         except Exception as exc:
             out.append(Outcome.crashed(r.id, pt, "ball:float64", exc, shown_ball))
+    return out
+
+
+def ball_domain_point(r: Result, point: Mapping[str, Any], pt: str, dps: int) -> list[Outcome]:
+    """The ball layer at a random domain point (``tools/domain_sweep.py``).
+
+    ``ball:contains-3x``: the ball for ``dps`` digits contains the mpmath value computed
+    once at ``3·dps`` working digits, within ``10^-(2·dps)`` of its magnitude (that
+    value's own error, far below the ball's ``10^-(dps+2)``);
+    ``ball:printed``: the digits :meth:`Result.exact` prints are the rounding of
+    every point of the ball (both endpoints round to them).
+
+    Parameters
+    ----------
+    r : Result
+    point : mapping
+        The parameters.
+    pt : str
+        The point as shown.
+    dps : int
+        Digits asked for (``3·dps`` at most 100).
+
+    Returns
+    -------
+    list of Outcome
+        Empty when the result has no ball layer; one passing "not served" outcome
+        where the ball layer does not serve the point.
+    """
+    from fractions import Fraction
+
+    from ..ball.digits import round_sig
+    from ..ball.proven import ProvenMpf
+
+    if not has_ball(r.id):
+        return []
+    try:
+        ball = ball_at_dps(r.id, dps, dict(r.validate(**point)))
+    except NoBallLayer as exc:
+        return [Outcome(r.id, pt, "ball", "", "not served", "n/a", True, detail=str(exc))]
+    except PrecisionError as exc:
+        return [Outcome(r.id, pt, "ball:radius", "", "too wide", "radius", False, detail=str(exc))]
+    except Exception as exc:
+        return [Outcome.crashed(r.id, pt, "ball", exc)]
+    shown_ball = ball.str(12, radius=True)
+    out = []
+    try:
+        ref = r.exact(dps=min(3 * dps, 100), certify=False, **point)
+        tol = 10.0 ** -min(2 * dps, 60)
+        dist = distance_rel(ball, ref)
+        out.append(Outcome(r.id, pt, "ball:contains-3x", short(ref), shown_ball, f"dist={dist:.1e} (tol {tol:.0e})",
+                           dist <= tol))
+    except Exception as exc:
+        out.append(Outcome.crashed(r.id, pt, "ball:contains-3x", exc, shown_ball))
+    try:
+        val = r.exact(dps=dps, **point)
+        if isinstance(val, ProvenMpf):
+            printed = Fraction(mp.nstr(val, dps, min_fixed=-mp.inf, max_fixed=mp.inf))
+            b = val.ball
+            from ..ball.base import fraction_of
+
+            mid, rad = fraction_of(b.mid()), fraction_of(b.rad())
+            lo, hi = round_sig(mid - rad, dps), round_sig(mid + rad, dps)
+            ok = lo == hi and Fraction(lo[0]) * Fraction(10) ** lo[1] == printed
+            out.append(Outcome(r.id, pt, "ball:printed", str(val), b.str(12, radius=True), "digits of every point", ok))
+        else:  # the ball layer gave way (precision budget): the printed digits are agreed, not proven
+            out.append(Outcome(r.id, pt, "ball:printed", str(val), shown_ball, "agreed (ball too wide to print)", True))
+    except Exception as exc:
+        out.append(Outcome.crashed(r.id, pt, "ball:printed", exc, shown_ball))
     return out
