@@ -152,3 +152,14 @@ def test_ball_checks_pass_and_a_planted_wrong_series_term_fails_them(monkeypatch
     bad = {o.check: o for o in _ball_outcomes("simrf.conformity.simplex", point)}
     assert not bad["ball:mpmath"].passed and not bad["ball:route:phi-quadrature"].passed
     assert bad["ball:float64"].passed  # 1e-30 is far below float64's tolerance: only the exact checks see it
+
+
+def test_distance_to_a_ball_keeps_the_sign_and_every_bit():
+    with flint.ctx.workprec(200):
+        b = -arb(7) / 500  # -0.014
+    with mp.workdps(60):
+        x = -mp.mpf(7) / 500
+        near = x * (1 + mp.mpf(10) ** -45)
+    assert distance_rel(b, x) <= 1e-55
+    assert 0.5e-45 < distance_rel(b, near) < 2e-45
+    assert distance_rel(b, -x) > 1.9  # the opposite sign is twice the magnitude away

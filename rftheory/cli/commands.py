@@ -139,7 +139,7 @@ def cmd_list(args) -> int:
 def cmd_eval(args) -> int:
     """``rftheory eval ID -p NAME=VALUE ... [--dps N] [--layer L] [--json]``.
 
-    Prints the value of one result: certified to ``--dps`` digits (mpmath),
+    Prints the value of one result to ``--dps`` digits, proven (ball layer) or agreed (mpmath),
     the sympy expression, or the float64 layer's value; the defaults it used
     for parameters not given go to stderr (in ``--json``, ``params`` has them).
 
@@ -500,15 +500,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("id", help="a result ID, e.g. simrf.prf_mse (`rftheory list`; `rftheory show ID` for its parameters)")
     p.add_argument("--param", "-p", action="append", metavar="NAME=VALUE", default=[], help=_PARAM_HELP)
     p.add_argument("--dps", type=int, default=30,
-                   help=f"significant digits, certified ({DPS_MIN}..{DPS_MAX}; default 30)")
+                   help=f"significant digits, proven (ball layer) or agreed ({DPS_MIN}..{DPS_MAX}; default 30)")
     p.add_argument("--layer", choices=("mpmath", "float64", "symbolic", "mc"), default="mpmath",
-                   help="certified mpmath value (default), the float64 layer, the sympy expression, or a "
+                   help="the exact value, proven or agreed (default), the float64 layer, the sympy expression, or a "
                    "Monte Carlo estimate of the real estimator (mean ± standard error)")
     p.add_argument("--samples", type=int, default=None, metavar="N",
                    help="--layer mc: replicates (default 10000)")
     p.add_argument("--seed", type=int, default=None, metavar="N",
                    help="--layer mc: seed of the numpy Generator, in [0, 2**63) (default 0)")
-    p.add_argument("--json", action="store_true", help="print {id, params, dps, layer, value} as JSON "
+    p.add_argument("--json", action="store_true", help="print {id, params, dps, layer, value, certainty[, enclosure]} as JSON "
                    "({id, params, layer, mean, standard_error, samples, seed} with --layer mc)")
     p.set_defaults(func=cmd_eval)
 

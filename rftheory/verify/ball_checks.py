@@ -39,9 +39,9 @@ __all__ = ["ball_checks", "ball_domain_point", "distance_rel"]
 
 def _arb_of_mpf(x: mp.mpf) -> flint.arb:
     """An ``mpf`` as an exact ``arb`` (its binary value)."""
-    man, exp = x.man_exp  # the binary value as it is (mp.mpf(x) would round it to mpmath's precision)
+    sign, man, exp, _ = x._mpf_  # the binary value as it is (mp.mpf(x) would round it to mpmath's precision)
     with flint.ctx.workprec(max(int(man).bit_length(), 2) + 8):
-        return flint.arb(int(man)) * flint.arb(2) ** int(exp)
+        return (-1) ** sign * flint.arb(int(man)) * flint.arb(2) ** int(exp)
 
 
 def distance_rel(ball: flint.arb, x: Any) -> float:
