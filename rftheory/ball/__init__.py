@@ -16,7 +16,11 @@ True
 
 from __future__ import annotations
 
-from .base import BALLS, PREC_MAX, WHY_NOT, BallEntry, NoBallLayer, ball_at_dps, enclose, entry, has_ball, why_not
+from typing import Any
+
+from ..core.registry import install_ball_layer
+from .api import ball_at_dps, describe, describe_text, enclose, entry, has_ball, why_not
+from .base import BALLS, PREC_MAX, WHY_NOT, BallEntry, NoBallLayer
 from .digits import enclosure_strings, proven_digits
 
 __all__ = [
@@ -26,10 +30,38 @@ __all__ = [
     "BallEntry",
     "NoBallLayer",
     "ball_at_dps",
+    "describe",
+    "describe_text",
     "enclose",
     "entry",
     "has_ball",
     "why_not",
     "enclosure_strings",
     "proven_digits",
+    "install",
 ]
+
+
+class _Layer:
+    """What the core's :data:`~rftheory.core.registry.BALL_LAYER` delegates to."""
+
+    @staticmethod
+    def proven(result_id: str, dps: int, point: Any):
+        from .proven import proven
+
+        return proven(result_id, dps, point)
+
+    @staticmethod
+    def result_ball(result: Any, dps: int, given: dict):
+        entry(result.id)  # NoBallLayer first, before the parameters
+        if any(type(v).__name__ == "arb" for v in given.values()):
+            return ball_at_dps(result.id, dps, given)  # enclose validates the balls' endpoints
+        return ball_at_dps(result.id, dps, dict(result.validate(**given)))
+
+
+def install() -> None:
+    """Make :meth:`rftheory.Result.exact` print proven digits and :meth:`rftheory.Result.ball` work."""
+    install_ball_layer(_Layer())
+
+
+install()

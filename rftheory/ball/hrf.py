@@ -190,7 +190,9 @@ for _id, _why in {
     "hrf.complex_mgf": "a complex value (the ball layer encloses real values; acb not wired for it yet)",
     "hrf.ce_mse": "complex matrix parameters (A, x, y): not yet enclosed with acb_mat",
     "hrf.cluster_A": "an optimised matrix A (a numerical optimum): no value to enclose",
-    "hrf.angular_hybrid_bound": "a maximum over θ found by golden-section search; its ball needs a branch-and-bound "
-                                "over θ (hrf.max_relative_error encloses ε at each θ)",
+    "hrf.angular_hybrid_bound": "a maximum over θ found by golden-section search; a branch and bound over θ with "
+                                "plain interval bounds does not localise it (alive boxes grow as the width "
+                                "shrinks): it needs a centred (Taylor) form; hrf.max_relative_error encloses "
+                                "ε at each θ",
 }.items():
     no_ball_layer(_id, _why)

@@ -17,7 +17,8 @@ import mpmath as mp
 
 from ..core.errors import PrecisionError
 from ..core.precision import ShownMpf
-from .base import PREC_MAX, NoBallLayer, ball_at_dps, fraction_of, has_ball
+from .api import ball_at_dps, has_ball
+from .base import PREC_MAX, NoBallLayer, fraction_of
 from .digits import enclosure_strings, proven_digits
 
 __all__ = ["ProvenMpf", "proven", "certainty", "enclosure"]

@@ -152,7 +152,24 @@ def _rff_simplex(p: dict) -> arb:
     return rff_pair("simplex", p["d"], p["z"])
 
 
+@ball_layer("simrf.rff_ratio_asymptotic", "Arb exp, expm1")
+def _rff_ratio_asymptotic(p: dict) -> arb:
+    d, m, z = p["d"], p["m"], p["z"]
+    Z = z * z
+    Pm = arb(coupled_pairs(m, d)) / m
+    e, one_m_e = (-Z).exp(), -(-Z).expm1()
+    first = Pm * e * Z**2 / (d * one_m_e**2)
+    second = 2 * Pm * e * (Z**2 - Z**3 + Z**4 / 8) / (d**2 * one_m_e**2)
+    return 1 - first + second
+
+
 for _id, _why in {
+    "simrf.block_conformity": "a Haar average over rotations of an arbitrary block (a quadrature in mpmath): "
+                              "not enclosed yet",
+    "simrf.block_rff_pair": "a Haar average over rotations of an arbitrary block (a quadrature in mpmath): "
+                            "not enclosed yet",
+    "simrf.rff_optimal_angle": "a minimiser over cos θ (a numerical root): a ball root-finder would enclose it; "
+                               "not written yet",
     "simrf.optimality_search": "a search witness (an ordering checked by optimisation), no value to enclose",
     "simrf.plus_optimality_search": "a search witness (an optimisation), no value to enclose",
     "simrf.rff_coupling_search": "a search witness (an optimisation), no value to enclose",

@@ -36,10 +36,22 @@ from .montecarlo import MCEstimate, summarize
 from .params import Param, Point, validate_params
 from .precision import certified, check_dps, shown
 
-__all__ = ["Result", "register", "LAYERS", "MODES", "REGISTRY"]
+__all__ = ["Result", "register", "LAYERS", "MODES", "REGISTRY", "BALL_LAYER", "install_ball_layer"]
 
 LAYERS = ("symbolic", "mpmath", "float64", "mc")
 MODES = ("quick", "default", "full")
+
+
+#: the ball layer, once installed (:func:`install_ball_layer`): an object with
+#: ``proven(result_id, dps, point) -> value or None`` and ``result_ball(result, dps, given) -> arb``.
+#: rftheory.ball sits on a floor above the core, so the core never imports it; the catalogue
+#: installs it when it loads the papers.
+BALL_LAYER: list[Any] = []
+
+
+def install_ball_layer(layer: Any) -> None:
+    """Install the ball layer that :meth:`Result.exact` and :meth:`Result.ball` delegate to."""
+    BALL_LAYER[:] = [layer]
 
 
 @dataclass
@@ -281,11 +293,10 @@ class Result:
         dps = check_dps(dps)
         p = self.validate(**given)
         if certify:
-            from ..ball.proven import proven  # proven digits where a ball layer serves
-
-            value = proven(self.id, dps, p)
-            if value is not None:
-                return value
+            if BALL_LAYER:  # proven digits where a ball layer serves (rftheory.ball installs itself)
+                value = BALL_LAYER[0].proven(self.id, dps, p)
+                if value is not None:
+                    return value
             return shown(certified(lambda: self.mpmath(p), dps, self.id), dps)
         with mpmath.workdps(dps):
             return shown(+self.mpmath(p), dps)
@@ -314,13 +325,9 @@ class Result:
             The ball does not shrink below ``10^-(dps+2)`` within
             :data:`rftheory.ball.PREC_MAX` bits.
         """
-        from .. import ball
-
-        dps = check_dps(dps)
-        ball.entry(self.id)  # NoBallLayer first, before the parameters
-        if any(type(v).__name__ == "arb" for v in given.values()):
-            return ball.ball_at_dps(self.id, dps, given)  # enclose validates the balls' endpoints
-        return ball.ball_at_dps(self.id, dps, dict(self.validate(**given)))
+        if not BALL_LAYER:
+            raise LayerUnavailableError("the ball layer is not loaded (import rftheory.ball)")
+        return BALL_LAYER[0].result_ball(self, check_dps(dps), given)
 
     def route(self, name: str, *, dps: int = 50, **given):
         """An independent arbitrary-precision route by name, evaluated once at
