@@ -558,9 +558,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     from ..audit.cli import add_parser as add_audit
     from ..predict.cli import add_parser as add_predict_parser
-    from ..prove.cli import add_parser as add_prove
     from ..present.plot import add_parser as add_plot
     from ..present.sheet import add_parser as add_sheet
+    from ..prove.cli import add_parser as add_prove
 
     add_plot(sub, cmd_plot)
     add_sheet(sub)
