@@ -5,7 +5,10 @@ Usage: ``python tools/domain_sweep.py [--n 200] [--seed 0] [--only PREFIX] [--wo
 float64), ``--regime exp-band`` at 26.5..38.7 (``e^{−z²}`` or ``e^{−z²/2}`` subnormal);
 the default samples the declared domain (:data:`rftheory.core.domain.REGIMES`).
 Prints one line per failing check and a summary per result: checks, failures,
-refusals (RangeError / PrecisionError) and the slowest point.  The test
+refusals (RangeError / PrecisionError) and the slowest point.  For results with a
+ball layer each point also checks that the ball contains the mpmath value computed
+at three times the precision and that the printed digits are those of every point
+of the ball (``ball:contains-3x``, ``ball:printed``; ``--no-ball`` skips them).  The test
 suite's slow tier runs the same sweep (tests/test_domain.py).
 """
 
@@ -17,10 +20,11 @@ import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 
 
-def sweep_one(rid: str, n: int, seed: int, limit: float = 30.0, regime: str = "declared"):
+def sweep_one(rid: str, n: int, seed: int, limit: float = 30.0, regime: str = "declared", ball: bool = True):
     import rftheory
     from rftheory.core.montecarlo import spawn
-    from rftheory.verify.engine import domain_checks
+    from rftheory.verify.ball_checks import ball_domain_point
+    from rftheory.verify.engine import DOMAIN_DPS, domain_checks
 
     r = rftheory.get(rid)
     rng = spawn(seed, f"{rid}|domain-sweep" + ("" if regime == "declared" else f"|{regime}"))
@@ -40,6 +44,8 @@ def sweep_one(rid: str, n: int, seed: int, limit: float = 30.0, regime: str = "d
         signal.setitimer(signal.ITIMER_REAL, limit)
         try:
             got = domain_checks(r, 1, None, points=[pt])
+            if ball:  # the ball contains the 3x-precision mpmath value; printed digits are the ball's
+                got += ball_domain_point(r, pt, _point_text(pt), DOMAIN_DPS)
         except TimeoutError as exc:
             got = [Outcome(rid, _point_text(pt), "domain:time", "", passed=False, detail=str(exc))]
         finally:
@@ -59,6 +65,7 @@ def main(argv=None) -> int:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--limit", type=float, default=30.0, help="seconds per point before it counts as a failure")
     ap.add_argument("--regime", default="declared", help="declared (default), tiny or exp-band")
+    ap.add_argument("--no-ball", action="store_true", help="skip the ball-layer checks (ball:contains-3x, ball:printed)")
     a = ap.parse_args(argv)
     import rftheory
     from rftheory.core.domain import REGIMES
@@ -69,7 +76,7 @@ def main(argv=None) -> int:
     ids = [r.id for r in rftheory.results(a.only) if r.mpmath is not None]
     bad = 0
     with ProcessPoolExecutor(a.workers) as pool:
-        futs = [pool.submit(sweep_one, rid, a.n, a.seed, a.limit, a.regime) for rid in ids]
+        futs = [pool.submit(sweep_one, rid, a.n, a.seed, a.limit, a.regime, not a.no_ball) for rid in ids]
         for f in as_completed(futs):
             rid, outs, el, slow = f.result()
             fails = [o for o in outs if not o.passed]

@@ -100,6 +100,7 @@ def cmd_list(args) -> int:
     ParameterError
         No result ID starts with the prefix.
     """
+    from ..ball import describe as describe_ball
     from ..core.citations import cite
 
     rs = results(args.prefix or "")
@@ -110,7 +111,7 @@ def cmd_list(args) -> int:
             {"id": r.id, "title": r.title, "source": r.source, "citation": cite(r.source, full=True), "status": r.status,
              "statement": r.statement, "defined_at": r.defined_at,
              "params": [{"name": p.name, "domain": p.domain(), "doc": p.doc} for p in r.params],
-             "layers": r.layers(), "routes": list(r.routes), "notes": list(r.notes)}
+             "layers": r.layers(), "routes": list(r.routes), "ball": describe_ball(r.id), "notes": list(r.notes)}
             for r in rs], indent=2))
         return 0
     w = max((len(r.id) for r in rs), default=10)
@@ -138,7 +139,7 @@ def cmd_list(args) -> int:
 def cmd_eval(args) -> int:
     """``rftheory eval ID -p NAME=VALUE ... [--dps N] [--layer L] [--json]``.
 
-    Prints the value of one result: certified to ``--dps`` digits (mpmath),
+    Prints the value of one result to ``--dps`` digits, proven (ball layer) or agreed (mpmath),
     the sympy expression, or the float64 layer's value; the defaults it used
     for parameters not given go to stderr (in ``--json``, ``params`` has them).
 
@@ -167,6 +168,7 @@ def cmd_eval(args) -> int:
     if (args.samples is not None or args.seed is not None) and args.layer != "mc":
         raise ParameterError("samples" if args.samples is not None else "seed", "only with --layer mc")
     mc = None
+    proof: dict = {}
     if args.layer == "mc":
         from .mc_eval import monte_carlo_eval
 
@@ -180,14 +182,20 @@ def cmd_eval(args) -> int:
         text = str(expr)
         kind = "symbolic"
     else:
-        val = r.exact(dps=args.dps, at=p)  # certified to dps digits (guard digits kept)
+        val = r.exact(dps=args.dps, at=p)  # proven (ball layer) or agreed to dps digits (guard digits kept)
         with mp.workdps(args.dps + 10):
             text = _fmt_value(val, args.dps)
         kind = "mpmath"
+        from ..ball.proven import certainty, enclosure
+
+        proof = {"certainty": certainty(val)}
+        box = enclosure(val, max(args.dps + 5, 20))
+        if box is not None:
+            proof["enclosure"] = list(box)
     if args.json and mc is not None:
         print(json.dumps({"id": r.id, "params": shown, "layer": kind, **mc.as_json()}))
     elif args.json:
-        print(json.dumps({"id": r.id, "params": shown, "dps": args.dps, "layer": kind, "value": text}))
+        print(json.dumps({"id": r.id, "params": shown, "dps": args.dps, "layer": kind, "value": text, **proof}))
     else:
         print(text)
         defaults = [f"{k}={v}" for k, v in shown.items() if k not in params]
@@ -502,15 +510,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("id", help="a result ID, e.g. simrf.prf_mse (`rftheory list`; `rftheory show ID` for its parameters)")
     p.add_argument("--param", "-p", action="append", metavar="NAME=VALUE", default=[], help=_PARAM_HELP)
     p.add_argument("--dps", type=int, default=30,
-                   help=f"significant digits, certified ({DPS_MIN}..{DPS_MAX}; default 30)")
+                   help=f"significant digits, proven (ball layer) or agreed ({DPS_MIN}..{DPS_MAX}; default 30)")
     p.add_argument("--layer", choices=("mpmath", "float64", "symbolic", "mc"), default="mpmath",
-                   help="certified mpmath value (default), the float64 layer, the sympy expression, or a "
+                   help="the exact value, proven or agreed (default), the float64 layer, the sympy expression, or a "
                    "Monte Carlo estimate of the real estimator (mean ± standard error)")
     p.add_argument("--samples", type=int, default=None, metavar="N",
                    help="--layer mc: replicates (default 10000)")
     p.add_argument("--seed", type=int, default=None, metavar="N",
                    help="--layer mc: seed of the numpy Generator, in [0, 2**63) (default 0)")
-    p.add_argument("--json", action="store_true", help="print {id, params, dps, layer, value} as JSON "
+    p.add_argument("--json", action="store_true", help="print {id, params, dps, layer, value, certainty[, enclosure]} as JSON "
                    "({id, params, layer, mean, standard_error, samples, seed} with --layer mc)")
     p.set_defaults(func=cmd_eval)
 
@@ -563,6 +571,7 @@ def build_parser() -> argparse.ArgumentParser:
     from ..predict.cli import add_parser as add_predict_parser
     from ..present.plot import add_parser as add_plot
     from ..present.sheet import add_parser as add_sheet
+    from ..prove.cli import add_parser as add_prove
 
     add_plot(sub, cmd_plot)
     add_sheet(sub)
@@ -570,6 +579,7 @@ def build_parser() -> argparse.ArgumentParser:
     pp = add_predict_parser(sub)
     pp.epilog, pp.formatter_class = _EPILOGS["predict"], argparse.RawDescriptionHelpFormatter
     add_attention(sub)
+    add_prove(sub)
     return ap
 
 

@@ -36,10 +36,22 @@ from .montecarlo import MCEstimate, summarize
 from .params import Param, Point, validate_params
 from .precision import certified, check_dps, shown
 
-__all__ = ["Result", "register", "LAYERS", "MODES", "REGISTRY"]
+__all__ = ["Result", "register", "LAYERS", "MODES", "REGISTRY", "BALL_LAYER", "install_ball_layer"]
 
 LAYERS = ("symbolic", "mpmath", "float64", "mc")
 MODES = ("quick", "default", "full")
+
+
+#: the ball layer, once installed (:func:`install_ball_layer`): an object with
+#: ``proven(result_id, dps, point) -> value or None`` and ``result_ball(result, dps, given) -> arb``.
+#: rftheory.ball sits on a floor above the core, so the core never imports it; the catalogue
+#: installs it when it loads the papers.
+BALL_LAYER: list[Any] = []
+
+
+def install_ball_layer(layer: Any) -> None:
+    """Install the ball layer that :meth:`Result.exact` and :meth:`Result.ball` delegate to."""
+    BALL_LAYER[:] = [layer]
 
 
 @dataclass
@@ -281,9 +293,41 @@ class Result:
         dps = check_dps(dps)
         p = self.validate(**given)
         if certify:
+            if BALL_LAYER:  # proven digits where a ball layer serves (rftheory.ball installs itself)
+                value = BALL_LAYER[0].proven(self.id, dps, p)
+                if value is not None:
+                    return value
             return shown(certified(lambda: self.mpmath(p), dps, self.id), dps)
         with mpmath.workdps(dps):
             return shown(+self.mpmath(p), dps)
+
+    def ball(self, *, dps: int = 30, **given):
+        """A ball (``flint.arb``) that provably contains the value, relative radius below ``10^-(dps+2)``.
+
+        Parameters
+        ----------
+        dps : int
+            Significant digits, in ``[1, 100]`` (keyword-only).
+        **given
+            The result's parameters (validated as :meth:`exact` does), or ``at=Point``;
+            a real parameter may be a ``flint.arb`` ball with radius: the returned ball
+            then contains the value at every point of it.
+
+        Returns
+        -------
+        flint.arb
+
+        Raises
+        ------
+        rftheory.ball.NoBallLayer
+            The result has no ball layer (:func:`rftheory.ball.why_not` says why).
+        PrecisionError
+            The ball does not shrink below ``10^-(dps+2)`` within
+            :data:`rftheory.ball.PREC_MAX` bits.
+        """
+        if not BALL_LAYER:
+            raise LayerUnavailableError("the ball layer is not loaded (import rftheory.ball)")
+        return BALL_LAYER[0].result_ball(self, check_dps(dps), given)
 
     def route(self, name: str, *, dps: int = 50, **given):
         """An independent arbitrary-precision route by name, evaluated once at

@@ -17,6 +17,8 @@ MAIN_EPILOG = """examples:
   rftheory plot simrf.prf_mse --x d=2:256:8 --link m=d -p v=1 --series coupling=orthogonal,simplex \\
       --ratio-to iid -o fig6.pdf
   rftheory verify --quick                      cross-check every result (exit 1 if a check fails)
+  rftheory prove "simrf.prf_mse[coupling=simplex] < simrf.prf_mse[coupling=orthogonal]" --over d=2..12 \
+      --link m=d --over v=0.5..2                 a claim proven on a whole box, in ball arithmetic
   rftheory cite simrf.prf_mse --bibtex         how to cite the paper and rftheory
   rftheory SUBCOMMAND --help                   every subcommand's options, examples and exit status
 
@@ -37,7 +39,7 @@ EPILOGS = {
 
 exit status: 0 listed; 2 no ID starts with PREFIX""",
     "eval": """examples:
-  rftheory eval simrf.conformity.iid -p d=4 -p v=1            e, to 30 certified digits
+  rftheory eval simrf.conformity.iid -p d=4 -p v=1            e, to 30 proven digits
   rftheory eval simrf.prf_mse -p d=8 -p m=8 -p v=1/2 -p coupling=simplex --dps 50
   rftheory eval simrf.conformity.orthogonal -p d=4 -p v=1 --layer float64
   rftheory eval simrf.conformity.iid -p d=4 -p v=1 --layer symbolic --json
@@ -74,7 +76,7 @@ exit status:
   rftheory table simrf.prf_mse --grid v=0.5,1 -p d=16 -p m=16 --columns coupling=orthogonal --format json
 
 Each parameter is set once (an axis, -p or --link; a repeated axis is an error). Cells show --digits
-significant digits (trailing zeros kept) or --decimals N places, certified either way. A ratio whose
+significant digits (trailing zeros kept) or --decimals N places, proven or agreed either way. A ratio whose
 denominator is 0 (e.g. 0/0 at v=0) prints n/a (null in JSON). LaTeX: booktabs rules, text escaped,
 \\caption and \\label. Captions cite the papers (authors, year, title, venue).
 

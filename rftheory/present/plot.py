@@ -1,7 +1,7 @@
 """Figures of exact values and predicted ratios (``rftheory plot``).
 
 The curves are the cells of :func:`rftheory.present.tables.make_table` (one row per
-x value, one column per series), so every plotted value is a certified mpmath
+x value, one column per series), so every plotted value is a proven (ball layer) or agreed mpmath
 value (or the float64 layer's, with ``layer="float64"``); :func:`series_data`
 returns them as arrays.  matplotlib (the ``plot`` extra) is imported only when
 a figure is drawn, with the Agg backend.
@@ -142,7 +142,7 @@ def series_data(result_id, x, params=None, series=None, ratio_to=None, links=Non
     links : dict of str to str, optional
         ``{NAME: AXIS}``: NAME takes the value of the x axis (or the series).
     layer : {"mpmath", "float64"}
-        Certified mpmath values (to 17 digits, then rounded to float), or
+        Proven or agreed exact values (to 17 digits, then rounded to float), or
         the float64 layer.
 
     Returns
@@ -361,7 +361,7 @@ def add_parser(subparsers, func):
     p.add_argument("--link", action="append", metavar="NAME=AXIS", default=[],
                    help="NAME takes the x (or series) value, e.g. --link m=d")
     p.add_argument("--layer", choices=("mpmath", "float64"), default="mpmath",
-                   help="certified mpmath values (default) or the float64 layer")
+                   help="exact values, proven or agreed (default), or the float64 layer")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--logx", action="store_const", const=True, default=None, help="logarithmic x axis")
     g.add_argument("--linx", action="store_const", const=False, dest="logx", help="linear x axis")

@@ -79,15 +79,17 @@ def describe(r: Result, text: bool = False) -> dict[str, Any] | str:
     -------
     dict or str
         ``id, title, status, statement (LaTeX), statement_text (Unicode), source, citation, defined_at,
-        params (name, kind, domain, default, meaning), layers, routes, notes,
+        params (name, kind, domain, default, meaning), layers, routes, ball (the ball layer or why not), notes,
         eval`` -- or the same as readable text.
     """
+    from .. import ball
+
     params = [{"name": p.name, "kind": p.kind, "domain": p.domain(), "default": _default_text(p), "meaning": p.doc}
               for p in r.params]
     d = {"id": r.id, "title": r.title, "status": r.status, "statement": r.statement,
          "statement_text": unicode_math(r.statement), "source": r.source,
          "citation": cite(r.source, full=True), "defined_at": r.defined_at, "params": params, "layers": r.layers(),
-         "routes": list(r.routes), "notes": list(r.notes), "eval": eval_example(r)}
+         "routes": list(r.routes), "ball": ball.describe(r.id), "notes": list(r.notes), "eval": eval_example(r)}
     if not text:
         return d
     lines = [f"{r.id}  [{r.status}]", f"  {r.title}", "", "statement:", f"  {unicode_math(r.statement)}",
@@ -102,7 +104,7 @@ def describe(r: Result, text: bool = False) -> dict[str, Any] | str:
         if p["meaning"] and p["meaning"] != p["domain"]:
             lines.append(f"  {'':<{w}}  {p['meaning']}")
     lines += ["", f"layers: {', '.join(d['layers']) or 'none (checks only)'}",
-              f"independent routes: {', '.join(d['routes']) or 'none'}"]
+              f"independent routes: {', '.join(d['routes']) or 'none'}", ball.describe_text(r.id)]
     if r.checks is not None:
         lines.append("own checks: yes (see `rftheory verify --only " + r.id + "`)")
     if r.notes:

@@ -154,7 +154,7 @@ def make_table(result_id, grid, params=None, columns=None, ratio_to=None, layer=
         value with that parameter replaced.  A zero denominator makes the
         cell undefined (``n/a``; its value ``None``).
     layer : {"mpmath", "float64"}
-        Certified mpmath values, or the float64 layer.
+        Exact values (proven by the ball layer, or agreed), or the float64 layer.
     digits : int
         Significant digits shown (``≤ DPS_MAX − 2``; ``≤ 17`` with
         ``layer="float64"``), trailing zeros kept.
@@ -167,7 +167,7 @@ def make_table(result_id, grid, params=None, columns=None, ratio_to=None, layer=
         row (or column), e.g. ``{"m": "d"}`` for ``m = d``.
     decimals : int, optional
         Instead of ``digits``: this many decimal places in every cell
-        (certified: each value is evaluated to the significant digits its
+        (proven or agreed: each value is evaluated to the significant digits its
         magnitude needs).
     labels : dict of str to str, optional
         Column titles: keyed by a ``columns`` value (``"simplex"``), a
@@ -217,7 +217,7 @@ def make_table(result_id, grid, params=None, columns=None, ratio_to=None, layer=
     if decimals is not None:
         if isinstance(decimals, bool) or not isinstance(decimals, int) or not 0 <= decimals <= DPS_MAX - 3:
             raise ParameterError("decimals", f"must be an integer in [0, {DPS_MAX - 3}], got {decimals!r}")
-    elif check_dps(digits, "digits") > DPS_MAX - 2:  # cells are certified to digits + 2 (the ratio's rounding)
+    elif check_dps(digits, "digits") > DPS_MAX - 2:  # cells are exact to digits + 2 (the ratio's rounding)
         raise ParameterError("digits", f"must be <= {DPS_MAX - 2} in a table, got {digits}")
     elif layer == "float64" and digits > F64_DIGITS:  # further digits would be the binary value's noise
         raise ParameterError("digits", f"the float64 layer has at most {F64_DIGITS} significant digits, got {digits}; "
@@ -297,12 +297,12 @@ def make_table(result_id, grid, params=None, columns=None, ratio_to=None, layer=
         vals.append(rv)
     what = "ratio to " + f"{ratio[0]}={ratio[1]}" if ratio else "value"
     shown = f"{decimals} decimal places" if decimals is not None else f"{digits} significant digits"
-    prec = f"exact to {shown} (mpmath)" if layer == "mpmath" else f"float64 layer, {shown}"
+    prec = f"exact to {shown} ({_certainty_word(r.id)})" if layer == "mpmath" else f"float64 layer, {shown}"
     fixed_params = ", ".join([f"{k}={v}" for k, v in params.items()] + [f"{k} = {axis}" for k, axis in links.items()])
     source = cite(r.source)
     caption = f"{r.id}: {what}; {prec}" + (f"; {fixed_params}" if fixed_params else "") + f". Source: {source}"
     for e in extra:
-        caption += f"; column {e.id}: exact to {shown} (mpmath). Source: {cite(e.source)}"
+        caption += f"; column {e.id}: exact to {shown} ({_certainty_word(e.id)}). Source: {cite(e.source)}"
     if undefined:
         caption += (f". n/a: the value at {ratio[0]}={ratio[1]} is 0 there (ratio undefined), "
                     f"{len(undefined)} cell{'s' if len(undefined) > 1 else ''}")
@@ -315,7 +315,7 @@ def _evaluate(res, point, sig, layer, decimals):
     if sig > DPS_MAX:
         raise ParameterError("decimals", f"{decimals} decimal places of a value near 1e{sig - decimals - 3} need "
                              f"{sig} significant digits (at most {DPS_MAX}); use --digits")
-    return res.exact(dps=sig, **point)  # certified
+    return res.exact(dps=sig, **point)  # proven (ball layer) or agreed
 
 
 @dataclass(frozen=True)
@@ -374,7 +374,7 @@ def _run_evals(evals, workers) -> dict:
 
 
 def _evaluate_cells(jobs: list[_Cell], workers: int) -> list:
-    """The value (or ratio) of every job, in order, certified to what it shows; ``None`` if undefined.
+    """The value (or ratio) of every job, in order, proven or agreed to what it shows; ``None`` if undefined.
 
     Each distinct value is evaluated once, so a ratio's denominator is shared
     by the cells of a row (and is the numerator of an ``iid`` column).
@@ -547,13 +547,13 @@ def add_parser(subparsers, func):
     p.add_argument("--format", choices=("csv", "markdown", "latex", "text", "json"), default="text",
                    help="text (default), csv (no comment lines), markdown, latex (booktabs) or json")
     p.add_argument("--layer", choices=("mpmath", "float64"), default="mpmath",
-                   help="certified mpmath cells (default) or the float64 layer")
+                   help="exact cells, proven or agreed (default), or the float64 layer")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--digits", type=int, default=8,
                    help="significant digits in every cell, trailing zeros kept (default 8; at most 17 with --layer "
                    "float64)")
     g.add_argument("--decimals", type=int, default=None, metavar="N",
-                   help="instead: N decimal places in every cell (0.9420, 0.0323), certified")
+                   help="instead: N decimal places in every cell (0.9420, 0.0323), proven or agreed")
     p.add_argument("--label", action="append", metavar="COLUMN=TEXT", default=[],
                    help="a column's title: COLUMN is a --columns value (simplex), a title (simplex/iid), an axis "
                    "or an --also ID; e.g. --label simplex=SimRF/IID (repeatable)")
@@ -568,3 +568,10 @@ def add_parser(subparsers, func):
                    "depend on it")
     p.set_defaults(func=func)
     return p
+
+
+def _certainty_word(result_id: str) -> str:
+    """How a table's or plot's exact values are known: proven by the ball layer, or agreed (mpmath)."""
+    from ..ball import has_ball
+
+    return "proven, ball layer; agreed where it does not serve" if has_ball(result_id) else "agreed, mpmath"

@@ -12,6 +12,10 @@ For every result and every point of its grid in the chosen mode:
     the float64 layer against mpmath, relative error ``<= rtol64``; where the
     float64 layer refuses (:class:`~rftheory.core.errors.RangeError`) the check
     passes only if the exact value really lies outside the float64 range.
+``ball:*``
+    where the result has a ball layer: the ball's radius, the mpmath value,
+    every route and the float64 layer against the proven enclosure
+    (:mod:`rftheory.verify.ball_checks`).
 ``mc``
     Monte Carlo of the real estimator against the exact value: a z-score on
     the mean with the conservative standard error ``max(se, se_batch)``.
@@ -194,9 +198,11 @@ def exact_checks(r: Result, point: dict) -> list[Outcome]:
         ref = r.exact(dps=dps, certify=False, **point)  # the routes certify it
     except Exception as exc:  # a crash is a failure, reported as such
         return [Outcome.crashed(r.id, pt, "mpmath", exc)]
+    route_values = {}
     for name in r.routes:
         try:
             val = r.route(name, dps=dps, **point)
+            route_values[name] = val
             dg = digits_agree(ref, val)
             out.append(
                 Outcome(r.id, pt, f"route:{name}", short(ref), short(val), f"digits={min(dg, 99):.1f} (need {r.digits})",
@@ -215,6 +221,9 @@ def exact_checks(r: Result, point: dict) -> list[Outcome]:
             out.append(Outcome.crashed(r.id, pt, "symbolic", exc, short(ref)))
     if r.float64 is not None:
         out.append(float64_outcome(r, point, ref, pt))
+    from .ball_checks import ball_checks  # the proven enclosure against every layer
+
+    out += ball_checks(r, point, pt, ref, route_values)
     return out
 
 

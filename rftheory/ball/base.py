@@ -1,0 +1,110 @@
+"""The ball layer's table: the ball evaluators by result ID (filled by the family
+modules), why other results have none, and parameters as balls.
+
+A *ball evaluator* ``f(p) -> flint.arb`` is called with the working precision
+of python-flint (``flint.ctx.prec``) set by :func:`enclose`; ``p`` holds the
+integer and choice parameters as Python ``int``/``str`` and every real
+parameter as a ``flint.arb`` — exact (radius 0) for a number, or a ball with
+radius for an interval of parameters.  The returned ball must contain the
+exact value for *every* parameter in the given balls: evaluators use interval
+arithmetic throughout (Arb's rigorous special functions, series with a proven
+tail bound added to the radius, :mod:`rftheory.ball.series`), never a point
+evaluation at a midpoint.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import flint
+
+from ..core.errors import LayerUnavailableError
+
+__all__ = ["NoBallLayer", "BallEntry", "BALLS", "WHY_NOT", "ball_layer", "no_ball_layer", "arb_of", "fraction_of",
+           "PREC_MAX"]
+
+#: the working precision of the ball layer never exceeds this (bits; ~1,600 decimal digits, as mpmath's)
+PREC_MAX = 5400
+
+
+class NoBallLayer(LayerUnavailableError):
+    """A result (or a point of it) that the ball layer does not serve; the message says why."""
+
+
+@dataclass(frozen=True)
+class BallEntry:
+    """One ball evaluator of the table.
+
+    Attributes
+    ----------
+    id : str
+        The result ID.
+    evaluate : callable
+        ``evaluate(p) -> flint.arb`` (see the module docstring).
+    method : str
+        How the ball is obtained, one line (``list``/``show`` print it).
+    """
+
+    id: str
+    evaluate: Callable[[dict], Any]
+    method: str
+
+
+#: result ID -> its ball evaluator
+BALLS: dict[str, BallEntry] = {}
+#: result ID -> why it has no ball layer
+WHY_NOT: dict[str, str] = {}
+
+
+def ball_layer(result_id: str, method: str) -> Callable[[Callable[[dict], Any]], Callable[[dict], Any]]:
+    """Decorator registering ``f(p) -> flint.arb`` as the ball evaluator of ``result_id``."""
+
+    def mark(f: Callable[[dict], Any]) -> Callable[[dict], Any]:
+        if result_id in BALLS:
+            raise ValueError(f"ball layer of {result_id!r} registered twice")
+        BALLS[result_id] = BallEntry(result_id, f, method)
+        return f
+
+    return mark
+
+
+def no_ball_layer(result_id: str, reason: str) -> None:
+    """Record why ``result_id`` has no ball layer."""
+    WHY_NOT[result_id] = reason
+
+
+# --------------------------------------------------------------------------
+# parameters as balls
+
+def arb_of(x: Any) -> flint.arb:
+    """An exact or given ball for a real parameter value at the current precision.
+
+    ``flint.arb`` is returned as is (a ball with radius is an interval of
+    parameters); ``Fraction``, ``int`` and decimal strings become the exact
+    rational, rounded outward to the working precision.
+    """
+    if isinstance(x, flint.arb):
+        return x
+    if isinstance(x, bool):
+        raise TypeError("a bool is not a real parameter")
+    if isinstance(x, int):
+        return flint.arb(x)
+    if isinstance(x, float):
+        x = Fraction(x)
+    if isinstance(x, str):
+        x = Fraction(x.strip())
+    if isinstance(x, Fraction):
+        return flint.arb(flint.fmpq(x.numerator, x.denominator))
+    raise TypeError(f"cannot make a ball of {type(x).__name__}")
+
+
+def fraction_of(x: flint.arb) -> Fraction:
+    """The exact value of an exact ``arb`` (an endpoint or a midpoint) as a ``Fraction``."""
+    man, exp = x.man_exp()
+    man, exp = int(man), int(exp)
+    return Fraction(man * 2**exp) if exp >= 0 else Fraction(man, 2**-exp)
+
+

@@ -1,0 +1,104 @@
+"""Proven values: what :meth:`rftheory.Result.exact` returns where a ball layer serves.
+
+A :class:`ProvenMpf` prints ``dps`` significant digits that every point of its
+ball shares (:func:`rftheory.ball.digits.proven_digits`); the precision is
+raised until the ball is narrow enough *and* does not straddle a rounding
+boundary.  Everything else is the ``mpf`` of :class:`~rftheory.core.precision.ShownMpf`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from fractions import Fraction
+from typing import Any
+
+import flint
+import mpmath as mp
+
+from ..core.errors import PrecisionError
+from ..core.precision import ShownMpf
+from .api import ball_at_dps, has_ball
+from .base import PREC_MAX, NoBallLayer, fraction_of
+from .digits import enclosure_strings, proven_digits
+
+__all__ = ["ProvenMpf", "proven", "certainty", "enclosure"]
+
+
+def _arb_from(mid: Fraction, rad: Fraction) -> flint.arb:
+    """The ball ``[mid ± rad]`` of two dyadic rationals, exactly (for unpickling)."""
+    bits = max(mid.numerator.bit_length(), rad.numerator.bit_length(), 2) + 8
+    with flint.ctx.workprec(bits):
+        m = flint.arb(mid.numerator) / mid.denominator  # a power of two: exact
+        r = flint.arb(rad.numerator) / rad.denominator
+        return m + flint.arb(0, r)
+
+
+def _rebuild(value, dps, mid, rad):
+    return ProvenMpf._make_proven(value, dps, _arb_from(mid, rad))
+
+
+class ProvenMpf(ShownMpf):
+    """An ``mpf`` printing ``dps`` proven digits; ``ball`` is the enclosure they come from.
+
+    Attributes
+    ----------
+    dps : int
+        The significant digits shown (every point of ``ball`` rounds to them).
+    ball : flint.arb
+        A ball that provably contains the exact value.
+    """
+
+    __slots__ = ("ball",)
+
+    @classmethod
+    def _make_proven(cls, value, dps: int, ball: flint.arb) -> ProvenMpf:
+        out = object.__new__(cls)
+        out._mpf_ = value
+        out.dps = dps
+        out.ball = ball
+        return out
+
+    def __reduce__(self):
+        return _rebuild, (self._mpf_, self.dps, fraction_of(self.ball.mid()), fraction_of(self.ball.rad()))
+
+
+def proven(result_id: str, dps: int, params: Mapping[str, Any]) -> ProvenMpf | None:
+    """The value of ``result_id`` at ``params`` with ``dps`` proven digits, or None where no
+    ball layer serves (no ball layer, the point not served, or the ball not narrow enough by
+    :data:`~rftheory.ball.base.PREC_MAX` bits).
+
+    Parameters
+    ----------
+    result_id : str
+    dps : int
+        Significant digits.
+    params : mapping
+        Validated parameters (exact).
+
+    Returns
+    -------
+    ProvenMpf or None
+    """
+    if not has_ball(result_id):
+        return None
+    try:
+        b = ball_at_dps(result_id, dps, params, accept=lambda b: proven_digits(b, dps) is not None)
+    except (NoBallLayer, PrecisionError):
+        return None
+    val = proven_digits(b, dps)
+    assert val is not None
+    with mp.workdps(dps + 10):
+        return ProvenMpf._make_proven((+val)._mpf_, dps, b)
+
+
+def certainty(x: Any) -> str:
+    """``"proven"`` for a :class:`ProvenMpf`, ``"agreed"`` for any other exact value."""
+    return "proven" if isinstance(x, ProvenMpf) else "agreed"
+
+
+def enclosure(x: Any, digits: int = 20) -> tuple[str, str] | None:
+    """The outward-rounded ``(LO, HI)`` decimal strings of a :class:`ProvenMpf`'s ball, else None."""
+    return enclosure_strings(x.ball, digits) if isinstance(x, ProvenMpf) else None
+
+
+assert PREC_MAX > 0

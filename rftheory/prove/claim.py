@@ -1,0 +1,367 @@
+"""Claims for ``rftheory prove``: ``LHS OP RHS`` and the parameter box they are proven over.
+
+A side is a number (``0.5``, ``1/3``, ``-2e-3``) or a result with fixed
+parameters, ``ID[param=value,...]``.  Parsing is strict: every malformed
+piece raises :class:`~rftheory.core.errors.ParameterError` naming it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+
+from ..core.errors import ParameterError
+from ..core.params import to_fraction
+
+__all__ = ["OPS", "Term", "Number", "Side", "Claim", "Range", "parse_claim", "parse_side", "parse_range",
+           "parse_links", "holds", "fails"]
+
+#: the comparison operators a claim may use
+OPS = ("<=", ">=", "<", ">")
+_ID = re.compile(r"[a-z][a-z0-9_]*(\.[a-z0-9_]+)+")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+@dataclass(frozen=True)
+class Number:
+    """A side that is an exact number."""
+
+    value: Fraction
+
+    def text(self) -> str:
+        """The side as written in a claim.
+
+        Returns
+        -------
+        str
+        """
+        return str(self.value)
+
+
+@dataclass(frozen=True)
+class Term:
+    """A side that is a registered result, with the parameters its brackets fix (strings, as written)."""
+
+    id: str
+    fixed: tuple[tuple[str, str], ...] = ()
+
+    def text(self) -> str:
+        """The side as written in a claim.
+
+        Returns
+        -------
+        str
+        """
+        inner = ",".join(f"{k}={v}" for k, v in self.fixed)
+        return f"{self.id}[{inner}]" if inner else self.id
+
+
+Side = Term | Number
+
+
+@dataclass(frozen=True)
+class Claim:
+    """``lhs op rhs``, each side a :class:`Term` or a :class:`Number`."""
+
+    lhs: Side
+    op: str
+    rhs: Side
+
+    def text(self) -> str:
+        """The claim as written on the command line (normalized).
+
+        Returns
+        -------
+        str
+        """
+        return f"{self.lhs.text()} {self.op} {self.rhs.text()}"
+
+    def terms(self) -> list[Term]:
+        """The sides that are results.
+
+        Returns
+        -------
+        list of Term
+        """
+        return [s for s in (self.lhs, self.rhs) if isinstance(s, Term)]
+
+
+@dataclass(frozen=True)
+class Range:
+    """``NAME=LO..HI`` of ``--over``: exact endpoints, ``LO <= HI``."""
+
+    name: str
+    lo: Fraction
+    hi: Fraction
+
+    def text(self) -> str:
+        """The range as written.
+
+        Returns
+        -------
+        str
+            ``NAME=LO..HI``.
+        """
+        return f"{self.name}={self.lo}..{self.hi}"
+
+
+def holds(op: str, lhs_lo: Fraction, lhs_hi: Fraction, rhs_lo: Fraction, rhs_hi: Fraction) -> bool:
+    """Whether ``lhs op rhs`` holds for every value of two enclosures ``[lhs_lo, lhs_hi]``, ``[rhs_lo, rhs_hi]``.
+
+    Parameters
+    ----------
+    op : str
+        One of :data:`OPS`.
+    lhs_lo, lhs_hi, rhs_lo, rhs_hi : Fraction
+        The enclosures' exact endpoints.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> holds("<", Fraction(1), Fraction(2), Fraction(3), Fraction(4)), holds("<", Fraction(1), Fraction(3), Fraction(3), Fraction(4))
+    (True, False)
+    >>> holds("<=", Fraction(1), Fraction(3), Fraction(3), Fraction(4))
+    True
+    """
+    if op == "<":
+        return lhs_hi < rhs_lo
+    if op == "<=":
+        return lhs_hi <= rhs_lo
+    if op == ">":
+        return lhs_lo > rhs_hi
+    if op == ">=":
+        return lhs_lo >= rhs_hi
+    raise ValueError(f"unknown operator {op!r}")
+
+
+def fails(op: str, lhs_lo: Fraction, lhs_hi: Fraction, rhs_lo: Fraction, rhs_hi: Fraction) -> bool:
+    """Whether ``lhs op rhs`` fails for every value of the enclosures, which are then disjoint.
+
+    Parameters
+    ----------
+    op : str
+        One of :data:`OPS`.
+    lhs_lo, lhs_hi, rhs_lo, rhs_hi : Fraction
+        The enclosures' exact endpoints.
+
+    Returns
+    -------
+    bool
+        ``True`` when the enclosures are disjoint and on the wrong side of each other
+        (a point where two sides are equal is never disproven this way).
+
+    Examples
+    --------
+    >>> fails("<", Fraction(3), Fraction(4), Fraction(1), Fraction(2)), fails("<", Fraction(2), Fraction(4), Fraction(1), Fraction(2))
+    (True, False)
+    """
+    if op in ("<", "<="):
+        return lhs_lo > rhs_hi
+    if op in (">", ">="):
+        return lhs_hi < rhs_lo
+    raise ValueError(f"unknown operator {op!r}")
+
+
+def _split_top(text: str, sep: str) -> list[str]:
+    """Split at ``sep`` outside brackets."""
+    out: list[str] = []
+    cur: list[str] = []
+    depth = 0
+    for ch in text:
+        if ch == "[":
+            depth += 1
+        elif ch == "]":
+            depth -= 1
+        if ch == sep and depth == 0:
+            out.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    out.append("".join(cur))
+    return out
+
+
+def parse_side(text: str) -> Side:
+    """Parse one side: a number or ``ID[param=value,...]``.
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    Term or Number
+
+    Raises
+    ------
+    ParameterError
+        Naming ``claim``: an empty side, a malformed ID or bracket, a parameter given twice.
+
+    Examples
+    --------
+    >>> parse_side("simrf.prf_mse[coupling=simplex]")
+    Term(id='simrf.prf_mse', fixed=(('coupling', 'simplex'),))
+    >>> parse_side(" 1/4 ")
+    Number(value=Fraction(1, 4))
+    """
+    s = text.strip()
+    if not s:
+        raise ParameterError("claim", "a side is empty; expected LHS OP RHS, e.g. 'simrf.prf_mse[coupling=simplex] < "
+                             "simrf.prf_mse[coupling=orthogonal]'")
+    head, brack = s, None
+    if "[" in s or "]" in s:
+        i = s.find("[")
+        if i <= 0 or not s.endswith("]") or s.count("[") != 1 or s.count("]") != 1:
+            raise ParameterError("claim", f"malformed side {s!r}; expected ID[param=value,...]")
+        head, brack = s[:i].strip(), s[i + 1:-1]
+    if _ID.fullmatch(head):
+        fixed: list[tuple[str, str]] = []
+        if brack is not None and brack.strip():
+            for item in brack.split(","):
+                if item.count("=") != 1:
+                    raise ParameterError("claim", f"expected param=value inside the brackets of {s!r}, got {item.strip()!r}")
+                k, v = (t.strip() for t in item.split("="))
+                if not _NAME.fullmatch(k) or not v:
+                    raise ParameterError("claim", f"expected param=value inside the brackets of {s!r}, got {item.strip()!r}")
+                if k in dict(fixed):
+                    raise ParameterError(k, f"given twice in {s!r}")
+                fixed.append((k, v))
+        return Term(head, tuple(fixed))
+    if brack is not None:
+        raise ParameterError("claim", f"malformed result ID {head!r} in {s!r}")
+    try:
+        return Number(to_fraction("claim", s))
+    except ParameterError:
+        raise ParameterError("claim", f"a side must be a number or a result ID such as simrf.prf_mse[coupling=iid], "
+                             f"got {s!r}") from None
+
+
+def parse_claim(text: str) -> Claim:
+    """Parse ``LHS OP RHS`` with ``OP`` one of ``<``, ``<=``, ``>``, ``>=``.
+
+    Parameters
+    ----------
+    text : str
+        E.g. ``"simrf.prf_mse[coupling=simplex] < simrf.prf_mse[coupling=orthogonal]"``.
+
+    Returns
+    -------
+    Claim
+
+    Raises
+    ------
+    ParameterError
+        Naming ``claim``: no operator or more than one, a malformed side, two numbers.
+
+    Examples
+    --------
+    >>> c = parse_claim("simrf.prf_mse[coupling=simplex] <= 2")
+    >>> c.op, c.rhs
+    ('<=', Number(value=Fraction(2, 1)))
+    """
+    if not isinstance(text, str) or not text.strip():
+        raise ParameterError("claim", "empty; expected LHS OP RHS")
+    depth = 0
+    for ch in text:
+        depth += (ch == "[") - (ch == "]")
+        if depth < 0 or depth > 1:
+            break
+    if depth != 0:
+        raise ParameterError("claim", f"malformed brackets in {text.strip()!r}; expected ID[param=value,...]")
+    found = []
+    depth, i = 0, 0
+    while i < len(text):
+        ch = text[i]
+        depth += (ch == "[") - (ch == "]")
+        if depth == 0 and ch in "<>=!":
+            op = text[i:i + 2] if text[i:i + 2] in ("<=", ">=", "==", "!=", "=<", "=>") else ch
+            found.append((i, op))
+            i += len(op)
+            continue
+        i += 1
+    if not found:
+        raise ParameterError("claim", f"no comparison in {text.strip()!r}; expected LHS OP RHS with OP one of <, <=, >, >=")
+    if len(found) > 1:
+        raise ParameterError("claim", f"more than one comparison in {text.strip()!r} ({', '.join(o for _, o in found)}); "
+                             "expected exactly one of <, <=, >, >=")
+    pos, op = found[0]
+    if op not in OPS:
+        raise ParameterError("claim", f"unsupported comparison {op!r}; expected one of <, <=, >, >=")
+    lhs, rhs = parse_side(text[:pos]), parse_side(text[pos + len(op):])
+    if isinstance(lhs, Number) and isinstance(rhs, Number):
+        raise ParameterError("claim", "both sides are numbers; at least one side must be a result ID")
+    return Claim(lhs, op, rhs)
+
+
+def parse_range(text: str) -> tuple[str, Fraction, Fraction]:
+    """Parse ``NAME=LO..HI`` of ``--over`` (exact endpoints, ``LO <= HI``).
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    tuple of (str, Fraction, Fraction)
+
+    Raises
+    ------
+    ParameterError
+        Naming ``over`` (malformed) or the parameter (``LO > HI``, a non-number).
+
+    Examples
+    --------
+    >>> parse_range("v=1/10..2")
+    ('v', Fraction(1, 10), Fraction(2, 1))
+    """
+    if text.count("=") != 1 or text.count("..") != 1:
+        raise ParameterError("over", f"expected NAME=LO..HI, got {text!r}")
+    name, rng = (t.strip() for t in text.split("="))
+    if not _NAME.fullmatch(name):
+        raise ParameterError("over", f"expected NAME=LO..HI, got {text!r}")
+    lo_s, hi_s = (t.strip() for t in rng.split(".."))
+    lo, hi = to_fraction(name, lo_s), to_fraction(name, hi_s)
+    if lo > hi:
+        raise ParameterError(name, f"empty range {lo_s}..{hi_s} (LO > HI)")
+    return name, lo, hi
+
+
+def parse_links(items: list[str]) -> dict[str, str]:
+    """Parse ``--link NAME=OTHER`` items: NAME takes OTHER's value.
+
+    Parameters
+    ----------
+    items : list of str
+
+    Returns
+    -------
+    dict
+        NAME to OTHER.
+
+    Raises
+    ------
+    ParameterError
+        Malformed, NAME linked twice, or linked to itself.
+
+    Examples
+    --------
+    >>> parse_links(["m=d"])
+    {'m': 'd'}
+    """
+    out: dict[str, str] = {}
+    for it in items or []:
+        if it.count("=") != 1:
+            raise ParameterError("link", f"expected NAME=OTHER, got {it!r}")
+        a, b = (t.strip() for t in it.split("="))
+        if not _NAME.fullmatch(a) or not _NAME.fullmatch(b):
+            raise ParameterError("link", f"expected NAME=OTHER (parameter names), got {it!r}")
+        if a == b:
+            raise ParameterError(a, "linked to itself")
+        if a in out:
+            raise ParameterError(a, f"linked twice ({a}={out[a]} and {a}={b})")
+        out[a] = b
+    return out

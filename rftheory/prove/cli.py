@@ -1,0 +1,322 @@
+"""``rftheory prove``: the argparse wiring, the progress line and the text/JSON output."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from fractions import Fraction
+from typing import Any
+
+from ..core.errors import ParameterError
+from .boxes import exact_text
+from .engine import coalesce
+
+__all__ = ["add_parser", "cmd_prove", "EXIT"]
+
+#: exit status by verdict
+EXIT = {"proven": 0, "disproven": 1, "undecided": 3}
+
+EPILOG = """examples:
+  rftheory prove "simrf.prf_mse[coupling=simplex] < simrf.prf_mse[coupling=orthogonal]" \\
+      --over d=2..12 --link m=d --over v=0.1..2          simplex PRFs beat orthogonal ones (m = d)
+  rftheory prove "simrf.rff_mse[coupling=orthogonal] <= simrf.rff_mse[coupling=iid]" \\
+      -p d=4 -p m=4 --over z=0.1..4                      disproven: a counterexample with both enclosures
+  rftheory prove "..." --over ... --certificate cert.json   write every box with its enclosures
+  rftheory prove --check cert.json                      re-verify a certificate (exit 0 valid, 1 rejected)
+  rftheory prove "simrf.rff_mse[coupling=orthogonal] < simrf.rff_mse[coupling=iid]" --over d=2..8 --link m=d \
+      --over z=0.5..3 --root                             z0(d): where orthogonal RFFs stop beating iid ones
+
+A claim is LHS OP RHS, OP one of <, <=, >, >=; a side is ID[param=value,...] or a number. Integer
+ranges are enumerated, real ranges covered by boxes evaluated in ball arithmetic (python-flint/Arb:
+a ball containing the whole box as input) and bisected until each box is decided.
+
+exit status: 0 proven on the whole domain; 1 disproven (a counterexample) or, with --check, a rejected
+certificate; 2 a usage or input error; 3 undecided within the budget (the undecided boxes are listed) or,
+with --root, a point without a proven sign change"""
+
+
+class _Line:
+    """A one-line progress counter on a terminal (stderr): boxes decided, pending, share of the domain done."""
+
+    def __init__(self, enabled: bool):
+        self.enabled = enabled
+        self.t0 = time.monotonic()
+        self.last = 0.0
+
+    def __call__(self, st: dict[str, Any]) -> None:
+        now = time.monotonic()
+        if not self.enabled or now - self.last < 0.2:
+            return
+        self.last = now
+        frac = min(1.0, st["volume"])
+        bar = "#" * int(30 * frac) + "." * (30 - int(30 * frac))
+        sys.stderr.write(f"\r[{bar}] {100 * frac:5.1f}% of the domain  {st['decided']} boxes decided, "
+                         f"{st['pending']} pending, {st['evaluations']} evaluated  {now - self.t0:5.0f}s ")
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            sys.stderr.write("\r" + " " * 120 + "\r")
+            sys.stderr.flush()
+
+
+def _executor(args):
+    """The executor, the number of workers it runs (for batching), and its ``close``."""
+    from .executors import make_executor
+
+    return make_executor(args.workers, args.scheduler)
+
+
+def _sci(x: Fraction, digits: int = 6) -> str:
+    import mpmath
+
+    with mpmath.workdps(digits + 10):
+        return mpmath.nstr(mpmath.mpf(x.numerator) / x.denominator, digits)
+
+
+def _enc_text(e) -> str:
+    return "none" if e is None else f"[{_sci(e.lo, 12)}, {_sci(e.hi, 12)}]"
+
+
+def _as_json(proof, over: list[str]) -> dict[str, Any]:
+    pb = proof.problem
+    out: dict[str, Any] = {"claim": pb.claim.text(), "over": over, "params": dict(pb.fixed), "links": dict(pb.links),
+                           "verdict": proof.verdict, "exit": EXIT[proof.verdict],
+                           "boxes": len(proof.records), "evaluations": proof.evaluations,
+                           "seconds": round(proof.seconds, 3), "budget_exhausted": proof.budget_exhausted}
+    sm = proof.smallest_margin()
+    out["smallest_margin"] = None if sm is None else {"margin": exact_text(sm[0]), "margin_approx": float(sm[0]),
+                                                      "box": _box_obj(sm[1].box)}
+    ce = proof.counterexample
+    out["counterexample"] = None if ce is None else {
+        "point": {k: (v if isinstance(v, int) else exact_text(v)) for k, v in ce.point.values().items()},
+        "lhs": ce.lhs.strings(), "rhs": ce.rhs.strings(), "prec": ce.prec}
+    out["undecided_boxes"] = len(proof.undecided())
+    out["undecided"] = [dict(_box_obj(b), note=note, boxes=n) for b, note, n in coalesce(proof.records)]
+    return out
+
+
+def _box_obj(box) -> dict[str, Any]:
+    out: dict[str, Any] = dict(box.ints)
+    for k, lo, hi in box.reals:
+        out[k] = [exact_text(lo), exact_text(hi)]
+    return out
+
+
+def _as_text(proof, limit: int = 20) -> str:
+    pb = proof.problem
+    c = pb.claim
+    lines = [f"claim: {c.text()}"]
+    dom = [f"{r.name}={exact_text(r.lo)}..{exact_text(r.hi)}" for r in pb.int_ranges + pb.real_ranges]
+    dom += [f"{k}={v}" for k, v in pb.fixed]
+    dom += [f"{k}={v} (linked)" for k, v in pb.links]
+    lines.append(f"over:  {', '.join(dom) or '(no parameters)'}")
+    n = len(proof.records)
+    if proof.verdict == "proven":
+        lines.append(f"PROVEN on the whole domain: {n} boxes, {proof.evaluations} ball evaluations, "
+                     f"{proof.seconds:.1f} s")
+        sm = proof.smallest_margin()
+        if sm is not None:
+            m, r = sm
+            side = "rhs - lhs" if c.op in ("<", "<=") else "lhs - rhs"
+            scale = max(abs(r.lhs.hi), abs(r.rhs.hi), abs(r.lhs.lo), abs(r.rhs.lo))
+            rel = f" (relative {_sci(m / scale, 3)})" if scale else ""
+            lines.append(f"smallest margin: {side} >= {_sci(m)}{rel} on {r.box.text()}")
+            lines.append(f"  there lhs in {_enc_text(r.lhs)}, rhs in {_enc_text(r.rhs)}")
+    elif proof.verdict == "disproven":
+        ce = proof.counterexample
+        lines.append(f"DISPROVEN: the claim fails at {ce.point.text()} (enclosures disjoint, {ce.prec} bits)")
+        lines.append(f"  lhs in {_enc_text(ce.lhs)}")
+        lines.append(f"  rhs in {_enc_text(ce.rhs)}")
+    else:
+        und = proof.undecided()
+        why = "; time budget ran out" if proof.budget_exhausted else ""
+        lines.append(f"UNDECIDED: {len(und)} of {n} boxes undecided{why} ({proof.evaluations} ball evaluations, "
+                     f"{proof.seconds:.1f} s)")
+        merged = coalesce(proof.records)
+        for b, note, k in merged[:limit]:
+            lines.append(f"  {b.text()}: {note}" + (f" ({k} boxes)" if k > 1 else ""))
+        if len(merged) > limit:
+            lines.append(f"  ... and {len(merged) - limit} more (--json lists them all)")
+    return "\n".join(lines)
+
+
+def _roots(problem, args) -> int:
+    """``--root``: enclose where the sides cross, per integer point; exit 0 if every one is enclosed, else 3."""
+    from .roots import Crossing, crossing
+
+    found = crossing(problem)
+    name = problem.real_ranges[0].name
+    if args.json:
+        rows = []
+        for c in found:
+            if isinstance(c, Crossing):
+                rows.append(dict(dict(c.ints), name=c.name, lo=exact_text(c.lo), hi=exact_text(c.hi),
+                                 sign_at_lo=c.sign_lo, at_lo={"lhs": c.at_lo[0].strings(), "rhs": c.at_lo[1].strings()},
+                                 at_hi={"lhs": c.at_hi[0].strings(), "rhs": c.at_hi[1].strings()}, prec=c.prec))
+            else:
+                rows.append({"none": c})
+        print(json.dumps({"claim": problem.claim.text(), "crossings": rows}, indent=1))
+    else:
+        print(f"claim: {problem.claim.text()}")
+        print(f"where LHS - RHS changes sign in {name} (signs proven at both ends; the sides are continuous, "
+              "so they cross inside):")
+        for c in found:
+            if isinstance(c, Crossing):
+                at = ", ".join(f"{k}={v}" for k, v in c.ints)
+                lo, hi = "<" if c.sign_lo < 0 else ">", ">" if c.sign_lo < 0 else "<"
+                print(f"  {at + ': ' if at else ''}{name} in [{_sci(c.lo, 15)}, {_sci(c.hi, 15)}]  "
+                      f"(LHS {lo} RHS at the left end, LHS {hi} RHS at the right end; {c.prec} bits)")
+            else:
+                print(f"  {c}")
+    return 0 if all(isinstance(c, Crossing) for c in found) else 3
+
+
+def _check(args) -> int:
+    from . import certificate
+
+    data = certificate.load(args.check)
+    run, _, close = _executor(args)
+    try:
+        rep = certificate.check(data, executor=run)
+    finally:
+        close()
+    if args.json:
+        print(json.dumps({"certificate": args.check, "valid": rep.valid, "claim": rep.claim, "verdict": rep.verdict,
+                          "boxes": rep.boxes, "problems": rep.problems}, indent=1))
+    elif rep.valid:
+        print(f"certificate valid: {rep.claim} is {rep.verdict.upper()} ({rep.boxes} boxes re-evaluated, "
+              "the domain covered with no gap)")
+    else:
+        print(f"certificate REJECTED: {rep.claim} ({len(rep.problems)} problem(s))")
+        for p in rep.problems[:20]:
+            print(f"  {p}")
+        if len(rep.problems) > 20:
+            print(f"  ... and {len(rep.problems) - 20} more")
+    return 0 if rep.valid else 1
+
+
+def cmd_prove(args) -> int:
+    """Run ``rftheory prove`` on parsed arguments.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        From the parser :func:`add_parser` adds.
+
+    Returns
+    -------
+    int
+        0 proven, 1 disproven (or a rejected certificate with ``--check``), 3 undecided.
+
+    Raises
+    ------
+    ParameterError
+        Bad input (printed as one line, exit 2, by :func:`rftheory.cli.commands.main`).
+    """
+    from .boxes import make_problem
+    from .claim import parse_claim, parse_links, parse_range
+    from .engine import probe, search
+
+    if args.workers is not None and args.workers < 1:
+        raise ParameterError("workers", f"must be >= 1, got {args.workers}")
+    if args.check:
+        if args.claim or args.over or args.param or args.link or args.certificate:
+            raise ParameterError("check", "--check FILE takes no claim, --over, -p, --link or --certificate")
+        return _check(args)
+    if not args.claim:
+        raise ParameterError("claim", "missing; expected LHS OP RHS (or --check FILE)")
+    claim = parse_claim(args.claim)
+    if not args.over and not args.param:
+        raise ParameterError("over", "give the domain: --over NAME=LO..HI (repeatable) and/or -p NAME=VALUE")
+    if not 0 < args.budget <= 10**7:
+        raise ParameterError("budget", f"must be a number of seconds in (0, 1e7], got {args.budget}")
+    over = [parse_range(o) for o in args.over]
+    fixed: dict[str, str] = {}
+    for item in args.param:
+        if item.count("=") != 1 or not item.split("=")[0].strip() or not item.split("=")[1].strip():
+            raise ParameterError("param", f"expected NAME=VALUE, got {item!r}")
+        k, v = (t.strip() for t in item.split("="))
+        if k in fixed:
+            raise ParameterError(k, f"given twice (-p {k}={fixed[k]} and -p {k}={v})")
+        fixed[k] = v
+    problem = make_problem(claim, over, fixed, parse_links(args.link))
+    probe(problem)
+    if args.root:
+        return _roots(problem, args)
+    line = _Line(sys.stderr.isatty() and not args.json)
+    run, workers, close = _executor(args)
+    try:
+        proof = search(problem, budget=args.budget, executor=run, on_round=line, workers=workers)
+    finally:
+        close()
+        line.close()
+    over_text = [f"{n}={exact_text(lo)}..{exact_text(hi)}" for n, lo, hi in over]
+    if args.certificate:
+        from .certificate import write
+
+        write(proof, over_text, args.certificate)
+    if args.json:
+        print(json.dumps(_as_json(proof, over_text), indent=1))
+    else:
+        print(_as_text(proof))
+        if args.certificate:
+            print(f"certificate: {args.certificate} ({len(proof.records)} boxes; check with "
+                  f"`rftheory prove --check {args.certificate}`)")
+    return EXIT[proof.verdict]
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    """Add the ``prove`` subcommand to ``rftheory``'s subparsers.
+
+    Parameters
+    ----------
+    subparsers : argparse._SubParsersAction
+        From ``ArgumentParser.add_subparsers`` (its parser class prints one-line errors).
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        The ``prove`` parser; it sets ``func`` to :func:`cmd_prove`.
+
+    Examples
+    --------
+    >>> sub = argparse.ArgumentParser().add_subparsers()
+    >>> a = add_parser(sub).parse_args(["simrf.prf_mse[coupling=simplex] < 1", "--over", "v=0.1..1", "-p", "d=4"])
+    >>> a.over, a.param, a.budget
+    (['v=0.1..1'], ['d=4'], 60.0)
+    """
+    p = subparsers.add_parser(
+        "prove", help="prove a claim (LHS < RHS, ...) over whole parameter boxes in ball arithmetic",
+        description="Prove, disprove or leave undecided a claim LHS OP RHS over a box of parameters: integer "
+        "ranges enumerated, real ranges covered by boxes evaluated in ball arithmetic and bisected until decided.",
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("claim", nargs="?", default=None, metavar="CLAIM",
+                   help='e.g. "simrf.prf_mse[coupling=simplex] < simrf.prf_mse[coupling=orthogonal]"')
+    p.add_argument("--over", action="append", default=[], metavar="NAME=LO..HI",
+                   help="a parameter range, repeatable: integers enumerated (d=2..12), reals as boxes (v=0.1..2; "
+                   "exact endpoints such as 1/10)")
+    p.add_argument("--link", action="append", default=[], metavar="NAME=OTHER",
+                   help="NAME takes OTHER's value (e.g. m=d), repeatable")
+    p.add_argument("--param", "-p", action="append", default=[], metavar="NAME=VALUE",
+                   help="a fixed parameter of every side that takes it, repeatable (brackets fix one side's)")
+    p.add_argument("--budget", type=float, default=60.0, metavar="SECONDS",
+                   help="stop bisecting after this many seconds; what is left is undecided (default 60)")
+    p.add_argument("--json", action="store_true", help="print the verdict, counterexample, margins and undecided "
+                   "boxes as JSON")
+    p.add_argument("--certificate", default=None, metavar="FILE",
+                   help="write every box with its enclosures (JSON) to FILE")
+    p.add_argument("--root", action="store_true",
+                   help="instead: enclose where LHS - RHS changes sign along the one real --over range (for each "
+                   "integer point), by ball bisection with the signs proven at both ends")
+    p.add_argument("--check", default=None, metavar="FILE",
+                   help="re-verify a certificate FILE: re-evaluate every box, check the cover and each decision")
+    p.add_argument("--workers", type=int, default=None,
+                   help="local processes (default: all cores; 1 = serial); the boxes and the verdict do not depend "
+                   "on it")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="evaluate the boxes on the Dask distributed cluster at ADDRESS (e.g. tcp://host:8786)")
+    p.set_defaults(func=cmd_prove)
+    return p

@@ -1,0 +1,144 @@
+"""A ball root-finder: where the two sides of a claim cross, enclosed by a proven sign change.
+
+For ``g = LHS - RHS`` along one real parameter, :func:`crossing` proves the
+sign of ``g`` at both ends of the range (ball enclosures at the end points
+that exclude 0), then bisects: at each midpoint the enclosure of ``g`` is
+raised in precision until it excludes 0, and the half where the sign changes
+is kept.  It returns ``[a, b]`` with ``g(a)`` and ``g(b)`` of opposite,
+proven signs: the sides are continuous there, so they cross inside.  It
+does not prove that the crossing is unique (prove the claim on ``[LO, a]``
+and its converse on ``[b, HI]`` for that).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+from ..core.errors import ParameterError, RFTheoryError
+from .boxes import Box, Problem
+from .engine import MAX_PREC, START_PREC, Enclosure, enclose_sides
+
+__all__ = ["Crossing", "crossing", "sign_at"]
+
+
+@dataclass(frozen=True)
+class Crossing:
+    """A proven sign change of ``LHS - RHS`` on ``[lo, hi]`` at one integer point.
+
+    Attributes
+    ----------
+    ints : tuple of (str, int)
+        The integer parameters.
+    name : str
+        The real parameter.
+    lo, hi : Fraction
+        The enclosing interval; ``sign_lo = -sign_hi``.
+    sign_lo : int
+        The proven sign of ``LHS - RHS`` at ``lo`` (+1 or -1).
+    at_lo, at_hi : tuple of Enclosure
+        The two sides' enclosures at ``lo`` and at ``hi``.
+    prec : int
+        The highest working precision used.
+    """
+
+    ints: tuple[tuple[str, int], ...]
+    name: str
+    lo: Fraction
+    hi: Fraction
+    sign_lo: int
+    at_lo: tuple[Enclosure, Enclosure]
+    at_hi: tuple[Enclosure, Enclosure]
+    prec: int
+
+
+def sign_at(problem: Problem, point: Box, prec: int = START_PREC, evaluator: str | None = None
+            ) -> tuple[int, tuple[Enclosure, Enclosure], int]:
+    """The proven sign of ``LHS - RHS`` at a point, raising the precision until the enclosures separate.
+
+    Parameters
+    ----------
+    problem : Problem
+    point : Box
+        A box of width 0.
+    prec : int, optional
+        The first working precision (bits).
+    evaluator : str, optional
+        See :func:`rftheory.prove.engine.enclose_sides`.
+
+    Returns
+    -------
+    tuple of (int, tuple of Enclosure, int)
+        +1 or -1 (0 when the sides overlap up to :data:`~rftheory.prove.engine.MAX_PREC` bits),
+        the two enclosures, and the precision used.
+    """
+    p = prec
+    while True:
+        try:
+            lhs, rhs = enclose_sides(problem, point, p, evaluator)
+            if lhs.lo > rhs.hi:
+                return 1, (lhs, rhs), p
+            if lhs.hi < rhs.lo:
+                return -1, (lhs, rhs), p
+        except (ArithmeticError, RFTheoryError) as exc:
+            if isinstance(exc, ParameterError) or p >= MAX_PREC:
+                raise
+            lhs = rhs = None
+        if p >= MAX_PREC:
+            return 0, (lhs, rhs), p  # type: ignore[return-value]
+        p *= 2
+
+
+def crossing(problem: Problem, rel_width: Fraction = Fraction(1, 10**12), evaluator: str | None = None
+             ) -> list[Crossing | str]:
+    """Enclose, at each integer point of ``problem``, where its two sides cross in its one real range.
+
+    Parameters
+    ----------
+    problem : Problem
+        With exactly one real range ``[LO, HI]``.
+    rel_width : Fraction, optional
+        Stop when the interval is narrower than ``rel_width`` times the larger of the range's width and
+        the midpoint's magnitude (default 1e-12).
+    evaluator : str, optional
+        See :func:`rftheory.prove.engine.enclose_sides`.
+
+    Returns
+    -------
+    list of Crossing or str
+        Per integer point (in order): the crossing, or why there is none to enclose (the signs at LO and
+        HI are not proven opposite).
+
+    Raises
+    ------
+    ParameterError
+        Not exactly one real range.
+    """
+    if len(problem.real_ranges) != 1:
+        raise ParameterError("root", "needs exactly one real --over range (the parameter to solve for)")
+    r = problem.real_ranges[0]
+    out: list[Crossing | str] = []
+    for root in problem.roots():
+        def pt(x: Fraction) -> Box:
+            return Box(root.ints, ((r.name, x, x),))
+
+        s_lo, e_lo, p1 = sign_at(problem, pt(r.lo), evaluator=evaluator)
+        s_hi, e_hi, p2 = sign_at(problem, pt(r.hi), evaluator=evaluator)
+        at = ", ".join(f"{k}={v}" for k, v in root.ints)
+        if s_lo == 0 or s_hi == 0 or s_lo == s_hi:
+            out.append(f"{at + ': ' if at else ''}LHS - RHS has sign {s_lo:+d} at {r.name}={r.lo} and {s_hi:+d} at "
+                       f"{r.name}={r.hi}; no proven sign change")
+            continue
+        a, b, prec = r.lo, r.hi, max(p1, p2)
+        while b - a > rel_width * max(r.hi - r.lo, abs(a + b) / 2):
+            m = (a + b) / 2
+            s, e, p = sign_at(problem, pt(m), prec, evaluator)
+            prec = max(prec, p)
+            if s == 0:
+                break  # the sides agree at m to MAX_PREC bits: [a, b] is as narrow as balls can make it
+            if s == s_lo:
+                a, e_lo = m, e
+            else:
+                b, e_hi = m, e
+        out.append(Crossing(root.ints, r.name, a, b, s_lo, e_lo, e_hi, prec))
+    return out

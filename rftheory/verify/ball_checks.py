@@ -1,0 +1,184 @@
+"""Ball checks of ``verify``: the ball layer (:mod:`rftheory.ball`) against the other layers.
+
+At each grid point of a result with a ball layer:
+
+``ball:radius``
+    the ball's relative radius is below ``10^-(digits+2)`` within
+    :data:`rftheory.ball.PREC_MAX` bits (else a failure: the enclosure is too wide);
+``ball:mpmath``, ``ball:route:NAME``
+    the mpmath value and every independent route, each computed at
+    ``digits + 10`` working digits, lie in the ball widened by ``10^-digits``
+    of its magnitude (the routes' own agreement criterion): a formula, series
+    term or route that differs from the proven enclosure by more than the
+    routes' tolerance fails;
+``ball:float64``
+    the float64 layer lies within ``rtol64`` of the ball (relative to its
+    magnitude), or refuses (``RangeError``) where the value is outside float64's range.
+
+A point that the ball layer does not serve (:class:`~rftheory.ball.NoBallLayer`, e.g. a
+series too long to sum) gives one passing ``ball`` outcome marked "not served".
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import flint
+import mpmath as mp
+
+from ..ball import NoBallLayer, ball_at_dps, has_ball
+from ..core.errors import PrecisionError, RangeError
+from ..core.registry import Result
+from .compare import short
+from .outcome import Outcome
+
+__all__ = ["ball_checks", "ball_domain_point", "distance_rel"]
+
+
+def _arb_of_mpf(x: mp.mpf) -> flint.arb:
+    """An ``mpf`` as an exact ``arb`` (its binary value)."""
+    sign, man, exp, _ = x._mpf_  # the binary value as it is (mp.mpf(x) would round it to mpmath's precision)
+    with flint.ctx.workprec(max(int(man).bit_length(), 2) + 8):
+        return (-1) ** sign * flint.arb(int(man)) * flint.arb(2) ** int(exp)
+
+
+def distance_rel(ball: flint.arb, x: Any) -> float:
+    """``dist(x, ball)/|ball|`` as a float (0 inside the ball; ``inf`` for a ball containing 0 and ``x ≠ 0``)."""
+    if not isinstance(x, mp.mpf):
+        x = mp.mpf(x)  # a float or int: exact at 53 bits
+    if not mp.isfinite(x):
+        return math.inf
+    with flint.ctx.workprec(max(flint.ctx.prec, 128) + 64):
+        xb = _arb_of_mpf(x) if x != 0 else flint.arb(0)
+        if ball.overlaps(xb):
+            return 0.0
+        gap = (xb - ball).abs_lower()  # a lower bound of the distance
+        mag = ball.abs_upper()
+        if mag.is_zero():
+            return math.inf
+        return float((gap / mag).mid())
+
+
+def ball_checks(r: Result, point: Mapping[str, Any], pt: str, ref: Any, routes: Mapping[str, Any]) -> list[Outcome]:
+    """The ball checks at one grid point (see the module docstring).
+
+    Parameters
+    ----------
+    r : Result
+        A result (no outcome when it has no ball layer).
+    point : mapping
+        The grid point.
+    pt : str
+        The point as shown.
+    ref : mpf
+        The primary mpmath value at ``r.digits + 10`` working digits.
+    routes : mapping
+        Route name to its value at that precision (routes that crashed are left out).
+
+    Returns
+    -------
+    list of Outcome
+    """
+    if not has_ball(r.id) or not isinstance(ref, mp.mpf):
+        return []
+    tol = 10.0 ** -r.digits
+    try:
+        ball = ball_at_dps(r.id, r.digits, dict(r.validate(**point)))
+    except NoBallLayer as exc:
+        return [Outcome(r.id, pt, "ball", short(ref), "not served", "n/a", True, detail=str(exc))]
+    except PrecisionError as exc:
+        return [Outcome(r.id, pt, "ball:radius", short(ref), "too wide", "radius", False, detail=str(exc))]
+    except Exception as exc:  # a crash is a failure
+        return [Outcome.crashed(r.id, pt, "ball", exc, short(ref))]
+    shown_ball = ball.str(12, radius=True)
+    out = [Outcome(r.id, pt, "ball:radius", short(ref), shown_ball, f"rel radius < 1e-{r.digits + 2}", True)]
+    for name, val in [("mpmath", ref), *((f"route:{k}", v) for k, v in routes.items())]:
+        if not isinstance(val, mp.mpf):
+            continue
+        dist = distance_rel(ball, val)
+        out.append(Outcome(r.id, pt, f"ball:{name}", short(val), shown_ball, f"dist={dist:.1e} (tol {tol:.0e})",
+                           dist <= tol))
+    if r.float64 is not None:
+        try:
+            val = r.f64_scalar(**point)
+            dist = distance_rel(ball, float(val)) if math.isfinite(float(val)) else math.inf
+            out.append(Outcome(r.id, pt, "ball:float64", repr(val), shown_ball,
+                               f"dist={dist:.1e} (tol {r.rtol64:.0e})", dist <= r.rtol64))
+        except RangeError:
+            mag = abs(ref)
+            ok = mag != 0 and (mag > mp.mpf("1.7e308") or mag < mp.mpf("2.3e-308"))
+            out.append(Outcome(r.id, pt, "ball:float64", "RangeError", shown_ball, "refused", ok,
+                               detail="" if ok else "refused a representable value"))
+        except Exception as exc:
+            out.append(Outcome.crashed(r.id, pt, "ball:float64", exc, shown_ball))
+    return out
+
+
+def ball_domain_point(r: Result, point: Mapping[str, Any], pt: str, dps: int) -> list[Outcome]:
+    """The ball layer at a random domain point (``tools/domain_sweep.py``).
+
+    ``ball:contains-3x``: the ball for ``dps`` digits contains the mpmath value computed
+    once at ``3·dps`` working digits, within ``10^-(2·dps)`` of its magnitude (that
+    value's own error, far below the ball's ``10^-(dps+2)``);
+    ``ball:printed``: the digits :meth:`Result.exact` prints are the rounding of
+    every point of the ball (both endpoints round to them).
+
+    Parameters
+    ----------
+    r : Result
+    point : mapping
+        The parameters.
+    pt : str
+        The point as shown.
+    dps : int
+        Digits asked for (``3·dps`` at most 100).
+
+    Returns
+    -------
+    list of Outcome
+        Empty when the result has no ball layer; one passing "not served" outcome
+        where the ball layer does not serve the point.
+    """
+    from fractions import Fraction
+
+    from ..ball.digits import round_sig
+    from ..ball.proven import ProvenMpf
+
+    if not has_ball(r.id):
+        return []
+    try:
+        ball = ball_at_dps(r.id, dps, dict(r.validate(**point)))
+    except NoBallLayer as exc:
+        return [Outcome(r.id, pt, "ball", "", "not served", "n/a", True, detail=str(exc))]
+    except PrecisionError as exc:
+        return [Outcome(r.id, pt, "ball:radius", "", "too wide", "radius", False, detail=str(exc))]
+    except Exception as exc:
+        return [Outcome.crashed(r.id, pt, "ball", exc)]
+    shown_ball = ball.str(12, radius=True)
+    out = []
+    try:
+        ref = r.exact(dps=min(3 * dps, 100), certify=False, **point)
+        tol = 10.0 ** -min(2 * dps, 60)
+        dist = distance_rel(ball, ref)
+        out.append(Outcome(r.id, pt, "ball:contains-3x", short(ref), shown_ball, f"dist={dist:.1e} (tol {tol:.0e})",
+                           dist <= tol))
+    except Exception as exc:
+        out.append(Outcome.crashed(r.id, pt, "ball:contains-3x", exc, shown_ball))
+    try:
+        val = r.exact(dps=dps, **point)
+        if isinstance(val, ProvenMpf):
+            printed = Fraction(mp.nstr(val, dps, min_fixed=-mp.inf, max_fixed=mp.inf))
+            b = val.ball
+            from ..ball.base import fraction_of
+
+            mid, rad = fraction_of(b.mid()), fraction_of(b.rad())
+            lo, hi = round_sig(mid - rad, dps), round_sig(mid + rad, dps)
+            ok = lo == hi and Fraction(lo[0]) * Fraction(10) ** lo[1] == printed
+            out.append(Outcome(r.id, pt, "ball:printed", str(val), b.str(12, radius=True), "digits of every point", ok))
+        else:  # the ball layer gave way (precision budget): the printed digits are agreed, not proven
+            out.append(Outcome(r.id, pt, "ball:printed", str(val), shown_ball, "agreed (ball too wide to print)", True))
+    except Exception as exc:
+        out.append(Outcome.crashed(r.id, pt, "ball:printed", exc, shown_ball))
+    return out
