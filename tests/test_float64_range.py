@@ -13,7 +13,7 @@ import pytest
 import rftheory
 from rftheory import RangeError
 from rftheory.core.domain import REGIMES, random_point
-from rftheory.numerics.f64_range import guard_f64
+from rftheory.core.f64_range import guard_f64
 from rftheory.numerics.floats import exp_neg_scaled
 from rftheory.numerics.rff_float64 import TOL, hyp1f1_d_half_neg
 

@@ -38,7 +38,18 @@ def _load() -> None:
 
 
 def entry(result_id: str) -> BallEntry:
-    """The ball evaluator of ``result_id``, or :class:`NoBallLayer` saying why not."""
+    """The ball evaluator of ``result_id``, or :class:`NoBallLayer` saying why not.
+
+    Parameters
+    ----------
+    result_id : str
+        A result ID (``rftheory list``).
+
+    Returns
+    -------
+    BallEntry
+        As described above.
+    """
     _load()
     if result_id in BALLS:
         return BALLS[result_id]
@@ -46,13 +57,35 @@ def entry(result_id: str) -> BallEntry:
 
 
 def has_ball(result_id: str) -> bool:
-    """Whether ``result_id`` has a ball layer."""
+    """Whether ``result_id`` has a ball layer.
+
+    Parameters
+    ----------
+    result_id : str
+        A result ID (``rftheory list``).
+
+    Returns
+    -------
+    bool
+        As described above.
+    """
     _load()
     return result_id in BALLS
 
 
 def why_not(result_id: str) -> str:
-    """Why ``result_id`` has no ball layer (``""`` when it has one)."""
+    """Why ``result_id`` has no ball layer (``""`` when it has one).
+
+    Parameters
+    ----------
+    result_id : str
+        A result ID (``rftheory list``).
+
+    Returns
+    -------
+    str
+        As described above.
+    """
     _load()
     if result_id in BALLS:
         return ""
@@ -157,7 +190,20 @@ def enclose(result_id: str, prec: int, **params: Any) -> flint.arb:
 
 
 def rel_ok(b: flint.arb, dps: int) -> bool:
-    """Whether the ball's relative radius is below ``10^-(dps+2)`` (an exact zero counts)."""
+    """Whether the ball's relative radius is below ``10^-(dps+2)`` (an exact zero counts).
+
+    Parameters
+    ----------
+    b : flint.arb
+        The second string or number.
+    dps : int
+        Significant decimal digits.
+
+    Returns
+    -------
+    bool
+        As described above.
+    """
     if not b.is_finite():
         return False
     if b.rad() == 0:
@@ -174,6 +220,22 @@ def ball_at_dps(result_id: str, dps: int, params: Mapping[str, Any],
     The working precision starts at ``(dps + 12)·log2(10)`` bits and doubles
     until the radius is small enough (and ``accept(ball)``, when given, holds),
     or :data:`PREC_MAX` is passed: then :class:`PrecisionError`.
+
+    Parameters
+    ----------
+    result_id : str
+        A result ID (``rftheory list``).
+    dps : int
+        Significant decimal digits.
+    params : Mapping[str, Any]
+        The parameters, by name.
+    accept : Callable[[flint.arb], bool] | None
+        A further condition on the ball (optional).
+
+    Returns
+    -------
+    flint.arb
+        As described above.
     """
     prec = int((dps + 12) * math.log2(10)) + 8
     last = None
@@ -189,14 +251,36 @@ def ball_at_dps(result_id: str, dps: int, params: Mapping[str, Any],
 
 def describe(result_id: str) -> dict:
     """What ``list --json`` and ``show`` say about the ball layer of ``result_id``:
-    ``{"has": True, "method": ...}`` or ``{"has": False, "why_not": ...}``."""
+    ``{"has": True, "method": ...}`` or ``{"has": False, "why_not": ...}``.
+
+    Parameters
+    ----------
+    result_id : str
+        A result ID (``rftheory list``).
+
+    Returns
+    -------
+    dict
+        As described above.
+    """
     if has_ball(result_id):
         return {"has": True, "method": BALLS[result_id].method}
     return {"has": False, "why_not": why_not(result_id)}
 
 
 def describe_text(result_id: str) -> str:
-    """One line for ``show``: the ball layer's method (digits proven) or why there is none (digits agreed)."""
+    """One line for ``show``: the ball layer's method (digits proven) or why there is none (digits agreed).
+
+    Parameters
+    ----------
+    result_id : str
+        A result ID (``rftheory list``).
+
+    Returns
+    -------
+    str
+        As described above.
+    """
     d = describe(result_id)
     if d["has"]:
         return f"ball layer: {d['method']} (printed digits proven)"

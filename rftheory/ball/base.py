@@ -60,7 +60,20 @@ WHY_NOT: dict[str, str] = {}
 
 
 def ball_layer(result_id: str, method: str) -> Callable[[Callable[[dict], Any]], Callable[[dict], Any]]:
-    """Decorator registering ``f(p) -> flint.arb`` as the ball evaluator of ``result_id``."""
+    """Decorator registering ``f(p) -> flint.arb`` as the ball evaluator of ``result_id``.
+
+    Parameters
+    ----------
+    result_id : str
+        A result ID (``rftheory list``).
+    method : str
+        See the summary above.
+
+    Returns
+    -------
+    Callable[[Callable[[dict], Any]], Callable[[dict], Any]]
+        As described above.
+    """
 
     def mark(f: Callable[[dict], Any]) -> Callable[[dict], Any]:
         if result_id in BALLS:
@@ -72,7 +85,15 @@ def ball_layer(result_id: str, method: str) -> Callable[[Callable[[dict], Any]],
 
 
 def no_ball_layer(result_id: str, reason: str) -> None:
-    """Record why ``result_id`` has no ball layer."""
+    """Record why ``result_id`` has no ball layer.
+
+    Parameters
+    ----------
+    result_id : str
+        A result ID (``rftheory list``).
+    reason : str
+        See the summary above.
+    """
     WHY_NOT[result_id] = reason
 
 
@@ -85,6 +106,16 @@ def arb_of(x: Any) -> flint.arb:
     ``flint.arb`` is returned as is (a ball with radius is an interval of
     parameters); ``Fraction``, ``int`` and decimal strings become the exact
     rational, rounded outward to the working precision.
+
+    Parameters
+    ----------
+    x : Any
+        The argument.
+
+    Returns
+    -------
+    flint.arb
+        As described above.
     """
     if isinstance(x, flint.arb):
         return x
@@ -102,7 +133,18 @@ def arb_of(x: Any) -> flint.arb:
 
 
 def fraction_of(x: flint.arb) -> Fraction:
-    """The exact value of an exact ``arb`` (an endpoint or a midpoint) as a ``Fraction``."""
+    """The exact value of an exact ``arb`` (an endpoint or a midpoint) as a ``Fraction``.
+
+    Parameters
+    ----------
+    x : flint.arb
+        The argument.
+
+    Returns
+    -------
+    Fraction
+        As described above.
+    """
     man, exp = x.man_exp()
     man, exp = int(man), int(exp)
     return Fraction(man * 2**exp) if exp >= 0 else Fraction(man, 2**-exp)

@@ -18,6 +18,22 @@ def gerf_log_second_moment(d: int, A: arb, v2: arb, xy2: arb) -> arb:
     """``log E f₁²f₂²`` of GERF (Eq. 12–13), in the cancellation-free form.
 
     .. math:: \\log\\mathbb E f_1^2f_2^2 = \\tfrac d2\\log\\Big(1+\\frac{16A^2}{1-8A}\\Big) + \\frac{v^2}{1-8A} + 2x^\\top y
+
+    Parameters
+    ----------
+    d : int
+        The dimension.
+    A : arb
+        See the summary above.
+    v2 : arb
+        See the summary above.
+    xy2 : arb
+        See the summary above.
+
+    Returns
+    -------
+    arb
+        As described above.
     """
     den = 1 - 8 * A
     return arb(d) / 2 * (16 * A * A / den).log1p() + v2 / den + xy2

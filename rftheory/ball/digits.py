@@ -27,6 +27,20 @@ def round_sig(f: Fraction, digits: int, mode: str = "nearest") -> tuple[int, int
     """``f`` rounded to ``digits`` significant digits: ``(N, k)`` with value ``N·10^k``.
 
     ``mode`` is ``"nearest"`` (ties to even), ``"floor"`` or ``"ceil"``.
+
+    Parameters
+    ----------
+    f : Fraction
+        See the summary above.
+    digits : int
+        Significant digits.
+    mode : str
+        See the summary above.
+
+    Returns
+    -------
+    tuple[int, int]
+        As described above.
     """
     if f == 0:
         return 0, 0
@@ -46,7 +60,20 @@ def round_sig(f: Fraction, digits: int, mode: str = "nearest") -> tuple[int, int
 
 
 def decimal_string(N: int, k: int) -> str:
-    """``N·10^k`` as a decimal string (``"2.5417e-3"`` style, exact)."""
+    """``N·10^k`` as a decimal string (``"2.5417e-3"`` style, exact).
+
+    Parameters
+    ----------
+    N : int
+        See the summary above.
+    k : int
+        The key.
+
+    Returns
+    -------
+    str
+        As described above.
+    """
     if N == 0:
         return "0.0"
     sign = "-" if N < 0 else ""
@@ -70,6 +97,18 @@ def proven_digits(b: flint.arb, dps: int) -> mp.mpf | None:
     monotone) and the ball's midpoint is returned at ``dps + 10`` working digits
     (so that further arithmetic keeps guard digits); else ``None`` (the ball
     straddles a rounding boundary: the caller raises the precision).
+
+    Parameters
+    ----------
+    b : flint.arb
+        The second string or number.
+    dps : int
+        Significant decimal digits.
+
+    Returns
+    -------
+    mp.mpf | None
+        As described above.
     """
     if not b.is_finite():
         return None
@@ -93,6 +132,19 @@ def proven_digits(b: flint.arb, dps: int) -> mp.mpf | None:
 
 def enclosure_strings(b: flint.arb, digits: int = 20) -> tuple[str, str]:
     """``(LO, HI)``: decimal strings with ``digits`` significant digits, ``LO ≤ b ≤ HI``
-    (the lower endpoint rounded down, the upper up)."""
+    (the lower endpoint rounded down, the upper up).
+
+    Parameters
+    ----------
+    b : flint.arb
+        The second string or number.
+    digits : int
+        Significant digits.
+
+    Returns
+    -------
+    tuple[str, str]
+        As described above.
+    """
     lo, hi = _endpoints(b)
     return decimal_string(*round_sig(lo, digits, "floor")), decimal_string(*round_sig(hi, digits, "ceil"))

@@ -61,7 +61,18 @@ ARB = _Arb()
 
 
 def angle_terms(theta: arb) -> tuple[arb, arb, arb, arb]:
-    """``(sin²(θ/2), cos²(θ/2), θ/π, 1 − θ/π)``, ``θ`` above ``π`` read as ``π`` (a ball)."""
+    """``(sin²(θ/2), cos²(θ/2), θ/π, 1 − θ/π)``, ``θ`` above ``π`` read as ``π`` (a ball).
+
+    Parameters
+    ----------
+    theta : arb
+        The angle between ``x`` and ``y``.
+
+    Returns
+    -------
+    tuple[arb, arb, arb, arb]
+        As described above.
+    """
     pi = arb.pi()
     th = theta.min(pi)
     if bool(th >= pi):
@@ -79,6 +90,26 @@ def mse_trig(a: arb, b: arb, ang, m: int, d: int = 1, coupling: str = "iid") -> 
 
     .. math:: \\mathrm{MSE} = \\frac{e^{a^2+b^2}}{m}\\Big[\\frac{(1-e^{-z^2})^2}{2}
        + \\frac Pm\\big({}_1F_1(d;\\tfrac d2;-\\tfrac{z^2}2) - e^{-z^2}\\big)\\Big]
+
+    Parameters
+    ----------
+    a : arb
+        The first string or number.
+    b : arb
+        The second string or number.
+    ang : object
+        See the summary above.
+    m : int
+        The number of random features (frequencies).
+    d : int
+        The dimension.
+    coupling : str
+        The coupling of the frequencies.
+
+    Returns
+    -------
+    arb
+        As described above.
     """
     z2, _ = _zv2(a, b, ang)
     return (a * a + b * b).exp() * rff_mse_z2(coupling, d, m, z2)
@@ -89,6 +120,26 @@ def mse_pos(a: arb, b: arb, ang, m: int, d: int = 1, coupling: str = "iid") -> a
 
     .. math:: \\mathrm{MSE} = \\frac{e^{-a^2-b^2}}{m}\\Big[\\frac{(e^{v^2}-1)^2}{2}
        + \\frac Pm\\big({}_1F_1(d;\\tfrac d2;\\tfrac{v^2}2) - e^{v^2}\\big)\\Big]
+
+    Parameters
+    ----------
+    a : arb
+        The first string or number.
+    b : arb
+        The second string or number.
+    ang : object
+        See the summary above.
+    m : int
+        The number of random features (frequencies).
+    d : int
+        The dimension.
+    coupling : str
+        The coupling of the frequencies.
+
+    Returns
+    -------
+    arb
+        As described above.
     """
     _, v2 = _zv2(a, b, ang)
     out = v2.expm1() ** 2 / 2
@@ -100,7 +151,20 @@ def mse_pos(a: arb, b: arb, ang, m: int, d: int = 1, coupling: str = "iid") -> a
 
 
 def angular_moments(ang, n: int) -> tuple[arb, arb, arb]:
-    """``(E λ̂², E(1−λ̂)², E λ̂(1−λ̂))`` for ``nλ̂ ~ Bin(n, θ/π)`` (Lemma 3.2)."""
+    """``(E λ̂², E(1−λ̂)², E λ̂(1−λ̂))`` for ``nλ̂ ~ Bin(n, θ/π)`` (Lemma 3.2).
+
+    Parameters
+    ----------
+    ang : object
+        See the summary above.
+    n : int
+        The number of terms or replicates.
+
+    Returns
+    -------
+    tuple[arb, arb, arb]
+        As described above.
+    """
     p, q = ang[2], ang[3]
     return p * (p + q / n), q * (q + p / n), (1 - arb(1) / n) * p * q
 
@@ -110,6 +174,26 @@ def bipolar(a: arb, b: arb, ang, m: int, mom, shared: bool) -> arb:
 
     .. math:: -\\frac4m e^{2ab\\cos\\theta}\\sin^2\\big(\\tfrac{(a-b)(a+b)}2\\big)\\,\\mathbb E\\hat\\lambda(1-\\hat\\lambda)
        \\quad\\text{(shared ω's; 0 for } a = b)
+
+    Parameters
+    ----------
+    a : arb
+        The first string or number.
+    b : arb
+        The second string or number.
+    ang : object
+        See the summary above.
+    m : int
+        The number of random features (frequencies).
+    mom : object
+        See the summary above.
+    shared : bool
+        See the summary above.
+
+    Returns
+    -------
+    arb
+        As described above.
     """
     l2, m2, cross = mom
     out = l2 * mse_pos(a, b, ang, m) + m2 * mse_trig(a, b, ang, m)
@@ -119,7 +203,22 @@ def bipolar(a: arb, b: arb, ang, m: int, mom, shared: bool) -> arb:
 
 
 def gaussian_lambda_moments(t: arb, ang, n: int) -> tuple[arb, arb, arb]:
-    """``(E λ̂², E(1−λ̂)², E λ̂(1−λ̂))`` of the Gaussian λ̂ (Eq. 72-79), ``t = σ²r²``."""
+    """``(E λ̂², E(1−λ̂)², E λ̂(1−λ̂))`` of the Gaussian λ̂ (Eq. 72-79), ``t = σ²r²``.
+
+    Parameters
+    ----------
+    t : arb
+        See the summary above.
+    ang : object
+        See the summary above.
+    n : int
+        The number of terms or replicates.
+
+    Returns
+    -------
+    tuple[arb, arb, arb]
+        As described above.
+    """
     rho = -(-2 * t).expm1()
     lam = -(-2 * t * ang[0]).expm1() / rho
     one_m = (-2 * t).exp() * (2 * t * ang[1]).expm1() / rho
@@ -128,7 +227,26 @@ def gaussian_lambda_moments(t: arb, ang, n: int) -> tuple[arb, arb, arb]:
 
 
 def rel_error(theta: arb, r: arb, m: int, n: int, estimator: str) -> arb:
-    """``ε_{θ,r} = √MSE / SM`` for ``‖x‖ = ‖y‖ = r`` (Def. 3.3)."""
+    """``ε_{θ,r} = √MSE / SM`` for ``‖x‖ = ‖y‖ = r`` (Def. 3.3).
+
+    Parameters
+    ----------
+    theta : arb
+        The angle between ``x`` and ``y``.
+    r : arb
+        The result.
+    m : int
+        The number of random features (frequencies).
+    n : int
+        The number of terms or replicates.
+    estimator : str
+        See the summary above.
+
+    Returns
+    -------
+    arb
+        As described above.
+    """
     ang = angle_terms(theta)
     if estimator == "trig":
         mse = mse_trig(r, r, ang, m)

@@ -36,6 +36,18 @@ def prime_terms(d: int, z: arb) -> tuple[arb, arb, arb]:
 
     .. math:: b = {}_0F_1(;\\tfrac d2;-\\tfrac{dz^2}4),\\quad c = {}_0F_1(;\\tfrac d2;-dz^2),\\quad
        e = {}_0F_1(;\\tfrac d2;-\\tfrac{dz^2}2)
+
+    Parameters
+    ----------
+    d : int
+        The dimension.
+    z : arb
+        ``‖x − y‖``.
+
+    Returns
+    -------
+    tuple[arb, arb, arb]
+        As described above.
     """
     x = d * z * z
     h = arb(d) / 2
@@ -48,6 +60,22 @@ def prime_quantity(quantity: str, d: int, m: int, z: arb) -> arb:
     .. math:: \\mathrm{bias} = b - e^{-z^2/2},\\quad
        \\mathrm{Var} = \\frac1m\\Big(\\tfrac12+\\tfrac12 c - b^2\\Big) + \\frac P{m^2}(e - b^2),
        \\quad \\mathrm{MSE} = \\mathrm{Var} + \\mathrm{bias}^2
+
+    Parameters
+    ----------
+    quantity : str
+        See the summary above.
+    d : int
+        The dimension.
+    m : int
+        The number of random features (frequencies).
+    z : arb
+        ``‖x − y‖``.
+
+    Returns
+    -------
+    arb
+        As described above.
     """
     b, c, e = prime_terms(d, z)
     bias = b - (-(z * z) / 2).exp()

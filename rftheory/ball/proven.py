@@ -92,12 +92,36 @@ def proven(result_id: str, dps: int, params: Mapping[str, Any]) -> ProvenMpf | N
 
 
 def certainty(x: Any) -> str:
-    """``"proven"`` for a :class:`ProvenMpf`, ``"agreed"`` for any other exact value."""
+    """``"proven"`` for a :class:`ProvenMpf`, ``"agreed"`` for any other exact value.
+
+    Parameters
+    ----------
+    x : Any
+        The argument.
+
+    Returns
+    -------
+    str
+        As described above.
+    """
     return "proven" if isinstance(x, ProvenMpf) else "agreed"
 
 
 def enclosure(x: Any, digits: int = 20) -> tuple[str, str] | None:
-    """The outward-rounded ``(LO, HI)`` decimal strings of a :class:`ProvenMpf`'s ball, else None."""
+    """The outward-rounded ``(LO, HI)`` decimal strings of a :class:`ProvenMpf`'s ball, else None.
+
+    Parameters
+    ----------
+    x : Any
+        The argument.
+    digits : int
+        Significant digits.
+
+    Returns
+    -------
+    tuple[str, str] | None
+        As described above.
+    """
     return enclosure_strings(x.ball, digits) if isinstance(x, ProvenMpf) else None
 
 

@@ -31,7 +31,20 @@ TERMS_MAX = 400_000
 
 
 def add_error(x: arb, bound: arb) -> arb:
-    """``x + [−B, B]`` with ``B`` the upper endpoint of ``|bound|``."""
+    """``x + [−B, B]`` with ``B`` the upper endpoint of ``|bound|``.
+
+    Parameters
+    ----------
+    x : arb
+        The argument.
+    bound : arb
+        A ball whose upper endpoint bounds the error.
+
+    Returns
+    -------
+    arb
+        As described above.
+    """
     return x + arb(0, bound.abs_upper())
 
 
@@ -40,6 +53,18 @@ def exp_tail_bound(y: arb, K: int) -> arb:
 
     .. math:: \\sum_{k\\ge K}\\frac{y^k}{k!} \\le \\frac{y^K}{K!}\\sum_{j\\ge0}\\Big(\\frac{y}{K+1}\\Big)^j
        \\le 2\\,\\frac{y^K}{K!}\\qquad (y \\le (K+1)/2).
+
+    Parameters
+    ----------
+    y : arb
+        The second argument.
+    K : int
+        The first omitted term.
+
+    Returns
+    -------
+    arb
+        As described above.
     """
     yu = y.abs_upper()
     if not bool(2 * yu <= K + 1):
@@ -48,7 +73,20 @@ def exp_tail_bound(y: arb, K: int) -> arb:
 
 
 def log_exp_tail(y: float, K: int) -> float:
-    """``log(2 yᵏ/K!)`` in floats: the size of :func:`exp_tail_bound`, to choose ``K``."""
+    """``log(2 yᵏ/K!)`` in floats: the size of :func:`exp_tail_bound`, to choose ``K``.
+
+    Parameters
+    ----------
+    y : float
+        The second argument.
+    K : int
+        The first omitted term.
+
+    Returns
+    -------
+    float
+        As described above.
+    """
     if y <= 0:
         return -math.inf
     return math.log(2) + K * math.log(y) - math.lgamma(K + 1)
@@ -75,6 +113,20 @@ def hyp1f1_series(a: arb, b: arb, x: arb) -> arb:
 
     An independent route to Arb's ``hypgeom_1f1`` (Kummer's series, Abramowitz & Stegun 13.1.2),
     used by the ball checks of ``verify``.
+
+    Parameters
+    ----------
+    a : arb
+        The first string or number.
+    b : arb
+        The second string or number.
+    x : arb
+        The argument.
+
+    Returns
+    -------
+    arb
+        As described above.
     """
     if not (bool(b > 0) and bool(a >= b) and bool(a <= 2 * b)):
         raise ValueError("hyp1f1_series needs 0 < b <= a <= 2b")
@@ -94,6 +146,18 @@ def angle_ratios(d: int, count: int) -> list[arb]:
        \\quad R_{p+2} = R_p\\,\\frac{d+p}{d+p+1}
 
     ``R_p`` decreases from ``R_0 = 1`` (``Γ(s)/Γ(s+½)`` decreases in ``s``), so ``0 < R_p ≤ 1``.
+
+    Parameters
+    ----------
+    d : int
+        The dimension.
+    count : int
+        See the summary above.
+
+    Returns
+    -------
+    list[arb]
+        As described above.
     """
     h = arb(d) / 2
     R = [arb(1), (2 * (h + arb(1) / 2).lgamma() - h.lgamma() - (h + 1).lgamma()).exp()]

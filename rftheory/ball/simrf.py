@@ -16,7 +16,22 @@ __all__ = ["hyp1f1", "conformity", "rff_pair", "rff_pair_z2", "prf_mse", "rff_ms
 
 
 def hyp1f1(a: arb | int, b: arb | int, x: arb) -> arb:
-    """Arb's rigorous ``₁F₁(a; b; x)`` (python-flint spells it ``x.hypgeom_1f1(a, b)``)."""
+    """Arb's rigorous ``₁F₁(a; b; x)`` (python-flint spells it ``x.hypgeom_1f1(a, b)``).
+
+    Parameters
+    ----------
+    a : arb | int
+        The first string or number.
+    b : arb | int
+        The second string or number.
+    x : arb
+        The argument.
+
+    Returns
+    -------
+    arb
+        As described above.
+    """
     return x.hypgeom_1f1(a, b)
 
 
@@ -25,6 +40,20 @@ def conformity(coupling: str, d: int, v: arb) -> arb:
 
     .. math:: \\rho_{\\mathrm{iid}} = e^{v^2},\\quad \\rho_{\\mathrm{orth}} = {}_1F_1(d; \\tfrac d2; \\tfrac{v^2}2),
        \\quad \\rho_{\\mathrm{simplex}} = \\rho_\\theta|_{\\cos\\theta = -1/(d-1)}
+
+    Parameters
+    ----------
+    coupling : str
+        The coupling of the frequencies.
+    d : int
+        The dimension.
+    v : arb
+        ``‖x + y‖``.
+
+    Returns
+    -------
+    arb
+        As described above.
     """
     x = v * v / 2
     if coupling == "iid":
@@ -41,12 +70,41 @@ def rff_pair(coupling: str, d: int, z: arb) -> arb:
 
     .. math:: \\tau_{\\mathrm{iid}} = e^{-z^2},\\quad \\tau_{\\mathrm{orth}} = {}_1F_1(d; \\tfrac d2; -\\tfrac{z^2}2),
        \\quad \\tau_{\\mathrm{simplex}} = \\text{even part of } \\rho_\\theta(-z^2/2)
+
+    Parameters
+    ----------
+    coupling : str
+        The coupling of the frequencies.
+    d : int
+        The dimension.
+    z : arb
+        ``‖x − y‖``.
+
+    Returns
+    -------
+    arb
+        As described above.
     """
     return rff_pair_z2(coupling, d, z * z)
 
 
 def rff_pair_z2(coupling: str, d: int, z2: arb) -> arb:
-    """:func:`rff_pair` as a function of ``z² ≥ 0`` (a ball)."""
+    """:func:`rff_pair` as a function of ``z² ≥ 0`` (a ball).
+
+    Parameters
+    ----------
+    coupling : str
+        The coupling of the frequencies.
+    d : int
+        The dimension.
+    z2 : arb
+        See the summary above.
+
+    Returns
+    -------
+    arb
+        As described above.
+    """
     x = -z2 / 2
     if coupling == "iid":
         return (-z2).exp()
@@ -62,6 +120,26 @@ def prf_mse(coupling: str, d: int, m: int, v: arb, a: arb, b: arb) -> arb:
 
     .. math:: \\mathrm{MSE} = \\frac{e^{-2a^2-2b^2}}{m}\\Big[e^{v^2}(e^{v^2}-1)
        + \\frac Pm(\\rho_c - e^{v^2})\\Big]
+
+    Parameters
+    ----------
+    coupling : str
+        The coupling of the frequencies.
+    d : int
+        The dimension.
+    m : int
+        The number of random features (frequencies).
+    v : arb
+        ``‖x + y‖``.
+    a : arb
+        The first string or number.
+    b : arb
+        The second string or number.
+
+    Returns
+    -------
+    arb
+        As described above.
     """
     P = coupled_pairs(m, d)
     ev2 = (v * v).exp()
@@ -75,12 +153,45 @@ def rff_mse(coupling: str, d: int, m: int, z: arb) -> arb:
     """MSE of random Fourier features with blocks (Thm 4.5), a ball.
 
     .. math:: \\mathrm{MSE}_c = \\frac1m\\Big[\\frac{(1-e^{-z^2})^2}{2} + \\frac Pm(\\tau_c - e^{-z^2})\\Big]
+
+    Parameters
+    ----------
+    coupling : str
+        The coupling of the frequencies.
+    d : int
+        The dimension.
+    m : int
+        The number of random features (frequencies).
+    z : arb
+        ``‖x − y‖``.
+
+    Returns
+    -------
+    arb
+        As described above.
     """
     return rff_mse_z2(coupling, d, m, z * z)
 
 
 def rff_mse_z2(coupling: str, d: int, m: int, z2: arb) -> arb:
-    """:func:`rff_mse` as a function of ``z² ≥ 0`` (a ball)."""
+    """:func:`rff_mse` as a function of ``z² ≥ 0`` (a ball).
+
+    Parameters
+    ----------
+    coupling : str
+        The coupling of the frequencies.
+    d : int
+        The dimension.
+    m : int
+        The number of random features (frequencies).
+    z2 : arb
+        See the summary above.
+
+    Returns
+    -------
+    arb
+        As described above.
+    """
     P = coupled_pairs(m, d)
     out = (-z2).expm1() ** 2 / 2
     if P and coupling != "iid":

@@ -15,7 +15,18 @@ __all__ = ["var_cos", "phi_gain"]
 
 
 def var_cos(p: dict) -> arb:
-    """``Var cos(ωᵀΔ)``: ``½(1 − e^{−z²})²`` (Gaussian), ``(1 + k(2Δ))/2 − k(Δ)²`` (given ``k``)."""
+    """``Var cos(ωᵀΔ)``: ``½(1 − e^{−z²})²`` (Gaussian), ``(1 + k(2Δ))/2 − k(Δ)²`` (given ``k``).
+
+    Parameters
+    ----------
+    p : dict
+        A validated point of the result.
+
+    Returns
+    -------
+    arb
+        As described above.
+    """
     if p["kernel"] == "gaussian":
         z = p["z"]
         return (-(z * z)).expm1() ** 2 / 2
@@ -23,7 +34,18 @@ def var_cos(p: dict) -> arb:
 
 
 def phi_gain(p: dict) -> arb:
-    """``k(Δ)² − ½k(2Δ)``: ``e^{−z²}(1 − ½e^{−z²})`` (Gaussian)."""
+    """``k(Δ)² − ½k(2Δ)``: ``e^{−z²}(1 − ½e^{−z²})`` (Gaussian).
+
+    Parameters
+    ----------
+    p : dict
+        A validated point of the result.
+
+    Returns
+    -------
+    arb
+        As described above.
+    """
     if p["kernel"] == "gaussian":
         z = p["z"]
         e = (-(z * z)).exp()

@@ -26,12 +26,24 @@ class McEval:
     seed: int
 
     def text(self) -> str:
-        """``mean ± se`` and what it is."""
+        """``mean ± se`` and what it is.
+
+        Returns
+        -------
+        str
+            As described above.
+        """
         return (f"{self.mean!r} ± {self.standard_error:.3g}  (Monte Carlo estimate: mean ± standard error of "
                 f"{self.samples} replicates, seed {self.seed}; not an exact value)")
 
     def as_json(self) -> dict:
-        """The estimate's fields as JSON numbers."""
+        """The estimate's fields as JSON numbers.
+
+        Returns
+        -------
+        dict
+            As described above.
+        """
         return {"mean": self.mean, "standard_error": self.standard_error, "samples": self.samples, "seed": self.seed}
 
 
@@ -44,6 +56,22 @@ def monte_carlo_eval(result, point, samples: int | None, seed: int | None) -> Mc
         ``samples`` outside ``[2, MAX_SAMPLES]`` or a seed outside ``[0, 2**63)``.
     LayerUnavailableError
         The result has no Monte Carlo evaluator.
+
+    Parameters
+    ----------
+    result : object
+        The result.
+    point : object
+        The parameters, by name.
+    samples : int | None
+        The number of replicates.
+    seed : int | None
+        The seed of the generator.
+
+    Returns
+    -------
+    McEval
+        As described above.
     """
     n = DEFAULT_SAMPLES if samples is None else samples
     if not 2 <= n <= MAX_SAMPLES:

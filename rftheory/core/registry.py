@@ -50,7 +50,13 @@ BALL_LAYER: list[Any] = []
 
 
 def install_ball_layer(layer: Any) -> None:
-    """Install the ball layer that :meth:`Result.exact` and :meth:`Result.ball` delegate to."""
+    """Install the ball layer that :meth:`Result.exact` and :meth:`Result.ball` delegate to.
+
+    Parameters
+    ----------
+    layer : Any
+        See the summary above.
+    """
     BALL_LAYER[:] = [layer]
 
 
@@ -402,7 +408,7 @@ class Result:
         shape = np.broadcast_shapes(*(v.shape for k, v in p.items() if k in numeric and isinstance(v, np.ndarray)))
         if 0 in shape:  # nothing to evaluate (the evaluators assume an element)
             return np.empty(shape)
-        from ..numerics.f64_range import guard_f64, mpmath_at_arrays  # NaN, 0.0 for a nonzero, subnormal: RangeError
+        from .f64_range import guard_f64, mpmath_at_arrays  # NaN, 0.0 for a nonzero, subnormal: RangeError
 
         return guard_f64(self.id, self.float64(p), mpmath_at_arrays(self, given, shape))
 
@@ -452,7 +458,7 @@ class Result:
         """
         if self.float64 is None:
             raise LayerUnavailableError(f"{self.id} has no float64 evaluator")
-        from ..numerics.f64_range import guard_f64, mpmath_at_point  # NaN, 0.0 for a nonzero, subnormal: RangeError
+        from .f64_range import guard_f64, mpmath_at_point  # NaN, 0.0 for a nonzero, subnormal: RangeError
 
         point = self.validate(**given)
         val = np.asarray(guard_f64(self.id, self.float64(point.float64_view()), mpmath_at_point(self, point)))

@@ -13,7 +13,20 @@ MAX_SUGGESTIONS = 3
 
 def edit_distance(a: str, b: str) -> int:
     """Damerau-Levenshtein distance (optimal string alignment): insertions, deletions,
-    substitutions and transpositions of adjacent characters each cost 1."""
+    substitutions and transpositions of adjacent characters each cost 1.
+
+    Parameters
+    ----------
+    a : str
+        The first string or number.
+    b : str
+        The second string or number.
+
+    Returns
+    -------
+    int
+        As described above.
+    """
     prev2: list[int] = []
     prev = list(range(len(b) + 1))
     for i in range(1, len(a) + 1):
@@ -34,6 +47,20 @@ def suggest(name: str, known: Iterable[str], limit: int = MAX_SUGGESTIONS) -> li
     than the closest, qualifies (fewest edits first, ties by difflib's
     similarity ratio, then alphabetically); when none
     does, difflib's close matches (ratio >= 0.6) are offered instead.
+
+    Parameters
+    ----------
+    name : str
+        The name.
+    known : Iterable[str]
+        See the summary above.
+    limit : int
+        At most this many.
+
+    Returns
+    -------
+    list[str]
+        As described above.
     """
     name = name.strip()
     pool = sorted(set(known))
@@ -54,7 +81,20 @@ def suggest(name: str, known: Iterable[str], limit: int = MAX_SUGGESTIONS) -> li
 
 
 def did_you_mean(name: str, known: Iterable[str]) -> str:
-    """``"; did you mean X, Y or Z?"`` for the closest known names, or ``""`` when none is close."""
+    """``"; did you mean X, Y or Z?"`` for the closest known names, or ``""`` when none is close.
+
+    Parameters
+    ----------
+    name : str
+        The name.
+    known : Iterable[str]
+        See the summary above.
+
+    Returns
+    -------
+    str
+        As described above.
+    """
     close = suggest(name, known)
     if not close:
         return ""
@@ -63,7 +103,18 @@ def did_you_mean(name: str, known: Iterable[str]) -> str:
 
 
 def id_prefixes(ids: Iterable[str]) -> set[str]:
-    """Every ID and each of its dotted prefixes (``a.b.c`` gives ``a``, ``a.b``, ``a.b.c``)."""
+    """Every ID and each of its dotted prefixes (``a.b.c`` gives ``a``, ``a.b``, ``a.b.c``).
+
+    Parameters
+    ----------
+    ids : Iterable[str]
+        See the summary above.
+
+    Returns
+    -------
+    set[str]
+        As described above.
+    """
     out: set[str] = set()
     for i in ids:
         parts = i.split(".")
@@ -72,5 +123,18 @@ def id_prefixes(ids: Iterable[str]) -> set[str]:
 
 
 def no_prefix_message(prefix: str, ids: Iterable[str]) -> str:
-    """The error text for a prefix no result ID starts with, suggesting the closest ID prefixes."""
+    """The error text for a prefix no result ID starts with, suggesting the closest ID prefixes.
+
+    Parameters
+    ----------
+    prefix : str
+        See the summary above.
+    ids : Iterable[str]
+        See the summary above.
+
+    Returns
+    -------
+    str
+        As described above.
+    """
     return f"no result ID starts with {prefix!r}{did_you_mean(prefix, id_prefixes(ids))} (see `rftheory list`)"

@@ -20,7 +20,7 @@ __all__ = ["two_sum", "two_prod", "exact_sum_f64", "compensated_sum_f64", "exp_n
 _U = 2.0 ** -53
 
 #: the smallest normal float64; below it a float carries fewer than 53 bits
-F64_NORMAL_MIN = float(np.finfo(float).tiny)
+from ..core.f64_range import F64_NORMAL_MIN  # noqa: E402  (one definition, in core)
 
 #: above this ``x``, :func:`exp_neg_scaled` takes ``e^{−x}`` in two halves (below it ``e^{−x}`` is normal)
 EXP_SPLIT_X = 700.0
@@ -230,7 +230,18 @@ def compensated_sum_f64(*terms):
 
 def exp_neg_roundings(x):
     """Roundings (``exp`` or product, each counted as the callers count one) in :func:`exp_neg_scaled`'s
-    ``e^{−x}·s``: 2 where one ``exp`` serves, 4 where it takes two halves."""
+    ``e^{−x}·s``: 2 where one ``exp`` serves, 4 where it takes two halves.
+
+    Parameters
+    ----------
+    x : object
+        The argument.
+
+    Returns
+    -------
+    object
+        As described above.
+    """
     return np.where(np.asarray(x, float) > EXP_SPLIT_X, 4.0, 2.0)
 
 

@@ -79,6 +79,18 @@ def read_csv(path: str, name: str = "DATA") -> np.ndarray:
     ParameterError
         Unreadable or empty file, another separator, a field that is not a
         number, rows of different lengths -- naming the row and column (1-based).
+
+    Parameters
+    ----------
+    path : str
+        The file.
+    name : str
+        The name.
+
+    Returns
+    -------
+    np.ndarray
+        As described above.
     """
     skip = 1 if _has_header(path, name) else 0
     with warnings.catch_warnings():

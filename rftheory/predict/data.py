@@ -57,7 +57,19 @@ MAX_NORM = 1e150
 
 
 def check_magnitude(arr: np.ndarray, name: str, lead: str = "", advice: str = "divide the data by a constant") -> None:
-    """Refuse points so large that their squared distances overflow float64 (``max|x|·√d > MAX_NORM``)."""
+    """Refuse points so large that their squared distances overflow float64 (``max|x|·√d > MAX_NORM``).
+
+    Parameters
+    ----------
+    arr : np.ndarray
+        See the summary above.
+    name : str
+        The name.
+    lead : str
+        See the summary above.
+    advice : str
+        See the summary above.
+    """
     big = float(np.max(np.abs(arr))) if arr.size else 0.0
     if big * math.sqrt(arr.shape[1]) > MAX_NORM:
         i, j = np.unravel_index(int(np.argmax(np.abs(arr))), arr.shape)

@@ -33,7 +33,20 @@ def _number(v: Any) -> float | None:
 
 
 def example_point(result, point: dict[str, Any]) -> dict[str, Any]:
-    """``point`` moved towards ``d = 8``, ``m = d``, ``v = z = 1`` where ``result`` accepts each move."""
+    """``point`` moved towards ``d = 8``, ``m = d``, ``v = z = 1`` where ``result`` accepts each move.
+
+    Parameters
+    ----------
+    result : object
+        The result.
+    point : dict[str, Any]
+        The parameters, by name.
+
+    Returns
+    -------
+    dict[str, Any]
+        As described above.
+    """
     out = dict(point)
     for name, new, applies in PREFERRED:
         old = _number(out.get(name))

@@ -112,6 +112,16 @@ def text_to_latex(text: str) -> str:
     --------
     >>> print(text_to_latex("E||x||^2 = s^2, d <= 16, ω ∈ ℝ^d, 50% of x_i"))
     E$\\|$x$\\|$\\textsuperscript{2} = s\\textsuperscript{2}, d $\\le$ 16, $\\omega$ $\\in$ $\\mathbb{R}$\\textsuperscript{d}, 50\\% of x\\_i
+
+    Parameters
+    ----------
+    text : str
+        The text.
+
+    Returns
+    -------
+    str
+        As described above.
     """
     out, pos = [], 0
     for m in _TEXT_MATH.finditer(text):
@@ -123,7 +133,18 @@ def text_to_latex(text: str) -> str:
 
 
 def math_to_latex(statement: str) -> str:
-    """A LaTeX math statement with each non-ASCII character replaced by its math command."""
+    """A LaTeX math statement with each non-ASCII character replaced by its math command.
+
+    Parameters
+    ----------
+    statement : str
+        See the summary above.
+
+    Returns
+    -------
+    str
+        As described above.
+    """
     out = []
     for ch in statement:
         if ord(ch) < 128:

@@ -199,7 +199,18 @@ def _spans(v: np.ndarray) -> bool:
 
 
 def powers_of_two(v: np.ndarray) -> bool:
-    """Whether ``v`` holds at least two distinct values, all integer powers of two (``d = 2, 4, 8, ...``)."""
+    """Whether ``v`` holds at least two distinct values, all integer powers of two (``d = 2, 4, 8, ...``).
+
+    Parameters
+    ----------
+    v : np.ndarray
+        ``‖x + y‖``.
+
+    Returns
+    -------
+    bool
+        As described above.
+    """
     v = np.asarray(v, dtype=float)
     if v.size < 2 or not np.all(np.isfinite(v)) or np.any(v <= 0) or np.unique(v).size < 2:
         return False
@@ -213,6 +224,18 @@ def x_log_base(x: np.ndarray, logx: bool | None) -> int | None:
     ``logx=None`` (automatic): base 2 for powers of two, base 10 for positive
     values spanning more than two decades, linear otherwise; ``logx=True``:
     base 2 for powers of two, else 10; ``logx=False``: linear.
+
+    Parameters
+    ----------
+    x : np.ndarray
+        The argument.
+    logx : bool | None
+        See the summary above.
+
+    Returns
+    -------
+    int | None
+        As described above.
     """
     if logx is False:
         return None
@@ -267,7 +290,24 @@ def draw(data: PlotData, path: str, logx=None, logy=None, ylabel: str | None = N
 
 
 def figure(data: PlotData, logx=None, logy=None, ylabel: str | None = None):
-    """The matplotlib ``Figure`` that :func:`draw` writes (same parameters, no file)."""
+    """The matplotlib ``Figure`` that :func:`draw` writes (same parameters, no file).
+
+    Parameters
+    ----------
+    data : PlotData
+        See the summary above.
+    logx : object
+        See the summary above.
+    logy : object
+        See the summary above.
+    ylabel : str | None
+        See the summary above.
+
+    Returns
+    -------
+    object
+        As described above.
+    """
     try:
         import matplotlib
     except ImportError:  # a default install has it (a runtime dependency); a broken environment may not

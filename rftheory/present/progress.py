@@ -58,7 +58,13 @@ class Progress:
         self._lock = threading.Lock()
 
     def note(self, text: str) -> None:
-        """Show ``text`` on the line before the run starts (``planning the checks...``), when enabled."""
+        """Show ``text`` on the line before the run starts (``planning the checks...``), when enabled.
+
+        Parameters
+        ----------
+        text : str
+            The text.
+        """
         if self.enabled:
             self.stream.write(f"\r{text[:110]:<110}")
             self.stream.flush()

@@ -45,7 +45,20 @@ def _arb_of_mpf(x: mp.mpf) -> flint.arb:
 
 
 def distance_rel(ball: flint.arb, x: Any) -> float:
-    """``dist(x, ball)/|ball|`` as a float (0 inside the ball; ``inf`` for a ball containing 0 and ``x ≠ 0``)."""
+    """``dist(x, ball)/|ball|`` as a float (0 inside the ball; ``inf`` for a ball containing 0 and ``x ≠ 0``).
+
+    Parameters
+    ----------
+    ball : flint.arb
+        The enclosure.
+    x : Any
+        The argument.
+
+    Returns
+    -------
+    float
+        As described above.
+    """
     if not isinstance(x, mp.mpf):
         x = mp.mpf(x)  # a float or int: exact at 53 bits
     if not mp.isfinite(x):

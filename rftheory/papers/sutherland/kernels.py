@@ -89,7 +89,13 @@ class EvenParam(Param):
     """
 
     def domain(self) -> str:
-        """The domain as readable text: ``"even integer in [2, 1000000]"``."""
+        """The domain as readable text: ``"even integer in [2, 1000000]"``.
+
+        Returns
+        -------
+        str
+            As described above.
+        """
         return "even " + super().domain()
 
 

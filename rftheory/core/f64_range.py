@@ -19,8 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from ..core.errors import LayerUnavailableError, PrecisionError, RangeError
-from .floats import F64_NORMAL_MIN
+from .errors import LayerUnavailableError, PrecisionError, RangeError
+
+F64_NORMAL_MIN = float(np.finfo(float).tiny)  # the smallest normal float64
 
 __all__ = ["guard_f64", "F64_MAX"]
 
@@ -100,7 +101,7 @@ def guard_f64(result_id: str, values: Any, mpmath_at: Callable[[tuple], Any] | N
 def _exact_at(mpmath_at: Callable[[tuple], Any], i: tuple, seen: set) -> Any:
     """The certified mpmath value at element ``i`` (``None`` for a point already seen to be 0);
     a refusal of the mpmath layer counts as "not known to be 0"."""
-    from ..core.precision import certified
+    from .precision import certified
 
     try:
         key, f = mpmath_at(i)
@@ -126,7 +127,22 @@ def _short(x: Any) -> str:
 def mpmath_at_arrays(result: Any, given: dict, shape: tuple) -> Callable[[tuple], Any] | None:
     """For :meth:`rftheory.Result.f64`: ``index -> (key, thunk)``, the thunk evaluating
     ``result``'s mpmath layer at the broadcast element ``index`` of the arguments ``given``
-    (numeric ones at the exact value of their float64 element, the rest as given)."""
+    (numeric ones at the exact value of their float64 element, the rest as given).
+
+    Parameters
+    ----------
+    result : Any
+        The result.
+    given : dict
+        The parameters, by name.
+    shape : tuple
+        See the summary above.
+
+    Returns
+    -------
+    Callable[[tuple], Any] | None
+        As described above.
+    """
     if result.mpmath is None:
         return None
     from fractions import Fraction
@@ -144,7 +160,20 @@ def mpmath_at_arrays(result: Any, given: dict, shape: tuple) -> Callable[[tuple]
 
 
 def mpmath_at_point(result: Any, point: Any) -> Callable[[tuple], Any] | None:
-    """For :meth:`rftheory.Result.f64_scalar`: the same at its one validated ``point``."""
+    """For :meth:`rftheory.Result.f64_scalar`: the same at its one validated ``point``.
+
+    Parameters
+    ----------
+    result : Any
+        The result.
+    point : Any
+        The parameters, by name.
+
+    Returns
+    -------
+    Callable[[tuple], Any] | None
+        As described above.
+    """
     if result.mpmath is None:
         return None
     return lambda i: ((), lambda: result.mpmath(point))
