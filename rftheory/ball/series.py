@@ -26,8 +26,10 @@ __all__ = [
     "TERMS_MAX",
 ]
 
-#: the series below refuse (NoBallLayer) rather than sum more terms than this
-TERMS_MAX = 400_000
+#: the series below refuse (NoBallLayer; ``Result.exact`` then prints agreed digits) rather than sum more
+#: terms than this: each term is a few Arb operations from Python (~microseconds), so this bounds a ball at
+#: about a second, and ``exact()`` never waits minutes for a proof it can do without
+TERMS_MAX = 100_000
 
 
 def add_error(x: arb, bound: arb) -> arb:
@@ -217,14 +219,17 @@ def angle_series(d: int, c: arb, x: arb, even_only: bool = False) -> arb:
     else:
         h = arb(d) / 2
         F = x.abs_upper().hypgeom_1f1(arb(d), h)
-        lF = math.log(_upper(F))
+        # log |F| through Arb: F itself can exceed the float range (1F1(64; 32; 800) ~ e^800)
+        lF = float(F.abs_upper().log().mid()) + 1e-9
         ycx = 2 * ac * ax
         P = max(math.ceil(2 * ycx) - 2, 0)
         while log_exp_tail(ycx, P + 1) + lF > log_target:
             P += 1
+            if P > K:
+                break
         P = min(P, K)
         A = 2 * (2 * c.abs_upper() * x.abs_upper()) ** (P + 1) / arb.fac_ui(P + 1) * F
-    if K * (P + 1) > TERMS_MAX * 10:
+    if K * (P + 1) > TERMS_MAX:
         raise NoBallLayer(f"the angle series at d={d} would need {K}x{P + 1} terms here (not served)")
     R = angle_ratios(d, P + 1)
     invf = [arb(1)]
