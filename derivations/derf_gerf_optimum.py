@@ -1,12 +1,16 @@
-"""GERF optimum (FAVOR#, Likhosherstov et al. 2023, Sec. 3.1): the quadratic in t = 1 − 8A.
+r"""GERF optimum (FAVOR#, Likhosherstov et al. 2023, Sec. 3.1): the quadratic in t = 1 − 8A.
 
-With t = 1 − 8A (so 1 − 4A = (1+t)/2) the shifted log-variance objective of GERF is
-    L(t) = d log((1+t)/2) − (d/2) log t + (1+t) μ / t − tr M1 − tr M2,
-μ = mean ‖x_i + y_j‖².  We derive (and assert):
-  1. L from the GERF second moment (Eq. 12-13) averaged over pairs;
-  2. L'(t) = 0  ⇔  d t² − (d + 2μ) t − 2μ = 0;
-  3. its positive root, and the closed form A* = (1 − 2φ − √((2φ+1)² + 8φ))/16, φ = μ/d;
-  4. L'' > 0 at the root and L → ∞ at t → 0⁺, ∞: the root is the global minimum.
+With $t = 1 - 8A$ (so $1 - 4A = (1+t)/2$) the shifted log-variance objective of GERF is
+
+$$L(t) = d \log\frac{1+t}{2} - \frac d2 \log t + \frac{(1+t)\,\mu}{t} - \operatorname{tr} M_1 - \operatorname{tr} M_2,
+\qquad \mu = \operatorname{mean}_{i,j} \|x_i + y_j\|^2 .$$
+
+We derive (and assert):
+
+1. $L$ from the GERF second moment (Eq. 12–13) averaged over pairs;
+2. $L'(t) = 0 \iff d t^2 - (d + 2\mu) t - 2\mu = 0$;
+3. its positive root, and the closed form $A^* = \bigl(1 - 2\phi - \sqrt{(2\phi+1)^2 + 8\phi}\bigr)/16$ with $\phi = \mu/d$;
+4. $L'' > 0$ at the root and $L \to \infty$ as $t \to 0^+$ and $t \to \infty$: the root is the global minimum.
 """
 
 import sympy as sp

@@ -1,14 +1,21 @@
-"""ADERF and SDERF reduce to scalar GERF problems (FAVOR#, Likhosherstov et al. 2023, Thm 4.2, 4.3).
+r"""ADERF and SDERF reduce to scalar GERF problems (FAVOR#, Likhosherstov et al. 2023, Thm 4.2, 4.3).
 
-ADERF (A = aI, B1 = √s B, B2 = √s B^{-T}, s = 1−4a, t = 1−8a): Thm 4.1's second
-moment averaged over pairs gives
-    L = d log((1+t)/2) − (d/2) log t + 2μ1·μ2 + (tr B M1 Bᵀ + tr B^{-T} M2 B^{-1} + 2μ1·μ2)/t,
-a GERF problem in t with μ̃ = min_B(...) + 2μ1·μ2 = 2 tr Σ + 2μ1·μ2.
-SDERF (B1 = B2 = B, A = Q diag(α) Qᵀ, B = Q diag(√(1−4α)) Qᵀ): L splits into d
-problems  log((1+t_l)/2) − ½ log t_l + (1+t_l) λ_l / t_l  (t_l = 1 − 8α_l).
-Both are asserted symbolically in d = 2 with generic symbols, and the minimum of the
-matrix problem min_G tr(G M1) + tr(G⁻¹ M2) = 2 tr (M1^{1/2} M2 M1^{1/2})^{1/2} is
-checked with exact diagonal data.
+**ADERF** ($A = aI$, $B_1 = \sqrt s\, B$, $B_2 = \sqrt s\, B^{-\top}$, $s = 1-4a$, $t = 1-8a$): Thm 4.1's
+second moment averaged over pairs gives
+
+$$L = d \log\frac{1+t}{2} - \frac d2 \log t + 2\mu_1\!\cdot\mu_2
++ \frac{\operatorname{tr}(B M_1 B^\top) + \operatorname{tr}(B^{-\top} M_2 B^{-1}) + 2\mu_1\!\cdot\mu_2}{t},$$
+
+a GERF problem in $t$ with $\tilde\mu = \min_B(\dots) + 2\mu_1\cdot\mu_2 = 2\operatorname{tr}\Sigma + 2\mu_1\cdot\mu_2$.
+
+**SDERF** ($B_1 = B_2 = B$, $A = Q \operatorname{diag}(\alpha) Q^\top$, $B = Q \operatorname{diag}(\sqrt{1-4\alpha}) Q^\top$):
+$L$ splits into $d$ problems
+
+$$\log\frac{1+t_l}{2} - \tfrac12 \log t_l + \frac{(1+t_l)\,\lambda_l}{t_l}, \qquad t_l = 1 - 8\alpha_l .$$
+
+Both are asserted symbolically in $d = 2$ with generic symbols, and the minimum of the matrix problem
+$\min_G \operatorname{tr}(G M_1) + \operatorname{tr}(G^{-1} M_2) = 2 \operatorname{tr}\bigl(M_1^{1/2} M_2 M_1^{1/2}\bigr)^{1/2}$
+is checked with exact diagonal data.
 """
 
 import sympy as sp

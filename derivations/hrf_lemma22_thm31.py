@@ -1,8 +1,8 @@
-"""Lemma 2.2 and Theorem 3.1 of Hybrid Random Features (Choromanski et al. 2022), derived in sympy.
+r"""Lemma 2.2 and Theorem 3.1 of Hybrid Random Features (Choromanski et al. 2022), derived in sympy.
 
-Run as a script: every identity is derived from Gaussian integrals / moments and
-ASSERTED.  Notation: a = ‖x‖, b = ‖y‖, s = xᵀy, SM = e^s, v² = a²+b²+2s,
-z² = a²+b²−2s; g ~ N(0, 1) so ωᵀu ~ N(0, ‖u‖²).
+Run as a script: every identity is derived from Gaussian integrals and moments and asserted.
+Notation: $a = \|x\|$, $b = \|y\|$, $s = x^\top y$, $\mathrm{SM} = e^s$, $v^2 = a^2 + b^2 + 2s$,
+$z^2 = a^2 + b^2 - 2s$; $g \sim N(0, 1)$, so that $\omega^\top u \sim N(0, \|u\|^2)$.
 """
 
 import sympy as sp

@@ -1,10 +1,12 @@
-"""Yu et al.'s double-factorial series (Yu et al. 2016, App. A.3) is 1F1(d; d/2; -z^2/2).
+r"""Yu et al.'s double-factorial series (Yu et al. 2016, App. A.3) is 1F1(d; d/2; −z²/2).
 
-Step 1: (d+2i-2)!!/(d-2)!! = d(d+2)...(d+2i-2) = 2^i (d/2)_i.
-Step 2 (Chu–Vandermonde): sum_i C(k,i) (a)_i (b)_{k-i} = (a+b)_k, with a = b = d/2:
-        the inner sum is 2^{-k} * 2^k (d)_k / (2^k (d/2)_k) = (d)_k / (2^k (d/2)_k).
-Step 3: sum_k (-z^2)^k/k! (d)_k/(2^k (d/2)_k) = sum_k (d)_k/(d/2)_k (-z^2/2)^k/k! = 1F1(d; d/2; -z^2/2).
-Each step is asserted symbolically in d (k <= 8) and the result numerically.
+1. $(d+2i-2)!!/(d-2)!! = d(d+2)\cdots(d+2i-2) = 2^i (d/2)_i$.
+2. Chu–Vandermonde: $\sum_i \binom ki (a)_i (b)_{k-i} = (a+b)_k$; with $a = b = d/2$ the inner sum is
+   $2^{-k} \cdot 2^k (d)_k / (2^k (d/2)_k) = (d)_k / (2^k (d/2)_k)$.
+3. $\displaystyle\sum_k \frac{(-z^2)^k}{k!} \frac{(d)_k}{2^k (d/2)_k} = \sum_k \frac{(d)_k}{(d/2)_k} \frac{(-z^2/2)^k}{k!}
+   = {}_1F_1\!\left(d; \tfrac d2; -\tfrac{z^2}{2}\right)$.
+
+Each step is asserted symbolically in $d$ (for $k \le 8$) and the result numerically.
 """
 
 from fractions import Fraction

@@ -1,11 +1,14 @@
-"""ORF' (W = sqrt(d) Q, Yu et al. 2016, Thm 2): exact 0F1 forms of bias and variance.
+r"""ORF′ (W = √d Q, Yu et al. 2016, Thm 2): exact 0F1 forms of bias and variance.
 
-For u uniform on S^{d-1}: E u_1^{2k} = (2k-1)!!/(d(d+2)...(d+2k-2)), hence
-  E cos(t u_1) = sum_k (-t^2)^k/(2k)! E u_1^{2k} = sum_k (-t^2/4)^k/(k! (d/2)_k) = 0F1(; d/2; -t^2/4).
-A row of sqrt(d) Q is sqrt(d) u: b = E cos(w.z) = 0F1(; d/2; -d z^2/4) (Lemma 5's series);
-cos^2 = (1 + cos 2.)/2 gives 0F1(; d/2; -d z^2); two orthonormal rows have
-||u_i + u_j|| = ||u_i - u_j|| = sqrt(2) with a uniform direction, so
-E cos(w_i.z) cos(w_j.z) = 0F1(; d/2; -d z^2/2).  Asserted below.
+For $u$ uniform on $S^{d-1}$, $\mathbb E\, u_1^{2k} = (2k-1)!!/\bigl(d(d+2)\cdots(d+2k-2)\bigr)$, hence
+
+$$\mathbb E \cos(t u_1) = \sum_k \frac{(-t^2)^k}{(2k)!}\, \mathbb E\, u_1^{2k}
+= \sum_k \frac{(-t^2/4)^k}{k!\,(d/2)_k} = {}_0F_1\!\left(; \tfrac d2; -\tfrac{t^2}{4}\right).$$
+
+A row of $\sqrt d\, Q$ is $\sqrt d\, u$, so $b = \mathbb E \cos(w\cdot z) = {}_0F_1(; d/2; -d z^2/4)$ (Lemma 5's series);
+$\cos^2 = (1 + \cos 2\,\cdot)/2$ gives ${}_0F_1(; d/2; -d z^2)$; two orthonormal rows have
+$\|u_i + u_j\| = \|u_i - u_j\| = \sqrt 2$ with a uniform direction, so
+$\mathbb E \cos(w_i\cdot z) \cos(w_j\cdot z) = {}_0F_1(; d/2; -d z^2/2)$.  Asserted below.
 """
 
 import mpmath as mp

@@ -1,12 +1,17 @@
-"""The pair term of simplex RFFs (beyond Reid et al. 2023, which treats only PRFs for simplex).
+r"""The pair term of simplex RFFs (beyond Reid et al. 2023, which treats only PRFs for simplex).
 
-cos a cos b = [cos(a+b) + cos(a-b)]/2, and E cos(u.z) = Re E e^{i u.z}: the PRF conformity
-rho_theta(v) = E exp((w_i+w_j).u) continued to v^2 -> -z^2 (x = v^2/2 -> -z^2/2) gives
-E cos((w_i+w_j).z).  w_i - w_j is a pair at angle pi - theta (cos -> -cos), so
-  tau_theta = [rho_theta(x) + rho_{pi-theta}(x)]/2 at x = -z^2/2,
-the angle series keeping even powers of cos(theta) only.  Its z^4 coefficient:
-  tau_theta - tau_{pi/2} = d cos^2(theta) z^4 / (2(d+2)) + O(z^6),
-so any coupling with cos(theta) != 0 (simplex: -1/(d-1)) is worse than orthogonal at small z.
+$\cos a \cos b = [\cos(a+b) + \cos(a-b)]/2$ and $\mathbb E \cos(u\cdot z) = \operatorname{Re} \mathbb E\, e^{i u\cdot z}$: the PRF
+conformity $\rho_\theta(v) = \mathbb E \exp\bigl((w_i+w_j)\cdot u\bigr)$ continued to $v^2 \to -z^2$
+($x = v^2/2 \to -z^2/2$) gives $\mathbb E \cos\bigl((w_i+w_j)\cdot z\bigr)$.  $w_i - w_j$ is a pair at angle
+$\pi - \theta$ ($\cos\theta \to -\cos\theta$), so
+
+$$\tau_\theta = \tfrac12\bigl[\rho_\theta(x) + \rho_{\pi-\theta}(x)\bigr] \quad\text{at } x = -z^2/2,$$
+
+the angle series keeping the even powers of $\cos\theta$ only.  Its $z^4$ coefficient:
+
+$$\tau_\theta - \tau_{\pi/2} = \frac{d \cos^2\theta\, z^4}{2(d+2)} + O(z^6),$$
+
+so any coupling with $\cos\theta \ne 0$ (simplex: $-1/(d-1)$) is worse than the orthogonal one at small $z$.
 """
 
 import mpmath as mp

@@ -1,16 +1,15 @@
-"""The orthogonal RF-conformity as a hypergeometric function (Thm 4.3 of Reid et al. 2023).
+r"""The orthogonal RF-conformity as a hypergeometric function (Thm 4.3 of Reid et al. 2023).
 
-Derives, in sympy, the steps behind ``simrf.conformity.orthogonal``:
+Derives, in sympy, the steps behind `simrf.conformity.orthogonal`:
 
-1. For an orthogonal pair, ``w_i + w_j`` has norm ``χ_{2d}`` and a uniform
-   direction, so ``ρ = E_R ₀F₁(; d/2; R² v²/4)``; expanding ``₀F₁`` and using
-   ``E R^{2k} = 2^k Γ(d+k)/Γ(d)`` gives the series
-   ``Γ(d/2)/Γ(d) Σ_k (v²/2)^k/k! · Γ(k+d)/Γ(k+d/2)``.
-2. Its term is the term of ``₁F₁(d; d/2; v²/2)`` (Pochhammer symbols).
-3. For even ``d`` Kummer's transformation makes it ``e^{v²/2}`` times a
-   polynomial of degree ``d/2`` (exact in sympy).
+1. For an orthogonal pair, $w_i + w_j$ has norm $\chi_{2d}$ and a uniform direction, so
+   $\rho = \mathbb E_R\, {}_0F_1(; d/2; R^2 v^2/4)$; expanding ${}_0F_1$ and using
+   $\mathbb E R^{2k} = 2^k \Gamma(d+k)/\Gamma(d)$ gives the series
+   $\dfrac{\Gamma(d/2)}{\Gamma(d)} \sum_k \dfrac{(v^2/2)^k}{k!} \dfrac{\Gamma(k+d)}{\Gamma(k+d/2)}$.
+2. Its term is the term of ${}_1F_1(d; d/2; v^2/2)$ (Pochhammer symbols).
+3. For even $d$ Kummer's transformation makes it $e^{v^2/2}$ times a polynomial of degree $d/2$ (exact in sympy).
 
-Run: ``python derivations/simrf_series_to_1f1.py`` (asserts every step).
+Run: `python derivations/simrf_series_to_1f1.py` (asserts every step).
 """
 
 import sympy as sp

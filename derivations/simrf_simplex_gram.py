@@ -1,11 +1,10 @@
-"""The simplex block (Eq. 8-9 of Reid et al. 2023) and its Gram matrix, symbolic in d.
+r"""The simplex block (Eq. 8–9 of Reid et al. 2023) and its Gram matrix, symbolic in d.
 
-Rows ``s_i = √(d/(d−1)) e_i − (√d+1)/(d−1)^{3/2} 1'`` for ``i < d`` and
-``s_d = (d−1)^{−1/2} 1'``, with ``1' = (1, …, 1, 0)`` (``d − 1`` ones).  Using
-``e_i·e_j = δ_ij``, ``e_i·1' = 1`` (i < d) and ``1'·1' = d − 1`` the Gram
-matrix follows for symbolic ``d``: unit rows, ``s_i·s_j = −1/(d−1)`` for all
-``i ≠ j``, and ``Σ_i s_i = 0``.  The O(d) product ``S u`` (Alg. 1) is checked
-against the dense rows for small ``d``.
+Rows $s_i = \sqrt{d/(d-1)}\, e_i - (\sqrt d + 1)/(d-1)^{3/2}\, \mathbf 1'$ for $i < d$ and
+$s_d = (d-1)^{-1/2}\, \mathbf 1'$, with $\mathbf 1' = (1, \dots, 1, 0)$ ($d - 1$ ones).  Using
+$e_i\cdot e_j = \delta_{ij}$, $e_i\cdot \mathbf 1' = 1$ ($i < d$) and $\mathbf 1'\cdot \mathbf 1' = d - 1$, the Gram
+matrix follows for symbolic $d$: unit rows, $s_i\cdot s_j = -1/(d-1)$ for all $i \ne j$, and $\sum_i s_i = 0$.
+The $O(d)$ product $S u$ (Alg. 1) is checked against the dense rows for small $d$.
 """
 
 import numpy as np

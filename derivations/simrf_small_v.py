@@ -1,14 +1,14 @@
-"""The small-v coefficient of the PRF MSE (Sec. 5.1 of Reid et al. 2023).
+r"""The small-v coefficient of the PRF MSE (Sec. 5.1 of Reid et al. 2023).
 
-With ``t = v²`` and ``pre = e^{−2‖x‖²−2‖y‖²}/m`` (Thm 3.2 with blocks),
+With $t = v^2$ and $\mathrm{pre} = e^{-2\|x\|^2 - 2\|y\|^2}/m$ (Thm 3.2 with blocks),
 
-    MSE/pre = (e^{2t} − e^t) + (P/m)(ρ_θ(t) − e^t),
+$$\mathrm{MSE}/\mathrm{pre} = (e^{2t} - e^t) + \frac Pm \bigl(\rho_\theta(t) - e^t\bigr),$$
 
-and the angle series (Eq. 24, with its ``2^{−(d−1)}``) gives
-``ρ_θ = 1 + t (1 + cos θ · E_χ²/d) + O(t²)``.  So the coefficient of ``v²`` is
-``1 + (P/m) cos θ E_χ²/d``: 1 for iid and orthogonal (cos θ = 0), and
-``1 − (P/m)/(d−1) · E_χ²/d`` for the simplex (cos θ = −1/(d−1)); with one
-full block it is ``Var(χ_d)/d``, ≈ ``1/(2d)``: 0.0078 at d = 64.
+and the angle series (Eq. 24, with its $2^{-(d-1)}$) gives
+$\rho_\theta = 1 + t\,(1 + \cos\theta\; \mathbb E\chi^2/d) + O(t^2)$.  So the coefficient of $v^2$ is
+$1 + (P/m) \cos\theta\; \mathbb E\chi^2/d$: 1 for iid and orthogonal ($\cos\theta = 0$), and
+$1 - \frac{P/m}{d-1}\, \mathbb E\chi^2/d$ for the simplex ($\cos\theta = -1/(d-1)$); with one
+full block it is $\operatorname{Var}(\chi_d)/d \approx 1/(2d)$: 0.0078 at $d = 64$.
 """
 
 import sympy as sp

@@ -148,17 +148,20 @@ def test_guides(site):
 
 
 def test_derivation_docstrings_are_rendered(site):
-    """The docstring (reStructuredText) is rendered: literals become code, no raw double backquotes in the prose
-    (the script itself, shown below it, keeps its own)."""
+    """The docstring (MyST Markdown) is rendered: its formulas are MathJax math, no raw ``$``, double
+    backquotes or preformatted text in the prose (the script itself, shown below it, keeps its own)."""
     for page in sorted((site / "derivations").glob("*.html")):
         if page.stem == "index":
             continue
         text = _text(page)
         prose = text[:text.index("derivations/" + page.stem + ".py")]
-        assert "``" not in html.unescape(re.sub(r"<[^>]+>", "", prose)), page.stem
+        words = html.unescape(re.sub(r"<[^>]+>", "", prose.split("<h1", 1)[1]))
+        assert "``" not in words and "$" not in words, page.stem
         assert '<pre>' not in prose.split("<h1", 1)[1], page.stem
+        assert 'class="math notranslate nohighlight"' in prose, page.stem
+        assert "mathjax" in text.lower(), page.stem
     series = _text(site / "derivations" / "simrf_series_to_1f1.html")
-    assert '<code class="docutils literal notranslate"><span class="pre">ρ</span>' in series
+    assert r"{}_1F_1(d; d/2; v^2/2)" in html.unescape(series)
 
 
 # ------------------------------------------------------------ tools/site_check.py without a working browser

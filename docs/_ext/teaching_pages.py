@@ -9,8 +9,6 @@ script becomes a page: its docstring as prose, its code, and its output.
 from __future__ import annotations
 
 import ast
-import io
-import re
 import shutil
 import subprocess
 import sys
@@ -32,25 +30,9 @@ def quiet_ipython_dir() -> Path:
     return folder
 
 
-def _rst_blocks(doc: str) -> str:
-    """The docstring with a blank line wherever the indentation changes (an indented formula after a paragraph
-    is then a block quote, not a reST error)."""
-    out: list[str] = []
-    prev = None
-    for line in doc.splitlines():
-        indent = len(line) - len(line.lstrip()) if line.strip() else None
-        if indent is not None and prev is not None and out and out[-1].strip() and indent != prev \
-                and not re.match(r"\s*(\d+\.|[-*])\s", out[-1]) and not re.match(r"\s*(\d+\.|[-*])\s", line):
-            out.append("")
-        out.append(line)
-        if indent is not None:
-            prev = indent
-    return "\n".join(out)
-
-
 def docstring_markup(doc: str) -> str:
-    """A derivation's docstring (reStructuredText) for a MyST page: rendered by docutils when it parses without
-    a warning, else shown verbatim.
+    """A derivation's docstring for its page: the docstrings are MyST Markdown with ``$…$``/``$$…$$`` math
+    (rendered by MathJax), so they go in as they are.
 
     Parameters
     ----------
@@ -60,23 +42,9 @@ def docstring_markup(doc: str) -> str:
     Returns
     -------
     str
-        An ``{eval-rst}`` block, or a ``text`` block.
+        The page's prose.
     """
-    import docutils.core
-    import docutils.utils
-
-    rst = _rst_blocks(doc.strip())
-    report = io.StringIO()
-    try:
-        docutils.core.publish_doctree(rst, settings_overrides={"report_level": docutils.utils.Reporter.INFO_LEVEL,
-                                                               "halt_level": 5, "warning_stream": report})
-        clean = "WARNING" not in report.getvalue() and "ERROR" not in report.getvalue() \
-            and "SEVERE" not in report.getvalue()
-    except Exception:  # noqa: BLE001  (whatever docutils raises, the page shows the text as it is)
-        clean = False
-    if clean:
-        return "\n".join(["```{eval-rst}", rst, "```"])
-    return "\n".join(["```text", doc.strip(), "```"])
+    return doc.strip()
 
 
 def copy_notebooks(root: Path, outdir: Path, executed: Path | None = None) -> list[str]:

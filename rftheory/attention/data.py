@@ -157,7 +157,7 @@ def make_head(Q, K, V=None, scale: float | None = None) -> Head:
     --------
     >>> import numpy as np
     >>> h = make_head(np.ones((2, 4)), np.ones((3, 4)))
-    >>> h.X[0, 0], h.scale   # 1/d^{1/4} = 1/√2, S = 1/2
+    >>> float(h.X[0, 0]), h.scale   # 1/d^{1/4} = 1/√2, S = 1/2
     (0.7071067811865476, 0.5)
     """
     Q = check_matrix(Q, "q")

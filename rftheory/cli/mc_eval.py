@@ -31,7 +31,7 @@ class McEval:
         Returns
         -------
         str
-            As described above.
+            One line: the mean, its standard error, the replicates and the seed.
         """
         return (f"{self.mean!r} ± {self.standard_error:.3g}  (Monte Carlo estimate: mean ± standard error of "
                 f"{self.samples} replicates, seed {self.seed}; not an exact value)")
@@ -42,7 +42,7 @@ class McEval:
         Returns
         -------
         dict
-            As described above.
+            ``mean``, ``standard_error``, ``samples`` and ``seed``.
         """
         return {"mean": self.mean, "standard_error": self.standard_error, "samples": self.samples, "seed": self.seed}
 
@@ -71,7 +71,7 @@ def monte_carlo_eval(result, point, samples: int | None, seed: int | None) -> Mc
     Returns
     -------
     McEval
-        As described above.
+        The estimate.
     """
     n = DEFAULT_SAMPLES if samples is None else samples
     if not 2 <= n <= MAX_SAMPLES:

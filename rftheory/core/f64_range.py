@@ -136,12 +136,12 @@ def mpmath_at_arrays(result: Any, given: dict, shape: tuple) -> Callable[[tuple]
     given : dict
         The parameters, by name.
     shape : tuple
-        See the summary above.
+        The broadcast shape of the numeric arguments.
 
     Returns
     -------
     Callable[[tuple], Any] | None
-        As described above.
+        The map from an element index to ``(key, thunk)``; ``None`` when the result has no mpmath layer.
     """
     if result.mpmath is None:
         return None
@@ -167,12 +167,12 @@ def mpmath_at_point(result: Any, point: Any) -> Callable[[tuple], Any] | None:
     result : Any
         The result.
     point : Any
-        The parameters, by name.
+        The validated point.
 
     Returns
     -------
     Callable[[tuple], Any] | None
-        As described above.
+        The map from the empty index to ``((), thunk)``; ``None`` when the result has no mpmath layer.
     """
     if result.mpmath is None:
         return None

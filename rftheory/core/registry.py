@@ -55,7 +55,8 @@ def install_ball_layer(layer: Any) -> None:
     Parameters
     ----------
     layer : Any
-        See the summary above.
+        An object with ``proven(id, dps, point)`` (digits every point of the ball shares) and
+        ``result_ball(result, dps, given)`` (the ball); ``rftheory.ball`` installs it.
     """
     BALL_LAYER[:] = [layer]
 

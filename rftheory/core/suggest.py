@@ -17,15 +17,13 @@ def edit_distance(a: str, b: str) -> int:
 
     Parameters
     ----------
-    a : str
-        The first string or number.
-    b : str
-        The second string or number.
+    a, b : str
+        The two strings.
 
     Returns
     -------
     int
-        As described above.
+        The least number of edits that turn ``a`` into ``b``.
     """
     prev2: list[int] = []
     prev = list(range(len(b) + 1))
@@ -53,14 +51,14 @@ def suggest(name: str, known: Iterable[str], limit: int = MAX_SUGGESTIONS) -> li
     name : str
         The name.
     known : Iterable[str]
-        See the summary above.
+        The valid names.
     limit : int
         At most this many.
 
     Returns
     -------
     list[str]
-        As described above.
+        The closest valid names, closest first (empty when none is close).
     """
     name = name.strip()
     pool = sorted(set(known))
@@ -88,12 +86,12 @@ def did_you_mean(name: str, known: Iterable[str]) -> str:
     name : str
         The name.
     known : Iterable[str]
-        See the summary above.
+        The valid names.
 
     Returns
     -------
     str
-        As described above.
+        The suggestion sentence, or an empty string when no name is close.
     """
     close = suggest(name, known)
     if not close:
@@ -108,12 +106,12 @@ def id_prefixes(ids: Iterable[str]) -> set[str]:
     Parameters
     ----------
     ids : Iterable[str]
-        See the summary above.
+        Result IDs.
 
     Returns
     -------
     set[str]
-        As described above.
+        The IDs and all their prefixes.
     """
     out: set[str] = set()
     for i in ids:
@@ -128,13 +126,13 @@ def no_prefix_message(prefix: str, ids: Iterable[str]) -> str:
     Parameters
     ----------
     prefix : str
-        See the summary above.
+        The prefix the user gave.
     ids : Iterable[str]
-        See the summary above.
+        Every result ID.
 
     Returns
     -------
     str
-        As described above.
+        The message.
     """
     return f"no result ID starts with {prefix!r}{did_you_mean(prefix, id_prefixes(ids))} (see `rftheory list`)"

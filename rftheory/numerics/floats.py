@@ -234,13 +234,13 @@ def exp_neg_roundings(x):
 
     Parameters
     ----------
-    x : object
-        The argument.
+    x : array_like
+        The exponent's argument, ``x ≥ 0``.
 
     Returns
     -------
-    object
-        As described above.
+    numpy.ndarray
+        The rounding count per element.
     """
     return np.where(np.asarray(x, float) > EXP_SPLIT_X, 4.0, 2.0)
 

@@ -45,7 +45,7 @@ def example_point(result, point: dict[str, Any]) -> dict[str, Any]:
     Returns
     -------
     dict[str, Any]
-        As described above.
+        The moved point (parameters the result refuses to move keep their value).
     """
     out = dict(point)
     for name, new, applies in PREFERRED:

@@ -116,12 +116,12 @@ def text_to_latex(text: str) -> str:
     Parameters
     ----------
     text : str
-        The text.
+        Unicode text with inline math.
 
     Returns
     -------
     str
-        As described above.
+        LaTeX source that pdflatex compiles.
     """
     out, pos = [], 0
     for m in _TEXT_MATH.finditer(text):
@@ -138,12 +138,12 @@ def math_to_latex(statement: str) -> str:
     Parameters
     ----------
     statement : str
-        See the summary above.
+        A math statement in Unicode.
 
     Returns
     -------
     str
-        As described above.
+        LaTeX math (to be set in math mode).
     """
     out = []
     for ch in statement:

@@ -204,12 +204,12 @@ def powers_of_two(v: np.ndarray) -> bool:
     Parameters
     ----------
     v : np.ndarray
-        ``‖x + y‖``.
+        The x-axis values.
 
     Returns
     -------
     bool
-        As described above.
+        ``True`` when a base-2 axis fits them.
     """
     v = np.asarray(v, dtype=float)
     if v.size < 2 or not np.all(np.isfinite(v)) or np.any(v <= 0) or np.unique(v).size < 2:
@@ -228,14 +228,14 @@ def x_log_base(x: np.ndarray, logx: bool | None) -> int | None:
     Parameters
     ----------
     x : np.ndarray
-        The argument.
+        The x-axis values.
     logx : bool | None
-        See the summary above.
+        ``None`` (automatic), ``True`` (logarithmic) or ``False`` (linear).
 
     Returns
     -------
     int | None
-        As described above.
+        2 or 10, or ``None`` for a linear axis.
     """
     if logx is False:
         return None
@@ -295,18 +295,16 @@ def figure(data: PlotData, logx=None, logy=None, ylabel: str | None = None):
     Parameters
     ----------
     data : PlotData
-        See the summary above.
-    logx : object
-        See the summary above.
-    logy : object
-        See the summary above.
-    ylabel : str | None
-        See the summary above.
+        The curves.
+    logx, logy : bool or None
+        As for :func:`draw`: ``None`` chooses the scale from the data.
+    ylabel : str or None
+        The y-axis label (default: the result's quantity).
 
     Returns
     -------
-    object
-        As described above.
+    matplotlib.figure.Figure
+        The figure, not yet saved.
     """
     try:
         import matplotlib

@@ -52,12 +52,12 @@ def distance_rel(ball: flint.arb, x: Any) -> float:
     ball : flint.arb
         The enclosure.
     x : Any
-        The argument.
+        A value (``mpf``, float or int).
 
     Returns
     -------
     float
-        As described above.
+        The relative distance.
     """
     if not isinstance(x, mp.mpf):
         x = mp.mpf(x)  # a float or int: exact at 53 bits
