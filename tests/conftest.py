@@ -25,7 +25,15 @@ def _reset_mpmath():
     mpmath.mp.dps = 15
 
 
+#: session fixtures computed once per process: with pytest-xdist their tests share one worker
+SESSION_RUNS = {"verify_quick", "run_notebook", "site"}
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if SESSION_RUNS & set(getattr(item, "fixturenames", ())) or item.get_closest_marker("session_runs"):
+            item.add_marker(pytest.mark.xdist_group("session_runs"))
     if SLOW:
         return
     skip = pytest.mark.skip(reason="slow tier: set RFTHEORY_SLOW=1")

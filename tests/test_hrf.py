@@ -277,6 +277,7 @@ def test_float64_refuses_overflow_and_agrees_elsewhere():
 
 
 @pytest.mark.statistical
+@pytest.mark.session_runs
 def test_verify_quick_passes(seed, request):
     """`rftheory verify --quick --only hrf`: every exact, MC and custom check passes.  At the default seed these
     are the hrf outcomes of the session's one `verify --quick` run (tests/conftest.py); other seeds run them."""

@@ -5,6 +5,8 @@ Reference values are mpmath's own ``hyp1f1`` at 40 digits (an independent implem
 not the Kummer series under test).  A bound that fails at one point fails the test.
 """
 
+import os
+
 import mpmath as mp
 import numpy as np
 import pytest
@@ -84,7 +86,9 @@ def test_rff_bracket_bound_holds(coupling):
     from rftheory.numerics.special import coupled_pairs
 
     rng = np.random.default_rng(14)
-    n = 40 if coupling != "simplex" else 12
+    # the simplex reference (its τ by 40-digit quadrature) costs seconds a point: 4 random points here, 12 in
+    # the slow tier; the four fixed points below are in both
+    n = 40 if coupling != "simplex" else (12 if os.environ.get("RFTHEORY_SLOW", "") not in ("", "0") else 4)
     d = np.floor(np.exp(rng.uniform(np.log(2), np.log(400), n)))
     z = np.exp(rng.uniform(np.log(1e-4), np.log(6.0), n))
     m = np.maximum(1, np.floor(d * rng.uniform(0, 3, n)))
@@ -92,7 +96,7 @@ def test_rff_bracket_bound_holds(coupling):
     P = coupled_pairs(m.astype(int), d.astype(int))
     val, err = rf.rff_bracket_f64(coupling, d, P / m, z)
     served = np.isfinite(err)
-    assert served.mean() > 0.8
+    assert served[:n].mean() > 0.8  # of the random points
     if coupling == "orthogonal":
         assert np.all(served[-3:]) and np.all(err[-3:] <= 1e-14 * val[-3:])  # the τ bound serves at z = 40
     assert val[-4] == np.expm1(-1.3**2) ** 2 / 2  # m = 1: the iid bracket, exactly as computed
