@@ -22,8 +22,8 @@ Weights are kept as logarithms and the kernels bounded by 1:
 ``e^{y_jᵀy_l} = e^{‖y_j‖²/2} e^{‖y_l‖²/2} e^{−‖y_j−y_l‖²/2}`` and
 ``e^{−y_jᵀy_l} = e^{‖y_j‖²/2} e^{‖y_l‖²/2} e^{−‖y_j+y_l‖²/2}``.
 
-:func:`cov_direct_mp` evaluates the covariances from the moment-generating
-functions themselves (mpmath, no factorisation): the independent route.
+:func:`cov_factorised_mp` and :func:`cov_direct_mp` (the two exact mpmath routes) live with the
+registered results (:mod:`rftheory.papers.performer.covariance`) and are re-exported here.
 """
 
 from __future__ import annotations
@@ -31,10 +31,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import mpmath as mp
 import numpy as np
 
 from ..core.errors import ParameterError
+from ..papers.performer.covariance import cov_direct_mp, cov_factorised_mp
 from .data import Head
 
 __all__ = ["CLOSED_IID", "CovTerm", "cov_terms", "cov_factorised_mp", "cov_direct_mp"]
@@ -95,99 +95,3 @@ def cov_terms(head: Head, family: str) -> list[CovTerm]:
         return [CovTerm(-a2 / 2 + 2 * S + b2 / 2 + h, np.exp(-_sqdist(head.Y, 1.0) / 2)),
                 CovTerm(np.broadcast_to(a2 / 2 + b2 / 2 + h, S.shape).copy(), np.exp(-_sqdist(head.Y, -1.0) / 2))]
     raise ParameterError("mechanism", f"no iid covariance closed form for {family!r} (have {', '.join(CLOSED_IID)})")
-
-
-def _mp_vectors(M) -> list[list[mp.mpf]]:
-    return [[mp.mpf(float(v)) for v in row] for row in np.asarray(M, float)]
-
-
-def _dot(u, v):
-    return mp.fsum(a * b for a, b in zip(u, v))
-
-
-def cov_factorised_mp(family: str, X, Y, m: int) -> list[list[list[mp.mpf]]]:
-    """``Cov(Â_ij, Â_il)`` from the factorised closed form, at mpmath precision.
-
-    .. math:: m\\,\\mathrm{Cov}^{+}_{i,jl} = e^{\\|x_i\\|^2}A_{ij}^2A_{il}^2e^{y_j^\\top y_l} - A_{ij}A_{il}
-
-    (and the two-term trigonometric form of the module docstring).
-
-    Parameters
-    ----------
-    family : {"favor+", "trig"}
-    X, Y : array_like, shape (L, d), (L_k, d)
-        Rescaled queries and keys (float64 entries, read exactly).
-    m : int
-        Number of iid features.
-
-    Returns
-    -------
-    list
-        ``C[i][j][l]`` (mpmath).
-    """
-    X, Y = _mp_vectors(X), _mp_vectors(Y)
-    G = [[_dot(u, v) for v in Y] for u in Y]
-    out = []
-    for x in X:
-        a2 = _dot(x, x)
-        A = [mp.exp(_dot(x, y)) for y in Y]
-        rows = []
-        for j in range(len(Y)):
-            row = []
-            for lk in range(len(Y)):
-                if family == "favor+":
-                    s = mp.exp(a2) * A[j] ** 2 * A[lk] ** 2 * mp.exp(G[j][lk])
-                else:
-                    s = (mp.exp(-a2) * A[j] ** 2 * A[lk] ** 2 * mp.exp(-G[j][lk]) + mp.exp(a2) * mp.exp(G[j][lk])) / 2
-                row.append((s - A[j] * A[lk]) / m)
-            rows.append(row)
-        out.append(rows)
-    return out
-
-
-def cov_direct_mp(family: str, X, Y, m: int) -> list[list[list[mp.mpf]]]:
-    """``Cov(Â_ij, Â_il)`` straight from the moment-generating functions (mpmath).
-
-    .. math:: m\\,\\mathrm{Cov}^{+} = \\mathbb E_w\\big[e^{w^\\top(2x+y_j+y_l)}\\big]
-       e^{-\\|x\\|^2-\\frac{\\|y_j\\|^2+\\|y_l\\|^2}2} - A_{ij}A_{il},\\quad
-       \\mathbb E\\,e^{w^\\top z} = e^{\\|z\\|^2/2};
-
-    trigonometric: ``cos α cos β = (cos(α+β) + cos(α−β))/2`` with
-    ``α = wᵀ(x − y_j)``, ``β = wᵀ(x − y_l)`` and ``E cos wᵀz = e^{−‖z‖²/2}``.
-
-    Parameters
-    ----------
-    family : {"favor+", "trig"}
-    X, Y : array_like, shape (L, d), (L_k, d)
-        Rescaled queries and keys.
-    m : int
-        Number of iid features.
-
-    Returns
-    -------
-    list
-        ``C[i][j][l]`` (mpmath).
-    """
-    X, Y = _mp_vectors(X), _mp_vectors(Y)
-
-    def sq(z):
-        return _dot(z, z)
-
-    out = []
-    for x in X:
-        rows = []
-        for yj in Y:
-            row = []
-            for yl in Y:
-                AA = mp.exp(_dot(x, yj) + _dot(x, yl))
-                if family == "favor+":
-                    z = [2 * a + b + c for a, b, c in zip(x, yj, yl)]
-                    e = mp.exp(sq(z) / 2 - sq(x) - (sq(yj) + sq(yl)) / 2)
-                else:
-                    s = [2 * a - b - c for a, b, c in zip(x, yj, yl)]
-                    t = [c - b for b, c in zip(yj, yl)]
-                    e = mp.exp(sq(x) + (sq(yj) + sq(yl)) / 2) * (mp.exp(-sq(s) / 2) + mp.exp(-sq(t) / 2)) / 2
-                row.append((e - AA) / m)
-            rows.append(row)
-        out.append(rows)
-    return out
