@@ -11,7 +11,7 @@ import numpy as np
 
 from ..core.errors import ParameterError, RFTheoryError
 from .data import load_matrix, make_head
-from .estimate import TRUST_REL_VAR, AttentionError, parse_mechanism, predict, smallest_m
+from .estimate import TRUST_NEXT, AttentionError, parse_mechanism, predict, smallest_m
 
 __all__ = ["add_parser", "cmd_attention"]
 
@@ -22,8 +22,9 @@ EPILOG = """examples:
 
 definitions: A_ij = exp(S q_i.k_j) (S = 1/sqrt(d) unless --scale), D = A1, O = diag(D)^-1 A V; features of
 sqrt(S) q and sqrt(S) k; attention_mse = E||A^ - A||_F^2, normaliser_rel_mse = sum_i E(D^_i - D_i)^2/D_i^2
-(both exact), output_mse = E||O^ - O||_F^2 to leading order in 1/m (delta method; flagged where
-max_i Var(D^_i)/D_i^2 >= 0.1: compare with --mc)."""
+(both exact), output_mse = E||O^ - O||_F^2 to leading order c1/m (delta method); for iid features the next
+term c2/m^2 (next_order_term, from the third moments) is shown, and the leading order is flagged where
+next_over_leading = |c2|/(m c1) > 0.1: compare with --mc."""
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -157,8 +158,8 @@ def cmd_attention(args) -> int:
             raise ParameterError("target", "needs --v (the target is on the output error)")
         for mech in mechs:
             smallest[mech.name] = smallest_m(head, mech, target)
-    warnings = [f"{r['mechanism']} m={r['m']}: max_i Var(D^_i)/D_i^2 = {r['max_query_rel_var']:.3g} >= "
-                f"{TRUST_REL_VAR}: the leading order of output_mse is not trustworthy here (compare --mc)"
+    warnings = [f"{r['mechanism']} m={r['m']}: |next-order term|/leading = {r['next_over_leading']:.3g} > "
+                f"{TRUST_NEXT}: the leading order of output_mse is not trustworthy here (compare --mc)"
                 for r in rows if r.get("leading_order_trusted") is False and r.get("output_mse") is not None]
     if args.json:
         out: dict = {"rows": rows}
@@ -184,7 +185,7 @@ def _fmt(x) -> str:
 
 def _print_table(rows: list[dict], mc: bool) -> None:
     cols = ["mechanism", "m", "attention_mse", "normaliser_rel_mse", "output_mse", "output_relative_error",
-            "max_query_rel_var", "p_nonpositive_bound"] + (["mc_output_mse", "mc_output_se"] if mc else [])
+            "next_over_leading", "output_mse_second_order", "p_nonpositive_bound"] + (["mc_output_mse", "mc_output_se"] if mc else [])
     print("  ".join(cols))
     for r in rows:
         print("  ".join(str(r[c]) if c in ("mechanism", "m") else _fmt(r.get(c)) for c in cols))
