@@ -21,7 +21,7 @@ from rftheory.core.montecarlo import summarize, z_threshold
 from rftheory.papers.performer import montecarlo as pmc
 
 ALPHA = 1e-6
-K_MC = 4
+K_MC = 6
 ZMAX = z_threshold(ALPHA, K_MC)
 
 
@@ -189,3 +189,75 @@ def test_registered_monte_carlo_of_the_real_estimator():
     e2 = ro.monte_carlo(np.random.default_rng(4), 20_000, q=q, k=k, v=v, m=4, family="favor+")
     assert abs(e1.z(float(rn.f64(q=q, k=k, m=4, family="trig")))) < ZMAX
     assert abs(e2.z(float(ro.f64(q=q, k=k, v=v, m=4, family="favor+")))) < ZMAX
+
+
+# -- FAVOR++ / FAVOR# (features fitted on the data) ------------------------------------------------
+
+def _brute_derf(p, X, Y, V, m):
+    """Per-triple Gaussian integrals E[f1(x)^2 f2(y_j) f2(y_l)] with the fitted parameters (no separation)."""
+    A, B1, B2 = (np.asarray(M, float) for M in (p.A, p.B1, p.B2))
+    d = A.shape[0]
+    P = np.linalg.inv(np.eye(d) - 4 * A)
+    C1, C2 = -B1.T @ P @ B1 / 2, -B2.T @ P @ B2 / 2
+    logD = np.linalg.slogdet(np.eye(d) - 4 * A)[1] / 4
+    T = np.eye(d) - 8 * A
+    Ti = np.linalg.inv(T)
+    att = norm = out = 0.0
+    for x in X:
+        Aij = np.array([math.exp(x @ y) for y in Y])
+        D = Aij.sum()
+        W = V - Aij @ V / D
+        for j, yj in enumerate(Y):
+            for l, yl in enumerate(Y):
+                b = 2 * B1 @ x + B2 @ (yj + yl)
+                e = math.exp(4 * logD - np.linalg.slogdet(T)[1] / 2 + b @ Ti @ b / 2 + 2 * x @ C1 @ x
+                             + yj @ C2 @ yj + yl @ C2 @ yl)
+                c = (e - Aij[j] * Aij[l]) / m
+                norm += c / D**2
+                out += c * (W[j] @ W[l]) / D**2
+                if j == l:
+                    att += c
+    return att, norm, out
+
+
+@pytest.mark.parametrize("mech,fam", [("favor++", "gerf"), ("favor#:sderf", "sderf"), ("favor#:aderf", "aderf")])
+def test_fitted_mechanisms_equal_independent_sums(mech, fam):
+    # error analysis as for the iid sums: positive terms except the (second - 1) cancellation (< 1e3 here)
+    from rftheory.papers.derf.optima import optimum
+
+    rng = np.random.default_rng(51)
+    for _ in range(2):
+        d = int(rng.integers(2, 6))
+        L, Lk = int(rng.integers(d + 1, 8)), int(rng.integers(d + 1, 8))
+        s = rng.uniform(0.4, 0.9)
+        Q, K, V = rng.normal(size=(L, d)) * s, rng.normal(size=(Lk, d)) * s, rng.normal(size=(Lk, 2))
+        h = make_head(Q, K, V)
+        m = int(rng.integers(1, 200))
+        r = predict(h, parse_mechanism(mech), [m])[0]
+        att, norm, out = _brute_derf(optimum(fam, h.X, h.Y), h.X, h.Y, V, m)
+        assert r.mechanism == mech
+        assert r.attention_mse == pytest.approx(att, rel=1e-9)
+        assert r.normaliser_rel_mse == pytest.approx(norm, rel=1e-9)
+        assert r.output_mse == pytest.approx(out, rel=1e-9)
+        assert r.next_order_term is None and r.leading_order_trusted is None
+
+
+def test_fitted_mechanism_monte_carlo_of_the_real_estimator():
+    from rftheory.attention.montecarlo import simulate
+
+    data = np.random.default_rng(0)
+    Q, K, V = data.normal(size=(6, 4)) * 0.5, data.normal(size=(6, 4)) * 0.5, data.normal(size=(6, 2))
+    h = make_head(Q, K, V)
+    mech = parse_mechanism("favor#:sderf")
+    r = predict(h, mech, [8])[0]
+    mc = simulate(h, mech, 8, 6000, np.random.default_rng(9))
+    assert abs(mc.normaliser_rel_mse.z(r.normaliser_rel_mse)) < ZMAX
+    assert abs(mc.attention_mse.z(r.attention_mse)) < ZMAX
+
+
+def test_fitted_mechanism_data_errors_name_the_input():
+    with pytest.raises(ParameterError, match="'q'.*favor#:aderf"):
+        # queries on a line, keys in general position: ADERF's M1 = mean x x^T is singular
+        Q = np.array([[1.0, 0.0, 0.0], [0.5, 0.0, 0.0]])
+        K = np.random.default_rng(0).normal(size=(4, 3))
+        predict(make_head(Q, K, np.ones((4, 1))), parse_mechanism("favor#:aderf"), [4])

@@ -56,8 +56,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--k", required=True, metavar="FILE", help="keys, L_k x d (.npy or .csv)")
     p.add_argument("--v", default=None, metavar="FILE", help="values, L_k x d_v (.npy or .csv); needed for output_mse")
     p.add_argument("--mechanism", required=True, metavar="MECHS",
-                   help="comma-separated: favor+:iid|orthogonal|simplex, trig:iid|orthogonal (coupled: attention_mse; "
-                   "favor+ normaliser/output by quadrature on small heads, L*L_k^2 <= 2e5)")
+                   help="comma-separated: favor+:iid|orthogonal|simplex, trig:iid|orthogonal, favor++ (GERF fitted on "
+                   "the data), favor#:sderf|aderf (DERF fitted on the data) (coupled: attention_mse; favor+ "
+                   "normaliser/output by quadrature on small heads, L*L_k^2 <= 2e5)")
     p.add_argument("--m", required=True, metavar="M,...", help="comma-separated numbers of random features")
     p.add_argument("--scale", default=None, metavar="S", help="the S of exp(S q.k) (default 1/sqrt(d))")
     p.add_argument("--target", default=None, metavar="T",

@@ -36,10 +36,10 @@ import numpy as np
 from ..catalog import get
 from ..core.errors import ParameterError, RangeError
 from .data import Head
-from .moments import CovTerm, cov_terms
+from .moments import DERF_FAMILIES, CovTerm, cov_terms, cov_terms_derf, derf_features
 
 __all__ = ["AttentionError", "Mechanism", "parse_mechanism", "predict", "attention_mse_registered",
-           "TRUST_NEXT", "MECHANISMS"]
+           "TRUST_NEXT", "MECHANISMS", "FITTED", "fit_derf"]
 
 EPS = float(np.finfo(float).eps)
 
@@ -47,7 +47,10 @@ EPS = float(np.finfo(float).eps)
 TRUST_NEXT = 0.1
 
 #: family -> couplings with closed forms here
-MECHANISMS = {"favor+": ("iid", "orthogonal", "simplex"), "trig": ("iid", "orthogonal")}
+MECHANISMS = {"favor+": ("iid", "orthogonal", "simplex"), "trig": ("iid", "orthogonal"), "favor++": ("iid",),
+              "favor#": ("sderf", "aderf")}
+#: families whose features are fitted on the data (FAVOR#, Likhosherstov et al. 2023; iid random vectors)
+FITTED = ("favor++", "favor#")
 
 
 @dataclass(frozen=True)
@@ -59,8 +62,18 @@ class Mechanism:
 
     @property
     def name(self) -> str:
-        """As on the command line, ``favor+:iid``."""
-        return f"{self.family}:{self.coupling}"
+        """As on the command line, ``favor+:iid`` (``favor++`` alone)."""
+        return self.family if self.family == "favor++" else f"{self.family}:{self.coupling}"
+
+    @property
+    def derf_family(self) -> str | None:
+        """The FAVOR# family fitted on the data (``gerf``, ``sderf``, ``aderf``), or ``None``."""
+        return DERF_FAMILIES.get(self.name)
+
+    @property
+    def iid(self) -> bool:
+        """Whether the random vectors are iid (also for the fitted families)."""
+        return self.coupling == "iid" or self.family in FITTED
 
 
 def parse_mechanism(text: str) -> Mechanism:
@@ -82,7 +95,7 @@ def parse_mechanism(text: str) -> Mechanism:
     'trig:iid'
     """
     fam, _, cp = text.strip().partition(":")
-    cp = cp or "iid"
+    cp = cp or ("sderf" if fam == "favor#" else "iid")
     if fam not in MECHANISMS or cp not in MECHANISMS[fam]:
         known = ", ".join(f"{f}:{'|'.join(c)}" for f, c in MECHANISMS.items())
         raise ParameterError("mechanism", f"unknown mechanism {text!r} (known: {known})")
@@ -328,13 +341,18 @@ def predict(head: Head, mech: Mechanism, ms: list[int]) -> list[AttentionError]:
         if int(m) != m or m < 1:
             raise ParameterError("m", f"must be integers >= 1, got {m}")
     sums = None
-    if mech.coupling == "iid":
+    log_second = None
+    if mech.derf_family is not None:
+        terms, log_second = cov_terms_derf(head, fit_derf(head, mech))
+        sums = query_sums(head, terms)
+        rel_err = sums.rel_err
+    elif mech.coupling == "iid":
         sums = query_sums(head, cov_terms(head, mech.family))
         rel_err = sums.rel_err
     else:
         rel_err = 0.0
     nxt = None
-    if mech.coupling == "iid" and head.V is not None:
+    if mech.coupling == "iid" and mech.family in ("favor+", "trig") and head.V is not None:
         from .next_order import next_order
 
         try:
@@ -348,7 +366,10 @@ def predict(head: Head, mech: Mechanism, ms: list[int]) -> list[AttentionError]:
         onorm2 = float(np.sum((P @ head.V) ** 2))
     out = []
     for m in ms:
-        if mech.coupling == "iid":
+        if log_second is not None:
+            S = head.logits()
+            att = float(math.fsum((np.exp(2 * S) * np.expm1(log_second - 2 * S)).ravel())) / m
+        elif mech.coupling == "iid":
             att = _attention_mse_iid(head, mech.family, m)
         else:
             att = attention_mse_registered(head, mech, m)
@@ -373,6 +394,27 @@ def predict(head: Head, mech: Mechanism, ms: list[int]) -> list[AttentionError]:
         out.append(AttentionError(mech.name, m, att, norm, omse, orel, float(np.max(q)), pnp,
                                   rel_err * max(amp, 1.0), "leading", nt, ns, nr))
     return out
+
+
+def fit_derf(head: Head, mech: Mechanism):
+    """The FAVOR# optimum of ``mech`` fitted on the rescaled queries and keys.
+
+    Parameters
+    ----------
+    head : Head
+        The data.
+    mech : Mechanism
+        ``favor++`` or ``favor#:sderf|aderf``.
+
+    Returns
+    -------
+    rftheory.features.dense_exponential.DenseExponential
+        The fitted feature pair (its data errors name ``q`` / ``k``).
+    """
+    try:
+        return derf_features(head, mech.derf_family)
+    except ParameterError as exc:
+        raise ParameterError({"X": "q", "Y": "k"}.get(exc.name, exc.name), f"{mech.name}: {exc.message}") from None
 
 
 def _coupled_row(head: Head, mech: Mechanism, m: int, att: float, onorm2: float | None) -> AttentionError:

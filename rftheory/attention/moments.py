@@ -37,7 +37,8 @@ from ..core.errors import ParameterError
 from ..papers.performer.covariance import cov_direct_mp, cov_factorised_mp
 from .data import Head
 
-__all__ = ["CLOSED_IID", "CovTerm", "cov_terms", "cov_factorised_mp", "cov_direct_mp"]
+__all__ = ["CLOSED_IID", "CovTerm", "cov_terms", "cov_factorised_mp", "cov_direct_mp", "DERF_FAMILIES",
+           "derf_features", "cov_terms_derf"]
 
 #: families with iid closed forms for the covariances among keys
 CLOSED_IID = ("favor+", "trig")
@@ -95,3 +96,73 @@ def cov_terms(head: Head, family: str) -> list[CovTerm]:
         return [CovTerm(-a2 / 2 + 2 * S + b2 / 2 + h, np.exp(-_sqdist(head.Y, 1.0) / 2)),
                 CovTerm(np.broadcast_to(a2 / 2 + b2 / 2 + h, S.shape).copy(), np.exp(-_sqdist(head.Y, -1.0) / 2))]
     raise ParameterError("mechanism", f"no iid covariance closed form for {family!r} (have {', '.join(CLOSED_IID)})")
+
+
+#: mechanism family -> the FAVOR# family whose data-fitted optimum gives the features
+DERF_FAMILIES = {"favor++": "gerf", "favor#:sderf": "sderf", "favor#:aderf": "aderf"}
+
+
+def derf_features(head: Head, family: str):
+    """The FAVOR# optimum of ``family`` fitted on the rescaled queries and keys (float64).
+
+    Parameters
+    ----------
+    head : Head
+        The data (``X``, ``Y`` are the two sets of the fit).
+    family : {"gerf", "sderf", "aderf"}
+        GERF (FAVOR++), symmetric or asymmetric DERF (FAVOR#).
+
+    Returns
+    -------
+    rftheory.features.dense_exponential.DenseExponential
+        The features ``f₁`` (queries), ``f₂`` (keys), ``E f₁f₂ = e^{xᵀy}``.
+    """
+    from ..papers.derf.optima import fit_features
+
+    return fit_features(family, head.X, head.Y)
+
+
+def cov_terms_derf(head: Head, fm) -> tuple[list[CovTerm], np.ndarray]:
+    """The terms of ``m·E[Â_ijÂ_il]`` for iid dense-exponential features, and ``log E[a_ij²]``.
+
+    With one feature ``a_j = f₁(ω, x)f₂(ω, y_j)``, ``f_k = D e^{ωᵀAω + ωᵀB_k u + uᵀC_k u}`` (FAVOR#,
+    Likhosherstov et al. 2023, Thm 4.1) and ``E e^{ωᵀMω + ωᵀb} = det(I − 2M)^{−1/2} e^{bᵀ(I−2M)⁻¹b/2}``
+    (``2M = 8A ≺ I``):
+
+    .. math:: \\log\\mathbb E[a_ja_l] = 4\\log D - \\tfrac12\\log\\det(I-8A) + \\tfrac12 b^\\top Rb
+       + 2x^\\top C_1x + y_j^\\top C_2y_j + y_l^\\top C_2y_l,\\quad b = 2B_1x + B_2(y_j + y_l),
+
+    ``R = (I − 8A)⁻¹``: a weight per query-key pair times ``e^{y_jᵀGy_l}``, ``G = B₂ᵀRB₂``, written with
+    the bounded kernel ``e^{−(y_j−y_l)ᵀG(y_j−y_l)/2}``.
+
+    Parameters
+    ----------
+    head : Head
+        The data.
+    fm : rftheory.features.dense_exponential.DenseExponential
+        The fitted features.
+
+    Returns
+    -------
+    terms : list of CovTerm
+        One term.
+    log_second : numpy.ndarray, shape (L, L_k)
+        ``log E[a_ij²]``.
+    """
+    d = fm.A.shape[0]
+    I = np.eye(d)
+    R = np.linalg.inv(I - 8 * fm.A)
+    sign, logdet8 = np.linalg.slogdet(I - 8 * fm.A)
+    if sign <= 0:
+        raise ParameterError("mechanism", "the fitted DERF parameters violate 8A < I")
+    G = fm.B2.T @ R @ fm.B2
+    G = (G + G.T) / 2
+    BX = head.X @ fm.B1.T  # rows B₁x_i
+    const = 4 * fm.log_d - logdet8 / 2 + 2 * np.einsum("ij,jk,ik->i", BX, R, BX) \
+        + 2 * np.einsum("ij,jk,ik->i", head.X, fm.C1, head.X)
+    gy = np.einsum("ij,jk,ik->i", head.Y, G, head.Y)
+    u = 2 * BX @ R @ fm.B2 @ head.Y.T + np.einsum("ij,jk,ik->i", head.Y, fm.C2, head.Y)[None, :] + gy[None, :] / 2
+    log_w = const[:, None] / 2 + u + gy[None, :] / 2
+    Yd = head.Y[:, None, :] - head.Y[None, :, :]
+    quad = np.maximum(np.einsum("jlc,ce,jle->jl", Yd, G, Yd), 0.0)
+    return [CovTerm(log_w, np.exp(-quad / 2))], 2 * log_w

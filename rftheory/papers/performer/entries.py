@@ -10,7 +10,6 @@ variances, not the errors of the normalised output.
 
 from __future__ import annotations
 
-from ...core.params import Param
 from ...core.registry import Result, register
 from . import covariance as C
 from . import montecarlo as MC
