@@ -146,10 +146,12 @@ def next_order(head: Head, family: str, rng: np.random.Generator | None = None) 
     c1_part, c2_part = vals[:, 0], vals[:, 1]
     if len(idx) == L:
         return NextOrder(float(math.fsum(c1_part)), float(math.fsum(c2_part)), 0.0, L)
-    from .estimate import query_sums  # c1 exactly from the factorised sums
     from .moments import cov_terms
+    from .sums import query_sums  # c1 exactly from the factorised sums
 
-    c1 = float(math.fsum(query_sums(head, cov_terms(head, family)).output))
+    sums = query_sums(head, cov_terms(head, family))
+    assert sums.output is not None
+    c1 = float(math.fsum(sums.output))
     k = len(idx)
     fpc = 1 - k / L  # sampling without replacement
     se = L * float(np.std(c2_part, ddof=1)) / math.sqrt(k) * math.sqrt(fpc)

@@ -75,10 +75,10 @@ _VV = "1,0;0,1;-0.5,2"
 _S4 = "0.5,-0.3,0.2,0.1;-0.2,0.6,0.4,-0.5;0.1,0.1,-0.7,0.3"
 _K4 = "0.4,0.1,-0.2,0.3;-0.5,0.2,0.6,0.1;0.3,-0.4,0.1,-0.2;0.2,0.5,0.3,0.4"
 _V4 = "1,0.5;-1,0.2;0.3,-0.7;2,1"
-GRID = {"quick": [dict(q=_S, k=_K, m=4, family="favor+"), dict(q=_S, k=_K, m=4, family="trig")],
+GRID: dict[str, list[dict]] = {"quick": [dict(q=_S, k=_K, m=4, family="favor+"), dict(q=_S, k=_K, m=4, family="trig")],
         "default": [dict(q=q, k=k, m=m, family=f) for q, k in ((_S, _K), (_S4, _K4), ("1.5,-1", "-1.2,0.9"))
                     for m in (1, 16) for f in ("favor+", "trig")]}
-MC_GRID = {"quick": [dict(q=_S, k=_K, m=4, family="favor+"), dict(q=_S4, k=_K4, m=8, family="trig")],
+MC_GRID: dict[str, list[dict]] = {"quick": [dict(q=_S, k=_K, m=4, family="favor+"), dict(q=_S4, k=_K4, m=8, family="trig")],
            "default": [dict(q=q, k=k, m=m, family=f) for q, k in ((_S, _K), (_S4, _K4)) for m in (1, 8)
                        for f in ("favor+", "trig")]}
 OUT_GRID = {mode: [dict(pt, v=_VV if pt["q"] == _S else _V4 if pt["q"] == _S4 else "1,-1") for pt in pts]
