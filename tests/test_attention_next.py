@@ -21,7 +21,7 @@ from rftheory.core.montecarlo import summarize, z_threshold
 from rftheory.papers.performer import montecarlo as pmc
 
 ALPHA = 1e-6
-K_MC = 6
+K_MC = 10
 ZMAX = z_threshold(ALPHA, K_MC)
 
 
@@ -261,3 +261,111 @@ def test_fitted_mechanism_data_errors_name_the_input():
         Q = np.array([[1.0, 0.0, 0.0], [0.5, 0.0, 0.0]])
         K = np.random.default_rng(0).normal(size=(4, 3))
         predict(make_head(Q, K, np.ones((4, 1))), parse_mechanism("favor#:aderf"), [4])
+
+
+# -- --pairs, --overflow, --scheduler ---------------------------------------------------------------
+
+@pytest.mark.parametrize("family", ["favor+", "trig"])
+def test_sampled_triples_estimate_the_exact_sums(family):
+    # small norms: light-tailed importance weights (se_batch not needed: triples are iid draws)
+    data = np.random.default_rng(61)
+    Q, K, V = data.normal(size=(30, 6)) * 0.35, data.normal(size=(40, 6)) * 0.35, data.normal(size=(40, 3))
+    h = make_head(Q, K, V)
+    mech = parse_mechanism(family)
+    exact = predict(h, mech, [16])[0]
+    est = predict(h, mech, [16], pairs=100_000, seed=3)[0]
+    assert est.sampled_triples == 100_000 and exact.sampled_triples is None
+    assert est.attention_mse == exact.attention_mse  # always exact
+    assert 0 < est.normaliser_se < 0.05 * est.normaliser_rel_mse
+    assert abs(est.normaliser_rel_mse - exact.normaliser_rel_mse) < ZMAX * est.normaliser_se
+    assert abs(est.output_mse - exact.output_mse) < ZMAX * est.output_se
+
+
+def test_overflow_bound_of_positive_features(monkeypatch):
+    from scipy import stats
+
+    import rftheory.attention.overflow as OV
+    from rftheory.sampling.samplers import sample
+
+    data = np.random.default_rng(71)
+    Q, K = data.normal(size=(3, 4)) * 1.5, data.normal(size=(3, 4)) * 1.5
+    h = make_head(Q, K)
+    m = 16
+    U = np.vstack([h.X, h.Y])
+    n = np.linalg.norm(U, axis=1)
+    # fp16 itself: a positive feature e^{w.x - |x|^2/2}/sqrt(m) essentially never exceeds 65504
+    p16 = stats.norm.sf((math.log(65504.0) + 0.5 * math.log(m) + n**2 / 2) / n)  # independent: scipy.stats
+    assert OV.overflow_risk(h, "favor+", m, "fp16").feature_bound == pytest.approx(m * p16.sum(), rel=1e-10)
+    # a pretend format with largest value 3 makes the bound testable against the real features
+    monkeypatch.setitem(OV.FORMATS, "fp16", 3.0)
+    r = OV.overflow_risk(h, "favor+", m, "fp16")
+    p = stats.norm.sf((math.log(3.0) + 0.5 * math.log(m) + n**2 / 2) / n)
+    assert r.feature_bound == pytest.approx(min(1.0, m * p.sum()), rel=1e-10)
+    assert 0.01 < r.feature_bound < 0.9
+    # union bound >= the real frequency (binomial, 6 sigma: a correct bound fails with p < 1e-8)
+    W = sample("iid", 4, m, rng=np.random.default_rng(5), size=20_000)
+    F = np.exp(np.einsum("nmd,td->ntm", W, U) - (n**2 / 2)[None, :, None]) / math.sqrt(m)
+    freq = float(np.mean(np.any(F > 3.0, axis=(1, 2))))
+    assert 0 < freq <= r.feature_bound + 6 * math.sqrt(r.feature_bound / 20_000)
+    monkeypatch.undo()
+    assert OV.overflow_risk(h, "favor+", m, "fp32").feature_bound < 1e-30
+    big = make_head(np.full((1, 4), 5.0), np.full((2, 4), 5.0))  # logits 50: D > 65504
+    assert OV.overflow_risk(big, "favor+", m, "fp16").normaliser_exceeds
+    assert not OV.overflow_risk(big, "favor+", m, "fp32").normaliser_exceeds
+    with pytest.raises(ParameterError, match="overflow"):
+        OV.overflow_risk(h, "favor+", m, "fp8")
+
+
+@pytest.mark.slow
+def test_scheduler_gives_the_same_numbers_as_a_local_run(monkeypatch):
+    distributed = pytest.importorskip("dask.distributed")
+    import rftheory.attention.blocks as B
+
+    monkeypatch.setattr(B, "BLOCK", 7)  # 3 blocks of queries
+    data = np.random.default_rng(81)
+    Q, K, V = data.normal(size=(20, 4)) * 0.4, data.normal(size=(9, 4)) * 0.4, data.normal(size=(9, 2))
+    h = make_head(Q, K, V)
+    mechs = [parse_mechanism(t) for t in ("favor+", "trig", "favor#:sderf")]
+    local = [predict(h, mech, [8, 64]) for mech in mechs]
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster:
+        remote = [predict(h, mech, [8, 64], scheduler=cluster.scheduler_address) for mech in mechs]
+    assert [[r.row() for r in rs] for rs in remote] == [[r.row() for r in rs] for rs in local]
+
+
+def test_cli_pairs_overflow_and_errors(tmp_path, capsys):
+    import json
+
+    from rftheory.cli.commands import main
+
+    data = np.random.default_rng(91)
+    for name, M in (("q", data.normal(size=(6, 4)) * 0.4), ("k", data.normal(size=(6, 4)) * 0.4),
+                    ("v", data.normal(size=(6, 2)))):
+        np.save(tmp_path / f"{name}.npy", M)
+    base = ["attention", "--q", str(tmp_path / "q.npy"), "--k", str(tmp_path / "k.npy"), "--v", str(tmp_path / "v.npy")]
+    assert main(base + ["--mechanism", "favor+,favor++,favor#:aderf", "--m", "16", "--pairs", "5000",
+                        "--overflow", "fp16", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["rows"]
+    assert [r["mechanism"] for r in rows] == ["favor+:iid", "favor++", "favor#:aderf"]
+    for r in rows:
+        assert r["sampled_triples"] == 5000 and r["normaliser_rel_mse_se"] > 0 and r["output_mse_se"] > 0
+        assert r["overflow_format"] == "fp16" and 0 <= r["overflow_feature_bound"] <= 1
+    assert main(base + ["--mechanism", "favor+", "--m", "256", "--json"]) == 0
+    row = json.loads(capsys.readouterr().out)["rows"][0]
+    assert row["next_over_leading"] < 0.1 and row["leading_order_trusted"] is True
+    assert row["output_mse_second_order"] == pytest.approx(row["output_mse"] + row["next_order_term"], rel=1e-12)
+    for bad, name in ((["--pairs", "1"], "pairs"), (["--overflow", "fp8"], "overflow")):
+        try:
+            rc = main(base + ["--mechanism", "favor+", "--m", "16"] + bad)
+        except SystemExit as exc:  # argparse's own refusal (choices)
+            rc = exc.code
+        assert rc == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and name in err[0]
+
+
+def test_unreachable_scheduler_is_a_parameter_error():
+    pytest.importorskip("dask.distributed")
+    h = make_head(np.ones((2, 3)) * 0.1, np.ones((2, 3)) * 0.1, np.ones((2, 1)))
+    with pytest.raises(ParameterError, match="scheduler"):
+        predict(h, parse_mechanism("favor+"), [4], scheduler="tcp://127.0.0.1:1")

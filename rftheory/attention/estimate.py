@@ -44,7 +44,6 @@ from .sums import QuerySums, logsumexp_rows
 __all__ = ["AttentionError", "Mechanism", "parse_mechanism", "predict", "attention_mse_registered",
            "TRUST_NEXT", "MECHANISMS", "FITTED", "fit_derf"]
 
-EPS = float(np.finfo(float).eps)
 
 #: |next-order term| / leading term above which the leading order of output_mse is not trusted
 TRUST_NEXT = 0.1
