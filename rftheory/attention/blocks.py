@@ -51,7 +51,18 @@ class QueryBlock:
         return f"attention-{self.family}-{self.start}"
 
     def run(self, seed: int) -> BlockResult:
-        """The block's per-query sums (and its part of the next-order coefficients)."""
+        """The block's per-query sums (and its part of the next-order coefficients).
+
+        Parameters
+        ----------
+        seed : int
+            Seed of the query sample of the next-order term (large heads only).
+
+        Returns
+        -------
+        BlockResult
+            The block's sums.
+        """
         from .next_order import next_order
         from .sums import query_sums
 

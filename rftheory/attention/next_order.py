@@ -64,7 +64,18 @@ class NextOrder:
     queries: int
 
     def ratio(self, m: int) -> float:
-        """``|c2|/(m·c1)``: the next-order term relative to the leading one at ``m`` (``inf`` if ``c1 = 0``)."""
+        """``|c2|/(m·c1)``: the next-order term relative to the leading one at ``m``.
+
+        Parameters
+        ----------
+        m : int
+            Number of features.
+
+        Returns
+        -------
+        float
+            The ratio (``inf`` if ``c1 = 0 != c2``).
+        """
         return abs(self.c2) / (m * self.c1) if self.c1 > 0 else (0.0 if self.c2 == 0 else math.inf)
 
 

@@ -28,7 +28,18 @@ class QuerySums:
 
 
 def logsumexp_rows(S: np.ndarray) -> np.ndarray:
-    """``log Σ_j e^{S_ij}`` per row."""
+    """``log Σ_j e^{S_ij}`` per row.
+
+    Parameters
+    ----------
+    S : numpy.ndarray, shape (L, L_k)
+        Logits.
+
+    Returns
+    -------
+    numpy.ndarray, shape (L,)
+        The row-wise log-sum-exp.
+    """
     M = S.max(axis=1)
     return M + np.log(np.exp(S - M[:, None]).sum(axis=1))
 

@@ -38,7 +38,18 @@ N_MC = {"quick": 20_000, "default": 50_000, "full": 200_000}
 
 
 def leading_order_checks(rid: str):
-    """``checks(mode, seed)`` of ``rid``: the regimes of :data:`LEADING_CASES`."""
+    """``checks(mode, seed)`` of ``rid``: the regimes of :data:`LEADING_CASES`.
+
+    Parameters
+    ----------
+    rid : str
+        The result ID the measurements name.
+
+    Returns
+    -------
+    callable
+        ``run(mode, seed) -> list of Measurement`` (one-sided z-scores).
+    """
 
     def run(mode: str, seed: int) -> list[Measurement]:
         out = []

@@ -152,7 +152,20 @@ def cov_direct_mp(family: str, X, Y, m: int) -> list[list[list[mp.mpf]]]:
 
 
 def normaliser_mp(C, X, Y) -> mp.mpf:
-    """``Σ_i D_i⁻² Σ_{jl} C[i][j][l]`` with ``D_i = Σ_j e^{x_iᵀy_j}`` (mpmath)."""
+    """``Σ_i D_i⁻² Σ_{jl} C[i][j][l]`` with ``D_i = Σ_j e^{x_iᵀy_j}`` (mpmath).
+
+    Parameters
+    ----------
+    C : list
+        Covariances ``C[i][j][l]`` (:func:`cov_factorised_mp` or :func:`cov_direct_mp`).
+    X, Y : array_like
+        Rescaled queries and keys.
+
+    Returns
+    -------
+    mpmath.mpf
+        The normaliser's relative MSE.
+    """
     X, Y = _mp_rows(X), _mp_rows(Y)
     tot = []
     for x, Ci in zip(X, C):
@@ -170,7 +183,21 @@ def _centred(x, Y, V):
 
 def output_leading_mp(family: str, X, Y, V, m: int) -> mp.mpf:
     """``O_1`` with the ``−A_ijA_il`` part dropped (it sums to zero): ``Σ_i D_i⁻² Σ_{jl} m⁻¹ E[φφφφ]
-    (v_j − o_i)ᵀ(v_l − o_i)`` from the factorised second moments (mpmath)."""
+    (v_j − o_i)ᵀ(v_l − o_i)`` from the factorised second moments (mpmath).
+
+    Parameters
+    ----------
+    family : {"favor+", "trig"}
+    X, Y, V : array_like
+        Rescaled queries and keys, values.
+    m : int
+        Number of iid features.
+
+    Returns
+    -------
+    mpmath.mpf
+        The leading order of the output MSE.
+    """
     _family(family)
     X, Y, V = _mp_rows(X), _mp_rows(Y), _mp_rows(V)
     G = [[_dot(u, v) for v in Y] for u in Y]
@@ -191,7 +218,21 @@ def output_leading_mp(family: str, X, Y, V, m: int) -> mp.mpf:
 
 
 def output_leading_route(family: str, X, Y, V, m: int) -> mp.mpf:
-    """``O_1`` from the full covariances of :func:`cov_direct_mp` (mpmath)."""
+    """``O_1`` from the full covariances of :func:`cov_direct_mp` (mpmath).
+
+    Parameters
+    ----------
+    family : {"favor+", "trig"}
+    X, Y, V : array_like
+        Rescaled queries and keys, values.
+    m : int
+        Number of iid features.
+
+    Returns
+    -------
+    mpmath.mpf
+        The leading order of the output MSE.
+    """
     C = cov_direct_mp(family, X, Y, m)
     X, Y, V = _mp_rows(X), _mp_rows(Y), _mp_rows(V)
     tot = []
@@ -232,14 +273,42 @@ def _checked_sum(terms: np.ndarray) -> float:
 
 
 def normaliser_f64(family: str, X: np.ndarray, Y: np.ndarray, m: int) -> float:
-    """:func:`normaliser_mp` in float64: ``Σ_{ijl} (A_ijA_il/D_i²)(R_ijl − 1)/m`` (cancellation-checked)."""
+    """:func:`normaliser_mp` in float64: ``Σ_{ijl} (A_ijA_il/D_i²)(R_ijl − 1)/m`` (cancellation-checked).
+
+    Parameters
+    ----------
+    family : {"favor+", "trig"}
+    X, Y : numpy.ndarray
+        Rescaled queries and keys.
+    m : int
+        Number of iid features.
+
+    Returns
+    -------
+    float
+        The normaliser's relative MSE (:class:`RangeError` where float64 would lose digits).
+    """
     _family(family)
     Rm1, PP = _second_moments(family, X, Y)
     return _checked_sum(PP * Rm1) / m
 
 
 def output_leading_f64(family: str, X: np.ndarray, Y: np.ndarray, V: np.ndarray, m: int) -> float:
-    """:func:`output_leading_mp` in float64."""
+    """:func:`output_leading_mp` in float64.
+
+    Parameters
+    ----------
+    family : {"favor+", "trig"}
+    X, Y, V : numpy.ndarray
+        Rescaled queries and keys, values.
+    m : int
+        Number of iid features.
+
+    Returns
+    -------
+    float
+        The leading order (:class:`RangeError` where float64 would lose digits).
+    """
     _family(family)
     Rm1, PP = _second_moments(family, X, Y)
     S = X @ Y.T

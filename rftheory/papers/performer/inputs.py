@@ -22,7 +22,20 @@ M_MAX = 100_000
 
 
 def parse_rows(name: str, high: float):
-    """A parser of a small real matrix (array, nested lists or ``"a,b;c,d"``) into a tuple of float rows."""
+    """A parser of a small real matrix (array, nested lists or ``"a,b;c,d"``) into a tuple of float rows.
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name (for errors).
+    high : float
+        Largest ``|entry|`` served.
+
+    Returns
+    -------
+    callable
+        ``parse(value) -> tuple of tuple of float`` (:class:`ParameterError` naming ``name``).
+    """
 
     def parse(value):
         if isinstance(value, str):
@@ -77,7 +90,20 @@ def arrays(p) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
 
 
 def domain_point(rng: np.random.Generator, values: bool = False) -> dict:
-    """A random point of the declared domain (``values``: with a value matrix)."""
+    """A random point of the declared domain.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The source of randomness.
+    values : bool
+        Include a value matrix ``v``.
+
+    Returns
+    -------
+    dict
+        ``q``, ``k``, ``m``, ``family`` (and ``v``).
+    """
     L, Lk = int(rng.integers(1, ROWS_MAX + 1)), int(rng.integers(1, ROWS_MAX + 1))
     d = int(rng.integers(DIM_MIN, DIM_MAX + 1))
     s = math.exp(rng.uniform(math.log(1e-3), math.log(ENTRY_MAX)))

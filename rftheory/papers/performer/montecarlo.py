@@ -18,7 +18,27 @@ _MAPS = {"favor+": softmax.positive, "trig": softmax.trig}
 
 def draws(family: str, X: np.ndarray, Y: np.ndarray, m: int, n: int, rng: np.random.Generator,
           chunk: int = 2048):
-    """Yield ``Â`` of shape ``(c, L, L_k)`` for ``n`` draws of ``W`` in chunks of ``c <= chunk``."""
+    """``Â`` for ``n`` draws of ``W``, in chunks.
+
+    Parameters
+    ----------
+    family : {"favor+", "trig"}
+    X, Y : numpy.ndarray
+        Rescaled queries and keys.
+    m : int
+        Number of iid features.
+    n : int
+        Draws.
+    rng : numpy.random.Generator
+        The only source of randomness.
+    chunk : int
+        Draws per chunk.
+
+    Yields
+    ------
+    numpy.ndarray, shape (c, L, L_k)
+        ``Â`` of ``c <= chunk`` draws.
+    """
     fmap = _MAPS[family]
     done = 0
     while done < n:
@@ -31,13 +51,45 @@ def draws(family: str, X: np.ndarray, Y: np.ndarray, m: int, n: int, rng: np.ran
 
 
 def normaliser_replicates(family: str, X, Y, m: int, n: int, rng: np.random.Generator) -> np.ndarray:
-    """``n`` replicates of ``Σ_i (D̂_i − D_i)²/D_i²``."""
+    """``n`` replicates of ``Σ_i (D̂_i − D_i)²/D_i²``.
+
+    Parameters
+    ----------
+    family : {"favor+", "trig"}
+    X, Y : numpy.ndarray
+        Rescaled queries and keys.
+    m, n : int
+        Features and draws.
+    rng : numpy.random.Generator
+        The only source of randomness.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n,)
+        Independent replicates.
+    """
     D = np.exp(X @ Y.T).sum(axis=1)
     return np.concatenate([(((Ah.sum(axis=2) - D) / D) ** 2).sum(axis=1) for Ah in draws(family, X, Y, m, n, rng)])
 
 
 def linearised_replicates(family: str, X, Y, V, m: int, n: int, rng: np.random.Generator) -> np.ndarray:
-    """``n`` replicates of ``Σ_i ‖Σ_j (Â_ij − A_ij)(v_j − o_i)‖²/D_i²`` (the linearised output error)."""
+    """``n`` replicates of ``Σ_i ‖Σ_j (Â_ij − A_ij)(v_j − o_i)‖²/D_i²`` (the linearised output error).
+
+    Parameters
+    ----------
+    family : {"favor+", "trig"}
+    X, Y, V : numpy.ndarray
+        Rescaled queries and keys, values.
+    m, n : int
+        Features and draws.
+    rng : numpy.random.Generator
+        The only source of randomness.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n,)
+        Independent replicates.
+    """
     A = np.exp(X @ Y.T)
     D = A.sum(axis=1)
     O = A @ V / D[:, None]
@@ -49,7 +101,23 @@ def linearised_replicates(family: str, X, Y, V, m: int, n: int, rng: np.random.G
 
 
 def output_replicates(family: str, X, Y, V, m: int, n: int, rng: np.random.Generator) -> np.ndarray:
-    """``n`` replicates of ``‖Ô − O‖_F²`` (the ratio estimator itself; ``inf`` where some ``D̂_i = 0``)."""
+    """``n`` replicates of ``‖Ô − O‖_F²`` (the ratio estimator itself).
+
+    Parameters
+    ----------
+    family : {"favor+", "trig"}
+    X, Y, V : numpy.ndarray
+        Rescaled queries and keys, values.
+    m, n : int
+        Features and draws.
+    rng : numpy.random.Generator
+        The only source of randomness.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n,)
+        Independent replicates (``inf`` where some ``D̂_i = 0``).
+    """
     A = np.exp(X @ Y.T)
     O = A @ V / A.sum(axis=1)[:, None]
     out = []
