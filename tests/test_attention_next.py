@@ -276,6 +276,8 @@ def test_sampled_triples_estimate_the_exact_sums(family):
     est = predict(h, mech, [16], pairs=100_000, seed=3)[0]
     assert est.sampled_triples == 100_000 and exact.sampled_triples is None
     assert est.attention_mse == exact.attention_mse  # always exact
+    with pytest.raises(ParameterError, match="pairs"):
+        predict(h, parse_mechanism("favor+:orthogonal"), [16], pairs=100)
     assert 0 < est.normaliser_se < 0.05 * est.normaliser_rel_mse
     assert abs(est.normaliser_rel_mse - exact.normaliser_rel_mse) < ZMAX * est.normaliser_se
     assert abs(est.output_mse - exact.output_mse) < ZMAX * est.output_se

@@ -297,6 +297,8 @@ def predict(head: Head, mech: Mechanism, ms: list[int], *, pairs: int | None = N
     log_second = None
     nxt = None
     sampled = None
+    if pairs and not mech.iid:
+        raise ParameterError("pairs", f"sampled triples serve iid and fitted mechanisms, not {mech.name}")
     fitted = fit_derf(head, mech) if mech.derf_family is not None else None
     if mech.iid and pairs:
         from .sampled import sampled_sums
