@@ -169,6 +169,15 @@ def test_registered_results_equal_independent_sums(family):
             assert float(ro.exact(dps=20, q=Q, k=K, v=V, m=m, family=family)) == pytest.approx(out, rel=1e-9)
 
 
+def test_registered_output_with_one_key_is_an_exact_zero():
+    # one key: the softmax weight is 1 and O^ = v exactly (any features), so every layer gives exactly 0
+    ro = rftheory.get("performer.output_leading")
+    for fam in ("favor+", "trig"):
+        assert ro.f64(q="0.3,-0.2;0.1,0.5", k="0.4,0.1", v="1.5,-2", m=3, family=fam) == 0.0
+        assert ro.exact(dps=20, q="0.3,-0.2;0.1,0.5", k="0.4,0.1", v="1.5,-2", m=3, family=fam) == 0
+        assert ro.route("full covariance", dps=20, q="0.3,-0.2", k="0.4,0.1", v="1.5,-2", m=3, family=fam) == 0
+
+
 def test_registered_results_refuse_bad_input():
     r = rftheory.get("performer.normaliser_rel_mse")
     with pytest.raises(ParameterError, match="'k'"):
