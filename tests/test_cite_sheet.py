@@ -13,7 +13,7 @@ from rftheory.present.sheet import formula_sheet
 
 ROOT = Path(__file__).resolve().parents[1]
 KEYS = ["reid2023simplex", "choromanski2022hybrid", "likhosherstov2023favorsharp", "yu2016orthogonal",
-        "sutherland2015error"]
+        "choromanski2021rethinking", "sutherland2015error"]
 
 
 def test_citation_cff_parses_and_has_the_version():

@@ -118,7 +118,7 @@ def write_paper_pages(outdir: Path, readme: str, verify: dict[str, list[dict]] |
     for num, p in PAPERS.items():
         (folder / f"{p.key}.md").write_text(paper_page(num, readme, verify), encoding="utf-8")
         keys.append(p.key)
-    index = ["# Papers", "", "The five source papers: for each, what it claims, what rftheory checks and what it "
+    index = ["# Papers", "", "The source papers: for each, what it claims, what rftheory checks and what it "
              "found (errata, failing bounds, results beyond it).", ""]
     index += [f"- {{doc}}`{p.short}: {p.title} <{p.key}>`" for p in PAPERS.values()]
     index += ["", "```{toctree}", ":hidden:", ""] + keys + ["```", ""]

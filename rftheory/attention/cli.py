@@ -11,7 +11,7 @@ import numpy as np
 
 from ..core.errors import ParameterError, RFTheoryError
 from .data import load_matrix, make_head
-from .estimate import TRUST_REL_VAR, AttentionError, parse_mechanism, predict, smallest_m
+from .estimate import TRUST_NEXT, AttentionError, parse_mechanism, predict, smallest_m
 
 __all__ = ["add_parser", "cmd_attention"]
 
@@ -22,8 +22,9 @@ EPILOG = """examples:
 
 definitions: A_ij = exp(S q_i.k_j) (S = 1/sqrt(d) unless --scale), D = A1, O = diag(D)^-1 A V; features of
 sqrt(S) q and sqrt(S) k; attention_mse = E||A^ - A||_F^2, normaliser_rel_mse = sum_i E(D^_i - D_i)^2/D_i^2
-(both exact), output_mse = E||O^ - O||_F^2 to leading order in 1/m (delta method; flagged where
-max_i Var(D^_i)/D_i^2 >= 0.1: compare with --mc)."""
+(both exact), output_mse = E||O^ - O||_F^2 to leading order c1/m (delta method); for iid features the next
+term c2/m^2 (next_order_term, from the third moments) is shown, and the leading order is flagged where
+next_over_leading = |c2|/(m c1) > 0.1: compare with --mc."""
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -55,8 +56,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--k", required=True, metavar="FILE", help="keys, L_k x d (.npy or .csv)")
     p.add_argument("--v", default=None, metavar="FILE", help="values, L_k x d_v (.npy or .csv); needed for output_mse")
     p.add_argument("--mechanism", required=True, metavar="MECHS",
-                   help="comma-separated: favor+:iid|orthogonal|simplex, trig:iid|orthogonal (coupled: attention_mse; "
-                   "favor+ normaliser/output by quadrature on small heads, L*L_k^2 <= 2e5)")
+                   help="comma-separated: favor+:iid|orthogonal|simplex, trig:iid|orthogonal, favor++ (GERF fitted on "
+                   "the data), favor#:sderf|aderf (DERF fitted on the data) (coupled: attention_mse; favor+ "
+                   "normaliser/output by quadrature on small heads, L*L_k^2 <= 2e5)")
     p.add_argument("--m", required=True, metavar="M,...", help="comma-separated numbers of random features")
     p.add_argument("--scale", default=None, metavar="S", help="the S of exp(S q.k) (default 1/sqrt(d))")
     p.add_argument("--target", default=None, metavar="T",
@@ -64,6 +66,14 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--mc", type=int, default=0, metavar="N",
                    help="also N Monte Carlo draws of the real estimator per mechanism and m (MC columns)")
     p.add_argument("--seed", type=int, default=0, help="seed of --mc (numpy Generator)")
+    p.add_argument("--pairs", type=int, default=None, metavar="N",
+                   help="estimate the normaliser/output sums from N sampled (i, j, l) triples with standard errors "
+                   "(cost L*L_k + N instead of L*L_k^2; iid and fitted mechanisms)")
+    p.add_argument("--overflow", default=None, choices=("fp16", "bf16", "fp32"),
+                   help="also bound the probability that a feature overflows in this format, and flag a normaliser "
+                   "beyond its range")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="Dask scheduler (tcp://host:8786): the per-query sums run there in blocks of queries")
     p.add_argument("--json", action="store_true", help='print {"rows": [...]} with JSON numbers')
     p.add_argument("--plot", default=None, metavar="FILE", help="plot predicted output error vs m (MC dots with --mc)")
     p.set_defaults(func=cmd_attention)
@@ -121,6 +131,8 @@ def cmd_attention(args) -> int:
         raise ParameterError("mc", f"must be 0 or >= 2 draws, got {args.mc}")
     if args.seed < 0:
         raise ParameterError("seed", f"must be >= 0, got {args.seed}")
+    if args.pairs is not None and args.pairs < 2:
+        raise ParameterError("pairs", f"must be >= 2 sampled triples, got {args.pairs}")
     Q = load_matrix(args.q, "q")
     K = load_matrix(args.k, "k")
     V = load_matrix(args.v, "v") if args.v else None
@@ -129,7 +141,8 @@ def cmd_attention(args) -> int:
     rows: list[dict] = []
     preds: dict[str, list[AttentionError]] = {}
     for mech in mechs:
-        res = predict(head, mech, ms)
+        res = predict(head, mech, ms, pairs=args.pairs, seed=args.seed, overflow=args.overflow,
+                      scheduler=args.scheduler)
         preds[mech.name] = res
         for r in res:
             row = r.row()
@@ -157,9 +170,11 @@ def cmd_attention(args) -> int:
             raise ParameterError("target", "needs --v (the target is on the output error)")
         for mech in mechs:
             smallest[mech.name] = smallest_m(head, mech, target)
-    warnings = [f"{r['mechanism']} m={r['m']}: max_i Var(D^_i)/D_i^2 = {r['max_query_rel_var']:.3g} >= "
-                f"{TRUST_REL_VAR}: the leading order of output_mse is not trustworthy here (compare --mc)"
+    warnings = [f"{r['mechanism']} m={r['m']}: |next-order term|/leading = {r['next_over_leading']:.3g} > "
+                f"{TRUST_NEXT}: the leading order of output_mse is not trustworthy here (compare --mc)"
                 for r in rows if r.get("leading_order_trusted") is False and r.get("output_mse") is not None]
+    warnings += [f"{r['mechanism']} m={r['m']}: max_i D_i exceeds the range of {r['overflow_format']}: the normaliser "
+                 "overflows unless the implementation rescales" for r in rows if r.get("overflow_normaliser_exceeds")]
     if args.json:
         out: dict = {"rows": rows}
         if target is not None:
@@ -184,10 +199,13 @@ def _fmt(x) -> str:
 
 def _print_table(rows: list[dict], mc: bool) -> None:
     cols = ["mechanism", "m", "attention_mse", "normaliser_rel_mse", "output_mse", "output_relative_error",
-            "max_query_rel_var", "p_nonpositive_bound"] + (["mc_output_mse", "mc_output_se"] if mc else [])
+            "next_over_leading", "output_mse_second_order", "p_nonpositive_bound"] + (
+            ["normaliser_rel_mse_se", "output_mse_se"] if any(r.get("sampled_triples") for r in rows) else []) + (
+            ["overflow_feature_bound"] if any("overflow_format" in r for r in rows) else []) + (["mc_output_mse", "mc_output_se"] if mc else [])
     print("  ".join(cols))
     for r in rows:
         print("  ".join(str(r[c]) if c in ("mechanism", "m") else _fmt(r.get(c)) for c in cols))
+
 
 
 def _plot(preds: dict[str, list[AttentionError]], rows: list[dict], path: str) -> None:

@@ -13,11 +13,14 @@ Definitions (``A_ij = e^{x_iᵀy_j}``, ``D = A1``, ``O = diag(D)⁻¹AV``,
    \\quad(\\text{leading order in } 1/m,\\ \\text{delta method}).
 
 The first two are exact (the estimators are unbiased).  The third is the
-leading order of a ratio: its relative correction is of the order of the
-normaliser's relative variance ``Var(D̂_i)/D_i²`` per query, reported as
-:attr:`AttentionError.max_query_rel_var` (a heuristic indicator, not a bound);
-beyond ~0.1 the leading order is not trustworthy, and below it may still be off (it misses the ``1/m²`` terms and the heavy tail of
-``1/D̂``): compare with Monte Carlo (:mod:`rftheory.attention.montecarlo`).
+leading order ``c₁/m`` of a ratio; for iid features the next term ``c₂/m²`` of
+the same expansion is computed from the third moments
+(:mod:`rftheory.attention.next_order`), and the leading order is called
+trustworthy where ``|c₂|/(m c₁) <= TRUST_NEXT`` (0.1): the size of the first
+neglected term, not a bound on all of them (the expansion is asymptotic; with
+trigonometric features the ratio's moments need not exist).  Measured on
+small heads, the leading order is within a few per cent of Monte Carlo where
+the ratio is below 0.05 and off by up to 2× and more where it exceeds 1.
 
 In the output form the ``−A_ijA_il`` part of the covariance drops out
 exactly (``Σ_j A_ij(v_j − o_i) = 0``).
@@ -25,26 +28,31 @@ exactly (``Σ_j A_ij(v_j − o_i) = 0``).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from ..catalog import get
 from ..core.errors import ParameterError
 from .data import Head
-from .moments import CovTerm, cov_terms
+from .moments import DERF_FAMILIES, cov_terms, cov_terms_derf, derf_features
+from .sums import QuerySums, logsumexp_rows
 
 __all__ = ["AttentionError", "Mechanism", "parse_mechanism", "predict", "attention_mse_registered",
-           "TRUST_REL_VAR", "MECHANISMS"]
+           "TRUST_NEXT", "MECHANISMS", "FITTED", "fit_derf"]
 
-EPS = float(np.finfo(float).eps)
 
-#: per-query normaliser relative variance above which the leading order of output_mse is flagged
-TRUST_REL_VAR = 0.1
+#: |next-order term| / leading term above which the leading order of output_mse is not trusted
+TRUST_NEXT = 0.1
 
 #: family -> couplings with closed forms here
-MECHANISMS = {"favor+": ("iid", "orthogonal", "simplex"), "trig": ("iid", "orthogonal")}
+MECHANISMS = {"favor+": ("iid", "orthogonal", "simplex"), "trig": ("iid", "orthogonal"), "favor++": ("iid",),
+              "favor#": ("sderf", "aderf")}
+#: families whose features are fitted on the data (FAVOR#, Likhosherstov et al. 2023; iid random vectors)
+FITTED = ("favor++", "favor#")
 
 
 @dataclass(frozen=True)
@@ -56,8 +64,18 @@ class Mechanism:
 
     @property
     def name(self) -> str:
-        """As on the command line, ``favor+:iid``."""
-        return f"{self.family}:{self.coupling}"
+        """As on the command line, ``favor+:iid`` (``favor++`` alone)."""
+        return self.family if self.family == "favor++" else f"{self.family}:{self.coupling}"
+
+    @property
+    def derf_family(self) -> str | None:
+        """The FAVOR# family fitted on the data (``gerf``, ``sderf``, ``aderf``), or ``None``."""
+        return DERF_FAMILIES.get(self.name)
+
+    @property
+    def iid(self) -> bool:
+        """Whether the random vectors are iid (also for the fitted families)."""
+        return self.coupling == "iid" or self.family in FITTED
 
 
 def parse_mechanism(text: str) -> Mechanism:
@@ -79,7 +97,7 @@ def parse_mechanism(text: str) -> Mechanism:
     'trig:iid'
     """
     fam, _, cp = text.strip().partition(":")
-    cp = cp or "iid"
+    cp = cp or ("sderf" if fam == "favor#" else "iid")
     if fam not in MECHANISMS or cp not in MECHANISMS[fam]:
         known = ", ".join(f"{f}:{'|'.join(c)}" for f, c in MECHANISMS.items())
         raise ParameterError("mechanism", f"unknown mechanism {text!r} (known: {known})")
@@ -105,7 +123,7 @@ class AttentionError:
     output_relative_error : float or None
         ``√(output_mse)/‖O‖_F``.
     max_query_rel_var : float or None
-        ``max_i Var(D̂_i)/D_i²``: the size of the neglected relative correction.
+        ``max_i Var(D̂_i)/D_i²`` (information; the trust flag uses ``next_over_leading``).
     p_nonpositive_bound : float or None
         Trigonometric features: a Cantelli bound (union over queries) on
         ``P(some D̂_i ≤ 0)``; ``0`` for positive features.
@@ -113,6 +131,18 @@ class AttentionError:
         First-order bound on the relative rounding error of the sums.
     order : str
         ``"leading"`` (output_mse is the delta-method leading order).
+    next_order_term : float or None
+        ``c₂/m²``, the next term of the output MSE (iid features with values).
+    next_order_se : float or None
+        Its standard error when ``c₂`` is estimated from a sample of queries (0 when exact).
+    next_over_leading : float or None
+        ``|c₂|/(m c₁)``.
+    normaliser_se, output_se : float or None
+        Standard errors where the sums are estimated from sampled triples (``--pairs``).
+    sampled_triples : int or None
+        Number of sampled triples (``None``: exact sums).
+    overflow : OverflowRisk or None
+        Overflow risk in a reduced-precision format (``--overflow``).
     """
 
     mechanism: str
@@ -125,11 +155,25 @@ class AttentionError:
     p_nonpositive_bound: float | None
     rel_error_bound: float
     order: str = "leading"
+    next_order_term: float | None = None
+    next_order_se: float | None = None
+    next_over_leading: float | None = None
+    normaliser_se: float | None = None
+    output_se: float | None = None
+    sampled_triples: int | None = None
+    overflow: Any = None
 
     @property
     def leading_order_trusted(self) -> bool | None:
-        """Whether ``max_query_rel_var`` is below :data:`TRUST_REL_VAR`."""
-        return None if self.max_query_rel_var is None else self.max_query_rel_var < TRUST_REL_VAR
+        """Whether ``next_over_leading <= TRUST_NEXT`` (``None`` where the next order is not computed)."""
+        return None if self.next_over_leading is None else self.next_over_leading <= TRUST_NEXT
+
+    @property
+    def output_mse_second_order(self) -> float | None:
+        """``output_mse + next_order_term`` (``None`` where either is missing)."""
+        if self.output_mse is None or self.next_order_term is None:
+            return None
+        return self.output_mse + self.next_order_term
 
     def row(self) -> dict:
         """The ``--json`` row.
@@ -142,83 +186,16 @@ class AttentionError:
         return {"mechanism": self.mechanism, "m": self.m, "attention_mse": self.attention_mse,
                 "normaliser_rel_mse": self.normaliser_rel_mse, "output_mse": self.output_mse,
                 "output_relative_error": self.output_relative_error, "order": self.order,
-                "max_query_rel_var": self.max_query_rel_var, "leading_order_trusted": self.leading_order_trusted,
+                "max_query_rel_var": self.max_query_rel_var, "next_order_term": self.next_order_term,
+                "next_order_se": self.next_order_se, "next_over_leading": self.next_over_leading,
+                "output_mse_second_order": self.output_mse_second_order,
+                "leading_order_trusted": self.leading_order_trusted,
+                "normaliser_rel_mse_se": self.normaliser_se, "output_mse_se": self.output_se,
+                "sampled_triples": self.sampled_triples,
+                **({} if self.overflow is None else {
+                    "overflow_format": self.overflow.format, "overflow_feature_bound": self.overflow.feature_bound,
+                    "overflow_normaliser_exceeds": self.overflow.normaliser_exceeds}),
                 "p_nonpositive_bound": self.p_nonpositive_bound, "rel_error_bound": self.rel_error_bound}
-
-
-@dataclass(frozen=True)
-class QuerySums:
-    """Per-query sums of ``m·E[Â_ijÂ_il]`` (all shape ``(L,)``), independent of ``m``.
-
-    ``second[i] = Σ_{jl} m E[Â_ijÂ_il] / D_i²`` and ``output[i] = Σ_{jl} m Cov·(v_j − o_i)ᵀ(v_l − o_i) / D_i²``.
-    """
-
-    second: np.ndarray
-    output: np.ndarray | None
-    rel_err: float
-
-
-def _logsumexp_rows(S: np.ndarray) -> np.ndarray:
-    M = S.max(axis=1)
-    return M + np.log(np.exp(S - M[:, None]).sum(axis=1))
-
-
-def query_sums(head: Head, terms: list[CovTerm]) -> QuerySums:
-    """One ``L×L_k`` by ``L_k×L_k`` product per term (and per value form): the sums over ``j, l``.
-
-    Parameters
-    ----------
-    head : Head
-        The data (values optional).
-    terms : list of CovTerm
-        From :func:`rftheory.attention.moments.cov_terms`.
-
-    Returns
-    -------
-    QuerySums
-        Per-query normalised sums and a first-order rounding bound
-        ``(2L_k + 8 + 2·max|log w|)u`` on the relative error of the positive sums.
-    """
-    S = head.logits()
-    logD = _logsumexp_rows(S)
-    V = head.V
-    P = o = Vc = None
-    if V is not None:
-        Vc = V - V.mean(axis=0)  # the output error is invariant under a common shift of the values
-        P = np.exp(S - logD[:, None])  # A_ij / D_i
-        o = P @ Vc
-    second = np.zeros(S.shape[0])
-    output = np.zeros(S.shape[0]) if V is not None else None
-    absout = np.zeros(S.shape[0])
-    Lk = S.shape[1]
-    growth = 0.0
-    for t in terms:
-        M = t.log_w.max(axis=1)
-        Wt = np.exp(t.log_w - M[:, None])
-        R = Wt @ t.kernel
-        RW = R * Wt
-        scale = np.exp(2 * M - 2 * logD)
-        s = RW.sum(axis=1)
-        second += scale * s
-        growth = max(growth, float(np.max(np.abs(t.log_w))))
-        if V is not None:
-            assert Vc is not None and o is not None
-            t2 = ((Wt @ (t.kernel * (Vc @ Vc.T))) * Wt).sum(axis=1)
-            t1 = np.einsum("ij,ij->i", RW @ Vc, o)
-            t0 = np.einsum("ij,ij->i", o, o) * s
-            nv = np.linalg.norm(Vc, axis=1)
-            WN = Wt * nv[None, :]
-            a2 = ((WN @ t.kernel) * WN).sum(axis=1)
-            a1 = np.linalg.norm(o, axis=1) * (RW @ nv)
-            output += scale * (t2 - 2 * t1 + t0)
-            absout += scale * (a2 + 2 * a1 + t0)
-    u = EPS / 2
-    rel = (2 * Lk + 8 + 2 * growth) * u
-    if V is not None:
-        assert output is not None
-        tot = float(np.sum(np.abs(output)))
-        rel = rel * (float(np.sum(absout)) / tot if tot > 0 else 1.0)
-    return QuerySums(second, output, rel)
 
 
 def attention_mse_registered(head: Head, mech: Mechanism, m: int) -> float:
@@ -277,7 +254,8 @@ def _attention_mse_iid(head: Head, family: str, m: int) -> float:
     return float(math.fsum(val.ravel())) / m
 
 
-def predict(head: Head, mech: Mechanism, ms: list[int]) -> list[AttentionError]:
+def predict(head: Head, mech: Mechanism, ms: list[int], *, pairs: int | None = None, seed: int = 0,
+            overflow: str | None = None, scheduler: str | None = None) -> list[AttentionError]:
     """The errors of ``mech`` at each ``m`` of ``ms``.
 
     iid couplings: every quantity in closed form (the covariance sums of
@@ -296,6 +274,16 @@ def predict(head: Head, mech: Mechanism, ms: list[int]) -> list[AttentionError]:
         The mechanism.
     ms : list of int
         Feature counts (each ``>= 1``).
+    pairs : int, optional
+        Estimate the normaliser and output sums from this many sampled ``(i, j, l)`` triples with standard
+        errors (:mod:`rftheory.attention.sampled`) instead of the exact ``L·L_k²`` sums (iid features).
+    seed : int
+        Seed of the sampled triples and of the query sample of the next-order term.
+    overflow : {"fp16", "bf16", "fp32"}, optional
+        Also bound the features' overflow in this format (:mod:`rftheory.attention.overflow`).
+    scheduler : str, optional
+        Dask scheduler address: the per-query sums run there in blocks of queries
+        (:mod:`rftheory.attention.blocks`).
 
     Returns
     -------
@@ -306,24 +294,71 @@ def predict(head: Head, mech: Mechanism, ms: list[int]) -> list[AttentionError]:
         if int(m) != m or m < 1:
             raise ParameterError("m", f"must be integers >= 1, got {m}")
     sums = None
-    if mech.coupling == "iid":
-        sums = query_sums(head, cov_terms(head, mech.family))
+    log_second = None
+    nxt = None
+    sampled = None
+    if pairs and not mech.iid:
+        raise ParameterError("pairs", f"sampled triples serve iid and fitted mechanisms, not {mech.name}")
+    fitted = fit_derf(head, mech) if mech.derf_family is not None else None
+    if mech.iid and pairs:
+        from .sampled import sampled_sums
+
+        terms = cov_terms_derf(head, fitted)[0] if fitted is not None else cov_terms(head, mech.family)
+        sampled = sampled_sums(head, terms, pairs, np.random.default_rng(np.random.SeedSequence([seed, 1])))
+        if fitted is not None:
+            log_second = cov_terms_derf(head, fitted)[1]
+        rel_err = 0.0
+    elif mech.iid:
+        from .blocks import BLOCK, QueryBlock, run_blocks
+        from .next_order import NextOrder
+
+        with_next = fitted is None and head.V is not None
+        L = head.X.shape[0]
+        tasks = [QueryBlock(head, mech.family, fitted, a, min(a + BLOCK, L), with_next) for a in range(0, L, BLOCK)]
+        res = run_blocks(tasks, scheduler, seed)
+        out_parts = [r.output for r in res]
+        sums = QuerySums(np.concatenate([r.second for r in res]),
+                         None if head.V is None else np.concatenate([o for o in out_parts if o is not None]),
+                         max(r.rel_err for r in res))
+        if fitted is not None:
+            log_second = np.vstack([r.log_second for r in res if r.log_second is not None])
+        if with_next and all(r.c2 is not None for r in res):
+            nxt = NextOrder(float(math.fsum(r.c1 or 0.0 for r in res)), float(math.fsum(r.c2 or 0.0 for r in res)),
+                            math.sqrt(math.fsum(r.c2_var for r in res)), L)
         rel_err = sums.rel_err
     else:
         rel_err = 0.0
     onorm2 = None
     if head.V is not None:
         S = head.logits()
-        P = np.exp(S - _logsumexp_rows(S)[:, None])
+        P = np.exp(S - logsumexp_rows(S)[:, None])
         onorm2 = float(np.sum((P @ head.V) ** 2))
     out = []
     for m in ms:
-        if mech.coupling == "iid":
+        if log_second is not None:
+            S = head.logits()
+            att = float(math.fsum((np.exp(2 * S) * np.expm1(log_second - 2 * S)).ravel())) / m
+        elif mech.coupling == "iid":
             att = _attention_mse_iid(head, mech.family, m)
         else:
             att = attention_mse_registered(head, mech, m)
+        risk = None
+        if overflow:
+            from .overflow import overflow_risk
+
+            risk = overflow_risk(head, mech.family, m, overflow, fitted)
+        if sampled is not None:
+            omse = None if sampled.output is None else sampled.output / m
+            orel = math.sqrt(max(omse, 0.0) / onorm2) if omse is not None and onorm2 else None
+            out.append(AttentionError(mech.name, m, att, sampled.normaliser / m, omse, orel, None,
+                                      None if mech.family == "trig" else 0.0, 0.0, "leading",
+                                      normaliser_se=sampled.normaliser_se / m,
+                                      output_se=None if sampled.output_se is None else sampled.output_se / m,
+                                      sampled_triples=sampled.n, overflow=risk))
+            continue
         if sums is None:
-            out.append(_coupled_row(head, mech, m, att, onorm2))
+            row = _coupled_row(head, mech, m, att, onorm2)
+            out.append(dataclasses.replace(row, overflow=risk) if risk is not None else row)
             continue
         q = (sums.second - 1.0) / m  # Var(D̂_i)/D_i² per query
         q = np.maximum(q, 0.0)
@@ -337,9 +372,36 @@ def predict(head: Head, mech: Mechanism, ms: list[int]) -> list[AttentionError]:
         pnp = 0.0
         if mech.family == "trig":  # Cantelli: P(D̂_i − D_i <= −D_i) <= σ²/(σ² + D²)
             pnp = min(1.0, float(math.fsum(q / (q + 1.0))))
+        nt = ns = nr = None
+        if nxt is not None:
+            nt, ns, nr = nxt.c2 / m**2, nxt.c2_se / m**2, nxt.ratio(m)
         out.append(AttentionError(mech.name, m, att, norm, omse, orel, float(np.max(q)), pnp,
-                                  rel_err * max(amp, 1.0)))
+                                  rel_err * max(amp, 1.0), "leading", nt, ns, nr, overflow=risk))
     return out
+
+
+def fit_derf(head: Head, mech: Mechanism):
+    """The FAVOR# optimum of ``mech`` fitted on the rescaled queries and keys.
+
+    Parameters
+    ----------
+    head : Head
+        The data.
+    mech : Mechanism
+        ``favor++`` or ``favor#:sderf|aderf``.
+
+    Returns
+    -------
+    rftheory.features.dense_exponential.DenseExponential
+        The fitted feature pair (its data errors name ``q`` / ``k``).
+    """
+    fam = mech.derf_family
+    if fam is None:
+        raise ParameterError("mechanism", f"{mech.name} has no fitted features")
+    try:
+        return derf_features(head, fam)
+    except ParameterError as exc:
+        raise ParameterError({"X": "q", "Y": "k"}.get(exc.name, exc.name), f"{mech.name}: {exc.message}") from None
 
 
 def _coupled_row(head: Head, mech: Mechanism, m: int, att: float, onorm2: float | None) -> AttentionError:

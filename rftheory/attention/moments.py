@@ -22,8 +22,8 @@ Weights are kept as logarithms and the kernels bounded by 1:
 ``e^{y_jᵀy_l} = e^{‖y_j‖²/2} e^{‖y_l‖²/2} e^{−‖y_j−y_l‖²/2}`` and
 ``e^{−y_jᵀy_l} = e^{‖y_j‖²/2} e^{‖y_l‖²/2} e^{−‖y_j+y_l‖²/2}``.
 
-:func:`cov_direct_mp` evaluates the covariances from the moment-generating
-functions themselves (mpmath, no factorisation): the independent route.
+:func:`cov_factorised_mp` and :func:`cov_direct_mp` (the two exact mpmath routes) live with the
+registered results (:mod:`rftheory.papers.performer.covariance`) and are re-exported here.
 """
 
 from __future__ import annotations
@@ -31,13 +31,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import mpmath as mp
 import numpy as np
 
 from ..core.errors import ParameterError
+from ..papers.performer.covariance import cov_direct_mp, cov_factorised_mp
 from .data import Head
 
-__all__ = ["CLOSED_IID", "CovTerm", "cov_terms", "cov_factorised_mp", "cov_direct_mp"]
+__all__ = ["CLOSED_IID", "CovTerm", "cov_terms", "cov_factorised_mp", "cov_direct_mp", "DERF_FAMILIES",
+           "derf_features", "cov_terms_derf"]
 
 #: families with iid closed forms for the covariances among keys
 CLOSED_IID = ("favor+", "trig")
@@ -97,97 +98,71 @@ def cov_terms(head: Head, family: str) -> list[CovTerm]:
     raise ParameterError("mechanism", f"no iid covariance closed form for {family!r} (have {', '.join(CLOSED_IID)})")
 
 
-def _mp_vectors(M) -> list[list[mp.mpf]]:
-    return [[mp.mpf(float(v)) for v in row] for row in np.asarray(M, float)]
+#: mechanism family -> the FAVOR# family whose data-fitted optimum gives the features
+DERF_FAMILIES = {"favor++": "gerf", "favor#:sderf": "sderf", "favor#:aderf": "aderf"}
 
 
-def _dot(u, v):
-    return mp.fsum(a * b for a, b in zip(u, v))
-
-
-def cov_factorised_mp(family: str, X, Y, m: int) -> list[list[list[mp.mpf]]]:
-    """``Cov(Â_ij, Â_il)`` from the factorised closed form, at mpmath precision.
-
-    .. math:: m\\,\\mathrm{Cov}^{+}_{i,jl} = e^{\\|x_i\\|^2}A_{ij}^2A_{il}^2e^{y_j^\\top y_l} - A_{ij}A_{il}
-
-    (and the two-term trigonometric form of the module docstring).
+def derf_features(head: Head, family: str):
+    """The FAVOR# optimum of ``family`` fitted on the rescaled queries and keys (float64).
 
     Parameters
     ----------
-    family : {"favor+", "trig"}
-    X, Y : array_like, shape (L, d), (L_k, d)
-        Rescaled queries and keys (float64 entries, read exactly).
-    m : int
-        Number of iid features.
+    head : Head
+        The data (``X``, ``Y`` are the two sets of the fit).
+    family : {"gerf", "sderf", "aderf"}
+        GERF (FAVOR++), symmetric or asymmetric DERF (FAVOR#).
 
     Returns
     -------
-    list
-        ``C[i][j][l]`` (mpmath).
+    rftheory.features.dense_exponential.DenseExponential
+        The features ``f₁`` (queries), ``f₂`` (keys), ``E f₁f₂ = e^{xᵀy}``.
     """
-    X, Y = _mp_vectors(X), _mp_vectors(Y)
-    G = [[_dot(u, v) for v in Y] for u in Y]
-    out = []
-    for x in X:
-        a2 = _dot(x, x)
-        A = [mp.exp(_dot(x, y)) for y in Y]
-        rows = []
-        for j in range(len(Y)):
-            row = []
-            for lk in range(len(Y)):
-                if family == "favor+":
-                    s = mp.exp(a2) * A[j] ** 2 * A[lk] ** 2 * mp.exp(G[j][lk])
-                else:
-                    s = (mp.exp(-a2) * A[j] ** 2 * A[lk] ** 2 * mp.exp(-G[j][lk]) + mp.exp(a2) * mp.exp(G[j][lk])) / 2
-                row.append((s - A[j] * A[lk]) / m)
-            rows.append(row)
-        out.append(rows)
-    return out
+    from ..papers.derf.optima import fit_features
+
+    return fit_features(family, head.X, head.Y)
 
 
-def cov_direct_mp(family: str, X, Y, m: int) -> list[list[list[mp.mpf]]]:
-    """``Cov(Â_ij, Â_il)`` straight from the moment-generating functions (mpmath).
+def cov_terms_derf(head: Head, fm) -> tuple[list[CovTerm], np.ndarray]:
+    """The terms of ``m·E[Â_ijÂ_il]`` for iid dense-exponential features, and ``log E[a_ij²]``.
 
-    .. math:: m\\,\\mathrm{Cov}^{+} = \\mathbb E_w\\big[e^{w^\\top(2x+y_j+y_l)}\\big]
-       e^{-\\|x\\|^2-\\frac{\\|y_j\\|^2+\\|y_l\\|^2}2} - A_{ij}A_{il},\\quad
-       \\mathbb E\\,e^{w^\\top z} = e^{\\|z\\|^2/2};
+    With one feature ``a_j = f₁(ω, x)f₂(ω, y_j)``, ``f_k = D e^{ωᵀAω + ωᵀB_k u + uᵀC_k u}`` (FAVOR#,
+    Likhosherstov et al. 2023, Thm 4.1) and ``E e^{ωᵀMω + ωᵀb} = det(I − 2M)^{−1/2} e^{bᵀ(I−2M)⁻¹b/2}``
+    (``2M = 8A ≺ I``):
 
-    trigonometric: ``cos α cos β = (cos(α+β) + cos(α−β))/2`` with
-    ``α = wᵀ(x − y_j)``, ``β = wᵀ(x − y_l)`` and ``E cos wᵀz = e^{−‖z‖²/2}``.
+    .. math:: \\log\\mathbb E[a_ja_l] = 4\\log D - \\tfrac12\\log\\det(I-8A) + \\tfrac12 b^\\top Rb
+       + 2x^\\top C_1x + y_j^\\top C_2y_j + y_l^\\top C_2y_l,\\quad b = 2B_1x + B_2(y_j + y_l),
+
+    ``R = (I − 8A)⁻¹``: a weight per query-key pair times ``e^{y_jᵀGy_l}``, ``G = B₂ᵀRB₂``, written with
+    the bounded kernel ``e^{−(y_j−y_l)ᵀG(y_j−y_l)/2}``.
 
     Parameters
     ----------
-    family : {"favor+", "trig"}
-    X, Y : array_like, shape (L, d), (L_k, d)
-        Rescaled queries and keys.
-    m : int
-        Number of iid features.
+    head : Head
+        The data.
+    fm : rftheory.features.dense_exponential.DenseExponential
+        The fitted features.
 
     Returns
     -------
-    list
-        ``C[i][j][l]`` (mpmath).
+    terms : list of CovTerm
+        One term.
+    log_second : numpy.ndarray, shape (L, L_k)
+        ``log E[a_ij²]``.
     """
-    X, Y = _mp_vectors(X), _mp_vectors(Y)
-
-    def sq(z):
-        return _dot(z, z)
-
-    out = []
-    for x in X:
-        rows = []
-        for yj in Y:
-            row = []
-            for yl in Y:
-                AA = mp.exp(_dot(x, yj) + _dot(x, yl))
-                if family == "favor+":
-                    z = [2 * a + b + c for a, b, c in zip(x, yj, yl)]
-                    e = mp.exp(sq(z) / 2 - sq(x) - (sq(yj) + sq(yl)) / 2)
-                else:
-                    s = [2 * a - b - c for a, b, c in zip(x, yj, yl)]
-                    t = [c - b for b, c in zip(yj, yl)]
-                    e = mp.exp(sq(x) + (sq(yj) + sq(yl)) / 2) * (mp.exp(-sq(s) / 2) + mp.exp(-sq(t) / 2)) / 2
-                row.append((e - AA) / m)
-            rows.append(row)
-        out.append(rows)
-    return out
+    d = fm.A.shape[0]
+    I = np.eye(d)
+    R = np.linalg.inv(I - 8 * fm.A)
+    sign, logdet8 = np.linalg.slogdet(I - 8 * fm.A)
+    if sign <= 0:
+        raise ParameterError("mechanism", "the fitted DERF parameters violate 8A < I")
+    G = fm.B2.T @ R @ fm.B2
+    G = (G + G.T) / 2
+    BX = head.X @ fm.B1.T  # rows B₁x_i
+    const = 4 * fm.log_d - logdet8 / 2 + 2 * np.einsum("ij,jk,ik->i", BX, R, BX) \
+        + 2 * np.einsum("ij,jk,ik->i", head.X, fm.C1, head.X)
+    gy = np.einsum("ij,jk,ik->i", head.Y, G, head.Y)
+    u = 2 * BX @ R @ fm.B2 @ head.Y.T + np.einsum("ij,jk,ik->i", head.Y, fm.C2, head.Y)[None, :] + gy[None, :] / 2
+    log_w = const[:, None] / 2 + u + gy[None, :] / 2
+    Yd = head.Y[:, None, :] - head.Y[None, :, :]
+    quad = np.maximum(np.einsum("jlc,ce,jle->jl", Yd, G, Yd), 0.0)
+    return [CovTerm(log_w, np.exp(-quad / 2))], 2 * log_w

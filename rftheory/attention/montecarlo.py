@@ -2,7 +2,8 @@
 
 ``W`` from :func:`rftheory.sample` (every coupling), features from
 :mod:`rftheory.features.softmax` (``positive`` for FAVOR+, ``trig`` for the
-trigonometric mechanism), ``Â = Φ_QΦ_Kᵀ``, ``D̂ = Â1``, ``Ô = diag(D̂)⁻¹ÂV``.
+trigonometric mechanism) or the fitted FAVOR# pair of
+:mod:`rftheory.features.dense_exponential` (FAVOR++, FAVOR#; iid ``W``), ``Â = Φ_QΦ_Kᵀ``, ``D̂ = Â1``, ``Ô = diag(D̂)⁻¹ÂV``.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from ..core.montecarlo import MCEstimate, summarize
 from ..features import softmax
 from ..sampling.samplers import sample
 from .data import Head
-from .estimate import Mechanism
+from .estimate import Mechanism, fit_derf
 
 __all__ = ["AttentionMC", "replicates", "simulate"]
 
@@ -58,9 +59,10 @@ def replicates(head: Head, mech: Mechanism, m: int, n: int, rng: np.random.Gener
         Keys ``attention``, ``normaliser``, ``output`` (if values) and
         ``nonpositive`` (1.0 where some ``D̂_i <= 0``), each shape ``(n,)``.
     """
-    if mech.family not in _MAPS:
+    fm = fit_derf(head, mech) if mech.derf_family is not None else None
+    if fm is None and mech.family not in _MAPS:
         raise ParameterError("mechanism", f"no Monte Carlo for {mech.name!r}")
-    fmap = _MAPS[mech.family]
+    fmap = _MAPS.get(mech.family)
     A = head.kernel()
     D = A.sum(axis=1)
     O = (A @ head.V) / D[:, None] if head.V is not None else None
@@ -69,9 +71,14 @@ def replicates(head: Head, mech: Mechanism, m: int, n: int, rng: np.random.Gener
     done = 0
     while done < n:
         c = min(chunk, n - done)
-        W = sample(mech.coupling, head.d, m, rng=rng, size=c)
-        FQ = np.stack([fmap(W, x) for x in head.X], axis=1)
-        FK = np.stack([fmap(W, y) for y in head.Y], axis=1)
+        if fm is not None:  # fitted FAVOR# features, iid random vectors
+            W = sample("iid", head.d, m, rng=rng, size=c)
+            FQ, FK = fm.f1(W, head.X), fm.f2(W, head.Y)
+        else:
+            assert fmap is not None
+            W = sample(mech.coupling, head.d, m, rng=rng, size=c)
+            FQ = np.stack([fmap(W, x) for x in head.X], axis=1)
+            FK = np.stack([fmap(W, y) for y in head.Y], axis=1)
         Ah = FQ @ np.swapaxes(FK, 1, 2)
         Dh = Ah.sum(axis=2)
         out["attention"].append(((Ah - A) ** 2).sum(axis=(1, 2)))

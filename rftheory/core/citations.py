@@ -60,6 +60,10 @@ PAPERS: dict[str, Paper] = {
     "orf": Paper("Felix X. Yu, Ananda Theertha Suresh, Krzysztof Choromanski, Daniel Holtmann-Rice, Sanjiv Kumar",
                  2016, "Orthogonal Random Features", "NeurIPS 2016", "yu2016orthogonal",
                  "Advances in Neural Information Processing Systems 29 (NeurIPS)"),
+    "performer": Paper("Krzysztof Choromanski, Valerii Likhosherstov, David Dohan, Xingyou Song, Andreea Gane, "
+                       "Tamas Sarlos, Peter Hawkins, Jared Davis, Afroz Mohiuddin, Lukasz Kaiser, David Belanger, "
+                       "Lucy Colwell, Adrian Weller", 2021, "Rethinking Attention with Performers", "ICLR 2021",
+                       "choromanski2021rethinking", "International Conference on Learning Representations (ICLR)"),
     "sutherland": Paper("Dougal J. Sutherland, Jeff Schneider", 2015, "On the Error of Random Fourier Features",
                  "UAI 2015", "sutherland2015error", "Conference on Uncertainty in Artificial Intelligence (UAI)"),
 }

@@ -1,0 +1,169 @@
+"""The next order in ``1/m`` of the output MSE of iid random-feature attention (second-order delta method).
+
+Per query ``i`` (index dropped), with one feature's estimates ``a_j = φ(x)φ(y_j)`` (``E a_j = A_j``),
+``P_j = A_j/D``, ``w_j = v_j − o``, ``ξ = Σ_j (a_j − A_j)w_j/D`` and ``η = Σ_j (a_j − A_j)/D``, the output
+error is ``Ô − O = e/(1 + ε)`` with ``e, ε`` the means of ``m`` iid copies of ``ξ, η``.  Expanding
+``(1 + ε)⁻² = 1 − 2ε + 3ε² − …`` and using the moments of means of iid zero-mean terms,
+
+.. math::
+
+   \\mathbb E\\|\\hat O_i - O_i\\|^2 = \\frac{\\mathbb E\\|\\xi\\|^2}m
+   + \\frac{-2\\,\\mathbb E[\\|\\xi\\|^2\\eta] + 3\\,\\mathbb E\\|\\xi\\|^2\\,\\mathbb E\\eta^2
+   + 6\\,\\|\\mathbb E[\\xi\\eta]\\|^2}{m^2} + O(m^{-3}),
+
+where, with ``E[a_ja_l] = A_jA_l R_jl`` and ``E[a_ja_la_k] = A_jA_lA_k T_jlk`` (Gaussian moment-generating
+function / characteristic function),
+
+* FAVOR+: ``R_jl = e^{g_jl}``, ``T_jlk = e^{g_jl + g_jk + g_lk}``, ``g_jl = (x + y_j)ᵀ(x + y_l)``;
+* trigonometric: ``R_jl = cosh g_jl``, ``T_jlk = ¼Σ e^{s₁g_jl + s₂g_jk + s₃g_lk}`` over the four sign
+  patterns with ``s₁s₂s₃ = −1``, ``g_jl = (x − y_j)ᵀ(x − y_l)``;
+
+``E‖ξ‖² = Σ_{jl} P_jP_l(R_jl − 1)w_jᵀw_l``, ``Eη² = Σ_{jl} P_jP_l(R_jl − 1)``,
+``E[ξη] = Σ_{jl} P_jP_l(R_jl − 1)w_j`` and (the ``A_j`` terms of the third central moment vanish against
+``Σ_j P_jw_j = 0``) ``E[‖ξ‖²η] = Σ_{jlk} P_jP_lP_kT_jlk w_jᵀw_l − Σ_{jl} P_jP_lR_jl w_jᵀw_l``.
+Each pattern of ``T`` is separable, so the triple sum is ``(H diag(P) H'ᵀ)`` per query: cost
+``L·L_k³``.  This is an asymptotic expansion (the ratio's moments need not exist for trigonometric
+features): where ``|next|`` is not small against the leading term, neither order describes the MSE.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..core.errors import ParameterError, RangeError
+from .data import Head
+
+__all__ = ["NextOrder", "next_order", "MAX_CUBES"]
+
+#: the largest L·L_k³ computed exactly; beyond it a seeded sample of queries estimates the sum
+MAX_CUBES = 2 * 10**9
+
+
+@dataclass(frozen=True)
+class NextOrder:
+    """The ``1/m`` and ``1/m²`` coefficients of the output MSE (summed over queries).
+
+    Attributes
+    ----------
+    c1 : float
+        ``Σ_i E‖ξ_i‖²``: the output MSE is ``c1/m + c2/m² + O(m⁻³)``.
+    c2 : float
+        ``Σ_i (−2E[‖ξ_i‖²η_i] + 3E‖ξ_i‖²Eη_i² + 6‖E[ξ_iη_i]‖²)``.
+    c2_se : float
+        Standard error of ``c2`` when it is estimated from a sample of queries (0 when exact).
+    queries : int
+        Number of queries summed (all, or the sample).
+    """
+
+    c1: float
+    c2: float
+    c2_se: float
+    queries: int
+
+    def ratio(self, m: int) -> float:
+        """``|c2|/(m·c1)``: the next-order term relative to the leading one at ``m``.
+
+        Parameters
+        ----------
+        m : int
+            Number of features.
+
+        Returns
+        -------
+        float
+            The ratio (``inf`` if ``c1 = 0 != c2``).
+        """
+        return abs(self.c2) / (m * self.c1) if self.c1 > 0 else (0.0 if self.c2 == 0 else math.inf)
+
+
+def _patterns(family: str) -> list[tuple[float, int, int, int]]:
+    if family == "favor+":
+        return [(1.0, 1, 1, 1)]
+    return [(0.25, -1, -1, -1), (0.25, -1, 1, 1), (0.25, 1, -1, 1), (0.25, 1, 1, -1)]
+
+
+def _query(family: str, x: np.ndarray, Y: np.ndarray, V: np.ndarray) -> tuple[float, float]:
+    """``(E‖ξ‖², c2)`` of one query."""
+    S = Y @ x
+    P = np.exp(S - S.max())
+    P /= P.sum()
+    W = V - P @ V
+    U = x + Y if family == "favor+" else x - Y
+    g = U @ U.T
+    with np.errstate(over="raise", invalid="raise"):
+        try:
+            if family == "favor+":
+                Rm1 = np.expm1(g)
+            else:
+                Rm1 = 2 * np.sinh(g / 2) ** 2
+            R = Rm1 + 1
+            WW = W @ W.T
+            PP = P[:, None] * P[None, :]
+            se = float(np.sum(PP * Rm1 * WW))
+            sn = float(np.sum(PP * Rm1))
+            c = (PP * Rm1).sum(axis=1) @ W
+            third = 0.0
+            for coef, s1, s2, s3 in _patterns(family):
+                H2 = np.exp(s2 * g)
+                H3 = np.exp(s3 * g)
+                inner = (H2 * P[None, :]) @ H3.T  # Σ_k P_k e^{s2 g_jk} e^{s3 g_lk}
+                third += coef * float(np.sum(PP * np.exp(s1 * g) * WW * inner))
+            kappa = third - float(np.sum(PP * R * WW))
+        except FloatingPointError:
+            raise RangeError("attention: the third moments overflow float64 (norms too large)") from None
+    return se, -2 * kappa + 3 * se * sn + 6 * float(c @ c)
+
+
+def next_order(head: Head, family: str, rng: np.random.Generator | None = None) -> NextOrder:
+    """The coefficients ``c1, c2`` of ``E‖Ô − O‖_F² = c1/m + c2/m² + O(m⁻³)`` for iid features.
+
+    Parameters
+    ----------
+    head : Head
+        The data, with values.
+    family : {"favor+", "trig"}
+        Positive or trigonometric features.
+    rng : numpy.random.Generator, optional
+        Draws the sample of queries when ``L·L_k³ > MAX_CUBES`` (default: seed 0).
+
+    Returns
+    -------
+    NextOrder
+        The two coefficients (``c2`` with a standard error when estimated from a sample of queries).
+
+    Raises
+    ------
+    ParameterError
+        No values, or a family without these moments.
+    RangeError
+        The moments overflow float64.
+    """
+    if head.V is None:
+        raise ParameterError("v", "the output error needs values")
+    if family not in ("favor+", "trig"):
+        raise ParameterError("mechanism", f"no third-moment closed form for {family!r}")
+    L, Lk = head.X.shape[0], head.Y.shape[0]
+    V = head.V - head.V.mean(axis=0)
+    if L * Lk**3 <= MAX_CUBES:
+        idx = np.arange(L)
+    else:
+        n = max(2, MAX_CUBES // Lk**3)
+        rng = rng if rng is not None else np.random.default_rng(0)
+        idx = rng.choice(L, size=min(n, L), replace=False)
+    vals = np.array([_query(family, head.X[i], head.Y, V) for i in idx])
+    c1_part, c2_part = vals[:, 0], vals[:, 1]
+    if len(idx) == L:
+        return NextOrder(float(math.fsum(c1_part)), float(math.fsum(c2_part)), 0.0, L)
+    from .moments import cov_terms
+    from .sums import query_sums  # c1 exactly from the factorised sums
+
+    sums = query_sums(head, cov_terms(head, family))
+    assert sums.output is not None
+    c1 = float(math.fsum(sums.output))
+    k = len(idx)
+    fpc = 1 - k / L  # sampling without replacement
+    se = L * float(np.std(c2_part, ddof=1)) / math.sqrt(k) * math.sqrt(fpc)
+    return NextOrder(c1, L * float(np.mean(c2_part)), se, k)

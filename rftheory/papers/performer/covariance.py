@@ -1,0 +1,333 @@
+"""``Cov(Â_ij, Â_il)`` of iid random-feature softmax attention: two exact routes, the sums built on them
+and their float64 twin.
+
+For ``m`` iid features, ``Cov(Â_ij, Â_il) = (1/m)(E[φ(x_i)φ(y_j)φ(x_i)φ(y_l)] − A_ij A_il)`` with one
+feature ``φ``.  From the Gaussian moment-generating function ``E e^{wᵀz} = e^{‖z‖²/2}`` (positive
+features, Choromanski et al. 2021, *Rethinking Attention with Performers*, ICLR, Lemma 1:
+``φ_w(u) = e^{wᵀu − ‖u‖²/2}``) and the characteristic function ``E cos wᵀz = e^{−‖z‖²/2}``
+(trigonometric features, ``φ_w(u)ψ_w(u') = e^{(‖u‖²+‖u'‖²)/2} cos wᵀ(u − u')``):
+
+.. math::
+
+   m\\,\\mathrm{Cov}^{+}_{i,jl} &= A_{ij}A_{il}\\big(e^{(x_i+y_j)^\\top(x_i+y_l)} - 1\\big),\\\\
+   m\\,\\mathrm{Cov}^{\\mathrm{trig}}_{i,jl} &= \\tfrac12 e^{-\\|x_i\\|^2} A_{ij}^2 A_{il}^2\\, e^{-y_j^\\top y_l}
+   + \\tfrac12 e^{\\|x_i\\|^2} e^{y_j^\\top y_l} - A_{ij}A_{il}.
+
+:func:`cov_factorised_mp` evaluates these, :func:`cov_direct_mp` the moment-generating functions
+themselves (no factorisation).  The sums
+
+.. math::
+
+   N = \\sum_i \\frac{1}{D_i^2}\\sum_{j,l}\\mathrm{Cov}(\\hat A_{ij}, \\hat A_{il}),\\qquad
+   O_1 = \\sum_i \\frac{1}{D_i^2}\\sum_{j,l}\\mathrm{Cov}(\\hat A_{ij}, \\hat A_{il})(v_j - o_i)^\\top(v_l - o_i)
+
+are the normaliser's relative MSE ``Σ_i E(D̂_i − D_i)²/D_i²`` (exact) and the delta-method leading order
+of the output MSE ``E‖Ô − O‖_F²``, which is also exactly ``E Σ_i ‖Σ_j (Â_ij − A_ij)(v_j − o_i)‖²/D_i²``,
+the second moment of the linearised error.  In ``O_1`` the ``−A_ijA_il`` part of the covariance drops out
+exactly (``Σ_j A_ij(v_j − o_i) = 0``): :func:`output_leading_mp` uses that, :func:`output_leading_route`
+does not.
+"""
+
+from __future__ import annotations
+
+import math
+
+import mpmath as mp
+import numpy as np
+
+from ...core.errors import ParameterError, RangeError
+
+__all__ = ["FAMILIES", "cov_factorised_mp", "cov_direct_mp", "normaliser_mp", "output_leading_mp",
+           "output_leading_route", "normaliser_f64", "output_leading_f64", "CANCEL_MAX"]
+
+FAMILIES = ("favor+", "trig")
+#: the float64 layer refuses sums whose condition number Σ|terms|/|Σ terms| exceeds this
+CANCEL_MAX = 1e3
+#: the float64 output sum refuses where the rounding of ``v_j − o_i`` could exceed this relative error
+#: (rtol64 = 1e-10 keeps a 10x margin over it)
+ERR_MAX = 1e-11
+EPS = float(np.finfo(float).eps)
+
+
+def _mp_rows(M) -> list[list[mp.mpf]]:
+    return [[v if isinstance(v, mp.mpf) else mp.mpf(float(v)) for v in row] for row in M]
+
+
+def _dot(u, v):
+    return mp.fsum(a * b for a, b in zip(u, v))
+
+
+def _family(family: str) -> None:
+    if family not in FAMILIES:
+        raise ParameterError("family", f"no iid covariance closed form for {family!r} (have {', '.join(FAMILIES)})")
+
+
+def cov_factorised_mp(family: str, X, Y, m: int) -> list[list[list[mp.mpf]]]:
+    """``Cov(Â_ij, Â_il)`` from the factorised closed form, at mpmath precision.
+
+    .. math:: m\\,\\mathrm{Cov}^{+}_{i,jl} = e^{\\|x_i\\|^2}A_{ij}^2A_{il}^2e^{y_j^\\top y_l} - A_{ij}A_{il}
+
+    (and the two-term trigonometric form of the module docstring).
+
+    Parameters
+    ----------
+    family : {"favor+", "trig"}
+    X, Y : array_like, shape (L, d), (L_k, d)
+        Rescaled queries and keys (float entries are read exactly, mpf entries kept).
+    m : int
+        Number of iid features.
+
+    Returns
+    -------
+    list
+        ``C[i][j][l]`` (mpmath).
+    """
+    _family(family)
+    X, Y = _mp_rows(X), _mp_rows(Y)
+    G = [[_dot(u, v) for v in Y] for u in Y]
+    out = []
+    for x in X:
+        a2 = _dot(x, x)
+        A = [mp.exp(_dot(x, y)) for y in Y]
+        rows = []
+        for j in range(len(Y)):
+            row = []
+            for lk in range(len(Y)):
+                if family == "favor+":
+                    s = mp.exp(a2) * A[j] ** 2 * A[lk] ** 2 * mp.exp(G[j][lk])
+                else:
+                    s = (mp.exp(-a2) * A[j] ** 2 * A[lk] ** 2 * mp.exp(-G[j][lk]) + mp.exp(a2) * mp.exp(G[j][lk])) / 2
+                row.append((s - A[j] * A[lk]) / m)
+            rows.append(row)
+        out.append(rows)
+    return out
+
+
+def cov_direct_mp(family: str, X, Y, m: int) -> list[list[list[mp.mpf]]]:
+    """``Cov(Â_ij, Â_il)`` straight from the moment-generating functions (mpmath).
+
+    .. math:: m\\,\\mathrm{Cov}^{+} = \\mathbb E_w\\big[e^{w^\\top(2x+y_j+y_l)}\\big]
+       e^{-\\|x\\|^2-\\frac{\\|y_j\\|^2+\\|y_l\\|^2}2} - A_{ij}A_{il},\\quad
+       \\mathbb E\\,e^{w^\\top z} = e^{\\|z\\|^2/2};
+
+    trigonometric: ``cos α cos β = (cos(α+β) + cos(α−β))/2`` with
+    ``α = wᵀ(x − y_j)``, ``β = wᵀ(x − y_l)`` and ``E cos wᵀz = e^{−‖z‖²/2}``.
+
+    Parameters
+    ----------
+    family : {"favor+", "trig"}
+    X, Y : array_like, shape (L, d), (L_k, d)
+        Rescaled queries and keys.
+    m : int
+        Number of iid features.
+
+    Returns
+    -------
+    list
+        ``C[i][j][l]`` (mpmath).
+    """
+    _family(family)
+    X, Y = _mp_rows(X), _mp_rows(Y)
+
+    def sq(z):
+        return _dot(z, z)
+
+    out = []
+    for x in X:
+        rows = []
+        for yj in Y:
+            row = []
+            for yl in Y:
+                AA = mp.exp(_dot(x, yj) + _dot(x, yl))
+                if family == "favor+":
+                    z = [2 * a + b + c for a, b, c in zip(x, yj, yl)]
+                    e = mp.exp(sq(z) / 2 - sq(x) - (sq(yj) + sq(yl)) / 2)
+                else:
+                    s = [2 * a - b - c for a, b, c in zip(x, yj, yl)]
+                    t = [c - b for b, c in zip(yj, yl)]
+                    e = mp.exp(sq(x) + (sq(yj) + sq(yl)) / 2) * (mp.exp(-sq(s) / 2) + mp.exp(-sq(t) / 2)) / 2
+                row.append((e - AA) / m)
+            rows.append(row)
+        out.append(rows)
+    return out
+
+
+def normaliser_mp(C, X, Y) -> mp.mpf:
+    """``Σ_i D_i⁻² Σ_{jl} C[i][j][l]`` with ``D_i = Σ_j e^{x_iᵀy_j}`` (mpmath).
+
+    Parameters
+    ----------
+    C : list
+        Covariances ``C[i][j][l]`` (:func:`cov_factorised_mp` or :func:`cov_direct_mp`).
+    X, Y : array_like
+        Rescaled queries and keys.
+
+    Returns
+    -------
+    mpmath.mpf
+        The normaliser's relative MSE.
+    """
+    X, Y = _mp_rows(X), _mp_rows(Y)
+    tot = []
+    for x, Ci in zip(X, C):
+        D = mp.fsum(mp.exp(_dot(x, y)) for y in Y)
+        tot.append(mp.fsum(mp.fsum(r) for r in Ci) / D**2)
+    return mp.fsum(tot)
+
+
+def _centred(x, Y, V):
+    A = [mp.exp(_dot(x, y)) for y in Y]
+    D = mp.fsum(A)
+    o = [mp.fsum(a * v[c] for a, v in zip(A, V)) / D for c in range(len(V[0]))]
+    return A, D, [[v[c] - o[c] for c in range(len(o))] for v in V]
+
+
+def output_leading_mp(family: str, X, Y, V, m: int) -> mp.mpf:
+    """``O_1`` with the ``−A_ijA_il`` part dropped (it sums to zero): ``Σ_i D_i⁻² Σ_{jl} m⁻¹ E[φφφφ]
+    (v_j − o_i)ᵀ(v_l − o_i)`` from the factorised second moments (mpmath).
+
+    Parameters
+    ----------
+    family : {"favor+", "trig"}
+    X, Y, V : array_like
+        Rescaled queries and keys, values.
+    m : int
+        Number of iid features.
+
+    Returns
+    -------
+    mpmath.mpf
+        The leading order of the output MSE.
+    """
+    _family(family)
+    X, Y, V = _mp_rows(X), _mp_rows(Y), _mp_rows(V)
+    if len(Y) == 1:  # one key: o_i = v_1, the output is exact
+        return mp.mpf(0)
+    G = [[_dot(u, v) for v in Y] for u in Y]
+    tot = []
+    for x in X:
+        A, D, W = _centred(x, Y, V)
+        a2 = _dot(x, x)
+        terms = []
+        for j in range(len(Y)):
+            for lk in range(len(Y)):
+                if family == "favor+":
+                    s = mp.exp(a2) * A[j] ** 2 * A[lk] ** 2 * mp.exp(G[j][lk])
+                else:
+                    s = (mp.exp(-a2) * A[j] ** 2 * A[lk] ** 2 * mp.exp(-G[j][lk]) + mp.exp(a2) * mp.exp(G[j][lk])) / 2
+                terms.append(s * _dot(W[j], W[lk]))
+        tot.append(mp.fsum(terms) / (m * D**2))
+    return mp.fsum(tot)
+
+
+def output_leading_route(family: str, X, Y, V, m: int) -> mp.mpf:
+    """``O_1`` from the full covariances of :func:`cov_direct_mp` (mpmath).
+
+    Parameters
+    ----------
+    family : {"favor+", "trig"}
+    X, Y, V : array_like
+        Rescaled queries and keys, values.
+    m : int
+        Number of iid features.
+
+    Returns
+    -------
+    mpmath.mpf
+        The leading order of the output MSE.
+    """
+    C = cov_direct_mp(family, X, Y, m)
+    X, Y, V = _mp_rows(X), _mp_rows(Y), _mp_rows(V)
+    if len(Y) == 1:  # v_1 − o_i = 0 exactly
+        return mp.mpf(0)
+    tot = []
+    for x, Ci in zip(X, C):
+        _, D, W = _centred(x, Y, V)
+        tot.append(mp.fsum(Ci[j][lk] * _dot(W[j], W[lk]) for j in range(len(Y)) for lk in range(len(Y))) / D**2)
+    return mp.fsum(tot)
+
+
+def _second_moments(family: str, X: np.ndarray, Y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``m E[Â_ijÂ_il]/(A_ij A_il) − 1`` and ``A_ij A_il / D_i²``, shapes ``(L, L_k, L_k)`` (float64).
+
+    The ratio is ``e^{g}`` with ``g = (x+y_j)ᵀ(x+y_l)`` (positive) and ``cosh g`` with
+    ``g = (x−y_j)ᵀ(x−y_l)`` (trigonometric: ``½(e^{−g} + e^{g})``), so the covariance factor is
+    ``expm1(g)`` and ``2 sinh²(g/2)``: no cancellation.
+    """
+    S = X @ Y.T
+    a2 = np.einsum("ij,ij->i", X, X)[:, None, None]
+    G = Y @ Y.T
+    P = np.exp(S - S.max(axis=1, keepdims=True))
+    P = P / P.sum(axis=1, keepdims=True)  # A_ij / D_i
+    PP = P[:, :, None] * P[:, None, :]
+    if family == "favor+":
+        Rm1 = np.expm1(a2 + S[:, :, None] + S[:, None, :] + G[None])
+    else:
+        Rm1 = 2 * np.sinh((a2 - S[:, :, None] - S[:, None, :] + G[None]) / 2) ** 2
+    if not np.all(np.isfinite(Rm1)):
+        raise RangeError("performer: a second moment overflows float64")
+    return Rm1, PP
+
+
+def _checked_sum(terms: np.ndarray) -> float:
+    tot = float(np.sum(terms))
+    mag = float(np.sum(np.abs(terms)))
+    if mag > 0 and not abs(tot) * CANCEL_MAX >= mag:
+        raise RangeError(f"performer: the sum cancels by more than {CANCEL_MAX:g} (float64 would lose digits)")
+    return tot
+
+
+def normaliser_f64(family: str, X: np.ndarray, Y: np.ndarray, m: int) -> float:
+    """:func:`normaliser_mp` in float64: ``Σ_{ijl} (A_ijA_il/D_i²)(R_ijl − 1)/m`` (cancellation-checked).
+
+    Parameters
+    ----------
+    family : {"favor+", "trig"}
+    X, Y : numpy.ndarray
+        Rescaled queries and keys.
+    m : int
+        Number of iid features.
+
+    Returns
+    -------
+    float
+        The normaliser's relative MSE (:class:`RangeError` where float64 would lose digits).
+    """
+    _family(family)
+    Rm1, PP = _second_moments(family, X, Y)
+    return _checked_sum(PP * Rm1) / m
+
+
+def output_leading_f64(family: str, X: np.ndarray, Y: np.ndarray, V: np.ndarray, m: int) -> float:
+    """:func:`output_leading_mp` in float64.
+
+    Parameters
+    ----------
+    family : {"favor+", "trig"}
+    X, Y, V : numpy.ndarray
+        Rescaled queries and keys, values.
+    m : int
+        Number of iid features.
+
+    Returns
+    -------
+    float
+        The leading order (:class:`RangeError` where float64 would lose digits).
+    """
+    _family(family)
+    if Y.shape[0] == 1:  # one key: o_i = v_1, the output is exact
+        return 0.0
+    Rm1, PP = _second_moments(family, X, Y)
+    S = X @ Y.T
+    P = np.exp(S - S.max(axis=1, keepdims=True))
+    P = P / P.sum(axis=1, keepdims=True)
+    W = V[None, :, :] - (P @ V)[:, None, :]  # v_j − o_i
+    WW = np.einsum("ijc,ilc->ijl", W, W)
+    # v_j − o_i carries an absolute error <= e per entry (o_i: a convex combination, L_k + 2 roundings)
+    e = (Y.shape[0] + 2) * EPS * float(np.max(np.abs(V))) * math.sqrt(V.shape[1])
+    nW = np.linalg.norm(W, axis=2)
+    err = float(np.sum(PP * np.abs(Rm1) * (e * (nW[:, :, None] + nW[:, None, :]) + e * e)))
+    tot = _checked_sum(PP * Rm1 * WW)  # the −1 part sums to ‖Σ_j P_ij(v_j − o_i)‖² = 0
+    if err > ERR_MAX * abs(tot):
+        raise RangeError("performer: the values are too close to the outputs for float64 (v_j - o_i cancels)")
+    return tot / m

@@ -1,0 +1,129 @@
+"""Monte Carlo of the real attention estimator for the ``performer.*`` results.
+
+``W`` from :func:`rftheory.sample` (iid), features from :mod:`rftheory.features.softmax`
+(``positive`` for FAVOR+, ``trig``), ``Â = Φ_QΦ_Kᵀ``, ``D̂ = Â1``, ``Ô = diag(D̂)⁻¹ÂV``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...features import softmax
+from ...sampling.samplers import sample
+
+__all__ = ["draws", "normaliser_replicates", "linearised_replicates", "output_replicates"]
+
+_MAPS = {"favor+": softmax.positive, "trig": softmax.trig}
+
+
+def draws(family: str, X: np.ndarray, Y: np.ndarray, m: int, n: int, rng: np.random.Generator,
+          chunk: int = 2048):
+    """``Â`` for ``n`` draws of ``W``, in chunks.
+
+    Parameters
+    ----------
+    family : {"favor+", "trig"}
+    X, Y : numpy.ndarray
+        Rescaled queries and keys.
+    m : int
+        Number of iid features.
+    n : int
+        Draws.
+    rng : numpy.random.Generator
+        The only source of randomness.
+    chunk : int
+        Draws per chunk.
+
+    Yields
+    ------
+    numpy.ndarray, shape (c, L, L_k)
+        ``Â`` of ``c <= chunk`` draws.
+    """
+    fmap = _MAPS[family]
+    done = 0
+    while done < n:
+        c = min(chunk, n - done)
+        W = sample("iid", X.shape[1], m, rng=rng, size=c)
+        FQ = np.stack([fmap(W, x) for x in X], axis=1)
+        FK = np.stack([fmap(W, y) for y in Y], axis=1)
+        yield FQ @ np.swapaxes(FK, 1, 2)
+        done += c
+
+
+def normaliser_replicates(family: str, X, Y, m: int, n: int, rng: np.random.Generator) -> np.ndarray:
+    """``n`` replicates of ``Σ_i (D̂_i − D_i)²/D_i²``.
+
+    Parameters
+    ----------
+    family : {"favor+", "trig"}
+    X, Y : numpy.ndarray
+        Rescaled queries and keys.
+    m, n : int
+        Features and draws.
+    rng : numpy.random.Generator
+        The only source of randomness.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n,)
+        Independent replicates.
+    """
+    D = np.exp(X @ Y.T).sum(axis=1)
+    return np.concatenate([(((Ah.sum(axis=2) - D) / D) ** 2).sum(axis=1) for Ah in draws(family, X, Y, m, n, rng)])
+
+
+def linearised_replicates(family: str, X, Y, V, m: int, n: int, rng: np.random.Generator) -> np.ndarray:
+    """``n`` replicates of ``Σ_i ‖Σ_j (Â_ij − A_ij)(v_j − o_i)‖²/D_i²`` (the linearised output error).
+
+    Parameters
+    ----------
+    family : {"favor+", "trig"}
+    X, Y, V : numpy.ndarray
+        Rescaled queries and keys, values.
+    m, n : int
+        Features and draws.
+    rng : numpy.random.Generator
+        The only source of randomness.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n,)
+        Independent replicates.
+    """
+    A = np.exp(X @ Y.T)
+    D = A.sum(axis=1)
+    O = A @ V / D[:, None]
+    out = []
+    for Ah in draws(family, X, Y, m, n, rng):
+        E = (Ah - A) @ V - (Ah - A).sum(axis=2)[..., None] * O  # Σ_j (Â_ij − A_ij)(v_j − o_i)
+        out.append(((E / D[:, None]) ** 2).sum(axis=(1, 2)))
+    return np.concatenate(out)
+
+
+def output_replicates(family: str, X, Y, V, m: int, n: int, rng: np.random.Generator) -> np.ndarray:
+    """``n`` replicates of ``‖Ô − O‖_F²`` (the ratio estimator itself).
+
+    Parameters
+    ----------
+    family : {"favor+", "trig"}
+    X, Y, V : numpy.ndarray
+        Rescaled queries and keys, values.
+    m, n : int
+        Features and draws.
+    rng : numpy.random.Generator
+        The only source of randomness.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n,)
+        Independent replicates (``inf`` where some ``D̂_i = 0``).
+    """
+    A = np.exp(X @ Y.T)
+    O = A @ V / A.sum(axis=1)[:, None]
+    out = []
+    for Ah in draws(family, X, Y, m, n, rng):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            Oh = (Ah @ V) / Ah.sum(axis=2)[..., None]
+        r = ((Oh - O) ** 2).sum(axis=(1, 2))
+        out.append(np.where(np.isfinite(r), r, np.inf))
+    return np.concatenate(out)
