@@ -363,7 +363,7 @@ def _domain_point(r: Result, point: dict, pt: str, dps: int) -> list[Outcome]:
     for name, route in r.routes.items():
         try:
             p = r.validate(**point)
-            val = certified(lambda route=route, p=p: route(p), dps, f"{r.id} route {name}")
+            val = certified(lambda: route(p), dps, f"{r.id} route {name}")  # called here, in this iteration
             ok = agree(ref, val, dps)
             dg = digits_agree(ref, val) if not isinstance(ref, mp.mpc) else (99.0 if ok else 0.0)
             out.append(Outcome(r.id, pt, f"domain:route:{name}", short(ref), short(val),
@@ -464,7 +464,10 @@ def custom_checks(r: Result, mode: str, seed: int, zmax: float) -> list[Outcome]
     budget = r.z_tests(mode)
     seen = 0
     try:
-        for m in r.checks(mode, seed):
+        checks = r.checks
+        if checks is None:  # judged as a crashed check, like any other failure to run
+            raise LayerUnavailableError(f"{r.id} declares no checks")
+        for m in checks(mode, seed):
             if not isinstance(m, Measurement):
                 out.append(Outcome(r.id, "", "checks", "", passed=False,
                                    detail=f"a check returned {type(m).__name__}, not a Measurement"))
