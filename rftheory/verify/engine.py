@@ -460,14 +460,13 @@ def custom_checks(r: Result, mode: str, seed: int, zmax: float) -> list[Outcome]
     list of Outcome
         One verdict per measurement; a crash is one failed ``checks`` outcome.
     """
+    if r.checks is None:  # judged as a crashed check, like any other failure to run
+        return [Outcome.crashed(r.id, "", "checks", LayerUnavailableError(f"{r.id} declares no checks"))]
     out: list[Outcome] = []
     budget = r.z_tests(mode)
     seen = 0
     try:
-        checks = r.checks
-        if checks is None:  # judged as a crashed check, like any other failure to run
-            raise LayerUnavailableError(f"{r.id} declares no checks")
-        for m in checks(mode, seed):
+        for m in r.checks(mode, seed):
             if not isinstance(m, Measurement):
                 out.append(Outcome(r.id, "", "checks", "", passed=False,
                                    detail=f"a check returned {type(m).__name__}, not a Measurement"))

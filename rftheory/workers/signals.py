@@ -183,6 +183,7 @@ def guarded(executor: Callable[[list, int], Iterable] | None):
     started = []
 
     def tracked(tasks, seed):
+        assert executor is not None  # tracked is yielded only in place of an executor
         it = executor(tasks, seed)
         started.append(it)
         return it
