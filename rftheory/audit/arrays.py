@@ -104,6 +104,7 @@ def to_float64(x) -> Converted:
     >>> to_float64([[1, 2]]).eps == EPS64
     True
     """
+    a: np.ndarray
     if _is_foreign(x):
         import array_api_compat as aac
 

@@ -61,7 +61,7 @@ class Scan:
         closed forms).
     """
 
-    def __init__(self, kdiag):
+    def __init__(self, kdiag) -> None:
         self.kdiag = np.asarray(kdiag, dtype=float)
         self.F: int | None = None
         self.self_dev = 0.0  # max |g(x)·g(x) − 1|

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from itertools import combinations
+from typing import Any
 
 import numpy as np
 
@@ -152,7 +153,7 @@ def closed_form_mse(est: str, d: int, m: int, pair: Pair, coupling: str) -> floa
         # [|a - b|, a + b] (angle 0 in a random frame), which the closed form refuses
         a, b = round(float(np.linalg.norm(pair.x)), 12), round(float(np.linalg.norm(pair.y)), 12)
         v = min(max(round(float(np.linalg.norm(pair.x + pair.y)), 12), abs(a - b)), a + b)
-        params = dict(d=d, m=m, v=v, coupling=c, x_norm=a, y_norm=b)
+        params: dict[str, Any] = dict(d=d, m=m, v=v, coupling=c, x_norm=a, y_norm=b)
     else:
         r = get("simrf.rff_mse")
         params = dict(d=d, m=m, z=round(float(np.linalg.norm(pair.x - pair.y)), 12), coupling=c)
@@ -198,7 +199,7 @@ def invariance(reps: dict[tuple[str, str, int], np.ndarray], d: int, estimators,
                 rows.append(two_sample_row(
                     f"invariance: {est.upper()} mean, {a} = {b}", _shape(pairs[a][k]),
                     reps[(est, a, k)], reps[(est, b, k)], z_thr,
-                    (lambda e, K=K: f"difference {e:.3g} ({100 * e / K:.2g}% of K)") if law == "gaussian"
+                    (lambda e: f"difference {e:.3g} ({100 * e / K:.2g}% of K)") if law == "gaussian"
                     else (lambda e: f"difference {e:.3g}"), (a, b)))
     return rows
 
@@ -232,8 +233,8 @@ def unbiased_and_mse(reps: dict[tuple[str, str, int], np.ndarray], d: int, m: in
                 K = math.exp(-float(np.sum((pair.x - pair.y) ** 2)) / 2)
                 mse = closed_form_mse(est, d, m, pair, coupling)
                 rows.append(z_row(f"unbiased: {est.upper()} mean = K", pair.label, r, K, z_thr,
-                                  lambda e, K=K: f"rel. bias {100 * e / K:.2g}%", "mean estimate"))
+                                  lambda e: f"rel. bias {100 * e / K:.2g}%", "mean estimate"))
                 rows.append(z_row(f"MSE: {est.upper()} = {est}_mse({coupling})", pair.label, (r - K) ** 2, mse,
-                                  z_thr, lambda e, s=mse: f"MSE off by {100 * e / s:.2g}%" if s > 0 else f"MSE off by {e:.3g}",
+                                  z_thr, lambda e: f"MSE off by {100 * e / mse:.2g}%" if mse > 0 else f"MSE off by {e:.3g}",
                                   "mean squared error", side="greater"))
     return rows

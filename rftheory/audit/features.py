@@ -34,7 +34,7 @@ from ..core.params import D_MAX, M_MAX
 from .arrays import structure_tol
 from .embedding import COUPLINGS, Scan, closed_form_mse
 from .geometry import Pair, sweep
-from .mean_test import mean_test, rejects
+from .mean_test import MeanTest, mean_test, rejects
 from .report import AuditReport, Row
 from .stats import ALPHA, mde, threshold
 from .targets import Target, adapt
@@ -99,7 +99,7 @@ def kernel_function(kernel: str, sigma: float = 1.0, k=None, nu: float | None = 
                 raise ParameterError(name, f"kernel='matern' needs a positive finite {name}, got {v!r}")
         from sklearn.gaussian_process.kernels import Matern
 
-        mk = Matern(length_scale=float(lengthscale), nu=float(nu))
+        mk = Matern(length_scale=float(lengthscale), nu=float(nu))  # type: ignore[arg-type]  # nu: a real, checked above
         return lambda x, y: float(mk(np.atleast_2d(x), np.atleast_2d(y))[0, 0])
     if k is None or not callable(k):
         raise ParameterError("k", f"kernel='given' needs a callable k(x, y) -> float, got {k!r}")
@@ -269,7 +269,8 @@ def features(target, *, kernel: str = "gaussian", sigma: float = 1.0, nu: float 
     emb = scan.result()
 
     settings = {"kernel": kernel, **({"sigma": float(sigma)} if kernel == "gaussian" else {}),
-                **({"nu": float(nu), "lengthscale": float(lengthscale)} if kernel == "matern" else {}),
+                # nu: kernel_function above refused a matern kernel without a real nu
+                **({"nu": float(nu), "lengthscale": float(lengthscale)} if kernel == "matern" else {}),  # type: ignore[arg-type]
                 "d": d, "m": m, "n": n, "seed": seed, "target_form": tgt.kind, "features": emb.F,
                 "embedding": emb.name}
     with_mse = kernel not in ("given", "matern") and emb.name != "unrecognized"
@@ -368,7 +369,7 @@ def _unbiased_row(p: Pair, values, kval: float, z_thr: float, tol: float) -> Row
 
 def _mse_rows(P, est, kvals, kdiag, emb, d: int, sigma: float, z_thr: float, tol):
     """One MSE row per pair against the coupling the data are most consistent with."""
-    tests = {}
+    tests: dict[str, list[MeanTest]] = {}
     for c in COUPLINGS:
         tests[c] = []
         for j, p in enumerate(P):

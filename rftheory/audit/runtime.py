@@ -22,6 +22,7 @@ import queue
 import sys
 import threading
 import traceback
+from typing import Any
 
 from ..core.errors import ParameterError
 
@@ -83,7 +84,7 @@ def with_timeout(fn, seconds: float | None, name: str = "f", option: str = "--ca
     label = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
 
     @functools.wraps(fn)
-    def call(*args, **kwargs):
+    def call(*args: Any, **kwargs: Any) -> Any:
         if state["stuck"]:
             raise CallTimeout(name, f"{label} did not return within {seconds:g} s ({option})")
         box: queue.Queue = queue.Queue(maxsize=1)

@@ -190,11 +190,11 @@ def adapt(target, m: int) -> Target:
             raise ParameterError("target", f"{name} has no n_components or random_state parameter")
         cls = type(target)
 
-        def build(X, seed, fit):
+        def build_like(X, seed, fit):  # a fresh estimator with the instance's parameters
             est = cls(**{**params, "n_components": m, "random_state": seed})
             return est.fit(fit).transform(X)
 
-        return Target(name, "transformer", build)
+        return Target(name, "transformer", build_like)
     if callable(target) and _takes_m(target):
 
         def build(X, seed, fit, _phi=target):

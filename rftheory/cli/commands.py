@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import Any
 
 import mpmath as mp
 
@@ -429,13 +430,16 @@ def cmd_cite(args) -> int:
         ``what`` is neither a result ID, a paper (BibTeX key or the package
         of its results) nor ``rftheory``.
     """
-    from ..core.citations import SOFTWARE_KEY, bibtex, cite, lookup, papers_of, software_bibtex
+    from ..core.citations import SOFTWARE_KEY, Paper, bibtex, cite, lookup, papers_of, software_bibtex
 
     what = args.what.strip()
+    papers: list[Paper]
+    where: str | None
+    paper = lookup(what)
     if what == SOFTWARE_KEY:
         papers, where = [], None
-    elif lookup(what) is not None:
-        papers, where = [lookup(what)], None
+    elif paper is not None:
+        papers, where = [paper], None
     else:
         from ..core.citations import PAPERS
         from ..core.errors import UnknownResultError
@@ -499,7 +503,7 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--version", action="version", version=f"rftheory {__version__}")
     sub = ap.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    ex = dict(formatter_class=argparse.RawDescriptionHelpFormatter)
+    ex: dict[str, Any] = dict(formatter_class=argparse.RawDescriptionHelpFormatter)
     p = sub.add_parser("list", help="every result ID with its source", epilog=_EPILOGS["list"], **ex)
     p.add_argument("prefix", nargs="?", default="", help="only IDs starting with this (an unknown prefix is an error)")
     p.add_argument("--short", action="store_true", help="one line per result: ID and title")

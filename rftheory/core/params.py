@@ -149,7 +149,7 @@ class Param:
         matrices).
     doc : str
         One line for ``rftheory list`` and the docs.
-    low, high : real, optional
+    low, high : int, float or Fraction, optional
         Bounds of the domain.
     low_open, high_open : bool
         Whether the bounds are excluded.
@@ -166,8 +166,8 @@ class Param:
     name: str
     kind: str
     doc: str = ""
-    low: float | int | None = None
-    high: float | int | None = None
+    low: Fraction | float | int | None = None
+    high: Fraction | float | int | None = None
     low_open: bool = False
     high_open: bool = False
     choices: tuple[str, ...] | None = None
@@ -385,7 +385,7 @@ def validate_params(
     given: Mapping[str, Any],
     where: str,
     check: Callable[[dict], None] | None = None,
-) -> dict[str, Any]:
+) -> Point:
     """Validate ``given`` against ``params``: unknown names, missing values,
     domains, defaults, then the cross-parameter ``check``.
 

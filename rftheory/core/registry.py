@@ -295,7 +295,8 @@ class Result:
         ...
         TypeError: Result.exact() takes 1 positional argument but 2 were given
         """
-        if self.mpmath is None:
+        evaluate = self.mpmath
+        if evaluate is None:
             raise LayerUnavailableError(f"{self.id} has no arbitrary-precision evaluator")
         dps = check_dps(dps)
         p = self.validate(**given)
@@ -304,9 +305,9 @@ class Result:
                 value = BALL_LAYER[0].proven(self.id, dps, p)
                 if value is not None:
                     return value
-            return shown(certified(lambda: self.mpmath(p), dps, self.id), dps)
+            return shown(certified(lambda: evaluate(p), dps, self.id), dps)
         with mpmath.workdps(dps):
-            return shown(+self.mpmath(p), dps)
+            return shown(+evaluate(p), dps)
 
     def ball(self, *, dps: int = 30, **given):
         """A ball (``flint.arb``) that provably contains the value, relative radius below ``10^-(dps+2)``.
@@ -492,14 +493,15 @@ class _InstanceDoc:
     source, parameters, notes), not the generic dataclass.
     """
 
-    def __init__(self, class_doc: str):
+    def __init__(self, class_doc: str | None):
         self.class_doc = class_doc
 
     def __get__(self, obj, cls=None):
         return self.class_doc if obj is None else obj._doc()
 
 
-Result.__doc__ = _InstanceDoc(Result.__doc__)
+# a descriptor where ``type.__doc__`` is declared ``str | None``: the class keeps its text, instances get theirs
+Result.__doc__ = _InstanceDoc(Result.__doc__)  # type: ignore[assignment]
 
 
 def _short_source(source: str) -> str:

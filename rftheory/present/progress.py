@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import threading
 import time
 
 __all__ = ["Progress"]
@@ -44,17 +45,15 @@ class Progress:
         self.enabled = self.stream.isatty() if enabled is None else enabled
         self.start_time = time.monotonic()
         self.tick = tick
-        self.weights: list[float] | None = None if weights is None else [max(float(w), 1e-3) for w in weights]
+        self.weights: list[float] = [] if weights is None else [max(float(w), 1e-3) for w in weights]
         self.names: list[str] = []
         self.left: set[int] = set()
         self.done_weight = 0.0
         self.label = ""
         self._shown = 0.0
         self._last = self.start_time
-        self._thread = None
-        self._stop = None
-        import threading
-
+        self._thread: threading.Thread | None = None
+        self._stop: threading.Event | None = None
         self._lock = threading.Lock()
 
     def note(self, text: str) -> None:
@@ -78,22 +77,21 @@ class Progress:
             The run's tasks, in the order :meth:`step` will name them by index
             (and of ``weights``).
         """
-        if self.weights is None or len(self.weights) != len(tasks):
+        if len(self.weights) != len(tasks):
             self.weights = [1.0] * len(tasks)
         self.names = [t.key for t in tasks]
         self.left = set(range(len(tasks)))
         self.total = max(len(tasks), 1)
         self.start_time = self._last = time.monotonic()
         if self.enabled and self.tick and self._thread is None:
-            import threading
-
             self._stop = threading.Event()
-            self._thread = threading.Thread(target=self._ticker, name="rftheory-progress", daemon=True)
+            self._thread = threading.Thread(target=self._ticker, args=(self._stop,), name="rftheory-progress",
+                                            daemon=True)
             self._thread.start()
         self._draw()  # at once: the line says what runs before the first task finishes
 
-    def _ticker(self) -> None:
-        while not self._stop.wait(self.tick):
+    def _ticker(self, stop: threading.Event) -> None:
+        while not stop.wait(self.tick):
             self._draw()
 
     def fraction(self) -> float:
@@ -156,7 +154,7 @@ class Progress:
 
     def close(self) -> None:
         """Stop the redraws and erase the bar (when enabled)."""
-        if self._thread is not None:
+        if self._thread is not None and self._stop is not None:  # set together in start()
             self._stop.set()
             self._thread.join(timeout=2)
             self._thread = None

@@ -11,7 +11,7 @@ verification grid.
 from __future__ import annotations
 
 import shlex
-from typing import Any
+from typing import Any, Literal, overload
 
 from ..core.citations import cite
 from ..core.mathtext import unicode_math
@@ -65,6 +65,14 @@ def eval_example(r: Result) -> str | None:
     return " ".join(args)
 
 
+@overload
+def describe(r: Result, text: Literal[False] = False) -> dict[str, Any]: ...
+@overload
+def describe(r: Result, text: Literal[True]) -> str: ...
+@overload
+def describe(r: Result, text: bool) -> dict[str, Any] | str: ...
+
+
 def describe(r: Result, text: bool = False) -> dict[str, Any] | str:
     """Everything ``rftheory show`` says about ``r``.
 
@@ -86,7 +94,7 @@ def describe(r: Result, text: bool = False) -> dict[str, Any] | str:
 
     params = [{"name": p.name, "kind": p.kind, "domain": p.domain(), "default": _default_text(p), "meaning": p.doc}
               for p in r.params]
-    d = {"id": r.id, "title": r.title, "status": r.status, "statement": r.statement,
+    d: dict[str, Any] = {"id": r.id, "title": r.title, "status": r.status, "statement": r.statement,
          "statement_text": unicode_math(r.statement), "source": r.source,
          "citation": cite(r.source, full=True), "defined_at": r.defined_at, "params": params, "layers": r.layers(),
          "routes": list(r.routes), "ball": ball.describe(r.id), "notes": list(r.notes), "eval": eval_example(r)}

@@ -303,7 +303,7 @@ def make_table(result_id, grid, params=None, columns=None, ratio_to=None, layer=
     caption = f"{r.id}: {what}; {prec}" + (f"; {fixed_params}" if fixed_params else "") + f". Source: {source}"
     for e in extra:
         caption += f"; column {e.id}: exact to {shown} ({_certainty_word(e.id)}). Source: {cite(e.source)}"
-    if undefined:
+    if undefined and ratio is not None:  # cells are undefined only as ratios
         caption += (f". n/a: the value at {ratio[0]}={ratio[1]} is 0 there (ratio undefined), "
                     f"{len(undefined)} cell{'s' if len(undefined) > 1 else ''}")
     return Table(header, rows, caption, vals)
@@ -388,7 +388,7 @@ def _evaluate_cells(jobs: list[_Cell], workers: int) -> list:
     cache: dict = {}
     pending = list(range(len(jobs)))
     while pending:
-        wanted = {}
+        wanted: dict[_Eval, None] = {}  # an ordered set
         for i in pending:
             rid, point, den_point, layer, decimals = jobs[i].result, jobs[i].point, jobs[i].den_point, jobs[i].layer, jobs[i].decimals
             for pt in (point, den_point) if den_point is not None else (point,):

@@ -83,9 +83,9 @@ def sign_at(problem: Problem, point: Box, prec: int = START_PREC, evaluator: str
         except (ArithmeticError, RFTheoryError) as exc:
             if isinstance(exc, ParameterError) or p >= MAX_PREC:
                 raise
-            lhs = rhs = None
+            # too few bits for these sides: p < MAX_PREC here, so the loop retries with twice as many
         if p >= MAX_PREC:
-            return 0, (lhs, rhs), p  # type: ignore[return-value]
+            return 0, (lhs, rhs), p
         p *= 2
 
 

@@ -248,6 +248,7 @@ def checkpointed(executor: Executor, path: str) -> Executor:
             yield from cached
             if not todo:
                 return
+            assert fd is not None  # opened whenever tasks are left to run
             inner = iter(executor(todo, seed))
             try:
                 for j, out in inner:

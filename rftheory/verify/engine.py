@@ -363,7 +363,7 @@ def _domain_point(r: Result, point: dict, pt: str, dps: int) -> list[Outcome]:
     for name, route in r.routes.items():
         try:
             p = r.validate(**point)
-            val = certified(lambda route=route, p=p: route(p), dps, f"{r.id} route {name}")
+            val = certified(lambda: route(p), dps, f"{r.id} route {name}")  # called here, in this iteration
             ok = agree(ref, val, dps)
             dg = digits_agree(ref, val) if not isinstance(ref, mp.mpc) else (99.0 if ok else 0.0)
             out.append(Outcome(r.id, pt, f"domain:route:{name}", short(ref), short(val),
@@ -460,6 +460,8 @@ def custom_checks(r: Result, mode: str, seed: int, zmax: float) -> list[Outcome]
     list of Outcome
         One verdict per measurement; a crash is one failed ``checks`` outcome.
     """
+    if r.checks is None:  # judged as a crashed check, like any other failure to run
+        return [Outcome.crashed(r.id, "", "checks", LayerUnavailableError(f"{r.id} declares no checks"))]
     out: list[Outcome] = []
     budget = r.z_tests(mode)
     seen = 0

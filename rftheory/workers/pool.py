@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from typing import Any
 
 from ..core.errors import ParameterError
@@ -28,8 +28,9 @@ from .signals import signals_blocked, signals_deferred, worker_init
 
 __all__ = ["Executor", "Plan", "serial", "process_pool", "dask", "default_workers", "mp_context"]
 
-#: an executor: ``run(tasks, seed)`` yielding ``(index, result)`` as tasks finish
-Executor = Callable[[Sequence[Any], int], Iterator[tuple[int, Any]]]
+#: an executor: ``run(tasks, seed)`` yielding ``(index, result)`` as tasks finish (a generator: its ``close()``
+#: stops the work early)
+Executor = Callable[[Sequence[Any], int], Generator[tuple[int, Any], None, None]]
 #: a plan: ``plan(tasks, workers)`` -> units of work, each a list of task indices, in submission order
 Plan = Callable[[Sequence[Any], int], list[list[int]]]
 
@@ -85,7 +86,7 @@ def _one_each(tasks, workers: int) -> list[list[int]]:
     return [[i] for i in range(len(tasks))]
 
 
-def serial(tasks, seed) -> Iterator:
+def serial(tasks: Sequence[Any], seed: int) -> Generator[tuple[int, Any], None, None]:
     """The serial executor: run the tasks here, in order.
 
     Parameters
@@ -153,7 +154,7 @@ def process_pool(workers: int | None = None, plan: Plan | None = None) -> Execut
         raise ParameterError("workers", f"must be >= 1, got {workers}")
     units_of = plan or _one_each
 
-    def run(tasks, seed):
+    def run(tasks: Sequence[Any], seed: int) -> Generator[tuple[int, Any], None, None]:
         if workers == 1 or len(tasks) <= 1:
             yield from serial(tasks, seed)
             return

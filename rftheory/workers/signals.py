@@ -28,7 +28,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 
 __all__ = ["Terminated", "guarded", "worker_init", "signals_blocked", "signals_deferred"]
@@ -109,7 +109,7 @@ def worker_init(parent_pid: int, use_prctl: bool = True) -> None:
 
 
 @contextmanager
-def signals_blocked():
+def signals_blocked() -> Iterator[None]:
     """Block SIGINT/SIGTERM in this thread (workers forked meanwhile inherit the mask).
 
     A signal arriving meanwhile stays pending and is delivered on exit.
@@ -130,7 +130,7 @@ def signals_blocked():
 
 
 @contextmanager
-def signals_deferred():
+def signals_deferred() -> Iterator[None]:
     """Hold SIGINT/SIGTERM during the block (main thread only) and re-raise the first one after it.
 
     So that a second Ctrl-C, pressed while a stopping pool is being torn
@@ -183,6 +183,7 @@ def guarded(executor: Callable[[list, int], Iterable] | None):
     started = []
 
     def tracked(tasks, seed):
+        assert executor is not None  # tracked is yielded only in place of an executor
         it = executor(tasks, seed)
         started.append(it)
         return it
