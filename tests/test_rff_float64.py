@@ -125,7 +125,8 @@ def test_b_k_log_space_and_recurrence_agree_with_exact_rationals():
     exact rationals: float64 accuracy, k up to 60, d from 1 to 1e6."""
     from fractions import Fraction
 
-    from rftheory.numerics.orth_gap import _BRows, log_b
+    from rftheory.numerics.gap_coefficients import log_b
+    from rftheory.numerics.orth_gap import _BRows
 
     ds = np.array([1.0, 2.0, 3.0, 7.0, 64.0, 1000.0, 1e6])
     K = 60

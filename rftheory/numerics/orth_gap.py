@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["log_orth_gap_series", "log_pp_bracket_series", "orth_gap_neg_series", "log_b", "FAST_V2", "ALT_Z2"]
+from .gap_coefficients import b_next
+
+__all__ = ["log_orth_gap_series", "log_pp_bracket_series", "orth_gap_neg_series", "FAST_V2", "ALT_Z2"]
 
 #: unit roundoff of float64
 U = 2.0**-53
@@ -39,43 +41,6 @@ def _served_d(d):
     return np.isfinite(d) & (d >= D_SERVED[0]) & (d <= D_SERVED[1])
 
 
-def log_b(d, K):
-    """``log b_k`` for ``k = 0 … K−1`` (last axis), ``b_k = 1 − Π_{j<k}(d+j)/(d+2j)``.
-
-    The coefficients of the orthogonality gap (Reid et al. 2023, Thm 4.3) in log space,
-    for the log-space series of any ``d > 0``: the product as a sum of
-    ``log1p(−j/(d+2j))``, then ``log(−expm1(·))`` (no cancellation for small ``k/d``).
-    ``−inf`` for ``k = 0, 1``.  The linear-space series build the same ``b_k`` by the
-    recurrence of :func:`log_orth_gap_series` (a test compares the two with exact rationals).
-
-    Parameters
-    ----------
-    d : array_like of float
-        Dimensions.
-    K : int
-        Number of coefficients.
-
-    Returns
-    -------
-    numpy.ndarray
-        Shape ``d.shape + (K,)``.
-
-    Examples
-    --------
-    ``b_2 = 1/(d + 2)``:
-
-    >>> import math
-    >>> bool(abs(log_b(6.0, 3)[2] + math.log(8)) < 1e-15)
-    True
-    """
-    dd = np.asarray(d, float)[..., None]
-    j = np.arange(K, dtype=float)
-    lp = np.log1p(-j / (dd + 2 * j))  # j = 0 gives 0
-    cum = np.concatenate([np.zeros(lp.shape[:-1] + (1,)), np.cumsum(lp[..., :-1], axis=-1)], axis=-1)
-    with np.errstate(divide="ignore"):
-        return np.log(-np.expm1(cum))
-
-
 def log_orth_gap_series(d, x):
     """``log(e^{2x} − ₁F₁(d; d/2; x))`` for ``x > 0`` and a bound on its error.
 
@@ -85,8 +50,8 @@ def log_orth_gap_series(d, x):
               b_{k+1} = \\frac{k + b_k\\,(d+k)}{d+2k},\\quad b_0 = b_1 = 0,
 
     where ``b_k = 1 − Π_{j<k}(d+j)/(d+2j)`` (``(d)_k/(d/2)_k = 2^k Π_{j<k}(d+j)/(d+2j)``,
-    Reid et al. 2023, Thm 4.3).  The recurrence for ``b_k`` adds and divides positive
-    numbers only, so there is no cancellation anywhere: ``b_k`` is within
+    Reid et al. 2023, Thm 4.3; :mod:`rftheory.numerics.gap_coefficients`).  The recurrence
+    for ``b_k`` adds and divides positive numbers only, so there is no cancellation anywhere: ``b_k`` is within
     ``r(k−1)u`` of its value (``r = 3`` roundings a step for integer ``d``, where ``d + j``
     is exact, else 5), ``p_k`` within ``(ULPS + 2k)u`` (``exp``, then a product and a
     quotient a step), the product one more, so term ``k`` is within
@@ -164,7 +129,7 @@ class _BRows:
     def __getitem__(self, k):
         while len(self.rows) <= k:
             j = len(self.rows) - 1
-            self.rows.append((j + self.rows[j] * (self.values + j)) / (self.values + 2 * j))
+            self.rows.append(b_next(self.rows[j], j, self.values))
         return self.rows[k]
 
 

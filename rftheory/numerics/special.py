@@ -13,7 +13,8 @@ import numpy as np
 
 from ..core.errors import RangeError
 from ..core.lazy import lazy
-from .orth_gap import log_b, log_orth_gap_series
+from .gap_coefficients import log_b
+from .orth_gap import log_orth_gap_series
 
 sc = lazy("scipy.special")  # imported on first use (the CLI starts without it)
 EPS = np.finfo(float).eps  # 2x the unit roundoff

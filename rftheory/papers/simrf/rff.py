@@ -9,15 +9,15 @@ coupling, their float64 and Monte Carlo forms).  The registrations are in
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 
 import mpmath as mp
 import numpy as np
 
 from ...core.lazy import lazy
 from ...core.params import mpf, sym
+from ...numerics import rff_pairs
 from ...numerics.backends import MP, SYM
-from ...numerics.rff_float64 import certify_where, rff_bracket_f64
+from ...numerics.rff_float64 import certify_where
 from ...numerics.rff_pairs import (
     EPS,
     checked,
@@ -37,26 +37,13 @@ sp = lazy("sympy")  # imported on first use (the CLI starts without it)
 
 
 def rff_mse_f64(p):
-    """The float64 layer of ``simrf.rff_mse``."""
-    d, m, z = (np.asarray(p[k], float) for k in ("d", "m", "z"))
-    d, m, z = np.broadcast_arrays(d, m, z)
-    br, err = rff_bracket_f64(p["coupling"], d, coupled_pairs(m.astype(int), d.astype(int)) / m, z)
-    # z = 0: every feature pair estimates k(x, x) = 1 exactly (cos² + sin²), an MSE of exactly 0
-    val, err = np.where(z == 0, 0.0, br / m), np.where(z == 0, 0.0, err / m)
-    if p["coupling"] != "orthogonal":
-        return checked(val, err, "RFF MSE")
-    # the bracket cancels (P/m up to d − 1 against a d-fold smaller bracket, the gap's own e^{z²}):
-    # at d ≳ 120, z ≈ 1.7 the bound exceeds 1e-12 for every float64 route; there the certified
-    # mpmath value, rounded once (as hrf.mse_trig does)
-    return certify_where(val, err, lambda i: rff_mse("orthogonal", int(d[i]), int(m[i]), Fraction(float(z[i]))),
-                         "RFF MSE")
+    """The float64 layer of ``simrf.rff_mse`` (:func:`rftheory.numerics.rff_pairs.rff_mse_f64`)."""
+    return rff_pairs.rff_mse_f64(p["coupling"], p["d"], p["m"], p["z"])
 
 
 def rff_mse_mc(p, rng, n):
-    """Monte Carlo replicates of the real estimator of ``simrf.rff_mse``."""
-    z = float(p["z"])
-    est = rff_estimates(p["coupling"], p["d"], p["m"], z, rng, n)
-    return (est - math.exp(-z * z / 2)) ** 2
+    """Monte Carlo replicates of the real estimator of ``simrf.rff_mse`` (:func:`rftheory.numerics.rff_pairs.rff_mse_mc`)."""
+    return rff_pairs.rff_mse_mc(p["coupling"], p["d"], p["m"], p["z"], rng, n)
 
 
 # -- Thm 4.5: the gap ------------------------------------------------------
