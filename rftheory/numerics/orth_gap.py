@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .floats import chunked
 from .gap_coefficients import b_next
 
 __all__ = ["log_orth_gap_series", "log_pp_bracket_series", "orth_gap_neg_series", "FAST_V2", "ALT_Z2"]
@@ -99,9 +100,7 @@ def log_orth_gap_series(d, x):
     fast = np.flatnonzero((v2 >= FAST_V2[0]) & (v2 <= FAST_V2[1]) & _served_d(d))
     if fast.size:
         rows = _BRows(d[fast])
-        for lo in range(0, fast.size, CHUNK):
-            idx = fast[lo : lo + CHUNK]
-            lg[idx], err[idx] = _chunk(rows, rows.index[lo : lo + CHUNK], v2[idx])
+        lg[fast], err[fast] = chunked(lambda index, v2: _chunk(rows, index, v2), [rows.index, v2[fast]], 2, CHUNK)
     return lg.reshape(shape), err.reshape(shape)
 
 
@@ -264,10 +263,8 @@ def log_pp_bracket_series(d, P, m, x):
         w2 = (mf * (df + 2) - Pf) / (4 * mf * (df + 2))
         w3 = 3 * (mf * (df + 4) - Pf) / (8 * mf * (df + 4))
         pm = Pf / mf
-        for lo in range(0, fast.size, CHUNK):
-            sl = slice(lo, lo + CHUNK)
-            idx = fast[sl]
-            lg[idx], err[idx] = _chunk(rows, rows.index[sl], v2[idx], pm[sl], (w2[sl], w3[sl]))
+        lg[fast], err[fast] = chunked(lambda index, v2, pm, w2, w3: _chunk(rows, index, v2, pm, (w2, w3)),
+                                      [rows.index, v2[fast], pm, w2, w3], 2, CHUNK)
     return lg.reshape(shape), err.reshape(shape)
 
 
@@ -321,9 +318,7 @@ def orth_gap_neg_series(d, z2):
     ok = np.flatnonzero((z2 >= ALT_Z2[0]) & (z2 <= ALT_Z2[1]) & _served_d(d))
     if ok.size:
         rows = _BRows(d[ok])
-        for lo in range(0, ok.size, CHUNK):
-            idx = ok[lo : lo + CHUNK]
-            val[idx], err[idx] = _chunk_alt(rows, rows.index[lo : lo + CHUNK], z2[idx])
+        val[ok], err[ok] = chunked(lambda index, z2: _chunk_alt(rows, index, z2), [rows.index, z2[ok]], 2, CHUNK)
     return val.reshape(shape), err.reshape(shape)
 
 

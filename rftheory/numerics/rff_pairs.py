@@ -257,6 +257,7 @@ def rff_mse(coupling, d, m, z, pair=None):
     P = coupled_pairs(m, d)
 
     def f():
+        z = mpf(zr) if isinstance(zr, (Fraction, int)) else mp.mpmathify(zr)  # rounded at the guarded precision
         a = mp.expm1(-z * z) ** 2 / 2
         tau = pair_term(coupling, d, z) if pair is None else pair(coupling, d, zr)
         e, Pm = mp.exp(-z * z), mp.mpf(P) / m

@@ -95,7 +95,7 @@ register(
         statement=r"\mathrm{Var}\,K_{\mathrm{ORF}}=\frac{(1-e^{-z^2})^2}{2D}+\frac P{D^2}"
         r"\Big({}_1F_1\big(d;\tfrac d2;-\tfrac{z^2}2\big)-e^{-z^2}\Big),\ P=\sum_b m_b(m_b-1)",
         params=(D2, M, Z),
-        mpmath=lambda p: rff_mse("orthogonal", p["d"], p["m"], mpf(p["z"])),
+        mpmath=lambda p: rff_mse("orthogonal", p["d"], p["m"], p["z"]),
         routes={"printed-series-pair": lambda p: rff_mse("orthogonal", p["d"], p["m"], p["z"],
                                                          pair=lambda c, d, z: orth_pair_printed(d, zf(z)))},
         symbolic=lambda p: rff_mse_sym("orthogonal", p["d"], p["m"], sym(p["z"]) ** 2),
