@@ -75,6 +75,7 @@ __all__ = [
     "simplex_pair",
     "pair_term",
     "rff_mse",
+    "orth_gap",
     "MSE_SERIES_K",
     "MSE_SERIES_Z2",
     "orth_bracket_coefs",
@@ -265,6 +266,40 @@ def rff_mse(coupling, d, m, z, pair=None):
 
     guard = rff_guard(z) + 6 + len(str(P // m))
     return cancellation_guarded(f, guard=guard, what=f"RFF MSE ({coupling})")
+
+
+def orth_gap(d, z):
+    """The RFF orthogonality gap ``e^{−z²} − τ_orth`` (Reid et al. 2023, "Simplex Random
+    Features", ICML, Thm 4.5) at the current precision, exactly 0 at ``z = 0``.
+
+    .. math:: e^{-z^2} - {}_1F_1\\big(d; \\tfrac d2; -\\tfrac{z^2}{2}\\big)
+
+    Its ``O(z⁴)`` cancellation (and, near a sign change, any deeper one) gets the guard
+    digits it needs from :func:`~rftheory.numerics.cancellation.cancellation_guarded`.
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    z : Fraction, int or mpmath.mpf
+        ``z = ‖x − y‖``.
+
+    Returns
+    -------
+    mpmath.mpf
+        The gap.
+    """
+    zr = z  # rounded again at each guarded precision
+    z = mpf(z) if isinstance(z, (Fraction, int)) else mp.mpmathify(z)
+    if z == 0:
+        return mp.mpf(0)
+
+    def f():
+        z = mpf(zr) if isinstance(zr, (Fraction, int)) else mp.mpmathify(zr)
+        e, tau = mp.exp(-z * z), orth_pair(d, z)
+        return e - tau, e + abs(tau)
+
+    return cancellation_guarded(f, guard=rff_guard(z) + 5, what="RFF orthogonality gap")
 
 
 #: terms of the small-z series of the orthogonal bracket (z² <= 1/4: the last one is below eps relative)

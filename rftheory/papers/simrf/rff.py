@@ -9,6 +9,7 @@ coupling, their float64 and Monte Carlo forms).  The registrations are in
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import mpmath as mp
 import numpy as np
@@ -17,12 +18,12 @@ from ...core.lazy import lazy
 from ...core.params import mpf, sym
 from ...numerics import rff_pairs
 from ...numerics.backends import MP, SYM
+from ...numerics.cancellation import cancellation_guarded
 from ...numerics.rff_float64 import certify_where
 from ...numerics.rff_pairs import (
     EPS,
     checked,
     gap_f64,
-    orth_pair,
     orth_pair_sym,
     pair_term_route,
     pick,
@@ -49,18 +50,23 @@ def rff_mse_mc(p, rng, n):
 # -- Thm 4.5: the gap ------------------------------------------------------
 
 def gap_mp(p):
-    """The mpmath layer of ``simrf.rff_gap``."""
-    d, m, z = p["d"], p["m"], mpf(p["z"])
-    with mp.workdps(mp.mp.dps + rff_guard(z)):
-        return +(mp.mpf(coupled_pairs(m, d)) / m**2 * (mp.exp(-z * z) - orth_pair(d, z)))
+    """The mpmath layer of ``simrf.rff_gap`` (:func:`rftheory.numerics.rff_pairs.orth_gap`)."""
+    d, m = p["d"], p["m"]
+    return mp.mpf(coupled_pairs(m, d)) / m**2 * rff_pairs.orth_gap(d, p["z"])
 
 
 def gap_difference(p):
     """Route "mse-difference" of ``simrf.rff_gap``."""
     # from the definition: MSE_iid − MSE_orth with the pair-route MSEs
     d, m, z = p["d"], p["m"], p["z"]
-    with mp.workdps(mp.mp.dps + rff_guard(mpf(z))):
-        return +(rff_mse("iid", d, m, z, pair=pair_term_route) - rff_mse("orthogonal", d, m, z, pair=pair_term_route))
+    if z == 0:
+        return mp.mpf(0)
+
+    def f():
+        a, b = rff_mse("iid", d, m, z, pair=pair_term_route), rff_mse("orthogonal", d, m, z, pair=pair_term_route)
+        return a - b, abs(a) + abs(b)
+
+    return cancellation_guarded(f, guard=rff_guard(mpf(z)) + 5, what="RFF gap (mse-difference)")
 
 
 def rff_gap_f64(p):
@@ -68,9 +74,7 @@ def rff_gap_f64(p):
     d, m, z = np.broadcast_arrays(*(np.asarray(p[k], float) for k in ("d", "m", "z")))
 
     def exact_gap(i):  # e^{−z²} − τ_orth by mpmath where no float64 route bounds the gap within TOL
-        Z = mp.mpf(float(z[i]))
-        with mp.workdps(mp.mp.dps + rff_guard(Z)):
-            return mp.exp(-Z * Z) - orth_pair(int(d[i]), Z)
+        return rff_pairs.orth_gap(int(d[i]), Fraction(float(z[i])))
 
     gap = certify_where(*gap_f64("orthogonal", d, z), exact_gap, "RFF gap")
     return coupled_pairs(m.astype(int), d.astype(int)) / m**2 * gap
