@@ -114,8 +114,7 @@ def prime_checks(mode, seed):
             for z in zs:
                 pt = f"d={d}, z={z}"
                 zz = mpf(Fraction(z))
-                with mp.workdps(100):  # lhs ~ z^8/d^2 against 1: z >= 0.05, d <= 4096 lose < 25 digits
-                    lhs, rhs = lemma5_bound(d, zz)
+                lhs, rhs = lemma5_bound(d, zz)
                 yield bound(rid, pt, "Lemma 5 bound", lhs, "<=", rhs)
                 bias = orf_prime("bias", d, d, zz)
                 e = mp.exp(-zz * zz / 2)

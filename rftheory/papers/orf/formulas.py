@@ -328,9 +328,18 @@ def lemma5_bound(d, z):
     Returns
     -------
     tuple of mpf
-        ``(lhs, rhs)``.
+        ``(lhs, rhs)`` (the cancellation of ``lhs`` guarded by
+        :func:`~rftheory.numerics.cancellation.cancellation_guarded`).
     """
     z = mp.mpmathify(z)
-    b = prime_terms(d, z)[0]
-    e = mp.exp(-z * z / 2)
-    return abs(b - (e - e * z**4 / (4 * d))), mp.exp(z * z / 2) * z**4 * (z**4 + 8 * z * z + 8) / (16 * d**2)
+    rhs = mp.exp(z * z / 2) * z**4 * (z**4 + 8 * z * z + 8) / (16 * d**2)
+    if z == 0:
+        return mp.mpf(0), rhs
+
+    def lhs():  # O(z⁸/d²) against 1: the guard digits it needs
+        b = prime_terms(d, z)[0]
+        e = mp.exp(-z * z / 2)
+        lead = e - e * z**4 / (4 * d)
+        return b - lead, abs(b) + abs(lead)
+
+    return abs(cancellation_guarded(lhs, what="Lemma 5 lhs")), rhs
