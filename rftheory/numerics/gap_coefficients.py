@@ -47,7 +47,7 @@ def b_exact(d: int, K: int) -> list[Fraction]:
     Examples
     --------
     >>> b_exact(6, 4)[2:]
-    [Fraction(1, 8), Fraction(13, 40)]
+    [Fraction(1, 8), Fraction(3, 10)]
     """
     out, prod = [], Fraction(1)
     for k in range(K):
