@@ -129,7 +129,8 @@ def test_b_k_log_space_and_recurrence_agree_with_exact_rationals():
     exact rationals: float64 accuracy, k up to 60, d from 1 to 1e6."""
     from fractions import Fraction
 
-    from rftheory.numerics.orth_gap import _BRows, log_b
+    from rftheory.numerics.gap_coefficients import log_b
+    from rftheory.numerics.orth_gap import _BRows
 
     ds = np.array([1.0, 2.0, 3.0, 7.0, 64.0, 1000.0, 1e6])
     K = 60
@@ -160,3 +161,20 @@ def test_orthogonal_rff_mse_served_where_float64_cancels(rid, kw):
         want = float(rftheory.evaluate(rid, d=int(d[i]), m=int(d[i]), z=float(z[i]), dps=30, **kw))
         assert abs(got[i] / want - 1) <= (2 * rf.EPS if i < 2 else 1e-13), (d[i], z[i])
     assert got[2] == r.f64(d=16, m=16, z=1.7, **kw)
+
+
+def test_orf_variance_is_the_orthogonal_rff_mse_in_every_layer():
+    """One definition: orf.variance (Yu et al. 2016, Thm 1) is simrf.rff_mse at coupling=orthogonal —
+    the same float64 array (bit for bit, the small-z series route included: z = 1e-20 at d = 1e5),
+    the same 30-digit value; its citation stays the ORF paper's."""
+    orf, simrf = rftheory.get("orf.variance"), rftheory.get("simrf.rff_mse")
+    d = np.array([2, 8, 8, 100000, 64])
+    m = np.array([2, 8, 20, 100000, 129])
+    z = np.array([0.1, 1.0, 6.0, 1e-20, 0.4])
+    a, b = orf.f64(d=d, m=m, z=z), simrf.f64(d=d, m=m, z=z, coupling="orthogonal")
+    assert np.array_equal(a, b)
+    # by hand, one full block at z -> 0: m Var = 3 z^4/(2(d+2)) + O(z^6)
+    assert a[3] == pytest.approx(3 * 1e-80 / (2 * 100002) / 100000, rel=1e-14)
+    for pt in (dict(d=8, m=20, z="1"), dict(d=3, m=7, z="0.1")):
+        assert orf.exact(dps=30, **pt) == simrf.exact(dps=30, coupling="orthogonal", **pt)
+    assert "Yu et al. (2016), Orthogonal Random Features" in orf.source

@@ -64,6 +64,47 @@ def test_wrong_float64_fails(monkeypatch):
     assert out and not out[0].passed
 
 
+def test_a_crash_in_any_layer_is_one_failed_outcome(monkeypatch):
+    """CrashGuard (the one "crash -> failed Outcome"): a route, the float64 layer, the domain route
+    and the Monte Carlo that raise each give a failed outcome naming the exception; a RangeError of
+    the float64 layer at a representable value fails as "refused", and in the domain checks a
+    LayerUnavailableError of a route is "n/a here" (a pass); a crash of the primary value is the one
+    outcome of its point."""
+    r = rftheory.get("simrf.conformity.orthogonal")
+
+    def boom(*a, **k):
+        raise ZeroDivisionError("planted")
+
+    point = {"d": 4, "v": "1"}
+    monkeypatch.setitem(r.routes, "series", boom)
+    monkeypatch.setattr(r, "float64", boom)
+    out = {o.check: o for o in verify.exact_checks(r, point)}
+    for check in ("route:series", "float64"):
+        assert not out[check].passed and out[check].detail == "ZeroDivisionError: planted", check
+    assert out["route:series"].value  # the reference value is shown with the crash
+
+    def refuse(p):
+        raise rftheory.RangeError("planted refusal")
+
+    monkeypatch.setattr(r, "float64", refuse)
+    f64 = [o for o in verify.exact_checks(r, point) if o.check == "float64"][0]
+    assert not f64.passed and f64.other == "RangeError" and "planted refusal" in f64.detail
+
+    def unavailable(p):
+        raise rftheory.core.errors.LayerUnavailableError("planted")
+
+    monkeypatch.setitem(r.routes, "series", unavailable)
+    dom = {o.check: o for o in verify.domain_checks(r, 0, np.random.default_rng(0), points=[{"d": 4, "v": 1}])}
+    assert dom["domain:route:series"].passed and dom["domain:route:series"].metric == "n/a here"
+    monkeypatch.setattr(r, "mpmath", boom)
+    only = verify.exact_checks(r, point)
+    assert [(o.check, o.passed, o.detail) for o in only] == [("mpmath", False, "ZeroDivisionError: planted")]
+    m = rftheory.get("simrf.rff_mse")
+    monkeypatch.setattr(m, "mc", boom)
+    mc = verify.mc_check(m, {"d": 3, "m": 4, "z": "0.5", "coupling": "iid"}, "quick", np.random.default_rng(0), 5.0)
+    assert mc.check == "mc" and not mc.passed and mc.detail == "ZeroDivisionError: planted"
+
+
 def test_float64_overflow_is_refused_not_wrong():
     r = rftheory.get("simrf.prf_mse")
     with pytest.raises(rftheory.RangeError):

@@ -12,7 +12,7 @@ from fractions import Fraction
 
 import numpy as np
 
-__all__ = ["two_sum", "two_prod", "exact_sum_f64", "compensated_sum_f64", "exp_neg_scaled", "exp_neg_roundings", "EXP_SPLIT_X",
+__all__ = ["chunked", "two_sum", "two_prod", "exact_sum_f64", "compensated_sum_f64", "exp_neg_scaled", "exp_neg_roundings", "EXP_SPLIT_X",
            "F64_NORMAL_MIN"]
 
 
@@ -288,3 +288,41 @@ def exp_neg_scaled(x, s):
         val = np.where(split, half * h, half)
     sub = lambda a: (a != 0) & (np.abs(a) < F64_NORMAL_MIN)  # noqa: E731
     return val, (h >= F64_NORMAL_MIN) & ~(split & sub(half)) & ~sub(val)
+
+
+def chunked(fn, ins, n_out: int, size: int) -> list[np.ndarray]:
+    """The one chunk driver of the vectorized float64 series: ``fn`` on consecutive slices.
+
+    Points are summed ``size`` at a time (the working arrays of a chunk stay in
+    the cache and bounded in memory); ``fn`` sees the slices of every input and
+    returns ``n_out`` arrays of the slice's length, gathered here in order.
+
+    Parameters
+    ----------
+    fn : callable
+        ``fn(*slices) -> array`` (``n_out = 1``) or a tuple of ``n_out`` arrays.
+    ins : sequence of numpy.ndarray
+        1-D inputs of one length.
+    n_out : int
+        Number of outputs.
+    size : int
+        Points per chunk.
+
+    Returns
+    -------
+    list of numpy.ndarray
+        ``n_out`` float64 arrays of the inputs' length.
+
+    Examples
+    --------
+    >>> chunked(lambda a: a * 2, [np.arange(5.0)], 1, 2)[0].tolist()
+    [0.0, 2.0, 4.0, 6.0, 8.0]
+    """
+    n = len(ins[0])
+    outs = [np.empty(n) for _ in range(n_out)]
+    for lo in range(0, n, size):
+        sl = slice(lo, lo + size)
+        res = fn(*(a[sl] for a in ins))
+        for o, r in zip(outs, (res,) if n_out == 1 else res):
+            o[sl] = r
+    return outs

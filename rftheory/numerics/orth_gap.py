@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["log_orth_gap_series", "log_pp_bracket_series", "orth_gap_neg_series", "log_b", "FAST_V2", "ALT_Z2"]
+from .floats import chunked
+from .gap_coefficients import b_next
+
+__all__ = ["log_orth_gap_series", "log_pp_bracket_series", "orth_gap_neg_series", "FAST_V2", "ALT_Z2"]
 
 #: unit roundoff of float64
 U = 2.0**-53
@@ -39,43 +42,6 @@ def _served_d(d):
     return np.isfinite(d) & (d >= D_SERVED[0]) & (d <= D_SERVED[1])
 
 
-def log_b(d, K):
-    """``log b_k`` for ``k = 0 … K−1`` (last axis), ``b_k = 1 − Π_{j<k}(d+j)/(d+2j)``.
-
-    The coefficients of the orthogonality gap (Reid et al. 2023, Thm 4.3) in log space,
-    for the log-space series of any ``d > 0``: the product as a sum of
-    ``log1p(−j/(d+2j))``, then ``log(−expm1(·))`` (no cancellation for small ``k/d``).
-    ``−inf`` for ``k = 0, 1``.  The linear-space series build the same ``b_k`` by the
-    recurrence of :func:`log_orth_gap_series` (a test compares the two with exact rationals).
-
-    Parameters
-    ----------
-    d : array_like of float
-        Dimensions.
-    K : int
-        Number of coefficients.
-
-    Returns
-    -------
-    numpy.ndarray
-        Shape ``d.shape + (K,)``.
-
-    Examples
-    --------
-    ``b_2 = 1/(d + 2)``:
-
-    >>> import math
-    >>> bool(abs(log_b(6.0, 3)[2] + math.log(8)) < 1e-15)
-    True
-    """
-    dd = np.asarray(d, float)[..., None]
-    j = np.arange(K, dtype=float)
-    lp = np.log1p(-j / (dd + 2 * j))  # j = 0 gives 0
-    cum = np.concatenate([np.zeros(lp.shape[:-1] + (1,)), np.cumsum(lp[..., :-1], axis=-1)], axis=-1)
-    with np.errstate(divide="ignore"):
-        return np.log(-np.expm1(cum))
-
-
 def log_orth_gap_series(d, x):
     """``log(e^{2x} − ₁F₁(d; d/2; x))`` for ``x > 0`` and a bound on its error.
 
@@ -85,8 +51,8 @@ def log_orth_gap_series(d, x):
               b_{k+1} = \\frac{k + b_k\\,(d+k)}{d+2k},\\quad b_0 = b_1 = 0,
 
     where ``b_k = 1 − Π_{j<k}(d+j)/(d+2j)`` (``(d)_k/(d/2)_k = 2^k Π_{j<k}(d+j)/(d+2j)``,
-    Reid et al. 2023, Thm 4.3).  The recurrence for ``b_k`` adds and divides positive
-    numbers only, so there is no cancellation anywhere: ``b_k`` is within
+    Reid et al. 2023, Thm 4.3; :mod:`rftheory.numerics.gap_coefficients`).  The recurrence
+    for ``b_k`` adds and divides positive numbers only, so there is no cancellation anywhere: ``b_k`` is within
     ``r(k−1)u`` of its value (``r = 3`` roundings a step for integer ``d``, where ``d + j``
     is exact, else 5), ``p_k`` within ``(ULPS + 2k)u`` (``exp``, then a product and a
     quotient a step), the product one more, so term ``k`` is within
@@ -134,9 +100,7 @@ def log_orth_gap_series(d, x):
     fast = np.flatnonzero((v2 >= FAST_V2[0]) & (v2 <= FAST_V2[1]) & _served_d(d))
     if fast.size:
         rows = _BRows(d[fast])
-        for lo in range(0, fast.size, CHUNK):
-            idx = fast[lo : lo + CHUNK]
-            lg[idx], err[idx] = _chunk(rows, rows.index[lo : lo + CHUNK], v2[idx])
+        lg[fast], err[fast] = chunked(lambda index, v2: _chunk(rows, index, v2), [rows.index, v2[fast]], 2, CHUNK)
     return lg.reshape(shape), err.reshape(shape)
 
 
@@ -164,7 +128,7 @@ class _BRows:
     def __getitem__(self, k):
         while len(self.rows) <= k:
             j = len(self.rows) - 1
-            self.rows.append((j + self.rows[j] * (self.values + j)) / (self.values + 2 * j))
+            self.rows.append(b_next(self.rows[j], j, self.values))
         return self.rows[k]
 
 
@@ -299,10 +263,8 @@ def log_pp_bracket_series(d, P, m, x):
         w2 = (mf * (df + 2) - Pf) / (4 * mf * (df + 2))
         w3 = 3 * (mf * (df + 4) - Pf) / (8 * mf * (df + 4))
         pm = Pf / mf
-        for lo in range(0, fast.size, CHUNK):
-            sl = slice(lo, lo + CHUNK)
-            idx = fast[sl]
-            lg[idx], err[idx] = _chunk(rows, rows.index[sl], v2[idx], pm[sl], (w2[sl], w3[sl]))
+        lg[fast], err[fast] = chunked(lambda index, v2, pm, w2, w3: _chunk(rows, index, v2, pm, (w2, w3)),
+                                      [rows.index, v2[fast], pm, w2, w3], 2, CHUNK)
     return lg.reshape(shape), err.reshape(shape)
 
 
@@ -356,9 +318,7 @@ def orth_gap_neg_series(d, z2):
     ok = np.flatnonzero((z2 >= ALT_Z2[0]) & (z2 <= ALT_Z2[1]) & _served_d(d))
     if ok.size:
         rows = _BRows(d[ok])
-        for lo in range(0, ok.size, CHUNK):
-            idx = ok[lo : lo + CHUNK]
-            val[idx], err[idx] = _chunk_alt(rows, rows.index[lo : lo + CHUNK], z2[idx])
+        val[ok], err[ok] = chunked(lambda index, z2: _chunk_alt(rows, index, z2), [rows.index, z2[ok]], 2, CHUNK)
     return val.reshape(shape), err.reshape(shape)
 
 

@@ -20,8 +20,9 @@ import numpy as np
 from ..core.errors import PrecisionError, RangeError
 from ..core.lazy import lazy
 from .floats import exp_neg_roundings, exp_neg_scaled
+from .gap_coefficients import log_b
 from .kummer_dd import hyp1f1_d_half_neg_dd
-from .orth_gap import ULPS, log_b, orth_gap_neg_series
+from .orth_gap import ULPS, orth_gap_neg_series
 
 sc = lazy("scipy.special")  # imported on first use (the CLI starts without it)
 
@@ -352,7 +353,7 @@ def _gap_series(coef_log, X):
 
 
 def _orth_gap_coef_log(d, K):
-    """``log b_k/k!`` (:func:`~rftheory.numerics.orth_gap.log_b`): ``e^{X} − ₁F₁(d; d/2; X/2)
+    """``log b_k/k!`` (:func:`~rftheory.numerics.gap_coefficients.log_b`): ``e^{X} − ₁F₁(d; d/2; X/2)
     = Σ_{k≥2} b_k X^k/k!`` (positive coefficients)."""
     return log_b(d, K) - sc.gammaln(np.arange(K, dtype=float) + 1)
 

@@ -18,24 +18,43 @@ coupled ordered pairs) its MSE is
 ``τ_orth = ₁F₁(d; d/2; −z²/2)`` and ``τ_θ`` is the even part (in ``cos θ``)
 of the angle family of Lemma 4.2 at ``v² = −z²``.
 
-This module holds the arbitrary-precision definitions (mpmath, sympy); the
-independent routes are in :mod:`rftheory.numerics.rff_routes`, the float64
-evaluators in :mod:`rftheory.numerics.rff_float64` and the Monte Carlo
-estimators in :mod:`rftheory.numerics.pair_montecarlo`, all re-exported here
-so that every paper imports the RFF pair-term library from one place.
+This module owns the RFF MSE in every layer: :func:`rff_mse` (mpmath, the one
+precision guard), :func:`rff_mse_sym` (sympy), :func:`rff_mse_f64` (float64,
+with the exact-coefficient small-z series as a route) and :func:`rff_mse_mc`
+(Monte Carlo); ``simrf.rff_mse`` registers it for every coupling and
+``orf.variance`` (Yu et al. 2016, Thm 1) is its orthogonal view.  The
+independent routes of the pair terms are in :mod:`rftheory.numerics.rff_routes`,
+their float64 evaluators in :mod:`rftheory.numerics.rff_float64` and the Monte
+Carlo estimators in :mod:`rftheory.numerics.pair_montecarlo`, all re-exported
+here so that every paper imports the RFF pair-term library from one place.
 """
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import mpmath as mp
+import numpy as np
 
 from ..core.lazy import lazy
 from ..core.params import mpf
 from .angle_family import angle_series, extra_digits
+from .cancellation import cancellation_guarded, refuse_underflow
+from .gap_coefficients import b_exact
 from .pair_montecarlo import pair_mc, rff_estimates
-from .rff_float64 import EPS, checked, gap_f64, hyp1f1_d_half_neg, orth_pair_f64, pick, simplex_pair_quad_f64
+from .rff_float64 import (
+    EPS,
+    TOL,
+    certify_where,
+    checked,
+    gap_f64,
+    hyp1f1_d_half_neg,
+    orth_pair_f64,
+    pick,
+    rff_bracket_f64,
+    simplex_pair_quad_f64,
+)
 from .rff_routes import (
     chi2d_pair_mean,
     iid_pair_moments,
@@ -56,6 +75,13 @@ __all__ = [
     "simplex_pair",
     "pair_term",
     "rff_mse",
+    "orth_gap",
+    "MSE_SERIES_K",
+    "MSE_SERIES_Z2",
+    "orth_bracket_coefs",
+    "orth_bracket_series_f64",
+    "rff_mse_f64",
+    "rff_mse_mc",
     "orth_pair_sym",
     "rff_mse_sym",
     # routes (rff_routes), float64 (rff_float64) and Monte Carlo (pair_montecarlo), re-exported
@@ -199,7 +225,14 @@ def rff_mse(coupling, d, m, z, pair=None):
     .. math:: \\mathrm{MSE}_c = \\frac1m\\Big[\\frac{(1-e^{-z^2})^2}{2}
        + \\frac Pm(\\tau_c - e^{-z^2})\\Big]
 
-    ``pair`` overrides the pair term (an independent route, for checks).
+    The one arbitrary-precision definition of the RFF bracket: ``simrf.rff_mse``
+    (Reid et al. 2023, "Simplex Random Features", ICML, Thm 4.5) and
+    ``orf.variance`` (Yu et al. 2016, "Orthogonal Random Features", NeurIPS,
+    Thm 1, the orthogonal coupling) evaluate it.  The ``O(z⁴)`` cancellation of
+    ``τ − e^{−z²}`` (small ``z``) and the ``d``-fold one of the bracket (``P/m`` up
+    to ``d − 1``) get the guard digits they need from
+    :func:`~rftheory.numerics.cancellation.cancellation_guarded`, starting from
+    :func:`rff_guard`.  Exactly 0 at ``z = 0``.
 
     Parameters
     ----------
@@ -210,7 +243,8 @@ def rff_mse(coupling, d, m, z, pair=None):
     z : Fraction, int or mpmath.mpf
         ``z = ‖x − y‖``.
     pair : callable, optional
-        ``pair(coupling, d, z)`` replacing :func:`pair_term`.
+        ``pair(coupling, d, z) -> τ`` replacing :func:`pair_term` (an independent
+        route, for checks); it receives ``z`` as given (exact when a ``Fraction``).
 
     Returns
     -------
@@ -219,12 +253,192 @@ def rff_mse(coupling, d, m, z, pair=None):
     """
     zr = z  # exact (Fraction) when it comes from validated parameters
     z = mpf(z) if isinstance(z, (Fraction, int)) else mp.mpmathify(z)
-    with mp.workdps(mp.mp.dps + rff_guard(z)):
-        tau = pair_term(coupling, d, z) if pair is None else pair(coupling, d, zr)
-        e = mp.exp(-z * z)
-        P = coupled_pairs(m, d)
-        return +((mp.expm1(-z * z) ** 2 / 2 + mp.mpf(P) / m * (tau - e)) / m)
+    if z == 0:
+        return mp.mpf(0)
+    P = coupled_pairs(m, d)
 
+    def f():
+        z = mpf(zr) if isinstance(zr, (Fraction, int)) else mp.mpmathify(zr)  # rounded at the guarded precision
+        a = mp.expm1(-z * z) ** 2 / 2
+        tau = pair_term(coupling, d, z) if pair is None else pair(coupling, d, zr)
+        e, Pm = mp.exp(-z * z), mp.mpf(P) / m
+        return (a + Pm * (tau - e)) / m, (a + Pm * (abs(tau) + e)) / m
+
+    guard = rff_guard(z) + 6 + len(str(P // m))
+    return cancellation_guarded(f, guard=guard, what=f"RFF MSE ({coupling})")
+
+
+def orth_gap(d, z):
+    """The RFF orthogonality gap ``e^{−z²} − τ_orth`` (Reid et al. 2023, "Simplex Random
+    Features", ICML, Thm 4.5) at the current precision, exactly 0 at ``z = 0``.
+
+    .. math:: e^{-z^2} - {}_1F_1\\big(d; \\tfrac d2; -\\tfrac{z^2}{2}\\big)
+
+    Its ``O(z⁴)`` cancellation (and, near a sign change, any deeper one) gets the guard
+    digits it needs from :func:`~rftheory.numerics.cancellation.cancellation_guarded`.
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    z : Fraction, int or mpmath.mpf
+        ``z = ‖x − y‖``.
+
+    Returns
+    -------
+    mpmath.mpf
+        The gap.
+    """
+    zr = z  # rounded again at each guarded precision
+    z = mpf(z) if isinstance(z, (Fraction, int)) else mp.mpmathify(z)
+    if z == 0:
+        return mp.mpf(0)
+
+    def f():
+        z = mpf(zr) if isinstance(zr, (Fraction, int)) else mp.mpmathify(zr)
+        e, tau = mp.exp(-z * z), orth_pair(d, z)
+        return e - tau, e + abs(tau)
+
+    return cancellation_guarded(f, guard=rff_guard(z) + 5, what="RFF orthogonality gap")
+
+
+#: terms of the small-z series of the orthogonal bracket (z² <= 1/4: the last one is below eps relative)
+MSE_SERIES_K = 48
+#: the small-z series serves z² up to this
+MSE_SERIES_Z2 = 0.25
+
+
+def orth_bracket_coefs(d: int, m: int) -> np.ndarray:
+    """``c_k/k!`` rounded once from exact rationals: the orthogonal bracket
+    ``m·MSE = Σ_{k≥2} c_k (−z²)^k/k!`` with ``c_k = 2^{k−1} − 1 − (P/m) b_k``.
+
+    ``(1−e^X)²/2`` and ``e^X − ₁F₁(d; d/2; X/2)`` expanded in ``X = −z²``
+    (``b_k`` of :func:`~rftheory.numerics.gap_coefficients.b_exact`).
+    ``c_2 = 1 − (P/m)/(d+2)`` is ``O(1/d)`` for full blocks: in rationals the
+    ``d``-fold cancellation costs nothing.
+
+    Parameters
+    ----------
+    d, m : int
+        Dimension and number of frequencies.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``c_k/k!`` for ``k = 0 … MSE_SERIES_K`` (0 for ``k < 2``).
+    """
+    Pm = Fraction(coupled_pairs(m, d), m)
+    out, fact = np.zeros(MSE_SERIES_K + 1), 1
+    for k, b in enumerate(b_exact(d, MSE_SERIES_K + 1)):
+        if k:
+            fact *= k
+        if k >= 2:
+            out[k] = float((2 ** (k - 1) - 1 - Pm * b) / fact)
+    return out
+
+
+def orth_bracket_series_f64(d, m, z, where):
+    """The small-z series of :func:`orth_bracket_coefs` in float64 at the points ``where``,
+    with its absolute error bound: the rounding of each term and of the sum
+    (``4Ku Σ|t_k|``) and the remainder (``|c_k| ≤ 2^k + d``, ratio ``≤ 1/2`` for ``z² ≤ 1/4``).
+
+    Parameters
+    ----------
+    d, m, z : numpy.ndarray
+        Dimension, number of frequencies and ``z`` (float64, one shape, 1-D).
+    where : numpy.ndarray of bool
+        The points to sum (others: NaN with an infinite bound); only ``z² ≤ 1/4`` is served.
+
+    Returns
+    -------
+    value, abs_error : numpy.ndarray
+        ``MSE`` (the bracket divided by ``m``) and its bound.
+    """
+    val, err = np.full(z.shape, np.nan), np.full(z.shape, np.inf)
+    X = -z * z
+    for i in np.nonzero(where & (z * z <= MSE_SERIES_Z2))[0]:
+        c = orth_bracket_coefs(int(d[i]), int(m[i]))
+        t = c * X[i] ** np.arange(c.size)
+        val[i] = t.sum() / m[i]
+        last = abs(c[-1]) * MSE_SERIES_Z2 ** (c.size - 1) * 2
+        err[i] = (4 * c.size * EPS * np.abs(t).sum() + last * abs(X[i]) ** 2) / m[i]
+    return val, err
+
+
+def rff_mse_f64(coupling, d, m, z, what="RFF MSE"):
+    """:func:`rff_mse` in float64, vectorized, within :data:`~rftheory.numerics.rff_float64.TOL`.
+
+    Per point the more accurate route with its error bound: the direct bracket
+    ``a − (P/m)(e^{−z²} − τ)`` of :func:`~rftheory.numerics.rff_float64.rff_bracket_f64`
+    and, orthogonal at ``z² ≤ 1/4``, the exact-coefficient series of
+    :func:`orth_bracket_series_f64` (no cancellation of ``a`` against ``(P/m)·gap``).
+    Where every float64 route of the orthogonal coupling cancels beyond the
+    tolerance (the bracket ``d``-fold, the gap like ``e^{z²}``: ``d ≳ 120``,
+    ``z ≈ 1.7``) the certified mpmath value, rounded once.  Exactly 0 at ``z = 0``
+    (every feature pair estimates ``k(x, x) = 1`` exactly).
+
+    Parameters
+    ----------
+    coupling : {"iid", "orthogonal", "simplex"}
+        Coupling of the features.
+    d, m, z : array_like
+        Dimension, number of frequencies and ``z = ‖x − y‖`` (broadcast).
+    what : str
+        The quantity, for error messages.
+
+    Returns
+    -------
+    numpy.ndarray
+        The MSE, float64.
+
+    Raises
+    ------
+    RangeError
+        Where the error bound exceeds the tolerance (iid, simplex) or a nonzero value underflows.
+    """
+    d, m, z = np.broadcast_arrays(*(np.asarray(t, float) for t in (d, m, z)))
+    shape = d.shape
+    d, m, z = d.ravel(), m.ravel(), z.ravel()
+    Pm = coupled_pairs(m.astype(int), d.astype(int)) / m
+    with np.errstate(all="ignore"):
+        br, berr = rff_bracket_f64(coupling, d, Pm, z)
+        cands = [(br / m, berr / m)]
+        if coupling == "orthogonal":  # built per point in rationals: only where the direct form is not within TOL/16
+            cands.append(orth_bracket_series_f64(d, m, z, ~(berr / m <= TOL / 16 * np.abs(br / m))))
+    val, err = pick(cands)
+    zero = z == 0
+    val, err = np.where(zero, 0.0, val), np.where(zero, 0.0, err)
+    if coupling == "orthogonal":
+        out = certify_where(val, err, lambda i: rff_mse("orthogonal", int(d[i]), int(m[i]), Fraction(float(z[i]))),
+                            what)
+    else:
+        out = checked(val, err, what)
+    return refuse_underflow(out, ~zero, what).reshape(shape)
+
+
+def rff_mse_mc(coupling, d, m, z, rng, n):
+    """Monte Carlo replicates of the squared error of the real estimator (:func:`rff_estimates`).
+
+    Parameters
+    ----------
+    coupling : str
+        Coupling of the features.
+    d, m : int
+        Dimension and number of frequencies.
+    z : number
+        ``z = ‖x − y‖``.
+    rng : numpy.random.Generator
+        Seeded by the caller.
+    n : int
+        Replicates.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``n`` squared errors ``(K̂ − e^{−z²/2})²``.
+    """
+    z = float(z)
+    return (rff_estimates(coupling, d, m, z, rng, n) - math.exp(-z * z / 2)) ** 2
 
 
 def orth_pair_sym(d, z):

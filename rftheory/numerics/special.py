@@ -13,7 +13,9 @@ import numpy as np
 
 from ..core.errors import RangeError
 from ..core.lazy import lazy
-from .orth_gap import log_b, log_orth_gap_series
+from .floats import chunked
+from .gap_coefficients import log_b
+from .orth_gap import log_orth_gap_series
 
 sc = lazy("scipy.special")  # imported on first use (the CLI starts without it)
 EPS = np.finfo(float).eps  # 2x the unit roundoff
@@ -156,19 +158,18 @@ def log_hyp1f1_d_half_pos(d, x):
     True
     """
     d, x = np.broadcast_arrays(np.asarray(d, float), np.asarray(x, float))
-    out = np.empty(d.shape)
-    flat_d, flat_x, flat_o = d.ravel(), x.ravel(), out.ravel()
-    for lo in range(0, flat_d.size, 256):
-        dd = flat_d[lo : lo + 256, None]
-        xx = flat_x[lo : lo + 256, None]
+
+    def chunk(dd, xx):
+        dd, xx = dd[:, None], xx[:, None]
         K = _kmax(xx, dd)
         k = np.arange(K)[None, :]
         with np.errstate(divide="ignore"):
             step = np.log(xx) + np.log(k + dd) - np.log(k + 1.0) - np.log(k + dd / 2)
         logt = np.concatenate([np.zeros((dd.shape[0], 1)), np.cumsum(step[:, :-1], axis=1)], axis=1)
         logt = np.where(xx == 0, np.where(k == 0, 0.0, -np.inf), logt)
-        flat_o[lo : lo + 256] = sc.logsumexp(logt, axis=1)
-    return out
+        return sc.logsumexp(logt, axis=1)
+
+    return chunked(chunk, [d.ravel(), x.ravel()], 1, 256)[0].reshape(d.shape)
 
 
 def log_orth_gap_pos(d, x):
@@ -260,16 +261,15 @@ def log_series_error(v2):
 
 def _log_orth_gap_logspace(d, x):
     """The gap's series in log space (any ``x > 0``): per point, with ``gammaln``."""
-    out = np.empty(d.shape)
-    flat_d, flat_x, flat_o = d.ravel(), x.ravel(), out.ravel()
-    for lo in range(0, flat_d.size, 256):
-        dd = flat_d[lo : lo + 256, None]
-        v2 = 2 * flat_x[lo : lo + 256, None]
+
+    def chunk(dd, xx):
+        v2 = 2 * xx[:, None]
         K = int(3 * float(np.max(v2)) + 80) if v2.size else 80
         k = np.arange(K)[None, :]
-        logt = k * np.log(v2) - sc.gammaln(k + 1.0) + log_b(dd[:, 0], K)  # -inf for k = 0, 1
-        flat_o[lo : lo + 256] = sc.logsumexp(logt, axis=1)
-    return out
+        logt = k * np.log(v2) - sc.gammaln(k + 1.0) + log_b(dd, K)  # -inf for k = 0, 1
+        return sc.logsumexp(logt, axis=1)
+
+    return chunked(chunk, [d.ravel(), x.ravel()], 1, 256)[0].reshape(d.shape)
 
 
 def exp_checked(logval, what: str = "value"):

@@ -32,7 +32,7 @@ from ..ball import NoBallLayer, ball_at_dps, has_ball
 from ..core.errors import PrecisionError, RangeError
 from ..core.registry import Result
 from .compare import short
-from .outcome import Outcome
+from .outcome import CrashGuard, Outcome
 
 __all__ = ["ball_checks", "ball_domain_point", "distance_rel"]
 
@@ -114,18 +114,17 @@ def ball_checks(r: Result, point: Mapping[str, Any], pt: str, ref: Any, routes: 
         out.append(Outcome(r.id, pt, f"ball:{name}", short(val), shown_ball, f"dist={dist:.1e} (tol {tol:.0e})",
                            dist <= tol))
     if r.float64 is not None:
-        try:
+        def refused(exc: BaseException) -> Outcome:
+            mag = abs(ref)
+            ok = mag != 0 and (mag > mp.mpf("1.7e308") or mag < mp.mpf("2.3e-308"))
+            return Outcome(r.id, pt, "ball:float64", "RangeError", shown_ball, "refused", ok,
+                           detail="" if ok else "refused a representable value")
+
+        with CrashGuard(out, r.id, pt, "ball:float64", shown_ball, refusals=((RangeError, refused),)):
             val = r.f64_scalar(**point)
             dist = distance_rel(ball, float(val)) if math.isfinite(float(val)) else math.inf
             out.append(Outcome(r.id, pt, "ball:float64", repr(val), shown_ball,
                                f"dist={dist:.1e} (tol {r.rtol64:.0e})", dist <= r.rtol64))
-        except RangeError:
-            mag = abs(ref)
-            ok = mag != 0 and (mag > mp.mpf("1.7e308") or mag < mp.mpf("2.3e-308"))
-            out.append(Outcome(r.id, pt, "ball:float64", "RangeError", shown_ball, "refused", ok,
-                               detail="" if ok else "refused a representable value"))
-        except Exception as exc:
-            out.append(Outcome.crashed(r.id, pt, "ball:float64", exc, shown_ball))
     return out
 
 
@@ -170,16 +169,14 @@ def ball_domain_point(r: Result, point: Mapping[str, Any], pt: str, dps: int) ->
     except Exception as exc:
         return [Outcome.crashed(r.id, pt, "ball", exc)]
     shown_ball = ball.str(12, radius=True)
-    out = []
-    try:
+    out: list[Outcome] = []
+    with CrashGuard(out, r.id, pt, "ball:contains-3x", shown_ball):
         ref = r.exact(dps=min(3 * dps, 100), certify=False, **point)
         tol = 10.0 ** -min(2 * dps, 60)
         dist = distance_rel(ball, ref)
         out.append(Outcome(r.id, pt, "ball:contains-3x", short(ref), shown_ball, f"dist={dist:.1e} (tol {tol:.0e})",
                            dist <= tol))
-    except Exception as exc:
-        out.append(Outcome.crashed(r.id, pt, "ball:contains-3x", exc, shown_ball))
-    try:
+    with CrashGuard(out, r.id, pt, "ball:printed", shown_ball):
         val = r.exact(dps=dps, **point)
         if isinstance(val, ProvenMpf):
             printed = Fraction(mp.nstr(val, dps, min_fixed=-mp.inf, max_fixed=mp.inf))
@@ -192,6 +189,4 @@ def ball_domain_point(r: Result, point: Mapping[str, Any], pt: str, dps: int) ->
             out.append(Outcome(r.id, pt, "ball:printed", str(val), b.str(12, radius=True), "digits of every point", ok))
         else:  # the ball layer gave way (precision budget): the printed digits are agreed, not proven
             out.append(Outcome(r.id, pt, "ball:printed", str(val), shown_ball, "agreed (ball too wide to print)", True))
-    except Exception as exc:
-        out.append(Outcome.crashed(r.id, pt, "ball:printed", exc, shown_ball))
     return out

@@ -62,7 +62,7 @@ from ..core.precision import agree, certified
 from ..core.registry import MODES, Result
 from ..present.progress import Progress
 from .compare import digits_agree, judge, short
-from .outcome import Outcome
+from .outcome import CrashGuard, Outcome
 from .report import as_table, summary, to_json
 
 __all__ = ["Outcome", "Task", "plan", "run", "judge", "ALPHA", "format_point", "digits_agree",
@@ -194,13 +194,13 @@ def exact_checks(r: Result, point: dict) -> list[Outcome]:
     out: list[Outcome] = []
     pt = format_point(point)
     dps = r.digits + 10
-    try:
+    with CrashGuard(out, r.id, pt, "mpmath") as g:
         ref = r.exact(dps=dps, certify=False, **point)  # the routes certify it
-    except Exception as exc:  # a crash is a failure, reported as such
-        return [Outcome.crashed(r.id, pt, "mpmath", exc)]
+    if g.failed:
+        return out
     route_values = {}
     for name in r.routes:
-        try:
+        with CrashGuard(out, r.id, pt, f"route:{name}", short(ref)):
             val = r.route(name, dps=dps, **point)
             route_values[name] = val
             dg = digits_agree(ref, val)
@@ -208,17 +208,13 @@ def exact_checks(r: Result, point: dict) -> list[Outcome]:
                 Outcome(r.id, pt, f"route:{name}", short(ref), short(val), f"digits={min(dg, 99):.1f} (need {r.digits})",
                         dg >= r.digits)
             )
-        except Exception as exc:
-            out.append(Outcome.crashed(r.id, pt, f"route:{name}", exc, short(ref)))
     if r.symbolic is not None:
-        try:
+        with CrashGuard(out, r.id, pt, "symbolic", short(ref)):
             expr = r.sym(**point)
             val = mp.mpmathify(expr.evalf(dps + 5))
             dg = digits_agree(ref, val)
             out.append(Outcome(r.id, pt, "symbolic", short(ref), short(val), f"digits={min(dg, 99):.1f} (need {r.digits})",
                                dg >= r.digits))
-        except Exception as exc:
-            out.append(Outcome.crashed(r.id, pt, "symbolic", exc, short(ref)))
     if r.float64 is not None:
         out.append(float64_outcome(r, point, ref, pt))
     from .ball_checks import ball_checks  # the proven enclosure against every layer
@@ -255,7 +251,15 @@ def float64_outcome(r: Result, point: dict, ref, pt: str, check: str = "float64"
         Passed when the relative error is at most ``r.rtol64`` (absolute
         error where ``ref == 0``).
     """
-    try:
+    def refused(exc: BaseException) -> Outcome:
+        mag = abs(ref)
+        outside = mag != 0 and (mag > mp.mpf("1.7e308") or mag < mp.mpf("2.3e-308"))
+        ok = outside or refuse_ok
+        return Outcome(r.id, pt, check, short(ref), "RangeError", "refused", ok,
+                       detail="" if ok else f"refused a representable value: {exc}")
+
+    out: list[Outcome] = []
+    with CrashGuard(out, r.id, pt, check, short(ref), refusals=((RangeError, refused),)):
         val = r.f64_scalar(**point)
         if isinstance(ref, mp.mpc):
             rel = abs(complex(ref) - complex(val)) / max(abs(complex(ref)), 1e-300)
@@ -263,16 +267,9 @@ def float64_outcome(r: Result, point: dict, ref, pt: str, check: str = "float64"
             rel = float(abs((mp.mpf(float(val)) - ref) / ref)) if math.isfinite(float(val)) else math.inf
         else:
             rel = abs(float(val)) if math.isfinite(float(val)) else math.inf
-        return Outcome(r.id, pt, check, short(ref), repr(val), f"rel={rel:.1e} (tol {r.rtol64:.0e})",
-                       bool(rel <= r.rtol64))
-    except RangeError as exc:
-        mag = abs(ref)
-        outside = mag != 0 and (mag > mp.mpf("1.7e308") or mag < mp.mpf("2.3e-308"))
-        ok = outside or refuse_ok
-        return Outcome(r.id, pt, check, short(ref), "RangeError", "refused", ok,
-                       detail="" if ok else f"refused a representable value: {exc}")
-    except Exception as exc:
-        return Outcome.crashed(r.id, pt, check, exc, short(ref))
+        out.append(Outcome(r.id, pt, check, short(ref), repr(val), f"rel={rel:.1e} (tol {r.rtol64:.0e})",
+                           bool(rel <= r.rtol64)))
+    return out[0]
 
 
 def domain_checks(r: Result, n: int, rng: np.random.Generator, dps: int = DOMAIN_DPS,
@@ -352,27 +349,25 @@ class _time_limit:
 
 def _domain_point(r: Result, point: dict, pt: str, dps: int) -> list[Outcome]:
     out: list[Outcome] = []
-    try:
+    def refused(exc: BaseException) -> Outcome:
+        return Outcome(r.id, pt, "domain:mpmath", "", "", "refused", True, detail=str(exc))
+
+    with CrashGuard(out, r.id, pt, "domain:mpmath", refusals=(((PrecisionError, RangeError), refused),)) as g:
         ref = r.exact(dps=dps, **point)
-    except (PrecisionError, RangeError) as exc:
-        out.append(Outcome(r.id, pt, "domain:mpmath", "", "", "refused", True, detail=str(exc)))
-        return out
-    except Exception as exc:
-        out.append(Outcome.crashed(r.id, pt, "domain:mpmath", exc))
+    if g.failed:
         return out
     for name, route in r.routes.items():
-        try:
+        def unavailable(exc: BaseException, name: str = name) -> Outcome:
+            return Outcome(r.id, pt, f"domain:route:{name}", short(ref), "", "n/a here", True, detail=str(exc))
+
+        with CrashGuard(out, r.id, pt, f"domain:route:{name}", short(ref),
+                        refusals=(((LayerUnavailableError, PrecisionError, RangeError), unavailable),)):
             p = r.validate(**point)
             val = certified(lambda: route(p), dps, f"{r.id} route {name}")  # called here, in this iteration
             ok = agree(ref, val, dps)
             dg = digits_agree(ref, val) if not isinstance(ref, mp.mpc) else (99.0 if ok else 0.0)
             out.append(Outcome(r.id, pt, f"domain:route:{name}", short(ref), short(val),
                                f"digits={min(dg, 99):.1f} (need {dps})", ok))
-        except (LayerUnavailableError, PrecisionError, RangeError) as exc:
-            out.append(Outcome(r.id, pt, f"domain:route:{name}", short(ref), "", "n/a here", True,
-                               detail=str(exc)))
-        except Exception as exc:
-            out.append(Outcome.crashed(r.id, pt, f"domain:route:{name}", exc, short(ref)))
     if r.float64 is not None:
         out.append(float64_outcome(r, point, ref, pt, "domain:float64", refuse_ok=True))
     return out
@@ -424,18 +419,18 @@ def mc_check(r: Result, point: dict, mode: str, rng: np.random.Generator, zmax: 
         The ``mc`` outcome with ``z`` and ``se_ratio``; a crash is a failure.
     """
     pt = format_point(point)
-    try:
+    out: list[Outcome] = []
+    with CrashGuard(out, r.id, pt, "mc"):
         ref = r.exact(dps=30, **point)
         n = mc_n(r, point, mode)
         est = r.monte_carlo(rng, n, **point)
         z = est.z(float(mp.re(ref)))
         ok = abs(z) <= zmax
-        return Outcome(
+        out.append(Outcome(
             r.id, pt, "mc", short(ref, 10), f"{est.mean:.8g} ± {est.se_used:.2g}", f"z={z:+.2f} (|z| <= {zmax:.2f})", ok,
             detail=f"n={est.n}, |z| <= {zmax:.2f}, se_batch/se={est.se_ratio:.2f}", z=z, se_ratio=est.se_ratio,
-        )
-    except Exception as exc:
-        return Outcome.crashed(r.id, pt, "mc", exc)
+        ))
+    return out[0]
 
 
 def custom_checks(r: Result, mode: str, seed: int, zmax: float) -> list[Outcome]:
@@ -465,7 +460,7 @@ def custom_checks(r: Result, mode: str, seed: int, zmax: float) -> list[Outcome]
     out: list[Outcome] = []
     budget = r.z_tests(mode)
     seen = 0
-    try:
+    with CrashGuard(out, r.id, "", "checks"):
         for m in r.checks(mode, seed):
             if not isinstance(m, Measurement):
                 out.append(Outcome(r.id, "", "checks", "", passed=False,
@@ -478,8 +473,6 @@ def custom_checks(r: Result, mode: str, seed: int, zmax: float) -> list[Outcome]
                     o.passed = False
                     o.detail = f"z-score {seen} of a result that declares {budget} (checks_z): not in the alpha budget"
             out.append(o)
-    except Exception as exc:
-        out.append(Outcome.crashed(r.id, "", "checks", exc))
     return out
 
 

@@ -9,9 +9,10 @@ executors share it without importing :mod:`rftheory.verify.engine`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["Outcome"]
+__all__ = ["Outcome", "CrashGuard"]
 
 
 @dataclass
@@ -52,3 +53,55 @@ class Outcome:
     @property
     def verdict(self) -> str:
         return "pass" if self.passed else "FAIL"
+
+
+class CrashGuard:
+    """The one "a crash is a failed Outcome" of the verification layer, as a context manager.
+
+    An :class:`Exception` raised in the block is appended to ``out`` as
+    :meth:`Outcome.crashed` (or, for a type in ``refusals``, as that handler's
+    outcome) and swallowed; :attr:`failed` tells the caller the block did not
+    finish.  Other ``BaseException`` s (Ctrl-C, the domain checks' time limit)
+    pass through.
+
+    Parameters
+    ----------
+    out : list of Outcome
+        Where the outcome of a crash goes.
+    result, point, check : str
+        What was checked, where, and which check.
+    value : str, optional
+        The reference value shown with a crash.
+    refusals : tuple of (exception types, handler), optional
+        ``handler(exc) -> Outcome`` for exceptions that are a verdict of their own
+        (a layer refusing a point), tried in order before the crash.
+
+    Examples
+    --------
+    >>> out = []
+    >>> with CrashGuard(out, "r", "d=1", "mpmath") as g:
+    ...     1 / 0
+    >>> g.failed, out[0].verdict, out[0].detail
+    (True, 'FAIL', 'ZeroDivisionError: division by zero')
+    """
+
+    def __init__(self, out: list[Outcome], result: str, point: str, check: str, value: str = "",
+                 refusals: tuple[tuple[type[BaseException] | tuple[type[BaseException], ...],
+                                       Callable[[BaseException], Outcome]], ...] = ()):
+        self.out, self.result, self.point, self.check, self.value = out, result, point, check, value
+        self.refusals = refusals
+        self.failed = False
+
+    def __enter__(self) -> CrashGuard:
+        return self
+
+    def __exit__(self, et, exc, tb) -> bool:
+        if exc is None or not isinstance(exc, Exception):
+            return False
+        self.failed = True
+        for types, handler in self.refusals:
+            if isinstance(exc, types):
+                self.out.append(handler(exc))
+                return True
+        self.out.append(Outcome.crashed(self.result, self.point, self.check, exc, self.value))
+        return True

@@ -16,7 +16,7 @@ import mpmath as mp
 from ...core.measure import agreement, bound, fact, relative, zscore
 from ...core.params import mpf
 from ...numerics.rff_pairs import orth_pair, orth_pair_chi2d, rff_mse
-from .formulas import lemma2_bound, lemma2_f, lemma2_f_derived, lemma5_bound, orf_prime, orf_variance, thm1_bound
+from .formulas import lemma2_bound, lemma2_f, lemma2_f_derived, lemma5_bound, orf_prime, thm1_bound
 from .montecarlo import sorf_estimates
 from .routes import inner_printed
 
@@ -95,7 +95,7 @@ def var_checks(mode, seed):
                     zz = mpf(Fraction(z))
                     which = "Thm 1" if m <= d else "Cor. 1"
                     yield bound("orf.variance", f"d={d}, m={m}, z={z}", f"{which} bound",
-                                orf_variance(d, m, zz), "<=", thm1_bound(d, m, zz))
+                                rff_mse("orthogonal", d, m, zz), "<=", thm1_bound(d, m, zz))
 
 
 # --------------------------------------------------------------------------
@@ -114,8 +114,7 @@ def prime_checks(mode, seed):
             for z in zs:
                 pt = f"d={d}, z={z}"
                 zz = mpf(Fraction(z))
-                with mp.workdps(100):  # lhs ~ z^8/d^2 against 1: z >= 0.05, d <= 4096 lose < 25 digits
-                    lhs, rhs = lemma5_bound(d, zz)
+                lhs, rhs = lemma5_bound(d, zz)
                 yield bound(rid, pt, "Lemma 5 bound", lhs, "<=", rhs)
                 bias = orf_prime("bias", d, d, zz)
                 e = mp.exp(-zz * zz / 2)

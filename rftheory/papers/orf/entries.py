@@ -12,12 +12,20 @@ from ...core.lazy import lazy
 from ...core.params import COMMON, M_MAX, Param, mpf, sym
 from ...core.registry import Result, register
 from ...numerics.backends import SYM
-from ...numerics.rff_pairs import orth_pair, orth_pair_sym, pair_mc, rff_estimates
+from ...numerics.rff_pairs import (
+                orth_pair,
+                orth_pair_sym,
+                pair_mc,
+                rff_estimates,
+                rff_mse,
+                rff_mse_f64,
+                rff_mse_mc,
+                rff_mse_sym,
+)
 from ...numerics.series import orth_pair_printed
-from ...numerics.special import coupled_pairs
 from .checks import SORF_Z, pair_checks, prime_checks, sorf_checks, var_checks
-from .float64 import pair_f64, rffvar_f64, var_f64
-from .formulas import PAPER, orf_prime, orf_variance, rff_variance
+from .float64 import pair_f64, rffvar_f64
+from .formulas import PAPER, orf_prime, rff_variance, zf
 from .montecarlo import SORF_D_MAX, prime_mc
 from .routes import prime_terms_quad, prime_terms_series, rffvar_route
 
@@ -87,20 +95,21 @@ register(
         statement=r"\mathrm{Var}\,K_{\mathrm{ORF}}=\frac{(1-e^{-z^2})^2}{2D}+\frac P{D^2}"
         r"\Big({}_1F_1\big(d;\tfrac d2;-\tfrac{z^2}2\big)-e^{-z^2}\Big),\ P=\sum_b m_b(m_b-1)",
         params=(D2, M, Z),
-        mpmath=lambda p: orf_variance(p["d"], p["m"], mpf(p["z"])),
-        routes={"printed-series-pair": lambda p: orf_variance(p["d"], p["m"], p["z"], pair=orth_pair_printed)},
-        symbolic=lambda p: rff_variance(p["m"], sym(p["z"]), SYM) + sp.Rational(
-            coupled_pairs(p["m"], p["d"]), p["m"] ** 2) * (orth_pair_sym(p["d"], sym(p["z"])) - sp.exp(-sym(p["z"]) ** 2)),
-        float64=var_f64,
-        mc=lambda p, rng, n: (rff_estimates("orthogonal", p["d"], p["m"], float(p["z"]), rng, n)
-                              - math.exp(-float(p["z"]) ** 2 / 2)) ** 2,
+        mpmath=lambda p: rff_mse("orthogonal", p["d"], p["m"], p["z"]),
+        routes={"printed-series-pair": lambda p: rff_mse("orthogonal", p["d"], p["m"], p["z"],
+                                                         pair=lambda c, d, z: orth_pair_printed(d, zf(z)))},
+        symbolic=lambda p: rff_mse_sym("orthogonal", p["d"], p["m"], sym(p["z"]) ** 2),
+        float64=lambda p: rff_mse_f64("orthogonal", p["d"], p["m"], p["z"], what="orf.variance"),
+        mc=lambda p, rng, n: rff_mse_mc("orthogonal", p["d"], p["m"], p["z"], rng, n),
         checks=var_checks,
         grid={"quick": [dict(d=d, m=m, z=z) for d, m in ((2, 2), (8, 8), (8, 20)) for z in ("0.1", "1", "6")],
               "full": [dict(d=d, m=m, z=z) for d in (2, 3, 8, 64) for m in (1, d, 2 * d, 2 * d + 3)
                        for z in ("0.01", "0.1", "0.5", "1", "2", "4", "6")]},
         mc_grid={"quick": [dict(d=8, m=8, z="1")],
                  "full": [dict(d=d, m=m, z=z) for d in (2, 8) for m in (d, 2 * d + 1) for z in ("0.5", "1", "2")]},
-        notes=("Thm 1 / Cor. 1 bounds with the explicit f of App. A.3 hold on the checked grid (see `checks`).",),
+        notes=("Thm 1 / Cor. 1 bounds with the explicit f of App. A.3 hold on the checked grid (see `checks`).",
+               "The exact variance is the orthogonal RFF MSE: one definition (rftheory.numerics.rff_pairs) in "
+               "every layer, shared with simrf.rff_mse at coupling=orthogonal.",),
     )
 )
 

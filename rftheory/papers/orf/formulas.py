@@ -1,11 +1,11 @@
 """The ORF paper's formulas (Yu et al. 2016): one definition each.
 
 Gaussian kernel with ``σ = 1``, ``z = ‖x − y‖``; the paper's ``D`` is our
-``m``.  The pair term ``τ = ₁F₁(d; d/2; −z²/2)`` and the MSE of any coupling
-live in :mod:`rftheory.numerics.rff_pairs`; here: Lemma 1, the explicit
-remainder of Lemma 2 (as printed, App. A.3, and re-derived), the bounds of
-Lemma 2, Thm 1 / Cor. 1 and Lemma 5, the exact ORF variance, and ORF′
-(``W = √d Q``) in exact ₀F₁ form.
+``m``.  The pair term ``τ = ₁F₁(d; d/2; −z²/2)`` and the MSE of any coupling (the
+exact ORF variance of Thm 1 is the orthogonal one) live in
+:mod:`rftheory.numerics.rff_pairs`; here: Lemma 1, the explicit remainder of
+Lemma 2 (as printed, App. A.3, and re-derived), the bounds of Lemma 2,
+Thm 1 / Cor. 1 and Lemma 5, and ORF′ (``W = √d Q``) in exact ₀F₁ form.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ import mpmath as mp
 from ...core.params import mpf
 from ...numerics.backends import MP
 from ...numerics.cancellation import cancellation_guarded
-from ...numerics.rff_pairs import orth_pair
 from ...numerics.special import coupled_pairs
 
 PAPER = "Yu et al. (2016), Orthogonal Random Features"
@@ -172,47 +171,8 @@ def lemma2_bound(d, z, f=lemma2_f):
 
 
 # --------------------------------------------------------------------------
-# Thm 1 / Cor. 1: the exact ORF variance and its bounds
-
-def orf_variance(d, m, z, pair=orth_pair):
-    """Exact ORF variance with blocks of ``d`` (Yu et al. 2016 Thm 1; exact form Reid et al. 2023 Thm 4.5).
-
-    .. math:: \\mathrm{Var}\\,K_{\\mathrm{ORF}} = \\frac1m\\Big[\\frac{(1-e^{-z^2})^2}2
-       + \\frac Pm\\Big({}_1F_1\\big(d;\\tfrac d2;-\\tfrac{z^2}2\\big)-e^{-z^2}\\Big)\\Big],
-       \\qquad P = \\sum_b m_b(m_b-1)
-
-    The ``O(z⁴/d)`` cancellation of ``τ − e^{−z²}`` (small z) and of the sum
-    is covered by :func:`~rftheory.numerics.cancellation.cancellation_guarded`.
-
-    Parameters
-    ----------
-    d : int
-        Dimension (block size).
-    m : int
-        Number of frequencies (the paper's ``D``).
-    z : number
-        ``‖x − y‖``.
-    pair : callable
-        ``pair(d, z) -> τ`` (default :func:`~rftheory.numerics.rff_pairs.orth_pair`;
-        an independent route for checks).
-
-    Returns
-    -------
-    mpf
-        The variance at the current precision (exactly 0 at ``z = 0``).
-    """
-    z = zf(z)
-    if z == 0:
-        return mp.mpf(0)
-    Pm = mp.mpf(coupled_pairs(m, d)) / m
-
-    def f():
-        a = mp.expm1(-z * z) ** 2 / 2
-        tau, e = pair(d, z), mp.exp(-z * z)
-        return (a + Pm * (tau - e)) / m, (a + Pm * (abs(tau) + e)) / m
-
-    return cancellation_guarded(f, what="orf.variance")
-
+# Thm 1 / Cor. 1: the bounds of the exact ORF variance (that variance is the orthogonal
+# RFF MSE, rftheory.numerics.rff_pairs.rff_mse: orf.variance is its view)
 
 def thm1_bound(d, m, z, f=lemma2_f):
     """Thm 1 (``D ≤ d``) and Cor. 1 (``D = kd``) of Yu et al. 2016: the variance bounds.
@@ -368,9 +328,18 @@ def lemma5_bound(d, z):
     Returns
     -------
     tuple of mpf
-        ``(lhs, rhs)``.
+        ``(lhs, rhs)`` (the cancellation of ``lhs`` guarded by
+        :func:`~rftheory.numerics.cancellation.cancellation_guarded`).
     """
     z = mp.mpmathify(z)
-    b = prime_terms(d, z)[0]
-    e = mp.exp(-z * z / 2)
-    return abs(b - (e - e * z**4 / (4 * d))), mp.exp(z * z / 2) * z**4 * (z**4 + 8 * z * z + 8) / (16 * d**2)
+    rhs = mp.exp(z * z / 2) * z**4 * (z**4 + 8 * z * z + 8) / (16 * d**2)
+    if z == 0:
+        return mp.mpf(0), rhs
+
+    def lhs():  # O(z⁸/d²) against 1: the guard digits it needs
+        b = prime_terms(d, z)[0]
+        e = mp.exp(-z * z / 2)
+        lead = e - e * z**4 / (4 * d)
+        return b - lead, abs(b) + abs(lead)
+
+    return abs(cancellation_guarded(lhs, what="Lemma 5 lhs")), rhs

@@ -202,7 +202,7 @@ register(
         statement=r"\mathrm{MSE}_c = \frac1m\Big[\frac{(1-e^{-z^2})^2}{2}+\frac Pm(\tau_c-e^{-z^2})\Big],"
         r"\ \tau_{\mathrm{iid}}=e^{-z^2},\ \tau_{\mathrm{orth}}={}_1F_1(d;\tfrac d2;-\tfrac{z^2}2)",
         params=(D2, M, Z, COUPLING),
-        mpmath=lambda p: rff_mse(p["coupling"], p["d"], p["m"], mpf(p["z"])),
+        mpmath=lambda p: rff_mse(p["coupling"], p["d"], p["m"], p["z"]),
         routes={"pair-route": lambda p: rff_mse(p["coupling"], p["d"], p["m"], p["z"], pair=pair_term_route)},
         float64=rff_mse_f64,
         mc=rff_mse_mc,

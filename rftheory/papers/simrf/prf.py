@@ -20,6 +20,7 @@ from ...core.params import ARG_MAX, Param, array_twin, mpf
 from ...core.precision import certified
 from ...features import gaussian
 from ...numerics.angle_family import angle_quad, angle_series
+from ...numerics.cancellation import cancellation_guarded
 from ...numerics.chi import chi_var_ratio
 from ...numerics.floats import compensated_sum_f64, two_prod
 from ...numerics.geometry import check_norms, check_norms_arrays, pair_from_norms
@@ -96,11 +97,16 @@ def prf_mse(coupling, d, m, v, a, b):
         return mp.mpf(0)  # the estimator is exact: every feature product is e^{-a²-b²}
     # e^{2v²} − e^{v²} = e^{v²} expm1(v²) has no cancellation; ρ − e^{v²} is O(v²) (simplex)
     # or O(v⁴) against O(1) terms, and the sum can be O(v²/d): guard digits for that
+    # (the first guess; cancellation_guarded measures the loss and adds what it misses)
     guard = (int(4 * -float(mp.log10(v))) if v < 1 else 0) + int(math.log10(d)) + 10
-    with mp.workdps(mp.mp.dps + guard):
+
+    def f():
         rho = PRF_CONFORMITY[coupling][0](d, v)
         ev2 = mp.exp(v * v)
-        return +(mp.exp(-2 * a * a - 2 * b * b) / m * (ev2 * mp.expm1(v * v) + mp.mpf(P) / m * (rho - ev2)))
+        pre, iid, Pm = mp.exp(-2 * a * a - 2 * b * b) / m, ev2 * mp.expm1(v * v), mp.mpf(P) / m
+        return pre * (iid + Pm * (rho - ev2)), pre * (iid + Pm * (abs(rho) + ev2))
+
+    return cancellation_guarded(f, guard=guard, what=f"PRF MSE ({coupling})")
 
 
 def prf_mse_mp(p):
@@ -256,10 +262,15 @@ def prf_gap_mp(p):
     if v == 0 or P == 0:
         return mp.mpf(0)  # exactly: no coupled pairs, or ρ_c = e^{v²} = 1
     # e^{v²} − ρ_c ≥ C v² (simplex) or C v⁴ (orthogonal): guard digits for the cancellation
+    # (the first guess; cancellation_guarded measures the loss and adds what it misses)
     guard = int(4 * max(0, -float(mp.log10(v)))) + 10
-    with mp.workdps(mp.mp.dps + guard):
-        rho = PRF_CONFORMITY[p["coupling"]][0](d, v)
-        return +(mp.exp(-2 * a * a - 2 * b * b) * mp.mpf(P) / m**2 * (mp.exp(v * v) - rho))
+
+    def f():
+        rho, ev2 = PRF_CONFORMITY[p["coupling"]][0](d, v), mp.exp(v * v)
+        pre = mp.exp(-2 * a * a - 2 * b * b) * mp.mpf(P) / m**2
+        return pre * (ev2 - rho), pre * (ev2 + abs(rho))
+
+    return cancellation_guarded(f, guard=guard, what=f"PRF gap ({p['coupling']})")
 
 
 def prf_gap_difference(p):

@@ -16,13 +16,14 @@ import numpy as np
 
 from ...core.lazy import lazy
 from ...core.params import mpf, sym
+from ...numerics import rff_pairs
 from ...numerics.backends import MP, SYM
-from ...numerics.rff_float64 import certify_where, rff_bracket_f64
+from ...numerics.cancellation import cancellation_guarded
+from ...numerics.rff_float64 import certify_where
 from ...numerics.rff_pairs import (
     EPS,
     checked,
     gap_f64,
-    orth_pair,
     orth_pair_sym,
     pair_term_route,
     pick,
@@ -37,43 +38,35 @@ sp = lazy("sympy")  # imported on first use (the CLI starts without it)
 
 
 def rff_mse_f64(p):
-    """The float64 layer of ``simrf.rff_mse``."""
-    d, m, z = (np.asarray(p[k], float) for k in ("d", "m", "z"))
-    d, m, z = np.broadcast_arrays(d, m, z)
-    br, err = rff_bracket_f64(p["coupling"], d, coupled_pairs(m.astype(int), d.astype(int)) / m, z)
-    # z = 0: every feature pair estimates k(x, x) = 1 exactly (cos² + sin²), an MSE of exactly 0
-    val, err = np.where(z == 0, 0.0, br / m), np.where(z == 0, 0.0, err / m)
-    if p["coupling"] != "orthogonal":
-        return checked(val, err, "RFF MSE")
-    # the bracket cancels (P/m up to d − 1 against a d-fold smaller bracket, the gap's own e^{z²}):
-    # at d ≳ 120, z ≈ 1.7 the bound exceeds 1e-12 for every float64 route; there the certified
-    # mpmath value, rounded once (as hrf.mse_trig does)
-    return certify_where(val, err, lambda i: rff_mse("orthogonal", int(d[i]), int(m[i]), Fraction(float(z[i]))),
-                         "RFF MSE")
+    """The float64 layer of ``simrf.rff_mse`` (:func:`rftheory.numerics.rff_pairs.rff_mse_f64`)."""
+    return rff_pairs.rff_mse_f64(p["coupling"], p["d"], p["m"], p["z"])
 
 
 def rff_mse_mc(p, rng, n):
-    """Monte Carlo replicates of the real estimator of ``simrf.rff_mse``."""
-    z = float(p["z"])
-    est = rff_estimates(p["coupling"], p["d"], p["m"], z, rng, n)
-    return (est - math.exp(-z * z / 2)) ** 2
+    """Monte Carlo replicates of the real estimator of ``simrf.rff_mse`` (:func:`rftheory.numerics.rff_pairs.rff_mse_mc`)."""
+    return rff_pairs.rff_mse_mc(p["coupling"], p["d"], p["m"], p["z"], rng, n)
 
 
 # -- Thm 4.5: the gap ------------------------------------------------------
 
 def gap_mp(p):
-    """The mpmath layer of ``simrf.rff_gap``."""
-    d, m, z = p["d"], p["m"], mpf(p["z"])
-    with mp.workdps(mp.mp.dps + rff_guard(z)):
-        return +(mp.mpf(coupled_pairs(m, d)) / m**2 * (mp.exp(-z * z) - orth_pair(d, z)))
+    """The mpmath layer of ``simrf.rff_gap`` (:func:`rftheory.numerics.rff_pairs.orth_gap`)."""
+    d, m = p["d"], p["m"]
+    return mp.mpf(coupled_pairs(m, d)) / m**2 * rff_pairs.orth_gap(d, p["z"])
 
 
 def gap_difference(p):
     """Route "mse-difference" of ``simrf.rff_gap``."""
     # from the definition: MSE_iid − MSE_orth with the pair-route MSEs
     d, m, z = p["d"], p["m"], p["z"]
-    with mp.workdps(mp.mp.dps + rff_guard(mpf(z))):
-        return +(rff_mse("iid", d, m, z, pair=pair_term_route) - rff_mse("orthogonal", d, m, z, pair=pair_term_route))
+    if z == 0:
+        return mp.mpf(0)
+
+    def f():
+        a, b = rff_mse("iid", d, m, z, pair=pair_term_route), rff_mse("orthogonal", d, m, z, pair=pair_term_route)
+        return a - b, abs(a) + abs(b)
+
+    return cancellation_guarded(f, guard=rff_guard(mpf(z)) + 5, what="RFF gap (mse-difference)")
 
 
 def rff_gap_f64(p):
@@ -81,9 +74,7 @@ def rff_gap_f64(p):
     d, m, z = np.broadcast_arrays(*(np.asarray(p[k], float) for k in ("d", "m", "z")))
 
     def exact_gap(i):  # e^{−z²} − τ_orth by mpmath where no float64 route bounds the gap within TOL
-        Z = mp.mpf(float(z[i]))
-        with mp.workdps(mp.mp.dps + rff_guard(Z)):
-            return mp.exp(-Z * Z) - orth_pair(int(d[i]), Z)
+        return rff_pairs.orth_gap(int(d[i]), Fraction(float(z[i])))
 
     gap = certify_where(*gap_f64("orthogonal", d, z), exact_gap, "RFF gap")
     return coupled_pairs(m.astype(int), d.astype(int)) / m**2 * gap
