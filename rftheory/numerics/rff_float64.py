@@ -358,21 +358,30 @@ def _orth_gap_coef_log(d, K):
     return log_b(d, K) - sc.gammaln(np.arange(K, dtype=float) + 1)
 
 
+#: rows of the (k, p) table of :func:`_simplex_delta_coef_log` per block (~10 MB at K = 5000)
+_K_BLOCK = 256
+
+
 def _simplex_delta_coef_log(d, K):
     """``log δ_k``: ``τ_θ − τ_orth = Σ_k δ_k x^k`` (``x = −z²/2``), with
     ``δ_k = √π/(2^{d−1}Γ(d/2)) Γ(k+d)/Γ(k+d/2) Σ_{p even ≥ 2} cos^pθ r_p/((k−p)! p!)``,
     ``r_p = Γ((d+p)/2)/Γ((d+p+1)/2)``, ``cos θ = −1/(d−1)`` (Eq. 24 of Reid et al. 2023
     with the ``2^{−(d−1)}``); every ``δ_k ≥ 0``."""
     d = np.asarray(d, float)
-    dd = d[..., None, None]
-    k = np.arange(K, dtype=float)[:, None]
-    p = np.arange(K, dtype=float)[None, :]
-    ok = (p >= 2) & (p % 2 == 0) & (p <= k)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        lr = sc.gammaln((dd + p) / 2) - sc.gammaln((dd + p + 1) / 2)
-        lc = p * np.log(1.0 / (dd - 1))
-        lin = np.where(ok, lc + lr - sc.gammaln(np.maximum(k - p, 0) + 1) - sc.gammaln(p + 1), -np.inf)
-        inner = sc.logsumexp(lin, axis=-1)  # (..., K)
+    p = np.arange(K, dtype=float)
+    inner = np.empty(d.shape + (K,))
+    # one point and a block of k at a time: the (k, p) table is K² per point (K ~ 5000 at z = 40)
+    for idx in np.ndindex(d.shape):
+        dd = d[idx]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            head = p * np.log(1.0 / (dd - 1)) + sc.gammaln((dd + p) / 2) - sc.gammaln((dd + p + 1) / 2) \
+                - sc.gammaln(p + 1)
+        for lo in range(0, K, _K_BLOCK):
+            k = np.arange(lo, min(K, lo + _K_BLOCK), dtype=float)[:, None]
+            ok = (p >= 2) & (p % 2 == 0) & (p <= k)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                lin = np.where(ok, head - sc.gammaln(np.maximum(k - p, 0) + 1), -np.inf)
+                inner[idx + (slice(lo, lo + k.shape[0]),)] = sc.logsumexp(lin, axis=-1)
     kk = np.arange(K, dtype=float)
     dv = d[..., None]
     pref = 0.5 * np.log(np.pi) - (dv - 1) * np.log(2.0) - sc.gammaln(dv / 2)
