@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 
 import numpy as np
@@ -69,7 +70,7 @@ def cmd_predict(args) -> int:
                     m=args.m, target=target, overflow=args.overflow, pairs=args.pairs, seed=args.seed,
                     standardize=True if args.standardize else None, progress=None, exact_pairs=args.exact_pairs,
                     scheduler=args.scheduler)
-    p.defaults = tuple(dict.fromkeys(p.defaults + defaults))
+    p = dataclasses.replace(p, defaults=tuple(dict.fromkeys(p.defaults + defaults)))
     fmt = "json" if args.json else args.format
     print(json_text(p) if fmt == "json" else as_text(p, fmt))
     if args.plot:

@@ -75,8 +75,9 @@ path (:func:`rftheory.predict.pairs.evaluate` per pair).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
+from typing import Any
 
 import mpmath as mp
 import numpy as np
@@ -158,7 +159,7 @@ def exact_terms(family: str, coupling: str, d: int, s, a=None, b=None, certify: 
     A, M : mpmath.mpf
     """
     S = Fraction(s)
-    kw = {"dps": DPS} if certify else {"dps": DPS_NODES, "certify": False}
+    kw: dict[str, Any] = {"dps": DPS} if certify else {"dps": DPS_NODES, "certify": False}
     if family == "rff":
         r = get("simrf.rff_mse")
         return r.exact(**kw, d=d, m=1, z=S, coupling="iid"), r.exact(**kw, d=d, m=d, z=S, coupling=coupling)
@@ -370,11 +371,8 @@ def _check(ip: Interpolant, mech, X, Y, pairs):
         return 0.0, True
     g = {k: v[use] for k, v in g.items()}
     s, d = s[use], ip.d
-    saved, mech.interp = mech.interp, ip
-    try:
-        _, B, _ = mech.terms(g, d, mech.native_kernel)
-    finally:
-        mech.interp = saved
+    _, B, _ = replace(mech, interp=ip).terms(g, d, mech.native_kernel)
+    assert B is not None  # a coupled mechanism
     worst, ok = 0.0, True
     for k in range(len(s)):
         ab = (g["a"][k], g["b"][k]) if ip.family == "prf" else (None, None)
@@ -410,7 +408,7 @@ def build(mech, X: np.ndarray, Y: np.ndarray, seed: int = 0):
     """
     d = X.shape[1]
     fam, coup = mech.family, mech.coupling
-    info = {"method": "direct", "reason": ""}
+    info: dict[str, Any] = {"method": "direct", "reason": ""}
     try:
         lo, hi, ends = interval(fam, X, Y)
         if not hi > lo:
