@@ -102,7 +102,7 @@ def add_parser(subparsers):
     p = subparsers.add_parser(
         "predict", help="E||K^ - K||_F^2 of random-feature estimators on a data set, exactly (no sampling)",
         description="Because expectation is linear, E||K^-K||_F^2 = sum_ij MSE(x_i, y_j): the sum of the "
-        "registered closed-form pointwise MSEs over every pair of the data (float64, compensated sums; "
+        "registered closed-form pointwise MSEs over every pair of the data (float64, pairwise sums; "
         "mpmath where float64 refuses). Inputs are rescaled to the results' units: x/sigma (gaussian), "
         "sqrt(s) x (softmax).")
     p.add_argument("data", metavar="DATA",

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..core.errors import ParameterError, RangeError
-from .pairs import evaluate
+from .pairs import check_domain, evaluate
 
 if TYPE_CHECKING:
     from .interp import Interpolant
@@ -141,22 +141,31 @@ class Mechanism:
                 raise ValueError(f"{self.name}: fit the mechanism on the data first (rftheory.predict.mechanisms.fit)")
             return _favor_sharp_terms(self.fitted, g, kernel), None, 0
         rid, arrays, scal = self._call(g, d)
-        # rff at x = y: cos(w.0) = 1, the estimator is exact (MSE 0; float64 refuses a relative error there)
-        keep = (g["z"] > 0) if self.family == "rff" else np.ones(g["z"].shape, bool)
-        arrays = {k: a[keep] for k, a in arrays.items()}
-        one = evaluate(rid, arrays, **scal(1, "iid"))
-        A, B, fb = np.zeros(keep.shape), None, one.fallback
-        A[keep] = one.values
+        if self.family == "rff":
+            # MSE_1 of iid rff, (1 − e^{−z²})²/2 (Yu et al. 2016, Eq. 3 with one vector): the float64 layer of
+            # simrf.rff_mse at m = 1 computes exactly this (its bracket with no coupled pair), bit for bit,
+            # after the same domain checks; it never refuses (error bound 4u relative).  At z = 0 (x = y,
+            # cos(w.0) = 1) the estimator is exact and the formula gives exactly 0.
+            z = g["z"]
+            keep = z > 0
+            _check_rff_domain(rid, z, keep, scal(1, "iid"))
+            A, B, fb = np.expm1(-z * z) ** 2 / 2, None, 0
+        else:
+            keep = np.ones(g["z"].shape, bool)
+            A, B = np.zeros(keep.shape), None
+            one = evaluate(rid, arrays, **scal(1, "iid"))
+            A[keep], fb = one.values, one.fallback
         if self.coupled:
-            B = np.zeros(keep.shape)
-            direct = keep.copy()
             if self.interp is not None:  # the pair term from its interpolant in z or v (rftheory.predict.interp)
                 s = g["v"] if self.family == "prf" else g["z"]
                 near = keep & self.interp.inside(s)
-                B[near] = self.interp.B(s[near], A[near])
-                direct &= ~near
+                with np.errstate(over="ignore", invalid="ignore"):  # pairs outside the interval: discarded
+                    B = np.where(near, self.interp.B(s, A), 0.0)
+                direct = keep & ~near
+            else:
+                B, direct = np.zeros(keep.shape), keep.copy()
             if np.any(direct):
-                sub = {k: a[direct[keep]] for k, a in arrays.items()}
+                sub = {k: a[direct] for k, a in arrays.items()}
                 full = evaluate("sutherland.var_psi_coupled", sub, d=d, D=d, coupling=self.coupling) \
                     if self.family == "psi" else evaluate(rid, sub, **scal(d, self.coupling))
                 B[direct] = (d * full.values - A[direct]) / (d - 1)
@@ -183,6 +192,19 @@ class Mechanism:
             return ("hrf.angular_hybrid_mse", {"r": g["a"], "y_norm": g["b"], "theta": g["theta"]},
                     lambda m, c: {"m": m, "n": self.n, "estimator": "hybrid", "projections": "independent"})
         raise AssertionError(self.family)  # pragma: no cover
+
+
+def _check_rff_domain(rid: str, z: np.ndarray, keep: np.ndarray, scalars: dict[str, Any]) -> None:
+    """The domain checks of :func:`~rftheory.predict.pairs.evaluate` on the positive ``z``: on the smallest and
+    largest (the domain is an interval), and on every one, for the message, if those are refused."""
+    if not np.any(keep):
+        return
+    ends = np.array([np.min(z, where=keep, initial=np.inf), np.max(z)])
+    try:
+        check_domain(rid, {"z": ends}, **scalars)
+    except ParameterError:
+        check_domain(rid, {"z": z[keep]}, **scalars)
+        raise
 
 
 def _times_exp(x: np.ndarray, s: np.ndarray) -> np.ndarray:

@@ -47,33 +47,33 @@ def median_distance(A: np.ndarray, B: np.ndarray, same: bool,
     a2 = np.einsum("ij,ij->i", A, A)
     b2 = np.einsum("ij,ij->i", B, B)
     c = 5 * (d + 3) * U / (1 - (d + 3) * U) * (1 + 4 * U)  # E = c·q (the last factor: q's own rounding)
-    parts, qs, boxes = [], [], []
+    parts, boxes = [], []
     for r0 in range(0, n_a, ROWS):
         r1 = min(r0 + ROWS, n_a)
         c0 = r0 + 1 if same else 0  # one set: only columns j > i can hold pairs of these rows
         if c0 >= B.shape[0]:
             break
-        q = a2[r0:r1, None] + b2[None, c0:]
-        s = q - 2 * (A[r0:r1] @ B[c0:].T)
+        s = (a2[r0:r1, None] + b2[None, c0:]) - 2 * (A[r0:r1] @ B[c0:].T)
         keep = (np.arange(c0, B.shape[0])[None, :] > np.arange(r0, r1)[:, None]) if same else None
         parts.append(s[keep] if same else s.ravel())
-        qs.append(q[keep] if same else q.ravel())
         boxes.append((r0, r1, c0, keep))
     s = np.concatenate(parts) if parts else np.empty(0)
     n = s.size
     if n == 0:
         return float("nan")
-    E = c * np.concatenate(qs)
+    # one bound for every pair: E = c·max q ≥ c·q
+    E = c * (float(np.max(a2)) + float(np.max(b2))) * (1 + 4 * U)
     offsets = np.cumsum([0] + [p.size for p in parts])
     ks = sorted({(n - 1) // 2, n // 2})  # the middle order statistics np.median averages
-    lo, hi = s - E, s + E
-    t_lo, t_hi = np.partition(lo, ks)[ks], np.partition(hi, ks)[ks]
+    centres = np.partition(s, ks)[ks]
     vals = []
-    for k, tl, th in zip(ks, t_lo, t_hi):
-        # s_(k) >= tl (k + 1 values have lo <= tl) and s_(k) <= th; pairs with hi < tl are below it,
-        # pairs with lo > th above it: s_(k) is the (k − below)-th of the rest, formed directly
-        below = int(np.count_nonzero(hi < tl))
-        cand = np.flatnonzero((hi >= tl) & (lo <= th))
+    for k, t in zip(ks, centres):
+        # the direct values are within E of s, so their k-th order statistic is within E of s_(k) = t:
+        # pairs with s < t − 2E are below it, pairs with s > t + 2E above it, and it is the
+        # (k − below)-th of the rest, formed directly
+        lo, hi = t - 2 * E, t + 2 * E
+        below = int(np.count_nonzero(s < lo))
+        cand = np.flatnonzero((s >= lo) & (s <= hi))
         exact = np.empty(cand.size)
         blk = np.searchsorted(offsets, cand, side="right") - 1
         for b in np.unique(blk):
