@@ -85,9 +85,11 @@ from numpy.polynomial import chebyshev as C
 
 from ..catalog import get
 from ..core.errors import RFTheoryError
+from .median import Span
 from .pairs import geometry
 
-__all__ = ["FAMILIES", "Interpolant", "TaylorTable", "taylor_table", "eligible", "scalar", "exact_terms", "fit", "build", "interval"]
+__all__ = ["FAMILIES", "Interpolant", "TaylorTable", "taylor_table", "eligible", "scalar", "exact_terms", "fit", "build", "interval",
+           "interval_from_span"]
 
 FAMILIES = ("rff", "psi", "prf")
 #: chebfun-style happiness: the last 8 coefficients below TAIL·max(1, max|c|)
@@ -461,6 +463,39 @@ def interval(family: str, X: np.ndarray, Y: np.ndarray, chunk: int = 1 << 18):
     return lo, hi, [at_small, at_big]
 
 
+def interval_from_span(family: str, X: np.ndarray, span: Span, factor: float) -> tuple[float, float, list[tuple[int, int]]]:
+    """:func:`interval` for ``rff`` and ``psi`` on one set, from the squared distances of the median bandwidth.
+
+    The data were rescaled by ``factor`` (``x̃ = fl(factor·x)``): ``z̃²`` is within
+    ``factor²(E + 4u max q) ≤ 2 factor² E`` of ``factor²s̃`` (``E`` the span's bound, ``E ≥ 20u max q``),
+    the widening used.  ``psi`` keeps ``lo = 0`` (the diagonal pairs, ``z = 0``).
+
+    Parameters
+    ----------
+    family : {"rff", "psi"}
+    X : numpy.ndarray
+        The rescaled set.
+    span : rftheory.predict.median.Span
+        From :func:`rftheory.predict.data.bandwidth_and_span` on the unscaled set.
+    factor : float
+        The rescaling ``1/σ``.
+
+    Returns
+    -------
+    lo, hi : float
+    ends : list of tuple
+    """
+    f2 = factor * factor
+    tol = 2 * f2 * span.error
+    a = math.sqrt(float(np.max(np.einsum("ij,ij->i", X, X))))
+    hi = min(math.sqrt(span.largest * f2 + tol) * (1 + 1e-12), 2 * a)
+    if family == "psi":
+        return 0.0, hi, [span.at_smallest, span.at_largest]
+    small = span.smallest * f2
+    lo = math.sqrt(max(small - tol, 0.0)) if math.isfinite(small) else hi
+    return max(lo, hi * 1e-6), hi, [span.at_smallest, span.at_largest]
+
+
 def _check(ip: Interpolant, mech, X, Y, pairs):
     """The a posteriori check at the given pairs, ``B`` from ``mech.terms``: largest ``|B − B_exact|/Q_exact``
     and whether every pair is within ``10⁻¹²·Q + 16u·A``."""
@@ -486,7 +521,8 @@ def _check(ip: Interpolant, mech, X, Y, pairs):
     return worst, ok
 
 
-def build(mech, X: np.ndarray, Y: np.ndarray, seed: int = 0):
+def build(mech: Any, X: np.ndarray, Y: np.ndarray, seed: int = 0,
+          known: tuple[float, float, list[tuple[int, int]]] | None = None) -> tuple[Interpolant | None, dict[str, Any]]:
     """The interpolant of a mechanism's pair term on a data set, or the reason it is not used.
 
     Parameters
@@ -497,6 +533,8 @@ def build(mech, X: np.ndarray, Y: np.ndarray, seed: int = 0):
         The rescaled sets (``Y is X`` for one set).
     seed : int
         Seed of the checked pairs.
+    known : tuple, optional
+        ``(lo, hi, ends)`` of :func:`interval` computed already (:func:`interval_from_span`).
 
     Returns
     -------
@@ -511,7 +549,7 @@ def build(mech, X: np.ndarray, Y: np.ndarray, seed: int = 0):
     fam, coup = mech.family, mech.coupling
     info: dict[str, Any] = {"method": "direct", "reason": ""}
     try:
-        lo, hi, ends = interval(fam, X, Y)
+        lo, hi, ends = interval(fam, X, Y) if known is None else known
         if not hi > lo:
             info["reason"] = "no spread of s to interpolate over"
             return None, info

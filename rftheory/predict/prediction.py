@@ -31,7 +31,7 @@ import numpy as np
 from ..core.errors import ParameterError
 from ..numerics.special import coupled_pairs
 from . import data as D
-from .interp import build, eligible
+from .interp import build, eligible, interval_from_span
 from .mechanisms import Mechanism, fit, kernel_values, parse_list
 from .pairs import BLOCK, blocks, geometry
 from .target import smallest_m
@@ -561,7 +561,7 @@ def prepare(req: Request) -> Setup:
     ParameterError
         A bad bandwidth or scale.
     """
-    sig = D.bandwidth(req.sigma, req.X, req.Y, req.seed) if req.kernel == "gaussian" else None
+    sig, span = D.bandwidth_and_span(req.sigma, req.X, req.Y, req.seed) if req.kernel == "gaussian" else (None, None)
     prep = D.rescale(req.X, req.Y, req.kernel, sig, req.scale)
     d = prep.X.shape[1]
     mechs = tuple(fit(mech, prep.X, prep.Y) for mech in req.mechanisms)
@@ -572,7 +572,10 @@ def prepare(req: Request) -> Setup:
             if req.exact_pairs:
                 interpolation[mech.name] = {"method": "direct", "reason": "exact_pairs"}
             else:
-                ip, interpolation[mech.name] = build(mech, prep.X, prep.Y, req.seed)
+                # rff and psi on one set: the range of z from the median bandwidth's distances
+                known = interval_from_span(mech.family, prep.X, span, prep.factor) \
+                    if span is not None and prep.same and mech.family in ("rff", "psi") else None
+                ip, interpolation[mech.name] = build(mech, prep.X, prep.Y, req.seed, known)
                 mech = replace(mech, interp=ip)
         ready.append(mech)
     need_theta = any(mm.family in ("sm++", "hybrid") for mm in ready)
