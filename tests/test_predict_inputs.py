@@ -117,3 +117,31 @@ def test_a_non_finite_prediction_is_refused(monkeypatch):
                               norm_K=1.0)
     with pytest.raises(ParameterError, match="not finite"):
         prediction._check_finite(p)
+
+
+def test_overflow_with_a_favor_sharp_mechanism_prints(tmp_path):
+    """FAVOR# features are positive but their exponent is not Gaussian: no overflow row for them (the
+    table used to crash on the missing probabilities)."""
+    from rftheory.predict.render import as_text
+
+    X = np.random.default_rng(5).standard_normal((30, 3))
+    p = predict(X, kernel="softmax", scale=0.3, mechanisms="prf:iid,gerf", m=[4], overflow="fp16", progress=False)
+    assert list(p.overflow) == ["prf:iid"]
+    text = as_text(p)
+    assert "prf:iid" in text.split("leaves the fp16 range")[1] and "gerf" not in text.split("leaves the fp16 range")[1]
+
+
+def test_predict_is_validate_prepare_run_assemble():
+    """The four steps compose to predict, and the records are frozen."""
+    import dataclasses
+
+    from rftheory.predict import prediction as P
+
+    X = np.random.default_rng(1).standard_normal((25, 4))
+    req = P.validate(X, sigma=1.5, mechanisms="rff:iid,rff:orthogonal", m=[3, 8])
+    setup = P.prepare(req)
+    p = P.assemble(setup, P.run(setup))
+    q = predict(X, sigma=1.5, mechanisms="rff:iid,rff:orthogonal", m=[3, 8], progress=False)
+    assert [dataclasses.astuple(r) for r in p.rows] == [dataclasses.astuple(r) for r in q.rows]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        setup.job.mechanisms[0].interp = None  # type: ignore[misc]

@@ -151,8 +151,8 @@ def compare(dataset: str, mechanism: str, R: int, rng: np.random.Generator):
 
     X, m = points(dataset, mechanism), vectors(dataset, mechanism)
     kernel = parse(mechanism).native_kernel
-    pred = predict(X, kernel=kernel, **({"sigma": 1.0} if kernel == "gaussian" else {}), mechanisms=mechanism,
-                   m=[m], progress=False).rows[0]
+    sigma: float | None = 1.0 if kernel == "gaussian" else None
+    pred = predict(X, kernel=kernel, sigma=sigma, mechanisms=mechanism, m=[m], progress=False).rows[0]
     return summarize(replicates(X, mechanism, m, rng=rng, R=R)), float(pred.expected_sq_error)
 
 

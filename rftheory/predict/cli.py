@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 
 import numpy as np
@@ -69,7 +70,7 @@ def cmd_predict(args) -> int:
                     m=args.m, target=target, overflow=args.overflow, pairs=args.pairs, seed=args.seed,
                     standardize=True if args.standardize else None, progress=None, exact_pairs=args.exact_pairs,
                     scheduler=args.scheduler)
-    p.defaults = tuple(dict.fromkeys(p.defaults + defaults))
+    p = dataclasses.replace(p, defaults=tuple(dict.fromkeys(p.defaults + defaults)))
     fmt = "json" if args.json else args.format
     print(json_text(p) if fmt == "json" else as_text(p, fmt))
     if args.plot:
@@ -101,7 +102,7 @@ def add_parser(subparsers):
     p = subparsers.add_parser(
         "predict", help="E||K^ - K||_F^2 of random-feature estimators on a data set, exactly (no sampling)",
         description="Because expectation is linear, E||K^-K||_F^2 = sum_ij MSE(x_i, y_j): the sum of the "
-        "registered closed-form pointwise MSEs over every pair of the data (float64, compensated sums; "
+        "registered closed-form pointwise MSEs over every pair of the data (float64, pairwise sums; "
         "mpmath where float64 refuses). Inputs are rescaled to the results' units: x/sigma (gaussian), "
         "sqrt(s) x (softmax).")
     p.add_argument("data", metavar="DATA",

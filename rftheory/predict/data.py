@@ -24,9 +24,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.errors import ParameterError
-from .median import median_distance
+from .median import Span, median_and_span
 
-__all__ = ["SKLEARN_SETS", "MAX_NORM", "check_magnitude", "load", "standardize", "check_pair_sets", "bandwidth", "rescale", "Prepared"]
+__all__ = ["SKLEARN_SETS", "MAX_NORM", "check_magnitude", "load", "standardize", "check_pair_sets", "bandwidth", "rescale", "Prepared",
+           "bandwidth_and_span"]
 
 #: scikit-learn data sets ``sklearn:NAME`` loads (each is standardized)
 SKLEARN_SETS = ("digits", "wine", "breast_cancer", "iris", "diabetes")
@@ -198,6 +199,29 @@ def _distances(A, B, rows):
 
 
 def bandwidth(rule, X, Y=None, seed: int = 0) -> float:
+    """The Gaussian bandwidth ``σ``: a number, ``median`` or ``nn50`` (:func:`bandwidth_and_span`).
+
+    Parameters
+    ----------
+    rule : str or float
+        ``"median"``, ``"nn50"`` or a positive number.
+    X : numpy.ndarray, shape (n, d)
+    Y : numpy.ndarray, shape (n', d), optional
+    seed : int
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> bandwidth("median", np.array([[0.0], [1.0], [3.0]]))
+    2.0
+    """
+    return bandwidth_and_span(rule, X, Y, seed)[0]
+
+
+def bandwidth_and_span(rule, X, Y=None, seed: int = 0) -> tuple[float, Span | None]:
     """The Gaussian bandwidth ``σ``: a number, ``median`` or ``nn50``.
 
     ``median``: the median of ``‖x_i − y_j‖`` over the pairs ``i < j`` (one
@@ -222,8 +246,11 @@ def bandwidth(rule, X, Y=None, seed: int = 0) -> float:
 
     Returns
     -------
-    float
+    sigma : float
         ``σ > 0``.
+    span : rftheory.predict.median.Span or None
+        ``median`` on all pairs (no subsample): the range of the squared distances its Gram
+        products computed, indices into ``X`` and ``Y`` (the geometry of the pairs reuses it); else ``None``.
 
     Raises
     ------
@@ -233,9 +260,10 @@ def bandwidth(rule, X, Y=None, seed: int = 0) -> float:
 
     Examples
     --------
-    >>> bandwidth("median", np.array([[0.0], [1.0], [3.0]]))
+    >>> bandwidth_and_span("median", np.array([[0.0], [1.0], [3.0]]))[0]
     2.0
     """
+    span = None
     if not isinstance(rule, str) or rule not in ("median", "nn50"):
         try:
             s = float(rule)
@@ -243,14 +271,16 @@ def bandwidth(rule, X, Y=None, seed: int = 0) -> float:
             raise ParameterError("sigma", f"expected a positive number, 'median' or 'nn50', got {rule!r}") from None
         if not (math.isfinite(s) and s > 0):
             raise ParameterError("sigma", f"must be a positive finite number, got {rule!r}")
-        return s
+        return s, None
     rng = np.random.default_rng([seed, 50])
     same = Y is None
     A = _subsample(X, rng)
     B = A if same else _subsample(Y, rng)
     if rule == "median":
         # by BLAS, the median of the direct distances _distances bit for bit (rftheory.predict.median)
-        s = median_distance(A, B, same, _distances)
+        s, span = median_and_span(A, B, same, _distances)
+        if A is not X or (not same and B is not Y):
+            span = None  # subsampled: its indices are not those of the data
         if math.isnan(s):
             raise ParameterError("sigma", "median needs at least two points")
     else:
@@ -267,7 +297,7 @@ def bandwidth(rule, X, Y=None, seed: int = 0) -> float:
                              "divide the data by a constant")
     if not s > 0:
         raise ParameterError("sigma", f"the {rule} rule gives sigma = {s:g} (the points coincide); give a number")
-    return s
+    return s, span
 
 
 @dataclass

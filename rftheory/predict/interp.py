@@ -75,8 +75,9 @@ path (:func:`rftheory.predict.pairs.evaluate` per pair).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
+from typing import Any
 
 import mpmath as mp
 import numpy as np
@@ -84,9 +85,11 @@ from numpy.polynomial import chebyshev as C
 
 from ..catalog import get
 from ..core.errors import RFTheoryError
+from .median import Span
 from .pairs import geometry
 
-__all__ = ["FAMILIES", "Interpolant", "eligible", "scalar", "exact_terms", "fit", "build", "interval"]
+__all__ = ["FAMILIES", "Interpolant", "TaylorTable", "taylor_table", "eligible", "scalar", "exact_terms", "fit", "build", "interval",
+           "interval_from_span"]
 
 FAMILIES = ("rff", "psi", "prf")
 #: chebfun-style happiness: the last 8 coefficients below TAIL·max(1, max|c|)
@@ -158,7 +161,7 @@ def exact_terms(family: str, coupling: str, d: int, s, a=None, b=None, certify: 
     A, M : mpmath.mpf
     """
     S = Fraction(s)
-    kw = {"dps": DPS} if certify else {"dps": DPS_NODES, "certify": False}
+    kw: dict[str, Any] = {"dps": DPS} if certify else {"dps": DPS_NODES, "certify": False}
     if family == "rff":
         r = get("simrf.rff_mse")
         return r.exact(**kw, d=d, m=1, z=S, coupling="iid"), r.exact(**kw, d=d, m=d, z=S, coupling=coupling)
@@ -212,6 +215,7 @@ class Interpolant:
     bound: float = 0.0
     validated: float = float("nan")
     checked: int = 0
+    _table: TaylorTable | None = field(default=None, repr=False, compare=False)
 
     @property
     def points(self) -> int:
@@ -247,6 +251,13 @@ class Interpolant:
         x = (2 * s - (self.lo + self.hi)) / (self.hi - self.lo)
         return C.chebval(np.clip(x, -1.0, 1.0), self.coef)
 
+    def table(self) -> TaylorTable:
+        """The :class:`TaylorTable` of this interpolant (built once)."""
+        if self._table is None:
+            self._table = taylor_table(self)
+        assert self._table is not None
+        return self._table
+
     def B(self, s: np.ndarray, A: np.ndarray) -> np.ndarray:
         """The pair term ``B = A(d e^ℓ − 1)/(d − 1)`` from the pairs' ``A = MSE_1``.
 
@@ -262,7 +273,98 @@ class Interpolant:
         numpy.ndarray
         """
         d = self.d
-        return A * ((d * np.expm1(self.ell(s)) + (d - 1)) / (d - 1))
+        return A * ((d * np.expm1(self.table()(s)) + (d - 1)) / (d - 1))
+
+
+@dataclass(frozen=True)
+class TaylorTable:
+    r"""The interpolant ``p`` per pair from Taylor polynomials at the nodes of a uniform grid.
+
+    Nodes ``s_k = lo + kΔ``, ``k = 0..N``, ``Δ = (hi − lo)/N``; a pair takes its nearest node,
+    ``h = s − s_k`` (``|h| ≤ Δ/2``), and
+
+    .. math:: q(s) = \sum_{j=0}^{J} \frac{p^{(j)}(s_k)}{j!} h^j,\qquad
+       |p(s) - q(s)| \le \frac{\max|p^{(J+1)}|}{(J+1)!}\Big(\frac{\Delta}{2}\Big)^{J+1}
+       \le \frac{\sum_i |c^{(J+1)}_i|}{(J+1)!\,N^{J+1}}
+
+    (Taylor's remainder; ``c^{(j)}`` the Chebyshev coefficients of ``d^jp/dx^j``, ``|T_i| ≤ 1``, and
+    ``ds = (hi − lo)dx/2``).  The Taylor coefficients come from Clenshaw's recurrence on the
+    derivative series (each within ``4u Σ|c^{(j)}|(2/(hi − lo))^j/j!``), Horner's rule in ``h`` adds
+    at most ``γ_{2J+2}`` of ``Σ_j |p^{(j)}(s_k)| |h|^j/j!``; :attr:`error` is the sum of these bounds
+    and the remainder.  ``J`` is the smallest order whose remainder is ``≤ 10⁻¹⁶``.  Per pair:
+    ``J + 1`` table look-ups and ``J`` multiply-adds instead of Clenshaw over every coefficient.
+
+    Attributes
+    ----------
+    lo, inv : float
+        ``lo`` and ``1/Δ``.
+    nodes : numpy.ndarray
+        ``s_k``.
+    taylor : numpy.ndarray, shape (J + 1, N + 1)
+        ``p^{(j)}(s_k)/j!``.
+    error : float
+        Bound of ``|p − q|`` over ``[lo, hi]``.
+    """
+
+    lo: float
+    inv: float
+    nodes: np.ndarray = field(repr=False)
+    taylor: np.ndarray = field(repr=False)
+    error: float = 0.0
+
+    def __call__(self, s: np.ndarray) -> np.ndarray:
+        """``q(s)`` for ``s`` in ``[lo, hi]``."""
+        k = np.rint((s - self.lo) * self.inv).astype(np.intp)
+        np.clip(k, 0, self.nodes.size - 1, out=k)
+        h = s - self.nodes[k]
+        J = self.taylor.shape[0] - 1
+        acc = self.taylor[J][k]
+        for j in range(J - 1, -1, -1):
+            acc *= h
+            acc += self.taylor[j][k]
+        return acc
+
+
+#: intervals of the Taylor table, its largest order, and the remainder it must reach
+TABLE, TAYLOR_MAX, TAYLOR_REMAINDER = 4096, 12, 1e-16
+
+
+def taylor_table(ip: Interpolant) -> TaylorTable:
+    """The :class:`TaylorTable` of an interpolant (values at the nodes from :meth:`Interpolant.ell`).
+
+    Parameters
+    ----------
+    ip : Interpolant
+
+    Returns
+    -------
+    TaylorTable
+        ``error = inf`` when no order up to :data:`TAYLOR_MAX` reaches :data:`TAYLOR_REMAINDER`.
+    """
+    lo, hi, N = ip.lo, ip.hi, TABLE
+    step = (hi - lo) / N
+    nodes = np.minimum(lo + step * np.arange(N + 1), hi)
+    scale = 2.0 / (hi - lo)
+    hmax = step * (0.5 + 1e-9)  # |h| ≤ Δ/2, and the rounding of (s − lo)/Δ near a half
+    x = np.clip((2 * nodes - (lo + hi)) / (hi - lo), -1.0, 1.0)
+    derivs = [np.asarray(ip.coef, float)]
+    J, remainder = TAYLOR_MAX, math.inf
+    for j in range(1, TAYLOR_MAX + 2):
+        derivs.append(C.chebder(derivs[-1]) if derivs[-1].size > 1 else np.zeros(1))
+        rem = float(np.sum(np.abs(derivs[-1]))) * scale**j * hmax**j / math.factorial(j)
+        if rem <= TAYLOR_REMAINDER:
+            J, remainder = j - 1, rem
+            break
+    taylor = np.empty((J + 1, N + 1))
+    taylor[0] = ip.ell(nodes)
+    rounding = 0.0
+    for j in range(0, J + 1):
+        w = scale**j / math.factorial(j)
+        if j:
+            taylor[j] = C.chebval(x, derivs[j]) * w
+        mag = float(np.sum(np.abs(derivs[j]))) * w * hmax**j
+        rounding += (4 + 2 * (J + 1)) * _U * mag / (1 - 2 * (J + 1) * _U)
+    return TaylorTable(lo, 1.0 / step, nodes, taylor, remainder + rounding)
 
 
 def _coefficients(vals: np.ndarray) -> np.ndarray:
@@ -343,20 +445,55 @@ def interval(family: str, X: np.ndarray, Y: np.ndarray, chunk: int = 1 << 18):
     sign = 1.0 if family == "prf" else -1.0
     big, small, at_big, at_small = -1.0, math.inf, (0, 0), (0, 0)
     rows = max(1, chunk // max(1, Y.shape[0]))
+    same = Y is X  # one set: s is symmetric, the columns from the chunk's first row on hold every pair
     for r0 in range(0, X.shape[0], rows):
-        s2 = a2[r0:r0 + rows, None] + b2[None, :] + sign * 2 * (X[r0:r0 + rows] @ Y.T)
+        c0 = r0 if same else 0
+        s2 = a2[r0:r0 + rows, None] + b2[None, c0:] + sign * 2 * (X[r0:r0 + rows] @ Y[c0:].T)
         k = int(np.argmax(s2))
         if s2.flat[k] > big:
-            big, at_big = float(s2.flat[k]), (r0 + k // s2.shape[1], k % s2.shape[1])
+            big, at_big = float(s2.flat[k]), (r0 + k // s2.shape[1], c0 + k % s2.shape[1])
         pos = np.where(s2 > (tol if family != "psi" else -math.inf), s2, math.inf)
         k = int(np.argmin(pos))
         if pos.flat[k] < small:
-            small, at_small = float(pos.flat[k]), (r0 + k // s2.shape[1], k % s2.shape[1])
+            small, at_small = float(pos.flat[k]), (r0 + k // s2.shape[1], c0 + k % s2.shape[1])
     hi = min(math.sqrt(max(big, 0.0) + tol) * (1 + 1e-12), math.sqrt(a2.max()) + math.sqrt(b2.max()))
     lo = math.sqrt(max(small - tol, 0.0)) if math.isfinite(small) else hi
     if family != "psi":
         lo = max(lo, hi * 1e-6)
     return lo, hi, [at_small, at_big]
+
+
+def interval_from_span(family: str, X: np.ndarray, span: Span, factor: float) -> tuple[float, float, list[tuple[int, int]]]:
+    """:func:`interval` for ``rff`` and ``psi`` on one set, from the squared distances of the median bandwidth.
+
+    The data were rescaled by ``factor`` (``x̃ = fl(factor·x)``): ``z̃²`` is within
+    ``factor²(E + 4u max q) ≤ 2 factor² E`` of ``factor²s̃`` (``E`` the span's bound, ``E ≥ 20u max q``),
+    the widening used.  ``psi`` keeps ``lo = 0`` (the diagonal pairs, ``z = 0``).
+
+    Parameters
+    ----------
+    family : {"rff", "psi"}
+    X : numpy.ndarray
+        The rescaled set.
+    span : rftheory.predict.median.Span
+        From :func:`rftheory.predict.data.bandwidth_and_span` on the unscaled set.
+    factor : float
+        The rescaling ``1/σ``.
+
+    Returns
+    -------
+    lo, hi : float
+    ends : list of tuple
+    """
+    f2 = factor * factor
+    tol = 2 * f2 * span.error
+    a = math.sqrt(float(np.max(np.einsum("ij,ij->i", X, X))))
+    hi = min(math.sqrt(span.largest * f2 + tol) * (1 + 1e-12), 2 * a)
+    if family == "psi":
+        return 0.0, hi, [span.at_smallest, span.at_largest]
+    small = span.smallest * f2
+    lo = math.sqrt(max(small - tol, 0.0)) if math.isfinite(small) else hi
+    return max(lo, hi * 1e-6), hi, [span.at_smallest, span.at_largest]
 
 
 def _check(ip: Interpolant, mech, X, Y, pairs):
@@ -370,11 +507,8 @@ def _check(ip: Interpolant, mech, X, Y, pairs):
         return 0.0, True
     g = {k: v[use] for k, v in g.items()}
     s, d = s[use], ip.d
-    saved, mech.interp = mech.interp, ip
-    try:
-        _, B, _ = mech.terms(g, d, mech.native_kernel)
-    finally:
-        mech.interp = saved
+    _, B, _ = replace(mech, interp=ip).terms(g, d, mech.native_kernel)
+    assert B is not None  # a coupled mechanism
     worst, ok = 0.0, True
     for k in range(len(s)):
         ab = (g["a"][k], g["b"][k]) if ip.family == "prf" else (None, None)
@@ -387,7 +521,8 @@ def _check(ip: Interpolant, mech, X, Y, pairs):
     return worst, ok
 
 
-def build(mech, X: np.ndarray, Y: np.ndarray, seed: int = 0):
+def build(mech: Any, X: np.ndarray, Y: np.ndarray, seed: int = 0,
+          known: tuple[float, float, list[tuple[int, int]]] | None = None) -> tuple[Interpolant | None, dict[str, Any]]:
     """The interpolant of a mechanism's pair term on a data set, or the reason it is not used.
 
     Parameters
@@ -398,6 +533,8 @@ def build(mech, X: np.ndarray, Y: np.ndarray, seed: int = 0):
         The rescaled sets (``Y is X`` for one set).
     seed : int
         Seed of the checked pairs.
+    known : tuple, optional
+        ``(lo, hi, ends)`` of :func:`interval` computed already (:func:`interval_from_span`).
 
     Returns
     -------
@@ -410,9 +547,9 @@ def build(mech, X: np.ndarray, Y: np.ndarray, seed: int = 0):
     """
     d = X.shape[1]
     fam, coup = mech.family, mech.coupling
-    info = {"method": "direct", "reason": ""}
+    info: dict[str, Any] = {"method": "direct", "reason": ""}
     try:
-        lo, hi, ends = interval(fam, X, Y)
+        lo, hi, ends = interval(fam, X, Y) if known is None else known
         if not hi > lo:
             info["reason"] = "no spread of s to interpolate over"
             return None, info
@@ -422,7 +559,7 @@ def build(mech, X: np.ndarray, Y: np.ndarray, seed: int = 0):
             return None, info
         ip = Interpolant(fam, coup, d, lo, hi, coef, err)
         R = float(np.max(np.exp(-ip.ell(np.linspace(lo, hi, 4097)))))
-        ip.bound = 1.01 * err + 4 * _U * (1 + R)
+        ip.bound = 1.01 * (err + ip.table().error) + 4 * _U * (1 + R)
         info.update(points=ip.points, interval=(lo, hi), error=err, bound=ip.bound)
         if ip.bound > BOUND:
             info["reason"] = f"estimated error bound {ip.bound:.2g} > {BOUND:g}"

@@ -21,14 +21,19 @@ registered one times ``e^{±(‖x‖²+‖y‖²)}``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..core.errors import ParameterError, RangeError
-from .pairs import evaluate
+from .pairs import check_domain, evaluate
 
-__all__ = ["COUPLINGS", "FAVOR_SHARP", "Mechanism", "parse", "parse_list", "kernel_values"]
+if TYPE_CHECKING:
+    from .interp import Interpolant
+
+__all__ = ["COUPLINGS", "FAVOR_SHARP", "Mechanism", "FittedDERF", "fit", "parse", "parse_list", "kernel_values"]
 
 COUPLINGS = ("iid", "orthogonal", "simplex")
 #: FAVOR# families (iid ω, closed-form optimum fitted on the data)
@@ -38,7 +43,7 @@ _HELP = ("rff:iid|orthogonal|simplex, psi:iid|orthogonal|simplex, prf:iid|orthog
          "sm++ (or sm++:orthogonal), hybrid:angular:N, gerf, saderf, aderf, sderf")
 
 
-@dataclass
+@dataclass(frozen=True)
 class Mechanism:
     """One estimator: family, coupling and its registered MSE.
 
@@ -52,9 +57,9 @@ class Mechanism:
         ``iid``, ``orthogonal`` or ``simplex``.
     n : int
         The ``n`` of ``hybrid:angular:N`` (λ features), else 0.
-    fitted : object
-        FAVOR#: the fitted float64 parameters (:class:`~rftheory.papers.derf.formulas.DERFParams`).
-    interp : object
+    fitted : FittedDERF or None
+        FAVOR#: per-point quantities of the fitted parameters (:func:`fit`).
+    interp : Interpolant or None
         Coupled rff/psi/prf: the :class:`~rftheory.predict.interp.Interpolant` of the
         pair term on the data set (``None``: every pair evaluated directly).
     """
@@ -63,8 +68,8 @@ class Mechanism:
     family: str
     coupling: str = "iid"
     n: int = 0
-    fitted: object = field(default=None, repr=False)
-    interp: object = field(default=None, repr=False)
+    fitted: FittedDERF | None = field(default=None, repr=False)
+    interp: Interpolant | None = field(default=None, repr=False)
 
     @property
     def coupled(self) -> bool:
@@ -110,7 +115,7 @@ class Mechanism:
         """
         return 2 * m if self.family in ("rff", "sm++") else m
 
-    def terms(self, g: dict, d: int, kernel: str):
+    def terms(self, g: dict[str, np.ndarray], d: int, kernel: str) -> tuple[np.ndarray, np.ndarray | None, int]:
         """``A``, ``B`` (``None`` for iid) and the exact-fallback count on a block of pairs.
 
         .. math:: \\mathrm{MSE}_m = A/m + P(m)B/m^2,\\quad A = \\mathrm{MSE}_1,\\quad
@@ -132,24 +137,35 @@ class Mechanism:
             Pairs evaluated by mpmath.
         """
         if self.family in FAVOR_SHARP:
+            if self.fitted is None:
+                raise ValueError(f"{self.name}: fit the mechanism on the data first (rftheory.predict.mechanisms.fit)")
             return _favor_sharp_terms(self.fitted, g, kernel), None, 0
         rid, arrays, scal = self._call(g, d)
-        # rff at x = y: cos(w.0) = 1, the estimator is exact (MSE 0; float64 refuses a relative error there)
-        keep = (g["z"] > 0) if self.family == "rff" else np.ones(g["z"].shape, bool)
-        arrays = {k: a[keep] for k, a in arrays.items()}
-        one = evaluate(rid, arrays, **scal(1, "iid"))
-        A, B, fb = np.zeros(keep.shape), None, one.fallback
-        A[keep] = one.values
+        if self.family == "rff":
+            # MSE_1 of iid rff, (1 − e^{−z²})²/2 (Yu et al. 2016, Eq. 3 with one vector): the float64 layer of
+            # simrf.rff_mse at m = 1 computes exactly this (its bracket with no coupled pair), bit for bit,
+            # after the same domain checks; it never refuses (error bound 4u relative).  At z = 0 (x = y,
+            # cos(w.0) = 1) the estimator is exact and the formula gives exactly 0.
+            z = g["z"]
+            keep = z > 0
+            _check_rff_domain(rid, z, keep, scal(1, "iid"))
+            A, B, fb = np.expm1(-z * z) ** 2 / 2, None, 0
+        else:
+            keep = np.ones(g["z"].shape, bool)
+            A, B = np.zeros(keep.shape), None
+            one = evaluate(rid, arrays, **scal(1, "iid"))
+            A[keep], fb = one.values, one.fallback
         if self.coupled:
-            B = np.zeros(keep.shape)
-            direct = keep.copy()
             if self.interp is not None:  # the pair term from its interpolant in z or v (rftheory.predict.interp)
                 s = g["v"] if self.family == "prf" else g["z"]
                 near = keep & self.interp.inside(s)
-                B[near] = self.interp.B(s[near], A[near])
-                direct &= ~near
+                with np.errstate(over="ignore", invalid="ignore"):  # pairs outside the interval: discarded
+                    B = np.where(near, self.interp.B(s, A), 0.0)
+                direct = keep & ~near
+            else:
+                B, direct = np.zeros(keep.shape), keep.copy()
             if np.any(direct):
-                sub = {k: a[direct[keep]] for k, a in arrays.items()}
+                sub = {k: a[direct] for k, a in arrays.items()}
                 full = evaluate("sutherland.var_psi_coupled", sub, d=d, D=d, coupling=self.coupling) \
                     if self.family == "psi" else evaluate(rid, sub, **scal(d, self.coupling))
                 B[direct] = (d * full.values - A[direct]) / (d - 1)
@@ -160,7 +176,8 @@ class Mechanism:
             B = None if B is None else _times_exp(B, sign * (g["a"] ** 2 + g["b"] ** 2))
         return A, B, fb
 
-    def _call(self, g, d):
+    def _call(self, g: dict[str, np.ndarray], d: int
+              ) -> tuple[str, dict[str, np.ndarray], Callable[[int, str], dict[str, Any]]]:
         if self.family == "rff":
             return "simrf.rff_mse", {"z": g["z"]}, lambda m, c: {"d": d, "m": m, "coupling": c}
         if self.family == "psi":
@@ -177,7 +194,20 @@ class Mechanism:
         raise AssertionError(self.family)  # pragma: no cover
 
 
-def _times_exp(x, s):
+def _check_rff_domain(rid: str, z: np.ndarray, keep: np.ndarray, scalars: dict[str, Any]) -> None:
+    """The domain checks of :func:`~rftheory.predict.pairs.evaluate` on the positive ``z``: on the smallest and
+    largest (the domain is an interval), and on every one, for the message, if those are refused."""
+    if not np.any(keep):
+        return
+    ends = np.array([np.min(z, where=keep, initial=np.inf), np.max(z)])
+    try:
+        check_domain(rid, {"z": ends}, **scalars)
+    except ParameterError:
+        check_domain(rid, {"z": z[keep]}, **scalars)
+        raise
+
+
+def _times_exp(x: np.ndarray, s: np.ndarray) -> np.ndarray:
     """``x·e^{s}`` without overflow in between (``RangeError`` if the product overflows)."""
     with np.errstate(divide="ignore", over="ignore"):
         out = np.sign(x) * np.exp(np.log(np.abs(x)) + s)
@@ -186,7 +216,7 @@ def _times_exp(x, s):
     return out
 
 
-def kernel_values(g: dict, kernel: str) -> np.ndarray:
+def kernel_values(g: dict[str, np.ndarray], kernel: str) -> np.ndarray:
     """The kernel at the pairs, in the rescaled units.
 
     .. math:: K = e^{-z^2/2}\\ (\\text{Gaussian}),\\qquad K = e^{x^\\top y}\\ (\\text{softmax})
@@ -218,7 +248,7 @@ def kernel_values(g: dict, kernel: str) -> np.ndarray:
     return np.exp(g["dot"])
 
 
-def _favor_sharp_terms(p, g, kernel):
+def _favor_sharp_terms(p: FittedDERF, g: dict[str, np.ndarray], kernel: str) -> np.ndarray:
     """FAVOR# (Thm 4.1, iid ω): ``A = K²·expm1(log E f₁²f₂² − 2xᵀy)`` per pair, from the fitted parameters."""
     lg = p.const + p.qx[g["I"]] + p.qy[g["J"]] + 4 * np.einsum("ij,ij->i", p.BXR[g["I"]], p.BY[g["J"]]) - 2 * g["dot"]
     if np.max(lg, initial=-np.inf) > 700:
@@ -226,10 +256,10 @@ def _favor_sharp_terms(p, g, kernel):
     return kernel_values(g, kernel) ** 2 * np.expm1(lg)
 
 
-class _Fitted:
+class FittedDERF:
     """Per-point quantities of fitted DERF parameters (FAVOR#, Eq. 15 expanded)."""
 
-    def __init__(self, p, X, Y):
+    def __init__(self, p: Any, X: np.ndarray, Y: np.ndarray) -> None:
         self.params = p
         A, B1, B2 = (np.asarray(M, float) for M in (p.A, p.B1, p.B2))
         R, C1, C2 = (np.asarray(M, float) for M in (p.R, p.C1, p.C2))
@@ -240,7 +270,7 @@ class _Fitted:
         self.const = float(p.logdet_S) - float(p.logdet_T8) / 2
 
 
-def fit(mech: Mechanism, X, Y) -> Mechanism:
+def fit(mech: Mechanism, X: np.ndarray, Y: np.ndarray) -> Mechanism:
     """Fit a FAVOR# family's closed-form optimum on the (rescaled) sets.
 
     Minimises FAVOR#'s Eq. 14 over the family
@@ -258,12 +288,12 @@ def fit(mech: Mechanism, X, Y) -> Mechanism:
     Returns
     -------
     Mechanism
-        With ``fitted`` set.
+        A copy with ``fitted`` set (the mechanism itself for non-FAVOR# ones).
     """
     if mech.family in FAVOR_SHARP:
         from ..papers.derf.optima import optimum
 
-        mech.fitted = _Fitted(optimum(mech.family, X, Y), X, Y)
+        return replace(mech, fitted=FittedDERF(optimum(mech.family, X, Y), X, Y))
     return mech
 
 
@@ -306,7 +336,7 @@ def parse(name: str) -> Mechanism:
     raise ParameterError("mechanism", f"unknown mechanism {s!r}; expected one of {_HELP}")
 
 
-def parse_list(spec) -> list[Mechanism]:
+def parse_list(spec: Any) -> list[Mechanism]:
     """Mechanisms from a comma-separated list (or a sequence of names).
 
     Parameters

@@ -17,13 +17,14 @@ bisected and the pairs it refuses are evaluated by
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
 from ..catalog import get
 from ..core.errors import RangeError
 
-__all__ = ["BLOCK", "blocks", "geometry", "Evaluated", "evaluate"]
+__all__ = ["BLOCK", "blocks", "geometry", "Evaluated", "evaluate", "check_domain"]
 
 #: pairs per block (memory: a few arrays of BLOCK x d float64)
 BLOCK = 1 << 15
@@ -187,12 +188,36 @@ class Evaluated:
         self.fallback = fallback
 
 
-def _check_bounds(r, arrays: dict) -> None:
+def _check_bounds(r: Any, arrays: dict[str, np.ndarray]) -> None:
     """One vectorized check of the arrays against the parameters' declared domains
     (:meth:`rftheory.core.params.Param.parse_array`, the check ``Result.f64`` makes)."""
     params = {p.name: p for p in r.params}
     for name, arr in arrays.items():
         params[name].parse_array(arr, r.id, hint="rescale the data: --sigma, --scale")
+
+
+def check_domain(result_id: str, arrays: dict[str, np.ndarray], **scalars: Any) -> None:
+    """The checks :func:`evaluate` makes, without evaluating: the point at the first pair, the arrays' bounds.
+
+    Parameters
+    ----------
+    result_id : str
+        A registered result.
+    arrays : dict of str to numpy.ndarray
+        Per-pair numeric parameters (equal lengths).
+    **scalars
+        The other parameters.
+
+    Raises
+    ------
+    ParameterError
+        A parameter outside the result's declared domain.
+    """
+    if len(next(iter(arrays.values()))) == 0:
+        return
+    r = get(result_id)
+    _check_bounds(r, arrays)
+    r.validate(**scalars, **{k: Fraction(float(a[0])) for k, a in arrays.items()})
 
 
 def _exact_at(r, scalars, arrays, k) -> float:

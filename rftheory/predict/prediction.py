@@ -6,10 +6,12 @@ estimated Gram matrix is the sum of the pointwise MSEs over all pairs:
 .. math:: \\mathbb E\\|\\hat K - K\\|_F^2 = \\sum_{i,j}\\mathrm{MSE}(x_i, y_j),
 
 each a registered closed form (:mod:`rftheory.predict.mechanisms`).  Sums are
-compensated: per block by a vectorised TwoSum tree
-(:func:`rftheory.numerics.summation.compensated_total`: within ``u|ŝ| + 3·10⁻²⁷ Σ|t|`` of the
-block's exact sum, ``u = 2⁻⁵³``), then the block sums by ``math.fsum`` (correctly rounded), so a
-total of terms of one sign is within ``2u`` of the exact sum of the float64 terms.  With ``pairs=N``
+pairwise per block (:func:`pairwise_sum`: within ``γ_L Σ|t|`` of the block's exact sum,
+``L = ⌈log₂ n⌉`` for a block of ``n`` terms (``L ≤ 16``: blocks hold about
+:data:`~rftheory.predict.pairs.BLOCK` ``= 2^{15}`` pairs, whole rows, so at most ``2^{16}`` unless a row is longer), ``γ_L = Lu/(1 − Lu)``, ``u = 2⁻⁵³``), then the
+block sums by ``math.fsum`` (correctly rounded), so a total is within ``u|S| + γ_{16}(1 + u)Σ|t|`` of
+the exact sum ``S`` of the float64 terms ``t``: for terms of one sign (``K²``, every MSE, ``A``) within
+``17.1u < 1.9·10⁻¹⁵`` relative, far below the error of the terms themselves.  With ``pairs=N``
 the sum is estimated from ``N`` pairs drawn uniformly (with its standard
 error) instead.
 """
@@ -20,23 +22,26 @@ import itertools
 import math
 import sys
 import time
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 
 from ..core.errors import ParameterError
 from ..numerics.special import coupled_pairs
-from ..numerics.summation import compensated_total
 from . import data as D
-from .interp import build, eligible
-from .mechanisms import fit, kernel_values, parse_list
+from .interp import build, eligible, interval_from_span
+from .mechanisms import Mechanism, fit, kernel_values, parse_list
 from .pairs import BLOCK, blocks, geometry
 from .target import smallest_m
 
-__all__ = ["Row", "Prediction", "predict", "parse_ms"]
+__all__ = ["Row", "Prediction", "predict", "parse_ms", "Request", "BlockJob", "Setup", "Block", "TermSums",
+           "ErrorSums", "BlockSums", "TermTotals", "ErrorTotals", "Totals", "block_sums", "validate", "prepare",
+           "run", "assemble", "pairwise_sum"]
 
 
-@dataclass
+@dataclass(frozen=True)
 class Row:
     """One (mechanism, m) line of a prediction.
 
@@ -65,11 +70,11 @@ class Row:
     expected_sq_error: float
     relative_error: float
     worst_relative_rmse: float
-    worst_pair: tuple
+    worst_pair: tuple[int, int]
     standard_error: float | None = None
 
 
-@dataclass
+@dataclass(frozen=True)
 class Prediction:
     """The outcome of :func:`predict`.
 
@@ -113,21 +118,21 @@ class Prediction:
     n_y: int
     d: int
     standardized: bool
-    rows: list = field(default_factory=list)
+    rows: list[Row] = field(default_factory=list)
     norm_K: float = 0.0
-    targets: dict = field(default_factory=dict)
+    targets: dict[str, int | None] = field(default_factory=dict)
     target: float | None = None
-    overflow: dict = field(default_factory=dict)
-    fallback: dict = field(default_factory=dict)
-    sums: dict = field(default_factory=dict)
-    interpolation: dict = field(default_factory=dict)
+    overflow: dict[str, dict[str, Any]] = field(default_factory=dict)
+    fallback: dict[str, int] = field(default_factory=dict)
+    sums: dict[str, tuple[float, float]] = field(default_factory=dict)
+    interpolation: dict[str, dict[str, Any]] = field(default_factory=dict)
     pairs: int | None = None
     seconds: float = 0.0
     sigma_rule: str | None = None
     defaults: tuple[str, ...] = ()
 
 
-def parse_ms(spec) -> list[int]:
+def parse_ms(spec: Any) -> list[int]:
     """Numbers of random vectors from ``"13,26,52"`` (or a sequence).
 
     Parameters
@@ -168,11 +173,13 @@ def parse_ms(spec) -> list[int]:
 
 
 class _Progress:
-    def __init__(self, total, enabled):
+    """A progress bar on stderr (when enabled)."""
+
+    def __init__(self, total: int, enabled: bool | None) -> None:
         self.total, self.done, self.t0 = total, 0, time.time()
         self.enabled = sys.stderr.isatty() if enabled is None else enabled
 
-    def step(self, k):
+    def step(self, k: int) -> None:
         self.done += k
         if self.enabled:
             f = self.done / max(self.total, 1)
@@ -180,65 +187,296 @@ class _Progress:
             print(f"\rrftheory predict [{bar:<30}] {100 * f:5.1f}% {time.time() - self.t0:6.1f}s",
                   end="", file=sys.stderr, flush=True)
 
-    def close(self):
+    def close(self) -> None:
         if self.enabled:
             print(file=sys.stderr)
 
 
-def _sampled_blocks(n_x, n_y, N, seed, block=BLOCK):
+#: blocks of pairs submitted to a Dask cluster at a time
+IN_FLIGHT = 64
+
+Pair = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class Request:
+    """A validated call of :func:`predict`: the loaded data and every option parsed.
+
+    Attributes
+    ----------
+    X, Y : numpy.ndarray
+        The points as loaded (standardized when ``standardized``); ``Y`` is ``None`` for one set.
+    kernel : {"gaussian", "softmax"}
+    sigma : float or str or None
+        The bandwidth or its rule as given (Gaussian kernel).
+    scale : float or None
+        The softmax scale as given.
+    mechanisms : tuple of Mechanism
+        Parsed, not yet fitted.
+    ms : tuple of int
+    target : float or None
+    overflow : str or None
+    pairs : int or None
+    seed : int
+    standardized : bool
+    progress : bool or None
+    exact_pairs : bool
+    scheduler : str or None
+    """
+
+    X: np.ndarray
+    Y: np.ndarray | None
+    kernel: str
+    sigma: Any
+    scale: Any
+    mechanisms: tuple[Mechanism, ...]
+    ms: tuple[int, ...]
+    target: float | None
+    overflow: str | None
+    pairs: int | None
+    seed: int
+    standardized: bool
+    progress: bool | None
+    exact_pairs: bool
+    scheduler: str | None
+
+
+@dataclass(frozen=True)
+class BlockJob:
+    """What every block of pairs needs (sent once to a Dask cluster).
+
+    Attributes
+    ----------
+    X, Y : numpy.ndarray
+        The rescaled sets.
+    mechanisms : tuple of Mechanism
+        Fitted, with their interpolants.
+    ms : tuple of int
+    kernel : str
+    d : int
+    sampled : bool
+        Pairs are sampled (sums of squares are kept for standard errors).
+    need_theta : bool
+        Some mechanism needs the angle of the pairs.
+    """
+
+    X: np.ndarray
+    Y: np.ndarray
+    mechanisms: tuple[Mechanism, ...]
+    ms: tuple[int, ...]
+    kernel: str
+    d: int
+    sampled: bool
+    need_theta: bool
+
+
+@dataclass(frozen=True)
+class Setup:
+    """A request made ready to run: bandwidth, rescaled data, fitted mechanisms, interpolants.
+
+    Attributes
+    ----------
+    request : Request
+    sigma : float or None
+        The Gaussian bandwidth used.
+    data : rftheory.predict.data.Prepared
+    job : BlockJob
+    interpolation : dict
+        Mechanism name to how its pair term is evaluated (:func:`rftheory.predict.interp.build`).
+    """
+
+    request: Request
+    sigma: float | None
+    data: D.Prepared
+    job: BlockJob
+    interpolation: dict[str, dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Block:
+    """A block of pairs ``(X[I], Y[J])`` with weights ``w``."""
+
+    I: np.ndarray
+    J: np.ndarray
+    w: np.ndarray
+
+
+@dataclass(frozen=True)
+class TermSums:
+    """One block's pairwise sums of a mechanism's ``A`` and ``B`` (``None`` for iid), and its fallbacks."""
+
+    mechanism: str
+    a: float
+    b: float | None
+    fallback: int
+
+
+@dataclass(frozen=True)
+class ErrorSums:
+    """One block's pairwise ``Σ w·MSE`` (and ``Σ MSE²`` when sampled) at one ``m``, and its worst pair."""
+
+    mechanism: str
+    m: int
+    s: float
+    s2: float
+    worst: float
+    at: Pair
+
+
+@dataclass(frozen=True)
+class BlockSums:
+    """Everything one block of pairs adds to a prediction."""
+
+    k2: float
+    n: int
+    terms: tuple[TermSums, ...]
+    errors: tuple[ErrorSums, ...]
+
+
+@dataclass(frozen=True)
+class TermTotals:
+    """The block sums of one mechanism's ``A`` and ``B`` and its fallback counts, as they arrive."""
+
+    a: list[float] = field(default_factory=list)
+    b: list[float] = field(default_factory=list)
+    fallback: list[int] = field(default_factory=list)
+
+    def add(self, t: TermSums) -> None:
+        """Take one block's sums."""
+        self.a.append(t.a)
+        if t.b is not None:
+            self.b.append(t.b)
+        self.fallback.append(t.fallback)
+
+
+@dataclass(frozen=True)
+class ErrorTotals:
+    """The block sums of one ``(mechanism, m)`` and the blocks' worst pairs, as they arrive."""
+
+    s: list[float] = field(default_factory=list)
+    s2: list[float] = field(default_factory=list)
+    worst: list[tuple[float, Pair]] = field(default_factory=list)
+
+    def add(self, e: ErrorSums) -> None:
+        """Take one block's sums."""
+        self.s.append(e.s)
+        self.s2.append(e.s2)
+        self.worst.append((e.worst, e.at))
+
+    def worst_pair(self) -> tuple[float, Pair]:
+        """The largest ratio, ties to the smallest ``(i, j)``: the same for any order of blocks."""
+        best, at = -1.0, (0, 0)
+        for w, a in self.worst:
+            if w > best or (w == best and a < at):
+                best, at = w, a
+        return best, at
+
+
+@dataclass(frozen=True)
+class Totals:
+    """The accumulated block sums of a whole run."""
+
+    k2: list[float]
+    terms: dict[str, TermTotals]
+    errors: dict[tuple[str, int], ErrorTotals]
+
+    @classmethod
+    def empty(cls, mechanisms: tuple[Mechanism, ...], ms: tuple[int, ...]) -> Totals:
+        """Accumulators for every mechanism and ``m``."""
+        return cls([], {mm.name: TermTotals() for mm in mechanisms},
+                   {(mm.name, k): ErrorTotals() for mm in mechanisms for k in ms})
+
+    def add(self, part: BlockSums) -> None:
+        """Take one block's sums."""
+        self.k2.append(part.k2)
+        for t in part.terms:
+            self.terms[t.mechanism].add(t)
+        for e in part.errors:
+            self.errors[(e.mechanism, e.m)].add(e)
+
+
+def _sampled_blocks(n_x: int, n_y: int, N: int, seed: int, block: int = BLOCK) -> Iterator[tuple[np.ndarray, ...]]:
     rng = np.random.default_rng([seed, 12])
     I, J = rng.integers(0, n_x, N), rng.integers(0, n_y, N)
     for k in range(0, N, block):
         yield I[k:k + block], J[k:k + block], np.ones(min(block, N - k))
 
 
-#: blocks of pairs submitted to a Dask cluster at a time
-IN_FLIGHT = 64
+def pairwise_sum(x: np.ndarray) -> float:
+    r"""``Σ x_i`` by a balanced pairwise tree (halves added elementwise, level by level).
 
+    Zero-padded to ``2^L`` terms, ``L = ⌈log₂ n⌉``; every term takes part in exactly ``L``
+    roundings, so (Higham, *Accuracy and Stability of Numerical Algorithms*, 2nd ed., SIAM 2002, Sec. 4.2)
 
-def _csum(x) -> float:
-    """A block's compensated sum (:func:`rftheory.numerics.summation.compensated_total`)."""
-    return compensated_total(x).value
-
-
-def _block_sums(job, I, J, w) -> dict:
-    """Everything one block of pairs adds to a prediction (compensated block sums, worst ratio).
+    .. math:: \Big|\hat s - \sum_i x_i\Big| \le \gamma_L \sum_i |x_i|,\qquad \gamma_L = \frac{Lu}{1 - Lu},\ u = 2^{-53}.
 
     Parameters
     ----------
-    job : tuple
-        ``(X, Y, mechanisms, ms, kernel, d, sampled, need_theta)``.
-    I, J : numpy.ndarray
-        Pair indices.
-    w : numpy.ndarray
-        Pair weights.
+    x : numpy.ndarray
+        Finite float64 terms (1-D).
 
     Returns
     -------
-    dict
-        ``K2``, ``n``, per mechanism ``(Σ wA, Σ wB or None, fallbacks)`` and per
-        ``(mechanism, m)`` ``(Σ w·MSE, Σ MSE², worst √MSE/K, its (i, j))``.
+    float
+
+    Examples
+    --------
+    >>> pairwise_sum(np.array([1.0, 2.0, 3.0]))
+    6.0
     """
-    X, Y, mechs, ms, kernel, d, sampled, need_theta = job
-    g = geometry(X, Y, I, J, need_theta)
+    n = x.size
+    if n == 0:
+        return 0.0
+    size = 1 << (n - 1).bit_length()
+    buf = np.zeros(size)
+    buf[:n] = x
+    while size > 1:
+        size //= 2
+        buf = buf[:size] + buf[size:]
+    return float(buf[0])
+
+
+
+def block_sums(job: BlockJob, blk: Block) -> BlockSums:
+    """Everything one block of pairs adds to a prediction (pairwise block sums, worst ratio).
+
+    .. math:: \\mathrm{MSE}_m = A/m + P(m)B/m^2,\\qquad \\text{ratio} = \\sqrt{\\mathrm{MSE}_m}/K
+
+    Parameters
+    ----------
+    job : BlockJob
+    blk : Block
+
+    Returns
+    -------
+    BlockSums
+        ``Σ wK²``, the pair count, per mechanism ``Σ wA``, ``Σ wB`` and fallbacks, per
+        ``(mechanism, m)`` ``Σ w·MSE``, ``Σ MSE²`` (sampled pairs), the worst ratio and its pair.
+    """
+    I, J, w = blk.I, blk.J, blk.w
+    g = geometry(job.X, job.Y, I, J, job.need_theta)
     g["I"], g["J"] = I, J
-    K = kernel_values(g, kernel)
-    out = {"K2": _csum(w * K * K), "n": len(I),
-           "mech": {}, "acc": {}}
-    for mech in mechs:
-        A, B, nfb = mech.terms(g, d, kernel)
-        out["mech"][mech.name] = (_csum(w * A), None if B is None else _csum(w * B), nfb)
-        for k in ms:
-            mse = A / k if B is None else A / k + (coupled_pairs(k, d) / k**2) * B
+    K = kernel_values(g, job.kernel)
+    terms, errors = [], []
+    for mech in job.mechanisms:
+        A, B, nfb = mech.terms(g, job.d, job.kernel)
+        terms.append(TermSums(mech.name, pairwise_sum(w * A), None if B is None else pairwise_sum(w * B), nfb))
+        for k in job.ms:
+            mse = A / k if B is None else A / k + (coupled_pairs(k, job.d) / k**2) * B
             with np.errstate(divide="ignore", invalid="ignore"):
                 ratio = np.where(mse > 0, np.sqrt(np.maximum(mse, 0.0)) / K, 0.0)
             j = int(np.argmax(ratio))
-            out["acc"][(mech.name, k)] = (_csum(w * mse), _csum(mse * mse) if sampled else 0.0,
-                                          float(ratio[j]), (int(I[j]), int(J[j])))
-    return out
+            errors.append(ErrorSums(mech.name, k, pairwise_sum(w * mse), pairwise_sum(mse * mse) if job.sampled else 0.0,
+                                    float(ratio[j]), (int(I[j]), int(J[j]))))
+    return BlockSums(pairwise_sum(w * K * K), len(I), tuple(terms), tuple(errors))
 
 
-def _run_blocks(job, blocks_it, scheduler):
+def _block_sums(job: BlockJob, I: np.ndarray, J: np.ndarray, w: np.ndarray) -> BlockSums:
+    """:func:`block_sums` of the block ``(I, J, w)`` (the function a Dask worker runs)."""
+    return block_sums(job, Block(I, J, w))
+
+
+def _run_blocks(job: BlockJob, blocks_it: Iterable[tuple[np.ndarray, ...]], scheduler: str | None) -> Iterator[BlockSums]:
     """Block results, computed here or on the Dask cluster at ``scheduler`` (as they complete)."""
     if not scheduler:
         for I, J, w in blocks_it:
@@ -266,9 +504,192 @@ def _run_blocks(job, blocks_it, scheduler):
         client.close()
 
 
-def predict(X, Y=None, *, kernel="gaussian", sigma="median", scale=None, mechanisms="rff:iid", m=(16,),
-            target=None, overflow=None, pairs=None, seed=0, standardize=None, progress=None,
-            exact_pairs=False, scheduler=None) -> Prediction:
+def validate(X: Any, Y: Any = None, *, kernel: str = "gaussian", sigma: Any = "median", scale: Any = None,
+             mechanisms: Any = "rff:iid", m: Any = (16,), target: Any = None, overflow: Any = None,
+             pairs: Any = None, seed: int = 0, standardize: Any = None, progress: bool | None = None,
+             exact_pairs: Any = False, scheduler: str | None = None) -> Request:
+    """Load the data and check every option of :func:`predict` (same parameters).
+
+    Returns
+    -------
+    Request
+
+    Raises
+    ------
+    ParameterError
+        As :func:`predict` (the bandwidth and scale are checked by :func:`prepare`).
+    """
+    if kernel not in ("gaussian", "softmax"):
+        raise ParameterError("kernel", f"unknown kernel {kernel!r}; expected gaussian or softmax")
+    Xr, sk = D.load(X, "DATA")
+    Yr = None
+    if Y is not None:
+        Yr, _ = D.load(Y, "y")
+        D.check_pair_sets(Xr, Yr)
+    std = sk if standardize is None else bool(standardize)
+    if std:
+        Xr, Yr = D.standardize(Xr, Yr)
+    mechs = tuple(parse_list(mechanisms))
+    ms = tuple(parse_ms(m))
+    if target is not None and not (isinstance(target, (int, float)) and math.isfinite(target) and 0 < target):
+        raise ParameterError("target", f"must be a positive number, got {target!r}")
+    if overflow is not None and overflow not in ("fp16", "bf16", "fp32"):
+        raise ParameterError("overflow", f"unknown format {overflow!r}; expected fp16, bf16 or fp32")
+    if pairs is not None and (isinstance(pairs, bool) or not isinstance(pairs, int) or not 2 <= pairs <= 10**9):
+        raise ParameterError("pairs", f"must be an integer in [2, 10^9], got {pairs!r}")
+    if not isinstance(exact_pairs, bool):
+        raise ParameterError("exact_pairs", f"must be True or False, got {exact_pairs!r}")
+    if kernel == "softmax" and sigma not in (None, "median"):
+        raise ParameterError("sigma", "applies to the Gaussian kernel only (softmax takes --scale)")
+    return Request(Xr, Yr, kernel, sigma, scale, mechs, ms, target, overflow, pairs, seed, std, progress,
+                   exact_pairs, scheduler)
+
+
+def prepare(req: Request) -> Setup:
+    """The bandwidth, the data in the results' units, the fitted mechanisms and their interpolants.
+
+    Parameters
+    ----------
+    req : Request
+
+    Returns
+    -------
+    Setup
+
+    Raises
+    ------
+    ParameterError
+        A bad bandwidth or scale.
+    """
+    sig, span = D.bandwidth_and_span(req.sigma, req.X, req.Y, req.seed) if req.kernel == "gaussian" else (None, None)
+    prep = D.rescale(req.X, req.Y, req.kernel, sig, req.scale)
+    d = prep.X.shape[1]
+    mechs = tuple(fit(mech, prep.X, prep.Y) for mech in req.mechanisms)
+    interpolation: dict[str, dict[str, Any]] = {}
+    ready = []
+    for mech in mechs:
+        if eligible(mech, d):
+            if req.exact_pairs:
+                interpolation[mech.name] = {"method": "direct", "reason": "exact_pairs"}
+            else:
+                # rff and psi on one set: the range of z from the median bandwidth's distances
+                known = interval_from_span(mech.family, prep.X, span, prep.factor) \
+                    if span is not None and prep.same and mech.family in ("rff", "psi") else None
+                ip, interpolation[mech.name] = build(mech, prep.X, prep.Y, req.seed, known)
+                mech = replace(mech, interp=ip)
+        ready.append(mech)
+    need_theta = any(mm.family in ("sm++", "hybrid") for mm in ready)
+    job = BlockJob(prep.X, prep.Y, tuple(ready), req.ms, req.kernel, d, bool(req.pairs), need_theta)
+    return Setup(req, sig, prep, job, interpolation)
+
+
+def run(setup: Setup) -> Totals:
+    """Sum every block of pairs (here or on the Dask cluster of the request).
+
+    Parameters
+    ----------
+    setup : Setup
+
+    Returns
+    -------
+    Totals
+
+    Raises
+    ------
+    ParameterError
+        A mechanism that does not accept the data's dimension (named ``DATA``), a bad scheduler.
+    """
+    req, job, prep = setup.request, setup.job, setup.data
+    n_x, n_y, d = prep.X.shape[0], prep.Y.shape[0], job.d
+    total = req.pairs if req.pairs else (n_x * (n_x + 1) // 2 if prep.same else n_x * n_y)
+    bar = _Progress(total * len(job.mechanisms), req.progress)
+    it = _sampled_blocks(n_x, n_y, req.pairs, req.seed) if req.pairs else blocks(n_x, n_y, prep.same)
+    totals = Totals.empty(job.mechanisms, job.ms)
+    try:
+        for part in _run_blocks(job, it, req.scheduler):
+            totals.add(part)
+            bar.step(part.n)
+    except ParameterError as exc:
+        if exc.name != "d":
+            raise
+        # the data's dimension, not an option of predict: say which input it is
+        mechs = job.mechanisms
+        need = exc.message.split(", got")[0].removeprefix("must be ").strip()
+        raise ParameterError("DATA", f"has {d} column{'s' if d != 1 else ''} (dimension d = {d}); the mechanism"
+                             f"{'s' if len(mechs) > 1 else ''} {', '.join(mm.name for mm in mechs)} need{'s' if len(mechs) == 1 else ''} d {need} "
+                             "(give points with more columns, or another mechanism)") from None
+    finally:
+        bar.close()
+    return totals
+
+
+def assemble(setup: Setup, totals: Totals) -> Prediction:
+    """The prediction from the accumulated sums: rows, targets, overflow probabilities.
+
+    Parameters
+    ----------
+    setup : Setup
+    totals : Totals
+
+    Returns
+    -------
+    Prediction
+        With ``seconds = 0`` (:func:`predict` sets it).
+
+    Raises
+    ------
+    ParameterError
+        A number that is not finite (:func:`_check_finite`).
+    """
+    req, job, prep = setup.request, setup.job, setup.data
+    n_x, n_y, d, pairs = prep.X.shape[0], prep.Y.shape[0], job.d, req.pairs
+    scale_up = (n_x * n_y / pairs) if pairs else 1.0
+    k2 = math.fsum(totals.k2) * scale_up
+    norm_K = math.sqrt(k2)
+    rows: list[Row] = []
+    sums: dict[str, tuple[float, float]] = {}
+    fallback: dict[str, int] = {}
+    targets: dict[str, int | None] = {}
+    for mech in job.mechanisms:
+        tt = totals.terms[mech.name]
+        SA, SB = math.fsum(tt.a) * scale_up, math.fsum(tt.b) * scale_up
+        sums[mech.name] = (SA, SB)
+        fallback[mech.name] = sum(tt.fallback)
+        for k in job.ms:
+            a = totals.errors[(mech.name, k)]
+            E = math.fsum(a.s) * scale_up
+            se = None
+            if pairs:
+                mean = math.fsum(a.s) / pairs
+                var = max(math.fsum(a.s2) / pairs - mean * mean, 0.0) * pairs / (pairs - 1)
+                se = n_x * n_y * math.sqrt(var / pairs)
+            worst, at = a.worst_pair()
+            rows.append(Row(mech.name, k, mech.features(k), E, math.sqrt(max(E, 0.0)) / norm_K, worst, at, se))
+        if req.target is not None:
+            targets[mech.name] = smallest_m(SA, SB if mech.coupled else 0.0, d, req.target ** 2 * k2)
+    over: dict[str, dict[str, Any]] = {}
+    if req.overflow is not None:
+        from .overflow import probabilities
+
+        pts = prep.X if prep.same else np.vstack([prep.X, prep.Y])
+        for mech in job.mechanisms:
+            probs = probabilities(mech, pts, req.kernel, req.overflow) if mech.positive else None
+            if probs is not None:  # FAVOR#'s exponent is not Gaussian: not covered
+                over[mech.name] = probs
+    gaussian = req.kernel == "gaussian"
+    out = Prediction(req.kernel, setup.sigma, None if gaussian else (1.0 if req.scale is None else float(req.scale)),
+                     n_x, n_y, d, req.standardized, rows=rows, norm_K=norm_K, targets=targets, target=req.target,
+                     overflow=over, fallback=fallback, sums=sums, interpolation=setup.interpolation, pairs=pairs,
+                     sigma_rule=(req.sigma if req.sigma in ("median", "nn50") else "given") if gaussian else None,
+                     defaults=() if gaussian or req.scale is not None else ("scale",))
+    _check_finite(out)
+    return out
+
+
+def predict(X: Any, Y: Any = None, *, kernel: str = "gaussian", sigma: Any = "median", scale: Any = None,
+            mechanisms: Any = "rff:iid", m: Any = (16,), target: Any = None, overflow: Any = None,
+            pairs: Any = None, seed: int = 0, standardize: Any = None, progress: bool | None = None,
+            exact_pairs: Any = False, scheduler: str | None = None) -> Prediction:
     """Predict ``E‖K̂ − K‖_F²`` of random-feature Gram matrices on a data set.
 
     .. math:: \\mathbb E\\|\\hat K-K\\|_F^2 = \\sum_{i,j}\\Big[\\frac{A_{ij}}m+\\frac{P(m)}{m^2}B_{ij}\\Big],
@@ -311,7 +732,7 @@ def predict(X, Y=None, *, kernel="gaussian", sigma="median", scale=None, mechani
         Address of a Dask distributed scheduler (``tcp://host:8786``): the
         blocks of pairs are evaluated on its workers (the data and fitted
         mechanisms are sent once; at most :data:`IN_FLIGHT` blocks are
-        pending).  Block sums are compensated and combined with ``math.fsum``
+        pending).  Block sums are pairwise and combined with ``math.fsum``
         and ties of the worst pair go to the smallest ``(i, j)``, so the result
         does not depend on the order in which blocks complete: on workers with
         the same numerical libraries as the client it equals a local run bit
@@ -322,6 +743,12 @@ def predict(X, Y=None, *, kernel="gaussian", sigma="median", scale=None, mechani
     Returns
     -------
     Prediction
+
+    Notes
+    -----
+    Four steps: :func:`validate` (data and options to a :class:`Request`), :func:`prepare`
+    (bandwidth, rescaling, fitted mechanisms, interpolants: a :class:`Setup`), :func:`run`
+    (every block of pairs into :class:`Totals`) and :func:`assemble` (the :class:`Prediction`).
 
     Raises
     ------
@@ -341,109 +768,12 @@ def predict(X, Y=None, *, kernel="gaussian", sigma="median", scale=None, mechani
     True
     """
     t0 = time.perf_counter()
-    if kernel not in ("gaussian", "softmax"):
-        raise ParameterError("kernel", f"unknown kernel {kernel!r}; expected gaussian or softmax")
-    Xr, sk = D.load(X, "DATA")
-    Yr = None
-    if Y is not None:
-        Yr, _ = D.load(Y, "y")
-        D.check_pair_sets(Xr, Yr)
-    std = sk if standardize is None else bool(standardize)
-    if std:
-        Xr, Yr = D.standardize(Xr, Yr)
-    mechs = parse_list(mechanisms)
-    ms = parse_ms(m)
-    if target is not None and not (isinstance(target, (int, float)) and math.isfinite(target) and 0 < target):
-        raise ParameterError("target", f"must be a positive number, got {target!r}")
-    if overflow is not None and overflow not in ("fp16", "bf16", "fp32"):
-        raise ParameterError("overflow", f"unknown format {overflow!r}; expected fp16, bf16 or fp32")
-    if pairs is not None and (isinstance(pairs, bool) or not isinstance(pairs, int) or not 2 <= pairs <= 10**9):
-        raise ParameterError("pairs", f"must be an integer in [2, 10^9], got {pairs!r}")
-    if not isinstance(exact_pairs, bool):
-        raise ParameterError("exact_pairs", f"must be True or False, got {exact_pairs!r}")
-    sig = None
-    if kernel == "gaussian":
-        sig = D.bandwidth(sigma, Xr, Yr, seed)
-    elif sigma not in (None, "median"):
-        raise ParameterError("sigma", "applies to the Gaussian kernel only (softmax takes --scale)")
-    prep = D.rescale(Xr, Yr, kernel, sig, scale)
-    n_x, n_y, d = prep.X.shape[0], prep.Y.shape[0], prep.X.shape[1]
-    for mech in mechs:
-        fit(mech, prep.X, prep.Y)
-    interpolation = {}
-    for mech in mechs:
-        if eligible(mech, d):
-            mech.interp, interpolation[mech.name] = (None, {"method": "direct", "reason": "exact_pairs"}) \
-                if exact_pairs else build(mech, prep.X, prep.Y, seed)
-    out = Prediction(kernel, sig, (None if kernel == "gaussian" else (1.0 if scale is None else float(scale))),
-                     n_x, n_y, d, std, target=target, pairs=pairs, interpolation=interpolation,
-                     sigma_rule=(sigma if sigma in ("median", "nn50") else "given") if kernel == "gaussian" else None,
-                     defaults=(() if kernel == "gaussian" else ("scale",) if scale is None else ()))
-    need_theta = any(mm.family in ("sm++", "hybrid") for mm in mechs)
-    total = pairs if pairs else (n_x * (n_x + 1) // 2 if prep.same else n_x * n_y)
-    bar = _Progress(total * len(mechs), progress)
-    it = _sampled_blocks(n_x, n_y, pairs, seed) if pairs else blocks(n_x, n_y, prep.same)
-    # accumulators: per (mechanism, m) block sums (and sums of squares when sampling), worst ratio
-    acc = {(mm.name, k): {"s": [], "s2": [], "worst": -1.0, "at": (0, 0)} for mm in mechs for k in ms}
-    sums = {mm.name: ([], []) for mm in mechs}
-    fb = {mm.name: 0 for mm in mechs}
-    K2 = []
-    job = (prep.X, prep.Y, mechs, ms, kernel, d, bool(pairs), need_theta)
-    try:
-        for part in _run_blocks(job, it, scheduler):
-            K2.append(part["K2"])
-            for name, (sa, sb, nfb) in part["mech"].items():
-                sums[name][0].append(sa)
-                if sb is not None:
-                    sums[name][1].append(sb)
-                fb[name] += nfb
-            for key, (s1, s2, worst, at) in part["acc"].items():
-                a = acc[key]
-                a["s"].append(s1)
-                a["s2"].append(s2)
-                # the largest ratio, ties to the smallest (i, j): the same for any order of blocks
-                if worst > a["worst"] or (worst == a["worst"] and at < a["at"]):
-                    a["worst"], a["at"] = worst, at
-            bar.step(part["n"])
-    except ParameterError as exc:
-        if exc.name != "d":
-            raise
-        # the data's dimension, not an option of predict: say which input it is
-        need = exc.message.split(", got")[0].removeprefix("must be ").strip()
-        raise ParameterError("DATA", f"has {d} column{'s' if d != 1 else ''} (dimension d = {d}); the mechanism"
-                             f"{'s' if len(mechs) > 1 else ''} {', '.join(mm.name for mm in mechs)} need{'s' if len(mechs) == 1 else ''} d {need} "
-                             "(give points with more columns, or another mechanism)") from None
-    finally:
-        bar.close()
-    scale_up = (n_x * n_y / pairs) if pairs else 1.0
-    k2 = math.fsum(K2) * scale_up
-    out.norm_K = math.sqrt(k2)
-    for mech in mechs:
-        SA, SB = (math.fsum(sums[mech.name][0]) * scale_up, math.fsum(sums[mech.name][1]) * scale_up)
-        out.sums[mech.name] = (SA, SB)
-        out.fallback[mech.name] = fb[mech.name]
-        for k in ms:
-            a = acc[(mech.name, k)]
-            E = math.fsum(a["s"]) * scale_up
-            se = None
-            if pairs:
-                mean = math.fsum(a["s"]) / pairs
-                var = max(math.fsum(a["s2"]) / pairs - mean * mean, 0.0) * pairs / (pairs - 1)
-                se = n_x * n_y * math.sqrt(var / pairs)
-            out.rows.append(Row(mech.name, k, mech.features(k), E, math.sqrt(max(E, 0.0)) / out.norm_K,
-                                a["worst"], a["at"], se))
-        if target is not None:
-            out.targets[mech.name] = smallest_m(SA, SB if mech.coupled else 0.0, d, target ** 2 * k2)
-    if overflow is not None:
-        from .overflow import probabilities
-
-        pts = prep.X if prep.same else np.vstack([prep.X, prep.Y])
-        for mech in mechs:
-            if mech.positive:
-                out.overflow[mech.name] = probabilities(mech, pts, kernel, overflow)
-    _check_finite(out)
-    out.seconds = time.perf_counter() - t0
-    return out
+    req = validate(X, Y, kernel=kernel, sigma=sigma, scale=scale, mechanisms=mechanisms, m=m, target=target,
+                   overflow=overflow, pairs=pairs, seed=seed, standardize=standardize, progress=progress,
+                   exact_pairs=exact_pairs, scheduler=scheduler)
+    setup = prepare(req)
+    out = assemble(setup, run(setup))
+    return replace(out, seconds=time.perf_counter() - t0)
 
 
 def _check_finite(p: Prediction) -> None:

@@ -50,7 +50,7 @@ def _caption(p) -> str:
     k = (f"gaussian kernel, sigma={p.sigma:.6g}{_sigma_note(p)}" if p.kernel == "gaussian" else
          f"softmax kernel, scale={p.scale:.6g}{' (the default)' if 'scale' in p.defaults else ''}")
     how = (f"estimated from {p.pairs} uniformly drawn pairs (± standard error)" if p.pairs else
-           "exact: sum of the registered closed-form pointwise MSEs over all pairs (float64, compensated sums)")
+           "exact: sum of the registered closed-form pointwise MSEs over all pairs (float64, pairwise sums)")
     fb = sum(p.fallback.values())
     extra = f"; {fb} pair evaluations in mpmath where float64 refused" if fb else ""
     return (f"rftheory predict: {k}; n_x={p.n_x}, n_y={p.n_y}, d={p.d}"
