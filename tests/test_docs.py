@@ -93,6 +93,8 @@ def test_registry_adapters_say_what_they_are(where, fn, method):
 
 @pytest.mark.parametrize("where,fn,method", FUNCS, ids=[w for w, _, _ in FUNCS])
 def test_numpydoc(where, fn, method):
+    if any(getattr(d, "id", getattr(d, "attr", None)) == "overload" for d in fn.decorator_list):
+        return  # a typing overload: the implementation below it carries the docstring
     doc = ast.get_docstring(fn)
     assert doc, f"{where}: no docstring"
     args = [a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs]

@@ -252,7 +252,13 @@ class Interpolant:
         return C.chebval(np.clip(x, -1.0, 1.0), self.coef)
 
     def table(self) -> TaylorTable:
-        """The :class:`TaylorTable` of this interpolant (built once)."""
+        """The :class:`TaylorTable` of this interpolant (built once).
+
+        Returns
+        -------
+        TaylorTable
+            The table, cached on the interpolant.
+        """
         if self._table is None:
             self._table = taylor_table(self)
         assert self._table is not None

@@ -342,7 +342,13 @@ class TermTotals:
     fallback: list[int] = field(default_factory=list)
 
     def add(self, t: TermSums) -> None:
-        """Take one block's sums."""
+        """Take one block's sums.
+
+        Parameters
+        ----------
+        t : TermSums
+            The block's exact-term sums of one mechanism.
+        """
         self.a.append(t.a)
         if t.b is not None:
             self.b.append(t.b)
@@ -358,13 +364,25 @@ class ErrorTotals:
     worst: list[tuple[float, Pair]] = field(default_factory=list)
 
     def add(self, e: ErrorSums) -> None:
-        """Take one block's sums."""
+        """Take one block's sums.
+
+        Parameters
+        ----------
+        e : ErrorSums
+            The block's error sums of one ``(mechanism, m)``.
+        """
         self.s.append(e.s)
         self.s2.append(e.s2)
         self.worst.append((e.worst, e.at))
 
     def worst_pair(self) -> tuple[float, Pair]:
-        """The largest ratio, ties to the smallest ``(i, j)``: the same for any order of blocks."""
+        """The largest ratio, ties to the smallest ``(i, j)``: the same for any order of blocks.
+
+        Returns
+        -------
+        tuple of (float, Pair)
+            The ratio and its pair.
+        """
         best, at = -1.0, (0, 0)
         for w, a in self.worst:
             if w > best or (w == best and a < at):
@@ -382,12 +400,31 @@ class Totals:
 
     @classmethod
     def empty(cls, mechanisms: tuple[Mechanism, ...], ms: tuple[int, ...]) -> Totals:
-        """Accumulators for every mechanism and ``m``."""
+        """Accumulators for every mechanism and ``m``.
+
+        Parameters
+        ----------
+        mechanisms : tuple of Mechanism
+            The mechanisms of the run.
+        ms : tuple of int
+            The feature counts.
+
+        Returns
+        -------
+        Totals
+            Empty accumulators.
+        """
         return cls([], {mm.name: TermTotals() for mm in mechanisms},
                    {(mm.name, k): ErrorTotals() for mm in mechanisms for k in ms})
 
     def add(self, part: BlockSums) -> None:
-        """Take one block's sums."""
+        """Take one block's sums.
+
+        Parameters
+        ----------
+        part : BlockSums
+            Everything one block summed.
+        """
         self.k2.append(part.k2)
         for t in part.terms:
             self.terms[t.mechanism].add(t)
@@ -509,6 +546,12 @@ def validate(X: Any, Y: Any = None, *, kernel: str = "gaussian", sigma: Any = "m
              pairs: Any = None, seed: int = 0, standardize: Any = None, progress: bool | None = None,
              exact_pairs: Any = False, scheduler: str | None = None) -> Request:
     """Load the data and check every option of :func:`predict` (same parameters).
+
+    Parameters
+    ----------
+    X, Y, kernel, sigma, scale, mechanisms, m, target, overflow, pairs, seed, standardize, progress, exact_pairs, \
+scheduler
+        As for :func:`predict`.
 
     Returns
     -------
