@@ -549,8 +549,9 @@ def validate(X: Any, Y: Any = None, *, kernel: str = "gaussian", sigma: Any = "m
 
     Parameters
     ----------
-    X, Y, kernel, sigma, scale, mechanisms, m, target, overflow, pairs, seed, standardize, progress, exact_pairs, \
-scheduler
+    X, Y, kernel, sigma, scale, mechanisms, m, target, overflow, pairs, seed, standardize, progress, exact_pairs
+        As for :func:`predict`.
+    scheduler : str or None
         As for :func:`predict`.
 
     Returns
