@@ -37,6 +37,7 @@ from .conformity import conf_iid_quad, conf_orth_chi2d, conformity_orthogonal, c
 sp = lazy("sympy")  # imported on first use (the CLI starts without it)
 
 EPS = np.finfo(float).eps  # 2x the unit roundoff
+U = EPS / 2  # the unit roundoff
 
 
 # --------------------------------------------------------------------------
@@ -144,7 +145,13 @@ def _prf_route_conformity_cached(coupling, d, v, prec):
 def _norm_exponent_f64(a, b, v):
     """``a² + b² − v²`` and a bound on its error (Dekker's exact products, a compensated
     sum of their six parts): the exponent of ``e^{−2‖x‖²−2‖y‖²+2v²}`` without cancellation,
-    within ``u|s| + γ_5²(a² + b² + v²)``."""
+    within ``u|s| + γ_5²(a² + b² + v²)``.  Where ``a = b = v/2`` exactly (the default norms) and
+    ``v ≥ 2^{−500}`` (``v²`` normal), ``s = −v²/2`` exactly and ``−fl(v²)/2`` is within ``u|s|``:
+    that is returned at once, with the same bound."""
+    half = 0.5 * v
+    if np.array_equal(a, half) and np.array_equal(b, half) and not np.any(v < 2.0**-500):
+        s = -0.5 * (v * v)
+        return s, 1.01 * U * np.abs(s)
     ah, al = two_prod(a, a)
     bh, bl = two_prod(b, b)
     vh, vl = two_prod(v, v)
@@ -167,7 +174,7 @@ PRF_MSE_RTOL64 = 1e-11
 
 
 #: points evaluated together by prf_mse_f64 (its ~20 temporaries of this size stay in the cache)
-PRF_F64_CHUNK = 16384
+PRF_F64_CHUNK = 8192
 
 
 def prf_mse_f64(p):
@@ -194,10 +201,11 @@ def _prf_mse_f64_block(coupling, d, m, v, a, b):
     err_gap = np.zeros_like(v)
     inner = l0
     if gap is not None:
-        P = coupled_pairs(m.astype(int), d.astype(int))
+        # P/m = d − 1 exactly where m = d (one block); else from the integers
+        pm = d - 1 if np.array_equal(m, d) else coupled_pairs(m.astype(int), d.astype(int)) / m
         lgap, err_gap = gap(d, v)
         with np.errstate(divide="ignore", invalid="ignore"):
-            q = np.exp(np.log(P / m) + lgap - 2 * v2 - l0)  # (P/m)(e^{v²} − ρ)/(e^{2v²} − e^{v²})
+            q = np.exp(np.log(pm) + lgap - 2 * v2 - l0)  # (P/m)(e^{v²} − ρ)/(e^{2v²} − e^{v²})
             inner = l0 + np.log1p(-q)
             amp = q / (1 - q)  # condition of log1p(−q) in q
     s, err_s = _norm_exponent_f64(a, b, v)
