@@ -259,25 +259,30 @@ def _chunk_table(index, v2):
     q *= v2  # q_1
     S, t = np.zeros(n), np.empty(n)
     k = 1
-    while live.size and k + 8 < TABLE_K:
-        for _ in range(8):  # term k+1 from term k, in place
-            k += 1
-            q *= v2
-            table[k].take(index, out=t, mode="clip")  # index = d − 1 is within the row (no check)
-            t *= q
-            S += t
-        # tail after term k: Σ_{j>k} p_j ≤ p_{k+1}/(1 − v²/(k+2)) where v² < k + 2, p_{k+1} = q_k v²/(k+1)!
-        with np.errstate(divide="ignore", invalid="ignore"):
-            tail = q * v2 * inv_fact[k + 1] / (1 - v2 / (k + 2))
-        done = (v2 < 0.5 * (k + 2)) & (tail <= TABLE_TAIL * S)
-        n_done = int(np.count_nonzero(done))
-        if n_done and (4 * n_done >= live.size or k + 16 >= TABLE_K):
-            j = live[done]
-            out_s[j], out_t[j], out_k[j] = S[done], tail[done], k
-            keep = ~done
-            live = live[keep]
-            index, v2, q, S = (a[keep] for a in (index, v2, q, S))
-            t = t[: live.size]
+    with np.errstate(divide="ignore", invalid="ignore"):  # r = 1 exactly: tail −inf, not used (r < 0.5 only)
+        while live.size and k + 8 < TABLE_K:
+            for _ in range(8):  # term k+1 from term k, in place
+                k += 1
+                q *= v2
+                table[k].take(index, out=t, mode="clip")  # index = d − 1 is within the row (no check)
+                t *= q
+                S += t
+            # tail after term k: Σ_{j>k} p_j ≤ p_{k+1}/(1 − v²/(k+2)) where v² < k + 2, p_{k+1} = q_k v²/(k+1)!
+            r = v2 * (1 / (k + 2))
+            tail = q * v2
+            tail *= inv_fact[k + 1]
+            done = r < 0.5
+            r -= 1
+            tail /= -r
+            done &= tail <= TABLE_TAIL * S
+            n_done = int(np.count_nonzero(done))
+            if n_done and (4 * n_done >= live.size or k + 16 >= TABLE_K):
+                j = live[done]
+                out_s[j], out_t[j], out_k[j] = S[done], tail[done], k
+                keep = ~done
+                live = live[keep]
+                index, v2, q, S = (a[keep] for a in (index, v2, q, S))
+                t = t[: live.size]
     w = 1.01 * (v2_0 + 2)  # ≥ W/S
     lS = np.log(out_s)
     lg = v2_0 + lS  # log(e^{v2} S)
