@@ -132,16 +132,20 @@ def log_orth_gap_series(d, x):
     d, x = np.broadcast_arrays(np.asarray(d, float), np.asarray(x, float))
     shape = d.shape
     d, v2 = d.ravel(), 2 * x.ravel()
-    lg = np.full(d.shape, np.nan)
-    err = np.full(d.shape, np.nan)
-    served = (v2 >= FAST_V2[0]) & (v2 <= FAST_V2[1]) & _served_d(d)
-    if served.all():  # the common case: chunks are slices
+    if d.size and FAST_V2[0] <= v2.min() and v2.max() <= FAST_V2[1] and D_SERVED[0] <= d.min() \
+            and d.max() <= D_SERVED[1]:  # the common case (NaN fails the tests): chunks are slices
         rows = _BRows(d)
+        if d.size <= CHUNK:
+            lg, err = _series_chunk(rows, rows.index, v2)
+            return lg.reshape(shape), err.reshape(shape)
+        lg, err = np.empty(d.shape), np.empty(d.shape)
         for lo in range(0, d.size, CHUNK):
             sl = slice(lo, lo + CHUNK)
             lg[sl], err[sl] = _series_chunk(rows, rows.index[sl], v2[sl])
         return lg.reshape(shape), err.reshape(shape)
-    fast = np.flatnonzero(served)
+    lg = np.full(d.shape, np.nan)
+    err = np.full(d.shape, np.nan)
+    fast = np.flatnonzero((v2 >= FAST_V2[0]) & (v2 <= FAST_V2[1]) & _served_d(d))
     if fast.size:
         rows = _BRows(d[fast])
         for lo in range(0, fast.size, CHUNK):
