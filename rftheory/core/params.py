@@ -305,15 +305,24 @@ class Param:
             value = f", got {float(arr.ravel()[i])!r}" if got else ""
             raise ParameterError(self.name, f"{at}{what}{value} (element {idx} of the array; {self.domain()}){tail}")
 
-        bad = ~np.isfinite(arr)
-        if bad.any():
-            refuse(bad, "must be finite")
-        if self.kind == "int":
-            bad = arr != np.round(arr)
-            if bad.any():
-                refuse(bad, "must be an integer")
-        # a bound compared as a float is exact when it is one; a rational bound (2/3) is
-        # compared through its two neighbouring floats (a binary value never equals it)
+        if self._array_all_fine(arr, integral=np.asarray(values).dtype.kind in "iu"):
+            pass  # every element passes (a few passes); else the checks below name the first refused one
+        else:
+            self._refuse_array(arr, refuse)
+        if self.check is not None and arr.size:
+            for x in np.unique(arr):  # sorted; the element named is the first in the array with a refused value
+                try:
+                    self.check(int(x) if self.kind == "int" else Fraction(float(x)))
+                except ParameterError as exc:
+                    refuse(arr == x, exc.message, got=False)  # the check's message names the value
+        return arr
+
+    def _edges(self):
+        """``(edge, is_low, opened, exact, bound)`` of each bound: a bound compared as a float is exact
+        when it is one; a rational bound (2/3) is compared through its two neighbouring floats."""
+        import numpy as np
+
+        out = []
         for bound, is_low in ((self.low, True), (self.high, False)):
             if bound is None:
                 continue
@@ -322,20 +331,50 @@ class Param:
             exact = Fraction(fb) == Fraction(bound)
             if is_low:
                 edge = fb if exact else (fb if Fraction(fb) > Fraction(bound) else float(np.nextafter(fb, np.inf)))
-                bad = (arr < edge) | ((arr == edge) & opened & exact)
             else:
                 edge = fb if exact else (fb if Fraction(fb) < Fraction(bound) else float(np.nextafter(fb, -np.inf)))
+            out.append((edge, is_low, bool(opened), exact, bound))
+        return out
+
+    def _array_all_fine(self, arr, integral: bool) -> bool:
+        """Whether every element is finite, in the bounds and (``int``) an integer: the refusals of
+        :meth:`parse_array` but ``check``, in as few passes as the bounds need."""
+        import numpy as np
+
+        edges = self._edges()
+        ok = None
+        with np.errstate(invalid="ignore"):
+            for edge, is_low, opened, exact, _ in edges:
+                strict = opened and exact
+                m = (arr > edge if strict else arr >= edge) if is_low else (arr < edge if strict else arr <= edge)
+                ok = m if ok is None else (ok & m)
+            if len(edges) < 2:  # an open side lets ±inf through the comparisons (NaN fails them all)
+                m = np.isfinite(arr)
+                ok = m if ok is None else (ok & m)
+            if self.kind == "int" and not integral:
+                ok &= arr == np.rint(arr)
+        assert ok is not None  # set by an edge or by the finiteness test above
+        return bool(ok.all())
+
+    def _refuse_array(self, arr, refuse) -> None:
+        """The first refusal of :meth:`parse_array` (finite, integer, bounds), raised by ``refuse``."""
+        import numpy as np
+
+        bad = ~np.isfinite(arr)
+        if bad.any():
+            refuse(bad, "must be finite")
+        if self.kind == "int":
+            bad = arr != np.round(arr)
+            if bad.any():
+                refuse(bad, "must be an integer")
+        for edge, is_low, opened, exact, bound in self._edges():
+            if is_low:
+                bad = (arr < edge) | ((arr == edge) & opened & exact)
+            else:
                 bad = (arr > edge) | ((arr == edge) & opened & exact)
             if bad.any():
                 op = ("<" if opened else "<=") if not is_low else (">" if opened else ">=")
                 refuse(bad, f"must be {op} {fmt_bound(bound)}")
-        if self.check is not None and arr.size:
-            for x in np.unique(arr):  # sorted; the element named is the first in the array with a refused value
-                try:
-                    self.check(int(x) if self.kind == "int" else Fraction(float(x)))
-                except ParameterError as exc:
-                    refuse(arr == x, exc.message, got=False)  # the check's message names the value
-        return arr
 
 
 class Point(dict):

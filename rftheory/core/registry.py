@@ -31,7 +31,7 @@ from typing import Any
 import mpmath
 import numpy as np
 
-from .errors import LayerUnavailableError, ParameterError
+from .errors import LayerUnavailableError, ParameterError, RangeError
 from .montecarlo import MCEstimate, summarize
 from .params import Param, Point, validate_params
 from .precision import certified, check_dps, shown
@@ -412,7 +412,7 @@ class Result:
             return np.empty(shape)
         from .f64_range import guard_f64, mpmath_at_arrays  # NaN, 0.0 for a nonzero, subnormal: RangeError
 
-        return guard_f64(self.id, self.float64(p), mpmath_at_arrays(self, given, shape))
+        return guard_f64(self.id, self._float64_hinted(p), mpmath_at_arrays(self, given, shape))
 
     def monte_carlo(self, rng: np.random.Generator, n_replicates: int, /, batches: int = 50, **given) -> MCEstimate:
         """Monte Carlo estimate of the value from ``n_replicates`` replicates.
@@ -445,6 +445,16 @@ class Result:
         p = self.validate(**given)
         return summarize(self.mc(p, rng, int(n_replicates)), batches=batches)
 
+    def _float64_hinted(self, p):
+        """The float64 evaluator; its refusals name the command that serves the point."""
+        assert self.float64 is not None
+        try:
+            return self.float64(p)
+        except RangeError as exc:
+            if "--layer mpmath" in str(exc):
+                raise
+            raise RangeError(f"{exc} (rftheory eval {self.id} --layer mpmath)") from None
+
     def f64_scalar(self, **given):
         """The float64 layer at one point, as a scalar.
 
@@ -463,7 +473,7 @@ class Result:
         from .f64_range import guard_f64, mpmath_at_point  # NaN, 0.0 for a nonzero, subnormal: RangeError
 
         point = self.validate(**given)
-        val = np.asarray(guard_f64(self.id, self.float64(point.float64_view()), mpmath_at_point(self, point)))
+        val = np.asarray(guard_f64(self.id, self._float64_hinted(point.float64_view()), mpmath_at_point(self, point)))
         return val.reshape(-1)[0].item()
 
     def layers(self) -> list[str]:

@@ -72,6 +72,8 @@ def norms_incompatible(x_norm, y_norm, v):
     from .floats import two_sum
 
     a, b, v = np.broadcast_arrays(*(np.asarray(t, float) for t in (x_norm, y_norm, v)))
+    if np.array_equal(a, b) and not np.any(np.abs(a) > 2.0**1022):  # x_norm = y_norm: |a − b| = 0, a + b = 2a exactly
+        return (v > 2 * a) | (v < 0)
     s, e = two_sum(a, b)
     t, f = two_sum(a, -b)
     dist, err = np.abs(t), np.where(t < 0, -f, f)  # |a − b| = dist + err exactly

@@ -8,6 +8,9 @@ through :func:`rftheory.numerics.special.log_orth_gap_pos`.
 
 from __future__ import annotations
 
+import functools
+import math
+
 import numpy as np
 
 from .floats import chunked
@@ -95,13 +98,43 @@ def log_orth_gap_series(d, x):
     d, x = np.broadcast_arrays(np.asarray(d, float), np.asarray(x, float))
     shape = d.shape
     d, v2 = d.ravel(), 2 * x.ravel()
+    if d.size and FAST_V2[0] <= v2.min() and v2.max() <= FAST_V2[1] and D_SERVED[0] <= d.min() \
+            and d.max() <= D_SERVED[1]:  # the common case (NaN fails the tests): chunks are slices
+        rows = _BRows(d)
+        if d.size <= CHUNK:
+            lg, err = _series_chunk(rows, rows.index, v2)
+            return lg.reshape(shape), err.reshape(shape)
+        lg, err = np.empty(d.shape), np.empty(d.shape)
+        for lo in range(0, d.size, CHUNK):
+            sl = slice(lo, lo + CHUNK)
+            lg[sl], err[sl] = _series_chunk(rows, rows.index[sl], v2[sl])
+        return lg.reshape(shape), err.reshape(shape)
     lg = np.full(d.shape, np.nan)
     err = np.full(d.shape, np.nan)
     fast = np.flatnonzero((v2 >= FAST_V2[0]) & (v2 <= FAST_V2[1]) & _served_d(d))
     if fast.size:
         rows = _BRows(d[fast])
-        lg[fast], err[fast] = chunked(lambda index, v2: _chunk(rows, index, v2), [rows.index, v2[fast]], 2, CHUNK)
+        lg[fast], err[fast] = chunked(lambda index, v2: _series_chunk(rows, index, v2), [rows.index, v2[fast]], 2,
+                                      CHUNK)
     return lg.reshape(shape), err.reshape(shape)
+
+
+def _series_chunk(rows, index, v2):
+    """The gap's series on one chunk: the ``b_k/k!`` table where it serves (integer ``d ≤ SHARED_D_MAX``,
+    ``v² ≤ TABLE_V2``), the recurrence of :func:`_chunk` elsewhere."""
+    if rows.values is not _SHARED.values:
+        return _chunk(rows, index, v2)
+    small = v2 <= TABLE_V2
+    if small.all():
+        lg, err = _chunk_table(index, v2)
+    else:
+        lg, err = np.full(v2.size, np.nan), np.full(v2.size, np.nan)
+        if small.any():
+            lg[small], err[small] = _chunk_table(index[small], v2[small])
+    rest = np.flatnonzero(np.isnan(lg))  # beyond the table (larger v², or not converged within it)
+    if rest.size:
+        lg[rest], err[rest] = _chunk(rows, index[rest], v2[rest])
+    return lg, err
 
 
 class _BRows:
@@ -147,6 +180,83 @@ class _SharedRows(_BRows):
 
 
 _SHARED = _SharedRows()
+
+#: terms of the ``b_k/k!`` table (:func:`_chunk_table`): ``1/k!`` stays a normal float well past it, and
+#: ``e^{−v²}v^{2k}`` does not overflow for the ``v²`` it serves (the series of ``v² ≲ 40`` ends before it)
+TABLE_K = 128
+
+#: ``v²`` served by the table (its series ends within ``TABLE_K`` terms up to ``v² ≈ 45``)
+TABLE_V2 = 32.0
+
+#: the table's series stops where its tail bound is below this fraction of the sum (a quarter of ``u``)
+TABLE_TAIL = 2.0**-55
+
+
+@functools.cache
+def _coef_table() -> tuple[np.ndarray, list[float]]:
+    """``c_k = b_k/k!`` for ``k < TABLE_K`` (rows) and ``d = 1 … SHARED_D_MAX`` (columns), from the shared
+    rows of ``b_k`` (:class:`_SharedRows`, the recurrence) and the correctly rounded ``k!``, one division;
+    and ``1/k!`` (rounded) for the tail bounds."""
+    fact = [float(math.factorial(k)) for k in range(TABLE_K + 2)]  # int -> float: correctly rounded
+    table = np.stack([_SHARED[k] / fact[k] for k in range(TABLE_K)])
+    return table, [1.0 / f for f in fact]
+
+
+def _chunk_table(index, v2):
+    """The gap's series on one chunk of integer ``d <= SHARED_D_MAX`` (``index = d − 1``) with the
+    table of ``c_k = b_k/k!``: term ``k`` is ``q_k c_k``, ``q_k = e^{−v²}v^{2k}`` by one product a term
+    (four passes a term, against seven for :func:`_chunk`).  The convergence test runs every 8 terms;
+    converged elements leave the working set once a quarter of it has converged (an element kept
+    longer only adds terms: its tail bound, re-taken when it leaves, only shrinks).  Elements not
+    converged within ``TABLE_K`` terms are left NaN (the caller's :func:`_chunk` serves them).
+
+    Error: ``q_k`` within ``(ULPS + k)u`` (``exp``, ``k`` products), ``c_k`` within ``(3(k − 1) + 2)u``
+    (``b_k`` as in :func:`log_orth_gap_series` with ``r = 3``, ``k!`` and the quotient rounded once
+    each), the product one more: term ``k`` within ``e_k = (4k + ULPS + 3)u``.  The bound is the one
+    of :func:`log_orth_gap_series` with these ``e_k`` and ``W/S = Σ k T_k/S ≤ v² + 2``: ``b_k/(k(k − 1))``
+    does not increase with ``k`` (``b_{k+1} − b_k = Π_k a_k``, ``a_j = j/(d + 2j)``, and
+    ``Σ_{j<k} Π_j a_j ≥ Π_k a_k (k − 1)/2`` as ``Π_j`` decreases and ``a_j/j`` too), so the weights
+    ``T_k ∝ p_k b_k`` are dominated in likelihood ratio by ``p_k k(k − 1)``, whose mean is ``v² + 2``
+    (truncation only lowers the mean; the terms' relative errors, ``≤ (5K + ULPS + 3)u``, are covered
+    by the bound's factor 1.01)."""
+    table, inv_fact = _coef_table()
+    n = v2.size
+    v2_0 = v2
+    out_s, out_t, out_k = (np.full(n, np.nan) for _ in range(3))
+    live = np.arange(n)
+    q = np.exp(-v2)
+    q *= v2  # q_1
+    S, t = np.zeros(n), np.empty(n)
+    k = 1
+    with np.errstate(divide="ignore", invalid="ignore"):  # r = 1 exactly: tail −inf, not used (r < 0.5 only)
+        while live.size and k + 8 < TABLE_K:
+            for _ in range(8):  # term k+1 from term k, in place
+                k += 1
+                q *= v2
+                table[k].take(index, out=t, mode="clip")  # index = d − 1 is within the row (no check)
+                t *= q
+                S += t
+            # tail after term k: Σ_{j>k} p_j ≤ p_{k+1}/(1 − v²/(k+2)) where v² < k + 2, p_{k+1} = q_k v²/(k+1)!
+            r = v2 * (1 / (k + 2))
+            tail = q * v2
+            tail *= inv_fact[k + 1]
+            done = r < 0.5
+            r -= 1
+            tail /= -r
+            done &= tail <= TABLE_TAIL * S
+            n_done = int(np.count_nonzero(done))
+            if n_done and (4 * n_done >= live.size or k + 16 >= TABLE_K):
+                j = live[done]
+                out_s[j], out_t[j], out_k[j] = S[done], tail[done], k
+                keep = ~done
+                live = live[keep]
+                index, v2, q, S = (a[keep] for a in (index, v2, q, S))
+                t = t[: live.size]
+    w = 1.01 * (v2_0 + 2)  # ≥ W/S
+    lS = np.log(out_s)
+    lg = v2_0 + lS  # log(e^{v2} S)
+    rel = 1.01 * (U * (4 * w + ULPS + 3 + out_k) + out_t / out_s)
+    return lg, rel + ULPS * U * np.abs(lS) + U * np.abs(lg) + U * w
 
 
 def _chunk(rows, index, v2, pm=None, w23=None):

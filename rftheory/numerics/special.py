@@ -232,8 +232,9 @@ def log_orth_gap_pos_err(d, x):
     """
     d, x = np.broadcast_arrays(np.asarray(d, float), np.asarray(x, float))
     lg, err = log_orth_gap_series(d, x)
-    zero = x == 0  # e^0 − ₁F₁(d; d/2; 0) = 0 exactly
-    lg[zero], err[zero] = -np.inf, 0.0
+    if not x.size or not x.min() > 0:  # (NaN included)
+        zero = x == 0  # e^0 − ₁F₁(d; d/2; 0) = 0 exactly
+        lg[zero], err[zero] = -np.inf, 0.0
     slow = np.isnan(lg)
     if slow.any():
         lg[slow] = _log_orth_gap_logspace(d[slow], x[slow])

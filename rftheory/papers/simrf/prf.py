@@ -38,6 +38,7 @@ from .conformity import conf_iid_quad, conf_orth_chi2d, conformity_orthogonal, c
 sp = lazy("sympy")  # imported on first use (the CLI starts without it)
 
 EPS = np.finfo(float).eps  # 2x the unit roundoff
+U = EPS / 2  # the unit roundoff
 
 
 # --------------------------------------------------------------------------
@@ -150,7 +151,13 @@ def _prf_route_conformity_cached(coupling, d, v, prec):
 def _norm_exponent_f64(a, b, v):
     """``a² + b² − v²`` and a bound on its error (Dekker's exact products, a compensated
     sum of their six parts): the exponent of ``e^{−2‖x‖²−2‖y‖²+2v²}`` without cancellation,
-    within ``u|s| + γ_5²(a² + b² + v²)``."""
+    within ``u|s| + γ_5²(a² + b² + v²)``.  Where ``a = b = v/2`` exactly (the default norms) and
+    ``v ≥ 2^{−500}`` (``v²`` normal), ``s = −v²/2`` exactly and ``−fl(v²)/2`` is within ``u|s|``:
+    that is returned at once, with the same bound."""
+    half = 0.5 * v
+    if np.array_equal(a, half) and np.array_equal(b, half) and not np.any(v < 2.0**-500):
+        s = -0.5 * (v * v)
+        return s, 1.01 * U * np.abs(s)
     ah, al = two_prod(a, a)
     bh, bl = two_prod(b, b)
     vh, vl = two_prod(v, v)
@@ -173,7 +180,7 @@ PRF_MSE_RTOL64 = 1e-11
 
 
 #: points evaluated together by prf_mse_f64 (its ~20 temporaries of this size stay in the cache)
-PRF_F64_CHUNK = 16384
+PRF_F64_CHUNK = 8192
 
 
 def prf_mse_f64(p):
@@ -189,32 +196,53 @@ def prf_mse_f64(p):
 
 
 def _prf_mse_f64_block(coupling, d, m, v, a, b):
-    """:func:`prf_mse_f64` on broadcast arrays of one chunk."""
+    """:func:`prf_mse_f64` on broadcast arrays of one chunk (in place where a temporary allows)."""
     zero = v == 0  # x = y = 0 up to sign: every feature is 1, the estimator exact
-    v = np.where(zero, 1.0, v)
+    some_zero = bool(zero.any())
+    if some_zero:
+        v = np.where(zero, 1.0, v)
     v2 = v * v
-    with np.errstate(divide="ignore"):
-        l0 = np.log(-np.expm1(-v2))  # log(e^{2v²} − e^{v²}) − 2v², no overflow
     gap = PRF_CONFORMITY[coupling][1]
-    amp = np.zeros_like(v)
-    err_gap = np.zeros_like(v)
-    inner = l0
-    if gap is not None:
-        P = coupled_pairs(m.astype(int), d.astype(int))
-        lgap, err_gap = gap(d, v)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            q = np.exp(np.log(P / m) + lgap - 2 * v2 - l0)  # (P/m)(e^{v²} − ρ)/(e^{2v²} − e^{v²})
-            inner = l0 + np.log1p(-q)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        l0 = np.log(-np.expm1(-v2))  # log(e^{2v²} − e^{v²}) − 2v², no overflow
+        amp, err_gap, inner = 0.0, 0.0, l0
+        if gap is not None:
+            # P/m = d − 1 exactly where m = d (one block); else from the integers
+            pm = d - 1 if np.array_equal(m, d) else coupled_pairs(m.astype(int), d.astype(int)) / m
+            lgap, err_gap = gap(d, v)
+            q = np.log(pm)  # (P/m)(e^{v²} − ρ)/(e^{2v²} − e^{v²}), in place
+            q += lgap
+            q -= 2 * v2
+            q -= l0
+            q = np.exp(q)
+            inner = np.log1p(-q)
+            inner += l0
             amp = q / (1 - q)  # condition of log1p(−q) in q
+            amp += 1
+        else:
+            amp = 1.0
     s, err_s = _norm_exponent_f64(a, b, v)
-    expo = -2 * s - np.log(m) + inner
+    log_m = np.log(m)
+    expo = -2 * s
+    expo -= log_m
+    expo += inner
     # first-order error of the exponent, in units of u = EPS/2 per rounding: a²+b²−v²
     # (err_s, doubled), log m, exp's argument; l0 and the gap's log, amplified by
     # the cancellation (1 + amp) of the bracket (e^{2v²} − e^{v²}) − (P/m)(e^{v²} − ρ)
-    err = 2 * err_s + EPS / 2 * (np.abs(np.log(m)) + np.abs(expo) + 4) \
-        + (err_gap + EPS / 2 * (2 + np.abs(l0))) * (1 + amp)
-    val = np.array(exp_checked(np.where(zero, 0.0, expo), "PRF MSE"), dtype=float)
-    err = np.where(zero, 0.0, err)
+    t = np.abs(l0)
+    t += 2
+    t *= EPS / 2
+    t += err_gap
+    t *= amp  # (err_gap + u(2 + |l0|))(1 + amp)
+    err = np.abs(log_m)
+    err += np.abs(expo)
+    err += 4
+    err *= EPS / 2
+    err += 2 * err_s
+    err += t
+    val = np.array(exp_checked(np.where(zero, 0.0, expo) if some_zero else expo, "PRF MSE"), dtype=float)
+    if some_zero:
+        err = np.where(zero, 0.0, err)
     if coupling == "simplex":
         # simplex blocks at large d and small v: the bracket cancels like 2d against the log-space gap's
         # rounding (u|log gap|), beyond rtol64/10 for d >~ 60 at v < 0.3. There (v <= SIMPLEX_CERTIFY_V)
@@ -226,7 +254,7 @@ def _prf_mse_f64_block(coupling, d, m, v, a, b):
                                      17, "simrf.prf_mse"))
         err = np.where(fix, 0.0, err)
     _refuse_inaccurate(err, PRF_MSE_RTOL64, "PRF MSE")
-    return np.where(zero, 0.0, val)
+    return np.where(zero, 0.0, val) if some_zero else val
 
 
 #: simplex points refused by the float64 bound are served by certified mpmath up to this v (the
