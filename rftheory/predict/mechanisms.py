@@ -53,7 +53,7 @@ class Mechanism:
     n : int
         The ``n`` of ``hybrid:angular:N`` (λ features), else 0.
     fitted : object
-        FAVOR#: the fitted float64 parameters (:class:`~rftheory.papers.derf.formulas.DERFParams`).
+        FAVOR#: the fitted float64 parameters (:class:`~rftheory.papers.derf.model.DERFParams`).
     interp : object
         Coupled rff/psi/prf: the :class:`~rftheory.predict.interp.Interpolant` of the
         pair term on the data set (``None``: every pair evaluated directly).
