@@ -11,7 +11,7 @@ import rftheory
 from rftheory.core.errors import ParameterError
 from rftheory.core.montecarlo import summarize
 from rftheory.numerics.backends import F64, MP
-from rftheory.papers.derf import formulas as D
+from rftheory.papers.derf import model as D
 from rftheory.papers.derf import optima as O
 from rftheory.papers.derf.regimes import REGIMES, data_stats, sample_sets
 
@@ -101,7 +101,7 @@ def test_sderf_diagonal_data_by_hand():
 
 
 def test_unbiased_first_moment_is_the_kernel():
-    from rftheory.papers.derf.inputs import derf_instance
+    from rftheory.papers.derf.moments import derf_instance
 
     r = rftheory.get("derf.derf_moments")
     for d in (1, 4):
@@ -179,7 +179,7 @@ def test_scipy_check_catches_a_wrong_root(monkeypatch):
     X, Y = _instance(3, 0, "heterogen")
     right = O.optimum("aderf", X, Y).objective
     # a root 5% too large: t = 1.05 t*, i.e. delta = 1.05 (1 + delta*) - 1
-    monkeypatch.setattr(D, "gerf_delta", lambda d, mu, bk=F64: 1.05 * ((d + 2 * mu) + bk.sqrt((d + 2 * mu) ** 2 + 8 * d * mu)) / (2 * d) - 1)
+    monkeypatch.setattr(O, "gerf_delta", lambda d, mu, bk=F64: 1.05 * ((d + 2 * mu) + bk.sqrt((d + 2 * mu) ** 2 + 8 * d * mu)) / (2 * d) - 1)
     wrong = O.optimum("aderf", X, Y)
     best, _ = O.numerical_optimum("aderf", X, Y, np.random.default_rng(1), starts=3)
     # the objective of the wrong parameters (Eq. 14) exceeds what scipy finds by far more than 1e-10
@@ -188,7 +188,7 @@ def test_scipy_check_catches_a_wrong_root(monkeypatch):
 
 
 def test_verify_checks_fail_for_a_wrong_optimum(monkeypatch):
-    from rftheory.papers.derf.checks import optimum_checks
+    from rftheory.papers.derf.optima import optimum_checks
     from rftheory.verify.engine import judge
 
     monkeypatch.setattr(O, "_optimum_sderf", lambda X, Y, bk, st: O._optimum_gerf(X, Y, bk, st))
@@ -203,7 +203,7 @@ def test_mc_detects_a_missing_normaliser(rng):
     implementation does) is caught.  Bound |z| < 5.5: false alarm < 4e-8."""
     r = rftheory.get("derf.derf_moments")
     p = r.validate(d=4, seed=0, moment="first")
-    from rftheory.papers.derf.inputs import derf_instance
+    from rftheory.papers.derf.moments import derf_instance
 
     A, B1, B2, x, y = derf_instance(p)
     fm = D.make_params(A, B1, B2).features()

@@ -1,6 +1,6 @@
 """derf.*: declared domains, strict object parameters, float64 never silently wrong
 (issue 16 and the fuzz cases).  Expected values are computed here from the papers'
-formulas at high precision, independently of rftheory.papers.derf.float64's rearranged forms."""
+formulas at high precision, independently of the rearranged float64 forms of rftheory.papers.derf (bounds and the families' evaluators)."""
 
 import io
 from contextlib import redirect_stderr, redirect_stdout
@@ -47,7 +47,7 @@ def test_tiny_scale_of_data_sets_is_a_parameter_error(rid):
 
 def test_derf_moments_tiny_scale_is_served_correctly():
     # x, y of norm 1e-300: E f1 f2 = e^{x.y} = 1 (to 1e-600) and E f1^2 f2^2 = det(I-4A) det(I-8A)^{-1/2}
-    from rftheory.papers.derf.inputs import derf_instance
+    from rftheory.papers.derf.moments import derf_instance
 
     r = rftheory.get("derf.derf_moments")
     p = r.validate(d=3, seed=5, scale=1e-300)

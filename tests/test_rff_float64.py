@@ -13,7 +13,7 @@ import pytest
 
 import rftheory
 from rftheory.numerics import rff_float64 as rf
-from rftheory.papers.hrf import float64 as hrf64
+from rftheory.papers.hrf import lemma22 as hrf_l22
 
 
 def _tau(d, x):
@@ -120,7 +120,7 @@ def test_hrf_trig_orthogonal_float64_against_mpmath():
     for i in range(n):
         want = rftheory.evaluate("hrf.mse_trig", d=int(d[i]), m=int(m[i]), x_norm=float(a[i]), y_norm=float(b[i]),
                                  theta=float(th[i]), coupling="orthogonal", dps=30)
-        assert abs(got[i] / float(want) - 1) <= 10 * hrf64.TRIG_BRACKET_TOL, (d[i], m[i], a[i], b[i], th[i])
+        assert abs(got[i] / float(want) - 1) <= 10 * hrf_l22.TRIG_BRACKET_TOL, (d[i], m[i], a[i], b[i], th[i])
 
 
 def test_b_k_log_space_and_recurrence_agree_with_exact_rationals():

@@ -98,7 +98,7 @@ class DenseExponential:
     ----------
     A, B1, B2, C1, C2 : numpy.ndarray, shape (d, d)
         Thm 4.1's parameters (validated where they are made:
-        ``rftheory.papers.derf.formulas.make_params``).
+        ``rftheory.papers.derf.model.make_params``).
     log_d : float
         ``log D = ¼ log det(I − 4A)``.
 

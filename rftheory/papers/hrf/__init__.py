@@ -1,12 +1,15 @@
 """Hybrid Random Features (Choromanski et al., ICLR 2022;
 Choromanski et al. 2022): result IDs ``hrf.*``.
 
-:mod:`.formulas` (closed forms, any backend ``bk``), :mod:`.ce_formulas`
-(complex-exponential estimators, exact), :mod:`.values` (the exact layers at a
-point), :mod:`.routes` and :mod:`.ce_routes` (independent routes), :mod:`.float64`,
-:mod:`.montecarlo`, :mod:`.optimise` (golden-section maximiser, 2-means),
-:mod:`.checks` (raw measurements), :mod:`.params` (parameters and domains);
-:mod:`.entries` registers the results.
+One family per module, each with its formulas, routes, float64 evaluator, Monte
+Carlo, checks and registrations: :mod:`.lemma22` (``mse_trig``, ``mse_positive``),
+:mod:`.mgf` (``complex_mgf``), :mod:`.complex_exp` (``ce_mse``), :mod:`.hybrid`
+(``angular_lambda``, ``bipolar_mse``, ``angular_hybrid_mse``, ``gaussian_hybrid_mse``),
+:mod:`.relative_error` (``max_relative_error``, ``angular_hybrid_bound``),
+:mod:`.clusters` (``cluster_A``).  Shared by several families: :mod:`.params`
+(parameters and domains), :mod:`.logspace` (float64 log-space arithmetic),
+:mod:`.quadrature` (the routes' trapezoidal rules), :mod:`.optimise`
+(golden-section maximiser, 2-means).
 """
 
-from . import entries  # noqa: F401  (registration)
+from . import lemma22, mgf, complex_exp, hybrid, relative_error, clusters  # noqa: F401, I001  (registration, in this order)

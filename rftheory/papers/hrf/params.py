@@ -269,3 +269,7 @@ def cl_check(p):
             raise ParameterError("rj", "a coordinate is 0 in one centre but not in the other: "
                                  "no diagonal A attains the infimum of l(A) (App. H.2)")
 
+
+
+#: Monte Carlo replicates are drawn in blocks of this many (bounded memory)
+CHUNK = 4096

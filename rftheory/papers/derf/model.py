@@ -1,16 +1,13 @@
-"""FAVOR#: the formulas of generalized and dense-exponential random features.
+"""FAVOR#: the model every ``derf.*`` family shares — the DERF parametrisation, the GERF scalar
+problem and the objective (Likhosherstov, Choromanski, Dubey, Liu, Sarlos, Weller 2023, *FAVOR#: Sharp
+Attention Kernel Approximations via New Classes of Positive Random Features*, arXiv:2302.00787).
 
-Source: Likhosherstov, Choromanski, Dubey,
-Liu, Sarlos, Weller 2023, *FAVOR#: Sharp Attention Kernel Approximations via
-New Classes of Positive Random Features*, arXiv:2302.00787; result IDs ``derf.*``).
-Each formula is re-derived (derivations/derf_*.py) and this module
-writes it once, against a backend ``bk`` of
-:mod:`rftheory.numerics.backends` (``F64``: numpy.linalg; ``MP``: mpmath
-matrices at the working precision; ``SYM`` for the scalar GERF formulas).
+Each formula is re-derived (derivations/derf_*.py) and this module writes it once, against a backend
+``bk`` of :mod:`rftheory.numerics.backends` (``F64``: numpy.linalg; ``MP``: mpmath matrices at the
+working precision; ``SYM`` for the scalar GERF formulas).
 
 Dense-exponential random features (DERF, Sec. 4) of ``K(x, y) = e^{x·y}``,
-``ω ~ N(0, I_d)`` (the features themselves:
-:mod:`rftheory.features.dense_exponential`):
+``ω ~ N(0, I_d)`` (the features themselves: :mod:`rftheory.features.dense_exponential`):
 
 .. math::
 
@@ -20,9 +17,10 @@ Dense-exponential random features (DERF, Sec. 4) of ``K(x, y) = e^{x·y}``,
 with ``8A ≺ I``, ``B₁ᵀ(I−4A)⁻¹B₂ = I``, ``C_k = −½B_kᵀ(I−4A)⁻¹B_k``,
 ``D = det(I−4A)^{1/4}`` (Thm 4.1).  The families: FAVOR+ (``A = 0``,
 ``B = I``), GERF (``A = aI``, ``B₁ = B₂ = √(1−4a) I``), SADERF (GERF on
-``(Ψx, Ψ⁻¹y)``), ADERF (``A = aI``), SDERF (``B₁ = B₂``).  Their optima:
-:mod:`.optima`; the data sets: :mod:`.regimes`; float64 forms with error
-bounds: :mod:`.float64`.
+``(Ψx, Ψ⁻¹y)``), ADERF (``A = aI``), SDERF (``B₁ = B₂``).  The optima are built from
+these formulas (:mod:`.optima`), so they sit below every family: the moments of the
+features (:mod:`.moments`), the objective (:mod:`.objective`), the optima and the
+variance comparison (:mod:`.comparison`).
 """
 
 from __future__ import annotations
@@ -33,39 +31,15 @@ from typing import Any
 import mpmath as mp
 import numpy as np
 
-from ...core.errors import ParameterError, RangeError
+from ...core.errors import ParameterError
 from ...features.dense_exponential import DenseExponential
 from ...numerics.backends import F64, MP
 
-__all__ = [
-    "PAPER",
-    "FAMILIES",
-    "DERFParams",
-    "gerf_root",
-    "gerf_delta",
-    "homogeneous_objective",
-    "homogeneous_objective_delta",
-    "gerf_log_second_moment",
-    "make_params",
-    "check_derf",
-    "log_first_moment",
-    "log_second_moment",
-    "objective",
-    "relative_variances",
-]
-
 PAPER = "Likhosherstov et al. (2023), FAVOR#"
+
 
 #: the families compared in Sec. 5.1, in the order of the paper's Venn diagram
 FAMILIES = ("favor+", "gerf", "saderf", "aderf", "sderf")
-
-
-def _scalar(bk, M):
-    return bk.entry(M, 0, 0)
-
-
-# ---------------------------------------------------------------------------
-# the GERF scalar problem (Sec. 3.1): one formula for GERF, SADERF, ADERF, SDERF
 
 
 def gerf_delta(d, mu, bk=F64):
@@ -227,10 +201,6 @@ def gerf_log_second_moment(d, A, v2, xy2, bk=F64):
     return bk.num(d) / 2 * bk.log1p(16 * A * A / t) + v2 / t + xy2
 
 
-# ---------------------------------------------------------------------------
-# DERF parameters and their moments (Thm 4.1)
-
-
 @dataclass
 class DERFParams:
     """Parameters ``(A, B₁, B₂)`` of DERFs with their derived ``C₁, C₂, log D`` (FAVOR#, Thm 4.1).
@@ -373,34 +343,7 @@ def make_params(A, B1, B2=None, bk=F64, family="derf", check=True):
     return DERFParams(family, A, B1, B2, bk)
 
 
-def log_first_moment(p: DERFParams, x, y):
-    """``log E f₁(ω,x) f₂(ω,y)`` by Gaussian integration (FAVOR#, Thm 4.1).
-
-    .. math:: \\log\\mathbb E f_1f_2 = 2\\log D - \\tfrac12\\log\\det(I-4A)
-       + \\tfrac12 b^\\top(I-4A)^{-1}b + x^\\top C_1x + y^\\top C_2y,
-       \\qquad b = B_1x + B_2y,
-
-    which the constraint turns into ``x·y`` (unbiasedness).
-
-    Parameters
-    ----------
-    p : DERFParams
-        The parameters (their backend is used).
-    x, y : backend column vectors, shape (d, 1)
-        The pair.
-
-    Returns
-    -------
-    number
-        ``log E f₁f₂``.
-    """
-    bk = p.bk
-    b = bk.mm(p.B1, x) + bk.mm(p.B2, y)
-    q = bk.mm(bk.T(b), p.P, b) * bk.num(0.5) + bk.mm(bk.T(x), p.C1, x) + bk.mm(bk.T(y), p.C2, y)
-    return 2 * p.logD - p.logdet_S / 2 + _scalar(bk, q)
-
-
-def _pair_logs(p: DERFParams, X, Y):
+def pair_logs(p: DERFParams, X, Y):
     """``log E f₁²f₂²`` (Eq. 15) for every pair (rows of ``X``, rows of ``Y``) as an
     ``(L_x, L_y)`` backend matrix: the quadratic form of ``b = B₁x_i + B₂y_j`` expanded,
     ``2bᵀRb = 2b_xᵀRb_x + 2b_yᵀRb_y + 4b_xᵀRb_y``."""
@@ -419,30 +362,6 @@ def _pair_logs(p: DERFParams, X, Y):
         for j in range(ny):
             out[i, j] += const + qx[i] + qy[j]
     return out
-
-
-def log_second_moment(p: DERFParams, x, y):
-    """``log E f₁²f₂²`` (FAVOR#, Eq. 15, Thm 4.1).
-
-    .. math:: \\mathbb E f_1^2f_2^2 = \\det(I-4A)\\det(I-8A)^{-1/2}
-       \\exp\\big(2b^\\top(I-8A)^{-1}b + 2x^\\top C_1x + 2y^\\top C_2y\\big),\\qquad b = B_1x + B_2y
-
-    (the one-pair case of the pairwise evaluation behind :func:`objective`).
-
-    Parameters
-    ----------
-    p : DERFParams
-        The parameters (their backend is used).
-    x, y : backend column vectors, shape (d, 1)
-        The pair.
-
-    Returns
-    -------
-    number
-        ``log E f₁²f₂²``.
-    """
-    bk = p.bk
-    return _scalar(bk, _pair_logs(p, bk.T(x), bk.T(y)))
 
 
 def objective(p: DERFParams, X, Y):
@@ -467,38 +386,6 @@ def objective(p: DERFParams, X, Y):
         ``L(θ; X, Y)``.
     """
     bk = p.bk
-    lg = _pair_logs(p, X, Y)
+    lg = pair_logs(p, X, Y)
     nx, ny = bk.shape(lg)
     return bk.total(lg) / (nx * ny)
-
-
-def relative_variances(p: DERFParams, X, Y):
-    """``Var_ij / K_ij² = E f₁²f₂² / e^{2x_i·y_j} − 1`` for one random feature (FAVOR#, Sec. 5.1).
-
-    Divide by ``m`` for ``m`` iid features.
-
-    Parameters
-    ----------
-    p : DERFParams
-        The parameters (their backend is used).
-    X, Y : array_like or backend matrices, shape (L, d) and (L', d)
-        The two sets (rows).
-
-    Returns
-    -------
-    numpy.ndarray or mpmath.matrix
-        Shape ``(L, L')``.
-
-    Raises
-    ------
-    RangeError
-        In float64, where a ratio overflows.
-    """
-    bk = p.bk
-    X, Y = bk.mat(X), bk.mat(Y)
-    lg = _pair_logs(p, X, Y) - bk.mm(X, bk.T(Y)) * 2
-    if bk is F64:
-        if np.max(lg) > 700:
-            raise RangeError("relative variance overflows float64; use the mpmath layer")
-        return np.expm1(lg)
-    return lg.apply(mp.expm1)

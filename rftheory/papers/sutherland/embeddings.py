@@ -1,20 +1,14 @@
-"""Monte Carlo replicates of the φ and ψ estimators (Sutherland & Schneider, Sutherland & Schneider 2015)."""
+"""Monte Carlo replicates of the φ and ψ estimators (Sutherland & Schneider 2015), shared by
+the variance family (:mod:`.variance`) and the coupled one (:mod:`.coupled`).
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
-from ...core.errors import LayerUnavailableError
 from ...features import gaussian
 from ...numerics.geometry import pair_from_difference
 from ...sampling.samplers import haar, sample
-
-
-def mc_z(p):
-    """``z`` for the Monte Carlo layers, which draw Gaussian frequencies."""
-    if p["kernel"] != "gaussian":
-        raise LayerUnavailableError("Monte Carlo draws Gaussian frequencies: kernel=gaussian only")
-    return float(p["z"])
 
 
 def phi_estimates(D, z, rng, n, coupling="iid", d=4):

@@ -1,0 +1,662 @@
+"""The Lemma 2.2 family (Choromanski et al., ICLR 2022; Choromanski et al. 2022, Lemma 2.2, Eq. 7):
+``hrf.mse_trig`` and ``hrf.mse_positive``, the MSE of trigonometric and antithetic positive softmax
+features with iid or orthogonal-block frequencies.
+
+Here, in order: the closed forms (one expression for every backend ``bk``), the point context
+and guard digits the exact layers share with :mod:`.hybrid` and :mod:`.relative_error`, the
+exact layers at a point, the quadrature route, the float64 evaluators with their error bounds,
+the Monte Carlo of the estimators, and the registrations.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import mpmath as mp
+import numpy as np
+
+from ...core.errors import LayerUnavailableError, RangeError
+from ...core.registry import Result, register
+from ...features import softmax as sf
+from ...numerics.backends import MP, SYM, Sympy
+from ...numerics.geometry import pair_from_angle
+from ...numerics.orth_gap import log_pp_bracket_series
+from ...numerics.rff_float64 import rff_bracket_f64
+from ...numerics.rff_pairs import checked, chi2d_pair_mean, orth_pair_chi2d, rff_mse, rff_mse_sym
+from ...numerics.special import coupled_pairs, log_orth_gap_pos
+from ...sampling.samplers import sample
+from .logspace import exp64, f64_geom, f64_pair_logs, lexpm1, log_signed_sum, signed_sum
+from .params import CHUNK, COUPLING, D2, M_, NORM_MAX, PAPER, THETA, X_NORM, Y_NORM
+from .quadrature import gauss_mean
+
+
+def _is_sym(bk) -> bool:
+    return isinstance(bk, Sympy)
+
+
+def angle_terms(bk, theta):
+    """``(sin²(θ/2), cos²(θ/2), θ/π, 1 − θ/π)`` in backend ``bk``.
+
+    Exact at ``θ = 0`` and at ``θ ≥ π`` (read as π), so that structurally zero
+    MSEs come out as an exact zero; the half-angle forms avoid the cancellation
+    of ``1 ± cos θ`` (``z² = (a−b)² + 4ab sin²(θ/2)``, ``v² = (a−b)² + 4ab cos²(θ/2)``).
+
+    Parameters
+    ----------
+    bk : backend
+        ``MP`` or ``SYM``.
+    theta : Fraction, int or number of ``bk``
+        The angle; an exact parameter is converted with ``bk.num``.
+
+    Returns
+    -------
+    tuple
+        ``(sin²(θ/2), cos²(θ/2), θ/π, 1 − θ/π)``.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> from rftheory.numerics.backends import SYM
+    >>> angle_terms(SYM, Fraction(0))
+    (0, 1, 0, 1)
+    """
+    th = bk.num(theta) if isinstance(theta, (Fraction, int)) else theta
+    if _is_sym(bk):
+        pi = bk.pi()
+        if th.is_number and th > pi:
+            th = pi
+        return bk.sin(th / 2) ** 2, bk.cos(th / 2) ** 2, th / pi, 1 - th / pi
+    th = mp.mpf(th)
+    if th == 0:
+        return mp.mpf(0), mp.mpf(1), mp.mpf(0), mp.mpf(1)
+    if th >= mp.pi:
+        return mp.mpf(1), mp.mpf(0), mp.mpf(1), mp.mpf(0)
+    return mp.sin(th / 2) ** 2, mp.cos(th / 2) ** 2, th / mp.pi, (mp.pi - th) / mp.pi
+
+
+def zv2(a, b, ang):
+    """``(z², v²) = (‖x−y‖², ‖x+y‖²)`` as sums of non-negative terms.
+
+    Parameters
+    ----------
+    a, b : number
+        ``‖x‖``, ``‖y‖``.
+    ang : tuple
+        :func:`angle_terms`.
+
+    Returns
+    -------
+    tuple
+        ``((a−b)² + 4ab sin²(θ/2), (a−b)² + 4ab cos²(θ/2))``.
+    """
+    d2, ab4 = (a - b) ** 2, 4 * a * b
+    return d2 + ab4 * ang[0], d2 + ab4 * ang[1]
+
+
+def pair_gap(bk, d, y):
+    """``G(y) = ₁F₁(d; d/2; y) − e^{2y}``: the orthogonal-pair correction of the ``++`` MSE.
+
+    For ``|y| ≤ 1`` (mpmath) the series ``Σ_{k≥2} y^k/k! ((d)_k/(d/2)_k − 2^k)``
+    (the ``k ≤ 1`` terms cancel exactly), summed to a remainder below
+    ``eps·|sum|``: every term is at most ``(2|y|)^k/k!`` and their ratio is
+    ``≤ 1/2`` from ``k = 3`` on.  Otherwise mpmath's ``hyp1f1``.
+
+    Parameters
+    ----------
+    bk : backend
+        ``MP`` or ``SYM``.
+    d : int
+        Dimension.
+    y : number
+        Argument (``v²/2`` for the ``++`` features).
+
+    Returns
+    -------
+    number
+        ``G(y)``.
+    """
+    if _is_sym(bk):
+        return bk.hyp1f1(d, bk.frac(d, 2), y) - bk.exp(2 * y)
+    if y == 0:
+        return mp.mpf(0)
+    if abs(y) > 1:
+        return mp.hyp1f1(d, mp.mpf(d) / 2, y) - mp.exp(2 * y)
+    tol = mp.eps / 16
+    total, R, two, t, k = mp.mpf(0), mp.mpf(1), mp.mpf(1), mp.mpf(1), 0
+    while True:
+        R *= (d + k) / (mp.mpf(d) / 2 + k)
+        two *= 2
+        k += 1
+        t *= y / k
+        if k >= 2:
+            total += t * (R - two)
+            if k >= 3 and (2 * abs(y)) ** k / mp.factorial(k) <= tol * abs(total):
+                return total
+
+
+def mse_trig(bk, a, b, ang, m, d=None, coupling="iid"):
+    """MSE of ``SM_trig`` (Lemma 2.2; blocks of orthogonal ω's add the pair term).
+
+    ``SM_trig`` is ``e^{(a²+b²)/2}`` times the RFF estimator of the Gaussian
+    kernel ``e^{−z²/2}`` on both inputs, so its MSE is ``e^{a²+b²}`` times the
+    RFF MSE at ``z = ‖x−y‖`` (:func:`rftheory.numerics.rff_pairs.rff_mse`):
+
+    .. math:: \\mathrm{MSE} = \\frac{e^{a^2+b^2}}{m}\\Big[\\frac{(1-e^{-z^2})^2}{2}
+       + \\frac Pm\\big({}_1F_1(d;\\tfrac d2;-\\tfrac{z^2}2) - e^{-z^2}\\big)\\Big]
+
+    (``P = 0`` for iid).
+
+    Parameters
+    ----------
+    bk : backend
+        ``MP`` or ``SYM``.
+    a, b : number
+        ``‖x‖``, ``‖y‖``.
+    ang : tuple
+        :func:`angle_terms`.
+    m : int
+        Number of features.
+    d : int, optional
+        Dimension (orthogonal blocks of at most ``d``).
+    coupling : {"iid", "orthogonal"}
+
+    Returns
+    -------
+    number
+        The MSE.
+    """
+    z2, _ = zv2(a, b, ang)
+    if _is_sym(bk):
+        return bk.exp(a * a + b * b) * rff_mse_sym(coupling, d, m, z2)
+    # iid: no coupled pairs (rff_mse still counts them: any block size will do)
+    return mp.exp(a * a + b * b) * rff_mse(coupling, 1 if d is None else d, m, mp.sqrt(z2))
+
+
+def mse_pos(bk, a, b, ang, m, d=None, coupling="iid"):
+    """MSE of the antithetic positive estimator ``SM_++`` (Lemma 2.2, with blocks).
+
+    .. math:: \\mathrm{MSE} = \\frac{e^{-a^2-b^2}}{m}\\Big[\\frac{(e^{v^2}-1)^2}{2}
+       + \\frac Pm\\big({}_1F_1(d;\\tfrac d2;\\tfrac{v^2}2) - e^{v^2}\\big)\\Big]
+
+    (the pair term of ``cosh`` features: ``(w_i, −w_j)`` is distributed as ``(w_i, w_j)``).
+
+    Parameters
+    ----------
+    bk : backend
+        ``MP`` or ``SYM``.
+    a, b : number
+        ``‖x‖``, ``‖y‖``.
+    ang : tuple
+        :func:`angle_terms`.
+    m : int
+        Number of features.
+    d : int, optional
+        Dimension (orthogonal blocks of at most ``d``).
+    coupling : {"iid", "orthogonal"}
+
+    Returns
+    -------
+    number
+        The MSE.
+    """
+    _, v2 = zv2(a, b, ang)
+    out = bk.expm1(v2) ** 2 / 2
+    if coupling == "orthogonal":
+        out = out + bk.frac(coupled_pairs(m, d), m) * pair_gap(bk, d, v2 / 2)
+    return bk.exp(-(a * a + b * b)) * out / m
+
+
+def ctx(bk, p, a="x_norm", b="y_norm"):
+    """The norms and angle terms of a point, in backend ``bk``.
+
+    Parameters
+    ----------
+    bk : rftheory.numerics.backends.Backend
+        The backend (float64, mpmath or sympy).
+    p : dict
+        A validated point with the norms under keys ``a``, ``b`` and the angle ``theta``.
+    a, b : str, optional
+        The keys of the two norms.
+
+    Returns
+    -------
+    tuple
+        ``(‖x‖, ‖y‖, angle_terms(bk, θ))`` as numbers of ``bk``.
+    """
+    return bk.num(p[a]), bk.num(p[b]), angle_terms(bk, p["theta"])
+
+
+def guarded(f, extra=20):
+    """Evaluate an mpmath formula with guard digits (the cancellation of the
+    orthogonal pair term, up to ``(d+2)/3``, and of the shared-ω term).
+
+    Parameters
+    ----------
+    f : callable
+        ``f(p)``: an mpmath layer.
+    extra : int, optional
+        Guard digits added to the working precision.
+
+    Returns
+    -------
+    callable
+        ``run(p)``: ``f(p)`` at ``extra`` more digits, rounded to the caller's precision.
+    """
+    def run(p):
+        with mp.workdps(mp.mp.dps + extra):
+            v = f(p)
+        return +v
+    return run
+
+
+def lemma22(bk, p, which):
+    """``hrf.mse_trig`` (``which="trig"``) or ``hrf.mse_positive`` (``"pos"``) at ``p`` in ``bk``.
+
+    Parameters
+    ----------
+    bk : backend
+        ``MP`` or ``SYM``.
+    p : dict
+        Validated parameters (``d, m, x_norm, y_norm, theta, coupling``).
+    which : {"trig", "pos"}
+
+    Returns
+    -------
+    number
+        The MSE.
+    """
+    a, b, ang = ctx(bk, p)
+    f = mse_trig if which == "trig" else mse_pos
+    return f(bk, a, b, ang, p["m"], p["d"], p["coupling"])
+
+
+mse_trig_mp = guarded(lambda p: lemma22(MP, p, "trig"))
+
+
+mse_pos_mp = guarded(lambda p: lemma22(MP, p, "pos"))
+
+
+def var_terms(a, b, ang, which):
+    """``m·MSE`` of ``SM_++`` (``which="pos"``) or ``SM_trig`` (iid ω's) from the definition:
+    ``e^{∓(a²+b²)} Var f``, ``Var f = E(f − E f)²`` by quadrature of a non-negative
+    integrand written without cancellation (``cos t − e^{−z²/2} = −2 sin²(t/2) − expm1(−z²/2)``,
+    ``cosh t − e^{v²/2} = 2 sinh²(t/2) − expm1(v²/2)``).
+
+    Parameters
+    ----------
+    a, b : mpf
+        ``‖x‖``, ``‖y‖``.
+    ang : tuple
+        :func:`angle_terms`.
+    which : {"trig", "pos"}
+
+    Returns
+    -------
+    tuple of mpf
+        ``(m·MSE, E f)``.
+    """
+    s2 = a * a + b * b
+    z2, v2 = zv2(a, b, ang)
+    if which == "trig":
+        em = mp.expm1(-z2 / 2)
+        var = gauss_mean(lambda u: (2 * mp.sin(u / 2) ** 2 + em) ** 2, mp.sqrt(z2))
+        return mp.exp(s2) * var, mp.exp(-z2 / 2)
+    em = mp.expm1(v2 / 2)
+    var = gauss_mean(lambda u: (2 * mp.sinh(u / 2) ** 2 - em) ** 2, mp.sqrt(v2), 2 * v2)
+    return mp.exp(-s2) * var, mp.exp(v2 / 2)
+
+
+#: the orthogonal quadrature route serves d <= ORTH_ROUTE_D and |t| <= ORTH_ROUTE_T (its
+#: cost grows like d·sqrt(|t|)); elsewhere it is "n/a here"
+ORTH_ROUTE_D, ORTH_ROUTE_T = 64, 400
+
+
+#: the orthogonal quadrature route serves d <= ORTH_ROUTE_D and |t| <= ORTH_ROUTE_T (its
+#: cost grows like d·sqrt(|t|)); elsewhere it is "n/a here"
+ORTH_ROUTE_D, ORTH_ROUTE_T = 64, 400
+
+
+#: for trig the pair integral oscillates (Bessel J) and equals ~e^{-z²}: |t| <= 20; and for both,
+#: E f_i f_j − (E f)² = O(t²) cancels against O(1) terms: |t| >= 1e-3
+ORTH_ROUTE_T_TRIG, ORTH_ROUTE_TMIN = 20, mp.mpf("0.001")
+
+
+#: for trig the pair integral oscillates (Bessel J) and equals ~e^{-z²}: |t| <= 20; and for both,
+#: E f_i f_j − (E f)² = O(t²) cancels against O(1) terms: |t| >= 1e-3
+ORTH_ROUTE_T_TRIG, ORTH_ROUTE_TMIN = 20, mp.mpf("0.001")
+
+
+def lemma22_route(which):
+    """Route: ``MSE = (m·MSE_iid + pref² (P/m)(E f_i f_j − (E f)²))/m`` from the definition
+    (:func:`var_terms`; the orthogonal pair term by the χ₂d quadrature:
+    :func:`rftheory.numerics.rff_pairs.orth_pair_chi2d` for trig,
+    :func:`rftheory.numerics.rff_pairs.chi2d_pair_mean` with sign +1 for ``++``).
+
+    Parameters
+    ----------
+    which : {"trig", "pos"}
+
+    Returns
+    -------
+    callable
+        ``p -> MSE`` (mpmath).
+    """
+    def route(p):
+        a, b, ang = ctx(MP, p)
+        m, d = p["m"], p["d"]
+        s2 = a * a + b * b
+        P = coupled_pairs(m, d) if p["coupling"] == "orthogonal" else 0
+        with mp.workdps(mp.mp.dps + 10):
+            out, mean = var_terms(a, b, ang, which)
+            if P:
+                z2, v2 = zv2(a, b, ang)
+                t, pref2 = (-z2, mp.exp(s2)) if which == "trig" else (v2, mp.exp(-s2))
+                tmax = ORTH_ROUTE_T if which == "pos" else ORTH_ROUTE_T_TRIG
+                if d > ORTH_ROUTE_D or not ORTH_ROUTE_TMIN <= abs(t) <= tmax:
+                    raise LayerUnavailableError("orthogonal quadrature route: d or |t| beyond its range here")
+                pair = orth_pair_chi2d(d, mp.sqrt(z2)) if which == "trig" else chi2d_pair_mean(d, mp.sqrt(v2), 1)
+                out = out + pref2 * mp.mpf(P) / m * (pair - mean**2)
+            out = out / m
+        return +out
+    return route
+
+
+EPS64 = float(np.finfo(float).eps)
+
+
+#: relative error bound the orthogonal trig bracket must meet (rtol64/10 of hrf.mse_trig)
+TRIG_BRACKET_TOL = 1e-11
+
+
+#: the gap's share of the bracket's relative error bound that suffices (about 8000 u, a tenth of
+#: TRIG_BRACKET_TOL): where one route of gap_f64 meets it, the other is not computed
+TRIG_GAP_ENOUGH = 2.0**-40
+
+
+#: below this z² the RFF gap series underflows float64 (its first term is ~z⁴/(2(d+2))): refused
+TRIG_Z2_MIN = 1e-140
+
+
+def log_trig_bracket(d, P, m, lz2, tol=TRIG_BRACKET_TOL, refuse=True):
+    """``log(m·MSE_RFF) = log(expm1(−z²)²/2 − (P/m)(e^{−z²} − τ_orth))`` from ``log z²``, float64.
+
+    The gap ``e^{−z²} − τ_orth`` and its error bound come from the RFF float64
+    path (:func:`rftheory.numerics.rff_pairs.gap_f64`); the bracket's bound adds
+    the roundings of the difference (amplified by its cancellation, up to
+    ``(d+2)/3``: the path refuses large ``d`` at small ``z``) and the error of
+    ``z² = exp(log z²)`` and its square root's square, ``(6 + |log z²|)`` ulps, times the bracket's condition
+    number ``z²|B'/B| ≤ 2(2 + z²)`` (measured at 200 digits: at most
+    ``1.61(2 + z²)`` for d = 2 ... 10⁴).  ``−inf`` where ``z = 0`` (a structural zero).
+
+    Parameters
+    ----------
+    d, P, m : array_like
+        Dimension, coupled ordered pairs, features.
+    lz2 : array_like
+        ``log z²``.
+    tol : float
+        Largest accepted relative error bound.
+    refuse : bool
+        ``True``: raise where the bound fails; ``False``: return the mask of
+        those elements instead (their values are then meaningless).
+
+    Returns
+    -------
+    ndarray, or (ndarray, ndarray of bool) when ``refuse`` is False
+        The log of the bracket (and the elements it could not serve).
+
+    Raises
+    ------
+    RangeError
+        Where the bound exceeds ``tol`` or ``z² < 1e-140`` (the RFF series underflows).
+    """
+    d, P, m, lz2 = np.broadcast_arrays(*(np.asarray(t, float) for t in (d, P, m, lz2)))
+    zero = lz2 == -np.inf
+    tiny = ~zero & (lz2 < math.log(TRIG_Z2_MIN))
+    if refuse and np.any(tiny):
+        raise RangeError("MSE(trig) orthogonal: z^2 < 1e-140 underflows the float64 RFF gap series; "
+                         "use layer='mpmath'")
+    z2 = np.where(zero | tiny, 1.0, np.exp(lz2))
+    # a and the gap both at z̃² = fl(fl(√z²)²), within 3u more of z² than fl(exp(log z²)): 6 ulps in all
+    br, err = rff_bracket_f64("orthogonal", d, P / m, np.sqrt(z2), enough=TRIG_GAP_ENOUGH)
+    with np.errstate(invalid="ignore"):  # an inf error bound is refused by checked()
+        err = err + EPS64 * (6 + np.abs(lz2)) * 2 * (2 + z2) * np.abs(br)
+    ok = ~zero
+    if refuse:
+        checked(br[ok], err[ok], "MSE(trig) orthogonal", tol=tol)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        bad = ~zero & (tiny | ~(err <= tol * np.abs(br)))
+        out = np.where(zero | bad, -np.inf, np.log(np.where(zero | bad, 1.0, br)))
+    return out if refuse else (out, bad)
+
+
+def _trig_orthogonal_exact(a, b, th, m, d):
+    """``hrf.mse_trig`` (orthogonal) at one float64 point by the certified mpmath
+    layer, rounded once: the fallback where the float64 bracket's error bound
+    fails (tiny ``z``, large ``d``), so the float64 layer serves the whole
+    domain it served before the bracket was vectorized."""
+    from fractions import Fraction
+
+    from ...core.precision import certified
+
+    pt = {"x_norm": Fraction(float(a)), "y_norm": Fraction(float(b)), "theta": Fraction(float(th)),
+          "m": int(m), "d": int(d), "coupling": "orthogonal"}
+    return certified(lambda: mse_trig_mp(pt), 17, "hrf.mse_trig")
+
+
+def lemma22_f64(which):
+    """Float64 Lemma 2.2 in log space (``which`` ``"trig"`` or ``"pos"``).
+
+    iid: the log forms of :func:`f64_pair_logs`.  Orthogonal ``++``: the bracket as
+    one series of positive terms (:func:`_pos_orthogonal`).  Orthogonal trig:
+    ``e^{a²+b²}/m`` times the RFF bracket (:func:`log_trig_bracket`).
+
+    Parameters
+    ----------
+    which : {"trig", "pos"}
+
+    Returns
+    -------
+    callable
+        ``p -> MSE`` (arrays of parameters broadcast).
+    """
+    def f(p):
+        a, b, th, m = (np.asarray(p[k], float) for k in ("x_norm", "y_norm", "theta", "m"))
+        if p["coupling"] == "iid":
+            lt, lp = f64_pair_logs(a, b, th, m)
+            return signed_sum([(lt if which == "trig" else lp, 1.0)], f"MSE({which})")
+        d = np.asarray(p["d"], float)
+        P = np.asarray(coupled_pairs(m.astype(np.int64), d.astype(np.int64)), float)
+        s2, lz2, lv2 = f64_geom(a, b, th, v=which == "pos")
+        if which == "pos":
+            lp = -s2 + 2 * lexpm1(lv2) - np.log(2 * m)  # log MSE(++) of iid ω's (as f64_pair_logs)
+            return _pos_orthogonal(s2, lp, lv2, d, P, m)
+        lb, bad = log_trig_bracket(d, P, m, lz2, refuse=False)
+        if not np.any(bad):
+            return exp64(s2 + lb - np.log(m), "MSE(trig) orthogonal")
+        # where the bound fails, the certified mpmath value (rare: tiny z or large d)
+        a, b, th, m, d, s2, lb, bad = np.broadcast_arrays(a, b, th, m, d, s2, lb, bad)
+        out = np.empty(a.shape)
+        good = ~bad
+        if np.any(good):
+            out[good] = exp64(s2[good] + lb[good] - np.log(m[good]), "MSE(trig) orthogonal")
+        for i in np.ndindex(bad.shape):
+            if not bad[i]:
+                continue
+            val = _trig_orthogonal_exact(a[i], b[i], th[i], m[i], d[i])
+            # the float64 range checks of every other element, on the exact log
+            exp64(float(mp.log(val)) if val != 0 else -np.inf, "MSE(trig) orthogonal")
+            out[i] = float(val)
+        return out
+    return f
+
+
+#: the ++ bracket's series is used where its error bound is below this (rtol64/10 of
+#: hrf.mse_positive: the budget of the orthogonal difference in its error analysis)
+PP_SERIES_TOL = 1e-11
+
+
+def _pos_orthogonal(s2, lp, lv2, d, P, m):
+    """Orthogonal ``++`` MSE: ``e^{−a²−b²}/m`` times the bracket
+    ``(e^{v²} − 1)²/2 − (P/m)(e^{v²} − ₁F₁(d; d/2; v²/2))`` summed term by term with
+    positive terms (:func:`rftheory.numerics.orth_gap.log_pp_bracket_series`, no
+    cancellation); where that series does not serve (``2v²`` outside its range, or its
+    bound above :data:`PP_SERIES_TOL`) the difference of the two logs, refused where it
+    cancels beyond ``CANCEL_MAX``."""
+    s2, lp, lv2, d, P, m = np.broadcast_arrays(s2, lp, lv2, d, P, m)
+    lb, eb = log_pp_bracket_series(d, P, m, np.exp(lv2) / 2)
+    ok = eb <= PP_SERIES_TOL  # False where NaN (not served)
+    with np.errstate(divide="ignore"):
+        out = np.where(ok, -s2 + lb - np.log(m), 0.0)
+    if not ok.all():
+        bad = ~ok
+        with np.errstate(divide="ignore"):
+            lgap = -s2[bad] + np.log(P[bad]) - 2 * np.log(m[bad]) + log_orth_gap_pos(d[bad], np.exp(lv2[bad]) / 2)
+        out[bad] = log_signed_sum([(lp[bad], 1.0), (lgap, -1.0)], "MSE(++) orthogonal")
+    return exp64(out, "MSE(++) orthogonal")
+
+
+def angle_replicates(n, rng, d, a, b, theta, one):
+    """Half the replicates at axis-aligned inputs (norms ``a, b`` at angle ``θ``),
+    half at one Haar rotation of them (drawn after the first half).
+
+    Parameters
+    ----------
+    n : int
+        Number of replicates.
+    rng : numpy.random.Generator
+        Source of randomness.
+    d : int
+        Dimension.
+    a, b : float
+        ``‖x‖`` and ``‖y‖``.
+    theta : float
+        The angle between ``x`` and ``y``.
+    one : callable
+        ``one(x, y, c)``: ``c`` replicates at the pair ``x, y``.
+
+    Returns
+    -------
+    ndarray
+        The ``n`` replicates.
+    """
+    out = []
+    half = n // 2
+    for k, count in enumerate((half, n - half)):
+        x, y = pair_from_angle(d, a, b, theta, rng=rng if k else None)
+        done = 0
+        while done < count:
+            c = min(CHUNK, count - done)
+            out.append(one(x, y, c))
+            done += c
+    return np.concatenate(out)
+
+
+def lemma22_mc(which):
+    """Replicates of ``(est − SM)²`` of ``SM_trig`` (``which="trig"``) or ``SM_++`` (``"pos"``).
+
+    Parameters
+    ----------
+    which : {"trig", "pos"}
+
+    Returns
+    -------
+    callable
+        ``(p, rng, n) -> ndarray`` of ``n`` replicates.
+    """
+    def run(p, rng, n):
+        d, m, coupling = p["d"], p["m"], p["coupling"]
+        a, b, th = float(p["x_norm"]), float(p["y_norm"]), float(p["theta"])
+        SM = math.exp(a * b * math.cos(th))
+        fmap = sf.trig if which == "trig" else sf.positive_pp
+
+        def one(x, y, k):
+            W = sample(coupling, d, m, rng=rng, size=k)
+            return (sf.estimate(fmap(W, x), fmap(W, y)) - SM) ** 2
+
+        return angle_replicates(n, rng, d, a, b, th, one)
+    return run
+
+
+def _l22_grid(thetas=("0.5", "1.5", "3"), norms=(("0.5", "0.5"), ("1", "0.25"), ("1.5", "1")), ds=(2, 3, 8),
+              ms=lambda d: (1, d, d + 1), couplings=("iid", "orthogonal")):
+    out = []
+    for cp in couplings:
+        for d in ds:
+            for m in ms(d):
+                for a, b in norms:
+                    for t in thetas:
+                        out.append(dict(d=d, m=m, x_norm=a, y_norm=b, theta=t, coupling=cp))
+    return out
+
+
+L22_GRID = {"quick": [dict(d=2, m=1, x_norm="1.5", y_norm="1", theta="1.5", coupling="iid"),
+                      dict(d=3, m=4, x_norm="0.5", y_norm="0.5", theta="0.5", coupling="orthogonal")],
+            "default": _l22_grid(ds=(2, 8), ms=lambda d: (1, d + 1), norms=(("0.5", "0.5"), ("1.5", "1"))),
+            "full": _l22_grid(thetas=("0", "0.1", "0.5", "1.5", "2.5", "3.1"), ds=(2, 3, 4, 8, 16))}
+
+
+L22_MC_GRID = {"quick": _l22_grid(thetas=("1",), norms=(("0.75", "0.25"),), ds=(3,), ms=lambda d: (d + 1,)),
+               "default": _l22_grid(thetas=("0.5", "2"), norms=(("0.5", "0.5"), ("0.75", "0.25")), ds=(2, 3, 8),
+                                    ms=lambda d: (1, d, d + 2))}
+
+
+L22_NOTES = (f"Declared domain: ||x||, ||y|| <= {NORM_MAX} (so v, z <= 40), d <= 10^5, m <= 10^6.",
+             "The paper states iid omegas; the orthogonal-block pair terms are 1F1(d; d/2; -z^2/2) (trig) and "
+             "1F1(d; d/2; v^2/2) (cosh features: (w_i, -w_j) is distributed as (w_i, w_j))",)
+
+
+L22_PAIRS = r",\quad z^2=\|x-y\|^2,\ v^2=\|x+y\|^2,\ P=\sum_b m_b(m_b-1)\ (0\text{ for iid})"
+
+
+L22_SOURCE = f"{PAPER}, Lemma 2.2 (Eq. 7); orthogonal pair term as in Reid et al. 2023, Thm 3.2/4.5"
+
+
+register(
+    Result(
+        id="hrf.mse_trig",
+        title="MSE of trigonometric softmax features (iid / orthogonal blocks)",
+        source=L22_SOURCE,
+        statement=r"\mathrm{MSE}(\widehat{SM}^{\rm trig}_m)=\frac{e^{\|x\|^2+\|y\|^2}}{m}\Big[\frac{(1-e^{-z^2})^2}{2}"
+        r"+\frac Pm\big({}_1F_1(d;\tfrac d2;-\tfrac{z^2}{2})-e^{-z^2}\big)\Big]" + L22_PAIRS,
+        params=(D2, M_, X_NORM, Y_NORM, THETA, COUPLING),
+        mpmath=mse_trig_mp,
+        routes={"quadrature": lemma22_route("trig")},
+        symbolic=lambda p: lemma22(SYM, p, "trig"),
+        float64=lemma22_f64("trig"),
+        mc=lemma22_mc("trig"),
+        grid=L22_GRID,
+        mc_grid=L22_MC_GRID,
+        mc_n={"quick": 20_000, "default": 100_000, "full": 400_000},
+        # log-space exponents up to a²+b²+2v² ~ 4e3 at the domain edge carry ~4 eps each: 2e-12
+        # relative; the orthogonal bracket is refused beyond 1e-11 (TRIG_BRACKET_TOL); x5 margin
+        rtol64=1e-10,
+        notes=L22_NOTES + ("SM_trig is e^{(||x||^2+||y||^2)/2} times the RFF estimator of the Gaussian kernel on "
+                           "both inputs: its MSE is e^{||x||^2+||y||^2} times simrf.rff_mse at z = ||x-y||.",),
+    )
+)
+
+
+register(
+    Result(
+        id="hrf.mse_positive",
+        title="MSE of antithetic positive softmax features SM_++ (iid / orthogonal blocks)",
+        source=L22_SOURCE,
+        statement=r"\mathrm{MSE}(\widehat{SM}^{++}_m)=\frac{e^{-\|x\|^2-\|y\|^2}}{m}\Big[\frac{(e^{v^2}-1)^2}{2}"
+        r"+\frac Pm\big({}_1F_1(d;\tfrac d2;\tfrac{v^2}{2})-e^{v^2}\big)\Big]" + L22_PAIRS,
+        params=(D2, M_, X_NORM, Y_NORM, THETA, COUPLING),
+        mpmath=mse_pos_mp,
+        routes={"quadrature": lemma22_route("pos")},
+        symbolic=lambda p: lemma22(SYM, p, "pos"),
+        float64=lemma22_f64("pos"),
+        mc=lemma22_mc("pos"),
+        grid=L22_GRID,
+        mc_grid=L22_MC_GRID,
+        mc_n={"quick": 20_000, "default": 100_000, "full": 400_000},
+        # log-space exponents up to a²+b²+2v² ~ 4e3 at the domain edge carry ~4 eps each: 2e-12
+        # relative; the orthogonal ++ difference may amplify it by CANCEL_MAX = 10: 2e-11; x5 margin
+        rtol64=1e-10,
+        notes=L22_NOTES,
+    )
+)
