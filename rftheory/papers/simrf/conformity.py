@@ -25,8 +25,9 @@ from ...core.registry import Result, register
 from ...numerics.angle_family import QUAD_D_MAX, angle_quad, angle_series
 from ...numerics.geometry import pair_from_norms
 from ...numerics.pair_montecarlo import pair_term_mc
+from ...numerics.rff_float64 import certify_where
 from ...numerics.rff_pairs import chi2d_pair_mean
-from ...numerics.special import exp_checked, log_angle_conformity, log_hyp1f1_d_half_pos
+from ...numerics.special import exp_checked, log_angle_conformity, log_hyp1f1_d_half_pos_err
 from ...sampling.samplers import chi_norms, haar
 from .grids import CONFORMITY_MC_N, D2, FULL_D, FULL_V, MC_V, PAPER, QUICK_D, QUICK_V, V
 from .grids import grid as _grid
@@ -124,6 +125,21 @@ def conf_orth_chi2d(p):
     return chi2d_pair_mean(d, mpf(p["v"]), 1)
 
 
+def conformity_orthogonal_f64(p):
+    """float64 layer of ``simrf.conformity.orthogonal``: ``exp`` of the log-space Kummer series, whose
+    bound ``ε_L`` on the log gives the relative bound ``expm1(ε_L) + 2u``; where that exceeds the
+    tolerance the point is served by the mpmath value (rounded once)."""
+    d, v = np.broadcast_arrays(np.asarray(p["d"], float), np.asarray(p["v"], float))
+    lg, err = log_hyp1f1_d_half_pos_err(d, v * v / 2)
+    val = exp_checked(lg, "1F1")
+    rel = np.expm1(err) + 2 * 2.0**-53
+
+    def exact(i):
+        return conformity_orthogonal(int(d[i]), mp.mpf(float(v[i])))
+
+    return certify_where(val, rel * np.abs(val), exact, "simrf.conformity.orthogonal")
+
+
 def _conf_orth_sym(p):
     d, v = p["d"], sym(p["v"])
     expr = sp.hyper([d], [sp.Rational(d, 2)], v**2 / 2)
@@ -144,7 +160,7 @@ register(
         mpmath=lambda p: conformity_orthogonal(p["d"], mpf(p["v"])),
         routes={"series": _conf_orth_series, "chi2d-quadrature": conf_orth_chi2d},
         symbolic=_conf_orth_sym,
-        float64=lambda p: exp_checked(log_hyp1f1_d_half_pos(p["d"], np.asarray(p["v"]) ** 2 / 2), "1F1"),
+        float64=conformity_orthogonal_f64,
         mc=_conformity_mc("orthogonal"),
         grid={"quick": _grid(QUICK_D, QUICK_V), "full": _grid(FULL_D, FULL_V + ("30",))},
         mc_grid={"quick": _grid((2, 8, 64), MC_V), "full": _grid(QUICK_D, MC_V)},
