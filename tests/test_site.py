@@ -98,7 +98,7 @@ def test_verify_outcomes_on_the_result_page(site, verify_quick):
 
 def test_paper_pages(site):
     keys = {"reid2023simplex", "choromanski2022hybrid", "likhosherstov2023favorsharp", "yu2016orthogonal",
-            "sutherland2015error"}
+            "sutherland2015error", "choromanski2021rethinking"}
     assert {p.stem for p in (site / "papers").glob("*.html")} == keys | {"index"}
     page = _text(site / "papers" / "reid2023simplex.html")
     assert "simrf.prf_mse.html" in page and "Simplex Random Features" in page and "What it found" in page
