@@ -163,3 +163,113 @@ def test_distance_to_a_ball_keeps_the_sign_and_every_bit():
     assert distance_rel(b, x) <= 1e-55
     assert 0.5e-45 < distance_rel(b, near) < 2e-45
     assert distance_rel(b, -x) > 1.9  # the opposite sign is twice the magnitude away
+
+
+# --------------------------------------------------------------------------
+# the balls of issue 24's second round: each contains the mpmath value at 3x the precision,
+# and a planted wrong term moves the ball off it
+
+
+def _dist_3x(rid, point, dps=20):
+    """The ball for ``dps`` digits vs the mpmath layer at ``3·dps`` digits (its own error ~10^-(3·dps))."""
+    r = rftheory.get(rid)
+    b = r.ball(dps=dps, **point)
+    assert b.rad() < abs(b.mid()) * arb(10) ** -(dps + 2)
+    return distance_rel(b, r.exact(dps=3 * dps, certify=False, **point))
+
+
+CE_POINTS = [dict(x="0.3,-0.2", y="0.1,0.4", A="diag:1+0.5j,0.8j", m=4, part="real"),
+             dict(x="0.3,-0.2,0.1", y="0.2,0.1,-0.3", A="1,0.5j,0;0.2,1j,0;0,0,0.7-0.7j", m=2, part="complex"),
+             dict(x="0.3,-0.2,0.1", y="0.2,0.1,-0.3", A="1,0.5j,0;0.2,1j,0;0,0,0.7-0.7j", m=2, part="real"),
+             dict(x="0.5,0.5", y="0.5,-0.25", A="diag:1j,1j", m=3, part="real")]
+NEW_BALL_POINTS = [("hrf.ce_mse", p) for p in CE_POINTS] + [
+    ("derf.derf_moments", dict(d=2, seed=0, moment="second")),
+    ("derf.derf_moments", dict(d=5, seed=3, scale="1.5", moment="first")),
+    ("derf.derf_moments", dict(d=8, seed=1, scale="2", moment="second")),
+    ("derf.gerf_optimum", dict(d=2, regime="normal")),
+    ("derf.gerf_optimum", dict(d=6, L=16, regime="heterogen", scale="3")),
+    ("derf.gerf_optimum", dict(d=4, L=8, regime="sphere", scale="1e-50")),
+    ("simrf.block_conformity", dict(d=3, v="1.7", block="random")),
+    ("simrf.block_conformity", dict(d=5, v="0.3", block="cone")),
+    ("simrf.block_rff_pair", dict(d=4, z="2.5", block="random")),
+    ("simrf.block_rff_pair", dict(d=3, z="1", block="simplex")),
+]
+
+
+@pytest.mark.parametrize("rid, point", NEW_BALL_POINTS)
+def test_new_balls_contain_the_mpmath_value_at_three_times_the_precision(rid, point):
+    assert _dist_3x(rid, point) <= 1e-40
+
+
+def test_ce_mse_ball_catches_a_planted_wrong_term(monkeypatch):
+    # the sin^2 R term of the real-part MSE off by 1e-15 relative: far above the 1e-22 radius
+    from rftheory.ball import hrf as bhrf
+
+    real = bhrf.ce_mse
+
+    def planted(P, Q, R, s, m, part):
+        return real(P, Q, R * (1 + arb(10) ** -15), s, m, part)
+
+    monkeypatch.setattr(bhrf, "ce_mse", planted)
+    assert _dist_3x("hrf.ce_mse", CE_POINTS[2]) > 1e-18
+
+
+def test_derf_moment_ball_catches_a_planted_wrong_term(monkeypatch):
+    # the default B2 = (I-4A) B1^{-T} with the transpose left out: a wrong term of the second moment
+    from flint import arb_mat
+
+    from rftheory.ball import derf as bderf
+
+    real = bderf.derf_log_moment
+
+    def planted(A, B1, B2, x, y, moment):
+        S = arb_mat(A.nrows(), A.nrows(), [arb(int(i == j)) for i in range(A.nrows()) for j in range(A.nrows())])
+        return real(A, B1, (S - 4 * A) * B1.inv(), x, y, moment)
+
+    point = dict(d=3, seed=2, moment="second")
+    assert _dist_3x("derf.derf_moments", point) <= 1e-40
+    monkeypatch.setattr(bderf, "derf_log_moment", planted)
+    assert _dist_3x("derf.derf_moments", point) > 1e-6
+
+
+def test_gerf_optimum_ball_catches_a_planted_wrong_term(monkeypatch):
+    # mu without the cross term 2 mu1.mu2 (a wrong term of mean ||x_i + y_j||^2)
+    from rftheory.ball import derf as bderf
+
+    real = bderf.gerf_optimum_value
+    monkeypatch.setattr(bderf, "gerf_optimum_value", lambda d, mu, c: real(d, mu - 2 * c, c))
+    assert _dist_3x("derf.gerf_optimum", dict(d=3, L=8, regime="normal")) > 1e-6
+
+
+def test_block_ball_catches_a_planted_wrong_cosine(monkeypatch):
+    # one pair's cosine off by 1e-15: the pair term moves by ~1e-15, the mean by ~1e-16 (radius 1e-22)
+    from rftheory.ball import simrf as bsimrf
+
+    real = bsimrf.block_cosines
+
+    def planted(block):
+        cs = real(block)
+        return [cs[0] * (1 + arb(10) ** -15)] + cs[1:]
+
+    monkeypatch.setattr(bsimrf, "block_cosines", planted)
+    assert _dist_3x("simrf.block_conformity", dict(d=4, v="1", block="random")) > 1e-18
+
+
+def test_a_scale_ball_spanning_several_floats_is_not_served_for_the_drawn_data():
+    with pytest.raises(ball.NoBallLayer, match="float"):
+        ball.enclose("derf.gerf_optimum", 128, d=2, scale=arb(1, "0.01"))
+    with flint.ctx.workprec(128):
+        third = arb(1) / 3  # a ball of radius 2^-130: every point rounds to one float
+    b = ball.enclose("derf.gerf_optimum", 128, d=2, scale=third)
+    assert b.rad() < abs(b.mid()) * arb(10) ** -30
+
+
+@pytest.mark.hang_guard(60)
+def test_a_ball_beyond_the_series_budget_is_refused_at_once():
+    # 1F1(64; 32; 800) ~ e^800 is beyond the float range: the term count is sized in Arb and bounded
+    try:
+        b = rftheory.get("simrf.conformity.simplex").ball(dps=20, d=64, v=40)
+    except ball.NoBallLayer as exc:
+        assert "terms" in str(exc)
+    else:
+        assert b.rad() < abs(b.mid()) * arb(10) ** -22
