@@ -218,8 +218,8 @@ def ball_at_dps(result_id: str, dps: int, params: Mapping[str, Any],
     """The ball of ``result_id`` with relative radius below ``10^-(dps+2)``.
 
     The working precision starts at ``(dps + 12)·log2(10)`` bits and doubles
-    until the radius is small enough (and ``accept(ball)``, when given, holds),
-    or :data:`PREC_MAX` is passed: then :class:`PrecisionError`.
+    until the radius is small enough (and ``accept(ball)``, when given, holds);
+    the last try is at :data:`PREC_MAX` bits itself, then :class:`PrecisionError`.
 
     Parameters
     ----------
@@ -237,14 +237,16 @@ def ball_at_dps(result_id: str, dps: int, params: Mapping[str, Any],
     flint.arb
         As described above.
     """
-    prec = int((dps + 12) * math.log2(10)) + 8
+    prec = min(int((dps + 12) * math.log2(10)) + 8, PREC_MAX)
     last = None
-    while prec <= PREC_MAX:
+    while True:
         b = enclose(result_id, prec, **params)
         last = b
         if rel_ok(b, dps) and (accept is None or accept(b)):
             return b
-        prec *= 2
+        if prec >= PREC_MAX:
+            break
+        prec = min(2 * prec, PREC_MAX)  # the last try is at PREC_MAX itself
     raise PrecisionError(f"{result_id}: the ball did not shrink to {dps} digits up to {PREC_MAX} bits "
                          f"(last: {last.str(5, radius=True) if last is not None else 'none'})")
 

@@ -15,7 +15,8 @@ __all__ = ["round_sig", "proven_digits", "enclosure_strings", "decimal_string"]
 
 def _exp10(f: Fraction) -> int:
     """``E`` with ``10^E ≤ f < 10^{E+1}`` for ``f > 0`` (exact)."""
-    E = len(str(f.numerator)) - len(str(f.denominator))
+    # from the bit lengths (str() of a huge integer is refused by Python's int-string limit)
+    E = int((f.numerator.bit_length() - f.denominator.bit_length()) * 0.30102999566398120)
     while Fraction(10) ** E > f:
         E -= 1
     while Fraction(10) ** (E + 1) <= f:
@@ -125,7 +126,7 @@ def proven_digits(b: flint.arb, dps: int) -> mp.mpf | None:
     with mp.workdps(dps + 10):
         mid = fraction_of(b.mid())
         val = mp.mpf(mid.numerator) / mid.denominator
-        if Fraction(mp.nstr(val, dps, min_fixed=-mp.inf, max_fixed=mp.inf)) != target:
+        if Fraction(mp.nstr(val, dps, min_fixed=mp.inf, max_fixed=-mp.inf)) != target:  # scientific notation
             val = mp.mpf(target.numerator) / target.denominator
     return val
 

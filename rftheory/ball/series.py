@@ -23,6 +23,7 @@ __all__ = [
     "angle_ratios",
     "angle_series",
     "hyp1f1_series",
+    "hyp0f1_series",
     "TERMS_MAX",
 ]
 
@@ -251,3 +252,57 @@ def angle_series(d: int, c: arb, x: arb, even_only: bool = False) -> arb:
         lead = lead * x * (d + k) / (hh + k)
     B = exp_tail_bound(arb(2) * (1 + c.abs_upper()) * x.abs_upper(), K)
     return add_error(total, A + B)
+
+
+def hyp0f1_series(h: arb, x: arb) -> arb:
+    """``₀F₁(; h; x) = Σ xᵏ/((h)_k k!)`` for ``h > 0`` and any real ``x``, summed in ball arithmetic
+    with the proven tail
+
+    .. math:: \\Big|\\sum_{k\\ge K}\\frac{x^k}{(h)_k\\,k!}\\Big| \\le 2\\,\\frac{|x|^K}{(h)_K\\,K!}
+       \\qquad\\Big(\\frac{|x|}{(h+K)(K+1)} \\le \\tfrac12\\Big),
+
+    since each later term is at most half the one before.  A route for large ``|x|`` where Arb's own
+    ``hypgeom_0f1`` picks an asymptotic expansion whose error bound is useless (large order ``h`` and
+    argument together: the Bessel transition region); the rounding error of the sum is about
+    ``2^{-prec}`` times its largest term, so the caller's precision loop supplies the guard bits.
+
+    Parameters
+    ----------
+    h : arb
+        ``h > 0`` (exact or a ball).
+    x : arb
+        The argument (a ball).
+
+    Returns
+    -------
+    arb
+        A ball containing ``₀F₁(; h; x)`` for every ``x`` in the given ball.
+
+    Raises
+    ------
+    NoBallLayer
+        The series would need more than :data:`TERMS_MAX` terms.
+    """
+    if not bool(h > 0):
+        raise ValueError("hyp0f1_series needs h > 0")
+    ax = _upper(x)
+    hf = float(h.lower().mid())  # a lower bound of h: the ratio bound below only grows
+    # K: past the peak, the ratio <= 1/2, and the term below 2^-prec of the largest (floats choose K only)
+    lt, peak, K = 0.0, 0.0, 0
+    lx = math.log(ax) if ax > 0 else -math.inf
+    while True:
+        if ax / ((hf + K) * (K + 1)) <= 0.5 and lt < peak - flint.ctx.prec * math.log(2) - 10:
+            break
+        lt += lx - math.log(hf + K) - math.log(K + 1)
+        peak = max(peak, lt)
+        K += 1
+        if K > TERMS_MAX:
+            raise NoBallLayer(f"the 0F1 series would need more than {TERMS_MAX} terms here (not served)")
+    total, term = arb(0), arb(1)
+    for k in range(K):
+        total += term
+        term = term * x / ((h + k) * (k + 1))
+    ratio = x.abs_upper() / ((h.lower() + K) * (K + 1))
+    if not bool(ratio <= arb(1) / 2):
+        raise NoBallLayer("the 0F1 series tail bound does not apply here (not served)")
+    return add_error(total, 2 * term.abs_upper())

@@ -182,7 +182,7 @@ def ball_domain_point(r: Result, point: Mapping[str, Any], pt: str, dps: int) ->
     try:
         val = r.exact(dps=dps, **point)
         if isinstance(val, ProvenMpf):
-            printed = Fraction(mp.nstr(val, dps, min_fixed=-mp.inf, max_fixed=mp.inf))
+            printed = Fraction(mp.nstr(val, dps, min_fixed=mp.inf, max_fixed=-mp.inf))  # scientific: any exponent
             b = val.ball
             from ..ball.base import fraction_of
 
