@@ -273,3 +273,35 @@ def test_a_ball_beyond_the_series_budget_is_refused_at_once():
         assert "terms" in str(exc)
     else:
         assert b.rad() < abs(b.mid()) * arb(10) ** -22
+
+
+@pytest.mark.parametrize("rid, point", [
+    # Arb's own 0F1(; 2500; -5000*225) is [+/- 1e+1455] (its asymptotic expansion): the series with its tail serves
+    ("orf.prime", dict(d=5000, m=3, z=15, quantity="variance")),
+    ("orf.prime", dict(d=5000, m=3, z=15, quantity="bias")),
+    # O(z^4) cancellations at z ~ 1e-297: ~4000 bits, served by the last try at PREC_MAX
+    ("orf.variance", dict(d=1310, m=6215, z="2.6437588525190446e-297")),
+    ("orf.prime", dict(d=167, m=58, z="5.0213088245930815e-282", quantity="variance")),
+])
+def test_balls_found_too_wide_by_the_domain_sweep_now_contain_the_3x_value(rid, point):
+    assert _dist_3x(rid, point) <= 1e-40
+
+
+def test_hyp0f1_series_agrees_with_arb_and_its_tail_is_proven():
+    with flint.ctx.workprec(200):
+        for h, x in ((arb(3) / 2, arb(-50)), (arb(7), arb(12)), (arb(1) / 2, arb("-0.001"))):
+            s = series.hyp0f1_series(h, x)
+            assert s.overlaps(x.hypgeom_0f1(h)) and s.rad() < abs(s.mid()) * arb(10) ** -40
+        # a planted error: one wrong term (the k = 3 term doubled) moves the sum off Arb's value
+        h, x = arb(3) / 2, arb(-5)
+        t3 = x**3 / (h * (h + 1) * (h + 2) * 6)
+        assert not (series.hyp0f1_series(h, x) + t3).overlaps(x.hypgeom_0f1(h))
+
+
+def test_proven_digits_of_a_value_beyond_python_int_string_limit():
+    # |value| ~ 1.5e+31237: str() of such an integer is refused by Python (4300 digits); the digits are not
+    x = rftheory.get("hrf.ce_mse").exact(
+        dps=20, x="0,-0.0124,-0.00036,-0.000158,2.66e-06", y="0,0,-1.26,-2.74,-6.06",
+        A="diag:-0.0036+0.0294j,0.0131-0.0177j,-0.00084-0.0077j,0.0247+0.0013j,-0.033+0.0048j", m=3)
+    assert certainty(x) == "proven" and "e+" in str(x)
+    assert x.ball.contains(arb(str(x)).mid()) or distance_rel(x.ball, x) < 1e-19
