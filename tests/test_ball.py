@@ -305,3 +305,34 @@ def test_proven_digits_of_a_value_beyond_python_int_string_limit():
         A="diag:-0.0036+0.0294j,0.0131-0.0177j,-0.00084-0.0077j,0.0247+0.0013j,-0.033+0.0048j", m=3)
     assert certainty(x) == "proven" and "e+" in str(x)
     assert x.ball.contains(arb(str(x)).mid()) or distance_rel(x.ball, x) < 1e-19
+
+
+@pytest.mark.parametrize("re_, im_", [("-1", "2"), ("0", "3"), ("30", "-37.5"), ("1e9", "1e9")])
+def test_complex_mgf_ball_contains_the_3x_value_and_a_planted_wrong_exponent_is_caught(re_, im_, monkeypatch):
+    point = dict(d=3, re=re_, im=im_)
+    assert _dist_3x_complex(point) <= 1e-40
+    from rftheory.ball import base
+
+    entry = base.BALLS["hrf.complex_mgf"]
+    # the exponent w^2/2 off by 1e-15 relative (a wrong term): the value moves by >= 1e-15 relative
+    planted = base.BallEntry(entry.id, lambda p: (flint.acb(p["re"], p["im"]) ** 2 / 2 * (1 + arb(10) ** -15)).exp(),
+                             entry.method)
+    monkeypatch.setitem(base.BALLS, "hrf.complex_mgf", planted)
+    assert _dist_3x_complex(point) > 1e-18
+
+
+def _dist_3x_complex(point, dps=20):
+    r = rftheory.get("hrf.complex_mgf")
+    b = r.ball(dps=dps, **point)
+    assert isinstance(b, flint.acb) and certainty(r.exact(dps=dps, **point)) == "agreed"
+    return distance_rel(b, r.exact(dps=3 * dps, certify=False, **point))
+
+
+def test_distance_of_a_complex_value_to_a_complex_ball():
+    with flint.ctx.workprec(200):
+        b = flint.acb(arb(1) / 3, -arb(2) / 7)
+    with mp.workdps(60):
+        x = mp.mpc(mp.mpf(1) / 3, -mp.mpf(2) / 7)
+        near = x * (1 + mp.mpf(10) ** -45)
+    assert distance_rel(b, x) <= 1e-55
+    assert 0.5e-45 < distance_rel(b, near) < 2e-45

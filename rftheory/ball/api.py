@@ -182,15 +182,16 @@ def enclose(result_id: str, prec: int, **params: Any) -> flint.arb:
     try:
         p = _point(result_id, params)
         out = ev.evaluate(p)
-        if not isinstance(out, flint.arb):
+        if not isinstance(out, (flint.arb, flint.acb)):
             out = flint.arb(out)
         return +out
     finally:
         flint.ctx.prec = old
 
 
-def rel_ok(b: flint.arb, dps: int) -> bool:
-    """Whether the ball's relative radius is below ``10^-(dps+2)`` (an exact zero counts).
+def rel_ok(b: flint.arb | flint.acb, dps: int) -> bool:
+    """Whether the ball's relative radius is below ``10^-(dps+2)`` (an exact zero counts); for a
+    complex ball (``acb``) the radii of both parts relative to its modulus.
 
     Parameters
     ----------
@@ -204,6 +205,15 @@ def rel_ok(b: flint.arb, dps: int) -> bool:
     bool
         As described above.
     """
+    if isinstance(b, flint.acb):
+        if not (b.real.is_finite() and b.imag.is_finite()):
+            return False
+        if b.real.rad() == 0 and b.imag.rad() == 0:
+            return True
+        if b.contains(0):
+            return False
+        tol = abs(b).abs_lower() * flint.arb(10) ** (-(dps + 2))
+        return bool(b.real.rad() < tol) and bool(b.imag.rad() < tol)
     if not b.is_finite():
         return False
     if b.rad() == 0:

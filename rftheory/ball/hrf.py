@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from flint import arb
+from flint import acb, arb
 
 from ..numerics.special import coupled_pairs
 from ..papers.hrf.ce_formulas import ce_invariants, ce_u_exact
@@ -347,8 +347,14 @@ def _ce_mse(p: dict) -> arb:
     return ce_mse(arb_of(P), arb_of(Q), arb_of(R), arb_of(s), p["m"], p["part"])
 
 
+@ball_layer("hrf.complex_mgf", "Arb complex exp (acb); a complex ball: Result.ball and verify's ball checks, "
+                                "printed digits agreed")
+def _complex_mgf(p: dict) -> acb:
+    w = acb(p["re"], p["im"])
+    return (w * w / 2).exp()
+
+
 for _id, _why in {
-    "hrf.complex_mgf": "a complex value (the ball layer encloses real values; acb not wired for it yet)",
     "hrf.cluster_A": "an optimised matrix A (a numerical optimum): no value to enclose",
     "hrf.angular_hybrid_bound": "a maximum over θ found by golden-section search; a branch and bound over θ with "
                                 "plain interval bounds does not localise it (alive boxes grow as the width "
