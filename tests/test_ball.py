@@ -336,3 +336,39 @@ def test_distance_of_a_complex_value_to_a_complex_ball():
         near = x * (1 + mp.mpf(10) ** -45)
     assert distance_rel(b, x) <= 1e-55
     assert 0.5e-45 < distance_rel(b, near) < 2e-45
+
+
+@pytest.mark.parametrize("d, z", [(2, "3"), (4, "2.5"), (8, "4"), (3, "1")])
+def test_rff_optimal_angle_ball_contains_the_3x_value(d, z):
+    # (3, 1): z below the threshold z0(3) ~ 2.375: c* = 0 is proven, the ball is exactly 0
+    assert _dist_3x("simrf.rff_optimal_angle", dict(d=d, z=z)) <= 1e-40 if z != "1" else \
+        rftheory.get("simrf.rff_optimal_angle").ball(dps=20, d=d, z=z).is_zero()
+
+
+def test_rff_optimal_angle_ball_catches_a_planted_wrong_coefficient(monkeypatch):
+    # b_4 off by 1e-12 relative: c* moves by ~1e-13, far outside the 1e-22 ball
+    from flint import arb_poly
+
+    from rftheory.ball import optimal_angle as oa
+
+    real = oa.tau_series
+
+    def planted(d, z):
+        T = real(d, z)
+        c = T.tau.coeffs()
+        c[4] = c[4] * (1 + arb(10) ** -12)
+        return oa.TauSeries(arb_poly(c), T.tails)
+
+    monkeypatch.setattr(oa, "tau_series", planted)
+    assert _dist_3x("simrf.rff_optimal_angle", dict(d=3, z="3")) > 1e-16
+
+
+def test_the_tau_bound_of_the_optimal_angle_series_holds():
+    # |b_p| <= (2|x|)^p/p! (Kummer): checked on the computed coefficients at z = 6, d = 2 and 8
+    from rftheory.ball import optimal_angle as oa
+
+    with flint.ctx.workprec(200):
+        for d in (2, 8):
+            coeffs = oa.tau_series(d, arb(6)).tau.coeffs()
+            for p, b in enumerate(coeffs):
+                assert bool(abs(b) <= arb(36) ** p / arb.fac_ui(p)), (d, p)

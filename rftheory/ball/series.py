@@ -25,6 +25,7 @@ __all__ = [
     "hyp1f1_series",
     "hyp0f1_series",
     "TERMS_MAX",
+    "first_k",
 ]
 
 #: the series below refuse (NoBallLayer; ``Result.exact`` then prints agreed digits) rather than sum more
@@ -95,8 +96,24 @@ def log_exp_tail(y: float, K: int) -> float:
     return math.log(2) + K * math.log(y) - math.lgamma(K + 1)
 
 
-def _first_k(y: float, log_target: float, start: int = 0) -> int:
-    """The smallest ``K ≥ start`` with ``K + 1 ≥ 2y`` and ``2 yᴷ/K! ≤ e^{log_target}``."""
+def first_k(y: float, log_target: float, start: int = 0) -> int:
+    """The smallest ``K ≥ start`` with ``K + 1 ≥ 2y`` and ``2 yᴷ/K! ≤ e^{log_target}`` (floats: it only
+    chooses a term count; :class:`NoBallLayer` above :data:`TERMS_MAX`).
+
+    Parameters
+    ----------
+    y : float
+        The argument of the exponential series (``≥ 0``).
+    log_target : float
+        The log of the tail wanted.
+    start : int
+        The smallest ``K`` to consider.
+
+    Returns
+    -------
+    int
+        As described above.
+    """
     K = max(start, math.ceil(2 * y) - 1, 0)
     while log_exp_tail(y, K) > log_target:
         K += 1
@@ -134,7 +151,7 @@ def hyp1f1_series(a: arb, b: arb, x: arb) -> arb:
     if not (bool(b > 0) and bool(a >= b) and bool(a <= 2 * b)):
         raise ValueError("hyp1f1_series needs 0 < b <= a <= 2b")
     y = 2 * _upper(x)
-    K = _first_k(y, -flint.ctx.prec * math.log(2) - 2 * y - 10)
+    K = first_k(y, -flint.ctx.prec * math.log(2) - 2 * y - 10)
     total, term = arb(0), arb(1)
     for k in range(K):
         total += term
@@ -213,7 +230,7 @@ def angle_series(d: int, c: arb, x: arb, even_only: bool = False) -> arb:
     # a scale below |ρ| (|ρ| ≳ e^{−2|x|}): the omitted part is kept below 2^{−prec} of it
     log_target = -prec * math.log(2) - 2 * ax - 10
     y = 2 * (1 + ac) * ax
-    K = _first_k(y, log_target)
+    K = first_k(y, log_target)
     if c.is_zero():
         P = 0
         A = arb(0)

@@ -350,8 +350,6 @@ def _block_rff_pair(p: dict) -> arb:
 
 
 for _id, _why in {
-    "simrf.rff_optimal_angle": "a minimiser over cos θ (a numerical root): a ball root-finder would enclose it; "
-                               "not written yet",
     "simrf.optimality_search": "a search witness (an ordering checked by optimisation), no value to enclose",
     "simrf.plus_optimality_search": "a search witness (an optimisation), no value to enclose",
     "simrf.rff_coupling_search": "a search witness (an optimisation), no value to enclose",
