@@ -372,3 +372,24 @@ def test_the_tau_bound_of_the_optimal_angle_series_holds():
             coeffs = oa.tau_series(d, arb(6)).tau.coeffs()
             for p, b in enumerate(coeffs):
                 assert bool(abs(b) <= arb(36) ** p / arb.fac_ui(p)), (d, p)
+
+
+CLUSTER = dict(ri="0.5,-0.25,0.3", rj="0.2,0.4,0.6", x="0.55,-0.2,0.3", y="0.2,0.45,0.55", m=2)
+
+
+@pytest.mark.parametrize("kind", ["complex", "real"])
+def test_cluster_A_ball_contains_the_3x_value_and_a_planted_wrong_invariant_is_caught(kind, monkeypatch):
+    assert _dist_3x("hrf.cluster_A", dict(CLUSTER, kind=kind)) <= 1e-40
+    zero = dict(CLUSTER, kind=kind, x=CLUSTER["ri"], y=CLUSTER["rj"])  # x, y at the centres
+    if kind == "complex":
+        assert rftheory.get("hrf.cluster_A").ball(dps=20, **zero).is_zero()  # u = 0: an exact zero
+    from rftheory.ball import hrf as bhrf
+
+    real = bhrf.cluster_invariants
+
+    def planted(p):  # xᵀy off by 1e-15 relative (a wrong term of the prefactor e^{2s})
+        P, Q, R, s = real(p)
+        return P, Q, R, s * (1 + Fraction(1, 10**15))
+
+    monkeypatch.setattr(bhrf, "cluster_invariants", planted)
+    assert _dist_3x("hrf.cluster_A", dict(CLUSTER, kind=kind)) > 1e-18

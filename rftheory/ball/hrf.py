@@ -11,7 +11,7 @@ from fractions import Fraction
 from flint import acb, arb
 
 from ..numerics.special import coupled_pairs
-from ..papers.hrf.ce_formulas import ce_invariants, ce_u_exact
+from ..papers.hrf.ce_formulas import ce_invariants, ce_u_exact, cluster_invariants
 from .base import arb_of, ball_layer, no_ball_layer
 from .simrf import hyp1f1, rff_mse_z2
 
@@ -347,6 +347,12 @@ def _ce_mse(p: dict) -> arb:
     return ce_mse(arb_of(P), arb_of(Q), arb_of(R), arb_of(s), p["m"], p["part"])
 
 
+@ball_layer("hrf.cluster_A", "exact rational invariants of u for the recipe's diagonal A, then Arb (as hrf.ce_mse)")
+def _cluster_A(p: dict) -> arb:
+    P, Q, R, s = cluster_invariants(p)
+    return ce_mse(arb_of(P), arb_of(Q), arb_of(R), arb_of(s), p["m"], "real")
+
+
 @ball_layer("hrf.complex_mgf", "Arb complex exp (acb); a complex ball: Result.ball and verify's ball checks, "
                                 "printed digits agreed")
 def _complex_mgf(p: dict) -> acb:
@@ -355,7 +361,6 @@ def _complex_mgf(p: dict) -> acb:
 
 
 for _id, _why in {
-    "hrf.cluster_A": "an optimised matrix A (a numerical optimum): no value to enclose",
     "hrf.angular_hybrid_bound": "a maximum over θ found by golden-section search; a branch and bound over θ with "
                                 "plain interval bounds does not localise it (alive boxes grow as the width "
                                 "shrinks): it needs a centred (Taylor) form; hrf.max_relative_error encloses "
