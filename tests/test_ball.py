@@ -393,3 +393,18 @@ def test_cluster_A_ball_contains_the_3x_value_and_a_planted_wrong_invariant_is_c
 
     monkeypatch.setattr(bhrf, "cluster_invariants", planted)
     assert _dist_3x("hrf.cluster_A", dict(CLUSTER, kind=kind)) > 1e-18
+
+
+@pytest.mark.parametrize("point", [dict(r="1.5", m=16, n=8), dict(r="5", m=1, n=1), dict(r="1e-5", m=2, n=2)])
+def test_angular_hybrid_bound_ball_contains_the_3x_maximum(point):
+    # r = 5, n = 1: where Thm 3.5's bound fails (exact/bound = 1.10): the maximum itself is proven
+    assert _dist_3x("hrf.angular_hybrid_bound", point) <= 1e-40
+
+
+def test_angular_hybrid_bound_ball_catches_a_planted_wrong_term(monkeypatch):
+    # eps^2 off by 1e-15 relative (a wrong factor): the maximum moves by ~5e-16 relative, far outside the ball
+    from rftheory.ball import hrf_bound
+
+    real = hrf_bound.hybrid_F
+    monkeypatch.setattr(hrf_bound, "hybrid_F", lambda theta, r, m, n: real(theta, r, m, n) * (1 + arb(10) ** -15))
+    assert _dist_3x("hrf.angular_hybrid_bound", dict(r="1.5", m=16, n=8)) > 1e-18

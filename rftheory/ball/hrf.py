@@ -361,9 +361,5 @@ def _complex_mgf(p: dict) -> acb:
 
 
 for _id, _why in {
-    "hrf.angular_hybrid_bound": "a maximum over θ found by golden-section search; a branch and bound over θ with "
-                                "plain interval bounds does not localise it (alive boxes grow as the width "
-                                "shrinks): it needs a centred (Taylor) form; hrf.max_relative_error encloses "
-                                "ε at each θ",
 }.items():
     no_ball_layer(_id, _why)
