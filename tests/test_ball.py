@@ -3,6 +3,7 @@ and verify's ball checks.  Expected values come from closed forms typed here or 
 mpmath layer's *independent routes* (quadratures), never from the ball code itself."""
 
 import json
+import math
 import pickle
 from fractions import Fraction
 
@@ -408,3 +409,11 @@ def test_angular_hybrid_bound_ball_catches_a_planted_wrong_term(monkeypatch):
     real = hrf_bound.hybrid_F
     monkeypatch.setattr(hrf_bound, "hybrid_F", lambda theta, r, m, n: real(theta, r, m, n) * (1 + arb(10) ** -15))
     assert _dist_3x("hrf.angular_hybrid_bound", dict(r="1.5", m=16, n=8)) > 1e-18
+
+
+def test_term_counts_beyond_the_float_range_are_refused_not_crashed():
+    with pytest.raises(ball.NoBallLayer, match="float range"):
+        series.first_k(math.inf, -100.0)
+    with flint.ctx.workprec(64):
+        with pytest.raises(ball.NoBallLayer):
+            series.angle_series(4, arb(-1) / 3, arb(10) ** 400)  # x ~ 1e400: no float holds it

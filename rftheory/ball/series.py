@@ -114,6 +114,8 @@ def first_k(y: float, log_target: float, start: int = 0) -> int:
     int
         As described above.
     """
+    if not (math.isfinite(y) and math.isfinite(log_target)):  # beyond the float range: no term count to choose
+        raise NoBallLayer("the series argument is beyond the float range here (not served)")
     K = max(start, math.ceil(2 * y) - 1, 0)
     while log_exp_tail(y, K) > log_target:
         K += 1
