@@ -10,7 +10,12 @@ import mpmath as mp
 
 from .base import fraction_of
 
-__all__ = ["round_sig", "proven_digits", "enclosure_strings", "decimal_string"]
+__all__ = ["round_sig", "proven_digits", "enclosure_strings", "decimal_string", "PRINT_EXP_BITS_MAX"]
+
+
+#: balls whose binary exponent exceeds this are not printed as proven digits (``exact`` prints agreed
+#: ones; ``Result.ball`` still encloses them): rounding ``10^{4,000,000}`` exactly costs minutes
+PRINT_EXP_BITS_MAX = 2**17
 
 
 def _exp10(f: Fraction) -> int:
@@ -113,6 +118,8 @@ def proven_digits(b: flint.arb, dps: int) -> mp.mpf | None:
     """
     if not b.is_finite():
         return None
+    if not b.is_zero() and abs(int(b.mid().man_exp()[1])) > PRINT_EXP_BITS_MAX:
+        return None  # beyond ~10^±39,000: the exact decimal rounding would take minutes of big-integer work
     lo, hi = _endpoints(b)
     if lo == hi == 0:
         return mp.mpf(0)

@@ -215,7 +215,7 @@ def ball_domain_point(r: Result, point: Mapping[str, Any], pt: str, dps: int) ->
             out.append(Outcome(r.id, pt, "ball:printed", str(val), b.str(12, radius=True), "digits of every point", ok))
         else:  # a complex ball, or the ball layer gave way (precision budget): the printed digits are agreed
             why = "agreed (complex: digits not printed from the ball)" if isinstance(ball, flint.acb) else \
-                "agreed (ball too wide to print)"
+                "agreed (ball too wide to print, or beyond 10^±39,000)"
             out.append(Outcome(r.id, pt, "ball:printed", str(val), shown_ball, why, True))
     except Exception as exc:
         out.append(Outcome.crashed(r.id, pt, "ball:printed", exc, shown_ball))
