@@ -200,6 +200,8 @@ def ball_domain_point(r: Result, point: Mapping[str, Any], pt: str, dps: int) ->
         dist = distance_rel(ball, ref)
         out.append(Outcome(r.id, pt, "ball:contains-3x", short(ref), shown_ball, f"dist={dist:.1e} (tol {tol:.0e})",
                            dist <= tol))
+    except (RangeError, PrecisionError) as exc:  # the reference refuses at 3x (its own stated limit), not the ball
+        out.append(Outcome(r.id, pt, "ball:contains-3x", "", shown_ball, "reference refused", True, detail=str(exc)))
     except Exception as exc:
         out.append(Outcome.crashed(r.id, pt, "ball:contains-3x", exc, shown_ball))
     try:
