@@ -1,6 +1,7 @@
 """Sweep every result's declared domain (verify's ``domain:*`` checks) at many points.
 
-Usage: ``python tools/domain_sweep.py [--n 200] [--seed 0] [--only PREFIX] [--workers 2] [--regime R]``.
+Usage: ``python tools/domain_sweep.py [--n 200] [--seed 0] [--only PREFIX] [--workers 2] [--regime R]
+[--no-ball | --ball-only]``.
 ``--regime tiny`` draws the real parameters at 1e-300..1e-150 (values that underflow
 float64), ``--regime exp-band`` at 26.5..38.7 (``e^{−z²}`` or ``e^{−z²/2}`` subnormal);
 the default samples the declared domain (:data:`rftheory.core.domain.REGIMES`).
@@ -20,7 +21,8 @@ import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 
 
-def sweep_one(rid: str, n: int, seed: int, limit: float = 30.0, regime: str = "declared", ball: bool = True):
+def sweep_one(rid: str, n: int, seed: int, limit: float = 30.0, regime: str = "declared", ball: bool = True,
+              ball_only: bool = False):
     import rftheory
     from rftheory.core.montecarlo import spawn
     from rftheory.verify.ball_checks import ball_domain_point
@@ -43,8 +45,8 @@ def sweep_one(rid: str, n: int, seed: int, limit: float = 30.0, regime: str = "d
         t = time.monotonic()
         signal.setitimer(signal.ITIMER_REAL, limit)
         try:
-            got = domain_checks(r, 1, None, points=[pt])
-            if ball:  # the ball contains the 3x-precision mpmath value; printed digits are the ball's
+            got = [] if ball_only else domain_checks(r, 1, None, points=[pt])
+            if ball or ball_only:  # the ball contains the 3x-precision mpmath value; printed digits are the ball's
                 got += ball_domain_point(r, pt, _point_text(pt), DOMAIN_DPS)
         except TimeoutError as exc:
             got = [Outcome(rid, _point_text(pt), "domain:time", "", passed=False, detail=str(exc))]
@@ -66,6 +68,8 @@ def main(argv=None) -> int:
     ap.add_argument("--limit", type=float, default=30.0, help="seconds per point before it counts as a failure")
     ap.add_argument("--regime", default="declared", help="declared (default), tiny or exp-band")
     ap.add_argument("--no-ball", action="store_true", help="skip the ball-layer checks (ball:contains-3x, ball:printed)")
+    ap.add_argument("--ball-only", action="store_true",
+                    help="only the ball-layer checks (skip the domain:* checks of the other layers)")
     a = ap.parse_args(argv)
     import rftheory
     from rftheory.core.domain import REGIMES
@@ -76,7 +80,7 @@ def main(argv=None) -> int:
     ids = [r.id for r in rftheory.results(a.only) if r.mpmath is not None]
     bad = 0
     with ProcessPoolExecutor(a.workers) as pool:
-        futs = [pool.submit(sweep_one, rid, a.n, a.seed, a.limit, a.regime, not a.no_ball) for rid in ids]
+        futs = [pool.submit(sweep_one, rid, a.n, a.seed, a.limit, a.regime, not a.no_ball, a.ball_only) for rid in ids]
         for f in as_completed(futs):
             rid, outs, el, slow = f.result()
             fails = [o for o in outs if not o.passed]

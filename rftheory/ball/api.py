@@ -34,7 +34,7 @@ def _load() -> None:
     for mod in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
         if not mod.name.startswith("_"):
             importlib.import_module(f"{pkg.__name__}.{mod.name}")
-    from . import derf, hrf, orf, simrf, sutherland  # noqa: F401
+    from . import derf, hrf, hrf_bound, optimal_angle, orf, simrf, sutherland  # noqa: F401
 
 
 def entry(result_id: str) -> BallEntry:
@@ -182,15 +182,16 @@ def enclose(result_id: str, prec: int, **params: Any) -> flint.arb:
     try:
         p = _point(result_id, params)
         out = ev.evaluate(p)
-        if not isinstance(out, flint.arb):
+        if not isinstance(out, (flint.arb, flint.acb)):
             out = flint.arb(out)
         return +out
     finally:
         flint.ctx.prec = old
 
 
-def rel_ok(b: flint.arb, dps: int) -> bool:
-    """Whether the ball's relative radius is below ``10^-(dps+2)`` (an exact zero counts).
+def rel_ok(b: flint.arb | flint.acb, dps: int) -> bool:
+    """Whether the ball's relative radius is below ``10^-(dps+2)`` (an exact zero counts); for a
+    complex ball (``acb``) the radii of both parts relative to its modulus.
 
     Parameters
     ----------
@@ -204,6 +205,15 @@ def rel_ok(b: flint.arb, dps: int) -> bool:
     bool
         As described above.
     """
+    if isinstance(b, flint.acb):
+        if not (b.real.is_finite() and b.imag.is_finite()):
+            return False
+        if b.real.rad() == 0 and b.imag.rad() == 0:
+            return True
+        if b.contains(0):
+            return False
+        tol = abs(b).abs_lower() * flint.arb(10) ** (-(dps + 2))
+        return bool(b.real.rad() < tol) and bool(b.imag.rad() < tol)
     if not b.is_finite():
         return False
     if b.rad() == 0:
@@ -218,8 +228,8 @@ def ball_at_dps(result_id: str, dps: int, params: Mapping[str, Any],
     """The ball of ``result_id`` with relative radius below ``10^-(dps+2)``.
 
     The working precision starts at ``(dps + 12)·log2(10)`` bits and doubles
-    until the radius is small enough (and ``accept(ball)``, when given, holds),
-    or :data:`PREC_MAX` is passed: then :class:`PrecisionError`.
+    until the radius is small enough (and ``accept(ball)``, when given, holds);
+    the last try is at :data:`PREC_MAX` bits itself, then :class:`PrecisionError`.
 
     Parameters
     ----------
@@ -237,14 +247,16 @@ def ball_at_dps(result_id: str, dps: int, params: Mapping[str, Any],
     flint.arb
         As described above.
     """
-    prec = int((dps + 12) * math.log2(10)) + 8
+    prec = min(int((dps + 12) * math.log2(10)) + 8, PREC_MAX)
     last = None
-    while prec <= PREC_MAX:
+    while True:
         b = enclose(result_id, prec, **params)
         last = b
         if rel_ok(b, dps) and (accept is None or accept(b)):
             return b
-        prec *= 2
+        if prec >= PREC_MAX:
+            break
+        prec = min(2 * prec, PREC_MAX)  # the last try is at PREC_MAX itself
     raise PrecisionError(f"{result_id}: the ball did not shrink to {dps} digits up to {PREC_MAX} bits "
                          f"(last: {last.str(5, radius=True) if last is not None else 'none'})")
 

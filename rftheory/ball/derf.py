@@ -7,11 +7,16 @@ objectives need eigen-decompositions and singular values of data matrices, which
 
 from __future__ import annotations
 
-from flint import arb
+from fractions import Fraction
 
-from .base import ball_layer, no_ball_layer
+import numpy as np
+from flint import arb, arb_mat
 
-__all__ = ["gerf_log_second_moment"]
+from ..papers.derf.inputs import data
+from ..papers.derf.moments import derf_instance
+from .base import NoBallLayer, arb_of, ball_layer, fraction_of, no_ball_layer
+
+__all__ = ["gerf_log_second_moment", "data_scale", "exact_mat", "derf_log_moment", "gerf_optimum_value"]
 
 
 def gerf_log_second_moment(d: int, A: arb, v2: arb, xy2: arb) -> arb:
@@ -48,12 +53,148 @@ def _gerf_moments(p: dict) -> arb:
     return gerf_log_second_moment(p["d"], p["A"], v * v, xy2).exp()
 
 
+def data_scale(p: dict) -> dict:
+    """``p`` with its ``scale`` ball replaced by the one float64 that every point of the ball rounds to.
+
+    The data of the DERF results are float64 arrays drawn with ``float(scale)``
+    (:func:`rftheory.papers.derf.inputs.data`, :func:`~rftheory.papers.derf.inputs.derf_instance`):
+    the value is a function of that float, so a ball of scales is served where all of it
+    rounds to one float, and refused (:class:`NoBallLayer`) where it spans several.
+
+    Parameters
+    ----------
+    p : dict
+        A point of the ball layer (``scale`` a ``flint.arb``).
+
+    Returns
+    -------
+    dict
+        The point with ``scale`` a ``Fraction`` (the float's exact value).
+    """
+    s = p.get("scale")
+    if not isinstance(s, arb):
+        return p
+    lo, hi = float(fraction_of(s.lower())), float(fraction_of(s.upper()))  # correctly rounded
+    if lo != hi:
+        raise NoBallLayer("the data are drawn with float(scale): a ball of scales spanning several float64 "
+                          "values is not served")
+    return {**p, "scale": Fraction(lo)}
+
+
+def exact_mat(M: np.ndarray) -> arb_mat:
+    """A float64 array (1-D: a column) as an Arb matrix holding its exact binary values.
+
+    Parameters
+    ----------
+    M : numpy.ndarray
+        A real float64 array of one or two dimensions.
+
+    Returns
+    -------
+    arb_mat
+        As described above.
+    """
+    A = np.asarray(M, dtype=float)
+    rows = A.reshape(-1, 1) if A.ndim == 1 else A
+    return arb_mat([[arb_of(Fraction(float(t))) for t in r] for r in rows])
+
+
+def _scalar(M: arb_mat) -> arb:
+    return M[0, 0]
+
+
+def derf_log_moment(A: arb_mat, B1: arb_mat, B2: arb_mat | None, x: arb_mat, y: arb_mat, moment: str) -> arb:
+    """``log E f₁f₂`` or ``log E f₁²f₂²`` of DERF (Thm 4.1 of Likhosherstov et al. (2023), FAVOR#) in Arb matrices.
+
+    .. math:: \\log\\mathbb E f_1f_2 = \\tfrac12 b^\\top(I-4A)^{-1}b + x^\\top C_1x + y^\\top C_2y,\\qquad
+       \\log\\mathbb E f_1^2f_2^2 = \\log\\det(I-4A) - \\tfrac12\\log\\det(I-8A) + 2b^\\top(I-8A)^{-1}b
+       + 2x^\\top C_1x + 2y^\\top C_2y
+
+    with ``b = B₁x + B₂y``, ``C_k = −½B_kᵀ(I−4A)⁻¹B_k`` and, when ``B₂`` is not given,
+    ``B₂ = (I−4A)B₁^{−T}`` (the constraint solved for it).  ``2 log D − ½ log det(I−4A) = 0``
+    for ``D = det(I−4A)^{1/4}``, so the first moment has no determinant.
+
+    Parameters
+    ----------
+    A, B1 : arb_mat
+        ``d x d``; ``A`` symmetric with ``8A ≺ I`` (validated with the result's parameters).
+    B2 : arb_mat or None
+        ``d x d``, or None for the default.
+    x, y : arb_mat
+        Columns ``d x 1``.
+    moment : str
+        ``"first"`` or ``"second"``.
+
+    Returns
+    -------
+    arb
+        As described above.
+    """
+    d = A.nrows()
+    eye = arb_mat(d, d, [arb(int(i == j)) for i in range(d) for j in range(d)])
+    S = eye - 4 * A
+    P = S.inv()
+    if B2 is None:
+        B2 = S * B1.transpose().inv()
+    b = B1 * x + B2 * y
+    xC1x = -_scalar(x.transpose() * B1.transpose() * P * B1 * x) / 2
+    yC2y = -_scalar(y.transpose() * B2.transpose() * P * B2 * y) / 2
+    if moment == "first":
+        return _scalar(b.transpose() * P * b) / 2 + xC1x + yC2y
+    T8 = eye - 8 * A
+    R = T8.inv()
+    return S.det().log() - T8.det().log() / 2 + 2 * _scalar(b.transpose() * R * b) + 2 * xC1x + 2 * yC2y
+
+
+@ball_layer("derf.derf_moments", "Arb matrices (arb_mat inverse, determinant) on the exact float64 inputs, Arb exp")
+def _derf_moments(p: dict) -> arb:
+    A, B1, B2, x, y = derf_instance(data_scale(p))
+    lg = derf_log_moment(exact_mat(A), exact_mat(B1), None if B2 is None else exact_mat(B2), exact_mat(x),
+                         exact_mat(y), p["moment"])
+    return lg.exp()
+
+
+def gerf_optimum_value(d: int, mu: arb, c: arb) -> arb:
+    """The GERF optimum of Eq. 14 (FAVOR#, Sec. 3.1) from ``μ = mean‖x_i + y_j‖²`` and ``c = μ₁·μ₂``.
+
+    .. math:: \\delta = t^*-1 = \\frac{\\mu}{d}\\Big(1+\\frac{2(3d+\\mu)}{S+d}\\Big),\\ S=\\sqrt{(d+2\\mu)^2+8d\\mu},
+       \\qquad \\mathcal L^* = \\tfrac d2\\log\\Big(1+\\frac{\\delta^2}{4(1+\\delta)}\\Big) + \\frac{\\mu}{1+\\delta} + 2c
+
+    Parameters
+    ----------
+    d : int
+        The dimension.
+    mu : arb
+        ``μ ≥ 0``.
+    c : arb
+        The product of the sets' means.
+
+    Returns
+    -------
+    arb
+        As described above.
+    """
+    S = ((d + 2 * mu) ** 2 + 8 * d * mu).sqrt()
+    delta = mu / d * (1 + 2 * (3 * d + mu) / (S + d))
+    return arb(d) / 2 * (delta * delta / (4 * (1 + delta))).log1p() + mu / (1 + delta) + 2 * c
+
+
+@ball_layer("derf.gerf_optimum", "exact rational moments of the float64 data, then Arb sqrt, log1p")
+def _gerf_optimum(p: dict) -> arb:
+    X, Y = data(data_scale(p))
+    Xr = [[Fraction(float(t)) for t in r] for r in np.asarray(X, dtype=float)]
+    Yr = [[Fraction(float(t)) for t in r] for r in np.asarray(Y, dtype=float)]
+    d, nx, ny = len(Xr[0]), len(Xr), len(Yr)
+    m1 = [sum((r[k] for r in Xr), Fraction(0)) / nx for k in range(d)]
+    m2 = [sum((r[k] for r in Yr), Fraction(0)) / ny for k in range(d)]
+    c = sum((a * b for a, b in zip(m1, m2)), Fraction(0))
+    mu = sum((t * t for r in Xr for t in r), Fraction(0)) / nx + sum((t * t for r in Yr for t in r), Fraction(0)) / ny
+    return gerf_optimum_value(d, arb_of(mu + 2 * c), arb_of(c))
+
+
 _EIGEN = ("the optimum needs an eigen-decomposition / SVD of data matrices (mpmath eigsy/svd); Arb encloses "
           "eigenvalues (arb_mat/acb_mat) but not yet the optimiser built on them here")
 for _id, _why in {
-    "derf.derf_moments": "dense matrices A, B1, B2 as parameters (Python objects): the determinant and inverse "
-                         "could be enclosed with arb_mat; not written yet",
-    "derf.gerf_optimum": "an optimum over data sets drawn from a seed (float64 arrays): not written yet",
     "derf.saderf_optimum": _EIGEN,
     "derf.aderf_optimum": _EIGEN,
     "derf.sderf_optimum": _EIGEN,

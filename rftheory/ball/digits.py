@@ -10,12 +10,18 @@ import mpmath as mp
 
 from .base import fraction_of
 
-__all__ = ["round_sig", "proven_digits", "enclosure_strings", "decimal_string"]
+__all__ = ["round_sig", "proven_digits", "enclosure_strings", "decimal_string", "PRINT_EXP_BITS_MAX"]
+
+
+#: balls whose binary exponent exceeds this are not printed as proven digits (``exact`` prints agreed
+#: ones; ``Result.ball`` still encloses them): rounding ``10^{4,000,000}`` exactly costs minutes
+PRINT_EXP_BITS_MAX = 2**17
 
 
 def _exp10(f: Fraction) -> int:
     """``E`` with ``10^E ≤ f < 10^{E+1}`` for ``f > 0`` (exact)."""
-    E = len(str(f.numerator)) - len(str(f.denominator))
+    # from the bit lengths (str() of a huge integer is refused by Python's int-string limit)
+    E = int((f.numerator.bit_length() - f.denominator.bit_length()) * 0.30102999566398120)
     while Fraction(10) ** E > f:
         E -= 1
     while Fraction(10) ** (E + 1) <= f:
@@ -112,6 +118,8 @@ def proven_digits(b: flint.arb, dps: int) -> mp.mpf | None:
     """
     if not b.is_finite():
         return None
+    if not b.is_zero() and abs(int(b.mid().man_exp()[1])) > PRINT_EXP_BITS_MAX:
+        return None  # beyond ~10^±39,000: the exact decimal rounding would take minutes of big-integer work
     lo, hi = _endpoints(b)
     if lo == hi == 0:
         return mp.mpf(0)
@@ -125,7 +133,7 @@ def proven_digits(b: flint.arb, dps: int) -> mp.mpf | None:
     with mp.workdps(dps + 10):
         mid = fraction_of(b.mid())
         val = mp.mpf(mid.numerator) / mid.denominator
-        if Fraction(mp.nstr(val, dps, min_fixed=-mp.inf, max_fixed=mp.inf)) != target:
+        if Fraction(mp.nstr(val, dps, min_fixed=mp.inf, max_fixed=-mp.inf)) != target:  # scientific notation
             val = mp.mpf(target.numerator) / target.denominator
     return val
 

@@ -8,14 +8,16 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from flint import arb
+from flint import acb, arb
 
 from ..numerics.special import coupled_pairs
+from ..papers.hrf.clusters import cluster_invariants
+from ..papers.hrf.complex_exp import ce_invariants, ce_u_exact
 from .base import arb_of, ball_layer, no_ball_layer
 from .simrf import hyp1f1, rff_mse_z2
 
 __all__ = ["ARB", "angle_terms", "mse_trig", "mse_pos", "angular_moments", "bipolar", "gaussian_lambda_moments",
-           "rel_error"]
+           "rel_error", "ce_mse"]
 
 
 class _Arb:
@@ -304,13 +306,61 @@ def _max_relative_error(p: dict) -> arb:
     return rel_error(p["theta"], p["r"], p["m"], p["n"], p["estimator"])
 
 
+def ce_mse(P: arb, Q: arb, R: arb, s: arb, m: int, part: str) -> arb:
+    """The complex-exponential MSE from the invariants of ``u = Ax + A^{-T}y`` (a ball).
+
+    .. math:: \\mathrm{MSE}_{\\mathbb C} = \\frac{e^{2s}\\,\\mathrm{expm1}(P+Q)}m,\\quad
+       \\mathrm{MSE}_{\\mathrm{Re}} = \\frac{e^{2s}}m\\big(\\mathrm{expm1}(P)\\cosh Q + 2\\sinh^2\\tfrac Q2
+       - e^{P-Q}\\sin^2 R\\big)
+
+    with ``P = ‖Re u‖², Q = ‖Im u‖², R = Re u·Im u`` and ``s = xᵀy`` (Choromanski et al. (2022),
+    "Hybrid Random Features", ICLR 2022, Eq. 14-18; the MSE is derived in this package).
+
+    Parameters
+    ----------
+    P, Q, R : arb
+        The invariants of ``u``.
+    s : arb
+        ``xᵀy``.
+    m : int
+        The number of random features.
+    part : str
+        ``"complex"`` or ``"real"``.
+
+    Returns
+    -------
+    arb
+        As described above.
+    """
+    if P.is_zero() and Q.is_zero():
+        return arb(0)  # u = 0: the estimator is exact (Eq. 17-18)
+    if part == "complex":
+        inner = (P + Q).expm1()
+    else:
+        inner = P.expm1() * Q.cosh() + 2 * (Q / 2).sinh() ** 2 - (P - Q).exp() * R.sin() ** 2
+    return (2 * s).exp() * inner / m
+
+
+@ball_layer("hrf.ce_mse", "exact rational invariants of u = Ax + A^-T y, then Arb exp, expm1, cosh, sinh, sin")
+def _ce_mse(p: dict) -> arb:
+    P, Q, R = ce_invariants(ce_u_exact(p["A"], p["x"], p["y"]))
+    s = sum((a * b for a, b in zip(p["x"], p["y"])), Fraction(0))
+    return ce_mse(arb_of(P), arb_of(Q), arb_of(R), arb_of(s), p["m"], p["part"])
+
+
+@ball_layer("hrf.cluster_A", "exact rational invariants of u for the recipe's diagonal A, then Arb (as hrf.ce_mse)")
+def _cluster_A(p: dict) -> arb:
+    P, Q, R, s = cluster_invariants(p)
+    return ce_mse(arb_of(P), arb_of(Q), arb_of(R), arb_of(s), p["m"], "real")
+
+
+@ball_layer("hrf.complex_mgf", "Arb complex exp (acb); a complex ball: Result.ball and verify's ball checks, "
+                                "printed digits agreed")
+def _complex_mgf(p: dict) -> acb:
+    w = acb(p["re"], p["im"])
+    return (w * w / 2).exp()
+
+
 for _id, _why in {
-    "hrf.complex_mgf": "a complex value (the ball layer encloses real values; acb not wired for it yet)",
-    "hrf.ce_mse": "complex matrix parameters (A, x, y): not yet enclosed with acb_mat",
-    "hrf.cluster_A": "an optimised matrix A (a numerical optimum): no value to enclose",
-    "hrf.angular_hybrid_bound": "a maximum over θ found by golden-section search; a branch and bound over θ with "
-                                "plain interval bounds does not localise it (alive boxes grow as the width "
-                                "shrinks): it needs a centred (Taylor) form; hrf.max_relative_error encloses "
-                                "ε at each θ",
 }.items():
     no_ball_layer(_id, _why)

@@ -6,13 +6,15 @@ and ORF′'s bias, variance and MSE in ₀F₁ form.
 
 from __future__ import annotations
 
+import flint
 from flint import arb
 
 from ..numerics.special import coupled_pairs
 from .base import ball_layer, no_ball_layer
+from .series import hyp0f1_series
 from .simrf import rff_mse, rff_pair
 
-__all__ = ["prime_terms", "prime_quantity"]
+__all__ = ["prime_terms", "prime_quantity", "hyp0f1"]
 
 
 @ball_layer("orf.rff_variance", "Arb expm1")
@@ -51,7 +53,31 @@ def prime_terms(d: int, z: arb) -> tuple[arb, arb, arb]:
     """
     x = d * z * z
     h = arb(d) / 2
-    return ((-x / 4).hypgeom_0f1(h), (-x).hypgeom_0f1(h), (-x / 2).hypgeom_0f1(h))
+    return (hyp0f1(h, -x / 4), hyp0f1(h, -x), hyp0f1(h, -x / 2))
+
+
+def hyp0f1(h: arb, x: arb) -> arb:
+    """``₀F₁(; h; x)``: Arb's ``hypgeom_0f1``, or where its bound is wide (large order and argument
+    together: Arb's asymptotic expansion gives no digits) the series with its proven tail
+    (:func:`~rftheory.ball.series.hyp0f1_series`); both enclose the value, so their intersection does.
+
+    Parameters
+    ----------
+    h : arb
+        ``h > 0``.
+    x : arb
+        The argument.
+
+    Returns
+    -------
+    arb
+        As described above.
+    """
+    a = x.hypgeom_0f1(h)
+    if a.is_finite() and bool(a.rad() <= arb(2) ** (-flint.ctx.prec // 2)):
+        return a
+    s = hyp0f1_series(h, x)
+    return s.intersection(a) if a.is_finite() else s
 
 
 def prime_quantity(quantity: str, d: int, m: int, z: arb) -> arb:

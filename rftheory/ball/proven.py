@@ -82,9 +82,11 @@ def proven(result_id: str, dps: int, params: Mapping[str, Any]) -> ProvenMpf | N
     if not has_ball(result_id):
         return None
     try:
-        b = ball_at_dps(result_id, dps, params, accept=lambda b: proven_digits(b, dps) is not None)
+        b = ball_at_dps(result_id, dps, params, accept=lambda b: isinstance(b, flint.acb) or proven_digits(b, dps) is not None)
     except (NoBallLayer, PrecisionError):
         return None
+    if isinstance(b, flint.acb):
+        return None  # a complex value: its ball is Result.ball's; printed digits stay agreed (no ProvenMpc)
     val = proven_digits(b, dps)
     assert val is not None
     with mp.workdps(dps + 10):

@@ -23,7 +23,9 @@ __all__ = [
     "angle_ratios",
     "angle_series",
     "hyp1f1_series",
+    "hyp0f1_series",
     "TERMS_MAX",
+    "first_k",
 ]
 
 #: the series below refuse (NoBallLayer; ``Result.exact`` then prints agreed digits) rather than sum more
@@ -94,8 +96,26 @@ def log_exp_tail(y: float, K: int) -> float:
     return math.log(2) + K * math.log(y) - math.lgamma(K + 1)
 
 
-def _first_k(y: float, log_target: float, start: int = 0) -> int:
-    """The smallest ``K ≥ start`` with ``K + 1 ≥ 2y`` and ``2 yᴷ/K! ≤ e^{log_target}``."""
+def first_k(y: float, log_target: float, start: int = 0) -> int:
+    """The smallest ``K ≥ start`` with ``K + 1 ≥ 2y`` and ``2 yᴷ/K! ≤ e^{log_target}`` (floats: it only
+    chooses a term count; :class:`NoBallLayer` above :data:`TERMS_MAX`).
+
+    Parameters
+    ----------
+    y : float
+        The argument of the exponential series (``≥ 0``).
+    log_target : float
+        The log of the tail wanted.
+    start : int
+        The smallest ``K`` to consider.
+
+    Returns
+    -------
+    int
+        As described above.
+    """
+    if not (math.isfinite(y) and math.isfinite(log_target)):  # beyond the float range: no term count to choose
+        raise NoBallLayer("the series argument is beyond the float range here (not served)")
     K = max(start, math.ceil(2 * y) - 1, 0)
     while log_exp_tail(y, K) > log_target:
         K += 1
@@ -133,7 +153,7 @@ def hyp1f1_series(a: arb, b: arb, x: arb) -> arb:
     if not (bool(b > 0) and bool(a >= b) and bool(a <= 2 * b)):
         raise ValueError("hyp1f1_series needs 0 < b <= a <= 2b")
     y = 2 * _upper(x)
-    K = _first_k(y, -flint.ctx.prec * math.log(2) - 2 * y - 10)
+    K = first_k(y, -flint.ctx.prec * math.log(2) - 2 * y - 10)
     total, term = arb(0), arb(1)
     for k in range(K):
         total += term
@@ -212,7 +232,7 @@ def angle_series(d: int, c: arb, x: arb, even_only: bool = False) -> arb:
     # a scale below |ρ| (|ρ| ≳ e^{−2|x|}): the omitted part is kept below 2^{−prec} of it
     log_target = -prec * math.log(2) - 2 * ax - 10
     y = 2 * (1 + ac) * ax
-    K = _first_k(y, log_target)
+    K = first_k(y, log_target)
     if c.is_zero():
         P = 0
         A = arb(0)
@@ -251,3 +271,57 @@ def angle_series(d: int, c: arb, x: arb, even_only: bool = False) -> arb:
         lead = lead * x * (d + k) / (hh + k)
     B = exp_tail_bound(arb(2) * (1 + c.abs_upper()) * x.abs_upper(), K)
     return add_error(total, A + B)
+
+
+def hyp0f1_series(h: arb, x: arb) -> arb:
+    """``₀F₁(; h; x) = Σ xᵏ/((h)_k k!)`` for ``h > 0`` and any real ``x``, summed in ball arithmetic
+    with the proven tail
+
+    .. math:: \\Big|\\sum_{k\\ge K}\\frac{x^k}{(h)_k\\,k!}\\Big| \\le 2\\,\\frac{|x|^K}{(h)_K\\,K!}
+       \\qquad\\Big(\\frac{|x|}{(h+K)(K+1)} \\le \\tfrac12\\Big),
+
+    since each later term is at most half the one before.  A route for large ``|x|`` where Arb's own
+    ``hypgeom_0f1`` picks an asymptotic expansion whose error bound is useless (large order ``h`` and
+    argument together: the Bessel transition region); the rounding error of the sum is about
+    ``2^{-prec}`` times its largest term, so the caller's precision loop supplies the guard bits.
+
+    Parameters
+    ----------
+    h : arb
+        ``h > 0`` (exact or a ball).
+    x : arb
+        The argument (a ball).
+
+    Returns
+    -------
+    arb
+        A ball containing ``₀F₁(; h; x)`` for every ``x`` in the given ball.
+
+    Raises
+    ------
+    NoBallLayer
+        The series would need more than :data:`TERMS_MAX` terms.
+    """
+    if not bool(h > 0):
+        raise ValueError("hyp0f1_series needs h > 0")
+    ax = _upper(x)
+    hf = float(h.lower().mid())  # a lower bound of h: the ratio bound below only grows
+    # K: past the peak, the ratio <= 1/2, and the term below 2^-prec of the largest (floats choose K only)
+    lt, peak, K = 0.0, 0.0, 0
+    lx = math.log(ax) if ax > 0 else -math.inf
+    while True:
+        if ax / ((hf + K) * (K + 1)) <= 0.5 and lt < peak - flint.ctx.prec * math.log(2) - 10:
+            break
+        lt += lx - math.log(hf + K) - math.log(K + 1)
+        peak = max(peak, lt)
+        K += 1
+        if K > TERMS_MAX:
+            raise NoBallLayer(f"the 0F1 series would need more than {TERMS_MAX} terms here (not served)")
+    total, term = arb(0), arb(1)
+    for k in range(K):
+        total += term
+        term = term * x / ((h + k) * (k + 1))
+    ratio = x.abs_upper() / ((h.lower() + K) * (K + 1))
+    if not bool(ratio <= arb(1) / 2):
+        raise NoBallLayer("the 0F1 series tail bound does not apply here (not served)")
+    return add_error(total, 2 * term.abs_upper())

@@ -6,13 +6,16 @@ RFF MSEs, gap and pair terms (Thm 4.5).
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 from flint import arb
 
 from ..numerics.special import coupled_pairs
-from .base import ball_layer, no_ball_layer
+from ..papers.simrf.couplings import Block
+from .base import arb_of, ball_layer, fraction_of, no_ball_layer
 from .series import angle_series
 
-__all__ = ["hyp1f1", "conformity", "rff_pair", "rff_pair_z2", "prf_mse", "rff_mse", "rff_mse_z2"]
+__all__ = ["block_cosines", "block_mean", "hyp1f1", "conformity", "rff_pair", "rff_pair_z2", "prf_mse", "rff_mse", "rff_mse_z2"]
 
 
 def hyp1f1(a: arb | int, b: arb | int, x: arb) -> arb:
@@ -274,13 +277,79 @@ def _rff_ratio_asymptotic(p: dict) -> arb:
     return 1 - first + second
 
 
+def block_cosines(block: Block) -> list[arb]:
+    """The pairwise cosines ``u_iᵀu_j`` (``i < j``) of a block as balls: its exact common cosine
+    for an equiangular block, else its float rows taken as exact binary numbers and normalised in Arb.
+
+    Parameters
+    ----------
+    block : Block
+        The directions.
+
+    Returns
+    -------
+    list[arb]
+        ``n(n−1)/2`` balls, row-major over ``i < j``.
+    """
+    n = block.rows.shape[0]
+    if block.cosine is not None:
+        return [arb_of(block.cosine)] * (n * (n - 1) // 2)
+    U = [[arb_of(Fraction(float(t))) for t in r] for r in block.rows]
+    U = [[t / sum((s * s for s in r), arb(0)).sqrt() for t in r] for r in U]
+    out = []
+    for i in range(n):
+        for j in range(i + 1, n):
+            c = sum((a * b for a, b in zip(U[i], U[j])), arb(0))
+            out.append(c.intersection(arb(0, 1)))  # a cosine lies in [−1, 1]
+    return out
+
+
+def block_mean(block: Block, estimator: str, a: arb) -> arb:
+    """The mean pair term of a block (Haar-rotated directions, iid ``χ_d`` norms), a ball.
+
+    .. math:: \\bar f(U) = \\frac{2}{n(n-1)}\\sum_{i<j}\\rho_{\\theta_{ij}}(x),
+       \\quad x = \\tfrac{v^2}{2}\\ \\text{(PRF)},\\ x=-\\tfrac{z^2}{2}\\ \\text{(RFF, even part)}
+
+    each pair by the double series of Eq. 24 of Reid et al. (2023), "Simplex Random Features",
+    ICML 2023, with its proven tail (:func:`~rftheory.ball.series.angle_series`).
+
+    Parameters
+    ----------
+    block : Block
+        The directions.
+    estimator : str
+        ``"prf"`` (``a = v``) or ``"rff"`` (``a = z``).
+    a : arb
+        ``v`` or ``z``.
+
+    Returns
+    -------
+    arb
+        As described above.
+    """
+    x = a * a / 2 if estimator == "prf" else -(a * a) / 2
+    cs = block_cosines(block)
+    values: dict[tuple[Fraction, Fraction], arb] = {}  # equal cosines (equiangular blocks) are summed once
+    total = arb(0)
+    for c in cs:
+        key = (fraction_of(c.mid()), fraction_of(c.rad()))
+        if key not in values:
+            values[key] = angle_series(block.d, c, x, even_only=estimator == "rff")
+        total += values[key]
+    return total / len(cs)
+
+
+@ball_layer("simrf.block_conformity", "the Eq. 24 double series with a proven tail, pair by pair (cosines in Arb)")
+def _block_conformity(p: dict) -> arb:
+    return block_mean(Block.named(p["block"], p["d"]), "prf", p["v"])
+
+
+@ball_layer("simrf.block_rff_pair", "the Eq. 24 double series (even part) with a proven tail, pair by pair")
+def _block_rff_pair(p: dict) -> arb:
+    return block_mean(Block.named(p["block"], p["d"]), "rff", p["z"])
+
+
 for _id, _why in {
-    "simrf.block_conformity": "a Haar average over rotations of an arbitrary block (a quadrature in mpmath): "
-                              "not enclosed yet",
-    "simrf.block_rff_pair": "a Haar average over rotations of an arbitrary block (a quadrature in mpmath): "
-                            "not enclosed yet",
-    "simrf.rff_optimal_angle": "a minimiser over cos θ (a numerical root): a ball root-finder would enclose it; "
-                               "not written yet",
     "simrf.optimality_search": "a search witness (an ordering checked by optimisation), no value to enclose",
     "simrf.plus_optimality_search": "a search witness (an optimisation), no value to enclose",
     "simrf.rff_coupling_search": "a search witness (an optimisation), no value to enclose",

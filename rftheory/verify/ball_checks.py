@@ -59,6 +59,9 @@ def distance_rel(ball: flint.arb, x: Any) -> float:
     float
         The relative distance.
     """
+    if isinstance(ball, flint.acb) or isinstance(x, (complex, mp.mpc)):
+        # (mp.mpc(x) of an mpc would round it to mpmath's working precision)
+        return _distance_rel_complex(flint.acb(ball), x if isinstance(x, mp.mpc) else mp.mpc(x))
     if not isinstance(x, mp.mpf):
         x = mp.mpf(x)  # a float or int: exact at 53 bits
     if not mp.isfinite(x):
@@ -69,6 +72,22 @@ def distance_rel(ball: flint.arb, x: Any) -> float:
             return 0.0
         gap = (xb - ball).abs_lower()  # a lower bound of the distance
         mag = ball.abs_upper()
+        if mag.is_zero():
+            return math.inf
+        return float((gap / mag).mid())
+
+
+def _distance_rel_complex(ball: flint.acb, x: mp.mpc) -> float:
+    """:func:`distance_rel` of a complex ball and value: ``dist(x, ball)/|ball|`` (0 when they overlap)."""
+    if not (mp.isfinite(x.real) and mp.isfinite(x.imag)):
+        return math.inf
+    with flint.ctx.workprec(max(flint.ctx.prec, 128) + 64):
+        xb = flint.acb(_arb_of_mpf(x.real) if x.real != 0 else flint.arb(0),
+                       _arb_of_mpf(x.imag) if x.imag != 0 else flint.arb(0))
+        if ball.overlaps(xb):
+            return 0.0
+        gap = abs(xb - ball).lower()  # a lower bound of the distance
+        mag = abs(ball).abs_upper()
         if mag.is_zero():
             return math.inf
         return float((gap / mag).mid())
@@ -94,7 +113,7 @@ def ball_checks(r: Result, point: Mapping[str, Any], pt: str, ref: Any, routes: 
     -------
     list of Outcome
     """
-    if not has_ball(r.id) or not isinstance(ref, mp.mpf):
+    if not has_ball(r.id) or not isinstance(ref, (mp.mpf, mp.mpc)):
         return []
     tol = 10.0 ** -r.digits
     try:
@@ -108,7 +127,7 @@ def ball_checks(r: Result, point: Mapping[str, Any], pt: str, ref: Any, routes: 
     shown_ball = ball.str(12, radius=True)
     out = [Outcome(r.id, pt, "ball:radius", short(ref), shown_ball, f"rel radius < 1e-{r.digits + 2}", True)]
     for name, val in [("mpmath", ref), *((f"route:{k}", v) for k, v in routes.items())]:
-        if not isinstance(val, mp.mpf):
+        if not isinstance(val, (mp.mpf, mp.mpc)):
             continue
         dist = distance_rel(ball, val)
         out.append(Outcome(r.id, pt, f"ball:{name}", short(val), shown_ball, f"dist={dist:.1e} (tol {tol:.0e})",
@@ -122,7 +141,11 @@ def ball_checks(r: Result, point: Mapping[str, Any], pt: str, ref: Any, routes: 
 
         with CrashGuard(out, r.id, pt, "ball:float64", shown_ball, refusals=((RangeError, refused),)):
             val = r.f64_scalar(**point)
-            dist = distance_rel(ball, float(val)) if math.isfinite(float(val)) else math.inf
+            val_c = complex(val)
+            if val_c.imag == 0 and not isinstance(ball, flint.acb):
+                dist = distance_rel(ball, val_c.real) if math.isfinite(val_c.real) else math.inf
+            else:
+                dist = distance_rel(ball, val_c) if math.isfinite(abs(val_c)) else math.inf
             out.append(Outcome(r.id, pt, "ball:float64", repr(val), shown_ball,
                                f"dist={dist:.1e} (tol {r.rtol64:.0e})", dist <= r.rtol64))
     return out
@@ -170,7 +193,12 @@ def ball_domain_point(r: Result, point: Mapping[str, Any], pt: str, dps: int) ->
         return [Outcome.crashed(r.id, pt, "ball", exc)]
     shown_ball = ball.str(12, radius=True)
     out: list[Outcome] = []
-    with CrashGuard(out, r.id, pt, "ball:contains-3x", shown_ball):
+
+    def reference_refused(exc: BaseException) -> Outcome:  # the reference refuses at 3x (its own limit), not the ball
+        return Outcome(r.id, pt, "ball:contains-3x", "", shown_ball, "reference refused", True, detail=str(exc))
+
+    with CrashGuard(out, r.id, pt, "ball:contains-3x", shown_ball,
+                    refusals=(((RangeError, PrecisionError), reference_refused),)):
         ref = r.exact(dps=min(3 * dps, 100), certify=False, **point)
         tol = 10.0 ** -min(2 * dps, 60)
         dist = distance_rel(ball, ref)
@@ -179,7 +207,7 @@ def ball_domain_point(r: Result, point: Mapping[str, Any], pt: str, dps: int) ->
     with CrashGuard(out, r.id, pt, "ball:printed", shown_ball):
         val = r.exact(dps=dps, **point)
         if isinstance(val, ProvenMpf):
-            printed = Fraction(mp.nstr(val, dps, min_fixed=-mp.inf, max_fixed=mp.inf))
+            printed = Fraction(mp.nstr(val, dps, min_fixed=mp.inf, max_fixed=-mp.inf))  # scientific: any exponent
             b = val.ball
             from ..ball.base import fraction_of
 
@@ -187,6 +215,8 @@ def ball_domain_point(r: Result, point: Mapping[str, Any], pt: str, dps: int) ->
             lo, hi = round_sig(mid - rad, dps), round_sig(mid + rad, dps)
             ok = lo == hi and Fraction(lo[0]) * Fraction(10) ** lo[1] == printed
             out.append(Outcome(r.id, pt, "ball:printed", str(val), b.str(12, radius=True), "digits of every point", ok))
-        else:  # the ball layer gave way (precision budget): the printed digits are agreed, not proven
-            out.append(Outcome(r.id, pt, "ball:printed", str(val), shown_ball, "agreed (ball too wide to print)", True))
+        else:  # a complex ball, or the ball layer gave way (precision budget): the printed digits are agreed
+            why = "agreed (complex: digits not printed from the ball)" if isinstance(ball, flint.acb) else \
+                "agreed (ball too wide to print, or beyond 10^±39,000)"
+            out.append(Outcome(r.id, pt, "ball:printed", str(val), shown_ball, why, True))
     return out
