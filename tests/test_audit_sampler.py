@@ -80,8 +80,12 @@ def test_same_seed_same_report_and_k_fixed():
 def test_rows_state_bound_and_mde():
     rep = sampler(known_bad.iid_gaussian, 4, 4, n=N_MIN, estimator="prf")
     k = rep.settings["bonferroni_k"]
-    assert all(r.threshold == pytest.approx(threshold(k)) for r in rep.rows)
+    # stage one of the two-stage design spends half the budget: ALPHA/2 over k checks
+    assert rep.settings["design"] == "two-stage" and rep.settings["retested"] == 0
+    assert all(r.threshold == pytest.approx(threshold(k, 0.5e-6)) for r in rep.rows)
     assert all(r.mde and r.mde != "-" for r in rep.rows)
+    single = sampler(known_bad.iid_gaussian, 4, 4, n=N_MIN, estimator="prf", sequential=False)
+    assert all(r.threshold == pytest.approx(threshold(k, 1e-6)) for r in single.rows)
     assert not any(r.check.startswith(("unbiased: RFF", "MSE: RFF", "invariance: RFF")) for r in rep.rows)
 
 
