@@ -2,12 +2,15 @@
 
     python tools/audit_sweep.py [--seeds 100] [--first 0] [--d 16] [--m 16] [--n N]
                                 [--only NAME ...] [--workers 1] [--out FILE.jsonl]
+                                [--done FILE.jsonl ...]
 
 Every known-bad sampler should fail for every seed and every good (or
 equivalent) one pass: the audit's family-wise false-failure bound is 1e-6 per
 run.  Prints, per fixture, the number of seeds that passed and failed and the
 checks that failed most often (with their geometry); ``--out`` keeps one JSON
-record per audit.  Exit status 1 when a known-bad fixture passed or a good one
+record per audit, ``--done`` reads such records back (those audits are not run
+again and count in the summary).  Audits run seed by seed, every fixture at a
+seed before the next seed, so an interrupted run covers every fixture.  Exit status 1 when a known-bad fixture passed or a good one
 failed for some seed.
 
 Last run (2026-11-24, after the audits moved to the skew-corrected mean test with one-sided MSE
@@ -69,15 +72,20 @@ def main() -> int:
     ap.add_argument("--only", nargs="*", default=None)
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--out", default=None)
+    ap.add_argument("--done", nargs="*", default=[])
     args = ap.parse_args()
     fx = _fixtures()
     names = args.only or list(fx)
-    tasks = [(nm, s, args.d, args.m, args.n) for nm in names for s in range(args.first, args.first + args.seeds)]
+    prior = [json.loads(line) for path in args.done for line in open(path) if line.strip()]
+    prior = [r for r in prior if r["fixture"] in names and args.first <= r["seed"] < args.first + args.seeds]
+    have = {(r["fixture"], r["seed"]) for r in prior}
+    tasks = [(nm, s, args.d, args.m, args.n) for s in range(args.first, args.first + args.seeds) for nm in names
+             if (nm, s) not in have]
     t0 = time.monotonic()
     out = open(args.out, "w") if args.out else None
-    recs = []
+    recs = list(prior)
     ex = ProcessPoolExecutor(args.workers) if args.workers > 1 else None
-    for rec in (ex.map(_one, tasks, chunksize=4) if ex else map(_one, tasks)):
+    for rec in (ex.map(_one, tasks, chunksize=1) if ex else map(_one, tasks)):
         recs.append(rec)
         if out:
             out.write(json.dumps(rec) + "\n")
