@@ -13,7 +13,7 @@ states for that row (``E e₁·ŵ = μ (1 − 1/d) E|g|⁻¹ + O(μ³)``,
 slightly smaller, checked by Monte Carlo below).  Stated power 0.99: the
 slow test asserts it is caught in >= 91 of 100 seeds (a design with power
 0.99 misses 10 or more with probability < 1e-7).  Measured (2026-11-27):
-100 of 100 caught by the two-stage design, 71 of 100 by stage one alone
+100 of 100 caught by the two-stage design, 56 of 100 by stage one alone
 (``sequential=False``).
 """
 

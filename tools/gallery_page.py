@@ -38,11 +38,18 @@ def _version(pkg: str) -> str:
         return "not installed"
 
 
+def _cell(text: str) -> str:
+    """Text for a table cell (a pipe would end the cell)."""
+    return text.replace("|", "\\|")
+
+
 def _first_failed(rep) -> str:
     if rep.passed:
         return "—"
     r = rep.failed[0]
-    return f"`{r.check}` at {r.geometry} (statistic {r.statistic:+.1f}, bound {r.threshold:.2f})"
+    diag = next((x.diagnosis for x in rep.failed if x.diagnosis), "")
+    return (f"`{r.check}` at {r.geometry} (statistic {r.statistic:+.1f}, bound {r.threshold:.2f})"
+            + (f"; diagnosis: {diag}" if diag else ""))
 
 
 def main() -> int:
@@ -89,7 +96,8 @@ def main() -> int:
         "",
         f"in a virtual environment with the optional libraries (Python {platform.python_version()}, one thread;",
         "every audit at d = m = 16 unless stated, n = "
-        f"{args.n} calls per check group, family-wise false-failure rate <= 1e-6, two-stage design).",
+        f"{args.n} calls per check group, family-wise false-failure rate <= 1e-6, two-stage design; the",
+        "seconds are wall-clock times on a shared, loaded 2-core machine).",
         "Versions: " + ", ".join(f"{p} {_version(p)}" for p in pkgs) + ".",
         "",
         "| library | adapter | audit | verdict | first failing check | the defect |",
@@ -103,7 +111,7 @@ def main() -> int:
             continue
         verdict = "**PASS**" if rep.passed else "**FAIL**"
         lines.append(f"| {e.package} {_version(e.package)} | `{e.adapter.__name__}` | {how} | {verdict} "
-                     f"({secs:.0f} s) | {_first_failed(rep)} | {e.defect or 'correct: passes'} |")
+                     f"({secs:.0f} s) | {_cell(_first_failed(rep))} | {_cell(e.defect or 'correct: passes')} |")
     for pkg, why in NOT_INSTALLABLE.items():
         lines.append(f"| {pkg} | — | — | not run | | {why} |")
     lines += ["", "## The adapters and verdicts", ""]

@@ -176,8 +176,8 @@ class Entry:
 
 ENTRIES: tuple[Entry, ...] = (
     Entry("performer-orf", "performer-pytorch", "performer_pytorch", performer_orf, False,
-          "QR of a Gaussian block without the sign fix (q * sign(diag r)): the rows of each block are not "
-          "Haar, so the first coordinate of every frequency vector is biased (here positive).",
+          "QR of a Gaussian block without the sign fix (q * sign(diag r)): the blocks are not Haar; with "
+          "LAPACK's Householder QR, entry (0, 0) of every block is negative and the directions are biased.",
           "signs"),
     Entry("performer-orf-scaling1", "performer-pytorch", "performer_pytorch", performer_orf_scaled, False,
           "scaling=1 gives every row the norm sqrt(d) (Performer's regularized ORF): not chi_d, so the "

@@ -122,7 +122,7 @@ def mde(se: float, z_thr: float, power: float = POWER) -> float:
     >>> round(mde(1.0, 1.96, 0.5), 2)
     1.96
     >>> round(mde(1.0, StagedBound(6.0, 4.0, 6.0, 0.5)), 2)
-    6.58
+    6.57
     """
     from scipy import stats
 
