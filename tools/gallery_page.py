@@ -94,7 +94,8 @@ def main() -> int:
         f"python tools/gallery_page.py --n {args.n} --seed {args.seed}",
         "```",
         "",
-        f"in a virtual environment with the optional libraries (Python {platform.python_version()}, one thread;",
+        "in a virtual environment with the optional libraries (`pip install performer-pytorch srf-attention",
+        f"rfflearn pyrff gpytorch` beside CPU torch; Python {platform.python_version()}, one thread;",
         "every audit at d = m = 16 unless stated, n = "
         f"{args.n} calls per check group, family-wise false-failure rate <= 1e-6, two-stage design; the",
         "seconds are wall-clock times on a shared, loaded 2-core machine).",
