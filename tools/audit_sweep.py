@@ -10,8 +10,9 @@ run.  Prints, per fixture, the number of seeds that passed and failed and the
 checks that failed most often (with their geometry); ``--out`` keeps one JSON
 record per audit, ``--done`` reads such records back (those audits are not run
 again and count in the summary).  Audits run seed by seed, every fixture at a
-seed before the next seed, so an interrupted run covers every fixture.  Exit status 1 when a known-bad fixture passed or a good one
-failed for some seed.
+seed before the next seed, so an interrupted run covers every fixture.
+Exit status 1 when a known-bad fixture passed or a good one failed for some
+seed.
 
 Last run (2026-11-24, after the audits moved to the skew-corrected mean test with one-sided MSE
 rows; ``--seeds 100 --workers 2``, d = m = 16, default n = 2000, 895 s on a shared 2-core machine):
@@ -19,8 +20,14 @@ every one of the 8 known-bad fixtures failed for all 100 seeds (weakest: student
 smallest largest |z| over seeds 12.6 against its bound); every one of the 6 good and equivalent
 fixtures passed for all 100 seeds.
 
-(the current two-stage design's run is recorded in the module test tests/test_audit_sequential.py's
-docstring and in changes/audit2.md)
+Run of the two-stage design (2026-11-27, d = m = 16, default n, ``--workers 2`` at ``nice -n 10`` on a
+shared, loaded 2-core machine, 2322 s plus 52 audits read back with ``--done``): the 6 good and equivalent
+fixtures passed for all of seeds 0-99 (0 false failures in 600 audits; the bound is 1e-6 per audit)
+and 30 of the 600 reached stage two (0.050, the screen's nominal rate; 2-6 per fixture); the
+qr_input_row_norms fixture (the pytorch-fast-transformers pattern) failed for all of seeds 0-99, at
+stage one, on the norm-direction check.  The 8 other known-bad fixtures were run for seeds 0-2 with
+the two-stage design (all failed, each on the checks of its defect); their last 0-99 run is the single-stage
+one of 2026-11-24 above (stage-one bound 0.1 lower).
 
 Reduced run (2026-11-26, after the tails and norm-direction checks and the qr_input_row_norms
 fixture were added; ``--seeds 5 --workers 1``, 235 s): all 9 known-bad fixtures failed for seeds
