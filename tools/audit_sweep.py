@@ -25,9 +25,9 @@ shared, loaded 2-core machine, 2322 s plus 52 audits read back with ``--done``):
 fixtures passed for all of seeds 0-99 (0 false failures in 600 audits; the bound is 1e-6 per audit)
 and 30 of the 600 reached stage two (0.050, the screen's nominal rate; 2-6 per fixture); the
 qr_input_row_norms fixture (the pytorch-fast-transformers pattern) failed for all of seeds 0-99, at
-stage one, on the norm-direction check.  The 8 other known-bad fixtures were run for seeds 0-2 with
-the two-stage design (all failed, each on the checks of its defect); their last 0-99 run is the single-stage
-one of 2026-11-24 above (stage-one bound 0.1 lower).
+stage one, on the norm-direction check.  The 8 other known-bad fixtures failed for all of seeds 0-99
+(seeds 0-2 with ``--workers 1``, 277 s; seeds 3-99 with ``--first 3 --seeds 97 --workers 2``, 682 s),
+each on the checks of its defect, none needing stage two.
 
 Reduced run (2026-11-26, after the tails and norm-direction checks and the qr_input_row_norms
 fixture were added; ``--seeds 5 --workers 1``, 235 s): all 9 known-bad fixtures failed for seeds
