@@ -53,7 +53,7 @@ def cmd_sampler(args) -> int:
         if args.kernel == "matern" and args.nu is None:
             raise ParameterError("--nu", "--kernel matern needs --nu NU (e.g. 1.5)")
         rep = sampler(f, args.d, args.m, estimator=args.estimator, n=args.n, seed=args.seed, law=args.law,
-                      progress=progress.step, **matern)
+                      progress=progress.step, sequential=not getattr(args, "single_stage", False), **matern)
     except ParameterError as exc:
         if args.traceback and exc.__cause__ is not None:
             traceback.print_exception(exc.__cause__, file=sys.stderr)
@@ -108,6 +108,9 @@ def add_parser(subparsers) -> None:
     q.add_argument("--lengthscale", type=float, default=1.0, help="Matérn lengthscale (default 1)")
     q.add_argument("--n", type=int, default=None, help="calls of the sampler per check group (default 2000)")
     q.add_argument("--seed", type=int, default=0, help="seed of the audit (default 0)")
+    q.add_argument("--single-stage", action="store_true",
+                   help="one stage at 1e-6/k instead of the two-stage design (suspicious checks re-tested on "
+                   "fresh draws at 4n calls)")
     q.add_argument("--json", action="store_true", help="print the report as JSON")
     from .runtime import add_runtime_options
 

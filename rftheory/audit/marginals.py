@@ -49,7 +49,7 @@ from .report import Row
 from .stats import mde
 from .ztest import z_of, z_row
 
-__all__ = ["count", "directions", "checks"]
+__all__ = ["count", "directions", "checks", "constant_norm", "constant_norm_diagnosis", "EPS64"]
 
 
 def directions(d: int) -> list[tuple[str, np.ndarray]]:
@@ -97,6 +97,54 @@ def count(d: int, m: int, law: str) -> int:
     if law == "gaussian":
         return 3 + n_dir + m + 2 * m * d
     return n_dir + m * d
+
+
+#: machine epsilon of float64 (the default round-off of :func:`constant_norm`)
+EPS64 = 2.0**-52
+
+
+def constant_norm(W: np.ndarray, eps: float = EPS64) -> float | None:
+    """The common row norm when every row of every call has one norm (to round-off), else None.
+
+    A norm computed in a dtype of epsilon ``eps`` carries a relative error at
+    most ``(d + 2) eps`` (the summation bound ``γ_{d+2}``); norms whose logs
+    all lie within ``10 (d + 2) eps`` of their median are constant.  A χ_d
+    sample of ``n m >= 200`` norms spreads over ``>= 0.1`` in log at any
+    ``d <= 10⁴``: far above that tolerance for float32 and float64.
+
+    Parameters
+    ----------
+    W : numpy.ndarray, shape (n, m, d)
+        Calls of the sampler.
+    eps : float
+        The coarsest machine epsilon of the arrays the sampler returned.
+
+    Returns
+    -------
+    float or None
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> G = rng.standard_normal((50, 4, 4))
+    >>> constant_norm(G) is None
+    True
+    >>> round(constant_norm(2 * G / np.linalg.norm(G, axis=-1, keepdims=True)), 12)
+    2.0
+    """
+    d = W.shape[-1]
+    with np.errstate(over="ignore", divide="ignore"):
+        ell = np.log(np.linalg.norm(W, axis=-1))
+    if not np.all(np.isfinite(ell)):
+        return None
+    med = float(np.median(ell))
+    return math.exp(med) if float(np.max(np.abs(ell - med))) <= 10 * (d + 2) * eps else None
+
+
+def constant_norm_diagnosis(norm: float) -> str:
+    """The diagnosis of constant row norms (what to fix, in words)."""
+    return (f"row norms are constant (|w| = {norm:.6g} in every row and call): not chi_d; "
+            "scale each row by an independent chi_d draw")
 
 
 def _rel(expected: float):
@@ -222,7 +270,7 @@ def norm_direction_row(W: np.ndarray, sq: np.ndarray, z_thr: float) -> Row:
     return row
 
 
-def checks(W: np.ndarray, law: str, z_thr: float) -> list[Row]:
+def checks(W: np.ndarray, law: str, z_thr: float, eps: float = EPS64) -> list[Row]:
     """The marginal checks on ``n`` calls.
 
     Parameters
@@ -234,6 +282,9 @@ def checks(W: np.ndarray, law: str, z_thr: float) -> list[Row]:
         and entry-mean checks).
     z_thr : float
         The audit's Bonferroni bound.
+    eps : float
+        The coarsest machine epsilon of the sampler's arrays (for
+        :func:`constant_norm`: constant norms diagnose every failing norm row).
 
     Returns
     -------
@@ -242,6 +293,7 @@ def checks(W: np.ndarray, law: str, z_thr: float) -> list[Row]:
     """
     n, m, d = W.shape
     rows = []
+    const = constant_norm(W, eps) if law == "gaussian" else None
     if law == "gaussian":
         rows.append(tail_row(W, z_thr))
     with np.errstate(over="ignore"):
@@ -253,6 +305,11 @@ def checks(W: np.ndarray, law: str, z_thr: float) -> list[Row]:
             dev2 = ((sq - d) ** 2).mean(axis=1)
         rows.append(z_row("marginals: E(|w|^2-d)^2 = 2d (chi_d)", "-", dev2,
                           float(2 * d), z_thr, _rel(2 * d), "mean (|w|^2-d)^2"))
+        if const is not None:
+            why = constant_norm_diagnosis(const)
+            for r in rows:
+                if not r.passed:
+                    r.diagnosis, r.detail = why, f"{why}; {r.detail}"
     norms = np.sqrt(sq)
     norms[norms == 0] = 1.0
     U = W / norms[..., None]

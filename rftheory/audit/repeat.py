@@ -11,6 +11,9 @@
   standardized over all calls and rows, the per-pair statistic
   ``r = mean_i ℓ_i(call 2c) ℓ_i(call 2c+1)`` has mean 0 (non-overlapping
   pairs of calls, so the ``r`` are independent); frozen norms give ``r ≈ 1``.
+  When every norm is the same (to round-off, :func:`.marginals.constant_norm`)
+  the correlation is undefined: the row is not applicable and says so
+  ("row norms are constant: not chi_d"), never a correlation of round-off.
 * **directions independent across calls**: ``(ŵ_i(2c)ᵀŵ_i(2c+1))²`` has
   mean ``1/d`` for independent uniform directions; frozen ones give 1.
 
@@ -24,6 +27,7 @@ import math
 
 import numpy as np
 
+from .marginals import EPS64, constant_norm, constant_norm_diagnosis
 from .report import Row
 from .spec import call
 from .ztest import z_row
@@ -38,7 +42,7 @@ def _exact(check: str, ok: bool, z_thr: float, detail: str) -> Row:
     return Row(check, "-", 0.0 if ok else math.inf, z_thr, "exact", ok, detail)
 
 
-def checks(f, W: np.ndarray, ss: np.random.SeedSequence, z_thr: float) -> list[Row]:
+def checks(f, W: np.ndarray, ss: np.random.SeedSequence, z_thr: float, eps: float = EPS64) -> list[Row]:
     """The repeated-call checks.
 
     Parameters
@@ -51,6 +55,8 @@ def checks(f, W: np.ndarray, ss: np.random.SeedSequence, z_thr: float) -> list[R
         Spawns the seeds of the reproducibility checks.
     z_thr : float
         The audit's Bonferroni bound.
+    eps : float
+        The coarsest machine epsilon of the sampler's arrays.
 
     Returns
     -------
@@ -74,17 +80,27 @@ def checks(f, W: np.ndarray, ss: np.random.SeedSequence, z_thr: float) -> list[R
     rows.append(_exact("repeat: successive calls not identical", ident == 0, z_thr,
                        f"{ident} of {n - 1} successive calls returned the same W"))
     half = n // 2
-    with np.errstate(divide="ignore"):
-        ell = np.log(np.linalg.norm(W, axis=-1))
-    ell[~np.isfinite(ell)] = 0.0
-    sd = ell.std()
-    ell = (ell - ell.mean()) / (sd if sd > 0 else 1.0)
-    r = (ell[0:2 * half:2] * ell[1:2 * half:2]).mean(axis=1)
-    rows.append(z_row("repeat: row norms independent across calls", "calls 2c, 2c+1", r, 0.0, z_thr,
-                      lambda e: f"correlation {e:.3g}", "mean correlation of log-norms"))
+    const = constant_norm(W, eps)
+    if const is not None:
+        rows.append(Row("repeat: row norms independent across calls", "calls 2c, 2c+1", 0.0, z_thr, "n/a", True,
+                        "not applicable (no spread to correlate): " + constant_norm_diagnosis(const)))
+    else:
+        rows.append(_norm_row(W, half, z_thr))
     nrm = np.linalg.norm(W, axis=-1, keepdims=True)
     U = W / np.where(nrm == 0, 1.0, nrm)
     c2 = (np.einsum("cij,cij->ci", U[0:2 * half:2], U[1:2 * half:2]) ** 2).mean(axis=1)
     rows.append(z_row("repeat: directions independent across calls", "calls 2c, 2c+1", c2, 1.0 / d, z_thr,
                       lambda e: f"{e:.3g} ({100 * e * d:.2g}% of 1/d)", "mean cos^2 of row i in both calls"))
     return rows
+
+
+def _norm_row(W: np.ndarray, half: int, z_thr: float) -> Row:
+    """Mean correlation of the standardized log-norms of calls ``2c`` and ``2c+1``."""
+    with np.errstate(divide="ignore"):
+        ell = np.log(np.linalg.norm(W, axis=-1))
+    ell[~np.isfinite(ell)] = 0.0
+    sd = ell.std()
+    ell = (ell - ell.mean()) / (sd if sd > 0 else 1.0)
+    r = (ell[0:2 * half:2] * ell[1:2 * half:2]).mean(axis=1)
+    return z_row("repeat: row norms independent across calls", "calls 2c, 2c+1", r, 0.0, z_thr,
+                 lambda e: f"correlation {e:.3g}", "mean correlation of log-norms")

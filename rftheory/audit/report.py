@@ -42,6 +42,9 @@ class Row:
         When a failing check says what is wrong in words (e.g. "rows are
         not N(0, I): coordinate tails heavier than Gaussian"): the verdict
         repeats the first one.
+    stage : int
+        The stage of the sequential design whose draws decided the row
+        (2: re-tested on fresh draws after a suspicious stage one).
     """
 
     check: str
@@ -52,6 +55,7 @@ class Row:
     passed: bool
     detail: str = ""
     diagnosis: str = ""
+    stage: int = 1
 
 
 @dataclass

@@ -18,10 +18,35 @@ repeated calls         reproducible from ``rng``; calls independent             
 =====================  =========================================================  ==========================
 
 The number ``k`` of checks is fixed by ``(d, m, estimator, law)`` before any
-sampling; each check is two-sided at ``ALPHA/k`` (Bonferroni), so a correct
-sampler fails the whole audit with probability at most ``ALPHA = 1e-6`` (in
-the normal approximation of each mean).  Each row states its minimum
-detectable effect at power 0.99.
+sampling.  The audit is a **two-stage (sequential) design** with the
+family-wise false-failure budget ``ALPHA = 1e-6`` split in two halves:
+
+* **stage one** (``n`` calls per group): each check is two-sided at
+  ``(ALPHA/2)/k`` (Bonferroni); a check beyond that bound fails for good.
+* **screen**: a passing check with ``|z|`` above the bound of ``k`` checks
+  at rate :data:`~.stats.ALPHA_SCREEN` ``= 0.05`` is *suspicious* (a
+  correct sampler has one with probability at most 0.05; the screen spends
+  no false-failure budget since it never fails anything by itself).
+* **stage two** (only when stage one failed nothing): the groups holding the
+  suspicious checks are drawn again on fresh Generators (the root
+  ``SeedSequence``'s next children), with ``n₂ =`` :func:`retest_n`
+  ``= 4n`` calls (capped by memory), and each suspicious check is re-tested
+  at ``(ALPHA/2)/k₂``, ``k₂`` the number of re-tested checks.  Its stage-two
+  verdict replaces the stage-one row (``Row.stage = 2``).
+
+The fresh draws are independent of stage one, so given any set of re-tested
+checks the stage-two false-failure probability is at most ``ALPHA/2``;
+with stage one's ``ALPHA/2`` the whole audit falsely fails with probability at
+most ``ALPHA`` (in the normal approximation of each mean), whatever the screen.
+Each row's "detects (power .99)" column states the minimum effect the *whole*
+design detects with probability 0.99 (:func:`~.stats.mde` with a
+:class:`~.stats.StagedBound`): caught at stage one, or screened and then
+failed at stage two, each stage at power ``√0.99``; a re-tested row states
+its stage-two figure.  A defect whose effect shrinks like ``1/d`` (e.g. the
+pytorch-fast-transformers pattern, :func:`.known_bad.qr_input_row_norms`)
+sits near the stage-one bound at ``d = 64`` and is decided at stage two.
+``sequential=False`` (or a ``z_bound`` from ``rftheory verify``) runs stage
+one alone at ``ALPHA/k``.
 
 ``law="spherical"`` (rows spherically symmetric, not Gaussian: e.g.
 Student-t for Matérn kernels) drops the χ_d norm and entry-mean checks and
@@ -35,6 +60,7 @@ The default ``n = 2000`` calls per group makes every sampler of
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
@@ -46,9 +72,9 @@ from . import matern as _matern
 from . import repeat as _repeat
 from .report import AuditReport
 from .spec import draw, draw_eps, settings
-from .stats import ALPHA, threshold
+from .stats import ALPHA, ALPHA_SCREEN, RETEST_FACTOR, StagedBound, threshold
 
-__all__ = ["sampler", "count"]
+__all__ = ["sampler", "count", "retest_n", "RETEST_ENTRIES"]
 
 
 def count(d: int, m: int, estimators: tuple[str, ...], law: str, matern: bool = False) -> int:
@@ -85,7 +111,7 @@ def _name(f) -> str:
 
 
 def sampler(f, d, m, *, estimator="both", n=None, seed=0, law="gaussian", progress=None,
-            z_bound=None, nu=None, lengthscale=1.0) -> AuditReport:
+            z_bound=None, nu=None, lengthscale=1.0, sequential=True) -> AuditReport:
     """Audit the sampler ``f`` at dimension ``d`` with ``m`` rows per call.
 
     Parameters
@@ -118,6 +144,9 @@ def sampler(f, d, m, *, estimator="both", n=None, seed=0, law="gaussian", progre
         ``1/lengthscale`` (:mod:`.matern`).
     lengthscale : float
         The Matérn lengthscale ``ℓ`` (with ``nu``).
+    sequential : bool
+        The two-stage design (default; see the module docstring).  ``False``,
+        or a given ``z_bound``, runs one stage at ``threshold(k)``.
 
     Returns
     -------
@@ -156,23 +185,40 @@ def sampler(f, d, m, *, estimator="both", n=None, seed=0, law="gaussian", progre
 
     # heavy-tailed rows may overflow a replicate to inf: the row then fails as "non-finite", silently
     with np.errstate(over="ignore", invalid="ignore"):
-        rep = _audit(f, s, k, z_thr, z_bound, tick, None if nu is None else (float(nu), float(lengthscale)))
+        rep = _audit(f, s, k, z_thr, z_bound, tick, None if nu is None else (float(nu), float(lengthscale)),
+                     bool(sequential))
     if nu is not None:
         rep.settings |= {"kernel": "matern", "nu": float(nu), "lengthscale": float(lengthscale)}
     return rep
 
 
-def _audit(f, s, k: int, z_thr: float, z_bound, tick, matern) -> AuditReport:
-    """The body of :func:`sampler` on checked settings."""
-    frame_pairs = _estimators.by_frame(s.d)
-    ss_marg, ss_rep, *ss_frames = np.random.SeedSequence(s.seed).spawn(2 + len(frame_pairs))
-    W, eps = draw_eps(f, s, np.random.default_rng(ss_marg), progress=lambda: tick("marginals"))
-    rows = _marginals.checks(W, s.law, z_thr)
+def _units(r, m: int, d: int) -> int:
+    """The Bonferroni units a row stands for (a worst-of-positions row counts each position)."""
+    g = r.geometry
+    return m * d if g.startswith("entry (") else m if g.startswith("row position") else 1
+
+
+def _key(r) -> tuple[str, str]:
+    """Identifies a row across stages (a worst-of-positions row by its check alone)."""
+    g = r.geometry
+    return (r.check, "" if g.startswith(("entry (", "row position")) else g)
+
+
+def _group_marginal(f, s, ss_marg, ss_rep, z_thr, tick, matern, W_eps=None):
+    """Rows computed from one stack of successive calls: marginals, Matérn, coupling, repeated calls."""
+    W, eps = W_eps or draw_eps(f, s, np.random.default_rng(ss_marg), progress=lambda: tick("marginals"))
+    rows = _marginals.checks(W, s.law, z_thr, eps)
     if matern is not None:
         rows += _matern.checks(W, matern[0], matern[1], z_thr)
     coupling, crows = _coupling.checks(W, z_thr, eps)
     rows += crows
+    rows += _repeat.checks(f, W, ss_rep, z_thr, eps)
+    tick("repeated calls")
+    return coupling, rows
 
+
+def _group_frames(f, s, ss_frames, frame_pairs, coupling, z_thr, tick):
+    """Rows computed from the frame draws: invariance, unbiasedness and MSE."""
     reps = {}
     for (frame, pairs), ssf in zip(frame_pairs.items(), ss_frames, strict=True):
         Wf = draw(f, s, np.random.default_rng(ssf), progress=lambda fr=frame: tick(f"frame {fr}"))
@@ -180,18 +226,90 @@ def _audit(f, s, k: int, z_thr: float, z_bound, tick, matern) -> AuditReport:
             for i, pair in enumerate(pairs):
                 reps[(est, frame, i)] = _estimators.replicates(Wf, pair, est)
         del Wf
-    rows += _estimators.invariance(reps, s.d, s.estimators, z_thr, s.law)
+    rows = _estimators.invariance(reps, s.d, s.estimators, z_thr, s.law)
     if s.law == "gaussian":
         rows += _estimators.unbiased_and_mse(reps, s.d, s.m, s.estimators, coupling, z_thr)
-    rows += _repeat.checks(f, W, ss_rep, z_thr)
-    tick("repeated calls")
+    return rows
 
-    units = sum(s.m * s.d if r.geometry.startswith("entry (") else s.m if r.geometry.startswith("row position")
-                else 1 for r in rows)
+
+def _audit(f, s, k: int, z_thr: float, z_bound, tick, matern, sequential: bool = True) -> AuditReport:
+    """The body of :func:`sampler` on checked settings (stage one, then the re-tests)."""
+    frame_pairs = _estimators.by_frame(s.d)
+    root = np.random.SeedSequence(s.seed)
+    ss_marg, ss_rep, *ss_frames = root.spawn(2 + len(frame_pairs))
+    staged = sequential and z_bound is None
+    n2 = retest_n(s.n, s.m, s.d)
+    if staged:
+        z1 = StagedBound(threshold(k, ALPHA / 2), threshold(k, ALPHA_SCREEN), threshold(k, ALPHA / 2),
+                         math.sqrt(s.n / n2))
+    else:
+        z1 = z_thr
+    coupling, mrows = _group_marginal(f, s, ss_marg, ss_rep, z1, tick, matern)
+    frows = _group_frames(f, s, ss_frames, frame_pairs, coupling, z1, tick)
+    rows = mrows + frows
+    units = sum(_units(r, s.m, s.d) for r in rows)
     assert units == k, (units, k)  # the Bonferroni divisor was fixed before sampling
-    settings_out = s.as_dict() | {"bonferroni_k": k, "bound": round(z_thr, 3)}
+    for r in rows:
+        r.threshold = float(r.threshold)
+    settings_out = s.as_dict() | {"bonferroni_k": k, "bound": round(float(z1), 3)}
+
+    if staged:
+        settings_out |= {"design": "two-stage", "screen": round(z1.screen, 3), "retest_n": n2}
+        suspicious = [r for r in rows if r.passed and r.mde != "exact" and math.isfinite(r.statistic)
+                      and abs(r.statistic) > z1.screen]
+        settings_out["retested"] = 0
+        if suspicious and all(r.passed for r in rows):
+            # stage two: fresh draws (the root's next children), n2 calls, Bonferroni over the re-tested only
+            s2 = replace(s, n=n2)
+            ss2_marg, ss2_rep, *ss2_frames = root.spawn(2 + len(frame_pairs))
+            z2 = threshold(sum(_units(r, s.m, s.d) for r in suspicious), ALPHA / 2)
+            keys = {_key(r) for r in suspicious}
+            mkeys = {_key(r) for r in mrows}
+            new = {}
+            if keys & mkeys:
+                _, r2 = _group_marginal(f, s2, ss2_marg, ss2_rep, z2, tick, matern)
+                new |= {_key(r): r for r in r2 if _key(r) in keys}
+            if keys - mkeys:
+                r2 = _group_frames(f, s2, ss2_frames, frame_pairs, coupling, z2, tick)
+                new |= {_key(r): r for r in r2 if _key(r) in keys}
+            for i, r in enumerate(rows):
+                r2 = new.get(_key(r))
+                if r2 is not None:
+                    r2.threshold = float(r2.threshold)
+                    r2.detail = (f"stage 1: {r.statistic:+.2f} > screen {z1.screen:.2f} at n={s.n}; "
+                                 f"stage 2 on fresh draws, n={n2}, bound {z2:.2f}: " + r2.detail)
+                    r2.stage = 2
+                    rows[i] = r2
+            settings_out["retested"] = len(new)
+        elif suspicious:
+            for r in suspicious:
+                r.detail += f" (above the screen {z1.screen:.2f}; not re-tested: the audit failed at stage 1)"
     alpha = ALPHA if z_bound is None else min(1.0, 2 * k * _normal_sf(z_thr))
     return AuditReport(_name(f), "sampler", settings_out, alpha, rows, coupling)
+
+
+def retest_n(n: int, m: int, d: int) -> int:
+    """Calls of a stage-two re-test: ``RETEST_FACTOR · n``, at most ``RETEST_ENTRIES / (m d)``, at least ``n``.
+
+    Parameters
+    ----------
+    n, m, d : int
+        Stage-one calls, rows per call, dimension.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> retest_n(2000, 16, 16), retest_n(2000, 64, 64), retest_n(2000, 512, 512)
+    (8000, 8000, 2000)
+    """
+    return max(n, min(RETEST_FACTOR * n, RETEST_ENTRIES // (m * d)))
+
+
+#: a stage-two stack holds at most this many float64 entries (256 MiB)
+RETEST_ENTRIES = 2**25
 
 
 def _normal_sf(z: float) -> float:
