@@ -142,7 +142,18 @@ def constant_norm(W: np.ndarray, eps: float = EPS64) -> float | None:
 
 
 def constant_norm_diagnosis(norm: float) -> str:
-    """The diagnosis of constant row norms (what to fix, in words)."""
+    """The diagnosis of constant row norms (what to fix, in words).
+
+    Parameters
+    ----------
+    norm : float
+        The norm every row has.
+
+    Returns
+    -------
+    str
+        One sentence for the report.
+    """
     return (f"row norms are constant (|w| = {norm:.6g} in every row and call): not chi_d; "
             "scale each row by an independent chi_d draw")
 

@@ -70,7 +70,7 @@ from . import estimators as _estimators
 from . import marginals as _marginals
 from . import matern as _matern
 from . import repeat as _repeat
-from .report import AuditReport
+from .report import AuditReport, Row
 from .spec import draw, draw_eps, settings
 from .stats import ALPHA, ALPHA_SCREEN, RETEST_FACTOR, StagedBound, threshold
 
@@ -239,6 +239,7 @@ def _audit(f, s, k: int, z_thr: float, z_bound, tick, matern, sequential: bool =
     ss_marg, ss_rep, *ss_frames = root.spawn(2 + len(frame_pairs))
     staged = sequential and z_bound is None
     n2 = retest_n(s.n, s.m, s.d)
+    z1: StagedBound | float
     if staged:
         z1 = StagedBound(threshold(k, ALPHA / 2), threshold(k, ALPHA_SCREEN), threshold(k, ALPHA / 2),
                          math.sqrt(s.n / n2))
@@ -253,7 +254,7 @@ def _audit(f, s, k: int, z_thr: float, z_bound, tick, matern, sequential: bool =
         r.threshold = float(r.threshold)
     settings_out = s.as_dict() | {"bonferroni_k": k, "bound": round(float(z1), 3)}
 
-    if staged:
+    if isinstance(z1, StagedBound):  # the two-stage design
         settings_out |= {"design": "two-stage", "screen": round(z1.screen, 3), "retest_n": n2}
         suspicious = [r for r in rows if r.passed and r.mde != "exact" and math.isfinite(r.statistic)
                       and abs(r.statistic) > z1.screen]
@@ -265,7 +266,7 @@ def _audit(f, s, k: int, z_thr: float, z_bound, tick, matern, sequential: bool =
             z2 = threshold(sum(_units(r, s.m, s.d) for r in suspicious), ALPHA / 2)
             keys = {_key(r) for r in suspicious}
             mkeys = {_key(r) for r in mrows}
-            new = {}
+            new: dict[tuple[str, str], Row] = {}
             if keys & mkeys:
                 _, r2 = _group_marginal(f, s2, ss2_marg, ss2_rep, z2, tick, matern)
                 new |= {_key(r): r for r in r2 if _key(r) in keys}
