@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.errors import ParameterError, RangeError
+from ..core.errors import RangeError
 from .data import Head
 from .moments import cov_terms, cov_terms_derf
 
@@ -109,14 +109,9 @@ def run_blocks(tasks: list[QueryBlock], scheduler: str | None, seed: int = 0) ->
     """
     if not scheduler:
         return [t.run(seed) for t in tasks]
-    try:
-        from dask.distributed import Client
-    except ImportError as exc:  # pragma: no cover - dask is optional
-        raise ParameterError("scheduler", "needs dask.distributed: pip install 'dask[distributed]'") from exc
-    try:
-        client = Client(scheduler, timeout=10)
-    except (OSError, TimeoutError, ValueError) as exc:
-        raise ParameterError("scheduler", f"cannot reach a Dask scheduler at {scheduler!r} ({exc})") from exc
+    from ..workers.pool import dask_client
+
+    client = dask_client(scheduler)
     try:
         futures = [client.submit(QueryBlock.run, t, seed, key=f"{t.key}-{seed}-{id(t)}", pure=False) for t in tasks]
         return client.gather(futures)

@@ -519,14 +519,11 @@ def _run_blocks(job: BlockJob, blocks_it: Iterable[tuple[np.ndarray, ...]], sche
         for I, J, w in blocks_it:
             yield _block_sums(job, I, J, w)
         return
-    try:
-        from dask.distributed import Client, as_completed
-    except ImportError as exc:  # pragma: no cover - dask is optional
-        raise ParameterError("scheduler", "needs dask.distributed: pip install 'dask[distributed]'") from exc
-    try:
-        client = Client(scheduler, timeout=10)
-    except (OSError, TimeoutError, ValueError) as exc:
-        raise ParameterError("scheduler", f"cannot reach a Dask scheduler at {scheduler!r} ({exc})") from exc
+    from ..workers.pool import dask_client
+
+    client = dask_client(scheduler)
+    from dask.distributed import as_completed
+
     try:
         shared = client.scatter(job, broadcast=True)  # the data and fitted mechanisms, sent once
         it = iter(blocks_it)

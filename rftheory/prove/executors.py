@@ -114,14 +114,9 @@ class DaskPool:
     """
 
     def __init__(self, address: str):
-        try:
-            from dask.distributed import Client
-        except ImportError as exc:  # pragma: no cover - dask is optional
-            raise ParameterError("scheduler", "needs dask.distributed: pip install 'dask[distributed]'") from exc
-        try:
-            self.client = Client(address, timeout=10)
-        except (OSError, TimeoutError, ValueError) as exc:
-            raise ParameterError("scheduler", f"cannot reach a Dask scheduler at {address!r} ({exc})") from None
+        from ..workers.pool import dask_client
+
+        self.client = dask_client(address)
         self.workers = max(1, sum(self.client.nthreads().values()))
 
     def __call__(self, tasks, seed) -> Iterator[tuple[int, Any]]:

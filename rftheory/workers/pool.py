@@ -26,7 +26,7 @@ from typing import Any
 from ..core.errors import ParameterError
 from .signals import signals_blocked, signals_deferred, worker_init
 
-__all__ = ["Executor", "Plan", "serial", "process_pool", "dask", "default_workers", "mp_context"]
+__all__ = ["Executor", "Plan", "serial", "process_pool", "dask", "dask_client", "default_workers", "mp_context"]
 
 #: an executor: ``run(tasks, seed)`` yielding ``(index, result)`` as tasks finish (a generator: its ``close()``
 #: stops the work early)
@@ -196,6 +196,34 @@ def process_pool(workers: int | None = None, plan: Plan | None = None) -> Execut
     return run
 
 
+def dask_client(address: str) -> Any:
+    """A ``dask.distributed.Client`` of the scheduler at ``address``, or a one-line error naming ``scheduler``.
+
+    Parameters
+    ----------
+    address : str
+        The scheduler address, e.g. ``"tcp://host:8786"``.
+
+    Returns
+    -------
+    dask.distributed.Client
+        Connected (within 10 s); the caller closes it.
+
+    Raises
+    ------
+    ParameterError
+        ``dask.distributed`` is not installed, or no scheduler answers at ``address``.
+    """
+    try:
+        from dask.distributed import Client
+    except ImportError as exc:  # pragma: no cover - dask is optional
+        raise ParameterError("scheduler", "needs dask.distributed: pip install 'dask[distributed]'") from exc
+    try:
+        return Client(address, timeout=10)
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise ParameterError("scheduler", f"cannot reach a Dask scheduler at {address!r} ({exc})") from None
+
+
 def dask(address: str, order: Callable[[Sequence[Any]], list[int]] | None = None) -> Executor:
     """An executor on the Dask distributed cluster whose scheduler is at ``address``.
 
@@ -219,11 +247,9 @@ def dask(address: str, order: Callable[[Sequence[Any]], list[int]] | None = None
     """
 
     def run(tasks, seed):
-        try:
-            from dask.distributed import Client, as_completed
-        except ImportError as exc:  # pragma: no cover - dask is optional
-            raise ParameterError("scheduler", "--scheduler needs dask.distributed: pip install 'dask[distributed]'") from exc
-        client = Client(address)
+        client = dask_client(address)
+        from dask.distributed import as_completed
+
         try:
             futures = {}
             for i in (order(tasks) if order else range(len(tasks))):
