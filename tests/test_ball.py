@@ -430,3 +430,36 @@ def test_a_value_near_ten_to_the_1690552_prints_agreed_digits_at_once():
     x = r.exact(dps=20, **kw)
     assert certainty(x) == "agreed" and "e+1690552" in str(x)
     assert distance_rel(r.ball(dps=20, **kw), r.exact(dps=60, certify=False, **kw)) <= 1e-40
+
+
+# -- performer: the factorised closed forms in Arb (the mpmath layer is the same closed form; its route, the
+# moment-generating functions themselves, is checked against it by verify)
+PERFORMER_HEAD = dict(q=[[0.3, -0.2, 0.5], [0.1, 0.4, -0.3]], k=[[0.2, 0.1, -0.4], [-0.5, 0.3, 0.2], [0.0, 0.6, 0.1]],
+                      v=[[1.0, -0.5], [0.25, 2.0], [-1.5, 0.75]], m=16)
+
+
+@pytest.mark.parametrize("family", ["favor+", "trig"])
+@pytest.mark.parametrize("rid", ["performer.normaliser_rel_mse", "performer.output_leading"])
+def test_performer_balls_contain_the_3x_value(rid, family):
+    point = dict(PERFORMER_HEAD, family=family)
+    if rid.endswith("normaliser_rel_mse"):
+        point.pop("v")
+    assert _dist_3x(rid, point) <= 1e-40
+    # independent of the factorised form: the moment-generating-function route at 60 digits
+    r = rftheory.get(rid)
+    with mp.workdps(60):
+        route = next(iter(r.routes.values()))(r.validate(**point))
+    assert distance_rel(r.ball(dps=20, **point), route) <= 1e-40
+
+
+def test_performer_ball_catches_a_planted_wrong_term(monkeypatch):
+    # the trigonometric second moment's e^{y_jᵀy_l} term off by 1e-15 relative
+    from rftheory.ball import performer as bperf
+
+    real = bperf.covariance_rows
+
+    def planted(family, x, Y, G):
+        return [[s * (1 + arb(10) ** -15) for s in row] for row in real(family, x, Y, G)]
+
+    monkeypatch.setattr(bperf, "covariance_rows", planted)
+    assert _dist_3x("performer.output_leading", dict(PERFORMER_HEAD, family="trig")) > 1e-18
