@@ -463,3 +463,21 @@ def test_performer_ball_catches_a_planted_wrong_term(monkeypatch):
 
     monkeypatch.setattr(bperf, "covariance_rows", planted)
     assert _dist_3x("performer.output_leading", dict(PERFORMER_HEAD, family="trig")) > 1e-18
+
+
+SDERF_POINTS = [dict(d=2, regime="normal"), dict(d=4, L=8, regime="sphere"),
+                dict(d=6, L=16, regime="heterogen", scale="3"), dict(d=3, regime="normal", scale="1e-3")]
+
+
+@pytest.mark.parametrize("point", SDERF_POINTS)
+def test_sderf_optimum_ball_contains_the_3x_value(point):
+    # the mpmath layer diagonalises with mpmath's eigsy: independent of Arb's eigenvalue enclosures
+    assert _dist_3x("derf.sderf_optimum", point) <= 1e-40
+
+
+def test_sderf_optimum_ball_catches_a_planted_wrong_eigenvalue(monkeypatch):
+    from rftheory.ball import derf as bderf
+
+    real = bderf.symmetric_eigenvalues
+    monkeypatch.setattr(bderf, "symmetric_eigenvalues", lambda M: [real(M)[0] * (1 + arb(10) ** -15)] + real(M)[1:])
+    assert _dist_3x("derf.sderf_optimum", SDERF_POINTS[1]) > 1e-18

@@ -10,7 +10,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 import numpy as np
-from flint import arb, arb_mat
+from flint import acb, acb_mat, arb, arb_mat
 
 from ..papers.derf.inputs import data
 from ..papers.derf.moments import derf_instance
@@ -192,12 +192,89 @@ def _gerf_optimum(p: dict) -> arb:
     return gerf_optimum_value(d, arb_of(mu + 2 * c), arb_of(c))
 
 
-_EIGEN = ("the optimum needs an eigen-decomposition / SVD of data matrices (mpmath eigsy/svd); Arb encloses "
-          "eigenvalues (arb_mat/acb_mat) but not yet the optimiser built on them here")
+def symmetric_eigenvalues(M: list[list[Fraction]]) -> list[arb]:
+    """Enclosures of the eigenvalues of a real symmetric matrix given exactly (Arb's ``acb_mat.eig``).
+
+    Parameters
+    ----------
+    M : list of list of Fraction
+        The matrix, symmetric.
+
+    Returns
+    -------
+    list of arb
+        One ball per eigenvalue (with multiplicity); real parts, the eigenvalues being real.
+
+    Raises
+    ------
+    NoBallLayer
+        Arb could not isolate the eigenvalues at this precision.
+    """
+    A = acb_mat([[acb(arb_of(t)) for t in row] for row in M])
+    try:
+        E = A.eig()
+    except ValueError:
+        try:
+            E = A.eig(multiple=True)  # clustered eigenvalues: the multiset is enclosed
+        except ValueError as exc:
+            raise NoBallLayer(f"Arb could not isolate the eigenvalues here ({exc})") from None
+    return [e.real for e in E]
+
+
+def _moments(p: dict) -> tuple[int, list[list[Fraction]], list[list[Fraction]], list[Fraction], list[Fraction]]:
+    """``d``, ``M₁ = mean x xᵀ``, ``M₂ = mean y yᵀ``, ``μ₁``, ``μ₂`` of the data, exactly."""
+    X, Y = data(data_scale(p))
+    Xr = [[Fraction(float(t)) for t in r] for r in np.asarray(X, dtype=float)]
+    Yr = [[Fraction(float(t)) for t in r] for r in np.asarray(Y, dtype=float)]
+    d, nx, ny = len(Xr[0]), len(Xr), len(Yr)
+    M1 = [[sum((r[a] * r[b] for r in Xr), Fraction(0)) / nx for b in range(d)] for a in range(d)]
+    M2 = [[sum((r[a] * r[b] for r in Yr), Fraction(0)) / ny for b in range(d)] for a in range(d)]
+    m1 = [sum((r[k] for r in Xr), Fraction(0)) / nx for k in range(d)]
+    m2 = [sum((r[k] for r in Yr), Fraction(0)) / ny for k in range(d)]
+    return d, M1, M2, m1, m2
+
+
+def sderf_optimum_value(lams: list[arb], trace: arb) -> arb:
+    """The SDERF optimum of Thm 4.3 (FAVOR#, Eq. 17) from the eigenvalues ``λ_l`` of
+    ``M = M₁ + M₂ + μ₁μ₂ᵀ + μ₂μ₁ᵀ`` and ``tr M₁ + tr M₂``.
+
+    .. math:: t_l = \\tfrac12\\big((1+2\\lambda_l) + \\sqrt{(1+2\\lambda_l)^2+8\\lambda_l}\\big),\\quad
+       \\mathcal L^* = \\sum_l\\big[\\log\\tfrac{1+t_l}2 - \\tfrac12\\log t_l + \\tfrac{(1+t_l)\\lambda_l}{t_l}\\big]
+       - \\operatorname{tr}M_1 - \\operatorname{tr}M_2
+
+    Parameters
+    ----------
+    lams : list of arb
+        The eigenvalues.
+    trace : arb
+        ``tr M₁ + tr M₂``.
+
+    Returns
+    -------
+    arb
+        ``L*``.
+    """
+    tot = arb(0)
+    for lam in lams:
+        u = 1 + 2 * lam
+        t = (u + (u * u + 8 * lam).sqrt()) / 2
+        tot += ((1 + t) / 2).log() - t.log() / 2 + (1 + t) * lam / t
+    return tot - trace
+
+
+@ball_layer("derf.sderf_optimum", "exact rational moments of the data, Arb eigenvalue enclosures (acb_mat.eig)")
+def _sderf_optimum(p: dict) -> arb:
+    d, M1, M2, m1, m2 = _moments(p)
+    M = [[M1[a][b] + M2[a][b] + m1[a] * m2[b] + m2[a] * m1[b] for b in range(d)] for a in range(d)]
+    trace = arb_of(sum((M1[k][k] + M2[k][k] for k in range(d)), Fraction(0)))
+    return sderf_optimum_value(symmetric_eigenvalues(M), trace)
+
+
+_EIGEN = ("the optimum needs an SVD or a numerical optimiser on eigen-decompositions of data matrices; Arb "
+          "encloses eigenvalues (acb_mat.eig, used for derf.sderf_optimum) but the optimiser here is not enclosed")
 for _id, _why in {
     "derf.saderf_optimum": _EIGEN,
     "derf.aderf_optimum": _EIGEN,
-    "derf.sderf_optimum": _EIGEN,
     "derf.objective": _EIGEN,
     "derf.variance_comparison": _EIGEN + "; averaged over pairs of data points",
 }.items():
