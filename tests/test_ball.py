@@ -470,9 +470,19 @@ SDERF_POINTS = [dict(d=2, regime="normal"), dict(d=4, L=8, regime="sphere"),
 
 
 @pytest.mark.parametrize("point", SDERF_POINTS)
-def test_sderf_optimum_ball_contains_the_3x_value(point):
-    # the mpmath layer diagonalises with mpmath's eigsy: independent of Arb's eigenvalue enclosures
-    assert _dist_3x("derf.sderf_optimum", point) <= 1e-40
+@pytest.mark.parametrize("rid", ["derf.sderf_optimum", "derf.saderf_optimum"])
+def test_sderf_and_saderf_optimum_balls_contain_the_3x_value(rid, point):
+    # the mpmath layer diagonalises with mpmath's eigsy (SDERF) and sums in mpmath (SADERF): independent of Arb
+    assert _dist_3x(rid, point) <= 1e-40
+
+
+def test_saderf_optimum_ball_catches_a_planted_wrong_term(monkeypatch):
+    # mu off by 1e-15 relative (a wrong term in Eq. 20's sum)
+    from rftheory.ball import derf as bderf
+
+    real = bderf.gerf_optimum_value
+    monkeypatch.setattr(bderf, "gerf_optimum_value", lambda d, mu, c: real(d, mu * (1 + arb(10) ** -15), c))
+    assert _dist_3x("derf.saderf_optimum", SDERF_POINTS[1]) > 1e-18
 
 
 def test_sderf_optimum_ball_catches_a_planted_wrong_eigenvalue(monkeypatch):

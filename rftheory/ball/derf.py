@@ -270,10 +270,18 @@ def _sderf_optimum(p: dict) -> arb:
     return sderf_optimum_value(symmetric_eigenvalues(M), trace)
 
 
+@ball_layer("derf.saderf_optimum", "exact rational moments of the data, then Arb sqrt, log1p")
+def _saderf_optimum(p: dict) -> arb:
+    # Eq. 18-20: a GERF problem with mu = 2 sum_l sqrt(a_l b_l) + 2 mu1.mu2, a_l, b_l the diagonals of M1, M2
+    d, M1, M2, m1, m2 = _moments(p)
+    c = sum((a * b for a, b in zip(m1, m2)), Fraction(0))
+    mu = 2 * sum((arb_of(M1[k][k] * M2[k][k]).sqrt() for k in range(d)), arb(0)) + 2 * arb_of(c)
+    return gerf_optimum_value(d, mu, arb_of(c))
+
+
 _EIGEN = ("the optimum needs an SVD or a numerical optimiser on eigen-decompositions of data matrices; Arb "
           "encloses eigenvalues (acb_mat.eig, used for derf.sderf_optimum) but the optimiser here is not enclosed")
 for _id, _why in {
-    "derf.saderf_optimum": _EIGEN,
     "derf.aderf_optimum": _EIGEN,
     "derf.objective": _EIGEN,
     "derf.variance_comparison": _EIGEN + "; averaged over pairs of data points",
