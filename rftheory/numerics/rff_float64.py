@@ -205,7 +205,7 @@ def hyp1f1_d_half_neg(d, x, tol=TOL, x_max=None, refine=True):
         sl = slice(lo, lo + CHUNK)
         vf[sl], ef[sl] = _kummer_chunk(df[sl], xf[sl])
     # where the series cancels: the same series in double-double (vectorized); where even
-    # that cancels too much, the certified mpmath value, rounded once (error <= u + 1e-17)
+    # that cancels too much, the agreed mpmath value, rounded once (error <= u + 1e-17)
     slow = np.array(~(err <= tol * np.abs(val)), dtype=bool)
     if not refine:
         return val, err

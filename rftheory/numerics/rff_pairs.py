@@ -374,7 +374,7 @@ def rff_mse_f64(coupling, d, m, z, what="RFF MSE"):
     :func:`orth_bracket_series_f64` (no cancellation of ``a`` against ``(P/m)·gap``).
     Where every float64 route of the orthogonal coupling cancels beyond the
     tolerance (the bracket ``d``-fold, the gap like ``e^{z²}``: ``d ≳ 120``,
-    ``z ≈ 1.7``) the certified mpmath value, rounded once.  Exactly 0 at ``z = 0``
+    ``z ≈ 1.7``) the agreed mpmath value, rounded once.  Exactly 0 at ``z = 0``
     (every feature pair estimates ``k(x, x) = 1`` exactly).
 
     Parameters

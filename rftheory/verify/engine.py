@@ -26,7 +26,7 @@ For every result and every point of its grid in the chosen mode:
 ``domain:*``
     at random points of the result's whole *declared* domain
     (:mod:`rftheory.core.domain`; log-uniform over the parameter ranges, tiny and
-    huge arguments included): the certified mpmath value
+    huge arguments included): the agreed mpmath value
     (:func:`rftheory.core.precision.certified`) against each independent route,
     certified too, to ``DOMAIN_DPS`` digits; and the float64 layer against it
     within ``rtol64`` -- or refusing with ``RangeError``, which is allowed

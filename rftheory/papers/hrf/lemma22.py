@@ -432,7 +432,7 @@ def log_trig_bracket(d, P, m, lz2, tol=TRIG_BRACKET_TOL, refuse=True):
 
 
 def _trig_orthogonal_exact(a, b, th, m, d):
-    """``hrf.mse_trig`` (orthogonal) at one float64 point by the certified mpmath
+    """``hrf.mse_trig`` (orthogonal) at one float64 point by the agreed mpmath
     layer, rounded once: the fallback where the float64 bracket's error bound
     fails (tiny ``z``, large ``d``), so the float64 layer serves the whole
     domain it served before the bracket was vectorized."""
@@ -475,7 +475,7 @@ def lemma22_f64(which):
         lb, bad = log_trig_bracket(d, P, m, lz2, refuse=False)
         if not np.any(bad):
             return exp64(s2 + lb - np.log(m), "MSE(trig) orthogonal")
-        # where the bound fails, the certified mpmath value (rare: tiny z or large d)
+        # where the bound fails, the agreed mpmath value (rare: tiny z or large d)
         a, b, th, m, d, s2, lb, bad = np.broadcast_arrays(a, b, th, m, d, s2, lb, bad)
         out = np.empty(a.shape)
         good = ~bad

@@ -78,7 +78,7 @@ register(
         mc_grid={"quick": [dict(d=d, z="1") for d in (3, 8)],
                  "full": [dict(d=d, z=z) for d in (2, 3, 8, 16) for z in ("0.25", "0.5", "1", "2", "3")]},
         notes=("Float64 summation of the printed series is wrong from z ~ 6 (terms reach e^{z^2}); the "
-               "float64 layer sums Kummer's form with a rigorous running error bound, takes the certified mpmath "
+               "float64 layer sums Kummer's form with a rigorous running error bound, takes the agreed mpmath "
                "value (rounded once) where that series cancels, and raises RangeError where the value underflows "
                "(scipy's hyp1f1 was 4.2e-12 off at d = 1e5, z = 12.5 while its two forms agreed).",
                "Erratum (App. A.3): summing the proof's |c_{k,d}| <= k^4/(4d^2) + k^2(k-1)/(2d^3) gives "

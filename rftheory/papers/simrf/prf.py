@@ -246,7 +246,7 @@ def _prf_mse_f64_block(coupling, d, m, v, a, b):
     if coupling == "simplex":
         # simplex blocks at large d and small v: the bracket cancels like 2d against the log-space gap's
         # rounding (u|log gap|), beyond rtol64/10 for d >~ 60 at v < 0.3. There (v <= SIMPLEX_CERTIFY_V)
-        # the certified mpmath value, rounded once (~5 ms a point, as hrf.mse_trig's fallback)
+        # the agreed mpmath value, rounded once (~5 ms a point, as hrf.mse_trig's fallback)
         fix = ~(err <= PRF_MSE_RTOL64 / 10) & (v <= SIMPLEX_CERTIFY_V) & ~zero
         for i in zip(*np.nonzero(fix)) if fix.ndim else ([()] if fix else []):
             val[i] = float(certified(lambda i=i: prf_mse("simplex", int(d[i]), int(m[i]), mpf(Fraction(float(v[i]))),
