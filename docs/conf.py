@@ -17,6 +17,10 @@ Environment (the test suite sets these; the README's command sets none):
     ``rftheory verify --quick --json`` runs for every result.
 ``RFTHEORY_DOCS_DERIVATIONS=skip``
     Show the derivation scripts without running them (the tests run them).
+``RFTHEORY_DOCS_ROOT``
+    The repository whose notebooks and derivations the pages show, when this
+    ``docs`` folder is a copy elsewhere (the tests build from a private copy, so
+    that builds running at the same time never write into each other's pages).
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
+ROOT = Path(os.environ.get("RFTHEORY_DOCS_ROOT") or HERE.parent).resolve()
 sys.path.insert(0, str(HERE / "_ext"))
 
 from cli_reference import write_cli_page  # noqa: E402

@@ -10,6 +10,7 @@ README's docs command does all of it for real.
 import html
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -22,6 +23,8 @@ import rftheory
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 VERIFIED = "sutherland.var_phi"
+#: what conf.py generates inside docs/ (all of it git-ignored)
+GENERATED = ("_build", "_static_generated", "results", "papers", "notebooks", "derivations", "cli.md")
 
 
 @pytest.fixture(scope="module")
@@ -34,8 +37,13 @@ def site(run_notebook, verify_quick, tmp_path_factory):
         assert error is None, f"{path.name}: {error}"
         executed = out.parent
     html = tmp_path_factory.mktemp("site") / "html"
+    # a private copy of the docs sources: conf.py writes the generated pages next to itself, and another
+    # build of this checkout running at the same time (a second test session, the README's docs command)
+    # must neither delete them under this one nor see half-written ones
+    source = html.parent / "docs"
+    shutil.copytree(ROOT / "docs", source, ignore=shutil.ignore_patterns(*GENERATED))
     env = dict(os.environ, RFTHEORY_DOCS_NOTEBOOKS=str(executed), RFTHEORY_DOCS_VERIFY=str(verify_quick.json_path),
-               RFTHEORY_DOCS_DERIVATIONS="skip",
+               RFTHEORY_DOCS_DERIVATIONS="skip", RFTHEORY_DOCS_ROOT=str(ROOT),
                PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     # -j auto: Sphinx reads the pages on every core (the extensions are parallel-safe; -W would say otherwise)
     res = subprocess.run([sys.executable, "-m", "sphinx", "-j", "auto", "-W", "--keep-going", "-q", "-d",
