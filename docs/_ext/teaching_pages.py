@@ -9,6 +9,7 @@ script becomes a page: its docstring as prose, its code, and its output.
 from __future__ import annotations
 
 import ast
+import os
 import shutil
 import subprocess
 import sys
@@ -65,14 +66,18 @@ def copy_notebooks(root: Path, outdir: Path, executed: Path | None = None) -> li
         The notebooks' stems, sorted.
     """
     folder = outdir / "notebooks"
-    if folder.exists():
-        shutil.rmtree(folder)
-    folder.mkdir(parents=True)
+    folder.mkdir(parents=True, exist_ok=True)
     stems = []
     for nb in sorted((root / "notebooks").glob("*.ipynb")):
         src = executed / nb.name if executed is not None and (executed / nb.name).exists() else nb
-        shutil.copyfile(src, folder / nb.name)
+        # written beside and renamed over: a build reading this folder never sees a missing or half-written file
+        part = folder / f".{nb.name}.{os.getpid()}.part"
+        shutil.copyfile(src, part)
+        os.replace(part, folder / nb.name)
         stems.append(nb.stem)
+    for old in folder.glob("*.ipynb"):
+        if old.stem not in stems:
+            old.unlink(missing_ok=True)
     return stems
 
 
