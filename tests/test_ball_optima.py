@@ -169,3 +169,9 @@ def test_eval_json_gives_a_complex_value_its_enclosure_per_part(capsys):
         lo, hi = (Fraction(s) for s in out["enclosure"][part])
         assert lo <= hi and hi - lo < abs(Fraction(got)) * Fraction(1, 10**21)
         assert lo - abs(lo) * Fraction(1, 10**15) <= Fraction(got) <= hi + abs(hi) * Fraction(1, 10**15)
+
+
+def test_a_spectrum_that_is_not_real_is_refused_not_enclosed_as_real():
+    # a rotation's eigenvalues are +-i: real_spectrum refuses (NoBallLayer: exact() falls back to agreed digits)
+    with flint.ctx.workprec(100), pytest.raises(ball.NoBallLayer, match="not real"):
+        bopt.real_spectrum(fmpq_mat(2, 2, [0, -1, 1, 0]))
