@@ -175,3 +175,11 @@ def test_a_spectrum_that_is_not_real_is_refused_not_enclosed_as_real():
     # a rotation's eigenvalues are +-i: real_spectrum refuses (NoBallLayer: exact() falls back to agreed digits)
     with flint.ctx.workprec(100), pytest.raises(ball.NoBallLayer, match="not real"):
         bopt.real_spectrum(fmpq_mat(2, 2, [0, -1, 1, 0]))
+
+
+@pytest.mark.parametrize("family", ["aderf", "sderf", "saderf"])
+def test_repeated_eigenvalues_are_served_for_the_variance(family):
+    # M1 = I/2, M2 = I/4, means 0: M1 M2 and M = M1 + M2 have one eigenvalue of multiplicity 2
+    X = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0]])
+    Y = np.array([[0.5, 0.5], [0.5, -0.5], [-0.5, 0.5], [-0.5, -0.5]])
+    assert _dist_3x("derf.variance_comparison", dict(X=X, Y=Y, d=2, L=4, family=family)) <= 1e-40
