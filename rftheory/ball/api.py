@@ -34,7 +34,7 @@ def _load() -> None:
     for mod in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
         if not mod.name.startswith("_"):
             importlib.import_module(f"{pkg.__name__}.{mod.name}")
-    from . import derf, hrf, hrf_bound, optimal_angle, orf, performer, simrf, sutherland  # noqa: F401
+    from . import derf, derf_optima, hrf, hrf_bound, optimal_angle, orf, performer, simrf, sutherland  # noqa: F401
 
 
 def entry(result_id: str) -> BallEntry:

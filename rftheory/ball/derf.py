@@ -1,8 +1,8 @@
 """Ball evaluators of the GERF/DERF paper (Likhosherstov et al. (2023), "FAVOR#: Sharp
 Attention Kernel Approximations via New Classes of Positive Random Features", arXiv
-2302.00787): the GERF moments (Eq. 10-13) in Arb; the dense families' optima and
-objectives need eigen-decompositions and singular values of data matrices, which
-``why_not`` names.
+2302.00787): the GERF and DERF moments (Eq. 10-13, Thm 4.1) and the GERF, SADERF and SDERF
+optima in Arb; the ADERF optimum and the results built from every family's optimum are in
+:mod:`rftheory.ball.derf_optima`.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from flint import acb, acb_mat, arb, arb_mat
 
 from ..papers.derf.inputs import data
 from ..papers.derf.moments import derf_instance
-from .base import NoBallLayer, arb_of, ball_layer, fraction_of, no_ball_layer
+from .base import NoBallLayer, arb_of, ball_layer, fraction_of
 
 __all__ = ["gerf_log_second_moment", "data_scale", "exact_mat", "derf_log_moment", "gerf_optimum_value"]
 
@@ -277,13 +277,3 @@ def _saderf_optimum(p: dict) -> arb:
     c = sum((a * b for a, b in zip(m1, m2)), Fraction(0))
     mu = 2 * sum((arb_of(M1[k][k] * M2[k][k]).sqrt() for k in range(d)), arb(0)) + 2 * arb_of(c)
     return gerf_optimum_value(d, mu, arb_of(c))
-
-
-_EIGEN = ("the optimum needs an SVD or a numerical optimiser on eigen-decompositions of data matrices; Arb "
-          "encloses eigenvalues (acb_mat.eig, used for derf.sderf_optimum) but the optimiser here is not enclosed")
-for _id, _why in {
-    "derf.aderf_optimum": _EIGEN,
-    "derf.objective": _EIGEN,
-    "derf.variance_comparison": _EIGEN + "; averaged over pairs of data points",
-}.items():
-    no_ball_layer(_id, _why)

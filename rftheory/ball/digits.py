@@ -10,7 +10,8 @@ import mpmath as mp
 
 from .base import fraction_of
 
-__all__ = ["round_sig", "proven_digits", "enclosure_strings", "decimal_string", "PRINT_EXP_BITS_MAX"]
+__all__ = ["round_sig", "proven_digits", "proven_digits_complex", "enclosure_strings", "decimal_string",
+           "PRINT_EXP_BITS_MAX"]
 
 
 #: balls whose binary exponent exceeds this are not printed as proven digits (``exact`` prints agreed
@@ -136,6 +137,33 @@ def proven_digits(b: flint.arb, dps: int) -> mp.mpf | None:
         if Fraction(mp.nstr(val, dps, min_fixed=mp.inf, max_fixed=-mp.inf)) != target:  # scientific notation
             val = mp.mpf(target.numerator) / target.denominator
     return val
+
+
+def proven_digits_complex(b: flint.acb, dps: int) -> mp.mpc | None:
+    """A complex value whose real and imaginary parts each print ``dps`` significant digits that every
+    point of ``b`` shares (:func:`proven_digits` on each part), or None.
+
+    ``mpmath.nstr`` prints each part of an ``mpc`` with ``dps`` significant digits, so each
+    part must be proven on its own: a part that is exactly zero prints ``0.0``; a part whose
+    ball contains 0 without being exactly 0 gives None (the caller raises the precision).
+
+    Parameters
+    ----------
+    b : flint.acb
+        The complex ball.
+    dps : int
+        Significant decimal digits of each part.
+
+    Returns
+    -------
+    mp.mpc | None
+        As described above.
+    """
+    re, im = proven_digits(b.real, dps), proven_digits(b.imag, dps)
+    if re is None or im is None:
+        return None
+    with mp.workdps(dps + 10):
+        return mp.mpc(re, im)
 
 
 def enclosure_strings(b: flint.arb, digits: int = 20) -> tuple[str, str]:

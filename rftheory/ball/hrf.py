@@ -354,8 +354,7 @@ def _cluster_A(p: dict) -> arb:
     return ce_mse(arb_of(P), arb_of(Q), arb_of(R), arb_of(s), p["m"], "real")
 
 
-@ball_layer("hrf.complex_mgf", "Arb complex exp (acb); a complex ball: Result.ball and verify's ball checks, "
-                                "printed digits agreed")
+@ball_layer("hrf.complex_mgf", "Arb complex exp (acb): a complex ball, its digits proven part by part")
 def _complex_mgf(p: dict) -> acb:
     w = acb(p["re"], p["im"])
     return (w * w / 2).exp()

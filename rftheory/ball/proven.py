@@ -3,7 +3,9 @@
 A :class:`ProvenMpf` prints ``dps`` significant digits that every point of its
 ball shares (:func:`rftheory.ball.digits.proven_digits`); the precision is
 raised until the ball is narrow enough *and* does not straddle a rounding
-boundary.  Everything else is the ``mpf`` of :class:`~rftheory.core.precision.ShownMpf`.
+boundary.  A :class:`ProvenMpc` does the same for a complex ball, part by part
+(:func:`rftheory.ball.digits.proven_digits_complex`).  Everything else is the
+``mpf``/``mpc`` of :class:`~rftheory.core.precision.ShownMpf`.
 """
 
 from __future__ import annotations
@@ -16,12 +18,12 @@ import flint
 import mpmath as mp
 
 from ..core.errors import PrecisionError
-from ..core.precision import ShownMpf
+from ..core.precision import ShownMpc, ShownMpf
 from .api import ball_at_dps, has_ball
 from .base import PREC_MAX, NoBallLayer, fraction_of
-from .digits import enclosure_strings, proven_digits
+from .digits import enclosure_strings, proven_digits, proven_digits_complex
 
-__all__ = ["ProvenMpf", "proven", "certainty", "enclosure"]
+__all__ = ["ProvenMpf", "ProvenMpc", "proven", "certainty", "enclosure"]
 
 
 def _arb_from(mid: Fraction, rad: Fraction) -> flint.arb:
@@ -62,7 +64,44 @@ class ProvenMpf(ShownMpf):
         return _rebuild, (self._mpf_, self.dps, fraction_of(self.ball.mid()), fraction_of(self.ball.rad()))
 
 
-def proven(result_id: str, dps: int, params: Mapping[str, Any]) -> ProvenMpf | None:
+def _rebuild_mpc(value, dps, re, im):
+    return ProvenMpc._make_proven(value, dps, flint.acb(_arb_from(*re), _arb_from(*im)))
+
+
+class ProvenMpc(ShownMpc):
+    """An ``mpc`` whose real and imaginary parts each print ``dps`` proven digits; ``ball`` is the
+    complex enclosure they come from.
+
+    Attributes
+    ----------
+    dps : int
+        The significant digits shown per part (every point of ``ball`` rounds to them, part by part).
+    ball : flint.acb
+        A complex ball (a rectangle) that provably contains the exact value.
+    """
+
+    __slots__ = ("ball",)
+
+    @classmethod
+    def _make_proven(cls, value, dps: int, ball: flint.acb) -> ProvenMpc:
+        out = object.__new__(cls)
+        out._mpc_ = value
+        out.dps = dps
+        out.ball = ball
+        return out
+
+    def __reduce__(self):
+        parts = tuple((fraction_of(x.mid()), fraction_of(x.rad())) for x in (self.ball.real, self.ball.imag))
+        return _rebuild_mpc, (self._mpc_, self.dps, *parts)
+
+
+def _printable(b: flint.arb | flint.acb, dps: int) -> bool:
+    if isinstance(b, flint.acb):
+        return proven_digits_complex(b, dps) is not None
+    return proven_digits(b, dps) is not None
+
+
+def proven(result_id: str, dps: int, params: Mapping[str, Any]) -> ProvenMpf | ProvenMpc | None:
     """The value of ``result_id`` at ``params`` with ``dps`` proven digits, or None where no
     ball layer serves (no ball layer, the point not served, or the ball not narrow enough by
     :data:`~rftheory.ball.base.PREC_MAX` bits).
@@ -77,16 +116,20 @@ def proven(result_id: str, dps: int, params: Mapping[str, Any]) -> ProvenMpf | N
 
     Returns
     -------
-    ProvenMpf or None
+    ProvenMpf, ProvenMpc or None
+        :class:`ProvenMpc` for a complex ball (``flint.acb``).
     """
     if not has_ball(result_id):
         return None
     try:
-        b = ball_at_dps(result_id, dps, params, accept=lambda b: isinstance(b, flint.acb) or proven_digits(b, dps) is not None)
+        b = ball_at_dps(result_id, dps, params, accept=lambda b: _printable(b, dps))
     except (NoBallLayer, PrecisionError):
         return None
     if isinstance(b, flint.acb):
-        return None  # a complex value: its ball is Result.ball's; printed digits stay agreed (no ProvenMpc)
+        z = proven_digits_complex(b, dps)
+        assert z is not None
+        with mp.workdps(dps + 10):
+            return ProvenMpc._make_proven((+z)._mpc_, dps, b)
     val = proven_digits(b, dps)
     assert val is not None
     with mp.workdps(dps + 10):
@@ -94,7 +137,7 @@ def proven(result_id: str, dps: int, params: Mapping[str, Any]) -> ProvenMpf | N
 
 
 def certainty(x: Any) -> str:
-    """``"proven"`` for a :class:`ProvenMpf`, ``"agreed"`` for any other exact value.
+    """``"proven"`` for a :class:`ProvenMpf` or :class:`ProvenMpc`, ``"agreed"`` for any other exact value.
 
     Parameters
     ----------
@@ -106,11 +149,12 @@ def certainty(x: Any) -> str:
     str
         As described above.
     """
-    return "proven" if isinstance(x, ProvenMpf) else "agreed"
+    return "proven" if isinstance(x, (ProvenMpf, ProvenMpc)) else "agreed"
 
 
-def enclosure(x: Any, digits: int = 20) -> tuple[str, str] | None:
-    """The outward-rounded ``(LO, HI)`` decimal strings of a :class:`ProvenMpf`'s ball, else None.
+def enclosure(x: Any, digits: int = 20) -> tuple[str, str] | dict[str, list[str]] | None:
+    """The outward-rounded ``(LO, HI)`` decimal strings of a :class:`ProvenMpf`'s ball;
+    ``{"real": [LO, HI], "imag": [LO, HI]}`` for a :class:`ProvenMpc`'s; else None.
 
     Parameters
     ----------
@@ -121,9 +165,11 @@ def enclosure(x: Any, digits: int = 20) -> tuple[str, str] | None:
 
     Returns
     -------
-    tuple[str, str] | None
+    tuple[str, str] | dict[str, list[str]] | None
         As described above.
     """
+    if isinstance(x, ProvenMpc):
+        return {"real": list(enclosure_strings(x.ball.real, digits)), "imag": list(enclosure_strings(x.ball.imag, digits))}
     return enclosure_strings(x.ball, digits) if isinstance(x, ProvenMpf) else None
 
 

@@ -192,7 +192,7 @@ def cmd_eval(args) -> int:
         proof = {"certainty": certainty(val)}
         box = enclosure(val, max(args.dps + 5, 20))
         if box is not None:
-            proof["enclosure"] = list(box)
+            proof["enclosure"] = list(box) if isinstance(box, tuple) else box  # complex: {"real": .., "imag": ..}
     if args.json and mc is not None:
         print(json.dumps({"id": r.id, "params": shown, "layer": kind, **mc.as_json()}))
     elif args.json:

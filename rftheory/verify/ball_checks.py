@@ -179,7 +179,7 @@ def ball_domain_point(r: Result, point: Mapping[str, Any], pt: str, dps: int) ->
     from fractions import Fraction
 
     from ..ball.digits import round_sig
-    from ..ball.proven import ProvenMpf
+    from ..ball.proven import ProvenMpc, ProvenMpf
 
     if not has_ball(r.id):
         return []
@@ -215,8 +215,18 @@ def ball_domain_point(r: Result, point: Mapping[str, Any], pt: str, dps: int) ->
             lo, hi = round_sig(mid - rad, dps), round_sig(mid + rad, dps)
             ok = lo == hi and Fraction(lo[0]) * Fraction(10) ** lo[1] == printed
             out.append(Outcome(r.id, pt, "ball:printed", str(val), b.str(12, radius=True), "digits of every point", ok))
-        else:  # a complex ball, or the ball layer gave way (precision budget): the printed digits are agreed
-            why = "agreed (complex: digits not printed from the ball)" if isinstance(ball, flint.acb) else \
-                "agreed (ball too wide to print, or beyond 10^±39,000)"
-            out.append(Outcome(r.id, pt, "ball:printed", str(val), shown_ball, why, True))
+        elif isinstance(val, ProvenMpc):  # each part's printed digits are those of every point of its ball
+            from ..ball.base import fraction_of
+
+            ok = True
+            for part, bp in ((val.real, val.ball.real), (val.imag, val.ball.imag)):
+                printed = Fraction(mp.nstr(part, dps, min_fixed=mp.inf, max_fixed=-mp.inf))
+                mid, rad = fraction_of(bp.mid()), fraction_of(bp.rad())
+                lo, hi = round_sig(mid - rad, dps), round_sig(mid + rad, dps)
+                ok = ok and lo == hi and Fraction(lo[0]) * Fraction(10) ** lo[1] == printed
+            out.append(Outcome(r.id, pt, "ball:printed", str(val), val.ball.str(12, radius=True),
+                               "digits of every point (each part)", ok))
+        else:  # the ball layer gave way (precision budget): the printed digits are agreed
+            out.append(Outcome(r.id, pt, "ball:printed", str(val), shown_ball,
+                               "agreed (ball too wide to print, or beyond 10^±39,000)", True))
     return out
