@@ -81,7 +81,7 @@ def hyp0f1(h: arb, x: arb) -> arb:
 
 
 def prime_quantity(quantity: str, d: int, m: int, z: arb) -> arb:
-    """ORF′ bias, variance or MSE (see :func:`rftheory.papers.orf.formulas.orf_prime`).
+    """ORF′ bias, variance or MSE (see :func:`rftheory.papers.orf.prime.orf_prime`).
 
     .. math:: \\mathrm{bias} = b - e^{-z^2/2},\\quad
        \\mathrm{Var} = \\frac1m\\Big(\\tfrac12+\\tfrac12 c - b^2\\Big) + \\frac P{m^2}(e - b^2),
