@@ -1,8 +1,12 @@
-"""The SimRF paper's citation, parameters and verification grids (shared by its modules)."""
+"""Shared by the SimRF families (Reid, Choromanski, Likhosherstov, Weller, ICML 2023): the citation, the
+parameters, the verification grids, the declared domain of the coupling searches and :func:`noted`."""
 
 from __future__ import annotations
 
-from ...core.params import COMMON
+from dataclasses import replace
+
+from ...core.measure import Measurement
+from ...core.params import COMMON, Param
 
 PAPER = "Reid et al. (2023), Simplex Random Features"
 
@@ -87,3 +91,16 @@ def rff_mse_grid(ds, zs, couplings, ms=lambda d: (d, 2 * d + 1)):
         The grid points.
     """
     return [dict(d=d, m=m, z=z, coupling=c) for c in couplings for d in ds for m in ms(d) for z in zs]
+
+
+#: searches and block sums cost d^2 pair terms and an optimisation in d^2 variables: the declared domain
+D_SEARCH = Param("d", "int", "dimension = block size (<= 8: searches in d^2 variables)", low=2, high=8)
+V_SEARCH = Param("v", "real", "v = ||x + y|| (<= 2, see notes)", low=0, low_open=True, high=2)
+Z_SEARCH = Param("z", "real", "z = ||x - y|| (<= 6, see notes)", low=0, low_open=True, high=6)
+DOMAIN_NOTE = ("Declared domain d <= 8, v <= 2, z <= 6: a block has d(d-1)/2 pair terms and a search optimises "
+               "d^2 variables from several starts; both stay within seconds there.")
+
+
+def noted(m: Measurement, detail: str) -> Measurement:
+    """The measurement ``m`` with a note shown next to its verdict."""
+    return replace(m, detail=detail)

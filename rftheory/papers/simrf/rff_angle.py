@@ -1,0 +1,336 @@
+"""The cosine ``c*`` of the optimal RFF coupling (Lemma 4.2 / Eq. 24 of Reid et al. 2023 at
+``v² = −z²``; beyond the paper): ``simrf.rff_optimal_angle``, the equiangular block minimising the
+one-angle pair term.
+
+The block pair term is the mean of a one-angle term ``f(c_ij)``, even in ``c``, so ``min_c f(c)``
+over ``[0, 1]`` bounds every block below and the equiangular block at ``c* = argmin f`` attains it
+(its Gram matrix ``(1−c*)I + c*11ᵀ`` is PSD for every ``c* ≥ 0``).  Orthogonal blocks are a critical
+point for every ``z`` and a local minimum iff ``f''(0) ∝ ₁F₁(d+2; d/2+2; −z²/2) ≥ 0``.  Here, in
+order: the float64 scan, the threshold ``z₀(d)`` and route 1 (:func:`rff_angle_by_threshold`), the
+Eq. 24 coefficients and route 2 (:func:`rff_angle_by_bounds`, branch and bound) and the
+registration.
+"""
+
+from __future__ import annotations
+
+import functools
+from fractions import Fraction
+
+import mpmath as mp
+import numpy as np
+
+from ...core.params import mpf
+from ...core.registry import Result, register
+from ...numerics.angle_family import extra_digits
+from ...numerics.pair_chebyshev import check_dimension
+from .couplings import pair_function
+from .params import D_SEARCH, DOMAIN_NOTE, PAPER, Z_SEARCH
+
+
+@functools.lru_cache(maxsize=256)
+def rff_optimal_angle(d, z):
+    """``c* = argmin_{0 ≤ c ≤ 1} f(c)`` of the RFF one-angle pair term: a grid of
+    20001 cosines, then bounded Brent refinement (``xatol = 1e-12``) around the best; ``f`` is flat at
+    ``c*`` (a quadratic minimum evaluated in float64), so the result is within ~1e-9 of ``c*`` (measured:
+    2.4e-10 at d = 2, z = 3; 6.1e-10 at d = 4, z = 4), not 1e-12; ``simrf.rff_optimal_angle`` refines it in mpmath.
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    z : Fraction
+        ``z = ‖x − y‖``.
+
+    Returns
+    -------
+    float
+        ``c*`` (``0.0`` where the orthogonal angle is the minimum).
+    """
+    from scipy.optimize import minimize_scalar
+
+    f = pair_function(d, "rff", Fraction(z))
+    c = np.linspace(0.0, 1.0, 20001)
+    k = int(np.argmin(f(c)))
+    if k == 0 and f.derivative(0.0) >= 0 and f(c[1]) >= f(0.0):
+        return 0.0
+    lo, hi = c[max(k - 1, 0)], c[min(k + 1, c.size - 1)]
+    res = minimize_scalar(f, bounds=(lo, hi), method="bounded", options={"xatol": 1e-12})
+    return float(res.x) if f(res.x) <= f(c[k]) else float(c[k])
+
+
+def orthogonal_curvature(d, z):
+    """``₁F₁(d+2; d/2+2; −z²/2)``: the sign of ``f''(0)`` of the RFF one-angle term
+    (``b_2 = R_2 (z⁴/8)(d)_2/(d/2)_2 · ₁F₁(d+2; d/2+2; −z²/2)``), at the working precision.
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    z : mpmath.mpf
+        ``z = ‖x − y‖``.
+
+    Returns
+    -------
+    mpmath.mpf
+        Positive where orthogonal blocks are a strict local minimum of the RFF pair term.
+    """
+    with mp.workdps(mp.mp.dps + int(z * z) + 10):
+        return +mp.hyp1f1(d + 2, mp.mpf(d) / 2 + 2, -z * z / 2)
+
+
+#: where the first zero z0(d) of 1F1(d+2; d/2+2; -z^2/2) is bracketed: positive on a 0.05 grid of (0, 3/2]
+#: and negative at 3 for every d checked (2..64); :func:`orthogonal_threshold` checks both ends
+THRESHOLD_BRACKET = (Fraction(3, 2), Fraction(3))
+
+
+def orthogonal_threshold(d):
+    """``z₀(d)``: the first positive zero of ``₁F₁(d+2; d/2+2; −z²/2)`` at the working precision
+    (``√6`` at ``d = 2``, where ``₁F₁(4; 3; −x) = e^{−x}(1 − x/3)``), found by bracketing in
+    :data:`THRESHOLD_BRACKET` (Anderson–Björck on a sign change; the ends' signs are checked).
+
+    ``b_2 = R_2 (z⁴/8)(d)_2/(d/2)_2 · ₁F₁(d+2; d/2+2; −z²/2)`` is the ``c²`` coefficient of the RFF
+    one-angle term (Lemma 4.2 / Eq. 24 of Reid et al. 2023 at ``v² = −z²``): orthogonal blocks are a strict local
+    minimum for ``z < z₀`` and stop being one at ``z₀``.
+
+    Parameters
+    ----------
+    d : int
+        Dimension (``≥ 2``).
+
+    Returns
+    -------
+    mpmath.mpf
+        ``z₀(d)``.
+
+    Raises
+    ------
+    ParameterError
+        ``d`` not an integer ``≥ 2``.
+    ArithmeticError
+        If the bracket does not hold a sign change (not seen for ``d ≤ 64``).
+    """
+    d = check_dimension(d)
+    lo, hi = (mpf(t) for t in THRESHOLD_BRACKET)
+    if not (orthogonal_curvature(d, lo) > 0 > orthogonal_curvature(d, hi)):
+        raise ArithmeticError(f"1F1(d+2; d/2+2; -z^2/2) at d={d} has no sign change in {THRESHOLD_BRACKET}")
+    with mp.workdps(mp.mp.dps + 5):
+        return +mp.findroot(lambda t: orthogonal_curvature(d, t), (lo, hi), solver="anderson")
+
+
+def rff_angle_by_threshold(d, z):
+    """``c*`` of the RFF one-angle term, route 1: ``c* = 0`` decided by ``z ≤ z₀(d)``
+    (:func:`orthogonal_threshold`, an mpmath root), otherwise the root of
+    ``f'(c) = Σ_p p b_p c^{p−1}`` with the ``b_p`` of :func:`~rftheory.numerics.pair_chebyshev.power_coefficients`
+    (``b_p = R_p x^p (d)_p/((d/2)_p p!) ₁F₁(d+p; d/2+p; x)``, ``x = −z²/2``), started from the best
+    cosine ``c > 0`` of a 20001-point scan of the float64 term (which picks the branch only).
+
+    The rule "orthogonal optimal iff ``z ≤ z₀``" is the claim of ``simrf.rff_coupling_search``; the
+    independent route :func:`rff_angle_by_bounds` decides without it, so verify tests the claim.
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    z : Fraction
+        ``z = ‖x − y‖ > 0``.
+
+    Returns
+    -------
+    mpmath.mpf
+        ``c*`` at the working precision.
+    """
+    from ...numerics.pair_chebyshev import power_coefficients
+
+    zz = mpf(Fraction(z))
+    if zz <= orthogonal_threshold(d):
+        return mp.mpf(0)
+    f = pair_function(d, "rff", Fraction(z))
+    c = np.linspace(0.0, 1.0, 20001)[1:]
+    c0 = float(c[int(np.argmin(f(c)))])
+    with mp.workdps(mp.mp.dps + extra_digits(-zz * zz / 2)):
+        b = power_coefficients(d, -zz * zz / 2, even_only=True)
+        g = lambda t: mp.fsum(k * b[k] * t ** (k - 1) for k in range(2, len(b), 2))
+        return +mp.findroot(g, mp.mpf(c0))
+
+
+def eq24_even_coefficients(d, x):
+    """The coefficients ``b_p`` (even ``p``) of the RFF one-angle term by direct summation of
+    the double series of Eq. 24 (Reid et al. 2023), without the ₁F₁ closed form of the inner sums:
+
+    .. math:: b_p = \\frac{R_p}{p!}\\sum_{j\\ge0}\\frac{x^{p+j}}{j!}\\frac{(d)_{p+j}}{(d/2)_{p+j}},\\qquad
+       R_p = \\frac{\\Gamma(\\frac{d+p}2)\\Gamma(\\frac{d+1}2)}{\\Gamma(\\frac{d+p+1}2)\\Gamma(\\frac d2)}
+
+    (``R_p`` by its Gamma definition).  With ``(d)_k/(d/2)_k ≤ 2^k`` every term is below
+    ``(2|x|)^{p+j}/(p! j!)``, so the ``j``-sum stops once ``j + 1 > 4|x|`` (the terms' bounds then at
+    least halve) and the tail bound ``2(2|x|)^{p+j}/(p! j!)`` is below ``ε = 2^{−prec}\\min(1, x²)``, and
+    ``p`` stops once ``p > 4|x|`` and ``2(2|x|)^p e^{2|x|}/p!`` (a bound on ``|b_p| + |b_{p+2}| + …``) is
+    below ``ε``.  The factor ``x²`` keeps the truncation relative to ``b_2 ≈ x²·2d/(d+2)``: at small ``z``
+    an absolute ``2^{−prec}`` would drop ``b_2`` itself (z = 1e-17: every ``b_p``, ``p ≥ 2``, is below it)
+    and leave :func:`rff_angle_by_bounds` nothing to decide on.
+    Call it with ``≈ 2|x|/ln 10`` guard digits (the terms reach ``e^{2|x|}``).
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    x : mpmath.mpf
+        ``x = −z²/2``.
+
+    Returns
+    -------
+    list of mpmath.mpf
+        ``b_0, b_1 = 0, b_2, …`` (odd ones zero).
+    """
+    d = check_dimension(d)
+    h = mp.mpf(d) / 2
+    ax = abs(x)
+    eps = mp.mpf(2) ** (-mp.mp.prec) * min(mp.mpf(1), ax * ax)  # relative to b_2 ~ x^2 (docstring)
+    big = mp.exp(2 * ax)
+    out = []
+    p = 0
+    while True:
+        if p % 2:
+            out.append(mp.mpf(0))
+        else:
+            R = mp.gamma(mp.mpf(d + p) / 2) * mp.gamma(mp.mpf(d + 1) / 2) / (mp.gamma(mp.mpf(d + p + 1) / 2)
+                                                                          * mp.gamma(h))
+            pf = mp.factorial(p)
+            term = x**p * mp.rf(d, p) / mp.rf(h, p)  # the j = 0 term times p!
+            s, j = term, 0
+            bound_j = (2 * ax) ** p  # bounds |term| (times p!)
+            while True:
+                term *= x * (d + p + j) / ((h + p + j) * (j + 1))
+                bound_j *= 2 * ax / (j + 1)
+                j += 1
+                s += term
+                if j + 1 > 4 * ax and 2 * bound_j <= eps * pf:
+                    break
+            out.append(R * s / pf)
+        p += 1
+        if p > 4 * ax and p % 2 == 0 and 2 * (2 * ax) ** p * big / mp.factorial(p) <= eps:
+            return out
+
+
+def _horner(coef, c):
+    out = mp.mpf(0)
+    for t in reversed(coef):
+        out = out * c + t
+    return out
+
+
+def _interval_lower(b, lo, hi, shift):
+    """A lower bound of ``h(c) = Σ_{p≥shift} b_p c^{p−shift}`` over ``0 ≤ lo ≤ c ≤ hi``: the larger of
+    the sign split (positive terms at ``lo``, negative at ``hi``) and the second-order form
+    ``h(m) − |h'(m)| r − S r²/2`` (``m`` the midpoint, ``r`` the half-width, ``S = Σ k(k−1)|a_k| hi^{k−2}``
+    bounding ``|h''|`` on the interval)."""
+    a = b[shift:]
+    pos = _horner([t if t > 0 else 0 for t in a], lo) + _horner([t if t < 0 else 0 for t in a], hi)
+    m, r = (lo + hi) / 2, (hi - lo) / 2
+    da = [k * t for k, t in enumerate(a)][1:]
+    S = _horner([k * (k - 1) * abs(t) for k, t in enumerate(a)][2:], hi)
+    return max(pos, _horner(a, m) - abs(_horner(da, m)) * r - S * r * r / 2)
+
+
+def _poly(b, c, shift=0):
+    return _horner(b[shift:], c)
+
+
+#: bisections of the branch-and-bound of :func:`rff_angle_by_bounds` before it gives up (undecided)
+BOUNDS_MAX_INTERVALS = 4000
+
+
+def rff_angle_by_bounds(d, z):
+    """``c*`` of the RFF one-angle term, route 2 (independent of route 1's threshold and float scan):
+    branch and bound on ``[0, 1]`` at the working precision, with the coefficients of
+    :func:`eq24_even_coefficients`.
+
+    On ``[a, b] ⊂ [0, 1]`` a polynomial ``Σ b_p c^p`` is at least ``Σ_{b_p>0} b_p a^p + Σ_{b_p<0} b_p b^p``
+    and at least its second-order form about the midpoint (:func:`_interval_lower`).
+    *Decision*: ``f(c) − f(0) = c² g(c)``, ``g(c) = Σ_{p≥2} b_p c^{p−2}``; ``c* = 0`` iff ``g > 0`` on
+    ``[0, 1]``, proved by bounding ``g`` below on a subdivision, refuted by a point with ``g < 0``.
+    *Location*: otherwise intervals whose lower bound of ``f`` exceeds the best value seen are
+    discarded until the survivors are shorter than ``1e-3``; ``c*`` is the root of ``f'`` (secant, from
+    the best survivor), checked to be the lowest value seen and in ``[0, 1]``.
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    z : Fraction
+        ``z = ‖x − y‖ > 0``.
+
+    Returns
+    -------
+    mpmath.mpf
+        ``c*`` at the working precision.
+
+    Raises
+    ------
+    ArithmeticError
+        Undecided within :data:`BOUNDS_MAX_INTERVALS` (``z`` within rounding of ``z₀``), or two
+        separated minima within the bounds' resolution.
+    """
+    zz = mpf(Fraction(z))
+    with mp.workdps(mp.mp.dps + extra_digits(-zz * zz / 2)):
+        b = eq24_even_coefficients(d, -zz * zz / 2)
+        todo, steps, neg = [(mp.mpf(0), mp.mpf(1))], 0, None
+        while todo and neg is None:  # the decision: is g > 0 on [0, 1]?
+            lo, hi = todo.pop()
+            steps += 1
+            if steps > BOUNDS_MAX_INTERVALS:
+                raise ArithmeticError(f"c* = 0 undecided at d={d}, z={z} after {BOUNDS_MAX_INTERVALS} intervals")
+            if _interval_lower(b, lo, hi, 2) > 0:
+                continue
+            mid = (lo + hi) / 2
+            for t in (lo, mid, hi):
+                if _poly(b, t, 2) < 0:
+                    neg = t
+            todo += [(lo, mid), (mid, hi)]
+        if neg is None:
+            return mp.mpf(0)
+        best = _poly(b, neg)
+        todo, keep = [(mp.mpf(0), mp.mpf(1))], []
+        while todo:  # the location: discard intervals that cannot hold a value below the best seen
+            lo, hi = todo.pop()
+            steps += 1
+            if steps > BOUNDS_MAX_INTERVALS:
+                raise ArithmeticError(f"c* not located at d={d}, z={z} within {BOUNDS_MAX_INTERVALS} intervals")
+            if _interval_lower(b, lo, hi, 0) > best:
+                continue
+            mid = (lo + hi) / 2
+            best = min(best, _poly(b, mid))
+            if hi - lo < mp.mpf("1e-3"):
+                keep.append((lo, hi))
+            else:
+                todo += [(lo, mid), (mid, hi)]
+        keep = [(lo, hi) for lo, hi in keep if _interval_lower(b, lo, hi, 0) <= best]
+        start = min(((lo + hi) / 2 for lo, hi in keep), key=lambda t: _poly(b, t))
+        db = [p * bp for p, bp in enumerate(b)]  # f'(c) = Σ p b_p c^{p-1}
+        c = mp.findroot(lambda t: _poly(db, t, 1), start)
+        if not (0 < c <= 1) or _poly(b, c) > best or any(abs((lo + hi) / 2 - c) > mp.mpf("1e-2") for lo, hi in keep):
+            raise ArithmeticError(f"c* at d={d}, z={z}: the root of f' ({mp.nstr(c, 8)}) is not the bounds' minimum")
+        return +c
+
+
+register(
+    Result(
+        id="simrf.rff_optimal_angle",
+        title="The cosine c* of the optimal RFF coupling (equiangular block minimising the pair term)",
+        source=f"{PAPER}, Lemma 4.2 / Eq. 24 at v^2 = -z^2 (derived here: beyond the paper)",
+        statement=r"c^*=\mathrm{argmin}_{0\le c\le1}\tau(c),\quad \tau(c)=\sum_{p\ \mathrm{even}}b_pc^p,\ "
+        r"b_p=R_p\frac{x^p}{p!}\frac{(d)_p}{(d/2)_p}{}_1F_1(d+p;\tfrac d2+p;x),\ x=-\tfrac{z^2}2",
+        params=(D_SEARCH, Z_SEARCH),
+        mpmath=lambda p: rff_angle_by_threshold(p["d"], p["z"]),
+        routes={"branch-and-bound": lambda p: rff_angle_by_bounds(p["d"], p["z"])},
+        grid={"quick": [dict(d=2, z="3"), dict(d=4, z="3"), dict(d=3, z="2")],
+              "full": [dict(d=d, z=z) for d in (2, 3, 4, 8) for z in ("1", "2.5", "3", "4", "6")]},
+        status="beyond",
+        notes=("mpmath: c* = 0 iff z <= z0(d), the first zero of 1F1(d+2; d/2+2; -z^2/2) (an mpmath root); beyond "
+               "it the root of tau'(c) = sum p b_p c^(p-1) (b_p by 1F1 closed forms) from the best c > 0 of a float64 "
+               "scan. Route branch-and-bound, independent of the threshold and the scan: b_p by direct summation of "
+               "Eq. 24's double series (R_p by its Gamma definition); c* = 0 proved (tau(c) - tau(0) = c^2 g(c), g "
+               "bounded below > 0 on a subdivision of [0, 1]) or refuted (a point with g < 0), then intervals that "
+               "cannot hold the minimum discarded and c* the root of tau' in the survivor, at the working precision. "
+               "The two agree to 60 digits at dps 50 (d = 2, 3, 4, 8; z = 1, 2.5, 3, 4, 6).", DOMAIN_NOTE),
+    )
+)
