@@ -473,7 +473,27 @@ QUAD_PAIRS_MAX = 10
 
 def quad_route(block, estimator, a):
     """The φ-quadrature route of a block (:func:`block_value_quad`), served for at most
-    :data:`QUAD_PAIRS_MAX` distinct cosines."""
+    :data:`QUAD_PAIRS_MAX` distinct cosines.
+
+    Parameters
+    ----------
+    block : Block
+        The unit directions.
+    estimator : {"prf", "rff"}
+        Which pair term.
+    a : mpmath.mpf
+        ``v`` (PRF) or ``z`` (RFF).
+
+    Returns
+    -------
+    mpmath.mpf
+        The block's mean pair term by quadrature.
+
+    Raises
+    ------
+    LayerUnavailableError
+        For more than :data:`QUAD_PAIRS_MAX` distinct cosines (cost).
+    """
     if len({round(float(c), 15) for c in block.cosines_mp()}) > QUAD_PAIRS_MAX:
         raise LayerUnavailableError(f"phi-quadrature route served for blocks with <= {QUAD_PAIRS_MAX} distinct cosines")
     return block_value_quad(block, estimator, a)

@@ -102,5 +102,18 @@ DOMAIN_NOTE = ("Declared domain d <= 8, v <= 2, z <= 6: a block has d(d-1)/2 pai
 
 
 def noted(m: Measurement, detail: str) -> Measurement:
-    """The measurement ``m`` with a note shown next to its verdict."""
+    """The measurement ``m`` with a note shown next to its verdict.
+
+    Parameters
+    ----------
+    m : Measurement
+        A raw measurement (:mod:`rftheory.core.measure`).
+    detail : str
+        The note.
+
+    Returns
+    -------
+    Measurement
+        ``m`` with ``detail`` set.
+    """
     return replace(m, detail=detail)

@@ -8,7 +8,7 @@ the product of spheres — L-BFGS-B on unnormalised rows with the analytic
 gradient (rows normalised inside the objective), from given and random
 starts drawn from a caller-seeded Generator.  :func:`search_weighted`
 does the same for fixed norms (weight-dependent couplings, PRF, Eq. 12).
-The searches return float64 optima; the entries re-evaluate each winner
+The searches return float64 optima; the registered results re-evaluate each winner
 exactly (mpmath), so a reported value is the exact value of a configuration
 that exists (a witness), and only its *optimality* is numerical.
 """
@@ -28,7 +28,7 @@ from .couplings import block_objective
 __all__ = ["SearchResult", "search_block", "weighted_objective", "search_weighted", "OPTIONS", "N_RANDOM",
            "EXACT_RTOL", "start_rng", "fraction_key"]
 
-#: random starts of the searches behind the entries' ``search`` values (checks may use more)
+#: random starts of the searches behind the registered ``search`` values (checks may use more)
 N_RANDOM = 6
 #: rounding of two 30-digit exact values compared by a theorem ("best >= optimum")
 EXACT_RTOL = mp.mpf(10) ** -25
