@@ -104,7 +104,7 @@ def certainty(x: Any) -> str:
     Returns
     -------
     str
-        As described above.
+        ``"proven"`` or ``"agreed"``.
     """
     return "proven" if isinstance(x, ProvenMpf) else "agreed"
 
@@ -122,7 +122,7 @@ def enclosure(x: Any, digits: int = 20) -> tuple[str, str] | None:
     Returns
     -------
     tuple[str, str] | None
-        As described above.
+        ``(LO, HI)``, or None.
     """
     return enclosure_strings(x.ball, digits) if isinstance(x, ProvenMpf) else None
 
