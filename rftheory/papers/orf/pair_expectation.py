@@ -10,6 +10,7 @@ the checks and the registration.
 
 from __future__ import annotations
 
+import functools
 import math
 from fractions import Fraction
 
@@ -87,16 +88,23 @@ def printed_series_float64(d, z):
     return total
 
 
-def lemma2_f(d, z, bk=MP):
-    """The explicit remainder ``f(z)/d²`` of Lemma 2, *as printed* (App. A.3 of Yu et al. 2016).
+def lemma2_remainder(form, d, z, bk=MP):
+    r"""The explicit remainder ``f(z)/d²`` of Lemma 2 (App. A.3 of Yu et al. 2016), as printed or as
+    re-derived from the proof's own bound.
 
-    .. math:: \\frac{f(z)}{d^2} = \\frac{e^{z^2}(z^8+6z^6+7z^4+z^2)}{4d^2}
-       + \\frac{e^{z^2}z^4(z^6+2z^4)}{2d^3}
+    The proof bounds the inner sum's remainder by ``|c_{k,d}| ≤ k⁴/(4d²) + k²(k−1)/(2d³)`` and sums
+    ``z^{2k}/k!`` times it; by Touchard, ``Σ k⁴xᵏ/k! = eˣ(x⁴+6x³+7x²+x)`` and
+    ``Σ k²(k−1)xᵏ/k! = eˣ(x³+2x²)``, which gives the derived form; the printed form carries an extra
+    ``z⁴`` in its ``1/d³`` part (the erratum that ``orf.pair_expectation``'s checks measure):
 
-    The ``1/d³`` part carries an extra ``z⁴`` (erratum; :func:`lemma2_f_derived`).
+    .. math:: \frac{f(z)}{d^2} = \frac{e^{z^2}(z^8+6z^6+7z^4+z^2)}{4d^2}
+       + \frac{e^{z^2}z^4(z^6+2z^4)}{2d^3}\ \text{(printed)},\qquad
+       \frac{e^{z^2}(z^8+6z^6+7z^4+z^2)}{4d^2} + \frac{e^{z^2}(z^6+2z^4)}{2d^3}\ \text{(derived)}
 
     Parameters
     ----------
+    form : {"printed", "derived"}
+        The form as printed or as derived.
     d : int
         Dimension.
     z : mpf or sympy expression
@@ -107,41 +115,11 @@ def lemma2_f(d, z, bk=MP):
     Returns
     -------
     mpf or sympy expression
-        ``f(z)/d²`` as printed.
-    """
-    z2 = z * z
-    return (bk.exp(z2) * (z2**4 + 6 * z2**3 + 7 * z2**2 + z2) / (4 * d**2)
-            + bk.exp(z2) * z2**2 * (z2**3 + 2 * z2**2) / (2 * d**3))
-
-
-def lemma2_f_derived(d, z, bk=MP):
-    """The remainder of Lemma 2 re-derived from the proof's own bound (App. A.3 of Yu et al. 2016).
-
-    The proof bounds the inner sum's remainder by ``|c_{k,d}| ≤ k⁴/(4d²) +
-    k²(k−1)/(2d³)`` and sums ``z^{2k}/k!`` times it; by Touchard,
-    ``Σ k⁴xᵏ/k! = eˣ(x⁴+6x³+7x²+x)`` and ``Σ k²(k−1)xᵏ/k! = eˣ(x³+2x²)``:
-
-    .. math:: \\frac{f(z)}{d^2} = \\frac{e^{z^2}(z^8+6z^6+7z^4+z^2)}{4d^2}
-       + \\frac{e^{z^2}(z^6+2z^4)}{2d^3}
-
-    Parameters
-    ----------
-    d : int
-        Dimension.
-    z : mpf or sympy expression
-        ``‖x − y‖``.
-    bk : backend
-        :data:`~rftheory.numerics.backends.MP` (default) or ``SYM``.
-
-    Returns
-    -------
-    mpf or sympy expression
-        ``f(z)/d²`` as derived.
+        ``f(z)/d²``.
 
     Examples
     --------
-    The printed form exceeds the derived one by the factor ``z⁴`` in its
-    ``1/d³`` part (the erratum that ``orf.pair_expectation``'s checks measure):
+    The printed form exceeds the derived one by the factor ``z⁴`` in its ``1/d³`` part:
 
     >>> import sympy as sp
     >>> from rftheory.numerics.backends import SYM
@@ -151,8 +129,17 @@ def lemma2_f_derived(d, z, bk=MP):
     0
     """
     z2 = z * z
-    return (bk.exp(z2) * (z2**4 + 6 * z2**3 + 7 * z2**2 + z2) / (4 * d**2)
-            + bk.exp(z2) * (z2**3 + 2 * z2**2) / (2 * d**3))
+    if form == "printed":
+        last = bk.exp(z2) * z2**2 * (z2**3 + 2 * z2**2)
+    else:
+        last = bk.exp(z2) * (z2**3 + 2 * z2**2)
+    return bk.exp(z2) * (z2**4 + 6 * z2**3 + 7 * z2**2 + z2) / (4 * d**2) + last / (2 * d**3)
+
+
+#: Lemma 2's remainder as printed: :func:`lemma2_remainder` with ``form="printed"``, called as ``lemma2_f(d, z, bk)``
+lemma2_f = functools.partial(lemma2_remainder, "printed")
+#: Lemma 2's remainder as derived from the proof: :func:`lemma2_remainder` with ``form="derived"``
+lemma2_f_derived = functools.partial(lemma2_remainder, "derived")
 
 
 def lemma2_bound(d, z, f=lemma2_f):

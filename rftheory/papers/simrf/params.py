@@ -3,6 +3,7 @@ parameters, the verification grids, the declared domain of the coupling searches
 
 from __future__ import annotations
 
+import functools
 from dataclasses import replace
 
 from ...core.measure import Measurement
@@ -57,14 +58,16 @@ def grid(ds, vs, **extra):
     return [dict(d=d, v=v, **extra) for d in ds for v in vs]
 
 
-def prf_mse_grid(ds, vs, couplings, ms=lambda d: (d, 2 * d, d + 1)):
-    """PRF MSE points ``dict(d, m, v, coupling)``.
+def mse_grid(x, ds, xs, couplings, ms):
+    """MSE points ``dict(d, m, <x>, coupling)`` over couplings, dimensions, feature counts and ``xs``.
 
     Parameters
     ----------
-    ds, vs, couplings : iterable
-        Dimensions, values of ``v`` and couplings.
-    ms : callable, optional
+    x : {"v", "z"}
+        The name of the distance parameter (``v`` for PRFs, ``z`` for RFFs).
+    ds, xs, couplings : iterable
+        Dimensions, its values (strings, exact) and couplings.
+    ms : callable
         ``ms(d)``: the numbers of features per dimension.
 
     Returns
@@ -72,25 +75,13 @@ def prf_mse_grid(ds, vs, couplings, ms=lambda d: (d, 2 * d, d + 1)):
     list of dict
         The grid points.
     """
-    return [dict(d=d, m=m, v=v, coupling=c) for c in couplings for d in ds for m in ms(d) for v in vs]
+    return [{"d": d, "m": m, x: t, "coupling": c} for c in couplings for d in ds for m in ms(d) for t in xs]
 
 
-def rff_mse_grid(ds, zs, couplings, ms=lambda d: (d, 2 * d + 1)):
-    """RFF MSE points ``dict(d, m, z, coupling)``.
-
-    Parameters
-    ----------
-    ds, zs, couplings : iterable
-        Dimensions, values of ``z`` and couplings.
-    ms : callable, optional
-        ``ms(d)``: the numbers of frequencies per dimension.
-
-    Returns
-    -------
-    list of dict
-        The grid points.
-    """
-    return [dict(d=d, m=m, z=z, coupling=c) for c in couplings for d in ds for m in ms(d) for z in zs]
+#: PRF MSE points ``dict(d, m, v, coupling)``: ``prf_mse_grid(ds, vs, couplings, ms=...)``, ``m`` in ``(d, 2d, d + 1)``
+prf_mse_grid = functools.partial(mse_grid, "v", ms=lambda d: (d, 2 * d, d + 1))
+#: RFF MSE points ``dict(d, m, z, coupling)``: ``rff_mse_grid(ds, zs, couplings, ms=...)``, ``m`` in ``(d, 2d + 1)``
+rff_mse_grid = functools.partial(mse_grid, "z", ms=lambda d: (d, 2 * d + 1))
 
 
 #: searches and block sums cost d^2 pair terms and an optimisation in d^2 variables: the declared domain
