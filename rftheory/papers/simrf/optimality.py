@@ -24,6 +24,9 @@ from .couplings import Block, block_value, pair_function, quad_route
 from .params import D_SEARCH, DOMAIN_NOTE, PAPER, V_SEARCH, noted
 from .search import EXACT_RTOL, N_RANDOM, fraction_key, search_block, start_rng
 
+__all__ = ["prf_search", "REACH_RTOL", "COUNT_RTOL", "optimality_claim", "prf_search_measurements",
+           "optimality_checks", "PRF_COUPLINGS"]
+
 
 @functools.lru_cache(maxsize=256)
 def prf_search(d, v, n_random=N_RANDOM):

@@ -26,6 +26,9 @@ from ...numerics.pair_chebyshev import check_dimension
 from .couplings import pair_function
 from .params import D_SEARCH, DOMAIN_NOTE, PAPER, Z_SEARCH
 
+__all__ = ["rff_optimal_angle", "orthogonal_curvature", "THRESHOLD_BRACKET", "orthogonal_threshold",
+           "rff_angle_by_threshold", "eq24_even_coefficients", "BOUNDS_MAX_INTERVALS", "rff_angle_by_bounds"]
+
 
 @functools.lru_cache(maxsize=256)
 def rff_optimal_angle(d, z):

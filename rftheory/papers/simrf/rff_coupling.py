@@ -27,6 +27,8 @@ from .params import D_SEARCH, DOMAIN_NOTE, PAPER, Z_SEARCH, noted
 from .rff_angle import orthogonal_threshold, rff_optimal_angle
 from .search import N_RANDOM, fraction_key, search_block, start_rng
 
+__all__ = ["rff_search", "rff_block", "rff_block_mse", "rff_threshold", "rff_search_checks", "RFF_SEARCH_COUPLINGS"]
+
 
 @functools.lru_cache(maxsize=256)
 def rff_search(d, z, n_random=N_RANDOM):
