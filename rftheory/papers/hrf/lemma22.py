@@ -594,22 +594,32 @@ L22_PAIRS = r",\quad z^2=\|x-y\|^2,\ v^2=\|x+y\|^2,\ P=\sum_b m_b(m_b-1)\ (0\tex
 L22_SOURCE = f"{PAPER}, Lemma 2.2 (Eq. 7); orthogonal pair term as in Reid et al. 2023, Thm 3.2/4.5"
 
 
-register(
-    Result(
-        id="hrf.mse_trig",
-        title="MSE of trigonometric softmax features (iid / orthogonal blocks)",
+def _lemma22_result(which, rid, mpmath, **fields):
+    """The ``Result`` of one Lemma 2.2 MSE (``which``: ``"trig"`` or ``"pos"``): the layers and grids both share."""
+    return Result(
+        id=rid,
         source=L22_SOURCE,
-        statement=r"\mathrm{MSE}(\widehat{SM}^{\rm trig}_m)=\frac{e^{\|x\|^2+\|y\|^2}}{m}\Big[\frac{(1-e^{-z^2})^2}{2}"
-        r"+\frac Pm\big({}_1F_1(d;\tfrac d2;-\tfrac{z^2}{2})-e^{-z^2}\big)\Big]" + L22_PAIRS,
         params=(D2, M_, X_NORM, Y_NORM, THETA, COUPLING),
-        mpmath=mse_trig_mp,
-        routes={"quadrature": lemma22_route("trig")},
-        symbolic=lambda p: lemma22(SYM, p, "trig"),
-        float64=lemma22_f64("trig"),
-        mc=lemma22_mc("trig"),
+        mpmath=mpmath,
+        routes={"quadrature": lemma22_route(which)},
+        symbolic=lambda p: lemma22(SYM, p, which),
+        float64=lemma22_f64(which),
+        mc=lemma22_mc(which),
         grid=L22_GRID,
         mc_grid=L22_MC_GRID,
         mc_n={"quick": 20_000, "default": 100_000, "full": 400_000},
+        **fields,
+    )
+
+
+register(
+    _lemma22_result(
+        "trig",
+        "hrf.mse_trig",
+        mse_trig_mp,
+        title="MSE of trigonometric softmax features (iid / orthogonal blocks)",
+        statement=r"\mathrm{MSE}(\widehat{SM}^{\rm trig}_m)=\frac{e^{\|x\|^2+\|y\|^2}}{m}\Big[\frac{(1-e^{-z^2})^2}{2}"
+        r"+\frac Pm\big({}_1F_1(d;\tfrac d2;-\tfrac{z^2}{2})-e^{-z^2}\big)\Big]" + L22_PAIRS,
         # log-space exponents up to a²+b²+2v² ~ 4e3 at the domain edge carry ~4 eps each: 2e-12
         # relative; the orthogonal bracket is refused beyond 1e-11 (TRIG_BRACKET_TOL); x5 margin
         rtol64=1e-10,
@@ -620,21 +630,13 @@ register(
 
 
 register(
-    Result(
-        id="hrf.mse_positive",
+    _lemma22_result(
+        "pos",
+        "hrf.mse_positive",
+        mse_pos_mp,
         title="MSE of antithetic positive softmax features SM_++ (iid / orthogonal blocks)",
-        source=L22_SOURCE,
         statement=r"\mathrm{MSE}(\widehat{SM}^{++}_m)=\frac{e^{-\|x\|^2-\|y\|^2}}{m}\Big[\frac{(e^{v^2}-1)^2}{2}"
         r"+\frac Pm\big({}_1F_1(d;\tfrac d2;\tfrac{v^2}{2})-e^{v^2}\big)\Big]" + L22_PAIRS,
-        params=(D2, M_, X_NORM, Y_NORM, THETA, COUPLING),
-        mpmath=mse_pos_mp,
-        routes={"quadrature": lemma22_route("pos")},
-        symbolic=lambda p: lemma22(SYM, p, "pos"),
-        float64=lemma22_f64("pos"),
-        mc=lemma22_mc("pos"),
-        grid=L22_GRID,
-        mc_grid=L22_MC_GRID,
-        mc_n={"quick": 20_000, "default": 100_000, "full": 400_000},
         # log-space exponents up to a²+b²+2v² ~ 4e3 at the domain edge carry ~4 eps each: 2e-12
         # relative; the orthogonal ++ difference may amplify it by CANCEL_MAX = 10: 2e-11; x5 margin
         rtol64=1e-10,
