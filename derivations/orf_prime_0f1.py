@@ -24,8 +24,7 @@ for k in range(8):  # the coefficient identity, symbolic in d
 if __name__ == "__main__":
     import numpy as np
 
-    from rftheory.papers.orf.formulas import prime_terms
-    from rftheory.papers.orf.routes import sphere_cos
+    from rftheory.papers.orf.prime import prime_terms, sphere_cos
     from rftheory.sampling.samplers import haar
 
     with mp.workdps(30):

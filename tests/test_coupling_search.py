@@ -18,10 +18,11 @@ import rftheory
 from rftheory.core.errors import ParameterError
 from rftheory.core.measure import Measurement
 from rftheory.numerics.pair_chebyshev import chebyshev_coefficients, pair_term, power_coefficients
-from rftheory.papers.simrf import search_checks
+from rftheory.papers.simrf import optimality, rff_coupling
 from rftheory.papers.simrf.couplings import Block, block_objective, block_replicates, block_value, equiangular_rows
-from rftheory.papers.simrf.optima import plus_geometries, plus_search, prf_search, rff_optimal_angle
-from rftheory.papers.simrf.plus import geometry_conformity, norms_draw
+from rftheory.papers.simrf.optimality import prf_search
+from rftheory.papers.simrf.plus import geometry_conformity, norms_draw, plus_geometries, plus_search
+from rftheory.papers.simrf.rff_angle import rff_optimal_angle
 from rftheory.papers.simrf.search import search_block, weighted_objective
 from rftheory.verify.engine import digits_agree, judge
 
@@ -160,8 +161,8 @@ def test_search_refutes_a_wrong_optimality_claim():
     """The search's power: claiming the *orthogonal* block optimal for PRFs fails at every d
     checked, while the paper's simplex claim passes (Thm 3.4)."""
     for d in (3, 6):
-        wrong = search_checks.prf_search_measurements(d, "1", 3, claim="orthogonal")
-        right = search_checks.prf_search_measurements(d, "1", 3, claim="simplex")
+        wrong = optimality.prf_search_measurements(d, "1", 3, claim="orthogonal")
+        right = optimality.prf_search_measurements(d, "1", 3, claim="simplex")
         assert _passed(wrong) == [False]
         assert _passed(right) == [True, True, True]
 
@@ -174,9 +175,9 @@ def test_rff_orthogonal_claim_refuted_beyond_the_threshold():
             zz = mp.mpf(z)
             best = block_value(Block.equiangular(4, rff_optimal_angle(4, Fraction(z))), "rff", zz)
             orth = block_value(Block.named("orthogonal", 4), "rff", zz)
-            m = search_checks.optimality_claim("t", f"z={z}", best, orth, "orthogonal")
+            m = optimality.optimality_claim("t", f"z={z}", best, orth, "orthogonal")
             assert judge(m, 5.0).passed is holds
-        assert digits_agree(search_checks.rff_threshold(2), mp.sqrt(6)) >= 25
+        assert digits_agree(rff_coupling.rff_threshold(2), mp.sqrt(6)) >= 25
     assert rff_optimal_angle(2, Fraction("2.4")) == 0.0 < rff_optimal_angle(2, Fraction("2.5"))
 
 
@@ -357,21 +358,21 @@ def test_optimal_angle_bounds_route_decides_at_tiny_z(z):
 def test_optimal_angle_planted_defects_are_caught(monkeypatch):
     """Each route decides c* = 0 on its own: a wrong d in the route's coefficients, or a wrong threshold in the
     main route (claiming orthogonal optimal up to z = 3.5), makes the two disagree at verify's grid points."""
-    from rftheory.papers.simrf import optima
+    from rftheory.papers.simrf import rff_angle
 
     r = rftheory.get("simrf.rff_optimal_angle")
     good = r.exact(dps=50, d=2, z="3")
-    orig = optima.eq24_even_coefficients
-    monkeypatch.setattr(optima, "eq24_even_coefficients", lambda d, x: orig(d + 1, x))
+    orig = rff_angle.eq24_even_coefficients
+    monkeypatch.setattr(rff_angle, "eq24_even_coefficients", lambda d, x: orig(d + 1, x))
     assert digits_agree(r.route("branch-and-bound", dps=50, d=2, z="3"), good) < 5
     monkeypatch.undo()
-    monkeypatch.setattr(optima, "orthogonal_threshold", lambda d: mp.mpf("3.5"))
+    monkeypatch.setattr(rff_angle, "orthogonal_threshold", lambda d: mp.mpf("3.5"))
     assert r.exact(dps=50, certify=False, d=2, z="3") == 0 < r.route("branch-and-bound", dps=50, d=2, z="3")
 
 
 def test_orthogonal_threshold_by_hand():
     """z0(2) = √6: 1F1(4; 3; −x) = e^{−x}(1 − x/3) vanishes at x = z²/2 = 3; z0(d) is where b_2 changes sign."""
-    from rftheory.papers.simrf.optima import orthogonal_curvature, orthogonal_threshold
+    from rftheory.papers.simrf.rff_angle import orthogonal_curvature, orthogonal_threshold
 
     with mp.workdps(50):
         assert digits_agree(orthogonal_threshold(2), mp.sqrt(6)) >= 45
@@ -393,8 +394,8 @@ def test_polish_finishes_an_unconverged_lbfgs_run_within_its_excess_bound(monkey
     with mp.workdps(30):
         want = rftheory.get("simrf.conformity.simplex").exact(dps=30, d=4, v=1)
         excess = block_value(Block(res.rows), "prf", mp.mpf(1)) - want
-    assert excess <= res.excess + want * search_checks.EXACT_RTOL
-    assert res.excess / res.value <= search_checks.REACH_RTOL / 10
+    assert excess <= res.excess + want * search.EXACT_RTOL
+    assert res.excess / res.value <= optimality.REACH_RTOL / 10
 
 
 def test_polish_reports_a_saddle_as_unbounded():
@@ -408,7 +409,7 @@ def test_polish_reports_a_saddle_as_unbounded():
 
 
 def test_reach_claim_uses_the_analysis_not_a_measured_margin():
-    ms = search_checks.prf_search_measurements(3, "1", 2)
+    ms = optimality.prf_search_measurements(3, "1", 2)
     assert len(ms) == 3 and _passed(ms) == [True, True, True]
     assert "excess bound" in ms[2].check and "L-BFGS-B success" in ms[1].detail
 

@@ -16,7 +16,7 @@ from rftheory.cli.commands import main
 from rftheory.core.errors import ParameterError, RangeError
 from rftheory.core.montecarlo import z_threshold
 from rftheory.numerics import rff_pairs
-from rftheory.papers.orf import formulas, routes
+from rftheory.papers.orf import pair_expectation, prime
 from rftheory.verify.engine import ALPHA, custom_checks
 
 ZMAX = 5.33
@@ -40,7 +40,7 @@ def test_acceptance_eval_d8_z6_30_digits(capsys):
 def test_printed_series_float64_is_wrong_and_layer_is_right():
     with mp.workdps(30):
         exact = float(mp.hyp1f1(8, 4, -18))
-    naive = routes.printed_series_float64(8, 6)
+    naive = pair_expectation.printed_series_float64(8, 6)
     assert abs(naive / exact - 1) > 1  # cancellation destroys every digit
     assert rftheory.get("orf.pair_expectation").f64_scalar(d=8, z=6) == pytest.approx(exact, rel=1e-13)
     # where the float64 series cancels (d = 64, z = 8: Σ|t_k|/|S| ~ e^{2x}) the layer serves the
@@ -72,7 +72,7 @@ def test_chu_vandermonde_small_k():
     # inner sum of the printed series = (d)_k / (2^k (d/2)_k), hand-checked for d = 3, k = 2:
     # (1/4)[1*3*5/(3*5) ... ] -> (3)_2/(4 (3/2)_2) = 12/(4*15/4) = 4/5
     d, k = 3, 2
-    inner = sum(math.comb(k, i) * routes._ratio_df(d, i, k) for i in range(k + 1)) / 2**k
+    inner = sum(math.comb(k, i) * pair_expectation._ratio_df(d, i, k) for i in range(k + 1)) / 2**k
     assert inner == pytest.approx(4 / 5, rel=1e-15)
 
 
@@ -81,7 +81,7 @@ def test_lemma2_checks_pass_and_have_power():
     assert outs and all(o.passed for o in outs)
     # without its f(z)/d^2 remainder the bound fails where tau >> e^{-z^2} (d = 8, z = 6)
     with mp.workdps(30):
-        no_f = formulas.lemma2_bound(8, mp.mpf(6), f=lambda d, z: 0)
+        no_f = pair_expectation.lemma2_bound(8, mp.mpf(6), f=lambda d, z: 0)
         assert rff_pairs.orth_pair(8, mp.mpf(6)) > no_f
 
 
@@ -94,7 +94,7 @@ def test_orf_prime_d2_bessel():
     # d = 2: u uniform on the circle, E cos(sqrt(2) z cos t) = J0(sqrt(2) z) (scipy)
     for z in (0.5, 2.0):
         with mp.workdps(30):
-            bias = float(formulas.orf_prime("bias", 2, 2, mp.mpf(z)))
+            bias = float(prime.orf_prime("bias", 2, 2, mp.mpf(z)))
         assert bias == pytest.approx(special.j0(math.sqrt(2) * z) - math.exp(-z * z / 2), abs=1e-14)
 
 

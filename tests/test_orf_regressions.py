@@ -11,7 +11,7 @@ from rftheory.cli.commands import main
 from rftheory.core.errors import ParameterError, RangeError
 from rftheory.core.montecarlo import z_threshold
 from rftheory.numerics.series import orth_pair_printed
-from rftheory.papers.orf import formulas
+from rftheory.papers.orf import pair_expectation
 from rftheory.verify.engine import ALPHA, custom_checks
 
 
@@ -163,8 +163,8 @@ def test_lemma2_erratum_is_measured():
     with mp.workdps(30):
         z = mp.mpf(2)
         first = mp.exp(4) * (256 + 6 * 64 + 7 * 16 + 4) / 16
-        assert formulas.lemma2_f_derived(2, z) == pytest.approx(first + mp.exp(4) * 96 / 16, rel=1e-25)
-        assert formulas.lemma2_f(2, z) == pytest.approx(first + 16 * mp.exp(4) * 96 / 16, rel=1e-25)
+        assert pair_expectation.lemma2_f_derived(2, z) == pytest.approx(first + mp.exp(4) * 96 / 16, rel=1e-25)
+        assert pair_expectation.lemma2_f(2, z) == pytest.approx(first + 16 * mp.exp(4) * 96 / 16, rel=1e-25)
 
 
 def test_dead_code_removed():
@@ -214,7 +214,7 @@ def test_sorf_walsh_hadamard_path_is_the_matrix_path(d, m):
     import numpy as np
 
     from rftheory.numerics.pair_montecarlo import rff_estimates
-    from rftheory.papers.orf.montecarlo import _hd_pair
+    from rftheory.papers.orf.sorf import _hd_pair
 
     a = rff_estimates("hd", d, m, 0.8, np.random.default_rng(5), 64)
     b = _hd_pair(d, m, 0.8, np.random.default_rng(5), 64)
@@ -229,7 +229,7 @@ def test_sorf_default_checks_are_bounded():
     itself is benchmarks/' business."""
     import numpy as np
 
-    from rftheory.papers.orf.montecarlo import sorf_estimates
+    from rftheory.papers.orf.sorf import sorf_estimates
 
     est = sorf_estimates(128, 1.0, np.random.default_rng(0), 10_000)
     assert est.shape == (10_000,)

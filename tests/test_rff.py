@@ -14,7 +14,7 @@ from scipy import integrate, special
 import rftheory
 from rftheory.core.errors import ParameterError, RangeError
 from rftheory.numerics import rff_pairs
-from rftheory.papers.simrf import rff
+from rftheory.papers.simrf import rff_asymptotic
 from rftheory.present.tables import make_table
 
 ZMAX = 5.33  # Phi^{-1}(1 - 1e-7/2)
@@ -89,7 +89,7 @@ def test_ratio_asymptotic_limit():
     d, z = 4096, 1
     with mp.workdps(40):
         exact = rff_pairs.rff_mse("orthogonal", d, d, z) / rff_pairs.rff_mse("iid", d, d, z)
-        assert abs(exact - rff.ratio_asymptotic_mp(d, d, z)) < 10 / d**2
+        assert abs(exact - rff_asymptotic.ratio_asymptotic_mp(d, d, z)) < 10 / d**2
 
 
 def test_ratio_table():

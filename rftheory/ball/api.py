@@ -48,7 +48,7 @@ def entry(result_id: str) -> BallEntry:
     Returns
     -------
     BallEntry
-        As described above.
+        Its ball evaluator (method, function) or the reason it has none.
     """
     _load()
     if result_id in BALLS:
@@ -67,7 +67,7 @@ def has_ball(result_id: str) -> bool:
     Returns
     -------
     bool
-        As described above.
+        True when a ball evaluator is registered.
     """
     _load()
     return result_id in BALLS
@@ -84,7 +84,7 @@ def why_not(result_id: str) -> str:
     Returns
     -------
     str
-        As described above.
+        The recorded reason, or ``""``.
     """
     _load()
     if result_id in BALLS:
@@ -196,14 +196,14 @@ def rel_ok(b: flint.arb | flint.acb, dps: int) -> bool:
     Parameters
     ----------
     b : flint.arb
-        The second string or number.
+        The ball (``arb``) or complex ball (``acb``).
     dps : int
         Significant decimal digits.
 
     Returns
     -------
     bool
-        As described above.
+        True when the ball is that narrow.
     """
     if isinstance(b, flint.acb):
         if not (b.real.is_finite() and b.imag.is_finite()):
@@ -245,7 +245,7 @@ def ball_at_dps(result_id: str, dps: int, params: Mapping[str, Any],
     Returns
     -------
     flint.arb
-        As described above.
+        The first enclosure that narrow.
     """
     prec = min(int((dps + 12) * math.log2(10)) + 8, PREC_MAX)
     last = None
@@ -273,7 +273,7 @@ def describe(result_id: str) -> dict:
     Returns
     -------
     dict
-        As described above.
+        ``has`` and, with it, ``method`` or ``why_not``.
     """
     if has_ball(result_id):
         return {"has": True, "method": BALLS[result_id].method}
@@ -291,7 +291,7 @@ def describe_text(result_id: str) -> str:
     Returns
     -------
     str
-        As described above.
+        The line.
     """
     d = describe(result_id)
     if d["has"]:

@@ -67,12 +67,12 @@ def ball_layer(result_id: str, method: str) -> Callable[[Callable[[dict], Any]],
     result_id : str
         A result ID (``rftheory list``).
     method : str
-        See the summary above.
+        How the enclosure is computed (shown by ``rftheory list`` and the docs).
 
     Returns
     -------
     Callable[[Callable[[dict], Any]], Callable[[dict], Any]]
-        As described above.
+        The decorator (it returns ``f`` unchanged).
     """
 
     def mark(f: Callable[[dict], Any]) -> Callable[[dict], Any]:
@@ -92,7 +92,7 @@ def no_ball_layer(result_id: str, reason: str) -> None:
     result_id : str
         A result ID (``rftheory list``).
     reason : str
-        See the summary above.
+        Why no enclosure is given (shown by ``rftheory list`` and the docs).
     """
     WHY_NOT[result_id] = reason
 
@@ -110,12 +110,12 @@ def arb_of(x: Any) -> flint.arb:
     Parameters
     ----------
     x : Any
-        The argument.
+        The value: an ``arb`` (kept), a ``Fraction``, an ``int`` or a decimal string.
 
     Returns
     -------
     flint.arb
-        As described above.
+        The ball (exact where the working precision holds the value, else rounded outward).
     """
     if isinstance(x, flint.arb):
         return x
@@ -138,12 +138,12 @@ def fraction_of(x: flint.arb) -> Fraction:
     Parameters
     ----------
     x : flint.arb
-        The argument.
+        The value: an ``arb`` (kept), a ``Fraction``, an ``int`` or a decimal string.
 
     Returns
     -------
     Fraction
-        As described above.
+        The exact value.
     """
     man, exp = x.man_exp()
     man, exp = int(man), int(exp)

@@ -38,16 +38,16 @@ def round_sig(f: Fraction, digits: int, mode: str = "nearest") -> tuple[int, int
     Parameters
     ----------
     f : Fraction
-        See the summary above.
+        The exact value.
     digits : int
         Significant digits.
     mode : str
-        See the summary above.
+        ``"nearest"`` (ties to even), ``"floor"`` or ``"ceil"``.
 
     Returns
     -------
     tuple[int, int]
-        As described above.
+        ``(N, k)``: the signed significand and the power of ten.
     """
     if f == 0:
         return 0, 0
@@ -72,14 +72,14 @@ def decimal_string(N: int, k: int) -> str:
     Parameters
     ----------
     N : int
-        See the summary above.
+        The significand (signed).
     k : int
         The key.
 
     Returns
     -------
     str
-        As described above.
+        The exact decimal.
     """
     if N == 0:
         return "0.0"
@@ -108,14 +108,14 @@ def proven_digits(b: flint.arb, dps: int) -> mp.mpf | None:
     Parameters
     ----------
     b : flint.arb
-        The second string or number.
+        The ball.
     dps : int
         Significant decimal digits.
 
     Returns
     -------
     mp.mpf | None
-        As described above.
+        The shared value at ``dps + 10`` working digits, or None when the ball straddles a rounding boundary.
     """
     if not b.is_finite():
         return None
@@ -173,14 +173,14 @@ def enclosure_strings(b: flint.arb, digits: int = 20) -> tuple[str, str]:
     Parameters
     ----------
     b : flint.arb
-        The second string or number.
+        The ball.
     digits : int
         Significant digits.
 
     Returns
     -------
     tuple[str, str]
-        As described above.
+        ``(LO, HI)``.
     """
     lo, hi = _endpoints(b)
     return decimal_string(*round_sig(lo, digits, "floor")), decimal_string(*round_sig(hi, digits, "ceil"))

@@ -73,7 +73,7 @@ def angle_terms(theta: arb) -> tuple[arb, arb, arb, arb]:
     Returns
     -------
     tuple[arb, arb, arb, arb]
-        As described above.
+        ``(sin²(θ/2), cos²(θ/2), θ/π, 1 − θ/π)`` as balls.
     """
     pi = arb.pi()
     th = theta.min(pi)
@@ -96,11 +96,11 @@ def mse_trig(a: arb, b: arb, ang, m: int, d: int = 1, coupling: str = "iid") -> 
     Parameters
     ----------
     a : arb
-        The first string or number.
+        ``‖x‖``.
     b : arb
-        The second string or number.
+        ``‖y‖``.
     ang : object
-        See the summary above.
+        ``(sin²(θ/2), cos²(θ/2), θ/π, 1 − θ/π)`` of :func:`angle_terms`.
     m : int
         The number of random features (frequencies).
     d : int
@@ -111,7 +111,7 @@ def mse_trig(a: arb, b: arb, ang, m: int, d: int = 1, coupling: str = "iid") -> 
     Returns
     -------
     arb
-        As described above.
+        The MSE (a ball).
     """
     z2, _ = _zv2(a, b, ang)
     return (a * a + b * b).exp() * rff_mse_z2(coupling, d, m, z2)
@@ -126,11 +126,11 @@ def mse_pos(a: arb, b: arb, ang, m: int, d: int = 1, coupling: str = "iid") -> a
     Parameters
     ----------
     a : arb
-        The first string or number.
+        ``‖x‖``.
     b : arb
-        The second string or number.
+        ``‖y‖``.
     ang : object
-        See the summary above.
+        ``(sin²(θ/2), cos²(θ/2), θ/π, 1 − θ/π)`` of :func:`angle_terms`.
     m : int
         The number of random features (frequencies).
     d : int
@@ -141,7 +141,7 @@ def mse_pos(a: arb, b: arb, ang, m: int, d: int = 1, coupling: str = "iid") -> a
     Returns
     -------
     arb
-        As described above.
+        The MSE (a ball).
     """
     _, v2 = _zv2(a, b, ang)
     out = v2.expm1() ** 2 / 2
@@ -158,14 +158,14 @@ def angular_moments(ang, n: int) -> tuple[arb, arb, arb]:
     Parameters
     ----------
     ang : object
-        See the summary above.
+        ``(sin²(θ/2), cos²(θ/2), θ/π, 1 − θ/π)`` of :func:`angle_terms`.
     n : int
-        The number of terms or replicates.
+        The number of features of the estimator ``λ̂``.
 
     Returns
     -------
     tuple[arb, arb, arb]
-        As described above.
+        ``(E λ̂², E(1−λ̂)², E λ̂(1−λ̂))`` as balls.
     """
     p, q = ang[2], ang[3]
     return p * (p + q / n), q * (q + p / n), (1 - arb(1) / n) * p * q
@@ -180,22 +180,22 @@ def bipolar(a: arb, b: arb, ang, m: int, mom, shared: bool) -> arb:
     Parameters
     ----------
     a : arb
-        The first string or number.
+        ``‖x‖``.
     b : arb
-        The second string or number.
+        ``‖y‖``.
     ang : object
-        See the summary above.
+        ``(sin²(θ/2), cos²(θ/2), θ/π, 1 − θ/π)`` of :func:`angle_terms`.
     m : int
         The number of random features (frequencies).
     mom : object
-        See the summary above.
+        ``(E λ̂², E(1−λ̂)², E λ̂(1−λ̂))`` (:func:`angular_moments` or :func:`gaussian_lambda_moments`).
     shared : bool
-        See the summary above.
+        Whether the trigonometric and ``++`` estimators share their ω's (then the cross term is subtracted).
 
     Returns
     -------
     arb
-        As described above.
+        The MSE of the hybrid estimator (a ball).
     """
     l2, m2, cross = mom
     out = l2 * mse_pos(a, b, ang, m) + m2 * mse_trig(a, b, ang, m)
@@ -210,16 +210,16 @@ def gaussian_lambda_moments(t: arb, ang, n: int) -> tuple[arb, arb, arb]:
     Parameters
     ----------
     t : arb
-        See the summary above.
+        ``σ²r²`` (``r = ‖x‖ = ‖y‖``).
     ang : object
-        See the summary above.
+        ``(sin²(θ/2), cos²(θ/2), θ/π, 1 − θ/π)`` of :func:`angle_terms`.
     n : int
-        The number of terms or replicates.
+        The number of features of the estimator ``λ̂``.
 
     Returns
     -------
     tuple[arb, arb, arb]
-        As described above.
+        ``(E λ̂², E(1−λ̂)², E λ̂(1−λ̂))`` as balls.
     """
     rho = -(-2 * t).expm1()
     lam = -(-2 * t * ang[0]).expm1() / rho
@@ -236,18 +236,18 @@ def rel_error(theta: arb, r: arb, m: int, n: int, estimator: str) -> arb:
     theta : arb
         The angle between ``x`` and ``y``.
     r : arb
-        The result.
+        The radius ``‖x‖ = ‖y‖``.
     m : int
         The number of random features (frequencies).
     n : int
-        The number of terms or replicates.
+        The number of features of the estimator ``λ̂``.
     estimator : str
-        See the summary above.
+        ``"trig"`` or ``"positive"`` (``SM_++``); any other value: the angular hybrid (Thm 3.1 with :func:`angular_moments`).
 
     Returns
     -------
     arb
-        As described above.
+        ``ε_{θ,r}`` (a ball).
     """
     ang = angle_terms(theta)
     if estimator == "trig":
@@ -330,7 +330,7 @@ def ce_mse(P: arb, Q: arb, R: arb, s: arb, m: int, part: str) -> arb:
     Returns
     -------
     arb
-        As described above.
+        The MSE (a ball).
     """
     if P.is_zero() and Q.is_zero():
         return arb(0)  # u = 0: the estimator is exact (Eq. 17-18)

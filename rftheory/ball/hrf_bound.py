@@ -44,7 +44,7 @@ def hybrid_F(theta: arb_series, r: arb, m: int, n: int) -> arb_series:
     Returns
     -------
     arb_series
-        As described above.
+        ``F`` as an Arb power series in ``θ``.
     """
     pi = arb.pi()
     p = theta / pi
@@ -76,7 +76,7 @@ def hybrid_max_bound(r: arb, m: int, n: int) -> arb:
     Returns
     -------
     arb
-        As described above.
+        A ball containing the maximum.
 
     Raises
     ------

@@ -81,7 +81,7 @@ def tau_series(d: int, z: arb) -> TauSeries:
     Returns
     -------
     TauSeries
-        As described above.
+        The coefficients and their proven tail bounds.
     """
     x = -(z * z) / 2
     y = 2 * x.abs_upper()
@@ -130,7 +130,7 @@ def optimal_angle(d: int, z: arb) -> arb:
     Returns
     -------
     arb
-        As described above (exactly 0 where ``c* = 0`` is proven).
+        A ball containing ``c*`` (exactly 0 where ``c* = 0`` is proven).
 
     Raises
     ------

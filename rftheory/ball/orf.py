@@ -49,7 +49,7 @@ def prime_terms(d: int, z: arb) -> tuple[arb, arb, arb]:
     Returns
     -------
     tuple[arb, arb, arb]
-        As described above.
+        ``(b, c, e)`` as balls.
     """
     x = d * z * z
     h = arb(d) / 2
@@ -71,7 +71,7 @@ def hyp0f1(h: arb, x: arb) -> arb:
     Returns
     -------
     arb
-        As described above.
+        ``₀F₁(; h; x)`` (a ball).
     """
     a = x.hypgeom_0f1(h)
     if a.is_finite() and bool(a.rad() <= arb(2) ** (-flint.ctx.prec // 2)):
@@ -81,7 +81,7 @@ def hyp0f1(h: arb, x: arb) -> arb:
 
 
 def prime_quantity(quantity: str, d: int, m: int, z: arb) -> arb:
-    """ORF′ bias, variance or MSE (see :func:`rftheory.papers.orf.formulas.orf_prime`).
+    """ORF′ bias, variance or MSE (see :func:`rftheory.papers.orf.prime.orf_prime`).
 
     .. math:: \\mathrm{bias} = b - e^{-z^2/2},\\quad
        \\mathrm{Var} = \\frac1m\\Big(\\tfrac12+\\tfrac12 c - b^2\\Big) + \\frac P{m^2}(e - b^2),
@@ -90,7 +90,7 @@ def prime_quantity(quantity: str, d: int, m: int, z: arb) -> arb:
     Parameters
     ----------
     quantity : str
-        See the summary above.
+        ``"bias"``, ``"variance"`` or ``"mse"``.
     d : int
         The dimension.
     m : int
@@ -101,7 +101,7 @@ def prime_quantity(quantity: str, d: int, m: int, z: arb) -> arb:
     Returns
     -------
     arb
-        As described above.
+        The quantity (a ball).
     """
     b, c, e = prime_terms(d, z)
     bias = b - (-(z * z) / 2).exp()

@@ -147,7 +147,7 @@ def certainty(x: Any) -> str:
     Returns
     -------
     str
-        As described above.
+        ``"proven"`` or ``"agreed"``.
     """
     return "proven" if isinstance(x, (ProvenMpf, ProvenMpc)) else "agreed"
 
@@ -166,7 +166,7 @@ def enclosure(x: Any, digits: int = 20) -> tuple[str, str] | dict[str, list[str]
     Returns
     -------
     tuple[str, str] | dict[str, list[str]] | None
-        As described above.
+        ``(LO, HI)``, the per-part dict of a complex ball, or None.
     """
     if isinstance(x, ProvenMpc):
         return {"real": list(enclosure_strings(x.ball.real, digits)), "imag": list(enclosure_strings(x.ball.imag, digits))}

@@ -47,7 +47,7 @@ def add_error(x: arb, bound: arb) -> arb:
     Returns
     -------
     arb
-        As described above.
+        The widened ball.
     """
     return x + arb(0, bound.abs_upper())
 
@@ -68,7 +68,7 @@ def exp_tail_bound(y: arb, K: int) -> arb:
     Returns
     -------
     arb
-        As described above.
+        The bound (a ball).
     """
     yu = y.abs_upper()
     if not bool(2 * yu <= K + 1):
@@ -89,7 +89,7 @@ def log_exp_tail(y: float, K: int) -> float:
     Returns
     -------
     float
-        As described above.
+        The natural log of the bound.
     """
     if y <= 0:
         return -math.inf
@@ -112,7 +112,7 @@ def first_k(y: float, log_target: float, start: int = 0) -> int:
     Returns
     -------
     int
-        As described above.
+        ``K``.
     """
     if not (math.isfinite(y) and math.isfinite(log_target)):  # beyond the float range: no term count to choose
         raise NoBallLayer("the series argument is beyond the float range here (not served)")
@@ -139,16 +139,16 @@ def hyp1f1_series(a: arb, b: arb, x: arb) -> arb:
     Parameters
     ----------
     a : arb
-        The first string or number.
+        The numerator parameter (``b ≤ a ≤ 2b``).
     b : arb
-        The second string or number.
+        The denominator parameter (``b > 0``).
     x : arb
         The argument.
 
     Returns
     -------
     arb
-        As described above.
+        ``₁F₁(a; b; x)`` (a ball).
     """
     if not (bool(b > 0) and bool(a >= b) and bool(a <= 2 * b)):
         raise ValueError("hyp1f1_series needs 0 < b <= a <= 2b")
@@ -174,12 +174,12 @@ def angle_ratios(d: int, count: int) -> list[arb]:
     d : int
         The dimension.
     count : int
-        See the summary above.
+        How many ratios (``R_0 … R_{count−1}``).
 
     Returns
     -------
     list[arb]
-        As described above.
+        ``[R_0, …, R_{count−1}]`` as balls.
     """
     h = arb(d) / 2
     R = [arb(1), (2 * (h + arb(1) / 2).lgamma() - h.lgamma() - (h + 1).lgamma()).exp()]

@@ -24,16 +24,16 @@ def hyp1f1(a: arb | int, b: arb | int, x: arb) -> arb:
     Parameters
     ----------
     a : arb | int
-        The first string or number.
+        The numerator parameter.
     b : arb | int
-        The second string or number.
+        The denominator parameter.
     x : arb
         The argument.
 
     Returns
     -------
     arb
-        As described above.
+        ``₁F₁(a; b; x)`` (a ball).
     """
     return x.hypgeom_1f1(a, b)
 
@@ -56,7 +56,7 @@ def conformity(coupling: str, d: int, v: arb) -> arb:
     Returns
     -------
     arb
-        As described above.
+        ``ρ_c`` (a ball).
     """
     x = v * v / 2
     if coupling == "iid":
@@ -86,7 +86,7 @@ def rff_pair(coupling: str, d: int, z: arb) -> arb:
     Returns
     -------
     arb
-        As described above.
+        ``τ_c`` (a ball).
     """
     return rff_pair_z2(coupling, d, z * z)
 
@@ -101,12 +101,12 @@ def rff_pair_z2(coupling: str, d: int, z2: arb) -> arb:
     d : int
         The dimension.
     z2 : arb
-        See the summary above.
+        ``z² = ‖x − y‖²`` (``≥ 0``).
 
     Returns
     -------
     arb
-        As described above.
+        ``τ_c`` (a ball).
     """
     x = -z2 / 2
     if coupling == "iid":
@@ -135,14 +135,14 @@ def prf_mse(coupling: str, d: int, m: int, v: arb, a: arb, b: arb) -> arb:
     v : arb
         ``‖x + y‖``.
     a : arb
-        The first string or number.
+        ``‖x‖``.
     b : arb
-        The second string or number.
+        ``‖y‖``.
 
     Returns
     -------
     arb
-        As described above.
+        The MSE (a ball).
     """
     P = coupled_pairs(m, d)
     ev2 = (v * v).exp()
@@ -171,7 +171,7 @@ def rff_mse(coupling: str, d: int, m: int, z: arb) -> arb:
     Returns
     -------
     arb
-        As described above.
+        The MSE (a ball).
     """
     return rff_mse_z2(coupling, d, m, z * z)
 
@@ -188,12 +188,12 @@ def rff_mse_z2(coupling: str, d: int, m: int, z2: arb) -> arb:
     m : int
         The number of random features (frequencies).
     z2 : arb
-        See the summary above.
+        ``z² = ‖x − y‖²`` (``≥ 0``).
 
     Returns
     -------
     arb
-        As described above.
+        The MSE (a ball).
     """
     P = coupled_pairs(m, d)
     out = (-z2).expm1() ** 2 / 2
@@ -325,7 +325,7 @@ def block_mean(block: Block, estimator: str, a: arb) -> arb:
     Returns
     -------
     arb
-        As described above.
+        The mean pair term (a ball).
     """
     x = a * a / 2 if estimator == "prf" else -(a * a) / 2
     cs = block_cosines(block)

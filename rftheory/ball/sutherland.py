@@ -25,7 +25,7 @@ def var_cos(p: dict) -> arb:
     Returns
     -------
     arb
-        As described above.
+        ``Var cos(ωᵀΔ)`` (a ball).
     """
     if p["kernel"] == "gaussian":
         z = p["z"]
@@ -44,7 +44,7 @@ def phi_gain(p: dict) -> arb:
     Returns
     -------
     arb
-        As described above.
+        ``k(Δ)² − ½k(2Δ)`` (a ball).
     """
     if p["kernel"] == "gaussian":
         z = p["z"]

@@ -37,7 +37,7 @@ PREDICT_SECONDS = {"wine": 0.6, "breast_cancer": 1.0, "digits": 3.0}
 #: loaded 2-core machine: only the ratios matter); results not listed take well under
 #: a second.  Full mode is estimated as 4 × default.
 CUSTOM_SECONDS: dict[str, tuple[float, float]] = {
-    "orf.sorf_bias_bound": (0.1, 11.0),  # 1700 s before its Walsh-Hadamard path (orf.montecarlo._hd_pair)
+    "orf.sorf_bias_bound": (0.1, 11.0),  # 1700 s before its Walsh-Hadamard path (orf.sorf._hd_pair)
     "orf.pair_expectation": (1.1, 49.0),
     "hrf.angular_hybrid_bound": (1.5, 10.8),
     "derf.sderf_optimum": (0.5, 5.2),

@@ -777,87 +777,72 @@ OPT_GRID = {"quick": [dict(d=2, regime="normal"), dict(d=6, regime="heterogen")]
 OPT_CHECKS_Z = {"quick": 0, "default": 0, "full": 0}
 
 
+def _optimum_result(kind, rid, **fields):
+    """The ``Result`` of the ``kind`` optimum: the layers, checks and grids the four optima share, and ``fields``."""
+    return Result(
+        id=rid,
+        params=DATA_PARAMS,
+        mpmath=functools.partial(_opt_mp, kind),
+        routes={"objective-at-optimum": functools.partial(objective_at_optimum, kind)},
+        float64=per_instance(functools.partial(_opt_f64, kind)),
+        check=data_check_for(kind),
+        checks=optimum_checks(kind, rid),
+        checks_z=OPT_CHECKS_Z,
+        grid=OPT_GRID,
+        rtol64=DATA_RTOL64,  # derivation at DATA_RTOL64
+        **fields,
+    )
+
+
 register(
-    Result(
-        id="derf.gerf_optimum",
+    _optimum_result(
+        "gerf",
+        "derf.gerf_optimum",
         title="GERF optimum (homogeneity heuristic = minimum of Eq. 14)",
         source=f"{PAPER}, Sec. 3.1, Eq. 12-14",
         statement=r"t^*=\frac{(d+2\mu)+\sqrt{(d+2\mu)^2+8d\mu}}{2d},\ A^*=\frac{1-t^*}{8},\ "
         r"\mathcal L^*=d\log\frac{1+t^*}2-\frac d2\log t^*+\frac{(1+t^*)\mu}{t^*}-\operatorname{tr}M_1-\operatorname{tr}M_2,"
         r"\ \mu=\operatorname{mean}\|x_i+y_j\|^2",
-        params=DATA_PARAMS,
-        mpmath=functools.partial(_opt_mp, "gerf"),
-        routes={"objective-at-optimum": functools.partial(objective_at_optimum, "gerf")},
         symbolic=_gerf_opt_sym,
-        float64=per_instance(functools.partial(_opt_f64, "gerf")),
-        check=data_check_for("gerf"),
-        checks=optimum_checks("gerf", "derf.gerf_optimum"),
-        checks_z=OPT_CHECKS_Z,
-        grid=OPT_GRID,
-        rtol64=DATA_RTOL64,  # derivation at DATA_RTOL64
         notes=_opt_notes(),
     )
 )
 
 
 register(
-    Result(
-        id="derf.saderf_optimum",
+    _optimum_result(
+        "saderf",
+        "derf.saderf_optimum",
         title="SADERF optimum (GERF on (Ψx, Ψ⁻¹y))",
         source=f"{PAPER}, Sec. 4.3, Eq. 18-20",
         statement=r"\psi_l=(b_l/a_l)^{1/4},\ a_l=\operatorname{mean}x_{il}^2,\ b_l=\operatorname{mean}y_{jl}^2,\ "
         r"\mu=2\sum_l\sqrt{a_lb_l}+2\mu_1^\top\mu_2",
-        params=DATA_PARAMS,
-        mpmath=functools.partial(_opt_mp, "saderf"),
-        routes={"objective-at-optimum": functools.partial(objective_at_optimum, "saderf")},
-        float64=per_instance(functools.partial(_opt_f64, "saderf")),
-        check=data_check_for("saderf"),
-        checks=optimum_checks("saderf", "derf.saderf_optimum"),
-        checks_z=OPT_CHECKS_Z,
-        grid=OPT_GRID,
-        rtol64=DATA_RTOL64,  # derivation at DATA_RTOL64
         notes=_opt_notes(),
     )
 )
 
 
 register(
-    Result(
-        id="derf.aderf_optimum",
+    _optimum_result(
+        "aderf",
+        "derf.aderf_optimum",
         title="ADERF optimum (A = aI, dense B1, B2)",
         source=f"{PAPER}, Thm 4.2, Eq. 16",
         statement=r"\Lambda_1^{1/2}Q_1^\top Q_2\Lambda_2^{1/2}=U\Sigma V^\top,\ \tilde\mu=2\operatorname{tr}\Sigma+2\mu_1^\top\mu_2,\ "
         r"\mathcal L^*=d\log\frac{1+t^*}2-\frac d2\log t^*+2\mu_1^\top\mu_2+\frac{\tilde\mu}{t^*}",
-        params=DATA_PARAMS,
-        mpmath=functools.partial(_opt_mp, "aderf"),
-        routes={"objective-at-optimum": functools.partial(objective_at_optimum, "aderf")},
-        float64=per_instance(functools.partial(_opt_f64, "aderf")),
-        check=data_check_for("aderf"),
-        checks=optimum_checks("aderf", "derf.aderf_optimum"),
-        checks_z=OPT_CHECKS_Z,
-        grid=OPT_GRID,
-        rtol64=DATA_RTOL64,  # derivation at DATA_RTOL64
         notes=_opt_notes("; cond(mean x x^T), cond(mean y y^T) <= 1e8"),
     )
 )
 
 
 register(
-    Result(
-        id="derf.sderf_optimum",
+    _optimum_result(
+        "sderf",
+        "derf.sderf_optimum",
         title="SDERF optimum (B1 = B2, dense A)",
         source=f"{PAPER}, Thm 4.3, Eq. 17",
         statement=r"M=M_1+M_2+\mu_1\mu_2^\top+\mu_2\mu_1^\top=Q\Lambda Q^\top,\ t_l=\tfrac{(1+2\lambda_l)+\sqrt{(1+2\lambda_l)^2+8\lambda_l}}2,\ "
         r"\mathcal L^*=\sum_l\big[\log\tfrac{1+t_l}2-\tfrac12\log t_l+\tfrac{(1+t_l)\lambda_l}{t_l}\big]-\operatorname{tr}M_1-\operatorname{tr}M_2",
-        params=DATA_PARAMS,
-        mpmath=functools.partial(_opt_mp, "sderf"),
-        routes={"objective-at-optimum": functools.partial(objective_at_optimum, "sderf")},
-        float64=per_instance(functools.partial(_opt_f64, "sderf")),
-        check=data_check_for("sderf"),
-        checks=optimum_checks("sderf", "derf.sderf_optimum"),
-        checks_z=OPT_CHECKS_Z,
-        grid=OPT_GRID,
-        rtol64=DATA_RTOL64,  # derivation at DATA_RTOL64
         notes=_opt_notes(),
     )
 )

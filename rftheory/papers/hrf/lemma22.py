@@ -10,6 +10,7 @@ the Monte Carlo of the estimators, and the registrations.
 
 from __future__ import annotations
 
+import functools
 import math
 from fractions import Fraction
 
@@ -135,20 +136,24 @@ def pair_gap(bk, d, y):
                 return total
 
 
-def mse_trig(bk, a, b, ang, m, d=None, coupling="iid"):
-    """MSE of ``SM_trig`` (Lemma 2.2; blocks of orthogonal ω's add the pair term).
+def lemma22_mse(estimator, bk, a, b, ang, m, d=None, coupling="iid"):
+    r"""MSE of ``SM_trig`` or of the antithetic positive ``SM_++`` (Lemma 2.2; blocks of orthogonal ω's
+    add the pair term, ``P = 0`` for iid).
 
-    ``SM_trig`` is ``e^{(a²+b²)/2}`` times the RFF estimator of the Gaussian
-    kernel ``e^{−z²/2}`` on both inputs, so its MSE is ``e^{a²+b²}`` times the
-    RFF MSE at ``z = ‖x−y‖`` (:func:`rftheory.numerics.rff_pairs.rff_mse`):
+    ``SM_trig`` is ``e^{(a²+b²)/2}`` times the RFF estimator of the Gaussian kernel ``e^{−z²/2}`` on
+    both inputs, so its MSE is ``e^{a²+b²}`` times the RFF MSE at ``z = ‖x−y‖``
+    (:func:`rftheory.numerics.rff_pairs.rff_mse`); the pair term of the ``cosh`` features of ``SM_++``
+    is that of ``(w_i, w_j)`` (``(w_i, −w_j)`` has the same law):
 
-    .. math:: \\mathrm{MSE} = \\frac{e^{a^2+b^2}}{m}\\Big[\\frac{(1-e^{-z^2})^2}{2}
-       + \\frac Pm\\big({}_1F_1(d;\\tfrac d2;-\\tfrac{z^2}2) - e^{-z^2}\\big)\\Big]
-
-    (``P = 0`` for iid).
+    .. math:: \mathrm{MSE}_{\mathrm{trig}} = \frac{e^{a^2+b^2}}{m}\Big[\frac{(1-e^{-z^2})^2}{2}
+       + \frac Pm\big({}_1F_1(d;\tfrac d2;-\tfrac{z^2}2) - e^{-z^2}\big)\Big],\quad
+       \mathrm{MSE}_{++} = \frac{e^{-a^2-b^2}}{m}\Big[\frac{(e^{v^2}-1)^2}{2}
+       + \frac Pm\big({}_1F_1(d;\tfrac d2;\tfrac{v^2}2) - e^{v^2}\big)\Big]
 
     Parameters
     ----------
+    estimator : {"trig", "pos"}
+        ``SM_trig`` or ``SM_++``.
     bk : backend
         ``MP`` or ``SYM``.
     a, b : number
@@ -166,45 +171,22 @@ def mse_trig(bk, a, b, ang, m, d=None, coupling="iid"):
     number
         The MSE.
     """
-    z2, _ = zv2(a, b, ang)
-    if _is_sym(bk):
-        return bk.exp(a * a + b * b) * rff_mse_sym(coupling, d, m, z2)
-    # iid: no coupled pairs (rff_mse still counts them: any block size will do)
-    return mp.exp(a * a + b * b) * rff_mse(coupling, 1 if d is None else d, m, mp.sqrt(z2))
-
-
-def mse_pos(bk, a, b, ang, m, d=None, coupling="iid"):
-    """MSE of the antithetic positive estimator ``SM_++`` (Lemma 2.2, with blocks).
-
-    .. math:: \\mathrm{MSE} = \\frac{e^{-a^2-b^2}}{m}\\Big[\\frac{(e^{v^2}-1)^2}{2}
-       + \\frac Pm\\big({}_1F_1(d;\\tfrac d2;\\tfrac{v^2}2) - e^{v^2}\\big)\\Big]
-
-    (the pair term of ``cosh`` features: ``(w_i, −w_j)`` is distributed as ``(w_i, w_j)``).
-
-    Parameters
-    ----------
-    bk : backend
-        ``MP`` or ``SYM``.
-    a, b : number
-        ``‖x‖``, ``‖y‖``.
-    ang : tuple
-        :func:`angle_terms`.
-    m : int
-        Number of features.
-    d : int, optional
-        Dimension (orthogonal blocks of at most ``d``).
-    coupling : {"iid", "orthogonal"}
-
-    Returns
-    -------
-    number
-        The MSE.
-    """
-    _, v2 = zv2(a, b, ang)
+    z2, v2 = zv2(a, b, ang)
+    if estimator == "trig":
+        if _is_sym(bk):
+            return bk.exp(a * a + b * b) * rff_mse_sym(coupling, d, m, z2)
+        # iid: no coupled pairs (rff_mse still counts them: any block size will do)
+        return mp.exp(a * a + b * b) * rff_mse(coupling, 1 if d is None else d, m, mp.sqrt(z2))
     out = bk.expm1(v2) ** 2 / 2
     if coupling == "orthogonal":
         out = out + bk.frac(coupled_pairs(m, d), m) * pair_gap(bk, d, v2 / 2)
     return bk.exp(-(a * a + b * b)) * out / m
+
+
+#: the MSE of ``SM_trig``: :func:`lemma22_mse` with ``estimator="trig"``, called as ``mse_trig(bk, a, b, ang, m, ...)``
+mse_trig = functools.partial(lemma22_mse, "trig")
+#: the MSE of ``SM_++``: :func:`lemma22_mse` with ``estimator="pos"``
+mse_pos = functools.partial(lemma22_mse, "pos")
 
 
 def ctx(bk, p, a="x_norm", b="y_norm"):
@@ -267,8 +249,7 @@ def lemma22(bk, p, which):
         The MSE.
     """
     a, b, ang = ctx(bk, p)
-    f = mse_trig if which == "trig" else mse_pos
-    return f(bk, a, b, ang, p["m"], p["d"], p["coupling"])
+    return lemma22_mse(which, bk, a, b, ang, p["m"], p["d"], p["coupling"])
 
 
 mse_trig_mp = guarded(lambda p: lemma22(MP, p, "trig"))
@@ -613,22 +594,32 @@ L22_PAIRS = r",\quad z^2=\|x-y\|^2,\ v^2=\|x+y\|^2,\ P=\sum_b m_b(m_b-1)\ (0\tex
 L22_SOURCE = f"{PAPER}, Lemma 2.2 (Eq. 7); orthogonal pair term as in Reid et al. 2023, Thm 3.2/4.5"
 
 
-register(
-    Result(
-        id="hrf.mse_trig",
-        title="MSE of trigonometric softmax features (iid / orthogonal blocks)",
+def _lemma22_result(which, rid, mpmath, **fields):
+    """The ``Result`` of one Lemma 2.2 MSE (``which``: ``"trig"`` or ``"pos"``): the layers and grids both share."""
+    return Result(
+        id=rid,
         source=L22_SOURCE,
-        statement=r"\mathrm{MSE}(\widehat{SM}^{\rm trig}_m)=\frac{e^{\|x\|^2+\|y\|^2}}{m}\Big[\frac{(1-e^{-z^2})^2}{2}"
-        r"+\frac Pm\big({}_1F_1(d;\tfrac d2;-\tfrac{z^2}{2})-e^{-z^2}\big)\Big]" + L22_PAIRS,
         params=(D2, M_, X_NORM, Y_NORM, THETA, COUPLING),
-        mpmath=mse_trig_mp,
-        routes={"quadrature": lemma22_route("trig")},
-        symbolic=lambda p: lemma22(SYM, p, "trig"),
-        float64=lemma22_f64("trig"),
-        mc=lemma22_mc("trig"),
+        mpmath=mpmath,
+        routes={"quadrature": lemma22_route(which)},
+        symbolic=lambda p: lemma22(SYM, p, which),
+        float64=lemma22_f64(which),
+        mc=lemma22_mc(which),
         grid=L22_GRID,
         mc_grid=L22_MC_GRID,
         mc_n={"quick": 20_000, "default": 100_000, "full": 400_000},
+        **fields,
+    )
+
+
+register(
+    _lemma22_result(
+        "trig",
+        "hrf.mse_trig",
+        mse_trig_mp,
+        title="MSE of trigonometric softmax features (iid / orthogonal blocks)",
+        statement=r"\mathrm{MSE}(\widehat{SM}^{\rm trig}_m)=\frac{e^{\|x\|^2+\|y\|^2}}{m}\Big[\frac{(1-e^{-z^2})^2}{2}"
+        r"+\frac Pm\big({}_1F_1(d;\tfrac d2;-\tfrac{z^2}{2})-e^{-z^2}\big)\Big]" + L22_PAIRS,
         # log-space exponents up to a²+b²+2v² ~ 4e3 at the domain edge carry ~4 eps each: 2e-12
         # relative; the orthogonal bracket is refused beyond 1e-11 (TRIG_BRACKET_TOL); x5 margin
         rtol64=1e-10,
@@ -639,21 +630,13 @@ register(
 
 
 register(
-    Result(
-        id="hrf.mse_positive",
+    _lemma22_result(
+        "pos",
+        "hrf.mse_positive",
+        mse_pos_mp,
         title="MSE of antithetic positive softmax features SM_++ (iid / orthogonal blocks)",
-        source=L22_SOURCE,
         statement=r"\mathrm{MSE}(\widehat{SM}^{++}_m)=\frac{e^{-\|x\|^2-\|y\|^2}}{m}\Big[\frac{(e^{v^2}-1)^2}{2}"
         r"+\frac Pm\big({}_1F_1(d;\tfrac d2;\tfrac{v^2}{2})-e^{v^2}\big)\Big]" + L22_PAIRS,
-        params=(D2, M_, X_NORM, Y_NORM, THETA, COUPLING),
-        mpmath=mse_pos_mp,
-        routes={"quadrature": lemma22_route("pos")},
-        symbolic=lambda p: lemma22(SYM, p, "pos"),
-        float64=lemma22_f64("pos"),
-        mc=lemma22_mc("pos"),
-        grid=L22_GRID,
-        mc_grid=L22_MC_GRID,
-        mc_n={"quick": 20_000, "default": 100_000, "full": 400_000},
         # log-space exponents up to a²+b²+2v² ~ 4e3 at the domain edge carry ~4 eps each: 2e-12
         # relative; the orthogonal ++ difference may amplify it by CANCEL_MAX = 10: 2e-11; x5 margin
         rtol64=1e-10,

@@ -9,6 +9,7 @@ registrations.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import replace
 from fractions import Fraction
 
@@ -113,12 +114,19 @@ def W_of_r(bk, r):
     return bk.exp(2 * r * r) * (-bk.expm1(-4 * r * r))
 
 
-def paper_bound(bk, r, m, n):
-    """Thm 3.5 (Eq. 27, as reconstructed from the garbled Eq. 27/63-65):
-    ``ε_{S(r)} ≤ W(r)/(r√(2m)) · √(1/π − 1/(nπ) + 1/(n√π))``.
+def thm35_bound(form, bk, r, m, n):
+    r"""Thm 3.5's bound on ``ε_{S(r)}``: as stated (Eq. 27, reconstructed from the garbled Eq. 27/63-65)
+    or as the proof's steps give it (Eq. 63 and Eq. 64 with ``θ** ≤ √π/(2r)``).
+
+    .. math:: \varepsilon_{S(r)} \le \frac{W(r)}{r\sqrt{2m}}\sqrt{\frac1\pi-\frac1{n\pi}+\frac1{n\sqrt\pi}}
+       \ \text{(stated)},\qquad
+       \varepsilon_{S(r)} \le \frac{W(r)}{\sqrt{2m}}\sqrt{\frac{1-1/n}{\pi r^2}+\frac1{n\sqrt\pi\,r}}
+       \ \text{(corrected)}
 
     Parameters
     ----------
+    form : {"paper", "corrected"}
+        The stated bound or the corrected one.
     bk : backend
         ``MP`` or ``SYM``.
     r : number
@@ -129,32 +137,18 @@ def paper_bound(bk, r, m, n):
     Returns
     -------
     number
-        The stated bound.
+        The bound.
     """
     pi = bk.pi()
-    return W_of_r(bk, r) / (r * bk.sqrt(2 * m)) * bk.sqrt(1 / pi - bk.frac(1, n) / pi + bk.frac(1, n) / bk.sqrt(pi))
-
-
-def corrected_bound(bk, r, m, n):
-    """The bound the proof's steps give (Eq. 63 and Eq. 64 with ``θ** ≤ √π/(2r)``):
-    ``ε_{S(r)} ≤ W(r)/√(2m) · √((1 − 1/n)/(πr²) + 1/(n√π r))``.
-
-    Parameters
-    ----------
-    bk : backend
-        ``MP`` or ``SYM``.
-    r : number
-        Radius.
-    m, n : int
-        Features of the estimators and of λ̂.
-
-    Returns
-    -------
-    number
-        The corrected bound.
-    """
-    pi = bk.pi()
+    if form == "paper":
+        return W_of_r(bk, r) / (r * bk.sqrt(2 * m)) * bk.sqrt(1 / pi - bk.frac(1, n) / pi + bk.frac(1, n) / bk.sqrt(pi))
     return W_of_r(bk, r) / bk.sqrt(2 * m) * bk.sqrt((1 - bk.frac(1, n)) / (pi * r * r) + bk.frac(1, n) / (bk.sqrt(pi) * r))
+
+
+#: Thm 3.5's bound as stated: :func:`thm35_bound` with ``form="paper"``, called as ``paper_bound(bk, r, m, n)``
+paper_bound = functools.partial(thm35_bound, "paper")
+#: the bound the proof's steps give: :func:`thm35_bound` with ``form="corrected"``
+corrected_bound = functools.partial(thm35_bound, "corrected")
 
 
 def limit_value(bk, r, m, n):

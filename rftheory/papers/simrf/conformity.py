@@ -29,8 +29,8 @@ from ...numerics.rff_float64 import certify_where
 from ...numerics.rff_pairs import chi2d_pair_mean
 from ...numerics.special import exp_checked, log_angle_conformity, log_hyp1f1_d_half_pos_err
 from ...sampling.samplers import chi_norms, haar
-from .grids import CONFORMITY_MC_N, D2, FULL_D, FULL_V, MC_V, PAPER, QUICK_D, QUICK_V, V
-from .grids import grid as _grid
+from .params import CONFORMITY_MC_N, D2, FULL_D, FULL_V, MC_V, PAPER, QUICK_D, QUICK_V, V
+from .params import grid as _grid
 
 sp = lazy("sympy")  # imported on first use (the CLI starts without it)
 

@@ -29,16 +29,21 @@ from fractions import Fraction
 import mpmath as mp
 import numpy as np
 
-from ...core.errors import ParameterError
+from ...core.errors import LayerUnavailableError, ParameterError
+from ...core.measure import agreement
 from ...core.montecarlo import pair_mean
-from ...core.params import mpf
+from ...core.params import Param, mpf
+from ...core.registry import Result, register
 from ...numerics.angle_family import angle_quad, angle_series
 from ...numerics.pair_chebyshev import ESTIMATORS, check_dimension, pair_term, pair_x
+from ...numerics.rff_pairs import orth_pair, simplex_pair
 from ...sampling.samplers import chi_norms, haar, simplex_matrix
+from .conformity import conformity_orthogonal, conformity_simplex
+from .params import D_SEARCH, DOMAIN_NOTE, PAPER, V_SEARCH
 
 __all__ = ["Block", "BLOCKS", "block_value", "block_value_quad", "block_features", "block_replicates",
-           "block_squared_errors", "block_objective",
-           "equiangular_rows"]
+           "block_squared_errors", "block_objective", "equiangular_rows", "pair_function", "check_estimator",
+           "QUAD_PAIRS_MAX", "quad_route"]
 
 #: the named blocks of the registry (``random``: the fixed block ``Block.random(d, seed=0)``)
 BLOCKS = ("orthogonal", "simplex", "cone", "random")
@@ -455,3 +460,115 @@ def pair_function(d, estimator, a):
     PairTerm
     """
     return pair_term(d, check_estimator(estimator), a)
+
+
+# --------------------------------------------------------------------------
+# registrations: the pair terms of any block (simrf.block_conformity, simrf.block_rff_pair)
+
+BLOCK = Param("block", "choice", "the directions: orthogonal, simplex (Eq. 9), cone (all cosines 1/2), "
+              "random (Block.random(d, seed=0))", choices=BLOCKS)
+
+#: the quadrature route of a block: one phi-quadrature per distinct cosine (two for RFFs), served up to this many
+QUAD_PAIRS_MAX = 10
+
+def quad_route(block, estimator, a):
+    """The φ-quadrature route of a block (:func:`block_value_quad`), served for at most
+    :data:`QUAD_PAIRS_MAX` distinct cosines.
+
+    Parameters
+    ----------
+    block : Block
+        The unit directions.
+    estimator : {"prf", "rff"}
+        Which pair term.
+    a : mpmath.mpf
+        ``v`` (PRF) or ``z`` (RFF).
+
+    Returns
+    -------
+    mpmath.mpf
+        The block's mean pair term by quadrature.
+
+    Raises
+    ------
+    LayerUnavailableError
+        For more than :data:`QUAD_PAIRS_MAX` distinct cosines (cost).
+    """
+    if len({round(float(c), 15) for c in block.cosines_mp()}) > QUAD_PAIRS_MAX:
+        raise LayerUnavailableError(f"phi-quadrature route served for blocks with <= {QUAD_PAIRS_MAX} distinct cosines")
+    return block_value_quad(block, estimator, a)
+
+def _block_checks(estimator):
+    """The block sums at the orthogonal and simplex blocks against the one-angle results (40 digits)."""
+    rid = "simrf.block_conformity" if estimator == "prf" else "simrf.block_rff_pair"
+    ref = {("prf", "orthogonal"): conformity_orthogonal, ("prf", "simplex"): conformity_simplex,
+           ("rff", "orthogonal"): orth_pair, ("rff", "simplex"): simplex_pair}
+
+    def checks(mode, seed):
+        for d in (2, 3, 8) if mode == "quick" else (2, 3, 4, 5, 8):
+            for a in ("1",) if mode == "quick" else ("0.5", "1", "2"):
+                for name in ("orthogonal", "simplex"):
+                    with mp.workdps(50):
+                        aa = mpf(Fraction(a))
+                        # the block built from its float rows (cosines to rounding) and from the exact cosine
+                        rows = Block(Block.named(name, d).rows)
+                        got = block_value(Block.named(name, d), estimator, aa)
+                        want = ref[(estimator, name)](d, aa)
+                        approx = block_value(rows, estimator, aa)
+                    point = f"d={d}, {'v' if estimator == 'prf' else 'z'}={a}, block={name}"
+                    yield agreement(rid, point, "block sum = one-angle closed form (Thm 4.3 / Thm 4.5)", got, want, 40)
+                    yield agreement(rid, point, "block from float rows = exact cosines (to float rounding)", approx,
+                                    want, 14)
+    return checks
+
+def _block_mc(estimator, key):
+    def mc(p, rng, n):
+        return block_replicates(Block.named(p["block"], p["d"]), estimator, float(p[key]), rng, n)
+    return mc
+
+register(
+    Result(
+        id="simrf.block_conformity",
+        title="RF-conformity of any block of unit directions (Haar-rotated, chi_d norms)",
+        source=f"{PAPER}, Def. 3.1 and Lemma 4.2 (Eq. 21, 24) applied pair by pair (derived here)",
+        statement=r"\rho(U) = \frac{2}{d(d-1)}\sum_{i<j}\rho_{\theta_{ij}},\ \cos\theta_{ij}=u_i^\top u_j",
+        params=(D_SEARCH, V_SEARCH, BLOCK),
+        mpmath=lambda p: block_value(Block.named(p["block"], p["d"]), "prf", mpf(p["v"])),
+        routes={"phi-quadrature": lambda p: quad_route(Block.named(p["block"], p["d"]), "prf", mpf(p["v"]))},
+        mc=_block_mc("prf", "v"),
+        checks=_block_checks("prf"),
+        grid={"quick": [dict(d=d, v=v, block=b) for d in (3, 4) for v in ("0.5", "1") for b in ("cone", "random")],
+              "full": [dict(d=d, v=v, block=b) for d in (2, 3, 4) for v in ("0.1", "0.5", "1", "2") for b in BLOCKS]},
+        mc_grid={"quick": [dict(d=4, v="1", block="random")],
+                 "full": [dict(d=d, v=v, block=b) for d in (3, 8) for v in ("0.5", "1") for b in ("cone", "random")]},
+        mc_n={"quick": 20_000, "default": 100_000, "full": 400_000},
+        status="beyond",
+        notes=("After the Haar rotation a pair depends on its directions only through u_i.u_j, so any block's "
+               "conformity is the mean of the angle family over its pairs; orthogonal and simplex blocks reproduce "
+               "simrf.conformity.orthogonal / .simplex to 40 digits (checks).",
+               "The phi-quadrature route is served for blocks with <= 10 distinct cosines (cost).", DOMAIN_NOTE),
+    )
+)
+
+register(
+    Result(
+        id="simrf.block_rff_pair",
+        title="RFF pair term of any block of unit directions (Haar-rotated, chi_d norms)",
+        source=f"{PAPER}, Sec. A.8 and Lemma 4.2 at v^2 = -z^2, pair by pair (derived here)",
+        statement=r"\bar\tau(U) = \frac{2}{d(d-1)}\sum_{i<j}\tau_{\theta_{ij}},\ "
+        r"\tau_\theta=\mathbb E\cos(w_i^\top z)\cos(w_j^\top z)",
+        params=(D_SEARCH, Param("z", "real", "z = ||x - y|| (<= 4 here)", low=0, high=4), BLOCK),
+        mpmath=lambda p: block_value(Block.named(p["block"], p["d"]), "rff", mpf(p["z"])),
+        routes={"phi-quadrature": lambda p: quad_route(Block.named(p["block"], p["d"]), "rff", mpf(p["z"]))},
+        mc=_block_mc("rff", "z"),
+        checks=_block_checks("rff"),
+        grid={"quick": [dict(d=d, z=z, block=b) for d in (3, 4) for z in ("1", "3") for b in ("cone", "random")],
+              "full": [dict(d=d, z=z, block=b) for d in (2, 3, 4) for z in ("0.5", "1", "2", "3", "4") for b in BLOCKS]},
+        mc_grid={"quick": [dict(d=4, z="2", block="random")],
+                 "full": [dict(d=d, z=z, block=b) for d in (3, 8) for z in ("1", "2", "3") for b in ("cone", "random")]},
+        mc_n={"quick": 20_000, "default": 100_000, "full": 400_000},
+        status="beyond",
+        notes=("Only cos^2 enters (even part of the angle family). The phi-quadrature route is served for blocks with "
+               "<= 10 distinct cosines (cost).", DOMAIN_NOTE),
+    )
+)

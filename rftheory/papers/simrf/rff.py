@@ -1,9 +1,11 @@
-"""Random Fourier features in the SimRF paper (Thm 4.5, Cor. 4.6 of Reid et al.
-2023, Reid et al. 2023, and the simplex RFFs it leaves out):
-the evaluators of ``simrf.rff_*`` built on the shared pair-term library
-:mod:`rftheory.numerics.rff_pairs` (the pair terms ``τ_c``, the MSE of every
-coupling, their float64 and Monte Carlo forms).  The registrations are in
-:mod:`rftheory.papers.simrf.entries`.
+"""Random Fourier features in the SimRF paper (Thm 4.5 of Reid et al. 2023, and the simplex RFFs it
+leaves out): ``simrf.rff_mse`` (every coupling, blocks), ``simrf.rff_gap`` (the orthogonality gap)
+and ``simrf.rff_simplex`` (the simplex pair term, beyond the paper).
+
+The pair terms ``τ_c`` and the MSE of every coupling are one family in every layer,
+:mod:`rftheory.numerics.rff_pairs` (shared with ``orf.variance``); here, per result and in order:
+the evaluators built on it, the independent routes, the float64 evaluator with its error bound,
+the Monte Carlo, the checks and the registration.
 """
 
 from __future__ import annotations
@@ -15,26 +17,45 @@ import mpmath as mp
 import numpy as np
 
 from ...core.lazy import lazy
-from ...core.params import mpf, sym
+from ...core.measure import bound, relative
+from ...core.params import Param, mpf, sym
+from ...core.registry import Result, register
 from ...numerics import rff_pairs
-from ...numerics.backends import MP, SYM
 from ...numerics.cancellation import cancellation_guarded
 from ...numerics.rff_float64 import certify_where
 from ...numerics.rff_pairs import (
     EPS,
+    RFF_COUPLINGS,
     checked,
     gap_f64,
+    orth_pair,
     orth_pair_sym,
+    pair_mc,
     pair_term_route,
     pick,
     rff_estimates,
     rff_guard,
     rff_mse,
+    simplex_pair,
     simplex_pair_quad_f64,
 )
 from ...numerics.special import coupled_pairs
+from .params import D2, FULL_Z, PAPER, QUICK_Z, M, Z, noted, rff_mse_grid
 
 sp = lazy("sympy")  # imported on first use (the CLI starts without it)
+
+
+#: the RFF couplings as a verify/table parameter
+COUPLING = Param("coupling", "choice", "coupling of the w_i (hd: no closed form, see orf.sorf_bias_bound)",
+                 choices=RFF_COUPLINGS)
+
+
+#: where the simplex RFF pair term is served (measured by bisection, 2026-11-24, dps 15)
+SIMPLEX_SERVED = ("Domain narrowed for coupling=simplex: the mpmath layer serves z up to about 10.4 (d = 2), "
+                  "12.3 (d = 3), 15.9 (d = 8), 21.1 (d = 64), 26.3 (d = 1000), 32.1 (d = 100000) and raises "
+                  "RangeError beyond, where the alternating double series (e^{2|x|}-cancelling, x = -z^2/2) would "
+                  "cost more than numerics.angle_family.SERIES_COST_REFUSE terms; the declared z <= 40 holds for "
+                  "the other couplings.")
 
 
 def rff_mse_f64(p):
@@ -47,7 +68,35 @@ def rff_mse_mc(p, rng, n):
     return rff_pairs.rff_mse_mc(p["coupling"], p["d"], p["m"], p["z"], rng, n)
 
 
-# -- Thm 4.5: the gap ------------------------------------------------------
+register(
+    Result(
+        id="simrf.rff_mse",
+        title="MSE of random Fourier features (sin/cos) for any coupling and m (blocks)",
+        source=f"{PAPER}, Thm 4.5 and Sec. 4.2 with independent blocks; simplex: beyond the paper (simrf.rff_simplex)",
+        statement=r"\mathrm{MSE}_c = \frac1m\Big[\frac{(1-e^{-z^2})^2}{2}+\frac Pm(\tau_c-e^{-z^2})\Big],"
+        r"\ \tau_{\mathrm{iid}}=e^{-z^2},\ \tau_{\mathrm{orth}}={}_1F_1(d;\tfrac d2;-\tfrac{z^2}2)",
+        params=(D2, M, Z, COUPLING),
+        mpmath=lambda p: rff_mse(p["coupling"], p["d"], p["m"], p["z"]),
+        routes={"pair-route": lambda p: rff_mse(p["coupling"], p["d"], p["m"], p["z"], pair=pair_term_route)},
+        float64=rff_mse_f64,
+        mc=rff_mse_mc,
+        grid={
+            "quick": rff_mse_grid((2, 8), ("0.1", "1"), RFF_COUPLINGS, ms=lambda d: (d + 1,))
+            + rff_mse_grid((64,), ("3",), RFF_COUPLINGS, ms=lambda d: (d,)),
+            "default": rff_mse_grid((2, 3, 8, 64), QUICK_Z, RFF_COUPLINGS),
+            "full": rff_mse_grid((2, 3, 4, 8, 16, 64), FULL_Z, RFF_COUPLINGS),
+        },
+        mc_grid={
+            "quick": rff_mse_grid((3, 8), ("0.5", "1.5"), RFF_COUPLINGS, ms=lambda d: (d + 1,)),
+            "full": rff_mse_grid((2, 3, 8, 16), ("0.25", "0.5", "1", "2"), RFF_COUPLINGS),
+        },
+        mc_n={"quick": 20_000, "default": 100_000, "full": 400_000},
+        notes=("coupling=simplex is beyond the papers (simrf.rff_simplex); hd has no closed form "
+               "(orf.sorf_bias_bound tabulates it by Monte Carlo).",
+               SIMPLEX_SERVED),
+    )
+)
+
 
 def gap_mp(p):
     """The mpmath layer of ``simrf.rff_gap`` (:func:`rftheory.numerics.rff_pairs.orth_gap`)."""
@@ -95,151 +144,35 @@ def gap_sym(p):
     return sp.Rational(coupled_pairs(m, d), m**2) * (sp.exp(-(z**2)) - orth_pair_sym(d, z))
 
 
-# -- Cor. 4.6 with the next order --------------------------------------------
+register(
+    Result(
+        id="simrf.rff_gap",
+        title="RFF orthogonality gap MSE_iid − MSE_orthogonal",
+        source=f"{PAPER}, Thm 4.5",
+        statement=r"\mathrm{MSE}_{\mathrm{iid}}-\mathrm{MSE}_{\mathrm{orth}} = \frac P{m^2}"
+        r"\Big(e^{-z^2}-{}_1F_1\big(d;\tfrac d2;-\tfrac{z^2}2\big)\Big),\quad"
+        r"\mathrm{MSE}_{\mathrm{iid}}=\frac{(1-e^{-z^2})^2}{2m}",
+        params=(D2, M, Z),
+        mpmath=gap_mp,
+        routes={"mse-difference": gap_difference},
+        symbolic=gap_sym,
+        float64=rff_gap_f64,
+        mc=gap_mc,
+        grid={
+            "quick": [dict(d=d, m=m, z=z) for d, m in ((2, 2), (8, 13), (64, 64)) for z in ("0.1", "1", "3")]
+            + [dict(d=8, m=8, z="6")],
+            "full": [dict(d=d, m=m, z=z) for d in (2, 3, 4, 8, 16, 64) for m in (d, d + 3, 3 * d) for z in FULL_Z],
+        },
+        mc_grid={
+            "quick": [dict(d=8, m=8, z=z) for z in ("0.5", "1.5")],
+            "full": [dict(d=d, m=m, z=z) for d in (2, 8, 16) for m in (d, 2 * d + 1) for z in ("0.25", "0.5", "1", "2")],
+        },
+        notes=("Float64 summation of the series in -z^2 fails from z ~ 6 (cancellation); the float64 layer "
+               "picks per point between that series and Kummer's form and raises RangeError when neither "
+               "is accurate.",),
+    )
+)
 
-def ratio_asymptotic(bk, d, m, Z2):
-    """Cor. 4.6 of Reid et al. 2023 (Eq. 3 of Yu et al. 2016) with the
-    next order, ``Z = z²``, ``P/m`` for ``m−1`` (blocks; equal for ``m ≤ d``):
-
-    .. math:: \\frac{\\mathrm{MSE}_{\\mathrm{orth}}}{\\mathrm{MSE}_{\\mathrm{iid}}} \\approx
-       1-\\frac{P}{m}\\frac{e^{-Z}Z^2}{d(1-e^{-Z})^2}
-       +\\frac{2P}{m}\\frac{e^{-Z}(Z^2-Z^3+Z^4/8)}{d^2(1-e^{-Z})^2}
-
-    (the remainder is ``O((P/m)/d³)``).  The literal form: it cancels
-    ``log10 d`` digits in float64 at small ``Z``, so the float64 layer uses
-    the cancellation-free form of :func:`asym_f64`.
-
-    Parameters
-    ----------
-    bk : backend
-        :data:`~rftheory.numerics.backends.MP` or ``SYM``.
-    d, m : int
-        Dimension and number of frequencies.
-    Z2 : number of the backend
-        ``Z = z²``.
-
-    Returns
-    -------
-    number of the backend
-        The approximate ratio.
-
-    Examples
-    --------
-    >>> import sympy as sp
-    >>> from rftheory.numerics.backends import backend
-    >>> r = ratio_asymptotic(backend("symbolic"), 4, 4, sp.Integer(1))
-    >>> bool(abs(float(r) - ratio_asymptotic_mp(4, 4, 1)) < 1e-15)
-    True
-    """
-    Pm = bk.frac(coupled_pairs(m, d), m)
-    d = bk.num(d)
-    e, one_m_e = bk.exp(-Z2), -bk.expm1(-Z2)
-    first = Pm * e * Z2**2 / (d * one_m_e**2)
-    second = 2 * Pm * e * (Z2**2 - Z2**3 + Z2**4 / 8) / (d**2 * one_m_e**2)
-    return 1 - first + second
-
-
-def ratio_asymptotic_mp(d, m, z):
-    """:func:`ratio_asymptotic` at the working mpmath precision.
-
-    Parameters
-    ----------
-    d, m : int
-        Dimension and number of frequencies.
-    z : mpmath.mpf or number
-        ``z = ‖x − y‖``.
-
-    Returns
-    -------
-    mpmath.mpf
-        The approximate ratio ``MSE_orth/MSE_iid``.
-    """
-    z = mp.mpmathify(z)
-    return ratio_asymptotic(MP, d, m, z * z)
-
-
-def _one_minus_A(Z):
-    """``(1 − A, A)`` for ``A = Z²e^{−Z}/(1−e^{−Z})² = (h/sinh h)²``, ``h = Z/2``,
-    without cancellation: with ``sinh h = h(1 + s)``, ``1 − A = s(2 + s)/(1 + s)²``;
-    ``s = Σ_{n≥1} h^{2n}/(2n+1)!`` (positive terms) for ``h < 1``, else
-    ``sinh(h)/h − 1`` (relative error ≤ 7ε there since ``s ≥ 0.175``)."""
-    Z = np.asarray(Z, float)
-    h = Z / 2
-    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        hs = np.minimum(h, 1.0)
-        s_small = np.zeros_like(h)
-        term = np.ones_like(h)
-        for n in range(1, 12):  # h² < 1: term n ≤ 1/(2n+1)! < 1e-17 from n = 9 on
-            term = term * hs * hs / ((2 * n) * (2 * n + 1))
-            s_small = s_small + term
-        big = h >= 1
-        # A directly for large h (e^{−Z} may underflow: then A = 0 and 1 − A = 1 exactly)
-        A_big = np.where(big, Z * Z * np.exp(-Z) / np.expm1(-np.where(big, Z, 1.0)) ** 2, 0.0)
-        one_m_A_small = s_small * (2 + s_small) / (1 + s_small) ** 2
-        A_small = 1 / (1 + s_small) ** 2
-    return np.where(big, 1 - A_big, one_m_A_small), np.where(big, A_big, A_small)
-
-
-def asym_f64(p):
-    r"""Cor. 4.6 with the next order in float64, without cancellation:
-
-    .. math:: 1 - f + s = \frac{md - P}{md} + \frac{P}{md}(1 - A)
-       + \frac{2P}{md^2}A\Big(1 - Z + \frac{Z^2}{8}\Big),\quad A = \frac{Z^2e^{-Z}}{(1-e^{-Z})^2}
-
-    (the literal ``1 − f + s`` cancels ``log10 d`` digits at small ``Z``, and
-    is 0/0 when ``z²`` underflows).  The first two terms are non-negative and
-    computed to a few ulps; the third is ``O(1/d)`` of them.  A first-order
-    error bound is checked against :data:`ASYM_RTOL64`/10.
-    """
-    d, m, z = np.broadcast_arrays(*(np.asarray(p[k], float) for k in ("d", "m", "z")))
-    di, mi = d.astype(np.int64), m.astype(np.int64)
-    P = np.asarray(coupled_pairs(mi, di), dtype=np.int64)
-    md = mi * di
-    t1 = (md - P).astype(float) / md.astype(float)  # exact integers (< 2^53), one rounding each
-    pmd = P.astype(float) / md.astype(float)
-    Z = z * z
-    omA, A = _one_minus_A(Z)
-    poly = 1 - Z + Z * Z / 8
-    t2 = pmd * omA
-    t3 = 2 * pmd / d * A * poly
-    val = t1 + t2 + t3
-    # t1: 2ε; t2: ≤ 12ε (s to ~3ε, s(2+s)/(1+s)² ~6 ops); t3: 8ε of |t3| plus the
-    # absolute rounding of poly, 2ε(1 + Z + Z²/8) times its prefactor; summation 2ε
-    err = EPS * (2 * t1 + 14 * t2 + 10 * np.abs(t3) + 4 * pmd / d * A * (1 + Z + Z * Z / 8) + 2 * np.abs(val))
-    return checked(val, err, "Cor. 4.6 ratio", tol=ASYM_RTOL64 / 10)
-
-
-#: float64 tolerance of simrf.rff_ratio_asymptotic: the cancellation-free form
-#: has a first-order error bound of ≤ ~30ε relative (checked at run time against
-#: ASYM_RTOL64/10 = 1e-14, i.e. ~45ε), so 1e-13 keeps a 10x margin
-ASYM_RTOL64 = 1e-13
-
-
-def asym_sym(p):
-    """The sympy layer of ``simrf.rff_ratio_asymptotic``."""
-    return ratio_asymptotic(SYM, p["d"], p["m"], sym(p["z"]) ** 2)
-
-
-def exact_ratio(d, m, z):
-    """MSE of orthogonal RFFs over MSE of iid ones, in mpmath (Reid et al. 2023, Thm 4.5).
-
-    Parameters
-    ----------
-    d, m : int
-        Dimension and number of frequencies.
-    z : number
-        ``‖x − y‖``.
-
-    Returns
-    -------
-    mpmath.mpf
-        The ratio at the working precision.
-    """
-    return rff_mse("orthogonal", d, m, z) / rff_mse("iid", d, m, z)
-
-
-
-# -- simplex RFFs (beyond) ----------------------------------------------------
 
 def simplex_pair_f64(p):
     """The float64 layer of ``simrf.rff_simplex``."""
@@ -249,3 +182,62 @@ def simplex_pair_f64(p):
     q, qerr = simplex_pair_quad_f64(d, z)
     val, err = pick([(e - gap, gerr + EPS * e), (q, qerr)])
     return checked(val, err, "tau_simplex")
+
+
+def simplex_checks(mode, seed):
+    """Simplex RFFs: the small-``z`` law ``τ_θ − τ_orth = d cos²θ z⁴/(2(d+2)) + O(z⁶)``
+    and where simplex loses to orthogonal (MSE ratio 1.35 at ``d = m = 64``, ``z = 0.5``).
+
+    Parameters
+    ----------
+    mode : str
+        Unused (the same checks in every mode).
+    seed : int
+        Unused (no randomness).
+
+    Returns
+    -------
+    iterator of Measurement
+        Three relative claims (small-z law) and one bound (the ratio).
+    """
+    rid = "simrf.rff_simplex"
+    with mp.workdps(40):
+        for d in (3, 8, 64):
+            z = mp.mpf("0.01")
+            diff = simplex_pair(d, z) - orth_pair(d, z)
+            lead = d * z**4 / (2 * (d + 2) * (d - 1) ** 2)
+            yield relative(rid, f"d={d}, z=0.01", "small-z law", diff, lead, 1e-3)
+        r = rff_mse("simplex", 64, 64, mp.mpf("0.5")) / rff_mse("orthogonal", 64, 64, mp.mpf("0.5"))
+        yield noted(bound(rid, "d=64, m=64, z=0.5", "MSE simplex/orth (expected 1.35): |ratio - 1.35| < 0.005",
+                        abs(r - mp.mpf("1.35")), "<", mp.mpf("0.005")), f"ratio={mp.nstr(r, 6)}")
+
+
+register(
+    Result(
+        id="simrf.rff_simplex",
+        title="Pair term of simplex RFFs (beyond: the paper leaves simplex RFFs out)",
+        source=f"{PAPER}, Lemma 4.2 / Eq. 21, 24 at v^2 = -z^2 (derived here; see derivations/rff_simplex_pair_term.py)",
+        statement=r"\tau_\theta=\frac{c_d}2\int_0^\pi\sin^{d-1}\varphi\Big[{}_1F_1\big(d;\tfrac d2;"
+        r"-\tfrac{z^2}2(1+\sin\varphi\cos\theta)\big)+{}_1F_1\big(d;\tfrac d2;-\tfrac{z^2}2(1-\sin\varphi\cos\theta)\big)"
+        r"\Big]d\varphi,\ \cos\theta=-\tfrac1{d-1}",
+        params=(D2, Z),
+        mpmath=lambda p: simplex_pair(p["d"], mpf(p["z"])),
+        routes={"quadrature": lambda p: pair_term_route("simplex", p["d"], p["z"])},
+        float64=simplex_pair_f64,
+        mc=pair_mc("simplex"),
+        checks=simplex_checks,
+        grid={"quick": [dict(d=d, z=z) for d in (2, 8, 64) for z in ("0.1", "1", "3")],
+              "default": [dict(d=d, z=z) for d in (2, 3, 8, 64) for z in QUICK_Z],
+              "full": [dict(d=d, z=z) for d in (2, 3, 4, 8, 16, 64) for z in FULL_Z]},
+        mc_grid={"quick": [dict(d=d, z=z) for d in (3, 8) for z in ("0.5", "2")],
+                 "full": [dict(d=d, z=z) for d in (2, 3, 8, 16) for z in ("0.25", "0.5", "1", "2", "3")]},
+        status="beyond",
+        # checked() refuses error bounds above _TOL = 1e-12; the quadrature part of the bound is an
+        # estimate (difference of two rules), not rigorous, so the tolerance keeps a 10x margin over it
+        rtol64=1e-11,
+        notes=("Only cos^2(theta) enters; simplex is worse than orthogonal for RFFs at small and moderate z "
+               "(MSE ratio 1.35 at d=64, m=64, z=0.5).",
+               SIMPLEX_SERVED,
+               "The quadrature route is n/a for z > 10 and for d > 200 with z^2/2 > 2 (cost).",),
+    )
+)

@@ -8,7 +8,7 @@ the product of spheres — L-BFGS-B on unnormalised rows with the analytic
 gradient (rows normalised inside the objective), from given and random
 starts drawn from a caller-seeded Generator.  :func:`search_weighted`
 does the same for fixed norms (weight-dependent couplings, PRF, Eq. 12).
-The searches return float64 optima; the entries re-evaluate each winner
+The searches return float64 optima; the registered results re-evaluate each winner
 exactly (mpmath), so a reported value is the exact value of a configuration
 that exists (a witness), and only its *optimality* is numerical.
 """
@@ -17,13 +17,21 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 
+import mpmath as mp
 import numpy as np
 
 from ...core.errors import ParameterError
 from .couplings import block_objective
 
-__all__ = ["SearchResult", "search_block", "weighted_objective", "search_weighted", "OPTIONS"]
+__all__ = ["SearchResult", "search_block", "weighted_objective", "search_weighted", "OPTIONS", "N_RANDOM",
+           "EXACT_RTOL", "start_rng", "fraction_key"]
+
+#: random starts of the searches behind the registered ``search`` values (checks may use more)
+N_RANDOM = 6
+#: rounding of two 30-digit exact values compared by a theorem ("best >= optimum")
+EXACT_RTOL = mp.mpf(10) ** -25
 
 #: L-BFGS-B stopping rule: relative objective change below ftol (times eps-scale) or projected gradient below gtol.
 #: L-BFGS-B may stop on ftol, or report failure (line search at the rounding floor); either way each start is then
@@ -313,3 +321,36 @@ def search_weighted(r, v, rng, n_random, starts=()):
         raise ParameterError("n_random", "need at least one start")
     fun = lambda U: weighted_objective(U, r, v)
     return _best(fun, [_minimise(fun, U0) for U0 in inits], scale=r)
+
+
+def start_rng(*key):
+    """The Generator of a search's random starts, seeded by ``key`` (the search kind and its point).
+
+    Parameters
+    ----------
+    *key : int
+        The search kind (1: PRF, 2: RFF, 3: SimRF+), then its point (:func:`fraction_key`) and counts.
+
+    Returns
+    -------
+    numpy.random.Generator
+        The same starts for the same key, on any machine.
+    """
+    return np.random.default_rng([14, *(int(k) for k in key)])
+
+
+def fraction_key(a):
+    """``(numerator, denominator)`` of ``a`` as an exact fraction (a seed key for :func:`start_rng`).
+
+    Parameters
+    ----------
+    a : Fraction, int, str or float
+        The point's value.
+
+    Returns
+    -------
+    tuple of int
+        The two integers.
+    """
+    a = Fraction(a)
+    return a.numerator, a.denominator

@@ -1,0 +1,397 @@
+"""ORF′, ``W = √d Q`` (Thm 2, Lemmas 5–6, App. B of Yu et al. 2016): ``orf.prime``, its exact bias,
+variance and MSE in ₀F₁ form (the paper bounds them).
+
+Here, in order: the formula (the three expectations ``b, c, e`` of :func:`prime_terms` and the
+quantities from them), Lemma 5's bound, the independent routes (the sphere's moment series in fixed
+point and a quadrature over the polar angle, neither using ``hyp0f1``), the Monte Carlo of the real
+estimator, the checks and the registration.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import mpmath as mp
+import numpy as np
+
+from ...core.errors import LayerUnavailableError
+from ...core.measure import bound, relative
+from ...core.params import Param, mpf
+from ...core.registry import Result, register
+from ...features import gaussian
+from ...numerics.cancellation import cancellation_guarded
+from ...numerics.geometry import pair_from_difference
+from ...numerics.special import coupled_pairs
+from ...sampling.samplers import haar
+from .params import D2, PAPER, M, Z, zf
+
+PRIME_Q = Param("quantity", "choice", "bias, variance or mse of K_ORF'", choices=("bias", "variance", "mse"),
+                default="mse")
+
+
+def log_peak_0f1(d, x) -> float:
+    """Natural log of the largest term of ``₀F₁(; d/2; −x/4) = Σ (−x/4)^k/(k!(d/2)_k)``.
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    x : float
+        ``t²`` (terms grow while ``x > (2k+2)(2k+d)``).
+
+    Returns
+    -------
+    float
+        ``log`` of the peak term (0 if the first term is the largest).
+    """
+    lp, k = 0.0, 0
+    while x > (2 * k + 2) * (2 * k + d):
+        lp += math.log(x / ((2 * k + 2) * (2 * k + d)))
+        k += 1
+    return lp
+
+
+def _hyp0f1_neg(d, x):
+    """``₀F₁(; d/2; −x/4)`` by mpmath, allowed the working precision its
+    alternating series needs (terms up to ``e^{peak}``, sum as small as ``e^{−peak}``)."""
+    x = mp.mpmathify(x)
+    lp = log_peak_0f1(d, float(x))
+    return mp.hyp0f1(mp.mpf(d) / 2, -x / 4, maxprec=4 * mp.mp.prec + int(4 * lp / math.log(2)) + 256)
+
+
+def prime_terms(d, z):
+    """The three expectations of ORF′ (rows of ``√d Q``) in ₀F₁ form (derivations/orf_prime_0f1.py).
+
+    .. math:: b = \\mathbb E\\cos(w^\\top z) = {}_0F_1(;\\tfrac d2;-\\tfrac{dz^2}4),\\quad
+       c = \\mathbb E\\cos(2w^\\top z) = {}_0F_1(;\\tfrac d2;-dz^2),\\quad
+       e = \\mathbb E\\cos(w_i^\\top z)\\cos(w_j^\\top z) = {}_0F_1(;\\tfrac d2;-\\tfrac{dz^2}2)
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    z : number
+        ``‖x − y‖``.
+
+    Returns
+    -------
+    tuple of mpf
+        ``(b, c, e)``.
+    """
+    z = zf(z)
+    x = d * z * z
+    return (_hyp0f1_neg(d, x), _hyp0f1_neg(d, 4 * x), _hyp0f1_neg(d, 2 * x))
+
+
+def _prime_from_terms(quantity, d, m, z, b, c, e):
+    """``(value, scale)``: the quantity and the size of what cancels in it."""
+    e0 = mp.exp(-z * z / 2)
+    bias, bias_scale = b - e0, abs(b) + e0
+    if quantity == "bias":
+        return bias, bias_scale
+    Pm = mp.mpf(coupled_pairs(m, d)) / m
+    var = ((mp.mpf(1) / 2 + c / 2 - b * b) + Pm * (e - b * b)) / m
+    var_scale = (mp.mpf(1) / 2 + abs(c) / 2 + b * b + Pm * (abs(e) + b * b)) / m
+    if quantity == "variance":
+        return var, var_scale
+    return var + bias * bias, var_scale + 2 * abs(bias) * bias_scale
+
+
+def orf_prime(quantity, d, m, z, terms=prime_terms):
+    """ORF′ bias, variance or MSE, exactly (blocks of ``d`` independent rotations; Thm 2 of Yu et al. 2016 bounds them).
+
+    .. math:: \\mathrm{bias} = b - e^{-z^2/2},\\quad
+       \\mathrm{Var} = \\frac1m\\Big(\\tfrac12+\\tfrac12 c - b^2\\Big) + \\frac P{m^2}(e - b^2),
+       \\quad \\mathrm{MSE} = \\mathrm{Var} + \\mathrm{bias}^2
+
+    with ``(b, c, e)`` of :func:`prime_terms`.  All three are exactly 0 at
+    ``z = 0``; elsewhere the cancellations (``O(z⁴)`` against 1 at small z)
+    get the guard digits they need.
+
+    Parameters
+    ----------
+    quantity : {"bias", "variance", "mse"}
+        Which quantity.
+    d : int
+        Dimension (block size).
+    m : int
+        Number of frequencies.
+    z : number
+        ``‖x − y‖``.
+    terms : callable
+        ``terms(d, z) -> (b, c, e)`` (:func:`prime_terms`, or an independent route).
+
+    Returns
+    -------
+    mpf
+        The quantity at the current precision.
+    """
+    if z == 0:
+        return mp.mpf(0)
+    # z is rounded inside, at the guarded precision (the terms oscillate: condition ~ sqrt(d) z)
+    return cancellation_guarded(lambda: _prime_from_terms(quantity, d, m, zf(z), *terms(d, z)),
+                                what=f"orf.prime {quantity}")
+
+
+def lemma5_bound(d, z):
+    """Lemma 5 of Yu et al. 2016: both sides of the bound on ORF′'s ``E cos(wᵀz)``.
+
+    .. math:: \\Big|\\mathbb E\\cos(w^\\top z) - e^{-z^2/2}\\Big(1-\\frac{z^4}{4d}\\Big)\\Big|
+       \\le \\frac{e^{z^2/2}z^4(z^4+8z^2+8)}{16d^2}
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    z : number
+        ``‖x − y‖``.
+
+    Returns
+    -------
+    tuple of mpf
+        ``(lhs, rhs)`` (the cancellation of ``lhs`` guarded by
+        :func:`~rftheory.numerics.cancellation.cancellation_guarded`).
+    """
+    z = mp.mpmathify(z)
+    rhs = mp.exp(z * z / 2) * z**4 * (z**4 + 8 * z * z + 8) / (16 * d**2)
+    if z == 0:
+        return mp.mpf(0), rhs
+
+    def lhs():  # O(z⁸/d²) against 1: the guard digits it needs
+        b = prime_terms(d, z)[0]
+        e = mp.exp(-z * z / 2)
+        lead = e - e * z**4 / (4 * d)
+        return b - lead, abs(b) + abs(lead)
+
+    return abs(cancellation_guarded(lhs, what="Lemma 5 lhs")), rhs
+
+
+def _exact(x) -> Fraction:
+    if isinstance(x, (Fraction, int)):
+        return Fraction(x)
+    m, e = mp.mpf(x).man_exp
+    return Fraction(int(m)) * Fraction(2) ** int(e)
+
+
+def sphere_cf_series(d, t2):
+    """``E cos(t u₁)`` for ``u`` uniform on ``S^{d−1}``, from the moments of ``u₁``.
+
+    ``u₁²`` is Beta(1/2, (d−1)/2), so ``E u₁^{2k} = (1/2)_k/(d/2)_k``:
+
+    .. math:: \\mathbb E\\cos(t u_1) = \\sum_{k\\ge0}\\frac{(-t^2)^k}{(2k)!}\\frac{(1/2)_k}{(d/2)_k},
+       \\qquad \\frac{T_{k+1}}{T_k} = \\frac{-t^2}{(2k+2)(2k+d)}
+
+    Summed in fixed point (integers scaled by ``2^B``, ``B`` = working bits +
+    the peak term's bits): each truncation costs one unit, at most ``peak``
+    units after propagation.  Once ``(2k+2)(2k+d) > t²`` the terms decrease
+    and alternate, so the first omitted term bounds the remainder.  Guard
+    digits for the cancellation (terms up to the peak, a small sum) as
+    :func:`~rftheory.numerics.cancellation.cancellation_guarded` finds them.
+    Independent of mpmath's ``hyp0f1``.
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    t2 : Fraction, int or mpf
+        ``t²`` (taken exactly).
+
+    Returns
+    -------
+    mpf
+        ``E cos(t u₁) = ₀F₁(; d/2; −t²/4)`` at the current precision.
+
+    Examples
+    --------
+    >>> import mpmath as mp
+    >>> with mp.workdps(30):  # d = 3: E cos(t u1) = sin(t)/t
+    ...     abs(sphere_cf_series(3, 4) - mp.sin(2) / 2) < mp.mpf(10) ** -29
+    True
+    """
+    x = _exact(t2)
+    if x == 0:
+        return mp.mpf(1)
+    p, q = x.numerator, x.denominator
+    lp = log_peak_0f1(d, float(x))
+    peak_bits = int(lp / math.log(2)) + 1
+    out_bits = mp.mp.prec + 7  # the caller's precision, plus 2 digits
+
+    def f():
+        bits = mp.mp.prec + peak_bits + 64
+        T = total = big = 1 << bits
+        k = 0
+        while True:
+            T = (T * -p) // (q * (2 * k + 2) * (2 * k + d))
+            k += 1
+            total += T
+            big = max(big, abs(T))
+            if (2 * k + 2) * (2 * k + d) > x and abs(T) << out_bits <= abs(total):
+                return mp.ldexp(mp.mpf(total), -bits), mp.ldexp(mp.mpf(big), -bits)
+
+    return cancellation_guarded(f, guard=int(lp / math.log(10)) + 5, what="sphere moment series")
+
+
+def prime_terms_series(d, z):
+    """``E cos(t u₁)`` at ``t = √d z``, ``2√d z``, ``√(2d) z`` by the ₀F₁ series (ORF' of Yu et al. 2016, Thm 2).
+
+    Parameters
+    ----------
+    d : int
+        The dimension.
+    z : fractions.Fraction or number
+        ``‖x − y‖``.
+
+    Returns
+    -------
+    tuple of mpmath.mpf
+        The three sphere characteristic values.
+    """
+    x = d * _exact(z) ** 2  # t² of b; c and e have 4t² and 2t²
+    return (sphere_cf_series(d, x), sphere_cf_series(d, 4 * x), sphere_cf_series(d, 2 * x))
+
+
+#: the sphere quadrature serves t = 2 sqrt(d) z <= this and d <= SPHERE_QUAD_DMAX
+SPHERE_QUAD_TMAX = 60
+
+
+SPHERE_QUAD_DMAX = 200
+
+
+def sphere_cos(d, t):
+    """``E cos(t u₁)`` for ``u`` uniform on ``S^{d−1}``, by quadrature over the polar angle.
+
+    With ``u₁ = cos θ``, ``θ`` has density ``∝ sin^{d−2}θ`` on ``[0, π]``:
+
+    .. math:: \\mathbb E\\cos(tu_1) = \\frac{\\int_0^\\pi\\cos(t\\cos\\theta)\\sin^{d-2}\\theta\\,d\\theta}
+       {B(\\tfrac12,\\tfrac{d-1}2)}
+
+    (independent of ₀F₁).
+
+    Parameters
+    ----------
+    d : int
+        Dimension (``≥ 2``).
+    t : mpf
+        The argument.
+
+    Returns
+    -------
+    mpf
+        The expectation at the current precision.
+    """
+    norm = mp.beta(mp.mpf(1) / 2, mp.mpf(d - 1) / 2)
+    n = max(4, int(abs(t)) // 2 + 4)
+    # the integrand is symmetric about θ = π/2: twice the integral over [0, π/2] (the same
+    # sub-intervals, half the evaluations)
+    h = -(-n // 2)
+    pts = [mp.pi / 2 * i / h for i in range(h + 1)]
+    return 2 * mp.quad(lambda th: mp.cos(t * mp.cos(th)) * mp.sin(th) ** (d - 2), pts) / norm
+
+
+def prime_terms_quad(d, z):
+    """The three terms of :func:`prime_terms_series` by quadrature over the polar angle (an independent route).
+
+    Parameters
+    ----------
+    d : int
+        The dimension (at most ``SPHERE_QUAD_DMAX``).
+    z : fractions.Fraction or number
+        ``‖x − y‖`` (with ``2√d z ≤ SPHERE_QUAD_TMAX`` and ``z ≥ 1e-6``).
+
+    Returns
+    -------
+    tuple of mpmath.mpf
+        The three sphere characteristic values.
+
+    Raises
+    ------
+    LayerUnavailableError
+        Outside the region the quadrature serves in bounded time.
+    """
+    z = zf(z)
+    r = mp.sqrt(d) * z
+    if 2 * r > SPHERE_QUAD_TMAX or d > SPHERE_QUAD_DMAX or z < mp.mpf("1e-6"):
+        # oscillation (t), the sin^{d-2} peak (d) and the cancellation at tiny z make it slow
+        raise LayerUnavailableError(f"sphere quadrature serves 2 sqrt(d) z <= {SPHERE_QUAD_TMAX}, "
+                                    f"d <= {SPHERE_QUAD_DMAX}, z >= 1e-6")
+    return (sphere_cos(d, r), sphere_cos(d, 2 * r), sphere_cos(d, mp.sqrt(2) * r))
+
+
+def prime_mc(p, rng, n):
+    """Replicates of ORF′'s bias, squared deviation from ``b`` or squared error."""
+    d, m, z, q = p["d"], p["m"], float(p["z"]), p["quantity"]
+    nb = -(-m // d)
+    half = n // 2
+    out = []
+    for k, count in enumerate((half, n - half)):
+        x, y = pair_from_difference(d, z, rng=rng if k else None)
+        Q = np.asarray(haar(rng, d, (count, nb)))
+        W = (math.sqrt(d) * Q).reshape(count, nb * d, d)[:, :m, :]
+        out.append(gaussian.estimate(gaussian.trigonometric(W, x), gaussian.trigonometric(W, y)))
+    est = np.concatenate(out)
+    if q == "bias":
+        return est - math.exp(-z * z / 2)
+    if q == "variance":
+        with mp.workdps(30):
+            b = float(prime_terms(d, mpf(p["z"]))[0])
+        return (est - b) ** 2
+    return (est - math.exp(-z * z / 2)) ** 2
+
+
+def prime_checks(mode, seed):
+    """Lemma 5 and Thm 2's bias bound (with Lemma 5's f) against the exact
+    bias; Thm 2's variance bound has no explicit f: the excess
+    ``d²(Var − lead)`` must settle as d grows (``D = d``; within 5 % from
+    d = 1024 to 4096)."""
+    rid = "orf.prime"
+    ds = (2, 8, 64, 1024) if mode == "quick" else (2, 3, 4, 8, 16, 32, 64, 256, 1024, 4096)
+    zs = ("0.1", "0.5", "1", "2", "3") if mode == "quick" else ("0.05", "0.1", "0.25", "0.5", "1", "1.5", "2", "3", "4")
+    with mp.workdps(40):
+        for d in ds:
+            for z in zs:
+                pt = f"d={d}, z={z}"
+                zz = mpf(Fraction(z))
+                lhs, rhs = lemma5_bound(d, zz)
+                yield bound(rid, pt, "Lemma 5 bound", lhs, "<=", rhs)
+                bias = orf_prime("bias", d, d, zz)
+                e = mp.exp(-zz * zz / 2)
+                tb = e * zz**4 / (4 * d) + mp.exp(zz * zz / 2) * zz**4 * (zz**4 + 8 * zz * zz + 8) / (16 * d**2)
+                yield bound(rid, pt, "Thm 2 bias bound", abs(bias), "<=", tb)
+        for z in ("0.5", "1", "2"):
+            zz = mpf(Fraction(z))
+            ex = []
+            for d in (256, 1024, 4096):
+                lead = (mp.expm1(-zz * zz) ** 2 - mp.mpf(d - 1) / d * mp.exp(-zz * zz) * zz**4) / (2 * d)
+                ex.append((orf_prime("variance", d, d, zz) - lead) * d**2)
+            yield relative(rid, f"D=d in (256,1024,4096), z={z}",
+                           "Thm 2 variance: f(z)/d^2 rate", ex[-2], ex[-1], 0.05)
+
+
+register(
+    Result(
+        id="orf.prime",
+        title="ORF' (W = sqrt(d) Q): exact bias, variance and MSE in 0F1 form",
+        source=f"{PAPER}, Thm 2, Lemmas 5–6 (App. B) — exact where the paper bounds (beyond)",
+        statement=r"b={}_0F_1(;\tfrac d2;-\tfrac{dz^2}4),\ \mathrm{bias}=b-e^{-z^2/2},\ "
+        r"\mathrm{Var}=\frac1D\Big(\tfrac12+\tfrac12{}_0F_1(;\tfrac d2;-dz^2)-b^2\Big)+\frac{P}{D^2}"
+        r"\Big({}_0F_1(;\tfrac d2;-\tfrac{dz^2}2)-b^2\Big)",
+        params=(D2, M, Z, PRIME_Q),
+        mpmath=lambda p: orf_prime(p["quantity"], p["d"], p["m"], p["z"]),
+        routes={"moment-series": lambda p: orf_prime(p["quantity"], p["d"], p["m"], p["z"], terms=prime_terms_series),
+                "sphere-quadrature": lambda p: orf_prime(p["quantity"], p["d"], p["m"], p["z"], terms=prime_terms_quad)},
+        mc=prime_mc,
+        checks=prime_checks,
+        grid={"quick": [dict(d=d, m=m, z=z, quantity=q) for d, m, z in ((2, 2, "1"), (6, 6, "0.1"), (6, 9, "2"))
+                        for q in ("bias", "variance", "mse")],
+              "full": [dict(d=d, m=m, z=z, quantity=q) for d in (2, 3, 6, 16, 64) for m in (1, d, 2 * d + 1)
+                       for z in ("0.05", "0.5", "1", "2", "4") for q in ("bias", "variance", "mse")]},
+        mc_grid={"quick": [dict(d=6, m=6, z="1", quantity=q) for q in ("bias", "variance", "mse")],
+                 "full": [dict(d=d, m=m, z=z, quantity=q) for d in (2, 6) for m in (d, d + 2) for z in ("0.5", "1", "2")
+                          for q in ("bias", "variance", "mse")]},
+        status="beyond",
+        notes=("The paper bounds ORF'; the exact 0F1 forms are derived here (derivations/orf_prime_0f1.py). "
+               "Lemma 5 and Thm 2's bias bound hold on the checked grid; Thm 2's variance f is not explicit "
+               "(Lemma 6 gives O(e^{3z^2})): checked as a d^-2 rate.",),
+    )
+)
