@@ -16,6 +16,7 @@ import numpy as np
 
 from .floats import chunked
 from .gap_coefficients import b_next
+from .series_driver import sum_to_tail
 
 __all__ = ["log_orth_gap_series", "log_pp_bracket_series", "orth_gap_neg_series", "FAST_V2", "ALT_Z2"]
 
@@ -206,15 +207,13 @@ class SeriesTable:
     coef : numpy.ndarray
         ``c_k = b_k/k!`` for ``k < TABLE_K`` (rows) and ``d = 1 … SHARED_D_MAX`` (columns), from the shared
         rows of ``b_k`` (:class:`_SharedRows`, the recurrence) and the correctly rounded ``k!``, one division.
-    inv_fact : list of float
-        ``1/k!`` (rounded), ``k ≤ TABLE_K + 1``.
     log_fact : numpy.ndarray
         ``log k!`` (rounded), ``k ≤ TABLE_K + 1``.
     terms : numpy.ndarray
         The last term ``K`` :func:`_chunk_table` sums, by cell (uint8, rows of ``columns`` cells
         flattened): row ``e − 1`` for ``d`` of bit length ``e``, column ``j`` for
-        ``j ≤ K_STEPS·v < j + 1``.  Each entry is the first ``k`` at which the forward sum of the ``c_k``
-        meets the stopping rule (tail ``≤ TABLE_TAIL·S``) at the cell's largest ``d`` and ``v`` (where the
+        ``j ≤ K_STEPS·v < j + 1``.  Each entry is the first ``k`` at which the forward sum
+        (:func:`~rftheory.numerics.series_driver.sum_to_tail`, tested every term) meets the stopping rule (tail ``≤ TABLE_TAIL·S``) at the cell's largest ``d`` and ``v`` (where the
         most terms are needed), then the largest over the cells below and to the left, plus one; 0 where
         that is not below ``TABLE_K``.  An estimate: :func:`_chunk_table` checks each point's tail.
     columns : int
@@ -224,7 +223,6 @@ class SeriesTable:
     """
 
     coef: np.ndarray
-    inv_fact: list[float]
     log_fact: np.ndarray
     terms: np.ndarray
     columns: int
@@ -236,27 +234,23 @@ def _table() -> SeriesTable:
     """The :class:`SeriesTable` (for the current ``TABLE_K``, ``TABLE_V2``, ``TABLE_TAIL``)."""
     fact = [float(math.factorial(k)) for k in range(TABLE_K + 2)]  # int -> float: correctly rounded
     coef = np.stack([_SHARED[k] / fact[k] for k in range(TABLE_K)])
-    inv_fact = [1.0 / f for f in fact]
     n_rows = SHARED_D_MAX.bit_length()
     nv = int(math.sqrt(TABLE_V2) * K_STEPS) + 2
     v2 = np.tile((np.arange(1, nv + 1) / K_STEPS) ** 2, n_rows)
     d = np.repeat(np.minimum(2.0 ** np.arange(1, n_rows + 1) - 1, SHARED_D_MAX), nv)
     index = (d - 1).astype(np.intp)
-    need = np.zeros(v2.size, np.intp)
-    q, S = np.exp(-v2) * v2, np.zeros(v2.size)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        for k in range(2, TABLE_K):
-            q *= v2
-            S += q * coef[k][index]
-            r = v2 / (k + 2)
-            met = (need == 0) & (r < 0.5) & (q * v2 * inv_fact[k + 1] / (1 - r) <= TABLE_TAIL * S)
-            need[met] = k
+
+    def add_term(k, s):
+        s["S"] += s["p"] * _SHARED[k].take(s["index"])
+
+    need = sum_to_tail(v2, np.exp(-v2) * v2, dict(index=index, S=np.zeros(v2.size)), add_term, "S", TABLE_TAIL, (),
+                       every=1, kmax=TABLE_K - 1).terms.astype(np.intp)
     need = need.reshape(n_rows, nv)
     unmet = np.maximum.accumulate(np.maximum.accumulate(need == 0, axis=0), axis=1)
     need = np.maximum.accumulate(np.maximum.accumulate(need, axis=0), axis=1) + 1
     need[unmet | (need >= TABLE_K)] = 0
     bits = np.array([d.bit_length() for d in range(1, SHARED_D_MAX + 1)])
-    return SeriesTable(coef, inv_fact, np.array([math.lgamma(k + 1.0) for k in range(TABLE_K + 2)]),
+    return SeriesTable(coef, np.array([math.lgamma(k + 1.0) for k in range(TABLE_K + 2)]),
                        need.astype(np.uint8).ravel(), nv, (bits - 1) * nv)
 
 
@@ -336,57 +330,41 @@ def _chunk_table(index, v2):
 
 
 def _chunk(rows, index, v2, pm=None, w23=None):
-    """The series on one chunk; converged elements leave the working set every 8 terms.
+    """The series on one chunk by :func:`~rftheory.numerics.series_driver.sum_to_tail` (points leave the
+    working set every 8 terms, where the tail is below ``TAIL`` of the sum).
 
     ``pm is None``: the gap, Poisson weights of mean ``v2``, term weights ``b_k``.
     Else the ``++`` bracket: Poisson weights of mean ``v2`` (the caller's ``2v²``),
     term weights ``1/2 − 2^{−k} − pm·b_k·2^{−k}`` (``w23``: those of k = 2, 3, exact)."""
     n = v2.size
-    v2_0 = v2
-    pm_given = pm is not None
-    out_s, out_w, out_t, out_k = np.empty(n), np.empty(n), np.empty(n), np.empty(n)
-    live = np.arange(n)
-    p = np.exp(-v2) * v2  # p_1
-    S, W, t, b = np.zeros(n), np.zeros(n), np.empty(n), np.empty(n)
-    k = 1
-    while live.size:
-        for _ in range(8):  # term k+1 from term k, in place
-            p *= v2
-            p /= k + 1
-            k += 1
-            if pm is None:
-                rows[k].take(index, out=b)
-            elif k <= 3:
-                b[:] = w23[k - 2]
-            else:
-                rows[k].take(index, out=b)
-                b *= pm
-                b *= 2.0**-k
-                np.subtract(0.5 - 2.0**-k, b, out=b)
-            np.multiply(p, b, out=t)
-            S += t
-            t *= k
-            W += t
-        # tail after term k: Σ_{j>k} p_j ≤ p_{k+1}/(1 − v²/(k+2)) where v² < k + 2
-        r = v2 / (k + 2)
-        with np.errstate(divide="ignore"):
-            tail = np.where(r < 0.5, p * (v2 / (k + 1)) / (1 - r), np.inf)
-        done = tail <= TAIL * S
-        if done.any():
-            j = live[done]
-            out_s[j], out_w[j], out_t[j], out_k[j] = S[done], W[done], tail[done], k
-            keep = ~done
-            live = live[keep]
-            index, v2, p, S, W = (a[keep] for a in (index, v2, p, S, W))
-            if pm is not None:
-                pm, w23 = pm[keep], (w23[0][keep], w23[1][keep])
-            t, b = t[: live.size], b[: live.size]
+    state = dict(index=index, S=np.zeros(n), W=np.zeros(n), t=np.empty(n), b=np.empty(n))
+    if pm is not None:
+        state.update(pm=pm, w2=w23[0], w3=w23[1])
+
+    def add_term(k, s):
+        b, t = s["b"], s["t"]
+        if pm is None:
+            rows[k].take(s["index"], out=b)
+        elif k <= 3:
+            b[:] = s["w2" if k == 2 else "w3"]
+        else:
+            rows[k].take(s["index"], out=b)
+            b *= s["pm"]
+            b *= 2.0**-k
+            np.subtract(0.5 - 2.0**-k, b, out=b)
+        np.multiply(s["p"], b, out=t)
+        s["S"] += t
+        t *= k
+        s["W"] += t
+
+    res = sum_to_tail(v2, np.exp(-v2) * v2, state, add_term, "S", TAIL, ("S", "W"), scratch=("t", "b"))
+    out_s, out_w, out_t, out_k = res.sums["S"], res.sums["W"], res.tail, res.terms
     lS = np.log(out_s)
-    lg = v2_0 + lS  # log(e^{v2} S)
+    lg = v2 + lS  # log(e^{v2} S)
     # Σ e_k T_k = u(c1·W + c0·S), e_k = (c1 k + c0)u; the partial sums, at most K of them, each ≤ S;
     # 1.01 covers the second-order terms of these first-order bounds
     r = rows.rounds
-    c1, c0 = (6 * r + 2, ULPS + 21) if pm_given else (r + 2, ULPS + 1)  # e_k = (c1 k + c0)u
+    c1, c0 = (6 * r + 2, ULPS + 21) if pm is not None else (r + 2, ULPS + 1)  # e_k = (c1 k + c0)u
     rel = 1.01 * (U * (c1 * out_w / out_s + c0 + out_k) + out_t / out_s)
     err = rel + ULPS * U * np.abs(lS) + U * np.abs(lg) + U * out_w / out_s
     return lg, err
@@ -509,39 +487,26 @@ def orth_gap_neg_series(d, z2):
 
 
 def _chunk_alt(rows, index, z2):
-    """The alternating series on one chunk (converged elements leave every 8 terms)."""
+    """The alternating series on one chunk by :func:`~rftheory.numerics.series_driver.sum_to_tail`
+    (points leave every 8 terms, where the tail is below ``TAIL`` of ``Σ|t_k|``)."""
     n = z2.size
-    out_s, out_e = np.empty(n), np.empty(n)
-    live = np.arange(n)
-    p = z2.copy()  # p_1 = z²
-    S, T, W, A, t, q, b = (np.zeros(n) for _ in range(7))
-    k = 1
-    while live.size:
-        for _ in range(8):
-            p *= z2
-            p /= k + 1
-            k += 1
-            rows[k].take(index, out=b)
-            np.multiply(p, b, out=t)  # |t_k|
-            T += t
-            if k % 2:
-                S -= t
-            else:
-                S += t
-            np.abs(S, out=q)
-            A += q  # Σ|S_k|: each addition errs by at most u|S_k|
-            t *= k
-            W += t
-        r = z2 / (k + 2)
-        with np.errstate(divide="ignore"):
-            tail = np.where(r < 0.5, p * (z2 / (k + 1)) / (1 - r), np.inf)
-        done = tail <= TAIL * T
-        if done.any():
-            j = live[done]
-            out_s[j] = S[done]
-            out_e[j] = 1.01 * (U * ((rows.rounds + 3) * W[done] + 2 * T[done] + A[done]) + tail[done])
-            keep = ~done
-            live = live[keep]
-            index, z2, p, S, T, W, A = (a[keep] for a in (index, z2, p, S, T, W, A))
-            t, q, b = t[: live.size], q[: live.size], b[: live.size]
-    return out_s, out_e
+    state = {name: np.zeros(n) for name in ("S", "T", "W", "A", "t", "q", "b")}
+    state["index"] = index
+
+    def add_term(k, s):
+        b, t, S, q = s["b"], s["t"], s["S"], s["q"]
+        rows[k].take(s["index"], out=b)
+        np.multiply(s["p"], b, out=t)  # |t_k|
+        s["T"] += t
+        if k % 2:
+            S -= t
+        else:
+            S += t
+        np.abs(S, out=q)
+        s["A"] += q  # Σ|S_k|: each addition errs by at most u|S_k|
+        t *= k
+        s["W"] += t
+
+    res = sum_to_tail(z2, z2.copy(), state, add_term, "T", TAIL, ("S", "T", "W", "A"), scratch=("t", "q", "b"))
+    S, T, W, A = (res.sums[name] for name in ("S", "T", "W", "A"))
+    return S, 1.01 * (U * ((rows.rounds + 3) * W + 2 * T + A) + res.tail)
