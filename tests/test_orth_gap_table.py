@@ -70,11 +70,34 @@ def test_table_agrees_with_recurrence():
 def test_not_converged_in_table_falls_back(monkeypatch):
     """A point whose series does not end within the table's terms is served by the recurrence."""
     monkeypatch.setattr(orth_gap, "TABLE_K", 12)  # v² = 20 needs ~70 terms
-    orth_gap._coef_table.cache_clear()
+    orth_gap._table.cache_clear()
     try:
         lg, err = log_orth_gap_series(np.array([8.0, 8.0]), np.array([0.05, 10.0]))
         rows = _BRows(np.array([8.0]))
         ref, _ = _chunk(rows, rows.index, np.array([20.0]))
         assert np.all(np.isfinite(lg)) and lg[1] == ref[0]
     finally:
-        orth_gap._coef_table.cache_clear()
+        orth_gap._table.cache_clear()
+
+
+def test_short_term_count_is_caught(monkeypatch):
+    """Planted defect: every cell's term count three short. The per-point tail check must refuse the points
+    whose tail is then above TABLE_TAIL·S (NaN from the table), and log_orth_gap_series must serve them by the
+    recurrence within its bound; with the true counts no point of the same sample is refused."""
+    import dataclasses
+
+    d, v2 = _points(2000, 33)
+    rows = _BRows(d)
+    g_ok, e_ok = _chunk_table(rows.index, v2)
+    assert np.all(np.isfinite(g_ok))
+    tab = orth_gap._table()
+    short = dataclasses.replace(tab, terms=np.where(tab.terms > 5, tab.terms - 3, tab.terms).astype(np.uint8))
+    monkeypatch.setattr(orth_gap, "_table", lambda: short)
+    g, e = _chunk_table(rows.index, v2)
+    refused = np.isnan(g)
+    assert refused.sum() > 100  # the check has power: three terms short fails most points
+    assert np.all(np.isnan(e) == refused)
+    lg, err = log_orth_gap_series(d, v2 / 2)
+    g2, e2 = _chunk(rows, rows.index, v2)
+    assert np.all(np.isfinite(lg)) and np.array_equal(lg[refused], g2[refused])
+    assert np.all(np.abs(lg - g_ok) <= err + e_ok)  # both within their bounds of the same value

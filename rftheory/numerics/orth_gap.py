@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import functools
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
 from .floats import chunked
 from .gap_coefficients import b_next
+from .series_driver import sum_to_tail
 
 __all__ = ["log_orth_gap_series", "log_pp_bracket_series", "orth_gap_neg_series", "FAST_V2", "ALT_Z2"]
 
@@ -192,125 +194,177 @@ TABLE_V2 = 32.0
 TABLE_TAIL = 2.0**-55
 
 
+#: ``v = √v²`` steps of the cells of the a-priori term count (:class:`SeriesTable`)
+K_STEPS = 32
+
+
+@dataclass(frozen=True)
+class SeriesTable:
+    """The tables of :func:`_chunk_table` (made once per process, on first use by :func:`_table`).
+
+    Attributes
+    ----------
+    coef : numpy.ndarray
+        ``c_k = b_k/k!`` for ``k < TABLE_K`` (rows) and ``d = 1 … SHARED_D_MAX`` (columns), from the shared
+        rows of ``b_k`` (:class:`_SharedRows`, the recurrence) and the correctly rounded ``k!``, one division.
+    log_fact : numpy.ndarray
+        ``log k!`` (rounded), ``k ≤ TABLE_K + 1``.
+    terms : numpy.ndarray
+        The last term ``K`` :func:`_chunk_table` sums, by cell (uint8, rows of ``columns`` cells
+        flattened): row ``e − 1`` for ``d`` of bit length ``e``, column ``j`` for
+        ``j ≤ K_STEPS·v < j + 1``.  Each entry is the first ``k`` at which the forward sum
+        (:func:`~rftheory.numerics.series_driver.sum_to_tail`, tested every term) meets the stopping rule (tail ``≤ TABLE_TAIL·S``) at the cell's largest ``d`` and ``v`` (where the
+        most terms are needed), then the largest over the cells below and to the left, plus one; 0 where
+        that is not below ``TABLE_K``.  An estimate: :func:`_chunk_table` checks each point's tail.
+    columns : int
+        Cells a row.
+    row_offset : numpy.ndarray
+        ``(e − 1)·columns`` for ``d = 1 … SHARED_D_MAX`` (``index = d − 1``): the start of ``d``'s row.
+    """
+
+    coef: np.ndarray
+    log_fact: np.ndarray
+    terms: np.ndarray
+    columns: int
+    row_offset: np.ndarray
+
+
 @functools.cache
-def _coef_table() -> tuple[np.ndarray, list[float]]:
-    """``c_k = b_k/k!`` for ``k < TABLE_K`` (rows) and ``d = 1 … SHARED_D_MAX`` (columns), from the shared
-    rows of ``b_k`` (:class:`_SharedRows`, the recurrence) and the correctly rounded ``k!``, one division;
-    and ``1/k!`` (rounded) for the tail bounds."""
+def _table() -> SeriesTable:
+    """The :class:`SeriesTable` (for the current ``TABLE_K``, ``TABLE_V2``, ``TABLE_TAIL``)."""
     fact = [float(math.factorial(k)) for k in range(TABLE_K + 2)]  # int -> float: correctly rounded
-    table = np.stack([_SHARED[k] / fact[k] for k in range(TABLE_K)])
-    return table, [1.0 / f for f in fact]
+    coef = np.stack([_SHARED[k] / fact[k] for k in range(TABLE_K)])
+    n_rows = SHARED_D_MAX.bit_length()
+    nv = int(math.sqrt(TABLE_V2) * K_STEPS) + 2
+    v2 = np.tile((np.arange(1, nv + 1) / K_STEPS) ** 2, n_rows)
+    d = np.repeat(np.minimum(2.0 ** np.arange(1, n_rows + 1) - 1, SHARED_D_MAX), nv)
+    index = (d - 1).astype(np.intp)
+
+    def add_term(k, s):
+        s["S"] += s["p"] * _SHARED[k].take(s["index"])
+
+    need = sum_to_tail(v2, np.exp(-v2) * v2, dict(index=index, S=np.zeros(v2.size)), add_term, "S", TABLE_TAIL, (),
+                       every=1, kmax=TABLE_K - 1).terms.astype(np.intp)
+    need = need.reshape(n_rows, nv)
+    unmet = np.maximum.accumulate(np.maximum.accumulate(need == 0, axis=0), axis=1)
+    need = np.maximum.accumulate(np.maximum.accumulate(need, axis=0), axis=1) + 1
+    need[unmet | (need >= TABLE_K)] = 0
+    bits = np.array([d.bit_length() for d in range(1, SHARED_D_MAX + 1)])
+    return SeriesTable(coef, np.array([math.lgamma(k + 1.0) for k in range(TABLE_K + 2)]),
+                       need.astype(np.uint8).ravel(), nv, (bits - 1) * nv)
 
 
 def _chunk_table(index, v2):
-    """The gap's series on one chunk of integer ``d <= SHARED_D_MAX`` (``index = d − 1``) with the
-    table of ``c_k = b_k/k!``: term ``k`` is ``q_k c_k``, ``q_k = e^{−v²}v^{2k}`` by one product a term
-    (four passes a term, against seven for :func:`_chunk`).  The convergence test runs every 8 terms;
-    converged elements leave the working set once a quarter of it has converged (an element kept
-    longer only adds terms: its tail bound, re-taken when it leaves, only shrinks).  Elements not
-    converged within ``TABLE_K`` terms are left NaN (the caller's :func:`_chunk` serves them).
+    """The gap's series on one chunk of integer ``d <= SHARED_D_MAX`` (``index = d − 1``, ``v² ≤ TABLE_V2``)
+    with the table of ``c_k = b_k/k!``, by Horner's rule:
 
-    Error: ``q_k`` within ``(ULPS + k)u`` (``exp``, ``k`` products), ``c_k`` within ``(3(k − 1) + 2)u``
-    (``b_k`` as in :func:`log_orth_gap_series` with ``r = 3``, ``k!`` and the quotient rounded once
-    each), the product one more: term ``k`` within ``e_k = (4k + ULPS + 3)u``.  The bound is the one
-    of :func:`log_orth_gap_series` with these ``e_k`` and ``W/S = Σ k T_k/S ≤ v² + 2``: ``b_k/(k(k − 1))``
-    does not increase with ``k`` (``b_{k+1} − b_k = Π_k a_k``, ``a_j = j/(d + 2j)``, and
+    .. math:: S = e^{-v^2} v^4\\,P,\\qquad P = c_2 + v^2(c_3 + v^2(c_4 + \\dots + v^2 c_K)),
+
+    a gathered ``c_k``, a product and a sum a term (three passes).  ``K`` is fixed before summing, by the
+    point's cell of :class:`SeriesTable`; points are ordered by ``K`` (largest first) so that the points still
+    summing at term ``k`` are a prefix of the chunk.  Afterwards the tail ``Σ_{j>K} p_j ≤ p_{K+1}/(1 − r)``,
+    ``r = v²/(K + 2) < ½``, is checked against ``TABLE_TAIL·S`` at each point (``p_{K+1}/S`` from
+    logarithms, within ``10^{−12}`` relative; 0 only where it is below the float range); points that fail
+    it, or whose cell has no ``K``, are left NaN (the caller's :func:`_chunk` serves them).
+
+    Error: ``c_k`` within ``(3(k − 1) + 2)u`` (``b_k`` as in :func:`log_orth_gap_series` with ``r = 3``,
+    ``k!`` and the quotient rounded once each); Horner's rule rounds ``c_k`` ``2k − 3`` times (a sum where it
+    enters, then a product and a sum a step down to ``c_2``; ``c_K`` enters exactly); ``e^{−v²}v⁴`` within
+    ``(ULPS + 2)u`` and the last product one more: all terms positive, term ``k`` is within
+    ``e_k = (5k + ULPS − 1)u``.  The bound is the one of :func:`log_orth_gap_series` with these ``e_k``
+    (no partial-sum term: Horner's roundings are counted in ``e_k``) and ``W/S = Σ k T_k/S ≤ v² + 2``:
+    ``b_k/(k(k − 1))`` does not increase with ``k`` (``b_{k+1} − b_k = Π_k a_k``, ``a_j = j/(d + 2j)``, and
     ``Σ_{j<k} Π_j a_j ≥ Π_k a_k (k − 1)/2`` as ``Π_j`` decreases and ``a_j/j`` too), so the weights
     ``T_k ∝ p_k b_k`` are dominated in likelihood ratio by ``p_k k(k − 1)``, whose mean is ``v² + 2``
-    (truncation only lowers the mean; the terms' relative errors, ``≤ (5K + ULPS + 3)u``, are covered
-    by the bound's factor 1.01)."""
-    table, inv_fact = _coef_table()
+    (truncation only lowers the mean; the terms' relative errors, ``≤ (5K + ULPS)u``, the tail's
+    ``10^{−12}`` and second-order terms are covered by the bound's factor 1.01)."""
+    tab = _table()
+    table, ktab = tab.coef, tab.terms
     n = v2.size
-    v2_0 = v2
-    out_s, out_t, out_k = (np.full(n, np.nan) for _ in range(3))
-    live = np.arange(n)
-    q = np.exp(-v2)
-    q *= v2  # q_1
-    S, t = np.zeros(n), np.empty(n)
-    k = 1
-    with np.errstate(divide="ignore", invalid="ignore"):  # r = 1 exactly: tail −inf, not used (r < 0.5 only)
-        while live.size and k + 8 < TABLE_K:
-            for _ in range(8):  # term k+1 from term k, in place
-                k += 1
-                q *= v2
-                table[k].take(index, out=t, mode="clip")  # index = d − 1 is within the row (no check)
-                t *= q
-                S += t
-            # tail after term k: Σ_{j>k} p_j ≤ p_{k+1}/(1 − v²/(k+2)) where v² < k + 2, p_{k+1} = q_k v²/(k+1)!
-            r = v2 * (1 / (k + 2))
-            tail = q * v2
-            tail *= inv_fact[k + 1]
-            done = r < 0.5
-            r -= 1
-            tail /= -r
-            done &= tail <= TABLE_TAIL * S
-            n_done = int(np.count_nonzero(done))
-            if n_done and (4 * n_done >= live.size or k + 16 >= TABLE_K):
-                j = live[done]
-                out_s[j], out_t[j], out_k[j] = S[done], tail[done], k
-                keep = ~done
-                live = live[keep]
-                index, v2, q, S = (a[keep] for a in (index, v2, q, S))
-                t = t[: live.size]
-    w = 1.01 * (v2_0 + 2)  # ≥ W/S
-    lS = np.log(out_s)
-    lg = v2_0 + lS  # log(e^{v2} S)
-    rel = 1.01 * (U * (4 * w + ULPS + 3 + out_k) + out_t / out_s)
-    return lg, rel + ULPS * U * np.abs(lS) + U * np.abs(lg) + U * w
+    cell = np.sqrt(v2)
+    cell *= K_STEPS
+    col = cell.astype(np.intp)
+    np.minimum(col, tab.columns - 1, out=col)
+    col += tab.row_offset.take(index, mode="clip")  # (bit length of d − 1)·columns
+    kk = ktab.take(col)  # uint8; 0: not served
+    order = np.argsort(~kk, kind="stable")  # K descending (a radix sort of bytes)
+    ks = kk.take(order)
+    counts = np.bincount(ks, minlength=TABLE_K + 1)
+    live = np.cumsum(counts[::-1])[::-1]  # live[k]: points with K ≥ k
+    live[0] = live[1] = 0  # (K = 0: not summed)
+    idx_s, v2_s = index.take(order), v2.take(order)
+    P, t = np.zeros(n), np.empty(n)
+    for k in range(int(ks[0]) if n else 0, 1, -1):
+        m = int(live[k])
+        tt, pp = t[:m], P[:m]
+        table[k].take(idx_s[:m], out=tt, mode="clip")  # index = d − 1 is within the row (no check)
+        pp *= v2_s[:m]
+        pp += tt
+    q = np.exp(-v2_s)
+    q *= v2_s
+    q *= v2_s
+    P *= q  # S
+    k1 = ks + 1.0  # K + 1
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lS = np.log(P)
+        r = v2_s / (k1 + 1)
+        # p_{K+1}/S = exp((K + 1) log v² − v² − log (K + 1)! − log S)
+        tail = np.log(v2_s)
+        tail *= k1
+        tail -= v2_s
+        tail -= tab.log_fact.take(ks + 1)
+        tail -= lS
+        np.exp(tail, out=tail)
+        tail /= 1 - r
+        ok = (ks > 0) & (r < 0.5) & (tail <= TABLE_TAIL)
+        w = 1.01 * (v2_s + 2)  # ≥ W/S
+        lg = v2_s + lS  # log(e^{v2} S)
+        err = 1.01 * (U * (5 * w + ULPS - 1) + tail)
+        err += ULPS * U * np.abs(lS)
+        err += U * np.abs(lg)
+        err += U * w
+    out_lg, out_err = np.empty(n), np.empty(n)
+    out_lg[order] = np.where(ok, lg, np.nan)
+    out_err[order] = np.where(ok, err, np.nan)
+    return out_lg, out_err
 
 
 def _chunk(rows, index, v2, pm=None, w23=None):
-    """The series on one chunk; converged elements leave the working set every 8 terms.
+    """The series on one chunk by :func:`~rftheory.numerics.series_driver.sum_to_tail` (points leave the
+    working set every 8 terms, where the tail is below ``TAIL`` of the sum).
 
     ``pm is None``: the gap, Poisson weights of mean ``v2``, term weights ``b_k``.
     Else the ``++`` bracket: Poisson weights of mean ``v2`` (the caller's ``2v²``),
     term weights ``1/2 − 2^{−k} − pm·b_k·2^{−k}`` (``w23``: those of k = 2, 3, exact)."""
     n = v2.size
-    v2_0 = v2
-    pm_given = pm is not None
-    out_s, out_w, out_t, out_k = np.empty(n), np.empty(n), np.empty(n), np.empty(n)
-    live = np.arange(n)
-    p = np.exp(-v2) * v2  # p_1
-    S, W, t, b = np.zeros(n), np.zeros(n), np.empty(n), np.empty(n)
-    k = 1
-    while live.size:
-        for _ in range(8):  # term k+1 from term k, in place
-            p *= v2
-            p /= k + 1
-            k += 1
-            if pm is None:
-                rows[k].take(index, out=b)
-            elif k <= 3:
-                b[:] = w23[k - 2]
-            else:
-                rows[k].take(index, out=b)
-                b *= pm
-                b *= 2.0**-k
-                np.subtract(0.5 - 2.0**-k, b, out=b)
-            np.multiply(p, b, out=t)
-            S += t
-            t *= k
-            W += t
-        # tail after term k: Σ_{j>k} p_j ≤ p_{k+1}/(1 − v²/(k+2)) where v² < k + 2
-        r = v2 / (k + 2)
-        with np.errstate(divide="ignore"):
-            tail = np.where(r < 0.5, p * (v2 / (k + 1)) / (1 - r), np.inf)
-        done = tail <= TAIL * S
-        if done.any():
-            j = live[done]
-            out_s[j], out_w[j], out_t[j], out_k[j] = S[done], W[done], tail[done], k
-            keep = ~done
-            live = live[keep]
-            index, v2, p, S, W = (a[keep] for a in (index, v2, p, S, W))
-            if pm is not None:
-                pm, w23 = pm[keep], (w23[0][keep], w23[1][keep])
-            t, b = t[: live.size], b[: live.size]
+    state = dict(index=index, S=np.zeros(n), W=np.zeros(n), t=np.empty(n), b=np.empty(n))
+    if pm is not None:
+        state.update(pm=pm, w2=w23[0], w3=w23[1])
+
+    def add_term(k, s):
+        b, t = s["b"], s["t"]
+        if pm is None:
+            rows[k].take(s["index"], out=b)
+        elif k <= 3:
+            b[:] = s["w2" if k == 2 else "w3"]
+        else:
+            rows[k].take(s["index"], out=b)
+            b *= s["pm"]
+            b *= 2.0**-k
+            np.subtract(0.5 - 2.0**-k, b, out=b)
+        np.multiply(s["p"], b, out=t)
+        s["S"] += t
+        t *= k
+        s["W"] += t
+
+    res = sum_to_tail(v2, np.exp(-v2) * v2, state, add_term, "S", TAIL, ("S", "W"), scratch=("t", "b"))
+    out_s, out_w, out_t, out_k = res.sums["S"], res.sums["W"], res.tail, res.terms
     lS = np.log(out_s)
-    lg = v2_0 + lS  # log(e^{v2} S)
+    lg = v2 + lS  # log(e^{v2} S)
     # Σ e_k T_k = u(c1·W + c0·S), e_k = (c1 k + c0)u; the partial sums, at most K of them, each ≤ S;
     # 1.01 covers the second-order terms of these first-order bounds
     r = rows.rounds
-    c1, c0 = (6 * r + 2, ULPS + 21) if pm_given else (r + 2, ULPS + 1)  # e_k = (c1 k + c0)u
+    c1, c0 = (6 * r + 2, ULPS + 21) if pm is not None else (r + 2, ULPS + 1)  # e_k = (c1 k + c0)u
     rel = 1.01 * (U * (c1 * out_w / out_s + c0 + out_k) + out_t / out_s)
     err = rel + ULPS * U * np.abs(lS) + U * np.abs(lg) + U * out_w / out_s
     return lg, err
@@ -433,39 +487,26 @@ def orth_gap_neg_series(d, z2):
 
 
 def _chunk_alt(rows, index, z2):
-    """The alternating series on one chunk (converged elements leave every 8 terms)."""
+    """The alternating series on one chunk by :func:`~rftheory.numerics.series_driver.sum_to_tail`
+    (points leave every 8 terms, where the tail is below ``TAIL`` of ``Σ|t_k|``)."""
     n = z2.size
-    out_s, out_e = np.empty(n), np.empty(n)
-    live = np.arange(n)
-    p = z2.copy()  # p_1 = z²
-    S, T, W, A, t, q, b = (np.zeros(n) for _ in range(7))
-    k = 1
-    while live.size:
-        for _ in range(8):
-            p *= z2
-            p /= k + 1
-            k += 1
-            rows[k].take(index, out=b)
-            np.multiply(p, b, out=t)  # |t_k|
-            T += t
-            if k % 2:
-                S -= t
-            else:
-                S += t
-            np.abs(S, out=q)
-            A += q  # Σ|S_k|: each addition errs by at most u|S_k|
-            t *= k
-            W += t
-        r = z2 / (k + 2)
-        with np.errstate(divide="ignore"):
-            tail = np.where(r < 0.5, p * (z2 / (k + 1)) / (1 - r), np.inf)
-        done = tail <= TAIL * T
-        if done.any():
-            j = live[done]
-            out_s[j] = S[done]
-            out_e[j] = 1.01 * (U * ((rows.rounds + 3) * W[done] + 2 * T[done] + A[done]) + tail[done])
-            keep = ~done
-            live = live[keep]
-            index, z2, p, S, T, W, A = (a[keep] for a in (index, z2, p, S, T, W, A))
-            t, q, b = t[: live.size], q[: live.size], b[: live.size]
-    return out_s, out_e
+    state = {name: np.zeros(n) for name in ("S", "T", "W", "A", "t", "q", "b")}
+    state["index"] = index
+
+    def add_term(k, s):
+        b, t, S, q = s["b"], s["t"], s["S"], s["q"]
+        rows[k].take(s["index"], out=b)
+        np.multiply(s["p"], b, out=t)  # |t_k|
+        s["T"] += t
+        if k % 2:
+            S -= t
+        else:
+            S += t
+        np.abs(S, out=q)
+        s["A"] += q  # Σ|S_k|: each addition errs by at most u|S_k|
+        t *= k
+        s["W"] += t
+
+    res = sum_to_tail(z2, z2.copy(), state, add_term, "T", TAIL, ("S", "T", "W", "A"), scratch=("t", "q", "b"))
+    S, T, W, A = (res.sums[name] for name in ("S", "T", "W", "A"))
+    return S, 1.01 * (U * ((rows.rounds + 3) * W + 2 * T + A) + res.tail)
