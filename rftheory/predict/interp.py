@@ -279,7 +279,13 @@ class Interpolant:
         numpy.ndarray
         """
         d = self.d
-        return A * ((d * np.expm1(self.table()(s)) + (d - 1)) / (d - 1))
+        e = self.table()(s)
+        np.expm1(e, out=e)
+        e *= d
+        e += d - 1
+        e /= d - 1
+        e *= A
+        return e
 
 
 @dataclass(frozen=True)
@@ -320,14 +326,17 @@ class TaylorTable:
 
     def __call__(self, s: np.ndarray) -> np.ndarray:
         """``q(s)`` for ``s`` in ``[lo, hi]``."""
-        k = np.rint((s - self.lo) * self.inv).astype(np.intp)
+        t = s - self.lo
+        t *= self.inv
+        k = np.rint(t, out=t).astype(np.intp)
         np.clip(k, 0, self.nodes.size - 1, out=k)
-        h = s - self.nodes[k]
+        h = np.take(self.nodes, k)
+        np.subtract(s, h, out=h)
         J = self.taylor.shape[0] - 1
-        acc = self.taylor[J][k]
+        acc = np.take(self.taylor[J], k)
         for j in range(J - 1, -1, -1):
             acc *= h
-            acc += self.taylor[j][k]
+            acc += np.take(self.taylor[j], k, out=t)
         return acc
 
 

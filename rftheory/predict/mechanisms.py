@@ -141,7 +141,10 @@ class Mechanism:
                 raise ValueError(f"{self.name}: fit the mechanism on the data first (rftheory.predict.mechanisms.fit)")
             return _favor_sharp_terms(self.fitted, g, kernel), None, 0
         rid, arrays, scal = self._call(g, d)
-        if self.family == "rff":
+        shared = getattr(g, "shared", None)  # a TileGeometry: A = MSE_1 is the same for every coupling
+        if shared is not None and ("A", self.family) in shared:
+            A, keep, fb = shared[("A", self.family)]
+        elif self.family == "rff":
             # MSE_1 of iid rff, (1 − e^{−z²})²/2 (Yu et al. 2016, Eq. 3 with one vector): the float64 layer of
             # simrf.rff_mse at m = 1 computes exactly this (its bracket with no coupled pair), bit for bit,
             # after the same domain checks; it never refuses (error bound 4u relative).  At z = 0 (x = y,
@@ -149,22 +152,31 @@ class Mechanism:
             z = g["z"]
             keep = z > 0
             _check_rff_domain(rid, z, keep, scal(1, "iid"))
-            A, B, fb = np.expm1(-z * z) ** 2 / 2, None, 0
+            A = np.expm1(-z * z)
+            A *= A
+            A *= 0.5
+            fb = 0
         else:
             keep = np.ones(g["z"].shape, bool)
-            A, B = np.zeros(keep.shape), None
+            A = np.zeros(keep.shape)
             one = evaluate(rid, arrays, **scal(1, "iid"))
             A[keep], fb = one.values, one.fallback
+        if shared is not None:
+            shared[("A", self.family)] = (A, keep, fb)
+        B = None
         if self.coupled:
             if self.interp is not None:  # the pair term from its interpolant in z or v (rftheory.predict.interp)
                 s = g["v"] if self.family == "prf" else g["z"]
-                near = keep & self.interp.inside(s)
-                with np.errstate(over="ignore", invalid="ignore"):  # pairs outside the interval: discarded
-                    B = np.where(near, self.interp.B(s, A), 0.0)
-                direct = keep & ~near
+                if s.size and self.interp.lo <= float(np.min(s)) and float(np.max(s)) <= self.interp.hi:
+                    B, direct = self.interp.B(s, A), None  # every pair inside (so s > 0 for rff)
+                else:
+                    near = keep & self.interp.inside(s)
+                    with np.errstate(over="ignore", invalid="ignore"):  # pairs outside the interval: discarded
+                        B = np.where(near, self.interp.B(s, A), 0.0)
+                    direct = keep & ~near
             else:
                 B, direct = np.zeros(keep.shape), keep.copy()
-            if np.any(direct):
+            if direct is not None and np.any(direct):
                 sub = {k: a[direct] for k, a in arrays.items()}
                 full = evaluate("sutherland.var_psi_coupled", sub, d=d, D=d, coupling=self.coupling) \
                     if self.family == "psi" else evaluate(rid, sub, **scal(d, self.coupling))
@@ -197,9 +209,14 @@ class Mechanism:
 def _check_rff_domain(rid: str, z: np.ndarray, keep: np.ndarray, scalars: dict[str, Any]) -> None:
     """The domain checks of :func:`~rftheory.predict.pairs.evaluate` on the positive ``z``: on the smallest and
     largest (the domain is an interval), and on every one, for the message, if those are refused."""
-    if not np.any(keep):
+    if z.size == 0:
         return
-    ends = np.array([np.min(z, where=keep, initial=np.inf), np.max(z)])
+    low = float(np.min(z))
+    if not low > 0:  # the smallest positive z
+        if not np.any(keep):
+            return
+        low = float(np.min(z, where=keep, initial=np.inf))
+    ends = np.array([low, np.max(z)])
     try:
         check_domain(rid, {"z": ends}, **scalars)
     except ParameterError:

@@ -16,6 +16,8 @@ bisected and the pairs it refuses are evaluated by
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -24,7 +26,7 @@ import numpy as np
 from ..catalog import get
 from ..core.errors import RangeError
 
-__all__ = ["BLOCK", "blocks", "geometry", "Evaluated", "evaluate", "check_domain"]
+__all__ = ["BLOCK", "blocks", "Tile", "tiles", "TileGeometry", "geometry", "Evaluated", "evaluate", "check_domain"]
 
 #: pairs per block (memory: a few arrays of BLOCK x d float64)
 BLOCK = 1 << 15
@@ -70,6 +72,159 @@ def blocks(n_x: int, n_y: int, same: bool, block: int = BLOCK):
             w = np.ones(I.size)
         yield I, J, w
         r0 = r1
+
+
+@dataclass(frozen=True)
+class Tile:
+    """The pairs ``(i, j)``, ``r0 ≤ i < r1``, ``c0 ≤ j < c1``, each of weight ``w`` (row-major order).
+
+    Attributes
+    ----------
+    r0, r1 : int
+        Rows of ``X``.
+    c0, c1 : int
+        Rows of ``Y``.
+    w : float
+        The weight of every pair (2 for ``i < j`` of one set, else 1).
+    """
+
+    r0: int
+    r1: int
+    c0: int
+    c1: int
+    w: float
+
+    @property
+    def size(self) -> int:
+        """The number of pairs."""
+        return (self.r1 - self.r0) * (self.c1 - self.c0)
+
+
+def tiles(n_x: int, n_y: int, same: bool, block: int = BLOCK) -> Iterator[Tile | tuple[np.ndarray, ...]]:
+    """Every pair once, as :class:`Tile` rectangles of whole rows, and the rest as index blocks ``(I, J, w)``.
+
+    One set: the rows ``r0:r1`` against the columns ``r1:n`` (``i < j``, weight 2) as a tile;
+    the pairs ``r0 ≤ i ≤ j < r1`` of each row block are gathered into index blocks of about
+    ``block`` pairs (as :func:`blocks` yields).  Two sets: tiles of whole rows, weight 1.
+
+    Parameters
+    ----------
+    n_x, n_y : int
+        Set sizes.
+    same : bool
+        One set.
+    block : int
+        Pairs per tile or index block (about; at least one row).
+
+    Yields
+    ------
+    Tile or tuple of numpy.ndarray
+        A tile, or ``(I, J, w)`` as :func:`blocks` yields.
+
+    Examples
+    --------
+    >>> [t if isinstance(t, Tile) else [a.tolist() for a in t] for t in tiles(3, 3, True, block=2)]
+    [Tile(r0=0, r1=1, c0=1, c1=3, w=2.0), Tile(r0=1, r1=2, c0=2, c1=3, w=2.0), [[0, 1], [0, 1], [1.0, 1.0]], [[2], [2], [1.0]]]
+    """
+    if not same:
+        rows = max(1, block // max(1, n_y))
+        for r0 in range(0, n_x, rows):
+            yield Tile(r0, min(r0 + rows, n_x), 0, n_y, 1.0)
+        return
+    tri_i: list[np.ndarray] = []
+    tri_j: list[np.ndarray] = []
+    held = 0
+    r0 = 0
+    while r0 < n_x:
+        r1 = min(n_x, r0 + max(1, block // max(1, n_x - r0)))
+        if r1 < n_x:
+            yield Tile(r0, r1, r1, n_x, 2.0)
+        i, j = np.triu_indices(r1 - r0)
+        tri_i.append(i + r0)
+        tri_j.append(j + r0)
+        held += i.size
+        r0 = r1
+        if held >= block or r0 >= n_x:
+            I, J = np.concatenate(tri_i), np.concatenate(tri_j)
+            yield I, J, np.where(I == J, 1.0, 2.0)
+            tri_i, tri_j, held = [], [], 0
+
+
+class TileGeometry(dict):
+    """:func:`geometry` of the pairs of a :class:`Tile`, each array computed when first asked for.
+
+    Keys as :func:`geometry` (``a, b, z, v, dot, theta``) and ``I, J``; arrays are the tile's pairs in
+    row-major order (flattened).  ``z`` and ``v`` as :func:`geometry` computes them for a row block
+    (one BLAS product, the pair's difference or sum where ``z²`` or ``v²`` is below ``(a² + b²)/8``),
+    clamped to ``[|a−b|, a+b]``.  :attr:`shared` holds what several mechanisms of one block can reuse.
+
+    Parameters
+    ----------
+    X, Y : numpy.ndarray
+        The rescaled sets.
+    tile : Tile
+    """
+
+    def __init__(self, X: np.ndarray, Y: np.ndarray, tile: Tile) -> None:
+        super().__init__()
+        self.X, self.Y, self.tile = X, Y, tile
+        self.xs, self.ys = X[tile.r0:tile.r1], Y[tile.c0:tile.c1]
+        self.shared: dict[Any, Any] = {}
+        self._gram: np.ndarray | None = None
+
+    def __missing__(self, key: str) -> np.ndarray:
+        t = self.tile
+        shape = (t.r1 - t.r0, t.c1 - t.c0)
+        if key in ("a2", "b2"):
+            v = self.xs if key == "a2" else self.ys
+            val = np.einsum("ij,ij->i", v, v)
+        elif key in ("a", "b"):
+            val = np.broadcast_to(np.sqrt(self[key + "2"])[:, None] if key == "a" else np.sqrt(self["b2"])[None, :],
+                                  shape).ravel()
+        elif key == "dot":
+            val = self.gram().ravel()
+        elif key in ("z", "v"):
+            val = self._distance(key, shape)
+        elif key in ("I", "J"):
+            val = (np.repeat(np.arange(t.r0, t.r1), shape[1]) if key == "I"
+                   else np.tile(np.arange(t.c0, t.c1), shape[0]))
+        elif key == "theta":
+            val = _theta(self.X[self["I"]], self.Y[self["J"]], self["a"], self["b"])
+        else:
+            raise KeyError(key)
+        self[key] = val
+        return val
+
+    def gram(self) -> np.ndarray:
+        """``xᵀy`` of the tile's pairs (one BLAS product, made once).
+
+        Returns
+        -------
+        numpy.ndarray, shape (rows, columns)
+        """
+        if self._gram is None:
+            self._gram = self.xs @ self.ys.T
+        return self._gram
+
+    def _distance(self, key: str, shape: tuple[int, int]) -> np.ndarray:
+        a2, b2 = self["a2"][:, None], self["b2"][None, :]
+        q = a2 + b2
+        t2 = self.gram() * (-2.0 if key == "z" else 2.0)
+        t2 += q  # q ∓ 2xᵀy, rounded as geometry rounds it
+        q *= 0.125
+        near = np.flatnonzero(t2 < q)
+        np.maximum(t2, 0.0, out=t2)
+        out = np.sqrt(t2, out=t2).ravel()
+        if near.size:
+            i, j = np.divmod(near, shape[1])
+            x, y = self.xs[i], self.ys[j]
+            e = x - y if key == "z" else x + y
+            out[near] = np.sqrt(np.einsum("ij,ij->i", e, e))
+        a, b = np.sqrt(a2), np.sqrt(b2)
+        lo, hi = np.abs(a - b), a + b
+        t = out.reshape(shape)
+        np.clip(t, lo, hi, out=t)
+        return out
 
 
 def geometry(X, Y, I, J, need_theta: bool = False) -> dict:
