@@ -26,7 +26,7 @@ import numpy as np
 from ..catalog import get
 from ..core.errors import RangeError
 
-__all__ = ["BLOCK", "blocks", "Tile", "tiles", "TileGeometry", "geometry", "Evaluated", "evaluate", "check_domain"]
+__all__ = ["BLOCK", "blocks", "Tile", "Diagonal", "tiles", "TileGeometry", "DiagonalGeometry", "geometry", "Evaluated", "evaluate", "check_domain"]
 
 #: pairs per block (memory: a few arrays of BLOCK x d float64)
 BLOCK = 1 << 15
@@ -100,12 +100,12 @@ class Tile:
         return (self.r1 - self.r0) * (self.c1 - self.c0)
 
 
-def tiles(n_x: int, n_y: int, same: bool, block: int = BLOCK) -> Iterator[Tile | tuple[np.ndarray, ...]]:
-    """Every pair once, as :class:`Tile` rectangles of whole rows, and the rest as index blocks ``(I, J, w)``.
+def tiles(n_x: int, n_y: int, same: bool, block: int = BLOCK) -> Iterator[Tile | Diagonal]:
+    """Every pair once, as :class:`Tile` rectangles of whole rows and (one set) :class:`Diagonal` triangles.
 
     One set: the rows ``r0:r1`` against the columns ``r1:n`` (``i < j``, weight 2) as a tile;
-    the pairs ``r0 ≤ i ≤ j < r1`` of each row block are gathered into index blocks of about
-    ``block`` pairs (as :func:`blocks` yields).  Two sets: tiles of whole rows, weight 1.
+    the pairs ``r0 ≤ i ≤ j < r1`` of the row blocks are gathered into :class:`Diagonal` blocks of
+    about ``block`` pairs.  Two sets: tiles of whole rows, weight 1.
 
     Parameters
     ----------
@@ -118,57 +118,114 @@ def tiles(n_x: int, n_y: int, same: bool, block: int = BLOCK) -> Iterator[Tile |
 
     Yields
     ------
-    Tile or tuple of numpy.ndarray
-        A tile, or ``(I, J, w)`` as :func:`blocks` yields.
+    Tile or Diagonal
 
     Examples
     --------
-    >>> [t if isinstance(t, Tile) else [a.tolist() for a in t] for t in tiles(3, 3, True, block=2)]
-    [Tile(r0=0, r1=1, c0=1, c1=3, w=2.0), Tile(r0=1, r1=2, c0=2, c1=3, w=2.0), [[0, 1], [0, 1], [1.0, 1.0]], [[2], [2], [1.0]]]
+    >>> list(tiles(3, 3, True, block=2))  # doctest: +NORMALIZE_WHITESPACE
+    [Tile(r0=0, r1=1, c0=1, c1=3, w=2.0), Tile(r0=1, r1=2, c0=2, c1=3, w=2.0),
+     Diagonal(squares=((0, 1), (1, 2))), Diagonal(squares=((2, 3),))]
     """
     if not same:
         rows = max(1, block // max(1, n_y))
         for r0 in range(0, n_x, rows):
             yield Tile(r0, min(r0 + rows, n_x), 0, n_y, 1.0)
         return
-    tri_i: list[np.ndarray] = []
-    tri_j: list[np.ndarray] = []
+    squares: list[tuple[int, int]] = []
     held = 0
     r0 = 0
     while r0 < n_x:
         r1 = min(n_x, r0 + max(1, block // max(1, n_x - r0)))
         if r1 < n_x:
             yield Tile(r0, r1, r1, n_x, 2.0)
-        i, j = np.triu_indices(r1 - r0)
-        tri_i.append(i + r0)
-        tri_j.append(j + r0)
-        held += i.size
+        squares.append((r0, r1))
+        held += (r1 - r0) * (r1 - r0 + 1) // 2
         r0 = r1
         if held >= block or r0 >= n_x:
-            I, J = np.concatenate(tri_i), np.concatenate(tri_j)
-            yield I, J, np.where(I == J, 1.0, 2.0)
-            tri_i, tri_j, held = [], [], 0
+            yield Diagonal(tuple(squares))
+            squares, held = [], 0
+
+
+@dataclass(frozen=True)
+class Diagonal:
+    """The pairs ``r0 ≤ i ≤ j < r1`` of one set for a few row ranges ``(r0, r1)``: weight 1 on the diagonal, else 2.
+
+    Attributes
+    ----------
+    squares : tuple of tuple of int
+        The row ranges ``(r0, r1)``.
+    """
+
+    squares: tuple[tuple[int, int], ...]
+
+    def indices(self) -> tuple[np.ndarray, np.ndarray]:
+        """The pairs ``(I, J)``, square by square, row-major within each.
+
+        Returns
+        -------
+        I, J : numpy.ndarray of int
+        """
+        parts = [np.triu_indices(r1 - r0) for r0, r1 in self.squares]
+        return (np.concatenate([i + r0 for (i, _), (r0, _) in zip(parts, self.squares)]),
+                np.concatenate([j + r0 for (_, j), (r0, _) in zip(parts, self.squares)]))
+
+
+class DiagonalGeometry(dict):
+    """:func:`geometry` of the pairs of a :class:`Diagonal`: each square's :class:`TileGeometry`, upper triangle.
+
+    Parameters
+    ----------
+    X : numpy.ndarray
+        The rescaled set.
+    diag : Diagonal
+    """
+
+    def __init__(self, X: np.ndarray, diag: Diagonal) -> None:
+        super().__init__()
+        self.parts = [TileGeometry(X, X, Tile(r0, r1, r0, r1, 1.0)) for r0, r1 in diag.squares]
+        self.upper = [np.triu(np.ones((r1 - r0, r1 - r0), bool)).ravel() for r0, r1 in diag.squares]
+        self.I, self.J = diag.indices()
+        self.shared: dict[Any, Any] = {}
+
+    def __missing__(self, key: str) -> np.ndarray:
+        if key in ("I", "J"):
+            val = self.I if key == "I" else self.J
+        else:
+            val = np.concatenate([g[key][u] for g, u in zip(self.parts, self.upper)])
+        self[key] = val
+        return val
 
 
 class TileGeometry(dict):
     """:func:`geometry` of the pairs of a :class:`Tile`, each array computed when first asked for.
 
     Keys as :func:`geometry` (``a, b, z, v, dot, theta``) and ``I, J``; arrays are the tile's pairs in
-    row-major order (flattened).  ``z`` and ``v`` as :func:`geometry` computes them for a row block
-    (one BLAS product, the pair's difference or sum where ``z²`` or ``v²`` is below ``(a² + b²)/8``),
-    clamped to ``[|a−b|, a+b]``.  :attr:`shared` holds what several mechanisms of one block can reuse.
+    row-major order (flattened).  ``z`` and ``v`` as :func:`geometry` computes them for a row block:
+    ``z² = q − 2xᵀy``, ``v² = q + 2xᵀy`` (``q = a² + b²``, one BLAS product), the pair's difference
+    or sum where that is below ``(a² + b²)/8``; ``v`` is
+    clamped to ``[|a−b|, a+b]`` (the norm checks of ``prf``), ``z`` is not (no result takes it with the
+    norms).  Given the squared distances ``s̃`` of the unscaled tile (the median bandwidth's,
+    :class:`rftheory.predict.median.Span`) and ``f² = fl(factor²)``, ``z² = fl(s̃·f²)`` instead of a
+    new product: within ``16γ_{d+2} + 3u`` of the exact ``z²`` where used, as the product's.
+    :attr:`shared` holds what several mechanisms of one block can reuse.
 
     Parameters
     ----------
     X, Y : numpy.ndarray
         The rescaled sets.
     tile : Tile
+    squared : numpy.ndarray, optional
+        ``s̃`` of the tile on the unscaled data (row-major, flattened).
+    f2 : float
+        ``factor²`` of the rescaling (with ``squared``).
     """
 
-    def __init__(self, X: np.ndarray, Y: np.ndarray, tile: Tile) -> None:
+    def __init__(self, X: np.ndarray, Y: np.ndarray, tile: Tile, squared: np.ndarray | None = None,
+                 f2: float = 1.0) -> None:
         super().__init__()
         self.X, self.Y, self.tile = X, Y, tile
         self.xs, self.ys = X[tile.r0:tile.r1], Y[tile.c0:tile.c1]
+        self.squared, self.f2 = squared, f2
         self.shared: dict[Any, Any] = {}
         self._gram: np.ndarray | None = None
 
@@ -208,22 +265,29 @@ class TileGeometry(dict):
 
     def _distance(self, key: str, shape: tuple[int, int]) -> np.ndarray:
         a2, b2 = self["a2"][:, None], self["b2"][None, :]
-        q = a2 + b2
-        t2 = self.gram() * (-2.0 if key == "z" else 2.0)
-        t2 += q  # q ∓ 2xᵀy, rounded as geometry rounds it
-        q *= 0.125
-        near = np.flatnonzero(t2 < q)
+        if key == "z" and self.squared is not None:
+            t2 = self.squared.reshape(shape) * self.f2
+            q = a2 + b2
+            q *= 0.125
+            mask = t2 < q
+        else:
+            q = a2 + b2
+            t2 = self.gram() * (-2.0 if key == "z" else 2.0)
+            t2 += q  # q ∓ 2xᵀy, rounded as geometry rounds it
+            q *= 0.125
+            mask = t2 < q
+        near = np.flatnonzero(mask) if mask.any() else None
         np.maximum(t2, 0.0, out=t2)
         out = np.sqrt(t2, out=t2).ravel()
-        if near.size:
+        if near is not None:
             i, j = np.divmod(near, shape[1])
             x, y = self.xs[i], self.ys[j]
             e = x - y if key == "z" else x + y
             out[near] = np.sqrt(np.einsum("ij,ij->i", e, e))
-        a, b = np.sqrt(a2), np.sqrt(b2)
-        lo, hi = np.abs(a - b), a + b
-        t = out.reshape(shape)
-        np.clip(t, lo, hi, out=t)
+        if key == "v":
+            a, b = np.sqrt(a2), np.sqrt(b2)
+            t = out.reshape(shape)
+            np.clip(t, np.abs(a - b), a + b, out=t)
         return out
 
 

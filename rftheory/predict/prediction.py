@@ -33,7 +33,7 @@ from ..numerics.special import coupled_pairs
 from . import data as D
 from .interp import build, eligible, interval_from_span
 from .mechanisms import Mechanism, fit, kernel_values, parse_list
-from .pairs import BLOCK, Tile, TileGeometry, blocks, geometry, tiles
+from .pairs import BLOCK, Diagonal, DiagonalGeometry, Tile, TileGeometry, blocks, geometry, tiles
 from .target import smallest_m
 
 __all__ = ["Row", "Prediction", "predict", "parse_ms", "Request", "BlockJob", "Setup", "Block", "TermSums",
@@ -258,6 +258,11 @@ class BlockJob:
         Pairs are sampled (sums of squares are kept for standard errors).
     need_theta : bool
         Some mechanism needs the angle of the pairs.
+    squared : dict
+        Tiles of one set to their squared distances on the unscaled data (the median bandwidth's,
+        :attr:`rftheory.predict.median.Span.squared`), reused for ``z``; empty: none.
+    f2 : float
+        ``factor²`` of the rescaling (with ``squared``).
     """
 
     X: np.ndarray
@@ -268,6 +273,8 @@ class BlockJob:
     d: int
     sampled: bool
     need_theta: bool
+    squared: dict[Tile, np.ndarray] = field(default_factory=dict, repr=False)
+    f2: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -473,7 +480,7 @@ def pairwise_sum(x: np.ndarray) -> float:
     return float(buf[0])
 
 
-def block_sums(job: BlockJob, blk: Block | Tile) -> BlockSums:
+def block_sums(job: BlockJob, blk: Block | Tile | Diagonal) -> BlockSums:
     """Everything one block of pairs adds to a prediction (pairwise block sums, worst ratio).
 
     .. math:: \\mathrm{MSE}_m = A/m + P(m)B/m^2,\\qquad \\text{ratio} = \\sqrt{\\mathrm{MSE}_m}/K
@@ -481,9 +488,9 @@ def block_sums(job: BlockJob, blk: Block | Tile) -> BlockSums:
     Parameters
     ----------
     job : BlockJob
-    blk : Block or rftheory.predict.pairs.Tile
-        Index pairs with weights, or a tile of pairs of one weight (its sums are that weight
-        times the pairwise sums: exact for the weights 1 and 2).
+    blk : Block or rftheory.predict.pairs.Tile or rftheory.predict.pairs.Diagonal
+        Index pairs with weights, a tile of pairs of one weight (its sums are that weight
+        times the pairwise sums: exact for the weights 1 and 2), or diagonal triangles of one set.
 
     Returns
     -------
@@ -492,7 +499,7 @@ def block_sums(job: BlockJob, blk: Block | Tile) -> BlockSums:
         ``(mechanism, m)`` ``Σ w·MSE``, ``Σ MSE²`` (sampled pairs), the worst ratio and its pair.
     """
     if isinstance(blk, Tile):
-        g: dict[str, np.ndarray] = TileGeometry(job.X, job.Y, blk)
+        g: dict[str, np.ndarray] = TileGeometry(job.X, job.Y, blk, job.squared.get(blk), job.f2)
         tw, n, cols = blk.w, blk.size, blk.c1 - blk.c0
 
         def wsum(t: np.ndarray) -> float:
@@ -501,9 +508,15 @@ def block_sums(job: BlockJob, blk: Block | Tile) -> BlockSums:
         def at(j: int) -> Pair:
             return blk.r0 + j // cols, blk.c0 + j % cols
     else:
-        I, J, w = blk.I, blk.J, blk.w
-        g = geometry(job.X, job.Y, I, J, job.need_theta)
-        g["I"], g["J"], n = I, J, len(I)
+        if isinstance(blk, Diagonal):
+            g = DiagonalGeometry(job.X, blk)
+            I, J = g.I, g.J
+            w = np.where(I == J, 1.0, 2.0)
+        else:
+            I, J, w = blk.I, blk.J, blk.w
+            g = geometry(job.X, job.Y, I, J, job.need_theta)
+            g["I"], g["J"] = I, J
+        n = len(I)
 
         def wsum(t: np.ndarray) -> float:
             return pairwise_sum(w * t)
@@ -532,12 +545,12 @@ def block_sums(job: BlockJob, blk: Block | Tile) -> BlockSums:
     return BlockSums(wsum(K * K), n, tuple(terms), tuple(errors))
 
 
-def _block_sums(job: BlockJob, item: Tile | tuple[np.ndarray, ...]) -> BlockSums:
-    """:func:`block_sums` of a tile or an index block ``(I, J, w)`` (the function a Dask worker runs)."""
-    return block_sums(job, item if isinstance(item, Tile) else Block(*item))
+def _block_sums(job: BlockJob, item: Tile | Diagonal | tuple[np.ndarray, ...]) -> BlockSums:
+    """:func:`block_sums` of a tile, diagonal triangles or an index block ``(I, J, w)`` (what a Dask worker runs)."""
+    return block_sums(job, item if isinstance(item, (Tile, Diagonal)) else Block(*item))
 
 
-def _run_blocks(job: BlockJob, blocks_it: Iterable[Tile | tuple[np.ndarray, ...]],
+def _run_blocks(job: BlockJob, blocks_it: Iterable[Tile | Diagonal | tuple[np.ndarray, ...]],
                 scheduler: str | None) -> Iterator[BlockSums]:
     """Block results, computed here or on the Dask cluster at ``scheduler`` (as they complete)."""
     if not scheduler:
@@ -645,7 +658,10 @@ def prepare(req: Request) -> Setup:
                 mech = replace(mech, interp=ip)
         ready.append(mech)
     need_theta = any(mm.family in ("sm++", "hybrid") for mm in ready)
-    job = BlockJob(prep.X, prep.Y, tuple(ready), req.ms, req.kernel, d, bool(req.pairs), need_theta)
+    # one set, all pairs: z from the median bandwidth's squared distances (same tiles), not a second Gram product
+    squared = span.squared if span is not None and prep.same and not req.pairs else {}
+    job = BlockJob(prep.X, prep.Y, tuple(ready), req.ms, req.kernel, d, bool(req.pairs), need_theta, squared,
+                   prep.factor * prep.factor)
     return Setup(req, sig, prep, job, interpolation)
 
 
@@ -669,7 +685,7 @@ def run(setup: Setup) -> Totals:
     n_x, n_y, d = prep.X.shape[0], prep.Y.shape[0], job.d
     total = req.pairs if req.pairs else (n_x * (n_x + 1) // 2 if prep.same else n_x * n_y)
     bar = _Progress(total * len(job.mechanisms), req.progress)
-    it: Iterable[Tile | tuple[np.ndarray, ...]] = (_sampled_blocks(n_x, n_y, req.pairs, req.seed) if req.pairs
+    it: Iterable[Tile | Diagonal | tuple[np.ndarray, ...]] = (_sampled_blocks(n_x, n_y, req.pairs, req.seed) if req.pairs
                                                    else tiles(n_x, n_y, prep.same))
     totals = Totals.empty(job.mechanisms, job.ms)
     try:
