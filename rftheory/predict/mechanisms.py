@@ -150,9 +150,11 @@ class Mechanism:
             # after the same domain checks; it never refuses (error bound 4u relative).  At z = 0 (x = y,
             # cos(w.0) = 1) the estimator is exact and the formula gives exactly 0.
             z = g["z"]
-            keep = z > 0
-            _check_rff_domain(rid, z, keep, scal(1, "iid"))
-            A = np.expm1(-z * z)
+            positive = _check_rff_domain(rid, z, scal(1, "iid"))
+            keep = None if positive else z > 0  # None: every pair
+            A = z * z
+            np.negative(A, out=A)
+            np.expm1(A, out=A)
             A *= A
             A *= 0.5
             fb = 0
@@ -170,12 +172,12 @@ class Mechanism:
                 if s.size and self.interp.lo <= float(np.min(s)) and float(np.max(s)) <= self.interp.hi:
                     B, direct = self.interp.B(s, A), None  # every pair inside (so s > 0 for rff)
                 else:
-                    near = keep & self.interp.inside(s)
+                    near = self.interp.inside(s) if keep is None else keep & self.interp.inside(s)
                     with np.errstate(over="ignore", invalid="ignore"):  # pairs outside the interval: discarded
                         B = np.where(near, self.interp.B(s, A), 0.0)
-                    direct = keep & ~near
+                    direct = ~near if keep is None else keep & ~near
             else:
-                B, direct = np.zeros(keep.shape), keep.copy()
+                B, direct = np.zeros(A.shape), np.ones(A.shape, bool) if keep is None else keep.copy()
             if direct is not None and np.any(direct):
                 sub = {k: a[direct] for k, a in arrays.items()}
                 full = evaluate("sutherland.var_psi_coupled", sub, d=d, D=d, coupling=self.coupling) \
@@ -206,22 +208,26 @@ class Mechanism:
         raise AssertionError(self.family)  # pragma: no cover
 
 
-def _check_rff_domain(rid: str, z: np.ndarray, keep: np.ndarray, scalars: dict[str, Any]) -> None:
+def _check_rff_domain(rid: str, z: np.ndarray, scalars: dict[str, Any]) -> bool:
     """The domain checks of :func:`~rftheory.predict.pairs.evaluate` on the positive ``z``: on the smallest and
-    largest (the domain is an interval), and on every one, for the message, if those are refused."""
+    largest (the domain is an interval), and on every one, for the message, if those are refused.  Returns whether
+    every ``z`` is positive."""
     if z.size == 0:
-        return
+        return True
     low = float(np.min(z))
-    if not low > 0:  # the smallest positive z
+    positive = low > 0
+    if not positive:  # the smallest positive z
+        keep = z > 0
         if not np.any(keep):
-            return
+            return False
         low = float(np.min(z, where=keep, initial=np.inf))
     ends = np.array([low, np.max(z)])
     try:
         check_domain(rid, {"z": ends}, **scalars)
     except ParameterError:
-        check_domain(rid, {"z": z[keep]}, **scalars)
+        check_domain(rid, {"z": z[z > 0]}, **scalars)
         raise
+    return positive
 
 
 def _times_exp(x: np.ndarray, s: np.ndarray) -> np.ndarray:
@@ -259,7 +265,10 @@ def kernel_values(g: dict[str, np.ndarray], kernel: str) -> np.ndarray:
     [1.0, 0.135335]
     """
     if kernel == "gaussian":
-        return np.exp(-g["z"] ** 2 / 2)
+        z = g["z"]
+        K = z * z
+        K *= -0.5  # −z²/2 exactly as −z**2/2 rounds it
+        return np.exp(K, out=K)
     if np.max(g["dot"], initial=-np.inf) > 709:
         raise RangeError("softmax kernel values exceed the float64 range (use a smaller --scale)")
     return np.exp(g["dot"])

@@ -28,8 +28,9 @@ __all__ = ["median_distance", "median_and_span", "Span"]
 #: unit roundoff of float64
 U = 2.0**-53
 
-#: rows of the Gram product formed at a time
-ROWS = 256
+
+#: about 2^SAMPLE_BITS squared distances (strided) bracket the median
+SAMPLE_BITS = 17
 
 
 @dataclass(frozen=True)
@@ -114,18 +115,22 @@ def _pair(piece: tuple, pos: int) -> tuple[int, int]:
 def _bracket(pieces: list, ks: list[int], n: int, E: float):
     """The values of ``s̃`` in a bracket holding the order statistics ``ks`` (widened by ``2E``), with their
     pieces and positions, and the count below it; ``None`` when the sampled bracket misses."""
-    stride = max(1, n >> 15)
+    stride = max(1, n >> SAMPLE_BITS)
     sample = np.concatenate([p[0][::stride] for p in pieces])
     m = sample.size
-    lo_r = max(0, int(ks[0] * m / n - 8 * np.sqrt(m) - 2))
-    hi_r = min(m - 1, int(ks[-1] * m / n + 8 * np.sqrt(m) + 2))
+    # the sample's rank of an order statistic has a standard deviation below √m/2: ±4√m is 8 of them
+    lo_r = max(0, int(ks[0] * m / n - 4 * np.sqrt(m) - 2))
+    hi_r = min(m - 1, int(ks[-1] * m / n + 4 * np.sqrt(m) + 2))
     L, H = np.partition(sample, [lo_r, hi_r])[[lo_r, hi_r]]
     Lc, Hc = float(L) - 2 * E, float(H) + 2 * E
     below, vals, where = 0, [], []
     for b, p in enumerate(pieces):
         s = p[0]
-        below += int(np.count_nonzero(s < Lc))
-        idx = np.flatnonzero((s >= Lc) & (s <= Hc))
+        lt = s < Lc
+        below += int(np.count_nonzero(lt))
+        inside = s <= Hc
+        np.logical_xor(inside, lt, out=inside)  # Lc <= s <= Hc (lt implies s <= Hc)
+        idx = np.flatnonzero(inside)
         vals.append(s[idx])
         where.append((np.full(idx.size, b), idx))
     cand = np.concatenate(vals)

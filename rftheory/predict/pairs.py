@@ -277,8 +277,8 @@ class TileGeometry(dict):
             q *= 0.125
             mask = t2 < q
         near = np.flatnonzero(mask) if mask.any() else None
-        np.maximum(t2, 0.0, out=t2)
-        out = np.sqrt(t2, out=t2).ravel()
+        with np.errstate(invalid="ignore"):  # a negative t2 is below q/8: near, replaced below
+            out = np.sqrt(t2, out=t2).ravel()
         if near is not None:
             i, j = np.divmod(near, shape[1])
             x, y = self.xs[i], self.ys[j]

@@ -524,25 +524,36 @@ def block_sums(job: BlockJob, blk: Block | Tile | Diagonal) -> BlockSums:
         def at(j: int) -> Pair:
             return int(I[j]), int(J[j])
     K = kernel_values(g, job.kernel)
+    K2 = K * K
+    # every K² a normal number: the worst √MSE/K is where MSE/K² is largest (one division per pair)
+    squared_ratio = K2.size > 0 and float(np.min(K2)) >= np.finfo(float).tiny
+    summed: dict[int, tuple[np.ndarray, float]] = {}  # A shared by the couplings of a family: summed once
     terms, errors = [], []
     for mech in job.mechanisms:
         A, B, nfb = mech.terms(g, job.d, job.kernel)
-        terms.append(TermSums(mech.name, wsum(A), None if B is None else wsum(B), nfb))
+        if id(A) not in summed:
+            summed[id(A)] = (A, wsum(A))
+        terms.append(TermSums(mech.name, summed[id(A)][1], None if B is None else wsum(B), nfb))
         for k in job.ms:
             mse = A / k
             if B is not None:
                 mse += (coupled_pairs(k, job.d) / k**2) * B
-            # sqrt(MSE)/K, 0 where MSE <= 0 (rounding) or 0/0: fmax drops the NaN
-            with np.errstate(divide="ignore", invalid="ignore"):
-                ratio = np.maximum(mse, 0.0)
-                np.sqrt(ratio, out=ratio)
-                np.divide(ratio, K, out=ratio)
-            np.fmax(ratio, 0.0, out=ratio)
-            j = int(np.argmax(ratio))
-            worst = float(ratio[j]) + 0.0  # not -0.0
+            if squared_ratio:
+                j = int(np.argmax(mse / K2))
+                worst = math.sqrt(float(mse[j])) / float(K[j]) if mse[j] > 0 else 0.0
+                if not worst > 0:
+                    j = 0  # every MSE <= 0 (rounding): ratio 0, at the first pair
+            else:  # sqrt(MSE)/K, 0 where MSE <= 0 (rounding) or 0/0: fmax drops the NaN
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    ratio = np.maximum(mse, 0.0)
+                    np.sqrt(ratio, out=ratio)
+                    np.divide(ratio, K, out=ratio)
+                np.fmax(ratio, 0.0, out=ratio)
+                j = int(np.argmax(ratio))
+                worst = float(ratio[j]) + 0.0  # not -0.0
             errors.append(ErrorSums(mech.name, k, wsum(mse), pairwise_sum(mse * mse) if job.sampled else 0.0,
                                     worst, at(j)))
-    return BlockSums(wsum(K * K), n, tuple(terms), tuple(errors))
+    return BlockSums(wsum(K2), n, tuple(terms), tuple(errors))
 
 
 def _block_sums(job: BlockJob, item: Tile | Diagonal | tuple[np.ndarray, ...]) -> BlockSums:
