@@ -328,15 +328,15 @@ class TaylorTable:
         """``q(s)`` for ``s`` in ``[lo, hi]``."""
         t = s - self.lo
         t *= self.inv
-        k = np.rint(t, out=t).astype(np.intp)
-        np.clip(k, 0, self.nodes.size - 1, out=k)
-        h = np.take(self.nodes, k)
+        t += 0.5
+        k = t.astype(np.intp)  # the nearest node (truncation of t + 1/2 ≥ 0; below 0 or beyond N: clipped)
+        h = np.take(self.nodes, k, mode="clip")
         np.subtract(s, h, out=h)
         J = self.taylor.shape[0] - 1
-        acc = np.take(self.taylor[J], k)
+        acc = np.take(self.taylor[J], k, mode="clip")
         for j in range(J - 1, -1, -1):
             acc *= h
-            acc += np.take(self.taylor[j], k, out=t)
+            acc += np.take(self.taylor[j], k, mode="clip", out=t)
         return acc
 
 
