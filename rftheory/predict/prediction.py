@@ -33,7 +33,7 @@ from ..numerics.special import coupled_pairs
 from . import data as D
 from .interp import build, eligible, interval_from_span
 from .mechanisms import Mechanism, fit, kernel_values, parse_list
-from .pairs import BLOCK, Diagonal, DiagonalGeometry, Tile, TileGeometry, blocks, geometry, tiles
+from .pairs import BLOCK, Diagonal, DiagonalGeometry, Tile, TileGeometry, geometry, tiles
 from .target import smallest_m
 
 __all__ = ["Row", "Prediction", "predict", "parse_ms", "Request", "BlockJob", "Setup", "Block", "TermSums",
