@@ -221,13 +221,22 @@ def _check_rff_domain(rid: str, z: np.ndarray, scalars: dict[str, Any]) -> bool:
         if not np.any(keep):
             return False
         low = float(np.min(z, where=keep, initial=np.inf))
-    ends = np.array([low, np.max(z)])
+    high = float(np.max(z))
+    key = (rid, tuple(sorted(scalars.items())))
+    lo, hi = _ACCEPTED.get(key, (np.inf, -np.inf))
+    if lo <= low and high <= hi:  # inside a range whose ends were accepted (the domain is an interval)
+        return positive
     try:
-        check_domain(rid, {"z": ends}, **scalars)
+        check_domain(rid, {"z": np.array([low, high])}, **scalars)
     except ParameterError:
         check_domain(rid, {"z": z[z > 0]}, **scalars)
         raise
+    _ACCEPTED[key] = (min(lo, low), max(hi, high))
     return positive
+
+
+#: per result and scalar parameters, the range of z whose ends passed the domain checks (so every z between)
+_ACCEPTED: dict[tuple, tuple[float, float]] = {}
 
 
 def _times_exp(x: np.ndarray, s: np.ndarray) -> np.ndarray:
