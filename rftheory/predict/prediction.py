@@ -5,7 +5,10 @@ estimated Gram matrix is the sum of the pointwise MSEs over all pairs:
 
 .. math:: \\mathbb E\\|\\hat K - K\\|_F^2 = \\sum_{i,j}\\mathrm{MSE}(x_i, y_j),
 
-each a registered closed form (:mod:`rftheory.predict.mechanisms`).  Sums are
+each a registered closed form (:mod:`rftheory.predict.mechanisms`).  All pairs of one set or two
+are walked in tiles of whole rows (:func:`rftheory.predict.pairs.tiles`: rectangles of pairs of one
+weight, whose sums are that weight, 1 or 2, times the pairwise sum — an exact scaling — and the
+triangles at the diagonal with their weights); sampled pairs in index blocks.  Sums are
 pairwise per block (:func:`pairwise_sum`: within ``γ_L Σ|t|`` of the block's exact sum,
 ``L = ⌈log₂ n⌉`` for a block of ``n`` terms (``L ≤ 16``: blocks hold about
 :data:`~rftheory.predict.pairs.BLOCK` ``= 2^{15}`` pairs, whole rows, so at most ``2^{16}`` unless a row is longer), ``γ_L = Lu/(1 − Lu)``, ``u = 2⁻⁵³``), then the
