@@ -528,8 +528,8 @@ def block_sums(job: BlockJob, blk: Block | Tile | Diagonal) -> BlockSums:
             return int(I[j]), int(J[j])
     K = kernel_values(g, job.kernel)
     K2 = K * K
-    # every K² a normal number: the worst √MSE/K is where MSE/K² is largest (one division per pair)
-    squared_ratio = K2.size > 0 and float(np.min(K2)) >= np.finfo(float).tiny
+    # every K² a finite normal number: the worst √MSE/K is where MSE/K² is largest (one division per pair)
+    squared_ratio = K2.size > 0 and float(np.min(K2)) >= np.finfo(float).tiny and math.isfinite(float(np.max(K2)))
     summed: dict[int, tuple[np.ndarray, float]] = {}  # A shared by the couplings of a family: summed once
     terms, errors = [], []
     for mech in job.mechanisms:
