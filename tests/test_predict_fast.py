@@ -224,3 +224,29 @@ def test_interpolant_is_built_once_per_geometry(monkeypatch):
     monkeypatch.setattr(interp, "VALIDATE", 1e-13)
     with pytest.raises(AssertionError, match="evaluated again"):
         interp.build(mech, X, X, seed=0)
+
+
+@pytest.mark.parametrize("far", [False, True])
+def test_worst_ratio_is_the_largest_over_independent_pairwise_values(far):
+    """max √MSE_ij/K_ij over i ≤ j against the registered float64 layer evaluated pair by pair from the differences
+    (log ratio within 1e-9: the interpolant's bound 1e-11 on MSE and the rounding of z, ~1e-15).  ``far``: a cluster
+    at distance ~30σ, where K² = e^{−z²} underflows (K does not), so the √MSE/K route decides, not MSE/K²."""
+    from rftheory.predict import predict
+
+    rng = np.random.default_rng(11)
+    X = rng.standard_normal((40, 4))
+    if far:
+        X[:6] = X[:6] * 0.2 + np.array([30.0, 0, 0, 0]) * 1.3
+    p = predict(X, sigma=1.3, mechanisms="rff:iid,rff:orthogonal", m=[5, 64], progress=False)
+    Xs = X / 1.3
+    i, j = np.triu_indices(40, 1)
+    z = np.linalg.norm(Xs[i] - Xs[j], axis=1)
+    if far:
+        assert np.min(np.exp(-z * z)) == 0.0 and np.min(np.exp(-z * z / 2)) > np.finfo(float).tiny
+    for row in p.rows:
+        coupling = row.mechanism.split(":")[1]
+        mse = evaluate("simrf.rff_mse", {"z": z}, d=4, m=row.m, coupling=coupling).values
+        log_ratio = 0.5 * np.log(mse) + z * z / 2
+        k = int(np.argmax(log_ratio))
+        assert (int(i[k]), int(j[k])) == row.worst_pair
+        assert math.log(row.worst_relative_rmse) == pytest.approx(float(log_ratio[k]), abs=1e-9)
