@@ -4,7 +4,11 @@
 size (for one set only ``i ≤ j``, weight 2 off the diagonal, since ``K`` and
 every pointwise MSE are symmetric); :func:`geometry` gives each pair's norms,
 ``z = ‖x−y‖``, ``v = ‖x+y‖``, ``xᵀy`` and the angle: by BLAS over a block of rows,
-the differences themselves where ``z`` or ``v`` would cancel.
+the differences themselves where ``z`` or ``v`` would cancel.  :func:`tiles` walks the same
+pairs as rectangles of whole rows (:class:`Tile`) and triangles at the diagonal
+(:class:`Diagonal`), whose geometry (:class:`TileGeometry`, :class:`DiagonalGeometry`) needs no
+index arrays and computes only the arrays asked for: the layout ``predict`` and the median
+bandwidth (:mod:`rftheory.predict.median`) share.
 
 :func:`evaluate` calls a result's float64 layer on whole arrays with one
 vectorized domain check (the result's ``Param`` bounds, :meth:`rftheory.core.params.Param.parse_array`,
