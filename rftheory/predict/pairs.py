@@ -271,9 +271,7 @@ class TileGeometry(dict):
         a2, b2 = self["a2"][:, None], self["b2"][None, :]
         if key == "z" and self.squared is not None:
             t2 = self.squared.reshape(shape) * self.f2
-            q = a2 + b2
-            q *= 0.125
-            mask = t2 < q
+            mask = t2 < (a2 * 0.125 + b2 * 0.125)  # (a² + b²)/8 exactly (scalings by 2⁻³)
         else:
             q = a2 + b2
             t2 = self.gram() * (-2.0 if key == "z" else 2.0)
