@@ -345,7 +345,7 @@ def test_dask_scheduler_gives_the_same_prediction_bit_for_bit(monkeypatch):
               progress=False)
     rng = np.random.default_rng(5)
     X = rng.standard_normal((300, 6))
-    monkeypatch.setattr(P, "blocks", functools.partial(P.blocks, block=4000))  # ~12 blocks
+    monkeypatch.setattr(P, "tiles", functools.partial(P.tiles, block=4000))  # ~20 tiles and diagonal blocks
     monkeypatch.setattr(P, "IN_FLIGHT", 3)  # refilled as blocks complete
     local = predict(X, **kw)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,

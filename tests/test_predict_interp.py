@@ -119,6 +119,7 @@ def test_planted_defect_is_caught_and_the_direct_path_used(monkeypatch):
     kw = dict(mechanisms="rff:orthogonal,prf:orthogonal", m=[13, 52], progress=False)
     q = predict(X, exact_pairs=True, **kw)
     good = interp.Interpolant.ell
+    monkeypatch.setattr(interp, "CACHE", {})  # built anew, with the defect (not reused from an earlier test)
     monkeypatch.setattr(interp.Interpolant, "ell", lambda self, s: good(self, s) + 1e-9)
     p = predict(X, **kw)
     for info in p.interpolation.values():

@@ -89,7 +89,7 @@ from .median import Span
 from .pairs import geometry
 
 __all__ = ["FAMILIES", "Interpolant", "TaylorTable", "taylor_table", "eligible", "scalar", "exact_terms", "fit", "build", "interval",
-           "interval_from_span"]
+           "interval_from_span", "CACHE", "clear_cache"]
 
 FAMILIES = ("rff", "psi", "prf")
 #: chebfun-style happiness: the last 8 coefficients below TAIL·max(1, max|c|)
@@ -279,7 +279,13 @@ class Interpolant:
         numpy.ndarray
         """
         d = self.d
-        return A * ((d * np.expm1(self.table()(s)) + (d - 1)) / (d - 1))
+        e = self.table()(s)
+        np.expm1(e, out=e)
+        e *= d
+        e += d - 1
+        e /= d - 1
+        e *= A
+        return e
 
 
 @dataclass(frozen=True)
@@ -320,14 +326,17 @@ class TaylorTable:
 
     def __call__(self, s: np.ndarray) -> np.ndarray:
         """``q(s)`` for ``s`` in ``[lo, hi]``."""
-        k = np.rint((s - self.lo) * self.inv).astype(np.intp)
-        np.clip(k, 0, self.nodes.size - 1, out=k)
-        h = s - self.nodes[k]
+        t = s - self.lo
+        t *= self.inv
+        t += 0.5
+        k = t.astype(np.intp)  # the nearest node (truncation of t + 1/2 ≥ 0; below 0 or beyond N: clipped)
+        h = np.take(self.nodes, k, mode="clip")
+        np.subtract(s, h, out=h)
         J = self.taylor.shape[0] - 1
-        acc = self.taylor[J][k]
+        acc = np.take(self.taylor[J], k, mode="clip")
         for j in range(J - 1, -1, -1):
             acc *= h
-            acc += self.taylor[j][k]
+            acc += np.take(self.taylor[j], k, mode="clip", out=t)
         return acc
 
 
@@ -502,11 +511,9 @@ def interval_from_span(family: str, X: np.ndarray, span: Span, factor: float) ->
     return max(lo, hi * 1e-6), hi, [span.at_smallest, span.at_largest]
 
 
-def _check(ip: Interpolant, mech, X, Y, pairs):
-    """The a posteriori check at the given pairs, ``B`` from ``mech.terms``: largest ``|B − B_exact|/Q_exact``
-    and whether every pair is within ``10⁻¹²·Q + 16u·A``."""
-    I, J = (np.array(t, dtype=int) for t in zip(*pairs))
-    g = geometry(X, Y, I, J)
+def _check(ip: Interpolant, mech, g: dict[str, np.ndarray]):
+    """The a posteriori check at the pairs of geometry ``g``, ``B`` from ``mech.terms``: largest
+    ``|B − B_exact|/Q_exact`` and whether every pair is within ``10⁻¹²·Q + 16u·A``."""
     s = scalar(ip.family, g)
     use = ip.inside(s) & (s > 0)
     if not np.any(use):
@@ -527,9 +534,29 @@ def _check(ip: Interpolant, mech, X, Y, pairs):
     return worst, ok
 
 
+#: interpolants built in this process (:func:`build`), at most :data:`CACHE_SIZE`, oldest dropped first
+CACHE: dict[tuple, tuple[Interpolant | None, dict[str, Any]]] = {}
+CACHE_SIZE = 64
+
+
+def clear_cache() -> None:
+    """Forget every interpolant :func:`build` has made in this process."""
+    CACHE.clear()
+
+
+def _knobs() -> tuple:
+    """The module's settings a build depends on (part of the cache key)."""
+    return (TAIL, MIN_POINTS, MAX_POINTS, VALIDATE, BOUND, DPS, DPS_NODES, TABLE, TAYLOR_MAX, TAYLOR_REMAINDER)
+
+
 def build(mech: Any, X: np.ndarray, Y: np.ndarray, seed: int = 0,
           known: tuple[float, float, list[tuple[int, int]]] | None = None) -> tuple[Interpolant | None, dict[str, Any]]:
     """The interpolant of a mechanism's pair term on a data set, or the reason it is not used.
+
+    The outcome is a function of the family, coupling, ``d``, the interval and the geometry of
+    the checked pairs (``s``, and for ``prf`` the norms) alone: it is memoized on exactly
+    these (and the module's settings) in :data:`CACHE`, so a repeated prediction on the same
+    data reuses it instead of evaluating the mpmath layer again (:func:`clear_cache`).
 
     Parameters
     ----------
@@ -551,11 +578,30 @@ def build(mech: Any, X: np.ndarray, Y: np.ndarray, seed: int = 0,
         interpolant ``points``, ``interval``, ``error``, ``bound``,
         ``validated``, ``checked``.
     """
-    d = X.shape[1]
+    fam = mech.family
+    lo, hi, ends = interval(fam, X, Y) if known is None else known
+    rng = np.random.default_rng([seed, 1729])
+    pairs = list(zip(rng.integers(0, X.shape[0], SAMPLE).tolist(), rng.integers(0, Y.shape[0], SAMPLE).tolist()))
+    pairs += ends
+    I, J = (np.array(t, dtype=int) for t in zip(*pairs))
+    g = geometry(X, Y, I, J)
+    parts = (g["v"], g["a"], g["b"]) if fam == "prf" else (g["z"],)
+    key = (fam, mech.coupling, X.shape[1], lo, hi, b"".join(p.tobytes() for p in parts), _knobs())
+    hit = CACHE.get(key)
+    if hit is None:
+        hit = _build(mech, X.shape[1], lo, hi, g, len(pairs))
+        while len(CACHE) >= CACHE_SIZE:
+            CACHE.pop(next(iter(CACHE)))
+        CACHE[key] = hit
+    return hit[0], dict(hit[1])
+
+
+def _build(mech: Any, d: int, lo: float, hi: float, g: dict[str, np.ndarray],
+           checked: int) -> tuple[Interpolant | None, dict[str, Any]]:
+    """:func:`build` on the interval ``[lo, hi]``, checked at the pairs of geometry ``g``."""
     fam, coup = mech.family, mech.coupling
     info: dict[str, Any] = {"method": "direct", "reason": ""}
     try:
-        lo, hi, ends = interval(fam, X, Y) if known is None else known
         if not hi > lo:
             info["reason"] = "no spread of s to interpolate over"
             return None, info
@@ -570,10 +616,7 @@ def build(mech: Any, X: np.ndarray, Y: np.ndarray, seed: int = 0,
         if ip.bound > BOUND:
             info["reason"] = f"estimated error bound {ip.bound:.2g} > {BOUND:g}"
             return None, info
-        rng = np.random.default_rng([seed, 1729])
-        pairs = list(zip(rng.integers(0, X.shape[0], SAMPLE).tolist(), rng.integers(0, Y.shape[0], SAMPLE).tolist()))
-        pairs += ends
-        (ip.validated, ok), ip.checked = _check(ip, mech, X, Y, pairs), len(pairs)
+        (ip.validated, ok), ip.checked = _check(ip, mech, g), checked
         info.update(validated=ip.validated, checked=ip.checked)
         if not ok:
             info["reason"] = f"a posteriori check: relative error {ip.validated:.2g} > {VALIDATE:g}"

@@ -141,30 +141,44 @@ class Mechanism:
                 raise ValueError(f"{self.name}: fit the mechanism on the data first (rftheory.predict.mechanisms.fit)")
             return _favor_sharp_terms(self.fitted, g, kernel), None, 0
         rid, arrays, scal = self._call(g, d)
-        if self.family == "rff":
+        shared = getattr(g, "shared", None)  # a TileGeometry: A = MSE_1 is the same for every coupling
+        if shared is not None and ("A", self.family) in shared:
+            A, keep, fb = shared[("A", self.family)]
+        elif self.family == "rff":
             # MSE_1 of iid rff, (1 − e^{−z²})²/2 (Yu et al. 2016, Eq. 3 with one vector): the float64 layer of
             # simrf.rff_mse at m = 1 computes exactly this (its bracket with no coupled pair), bit for bit,
             # after the same domain checks; it never refuses (error bound 4u relative).  At z = 0 (x = y,
             # cos(w.0) = 1) the estimator is exact and the formula gives exactly 0.
             z = g["z"]
-            keep = z > 0
-            _check_rff_domain(rid, z, keep, scal(1, "iid"))
-            A, B, fb = np.expm1(-z * z) ** 2 / 2, None, 0
+            positive = _check_rff_domain(rid, z, scal(1, "iid"))
+            keep = None if positive else z > 0  # None: every pair
+            A = z * z
+            np.negative(A, out=A)
+            np.expm1(A, out=A)
+            A *= A
+            A *= 0.5
+            fb = 0
         else:
             keep = np.ones(g["z"].shape, bool)
-            A, B = np.zeros(keep.shape), None
+            A = np.zeros(keep.shape)
             one = evaluate(rid, arrays, **scal(1, "iid"))
             A[keep], fb = one.values, one.fallback
+        if shared is not None:
+            shared[("A", self.family)] = (A, keep, fb)
+        B = None
         if self.coupled:
             if self.interp is not None:  # the pair term from its interpolant in z or v (rftheory.predict.interp)
                 s = g["v"] if self.family == "prf" else g["z"]
-                near = keep & self.interp.inside(s)
-                with np.errstate(over="ignore", invalid="ignore"):  # pairs outside the interval: discarded
-                    B = np.where(near, self.interp.B(s, A), 0.0)
-                direct = keep & ~near
+                if s.size and self.interp.lo <= float(np.min(s)) and float(np.max(s)) <= self.interp.hi:
+                    B, direct = self.interp.B(s, A), None  # every pair inside (so s > 0 for rff)
+                else:
+                    near = self.interp.inside(s) if keep is None else keep & self.interp.inside(s)
+                    with np.errstate(over="ignore", invalid="ignore"):  # pairs outside the interval: discarded
+                        B = np.where(near, self.interp.B(s, A), 0.0)
+                    direct = ~near if keep is None else keep & ~near
             else:
-                B, direct = np.zeros(keep.shape), keep.copy()
-            if np.any(direct):
+                B, direct = np.zeros(A.shape), np.ones(A.shape, bool) if keep is None else keep.copy()
+            if direct is not None and np.any(direct):
                 sub = {k: a[direct] for k, a in arrays.items()}
                 full = evaluate("sutherland.var_psi_coupled", sub, d=d, D=d, coupling=self.coupling) \
                     if self.family == "psi" else evaluate(rid, sub, **scal(d, self.coupling))
@@ -194,17 +208,35 @@ class Mechanism:
         raise AssertionError(self.family)  # pragma: no cover
 
 
-def _check_rff_domain(rid: str, z: np.ndarray, keep: np.ndarray, scalars: dict[str, Any]) -> None:
+def _check_rff_domain(rid: str, z: np.ndarray, scalars: dict[str, Any]) -> bool:
     """The domain checks of :func:`~rftheory.predict.pairs.evaluate` on the positive ``z``: on the smallest and
-    largest (the domain is an interval), and on every one, for the message, if those are refused."""
-    if not np.any(keep):
-        return
-    ends = np.array([np.min(z, where=keep, initial=np.inf), np.max(z)])
+    largest (the domain is an interval), and on every one, for the message, if those are refused.  Returns whether
+    every ``z`` is positive."""
+    if z.size == 0:
+        return True
+    low = float(np.min(z))
+    positive = low > 0
+    if not positive:  # the smallest positive z
+        keep = z > 0
+        if not np.any(keep):
+            return False
+        low = float(np.min(z, where=keep, initial=np.inf))
+    high = float(np.max(z))
+    key = (rid, tuple(sorted(scalars.items())))
+    lo, hi = _ACCEPTED.get(key, (np.inf, -np.inf))
+    if lo <= low and high <= hi:  # inside a range whose ends were accepted (the domain is an interval)
+        return positive
     try:
-        check_domain(rid, {"z": ends}, **scalars)
+        check_domain(rid, {"z": np.array([low, high])}, **scalars)
     except ParameterError:
-        check_domain(rid, {"z": z[keep]}, **scalars)
+        check_domain(rid, {"z": z[z > 0]}, **scalars)
         raise
+    _ACCEPTED[key] = (min(lo, low), max(hi, high))
+    return positive
+
+
+#: per result and scalar parameters, the range of z whose ends passed the domain checks (so every z between)
+_ACCEPTED: dict[tuple, tuple[float, float]] = {}
 
 
 def _times_exp(x: np.ndarray, s: np.ndarray) -> np.ndarray:
@@ -242,7 +274,10 @@ def kernel_values(g: dict[str, np.ndarray], kernel: str) -> np.ndarray:
     [1.0, 0.135335]
     """
     if kernel == "gaussian":
-        return np.exp(-g["z"] ** 2 / 2)
+        z = g["z"]
+        K = z * z
+        K *= -0.5  # −z²/2 exactly as −z**2/2 rounds it
+        return np.exp(K, out=K)
     if np.max(g["dot"], initial=-np.inf) > 709:
         raise RangeError("softmax kernel values exceed the float64 range (use a smaller --scale)")
     return np.exp(g["dot"])

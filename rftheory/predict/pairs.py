@@ -4,7 +4,11 @@
 size (for one set only ``i ≤ j``, weight 2 off the diagonal, since ``K`` and
 every pointwise MSE are symmetric); :func:`geometry` gives each pair's norms,
 ``z = ‖x−y‖``, ``v = ‖x+y‖``, ``xᵀy`` and the angle: by BLAS over a block of rows,
-the differences themselves where ``z`` or ``v`` would cancel.
+the differences themselves where ``z`` or ``v`` would cancel.  :func:`tiles` walks the same
+pairs as rectangles of whole rows (:class:`Tile`) and triangles at the diagonal
+(:class:`Diagonal`), whose geometry (:class:`TileGeometry`, :class:`DiagonalGeometry`) needs no
+index arrays and computes only the arrays asked for: the layout ``predict`` and the median
+bandwidth (:mod:`rftheory.predict.median`) share.
 
 :func:`evaluate` calls a result's float64 layer on whole arrays with one
 vectorized domain check (the result's ``Param`` bounds, :meth:`rftheory.core.params.Param.parse_array`,
@@ -16,6 +20,8 @@ bisected and the pairs it refuses are evaluated by
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -24,7 +30,7 @@ import numpy as np
 from ..catalog import get
 from ..core.errors import RangeError
 
-__all__ = ["BLOCK", "blocks", "geometry", "Evaluated", "evaluate", "check_domain"]
+__all__ = ["BLOCK", "blocks", "Tile", "Diagonal", "tiles", "TileGeometry", "DiagonalGeometry", "geometry", "Evaluated", "evaluate", "check_domain"]
 
 #: pairs per block (memory: a few arrays of BLOCK x d float64)
 BLOCK = 1 << 15
@@ -70,6 +76,221 @@ def blocks(n_x: int, n_y: int, same: bool, block: int = BLOCK):
             w = np.ones(I.size)
         yield I, J, w
         r0 = r1
+
+
+@dataclass(frozen=True)
+class Tile:
+    """The pairs ``(i, j)``, ``r0 ≤ i < r1``, ``c0 ≤ j < c1``, each of weight ``w`` (row-major order).
+
+    Attributes
+    ----------
+    r0, r1 : int
+        Rows of ``X``.
+    c0, c1 : int
+        Rows of ``Y``.
+    w : float
+        The weight of every pair (2 for ``i < j`` of one set, else 1).
+    """
+
+    r0: int
+    r1: int
+    c0: int
+    c1: int
+    w: float
+
+    @property
+    def size(self) -> int:
+        """The number of pairs."""
+        return (self.r1 - self.r0) * (self.c1 - self.c0)
+
+
+def tiles(n_x: int, n_y: int, same: bool, block: int = BLOCK) -> Iterator[Tile | Diagonal]:
+    """Every pair once, as :class:`Tile` rectangles of whole rows and (one set) :class:`Diagonal` triangles.
+
+    One set: the rows ``r0:r1`` against the columns ``r1:n`` (``i < j``, weight 2) as a tile;
+    the pairs ``r0 ≤ i ≤ j < r1`` of the row blocks are gathered into :class:`Diagonal` blocks of
+    about ``block`` pairs.  Two sets: tiles of whole rows, weight 1.
+
+    Parameters
+    ----------
+    n_x, n_y : int
+        Set sizes.
+    same : bool
+        One set.
+    block : int
+        Pairs per tile or index block (about; at least one row).
+
+    Yields
+    ------
+    Tile or Diagonal
+
+    Examples
+    --------
+    >>> list(tiles(3, 3, True, block=2))  # doctest: +NORMALIZE_WHITESPACE
+    [Tile(r0=0, r1=1, c0=1, c1=3, w=2.0), Tile(r0=1, r1=2, c0=2, c1=3, w=2.0),
+     Diagonal(squares=((0, 1), (1, 2))), Diagonal(squares=((2, 3),))]
+    """
+    if not same:
+        rows = max(1, block // max(1, n_y))
+        for r0 in range(0, n_x, rows):
+            yield Tile(r0, min(r0 + rows, n_x), 0, n_y, 1.0)
+        return
+    squares: list[tuple[int, int]] = []
+    held = 0
+    r0 = 0
+    while r0 < n_x:
+        r1 = min(n_x, r0 + max(1, block // max(1, n_x - r0)))
+        if r1 < n_x:
+            yield Tile(r0, r1, r1, n_x, 2.0)
+        squares.append((r0, r1))
+        held += (r1 - r0) * (r1 - r0 + 1) // 2
+        r0 = r1
+        if held >= block or r0 >= n_x:
+            yield Diagonal(tuple(squares))
+            squares, held = [], 0
+
+
+@dataclass(frozen=True)
+class Diagonal:
+    """The pairs ``r0 ≤ i ≤ j < r1`` of one set for a few row ranges ``(r0, r1)``: weight 1 on the diagonal, else 2.
+
+    Attributes
+    ----------
+    squares : tuple of tuple of int
+        The row ranges ``(r0, r1)``.
+    """
+
+    squares: tuple[tuple[int, int], ...]
+
+    def indices(self) -> tuple[np.ndarray, np.ndarray]:
+        """The pairs ``(I, J)``, square by square, row-major within each.
+
+        Returns
+        -------
+        I, J : numpy.ndarray of int
+        """
+        parts = [np.triu_indices(r1 - r0) for r0, r1 in self.squares]
+        return (np.concatenate([i + r0 for (i, _), (r0, _) in zip(parts, self.squares)]),
+                np.concatenate([j + r0 for (_, j), (r0, _) in zip(parts, self.squares)]))
+
+
+class DiagonalGeometry(dict):
+    """:func:`geometry` of the pairs of a :class:`Diagonal`: each square's :class:`TileGeometry`, upper triangle.
+
+    Parameters
+    ----------
+    X : numpy.ndarray
+        The rescaled set.
+    diag : Diagonal
+    """
+
+    def __init__(self, X: np.ndarray, diag: Diagonal) -> None:
+        super().__init__()
+        self.parts = [TileGeometry(X, X, Tile(r0, r1, r0, r1, 1.0)) for r0, r1 in diag.squares]
+        self.upper = [np.triu(np.ones((r1 - r0, r1 - r0), bool)).ravel() for r0, r1 in diag.squares]
+        self.I, self.J = diag.indices()
+        self.shared: dict[Any, Any] = {}
+
+    def __missing__(self, key: str) -> np.ndarray:
+        if key in ("I", "J"):
+            val = self.I if key == "I" else self.J
+        else:
+            val = np.concatenate([g[key][u] for g, u in zip(self.parts, self.upper)])
+        self[key] = val
+        return val
+
+
+class TileGeometry(dict):
+    """:func:`geometry` of the pairs of a :class:`Tile`, each array computed when first asked for.
+
+    Keys as :func:`geometry` (``a, b, z, v, dot, theta``) and ``I, J``; arrays are the tile's pairs in
+    row-major order (flattened).  ``z`` and ``v`` as :func:`geometry` computes them for a row block:
+    ``z² = q − 2xᵀy``, ``v² = q + 2xᵀy`` (``q = a² + b²``, one BLAS product), the pair's difference
+    or sum where that is below ``(a² + b²)/8``; ``v`` is
+    clamped to ``[|a−b|, a+b]`` (the norm checks of ``prf``), ``z`` is not (no result takes it with the
+    norms).  Given the squared distances ``s̃`` of the unscaled tile (the median bandwidth's,
+    :class:`rftheory.predict.median.Span`) and ``f² = fl(factor²)``, ``z² = fl(s̃·f²)`` instead of a
+    new product: within ``16γ_{d+2} + 3u`` of the exact ``z²`` where used, as the product's.
+    :attr:`shared` holds what several mechanisms of one block can reuse.
+
+    Parameters
+    ----------
+    X, Y : numpy.ndarray
+        The rescaled sets.
+    tile : Tile
+    squared : numpy.ndarray, optional
+        ``s̃`` of the tile on the unscaled data (row-major, flattened).
+    f2 : float
+        ``factor²`` of the rescaling (with ``squared``).
+    """
+
+    def __init__(self, X: np.ndarray, Y: np.ndarray, tile: Tile, squared: np.ndarray | None = None,
+                 f2: float = 1.0) -> None:
+        super().__init__()
+        self.X, self.Y, self.tile = X, Y, tile
+        self.xs, self.ys = X[tile.r0:tile.r1], Y[tile.c0:tile.c1]
+        self.squared, self.f2 = squared, f2
+        self.shared: dict[Any, Any] = {}
+        self._gram: np.ndarray | None = None
+
+    def __missing__(self, key: str) -> np.ndarray:
+        t = self.tile
+        shape = (t.r1 - t.r0, t.c1 - t.c0)
+        if key in ("a2", "b2"):
+            v = self.xs if key == "a2" else self.ys
+            val = np.einsum("ij,ij->i", v, v)
+        elif key in ("a", "b"):
+            val = np.broadcast_to(np.sqrt(self[key + "2"])[:, None] if key == "a" else np.sqrt(self["b2"])[None, :],
+                                  shape).ravel()
+        elif key == "dot":
+            val = self.gram().ravel()
+        elif key in ("z", "v"):
+            val = self._distance(key, shape)
+        elif key in ("I", "J"):
+            val = (np.repeat(np.arange(t.r0, t.r1), shape[1]) if key == "I"
+                   else np.tile(np.arange(t.c0, t.c1), shape[0]))
+        elif key == "theta":
+            val = _theta(self.X[self["I"]], self.Y[self["J"]], self["a"], self["b"])
+        else:
+            raise KeyError(key)
+        self[key] = val
+        return val
+
+    def gram(self) -> np.ndarray:
+        """``xᵀy`` of the tile's pairs (one BLAS product, made once).
+
+        Returns
+        -------
+        numpy.ndarray, shape (rows, columns)
+        """
+        if self._gram is None:
+            self._gram = self.xs @ self.ys.T
+        return self._gram
+
+    def _distance(self, key: str, shape: tuple[int, int]) -> np.ndarray:
+        a2, b2 = self["a2"][:, None], self["b2"][None, :]
+        if key == "z" and self.squared is not None:
+            t2 = self.squared.reshape(shape) * self.f2
+            mask = t2 < (a2 * 0.125 + b2 * 0.125)  # (a² + b²)/8 exactly (scalings by 2⁻³)
+        else:
+            q = a2 + b2
+            t2 = self.gram() * (-2.0 if key == "z" else 2.0)
+            t2 += q  # q ∓ 2xᵀy, rounded as geometry rounds it
+            q *= 0.125
+            mask = t2 < q
+        near = np.flatnonzero(mask) if mask.any() else None
+        with np.errstate(invalid="ignore"):  # a negative t2 is below q/8: near, replaced below
+            out = np.sqrt(t2, out=t2).ravel()
+        if near is not None:
+            i, j = np.divmod(near, shape[1])
+            x, y = self.xs[i], self.ys[j]
+            e = x - y if key == "z" else x + y
+            out[near] = np.sqrt(np.einsum("ij,ij->i", e, e))
+        if key == "v":
+            a, b = np.sqrt(a2), np.sqrt(b2)
+            t = out.reshape(shape)
+            np.clip(t, np.abs(a - b), a + b, out=t)
+        return out
 
 
 def geometry(X, Y, I, J, need_theta: bool = False) -> dict:

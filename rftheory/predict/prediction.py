@@ -5,7 +5,10 @@ estimated Gram matrix is the sum of the pointwise MSEs over all pairs:
 
 .. math:: \\mathbb E\\|\\hat K - K\\|_F^2 = \\sum_{i,j}\\mathrm{MSE}(x_i, y_j),
 
-each a registered closed form (:mod:`rftheory.predict.mechanisms`).  Sums are
+each a registered closed form (:mod:`rftheory.predict.mechanisms`).  All pairs of one set or two
+are walked in tiles of whole rows (:func:`rftheory.predict.pairs.tiles`: rectangles of pairs of one
+weight, whose sums are that weight, 1 or 2, times the pairwise sum — an exact scaling — and the
+triangles at the diagonal with their weights); sampled pairs in index blocks.  Sums are
 pairwise per block (:func:`pairwise_sum`: within ``γ_L Σ|t|`` of the block's exact sum,
 ``L = ⌈log₂ n⌉`` for a block of ``n`` terms (``L ≤ 16``: blocks hold about
 :data:`~rftheory.predict.pairs.BLOCK` ``= 2^{15}`` pairs, whole rows, so at most ``2^{16}`` unless a row is longer), ``γ_L = Lu/(1 − Lu)``, ``u = 2⁻⁵³``), then the
@@ -33,7 +36,7 @@ from ..numerics.special import coupled_pairs
 from . import data as D
 from .interp import build, eligible, interval_from_span
 from .mechanisms import Mechanism, fit, kernel_values, parse_list
-from .pairs import BLOCK, blocks, geometry
+from .pairs import BLOCK, Diagonal, DiagonalGeometry, Tile, TileGeometry, geometry, tiles
 from .target import smallest_m
 
 __all__ = ["Row", "Prediction", "predict", "parse_ms", "Request", "BlockJob", "Setup", "Block", "TermSums",
@@ -258,6 +261,11 @@ class BlockJob:
         Pairs are sampled (sums of squares are kept for standard errors).
     need_theta : bool
         Some mechanism needs the angle of the pairs.
+    squared : dict
+        Tiles of one set to their squared distances on the unscaled data (the median bandwidth's,
+        :attr:`rftheory.predict.median.Span.squared`), reused for ``z``; empty: none.
+    f2 : float
+        ``factor²`` of the rescaling (with ``squared``).
     """
 
     X: np.ndarray
@@ -268,6 +276,8 @@ class BlockJob:
     d: int
     sampled: bool
     need_theta: bool
+    squared: dict[Tile, np.ndarray] = field(default_factory=dict, repr=False)
+    f2: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -462,19 +472,18 @@ def pairwise_sum(x: np.ndarray) -> float:
     6.0
     """
     n = x.size
-    if n == 0:
-        return 0.0
-    size = 1 << (n - 1).bit_length()
-    buf = np.zeros(size)
-    buf[:n] = x
+    if n <= 1:
+        return float(x[0]) if n else 0.0
+    size = 1 << (n - 1).bit_length() - 1  # the first level: x_i + x_{i+size} (+ 0 beyond n, exact)
+    buf = x[:size].copy()
+    buf[:n - size] += x[size:n]
     while size > 1:
         size //= 2
-        buf = buf[:size] + buf[size:]
+        buf[:size] += buf[size:2 * size]
     return float(buf[0])
 
 
-
-def block_sums(job: BlockJob, blk: Block) -> BlockSums:
+def block_sums(job: BlockJob, blk: Block | Tile | Diagonal) -> BlockSums:
     """Everything one block of pairs adds to a prediction (pairwise block sums, worst ratio).
 
     .. math:: \\mathrm{MSE}_m = A/m + P(m)B/m^2,\\qquad \\text{ratio} = \\sqrt{\\mathrm{MSE}_m}/K
@@ -482,7 +491,9 @@ def block_sums(job: BlockJob, blk: Block) -> BlockSums:
     Parameters
     ----------
     job : BlockJob
-    blk : Block
+    blk : Block or rftheory.predict.pairs.Tile or rftheory.predict.pairs.Diagonal
+        Index pairs with weights, a tile of pairs of one weight (its sums are that weight
+        times the pairwise sums: exact for the weights 1 and 2), or diagonal triangles of one set.
 
     Returns
     -------
@@ -490,34 +501,75 @@ def block_sums(job: BlockJob, blk: Block) -> BlockSums:
         ``Σ wK²``, the pair count, per mechanism ``Σ wA``, ``Σ wB`` and fallbacks, per
         ``(mechanism, m)`` ``Σ w·MSE``, ``Σ MSE²`` (sampled pairs), the worst ratio and its pair.
     """
-    I, J, w = blk.I, blk.J, blk.w
-    g = geometry(job.X, job.Y, I, J, job.need_theta)
-    g["I"], g["J"] = I, J
+    if isinstance(blk, Tile):
+        g: dict[str, np.ndarray] = TileGeometry(job.X, job.Y, blk, job.squared.get(blk), job.f2)
+        tw, n, cols = blk.w, blk.size, blk.c1 - blk.c0
+
+        def wsum(t: np.ndarray) -> float:
+            return tw * pairwise_sum(t)
+
+        def at(j: int) -> Pair:
+            return blk.r0 + j // cols, blk.c0 + j % cols
+    else:
+        if isinstance(blk, Diagonal):
+            g = DiagonalGeometry(job.X, blk)
+            I, J = g.I, g.J
+            w = np.where(I == J, 1.0, 2.0)
+        else:
+            I, J, w = blk.I, blk.J, blk.w
+            g = geometry(job.X, job.Y, I, J, job.need_theta)
+            g["I"], g["J"] = I, J
+        n = len(I)
+
+        def wsum(t: np.ndarray) -> float:
+            return pairwise_sum(w * t)
+
+        def at(j: int) -> Pair:
+            return int(I[j]), int(J[j])
     K = kernel_values(g, job.kernel)
+    K2 = K * K
+    # every K² a finite normal number: the worst √MSE/K is where MSE/K² is largest (one division per pair)
+    squared_ratio = K2.size > 0 and float(np.min(K2)) >= np.finfo(float).tiny and math.isfinite(float(np.max(K2)))
+    summed: dict[int, tuple[np.ndarray, float]] = {}  # A shared by the couplings of a family: summed once
     terms, errors = [], []
     for mech in job.mechanisms:
         A, B, nfb = mech.terms(g, job.d, job.kernel)
-        terms.append(TermSums(mech.name, pairwise_sum(w * A), None if B is None else pairwise_sum(w * B), nfb))
+        if id(A) not in summed:
+            summed[id(A)] = (A, wsum(A))
+        terms.append(TermSums(mech.name, summed[id(A)][1], None if B is None else wsum(B), nfb))
         for k in job.ms:
-            mse = A / k if B is None else A / k + (coupled_pairs(k, job.d) / k**2) * B
-            with np.errstate(divide="ignore", invalid="ignore"):
-                ratio = np.where(mse > 0, np.sqrt(np.maximum(mse, 0.0)) / K, 0.0)
-            j = int(np.argmax(ratio))
-            errors.append(ErrorSums(mech.name, k, pairwise_sum(w * mse), pairwise_sum(mse * mse) if job.sampled else 0.0,
-                                    float(ratio[j]), (int(I[j]), int(J[j]))))
-    return BlockSums(pairwise_sum(w * K * K), len(I), tuple(terms), tuple(errors))
+            mse = A / k
+            if B is not None:
+                mse += (coupled_pairs(k, job.d) / k**2) * B
+            if squared_ratio:
+                j = int(np.argmax(mse / K2))
+                worst = math.sqrt(float(mse[j])) / float(K[j]) if mse[j] > 0 else 0.0
+                if not worst > 0:
+                    j = 0  # every MSE <= 0 (rounding): ratio 0, at the first pair
+            else:  # sqrt(MSE)/K, 0 where MSE <= 0 (rounding) or 0/0: fmax drops the NaN
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    ratio = np.maximum(mse, 0.0)
+                    np.sqrt(ratio, out=ratio)
+                    np.divide(ratio, K, out=ratio)
+                np.fmax(ratio, 0.0, out=ratio)
+                j = int(np.argmax(ratio))
+                worst = float(ratio[j]) + 0.0  # not -0.0
+            errors.append(ErrorSums(mech.name, k, wsum(mse), pairwise_sum(mse * mse) if job.sampled else 0.0,
+                                    worst, at(j)))
+    return BlockSums(wsum(K2), n, tuple(terms), tuple(errors))
 
 
-def _block_sums(job: BlockJob, I: np.ndarray, J: np.ndarray, w: np.ndarray) -> BlockSums:
-    """:func:`block_sums` of the block ``(I, J, w)`` (the function a Dask worker runs)."""
-    return block_sums(job, Block(I, J, w))
+def _block_sums(job: BlockJob, item: Tile | Diagonal | tuple[np.ndarray, ...]) -> BlockSums:
+    """:func:`block_sums` of a tile, diagonal triangles or an index block ``(I, J, w)`` (what a Dask worker runs)."""
+    return block_sums(job, item if isinstance(item, (Tile, Diagonal)) else Block(*item))
 
 
-def _run_blocks(job: BlockJob, blocks_it: Iterable[tuple[np.ndarray, ...]], scheduler: str | None) -> Iterator[BlockSums]:
+def _run_blocks(job: BlockJob, blocks_it: Iterable[Tile | Diagonal | tuple[np.ndarray, ...]],
+                scheduler: str | None) -> Iterator[BlockSums]:
     """Block results, computed here or on the Dask cluster at ``scheduler`` (as they complete)."""
     if not scheduler:
-        for I, J, w in blocks_it:
-            yield _block_sums(job, I, J, w)
+        for item in blocks_it:
+            yield _block_sums(job, item)
         return
     from ..workers.pool import dask_client
 
@@ -528,12 +580,12 @@ def _run_blocks(job: BlockJob, blocks_it: Iterable[tuple[np.ndarray, ...]], sche
         shared = client.scatter(job, broadcast=True)  # the data and fitted mechanisms, sent once
         it = iter(blocks_it)
         # at most IN_FLIGHT blocks of pair indices exist at a time (memory stays bounded at 10^8+ pairs)
-        pending = as_completed([client.submit(_block_sums, shared, I, J, w, pure=False)
-                                for I, J, w in itertools.islice(it, IN_FLIGHT)])
+        pending = as_completed([client.submit(_block_sums, shared, item, pure=False)
+                                for item in itertools.islice(it, IN_FLIGHT)])
         for f in pending:
             yield f.result()
-            for I, J, w in itertools.islice(it, 1):
-                pending.add(client.submit(_block_sums, shared, I, J, w, pure=False))
+            for item in itertools.islice(it, 1):
+                pending.add(client.submit(_block_sums, shared, item, pure=False))
     finally:
         client.close()
 
@@ -620,7 +672,10 @@ def prepare(req: Request) -> Setup:
                 mech = replace(mech, interp=ip)
         ready.append(mech)
     need_theta = any(mm.family in ("sm++", "hybrid") for mm in ready)
-    job = BlockJob(prep.X, prep.Y, tuple(ready), req.ms, req.kernel, d, bool(req.pairs), need_theta)
+    # one set, all pairs: z from the median bandwidth's squared distances (same tiles), not a second Gram product
+    squared = span.squared if span is not None and prep.same and not req.pairs else {}
+    job = BlockJob(prep.X, prep.Y, tuple(ready), req.ms, req.kernel, d, bool(req.pairs), need_theta, squared,
+                   prep.factor * prep.factor)
     return Setup(req, sig, prep, job, interpolation)
 
 
@@ -644,7 +699,8 @@ def run(setup: Setup) -> Totals:
     n_x, n_y, d = prep.X.shape[0], prep.Y.shape[0], job.d
     total = req.pairs if req.pairs else (n_x * (n_x + 1) // 2 if prep.same else n_x * n_y)
     bar = _Progress(total * len(job.mechanisms), req.progress)
-    it = _sampled_blocks(n_x, n_y, req.pairs, req.seed) if req.pairs else blocks(n_x, n_y, prep.same)
+    it: Iterable[Tile | Diagonal | tuple[np.ndarray, ...]] = (_sampled_blocks(n_x, n_y, req.pairs, req.seed) if req.pairs
+                                                   else tiles(n_x, n_y, prep.same))
     totals = Totals.empty(job.mechanisms, job.ms)
     try:
         for part in _run_blocks(job, it, req.scheduler):
