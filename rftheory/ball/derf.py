@@ -29,16 +29,16 @@ def gerf_log_second_moment(d: int, A: arb, v2: arb, xy2: arb) -> arb:
     d : int
         The dimension.
     A : arb
-        See the summary above.
+        The GERF parameter, ``8A < 1``.
     v2 : arb
-        See the summary above.
+        ``‖x + y‖²``.
     xy2 : arb
-        See the summary above.
+        ``xᵀy``.
 
     Returns
     -------
     arb
-        As described above.
+        The logarithm of the second moment.
     """
     den = 1 - 8 * A
     return arb(d) / 2 * (16 * A * A / den).log1p() + v2 / den + xy2
@@ -92,7 +92,7 @@ def exact_mat(M: np.ndarray) -> arb_mat:
     Returns
     -------
     arb_mat
-        As described above.
+        Exact: every entry a zero-radius ball.
     """
     A = np.asarray(M, dtype=float)
     rows = A.reshape(-1, 1) if A.ndim == 1 else A
@@ -128,7 +128,7 @@ def derf_log_moment(A: arb_mat, B1: arb_mat, B2: arb_mat | None, x: arb_mat, y: 
     Returns
     -------
     arb
-        As described above.
+        The logarithm of that moment.
     """
     d = A.nrows()
     eye = arb_mat(d, d, [arb(int(i == j)) for i in range(d) for j in range(d)])
@@ -172,7 +172,7 @@ def gerf_optimum_value(d: int, mu: arb, c: arb) -> arb:
     Returns
     -------
     arb
-        As described above.
+        ``L*``.
     """
     S = ((d + 2 * mu) ** 2 + 8 * d * mu).sqrt()
     delta = mu / d * (1 + 2 * (3 * d + mu) / (S + d))

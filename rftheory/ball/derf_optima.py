@@ -79,7 +79,7 @@ def exact_data(p: dict) -> ExactData:
     Returns
     -------
     ExactData
-        As described above.
+        ``X``, ``Y`` as rationals, their moment matrices and means.
     """
     Xn, Yn = data(data_scale(p))
     X, Y = _fmpq_rows(Xn), _fmpq_rows(Yn)
@@ -122,7 +122,7 @@ def real_spectrum(N: fmpq_mat) -> Spectrum:
     Returns
     -------
     Spectrum
-        As described above.
+        The distinct eigenvalues' balls and their multiplicities.
 
     Raises
     ------
@@ -162,7 +162,7 @@ def matrix_function(N: fmpq_mat, spec: Spectrum, f: Callable[[arb], arb]) -> arb
     Returns
     -------
     arb_mat
-        As described above.
+        A ball matrix containing ``f(N)``.
     """
     d = N.nrows()
     A = arb_mat(N)
@@ -192,7 +192,7 @@ def gerf_delta_ball(d: int, mu: arb) -> arb:
     Returns
     -------
     arb
-        As described above.
+        The shifted objective without its constant ``2c``.
     """
     S = ((d + 2 * mu) ** 2 + 8 * d * mu).sqrt()
     return mu / d * (1 + 2 * (3 * d + mu) / (S + d))
@@ -214,9 +214,9 @@ class DenseOptimum:
     value : arb
         ``L*``, the objective (FAVOR#, Eq. 14) at the optimum.
     const : arb
-        See the summary above.
+        The pair-independent part of the second moment.
     P1, P2, P12 : arb_mat
-        See the summary above (``d × d``).
+        The quadratic forms in ``x``, ``y`` and between them (``d × d``).
     """
 
     value: arb
@@ -276,7 +276,7 @@ def aderf_sigma(D: ExactData) -> tuple[Spectrum, fmpq_mat]:
     Returns
     -------
     tuple of Spectrum and fmpq_mat
-        As described above.
+        The spectrum and the exact product.
 
     Raises
     ------
@@ -329,7 +329,7 @@ def dense_optimum(family: str, D: ExactData) -> DenseOptimum:
     Returns
     -------
     DenseOptimum
-        As described above.
+        The optimum as the pairs' second moments need it.
     """
     if family not in _FAMILIES:
         raise ParameterError("family", f"unknown family {family!r}")
@@ -381,7 +381,7 @@ def zero_variance(family: str, D: ExactData) -> bool:
     Returns
     -------
     bool
-        As described above.
+        True iff every pair's variance is exactly zero.
     """
     d, nx, ny = D.d, D.X.nrows(), D.Y.nrows()
     pairs = [(i, j) for i in range(nx) for j in range(ny)]

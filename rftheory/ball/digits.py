@@ -157,7 +157,7 @@ def proven_digits_complex(b: flint.acb, dps: int) -> mp.mpc | None:
     Returns
     -------
     mp.mpc | None
-        As described above.
+        The value, or None if a part's ball straddles zero or a rounding boundary.
     """
     re, im = proven_digits(b.real, dps), proven_digits(b.imag, dps)
     if re is None or im is None:

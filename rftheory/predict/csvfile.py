@@ -90,7 +90,7 @@ def read_csv(path: str, name: str = "DATA") -> np.ndarray:
     Returns
     -------
     np.ndarray
-        As described above.
+        The numbers, one row per line.
     """
     skip = 1 if _has_header(path, name) else 0
     with warnings.catch_warnings():

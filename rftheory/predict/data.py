@@ -63,13 +63,13 @@ def check_magnitude(arr: np.ndarray, name: str, lead: str = "", advice: str = "d
     Parameters
     ----------
     arr : np.ndarray
-        See the summary above.
+        The points, one per row.
     name : str
         The name.
     lead : str
-        See the summary above.
+        Text put before the message (e.g. which file).
     advice : str
-        See the summary above.
+        What the user can do, ending the message.
     """
     big = float(np.max(np.abs(arr))) if arr.size else 0.0
     if big * math.sqrt(arr.shape[1]) > MAX_NORM:

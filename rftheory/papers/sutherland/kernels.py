@@ -94,7 +94,7 @@ class EvenParam(Param):
         Returns
         -------
         str
-            As described above.
+            The domain.
         """
         return "even " + super().domain()
 
