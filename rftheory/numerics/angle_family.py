@@ -23,6 +23,7 @@ import math
 import mpmath as mp
 
 from ..core.errors import LayerUnavailableError, RangeError
+from .cancellation import guard_digits
 
 __all__ = [
     "extra_digits",
@@ -290,7 +291,7 @@ def angle_series(d, cos_theta, x, even_only=False):
         raise RangeError(f"the simplex/angle pair term at d={d}, x={mp.nstr(x, 4)} (x = v^2/2 for PRFs, -z^2/2 for "
                          f"RFFs) would cost ~{cost:.1e} series terms (> {SERIES_COST_REFUSE:.0e}): refused, not served "
                          "in bounded time (`rftheory show ID` lists the served region)")
-    with mp.workdps(mp.mp.dps + angle_guard(c, x)):
+    with guard_digits(angle_guard(c, x)):
         w = mp.mp.prec
         h = mp.mpf(d) / 2
         ax, ac = abs(x), abs(c)

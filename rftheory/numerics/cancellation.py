@@ -9,14 +9,16 @@ instead of returning a subnormal or zero.
 
 from __future__ import annotations
 
+import contextlib
 import math
+from collections.abc import Iterator
 
 import mpmath as mp
 import numpy as np
 
 from ..core.errors import PrecisionError, RangeError
 
-__all__ = ["F64_TINY", "cancellation_guarded", "refuse_underflow"]
+__all__ = ["F64_TINY", "cancellation_guarded", "guard_digits", "refuse_underflow"]
 
 #: smallest positive normal float64; a result below it has lost relative precision
 F64_TINY = float(np.finfo(float).tiny)
@@ -27,6 +29,40 @@ def _log10_ratio(scale, value) -> float:
     if value == 0:
         return math.inf
     return max(0.0, float(mp.log10(abs(scale) / abs(value))))
+
+
+@contextlib.contextmanager
+def guard_digits(lost) -> Iterator[None]:
+    """The working precision raised by the digits an a-priori analysis says a computation loses.
+
+    The one way the mpmath layers add guard digits when the loss is known in advance (terms
+    of size ``e^{2|x|}`` summing to ``O(1)``: ``2|x|/ln 10`` digits, plus a margin for the
+    roundings of the operations); :func:`cancellation_guarded` measures the loss instead
+    where it is not known in advance.  Certification (:mod:`rftheory.core.precision`) and
+    the ball layer check the result either way.
+
+    Parameters
+    ----------
+    lost : int or real
+        Decimal digits lost (rounded up; at least 0).
+
+    Yields
+    ------
+    None
+        Inside the block ``mp.mp.dps`` is raised by ``lost`` digits.
+
+    Examples
+    --------
+    >>> import mpmath as mp
+    >>> with guard_digits(12.5):
+    ...     mp.mp.dps
+    28
+    >>> mp.mp.dps
+    15
+    """
+    extra = lost if isinstance(lost, int) else math.ceil(lost)
+    with mp.workdps(mp.mp.dps + max(0, int(extra))):
+        yield
 
 
 def cancellation_guarded(f, guard=5, what="value"):

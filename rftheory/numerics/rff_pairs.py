@@ -40,7 +40,7 @@ import numpy as np
 from ..core.lazy import lazy
 from ..core.params import mpf
 from .angle_family import angle_series, extra_digits
-from .cancellation import cancellation_guarded, refuse_underflow
+from .cancellation import cancellation_guarded, guard_digits, refuse_underflow
 from .gap_coefficients import b_exact
 from .pair_montecarlo import pair_mc, rff_estimates
 from .rff_float64 import (
@@ -160,7 +160,7 @@ def orth_pair(d, z):
     True
     """
     z = mp.mpmathify(z)
-    with mp.workdps(mp.mp.dps + extra_digits(-z * z / 2)):
+    with guard_digits(extra_digits(-z * z / 2)):
         return +mp.hyp1f1(d, mp.mpf(d) / 2, -z * z / 2)
 
 

@@ -22,6 +22,7 @@ import mpmath as mp
 from ..core.errors import LayerUnavailableError
 from ..core.params import mpf
 from .angle_family import check_route_served, extra_digits
+from .cancellation import guard_digits
 from .special import hyp0f1
 
 __all__ = [
@@ -153,7 +154,7 @@ def chi2d_pair_mean(d, s, sign):
     else:
         peak = mp.sqrt(2 * d - 1) + s
         pts = [0, peak / 2, peak, 2 * peak, mp.inf]
-    with mp.workdps(mp.mp.dps + extra_digits(sign * s * s / 2)):
+    with guard_digits(extra_digits(sign * s * s / 2)):
         return +mp.quad(f, pts)
 
 
@@ -205,7 +206,7 @@ def iid_pair_moments(z):
         one = mp.mpf(total.numerator) / total.denominator
     else:
         z = mp.mpmathify(z)
-        with mp.workdps(mp.mp.dps + extra_digits(-z * z / 2)):
+        with guard_digits(extra_digits(-z * z / 2)):
             one = mp.nsum(lambda k: (-z * z) ** k * mp.fac2(2 * k - 1) / mp.factorial(2 * k), [0, mp.inf])
     return one * one
 
@@ -238,7 +239,7 @@ def simplex_pair_quad(d, z):
     check_route_served(d, c, x)
     if -x > 50:  # oscillating integrand at ~e^{2|x|}-cancelling precision: minutes beyond z ~ 10
         raise LayerUnavailableError("simplex pair quadrature route not served for z > 10 (cost)")
-    with mp.workdps(mp.mp.dps + extra_digits(x)):
+    with guard_digits(extra_digits(x)):
         h = mp.mpf(d) / 2
         cd = mp.gamma(d) / (2 ** (d - 1) * mp.gamma(h) ** 2)
         zp = 4 * mp.mp.prec

@@ -17,7 +17,7 @@ import mpmath as mp
 
 from ..core.errors import LayerUnavailableError
 from ..core.params import mpf
-from .cancellation import cancellation_guarded
+from .cancellation import cancellation_guarded, guard_digits
 
 __all__ = ["gauss_cf_series", "gauss_var_cos_series", "orth_pair_printed", "PRINTED_SERIES_KMAX"]
 
@@ -60,7 +60,7 @@ from .cancellation import cancellation_guarded
     """
     t = mp.mpmathify(t)
     x = t * t / 2
-    with mp.workdps(mp.mp.dps + int(float(x) / math.log(10)) + 10):
+    with guard_digits(int(float(x) / math.log(10)) + 10):
         target = mp.eps
         total, term, k = mp.mpf(0), mp.mpf(1), 0
         while True:

@@ -22,6 +22,7 @@ from ...core.montecarlo import spawn, summarize
 from ...core.params import Param, mpf
 from ...core.registry import Result, register
 from ...features import softmax as sf
+from ...numerics.cancellation import guard_digits
 from ...sampling.samplers import haar, sample
 from .complex_exp import ce_extra, ce_mse_exact, ce_mse_f64, ce_quadrature_mse
 from .logspace import f64_pair_logs
@@ -123,7 +124,7 @@ def cluster_mp(p):
         The MSE.
     """
     P, Q, R, s = cluster_invariants(p)
-    with mp.workdps(mp.mp.dps + ce_extra(P, Q, s)):
+    with guard_digits(ce_extra(P, Q, s)):
         v = ce_mse_exact(P, Q, R, s, p["m"], "real")
     return +v
 
@@ -131,7 +132,7 @@ def cluster_mp(p):
 def cl_route(p):
     """Route: A by minimising ``l`` per coordinate numerically (``findroot`` of
     ``a r_i + r_j/a`` or of its derivative), then the CE quadrature route."""
-    with mp.workdps(mp.mp.dps + 20):
+    with guard_digits(20):
         ri = [mpf(t) for t in p["ri"]]
         rj = [mpf(t) for t in p["rj"]]
         a = []

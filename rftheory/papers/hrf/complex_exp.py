@@ -22,6 +22,7 @@ from ...core.measure import bound, fact
 from ...core.params import Param, mpf
 from ...core.registry import Result, register
 from ...features import softmax as sf
+from ...numerics.cancellation import guard_digits
 from ...sampling.samplers import sample
 from .logspace import LN2, exp64, lexpm1, log_signed_sum
 from .params import CHUNK, M_, PAPER, VEC_DOC, ce_check, ce_domain_point, np_matrix, parse_matrix, parse_vector
@@ -190,7 +191,7 @@ def ce_mp(p):
         The MSE.
     """
     P, Q, R, s = ce_inv(p)
-    with mp.workdps(mp.mp.dps + ce_extra(P, Q, s)):
+    with guard_digits(ce_extra(P, Q, s)):
         v = ce_mse_exact(P, Q, R, s, p["m"], p["part"])
     return +v
 
@@ -254,7 +255,7 @@ def ce_quadrature_mse(A, x, y, m, part):
             raise LayerUnavailableError("CE quadrature route: (Re u.Im u)^2/||Re u||^2 > 25")
         gam2 = i2 - beta * beta * s2
         # the oscillating integral is e^{−2β²s2} below its integrand: that many extra digits
-        with mp.workdps(mp.mp.dps + int(2 * beta * beta * s2 / mp.log(10)) + 5):
+        with guard_digits(int(2 * beta * beta * s2 / mp.log(10)) + 5):
             g = gauss_mean(lambda t: mp.exp(2 * (1 + 1j * beta) * t), sd, 2 * s2)
         sq = c * c * mp.exp(-2 * gam2) * g
     return ((abs2 + mp.re(sq)) / 2 - SM * SM) / m
@@ -267,7 +268,7 @@ def ce_quad(p):
         # large ||u||: the trapezoid's range and oscillation grow; tiny ||u||: E|X|² − SM² ~ SM²||u||²
         # cancels (digits lost ~ log10(1/||u||²))
         raise LayerUnavailableError("CE quadrature route: ||Re u||^2 or ||Im u||^2 > 100, or ||u||^2 < 1e-6")
-    with mp.workdps(mp.mp.dps + 10):
+    with guard_digits(10):
         A, x, y = _ce_inputs(p)
         v = ce_quadrature_mse(A, x, y, p["m"], p["part"])
     return +v

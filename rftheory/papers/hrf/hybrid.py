@@ -20,6 +20,7 @@ from ...core.params import Param, mpf
 from ...core.registry import Result, register
 from ...features import softmax as sf
 from ...numerics.backends import MP, SYM
+from ...numerics.cancellation import guard_digits
 from ...numerics.geometry import pair_from_angle
 from ...sampling.samplers import sample
 from .lemma22 import angle_replicates, angle_terms, ctx, guarded, lemma22_route, mse_pos, mse_trig, var_terms, zv2
@@ -406,7 +407,7 @@ def disagreement_pq(theta):
 
 def lam_binomial(p):
     """Route "orthant-binomial" of ``hrf.angular_lambda``."""
-    with mp.workdps(mp.mp.dps + 10):
+    with guard_digits(10):
         pp, qq = disagreement_pq(mpf(p["theta"]))
         l2, _, cross, l1 = binomial_lambda_moments(pp, qq, p["n"])
         v = {"first": l1, "second": l2, "cross": cross}[p["moment"]]
@@ -415,7 +416,7 @@ def lam_binomial(p):
 
 def bip_route(p, a_key="x_norm", b_key="y_norm"):
     """Route "binomial-quadrature" of ``hrf.bipolar_mse``."""
-    with mp.workdps(mp.mp.dps + 10):
+    with guard_digits(10):
         a, b, ang = ctx(MP, p, a_key, b_key)
         pp, qq = disagreement_pq(mpf(p["phi"] if "phi" in p else p["theta"]))
         mom = binomial_lambda_moments(pp, qq, p["n"])[:3]
@@ -439,7 +440,7 @@ GH_ROUTE_SD = 50
 def gh_route(p):
     """Route: λ̂'s moments from quadratures of ``cos(σ τᵀΔ)`` (``1 − E cos = E 2 sin²(·/2)``,
     ``Var cos`` as a non-negative integrand), then :func:`hybrid_route_value`."""
-    with mp.workdps(mp.mp.dps + 10):
+    with guard_digits(10):
         r, sg = mpf(p["r"]), mpf(p["sigma"])
         ang = angle_terms(MP, p["theta"])
         sd = 2 * sg * r * mp.sqrt(ang[0])  # σ‖Δ‖

@@ -21,6 +21,7 @@ from ...core.errors import LayerUnavailableError, RangeError
 from ...core.registry import Result, register
 from ...features import softmax as sf
 from ...numerics.backends import MP, SYM, Sympy
+from ...numerics.cancellation import guard_digits
 from ...numerics.geometry import pair_from_angle
 from ...numerics.orth_gap import log_pp_bracket_series
 from ...numerics.rff_float64 import rff_bracket_f64
@@ -226,7 +227,7 @@ def guarded(f, extra=20):
         ``run(p)``: ``f(p)`` at ``extra`` more digits, rounded to the caller's precision.
     """
     def run(p):
-        with mp.workdps(mp.mp.dps + extra):
+        with guard_digits(extra):
             v = f(p)
         return +v
     return run
@@ -328,7 +329,7 @@ def lemma22_route(which):
         m, d = p["m"], p["d"]
         s2 = a * a + b * b
         P = coupled_pairs(m, d) if p["coupling"] == "orthogonal" else 0
-        with mp.workdps(mp.mp.dps + 10):
+        with guard_digits(10):
             out, mean = var_terms(a, b, ang, which)
             if P:
                 z2, v2 = zv2(a, b, ang)

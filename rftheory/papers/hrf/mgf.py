@@ -19,6 +19,7 @@ from ...core.montecarlo import spawn, summarize
 from ...core.params import Param, mpf
 from ...core.registry import Result, register
 from ...numerics.backends import SYM
+from ...numerics.cancellation import guard_digits
 from ...numerics.floats import two_prod
 from .logspace import exp64
 from .params import CHUNK, MGF_MAX, PAPER
@@ -46,7 +47,7 @@ def mgf_mp(p):
     mpc
         The MGF.
     """
-    with mp.workdps(mp.mp.dps + mgf_extra(p)):
+    with guard_digits(mgf_extra(p)):
         re, im = mpf(p["re"]), mpf(p["im"])
         v = mp.exp(mp.mpc((re * re - im * im) / 2, re * im))
     return +v
@@ -79,7 +80,7 @@ def mgf_quad(p):
     """Route: ``E e^{gu}``, ``g ~ N(0,1)``, by quadrature after the shift ``g = t + Re u``:
     ``e^{Re u·u − (Re u)²/2} E cos(t Im u)`` (the oscillating integral is served for
     ``|Im u| ≤ 8``: beyond, ``E cos = e^{−(Im u)²/2}`` cancels too deeply), then the d-th power."""
-    with mp.workdps(mp.mp.dps + mgf_extra(p) + len(str(p["d"]))):
+    with guard_digits(mgf_extra(p) + len(str(p["d"]))):
         u = _u_coords(p)
         ur, ui = mp.re(u), mp.im(u)
         if abs(ui) > 8:
@@ -97,7 +98,7 @@ def mgf_moments(p):
     w = u * u
     if abs(w) > 100:
         raise LayerUnavailableError("moment series route: |u^2| > 100")
-    with mp.workdps(mp.mp.dps + mgf_extra(p) + len(str(p["d"])) + int(abs(w) / 2)):
+    with guard_digits(mgf_extra(p) + len(str(p["d"])) + int(abs(w) / 2)):
         u = _u_coords(p)
         w = u * u
         total, term, j = mp.mpf(0), mp.mpf(1), 0

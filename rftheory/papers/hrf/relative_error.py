@@ -22,6 +22,7 @@ from ...core.measure import bound, relative
 from ...core.params import Param, mpf, sym
 from ...core.registry import Result, register
 from ...numerics.backends import MP, SYM
+from ...numerics.cancellation import guard_digits
 from .hybrid import angular_moments, bipolar, cos_of, f64_angular_logs, f64_bipolar_log
 from .lemma22 import angle_terms, guarded, mse_pos, mse_trig
 from .logspace import LN4, exp64, f64_angle, l1mexp
@@ -240,7 +241,7 @@ def hyb_max_newton(p):
         hs = [hf(x) for x in xs]
         # every local maximum of the scan (h may have two of nearly equal height)
         starts = [xs[k] for k in range(1, len(xs) - 1) if hs[k] >= hs[k - 1] and hs[k] >= hs[k + 1]]
-    with mp.workdps(mp.mp.dps + 10):
+    with guard_digits(10):
         vals = []
         for t0 in starts:
             try:

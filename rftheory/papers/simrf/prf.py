@@ -24,7 +24,7 @@ from ...core.precision import certified
 from ...core.registry import Result, register
 from ...features import gaussian
 from ...numerics.angle_family import angle_quad, angle_series
-from ...numerics.cancellation import cancellation_guarded
+from ...numerics.cancellation import cancellation_guarded, guard_digits
 from ...numerics.chi import chi_var_ratio
 from ...numerics.floats import compensated_sum_f64, two_prod
 from ...numerics.geometry import check_norms, check_norms_arrays, pair_from_norms
@@ -349,7 +349,7 @@ def prf_gap_difference(p):
     extra += int(v * v / math.log(10) + math.log10(p["m"])) + 2
     if v > 8:  # the pair-sum quadratures at hundreds of extra digits: not bounded in time
         raise LayerUnavailableError("mse-difference route n/a for v > 8 (it cancels ~v²/ln 10 digits)")
-    with mp.workdps(mp.mp.dps + extra):
+    with guard_digits(extra):
         return prf_mse_pairsum(dict(p, coupling="iid")) - prf_mse_pairsum(p)
 
 

@@ -22,6 +22,7 @@ import numpy as np
 from ...core.params import mpf
 from ...core.registry import Result, register
 from ...numerics.angle_family import extra_digits
+from ...numerics.cancellation import guard_digits
 from ...numerics.pair_chebyshev import check_dimension
 from .couplings import pair_function
 from .params import D_SEARCH, DOMAIN_NOTE, PAPER, Z_SEARCH
@@ -77,7 +78,7 @@ def orthogonal_curvature(d, z):
     mpmath.mpf
         Positive where orthogonal blocks are a strict local minimum of the RFF pair term.
     """
-    with mp.workdps(mp.mp.dps + int(z * z) + 10):
+    with guard_digits(int(z * z) + 10):
         return +mp.hyp1f1(d + 2, mp.mpf(d) / 2 + 2, -z * z / 2)
 
 
@@ -116,7 +117,7 @@ def orthogonal_threshold(d):
     lo, hi = (mpf(t) for t in THRESHOLD_BRACKET)
     if not (orthogonal_curvature(d, lo) > 0 > orthogonal_curvature(d, hi)):
         raise ArithmeticError(f"1F1(d+2; d/2+2; -z^2/2) at d={d} has no sign change in {THRESHOLD_BRACKET}")
-    with mp.workdps(mp.mp.dps + 5):
+    with guard_digits(5):
         return +mp.findroot(lambda t: orthogonal_curvature(d, t), (lo, hi), solver="anderson")
 
 
@@ -150,7 +151,7 @@ def rff_angle_by_threshold(d, z):
     f = pair_function(d, "rff", Fraction(z))
     c = np.linspace(0.0, 1.0, 20001)[1:]
     c0 = float(c[int(np.argmin(f(c)))])
-    with mp.workdps(mp.mp.dps + extra_digits(-zz * zz / 2)):
+    with guard_digits(extra_digits(-zz * zz / 2)):
         b = power_coefficients(d, -zz * zz / 2, even_only=True)
         g = lambda t: mp.fsum(k * b[k] * t ** (k - 1) for k in range(2, len(b), 2))
         return +mp.findroot(g, mp.mpf(c0))
@@ -274,7 +275,7 @@ def rff_angle_by_bounds(d, z):
         separated minima within the bounds' resolution.
     """
     zz = mpf(Fraction(z))
-    with mp.workdps(mp.mp.dps + extra_digits(-zz * zz / 2)):
+    with guard_digits(extra_digits(-zz * zz / 2)):
         b = eq24_even_coefficients(d, -zz * zz / 2)
         todo, steps, neg = [(mp.mpf(0), mp.mpf(1))], 0, None
         while todo and neg is None:  # the decision: is g > 0 on [0, 1]?

@@ -18,6 +18,7 @@ from ...core.errors import LayerUnavailableError, ParameterError
 from ...core.lazy import lazy
 from ...core.params import COMMON, D_MAX, Param, array_twin, mpf, refuse_first
 from ...core.registry import Result, register
+from ...numerics.cancellation import guard_digits
 from ...numerics.rff_float64 import direct_gap_err
 from ...numerics.rff_pairs import (
     EPS,
@@ -67,7 +68,7 @@ def var_psi_coupled(coupling, d, D, z):
         The variance at the current precision.
     """
     z = mp.mpmathify(z)
-    with mp.workdps(mp.mp.dps + len(str(d)) + 2):
+    with guard_digits(len(str(d)) + 2):
         e = mp.exp(-z * z)
         P = coupled_pairs(D, d)
         tau = pair_term(coupling, d, z)
@@ -99,7 +100,7 @@ def vpc_route(p):
     # E est² − k² summed over diagonal, coupled and uncoupled pairs, pair terms by independent routes
     d, D, zf = p["d"], p["D"], p["z"]
     z = mpf(zf)
-    with mp.workdps(mp.mp.dps + len(str(d)) + 2):
+    with guard_digits(len(str(d)) + 2):
         k1 = gauss_cf_series(z)
         k2 = gauss_cf_series(2 * z)
         tau = _pair_route(p["coupling"], d, zf)
