@@ -23,7 +23,9 @@ Tail: ``|P_n| <= 1`` on ``[−1, 1]`` and ``0 < e^{−z}₁F₁(a; b; z) <= 1`` 
 the ``n``-th term is at most ``T_n = N_n β_n(x) β_n(y)`` (``β_n`` the prefactor of ``α̃_n``), and the ratio
 ``T_{n+1}/T_n`` is at most ``R_n = \\frac{N_{n+1}}{N_n}\\,\\frac{xy}{2}\\frac{\\sqrt{s}}{2s-d/2}`` with
 ``s = (d+n)/2`` (Wendel: ``Γ(s+½) <= √s Γ(s)``), decreasing in ``n``; the sum stops at the first ``n``
-with ``R_n <= 1/2`` and ``2T_{n+1} <= 10^{−dps−5}|Σ|``, a proven bound on the tail.
+with ``R_n <= 1/2`` and ``2T_{n+1} <= 10^{−dps−5}|Σ|``, a proven bound on the tail.  The terms
+alternate in sign; where ``Σ|terms|`` exceeds ``|Σ|`` by ``10^k`` the sum is redone with ``k + 5`` more
+digits.
 
 **Funk–Hecke quadrature (second route).**  Conditioning on ``u₁`` (``u₂ = c u₁ + √(1−c²) ν``, ``ν`` uniform
 on the sphere of ``u₁^⊥``) gives ``ρ_c = E_{u₁}[f_a(u₁ᵀâ) g_b(u₁ᵀb̂)]`` with ``f_a(t) = E_r e^{rxt}``
@@ -188,19 +190,33 @@ def kappa_series(d: int, c, x, y, t) -> mp.mpf:
     c, x, y, t = mp.mpf(c), mp.mpf(x), mp.mpf(y), mp.mpf(t)
     if x * y == 0:
         return mp.mpf(0)
-    tol = mp.mpf(10) ** (-mp.mp.dps - 5)
+    dps = mp.mp.dps
+    total, mag = _kappa_sum(d, c, x, y, t, dps)
+    # the terms alternate in sign (P_n(c) for simplex, P_n(t)): redo with the digits the cancellation costs
+    lost = int(mp.ceil(mp.log10(mag / abs(total)))) if total != 0 else dps
+    if lost > 2:
+        with mp.workdps(dps + lost + 5):
+            total, _ = _kappa_sum(d, c, x, y, t, dps)
+    return +total
+
+
+def _kappa_sum(d: int, c, x, y, t, dps: int) -> tuple[mp.mpf, mp.mpf]:
+    """The series of :func:`kappa_series` cut at ``10^{−dps−5}`` of the sum, and ``Σ|terms|``."""
+    tol = mp.mpf(10) ** (-dps - 5)
+    tiny = mp.mpf(10) ** (-3 * dps)
     xy = x * y
     Pc = [mp.mpf(1), c]
     Pt = [mp.mpf(1), t]
-    total = mp.mpf(0)
+    total, mag = mp.mpf(0), mp.mpf(0)
     n = 1
     while True:
         term = harmonic_dim(n, d) * Pc[n] * Pt[n] * alpha_tilde(n, d, x) * alpha_tilde(n, d, y)
         total += term
+        mag += abs(term)
         if _ratio_bound(n, d, xy) <= mp.mpf(1) / 2:
             T_next = harmonic_dim(n + 1, d) * _beta(n + 1, d, x) * _beta(n + 1, d, y)
-            if 2 * T_next <= tol * (1 + abs(total)):  # relative to ρ/e^{(x²+y²)/2} = 1 + κ
-                return total
+            if 2 * T_next <= tol * abs(total) + tiny:
+                return total, mag
         Pc.append(((2 * n + d - 2) * c * Pc[n] - n * Pc[n - 1]) / (n + d - 2))
         Pt.append(((2 * n + d - 2) * t * Pt[n] - n * Pt[n - 1]) / (n + d - 2))
         n += 1
@@ -443,7 +459,8 @@ def kappa_f64(d: int, c: float, x: np.ndarray, y: np.ndarray, t: np.ndarray) -> 
             with np.errstate(divide="ignore"):
                 T1 = harmonic_dim(n + 1, d) * np.exp(2 * lb1 + (n + 1) * (np.log(np.maximum(x, 1e-300) / math.sqrt(2))
                                                                            + np.log(np.maximum(y, 1e-300) / math.sqrt(2))))
-            if np.all(2 * T1 <= 1e-17 * (1 + np.abs(out))):
+            if np.all(2 * T1 <= 1e-17 * np.abs(out) + 1e-300):
+                err = err + 2 * T1  # the tail
                 break
         Pc_prev, Pc = Pc, ((2 * n + d - 2) * c * Pc - n * Pc_prev) / (n + d - 2)
         Pt_prev, Pt = Pt, ((2 * n + d - 2) * t * Pt - n * Pt_prev) / (n + d - 2)
