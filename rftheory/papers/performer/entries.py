@@ -86,8 +86,8 @@ _K2 = "0.1,0.2,-0.4;-0.3,0.1,0.2"
 _V2 = "1,0;0,1"
 # coupled blocks (favor+): m = 5 with d = 3 has a partial block (P = 3*2 + 2*1 = 8 ordered pairs)
 GRID["quick"] += [dict(q=_S, k=_K2, m=5, family="favor+", coupling="orthogonal")]
-GRID["default"] += [dict(q=q, k=k, m=m, family="favor+", coupling=cp) for q, k in ((_S, _K2), (_S4, _K4))
-                    for m in (5, 16) for cp in ("orthogonal", "simplex")]
+GRID["default"] += [dict(q=q, k=k, m=m, family="favor+", coupling=cp) for q, k, ms in ((_S, _K2, (5, 16)), (_S4, _K4, (16,)))
+                    for m in ms for cp in ("orthogonal", "simplex")]
 MC_GRID["quick"] += [dict(q=_S, k=_K, m=6, family="favor+", coupling="simplex")]
 MC_GRID["default"] += [dict(q=q, k=k, m=m, family="favor+", coupling=cp) for q, k in ((_S, _K), (_S4, _K4))
                        for m in (5, 8) for cp in ("orthogonal", "simplex")]
