@@ -234,3 +234,25 @@ def test_series_against_disk_quadrature(d, coupling):
     with mp.workdps(30):
         s = CP.rho_series(coupling, a, b)
     assert _digits(s, q) >= 14
+
+
+# -- rftheory attention: the coupled rows from the same series in float64 ------------------------------------
+
+@pytest.mark.parametrize("coupling", ["orthogonal", "simplex"])
+def test_attention_coupled_rows_match_the_registered_route(coupling):
+    # predict (float64 Gegenbauer series) against the registry's Funk-Hecke route at 20 digits; inputs differ
+    # by the float64 scaling (1e-16 relative, condition ~ ||a||^2 ~ 1), the series' own bound is < 1e-12:
+    # tolerance 1e-11
+    from rftheory.attention.data import make_head
+    from rftheory.attention.estimate import parse_mechanism, predict
+
+    Q = np.array([[0.3, -0.2, 0.1], [0.25, 0.4, -0.3]])
+    K = np.array([[0.1, 0.2, -0.4], [-0.3, 0.1, 0.2], [0.5, -0.1, 0.05]])
+    V = np.array([[1.0, 0.0], [0.0, 1.0], [-0.5, 2.0]])
+    row = predict(make_head(Q, K, V), parse_mechanism(f"favor+:{coupling}"), [5])[0]
+    assert row.rel_error_bound < 1e-12
+    kw = dict(q=Q.tolist(), k=K.tolist(), m=5, coupling=coupling)
+    norm = get("performer.normaliser_rel_mse").route("moment-generating function", dps=20, **kw)
+    out = get("performer.output_leading").route("full covariance", dps=20, v=V.tolist(), **kw)
+    assert abs(row.normaliser_rel_mse / float(norm) - 1) < 1e-11
+    assert abs(row.output_mse / float(out) - 1) < 1e-11

@@ -260,11 +260,11 @@ def predict(head: Head, mech: Mechanism, ms: list[int], *, pairs: int | None = N
 
     iid couplings: every quantity in closed form (the covariance sums of
     :mod:`rftheory.attention.moments`).  Orthogonal and simplex couplings:
-    ``attention_mse`` from the registered pointwise results; for FAVOR+ on
-    small heads (``L·L_k² <= 2·10^5``, ``d >= 4``) the normaliser and output
-    sums by quadrature of the coupled-pair moment ``E e^{w₁ᵀa + w₂ᵀb}``
-    (:mod:`rftheory.attention.coupled_sums`; ``rel_error_bound`` is then its
-    a-posteriori quadrature error, not a bound); otherwise ``None``.
+    ``attention_mse`` from the registered pointwise results; for FAVOR+
+    (``L·L_k² <= 2·10^7``) the normaliser and output sums from the Gegenbauer
+    series of the coupled-pair moment ``E e^{w₁ᵀa + w₂ᵀb}`` (registered with
+    ``coupling`` in ``performer.*``; :mod:`rftheory.attention.coupled_sums`,
+    ``rel_error_bound`` its rounding bound); otherwise ``None``.
 
     Parameters
     ----------
@@ -405,12 +405,12 @@ def fit_derf(head: Head, mech: Mechanism):
 
 
 def _coupled_row(head: Head, mech: Mechanism, m: int, att: float, onorm2: float | None) -> AttentionError:
-    """Orthogonal/simplex FAVOR+ on small heads: the normaliser (and output) sums by quadrature of the
-    coupled-pair moment (:mod:`rftheory.attention.coupled_sums`); else ``None`` for them."""
+    """Orthogonal/simplex FAVOR+ (``L·L_k² <= MAX_TRIPLES``): the normaliser (and output) sums from the
+    Gegenbauer series of the coupled-pair moment (:mod:`rftheory.attention.coupled_sums`); else ``None``."""
     from .coupled_sums import MAX_TRIPLES, coupled_normaliser_rel_mse
 
     L, Lk = head.X.shape[0], head.Y.shape[0]
-    if mech.family != "favor+" or L * Lk * Lk > MAX_TRIPLES or head.d < 4:
+    if mech.family != "favor+" or L * Lk * Lk > MAX_TRIPLES or head.d < 2:
         return AttentionError(mech.name, m, att, None, None, None, None, None, 0.0)
     norm, err, omse = coupled_normaliser_rel_mse(head, mech.coupling, m)
     orel = math.sqrt(max(omse, 0.0) / onorm2) if omse is not None and onorm2 else None

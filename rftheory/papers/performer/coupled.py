@@ -429,36 +429,32 @@ def kappa_f64(d: int, c: float, x: np.ndarray, y: np.ndarray, t: np.ndarray) -> 
     err : numpy.ndarray
         A bound on its absolute rounding error (callers refuse where it matters).
     """
-    x, y, t = np.broadcast_arrays(*(np.asarray(v, float) for v in (x, y, t)))
-    out = np.zeros(x.shape)
-    err = np.zeros(x.shape)
+    x, y, t = (np.asarray(v, float) for v in (x, y, t))
+    shape = np.broadcast_shapes(x.shape, y.shape, t.shape)
+    out = np.zeros(shape)
+    err = np.zeros(shape)
     h = d / 2
     Pc_prev, Pc = 1.0, c
     Pt_prev, Pt = np.ones_like(t), t.copy()
-    xy = x * y
+    xy = float(np.max(x)) * float(np.max(y)) if x.size and y.size else 0.0
     zx, zy = x * x / 2, y * y / 2
-    kx = np.zeros(1)
+    with np.errstate(divide="ignore"):
+        lgx = np.where(x > 0, np.log(np.where(x > 0, x, 1.0) / math.sqrt(2)), -np.inf)
+        lgy = np.where(y > 0, np.log(np.where(y > 0, y, 1.0) / math.sqrt(2)), -np.inf)
     for n in range(1, _NMAX):
         lb = special.gammaln(h + n / 2) - special.gammaln(h + n)  # log of β_n/(x/√2)^n
-        ax, kx = _kummer_tilde(h + n / 2, h + n, zx)
+        ax, kx = _kummer_tilde(h + n / 2, h + n, zx)  # on the norms' own shapes (no broadcast yet)
         ay, ky = _kummer_tilde(h + n / 2, h + n, zy)
-        with np.errstate(divide="ignore"):
-            lx = np.where(x > 0, n * np.log(x / math.sqrt(2)), -np.inf)
-            ly = np.where(y > 0, n * np.log(y / math.sqrt(2)), -np.inf)
-        bxy = np.exp(2 * lb + lx + ly)  # β_n(x) β_n(y)
+        bx, by = np.exp(lb + n * lgx), np.exp(lb + n * lgy)  # β_n(x), β_n(y)
         N = harmonic_dim(n, d)
-        term = N * Pc * Pt * bxy * ax * ay
-        out = out + term
-        err = err + N * bxy * ax * ay * (abs(Pc) + abs(Pt) + 1) * (np.maximum(kx, ky) * 3 + zx + zy + 8
-                                                                      + 4 * n * n) * _EPS
+        mag = N * (bx * ax) * (by * ay)
+        out = out + Pc * Pt * mag
+        err = err + mag * (abs(Pc) + np.abs(Pt) + 1) * (3 * max(kx, ky) + zx + zy + 8 + 4 * n * n) * _EPS
         s = (d + n) / 2
-        nr = harmonic_dim(n + 1, d) / N
-        R = nr * xy / 2 * math.sqrt(s) / (2 * s - h)
-        if n > 1 and np.all(R <= 0.5):
+        R = harmonic_dim(n + 1, d) / N * xy / 2 * math.sqrt(s) / (2 * s - h)
+        if n > 1 and R <= 0.5:
             lb1 = special.gammaln(h + (n + 1) / 2) - special.gammaln(h + n + 1)
-            with np.errstate(divide="ignore"):
-                T1 = harmonic_dim(n + 1, d) * np.exp(2 * lb1 + (n + 1) * (np.log(np.maximum(x, 1e-300) / math.sqrt(2))
-                                                                           + np.log(np.maximum(y, 1e-300) / math.sqrt(2))))
+            T1 = harmonic_dim(n + 1, d) * np.exp(2 * lb1 + (n + 1) * (lgx + lgy))
             if np.all(2 * T1 <= 1e-17 * np.abs(out) + 1e-300):
                 err = err + 2 * T1  # the tail
                 break
@@ -471,7 +467,7 @@ def kappa_f64(d: int, c: float, x: np.ndarray, y: np.ndarray, t: np.ndarray) -> 
     return out, err
 
 
-def _kummer_tilde(a: float, b: float, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _kummer_tilde(a: float, b: float, z: np.ndarray) -> tuple[np.ndarray, int]:
     """``e^{−z} ₁F₁(a; b; z)`` for ``0 < a <= b``, ``z >= 0`` by the positive series, and its term count."""
     term = np.ones_like(z)
     total = np.ones_like(z)
@@ -480,8 +476,9 @@ def _kummer_tilde(a: float, b: float, z: np.ndarray) -> tuple[np.ndarray, np.nda
         term = term * (a + k) / (b + k) * z / (k + 1)
         total = total + term
         k += 1
-        if np.all(term <= 1e-18 * total) and np.all((a + k) / (b + k) * z / (k + 1) <= 0.5):
+        # later ratios are <= z/(k+1) (a <= b), decreasing: the tail is <= the last term once that is <= 1/2
+        if np.all(term <= 1e-18 * total) and np.all(z / (k + 1) <= 0.5):
             break
         if k > 100_000:
             raise RangeError("Kummer series: too many terms")
-    return total * np.exp(-z), np.full(z.shape, float(k))
+    return total * np.exp(-z), k
