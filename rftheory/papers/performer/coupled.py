@@ -148,6 +148,12 @@ def alpha_tilde(n: int, d: int, x) -> mp.mpf:
     -------
     mpmath.mpf
     """
+    return _alpha_tilde(n, d, mp.mpf(x), mp.mp.prec)
+
+
+@lru_cache(maxsize=65536)
+def _alpha_tilde(n: int, d: int, x: mp.mpf, prec: int) -> mp.mpf:
+    """:func:`alpha_tilde`, cached per norm and precision (a head's pairs share their norms)."""
     x = mp.mpf(x)
     h = mp.mpf(d) / 2
     return _beta(n, d, x) * mp.exp(-x * x / 2) * mp.hyp1f1(h + mp.mpf(n) / 2, h + n, x * x / 2)
