@@ -14,7 +14,7 @@ from __future__ import annotations
 from ...core.registry import Result, register
 from . import covariance as C
 from . import montecarlo as MC
-from .checks import CHECKS_Z, leading_order_checks
+from .checks import CHECKS_Z, CHECKS_Z_DEFAULT, leading_order_checks
 from .inputs import COUPLING, FAMILY, K_, M_, Q_, V_, arrays, check_qkv, domain_point
 
 PAPER = "Choromanski et al. (2021), Rethinking Attention with Performers"
@@ -160,7 +160,7 @@ register(
         mc=_output_mc,
         check=check_qkv,
         checks=leading_order_checks("performer.output_leading"),
-        checks_z={"quick": CHECKS_Z},
+        checks_z={"quick": CHECKS_Z, "default": CHECKS_Z_DEFAULT},
         status="beyond",
         grid=OUT_GRID,
         mc_grid=OUT_MC_GRID,
@@ -171,6 +171,6 @@ register(
                        "(v_j - o_i)||^2/D_i^2, which the Monte Carlo layer samples from the real estimator. "
                        "The checks measure the real output MSE against it: within 10% at small norms and m=64, "
                        "below half of it at large norms and m=16 (the ratio estimator's error is bounded, the "
-                       "leading order is not).",),
+                       "leading order is not); default mode repeats both with orthogonal and simplex blocks.",),
     )
 )
