@@ -23,8 +23,8 @@ Tail: ``|P_n| <= 1`` on ``[−1, 1]`` and ``0 < e^{−z}₁F₁(a; b; z) <= 1`` 
 the ``n``-th term is at most ``T_n = N_n β_n(x) β_n(y)`` (``β_n`` the prefactor of ``α̃_n``), and the ratio
 ``T_{n+1}/T_n`` is at most ``R_n = \\frac{N_{n+1}}{N_n}\\,\\frac{xy}{2}\\frac{\\sqrt{s}}{2s-d/2}`` with
 ``s = (d+n)/2`` (Wendel: ``Γ(s+½) <= √s Γ(s)``), decreasing in ``n``; the sum stops at the first ``n``
-with ``R_n <= 1/2`` and ``2T_{n+1} <= 10^{−dps−5}|Σ|``, a proven bound on the tail.  The terms
-alternate in sign; where ``Σ|terms|`` exceeds ``|Σ|`` by ``10^k`` the sum is redone with ``k + 5`` more
+with ``R_n <= 1/2`` and ``2T_{n+1} <= 10^{−dps−5}|Σ|``, an analytic bound on the tail (the values are
+agreed between routes, not proven: there is no ball layer for them).  The terms alternate in sign; where ``Σ|terms|`` exceeds ``|Σ|`` by ``10^k`` the sum is redone with ``k + 5`` more
 digits.
 
 **Funk–Hecke quadrature (second route).**  Conditioning on ``u₁`` (``u₂ = c u₁ + √(1−c²) ν``, ``ν`` uniform
@@ -175,7 +175,7 @@ def _ratio_bound(n: int, d: int, xy) -> mp.mpf:
 
 
 def kappa_series(d: int, c, x, y, t) -> mp.mpf:
-    """``κ_c = Σ_{n>=1} N_n P_n(c) P_n(t) α̃_n(x) α̃_n(y)`` with the proven tail bound of the module docstring.
+    """``κ_c = Σ_{n>=1} N_n P_n(c) P_n(t) α̃_n(x) α̃_n(y)`` with the analytic tail bound of the module docstring.
 
     Parameters
     ----------
