@@ -24,8 +24,8 @@ the ``n``-th term is at most ``T_n = N_n β_n(x) β_n(y)`` (``β_n`` the prefact
 ``T_{n+1}/T_n`` is at most ``R_n = \\frac{N_{n+1}}{N_n}\\,\\frac{xy}{2}\\frac{\\sqrt{s}}{2s-d/2}`` with
 ``s = (d+n)/2`` (Wendel: ``Γ(s+½) <= √s Γ(s)``), decreasing in ``n``; the sum stops at the first ``n``
 with ``R_n <= 1/2`` and ``2T_{n+1} <= 10^{−dps−5}|Σ|``, an analytic bound on the tail (the values are
-agreed between routes, not proven: there is no ball layer for them).  The terms alternate in sign; where ``Σ|terms|`` exceeds ``|Σ|`` by ``10^k`` the sum is redone with ``k + 5`` more
-digits.
+agreed between routes, not proven: there is no ball layer for them).  The terms alternate in sign;
+where ``Σ|terms|`` exceeds ``|Σ|`` by ``10^k`` the sum is redone with ``k + 5`` more digits.
 
 **Funk–Hecke quadrature (second route).**  Conditioning on ``u₁`` (``u₂ = c u₁ + √(1−c²) ν``, ``ν`` uniform
 on the sphere of ``u₁^⊥``) gives ``ρ_c = E_{u₁}[f_a(u₁ᵀâ) g_b(u₁ᵀb̂)]`` with ``f_a(t) = E_r e^{rxt}``
