@@ -444,6 +444,7 @@ def kappa_f64(d: int, c: float, x: np.ndarray, y: np.ndarray, t: np.ndarray) -> 
     Pt_prev, Pt = np.ones_like(t), t.copy()
     xy = float(np.max(x)) * float(np.max(y)) if x.size and y.size else 0.0
     zx, zy = x * x / 2, y * y / 2
+    zmax = (float(np.max(zx)) if zx.size else 0.0) + (float(np.max(zy)) if zy.size else 0.0)
     with np.errstate(divide="ignore"):
         lgx = np.where(x > 0, np.log(np.where(x > 0, x, 1.0) / math.sqrt(2)), -np.inf)
         lgy = np.where(y > 0, np.log(np.where(y > 0, y, 1.0) / math.sqrt(2)), -np.inf)
@@ -453,9 +454,10 @@ def kappa_f64(d: int, c: float, x: np.ndarray, y: np.ndarray, t: np.ndarray) -> 
         ay, ky = _kummer_tilde(h + n / 2, h + n, zy)
         bx, by = np.exp(lb + n * lgx), np.exp(lb + n * lgy)  # β_n(x), β_n(y)
         N = harmonic_dim(n, d)
-        mag = N * (bx * ax) * (by * ay)
-        out = out + Pc * Pt * mag
-        err = err + mag * (abs(Pc) + np.abs(Pt) + 1) * (3 * max(kx, ky) + zx + zy + 8 + 4 * n * n) * _EPS
+        mag = (N * bx * ax) * (by * ay)
+        out += Pc * (Pt * mag)
+        # |P_n(t)| <= 1; per-term relative rounding <= (3K + z_x + z_y + 8 + 4n²) ε (see above)
+        err += mag * ((abs(Pc) + 2) * (3 * max(kx, ky) + zmax + 8 + 4 * n * n) * _EPS)
         s = (d + n) / 2
         R = harmonic_dim(n + 1, d) / N * xy / 2 * math.sqrt(s) / (2 * s - h)
         if n > 1 and R <= 0.5:
