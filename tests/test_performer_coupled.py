@@ -24,7 +24,7 @@ from rftheory.papers.performer.entries import GRID, MC_GRID, OUT_GRID, OUT_MC_GR
 from rftheory.papers.performer.montecarlo import linearised_replicates, normaliser_replicates
 
 ALPHA = 1e-6
-K_MC = 4
+K_MC = 12
 ZMAX = z_threshold(ALPHA, K_MC)
 
 
@@ -269,3 +269,21 @@ def test_attention_cli_warns_that_coupled_rows_have_no_next_order_term(tmp_path,
     assert coupled == [w for w in out["warnings"] if w.startswith("favor+:simplex m=8:")] and len(coupled) == 1
     row = next(r for r in out["rows"] if r["mechanism"] == "favor+:simplex")
     assert row["output_mse"] > 0 and row["normaliser_rel_mse"] > 0
+
+
+@pytest.mark.parametrize("coupling", ["orthogonal", "simplex"])
+def test_sampled_triples_for_coupled_favor_plus(coupling):
+    # --pairs: the sampled normaliser and output sums against the exact coupled sums (z-test with the
+    # sample's own standard error; the triples are iid draws, so the mean is unbiased)
+    from rftheory.attention.data import make_head
+    from rftheory.attention.estimate import parse_mechanism, predict
+
+    data = np.random.default_rng(21)
+    h = make_head(data.normal(size=(12, 6)) * 0.5, data.normal(size=(10, 6)) * 0.5, data.normal(size=(10, 3)))
+    mech = parse_mechanism(f"favor+:{coupling}")
+    exact = predict(h, mech, [6, 24])
+    approx = predict(h, mech, [6, 24], pairs=40_000, seed=3)
+    for e, a in zip(exact, approx):
+        assert a.sampled_triples == 40_000
+        assert abs(a.normaliser_rel_mse - e.normaliser_rel_mse) < ZMAX * a.normaliser_se
+        assert abs(a.output_mse - e.output_mse) < ZMAX * a.output_se
