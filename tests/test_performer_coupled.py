@@ -287,3 +287,38 @@ def test_sampled_triples_for_coupled_favor_plus(coupling):
         assert a.sampled_triples == 40_000
         assert abs(a.normaliser_rel_mse - e.normaliser_rel_mse) < ZMAX * a.normaliser_se
         assert abs(a.output_mse - e.output_mse) < ZMAX * a.output_se
+
+
+# -- the declared domain with coupled blocks (verify's domain sweep draws iid points, keeping its keys) -------
+
+def _coupled_points(seed: int, n: int, values: bool) -> list[dict]:
+    from rftheory.papers.performer.inputs import domain_point
+
+    rng, out = np.random.default_rng([seed, 26]), []
+    while len(out) < n:
+        p = domain_point(rng, values=values, coupled=True)
+        if "coupling" in p:
+            out.append(p)
+    return out
+
+
+@pytest.mark.parametrize("rid, values, n", [
+    pytest.param("performer.normaliser_rel_mse", False, 1, marks=pytest.mark.slow), ("performer.output_leading", True, 1),
+    pytest.param("performer.normaliser_rel_mse", False, 8, marks=pytest.mark.slow),
+    pytest.param("performer.output_leading", True, 8, marks=pytest.mark.slow)])
+def test_domain_sweep_with_coupled_blocks(rid, values, n):
+    # verify's own domain checks (certified mpmath vs the route to 20 digits, float64 within rtol64 or a
+    # refusal) at random coupled points of the declared domain
+    from rftheory.verify.engine import domain_checks
+
+    pts = _coupled_points(n, n, values)
+    out = domain_checks(get(rid), 0, np.random.default_rng(0), points=pts)
+    assert out and all(o.passed for o in out), [(o.check, o.metric, o.detail) for o in out if not o.passed]
+    assert {o.check for o in out} >= {"domain:float64"} and any(o.check.startswith("domain:route") for o in out)
+
+
+def test_verify_domain_points_stay_iid():
+    from rftheory.papers.performer.inputs import domain_point
+
+    rng = np.random.default_rng(4)
+    assert all("coupling" not in domain_point(rng, values=v) for v in (False, True) for _ in range(20))

@@ -93,8 +93,12 @@ def arrays(p) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     return Q * s, K * s, V
 
 
-def domain_point(rng: np.random.Generator, values: bool = False) -> dict:
+def domain_point(rng: np.random.Generator, values: bool = False, coupled: bool = False) -> dict:
     """A random point of the declared domain.
+
+    verify's domain sweep draws iid points (``coupled=False``: the same points, hence the same check keys,
+    as before the coupled results existed); ``coupled=True`` gives favor+ points orthogonal or simplex
+    blocks (``tests/test_performer_coupled.py`` sweeps those).
 
     Parameters
     ----------
@@ -102,11 +106,13 @@ def domain_point(rng: np.random.Generator, values: bool = False) -> dict:
         The source of randomness.
     values : bool
         Include a value matrix ``v``.
+    coupled : bool
+        Give favor+ points a coupling (orthogonal or simplex), drawn last.
 
     Returns
     -------
     dict
-        ``q``, ``k``, ``m``, ``family``, ``coupling`` for favor+ (and ``v``).
+        ``q``, ``k``, ``m``, ``family`` (and ``v``; ``coupling`` with ``coupled``).
     """
     L, Lk = int(rng.integers(1, ROWS_MAX + 1)), int(rng.integers(1, ROWS_MAX + 1))
     d = int(rng.integers(DIM_MIN, DIM_MAX + 1))
@@ -115,8 +121,8 @@ def domain_point(rng: np.random.Generator, values: bool = False) -> dict:
                     k=np.clip(rng.normal(size=(Lk, d)) * s, -ENTRY_MAX, ENTRY_MAX).tolist(),
                     m=int(math.exp(rng.uniform(0, math.log(M_MAX)))),
                     family=("favor+", "trig")[int(rng.integers(2))])
-    if pt["family"] == "favor+":
-        pt["coupling"] = ("iid", "orthogonal", "simplex")[int(rng.integers(3))]
+    if coupled and pt["family"] == "favor+":
+        pt["coupling"] = ("orthogonal", "simplex")[int(rng.integers(2))]
     if values:
         pt["v"] = np.clip(rng.normal(size=(Lk, int(rng.integers(1, ROWS_MAX + 1)))), -VALUE_MAX, VALUE_MAX).tolist()
     return pt
