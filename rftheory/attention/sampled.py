@@ -147,8 +147,8 @@ def sampled_sums(head: Head, terms: list[CovTerm], n: int, rng: np.random.Genera
         a, b = head.X[i] + head.Y[j], head.X[i] + head.Y[lk]
         na, nb = np.linalg.norm(a, axis=1), np.linalg.norm(b, axis=1)
         den = na * nb
-        t = np.clip(np.where(den > 0, np.einsum("nc,nc->n", a, b) / np.where(den > 0, den, 1.0), 0.0), -1.0, 1.0)
-        kap, _ = kappa_f64(d, cosine(coupling, d), na, nb, t)
+        cos_ab = np.clip(np.where(den > 0, np.einsum("nc,nc->n", a, b) / np.where(den > 0, den, 1.0), 0.0), -1.0, 1.0)
+        kap, _ = kappa_f64(d, cosine(coupling, d), na, nb, cos_ab)
         ww = None
         if head.V is not None:
             o = P @ head.V
