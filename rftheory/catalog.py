@@ -14,9 +14,38 @@ import pkgutil
 from .core.errors import ParameterError, UnknownResultError
 from .core.registry import REGISTRY, Result
 
-__all__ = ["results", "get", "evaluate"]
+__all__ = ["results", "get", "evaluate", "TOPICS", "selects"]
 
 _LOADED = False
+
+#: topics that ``list``, ``sheet`` and ``verify --only`` accept besides ID prefixes, and the ID prefixes
+#: each selects (``attention``: the random-feature attention results of Choromanski et al. 2021,
+#: *Rethinking Attention with Performers*, ICLR, registered as ``performer.*``)
+TOPICS: dict[str, tuple[str, ...]] = {"attention": ("attention.", "performer.")}
+
+
+def selects(prefix: str, result_id: str) -> bool:
+    """Whether ``prefix`` (an ID prefix or a topic of :data:`TOPICS`) selects ``result_id``.
+
+    Parameters
+    ----------
+    prefix : str
+        An ID prefix, or a topic name.
+    result_id : str
+        A result ID.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> selects("attention", "performer.output_leading"), selects("perf", "performer.output_leading")
+    (True, True)
+    >>> selects("attention", "simrf.prf_mse")
+    False
+    """
+    return result_id.startswith(TOPICS.get(prefix, (prefix,)))
 
 
 def _load() -> None:
@@ -34,12 +63,12 @@ def _load() -> None:
 
 
 def results(prefix: str = "") -> list[Result]:
-    """All registered results whose ID starts with ``prefix``, by ID.
+    """All registered results whose ID starts with ``prefix`` (or that the topic ``prefix`` selects), by ID.
 
     Parameters
     ----------
     prefix : str, optional
-        Keep only IDs starting with this (default: all).
+        Keep only IDs starting with this, or a topic of :data:`TOPICS` (default: all).
 
     Returns
     -------
@@ -50,9 +79,11 @@ def results(prefix: str = "") -> list[Result]:
     --------
     >>> [r.id for r in results("simrf.conformity.")]
     ['simrf.conformity.angle', 'simrf.conformity.iid', 'simrf.conformity.orthogonal', 'simrf.conformity.simplex']
+    >>> [r.id for r in results("attention")]
+    ['performer.normaliser_rel_mse', 'performer.output_leading']
     """
     _load()
-    return [REGISTRY[k] for k in sorted(REGISTRY) if k.startswith(prefix)]
+    return [REGISTRY[k] for k in sorted(REGISTRY) if selects(prefix, k)]
 
 
 def get(result_id: str) -> Result:

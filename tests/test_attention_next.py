@@ -286,7 +286,7 @@ def test_sampled_triples_estimate_the_exact_sums(family):
     assert est.sampled_triples == 100_000 and exact.sampled_triples is None
     assert est.attention_mse == exact.attention_mse  # always exact
     with pytest.raises(ParameterError, match="pairs"):
-        predict(h, parse_mechanism("favor+:orthogonal"), [16], pairs=100)
+        predict(h, parse_mechanism("trig:orthogonal"), [16], pairs=100)  # coupled: favor+ only
     assert 0 < est.normaliser_se < 0.05 * est.normaliser_rel_mse
     assert abs(est.normaliser_rel_mse - exact.normaliser_rel_mse) < ZMAX * est.normaliser_se
     assert abs(est.output_mse - exact.output_mse) < ZMAX * est.output_se

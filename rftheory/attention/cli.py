@@ -173,6 +173,10 @@ def cmd_attention(args) -> int:
     warnings = [f"{r['mechanism']} m={r['m']}: |next-order term|/leading = {r['next_over_leading']:.3g} > "
                 f"{TRUST_NEXT}: the leading order of output_mse is not trustworthy here (compare --mc)"
                 for r in rows if r.get("leading_order_trusted") is False and r.get("output_mse") is not None]
+    warnings += [f"{r['mechanism']} m={r['m']}: no next-order term for coupled features (it needs the moments of "
+                 "three coupled features): the leading order of output_mse is unchecked here (compare --mc)"
+                 for r in rows if r.get("leading_order_trusted") is None and r.get("output_mse") is not None
+                 and str(r["mechanism"]).endswith((":orthogonal", ":simplex"))]
     warnings += [f"{r['mechanism']} m={r['m']}: max_i D_i exceeds the range of {r['overflow_format']}: the normaliser "
                  "overflows unless the implementation rescales" for r in rows if r.get("overflow_normaliser_exceeds")]
     if args.json:

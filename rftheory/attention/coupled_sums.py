@@ -1,4 +1,5 @@
-"""Normaliser variance of orthogonal / simplex FAVOR+ by Gauss–Jacobi quadrature of the coupled-pair moment.
+"""Normaliser variance of orthogonal / simplex FAVOR+: the Gegenbauer series of the coupled-pair moment, and
+a Gauss–Jacobi quadrature of the same moment (an independent float64 cross-check).
 
 With ``m`` vectors in independent blocks of ``d`` coupled ones (``P = Σ_b m_b(m_b − 1)`` ordered coupled
 pairs, :func:`rftheory.numerics.special.coupled_pairs`),
@@ -6,9 +7,10 @@ pairs, :func:`rftheory.numerics.special.coupled_pairs`),
 .. math:: \\mathrm{Cov}(\\hat A_{ij}, \\hat A_{il}) = \\frac{A_{ij}A_{il}}m\\big(e^{(x+y_j)^\\top(x+y_l)} - 1\\big)
    + \\frac P{m^2}\\Big(e^{-\\|x\\|^2-\\frac{\\|y_j\\|^2+\\|y_l\\|^2}2}\\rho_c(x+y_j, x+y_l) - A_{ij}A_{il}\\Big),
 
-``ρ_c`` the coupled-pair moment of :mod:`rftheory.attention.coupled`, here by the same 2-D integral
-with Gauss–Jacobi nodes in float64 (``n`` nodes per axis; its accuracy is checked a posteriori against
-``2n`` nodes and reported).  Cost ``L·L_k²·n²``: small heads only (``L·L_k² <= 2·10^5``).
+``ρ_c = e^{(‖a‖²+‖b‖²)/2}(1 + κ_c)`` the coupled-pair moment: :func:`coupled_normaliser_rel_mse` sums
+``κ_c`` as the 1-D Gegenbauer series of :mod:`rftheory.papers.performer.coupled` (float64, with a
+rounding bound), cost ``L·L_k²`` times the series length; :func:`coupled_mgf_f64` is the 2-D disk integral
+of :mod:`rftheory.attention.coupled` with Gauss–Jacobi nodes (``n`` per axis), kept as a cross-check.
 """
 
 from __future__ import annotations
@@ -20,12 +22,15 @@ from scipy import special
 
 from ..core.errors import ParameterError, RangeError
 from ..numerics.special import coupled_pairs
+from ..papers.performer.coupled import cosine, kappa_f64
 from .data import Head
 
 __all__ = ["coupled_mgf_f64", "coupled_normaliser_rel_mse", "MAX_TRIPLES"]
 
-#: the largest L·L_k² served
-MAX_TRIPLES = 200_000
+#: the largest L·L_k² served (the series costs ~60 passes over the (j, l) arrays: ~20 s at the cap)
+MAX_TRIPLES = 20_000_000
+#: queries are summed in blocks of about this many (j, l) entries
+BLOCK_ENTRIES = 1_000_000
 
 
 def _chi_mgf(d: int, tau: np.ndarray) -> np.ndarray:
@@ -81,9 +86,15 @@ def coupled_mgf_f64(d: int, c: float, na: np.ndarray, b1: np.ndarray, b2: np.nda
     return norm * np.einsum("...ij,i,j->...", f, w1, w2)
 
 
-def coupled_normaliser_rel_mse(head: Head, coupling: str, m: int, n: int = 24) -> tuple[float, float, float | None]:
-    """``Σ_i Var(D̂_i)/D_i²`` for FAVOR+ with orthogonal or simplex blocks, its a-posteriori error and the
-    leading order of the output error ``Σ_i D_i⁻² Σ_{jl} Cov(Â_ij, Â_il)(v_j − o_i)ᵀ(v_l − o_i)``.
+def coupled_normaliser_rel_mse(head: Head, coupling: str, m: int) -> tuple[float, float, float | None]:
+    """``Σ_i Var(D̂_i)/D_i²`` for FAVOR+ with orthogonal or simplex blocks, a bound on its rounding error
+    and the leading order of the output error ``Σ_i D_i⁻² Σ_{jl} Cov(Â_ij, Â_il)(v_j − o_i)ᵀ(v_l − o_i)``.
+
+    .. math:: \\frac{m\\,\\mathrm{Cov}(\\hat A_{ij}, \\hat A_{il})}{A_{ij}A_{il}}
+       = e^{a_j^\\top a_l} - 1 + \\frac Pm\\,\\kappa_c(a_j, a_l),\\qquad a_j = x_i + y_j,
+
+    ``κ_c`` the Gegenbauer series of :mod:`rftheory.papers.performer.coupled` in float64 (the closed form
+    registered as ``performer.normaliser_rel_mse`` / ``performer.output_leading`` with ``coupling``).
 
     Parameters
     ----------
@@ -93,15 +104,13 @@ def coupled_normaliser_rel_mse(head: Head, coupling: str, m: int, n: int = 24) -
         Block coupling.
     m : int
         Number of features.
-    n : int
-        Gauss–Jacobi nodes per axis (the error estimate compares with ``2n``).
 
     Returns
     -------
     value : float
         The normaliser relative MSE.
     err : float
-        ``|value(n) − value(2n)|``, an a-posteriori estimate (not a bound).
+        A bound on its rounding error (the series' tail included).
     output : float or None
         Leading order of ``E‖Ô − O‖_F²`` (``None`` without values).
     """
@@ -109,31 +118,30 @@ def coupled_normaliser_rel_mse(head: Head, coupling: str, m: int, n: int = 24) -
     if L * Lk * Lk > MAX_TRIPLES:
         raise RangeError(f"coupled normaliser: L*L_k^2 = {L * Lk * Lk} > {MAX_TRIPLES} triples (too costly)")
     d = head.d
-    c = 0.0 if coupling == "orthogonal" else -1.0 / (d - 1)
-    P = coupled_pairs(m, d)
-    vals = []
-    out = 0.0
-    for nn in (n, 2 * n):
-        tot = 0.0
-        out = 0.0
-        for x in head.X:
-            Aa = x + head.Y  # a_j = x + y_j
-            A = np.exp(head.Y @ x)
-            D = A.sum()
-            na = np.linalg.norm(Aa, axis=1)
-            ah = Aa / np.where(na > 0, na, 1.0)[:, None]
-            b1 = ah @ Aa.T  # b1[j, l] = a_lᵀ â_j
-            nb2 = np.einsum("ij,ij->i", Aa, Aa)[None, :]
-            b2 = np.sqrt(np.maximum(nb2 - b1 * b1, 0.0))
-            rho = coupled_mgf_f64(d, c, na[:, None], b1, b2, nn)
-            yy = np.einsum("ij,ij->i", head.Y, head.Y)
-            pre = np.exp(-(x @ x) - (yy[:, None] + yy[None, :]) / 2)
-            AA = A[:, None] * A[None, :]
-            iid = AA * np.expm1(Aa @ Aa.T) / m
-            cov = iid + P / m**2 * (pre * rho - AA)
-            tot += cov.sum() / D**2
-            if head.V is not None:
-                Vc = head.V - A @ head.V / D
-                out += float(np.sum(cov * (Vc @ Vc.T))) / D**2
-        vals.append(tot)
-    return vals[1], abs(vals[1] - vals[0]), (out if head.V is not None else None)
+    c = cosine(coupling, d)
+    pm = coupled_pairs(m, d) / m
+    eps = float(np.finfo(float).eps)
+    tot = err = out = 0.0
+    block = max(1, BLOCK_ENTRIES // (Lk * Lk))
+    for b0 in range(0, L, block):
+        Xb = head.X[b0:b0 + block]
+        Aa = Xb[:, None, :] + head.Y[None, :, :]  # a_j = x_i + y_j, shape (B, L_k, d)
+        S = Xb @ head.Y.T
+        p = np.exp(S - S.max(axis=1, keepdims=True))
+        p = p / p.sum(axis=1, keepdims=True)  # A_ij / D_i
+        nr = np.linalg.norm(Aa, axis=2)
+        G = np.einsum("bjc,blc->bjl", Aa, Aa)
+        den = nr[:, :, None] * nr[:, None, :]
+        t = np.clip(np.where(den > 0, G / np.where(den > 0, den, 1.0), 0.0), -1.0, 1.0)
+        kap, kerr = kappa_f64(d, c, nr[:, :, None], nr[:, None, :], t)
+        em = np.expm1(G)
+        R = em + pm * kap
+        PP = p[:, :, None] * p[:, None, :]
+        tot += float(np.sum(PP * R))
+        # expm1 of G: (|G| + 4) eps relative; κ: its own bound; the sum: L_k² eps of its absolute value
+        err += float(np.sum(PP * (np.abs(em) * (np.abs(G) + 4) * eps + pm * (kerr + 2 * eps * np.abs(kap))
+                                  + (Lk * Lk + 2) * eps * np.abs(R))))
+        if head.V is not None:
+            Vc = head.V[None, :, :] - (p @ head.V)[:, None, :]
+            out += float(np.sum(PP * R * np.einsum("bjc,blc->bjl", Vc, Vc)))
+    return tot / m, err / m, (out / m if head.V is not None else None)

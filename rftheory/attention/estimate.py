@@ -260,11 +260,11 @@ def predict(head: Head, mech: Mechanism, ms: list[int], *, pairs: int | None = N
 
     iid couplings: every quantity in closed form (the covariance sums of
     :mod:`rftheory.attention.moments`).  Orthogonal and simplex couplings:
-    ``attention_mse`` from the registered pointwise results; for FAVOR+ on
-    small heads (``L·L_k² <= 2·10^5``, ``d >= 4``) the normaliser and output
-    sums by quadrature of the coupled-pair moment ``E e^{w₁ᵀa + w₂ᵀb}``
-    (:mod:`rftheory.attention.coupled_sums`; ``rel_error_bound`` is then its
-    a-posteriori quadrature error, not a bound); otherwise ``None``.
+    ``attention_mse`` from the registered pointwise results; for FAVOR+
+    (``L·L_k² <= 2·10^7``) the normaliser and output sums from the Gegenbauer
+    series of the coupled-pair moment ``E e^{w₁ᵀa + w₂ᵀb}`` (registered with
+    ``coupling`` in ``performer.*``; :mod:`rftheory.attention.coupled_sums`,
+    ``rel_error_bound`` its rounding bound); otherwise ``None``.
 
     Parameters
     ----------
@@ -276,7 +276,8 @@ def predict(head: Head, mech: Mechanism, ms: list[int], *, pairs: int | None = N
         Feature counts (each ``>= 1``).
     pairs : int, optional
         Estimate the normaliser and output sums from this many sampled ``(i, j, l)`` triples with standard
-        errors (:mod:`rftheory.attention.sampled`) instead of the exact ``L·L_k²`` sums (iid features).
+        errors (:mod:`rftheory.attention.sampled`) instead of the exact ``L·L_k²`` sums (iid and fitted
+        features, and orthogonal/simplex FAVOR+).
     seed : int
         Seed of the sampled triples and of the query sample of the next-order term.
     overflow : {"fp16", "bf16", "fp32"}, optional
@@ -297,14 +298,17 @@ def predict(head: Head, mech: Mechanism, ms: list[int], *, pairs: int | None = N
     log_second = None
     nxt = None
     sampled = None
-    if pairs and not mech.iid:
-        raise ParameterError("pairs", f"sampled triples serve iid and fitted mechanisms, not {mech.name}")
+    coupled_pairs_sampled = pairs and not mech.iid and mech.family == "favor+"
+    if pairs and not mech.iid and not coupled_pairs_sampled:
+        raise ParameterError("pairs", f"sampled triples serve iid, fitted and coupled FAVOR+ mechanisms, "
+                             f"not {mech.name}")
     fitted = fit_derf(head, mech) if mech.derf_family is not None else None
-    if mech.iid and pairs:
+    if (mech.iid or coupled_pairs_sampled) and pairs:
         from .sampled import sampled_sums
 
         terms = cov_terms_derf(head, fitted)[0] if fitted is not None else cov_terms(head, mech.family)
-        sampled = sampled_sums(head, terms, pairs, np.random.default_rng(np.random.SeedSequence([seed, 1])))
+        sampled = sampled_sums(head, terms, pairs, np.random.default_rng(np.random.SeedSequence([seed, 1])),
+                               coupling=mech.coupling if coupled_pairs_sampled else "iid")
         if fitted is not None:
             log_second = cov_terms_derf(head, fitted)[1]
         rel_err = 0.0
@@ -348,12 +352,13 @@ def predict(head: Head, mech: Mechanism, ms: list[int], *, pairs: int | None = N
 
             risk = overflow_risk(head, mech.family, m, overflow, fitted)
         if sampled is not None:
-            omse = None if sampled.output is None else sampled.output / m
+            s_norm, s_norm_se, s_out, s_out_se = sampled.at(m, head.d)
+            omse = None if s_out is None else s_out / m
             orel = math.sqrt(max(omse, 0.0) / onorm2) if omse is not None and onorm2 else None
-            out.append(AttentionError(mech.name, m, att, sampled.normaliser / m, omse, orel, None,
+            out.append(AttentionError(mech.name, m, att, s_norm / m, omse, orel, None,
                                       None if mech.family == "trig" else 0.0, 0.0, "leading",
-                                      normaliser_se=sampled.normaliser_se / m,
-                                      output_se=None if sampled.output_se is None else sampled.output_se / m,
+                                      normaliser_se=s_norm_se / m,
+                                      output_se=None if s_out_se is None else s_out_se / m,
                                       sampled_triples=sampled.n, overflow=risk))
             continue
         if sums is None:
@@ -405,12 +410,12 @@ def fit_derf(head: Head, mech: Mechanism):
 
 
 def _coupled_row(head: Head, mech: Mechanism, m: int, att: float, onorm2: float | None) -> AttentionError:
-    """Orthogonal/simplex FAVOR+ on small heads: the normaliser (and output) sums by quadrature of the
-    coupled-pair moment (:mod:`rftheory.attention.coupled_sums`); else ``None`` for them."""
+    """Orthogonal/simplex FAVOR+ (``L·L_k² <= MAX_TRIPLES``): the normaliser (and output) sums from the
+    Gegenbauer series of the coupled-pair moment (:mod:`rftheory.attention.coupled_sums`); else ``None``."""
     from .coupled_sums import MAX_TRIPLES, coupled_normaliser_rel_mse
 
     L, Lk = head.X.shape[0], head.Y.shape[0]
-    if mech.family != "favor+" or L * Lk * Lk > MAX_TRIPLES or head.d < 4:
+    if mech.family != "favor+" or L * Lk * Lk > MAX_TRIPLES or head.d < 2:
         return AttentionError(mech.name, m, att, None, None, None, None, None, 0.0)
     norm, err, omse = coupled_normaliser_rel_mse(head, mech.coupling, m)
     orel = math.sqrt(max(omse, 0.0) / onorm2) if omse is not None and onorm2 else None

@@ -10,7 +10,10 @@ Per query, with ``P_ij = A_ij/D_i`` and ``R_ijl = m E[Â_ijÂ_il]/(A_ijA_il) = �
    m\\,\\mathrm{output\\_mse} = \\sum_i \\mathbb E_{j,l\\sim P_i}[(R_{ijl} - 1)(v_j - o_i)^\\top(v_l - o_i)],
 
 so ``N`` draws of ``i`` uniform and ``j, l`` independent from ``P_i`` (importance sampling by the
-softmax weights) give unbiased estimates ``L·mean`` with standard errors ``L·std/√N``.
+softmax weights) give unbiased estimates ``L·mean`` with standard errors ``L·std/√N``.  Orthogonal and
+simplex FAVOR+ add ``(P/m) κ_c(x_i + y_j, x_i + y_l)`` to ``R_ijl − 1`` (the coupled pairs,
+:mod:`rftheory.papers.performer.coupled`): the same draws estimate its sum, kept apart because ``P/m``
+depends on ``m`` (:meth:`SampledSums.at`).
 """
 
 from __future__ import annotations
@@ -21,10 +24,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.errors import ParameterError
+from ..numerics.special import coupled_pairs
+from ..papers.performer.coupled import cosine, kappa_f64
 from .data import Head
 from .moments import CovTerm
 
-__all__ = ["SampledSums", "sampled_sums"]
+__all__ = ["SampledSums", "CoupledSamples", "sampled_sums"]
 
 
 @dataclass(frozen=True)
@@ -46,9 +51,49 @@ class SampledSums:
     output: float | None
     output_se: float | None
     n: int
+    coupled: CoupledSamples | None = None
+
+    def at(self, m: int, d: int) -> tuple[float, float, float | None, float | None]:
+        """``m ×`` the sums and their standard errors at ``m`` features (with the coupled pairs' term).
+
+        Parameters
+        ----------
+        m : int
+            Number of features.
+        d : int
+            Dimension (the block size of the coupled pairs).
+
+        Returns
+        -------
+        tuple
+            ``(normaliser, normaliser_se, output, output_se)``, each ``m ×`` its value.
+        """
+        if self.coupled is None:
+            return self.normaliser, self.normaliser_se, self.output, self.output_se
+        c = self.coupled
+        pm = coupled_pairs(int(m), d) / m
+        L, n = c.queries, self.n
+        h = c.h + pm * c.kappa
+        norm, norm_se = L * float(np.mean(h)), L * float(np.std(h, ddof=1)) / math.sqrt(n)
+        if c.ww is None:
+            return norm, norm_se, None, None
+        g = h * c.ww
+        return norm, norm_se, L * float(np.mean(g)), L * float(np.std(g, ddof=1)) / math.sqrt(n)
 
 
-def sampled_sums(head: Head, terms: list[CovTerm], n: int, rng: np.random.Generator) -> SampledSums:
+@dataclass(frozen=True)
+class CoupledSamples:
+    """The per-triple terms of orthogonal/simplex FAVOR+: ``R − 1`` of iid features, ``κ_c`` and
+    ``(v_j − o_i)ᵀ(v_l − o_i)`` (``None`` without values), over ``queries`` queries."""
+
+    h: np.ndarray
+    kappa: np.ndarray
+    ww: np.ndarray | None
+    queries: int
+
+
+def sampled_sums(head: Head, terms: list[CovTerm], n: int, rng: np.random.Generator,
+                 coupling: str = "iid") -> SampledSums:
     """Estimate the sums of :func:`rftheory.attention.sums.query_sums` from ``n`` triples.
 
     Parameters
@@ -61,11 +106,13 @@ def sampled_sums(head: Head, terms: list[CovTerm], n: int, rng: np.random.Genera
         Number of sampled triples (``>= 2``).
     rng : numpy.random.Generator
         The only source of randomness.
+    coupling : {"iid", "orthogonal", "simplex"}
+        Block coupling (orthogonal/simplex: the terms must be FAVOR+'s).
 
     Returns
     -------
     SampledSums
-        Estimates with standard errors.
+        Estimates with standard errors (for couplings, :meth:`SampledSums.at` adds the coupled pairs).
     """
     if n < 2:
         raise ParameterError("pairs", f"must be >= 2, got {n}")
@@ -94,4 +141,17 @@ def sampled_sums(head: Head, terms: list[CovTerm], n: int, rng: np.random.Genera
         g = h * np.einsum("nc,nc->n", head.V[j] - o[i], head.V[lk] - o[i])
         out = L * float(np.mean(g))
         out_se = L * float(np.std(g, ddof=1)) / math.sqrt(n)
-    return SampledSums(norm, norm_se, out, out_se, n)
+    coupled = None
+    if coupling != "iid":
+        d = head.d
+        a, b = head.X[i] + head.Y[j], head.X[i] + head.Y[lk]
+        na, nb = np.linalg.norm(a, axis=1), np.linalg.norm(b, axis=1)
+        den = na * nb
+        cos_ab = np.clip(np.where(den > 0, np.einsum("nc,nc->n", a, b) / np.where(den > 0, den, 1.0), 0.0), -1.0, 1.0)
+        kap, _ = kappa_f64(d, cosine(coupling, d), na, nb, cos_ab)
+        ww = None
+        if head.V is not None:
+            o = P @ head.V
+            ww = np.einsum("nc,nc->n", head.V[j] - o[i], head.V[lk] - o[i])
+        coupled = CoupledSamples(h, kap, ww, L)
+    return SampledSums(norm, norm_se, out, out_se, n, coupled)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from flint import arb
 
-from .base import ball_layer
+from .base import NoBallLayer, ball_layer
 
 __all__ = ["scaled_rows", "covariance_rows"]
 
@@ -67,6 +67,8 @@ def covariance_rows(family: str, x: list[arb], Y: list[list[arb]], G: list[list[
 
 
 def _head(p: dict):
+    if p.get("coupling", "iid") != "iid":  # the coupled pairs' Gegenbauer series has no Arb evaluator yet
+        raise NoBallLayer(f"coupling={p['coupling']}: no ball layer for the coupled pairs' series")
     d = len(p["q"][0])
     s = 1 / arb(d).sqrt().sqrt()
     X, Y = scaled_rows(p["q"], s), scaled_rows(p["k"], s)

@@ -505,7 +505,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     ex: dict[str, Any] = dict(formatter_class=argparse.RawDescriptionHelpFormatter)
     p = sub.add_parser("list", help="every result ID with its source", epilog=_EPILOGS["list"], **ex)
-    p.add_argument("prefix", nargs="?", default="", help="only IDs starting with this (an unknown prefix is an error)")
+    p.add_argument("prefix", nargs="?", default="", help="only IDs starting with this, or a topic (attention: the performer.* results); an "
+                   "unknown prefix is an error")
     p.add_argument("--short", action="store_true", help="one line per result: ID and title")
     p.add_argument("--json", action="store_true", help="print a JSON list of the results instead of text")
     p.set_defaults(func=cmd_list)
@@ -531,7 +532,8 @@ def build_parser() -> argparse.ArgumentParser:
     g = p.add_mutually_exclusive_group()
     g.add_argument("--quick", action="store_true", help="small grid, under two minutes")
     g.add_argument("--full", action="store_true", help="the widest grid and sample counts")
-    p.add_argument("--only", default="", metavar="PREFIX", help="only results whose ID starts with PREFIX")
+    p.add_argument("--only", default="", metavar="PREFIX", help="only results whose ID starts with PREFIX, or of a topic "
+                   "(attention: the performer.* results)")
     p.add_argument("--seed", type=int, default=0,
                    help="Monte Carlo seed, an integer in [0, 2**63) (default 0); every task draws from a "
                    "SeedSequence keyed by its name, so a seed gives the same outcomes for any --workers")

@@ -9,6 +9,10 @@ measure how far it is from it at two regimes, as one-sided z-scores in verify's 
 * large norms (``‖x‖, ‖y‖ ≈ 1.5``), ``m = 16``: the real MSE is below half the leading order (observed:
   ~5 %; ``Ô_i`` is a convex combination of the values, so its error is bounded while the leading order
   grows like ``e^{‖x+y‖²}/m``) — the leading order stops being accurate there.
+
+Default and full modes add the same two regimes with orthogonal and simplex blocks (FAVOR+ with
+``rftheory.sample(coupling, ...)``), the same claims (observed at small norms: orthogonal 0.97, simplex
+0.92 of the leading order — the coupled pairs shrink the ``1/m`` term, so the next one weighs more).
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from ...core.montecarlo import summarize
 from .covariance import output_leading_mp
 from .montecarlo import output_replicates
 
-__all__ = ["leading_order_checks", "LEADING_CASES", "CHECKS_Z"]
+__all__ = ["leading_order_checks", "LEADING_CASES", "CHECKS_Z", "CHECKS_Z_DEFAULT", "COUPLED"]
 
 _RNG = np.random.default_rng(20260101)
 _Q0, _K0, _V0 = _RNG.normal(size=(3, 4)), _RNG.normal(size=(4, 4)), _RNG.normal(size=(4, 2))
@@ -34,6 +38,9 @@ LEADING_CASES = (
 #: Hall's skewness correction where the claim is tight (small norms); far from it the plain z is shown
 _SKEW = {"small norms, m=64": True, "large norms, m=16": False}
 CHECKS_Z = sum(len(c[3]) for c in LEADING_CASES)
+#: the couplings of the default and full modes' extra regimes
+COUPLED = ("orthogonal", "simplex")
+CHECKS_Z_DEFAULT = CHECKS_Z * (1 + len(COUPLED))
 N_MC = {"quick": 20_000, "default": 50_000, "full": 200_000}
 
 
@@ -53,15 +60,18 @@ def leading_order_checks(rid: str):
 
     def run(mode: str, seed: int) -> list[Measurement]:
         out = []
-        for k, (name, s, m, claims) in enumerate(LEADING_CASES):
+        couplings = ("iid",) + (COUPLED if mode != "quick" else ())
+        cases = [(cp, case) for cp in couplings for case in LEADING_CASES]
+        for k, (cp, (name, s, m, claims)) in enumerate(cases):
             Q, K, V = _Q0 * s, _K0 * s, _V0
             X, Y = Q * 4**-0.25, K * 4**-0.25
-            point = f"{name} (favor+:iid, L=3, L_k=4, d=4)"
+            point = f"{name} (favor+:{cp}, L=3, L_k=4, d=4)"
             try:
                 with mp.workdps(20):
-                    lead = float(output_leading_mp("favor+", X, Y, V, m))
+                    lead = float(output_leading_mp("favor+", X, Y, V, m, cp))
                 rng = np.random.default_rng(np.random.SeedSequence([seed, 7, k]))
-                est = summarize(output_replicates("favor+", X, Y, V, m, N_MC.get(mode, N_MC["default"]), rng))
+                est = summarize(output_replicates("favor+", X, Y, V, m, N_MC.get(mode, N_MC["default"]), rng,
+                                                  coupling=cp))
             except (FloatingPointError, ValueError, ArithmeticError) as exc:
                 out.append(failure(rid, point, "leading order vs Monte Carlo of the real output MSE", exc))
                 continue

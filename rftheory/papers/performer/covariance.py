@@ -36,8 +36,10 @@ import mpmath as mp
 import numpy as np
 
 from ...core.errors import ParameterError, RangeError
+from ...numerics.special import coupled_pairs
+from . import coupled as CP
 
-__all__ = ["FAMILIES", "cov_factorised_mp", "cov_direct_mp", "normaliser_mp", "output_leading_mp",
+__all__ = ["FAMILIES", "COUPLINGS", "kappa_mp", "cov_factorised_mp", "cov_direct_mp", "normaliser_mp", "output_leading_mp",
            "output_leading_route", "normaliser_f64", "output_leading_f64", "CANCEL_MAX"]
 
 FAMILIES = ("favor+", "trig")
@@ -57,17 +59,61 @@ def _dot(u, v):
     return mp.fsum(a * b for a, b in zip(u, v))
 
 
-def _family(family: str) -> None:
+COUPLINGS = CP.COUPLINGS
+
+
+def _family(family: str, coupling: str = "iid") -> None:
     if family not in FAMILIES:
         raise ParameterError("family", f"no iid covariance closed form for {family!r} (have {', '.join(FAMILIES)})")
+    if coupling not in COUPLINGS:
+        raise ParameterError("coupling", f"unknown coupling {coupling!r} (have {', '.join(COUPLINGS)})")
+    if coupling != "iid" and family != "favor+":
+        raise ParameterError("coupling", f"{coupling} blocks are served for favor+ only, not {family!r}")
 
 
-def cov_factorised_mp(family: str, X, Y, m: int) -> list[list[list[mp.mpf]]]:
+def _pairs_ratio(coupling: str, m: int, d: int):
+    """``P/m``: ordered coupled pairs per feature (0 for iid)."""
+    return mp.mpf(0) if coupling == "iid" else mp.mpf(int(coupled_pairs(int(m), d))) / m
+
+
+def kappa_mp(coupling: str, X, Y) -> list[list[list[mp.mpf]]]:
+    """``κ_c(x_i + y_j, x_i + y_l)`` of :func:`rftheory.papers.performer.coupled.kappa_series` (mpmath).
+
+    Parameters
+    ----------
+    coupling : {"orthogonal", "simplex"}
+    X, Y : array_like
+        Rescaled queries and keys.
+
+    Returns
+    -------
+    list
+        ``K[i][j][l]`` (symmetric in ``j, l``).
+    """
+    X, Y = _mp_rows(X), _mp_rows(Y)
+    d = len(X[0])
+    c = mp.mpf(0) if coupling == "orthogonal" else mp.mpf(-1) / (d - 1)
+    out = []
+    for x in X:
+        Aa = [[u + v for u, v in zip(x, y)] for y in Y]
+        nr = [mp.sqrt(_dot(a, a)) for a in Aa]
+        K = [[mp.mpf(0)] * len(Y) for _ in Y]
+        for j in range(len(Y)):
+            for lk in range(j, len(Y)):
+                t = _dot(Aa[j], Aa[lk]) / (nr[j] * nr[lk]) if nr[j] * nr[lk] != 0 else mp.mpf(0)
+                K[j][lk] = K[lk][j] = CP.kappa_series(d, c, nr[j], nr[lk], max(min(t, mp.mpf(1)), mp.mpf(-1)))
+        out.append(K)
+    return out
+
+
+def cov_factorised_mp(family: str, X, Y, m: int, coupling: str = "iid") -> list[list[list[mp.mpf]]]:
     """``Cov(Â_ij, Â_il)`` from the factorised closed form, at mpmath precision.
 
     .. math:: m\\,\\mathrm{Cov}^{+}_{i,jl} = e^{\\|x_i\\|^2}A_{ij}^2A_{il}^2e^{y_j^\\top y_l} - A_{ij}A_{il}
+       + \\frac Pm A_{ij}A_{il}\\,\\kappa_c(x_i+y_j, x_i+y_l)
 
-    (and the two-term trigonometric form of the module docstring).
+    (and the two-term trigonometric form of the module docstring); the last term is the coupled pairs'
+    (``P`` ordered pairs in blocks, zero for iid; :func:`kappa_mp`).
 
     Parameters
     ----------
@@ -75,18 +121,22 @@ def cov_factorised_mp(family: str, X, Y, m: int) -> list[list[list[mp.mpf]]]:
     X, Y : array_like, shape (L, d), (L_k, d)
         Rescaled queries and keys (float entries are read exactly, mpf entries kept).
     m : int
-        Number of iid features.
+        Number of features.
+    coupling : {"iid", "orthogonal", "simplex"}
+        Block coupling of the features (orthogonal and simplex: favor+ only).
 
     Returns
     -------
     list
         ``C[i][j][l]`` (mpmath).
     """
-    _family(family)
+    _family(family, coupling)
     X, Y = _mp_rows(X), _mp_rows(Y)
     G = [[_dot(u, v) for v in Y] for u in Y]
+    pm = _pairs_ratio(coupling, m, len(X[0]))
+    K = kappa_mp(coupling, X, Y) if pm else None
     out = []
-    for x in X:
+    for i, x in enumerate(X):
         a2 = _dot(x, x)
         A = [mp.exp(_dot(x, y)) for y in Y]
         rows = []
@@ -97,13 +147,13 @@ def cov_factorised_mp(family: str, X, Y, m: int) -> list[list[list[mp.mpf]]]:
                     s = mp.exp(a2) * A[j] ** 2 * A[lk] ** 2 * mp.exp(G[j][lk])
                 else:
                     s = (mp.exp(-a2) * A[j] ** 2 * A[lk] ** 2 * mp.exp(-G[j][lk]) + mp.exp(a2) * mp.exp(G[j][lk])) / 2
-                row.append((s - A[j] * A[lk]) / m)
+                row.append((s - A[j] * A[lk] + (pm * A[j] * A[lk] * K[i][j][lk] if K else 0)) / m)
             rows.append(row)
         out.append(rows)
     return out
 
 
-def cov_direct_mp(family: str, X, Y, m: int) -> list[list[list[mp.mpf]]]:
+def cov_direct_mp(family: str, X, Y, m: int, coupling: str = "iid") -> list[list[list[mp.mpf]]]:
     """``Cov(Â_ij, Â_il)`` straight from the moment-generating functions (mpmath).
 
     .. math:: m\\,\\mathrm{Cov}^{+} = \\mathbb E_w\\big[e^{w^\\top(2x+y_j+y_l)}\\big]
@@ -111,7 +161,9 @@ def cov_direct_mp(family: str, X, Y, m: int) -> list[list[list[mp.mpf]]]:
        \\mathbb E\\,e^{w^\\top z} = e^{\\|z\\|^2/2};
 
     trigonometric: ``cos α cos β = (cos(α+β) + cos(α−β))/2`` with
-    ``α = wᵀ(x − y_j)``, ``β = wᵀ(x − y_l)`` and ``E cos wᵀz = e^{−‖z‖²/2}``.
+    ``α = wᵀ(x − y_j)``, ``β = wᵀ(x − y_l)`` and ``E cos wᵀz = e^{−‖z‖²/2}``.  Coupled blocks add
+    ``(P/m²)(e^{−‖x‖²−(‖y_j‖²+‖y_l‖²)/2} ρ_c(x+y_j, x+y_l) − A_ijA_il)`` with ``ρ_c`` by
+    :func:`rftheory.papers.performer.coupled.rho_funk_hecke` (conditioning and quadrature, not the series).
 
     Parameters
     ----------
@@ -119,19 +171,26 @@ def cov_direct_mp(family: str, X, Y, m: int) -> list[list[list[mp.mpf]]]:
     X, Y : array_like, shape (L, d), (L_k, d)
         Rescaled queries and keys.
     m : int
-        Number of iid features.
+        Number of features.
+    coupling : {"iid", "orthogonal", "simplex"}
+        Block coupling of the features.
 
     Returns
     -------
     list
         ``C[i][j][l]`` (mpmath).
     """
-    _family(family)
+    _family(family, coupling)
     X, Y = _mp_rows(X), _mp_rows(Y)
+    pm = _pairs_ratio(coupling, m, len(X[0]))
 
     def sq(z):
         return _dot(z, z)
 
+    npts = None
+    if pm:
+        nmax = max(mp.sqrt(sq([a + b for a, b in zip(x, y)])) for x in X for y in Y)
+        npts = CP.fh_nodes(mp.mp.dps, nmax)
     out = []
     for x in X:
         rows = []
@@ -146,6 +205,10 @@ def cov_direct_mp(family: str, X, Y, m: int) -> list[list[list[mp.mpf]]]:
                     s = [2 * a - b - c for a, b, c in zip(x, yj, yl)]
                     t = [c - b for b, c in zip(yj, yl)]
                     e = mp.exp(sq(x) + (sq(yj) + sq(yl)) / 2) * (mp.exp(-sq(s) / 2) + mp.exp(-sq(t) / 2)) / 2
+                if pm:
+                    rho = CP.rho_funk_hecke(coupling, [a + b for a, b in zip(x, yj)], [a + b for a, b in zip(x, yl)],
+                                            npts)
+                    e += pm * (mp.exp(-sq(x) - (sq(yj) + sq(yl)) / 2) * rho - AA)
                 row.append((e - AA) / m)
             rows.append(row)
         out.append(rows)
@@ -182,9 +245,9 @@ def _centred(x, Y, V):
     return A, D, [[v[c] - o[c] for c in range(len(o))] for v in V]
 
 
-def output_leading_mp(family: str, X, Y, V, m: int) -> mp.mpf:
-    """``O_1`` with the ``−A_ijA_il`` part dropped (it sums to zero): ``Σ_i D_i⁻² Σ_{jl} m⁻¹ E[φφφφ]
-    (v_j − o_i)ᵀ(v_l − o_i)`` from the factorised second moments (mpmath).
+def output_leading_mp(family: str, X, Y, V, m: int, coupling: str = "iid") -> mp.mpf:
+    """``O_1`` with the ``−A_ijA_il`` part dropped (it sums to zero): ``Σ_i D_i⁻² Σ_{jl} m⁻¹ (E[φφφφ]
+    + (P/m)A_ijA_il κ_c)(v_j − o_i)ᵀ(v_l − o_i)`` from the factorised second moments (mpmath).
 
     Parameters
     ----------
@@ -192,20 +255,24 @@ def output_leading_mp(family: str, X, Y, V, m: int) -> mp.mpf:
     X, Y, V : array_like
         Rescaled queries and keys, values.
     m : int
-        Number of iid features.
+        Number of features.
+    coupling : {"iid", "orthogonal", "simplex"}
+        Block coupling of the features.
 
     Returns
     -------
     mpmath.mpf
         The leading order of the output MSE.
     """
-    _family(family)
+    _family(family, coupling)
     X, Y, V = _mp_rows(X), _mp_rows(Y), _mp_rows(V)
     if len(Y) == 1:  # one key: o_i = v_1, the output is exact
         return mp.mpf(0)
     G = [[_dot(u, v) for v in Y] for u in Y]
+    pm = _pairs_ratio(coupling, m, len(X[0]))
+    K = kappa_mp(coupling, X, Y) if pm else None
     tot = []
-    for x in X:
+    for i, x in enumerate(X):
         A, D, W = _centred(x, Y, V)
         a2 = _dot(x, x)
         terms = []
@@ -215,12 +282,14 @@ def output_leading_mp(family: str, X, Y, V, m: int) -> mp.mpf:
                     s = mp.exp(a2) * A[j] ** 2 * A[lk] ** 2 * mp.exp(G[j][lk])
                 else:
                     s = (mp.exp(-a2) * A[j] ** 2 * A[lk] ** 2 * mp.exp(-G[j][lk]) + mp.exp(a2) * mp.exp(G[j][lk])) / 2
+                if K:
+                    s += pm * A[j] * A[lk] * K[i][j][lk]
                 terms.append(s * _dot(W[j], W[lk]))
         tot.append(mp.fsum(terms) / (m * D**2))
     return mp.fsum(tot)
 
 
-def output_leading_route(family: str, X, Y, V, m: int) -> mp.mpf:
+def output_leading_route(family: str, X, Y, V, m: int, coupling: str = "iid") -> mp.mpf:
     """``O_1`` from the full covariances of :func:`cov_direct_mp` (mpmath).
 
     Parameters
@@ -229,14 +298,16 @@ def output_leading_route(family: str, X, Y, V, m: int) -> mp.mpf:
     X, Y, V : array_like
         Rescaled queries and keys, values.
     m : int
-        Number of iid features.
+        Number of features.
+    coupling : {"iid", "orthogonal", "simplex"}
+        Block coupling of the features.
 
     Returns
     -------
     mpmath.mpf
         The leading order of the output MSE.
     """
-    C = cov_direct_mp(family, X, Y, m)
+    C = cov_direct_mp(family, X, Y, m, coupling)
     X, Y, V = _mp_rows(X), _mp_rows(Y), _mp_rows(V)
     if len(Y) == 1:  # v_1 − o_i = 0 exactly
         return mp.mpf(0)
@@ -247,8 +318,13 @@ def output_leading_route(family: str, X, Y, V, m: int) -> mp.mpf:
     return mp.fsum(tot)
 
 
-def _second_moments(family: str, X: np.ndarray, Y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``m E[Â_ijÂ_il]/(A_ij A_il) − 1`` and ``A_ij A_il / D_i²``, shapes ``(L, L_k, L_k)`` (float64).
+def _second_moments(family: str, X: np.ndarray, Y: np.ndarray, m: int = 1,
+                    coupling: str = "iid") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``m Cov(Â_ij, Â_il)/(A_ij A_il)``, ``A_ij A_il / D_i²`` and a bound on the first's absolute
+    rounding error, shapes ``(L, L_k, L_k)`` (float64).
+
+    Coupled blocks add ``(P/m) κ_c`` (:func:`rftheory.papers.performer.coupled.kappa_f64`), which may
+    cancel against the iid part (that is the variance reduction): hence the error bound.
 
     The ratio is ``e^{g}`` with ``g = (x+y_j)ᵀ(x+y_l)`` (positive) and ``cosh g`` with
     ``g = (x−y_j)ᵀ(x−y_l)`` (trigonometric: ``½(e^{−g} + e^{g})``), so the covariance factor is
@@ -264,9 +340,25 @@ def _second_moments(family: str, X: np.ndarray, Y: np.ndarray) -> tuple[np.ndarr
         Rm1 = np.expm1(a2 + S[:, :, None] + S[:, None, :] + G[None])
     else:
         Rm1 = 2 * np.sinh((a2 - S[:, :, None] - S[:, None, :] + G[None]) / 2) ** 2
+    err = np.zeros_like(Rm1)  # iid: the float64 criteria are the cancellation caps of the callers
+    if coupling != "iid":
+        d = X.shape[1]
+        Aa = X[:, None, :] + Y[None, :, :]
+        nr = np.linalg.norm(Aa, axis=2)
+        G2 = np.einsum("ijc,ilc->ijl", Aa, Aa)
+        den = nr[:, :, None] * nr[:, None, :]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            t = np.clip(np.where(den > 0, G2 / np.where(den > 0, den, 1.0), 0.0), -1.0, 1.0)
+        kap, kerr = CP.kappa_f64(d, CP.cosine(coupling, d), nr[:, :, None], nr[:, None, :], t)
+        pm = int(coupled_pairs(int(m), d)) / m
+        # expm1(g): <= (|g| + 4) eps relative (g from <= 4 rounded products and sums); κ: its own bound
+        g = a2 + np.abs(S[:, :, None]) + np.abs(S[:, None, :]) + np.abs(G[None])
+        err = np.abs(Rm1) * (g + 4) * EPS + pm * (kerr + 2 * EPS * np.abs(kap))
+        Rm1 = Rm1 + pm * kap
+        err = err + 2 * EPS * np.abs(Rm1)
     if not np.all(np.isfinite(Rm1)):
         raise RangeError("performer: a second moment overflows float64")
-    return Rm1, PP
+    return Rm1, PP, err
 
 
 def _checked_sum(terms: np.ndarray) -> float:
@@ -277,7 +369,7 @@ def _checked_sum(terms: np.ndarray) -> float:
     return tot
 
 
-def normaliser_f64(family: str, X: np.ndarray, Y: np.ndarray, m: int) -> float:
+def normaliser_f64(family: str, X: np.ndarray, Y: np.ndarray, m: int, coupling: str = "iid") -> float:
     """:func:`normaliser_mp` in float64: ``Σ_{ijl} (A_ijA_il/D_i²)(R_ijl − 1)/m`` (cancellation-checked).
 
     Parameters
@@ -286,19 +378,25 @@ def normaliser_f64(family: str, X: np.ndarray, Y: np.ndarray, m: int) -> float:
     X, Y : numpy.ndarray
         Rescaled queries and keys.
     m : int
-        Number of iid features.
+        Number of features.
+    coupling : {"iid", "orthogonal", "simplex"}
+        Block coupling of the features.
 
     Returns
     -------
     float
         The normaliser's relative MSE (:class:`RangeError` where float64 would lose digits).
     """
-    _family(family)
-    Rm1, PP = _second_moments(family, X, Y)
-    return _checked_sum(PP * Rm1) / m
+    _family(family, coupling)
+    Rm1, PP, err = _second_moments(family, X, Y, m, coupling)
+    tot = _checked_sum(PP * Rm1)
+    if float(np.sum(PP * err)) > ERR_MAX * abs(tot):
+        raise RangeError("performer: the coupled pairs cancel the iid part beyond float64's reach")
+    return tot / m
 
 
-def output_leading_f64(family: str, X: np.ndarray, Y: np.ndarray, V: np.ndarray, m: int) -> float:
+def output_leading_f64(family: str, X: np.ndarray, Y: np.ndarray, V: np.ndarray, m: int,
+                       coupling: str = "iid") -> float:
     """:func:`output_leading_mp` in float64.
 
     Parameters
@@ -307,17 +405,19 @@ def output_leading_f64(family: str, X: np.ndarray, Y: np.ndarray, V: np.ndarray,
     X, Y, V : numpy.ndarray
         Rescaled queries and keys, values.
     m : int
-        Number of iid features.
+        Number of features.
+    coupling : {"iid", "orthogonal", "simplex"}
+        Block coupling of the features.
 
     Returns
     -------
     float
         The leading order (:class:`RangeError` where float64 would lose digits).
     """
-    _family(family)
+    _family(family, coupling)
     if Y.shape[0] == 1:  # one key: o_i = v_1, the output is exact
         return 0.0
-    Rm1, PP = _second_moments(family, X, Y)
+    Rm1, PP, rerr = _second_moments(family, X, Y, m, coupling)
     S = X @ Y.T
     P = np.exp(S - S.max(axis=1, keepdims=True))
     P = P / P.sum(axis=1, keepdims=True)
@@ -327,7 +427,9 @@ def output_leading_f64(family: str, X: np.ndarray, Y: np.ndarray, V: np.ndarray,
     e = (Y.shape[0] + 2) * EPS * float(np.max(np.abs(V))) * math.sqrt(V.shape[1])
     nW = np.linalg.norm(W, axis=2)
     err = float(np.sum(PP * np.abs(Rm1) * (e * (nW[:, :, None] + nW[:, None, :]) + e * e)))
+    err += float(np.sum(PP * (rerr + 2 * EPS * np.abs(Rm1)) * np.abs(WW)))  # the second moments' rounding
     tot = _checked_sum(PP * Rm1 * WW)  # the −1 part sums to ‖Σ_j P_ij(v_j − o_i)‖² = 0
     if err > ERR_MAX * abs(tot):
-        raise RangeError("performer: the values are too close to the outputs for float64 (v_j - o_i cancels)")
+        raise RangeError("performer: float64 could lose digits here (v_j - o_i cancels, or coupled pairs cancel "
+                         "the iid part)")
     return tot / m

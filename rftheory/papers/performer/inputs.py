@@ -10,7 +10,7 @@ from ...core.errors import ParameterError
 from ...core.params import Param, objects_only
 
 __all__ = ["ROWS_MAX", "DIM_MIN", "DIM_MAX", "ENTRY_MAX", "VALUE_MAX", "parse_rows", "check_qkv", "Q_", "K_", "V_",
-           "FAMILY", "M_", "domain_point", "arrays"]
+           "FAMILY", "COUPLING", "M_", "domain_point", "arrays"]
 
 #: at most this many queries / keys (the mpmath routes are triple sums)
 ROWS_MAX = 4
@@ -70,6 +70,8 @@ def check_qkv(p) -> None:
         raise ParameterError("k", f"has dimension {len(p['k'][0])} but q has {d}")
     if "v" in p and p["v"] is not None and len(p["v"]) != len(p["k"]):
         raise ParameterError("v", f"has {len(p['v'])} rows but k has {len(p['k'])} (one value per key)")
+    if p.get("coupling", "iid") != "iid" and p.get("family", "favor+") != "favor+":
+        raise ParameterError("coupling", f"{p['coupling']} blocks are served for family favor+ only")
 
 
 Q_ = Param("q", "object", f"queries, L x d (L <= {ROWS_MAX}, 2 <= d <= 6, |entry| <= 2): 'a,b;c,d' or an array",
@@ -78,7 +80,9 @@ K_ = Param("k", "object", f"keys, L_k x d (L_k <= {ROWS_MAX}, |entry| <= 2)", ch
 V_ = Param("v", "object", f"values, L_k x d_v (d_v <= {ROWS_MAX}, |entry| <= 4)", check=parse_rows("v", VALUE_MAX))
 FAMILY = Param("family", "choice", "positive (FAVOR+) or trigonometric features", choices=("favor+", "trig"),
                default="favor+")
-M_ = Param("m", "int", "number of iid random features", low=1, high=M_MAX)
+M_ = Param("m", "int", "number of random features", low=1, high=M_MAX)
+COUPLING = Param("coupling", "choice", "iid features, or blocks of d orthogonal / simplex directions with chi_d norms "
+                 "(favor+ only)", choices=("iid", "orthogonal", "simplex"), default="iid")
 
 
 def arrays(p) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
@@ -89,8 +93,12 @@ def arrays(p) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     return Q * s, K * s, V
 
 
-def domain_point(rng: np.random.Generator, values: bool = False) -> dict:
+def domain_point(rng: np.random.Generator, values: bool = False, coupled: bool = False) -> dict:
     """A random point of the declared domain.
+
+    verify's domain sweep draws iid points (``coupled=False``: the same points, hence the same check keys,
+    as before the coupled results existed); ``coupled=True`` gives favor+ points orthogonal or simplex
+    blocks (``tests/test_performer_coupled.py`` sweeps those).
 
     Parameters
     ----------
@@ -98,11 +106,13 @@ def domain_point(rng: np.random.Generator, values: bool = False) -> dict:
         The source of randomness.
     values : bool
         Include a value matrix ``v``.
+    coupled : bool
+        Give favor+ points a coupling (orthogonal or simplex), drawn last.
 
     Returns
     -------
     dict
-        ``q``, ``k``, ``m``, ``family`` (and ``v``).
+        ``q``, ``k``, ``m``, ``family`` (and ``v``; ``coupling`` with ``coupled``).
     """
     L, Lk = int(rng.integers(1, ROWS_MAX + 1)), int(rng.integers(1, ROWS_MAX + 1))
     d = int(rng.integers(DIM_MIN, DIM_MAX + 1))
@@ -111,6 +121,8 @@ def domain_point(rng: np.random.Generator, values: bool = False) -> dict:
                     k=np.clip(rng.normal(size=(Lk, d)) * s, -ENTRY_MAX, ENTRY_MAX).tolist(),
                     m=int(math.exp(rng.uniform(0, math.log(M_MAX)))),
                     family=("favor+", "trig")[int(rng.integers(2))])
+    if coupled and pt["family"] == "favor+":
+        pt["coupling"] = ("orthogonal", "simplex")[int(rng.integers(2))]
     if values:
         pt["v"] = np.clip(rng.normal(size=(Lk, int(rng.integers(1, ROWS_MAX + 1)))), -VALUE_MAX, VALUE_MAX).tolist()
     return pt

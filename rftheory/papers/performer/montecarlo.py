@@ -1,6 +1,6 @@
 """Monte Carlo of the real attention estimator for the ``performer.*`` results.
 
-``W`` from :func:`rftheory.sample` (iid), features from :mod:`rftheory.features.softmax`
+``W`` from :func:`rftheory.sample` (``iid``, ``orthogonal`` or ``simplex`` blocks), features from :mod:`rftheory.features.softmax`
 (``positive`` for FAVOR+, ``trig``), ``Â = Φ_QΦ_Kᵀ``, ``D̂ = Â1``, ``Ô = diag(D̂)⁻¹ÂV``.
 """
 
@@ -17,7 +17,7 @@ _MAPS = {"favor+": softmax.positive, "trig": softmax.trig}
 
 
 def draws(family: str, X: np.ndarray, Y: np.ndarray, m: int, n: int, rng: np.random.Generator,
-          chunk: int = 2048):
+          chunk: int = 2048, coupling: str = "iid"):
     """``Â`` for ``n`` draws of ``W``, in chunks.
 
     Parameters
@@ -33,6 +33,8 @@ def draws(family: str, X: np.ndarray, Y: np.ndarray, m: int, n: int, rng: np.ran
         The only source of randomness.
     chunk : int
         Draws per chunk.
+    coupling : {"iid", "orthogonal", "simplex"}
+        The sampler's coupling.
 
     Yields
     ------
@@ -43,14 +45,15 @@ def draws(family: str, X: np.ndarray, Y: np.ndarray, m: int, n: int, rng: np.ran
     done = 0
     while done < n:
         c = min(chunk, n - done)
-        W = sample("iid", X.shape[1], m, rng=rng, size=c)
+        W = sample(coupling, X.shape[1], m, rng=rng, size=c)
         FQ = np.stack([fmap(W, x) for x in X], axis=1)
         FK = np.stack([fmap(W, y) for y in Y], axis=1)
         yield FQ @ np.swapaxes(FK, 1, 2)
         done += c
 
 
-def normaliser_replicates(family: str, X, Y, m: int, n: int, rng: np.random.Generator) -> np.ndarray:
+def normaliser_replicates(family: str, X, Y, m: int, n: int, rng: np.random.Generator,
+                          coupling: str = "iid") -> np.ndarray:
     """``n`` replicates of ``Σ_i (D̂_i − D_i)²/D_i²``.
 
     Parameters
@@ -62,6 +65,8 @@ def normaliser_replicates(family: str, X, Y, m: int, n: int, rng: np.random.Gene
         Features and draws.
     rng : numpy.random.Generator
         The only source of randomness.
+    coupling : {"iid", "orthogonal", "simplex"}
+        The sampler's coupling.
 
     Returns
     -------
@@ -69,10 +74,12 @@ def normaliser_replicates(family: str, X, Y, m: int, n: int, rng: np.random.Gene
         Independent replicates.
     """
     D = np.exp(X @ Y.T).sum(axis=1)
-    return np.concatenate([(((Ah.sum(axis=2) - D) / D) ** 2).sum(axis=1) for Ah in draws(family, X, Y, m, n, rng)])
+    return np.concatenate([(((Ah.sum(axis=2) - D) / D) ** 2).sum(axis=1) for Ah in draws(family, X, Y, m, n, rng,
+                                                                                           coupling=coupling)])
 
 
-def linearised_replicates(family: str, X, Y, V, m: int, n: int, rng: np.random.Generator) -> np.ndarray:
+def linearised_replicates(family: str, X, Y, V, m: int, n: int, rng: np.random.Generator,
+                          coupling: str = "iid") -> np.ndarray:
     """``n`` replicates of ``Σ_i ‖Σ_j (Â_ij − A_ij)(v_j − o_i)‖²/D_i²`` (the linearised output error).
 
     Parameters
@@ -84,6 +91,8 @@ def linearised_replicates(family: str, X, Y, V, m: int, n: int, rng: np.random.G
         Features and draws.
     rng : numpy.random.Generator
         The only source of randomness.
+    coupling : {"iid", "orthogonal", "simplex"}
+        The sampler's coupling.
 
     Returns
     -------
@@ -94,13 +103,14 @@ def linearised_replicates(family: str, X, Y, V, m: int, n: int, rng: np.random.G
     D = A.sum(axis=1)
     O = A @ V / D[:, None]
     out = []
-    for Ah in draws(family, X, Y, m, n, rng):
+    for Ah in draws(family, X, Y, m, n, rng, coupling=coupling):
         E = (Ah - A) @ V - (Ah - A).sum(axis=2)[..., None] * O  # Σ_j (Â_ij − A_ij)(v_j − o_i)
         out.append(((E / D[:, None]) ** 2).sum(axis=(1, 2)))
     return np.concatenate(out)
 
 
-def output_replicates(family: str, X, Y, V, m: int, n: int, rng: np.random.Generator) -> np.ndarray:
+def output_replicates(family: str, X, Y, V, m: int, n: int, rng: np.random.Generator,
+                      coupling: str = "iid") -> np.ndarray:
     """``n`` replicates of ``‖Ô − O‖_F²`` (the ratio estimator itself).
 
     Parameters
@@ -112,6 +122,8 @@ def output_replicates(family: str, X, Y, V, m: int, n: int, rng: np.random.Gener
         Features and draws.
     rng : numpy.random.Generator
         The only source of randomness.
+    coupling : {"iid", "orthogonal", "simplex"}
+        The sampler's coupling.
 
     Returns
     -------
@@ -121,7 +133,7 @@ def output_replicates(family: str, X, Y, V, m: int, n: int, rng: np.random.Gener
     A = np.exp(X @ Y.T)
     O = A @ V / A.sum(axis=1)[:, None]
     out = []
-    for Ah in draws(family, X, Y, m, n, rng):
+    for Ah in draws(family, X, Y, m, n, rng, coupling=coupling):
         with np.errstate(divide="ignore", invalid="ignore"):
             Oh = (Ah @ V) / Ah.sum(axis=2)[..., None]
         r = ((Oh - O) ** 2).sum(axis=(1, 2))
