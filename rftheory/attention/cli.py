@@ -57,8 +57,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--v", default=None, metavar="FILE", help="values, L_k x d_v (.npy or .csv); needed for output_mse")
     p.add_argument("--mechanism", required=True, metavar="MECHS",
                    help="comma-separated: favor+:iid|orthogonal|simplex, trig:iid|orthogonal, favor++ (GERF fitted on "
-                   "the data), favor#:sderf|aderf (DERF fitted on the data) (coupled: attention_mse; favor+ "
-                   "normaliser/output by quadrature on small heads, L*L_k^2 <= 2e5)")
+                   "the data), favor#:sderf|aderf (DERF fitted on the data) (orthogonal/simplex favor+: "
+                   "normaliser/output from the coupled-pair series up to L*L_k^2 = 2e7, sampled triples beyond)")
     p.add_argument("--m", required=True, metavar="M,...", help="comma-separated numbers of random features")
     p.add_argument("--scale", default=None, metavar="S", help="the S of exp(S q.k) (default 1/sqrt(d))")
     p.add_argument("--target", default=None, metavar="T",
@@ -68,7 +68,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="seed of --mc (numpy Generator)")
     p.add_argument("--pairs", type=int, default=None, metavar="N",
                    help="estimate the normaliser/output sums from N sampled (i, j, l) triples with standard errors "
-                   "(cost L*L_k + N instead of L*L_k^2; iid and fitted mechanisms)")
+                   "(cost L*L_k + N instead of L*L_k^2; iid, fitted and orthogonal/simplex favor+; default for "
+                   "orthogonal/simplex favor+ beyond L*L_k^2 = 2e7: 100000)")
     p.add_argument("--overflow", default=None, choices=("fp16", "bf16", "fp32"),
                    help="also bound the probability that a feature overflows in this format, and flag a normaliser "
                    "beyond its range")
@@ -177,6 +178,10 @@ def cmd_attention(args) -> int:
                  "three coupled features): the leading order of output_mse is unchecked here (compare --mc)"
                  for r in rows if r.get("leading_order_trusted") is None and r.get("output_mse") is not None
                  and str(r["mechanism"]).endswith((":orthogonal", ":simplex"))]
+    if args.pairs is None:
+        warnings += [f"{r['mechanism']} m={r['m']}: L*L_k^2 exceeds the exact sums' cap: normaliser_rel_mse and "
+                     f"output_mse are estimated from {r['sampled_triples']} sampled (i, j, l) triples (standard errors "
+                     "in the _se columns; --pairs N to choose)" for r in rows if r.get("sampled_triples")]
     warnings += [f"{r['mechanism']} m={r['m']}: max_i D_i exceeds the range of {r['overflow_format']}: the normaliser "
                  "overflows unless the implementation rescales" for r in rows if r.get("overflow_normaliser_exceeds")]
     if args.json:

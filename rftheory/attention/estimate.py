@@ -42,7 +42,7 @@ from .moments import DERF_FAMILIES, cov_terms, cov_terms_derf, derf_features
 from .sums import QuerySums, logsumexp_rows
 
 __all__ = ["AttentionError", "Mechanism", "parse_mechanism", "predict", "attention_mse_registered",
-           "TRUST_NEXT", "MECHANISMS", "FITTED", "fit_derf"]
+           "TRUST_NEXT", "MECHANISMS", "FITTED", "fit_derf", "DEFAULT_TRIPLES"]
 
 
 #: |next-order term| / leading term above which the leading order of output_mse is not trusted
@@ -254,6 +254,10 @@ def _attention_mse_iid(head: Head, family: str, m: int) -> float:
     return float(math.fsum(val.ravel())) / m
 
 
+#: sampled (i, j, l) triples of coupled FAVOR+ when ``L·L_k²`` exceeds the exact sums' cap and no ``pairs`` is given
+DEFAULT_TRIPLES = 100_000
+
+
 def predict(head: Head, mech: Mechanism, ms: list[int], *, pairs: int | None = None, seed: int = 0,
             overflow: str | None = None, scheduler: str | None = None) -> list[AttentionError]:
     """The errors of ``mech`` at each ``m`` of ``ms``.
@@ -277,7 +281,9 @@ def predict(head: Head, mech: Mechanism, ms: list[int], *, pairs: int | None = N
     pairs : int, optional
         Estimate the normaliser and output sums from this many sampled ``(i, j, l)`` triples with standard
         errors (:mod:`rftheory.attention.sampled`) instead of the exact ``L·L_k²`` sums (iid and fitted
-        features, and orthogonal/simplex FAVOR+).
+        features, and orthogonal/simplex FAVOR+).  Orthogonal/simplex FAVOR+ beyond
+        ``L·L_k² = MAX_TRIPLES`` (:mod:`rftheory.attention.coupled_sums`) sample
+        :data:`DEFAULT_TRIPLES` triples when this is not given.
     seed : int
         Seed of the sampled triples and of the query sample of the next-order term.
     overflow : {"fp16", "bf16", "fp32"}, optional
@@ -298,6 +304,12 @@ def predict(head: Head, mech: Mechanism, ms: list[int], *, pairs: int | None = N
     log_second = None
     nxt = None
     sampled = None
+    if not pairs and not mech.iid and mech.family == "favor+" and head.d >= 2:
+        from .coupled_sums import MAX_TRIPLES
+
+        if head.X.shape[0] * head.Y.shape[0] ** 2 > MAX_TRIPLES:
+            # beyond the exact sums' cost cap the sums are sampled (rows carry their standard errors)
+            pairs = DEFAULT_TRIPLES
     coupled_pairs_sampled = pairs and not mech.iid and mech.family == "favor+"
     if pairs and not mech.iid and not coupled_pairs_sampled:
         raise ParameterError("pairs", f"sampled triples serve iid, fitted and coupled FAVOR+ mechanisms, "
