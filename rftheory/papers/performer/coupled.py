@@ -43,7 +43,6 @@ from functools import lru_cache
 
 import mpmath as mp
 import numpy as np
-from scipy import special
 
 from ...core.errors import ParameterError, RangeError
 
@@ -435,6 +434,8 @@ def kappa_f64(d: int, c: float, x: np.ndarray, y: np.ndarray, t: np.ndarray) -> 
     err : numpy.ndarray
         A bound on its absolute rounding error (callers refuse where it matters).
     """
+    from scipy import special  # here, not at import: the CLI starts without scipy.special
+
     x, y, t = (np.asarray(v, float) for v in (x, y, t))
     shape = np.broadcast_shapes(x.shape, y.shape, t.shape)
     out = np.zeros(shape)
