@@ -183,3 +183,24 @@ def test_repeated_eigenvalues_are_served_for_the_variance(family):
     X = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0]])
     Y = np.array([[0.5, 0.5], [0.5, -0.5], [-0.5, 0.5], [-0.5, -0.5]])
     assert _dist_3x("derf.variance_comparison", dict(X=X, Y=Y, d=2, L=4, family=family)) <= 1e-40
+
+
+def test_one_definition_evaluates_in_arb_and_encloses_the_mpmath_value():
+    """The GERF formulas of ``papers.derf.model`` (one definition, written against ``bk``) evaluated with the
+    Arb backend are balls that contain the same definition evaluated by mpmath at 60 digits."""
+    import flint
+    import mpmath as mp
+
+    from rftheory.numerics.backends import ARB, MP
+    from rftheory.papers.derf import model
+
+    d, A, v2, xy2 = 7, Fraction(-3, 10), Fraction(9, 4), Fraction(-1, 3)
+    ball = model.gerf_log_second_moment(d, ARB.num(A), ARB.num(v2), ARB.num(xy2), ARB)
+    with mp.workdps(60):
+        ref = model.gerf_log_second_moment(d, mp.mpf(A.numerator) / A.denominator, mp.mpf(v2.numerator) / v2.denominator,
+                                           mp.mpf(xy2.numerator) / xy2.denominator, MP)
+        assert ball.contains(flint.arb(mp.nstr(ref, 50)).mid())
+        delta = model.gerf_delta(d, ARB.num(v2), ARB)
+        assert delta.contains(flint.arb(mp.nstr(model.gerf_delta(d, mp.mpf(9) / 4, MP), 50)).mid())
+    assert ball.rad() < 1e-14 * abs(ball.mid())
+    assert ARB.hyp1f1(2, 1, ARB.num(1)).contains(2 * flint.arb(1).exp())  # 1F1(2; 1; x) = (1 + x) e^x

@@ -12,36 +12,13 @@ from fractions import Fraction
 import numpy as np
 from flint import acb, acb_mat, arb, arb_mat
 
+from ..numerics.backends import ARB
 from ..papers.derf.inputs import data
+from ..papers.derf.model import gerf_delta, gerf_log_second_moment, homogeneous_objective_delta
 from ..papers.derf.moments import derf_instance
 from .base import NoBallLayer, arb_of, ball_layer, fraction_of
 
-__all__ = ["gerf_log_second_moment", "data_scale", "exact_mat", "derf_log_moment", "gerf_optimum_value"]
-
-
-def gerf_log_second_moment(d: int, A: arb, v2: arb, xy2: arb) -> arb:
-    """``log E f₁²f₂²`` of GERF (Eq. 12–13), in the cancellation-free form.
-
-    .. math:: \\log\\mathbb E f_1^2f_2^2 = \\tfrac d2\\log\\Big(1+\\frac{16A^2}{1-8A}\\Big) + \\frac{v^2}{1-8A} + 2x^\\top y
-
-    Parameters
-    ----------
-    d : int
-        The dimension.
-    A : arb
-        The GERF parameter, ``8A < 1``.
-    v2 : arb
-        ``‖x + y‖²``.
-    xy2 : arb
-        ``xᵀy``.
-
-    Returns
-    -------
-    arb
-        The logarithm of the second moment.
-    """
-    den = 1 - 8 * A
-    return arb(d) / 2 * (16 * A * A / den).log1p() + v2 / den + xy2
+__all__ = ["data_scale", "exact_mat", "derf_log_moment", "gerf_optimum_value"]
 
 
 @ball_layer("derf.gerf_moments", "Arb exp, log1p")
@@ -50,7 +27,7 @@ def _gerf_moments(p: dict) -> arb:
     xy2 = v * v - a * a - b * b
     if p["moment"] == "first":
         return (xy2 / 2).exp()
-    return gerf_log_second_moment(p["d"], p["A"], v * v, xy2).exp()
+    return gerf_log_second_moment(p["d"], p["A"], v * v, xy2, ARB).exp()
 
 
 def data_scale(p: dict) -> dict:
@@ -155,7 +132,8 @@ def _derf_moments(p: dict) -> arb:
 
 
 def gerf_optimum_value(d: int, mu: arb, c: arb) -> arb:
-    """The GERF optimum of Eq. 14 (FAVOR#, Sec. 3.1) from ``μ = mean‖x_i + y_j‖²`` and ``c = μ₁·μ₂``.
+    """The GERF optimum of Eq. 14 (FAVOR#, Sec. 3.1) from ``μ = mean‖x_i + y_j‖²`` and ``c = μ₁·μ₂``:
+    :func:`rftheory.papers.derf.model.gerf_delta` and ``homogeneous_objective_delta`` in Arb.
 
     .. math:: \\delta = t^*-1 = \\frac{\\mu}{d}\\Big(1+\\frac{2(3d+\\mu)}{S+d}\\Big),\\ S=\\sqrt{(d+2\\mu)^2+8d\\mu},
        \\qquad \\mathcal L^* = \\tfrac d2\\log\\Big(1+\\frac{\\delta^2}{4(1+\\delta)}\\Big) + \\frac{\\mu}{1+\\delta} + 2c
@@ -174,9 +152,7 @@ def gerf_optimum_value(d: int, mu: arb, c: arb) -> arb:
     arb
         ``L*``.
     """
-    S = ((d + 2 * mu) ** 2 + 8 * d * mu).sqrt()
-    delta = mu / d * (1 + 2 * (3 * d + mu) / (S + d))
-    return arb(d) / 2 * (delta * delta / (4 * (1 + delta))).log1p() + mu / (1 + delta) + 2 * c
+    return homogeneous_objective_delta(d, gerf_delta(d, mu, ARB), mu, ARB) + 2 * c
 
 
 @ball_layer("derf.gerf_optimum", "exact rational moments of the float64 data, then Arb sqrt, log1p")

@@ -25,12 +25,14 @@ import numpy as np
 from flint import arb, arb_mat, fmpq, fmpq_mat
 
 from ..core.errors import ParameterError
+from ..numerics.backends import ARB
 from ..papers.derf.inputs import data
+from ..papers.derf.model import gerf_delta
 from .base import NoBallLayer, ball_layer
 from .derf import data_scale, gerf_optimum_value, sderf_optimum_value
 
 __all__ = ["ExactData", "Spectrum", "DenseOptimum", "exact_data", "real_spectrum", "matrix_function",
-           "gerf_delta_ball", "dense_optimum", "pair_exponents", "zero_variance", "aderf_sigma"]
+           "dense_optimum", "pair_exponents", "zero_variance", "aderf_sigma"]
 
 
 @dataclass(frozen=True)
@@ -177,27 +179,6 @@ def matrix_function(N: fmpq_mat, spec: Spectrum, f: Callable[[arb], arb]) -> arb
     return out
 
 
-def gerf_delta_ball(d: int, mu: arb) -> arb:
-    """``δ = t* − 1`` of the GERF optimum (FAVOR#, Sec. 3.1), cancellation-free.
-
-    .. math:: \\delta = \\frac{\\mu}{d}\\Big(1+\\frac{2(3d+\\mu)}{S+d}\\Big),\\quad S=\\sqrt{(d+2\\mu)^2+8d\\mu}
-
-    Parameters
-    ----------
-    d : int
-        The dimension (``d = 1`` per eigenvalue for SDERF).
-    mu : arb
-        ``μ ≥ 0``.
-
-    Returns
-    -------
-    arb
-        The shifted objective without its constant ``2c``.
-    """
-    S = ((d + 2 * mu) ** 2 + 8 * d * mu).sqrt()
-    return mu / d * (1 + 2 * (3 * d + mu) / (S + d))
-
-
 def _half_log_ratio(delta: arb) -> arb:
     """``log(1 + δ/2) − ½ log(1 + δ) = ½ log(1 + δ²/(4(1+δ)))``."""
     return (delta * delta / (4 * (1 + delta))).log1p() / 2
@@ -230,7 +211,7 @@ def _scalar_family(D: ExactData, mu: arb, G1: arb_mat, G2: arb_mat) -> DenseOpti
     """``A = aI`` families (GERF, SADERF, ADERF): ``B_k = √(1−4a)B̃_k``, ``B̃₁ᵀB̃₂ = I``, ``G_k = B̃_kᵀB̃_k``:
     ``log E f₁²f₂² − 2xᵀy = d[log(1+δ/2) − ½log(1+δ)] + (xᵀG₁x + yᵀG₂y + 2xᵀy)/(1+δ)``."""
     d = D.d
-    delta = gerf_delta_ball(d, mu)
+    delta = gerf_delta(d, mu, ARB)
     t = 1 + delta
     c = arb(D.c)
     return DenseOptimum(gerf_optimum_value(d, mu, c), d * _half_log_ratio(delta), G1 / t, G2 / t, _eye(d) / t)
@@ -305,8 +286,8 @@ def _sderf(D: ExactData) -> DenseOptimum:
     # (I - 4A)^(1/2): log E f1^2 f2^2 - 2x.y = sum_l [log(1 + delta_l/2) - log(1 + delta_l)/2] + (x+y)^T T^-1 (x+y)
     M = D.M1 + D.M2 + D.mu1 * D.mu2.transpose() + D.mu2 * D.mu1.transpose()
     spec = real_spectrum(M)
-    W = matrix_function(M, spec, lambda lam: 1 / (1 + gerf_delta_ball(1, lam)))
-    const = sum((m * _half_log_ratio(gerf_delta_ball(1, lam)) for lam, m in zip(spec.values, spec.mult)), arb(0))
+    W = matrix_function(M, spec, lambda lam: 1 / (1 + gerf_delta(1, lam, ARB)))
+    const = sum((m * _half_log_ratio(gerf_delta(1, lam, ARB)) for lam, m in zip(spec.values, spec.mult)), arb(0))
     lams = [lam for lam, m in zip(spec.values, spec.mult) for _ in range(m)]
     trace = arb(sum((D.M1[k, k] + D.M2[k, k] for k in range(D.d)), fmpq(0)))
     return DenseOptimum(sderf_optimum_value(lams, trace), const, W, W, W)

@@ -16,50 +16,8 @@ from ..papers.hrf.complex_exp import ce_invariants, ce_u_exact
 from .base import arb_of, ball_layer, no_ball_layer
 from .simrf import hyp1f1, rff_mse_z2
 
-__all__ = ["ARB", "angle_terms", "mse_trig", "mse_pos", "angular_moments", "bipolar", "gaussian_lambda_moments",
+__all__ = ["angle_terms", "mse_trig", "mse_pos", "angular_moments", "bipolar", "gaussian_lambda_moments",
            "rel_error", "ce_mse"]
-
-
-class _Arb:
-    """The scalar operations of :mod:`rftheory.numerics.backends`' protocol on ``flint.arb`` balls."""
-
-    name = "arb"
-
-    @staticmethod
-    def frac(p: int, q: int = 1) -> arb:
-        return arb_of(Fraction(p, q))
-
-    @staticmethod
-    def num(x) -> arb:
-        return arb_of(x)
-
-    @staticmethod
-    def pi() -> arb:
-        return arb.pi()
-
-    @staticmethod
-    def exp(x: arb) -> arb:
-        return x.exp()
-
-    @staticmethod
-    def expm1(x: arb) -> arb:
-        return x.expm1()
-
-    @staticmethod
-    def sqrt(x: arb) -> arb:
-        return x.sqrt()
-
-    @staticmethod
-    def sin(x: arb) -> arb:
-        return x.sin()
-
-    @staticmethod
-    def cos(x: arb) -> arb:
-        return x.cos()
-
-
-#: the Arb backend (scalars only)
-ARB = _Arb()
 
 
 def angle_terms(theta: arb) -> tuple[arb, arb, arb, arb]:

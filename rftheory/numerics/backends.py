@@ -2,13 +2,14 @@
 
 A formula written once against a backend ``bk`` -- ``bk.exp(x)``,
 ``bk.frac(1, 2)``, ``bk.mm(A, B)`` -- evaluates in float64 (:data:`F64`),
-at arbitrary precision (:data:`MP`, inside ``mpmath.workdps``) or exactly
-(``SYM``, sympy; scalar operations only).  The name ``bk`` is reserved for
+at arbitrary precision (:data:`MP`, inside ``mpmath.workdps``), exactly
+(``SYM``, sympy; scalar operations only) or in ball arithmetic (:data:`ARB`,
+Arb through python-flint; scalar operations only: the ball layer of that formula).  The name ``bk`` is reserved for
 these objects; ``xp`` always means an array-API namespace.
 
 The protocol
     Every backend has a ``name`` (``"float64"``, ``"mpmath"``,
-    ``"symbolic"``) and the operations below.  ``x`` is a scalar of the
+    ``"symbolic"``, ``"arb"``) and the operations below.  ``x`` is a scalar of the
     backend's number type, ``M`` a matrix (numpy array, ``mp.matrix``);
     vectors are ``(d, 1)`` columns.  The matrix operations exist on
     :class:`Float64` and :class:`Mpmath` only.
@@ -72,7 +73,7 @@ import numpy as np
 from ..core.errors import ParameterError
 from ..core.lazy import lazy
 
-__all__ = ["Float64", "Mpmath", "Sympy", "F64", "MP", "SYM", "backend"]  # noqa: F822 (SYM: module __getattr__)
+__all__ = ["Float64", "Mpmath", "Sympy", "Arb", "F64", "MP", "SYM", "ARB", "backend"]  # noqa: F822 (SYM: module __getattr__)
 
 
 class Float64:
@@ -275,8 +276,76 @@ class Sympy:
         return self._sp.hyper([a], [b], x)
 
 
+class Arb:
+    """Arb balls (``flint.arb``, python-flint; scalars only): every operation encloses its exact result.
+
+    A formula written against ``bk`` evaluated with this backend is the ball layer of that formula:
+    its inputs are exact (``num``, ``frac``) or given balls, and each operation widens the radius by
+    what it cannot represent, so the result contains the exact value.
+    """
+
+    name = "arb"
+
+    @staticmethod
+    def num(x):
+        import flint
+
+        if isinstance(x, flint.arb):
+            return x
+        if isinstance(x, bool):
+            raise TypeError("a bool is not a real number")
+        if isinstance(x, int):
+            return flint.arb(x)
+        q = Fraction(x) if isinstance(x, float) else x  # a float is the exact binary fraction it stores
+        if isinstance(q, Fraction):
+            return flint.arb(flint.fmpq(q.numerator, q.denominator))
+        raise TypeError(f"not an exact real number: {x!r}")
+
+    def frac(self, p, q=1):
+        return self.num(Fraction(p, q))
+
+    @staticmethod
+    def pi():
+        import flint
+
+        return flint.arb.pi()
+
+    @staticmethod
+    def sqrt(x):
+        return x.sqrt()
+
+    @staticmethod
+    def log(x):
+        return x.log()
+
+    @staticmethod
+    def log1p(x):
+        return x.log1p()
+
+    @staticmethod
+    def exp(x):
+        return x.exp()
+
+    @staticmethod
+    def expm1(x):
+        return x.expm1()
+
+    @staticmethod
+    def cos(x):
+        return x.cos()
+
+    @staticmethod
+    def sin(x):
+        return x.sin()
+
+    def hyp1f1(self, a, b, x):
+        return self.num(x).hypgeom_1f1(self.num(a), self.num(b))
+
+
 F64 = Float64()
 MP = Mpmath()
+#: the Arb backend (python-flint is imported on its first operation)
+ARB = Arb()
 
 
 @functools.cache
@@ -293,15 +362,15 @@ def backend(name):
 
     Parameters
     ----------
-    name : {"float64", "mpmath", "symbolic"} or backend
+    name : {"float64", "mpmath", "symbolic", "arb"} or backend
         The layer, or one of :data:`F64`, :data:`MP` or a :class:`Sympy`
         instance (returned as the shared backend).
 
     Returns
     -------
-    Float64, Mpmath or Sympy
-        :data:`F64`, :data:`MP` or the shared :class:`Sympy` backend
-        (created, and sympy imported, on first use).
+    Float64, Mpmath, Sympy or Arb
+        :data:`F64`, :data:`MP`, the shared :class:`Sympy` backend
+        (created, and sympy imported, on first use) or :data:`ARB`.
 
     Raises
     ------
@@ -321,4 +390,6 @@ def backend(name):
         return MP
     if name == "symbolic" or isinstance(name, Sympy):
         return _sympy()
-    raise ParameterError("layer", f"unknown backend {name!r}; expected float64, mpmath or symbolic")
+    if name in ("arb", ARB):
+        return ARB
+    raise ParameterError("layer", f"unknown backend {name!r}; expected float64, mpmath, symbolic or arb")
