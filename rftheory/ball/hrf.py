@@ -10,14 +10,15 @@ from fractions import Fraction
 
 from flint import acb, arb
 
+from ..numerics.backends import ARB
 from ..numerics.special import coupled_pairs
 from ..papers.hrf.clusters import cluster_invariants
 from ..papers.hrf.complex_exp import ce_invariants, ce_u_exact
+from ..papers.hrf.hybrid import angular_moments, gaussian_lambda_moments
 from .base import arb_of, ball_layer, no_ball_layer
 from .simrf import hyp1f1, rff_mse_z2
 
-__all__ = ["angle_terms", "mse_trig", "mse_pos", "angular_moments", "bipolar", "gaussian_lambda_moments",
-           "rel_error", "ce_mse"]
+__all__ = ["angle_terms", "mse_trig", "mse_pos", "bipolar", "rel_error", "ce_mse"]
 
 
 def angle_terms(theta: arb) -> tuple[arb, arb, arb, arb]:
@@ -110,25 +111,6 @@ def mse_pos(a: arb, b: arb, ang, m: int, d: int = 1, coupling: str = "iid") -> a
     return (-(a * a + b * b)).exp() * out / m
 
 
-def angular_moments(ang, n: int) -> tuple[arb, arb, arb]:
-    """``(E λ̂², E(1−λ̂)², E λ̂(1−λ̂))`` for ``nλ̂ ~ Bin(n, θ/π)`` (Lemma 3.2).
-
-    Parameters
-    ----------
-    ang : object
-        ``(sin²(θ/2), cos²(θ/2), θ/π, 1 − θ/π)`` of :func:`angle_terms`.
-    n : int
-        The number of features of the estimator ``λ̂``.
-
-    Returns
-    -------
-    tuple[arb, arb, arb]
-        ``(E λ̂², E(1−λ̂)², E λ̂(1−λ̂))`` as balls.
-    """
-    p, q = ang[2], ang[3]
-    return p * (p + q / n), q * (q + p / n), (1 - arb(1) / n) * p * q
-
-
 def bipolar(a: arb, b: arb, ang, m: int, mom, shared: bool) -> arb:
     """Thm 3.1: ``E λ̂² MSE(++) + E(1−λ̂)² MSE(trig)``, minus the shared-ω term.
 
@@ -146,7 +128,7 @@ def bipolar(a: arb, b: arb, ang, m: int, mom, shared: bool) -> arb:
     m : int
         The number of random features (frequencies).
     mom : object
-        ``(E λ̂², E(1−λ̂)², E λ̂(1−λ̂))`` (:func:`angular_moments` or :func:`gaussian_lambda_moments`).
+        ``(E λ̂², E(1−λ̂)², E λ̂(1−λ̂))`` (``papers.hrf.hybrid.angular_moments`` or ``gaussian_lambda_moments`` in :data:`~rftheory.numerics.backends.ARB`).
     shared : bool
         Whether the trigonometric and ``++`` estimators share their ω's (then the cross term is subtracted).
 
@@ -160,30 +142,6 @@ def bipolar(a: arb, b: arb, ang, m: int, mom, shared: bool) -> arb:
     if shared:
         out -= arb(4) / m * (2 * a * b * (ang[1] - ang[0])).exp() * ((a - b) * (a + b) / 2).sin() ** 2 * cross
     return out
-
-
-def gaussian_lambda_moments(t: arb, ang, n: int) -> tuple[arb, arb, arb]:
-    """``(E λ̂², E(1−λ̂)², E λ̂(1−λ̂))`` of the Gaussian λ̂ (Eq. 72-79), ``t = σ²r²``.
-
-    Parameters
-    ----------
-    t : arb
-        ``σ²r²`` (``r = ‖x‖ = ‖y‖``).
-    ang : object
-        ``(sin²(θ/2), cos²(θ/2), θ/π, 1 − θ/π)`` of :func:`angle_terms`.
-    n : int
-        The number of features of the estimator ``λ̂``.
-
-    Returns
-    -------
-    tuple[arb, arb, arb]
-        ``(E λ̂², E(1−λ̂)², E λ̂(1−λ̂))`` as balls.
-    """
-    rho = -(-2 * t).expm1()
-    lam = -(-2 * t * ang[0]).expm1() / rho
-    one_m = (-2 * t).exp() * (2 * t * ang[1]).expm1() / rho
-    var = (-4 * t * ang[0]).expm1() ** 2 / (2 * rho * rho * n)
-    return lam * lam + var, one_m * one_m + var, lam * one_m - var
 
 
 def rel_error(theta: arb, r: arb, m: int, n: int, estimator: str) -> arb:
@@ -200,7 +158,7 @@ def rel_error(theta: arb, r: arb, m: int, n: int, estimator: str) -> arb:
     n : int
         The number of features of the estimator ``λ̂``.
     estimator : str
-        ``"trig"`` or ``"positive"`` (``SM_++``); any other value: the angular hybrid (Thm 3.1 with :func:`angular_moments`).
+        ``"trig"`` or ``"positive"`` (``SM_++``); any other value: the angular hybrid (Thm 3.1 with ``papers.hrf.hybrid.angular_moments``).
 
     Returns
     -------
@@ -213,7 +171,7 @@ def rel_error(theta: arb, r: arb, m: int, n: int, estimator: str) -> arb:
     elif estimator == "positive":
         mse = mse_pos(r, r, ang, m)
     else:
-        mse = bipolar(r, r, ang, m, angular_moments(ang, n), False)
+        mse = bipolar(r, r, ang, m, angular_moments(ARB, ang, n), False)
     return mse.sqrt() / (r * r * (ang[1] - ang[0])).exp()
 
 
@@ -230,7 +188,7 @@ def _mse_positive(p: dict) -> arb:
 @ball_layer("hrf.angular_lambda", "exact rationals in θ/π (Arb π)")
 def _angular_lambda(p: dict) -> arb:
     ang = angle_terms(p["theta"])
-    l2, _, cross = angular_moments(ang, p["n"])
+    l2, _, cross = angular_moments(ARB, ang, p["n"])
     return {"first": ang[2], "second": l2, "cross": cross}[p["moment"]]
 
 
@@ -238,7 +196,7 @@ def _angular_lambda(p: dict) -> arb:
 def _bipolar_mse(p: dict) -> arb:
     ang = angle_terms(p["theta"])
     aphi = angle_terms(p["phi"]) if p.get("phi") is not None else ang
-    return bipolar(p["x_norm"], p["y_norm"], ang, p["m"], angular_moments(aphi, p["n"]), p["projections"] == "shared")
+    return bipolar(p["x_norm"], p["y_norm"], ang, p["m"], angular_moments(ARB, aphi, p["n"]), p["projections"] == "shared")
 
 
 @ball_layer("hrf.angular_hybrid_mse", "Arb exp, sin, cos")
@@ -248,14 +206,14 @@ def _angular_hybrid_mse(p: dict) -> arb:
         return mse_trig(a, b, ang, p["m"])
     if est == "positive":
         return mse_pos(a, b, ang, p["m"])
-    return bipolar(a, b, ang, p["m"], angular_moments(ang, p["n"]), p["projections"] == "shared")
+    return bipolar(a, b, ang, p["m"], angular_moments(ARB, ang, p["n"]), p["projections"] == "shared")
 
 
 @ball_layer("hrf.gaussian_hybrid_mse", "Arb exp, expm1, sin, cos")
 def _gaussian_hybrid_mse(p: dict) -> arb:
     r, sg = p["r"], p["sigma"]
     ang = angle_terms(p["theta"])
-    mom = gaussian_lambda_moments(sg * sg * r * r, ang, p["n"])
+    mom = gaussian_lambda_moments(ARB, sg * sg * r * r, ang, p["n"])
     return bipolar(r, r, ang, p["m"], mom, p["projections"] == "shared")
 
 
