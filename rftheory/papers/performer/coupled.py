@@ -361,7 +361,20 @@ def _gl_nodes(npts: int, dps: int) -> tuple[tuple[mp.mpf, ...], tuple[mp.mpf, ..
 
 
 def fh_nodes(dps: int, xmax) -> int:
-    """Gauss–Legendre nodes of :func:`rho_funk_hecke` at ``dps`` digits for norms up to ``xmax``."""
+    """Gauss–Legendre nodes of :func:`rho_funk_hecke` at ``dps`` digits for norms up to ``xmax``.
+
+    Parameters
+    ----------
+    dps : int
+        Decimal digits wanted.
+    xmax : real
+        The largest norm ``‖a‖``, ``‖b‖`` of the pair.
+
+    Returns
+    -------
+    int
+        The number of nodes.
+    """
     return int(1.2 * dps + 4 * float(xmax) ** 2 + 30)
 
 
