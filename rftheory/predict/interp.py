@@ -85,10 +85,12 @@ from numpy.polynomial import chebyshev as C
 
 from ..catalog import get
 from ..core.errors import RFTheoryError
+from ..numerics.rff_float64 import EPS, gap_f64, rff_bracket_f64
 from .median import Span
 from .pairs import geometry
 
-__all__ = ["FAMILIES", "Interpolant", "TaylorTable", "taylor_table", "eligible", "scalar", "exact_terms", "fit", "build", "interval",
+__all__ = ["FAMILIES", "F64_FAMILIES", "Interpolant", "TaylorTable", "taylor_table", "eligible", "scalar", "exact_terms",
+           "node_values", "reference_terms", "rff_terms", "References", "lebesgue", "fit", "fit_values", "build", "interval",
            "interval_from_span", "CACHE", "clear_cache"]
 
 FAMILIES = ("rff", "psi", "prf")
@@ -101,8 +103,12 @@ SAMPLE, VALIDATE = 64, 1e-12
 BOUND = 1e-11
 #: pairs up to which the range of s is found from Gram matrices
 GRAM_MAX = 5 * 10**7
-#: digits of the certified check values, and working digits of the node values
+#: digits of the certified check values, and working digits of the node values (mpmath families)
 DPS, DPS_NODES = 20, 25
+#: families whose node values and check references come from the registered float64 layer and its bound
+F64_FAMILIES = ("rff",)
+#: Chebyshev points evaluated at once by a float64 family (the smaller nested grids are its subsets)
+FIRST_POINTS = 129
 _U = 2.0 ** -53
 
 
@@ -181,6 +187,178 @@ def _ell(family, coupling, d, s) -> float:
         if not (A > 0 and M > 0):
             raise RFTheoryError(f"non-positive MSE at s = {s!r}")
         return float(mp.log(M / A))
+
+
+def node_values(family: str, coupling: str, d: int, s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    r"""``ℓ(s) = log(MSE_d/MSE_1)`` at many points, with a bound of each value's error.
+
+    ``rff``: from the registered float64 layer of ``simrf.rff_mse``
+    (:func:`rftheory.numerics.rff_float64.rff_bracket_f64`, vectorised, with its rigorous
+    absolute error bound): ``A = MSE_1`` is the bracket with no coupled pair, ``d·MSE_d``
+    the bracket with ``P/m = d − 1``.  With ``r_A, r_M`` their relative bounds (the bound
+    over the computed value), ``|log(1+β)| ≤ r/(1 − 2r)`` for ``|β| ≤ r/(1 − r)``, one
+    rounding of ``d·A`` and of the quotient and ``log`` within one ulp:
+
+    .. math:: |\tilde\ell - \ell| \le \frac{r_M}{1 - 2r_M} + \frac{r_A}{1 - 2r_A} + 4u + 2u|\tilde\ell|.
+
+    ``psi`` and ``prf``: one mpmath evaluation per point at :data:`DPS_NODES` digits
+    (:meth:`rftheory.core.registry.Result.exact`) rounded to float64: ``u|ℓ| + 10⁻²⁰``.
+
+    Parameters
+    ----------
+    family : {"rff", "psi", "prf"}
+    coupling : {"orthogonal", "simplex"}
+    d : int
+        Dimension.
+    s : numpy.ndarray
+        ``z`` (rff, psi) or ``v`` (prf), positive.
+
+    Returns
+    -------
+    ell, error : numpy.ndarray
+        The values and their error bounds (``inf`` where no bound could be given).
+    """
+    s = np.asarray(s, float)
+    if family in F64_FAMILIES:
+        return rff_terms(coupling, d, s).ell()
+    ell = np.array([_ell(family, coupling, d, float(t)) for t in s])
+    return ell, _U * np.abs(ell) + 1e-20
+
+
+@dataclass(frozen=True)
+class References:
+    """``A``, ``B``, ``Q`` of a pair term at a set of points, with their absolute error bounds.
+
+    Attributes
+    ----------
+    d : int
+        Dimension.
+    A, B, Q : numpy.ndarray
+        ``MSE_1``, ``B = (d·MSE_d − A)/(d − 1)`` and ``Q = d·MSE_d/(d − 1)`` per pair.
+    eA, eB, eQ : numpy.ndarray
+        Bounds of their errors against the exact values.
+    """
+
+    d: int
+    A: np.ndarray
+    B: np.ndarray
+    Q: np.ndarray
+    eA: np.ndarray
+    eB: np.ndarray
+    eQ: np.ndarray
+
+    def ell(self) -> tuple[np.ndarray, np.ndarray]:
+        r"""``ℓ = log(MSE_d/MSE_1) = log((d − 1)Q/(dA))`` and a bound of its error.
+
+        With ``r_A, r_Q`` the relative bounds of ``A`` and ``Q`` (over the computed values),
+        ``|log(1+β)| ≤ r/(1 − 2r)`` for ``|β| ≤ r/(1 − r)``, the roundings of ``(d − 1)Q``,
+        ``dA`` and their quotient (``u`` each) and ``log`` within one ulp:
+
+        .. math:: |\tilde\ell - \ell| \le \frac{r_Q}{1 - 2r_Q} + \frac{r_A}{1 - 2r_A} + 4u + 2u|\tilde\ell|.
+
+        Returns
+        -------
+        ell, error : numpy.ndarray
+            ``error = inf`` where no bound could be given (a relative bound ``≥ 1/4``, a non-positive value).
+        """
+        d1 = self.d - 1
+        with np.errstate(all="ignore"):
+            ell = np.log((d1 * self.Q) / (self.d * self.A))
+            rA, rQ = self.eA / self.A, self.eQ / self.Q
+            err = rQ / (1 - 2 * rQ) + rA / (1 - 2 * rA) + 4 * _U + 2 * _U * np.abs(ell)
+            good = np.isfinite(ell) & (self.A > 0) & (self.Q > 0) & (rA < 0.25) & (rQ < 0.25) & np.isfinite(err)
+        return np.where(good, ell, 0.0), np.where(good, err, math.inf)
+
+    def take(self, k: slice | np.ndarray) -> References:
+        """The references at a subset of the points.
+
+        Parameters
+        ----------
+        k : slice or numpy.ndarray
+            The points kept.
+
+        Returns
+        -------
+        References
+        """
+        return References(self.d, self.A[k], self.B[k], self.Q[k], self.eA[k], self.eB[k], self.eQ[k])
+
+
+def rff_terms(coupling: str, d: int, z: np.ndarray) -> References:
+    r"""``A``, ``B``, ``Q`` of coupled ``rff`` at many ``z`` from the registered float64 layer, one gap evaluation.
+
+    The float64 layer of ``simrf.rff_mse`` is the bracket ``m·MSE = a − (P/m)g``,
+    ``a = (1 − e^{−z²})²/2``, ``g = e^{−z²} − τ_c`` (Reid et al. 2023, "Simplex Random
+    Features", ICML, Thm 4.5; :func:`rftheory.numerics.rff_float64.rff_bracket_f64`, whose
+    bound ``(P/m)·δg + 4ε(a + (P/m)|g|)`` is used here as is).  With ``m = 1`` (``P = 0``)
+    ``A = a`` (bound ``4εa``); with one full block (``m = d``, ``P/m = d − 1``)
+    ``d·MSE_d = a − (d − 1)g``, so ``B = (d·MSE_d − A)/(d − 1) = −g`` with ``g``'s own
+    rigorous bound (:func:`~rftheory.numerics.rff_float64.gap_f64`, vectorised) and
+    ``Q = d·MSE_d/(d − 1) = a/(d − 1) − g`` (the bracket's bound over ``d − 1``, plus ``u|Q|``
+    for the division).  Where the gap has no finite bound (e.g. underflow at large ``z``)
+    the bounds are infinite and the callers refuse those points.
+
+    Parameters
+    ----------
+    coupling : {"orthogonal", "simplex"}
+    d : int
+        Dimension.
+    z : numpy.ndarray
+        ``z = ‖x − y‖``, positive.
+
+    Returns
+    -------
+    References
+    """
+    z = np.asarray(z, float)
+    with np.errstate(all="ignore"):
+        a, ea = rff_bracket_f64("iid", d, 0.0, z)
+        g, eg = gap_f64(coupling, d, z)
+        d1 = d - 1.0
+        br = a - d1 * g
+        ebr = d1 * eg + 4 * EPS * (a + d1 * np.abs(g))
+        Q = br / d1
+        eQ = ebr / d1 + _U * np.abs(Q)
+        bad = ~(np.isfinite(eg) & np.isfinite(g))
+    return References(d, a, -g, Q, ea, np.where(bad, math.inf, eg), np.where(bad, math.inf, eQ))
+
+
+def reference_terms(family: str, coupling: str, d: int, s: np.ndarray, a: np.ndarray | None = None,
+                    b: np.ndarray | None = None) -> References:
+    r"""The check's reference ``A``, ``B``, ``Q`` at many pairs, from a closed form other than the interpolant.
+
+    ``rff``: the registered float64 layer (:func:`rftheory.numerics.rff_float64.gap_f64` and
+    :func:`~rftheory.numerics.rff_float64.rff_bracket_f64`, vectorised, rigorous bounds): with
+    ``m = d`` (``P/m = d − 1``), ``d·MSE_d = A − (d − 1)g``, ``g = e^{−z²} − τ_c``, so
+    ``B = −g`` (bound: ``g``'s), ``Q = d·MSE_d/(d − 1)`` (the bracket's bound over ``d − 1``,
+    plus ``u|Q|`` for the division), ``A`` the bracket with no coupled pair.  ``psi`` and
+    ``prf``: the registered mpmath layer certified to :data:`DPS` digits per pair
+    (:func:`exact_terms`), rounded to float64 (``2u`` relative each).
+
+    Parameters
+    ----------
+    family, coupling : str
+    d : int
+    s : numpy.ndarray
+        ``z`` (rff, psi) or ``v`` (prf) per pair, positive.
+    a, b : numpy.ndarray, optional
+        ``prf``: the pairs' norms.
+
+    Returns
+    -------
+    References
+    """
+    s = np.asarray(s, float)
+    if family in F64_FAMILIES:
+        return rff_terms(coupling, d, s)
+    n = len(s)
+    A, B, Q = np.empty(n), np.empty(n), np.empty(n)
+    for k in range(n):
+        ab = (a[k], b[k]) if family == "prf" and a is not None and b is not None else (None, None)
+        Ae, Me = exact_terms(family, coupling, d, float(s[k]), *ab)
+        with mp.workdps(DPS):
+            A[k], B[k], Q[k] = float(Ae), float((d * Me - Ae) / (d - 1)), float(d * Me / (d - 1))
+    return References(d, A, B, Q, 2 * _U * np.abs(A), 2 * _U * np.abs(B), 2 * _U * np.abs(Q))
 
 
 @dataclass
@@ -391,13 +569,32 @@ def _coefficients(vals: np.ndarray) -> np.ndarray:
     return c
 
 
+def lebesgue(n: int) -> float:
+    """Bound of the Lebesgue constant of the ``n + 1`` Chebyshev points of the second kind.
+
+    ``Λ_n ≤ (2/π) log(n + 1) + 1`` (Ehlich and Zeller 1966; Brutman 1997, "Lebesgue functions and
+    Lebesgue constants in polynomial interpolation", Annals of Numerical Mathematics 4): an
+    error ``≤ δ`` in every node value moves the interpolant by at most ``Λ_n δ``.
+
+    Parameters
+    ----------
+    n : int
+        Degree.
+
+    Returns
+    -------
+    float
+    """
+    return 2 / math.pi * math.log(n + 1) + 1
+
+
 def fit(f, lo: float, hi: float):
     """Adaptive Chebyshev interpolation of ``f`` on ``[lo, hi]`` (doubling the points).
 
     Parameters
     ----------
     f : callable
-        ``f(s) -> float`` at one point.
+        ``f(s) -> float`` at one point (its values taken as exact).
     lo, hi : float
         The interval, ``lo < hi``.
 
@@ -408,23 +605,56 @@ def fit(f, lo: float, hi: float):
     error : float
         The error estimate of the module docstring (``inf`` when unresolved).
     """
-    n, vals = MIN_POINTS - 1, None
-    while n + 1 <= MAX_POINTS:
-        s = (lo + hi) / 2 + (hi - lo) / 2 * np.cos(np.pi * np.arange(n + 1) / n)
-        new = np.empty(n + 1)
-        if vals is None:
-            new[:] = [f(t) for t in s]
-        else:
-            new[0::2] = vals
-            new[1::2] = [f(t) for t in s[1::2]]
-        vals = new
-        c = _coefficients(vals)
-        scale = max(1.0, float(np.max(np.abs(c))))
-        tail = np.abs(c[n - 7:])
-        if np.max(tail) <= TAIL * scale:
-            return c, 2 * float(np.sum(tail)) + 4 * _U * float(np.sum(np.abs(c)))
+    return fit_values(lambda s: (np.array([f(t) for t in s], float), np.zeros(len(s))), lo, hi)
+
+
+def fit_values(f, lo: float, hi: float, first: int = MIN_POINTS):
+    """Adaptive Chebyshev interpolation of values known within bounds (doubling the points).
+
+    Parameters
+    ----------
+    f : callable
+        ``f(s) -> (values, error_bounds)`` at an array of points.
+    lo, hi : float
+        The interval, ``lo < hi``.
+    first : int
+        Points evaluated at once first (``2^k + 1``); the nested smaller grids
+        (every second, fourth … point) are tried from :data:`MIN_POINTS` on before more are evaluated.
+
+    Returns
+    -------
+    coef : numpy.ndarray or None
+        Coefficients, or ``None`` when :data:`MAX_POINTS` do not resolve ``f``.
+    error : float
+        The error estimate of the module docstring, node errors included (``inf`` when unresolved
+        or a node has no finite bound).
+    """
+    n = max(min(first, MAX_POINTS), MIN_POINTS) - 1
+    s = (lo + hi) / 2 + (hi - lo) / 2 * np.cos(np.pi * np.arange(n + 1) / n)
+    vals, errs = (np.asarray(t, float) for t in f(s))
+    while True:
+        if not (np.all(np.isfinite(vals)) and np.all(np.isfinite(errs))):
+            return None, math.inf
+        k = MIN_POINTS - 1
+        while k <= n:
+            step = n // k
+            v, e = vals[::step], errs[::step]
+            c = _coefficients(v)
+            scale = max(1.0, float(np.max(np.abs(c))))
+            tail = np.abs(c[k - 7:])
+            if np.max(tail) <= TAIL * scale:
+                rho = 2.0 / k * (float(np.sum(e)) - (e[0] + e[-1]) / 2)  # |c_j| of the node errors' interpolant
+                return c, (2 * float(np.sum(tail)) + 16 * rho + lebesgue(k) * float(np.max(e))
+                           + 4 * _U * float(np.sum(np.abs(c))))
+            k *= 2
+        if 2 * n + 1 > MAX_POINTS:
+            return None, math.inf
         n *= 2
-    return None, math.inf
+        s = (lo + hi) / 2 + (hi - lo) / 2 * np.cos(np.pi * np.arange(n + 1) / n)
+        new_v, new_e = (np.asarray(t, float) for t in f(s[1::2]))
+        v2, e2 = np.empty(n + 1), np.empty(n + 1)
+        v2[0::2], v2[1::2], e2[0::2], e2[1::2] = vals, new_v, errs, new_e
+        vals, errs = v2, e2
 
 
 def interval(family: str, X: np.ndarray, Y: np.ndarray, chunk: int = 1 << 18):
@@ -511,26 +741,23 @@ def interval_from_span(family: str, X: np.ndarray, span: Span, factor: float) ->
     return max(lo, hi * 1e-6), hi, [span.at_smallest, span.at_largest]
 
 
-def _check(ip: Interpolant, mech, g: dict[str, np.ndarray]):
-    """The a posteriori check at the pairs of geometry ``g``, ``B`` from ``mech.terms``: largest
-    ``|B − B_exact|/Q_exact`` and whether every pair is within ``10⁻¹²·Q + 16u·A``."""
-    s = scalar(ip.family, g)
-    use = ip.inside(s) & (s > 0)
-    if not np.any(use):
+def _check(ip: Interpolant, mech, g: dict[str, np.ndarray], ref: References | None = None):
+    """The a posteriori check at the pairs of geometry ``g`` (all inside the interval, ``s > 0``), ``B`` from
+    ``mech.terms``, against ``ref`` (default :func:`reference_terms`): an upper bound of the largest
+    ``|B − B_exact|/Q_exact``, and whether every pair is provably within ``10⁻¹²·Q + 16u·A``."""
+    s, d = scalar(ip.family, g), ip.d
+    if not s.size:
         return 0.0, True
-    g = {k: v[use] for k, v in g.items()}
-    s, d = s[use], ip.d
     _, B, _ = replace(mech, interp=ip).terms(g, d, mech.native_kernel)
     assert B is not None  # a coupled mechanism
-    worst, ok = 0.0, True
-    for k in range(len(s)):
-        ab = (g["a"][k], g["b"][k]) if ip.family == "prf" else (None, None)
-        Ae, Me = exact_terms(ip.family, ip.coupling, d, float(s[k]), *ab)
-        with mp.workdps(DPS):
-            Be, Q = (d * Me - Ae) / (d - 1), d * Me / (d - 1)
-            err = abs(mp.mpf(float(B[k])) - Be)
-            ok = ok and err <= VALIDATE * Q + 16 * _U * Ae
-            worst = max(worst, float(err / Q))
+    if ref is None:
+        ref = reference_terms(ip.family, ip.coupling, d, s, g.get("a"), g.get("b"))
+    with np.errstate(all="ignore"):
+        # |B − B_exact| ≤ |B − B_ref| + eB; Q_exact ≥ Q_ref − eQ, A_exact ≥ A_ref − eA; 1 − 8u for this rounding
+        err = (np.abs(B - ref.B) + ref.eB) * (1 + 8 * _U)
+        Qlo, Alo = ref.Q - ref.eQ, np.maximum(ref.A - ref.eA, 0.0)
+        ok = bool(np.all((Qlo > 0) & (err <= VALIDATE * Qlo + 16 * _U * Alo)))
+        worst = float(np.max(np.where(Qlo > 0, err / Qlo, math.inf)))
     return worst, ok
 
 
@@ -546,7 +773,8 @@ def clear_cache() -> None:
 
 def _knobs() -> tuple:
     """The module's settings a build depends on (part of the cache key)."""
-    return (TAIL, MIN_POINTS, MAX_POINTS, VALIDATE, BOUND, DPS, DPS_NODES, TABLE, TAYLOR_MAX, TAYLOR_REMAINDER)
+    return (TAIL, MIN_POINTS, MAX_POINTS, FIRST_POINTS, F64_FAMILIES, VALIDATE, BOUND, DPS, DPS_NODES, TABLE, TAYLOR_MAX,
+            TAYLOR_REMAINDER)
 
 
 def build(mech: Any, X: np.ndarray, Y: np.ndarray, seed: int = 0,
@@ -605,7 +833,23 @@ def _build(mech: Any, d: int, lo: float, hi: float, g: dict[str, np.ndarray],
         if not hi > lo:
             info["reason"] = "no spread of s to interpolate over"
             return None, info
-        coef, err = fit(lambda t: _ell(fam, coup, d, float(t)), lo, hi)
+        s_check = scalar(fam, g)
+        use = (s_check >= lo) & (s_check <= hi) & (s_check > 0)
+        g = {k: v[use] for k, v in g.items()}
+        first, refs = MIN_POINTS, None
+        if fam in F64_FAMILIES:  # the first grid and the checked pairs in one vectorised evaluation
+            first = max(min(FIRST_POINTS, MAX_POINTS), MIN_POINTS)
+            n = first - 1
+            nodes = (lo + hi) / 2 + (hi - lo) / 2 * np.cos(np.pi * np.arange(n + 1) / n)
+            both = rff_terms(coup, d, np.concatenate([nodes, scalar(fam, g)]))
+            grid, refs = both.take(slice(0, n + 1)), both.take(slice(n + 1, None))
+
+            def values(t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                return grid.ell() if t.shape == nodes.shape and np.array_equal(t, nodes) else node_values(fam, coup, d, t)
+        else:
+            def values(t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                return node_values(fam, coup, d, t)
+        coef, err = fit_values(values, lo, hi, first)
         if coef is None:
             info["reason"] = f"not resolved by {MAX_POINTS} Chebyshev points"
             return None, info
@@ -616,7 +860,7 @@ def _build(mech: Any, d: int, lo: float, hi: float, g: dict[str, np.ndarray],
         if ip.bound > BOUND:
             info["reason"] = f"estimated error bound {ip.bound:.2g} > {BOUND:g}"
             return None, info
-        (ip.validated, ok), ip.checked = _check(ip, mech, g), checked
+        (ip.validated, ok), ip.checked = _check(ip, mech, g, refs), checked
         info.update(validated=ip.validated, checked=ip.checked)
         if not ok:
             info["reason"] = f"a posteriori check: relative error {ip.validated:.2g} > {VALIDATE:g}"
