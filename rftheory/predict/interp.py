@@ -37,17 +37,42 @@ for every ``m``: the relative error of each pair's MSE, hence of the sum
 ``E‖K̂−K‖²`` (all terms are non-negative), is at most ``|e^δ − 1| ≈ |δ|``
 with ``δ = sup |ℓ − p|`` over the pairs.
 
-*Interpolation.*  Node values are the registered mpmath layer at 25 working
-digits (:meth:`rftheory.core.registry.Result.exact`, one evaluation) rounded to
-float64, so ``ℓ`` is known to ``~10⁻¹⁶`` there.  The interpolant ``p`` is
-built chebfun-style: Chebyshev points of the second kind, doubled (17, 33,
-…, ≤ 513) until the last 8 coefficients are below ``10⁻¹⁵·max(1, max|c|)``
-(the absolute scale: ``δ`` is what matters).  Its error is estimated as
+*Node values.*  For ``rff`` they come from the registered float64 layer of
+``simrf.rff_mse`` (:func:`rff_terms`: the bracket of
+:func:`rftheory.numerics.rff_float64.rff_bracket_f64` and the gap of
+:func:`~rftheory.numerics.rff_float64.gap_f64`, vectorised over all nodes at
+once, each value with its rigorous absolute error bound), so every node value
+``ℓ̃_k`` carries a bound ``δ_k`` of ``|ℓ̃_k − ℓ(s_k)|``
+(:meth:`References.ell`: ``δ ≤ r_Q/(1−2r_Q) + r_A/(1−2r_A) + 4u + 2u|ℓ|``
+from the relative bounds ``r`` of ``Q`` and ``A``; on digits at ``d = 64``,
+``δ_k ≤ 6·10⁻¹³``, largest where the orthogonal bracket cancels ``d``-fold,
+``z ≈ 1.5``).  For ``psi`` and ``prf`` they are the registered mpmath layer at
+25 working digits (:meth:`rftheory.core.registry.Result.exact`, one
+evaluation) rounded to float64: ``δ_k = u|ℓ| + 10⁻²⁰``.
 
-.. math:: \\varepsilon = 2\\sum_{j > n-8}|c_j| + 4u\\sum_j|c_j|\\quad(u = 2^{-53}),
+*Interpolation.*  The interpolant ``p`` is built chebfun-style: Chebyshev
+points of the second kind, doubled (17, 33, …, ≤ 513; for ``rff`` the 129
+points of :data:`FIRST_POINTS` are evaluated in one call and the nested
+grids of 17, 33 and 65 points, every 8th, 4th, 2nd of them, tried first)
+until the last 8 coefficients are below ``10⁻¹⁵·max(1, max|c|)`` (the
+absolute scale: ``δ`` is what matters) or below ``ρ`` (defined next: a tail at
+the level of the node errors cannot be resolved further).  ``p`` interpolates
+``ℓ(s_k) + e_k`` with ``|e_k| ≤ δ_k``, so ``p = p_n[ℓ] + p_n[e]`` (``p_n``
+the interpolation operator on ``n + 1`` points): ``‖p_n[e]‖ ≤ Λ_n max δ_k``
+with the Lebesgue constant ``Λ_n ≤ (2/π)log(n+1) + 1`` (:func:`lebesgue`),
+and every Chebyshev coefficient of ``p_n[e]`` is at most
+``ρ = (2/n)Σ''δ_k`` (the DCT-I that gives the coefficients, ``|T_j| ≤ 1``),
+so the computed coefficients ``c̃_j`` are within ``ρ`` of those of
+``p_n[ℓ]``.  The truncation error of ``p_n[ℓ]`` is estimated from its last 8
+coefficients (the neglected tail of a geometrically decaying series, as
+before), giving
 
-the neglected tail of a geometrically decaying series (below the last
-computed coefficients) plus Clenshaw's rounding.
+.. math:: \\varepsilon = 2\\sum_{j > n-8}\\big(|\\tilde c_j| + \\rho\\big) + \\Lambda_n\\max_k\\delta_k
+   + 4u\\sum_j|\\tilde c_j|\\quad(u = 2^{-53}),
+
+the last term Clenshaw's rounding.  The node-error terms are proven bounds;
+the truncation term is the chebfun estimate, which the *a posteriori* check
+below confirms at data pairs.
 
 *Rounding.*  ``B = A(d·expm1(p) + d − 1)/(d − 1)`` in float64 has an absolute
 error of a few ``u·A`` — relative to ``Q`` that is ``u·A/Q ≤ u e^{−p}``,
@@ -64,12 +89,27 @@ bound is ``≤ 10⁻¹¹`` **and** an *a posteriori* check passes: at 64 seeded
 data pairs plus the pairs of extreme ``s``, the ``B`` of
 :meth:`~rftheory.predict.mechanisms.Mechanism.terms` (the float64 ``A`` of
 the pair times the interpolant, exactly as the sum gets it) is compared with
-the certified exact value at the pair's own geometry (for ``prf`` its own
-``a`` and ``b``, so the scaling identity is checked too):
-``|B − B_exact| ≤ 10⁻¹²·Q_exact + 16u·A_exact`` — by the inequality above a
-relative error ``≤ 10⁻¹²`` of the pair's MSE at every ``m``, up to the
-float64 rounding both paths share.  Otherwise the mechanism takes the direct
-path (:func:`rftheory.predict.pairs.evaluate` per pair).
+a reference at the pair's own geometry from a closed-form evaluator other
+than the interpolant (:func:`reference_terms`): for ``rff`` the float64 layer
+above at the pairs themselves (``B_ref = −g``, its bound ``e_B``, and
+``Q_ref``, ``A_ref`` with theirs), for ``psi`` and ``prf`` the mpmath layer
+certified to :data:`DPS` digits (for ``prf`` its own ``a`` and ``b``, so the
+scaling identity is checked too).  A pair passes when
+
+.. math:: (|B - B_{\\mathrm{ref}}| + e_B)(1 + 8u) \\le 10^{-12}(Q_{\\mathrm{ref}} - e_Q)
+   + 16u\\,(A_{\\mathrm{ref}} - e_A),
+
+which implies ``|B − B_exact| ≤ 10⁻¹²·Q_exact + 16u·A_exact`` (triangle
+inequality; ``Q_exact ≥ Q_ref − e_Q``, ``A_exact ≥ A_ref − e_A``): by the
+inequality above a relative error ``≤ 10⁻¹²`` of the pair's MSE at every
+``m``, up to the float64 rounding both paths share.  Conversely, since
+``|B − B_ref| + e_B ≥ |B − B_exact|``, a pair whose ``B`` is off by more than
+``10⁻¹²·Q_exact + 16u·A_exact`` fails whatever the reference's error: ``e_B``
+can only cause a false alarm (the direct path, slow, never wrong), never hide
+a defect (on digits ``e_B ≤ 6·10⁻¹³·Q``, and the check passes).  Otherwise the
+mechanism takes the direct path (:func:`rftheory.predict.pairs.evaluate`
+per pair).  ``validated`` reports ``max (|B − B_ref| + e_B)/(Q_ref − e_Q)``,
+an upper bound of the checked pairs' relative error.
 """
 
 from __future__ import annotations
@@ -550,11 +590,16 @@ def taylor_table(ip: Interpolant) -> TaylorTable:
             break
     taylor = np.empty((J + 1, N + 1))
     taylor[0] = ip.ell(nodes)
+    if J:  # every derivative in one Clenshaw pass (zero-padded: the padding adds exact zeros only)
+        D = np.zeros((derivs[1].size, J))
+        for j in range(1, J + 1):
+            D[:derivs[j].size, j - 1] = derivs[j]
+        taylor[1:] = C.chebval(x, D)
     rounding = 0.0
     for j in range(0, J + 1):
         w = scale**j / math.factorial(j)
         if j:
-            taylor[j] = C.chebval(x, derivs[j]) * w
+            taylor[j] *= w
         mag = float(np.sum(np.abs(derivs[j]))) * w * hmax**j
         rounding += (4 + 2 * (J + 1)) * _U * mag / (1 - 2 * (J + 1) * _U)
     return TaylorTable(lo, 1.0 / step, nodes, taylor, remainder + rounding)
@@ -642,8 +687,8 @@ def fit_values(f, lo: float, hi: float, first: int = MIN_POINTS):
             c = _coefficients(v)
             scale = max(1.0, float(np.max(np.abs(c))))
             tail = np.abs(c[k - 7:])
-            if np.max(tail) <= TAIL * scale:
-                rho = 2.0 / k * (float(np.sum(e)) - (e[0] + e[-1]) / 2)  # |c_j| of the node errors' interpolant
+            rho = 2.0 / k * (float(np.sum(e)) - (e[0] + e[-1]) / 2)  # |c_j| of the node errors' interpolant
+            if np.max(tail) <= max(TAIL * scale, rho):  # a tail at the node errors' level: no more to resolve
                 return c, (2 * float(np.sum(tail)) + 16 * rho + lebesgue(k) * float(np.max(e))
                            + 4 * _U * float(np.sum(np.abs(c))))
             k *= 2
