@@ -84,7 +84,7 @@ of every pair, whose certified error adds as for the direct path) is
 
 .. math:: 1.01\\,\\varepsilon + 4u\\,(1 + R),\\qquad R = \\max_s e^{-p(s)},
 
-``R`` on a fine grid of the interval.  The interpolant is used only if this
+``R`` on the Taylor table's grid of the interval (:data:`TABLE` + 1 points).  The interpolant is used only if this
 bound is ``≤ 10⁻¹¹`` **and** an *a posteriori* check passes: at 64 seeded
 data pairs plus the pairs of extreme ``s``, the ``B`` of
 :meth:`~rftheory.predict.mechanisms.Mechanism.terms` (the float64 ``A`` of
@@ -899,7 +899,7 @@ def _build(mech: Any, d: int, lo: float, hi: float, g: dict[str, np.ndarray],
             info["reason"] = f"not resolved by {MAX_POINTS} Chebyshev points"
             return None, info
         ip = Interpolant(fam, coup, d, lo, hi, coef, err)
-        R = float(np.max(np.exp(-ip.ell(np.linspace(lo, hi, 4097)))))
+        R = float(np.exp(-np.min(ip.table().taylor[0])))  # on the table's grid of TABLE + 1 points
         ip.bound = 1.01 * (err + ip.table().error) + 4 * _U * (1 + R)
         info.update(points=ip.points, interval=(lo, hi), error=err, bound=ip.bound)
         if ip.bound > BOUND:
