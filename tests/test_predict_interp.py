@@ -230,3 +230,25 @@ def test_planted_defect_just_above_the_checks_resolution_is_caught(monkeypatch):
     info = predict(X, **kw).interpolation["rff:orthogonal"]
     assert info["method"] == "direct" and "a posteriori" in info["reason"], info
     assert 2e-12 < info["validated"] < 1e-11
+
+
+def test_too_wide_float64_bounds_fall_back_to_mpmath_nodes_and_references(monkeypatch):
+    """Float64 bounds widened 10⁴× (as at large d, where the orthogonal bracket cancels d-fold): the node values
+    come from the mpmath layer and the check's references from certified values, and the sum still equals the
+    direct one within the stated 1e-11."""
+    X = _wine(40)
+    kw = dict(mechanisms="rff:orthogonal", m=[13, 52], progress=False)
+    q = predict(X, exact_pairs=True, **kw)
+    real = interp.rff_terms
+
+    def wide(coupling, d, z):
+        r = real(coupling, d, z)
+        return interp.References(r.d, r.A, r.B, r.Q, r.eA, r.eB * 1e4, r.eQ * 1e4 + 1e-9 * np.abs(r.Q))
+
+    monkeypatch.setattr(interp, "CACHE", {})
+    monkeypatch.setattr(interp, "rff_terms", wide)
+    p = predict(X, **kw)
+    info = p.interpolation["rff:orthogonal"]
+    assert info["method"] == "chebyshev" and info["nodes"] == "mpmath", info
+    assert info["bound"] <= 1e-11 and info["validated"] <= 1e-12
+    assert _rel(p, q) <= 1e-11
