@@ -530,7 +530,8 @@ class TaylorTable:
     ``ds = (hi − lo)dx/2``).  The Taylor coefficients come from Clenshaw's recurrence on the
     derivative series (each within ``4u Σ|c^{(j)}|(2/(hi − lo))^j/j!``), Horner's rule in ``h`` adds
     at most ``γ_{2J+2}`` of ``Σ_j |p^{(j)}(s_k)| |h|^j/j!``; :attr:`error` is the sum of these bounds
-    and the remainder.  ``J`` is the smallest order whose remainder is ``≤ 10⁻¹⁶``.  Per pair:
+    and the remainder.  ``J`` is the smallest order whose remainder is ``≤ 10⁻¹⁴`` (a thousandth of
+    the accepted bound of the sum, to which it is added).  Per pair:
     ``J + 1`` table look-ups and ``J`` multiply-adds instead of Clenshaw over every coefficient.
 
     Attributes
@@ -568,7 +569,7 @@ class TaylorTable:
 
 
 #: intervals of the Taylor table, its largest order, and the remainder it must reach
-TABLE, TAYLOR_MAX, TAYLOR_REMAINDER = 4096, 12, 1e-16
+TABLE, TAYLOR_MAX, TAYLOR_REMAINDER = 4096, 12, 1e-14
 
 
 def taylor_table(ip: Interpolant) -> TaylorTable:
