@@ -37,7 +37,7 @@ for every ``m``: the relative error of each pair's MSE, hence of the sum
 ``E‖K̂−K‖²`` (all terms are non-negative), is at most ``|e^δ − 1| ≈ |δ|``
 with ``δ = sup |ℓ − p|`` over the pairs.
 
-*Node values.*  For ``rff`` they come from the registered float64 layer of
+*Node values.*  For orthogonal ``rff`` (:data:`FLOAT64`) they come from the registered float64 layer of
 ``simrf.rff_mse`` (:func:`rff_terms`: the bracket of
 :func:`rftheory.numerics.rff_float64.rff_bracket_f64` and the gap of
 :func:`~rftheory.numerics.rff_float64.gap_f64`, vectorised over all nodes at
@@ -46,16 +46,17 @@ once, each value with its rigorous absolute error bound), so every node value
 (:meth:`References.ell`: ``δ ≤ r_Q/(1−2r_Q) + r_A/(1−2r_A) + 4u + 2u|ℓ|``
 from the relative bounds ``r`` of ``Q`` and ``A``; on digits at ``d = 64``,
 ``δ_k ≤ 6·10⁻¹³``, largest where the orthogonal bracket cancels ``d``-fold,
-``z ≈ 1.5``).  For ``psi`` and ``prf`` they are the registered mpmath layer at
+``z ≈ 1.5``).  For ``psi``, ``prf`` and simplex ``rff`` (whose float64 pair term
+is a quadrature, slower than mpmath here) they are the registered mpmath layer at
 25 working digits (:meth:`rftheory.core.registry.Result.exact`, one
-evaluation) rounded to float64: ``δ_k = u|ℓ| + 10⁻²⁰``; so are ``rff``'s
+evaluation) rounded to float64: ``δ_k = u|ℓ| + 10⁻²⁰``; so are orthogonal ``rff``'s
 when its float64 ones leave the fit unresolved or the bound of the sum above
 ``10⁻¹¹`` (large ``d``: with float64 nodes the bound of the sum is
 ``6·10⁻¹²`` on digits, ``d = 64``, and ``1.1·10⁻¹¹`` on Gaussian data at
 ``d = 200``).  :func:`build`'s ``info`` says which (``nodes``).
 
 *Interpolation.*  The interpolant ``p`` is built chebfun-style: Chebyshev
-points of the second kind, doubled (17, 33, …, ≤ 513; for ``rff`` the 129
+points of the second kind, doubled (17, 33, …, ≤ 513; for :data:`FLOAT64` the 129
 points of :data:`FIRST_POINTS` are evaluated in one call and the nested
 grids of 17, 33 and 65 points, every 8th, 4th, 2nd of them, tried first)
 until the last 8 coefficients are below ``10⁻¹⁵·max(1, max|c|)`` (the
@@ -94,11 +95,11 @@ data pairs plus the pairs of extreme ``s``, the ``B`` of
 :meth:`~rftheory.predict.mechanisms.Mechanism.terms` (the float64 ``A`` of
 the pair times the interpolant, exactly as the sum gets it) is compared with
 a reference at the pair's own geometry from a closed-form evaluator other
-than the interpolant (:func:`reference_terms`): for ``rff`` the float64 layer
+than the interpolant (:func:`reference_terms`): for :data:`FLOAT64` the float64 layer
 above at the pairs themselves (``B_ref = −g``, its bound ``e_B``, and
-``Q_ref``, ``A_ref`` with theirs), for ``psi`` and ``prf`` the mpmath layer
+``Q_ref``, ``A_ref`` with theirs), for the others the mpmath layer
 certified to :data:`DPS` digits (for ``prf`` its own ``a`` and ``b``, so the
-scaling identity is checked too; for an ``rff`` pair the float64 reference
+scaling identity is checked too; for a :data:`FLOAT64` pair the float64 reference
 cannot clear, the certified one as well).  A pair passes when
 
 .. math:: (|B - B_{\\mathrm{ref}}| + e_B)(1 + 8u) \\le 10^{-12}(Q_{\\mathrm{ref}} - e_Q)
@@ -134,7 +135,7 @@ from ..numerics.rff_float64 import EPS, gap_f64, rff_bracket_f64
 from .median import Span
 from .pairs import geometry
 
-__all__ = ["FAMILIES", "F64_FAMILIES", "Interpolant", "TaylorTable", "taylor_table", "eligible", "scalar", "exact_terms",
+__all__ = ["FAMILIES", "FLOAT64", "Interpolant", "TaylorTable", "taylor_table", "eligible", "scalar", "exact_terms",
            "node_values", "reference_terms", "rff_terms", "References", "lebesgue", "fit", "fit_values", "build", "interval",
            "interval_from_span", "CACHE", "clear_cache"]
 
@@ -150,8 +151,9 @@ BOUND = 1e-11
 GRAM_MAX = 5 * 10**7
 #: digits of the certified check values, and working digits of the node values (mpmath families)
 DPS, DPS_NODES = 20, 25
-#: families whose node values and check references come from the registered float64 layer and its bound
-F64_FAMILIES = ("rff",)
+#: (family, coupling) whose node values and check references come from the registered float64 layer and its
+#: bound (rff simplex: its float64 pair term is a quadrature, ~0.1 s per point, slower than mpmath here)
+FLOAT64 = (("rff", "orthogonal"),)
 #: Chebyshev points evaluated at once by a float64 family (the smaller nested grids are its subsets)
 FIRST_POINTS = 129
 _U = 2.0 ** -53
@@ -237,17 +239,11 @@ def _ell(family, coupling, d, s) -> float:
 def node_values(family: str, coupling: str, d: int, s: np.ndarray, exact: bool = False) -> tuple[np.ndarray, np.ndarray]:
     r"""``ℓ(s) = log(MSE_d/MSE_1)`` at many points, with a bound of each value's error.
 
-    ``rff``: from the registered float64 layer of ``simrf.rff_mse``
-    (:func:`rftheory.numerics.rff_float64.rff_bracket_f64`, vectorised, with its rigorous
-    absolute error bound): ``A = MSE_1`` is the bracket with no coupled pair, ``d·MSE_d``
-    the bracket with ``P/m = d − 1``.  With ``r_A, r_M`` their relative bounds (the bound
-    over the computed value), ``|log(1+β)| ≤ r/(1 − 2r)`` for ``|β| ≤ r/(1 − r)``, one
-    rounding of ``d·A`` and of the quotient and ``log`` within one ulp:
-
-    .. math:: |\tilde\ell - \ell| \le \frac{r_M}{1 - 2r_M} + \frac{r_A}{1 - 2r_A} + 4u + 2u|\tilde\ell|.
-
-    ``psi`` and ``prf``: one mpmath evaluation per point at :data:`DPS_NODES` digits
-    (:meth:`rftheory.core.registry.Result.exact`) rounded to float64: ``u|ℓ| + 10⁻²⁰``.
+    :data:`FLOAT64` (orthogonal ``rff``): from the registered float64 layer of ``simrf.rff_mse``
+    in one vectorised call (:func:`rff_terms`, rigorous bounds), the error bound of
+    :meth:`References.ell`.  The others (and with ``exact``): one mpmath evaluation per point at
+    :data:`DPS_NODES` digits (:meth:`rftheory.core.registry.Result.exact`) rounded to float64:
+    ``u|ℓ| + 10⁻²⁰``.
 
     Parameters
     ----------
@@ -266,7 +262,7 @@ def node_values(family: str, coupling: str, d: int, s: np.ndarray, exact: bool =
         The values and their error bounds (``inf`` where no bound could be given).
     """
     s = np.asarray(s, float)
-    if family in F64_FAMILIES and not exact:
+    if (family, coupling) in FLOAT64 and not exact:
         return rff_terms(coupling, d, s).ell()
     ell = np.array([_ell(family, coupling, d, float(t)) for t in s])
     return ell, _U * np.abs(ell) + 1e-20
@@ -374,12 +370,8 @@ def reference_terms(family: str, coupling: str, d: int, s: np.ndarray, a: np.nda
                     b: np.ndarray | None = None, exact: bool = False) -> References:
     r"""The check's reference ``A``, ``B``, ``Q`` at many pairs, from a closed form other than the interpolant.
 
-    ``rff``: the registered float64 layer (:func:`rftheory.numerics.rff_float64.gap_f64` and
-    :func:`~rftheory.numerics.rff_float64.rff_bracket_f64`, vectorised, rigorous bounds): with
-    ``m = d`` (``P/m = d − 1``), ``d·MSE_d = A − (d − 1)g``, ``g = e^{−z²} − τ_c``, so
-    ``B = −g`` (bound: ``g``'s), ``Q = d·MSE_d/(d − 1)`` (the bracket's bound over ``d − 1``,
-    plus ``u|Q|`` for the division), ``A`` the bracket with no coupled pair.  ``psi`` and
-    ``prf``: the registered mpmath layer certified to :data:`DPS` digits per pair
+    :data:`FLOAT64` (orthogonal ``rff``): the registered float64 layer (:func:`rff_terms`,
+    vectorised, rigorous bounds).  The others (and with ``exact``): the registered mpmath layer certified to :data:`DPS` digits per pair
     (:func:`exact_terms`), rounded to float64 (``2u`` relative each).
 
     Parameters
@@ -398,7 +390,7 @@ def reference_terms(family: str, coupling: str, d: int, s: np.ndarray, a: np.nda
     References
     """
     s = np.asarray(s, float)
-    if family in F64_FAMILIES and not exact:
+    if (family, coupling) in FLOAT64 and not exact:
         return rff_terms(coupling, d, s)
     n = len(s)
     A, B, Q = np.empty(n), np.empty(n), np.empty(n)
@@ -809,7 +801,7 @@ def _check(ip: Interpolant, mech, g: dict[str, np.ndarray], ref: References | No
     if ref is None:
         ref = reference_terms(ip.family, ip.coupling, d, s, g.get("a"), g.get("b"))
     rel, ok = _judge(B, ref)
-    if not np.all(ok) and ip.family in F64_FAMILIES:
+    if not np.all(ok) and (ip.family, ip.coupling) in FLOAT64:
         redo = np.flatnonzero(~ok)
         rel[redo], ok[redo] = _judge(B[redo], reference_terms(ip.family, ip.coupling, d, s[redo], exact=True))
     return float(np.max(rel)), bool(np.all(ok))
@@ -838,7 +830,7 @@ def clear_cache() -> None:
 
 def _knobs() -> tuple:
     """The module's settings a build depends on (part of the cache key)."""
-    return (TAIL, MIN_POINTS, MAX_POINTS, FIRST_POINTS, F64_FAMILIES, VALIDATE, BOUND, DPS, DPS_NODES, TABLE, TAYLOR_MAX,
+    return (TAIL, MIN_POINTS, MAX_POINTS, FIRST_POINTS, FLOAT64, VALIDATE, BOUND, DPS, DPS_NODES, TABLE, TAYLOR_MAX,
             TAYLOR_REMAINDER)
 
 
@@ -918,7 +910,7 @@ def _build(mech: Any, d: int, lo: float, hi: float, g: dict[str, np.ndarray],
         use = (s_check >= lo) & (s_check <= hi) & (s_check > 0)
         g = {k: v[use] for k, v in g.items()}
         first, refs = MIN_POINTS, None
-        if fam in F64_FAMILIES:  # the first grid and the checked pairs in one vectorised evaluation
+        if (fam, coup) in FLOAT64:  # the first grid and the checked pairs in one vectorised evaluation
             first = max(min(FIRST_POINTS, MAX_POINTS), MIN_POINTS)
             n = first - 1
             nodes = (lo + hi) / 2 + (hi - lo) / 2 * np.cos(np.pi * np.arange(n + 1) / n)
@@ -931,11 +923,11 @@ def _build(mech: Any, d: int, lo: float, hi: float, g: dict[str, np.ndarray],
             def values(t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
                 return node_values(fam, coup, d, t)
         ip, fitted = _fit(fam, coup, d, lo, hi, values, first)
-        if ip is None and fam in F64_FAMILIES:  # float64 node errors too wide (large d): the mpmath node values
+        if ip is None and (fam, coup) in FLOAT64:  # float64 node errors too wide (large d): the mpmath node values
             ip, fitted = _fit(fam, coup, d, lo, hi, lambda t: node_values(fam, coup, d, t, exact=True), MIN_POINTS)
             fitted["nodes"] = "mpmath"
         info.update(fitted)
-        info.setdefault("nodes", "float64" if fam in F64_FAMILIES else "mpmath")
+        info.setdefault("nodes", "float64" if (fam, coup) in FLOAT64 else "mpmath")
         if ip is None:
             return None, info
         (ip.validated, ok), ip.checked = _check(ip, mech, g, refs), checked
