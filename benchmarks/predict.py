@@ -36,10 +36,7 @@ import numpy as np  # noqa: E402
 import rftheory  # noqa: E402
 from rftheory.features import gaussian as G  # noqa: E402
 from rftheory.predict import data as D  # noqa: E402
-from rftheory.predict import (
-    interp,  # noqa: E402
-    predict,  # noqa: E402
-)
+from rftheory.predict import interp, predict  # noqa: E402
 
 
 def one_draw(mech: str, X, m: int, rng):
