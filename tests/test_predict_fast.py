@@ -203,7 +203,7 @@ def test_median_selection_equals_the_direct_median_with_a_strided_sample(monkeyp
 
 
 def test_interpolant_is_built_once_per_geometry(monkeypatch):
-    """A second build with the same interval and checked pairs reuses the first (no mpmath evaluation); another
+    """A second build with the same interval and checked pairs reuses the first (no evaluation of the closed form); another
     seed (other checked pairs) or setting builds anew."""
     from rftheory.predict.mechanisms import parse
 
@@ -217,6 +217,7 @@ def test_interpolant_is_built_once_per_geometry(monkeypatch):
         raise AssertionError("evaluated again")
 
     monkeypatch.setattr(interp, "exact_terms", refuse)
+    monkeypatch.setattr(interp, "rff_terms", refuse)  # rff: node values and check references in float64
     again, info2 = interp.build(mech, X, X, seed=0)
     assert again is ip and info2 == info and info2 is not info
     with pytest.raises(AssertionError, match="evaluated again"):

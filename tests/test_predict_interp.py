@@ -170,3 +170,85 @@ def test_cli_exact_pairs_flag(tmp_path, capsys):
                      "--json", *extra]) == 0
         rows = json.loads(capsys.readouterr().out)["rows"]
         assert [r["pair_term"] for r in rows] == [None, method]
+
+
+# --------------------------------------------------------------------------
+# the float64 node values and check references of rff, against certified mpmath values
+
+@pytest.mark.parametrize("coupling", ["orthogonal", "simplex"])
+@pytest.mark.parametrize("d", [5, 64])
+def test_rff_float64_terms_within_their_bounds_of_certified_values(coupling, d):
+    """A, B, Q and ℓ of :func:`interp.rff_terms` against the registered mpmath layer certified to 20 digits (error
+    ≤ 1e-20 relative, below every bound here by 10⁴): each within its own stated bound, and the bounds small
+    enough to serve (ℓ's ≤ 1e-12, B's ≤ 1e-12·Q), so the test can fail both ways.  z spans the d-fold cancellation
+    of the orthogonal bracket (z ≈ 1.5) and both ends of digits' interval."""
+    z = np.array([0.0952, 0.3, 0.9, 1.5, 2.2, 4.0, 6.7])
+    ref = interp.rff_terms(coupling, d, z)
+    ell, err = ref.ell()
+    assert np.all(err <= 1e-12) and np.all(ref.eB <= 1e-12 * ref.Q), (err, ref.eB / ref.Q)
+    for k, t in enumerate(z):
+        A, M = interp.exact_terms("rff", coupling, d, float(t))
+        with mp.workdps(30):
+            B, Q = (d * M - A) / (d - 1), d * M / (d - 1)
+            slack = mp.mpf("1e-19")  # the certified values' own error, relative
+            assert abs(ref.A[k] - A) <= ref.eA[k] + slack * A, (t, "A")
+            assert abs(ref.B[k] - B) <= ref.eB[k] + slack * abs(B), (t, "B")
+            assert abs(ref.Q[k] - Q) <= ref.eQ[k] + slack * Q, (t, "Q")
+            assert abs(ell[k] - mp.log(M / A)) <= err[k] + slack, (t, "ell")
+
+
+def test_fit_values_counts_the_node_errors():
+    """Values known within δ = 1e-9 (a planted alternating error of exactly δ at the nodes): the estimate
+    includes Λ_n·δ and 16ρ, and bounds the actual deviation from the smooth function."""
+    delta = 1e-9
+
+    def f(s):
+        sign = np.where(np.argsort(np.argsort(s)) % 2 == 0, 1.0, -1.0)  # alternating along s: the worst pattern
+        return np.exp(s) * np.cos(3 * s) + delta * sign, np.full(s.shape, delta)
+
+    coef, err = interp.fit_values(f, 0.5, 2.0, first=33)
+    assert coef is not None and err >= interp.lebesgue(len(coef) - 1) * delta
+    ip = interp.Interpolant("rff", "orthogonal", 4, 0.5, 2.0, coef)
+    s = np.linspace(0.5, 2.0, 1001)
+    assert np.max(np.abs(ip.ell(s) - np.exp(s) * np.cos(3 * s))) <= err
+    # the same smooth function with exact values: the node-error terms vanish
+    coef0, err0 = interp.fit_values(lambda s: (np.exp(s) * np.cos(3 * s), np.zeros(s.shape)), 0.5, 2.0, first=33)
+    assert err0 < 1e-13
+
+
+def test_planted_defect_just_above_the_checks_resolution_is_caught(monkeypatch):
+    """ℓ off by 3e-12 changes every pair's B by 3e-12·Q: above the check's 1e-12·Q + 16u·A (A/Q ≤ d(d+2)/3 = 65 at
+    d = 13, so 16u·A/Q ≤ 1.2e-13), whatever the float64 references' error (module docstring): every checked pair
+    fails (power 1, deterministic), while the unperturbed interpolant passes."""
+    X = _wine(40)
+    kw = dict(mechanisms="rff:orthogonal", m=[13], progress=False)
+    monkeypatch.setattr(interp, "CACHE", {})
+    assert predict(X, **kw).interpolation["rff:orthogonal"]["method"] == "chebyshev"
+    good = interp.Interpolant.ell
+    monkeypatch.setattr(interp, "CACHE", {})
+    monkeypatch.setattr(interp.Interpolant, "ell", lambda self, s: good(self, s) + 3e-12)
+    info = predict(X, **kw).interpolation["rff:orthogonal"]
+    assert info["method"] == "direct" and "a posteriori" in info["reason"], info
+    assert 2e-12 < info["validated"] < 1e-11
+
+
+def test_too_wide_float64_bounds_fall_back_to_mpmath_nodes_and_references(monkeypatch):
+    """Float64 bounds widened 10⁴× (as at large d, where the orthogonal bracket cancels d-fold): the node values
+    come from the mpmath layer and the check's references from certified values, and the sum still equals the
+    direct one within the stated 1e-11."""
+    X = _wine(40)
+    kw = dict(mechanisms="rff:orthogonal", m=[13, 52], progress=False)
+    q = predict(X, exact_pairs=True, **kw)
+    real = interp.rff_terms
+
+    def wide(coupling, d, z):
+        r = real(coupling, d, z)
+        return interp.References(r.d, r.A, r.B, r.Q, r.eA, r.eB * 1e4, r.eQ * 1e4 + 1e-9 * np.abs(r.Q))
+
+    monkeypatch.setattr(interp, "CACHE", {})
+    monkeypatch.setattr(interp, "rff_terms", wide)
+    p = predict(X, **kw)
+    info = p.interpolation["rff:orthogonal"]
+    assert info["method"] == "chebyshev" and info["nodes"] == "mpmath", info
+    assert info["bound"] <= 1e-11 and info["validated"] <= 1e-12
+    assert _rel(p, q) <= 1e-11
