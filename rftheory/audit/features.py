@@ -327,7 +327,16 @@ def fitted_sigma(P, means: np.ndarray, se: np.ndarray | None = None) -> float:
     ok = (r2 > 0) & (means > 0) & (means < 1)
     if not ok.any():
         return math.nan
-    w = np.ones(len(P)) if se is None else (means / np.maximum(se, 1e-300)) ** 2
+    if se is None:
+        w = np.ones(len(P))
+    else:
+        # weights (mean/se)², up to the common factor max²: a zero standard error is the largest weight,
+        # not an overflow
+        with np.errstate(divide="ignore", over="ignore"):
+            q = np.abs(means) / np.maximum(se, 1e-300)
+        q = np.where(np.isfinite(q), q, np.finfo(float).max)
+        w = np.zeros(len(P))
+        w[ok] = (q[ok] / q[ok].max()) ** 2
     slope = -float(np.sum(w[ok] * r2[ok] * np.log(means[ok]))) / float(np.sum(w[ok] * r2[ok] ** 2))
     return math.sqrt(1.0 / (2.0 * slope)) if slope > 0 else math.nan
 
