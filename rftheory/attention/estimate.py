@@ -136,7 +136,10 @@ class AttentionError:
     next_order_se : float or None
         Its standard error when ``c₂`` is estimated from a sample of queries (0 when exact).
     next_over_leading : float or None
-        ``|c₂|/(m c₁)``.
+        ``|c₂|/(m c₁)``; for orthogonal/simplex FAVOR+ an upper bound on it (``next_order_bound/output_mse``).
+    next_order_bound : float or None
+        Orthogonal/simplex FAVOR+: a rigorous bound on ``|c₂|/m²`` (the moments of two and three coupled
+        features bounded by Hölder, :mod:`rftheory.attention.coupled_next`); ``None`` elsewhere.
     normaliser_se, output_se : float or None
         Standard errors where the sums are estimated from sampled triples (``--pairs``).
     sampled_triples : int or None
@@ -162,6 +165,7 @@ class AttentionError:
     output_se: float | None = None
     sampled_triples: int | None = None
     overflow: Any = None
+    next_order_bound: float | None = None
 
     @property
     def leading_order_trusted(self) -> bool | None:
@@ -188,6 +192,7 @@ class AttentionError:
                 "output_relative_error": self.output_relative_error, "order": self.order,
                 "max_query_rel_var": self.max_query_rel_var, "next_order_term": self.next_order_term,
                 "next_order_se": self.next_order_se, "next_over_leading": self.next_over_leading,
+                "next_order_bound": self.next_order_bound,
                 "output_mse_second_order": self.output_mse_second_order,
                 "leading_order_trusted": self.leading_order_trusted,
                 "normaliser_rel_mse_se": self.normaliser_se, "output_mse_se": self.output_se,
@@ -349,6 +354,13 @@ def predict(head: Head, mech: Mechanism, ms: list[int], *, pairs: int | None = N
         S = head.logits()
         P = np.exp(S - logsumexp_rows(S)[:, None])
         onorm2 = float(np.sum((P @ head.V) ** 2))
+    cnext = None
+    if sums is None and sampled is None and not mech.iid and mech.family == "favor+" and head.V is not None \
+            and head.d >= 2:
+        from .coupled_next import MAX_QUARTICS, coupled_next
+
+        if head.X.shape[0] * head.Y.shape[0] ** 4 <= MAX_QUARTICS:
+            cnext = coupled_next(head, mech.coupling)
     out = []
     for m in ms:
         if log_second is not None:
@@ -375,6 +387,10 @@ def predict(head: Head, mech: Mechanism, ms: list[int], *, pairs: int | None = N
             continue
         if sums is None:
             row = _coupled_row(head, mech, m, att, onorm2)
+            if cnext is not None and row.output_mse is not None:
+                _, known, rest = cnext.at(m)
+                row = dataclasses.replace(row, next_order_bound=(abs(known) + rest) / m**2,
+                                          next_over_leading=cnext.ratio_bound(m))
             out.append(dataclasses.replace(row, overflow=risk) if risk is not None else row)
             continue
         q = (sums.second - 1.0) / m  # Var(D̂_i)/D_i² per query
