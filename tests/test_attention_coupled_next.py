@@ -207,3 +207,21 @@ def test_output_mse_of_the_real_estimator_lies_in_the_second_order_interval(coup
     assert lo - ZMAX * se <= mean <= hi + ZMAX * se
     if coupling == "orthogonal":
         assert rest / m**2 < 0.15 * c1 / m
+
+
+def test_cli_warns_where_the_head_exceeds_the_bound_cap(tmp_path, capsys, monkeypatch):
+    import json
+
+    import rftheory.attention.coupled_next as cx
+    from rftheory.cli.commands import main
+
+    monkeypatch.setattr(cx, "MAX_QUARTICS", 10)
+    rng = np.random.default_rng(5)
+    for name, shape in (("q", (3, 4)), ("k", (4, 4)), ("v", (4, 2))):
+        np.save(tmp_path / f"{name}.npy", 0.3 * rng.standard_normal(shape))
+    assert main(["attention", "--q", str(tmp_path / "q.npy"), "--k", str(tmp_path / "k.npy"), "--v",
+                 str(tmp_path / "v.npy"), "--mechanism", "favor+:orthogonal", "--m", "8", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    (row,) = out["rows"]
+    assert row["next_order_bound"] is None and row["leading_order_trusted"] is None
+    assert len(out["warnings"]) == 1 and "no next-order bound" in out["warnings"][0]

@@ -24,7 +24,9 @@ definitions: A_ij = exp(S q_i.k_j) (S = 1/sqrt(d) unless --scale), D = A1, O = d
 sqrt(S) q and sqrt(S) k; attention_mse = E||A^ - A||_F^2, normaliser_rel_mse = sum_i E(D^_i - D_i)^2/D_i^2
 (both exact), output_mse = E||O^ - O||_F^2 to leading order c1/m (delta method); for iid features the next
 term c2/m^2 (next_order_term, from the third moments) is shown, and the leading order is flagged where
-next_over_leading = |c2|/(m c1) > 0.1: compare with --mc."""
+next_over_leading = |c2|/(m c1) > 0.1: compare with --mc. For orthogonal/simplex FAVOR+ next_order_bound
+bounds |c2|/m^2 (the three-coupled-feature moment by Hoelder; conservative) and next_over_leading is that
+bound over the leading order (heads up to L*L_k^4 = 2e8)."""
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:

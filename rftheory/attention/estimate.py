@@ -16,7 +16,8 @@ The first two are exact (the estimators are unbiased).  The third is the
 leading order ``c₁/m`` of a ratio; for iid features the next term ``c₂/m²`` of
 the same expansion is computed from the third moments
 (:mod:`rftheory.attention.next_order`), and the leading order is called
-trustworthy where ``|c₂|/(m c₁) <= TRUST_NEXT`` (0.1): the size of the first
+trustworthy where ``|c₂|/(m c₁) <= TRUST_NEXT`` (0.1; for orthogonal/simplex FAVOR+ where a rigorous
+bound on it is, :mod:`rftheory.attention.coupled_next`): the size of the first
 neglected term, not a bound on all of them (the expansion is asymptotic; with
 trigonometric features the ratio's moments need not exist).  Measured on
 small heads, the leading order is within a few per cent of Monte Carlo where
