@@ -132,6 +132,8 @@ def test_pair_terms_and_hoelder_bound_against_monte_carlo_of_real_blocks(couplin
         if exact is not None:
             assert abs(mean - exact) < ZMAX * se
             assert abs(exact) <= bound
+            # power: a planted sign error in the pair term is rejected (|2T| is > 8 standard errors here)
+            assert abs(mean + exact) > ZMAX * se
         assert abs(mean) - ZMAX * se <= bound
     # the bound on the three-feature term is within 100x of its size here (not vacuous)
     assert cn.Bc < 100 * abs(float(np.mean(tc)))
@@ -200,13 +202,16 @@ def test_output_mse_of_the_real_estimator_lies_in_the_second_order_interval(coup
     h = _head(5, 3, 4, 4, 0.25 if coupling == "orthogonal" else 0.15)
     m = 8
     c1, known, rest = coupled_next(h, coupling).at(m)
-    r = replicates(h, parse_mechanism(f"favor+:{coupling}"), m, 100_000,
+    r = replicates(h, parse_mechanism(f"favor+:{coupling}"), m, 200_000,
                    np.random.default_rng(np.random.SeedSequence([26, 4 if coupling == "orthogonal" else 5])))["output"]
     mean, se = float(np.mean(r)), float(np.std(r, ddof=1)) / math.sqrt(len(r))
     lo, hi = c1 / m + (known - rest) / m**2, c1 / m + (known + rest) / m**2
     assert lo - ZMAX * se <= mean <= hi + ZMAX * se
     if coupling == "orthogonal":
         assert rest / m**2 < 0.15 * c1 / m
+    # c2 matters here: the leading order alone is rejected by the same Monte Carlo (z = 6.0 orthogonal, -8.6
+    # simplex with these seeds; deterministic given the seed)
+    assert abs(mean - c1 / m) > ZMAX * se
 
 
 def test_cli_warns_where_the_head_exceeds_the_bound_cap(tmp_path, capsys, monkeypatch):
