@@ -265,7 +265,8 @@ DEFAULT_TRIPLES = 100_000
 
 
 def predict(head: Head, mech: Mechanism, ms: list[int], *, pairs: int | None = None, seed: int = 0,
-            overflow: str | None = None, scheduler: str | None = None) -> list[AttentionError]:
+            overflow: str | None = None, scheduler: str | None = None,
+            next_order: bool = True) -> list[AttentionError]:
     """The errors of ``mech`` at each ``m`` of ``ms``.
 
     iid couplings: every quantity in closed form (the covariance sums of
@@ -297,6 +298,9 @@ def predict(head: Head, mech: Mechanism, ms: list[int], *, pairs: int | None = N
     scheduler : str, optional
         Dask scheduler address: the per-query sums run there in blocks of queries
         (:mod:`rftheory.attention.blocks`).
+    next_order : bool
+        Orthogonal/simplex FAVOR+: compute the bound on the next order (``L·L_k⁴`` work,
+        :mod:`rftheory.attention.coupled_next`); ``False`` leaves ``next_order_bound`` and the trust flag ``None``.
 
     Returns
     -------
@@ -356,8 +360,8 @@ def predict(head: Head, mech: Mechanism, ms: list[int], *, pairs: int | None = N
         P = np.exp(S - logsumexp_rows(S)[:, None])
         onorm2 = float(np.sum((P @ head.V) ** 2))
     cnext = None
-    if sums is None and sampled is None and not mech.iid and mech.family == "favor+" and head.V is not None \
-            and head.d >= 2:
+    if next_order and sums is None and sampled is None and not mech.iid and mech.family == "favor+" \
+            and head.V is not None and head.d >= 2:
         from .coupled_next import MAX_QUARTICS, coupled_next
 
         if head.X.shape[0] * head.Y.shape[0] ** 4 <= MAX_QUARTICS:
@@ -474,7 +478,7 @@ def smallest_m(head: Head, mech: Mechanism, target: float, m_max: int = 1 << 30)
     """
     if not (math.isfinite(target) and target > 0):
         raise ParameterError("target", f"must be a finite number > 0, got {target}")
-    r = predict(head, mech, [1])[0]
+    r = predict(head, mech, [1], next_order=False)[0]
     if r.output_relative_error is None:
         return None
     return max(1, min(m_max, math.ceil((r.output_relative_error / target) ** 2 * (1 - 1e-12))))
