@@ -56,7 +56,7 @@ law under the global sign flip only, so the parity patterns with an even number 
 (even/odd parts: sign-pattern averages, :func:`fourth_moment_xi`), cost ``L·L_k⁴`` (up to ``MAX_QUARTICS``).
 So ``|c₂| <= |c₂^known| + 2(Q/m)Σ_i B_{c,i}`` (plus rounding allowances): a rigorous bound on the
 coefficient, and the leading order is trusted only where this bound over ``m c₁`` is ``<= 0.1``.  The bound
-is conservative (measured: 5–100× the Monte Carlo size of ``T_c``; simplex rows are the loosest, since only
+is conservative (measured: 5–700× the Monte Carlo size of ``T_c``; simplex rows are the loosest, since only
 the global flip helps), so it withholds trust that the exact ``c₂`` might grant.  The expansion itself is
 asymptotic in the number of blocks at fixed ``d`` (four features of one block enter at ``O(d³/m³)``).
 """
