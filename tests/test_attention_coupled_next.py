@@ -232,10 +232,9 @@ def test_cli_warns_where_the_head_exceeds_the_bound_cap(tmp_path, capsys, monkey
     assert len(out["warnings"]) == 1 and "no next-order bound" in out["warnings"][0]
 
 
-@pytest.mark.slow
 def test_readme_small_norm_head_trust_by_mechanism():
     # README: d = 64, L = L_k = 16, q, k ~ N(0, 0.0025 I), v ~ N(0, I) (numpy seed 0, order q, k, v): iid and
-    # orthogonal rows trusted from m = 64, simplex rows not up to m = 4096 (~5 s)
+    # orthogonal rows trusted from m = 64, simplex rows not up to m = 4096 (< 1 s)
     rng = np.random.default_rng(0)
     h = make_head(rng.normal(size=(16, 64)) * 0.05, rng.normal(size=(16, 64)) * 0.05, rng.normal(size=(16, 64)))
     ms = [64, 256, 1024, 4096]
