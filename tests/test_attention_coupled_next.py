@@ -22,7 +22,7 @@ from rftheory.core.errors import ParameterError, RangeError
 from rftheory.core.montecarlo import z_threshold
 
 ALPHA = 1e-6
-K_MC = 12
+K_MC = 14
 ZMAX = z_threshold(ALPHA, K_MC)
 
 
@@ -240,3 +240,40 @@ def test_readme_small_norm_head_trust_by_mechanism():
     ms = [64, 256, 1024, 4096]
     for mech, want in (("favor+:iid", True), ("favor+:orthogonal", True), ("favor+:simplex", False)):
         assert [r.leading_order_trusted for r in predict(h, parse_mechanism(mech), ms)] == [want] * 4
+
+
+@pytest.mark.parametrize("coupling", ["orthogonal", "simplex"])
+def test_block_counting_of_the_third_moment_against_monte_carlo(coupling):
+    # the exact identity m²E[‖ē‖²ε̄] = K + (P/m)(T_a + 2T_b) + (Q/m)T_c for the means over m = 6 real features
+    # (one full block of 4 and a partial block of 2: P = 14, Q = 24), with T_c from Monte Carlo of three rows
+    # (independent draws); z with the two standard errors combined
+    from rftheory.numerics.special import coupled_pairs
+
+    h = _head(11, 1, 4, 4, 0.3)
+    cn = coupled_next(h, coupling)
+    m, n = 6, 200_000
+    rng = np.random.default_rng(np.random.SeedSequence([26, 6 if coupling == "orthogonal" else 7]))
+    V = h.V - h.V.mean(axis=0)
+    x = h.X[0]
+    S = h.Y @ x
+    P = np.exp(S - S.max())
+    P /= P.sum()
+    Wv = V - P @ V
+    U = x + h.Y
+    Wf = rftheory.sample(coupling, h.d, m, rng=rng, size=n)
+    Z = np.exp(Wf @ U.T - 0.5 * np.sum(U * U, axis=1))  # (n, m, L_k)
+    e = ((Z - 1) * P @ Wv).mean(axis=1)
+    eps = ((Z - 1) @ P).mean(axis=1)
+    lhs = m * m * np.sum(e * e, axis=1) * eps
+    _, _, tc = _block_moments(h, coupling, 0, n, rng)
+    pm, qm = coupled_pairs(m, h.d) / m, coupled_triples(m, h.d) / m
+    assert (pm * m, qm * m) == (14, 24)
+    pred = cn.K + pm * (cn.Ta + 2 * cn.Tb) + qm * float(np.mean(tc))
+    se = math.sqrt(float(np.var(lhs, ddof=1)) / n + (qm * float(np.std(tc, ddof=1))) ** 2 / n)
+    assert abs(float(np.mean(lhs)) - pred) < ZMAX * se
+    # power (planted defects, same draws): dropping the coupled terms is rejected (z = -14 orthogonal, -58
+    # simplex); for simplex also T_b counted once (z = -25) and T_c dropped (z = +23)
+    assert abs(float(np.mean(lhs)) - cn.K) > ZMAX * se
+    if coupling == "simplex":
+        assert abs(float(np.mean(lhs)) - (pred - pm * cn.Tb)) > ZMAX * se
+        assert abs(float(np.mean(lhs)) - (pred - qm * float(np.mean(tc)))) > ZMAX * se
