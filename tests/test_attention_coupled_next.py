@@ -277,3 +277,22 @@ def test_block_counting_of_the_third_moment_against_monte_carlo(coupling):
     if coupling == "simplex":
         assert abs(float(np.mean(lhs)) - (pred - pm * cn.Tb)) > ZMAX * se
         assert abs(float(np.mean(lhs)) - (pred - qm * float(np.mean(tc)))) > ZMAX * se
+
+
+@pytest.mark.parametrize("coupling", ["orthogonal", "simplex"])
+def test_beyond_the_pair_cap_the_pair_terms_are_bounded(coupling, monkeypatch):
+    # L·L_k³ above MAX_PAIR_TRIPLES: T_a, T_b are not summed but bounded; the interval for c2 must contain the
+    # one with the pair terms summed (|T_a + 2T_b| <= B_a + 2B_b), so the ratio bound can only grow
+    import rftheory.attention.coupled_next as cx
+
+    h = _head(9, 3, 5, 4, 0.3)
+    exact = cx.coupled_next(h, coupling)
+    monkeypatch.setattr(cx, "MAX_PAIR_TRIPLES", 0)
+    bounded = cx.coupled_next(h, coupling)
+    assert bounded.Ta is None and bounded.Tb is None and exact.Ta is not None and exact.Tb is not None
+    assert abs(exact.Ta) <= exact.Ba and abs(exact.Tb) <= exact.Bb
+    for m in (8, 64):
+        _, k0, r0 = exact.at(m)
+        _, k1, r1 = bounded.at(m)
+        assert k1 - r1 <= k0 - r0 + 1e-12 * abs(k0) and k0 + r0 <= k1 + r1 + 1e-12 * abs(k0)
+        assert bounded.ratio_bound(m) >= exact.ratio_bound(m) * (1 - 1e-12)

@@ -35,7 +35,9 @@ coupled-pair moment, ``E[Z^1_jZ^1_lZ^2_k] = e^{g_jl}(1 + κ_c(u_j + u_l, u_k))``
    T_a = \\sum_{jlk} P_jP_lP_k\\,\\Omega_{jl}\\,e^{g_{jl}}\\,\\kappa_c(u_j+u_l, u_k),\\qquad
    T_b = \\sum_{jlk} P_jP_lP_k\\,\\Omega_{jl}\\big[e^{g_{jk}}(1 + \\kappa_c(u_j+u_k, u_l)) - 1 - \\kappa_c(u_j, u_l)\\big],
 
-``Ω = WWᵀ``, cost ``L·L_k³`` series (up to ``MAX_PAIR_TRIPLES``; beyond, they are bounded like ``T_c``).
+``Ω = WWᵀ``, cost ``L·L_k³`` series (up to ``MAX_PAIR_TRIPLES``; beyond, they are bounded like ``T_c``:
+``|T_a|, |T_b| <= (E‖ξ‖⁴)^{1/2}(Eη²)^{1/2}``, for orthogonal blocks also ``|T_a| <= (E‖ξ‖⁴E(η^e)²)^{1/2}`` and
+``|T_b| <= (E‖ξ‖⁴E‖ξ^e‖⁴)^{1/4}(Eη²)^{1/2}``, the even parts defined below).
 
 **Three coupled features: bounded, not computed.**  By Hölder with exponents ``(4, 4, 2)`` (valid for any
 joint law; every feature has the same marginal law)
@@ -333,8 +335,12 @@ def coupled_next(head: Head, coupling: str) -> CoupledNext:
         n2o_up = max(float(np.sum(PP * np.sinh(g))), 0.0) + slack * (float(np.sum(PP * np.abs(np.sinh(g)))) + 1.0)
         plain = math.sqrt(m4_up * n2_up)
         up = 1 + 16 * _EPS
-        Bas.append(plain * up)
-        Bbs.append(plain * up)
+        if coupling == "orthogonal":  # flipping row 2 alone: T_a = E[‖ξ₁‖²η₂^e], T_b = E[(η₁ξ₁)ᵀξ₂^e]
+            Bas.append(min(plain, math.sqrt(m4_up * n2e_up)) * up)
+            Bbs.append(min(plain, (m4_up * m4e_up) ** 0.25 * math.sqrt(n2_up)) * up)
+        else:
+            Bas.append(plain * up)
+            Bbs.append(plain * up)
         if coupling == "orthogonal":  # a row's sign flip keeps the law: only the all-even part of T_c survives
             tc = math.sqrt(m4e_up * n2e_up)
         else:  # the global sign flip keeps the law: parity patterns with an even number of odd parts survive
