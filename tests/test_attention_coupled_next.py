@@ -296,3 +296,14 @@ def test_beyond_the_pair_cap_the_pair_terms_are_bounded(coupling, monkeypatch):
         _, k1, r1 = bounded.at(m)
         assert k1 - r1 <= k0 - r0 + 1e-12 * abs(k0) and k0 + r0 <= k1 + r1 + 1e-12 * abs(k0)
         assert bounded.ratio_bound(m) >= exact.ratio_bound(m) * (1 - 1e-12)
+
+
+def test_large_norms_fall_back_to_bounds_and_never_break_the_row():
+    # at these norms the series at ‖u_j + u_l‖ gives up (RangeError inside): the pair terms are bounded instead and
+    # the row keeps its leading order, flagged untrusted
+    rng = np.random.default_rng(0)
+    h = make_head(rng.normal(size=(4, 4)) * 4.0, rng.normal(size=(5, 4)) * 4.0, rng.normal(size=(5, 2)))
+    cn = coupled_next(h, "orthogonal")
+    assert cn.Ta is None and cn.Tb is None
+    r = predict(h, parse_mechanism("favor+:orthogonal"), [16])[0]
+    assert r.output_mse > 0 and r.leading_order_trusted is False

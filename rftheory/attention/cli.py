@@ -183,7 +183,7 @@ def cmd_attention(args) -> int:
                  for r in rows if r.get("leading_order_trusted") is False and r.get("output_mse") is not None
                  and r.get("next_order_bound") is not None]
     warnings += [f"{r['mechanism']} m={r['m']}: no next-order bound for coupled features on this head (L*L_k^4 "
-                 "above the fourth moments' cap, or sampled sums): the leading order of output_mse is unchecked "
+                 "above the fourth moments' cap, moments beyond float64, or sampled sums): the leading order of output_mse is unchecked "
                  "here (compare --mc)"
                  for r in rows if r.get("leading_order_trusted") is None and r.get("output_mse") is not None
                  and str(r["mechanism"]).endswith((":orthogonal", ":simplex"))]

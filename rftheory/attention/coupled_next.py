@@ -316,10 +316,13 @@ def coupled_next(head: Head, coupling: str) -> CoupledNext:
                 m4e, m4eerr = fourth_moment_xi(P, W, g, "even")
                 m4o, m4oerr = fourth_moment_xi(P, W, g, "odd") if coupling == "simplex" else (0.0, 0.0)
                 if pairs_exact:
-                    ta, tb, te = _pair_terms(d, c, U, P, WW, g, kap, kerr)
-                    Tas.append(ta)
-                    Tbs.append(tb)
-                    eT += te
+                    try:
+                        ta, tb, te = _pair_terms(d, c, U, P, WW, g, kap, kerr)
+                        Tas.append(ta)
+                        Tbs.append(tb)
+                        eT += te
+                    except (RangeError, FloatingPointError):  # the series at ‖u_j + u_l‖ fails: bound them instead
+                        pairs_exact = False
             except FloatingPointError:
                 raise RangeError("coupled next order: the moments overflow float64 (norms too large)") from None
         # Minkowski: the computed Σ_j P_j w_j = δ is not exactly 0; (E‖ξ‖⁴)^{1/4} <= (E‖ξ+δ‖⁴)^{1/4} + ‖δ‖

@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from ..catalog import get
-from ..core.errors import ParameterError
+from ..core.errors import ParameterError, RangeError
 from .data import Head
 from .moments import DERF_FAMILIES, cov_terms, cov_terms_derf, derf_features
 from .sums import QuerySums, logsumexp_rows
@@ -365,7 +365,10 @@ def predict(head: Head, mech: Mechanism, ms: list[int], *, pairs: int | None = N
         from .coupled_next import MAX_QUARTICS, coupled_next
 
         if head.X.shape[0] * head.Y.shape[0] ** 4 <= MAX_QUARTICS:
-            cnext = coupled_next(head, mech.coupling)
+            try:
+                cnext = coupled_next(head, mech.coupling)
+            except RangeError:  # the moments overflow float64: no bound (the row keeps its leading order)
+                cnext = None
     out = []
     for m in ms:
         if log_second is not None:
