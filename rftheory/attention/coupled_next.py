@@ -82,6 +82,8 @@ __all__ = ["CoupledNext", "coupled_next", "coupled_triples", "fourth_moment_xi",
 MAX_QUARTICS = 2 * 10**8
 #: the largest L·L_k³ for which T_a, T_b are summed from the coupled-pair series (else bounded)
 MAX_PAIR_TRIPLES = 10**6
+#: the largest ``max‖u_j + u_l‖·max‖u_k‖`` (at most ``2 max‖u‖²``) for which the pair terms are summed
+MAX_PAIR_XY = 60.0
 _EPS = float(np.finfo(float).eps)
 
 
@@ -289,6 +291,9 @@ def coupled_next(head: Head, coupling: str) -> CoupledNext:
     eS = np.zeros(L)
     eK = eT = 0.0
     pairs_exact = L * Lk**3 <= MAX_PAIR_TRIPLES
+    nmax = float(np.max(np.linalg.norm(head.X[:, None, :] + head.Y[None, :, :], axis=2))) if L and Lk else 0.0
+    if 2 * nmax * nmax > MAX_PAIR_XY:  # the series at ‖u_j + u_l‖‖u_k‖ would need thousands of terms: bound instead
+        pairs_exact = False
     for i in range(L):
         x = head.X[i]
         S = head.Y @ x
