@@ -258,17 +258,21 @@ def test_attention_coupled_rows_match_the_registered_route(coupling):
     assert abs(row.output_mse / float(out) - 1) < 1e-11
 
 
-def test_attention_cli_warns_that_coupled_rows_have_no_next_order_term(tmp_path, capsys):
+def test_attention_cli_coupled_rows_carry_a_next_order_bound(tmp_path, capsys):
     rng = np.random.default_rng(5)
     for name, shape in (("q", (6, 4)), ("k", (5, 4)), ("v", (5, 2))):
         np.save(tmp_path / f"{name}.npy", 0.5 * rng.standard_normal(shape))
     assert main(["attention", "--q", str(tmp_path / "q.npy"), "--k", str(tmp_path / "k.npy"), "--v",
                  str(tmp_path / "v.npy"), "--mechanism", "favor+:iid,favor+:simplex", "--m", "8", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    coupled = [w for w in out["warnings"] if "no next-order term" in w]
-    assert coupled == [w for w in out["warnings"] if w.startswith("favor+:simplex m=8:")] and len(coupled) == 1
     row = next(r for r in out["rows"] if r["mechanism"] == "favor+:simplex")
     assert row["output_mse"] > 0 and row["normaliser_rel_mse"] > 0
+    # m = 8 on norms ~0.5: the bound withholds trust, and the warning says it is a bound
+    assert row["next_order_term"] is None and row["next_order_bound"] > 0
+    assert row["next_over_leading"] > 0.1 and row["leading_order_trusted"] is False
+    coupled = [w for w in out["warnings"] if w.startswith("favor+:simplex m=8:")]
+    assert len(coupled) == 1 and "a bound on |next-order term|/leading" in coupled[0] and "Hoelder" in coupled[0]
+    assert not [w for w in out["warnings"] if "no next-order" in w]
 
 
 @pytest.mark.parametrize("coupling", ["orthogonal", "simplex"])

@@ -17,6 +17,10 @@ approximated by ``Â = Φ_QΦ_Kᵀ`` with features of ``q/d^{1/4}`` and ``k/d^{1
     ``E e^{w₁ᵀa + w₂ᵀb}`` for orthogonal/simplex pairs and ``a ≠ b`` (mpmath
     tanh-sinh and float64 Gauss–Jacobi quadrature), and the normaliser/output
     sums of coupled FAVOR+ built on it (small heads).
+:mod:`.next_order`, :mod:`.coupled_next`
+    The next order ``c₂/m²`` of ``output_mse``: computed for iid features; for
+    orthogonal/simplex FAVOR+ computed up to the three-coupled-feature moment,
+    which is bounded (Hölder), giving a rigorous bound on ``|c₂|``.
 :mod:`.montecarlo`
     The real estimator (:mod:`rftheory.features.softmax`, :func:`rftheory.sample`).
 :mod:`.cli`

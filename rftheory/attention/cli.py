@@ -24,7 +24,9 @@ definitions: A_ij = exp(S q_i.k_j) (S = 1/sqrt(d) unless --scale), D = A1, O = d
 sqrt(S) q and sqrt(S) k; attention_mse = E||A^ - A||_F^2, normaliser_rel_mse = sum_i E(D^_i - D_i)^2/D_i^2
 (both exact), output_mse = E||O^ - O||_F^2 to leading order c1/m (delta method); for iid features the next
 term c2/m^2 (next_order_term, from the third moments) is shown, and the leading order is flagged where
-next_over_leading = |c2|/(m c1) > 0.1: compare with --mc."""
+next_over_leading = |c2|/(m c1) > 0.1: compare with --mc. For orthogonal/simplex FAVOR+ next_order_bound
+bounds |c2|/m^2 (the three-coupled-feature moment by Hoelder; conservative) and next_over_leading is that
+bound over the leading order (heads up to L*L_k^4 = 2e8)."""
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -173,9 +175,16 @@ def cmd_attention(args) -> int:
             smallest[mech.name] = smallest_m(head, mech, target)
     warnings = [f"{r['mechanism']} m={r['m']}: |next-order term|/leading = {r['next_over_leading']:.3g} > "
                 f"{TRUST_NEXT}: the leading order of output_mse is not trustworthy here (compare --mc)"
-                for r in rows if r.get("leading_order_trusted") is False and r.get("output_mse") is not None]
-    warnings += [f"{r['mechanism']} m={r['m']}: no next-order term for coupled features (it needs the moments of "
-                 "three coupled features): the leading order of output_mse is unchecked here (compare --mc)"
+                for r in rows if r.get("leading_order_trusted") is False and r.get("output_mse") is not None
+                and r.get("next_order_bound") is None]
+    warnings += [f"{r['mechanism']} m={r['m']}: a bound on |next-order term|/leading is {r['next_over_leading']:.3g} > "
+                 f"{TRUST_NEXT} (coupled features: the moment of three coupled features is bounded by Hoelder, not "
+                 "computed; conservative): the leading order of output_mse is not certified here (compare --mc)"
+                 for r in rows if r.get("leading_order_trusted") is False and r.get("output_mse") is not None
+                 and r.get("next_order_bound") is not None]
+    warnings += [f"{r['mechanism']} m={r['m']}: no next-order bound for coupled features on this head (L*L_k^4 "
+                 "above the fourth moments' cap, moments beyond float64, or sampled sums): the leading order of output_mse is unchecked "
+                 "here (compare --mc)"
                  for r in rows if r.get("leading_order_trusted") is None and r.get("output_mse") is not None
                  and str(r["mechanism"]).endswith((":orthogonal", ":simplex"))]
     if args.pairs is None:

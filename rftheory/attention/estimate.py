@@ -16,7 +16,8 @@ The first two are exact (the estimators are unbiased).  The third is the
 leading order ``c₁/m`` of a ratio; for iid features the next term ``c₂/m²`` of
 the same expansion is computed from the third moments
 (:mod:`rftheory.attention.next_order`), and the leading order is called
-trustworthy where ``|c₂|/(m c₁) <= TRUST_NEXT`` (0.1): the size of the first
+trustworthy where ``|c₂|/(m c₁) <= TRUST_NEXT`` (0.1; for orthogonal/simplex FAVOR+ where a rigorous
+bound on it is, :mod:`rftheory.attention.coupled_next`): the size of the first
 neglected term, not a bound on all of them (the expansion is asymptotic; with
 trigonometric features the ratio's moments need not exist).  Measured on
 small heads, the leading order is within a few per cent of Monte Carlo where
@@ -36,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from ..catalog import get
-from ..core.errors import ParameterError
+from ..core.errors import ParameterError, RangeError
 from .data import Head
 from .moments import DERF_FAMILIES, cov_terms, cov_terms_derf, derf_features
 from .sums import QuerySums, logsumexp_rows
@@ -136,7 +137,10 @@ class AttentionError:
     next_order_se : float or None
         Its standard error when ``c₂`` is estimated from a sample of queries (0 when exact).
     next_over_leading : float or None
-        ``|c₂|/(m c₁)``.
+        ``|c₂|/(m c₁)``; for orthogonal/simplex FAVOR+ an upper bound on it (``next_order_bound/output_mse``).
+    next_order_bound : float or None
+        Orthogonal/simplex FAVOR+: a rigorous bound on ``|c₂|/m²`` (the moments of two and three coupled
+        features bounded by Hölder, :mod:`rftheory.attention.coupled_next`); ``None`` elsewhere.
     normaliser_se, output_se : float or None
         Standard errors where the sums are estimated from sampled triples (``--pairs``).
     sampled_triples : int or None
@@ -162,6 +166,7 @@ class AttentionError:
     output_se: float | None = None
     sampled_triples: int | None = None
     overflow: Any = None
+    next_order_bound: float | None = None
 
     @property
     def leading_order_trusted(self) -> bool | None:
@@ -188,6 +193,7 @@ class AttentionError:
                 "output_relative_error": self.output_relative_error, "order": self.order,
                 "max_query_rel_var": self.max_query_rel_var, "next_order_term": self.next_order_term,
                 "next_order_se": self.next_order_se, "next_over_leading": self.next_over_leading,
+                "next_order_bound": self.next_order_bound,
                 "output_mse_second_order": self.output_mse_second_order,
                 "leading_order_trusted": self.leading_order_trusted,
                 "normaliser_rel_mse_se": self.normaliser_se, "output_mse_se": self.output_se,
@@ -259,7 +265,8 @@ DEFAULT_TRIPLES = 100_000
 
 
 def predict(head: Head, mech: Mechanism, ms: list[int], *, pairs: int | None = None, seed: int = 0,
-            overflow: str | None = None, scheduler: str | None = None) -> list[AttentionError]:
+            overflow: str | None = None, scheduler: str | None = None,
+            next_order: bool = True) -> list[AttentionError]:
     """The errors of ``mech`` at each ``m`` of ``ms``.
 
     iid couplings: every quantity in closed form (the covariance sums of
@@ -291,6 +298,9 @@ def predict(head: Head, mech: Mechanism, ms: list[int], *, pairs: int | None = N
     scheduler : str, optional
         Dask scheduler address: the per-query sums run there in blocks of queries
         (:mod:`rftheory.attention.blocks`).
+    next_order : bool
+        Orthogonal/simplex FAVOR+: compute the bound on the next order (``L·L_k⁴`` work,
+        :mod:`rftheory.attention.coupled_next`); ``False`` leaves ``next_order_bound`` and the trust flag ``None``.
 
     Returns
     -------
@@ -349,6 +359,16 @@ def predict(head: Head, mech: Mechanism, ms: list[int], *, pairs: int | None = N
         S = head.logits()
         P = np.exp(S - logsumexp_rows(S)[:, None])
         onorm2 = float(np.sum((P @ head.V) ** 2))
+    cnext = None
+    if next_order and sums is None and sampled is None and not mech.iid and mech.family == "favor+" \
+            and head.V is not None and head.d >= 2:
+        from .coupled_next import MAX_QUARTICS, coupled_next
+
+        if head.X.shape[0] * head.Y.shape[0] ** 4 <= MAX_QUARTICS:
+            try:
+                cnext = coupled_next(head, mech.coupling)
+            except RangeError:  # the moments overflow float64: no bound (the row keeps its leading order)
+                cnext = None
     out = []
     for m in ms:
         if log_second is not None:
@@ -375,6 +395,10 @@ def predict(head: Head, mech: Mechanism, ms: list[int], *, pairs: int | None = N
             continue
         if sums is None:
             row = _coupled_row(head, mech, m, att, onorm2)
+            if cnext is not None and row.output_mse is not None:
+                _, known, rest = cnext.at(m)
+                row = dataclasses.replace(row, next_order_bound=(abs(known) + rest) / m**2,
+                                          next_over_leading=cnext.ratio_bound(m))
             out.append(dataclasses.replace(row, overflow=risk) if risk is not None else row)
             continue
         q = (sums.second - 1.0) / m  # Var(D̂_i)/D_i² per query
@@ -457,7 +481,7 @@ def smallest_m(head: Head, mech: Mechanism, target: float, m_max: int = 1 << 30)
     """
     if not (math.isfinite(target) and target > 0):
         raise ParameterError("target", f"must be a finite number > 0, got {target}")
-    r = predict(head, mech, [1])[0]
+    r = predict(head, mech, [1], next_order=False)[0]
     if r.output_relative_error is None:
         return None
     return max(1, min(m_max, math.ceil((r.output_relative_error / target) ** 2 * (1 - 1e-12))))

@@ -1,0 +1,390 @@
+"""The next order in ``1/m`` of the output MSE of orthogonal / simplex FAVOR+: the terms computed exactly and a
+rigorous Hölder bound on the ones that need the moments of two and three coupled features.
+
+Per query ``i`` (index dropped) write one feature's errors ``ξ = Σ_j P_j(Z_j − 1)w_j`` and
+``η = Σ_j P_j(Z_j − 1)`` (``Z_j = e^{ωᵀu_j − ‖u_j‖²/2}``, ``u_j = x + y_j``, ``P_j = A_j/D``,
+``w_j = v_j − o``; :mod:`rftheory.attention.next_order`).  The ``m`` features sit in blocks of coupled
+vectors (each marginally ``N(0, I_d)``); ``P = Σ_b m_b(m_b − 1)`` ordered coupled pairs and
+``Q = Σ_b m_b(m_b − 1)(m_b − 2)`` ordered coupled triples.  In ``E[‖ē‖²ε̄]`` (the means over features) only
+index patterns without an isolated block survive, so with ``ξ_k, η_k`` of distinct features ``k`` of one
+block
+
+.. math::
+
+   m^2\\,\\mathbb E[\\|\\bar e\\|^2\\bar\\varepsilon] = K + \\frac Pm\\big(T_a + 2T_b\\big) + \\frac Qm T_c,\\quad
+   K = \\mathbb E[\\|\\xi\\|^2\\eta],\\ T_a = \\mathbb E[\\|\\xi_1\\|^2\\eta_2],\\
+   T_b = \\mathbb E[\\xi_1^\\top\\xi_2\\,\\eta_1],\\ T_c = \\mathbb E[\\xi_1^\\top\\xi_2\\,\\eta_3],
+
+and the pairings of ``E[‖ē‖²ε̄²]`` give ``3(S_{ξξ}S_{ηη} + 2‖S_{ξη}‖²)/m²`` with the *effective* second
+moments ``S = E[··]_{single} + (P/m)E[··]_{coupled pair}`` (the ones of the leading order:
+``m E‖ē‖² = S_{ξξ} = c₁``), up to ``O(d³/m³)`` from four features of one block.  Hence
+
+.. math::
+
+   c_2 = \\underbrace{-2K + 3S_{\\xi\\xi}S_{\\eta\\eta} + 6\\|S_{\\xi\\eta}\\|^2}_{\\text{computed: } c_2^{\\rm known}}
+   \\; - 2\\Big(\\frac Pm (T_a + 2T_b) + \\frac Qm T_c\\Big),
+
+``K`` from the Gaussian moment-generating function (single features are Gaussian), the ``S`` from the
+coupled-pair Gegenbauer series (:func:`rftheory.papers.performer.coupled.kappa_f64`).
+
+**Two coupled features: computed.**  With ``ρ_c(a, b) = e^{(‖a‖²+‖b‖²)/2}(1 + κ_c(a, b))`` the registered
+coupled-pair moment, ``E[Z^1_jZ^1_lZ^2_k] = e^{g_jl}(1 + κ_c(u_j + u_l, u_k))`` (``g_jl = u_jᵀu_l``), so
+
+.. math::
+
+   T_a = \\sum_{jlk} P_jP_lP_k\\,\\Omega_{jl}\\,e^{g_{jl}}\\,\\kappa_c(u_j+u_l, u_k),\\qquad
+   T_b = \\sum_{jlk} P_jP_lP_k\\,\\Omega_{jl}\\big[e^{g_{jk}}(1 + \\kappa_c(u_j+u_k, u_l)) - 1 - \\kappa_c(u_j, u_l)\\big],
+
+``Ω = WWᵀ``, cost ``L·L_k³`` series (up to ``MAX_PAIR_TRIPLES``; beyond, they are bounded like ``T_c``:
+``|T_a|, |T_b| <= (E‖ξ‖⁴)^{1/2}(Eη²)^{1/2}``, for orthogonal blocks also ``|T_a| <= (E‖ξ‖⁴E(η^e)²)^{1/2}`` and
+``|T_b| <= (E‖ξ‖⁴E‖ξ^e‖⁴)^{1/4}(Eη²)^{1/2}``, the even parts defined below).
+
+**Three coupled features: bounded, not computed.**  By Hölder with exponents ``(4, 4, 2)`` (valid for any
+joint law; every feature has the same marginal law)
+
+.. math:: |T_c| \\le \\mathbb E[\\|\\xi_1\\|\\,\\|\\xi_2\\|\\,|\\eta_3|]
+   \\le \\big(\\mathbb E\\|\\xi\\|^4\\big)^{1/2}\\big(\\mathbb E\\eta^2\\big)^{1/2},
+
+tightened by symmetry.  Orthogonal blocks keep their law when one row changes sign, so only the parts of
+``ξ_k, η_k`` even in ``ω_k`` (``e^{−‖u‖²/2}cosh(ωᵀu)``) survive in ``T_c``:
+``|T_c| <= (E‖ξ^e‖⁴)^{1/2}(E(η^e)²)^{1/2}``, ``E(η^e)² = Σ P_jP_l(cosh g_jl − 1)``.  Simplex blocks keep their
+law under the global sign flip only, so the parity patterns with an even number of odd parts survive:
+``|T_c| <= √(E‖ξ^e‖⁴ E(η^e)²) + √(E‖ξ^o‖⁴ E(η^e)²) + 2(E‖ξ^o‖⁴E‖ξ^e‖⁴)^{1/4}√(E(η^o)²)``,
+``E(η^o)² = Σ P_jP_l sinh g_jl``.  The fourth moments are closed forms (``Σ_j P_jw_j = 0``)
+
+.. math:: \\mathbb E\\|\\xi\\|^4 = \\sum_{jlkn} P_jP_lP_kP_n\\,
+   e^{g_{jl}+g_{jk}+g_{jn}+g_{lk}+g_{ln}+g_{kn}}\\,(w_j^\\top w_l)(w_k^\\top w_n)
+
+(even/odd parts: sign-pattern averages, :func:`fourth_moment_xi`), cost ``L·L_k⁴`` (up to ``MAX_QUARTICS``).
+So ``|c₂| <= |c₂^known| + 2(Q/m)Σ_i B_{c,i}`` (plus rounding allowances): a rigorous bound on the
+coefficient, and the leading order is trusted only where this bound over ``m c₁`` is ``<= 0.1``.  The bound
+is conservative (measured: 5–700× the Monte Carlo size of ``T_c``; simplex rows are the loosest, since only
+the global flip helps), so it withholds trust that the exact ``c₂`` might grant.  The expansion itself is
+asymptotic in the number of blocks at fixed ``d`` (four features of one block enter at ``O(d³/m³)``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..core.errors import ParameterError, RangeError
+from ..numerics.special import coupled_pairs
+from ..papers.performer.coupled import cosine, kappa_f64
+from .data import Head
+
+__all__ = ["CoupledNext", "coupled_next", "coupled_triples", "fourth_moment_xi", "MAX_QUARTICS", "MAX_PAIR_TRIPLES"]
+
+#: the largest L·L_k⁴ served (the fourth moment's products)
+MAX_QUARTICS = 2 * 10**8
+#: the largest L·L_k³ for which T_a, T_b are summed from the coupled-pair series (else bounded)
+MAX_PAIR_TRIPLES = 10**6
+#: the largest ``max‖u_j + u_l‖·max‖u_k‖`` (at most ``2 max‖u‖²``) for which the pair terms are summed
+MAX_PAIR_XY = 60.0
+_EPS = float(np.finfo(float).eps)
+
+
+def coupled_triples(m: int, d: int) -> int:
+    """``Q = Σ_b m_b(m_b − 1)(m_b − 2)``: ordered triples of distinct vectors in one block.
+
+    Blocks as in :func:`rftheory.numerics.special.coupled_pairs`: ``k = m // B`` full blocks of
+    ``B = min(m, d)`` and a partial block of ``r = m − kB``.
+
+    Parameters
+    ----------
+    m, d : int
+        Number of vectors and dimension (block size).
+
+    Returns
+    -------
+    int
+        ``Q``.
+    """
+    if m < 1 or d < 1:
+        raise ParameterError("m", f"m and d must be >= 1, got m={m}, d={d}")
+    B = min(m, d)
+    k, r = divmod(m, B)
+    return k * B * (B - 1) * (B - 2) + r * (r - 1) * (r - 2)
+
+
+def fourth_moment_xi(P: np.ndarray, W: np.ndarray, g: np.ndarray, part: str = "full") -> tuple[float, float]:
+    """``E‖ξ‖⁴`` of one Gaussian feature (or of its even / odd part in ``ω``) and a bound on its rounding error.
+
+    .. math:: \\mathbb E\\|\\xi\\|^4 = \\sum_{jlkn} P_jP_lP_kP_n\\,e^{\\sum_{\\text{pairs}} g}\\,
+       (w_j^\\top w_l)(w_k^\\top w_n)
+
+    The even part ``ξ^e = Σ_j P_j e^{−‖u_j‖²/2}cosh(ωᵀu_j) w_j`` has the same sum with ``e^{Σ g}`` replaced
+    by ``2^{−3}Σ_s e^{Σ_{a<b} s_as_b g}`` over the sign patterns ``s = (1, ±1, ±1, ±1)``; the odd part
+    (``sinh``) by ``2^{−3}Σ_s s_2s_3s_4\\,e^{Σ s_as_b g}``.
+
+    Parameters
+    ----------
+    P : numpy.ndarray, shape (L_k,)
+        Softmax weights of the query.
+    W : numpy.ndarray, shape (L_k, d_v)
+        ``v_j − o``.
+    g : numpy.ndarray, shape (L_k, L_k)
+        ``u_jᵀu_l``.
+    part : {"full", "even", "odd"}
+        Which part of ``ξ``.
+
+    Returns
+    -------
+    value : float
+        The fourth moment (as summed).
+    err : float
+        A bound on the rounding error: ``(L_k² + 16)ε`` times the sum of absolute values.
+    """
+    if part not in ("full", "even", "odd"):
+        raise ParameterError("part", f"must be full, even or odd, got {part!r}")
+    Lk = P.shape[0]
+    Om = W @ W.T
+    patterns = [(1, 1, 1)] if part == "full" else list(itertools.product((1, -1), repeat=3))
+    val = mag = 0.0
+    for sl, sk, sn in patterns:
+        sign = sl * sk * sn if part == "odd" else 1
+        Hk = (np.exp(sk * (g[:, None, :] + sl * g[None, :, :])) * P[None, None, :]).reshape(Lk * Lk, Lk)
+        Hn = Hk if sk == sn else (np.exp(sn * (g[:, None, :] + sl * g[None, :, :])) * P[None, None, :]).reshape(
+            Lk * Lk, Lk)
+        M = np.exp(sk * sn * g)
+        outer = P[:, None] * P[None, :] * np.exp(sl * g)  # P_j P_l e^{s_l g_jl}
+        inner = np.sum((Hk @ (M * Om)) * Hn, axis=1).reshape(Lk, Lk)
+        inner_abs = np.sum((Hk @ (M * np.abs(Om))) * Hn, axis=1).reshape(Lk, Lk)
+        val += sign * float(np.sum(outer * Om * inner))
+        mag += float(np.sum(outer * np.abs(Om) * inner_abs))
+    val /= len(patterns)
+    mag /= len(patterns)
+    return val, (Lk * Lk + 16) * _EPS * mag
+
+
+@dataclass(frozen=True)
+class CoupledNext:
+    """The m-independent per-head pieces of the coupled next order (summed over queries where linear).
+
+    Attributes
+    ----------
+    d : int
+        Dimension (block size).
+    xx0, xx1, nn0, nn1 : numpy.ndarray, shape (L,)
+        Per query ``S_ξξ`` and ``S_ηη`` split as ``single + (P/m)·coupled``.
+    xn0, xn1 : numpy.ndarray, shape (L, d_v)
+        The same split of ``S_ξη``.
+    K : float
+        ``Σ_i E[‖ξ_i‖²η_i]`` (single features).
+    Ta, Tb : float or None
+        ``Σ_i T_a``, ``Σ_i T_b`` from the coupled-pair series (``None`` beyond ``MAX_PAIR_TRIPLES``).
+    Ba, Bb, Bc : float
+        ``Σ_i`` of the Hölder bounds on ``|T_a|, |T_b|, |T_c|`` (rounding allowances included).
+    eT : float
+        A bound on the rounding error of ``Ta + 2Tb``.
+    eS : numpy.ndarray, shape (L,)
+        Per query, a bound on the rounding error of each of ``S_ξξ, S_ηη, ‖S_ξη‖`` (with κ's own bound).
+    eK : float
+        A bound on the rounding error of ``K``.
+    """
+
+    d: int
+    xx0: np.ndarray
+    xx1: np.ndarray
+    nn0: np.ndarray
+    nn1: np.ndarray
+    xn0: np.ndarray
+    xn1: np.ndarray
+    K: float
+    Ta: float | None
+    Tb: float | None
+    Ba: float
+    Bb: float
+    Bc: float
+    eS: np.ndarray
+    eK: float
+    eT: float
+
+    def at(self, m: int) -> tuple[float, float, float]:
+        """``(c₁, c₂^known, bound on |c₂ − c₂^known|)`` at ``m`` features.
+
+        .. math:: |c_2 - c_2^{\\rm known}| \\le 2\\frac Qm\\sum_i B_{c,i}
+           \\quad\\Big(+\\,2\\frac Pm\\sum_i (B_{a,i} + 2B_{b,i})\\text{ where } T_a, T_b
+           \\text{ are not summed}\\Big)
+
+        Parameters
+        ----------
+        m : int
+            Number of features.
+
+        Returns
+        -------
+        tuple of float
+        """
+        pm = coupled_pairs(m, self.d) / m
+        qm = coupled_triples(m, self.d) / m
+        xx = self.xx0 + pm * self.xx1
+        nn = self.nn0 + pm * self.nn1
+        xn = self.xn0 + pm * self.xn1
+        c1 = float(math.fsum(xx))
+        known = -2 * self.K + 3 * float(math.fsum(xx * nn)) + 6 * float(math.fsum(np.sum(xn * xn, axis=1)))
+        mag = 2 * abs(self.K) + 3 * float(np.sum(np.abs(xx * nn))) + 6 * float(np.sum(xn * xn))
+        if self.Ta is not None and self.Tb is not None:
+            known -= 2 * pm * (self.Ta + 2 * self.Tb)
+            mag += 2 * pm * (abs(self.Ta) + 2 * abs(self.Tb))
+            pair_rest = 2 * pm * self.eT
+        else:
+            pair_rest = 2 * pm * (self.Ba + 2 * self.Bb)
+        # first-order propagation of the sums' rounding (pm <= d: the coupled parts scale the same way)
+        eS = self.eS * (1 + pm)
+        prop = float(np.sum(eS * (3 * (np.abs(xx) + np.abs(nn) + eS) + 12 * (np.linalg.norm(xn, axis=1) + eS))))
+        return c1, known, 2 * qm * self.Bc + pair_rest + 2 * self.eK + prop + 64 * _EPS * mag
+
+    def ratio_bound(self, m: int) -> float:
+        """An upper bound on ``|c₂|/(m c₁)``: ``(|c₂^known| + bound)/(m c₁)``.
+
+        Parameters
+        ----------
+        m : int
+            Number of features.
+
+        Returns
+        -------
+        float
+            The bound (``inf`` where ``c₁ <= 0``).
+        """
+        c1, known, bound = self.at(m)
+        return (abs(known) + bound) / (m * c1) if c1 > 0 else math.inf
+
+
+def coupled_next(head: Head, coupling: str) -> CoupledNext:
+    """The computed part of ``c₂`` and the Hölder bound on the rest for orthogonal / simplex FAVOR+.
+
+    Parameters
+    ----------
+    head : Head
+        The data, with values (``L·L_k⁴ <= MAX_QUARTICS``, ``d >= 2``).
+    coupling : {"orthogonal", "simplex"}
+        Block coupling.
+
+    Returns
+    -------
+    CoupledNext
+        Evaluate with :meth:`CoupledNext.at` / :meth:`CoupledNext.ratio_bound`.
+
+    Raises
+    ------
+    ParameterError
+        No values.
+    RangeError
+        Too costly, or the moments overflow float64.
+    """
+    if head.V is None:
+        raise ParameterError("v", "the output error needs values")
+    L, Lk = head.X.shape[0], head.Y.shape[0]
+    if L * Lk**4 > MAX_QUARTICS:
+        raise RangeError(f"coupled next order: L*L_k^4 = {L * Lk**4} > {MAX_QUARTICS} (too costly)")
+    d = head.d
+    c = cosine(coupling, d)
+    V = head.V - head.V.mean(axis=0)
+    xx0, xx1, nn0, nn1 = (np.zeros(L) for _ in range(4))
+    xn0, xn1 = np.zeros((L, V.shape[1])), np.zeros((L, V.shape[1]))
+    Ks, Tas, Tbs, Bas, Bbs, Bcs = [], [], [], [], [], []
+    eS = np.zeros(L)
+    eK = eT = 0.0
+    pairs_exact = L * Lk**3 <= MAX_PAIR_TRIPLES
+    nmax = float(np.max(np.linalg.norm(head.X[:, None, :] + head.Y[None, :, :], axis=2))) if L and Lk else 0.0
+    if 2 * nmax * nmax > MAX_PAIR_XY:  # the series at ‖u_j + u_l‖‖u_k‖ would need thousands of terms: bound instead
+        pairs_exact = False
+    for i in range(L):
+        x = head.X[i]
+        S = head.Y @ x
+        P = np.exp(S - S.max())
+        P /= P.sum()
+        W = V - P @ V
+        U = x + head.Y
+        g = U @ U.T
+        nr = np.linalg.norm(U, axis=1)
+        den = nr[:, None] * nr[None, :]
+        t = np.clip(np.where(den > 0, g / np.where(den > 0, den, 1.0), 0.0), -1.0, 1.0)
+        with np.errstate(over="raise", invalid="raise"):
+            try:
+                kap, kerr = kappa_f64(d, c, nr[:, None], nr[None, :], t)
+                em = np.expm1(g)
+                PP = P[:, None] * P[None, :]
+                WW = W @ W.T
+                xx0[i], xx1[i] = float(np.sum(PP * em * WW)), float(np.sum(PP * kap * WW))
+                nn0[i], nn1[i] = float(np.sum(PP * em)), float(np.sum(PP * kap))
+                xn0[i], xn1[i] = (PP * em).sum(axis=1) @ W, (PP * kap).sum(axis=1) @ W
+                E = np.exp(g)
+                inner = (E * P[None, :]) @ E.T  # Σ_k P_k e^{g_jk + g_lk}
+                Ks.append(float(np.sum(PP * E * WW * inner)) - float(np.sum(PP * E * WW)))
+                m4, m4err = fourth_moment_xi(P, W, g)
+                m4e, m4eerr = fourth_moment_xi(P, W, g, "even")
+                m4o, m4oerr = fourth_moment_xi(P, W, g, "odd") if coupling == "simplex" else (0.0, 0.0)
+                if pairs_exact:
+                    try:
+                        ta, tb, te = _pair_terms(d, c, U, P, WW, g, kap, kerr)
+                        Tas.append(ta)
+                        Tbs.append(tb)
+                        eT += te
+                    except (RangeError, FloatingPointError):  # the series at ‖u_j + u_l‖ fails: bound them instead
+                        pairs_exact = False
+            except FloatingPointError:
+                raise RangeError("coupled next order: the moments overflow float64 (norms too large)") from None
+        # Minkowski: the computed Σ_j P_j w_j = δ is not exactly 0; (E‖ξ‖⁴)^{1/4} <= (E‖ξ+δ‖⁴)^{1/4} + ‖δ‖
+        delta = float(np.linalg.norm(P @ W)) + (Lk + 4) * _EPS * float(np.max(np.linalg.norm(W, axis=1)))
+        m4_up = ((max(m4, 0.0) + m4err) ** 0.25 + delta) ** 4
+        m4e_up = ((max(m4e, 0.0) + m4eerr) ** 0.25 + delta) ** 4
+        m4o_up = (max(m4o, 0.0) + m4oerr) ** 0.25 + delta
+        m4o_up = m4o_up**4
+        n2_up = max(nn0[i], 0.0) + (Lk * Lk + 8) * _EPS * float(np.sum(PP * np.abs(em)) + 1.0)
+        # E(η^e)² = Σ P_jP_l (cosh g_jl − 1), E(η^o)² = Σ P_jP_l sinh g_jl
+        slack = (Lk * Lk + 8) * _EPS
+        n2e_up = float(np.sum(PP * 2 * np.sinh(g / 2) ** 2)) * (1 + slack) + slack
+        n2o_up = max(float(np.sum(PP * np.sinh(g))), 0.0) + slack * (float(np.sum(PP * np.abs(np.sinh(g)))) + 1.0)
+        plain = math.sqrt(m4_up * n2_up)
+        up = 1 + 16 * _EPS
+        if coupling == "orthogonal":  # flipping row 2 alone: T_a = E[‖ξ₁‖²η₂^e], T_b = E[(η₁ξ₁)ᵀξ₂^e]
+            Bas.append(min(plain, math.sqrt(m4_up * n2e_up)) * up)
+            Bbs.append(min(plain, (m4_up * m4e_up) ** 0.25 * math.sqrt(n2_up)) * up)
+        else:
+            Bas.append(plain * up)
+            Bbs.append(plain * up)
+        if coupling == "orthogonal":  # a row's sign flip keeps the law: only the all-even part of T_c survives
+            tc = math.sqrt(m4e_up * n2e_up)
+        else:  # the global sign flip keeps the law: parity patterns with an even number of odd parts survive
+            tc = math.sqrt(m4e_up * n2e_up) + math.sqrt(m4o_up * n2e_up) + 2 * (m4o_up * m4e_up) ** 0.25 * math.sqrt(n2o_up)
+        Bcs.append(min(tc, plain) * up)
+        # rounding of the S sums (L_k² ε of their magnitudes; κ's own bound)
+        wmax = float(np.max(np.abs(WW))) + 1.0
+        eS[i] = float(np.sum(PP * kerr)) * wmax * Lk \
+            + (Lk * Lk + 8) * _EPS * float(np.sum(PP * (np.abs(em) + np.abs(kap) + 1.0))) * wmax * Lk
+        eK += 2 * (Lk * Lk + 8) * _EPS * float(np.sum(PP * E * np.abs(WW) * (inner + 1.0)))
+    return CoupledNext(d, xx0, xx1, nn0, nn1, xn0, xn1, float(math.fsum(Ks)),
+                       float(math.fsum(Tas)) if pairs_exact else None, float(math.fsum(Tbs)) if pairs_exact else None,
+                       float(math.fsum(Bas)), float(math.fsum(Bbs)), float(math.fsum(Bcs)), eS, eK, eT)
+
+
+def _pair_terms(d: int, c: float, U: np.ndarray, P: np.ndarray, WW: np.ndarray, g: np.ndarray,
+                kap: np.ndarray, kerr: np.ndarray) -> tuple[float, float, float]:
+    """``(T_a, T_b, rounding bound of T_a + 2T_b)`` of one query from ``κ_c(u_j + u_l, u_k)`` (``L_k³`` series)."""
+    Lk = P.shape[0]
+    S2 = U[:, None, :] + U[None, :, :]  # u_j + u_l
+    n2 = np.linalg.norm(S2, axis=2)
+    nu = np.linalg.norm(U, axis=1)
+    dot = np.einsum("jlc,kc->jlk", S2, U)
+    den = n2[:, :, None] * nu[None, None, :]
+    t = np.clip(np.where(den > 0, dot / np.where(den > 0, den, 1.0), 0.0), -1.0, 1.0)
+    KK, KKerr = kappa_f64(d, c, n2[:, :, None], nu[None, None, :], t)  # κ(u_j + u_l, u_k)
+    E = np.exp(g)
+    PP = P[:, None] * P[None, :]
+    # T_a = Σ P_jP_lP_k Ω_jl e^{g_jl} κ(u_j+u_l, u_k)
+    ta = float(np.sum(PP * WW * E * (KK @ P)))
+    # T_b = Σ P_jP_lP_k Ω_jl [e^{g_jk}(1 + κ(u_j+u_k, u_l)) − (1 + κ(u_j, u_l))]
+    first = np.einsum("j,k,jk,jkl,jl->", P, P, E, 1 + KK, WW * P[None, :])
+    tb = float(first) - float(np.sum(PP * WW * (1 + kap)))
+    wabs = np.abs(WW)
+    mag = float(np.sum(PP * wabs * E * (np.abs(KK) @ P))) + float(np.sum(PP * wabs * (1 + np.abs(kap))))
+    mag += float(np.einsum("j,k,jk,jkl,jl->", P, P, E, 1 + np.abs(KK), wabs * P[None, :]))
+    err = float(np.sum(PP * wabs * E * (KKerr @ P))) + float(np.sum(PP * wabs * kerr))
+    err += float(np.einsum("j,k,jk,jkl,jl->", P, P, E, KKerr, wabs * P[None, :]))
+    return ta, tb, 3 * (err + (Lk**3 + 8) * _EPS * mag)
