@@ -54,3 +54,19 @@ def test_the_cli_says_the_sums_were_sampled(monkeypatch, tmp_path, capsys):
     row = [ln for ln in out.splitlines() if ln.startswith("favor+:orthogonal")][0]
     assert " - " not in f" {row} ".replace("  -  -  ", "  ")  # the normaliser and output are numbers
     assert f"estimated from {DEFAULT_TRIPLES} sampled" in err
+
+
+@pytest.mark.parametrize("coupling", ["orthogonal", "simplex"])
+def test_smallest_m_of_coupled_blocks_is_the_smallest_that_meets_the_target(coupling):
+    # coupled blocks change the error with how m fills them: the answer is checked against the
+    # predictions at m and m - 1 themselves (not the iid formula, which gave the iid answer)
+    from rftheory.attention.estimate import smallest_m
+
+    head, mech = _head(), parse_mechanism(f"favor+:{coupling}")
+    iid = smallest_m(head, parse_mechanism("favor+:iid"), 0.05)
+    m = smallest_m(head, mech, 0.05)
+    below = list(range(m - 2 * head.d, m))  # two windows of blocks below: m' mod d takes every value twice
+    at = predict(head, mech, [m] + below, next_order=False)
+    assert at[0].output_relative_error <= 0.05 * (1 + 1e-9)
+    assert all(r.output_relative_error > 0.05 * (1 - 1e-9) for r in at[1:])
+    assert m != iid

@@ -461,7 +461,9 @@ def _coupled_row(head: Head, mech: Mechanism, m: int, att: float, onorm2: float 
 def smallest_m(head: Head, mech: Mechanism, target: float, m_max: int = 1 << 30) -> int | None:
     """Smallest ``m`` with predicted (leading-order) ``output_relative_error <= target``.
 
-    The leading order is ``c/m`` in the MSE, so ``m = ⌈c/(target²‖O‖²)⌉``.
+    For iid features the leading order is ``c/m`` in the MSE, so ``m = ⌈c/(target²‖O‖²)⌉``; for
+    orthogonal/simplex blocks of ``d`` it is ``(A + (P(m)/m)B)/m`` with ``P(m)`` the ordered coupled
+    pairs, which depends on how ``m`` fills its blocks: the smallest ``m`` is searched.
 
     Parameters
     ----------
@@ -481,7 +483,34 @@ def smallest_m(head: Head, mech: Mechanism, target: float, m_max: int = 1 << 30)
     """
     if not (math.isfinite(target) and target > 0):
         raise ParameterError("target", f"must be a finite number > 0, got {target}")
-    r = predict(head, mech, [1], next_order=False)[0]
-    if r.output_relative_error is None:
+    if mech.iid or mech.family != "favor+":
+        r = predict(head, mech, [1], next_order=False)[0]
+        if r.output_relative_error is None:
+            return None
+        return max(1, min(m_max, math.ceil((r.output_relative_error / target) ** 2 * (1 - 1e-12))))
+    return _smallest_m_coupled(head, mech, target, m_max)
+
+
+def _smallest_m_coupled(head: Head, mech: Mechanism, target: float, m_max: int) -> int | None:
+    # blocks of d coupled vectors: m·MSE_m = A + (P(m)/m)·B with P(m) ordered coupled pairs, so two
+    # predictions (m = 1: P = 0; m = d: one full block, P/m = d − 1) give it at every m
+    d = head.d
+    r1, rd = predict(head, mech, [1, d], next_order=False)
+    if r1.output_mse is None or rd.output_mse is None or not r1.output_relative_error:
         return None
-    return max(1, min(m_max, math.ceil((r.output_relative_error / target) ** 2 * (1 - 1e-12))))
+    onorm2 = r1.output_mse / r1.output_relative_error ** 2
+    A = r1.output_mse
+    B = (rd.output_mse * d - A) / (d - 1)
+    goal = target * target * onorm2 * (1 + 1e-12)
+    full = max(A + (d - 1) * B, 0.0)
+    # m = d·k (full blocks) meets the goal from k = ⌈full/(goal·d)⌉ on; no m below min(A, full)/goal does
+    m_hi = min(m_max, d * max(1, math.ceil(full / (goal * d))))
+    m_lo = max(1, min(m_hi, int(min(A, full) / goal)))
+    for a in range(m_lo, m_hi + 1, 1 << 20):
+        m = np.arange(a, min(m_hi, a + (1 << 20) - 1) + 1, dtype=np.int64)
+        k, rem = np.divmod(m, d)
+        P = k * d * (d - 1) + rem * (rem - 1)
+        ok = (A + P / m * B) / m <= goal
+        if ok.any():
+            return int(m[np.argmax(ok)])
+    return m_hi
