@@ -187,6 +187,11 @@ def cmd_attention(args) -> int:
                  "here (compare --mc)"
                  for r in rows if r.get("leading_order_trusted") is None and r.get("output_mse") is not None
                  and str(r["mechanism"]).endswith((":orthogonal", ":simplex"))]
+    warnings += [f"{r['mechanism']} m={r['m']}: no next-order term for features fitted on the data (FAVOR++/FAVOR#; "
+                 "it needs their third moments, not derived here): the leading order of output_mse is unchecked here "
+                 "(compare --mc)"
+                 for r in rows if r.get("leading_order_trusted") is None and r.get("output_mse") is not None
+                 and str(r["mechanism"]).startswith(("favor++", "favor#"))]
     if args.pairs is None:
         warnings += [f"{r['mechanism']} m={r['m']}: L*L_k^2 exceeds the exact sums' cap: normaliser_rel_mse and "
                      f"output_mse are estimated from {r['sampled_triples']} sampled (i, j, l) triples (standard errors "
