@@ -31,6 +31,16 @@ def _head(seed, L, Lk, d, s, dv=2):
     return make_head(rng.normal(size=(L, d)) * s, rng.normal(size=(Lk, d)) * s, rng.normal(size=(Lk, dv)))
 
 
+
+def _query(h, i):
+    """Query ``i``'s point, softmax weights ``P``, centred values ``w_j = v_j − o`` and ``u_j = x + y_j``."""
+    V = h.V - h.V.mean(axis=0)
+    x = h.X[i]
+    S = h.Y @ x
+    P = np.exp(S - S.max())
+    P /= P.sum()
+    return x, P, V - P @ V, x + h.Y
+
 def test_coupled_triples_counts_ordered_triples_per_block():
     # brute count: vectors 0..m-1 in blocks of min(m, d) (partial last block)
     for m, d in [(1, 4), (3, 4), (4, 4), (7, 4), (10, 3), (64, 16)]:
@@ -44,13 +54,7 @@ def test_coupled_triples_counts_ordered_triples_per_block():
 
 def test_fourth_moment_equals_independent_quadruple_loop():
     h = _head(3, 2, 5, 3, 0.4, dv=2)
-    V = h.V - h.V.mean(axis=0)
-    x = h.X[1]
-    S = h.Y @ x
-    P = np.exp(S - S.max())
-    P /= P.sum()
-    W = V - P @ V
-    U = x + h.Y
+    x, P, W, U = _query(h, 1)
     val, err = fourth_moment_xi(P, W, U @ U.T)
     n = len(P)
     brute = math.fsum(
@@ -102,13 +106,7 @@ def test_leading_coefficient_matches_the_coupled_sums(coupling):
 
 def _block_moments(h, coupling, i, n, rng):
     """Replicates of ‖ξ₁‖²η₂, ξ₁ᵀξ₂η₁, ξ₁ᵀξ₂η₃ of three features of one real block (query i)."""
-    V = h.V - h.V.mean(axis=0)
-    x = h.X[i]
-    S = h.Y @ x
-    P = np.exp(S - S.max())
-    P /= P.sum()
-    Wv = V - P @ V
-    U = x + h.Y
+    x, P, Wv, U = _query(h, i)
     Wf = rftheory.sample(coupling, h.d, h.d, rng=rng, size=n)[:, :3, :]  # three rows of one block
     Z = np.exp(Wf @ U.T - 0.5 * np.sum(U * U, axis=1))  # (n, 3, L_k)
     xi = (Z - 1) * P @ Wv  # (n, 3, d_v)
@@ -152,13 +150,7 @@ def test_orthogonal_even_part_bound_is_tighter():
 
 def test_fourth_moment_against_monte_carlo_of_gaussian_features():
     h = _head(13, 1, 4, 3, 0.15)  # small norms: the replicates (8th moments) have light enough tails
-    V = h.V - h.V.mean(axis=0)
-    x = h.X[0]
-    S = h.Y @ x
-    P = np.exp(S - S.max())
-    P /= P.sum()
-    Wv = V - P @ V
-    U = x + h.Y
+    x, P, Wv, U = _query(h, 0)
     val, _ = fourth_moment_xi(P, Wv, U @ U.T)
     rng = np.random.default_rng(np.random.SeedSequence([26, 3]))
     w = rng.standard_normal((400_000, 3))
@@ -253,13 +245,7 @@ def test_block_counting_of_the_third_moment_against_monte_carlo(coupling):
     cn = coupled_next(h, coupling)
     m, n = 6, 200_000
     rng = np.random.default_rng(np.random.SeedSequence([26, 6 if coupling == "orthogonal" else 7]))
-    V = h.V - h.V.mean(axis=0)
-    x = h.X[0]
-    S = h.Y @ x
-    P = np.exp(S - S.max())
-    P /= P.sum()
-    Wv = V - P @ V
-    U = x + h.Y
+    x, P, Wv, U = _query(h, 0)
     Wf = rftheory.sample(coupling, h.d, m, rng=rng, size=n)
     Z = np.exp(Wf @ U.T - 0.5 * np.sum(U * U, axis=1))  # (n, m, L_k)
     e = ((Z - 1) * P @ Wv).mean(axis=1)
