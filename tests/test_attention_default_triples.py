@@ -71,14 +71,3 @@ def test_smallest_m_of_coupled_blocks_is_the_smallest_that_meets_the_target(coup
     assert all(r.output_relative_error > 0.05 * (1 - 1e-9) for r in at[1:])
     assert m != iid
 
-
-def test_fitted_rows_say_their_leading_order_is_unchecked(tmp_path, capsys):
-    # FAVOR++/FAVOR# rows have no next-order term: a row without a trust flag must say so, never stay silent
-    head = _head()
-    for name, arr in (("q", head.X), ("k", head.Y), ("v", head.V)):
-        np.save(tmp_path / f"{name}.npy", arr)
-    assert main(["attention", "--q", str(tmp_path / "q.npy"), "--k", str(tmp_path / "k.npy"), "--v",
-                 str(tmp_path / "v.npy"), "--mechanism", "favor++,favor#:sderf", "--m", "16"]) == 0
-    err = capsys.readouterr().err
-    for mech in ("favor++", "favor#:sderf"):
-        assert f"{mech} m=16: no next-order term for features fitted on the data" in err

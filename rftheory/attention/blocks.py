@@ -77,7 +77,8 @@ class QueryBlock:
         var = 0.0
         if self.with_next:
             try:
-                no = next_order(h, self.family, np.random.default_rng(np.random.SeedSequence([seed, self.start])))
+                no = next_order(h, self.family, np.random.default_rng(np.random.SeedSequence([seed, self.start])),
+                                self.fitted)
             except RangeError:
                 pass
             else:

@@ -187,8 +187,8 @@ def cmd_attention(args) -> int:
                  "here (compare --mc)"
                  for r in rows if r.get("leading_order_trusted") is None and r.get("output_mse") is not None
                  and str(r["mechanism"]).endswith((":orthogonal", ":simplex"))]
-    warnings += [f"{r['mechanism']} m={r['m']}: no next-order term for features fitted on the data (FAVOR++/FAVOR#; "
-                 "it needs their third moments, not derived here): the leading order of output_mse is unchecked here "
+    warnings += [f"{r['mechanism']} m={r['m']}: no next-order term for features fitted on the data here (their third "
+                 "moments overflow float64, or 12A is not below I): the leading order of output_mse is unchecked here "
                  "(compare --mc)"
                  for r in rows if r.get("leading_order_trusted") is None and r.get("output_mse") is not None
                  and str(r["mechanism"]).startswith(("favor++", "favor#"))]

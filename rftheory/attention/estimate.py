@@ -338,7 +338,7 @@ def predict(head: Head, mech: Mechanism, ms: list[int], *, pairs: int | None = N
         from .blocks import BLOCK, QueryBlock, run_blocks
         from .next_order import NextOrder
 
-        with_next = fitted is None and head.V is not None
+        with_next = head.V is not None
         L = head.X.shape[0]
         tasks = [QueryBlock(head, mech.family, fitted, a, min(a + BLOCK, L), with_next) for a in range(0, L, BLOCK)]
         res = run_blocks(tasks, scheduler, seed)

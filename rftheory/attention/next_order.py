@@ -17,6 +17,18 @@ function / characteristic function),
 * FAVOR+: ``R_jl = e^{g_jl}``, ``T_jlk = e^{g_jl + g_jk + g_lk}``, ``g_jl = (x + y_j)ᵀ(x + y_l)``;
 * trigonometric: ``R_jl = cosh g_jl``, ``T_jlk = ¼Σ e^{s₁g_jl + s₂g_jk + s₃g_lk}`` over the four sign
   patterns with ``s₁s₂s₃ = −1``, ``g_jl = (x − y_j)ᵀ(x − y_l)``;
+* features fitted on the data (FAVOR++/FAVOR#: ``a_j = f₁(ω, x)f₂(ω, y_j)``,
+  ``f_k = D e^{ωᵀAω + ωᵀB_k u + uᵀC_k u}``, ``A_j = e^{xᵀy_j}``): ``n`` features of one ``ω`` multiply to
+  ``D^{2n} e^{2nωᵀAω + ωᵀb_n + …}``, and ``E e^{ωᵀMω + ωᵀb} = det(I − 2M)^{−1/2} e^{bᵀ(I − 2M)⁻¹b/2}`` gives,
+  with ``R_n = (I − 4nA)⁻¹`` (``4nA ≺ I``), ``z_t = B₂y_t`` and ``β_n = nB₁x``,
+
+  .. math:: \\log\\mathbb E\\Big[\\prod_{t=1}^n a_{j_t}\\Big] = 2n\\log D - \\tfrac12\\log\\det(I - 4nA)
+     + \\tfrac12\\Big(\\beta_n + \\sum_t z_t\\Big)^{\\!\\top} R_n\\Big(\\beta_n + \\sum_t z_t\\Big)
+     + n\\,x^\\top C_1x + \\sum_t y_{j_t}^\\top C_2 y_{j_t},
+
+  so ``T_jlk = e^{c₃ + e_j + e_l + e_k + G_jl + G_jk + G_lk}`` with ``G = Z R₃ Zᵀ``,
+  ``e_t = β₃ᵀR₃z_t + ½z_tᵀR₃z_t + y_tᵀC₂y_t − xᵀy_t`` (and ``R_jl`` likewise with ``n = 2``): the same
+  separable pattern (the third moment exists iff ``12A ≺ I``; the fitted optima have ``A ⪯ 0``);
 
 ``E‖ξ‖² = Σ_{jl} P_jP_l(R_jl − 1)w_jᵀw_l``, ``Eη² = Σ_{jl} P_jP_l(R_jl − 1)``,
 ``E[ξη] = Σ_{jl} P_jP_l(R_jl − 1)w_j`` and (the ``A_j`` terms of the third central moment vanish against
@@ -36,7 +48,7 @@ import numpy as np
 from ..core.errors import ParameterError, RangeError
 from .data import Head
 
-__all__ = ["NextOrder", "next_order", "MAX_CUBES"]
+__all__ = ["NextOrder", "next_order", "fitted_log_moments", "MAX_CUBES"]
 
 #: the largest L·L_k³ computed exactly; beyond it a seeded sample of queries estimates the sum
 MAX_CUBES = 2 * 10**9
@@ -85,17 +97,66 @@ def _patterns(family: str) -> list[tuple[float, int, int, int]]:
     return [(0.25, -1, -1, -1), (0.25, -1, 1, 1), (0.25, 1, -1, 1), (0.25, 1, 1, -1)]
 
 
-def _query(family: str, x: np.ndarray, Y: np.ndarray, V: np.ndarray) -> tuple[float, float]:
-    """``(E‖ξ‖², c2)`` of one query."""
+def fitted_log_moments(fm, x: np.ndarray, Y: np.ndarray, n: int) -> tuple[float, np.ndarray, np.ndarray]:
+    """``(c_n, e, G)`` with ``log E[∏_t a_{j_t}] − Σ_t xᵀy_{j_t} = c_n + Σ_t e_{j_t} + Σ_{s<t} G_{j_s j_t}``.
+
+    For ``n`` features of one ``ω`` of fitted dense-exponential features (module docstring).
+
+    Parameters
+    ----------
+    fm : rftheory.features.dense_exponential.DenseExponential
+        The fitted features.
+    x : numpy.ndarray, shape (d,)
+        The query.
+    Y : numpy.ndarray, shape (L_k, d)
+        The keys.
+    n : int
+        Number of features multiplied (2 or 3).
+
+    Returns
+    -------
+    c : float
+        The constant.
+    e : numpy.ndarray, shape (L_k,)
+        The per-key terms.
+    G : numpy.ndarray, shape (L_k, L_k)
+        The pair terms.
+
+    Raises
+    ------
+    RangeError
+        ``4nA`` is not below ``I``: the moment is infinite.
+    """
+    d = fm.A.shape[0]
+    M = np.eye(d) - 4 * n * fm.A
+    sign, logdet = np.linalg.slogdet(M)
+    if sign <= 0 or np.min(np.linalg.eigvalsh((M + M.T) / 2)) <= 0:
+        raise RangeError(f"attention: the fitted features' moment of order {n} is infinite ({4 * n}A is not below I)")
+    R = np.linalg.inv(M)
+    R = (R + R.T) / 2
+    beta = n * (fm.B1 @ x)
+    Z = Y @ fm.B2.T  # rows z_t = B₂y_t
+    RZ = Z @ R
+    c = 2 * n * fm.log_d - logdet / 2 + float(beta @ R @ beta) / 2 + n * float(x @ fm.C1 @ x)
+    e = RZ @ beta + np.einsum("ij,ij->i", RZ, Z) / 2 + np.einsum("ij,jk,ik->i", Y, fm.C2, Y) - Y @ x
+    return c, e, RZ @ Z.T
+
+
+def _query(family: str, x: np.ndarray, Y: np.ndarray, V: np.ndarray, fm=None) -> tuple[float, float]:
+    """``(E‖ξ‖², c2)`` of one query (``fm``: fitted dense-exponential features instead of ``family``'s)."""
     S = Y @ x
     P = np.exp(S - S.max())
     P /= P.sum()
     W = V - P @ V
-    U = x + Y if family == "favor+" else x - Y
-    g = U @ U.T
+    if fm is None:
+        U = x + Y if family == "favor+" else x - Y
+        g = U @ U.T
     with np.errstate(over="raise", invalid="raise"):
         try:
-            if family == "favor+":
+            if fm is not None:
+                c2_, e2, G2 = fitted_log_moments(fm, x, Y, 2)
+                Rm1 = np.expm1(c2_ + e2[:, None] + e2[None, :] + G2)
+            elif family == "favor+":
                 Rm1 = np.expm1(g)
             else:
                 Rm1 = 2 * np.sinh(g / 2) ** 2
@@ -106,7 +167,13 @@ def _query(family: str, x: np.ndarray, Y: np.ndarray, V: np.ndarray) -> tuple[fl
             sn = float(np.sum(PP * Rm1))
             c = (PP * Rm1).sum(axis=1) @ W
             third = 0.0
-            for coef, s1, s2, s3 in _patterns(family):
+            if fm is not None:
+                c3, e3, G3 = fitted_log_moments(fm, x, Y, 3)
+                H = np.exp(G3)
+                Pe = P * np.exp(e3)
+                inner = (H * Pe[None, :]) @ H.T  # Σ_k P_k e^{e_k} e^{G_jk} e^{G_lk}
+                third = math.exp(c3) * float(np.sum(Pe[:, None] * Pe[None, :] * H * WW * inner))
+            for coef, s1, s2, s3 in (_patterns(family) if fm is None else []):
                 H2 = np.exp(s2 * g)
                 H3 = np.exp(s3 * g)
                 inner = (H2 * P[None, :]) @ H3.T  # Σ_k P_k e^{s2 g_jk} e^{s3 g_lk}
@@ -117,7 +184,7 @@ def _query(family: str, x: np.ndarray, Y: np.ndarray, V: np.ndarray) -> tuple[fl
     return se, -2 * kappa + 3 * se * sn + 6 * float(c @ c)
 
 
-def next_order(head: Head, family: str, rng: np.random.Generator | None = None) -> NextOrder:
+def next_order(head: Head, family: str, rng: np.random.Generator | None = None, fitted=None) -> NextOrder:
     """The coefficients ``c1, c2`` of ``E‖Ô − O‖_F² = c1/m + c2/m² + O(m⁻³)`` for iid features.
 
     Parameters
@@ -128,6 +195,8 @@ def next_order(head: Head, family: str, rng: np.random.Generator | None = None) 
         Positive or trigonometric features.
     rng : numpy.random.Generator, optional
         Draws the sample of queries when ``L·L_k³ > MAX_CUBES`` (default: seed 0).
+    fitted : rftheory.features.dense_exponential.DenseExponential, optional
+        Features fitted on the data (FAVOR++/FAVOR#): their moments replace ``family``'s.
 
     Returns
     -------
@@ -143,7 +212,7 @@ def next_order(head: Head, family: str, rng: np.random.Generator | None = None) 
     """
     if head.V is None:
         raise ParameterError("v", "the output error needs values")
-    if family not in ("favor+", "trig"):
+    if fitted is None and family not in ("favor+", "trig"):
         raise ParameterError("mechanism", f"no third-moment closed form for {family!r}")
     L, Lk = head.X.shape[0], head.Y.shape[0]
     V = head.V - head.V.mean(axis=0)
@@ -153,14 +222,14 @@ def next_order(head: Head, family: str, rng: np.random.Generator | None = None) 
         n = max(2, MAX_CUBES // Lk**3)
         rng = rng if rng is not None else np.random.default_rng(0)
         idx = rng.choice(L, size=min(n, L), replace=False)
-    vals = np.array([_query(family, head.X[i], head.Y, V) for i in idx])
+    vals = np.array([_query(family, head.X[i], head.Y, V, fitted) for i in idx])
     c1_part, c2_part = vals[:, 0], vals[:, 1]
     if len(idx) == L:
         return NextOrder(float(math.fsum(c1_part)), float(math.fsum(c2_part)), 0.0, L)
-    from .moments import cov_terms
+    from .moments import cov_terms, cov_terms_derf
     from .sums import query_sums  # c1 exactly from the factorised sums
 
-    sums = query_sums(head, cov_terms(head, family))
+    sums = query_sums(head, cov_terms(head, family) if fitted is None else cov_terms_derf(head, fitted)[0])
     assert sums.output is not None
     c1 = float(math.fsum(sums.output))
     k = len(idx)
