@@ -9,7 +9,6 @@ registration.
 
 from __future__ import annotations
 
-import math
 from dataclasses import replace
 from fractions import Fraction
 
@@ -24,10 +23,10 @@ from ...core.registry import Result, register
 from ...features import softmax as sf
 from ...numerics.cancellation import guard_digits
 from ...sampling.samplers import haar, sample
-from .complex_exp import ce_extra, ce_mse_exact, ce_mse_f64, ce_quadrature_mse
+from .complex_exp import ce_extra, ce_mse_exact, ce_mse_f64, ce_quadrature_mse, ce_replicates
 from .logspace import f64_pair_logs
 from .optimise import two_means
-from .params import CHUNK, M_, PAPER, VEC_DOC, cl_check, cl_domain_point, parse_vector
+from .params import M_, PAPER, VEC_DOC, cl_check, cl_domain_point, parse_vector
 
 
 def cluster_A_diag(ri, rj, kind):
@@ -164,17 +163,7 @@ def _cl_np_A(p):
 
 def cl_mc(p, rng, n):
     """Monte Carlo replicates of the real estimator of ``hrf.cluster_A``."""
-    A = _cl_np_A(p)
-    x = np.array([float(t) for t in p["x"]])
-    y = np.array([float(t) for t in p["y"]])
-    d, m = len(x), p["m"]
-    SM = math.exp(float(x @ y))
-    out = []
-    for k in range(0, n, CHUNK):
-        c = min(CHUNK, n - k)
-        W = sample("iid", d, m, rng=rng, size=c)
-        out.append((sf.ce_estimate(W, x, y, A).real - SM) ** 2)
-    return np.concatenate(out)
+    return ce_replicates(_cl_np_A(p), p, rng, n)
 
 
 def synthetic_clusters(rng, d=8, per=40, sigma=0.05, norm=1.0, same_sign=1):

@@ -321,9 +321,27 @@ def ce_f64(p):
     return ce_mse_f64(float(P), float(Q), float(R), float(s), p["m"], p["part"])
 
 
-def ce_mc(p, rng, n):
-    """Monte Carlo replicates of the real estimator of ``hrf.ce_mse``."""
-    A = np_matrix(p["A"])
+def ce_replicates(A, p, rng, n, part="real"):
+    """Squared errors of ``n`` draws of the complex-exponential estimator with matrix ``A`` at the point ``p``.
+
+    Parameters
+    ----------
+    A : numpy.ndarray
+        The estimator's invertible ``d × d`` matrix.
+    p : dict
+        The point: ``x``, ``y`` (sequences of numbers) and ``m``.
+    rng : numpy.random.Generator
+        The only source of randomness.
+    n : int
+        Number of replicates.
+    part : {"real", "complex"}
+        The error of the real part, or the modulus of the complex error.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n,)
+        The squared errors against ``SM = e^{xᵀy}``.
+    """
     x = np.array([float(t) for t in p["x"]])
     y = np.array([float(t) for t in p["y"]])
     d, m = len(x), p["m"]
@@ -333,8 +351,13 @@ def ce_mc(p, rng, n):
         c = min(CHUNK, n - k)
         W = sample("iid", d, m, rng=rng, size=c)
         est = sf.ce_estimate(W, x, y, A)
-        out.append(np.abs(est - SM) ** 2 if p["part"] == "complex" else (est.real - SM) ** 2)
+        out.append(np.abs(est - SM) ** 2 if part == "complex" else (est.real - SM) ** 2)
     return np.concatenate(out)
+
+
+def ce_mc(p, rng, n):
+    """Monte Carlo replicates of the real estimator of ``hrf.ce_mse``."""
+    return ce_replicates(np_matrix(p["A"]), p, rng, n, p["part"])
 
 
 
