@@ -59,7 +59,7 @@ def test_prf_mse_scales_with_norms_at_fixed_v(coupling):
             at_half = r.exact(dps=30, d=d, m=m, v=v, x_norm=v / 2, y_norm=v / 2, coupling=c)
             with mp.workdps(40):
                 scaled = at_half * mp.exp(_mp(v * v - 2 * a * a - 2 * b * b))
-                # both sides certified to 30 digits: 1e-26 leaves a margin of 10^3
+                # both sides agreed to 30 digits: 1e-26 leaves a margin of 10^3
                 assert abs(scaled - direct) <= mp.mpf("1e-26") * abs(direct), (a, b, v, m, c)
 
 
@@ -173,12 +173,12 @@ def test_cli_exact_pairs_flag(tmp_path, capsys):
 
 
 # --------------------------------------------------------------------------
-# the float64 node values and check references of rff, against certified mpmath values
+# the float64 node values and check references of rff, against agreed mpmath values
 
 @pytest.mark.parametrize("coupling", ["orthogonal", "simplex"])
 @pytest.mark.parametrize("d", [5, 64])
 def test_rff_float64_terms_within_their_bounds_of_certified_values(coupling, d):
-    """A, B, Q and ℓ of :func:`interp.rff_terms` against the registered mpmath layer certified to 20 digits (error
+    """A, B, Q and ℓ of :func:`interp.rff_terms` against the registered mpmath layer agreed to 20 digits (error
     ≤ 1e-20 relative, below every bound here by 10⁴): each within its own stated bound, and the bounds small
     enough to serve (ℓ's ≤ 1e-12, B's ≤ 1e-12·Q), so the test can fail both ways.  z spans the d-fold cancellation
     of the orthogonal bracket (z ≈ 1.5) and both ends of digits' interval."""
@@ -190,7 +190,7 @@ def test_rff_float64_terms_within_their_bounds_of_certified_values(coupling, d):
         A, M = interp.exact_terms("rff", coupling, d, float(t))
         with mp.workdps(30):
             B, Q = (d * M - A) / (d - 1), d * M / (d - 1)
-            slack = mp.mpf("1e-19")  # the certified values' own error, relative
+            slack = mp.mpf("1e-19")  # the agreed values' own error, relative
             assert abs(ref.A[k] - A) <= ref.eA[k] + slack * A, (t, "A")
             assert abs(ref.B[k] - B) <= ref.eB[k] + slack * abs(B), (t, "B")
             assert abs(ref.Q[k] - Q) <= ref.eQ[k] + slack * Q, (t, "Q")
@@ -234,7 +234,7 @@ def test_planted_defect_just_above_the_checks_resolution_is_caught(monkeypatch):
 
 def test_too_wide_float64_bounds_fall_back_to_mpmath_nodes_and_references(monkeypatch):
     """Float64 bounds widened 10⁴× (as at large d, where the orthogonal bracket cancels d-fold): the node values
-    come from the mpmath layer and the check's references from certified values, and the sum still equals the
+    come from the mpmath layer and the check's references from agreed values, and the sum still equals the
     direct one within the stated 1e-11."""
     X = _wine(40)
     kw = dict(mechanisms="rff:orthogonal", m=[13, 52], progress=False)

@@ -179,7 +179,7 @@ def cmd_attention(args) -> int:
                 and r.get("next_order_bound") is None]
     warnings += [f"{r['mechanism']} m={r['m']}: a bound on |next-order term|/leading is {r['next_over_leading']:.3g} > "
                  f"{TRUST_NEXT} (coupled features: the moment of three coupled features is bounded by Hoelder, not "
-                 "computed; conservative): the leading order of output_mse is not certified here (compare --mc)"
+                 "computed; conservative): the leading order of output_mse is not established here (compare --mc)"
                  for r in rows if r.get("leading_order_trusted") is False and r.get("output_mse") is not None
                  and r.get("next_order_bound") is not None]
     warnings += [f"{r['mechanism']} m={r['m']}: no next-order bound for coupled features on this head (L*L_k^4 "

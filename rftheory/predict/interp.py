@@ -85,7 +85,7 @@ large where the coupling removes most of the variance (``rff`` at small
 ``z``: ``e^{−ℓ} ≈ d²/3``).  The direct path's ``B = (dM − A)/(d − 1)`` has
 the same ``u·A`` error.  The reported bound of the relative error of the
 sum (against the same sum with exact ``B``; both paths share the float64 ``A``
-of every pair, whose certified error adds as for the direct path) is
+of every pair, whose error bound adds as for the direct path) is
 
 .. math:: 1.01\\,\\varepsilon + 4u\\,(1 + R),\\qquad R = \\max_s e^{-p(s)},
 
@@ -98,9 +98,9 @@ a reference at the pair's own geometry from a closed-form evaluator other
 than the interpolant (:func:`reference_terms`): for :data:`FLOAT64` the float64 layer
 above at the pairs themselves (``B_ref = −g``, its bound ``e_B``, and
 ``Q_ref``, ``A_ref`` with theirs), for the others the mpmath layer
-certified to :data:`DPS` digits (for ``prf`` its own ``a`` and ``b``, so the
+agreed to :data:`DPS` digits (for ``prf`` its own ``a`` and ``b``, so the
 scaling identity is checked too; for a :data:`FLOAT64` pair the float64 reference
-cannot clear, the certified one as well).  A pair passes when
+cannot clear, the agreed one as well).  A pair passes when
 
 .. math:: (|B - B_{\\mathrm{ref}}| + e_B)(1 + 8u) \\le 10^{-12}(Q_{\\mathrm{ref}} - e_Q)
    + 16u\\,(A_{\\mathrm{ref}} - e_A),
@@ -149,7 +149,7 @@ SAMPLE, VALIDATE = 64, 1e-12
 BOUND = 1e-11
 #: pairs up to which the range of s is found from Gram matrices
 GRAM_MAX = 5 * 10**7
-#: digits of the certified check values, and working digits of the node values (mpmath families)
+#: digits of the agreed check values, and working digits of the node values (mpmath families)
 DPS, DPS_NODES = 20, 25
 #: (family, coupling) whose node values and check references come from the registered float64 layer and its
 #: bound (rff simplex: its float64 pair term is a quadrature, ~0.1 s per point, slower than mpmath here)
@@ -371,7 +371,7 @@ def reference_terms(family: str, coupling: str, d: int, s: np.ndarray, a: np.nda
     r"""The check's reference ``A``, ``B``, ``Q`` at many pairs, from a closed form other than the interpolant.
 
     :data:`FLOAT64` (orthogonal ``rff``): the registered float64 layer (:func:`rff_terms`,
-    vectorised, rigorous bounds).  The others (and with ``exact``): the registered mpmath layer certified to :data:`DPS` digits per pair
+    vectorised, rigorous bounds).  The others (and with ``exact``): the registered mpmath layer agreed to :data:`DPS` digits per pair
     (:func:`exact_terms`), rounded to float64 (``2u`` relative each).
 
     Parameters
@@ -383,7 +383,7 @@ def reference_terms(family: str, coupling: str, d: int, s: np.ndarray, a: np.nda
     a, b : numpy.ndarray, optional
         ``prf``: the pairs' norms.
     exact : bool
-        The certified mpmath layer for every family.
+        The agreed mpmath layer for every family.
 
     Returns
     -------
@@ -792,7 +792,7 @@ def _check(ip: Interpolant, mech, g: dict[str, np.ndarray], ref: References | No
     """The a posteriori check at the pairs of geometry ``g`` (all inside the interval, ``s > 0``), ``B`` from
     ``mech.terms``, against ``ref`` (default :func:`reference_terms`): an upper bound of the largest
     ``|B − B_exact|/Q_exact``, and whether every pair is provably within ``10⁻¹²·Q + 16u·A``.  A pair the
-    float64 references cannot clear (their bound too wide, large ``d``) is checked against certified mpmath ones."""
+    float64 references cannot clear (their bound too wide, large ``d``) is checked against agreed mpmath ones."""
     s, d = scalar(ip.family, g), ip.d
     if not s.size:
         return 0.0, True
