@@ -28,7 +28,6 @@ from __future__ import annotations
 import importlib.resources
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -179,21 +178,3 @@ _stage("configuration done; Sphinx reads and writes the pages next")
     "# Notebooks\n\nOne notebook per paper (and two on using rftheory), executed by a Jupyter kernel when the site "
     "is built; each ends with exercises whose answers are `rftheory eval` values.\n\n"
     "```{toctree}\n:maxdepth: 1\n\n" + "\n".join(NOTEBOOKS) + "\n```\n", encoding="utf-8")
-
-_PAPER_FILE = re.compile(r"(?<![`/\w])(papers/\d{3})_")
-
-
-def _escape_paper_files(app, what, name, obj, options, lines):
-    """Reid et al. 2023 in a docstring is a paper's file, not a reST reference ``000_``: escape the underscore."""
-    lines[:] = [_PAPER_FILE.sub(r"\1\\_", line) for line in lines]
-
-
-def setup(app):
-    """Connect the docstring fix-up.
-
-    Parameters
-    ----------
-    app : sphinx.application.Sphinx
-        The application.
-    """
-    app.connect("autodoc-process-docstring", _escape_paper_files)

@@ -110,6 +110,9 @@ def test_paper_pages(site):
     assert {p.stem for p in (site / "papers").glob("*.html")} == keys | {"index"}
     page = _text(site / "papers" / "reid2023simplex.html")
     assert "simrf.prf_mse.html" in page and "Simplex Random Features" in page and "What it found" in page
+    for key in keys:  # each page carries its README prose and names no file outside the repository
+        html, words = _text(site / "papers" / f"{key}.html"), _words(site / "papers" / f"{key}.html")
+        assert "<h3" in html and "Source file" not in words and "papers/" not in words, key
 
 
 def test_notebook_pages_have_their_figures(site, run_notebook):

@@ -15,8 +15,6 @@ from pathlib import Path
 from rftheory import results
 from rftheory.core.citations import PAPERS, bibtex, papers_of
 
-_FILE = re.compile(r"papers/(\d{3})_")
-
 
 def readme_sections(readme: str) -> list[tuple[str, str]]:
     """The ``###`` subsections of the README's "The results, paper by paper".
@@ -37,13 +35,13 @@ def readme_sections(readme: str) -> list[tuple[str, str]]:
     return [(c.split("\n", 1)[0].strip(), c.split("\n", 1)[1].strip() if "\n" in c else "") for c in chunks]
 
 
-def paper_page(num: str, readme: str, verify: dict[str, list[dict]] | None) -> str:
+def paper_page(key: str, readme: str, verify: dict[str, list[dict]] | None) -> str:
     """The MyST Markdown of one paper's page.
 
     Parameters
     ----------
-    num : str
-        The paper's file number (``"000"``).
+    key : str
+        The paper's key in :data:`rftheory.core.citations.PAPERS` (``"simrf"``).
     readme : str
         The README text (its per-paper prose).
     verify : dict or None
@@ -54,13 +52,12 @@ def paper_page(num: str, readme: str, verify: dict[str, list[dict]] | None) -> s
     str
         The page.
     """
-    p = PAPERS[num]
+    p = PAPERS[key]
     mine = [r for r in results() if any(q.key == p.key for q in papers_of(r.source))]
-    md = [f"({p.key})=", f"# {p.title}", "", f"{p.full}", "", f"Source file: `papers/{num}_…`; "
-          f"`rftheory cite {p.key} --bibtex` prints:", "", "```bibtex", bibtex(p), "```", "",
+    md = [f"({p.key})=", f"# {p.title}", "", f"{p.full}", "", f"`rftheory cite {p.key} --bibtex` prints:", "", "```bibtex", bibtex(p), "```", "",
           "## What the paper claims, and what rftheory makes of it", ""]
     for head, body in readme_sections(readme):
-        if num in _FILE.findall(head):
+        if p in papers_of(head):
             md += [f"### {head}", "", body, ""]
     md += ["## What rftheory checks", "", f"{len(mine)} results cite this paper (each links to its page):", "",
            "| result | title | status | checks (verify --quick) |", "|---|---|---|---|"]
@@ -115,8 +112,8 @@ def write_paper_pages(outdir: Path, readme: str, verify: dict[str, list[dict]] |
     folder = outdir / "papers"
     folder.mkdir(parents=True, exist_ok=True)
     keys = []
-    for num, p in PAPERS.items():
-        (folder / f"{p.key}.md").write_text(paper_page(num, readme, verify), encoding="utf-8")
+    for key, p in PAPERS.items():
+        (folder / f"{p.key}.md").write_text(paper_page(key, readme, verify), encoding="utf-8")
         keys.append(p.key)
     index = ["# Papers", "", "The source papers: for each, what it claims, what rftheory checks and what it "
              "found (errata, failing bounds, results beyond it).", ""]

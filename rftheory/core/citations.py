@@ -42,17 +42,16 @@ class Paper:
         return f"{self.authors} ({self.year}). {self.title}. {self.venue}."
 
 
-#: the papers by the number of their file (Reid et al. 2023)
+#: the source papers by a short key (the package in ``rftheory.papers`` that encodes them)
 PAPERS: dict[str, Paper] = {
-    "000": Paper("Isaac Reid, Krzysztof Choromanski, Valerii Likhosherstov, Adrian Weller", 2023,
+    "simrf": Paper("Isaac Reid, Krzysztof Choromanski, Valerii Likhosherstov, Adrian Weller", 2023,
                  "Simplex Random Features", "ICML 2023", "reid2023simplex",
                  "Proceedings of the 40th International Conference on Machine Learning (ICML)"),
     "hrf": Paper("Krzysztof Choromanski, Haoxian Chen, Han Lin, Yuanzhe Ma, Arijit Sehanobish, Deepali Jain, "
                  "Michael S. Ryoo, Jake Varley, Andy Zeng, Valerii Likhosherstov, Dmitry Kalashnikov, "
                  "Vikas Sindhwani, Adrian Weller", 2022, "Hybrid Random Features", "ICLR 2022",
                  "choromanski2022hybrid", "International Conference on Learning Representations (ICLR)"),
-    # the extraction has no author list or venue (papers/README.md: "Likhosherstov et al."); the six authors,
-    # in this order, checked 2026-11-24 against the arXiv record 2302.00787 (v1, 1 Feb 2023)
+    # the six authors, in this order, as on the arXiv record 2302.00787 (v1, 1 Feb 2023)
     "derf": Paper("Valerii Likhosherstov, Krzysztof Choromanski, Avinava Dubey, Frederick Liu, Tamas Sarlos, "
                  "Adrian Weller", 2023,
                  "FAVOR#: Sharp Attention Kernel Approximations via New Classes of Positive Random Features",
