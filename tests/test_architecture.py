@@ -1,6 +1,7 @@
 """The floor plan, checked: packages in layers with no arrow running back up, no import cycles
 (static or dynamic), no module importing another module's private names, at most ten modules at the
-top level, and every result ID a greppable literal at its registration.
+top level, every result ID a greppable literal at its registration, and the README's "Layout" naming
+every package and every module of each paper's package (and none that is not there).
 
 The import graph is read from the source (every ``import`` statement, also
 inside functions, and ``importlib.import_module`` of a package), so a lazy
@@ -199,6 +200,26 @@ def test_the_checker_sees_private_imports(tmp_path):
 def test_top_level_is_small():
     top = sorted(m for m in MODULES if m.count(".") == 1 and not (PKG / m.split(".")[1]).is_dir())
     assert len(top) <= MAX_TOP_LEVEL, f"{len(top)} modules at the top level of rftheory/: {top}"
+
+
+def _layout() -> str:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    return readme.split("\n## Layout", 1)[1].split("\n```\n", 2)[1]
+
+
+def test_readme_layout_names_every_package_and_paper_module():
+    layout = _layout()
+    packages = sorted(p.name for p in PKG.iterdir() if (p / "__init__.py").is_file() and p.name != "papers")
+    missing = [p for p in packages if f"  {p}/" not in layout]
+    assert not missing, f"packages missing from the README's Layout: {missing}"
+    papers = " ".join(layout.split("papers/<paper>/", 1)[1].split("\n  ball/", 1)[0].split())
+    for paper in sorted(p for p in (PKG / "papers").iterdir() if (p / "__init__.py").is_file()):
+        lists = re.findall(rf"\b{paper.name}: ([^;.)]*)", papers)
+        assert lists, f"the README's Layout does not list the modules of papers/{paper.name}"
+        names = set(re.findall(r"\w+", " ".join(lists)))
+        modules = {f.stem for f in paper.glob("*.py") if f.stem != "__init__"}
+        assert modules <= names, f"papers/{paper.name}: {sorted(modules - names)} not in the README's Layout"
+        assert names <= modules, f"papers/{paper.name}: {sorted(names - modules)} in the README's Layout, not in the tree"
 
 
 @pytest.mark.parametrize("rid", [r.id for r in rftheory.results()])
