@@ -18,7 +18,7 @@ from rftheory.attention.estimate import TRUST_NEXT, parse_mechanism, predict
 from rftheory.attention.next_order import next_order
 from rftheory.core.errors import ParameterError
 from rftheory.core.montecarlo import summarize, z_threshold
-from rftheory.papers.performer import montecarlo as pmc
+from rftheory.papers.performer import estimator as pmc
 
 ALPHA = 1e-6
 K_MC = 10

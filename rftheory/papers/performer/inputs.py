@@ -1,4 +1,5 @@
-"""The parameters of the ``performer.*`` results: small query, key and value matrices and their domain."""
+"""The inputs of the ``performer.*`` results: small query, key and value matrices, their domain and checks,
+the test grids both results share, and the queries and keys rescaled at mpmath precision."""
 
 from __future__ import annotations
 
@@ -10,7 +11,10 @@ from ...core.errors import ParameterError
 from ...core.params import Param, objects_only
 
 __all__ = ["ROWS_MAX", "DIM_MIN", "DIM_MAX", "ENTRY_MAX", "VALUE_MAX", "parse_rows", "check_qkv", "Q_", "K_", "V_",
-           "FAMILY", "COUPLING", "M_", "domain_point", "arrays"]
+           "FAMILY", "COUPLING", "M_", "domain_point", "arrays", "mp_scaled", "PAPER", "GRID", "MC_GRID", "OUT_GRID",
+           "OUT_MC_GRID", "MC_N", "NOTES", "RTOL64"]
+
+PAPER = "Choromanski et al. (2021), Rethinking Attention with Performers"
 
 #: at most this many queries / keys (the mpmath routes are triple sums)
 ROWS_MAX = 4
@@ -126,3 +130,65 @@ def domain_point(rng: np.random.Generator, values: bool = False, coupled: bool =
     if values:
         pt["v"] = np.clip(rng.normal(size=(Lk, int(rng.integers(1, ROWS_MAX + 1)))), -VALUE_MAX, VALUE_MAX).tolist()
     return pt
+
+
+def mp_scaled(p) -> tuple[list, list]:
+    """The queries and keys of ``p`` times ``d^{-1/4}``, as lists of mpmath rows at the working precision."""
+    import mpmath as mp
+
+    d = len(p["q"][0])
+    s = mp.mpf(d) ** (-mp.mpf(1) / 4)
+    X = [[mp.mpf(v) * s for v in r] for r in p["q"]]
+    Y = [[mp.mpf(v) * s for v in r] for r in p["k"]]
+    return X, Y
+
+
+_S = "0.3,-0.2,0.1;0.25,0.4,-0.3"
+_K = "0.1,0.2,-0.4;-0.3,0.1,0.2;0.5,-0.1,0.05"
+_VV = "1,0;0,1;-0.5,2"
+_S4 = "0.5,-0.3,0.2,0.1;-0.2,0.6,0.4,-0.5;0.1,0.1,-0.7,0.3"
+_K4 = "0.4,0.1,-0.2,0.3;-0.5,0.2,0.6,0.1;0.3,-0.4,0.1,-0.2;0.2,0.5,0.3,0.4"
+_V4 = "1,0.5;-1,0.2;0.3,-0.7;2,1"
+GRID: dict[str, list[dict]] = {"quick": [dict(q=_S, k=_K, m=4, family="favor+"), dict(q=_S, k=_K, m=4, family="trig")],
+        "default": [dict(q=q, k=k, m=m, family=f) for q, k in ((_S, _K), (_S4, _K4), ("1.5,-1", "-1.2,0.9"))
+                    for m in (1, 16) for f in ("favor+", "trig")]}
+MC_GRID: dict[str, list[dict]] = {"quick": [dict(q=_S, k=_K, m=4, family="favor+"), dict(q=_S4, k=_K4, m=8, family="trig")],
+           "default": [dict(q=q, k=k, m=m, family=f) for q, k in ((_S, _K), (_S4, _K4)) for m in (1, 8)
+                       for f in ("favor+", "trig")]}
+_K2 = "0.1,0.2,-0.4;-0.3,0.1,0.2"
+_V2 = "1,0;0,1"
+# coupled blocks (favor+): m = 5 with d = 3 has a partial block (P = 3*2 + 2*1 = 8 ordered pairs)
+GRID["quick"] += [dict(q=_S, k=_K2, m=5, family="favor+", coupling="orthogonal")]
+GRID["default"] += [dict(q=q, k=k, m=m, family="favor+", coupling=cp) for q, k, ms in ((_S, _K2, (5, 16)), (_S4, _K4, (16,)))
+                    for m in ms for cp in ("orthogonal", "simplex")]
+MC_GRID["quick"] += [dict(q=_S, k=_K, m=6, family="favor+", coupling="simplex")]
+MC_GRID["default"] += [dict(q=q, k=k, m=m, family="favor+", coupling=cp) for q, k in ((_S, _K), (_S4, _K4))
+                       for m in (5, 8) for cp in ("orthogonal", "simplex")]
+_QUICK_OUT = [dict(q=_S, k=_K2, m=5, family="favor+", coupling="simplex", v=_V2)]
+_QUICK_OUT_MC = [dict(q=_S, k=_K, m=6, family="favor+", coupling="orthogonal", v=_VV)]
+
+
+def _values(pt: dict) -> str:
+    return _V2 if pt["k"] == _K2 else _VV if pt["q"] == _S else _V4 if pt["q"] == _S4 else "1,-1"
+
+
+OUT_GRID = {mode: [dict(pt, v=_values(pt)) for pt in pts if mode != "quick" or "coupling" not in pt]
+            for mode, pts in GRID.items()}
+OUT_MC_GRID = {mode: [dict(pt, v=_values(pt)) for pt in pts if mode != "quick" or "coupling" not in pt]
+               for mode, pts in MC_GRID.items()}
+OUT_GRID["quick"] += _QUICK_OUT
+OUT_MC_GRID["quick"] += _QUICK_OUT_MC
+MC_N = {"quick": 20_000, "default": 100_000, "full": 400_000}
+
+NOTES = ("Declared domain: at most 4 queries and 4 keys, 2 <= d <= 6, |entries of q, k| <= 2, "
+         "|entries of v| <= 4, m <= 1e5; the scale is 1/sqrt(d) (features of q/d^{1/4}, k/d^{1/4}).",
+         "coupling=orthogonal|simplex (favor+ only): m features in blocks of d coupled directions with chi_d norms; "
+         "the coupled pairs add (P/m^2) A_ij A_il kappa_c(x_i+y_j, x_i+y_l) to the covariance, kappa_c a 1-D "
+         "Gegenbauer series with an analytic tail bound. The second route (same route name) conditions on one "
+         "direction and takes Funk-Hecke coefficients by quadrature. Coupled points have no ball layer: their "
+         "digits are agreed, not proven.",
+         "rftheory attention evaluates the same sums for any L by one L_k x L_k product per query and term.",
+         "Beyond the paper: it gives the estimators and pointwise variances, not these sums.")
+# float64: each term exp/expm1/sinh of an argument |g| <= 40 carries <= (|g| + 4) eps relative (<= 1e-14);
+# the sum's condition number is capped at CANCEL_MAX = 1e3 (RangeError beyond): <= 1e-11; x10 margin
+RTOL64 = 1e-10
