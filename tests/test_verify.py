@@ -2,12 +2,16 @@
 
 import math
 
+import mpmath as mp
 import numpy as np
 import pytest
 
 import rftheory
+from rftheory.ball import NoBallLayer
+from rftheory.core.errors import PrecisionError
 from rftheory.core.montecarlo import spawn, summarize, z_threshold
 from rftheory.sampling import samplers
+from rftheory.verify import ball_checks
 from rftheory.verify import engine as verify
 
 
@@ -318,3 +322,22 @@ def test_predict_check_catches_a_wrong_prediction(monkeypatch):
     t = next(t for t in verify.plan("quick", "predict.wine:prf:iid"))
     (o,) = t.run(0)
     assert not o.passed and o.z > 10, o
+
+
+@pytest.mark.parametrize("exc, check, passed, other", [
+    (NoBallLayer("planted"), "ball", True, "not served"),
+    (PrecisionError("planted"), "ball:radius", False, "too wide"),
+    (ZeroDivisionError("planted"), "ball", False, "")])
+def test_a_ball_layer_refusal_is_its_own_verdict_and_a_crash_fails(monkeypatch, exc, check, passed, other):
+    """The ball checks (verify and the domain sweep) map a point the ball layer does not serve to a passing
+    "not served", a radius it cannot shrink to a failing "too wide" and any other exception to a failed outcome
+    naming it -- each the one outcome of its point."""
+    def refuse(*a, **k):
+        raise exc
+
+    monkeypatch.setattr(ball_checks, "ball_at_dps", refuse)
+    r = rftheory.get("simrf.conformity.iid")
+    for out in (ball_checks.ball_checks(r, {"d": 4, "v": "1"}, "d=4, v=1", +mp.e, {}),
+                ball_checks.ball_domain_point(r, {"d": 4, "v": 1}, "d=4, v=1", 20)):
+        assert [(o.check, o.passed) for o in out] == [(check, passed)]
+        assert out[0].other == other if other else out[0].detail == "ZeroDivisionError: planted"

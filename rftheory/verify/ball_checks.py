@@ -93,6 +93,14 @@ def _distance_rel_complex(ball: flint.acb, x: mp.mpc) -> float:
         return float((gap / mag).mid())
 
 
+def _refusals(rid: str, pt: str, value: str) -> tuple:
+    """The ball layer's refusals as verdicts of their own: a point it does not serve passes as "not served",
+    a radius it cannot bring below the digits asked for fails as "too wide"."""
+    return ((NoBallLayer, lambda exc: Outcome(rid, pt, "ball", value, "not served", "n/a", True, detail=str(exc))),
+            (PrecisionError, lambda exc: Outcome(rid, pt, "ball:radius", value, "too wide", "radius", False,
+                                                 detail=str(exc))))
+
+
 def ball_checks(r: Result, point: Mapping[str, Any], pt: str, ref: Any, routes: Mapping[str, Any]) -> list[Outcome]:
     """The ball checks at one grid point (see the module docstring).
 
@@ -116,14 +124,11 @@ def ball_checks(r: Result, point: Mapping[str, Any], pt: str, ref: Any, routes: 
     if not has_ball(r.id) or not isinstance(ref, (mp.mpf, mp.mpc)):
         return []
     tol = 10.0 ** -r.digits
-    try:
+    first: list[Outcome] = []
+    with CrashGuard(first, r.id, pt, "ball", short(ref), refusals=_refusals(r.id, pt, short(ref))) as guard:
         ball = ball_at_dps(r.id, r.digits, dict(r.validate(**point)))
-    except NoBallLayer as exc:
-        return [Outcome(r.id, pt, "ball", short(ref), "not served", "n/a", True, detail=str(exc))]
-    except PrecisionError as exc:
-        return [Outcome(r.id, pt, "ball:radius", short(ref), "too wide", "radius", False, detail=str(exc))]
-    except Exception as exc:  # a crash is a failure
-        return [Outcome.crashed(r.id, pt, "ball", exc, short(ref))]
+    if guard.failed:
+        return first
     shown_ball = ball.str(12, radius=True)
     out = [Outcome(r.id, pt, "ball:radius", short(ref), shown_ball, f"rel radius < 1e-{r.digits + 2}", True)]
     for name, val in [("mpmath", ref), *((f"route:{k}", v) for k, v in routes.items())]:
@@ -183,16 +188,12 @@ def ball_domain_point(r: Result, point: Mapping[str, Any], pt: str, dps: int) ->
 
     if not has_ball(r.id):
         return []
-    try:
-        ball = ball_at_dps(r.id, dps, dict(r.validate(**point)))
-    except NoBallLayer as exc:
-        return [Outcome(r.id, pt, "ball", "", "not served", "n/a", True, detail=str(exc))]
-    except PrecisionError as exc:
-        return [Outcome(r.id, pt, "ball:radius", "", "too wide", "radius", False, detail=str(exc))]
-    except Exception as exc:
-        return [Outcome.crashed(r.id, pt, "ball", exc)]
-    shown_ball = ball.str(12, radius=True)
     out: list[Outcome] = []
+    with CrashGuard(out, r.id, pt, "ball", refusals=_refusals(r.id, pt, "")) as guard:
+        ball = ball_at_dps(r.id, dps, dict(r.validate(**point)))
+    if guard.failed:
+        return out
+    shown_ball = ball.str(12, radius=True)
 
     def reference_refused(exc: BaseException) -> Outcome:  # the reference refuses at 3x (its own limit), not the ball
         return Outcome(r.id, pt, "ball:contains-3x", "", shown_ball, "reference refused", True, detail=str(exc))

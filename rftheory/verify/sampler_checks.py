@@ -14,7 +14,7 @@ uses verify's bound, so ``ALPHA`` bounds the false failures of the whole run.
 
 from __future__ import annotations
 
-from .outcome import Outcome
+from .outcome import CrashGuard, Outcome
 
 __all__ = ["COUPLINGS", "D", "M", "tasks", "z_tests", "run"]
 
@@ -81,11 +81,11 @@ def run(coupling: str, seed_sequence, zmax: float) -> list[Outcome]:
     f.__qualname__ = f"sample_{coupling}"
     rid = _id(coupling)
     seed = int(seed_sequence.integers(2**63))
-    try:
+    out: list[Outcome] = []
+    with CrashGuard(out, rid, f"d={D}, m={M}", "audit") as guard:
         rep = sampler(f, D, M, seed=seed, z_bound=zmax)
-    except Exception as exc:  # a crash is a failure, reported as such
-        return [Outcome.crashed(rid, f"d={D}, m={M}", "audit", exc)]
-    out = []
+    if guard.failed:
+        return out
     for row in rep.rows:
         metric = (f"z={row.statistic:+.2f} (|z| <= {row.threshold:.2f})" if row.mde != "exact (zero variance)"
                   else "exact")
