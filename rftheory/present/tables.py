@@ -207,13 +207,31 @@ def make_table(result_id, grid, params=None, columns=None, ratio_to=None, layer=
     >>> make_table("simrf.conformity.iid", [("v", ["1", "2"])], params={"d": "4"}, decimals=3).rows
     [['1', '2.718'], ['2', '54.598']]
     """
-    from ..core.citations import cite
-
     r = get(result_id)
     extra = [get(a) for a in also]
-    params = dict(params or {})
-    links = dict(links or {})
-    labels = dict(labels or {})
+    params, links, labels = dict(params or {}), dict(links or {}), dict(labels or {})
+    _check_format(layer, digits, decimals)
+    names = [g[0] for g in grid]
+    dup = next((k for k in names if names.count(k) > 1), None)
+    if dup:  # --grid v=1,2 --grid v=3: one axis per parameter
+        raise ParameterError(dup, f"two --grid axes for {dup!r}; give its values once (--grid {dup}=V1,V2,...)")
+    _check_axes(r, names, params, columns, links)
+    ratio = _ratio(r, ratio_to)
+    col_vals = columns[1] if columns else [None]
+    header = _header(names, columns, col_vals, ratio, [e.id for e in extra], labels)
+    combos = list(itertools.product(*[g[1] for g in grid]))
+    jobs = _cells(r, extra, params, names, combos, columns, col_vals, links, ratio, layer, digits, decimals)
+    values = _evaluate_cells(jobs, workers)
+    width = len(col_vals) + len(extra)
+    vals = [values[i * width:(i + 1) * width] for i in range(len(combos))]
+    rows = [list(combo) + [_shown(x, digits, decimals) for x in rv] for combo, rv in zip(combos, vals)]
+    undefined = sum(1 for x, j in zip(values, jobs) if x is None and j.den_point is not None)
+    caption = _caption(r, extra, params, links, ratio, layer, digits, decimals, undefined)
+    return Table(header, rows, caption, vals)
+
+
+def _check_format(layer: str, digits: int, decimals: int | None) -> None:
+    """``digits`` or ``decimals`` within what the layer's cells hold."""
     if decimals is not None:
         if isinstance(decimals, bool) or not isinstance(decimals, int) or not 0 <= decimals <= DPS_MAX - 3:
             raise ParameterError("decimals", f"must be an integer in [0, {DPS_MAX - 3}], got {decimals!r}")
@@ -222,36 +240,30 @@ def make_table(result_id, grid, params=None, columns=None, ratio_to=None, layer=
     elif layer == "float64" and digits > F64_DIGITS:  # further digits would be the binary value's noise
         raise ParameterError("digits", f"the float64 layer has at most {F64_DIGITS} significant digits, got {digits}; "
                              "use the mpmath layer (--layer mpmath) for more")
-    names = [g[0] for g in grid]
-    dup = next((k for k in names if names.count(k) > 1), None)
-    if dup:  # --grid v=1,2 --grid v=3: one axis per parameter
-        raise ParameterError(dup, f"two --grid axes for {dup!r}; give its values once (--grid {dup}=V1,V2,...)")
-    _check_axes(r, names, params, columns, links)
-    ratio = None
-    if ratio_to:
-        if "=" in ratio_to:
-            k, v = ratio_to.split("=", 1)
-        else:
-            k, v = "coupling", ratio_to
-        if k.strip() not in {p.name for p in r.params}:
-            raise ParameterError("ratio-to", f"{r.id} takes no parameter {k.strip()!r}")
-        ratio = (k.strip(), v.strip())
 
-    def show(x) -> str:
-        if x is None:
-            return "n/a"
-        return fixed(x, decimals) if decimals is not None else _significant(x, digits)
 
-    col_vals = columns[1] if columns else [None]
+def _ratio(r, ratio_to: str | None) -> tuple[str, str] | None:
+    """``ratio_to`` as ``(parameter, value)`` (a bare name is a coupling)."""
+    if not ratio_to:
+        return None
+    k, v = ratio_to.split("=", 1) if "=" in ratio_to else ("coupling", ratio_to)
+    if k.strip() not in {p.name for p in r.params}:
+        raise ParameterError("ratio-to", f"{r.id} takes no parameter {k.strip()!r}")
+    return k.strip(), v.strip()
+
+
+def _header(names: list[str], columns, col_vals: list, ratio: tuple[str, str] | None, extra_ids: list[str],
+            labels: dict[str, str]) -> list[str]:
+    """The column titles, each replaced by its label where one is given (by value, title, axis or ID)."""
     if columns and ratio and ratio[0] == columns[0]:
         titles = [f"{c}/{ratio[1]}" for c in col_vals]
     elif columns:
         titles = [f"{columns[0]}={c}" + (f" / {ratio[0]}={ratio[1]}" if ratio else "") for c in col_vals]
     else:
         titles = [f"ratio to {ratio[0]}={ratio[1]}" if ratio else "value"]
-    keys = [[c, t] for c, t in zip(col_vals, titles)] if columns else [[t] for t in titles]
-    header = names + titles + [e.id for e in extra]
-    keys = [[n] for n in names] + keys + [[e.id] for e in extra]
+    value_keys = [[c, t] for c, t in zip(col_vals, titles)] if columns else [[t] for t in titles]
+    header = names + titles + extra_ids
+    keys = [[n] for n in names] + value_keys + [[e] for e in extra_ids]
     labelled = set()
     for i, ks in enumerate(keys):  # a column named by its value (simplex) and its title (simplex/iid)
         given = [k for k in ks if k in labels]
@@ -270,9 +282,13 @@ def make_table(result_id, grid, params=None, columns=None, ratio_to=None, layer=
         which = [keys[i][-1] for i, h in enumerate(header) if h == dup]
         raise ParameterError("label", f"two columns would be titled {dup!r} ({' and '.join(which)}); "
                              "every column needs its own title")
+    return header
+
+
+def _cells(r, extra, params, names, combos, columns, col_vals, links, ratio, layer, digits,
+           decimals) -> list[_Cell]:
+    """One :class:`_Cell` per value cell, row by row (the result's columns, then each extra result)."""
     jobs: list[_Cell] = []
-    where: list[str | None] = []
-    combos = list(itertools.product(*[g[1] for g in grid]))
     for combo in combos:
         base = dict(params, **dict(zip(names, combo)))
         for c in col_vals:
@@ -281,32 +297,35 @@ def make_table(result_id, grid, params=None, columns=None, ratio_to=None, layer=
                 pt[columns[0]] = c
             pt.update({k: pt[axis] for k, axis in links.items()})
             jobs.append(_Cell(r.id, pt, dict(pt, **{ratio[0]: ratio[1]}) if ratio else None, layer, digits, decimals))
-            where.append(", ".join(f"{k}={v}" for k, v in pt.items()))
         for e in extra:
             takes = {p.name for p in e.params}
             pt = dict(base, **{k: base[axis] for k, axis in links.items() if axis in base})
             jobs.append(_Cell(e.id, {k: v for k, v in pt.items() if k in takes}, None, layer, digits, decimals))
-            where.append(None)
-    values = _evaluate_cells(jobs, workers)
-    undefined = [w for w, x, j in zip(where, values, jobs) if x is None and j.den_point is not None]
-    width = len(col_vals) + len(extra)
-    rows, vals = [], []
-    for i, combo in enumerate(combos):
-        rv = values[i * width:(i + 1) * width]
-        rows.append(list(combo) + [show(x) for x in rv])
-        vals.append(rv)
+    return jobs
+
+
+def _shown(x, digits: int, decimals: int | None) -> str:
+    """A cell as text: ``n/a`` for an undefined ratio, else fixed decimals or significant digits."""
+    if x is None:
+        return "n/a"
+    return fixed(x, decimals) if decimals is not None else _significant(x, digits)
+
+
+def _caption(r, extra, params, links, ratio, layer, digits, decimals, undefined: int) -> str:
+    """What the cells are, their precision (proven or agreed) and the sources."""
+    from ..core.citations import cite
+
     what = "ratio to " + f"{ratio[0]}={ratio[1]}" if ratio else "value"
     shown = f"{decimals} decimal places" if decimals is not None else f"{digits} significant digits"
     prec = f"exact to {shown} ({_certainty_word(r.id)})" if layer == "mpmath" else f"float64 layer, {shown}"
     fixed_params = ", ".join([f"{k}={v}" for k, v in params.items()] + [f"{k} = {axis}" for k, axis in links.items()])
-    source = cite(r.source)
-    caption = f"{r.id}: {what}; {prec}" + (f"; {fixed_params}" if fixed_params else "") + f". Source: {source}"
+    caption = f"{r.id}: {what}; {prec}" + (f"; {fixed_params}" if fixed_params else "") + f". Source: {cite(r.source)}"
     for e in extra:
         caption += f"; column {e.id}: exact to {shown} ({_certainty_word(e.id)}). Source: {cite(e.source)}"
     if undefined and ratio is not None:  # cells are undefined only as ratios
         caption += (f". n/a: the value at {ratio[0]}={ratio[1]} is 0 there (ratio undefined), "
-                    f"{len(undefined)} cell{'s' if len(undefined) > 1 else ''}")
-    return Table(header, rows, caption, vals)
+                    f"{undefined} cell{'s' if undefined > 1 else ''}")
+    return caption
 
 
 def _evaluate(res, point, sig, layer, decimals):
