@@ -310,30 +310,56 @@ def predict(head: Head, mech: Mechanism, ms: list[int], *, pairs: int | None = N
     for m in ms:
         if int(m) != m or m < 1:
             raise ParameterError("m", f"must be integers >= 1, got {m}")
-    sums = None
-    log_second = None
-    nxt = None
-    sampled = None
+    prep = _prepare(head, mech, pairs, seed, scheduler, next_order)
+    return [_row(head, mech, int(m), prep, overflow) for m in ms]
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    """What every ``m`` of one mechanism shares: the fitted features, the sums over queries (exact, sampled
+    or ``None`` for coupled blocks), the next-order terms and ``‖O‖²_F``."""
+
+    fitted: Any
+    sums: QuerySums | None
+    log_second: np.ndarray | None
+    nxt: Any
+    sampled: Any
+    rel_err: float
+    onorm2: float | None
+    cnext: Any
+
+
+def _sampled_triples(head: Head, mech: Mechanism, pairs: int | None) -> tuple[int | None, bool]:
+    """The number of sampled triples (coupled FAVOR+ beyond the exact sums' cap samples by default) and
+    whether the coupled pairs are sampled."""
     if not pairs and not mech.iid and mech.family == "favor+" and head.d >= 2:
         from .coupled_sums import MAX_TRIPLES
 
         if head.X.shape[0] * head.Y.shape[0] ** 2 > MAX_TRIPLES:
             # beyond the exact sums' cost cap the sums are sampled (rows carry their standard errors)
             pairs = DEFAULT_TRIPLES
-    coupled_pairs_sampled = pairs and not mech.iid and mech.family == "favor+"
-    if pairs and not mech.iid and not coupled_pairs_sampled:
+    coupled_sampled = bool(pairs) and not mech.iid and mech.family == "favor+"
+    if pairs and not mech.iid and not coupled_sampled:
         raise ParameterError("pairs", f"sampled triples serve iid, fitted and coupled FAVOR+ mechanisms, "
                              f"not {mech.name}")
+    return pairs, coupled_sampled
+
+
+def _prepare(head: Head, mech: Mechanism, pairs: int | None, seed: int, scheduler: str | None,
+             next_order: bool) -> _Prepared:
+    """The sums over queries of one mechanism (sampled, exact by query blocks, or left to the coupled rows)."""
+    pairs, coupled_sampled = _sampled_triples(head, mech, pairs)
+    sums = log_second = nxt = sampled = None
     fitted = fit_derf(head, mech) if mech.derf_family is not None else None
-    if (mech.iid or coupled_pairs_sampled) and pairs:
+    rel_err = 0.0
+    if (mech.iid or coupled_sampled) and pairs:
         from .sampled import sampled_sums
 
         terms = cov_terms_derf(head, fitted)[0] if fitted is not None else cov_terms(head, mech.family)
         sampled = sampled_sums(head, terms, pairs, np.random.default_rng(np.random.SeedSequence([seed, 1])),
-                               coupling=mech.coupling if coupled_pairs_sampled else "iid")
+                               coupling=mech.coupling if coupled_sampled else "iid")
         if fitted is not None:
             log_second = cov_terms_derf(head, fitted)[1]
-        rel_err = 0.0
     elif mech.iid:
         from .blocks import BLOCK, QueryBlock, run_blocks
         from .next_order import NextOrder
@@ -352,8 +378,6 @@ def predict(head: Head, mech: Mechanism, ms: list[int], *, pairs: int | None = N
             nxt = NextOrder(float(math.fsum(r.c1 or 0.0 for r in res)), float(math.fsum(r.c2 or 0.0 for r in res)),
                             math.sqrt(math.fsum(r.c2_var for r in res)), L)
         rel_err = sums.rel_err
-    else:
-        rel_err = 0.0
     onorm2 = None
     if head.V is not None:
         S = head.logits()
@@ -369,56 +393,58 @@ def predict(head: Head, mech: Mechanism, ms: list[int], *, pairs: int | None = N
                 cnext = coupled_next(head, mech.coupling)
             except RangeError:  # the moments overflow float64: no bound (the row keeps its leading order)
                 cnext = None
-    out = []
-    for m in ms:
-        if log_second is not None:
-            S = head.logits()
-            att = float(math.fsum((np.exp(2 * S) * np.expm1(log_second - 2 * S)).ravel())) / m
-        elif mech.coupling == "iid":
-            att = _attention_mse_iid(head, mech.family, m)
-        else:
-            att = attention_mse_registered(head, mech, m)
-        risk = None
-        if overflow:
-            from .overflow import overflow_risk
+    return _Prepared(fitted, sums, log_second, nxt, sampled, rel_err, onorm2, cnext)
 
-            risk = overflow_risk(head, mech.family, m, overflow, fitted)
-        if sampled is not None:
-            s_norm, s_norm_se, s_out, s_out_se = sampled.at(m, head.d)
-            omse = None if s_out is None else s_out / m
-            orel = math.sqrt(max(omse, 0.0) / onorm2) if omse is not None and onorm2 else None
-            out.append(AttentionError(mech.name, m, att, s_norm / m, omse, orel, None,
-                                      None if mech.family == "trig" else 0.0, 0.0, "leading",
-                                      normaliser_se=s_norm_se / m,
-                                      output_se=None if s_out_se is None else s_out_se / m,
-                                      sampled_triples=sampled.n, overflow=risk))
-            continue
-        if sums is None:
-            row = _coupled_row(head, mech, m, att, onorm2)
-            if cnext is not None and row.output_mse is not None:
-                _, known, rest = cnext.at(m)
-                row = dataclasses.replace(row, next_order_bound=(abs(known) + rest) / m**2,
-                                          next_over_leading=cnext.ratio_bound(m))
-            out.append(dataclasses.replace(row, overflow=risk) if risk is not None else row)
-            continue
-        q = (sums.second - 1.0) / m  # Var(D̂_i)/D_i² per query
-        q = np.maximum(q, 0.0)
-        norm = float(math.fsum(q))
-        # cancellation of (second − 1): amplification second/(second − 1)
-        amp = float(np.max(sums.second / np.maximum(sums.second - 1.0, 1e-300)))
-        omse = orel = None
-        if sums.output is not None:
-            omse = float(math.fsum(sums.output)) / m
-            orel = math.sqrt(max(omse, 0.0) / onorm2) if onorm2 else None
-        pnp = 0.0
-        if mech.family == "trig":  # Cantelli: P(D̂_i − D_i <= −D_i) <= σ²/(σ² + D²)
-            pnp = min(1.0, float(math.fsum(q / (q + 1.0))))
-        nt = ns = nr = None
-        if nxt is not None:
-            nt, ns, nr = nxt.c2 / m**2, nxt.c2_se / m**2, nxt.ratio(m)
-        out.append(AttentionError(mech.name, m, att, norm, omse, orel, float(np.max(q)), pnp,
-                                  rel_err * max(amp, 1.0), "leading", nt, ns, nr, overflow=risk))
-    return out
+
+def _row(head: Head, mech: Mechanism, m: int, prep: _Prepared, overflow: str | None) -> AttentionError:
+    """The errors at ``m``: from the sampled triples, the coupled rows or the exact sums over queries."""
+    if prep.log_second is not None:
+        S = head.logits()
+        att = float(math.fsum((np.exp(2 * S) * np.expm1(prep.log_second - 2 * S)).ravel())) / m
+    elif mech.coupling == "iid":
+        att = _attention_mse_iid(head, mech.family, m)
+    else:
+        att = attention_mse_registered(head, mech, m)
+    risk = None
+    if overflow:
+        from .overflow import overflow_risk
+
+        risk = overflow_risk(head, mech.family, m, overflow, prep.fitted)
+    onorm2 = prep.onorm2
+    if prep.sampled is not None:
+        s_norm, s_norm_se, s_out, s_out_se = prep.sampled.at(m, head.d)
+        omse = None if s_out is None else s_out / m
+        orel = math.sqrt(max(omse, 0.0) / onorm2) if omse is not None and onorm2 else None
+        return AttentionError(mech.name, m, att, s_norm / m, omse, orel, None,
+                              None if mech.family == "trig" else 0.0, 0.0, "leading",
+                              normaliser_se=s_norm_se / m,
+                              output_se=None if s_out_se is None else s_out_se / m,
+                              sampled_triples=prep.sampled.n, overflow=risk)
+    sums = prep.sums
+    if sums is None:
+        row = _coupled_row(head, mech, m, att, onorm2)
+        if prep.cnext is not None and row.output_mse is not None:
+            _, known, rest = prep.cnext.at(m)
+            row = dataclasses.replace(row, next_order_bound=(abs(known) + rest) / m**2,
+                                      next_over_leading=prep.cnext.ratio_bound(m))
+        return dataclasses.replace(row, overflow=risk) if risk is not None else row
+    q = (sums.second - 1.0) / m  # Var(D̂_i)/D_i² per query
+    q = np.maximum(q, 0.0)
+    norm = float(math.fsum(q))
+    # cancellation of (second − 1): amplification second/(second − 1)
+    amp = float(np.max(sums.second / np.maximum(sums.second - 1.0, 1e-300)))
+    omse = orel = None
+    if sums.output is not None:
+        omse = float(math.fsum(sums.output)) / m
+        orel = math.sqrt(max(omse, 0.0) / onorm2) if onorm2 else None
+    pnp = 0.0
+    if mech.family == "trig":  # Cantelli: P(D̂_i − D_i <= −D_i) <= σ²/(σ² + D²)
+        pnp = min(1.0, float(math.fsum(q / (q + 1.0))))
+    nt = ns = nr = None
+    if prep.nxt is not None:
+        nt, ns, nr = prep.nxt.c2 / m**2, prep.nxt.c2_se / m**2, prep.nxt.ratio(m)
+    return AttentionError(mech.name, m, att, norm, omse, orel, float(np.max(q)), pnp,
+                          prep.rel_err * max(amp, 1.0), "leading", nt, ns, nr, overflow=risk)
 
 
 def fit_derf(head: Head, mech: Mechanism):
