@@ -45,6 +45,14 @@ The protocol
     ``shape(M)``          ``(rows, cols)``                                 F64, MP
     ``rows(M)``           the rows of ``M``, each as a ``(c, 1)`` column   F64, MP
     ``maxabs(M)``         ``max |M_ij|`` (0 for an empty matrix)           F64, MP
+    ``rounds``            results are rounded to ``eps`` without an error  all
+                          bound (``True``: F64, MP; ``False``: SYM exact,
+                          ARB enclosing): a formula may then need its own
+                          cancellation-free evaluation strategy
+    ``minimum(x, y)``     ``min(x, y)`` (ARB: the ball of the minimum)     all
+    ``certainly_ge(x,y)`` ``x ≥ y`` for certain (ARB: at every point of    all
+                          the balls; SYM: ``False`` unless decidable)
+    ``fsum(xs)``          ``Σ xs`` (MP ``mp.fsum``, F64 ``math.fsum``)     all
     ====================  ===============================================  ==========
 
 >>> from rftheory.numerics.backends import F64, MP, backend
@@ -157,6 +165,21 @@ class Float64:
     def maxabs(self, M):
         return float(np.max(np.abs(M))) if M.size else 0.0
 
+    # -- comparisons, summation and the rounding flag (angle_terms, pair_gap, the performer sums) --
+    rounds = True
+
+    @staticmethod
+    def minimum(x, y):
+        return min(x, y)
+
+    @staticmethod
+    def certainly_ge(x, y):
+        return bool(x >= y)
+
+    @staticmethod
+    def fsum(xs):
+        return math.fsum(xs)
+
 
 class Mpmath:
     """mpmath at the current working precision; matrices are ``mp.matrix``."""
@@ -245,6 +268,21 @@ class Mpmath:
     def maxabs(self, M):
         return max((abs(M[i, j]) for i in range(M.rows) for j in range(M.cols)), default=mp.mpf(0))
 
+    # -- comparisons, summation and the rounding flag (angle_terms, pair_gap, the performer sums) --
+    rounds = True
+
+    @staticmethod
+    def minimum(x, y):
+        return min(x, y)
+
+    @staticmethod
+    def certainly_ge(x, y):
+        return bool(x >= y)
+
+    @staticmethod
+    def fsum(xs):
+        return mp.fsum(xs)
+
 
 class Sympy:
     """sympy: exact expressions (scalars only)."""
@@ -274,6 +312,18 @@ class Sympy:
 
     def hyp1f1(self, a, b, x):
         return self._sp.hyper([a], [b], x)
+
+    # -- comparisons, summation and the rounding flag (angle_terms, pair_gap, the performer sums) --
+    rounds = False
+
+    def minimum(self, x, y):
+        return self._sp.Min(x, y)
+
+    def certainly_ge(self, x, y):
+        return (x >= y) is self._sp.true  # a comparison sympy cannot decide is not certain
+
+    def fsum(self, xs):
+        return self._sp.Add(*xs)
 
 
 class Arb:
@@ -340,6 +390,20 @@ class Arb:
 
     def hyp1f1(self, a, b, x):
         return self.num(x).hypgeom_1f1(self.num(a), self.num(b))
+
+    # -- comparisons, summation and the rounding flag (angle_terms, pair_gap, the performer sums) --
+    rounds = False
+
+    @staticmethod
+    def minimum(x, y):
+        return x.min(y)
+
+    @staticmethod
+    def certainly_ge(x, y):
+        return bool(x >= y)  # python-flint: True only when it holds at every point of the balls
+
+    def fsum(self, xs):
+        return functools.reduce(lambda s, x: s + x, xs, self.num(0))
 
 
 F64 = Float64()
