@@ -96,8 +96,8 @@ def pair_gap(bk, d, y):
     r"""``G(y) = ₁F₁(d; d/2; y) − e^{2y}``: the orthogonal-pair correction of both Lemma 2.2 MSEs
     (``y = −z²/2`` for ``SM_trig``, ``y = v²/2`` for ``SM_++``).
 
-    .. math:: G(y) = {}_1F_1ig(d; 	frac d2; yig) - e^{2y}
-       = \sum_{k\ge2}rac{y^k}{k!}\Big(rac{(d)_k}{(d/2)_k} - 2^k\Big)
+    .. math:: G(y) = {}_1F_1\big(d; \tfrac d2; y\big) - e^{2y}
+       = \sum_{k\ge2}\frac{y^k}{k!}\Big(\frac{(d)_k}{(d/2)_k} - 2^k\Big)
 
     A backend that rounds (``bk.rounds``: float64, mpmath) sums the series for ``|y| ≤ 1``,
     where the difference cancels (``G = O(y²/d)`` against values of order 1): the ``k ≤ 1`` terms
@@ -147,10 +147,10 @@ def lemma22_mse(estimator, bk, a, b, ang, m, d=None, coupling="iid"):
     is that of ``(w_i, w_j)`` (``(w_i, −w_j)`` has the same law).  Both are one bracket in
     ``t = −z²`` (trig) or ``t = v²`` (``++``), with the pair gap :func:`pair_gap` at ``t/2``:
 
-    .. math:: \mathrm{MSE}_{\mathrm{trig}} = rac{e^{a^2+b^2}}{m}\Big[rac{(1-e^{-z^2})^2}{2}
-       + rac Pmig({}_1F_1(d;	frac d2;-	frac{z^2}2) - e^{-z^2}ig)\Big],\quad
-       \mathrm{MSE}_{++} = rac{e^{-a^2-b^2}}{m}\Big[rac{(e^{v^2}-1)^2}{2}
-       + rac Pmig({}_1F_1(d;	frac d2;	frac{v^2}2) - e^{v^2}ig)\Big]
+    .. math:: \mathrm{MSE}_{\mathrm{trig}} = \frac{e^{a^2+b^2}}{m}\Big[\frac{(1-e^{-z^2})^2}{2}
+       + \frac Pm\big({}_1F_1(d;\tfrac d2;-\tfrac{z^2}2) - e^{-z^2}\big)\Big],\quad
+       \mathrm{MSE}_{++} = \frac{e^{-a^2-b^2}}{m}\Big[\frac{(e^{v^2}-1)^2}{2}
+       + \frac Pm\big({}_1F_1(d;\tfrac d2;\tfrac{v^2}2) - e^{v^2}\big)\Big]
 
     Parameters
     ----------
