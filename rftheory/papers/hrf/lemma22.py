@@ -67,9 +67,9 @@ def angle_terms(bk, theta):
     """
     th = bk.num(theta) if isinstance(theta, (Fraction, int)) else theta
     pi = bk.pi()
-    th = bk.minimum(th, pi)
     if bk.certainly_ge(th, pi):  # π itself: cos(π/2) is not an exact zero at a rounded π
         return bk.num(1), bk.num(0), bk.num(1), bk.num(0)
+    th = bk.minimum(th, pi)  # a ball reaching above π
     return sq(bk.sin(th / 2)), sq(bk.cos(th / 2)), th / pi, (pi - th) / pi
 
 
