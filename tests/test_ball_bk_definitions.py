@@ -178,3 +178,19 @@ def test_performer_one_key_output_is_an_exact_zero_in_both():
         X, Y, V = C.rows_of(bk, [[0.5, 0.25]]), C.rows_of(bk, [[0.125, -1.0]]), C.rows_of(bk, [[2.0]])
         z = C.output_leading(bk, "trig", X, Y, V, 3)
         assert z == 0
+
+
+@pytest.mark.parametrize("d", [2, 8, 1000])
+@pytest.mark.parametrize("y", [Fraction(1, 10**300), Fraction(-1, 10**300), Fraction(1), Fraction(-1)])
+def test_pair_gap_arb_series_encloses_an_independent_value(d, y):
+    # Arb's series with its proven tail (|y| <= 1): at y = ±1e-300 the difference 1F1 − e^{2y} (~1e-600)
+    # is beyond 200 bits; the reference is mpmath's 1F1 minus exp at 700 digits (>= 90 correct digits left)
+    with mp.workdps(700):
+        yy = mp.mpf(y.numerator) / y.denominator
+        # d = 2: Kummer's 1F1(2; 1; y) = (1 + y)e^y (mpmath's series cannot settle its zero at y = -1)
+        f = (1 + yy) * mp.exp(yy) if d == 2 else mp.hyp1f1(d, mp.mpf(d) / 2, yy)
+        ref = f - mp.exp(2 * yy)
+    with flint.ctx.workprec(200):
+        b = pair_gap(ARB, d, ARB.num(y))
+    assert b.rad() < abs(b.mid()) * arb(10) ** -50
+    assert distance_rel(b, ref) <= 1e-80  # the reference's own error, ~1e-90 relative

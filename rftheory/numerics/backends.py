@@ -28,7 +28,8 @@ The protocol
     ``frac(p, q=1)``      ``p/q`` (exact ``Rational`` in sympy)            all
     ``num(x)``            ``x`` as the backend's number type               all
     ``hyp1f1(a, b, x)``   Kummer's ``₁F₁(a; b; x)``                        all
-    ``eps``               machine epsilon at the working precision         F64, MP
+    ``eps``               machine epsilon at the working precision         F64, MP,
+                          (ARB: ``2^-prec`` of python-flint's context)     ARB
     ``mat(a)``            a matrix from nested lists or an array           F64, MP
     ``eye(d)``            ``d × d`` identity                               F64, MP
     ``zeros(r, c)``       ``r × c`` zero matrix                            F64, MP
@@ -45,10 +46,13 @@ The protocol
     ``shape(M)``          ``(rows, cols)``                                 F64, MP
     ``rows(M)``           the rows of ``M``, each as a ``(c, 1)`` column   F64, MP
     ``maxabs(M)``         ``max |M_ij|`` (0 for an empty matrix)           F64, MP
-    ``rounds``            results are rounded to ``eps`` without an error  all
-                          bound (``True``: F64, MP; ``False``: SYM exact,
-                          ARB enclosing): a formula may then need its own
-                          cancellation-free evaluation strategy
+    ``exact``             ``True`` for SYM (exact expressions: a formula   all
+                          needs no evaluation strategy against rounding),
+                          ``False`` for the numeric F64, MP, ARB
+    ``widen(x, e)``       ``x ± e``: ARB adds ``|e|`` to the radius (a     F64, MP,
+                          truncation bound made part of the enclosure);    ARB
+                          F64, MP return ``x`` (a truncation below their
+                          rounding is not recorded)
     ``minimum(x, y)``     ``min(x, y)`` (ARB: the ball of the minimum)     all
     ``certainly_ge(x,y)`` ``x ≥ y`` for certain (ARB: at every point of    all
                           the balls; SYM: ``False`` unless decidable)
@@ -165,8 +169,12 @@ class Float64:
     def maxabs(self, M):
         return float(np.max(np.abs(M))) if M.size else 0.0
 
-    # -- comparisons, summation and the rounding flag (angle_terms, pair_gap, the performer sums) --
-    rounds = True
+    # -- comparisons, summation, exactness and truncation bounds (angle_terms, pair_gap, the performer sums) --
+    exact = False
+
+    @staticmethod
+    def widen(x, e):
+        return x
 
     @staticmethod
     def minimum(x, y):
@@ -268,8 +276,12 @@ class Mpmath:
     def maxabs(self, M):
         return max((abs(M[i, j]) for i in range(M.rows) for j in range(M.cols)), default=mp.mpf(0))
 
-    # -- comparisons, summation and the rounding flag (angle_terms, pair_gap, the performer sums) --
-    rounds = True
+    # -- comparisons, summation, exactness and truncation bounds (angle_terms, pair_gap, the performer sums) --
+    exact = False
+
+    @staticmethod
+    def widen(x, e):
+        return x
 
     @staticmethod
     def minimum(x, y):
@@ -313,8 +325,8 @@ class Sympy:
     def hyp1f1(self, a, b, x):
         return self._sp.hyper([a], [b], x)
 
-    # -- comparisons, summation and the rounding flag (angle_terms, pair_gap, the performer sums) --
-    rounds = False
+    # -- comparisons, summation, exactness and truncation bounds (angle_terms, pair_gap, the performer sums) --
+    exact = True
 
     def minimum(self, x, y):
         return self._sp.Min(x, y)
@@ -391,8 +403,20 @@ class Arb:
     def hyp1f1(self, a, b, x):
         return self.num(x).hypgeom_1f1(self.num(a), self.num(b))
 
-    # -- comparisons, summation and the rounding flag (angle_terms, pair_gap, the performer sums) --
-    rounds = False
+    # -- comparisons, summation, exactness and truncation bounds (angle_terms, pair_gap, the performer sums) --
+    exact = False
+
+    @property
+    def eps(self):
+        import flint
+
+        return flint.arb(2) ** -flint.ctx.prec
+
+    @staticmethod
+    def widen(x, e):
+        import flint
+
+        return x + abs(e) * flint.arb(0, 1)  # [−|e|, |e|] added: the enclosure holds x ± e
 
     @staticmethod
     def minimum(x, y):

@@ -92,6 +92,11 @@ def zv2(a, b, ang):
     return d2 + ab4 * ang[0], d2 + ab4 * ang[1]
 
 
+#: the pair-gap series stops here at the latest (a ball of arguments around 0 never meets the relative
+#: criterion): (2|y|)^k/k! < 10^-5000 at k = 2000 for |y| <= 1, beyond every precision served
+PAIR_GAP_KMAX = 2000
+
+
 def pair_gap(bk, d, y):
     r"""``G(y) = ₁F₁(d; d/2; y) − e^{2y}``: the orthogonal-pair correction of both Lemma 2.2 MSEs
     (``y = −z²/2`` for ``SM_trig``, ``y = v²/2`` for ``SM_++``).
@@ -99,12 +104,15 @@ def pair_gap(bk, d, y):
     .. math:: G(y) = {}_1F_1\big(d; \tfrac d2; y\big) - e^{2y}
        = \sum_{k\ge2}\frac{y^k}{k!}\Big(\frac{(d)_k}{(d/2)_k} - 2^k\Big)
 
-    A backend that rounds (``bk.rounds``: float64, mpmath) sums the series for ``|y| ≤ 1``,
-    where the difference cancels (``G = O(y²/d)`` against values of order 1): the ``k ≤ 1`` terms
-    cancel exactly, every term is at most ``(2|y|)^k/k!`` and their ratio is ``≤ 1/2`` from
-    ``k = 3`` on, so stopping once that bound is below ``eps/16 · |sum|`` leaves a remainder below
-    ``eps/8 · |sum|``.  Elsewhere, and always in sympy (exact) and Arb (the ball carries the
-    cancellation, a rigorous enclosure of both terms), the difference of ``bk.hyp1f1`` and ``bk.exp``.
+    For ``|y| ≤ 1``, where the difference cancels (``G = O(y²/d)`` against values of order 1), a
+    numeric backend sums the series: the ``k ≤ 1`` terms cancel exactly and
+    ``R_k = (d)_k/(d/2)_k = Π_{i<k} 2(d+i)/(d+2i) ∈ [1, 2^k]``, so the ``k``-th term is at most
+    ``b_k = (2|y|)^k/k!``, and ``b_{k+1}/b_k ≤ 1/2`` for ``k ≥ 3``: after the ``K``-th term the
+    remainder is at most ``2 b_{K+1}``.  The sum stops once ``b_K ≤ eps/16 · |sum|`` (remainder
+    below ``eps/8 · |sum|``; at :data:`PAIR_GAP_KMAX` at the latest) and the remainder bound is
+    added with ``bk.widen``: in Arb to the radius (a rigorous enclosure), in mpmath and float64 it
+    is below their rounding.  Elsewhere, and always in sympy (exact), the difference of
+    ``bk.hyp1f1`` and ``bk.exp`` (in Arb both enclosed rigorously).
 
     Parameters
     ----------
@@ -120,7 +128,7 @@ def pair_gap(bk, d, y):
     number
         ``G(y)``.
     """
-    if bk.rounds and abs(y) <= 1:
+    if not bk.exact and bk.certainly_ge(bk.num(1), abs(y)):
         tol = bk.eps / 16
         ay2 = 2 * abs(y)
         total, R, two, t, bound, k = bk.num(0), bk.num(1), 1, bk.num(1), bk.num(1), 0
@@ -129,11 +137,11 @@ def pair_gap(bk, d, y):
             two *= 2
             k += 1
             t *= y / k
-            bound *= ay2 / k  # (2|y|)^k / k!
+            bound *= ay2 / k  # b_k = (2|y|)^k / k!
             if k >= 2:
                 total += t * (R - two)
-                if k >= 3 and bound <= tol * abs(total):
-                    return total
+                if k >= 3 and (bk.certainly_ge(tol * abs(total), bound) or k >= PAIR_GAP_KMAX):
+                    return bk.widen(total, 2 * bound * ay2 / (k + 1))
     return bk.hyp1f1(d, bk.frac(d, 2), y) - bk.exp(2 * y)
 
 
