@@ -52,7 +52,7 @@ def angular_moments(bk, ang, n):
     Parameters
     ----------
     bk : backend
-        ``MP`` or ``SYM``.
+        ``MP``, ``SYM`` or ``ARB`` (the ball layer).
     ang : tuple
         :func:`angle_terms` (``p = θ/π``, ``q = 1 − θ/π``).
     n : int
@@ -75,7 +75,7 @@ def bipolar(bk, a, b, ang, m, mom, shared):
     Parameters
     ----------
     bk : backend
-        ``MP`` or ``SYM``.
+        ``MP``, ``SYM`` or ``ARB`` (the ball layer).
     a, b : number
         ``‖x‖``, ``‖y‖``.
     ang : tuple
@@ -108,7 +108,7 @@ def gaussian_lambda_moments(bk, t, ang, n):
     Parameters
     ----------
     bk : backend
-        ``MP`` or ``SYM``.
+        ``MP``, ``SYM`` or ``ARB`` (the ball layer).
     t : number
         ``σ²r²``.
     ang : tuple
@@ -134,7 +134,7 @@ def lambda_moment(bk, p):
     Parameters
     ----------
     bk : backend
-        ``MP`` or ``SYM``.
+        ``MP``, ``SYM`` or ``ARB`` (the ball layer).
     p : dict
         Validated parameters (``theta, n, moment``).
 
@@ -154,7 +154,7 @@ def bipolar_value(bk, p, a_key="x_norm", b_key="y_norm"):
     Parameters
     ----------
     bk : backend
-        ``MP`` or ``SYM``.
+        ``MP``, ``SYM`` or ``ARB`` (the ball layer).
     p : dict
         Validated parameters.
     a_key, b_key : str
@@ -177,7 +177,7 @@ def angular_hybrid_value(bk, p):
     Parameters
     ----------
     bk : backend
-        ``MP`` or ``SYM``.
+        ``MP``, ``SYM`` or ``ARB`` (the ball layer).
     p : dict
         Validated parameters (``theta, r, y_norm, m, n, estimator, projections``).
 
@@ -201,7 +201,7 @@ def gaussian_hybrid_value(bk, p):
     Parameters
     ----------
     bk : backend
-        ``MP`` or ``SYM``.
+        ``MP``, ``SYM`` or ``ARB`` (the ball layer).
     p : dict
         Validated parameters (``theta, r, sigma, m, n, projections``).
 

@@ -204,7 +204,7 @@ def ctx(bk, p, a="x_norm", b="y_norm"):
     Parameters
     ----------
     bk : rftheory.numerics.backends.Backend
-        The backend (float64, mpmath or sympy).
+        The backend (float64, mpmath, sympy or Arb: the ball layer).
     p : dict
         A validated point with the norms under keys ``a``, ``b`` and the angle ``theta``.
     a, b : str, optional
