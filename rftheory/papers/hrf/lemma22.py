@@ -34,7 +34,18 @@ from .quadrature import gauss_mean
 
 
 def sq(x):
-    """``x·x``, the square in every backend (python-flint's ``x ** 2`` of an Arb ball around 0 is NaN)."""
+    """``x·x``, the square in every backend (python-flint's ``x ** 2`` of an Arb ball around 0 is NaN).
+
+    Parameters
+    ----------
+    x : number
+        A number of any backend.
+
+    Returns
+    -------
+    number
+        ``x·x``.
+    """
     return x * x
 
 

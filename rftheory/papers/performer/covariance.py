@@ -98,7 +98,20 @@ def rows_of(bk, M) -> list[list]:
 
 
 def dot(bk, u, v):
-    """``uᵀv`` of two lists of scalars of ``bk`` (``bk.fsum``)."""
+    """``uᵀv`` of two lists of scalars of ``bk`` (``bk.fsum``).
+
+    Parameters
+    ----------
+    bk : backend
+        ``MP`` or ``ARB``.
+    u, v : list
+        Scalars of ``bk``, of one length.
+
+    Returns
+    -------
+    number
+        ``Σ u_k v_k``.
+    """
     return bk.fsum(a * b for a, b in zip(u, v))
 
 
