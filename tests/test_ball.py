@@ -454,16 +454,29 @@ def test_performer_balls_contain_the_3x_value(rid, family):
 
 
 def test_performer_ball_catches_a_planted_wrong_term(monkeypatch):
-    # the trigonometric second moment's e^{y_jᵀy_l} term off by 1e-15 relative
-    from rftheory.ball import performer as bperf
+    # the trigonometric second moment off by 1e-15 relative in the one definition the ball and mpmath
+    # layers share: the ball leaves the moment-generating-function route (independent of it) ...
+    from rftheory.numerics.backends import ARB
+    from rftheory.papers.performer import covariance as C
 
-    real = bperf.covariance_rows
+    real = C.second_moment_rows
+    point = dict(PERFORMER_HEAD, family="trig")
+    r = rftheory.get("performer.output_leading")
+    with mp.workdps(60):
+        route = next(iter(r.routes.values()))(r.validate(**point))
 
-    def planted(family, x, Y, G):
-        return [[s * (1 + arb(10) ** -15) for s in row] for row in real(family, x, Y, G)]
+    def planted(bk, family, x, Y, G, pairs=None):
+        return [[s * (1 + bk.frac(1, 10**15)) for s in row] for row in real(bk, family, x, Y, G, pairs)]
 
-    monkeypatch.setattr(bperf, "covariance_rows", planted)
-    assert _dist_3x("performer.output_leading", dict(PERFORMER_HEAD, family="trig")) > 1e-18
+    monkeypatch.setattr(C, "second_moment_rows", planted)
+    assert distance_rel(r.ball(dps=20, **point), route) > 1e-18
+
+    # ... and a defect of the Arb evaluation alone leaves the mpmath layer
+    def planted_arb(bk, family, x, Y, G, pairs=None):
+        return planted(bk, family, x, Y, G, pairs) if bk is ARB else real(bk, family, x, Y, G, pairs)
+
+    monkeypatch.setattr(C, "second_moment_rows", planted_arb)
+    assert _dist_3x("performer.output_leading", point) > 1e-18
 
 
 SDERF_POINTS = [dict(d=2, regime="normal"), dict(d=4, L=8, regime="sphere"),

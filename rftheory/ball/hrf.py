@@ -1,7 +1,9 @@
 """Ball evaluators of Hybrid Random Features (Choromanski et al. (2022), "Hybrid Random
 Features", ICLR 2022): the trigonometric and positive MSEs (Lemma 2.2), the angular
 λ moments (Lemma 3.2), the bipolar hybrid (Thm 3.1), the angular and Gaussian
-hybrids (Thm D.1, App. F) and the relative error on the sphere (Def. 3.3).
+hybrids (Thm D.1, App. F) and the relative error on the sphere (Def. 3.3) are the definitions of
+:mod:`rftheory.papers.hrf` evaluated in :data:`~rftheory.numerics.backends.ARB`; the
+complex-exponential MSE (Eq. 14-18) from its exact invariants.
 """
 
 from __future__ import annotations
@@ -11,215 +13,49 @@ from fractions import Fraction
 from flint import acb, arb
 
 from ..numerics.backends import ARB
-from ..numerics.special import coupled_pairs
 from ..papers.hrf.clusters import cluster_invariants
 from ..papers.hrf.complex_exp import ce_invariants, ce_u_exact
-from ..papers.hrf.hybrid import angular_moments, gaussian_lambda_moments
+from ..papers.hrf.hybrid import angular_hybrid_value, bipolar_value, gaussian_hybrid_value, lambda_moment
+from ..papers.hrf.lemma22 import lemma22
+from ..papers.hrf.relative_error import rel_error, relative_error_at
 from .base import arb_of, ball_layer, no_ball_layer
-from .simrf import hyp1f1, rff_mse_z2
 
-__all__ = ["angle_terms", "mse_trig", "mse_pos", "bipolar", "rel_error", "ce_mse"]
-
-
-def angle_terms(theta: arb) -> tuple[arb, arb, arb, arb]:
-    """``(sin²(θ/2), cos²(θ/2), θ/π, 1 − θ/π)``, ``θ`` above ``π`` read as ``π`` (a ball).
-
-    Parameters
-    ----------
-    theta : arb
-        The angle between ``x`` and ``y``.
-
-    Returns
-    -------
-    tuple[arb, arb, arb, arb]
-        ``(sin²(θ/2), cos²(θ/2), θ/π, 1 − θ/π)`` as balls.
-    """
-    pi = arb.pi()
-    th = theta.min(pi)
-    if bool(th >= pi):
-        return arb(1), arb(0), arb(1), arb(0)
-    return (th / 2).sin() ** 2, (th / 2).cos() ** 2, th / pi, (pi - th) / pi
+__all__ = ["ce_mse"]
 
 
-def _zv2(a: arb, b: arb, ang) -> tuple[arb, arb]:
-    d2, ab4 = (a - b) ** 2, 4 * a * b
-    return d2 + ab4 * ang[0], d2 + ab4 * ang[1]
-
-
-def mse_trig(a: arb, b: arb, ang, m: int, d: int = 1, coupling: str = "iid") -> arb:
-    """MSE of ``SM_trig`` (Lemma 2.2): ``e^{a²+b²}`` times the RFF MSE at ``z² = ‖x−y‖²``.
-
-    .. math:: \\mathrm{MSE} = \\frac{e^{a^2+b^2}}{m}\\Big[\\frac{(1-e^{-z^2})^2}{2}
-       + \\frac Pm\\big({}_1F_1(d;\\tfrac d2;-\\tfrac{z^2}2) - e^{-z^2}\\big)\\Big]
-
-    Parameters
-    ----------
-    a : arb
-        ``‖x‖``.
-    b : arb
-        ``‖y‖``.
-    ang : object
-        ``(sin²(θ/2), cos²(θ/2), θ/π, 1 − θ/π)`` of :func:`angle_terms`.
-    m : int
-        The number of random features (frequencies).
-    d : int
-        The dimension.
-    coupling : str
-        The coupling of the frequencies.
-
-    Returns
-    -------
-    arb
-        The MSE (a ball).
-    """
-    z2, _ = _zv2(a, b, ang)
-    return (a * a + b * b).exp() * rff_mse_z2(coupling, d, m, z2)
-
-
-def mse_pos(a: arb, b: arb, ang, m: int, d: int = 1, coupling: str = "iid") -> arb:
-    """MSE of the antithetic positive estimator ``SM_++`` (Lemma 2.2).
-
-    .. math:: \\mathrm{MSE} = \\frac{e^{-a^2-b^2}}{m}\\Big[\\frac{(e^{v^2}-1)^2}{2}
-       + \\frac Pm\\big({}_1F_1(d;\\tfrac d2;\\tfrac{v^2}2) - e^{v^2}\\big)\\Big]
-
-    Parameters
-    ----------
-    a : arb
-        ``‖x‖``.
-    b : arb
-        ``‖y‖``.
-    ang : object
-        ``(sin²(θ/2), cos²(θ/2), θ/π, 1 − θ/π)`` of :func:`angle_terms`.
-    m : int
-        The number of random features (frequencies).
-    d : int
-        The dimension.
-    coupling : str
-        The coupling of the frequencies.
-
-    Returns
-    -------
-    arb
-        The MSE (a ball).
-    """
-    _, v2 = _zv2(a, b, ang)
-    out = v2.expm1() ** 2 / 2
-    if coupling == "orthogonal":
-        P = coupled_pairs(m, d)
-        if P:
-            out += arb(P) / m * (hyp1f1(d, arb(d) / 2, v2 / 2) - v2.exp())
-    return (-(a * a + b * b)).exp() * out / m
-
-
-def bipolar(a: arb, b: arb, ang, m: int, mom, shared: bool) -> arb:
-    """Thm 3.1: ``E λ̂² MSE(++) + E(1−λ̂)² MSE(trig)``, minus the shared-ω term.
-
-    .. math:: -\\frac4m e^{2ab\\cos\\theta}\\sin^2\\big(\\tfrac{(a-b)(a+b)}2\\big)\\,\\mathbb E\\hat\\lambda(1-\\hat\\lambda)
-       \\quad\\text{(shared ω's; 0 for } a = b)
-
-    Parameters
-    ----------
-    a : arb
-        ``‖x‖``.
-    b : arb
-        ``‖y‖``.
-    ang : object
-        ``(sin²(θ/2), cos²(θ/2), θ/π, 1 − θ/π)`` of :func:`angle_terms`.
-    m : int
-        The number of random features (frequencies).
-    mom : object
-        ``(E λ̂², E(1−λ̂)², E λ̂(1−λ̂))`` (``papers.hrf.hybrid.angular_moments`` or ``gaussian_lambda_moments`` in :data:`~rftheory.numerics.backends.ARB`).
-    shared : bool
-        Whether the trigonometric and ``++`` estimators share their ω's (then the cross term is subtracted).
-
-    Returns
-    -------
-    arb
-        The MSE of the hybrid estimator (a ball).
-    """
-    l2, m2, cross = mom
-    out = l2 * mse_pos(a, b, ang, m) + m2 * mse_trig(a, b, ang, m)
-    if shared:
-        out -= arb(4) / m * (2 * a * b * (ang[1] - ang[0])).exp() * ((a - b) * (a + b) / 2).sin() ** 2 * cross
-    return out
-
-
-def rel_error(theta: arb, r: arb, m: int, n: int, estimator: str) -> arb:
-    """``ε_{θ,r} = √MSE / SM`` for ``‖x‖ = ‖y‖ = r`` (Def. 3.3).
-
-    Parameters
-    ----------
-    theta : arb
-        The angle between ``x`` and ``y``.
-    r : arb
-        The radius ``‖x‖ = ‖y‖``.
-    m : int
-        The number of random features (frequencies).
-    n : int
-        The number of features of the estimator ``λ̂``.
-    estimator : str
-        ``"trig"`` or ``"positive"`` (``SM_++``); any other value: the angular hybrid (Thm 3.1 with ``papers.hrf.hybrid.angular_moments``).
-
-    Returns
-    -------
-    arb
-        ``ε_{θ,r}`` (a ball).
-    """
-    ang = angle_terms(theta)
-    if estimator == "trig":
-        mse = mse_trig(r, r, ang, m)
-    elif estimator == "positive":
-        mse = mse_pos(r, r, ang, m)
-    else:
-        mse = bipolar(r, r, ang, m, angular_moments(ARB, ang, n), False)
-    return mse.sqrt() / (r * r * (ang[1] - ang[0])).exp()
-
-
-@ball_layer("hrf.mse_trig", "Arb exp, 1F1 (orthogonal blocks)")
+@ball_layer("hrf.mse_trig", "Arb exp, 1F1 (orthogonal blocks): papers.hrf.lemma22 in ARB")
 def _mse_trig(p: dict) -> arb:
-    return mse_trig(p["x_norm"], p["y_norm"], angle_terms(p["theta"]), p["m"], p["d"], p["coupling"])
+    return lemma22(ARB, p, "trig")
 
 
-@ball_layer("hrf.mse_positive", "Arb exp, 1F1 (orthogonal blocks)")
+@ball_layer("hrf.mse_positive", "Arb exp, 1F1 (orthogonal blocks): papers.hrf.lemma22 in ARB")
 def _mse_positive(p: dict) -> arb:
-    return mse_pos(p["x_norm"], p["y_norm"], angle_terms(p["theta"]), p["m"], p["d"], p["coupling"])
+    return lemma22(ARB, p, "pos")
 
 
-@ball_layer("hrf.angular_lambda", "exact rationals in θ/π (Arb π)")
+@ball_layer("hrf.angular_lambda", "exact rationals in θ/π (Arb π): papers.hrf.hybrid in ARB")
 def _angular_lambda(p: dict) -> arb:
-    ang = angle_terms(p["theta"])
-    l2, _, cross = angular_moments(ARB, ang, p["n"])
-    return {"first": ang[2], "second": l2, "cross": cross}[p["moment"]]
+    return lambda_moment(ARB, p)
 
 
-@ball_layer("hrf.bipolar_mse", "Arb exp, sin, cos")
+@ball_layer("hrf.bipolar_mse", "Arb exp, sin, cos: papers.hrf.hybrid in ARB")
 def _bipolar_mse(p: dict) -> arb:
-    ang = angle_terms(p["theta"])
-    aphi = angle_terms(p["phi"]) if p.get("phi") is not None else ang
-    return bipolar(p["x_norm"], p["y_norm"], ang, p["m"], angular_moments(ARB, aphi, p["n"]), p["projections"] == "shared")
+    return bipolar_value(ARB, p)
 
 
-@ball_layer("hrf.angular_hybrid_mse", "Arb exp, sin, cos")
+@ball_layer("hrf.angular_hybrid_mse", "Arb exp, sin, cos: papers.hrf.hybrid in ARB")
 def _angular_hybrid_mse(p: dict) -> arb:
-    a, b, ang, est = p["r"], p["y_norm"], angle_terms(p["theta"]), p["estimator"]
-    if est == "trig":
-        return mse_trig(a, b, ang, p["m"])
-    if est == "positive":
-        return mse_pos(a, b, ang, p["m"])
-    return bipolar(a, b, ang, p["m"], angular_moments(ARB, ang, p["n"]), p["projections"] == "shared")
+    return angular_hybrid_value(ARB, p)
 
 
-@ball_layer("hrf.gaussian_hybrid_mse", "Arb exp, expm1, sin, cos")
+@ball_layer("hrf.gaussian_hybrid_mse", "Arb exp, expm1, sin, cos: papers.hrf.hybrid in ARB")
 def _gaussian_hybrid_mse(p: dict) -> arb:
-    r, sg = p["r"], p["sigma"]
-    ang = angle_terms(p["theta"])
-    mom = gaussian_lambda_moments(ARB, sg * sg * r * r, ang, p["n"])
-    return bipolar(r, r, ang, p["m"], mom, p["projections"] == "shared")
+    return gaussian_hybrid_value(ARB, p)
 
 
-@ball_layer("hrf.max_relative_error", "Arb exp, sin, cos")
+@ball_layer("hrf.max_relative_error", "Arb exp, sin, cos: papers.hrf.relative_error in ARB")
 def _max_relative_error(p: dict) -> arb:
-    return rel_error(p["theta"], p["r"], p["m"], p["n"], p["estimator"])
+    return relative_error_at(ARB, rel_error)(p)
 
 
 def ce_mse(P: arb, Q: arb, R: arb, s: arb, m: int, part: str) -> arb:

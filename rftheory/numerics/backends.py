@@ -28,7 +28,8 @@ The protocol
     ``frac(p, q=1)``      ``p/q`` (exact ``Rational`` in sympy)            all
     ``num(x)``            ``x`` as the backend's number type               all
     ``hyp1f1(a, b, x)``   Kummer's ``₁F₁(a; b; x)``                        all
-    ``eps``               machine epsilon at the working precision         F64, MP
+    ``eps``               machine epsilon at the working precision         F64, MP,
+                          (ARB: ``2^-prec`` of python-flint's context)     ARB
     ``mat(a)``            a matrix from nested lists or an array           F64, MP
     ``eye(d)``            ``d × d`` identity                               F64, MP
     ``zeros(r, c)``       ``r × c`` zero matrix                            F64, MP
@@ -45,6 +46,17 @@ The protocol
     ``shape(M)``          ``(rows, cols)``                                 F64, MP
     ``rows(M)``           the rows of ``M``, each as a ``(c, 1)`` column   F64, MP
     ``maxabs(M)``         ``max |M_ij|`` (0 for an empty matrix)           F64, MP
+    ``exact``             ``True`` for SYM (exact expressions: a formula   all
+                          needs no evaluation strategy against rounding),
+                          ``False`` for the numeric F64, MP, ARB
+    ``widen(x, e)``       ``x ± e``: ARB adds ``|e|`` to the radius (a     F64, MP,
+                          truncation bound made part of the enclosure);    ARB
+                          F64, MP return ``x`` (a truncation below their
+                          rounding is not recorded)
+    ``minimum(x, y)``     ``min(x, y)`` (ARB: the ball of the minimum)     all
+    ``certainly_ge(x,y)`` ``x ≥ y`` for certain (ARB: at every point of    all
+                          the balls; SYM: ``False`` unless decidable)
+    ``fsum(xs)``          ``Σ xs`` (MP ``mp.fsum``, F64 ``math.fsum``)     all
     ====================  ===============================================  ==========
 
 >>> from rftheory.numerics.backends import F64, MP, backend
@@ -157,6 +169,25 @@ class Float64:
     def maxabs(self, M):
         return float(np.max(np.abs(M))) if M.size else 0.0
 
+    # -- comparisons, summation, exactness and truncation bounds (angle_terms, pair_gap, the performer sums) --
+    exact = False
+
+    @staticmethod
+    def widen(x, e):
+        return x
+
+    @staticmethod
+    def minimum(x, y):
+        return min(x, y)
+
+    @staticmethod
+    def certainly_ge(x, y):
+        return bool(x >= y)
+
+    @staticmethod
+    def fsum(xs):
+        return math.fsum(xs)
+
 
 class Mpmath:
     """mpmath at the current working precision; matrices are ``mp.matrix``."""
@@ -245,6 +276,25 @@ class Mpmath:
     def maxabs(self, M):
         return max((abs(M[i, j]) for i in range(M.rows) for j in range(M.cols)), default=mp.mpf(0))
 
+    # -- comparisons, summation, exactness and truncation bounds (angle_terms, pair_gap, the performer sums) --
+    exact = False
+
+    @staticmethod
+    def widen(x, e):
+        return x
+
+    @staticmethod
+    def minimum(x, y):
+        return min(x, y)
+
+    @staticmethod
+    def certainly_ge(x, y):
+        return bool(x >= y)
+
+    @staticmethod
+    def fsum(xs):
+        return mp.fsum(xs)
+
 
 class Sympy:
     """sympy: exact expressions (scalars only)."""
@@ -274,6 +324,18 @@ class Sympy:
 
     def hyp1f1(self, a, b, x):
         return self._sp.hyper([a], [b], x)
+
+    # -- comparisons, summation, exactness and truncation bounds (angle_terms, pair_gap, the performer sums) --
+    exact = True
+
+    def minimum(self, x, y):
+        return self._sp.Min(x, y)
+
+    def certainly_ge(self, x, y):
+        return (x >= y) is self._sp.true  # a comparison sympy cannot decide is not certain
+
+    def fsum(self, xs):
+        return self._sp.Add(*xs)
 
 
 class Arb:
@@ -340,6 +402,32 @@ class Arb:
 
     def hyp1f1(self, a, b, x):
         return self.num(x).hypgeom_1f1(self.num(a), self.num(b))
+
+    # -- comparisons, summation, exactness and truncation bounds (angle_terms, pair_gap, the performer sums) --
+    exact = False
+
+    @property
+    def eps(self):
+        import flint
+
+        return flint.arb(2) ** -flint.ctx.prec
+
+    @staticmethod
+    def widen(x, e):
+        import flint
+
+        return x + abs(e) * flint.arb(0, 1)  # [−|e|, |e|] added: the enclosure holds x ± e
+
+    @staticmethod
+    def minimum(x, y):
+        return x.min(y)
+
+    @staticmethod
+    def certainly_ge(x, y):
+        return bool(x >= y)  # python-flint: True only when it holds at every point of the balls
+
+    def fsum(self, xs):
+        return functools.reduce(lambda s, x: s + x, xs, self.num(0))
 
 
 F64 = Float64()

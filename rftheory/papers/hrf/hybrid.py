@@ -23,7 +23,7 @@ from ...numerics.backends import MP, SYM
 from ...numerics.cancellation import guard_digits
 from ...numerics.geometry import pair_from_angle
 from ...sampling.samplers import sample
-from .lemma22 import angle_replicates, angle_terms, ctx, guarded, lemma22_route, mse_pos, mse_trig, var_terms, zv2
+from .lemma22 import angle_replicates, angle_terms, ctx, guarded, lemma22_route, mse_pos, mse_trig, sq, var_terms, zv2
 from .logspace import LN2, exp64, f64_angle, f64_pair_logs, log_signed_sum, signed_sum
 from .params import D_MC, ESTIMATOR, M_, N_, NORM_MAX, PAPER, PI_BOUND, PROJ, R_Y, SIGMA_MAX, THETA, X_NORM, Y_NORM, R
 from .quadrature import gauss_mean
@@ -52,7 +52,7 @@ def angular_moments(bk, ang, n):
     Parameters
     ----------
     bk : backend
-        ``MP`` or ``SYM``.
+        ``MP``, ``SYM`` or ``ARB`` (the ball layer).
     ang : tuple
         :func:`angle_terms` (``p = θ/π``, ``q = 1 − θ/π``).
     n : int
@@ -75,7 +75,7 @@ def bipolar(bk, a, b, ang, m, mom, shared):
     Parameters
     ----------
     bk : backend
-        ``MP`` or ``SYM``.
+        ``MP``, ``SYM`` or ``ARB`` (the ball layer).
     a, b : number
         ``‖x‖``, ``‖y‖``.
     ang : tuple
@@ -94,8 +94,8 @@ def bipolar(bk, a, b, ang, m, mom, shared):
     """
     l2, m2, cross = mom
     out = l2 * mse_pos(bk, a, b, ang, m) + m2 * mse_trig(bk, a, b, ang, m)
-    if shared and a != b:
-        out = out - bk.frac(4) / m * bk.exp(2 * a * b * cos_of(ang)) * bk.sin((a - b) * (a + b) / 2) ** 2 * cross
+    if shared:  # an exact zero at a = b (sin 0); a ball of norms needs the term for all its points
+        out = out - bk.frac(4) / m * bk.exp(2 * a * b * cos_of(ang)) * sq(bk.sin((a - b) * (a + b) / 2)) * cross
     return out
 
 
@@ -108,7 +108,7 @@ def gaussian_lambda_moments(bk, t, ang, n):
     Parameters
     ----------
     bk : backend
-        ``MP`` or ``SYM``.
+        ``MP``, ``SYM`` or ``ARB`` (the ball layer).
     t : number
         ``σ²r²``.
     ang : tuple
@@ -124,7 +124,7 @@ def gaussian_lambda_moments(bk, t, ang, n):
     rho = -bk.expm1(-2 * t)
     lam = -bk.expm1(-2 * t * ang[0]) / rho
     one_m = bk.exp(-2 * t) * bk.expm1(2 * t * ang[1]) / rho
-    var = bk.expm1(-4 * t * ang[0]) ** 2 / (2 * rho * rho * n)
+    var = sq(bk.expm1(-4 * t * ang[0])) / (2 * rho * rho * n)
     return lam * lam + var, one_m * one_m + var, lam * one_m - var
 
 
@@ -134,7 +134,7 @@ def lambda_moment(bk, p):
     Parameters
     ----------
     bk : backend
-        ``MP`` or ``SYM``.
+        ``MP``, ``SYM`` or ``ARB`` (the ball layer).
     p : dict
         Validated parameters (``theta, n, moment``).
 
@@ -154,7 +154,7 @@ def bipolar_value(bk, p, a_key="x_norm", b_key="y_norm"):
     Parameters
     ----------
     bk : backend
-        ``MP`` or ``SYM``.
+        ``MP``, ``SYM`` or ``ARB`` (the ball layer).
     p : dict
         Validated parameters.
     a_key, b_key : str
@@ -166,7 +166,7 @@ def bipolar_value(bk, p, a_key="x_norm", b_key="y_norm"):
         The MSE.
     """
     a, b, ang = ctx(bk, p, a_key, b_key)
-    aphi = angle_terms(bk, p["phi"]) if "phi" in p else ang
+    aphi = angle_terms(bk, p["phi"]) if p.get("phi") is not None else ang
     mom = angular_moments(bk, aphi, p["n"])
     return bipolar(bk, a, b, ang, p["m"], mom, p["projections"] == "shared")
 
@@ -177,7 +177,7 @@ def angular_hybrid_value(bk, p):
     Parameters
     ----------
     bk : backend
-        ``MP`` or ``SYM``.
+        ``MP``, ``SYM`` or ``ARB`` (the ball layer).
     p : dict
         Validated parameters (``theta, r, y_norm, m, n, estimator, projections``).
 
@@ -201,7 +201,7 @@ def gaussian_hybrid_value(bk, p):
     Parameters
     ----------
     bk : backend
-        ``MP`` or ``SYM``.
+        ``MP``, ``SYM`` or ``ARB`` (the ball layer).
     p : dict
         Validated parameters (``theta, r, sigma, m, n, projections``).
 

@@ -20,12 +20,12 @@ import numpy as np
 from ...core.errors import LayerUnavailableError, RangeError
 from ...core.registry import Result, register
 from ...features import softmax as sf
-from ...numerics.backends import MP, SYM, Sympy
+from ...numerics.backends import MP, SYM
 from ...numerics.cancellation import guard_digits
 from ...numerics.geometry import pair_from_angle
 from ...numerics.orth_gap import log_pp_bracket_series
 from ...numerics.rff_float64 import rff_bracket_f64
-from ...numerics.rff_pairs import checked, chi2d_pair_mean, orth_pair_chi2d, rff_mse, rff_mse_sym
+from ...numerics.rff_pairs import checked, chi2d_pair_mean, orth_pair_chi2d
 from ...numerics.special import coupled_pairs, log_orth_gap_pos
 from ...sampling.samplers import sample
 from .logspace import exp64, f64_geom, f64_pair_logs, lexpm1, log_signed_sum, signed_sum
@@ -33,21 +33,34 @@ from .params import CHUNK, COUPLING, D2, M_, NORM_MAX, PAPER, THETA, X_NORM, Y_N
 from .quadrature import gauss_mean
 
 
-def _is_sym(bk) -> bool:
-    return isinstance(bk, Sympy)
+def sq(x):
+    """``x·x``, the square in every backend (python-flint's ``x ** 2`` of an Arb ball around 0 is NaN).
+
+    Parameters
+    ----------
+    x : number
+        A number of any backend.
+
+    Returns
+    -------
+    number
+        ``x·x``.
+    """
+    return x * x
 
 
 def angle_terms(bk, theta):
-    """``(sin²(θ/2), cos²(θ/2), θ/π, 1 − θ/π)`` in backend ``bk``.
+    """``(sin²(θ/2), cos²(θ/2), θ/π, 1 − θ/π)`` in backend ``bk``, ``θ`` above ``π`` read as ``π``.
 
-    Exact at ``θ = 0`` and at ``θ ≥ π`` (read as π), so that structurally zero
-    MSEs come out as an exact zero; the half-angle forms avoid the cancellation
-    of ``1 ± cos θ`` (``z² = (a−b)² + 4ab sin²(θ/2)``, ``v² = (a−b)² + 4ab cos²(θ/2)``).
+    Exact at ``θ = 0`` and at ``θ ≥ π``, so that structurally zero MSEs come out as an exact
+    zero; the half-angle forms avoid the cancellation of ``1 ± cos θ``
+    (``z² = (a−b)² + 4ab sin²(θ/2)``, ``v² = (a−b)² + 4ab cos²(θ/2)``).  In :data:`ARB` a ball
+    reaching above ``π`` is cut at ``π``.
 
     Parameters
     ----------
     bk : backend
-        ``MP`` or ``SYM``.
+        ``MP``, ``SYM`` or ``ARB``.
     theta : Fraction, int or number of ``bk``
         The angle; an exact parameter is converted with ``bk.num``.
 
@@ -64,17 +77,11 @@ def angle_terms(bk, theta):
     (0, 1, 0, 1)
     """
     th = bk.num(theta) if isinstance(theta, (Fraction, int)) else theta
-    if _is_sym(bk):
-        pi = bk.pi()
-        if th.is_number and th > pi:
-            th = pi
-        return bk.sin(th / 2) ** 2, bk.cos(th / 2) ** 2, th / pi, 1 - th / pi
-    th = mp.mpf(th)
-    if th == 0:
-        return mp.mpf(0), mp.mpf(1), mp.mpf(0), mp.mpf(1)
-    if th >= mp.pi:
-        return mp.mpf(1), mp.mpf(0), mp.mpf(1), mp.mpf(0)
-    return mp.sin(th / 2) ** 2, mp.cos(th / 2) ** 2, th / mp.pi, (mp.pi - th) / mp.pi
+    pi = bk.pi()
+    if bk.certainly_ge(th, pi):  # π itself: cos(π/2) is not an exact zero at a rounded π
+        return bk.num(1), bk.num(0), bk.num(1), bk.num(0)
+    th = bk.minimum(th, pi)  # a ball reaching above π
+    return sq(bk.sin(th / 2)), sq(bk.cos(th / 2)), th / pi, (pi - th) / pi
 
 
 def zv2(a, b, ang):
@@ -92,49 +99,61 @@ def zv2(a, b, ang):
     tuple
         ``((a−b)² + 4ab sin²(θ/2), (a−b)² + 4ab cos²(θ/2))``.
     """
-    d2, ab4 = (a - b) ** 2, 4 * a * b
+    d2, ab4 = sq(a - b), 4 * a * b
     return d2 + ab4 * ang[0], d2 + ab4 * ang[1]
 
 
-def pair_gap(bk, d, y):
-    """``G(y) = ₁F₁(d; d/2; y) − e^{2y}``: the orthogonal-pair correction of the ``++`` MSE.
+#: the pair-gap series stops here at the latest (a ball of arguments around 0 never meets the relative
+#: criterion): (2|y|)^k/k! < 10^-5000 at k = 2000 for |y| <= 1, beyond every precision served
+PAIR_GAP_KMAX = 2000
 
-    For ``|y| ≤ 1`` (mpmath) the series ``Σ_{k≥2} y^k/k! ((d)_k/(d/2)_k − 2^k)``
-    (the ``k ≤ 1`` terms cancel exactly), summed to a remainder below
-    ``eps·|sum|``: every term is at most ``(2|y|)^k/k!`` and their ratio is
-    ``≤ 1/2`` from ``k = 3`` on.  Otherwise mpmath's ``hyp1f1``.
+
+def pair_gap(bk, d, y):
+    r"""``G(y) = ₁F₁(d; d/2; y) − e^{2y}``: the orthogonal-pair correction of both Lemma 2.2 MSEs
+    (``y = −z²/2`` for ``SM_trig``, ``y = v²/2`` for ``SM_++``).
+
+    .. math:: G(y) = {}_1F_1\big(d; \tfrac d2; y\big) - e^{2y}
+       = \sum_{k\ge2}\frac{y^k}{k!}\Big(\frac{(d)_k}{(d/2)_k} - 2^k\Big)
+
+    For ``|y| ≤ 1``, where the difference cancels (``G = O(y²/d)`` against values of order 1), a
+    numeric backend sums the series: the ``k ≤ 1`` terms cancel exactly and
+    ``R_k = (d)_k/(d/2)_k = Π_{i<k} 2(d+i)/(d+2i) ∈ [1, 2^k]``, so the ``k``-th term is at most
+    ``b_k = (2|y|)^k/k!``, and ``b_{k+1}/b_k ≤ 1/2`` for ``k ≥ 3``: after the ``K``-th term the
+    remainder is at most ``2 b_{K+1}``.  The sum stops once ``b_K ≤ eps/16 · |sum|`` (remainder
+    below ``eps/8 · |sum|``; at :data:`PAIR_GAP_KMAX` at the latest) and the remainder bound is
+    added with ``bk.widen``: in Arb to the radius (a rigorous enclosure), in mpmath and float64 it
+    is below their rounding.  Elsewhere, and always in sympy (exact), the difference of
+    ``bk.hyp1f1`` and ``bk.exp`` (in Arb both enclosed rigorously).
 
     Parameters
     ----------
     bk : backend
-        ``MP`` or ``SYM``.
+        ``MP``, ``F64``, ``SYM`` or ``ARB``.
     d : int
         Dimension.
     y : number
-        Argument (``v²/2`` for the ``++`` features).
+        Argument, of ``bk``.
 
     Returns
     -------
     number
         ``G(y)``.
     """
-    if _is_sym(bk):
-        return bk.hyp1f1(d, bk.frac(d, 2), y) - bk.exp(2 * y)
-    if y == 0:
-        return mp.mpf(0)
-    if abs(y) > 1:
-        return mp.hyp1f1(d, mp.mpf(d) / 2, y) - mp.exp(2 * y)
-    tol = mp.eps / 16
-    total, R, two, t, k = mp.mpf(0), mp.mpf(1), mp.mpf(1), mp.mpf(1), 0
-    while True:
-        R *= (d + k) / (mp.mpf(d) / 2 + k)
-        two *= 2
-        k += 1
-        t *= y / k
-        if k >= 2:
-            total += t * (R - two)
-            if k >= 3 and (2 * abs(y)) ** k / mp.factorial(k) <= tol * abs(total):
-                return total
+    if not bk.exact and bk.certainly_ge(bk.num(1), abs(y)):
+        tol = bk.eps / 16
+        ay2 = 2 * abs(y)
+        total, R, two, t, bound, k = bk.num(0), bk.num(1), 1, bk.num(1), bk.num(1), 0
+        while True:
+            R *= bk.frac(2 * (d + k), d + 2 * k)  # (d)_k / (d/2)_k
+            two *= 2
+            k += 1
+            t *= y / k
+            bound *= ay2 / k  # b_k = (2|y|)^k / k!
+            if k >= 2:
+                total += t * (R - two)
+                if k >= 3 and (bk.certainly_ge(tol * abs(total), bound) or k >= PAIR_GAP_KMAX):
+                    return bk.widen(total, 2 * bound * ay2 / (k + 1))
+    return bk.hyp1f1(d, bk.frac(d, 2), y) - bk.exp(2 * y)
 
 
 def lemma22_mse(estimator, bk, a, b, ang, m, d=None, coupling="iid"):
@@ -144,7 +163,8 @@ def lemma22_mse(estimator, bk, a, b, ang, m, d=None, coupling="iid"):
     ``SM_trig`` is ``e^{(a²+b²)/2}`` times the RFF estimator of the Gaussian kernel ``e^{−z²/2}`` on
     both inputs, so its MSE is ``e^{a²+b²}`` times the RFF MSE at ``z = ‖x−y‖``
     (:func:`rftheory.numerics.rff_pairs.rff_mse`); the pair term of the ``cosh`` features of ``SM_++``
-    is that of ``(w_i, w_j)`` (``(w_i, −w_j)`` has the same law):
+    is that of ``(w_i, w_j)`` (``(w_i, −w_j)`` has the same law).  Both are one bracket in
+    ``t = −z²`` (trig) or ``t = v²`` (``++``), with the pair gap :func:`pair_gap` at ``t/2``:
 
     .. math:: \mathrm{MSE}_{\mathrm{trig}} = \frac{e^{a^2+b^2}}{m}\Big[\frac{(1-e^{-z^2})^2}{2}
        + \frac Pm\big({}_1F_1(d;\tfrac d2;-\tfrac{z^2}2) - e^{-z^2}\big)\Big],\quad
@@ -156,7 +176,7 @@ def lemma22_mse(estimator, bk, a, b, ang, m, d=None, coupling="iid"):
     estimator : {"trig", "pos"}
         ``SM_trig`` or ``SM_++``.
     bk : backend
-        ``MP`` or ``SYM``.
+        ``MP``, ``SYM`` or ``ARB`` (the ball layer).
     a, b : number
         ``‖x‖``, ``‖y‖``.
     ang : tuple
@@ -173,15 +193,14 @@ def lemma22_mse(estimator, bk, a, b, ang, m, d=None, coupling="iid"):
         The MSE.
     """
     z2, v2 = zv2(a, b, ang)
-    if estimator == "trig":
-        if _is_sym(bk):
-            return bk.exp(a * a + b * b) * rff_mse_sym(coupling, d, m, z2)
-        # iid: no coupled pairs (rff_mse still counts them: any block size will do)
-        return mp.exp(a * a + b * b) * rff_mse(coupling, 1 if d is None else d, m, mp.sqrt(z2))
-    out = bk.expm1(v2) ** 2 / 2
+    s2 = a * a + b * b
+    t, pref = (-z2, bk.exp(s2)) if estimator == "trig" else (v2, bk.exp(-s2))
+    out = sq(bk.expm1(t)) / 2
     if coupling == "orthogonal":
-        out = out + bk.frac(coupled_pairs(m, d), m) * pair_gap(bk, d, v2 / 2)
-    return bk.exp(-(a * a + b * b)) * out / m
+        P = coupled_pairs(m, d)
+        if P:
+            out = out + bk.frac(P, m) * pair_gap(bk, d, t / 2)
+    return pref * out / m
 
 
 #: the MSE of ``SM_trig``: :func:`lemma22_mse` with ``estimator="trig"``, called as ``mse_trig(bk, a, b, ang, m, ...)``
@@ -196,7 +215,7 @@ def ctx(bk, p, a="x_norm", b="y_norm"):
     Parameters
     ----------
     bk : rftheory.numerics.backends.Backend
-        The backend (float64, mpmath or sympy).
+        The backend (float64, mpmath, sympy or Arb: the ball layer).
     p : dict
         A validated point with the norms under keys ``a``, ``b`` and the angle ``theta``.
     a, b : str, optional
@@ -239,7 +258,7 @@ def lemma22(bk, p, which):
     Parameters
     ----------
     bk : backend
-        ``MP`` or ``SYM``.
+        ``MP``, ``SYM`` or ``ARB`` (the ball layer: ``p`` with balls for the reals).
     p : dict
         Validated parameters (``d, m, x_norm, y_norm, theta, coupling``).
     which : {"trig", "pos"}
@@ -292,16 +311,6 @@ def var_terms(a, b, ang, which):
 #: the orthogonal quadrature route serves d <= ORTH_ROUTE_D and |t| <= ORTH_ROUTE_T (its
 #: cost grows like d·sqrt(|t|)); elsewhere it is "n/a here"
 ORTH_ROUTE_D, ORTH_ROUTE_T = 64, 400
-
-
-#: the orthogonal quadrature route serves d <= ORTH_ROUTE_D and |t| <= ORTH_ROUTE_T (its
-#: cost grows like d·sqrt(|t|)); elsewhere it is "n/a here"
-ORTH_ROUTE_D, ORTH_ROUTE_T = 64, 400
-
-
-#: for trig the pair integral oscillates (Bessel J) and equals ~e^{-z²}: |t| <= 20; and for both,
-#: E f_i f_j − (E f)² = O(t²) cancels against O(1) terms: |t| >= 1e-3
-ORTH_ROUTE_T_TRIG, ORTH_ROUTE_TMIN = 20, mp.mpf("0.001")
 
 
 #: for trig the pair integral oscillates (Bessel J) and equals ~e^{-z²}: |t| <= 20; and for both,

@@ -38,7 +38,7 @@ def rel_error(bk, theta, r, m, n, estimator):
     Parameters
     ----------
     bk : backend
-        ``MP`` or ``SYM``.
+        ``MP``, ``SYM`` or ``ARB`` (the ball layer).
     theta, r : number
         Angle and ``‖x‖ = ‖y‖``.
     m, n : int
@@ -179,7 +179,7 @@ def relative_error_at(bk, f):
     Parameters
     ----------
     bk : backend
-        ``MP`` or ``SYM``.
+        ``MP``, ``SYM`` or ``ARB`` (the ball layer).
     f : callable
         The relative-error formula.
 

@@ -36,10 +36,12 @@ import mpmath as mp
 import numpy as np
 
 from ...core.errors import ParameterError, RangeError
+from ...numerics.backends import MP
 from ...numerics.special import coupled_pairs
 from . import coupled as CP
 
-__all__ = ["FAMILIES", "COUPLINGS", "kappa_mp", "cov_factorised_mp", "cov_direct_mp", "normaliser_mp", "output_leading_mp",
+__all__ = ["FAMILIES", "COUPLINGS", "rows_of", "dot", "second_moment_rows", "cov_factorised", "normaliser", "centred",
+           "output_leading", "kappa_mp", "cov_factorised_mp", "cov_direct_mp", "normaliser_mp", "output_leading_mp",
            "output_leading_route", "normaliser_f64", "output_leading_f64", "CANCEL_MAX"]
 
 FAMILIES = ("favor+", "trig")
@@ -52,11 +54,11 @@ EPS = float(np.finfo(float).eps)
 
 
 def _mp_rows(M) -> list[list[mp.mpf]]:
-    return [[v if isinstance(v, mp.mpf) else mp.mpf(float(v)) for v in row] for row in M]
+    return rows_of(MP, M)
 
 
 def _dot(u, v):
-    return mp.fsum(a * b for a, b in zip(u, v))
+    return dot(MP, u, v)
 
 
 COUPLINGS = CP.COUPLINGS
@@ -74,6 +76,206 @@ def _family(family: str, coupling: str = "iid") -> None:
 def _pairs_ratio(coupling: str, m: int, d: int):
     """``P/m``: ordered coupled pairs per feature (0 for iid)."""
     return mp.mpf(0) if coupling == "iid" else mp.mpf(int(coupled_pairs(int(m), d))) / m
+
+
+def rows_of(bk, M) -> list[list]:
+    """The rows of ``M`` as scalars of ``bk`` (float entries read exactly; numbers of ``bk`` kept).
+
+    Parameters
+    ----------
+    bk : backend
+        ``MP`` or ``ARB``.
+    M : array_like
+        A matrix (rows).
+
+    Returns
+    -------
+    list of list
+        ``M`` entry by entry.
+    """
+    kind = type(bk.num(0))
+    return [[v if isinstance(v, kind) else bk.num(float(v)) for v in row] for row in M]
+
+
+def dot(bk, u, v):
+    """``uᵀv`` of two lists of scalars of ``bk`` (``bk.fsum``).
+
+    Parameters
+    ----------
+    bk : backend
+        ``MP`` or ``ARB``.
+    u, v : list
+        Scalars of ``bk``, of one length.
+
+    Returns
+    -------
+    number
+        ``Σ u_k v_k``.
+    """
+    return bk.fsum(a * b for a, b in zip(u, v))
+
+
+def second_moment_rows(bk, family: str, x, Y, G, pairs=None) -> list[list]:
+    r"""``m·E[Â_ijÂ_il]`` for one query ``x`` (the factorised second moment; subtract ``A_ijA_il`` for
+    ``m·Cov``), with the coupled pairs' term when given.
+
+    .. math:: \text{FAVOR+}: e^{\|x\|^2}A_{ij}^2A_{il}^2e^{y_j^\top y_l},\qquad
+       \text{trig}: \tfrac12\big(e^{-\|x\|^2}A_{ij}^2A_{il}^2e^{-y_j^\top y_l} + e^{\|x\|^2}e^{y_j^\top y_l}\big)
+
+    plus ``(P/m) A_ijA_il κ_c(x+y_j, x+y_l)`` for coupled blocks.
+
+    Parameters
+    ----------
+    bk : backend
+        ``MP`` or ``ARB`` (scalar operations only).
+    family : {"favor+", "trig"}
+    x : list
+        The rescaled query.
+    Y : list of list
+        The rescaled keys.
+    G : list of list
+        ``y_jᵀy_l``.
+    pairs : tuple, optional
+        ``(P/m, K)`` with ``K[j][l] = κ_c(x+y_j, x+y_l)`` (:func:`kappa_mp`); None for iid.
+
+    Returns
+    -------
+    list of list
+        ``S[j][l]``.
+    """
+    a2 = dot(bk, x, x)
+    A = [bk.exp(dot(bk, x, y)) for y in Y]
+    rows = []
+    for j in range(len(Y)):
+        row = []
+        for lk in range(len(Y)):
+            if family == "favor+":
+                s = bk.exp(a2) * A[j] ** 2 * A[lk] ** 2 * bk.exp(G[j][lk])
+            else:
+                s = (bk.exp(-a2) * A[j] ** 2 * A[lk] ** 2 * bk.exp(-G[j][lk]) + bk.exp(a2) * bk.exp(G[j][lk])) / 2
+            if pairs is not None:
+                s += pairs[0] * A[j] * A[lk] * pairs[1][j][lk]
+            row.append(s)
+        rows.append(row)
+    return rows
+
+
+def cov_factorised(bk, family: str, X, Y, m: int, pairs=None) -> list[list[list]]:
+    """``Cov(Â_ij, Â_il) = (S_ijl − A_ijA_il)/m`` from :func:`second_moment_rows`, scalars of ``bk``.
+
+    Parameters
+    ----------
+    bk : backend
+        ``MP`` or ``ARB``.
+    family : {"favor+", "trig"}
+    X, Y : list of list
+        Rescaled queries and keys (scalars of ``bk``).
+    m : int
+        Number of features.
+    pairs : tuple, optional
+        ``(P/m, K)`` with ``K[i][j][l]`` (:func:`kappa_mp`); None for iid.
+
+    Returns
+    -------
+    list
+        ``C[i][j][l]``.
+    """
+    G = [[dot(bk, u, v) for v in Y] for u in Y]
+    out = []
+    for i, x in enumerate(X):
+        A = [bk.exp(dot(bk, x, y)) for y in Y]
+        S = second_moment_rows(bk, family, x, Y, G)
+        rows = []
+        for j in range(len(Y)):
+            row = []
+            for lk in range(len(Y)):
+                c = S[j][lk] - A[j] * A[lk]
+                if pairs is not None:
+                    c = c + pairs[0] * A[j] * A[lk] * pairs[1][i][j][lk]
+                row.append(c / m)
+            rows.append(row)
+        out.append(rows)
+    return out
+
+
+def normaliser(bk, C, X, Y):
+    """``Σ_i D_i⁻² Σ_{jl} C[i][j][l]`` with ``D_i = Σ_j e^{x_iᵀy_j}``, scalars of ``bk``.
+
+    Parameters
+    ----------
+    bk : backend
+        ``MP`` or ``ARB``.
+    C : list
+        Covariances ``C[i][j][l]`` (:func:`cov_factorised` or :func:`cov_direct_mp`).
+    X, Y : list of list
+        Rescaled queries and keys (scalars of ``bk``).
+
+    Returns
+    -------
+    number
+        The normaliser's relative MSE.
+    """
+    tot = []
+    for x, Ci in zip(X, C):
+        D = bk.fsum(bk.exp(dot(bk, x, y)) for y in Y)
+        tot.append(bk.fsum(bk.fsum(r) for r in Ci) / D**2)
+    return bk.fsum(tot)
+
+
+def centred(bk, x, Y, V):
+    """``(A_i·, D_i, v_j − o_i)`` for one query: the weights, their sum and the centred values.
+
+    Parameters
+    ----------
+    bk : backend
+        ``MP`` or ``ARB``.
+    x : list
+        The rescaled query.
+    Y, V : list of list
+        Rescaled keys and values (scalars of ``bk``).
+
+    Returns
+    -------
+    tuple
+        ``(A, D, W)`` with ``A_j = e^{xᵀy_j}``, ``D = Σ_j A_j``, ``W_j = v_j − Σ_l A_l v_l / D``.
+    """
+    A = [bk.exp(dot(bk, x, y)) for y in Y]
+    D = bk.fsum(A)
+    o = [bk.fsum(a * v[c] for a, v in zip(A, V)) / D for c in range(len(V[0]))]
+    return A, D, [[v[c] - o[c] for c in range(len(o))] for v in V]
+
+
+def output_leading(bk, family: str, X, Y, V, m: int, pairs=None):
+    """``O_1 = Σ_i D_i⁻² Σ_{jl} m⁻¹ S_ijl (v_j − o_i)ᵀ(v_l − o_i)``, the ``−A_ijA_il`` part of the
+    covariance dropped (``Σ_j A_ij(v_j − o_i) = 0``), scalars of ``bk``.
+
+    Parameters
+    ----------
+    bk : backend
+        ``MP`` or ``ARB``.
+    family : {"favor+", "trig"}
+    X, Y, V : list of list
+        Rescaled queries and keys, values (scalars of ``bk``).
+    m : int
+        Number of features.
+    pairs : tuple, optional
+        ``(P/m, K)`` with ``K[i][j][l]`` (:func:`kappa_mp`); None for iid.
+
+    Returns
+    -------
+    number
+        The leading order of the output MSE (an exact zero for one key: ``o_i = v_1``).
+    """
+    if len(Y) == 1:  # one key: o_i = v_1, the output is exact
+        return bk.num(0)
+    G = [[dot(bk, u, v) for v in Y] for u in Y]
+    tot = []
+    for i, x in enumerate(X):
+        _, D, W = centred(bk, x, Y, V)
+        S = second_moment_rows(bk, family, x, Y, G, None if pairs is None else (pairs[0], pairs[1][i]))
+        terms = [S[j][lk] * dot(bk, W[j], W[lk]) for j in range(len(Y)) for lk in range(len(Y))]
+        tot.append(bk.fsum(terms) / (m * D**2))
+    return bk.fsum(tot)
 
 
 def kappa_mp(coupling: str, X, Y) -> list[list[list[mp.mpf]]]:
@@ -132,25 +334,8 @@ def cov_factorised_mp(family: str, X, Y, m: int, coupling: str = "iid") -> list[
     """
     _family(family, coupling)
     X, Y = _mp_rows(X), _mp_rows(Y)
-    G = [[_dot(u, v) for v in Y] for u in Y]
     pm = _pairs_ratio(coupling, m, len(X[0]))
-    K = kappa_mp(coupling, X, Y) if pm else None
-    out = []
-    for i, x in enumerate(X):
-        a2 = _dot(x, x)
-        A = [mp.exp(_dot(x, y)) for y in Y]
-        rows = []
-        for j in range(len(Y)):
-            row = []
-            for lk in range(len(Y)):
-                if family == "favor+":
-                    s = mp.exp(a2) * A[j] ** 2 * A[lk] ** 2 * mp.exp(G[j][lk])
-                else:
-                    s = (mp.exp(-a2) * A[j] ** 2 * A[lk] ** 2 * mp.exp(-G[j][lk]) + mp.exp(a2) * mp.exp(G[j][lk])) / 2
-                row.append((s - A[j] * A[lk] + (pm * A[j] * A[lk] * K[i][j][lk] if K else 0)) / m)
-            rows.append(row)
-        out.append(rows)
-    return out
+    return cov_factorised(MP, family, X, Y, m, (pm, kappa_mp(coupling, X, Y)) if pm else None)
 
 
 def cov_direct_mp(family: str, X, Y, m: int, coupling: str = "iid") -> list[list[list[mp.mpf]]]:
@@ -230,19 +415,7 @@ def normaliser_mp(C, X, Y) -> mp.mpf:
     mpmath.mpf
         The normaliser's relative MSE.
     """
-    X, Y = _mp_rows(X), _mp_rows(Y)
-    tot = []
-    for x, Ci in zip(X, C):
-        D = mp.fsum(mp.exp(_dot(x, y)) for y in Y)
-        tot.append(mp.fsum(mp.fsum(r) for r in Ci) / D**2)
-    return mp.fsum(tot)
-
-
-def _centred(x, Y, V):
-    A = [mp.exp(_dot(x, y)) for y in Y]
-    D = mp.fsum(A)
-    o = [mp.fsum(a * v[c] for a, v in zip(A, V)) / D for c in range(len(V[0]))]
-    return A, D, [[v[c] - o[c] for c in range(len(o))] for v in V]
+    return normaliser(MP, C, _mp_rows(X), _mp_rows(Y))
 
 
 def output_leading_mp(family: str, X, Y, V, m: int, coupling: str = "iid") -> mp.mpf:
@@ -266,27 +439,9 @@ def output_leading_mp(family: str, X, Y, V, m: int, coupling: str = "iid") -> mp
     """
     _family(family, coupling)
     X, Y, V = _mp_rows(X), _mp_rows(Y), _mp_rows(V)
-    if len(Y) == 1:  # one key: o_i = v_1, the output is exact
-        return mp.mpf(0)
-    G = [[_dot(u, v) for v in Y] for u in Y]
     pm = _pairs_ratio(coupling, m, len(X[0]))
-    K = kappa_mp(coupling, X, Y) if pm else None
-    tot = []
-    for i, x in enumerate(X):
-        A, D, W = _centred(x, Y, V)
-        a2 = _dot(x, x)
-        terms = []
-        for j in range(len(Y)):
-            for lk in range(len(Y)):
-                if family == "favor+":
-                    s = mp.exp(a2) * A[j] ** 2 * A[lk] ** 2 * mp.exp(G[j][lk])
-                else:
-                    s = (mp.exp(-a2) * A[j] ** 2 * A[lk] ** 2 * mp.exp(-G[j][lk]) + mp.exp(a2) * mp.exp(G[j][lk])) / 2
-                if K:
-                    s += pm * A[j] * A[lk] * K[i][j][lk]
-                terms.append(s * _dot(W[j], W[lk]))
-        tot.append(mp.fsum(terms) / (m * D**2))
-    return mp.fsum(tot)
+    K = kappa_mp(coupling, X, Y) if pm and len(Y) > 1 else None
+    return output_leading(MP, family, X, Y, V, m, (pm, K) if K else None)
 
 
 def output_leading_route(family: str, X, Y, V, m: int, coupling: str = "iid") -> mp.mpf:
@@ -313,7 +468,7 @@ def output_leading_route(family: str, X, Y, V, m: int, coupling: str = "iid") ->
         return mp.mpf(0)
     tot = []
     for x, Ci in zip(X, C):
-        _, D, W = _centred(x, Y, V)
+        _, D, W = centred(MP, x, Y, V)
         tot.append(mp.fsum(Ci[j][lk] * _dot(W[j], W[lk]) for j in range(len(Y)) for lk in range(len(Y))) / D**2)
     return mp.fsum(tot)
 
