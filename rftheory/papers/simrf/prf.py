@@ -17,14 +17,13 @@ import mpmath as mp
 import numpy as np
 
 from ...core.errors import LayerUnavailableError, RangeError
-from ...core.lazy import lazy
 from ...core.measure import bound, failure, relative
 from ...core.params import ARG_MAX, COMMON, Param, array_twin, mpf
 from ...core.precision import certified
 from ...core.registry import Result, register
 from ...features import gaussian
 from ...numerics.angle_family import angle_quad, angle_series
-from ...numerics.backends import MP
+from ...numerics.backends import MP, SYM
 from ...numerics.cancellation import Cancelling, cancellation_guarded, guard_digits
 from ...numerics.chi import chi_var_ratio
 from ...numerics.floats import compensated_sum_f64, two_prod
@@ -40,8 +39,6 @@ from ...sampling import projections
 from ...sampling.samplers import sample
 from .conformity import conf_iid_quad, conf_orth_chi2d, conformity, conformity_orthogonal, conformity_simplex
 from .params import D2, FULL_D, FULL_V, PAPER, QUICK_V, V, noted, prf_mse_grid
-
-sp = lazy("sympy")  # imported on first use (the CLI starts without it)
 
 EPS = np.finfo(float).eps  # 2x the unit roundoff
 U = EPS / 2  # the unit roundoff
@@ -583,11 +580,7 @@ def small_v_derivative(p):
 
 def small_v_sym(p):
     """The sympy layer of ``simrf.prf_small_v``."""
-    d, m, c = p["d"], p["m"], p["coupling"]
-    if c != "simplex":
-        return sp.Integer(1)
-    echi2 = 2 * (sp.gamma(sp.Rational(d + 1, 2)) / sp.gamma(sp.Rational(d, 2))) ** 2
-    return sp.nsimplify(1) - sp.Rational(coupled_pairs(m, d), m * (d - 1)) * echi2 / d
+    return small_v_coefficient(SYM, p["coupling"], p["d"], p["m"])
 
 
 def small_v_f64(p):
