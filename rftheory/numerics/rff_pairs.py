@@ -18,8 +18,10 @@ coupled ordered pairs) its MSE is
 ``τ_orth = ₁F₁(d; d/2; −z²/2)`` and ``τ_θ`` is the even part (in ``cos θ``)
 of the angle family of Lemma 4.2 at ``v² = −z²``.
 
-This module owns the RFF MSE in every layer: :func:`rff_mse` (mpmath, the one
-precision guard), :func:`rff_mse_sym` (sympy), :func:`rff_mse_f64` (float64,
+This module owns the RFF MSE in every layer: the formulas once against a backend ``bk``
+(:func:`pair_term_z2`, :func:`rff_mse_bracket`, :func:`orth_gap_bracket`; the ball layer evaluates
+them with :data:`~rftheory.numerics.backends.ARB`), :func:`rff_mse` (mpmath: the same bracket inside
+the one precision guard), :func:`rff_mse_sym` (sympy), :func:`rff_mse_f64` (float64,
 with the exact-coefficient small-z series as a route) and :func:`rff_mse_mc`
 (Monte Carlo); ``simrf.rff_mse`` registers it for every coupling and
 ``orf.variance`` (Yu et al. 2016, Thm 1) is its orthogonal view.  The

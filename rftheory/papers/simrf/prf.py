@@ -115,7 +115,7 @@ def prf_mse_bracket(bk, coupling, d, m, v, a, b, rho=None):
     return Cancelling(pre * (iid + Pm * (rho - ev2)), pre * (iid + Pm * (abs(rho) + ev2)))
 
 
-def prf_gap_bracket(bk, coupling, d, m, v, a, b, rho=None):
+def prf_gap_bracket(bk, coupling, d, m, v, a, b):
     """The orthogonality gap of positive random features, ``MSE_iid − MSE_c`` (Reid et al. (2023),
     "Simplex Random Features", ICML 2023, Cor. 4.4), on the backend ``bk``, with the size of what
     cancels in it.
@@ -133,8 +133,6 @@ def prf_gap_bracket(bk, coupling, d, m, v, a, b, rho=None):
         Dimension and number of features.
     v, a, b : number of the backend
         ``‖x + y‖``, ``‖x‖`` and ``‖y‖``.
-    rho : number of the backend, optional
-        The conformity ``ρ_c``; by default :func:`~rftheory.papers.simrf.conformity.conformity` on ``bk``.
 
     Returns
     -------
@@ -144,8 +142,7 @@ def prf_gap_bracket(bk, coupling, d, m, v, a, b, rho=None):
     P = coupled_pairs(m, d)
     if P == 0:
         return Cancelling(bk.num(0), bk.num(0))
-    if rho is None:
-        rho = conformity(bk, coupling, d, v)
+    rho = conformity(bk, coupling, d, v)
     ev2 = bk.exp(v * v)
     pre = bk.exp(-2 * a * a - 2 * b * b) * P / m**2
     return Cancelling(pre * (ev2 - rho), pre * (ev2 + abs(rho)))
@@ -180,7 +177,7 @@ def prf_mse(coupling, d, m, v, a, b):
     # (the first guess; cancellation_guarded measures the loss and adds what it misses)
     guard = (int(4 * -float(mp.log10(v))) if v < 1 else 0) + int(math.log10(d)) + 10
 
-    def f():
+    def f():  # ρ given for every coupling: the iid bracket's scale counts ρ and e^{v²} (its first guard)
         return prf_mse_bracket(MP, coupling, d, m, v, a, b, rho=PRF_CONFORMITY[coupling][0](d, v) if P else None)
 
     return cancellation_guarded(f, guard=guard, what=f"PRF MSE ({coupling})")
