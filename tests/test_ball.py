@@ -19,6 +19,7 @@ from rftheory.ball.digits import enclosure_strings, proven_digits, round_sig
 from rftheory.ball.proven import ProvenMpf, certainty
 from rftheory.cli.commands import main
 from rftheory.core.errors import ParameterError
+from rftheory.numerics import arb_series
 from rftheory.verify.ball_checks import ball_checks, distance_rel
 
 
@@ -150,7 +151,7 @@ def test_ball_checks_pass_and_a_planted_wrong_series_term_fails_them(monkeypatch
             R[2] = R[2] * (1 + arb(10) ** -30)
         return R
 
-    monkeypatch.setattr(series, "angle_ratios", planted)
+    monkeypatch.setattr(arb_series, "angle_ratios", planted)  # the module the Arb backend sums the series in
     bad = {o.check: o for o in _ball_outcomes("simrf.conformity.simplex", point)}
     assert not bad["ball:mpmath"].passed and not bad["ball:route:phi-quadrature"].passed
     assert bad["ball:float64"].passed  # 1e-30 is far below float64's tolerance: only the exact checks see it

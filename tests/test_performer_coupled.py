@@ -20,8 +20,8 @@ from rftheory.core.errors import ParameterError
 from rftheory.core.montecarlo import summarize, z_threshold
 from rftheory.papers.performer import coupled as CP
 from rftheory.papers.performer import covariance as C
-from rftheory.papers.performer.inputs import GRID, MC_GRID, OUT_GRID, OUT_MC_GRID
 from rftheory.papers.performer.estimator import linearised_replicates, normaliser_replicates
+from rftheory.papers.performer.inputs import GRID, MC_GRID, OUT_GRID, OUT_MC_GRID
 
 ALPHA = 1e-6
 K_MC = 12

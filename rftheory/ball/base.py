@@ -21,17 +21,13 @@ from typing import Any
 
 import flint
 
-from ..core.errors import LayerUnavailableError
+from ..core.errors import NoBallLayer
 
 __all__ = ["NoBallLayer", "BallEntry", "BALLS", "WHY_NOT", "ball_layer", "no_ball_layer", "arb_of", "fraction_of",
            "PREC_MAX"]
 
 #: the working precision of the ball layer never exceeds this (bits; ~1,600 decimal digits, as mpmath's)
 PREC_MAX = 5400
-
-
-class NoBallLayer(LayerUnavailableError):
-    """A result (or a point of it) that the ball layer does not serve; the message says why."""
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,11 @@
 Features", ICML 2023): the PRF MSE with blocks (Thm 3.2), its gap (Cor. 4.4) and
 small-v coefficient, the RF-conformities (Lemma 4.1, Lemma 4.2, Thm 4.3) and the
 RFF MSEs, gap and pair terms (Thm 4.5).
+
+Each is the paper's one definition, written against a backend ``bk``, evaluated with the
+Arb backend :data:`~rftheory.numerics.backends.ARB` (Arb's ``₁F₁``; the angle family by the
+double series of Eq. 24 with a proven tail, :func:`rftheory.numerics.arb_series.angle_series`);
+the block pair terms (cosines in Arb) are here.
 """
 
 from __future__ import annotations
@@ -10,16 +15,20 @@ from fractions import Fraction
 
 from flint import arb
 
+from ..numerics.backends import ARB
+from ..numerics.rff_pairs import orth_gap_bracket, pair_term_z2, rff_mse_bracket
 from ..numerics.special import coupled_pairs
+from ..papers.simrf.conformity import angle_conformity, conformity
 from ..papers.simrf.couplings import Block
+from ..papers.simrf.prf import prf_gap_bracket, prf_mse_bracket, small_v_coefficient
+from ..papers.simrf.rff_asymptotic import ratio_asymptotic
 from .base import arb_of, ball_layer, fraction_of, no_ball_layer
-from .series import angle_series
 
-__all__ = ["block_cosines", "block_mean", "hyp1f1", "conformity", "rff_pair", "rff_pair_z2", "prf_mse", "rff_mse", "rff_mse_z2"]
+__all__ = ["block_cosines", "block_mean", "hyp1f1", "rff_mse_z2"]
 
 
 def hyp1f1(a: arb | int, b: arb | int, x: arb) -> arb:
-    """Arb's rigorous ``₁F₁(a; b; x)`` (python-flint spells it ``x.hypgeom_1f1(a, b)``).
+    """Arb's rigorous ``₁F₁(a; b; x)`` (``ARB.hyp1f1``; python-flint spells it ``x.hypgeom_1f1(a, b)``).
 
     Parameters
     ----------
@@ -35,125 +44,12 @@ def hyp1f1(a: arb | int, b: arb | int, x: arb) -> arb:
     arb
         ``₁F₁(a; b; x)`` (a ball).
     """
-    return x.hypgeom_1f1(a, b)
+    return ARB.hyp1f1(a, b, x)
 
 
-def conformity(coupling: str, d: int, v: arb) -> arb:
-    """The RF-conformity ``ρ_c`` of positive random features (Lemma 4.1, Thm 4.3).
-
-    .. math:: \\rho_{\\mathrm{iid}} = e^{v^2},\\quad \\rho_{\\mathrm{orth}} = {}_1F_1(d; \\tfrac d2; \\tfrac{v^2}2),
-       \\quad \\rho_{\\mathrm{simplex}} = \\rho_\\theta|_{\\cos\\theta = -1/(d-1)}
-
-    Parameters
-    ----------
-    coupling : str
-        The coupling of the frequencies.
-    d : int
-        The dimension.
-    v : arb
-        ``‖x + y‖``.
-
-    Returns
-    -------
-    arb
-        ``ρ_c`` (a ball).
-    """
-    x = v * v / 2
-    if coupling == "iid":
-        return (v * v).exp()
-    if coupling == "orthogonal":
-        return hyp1f1(d, arb(d) / 2, x)
-    if coupling == "simplex":
-        return angle_series(d, arb(-1) / (d - 1), x)
-    raise ValueError(f"no conformity for coupling {coupling!r}")
-
-
-def rff_pair(coupling: str, d: int, z: arb) -> arb:
-    """The RFF pair term ``τ_c = E cos(w_iᵀz) cos(w_jᵀz)`` (Thm 4.5).
-
-    .. math:: \\tau_{\\mathrm{iid}} = e^{-z^2},\\quad \\tau_{\\mathrm{orth}} = {}_1F_1(d; \\tfrac d2; -\\tfrac{z^2}2),
-       \\quad \\tau_{\\mathrm{simplex}} = \\text{even part of } \\rho_\\theta(-z^2/2)
-
-    Parameters
-    ----------
-    coupling : str
-        The coupling of the frequencies.
-    d : int
-        The dimension.
-    z : arb
-        ``‖x − y‖``.
-
-    Returns
-    -------
-    arb
-        ``τ_c`` (a ball).
-    """
-    return rff_pair_z2(coupling, d, z * z)
-
-
-def rff_pair_z2(coupling: str, d: int, z2: arb) -> arb:
-    """:func:`rff_pair` as a function of ``z² ≥ 0`` (a ball).
-
-    Parameters
-    ----------
-    coupling : str
-        The coupling of the frequencies.
-    d : int
-        The dimension.
-    z2 : arb
-        ``z² = ‖x − y‖²`` (``≥ 0``).
-
-    Returns
-    -------
-    arb
-        ``τ_c`` (a ball).
-    """
-    x = -z2 / 2
-    if coupling == "iid":
-        return (-z2).exp()
-    if coupling == "orthogonal":
-        return hyp1f1(d, arb(d) / 2, x)
-    if coupling == "simplex":
-        return angle_series(d, arb(-1) / (d - 1), x, even_only=True)
-    raise ValueError(f"no RFF pair term for coupling {coupling!r}")
-
-
-def prf_mse(coupling: str, d: int, m: int, v: arb, a: arb, b: arb) -> arb:
-    """MSE of positive random features with blocks (Thm 3.2), a ball.
-
-    .. math:: \\mathrm{MSE} = \\frac{e^{-2a^2-2b^2}}{m}\\Big[e^{v^2}(e^{v^2}-1)
-       + \\frac Pm(\\rho_c - e^{v^2})\\Big]
-
-    Parameters
-    ----------
-    coupling : str
-        The coupling of the frequencies.
-    d : int
-        The dimension.
-    m : int
-        The number of random features (frequencies).
-    v : arb
-        ``‖x + y‖``.
-    a : arb
-        ``‖x‖``.
-    b : arb
-        ``‖y‖``.
-
-    Returns
-    -------
-    arb
-        The MSE (a ball).
-    """
-    P = coupled_pairs(m, d)
-    ev2 = (v * v).exp()
-    bracket = ev2 * (v * v).expm1()
-    if P:
-        bracket += arb(P) / m * (conformity(coupling, d, v) - ev2)
-    return (-2 * a * a - 2 * b * b).exp() / m * bracket
-
-
-def rff_mse(coupling: str, d: int, m: int, z: arb) -> arb:
-    """MSE of random Fourier features with blocks (Thm 4.5), a ball.
+def rff_mse_z2(coupling: str, d: int, m: int, z2: arb) -> arb:
+    """MSE of random Fourier features with blocks (Thm 4.5) as a function of ``z² ≥ 0``, a ball:
+    :func:`rftheory.numerics.rff_pairs.rff_mse_bracket` on :data:`~rftheory.numerics.backends.ARB`.
 
     .. math:: \\mathrm{MSE}_c = \\frac1m\\Big[\\frac{(1-e^{-z^2})^2}{2} + \\frac Pm(\\tau_c - e^{-z^2})\\Big]
 
@@ -165,28 +61,6 @@ def rff_mse(coupling: str, d: int, m: int, z: arb) -> arb:
         The dimension.
     m : int
         The number of random features (frequencies).
-    z : arb
-        ``‖x − y‖``.
-
-    Returns
-    -------
-    arb
-        The MSE (a ball).
-    """
-    return rff_mse_z2(coupling, d, m, z * z)
-
-
-def rff_mse_z2(coupling: str, d: int, m: int, z2: arb) -> arb:
-    """:func:`rff_mse` as a function of ``z² ≥ 0`` (a ball).
-
-    Parameters
-    ----------
-    coupling : str
-        The coupling of the frequencies.
-    d : int
-        The dimension.
-    m : int
-        The number of random features (frequencies).
     z2 : arb
         ``z² = ‖x − y‖²`` (``≥ 0``).
 
@@ -195,61 +69,48 @@ def rff_mse_z2(coupling: str, d: int, m: int, z2: arb) -> arb:
     arb
         The MSE (a ball).
     """
-    P = coupled_pairs(m, d)
-    out = (-z2).expm1() ** 2 / 2
-    if P and coupling != "iid":
-        out += arb(P) / m * (rff_pair_z2(coupling, d, z2) - (-z2).exp())
-    return out / m
+    return rff_mse_bracket(ARB, coupling, d, m, z2).value
 
 
 @ball_layer("simrf.prf_mse", "Arb 1F1 (orthogonal), the Eq. 24 double series with a proven tail (simplex)")
 def _prf_mse(p: dict) -> arb:
-    return prf_mse(p["coupling"], p["d"], p["m"], p["v"], p["x_norm"], p["y_norm"])
+    return prf_mse_bracket(ARB, p["coupling"], p["d"], p["m"], p["v"], p["x_norm"], p["y_norm"]).value
 
 
 @ball_layer("simrf.prf_gap", "Arb 1F1 / the Eq. 24 double series with a proven tail")
 def _prf_gap(p: dict) -> arb:
-    d, m, v = p["d"], p["m"], p["v"]
-    P = coupled_pairs(m, d)
-    if P == 0:
-        return arb(0)
-    return (-2 * p["x_norm"] ** 2 - 2 * p["y_norm"] ** 2).exp() * P / m**2 * ((v * v).exp()
-                                                                            - conformity(p["coupling"], d, v))
+    return prf_gap_bracket(ARB, p["coupling"], p["d"], p["m"], p["v"], p["x_norm"], p["y_norm"]).value
 
 
 @ball_layer("simrf.prf_small_v", "Arb Gamma")
 def _prf_small_v(p: dict) -> arb:
-    d, m = p["d"], p["m"]
-    if p["coupling"] != "simplex":
-        return arb(1)
-    echi = arb(2).sqrt() * (arb(d + 1) / 2).gamma() / (arb(d) / 2).gamma()
-    return 1 - arb(coupled_pairs(m, d)) / m / (d - 1) * echi**2 / d
+    return small_v_coefficient(ARB, p["coupling"], p["d"], p["m"])
 
 
 @ball_layer("simrf.conformity.iid", "Arb exp")
 def _conf_iid(p: dict) -> arb:
-    return conformity("iid", p["d"], p["v"])
+    return conformity(ARB, "iid", p["d"], p["v"])
 
 
 @ball_layer("simrf.conformity.orthogonal", "Arb 1F1")
 def _conf_orth(p: dict) -> arb:
-    return conformity("orthogonal", p["d"], p["v"])
+    return conformity(ARB, "orthogonal", p["d"], p["v"])
 
 
 @ball_layer("simrf.conformity.simplex", "the Eq. 24 double series with a proven tail")
 def _conf_simplex(p: dict) -> arb:
-    return conformity("simplex", p["d"], p["v"])
+    return conformity(ARB, "simplex", p["d"], p["v"])
 
 
 @ball_layer("simrf.conformity.angle", "the Eq. 24 double series with a proven tail")
 def _conf_angle(p: dict) -> arb:
-    v = p["v"]
-    return angle_series(p["d"], p["cos_theta"], v * v / 2)
+    return angle_conformity(ARB, p["d"], p["cos_theta"], p["v"])
 
 
 @ball_layer("simrf.rff_mse", "Arb 1F1 (orthogonal), the Eq. 24 double series with a proven tail (simplex)")
 def _rff_mse(p: dict) -> arb:
-    return rff_mse(p["coupling"], p["d"], p["m"], p["z"])
+    z = p["z"]
+    return rff_mse_z2(p["coupling"], p["d"], p["m"], z * z)
 
 
 @ball_layer("simrf.rff_gap", "Arb 1F1")
@@ -258,23 +119,19 @@ def _rff_gap(p: dict) -> arb:
     P = coupled_pairs(m, d)
     if P == 0:
         return arb(0)
-    return arb(P) / m**2 * ((-(z * z)).exp() - rff_pair("orthogonal", d, z))
+    return ARB.frac(P, m**2) * orth_gap_bracket(ARB, d, z * z).value
 
 
 @ball_layer("simrf.rff_simplex", "the Eq. 24 double series (even part) with a proven tail")
 def _rff_simplex(p: dict) -> arb:
-    return rff_pair("simplex", p["d"], p["z"])
+    z = p["z"]
+    return pair_term_z2(ARB, "simplex", p["d"], z * z)
 
 
 @ball_layer("simrf.rff_ratio_asymptotic", "Arb exp, expm1")
 def _rff_ratio_asymptotic(p: dict) -> arb:
-    d, m, z = p["d"], p["m"], p["z"]
-    Z = z * z
-    Pm = arb(coupled_pairs(m, d)) / m
-    e, one_m_e = (-Z).exp(), -(-Z).expm1()
-    first = Pm * e * Z**2 / (d * one_m_e**2)
-    second = 2 * Pm * e * (Z**2 - Z**3 + Z**4 / 8) / (d**2 * one_m_e**2)
-    return 1 - first + second
+    z = p["z"]
+    return ratio_asymptotic(ARB, p["d"], p["m"], z * z)
 
 
 def block_cosines(block: Block) -> list[arb]:
@@ -311,7 +168,7 @@ def block_mean(block: Block, estimator: str, a: arb) -> arb:
        \\quad x = \\tfrac{v^2}{2}\\ \\text{(PRF)},\\ x=-\\tfrac{z^2}{2}\\ \\text{(RFF, even part)}
 
     each pair by the double series of Eq. 24 of Reid et al. (2023), "Simplex Random Features",
-    ICML 2023, with its proven tail (:func:`~rftheory.ball.series.angle_series`).
+    ICML 2023, with its proven tail (``ARB.angle_series``: :func:`~rftheory.numerics.arb_series.angle_series`).
 
     Parameters
     ----------
@@ -334,7 +191,7 @@ def block_mean(block: Block, estimator: str, a: arb) -> arb:
     for c in cs:
         key = (fraction_of(c.mid()), fraction_of(c.rad()))
         if key not in values:
-            values[key] = angle_series(block.d, c, x, even_only=estimator == "rff")
+            values[key] = ARB.angle_series(block.d, c, x, even_only=estimator == "rff")
         total += values[key]
     return total / len(cs)
 

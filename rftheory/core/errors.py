@@ -53,6 +53,10 @@ class LayerUnavailableError(RFTheoryError, LookupError):
     """A result has no evaluator in the requested layer."""
 
 
+class NoBallLayer(LayerUnavailableError):
+    """A result (or a point of it) that the ball layer (Arb enclosures) does not serve; the message says why."""
+
+
 class RangeError(RFTheoryError, ArithmeticError):
     """A float64 value would overflow, underflow or lose its digits.
 

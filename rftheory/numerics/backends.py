@@ -12,52 +12,58 @@ The protocol
     ``"symbolic"``, ``"arb"``) and the operations below.  ``x`` is a scalar of the
     backend's number type, ``M`` a matrix (numpy array, ``mp.matrix``);
     vectors are ``(d, 1)`` columns.  The matrix operations exist on
-    :class:`Float64` and :class:`Mpmath` only.
+    :class:`Float64` and :class:`Mpmath` only.  ``angle_series`` is the angle family of
+    RF-conformities, all coupled pairs at one angle (``even_only=True``: its even powers of ``c``,
+    the RFF pair term); MP: :func:`rftheory.numerics.angle_family.angle_series`, ARB:
+    :func:`rftheory.numerics.arb_series.angle_series` (a proven tail in the radius).  ARB's
+    ``hyp0f1`` is :func:`rftheory.numerics.arb_series.hyp0f1`.
 
-    ====================  ===============================================  ==========
-    operation             meaning                                          backends
-    ====================  ===============================================  ==========
-    ``sqrt(x)``           ``√x``                                           all
-    ``log(x)``            natural logarithm                                all
-    ``log1p(x)``          ``log(1 + x)``, accurate for small ``x``         all
-    ``exp(x)``            ``eˣ``                                           all
-    ``expm1(x)``          ``eˣ − 1``, accurate for small ``x``             all
-    ``cos(x)``            cosine                                           all
-    ``sin(x)``            sine                                             all
-    ``pi()``              ``π`` at the backend's precision                 all
-    ``frac(p, q=1)``      ``p/q`` (exact ``Rational`` in sympy)            all
-    ``num(x)``            ``x`` as the backend's number type               all
-    ``hyp1f1(a, b, x)``   Kummer's ``₁F₁(a; b; x)``                        all
-    ``eps``               machine epsilon at the working precision         F64, MP,
-                          (ARB: ``2^-prec`` of python-flint's context)     ARB
-    ``mat(a)``            a matrix from nested lists or an array           F64, MP
-    ``eye(d)``            ``d × d`` identity                               F64, MP
-    ``zeros(r, c)``       ``r × c`` zero matrix                            F64, MP
-    ``diag(v)``           diagonal matrix with entries ``v``               F64, MP
-    ``diagonal(M)``       list of the diagonal entries of ``M``            F64, MP
-    ``T(M)``              transpose                                        F64, MP
-    ``mm(*Ms)``           matrix product ``M₁ M₂ ⋯``                       F64, MP
-    ``inv(M)``            inverse                                          F64, MP
-    ``eigh(M)``           ``(eigenvalues, Q)`` of the symmetric part       F64, MP
-    ``svd(M)``            ``(U, singular values, Vᵀ)``                     F64, MP
-    ``trace(M)``          ``Σ M_ii``                                       F64, MP
-    ``total(M)``          ``Σ M_ij``                                       F64, MP
-    ``entry(M, i, j)``    ``M_ij`` as a scalar                             F64, MP
-    ``shape(M)``          ``(rows, cols)``                                 F64, MP
-    ``rows(M)``           the rows of ``M``, each as a ``(c, 1)`` column   F64, MP
-    ``maxabs(M)``         ``max |M_ij|`` (0 for an empty matrix)           F64, MP
-    ``exact``             ``True`` for SYM (exact expressions: a formula   all
-                          needs no evaluation strategy against rounding),
-                          ``False`` for the numeric F64, MP, ARB
-    ``widen(x, e)``       ``x ± e``: ARB adds ``|e|`` to the radius (a     F64, MP,
-                          truncation bound made part of the enclosure);    ARB
-                          F64, MP return ``x`` (a truncation below their
-                          rounding is not recorded)
-    ``minimum(x, y)``     ``min(x, y)`` (ARB: the ball of the minimum)     all
-    ``certainly_ge(x,y)`` ``x ≥ y`` for certain (ARB: at every point of    all
-                          the balls; SYM: ``False`` unless decidable)
-    ``fsum(xs)``          ``Σ xs`` (MP ``mp.fsum``, F64 ``math.fsum``)     all
-    ====================  ===============================================  ==========
+    ====================================  ========================================================  ========
+    operation                             meaning                                                   backends
+    ====================================  ========================================================  ========
+    ``sqrt(x)``                           ``√x``                                                    all
+    ``log(x)``                            natural logarithm                                         all
+    ``log1p(x)``                          ``log(1 + x)``, accurate for small ``x``                  all
+    ``exp(x)``                            ``eˣ``                                                    all
+    ``expm1(x)``                          ``eˣ − 1``, accurate for small ``x``                      all
+    ``cos(x)``                            cosine                                                    all
+    ``sin(x)``                            sine                                                      all
+    ``pi()``                              ``π`` at the backend's precision                          all
+    ``frac(p, q=1)``                      ``p/q`` (exact ``Rational`` in sympy)                     all
+    ``num(x)``                            ``x`` as the backend's number type                        all
+    ``gamma(x)``                          Euler's ``Γ(x)``                                          all
+    ``hyp1f1(a, b, x)``                   Kummer's ``₁F₁(a; b; x)``                                 all
+    ``hyp0f1(b, x)``                      ``₀F₁(; b; x) = Σ xᵏ/((b)_k k!)``                         all
+    ``angle_series(d, c, x, even_only)``  ``ρ_θ(x)`` at ``cos θ = c`` (Eq. 24 of Reid et al. 2023)  MP, ARB
+    ``eps``                               machine epsilon at the working precision                  F64, MP,
+                                          (ARB: ``2^-prec`` of python-flint's context)              ARB
+    ``mat(a)``                            a matrix from nested lists or an array                    F64, MP
+    ``eye(d)``                            ``d × d`` identity                                        F64, MP
+    ``zeros(r, c)``                       ``r × c`` zero matrix                                     F64, MP
+    ``diag(v)``                           diagonal matrix with entries ``v``                        F64, MP
+    ``diagonal(M)``                       list of the diagonal entries of ``M``                     F64, MP
+    ``T(M)``                              transpose                                                 F64, MP
+    ``mm(*Ms)``                           matrix product ``M₁ M₂ ⋯``                                F64, MP
+    ``inv(M)``                            inverse                                                   F64, MP
+    ``eigh(M)``                           ``(eigenvalues, Q)`` of the symmetric part                F64, MP
+    ``svd(M)``                            ``(U, singular values, Vᵀ)``                              F64, MP
+    ``trace(M)``                          ``Σ M_ii``                                                F64, MP
+    ``total(M)``                          ``Σ M_ij``                                                F64, MP
+    ``entry(M, i, j)``                    ``M_ij`` as a scalar                                      F64, MP
+    ``shape(M)``                          ``(rows, cols)``                                          F64, MP
+    ``rows(M)``                           the rows of ``M``, each as a ``(c, 1)`` column            F64, MP
+    ``maxabs(M)``                         ``max |M_ij|`` (0 for an empty matrix)                    F64, MP
+    ``exact``                             ``True`` for SYM (exact expressions: a formula needs no   all
+                                          evaluation strategy against rounding), ``False`` for
+                                          the numeric F64, MP, ARB
+    ``widen(x, e)``                       ``x ± e``: ARB adds ``|e|`` to the radius (a truncation   F64, MP,
+                                          bound made part of the enclosure); F64, MP return ``x``   ARB
+                                          (a truncation below their rounding is not recorded)
+    ``minimum(x, y)``                     ``min(x, y)`` (ARB: the ball of the minimum)              all
+    ``certainly_ge(x, y)``                ``x ≥ y`` for certain (ARB: at every point of the balls;  all
+                                          SYM: ``False`` unless decidable)
+    ``fsum(xs)``                          ``Σ xs`` (MP ``mp.fsum``, F64 ``math.fsum``)              all
+    ====================================  ========================================================  ========
 
 >>> from rftheory.numerics.backends import F64, MP, backend
 >>> import mpmath as mp
@@ -85,7 +91,7 @@ import numpy as np
 from ..core.errors import ParameterError
 from ..core.lazy import lazy
 
-__all__ = ["Float64", "Mpmath", "Sympy", "Arb", "F64", "MP", "SYM", "ARB", "backend"]  # noqa: F822 (SYM: module __getattr__)
+__all__ = ["Float64", "Mpmath", "Sympy", "Arb", "F64", "MP", "SYM", "ARB", "backend", "log_peak_0f1"]  # noqa: F822 (SYM: module __getattr__)
 
 
 class Float64:
@@ -99,6 +105,7 @@ class Float64:
     expm1 = staticmethod(math.expm1)
     cos = staticmethod(math.cos)
     sin = staticmethod(math.sin)
+    gamma = staticmethod(math.gamma)
     eps = float(np.finfo(float).eps)
 
     @staticmethod
@@ -114,6 +121,12 @@ class Float64:
         from scipy.special import hyp1f1
 
         return float(hyp1f1(a, b, x))
+
+    @staticmethod
+    def hyp0f1(b, x):
+        from scipy.special import hyp0f1
+
+        return float(hyp0f1(b, x))
 
     def mat(self, a):
         a = np.array(a, dtype=np.float64)
@@ -200,7 +213,20 @@ class Mpmath:
     expm1 = staticmethod(lambda x: mp.expm1(x))
     cos = staticmethod(lambda x: mp.cos(x))
     sin = staticmethod(lambda x: mp.sin(x))
+    gamma = staticmethod(lambda x: mp.gamma(x))
     hyp1f1 = staticmethod(lambda a, b, x: mp.hyp1f1(a, b, x))
+
+    @staticmethod
+    def hyp0f1(b, x):
+        # the series' terms reach e^{peak} (and cancel for x < 0): mpmath may raise its precision that far
+        lp = log_peak_0f1(float(b), float(abs(x)))
+        return mp.hyp0f1(b, x, maxprec=4 * mp.mp.prec + int(4 * lp / math.log(2)) + 256)
+
+    @staticmethod
+    def angle_series(d, c, x, even_only=False):
+        from .angle_family import angle_series
+
+        return angle_series(d, c, x, even_only=even_only)
 
     @staticmethod
     def pi():
@@ -303,7 +329,7 @@ class Sympy:
     _sp = lazy("sympy")  # imported on first use: creating the backend must not import sympy
 
     def __getattr__(self, name):
-        if name in ("exp", "cos", "sin", "sqrt", "log"):
+        if name in ("exp", "cos", "sin", "sqrt", "log", "gamma"):
             return getattr(self._sp, name)
         raise AttributeError(name)
 
@@ -336,6 +362,9 @@ class Sympy:
 
     def fsum(self, xs):
         return self._sp.Add(*xs)
+
+    def hyp0f1(self, b, x):
+        return self._sp.hyper([], [b], x)
 
 
 class Arb:
@@ -400,6 +429,10 @@ class Arb:
     def sin(x):
         return x.sin()
 
+    @staticmethod
+    def gamma(x):
+        return x.gamma()
+
     def hyp1f1(self, a, b, x):
         return self.num(x).hypgeom_1f1(self.num(a), self.num(b))
 
@@ -428,6 +461,44 @@ class Arb:
 
     def fsum(self, xs):
         return functools.reduce(lambda s, x: s + x, xs, self.num(0))
+
+    def hyp0f1(self, b, x):
+        from .arb_series import hyp0f1
+
+        return hyp0f1(self.num(b), self.num(x))
+
+    def angle_series(self, d, c, x, even_only=False):
+        from .arb_series import angle_series
+
+        return angle_series(d, self.num(c), self.num(x), even_only=even_only)
+
+
+def log_peak_0f1(b: float, y: float) -> float:
+    """Natural log of the largest term of ``₀F₁(; b; ±y) = Σ (±y)ᵏ/((b)_k k!)``, ``y ≥ 0``, ``b > 0``
+    (0 where the first term is the largest): the terms grow while ``y > (k + 1)(k + b)``.
+
+    Parameters
+    ----------
+    b : float
+        The parameter ``b > 0``.
+    y : float
+        ``|x|``.
+
+    Returns
+    -------
+    float
+        ``log`` of the peak term.
+
+    Examples
+    --------
+    >>> round(log_peak_0f1(0.5, 10.0), 6) == round(math.log(10 / 0.5 * 10 / 3 * 10 / 7.5), 6)
+    True
+    """
+    lp, k = 0.0, 0
+    while y > (k + 1) * (k + b):
+        lp += math.log(y / ((k + 1) * (k + b)))
+        k += 1
+    return lp
 
 
 F64 = Float64()

@@ -12,16 +12,29 @@ from __future__ import annotations
 import contextlib
 import math
 from collections.abc import Iterator
+from typing import Any, NamedTuple
 
 import mpmath as mp
 import numpy as np
 
 from ..core.errors import PrecisionError, RangeError
 
-__all__ = ["F64_TINY", "cancellation_guarded", "guard_digits", "refuse_underflow"]
+__all__ = ["F64_TINY", "Cancelling", "cancellation_guarded", "guard_digits", "refuse_underflow"]
 
 #: smallest positive normal float64; a result below it has lost relative precision
 F64_TINY = float(np.finfo(float).tiny)
+
+
+class Cancelling(NamedTuple):
+    """A value and the size of the terms that cancel in it (``f()`` of :func:`cancellation_guarded`).
+
+    A formula written once against a backend ``bk`` returns this: the mpmath layer hands it to
+    :func:`cancellation_guarded` (``log10(scale/|value|)`` digits are lost), the ball layer keeps
+    ``value`` (ball arithmetic accounts for the cancellation in its radius).
+    """
+
+    value: Any
+    scale: Any
 
 
 def _log10_ratio(scale, value) -> float:

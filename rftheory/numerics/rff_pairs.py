@@ -18,8 +18,10 @@ coupled ordered pairs) its MSE is
 ``τ_orth = ₁F₁(d; d/2; −z²/2)`` and ``τ_θ`` is the even part (in ``cos θ``)
 of the angle family of Lemma 4.2 at ``v² = −z²``.
 
-This module owns the RFF MSE in every layer: :func:`rff_mse` (mpmath, the one
-precision guard), :func:`rff_mse_sym` (sympy), :func:`rff_mse_f64` (float64,
+This module owns the RFF MSE in every layer: the formulas once against a backend ``bk``
+(:func:`pair_term_z2`, :func:`rff_mse_bracket`, :func:`orth_gap_bracket`; the ball layer evaluates
+them with :data:`~rftheory.numerics.backends.ARB`), :func:`rff_mse` (mpmath: the same bracket inside
+the one precision guard), :func:`rff_mse_sym` (sympy), :func:`rff_mse_f64` (float64,
 with the exact-coefficient small-z series as a route) and :func:`rff_mse_mc`
 (Monte Carlo); ``simrf.rff_mse`` registers it for every coupling and
 ``orf.variance`` (Yu et al. 2016, Thm 1) is its orthogonal view.  The
@@ -39,8 +41,9 @@ import numpy as np
 
 from ..core.lazy import lazy
 from ..core.params import mpf
-from .angle_family import angle_series, extra_digits
-from .cancellation import cancellation_guarded, guard_digits, refuse_underflow
+from .angle_family import extra_digits
+from .backends import MP
+from .cancellation import Cancelling, cancellation_guarded, guard_digits, refuse_underflow
 from .gap_coefficients import b_exact
 from .pair_montecarlo import pair_mc, rff_estimates
 from .rff_float64 import (
@@ -71,6 +74,9 @@ __all__ = [
     "EPS",
     "RFF_COUPLINGS",
     "rff_guard",
+    "pair_term_z2",
+    "rff_mse_bracket",
+    "orth_gap_bracket",
     "orth_pair",
     "simplex_pair",
     "pair_term",
@@ -128,6 +134,113 @@ def rff_guard(z) -> int:
 
 
 # --------------------------------------------------------------------------
+# the formulas, once, against a backend bk (MP, ARB, ...)
+
+def pair_term_z2(bk, coupling, d, z2):
+    """The pair term ``τ_c = E cos(w_iᵀz) cos(w_jᵀz)`` of a coupling as a function of ``z² = ‖x − y‖²``
+    (Reid et al. (2023), "Simplex Random Features", ICML 2023, Thm 4.5), on the backend ``bk``.
+
+    .. math:: \\tau_{\\mathrm{iid}} = e^{-z^2},\\quad
+       \\tau_{\\mathrm{orth}} = {}_1F_1\\big(d; \\tfrac d2; -\\tfrac{z^2}2\\big),\\quad
+       \\tau_{\\mathrm{simplex}} = \\rho_\\theta^{\\mathrm{even}}\\big(-\\tfrac{z^2}2\\big)\\big|_{\\cos\\theta = -1/(d-1)}
+
+    (the simplex term: the even part in ``cos θ`` of the angle family of Lemma 4.2, ``bk.angle_series``).
+
+    Parameters
+    ----------
+    bk : backend
+        :data:`~rftheory.numerics.backends.MP` (at the working precision; the mpmath layer adds its
+        guard digits around it: :func:`pair_term`) or :data:`~rftheory.numerics.backends.ARB` (a ball).
+    coupling : {"iid", "orthogonal", "simplex"}
+        Coupling of the pair.
+    d : int
+        Dimension.
+    z2 : number of the backend
+        ``z² ≥ 0``.
+
+    Returns
+    -------
+    number of the backend
+        ``τ_c``.
+    """
+    if coupling == "iid":
+        return bk.exp(-z2)
+    if coupling == "orthogonal":
+        return bk.hyp1f1(d, bk.frac(d, 2), -z2 / 2)
+    if coupling == "simplex":
+        return bk.angle_series(d, bk.frac(-1, d - 1), -z2 / 2, even_only=True)
+    raise ValueError(f"no RFF pair term for coupling {coupling!r}")
+
+
+def rff_mse_bracket(bk, coupling, d, m, z2, tau=None):
+    """MSE of ``(1/m)Σcos(w_iᵀ(x−y))`` with blocks (Reid et al. (2023), "Simplex Random Features",
+    ICML 2023, Thm 4.5) on the backend ``bk``, with the size of what cancels in it.
+
+    .. math:: \\mathrm{MSE}_c = \\frac1m\\Big[\\frac{(1-e^{-z^2})^2}{2}
+       + \\frac Pm(\\tau_c - e^{-z^2})\\Big],\\qquad P = \\sum_b m_b(m_b-1)
+
+    ``P = 0``, or iid features with ``τ`` not given (``τ_iid = e^{−z²}`` exactly), leave the first
+    term alone.
+
+    Parameters
+    ----------
+    bk : backend
+        :data:`~rftheory.numerics.backends.MP` (:func:`rff_mse` adds the guard digits) or
+        :data:`~rftheory.numerics.backends.ARB`.
+    coupling : {"iid", "orthogonal", "simplex"}
+        Coupling of the ``w_i`` (blocks of ``d``).
+    d, m : int
+        Dimension and number of frequencies.
+    z2 : number of the backend
+        ``z² = ‖x − y‖²``.
+    tau : number of the backend, optional
+        The pair term ``τ_c``; by default :func:`pair_term_z2` on ``bk``.
+
+    Returns
+    -------
+    Cancelling
+        The MSE and the size of its terms (``value``, ``scale``).
+    """
+    a = bk.expm1(-z2) ** 2 / 2
+    P = coupled_pairs(m, d)
+    if P == 0 or (tau is None and coupling == "iid"):
+        return Cancelling(a / m, a / m)
+    if tau is None:
+        tau = pair_term_z2(bk, coupling, d, z2)
+    e, Pm = bk.exp(-z2), bk.frac(P, m)
+    return Cancelling((a + Pm * (tau - e)) / m, (a + Pm * (abs(tau) + e)) / m)
+
+
+def orth_gap_bracket(bk, d, z2, tau=None):
+    """The RFF orthogonality gap ``e^{−z²} − τ_orth`` (Reid et al. (2023), "Simplex Random Features",
+    ICML 2023, Thm 4.5) on the backend ``bk``, with the size of what cancels in it.
+
+    .. math:: e^{-z^2} - {}_1F_1\\big(d; \\tfrac d2; -\\tfrac{z^2}{2}\\big)
+
+    Parameters
+    ----------
+    bk : backend
+        :data:`~rftheory.numerics.backends.MP` (:func:`orth_gap` adds the guard digits) or
+        :data:`~rftheory.numerics.backends.ARB`.
+    d : int
+        Dimension.
+    z2 : number of the backend
+        ``z²``.
+    tau : number of the backend, optional
+        ``τ_orth``; by default :func:`pair_term_z2` on ``bk``.
+
+    Returns
+    -------
+    Cancelling
+        The gap and the size of its terms (``value``, ``scale``).
+    """
+    if tau is None:
+        tau = pair_term_z2(bk, "orthogonal", d, z2)
+    e = bk.exp(-z2)
+    return Cancelling(e - tau, e + abs(tau))
+
+
+# --------------------------------------------------------------------------
 # pair terms (arbitrary precision)
 
 def orth_pair(d, z):
@@ -161,7 +274,7 @@ def orth_pair(d, z):
     """
     z = mp.mpmathify(z)
     with guard_digits(extra_digits(-z * z / 2)):
-        return +mp.hyp1f1(d, mp.mpf(d) / 2, -z * z / 2)
+        return +pair_term_z2(MP, "orthogonal", d, z * z)
 
 
 def simplex_pair(d, z):
@@ -186,7 +299,7 @@ def simplex_pair(d, z):
         ``τ_simplex`` at the working precision (:func:`~rftheory.numerics.angle_family.angle_series`).
     """
     z = mp.mpmathify(z)
-    return angle_series(d, mp.mpf(-1) / (d - 1), -z * z / 2, even_only=True)
+    return pair_term_z2(MP, "simplex", d, z * z)
 
 
 def pair_term(coupling, d, z):
@@ -207,13 +320,9 @@ def pair_term(coupling, d, z):
         ``τ_c``: ``e^{−z²}``, :func:`orth_pair` or :func:`simplex_pair`.
     """
     z = mp.mpmathify(z)
-    if coupling == "iid":
-        return mp.exp(-z * z)
     if coupling == "orthogonal":
-        return orth_pair(d, z)
-    if coupling == "simplex":
-        return simplex_pair(d, z)
-    raise ValueError(f"no RFF pair term for coupling {coupling!r}")
+        return orth_pair(d, z)  # with its guard digits
+    return pair_term_z2(MP, coupling, d, z * z)
 
 
 # --------------------------------------------------------------------------
@@ -259,10 +368,8 @@ def rff_mse(coupling, d, m, z, pair=None):
 
     def f():
         z = mpf(zr) if isinstance(zr, (Fraction, int)) else mp.mpmathify(zr)  # rounded at the guarded precision
-        a = mp.expm1(-z * z) ** 2 / 2
         tau = pair_term(coupling, d, z) if pair is None else pair(coupling, d, zr)
-        e, Pm = mp.exp(-z * z), mp.mpf(P) / m
-        return (a + Pm * (tau - e)) / m, (a + Pm * (abs(tau) + e)) / m
+        return rff_mse_bracket(MP, coupling, d, m, z * z, tau)
 
     guard = rff_guard(z) + 6 + len(str(P // m))
     return cancellation_guarded(f, guard=guard, what=f"RFF MSE ({coupling})")
@@ -296,8 +403,7 @@ def orth_gap(d, z):
 
     def f():
         z = mpf(zr) if isinstance(zr, (Fraction, int)) else mp.mpmathify(zr)
-        e, tau = mp.exp(-z * z), orth_pair(d, z)
-        return e - tau, e + abs(tau)
+        return orth_gap_bracket(MP, d, z * z, tau=orth_pair(d, z))
 
     return cancellation_guarded(f, guard=rff_guard(z) + 5, what="RFF orthogonality gap")
 

@@ -20,7 +20,8 @@ from ...core.measure import bound, relative
 from ...core.params import Param, mpf
 from ...core.registry import Result, register
 from ...features import gaussian
-from ...numerics.cancellation import cancellation_guarded
+from ...numerics.backends import MP
+from ...numerics.cancellation import Cancelling, cancellation_guarded
 from ...numerics.geometry import pair_from_difference
 from ...numerics.special import coupled_pairs
 from ...sampling.samplers import haar
@@ -52,16 +53,36 @@ def log_peak_0f1(d, x) -> float:
     return lp
 
 
-def _hyp0f1_neg(d, x):
-    """``₀F₁(; d/2; −x/4)`` by mpmath, allowed the working precision its
-    alternating series needs (terms up to ``e^{peak}``, sum as small as ``e^{−peak}``)."""
-    x = mp.mpmathify(x)
-    lp = log_peak_0f1(d, float(x))
-    return mp.hyp0f1(mp.mpf(d) / 2, -x / 4, maxprec=4 * mp.mp.prec + int(4 * lp / math.log(2)) + 256)
+def prime_expectations(bk, d, z):
+    """The three expectations of ORF′ (rows of ``√d Q``; Yu et al. (2016), "Orthogonal Random Features",
+    NeurIPS 2016, Thm 2 and App. B) in ₀F₁ form (derivations/orf_prime_0f1.py), on the backend ``bk``.
+
+    .. math:: b = \\mathbb E\\cos(w^\\top z) = {}_0F_1(;\\tfrac d2;-\\tfrac{dz^2}4),\\quad
+       c = \\mathbb E\\cos(2w^\\top z) = {}_0F_1(;\\tfrac d2;-dz^2),\\quad
+       e = \\mathbb E\\cos(w_i^\\top z)\\cos(w_j^\\top z) = {}_0F_1(;\\tfrac d2;-\\tfrac{dz^2}2)
+
+    Parameters
+    ----------
+    bk : backend
+        :data:`~rftheory.numerics.backends.MP` or :data:`~rftheory.numerics.backends.ARB` (``bk.hyp0f1``).
+    d : int
+        Dimension.
+    z : number of the backend
+        ``‖x − y‖``.
+
+    Returns
+    -------
+    tuple
+        ``(b, c, e)``, numbers of the backend.
+    """
+    x = d * z * z
+    h = bk.frac(d, 2)
+    return (bk.hyp0f1(h, -x / 4), bk.hyp0f1(h, -x), bk.hyp0f1(h, -x / 2))
 
 
 def prime_terms(d, z):
-    """The three expectations of ORF′ (rows of ``√d Q``) in ₀F₁ form (derivations/orf_prime_0f1.py).
+    """The three expectations of ORF′ (rows of ``√d Q``) in ₀F₁ form (derivations/orf_prime_0f1.py),
+    at mpmath precision: :func:`prime_expectations` on :data:`~rftheory.numerics.backends.MP`.
 
     .. math:: b = \\mathbb E\\cos(w^\\top z) = {}_0F_1(;\\tfrac d2;-\\tfrac{dz^2}4),\\quad
        c = \\mathbb E\\cos(2w^\\top z) = {}_0F_1(;\\tfrac d2;-dz^2),\\quad
@@ -79,23 +100,47 @@ def prime_terms(d, z):
     tuple of mpf
         ``(b, c, e)``.
     """
-    z = zf(z)
-    x = d * z * z
-    return (_hyp0f1_neg(d, x), _hyp0f1_neg(d, 4 * x), _hyp0f1_neg(d, 2 * x))
+    return prime_expectations(MP, d, zf(z))
 
 
-def _prime_from_terms(quantity, d, m, z, b, c, e):
-    """``(value, scale)``: the quantity and the size of what cancels in it."""
-    e0 = mp.exp(-z * z / 2)
+def prime_bracket(bk, quantity, d, m, z, b, c, e):
+    """ORF′ bias, variance or MSE from its three expectations (Yu et al. (2016), "Orthogonal Random
+    Features", NeurIPS 2016, Thm 2 bounds them) on the backend ``bk``, with the size of what cancels.
+
+    .. math:: \\mathrm{bias} = b - e^{-z^2/2},\\quad
+       \\mathrm{Var} = \\frac1m\\Big(\\tfrac12+\\tfrac12 c - b^2\\Big) + \\frac P{m^2}(e - b^2),
+       \\quad \\mathrm{MSE} = \\mathrm{Var} + \\mathrm{bias}^2
+
+    Parameters
+    ----------
+    bk : backend
+        :data:`~rftheory.numerics.backends.MP` (:func:`orf_prime` adds the guard digits) or
+        :data:`~rftheory.numerics.backends.ARB`.
+    quantity : {"bias", "variance", "mse"}
+        Which quantity.
+    d, m : int
+        Dimension (block size) and number of frequencies.
+    z : number of the backend
+        ``‖x − y‖``.
+    b, c, e : number of the backend
+        The expectations of :func:`prime_expectations`.
+
+    Returns
+    -------
+    Cancelling
+        The quantity and the size of its terms (``value``, ``scale``).
+    """
+    e0 = bk.exp(-z * z / 2)
     bias, bias_scale = b - e0, abs(b) + e0
     if quantity == "bias":
-        return bias, bias_scale
-    Pm = mp.mpf(coupled_pairs(m, d)) / m
-    var = ((mp.mpf(1) / 2 + c / 2 - b * b) + Pm * (e - b * b)) / m
-    var_scale = (mp.mpf(1) / 2 + abs(c) / 2 + b * b + Pm * (abs(e) + b * b)) / m
+        return Cancelling(bias, bias_scale)
+    Pm = bk.frac(coupled_pairs(m, d), m)
+    half = bk.frac(1, 2)
+    var = ((half + c / 2 - b * b) + Pm * (e - b * b)) / m
+    var_scale = (half + abs(c) / 2 + b * b + Pm * (abs(e) + b * b)) / m
     if quantity == "variance":
-        return var, var_scale
-    return var + bias * bias, var_scale + 2 * abs(bias) * bias_scale
+        return Cancelling(var, var_scale)
+    return Cancelling(var + bias * bias, var_scale + 2 * abs(bias) * bias_scale)
 
 
 def orf_prime(quantity, d, m, z, terms=prime_terms):
@@ -130,7 +175,7 @@ def orf_prime(quantity, d, m, z, terms=prime_terms):
     if z == 0:
         return mp.mpf(0)
     # z is rounded inside, at the guarded precision (the terms oscillate: condition ~ sqrt(d) z)
-    return cancellation_guarded(lambda: _prime_from_terms(quantity, d, m, zf(z), *terms(d, z)),
+    return cancellation_guarded(lambda: prime_bracket(MP, quantity, d, m, zf(z), *terms(d, z)),
                                 what=f"orf.prime {quantity}")
 
 

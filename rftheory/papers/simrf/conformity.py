@@ -22,7 +22,8 @@ from ...core.errors import LayerUnavailableError
 from ...core.lazy import lazy
 from ...core.params import Param, mpf, sym
 from ...core.registry import Result, register
-from ...numerics.angle_family import QUAD_D_MAX, angle_quad, angle_series
+from ...numerics.angle_family import QUAD_D_MAX, angle_quad
+from ...numerics.backends import MP, SYM
 from ...numerics.geometry import pair_from_norms
 from ...numerics.pair_montecarlo import pair_term_mc
 from ...numerics.rff_float64 import certify_where
@@ -34,11 +35,77 @@ from .params import grid as _grid
 
 sp = lazy("sympy")  # imported on first use (the CLI starts without it)
 
+#: the couplings with a conformity formula
+COUPLINGS = ("iid", "orthogonal", "simplex")
+
+
+def conformity(bk, coupling, d, v):
+    """The RF-conformity ``ρ_c`` of a coupling (Reid et al. (2023), "Simplex Random Features",
+    ICML 2023: Lemma 4.1, Thm 4.3), on the backend ``bk``.
+
+    .. math:: \\rho_{\\mathrm{iid}} = e^{v^2},\\quad
+       \\rho_{\\mathrm{orth}} = {}_1F_1\\big(d; \\tfrac d2; \\tfrac{v^2}2\\big),\\quad
+       \\rho_{\\mathrm{simplex}} = \\rho_\\theta\\big(\\tfrac{v^2}2\\big)\\big|_{\\cos\\theta = -1/(d-1)}
+
+    (the simplex conformity: the angle family of Lemma 4.2, ``bk.angle_series``).
+
+    Parameters
+    ----------
+    bk : backend
+        :data:`~rftheory.numerics.backends.MP` (the mpmath layer, at the working precision),
+        :data:`~rftheory.numerics.backends.ARB` (a ball) or ``SYM`` (iid, orthogonal).
+    coupling : {"iid", "orthogonal", "simplex"}
+        Coupling of the frequencies.
+    d : int
+        Dimension.
+    v : number of the backend
+        ``v = ‖x + y‖``.
+
+    Returns
+    -------
+    number of the backend
+        ``ρ_c``.
+    """
+    if coupling == "iid":
+        return bk.exp(v * v)
+    if coupling == "orthogonal":
+        return bk.hyp1f1(d, bk.frac(d, 2), v * v / 2)
+    if coupling == "simplex":
+        return angle_conformity(bk, d, bk.frac(-1, d - 1), v)
+    raise ValueError(f"no conformity for coupling {coupling!r}")
+
+
+def angle_conformity(bk, d, cos_theta, v):
+    """The RF-conformity ``ρ_θ`` of the angle family, all coupled pairs at one angle (Reid et al. (2023),
+    "Simplex Random Features", ICML 2023, Lemma 4.2, Eq. 24), on the backend ``bk``.
+
+    .. math:: \\rho_\\theta = \\sum_{k\\ge0} x^k\\frac{(d)_k}{(d/2)_k}\\sum_{p=0}^k
+       \\frac{\\cos^p\\theta\\,R_p}{(k-p)!\\,p!},\\qquad x = \\tfrac{v^2}2
+
+    Parameters
+    ----------
+    bk : backend
+        :data:`~rftheory.numerics.backends.MP` or :data:`~rftheory.numerics.backends.ARB`.
+    d : int
+        Dimension.
+    cos_theta : number of the backend
+        ``cos θ``.
+    v : number of the backend
+        ``v = ‖x + y‖``.
+
+    Returns
+    -------
+    number of the backend
+        ``ρ_θ``.
+    """
+    return bk.angle_series(d, cos_theta, v * v / 2)
+
+
 # --------------------------------------------------------------------------
 # conformity: iid (Lemma 4.1)
 
 def _conf_iid_mp(p):
-    return mp.exp(mpf(p["v"]) ** 2)
+    return conformity(MP, "iid", p["d"], mpf(p["v"]))
 
 
 def conf_iid_quad(p):
@@ -68,7 +135,7 @@ register(
         params=(D2, V),
         mpmath=_conf_iid_mp,
         routes={"quadrature": conf_iid_quad},
-        symbolic=lambda p: sp.exp(sym(p["v"]) ** 2),
+        symbolic=lambda p: conformity(SYM, "iid", p["d"], sym(p["v"])),
         float64=lambda p: exp_checked(np.asarray(p["v"]) ** 2, "e^{v^2}") + 0 * p["d"],
         mc=_conformity_mc("iid"),
         grid={"quick": _grid(QUICK_D, QUICK_V), "full": _grid(FULL_D, FULL_V + ("30",))},
@@ -96,9 +163,9 @@ def conformity_orthogonal(d, v):
     Returns
     -------
     mpmath.mpf
-        ``ρ_orth``.
+        ``ρ_orth`` (:func:`conformity` on :data:`~rftheory.numerics.backends.MP`).
     """
-    return mp.hyp1f1(d, mp.mpf(d) / 2, v * v / 2)
+    return conformity(MP, "orthogonal", d, v)
 
 
 def _conf_orth_series(p):
@@ -186,9 +253,10 @@ def conformity_simplex(d, v):
     Returns
     -------
     mpmath.mpf
-        ``ρ_simplex`` (:func:`~rftheory.numerics.angle_family.angle_series`).
+        ``ρ_simplex`` (:func:`conformity` on :data:`~rftheory.numerics.backends.MP`:
+        :func:`~rftheory.numerics.angle_family.angle_series`).
     """
-    return angle_series(d, mp.mpf(-1) / (d - 1), v * v / 2)
+    return conformity(MP, "simplex", d, v)
 
 
 COS_THETA = Param("cos_theta", "real", "cos of the angle between every coupled pair", low=-1, high=1)
@@ -222,7 +290,7 @@ register(
         r"\Big(\frac{v^2}{2}\Big)^k\frac{\Gamma(k+d)}{\Gamma(k+d/2)}\sum_{p=0}^k\frac{\cos^p\theta}{(k-p)!\,p!}"
         r"\frac{\Gamma(\frac{d+p}{2})}{\Gamma(\frac{d+p+1}{2})}",
         params=(D2, V, COS_THETA),
-        mpmath=lambda p: angle_series(p["d"], mpf(p["cos_theta"]), mpf(p["v"]) ** 2 / 2),
+        mpmath=lambda p: angle_conformity(MP, p["d"], mpf(p["cos_theta"]), mpf(p["v"])),
         routes={"phi-quadrature": lambda p: angle_quad(p["d"], mpf(p["cos_theta"]), mpf(p["v"]) ** 2 / 2)},
         float64=_angle_f64,
         mc=_angle_mc,

@@ -17,14 +17,14 @@ import mpmath as mp
 import numpy as np
 
 from ...core.errors import LayerUnavailableError, RangeError
-from ...core.lazy import lazy
 from ...core.measure import bound, failure, relative
 from ...core.params import ARG_MAX, COMMON, Param, array_twin, mpf
 from ...core.precision import certified
 from ...core.registry import Result, register
 from ...features import gaussian
 from ...numerics.angle_family import angle_quad, angle_series
-from ...numerics.cancellation import cancellation_guarded, guard_digits
+from ...numerics.backends import MP, SYM
+from ...numerics.cancellation import Cancelling, cancellation_guarded, guard_digits
 from ...numerics.chi import chi_var_ratio
 from ...numerics.floats import compensated_sum_f64, two_prod
 from ...numerics.geometry import check_norms, check_norms_arrays, pair_from_norms
@@ -37,10 +37,8 @@ from ...numerics.special import (
 )
 from ...sampling import projections
 from ...sampling.samplers import sample
-from .conformity import conf_iid_quad, conf_orth_chi2d, conformity_orthogonal, conformity_simplex
+from .conformity import conf_iid_quad, conf_orth_chi2d, conformity, conformity_orthogonal, conformity_simplex
 from .params import D2, FULL_D, FULL_V, PAPER, QUICK_V, V, noted, prf_mse_grid
-
-sp = lazy("sympy")  # imported on first use (the CLI starts without it)
 
 EPS = np.finfo(float).eps  # 2x the unit roundoff
 U = EPS / 2  # the unit roundoff
@@ -51,7 +49,7 @@ U = EPS / 2  # the unit roundoff
 
 #: coupling -> (mpmath conformity(d, v), float64 (log(e^{v²} − ρ), a bound on its error) or None for iid)
 PRF_CONFORMITY = {
-    "iid": (lambda d, v: mp.exp(v * v), None),
+    "iid": (lambda d, v: conformity(MP, "iid", d, v), None),
     "orthogonal": (conformity_orthogonal, lambda d, v: log_orth_gap_pos_err(d, np.asarray(v) ** 2 / 2)),
     "simplex": (conformity_simplex, lambda d, v: _simplex_gap_f64(d, v)),
 }
@@ -75,6 +73,79 @@ Y_NORM = Param("y_norm", "real", "||y|| (default v/2)", low=0, high=ARG_MAX, def
 def norm_check(p):
     """The parameter check of ``simrf.prf_gap``, ``simrf.prf_mse``."""
     check_norms(p["x_norm"], p["y_norm"], p["v"])
+
+
+def prf_mse_bracket(bk, coupling, d, m, v, a, b, rho=None):
+    """MSE of positive random features with blocks (Reid et al. (2023), "Simplex Random Features",
+    ICML 2023, Thm 3.2) on the backend ``bk``, with the size of what cancels in it;
+    ``a = ‖x‖``, ``b = ‖y‖``, ``v = ‖x + y‖``.
+
+    .. math:: \\mathrm{MSE} = \\frac{e^{-2a^2-2b^2}}{m}\\Big[e^{v^2}\\,\\mathrm{expm1}(v^2)
+       + \\frac Pm(\\rho_c - e^{v^2})\\Big],\\qquad P = \\sum_b m_b(m_b-1)
+
+    ``ρ_iid = e^{v²}``: ``P = 0``, or iid features with ``ρ`` not given, leave the first term alone.
+
+    Parameters
+    ----------
+    bk : backend
+        :data:`~rftheory.numerics.backends.MP` (:func:`prf_mse` adds the guard digits) or
+        :data:`~rftheory.numerics.backends.ARB` (a ball).
+    coupling : {"iid", "orthogonal", "simplex"}
+        Coupling of the ``w_i`` (blocks of ``d``).
+    d, m : int
+        Dimension and number of features.
+    v, a, b : number of the backend
+        ``‖x + y‖``, ``‖x‖`` and ``‖y‖``.
+    rho : number of the backend, optional
+        The conformity ``ρ_c``; by default :func:`~rftheory.papers.simrf.conformity.conformity` on ``bk``.
+
+    Returns
+    -------
+    Cancelling
+        The MSE and the size of its terms (``value``, ``scale``).
+    """
+    P = coupled_pairs(m, d)
+    ev2 = bk.exp(v * v)
+    pre, iid = bk.exp(-2 * a * a - 2 * b * b) / m, ev2 * bk.expm1(v * v)
+    if P == 0 or (rho is None and coupling == "iid"):
+        return Cancelling(pre * iid, pre * iid)
+    if rho is None:
+        rho = conformity(bk, coupling, d, v)
+    Pm = bk.frac(P, m)
+    return Cancelling(pre * (iid + Pm * (rho - ev2)), pre * (iid + Pm * (abs(rho) + ev2)))
+
+
+def prf_gap_bracket(bk, coupling, d, m, v, a, b):
+    """The orthogonality gap of positive random features, ``MSE_iid − MSE_c`` (Reid et al. (2023),
+    "Simplex Random Features", ICML 2023, Cor. 4.4), on the backend ``bk``, with the size of what
+    cancels in it.
+
+    .. math:: \\mathrm{MSE}_{\\mathrm{iid}}-\\mathrm{MSE}_c = e^{-2a^2-2b^2}\\frac{P}{m^2}\\big(e^{v^2}-\\rho_c\\big)
+
+    Parameters
+    ----------
+    bk : backend
+        :data:`~rftheory.numerics.backends.MP` (:func:`prf_gap_mp` adds the guard digits) or
+        :data:`~rftheory.numerics.backends.ARB`.
+    coupling : {"orthogonal", "simplex"}
+        Coupling compared with iid.
+    d, m : int
+        Dimension and number of features.
+    v, a, b : number of the backend
+        ``‖x + y‖``, ``‖x‖`` and ``‖y‖``.
+
+    Returns
+    -------
+    Cancelling
+        The gap and the size of its terms (``value``, ``scale``); exactly 0 where ``P = 0``.
+    """
+    P = coupled_pairs(m, d)
+    if P == 0:
+        return Cancelling(bk.num(0), bk.num(0))
+    rho = conformity(bk, coupling, d, v)
+    ev2 = bk.exp(v * v)
+    pre = bk.exp(-2 * a * a - 2 * b * b) * P / m**2
+    return Cancelling(pre * (ev2 - rho), pre * (ev2 + abs(rho)))
 
 
 def prf_mse(coupling, d, m, v, a, b):
@@ -106,11 +177,8 @@ def prf_mse(coupling, d, m, v, a, b):
     # (the first guess; cancellation_guarded measures the loss and adds what it misses)
     guard = (int(4 * -float(mp.log10(v))) if v < 1 else 0) + int(math.log10(d)) + 10
 
-    def f():
-        rho = PRF_CONFORMITY[coupling][0](d, v)
-        ev2 = mp.exp(v * v)
-        pre, iid, Pm = mp.exp(-2 * a * a - 2 * b * b) / m, ev2 * mp.expm1(v * v), mp.mpf(P) / m
-        return pre * (iid + Pm * (rho - ev2)), pre * (iid + Pm * (abs(rho) + ev2))
+    def f():  # ρ given for every coupling: the iid bracket's scale counts ρ and e^{v²} (its first guard)
+        return prf_mse_bracket(MP, coupling, d, m, v, a, b, rho=PRF_CONFORMITY[coupling][0](d, v) if P else None)
 
     return cancellation_guarded(f, guard=guard, what=f"PRF MSE ({coupling})")
 
@@ -331,9 +399,7 @@ def prf_gap_mp(p):
     guard = int(4 * max(0, -float(mp.log10(v)))) + 10
 
     def f():
-        rho, ev2 = PRF_CONFORMITY[p["coupling"]][0](d, v), mp.exp(v * v)
-        pre = mp.exp(-2 * a * a - 2 * b * b) * mp.mpf(P) / m**2
-        return pre * (ev2 - rho), pre * (ev2 + abs(rho))
+        return prf_gap_bracket(MP, p["coupling"], d, m, v, a, b)
 
     return cancellation_guarded(f, guard=guard, what=f"PRF gap ({p['coupling']})")
 
@@ -463,13 +529,36 @@ register(
 SMALL_V_COUPLINGS = ("iid", "orthogonal", "simplex")
 
 
+def small_v_coefficient(bk, coupling, d, m):
+    """The small-``v`` coefficient ``a_c`` of the PRF MSE, ``MSE = pre·(a_c v² + O(v⁴))`` (Reid et al.
+    (2023), "Simplex Random Features", ICML 2023, Sec. 5.1), on the backend ``bk``.
+
+    .. math:: a_{\\mathrm{iid}}=a_{\\mathrm{orth}}=1,\\quad a_{\\mathrm{simplex}} = 1-\\frac{P/m}{d-1}
+       \\frac{(\\mathbb E\\chi_d)^2}{d},\\quad \\mathbb E\\chi_d = \\sqrt2\\,\\frac{\\Gamma(\\frac{d+1}2)}{\\Gamma(\\frac d2)}
+
+    Parameters
+    ----------
+    bk : backend
+        :data:`~rftheory.numerics.backends.MP`, ``SYM`` or :data:`~rftheory.numerics.backends.ARB`.
+    coupling : {"iid", "orthogonal", "simplex"}
+        Coupling of the ``w_i``.
+    d, m : int
+        Dimension and number of features.
+
+    Returns
+    -------
+    number of the backend
+        ``a_c``.
+    """
+    if coupling != "simplex":
+        return bk.num(1)
+    echi = bk.sqrt(bk.num(2)) * bk.gamma(bk.frac(d + 1, 2)) / bk.gamma(bk.frac(d, 2))
+    return 1 - bk.frac(coupled_pairs(m, d), m) / (d - 1) * echi**2 / d
+
+
 def small_v_mp(p):
     """The mpmath layer of ``simrf.prf_small_v``."""
-    d, m, c = p["d"], p["m"], p["coupling"]
-    if c != "simplex":
-        return mp.mpf(1)
-    echi = mp.sqrt(2) * mp.gamma(mp.mpf(d + 1) / 2) / mp.gamma(mp.mpf(d) / 2)
-    return 1 - mp.mpf(coupled_pairs(m, d)) / m / (d - 1) * echi**2 / d
+    return small_v_coefficient(MP, p["coupling"], p["d"], p["m"])
 
 
 def small_v_derivative(p):
@@ -488,11 +577,7 @@ def small_v_derivative(p):
 
 def small_v_sym(p):
     """The sympy layer of ``simrf.prf_small_v``."""
-    d, m, c = p["d"], p["m"], p["coupling"]
-    if c != "simplex":
-        return sp.Integer(1)
-    echi2 = 2 * (sp.gamma(sp.Rational(d + 1, 2)) / sp.gamma(sp.Rational(d, 2))) ** 2
-    return sp.nsimplify(1) - sp.Rational(coupled_pairs(m, d), m * (d - 1)) * echi2 / d
+    return small_v_coefficient(SYM, p["coupling"], p["d"], p["m"])
 
 
 def small_v_f64(p):

@@ -18,6 +18,7 @@ from ...core.errors import LayerUnavailableError, ParameterError
 from ...core.lazy import lazy
 from ...core.params import COMMON, D_MAX, Param, array_twin, mpf, refuse_first
 from ...core.registry import Result, register
+from ...numerics.backends import MP
 from ...numerics.cancellation import guard_digits
 from ...numerics.rff_float64 import direct_gap_err
 from ...numerics.rff_pairs import (
@@ -27,6 +28,7 @@ from ...numerics.rff_pairs import (
     gap_f64,
     hyp1f1_d_half_neg,
     pair_term,
+    pair_term_z2,
     simplex_pair_quad,
     simplex_pair_quad_f64,
 )
@@ -36,6 +38,48 @@ from .embeddings import psi_estimates
 from .kernels import DFEAT, PAPER
 
 sc = lazy("scipy.special")  # imported on first use (the CLI starts without it)
+
+def var_psi_coupled_value(bk, coupling, d, D, z2, tau=None):
+    """Variance of ψ with ``D`` frequencies in coupled blocks of ``d`` (beyond Sutherland & Schneider
+    (2015), "On the Error of Random Fourier Features", UAI 2015) on the backend ``bk``, as a function of
+    ``z² = ‖x − y‖²``.
+
+    .. math:: \\mathrm{Var}\\,\\psi_c = \\frac1D\\Big[\\frac12+\\frac12\\big(1-e^{-z^2}\\big)^2\\Big]
+       + \\frac P{D^2}\\big(\\tau_c-e^{-z^2}\\big)
+
+    (``τ_c`` of Reid et al. (2023), "Simplex Random Features", ICML 2023, Thm 4.5:
+    :func:`~rftheory.numerics.rff_pairs.pair_term_z2`; ``P = 0``, or iid frequencies with ``τ`` not
+    given, leave the first term alone).
+
+    Parameters
+    ----------
+    bk : backend
+        :data:`~rftheory.numerics.backends.MP` (:func:`var_psi_coupled` adds the guard digits) or
+        :data:`~rftheory.numerics.backends.ARB`.
+    coupling : {"iid", "orthogonal", "simplex"}
+        Coupling of the frequencies within a block.
+    d : int
+        Block size (data dimension).
+    D : int
+        Number of frequencies.
+    z2 : number of the backend
+        ``z²``.
+    tau : number of the backend, optional
+        The pair term ``τ_c``; by default :func:`~rftheory.numerics.rff_pairs.pair_term_z2` on ``bk``.
+
+    Returns
+    -------
+    number of the backend
+        The variance.
+    """
+    out = (1 + bk.expm1(-z2) ** 2) / (2 * D)
+    P = coupled_pairs(D, d)
+    if P == 0 or (tau is None and coupling == "iid"):
+        return out
+    if tau is None:
+        tau = pair_term_z2(bk, coupling, d, z2)
+    return out + bk.frac(P, D**2) * (tau - bk.exp(-z2))
+
 
 def var_psi_coupled(coupling, d, D, z):
     """Variance of ψ with ``D`` frequencies in coupled blocks of ``d`` (beyond Sutherland & Schneider 2015).
@@ -69,10 +113,7 @@ def var_psi_coupled(coupling, d, D, z):
     """
     z = mp.mpmathify(z)
     with guard_digits(len(str(d)) + 2):
-        e = mp.exp(-z * z)
-        P = coupled_pairs(D, d)
-        tau = pair_term(coupling, d, z)
-        return +((1 + mp.expm1(-z * z) ** 2) / (2 * D) + mp.mpf(P) / D**2 * (tau - e))
+        return +var_psi_coupled_value(MP, coupling, d, D, z * z, tau=pair_term(coupling, d, z))
 
 
 #: the simplex quadrature route (rff_pairs.simplex_pair_quad) serves z <= this (~2 s at z = 6, ~10 s at 10)

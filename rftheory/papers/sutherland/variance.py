@@ -109,52 +109,123 @@ def var_psi(D, k1, k2, bk=MP):
     return (var_cos(k1, k2) + bk.frac(1, 2)) / D
 
 
-def var_cos_mp(p):
-    """``Var cos(ωᵀΔ)`` without cancellation (the primary mpmath form).
+def var_cos_value(bk, p):
+    """``Var cos(ωᵀΔ)`` without cancellation (Sutherland & Schneider (2015), "On the Error of Random
+    Fourier Features", UAI 2015, 'Variance', with the README erratum), on the backend ``bk``.
 
-    ``½(1 − e^{−z²})²`` for the Gaussian kernel (the README erratum of the
-    paper's ``½(1 − e^{−z²})``); exact rationals for given ``k`` values (an
-    exact zero stays zero).
+    .. math:: \\mathrm{Var}\\cos(\\omega^\\top\\Delta) = \\tfrac12\\big(1 - e^{-z^2}\\big)^2\\quad\\text{(Gaussian)},
+       \\qquad \\tfrac12 + \\tfrac12k(2\\Delta) - k(\\Delta)^2\\quad\\text{(given } k\\text{)}
+
+    (the paper prints ``½(1 − e^{−z²})`` for the Gaussian kernel); for given ``k`` values the
+    difference is taken in the point's own numbers (exact rationals for the mpmath layer, rounded
+    once: an exact zero stays zero; balls for the ball layer).
 
     Parameters
     ----------
+    bk : backend
+        :data:`~rftheory.numerics.backends.MP` or :data:`~rftheory.numerics.backends.ARB`.
     p : dict
-        Validated parameters (``kernel``, ``z``, ``k_delta``, ``k_2delta``).
+        Validated parameters (``kernel``, ``z``, ``k_delta``, ``k_2delta``; ``Fraction`` or ``flint.arb``).
 
     Returns
     -------
-    mpf
-        ``Var cos(ωᵀΔ)`` at the current precision.
+    number of the backend
+        ``Var cos(ωᵀΔ)``.
     """
     if p["kernel"] == "gaussian":
-        z = mpf(p["z"])
-        return mp.expm1(-z * z) ** 2 / 2
-    vc = (1 + p["k_2delta"]) / 2 - p["k_delta"] ** 2
-    return mpf(Fraction(vc))
+        z = bk.num(p["z"])
+        return bk.expm1(-z * z) ** 2 / 2
+    return bk.num(var_cos(p["k_delta"], p["k_2delta"]))
 
 
-def phi_gain_mp(p):
-    """``k(Δ)² − ½k(2Δ) = ½ − Var cos(ωᵀΔ)`` without cancellation: ``D·(Var ψ − Var φ)``.
+def phi_gain_value(bk, p):
+    """``k(Δ)² − ½k(2Δ) = ½ − Var cos(ωᵀΔ)`` without cancellation: ``D·(Var ψ − Var φ)``
+    (Sutherland & Schneider (2015), "On the Error of Random Fourier Features", UAI 2015), on the backend ``bk``.
 
     .. math:: k(\\Delta)^2 - \\tfrac12k(2\\Delta) = e^{-z^2}\\big(1 - \\tfrac12e^{-z^2}\\big)\\quad\\text{(Gaussian)}
 
-    (the factor is in ``[½, 1]``: no cancellation); exact rationals for given ``k``.
+    (the factor is in ``[½, 1]``: no cancellation); for given ``k`` the difference in the point's numbers.
 
     Parameters
     ----------
+    bk : backend
+        :data:`~rftheory.numerics.backends.MP` or :data:`~rftheory.numerics.backends.ARB`.
     p : dict
         Validated parameters (``kernel``, ``z``, ``k_delta``, ``k_2delta``).
 
     Returns
     -------
-    mpf
-        The gain at the current precision.
+    number of the backend
+        The gain.
     """
     if p["kernel"] == "gaussian":
-        z = mpf(p["z"])
-        e = mp.exp(-z * z)
+        z = bk.num(p["z"])
+        e = bk.exp(-z * z)
         return e * (1 - e / 2)
-    return mpf(Fraction(p["k_delta"] ** 2 - Fraction(p["k_2delta"]) / 2))
+    return bk.num(p["k_delta"] ** 2 - p["k_2delta"] / 2)
+
+
+def var_phi_value(bk, p):
+    """``Var φ(x)ᵀφ(y) = (2/D) Var cos(ωᵀΔ)`` (Sutherland & Schneider (2015), "On the Error of Random
+    Fourier Features", UAI 2015, 'Variance') on the backend ``bk``: :func:`var_phi` without cancellation.
+
+    .. math:: \\mathrm{Var}\\,\\phi(x)^\\top\\phi(y) = \\frac2D\\mathrm{Var}\\cos(\\omega^\\top\\Delta)
+
+    Parameters
+    ----------
+    bk : backend
+        :data:`~rftheory.numerics.backends.MP` or :data:`~rftheory.numerics.backends.ARB`.
+    p : dict
+        Validated parameters (``D`` and those of :func:`var_cos_value`).
+
+    Returns
+    -------
+    number of the backend
+        The variance.
+    """
+    return 2 * var_cos_value(bk, p) / p["D"]
+
+
+def var_psi_value(bk, p):
+    """``Var ψ(x)ᵀψ(y) = (1/D)(Var cos(ωᵀΔ) + ½)`` (Sutherland & Schneider (2015), "On the Error of
+    Random Fourier Features", UAI 2015, 'Variance') on the backend ``bk``: :func:`var_psi` without cancellation.
+
+    .. math:: \\mathrm{Var}\\,\\psi(x)^\\top\\psi(y) = \\frac1D\\Big[\\mathrm{Var}\\cos(\\omega^\\top\\Delta) + \\tfrac12\\Big]
+
+    Parameters
+    ----------
+    bk : backend
+        :data:`~rftheory.numerics.backends.MP` or :data:`~rftheory.numerics.backends.ARB`.
+    p : dict
+        Validated parameters (``D`` and those of :func:`var_cos_value`).
+
+    Returns
+    -------
+    number of the backend
+        The variance.
+    """
+    return (var_cos_value(bk, p) + bk.frac(1, 2)) / p["D"]
+
+
+def phi_beats_psi_value(bk, p):
+    """``Var ψ − Var φ = (1/D)(k(Δ)² − ½k(2Δ))`` (Sutherland & Schneider (2015), "On the Error of Random
+    Fourier Features", UAI 2015) on the backend ``bk``, without cancellation (:func:`phi_gain_value`).
+
+    .. math:: \\mathrm{Var}\\,\\psi-\\mathrm{Var}\\,\\phi=\\frac1D\\Big(k(\\Delta)^2-\\tfrac12k(2\\Delta)\\Big)
+
+    Parameters
+    ----------
+    bk : backend
+        :data:`~rftheory.numerics.backends.MP` or :data:`~rftheory.numerics.backends.ARB`.
+    p : dict
+        Validated parameters (``D`` and those of :func:`var_cos_value`).
+
+    Returns
+    -------
+    number of the backend
+        The difference.
+    """
+    return phi_gain_value(bk, p) / p["D"]
 
 
 def route_varcos(p):
@@ -311,7 +382,7 @@ register(
         statement=r"\mathrm{Var}\,\phi(x)^\top\phi(y)=\frac1D\big[1+k(2\Delta)-2k(\Delta)^2\big]",
         params=(d_even(), Z0, KERNEL, K1, K2),
         check=kernel_check,
-        mpmath=lambda p: 2 * var_cos_mp(p) / p["D"],
+        mpmath=lambda p: var_phi_value(MP, p),
         routes={"moment-series": lambda p: 2 * route_varcos(p) / p["D"]},
         symbolic=lambda p: var_phi(p["D"], *sym_k(p)),
         float64=var_phi_f64,
@@ -331,7 +402,7 @@ register(
         statement=r"\mathrm{Var}\,\psi(x)^\top\psi(y)=\frac1D\big[1+\tfrac12k(2\Delta)-k(\Delta)^2\big]",
         params=(DFEAT, Z0, KERNEL, K1, K2),
         check=kernel_check,
-        mpmath=lambda p: (var_cos_mp(p) + mp.mpf(1) / 2) / p["D"],
+        mpmath=lambda p: var_psi_value(MP, p),
         routes={"moment-series": lambda p: (route_varcos(p) + mp.mpf(1) / 2) / p["D"]},
         symbolic=lambda p: var_psi(p["D"], *sym_k(p), bk=SYM),
         float64=var_psi_f64,
@@ -354,7 +425,7 @@ register(
         r"=\frac1D\Big(k(\Delta)^2-\tfrac12k(2\Delta)\Big)",
         params=(d_even(), Z0, KERNEL, K1, K2),
         check=kernel_check,
-        mpmath=lambda p: phi_gain_mp(p) / p["D"],
+        mpmath=lambda p: phi_beats_psi_value(MP, p),
         routes={"half-minus-varcos": lambda p: route_gain(p) / p["D"]},
         symbolic=lambda p: (sym_k(p)[0] ** 2 - sym_k(p)[1] / 2) / p["D"],
         float64=gain_f64,

@@ -1,0 +1,359 @@
+"""Series summed in ball arithmetic (Arb, python-flint), each with a proven bound of its tail added
+to the radius (never a fixed count of terms): the special functions of the Arb backend
+(:data:`~rftheory.numerics.backends.ARB`) that Arb itself does not enclose well enough, and the
+building blocks of the ball layer (:mod:`rftheory.ball`).
+
+The truncation point is chosen from floating-point estimates (it only decides
+*how many* terms), but the bound added to the ball is computed in ball
+arithmetic from a majorant proven in the docstring, so the returned ball
+contains the sum whatever the choice.
+
+python-flint is imported by this module: import it only where Arb is used (the Arb backend imports
+it on its first operation; ``import rftheory`` must not load python-flint).
+"""
+
+from __future__ import annotations
+
+import math
+
+import flint
+from flint import arb
+
+from ..core.errors import NoBallLayer
+
+__all__ = [
+    "add_error",
+    "exp_tail_bound",
+    "log_exp_tail",
+    "angle_ratios",
+    "angle_series",
+    "hyp1f1_series",
+    "hyp0f1_series",
+    "hyp0f1",
+    "TERMS_MAX",
+    "first_k",
+]
+
+#: the series below refuse (NoBallLayer; ``Result.exact`` then prints agreed digits) rather than sum more
+#: terms than this: each term is a few Arb operations from Python (~microseconds), so this bounds a ball at
+#: about a second, and ``exact()`` never waits minutes for a proof it can do without
+TERMS_MAX = 100_000
+
+
+def add_error(x: arb, bound: arb) -> arb:
+    """``x + [−B, B]`` with ``B`` the upper endpoint of ``|bound|``.
+
+    Parameters
+    ----------
+    x : arb
+        The argument.
+    bound : arb
+        A ball whose upper endpoint bounds the error.
+
+    Returns
+    -------
+    arb
+        The widened ball.
+    """
+    return x + arb(0, bound.abs_upper())
+
+
+def exp_tail_bound(y: arb, K: int) -> arb:
+    """A proven upper bound of ``Σ_{k≥K} yᵏ/k!`` for ``0 ≤ y`` with ``K + 1 ≥ 2y``.
+
+    .. math:: \\sum_{k\\ge K}\\frac{y^k}{k!} \\le \\frac{y^K}{K!}\\sum_{j\\ge0}\\Big(\\frac{y}{K+1}\\Big)^j
+       \\le 2\\,\\frac{y^K}{K!}\\qquad (y \\le (K+1)/2).
+
+    Parameters
+    ----------
+    y : arb
+        The second argument.
+    K : int
+        The first omitted term.
+
+    Returns
+    -------
+    arb
+        The bound (a ball).
+    """
+    yu = y.abs_upper()
+    if not bool(2 * yu <= K + 1):
+        raise ValueError(f"exp_tail_bound needs K + 1 >= 2y (K = {K}, y <= {yu})")
+    return (2 * yu**K / arb.fac_ui(K)).abs_upper()
+
+
+def log_exp_tail(y: float, K: int) -> float:
+    """``log(2 yᵏ/K!)`` in floats: the size of :func:`exp_tail_bound`, to choose ``K``.
+
+    Parameters
+    ----------
+    y : float
+        The second argument.
+    K : int
+        The first omitted term.
+
+    Returns
+    -------
+    float
+        The natural log of the bound.
+    """
+    if y <= 0:
+        return -math.inf
+    return math.log(2) + K * math.log(y) - math.lgamma(K + 1)
+
+
+def first_k(y: float, log_target: float, start: int = 0) -> int:
+    """The smallest ``K ≥ start`` with ``K + 1 ≥ 2y`` and ``2 yᴷ/K! ≤ e^{log_target}`` (floats: it only
+    chooses a term count; :class:`NoBallLayer` above :data:`TERMS_MAX`).
+
+    Parameters
+    ----------
+    y : float
+        The argument of the exponential series (``≥ 0``).
+    log_target : float
+        The log of the tail wanted.
+    start : int
+        The smallest ``K`` to consider.
+
+    Returns
+    -------
+    int
+        ``K``.
+    """
+    if not (math.isfinite(y) and math.isfinite(log_target)):  # beyond the float range: no term count to choose
+        raise NoBallLayer("the series argument is beyond the float range here (not served)")
+    K = max(start, math.ceil(2 * y) - 1, 0)
+    while log_exp_tail(y, K) > log_target:
+        K += 1
+        if K > TERMS_MAX:
+            raise NoBallLayer(f"the series would need more than {TERMS_MAX} terms here (not served)")
+    return K
+
+
+def _upper(x: arb) -> float:
+    """A float at least ``|x|`` (for choosing truncation points only)."""
+    return float(x.abs_upper().mid()) * (1 + 1e-12) + 1e-300
+
+
+def hyp1f1_series(a: arb, b: arb, x: arb) -> arb:
+    """``₁F₁(a; b; x) = Σ (a)_k/(b)_k xᵏ/k!`` for ``0 < b ≤ a ≤ 2b`` (so ``(a)_k/(b)_k ≤ 2ᵏ``),
+    summed with the proven tail ``Σ_{k≥K} (2|x|)ᵏ/k! ≤ 2(2|x|)ᴷ/K!``.
+
+    An independent route to Arb's ``hypgeom_1f1`` (Kummer's series, Abramowitz & Stegun 13.1.2),
+    used by the ball checks of ``verify``.
+
+    Parameters
+    ----------
+    a : arb
+        The numerator parameter (``b ≤ a ≤ 2b``).
+    b : arb
+        The denominator parameter (``b > 0``).
+    x : arb
+        The argument.
+
+    Returns
+    -------
+    arb
+        ``₁F₁(a; b; x)`` (a ball).
+    """
+    if not (bool(b > 0) and bool(a >= b) and bool(a <= 2 * b)):
+        raise ValueError("hyp1f1_series needs 0 < b <= a <= 2b")
+    y = 2 * _upper(x)
+    K = first_k(y, -flint.ctx.prec * math.log(2) - 2 * y - 10)
+    total, term = arb(0), arb(1)
+    for k in range(K):
+        total += term
+        term = term * (a + k) / ((b + k) * (k + 1)) * x
+    return add_error(total, exp_tail_bound(2 * x.abs_upper(), K))
+
+
+def angle_ratios(d: int, count: int) -> list[arb]:
+    """``R_0 … R_{count−1}``, ``R_p = r_p/r_0``, ``r_p = Γ((d+p)/2)/Γ((d+p+1)/2)`` (balls).
+
+    .. math:: R_0 = 1,\\quad R_1 = \\frac{\\Gamma(\\frac{d+1}2)^2}{\\Gamma(\\frac d2)\\Gamma(\\frac d2+1)},
+       \\quad R_{p+2} = R_p\\,\\frac{d+p}{d+p+1}
+
+    ``R_p`` decreases from ``R_0 = 1`` (``Γ(s)/Γ(s+½)`` decreases in ``s``), so ``0 < R_p ≤ 1``.
+
+    Parameters
+    ----------
+    d : int
+        The dimension.
+    count : int
+        How many ratios (``R_0 … R_{count−1}``).
+
+    Returns
+    -------
+    list[arb]
+        ``[R_0, …, R_{count−1}]`` as balls.
+    """
+    h = arb(d) / 2
+    R = [arb(1), (2 * (h + arb(1) / 2).lgamma() - h.lgamma() - (h + 1).lgamma()).exp()]
+    while len(R) < count:
+        q = len(R) - 2
+        R.append(R[q] * (d + q) / (d + q + 1))
+    return R[:count]
+
+
+def angle_series(d: int, c: arb, x: arb, even_only: bool = False) -> arb:
+    """``ρ_θ(x)`` of the angle family by the double series of Eq. 24 of Reid et al. (2023),
+    "Simplex Random Features", ICML 2023 (with the factor ``2^{-(d-1)}`` of the prefactor),
+    in ball arithmetic with a proven bound of everything left out.
+
+    .. math:: \\rho_\\theta = \\sum_{k\\ge0} x^k\\frac{(d)_k}{(d/2)_k}\\sum_{p=0}^k
+       \\frac{c^p R_p}{(k-p)!\\,p!}
+
+    The sum is truncated to ``k < K`` and ``p ≤ P``.  With ``R_p ≤ 1`` and
+    ``(d)_{p+j}/(d/2)_{p+j} ≤ 2^p (d)_j/(d/2)_j``, the terms with ``p > P`` add up to at most
+
+    .. math:: A = 2\\,\\frac{(2|cx|)^{P+1}}{(P+1)!}\\,{}_1F_1(d; \\tfrac d2; |x|)\\qquad(P+2 \\ge 4|cx|),
+
+    and, since ``Σ_p |c|^p/((k−p)!p!) = (1+|c|)^k/k!``, the terms with ``k ≥ K`` to at most
+
+    .. math:: B = 2\\,\\frac{y^K}{K!},\\quad y = 2(1+|c|)|x|\\qquad(K+1 \\ge 2y);
+
+    ``A + B`` is added to the radius.  ``even_only`` keeps the even powers of ``c``
+    (a subset of the terms: the same bounds hold).
+
+    Parameters
+    ----------
+    d : int
+        Dimension, at least 2.
+    c : flint.arb
+        ``cos θ`` (a ball in ``[−1, 1]``).
+    x : flint.arb
+        The argument (``v²/2`` for PRFs, ``−z²/2`` for RFF pair terms); any sign, a ball.
+    even_only : bool
+        Keep only the even powers of ``c``.
+
+    Returns
+    -------
+    flint.arb
+        A ball containing ``ρ_θ(x)`` for every ``x`` and ``c`` in the given balls.
+    """
+    prec = flint.ctx.prec
+    ax, ac = _upper(x), _upper(c)
+    if ax == 1e-300 and x.is_zero():
+        return arb(1)
+    # a scale below |ρ| (|ρ| ≳ e^{−2|x|}): the omitted part is kept below 2^{−prec} of it
+    log_target = -prec * math.log(2) - 2 * ax - 10
+    y = 2 * (1 + ac) * ax
+    K = first_k(y, log_target)
+    if c.is_zero():
+        P = 0
+        A = arb(0)
+    else:
+        h = arb(d) / 2
+        F = x.abs_upper().hypgeom_1f1(arb(d), h)
+        # log |F| through Arb: F itself can exceed the float range (1F1(64; 32; 800) ~ e^800)
+        lF = float(F.abs_upper().log().mid()) + 1e-9
+        ycx = 2 * ac * ax
+        P = max(math.ceil(2 * ycx) - 2, 0)
+        while log_exp_tail(ycx, P + 1) + lF > log_target:
+            P += 1
+            if P > K:
+                break
+        P = min(P, K)
+        A = 2 * (2 * c.abs_upper() * x.abs_upper()) ** (P + 1) / arb.fac_ui(P + 1) * F
+    if K * (P + 1) > TERMS_MAX:
+        raise NoBallLayer(f"the angle series at d={d} would need {K}x{P + 1} terms here (not served)")
+    R = angle_ratios(d, P + 1)
+    invf = [arb(1)]
+    for j in range(1, K + 1):
+        invf.append(invf[-1] / j)
+    a_p = []
+    cp = arb(1)
+    for p in range(P + 1):
+        a_p.append(arb(0) if (even_only and p % 2) else cp * R[p] * invf[p])
+        cp = cp * c
+    total = arb(0)
+    lead = arb(1)  # x^k (d)_k/(d/2)_k
+    hh = arb(d) / 2
+    for k in range(K):
+        inner = arb(0)
+        for p in range(min(k, P) + 1):
+            inner += a_p[p] * invf[k - p]
+        total += lead * inner
+        lead = lead * x * (d + k) / (hh + k)
+    B = exp_tail_bound(arb(2) * (1 + c.abs_upper()) * x.abs_upper(), K)
+    return add_error(total, A + B)
+
+
+def hyp0f1_series(h: arb, x: arb) -> arb:
+    """``₀F₁(; h; x) = Σ xᵏ/((h)_k k!)`` for ``h > 0`` and any real ``x``, summed in ball arithmetic
+    with the proven tail
+
+    .. math:: \\Big|\\sum_{k\\ge K}\\frac{x^k}{(h)_k\\,k!}\\Big| \\le 2\\,\\frac{|x|^K}{(h)_K\\,K!}
+       \\qquad\\Big(\\frac{|x|}{(h+K)(K+1)} \\le \\tfrac12\\Big),
+
+    since each later term is at most half the one before.  A route for large ``|x|`` where Arb's own
+    ``hypgeom_0f1`` picks an asymptotic expansion whose error bound is useless (large order ``h`` and
+    argument together: the Bessel transition region); the rounding error of the sum is about
+    ``2^{-prec}`` times its largest term, so the caller's precision loop supplies the guard bits.
+
+    Parameters
+    ----------
+    h : arb
+        ``h > 0`` (exact or a ball).
+    x : arb
+        The argument (a ball).
+
+    Returns
+    -------
+    arb
+        A ball containing ``₀F₁(; h; x)`` for every ``x`` in the given ball.
+
+    Raises
+    ------
+    NoBallLayer
+        The series would need more than :data:`TERMS_MAX` terms.
+    """
+    if not bool(h > 0):
+        raise ValueError("hyp0f1_series needs h > 0")
+    ax = _upper(x)
+    hf = float(h.lower().mid())  # a lower bound of h: the ratio bound below only grows
+    # K: past the peak, the ratio <= 1/2, and the term below 2^-prec of the largest (floats choose K only)
+    lt, peak, K = 0.0, 0.0, 0
+    lx = math.log(ax) if ax > 0 else -math.inf
+    while True:
+        if ax / ((hf + K) * (K + 1)) <= 0.5 and lt < peak - flint.ctx.prec * math.log(2) - 10:
+            break
+        lt += lx - math.log(hf + K) - math.log(K + 1)
+        peak = max(peak, lt)
+        K += 1
+        if K > TERMS_MAX:
+            raise NoBallLayer(f"the 0F1 series would need more than {TERMS_MAX} terms here (not served)")
+    total, term = arb(0), arb(1)
+    for k in range(K):
+        total += term
+        term = term * x / ((h + k) * (k + 1))
+    ratio = x.abs_upper() / ((h.lower() + K) * (K + 1))
+    if not bool(ratio <= arb(1) / 2):
+        raise NoBallLayer("the 0F1 series tail bound does not apply here (not served)")
+    return add_error(total, 2 * term.abs_upper())
+
+
+def hyp0f1(h: arb, x: arb) -> arb:
+    """``₀F₁(; h; x)``: Arb's ``hypgeom_0f1``, or where its bound is wide (large order and argument
+    together: Arb's asymptotic expansion gives no digits) the series with its proven tail
+    (:func:`hyp0f1_series`); both enclose the value, so their intersection does.
+
+    .. math:: {}_0F_1(;h;x) = \\sum_{k\\ge0}\\frac{x^k}{(h)_k\\,k!}
+
+    Parameters
+    ----------
+    h : arb
+        ``h > 0``.
+    x : arb
+        The argument.
+
+    Returns
+    -------
+    arb
+        ``₀F₁(; h; x)`` (a ball).
+    """
+    a = x.hypgeom_0f1(h)
+    if a.is_finite() and bool(a.rad() <= arb(2) ** (-flint.ctx.prec // 2)):
+        return a
+    s = hyp0f1_series(h, x)
+    return s.intersection(a) if a.is_finite() else s
