@@ -8,7 +8,7 @@ parameter as a ``flint.arb`` — exact (radius 0) for a number, or a ball with
 radius for an interval of parameters.  The returned ball must contain the
 exact value for *every* parameter in the given balls: evaluators use interval
 arithmetic throughout (Arb's rigorous special functions, series with a proven
-tail bound added to the radius, :mod:`rftheory.ball.series`), never a point
+tail bound added to the radius, :mod:`rftheory.numerics.arb_series`), never a point
 evaluation at a midpoint.
 """
 

@@ -12,7 +12,7 @@ and ``|b_p| ≤ (2|x|)^p/p!``: ``R_p ≤ 1``, ``(d)_p/(d/2)_p ≤ 2^p`` and, by 
 ``|₁F₁(d+p; d/2+p; x)| = e^{x}|₁F₁(−d/2; d/2+p; −x)| ≤ e^{x}e^{|x|} = 1`` (each coefficient of the
 last series is at most ``|x|^k/k!`` in size).  So the terms with ``p > P`` add at most
 ``2(2|x|)^{P+1}/(P+1)!`` to ``τ`` on ``[0, 1]``, ``2|x|`` times the tail from ``P`` to ``τ'`` and
-``(2|x|)²`` times the tail from ``P − 1`` to ``τ''`` (:func:`~rftheory.ball.series.exp_tail_bound`).
+``(2|x|)²`` times the tail from ``P − 1`` to ``τ''`` (:func:`~rftheory.numerics.arb_series.exp_tail_bound`).
 
 Ranges over an interval ``[m − r, m + r]`` are enclosed in the centred form: the polynomial part
 is shifted to ``m`` (``arb_poly`` composition) and ``Σ_{k≥1} |q_k| r^k`` bounds its variation, so
@@ -37,8 +37,8 @@ from collections import deque
 import flint
 from flint import arb, arb_poly
 
+from ..numerics.arb_series import angle_ratios, exp_tail_bound, first_k
 from .base import NoBallLayer, ball_layer
-from .series import angle_ratios, exp_tail_bound, first_k
 
 __all__ = ["TauSeries", "tau_series", "optimal_angle", "PIECES_MAX", "DECIDE_PREC"]
 

@@ -24,52 +24,7 @@ from ..papers.simrf.prf import prf_gap_bracket, prf_mse_bracket, small_v_coeffic
 from ..papers.simrf.rff_asymptotic import ratio_asymptotic
 from .base import arb_of, ball_layer, fraction_of, no_ball_layer
 
-__all__ = ["block_cosines", "block_mean", "hyp1f1", "rff_mse_z2"]
-
-
-def hyp1f1(a: arb | int, b: arb | int, x: arb) -> arb:
-    """Arb's rigorous ``₁F₁(a; b; x)`` (``ARB.hyp1f1``; python-flint spells it ``x.hypgeom_1f1(a, b)``).
-
-    Parameters
-    ----------
-    a : arb | int
-        The numerator parameter.
-    b : arb | int
-        The denominator parameter.
-    x : arb
-        The argument.
-
-    Returns
-    -------
-    arb
-        ``₁F₁(a; b; x)`` (a ball).
-    """
-    return ARB.hyp1f1(a, b, x)
-
-
-def rff_mse_z2(coupling: str, d: int, m: int, z2: arb) -> arb:
-    """MSE of random Fourier features with blocks (Thm 4.5) as a function of ``z² ≥ 0``, a ball:
-    :func:`rftheory.numerics.rff_pairs.rff_mse_bracket` on :data:`~rftheory.numerics.backends.ARB`.
-
-    .. math:: \\mathrm{MSE}_c = \\frac1m\\Big[\\frac{(1-e^{-z^2})^2}{2} + \\frac Pm(\\tau_c - e^{-z^2})\\Big]
-
-    Parameters
-    ----------
-    coupling : str
-        The coupling of the frequencies.
-    d : int
-        The dimension.
-    m : int
-        The number of random features (frequencies).
-    z2 : arb
-        ``z² = ‖x − y‖²`` (``≥ 0``).
-
-    Returns
-    -------
-    arb
-        The MSE (a ball).
-    """
-    return rff_mse_bracket(ARB, coupling, d, m, z2).value
+__all__ = ["block_cosines", "block_mean"]
 
 
 @ball_layer("simrf.prf_mse", "Arb 1F1 (orthogonal), the Eq. 24 double series with a proven tail (simplex)")
@@ -110,7 +65,7 @@ def _conf_angle(p: dict) -> arb:
 @ball_layer("simrf.rff_mse", "Arb 1F1 (orthogonal), the Eq. 24 double series with a proven tail (simplex)")
 def _rff_mse(p: dict) -> arb:
     z = p["z"]
-    return rff_mse_z2(p["coupling"], p["d"], p["m"], z * z)
+    return rff_mse_bracket(ARB, p["coupling"], p["d"], p["m"], z * z).value
 
 
 @ball_layer("simrf.rff_gap", "Arb 1F1")
