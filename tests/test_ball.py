@@ -245,15 +245,17 @@ def test_gerf_optimum_ball_catches_a_planted_wrong_term(monkeypatch):
 
 def test_block_ball_catches_a_planted_wrong_cosine(monkeypatch):
     # one pair's cosine off by 1e-15: the pair term moves by ~1e-15, the mean by ~1e-16 (radius 1e-22)
-    from rftheory.ball import simrf as bsimrf
+    # (planted in the one definition both layers share, for ARB only: the mpmath reference stays right)
+    from rftheory.numerics.backends import ARB
+    from rftheory.papers.simrf import couplings
 
-    real = bsimrf.block_cosines
+    real = couplings.block_cosines
 
-    def planted(block):
-        cs = real(block)
-        return [cs[0] * (1 + arb(10) ** -15)] + cs[1:]
+    def planted(bk, block):
+        cs = real(bk, block)
+        return [cs[0] * (1 + arb(10) ** -15)] + cs[1:] if bk is ARB else cs
 
-    monkeypatch.setattr(bsimrf, "block_cosines", planted)
+    monkeypatch.setattr(couplings, "block_cosines", planted)
     assert _dist_3x("simrf.block_conformity", dict(d=4, v="1", block="random")) > 1e-18
 
 

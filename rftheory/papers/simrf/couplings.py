@@ -34,14 +34,15 @@ from ...core.measure import agreement
 from ...core.montecarlo import pair_mean
 from ...core.params import Param, mpf
 from ...core.registry import Result, register
-from ...numerics.angle_family import angle_quad, angle_series
+from ...numerics.angle_family import angle_quad
+from ...numerics.backends import MP
 from ...numerics.pair_chebyshev import ESTIMATORS, check_dimension, pair_term, pair_x
 from ...numerics.rff_pairs import orth_pair, simplex_pair
 from ...sampling.samplers import chi_norms, haar, simplex_matrix
 from .conformity import conformity_orthogonal, conformity_simplex
 from .params import D_SEARCH, DOMAIN_NOTE, PAPER, V_SEARCH
 
-__all__ = ["Block", "BLOCKS", "block_value", "block_value_quad", "block_features", "block_replicates",
+__all__ = ["Block", "BLOCKS", "block_cosines", "block_mean", "block_value", "block_value_quad", "block_features", "block_replicates",
            "block_squared_errors", "block_objective", "equiangular_rows", "pair_function", "check_estimator",
            "QUAD_PAIRS_MAX", "quad_route"]
 
@@ -145,24 +146,6 @@ class Block:
         """
         return self.rows @ self.rows.T
 
-    def cosines_mp(self):
-        """The pairwise cosines ``c_ij`` (``i < j``) at the working precision:
-        :attr:`cosine` for an equiangular block, else the float rows taken as
-        exact binary numbers, normalised in mpmath.
-
-        Returns
-        -------
-        list of mpmath.mpf
-            ``n(n−1)/2`` cosines, row-major over ``i < j``.
-        """
-        n = self.rows.shape[0]
-        if self.cosine is not None:
-            c = mp.mpf(self.cosine.numerator) / self.cosine.denominator
-            return [c] * (n * (n - 1) // 2)
-        U = [[mp.mpf(float(t)) for t in r] for r in self.rows]
-        U = [[t / mp.sqrt(mp.fsum(s * s for s in r)) for t in r] for r in U]
-        return [mp.fdot(U[i], U[j]) for i in range(n) for j in range(i + 1, n)]
-
     @classmethod
     def named(cls, name, d):
         """The registry's blocks: ``orthogonal``, ``simplex`` (Eq. 9),
@@ -226,14 +209,69 @@ class Block:
         return cls(np.random.default_rng([int(seed), d, 14]).standard_normal((d, d)), f"random{seed}")
 
 
-def block_value(block, estimator, a, quadrature=False):
-    """The exact mean pair term of a block at the working precision:
-    the PRF RF-conformity ``ρ`` (``a = v``) or the RFF pair term ``τ̄`` (``a = z``).
+def block_cosines(bk, block: Block) -> list:
+    """The pairwise cosines ``c_ij = u_iᵀu_j`` (``i < j``) of a block in backend ``bk``: :attr:`Block.cosine`
+    for an equiangular block, else its float rows taken as exact binary numbers and normalised.
+
+    Parameters
+    ----------
+    bk : backend
+        ``MP`` or ``ARB`` (:mod:`rftheory.numerics.backends`).
+    block : Block
+        The directions.
+
+    Returns
+    -------
+    list
+        ``n(n−1)/2`` cosines, row-major over ``i < j`` (each within ``[−1, 1]``: a ball is cut to it).
+    """
+    n = block.rows.shape[0]
+    if block.cosine is not None:
+        return [bk.num(block.cosine)] * (n * (n - 1) // 2)
+    U = [[bk.num(float(t)) for t in r] for r in block.rows]
+    U = [[t / bk.sqrt(bk.fsum(s * s for s in r)) for t in r] for r in U]
+    one = bk.num(1)
+    return [-bk.minimum(-bk.minimum(bk.fsum(a * b for a, b in zip(U[i], U[j])), one), one)
+            for i in range(n) for j in range(i + 1, n)]
+
+
+def block_mean(bk, block: Block, estimator: str, a):
+    """The mean pair term of a block (Haar-rotated directions, iid ``χ_d`` norms) in backend ``bk``.
 
     .. math:: \\bar f(U) = \\frac{2}{n(n-1)}\\sum_{i<j}\\rho_{\\theta_{ij}}(x),
        \\quad x = \\tfrac{v^2}{2}\\ \\text{(PRF)},\\ x=-\\tfrac{z^2}{2}\\ \\text{(RFF, even part)}
 
-    Each pair by the double series of Eq. 24 (:func:`~rftheory.numerics.angle_family.angle_series`).
+    Each pair by the double series of Eq. 24 of Reid et al. (2023), "Simplex Random Features", ICML 2023
+    (``bk.angle_series``: mpmath, or Arb with its proven tail in the radius); an equiangular block has one
+    pair term.
+
+    Parameters
+    ----------
+    bk : backend
+        ``MP`` or ``ARB``.
+    block : Block
+        The directions.
+    estimator : {"prf", "rff"}
+        Positive (``a = v``) or trigonometric (``a = z``) features.
+    a : number of ``bk``
+        ``v`` or ``z``.
+
+    Returns
+    -------
+    number of ``bk``
+        ``ρ`` or ``τ̄`` of the block.
+    """
+    x = a * a / 2 if estimator == "prf" else -(a * a) / 2
+    even = estimator == "rff"
+    if block.cosine is not None:  # equiangular: every pair has the same term
+        return bk.angle_series(block.d, bk.num(block.cosine), x, even_only=even)
+    cs = block_cosines(bk, block)
+    return bk.fsum(bk.angle_series(block.d, c, x, even_only=even) for c in cs) / len(cs)
+
+
+def block_value(block, estimator, a, quadrature=False):
+    """The exact mean pair term of a block at the working precision (:func:`block_mean` in mpmath):
+    the PRF RF-conformity ``ρ`` (``a = v``) or the RFF pair term ``τ̄`` (``a = z``).
 
     Parameters
     ----------
@@ -254,13 +292,13 @@ def block_value(block, estimator, a, quadrature=False):
     """
     if estimator not in ESTIMATORS:
         raise ParameterError("estimator", f"unknown value {estimator!r}; expected one of {', '.join(ESTIMATORS)}")
-    x = pair_x(estimator, mpf(a) if isinstance(a, (Fraction, int)) else mp.mpf(a))
-    cs = block.cosines_mp()
-    if quadrature:
-        one = (lambda c: angle_quad(block.d, c, x)) if estimator == "prf" else \
-            (lambda c: (angle_quad(block.d, c, x) + angle_quad(block.d, -c, x)) / 2)
-    else:
-        one = lambda c: angle_series(block.d, c, x, even_only=estimator == "rff")
+    av = mpf(a) if isinstance(a, (Fraction, int)) else mp.mpf(a)
+    if not quadrature:
+        return block_mean(MP, block, estimator, av)
+    x = pair_x(estimator, av)
+    one = (lambda c: angle_quad(block.d, c, x)) if estimator == "prf" else \
+        (lambda c: (angle_quad(block.d, c, x) + angle_quad(block.d, -c, x)) / 2)
+    cs = block_cosines(MP, block)
     values = {}  # equal cosines (equiangular blocks) are evaluated once
     for c in cs:
         if c not in values:
@@ -494,7 +532,7 @@ def quad_route(block, estimator, a):
     LayerUnavailableError
         For more than :data:`QUAD_PAIRS_MAX` distinct cosines (cost).
     """
-    if len({round(float(c), 15) for c in block.cosines_mp()}) > QUAD_PAIRS_MAX:
+    if len({round(float(c), 15) for c in block_cosines(MP, block)}) > QUAD_PAIRS_MAX:
         raise LayerUnavailableError(f"phi-quadrature route served for blocks with <= {QUAD_PAIRS_MAX} distinct cosines")
     return block_value_quad(block, estimator, a)
 
