@@ -106,13 +106,14 @@ def test_slowly_convergent_series_is_not_stopped_early():
         r = 1 - mp.mpf(2) ** -7
         tol = mp.mpf(10) ** -12
         s = mp_series(_geometric_terms(r), tol=tol)
+        s_ratio = mp_ratio_series(mp.mpf(1), lambda k: r, tol=tol)  # the ratio driver's own loop
         bad = _naive(_geometric_terms(r), tol)
         u = _u()
 
     def allowed(m):
         return 1.01 * tol * 128 + 3.1 * m.terms * u * 128
 
-    assert abs(s.value - 128) <= allowed(s)
+    assert abs(s.value - 128) <= allowed(s) and abs(s_ratio.value - 128) <= allowed(s_ratio)
     assert abs(bad.value - 128) > 50 * allowed(bad)
 
 
@@ -159,6 +160,22 @@ def test_kmax_raises_a_clear_error():
         mp_ratio_series(mp.mpf(1), lambda k: mp.mpf(1), kmax=10, error=Mine)
     with pytest.raises(RangeError, match="terms ended"):
         mp_series(iter([(mp.mpf(1), None), (mp.mpf(2), None)]))
+
+
+def test_fixed_point_integers_compare_exactly():
+    """Integer (fixed-point) terms with a Fraction tolerance: Σ_k ⌊2^64/3^k⌋ stops at the first K whose
+    geometric bound ⌈T_K/2⌉ (ratio 1/3) is <= 2^-40 of the sum, compared in integers."""
+
+    def terms():
+        T = 1 << 64
+        while True:
+            yield T, -(-T // 2)
+            T //= 3
+
+    s = mp_series(terms(), tol=Fraction(1, 2**40))
+    K = s.terms - 1
+    assert s.value == sum((1 << 64) // 3**k for k in range(K + 1)) and s.tail == -(-((1 << 64) // 3**K) // 2)
+    assert s.tail * 2**40 <= s.value and -(-((1 << 64) // 3 ** (K - 1)) // 2) * 2**40 > s.value - (1 << 64) // 3**K
 
 
 def test_result_fields():

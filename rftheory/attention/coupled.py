@@ -91,11 +91,12 @@ def inner_g(d: int, c, t, p) -> mp.mpf:
         # |t_{n+2}/t_n| <= q²(h + n/2)/((n+1)(n+2))·(1 + z/bb) (M(a+1; bb; z) <= (1 + z/bb) M(a; bb; z) for
         # a > bb, z >= 0), non-increasing in n: the remainder after term n is <= R(|t_{n−1}| + |t_n|)/(1 − R)
         prev, n = mp.mpf(0), 0
+        q2g = q * q * (1 + z / bb)
         while True:
             term = q**n * mp.gamma(mp.mpf(d + n) / 2) / (mp.factorial(n) * g0) * mp.hyp1f1(h + mp.mpf(n) / 2, bb, z)
             tail = None
             if n >= 1:
-                R = q * q * (h + mp.mpf(n - 1) / 2) / ((n + 1) * n) * (1 + z / bb)
+                R = q2g * (d + n - 1) / (2 * n * (n + 1))
                 if R < 1:
                     tail = R * (abs(prev) + abs(term)) / (1 - R)
             yield term, tail

@@ -248,7 +248,7 @@ def angle_series(d, cos_theta, x, even_only=False):
     and ``R_p ≤ 1``, the terms with ``p > P`` sum to at most
     ``2 (2|cx|)^{P+1}/(P+1)! · ₁F₁(d; d/2; |x|)`` (``P + 2 > 4|cx|``), and the
     terms with ``k ≥ K`` (each at most ``u_k = y^k/k!``, ``y = 2(1+|c|)|x|``) to
-    at most ``u_K/(1 − r)``, ``r = y/(K+1) < 1`` (the geometric bound of
+    at most ``2u_K`` (``K + 1 ≥ 2y``: the ratios ``y/(k+1)`` are at most ½;
     :func:`~rftheory.numerics.mp_series.mp_series`); both are kept below ``2^{-w}`` times a lower
     bound of the sum (``w`` the working precision in bits): for ``x ≥ 0``,
     Jensen's ``ρ_θ ≥ ₀F₁(; d/2; d(1 + cR_1)x)``, else the roundoff scale.
@@ -314,6 +314,7 @@ def angle_series(d, cos_theta, x, even_only=False):
             while not (P + 2 > 4 * ac * ax and math.log(2) + (P + 1) * lcx - math.lgamma(P + 2) + lF <= log_tol):
                 P += 1
         y = 2 * (1 + ac) * ax  # |term_k| <= y^k/k!
+        k_half = int(mp.ceil(2 * y))  # from k + 1 >= 2y on, the ratios y/(k+1) of the bounds are at most 1/2
         atol = lower * mp.mpf(2) ** -w * mp.exp(-3)
         a = []  # a_p = c^p R_p / p!
         invf = [mp.mpf(1)]  # 1/j!
@@ -336,9 +337,8 @@ def angle_series(d, cos_theta, x, even_only=False):
                 term = lead * mp.fdot(a, invf[k - n + 1 : k + 1][::-1])  # Σ_{p ≤ min(k, P)} a_p/(k−p)!
                 k += 1
                 lead *= x * (k - 1 + d) / (k - 1 + h)
-                u *= y / k  # y^k/k!, the bound of the first omitted term
-                r = y / (k + 1)  # bounds the later ratios of the bounds
-                yield term, (u / (1 - r) if r < 1 else None)
+                u *= y / k  # y^k/k!, the bound of the first omitted term; the rest at least halve
+                yield term, (2 * u if k + 1 >= k_half else None)
 
         return +mp_series(terms(), tol=0, atol=atol, kmax=MP_SERIES_KMAX + int(6 * float(y)),
                           what="angle series").value

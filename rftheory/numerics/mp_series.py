@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import mpmath as mp
@@ -140,8 +141,7 @@ def mp_series(series: Iterable[tuple[Any, Any]], *, tol: Any = None, atol: Any =
     >>> s.value + s.tail == 2, s.terms
     (True, 21)
     """
-    if tol is None:
-        tol = mp.eps
+    rule = _Rule(tol, atol)
     total: Any = 0
     top: Any = 0 if peak else None
     k = 0
@@ -150,21 +150,50 @@ def mp_series(series: Iterable[tuple[Any, Any]], *, tol: Any = None, atol: Any =
         if peak and abs(t) > top:
             top = abs(t)
         k += 1
-        if bound is not None and bound <= (tol * abs(total) + atol if tol else atol):
+        if bound is not None and rule.meets(bound, total):
             return MpSum(total, k, bound, top)
         if k >= kmax:
-            break
-    else:
-        raise (error or RangeError)(f"{what}: the terms ended before the bound on the remainder met the tolerance")
-    raise (error or RangeError)(f"{what}: the bound on the remainder is still above the tolerance after "
-                                f"{kmax} terms (arguments too large for the series)")
+            raise _too_many(what, kmax, error)
+    raise (error or RangeError)(f"{what}: the terms ended before the bound on the remainder met the tolerance")
+
+
+class _Rule:
+    """The stopping rule ``bound ≤ tol·|total| + atol``, in the arithmetic of the terms (cross-multiplied, in
+    integers, for fixed-point integer terms and a ``Fraction`` tolerance)."""
+
+    __slots__ = ("tol", "atol", "num", "den", "aden", "rel", "both")
+
+    def __init__(self, tol: Any, atol: Any):
+        self.tol = +mp.eps if tol is None else tol  # a number: mp.eps follows the working precision
+        self.atol = atol
+        self.rel, self.both = bool(self.tol), bool(self.tol) and bool(atol)
+        self.num = self.den = self.aden = None
+        if isinstance(self.tol, Fraction) and isinstance(atol, (int, Fraction)) and (atol * self.tol.denominator) % 1 == 0:
+            self.num, self.den, self.aden = self.tol.numerator, self.tol.denominator, int(atol * self.tol.denominator)
+
+    def limit(self, total: Any) -> Any:
+        """``tol·|total| + atol``."""
+        if self.both:
+            return self.tol * abs(total) + self.atol
+        return self.tol * abs(total) if self.rel else self.atol
+
+    def meets(self, bound: Any, total: Any) -> bool:
+        """Whether ``bound ≤ tol·|total| + atol``."""
+        if self.den is not None and type(total) is int and type(bound) is int:
+            return bound * self.den <= self.num * abs(total) + self.aden
+        return bound <= self.limit(total)
+
+
+def _too_many(what: str, kmax: int, error: Callable[[str], Exception] | None) -> Exception:
+    return (error or RangeError)(f"{what}: the bound on the remainder is still above the tolerance after "
+                                 f"{kmax} terms (arguments too large for the series)")
 
 
 def mp_ratio_series(first: Any, ratio: Callable[[int], Any], *, decreasing_from: int = 0, tol: Any = None,
                     atol: Any = 0, kmax: int = MP_SERIES_KMAX, what: str = "series",
                     error: Callable[[str], Exception] | None = None, peak: bool = False) -> MpSum:
-    """Sum the series ``t_0 = first``, ``t_{k+1} = t_k·ratio(k)`` by :func:`mp_series` with the geometric
-    bound: for ``k ≥ decreasing_from`` the remainder after ``t_k`` is at most ``|t_k| r/(1 − r)``,
+    """Sum the series ``t_0 = first``, ``t_{k+1} = t_k·ratio(k)`` with the rule of :func:`mp_series` and the
+    geometric bound (:func:`geometric_tail`): for ``k ≥ decreasing_from`` the remainder after ``t_k`` is at most ``|t_k| r/(1 − r)``,
     ``r = |ratio(k)|``.
 
     .. math:: \\sum_{j>k}|t_j| \\le |t_k|\\,\\frac{r}{1-r}\\quad(r = |t_{k+1}/t_k| < 1)
@@ -198,12 +227,25 @@ def mp_ratio_series(first: Any, ratio: Callable[[int], Any], *, decreasing_from:
     (True, 153)
     """
 
-    def terms():
-        t, k = first, 0
-        while True:
-            r = ratio(k)
-            yield t, (geometric_tail(t, abs(r)) if k >= decreasing_from else None)
-            t = t * r
-            k += 1
-
-    return mp_series(terms(), tol=tol, atol=atol, kmax=kmax, what=what, error=error, peak=peak)
+    rule = _Rule(tol, atol)
+    total: Any = 0
+    top: Any = 0 if peak else None
+    t, k = first, 0
+    while True:
+        total += t
+        if peak and abs(t) > top:
+            top = abs(t)
+        r = ratio(k)
+        if k >= decreasing_from:
+            ar = abs(r)
+            if ar < 1:
+                lim = rule.limit(total)
+                at = abs(t) * ar
+                if at <= lim:  # the bound at/(1 − r) is at least at: test it only then
+                    bound = at / (1 - ar)
+                    if bound <= lim:
+                        return MpSum(total, k + 1, bound, top)
+        k += 1
+        if k >= kmax:
+            raise _too_many(what, kmax, error)
+        t = t * r

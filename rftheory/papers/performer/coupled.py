@@ -321,7 +321,7 @@ def inner_g(d: int, c, t, p) -> mp.mpf:
          mp.hyp1f1(h + 1, bb, z), mp.hyp1f1(h + mp.mpf(3) / 2, bb, z)]
     # coef_n = q^n Γ((d+n)/2)/(n! Γ(d/2)): coef_n = coef_{n−2} q² ((d+n−2)/2)/(n(n−1))
     coef = [mp.mpf(1), q * mp.exp(mp.loggamma(h + mp.mpf(1) / 2) - mp.loggamma(h))]
-    grow = 1 + z / bb  # M(a+1; bb; z) <= (1 + z/bb) M(a; bb; z) for a > bb (docstring)
+    q2g = q * q * (1 + z / bb)  # M(a+1; bb; z) <= (1 + z/bb) M(a; bb; z) for a > bb (docstring)
 
     def terms():
         prev, n = mp.mpf(0), 0
@@ -334,7 +334,7 @@ def inner_g(d: int, c, t, p) -> mp.mpf:
             term = coef[n] * M[n]
             tail = None
             if n >= 1:  # |t_{j+2}/t_j| <= ρ_j, non-increasing: the tail after n is <= R(|t_{n−1}| + |t_n|)/(1−R)
-                R = q * q * (h + mp.mpf(n - 1) / 2) / ((n + 1) * n) * grow
+                R = q2g * (d + n - 1) / (2 * n * (n + 1))  # ρ_{n−1}
                 if R < 1:
                     tail = R * (abs(prev) + abs(term)) / (1 - R)
             yield term, tail
