@@ -164,7 +164,7 @@ class _Rule:
     __slots__ = ("tol", "atol", "num", "den", "aden", "rel", "both")
 
     def __init__(self, tol: Any, atol: Any):
-        self.tol = +mp.eps if tol is None else tol  # a number: mp.eps follows the working precision
+        self.tol = +(mp.eps if tol is None else tol)  # a number (mp.eps itself follows the working precision)
         self.atol = atol
         self.rel, self.both = bool(self.tol), bool(self.tol) and bool(atol)
         self.num = self.den = self.aden = None
