@@ -90,17 +90,17 @@ def inner_g(d: int, c, t, p) -> mp.mpf:
     def terms():
         # |t_{n+2}/t_n| <= q²(h + n/2)/((n+1)(n+2))·(1 + z/bb) (M(a+1; bb; z) <= (1 + z/bb) M(a; bb; z) for
         # a > bb, z >= 0), non-increasing in n: the remainder after term n is <= R(|t_{n−1}| + |t_n|)/(1 − R)
-        prev, n = mp.mpf(0), 0
+        prev, n = mp.mpf(0), 0  # |t_{n−1}|
         q2g = q * q * (1 + z / bb)
         while True:
             term = q**n * mp.gamma(mp.mpf(d + n) / 2) / (mp.factorial(n) * g0) * mp.hyp1f1(h + mp.mpf(n) / 2, bb, z)
-            tail = None
+            at, tail = abs(term), None
             if n >= 1:
-                R = q2g * (d + n - 1) / (2 * n * (n + 1))
-                if R < 1:
-                    tail = R * (abs(prev) + abs(term)) / (1 - R)
+                R2 = q2g * (d + n - 1) / (n * (n + 1))  # 2R
+                if R2 <= 1:  # R <= 1/2: R/(1 − R) <= 2R
+                    tail = R2 * (prev + at)
             yield term, tail
-            prev = term
+            prev = at
             n += 1
 
     return mp_series(terms(), tol=tol, what="inner_g", error=lambda _: ParameterError(

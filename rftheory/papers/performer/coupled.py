@@ -297,8 +297,8 @@ def inner_g(d: int, c, t, p) -> mp.mpf:
     terms is at most ``za/b`` (their ratios ``z(a+k)/((b+k)(k+1)) ≤ (za/b)/(k+1)``: likelihood-ratio order
     below a Poisson law), so ``M(a+1) ≤ (1 + z/b) M(a)``; hence ``|t_{n+2}/t_n| ≤ ρ_n =
     2c²t²(d/2 + n/2)(1 + z/b)/((n+1)(n+2))``, non-increasing, and the remainder after term ``n`` is at
-    most ``ρ_{n−1}(|t_{n−1}| + |t_n|)/(1 − ρ_{n−1})``, summed until that is below ``10^{−dps−5}|g|``
-    (:func:`~rftheory.numerics.mp_series.mp_series`).
+    most ``ρ_{n−1}(|t_{n−1}| + |t_n|)/(1 − ρ_{n−1}) ≤ 2ρ_{n−1}(|t_{n−1}| + |t_n|)`` (``ρ_{n−1} ≤ ½``),
+    summed until that is below ``10^{−dps−5}|g|`` (:func:`~rftheory.numerics.mp_series.mp_series`).
 
     Parameters
     ----------
@@ -324,7 +324,7 @@ def inner_g(d: int, c, t, p) -> mp.mpf:
     q2g = q * q * (1 + z / bb)  # M(a+1; bb; z) <= (1 + z/bb) M(a; bb; z) for a > bb (docstring)
 
     def terms():
-        prev, n = mp.mpf(0), 0
+        prev, n = mp.mpf(0), 0  # |t_{n−1}|
         while True:
             if n >= 2:
                 coef.append(coef[n - 2] * q * q * (h + mp.mpf(n - 2) / 2) / (n * (n - 1)))
@@ -332,13 +332,13 @@ def inner_g(d: int, c, t, p) -> mp.mpf:
                 a = h + mp.mpf(n - 2) / 2
                 M.append(((2 * a - bb + z) * M[n - 2] + (bb - a) * M[n - 4]) / a)
             term = coef[n] * M[n]
-            tail = None
+            at, tail = abs(term), None
             if n >= 1:  # |t_{j+2}/t_j| <= ρ_j, non-increasing: the tail after n is <= R(|t_{n−1}| + |t_n|)/(1−R)
-                R = q2g * (d + n - 1) / (2 * n * (n + 1))  # ρ_{n−1}
-                if R < 1:
-                    tail = R * (abs(prev) + abs(term)) / (1 - R)
+                R2 = q2g * (d + n - 1) / (n * (n + 1))  # 2ρ_{n−1}
+                if R2 <= 1:  # R <= 1/2: R/(1 − R) <= 2R
+                    tail = R2 * (prev + at)
             yield term, tail
-            prev = term
+            prev = at
             n += 1
 
     return mp_series(terms(), tol=tol, kmax=_NMAX, what="inner_g", error=lambda _: RangeError(
