@@ -326,3 +326,27 @@ def test_verify_domain_points_stay_iid():
 
     rng = np.random.default_rng(4)
     assert all("coupling" not in domain_point(rng, values=v) for v in (False, True) for _ in range(20))
+
+
+def test_inner_g_tail_bound_premise_and_radial_quadrature():
+    """The tail bound of inner_g (both copies: performer and attention) rests on M(a+1; b; z) <= (1 + z/b)
+    M(a; b; z) for a > b > 0, z >= 0 (checked on a grid, with z/b up to 2000, where the ratio approaches
+    its bound); the two copies against the radial quadrature of the definition
+    g = E_r[e^{rct} 0F1(; (d-1)/2; r²(1-c²)p/4)], r ~ χ_d, to 35 digits at 40 (positive c·t: no cancellation)."""
+    from rftheory.attention.coupled import inner_g as attention_inner_g
+
+    with mp.workdps(30):
+        for b in (0.5, 1.5, 10):
+            for a in (b + 0.01, b + 0.5, b + 3, b + 20):
+                for z in (0, 0.1, 2, 30, 1000):
+                    assert mp.hyp1f1(a + 1, b, z) <= (1 + mp.mpf(z) / b) * mp.hyp1f1(a, b, z) * (1 + mp.mpf(10) ** -25)
+    with mp.workdps(40):
+        for d, c, t, p in ((3, "0.3", "1", "2"), (8, "0.5", "3", "5")):
+            c, t, p = mp.mpf(c), mp.mpf(t), mp.mpf(p)
+            h = mp.mpf(d) / 2
+            dens = lambda r: r ** (d - 1) * mp.exp(-r * r / 2) / (2 ** (h - 1) * mp.gamma(h))  # noqa: E731
+            f = lambda r: dens(r) * mp.exp(r * c * t) * mp.hyp0f1((d - 1) / mp.mpf(2), r * r * (1 - c * c) * p / 4)  # noqa: E731
+            peak = c * t + mp.sqrt(d) + mp.sqrt(p)
+            ref = mp.quad(f, [0, peak / 2, peak, 2 * peak, mp.inf])
+            assert _digits(ref, CP.inner_g(d, c, t, p)) >= 35
+            assert _digits(ref, attention_inner_g(d, c, t, p)) >= 35

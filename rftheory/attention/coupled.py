@@ -32,23 +32,10 @@ import mpmath as mp
 import numpy as np
 
 from ..core.errors import ParameterError
+from ..numerics.mp_series import mp_series
 from ..sampling.samplers import sample
 
 __all__ = ["chi_mgf", "inner_g", "coupled_mgf_quad", "coupled_mgf_mc"]
-
-
-def _series(term, tol) -> mp.mpf:
-    """Sum an entire series term(n) until two consecutive terms fall below ``tol·|sum|``."""
-    total, n, small = mp.mpf(0), 0, 0
-    while True:
-        t = term(n)
-        total += t
-        small = small + 1 if abs(t) <= tol * abs(total) else 0
-        if small >= 2 and n > 4:
-            return total
-        n += 1
-        if n > 100000:
-            raise ParameterError("a", "series did not converge (arguments too large)")
 
 
 def chi_mgf(d: int, tau) -> mp.mpf:
@@ -95,10 +82,29 @@ def inner_g(d: int, c, t, p) -> mp.mpf:
     s2 = 1 - c * c
     g0 = mp.gamma(mp.mpf(d) / 2)
     tol = mp.mpf(10) ** (-mp.mp.dps - 5)
+    h, bb, z = mp.mpf(d) / 2, mp.mpf(d - 1) / 2, s2 * p / 2
     if c == 0:
-        return mp.hyp1f1(mp.mpf(d) / 2, mp.mpf(d - 1) / 2, s2 * p / 2)
-    return _series(lambda n: (mp.sqrt(2) * c * t) ** n * mp.gamma(mp.mpf(d + n) / 2) / (mp.factorial(n) * g0)
-                   * mp.hyp1f1(mp.mpf(d + n) / 2, mp.mpf(d - 1) / 2, s2 * p / 2), tol)
+        return mp.hyp1f1(h, bb, z)
+    q = mp.sqrt(2) * c * t
+
+    def terms():
+        # |t_{n+2}/t_n| <= q²(h + n/2)/((n+1)(n+2))·(1 + z/bb) (M(a+1; bb; z) <= (1 + z/bb) M(a; bb; z) for
+        # a > bb, z >= 0), non-increasing in n: the remainder after term n is <= R(|t_{n−1}| + |t_n|)/(1 − R)
+        prev, n = mp.mpf(0), 0  # |t_{n−1}|
+        q2g = q * q * (1 + z / bb)
+        while True:
+            term = q**n * mp.gamma(mp.mpf(d + n) / 2) / (mp.factorial(n) * g0) * mp.hyp1f1(h + mp.mpf(n) / 2, bb, z)
+            at, tail = abs(term), None
+            if n >= 1:
+                R2 = q2g * (d + n - 1) / (n * (n + 1))  # 2R
+                if R2 <= 1:  # R <= 1/2: R/(1 − R) <= 2R
+                    tail = R2 * (prev + at)
+            yield term, tail
+            prev = at
+            n += 1
+
+    return mp_series(terms(), tol=tol, what="inner_g", error=lambda _: ParameterError(
+        "a", "series did not converge (arguments too large)")).value
 
 
 def coupled_mgf_quad(d: int, c, a, b) -> mp.mpf:

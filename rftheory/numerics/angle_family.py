@@ -24,6 +24,7 @@ import mpmath as mp
 
 from ..core.errors import LayerUnavailableError, RangeError
 from .cancellation import guard_digits
+from .mp_series import MP_SERIES_KMAX, mp_series
 
 __all__ = [
     "extra_digits",
@@ -246,8 +247,9 @@ def angle_series(d, cos_theta, x, even_only=False):
     Truncation is bounded, not counted: with ``(d)_{p+j}/(d/2)_{p+j} ≤ 2^p (d)_j/(d/2)_j``
     and ``R_p ≤ 1``, the terms with ``p > P`` sum to at most
     ``2 (2|cx|)^{P+1}/(P+1)! · ₁F₁(d; d/2; |x|)`` (``P + 2 > 4|cx|``), and the
-    terms with ``k ≥ K`` to at most ``2 (2(1+|c|)|x|)^K/K!``
-    (``K + 1 ≥ 4(1+|c|)|x|``); both are kept below ``2^{-w}`` times a lower
+    terms with ``k ≥ K`` (each at most ``u_k = y^k/k!``, ``y = 2(1+|c|)|x|``) to
+    at most ``2u_K`` (``K + 1 ≥ 2y``: the ratios ``y/(k+1)`` are at most ½;
+    :func:`~rftheory.numerics.mp_series.mp_series`); both are kept below ``2^{-w}`` times a lower
     bound of the sum (``w`` the working precision in bits): for ``x ≥ 0``,
     Jensen's ``ρ_θ ≥ ₀F₁(; d/2; d(1 + cR_1)x)``, else the roundoff scale.
     For large ``d`` and the simplex angle ``c = −1/(d−1)`` only a few ``p`` are
@@ -311,29 +313,35 @@ def angle_series(d, cos_theta, x, even_only=False):
             P = 0
             while not (P + 2 > 4 * ac * ax and math.log(2) + (P + 1) * lcx - math.lgamma(P + 2) + lF <= log_tol):
                 P += 1
-        lkx = float(mp.log(2 * (1 + ac) * ax))
-        total = mp.mpf(0)
-        lead = mp.mpf(1)  # x^k (d)_k/(d/2)_k
+        y = 2 * (1 + ac) * ax  # |term_k| <= y^k/k!
+        k_half = int(mp.ceil(2 * y))  # from k + 1 >= 2y on, the ratios y/(k+1) of the bounds are at most 1/2
+        atol = lower * mp.mpf(2) ** -w * mp.exp(-3)
         a = []  # a_p = c^p R_p / p!
-        cpow = mp.mpf(1)
         invf = [mp.mpf(1)]  # 1/j!
-        k = 0
-        while True:
-            if len(invf) <= k:
-                invf.append(invf[-1] / k)
-            if k <= P:
-                while len(R) <= k:
-                    R.append(next(ratios))
-                if k:
-                    cpow *= c
-                a.append(mp.mpf(0) if (even_only and k % 2) else cpow * R[k] * invf[k])
-            n = len(a)
-            total += lead * mp.fdot(a, invf[k - n + 1 : k + 1][::-1])  # Σ_{p ≤ min(k, P)} a_p/(k−p)!
-            k += 1
-            lead *= x * (k - 1 + d) / (k - 1 + h)
-            if k + 1 >= 4 * (1 + ac) * ax and math.log(2) + k * lkx - math.lgamma(k + 1) <= log_tol:
-                break
-        return +total
+
+        def terms():
+            lead = mp.mpf(1)  # x^k (d)_k/(d/2)_k
+            cpow = mp.mpf(1)
+            u = mp.mpf(1)  # y^k/k!
+            k = 0
+            while True:
+                if len(invf) <= k:
+                    invf.append(invf[-1] / k)
+                if k <= P:
+                    while len(R) <= k:
+                        R.append(next(ratios))
+                    if k:
+                        cpow *= c
+                    a.append(mp.mpf(0) if (even_only and k % 2) else cpow * R[k] * invf[k])
+                n = len(a)
+                term = lead * mp.fdot(a, invf[k - n + 1 : k + 1][::-1])  # Σ_{p ≤ min(k, P)} a_p/(k−p)!
+                k += 1
+                lead *= x * (k - 1 + d) / (k - 1 + h)
+                u *= y / k  # y^k/k!, the bound of the first omitted term; the rest at least halve
+                yield term, (2 * u if k + 1 >= k_half else None)
+
+        return +mp_series(terms(), tol=0, atol=atol, kmax=MP_SERIES_KMAX + int(6 * float(y)),
+                          what="angle series").value
 
 
 def angle_quad(d, cos_theta, x):

@@ -29,6 +29,7 @@ import numpy as np
 
 from ..core.errors import ParameterError
 from .angle_family import angle_ratios
+from .mp_series import mp_series
 
 __all__ = ["ESTIMATORS", "check_dimension", "pair_x", "power_coefficients", "chebyshev_coefficients", "PairTerm", "pair_term"]
 
@@ -92,10 +93,15 @@ def power_coefficients(d, x, even_only=False):
     """The coefficients ``b_p`` of ``f(c) = Σ_p b_p c^p`` (module docstring) at
     the working precision, up to the degree where the tail falls below it.
 
-    Summed until ``|b_p| + |b_{p−1}|`` falls below ``2^{−prec−4}`` times the
-    largest coefficient with ``p > 4|x| + 2``: past the peak of ``(2|x|)^p/p!``
-    the coefficients fall faster than geometrically (ratio ``≤ 1/2``), so the
-    neglected tail is below twice the last pair.
+    Truncated where a bound on ``Σ_{q>p}|b_q|`` (the error on ``[−1, 1]``) is
+    below ``2^{−prec−4}Σ_{q≤p}|b_q|`` (the scale of the coefficients' own
+    roundings; :func:`~rftheory.numerics.mp_series.mp_series`): with
+    ``b_q = R_q ℓ_q ₁F₁(d+q; d/2+q; x)``, ``ℓ_q = x^q (d)_q/((d/2)_q q!)``,
+    ``R_q ≤ 1``, ``|₁F₁| ≤ 1`` for ``x < 0`` (Kummer's transformation:
+    ``e^x |₁F₁(−d/2; d/2+q; −x)| ≤ e^x e^{|x|}``) and non-increasing in ``q``
+    for ``x ≥ 0``, and ``|ℓ_{q+1}/ℓ_q| = |x|(d+q)/((d/2+q)(q+1))`` falling,
+    the tail after ``p`` is at most ``F|ℓ_{p+1}|/(1 − r)``, ``r`` the ratio
+    at ``q = p + 1``, ``F`` the last ``₁F₁`` computed (``x ≥ 0``) or 1.
 
     Parameters
     ----------
@@ -133,22 +139,28 @@ def power_coefficients(d, x, even_only=False):
         raise ParameterError("x", f"must be finite, got {x}")
     ratios = angle_ratios(d)  # R_p, lazily
     out = []
-    big = mp.mpf(0)
-    lead = mp.mpf(1)  # x^p (d)_p / ((d/2)_p p!)
-    p = 0
-    eps = mp.mpf(2) ** (-mp.mp.prec - 4)
-    while True:
-        R = next(ratios)
-        if even_only and p % 2:
-            b = mp.mpf(0)
-        else:
-            b = R * lead * mp.hyp1f1(d + p, h + p, x)
-        out.append(b)
-        big = max(big, abs(b))
-        if p > 4 * abs(x) + 2 and len(out) >= 3 and abs(out[-1]) + abs(out[-2]) <= eps * big:
-            return out
-        lead *= x * (d + p) / ((h + p) * (p + 1))
-        p += 1
+    ax = abs(x)
+
+    def terms():  # |b_p|, and the bound on Σ_{q>p}|b_q| (docstring)
+        lead = mp.mpf(1)  # x^p (d)_p / ((d/2)_p p!)
+        F = mp.mpf(1)  # bounds |1F1(d+q; d/2+q; x)| for every q > p
+        p = 0
+        while True:
+            R = next(ratios)
+            if even_only and p % 2:
+                b = mp.mpf(0)
+            else:
+                hyp = mp.hyp1f1(d + p, h + p, x)
+                F = hyp if x >= 0 else F
+                b = R * lead * hyp
+            out.append(b)
+            lead *= x * (d + p) / ((h + p) * (p + 1))
+            r = ax * (d + p + 1) / ((h + p + 1) * (p + 2))
+            yield abs(b), (F * abs(lead) / (1 - r) if r < 1 else None)
+            p += 1
+
+    mp_series(terms(), tol=mp.mpf(2) ** (-mp.mp.prec - 4), what="power coefficients of the pair term")
+    return out
 
 
 def chebyshev_coefficients(coef):

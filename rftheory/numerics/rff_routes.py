@@ -23,6 +23,7 @@ from ..core.errors import LayerUnavailableError
 from ..core.params import mpf
 from .angle_family import check_route_served, extra_digits
 from .cancellation import guard_digits
+from .mp_series import mp_ratio_series, mp_series
 from .special import hyp0f1
 
 __all__ = [
@@ -77,9 +78,6 @@ def orth_pair_printed_series(d: int, z: Fraction | int):
     """
     z2 = Fraction(z) ** 2
     target = Fraction(1, 10 ** (mp.mp.dps + 5))
-    total = Fraction(0)
-    power = Fraction(1)  # (−z²)^k / k!
-    k = 0
     df = {}
 
     def dfc(n):
@@ -87,16 +85,19 @@ def orth_pair_printed_series(d: int, z: Fraction | int):
             df[n] = _dfact(n)
         return df[n]
 
-    while True:
-        den = 2**k * dfc(d + 2 * k - 2) * dfc(d - 2)
-        num = sum(math.comb(k, i) * dfc(d + 2 * i - 2) * dfc(d + 2 * k - 2 * i - 2) for i in range(k + 1))
-        term = power * Fraction(num, den)
-        total += term
-        k += 1
-        power *= -z2 / k
-        # past the peak the terms decrease; |inner| <= 1, so |power| bounds the tail
-        if k > 2 * z2 + 2 and abs(power) * 2 < target * max(abs(total), target):
-            break
+    def terms():
+        power, k = Fraction(1), 0  # (−z²)^k / k!
+        while True:
+            den = 2**k * dfc(d + 2 * k - 2) * dfc(d - 2)
+            num = sum(math.comb(k, i) * dfc(d + 2 * i - 2) * dfc(d + 2 * k - 2 * i - 2) for i in range(k + 1))
+            term = power * Fraction(num, den)
+            k += 1
+            power *= -z2 / k
+            # |inner| <= 1, so |term_j| <= |power_j|, whose ratios z²/(j+1) are <= 1/2 for j >= k once
+            # k + 1 >= 2z²: the remainder is <= 2|power_k|
+            yield term, (2 * abs(power) if k + 1 >= 2 * z2 else None)
+
+    total = mp_series(terms(), tol=target, atol=target * target, what="printed series (exact)").value
     return mp.mpf(total.numerator) / total.denominator
 
 
@@ -196,18 +197,16 @@ def iid_pair_moments(z):
     if isinstance(z, (Fraction, int)):
         z2 = Fraction(z) ** 2
         target = Fraction(1, 10 ** (mp.mp.dps + 5))
-        total, term, k = Fraction(0), Fraction(1), 0
-        while True:
-            total += term
-            k += 1
-            term *= -z2 * (2 * k - 1) / ((2 * k - 1) * (2 * k))
-            if k > z2 and abs(term) < target * abs(total):
-                break
+        # t_{k+1}/t_k = −z²(2k+1)/((2k+1)(2k+2)), falling in modulus: the geometric tail bound
+        total = mp_ratio_series(Fraction(1), lambda k: -z2 * (2 * k + 1) / ((2 * k + 1) * (2 * k + 2)), tol=target,
+                                what="Gaussian moment series (exact)").value
         one = mp.mpf(total.numerator) / total.denominator
     else:
         z = mp.mpmathify(z)
         with guard_digits(extra_digits(-z * z / 2)):
-            one = mp.nsum(lambda k: (-z * z) ** k * mp.fac2(2 * k - 1) / mp.factorial(2 * k), [0, mp.inf])
+            z2 = z * z
+            one = +mp_ratio_series(mp.mpf(1), lambda k: -z2 * (2 * k + 1) / ((2 * k + 1) * (2 * k + 2)),
+                                   what="Gaussian moment series").value
     return one * one
 
 

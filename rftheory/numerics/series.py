@@ -18,6 +18,7 @@ import mpmath as mp
 from ..core.errors import LayerUnavailableError
 from ..core.params import mpf
 from .cancellation import cancellation_guarded, guard_digits
+from .mp_series import mp_ratio_series, mp_series
 
 __all__ = ["gauss_cf_series", "gauss_var_cos_series", "orth_pair_printed", "PRINTED_SERIES_KMAX"]
 
@@ -33,9 +34,11 @@ def gauss_cf_series(t):
        = \\sum_{k\\ge0}\\frac{(-t^2/2)^k}{k!}
 
     Summed at the current precision plus the digits its terms (up to
-    ``e^{t²/2}``) cancel, to a remainder below ``mp.eps`` relative: the
-    series alternates with decreasing terms once ``k > t²/2``, so the first
-    omitted term bounds the remainder.  Independent of ``mp.exp``.
+    ``e^{t²/2}``) cancel against the sum (``e^{−t²/2}``), ``t²/ln 10``, to a
+    remainder below ``mp.eps`` relative: the
+    term ratios ``−t²/(2(k+1))`` fall in modulus, so once below 1 they bound
+    the remainder geometrically (:func:`~rftheory.numerics.mp_series.mp_ratio_series`).
+    Independent of ``mp.exp``.
 
     Parameters
     ----------
@@ -50,25 +53,14 @@ def gauss_cf_series(t):
     Examples
     --------
     >>> import mpmath as mp
-
-from ..errors import LayerUnavailableError
-from ..params import mpf
-from .cancellation import cancellation_guarded
     >>> with mp.workdps(30):
     ...     abs(gauss_cf_series(3) / mp.exp(-4.5) - 1) < mp.mpf(10) ** -28
     True
     """
     t = mp.mpmathify(t)
     x = t * t / 2
-    with guard_digits(int(float(x) / math.log(10)) + 10):
-        target = mp.eps
-        total, term, k = mp.mpf(0), mp.mpf(1), 0
-        while True:
-            total += term
-            k += 1
-            term = term * (-x) / k
-            if k > x and abs(term) <= target * abs(total):
-                break
+    with guard_digits(int(2 * float(x) / math.log(10)) + 10):
+        total = mp_ratio_series(mp.mpf(1), lambda k: -x / (k + 1), tol=mp.eps, what="Gaussian moment series").value
     return +total
 
 
@@ -120,9 +112,10 @@ def orth_pair_printed(d, z):
 
     The inner sum has positive terms, built by the ratio of consecutive terms
     ``(k−i+1)(d+2i−2)/(i(d+2k−2i))`` (no factorials of ``d``); it is at most 1,
-    so past ``k ≥ 2z²`` the remainder is below twice the first omitted
-    ``z^{2k}/k!``.  The outer sum alternates with terms up to ``e^{z²}``:
-    it is summed with the guard digits the cancellation needs
+    so the remainder after term ``k`` is below ``Σ_{j>k} z^{2j}/j!``, bounded
+    geometrically once ``z²/(k+2) < 1`` (:func:`~rftheory.numerics.mp_series.mp_series`).
+    The outer sum alternates with terms up to ``e^{z²}``: it is summed with
+    the guard digits the cancellation needs
     (:func:`~rftheory.numerics.cancellation.cancellation_guarded`).  Cost
     O(K²) for K terms.
 
@@ -161,23 +154,25 @@ def orth_pair_printed(d, z):
 
     def f():
         bits = mp.mp.prec + 64
-        total, power, scale, k = mp.mpf(0), mp.mpf(1), mp.mpf(0), 0  # power = (−x)^k/k!
-        while True:
-            # inner sum in fixed point (integers scaled by 2^bits, truncated): every
-            # term is >= 1 (R(i,k) >= its d = 2 value 1/C(k,i)), so k truncations cost at most k·2^{-bits} relative
-            t = inner = 1 << bits
-            for i in range(1, k + 1):
-                t = t * ((k - i + 1) * (d + 2 * i - 2)) // (i * (d + 2 * k - 2 * i))
-                inner += t
-            term = power * mp.ldexp(mp.mpf(inner), -bits - k)
-            total += term
-            scale = max(scale, abs(term))
-            k += 1
-            power = power * (-x) / k
-            if k >= 2 * x and 2 * abs(power) <= target * abs(total):
-                return total, scale
-            if k > PRINTED_SERIES_KMAX:
-                raise LayerUnavailableError(
-                    f"the printed series needs more than {PRINTED_SERIES_KMAX} terms here (z^2 = {mp.nstr(x, 5)})")
+
+        def terms():
+            power, k = mp.mpf(1), 0  # power = (−x)^k/k!
+            while True:
+                # inner sum in fixed point (integers scaled by 2^bits, truncated): every
+                # term is >= 1 (R(i,k) >= its d = 2 value 1/C(k,i)), so k truncations cost at most k·2^{-bits} relative
+                t = inner = 1 << bits
+                for i in range(1, k + 1):
+                    t = t * ((k - i + 1) * (d + 2 * i - 2)) // (i * (d + 2 * k - 2 * i))
+                    inner += t
+                term = power * mp.ldexp(mp.mpf(inner), -bits - k)
+                k += 1
+                power = power * (-x) / k
+                r = x / (k + 1)  # bounds |power_{j+1}/power_j| for j >= k; |term_j| <= |power_j|
+                yield term, (abs(power) / (1 - r) if r < 1 else None)
+
+        s = mp_series(terms(), tol=target, kmax=PRINTED_SERIES_KMAX + 1, what="printed series", peak=True,
+                      error=lambda _: LayerUnavailableError(f"the printed series needs more than {PRINTED_SERIES_KMAX} "
+                                                            f"terms here (z^2 = {mp.nstr(x, 5)})"))
+        return s.value, s.peak
 
     return cancellation_guarded(f, guard=int(float(x) / math.log(10)) + 5, what="printed series")

@@ -10,7 +10,8 @@ The series it serves have terms bounded by weights of exponential type, ``|t_k| 
 
 (the ratio ``p_{j+1}/p_j = x/(j + 1)`` is at most ``r`` for ``j > k``; where ``r ≥ ½`` the tail is taken
 as infinite).  The log-space series of :mod:`rftheory.numerics.special` have their own driver there
-(:func:`rftheory.numerics.special.log_series_sum`).
+(:func:`rftheory.numerics.special.log_series_sum`), the arbitrary-precision series theirs
+(:func:`rftheory.numerics.mp_series.mp_series`).
 """
 
 from __future__ import annotations

@@ -21,6 +21,7 @@ from ...core.registry import Result, register
 from ...numerics.backends import SYM
 from ...numerics.cancellation import guard_digits
 from ...numerics.floats import two_prod
+from ...numerics.mp_series import mp_ratio_series
 from .logspace import exp64
 from .params import CHUNK, MGF_MAX, PAPER
 from .quadrature import gauss_mean
@@ -92,7 +93,8 @@ def mgf_quad(p):
 
 def mgf_moments(p):
     """Route: ``Σ_j E g^{2j} w^j/(2j)!`` (``E g^{2j} = (2j−1)!!``, ``w = u²``), summed until the
-    term is below ``eps·|sum|`` past the peak; served for ``|w| ≤ 100`` (the terms reach
+    geometric bound on the remainder is below ``eps·|sum|``
+    (:func:`~rftheory.numerics.mp_series.mp_ratio_series`); served for ``|w| ≤ 100`` (the terms reach
     ``e^{|w|/2}``: guard digits ``|w|/ln 10``)."""
     u = _u_coords(p)
     w = u * u
@@ -101,13 +103,9 @@ def mgf_moments(p):
     with guard_digits(mgf_extra(p) + len(str(p["d"])) + int(abs(w) / 2)):
         u = _u_coords(p)
         w = u * u
-        total, term, j = mp.mpf(0), mp.mpf(1), 0
-        while True:
-            total += term
-            j += 1
-            term = term * w * (2 * j - 1) / ((2 * j) * (2 * j - 1))  # (2j-1)!! w^j/(2j)!
-            if j > abs(w) + 10 and abs(term) < mp.eps * 2**-20 * abs(total):
-                break
+        # t_j = (2j−1)!! w^j/(2j)!: ratios w(2j+1)/((2j+2)(2j+1)) = w/(2j+2), falling in modulus
+        total = mp_ratio_series(mp.mpf(1), lambda j: w * (2 * j + 1) / ((2 * j + 2) * (2 * j + 1)),
+                                tol=mp.eps * 2**-20, what="complex MGF moment series").value
         v = total ** p["d"]
     return +v
 

@@ -229,8 +229,9 @@ def sphere_cf_series(d, t2):
 
     Summed in fixed point (integers scaled by ``2^B``, ``B`` = working bits +
     the peak term's bits): each truncation costs one unit, at most ``peak``
-    units after propagation.  Once ``(2k+2)(2k+d) > t²`` the terms decrease
-    and alternate, so the first omitted term bounds the remainder.  Guard
+    units after propagation.  Once ``(2k+2)(2k+d) > t²`` the ratios' moduli
+    ``r < 1`` fall, so ``|T_k| r/(1 − r)`` bounds the remainder
+    (:func:`~rftheory.numerics.mp_series.mp_series`).  Guard
     digits for the cancellation (terms up to the peak, a small sum) as
     :func:`~rftheory.numerics.cancellation.cancellation_guarded` finds them.
     Independent of mpmath's ``hyp0f1``.
@@ -262,17 +263,21 @@ def sphere_cf_series(d, t2):
     peak_bits = int(lp / math.log(2)) + 1
     out_bits = mp.mp.prec + 7  # the caller's precision, plus 2 digits
 
+    from ...numerics.mp_series import mp_series
+
     def f():
         bits = mp.mp.prec + peak_bits + 64
-        T = total = big = 1 << bits
-        k = 0
-        while True:
-            T = (T * -p) // (q * (2 * k + 2) * (2 * k + d))
-            k += 1
-            total += T
-            big = max(big, abs(T))
-            if (2 * k + 2) * (2 * k + d) > x and abs(T) << out_bits <= abs(total):
-                return mp.ldexp(mp.mpf(total), -bits), mp.ldexp(mp.mpf(big), -bits)
+
+        def terms():
+            T, k = 1 << bits, 0
+            while True:
+                m = q * (2 * k + 2) * (2 * k + d)  # |T_{j+1}/T_j| <= p/m for j >= k (falling ratios)
+                yield T, (-(-abs(T) * p // (m - p)) if m > p else None)  # ⌈|T| r/(1 − r)⌉, r = p/m
+                T = (T * -p) // m
+                k += 1
+
+        s = mp_series(terms(), tol=Fraction(1, 1 << out_bits), what="sphere moment series", peak=True)
+        return mp.ldexp(mp.mpf(s.value), -bits), mp.ldexp(mp.mpf(s.peak), -bits)
 
     return cancellation_guarded(f, guard=int(lp / math.log(10)) + 5, what="sphere moment series")
 

@@ -45,6 +45,7 @@ import mpmath as mp
 import numpy as np
 
 from ...core.errors import ParameterError, RangeError
+from ...numerics.mp_series import mp_series
 
 __all__ = ["COUPLINGS", "cosine", "harmonic_dim", "gegenbauer", "alpha_tilde", "kappa_series", "chi_mgf",
            "inner_g", "rho_series", "rho_funk_hecke", "fh_nodes", "kappa_f64"]
@@ -206,27 +207,31 @@ def kappa_series(d: int, c, x, y, t) -> mp.mpf:
 
 
 def _kappa_sum(d: int, c, x, y, t, dps: int) -> tuple[mp.mpf, mp.mpf]:
-    """The series of :func:`kappa_series` cut at ``10^{−dps−5}`` of the sum, and ``Σ|terms|``."""
+    """The series of :func:`kappa_series` cut where the bound ``2T_{n+1}`` on its tail is below
+    ``10^{−dps−5}`` of the sum (plus ``10^{−3dps}``), and ``Σ|terms|``."""
     tol = mp.mpf(10) ** (-dps - 5)
     tiny = mp.mpf(10) ** (-3 * dps)
     xy = x * y
-    Pc = [mp.mpf(1), c]
-    Pt = [mp.mpf(1), t]
-    total, mag = mp.mpf(0), mp.mpf(0)
-    n = 1
-    while True:
-        term = harmonic_dim(n, d) * Pc[n] * Pt[n] * alpha_tilde(n, d, x) * alpha_tilde(n, d, y)
-        total += term
-        mag += abs(term)
-        if _ratio_bound(n, d, xy) <= mp.mpf(1) / 2:
-            T_next = harmonic_dim(n + 1, d) * _beta(n + 1, d, x) * _beta(n + 1, d, y)
-            if 2 * T_next <= tol * abs(total) + tiny:
-                return total, mag
-        Pc.append(((2 * n + d - 2) * c * Pc[n] - n * Pc[n - 1]) / (n + d - 2))
-        Pt.append(((2 * n + d - 2) * t * Pt[n] - n * Pt[n - 1]) / (n + d - 2))
-        n += 1
-        if n > _NMAX:
-            raise RangeError("coupled pair series: too many terms (norms too large)")
+    mag = mp.mpf(0)
+
+    def terms():
+        nonlocal mag
+        pc0, pc, pt0, pt = mp.mpf(1), c, mp.mpf(1), t  # P_{n−1}, P_n at c and at t
+        n = 1
+        while True:
+            term = harmonic_dim(n, d) * pc * pt * alpha_tilde(n, d, x) * alpha_tilde(n, d, y)
+            mag += abs(term)
+            tail = None
+            if _ratio_bound(n, d, xy) <= mp.mpf(1) / 2:  # then T_{j+1}/T_j <= 1/2 for j > n: tail <= 2T_{n+1}
+                tail = 2 * harmonic_dim(n + 1, d) * _beta(n + 1, d, x) * _beta(n + 1, d, y)
+            yield term, tail
+            pc0, pc = pc, ((2 * n + d - 2) * c * pc - n * pc0) / (n + d - 2)
+            pt0, pt = pt, ((2 * n + d - 2) * t * pt - n * pt0) / (n + d - 2)
+            n += 1
+
+    total = mp_series(terms(), tol=tol, atol=tiny, kmax=_NMAX, what="coupled pair series",
+                      error=lambda _: RangeError("coupled pair series: too many terms (norms too large)")).value
+    return total, mag
 
 
 def _geometry(a, b):
@@ -288,6 +293,13 @@ def inner_g(d: int, c, t, p) -> mp.mpf:
     The ``₁F₁`` of even and of odd ``n`` follow from two starting values each by the contiguous relation
     ``a M(a+1) = (2a − b + z) M(a) + (b − a) M(a−1)`` (forward: ``M`` is the dominant solution for ``z > 0``).
 
+    Tail: for ``a > b > 0``, ``z ≥ 0``, ``M(a+1) = M(a) + (z/a) M'(a)`` and the mean index of ``M(a)``'s
+    terms is at most ``za/b`` (their ratios ``z(a+k)/((b+k)(k+1)) ≤ (za/b)/(k+1)``: likelihood-ratio order
+    below a Poisson law), so ``M(a+1) ≤ (1 + z/b) M(a)``; hence ``|t_{n+2}/t_n| ≤ ρ_n =
+    2c²t²(d/2 + n/2)(1 + z/b)/((n+1)(n+2))``, non-increasing, and the remainder after term ``n`` is at
+    most ``ρ_{n−1}(|t_{n−1}| + |t_n|)/(1 − ρ_{n−1}) ≤ 2ρ_{n−1}(|t_{n−1}| + |t_n|)`` (``ρ_{n−1} ≤ ½``),
+    summed until that is below ``10^{−dps−5}|g|`` (:func:`~rftheory.numerics.mp_series.mp_series`).
+
     Parameters
     ----------
     d : int
@@ -309,21 +321,28 @@ def inner_g(d: int, c, t, p) -> mp.mpf:
          mp.hyp1f1(h + 1, bb, z), mp.hyp1f1(h + mp.mpf(3) / 2, bb, z)]
     # coef_n = q^n Γ((d+n)/2)/(n! Γ(d/2)): coef_n = coef_{n−2} q² ((d+n−2)/2)/(n(n−1))
     coef = [mp.mpf(1), q * mp.exp(mp.loggamma(h + mp.mpf(1) / 2) - mp.loggamma(h))]
-    total, small, n = mp.mpf(0), 0, 0
-    while True:
-        if n >= 2:
-            coef.append(coef[n - 2] * q * q * (h + mp.mpf(n - 2) / 2) / (n * (n - 1)))
-        if n >= 4:  # M[n] = 1F1(h + n/2): from M[n-2], M[n-4] (a = h + (n-2)/2)
-            a = h + mp.mpf(n - 2) / 2
-            M.append(((2 * a - bb + z) * M[n - 2] + (bb - a) * M[n - 4]) / a)
-        term = coef[n] * M[n]
-        total += term
-        small = small + 1 if abs(term) <= tol * abs(total) else 0
-        if small >= 2 and n > 4 and n > 2 * abs(q) ** 2:
-            return total
-        n += 1
-        if n > _NMAX:
-            raise RangeError("inner_g: the series in c·t did not converge (arguments too large)")
+    q2g = q * q * (1 + z / bb)  # M(a+1; bb; z) <= (1 + z/bb) M(a; bb; z) for a > bb (docstring)
+
+    def terms():
+        prev, n = mp.mpf(0), 0  # |t_{n−1}|
+        while True:
+            if n >= 2:
+                coef.append(coef[n - 2] * q * q * (h + mp.mpf(n - 2) / 2) / (n * (n - 1)))
+            if n >= 4:  # M[n] = 1F1(h + n/2): from M[n-2], M[n-4] (a = h + (n-2)/2)
+                a = h + mp.mpf(n - 2) / 2
+                M.append(((2 * a - bb + z) * M[n - 2] + (bb - a) * M[n - 4]) / a)
+            term = coef[n] * M[n]
+            at, tail = abs(term), None
+            if n >= 1:  # |t_{j+2}/t_j| <= ρ_j, non-increasing: the tail after n is <= R(|t_{n−1}| + |t_n|)/(1−R)
+                R2 = q2g * (d + n - 1) / (n * (n + 1))  # 2ρ_{n−1}
+                if R2 <= 1:  # R <= 1/2: R/(1 − R) <= 2R
+                    tail = R2 * (prev + at)
+            yield term, tail
+            prev = at
+            n += 1
+
+    return mp_series(terms(), tol=tol, kmax=_NMAX, what="inner_g", error=lambda _: RangeError(
+        "inner_g: the series in c·t did not converge (arguments too large)")).value
 
 
 @lru_cache(maxsize=64)

@@ -169,18 +169,14 @@ def conformity_orthogonal(d, v):
 
 
 def _conf_orth_series(p):
+    from ...numerics.mp_series import mp_ratio_series
+
     d, x = p["d"], mpf(p["v"]) ** 2 / 2
-    # Γ(d/2)/Γ(d) Σ_k x^k/k! Γ(k+d)/Γ(k+d/2), by the term ratio
-    term = mp.mpf(1)
-    total = mp.mpf(0)
-    k = 0
-    eps = mp.eps * 2 ** -10
-    while True:
-        total += term
-        term *= x * (k + d) / ((k + 1) * (k + mp.mpf(d) / 2))
-        k += 1
-        if k > 2 * x and term < eps * total:
-            return total
+    # Γ(d/2)/Γ(d) Σ_k x^k/k! Γ(k+d)/Γ(k+d/2), by the term ratio x(k+d)/((k+1)(k+d/2)): positive and
+    # decreasing in k, so the geometric bound on the remainder holds from k = 0 on
+    h = mp.mpf(d) / 2
+    return mp_ratio_series(mp.mpf(1), lambda k: x * (k + d) / ((k + 1) * (k + h)), tol=mp.eps * 2**-10,
+                           what="simrf.conformity.orthogonal Kummer series").value
 
 
 def conf_orth_chi2d(p):

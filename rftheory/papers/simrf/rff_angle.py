@@ -165,10 +165,11 @@ def eq24_even_coefficients(d, x):
        R_p = \\frac{\\Gamma(\\frac{d+p}2)\\Gamma(\\frac{d+1}2)}{\\Gamma(\\frac{d+p+1}2)\\Gamma(\\frac d2)}
 
     (``R_p`` by its Gamma definition).  With ``(d)_k/(d/2)_k ≤ 2^k`` every term is below
-    ``(2|x|)^{p+j}/(p! j!)``, so the ``j``-sum stops once ``j + 1 > 4|x|`` (the terms' bounds then at
-    least halve) and the tail bound ``2(2|x|)^{p+j}/(p! j!)`` is below ``ε = 2^{−prec}\\min(1, x²)``, and
-    ``p`` stops once ``p > 4|x|`` and ``2(2|x|)^p e^{2|x|}/p!`` (a bound on ``|b_p| + |b_{p+2}| + …``) is
-    below ``ε``.  The factor ``x²`` keeps the truncation relative to ``b_2 ≈ x²·2d/(d+2)``: at small ``z``
+    ``(2|x|)^{p+j}/(p! j!)``, whose ratios ``2|x|/(j+1)`` fall: the ``j``-sum stops where the bound
+    ``2(2|x|)^{p+j+1}/(p! (j+1)!)`` on its remainder (``j + 1 ≥ 4|x|``: ratios at most ½) is below
+    ``ε = 2^{−prec}\\min(1, x²)``, and ``p`` where the geometric bound on ``Σ_{q>p}(2|x|)^q e^{2|x|}/q!``
+    (``≥ |b_{p+1}| + |b_{p+2}| + …``) is below ``ε`` (:func:`~rftheory.numerics.mp_series.mp_series`,
+    absolute tolerance ``ε``).  The factor ``x²`` keeps the truncation relative to ``b_2 ≈ x²·2d/(d+2)``: at small ``z``
     an absolute ``2^{−prec}`` would drop ``b_2`` itself (z = 1e-17: every ``b_p``, ``p ≥ 2``, is below it)
     and leave :func:`rff_angle_by_bounds` nothing to decide on.
     Call it with ``≈ 2|x|/ln 10`` guard digits (the terms reach ``e^{2|x|}``).
@@ -185,34 +186,47 @@ def eq24_even_coefficients(d, x):
     list of mpmath.mpf
         ``b_0, b_1 = 0, b_2, …`` (odd ones zero).
     """
+    from ...numerics.mp_series import mp_series
+
     d = check_dimension(d)
     h = mp.mpf(d) / 2
     ax = abs(x)
     eps = mp.mpf(2) ** (-mp.mp.prec) * min(mp.mpf(1), ax * ax)  # relative to b_2 ~ x^2 (docstring)
     big = mp.exp(2 * ax)
     out = []
-    p = 0
-    while True:
-        if p % 2:
-            out.append(mp.mpf(0))
-        else:
-            R = mp.gamma(mp.mpf(d + p) / 2) * mp.gamma(mp.mpf(d + 1) / 2) / (mp.gamma(mp.mpf(d + p + 1) / 2)
-                                                                          * mp.gamma(h))
-            pf = mp.factorial(p)
-            term = x**p * mp.rf(d, p) / mp.rf(h, p)  # the j = 0 term times p!
-            s, j = term, 0
-            bound_j = (2 * ax) ** p  # bounds |term| (times p!)
-            while True:
-                term *= x * (d + p + j) / ((h + p + j) * (j + 1))
-                bound_j *= 2 * ax / (j + 1)
-                j += 1
-                s += term
-                if j + 1 > 4 * ax and 2 * bound_j <= eps * pf:
-                    break
-            out.append(R * s / pf)
-        p += 1
-        if p > 4 * ax and p % 2 == 0 and 2 * (2 * ax) ** p * big / mp.factorial(p) <= eps:
-            return out
+
+    two_ax = 2 * ax
+    j_half = int(mp.ceil(2 * two_ax))  # from j + 1 >= 4|x| on, the ratios 2|x|/(j+1) are at most 1/2
+
+    def inner(p):  # p!·(the j-sum of b_p): terms, and the bound 2(2|x|)^{p+j+1}/(j+1)! on their remainder
+        term = x**p * mp.rf(d, p) / mp.rf(h, p)  # the j = 0 term times p!
+        bound = (2 * ax) ** p  # bounds |term| (times p!)
+        j = 0
+        while True:
+            bound *= two_ax / (j + 1)  # bounds the next term; the later ones at least halve
+            yield term, (2 * bound if j + 1 >= j_half else None)
+            term *= x * (d + p + j) / ((h + p + j) * (j + 1))
+            j += 1
+
+    def coefficients():  # b_p, and the bound (2|x|)^q e^{2|x|}/q! on |b_q| summed over q > p
+        w = big  # (2|x|)^p e^{2|x|}/p!
+        p = 0
+        while True:
+            if p % 2:
+                b = mp.mpf(0)
+            else:
+                R = mp.gamma(mp.mpf(d + p) / 2) * mp.gamma(mp.mpf(d + 1) / 2) / (mp.gamma(mp.mpf(d + p + 1) / 2)
+                                                                              * mp.gamma(h))
+                pf = mp.factorial(p)
+                b = R * mp_series(inner(p), tol=0, atol=eps * pf, what="Eq. 24 inner sum").value / pf
+            out.append(b)
+            w *= 2 * ax / (p + 1)  # w_{p+1}; the later ratios w_{q+1}/w_q are at most r
+            r = 2 * ax / (p + 2)
+            yield b, (w / (1 - r) if r < 1 else None)
+            p += 1
+
+    mp_series(coefficients(), tol=0, atol=eps, what="Eq. 24 coefficients")
+    return out
 
 
 def _horner(coef, c):
