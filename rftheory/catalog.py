@@ -132,7 +132,7 @@ def evaluate(result_id: str, layer: str = "mpmath", *, dps: int = 50, **params):
     Returns
     -------
     mpmath.mpf, sympy.Expr or float
-        The value: certified to ``dps`` digits (``"mpmath"``), the exact
+        The value: agreed to ``dps`` digits (``"mpmath"``), the exact
         expression (``"symbolic"``) or the float64 layer's value.
 
     Raises

@@ -164,7 +164,7 @@ def test_registered_results_equal_independent_sums(family):
         rn, ro = rftheory.get("performer.normaliser_rel_mse"), rftheory.get("performer.output_leading")
         assert float(rn.f64(q=Q, k=K, m=m, family=family)) == pytest.approx(norm, rel=1e-9)
         assert float(ro.f64(q=Q, k=K, v=V, m=m, family=family)) == pytest.approx(out, rel=1e-9)
-        if it == 0:  # the mpmath layers once (certified at two precisions: slower)
+        if it == 0:  # the mpmath layers once (agreed at two precisions: slower)
             assert float(rn.exact(dps=20, q=Q, k=K, m=m, family=family)) == pytest.approx(norm, rel=1e-9)
             assert float(ro.exact(dps=20, q=Q, k=K, v=V, m=m, family=family)) == pytest.approx(out, rel=1e-9)
 

@@ -198,7 +198,7 @@ def test_gerf_moments_float64_underflow_is_refused():
 
 
 def test_gerf_quadrature_route_tracks_precision():
-    # the tails' cutoff grows with the working precision: 60 certified digits agree
+    # the tails' cutoff grows with the working precision: 60 agreed digits agree
     r = rftheory.get("derf.gerf_moments")
     pt = dict(d=3, A="0.12", v="3", x_norm="2", y_norm="1.5")
     with mp.workdps(80):

@@ -1,7 +1,7 @@
 """Declared domains: finite, enforced as declared, and served (the domain sweep).
 
 The sweep (``tools/domain_sweep.py``; verify's ``domain:*`` checks) compares the
-certified mpmath value with every independent route (certified too, 20 digits)
+agreed mpmath value with every independent route (agreed too, 20 digits)
 and the float64 layer with it (within ``rtol64``, or ``RangeError``) at random
 points drawn log-uniformly over each result's whole declared domain.
 """

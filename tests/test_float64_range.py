@@ -135,7 +135,7 @@ def test_guard_unit():
         return (), (lambda: mp.mpf(0))
 
     assert guard_f64("x.y", np.array([0.0, 0.0, 1.0]), at).tolist() == [0.0, 0.0, 1.0]
-    assert len(calls) == 2  # one evaluation per zero element; a seen zero point is not re-certified
+    assert len(calls) == 2  # one evaluation per zero element; a seen zero point is not re-evaluated
     with pytest.raises(RangeError, match="NaN"):
         guard_f64("x.y", np.array([1.0, np.nan]), at)
     with pytest.raises(RangeError, match="beyond the float64 range"):

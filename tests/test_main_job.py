@@ -51,7 +51,7 @@ def test_bad_seed_is_one_line_exit_2(seed):
 
 
 def test_mpmath_works_without_gmpy2():
-    # gmpy2 is an optional extra: the pure-Python mpmath backend gives the same certified digits
+    # gmpy2 is an optional extra: the pure-Python mpmath backend gives the same agreed digits
     env = dict(os.environ, MPMATH_NOGMPY="1",
                PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     code = ("import mpmath, rftheory; assert mpmath.libmp.BACKEND == 'python', mpmath.libmp.BACKEND; "

@@ -44,7 +44,7 @@ def test_printed_series_float64_is_wrong_and_layer_is_right():
     assert abs(naive / exact - 1) > 1  # cancellation destroys every digit
     assert rftheory.get("orf.pair_expectation").f64_scalar(d=8, z=6) == pytest.approx(exact, rel=1e-13)
     # where the float64 series cancels (d = 64, z = 8: Σ|t_k|/|S| ~ e^{2x}) the layer serves the
-    # certified mpmath value, rounded once; where the value underflows it refuses
+    # agreed mpmath value, rounded once; where the value underflows it refuses
     with mp.workdps(30):
         big = float(mp.hyp1f1(64, 32, -32))
     got = rftheory.get("orf.pair_expectation").f64_scalar(d=64, z=8)

@@ -236,9 +236,9 @@ def test_sorf_default_checks_are_bounded():
     assert abs(est.mean() - math.exp(-0.5)) < 6 * 1.0 / math.sqrt(128)  # Thm 3's bound, far inside
 
 
-def test_odd_d_pair_term_at_large_x_is_served_certified():
+def test_odd_d_pair_term_at_large_x_is_served_agreed():
     """For odd d, ₁F₁(d; d/2; −x) decays only like x^{−d}: at d = 101, x = 250 it is −3.3e-98, served by the
-    certified fallback (x ≤ 800), not refused; reference: mpmath's hyp1f1 at 40 digits."""
+    agreed fallback (x ≤ 800), not refused; reference: mpmath's hyp1f1 at 40 digits."""
     import math
 
     import mpmath as mp

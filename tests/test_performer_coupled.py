@@ -311,7 +311,7 @@ def _coupled_points(seed: int, n: int, values: bool) -> list[dict]:
     pytest.param("performer.normaliser_rel_mse", False, 8, marks=pytest.mark.slow),
     pytest.param("performer.output_leading", True, 8, marks=pytest.mark.slow)])
 def test_domain_sweep_with_coupled_blocks(rid, values, n):
-    # verify's own domain checks (certified mpmath vs the route to 20 digits, float64 within rtol64 or a
+    # verify's own domain checks (agreed mpmath vs the route to 20 digits, float64 within rtol64 or a
     # refusal) at random coupled points of the declared domain
     from rftheory.verify.engine import domain_checks
 

@@ -1,4 +1,4 @@
-"""rftheory plot: the figure file is written, its values are the certified ones, bad input is one line."""
+"""rftheory plot: the figure file is written, its values are the agreed ones, bad input is one line."""
 
 import os
 import subprocess

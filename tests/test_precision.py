@@ -1,11 +1,11 @@
-"""Certified digits (rftheory.core.precision) and the dps contract of Result.exact."""
+"""Agreed digits (rftheory.core.precision) and the dps contract of Result.exact."""
 
 import mpmath as mp
 import pytest
 
 import rftheory
 from rftheory.core.errors import ParameterError, PrecisionError
-from rftheory.core.precision import DPS_MAX, agree, certified, check_dps
+from rftheory.core.precision import DPS_MAX, agree, agreed, check_dps
 
 
 @pytest.mark.parametrize("bad", [0, -5, DPS_MAX + 1, 5000, 2.5, "30", None, True])
@@ -16,7 +16,7 @@ def test_dps_outside_its_range_is_refused_naming_dps(bad):
         rftheory.get("simrf.conformity.iid").exact(dps=bad, d=3, v=1)
 
 
-def test_cancelling_formula_is_certified_not_trusted():
+def test_cancelling_formula_is_agreed_not_trusted():
     # (1 + x) - 1 at x = 1e-40 cancels every digit at 30 working digits; the
     # strategy raises the precision until two evaluations agree
     x = mp.mpf(10) ** -40
@@ -27,7 +27,7 @@ def test_cancelling_formula_is_certified_not_trusted():
     with mp.workdps(60):
         x = mp.mpf(10) ** -40
         want = x
-    got = certified(lambda: (1 + mp.mpf(10) ** -40) - 1, 20)
+    got = agreed(lambda: (1 + mp.mpf(10) ** -40) - 1, 20)
     assert agree(got, want, 20)
 
 
@@ -40,18 +40,18 @@ def test_a_value_that_never_settles_raises_precision_error():
         return mp.mpf(1) + mp.mpf(len(calls)) * mp.mpf(10) ** -5
 
     with pytest.raises(PrecisionError):
-        certified(f, 20)
+        agreed(f, 20)
     assert calls == sorted(calls) and calls[-1] <= 1600
 
 
-def test_exact_zero_is_certified_and_complex_componentwise():
-    assert certified(lambda: mp.mpf(0), 30) == 0
-    z = certified(lambda: mp.mpc(1, 0), 30)
+def test_exact_zero_is_agreed_and_complex_componentwise():
+    assert agreed(lambda: mp.mpf(0), 30) == 0
+    z = agreed(lambda: mp.mpc(1, 0), 30)
     assert z == 1
     assert not agree(mp.mpc(1, 1e-30), mp.mpc(1, 0), 10)
 
 
-def test_exact_returns_a_certified_value_at_the_requested_digits():
+def test_exact_returns_an_agreed_value_at_the_requested_digits():
     # 1F1(4; 2; 1/2) = 37 e^{1/2}/24 (Kummer, by hand)
     got = rftheory.get("simrf.conformity.orthogonal").exact(dps=40, d=4, v=1)
     with mp.workdps(60):
@@ -66,7 +66,7 @@ def test_a_zero_must_survive_a_third_precision():
         return mp.mpf(0) if mp.mp.dps < 100 else mp.mpf(10) ** -50
 
     with mp.workdps(30):
-        got = certified(f, 20)
+        got = agreed(f, 20)
     with mp.workdps(60):
         assert agree(got, mp.mpf(10) ** -50, 20)
 
@@ -92,3 +92,10 @@ def test_exact_sum_f64_propagates_non_finite_terms_as_numpy():
     np.testing.assert_array_equal(got, want)
     with np.errstate(all="ignore"):
         np.testing.assert_array_equal(np.isnan(got[[0, 1, 2, 8]]), np.isnan(a + b + c)[[0, 1, 2, 8]])
+
+
+def test_the_former_name_certified_still_works_and_warns():
+    from rftheory.core import precision
+
+    with pytest.warns(DeprecationWarning, match="use agreed"):
+        assert precision.certified(lambda: mp.mpf(1) / 3, 20) == agreed(lambda: mp.mpf(1) / 3, 20)

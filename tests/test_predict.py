@@ -39,7 +39,7 @@ def _wine(n, start=0):
 
 
 # --------------------------------------------------------------------------
-# (1) the sum equals an independent sum of certified exact values over every ordered pair
+# (1) the sum equals an independent sum of agreed exact values over every ordered pair
 
 def _mp_geometry(x, y):
     """Norms, z, v, xᵀy, θ at 30 digits from the float64 points (independent of predict's float geometry)."""

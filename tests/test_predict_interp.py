@@ -177,7 +177,7 @@ def test_cli_exact_pairs_flag(tmp_path, capsys):
 
 @pytest.mark.parametrize("coupling", ["orthogonal", "simplex"])
 @pytest.mark.parametrize("d", [5, 64])
-def test_rff_float64_terms_within_their_bounds_of_certified_values(coupling, d):
+def test_rff_float64_terms_within_their_bounds_of_agreed_values(coupling, d):
     """A, B, Q and ℓ of :func:`interp.rff_terms` against the registered mpmath layer agreed to 20 digits (error
     ≤ 1e-20 relative, below every bound here by 10⁴): each within its own stated bound, and the bounds small
     enough to serve (ℓ's ≤ 1e-12, B's ≤ 1e-12·Q), so the test can fail both ways.  z spans the d-fold cancellation

@@ -65,7 +65,7 @@ def test_simplex_gap_log_bound_holds():
 
 def test_simplex_prf_mse_served_at_large_d_small_v():
     """simrf.prf_mse (simplex) at d = 256, v = 0.05 and d = 162, v = 0.06: the float64 bound exceeds
-    rtol64/10 (the bracket cancels like 2d), so the certified mpmath value is returned, rounded once
+    rtol64/10 (the bracket cancels like 2d), so the agreed mpmath value is returned, rounded once
     (within 2u of the 30-digit value), instead of a RangeError; the notebook's curves need them."""
     import rftheory
 

@@ -64,7 +64,7 @@ def test_float64_matches_or_refuses():
         for d, m, z in ((3, 4, 0.05), (8, 8, 1.0), (8, 17, 3.0)):
             exact = float(r.exact(dps=30, d=d, m=m, z=z, coupling=coupling))
             assert r.f64_scalar(d=d, m=m, z=z, coupling=coupling) == pytest.approx(exact, rel=1e-12)
-    # the series cancels there: the certified mpmath value, rounded once; underflow is refused
+    # the series cancels there: the agreed mpmath value, rounded once; underflow is refused
     with mp.workdps(30):
         exact = float(mp.hyp1f1(64, 32, -32))
         assert float(rff_pairs.orth_pair_f64(64, 8.0)) == pytest.approx(exact, rel=2e-15)  # rounded once: <= u

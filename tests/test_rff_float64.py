@@ -151,7 +151,7 @@ def test_b_k_log_space_and_recurrence_agree_with_exact_rationals():
 @pytest.mark.parametrize("rid, kw", [("simrf.rff_mse", dict(coupling="orthogonal")), ("orf.variance", {})])
 def test_orthogonal_rff_mse_served_where_float64_cancels(rid, kw):
     """d = 128 and 246, z ≈ 1.7, m = d: every float64 route's bound exceeds 1e-12 (the bracket cancels
-    d-fold and the gap like e^{z²}); these points raised RangeError. Now the certified mpmath value,
+    d-fold and the gap like e^{z²}); these points raised RangeError. Now the agreed mpmath value,
     rounded once, within 2u of the 30-digit value; the float64 points of the same array unchanged."""
     r = rftheory.get(rid)
     d = np.array([128, 246, 16])

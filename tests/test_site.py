@@ -85,7 +85,7 @@ def test_a_page_for_every_result(site):
     assert "Thm 4.3" in page and "chi2d-quadrature" in page
     assert "{dropdown}" not in page and "<details" in page, "a dropdown was not parsed"  # the BibTeX one
     # the eval example with its exact output: 1F1(d; d/2; v^2/2) at d = 8, v = 1 is 1F1(8; 4; 1/2)
-    # = e^(1/2) 1F1(-4; 4; -1/2) (Kummer's transformation), a polynomial of five terms; certified to 30 digits
+    # = e^(1/2) 1F1(-4; 4; -1/2) (Kummer's transformation), a polynomial of five terms; agreed to 30 digits
     words = _words(site / "results" / f"{r.id}.html")
     assert "$ rftheory eval simrf.conformity.orthogonal -p d=8 -p v=1" in words
     with mpmath.workdps(40):

@@ -67,7 +67,7 @@ class RangeError(RFTheoryError, ArithmeticError):
 
 
 class PrecisionError(RFTheoryError, ArithmeticError):
-    """The digits asked for could not be certified within the precision budget.
+    """The digits asked for could not be agreed (two working precisions) within the precision budget.
 
     Raised by :meth:`rftheory.Result.exact` when evaluations at increasing
     working precision do not agree to the requested digits before the working

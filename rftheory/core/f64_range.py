@@ -6,8 +6,8 @@ error up to ``2^{−1075}/|v|``, 1e-3 at 5e-321), a ``NaN`` from ``0·∞`` or `
 between, or an overflow to ``±∞``.  :func:`guard_f64` turns each of these into
 :class:`~rftheory.core.errors.RangeError` naming the layer to use instead, once for all
 results.  A ``0.0`` stays only where the value is exactly zero: decided, at each distinct
-point that gave ``0.0``, by the result's mpmath layer certified to a few digits
-(:func:`rftheory.core.precision.certified` accepts a zero only when it survives a doubling
+point that gave ``0.0``, by the result's mpmath layer agreed to a few digits
+(:func:`rftheory.core.precision.agreed` accepts a zero only when it survives a doubling
 of the working precision), so an exact zero (``z = 0``, no coupled pair ...) is kept and
 an underflow is refused.
 """
@@ -43,7 +43,7 @@ def guard_f64(result_id: str, values: Any, mpmath_at: Callable[[tuple], Any] | N
         A float64 layer's output (complex values are judged by their modulus).
     mpmath_at : callable or None
         ``mpmath_at(index) -> mpf`` evaluates the result's mpmath layer (inside the working
-        precision set by the caller of :func:`rftheory.core.precision.certified`) at the
+        precision set by the caller of :func:`rftheory.core.precision.agreed`) at the
         element ``index`` of ``values``; ``None`` where the result has no mpmath layer (a
         ``0.0`` is then kept).
 
@@ -99,9 +99,9 @@ def guard_f64(result_id: str, values: Any, mpmath_at: Callable[[tuple], Any] | N
 
 
 def _exact_at(mpmath_at: Callable[[tuple], Any], i: tuple, seen: set) -> Any:
-    """The certified mpmath value at element ``i`` (``None`` for a point already seen to be 0);
+    """The agreed mpmath value at element ``i`` (``None`` for a point already seen to be 0);
     a refusal of the mpmath layer counts as "not known to be 0"."""
-    from .precision import certified
+    from .precision import agreed
 
     try:
         key, f = mpmath_at(i)
@@ -110,7 +110,7 @@ def _exact_at(mpmath_at: Callable[[tuple], Any], i: tuple, seen: set) -> Any:
     if key in seen:
         return None
     try:
-        val = certified(f, _ZERO_DPS, "the float64 layer's zero")
+        val = agreed(f, _ZERO_DPS, "the float64 layer's zero")
     except (PrecisionError, RangeError):
         return 1  # not known to be 0: refuse rather than return a 0.0 that may be an underflow
     if val == 0:

@@ -1,4 +1,4 @@
-"""Certified digits: the precision strategy of the arbitrary-precision layer.
+"""Agreed digits: the precision strategy of the arbitrary-precision layer.
 
 :meth:`rftheory.Result.exact` does not trust one evaluation.  It evaluates the
 result's mpmath formula at a working precision ``w₀ = dps + GUARD_DPS`` and
@@ -34,7 +34,7 @@ import mpmath as mp
 
 from .errors import ParameterError, PrecisionError
 
-__all__ = ["DPS_MIN", "DPS_MAX", "GUARD_DPS", "WORK_DPS_MAX", "check_dps", "certified", "agree", "shown",
+__all__ = ["DPS_MIN", "DPS_MAX", "GUARD_DPS", "WORK_DPS_MAX", "check_dps", "agreed", "agree", "shown",
            "ShownMpf", "ShownMpc"]
 
 #: smallest and largest number of significant digits a caller may ask for
@@ -137,8 +137,8 @@ def agree(a, b, digits: int) -> bool:
     return True
 
 
-def certified(f: Callable[[], Any], dps: int, what: str = "value"):
-    """``f()`` to ``dps`` certified significant digits (see the module docstring).
+def agreed(f: Callable[[], Any], dps: int, what: str = "value"):
+    """``f()`` to ``dps`` agreed significant digits (see the module docstring).
 
     Parameters
     ----------
@@ -169,7 +169,7 @@ def certified(f: Callable[[], Any], dps: int, what: str = "value"):
         nxt = 2 * work
         if nxt > WORK_DPS_MAX:
             raise PrecisionError(
-                f"{what}: {dps} digits could not be certified (working precision up to "
+                f"{what}: {dps} digits could not be agreed (working precision up to "
                 f"{work} digits did not settle); the value is too ill-conditioned here"
             )
         with mp.workdps(nxt):
@@ -192,6 +192,15 @@ def certified(f: Callable[[], Any], dps: int, what: str = "value"):
 
 # --------------------------------------------------------------------------
 # values that display at the precision asked for
+
+
+def certified(f: Callable[[], Any], dps: int, what: str = "value"):
+    """Deprecated name of :func:`agreed` (digits two working precisions agree on are agreed, not proven)."""
+    import warnings
+
+    warnings.warn("rftheory.core.precision.certified is deprecated: use agreed (the same function)",
+                  DeprecationWarning, stacklevel=2)
+    return agreed(f, dps, what)
 
 def _rebuild_mpf(value, dps):
     return ShownMpf._make(value, dps)

@@ -34,7 +34,7 @@ import numpy as np
 from .errors import LayerUnavailableError, ParameterError, RangeError
 from .montecarlo import MCEstimate, summarize
 from .params import Param, Point, validate_params
-from .precision import certified, check_dps, shown
+from .precision import agreed, check_dps, shown
 
 __all__ = ["Result", "register", "LAYERS", "MODES", "REGISTRY", "BALL_LAYER", "install_ball_layer"]
 
@@ -182,7 +182,7 @@ class Result:
         if self.notes:
             lines += ["", "Notes", "-----"] + [f"- {n}" for n in self.notes]
         names = ", ".join(f"{p.name}=..." for p in self.params if p.default is None) or "..."
-        use = [f"r.exact(dps=30, {names})    certified digits (mpmath)"] if self.mpmath else []
+        use = [f"r.exact(dps=30, {names})    agreed digits (mpmath)"] if self.mpmath else []
         use += [f"r.route(NAME, dps=30, {names})    an independent route"] if self.routes else []
         use += [f"r.sym({names})    the sympy expression"] if self.symbolic else []
         use += [f"r.f64({names})    float64, vectorized"] if self.float64 else []
@@ -252,7 +252,7 @@ class Result:
 
     # -- layers -----------------------------------------------------------
     def exact(self, *, dps: int = 50, certify: bool = True, **given):
-        """The value to ``dps`` certified significant digits (mpmath ``mpf``/``mpc``).
+        """The value to ``dps`` agreed significant digits (mpmath ``mpf``/``mpc``).
 
         Parameters
         ----------
@@ -263,7 +263,7 @@ class Result:
         certify : bool
             With ``True`` (default) the formula is evaluated at increasing
             working precisions until two agree to ``dps + 2`` digits
-            (:func:`rftheory.core.precision.certified`); ``False`` evaluates once at
+            (:func:`rftheory.core.precision.agreed`); ``False`` evaluates once at
             ``dps`` working digits (what :mod:`rftheory.verify.engine` compares
             against independent routes).
         **given
@@ -272,14 +272,14 @@ class Result:
         Returns
         -------
         mpmath.mpf or mpmath.mpc
-            The value, correct to ``dps`` significant digits when certified;
+            The value, correct to ``dps`` significant digits when agreed;
             it prints those ``dps`` digits (:class:`~rftheory.core.precision.ShownMpf`,
             an ``mpf`` in every other respect; arithmetic gives plain ``mpf``).
 
         Raises
         ------
         PrecisionError
-            If the digits cannot be certified within the precision budget.
+            If no two working precisions agree to the digits within the precision budget.
 
         Examples
         --------
@@ -305,7 +305,7 @@ class Result:
                 value = BALL_LAYER[0].proven(self.id, dps, p)
                 if value is not None:
                     return value
-            return shown(certified(lambda: evaluate(p), dps, self.id), dps)
+            return shown(agreed(lambda: evaluate(p), dps, self.id), dps)
         with mpmath.workdps(dps):
             return shown(+evaluate(p), dps)
 
@@ -339,7 +339,7 @@ class Result:
 
     def route(self, name: str, *, dps: int = 50, **given):
         """An independent arbitrary-precision route by name, evaluated once at
-        ``dps`` working digits (uncertified: routes are what verify compares).
+        ``dps`` working digits (not agreed: routes are what verify compares).
 
         Parameters
         ----------

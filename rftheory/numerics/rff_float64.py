@@ -91,7 +91,7 @@ def checked(val, abserr, what, tol=TOL):
 
 def certify_where(val, abserr, exact, what, tol=TOL, limit=None):
     """``val`` where its bound is within ``tol`` relative; elsewhere ``exact(i)`` (an mpmath value
-    at element ``i``) certified to 17 digits and rounded once, so a float64 layer serves points
+    at element ``i``) agreed to 17 digits and rounded once, so a float64 layer serves points
     where float64 cancels beyond its tolerance (slower there, never wrong).
 
     Parameters
@@ -105,7 +105,7 @@ def certify_where(val, abserr, exact, what, tol=TOL, limit=None):
     tol : float, optional
         Accepted relative error bound (default :data:`TOL`).
     limit : int, optional
-        At most this many elements certified (default: all); beyond, :func:`checked` refuses.
+        At most this many elements evaluated (default: all); beyond, :func:`checked` refuses.
 
     Returns
     -------
@@ -119,7 +119,7 @@ def certify_where(val, abserr, exact, what, tol=TOL, limit=None):
     PrecisionError
         mpmath could not certify an element.
     """
-    from ..core.precision import certified
+    from ..core.precision import agreed
 
     val, abserr = np.array(val, dtype=float), np.asarray(abserr, float)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -128,7 +128,7 @@ def certify_where(val, abserr, exact, what, tol=TOL, limit=None):
     if limit is not None and len(idx) > limit:
         return checked(val, abserr, what, tol)
     for i in idx:
-        val[i] = float(certified(lambda i=i: exact(i), 17, what))
+        val[i] = float(agreed(lambda i=i: exact(i), 17, what))
     return val
 
 
@@ -160,7 +160,7 @@ def hyp1f1_d_half_neg(d, x, tol=TOL, x_max=None, refine=True):
     or near a zero) and the bound exceeds ``tol`` relative, the same series is
     summed in double-double (:func:`rftheory.numerics.kummer_dd.hyp1f1_d_half_neg_dd`,
     vectorized, with its own bound); where even that bound exceeds ``tol``, the element is
-    evaluated by mpmath to 17 certified digits (:func:`rftheory.core.precision.certified`)
+    evaluated by mpmath to 17 agreed digits (:func:`rftheory.core.precision.agreed`)
     and rounded once: slower, never wrong.  scipy's
     ``hyp1f1`` is not used: its two forms (direct and Kummer) were found to
     share their error, agreeing to 2e-15 while 4e-12 off (``d = 10⁵``,
@@ -175,7 +175,7 @@ def hyp1f1_d_half_neg(d, x, tol=TOL, x_max=None, refine=True):
         (default :data:`TOL`; a caller that integrates or differences the
         values asks for less).
     x_max : float, optional
-        The certified fallback only for ``x <= x_max`` (default
+        The agreed fallback only for ``x <= x_max`` (default
         :data:`_CERTIFY_X_MAX`); beyond, such elements are refused (``inf`` error).
         The simplex quadrature, which needs hundreds of nodes per point, passes
         :data:`_CERTIFY_X_MAX_NODES`.
@@ -219,7 +219,7 @@ def hyp1f1_d_half_neg(d, x, tol=TOL, x_max=None, refine=True):
     slow &= x <= (_CERTIFY_X_MAX if x_max is None else x_max)
     for i in zip(*np.nonzero(slow)) if slow.ndim else ([()] if slow else []):
         try:
-            v, dv = _hyp1f1_certified(int(d[i]), float(x[i]))
+            v, dv = _hyp1f1_agreed(int(d[i]), float(x[i]))
         except (ValueError, ArithmeticError, PrecisionError):  # mpmath gave up (values ~1e-700): refuse
             continue
         if abs(v) > 1e-290:  # rounding of v, and of x itself (x·|τ'(x)|·u)
@@ -292,24 +292,24 @@ def _dd_terms(d, x):
     return Kp, np.where((x == 0) | ((d % 2 == 0) & (Kp > b)), 0.0, tail)
 
 
-#: the certified fallback only for x <= this: for odd d, 1F1(d; d/2; -x) decays only like x^{-d}
-#: (1F1(101; 50.5; -250) = -3.3e-98, 0.01 s certified), so single values are served up to here
+#: the agreed fallback only for x <= this: for odd d, 1F1(d; d/2; -x) decays only like x^{-d}
+#: (1F1(101; 50.5; -250) = -3.3e-98, 0.01 s agreed), so single values are served up to here
 _CERTIFY_X_MAX = 800.0
 #: ... and for the simplex quadrature's nodes only up to this: it costs <= 0.05 s an element there (measured,
 #: d <= 1e4), 0.4 s at x = 458, and a quadrature needs 400 elements (d = 17797, z = 30 took 176 s to refuse)
 _CERTIFY_X_MAX_NODES = 200.0
 
 
-def _hyp1f1_certified(d: int, x: float) -> tuple[float, float]:
-    """``₁F₁(d; d/2; −x)`` to 17 certified digits (two working precisions agree), as float,
+def _hyp1f1_agreed(d: int, x: float) -> tuple[float, float]:
+    """``₁F₁(d; d/2; −x)`` to 17 agreed digits (two working precisions agree), as float,
     and ``|τ'(x)| = 2|₁F₁(d+1; d/2+1; −x)|`` to a few digits (for the rounding of ``x``)."""
     import mpmath as mp
 
-    from ..core.precision import certified
+    from ..core.precision import agreed
 
     X = mp.mpf(x)
-    v = certified(lambda: mp.hyp1f1(d, mp.mpf(d) / 2, -X), 17, "1F1(d; d/2; -x)")
-    dv = certified(lambda: 2 * mp.hyp1f1(d + 1, mp.mpf(d) / 2 + 1, -X), 3, "1F1(d+1; d/2+1; -x)")
+    v = agreed(lambda: mp.hyp1f1(d, mp.mpf(d) / 2, -X), 17, "1F1(d; d/2; -x)")
+    dv = agreed(lambda: 2 * mp.hyp1f1(d + 1, mp.mpf(d) / 2 + 1, -X), 3, "1F1(d+1; d/2+1; -x)")
     return float(v), abs(float(dv))
 
 

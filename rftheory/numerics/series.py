@@ -23,7 +23,7 @@ from .mp_series import mp_ratio_series, mp_series
 __all__ = ["gauss_cf_series", "gauss_var_cos_series", "orth_pair_printed", "PRINTED_SERIES_KMAX"]
 
 #: most terms the printed double-factorial series may take (its inner sums make it O(K²)):
-#: about 2 s at z² = 169 (d = 10^5) for a certified value
+#: about 2 s at z² = 169 (d = 10^5) for a agreed value
 PRINTED_SERIES_KMAX = 1200
 
 

@@ -206,7 +206,7 @@ def exact_terms(family: str, coupling: str, d: int, s, a=None, b=None, certify: 
     a, b : float or Fraction, optional
         ``prf``: the norms (default ``s/2`` each).
     certify : bool
-        Certified to :data:`DPS` digits (default), or one evaluation at
+        Agreed to :data:`DPS` digits (default), or one evaluation at
         :data:`DPS_NODES` working digits (node values).
 
     Returns

@@ -27,8 +27,8 @@ For every result and every point of its grid in the chosen mode:
     at random points of the result's whole *declared* domain
     (:mod:`rftheory.core.domain`; log-uniform over the parameter ranges, tiny and
     huge arguments included): the agreed mpmath value
-    (:func:`rftheory.core.precision.certified`) against each independent route,
-    certified too, to ``DOMAIN_DPS`` digits; and the float64 layer against it
+    (:func:`rftheory.core.precision.agreed`) against each independent route,
+    agreed too, to ``DOMAIN_DPS`` digits; and the float64 layer against it
     within ``rtol64`` -- or refusing with ``RangeError``, which is allowed
     there (refusing is never wrong; a wrong finite number is).
 
@@ -58,7 +58,7 @@ from ..core.domain import random_points
 from ..core.errors import LayerUnavailableError, PrecisionError, RangeError
 from ..core.measure import Measurement
 from ..core.montecarlo import spawn, z_threshold
-from ..core.precision import agree, certified
+from ..core.precision import agree, agreed
 from ..core.registry import MODES, Result
 from ..present.progress import Progress
 from .compare import digits_agree, judge, short
@@ -70,7 +70,7 @@ __all__ = ["Outcome", "Task", "plan", "run", "judge", "ALPHA", "format_point", "
 
 #: family-wise false-failure probability of the Monte Carlo checks of one run
 ALPHA = 1e-6
-#: certified digits of the domain sweep's mpmath values and routes
+#: agreed digits of the domain sweep's mpmath values and routes
 DOMAIN_DPS = 20
 #: random points of the declared domain per result and mode
 DOMAIN_N = {"quick": 2, "default": 8, "full": 40}
@@ -274,7 +274,7 @@ def float64_outcome(r: Result, point: dict, ref, pt: str, check: str = "float64"
 
 def domain_checks(r: Result, n: int, rng: np.random.Generator, dps: int = DOMAIN_DPS,
                   points: list[dict] | None = None) -> list[Outcome]:
-    """Certified mpmath vs routes, and float64 vs mpmath, across the declared domain.
+    """Agreed mpmath values vs routes, and float64 vs mpmath, across the declared domain.
 
     At ``n`` random points of ``r``'s declared domain (see the module
     docstring), or at the given ``points``; each point has
@@ -289,7 +289,7 @@ def domain_checks(r: Result, n: int, rng: np.random.Generator, dps: int = DOMAIN
     rng : numpy.random.Generator
         Source of the points.
     dps : int, optional
-        Certified digits compared.
+        Agreed digits compared.
     points : list of dict, optional
         Use these points instead of random ones.
 
@@ -363,7 +363,7 @@ def _domain_point(r: Result, point: dict, pt: str, dps: int) -> list[Outcome]:
         with CrashGuard(out, r.id, pt, f"domain:route:{name}", short(ref),
                         refusals=(((LayerUnavailableError, PrecisionError, RangeError), unavailable),)):
             p = r.validate(**point)
-            val = certified(lambda: route(p), dps, f"{r.id} route {name}")  # called here, in this iteration
+            val = agreed(lambda: route(p), dps, f"{r.id} route {name}")  # called here, in this iteration
             ok = agree(ref, val, dps)
             dg = digits_agree(ref, val) if not isinstance(ref, mp.mpc) else (99.0 if ok else 0.0)
             out.append(Outcome(r.id, pt, f"domain:route:{name}", short(ref), short(val),

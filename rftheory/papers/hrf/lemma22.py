@@ -429,11 +429,11 @@ def _trig_orthogonal_exact(a, b, th, m, d):
     domain it served before the bracket was vectorized."""
     from fractions import Fraction
 
-    from ...core.precision import certified
+    from ...core.precision import agreed
 
     pt = {"x_norm": Fraction(float(a)), "y_norm": Fraction(float(b)), "theta": Fraction(float(th)),
           "m": int(m), "d": int(d), "coupling": "orthogonal"}
-    return certified(lambda: mse_trig_mp(pt), 17, "hrf.mse_trig")
+    return agreed(lambda: mse_trig_mp(pt), 17, "hrf.mse_trig")
 
 
 def lemma22_f64(which):

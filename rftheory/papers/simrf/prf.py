@@ -19,7 +19,7 @@ import numpy as np
 from ...core.errors import LayerUnavailableError, RangeError
 from ...core.measure import bound, failure, relative
 from ...core.params import ARG_MAX, COMMON, Param, array_twin, mpf
-from ...core.precision import certified
+from ...core.precision import agreed
 from ...core.registry import Result, register
 from ...features import gaussian
 from ...numerics.angle_family import angle_quad, angle_series
@@ -322,7 +322,7 @@ def _prf_mse_f64_block(coupling, d, m, v, a, b):
         # the agreed mpmath value, rounded once (~5 ms a point, as hrf.mse_trig's fallback)
         fix = ~(err <= PRF_MSE_RTOL64 / 10) & (v <= SIMPLEX_CERTIFY_V) & ~zero
         for i in zip(*np.nonzero(fix)) if fix.ndim else ([()] if fix else []):
-            val[i] = float(certified(lambda i=i: prf_mse("simplex", int(d[i]), int(m[i]), mpf(Fraction(float(v[i]))),
+            val[i] = float(agreed(lambda i=i: prf_mse("simplex", int(d[i]), int(m[i]), mpf(Fraction(float(v[i]))),
                                                          mpf(Fraction(float(a[i]))), mpf(Fraction(float(b[i])))),
                                      17, "simrf.prf_mse"))
         err = np.where(fix, 0.0, err)
@@ -330,7 +330,7 @@ def _prf_mse_f64_block(coupling, d, m, v, a, b):
     return np.where(zero, 0.0, val) if some_zero else val
 
 
-#: simplex points refused by the float64 bound are served by certified mpmath up to this v (the
+#: simplex points refused by the float64 bound are served by agreed mpmath up to this v (the
 #: cancellation region; beyond, the refusals come from the exponents' size, where mpmath is slower)
 SIMPLEX_CERTIFY_V = 3.0
 
