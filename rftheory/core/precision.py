@@ -195,7 +195,25 @@ def agreed(f: Callable[[], Any], dps: int, what: str = "value"):
 
 
 def certified(f: Callable[[], Any], dps: int, what: str = "value"):
-    """Deprecated name of :func:`agreed` (digits two working precisions agree on are agreed, not proven)."""
+    """Deprecated name of :func:`agreed` (digits two working precisions agree on are agreed, not proven).
+
+    .. deprecated:: 0.2.0
+       Use :func:`agreed`; this name warns and calls it.
+
+    Parameters
+    ----------
+    f : callable
+        As in :func:`agreed`.
+    dps : int
+        As in :func:`agreed`.
+    what : str
+        As in :func:`agreed`.
+
+    Returns
+    -------
+    mpf or mpc
+        :func:`agreed` ``(f, dps, what)``.
+    """
     import warnings
 
     warnings.warn("rftheory.core.precision.certified is deprecated: use agreed (the same function)",
