@@ -204,15 +204,17 @@ def test_new_balls_contain_the_mpmath_value_at_three_times_the_precision(rid, po
 
 
 def test_ce_mse_ball_catches_a_planted_wrong_term(monkeypatch):
-    # the sin^2 R term of the real-part MSE off by 1e-15 relative: far above the 1e-22 radius
+    # the sin^2 R term of the real-part MSE off by 1e-15 relative: far above the 1e-22 radius (planted in
+    # the one definition for ARB only, so the mpmath reference stays right)
     from rftheory.ball import hrf as bhrf
+    from rftheory.numerics.backends import ARB
 
-    real = bhrf.ce_mse
+    real = bhrf.ce_mse_value
 
-    def planted(P, Q, R, s, m, part):
-        return real(P, Q, R * (1 + arb(10) ** -15), s, m, part)
+    def planted(bk, P, Q, R, s, m, part):
+        return real(bk, P, Q, R * (1 + Fraction(1, 10**15)) if bk is ARB else R, s, m, part)
 
-    monkeypatch.setattr(bhrf, "ce_mse", planted)
+    monkeypatch.setattr(bhrf, "ce_mse_value", planted)
     assert _dist_3x("hrf.ce_mse", CE_POINTS[2]) > 1e-18
 
 

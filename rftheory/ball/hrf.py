@@ -1,9 +1,9 @@
 """Ball evaluators of Hybrid Random Features (Choromanski et al. (2022), "Hybrid Random
 Features", ICLR 2022): the trigonometric and positive MSEs (Lemma 2.2), the angular
 λ moments (Lemma 3.2), the bipolar hybrid (Thm 3.1), the angular and Gaussian
-hybrids (Thm D.1, App. F) and the relative error on the sphere (Def. 3.3) are the definitions of
-:mod:`rftheory.papers.hrf` evaluated in :data:`~rftheory.numerics.backends.ARB`; the
-complex-exponential MSE (Eq. 14-18) from its exact invariants.
+hybrids (Thm D.1, App. F), the relative error on the sphere (Def. 3.3) and the complex-exponential MSE
+(Eq. 14-18, from its exact invariants) are the definitions of :mod:`rftheory.papers.hrf` evaluated in
+:data:`~rftheory.numerics.backends.ARB`.
 """
 
 from __future__ import annotations
@@ -14,13 +14,13 @@ from flint import acb, arb
 
 from ..numerics.backends import ARB
 from ..papers.hrf.clusters import cluster_invariants
-from ..papers.hrf.complex_exp import ce_invariants, ce_u_exact
+from ..papers.hrf.complex_exp import ce_invariants, ce_mse_value, ce_u_exact
 from ..papers.hrf.hybrid import angular_hybrid_value, bipolar_value, gaussian_hybrid_value, lambda_moment
 from ..papers.hrf.lemma22 import lemma22
 from ..papers.hrf.relative_error import rel_error, relative_error_at
-from .base import arb_of, ball_layer, no_ball_layer
+from .base import ball_layer, no_ball_layer
 
-__all__ = ["ce_mse"]
+__all__: list[str] = []
 
 
 @ball_layer("hrf.mse_trig", "Arb exp, 1F1 (orthogonal blocks): papers.hrf.lemma22 in ARB")
@@ -58,52 +58,17 @@ def _max_relative_error(p: dict) -> arb:
     return relative_error_at(ARB, rel_error)(p)
 
 
-def ce_mse(P: arb, Q: arb, R: arb, s: arb, m: int, part: str) -> arb:
-    """The complex-exponential MSE from the invariants of ``u = Ax + A^{-T}y`` (a ball).
-
-    .. math:: \\mathrm{MSE}_{\\mathbb C} = \\frac{e^{2s}\\,\\mathrm{expm1}(P+Q)}m,\\quad
-       \\mathrm{MSE}_{\\mathrm{Re}} = \\frac{e^{2s}}m\\big(\\mathrm{expm1}(P)\\cosh Q + 2\\sinh^2\\tfrac Q2
-       - e^{P-Q}\\sin^2 R\\big)
-
-    with ``P = ‖Re u‖², Q = ‖Im u‖², R = Re u·Im u`` and ``s = xᵀy`` (Choromanski et al. (2022),
-    "Hybrid Random Features", ICLR 2022, Eq. 14-18; the MSE is derived in this package).
-
-    Parameters
-    ----------
-    P, Q, R : arb
-        The invariants of ``u``.
-    s : arb
-        ``xᵀy``.
-    m : int
-        The number of random features.
-    part : str
-        ``"complex"`` or ``"real"``.
-
-    Returns
-    -------
-    arb
-        The MSE (a ball).
-    """
-    if P.is_zero() and Q.is_zero():
-        return arb(0)  # u = 0: the estimator is exact (Eq. 17-18)
-    if part == "complex":
-        inner = (P + Q).expm1()
-    else:
-        inner = P.expm1() * Q.cosh() + 2 * (Q / 2).sinh() ** 2 - (P - Q).exp() * R.sin() ** 2
-    return (2 * s).exp() * inner / m
-
-
 @ball_layer("hrf.ce_mse", "exact rational invariants of u = Ax + A^-T y, then Arb exp, expm1, cosh, sinh, sin")
 def _ce_mse(p: dict) -> arb:
     P, Q, R = ce_invariants(ce_u_exact(p["A"], p["x"], p["y"]))
     s = sum((a * b for a, b in zip(p["x"], p["y"])), Fraction(0))
-    return ce_mse(arb_of(P), arb_of(Q), arb_of(R), arb_of(s), p["m"], p["part"])
+    return ce_mse_value(ARB, P, Q, R, s, p["m"], p["part"])
 
 
 @ball_layer("hrf.cluster_A", "exact rational invariants of u for the recipe's diagonal A, then Arb (as hrf.ce_mse)")
 def _cluster_A(p: dict) -> arb:
     P, Q, R, s = cluster_invariants(p)
-    return ce_mse(arb_of(P), arb_of(Q), arb_of(R), arb_of(s), p["m"], "real")
+    return ce_mse_value(ARB, P, Q, R, s, p["m"], "real")
 
 
 @ball_layer("hrf.complex_mgf", "Arb complex exp (acb): a complex ball, its digits proven part by part")

@@ -28,6 +28,7 @@ The protocol
     ``expm1(x)``                          ``eˣ − 1``, accurate for small ``x``                      all
     ``cos(x)``                            cosine                                                    all
     ``sin(x)``                            sine                                                      all
+    ``cosh(x)``, ``sinh(x)``              hyperbolic cosine and sine                                all
     ``pi()``                              ``π`` at the backend's precision                          all
     ``frac(p, q=1)``                      ``p/q`` (exact ``Rational`` in sympy)                     all
     ``num(x)``                            ``x`` as the backend's number type                        all
@@ -105,6 +106,8 @@ class Float64:
     expm1 = staticmethod(math.expm1)
     cos = staticmethod(math.cos)
     sin = staticmethod(math.sin)
+    cosh = staticmethod(math.cosh)
+    sinh = staticmethod(math.sinh)
     gamma = staticmethod(math.gamma)
     eps = float(np.finfo(float).eps)
 
@@ -213,6 +216,8 @@ class Mpmath:
     expm1 = staticmethod(lambda x: mp.expm1(x))
     cos = staticmethod(lambda x: mp.cos(x))
     sin = staticmethod(lambda x: mp.sin(x))
+    cosh = staticmethod(lambda x: mp.cosh(x))
+    sinh = staticmethod(lambda x: mp.sinh(x))
     gamma = staticmethod(lambda x: mp.gamma(x))
     hyp1f1 = staticmethod(lambda a, b, x: mp.hyp1f1(a, b, x))
 
@@ -329,7 +334,7 @@ class Sympy:
     _sp = lazy("sympy")  # imported on first use: creating the backend must not import sympy
 
     def __getattr__(self, name):
-        if name in ("exp", "cos", "sin", "sqrt", "log", "gamma"):
+        if name in ("exp", "cos", "sin", "cosh", "sinh", "sqrt", "log", "gamma"):
             return getattr(self._sp, name)
         raise AttributeError(name)
 
@@ -428,6 +433,14 @@ class Arb:
     @staticmethod
     def sin(x):
         return x.sin()
+
+    @staticmethod
+    def cosh(x):
+        return x.cosh()
+
+    @staticmethod
+    def sinh(x):
+        return x.sinh()
 
     @staticmethod
     def gamma(x):

@@ -22,6 +22,7 @@ from ...core.measure import bound, fact
 from ...core.params import Param, mpf
 from ...core.registry import Result, register
 from ...features import softmax as sf
+from ...numerics.backends import MP
 from ...numerics.cancellation import guard_digits
 from ...sampling.samplers import sample
 from .logspace import LN2, exp64, lexpm1, log_signed_sum
@@ -96,15 +97,48 @@ def ce_invariants(u):
     return (sum(t[0] * t[0] for t in u), sum(t[1] * t[1] for t in u), sum(t[0] * t[1] for t in u))
 
 
-def ce_mse_exact(P, Q, R, s, m, part):
-    """The CE MSE from the exact invariants of ``u`` and ``s = xᵀy`` (mpmath), cancellation-free:
+def ce_mse_value(bk, P, Q, R, s, m, part):
+    """The CE MSE from the exact invariants of ``u`` and ``s = xᵀy`` in backend ``bk``, cancellation-free:
 
     .. math:: \\mathrm{MSE}_{\\mathbb C} = \\frac{e^{2s}\\,\\mathrm{expm1}(P+Q)}m,\\quad
        \\mathrm{MSE}_{\\mathrm{Re}} = \\frac{e^{2s}}m\\big(\\mathrm{expm1}(P)\\cosh Q + 2\\sinh^2\\tfrac Q2
        - e^{P-Q}\\sin^2 R\\big),
 
     from ``|c|²e^{2‖Re u‖²} = SM² e^{‖u‖²}`` and ``c²e^{2uᵀu} = SM² e^{uᵀu}``; an exact zero iff
-    ``u = 0`` (Eq. 17-18).
+    ``u = 0`` (Choromanski et al. (2022), "Hybrid Random Features", ICLR 2022, Eq. 14-18; the MSE is
+    derived in this package).  The mpmath layer (:func:`ce_mse_exact`) and the ball layer (``ARB``)
+    evaluate this one definition.
+
+    Parameters
+    ----------
+    bk : backend
+        ``MP`` or ``ARB`` (:mod:`rftheory.numerics.backends`).
+    P, Q, R : Fraction
+        :func:`ce_invariants`.
+    s : Fraction
+        ``xᵀy``.
+    m : int
+        Number of features.
+    part : {"complex", "real"}
+
+    Returns
+    -------
+    number of ``bk``
+        The MSE (exact zero iff ``u = 0``).
+    """
+    if P == 0 and Q == 0:
+        return bk.num(0)
+    P, Q, R, s = (bk.num(t) for t in (P, Q, R, s))
+    if part == "complex":
+        inner = bk.expm1(P + Q)
+    else:
+        h, sr = bk.sinh(Q / 2), bk.sin(R)  # squares by multiplication: an Arb ball ** 2 around 0 is NaN
+        inner = bk.expm1(P) * bk.cosh(Q) + 2 * h * h - bk.exp(P - Q) * sr * sr
+    return bk.exp(2 * s) * inner / m
+
+
+def ce_mse_exact(P, Q, R, s, m, part):
+    """:func:`ce_mse_value` in mpmath at the working precision.
 
     Parameters
     ----------
@@ -121,14 +155,7 @@ def ce_mse_exact(P, Q, R, s, m, part):
     mpf
         The MSE (exact zero iff ``u = 0``).
     """
-    if P == 0 and Q == 0:
-        return mp.mpf(0)
-    P, Q, R = mpf(P), mpf(Q), mpf(R)
-    if part == "complex":
-        inner = mp.expm1(P + Q)
-    else:
-        inner = mp.expm1(P) * mp.cosh(Q) + 2 * mp.sinh(Q / 2) ** 2 - mp.exp(P - Q) * mp.sin(R) ** 2
-    return mp.exp(2 * mpf(s)) * inner / m
+    return ce_mse_value(MP, P, Q, R, s, m, part)
 
 
 def ce_extra(P, Q, s):
