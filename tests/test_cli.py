@@ -32,6 +32,19 @@ def test_eval_orthogonal_conformity_40_digits(capsys):
         assert digits_agree(mp.mpf(out["value"]), expected) >= 39.5
 
 
+def test_eval_json_shows_parameters_as_typed_and_defaults_plainly(capsys):
+    # vectors and matrices are echoed as given (not as tuples of Fraction reprs); a default is plain text
+    assert main(["eval", "performer.normaliser_rel_mse", "-p", "q=0.3,-0.2;0.1,0.4", "-p", "k=0.5,0.2;-0.3,0.1",
+                 "-p", "m=4", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["params"] == {"q": "0.3,-0.2;0.1,0.4", "k": "0.5,0.2;-0.3,0.1", "m": "4", "family": "favor+",
+                             "coupling": "iid"}
+    assert main(["eval", "simrf.prf_mse", "-p", "d=8", "-p", "m=16", "-p", "v=1/2", "-p", "coupling=iid",
+                 "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["params"]["x_norm"] == "1/4" and "Fraction" not in json.dumps(out)
+
+
 def test_eval_plain_and_float64(capsys):
     assert main(["eval", "simrf.conformity.iid", "-p", "d=3", "-p", "v=1/2", "--dps", "20"]) == 0
     text = capsys.readouterr().out.strip()

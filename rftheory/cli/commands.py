@@ -43,6 +43,15 @@ def _parse_assignments(items, flag: str) -> dict[str, str]:
     return out
 
 
+def _plain(v: Any) -> str:
+    """A parameter value as a user would type it: ``1/2`` for a fraction, ``1,2`` for a vector, ``a,b;c,d`` for
+    a matrix (not Python reprs)."""
+    if isinstance(v, (tuple, list)):
+        nested = any(isinstance(t, (tuple, list)) for t in v)
+        return (";" if nested else ",").join(_plain(t) for t in v)
+    return str(v)
+
+
 def check_seed(seed) -> int:
     """Validate a verify seed.
 
@@ -165,7 +174,7 @@ def cmd_eval(args) -> int:
     params = _parse_assignments(args.param, "--param")
     check_dps(args.dps)
     p = r.at(**params)  # validated once; every layer reads this point
-    shown = {k: str(v) for k, v in p.items()}
+    shown = {k: params[k] if k in params else _plain(v) for k, v in p.items()}  # as typed; defaults plainly
     if (args.samples is not None or args.seed is not None) and args.layer != "mc":
         raise ParameterError("samples" if args.samples is not None else "seed", "only with --layer mc")
     mc = None
