@@ -219,20 +219,22 @@ def test_ce_mse_ball_catches_a_planted_wrong_term(monkeypatch):
 
 
 def test_derf_moment_ball_catches_a_planted_wrong_term(monkeypatch):
-    # the default B2 = (I-4A) B1^{-T} with the transpose left out: a wrong term of the second moment
-    from flint import arb_mat
-
+    # the default B2 = (I-4A) B1^{-T} with the transpose left out: a wrong term of the second moment (planted
+    # in the one definition for ARB only, so the mpmath reference stays right)
     from rftheory.ball import derf as bderf
+    from rftheory.numerics.backends import ARB
 
-    real = bderf.derf_log_moment
+    real = bderf.make_params
 
-    def planted(A, B1, B2, x, y, moment):
-        S = arb_mat(A.nrows(), A.nrows(), [arb(int(i == j)) for i in range(A.nrows()) for j in range(A.nrows())])
-        return real(A, B1, (S - 4 * A) * B1.inv(), x, y, moment)
+    def planted(A, B1, B2=None, bk=None, family="derf", check=True):
+        if bk is ARB and B2 is None:
+            A_, B1_ = ARB.mat(A), ARB.mat(B1)
+            B2 = (ARB.eye(A_.nrows()) - A_ * 4) * B1_.inv()
+        return real(A, B1, B2, bk, family, check)
 
     point = dict(d=3, seed=2, moment="second")
     assert _dist_3x("derf.derf_moments", point) <= 1e-40
-    monkeypatch.setattr(bderf, "derf_log_moment", planted)
+    monkeypatch.setattr(bderf, "make_params", planted)
     assert _dist_3x("derf.derf_moments", point) > 1e-6
 
 

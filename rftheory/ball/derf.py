@@ -10,15 +10,15 @@ from __future__ import annotations
 from fractions import Fraction
 
 import numpy as np
-from flint import acb, acb_mat, arb, arb_mat
+from flint import acb, acb_mat, arb
 
 from ..numerics.backends import ARB
 from ..papers.derf.inputs import data
-from ..papers.derf.model import gerf_delta, gerf_log_second_moment, homogeneous_objective_delta
-from ..papers.derf.moments import derf_instance
+from ..papers.derf.model import gerf_delta, gerf_log_second_moment, homogeneous_objective_delta, make_params
+from ..papers.derf.moments import derf_instance, log_first_moment, log_second_moment
 from .base import NoBallLayer, arb_of, ball_layer, fraction_of
 
-__all__ = ["data_scale", "exact_mat", "derf_log_moment", "gerf_optimum_value"]
+__all__ = ["data_scale", "gerf_optimum_value"]
 
 
 @ball_layer("derf.gerf_moments", "Arb exp, log1p")
@@ -58,76 +58,13 @@ def data_scale(p: dict) -> dict:
     return {**p, "scale": Fraction(lo)}
 
 
-def exact_mat(M: np.ndarray) -> arb_mat:
-    """A float64 array (1-D: a column) as an Arb matrix holding its exact binary values.
-
-    Parameters
-    ----------
-    M : numpy.ndarray
-        A real float64 array of one or two dimensions.
-
-    Returns
-    -------
-    arb_mat
-        Exact: every entry a zero-radius ball.
-    """
-    A = np.asarray(M, dtype=float)
-    rows = A.reshape(-1, 1) if A.ndim == 1 else A
-    return arb_mat([[arb_of(Fraction(float(t))) for t in r] for r in rows])
-
-
-def _scalar(M: arb_mat) -> arb:
-    return M[0, 0]
-
-
-def derf_log_moment(A: arb_mat, B1: arb_mat, B2: arb_mat | None, x: arb_mat, y: arb_mat, moment: str) -> arb:
-    """``log E f₁f₂`` or ``log E f₁²f₂²`` of DERF (Thm 4.1 of Likhosherstov et al. (2023), FAVOR#) in Arb matrices.
-
-    .. math:: \\log\\mathbb E f_1f_2 = \\tfrac12 b^\\top(I-4A)^{-1}b + x^\\top C_1x + y^\\top C_2y,\\qquad
-       \\log\\mathbb E f_1^2f_2^2 = \\log\\det(I-4A) - \\tfrac12\\log\\det(I-8A) + 2b^\\top(I-8A)^{-1}b
-       + 2x^\\top C_1x + 2y^\\top C_2y
-
-    with ``b = B₁x + B₂y``, ``C_k = −½B_kᵀ(I−4A)⁻¹B_k`` and, when ``B₂`` is not given,
-    ``B₂ = (I−4A)B₁^{−T}`` (the constraint solved for it).  ``2 log D − ½ log det(I−4A) = 0``
-    for ``D = det(I−4A)^{1/4}``, so the first moment has no determinant.
-
-    Parameters
-    ----------
-    A, B1 : arb_mat
-        ``d x d``; ``A`` symmetric with ``8A ≺ I`` (validated with the result's parameters).
-    B2 : arb_mat or None
-        ``d x d``, or None for the default.
-    x, y : arb_mat
-        Columns ``d x 1``.
-    moment : str
-        ``"first"`` or ``"second"``.
-
-    Returns
-    -------
-    arb
-        The logarithm of that moment.
-    """
-    d = A.nrows()
-    eye = arb_mat(d, d, [arb(int(i == j)) for i in range(d) for j in range(d)])
-    S = eye - 4 * A
-    P = S.inv()
-    if B2 is None:
-        B2 = S * B1.transpose().inv()
-    b = B1 * x + B2 * y
-    xC1x = -_scalar(x.transpose() * B1.transpose() * P * B1 * x) / 2
-    yC2y = -_scalar(y.transpose() * B2.transpose() * P * B2 * y) / 2
-    if moment == "first":
-        return _scalar(b.transpose() * P * b) / 2 + xC1x + yC2y
-    T8 = eye - 8 * A
-    R = T8.inv()
-    return S.det().log() - T8.det().log() / 2 + 2 * _scalar(b.transpose() * R * b) + 2 * xC1x + 2 * yC2y
-
-
-@ball_layer("derf.derf_moments", "Arb matrices (arb_mat inverse, determinant) on the exact float64 inputs, Arb exp")
+@ball_layer("derf.derf_moments", "papers.derf.moments in ARB: Arb matrices (inverse) on the exact float64 "
+            "inputs, log-determinants from Arb's eigenvalue enclosures, Arb exp")
 def _derf_moments(p: dict) -> arb:
     A, B1, B2, x, y = derf_instance(data_scale(p))
-    lg = derf_log_moment(exact_mat(A), exact_mat(B1), None if B2 is None else exact_mat(B2), exact_mat(x),
-                         exact_mat(y), p["moment"])
+    prm = make_params(A, B1, B2, ARB, check=False)  # Thm 4.1's conditions: checked at validation
+    X, Y = ARB.mat(x), ARB.mat(y)
+    lg = log_first_moment(prm, X, Y) if p["moment"] == "first" else log_second_moment(prm, X, Y)
     return lg.exp()
 
 

@@ -4,15 +4,15 @@ A formula written once against a backend ``bk`` -- ``bk.exp(x)``,
 ``bk.frac(1, 2)``, ``bk.mm(A, B)`` -- evaluates in float64 (:data:`F64`),
 at arbitrary precision (:data:`MP`, inside ``mpmath.workdps``), exactly
 (``SYM``, sympy; scalar operations only) or in ball arithmetic (:data:`ARB`,
-Arb through python-flint; scalar operations only: the ball layer of that formula).  The name ``bk`` is reserved for
-these objects; ``xp`` always means an array-API namespace.
+Arb through python-flint, with ``flint.arb_mat`` matrices: the ball layer of that formula).  The name ``bk``
+is reserved for these objects; ``xp`` always means an array-API namespace.
 
 The protocol
     Every backend has a ``name`` (``"float64"``, ``"mpmath"``,
     ``"symbolic"``, ``"arb"``) and the operations below.  ``x`` is a scalar of the
-    backend's number type, ``M`` a matrix (numpy array, ``mp.matrix``);
-    vectors are ``(d, 1)`` columns.  The matrix operations exist on
-    :class:`Float64` and :class:`Mpmath` only.  ``angle_series`` is the angle family of
+    backend's number type, ``M`` a matrix (numpy array, ``mp.matrix``, ``flint.arb_mat``);
+    vectors are ``(d, 1)`` columns.  The matrix operations exist on :class:`Float64` and
+    :class:`Mpmath`, and those the table marks on :class:`Arb`.  ``angle_series`` is the angle family of
     RF-conformities, all coupled pairs at one angle (``even_only=True``: its even powers of ``c``,
     the RFF pair term); MP: :func:`rftheory.numerics.angle_family.angle_series`, ARB:
     :func:`rftheory.numerics.arb_series.angle_series` (a proven tail in the radius).  ARB's
@@ -38,20 +38,21 @@ The protocol
     ``angle_series(d, c, x, even_only)``  ``ρ_θ(x)`` at ``cos θ = c`` (Eq. 24 of Reid et al. 2023)  MP, ARB
     ``eps``                               machine epsilon at the working precision                  F64, MP,
                                           (ARB: ``2^-prec`` of python-flint's context)              ARB
-    ``mat(a)``                            a matrix from nested lists or an array                    F64, MP
-    ``eye(d)``                            ``d × d`` identity                                        F64, MP
-    ``zeros(r, c)``                       ``r × c`` zero matrix                                     F64, MP
+    ``mat(a)``                            a matrix from nested lists or an array                    F64, MP, ARB
+    ``eye(d)``                            ``d × d`` identity                                        F64, MP, ARB
+    ``zeros(r, c)``                       ``r × c`` zero matrix                                     F64, MP, ARB
     ``diag(v)``                           diagonal matrix with entries ``v``                        F64, MP
-    ``diagonal(M)``                       list of the diagonal entries of ``M``                     F64, MP
-    ``T(M)``                              transpose                                                 F64, MP
-    ``mm(*Ms)``                           matrix product ``M₁ M₂ ⋯``                                F64, MP
-    ``inv(M)``                            inverse                                                   F64, MP
-    ``eigh(M)``                           ``(eigenvalues, Q)`` of the symmetric part                F64, MP
+    ``diagonal(M)``                       list of the diagonal entries of ``M``                     F64, MP, ARB
+    ``T(M)``                              transpose                                                 F64, MP, ARB
+    ``mm(*Ms)``                           matrix product ``M₁ M₂ ⋯``                                F64, MP, ARB
+    ``inv(M)``                            inverse                                                   F64, MP, ARB
+    ``eigh(M)``                           ``(eigenvalues, Q)`` of the symmetric part                F64, MP,
+                                          (ARB: eigenvalue enclosures, ``Q`` is ``None``)           ARB
     ``svd(M)``                            ``(U, singular values, Vᵀ)``                              F64, MP
     ``trace(M)``                          ``Σ M_ii``                                                F64, MP
     ``total(M)``                          ``Σ M_ij``                                                F64, MP
-    ``entry(M, i, j)``                    ``M_ij`` as a scalar                                      F64, MP
-    ``shape(M)``                          ``(rows, cols)``                                          F64, MP
+    ``entry(M, i, j)``                    ``M_ij`` as a scalar                                      F64, MP, ARB
+    ``shape(M)``                          ``(rows, cols)``                                          F64, MP, ARB
     ``rows(M)``                           the rows of ``M``, each as a ``(c, 1)`` column            F64, MP
     ``maxabs(M)``                         ``max |M_ij|`` (0 for an empty matrix)                    F64, MP
     ``exact``                             ``True`` for SYM (exact expressions: a formula needs no   all
@@ -373,7 +374,7 @@ class Sympy:
 
 
 class Arb:
-    """Arb balls (``flint.arb``, python-flint; scalars only): every operation encloses its exact result.
+    """Arb balls (``flint.arb``, matrices ``flint.arb_mat``; python-flint): every operation encloses its exact result.
 
     A formula written against ``bk`` evaluated with this backend is the ball layer of that formula:
     its inputs are exact (``num``, ``frac``) or given balls, and each operation widens the radius by
@@ -448,6 +449,68 @@ class Arb:
 
     def hyp1f1(self, a, b, x):
         return self.num(x).hypgeom_1f1(self.num(a), self.num(b))
+
+    # -- matrices: flint.arb_mat, entries exact where the input is (floats are their binary values) --
+    def mat(self, a):
+        import flint
+
+        if isinstance(a, flint.arb_mat):
+            return a
+        rows = np.asarray(a, dtype=object)
+        rows = rows.reshape(-1, 1) if rows.ndim == 1 else rows
+        return flint.arb_mat([[self.num(float(t) if isinstance(t, np.floating) else t) for t in r] for r in rows])
+
+    def eye(self, d):
+        import flint
+
+        return flint.arb_mat([[flint.arb(int(i == j)) for j in range(d)] for i in range(d)])
+
+    def zeros(self, r, c):
+        import flint
+
+        return flint.arb_mat(r, c)
+
+    @staticmethod
+    def T(M):
+        return M.transpose()
+
+    @staticmethod
+    def mm(*Ms):
+        return functools.reduce(lambda a, b: a * b, Ms)
+
+    @staticmethod
+    def inv(M):
+        return M.inv()  # ZeroDivisionError where the ball matrix is not certainly invertible
+
+    @staticmethod
+    def eigh(M):
+        """Enclosures of the eigenvalues of the symmetric part (Arb's ``acb_mat.eig``); no eigenvectors."""
+        import flint
+
+        from ..core.errors import NoBallLayer
+
+        S = (M + M.transpose()) / 2
+        A = flint.acb_mat([[flint.acb(S[i, j]) for j in range(S.ncols())] for i in range(S.nrows())])
+        try:
+            E = A.eig()
+        except ValueError:
+            try:
+                E = A.eig(multiple=True)  # clustered eigenvalues: the multiset is enclosed
+            except ValueError as exc:
+                raise NoBallLayer(f"Arb could not isolate the eigenvalues here ({exc})") from None
+        return [e.real for e in E], None
+
+    @staticmethod
+    def entry(M, i, j):
+        return M[i, j]
+
+    @staticmethod
+    def shape(M):
+        return (M.nrows(), M.ncols())
+
+    @staticmethod
+    def diagonal(M):
+        return [M[i, i] for i in range(M.nrows())]
 
     # -- comparisons, summation, exactness and truncation bounds (angle_terms, pair_gap, the performer sums) --
     exact = False
