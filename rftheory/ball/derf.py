@@ -10,7 +10,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 import numpy as np
-from flint import acb, acb_mat, arb
+from flint import arb
 
 from ..numerics.backends import ARB
 from ..papers.derf.inputs import data
@@ -123,15 +123,7 @@ def symmetric_eigenvalues(M: list[list[Fraction]]) -> list[arb]:
     NoBallLayer
         Arb could not isolate the eigenvalues at this precision.
     """
-    A = acb_mat([[acb(arb_of(t)) for t in row] for row in M])
-    try:
-        E = A.eig()
-    except ValueError:
-        try:
-            E = A.eig(multiple=True)  # clustered eigenvalues: the multiset is enclosed
-        except ValueError as exc:
-            raise NoBallLayer(f"Arb could not isolate the eigenvalues here ({exc})") from None
-    return [e.real for e in E]
+    return ARB.eigh(ARB.mat(M))[0]
 
 
 def _moments(p: dict) -> tuple[int, list[list[Fraction]], list[list[Fraction]], list[Fraction], list[Fraction]]:
