@@ -35,13 +35,14 @@ maximum modulus on ``[−1, 1]`` is at ``t = 1``; Chebyshev for ``λ = 0``), and
 e^{−z}₁F₁(a; b; z)`` with ``a = (d+n)/2 <= b = d/2 + n``, ``z = x²/2 >= 0``, whose ``k``-th Kummer term is
 at most ``z^k/k!`` (``(a)_k <= (b)_k``), so ``0 < e^{−z}₁F₁ <= 1`` and ``|term_n| <= T_n``.  Next
 ``β_{n+1}/β_n = (x/√2) Γ(s+½)/(Γ(s)(2s − d/2))`` with ``s = (d+n)/2`` and Wendel's ``Γ(s+½) <= √s Γ(s)``
-give ``T_{n+1}/T_n <= \frac{N_{n+1}}{N_n}\frac{xy}{2}\frac{s}{(2s−d/2)^2} <= R_n`` (``√s <= 2s − d/2 =
-n + d/2`` for ``n >= 1``, ``d >= 2``); ``R_n`` is non-increasing in ``n``: ``N_{n+1}/N_n = \frac{2n+d}{2n+d−2}
-\frac{n+d−2}{n+1}`` (``d >= 3``; ``1`` for ``d = 2``, ``n >= 1``) is a product of two non-increasing
-factors, and ``log(√s/(n + d/2))`` has derivative ``1/(2(d+n)) − 1/(n + d/2) < 0``.  Hence once
-``R_n <= ½`` every later ratio is ``<= ½`` and ``Σ_{j>n} |term_j| <= Σ_{j>n} T_j <= 2T_{n+1}`` — a bound
-for all terms past the cut, evaluated in balls from ``x``, ``y`` (whose exact values are in their balls)
-and checked with ``bk.certainly_ge``.
+give ``T_{n+1}/T_n <= Q_n = \\frac{N_{n+1}}{N_n}\\frac{xy}{2}\\frac{s}{(2s−d/2)^2}`` (``Q_n <= R_n``, as
+``√s <= 2s − d/2 = n + d/2`` for ``n >= 1``, ``d >= 2``; ``Q_n`` falls like ``xy/(2n)``, ``R_n`` only like
+``xy/(2√(2n))``, so the ball layer cuts after about ``xy`` terms where ``R_n`` needs ``(xy)²``).  ``Q_n``
+is non-increasing in ``n``: ``N_{n+1}/N_n = \\frac{2n+d}{2n+d−2}\\frac{n+d−2}{n+1}`` (``d >= 3``; ``1`` for
+``d = 2``, ``n >= 1``) is a product of two non-increasing factors, and ``log(s/(n + d/2)^2)`` has
+derivative ``1/(d+n) − 2/(n + d/2) < 0``.  Hence once ``Q_n <= ½`` every later ratio is ``<= ½`` and
+``Σ_{j>n} |term_j| <= Σ_{j>n} T_j <= 2T_{n+1}`` — a bound for all terms past the cut, evaluated in balls
+from ``x``, ``y`` (whose exact values are in their balls) and checked with ``bk.certainly_ge``.
 
 **Funk–Hecke quadrature (second route).**  Conditioning on ``u₁`` (``u₂ = c u₁ + √(1−c²) ν``, ``ν`` uniform
 on the sphere of ``u₁^⊥``) gives ``ρ_c = E_{u₁}[f_a(u₁ᵀâ) g_b(u₁ᵀb̂)]`` with ``f_a(t) = E_r e^{rxt}``
@@ -224,8 +225,8 @@ def kappa_series(d: int, c, x, y, t) -> mp.mpf:
 
 
 def exact_cosine(bk, coupling: str, d: int):
-    """``c = u₁ᵀu₂`` as a number of ``bk``: exactly ``0`` (orthogonal) or ``−1/(d−1)`` (simplex; an exact
-    ball in ARB).
+    """``c = u₁ᵀu₂`` as a number of ``bk``: ``0`` (orthogonal) or ``−1/(d−1)`` (simplex; in ARB the
+    rational rounded outward, a ball containing it).
 
     Parameters
     ----------
@@ -245,9 +246,9 @@ def exact_cosine(bk, coupling: str, d: int):
 
 
 def beta_bk(bk, n: int, d: int, x):
-    """``β_n(x) = (x/√2)^n Γ(\frac{d+n}2)/Γ(\frac d2 + n)`` against ``bk`` (the bound on ``|α̃_n(x)|``).
+    """``β_n(x) = (x/√2)^n Γ(\\frac{d+n}2)/Γ(\\frac d2 + n)`` against ``bk`` (the bound on ``|α̃_n(x)|``).
 
-    .. math:: \beta_n(x) = \frac{(x/\sqrt2)^n\,\Gamma(\frac{d+n}2)}{\Gamma(\frac d2)\,(\frac d2)_n}
+    .. math:: \\beta_n(x) = \\frac{(x/\\sqrt2)^n\\,\\Gamma(\\frac{d+n}2)}{\\Gamma(\\frac d2)\\,(\\frac d2)_n}
 
     Parameters
     ----------
@@ -268,7 +269,7 @@ def beta_bk(bk, n: int, d: int, x):
 
 
 def alpha_tilde_bk(bk, n: int, d: int, x):
-    """:func:`alpha_tilde` against ``bk``: ``β_n(x) e^{−x²/2} ₁F₁(\frac{d+n}2; \frac d2+n; \frac{x²}2)``.
+    """:func:`alpha_tilde` against ``bk``: ``β_n(x) e^{−x²/2} ₁F₁(\\frac{d+n}2; \\frac d2+n; \\frac{x²}2)``.
 
     Parameters
     ----------
@@ -288,10 +289,10 @@ def alpha_tilde_bk(bk, n: int, d: int, x):
 
 
 def kappa_tail_bk(bk, n: int, d: int, x, y):
-    """A bound on ``Σ_{j>n} |term_j|`` of :func:`kappa_bk`, or None where ``R_n <= ½`` is not certain.
+    """A bound on ``Σ_{j>n} |term_j|`` of :func:`kappa_bk`, or None where ``Q_n <= ½`` is not certain.
 
-    ``2 T_{n+1} = 2 N_{n+1} β_{n+1}(x) β_{n+1}(y)`` once ``R_n = \frac{N_{n+1}}{N_n}\frac{xy}2
-    \frac{\sqrt s}{2s − d/2} <= ½`` (``s = (d+n)/2``) holds at every point of the balls (derivation: the
+    ``2 T_{n+1} = 2 N_{n+1} β_{n+1}(x) β_{n+1}(y)`` once ``Q_n = \\frac{N_{n+1}}{N_n}\\frac{xy}2
+    \\frac{s}{(2s − d/2)^2} <= ½`` (``s = (d+n)/2``) holds at every point of the balls (derivation: the
     module docstring, *Ball layer*).
 
     Parameters
@@ -309,8 +310,8 @@ def kappa_tail_bk(bk, n: int, d: int, x, y):
         The bound (a ball in ARB), or None.
     """
     s = bk.frac(d + n, 2)
-    R = bk.frac(harmonic_dim(n + 1, d), harmonic_dim(n, d)) * (x * y / 2) * bk.sqrt(s) / (2 * s - bk.frac(d, 2))
-    if not bk.certainly_ge(bk.frac(1, 2), R):
+    Q = bk.frac(harmonic_dim(n + 1, d), harmonic_dim(n, d)) * (x * y / 2) * s / (2 * s - bk.frac(d, 2)) ** 2
+    if not bk.certainly_ge(bk.frac(1, 2), Q):
         return None
     return 2 * harmonic_dim(n + 1, d) * beta_bk(bk, n + 1, d, x) * beta_bk(bk, n + 1, d, y)
 
@@ -319,7 +320,7 @@ def kappa_bk(bk, d: int, c, x, y, t, ax: list | None = None, ay: list | None = N
     """``κ_c = Σ_{n>=1} N_n P_n(c) P_n(t) α̃_n(x) α̃_n(y)`` against ``bk``, the proven tail bound of
     :func:`kappa_tail_bk` added to the radius (``bk.widen``: ARB's ball contains ``κ_c``).
 
-    .. math:: \kappa_c = \sum_{n\ge1} N_n\,P_n(c)\,P_n(t)\,\tilde\alpha_n(x)\,\tilde\alpha_n(y)
+    .. math:: \\kappa_c = \\sum_{n\\ge1} N_n\\,P_n(c)\\,P_n(t)\\,\\tilde\\alpha_n(x)\\,\\tilde\\alpha_n(y)
 
     The cut (only *where* the sum stops; the bound holds wherever that is) is the first ``n`` whose tail
     bound is certainly at most ``2^{−8}·eps·|Σ| + eps³`` (``eps = bk.eps``: ``2^{−prec}`` in ARB).
