@@ -385,16 +385,25 @@ def test_cli_eval_coupled_is_proven(capsys):
         assert lo - mp.mpf(10) ** -36 <= ref <= hi + mp.mpf(10) ** -36 and hi - lo < mp.mpf(10) ** -30 * ref
 
 
-def test_ball_layer_refuses_a_norm_ball_about_zero():
-    # x_i + y_j = 0 exactly (q = -k): the rescaled sum is a ball about 0 that no sqrt encloses: refused
-    # (NoBallLayer: agreed digits), never a NaN ball
+def test_ball_layer_exact_zero_sum_and_a_norm_ball_about_zero():
+    # q_1 = -k_1 exactly: the ball layer sums the exact entries before scaling, so x_1 + y_1 = 0 exactly and
+    # its κ terms are exact zeros (served, and enclosing the mpmath value); a norm that is only a ball about 0
+    # (a parameter interval) has no enclosure of the cosine: refused with NoBallLayer, never a NaN ball
     import flint
 
     from rftheory.ball.api import enclose
     from rftheory.core.errors import NoBallLayer
+    from rftheory.numerics.backends import ARB
+    from rftheory.verify.ball_checks import distance_rel
 
-    prec = flint.ctx.prec
-    with pytest.raises(NoBallLayer):
-        enclose("performer.normaliser_rel_mse", 200, q="0.5,-0.25", k="-0.5,0.25;0.1,0.2", m=5, family="favor+",
-                coupling="orthogonal")
-    assert flint.ctx.prec == prec
+    p = dict(q="0.5,-0.25", k="-0.5,0.25;0.1,0.2", m=5, family="favor+", coupling="orthogonal")
+    b = enclose("performer.normaliser_rel_mse", 300, **p)
+    with mp.workdps(60):
+        s = mp.mpf(2) ** (-mp.mpf(1) / 4)
+        X, Y = [[mp.mpf(0.5) * s, mp.mpf(-0.25) * s]], [[mp.mpf(-0.5) * s, mp.mpf(0.25) * s], [mp.mpf(0.1) * s, mp.mpf(0.2) * s]]
+        v = C.normaliser_mp(C.cov_factorised_mp("favor+", X, Y, 5, "orthogonal"), X, Y)
+    # the MP value at 60 digits: error ~1e-57 relative (condition < 10 here); the ball at 300 bits: ~1e-88
+    assert b.rad() < abs(b.mid()) * flint.arb(10) ** -60
+    assert distance_rel(b, v) <= 1e-50
+    with flint.ctx.workprec(200), pytest.raises(NoBallLayer):
+        C.kappa_head(ARB, "orthogonal", [[flint.arb(0, 1e-30), ARB.num(0.5)]], [[ARB.num(0), ARB.num(-0.5)]])

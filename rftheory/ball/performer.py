@@ -37,18 +37,22 @@ def scaled_rows(M, s: arb) -> list[list[arb]]:
     return [[arb(float(v)) * s for v in row] for row in M]
 
 
+def _scale(p: dict) -> arb:
+    return 1 / arb(len(p["q"][0])).sqrt().sqrt()
+
+
 def _head(p: dict):
-    d = len(p["q"][0])
-    s = 1 / arb(d).sqrt().sqrt()
+    s = _scale(p)
     return scaled_rows(p["q"], s), scaled_rows(p["k"], s)
 
 
 def _pairs(p: dict, X, Y):
-    """``(P/m, K)`` of coupled blocks (``K`` in balls), None for iid."""
+    """``(P/m, K)`` of coupled blocks (``K`` in balls, from the exact sums ``q_i + k_j``), None for iid."""
     coupling = p.get("coupling", "iid")
     if coupling == "iid":
         return None
-    return pairs_ratio(ARB, coupling, int(p["m"]), len(X[0])), kappa_head(ARB, coupling, X, Y)
+    K = kappa_head(ARB, coupling, rows_of(ARB, p["q"]), rows_of(ARB, p["k"]), _scale(p))
+    return pairs_ratio(ARB, coupling, int(p["m"]), len(X[0])), K
 
 
 _METHOD = ("Arb exp: papers.performer.covariance's factorised form in ARB; coupled blocks: the Gegenbauer "

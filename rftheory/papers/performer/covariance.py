@@ -97,7 +97,7 @@ def pairs_ratio(bk, coupling: str, m: int, d: int):
     return bk.frac(0) if coupling == "iid" else bk.frac(int(coupled_pairs(int(m), d)), int(m))
 
 
-def kappa_head(bk, coupling: str, X, Y) -> list[list[list]]:
+def kappa_head(bk, coupling: str, X, Y, scale=None) -> list[list[list]]:
     """``κ_c(x_i + y_j, x_i + y_l)`` by :func:`rftheory.papers.performer.coupled.kappa_bk` against ``bk``
     (ARB: balls with the series' proven tail in the radius); ``α̃_n`` cached per norm.
 
@@ -107,7 +107,10 @@ def kappa_head(bk, coupling: str, X, Y) -> list[list[list]]:
         ``MP`` or ``ARB``.
     coupling : {"orthogonal", "simplex"}
     X, Y : list of list
-        Rescaled queries and keys (scalars of ``bk``).
+        Rescaled queries and keys (scalars of ``bk``), or with ``scale`` the unscaled ones.
+    scale : number of ``bk``, optional
+        The rescaling ``d^{−1/4}`` (a ball in ARB): ``x_i + y_j = scale·(q_i + k_j)`` with the sums of the
+        exact entries taken first, so a sum that is exactly zero gives an exact ``κ = 0``.
 
     Returns
     -------
@@ -127,14 +130,15 @@ def kappa_head(bk, coupling: str, X, Y) -> list[list[list]]:
         n2 = [dot(bk, a, a) for a in Aa]
         if any(not (v == 0) and not (v > 0) for v in n2):  # ARB: > holds at every point of the ball
             raise NoBallLayer("a norm of x_i + y_j is a ball about 0 here (not served)")
-        nr = [bk.num(0) if v == 0 else bk.sqrt(v) for v in n2]
+        un = [bk.num(0) if v == 0 else bk.sqrt(v) for v in n2]  # ‖q_i + k_j‖ (with scale) or ‖x_i + y_j‖
+        nr = un if scale is None else [v * scale for v in un]
         cache = [[bk.num(1)] for _ in Y]  # α̃_n(‖x + y_j‖), n = 0, 1, ...
         K = [[bk.num(0)] * len(Y) for _ in Y]
         for j in range(len(Y)):
             for lk in range(j, len(Y)):
-                if nr[j] == 0 or nr[lk] == 0:
+                if n2[j] == 0 or n2[lk] == 0:
                     continue
-                t = bk.num(1) if lk == j else dot(bk, Aa[j], Aa[lk]) / (nr[j] * nr[lk])
+                t = bk.num(1) if lk == j else dot(bk, Aa[j], Aa[lk]) / (un[j] * un[lk])
                 K[j][lk] = K[lk][j] = CP.kappa_bk(bk, d, c, nr[j], nr[lk], t, cache[j], cache[lk])
         out.append(K)
     return out
