@@ -1,6 +1,7 @@
-"""One definition, two evaluators: the Lemma 2.2 definitions of ``papers.hrf.lemma22`` and the factorised
-Performer sums of ``papers.performer.covariance`` evaluated in ARB (Arb balls) enclose their own MP
-evaluation at 60 digits, and the MP ``pair_gap`` keeps its digits near ``y = 0``, where the difference
+"""One definition, two evaluators: the Lemma 2.2 definitions of ``papers.hrf.lemma22``, the factorised
+Performer sums of ``papers.performer.covariance`` and the coupled pairs' series ``κ_c`` of
+``papers.performer.coupled`` (with its proven tail bound, and planted defects it must catch) evaluated in
+ARB (Arb balls) enclose their own MP evaluation at 60 digits, and the MP ``pair_gap`` keeps its digits near ``y = 0``, where the difference
 ``₁F₁(d; d/2; y) − e^{2y}`` cancels, against an independent value at three times the precision.
 
 Tolerances: the MP side at 60 digits rounds each operation to ``u = 10^-60``; the formulas below are

@@ -2,7 +2,8 @@
 ``ρ_c(a, b) = E exp(w₁ᵀa + w₂ᵀb)`` by its Gegenbauer series against the Funk–Hecke quadrature route (40
 digits), the registered RF-conformities at ``a = b``, the 2-D disk quadrature (slow tier), float64 against
 mpmath within its own rounding bound, Monte Carlo of the real coupled estimator (with a planted defect),
-and the ``attention`` topic of ``--only``.
+the ``attention`` topic of ``--only``, and the ball layer of the coupled rows (proven digits at random
+coupled domain points; ``tests/test_ball_bk_definitions.py`` checks the ARB ``κ_c`` itself).
 
 Statistical tests: ``|z| < Φ⁻¹(1 − α/(2k))`` with α = 1e-6 over the ``K_MC`` z-tests of this file
 (Bonferroni), so a correct implementation fails one with probability below 1e-6 per run.
