@@ -1,6 +1,7 @@
-"""One definition, two evaluators: the Lemma 2.2 definitions of ``papers.hrf.lemma22`` and the factorised
-Performer sums of ``papers.performer.covariance`` evaluated in ARB (Arb balls) enclose their own MP
-evaluation at 60 digits, and the MP ``pair_gap`` keeps its digits near ``y = 0``, where the difference
+"""One definition, two evaluators: the Lemma 2.2 definitions of ``papers.hrf.lemma22``, the factorised
+Performer sums of ``papers.performer.covariance`` and the coupled pairs' series ``κ_c`` of
+``papers.performer.coupled`` (with its proven tail bound, and planted defects it must catch) evaluated in
+ARB (Arb balls) enclose their own MP evaluation at 60 digits, and the MP ``pair_gap`` keeps its digits near ``y = 0``, where the difference
 ``₁F₁(d; d/2; y) − e^{2y}`` cancels, against an independent value at three times the precision.
 
 Tolerances: the MP side at 60 digits rounds each operation to ``u = 10^-60``; the formulas below are
@@ -216,3 +217,129 @@ def test_the_taylor_model_of_the_hybrid_bound_is_the_one_definition(theta, r, m,
     assert taylor.rad() < abs(one) * arb(10) ** -100 and one.rad() < abs(one) * arb(10) ** -100
     # power: a 1e-15 relative change of the Taylor model is far outside both radii
     assert not (taylor * (1 + arb(10) ** -15)).overlaps(one)
+
+
+# -- the coupled pairs' series κ_c (papers.performer.coupled.kappa_bk) -------------------------------------------
+# MP reference: kappa_series at 60 digits cuts its tail at 10^-65 of the sum and redoes cancelling sums with the
+# digits they cost, so its error is below ~10^-57 relative: TOL = 1e-50 keeps a margin >= 10^6.  The ball at
+# 400 bits must also be tight (radius < 10^-60 relative) for the test to judge TOL.
+
+KAPPA_POINTS = [  # d, coupling, x, y, t (floats, read exactly by both sides)
+    (2, "orthogonal", 0.5, 0.75, 0.25), (2, "simplex", 4.0, 3.0, -0.375), (3, "simplex", 1.5, 2.0, -0.5),
+    (4, "orthogonal", 6.25, 6.25, 1.0),  # the domain's largest norms 4·6^{1/4} ~ 6.3, a = b: ~30 terms
+    (5, "simplex", 3.0, 0.001, -1.0), (6, "simplex", 6.0, 5.5, 0.75), (6, "orthogonal", 2.5, 5.0, -0.8)]
+
+
+def _kappa_pair(d, coupling, x, y, t):
+    from rftheory.papers.performer import coupled as CP
+
+    with flint.ctx.workprec(PREC):
+        b = CP.kappa_bk(ARB, d, CP.exact_cosine(ARB, coupling, d), ARB.num(x), ARB.num(y), ARB.num(t))
+    with mp.workdps(60):
+        v = CP.kappa_series(d, CP.exact_cosine(MP, coupling, d), mp.mpf(x), mp.mpf(y), mp.mpf(t))
+    return b, v
+
+
+@pytest.mark.parametrize("d, coupling, x, y, t", KAPPA_POINTS)
+def test_kappa_arb_encloses_mp(d, coupling, x, y, t):
+    b, v = _kappa_pair(d, coupling, x, y, t)
+    _encloses(b, v)
+
+
+def test_kappa_exact_zero_and_cosines():
+    from rftheory.papers.performer import coupled as CP
+
+    assert CP.kappa_bk(ARB, 3, ARB.frac(-1, 2), ARB.num(0), ARB.num(2.0), ARB.num(0.5)) == 0
+    with flint.ctx.workprec(PREC):
+        c4 = CP.exact_cosine(ARB, "simplex", 4)  # −1/3: a ball about it, 2^-400 wide
+        assert c4.contains(flint.fmpq(-1, 3)) and c4.rad() < arb(2) ** -390
+        assert not c4.contains(flint.fmpq(-1, 3) + flint.fmpq(1, 10**100))
+        assert CP.exact_cosine(ARB, "simplex", 3).is_exact() and CP.exact_cosine(ARB, "simplex", 3) == arb(-0.5)
+        assert CP.exact_cosine(ARB, "orthogonal", 4).is_exact() and CP.exact_cosine(ARB, "orthogonal", 4) == 0
+    with pytest.raises(Exception, match="coupling"):
+        CP.exact_cosine(ARB, "iid", 4)
+
+
+def _partial(d, c, x, y, t, n):
+    """Σ_{k<=n} of κ_c's terms in ARB from its pieces (P_k by the recurrence, α̃_k with Arb's 1F1)."""
+    from rftheory.papers.performer import coupled as CP
+
+    Pc, Pt = CP.gegenbauer(n, d, c), CP.gegenbauer(n, d, t)
+    return sum((CP.harmonic_dim(k, d) * Pc[k] * Pt[k] * CP.alpha_tilde_bk(ARB, k, d, x) * CP.alpha_tilde_bk(ARB, k, d, y)
+                for k in range(1, n + 1)), arb(0))
+
+
+@pytest.mark.parametrize("n", [15, 20, 30])
+def test_kappa_tail_bound_is_needed_and_holds(n):
+    # cut early by hand (d = 4, simplex, |a| = 5, |b| = 4.5: the truncation errors are 7e-6, 1e-8, 1e-15 at
+    # n = 15, 20, 30) against kappa_series at 180 digits (three times the precision; error ~1e-175): the
+    # partial sum widened by kappa_tail_bk's proven bound contains it; without the bound (the planted defect
+    # "no tail") the 400-bit ball (radius ~1e-118) misses it by a factor >= 1e100, so the test catches a
+    # dropped tail with certainty; at n = 15 it also catches a bound 1e8 times too small (the true bound is
+    # 40 for an error of 7e-6: it is loose, as a majorant ignoring the 1F1 factor and |P_n| < 1 must be).
+    from rftheory.papers.performer import coupled as CP
+
+    d, x, y, t = 4, 5.0, 4.5, 0.3
+    with mp.workdps(180):
+        ref = CP.kappa_series(d, mp.mpf(-1) / 3, mp.mpf(x), mp.mpf(y), mp.mpf(t))
+    with flint.ctx.workprec(PREC):
+        X, Y, T, c = ARB.num(x), ARB.num(y), ARB.num(t), ARB.frac(-1, 3)
+        s = _partial(d, c, X, Y, T, n)
+        tail = CP.kappa_tail_bk(ARB, n, d, X, Y)
+        assert tail is not None  # Q_n <= 1/2 from n = 12 on here
+        assert ARB.widen(s, tail).contains(_arb_of_mpf(ref))
+        assert not s.overlaps(_arb_of_mpf(ref))
+        if n == 15:
+            assert not ARB.widen(s, tail / 10**8).contains(_arb_of_mpf(ref))
+
+
+def _arb_of_mpf(v):
+    sign, man, exp, _ = v._mpf_  # exact: (−1)^sign · man · 2^exp
+    return (-1) ** sign * arb(flint.fmpz(int(man))) * arb(2) ** int(exp)
+
+
+def test_kappa_tail_bound_refuses_before_its_ratio_is_below_half():
+    from rftheory.papers.performer import coupled as CP
+
+    with flint.ctx.workprec(PREC):  # Q_n = (N_{n+1}/N_n)(xy/2) s/(n + d/2)^2: d = 4, xy = 22.5, n = 5: ~5.8
+        assert CP.kappa_tail_bk(ARB, 5, 4, ARB.num(5.0), ARB.num(4.5)) is None
+
+
+def test_kappa_planted_wrong_term_is_caught(monkeypatch):
+    # a planted defect in one term (N_7 off by one) moves κ_c by N_7's share of term 7 (~1e-3 relative here):
+    # the ball, tight to 1e-60, then excludes the MP value computed before the defect (power: certain for any
+    # change above ~1e-50 relative)
+    from rftheory.papers.performer import coupled as CP
+
+    d, cp, x, y, t = 3, "simplex", 1.5, 2.0, -0.5
+    _, v = _kappa_pair(d, cp, x, y, t)
+    right = CP.harmonic_dim
+    monkeypatch.setattr(CP, "harmonic_dim", lambda n, dd: right(n, dd) + (n == 7))
+    with flint.ctx.workprec(PREC):
+        b = CP.kappa_bk(ARB, d, CP.exact_cosine(ARB, cp, d), ARB.num(x), ARB.num(y), ARB.num(t))
+    assert b.rad() < abs(b.mid()) * arb(10) ** -60
+    assert distance_rel(b, v) > 1e-10
+
+
+@pytest.mark.parametrize("coupling", ["orthogonal", "simplex"])
+def test_coupled_performer_sums_arb_enclose_mp(coupling):
+    # the ball evaluators' building blocks with the coupled pairs (P/m, K in balls) against the MP layer's own
+    # (kappa_series): normaliser and output at m = 5, d = 3 (a partial block); TOL as above (condition < 1e3)
+    def pairs(bk, X, Y):
+        K = C.kappa_head(bk, coupling, X, Y) if bk is ARB else C.kappa_mp(coupling, X, Y)
+        return C.pairs_ratio(bk, coupling, 5, 3), K
+
+    def norm(bk):
+        X, Y = C.rows_of(bk, HEAD["X"]), C.rows_of(bk, HEAD["Y"])
+        return C.normaliser(bk, C.cov_factorised(bk, "favor+", X, Y, 5, pairs(bk, X, Y)), X, Y)
+
+    def out(bk):
+        X, Y, V = C.rows_of(bk, HEAD["X"]), C.rows_of(bk, HEAD["Y"]), C.rows_of(bk, HEAD["V"])
+        return C.output_leading(bk, "favor+", X, Y, V, 5, pairs(bk, X, Y))
+
+    for f in (norm, out):
+        b, v = _both(f)
+        _encloses(b, v)
+    with mp.workdps(60):  # and the MP sums are the registered mpmath layer's
+        assert abs(_both(norm)[1] - C.normaliser_mp(C.cov_factorised_mp("favor+", HEAD["X"], HEAD["Y"], 5, coupling),
+                                                    HEAD["X"], HEAD["Y"])) < mp.mpf(10) ** -55

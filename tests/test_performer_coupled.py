@@ -2,7 +2,8 @@
 ``ρ_c(a, b) = E exp(w₁ᵀa + w₂ᵀb)`` by its Gegenbauer series against the Funk–Hecke quadrature route (40
 digits), the registered RF-conformities at ``a = b``, the 2-D disk quadrature (slow tier), float64 against
 mpmath within its own rounding bound, Monte Carlo of the real coupled estimator (with a planted defect),
-and the ``attention`` topic of ``--only``.
+the ``attention`` topic of ``--only``, and the ball layer of the coupled rows (proven digits at random
+coupled domain points; ``tests/test_ball_bk_definitions.py`` checks the ARB ``κ_c`` itself).
 
 Statistical tests: ``|z| < Φ⁻¹(1 − α/(2k))`` with α = 1e-6 over the ``K_MC`` z-tests of this file
 (Bonferroni), so a correct implementation fails one with probability below 1e-6 per run.
@@ -350,3 +351,60 @@ def test_inner_g_tail_bound_premise_and_radial_quadrature():
             ref = mp.quad(f, [0, peak / 2, peak, 2 * peak, mp.inf])
             assert _digits(ref, CP.inner_g(d, c, t, p)) >= 35
             assert _digits(ref, attention_inner_g(d, c, t, p)) >= 35
+
+
+# -- the ball layer of the coupled rows (proven digits) ----------------------------------------------------------
+
+@pytest.mark.parametrize("rid, values, n", [
+    ("performer.normaliser_rel_mse", False, 1), ("performer.output_leading", True, 1),
+    pytest.param("performer.normaliser_rel_mse", False, 12, marks=pytest.mark.slow),
+    pytest.param("performer.output_leading", True, 12, marks=pytest.mark.slow)])
+def test_ball_layer_at_coupled_domain_points(rid, values, n):
+    # the sweep's ball checks (tools/domain_sweep.py: the ball contains the mpmath value at 3x the digits,
+    # the printed digits are those of every point of the ball) at random coupled points of the domain
+    from rftheory.verify.ball_checks import ball_domain_point
+    from rftheory.verify.engine import DOMAIN_DPS, _point_text
+
+    out = []
+    for p in _coupled_points(40 + n, n, values):
+        out += ball_domain_point(get(rid), p, _point_text(p), DOMAIN_DPS)
+    assert {o.check for o in out} == {"ball:contains-3x", "ball:printed"}, [(o.check, o.detail) for o in out]
+    assert all(o.passed and o.other != "not served" for o in out), [(o.check, o.detail) for o in out]
+
+
+def test_cli_eval_coupled_is_proven(capsys):
+    assert main(["eval", "performer.normaliser_rel_mse", "-p", "q=0.3,-0.2,0.1;0.25,0.4,-0.3",
+                 "-p", "k=0.1,0.2,-0.4;-0.3,0.1,0.2", "-p", "m=5", "-p", "coupling=simplex", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["certainty"] == "proven"
+    with mp.workdps(40):  # the Funk-Hecke route (not the series behind the ball) lies in the enclosure
+        lo, hi = (mp.mpf(v) for v in out["enclosure"])
+        s = mp.mpf(3) ** (-mp.mpf(1) / 4)
+        X = [[mp.mpf(v) * s for v in r] for r in ([0.3, -0.2, 0.1], [0.25, 0.4, -0.3])]
+        Y = [[mp.mpf(v) * s for v in r] for r in ([0.1, 0.2, -0.4], [-0.3, 0.1, 0.2])]
+        ref = C.normaliser_mp(C.cov_direct_mp("favor+", X, Y, 5, "simplex"), X, Y)  # >= 38 digits (the route)
+        assert lo - mp.mpf(10) ** -36 <= ref <= hi + mp.mpf(10) ** -36 and hi - lo < mp.mpf(10) ** -30 * ref
+
+
+def test_ball_layer_exact_zero_sum_and_a_norm_ball_about_zero():
+    # q_1 = -k_1 exactly: the ball layer sums the exact entries before scaling, so x_1 + y_1 = 0 exactly and
+    # its κ terms are exact zeros (served, and enclosing the mpmath value); a norm that is only a ball about 0
+    # (a parameter interval) has no enclosure of the cosine: refused with NoBallLayer, never a NaN ball
+    import flint
+
+    from rftheory.ball.api import enclose
+    from rftheory.core.errors import NoBallLayer
+    from rftheory.numerics.backends import ARB
+    from rftheory.verify.ball_checks import distance_rel
+
+    p = dict(q="0.5,-0.25", k="-0.5,0.25;0.1,0.2", m=5, family="favor+", coupling="orthogonal")
+    b = enclose("performer.normaliser_rel_mse", 300, **p)
+    with mp.workdps(60):
+        s = mp.mpf(2) ** (-mp.mpf(1) / 4)
+        X, Y = [[mp.mpf(0.5) * s, mp.mpf(-0.25) * s]], [[mp.mpf(-0.5) * s, mp.mpf(0.25) * s], [mp.mpf(0.1) * s, mp.mpf(0.2) * s]]
+        v = C.normaliser_mp(C.cov_factorised_mp("favor+", X, Y, 5, "orthogonal"), X, Y)
+    # the MP value at 60 digits: error ~1e-57 relative (condition < 10 here); the ball at 300 bits: ~1e-88
+    assert b.rad() < abs(b.mid()) * flint.arb(10) ** -60
+    assert distance_rel(b, v) <= 1e-50
+    with flint.ctx.workprec(200), pytest.raises(NoBallLayer):
+        C.kappa_head(ARB, "orthogonal", [[flint.arb(0, 1e-30), ARB.num(0.5)]], [[ARB.num(0), ARB.num(-0.5)]])

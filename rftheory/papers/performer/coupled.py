@@ -23,9 +23,26 @@ Tail: ``|P_n| <= 1`` on ``[−1, 1]`` and ``0 < e^{−z}₁F₁(a; b; z) <= 1`` 
 the ``n``-th term is at most ``T_n = N_n β_n(x) β_n(y)`` (``β_n`` the prefactor of ``α̃_n``), and the ratio
 ``T_{n+1}/T_n`` is at most ``R_n = \\frac{N_{n+1}}{N_n}\\,\\frac{xy}{2}\\frac{\\sqrt{s}}{2s-d/2}`` with
 ``s = (d+n)/2`` (Wendel: ``Γ(s+½) <= √s Γ(s)``), decreasing in ``n``; the sum stops at the first ``n``
-with ``R_n <= 1/2`` and ``2T_{n+1} <= 10^{−dps−5}|Σ|``, an analytic bound on the tail (the values are
-agreed between routes, not proven: there is no ball layer for them).  The terms alternate in sign;
-where ``Σ|terms|`` exceeds ``|Σ|`` by ``10^k`` the sum is redone with ``k + 5`` more digits.
+with ``R_n <= 1/2`` and ``2T_{n+1} <= 10^{−dps−5}|Σ|``, an analytic bound on the tail.  The terms
+alternate in sign; where ``Σ|terms|`` exceeds ``|Σ|`` by ``10^k`` the sum is redone with ``k + 5`` more
+digits.
+
+**Ball layer.**  :func:`kappa_bk` is the same series written against a backend ``bk``: with ARB (Arb
+balls) every term is enclosed (Arb's rigorous ``₁F₁`` and ``Γ``, the Gegenbauer recurrence in balls) and
+the tail bound is proven and added to the radius (``bk.widen``).  The bound, in full: for ``n >= 1``
+``|P_n(c)|, |P_n(t)| <= 1`` on ``[−1, 1]`` (``P_n = C_n^{λ}/C_n^{λ}(1)``, ``λ = d/2 − 1 >= 0``, whose
+maximum modulus on ``[−1, 1]`` is at ``t = 1``; Chebyshev for ``λ = 0``), and ``α̃_n(x) = β_n(x) ×
+e^{−z}₁F₁(a; b; z)`` with ``a = (d+n)/2 <= b = d/2 + n``, ``z = x²/2 >= 0``, whose ``k``-th Kummer term is
+at most ``z^k/k!`` (``(a)_k <= (b)_k``), so ``0 < e^{−z}₁F₁ <= 1`` and ``|term_n| <= T_n``.  Next
+``β_{n+1}/β_n = (x/√2) Γ(s+½)/(Γ(s)(2s − d/2))`` with ``s = (d+n)/2`` and Wendel's ``Γ(s+½) <= √s Γ(s)``
+give ``T_{n+1}/T_n <= Q_n = \\frac{N_{n+1}}{N_n}\\frac{xy}{2}\\frac{s}{(2s−d/2)^2}`` (``Q_n <= R_n``, as
+``√s <= 2s − d/2 = n + d/2`` for ``n >= 1``, ``d >= 2``; ``Q_n`` falls like ``xy/(2n)``, ``R_n`` only like
+``xy/(2√(2n))``, so the ball layer cuts after about ``xy`` terms where ``R_n`` needs ``(xy)²``).  ``Q_n``
+is non-increasing in ``n``: ``N_{n+1}/N_n = \\frac{2n+d}{2n+d−2}\\frac{n+d−2}{n+1}`` (``d >= 3``; ``1`` for
+``d = 2``, ``n >= 1``) is a product of two non-increasing factors, and ``log(s/(n + d/2)^2)`` has
+derivative ``1/(d+n) − 2/(n + d/2) < 0``.  Hence once ``Q_n <= ½`` every later ratio is ``<= ½`` and
+``Σ_{j>n} |term_j| <= Σ_{j>n} T_j <= 2T_{n+1}`` — a bound for all terms past the cut, evaluated in balls
+from ``x``, ``y`` (whose exact values are in their balls) and checked with ``bk.certainly_ge``.
 
 **Funk–Hecke quadrature (second route).**  Conditioning on ``u₁`` (``u₂ = c u₁ + √(1−c²) ν``, ``ν`` uniform
 on the sphere of ``u₁^⊥``) gives ``ρ_c = E_{u₁}[f_a(u₁ᵀâ) g_b(u₁ᵀb̂)]`` with ``f_a(t) = E_r e^{rxt}``
@@ -48,7 +65,8 @@ from ...core.errors import ParameterError, RangeError
 from ...numerics.mp_series import mp_series
 
 __all__ = ["COUPLINGS", "cosine", "harmonic_dim", "gegenbauer", "alpha_tilde", "kappa_series", "chi_mgf",
-           "inner_g", "rho_series", "rho_funk_hecke", "fh_nodes", "kappa_f64"]
+           "inner_g", "rho_series", "rho_funk_hecke", "fh_nodes", "kappa_f64", "exact_cosine", "beta_bk",
+           "alpha_tilde_bk", "kappa_bk", "kappa_tail_bk"]
 
 #: the block couplings served (``iid`` has no coupled pairs)
 COUPLINGS = ("iid", "orthogonal", "simplex")
@@ -204,6 +222,147 @@ def kappa_series(d: int, c, x, y, t) -> mp.mpf:
         with mp.workdps(dps + lost + 5):
             total, _ = _kappa_sum(d, c, x, y, t, dps)
     return +total
+
+
+def exact_cosine(bk, coupling: str, d: int):
+    """``c = u₁ᵀu₂`` as a number of ``bk``: ``0`` (orthogonal) or ``−1/(d−1)`` (simplex; in ARB the
+    rational rounded outward, a ball containing it).
+
+    Parameters
+    ----------
+    bk : backend
+        ``MP`` or ``ARB``.
+    coupling : {"orthogonal", "simplex"}
+    d : int
+        Dimension (``>= 2``).
+
+    Returns
+    -------
+    number
+        ``bk.frac(0)`` or ``bk.frac(−1, d − 1)``.
+    """
+    cosine(coupling, d)  # validates the coupling
+    return bk.frac(0) if coupling == "orthogonal" else bk.frac(-1, d - 1)
+
+
+def beta_bk(bk, n: int, d: int, x):
+    """``β_n(x) = (x/√2)^n Γ(\\frac{d+n}2)/Γ(\\frac d2 + n)`` against ``bk`` (the bound on ``|α̃_n(x)|``).
+
+    .. math:: \\beta_n(x) = \\frac{(x/\\sqrt2)^n\\,\\Gamma(\\frac{d+n}2)}{\\Gamma(\\frac d2)\\,(\\frac d2)_n}
+
+    Parameters
+    ----------
+    bk : backend
+        ``MP`` or ``ARB`` (``bk.gamma`` of exact half-integers).
+    n, d : int
+    x : number of ``bk``
+        ``‖a‖ >= 0``.
+
+    Returns
+    -------
+    number
+        ``β_n(x)`` (``1`` at ``n = 0``).
+    """
+    if n == 0:
+        return bk.num(1)
+    return (x / bk.sqrt(bk.num(2))) ** n * bk.gamma(bk.frac(d + n, 2)) / bk.gamma(bk.frac(d + 2 * n, 2))
+
+
+def alpha_tilde_bk(bk, n: int, d: int, x):
+    """:func:`alpha_tilde` against ``bk``: ``β_n(x) e^{−x²/2} ₁F₁(\\frac{d+n}2; \\frac d2+n; \\frac{x²}2)``.
+
+    Parameters
+    ----------
+    bk : backend
+        ``MP`` or ``ARB`` (ARB: Arb's rigorous ``₁F₁``).
+    n, d : int
+    x : number of ``bk``
+        ``‖a‖ >= 0``.
+
+    Returns
+    -------
+    number
+        ``α̃_n(x)``.
+    """
+    z = x * x / 2
+    return beta_bk(bk, n, d, x) * bk.exp(-z) * bk.hyp1f1(bk.frac(d + n, 2), bk.frac(d + 2 * n, 2), z)
+
+
+def kappa_tail_bk(bk, n: int, d: int, x, y):
+    """A bound on ``Σ_{j>n} |term_j|`` of :func:`kappa_bk`, or None where ``Q_n <= ½`` is not certain.
+
+    ``2 T_{n+1} = 2 N_{n+1} β_{n+1}(x) β_{n+1}(y)`` once ``Q_n = \\frac{N_{n+1}}{N_n}\\frac{xy}2
+    \\frac{s}{(2s − d/2)^2} <= ½`` (``s = (d+n)/2``) holds at every point of the balls (derivation: the
+    module docstring, *Ball layer*).
+
+    Parameters
+    ----------
+    bk : backend
+        ``MP`` or ``ARB``.
+    n, d : int
+        The last term summed (``n >= 1``) and the dimension.
+    x, y : number of ``bk``
+        The norms.
+
+    Returns
+    -------
+    number or None
+        The bound (a ball in ARB), or None.
+    """
+    s = bk.frac(d + n, 2)
+    Q = bk.frac(harmonic_dim(n + 1, d), harmonic_dim(n, d)) * (x * y / 2) * s / (2 * s - bk.frac(d, 2)) ** 2
+    if not bk.certainly_ge(bk.frac(1, 2), Q):
+        return None
+    return 2 * harmonic_dim(n + 1, d) * beta_bk(bk, n + 1, d, x) * beta_bk(bk, n + 1, d, y)
+
+
+def kappa_bk(bk, d: int, c, x, y, t, ax: list | None = None, ay: list | None = None):
+    """``κ_c = Σ_{n>=1} N_n P_n(c) P_n(t) α̃_n(x) α̃_n(y)`` against ``bk``, the proven tail bound of
+    :func:`kappa_tail_bk` added to the radius (``bk.widen``: ARB's ball contains ``κ_c``).
+
+    .. math:: \\kappa_c = \\sum_{n\\ge1} N_n\\,P_n(c)\\,P_n(t)\\,\\tilde\\alpha_n(x)\\,\\tilde\\alpha_n(y)
+
+    The cut (only *where* the sum stops; the bound holds wherever that is) is the first ``n`` whose tail
+    bound is certainly at most ``2^{−8}·eps·|Σ| + eps³`` (``eps = bk.eps``: ``2^{−prec}`` in ARB).
+
+    Parameters
+    ----------
+    bk : backend
+        ``MP`` or ``ARB``.
+    d : int
+        Dimension, ``>= 2``.
+    c : number of ``bk``
+        ``u₁ᵀu₂`` in ``[−1, 1]`` (:func:`exact_cosine`).
+    x, y : number of ``bk``
+        ``‖a‖, ‖b‖ >= 0``; an exact ``0`` gives an exact ``0``.
+    t : number of ``bk``
+        ``cos φ = âᵀb̂`` (its exact value in ``[−1, 1]``).
+    ax, ay : list, optional
+        Caches of ``α̃_n(x)``, ``α̃_n(y)`` (index ``n``), extended in place: a head's pairs share their norms.
+
+    Returns
+    -------
+    number
+        ``κ_c`` (ARB: a ball containing it).
+    """
+    if x == 0 or y == 0:  # exact zeros (a ball with radius is never == 0)
+        return bk.num(0)
+    ax = [bk.num(1)] if ax is None else ax
+    ay = [bk.num(1)] if ay is None else ay
+    tol, tiny = bk.eps / 256, bk.eps**3
+    total = bk.num(0)
+    pc0, pc, pt0, pt = bk.num(1), c, bk.num(1), t  # P_{n−1}, P_n at c and at t
+    for n in range(1, _NMAX):
+        for a, v in ((ax, x), (ay, y)):
+            while len(a) <= n:
+                a.append(alpha_tilde_bk(bk, len(a), d, v))
+        total = total + harmonic_dim(n, d) * pc * pt * ax[n] * ay[n]
+        tail = kappa_tail_bk(bk, n, d, x, y)
+        if tail is not None and bk.certainly_ge(tol * abs(total) + tiny, tail):
+            return bk.widen(total, tail)
+        pc0, pc = pc, ((2 * n + d - 2) * c * pc - n * pc0) / (n + d - 2)
+        pt0, pt = pt, ((2 * n + d - 2) * t * pt - n * pt0) / (n + d - 2)
+    raise RangeError("coupled pair series: too many terms (norms too large)")
 
 
 def _kappa_sum(d: int, c, x, y, t, dps: int) -> tuple[mp.mpf, mp.mpf]:

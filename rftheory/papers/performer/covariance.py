@@ -35,14 +35,14 @@ import math
 import mpmath as mp
 import numpy as np
 
-from ...core.errors import ParameterError, RangeError
+from ...core.errors import NoBallLayer, ParameterError, RangeError
 from ...numerics.backends import MP
 from ...numerics.special import coupled_pairs
 from . import coupled as CP
 
 __all__ = ["FAMILIES", "COUPLINGS", "rows_of", "dot", "second_moment_rows", "cov_factorised", "normaliser", "centred",
            "output_leading", "kappa_mp", "cov_factorised_mp", "cov_direct_mp", "normaliser_mp", "output_leading_mp",
-           "output_leading_route", "normaliser_f64", "output_leading_f64", "CANCEL_MAX"]
+           "output_leading_route", "normaliser_f64", "output_leading_f64", "CANCEL_MAX", "pairs_ratio", "kappa_head"]
 
 FAMILIES = ("favor+", "trig")
 #: the float64 layer refuses sums whose condition number Σ|terms|/|Σ terms| exceeds this
@@ -76,6 +76,72 @@ def _family(family: str, coupling: str = "iid") -> None:
 def _pairs_ratio(coupling: str, m: int, d: int):
     """``P/m``: ordered coupled pairs per feature (0 for iid)."""
     return mp.mpf(0) if coupling == "iid" else mp.mpf(int(coupled_pairs(int(m), d))) / m
+
+
+def pairs_ratio(bk, coupling: str, m: int, d: int):
+    """``P/m`` as a number of ``bk`` (exact rational in ARB): ordered coupled pairs per feature, 0 for iid.
+
+    Parameters
+    ----------
+    bk : backend
+        ``MP`` or ``ARB``.
+    coupling : {"iid", "orthogonal", "simplex"}
+    m, d : int
+        Features and dimension.
+
+    Returns
+    -------
+    number
+        ``P/m``.
+    """
+    return bk.frac(0) if coupling == "iid" else bk.frac(int(coupled_pairs(int(m), d)), int(m))
+
+
+def kappa_head(bk, coupling: str, X, Y, scale=None) -> list[list[list]]:
+    """``κ_c(x_i + y_j, x_i + y_l)`` by :func:`rftheory.papers.performer.coupled.kappa_bk` against ``bk``
+    (ARB: balls with the series' proven tail in the radius); ``α̃_n`` cached per norm.
+
+    Parameters
+    ----------
+    bk : backend
+        ``MP`` or ``ARB``.
+    coupling : {"orthogonal", "simplex"}
+    X, Y : list of list
+        Rescaled queries and keys (scalars of ``bk``), or with ``scale`` the unscaled ones.
+    scale : number of ``bk``, optional
+        The rescaling ``d^{−1/4}`` (a ball in ARB): ``x_i + y_j = scale·(q_i + k_j)`` with the sums of the
+        exact entries taken first, so a sum that is exactly zero gives an exact ``κ = 0``.
+
+    Returns
+    -------
+    list
+        ``K[i][j][l]`` (symmetric in ``j, l``; ``t = 1`` exactly on the diagonal).
+
+    Raises
+    ------
+    NoBallLayer
+        A norm ``‖x_i + y_j‖`` whose ball contains 0 without being an exact 0 (no enclosure of ``t``).
+    """
+    d = len(X[0])
+    c = CP.exact_cosine(bk, coupling, d)
+    out = []
+    for x in X:
+        Aa = [[u + v for u, v in zip(x, y)] for y in Y]
+        n2 = [dot(bk, a, a) for a in Aa]
+        if any(not (v == 0) and not (v > 0) for v in n2):  # ARB: > holds at every point of the ball
+            raise NoBallLayer("a norm of x_i + y_j is a ball about 0 here (not served)")
+        un = [bk.num(0) if v == 0 else bk.sqrt(v) for v in n2]  # ‖q_i + k_j‖ (with scale) or ‖x_i + y_j‖
+        nr = un if scale is None else [v * scale for v in un]
+        cache = [[bk.num(1)] for _ in Y]  # α̃_n(‖x + y_j‖), n = 0, 1, ...
+        K = [[bk.num(0)] * len(Y) for _ in Y]
+        for j in range(len(Y)):
+            for lk in range(j, len(Y)):
+                if n2[j] == 0 or n2[lk] == 0:
+                    continue
+                t = bk.num(1) if lk == j else dot(bk, Aa[j], Aa[lk]) / (un[j] * un[lk])
+                K[j][lk] = K[lk][j] = CP.kappa_bk(bk, d, c, nr[j], nr[lk], t, cache[j], cache[lk])
+        out.append(K)
+    return out
 
 
 def rows_of(bk, M) -> list[list]:

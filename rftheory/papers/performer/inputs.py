@@ -185,8 +185,8 @@ NOTES = ("Declared domain: at most 4 queries and 4 keys, 2 <= d <= 6, |entries o
          "coupling=orthogonal|simplex (favor+ only): m features in blocks of d coupled directions with chi_d norms; "
          "the coupled pairs add (P/m^2) A_ij A_il kappa_c(x_i+y_j, x_i+y_l) to the covariance, kappa_c a 1-D "
          "Gegenbauer series with an analytic tail bound. The second route (same route name) conditions on one "
-         "direction and takes Funk-Hecke coefficients by quadrature. Coupled points have no ball layer: their "
-         "digits are agreed, not proven.",
+         "direction and takes Funk-Hecke coefficients by quadrature. Coupled points have a ball layer too: "
+         "the same series in Arb (Arb's 1F1, the proven tail bound in the radius), so their digits are proven.",
          "rftheory attention evaluates the same sums for any L by one L_k x L_k product per query and term.",
          "Beyond the paper: it gives the estimators and pointwise variances, not these sums.")
 # float64: each term exp/expm1/sinh of an argument |g| <= 40 carries <= (|g| + 4) eps relative (<= 1e-14);
