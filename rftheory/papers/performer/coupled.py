@@ -19,30 +19,25 @@ common rotation (``E_R P_n(âᵀRu₁) P_k(b̂ᵀRu₂) = δ_{nk} P_n(c) P_n(â�
    e^{-x^2/2}\\,{}_1F_1\\big(\\tfrac{d+n}2; \\tfrac d2+n; \\tfrac{x^2}2\\big),
 
 ``x = ‖a‖``, ``y = ‖b‖``, ``cos φ = âᵀb̂`` (the ``n = 0`` term is the iid value ``e^{(x²+y²)/2}``).
-Tail: ``|P_n| <= 1`` on ``[−1, 1]`` and ``0 < e^{−z}₁F₁(a; b; z) <= 1`` for ``0 < a <= b``, ``z >= 0``, so
-the ``n``-th term is at most ``T_n = N_n β_n(x) β_n(y)`` (``β_n`` the prefactor of ``α̃_n``), and the ratio
-``T_{n+1}/T_n`` is at most ``R_n = \\frac{N_{n+1}}{N_n}\\,\\frac{xy}{2}\\frac{\\sqrt{s}}{2s-d/2}`` with
-``s = (d+n)/2`` (Wendel: ``Γ(s+½) <= √s Γ(s)``), decreasing in ``n``; the sum stops at the first ``n``
-with ``R_n <= 1/2`` and ``2T_{n+1} <= 10^{−dps−5}|Σ|``, an analytic bound on the tail.  The terms
-alternate in sign; where ``Σ|terms|`` exceeds ``|Σ|`` by ``10^k`` the sum is redone with ``k + 5`` more
-digits.
 
-**Ball layer.**  :func:`kappa_bk` is the same series written against a backend ``bk``: with ARB (Arb
-balls) every term is enclosed (Arb's rigorous ``₁F₁`` and ``Γ``, the Gegenbauer recurrence in balls) and
-the tail bound is proven and added to the radius (``bk.widen``).  The bound, in full: for ``n >= 1``
-``|P_n(c)|, |P_n(t)| <= 1`` on ``[−1, 1]`` (``P_n = C_n^{λ}/C_n^{λ}(1)``, ``λ = d/2 − 1 >= 0``, whose
-maximum modulus on ``[−1, 1]`` is at ``t = 1``; Chebyshev for ``λ = 0``), and ``α̃_n(x) = β_n(x) ×
-e^{−z}₁F₁(a; b; z)`` with ``a = (d+n)/2 <= b = d/2 + n``, ``z = x²/2 >= 0``, whose ``k``-th Kummer term is
-at most ``z^k/k!`` (``(a)_k <= (b)_k``), so ``0 < e^{−z}₁F₁ <= 1`` and ``|term_n| <= T_n``.  Next
-``β_{n+1}/β_n = (x/√2) Γ(s+½)/(Γ(s)(2s − d/2))`` with ``s = (d+n)/2`` and Wendel's ``Γ(s+½) <= √s Γ(s)``
-give ``T_{n+1}/T_n <= Q_n = \\frac{N_{n+1}}{N_n}\\frac{xy}{2}\\frac{s}{(2s−d/2)^2}`` (``Q_n <= R_n``, as
-``√s <= 2s − d/2 = n + d/2`` for ``n >= 1``, ``d >= 2``; ``Q_n`` falls like ``xy/(2n)``, ``R_n`` only like
-``xy/(2√(2n))``, so the ball layer cuts after about ``xy`` terms where ``R_n`` needs ``(xy)²``).  ``Q_n``
-is non-increasing in ``n``: ``N_{n+1}/N_n = \\frac{2n+d}{2n+d−2}\\frac{n+d−2}{n+1}`` (``d >= 3``; ``1`` for
-``d = 2``, ``n >= 1``) is a product of two non-increasing factors, and ``log(s/(n + d/2)^2)`` has
-derivative ``1/(d+n) − 2/(n + d/2) < 0``.  Hence once ``Q_n <= ½`` every later ratio is ``<= ½`` and
-``Σ_{j>n} |term_j| <= Σ_{j>n} T_j <= 2T_{n+1}`` — a bound for all terms past the cut, evaluated in balls
-from ``x``, ``y`` (whose exact values are in their balls) and checked with ``bk.certainly_ge``.
+**The series and its tail, in every layer.**  :func:`kappa_bk` is the series written once against a
+backend ``bk``: the mpmath layer (:func:`kappa_series`) and the ball layer (ARB: Arb balls; Arb's rigorous
+``₁F₁`` and ``Γ``, the Gegenbauer recurrence in balls) evaluate it, and both cut it where a proven bound on
+the tail is below the working precision; in ARB that bound is added to the radius (``bk.widen``).  The
+bound, in full: for ``n >= 1`` ``|P_n(c)|, |P_n(t)| <= 1`` on ``[−1, 1]`` (``P_n = C_n^{λ}/C_n^{λ}(1)``,
+``λ = d/2 − 1 >= 0``, whose maximum modulus on ``[−1, 1]`` is at ``t = 1``; Chebyshev for ``λ = 0``), and
+``α̃_n(x) = β_n(x) × e^{−z}₁F₁(a; b; z)`` with ``a = (d+n)/2 <= b = d/2 + n``, ``z = x²/2 >= 0``, whose
+``k``-th Kummer term is at most ``z^k/k!`` (``(a)_k <= (b)_k``), so ``0 < e^{−z}₁F₁ <= 1`` and
+``|term_n| <= T_n = N_n β_n(x) β_n(y)``.  Next ``β_{n+1}/β_n = (x/√2) Γ(s+½)/(Γ(s)(2s − d/2))`` with
+``s = (d+n)/2`` and Wendel's ``Γ(s+½) <= √s Γ(s)`` give ``T_{n+1}/T_n <= Q_n =
+\\frac{N_{n+1}}{N_n}\\frac{xy}{2}\\frac{s}{(2s−d/2)^2}`` (``Q_n`` falls like ``xy/(2n)``: about ``xy``
+terms).  ``Q_n`` is non-increasing in ``n``: ``N_{n+1}/N_n = \\frac{2n+d}{2n+d−2}\\frac{n+d−2}{n+1}``
+(``d >= 3``; ``1`` for ``d = 2``, ``n >= 1``) is a product of two non-increasing factors, and
+``log(s/(n + d/2)^2)`` has derivative ``1/(d+n) − 2/(n + d/2) < 0``.  Hence once ``Q_n <= ½`` every later
+ratio is ``<= ½`` and ``Σ_{j>n} |term_j| <= Σ_{j>n} T_j <= 2T_{n+1}`` — a bound for all terms past the cut,
+evaluated from ``x``, ``y`` (in ARB: in balls containing their exact values) and checked with
+``bk.certainly_ge``.  The terms alternate in sign; where ``Σ|terms|`` exceeds ``|Σ|`` by ``10^k`` the
+mpmath layer redoes the sum with ``k + 5`` more digits.
 
 **Funk–Hecke quadrature (second route).**  Conditioning on ``u₁`` (``u₂ = c u₁ + √(1−c²) ν``, ``ν`` uniform
 on the sphere of ``u₁^⊥``) gives ``ρ_c = E_{u₁}[f_a(u₁ᵀâ) g_b(u₁ᵀb̂)]`` with ``f_a(t) = E_r e^{rxt}``
@@ -62,6 +57,7 @@ import mpmath as mp
 import numpy as np
 
 from ...core.errors import ParameterError, RangeError
+from ...numerics.backends import MP
 from ...numerics.mp_series import mp_series
 
 __all__ = ["COUPLINGS", "cosine", "harmonic_dim", "gegenbauer", "alpha_tilde", "kappa_series", "chi_mgf",
@@ -171,29 +167,13 @@ def alpha_tilde(n: int, d: int, x) -> mp.mpf:
 
 @lru_cache(maxsize=65536)
 def _alpha_tilde(n: int, d: int, x: mp.mpf, prec: int) -> mp.mpf:
-    """:func:`alpha_tilde`, cached per norm and precision (a head's pairs share their norms)."""
-    x = mp.mpf(x)
-    h = mp.mpf(d) / 2
-    return _beta(n, d, x) * mp.exp(-x * x / 2) * mp.hyp1f1(h + mp.mpf(n) / 2, h + n, x * x / 2)
-
-
-def _beta(n: int, d: int, x) -> mp.mpf:
-    """The prefactor ``(x/√2)^n Γ((d+n)/2)/(Γ(d/2)(d/2)_n)`` (the bound on ``α̃_n``)."""
-    h = mp.mpf(d) / 2
-    if n == 0:
-        return mp.mpf(1)
-    return (x / mp.sqrt(2)) ** n * mp.exp(mp.loggamma(h + mp.mpf(n) / 2) - mp.loggamma(h + n))
-
-
-def _ratio_bound(n: int, d: int, xy) -> mp.mpf:
-    """``R_n``: a bound on ``T_{n+1}/T_n`` that decreases in ``n``."""
-    s = mp.mpf(d + n) / 2
-    nr = mp.mpf(2 if n == 0 else harmonic_dim(n + 1, d)) / harmonic_dim(n, d)
-    return nr * xy / 2 * mp.sqrt(s) / (2 * s - mp.mpf(d) / 2)
+    """:func:`alpha_tilde_bk` in mpmath, cached per norm and precision (a head's pairs share their norms)."""
+    return alpha_tilde_bk(MP, n, d, mp.mpf(x))
 
 
 def kappa_series(d: int, c, x, y, t) -> mp.mpf:
-    """``κ_c = Σ_{n>=1} N_n P_n(c) P_n(t) α̃_n(x) α̃_n(y)`` with the analytic tail bound of the module docstring.
+    """``κ_c = Σ_{n>=1} N_n P_n(c) P_n(t) α̃_n(x) α̃_n(y)``: :func:`kappa_bk` in mpmath (its tail bound cuts the
+    series), redone with the digits the cancellation of its alternating terms costs.
 
     Parameters
     ----------
@@ -215,12 +195,14 @@ def kappa_series(d: int, c, x, y, t) -> mp.mpf:
     if x * y == 0:
         return mp.mpf(0)
     dps = mp.mp.dps
-    total, mag = _kappa_sum(d, c, x, y, t, dps)
+    alpha = lambda n, v: alpha_tilde(n, d, v)  # noqa: E731 (cached per norm and precision)
+    mag = [mp.mpf(0)]
+    total = kappa_bk(MP, d, c, x, y, t, alpha=alpha, magnitude=mag)
     # the terms alternate in sign (P_n(c) for simplex, P_n(t)): redo with the digits the cancellation costs
-    lost = int(mp.ceil(mp.log10(mag / abs(total)))) if total != 0 else dps
+    lost = int(mp.ceil(mp.log10(mag[0] / abs(total)))) if total != 0 else dps
     if lost > 2:
         with mp.workdps(dps + lost + 5):
-            total, _ = _kappa_sum(d, c, x, y, t, dps)
+            total = kappa_bk(MP, d, c, x, y, t, alpha=alpha)
     return +total
 
 
@@ -316,7 +298,8 @@ def kappa_tail_bk(bk, n: int, d: int, x, y):
     return 2 * harmonic_dim(n + 1, d) * beta_bk(bk, n + 1, d, x) * beta_bk(bk, n + 1, d, y)
 
 
-def kappa_bk(bk, d: int, c, x, y, t, ax: list | None = None, ay: list | None = None):
+def kappa_bk(bk, d: int, c, x, y, t, ax: list | None = None, ay: list | None = None, alpha=None,
+             magnitude: list | None = None):
     """``κ_c = Σ_{n>=1} N_n P_n(c) P_n(t) α̃_n(x) α̃_n(y)`` against ``bk``, the proven tail bound of
     :func:`kappa_tail_bk` added to the radius (``bk.widen``: ARB's ball contains ``κ_c``).
 
@@ -339,6 +322,10 @@ def kappa_bk(bk, d: int, c, x, y, t, ax: list | None = None, ay: list | None = N
         ``cos φ = âᵀb̂`` (its exact value in ``[−1, 1]``).
     ax, ay : list, optional
         Caches of ``α̃_n(x)``, ``α̃_n(y)`` (index ``n``), extended in place: a head's pairs share their norms.
+    alpha : callable, optional
+        ``alpha(n, v) = α̃_n(v)`` (default :func:`alpha_tilde_bk` in ``bk``; mpmath passes its cached one).
+    magnitude : list, optional
+        ``[Σ|term|]``, accumulated in place (the mpmath layer's measure of the cancellation).
 
     Returns
     -------
@@ -350,47 +337,23 @@ def kappa_bk(bk, d: int, c, x, y, t, ax: list | None = None, ay: list | None = N
     ax = [bk.num(1)] if ax is None else ax
     ay = [bk.num(1)] if ay is None else ay
     tol, tiny = bk.eps / 256, bk.eps**3
+    alpha = alpha or (lambda k, v: alpha_tilde_bk(bk, k, d, v))
     total = bk.num(0)
     pc0, pc, pt0, pt = bk.num(1), c, bk.num(1), t  # P_{n−1}, P_n at c and at t
     for n in range(1, _NMAX):
         for a, v in ((ax, x), (ay, y)):
             while len(a) <= n:
-                a.append(alpha_tilde_bk(bk, len(a), d, v))
-        total = total + harmonic_dim(n, d) * pc * pt * ax[n] * ay[n]
+                a.append(alpha(len(a), v))
+        term = harmonic_dim(n, d) * pc * pt * ax[n] * ay[n]
+        total = total + term
+        if magnitude is not None:
+            magnitude[0] += abs(term)
         tail = kappa_tail_bk(bk, n, d, x, y)
         if tail is not None and bk.certainly_ge(tol * abs(total) + tiny, tail):
             return bk.widen(total, tail)
         pc0, pc = pc, ((2 * n + d - 2) * c * pc - n * pc0) / (n + d - 2)
         pt0, pt = pt, ((2 * n + d - 2) * t * pt - n * pt0) / (n + d - 2)
     raise RangeError("coupled pair series: too many terms (norms too large)")
-
-
-def _kappa_sum(d: int, c, x, y, t, dps: int) -> tuple[mp.mpf, mp.mpf]:
-    """The series of :func:`kappa_series` cut where the bound ``2T_{n+1}`` on its tail is below
-    ``10^{−dps−5}`` of the sum (plus ``10^{−3dps}``), and ``Σ|terms|``."""
-    tol = mp.mpf(10) ** (-dps - 5)
-    tiny = mp.mpf(10) ** (-3 * dps)
-    xy = x * y
-    mag = mp.mpf(0)
-
-    def terms():
-        nonlocal mag
-        pc0, pc, pt0, pt = mp.mpf(1), c, mp.mpf(1), t  # P_{n−1}, P_n at c and at t
-        n = 1
-        while True:
-            term = harmonic_dim(n, d) * pc * pt * alpha_tilde(n, d, x) * alpha_tilde(n, d, y)
-            mag += abs(term)
-            tail = None
-            if _ratio_bound(n, d, xy) <= mp.mpf(1) / 2:  # then T_{j+1}/T_j <= 1/2 for j > n: tail <= 2T_{n+1}
-                tail = 2 * harmonic_dim(n + 1, d) * _beta(n + 1, d, x) * _beta(n + 1, d, y)
-            yield term, tail
-            pc0, pc = pc, ((2 * n + d - 2) * c * pc - n * pc0) / (n + d - 2)
-            pt0, pt = pt, ((2 * n + d - 2) * t * pt - n * pt0) / (n + d - 2)
-            n += 1
-
-    total = mp_series(terms(), tol=tol, atol=tiny, kmax=_NMAX, what="coupled pair series",
-                      error=lambda _: RangeError("coupled pair series: too many terms (norms too large)")).value
-    return total, mag
 
 
 def _geometry(a, b):
