@@ -96,7 +96,26 @@ from ..core.lazy import lazy
 __all__ = ["Float64", "Mpmath", "Sympy", "Arb", "F64", "MP", "SYM", "ARB", "backend", "log_peak_0f1"]  # noqa: F822 (SYM: module __getattr__)
 
 
-class Float64:
+class _PointValues:
+    """What the point-valued (rounding, not enclosing) backends share: comparisons are plain, and a truncation
+    bound below their rounding is not recorded (``widen`` returns ``x``)."""
+
+    exact = False
+
+    @staticmethod
+    def widen(x, e):
+        return x
+
+    @staticmethod
+    def minimum(x, y):
+        return min(x, y)
+
+    @staticmethod
+    def certainly_ge(x, y):
+        return bool(x >= y)
+
+
+class Float64(_PointValues):
     """float64: math/numpy scalars; matrices are numpy arrays, vectors ``(d, 1)`` columns."""
 
     name = "float64"
@@ -186,27 +205,10 @@ class Float64:
     def maxabs(self, M):
         return float(np.max(np.abs(M))) if M.size else 0.0
 
-    # -- comparisons, summation, exactness and truncation bounds (angle_terms, pair_gap, the performer sums) --
-    exact = False
-
-    @staticmethod
-    def widen(x, e):
-        return x
-
-    @staticmethod
-    def minimum(x, y):
-        return min(x, y)
-
-    @staticmethod
-    def certainly_ge(x, y):
-        return bool(x >= y)
-
-    @staticmethod
-    def fsum(xs):
-        return math.fsum(xs)
+    fsum = staticmethod(math.fsum)
 
 
-class Mpmath:
+class Mpmath(_PointValues):
     """mpmath at the current working precision; matrices are ``mp.matrix``."""
 
     name = "mpmath"
@@ -308,24 +310,7 @@ class Mpmath:
     def maxabs(self, M):
         return max((abs(M[i, j]) for i in range(M.rows) for j in range(M.cols)), default=mp.mpf(0))
 
-    # -- comparisons, summation, exactness and truncation bounds (angle_terms, pair_gap, the performer sums) --
-    exact = False
-
-    @staticmethod
-    def widen(x, e):
-        return x
-
-    @staticmethod
-    def minimum(x, y):
-        return min(x, y)
-
-    @staticmethod
-    def certainly_ge(x, y):
-        return bool(x >= y)
-
-    @staticmethod
-    def fsum(xs):
-        return mp.fsum(xs)
+    fsum = staticmethod(lambda xs: mp.fsum(xs))
 
 
 class Sympy:
