@@ -132,7 +132,7 @@ def test_list_json_names_the_ball_layer_or_why_not(capsys):
 
 def _ball_outcomes(rid, point):
     r = rftheory.get(rid)
-    ref = r.exact(dps=r.digits + 10, certify=False, **point)
+    ref = r.exact(dps=r.digits + 10, once=True, **point)
     routes = {k: r.route(k, dps=r.digits + 10, **point) for k in r.routes}
     return ball_checks(r, point, "p", ref, routes)
 
@@ -177,7 +177,7 @@ def _dist_3x(rid, point, dps=20):
     r = rftheory.get(rid)
     b = r.ball(dps=dps, **point)
     assert b.rad() < abs(b.mid()) * arb(10) ** -(dps + 2)
-    return distance_rel(b, r.exact(dps=3 * dps, certify=False, **point))
+    return distance_rel(b, r.exact(dps=3 * dps, once=True, **point))
 
 
 CE_POINTS = [dict(x="0.3,-0.2", y="0.1,0.4", A="diag:1+0.5j,0.8j", m=4, part="real"),
@@ -333,7 +333,7 @@ def _dist_3x_complex(point, dps=20):
     r = rftheory.get("hrf.complex_mgf")
     b = r.ball(dps=dps, **point)
     assert isinstance(b, flint.acb) and certainty(r.exact(dps=dps, **point)) == "proven"
-    return distance_rel(b, r.exact(dps=3 * dps, certify=False, **point))
+    return distance_rel(b, r.exact(dps=3 * dps, once=True, **point))
 
 
 def test_distance_of_a_complex_value_to_a_complex_ball():
@@ -436,7 +436,7 @@ def test_a_value_near_ten_to_the_1690552_prints_agreed_digits_at_once():
     r = rftheory.get("hrf.cluster_A")
     x = r.exact(dps=20, **kw)
     assert certainty(x) == "agreed" and "e+1690552" in str(x)
-    assert distance_rel(r.ball(dps=20, **kw), r.exact(dps=60, certify=False, **kw)) <= 1e-40
+    assert distance_rel(r.ball(dps=20, **kw), r.exact(dps=60, once=True, **kw)) <= 1e-40
 
 
 # -- performer: the factorised closed forms in Arb (the mpmath layer is the same closed form; its route, the

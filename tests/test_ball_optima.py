@@ -29,7 +29,7 @@ def _dist_3x(rid, point, dps=20):
     r = rftheory.get(rid)
     b = r.ball(dps=dps, **point)
     assert b.rad() < abs(b.mid()) * arb(10) ** -(dps + 2)
-    return distance_rel(b, r.exact(dps=3 * dps, certify=False, **point))
+    return distance_rel(b, r.exact(dps=3 * dps, once=True, **point))
 
 
 ADERF_POINTS = [dict(d=2, regime="normal"), dict(d=4, L=8, regime="sphere"),
@@ -116,7 +116,7 @@ def test_an_exactly_zero_variance_is_an_exact_zero_ball():
                   dict(d=1, L=1, regime="normal", scale="5.37777052227306e-26", seed=11250821, family="saderf")]:
         b = r.ball(dps=20, **point)
         assert b.is_exact() and b.is_zero()
-        assert r.exact(dps=40, certify=False, **point) == 0
+        assert r.exact(dps=40, once=True, **point) == 0
         assert certainty(r.exact(dps=20, **point)) == "proven"
 
 

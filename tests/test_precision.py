@@ -99,3 +99,12 @@ def test_the_former_name_certified_still_works_and_warns():
 
     with pytest.warns(DeprecationWarning, match="use agreed"):
         assert precision.certified(lambda: mp.mpf(1) / 3, 20) == agreed(lambda: mp.mpf(1) / 3, 20)
+
+
+def test_exact_once_and_the_former_keyword_certify():
+    r = rftheory.get("simrf.conformity.iid")
+    one = r.exact(dps=20, once=True, d=4, v=1)
+    with pytest.warns(DeprecationWarning, match="once="):
+        assert r.exact(dps=20, certify=False, d=4, v=1) == one
+    with mp.workdps(30):
+        assert abs(one - mp.e) < mp.mpf(10) ** -19  # e^{v²} at v = 1, 20 digits

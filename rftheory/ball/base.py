@@ -22,6 +22,7 @@ from typing import Any
 import flint
 
 from ..core.errors import NoBallLayer
+from ..numerics.backends import ARB
 
 __all__ = ["NoBallLayer", "BallEntry", "BALLS", "WHY_NOT", "ball_layer", "no_ball_layer", "arb_of", "fraction_of",
            "PREC_MAX"]
@@ -113,19 +114,7 @@ def arb_of(x: Any) -> flint.arb:
     flint.arb
         The ball (exact where the working precision holds the value, else rounded outward).
     """
-    if isinstance(x, flint.arb):
-        return x
-    if isinstance(x, bool):
-        raise TypeError("a bool is not a real parameter")
-    if isinstance(x, int):
-        return flint.arb(x)
-    if isinstance(x, float):
-        x = Fraction(x)
-    if isinstance(x, str):
-        x = Fraction(x.strip())
-    if isinstance(x, Fraction):
-        return flint.arb(flint.fmpq(x.numerator, x.denominator))
-    raise TypeError(f"cannot make a ball of {type(x).__name__}")
+    return ARB.num(Fraction(x.strip()) if isinstance(x, str) else x)
 
 
 def fraction_of(x: flint.arb) -> Fraction:

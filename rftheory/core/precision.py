@@ -86,7 +86,7 @@ def _parts(x) -> tuple:
         return (x.real, x.imag)
     if isinstance(x, (mp.mpf, int, float)):
         return (mp.mpf(x),)
-    raise TypeError(f"cannot certify a value of type {type(x).__name__}")
+    raise TypeError(f"cannot agree digits of a value of type {type(x).__name__}")
 
 
 def agree(a, b, digits: int) -> bool:

@@ -251,8 +251,9 @@ class Result:
         return next((int(self.checks_z[m]) for m in order if m in self.checks_z), 0)
 
     # -- layers -----------------------------------------------------------
-    def exact(self, *, dps: int = 50, certify: bool = True, **given):
-        """The value to ``dps`` agreed significant digits (mpmath ``mpf``/``mpc``).
+    def exact(self, *, dps: int = 50, once: bool = False, **given):
+        """The value to ``dps`` significant digits (mpmath ``mpf``/``mpc``): proven where the result has a ball
+        layer, else agreed by two working precisions.
 
         Parameters
         ----------
@@ -260,12 +261,12 @@ class Result:
             Significant digits, in ``[1, 100]``
             (:data:`rftheory.core.precision.DPS_MAX`); keyword-only, so that a
             number is never mistaken for a parameter of the result.
-        certify : bool
-            With ``True`` (default) the formula is evaluated at increasing
-            working precisions until two agree to ``dps + 2`` digits
-            (:func:`rftheory.core.precision.agreed`); ``False`` evaluates once at
-            ``dps`` working digits (what :mod:`rftheory.verify.engine` compares
-            against independent routes).
+        once : bool
+            ``False`` (default): the ball layer's proven digits where it serves the point, else the
+            formula at increasing working precisions until two agree to ``dps + 2`` digits
+            (:func:`rftheory.core.precision.agreed`).  ``True``: one evaluation at ``dps`` working
+            digits (what :mod:`rftheory.verify.engine` compares against independent routes).  The
+            former keyword ``certify=`` (its negation) still works and warns.
         **given
             The result's parameters, or ``at=Point``.
 
@@ -295,12 +296,18 @@ class Result:
         ...
         TypeError: Result.exact() takes 1 positional argument but 2 were given
         """
+        if "certify" in given:  # the former name of ``not once``
+            import warnings
+
+            warnings.warn("Result.exact(certify=...) is deprecated: use once=(not certify)", DeprecationWarning,
+                          stacklevel=2)
+            once = not given.pop("certify")
         evaluate = self.mpmath
         if evaluate is None:
             raise LayerUnavailableError(f"{self.id} has no arbitrary-precision evaluator")
         dps = check_dps(dps)
         p = self.validate(**given)
-        if certify:
+        if not once:
             if BALL_LAYER:  # proven digits where a ball layer serves (rftheory.ball installs itself)
                 value = BALL_LAYER[0].proven(self.id, dps, p)
                 if value is not None:

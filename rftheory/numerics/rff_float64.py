@@ -115,9 +115,9 @@ def certify_where(val, abserr, exact, what, tol=TOL, limit=None):
     Raises
     ------
     RangeError
-        More than ``limit`` elements to certify.
+        More than ``limit`` elements to evaluate in mpmath.
     PrecisionError
-        mpmath could not certify an element.
+        mpmath could not agree the digits of an element.
     """
     from ..core.precision import agreed
 

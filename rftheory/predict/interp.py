@@ -192,7 +192,7 @@ def scalar(family: str, g: dict) -> np.ndarray:
     return g["v"] if family == "prf" else g["z"]
 
 
-def exact_terms(family: str, coupling: str, d: int, s, a=None, b=None, certify: bool = True):
+def exact_terms(family: str, coupling: str, d: int, s, a=None, b=None, once: bool = False):
     """``A = MSE_1`` and ``M = MSE_d`` (one full block) at one pair, from the registered mpmath layer.
 
     Parameters
@@ -205,16 +205,16 @@ def exact_terms(family: str, coupling: str, d: int, s, a=None, b=None, certify: 
         ``z`` (rff, psi) or ``v`` (prf).
     a, b : float or Fraction, optional
         ``prf``: the norms (default ``s/2`` each).
-    certify : bool
-        Agreed to :data:`DPS` digits (default), or one evaluation at
-        :data:`DPS_NODES` working digits (node values).
+    once : bool
+        ``False`` (default): to :data:`DPS` digits, proven or agreed (:meth:`~rftheory.core.registry.Result.exact`);
+        ``True``: one evaluation at :data:`DPS_NODES` working digits (node values).
 
     Returns
     -------
     A, M : mpmath.mpf
     """
     S = Fraction(s)
-    kw: dict[str, Any] = {"dps": DPS} if certify else {"dps": DPS_NODES, "certify": False}
+    kw: dict[str, Any] = {"dps": DPS_NODES, "once": True} if once else {"dps": DPS}
     if family == "rff":
         r = get("simrf.rff_mse")
         return r.exact(**kw, d=d, m=1, z=S, coupling="iid"), r.exact(**kw, d=d, m=d, z=S, coupling=coupling)
@@ -229,7 +229,7 @@ def exact_terms(family: str, coupling: str, d: int, s, a=None, b=None, certify: 
 
 
 def _ell(family, coupling, d, s) -> float:
-    A, M = exact_terms(family, coupling, d, s, certify=False)
+    A, M = exact_terms(family, coupling, d, s, once=True)
     with mp.workdps(DPS):
         if not (A > 0 and M > 0):
             raise RFTheoryError(f"non-positive MSE at s = {s!r}")
