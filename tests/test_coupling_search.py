@@ -17,12 +17,10 @@ import pytest
 import rftheory
 from rftheory.core.errors import ParameterError
 from rftheory.core.measure import Measurement
-from rftheory.numerics.backends import MP
 from rftheory.numerics.pair_chebyshev import chebyshev_coefficients, pair_term, power_coefficients
 from rftheory.papers.simrf import optimality, rff_coupling
 from rftheory.papers.simrf.couplings import (
     Block,
-    block_cosines,
     block_objective,
     block_replicates,
     block_value,
@@ -100,7 +98,10 @@ def test_block_sum_is_the_mean_of_registered_one_angle_conformities():
     block = Block(np.array([[1.0, 0.0, 0.0], [0.6, 0.8, 0.0], [0.0, 0.28, 0.96]]))  # cosines 0.6, 0, 0.224
     with mp.workdps(50):
         got = block_value(block, "prf", mp.mpf(1))
-        cs = block_cosines(MP, block)  # the float rows as exact binary numbers (0.6 is not one)
+        # the cosines of the float rows taken as exact binary numbers (0.6 is not one), normalised here
+        U = [[mp.mpf(float(t)) for t in r] for r in block.rows]
+        U = [[t / mp.sqrt(mp.fdot(r, r)) for t in r] for r in U]
+        cs = [mp.fdot(U[i], U[j]) for i in range(3) for j in range(i + 1, 3)]
         ang = rftheory.get("simrf.conformity.angle")
         want = mp.fsum(ang.exact(dps=45, d=3, v=1, cos_theta=c) for c in cs) / 3
     assert digits_agree(got, want) >= 40
