@@ -57,9 +57,6 @@ def _load() -> None:
     for mod in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
         if not mod.name.startswith("_"):
             importlib.import_module(f"{pkg.__name__}.{mod.name}")
-    from . import ball  # the ball layer: proven digits for Result.exact and Result.ball
-
-    ball.install()
 
 
 def results(prefix: str = "") -> list[Result]:

@@ -27,8 +27,8 @@ FLOORS = (
     ("rftheory.sampling",),        # the random matrices W
     ("rftheory.features",),        # the feature maps
     ("rftheory.numerics",),        # mathematics several papers share (their Monte Carlo of pair terms included)
-    ("rftheory.papers",),          # one package per source paper, registering its results
-    ("rftheory.ball",),            # enclosures in ball arithmetic, attached to the papers' results
+    ("rftheory.ball",),            # the machinery of enclosures in ball arithmetic (precision loop, proven digits)
+    ("rftheory.papers",),          # one package per source paper, registering its results and their ball layers
     ("rftheory.catalog",),         # loads the papers: results(), get(), evaluate()
     ("rftheory.present",),         # tables, plots, the sheet, notation, help texts, progress
     ("rftheory.predict", "rftheory.audit", "rftheory.attention", "rftheory.prove"),
@@ -212,7 +212,7 @@ def test_readme_layout_names_every_package_and_paper_module():
     packages = sorted(p.name for p in PKG.iterdir() if (p / "__init__.py").is_file() and p.name != "papers")
     missing = [p for p in packages if f"  {p}/" not in layout]
     assert not missing, f"packages missing from the README's Layout: {missing}"
-    papers = " ".join(layout.split("papers/<paper>/", 1)[1].split("\n  ball/", 1)[0].split())
+    papers = " ".join(layout.split("papers/<paper>/", 1)[1].split("\n  catalog.py", 1)[0].split())
     for paper in sorted(p for p in (PKG / "papers").iterdir() if (p / "__init__.py").is_file()):
         lists = re.findall(rf"\b{paper.name}: ([^;.)]*)", papers)
         assert lists, f"the README's Layout does not list the modules of papers/{paper.name}"
@@ -229,3 +229,23 @@ def test_id_is_a_literal_at_its_registration(rid):
     text = (ROOT / path).read_text()
     assert f'"{rid}"' in text, f"{rid} is not written as a literal in {path}"
     assert r.defined_at.startswith("rftheory/papers/"), r.defined_at
+
+
+def test_the_ball_machinery_imports_no_paper():
+    # rftheory.ball sits below the papers: each result declares its ball layer where it is registered
+    up = sorted((m, e) for m in MODULES if m.startswith("rftheory.ball") for e in GRAPH[m]
+                if e.startswith("rftheory.papers"))
+    assert not up, f"the ball machinery imports papers: {up}"
+    assert _floor("rftheory.ball.api") < _floor("rftheory.papers.simrf.prf")
+
+
+@pytest.mark.parametrize("rid", [r.id for r in rftheory.results()])
+def test_a_ball_layer_is_declared_with_its_result(rid):
+    from rftheory.ball import Ball, NoBall
+
+    r = rftheory.get(rid)
+    assert r.ball_layer is None or isinstance(r.ball_layer, (Ball, NoBall)), rid
+    if isinstance(r.ball_layer, Ball):  # by default the result's one definition, in Arb
+        assert r.ball_layer.evaluate is not None or r.definition is not None, rid
+    if r.definition is not None:  # a definition has a ball layer, or says why it has none
+        assert r.ball_layer is not None, f"{rid} has a definition but declares no ball_layer"

@@ -206,8 +206,8 @@ def test_new_balls_contain_the_mpmath_value_at_three_times_the_precision(rid, po
 def test_ce_mse_ball_catches_a_planted_wrong_term(monkeypatch):
     # the sin^2 R term of the real-part MSE off by 1e-15 relative: far above the 1e-22 radius (planted in
     # the one definition for ARB only, so the mpmath reference stays right)
-    from rftheory.ball import hrf as bhrf
     from rftheory.numerics.backends import ARB
+    from rftheory.papers.hrf import complex_exp as bhrf
 
     real = bhrf.ce_mse_value
 
@@ -221,8 +221,8 @@ def test_ce_mse_ball_catches_a_planted_wrong_term(monkeypatch):
 def test_derf_moment_ball_catches_a_planted_wrong_term(monkeypatch):
     # the default B2 = (I-4A) B1^{-T} with the transpose left out: a wrong term of the second moment (planted
     # in the one definition for ARB only, so the mpmath reference stays right)
-    from rftheory.ball import derf as bderf
     from rftheory.numerics.backends import ARB
+    from rftheory.papers.derf import moments as bderf
 
     real = bderf.make_params
 
@@ -239,11 +239,13 @@ def test_derf_moment_ball_catches_a_planted_wrong_term(monkeypatch):
 
 
 def test_gerf_optimum_ball_catches_a_planted_wrong_term(monkeypatch):
-    # mu without the cross term 2 mu1.mu2 (a wrong term of mean ||x_i + y_j||^2)
-    from rftheory.ball import derf as bderf
+    # mu without the cross term 2 mu1.mu2 (a wrong term of mean ||x_i + y_j||^2), in Arb only
+    from rftheory.numerics.backends import ARB
+    from rftheory.papers.derf import exact as bderf
 
     real = bderf.gerf_optimum_value
-    monkeypatch.setattr(bderf, "gerf_optimum_value", lambda d, mu, c: real(d, mu - 2 * c, c))
+    monkeypatch.setattr(bderf, "gerf_optimum_value",
+                        lambda bk, d, mu, c: real(bk, d, mu - 2 * c if bk is ARB else mu, c))
     assert _dist_3x("derf.gerf_optimum", dict(d=3, L=8, regime="normal")) > 1e-6
 
 
@@ -319,13 +321,11 @@ def test_proven_digits_of_a_value_beyond_python_int_string_limit():
 def test_complex_mgf_ball_contains_the_3x_value_and_a_planted_wrong_exponent_is_caught(re_, im_, monkeypatch):
     point = dict(d=3, re=re_, im=im_)
     assert _dist_3x_complex(point) <= 1e-40
-    from rftheory.ball import base
-
-    entry = base.BALLS["hrf.complex_mgf"]
+    r = rftheory.get("hrf.complex_mgf")
     # the exponent w^2/2 off by 1e-15 relative (a wrong term): the value moves by >= 1e-15 relative
-    planted = base.BallEntry(entry.id, lambda p: (flint.acb(p["re"], p["im"]) ** 2 / 2 * (1 + arb(10) ** -15)).exp(),
-                             entry.method)
-    monkeypatch.setitem(base.BALLS, "hrf.complex_mgf", planted)
+    planted = ball.Ball(r.ball_layer.method,
+                        evaluate=lambda p: (flint.acb(p["re"], p["im"]) ** 2 / 2 * (1 + arb(10) ** -15)).exp())
+    monkeypatch.setattr(r, "ball_layer", planted)
     assert _dist_3x_complex(point) > 1e-18
 
 
@@ -357,7 +357,7 @@ def test_rff_optimal_angle_ball_catches_a_planted_wrong_coefficient(monkeypatch)
     # b_4 off by 1e-12 relative: c* moves by ~1e-13, far outside the 1e-22 ball
     from flint import arb_poly
 
-    from rftheory.ball import optimal_angle as oa
+    from rftheory.papers.simrf import optimal_angle as oa
 
     real = oa.tau_series
 
@@ -373,7 +373,7 @@ def test_rff_optimal_angle_ball_catches_a_planted_wrong_coefficient(monkeypatch)
 
 def test_the_tau_bound_of_the_optimal_angle_series_holds():
     # |b_p| <= (2|x|)^p/p! (Kummer): checked on the computed coefficients at z = 6, d = 2 and 8
-    from rftheory.ball import optimal_angle as oa
+    from rftheory.papers.simrf import optimal_angle as oa
 
     with flint.ctx.workprec(200):
         for d in (2, 8):
@@ -391,15 +391,16 @@ def test_cluster_A_ball_contains_the_3x_value_and_a_planted_wrong_invariant_is_c
     zero = dict(CLUSTER, kind=kind, x=CLUSTER["ri"], y=CLUSTER["rj"])  # x, y at the centres
     if kind == "complex":
         assert rftheory.get("hrf.cluster_A").ball(dps=20, **zero).is_zero()  # u = 0: an exact zero
-    from rftheory.ball import hrf as bhrf
+    from rftheory.numerics.backends import ARB
+    from rftheory.papers.hrf.clusters import cluster_invariants
+    from rftheory.papers.hrf.complex_exp import ce_mse_value
 
-    real = bhrf.cluster_invariants
+    def planted(p):  # xᵀy off by 1e-15 relative (a wrong term of the prefactor e^{2s}), in the ball layer only
+        P, Q, R, s = cluster_invariants(p)
+        return ce_mse_value(ARB, P, Q, R, s * (1 + Fraction(1, 10**15)), p["m"], "real")
 
-    def planted(p):  # xᵀy off by 1e-15 relative (a wrong term of the prefactor e^{2s})
-        P, Q, R, s = real(p)
-        return P, Q, R, s * (1 + Fraction(1, 10**15))
-
-    monkeypatch.setattr(bhrf, "cluster_invariants", planted)
+    r = rftheory.get("hrf.cluster_A")
+    monkeypatch.setattr(r, "ball_layer", ball.Ball(r.ball_layer.method, evaluate=planted))
     assert _dist_3x("hrf.cluster_A", dict(CLUSTER, kind=kind)) > 1e-18
 
 
@@ -411,7 +412,7 @@ def test_angular_hybrid_bound_ball_contains_the_3x_maximum(point):
 
 def test_angular_hybrid_bound_ball_catches_a_planted_wrong_term(monkeypatch):
     # eps^2 off by 1e-15 relative (a wrong factor): the maximum moves by ~5e-16 relative, far outside the ball
-    from rftheory.ball import hrf_bound
+    from rftheory.papers.hrf import hybrid_bound as hrf_bound
 
     real = hrf_bound.hybrid_F
     monkeypatch.setattr(hrf_bound, "hybrid_F", lambda theta, r, m, n: real(theta, r, m, n) * (1 + arb(10) ** -15))
@@ -498,16 +499,23 @@ def test_sderf_and_saderf_optimum_balls_contain_the_3x_value(rid, point):
 
 def test_saderf_optimum_ball_catches_a_planted_wrong_term(monkeypatch):
     # mu off by 1e-15 relative (a wrong term in Eq. 20's sum)
-    from rftheory.ball import derf as bderf
+    from rftheory.numerics.backends import ARB
+    from rftheory.papers.derf import exact as bderf
 
     real = bderf.gerf_optimum_value
-    monkeypatch.setattr(bderf, "gerf_optimum_value", lambda d, mu, c: real(d, mu * (1 + arb(10) ** -15), c))
+    monkeypatch.setattr(bderf, "gerf_optimum_value",
+                        lambda bk, d, mu, c: real(bk, d, mu * (1 + arb(10) ** -15) if bk is ARB else mu, c))
     assert _dist_3x("derf.saderf_optimum", SDERF_POINTS[1]) > 1e-18
 
 
 def test_sderf_optimum_ball_catches_a_planted_wrong_eigenvalue(monkeypatch):
-    from rftheory.ball import derf as bderf
+    from rftheory.numerics.backends import ARB
+    from rftheory.papers.derf import exact as bderf
 
-    real = bderf.symmetric_eigenvalues
-    monkeypatch.setattr(bderf, "symmetric_eigenvalues", lambda M: [real(M)[0] * (1 + arb(10) ** -15)] + real(M)[1:])
+    real = bderf.sderf_optimum_value
+
+    def planted(bk, lams, c):  # the first eigenvalue off by 1e-15 relative, in Arb only
+        return real(bk, [lams[0] * (1 + arb(10) ** -15)] + lams[1:] if bk is ARB else lams, c)
+
+    monkeypatch.setattr(bderf, "sderf_optimum_value", planted)
     assert _dist_3x("derf.sderf_optimum", SDERF_POINTS[1]) > 1e-18

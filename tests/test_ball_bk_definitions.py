@@ -200,12 +200,12 @@ def test_pair_gap_arb_series_encloses_an_independent_value(d, y):
 @pytest.mark.parametrize("theta, r, m, n", [(Fraction(1, 2), Fraction(3, 4), 4, 2), (Fraction(5, 2), Fraction(1, 2), 16, 8),
                                             (Fraction(1, 1024), Fraction(5, 4), 1, 1)])
 def test_the_taylor_model_of_the_hybrid_bound_is_the_one_definition(theta, r, m, n):
-    # hrf.angular_hybrid_bound's branch and bound needs F = ε² as a power series in θ (ball.hrf_bound.hybrid_F);
+    # hrf.angular_hybrid_bound's branch and bound needs F = ε² as a power series in θ (papers.hrf.hybrid_bound.hybrid_F);
     # its constant term must be the one definition (papers.hrf.relative_error.rel_error, in ARB) squared:
     # both are balls of the same value, so they overlap, and at 400 bits both radii are below 1e-100
     from flint import arb_series
 
-    from rftheory.ball.hrf_bound import hybrid_F
+    from rftheory.papers.hrf.hybrid_bound import hybrid_F
     from rftheory.papers.hrf.relative_error import rel_error
 
     with flint.ctx.workprec(PREC):

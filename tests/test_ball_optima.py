@@ -16,9 +16,9 @@ from flint import arb, fmpq, fmpq_mat
 
 import rftheory
 from rftheory import ball
-from rftheory.ball import derf_optima as bopt
 from rftheory.ball.proven import ProvenMpc, certainty
 from rftheory.cli.commands import main
+from rftheory.papers.derf import spectra as bopt
 from rftheory.papers.derf.model import FAMILIES
 from rftheory.verify.ball_checks import distance_rel
 

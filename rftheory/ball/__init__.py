@@ -3,11 +3,14 @@
 Built on Arb (FLINT) through python-flint: every evaluator returns a
 ``flint.arb`` ball that contains the exact value for every parameter in the
 given parameter balls (interval arithmetic, rigorous special functions, series
-with proven tail bounds).  Digits printed from a ball are *proven*; digits of
+with proven tail bounds).  Each result declares its ball layer where it is registered
+(:class:`Ball`, :class:`NoBall`); this package is the machinery below the papers: the precision
+loop, proven digits, :class:`~rftheory.ball.proven.ProvenMpf`.  Digits printed from a ball are *proven*; digits of
 the mpmath layer alone are *agreed* (two working precisions agree).
 
+>>> import rftheory
 >>> from rftheory.ball import enclose
->>> b = enclose("simrf.conformity.iid", 64, d=4, v=1)   # e^{v^2}
+>>> b = enclose(rftheory.get("simrf.conformity.iid"), 64, d=4, v=1)   # e^{v^2}
 >>> b.contains(2.718281828459045)
 False
 >>> bool(abs(b - 2.718281828459045) < 1e-15)
@@ -16,52 +19,25 @@ True
 
 from __future__ import annotations
 
-from typing import Any
-
-from ..core.registry import install_ball_layer
-from .api import ball_at_dps, describe, describe_text, enclose, entry, has_ball, why_not
-from .base import BALLS, PREC_MAX, WHY_NOT, BallEntry, NoBallLayer
+from .api import ball_at_dps, describe, describe_text, enclose, evaluator, has_ball, why_not
+from .base import PREC_MAX, NoBallLayer, arb_of, fraction_of
 from .digits import enclosure_strings, proven_digits
+from .layer import Ball, NoBall
 
 __all__ = [
-    "BALLS",
     "PREC_MAX",
-    "WHY_NOT",
-    "BallEntry",
+    "Ball",
+    "NoBall",
     "NoBallLayer",
+    "arb_of",
     "ball_at_dps",
     "describe",
     "describe_text",
     "enclose",
-    "entry",
-    "has_ball",
-    "why_not",
     "enclosure_strings",
+    "evaluator",
+    "fraction_of",
+    "has_ball",
     "proven_digits",
-    "install",
+    "why_not",
 ]
-
-
-class _Layer:
-    """What the core's :data:`~rftheory.core.registry.BALL_LAYER` delegates to."""
-
-    @staticmethod
-    def proven(result_id: str, dps: int, point: Any):
-        from .proven import proven
-
-        return proven(result_id, dps, point)
-
-    @staticmethod
-    def result_ball(result: Any, dps: int, given: dict):
-        entry(result.id)  # NoBallLayer first, before the parameters
-        if any(type(v).__name__ == "arb" for v in given.values()):
-            return ball_at_dps(result.id, dps, given)  # enclose validates the balls' endpoints
-        return ball_at_dps(result.id, dps, dict(result.validate(**given)))
-
-
-def install() -> None:
-    """Make :meth:`rftheory.Result.exact` print proven digits and :meth:`rftheory.Result.ball` work."""
-    install_ball_layer(_Layer())
-
-
-install()

@@ -1,117 +1,101 @@
 """The ball layer's entry points: :func:`enclose`, :func:`ball_at_dps` (the precision loop of
 :meth:`rftheory.Result.ball`), :func:`has_ball`, :func:`why_not`, :func:`describe`.
 
-The family modules fill the table of :mod:`rftheory.ball.base`; this module loads them
-(and the papers, whose results they enclose) on first use.
+Each result declares its ball layer where it is registered (``Result(ball_layer=Ball(...))``,
+:mod:`rftheory.ball.layer`); these functions take the :class:`~rftheory.core.registry.Result` or
+the ID of a registered one (the catalogue registers them on first lookup: ``rftheory.get``).
 """
 
 from __future__ import annotations
 
-import importlib
 import math
-import pkgutil
 from collections.abc import Callable, Mapping
-from fractions import Fraction  # noqa: F401 (parameters arrive as Fractions)
 from typing import Any
 
 import flint
 
 from ..core.errors import ParameterError, PrecisionError, UnknownResultError
-from .base import BALLS, PREC_MAX, WHY_NOT, BallEntry, NoBallLayer, arb_of, fraction_of
+from ..core.registry import REGISTRY, Result
+from .base import PREC_MAX, NoBallLayer, arb_of, fraction_of
 
-__all__ = ["enclose", "ball_at_dps", "rel_ok", "entry", "has_ball", "why_not", "describe", "describe_text"]
+__all__ = ["enclose", "ball_at_dps", "rel_ok", "evaluator", "has_ball", "why_not", "describe", "describe_text"]
 
-_LOADED = False
-
-
-def _load() -> None:
-    """Import the papers (their results) and the family modules (they fill :data:`BALLS` and :data:`WHY_NOT`)."""
-    global _LOADED
-    if _LOADED:
-        return
-    _LOADED = True
-    pkg = importlib.import_module(f"{__package__.rsplit('.', 1)[0]}.papers")
-    for mod in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
-        if not mod.name.startswith("_"):
-            importlib.import_module(f"{pkg.__name__}.{mod.name}")
-    from . import derf, derf_optima, hrf, hrf_bound, optimal_angle, orf, performer, simrf, sutherland  # noqa: F401
+#: why a result without a declared ball layer has none
+NOT_WRITTEN = "not written yet (the mpmath layer's digits are agreed, not proven)"
+CHECKS_ONLY = "no value to enclose (checks only: a search witness, ordering or Monte Carlo claim)"
 
 
-def entry(result_id: str) -> BallEntry:
-    """The ball evaluator of ``result_id``, or :class:`NoBallLayer` saying why not.
+def result_of(result: Result | str) -> Result:
+    """The registered result of an ID (or the result itself)."""
+    if isinstance(result, Result):
+        return result
+    if result not in REGISTRY:
+        raise UnknownResultError(result)
+    return REGISTRY[result]
+
+
+def evaluator(result: Result | str) -> Callable[[dict], Any]:
+    """The ball evaluator ``f(p) -> flint.arb`` of a result, or :class:`NoBallLayer` saying why it has none.
 
     Parameters
     ----------
-    result_id : str
-        A result ID (``rftheory list``).
+    result : Result or str
+        The result, or the ID of a registered one.
 
     Returns
     -------
-    BallEntry
-        Its ball evaluator (method, function) or the reason it has none.
+    callable
+        Its declared ball layer's evaluator (by default ``definition(ARB, p)``).
     """
-    _load()
-    if result_id in BALLS:
-        return BALLS[result_id]
-    raise NoBallLayer(f"{result_id} has no ball layer: {why_not(result_id)}")
+    r = result_of(result)
+    layer = r.ball_layer
+    make = getattr(layer, "evaluator", None)
+    if make is None:
+        raise NoBallLayer(f"{r.id} has no ball layer: {why_not(r)}")
+    return make(r)
 
 
-def has_ball(result_id: str) -> bool:
-    """Whether ``result_id`` has a ball layer.
+def has_ball(result: Result | str) -> bool:
+    """Whether a result has a ball layer.
 
     Parameters
     ----------
-    result_id : str
-        A result ID (``rftheory list``).
+    result : Result or str
+        The result, or the ID of a registered one.
 
     Returns
     -------
     bool
-        True when a ball evaluator is registered.
+        True when its registration declares a :class:`~rftheory.ball.layer.Ball`.
     """
-    _load()
-    return result_id in BALLS
+    return hasattr(result_of(result).ball_layer, "evaluator")
 
 
-def why_not(result_id: str) -> str:
-    """Why ``result_id`` has no ball layer (``""`` when it has one).
+def why_not(result: Result | str) -> str:
+    """Why a result has no ball layer (``""`` when it has one).
 
     Parameters
     ----------
-    result_id : str
-        A result ID (``rftheory list``).
+    result : Result or str
+        The result, or the ID of a registered one.
 
     Returns
     -------
     str
-        The recorded reason, or ``""``.
+        The reason its registration declares (:class:`~rftheory.ball.layer.NoBall`), or a default one.
     """
-    _load()
-    if result_id in BALLS:
+    r = result_of(result)
+    if has_ball(r):
         return ""
-    if result_id in WHY_NOT:
-        return WHY_NOT[result_id]
-    from ..core.registry import REGISTRY
-
-    r = REGISTRY.get(result_id)
-    if r is not None and r.mpmath is None:
-        return "no value to enclose (checks only: a search witness, ordering or Monte Carlo claim)"
-    return "not written yet (the mpmath layer's digits are agreed, not proven)"
+    why = getattr(r.ball_layer, "why", None)
+    if why:
+        return str(why)
+    return CHECKS_ONLY if r.mpmath is None else NOT_WRITTEN
 
 
-def _point(result_id: str, params: Mapping[str, Any]) -> dict:
-    """Validate ``params`` as ``Result.exact`` does; reals given as balls are validated at
-    both endpoints and the midpoint, and reach the evaluator as balls.
-
-    Defaults that depend on other parameters (``x_norm = v/2``) are recomputed
-    from the balls, so they follow every point of the interval.
-    """
-    from ..core.registry import REGISTRY
-
-    _load()
-    if result_id not in REGISTRY:
-        raise UnknownResultError(result_id)
-    res = REGISTRY[result_id]
+def _point(res: Result, params: Mapping[str, Any]) -> dict:
+    """Validate ``params`` as ``Result.exact`` does: balls at both endpoints and the midpoint, defaults from the balls."""
+    result_id = res.id
     kinds = {p.name: p for p in res.params}
     balls = {k: v for k, v in params.items() if isinstance(v, flint.arb)}
     for k, v in balls.items():
@@ -148,13 +132,13 @@ def _point(result_id: str, params: Mapping[str, Any]) -> dict:
     return out
 
 
-def enclose(result_id: str, prec: int, **params: Any) -> flint.arb:
+def enclose(result_id: Result | str, prec: int, **params: Any) -> flint.arb:
     """A ball that provably contains the value of ``result_id`` at ``params``.
 
     Parameters
     ----------
-    result_id : str
-        A registered result with a ball layer (:func:`has_ball`).
+    result_id : Result or str
+        A result with a ball layer (:func:`has_ball`), or the ID of a registered one.
     prec : int
         Working precision in bits (python-flint's ``ctx.prec`` during the call).
     **params
@@ -174,14 +158,15 @@ def enclose(result_id: str, prec: int, **params: Any) -> flint.arb:
     ParameterError
         A parameter outside its domain (any point of a ball).
     """
-    ev = entry(result_id)
+    res = result_of(result_id)
+    ev = evaluator(res)
     if isinstance(prec, bool) or not isinstance(prec, int) or not 2 <= prec <= 10 * PREC_MAX:
         raise ParameterError("prec", f"must be an integer number of bits in [2, {10 * PREC_MAX}], got {prec!r}")
     old = flint.ctx.prec
     flint.ctx.prec = prec
     try:
-        p = _point(result_id, params)
-        out = ev.evaluate(p)
+        p = _point(res, params)
+        out = ev(p)
         if not isinstance(out, (flint.arb, flint.acb)):
             out = flint.arb(out)
         return +out
@@ -223,7 +208,7 @@ def rel_ok(b: flint.arb | flint.acb, dps: int) -> bool:
     return bool(b.rad() < abs(b.mid()) * flint.arb(10) ** (-(dps + 2)))
 
 
-def ball_at_dps(result_id: str, dps: int, params: Mapping[str, Any],
+def ball_at_dps(result_id: Result | str, dps: int, params: Mapping[str, Any],
                 accept: Callable[[flint.arb], bool] | None = None) -> flint.arb:
     """The ball of ``result_id`` with relative radius below ``10^-(dps+2)``.
 
@@ -233,8 +218,8 @@ def ball_at_dps(result_id: str, dps: int, params: Mapping[str, Any],
 
     Parameters
     ----------
-    result_id : str
-        A result ID (``rftheory list``).
+    result_id : Result or str
+        The result, or the ID of a registered one.
     dps : int
         Significant decimal digits.
     params : Mapping[str, Any]
@@ -247,46 +232,48 @@ def ball_at_dps(result_id: str, dps: int, params: Mapping[str, Any],
     flint.arb
         The first enclosure that narrow.
     """
+    res = result_of(result_id)
     prec = min(int((dps + 12) * math.log2(10)) + 8, PREC_MAX)
     last = None
     while True:
-        b = enclose(result_id, prec, **params)
+        b = enclose(res, prec, **params)
         last = b
         if rel_ok(b, dps) and (accept is None or accept(b)):
             return b
         if prec >= PREC_MAX:
             break
         prec = min(2 * prec, PREC_MAX)  # the last try is at PREC_MAX itself
-    raise PrecisionError(f"{result_id}: the ball did not shrink to {dps} digits up to {PREC_MAX} bits "
+    raise PrecisionError(f"{res.id}: the ball did not shrink to {dps} digits up to {PREC_MAX} bits "
                          f"(last: {last.str(5, radius=True) if last is not None else 'none'})")
 
 
-def describe(result_id: str) -> dict:
+def describe(result_id: Result | str) -> dict:
     """What ``list --json`` and ``show`` say about the ball layer of ``result_id``:
     ``{"has": True, "method": ...}`` or ``{"has": False, "why_not": ...}``.
 
     Parameters
     ----------
-    result_id : str
-        A result ID (``rftheory list``).
+    result_id : Result or str
+        The result, or the ID of a registered one.
 
     Returns
     -------
     dict
         ``has`` and, with it, ``method`` or ``why_not``.
     """
-    if has_ball(result_id):
-        return {"has": True, "method": BALLS[result_id].method}
+    r = result_of(result_id)
+    if has_ball(r):
+        return {"has": True, "method": r.ball_layer.method}  # type: ignore[union-attr]
     return {"has": False, "why_not": why_not(result_id)}
 
 
-def describe_text(result_id: str) -> str:
+def describe_text(result_id: Result | str) -> str:
     """One line for ``show``: the ball layer's method (digits proven) or why there is none (digits agreed).
 
     Parameters
     ----------
-    result_id : str
-        A result ID (``rftheory list``).
+    result_id : Result or str
+        The result, or the ID of a registered one.
 
     Returns
     -------

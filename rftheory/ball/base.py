@@ -1,5 +1,4 @@
-"""The ball layer's table: the ball evaluators by result ID (filled by the family
-modules), why other results have none, and parameters as balls.
+"""The ball layer's ground: its precision cap and parameters as balls.
 
 A *ball evaluator* ``f(p) -> flint.arb`` is called with the working precision
 of python-flint (``flint.ctx.prec``) set by :func:`enclose`; ``p`` holds the
@@ -14,8 +13,6 @@ evaluation at a midpoint.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -24,74 +21,10 @@ import flint
 from ..core.errors import NoBallLayer
 from ..numerics.backends import ARB
 
-__all__ = ["NoBallLayer", "BallEntry", "BALLS", "WHY_NOT", "ball_layer", "no_ball_layer", "arb_of", "fraction_of",
-           "PREC_MAX"]
+__all__ = ["NoBallLayer", "arb_of", "fraction_of", "PREC_MAX"]
 
 #: the working precision of the ball layer never exceeds this (bits; ~1,600 decimal digits, as mpmath's)
 PREC_MAX = 5400
-
-
-@dataclass(frozen=True)
-class BallEntry:
-    """One ball evaluator of the table.
-
-    Attributes
-    ----------
-    id : str
-        The result ID.
-    evaluate : callable
-        ``evaluate(p) -> flint.arb`` (see the module docstring).
-    method : str
-        How the ball is obtained, one line (``list``/``show`` print it).
-    """
-
-    id: str
-    evaluate: Callable[[dict], Any]
-    method: str
-
-
-#: result ID -> its ball evaluator
-BALLS: dict[str, BallEntry] = {}
-#: result ID -> why it has no ball layer
-WHY_NOT: dict[str, str] = {}
-
-
-def ball_layer(result_id: str, method: str) -> Callable[[Callable[[dict], Any]], Callable[[dict], Any]]:
-    """Decorator registering ``f(p) -> flint.arb`` as the ball evaluator of ``result_id``.
-
-    Parameters
-    ----------
-    result_id : str
-        A result ID (``rftheory list``).
-    method : str
-        How the enclosure is computed (shown by ``rftheory list`` and the docs).
-
-    Returns
-    -------
-    Callable[[Callable[[dict], Any]], Callable[[dict], Any]]
-        The decorator (it returns ``f`` unchanged).
-    """
-
-    def mark(f: Callable[[dict], Any]) -> Callable[[dict], Any]:
-        if result_id in BALLS:
-            raise ValueError(f"ball layer of {result_id!r} registered twice")
-        BALLS[result_id] = BallEntry(result_id, f, method)
-        return f
-
-    return mark
-
-
-def no_ball_layer(result_id: str, reason: str) -> None:
-    """Record why ``result_id`` has no ball layer.
-
-    Parameters
-    ----------
-    result_id : str
-        A result ID (``rftheory list``).
-    reason : str
-        Why no enclosure is given (shown by ``rftheory list`` and the docs).
-    """
-    WHY_NOT[result_id] = reason
 
 
 # --------------------------------------------------------------------------

@@ -19,6 +19,7 @@ import mpmath as mp
 
 from ..core.errors import PrecisionError
 from ..core.precision import ShownMpc, ShownMpf
+from ..core.registry import Result
 from .api import ball_at_dps, has_ball
 from .base import PREC_MAX, NoBallLayer, fraction_of
 from .digits import enclosure_strings, proven_digits, proven_digits_complex
@@ -101,14 +102,15 @@ def _printable(b: flint.arb | flint.acb, dps: int) -> bool:
     return proven_digits(b, dps) is not None
 
 
-def proven(result_id: str, dps: int, params: Mapping[str, Any]) -> ProvenMpf | ProvenMpc | None:
+def proven(result_id: Result | str, dps: int, params: Mapping[str, Any]) -> ProvenMpf | ProvenMpc | None:
     """The value of ``result_id`` at ``params`` with ``dps`` proven digits, or None where no
     ball layer serves (no ball layer, the point not served, or the ball not narrow enough by
     :data:`~rftheory.ball.base.PREC_MAX` bits).
 
     Parameters
     ----------
-    result_id : str
+    result_id : Result or str
+        The result, or the ID of a registered one.
     dps : int
         Significant digits.
     params : mapping

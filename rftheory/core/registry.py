@@ -26,39 +26,31 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import Any, Protocol
 
 import mpmath
 import numpy as np
 
-from .errors import LayerUnavailableError, ParameterError, RangeError
+from .errors import LayerUnavailableError, NoBallLayer, ParameterError, RangeError
 from .montecarlo import MCEstimate, summarize
 from .params import Param, Point, validate_params
 from .precision import agreed, check_dps, shown
 
-__all__ = ["Result", "register", "LAYERS", "MODES", "REGISTRY", "BALL_LAYER", "install_ball_layer"]
+__all__ = ["Result", "BallLayer", "register", "LAYERS", "MODES", "REGISTRY"]
 
 LAYERS = ("symbolic", "mpmath", "float64", "mc")
 MODES = ("quick", "default", "full")
 
 
-#: the ball layer, once installed (:func:`install_ball_layer`): an object with
-#: ``proven(result_id, dps, point) -> value or None`` and ``result_ball(result, dps, given) -> arb``.
-#: rftheory.ball sits on a floor above the core, so the core never imports it; the catalogue
-#: installs it when it loads the papers.
-BALL_LAYER: list[Any] = []
+class BallLayer(Protocol):
+    """What a result's ``ball_layer`` does for :meth:`Result.exact` and :meth:`Result.ball`
+    (:class:`rftheory.ball.Ball`, or :class:`rftheory.ball.NoBall` saying why there is none)."""
 
+    def proven(self, result: Result, dps: int, point: Point) -> Any:
+        """The value with ``dps`` proven digits, or None where the ball layer does not serve the point."""
 
-def install_ball_layer(layer: Any) -> None:
-    """Install the ball layer that :meth:`Result.exact` and :meth:`Result.ball` delegate to.
-
-    Parameters
-    ----------
-    layer : Any
-        An object with ``proven(id, dps, point)`` (digits every point of the ball shares) and
-        ``result_ball(result, dps, given)`` (the ball); ``rftheory.ball`` installs it.
-    """
-    BALL_LAYER[:] = [layer]
+    def enclose(self, result: Result, dps: int, given: dict[str, Any]) -> Any:
+        """A ball of relative radius below ``10^-(dps+2)`` containing the value."""
 
 
 @dataclass
@@ -114,6 +106,14 @@ class Result:
         ``domain_point(rng) -> dict``: a random point of the declared domain,
         for results whose parameters are objects (vectors, matrices); others
         are sampled from their ``Param`` bounds (:mod:`rftheory.core.domain`).
+    definition : callable, optional
+        ``definition(bk, p)``: the one definition of the value, written against a backend ``bk``
+        (:class:`rftheory.numerics.backends.Backend`), ``p`` the validated parameters (reals as the
+        backend's numbers: ``flint.arb`` balls for ``ARB``).
+    ball_layer : BallLayer, optional
+        The ball layer, declared where the result is registered: :class:`rftheory.ball.Ball` (by
+        default ``definition(ARB, p)``; a special algorithm as ``Ball(method, evaluate=f)``) or
+        :class:`rftheory.ball.NoBall` (why there is none).
     """
 
     id: str
@@ -137,6 +137,8 @@ class Result:
     digits: int = 40
     rtol64: float = 1e-12
     domain_point: Callable[[np.random.Generator], dict] | None = None
+    definition: Callable[[Any, dict], Any] | None = None
+    ball_layer: BallLayer | None = None
     defined_at: str = ""
 
     # -- display ----------------------------------------------------------
@@ -308,8 +310,8 @@ class Result:
         dps = check_dps(dps)
         p = self.validate(**given)
         if not once:
-            if BALL_LAYER:  # proven digits where a ball layer serves (rftheory.ball installs itself)
-                value = BALL_LAYER[0].proven(self.id, dps, p)
+            if self.ball_layer is not None:  # proven digits where the result's ball layer serves the point
+                value = self.ball_layer.proven(self, dps, p)
                 if value is not None:
                     return value
             return shown(agreed(lambda: evaluate(p), dps, self.id), dps)
@@ -334,15 +336,16 @@ class Result:
 
         Raises
         ------
-        rftheory.ball.NoBallLayer
+        rftheory.core.errors.NoBallLayer
             The result has no ball layer (:func:`rftheory.ball.why_not` says why).
         PrecisionError
             The ball does not shrink below ``10^-(dps+2)`` within
             :data:`rftheory.ball.PREC_MAX` bits.
         """
-        if not BALL_LAYER:
-            raise LayerUnavailableError("the ball layer is not loaded (import rftheory.ball)")
-        return BALL_LAYER[0].result_ball(self, check_dps(dps), given)
+        if self.ball_layer is None:
+            raise NoBallLayer(f"{self.id} has no ball layer: not written yet (the mpmath layer's digits are agreed, "
+                              "not proven)")
+        return self.ball_layer.enclose(self, check_dps(dps), given)
 
     def route(self, name: str, *, dps: int = 50, **given):
         """An independent arbitrary-precision route by name, evaluated once at

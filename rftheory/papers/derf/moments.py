@@ -17,6 +17,7 @@ from fractions import Fraction
 import mpmath as mp
 import numpy as np
 
+from ...ball.layer import Ball
 from ...core.errors import ParameterError, RangeError
 from ...core.params import ARG_MAX, D_MAX, Param, array_twin, mpf, refuse_first, sym
 from ...core.registry import Result, register
@@ -24,6 +25,7 @@ from ...numerics.backends import F64, MP, backend
 from ...numerics.geometry import check_norms, norms_incompatible, pair_from_norms
 from ...sampling.samplers import sample
 from .bounds import U64, F64Forms, gamma, gerf_log_second_moment_f64, per_instance, quad_form
+from .exact import on_float_scale
 from .inputs import (
     DENSE_D_MAX,
     ENTRY_MAX,
@@ -630,9 +632,21 @@ _G_PTS = [("0.5", "0.3", "0.4"), ("1", "0.5", "0.5"), ("2", "1.5", "1")]
 _G_PTS_1 = [("0.7", "0.3", "0.4"), ("1", "0.5", "0.5"), ("0.5", "1.5", "1")]  # collinear (d = 1)
 
 
+
+def gerf_moments_definition(bk, p):
+    """``derf.gerf_moments`` on ``bk`` (Eq. 10-13): ``exp(xᵀy)`` or ``exp(log E f₁²f₂²)``."""
+    a, b, v = p["x_norm"], p["y_norm"], p["v"]
+    xy2 = v * v - a * a - b * b
+    if p["moment"] == "first":
+        return bk.exp(xy2 / 2)
+    return bk.exp(gerf_log_second_moment(p["d"], p["A"], v * v, xy2, bk))
+
+
 register(
     Result(
         id="derf.gerf_moments",
+        definition=gerf_moments_definition,
+        ball_layer=Ball("Arb exp, log1p"),
         title="GERF: unbiasedness and second moment of f1(ω,x) f2(ω,y)",
         source=f"{PAPER}, Eq. 10-13",
         statement=r"f_1=D e^{A\|\omega\|^2+B\omega^\top x+C\|x\|^2},\ B=\sqrt{1-4A},\ C=-\tfrac12,\ D=(1-4A)^{d/4};\ "
@@ -692,9 +706,20 @@ def _derf_mc(p, rng, n):
     return prod if p["moment"] == "first" else prod * prod
 
 
+
+def derf_moments_definition(bk, p):
+    """``derf.derf_moments`` on ``bk`` (Thm 4.1): the moment's log from the float64 instance, read exactly, then exp."""
+    A, B1, B2, x, y = derf_instance(p)
+    prm = make_params(A, B1, B2, bk, check=False)  # Thm 4.1's conditions: checked at validation
+    X, Y = bk.mat(x), bk.mat(y)
+    return bk.exp(log_first_moment(prm, X, Y) if p["moment"] == "first" else log_second_moment(prm, X, Y))
+
+
 register(
     Result(
         id="derf.derf_moments",
+        definition=derf_moments_definition,
+        ball_layer=Ball("papers.derf.moments in ARB: Arb matrices (inverse) on the exact float64 inputs, log-determinants from Arb's eigenvalue enclosures, Arb exp", evaluate=on_float_scale(derf_moments_definition)),
         title="DERF (Thm 4.1): unbiasedness and second moment for dense A, B1, B2",
         source=f"{PAPER}, Thm 4.1 (Eq. 15)",
         statement=r"8A\prec I,\ B_1^\top(I-4A)^{-1}B_2=I,\ C_k=-\tfrac12B_k^\top(I-4A)^{-1}B_k,\ D=\det(I-4A)^{1/4}:\ "

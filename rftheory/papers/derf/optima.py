@@ -21,11 +21,14 @@ from fractions import Fraction
 import mpmath as mp
 import numpy as np
 
+from ...ball.layer import Ball
 from ...core.errors import ParameterError, RangeError
 from ...core.measure import bound, failure, relative
 from ...core.registry import Result, register
 from ...numerics.backends import F64, MP, backend
+from . import spectra
 from .bounds import U64, gamma, guard, per_instance
+from .exact import gerf_optimum_definition, on_float_scale, saderf_optimum_definition, sderf_optimum_definition
 from .inputs import (
     DATA_PARAMS,
     DATA_RTOL64,
@@ -798,6 +801,8 @@ register(
     _optimum_result(
         "gerf",
         "derf.gerf_optimum",
+        definition=gerf_optimum_definition,
+        ball_layer=Ball("exact rational moments of the float64 data, then Arb sqrt, log1p", evaluate=on_float_scale(gerf_optimum_definition)),
         title="GERF optimum (homogeneity heuristic = minimum of Eq. 14)",
         source=f"{PAPER}, Sec. 3.1, Eq. 12-14",
         statement=r"t^*=\frac{(d+2\mu)+\sqrt{(d+2\mu)^2+8d\mu}}{2d},\ A^*=\frac{1-t^*}{8},\ "
@@ -813,6 +818,8 @@ register(
     _optimum_result(
         "saderf",
         "derf.saderf_optimum",
+        definition=saderf_optimum_definition,
+        ball_layer=Ball("exact rational moments of the data, then Arb sqrt, log1p", evaluate=on_float_scale(saderf_optimum_definition)),
         title="SADERF optimum (GERF on (Ψx, Ψ⁻¹y))",
         source=f"{PAPER}, Sec. 4.3, Eq. 18-20",
         statement=r"\psi_l=(b_l/a_l)^{1/4},\ a_l=\operatorname{mean}x_{il}^2,\ b_l=\operatorname{mean}y_{jl}^2,\ "
@@ -826,6 +833,7 @@ register(
     _optimum_result(
         "aderf",
         "derf.aderf_optimum",
+        ball_layer=Ball(spectra.ADERF_METHOD, evaluate=spectra.aderf_optimum_ball),
         title="ADERF optimum (A = aI, dense B1, B2)",
         source=f"{PAPER}, Thm 4.2, Eq. 16",
         statement=r"\Lambda_1^{1/2}Q_1^\top Q_2\Lambda_2^{1/2}=U\Sigma V^\top,\ \tilde\mu=2\operatorname{tr}\Sigma+2\mu_1^\top\mu_2,\ "
@@ -839,6 +847,8 @@ register(
     _optimum_result(
         "sderf",
         "derf.sderf_optimum",
+        definition=sderf_optimum_definition,
+        ball_layer=Ball("exact rational moments of the data, Arb eigenvalue enclosures (acb_mat.eig)", evaluate=on_float_scale(sderf_optimum_definition)),
         title="SDERF optimum (B1 = B2, dense A)",
         source=f"{PAPER}, Thm 4.3, Eq. 17",
         statement=r"M=M_1+M_2+\mu_1\mu_2^\top+\mu_2\mu_1^\top=Q\Lambda Q^\top,\ t_l=\tfrac{(1+2\lambda_l)+\sqrt{(1+2\lambda_l)^2+8\lambda_l}}2,\ "

@@ -15,6 +15,7 @@ from fractions import Fraction
 import mpmath as mp
 import numpy as np
 
+from ...ball.layer import Ball
 from ...core.errors import ParameterError
 from ...core.measure import bound, zscore
 from ...core.montecarlo import spawn, summarize
@@ -23,7 +24,7 @@ from ...core.registry import Result, register
 from ...features import softmax as sf
 from ...numerics.cancellation import guard_digits
 from ...sampling.samplers import haar, sample
-from .complex_exp import ce_extra, ce_mse_exact, ce_mse_f64, ce_quadrature_mse, ce_replicates
+from .complex_exp import ce_extra, ce_mse_exact, ce_mse_f64, ce_mse_value, ce_quadrature_mse, ce_replicates
 from .logspace import f64_pair_logs
 from .optimise import two_means
 from .params import M_, PAPER, VEC_DOC, cl_check, cl_domain_point, parse_vector
@@ -325,9 +326,17 @@ CL_QUICK = [
 ]
 
 
+def cluster_definition(bk, p):
+    """``hrf.cluster_A`` on ``bk``: the exact invariants of the recipe's ``u``, then the real part's MSE."""
+    P, Q, R, s = cluster_invariants(p)
+    return ce_mse_value(bk, P, Q, R, s, p["m"], "real")
+
+
 register(
     Result(
         id="hrf.cluster_A",
+        definition=cluster_definition,
+        ball_layer=Ball("exact rational invariants of u for the recipe's diagonal A, then Arb (as hrf.ce_mse)"),
         title="Diagonal A for a pair of cluster centres (complex / real) and the MSE of its CE estimator",
         source=f"{PAPER}, Sec. 2.4 (Eq. 21), App. H.2 (Eq. 81-92), H.1/H.3 (synthetic clusters)",
         statement=r"l(A)=|Ar_i+A^{-T}r_j|^2;\ \text{complex: } a_k=\mathrm i\sqrt{r_{j,k}/r_{i,k}}\ (r_{i,k}r_{j,k}>0),\ "

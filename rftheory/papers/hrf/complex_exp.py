@@ -16,6 +16,7 @@ from fractions import Fraction
 import mpmath as mp
 import numpy as np
 
+from ...ball.layer import Ball
 from ...core.errors import LayerUnavailableError
 from ...core.lazy import lazy
 from ...core.measure import bound, fact
@@ -435,9 +436,18 @@ CE_QUICK = [
 ]
 
 
+def ce_mse_definition(bk, p):
+    """``hrf.ce_mse`` on ``bk``: the exact rational invariants of ``u = Ax + A^{-T}y``, then :func:`ce_mse_value`."""
+    P, Q, R = ce_invariants(ce_u_exact(p["A"], p["x"], p["y"]))
+    s = sum((a * b for a, b in zip(p["x"], p["y"])), Fraction(0))
+    return ce_mse_value(bk, P, Q, R, s, p["m"], p["part"])
+
+
 CE_MSE = register(
     Result(
         id="hrf.ce_mse",
+        definition=ce_mse_definition,
+        ball_layer=Ball("exact rational invariants of u = Ax + A^-T y, then Arb exp, expm1, cosh, sinh, sin"),
         title="MSE of complex-exponential estimators with invertible complex A (and of their real part)",
         source=f"{PAPER}, Eq. 14-18 (estimator and zero-variance condition); the MSE is derived here",
         statement=r"\mathbb E|\widehat{SM}-SM|^2=\frac{|c|^2e^{2\|\mathrm{Re}\,u\|^2}-SM^2}{m},\ "

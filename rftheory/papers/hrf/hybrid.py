@@ -15,6 +15,7 @@ import math
 import mpmath as mp
 import numpy as np
 
+from ...ball.layer import Ball
 from ...core.errors import LayerUnavailableError, RangeError
 from ...core.params import Param, mpf
 from ...core.registry import Result, register
@@ -664,6 +665,8 @@ def gh_mc(p, rng, n):
 register(
     Result(
         id="hrf.angular_lambda",
+        definition=lambda_moment,
+        ball_layer=Ball("exact rationals in θ/π (Arb π): papers.hrf.hybrid in ARB"),
         title="Moments of the angular lambda estimator (sgn features)",
         source=f"{PAPER}, Lemma 3.2 (Eq. 19, 24), App. D.1",
         statement=r"\hat\lambda=\tfrac12+\rho_n(x)^\top\rho_n(y)=\tfrac12-\tfrac1{2n}\sum_i\mathrm{sgn}(\tau_i^\top x)"
@@ -694,6 +697,8 @@ register(
 register(
     Result(
         id="hrf.bipolar_mse",
+        definition=bipolar_value,
+        ball_layer=Ball("Arb exp, sin, cos: papers.hrf.hybrid in ARB"),
         title="MSE of the bipolar hybrid lambda*SM_++ + (1-lambda)*SM_trig (independent / shared omegas)",
         source=f"{PAPER}, Thm 3.1 (Eq. 22-23), App. C",
         statement=r"\mathrm{MSE}=\mathbb E\hat\lambda^2\,\mathrm{MSE}(\widehat{SM}^{++}_m)+\mathbb E(1-\hat\lambda)^2"
@@ -727,6 +732,8 @@ register(
 register(
     Result(
         id="hrf.angular_hybrid_mse",
+        definition=angular_hybrid_value,
+        ball_layer=Ball("Arb exp, sin, cos: papers.hrf.hybrid in ARB"),
         title="MSE of the angular hybrid estimator, next to SM_trig and SM_++ (choose with estimator=)",
         source=f"{PAPER}, Thm D.1 (Eq. 45-47) = Thm 3.1 + Lemma 3.2; Lemma 2.2 for trig/positive",
         statement=r"\mathrm{MSE}(\widehat{SM}^{\rm anghyb}_{m,n})=\tfrac\theta\pi(\tfrac\theta\pi-\tfrac\theta{n\pi}+\tfrac1n)"
@@ -764,6 +771,8 @@ register(
 register(
     Result(
         id="hrf.gaussian_hybrid_mse",
+        definition=gaussian_hybrid_value,
+        ball_layer=Ball("Arb exp, expm1, sin, cos: papers.hrf.hybrid in ARB"),
         title="MSE of the normalized bipolar Gaussian hybrid estimator (same-length inputs)",
         source=f"{PAPER}, App. F, Thm F.1-F.2 (Eq. 67-80)",
         statement=r"\lambda=\frac{1-e^{-\sigma^2\|\Delta\|^2/2}}{\rho},\ \rho=1-e^{-2\sigma^2r^2},\ "

@@ -17,6 +17,7 @@ from fractions import Fraction
 import mpmath as mp
 import numpy as np
 
+from ...ball.layer import Ball
 from ...core.errors import LayerUnavailableError, RangeError
 from ...core.registry import Result, register
 from ...features import softmax as sf
@@ -627,6 +628,8 @@ register(
         "trig",
         "hrf.mse_trig",
         mse_trig_mp,
+        definition=lambda bk, p: lemma22(bk, p, "trig"),
+        ball_layer=Ball("Arb exp, 1F1 (orthogonal blocks): papers.hrf.lemma22 in ARB"),
         title="MSE of trigonometric softmax features (iid / orthogonal blocks)",
         statement=r"\mathrm{MSE}(\widehat{SM}^{\rm trig}_m)=\frac{e^{\|x\|^2+\|y\|^2}}{m}\Big[\frac{(1-e^{-z^2})^2}{2}"
         r"+\frac Pm\big({}_1F_1(d;\tfrac d2;-\tfrac{z^2}{2})-e^{-z^2}\big)\Big]" + L22_PAIRS,
@@ -644,6 +647,8 @@ register(
         "pos",
         "hrf.mse_positive",
         mse_pos_mp,
+        definition=lambda bk, p: lemma22(bk, p, "pos"),
+        ball_layer=Ball("Arb exp, 1F1 (orthogonal blocks): papers.hrf.lemma22 in ARB"),
         title="MSE of antithetic positive softmax features SM_++ (iid / orthogonal blocks)",
         statement=r"\mathrm{MSE}(\widehat{SM}^{++}_m)=\frac{e^{-\|x\|^2-\|y\|^2}}{m}\Big[\frac{(e^{v^2}-1)^2}{2}"
         r"+\frac Pm\big({}_1F_1(d;\tfrac d2;\tfrac{v^2}{2})-e^{v^2}\big)\Big]" + L22_PAIRS,

@@ -12,6 +12,7 @@ import math
 import mpmath as mp
 import numpy as np
 
+from ...ball.layer import Ball
 from ...core.errors import LayerUnavailableError
 from ...core.lazy import lazy
 from ...core.measure import zscore
@@ -187,9 +188,18 @@ def mgf_checks(result, mode, seed):
         yield zscore("hrf.complex_mgf", _fmt(pt), "mc:imaginary part", est, ref)
 
 
+def complex_mgf_ball(p):
+    """The ball evaluator of ``hrf.complex_mgf``: ``exp(w²/2)`` in a complex ball (``flint.acb``)."""
+    from flint import acb
+
+    w = acb(p["re"], p["im"])
+    return (w * w / 2).exp()
+
+
 COMPLEX_MGF = register(
     Result(
         id="hrf.complex_mgf",
+        ball_layer=Ball("Arb complex exp (acb): a complex ball, its digits proven part by part", evaluate=complex_mgf_ball),
         title="Gaussian MGF at complex arguments (no conjugation)",
         source=f"{PAPER}, Lemma 2.4 (Eq. 13), App. A",
         statement=r"\mathbb E\,e^{\omega^\top u}=\exp\Big(\sum_i u_i^2/2\Big),\ u\in\mathbb C^d;"

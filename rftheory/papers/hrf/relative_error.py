@@ -16,6 +16,7 @@ from fractions import Fraction
 import mpmath as mp
 import numpy as np
 
+from ...ball.layer import Ball
 from ...core.errors import LayerUnavailableError
 from ...core.lazy import lazy
 from ...core.measure import bound, relative
@@ -23,6 +24,7 @@ from ...core.params import Param, mpf, sym
 from ...core.registry import Result, register
 from ...numerics.backends import MP, SYM
 from ...numerics.cancellation import guard_digits
+from . import hybrid_bound
 from .hybrid import angular_moments, bipolar, cos_of, f64_angular_logs, f64_bipolar_log
 from .lemma22 import angle_terms, guarded, mse_pos, mse_trig
 from .logspace import LN4, exp64, f64_angle, l1mexp
@@ -363,6 +365,8 @@ def bound_checks(mode, seed):
 register(
     Result(
         id="hrf.max_relative_error",
+        definition=lambda bk, p: relative_error_at(bk, rel_error)(p),
+        ball_layer=Ball("Arb exp, sin, cos: papers.hrf.relative_error in ARB"),
         title="Relative error sqrt(MSE)/SM on the sphere S(r): trig, positive and angular hybrid",
         source=f"{PAPER}, Def. 3.3, Lemma 3.4 (Eq. 25-26), App. D.3 (Eq. 48-50), App. E",
         statement=r"\epsilon_{\theta,r}(\mathrm{trig})=\epsilon_{\pi-\theta,r}(++)=\frac{e^{2r^2\sin^2(\theta/2)}"
@@ -388,6 +392,7 @@ register(
 register(
     Result(
         id="hrf.angular_hybrid_bound",
+        ball_layer=Ball(hybrid_bound.METHOD, evaluate=hybrid_bound.hybrid_bound_ball),
         title="Exact max-relative-error of the angular hybrid on S(r); Thm 3.5's bound and limits checked",
         source=f"{PAPER}, Thm 3.5 (Eq. 27), App. D.3 (Eq. 48-66)",
         statement=r"\epsilon_{S(r)}(\widehat{SM}^{\rm anghyb}_{m,n})=\max_{\theta\in[0,\pi]}\frac{\sqrt{\mathrm{MSE}}}{SM}"

@@ -16,11 +16,12 @@ from fractions import Fraction
 
 import mpmath as mp
 
+from ...ball.layer import Ball
 from ...core.measure import agreement, bound, relative
 from ...core.params import mpf, sym
 from ...core.registry import Result, register
 from ...numerics.backends import MP
-from ...numerics.rff_pairs import orth_pair, orth_pair_chi2d, orth_pair_f64, orth_pair_sym, pair_mc
+from ...numerics.rff_pairs import orth_pair, orth_pair_chi2d, orth_pair_f64, orth_pair_sym, pair_mc, pair_term_z2
 from ...numerics.series import orth_pair_printed
 from .params import D2, PAPER, Z
 
@@ -230,6 +231,8 @@ def pair_checks(mode, seed):
 register(
     Result(
         id="orf.pair_expectation",
+        definition=lambda bk, p: pair_term_z2(bk, "orthogonal", p["d"], p["z"] * p["z"]),
+        ball_layer=Ball("Arb 1F1"),
         title="E[a_i a_j] for ORF: Yu et al.'s double-factorial series = 1F1(d; d/2; -z^2/2)",
         source=f"{PAPER}, Lemma 2 and its proof (App. A.3); Chu–Vandermonde (derivations/orf_chu_vandermonde.py)",
         statement=r"\sum_{k\ge0}\frac{(-z^2)^k}{k!}\sum_{i=0}^k\binom ki\frac{(d+2i-2)!!\,(d+2k-2i-2)!!}"

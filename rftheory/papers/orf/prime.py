@@ -15,6 +15,7 @@ from fractions import Fraction
 import mpmath as mp
 import numpy as np
 
+from ...ball.layer import Ball
 from ...core.errors import LayerUnavailableError
 from ...core.measure import bound, relative
 from ...core.params import Param, mpf
@@ -421,6 +422,8 @@ def prime_checks(mode, seed):
 register(
     Result(
         id="orf.prime",
+        definition=lambda bk, p: prime_bracket(bk, p["quantity"], p["d"], p["m"], p["z"], *prime_expectations(bk, p["d"], p["z"])).value,
+        ball_layer=Ball("Arb 0F1 (intersected with the series with a proven tail where Arb's bound is wide)"),
         title="ORF' (W = sqrt(d) Q): exact bias, variance and MSE in 0F1 form",
         source=f"{PAPER}, Thm 2, Lemmas 5–6 (App. B) — exact where the paper bounds (beyond)",
         statement=r"b={}_0F_1(;\tfrac d2;-\tfrac{dz^2}4),\ \mathrm{bias}=b-e^{-z^2/2},\ "

@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from ...ball.layer import Ball
 from ...core.params import sym
 from ...core.registry import Result, register
 from ...numerics.backends import MP, SYM
@@ -72,6 +73,8 @@ def rffvar_f64(p):
 register(
     Result(
         id="orf.rff_variance",
+        definition=lambda bk, p: rff_variance(p["m"], p["z"], bk),
+        ball_layer=Ball("Arb expm1"),
         title="Variance of iid random Fourier features",
         source=f"{PAPER}, Lemma 1 (App. A.2)",
         statement=r"\mathrm{Var}\,K_{\mathrm{RFF}} = \frac{(1-e^{-z^2})^2}{2D},\ D = m",

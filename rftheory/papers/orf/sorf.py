@@ -13,6 +13,7 @@ import math
 import mpmath as mp
 import numpy as np
 
+from ...ball.layer import NoBall
 from ...core.measure import fact, zscore
 from ...core.params import Param
 from ...core.registry import Result, register
@@ -124,6 +125,7 @@ def sorf_checks(mode, seed):
 register(
     Result(
         id="orf.sorf_bias_bound",
+        ball_layer=NoBall("Monte Carlo only: SORF's bias has no closed form (a bound checked by sampling)"),
         title="SORF bias bound |E K_SORF - e^{-z^2/2}| <= 6z/sqrt(d) (Monte Carlo only)",
         source=f"{PAPER}, Thm 3 (App. C), Fig. 3",
         statement=r"\big|\mathbb E K_{\mathrm{SORF}}-e^{-z^2/2}\big|\le\frac{6z}{\sqrt d}",

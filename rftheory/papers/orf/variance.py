@@ -14,10 +14,11 @@ from fractions import Fraction
 
 import mpmath as mp
 
+from ...ball.layer import Ball
 from ...core.measure import bound
 from ...core.params import mpf, sym
 from ...core.registry import Result, register
-from ...numerics.rff_pairs import rff_mse, rff_mse_f64, rff_mse_mc, rff_mse_sym
+from ...numerics.rff_pairs import rff_mse, rff_mse_bracket, rff_mse_f64, rff_mse_mc, rff_mse_sym
 from ...numerics.series import orth_pair_printed
 from .pair_expectation import lemma2_f
 from .params import D2, PAPER, M, Z, zf
@@ -72,6 +73,8 @@ def var_checks(mode, seed):
 register(
     Result(
         id="orf.variance",
+        definition=lambda bk, p: rff_mse_bracket(bk, "orthogonal", p["d"], p["m"], p["z"] * p["z"]).value,
+        ball_layer=Ball("Arb 1F1"),
         title="Exact variance of ORF with blocks (Thm 1, Cor. 1 bound it)",
         source=f"{PAPER}, Thm 1 and Cor. 1 (exact form: Reid et al. 2023, Thm 4.5)",
         statement=r"\mathrm{Var}\,K_{\mathrm{ORF}}=\frac{(1-e^{-z^2})^2}{2D}+\frac P{D^2}"

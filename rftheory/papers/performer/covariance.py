@@ -40,7 +40,8 @@ from ...numerics.backends import MP
 from ...numerics.special import coupled_pairs
 from . import coupled as CP
 
-__all__ = ["FAMILIES", "COUPLINGS", "rows_of", "dot", "second_moment_rows", "cov_factorised", "normaliser", "centred",
+__all__ = ["BALL_METHOD", "head_scale", "scaled_head", "head_pairs", "normaliser_definition", "output_definition",
+           "FAMILIES", "COUPLINGS", "rows_of", "dot", "second_moment_rows", "cov_factorised", "normaliser", "centred",
            "output_leading", "kappa_mp", "cov_factorised_mp", "cov_direct_mp", "normaliser_mp", "output_leading_mp",
            "output_leading_route", "normaliser_f64", "output_leading_f64", "CANCEL_MAX", "pairs_ratio", "kappa_head"]
 
@@ -654,3 +655,45 @@ def output_leading_f64(family: str, X: np.ndarray, Y: np.ndarray, V: np.ndarray,
         raise RangeError("performer: float64 could lose digits here (v_j - o_i cancels, or coupled pairs cancel "
                          "the iid part)")
     return tot / m
+
+
+# --------------------------------------------------------------------------
+# the definitions of the registered results on a backend (the ball layer evaluates them in Arb)
+
+#: how the ball layer encloses the Performer results
+BALL_METHOD = ("Arb exp: papers.performer.covariance's factorised form in ARB; coupled blocks: the Gegenbauer "
+               "series of kappa_c with Arb's 1F1 and its proven tail")
+
+
+def head_scale(bk, p: dict):
+    """``d^{-1/4}``, the attention scale of a head's queries and keys, on ``bk``."""
+    return 1 / bk.sqrt(bk.sqrt(bk.num(len(p["q"][0]))))
+
+
+def scaled_head(bk, p: dict):
+    """The queries and keys (float64 entries, read exactly) times :func:`head_scale`."""
+    s = head_scale(bk, p)
+    return tuple([[bk.num(float(v)) * s for v in row] for row in p[k]] for k in ("q", "k"))
+
+
+def head_pairs(bk, p: dict, X, Y):
+    """``(P/m, K)`` of coupled blocks (``K`` from the exact sums ``q_i + k_j``), None for iid."""
+    coupling = p.get("coupling", "iid")
+    if coupling == "iid":
+        return None
+    K = kappa_head(bk, coupling, rows_of(bk, p["q"]), rows_of(bk, p["k"]), head_scale(bk, p))
+    return pairs_ratio(bk, coupling, int(p["m"]), len(X[0])), K
+
+
+def normaliser_definition(bk, p: dict):
+    """``performer.normaliser_rel_mse`` on ``bk``: :func:`normaliser` of :func:`cov_factorised` on the scaled head."""
+    X, Y = scaled_head(bk, p)
+    return normaliser(bk, cov_factorised(bk, p["family"], X, Y, int(p["m"]), head_pairs(bk, p, X, Y)), X, Y)
+
+
+def output_definition(bk, p: dict):
+    """``performer.output_leading`` on ``bk``: :func:`output_leading` on the scaled head (one key: an exact zero)."""
+    X, Y = scaled_head(bk, p)
+    if len(Y) == 1:  # no coupled pairs' series needed
+        return output_leading(bk, p["family"], X, Y, rows_of(bk, p["v"]), int(p["m"]))
+    return output_leading(bk, p["family"], X, Y, rows_of(bk, p["v"]), int(p["m"]), head_pairs(bk, p, X, Y))

@@ -10,6 +10,7 @@ the real estimator (:mod:`.estimator`) and the registration.
 
 from __future__ import annotations
 
+from ...ball.layer import Ball
 from ...core.registry import Result, register
 from . import covariance as C
 from .estimator import normaliser_replicates
@@ -55,6 +56,8 @@ def _normaliser_mc(p, rng, n):
 register(
     Result(
         id="performer.normaliser_rel_mse",
+        definition=C.normaliser_definition,
+        ball_layer=Ball(C.BALL_METHOD),
         title="Relative MSE of the normaliser D^ = A^1 of random-feature softmax attention (iid, orthogonal, simplex)",
         source=f"{PAPER}, Lemma 1 (positive features), Eq. 5 (trigonometric); the sum and the coupled pairs' "
         "moment are derived here",

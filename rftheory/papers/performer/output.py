@@ -25,6 +25,7 @@ from __future__ import annotations
 import mpmath as mp
 import numpy as np
 
+from ...ball.layer import Ball
 from ...core.measure import Measurement, failure, zscore
 from ...core.montecarlo import summarize
 from ...core.registry import Result, register
@@ -131,6 +132,8 @@ def leading_order_checks(rid: str):
 register(
     Result(
         id="performer.output_leading",
+        definition=C.output_definition,
+        ball_layer=Ball(C.BALL_METHOD),
         title="Leading order in 1/m of the output MSE E||O^ - O||_F^2 of random-feature softmax attention",
         source=f"{PAPER}, Lemma 1 (positive features), Eq. 5 (trigonometric); the delta method is applied here",
         statement=r"\mathbb E\|\hat O-O\|_F^2=\frac1m\sum_i\sum_{j,l}\frac{A_{ij}A_{il}}{D_i^2}\big(R_{ijl}-1+\tfrac Pm"

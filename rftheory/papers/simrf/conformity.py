@@ -18,6 +18,7 @@ import math
 import mpmath as mp
 import numpy as np
 
+from ...ball.layer import Ball
 from ...core.errors import LayerUnavailableError
 from ...core.lazy import lazy
 from ...core.params import Param, mpf, sym
@@ -129,6 +130,8 @@ def _conformity_mc(coupling):
 register(
     Result(
         id="simrf.conformity.iid",
+        definition=lambda bk, p: conformity(bk, "iid", p["d"], p["v"]),
+        ball_layer=Ball("Arb exp"),
         title="RF-conformity of iid Gaussian vectors",
         source=f"{PAPER}, Lemma 4.1",
         statement=r"\rho_{\mathrm{iid}} = e^{v^2}",
@@ -215,6 +218,8 @@ def _conf_orth_sym(p):
 register(
     Result(
         id="simrf.conformity.orthogonal",
+        definition=lambda bk, p: conformity(bk, "orthogonal", p["d"], p["v"]),
+        ball_layer=Ball("Arb 1F1"),
         title="RF-conformity of orthogonal (ORF) blocks",
         source=f"{PAPER}, Thm 4.3 (Eq. 23)",
         statement=r"\rho_{\mathrm{orth}} = {}_1F_1\!\left(d; \tfrac d2; \tfrac{v^2}{2}\right)"
@@ -279,6 +284,8 @@ def _angle_f64(p):
 register(
     Result(
         id="simrf.conformity.angle",
+        definition=lambda bk, p: angle_conformity(bk, p["d"], p["cos_theta"], p["v"]),
+        ball_layer=Ball("the Eq. 24 double series with a proven tail"),
         title="RF-conformity of the angle family (all coupled pairs at angle theta)",
         source=f"{PAPER}, Lemma 4.2 (Eq. 21, Eq. 24)",
         statement=r"\rho_\theta = c_d\int_0^\pi \sin^{d-1}\varphi\,{}_1F_1\big(d;\tfrac d2;\tfrac{v^2}{2}"
@@ -319,6 +326,8 @@ def _simplex_f64(p):
 register(
     Result(
         id="simrf.conformity.simplex",
+        definition=lambda bk, p: conformity(bk, "simplex", p["d"], p["v"]),
+        ball_layer=Ball("the Eq. 24 double series with a proven tail"),
         title="RF-conformity of simplex (SimRF) blocks",
         source=f"{PAPER}, Thm 4.3 (Eq. 21 at cos(theta) = -1/(d-1))",
         statement=r"\rho_{\mathrm{simplex}} = \rho_\theta\big|_{\cos\theta=-1/(d-1)}",

@@ -29,6 +29,7 @@ from fractions import Fraction
 import mpmath as mp
 import numpy as np
 
+from ...ball.layer import Ball
 from ...core.errors import LayerUnavailableError, ParameterError
 from ...core.measure import agreement
 from ...core.montecarlo import pair_mean
@@ -567,6 +568,8 @@ def _block_mc(estimator, key):
 register(
     Result(
         id="simrf.block_conformity",
+        definition=lambda bk, p: block_mean(bk, Block.named(p["block"], p["d"]), "prf", p["v"]),
+        ball_layer=Ball("the Eq. 24 double series with a proven tail, pair by pair (cosines in Arb)"),
         title="RF-conformity of any block of unit directions (Haar-rotated, chi_d norms)",
         source=f"{PAPER}, Def. 3.1 and Lemma 4.2 (Eq. 21, 24) applied pair by pair (derived here)",
         statement=r"\rho(U) = \frac{2}{d(d-1)}\sum_{i<j}\rho_{\theta_{ij}},\ \cos\theta_{ij}=u_i^\top u_j",
@@ -591,6 +594,8 @@ register(
 register(
     Result(
         id="simrf.block_rff_pair",
+        definition=lambda bk, p: block_mean(bk, Block.named(p["block"], p["d"]), "rff", p["z"]),
+        ball_layer=Ball("the Eq. 24 double series (even part) with a proven tail, pair by pair"),
         title="RFF pair term of any block of unit directions (Haar-rotated, chi_d norms)",
         source=f"{PAPER}, Sec. A.8 and Lemma 4.2 at v^2 = -z^2, pair by pair (derived here)",
         statement=r"\bar\tau(U) = \frac{2}{d(d-1)}\sum_{i<j}\tau_{\theta_{ij}},\ "

@@ -15,6 +15,7 @@ from fractions import Fraction
 import mpmath as mp
 import numpy as np
 
+from ...ball.layer import NoBall
 from ...core.errors import LayerUnavailableError
 from ...core.measure import bound, failure
 from ...core.params import Param, mpf
@@ -197,6 +198,7 @@ def _prf_opt_route(p):
 register(
     Result(
         id="simrf.optimality_search",
+        ball_layer=NoBall("a search witness (an ordering checked by optimisation), no value to enclose"),
         title="Thm 3.4 checked by search: no block of d directions beats simplex for PRFs",
         source=f"{PAPER}, Thm 3.4 (App. A.2)",
         statement=r"\min_{u_1..u_d\in S^{d-1}}\frac{2}{d(d-1)}\sum_{i<j}\rho_{\theta_{ij}}"

@@ -17,6 +17,7 @@ from fractions import Fraction
 import mpmath as mp
 import numpy as np
 
+from ...ball.layer import NoBall
 from ...core.errors import LayerUnavailableError, ParameterError
 from ...core.measure import bound, failure, relative
 from ...core.montecarlo import pair_mean
@@ -225,6 +226,7 @@ def plus_checks(mode, seed):
 register(
     Result(
         id="simrf.plus",
+        ball_layer=NoBall("SimRF+ depends on a numerical optimum per draw of norms: not enclosed"),
         title="SimRF+ and the Fig. 4 comparison: conformity per draw of norms",
         source=f"{PAPER}, Sec. 3.2 (Eq. 12, 15-17), Fig. 4",
         statement=r"\rho(\{w_i\}) = \frac{1}{d(d-1)}\sum_{i\ne j}{}_0F_1\big(;\tfrac d2;\tfrac{v^2}{4}\|w_i+w_j\|^2\big),"
@@ -375,6 +377,7 @@ def _plus_search_mc(p, rng, n):
 register(
     Result(
         id="simrf.plus_optimality_search",
+        ball_layer=NoBall("a search witness (an optimisation), no value to enclose"),
         title="SimRF+ against the optimal weight-dependent arrangement: the gap and its order in v",
         source=f"{PAPER}, Sec. 3.2 (Eq. 12, 15-17)",
         statement=r"\rho_{\mathrm{SimRF+}}-\min_{\hat w}\rho = O(v^4)\ (d\ge4),\ O(v^6)\ (d=3),"

@@ -16,6 +16,7 @@ from fractions import Fraction
 import mpmath as mp
 import numpy as np
 
+from ...ball.layer import Ball
 from ...core.errors import LayerUnavailableError, RangeError
 from ...core.measure import bound, failure, relative
 from ...core.params import ARG_MAX, COMMON, Param, array_twin, mpf
@@ -353,6 +354,8 @@ def prf_mse_mc(p, rng, n):
 register(
     Result(
         id="simrf.prf_mse",
+        definition=lambda bk, p: prf_mse_bracket(bk, p["coupling"], p["d"], p["m"], p["v"], p["x_norm"], p["y_norm"]).value,
+        ball_layer=Ball("Arb 1F1 (orthogonal), the Eq. 24 double series with a proven tail (simplex)"),
         title="MSE of positive random features for any coupling and m (blocks)",
         source=f"{PAPER}, Thm 3.2 (Eq. 11) with independent blocks",
         statement=r"\mathrm{MSE} = \frac{e^{-2\|x\|^2-2\|y\|^2}}{m}\Big[(e^{2v^2}-e^{v^2})"
@@ -497,6 +500,8 @@ def prf_gap_checks(mode, seed):
 register(
     Result(
         id="simrf.prf_gap",
+        definition=lambda bk, p: prf_gap_bracket(bk, p["coupling"], p["d"], p["m"], p["v"], p["x_norm"], p["y_norm"]).value,
+        ball_layer=Ball("Arb 1F1 / the Eq. 24 double series with a proven tail"),
         title="Orthogonality gap of PRFs: MSE_iid - MSE_coupled",
         source=f"{PAPER}, Cor. 4.4 (orthogonal); simplex by Thm 4.3",
         statement=r"\mathrm{MSE}_{\mathrm{iid}}-\mathrm{MSE}_c = e^{-2\|x\|^2-2\|y\|^2}\frac{P}{m^2}"
@@ -627,6 +632,8 @@ def small_v_checks(mode, seed):
 register(
     Result(
         id="simrf.prf_small_v",
+        definition=lambda bk, p: small_v_coefficient(bk, p["coupling"], p["d"], p["m"]),
+        ball_layer=Ball("Arb Gamma"),
         title="Small-v coefficient of the PRF MSE: MSE = pre (a v^2 + O(v^4))",
         source=f"{PAPER}, Sec. 5.1",
         statement=r"a_{\mathrm{iid}}=a_{\mathrm{orth}}=1,\quad a_{\mathrm{simplex}} = 1-\frac{P/m}{d-1}"

@@ -16,6 +16,7 @@ from fractions import Fraction
 import mpmath as mp
 import numpy as np
 
+from ...ball.layer import Ball
 from ...core.lazy import lazy
 from ...core.measure import bound, relative
 from ...core.params import Param, mpf, sym
@@ -71,6 +72,8 @@ def rff_mse_mc(p, rng, n):
 register(
     Result(
         id="simrf.rff_mse",
+        definition=lambda bk, p: rff_pairs.rff_mse_bracket(bk, p["coupling"], p["d"], p["m"], p["z"] * p["z"]).value,
+        ball_layer=Ball("Arb 1F1 (orthogonal), the Eq. 24 double series with a proven tail (simplex)"),
         title="MSE of random Fourier features (sin/cos) for any coupling and m (blocks)",
         source=f"{PAPER}, Thm 4.5 and Sec. 4.2 with independent blocks; simplex: beyond the paper (simrf.rff_simplex)",
         statement=r"\mathrm{MSE}_c = \frac1m\Big[\frac{(1-e^{-z^2})^2}{2}+\frac Pm(\tau_c-e^{-z^2})\Big],"
@@ -144,9 +147,21 @@ def gap_sym(p):
     return sp.Rational(coupled_pairs(m, d), m**2) * (sp.exp(-(z**2)) - orth_pair_sym(d, z))
 
 
+
+def rff_gap_definition(bk, p):
+    """``simrf.rff_gap``: ``P/m² · (orthogonal pair term − iid pair term)`` on ``bk``."""
+    d, m, z = p["d"], p["m"], p["z"]
+    P = coupled_pairs(m, d)
+    if P == 0:
+        return bk.num(0)
+    return bk.frac(P, m**2) * rff_pairs.orth_gap_bracket(bk, d, z * z).value
+
+
 register(
     Result(
         id="simrf.rff_gap",
+        definition=rff_gap_definition,
+        ball_layer=Ball("Arb 1F1"),
         title="RFF orthogonality gap MSE_iid − MSE_orthogonal",
         source=f"{PAPER}, Thm 4.5",
         statement=r"\mathrm{MSE}_{\mathrm{iid}}-\mathrm{MSE}_{\mathrm{orth}} = \frac P{m^2}"
@@ -215,6 +230,8 @@ def simplex_checks(mode, seed):
 register(
     Result(
         id="simrf.rff_simplex",
+        definition=lambda bk, p: rff_pairs.pair_term_z2(bk, "simplex", p["d"], p["z"] * p["z"]),
+        ball_layer=Ball("the Eq. 24 double series (even part) with a proven tail"),
         title="Pair term of simplex RFFs (beyond: the paper leaves simplex RFFs out)",
         source=f"{PAPER}, Lemma 4.2 / Eq. 21, 24 at v^2 = -z^2 (derived here; see derivations/rff_simplex_pair_term.py)",
         statement=r"\tau_\theta=\frac{c_d}2\int_0^\pi\sin^{d-1}\varphi\Big[{}_1F_1\big(d;\tfrac d2;"

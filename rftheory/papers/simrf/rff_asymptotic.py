@@ -13,6 +13,7 @@ from fractions import Fraction
 import mpmath as mp
 import numpy as np
 
+from ...ball.layer import Ball
 from ...core.measure import failure, relative
 from ...core.params import ARG_MAX, Param, mpf, sym
 from ...core.registry import Result, register
@@ -201,6 +202,8 @@ def asym_checks(mode, seed):
 register(
     Result(
         id="simrf.rff_ratio_asymptotic",
+        definition=lambda bk, p: ratio_asymptotic(bk, p["d"], p["m"], p["z"] * p["z"]),
+        ball_layer=Ball("Arb exp, expm1"),
         title="MSE_orth/MSE_iid for RFFs: large-d asymptotics with the next order",
         source=f"{PAPER}, Cor. 4.6; Yu et al. 2016, Eq. 3",
         statement=r"1-\frac{P}{m}\frac{e^{-Z}Z^2}{d(1-e^{-Z})^2}+\frac{2P}{m}\frac{e^{-Z}(Z^2-Z^3+Z^4/8)}"

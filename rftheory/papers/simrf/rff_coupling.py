@@ -16,6 +16,7 @@ from fractions import Fraction
 import mpmath as mp
 import numpy as np
 
+from ...ball.layer import NoBall
 from ...core.errors import LayerUnavailableError
 from ...core.measure import bound, fact, failure
 from ...core.params import Param, mpf
@@ -199,6 +200,7 @@ def _rff_opt_route(p):
 register(
     Result(
         id="simrf.rff_coupling_search",
+        ball_layer=NoBall("a search witness (an optimisation), no value to enclose"),
         title="The optimal coupling of one block of RFFs: MSE of iid, orthogonal, simplex, optimal and searched blocks",
         source=f"{PAPER}, Sec. A.8 and Lemma 4.2 (derived here: beyond the paper)",
         statement=r"\mathrm{MSE}=\frac1d\Big[\frac{(1-e^{-z^2})^2}2+(d-1)(\bar\tau-e^{-z^2})\Big],\ "

@@ -14,6 +14,7 @@ import math
 import mpmath as mp
 import numpy as np
 
+from ...ball.layer import Ball
 from ...core.errors import LayerUnavailableError, ParameterError
 from ...core.lazy import lazy
 from ...core.params import COMMON, D_MAX, Param, array_twin, mpf, refuse_first
@@ -230,6 +231,8 @@ def _vpc_check(p):
 register(
     Result(
         id="sutherland.var_psi_coupled",
+        definition=lambda bk, p: var_psi_coupled_value(bk, p["coupling"], p["d"], p["D"], p["z"] * p["z"]),
+        ball_layer=Ball("Arb 1F1 / the Eq. 24 double series with a proven tail"),
         title="Variance of psi with coupled frequencies (iid, orthogonal, simplex blocks) — beyond",
         source=f"{PAPER}, psi embedding; pair terms from Reid et al. 2023 Thm 4.5 and simrf.rff_simplex (derived here)",
         statement=r"\mathrm{Var}\,\psi_c=\frac1D\Big[1+\tfrac12e^{-2z^2}-e^{-z^2}\Big]+\frac P{D^2}(\tau_c-e^{-z^2})",

@@ -25,6 +25,7 @@ from fractions import Fraction
 import mpmath as mp
 import numpy as np
 
+from ...ball.layer import Ball
 from ...core.errors import LayerUnavailableError, RangeError
 from ...core.measure import bound, zscore
 from ...core.params import mpf
@@ -377,6 +378,8 @@ GIVEN = [dict(D=10, kernel="given", k_delta="0.5", k_2delta="0.1"),
 register(
     Result(
         id="sutherland.var_phi",
+        definition=var_phi_value,
+        ball_layer=Ball("Arb exp (exact rationals for a given kernel)"),
         title="Variance of the sin/cos embedding phi (D features, D/2 frequencies)",
         source=f"{PAPER}, 'Variance'",
         statement=r"\mathrm{Var}\,\phi(x)^\top\phi(y)=\frac1D\big[1+k(2\Delta)-2k(\Delta)^2\big]",
@@ -397,6 +400,8 @@ register(
 register(
     Result(
         id="sutherland.var_psi",
+        definition=var_psi_value,
+        ball_layer=Ball("Arb exp (exact rationals for a given kernel)"),
         title="Variance of the random-phase embedding psi (scikit-learn's RBFSampler)",
         source=f"{PAPER}, 'Variance'",
         statement=r"\mathrm{Var}\,\psi(x)^\top\psi(y)=\frac1D\big[1+\tfrac12k(2\Delta)-k(\Delta)^2\big]",
@@ -419,6 +424,8 @@ register(
 register(
     Result(
         id="sutherland.phi_beats_psi",
+        definition=phi_beats_psi_value,
+        ball_layer=Ball("Arb exp (exact rationals for a given kernel)"),
         title="Var psi - Var phi = (1/D)(1/2 - Var cos(w.Delta)): phi wins iff Var cos <= 1/2",
         source=f"{PAPER}, 'Variance' and 'phi is better for Gaussian kernels'",
         statement=r"\mathrm{Var}\,\psi-\mathrm{Var}\,\phi=\frac1D\Big(\frac12-\mathrm{Var}\cos(\omega^\top\Delta)\Big)"

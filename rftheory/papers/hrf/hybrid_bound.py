@@ -21,9 +21,9 @@ from __future__ import annotations
 import flint
 from flint import arb, arb_series
 
-from .base import NoBallLayer, ball_layer
+from ...core.errors import NoBallLayer
 
-__all__ = ["hybrid_F", "hybrid_max_bound", "PIECES_MAX"]
+__all__ = ["hybrid_F", "hybrid_max_bound", "hybrid_bound_ball", "METHOD", "PIECES_MAX"]
 
 #: pieces of [0, π] evaluated before the search refuses (NoBallLayer)
 PIECES_MAX = 20_000
@@ -126,7 +126,9 @@ def _search(r: arb, m: int, n: int, prec: int) -> arb:
             pieces += [(lo, mid), (mid, hi)]
 
 
-@ball_layer("hrf.angular_hybrid_bound", "a branch and bound over theta on F = eps^2 in a second-order centred form "
-                                        "(arb_series derivatives), Arb exp, cos")
-def _angular_hybrid_bound(p: dict) -> arb:
+METHOD = "a branch and bound over theta on F = eps^2 in a second-order centred form (arb_series derivatives), Arb exp, cos"
+
+
+def hybrid_bound_ball(p: dict) -> arb:
+    """The ball evaluator of ``hrf.angular_hybrid_bound``."""
     return hybrid_max_bound(p["r"], p["m"], p["n"])

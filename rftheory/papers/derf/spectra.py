@@ -24,15 +24,15 @@ from dataclasses import dataclass
 import numpy as np
 from flint import arb, arb_mat, fmpq, fmpq_mat
 
-from ..core.errors import ParameterError
-from ..numerics.backends import ARB
-from ..papers.derf.inputs import data
-from ..papers.derf.model import gerf_delta
-from .base import NoBallLayer, ball_layer
-from .derf import data_scale, gerf_optimum_value, sderf_optimum_value
+from ...core.errors import NoBallLayer, ParameterError
+from ...numerics.backends import ARB
+from .exact import data_scale, gerf_optimum_value, sderf_optimum_value
+from .inputs import data
+from .model import gerf_delta
 
 __all__ = ["ExactData", "Spectrum", "DenseOptimum", "exact_data", "real_spectrum", "matrix_function",
-           "dense_optimum", "pair_exponents", "zero_variance", "aderf_sigma"]
+           "dense_optimum", "pair_exponents", "zero_variance", "aderf_sigma", "aderf_optimum_ball", "objective_ball",
+           "variance_comparison_ball", "ADERF_METHOD", "OBJECTIVE_METHOD", "COMPARISON_METHOD"]
 
 
 @dataclass(frozen=True)
@@ -76,7 +76,7 @@ def exact_data(p: dict) -> ExactData:
     Parameters
     ----------
     p : dict
-        A point of the ball layer (``scale`` possibly a ball: :func:`.derf.data_scale`).
+        A point of the ball layer (``scale`` possibly a ball: :func:`.exact.data_scale`).
 
     Returns
     -------
@@ -214,7 +214,7 @@ def _scalar_family(D: ExactData, mu: arb, G1: arb_mat, G2: arb_mat) -> DenseOpti
     delta = gerf_delta(d, mu, ARB)
     t = 1 + delta
     c = arb(D.c)
-    return DenseOptimum(gerf_optimum_value(d, mu, c), d * _half_log_ratio(delta), G1 / t, G2 / t, _eye(d) / t)
+    return DenseOptimum(gerf_optimum_value(ARB, d, mu, c), d * _half_log_ratio(delta), G1 / t, G2 / t, _eye(d) / t)
 
 
 def _favor(D: ExactData) -> DenseOptimum:
@@ -289,8 +289,7 @@ def _sderf(D: ExactData) -> DenseOptimum:
     W = matrix_function(M, spec, lambda lam: 1 / (1 + gerf_delta(1, lam, ARB)))
     const = sum((m * _half_log_ratio(gerf_delta(1, lam, ARB)) for lam, m in zip(spec.values, spec.mult)), arb(0))
     lams = [lam for lam, m in zip(spec.values, spec.mult) for _ in range(m)]
-    trace = arb(sum((D.M1[k, k] + D.M2[k, k] for k in range(D.d)), fmpq(0)))
-    return DenseOptimum(sderf_optimum_value(lams, trace), const, W, W, W)
+    return DenseOptimum(sderf_optimum_value(ARB, lams, arb(D.c)), const, W, W, W)
 
 
 _FAMILIES: dict[str, Callable[[ExactData], DenseOptimum]] = {
@@ -375,22 +374,27 @@ def zero_variance(family: str, D: ExactData) -> bool:
     return False
 
 
-@ball_layer("derf.aderf_optimum", "exact rational moments; Arb roots of the exact characteristic polynomial of "
-            "M1 M2 (squared singular values, exact multiplicities), then Arb sqrt, log1p")
-def _aderf_optimum(p: dict) -> arb:
+ADERF_METHOD = ("exact rational moments; Arb roots of the exact characteristic polynomial of M1 M2 (squared "
+                "singular values, exact multiplicities), then Arb sqrt, log1p")
+OBJECTIVE_METHOD = ("the family's optimum value in Arb (exact moments; GERF, SADERF closed forms; ADERF, SDERF from "
+                    "the Arb roots of exact characteristic polynomials)")
+COMPARISON_METHOD = ("each pair's second moment in Arb matrices at the family's optimum (matrix square roots by "
+                     "Sylvester's formula on Arb eigenvalue enclosures of exact rational matrices), Arb expm1, mean "
+                     "over pairs")
+
+
+def aderf_optimum_ball(p: dict) -> arb:
+    """The ball evaluator of ``derf.aderf_optimum``."""
     return dense_optimum("aderf", exact_data(p)).value
 
 
-@ball_layer("derf.objective", "the family's optimum value in Arb (exact moments; GERF, SADERF closed forms; "
-            "ADERF, SDERF from the Arb roots of exact characteristic polynomials)")
-def _objective(p: dict) -> arb:
+def objective_ball(p: dict) -> arb:
+    """The ball evaluator of ``derf.objective``."""
     return dense_optimum(p["family"], exact_data(p)).value
 
 
-@ball_layer("derf.variance_comparison", "each pair's second moment in Arb matrices at the family's optimum "
-            "(matrix square roots by Sylvester's formula on Arb eigenvalue enclosures of exact rational "
-            "matrices), Arb expm1, mean over pairs")
-def _variance_comparison(p: dict) -> arb:
+def variance_comparison_ball(p: dict) -> arb:
+    """The ball evaluator of ``derf.variance_comparison``."""
     D = exact_data(p)
     if zero_variance(p["family"], D):
         return arb(0)  # exact: no ball around 0 has a relative radius

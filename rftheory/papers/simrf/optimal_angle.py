@@ -37,10 +37,10 @@ from collections import deque
 import flint
 from flint import arb, arb_poly
 
-from ..numerics.arb_series import angle_ratios, exp_tail_bound, first_k
-from .base import NoBallLayer, ball_layer
+from ...core.errors import NoBallLayer
+from ...numerics.arb_series import angle_ratios, exp_tail_bound, first_k
 
-__all__ = ["TauSeries", "tau_series", "optimal_angle", "PIECES_MAX", "DECIDE_PREC"]
+__all__ = ["TauSeries", "tau_series", "optimal_angle", "optimal_angle_ball", "METHOD", "PIECES_MAX", "DECIDE_PREC"]
 
 #: the branch and bound refuses (NoBallLayer) after this many pieces of [0, 1]
 PIECES_MAX = 1000
@@ -244,7 +244,10 @@ def _newton(T: TauSeries, H_lo: arb, H_hi: arb) -> arb:
     return H_lo.union(H_hi)
 
 
-@ball_layer("simrf.rff_optimal_angle", "Eq. 24's b_p by Arb 1F1 with a proven tail; c* = 0 proven by g > 0 on a "
-                                       "subdivision, else a branch and bound and interval Newton on tau'")
-def _rff_optimal_angle(p: dict) -> arb:
+METHOD = ("Eq. 24's b_p by Arb 1F1 with a proven tail; c* = 0 proven by g > 0 on a subdivision, else a branch and "
+          "bound and interval Newton on tau'")
+
+
+def optimal_angle_ball(p: dict) -> arb:
+    """The ball evaluator of ``simrf.rff_optimal_angle``."""
     return optimal_angle(p["d"], p["z"])

@@ -1,0 +1,82 @@
+"""A result's ball layer, declared where the result is registered.
+
+``Result(..., definition=f, ball_layer=Ball("Arb 1F1"))``: the ball evaluator is the result's one
+definition ``f(bk, p)`` evaluated with the Arb backend, ``f(ARB, p)``; a result whose enclosure
+needs its own algorithm (a branch and bound, an exact spectrum) names it,
+``Ball(method, evaluate=g)``; a result without one says why, ``NoBall(reason)``.
+:meth:`rftheory.Result.exact` and :meth:`rftheory.Result.ball` ask the result's layer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ..core.errors import NoBallLayer
+from ..core.registry import Result
+from ..numerics.backends import ARB
+
+__all__ = ["Ball", "NoBall"]
+
+
+@dataclass(frozen=True)
+class Ball:
+    """The ball layer of a result: ``evaluate(p) -> flint.arb``, by default ``definition(ARB, p)``.
+
+    Attributes
+    ----------
+    method : str
+        How the enclosure is computed, one line (``list``, ``show`` and the docs print it).
+    evaluate : callable, optional
+        ``evaluate(p) -> flint.arb`` for a result whose enclosure is its own algorithm; ``p`` as
+        :mod:`rftheory.ball.base` describes (reals as ``flint.arb``). Default: the result's
+        ``definition`` in :data:`~rftheory.numerics.backends.ARB`.
+    """
+
+    method: str
+    evaluate: Callable[[dict], Any] | None = None
+
+    def evaluator(self, result: Result) -> Callable[[dict], Any]:
+        """``evaluate``, or the result's definition in Arb."""
+        if self.evaluate is not None:
+            return self.evaluate
+        definition = result.definition
+        if definition is None:
+            raise NoBallLayer(f"{result.id} declares a ball layer but neither a definition nor an evaluator")
+        return lambda p: definition(ARB, p)
+
+    def proven(self, result: Result, dps: int, point: Any) -> Any:
+        """The value with ``dps`` proven digits, or None where this layer does not serve the point."""
+        from .proven import proven
+
+        return proven(result, dps, point)
+
+    def enclose(self, result: Result, dps: int, given: dict[str, Any]) -> Any:
+        """The ball of :meth:`rftheory.Result.ball`: parameters validated (balls at their endpoints), then the precision loop."""
+        from .api import ball_at_dps
+
+        if any(type(v).__name__ == "arb" for v in given.values()):
+            return ball_at_dps(result, dps, given)  # enclose validates the balls' endpoints
+        return ball_at_dps(result, dps, dict(result.validate(**given)))
+
+
+@dataclass(frozen=True)
+class NoBall:
+    """A result without a ball layer, and why (``list``, ``show`` and :func:`rftheory.ball.why_not` say it).
+
+    Attributes
+    ----------
+    why : str
+        The reason, one line.
+    """
+
+    why: str
+
+    def proven(self, result: Result, dps: int, point: Any) -> None:
+        """None: the digits of :meth:`rftheory.Result.exact` are agreed."""
+        return None
+
+    def enclose(self, result: Result, dps: int, given: dict[str, Any]) -> Any:
+        """Refuse, saying why."""
+        raise NoBallLayer(f"{result.id} has no ball layer: {self.why}")
