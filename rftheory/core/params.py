@@ -20,7 +20,7 @@ import mpmath
 
 from .errors import ParameterError
 
-__all__ = ["Param", "Point", "to_fraction", "mpf", "sym", "validate_params", "array_twin", "objects_only",
+__all__ = ["Param", "OptionalParam", "absent", "Point", "to_fraction", "mpf", "sym", "validate_params", "array_twin", "objects_only",
            "refuse_first"]
 
 
@@ -576,6 +576,21 @@ def refuse_first(*cases):
 D_MAX = 10**5
 M_MAX = 10**6
 ARG_MAX = 40
+
+
+@dataclass(frozen=True)
+class OptionalParam(Param):
+    """A parameter that may be absent: ``parse(None)`` is ``None``; with ``default=absent`` it stays
+    ``None`` unless given, and the result's ``check`` decides when it is required."""
+
+    def parse(self, value):
+        """Validate one value, or pass ``None`` (absent) through."""
+        return None if value is None else super().parse(value)
+
+
+def absent(_p) -> None:
+    """The default of an :class:`OptionalParam` that stays absent unless given."""
+    return None
 
 
 @dataclass(frozen=True)

@@ -13,57 +13,19 @@ import mpmath as mp
 
 from ...core.errors import ParameterError
 from ...core.lazy import lazy
-from ...core.params import ARG_MAX, M_MAX, Param, array_twin, mpf, refuse_first, sym
+from ...core.params import ARG_MAX, M_MAX, OptionalParam, Param, absent, array_twin, mpf, refuse_first, sym
 
 sp = lazy("sympy")  # imported on first use (the CLI starts without it)
 
 PAPER = "Sutherland & Schneider (2015), On the Error of Random Fourier Features"
 
 
-@dataclass(frozen=True)
-class OptionalParam(Param):
-    """A parameter that may be absent.
-
-    Its default (a callable returning ``None``) leaves it ``None``; the
-    result's ``check`` decides when it is required.  (Local stand-in for an
-    ``optional`` flag of :class:`~rftheory.core.params.Param`.)
-
-    Parameters
-    ----------
-    *args, **kwargs
-        As for :class:`~rftheory.core.params.Param`.
-
-    Returns
-    -------
-    OptionalParam
-        The parameter; ``parse(None)`` returns ``None``.
-    """
-
-    def parse(self, value):
-        """Validate one value, or pass ``None`` (absent) through.
-
-        Parameters
-        ----------
-        value
-            A number, a string, or ``None``.
-
-        Returns
-        -------
-        Fraction or None
-        """
-        return None if value is None else super().parse(value)
-
-
-def _absent(_p):
-    return None
-
-
 KERNEL = Param("kernel", "choice", "gaussian (k = e^{-z^2/2}) or given (k_delta, k_2delta)",
                choices=("gaussian", "given"), default="gaussian")
 K1 = OptionalParam("k_delta", "real", "k(Delta) (required with kernel=given, refused otherwise)",
-                   low=-1, high=1, default=_absent)
+                   low=-1, high=1, default=absent)
 K2 = OptionalParam("k_2delta", "real", "k(2 Delta) (required with kernel=given, refused otherwise)",
-                   low=-1, high=1, default=_absent)
+                   low=-1, high=1, default=absent)
 Z0 = Param("z", "real", "z = ||x - y|| (Gaussian kernel; unused with kernel=given)", low=0, high=ARG_MAX, default=0)
 DFEAT = Param("D", "int", "number of features (= frequencies for psi)", low=1, high=M_MAX)
 
