@@ -27,7 +27,7 @@ for k in range(9):  # step 2, symbolic in d
     assert sp.simplify(inner - sp.rf(d, k) / (2**k * sp.rf(half, k))) == 0
 
 if __name__ == "__main__":
-    from rftheory.numerics.rff_pairs import orth_pair_printed_series
+    from rftheory.numerics.rff.pairs import orth_pair_printed_series
 
     with mp.workdps(40):  # step 3, numerically (the printed series in exact rationals)
         for dd, z in ((3, Fraction(1, 2)), (8, Fraction(6)), (17, Fraction(5, 2))):

@@ -17,7 +17,7 @@ so any coupling with $\cos\theta \ne 0$ (simplex: $-1/(d-1)$) is worse than the 
 import mpmath as mp
 
 from rftheory.numerics.angle_family import angle_series
-from rftheory.numerics.rff_pairs import orth_pair, simplex_pair, simplex_pair_quad
+from rftheory.numerics.rff.pairs import orth_pair, simplex_pair, simplex_pair_quad
 
 if __name__ == "__main__":
     with mp.workdps(40):

@@ -24,7 +24,7 @@ from flint import arb
 from rftheory.numerics.arb_series import hyp0f1 as arb_hyp0f1
 from rftheory.numerics.backends import ARB, F64, MP, SYM
 from rftheory.numerics.cancellation import Cancelling
-from rftheory.numerics.rff_pairs import orth_gap_bracket, pair_term_z2, rff_mse_bracket
+from rftheory.numerics.rff.pairs import orth_gap_bracket, pair_term_z2, rff_mse_bracket
 from rftheory.papers.orf.prime import prime_bracket, prime_expectations
 from rftheory.papers.orf.rff_variance import rff_variance
 from rftheory.papers.simrf.conformity import angle_conformity, conformity

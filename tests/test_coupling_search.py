@@ -17,7 +17,7 @@ import pytest
 import rftheory
 from rftheory.core.errors import ParameterError
 from rftheory.core.measure import Measurement
-from rftheory.numerics.pair_chebyshev import chebyshev_coefficients, pair_term, power_coefficients
+from rftheory.numerics.rff.chebyshev import chebyshev_coefficients, pair_term, power_coefficients
 from rftheory.papers.simrf import optimality, rff_coupling
 from rftheory.papers.simrf.couplings import (
     Block,

@@ -15,7 +15,7 @@ from rftheory import RangeError
 from rftheory.core.domain import REGIMES, random_point
 from rftheory.core.f64_range import guard_f64
 from rftheory.numerics.floats import exp_neg_scaled
-from rftheory.numerics.rff_float64 import TOL, hyp1f1_d_half_neg
+from rftheory.numerics.rff.float64 import TOL, hyp1f1_d_half_neg
 
 TINY = np.finfo(float).tiny
 U = 2.0**-53

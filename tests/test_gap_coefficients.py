@@ -1,4 +1,4 @@
-"""The coefficients b_k of the orthogonality gap (rftheory.numerics.gap_coefficients): every form
+"""The coefficients b_k of the orthogonality gap (rftheory.numerics.orth_gap.coefficients): every form
 against the others and against the definition, to 40 digits."""
 
 from fractions import Fraction
@@ -6,7 +6,7 @@ from fractions import Fraction
 import mpmath as mp
 import pytest
 
-from rftheory.numerics.gap_coefficients import b_exact, b_next, log_b, log_b_mp
+from rftheory.numerics.orth_gap.coefficients import b_exact, b_next, log_b, log_b_mp
 
 DS = (1, 2, 3, 7, 64, 1000, 10**6)
 K = 40

@@ -1,4 +1,4 @@
-"""The arbitrary-precision series driver (rftheory.numerics.mp_series): its stopping rule is a bound on the
+"""The arbitrary-precision series driver (rftheory.numerics.series.mp_series): its stopping rule is a bound on the
 remainder, which holds (series with known sums: e^{±50}, ₁F₁ against mpmath's hyp1f1, a geometric series in
 exact rationals), a too-early stop is caught (a slowly convergent series and a vanishing term before the peak,
 where "term below tol" stops too early: the planted rule is run and shown to fail the same assertions), and
@@ -15,7 +15,7 @@ import mpmath as mp
 import pytest
 
 from rftheory.core.errors import RangeError
-from rftheory.numerics.mp_series import MpSum, geometric_tail, mp_ratio_series, mp_series
+from rftheory.numerics.series.mp_series import MpSum, geometric_tail, mp_ratio_series, mp_series
 
 
 def _u():

@@ -15,7 +15,7 @@ import rftheory
 from rftheory.cli.commands import main
 from rftheory.core.errors import ParameterError, RangeError
 from rftheory.core.montecarlo import z_threshold
-from rftheory.numerics import rff_pairs
+from rftheory.numerics.rff import pairs as rff_pairs
 from rftheory.papers.orf import pair_expectation, prime
 from rftheory.verify.engine import ALPHA, custom_checks
 

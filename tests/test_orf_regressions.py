@@ -10,7 +10,7 @@ import rftheory
 from rftheory.cli.commands import main
 from rftheory.core.errors import ParameterError, RangeError
 from rftheory.core.montecarlo import z_threshold
-from rftheory.numerics.series import orth_pair_printed
+from rftheory.numerics.series.definitions import orth_pair_printed
 from rftheory.papers.orf import pair_expectation
 from rftheory.verify.engine import ALPHA, custom_checks
 
@@ -213,7 +213,7 @@ def test_sorf_walsh_hadamard_path_is_the_matrix_path(d, m):
     (sample("hd") and the trigonometric features) and gives the same estimates to rounding."""
     import numpy as np
 
-    from rftheory.numerics.pair_montecarlo import rff_estimates
+    from rftheory.numerics.rff.montecarlo import rff_estimates
     from rftheory.papers.orf.sorf import _hd_pair
 
     a = rff_estimates("hd", d, m, 0.8, np.random.default_rng(5), 64)
@@ -256,7 +256,7 @@ def test_orth_gap_series_leave_unserved_d_to_the_caller():
     they are now left NaN (not served), for the caller's fallback."""
     import numpy as np
 
-    from rftheory.numerics.orth_gap import log_orth_gap_series, orth_gap_neg_series
+    from rftheory.numerics.orth_gap.float64 import log_orth_gap_series, orth_gap_neg_series
 
     for d in (float("nan"), -2.0, 1e300):
         assert all(np.isnan(a) for a in log_orth_gap_series(d, 1.0) + orth_gap_neg_series(d, 1.0))

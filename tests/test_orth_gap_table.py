@@ -1,4 +1,4 @@
-"""The b_k/k! table of the orthogonality gap's series (rftheory.numerics.orth_gap._chunk_table), which
+"""The b_k/k! table of the orthogonality gap's series (rftheory.numerics.orth_gap.float64._chunk_table), which
 serves simrf.prf_mse / simrf.prf_gap (orthogonal) for integer d <= 4096 and v² <= 32.
 
 Every returned error bound must hold against mpmath at seeded random points (a bound that fails at one
@@ -11,8 +11,8 @@ from fractions import Fraction
 import mpmath as mp
 import numpy as np
 
-from rftheory.numerics import orth_gap
-from rftheory.numerics.orth_gap import SHARED_D_MAX, TABLE_V2, _BRows, _chunk, _chunk_table, log_orth_gap_series
+from rftheory.numerics.orth_gap import float64 as orth_gap
+from rftheory.numerics.orth_gap.float64 import SHARED_D_MAX, TABLE_V2, _BRows, _chunk, _chunk_table, log_orth_gap_series
 
 
 def _points(n, seed):
@@ -59,7 +59,7 @@ def test_mean_index_at_most_v2_plus_2():
 
 
 def test_table_agrees_with_recurrence():
-    """The table and the b_k recurrence (rftheory.numerics.orth_gap._chunk) agree within their two bounds."""
+    """The table and the b_k recurrence (rftheory.numerics.orth_gap.float64._chunk) agree within their two bounds."""
     d, v2 = _points(4000, 32)
     rows = _BRows(d)
     g1, e1 = _chunk_table(rows.index, v2)

@@ -8,7 +8,7 @@ The pattern of tests/test_rff_float64.py: a bound that fails at one point fails 
 import mpmath as mp
 import numpy as np
 
-from rftheory.numerics.orth_gap import log_pp_bracket_series
+from rftheory.numerics.orth_gap.float64 import log_pp_bracket_series
 from rftheory.numerics.special import coupled_pairs, log_orth_gap_pos_err
 from rftheory.papers.simrf.conformity import conformity_simplex
 from rftheory.papers.simrf.prf import _simplex_gap_f64

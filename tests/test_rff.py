@@ -1,4 +1,4 @@
-"""RFF pair terms and MSE for every coupling (rftheory.numerics.rff_pairs, rftheory.papers.simrf.rff).
+"""RFF pair terms and MSE for every coupling (rftheory.numerics.rff.pairs, rftheory.papers.simrf.rff).
 
 Expected values are hand-derived (closed forms for small d) or come from an
 independent library (scipy quadrature); statistical tests use the ``seed``
@@ -13,7 +13,7 @@ from scipy import integrate, special
 
 import rftheory
 from rftheory.core.errors import ParameterError, RangeError
-from rftheory.numerics import rff_pairs
+from rftheory.numerics.rff import pairs as rff_pairs
 from rftheory.papers.simrf import rff_asymptotic
 from rftheory.present.tables import make_table
 

@@ -1,4 +1,4 @@
-"""The float64 kernels of rftheory.numerics.rff_float64 against mpmath: every returned error
+"""The float64 kernels of rftheory.numerics.rff.float64 against mpmath: every returned error
 bound must hold, at seeded random points spread over orders of magnitude.
 
 Reference values are mpmath's own ``hyp1f1`` at 40 digits (an independent implementation,
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import rftheory
-from rftheory.numerics import rff_float64 as rf
+from rftheory.numerics.rff import float64 as rf
 from rftheory.papers.hrf import lemma22 as hrf_l22
 
 
@@ -82,7 +82,7 @@ def test_rff_bracket_bound_holds(coupling):
     (even ``d``, ``z = 40``: every τ route fails there)."""
     from fractions import Fraction
 
-    from rftheory.numerics.rff_pairs import rff_mse
+    from rftheory.numerics.rff.pairs import rff_mse
     from rftheory.numerics.special import coupled_pairs
 
     rng = np.random.default_rng(14)
@@ -129,8 +129,8 @@ def test_b_k_log_space_and_recurrence_agree_with_exact_rationals():
     exact rationals: float64 accuracy, k up to 60, d from 1 to 1e6."""
     from fractions import Fraction
 
-    from rftheory.numerics.gap_coefficients import log_b
-    from rftheory.numerics.orth_gap import _BRows
+    from rftheory.numerics.orth_gap.coefficients import log_b
+    from rftheory.numerics.orth_gap.float64 import _BRows
 
     ds = np.array([1.0, 2.0, 3.0, 7.0, 64.0, 1000.0, 1e6])
     K = 60

@@ -1,4 +1,4 @@
-"""The float64 series driver (rftheory.numerics.series_driver): its tail bound holds (exact rationals), its
+"""The float64 series driver (rftheory.numerics.series.driver): its tail bound holds (exact rationals), its
 stopping rule is met where it stops, points that do not stop within kmax are left NaN, and points leaving the
 working set keep their own sums."""
 
@@ -7,7 +7,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from rftheory.numerics.series_driver import exp_series_tail, sum_to_tail
+from rftheory.numerics.series.driver import exp_series_tail, sum_to_tail
 
 
 def test_tail_bound_holds_exactly():

@@ -142,7 +142,7 @@ def test_orthogonal_pair_route_has_a_cost_budget():
     """The printed series at (d, z) = (19, 17.6) took 67 s per evaluation (246 s a domain point): it is
     n/a there now, and the route check reports so instead of hanging."""
     from rftheory.core.errors import LayerUnavailableError
-    from rftheory.numerics.rff_routes import pair_term_route
+    from rftheory.numerics.rff.routes import pair_term_route
 
     with pytest.raises(LayerUnavailableError, match="cost"):
         pair_term_route("orthogonal", 19, Fraction(17.63546475552502))

@@ -6,7 +6,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from rftheory.numerics.summation import compensated_total
+from rftheory.numerics.series.summation import compensated_total
 from rftheory.predict import data as D
 from rftheory.predict.median import median_distance
 from rftheory.predict.pairs import blocks, geometry

@@ -32,7 +32,7 @@ import mpmath as mp
 import numpy as np
 
 from ..core.errors import ParameterError
-from ..numerics.mp_series import mp_series
+from ..numerics.series.mp_series import mp_series
 from ..sampling.samplers import sample
 
 __all__ = ["chi_mgf", "inner_g", "coupled_mgf_quad", "coupled_mgf_mc"]

@@ -13,7 +13,7 @@ pair term of random Fourier features)
 primary evaluator is the double series of Eq. 24 (:func:`angle_series`), the
 independent route the φ-quadrature (:func:`angle_quad`).  Shared by the
 SimRF paper's PRF conformities and the RFF pair terms
-(:mod:`rftheory.numerics.rff_pairs`).
+(:mod:`rftheory.numerics.rff.pairs`).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import mpmath as mp
 
 from ..core.errors import LayerUnavailableError, RangeError
 from .cancellation import guard_digits
-from .mp_series import MP_SERIES_KMAX, mp_series
+from .series.mp_series import MP_SERIES_KMAX, mp_series
 
 __all__ = [
     "extra_digits",
@@ -249,7 +249,7 @@ def angle_series(d, cos_theta, x, even_only=False):
     ``2 (2|cx|)^{P+1}/(P+1)! · ₁F₁(d; d/2; |x|)`` (``P + 2 > 4|cx|``), and the
     terms with ``k ≥ K`` (each at most ``u_k = y^k/k!``, ``y = 2(1+|c|)|x|``) to
     at most ``2u_K`` (``K + 1 ≥ 2y``: the ratios ``y/(k+1)`` are at most ½;
-    :func:`~rftheory.numerics.mp_series.mp_series`); both are kept below ``2^{-w}`` times a lower
+    :func:`~rftheory.numerics.series.mp_series.mp_series`); both are kept below ``2^{-w}`` times a lower
     bound of the sum (``w`` the working precision in bits): for ``x ≥ 0``,
     Jensen's ``ρ_θ ≥ ₀F₁(; d/2; d(1 + cR_1)x)``, else the roundoff scale.
     For large ``d`` and the simplex angle ``c = −1/(d−1)`` only a few ``p`` are

@@ -14,8 +14,8 @@ import numpy as np
 from ..core.errors import RangeError
 from ..core.lazy import lazy
 from .floats import chunked
-from .gap_coefficients import log_b
-from .orth_gap import log_orth_gap_series
+from .orth_gap.coefficients import log_b
+from .orth_gap.float64 import log_orth_gap_series
 
 #: unit roundoff of float64
 _U = 2.0**-53
@@ -309,7 +309,7 @@ def log_orth_gap_pos(d, x):
 def log_orth_gap_pos_err(d, x):
     """:func:`log_orth_gap_pos` and a bound on its absolute error.
 
-    The linear-space series of :func:`rftheory.numerics.orth_gap.log_orth_gap_series`
+    The linear-space series of :func:`rftheory.numerics.orth_gap.float64.log_orth_gap_series`
     with its running error bound where ``v² = 2x`` is in ``FAST_V2`` (a normal
     float ``e^{−v²}``, terms not underflowing); elsewhere (tiny or huge ``v²``,
     rare) the log-space series, whose error is at most :func:`log_series_error`.

@@ -39,8 +39,8 @@ with ``δ = sup |ℓ − p|`` over the pairs.
 
 *Node values.*  For orthogonal ``rff`` (:data:`FLOAT64`) they come from the registered float64 layer of
 ``simrf.rff_mse`` (:func:`rff_terms`: the bracket of
-:func:`rftheory.numerics.rff_float64.rff_bracket_f64` and the gap of
-:func:`~rftheory.numerics.rff_float64.gap_f64`, vectorised over all nodes at
+:func:`rftheory.numerics.rff.float64.rff_bracket_f64` and the gap of
+:func:`~rftheory.numerics.rff.float64.gap_f64`, vectorised over all nodes at
 once, each value with its rigorous absolute error bound), so every node value
 ``ℓ̃_k`` carries a bound ``δ_k`` of ``|ℓ̃_k − ℓ(s_k)|``
 (:meth:`References.ell`: ``δ ≤ r_Q/(1−2r_Q) + r_A/(1−2r_A) + 4u + 2u|ℓ|``
@@ -131,7 +131,7 @@ from numpy.polynomial import chebyshev as C
 
 from ..catalog import get
 from ..core.errors import RFTheoryError
-from ..numerics.rff_float64 import EPS, gap_f64, rff_bracket_f64
+from ..numerics.rff.float64 import EPS, gap_f64, rff_bracket_f64
 from .median import Span
 from .pairs import geometry
 
@@ -332,11 +332,11 @@ def rff_terms(coupling: str, d: int, z: np.ndarray) -> References:
 
     The float64 layer of ``simrf.rff_mse`` is the bracket ``m·MSE = a − (P/m)g``,
     ``a = (1 − e^{−z²})²/2``, ``g = e^{−z²} − τ_c`` (Reid et al. 2023, "Simplex Random
-    Features", ICML, Thm 4.5; :func:`rftheory.numerics.rff_float64.rff_bracket_f64`, whose
+    Features", ICML, Thm 4.5; :func:`rftheory.numerics.rff.float64.rff_bracket_f64`, whose
     bound ``(P/m)·δg + 4ε(a + (P/m)|g|)`` is used here as is).  With ``m = 1`` (``P = 0``)
     ``A = a`` (bound ``4εa``); with one full block (``m = d``, ``P/m = d − 1``)
     ``d·MSE_d = a − (d − 1)g``, so ``B = (d·MSE_d − A)/(d − 1) = −g`` with ``g``'s own
-    rigorous bound (:func:`~rftheory.numerics.rff_float64.gap_f64`, vectorised) and
+    rigorous bound (:func:`~rftheory.numerics.rff.float64.gap_f64`, vectorised) and
     ``Q = d·MSE_d/(d − 1) = a/(d − 1) − g`` (the bracket's bound over ``d − 1``, plus ``u|Q|``
     for the division).  Where the gap has no finite bound (e.g. underflow at large ``z``)
     the bounds are infinite and the callers refuse those points.

@@ -24,9 +24,9 @@ from ...features import softmax as sf
 from ...numerics.backends import MP, SYM
 from ...numerics.cancellation import guard_digits
 from ...numerics.geometry import pair_from_angle
-from ...numerics.orth_gap import log_pp_bracket_series
-from ...numerics.rff_float64 import rff_bracket_f64
-from ...numerics.rff_pairs import checked, chi2d_pair_mean, orth_pair_chi2d
+from ...numerics.orth_gap.float64 import log_pp_bracket_series
+from ...numerics.rff.float64 import rff_bracket_f64
+from ...numerics.rff.pairs import checked, chi2d_pair_mean, orth_pair_chi2d
 from ...numerics.special import coupled_pairs, log_orth_gap_pos
 from ...sampling.samplers import sample
 from .logspace import exp64, f64_geom, f64_pair_logs, lexpm1, log_signed_sum, signed_sum
@@ -163,7 +163,7 @@ def lemma22_mse(estimator, bk, a, b, ang, m, d=None, coupling="iid"):
 
     ``SM_trig`` is ``e^{(a²+b²)/2}`` times the RFF estimator of the Gaussian kernel ``e^{−z²/2}`` on
     both inputs, so its MSE is ``e^{a²+b²}`` times the RFF MSE at ``z = ‖x−y‖``
-    (:func:`rftheory.numerics.rff_pairs.rff_mse`); the pair term of the ``cosh`` features of ``SM_++``
+    (:func:`rftheory.numerics.rff.pairs.rff_mse`); the pair term of the ``cosh`` features of ``SM_++``
     is that of ``(w_i, w_j)`` (``(w_i, −w_j)`` has the same law).  Both are one bracket in
     ``t = −z²`` (trig) or ``t = v²`` (``++``), with the pair gap :func:`pair_gap` at ``t/2``:
 
@@ -322,8 +322,8 @@ ORTH_ROUTE_T_TRIG, ORTH_ROUTE_TMIN = 20, mp.mpf("0.001")
 def lemma22_route(which):
     """Route: ``MSE = (m·MSE_iid + pref² (P/m)(E f_i f_j − (E f)²))/m`` from the definition
     (:func:`var_terms`; the orthogonal pair term by the χ₂d quadrature:
-    :func:`rftheory.numerics.rff_pairs.orth_pair_chi2d` for trig,
-    :func:`rftheory.numerics.rff_pairs.chi2d_pair_mean` with sign +1 for ``++``).
+    :func:`rftheory.numerics.rff.pairs.orth_pair_chi2d` for trig,
+    :func:`rftheory.numerics.rff.pairs.chi2d_pair_mean` with sign +1 for ``++``).
 
     Parameters
     ----------
@@ -374,7 +374,7 @@ def log_trig_bracket(d, P, m, lz2, tol=TRIG_BRACKET_TOL, refuse=True):
     """``log(m·MSE_RFF) = log(expm1(−z²)²/2 − (P/m)(e^{−z²} − τ_orth))`` from ``log z²``, float64.
 
     The gap ``e^{−z²} − τ_orth`` and its error bound come from the RFF float64
-    path (:func:`rftheory.numerics.rff_pairs.gap_f64`); the bracket's bound adds
+    path (:func:`rftheory.numerics.rff.pairs.gap_f64`); the bracket's bound adds
     the roundings of the difference (amplified by its cancellation, up to
     ``(d+2)/3``: the path refuses large ``d`` at small ``z``) and the error of
     ``z² = exp(log z²)`` and its square root's square, ``(6 + |log z²|)`` ulps, times the bracket's condition
@@ -492,7 +492,7 @@ PP_SERIES_TOL = 1e-11
 def _pos_orthogonal(s2, lp, lv2, d, P, m):
     """Orthogonal ``++`` MSE: ``e^{−a²−b²}/m`` times the bracket
     ``(e^{v²} − 1)²/2 − (P/m)(e^{v²} − ₁F₁(d; d/2; v²/2))`` summed term by term with
-    positive terms (:func:`rftheory.numerics.orth_gap.log_pp_bracket_series`, no
+    positive terms (:func:`rftheory.numerics.orth_gap.float64.log_pp_bracket_series`, no
     cancellation); where that series does not serve (``2v²`` outside its range, or its
     bound above :data:`PP_SERIES_TOL`) the difference of the two logs, refused where it
     cancels beyond ``CANCEL_MAX``."""

@@ -22,7 +22,7 @@ from ...core.registry import Result, register
 from ...numerics.backends import SYM
 from ...numerics.cancellation import guard_digits
 from ...numerics.floats import two_prod
-from ...numerics.mp_series import mp_ratio_series
+from ...numerics.series.mp_series import mp_ratio_series
 from .logspace import exp64
 from .params import CHUNK, MGF_MAX, PAPER
 from .quadrature import gauss_mean
@@ -95,7 +95,7 @@ def mgf_quad(p):
 def mgf_moments(p):
     """Route: ``Σ_j E g^{2j} w^j/(2j)!`` (``E g^{2j} = (2j−1)!!``, ``w = u²``), summed until the
     geometric bound on the remainder is below ``eps·|sum|``
-    (:func:`~rftheory.numerics.mp_series.mp_ratio_series`); served for ``|w| ≤ 100`` (the terms reach
+    (:func:`~rftheory.numerics.series.mp_series.mp_ratio_series`); served for ``|w| ≤ 100`` (the terms reach
     ``e^{|w|/2}``: guard digits ``|w|/ln 10``)."""
     u = _u_coords(p)
     w = u * u

@@ -1,8 +1,8 @@
 """The ORF pair term ``E a_i a_j`` (Lemma 2 and its proof, App. A.3 of Yu et al. 2016):
 ``orf.pair_expectation``, the printed double-factorial series ``= ₁F₁(d; d/2; −z²/2)``.
 
-The pair term itself, in every layer, is :mod:`rftheory.numerics.rff_pairs` (``orth_pair``; the
-guarded printed series is :func:`rftheory.numerics.series.orth_pair_printed`).  Here, in order: the
+The pair term itself, in every layer, is :mod:`rftheory.numerics.rff.pairs` (``orth_pair``; the
+guarded printed series is :func:`rftheory.numerics.series.definitions.orth_pair_printed`).  Here, in order: the
 printed series' inner sum exactly and the whole naively in float64 (for teaching), Lemma 2's explicit
 remainder (as printed and re-derived: the App. A.3 erratum) and its bound, the float64 evaluator,
 the checks and the registration.
@@ -21,8 +21,8 @@ from ...core.measure import agreement, bound, relative
 from ...core.params import mpf, sym
 from ...core.registry import Result, register
 from ...numerics.backends import MP
-from ...numerics.rff_pairs import orth_pair, orth_pair_chi2d, orth_pair_f64, orth_pair_sym, pair_mc, pair_term_z2
-from ...numerics.series import orth_pair_printed
+from ...numerics.rff.pairs import orth_pair, orth_pair_chi2d, orth_pair_f64, orth_pair_sym, pair_mc, pair_term_z2
+from ...numerics.series.definitions import orth_pair_printed
 from .params import D2, PAPER, Z
 
 

@@ -232,7 +232,7 @@ def sphere_cf_series(d, t2):
     the peak term's bits): each truncation costs one unit, at most ``peak``
     units after propagation.  Once ``(2k+2)(2k+d) > t²`` the ratios' moduli
     ``r < 1`` fall, so ``|T_k| r/(1 − r)`` bounds the remainder
-    (:func:`~rftheory.numerics.mp_series.mp_series`).  Guard
+    (:func:`~rftheory.numerics.series.mp_series.mp_series`).  Guard
     digits for the cancellation (terms up to the peak, a small sum) as
     :func:`~rftheory.numerics.cancellation.cancellation_guarded` finds them.
     Independent of mpmath's ``hyp0f1``.
@@ -264,7 +264,7 @@ def sphere_cf_series(d, t2):
     peak_bits = int(lp / math.log(2)) + 1
     out_bits = mp.mp.prec + 7  # the caller's precision, plus 2 digits
 
-    from ...numerics.mp_series import mp_series
+    from ...numerics.series.mp_series import mp_series
 
     def f():
         bits = mp.mp.prec + peak_bits + 64

@@ -16,8 +16,8 @@ from ...core.params import sym
 from ...core.registry import Result, register
 from ...numerics.backends import MP, SYM
 from ...numerics.cancellation import refuse_underflow
-from ...numerics.rff_pairs import rff_estimates
-from ...numerics.series import gauss_var_cos_series
+from ...numerics.rff.pairs import rff_estimates
+from ...numerics.series.definitions import gauss_var_cos_series
 from .params import PAPER, M, Z, zf
 
 

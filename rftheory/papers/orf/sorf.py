@@ -18,7 +18,7 @@ from ...core.measure import fact, zscore
 from ...core.params import Param
 from ...core.registry import Result, register
 from ...numerics.geometry import pair_from_difference
-from ...numerics.rff_pairs import rff_mse
+from ...numerics.rff.pairs import rff_mse
 from ...sampling.samplers import fwht
 from .params import PAPER, Z
 
@@ -28,7 +28,7 @@ SORF_D_MAX = 1024
 
 
 def _hd_pair(d, m, z, rng, n):
-    """:func:`~rftheory.numerics.pair_montecarlo.rff_estimates` for the ``hd`` coupling, fast.
+    """:func:`~rftheory.numerics.rff.montecarlo.rff_estimates` for the ``hd`` coupling, fast.
 
     The same random numbers in the same order (the pair, then the signs
     ``sample("hd", d, m, rng=rng, size=n)`` draws), but ``W(x − y)`` is

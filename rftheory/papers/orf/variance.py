@@ -2,7 +2,7 @@
 ``orf.variance``.
 
 The exact variance is the orthogonal RFF MSE, one definition in every layer
-(:func:`rftheory.numerics.rff_pairs.rff_mse`, shared with ``simrf.rff_mse`` at
+(:func:`rftheory.numerics.rff.pairs.rff_mse`, shared with ``simrf.rff_mse`` at
 ``coupling=orthogonal``): ``orf.variance`` is its view with the ORF paper's citation.  Here, in
 order: the bounds of Thm 1 / Cor. 1 (with Lemma 2's explicit remainder), their checks and the
 registration.
@@ -18,8 +18,8 @@ from ...ball.layer import Ball
 from ...core.measure import bound
 from ...core.params import mpf, sym
 from ...core.registry import Result, register
-from ...numerics.rff_pairs import rff_mse, rff_mse_bracket, rff_mse_f64, rff_mse_mc, rff_mse_sym
-from ...numerics.series import orth_pair_printed
+from ...numerics.rff.pairs import rff_mse, rff_mse_bracket, rff_mse_f64, rff_mse_mc, rff_mse_sym
+from ...numerics.series.definitions import orth_pair_printed
 from .pair_expectation import lemma2_f
 from .params import D2, PAPER, M, Z, zf
 
@@ -93,7 +93,7 @@ register(
         mc_grid={"quick": [dict(d=8, m=8, z="1")],
                  "full": [dict(d=d, m=m, z=z) for d in (2, 8) for m in (d, 2 * d + 1) for z in ("0.5", "1", "2")]},
         notes=("Thm 1 / Cor. 1 bounds with the explicit f of App. A.3 hold on the checked grid (see `checks`).",
-               "The exact variance is the orthogonal RFF MSE: one definition (rftheory.numerics.rff_pairs) in "
+               "The exact variance is the orthogonal RFF MSE: one definition (rftheory.numerics.rff.pairs) in "
                "every layer, shared with simrf.rff_mse at coupling=orthogonal.",),
     )
 )

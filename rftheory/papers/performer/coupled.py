@@ -58,7 +58,7 @@ import numpy as np
 
 from ...core.errors import ParameterError, RangeError
 from ...numerics.backends import MP
-from ...numerics.mp_series import mp_series
+from ...numerics.series.mp_series import mp_series
 
 __all__ = ["COUPLINGS", "cosine", "harmonic_dim", "gegenbauer", "alpha_tilde", "kappa_series", "chi_mgf",
            "inner_g", "rho_series", "rho_funk_hecke", "fh_nodes", "kappa_f64", "exact_cosine", "beta_bk",
@@ -420,7 +420,7 @@ def inner_g(d: int, c, t, p) -> mp.mpf:
     below a Poisson law), so ``M(a+1) ≤ (1 + z/b) M(a)``; hence ``|t_{n+2}/t_n| ≤ ρ_n =
     2c²t²(d/2 + n/2)(1 + z/b)/((n+1)(n+2))``, non-increasing, and the remainder after term ``n`` is at
     most ``ρ_{n−1}(|t_{n−1}| + |t_n|)/(1 − ρ_{n−1}) ≤ 2ρ_{n−1}(|t_{n−1}| + |t_n|)`` (``ρ_{n−1} ≤ ½``),
-    summed until that is below ``10^{−dps−5}|g|`` (:func:`~rftheory.numerics.mp_series.mp_series`).
+    summed until that is below ``10^{−dps−5}|g|`` (:func:`~rftheory.numerics.series.mp_series.mp_series`).
 
     Parameters
     ----------

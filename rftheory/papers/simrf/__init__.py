@@ -14,7 +14,7 @@ registrations:
     ``simrf.plus``, ``simrf.plus_optimality_search`` (SimRF+: Sec. 3.2, Fig. 4);
 :mod:`.rff`
     ``simrf.rff_mse``, ``simrf.rff_gap``, ``simrf.rff_simplex`` (random Fourier features: Thm 4.5, on
-    :mod:`rftheory.numerics.rff_pairs`);
+    :mod:`rftheory.numerics.rff.pairs`);
 :mod:`.rff_asymptotic`
     ``simrf.rff_ratio_asymptotic`` (Cor. 4.6 with the next order);
 :mod:`.couplings`

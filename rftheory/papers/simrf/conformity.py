@@ -26,9 +26,9 @@ from ...core.registry import Result, register
 from ...numerics.angle_family import QUAD_D_MAX, angle_quad
 from ...numerics.backends import MP, SYM
 from ...numerics.geometry import pair_from_norms
-from ...numerics.pair_montecarlo import pair_term_mc
-from ...numerics.rff_float64 import certify_where
-from ...numerics.rff_pairs import chi2d_pair_mean
+from ...numerics.rff.float64 import certify_where
+from ...numerics.rff.montecarlo import pair_term_mc
+from ...numerics.rff.pairs import chi2d_pair_mean
 from ...numerics.special import exp_checked, log_angle_conformity, log_hyp1f1_d_half_pos_err
 from ...sampling.samplers import chi_norms, haar
 from .params import CONFORMITY_MC_N, D2, FULL_D, FULL_V, MC_V, PAPER, QUICK_D, QUICK_V, V
@@ -172,7 +172,7 @@ def conformity_orthogonal(d, v):
 
 
 def _conf_orth_series(p):
-    from ...numerics.mp_series import mp_ratio_series
+    from ...numerics.series.mp_series import mp_ratio_series
 
     d, x = p["d"], mpf(p["v"]) ** 2 / 2
     # Γ(d/2)/Γ(d) Σ_k x^k/k! Γ(k+d)/Γ(k+d/2), by the term ratio x(k+d)/((k+1)(k+d/2)): positive and

@@ -8,7 +8,7 @@ rotate the block by a Haar ``R`` (``w_i = r_i R u_i``), so every ``w_i`` is
 marginally ``N(0, I_d)``.  Each pair term involves two rows only, and after
 the Haar rotation a pair depends on its directions only through
 ``c_ij = u_iᵀu_j``: it is the one-angle pair term ``f(c_ij)`` of Lemma 4.2
-(:mod:`rftheory.numerics.pair_chebyshev`).  So the RF-conformity (PRF,
+(:mod:`rftheory.numerics.rff.chebyshev`).  So the RF-conformity (PRF,
 ``x = v²/2``) and the RFF pair term (``x = −z²/2``, even part) of a block are
 
 .. math:: \\bar f(U) = \\frac{2}{d(d-1)}\\sum_{i<j} f(u_i^\\top u_j),
@@ -37,8 +37,8 @@ from ...core.params import Param, mpf
 from ...core.registry import Result, register
 from ...numerics.angle_family import angle_quad
 from ...numerics.backends import MP
-from ...numerics.pair_chebyshev import ESTIMATORS, check_dimension, pair_term, pair_x
-from ...numerics.rff_pairs import orth_pair, simplex_pair
+from ...numerics.rff.chebyshev import ESTIMATORS, check_dimension, pair_term, pair_x
+from ...numerics.rff.pairs import orth_pair, simplex_pair
 from ...sampling.samplers import chi_norms, haar, simplex_matrix
 from .conformity import conformity_orthogonal, conformity_simplex
 from .params import D_SEARCH, DOMAIN_NOTE, PAPER, V_SEARCH
@@ -423,7 +423,7 @@ def block_squared_errors(block, z, rng, n):
 def block_objective(U, f):
     """Float64 mean pair term of the directions ``U`` (rows normalised here) and
     its gradient with respect to ``U``, for a one-angle pair term ``f``
-    (:class:`~rftheory.numerics.pair_chebyshev.PairTerm`).
+    (:class:`~rftheory.numerics.rff.chebyshev.PairTerm`).
 
     .. math:: \\bar f(U) = \\frac{2}{n(n-1)}\\sum_{i<j} f(\\hat u_i^\\top\\hat u_j),\\quad
        \\frac{\\partial\\bar f}{\\partial u_i} = \\frac{2}{n(n-1)\\|u_i\\|}(I-\\hat u_i\\hat u_i^\\top)

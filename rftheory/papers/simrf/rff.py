@@ -3,7 +3,7 @@ leaves out): ``simrf.rff_mse`` (every coupling, blocks), ``simrf.rff_gap`` (the 
 and ``simrf.rff_simplex`` (the simplex pair term, beyond the paper).
 
 The pair terms ``τ_c`` and the MSE of every coupling are one family in every layer,
-:mod:`rftheory.numerics.rff_pairs` (shared with ``orf.variance``); here, per result and in order:
+:mod:`rftheory.numerics.rff.pairs` (shared with ``orf.variance``); here, per result and in order:
 the evaluators built on it, the independent routes, the float64 evaluator with its error bound,
 the Monte Carlo, the checks and the registration.
 """
@@ -21,10 +21,10 @@ from ...core.lazy import lazy
 from ...core.measure import bound, relative
 from ...core.params import Param, mpf, sym
 from ...core.registry import Result, register
-from ...numerics import rff_pairs
 from ...numerics.cancellation import cancellation_guarded
-from ...numerics.rff_float64 import certify_where
-from ...numerics.rff_pairs import (
+from ...numerics.rff import pairs as rff_pairs
+from ...numerics.rff.float64 import certify_where
+from ...numerics.rff.pairs import (
     EPS,
     RFF_COUPLINGS,
     checked,
@@ -60,12 +60,12 @@ SIMPLEX_SERVED = ("Domain narrowed for coupling=simplex: the mpmath layer serves
 
 
 def rff_mse_f64(p):
-    """The float64 layer of ``simrf.rff_mse`` (:func:`rftheory.numerics.rff_pairs.rff_mse_f64`)."""
+    """The float64 layer of ``simrf.rff_mse`` (:func:`rftheory.numerics.rff.pairs.rff_mse_f64`)."""
     return rff_pairs.rff_mse_f64(p["coupling"], p["d"], p["m"], p["z"])
 
 
 def rff_mse_mc(p, rng, n):
-    """Monte Carlo replicates of the real estimator of ``simrf.rff_mse`` (:func:`rftheory.numerics.rff_pairs.rff_mse_mc`)."""
+    """Monte Carlo replicates of the real estimator of ``simrf.rff_mse`` (:func:`rftheory.numerics.rff.pairs.rff_mse_mc`)."""
     return rff_pairs.rff_mse_mc(p["coupling"], p["d"], p["m"], p["z"], rng, n)
 
 
@@ -102,7 +102,7 @@ register(
 
 
 def gap_mp(p):
-    """The mpmath layer of ``simrf.rff_gap`` (:func:`rftheory.numerics.rff_pairs.orth_gap`)."""
+    """The mpmath layer of ``simrf.rff_gap`` (:func:`rftheory.numerics.rff.pairs.orth_gap`)."""
     d, m = p["d"], p["m"]
     return mp.mpf(coupled_pairs(m, d)) / m**2 * rff_pairs.orth_gap(d, p["z"])
 

@@ -24,7 +24,7 @@ from ...core.params import mpf
 from ...core.registry import Result, register
 from ...numerics.angle_family import extra_digits
 from ...numerics.cancellation import guard_digits
-from ...numerics.pair_chebyshev import check_dimension
+from ...numerics.rff.chebyshev import check_dimension
 from . import optimal_angle
 from .couplings import pair_function
 from .params import D_SEARCH, DOMAIN_NOTE, PAPER, Z_SEARCH
@@ -126,7 +126,7 @@ def orthogonal_threshold(d):
 def rff_angle_by_threshold(d, z):
     """``c*`` of the RFF one-angle term, route 1: ``c* = 0`` decided by ``z ≤ z₀(d)``
     (:func:`orthogonal_threshold`, an mpmath root), otherwise the root of
-    ``f'(c) = Σ_p p b_p c^{p−1}`` with the ``b_p`` of :func:`~rftheory.numerics.pair_chebyshev.power_coefficients`
+    ``f'(c) = Σ_p p b_p c^{p−1}`` with the ``b_p`` of :func:`~rftheory.numerics.rff.chebyshev.power_coefficients`
     (``b_p = R_p x^p (d)_p/((d/2)_p p!) ₁F₁(d+p; d/2+p; x)``, ``x = −z²/2``), started from the best
     cosine ``c > 0`` of a 20001-point scan of the float64 term (which picks the branch only).
 
@@ -145,7 +145,7 @@ def rff_angle_by_threshold(d, z):
     mpmath.mpf
         ``c*`` at the working precision.
     """
-    from ...numerics.pair_chebyshev import power_coefficients
+    from ...numerics.rff.chebyshev import power_coefficients
 
     zz = mpf(Fraction(z))
     if zz <= orthogonal_threshold(d):
@@ -170,7 +170,7 @@ def eq24_even_coefficients(d, x):
     ``(2|x|)^{p+j}/(p! j!)``, whose ratios ``2|x|/(j+1)`` fall: the ``j``-sum stops where the bound
     ``2(2|x|)^{p+j+1}/(p! (j+1)!)`` on its remainder (``j + 1 ≥ 4|x|``: ratios at most ½) is below
     ``ε = 2^{−prec}\\min(1, x²)``, and ``p`` where the geometric bound on ``Σ_{q>p}(2|x|)^q e^{2|x|}/q!``
-    (``≥ |b_{p+1}| + |b_{p+2}| + …``) is below ``ε`` (:func:`~rftheory.numerics.mp_series.mp_series`,
+    (``≥ |b_{p+1}| + |b_{p+2}| + …``) is below ``ε`` (:func:`~rftheory.numerics.series.mp_series.mp_series`,
     absolute tolerance ``ε``).  The factor ``x²`` keeps the truncation relative to ``b_2 ≈ x²·2d/(d+2)``: at small ``z``
     an absolute ``2^{−prec}`` would drop ``b_2`` itself (z = 1e-17: every ``b_p``, ``p ≥ 2``, is below it)
     and leave :func:`rff_angle_by_bounds` nothing to decide on.
@@ -188,7 +188,7 @@ def eq24_even_coefficients(d, x):
     list of mpmath.mpf
         ``b_0, b_1 = 0, b_2, …`` (odd ones zero).
     """
-    from ...numerics.mp_series import mp_series
+    from ...numerics.series.mp_series import mp_series
 
     d = check_dimension(d)
     h = mp.mpf(d) / 2

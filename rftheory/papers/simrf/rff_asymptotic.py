@@ -18,7 +18,7 @@ from ...core.measure import failure, relative
 from ...core.params import ARG_MAX, Param, mpf, sym
 from ...core.registry import Result, register
 from ...numerics.backends import MP, SYM
-from ...numerics.rff_pairs import EPS, checked, rff_mse
+from ...numerics.rff.pairs import EPS, checked, rff_mse
 from ...numerics.special import coupled_pairs
 from .params import D2, FULL_Z, PAPER, M, noted
 

@@ -3,7 +3,7 @@
 (equiangular at ``c*``, :mod:`.rff_angle`) and searched blocks.
 
 Here, in order: the block search (cached; the optimiser is :mod:`.search`), the block of each
-coupling and its exact MSE (the formula: :func:`~rftheory.numerics.rff_pairs.rff_mse` at ``m = d``
+coupling and its exact MSE (the formula: :func:`~rftheory.numerics.rff.pairs.rff_mse` at ``m = d``
 with the block's mean pair term), the checks, the Monte Carlo of the real estimator and the
 registration.
 """
@@ -21,7 +21,7 @@ from ...core.errors import LayerUnavailableError
 from ...core.measure import bound, fact, failure
 from ...core.params import Param, mpf
 from ...core.registry import Result, register
-from ...numerics.rff_pairs import rff_mse
+from ...numerics.rff.pairs import rff_mse
 from ...sampling.samplers import simplex_matrix
 from .couplings import Block, block_squared_errors, block_value, pair_function, quad_route
 from .params import D_SEARCH, DOMAIN_NOTE, PAPER, Z_SEARCH, noted
@@ -83,8 +83,8 @@ def rff_block_mse(coupling, d, z, pair=None):
 
     .. math:: \\mathrm{MSE} = \\frac1d\\Big[\\frac{(1-e^{-z^2})^2}{2} + (d-1)(\\bar\\tau - e^{-z^2})\\Big]
 
-    The formula is :func:`~rftheory.numerics.rff_pairs.rff_mse` at ``m = d`` (its one definition, with its
-    precision guard :func:`~rftheory.numerics.rff_pairs.rff_guard`), with the block's mean pair term as ``τ̄``.
+    The formula is :func:`~rftheory.numerics.rff.pairs.rff_mse` at ``m = d`` (its one definition, with its
+    precision guard :func:`~rftheory.numerics.rff.pairs.rff_guard`), with the block's mean pair term as ``τ̄``.
 
     Parameters
     ----------

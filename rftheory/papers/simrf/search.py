@@ -177,7 +177,7 @@ def search_block(f, d, rng, n_random, starts=()):
     Parameters
     ----------
     f : PairTerm
-        The one-angle pair term (:func:`~rftheory.numerics.pair_chebyshev.pair_term`).
+        The one-angle pair term (:func:`~rftheory.numerics.rff.chebyshev.pair_term`).
     d : int
         Dimension and number of directions.
     rng : numpy.random.Generator

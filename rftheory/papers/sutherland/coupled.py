@@ -2,7 +2,7 @@
 
 ``D`` frequencies in coupled blocks of ``d`` (iid, orthogonal, simplex), uniform
 phases: ψ's variance gains the pair term ``τ_c`` of the coupling (the pair terms
-of :mod:`rftheory.numerics.rff_pairs`).  Here, in order: the formula, the
+of :mod:`rftheory.numerics.rff.pairs`).  Here, in order: the formula, the
 independent pair-sum route, the float64 evaluator with its error bound, and the
 registration (Monte Carlo: :func:`.embeddings.psi_estimates`).
 """
@@ -21,8 +21,8 @@ from ...core.params import COMMON, D_MAX, Param, array_twin, mpf, refuse_first
 from ...core.registry import Result, register
 from ...numerics.backends import MP
 from ...numerics.cancellation import guard_digits
-from ...numerics.rff_float64 import direct_gap_err
-from ...numerics.rff_pairs import (
+from ...numerics.rff.float64 import direct_gap_err
+from ...numerics.rff.pairs import (
     EPS,
     RFF_COUPLINGS,
     checked,
@@ -33,7 +33,7 @@ from ...numerics.rff_pairs import (
     simplex_pair_quad,
     simplex_pair_quad_f64,
 )
-from ...numerics.series import gauss_cf_series, orth_pair_printed
+from ...numerics.series.definitions import gauss_cf_series, orth_pair_printed
 from ...numerics.special import coupled_pairs
 from .embeddings import psi_estimates
 from .kernels import DFEAT, PAPER
@@ -49,7 +49,7 @@ def var_psi_coupled_value(bk, coupling, d, D, z2, tau=None):
        + \\frac P{D^2}\\big(\\tau_c-e^{-z^2}\\big)
 
     (``τ_c`` of Reid et al. (2023), "Simplex Random Features", ICML 2023, Thm 4.5:
-    :func:`~rftheory.numerics.rff_pairs.pair_term_z2`; ``P = 0``, or iid frequencies with ``τ`` not
+    :func:`~rftheory.numerics.rff.pairs.pair_term_z2`; ``P = 0``, or iid frequencies with ``τ`` not
     given, leave the first term alone).
 
     Parameters
@@ -66,7 +66,7 @@ def var_psi_coupled_value(bk, coupling, d, D, z2, tau=None):
     z2 : number of the backend
         ``z²``.
     tau : number of the backend, optional
-        The pair term ``τ_c``; by default :func:`~rftheory.numerics.rff_pairs.pair_term_z2` on ``bk``.
+        The pair term ``τ_c``; by default :func:`~rftheory.numerics.rff.pairs.pair_term_z2` on ``bk``.
 
     Returns
     -------
@@ -125,9 +125,9 @@ def _pair_route(coupling, d, z):
     """An independent route to the pair term ``τ_c``: the Gaussian moment series
     squared (iid), the ORF paper's printed double-factorial series (orthogonal;
     guarded, it serves d up to 10^5) and the φ quadrature (simplex).  Not a copy
-    of :func:`rftheory.numerics.rff_pairs.pair_term_route`: that one sums the
+    of :func:`rftheory.numerics.rff.pairs.pair_term_route`: that one sums the
     printed series in exact rationals (d <= 5000) and falls back to the χ_2d
-    quadrature (:func:`~rftheory.numerics.rff_pairs.orth_pair_chi2d`, d <= 200)."""
+    quadrature (:func:`~rftheory.numerics.rff.pairs.orth_pair_chi2d`, d <= 200)."""
     if coupling == "iid":
         return gauss_cf_series(mpf(z)) ** 2
     if coupling == "orthogonal":
@@ -166,7 +166,7 @@ def _simplex_quad_f64(d, z):
 
 
 def _vpc_gap_f64(coupling, d, z):
-    """``(e^{−z²} − τ_c, abs_error)``: :func:`~rftheory.numerics.rff_pairs.gap_f64` where its
+    """``(e^{−z²} − τ_c, abs_error)``: :func:`~rftheory.numerics.rff.pairs.gap_f64` where its
     series may help (z ≤ 8), the direct difference with the quadrature ``τ`` beyond (bounded
     memory); exactly 0 at z = 0; the simplex quadrature's error bound corrected (:func:`_simplex_quad_f64`)."""
     gap, err = np.zeros(z.shape), np.zeros(z.shape)

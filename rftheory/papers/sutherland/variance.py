@@ -33,7 +33,7 @@ from ...core.registry import Result, register
 from ...numerics.backends import MP, SYM
 from ...numerics.cancellation import F64_TINY, cancellation_guarded
 from ...numerics.floats import exact_sum_f64, two_prod
-from ...numerics.series import gauss_var_cos_series
+from ...numerics.series.definitions import gauss_var_cos_series
 from .embeddings import phi_estimates, psi_estimates
 from .kernels import DFEAT, K1, K2, KERNEL, PAPER, Z0, d_even, kernel_check, sym_k
 

@@ -27,9 +27,9 @@ from fractions import Fraction
 import mpmath as mp
 import numpy as np
 
-from ..core.errors import ParameterError
-from .angle_family import angle_ratios
-from .mp_series import mp_series
+from ...core.errors import ParameterError
+from ..angle_family import angle_ratios
+from ..series.mp_series import mp_series
 
 __all__ = ["ESTIMATORS", "check_dimension", "pair_x", "power_coefficients", "chebyshev_coefficients", "PairTerm", "pair_term"]
 
@@ -95,7 +95,7 @@ def power_coefficients(d, x, even_only=False):
 
     Truncated where a bound on ``Σ_{q>p}|b_q|`` (the error on ``[−1, 1]``) is
     below ``2^{−prec−4}Σ_{q≤p}|b_q|`` (the scale of the coefficients' own
-    roundings; :func:`~rftheory.numerics.mp_series.mp_series`): with
+    roundings; :func:`~rftheory.numerics.series.mp_series.mp_series`): with
     ``b_q = R_q ℓ_q ₁F₁(d+q; d/2+q; x)``, ``ℓ_q = x^q (d)_q/((d/2)_q q!)``,
     ``R_q ≤ 1``, ``|₁F₁| ≤ 1`` for ``x < 0`` (Kummer's transformation:
     ``e^x |₁F₁(−d/2; d/2+q; −x)| ≤ e^x e^{|x|}``) and non-increasing in ``q``

@@ -15,9 +15,9 @@ from fractions import Fraction
 
 import mpmath as mp
 
-from ..core.errors import LayerUnavailableError
-from ..core.params import mpf
-from .cancellation import cancellation_guarded, guard_digits
+from ...core.errors import LayerUnavailableError
+from ...core.params import mpf
+from ..cancellation import cancellation_guarded, guard_digits
 from .mp_series import mp_ratio_series, mp_series
 
 __all__ = ["gauss_cf_series", "gauss_var_cos_series", "orth_pair_printed", "PRINTED_SERIES_KMAX"]
@@ -37,7 +37,7 @@ def gauss_cf_series(t):
     ``e^{t²/2}``) cancel against the sum (``e^{−t²/2}``), ``t²/ln 10``, to a
     remainder below ``mp.eps`` relative: the
     term ratios ``−t²/(2(k+1))`` fall in modulus, so once below 1 they bound
-    the remainder geometrically (:func:`~rftheory.numerics.mp_series.mp_ratio_series`).
+    the remainder geometrically (:func:`~rftheory.numerics.series.mp_series.mp_ratio_series`).
     Independent of ``mp.exp``.
 
     Parameters
@@ -113,7 +113,7 @@ def orth_pair_printed(d, z):
     The inner sum has positive terms, built by the ratio of consecutive terms
     ``(k−i+1)(d+2i−2)/(i(d+2k−2i))`` (no factorials of ``d``); it is at most 1,
     so the remainder after term ``k`` is below ``Σ_{j>k} z^{2j}/j!``, bounded
-    geometrically once ``z²/(k+2) < 1`` (:func:`~rftheory.numerics.mp_series.mp_series`).
+    geometrically once ``z²/(k+2) < 1`` (:func:`~rftheory.numerics.series.mp_series.mp_series`).
     The outer sum alternates with terms up to ``e^{z²}``: it is summed with
     the guard digits the cancellation needs
     (:func:`~rftheory.numerics.cancellation.cancellation_guarded`).  Cost

@@ -7,7 +7,7 @@ gaps ``e^{−z²} − τ_c`` that the RFF MSEs need.  Every evaluator returns a
 value and an absolute error bound; :func:`checked` turns a bound above the
 accepted relative error into :class:`~rftheory.core.errors.RangeError` (no silent
 float64 guesses).  The arbitrary-precision counterparts are in
-:mod:`rftheory.numerics.rff_pairs`.
+:mod:`rftheory.numerics.rff.pairs`.
 """
 
 from __future__ import annotations
@@ -17,12 +17,12 @@ import math
 
 import numpy as np
 
-from ..core.errors import PrecisionError, RangeError
-from ..core.lazy import lazy
-from .floats import exp_neg_roundings, exp_neg_scaled
-from .gap_coefficients import log_b
+from ...core.errors import PrecisionError, RangeError
+from ...core.lazy import lazy
+from ..floats import exp_neg_roundings, exp_neg_scaled
+from ..orth_gap.coefficients import log_b
+from ..orth_gap.float64 import ULPS, orth_gap_neg_series
 from .kummer_dd import hyp1f1_d_half_neg_dd
-from .orth_gap import ULPS, orth_gap_neg_series
 
 sc = lazy("scipy.special")  # imported on first use (the CLI starts without it)
 
@@ -119,7 +119,7 @@ def certify_where(val, abserr, exact, what, tol=TOL, limit=None):
     PrecisionError
         mpmath could not agree the digits of an element.
     """
-    from ..core.precision import agreed
+    from ...core.precision import agreed
 
     val, abserr = np.array(val, dtype=float), np.asarray(abserr, float)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -158,7 +158,7 @@ def hyp1f1_d_half_neg(d, x, tol=TOL, x_max=None, refine=True):
 
     Where the series cancels (``Σ|t_k| ≫ |S|``: moderate ``x`` at large ``d``,
     or near a zero) and the bound exceeds ``tol`` relative, the same series is
-    summed in double-double (:func:`rftheory.numerics.kummer_dd.hyp1f1_d_half_neg_dd`,
+    summed in double-double (:func:`rftheory.numerics.rff.kummer_dd.hyp1f1_d_half_neg_dd`,
     vectorized, with its own bound); where even that bound exceeds ``tol``, the element is
     evaluated by mpmath to 17 agreed digits (:func:`rftheory.core.precision.agreed`)
     and rounded once: slower, never wrong.  scipy's
@@ -305,7 +305,7 @@ def _hyp1f1_agreed(d: int, x: float) -> tuple[float, float]:
     and ``|τ'(x)| = 2|₁F₁(d+1; d/2+1; −x)|`` to a few digits (for the rounding of ``x``)."""
     import mpmath as mp
 
-    from ..core.precision import agreed
+    from ...core.precision import agreed
 
     X = mp.mpf(x)
     v = agreed(lambda: mp.hyp1f1(d, mp.mpf(d) / 2, -X), 17, "1F1(d; d/2; -x)")
@@ -353,7 +353,7 @@ def _gap_series(coef_log, X):
 
 
 def _orth_gap_coef_log(d, K):
-    """``log b_k/k!`` (:func:`~rftheory.numerics.gap_coefficients.log_b`): ``e^{X} − ₁F₁(d; d/2; X/2)
+    """``log b_k/k!`` (:func:`~rftheory.numerics.orth_gap.coefficients.log_b`): ``e^{X} − ₁F₁(d; d/2; X/2)
     = Σ_{k≥2} b_k X^k/k!`` (positive coefficients)."""
     return log_b(d, K) - sc.gammaln(np.arange(K, dtype=float) + 1)
 
@@ -581,7 +581,7 @@ def direct_gap_err(X, e, tau, terr):
 
     .. math:: |\Delta| \le \delta_\tau + u\big((\mathrm{ULPS} + 1.01|X|)\,e + |e - \tau|\big):
 
-    ``τ``'s own bound, ``exp`` (:data:`~rftheory.numerics.orth_gap.ULPS` units ``u``), the
+    ``τ``'s own bound, ``exp`` (:data:`~rftheory.numerics.orth_gap.float64.ULPS` units ``u``), the
     rounding of ``X`` (``u|X|e``, 1.01 for the second order) and of the difference.
 
     Parameters

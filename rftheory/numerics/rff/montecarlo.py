@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.montecarlo import pair_mean
-from ..features import gaussian
-from ..sampling import projections
-from ..sampling.samplers import sample
-from .geometry import pair_from_difference
+from ...core.montecarlo import pair_mean
+from ...features import gaussian
+from ...sampling import projections
+from ...sampling.samplers import sample
+from ..geometry import pair_from_difference
 
 __all__ = ["pair_term_mc", "difference_vector", "pair_mc", "rff_estimates"]
 

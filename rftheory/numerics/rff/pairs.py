@@ -25,9 +25,9 @@ the one precision guard), :func:`rff_mse_sym` (sympy), :func:`rff_mse_f64` (floa
 with the exact-coefficient small-z series as a route) and :func:`rff_mse_mc`
 (Monte Carlo); ``simrf.rff_mse`` registers it for every coupling and
 ``orf.variance`` (Yu et al. 2016, Thm 1) is its orthogonal view.  The
-independent routes of the pair terms are in :mod:`rftheory.numerics.rff_routes`,
-their float64 evaluators in :mod:`rftheory.numerics.rff_float64` and the Monte
-Carlo estimators in :mod:`rftheory.numerics.pair_montecarlo`, all re-exported
+independent routes of the pair terms are in :mod:`rftheory.numerics.rff.routes`,
+their float64 evaluators in :mod:`rftheory.numerics.rff.float64` and the Monte
+Carlo estimators in :mod:`rftheory.numerics.rff.montecarlo`, all re-exported
 here so that every paper imports the RFF pair-term library from one place.
 """
 
@@ -39,14 +39,14 @@ from fractions import Fraction
 import mpmath as mp
 import numpy as np
 
-from ..core.lazy import lazy
-from ..core.params import mpf
-from .angle_family import extra_digits
-from .backends import MP
-from .cancellation import Cancelling, cancellation_guarded, guard_digits, refuse_underflow
-from .gap_coefficients import b_exact
-from .pair_montecarlo import pair_mc, rff_estimates
-from .rff_float64 import (
+from ...core.lazy import lazy
+from ...core.params import mpf
+from ..angle_family import extra_digits
+from ..backends import MP
+from ..cancellation import Cancelling, cancellation_guarded, guard_digits, refuse_underflow
+from ..orth_gap.coefficients import b_exact
+from ..special import coupled_pairs
+from .float64 import (
     EPS,
     TOL,
     certify_where,
@@ -58,7 +58,8 @@ from .rff_float64 import (
     rff_bracket_f64,
     simplex_pair_quad_f64,
 )
-from .rff_routes import (
+from .montecarlo import pair_mc, rff_estimates
+from .routes import (
     chi2d_pair_mean,
     iid_pair_moments,
     orth_pair_chi2d,
@@ -66,7 +67,6 @@ from .rff_routes import (
     pair_term_route,
     simplex_pair_quad,
 )
-from .special import coupled_pairs
 
 sp = lazy("sympy")  # imported on first use (the CLI starts without it)
 
@@ -419,7 +419,7 @@ def orth_bracket_coefs(d: int, m: int) -> np.ndarray:
     ``m·MSE = Σ_{k≥2} c_k (−z²)^k/k!`` with ``c_k = 2^{k−1} − 1 − (P/m) b_k``.
 
     ``(1−e^X)²/2`` and ``e^X − ₁F₁(d; d/2; X/2)`` expanded in ``X = −z²``
-    (``b_k`` of :func:`~rftheory.numerics.gap_coefficients.b_exact`).
+    (``b_k`` of :func:`~rftheory.numerics.orth_gap.coefficients.b_exact`).
     ``c_2 = 1 − (P/m)/(d+2)`` is ``O(1/d)`` for full blocks: in rationals the
     ``d``-fold cancellation costs nothing.
 
@@ -472,10 +472,10 @@ def orth_bracket_series_f64(d, m, z, where):
 
 
 def rff_mse_f64(coupling, d, m, z, what="RFF MSE"):
-    """:func:`rff_mse` in float64, vectorized, within :data:`~rftheory.numerics.rff_float64.TOL`.
+    """:func:`rff_mse` in float64, vectorized, within :data:`~rftheory.numerics.rff.float64.TOL`.
 
     Per point the more accurate route with its error bound: the direct bracket
-    ``a − (P/m)(e^{−z²} − τ)`` of :func:`~rftheory.numerics.rff_float64.rff_bracket_f64`
+    ``a − (P/m)(e^{−z²} − τ)`` of :func:`~rftheory.numerics.rff.float64.rff_bracket_f64`
     and, orthogonal at ``z² ≤ 1/4``, the exact-coefficient series of
     :func:`orth_bracket_series_f64` (no cancellation of ``a`` against ``(P/m)·gap``).
     Where every float64 route of the orthogonal coupling cancels beyond the

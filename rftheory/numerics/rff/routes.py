@@ -1,5 +1,5 @@
 """Independent routes to the RFF pair terms ``τ_c`` (arbitrary precision), built
-from their definitions, not from the closed forms of :mod:`rftheory.numerics.rff_pairs`:
+from their definitions, not from the closed forms of :mod:`rftheory.numerics.rff.pairs`:
 
 * iid: ``(E cos(w·z))²`` from the Gaussian moments;
 * orthogonal: Yu et al.'s printed double-factorial series (App. A.3 of
@@ -19,12 +19,12 @@ from fractions import Fraction
 
 import mpmath as mp
 
-from ..core.errors import LayerUnavailableError
-from ..core.params import mpf
-from .angle_family import check_route_served, extra_digits
-from .cancellation import guard_digits
-from .mp_series import mp_ratio_series, mp_series
-from .special import hyp0f1
+from ...core.errors import LayerUnavailableError
+from ...core.params import mpf
+from ..angle_family import check_route_served, extra_digits
+from ..cancellation import guard_digits
+from ..series.mp_series import mp_ratio_series, mp_series
+from ..special import hyp0f1
 
 __all__ = [
     "ROUTE_Z2_MAX",
@@ -162,7 +162,7 @@ def chi2d_pair_mean(d, s, sign):
 def orth_pair_chi2d(d, z):
     """``τ_orth`` from its definition: ``E_{R~χ_{2d}} ₀F₁(; d/2; −R²z²/4)``
     (:func:`chi2d_pair_mean` with ``sign = −1``), an independent route to
-    :func:`~rftheory.numerics.rff_pairs.orth_pair`.
+    :func:`~rftheory.numerics.rff.pairs.orth_pair`.
 
     Parameters
     ----------
@@ -226,7 +226,7 @@ def simplex_pair_quad(d, z):
     -------
     mpmath.mpf
         ``τ_simplex`` by quadrature (an independent route to
-        :func:`~rftheory.numerics.rff_pairs.simplex_pair`).
+        :func:`~rftheory.numerics.rff.pairs.simplex_pair`).
 
     Raises
     ------

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .floats import two_sum
+from ..floats import two_sum
 
 __all__ = ["CompensatedSum", "compensated_total"]
 

@@ -3,15 +3,15 @@ vectorized, each point stopping where a stated bound on its tail is below a frac
 
 The series it serves have terms bounded by weights of exponential type, ``|t_k| ≤ p_k`` with
 ``p_{k+1} = p_k x/(k + 1)`` (``p_k = e^{−x}x^k/k!`` for the Poisson weights of
-:func:`rftheory.numerics.orth_gap.log_orth_gap_series`, ``x^k/k!`` for the alternating series of
-:func:`rftheory.numerics.orth_gap.orth_gap_neg_series`), so after term ``k``
+:func:`rftheory.numerics.orth_gap.float64.log_orth_gap_series`, ``x^k/k!`` for the alternating series of
+:func:`rftheory.numerics.orth_gap.float64.orth_gap_neg_series`), so after term ``k``
 
 .. math:: \\sum_{j>k} |t_j| \\le \\sum_{j>k} p_j \\le \\frac{p_{k+1}}{1 - r},\\qquad r = \\frac{x}{k+2} < \\tfrac12
 
 (the ratio ``p_{j+1}/p_j = x/(j + 1)`` is at most ``r`` for ``j > k``; where ``r ≥ ½`` the tail is taken
 as infinite).  The log-space series of :mod:`rftheory.numerics.special` have their own driver there
 (:func:`rftheory.numerics.special.log_series_sum`), the arbitrary-precision series theirs
-(:func:`rftheory.numerics.mp_series.mp_series`).
+(:func:`rftheory.numerics.series.mp_series.mp_series`).
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ most ``r < 1``, the remainder after term ``K`` is at most ``|t_K| r/(1 − r)``;
 bounded by weights with that property (``|t_j| ≤ p_j``) takes the weights' bound.
 :func:`mp_ratio_series` is the common case of terms given by their ratio, with ratios non-increasing in
 modulus from a stated index on.  The float64, vectorized counterpart is
-:func:`rftheory.numerics.series_driver.sum_to_tail`.
+:func:`rftheory.numerics.series.driver.sum_to_tail`.
 
 Only ``mpmath`` is imported here (no numpy): the low floors import this module.
 """
@@ -27,7 +27,7 @@ from typing import Any
 
 import mpmath as mp
 
-from ..core.errors import RangeError
+from ...core.errors import RangeError
 
 __all__ = ["MP_SERIES_KMAX", "MpSum", "geometric_tail", "mp_series", "mp_ratio_series"]
 

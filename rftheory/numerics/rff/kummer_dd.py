@@ -1,6 +1,6 @@
 """Kummer's series of ``₁F₁(d; d/2; −x)`` in double-double arithmetic, vectorized.
 
-Where the float64 series of :func:`rftheory.numerics.rff_float64.hyp1f1_d_half_neg`
+Where the float64 series of :func:`rftheory.numerics.rff.float64.hyp1f1_d_half_neg`
 cancels too much (``Σ|t_k| ≫ |S|``: τ near a zero, moderate ``x`` at large ``d``),
 the same series carried in pairs of floats (about 106 bits, error-free
 transformations: Knuth's TwoSum, Dekker's product) still gives ``τ`` to float64
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .floats import exp_neg_roundings, exp_neg_scaled, two_prod, two_sum
+from ..floats import exp_neg_roundings, exp_neg_scaled, two_prod, two_sum
 
 __all__ = ["hyp1f1_d_half_neg_dd"]
 

@@ -10,7 +10,7 @@ and ``0 ≤ b_k < 1``.  Three forms serve the layers: the product in exact
 rationals (:func:`b_exact`, the float64 small-z series of the RFF MSE), the
 recurrence ``b_{k+1} = (k + b_k(d+k))/(d+2k)`` that adds and divides positive
 numbers only (:func:`b_next`, the linear-space float64 series of
-:mod:`rftheory.numerics.orth_gap`), and the log form
+:mod:`rftheory.numerics.orth_gap.float64`), and the log form
 ``log b_k = log(−expm1(Σ_{j<k} log1p(−j/(d+2j))))`` without cancellation for
 small ``k/d`` (:func:`log_b` in float64, :func:`log_b_mp` in mpmath; the
 log-space series).  ``tests/test_gap_coefficients.py`` checks the forms against

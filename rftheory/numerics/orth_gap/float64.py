@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .floats import chunked
-from .gap_coefficients import b_next
-from .series_driver import sum_to_tail
+from ..floats import chunked
+from ..series.driver import sum_to_tail
+from .coefficients import b_next
 
 __all__ = ["log_orth_gap_series", "log_pp_bracket_series", "orth_gap_neg_series", "FAST_V2", "ALT_Z2"]
 
@@ -56,7 +56,7 @@ def log_orth_gap_series(d, x):
               b_{k+1} = \\frac{k + b_k\\,(d+k)}{d+2k},\\quad b_0 = b_1 = 0,
 
     where ``b_k = 1 − Π_{j<k}(d+j)/(d+2j)`` (``(d)_k/(d/2)_k = 2^k Π_{j<k}(d+j)/(d+2j)``,
-    Reid et al. 2023, Thm 4.3; :mod:`rftheory.numerics.gap_coefficients`).  The recurrence
+    Reid et al. 2023, Thm 4.3; :mod:`rftheory.numerics.orth_gap.coefficients`).  The recurrence
     for ``b_k`` adds and divides positive numbers only, so there is no cancellation anywhere: ``b_k`` is within
     ``r(k−1)u`` of its value (``r = 3`` roundings a step for integer ``d``, where ``d + j``
     is exact, else 5), ``p_k`` within ``(ULPS + 2k)u`` (``exp``, then a product and a
@@ -213,7 +213,7 @@ class SeriesTable:
         The last term ``K`` :func:`_chunk_table` sums, by cell (uint8, rows of ``columns`` cells
         flattened): row ``e − 1`` for ``d`` of bit length ``e``, column ``j`` for
         ``j ≤ K_STEPS·v < j + 1``.  Each entry is the first ``k`` at which the forward sum
-        (:func:`~rftheory.numerics.series_driver.sum_to_tail`, tested every term) meets the stopping rule (tail ``≤ TABLE_TAIL·S``) at the cell's largest ``d`` and ``v`` (where the
+        (:func:`~rftheory.numerics.series.driver.sum_to_tail`, tested every term) meets the stopping rule (tail ``≤ TABLE_TAIL·S``) at the cell's largest ``d`` and ``v`` (where the
         most terms are needed), then the largest over the cells below and to the left, plus one; 0 where
         that is not below ``TABLE_K``.  An estimate: :func:`_chunk_table` checks each point's tail.
     columns : int
@@ -330,7 +330,7 @@ def _chunk_table(index, v2):
 
 
 def _chunk(rows, index, v2, pm=None, w23=None):
-    """The series on one chunk by :func:`~rftheory.numerics.series_driver.sum_to_tail` (points leave the
+    """The series on one chunk by :func:`~rftheory.numerics.series.driver.sum_to_tail` (points leave the
     working set every 8 terms, where the tail is below ``TAIL`` of the sum).
 
     ``pm is None``: the gap, Poisson weights of mean ``v2``, term weights ``b_k``.
@@ -487,7 +487,7 @@ def orth_gap_neg_series(d, z2):
 
 
 def _chunk_alt(rows, index, z2):
-    """The alternating series on one chunk by :func:`~rftheory.numerics.series_driver.sum_to_tail`
+    """The alternating series on one chunk by :func:`~rftheory.numerics.series.driver.sum_to_tail`
     (points leave every 8 terms, where the tail is below ``TAIL`` of ``Σ|t_k|``)."""
     n = z2.size
     state = {name: np.zeros(n) for name in ("S", "T", "W", "A", "t", "q", "b")}
