@@ -184,11 +184,11 @@ def _check(args) -> int:
     finally:
         close()
     if args.json:
-        print(json.dumps({"certificate": args.check, "valid": rep.valid, "claim": rep.claim, "verdict": rep.verdict,
-                          "boxes": rep.boxes, "problems": rep.problems}, indent=1))
+        print(json.dumps({"certificate": args.check, "valid": rep.valid, "claim": rep.claim, "domain": rep.domain,
+                          "verdict": rep.verdict, "boxes": rep.boxes, "problems": rep.problems}, indent=1))
     elif rep.valid:
-        print(f"certificate valid: {rep.claim} is {rep.verdict.upper()} ({rep.boxes} boxes re-evaluated, "
-              "the domain covered with no gap)")
+        print(f"certificate valid: {rep.claim} is {rep.verdict.upper()} over {rep.domain} ({rep.boxes} boxes "
+              "re-evaluated, the domain covered exactly)")
     else:
         print(f"certificate REJECTED: {rep.claim} ({len(rep.problems)} problem(s))")
         for p in rep.problems[:20]:
