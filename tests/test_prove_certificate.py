@@ -235,3 +235,67 @@ def test_cor44_on_d_2_to_6_and_v_half_to_2(tmp_path, capsys):
     capsys.readouterr()
     assert main(["prove", "--check", str(f)]) == 0
     assert "is PROVEN over d=2..6, v=0.5..2, m=d (linked)" in capsys.readouterr().out
+
+
+# -- what a certificate was made with ------------------------------------------------------------------
+def test_a_certificate_records_versions_and_definitions(certs):
+    import flint
+    import mpmath
+
+    import rftheory
+
+    c = certs["1d"]
+    assert c["made_with"]["python-flint"] == flint.__version__ and c["made_with"]["mpmath"] == mpmath.__version__
+    assert c["made_with"]["rftheory"] == rftheory.__version__ and c["made_with"]["flint"] == flint.__FLINT_VERSION__
+    (h,) = c["definitions"].values()
+    assert list(c["definitions"]) == ["simrf.prf_mse"] and re.fullmatch("[0-9a-f]{64}", h["sha256"])
+
+
+@pytest.mark.parametrize("field, value, pattern", [
+    ("python-flint", "0.1.0", "made with python-flint '0.1.0', checked with"),
+    ("mpmath", "0.17", "made with mpmath '0.17'"),
+    ("rftheory", "0.0.1", "made with rftheory '0.0.1'"),
+    ("flint", "2.9.0", "made with flint '2.9.0'"),
+])
+def test_a_version_change_is_reported(certs, field, value, pattern):
+    bad = copy.deepcopy(certs["2d"])
+    bad["made_with"][field] = value
+    rep = _rejected(bad, lambda d: None, pattern)
+    assert rep.problems[-1].endswith("(--allow-version-change checks it anyway)")
+    ok = certificate.check(bad, allow_version_change=True)
+    assert ok.valid and any(re.search(pattern, n) for n in ok.notes)
+    # the Python version is recorded, not compared
+    assert certificate.check(dict(copy.deepcopy(certs["2d"]), made_with=dict(certs["2d"]["made_with"],
+                                                                               python="2.7"))).valid
+
+
+def test_changed_definitions_are_reported(certs):
+    _rejected(certs["2d"], lambda d: d["definitions"]["simrf.conformity.angle"].__setitem__("sha256", "0" * 64),
+              "the definitions of simrf.conformity.angle differ")
+    _rejected(certs["2d"], lambda d: d.pop("definitions"), "does not record the hash")
+    _rejected(certs["2d"], lambda d: d.pop("made_with"), "does not record the versions")
+
+
+def test_the_definition_hash_follows_the_code(monkeypatch):
+    # a planted change: the tail bound of the Eq. 24 series halved (a module constant and a function reached
+    # through a function-local import of the Arb backend) changes the hash; code the result does not reach does not
+    from rftheory.numerics import arb_series
+    from rftheory.prove import provenance
+
+    base = provenance.definition_hash("simrf.conformity.angle")
+    assert base == provenance.definition_hash("simrf.conformity.angle")  # deterministic
+    found = provenance.reach([__import__("rftheory.ball.api", fromlist=["entry"]).entry(
+        "simrf.conformity.angle").evaluate])
+    assert "rftheory.numerics.arb_series:angle_series" in found and "rftheory.numerics.arb_series:TERMS_MAX=" in found
+    assert not any(k.startswith("rftheory.papers.derf") for k in found)
+
+    def halved(*a, **k):  # another function in its place: other source text (never called)
+        return None
+
+    monkeypatch.setattr(arb_series, "exp_tail_bound", halved)
+    assert provenance.definition_hash("simrf.conformity.angle")["sha256"] != base["sha256"]
+    monkeypatch.undo()
+    monkeypatch.setattr(arb_series, "TERMS_MAX", arb_series.TERMS_MAX + 1)
+    assert provenance.definition_hash("simrf.conformity.angle")["sha256"] != base["sha256"]
+    monkeypatch.undo()
+    assert provenance.definition_hash("simrf.conformity.angle") == base

@@ -27,9 +27,10 @@ from ..core.errors import ParameterError, RFTheoryError
 from .boxes import Box, Problem, exact_text, make_problem
 from .claim import fails, holds, parse_claim, parse_range
 from .engine import MAX_BOXES, BoxRecord, Counterexample, Enclosure, Proof, enclose_sides
+from .provenance import COMPARED, definition_hash, versions
 
 __all__ = ["FORMAT", "VERSION", "METHODS", "to_json", "write", "load", "structure", "check", "coverage_gaps",
-           "domain_text", "Leaf", "Point", "Structure", "CheckReport", "CheckTask"]
+           "domain_text", "definitions", "provenance", "Leaf", "Point", "Structure", "CheckReport", "CheckTask"]
 
 #: the ``format`` field of a certificate
 FORMAT = "rftheory-prove-certificate"
@@ -74,7 +75,74 @@ def to_json(proof: Proof, over: list[str]) -> dict[str, Any]:
               "prec": c.prec, "lhs": c.lhs.strings(), "rhs": c.rhs.strings()}
     return {"format": FORMAT, "version": VERSION, "claim": pb.claim.text(), "over": list(over),
             "params": dict(pb.fixed), "links": dict(pb.links), "evaluator": proof.evaluator,
+            "made_with": versions(), "definitions": definitions(pb),
             "verdict": proof.verdict, "boxes": boxes, "counterexample": ce}
+
+
+def definitions(pb: Problem) -> dict[str, Any]:
+    """The hash of the definitions each result of the claim evaluates (:func:`~.provenance.definition_hash`).
+
+    Parameters
+    ----------
+    pb : Problem
+
+    Returns
+    -------
+    dict
+        Result ID to ``{"sha256": HEX, "functions": N}``, or to ``{"error": TEXT}`` when it has no ball layer.
+    """
+    out: dict[str, Any] = {}
+    for t in pb.claim.terms():
+        if t.id not in out:
+            try:
+                out[t.id] = definition_hash(t.id)
+            except (RFTheoryError, LookupError, ImportError) as exc:
+                out[t.id] = {"error": f"{type(exc).__name__}: {exc}"}
+    return out
+
+
+def provenance(data: dict[str, Any], pb: Problem, allow_version_change: bool = False) -> tuple[list[str], list[str]]:
+    """Compare what a certificate was made with to what runs here: versions and definition hashes.
+
+    Parameters
+    ----------
+    data : dict
+        The certificate.
+    pb : Problem
+        Its problem (:func:`structure`).
+    allow_version_change : bool, optional
+        Report a difference as a note instead of a problem.
+
+    Returns
+    -------
+    tuple of (list of str, list of str)
+        The problems (differences, unless allowed) and the notes (allowed differences).
+    """
+    diffs: list[str] = []
+    made = data.get("made_with")
+    here = versions()
+    if not isinstance(made, dict):
+        diffs.append("the certificate does not record the versions it was made with")
+    else:
+        for k in COMPARED:
+            if made.get(k) != here[k]:
+                diffs.append(f"made with {k} {_short(made.get(k))}, checked with {here[k]}")
+    defs = data.get("definitions")
+    now = definitions(pb)
+    if not isinstance(defs, dict):
+        diffs.append("the certificate does not record the hash of the definitions it evaluated")
+    else:
+        for rid, h in now.items():
+            if defs.get(rid) != h:
+                old = defs.get(rid)
+                old_h = old.get("sha256", "none") if isinstance(old, dict) else "none"
+                diffs.append(f"the definitions of {rid} differ (sha256 {_short(old_h, 20)} in the certificate, "
+                             f"{str(h.get('sha256', h.get('error')))[:16]}... here)")
+    if allow_version_change:
+        return [], diffs
+    if diffs:
+        diffs[-1] += " (--allow-version-change checks it anyway)"
+    return diffs, []
 
 
 def write(proof: Proof, over: list[str], path: str) -> None:
@@ -388,6 +456,7 @@ class CheckReport:
     records: list[BoxRecord] = field(default_factory=list)
     counterexample: Counterexample | None = None
     domain: str = ""
+    notes: list[str] = field(default_factory=list)
 
 
 #: the longest number a certificate may write (characters): exact box ends and 30-digit enclosures are far shorter
@@ -594,7 +663,8 @@ def structure(data: dict[str, Any]) -> Structure:
     return st
 
 
-def check(data: dict[str, Any], executor=None, evaluator: str | None = None) -> CheckReport:
+def check(data: dict[str, Any], executor=None, evaluator: str | None = None,
+          allow_version_change: bool = False) -> CheckReport:
     """Re-verify a certificate independently of the search that wrote it.
 
     First :func:`structure` (the domain is rebuilt from the claim and the
@@ -612,6 +682,9 @@ def check(data: dict[str, Any], executor=None, evaluator: str | None = None) -> 
     evaluator : str, optional
         ``module:function`` to enclose with (default: the certificate's, which must be
         the ball layer's unless given here).
+    allow_version_change : bool, optional
+        Check a certificate made with other versions or other definitions (:func:`provenance`);
+        the differences become ``notes``.
 
     Returns
     -------
@@ -631,6 +704,8 @@ def check(data: dict[str, Any], executor=None, evaluator: str | None = None) -> 
     if rep.problems or pb is None:
         return rep
     rep.domain = domain_text(pb)
+    diffs, rep.notes = provenance(data, pb, allow_version_change)
+    rep.problems += diffs
     decided = [leaf for leaf in st.leaves if leaf.decision == "holds"]
     tasks = [METHODS[leaf.method](pb, leaf, ev) for leaf in decided if leaf.method is not None]
     ce = st.counterexample
