@@ -39,9 +39,9 @@ import inspect
 import platform
 import re
 import types
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 __all__ = ["versions", "definition_hash", "reach", "COMPARED"]
 
@@ -158,7 +158,7 @@ def reach(roots: list[Any]) -> dict[str, str]:
         key = f"{obj.__module__}:{obj.__qualname__}"
         if key in out:
             continue
-        out[key] = _source(obj)
+        out[key] = _source(cast(Hashable, obj))  # a function or a class: hashed by identity
         if inspect.isclass(obj):
             stack.extend(b for b in obj.__mro__[1:] if _ours(b))
             stack.extend(v for v in vars(obj).values()
