@@ -25,8 +25,9 @@ EPILOG = """examples:
       -p d=4 -p m=4 --over z=0.1..4                      disproven: a counterexample with both enclosures
   rftheory prove "..." --over ... --certificate cert.json   write every box with its enclosures
   rftheory prove --check cert.json                      re-verify a certificate (exit 0 valid, 1 rejected)
-  rftheory prove "simrf.rff_mse[coupling=orthogonal] < simrf.rff_mse[coupling=iid]" --over d=2..8 --link m=d \
-      --over z=0.5..3 --root                             z0(d): where orthogonal RFFs stop beating iid ones
+  rftheory prove "simrf.rff_mse[coupling=orthogonal] < simrf.rff_mse[coupling=iid]" --over d=2..12 --link m=d \\
+      --over z=0.5..4 --root          every crossing isolated: z×(d), where orthogonal RFFs stop beating iid
+                                      ones (none for d = 2), and for d >= 9 a second one where they win again
 
 A claim is LHS OP RHS, OP one of <, <=, >, >=; a side is ID[param=value,...] or a number. Integer
 ranges are enumerated, real ranges covered by boxes evaluated in ball arithmetic (python-flint/Arb:
@@ -34,7 +35,7 @@ a ball containing the whole box as input) and bisected until each box is decided
 
 exit status: 0 proven on the whole domain; 1 disproven (a counterexample) or, with --check, a rejected
 certificate; 2 a usage or input error; 3 undecided within the budget (the undecided boxes are listed) or,
-with --root, a point without a proven sign change"""
+with --root, a part of the range where the number of crossings is not proven"""
 
 
 class _Line:
@@ -144,34 +145,41 @@ def _as_text(proof, limit: int = 20) -> str:
 
 
 def _roots(problem, args) -> int:
-    """``--root``: enclose where the sides cross, per integer point; exit 0 if every one is enclosed, else 3."""
-    from .roots import Crossing, crossing
+    """``--root``: isolate every crossing per integer point; exit 0 when every count is proven, else 3."""
+    from .roots import isolate
 
-    found = crossing(problem)
+    found = isolate(problem)
     name = problem.real_ranges[0].name
     if args.json:
         rows = []
-        for c in found:
-            if isinstance(c, Crossing):
-                rows.append(dict(dict(c.ints), name=c.name, lo=exact_text(c.lo), hi=exact_text(c.hi),
-                                 sign_at_lo=c.sign_lo, at_lo={"lhs": c.at_lo[0].strings(), "rhs": c.at_lo[1].strings()},
-                                 at_hi={"lhs": c.at_hi[0].strings(), "rhs": c.at_hi[1].strings()}, prec=c.prec))
-            else:
-                rows.append({"none": c})
-        print(json.dumps({"claim": problem.claim.text(), "crossings": rows}, indent=1))
+        for iso in found:
+            rows.append(dict(dict(iso.ints), name=iso.name, count=len(iso.roots), count_proven=iso.proven,
+                             crossings=[{"lo": exact_text(c.lo), "hi": exact_text(c.hi), "sign_at_lo": c.sign_lo,
+                                         "at_lo": {"lhs": c.at_lo[0].strings(), "rhs": c.at_lo[1].strings()},
+                                         "at_hi": {"lhs": c.at_hi[0].strings(), "rhs": c.at_hi[1].strings()},
+                                         "prec": c.prec, "unique": True} for c in iso.roots],
+                             undecided=[[exact_text(a), exact_text(b)] for a, b in iso.undecided]))
+        print(json.dumps({"claim": problem.claim.text(), "crossings": rows,
+                          "method": "Taylor form of LHS - RHS excludes 0, or its derivative excludes 0 (monotone) "
+                                    "with the signs proven at both ends: exactly one root"}, indent=1))
     else:
         print(f"claim: {problem.claim.text()}")
-        print(f"where LHS - RHS changes sign in {name} (signs proven at both ends; the sides are continuous, "
-              "so they cross inside):")
-        for c in found:
-            if isinstance(c, Crossing):
-                at = ", ".join(f"{k}={v}" for k, v in c.ints)
-                lo, hi = "<" if c.sign_lo < 0 else ">", ">" if c.sign_lo < 0 else "<"
-                print(f"  {at + ': ' if at else ''}{name} in [{_sci(c.lo, 15)}, {_sci(c.hi, 15)}]  "
-                      f"(LHS {lo} RHS at the left end, LHS {hi} RHS at the right end; {c.prec} bits)")
+        print(f"every crossing of the two sides in {name}: elsewhere LHS - RHS is proven nonzero; each crossing has "
+              "a proven sign change and a derivative enclosure excluding 0 (exactly one root):")
+        for iso in found:
+            at = ", ".join(f"{k}={v}" for k, v in iso.ints)
+            head = f"  {at + ': ' if at else ''}"
+            count = f"{len(iso.roots)} crossing{'s' if len(iso.roots) != 1 else ''}"
+            if iso.undecided:
+                parts = ", ".join(f"[{_sci(a, 8)}, {_sci(b, 8)}]" for a, b in iso.undecided[:5])
+                print(f"{head}at least {count}; undecided on {parts}")
             else:
-                print(f"  {c}")
-    return 0 if all(isinstance(c, Crossing) for c in found) else 3
+                print(f"{head}{count} (proven)")
+            for c in iso.roots:
+                lo, hi = "<" if c.sign_lo < 0 else ">", ">" if c.sign_lo < 0 else "<"
+                print(f"      {name} in [{_sci(c.lo, 15)}, {_sci(c.hi, 15)}]  (LHS {lo} RHS before, LHS {hi} RHS "
+                      f"after; {c.prec} bits)")
+    return 0 if all(iso.proven for iso in found) else 3
 
 
 def _check(args) -> int:
@@ -309,8 +317,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--certificate", default=None, metavar="FILE",
                    help="write every box with its enclosures (JSON) to FILE")
     p.add_argument("--root", action="store_true",
-                   help="instead: enclose where LHS - RHS changes sign along the one real --over range (for each "
-                   "integer point), by ball bisection with the signs proven at both ends")
+                   help="instead: isolate every crossing of LHS and RHS along the one real --over range (for each "
+                   "integer point): LHS - RHS proven nonzero elsewhere, each root with a proven sign change and "
+                   "derivative (exactly one)")
     p.add_argument("--check", default=None, metavar="FILE",
                    help="re-verify a certificate FILE: re-evaluate every box, check the cover and each decision")
     p.add_argument("--workers", type=int, default=None,
