@@ -12,7 +12,7 @@ from typing import Any
 
 from .registry import Check, Theorem
 
-__all__ = ["CheckRun", "run_check", "run_theorem", "agrees"]
+__all__ = ["CheckRun", "run_check", "run_theorem", "agrees", "claim_ids"]
 
 
 @dataclass(frozen=True)
@@ -113,3 +113,21 @@ def agrees(t: Theorem, runs: list[CheckRun]) -> bool:
     bool
     """
     return all(r.ok for r in runs)
+
+
+def claim_ids(mode: str, only: str = "") -> list[str]:
+    """The claims ``rftheory verify`` runs in ``mode`` (with a check of that tier), IDs starting with ``only``.
+
+    Parameters
+    ----------
+    mode : {"quick", "default", "full"}
+    only : str, optional
+
+    Returns
+    -------
+    list of str
+    """
+    from .registry import theorems
+
+    full = mode == "full"
+    return [t.id for t in theorems(only) if any(full or c.tier == "quick" for c in t.checks)]

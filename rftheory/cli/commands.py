@@ -582,8 +582,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_cite)
 
     from ..attention.cli import add_parser as add_attention
-    from ..claims.cli import add_parser as add_theorems
     from ..audit.cli import add_parser as add_audit
+    from ..claims.cli import add_parser as add_theorems
     from ..predict.cli import add_parser as add_predict_parser
     from ..present.plot import add_parser as add_plot
     from ..present.sheet import add_parser as add_sheet

@@ -238,6 +238,7 @@ def isolate(problem: Problem, rel_width: Fraction = Fraction(1, 10**12), max_pie
                                          "proven unique; see rftheory.prove.taylor.DEFINITIONS")
                 if not forms[0].contains(0) or not forms[1].contains(0):
                     break
+            assert forms is not None
             g, dg = forms
             if not g.contains(0):
                 pieces += 1

@@ -261,8 +261,9 @@ def has_jet(result_id: str, params: dict[str, Any]) -> bool:
 def jet_enclose(result_id: str, prec: int, name: str, order: int = 1, **params: Any) -> Jet:
     """``f`` and ``df/d(name)`` over the ball ``params[name]``, at ``prec`` bits.
 
-    The parameters are validated as :func:`rftheory.ball.enclose` validates them (every point of
-    each ball inside the result's domain); ``name``'s ball becomes the jet's variable.
+    The parameters are those :func:`rftheory.ball.enclose` takes, already validated by it (the callers
+    here enclose the plain ball first, or take them from a validated problem); ``name``'s ball becomes
+    the jet's variable.
 
     Parameters
     ----------
@@ -280,14 +281,13 @@ def jet_enclose(result_id: str, prec: int, name: str, order: int = 1, **params: 
     -------
     Jet
     """
-    from ..ball.api import _point
-
     fn, _ = DEFINITIONS[result_id]
     with flint.ctx.workprec(prec):
-        p = dict(_point(result_id, params))
+        p = {k: v if isinstance(v, (int, str, arb)) else ARB.num(Fraction(v)) for k, v in params.items()}
         for k in ("x_norm", "y_norm"):
             p[f"_{k}_given"] = k in params
-        p[name] = Jet(arb_series([p[name], arb(1)], prec=order + 1))
+        x = p[name]
+        p[name] = Jet(arb_series([x if isinstance(x, arb) else ARB.num(x), arb(1)], prec=order + 1))
         return _lift(fn(JET, p, name), order + 1)
 
 
@@ -392,7 +392,7 @@ def _side_series(problem, side, box, prec: int, name: str, order: int):
     from .claim import Number
 
     if isinstance(side, Number):
-        return arb_series([ARB.num(side.value)], prec=order + 1)
+        return arb_series([ARB.frac(side.value)], prec=order + 1)
     params = problem.term_params(side, box, prec)
     if not has_jet(side.id, params):
         return None
