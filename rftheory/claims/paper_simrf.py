@@ -76,8 +76,10 @@ theorem(Theorem(
     blocks="z -> 0, where both sides meet; the divergence of z_crit(d) is asymptotic; z beyond 4 where the sides "
     "agree to thousands of bits",
     checks=(
+        Check(("prove", RFF, "--over", "d=2..10", "--link", "m=d", "--over", "z=0.5..4", "--root"), "proven",
+              "d = 2...10, z in [0.5, 4]: every crossing isolated"),
         Check(("prove", RFF, "--over", "d=2..22", "--link", "m=d", "--over", "z=0.5..4", "--root"), "proven",
-              "d = 2...22, z in [0.5, 4]: every crossing isolated"),
+              "d = 2...22, z in [0.5, 4]: every crossing isolated", "full"),
         Check(("prove", RFF, "--over", "d=3..8", "--link", "m=d", "--over", "z=0.5..2.5", "--budget", "300"),
               "proven", "d = 3...8, z in [0.5, 2.5] (below the first crossing)", "full"),
         Check(("prove", RFF, "--over", "d=2..22", "--link", "m=d", "--over", "z=0.5..4"), "disproven",
