@@ -313,7 +313,7 @@ def test_real_ball_layer_proves_and_checks(capsys, tmp_path):
     data["over"][0] = "v=1..1.2"  # claims more than the boxes cover
     f.write_text(json.dumps(data))
     assert main(["prove", "--check", str(f)]) == 1
-    assert "gap v=(1.1, 1.2)" in capsys.readouterr().out
+    assert "gap: no box covers v=[1.1, 1.2]" in capsys.readouterr().out
 
 
 def test_real_ball_layer_disproves_orthogonal_rff_dominance(capsys):

@@ -1,19 +1,24 @@
 """Certificates of ``rftheory prove``: every box with its enclosures, written as JSON and checked independently.
 
 A certificate records the claim, its domain, and the cover of the domain by
-boxes, each with the working precision and the two sides' enclosures
-(decimal strings of 30 significant digits, rounded outward; box bounds are
-exact).  :func:`check` trusts none of it: it rebuilds the domain from the
-claim, checks that the boxes cover it with no gap and no overlap (exact
-rational arithmetic), re-evaluates every box in ball arithmetic, requires
-the fresh enclosure to lie inside the recorded one and to decide the claim
-on every box marked ``holds``, re-evaluates the counterexample, and checks
-that the verdict follows.
+boxes, each with the method that decided it (``ball``), the working
+precision and the two sides' enclosures (decimal strings of 30 significant
+digits, rounded outward; box bounds are exact).  Checking trusts none of it.
+:func:`structure` rebuilds the domain from the claim and decides exactly,
+in rational arithmetic, that the boxes are the leaves of bisection trees
+rooted at the domain (one per integer point; a range of width 0 is a fixed
+value, not an axis) and that the stated verdict follows from the
+decisions; it returns the parsed leaves, which a checker re-verifies:
+:func:`check` re-evaluates every decided box by its method in ball
+arithmetic, requires the fresh enclosures to lie inside the recorded ones
+and to decide the claim, and re-evaluates the counterexample.
 """
 
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -21,13 +26,15 @@ from typing import Any
 from ..core.errors import ParameterError, RFTheoryError
 from .boxes import Box, Problem, exact_text, make_problem
 from .claim import fails, holds, parse_claim, parse_range
-from .engine import BoxRecord, Counterexample, Enclosure, Proof, enclose_sides
+from .engine import MAX_BOXES, BoxRecord, Counterexample, Enclosure, Proof, enclose_sides
+from .provenance import COMPARED, definition_hash, versions
 
-__all__ = ["FORMAT", "to_json", "write", "load", "check", "CheckReport", "CheckTask"]
+__all__ = ["FORMAT", "VERSION", "METHODS", "to_json", "write", "load", "structure", "check", "coverage_gaps",
+           "domain_text", "definitions", "provenance", "Leaf", "Point", "Structure", "CheckReport", "CheckTask"]
 
 #: the ``format`` field of a certificate
 FORMAT = "rftheory-prove-certificate"
-VERSION = 1
+VERSION = 2
 
 
 def _enc(e: Enclosure | None) -> list[str] | None:
@@ -56,7 +63,8 @@ def to_json(proof: Proof, over: list[str]) -> dict[str, Any]:
     boxes = []
     for r in proof.records:
         b = _box_json(r.box)
-        b.update(prec=r.prec, decision=r.decision, lhs=_enc(r.lhs), rhs=_enc(r.rhs))
+        b.update(prec=r.prec, decision=r.decision, method="ball" if r.decision == "holds" else None,
+                 lhs=_enc(r.lhs), rhs=_enc(r.rhs))
         if r.note:
             b["note"] = r.note
         boxes.append(b)
@@ -67,7 +75,74 @@ def to_json(proof: Proof, over: list[str]) -> dict[str, Any]:
               "prec": c.prec, "lhs": c.lhs.strings(), "rhs": c.rhs.strings()}
     return {"format": FORMAT, "version": VERSION, "claim": pb.claim.text(), "over": list(over),
             "params": dict(pb.fixed), "links": dict(pb.links), "evaluator": proof.evaluator,
+            "made_with": versions(), "definitions": definitions(pb),
             "verdict": proof.verdict, "boxes": boxes, "counterexample": ce}
+
+
+def definitions(pb: Problem) -> dict[str, Any]:
+    """The hash of the definitions each result of the claim evaluates (:func:`~.provenance.definition_hash`).
+
+    Parameters
+    ----------
+    pb : Problem
+
+    Returns
+    -------
+    dict
+        Result ID to ``{"sha256": HEX, "functions": N}``, or to ``{"error": TEXT}`` when it has no ball layer.
+    """
+    out: dict[str, Any] = {}
+    for t in pb.claim.terms():
+        if t.id not in out:
+            try:
+                out[t.id] = definition_hash(t.id)
+            except (RFTheoryError, LookupError, ImportError) as exc:
+                out[t.id] = {"error": f"{type(exc).__name__}: {exc}"}
+    return out
+
+
+def provenance(data: dict[str, Any], pb: Problem, allow_version_change: bool = False) -> tuple[list[str], list[str]]:
+    """Compare what a certificate was made with to what runs here: versions and definition hashes.
+
+    Parameters
+    ----------
+    data : dict
+        The certificate.
+    pb : Problem
+        Its problem (:func:`structure`).
+    allow_version_change : bool, optional
+        Report a difference as a note instead of a problem.
+
+    Returns
+    -------
+    tuple of (list of str, list of str)
+        The problems (differences, unless allowed) and the notes (allowed differences).
+    """
+    diffs: list[str] = []
+    made = data.get("made_with")
+    here = versions()
+    if not isinstance(made, dict):
+        diffs.append("the certificate does not record the versions it was made with")
+    else:
+        for k in COMPARED:
+            if made.get(k) != here[k]:
+                diffs.append(f"made with {k} {_short(made.get(k))}, checked with {here[k]}")
+    defs = data.get("definitions")
+    now = definitions(pb)
+    if not isinstance(defs, dict):
+        diffs.append("the certificate does not record the hash of the definitions it evaluated")
+    else:
+        for rid, h in now.items():
+            if defs.get(rid) != h:
+                old = defs.get(rid)
+                old_h = old.get("sha256", "none") if isinstance(old, dict) else "none"
+                diffs.append(f"the definitions of {rid} differ (sha256 {_short(old_h, 20)} in the certificate, "
+                             f"{str(h.get('sha256', h.get('error')))[:16]}... here)")
+    if allow_version_change:
+        return [], diffs
+    if diffs:
+        diffs[-1] += " (--allow-version-change checks it anyway)"
+    return diffs, []
 
 
 def write(proof: Proof, over: list[str], path: str) -> None:
@@ -124,6 +199,218 @@ def load(path: str) -> dict[str, Any]:
     return data
 
 
+# -- coverage ---------------------------------------------------------------------------------------
+#: the most problems :func:`coverage_gaps` lists (the first ones; a forged cover can have millions)
+MAX_PROBLEMS = 50
+#: a failed node of the tree looks for overlapping pairs among at most this many comparisons
+_MAX_PAIRS = 1_000_000
+
+Cell = tuple[tuple[Fraction, Fraction], ...]
+
+
+def _region_text(names: list[str], region: Cell, at: str) -> str:
+    parts = [f"{n}=[{exact_text(lo)}, {exact_text(hi)}]" for n, (lo, hi) in zip(names, region)]
+    if not parts:
+        return at or "the domain's one point"
+    return ", ".join(parts) + (f" ({at})" if at else "")
+
+
+def _sweep_gaps(region: Cell, cells: list[Cell]) -> list[tuple[int, Fraction, Fraction]]:
+    """Slabs of ``region`` (axis, lo, hi) that no cell meets: sorted by their lower end, cells must chain."""
+    out = []
+    for j, (lo, hi) in enumerate(region):
+        reach = lo
+        for c_lo, c_hi in sorted(c[j] for c in cells):
+            if c_lo > reach:
+                out.append((j, reach, c_lo))
+            reach = max(reach, c_hi)
+        if reach < hi:
+            out.append((j, reach, hi))
+    return out
+
+
+def _overlap(cells: list[Cell]) -> tuple[Cell, Cell] | None:
+    """Two cells whose interiors meet (searched by their first axis; None if none within :data:`_MAX_PAIRS`)."""
+    srt = sorted(cells)
+    n = 0
+    for i, a in enumerate(srt):
+        for b in srt[i + 1:]:
+            n += 1
+            if n > _MAX_PAIRS or b[0][0] >= a[0][1]:
+                break
+            if all(max(x[0], y[0]) < min(x[1], y[1]) for x, y in zip(a, b)):
+                return a, b
+        if n > _MAX_PAIRS:
+            break
+    return None
+
+
+def _tree_problems(names: list[str], root: Cell, cells: list[Cell], at: str, out: list[str]) -> None:
+    """Append to ``out`` where ``cells`` fail to be exactly the leaves of a bisection tree rooted at ``root``.
+
+    A node is a region with the cells inside it: a node with no cell is a gap; a node equal to one of its cells
+    must hold that cell only (else the others overlap it); otherwise some axis must have every cell on one side of
+    its midpoint, and the node splits there (the widest axis relative to the root first).  A node where no axis
+    does is not a bisection: its uncovered slabs, or an overlapping pair, name why.
+    """
+    width = [hi - lo for lo, hi in root]
+    stack = [(root, cells)]
+    while stack and len(out) < MAX_PROBLEMS:
+        region, inside = stack.pop()
+        if not inside:
+            out.append(f"gap: no box covers {_region_text(names, region, at)}")
+            continue
+        if len(inside) == 1 and inside[0] == region:
+            continue
+        if region in inside:
+            out.append(f"overlap: {len(inside) - 1} other box(es) inside the box {_region_text(names, region, at)}")
+            continue
+        axes = sorted(range(len(region)), key=lambda j: (-(region[j][1] - region[j][0]) / width[j], j))
+        for j in axes:
+            lo, hi = region[j]
+            mid = (lo + hi) / 2
+            low = [c for c in inside if c[j][1] <= mid]
+            high = [c for c in inside if c[j][0] >= mid]
+            if len(low) + len(high) == len(inside):
+                stack.append((region[:j] + ((mid, hi),) + region[j + 1:], high))
+                stack.append((region[:j] + ((lo, mid),) + region[j + 1:], low))
+                break
+        else:
+            gaps = _sweep_gaps(region, inside)
+            for j, lo, hi in gaps[:MAX_PROBLEMS]:
+                slab = region[:j] + ((lo, hi),) + region[j + 1:]
+                out.append(f"gap: no box covers {_region_text(names, slab, at)}")
+            if gaps:
+                continue
+            pair = _overlap(inside)
+            if pair is not None:
+                out.append(f"overlap of boxes {_region_text(names, pair[0], '')} and "
+                           f"{_region_text(names, pair[1], at)}")
+            else:
+                out.append(f"the boxes inside {_region_text(names, region, at)} are not a bisection of it "
+                           f"(e.g. {_region_text(names, inside[0], '')} crosses every midpoint)")
+
+
+def coverage_gaps(pb: Problem, boxes: list[Box]) -> list[str]:
+    """Where ``boxes`` fail to be exactly the leaves of the bisection trees of the domain of ``pb``.
+
+    Decided exactly, with rational endpoints.  Every integer point of the
+    integer ranges must have its own tree, rooted at the product of the real
+    ranges; a range of width 0 is a fixed value (every box must hold exactly
+    that value), not an axis of volume 0; along the other axes the boxes
+    must be the leaves of repeated bisections at midpoints (any axis at
+    each node), so that they cover the domain with disjoint interiors.
+
+    Parameters
+    ----------
+    pb : Problem
+    boxes : list of Box
+        Their integer and real parameters are those of ``pb`` (as :func:`structure` checks).
+
+    Returns
+    -------
+    list of str
+        Empty when the boxes tile the domain; else the gaps (the uncovered regions, named),
+        overlaps and boxes that are no bisection cells, at most :data:`MAX_PROBLEMS`.
+    """
+    out: list[str] = []
+    fixed = {r.name: r.lo for r in pb.real_ranges if r.lo == r.hi}
+    axes = [r for r in pb.real_ranges if r.lo < r.hi]
+    names = [r.name for r in axes]
+    groups: dict[tuple, list[Cell]] = {}
+    for b in boxes:
+        reals = {k: (lo, hi) for k, lo, hi in b.reals}
+        for k, v in fixed.items():
+            if reals[k] != (v, v):
+                out.append(f"box {b.text()}: {k} is fixed at {exact_text(v)} by the claim's range {k}={exact_text(v)}"
+                           f"..{exact_text(v)}")
+        groups.setdefault(tuple(v for _, v in b.ints), []).append(tuple(reals[n] for n in names))
+    want = [tuple(v for _, v in r.ints) for r in pb.roots()]
+    wanted = set(want)
+    int_names = [r.name for r in pb.int_ranges]
+
+    def at_text(key: tuple) -> str:
+        return ", ".join(f"{k}={v}" for k, v in zip(int_names, key))
+
+    missing = [w for w in want if w not in groups]
+    if missing:
+        shown = "; ".join(at_text(w) for w in missing[:5]) + ("; ..." if len(missing) > 5 else "")
+        out.append(f"gap: no box at {len(missing)} integer point(s): {shown}")
+    extra = [k for k in groups if k not in wanted]
+    if extra:
+        out.append(f"boxes at {len(extra)} integer point(s) outside the domain, e.g. {at_text(extra[0])}")
+    root = tuple((r.lo, r.hi) for r in axes)
+    for key in want:
+        if key in groups and len(out) < MAX_PROBLEMS:
+            _tree_problems(names, root, groups[key], at_text(key), out)
+    return out[:MAX_PROBLEMS]
+
+@dataclass(frozen=True)
+class Leaf:
+    """One box record of a certificate, parsed: a leaf of the cover, with what it claims.
+
+    Parameters
+    ----------
+    index : int
+        Its position in the certificate's ``boxes``.
+    box : Box
+    prec : int
+        The working precision its enclosures were computed at.
+    decision : str
+        ``holds`` or ``undecided``.
+    method : str or None
+        How the box was decided (a key of :data:`METHODS`); None for an undecided box.
+    lhs, rhs : Enclosure or None
+        The recorded enclosures of the two sides over the box.
+    """
+
+    index: int
+    box: Box
+    prec: int
+    decision: str
+    method: str | None
+    lhs: Enclosure | None
+    rhs: Enclosure | None
+
+
+@dataclass(frozen=True)
+class Point:
+    """The counterexample of a certificate, parsed: a point box with its recorded enclosures at ``prec`` bits."""
+
+    box: Box
+    prec: int
+    lhs: Enclosure
+    rhs: Enclosure
+
+
+@dataclass
+class Structure:
+    """What :func:`structure` found: the domain, the leaves, the counterexample, and every problem.
+
+    A certificate whose structure has no problems covers its claimed domain
+    exactly and states a verdict that follows from its decisions; what is
+    left to a checker is to confirm each decided leaf (by its method) and
+    the counterexample.
+    """
+
+    claim: str
+    verdict: str
+    problem: Problem | None = None
+    leaves: list[Leaf] = field(default_factory=list)
+    counterexample: Point | None = None
+    problems: list[str] = field(default_factory=list)
+
+
+def _decided_task(problem: Problem, leaf: Leaf, evaluator: str) -> CheckTask:
+    """The ``ball`` method: both sides enclosed over the whole box at the leaf's precision."""
+    return CheckTask(problem, leaf.box, leaf.prec, evaluator)
+
+
+#: the methods a box can be decided by (the ``method`` of a box record) and how :func:`check` re-verifies one:
+#: ``ball`` -- both sides enclosed in ball arithmetic over the whole box (an Arb ball containing it as input)
+METHODS: dict[str, Callable[[Problem, Leaf, str], CheckTask]] = {"ball": _decided_task}
+
+
 @dataclass(frozen=True)
 class CheckTask:
     """Re-evaluate one box of a certificate (``run(seed)``, ``key`` for :mod:`rftheory.workers.pool`)."""
@@ -168,26 +455,47 @@ class CheckReport:
     problems: list[str] = field(default_factory=list)
     records: list[BoxRecord] = field(default_factory=list)
     counterexample: Counterexample | None = None
+    domain: str = ""
+    notes: list[str] = field(default_factory=list)
+
+
+#: the longest number a certificate may write (characters): exact box ends and 30-digit enclosures are far shorter
+MAX_NUMBER_CHARS = 2000
+_NUMBER = re.compile(r"-?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d{1,4})?|-?\d+/\d+")
 
 
 def _frac(x: Any, what: str) -> Fraction:
+    """An exact number of a certificate: an integer, or a decimal or ``p/q`` string of bounded size."""
     if isinstance(x, bool) or not isinstance(x, (str, int)):
-        raise ValueError(f"{what}: expected an exact number as a string, got {x!r}")
+        raise ValueError(f"{what}: expected an exact number as a string, got {_short(x)}")
+    s = str(x) if isinstance(x, str) else None
+    if s is not None and (len(s) > MAX_NUMBER_CHARS or not _NUMBER.fullmatch(s)):
+        raise ValueError(f"{what}: not an exact number of at most {MAX_NUMBER_CHARS} characters: {_short(x)}")
+    if isinstance(x, int) and x.bit_length() > 4 * MAX_NUMBER_CHARS:
+        raise ValueError(f"{what}: an integer of {x.bit_length()} bits")
     return Fraction(x)
+
+
+def _short(x: Any, n: int = 60) -> str:
+    """``repr(x)`` cut to about ``n`` characters (a forged certificate may hold megabytes in one field)."""
+    if isinstance(x, int) and not isinstance(x, bool) and x.bit_length() > 200:
+        return f"an integer of {x.bit_length()} bits"
+    r = repr(x) if not isinstance(x, (dict, list)) else type(x).__name__
+    return r if len(r) <= n else f"{r[:n // 2]}...{r[-n // 4:]} ({len(r)} characters)"
 
 
 def _parse_enc(x: Any, what: str) -> Enclosure | None:
     if x is None:
         return None
     if not isinstance(x, list) or len(x) != 2:
-        raise ValueError(f"{what}: expected [LO, HI], got {x!r}")
+        raise ValueError(f"{what}: expected [LO, HI], got {_short(x)}")
     lo, hi = _frac(x[0], what), _frac(x[1], what)
     if lo > hi:
         raise ValueError(f"{what}: LO > HI")
     return Enclosure(lo, hi)
 
 
-def _parse_box(b: Any, pb: Problem, i: int) -> tuple[Box, int, str, Enclosure | None, Enclosure | None]:
+def _parse_box(b: Any, pb: Problem, i: int) -> Leaf:
     what = f"box {i}"
     if not isinstance(b, dict):
         raise ValueError(f"{what}: not an object")
@@ -197,12 +505,13 @@ def _parse_box(b: Any, pb: Problem, i: int) -> tuple[Box, int, str, Enclosure | 
     want_i = [r.name for r in pb.int_ranges]
     want_r = [r.name for r in pb.real_ranges]
     if sorted(ints) != sorted(want_i) or sorted(reals) != sorted(want_r):
-        raise ValueError(f"{what}: parameters {sorted(ints) + sorted(reals)}, the domain has {want_i + want_r}")
+        raise ValueError(f"{what}: parameters {_short(sorted(ints) + sorted(reals), 200)}, the domain has "
+                         f"{want_i + want_r}")
     bi = []
     for r in pb.int_ranges:
         v = ints[r.name]
         if isinstance(v, bool) or not isinstance(v, int) or not r.lo <= v <= r.hi:
-            raise ValueError(f"{what}: {r.name}={v!r} is not an integer of {r.text()}")
+            raise ValueError(f"{what}: {r.name}={_short(v)} is not an integer of {r.text()}")
         bi.append((r.name, v))
     br = []
     for r in pb.real_ranges:
@@ -210,92 +519,159 @@ def _parse_box(b: Any, pb: Problem, i: int) -> tuple[Box, int, str, Enclosure | 
         if not isinstance(iv, list) or len(iv) != 2:
             raise ValueError(f"{what}: {r.name} must be [LO, HI]")
         lo, hi = _frac(iv[0], what), _frac(iv[1], what)
-        if not r.lo <= lo < hi <= r.hi and not (r.lo == r.hi == lo == hi):
-            raise ValueError(f"{what}: {r.name}=[{iv[0]}, {iv[1]}] is not a non-empty interval inside {r.text()}")
+        if r.lo == r.hi:
+            if not lo == hi == r.lo:
+                raise ValueError(f"{what}: {r.name}=[{exact_text(lo)}, {exact_text(hi)}], but the claim fixes "
+                                 f"{r.name} at {exact_text(r.lo)}")
+        elif not r.lo <= lo < hi <= r.hi:
+            raise ValueError(f"{what}: {r.name}=[{exact_text(lo)}, {exact_text(hi)}] is not an interval of positive "
+                             f"width inside {r.text()}")
         br.append((r.name, lo, hi))
     prec = b.get("prec")
     if isinstance(prec, bool) or not isinstance(prec, int) or not 2 <= prec <= 1 << 20:
-        raise ValueError(f"{what}: prec must be an integer in [2, 2^20], got {prec!r}")
+        raise ValueError(f"{what}: prec must be an integer in [2, 2^20], got {_short(prec)}")
     dec = b.get("decision")
     if dec not in ("holds", "undecided"):
-        raise ValueError(f"{what}: decision must be holds or undecided, got {dec!r}")
-    return (Box(tuple(bi), tuple(br)), prec, dec, _parse_enc(b.get("lhs"), f"{what} lhs"),
-            _parse_enc(b.get("rhs"), f"{what} rhs"))
+        raise ValueError(f"{what}: decision must be holds or undecided, got {_short(dec)}")
+    method = b.get("method")
+    if dec == "holds" and method not in METHODS:
+        raise ValueError(f"{what}: decided by method {_short(method)}, which this checker does not know "
+                         f"(it knows: {', '.join(sorted(METHODS))})")
+    if dec == "undecided" and method is not None and method not in METHODS:
+        raise ValueError(f"{what}: unknown method {_short(method)}")
+    return Leaf(i, Box(tuple(bi), tuple(br)), prec, dec, method, _parse_enc(b.get("lhs"), f"{what} lhs"),
+                _parse_enc(b.get("rhs"), f"{what} rhs"))
 
 
-def coverage_gaps(pb: Problem, boxes: list[Box]) -> list[str]:
-    """Where ``boxes`` fail to tile the domain of ``pb`` exactly: gaps, overlaps, missing integer points.
+def _parse_point(ce: Any, pb: Problem) -> Point:
+    """The counterexample record: a point of the domain, its precision and both enclosures."""
+    if not isinstance(ce, dict) or not isinstance(ce.get("point"), dict):
+        raise ValueError("expected an object with point, prec, lhs and rhs")
+    pt = ce["point"]
+    names = [r.name for r in pb.int_ranges + pb.real_ranges]
+    if sorted(pt) != sorted(names):
+        raise ValueError(f"point has parameters {_short(sorted(pt), 200)}, the domain {names}")
+    ibox = []
+    for r in pb.int_ranges:
+        v = pt[r.name]
+        if isinstance(v, bool) or not isinstance(v, int) or not r.lo <= v <= r.hi:
+            raise ValueError(f"{r.name}={_short(v)} is not an integer of {r.text()}")
+        ibox.append((r.name, v))
+    rbox = []
+    for r in pb.real_ranges:
+        v = _frac(pt[r.name], r.name)
+        if not r.lo <= v <= r.hi:
+            raise ValueError(f"{r.name}={exact_text(v)} is outside {r.text()}")
+        rbox.append((r.name, v, v))
+    prec = ce.get("prec")
+    if isinstance(prec, bool) or not isinstance(prec, int) or not 2 <= prec <= 1 << 20:
+        raise ValueError(f"prec must be an integer in [2, 2^20], got {_short(prec)}")
+    lhs, rhs = _parse_enc(ce.get("lhs"), "lhs"), _parse_enc(ce.get("rhs"), "rhs")
+    if lhs is None or rhs is None:
+        raise ValueError("no enclosures")
+    return Point(Box(tuple(ibox), tuple(rbox)), prec, lhs, rhs)
 
-    For each integer point the real boxes must tile the product of the real
-    ranges: in one dimension, sorted intervals must meet end to end from LO
-    to HI; in more, their interiors must be pairwise disjoint and their
-    volumes must add up to the domain's (closed boxes inside a box with
-    disjoint interiors and the full volume cover it).
+
+def domain_text(pb: Problem) -> str:
+    """The domain of a problem as text: ranges, fixed parameters, links.
 
     Parameters
     ----------
     pb : Problem
-    boxes : list of Box
 
     Returns
     -------
-    list of str
-        Empty when the boxes tile the domain.
+    str
+        E.g. ``d=2..6, v=1/2..2, m=d (linked)``.
     """
-    out: list[str] = []
-    groups: dict[tuple, list[Box]] = {}
-    for b in boxes:
-        groups.setdefault(tuple(v for _, v in b.ints), []).append(b)
-    want = [tuple(v for _, v in r.ints) for r in pb.roots()]
-    missing = [w for w in want if w not in groups]
-    if missing:
-        names = [r.name for r in pb.int_ranges]
-        out.append(f"no box at {len(missing)} integer point(s), e.g. "
-                   + ", ".join(f"{k}={v}" for k, v in zip(names, missing[0])))
-    ranges = pb.real_ranges
-    for key, bs in groups.items():
-        at = ", ".join(f"{r.name}={v}" for r, v in zip(pb.int_ranges, key)) or "the domain"
-        if not ranges:
-            if len(bs) != 1:
-                out.append(f"{len(bs)} boxes at {at}, expected 1")
-            continue
-        if len(ranges) == 1:
-            r = ranges[0]
-            ivs = sorted((b.reals[0][1], b.reals[0][2]) for b in bs)
-            pos = r.lo
-            for lo, hi in ivs:
-                if lo > pos:
-                    out.append(f"gap {r.name}=({exact_text(pos)}, {exact_text(lo)}) at {at}")
-                elif lo < pos:
-                    out.append(f"overlap {r.name}=({exact_text(lo)}, {exact_text(min(pos, hi))}) at {at}")
-                pos = max(pos, hi)
-            if pos < r.hi:
-                out.append(f"gap {r.name}=({exact_text(pos)}, {exact_text(r.hi)}) at {at}")
-            continue
-        total = Fraction(0)
-        for b in bs:
-            v = Fraction(1)
-            for _, lo, hi in b.reals:
-                v *= hi - lo
-            total += v
-        want_v = Fraction(1)
-        for r in ranges:
-            want_v *= r.hi - r.lo
-        if total != want_v:
-            out.append(f"the boxes at {at} have total volume {total}, the domain {want_v} (a gap or an overlap)")
-        srt = sorted(bs, key=lambda b: b.reals[0][1])
-        for i, a in enumerate(srt):
-            for b in srt[i + 1:]:
-                if b.reals[0][1] >= a.reals[0][2]:
-                    break
-                if all(max(x[1], y[1]) < min(x[2], y[2]) for x, y in zip(a.reals, b.reals)):
-                    out.append(f"overlap of boxes {a.text()} and {b.text()}")
-                    break
-    return out
+    dom = [f"{r.name}={exact_text(r.lo)}..{exact_text(r.hi)}" for r in pb.int_ranges + pb.real_ranges]
+    dom += [f"{k}={v}" for k, v in pb.fixed]
+    dom += [f"{k}={v} (linked)" for k, v in pb.links]
+    return ", ".join(dom) or "(no parameters)"
 
 
-def check(data: dict[str, Any], executor=None, evaluator: str | None = None) -> CheckReport:
+def structure(data: dict[str, Any]) -> Structure:
+    """Validate a certificate without evaluating anything: its domain, its cover, its verdict.
+
+    The claim and the domain (``over``, ``params``, ``links``) are rebuilt and
+    validated against the registry as ``rftheory prove`` would; every box
+    record must name exactly the domain's integer and real parameters, hold
+    an integer point of the integer ranges, the fixed value of every range
+    of width 0, an interval of positive width inside every other range, a
+    precision, a decision and, when decided, a known method
+    (:data:`METHODS`); the boxes must be exactly the leaves of bisection
+    trees of the domain (:func:`coverage_gaps`); and the stated verdict must
+    follow: ``proven`` when every box holds and there is no counterexample,
+    ``disproven`` with a counterexample, ``undecided`` otherwise.
+
+    This is the part of a check shared by every re-evaluation of the boxes
+    (:func:`check` in Arb; any other checker consumes ``leaves``).
+
+    Parameters
+    ----------
+    data : dict
+        The certificate (:func:`load`).
+
+    Returns
+    -------
+    Structure
+        ``problems`` empty when the certificate is well formed and covers its domain.
+    """
+    claim_raw, verdict_raw = data.get("claim"), data.get("verdict")
+    st = Structure(claim_raw[:2000] if isinstance(claim_raw, str) else _short(claim_raw),
+                   verdict_raw if verdict_raw in ("proven", "disproven", "undecided") else _short(verdict_raw))
+    try:
+        claim = parse_claim(str(data.get("claim", "")))
+        over = data.get("over")
+        params, links = data.get("params", {}), data.get("links", {})
+        if not isinstance(over, list) or not isinstance(params, dict) or not isinstance(links, dict):
+            raise ParameterError("over", "over must be a list, params and links objects")
+        pb = make_problem(claim, [parse_range(str(o)) for o in over],
+                          {str(k): str(v) for k, v in params.items()}, {str(k): str(v) for k, v in links.items()})
+    except (RFTheoryError, ValueError, ArithmeticError) as exc:
+        st.problems.append(f"the claim or its domain cannot be rebuilt ({_short(str(exc), 300)})")
+        return st
+    st.problem = pb
+    st.claim = claim.text()
+    raw = data.get("boxes")
+    if not isinstance(raw, list):
+        st.problems.append("boxes must be a list")
+        return st
+    if len(raw) > MAX_BOXES:
+        st.problems.append(f"{len(raw)} boxes; a certificate holds at most {MAX_BOXES}")
+        return st
+    for i, b in enumerate(raw):
+        try:
+            st.leaves.append(_parse_box(b, pb, i))
+        except (ValueError, ZeroDivisionError, TypeError) as exc:
+            st.problems.append(str(exc))
+            if len(st.problems) >= MAX_PROBLEMS:
+                break
+    if st.problems:
+        return st
+    st.problems += coverage_gaps(pb, [leaf.box for leaf in st.leaves])
+    ce = data.get("counterexample")
+    if ce is not None:
+        try:
+            st.counterexample = _parse_point(ce, pb)
+        except (KeyError, TypeError, ValueError, ZeroDivisionError) as exc:
+            st.problems.append(f"malformed counterexample ({exc})")
+    decided = all(leaf.decision == "holds" for leaf in st.leaves)
+    truth = "disproven" if ce is not None else ("proven" if decided else "undecided")
+    if st.verdict != truth:
+        st.problems.append(f"verdict {st.verdict}, but the boxes and the counterexample give {truth!r}")
+    return st
+
+
+def check(data: dict[str, Any], executor=None, evaluator: str | None = None,
+          allow_version_change: bool = False) -> CheckReport:
     """Re-verify a certificate independently of the search that wrote it.
+
+    First :func:`structure` (the domain is rebuilt from the claim and the
+    boxes must cover it exactly); then every decided box is re-evaluated by
+    its method (:data:`METHODS`) at its recorded precision: the fresh
+    enclosures must lie inside the recorded ones and decide the claim; the
+    counterexample is re-evaluated and must show the claim failing.
 
     Parameters
     ----------
@@ -306,102 +682,67 @@ def check(data: dict[str, Any], executor=None, evaluator: str | None = None) -> 
     evaluator : str, optional
         ``module:function`` to enclose with (default: the certificate's, which must be
         the ball layer's unless given here).
+    allow_version_change : bool, optional
+        Check a certificate made with other versions or other definitions (:func:`provenance`);
+        the differences become ``notes``.
 
     Returns
     -------
     CheckReport
         ``valid`` with the certified verdict, or every reason for rejection.
-
-    Raises
-    ------
-    ParameterError
-        The claim or the domain in the certificate is malformed.
     """
     from ..workers.pool import serial
     from . import engine
 
     ev = evaluator or engine.DEFAULT_EVALUATOR
+    st = structure(data)
+    rep = CheckReport(False, st.verdict, st.claim, len(st.leaves), list(st.problems))
     if evaluator is None and data.get("evaluator", ev) != ev:
-        raise ParameterError("check", f"the certificate was made with evaluator {data.get('evaluator')!r}, "
-                             f"not the ball layer ({ev})")
-    claim = parse_claim(str(data.get("claim", "")))
-    over = data.get("over")
-    params, links = data.get("params", {}), data.get("links", {})
-    if not isinstance(over, list) or not isinstance(params, dict) or not isinstance(links, dict):
-        raise ParameterError("check", "over must be a list, params and links objects")
-    pb = make_problem(claim, [parse_range(str(o)) for o in over], {str(k): str(v) for k, v in params.items()},
-                      {str(k): str(v) for k, v in links.items()})
-    rep = CheckReport(False, str(data.get("verdict")), claim.text(), 0)
-    raw = data.get("boxes")
-    if not isinstance(raw, list):
-        rep.problems.append("boxes must be a list")
+        rep.problems.append(f"the certificate was made with evaluator {_short(data.get('evaluator'))}, "
+                            f"not the ball layer ({ev})")
+    pb = st.problem
+    if rep.problems or pb is None:
         return rep
-    parsed = []
-    for i, b in enumerate(raw):
-        try:
-            parsed.append(_parse_box(b, pb, i))
-        except (ValueError, ZeroDivisionError, TypeError) as exc:
-            rep.problems.append(str(exc))
-    if rep.problems:
-        return rep
-    rep.boxes = len(parsed)
-    rep.problems += coverage_gaps(pb, [p[0] for p in parsed])
-    tasks = [CheckTask(pb, box, prec, ev) for box, prec, _, _, _ in parsed]
-    ce = data.get("counterexample")
-    ce_task = None
+    rep.domain = domain_text(pb)
+    diffs, rep.notes = provenance(data, pb, allow_version_change)
+    rep.problems += diffs
+    decided = [leaf for leaf in st.leaves if leaf.decision == "holds"]
+    tasks = [METHODS[leaf.method](pb, leaf, ev) for leaf in decided if leaf.method is not None]
+    ce = st.counterexample
     if ce is not None:
-        try:
-            pt = ce["point"]
-            ibox = tuple((r.name, int(pt[r.name])) for r in pb.int_ranges)
-            rbox = tuple((r.name, Fraction(str(pt[r.name])), Fraction(str(pt[r.name]))) for r in pb.real_ranges)
-            if not all(r.lo <= v <= r.hi for r, (_, v) in zip(pb.int_ranges, ibox)) or \
-                    not all(r.lo <= lo <= r.hi for r, (_, lo, _) in zip(pb.real_ranges, rbox)):
-                raise ValueError("the counterexample is outside the domain")
-            cprec = int(ce["prec"])
-            c_l, c_r = _parse_enc(ce["lhs"], "counterexample lhs"), _parse_enc(ce["rhs"], "counterexample rhs")
-            ce_task = CheckTask(pb, Box(ibox, rbox), cprec, ev)
-        except (KeyError, TypeError, ValueError, ZeroDivisionError) as exc:
-            rep.problems.append(f"malformed counterexample ({exc})")
-            return rep
+        tasks.append(CheckTask(pb, ce.box, ce.prec, ev))
     fresh: dict[int, Any] = {}
-    all_tasks = tasks + ([ce_task] if ce_task is not None else [])
-    for i, out in (executor or serial)(all_tasks, 0):
+    for i, out in (executor or serial)(tasks, 0):
         fresh[i] = out
-    op = claim.op
-    for i, (box, prec, dec, lhs, rhs) in enumerate(parsed):
-        got = fresh[i]
+    op = pb.claim.op
+    for i, leaf in enumerate(decided):
+        got, box = fresh[i], leaf.box
         if isinstance(got, str):
-            if dec == "holds":
-                rep.problems.append(f"box {i} ({box.text()}): cannot re-evaluate ({got})")
+            rep.problems.append(f"box {leaf.index} ({box.text()}): cannot re-evaluate ({got})")
             continue
         gl, gr = got
-        if dec == "holds":
-            if lhs is None or rhs is None:
-                rep.problems.append(f"box {i} ({box.text()}): decided without enclosures")
-                continue
-            if not (lhs.contains(gl) and rhs.contains(gr)):
-                rep.problems.append(f"box {i} ({box.text()}): recorded enclosures disagree with a re-evaluation at "
-                                    f"{prec} bits (lhs {gl.strings()}, rhs {gr.strings()})")
-            if not holds(op, gl.lo, gl.hi, gr.lo, gr.hi) or not holds(op, lhs.lo, lhs.hi, rhs.lo, rhs.hi):
-                rep.problems.append(f"box {i} ({box.text()}): marked holds, but the enclosures do not decide {op}")
-        rep.records.append(BoxRecord(box, gl, gr, prec, dec))
-    if ce_task is not None:
-        got = fresh[len(tasks)]
+        if leaf.lhs is None or leaf.rhs is None:
+            rep.problems.append(f"box {leaf.index} ({box.text()}): decided without enclosures")
+            continue
+        if not (leaf.lhs.contains(gl) and leaf.rhs.contains(gr)):
+            rep.problems.append(f"box {leaf.index} ({box.text()}): recorded enclosures disagree with a re-evaluation "
+                                f"at {leaf.prec} bits (lhs {gl.strings()}, rhs {gr.strings()})")
+        if not holds(op, gl.lo, gl.hi, gr.lo, gr.hi) or not holds(op, leaf.lhs.lo, leaf.lhs.hi, leaf.rhs.lo,
+                                                                  leaf.rhs.hi):
+            rep.problems.append(f"box {leaf.index} ({box.text()}): marked holds, but the enclosures do not decide {op}")
+        rep.records.append(BoxRecord(box, gl, gr, leaf.prec, "holds"))
+    if ce is not None:
+        got = fresh[len(decided)]
         if isinstance(got, str):
             rep.problems.append(f"counterexample: cannot re-evaluate ({got})")
         else:
             gl, gr = got
             if not fails(op, gl.lo, gl.hi, gr.lo, gr.hi):
-                rep.problems.append(f"counterexample at {ce_task.box.text()}: the enclosures do not show {op} failing "
+                rep.problems.append(f"counterexample at {ce.box.text()}: the enclosures do not show {op} failing "
                                     f"(lhs {gl.strings()}, rhs {gr.strings()})")
-            elif c_l is None or c_r is None or not (c_l.contains(gl) and c_r.contains(gr)):
+            elif not (ce.lhs.contains(gl) and ce.rhs.contains(gr)):
                 rep.problems.append("counterexample: recorded enclosures disagree with a re-evaluation")
             else:
-                rep.counterexample = Counterexample(ce_task.box, gl, gr, ce_task.prec)
-    decided = all(p[2] == "holds" for p in parsed)
-    truth = "disproven" if ce_task is not None else ("proven" if decided else "undecided")
-    if rep.verdict != truth:
-        rep.problems.append(f"verdict {rep.verdict!r}, but the boxes and the counterexample give {truth!r}")
+                rep.counterexample = Counterexample(ce.box, gl, gr, ce.prec)
     rep.valid = not rep.problems
     return rep
-

@@ -188,15 +188,18 @@ def _check(args) -> int:
     data = certificate.load(args.check)
     run, _, close = _executor(args)
     try:
-        rep = certificate.check(data, executor=run)
+        rep = certificate.check(data, executor=run, allow_version_change=args.allow_version_change)
     finally:
         close()
     if args.json:
-        print(json.dumps({"certificate": args.check, "valid": rep.valid, "claim": rep.claim, "verdict": rep.verdict,
-                          "boxes": rep.boxes, "problems": rep.problems}, indent=1))
+        print(json.dumps({"certificate": args.check, "valid": rep.valid, "claim": rep.claim, "domain": rep.domain,
+                          "verdict": rep.verdict, "boxes": rep.boxes, "problems": rep.problems,
+                          "notes": rep.notes}, indent=1))
     elif rep.valid:
-        print(f"certificate valid: {rep.claim} is {rep.verdict.upper()} ({rep.boxes} boxes re-evaluated, "
-              "the domain covered with no gap)")
+        print(f"certificate valid: {rep.claim} is {rep.verdict.upper()} over {rep.domain} ({rep.boxes} boxes "
+              "re-evaluated, the domain covered exactly)")
+        for n in rep.notes:
+            print(f"  note: {n}")
     else:
         print(f"certificate REJECTED: {rep.claim} ({len(rep.problems)} problem(s))")
         for p in rep.problems[:20]:
@@ -322,6 +325,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    "derivative (exactly one)")
     p.add_argument("--check", default=None, metavar="FILE",
                    help="re-verify a certificate FILE: re-evaluate every box, check the cover and each decision")
+    p.add_argument("--allow-version-change", action="store_true",
+                   help="with --check: accept a certificate made with other versions of rftheory, python-flint, "
+                   "FLINT/Arb or mpmath, or other definitions (the differences are printed as notes)")
     p.add_argument("--workers", type=int, default=None,
                    help="local processes (default: all cores; 1 = serial); the boxes and the verdict do not depend "
                    "on it")
