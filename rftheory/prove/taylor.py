@@ -214,10 +214,24 @@ def _orf_variance(bk, p, x):
 
 
 def _rff_variance(bk, p, x):
-    from ..numerics.rff_pairs import rff_mse_bracket
+    from ..papers.orf.rff_variance import rff_variance
+
+    return rff_variance(p["m"], p["z"], bk)
+
+
+def _ratio_asymptotic(bk, p, x):
+    from ..papers.simrf.rff_asymptotic import ratio_asymptotic
 
     z = p["z"]
-    return rff_mse_bracket(bk, "iid", p["m"], p["m"], z * z).value
+    return ratio_asymptotic(bk, p["d"], p["m"], z * z)
+
+
+def _sutherland(name):
+    def f(bk, p, x):
+        from ..papers.sutherland import variance
+
+        return getattr(variance, name)(bk, p)
+    return f
 
 
 def _conformity(coupling):
@@ -235,9 +249,25 @@ DEFINITIONS: dict[str, tuple[Callable[..., Any], tuple[str, ...] | None]] = {
     "simrf.rff_mse": (_rff_mse, ("iid", "orthogonal")),
     "orf.variance": (_orf_variance, None),
     "orf.rff_variance": (_rff_variance, None),
+    "simrf.rff_ratio_asymptotic": (_ratio_asymptotic, None),
+    "sutherland.var_phi": (_sutherland("var_phi_value"), None),
+    "sutherland.var_psi": (_sutherland("var_psi_value"), None),
+    "sutherland.phi_beats_psi": (_sutherland("phi_beats_psi_value"), None),
     "simrf.conformity.iid": (_conformity("iid"), None),
     "simrf.conformity.orthogonal": (_conformity("orthogonal"), None),
 }
+
+
+def _with_defaults(result_id: str, params: dict[str, Any]) -> dict[str, Any]:
+    """``params`` with the result's constant defaults of the parameters not given (a default that depends on
+    other parameters, such as ``x_norm = v/2``, is left to the definition)."""
+    from ..catalog import get
+
+    out = dict(params)
+    for p in get(result_id).params:
+        if p.name not in out and p.default is not None and not callable(p.default):
+            out[p.name] = p.default
+    return out
 
 
 def has_jet(result_id: str, params: dict[str, Any]) -> bool:
@@ -255,7 +285,7 @@ def has_jet(result_id: str, params: dict[str, Any]) -> bool:
     if result_id not in DEFINITIONS:
         return False
     couplings = DEFINITIONS[result_id][1]
-    return couplings is None or params.get("coupling") in couplings
+    return couplings is None or _with_defaults(result_id, params).get("coupling") in couplings
 
 
 def jet_enclose(result_id: str, prec: int, name: str, order: int = 1, **params: Any) -> Jet:
@@ -283,7 +313,8 @@ def jet_enclose(result_id: str, prec: int, name: str, order: int = 1, **params: 
     """
     fn, _ = DEFINITIONS[result_id]
     with flint.ctx.workprec(prec):
-        p = {k: v if isinstance(v, (int, str, arb)) else ARB.num(Fraction(v)) for k, v in params.items()}
+        p = {k: v if isinstance(v, (int, str, arb)) else ARB.num(Fraction(v))
+             for k, v in _with_defaults(result_id, params).items()}
         for k in ("x_norm", "y_norm"):
             p[f"_{k}_given"] = k in params
         x = p[name]
