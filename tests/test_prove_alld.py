@@ -111,3 +111,14 @@ def test_planted_too_small_remainder_misses_values(monkeypatch):
 
     monkeypatch.setattr(taylor, "jet_enclose", no_remainder)
     assert not contains_all()
+
+
+def test_angle_family_needs_cos_theta_below_zero():
+    """Lemma 4.2 on cos theta in [-1, 0) for every d and v > 0; with cos theta = 0 in the range (a tie) no argument."""
+    claim = parse_claim("simrf.conformity.angle < simrf.conformity.orthogonal")
+    good = alld.argument_for(claim, {}, {}, [parse_interval("cos_theta=[-1,0)")])
+    assert good is not None and good.proven() == []
+    closed = alld.argument_for(claim, {}, {}, [parse_interval("cos_theta=[-1,0]")])
+    assert closed is not None and closed.proven()
+    below = alld.argument_for(claim, {}, {}, [parse_interval("cos_theta=[-2,-1/2]")])
+    assert below is not None and below.proven()  # cos theta < -1 is outside the argument

@@ -41,18 +41,20 @@ theorem(Theorem(
               "d = 2...4, v in [0.5, 2] on boxes", "full"),
     )))
 
+ANGLE = "simrf.conformity.angle < simrf.conformity.orthogonal"
+
 theorem(Theorem(
     "simrf.lemma_4_2", f"{SRC}, Lemma 4.2 (Eq. 22)",
     "the integral over phi of (sin phi)^(d-1) (1 + sin phi cos theta)^k \"is strictly smaller for cos theta < 0 "
     "compared to cos theta = 0\", hence rho_theta < rho_(pi/2) for every v > 0.",
-    "k >= 1, d >= 2, cos theta in [-1, 0), every v > 0", "box",
-    "simrf.conformity.angle < simrf.conformity.orthogonal",
-    "proven on a part", "d = 2...4, cos theta in [-1, -0.05], v in [0.1, 2]",
-    blocks="cos theta -> 0 and v -> 0, where both sides meet: boxes shrink towards those edges; the all-d "
-    "series argument of Cor. 3.3 is written for the simplex angle only",
-    checks=(Check(("prove", "simrf.conformity.angle < simrf.conformity.orthogonal", "--over", "d=2..4", "--over",
-                   "cos_theta=-1..-0.05", "--over", "v=0.1..2", "--budget", "300"), "proven",
-                  "d = 2...4, cos theta in [-1, -0.05], v in [0.1, 2]", "full"),)))
+    "k >= 1, d >= 2, cos theta in [-1, 0), every v > 0", "box", ANGLE,
+    "proven", "every d >= 2, cos theta in [-1, 0), v > 0: the series argument (0 <= 1 + cS < 1, so every "
+    "coefficient of rho_theta - rho_orth is < 0); also d = 2...4, cos theta in [-1, -0.05], v in [0.1, 2] on boxes",
+    checks=(Check(("prove", ANGLE, "--over", "d=2..inf", "--over", "cos_theta=[-1,0)", "--over", "v=(0,2]"),
+                  "proven", "d = 2, 3, ...; cos theta in [-1, 0); v in (0, 2]"),
+            Check(("prove", ANGLE, "--over", "d=2..4", "--over", "cos_theta=-1..-0.05", "--over", "v=0.1..2",
+                   "--budget", "600"), "proven", "d = 2...4, cos theta in [-1, -0.05], v in [0.1, 2] on boxes",
+                  "full"),)))
 
 theorem(Theorem(
     "simrf.thm_3_4_blocks", f"{SRC}, Thm 3.4 (Lemma A.1)",

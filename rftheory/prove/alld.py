@@ -113,6 +113,9 @@ def decide(expr: str, rel: str, domain: tuple[tuple[str, int], ...]) -> bool:
 
     if rel not in RELATIONS:
         raise ValueError(f"relation must be one of {RELATIONS}")
+    if not domain:  # a number
+        c = sp.Rational(sp.sympify(expr))
+        return bool(c > 0) if rel == ">" else bool(c >= 0)
     names = [v for v, _ in domain]
     syms = sp.symbols(names)
     ts = sp.symbols([f"t_{v}" for v in names], nonnegative=True)
@@ -221,38 +224,96 @@ def _simplex_iid(d_min: int = 2) -> SeriesArgument:
                           a.lemma + " And " + b.lemma.split("; ", 1)[1] + " Adding the two.")
 
 
+def _angle_orth(c_lo: Fraction, c_hi: Fraction, hi_open: bool, d_min: int = 2) -> SeriesArgument:
+    """angle − orthogonal < 0 for every ``c`` in ``[c_lo, c_hi]`` (``c_hi`` excluded when ``hi_open``):
+    ``0 <= 1 + cS < 1`` when ``−1 <= c < 0``."""
+    return SeriesArgument(
+        "angle < orthogonal", -1, d_min,
+        (Fact(f"cos theta < {c_hi} <= 0 on the range (its upper end excluded)" if hi_open else
+              f"cos theta <= {c_hi} < 0 on the range", str(-c_hi), ">=" if hi_open else ">", ()),
+         Fact(f"cos theta >= {c_lo} >= -1 on the range: -({c_lo}) <= 1", str(c_lo + 1), ">=", ()),
+         Fact("(d)_k/(d/2)_k > 0: d + j > 0", "d + j", ">", (("d", d_min), ("j", 0)))),
+        "rho_theta = sum (d)_k/(d/2)_k E[(1 + cS)^k]/k! x^k, x = v^2/2, S = sin(phi) in (0, 1] a.s. (Eq. 24, "
+        "R_p = E S^p), rho_orth the same at c = 0; with -1 <= c < 0, 0 <= 1 + cS < 1 a.s., so E[(1 + cS)^k] < 1 "
+        "for k >= 1: rho_theta - rho_orth has every x^k coefficient (k >= 1) < 0, so rho_theta < rho_orth at "
+        "every x > 0 (Lemma 4.2, Eq. 22).")
+
+
+def _without_prefactor(a: SeriesArgument) -> SeriesArgument:
+    """The same argument for the conformities themselves (no MSE prefactor)."""
+    return SeriesArgument(a.name, a.sign, a.d_min, tuple(f for f in a.facts if f is not _PREFACTOR),
+                          a.lemma.replace("MSE_c1 - MSE_c2 = e^(-2a^2-2b^2) (P/m^2)(rho_c1 - rho_c2) (Thm 3.2); ", ""))
+
+
 #: (coupling of the smaller side, coupling of the larger side) -> the argument
 _ARGUMENTS = {("orthogonal", "iid"): _orth_iid, ("simplex", "orthogonal"): _simplex_orth,
               ("simplex", "iid"): _simplex_iid}
+_CONFORMITY = {"simrf.conformity.iid": "iid", "simrf.conformity.orthogonal": "orthogonal",
+               "simrf.conformity.simplex": "simplex"}
 
 
-def argument_for(claim: Claim, links: dict[str, str], fixed: dict[str, str]) -> SeriesArgument | None:
-    """The series argument for ``claim`` when one applies (PRF MSEs of two couplings with m = d), else None.
+def _oriented(claim: Claim, pair: tuple[str, str], build) -> SeriesArgument | None:
+    """The argument for ``pair = (smaller, larger)`` in the claim's direction (sign of LHS − RHS)."""
+    if claim.op in ("<", "<=") and pair[0] != pair[1]:
+        a = build(pair)
+        return a
+    if claim.op in (">", ">="):
+        a = build((pair[1], pair[0]))
+        return None if a is None else SeriesArgument(a.name, -a.sign, a.d_min, a.facts, a.lemma)
+    return None
+
+
+def argument_for(claim: Claim, links: dict[str, str], fixed: dict[str, str], over=()) -> SeriesArgument | None:
+    """The series argument for ``claim`` when one applies, else None.
+
+    It applies to ``simrf.prf_mse`` of two couplings with ``m = d`` (one block), to the conformities
+    ``simrf.conformity.{iid,orthogonal,simplex}`` of two couplings, and to ``simrf.conformity.angle``
+    against the orthogonal conformity with ``cos θ`` in ``[−1, 0)``.
 
     Parameters
     ----------
     claim : Claim
     links : dict
-        ``--link`` (``m=d`` is required unless ``m`` and ``d`` are fixed and equal).
+        ``--link`` (``m=d`` is required for the MSEs unless ``m`` and ``d`` are fixed and equal).
     fixed : dict
         ``-p`` values.
+    over : sequence of Interval, optional
+        The ranges (the range of ``cos_theta`` for the angle family).
 
     Returns
     -------
     SeriesArgument or None
     """
     lhs, rhs = claim.lhs, claim.rhs
-    if not (isinstance(lhs, Term) and isinstance(rhs, Term)) or lhs.id != "simrf.prf_mse" or rhs.id != lhs.id:
+    if not (isinstance(lhs, Term) and isinstance(rhs, Term)):
         return None
-    cl, cr = dict(lhs.fixed).get("coupling", ""), dict(rhs.fixed).get("coupling", "")
-    if set(dict(lhs.fixed)) - {"coupling"} or set(dict(rhs.fixed)) - {"coupling"}:
-        return None
-    m_is_d = links.get("m") == "d" or ("m" in fixed and "d" in fixed and Fraction(fixed["m"]) == Fraction(fixed["d"]))
-    if not m_is_d:
-        return None
-    if claim.op in ("<", "<=") and (cl, cr) in _ARGUMENTS:
-        return _ARGUMENTS[(cl, cr)]()
-    if claim.op in (">", ">=") and (cr, cl) in _ARGUMENTS:
-        a = _ARGUMENTS[(cr, cl)]()
-        return SeriesArgument(a.name, -a.sign, a.d_min, a.facts, a.lemma)
+    fl, fr = dict(lhs.fixed), dict(rhs.fixed)
+    if lhs.id == rhs.id == "simrf.prf_mse":
+        if set(fl) - {"coupling"} or set(fr) - {"coupling"}:
+            return None
+        m_is_d = links.get("m") == "d" or ("m" in fixed and "d" in fixed and
+                                           Fraction(fixed["m"]) == Fraction(fixed["d"]))
+        if not m_is_d:
+            return None
+        return _oriented(claim, (fl.get("coupling", ""), fr.get("coupling", "")),
+                         lambda p: _ARGUMENTS[p]() if p in _ARGUMENTS else None)
+    if lhs.id in _CONFORMITY and rhs.id in _CONFORMITY and not fl and not fr:
+        return _oriented(claim, (_CONFORMITY[lhs.id], _CONFORMITY[rhs.id]),
+                         lambda p: _without_prefactor(_ARGUMENTS[p]()) if p in _ARGUMENTS else None)
+    ids = (lhs.id, rhs.id)
+    if set(ids) == {"simrf.conformity.angle", "simrf.conformity.orthogonal"} and not (fl or fr):
+        if (ids[0] == "simrf.conformity.angle") != (claim.op in ("<", "<=")):
+            return None
+        c = [r for r in over if r.name == "cos_theta"]
+        if c:
+            if c[0].hi is None:
+                return None
+            lo, hi, hi_open = c[0].lo, c[0].hi, c[0].hi_open
+        elif "cos_theta" in fixed:
+            lo = hi = Fraction(fixed["cos_theta"])
+            hi_open = False
+        else:
+            return None
+        a = _angle_orth(lo, hi, hi_open)
+        return a if claim.op in ("<", "<=") else SeriesArgument(a.name, -a.sign, a.d_min, a.facts, a.lemma)
     return None

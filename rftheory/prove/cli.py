@@ -238,8 +238,9 @@ def _extended(claim, fixed, args) -> int:
     if ext.argument is not None:
         a = ext.argument
         print(f"  the series argument ({a.name}): LHS - RHS has sign {a.sign:+d} for every d >= {a.d_min}, v > 0")
+        print(f"    {a.lemma}")
         for f in a.facts:
-            dom = ", ".join(f"{k} >= {v}" for k, v in f.domain)
+            dom = ", ".join(f"{k} >= {v}" for k, v in f.domain) or "a number"
             print(f"    decided exactly: {f.expr} {f.rel} 0 for {dom}  ({f.text})")
     elif ext.why_no_argument:
         print(f"  {ext.why_no_argument}")

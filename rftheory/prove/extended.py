@@ -238,7 +238,7 @@ def prove_extended(claim: Claim, over: list[Interval], fixed: dict[str, str], li
             pt.append((r.name, r.lo, r.lo + 1 if r.hi is None else r.hi))
     checked = make_problem(claim, pt, fixed, links)
     ext = Extended(claim, over, "undecided")
-    arg = argument_for(claim, links, fixed)
+    arg = argument_for(claim, links, fixed, over)
     if arg is None or arg.proven():
         probe(checked)  # boxes will need enclosures: a side without a ball layer is a usage error
     if arg is not None and arg.proven():
@@ -246,9 +246,9 @@ def prove_extended(claim: Claim, over: list[Interval], fixed: dict[str, str], li
         arg = None
     elif arg is None:
         ext.why_no_argument = ("no all-d argument for this claim (series arguments exist for simrf.prf_mse of two "
-                               "couplings with m = d)")
+                               "couplings with m = d, the conformities, and the angle family against orthogonal)")
     real_names = {r.name for r in reals}
-    if arg is not None and real_names <= {"v"} and all(n in ("d",) for n in (r.name for r in ints)):
+    if arg is not None and real_names <= {"v", "cos_theta"} and all(r.name == "d" for r in ints):
         return _with_argument(ext, arg, ints, reals, fixed, links, budget, executor, workers)
     # no argument: the finite part on boxes, the rest undecided
     finite, left = [], []
@@ -295,6 +295,8 @@ def _with_argument(ext: Extended, arg: SeriesArgument, ints, reals, fixed, links
     ext.argument = arg
     left = []
     for r in reals:
+        if r.name != "v":
+            continue  # cos_theta: its range is a fact of the argument
         if r.lo < 0 or (r.lo == 0 and not r.lo_open):
             left.append(f"{r.name} = 0: the two sides are equal there (a strict claim fails, a tie cannot be "
                         "decided)" if r.lo == 0 else f"{r.name} < 0 is outside the argument")
@@ -351,7 +353,7 @@ def check_extended(data: dict[str, Any]) -> list[str]:
         over = [parse_interval(t) for t in data["over"]]
     except (KeyError, TypeError, ParameterError) as exc:
         return [f"unreadable claim or ranges: {exc}"]
-    arg = argument_for(claim, dict(data.get("links") or {}), dict(data.get("params") or {}))
+    arg = argument_for(claim, dict(data.get("links") or {}), dict(data.get("params") or {}), over)
     rec = data.get("all_d")
     if data.get("verdict") == "proven":
         if arg is None or rec is None:
@@ -376,6 +378,6 @@ def check_extended(data: dict[str, Any]) -> list[str]:
             pieces.append((d_lo, arg.d_min - 1 if d_hi is None else min(d_hi, arg.d_min - 1)))
         problems += covered(d_lo, d_hi, pieces)
         for r in over:
-            if r.name != "d" and (r.lo < 0 or (r.lo == 0 and not r.lo_open)):
+            if r.name == "v" and (r.lo < 0 or (r.lo == 0 and not r.lo_open)):
                 problems.append(f"{r.name} = 0 is in the range: the argument covers v > 0 only")
     return problems
