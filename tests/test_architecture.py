@@ -32,6 +32,7 @@ FLOORS = (
     ("rftheory.catalog",),         # loads the papers: results(), get(), evaluate()
     ("rftheory.present",),         # tables, plots, the sheet, notation, help texts, progress
     ("rftheory.predict", "rftheory.audit", "rftheory.attention", "rftheory.prove"),
+    ("rftheory.claims",),          # the papers' range claims, decided by prove
     ("rftheory.verify",),          # the only layer that judges
     ("rftheory.testing",),         # checks for other people's test suites
     ("rftheory.cli",),             # the command line

@@ -253,9 +253,11 @@ def test_root_encloses_the_crossing(toy, capsys):
     assert main(["prove", "simrf.conformity.iid < 2", "--over", "d=2..3", "--over", "v=0.1..1", "--root",
                  "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)["crossings"]
-    assert [r["d"] for r in rows] == [2, 3] and all(Fraction(r["lo"]) < root < Fraction(r["hi"]) for r in rows)
-    assert main(["prove", "simrf.conformity.iid < 2", "-p", "d=3", "--over", "v=0.1..0.5", "--root"]) == 3
-    assert "no proven sign change" in capsys.readouterr().out
+    assert [r["d"] for r in rows] == [2, 3] and all(r["count"] == 1 and r["count_proven"] for r in rows)
+    assert all(Fraction(r["crossings"][0]["lo"]) < root < Fraction(r["crossings"][0]["hi"]) for r in rows)
+    # no crossing below 0.5: proven (e^{v^2} - 2 excluded from 0), not "undecided"
+    assert main(["prove", "simrf.conformity.iid < 2", "-p", "d=3", "--over", "v=0.1..0.5", "--root"]) == 0
+    assert "0 crossings (proven)" in capsys.readouterr().out
 
 
 def test_prove_help_has_examples_and_exit_status(capsys):

@@ -28,9 +28,9 @@ COR44 = "simrf.prf_mse[coupling=orthogonal] < simrf.prf_mse[coupling=iid]"
 ANGLE = "simrf.conformity.angle[d=3] > 1"
 
 
-def _cert(claim, over, fixed=None, links=None):
+def _cert(claim, over, fixed=None, links=None, taylor=False):
     pb = make_problem(parse_claim(claim), [parse_range(o) for o in over], fixed or {}, links or {})
-    pr = search(pb, budget=120)
+    pr = search(pb, budget=120, taylor=taylor)
     assert pr.verdict == "proven"
     return certificate.to_json(pr, over)
 
@@ -202,7 +202,8 @@ def test_a_changed_verdict_decision_or_method(certs):
     _rejected(certs["2d"], lambda d: d.__setitem__("verdict", "undecided"), "verdict undecided")
     _rejected(certs["2d"], lambda d: d.__setitem__("verdict", "disproven"), "verdict disproven")
     _rejected(certs["2d"], lambda d: d["boxes"][0].__setitem__("decision", "undecided"), "verdict proven")
-    _rejected(certs["2d"], lambda d: d["boxes"][0].__setitem__("method", "taylor"), "does not know")
+    _rejected(certs["2d"], lambda d: d["boxes"][0].__setitem__("method", "series"), "does not know")
+    _rejected(certs["2d"], lambda d: d["boxes"][0].__setitem__("method", "taylor"), "one real interval")
     _rejected(certs["2d"], lambda d: d["boxes"][0].pop("method"), "does not know")
     pt = {"v": "0.75", "cos_theta": "0"}
     forged = {"point": pt, "prec": 64, "lhs": ["0", "0"], "rhs": ["1", "1"]}
@@ -299,3 +300,16 @@ def test_the_definition_hash_follows_the_code(monkeypatch):
     assert provenance.definition_hash("simrf.conformity.angle")["sha256"] != base["sha256"]
     monkeypatch.undo()
     assert provenance.definition_hash("simrf.conformity.angle") == base
+
+
+def test_taylor_boxes_are_rechecked_and_a_forged_one_rejected():
+    """Boxes decided by the Taylor form of LHS − RHS record method ``taylor``; the checker recomputes the form."""
+    c = _cert(COR44, ["d=2..3", "v=0.5..2"], links={"m": "d"}, taylor=True)
+    assert all(b["method"] == "taylor" for c_ in [c] for b in c_["boxes"])
+    rep = certificate.check(copy.deepcopy(c))
+    assert rep.valid, rep.problems
+
+    def forge(bad):  # claim a tighter difference than the Taylor form gives
+        b = bad["boxes"][0]
+        b["lhs"] = [b["lhs"][0], str(Fraction(b["lhs"][0]) / 2)]
+    _rejected(c, forge, "")

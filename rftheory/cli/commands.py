@@ -583,6 +583,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     from ..attention.cli import add_parser as add_attention
     from ..audit.cli import add_parser as add_audit
+    from ..claims.cli import add_parser as add_theorems
     from ..predict.cli import add_parser as add_predict_parser
     from ..present.plot import add_parser as add_plot
     from ..present.sheet import add_parser as add_sheet
@@ -595,6 +596,7 @@ def build_parser() -> argparse.ArgumentParser:
     pp.epilog, pp.formatter_class = _EPILOGS["predict"], argparse.RawDescriptionHelpFormatter
     add_attention(sub)
     add_prove(sub)
+    add_theorems(sub)
     return ap
 
 

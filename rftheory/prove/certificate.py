@@ -63,7 +63,7 @@ def to_json(proof: Proof, over: list[str]) -> dict[str, Any]:
     boxes = []
     for r in proof.records:
         b = _box_json(r.box)
-        b.update(prec=r.prec, decision=r.decision, method="ball" if r.decision == "holds" else None,
+        b.update(prec=r.prec, decision=r.decision, method=r.method if r.decision == "holds" else None,
                  lhs=_enc(r.lhs), rhs=_enc(r.rhs))
         if r.note:
             b["note"] = r.note
@@ -406,9 +406,16 @@ def _decided_task(problem: Problem, leaf: Leaf, evaluator: str) -> CheckTask:
     return CheckTask(problem, leaf.box, leaf.prec, evaluator)
 
 
+def _taylor_task(problem: Problem, leaf: Leaf, evaluator: str) -> CheckTask:
+    """The ``taylor`` method: the Taylor form of ``LHS − RHS`` over the box (``lhs``) against exactly 0 (``rhs``)."""
+    return CheckTask(problem, leaf.box, leaf.prec, evaluator, form="taylor")
+
+
 #: the methods a box can be decided by (the ``method`` of a box record) and how :func:`check` re-verifies one:
-#: ``ball`` -- both sides enclosed in ball arithmetic over the whole box (an Arb ball containing it as input)
-METHODS: dict[str, Callable[[Problem, Leaf, str], CheckTask]] = {"ball": _decided_task}
+#: ``ball`` -- both sides enclosed in ball arithmetic over the whole box (an Arb ball containing it as input);
+#: ``taylor`` -- the Taylor form of order 3 of LHS − RHS over the box (:func:`rftheory.prove.taylor.difference_forms`:
+#: value, first and second derivative at the centre, the third over the box), recorded as ``lhs`` with ``rhs`` = 0
+METHODS: dict[str, Callable[[Problem, Leaf, str], CheckTask]] = {"ball": _decided_task, "taylor": _taylor_task}
 
 
 @dataclass(frozen=True)
@@ -419,11 +426,12 @@ class CheckTask:
     box: Box
     prec: int
     evaluator: str | None = None
+    form: str = "ball"
 
     @property
     def key(self) -> str:
         """A name for the box."""
-        return f"check[{self.box.text()}]@{self.prec}"
+        return f"check[{self.box.text()}]@{self.prec}/{self.form}"
 
     def run(self, seed: int = 0) -> tuple[Enclosure, Enclosure] | str:
         """Both sides' enclosures over the box, or the error that prevented them.
@@ -439,8 +447,22 @@ class CheckTask:
             The enclosures, or the error as text.
         """
         try:
+            if self.form == "taylor":
+                from fractions import Fraction
+
+                from .engine import BALL_LAYER
+                from .taylor import difference_forms
+
+                if (self.evaluator or BALL_LAYER) != BALL_LAYER:
+                    return f"the taylor method differentiates the ball layer, not {self.evaluator}"
+                if len(self.box.reals) != 1:
+                    return "the taylor method needs exactly one real interval"
+                forms = difference_forms(self.problem, self.box, self.prec)
+                if forms is None:
+                    return "no Taylor form for these sides (no jet definition)"
+                return Enclosure.of(forms[0]), Enclosure(Fraction(0), Fraction(0))
             return enclose_sides(self.problem, self.box, self.prec, self.evaluator)
-        except (ArithmeticError, RFTheoryError) as exc:
+        except (ArithmeticError, RFTheoryError, ValueError, ZeroDivisionError) as exc:
             return f"{type(exc).__name__}: {exc}"
 
 

@@ -25,8 +25,9 @@ EPILOG = """examples:
       -p d=4 -p m=4 --over z=0.1..4                      disproven: a counterexample with both enclosures
   rftheory prove "..." --over ... --certificate cert.json   write every box with its enclosures
   rftheory prove --check cert.json                      re-verify a certificate (exit 0 valid, 1 rejected)
-  rftheory prove "simrf.rff_mse[coupling=orthogonal] < simrf.rff_mse[coupling=iid]" --over d=2..8 --link m=d \
-      --over z=0.5..3 --root                             z0(d): where orthogonal RFFs stop beating iid ones
+  rftheory prove "simrf.rff_mse[coupling=orthogonal] < simrf.rff_mse[coupling=iid]" --over d=2..12 --link m=d \\
+      --over z=0.5..4 --root          every crossing isolated: z×(d), where orthogonal RFFs stop beating iid
+                                      ones (none for d = 2), and for d >= 9 a second one where they win again
 
 A claim is LHS OP RHS, OP one of <, <=, >, >=; a side is ID[param=value,...] or a number. Integer
 ranges are enumerated, real ranges covered by boxes evaluated in ball arithmetic (python-flint/Arb:
@@ -34,7 +35,7 @@ a ball containing the whole box as input) and bisected until each box is decided
 
 exit status: 0 proven on the whole domain; 1 disproven (a counterexample) or, with --check, a rejected
 certificate; 2 a usage or input error; 3 undecided within the budget (the undecided boxes are listed) or,
-with --root, a point without a proven sign change"""
+with --root, a part of the range where the number of crossings is not proven"""
 
 
 class _Line:
@@ -144,40 +145,133 @@ def _as_text(proof, limit: int = 20) -> str:
 
 
 def _roots(problem, args) -> int:
-    """``--root``: enclose where the sides cross, per integer point; exit 0 if every one is enclosed, else 3."""
-    from .roots import Crossing, crossing
+    """``--root``: isolate every crossing per integer point; exit 0 when every count is proven, else 3."""
+    from .roots import isolate
 
-    found = crossing(problem)
+    found = isolate(problem)
     name = problem.real_ranges[0].name
     if args.json:
         rows = []
-        for c in found:
-            if isinstance(c, Crossing):
-                rows.append(dict(dict(c.ints), name=c.name, lo=exact_text(c.lo), hi=exact_text(c.hi),
-                                 sign_at_lo=c.sign_lo, at_lo={"lhs": c.at_lo[0].strings(), "rhs": c.at_lo[1].strings()},
-                                 at_hi={"lhs": c.at_hi[0].strings(), "rhs": c.at_hi[1].strings()}, prec=c.prec))
-            else:
-                rows.append({"none": c})
-        print(json.dumps({"claim": problem.claim.text(), "crossings": rows}, indent=1))
+        for iso in found:
+            rows.append(dict(dict(iso.ints), name=iso.name, count=len(iso.roots), count_proven=iso.proven,
+                             crossings=[{"lo": exact_text(c.lo), "hi": exact_text(c.hi), "sign_at_lo": c.sign_lo,
+                                         "at_lo": {"lhs": c.at_lo[0].strings(), "rhs": c.at_lo[1].strings()},
+                                         "at_hi": {"lhs": c.at_hi[0].strings(), "rhs": c.at_hi[1].strings()},
+                                         "prec": c.prec, "unique": True} for c in iso.roots],
+                             undecided=[[exact_text(a), exact_text(b)] for a, b in iso.undecided]))
+        print(json.dumps({"claim": problem.claim.text(), "crossings": rows,
+                          "method": "Taylor form of LHS - RHS excludes 0, or its derivative excludes 0 (monotone) "
+                                    "with the signs proven at both ends: exactly one root"}, indent=1))
     else:
         print(f"claim: {problem.claim.text()}")
-        print(f"where LHS - RHS changes sign in {name} (signs proven at both ends; the sides are continuous, "
-              "so they cross inside):")
-        for c in found:
-            if isinstance(c, Crossing):
-                at = ", ".join(f"{k}={v}" for k, v in c.ints)
-                lo, hi = "<" if c.sign_lo < 0 else ">", ">" if c.sign_lo < 0 else "<"
-                print(f"  {at + ': ' if at else ''}{name} in [{_sci(c.lo, 15)}, {_sci(c.hi, 15)}]  "
-                      f"(LHS {lo} RHS at the left end, LHS {hi} RHS at the right end; {c.prec} bits)")
+        print(f"every crossing of the two sides in {name}: elsewhere LHS - RHS is proven nonzero; each crossing has "
+              "a proven sign change and a derivative enclosure excluding 0 (exactly one root):")
+        for iso in found:
+            at = ", ".join(f"{k}={v}" for k, v in iso.ints)
+            head = f"  {at + ': ' if at else ''}"
+            count = f"{len(iso.roots)} crossing{'s' if len(iso.roots) != 1 else ''}"
+            if iso.undecided:
+                parts = ", ".join(f"[{_sci(a, 8)}, {_sci(b, 8)}]" for a, b in iso.undecided[:5])
+                print(f"{head}at least {count}; undecided on {parts}")
             else:
-                print(f"  {c}")
-    return 0 if all(isinstance(c, Crossing) for c in found) else 3
+                print(f"{head}{count} (proven)")
+            for c in iso.roots:
+                lo, hi = "<" if c.sign_lo < 0 else ">", ">" if c.sign_lo < 0 else "<"
+                print(f"      {name} in [{_sci(c.lo, 15)}, {_sci(c.hi, 15)}]  (LHS {lo} RHS before, LHS {hi} RHS "
+                      f"after; {c.prec} bits)")
+    return 0 if all(iso.proven for iso in found) else 3
+
+
+def _is_extended_file(path: str) -> bool:
+    """Whether a certificate file is of the unbounded/half-open kind (its ``format``)."""
+    from .extended import FORMAT
+
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return json.load(fh).get("format") == FORMAT
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def _extended(claim, fixed, args) -> int:
+    """Unbounded or half-open ranges: :func:`rftheory.prove.extended.prove_extended`, text or JSON, certificate."""
+    from .claim import parse_links
+    from .extended import FORMAT, parse_interval, prove_extended
+
+    if args.root:
+        raise ParameterError("root", "--root needs a finite closed range LO..HI")
+    over = [parse_interval(o) for o in args.over]
+    run, workers, close = _executor(args)
+    try:
+        ext = prove_extended(claim, over, fixed, parse_links(args.link), budget=args.budget, executor=run,
+                             workers=workers)
+    finally:
+        close()
+    js = ext.as_json()
+    fin = None if ext.proof is None else _as_json(ext.proof, [r.text() for r in ext.proof_over])
+    js.update(exit=EXIT[ext.verdict], counterexample=None if fin is None else fin["counterexample"], finite=fin)
+    if args.certificate:
+        from . import certificate
+
+        cert = {"format": FORMAT, "version": 1, "claim": claim.text(), "over": js["over"], "params": fixed,
+                "links": parse_links(args.link), "verdict": ext.verdict, "all_d": js["all_d"], "parts": ext.parts,
+                "finite": None if ext.proof is None else certificate.to_json(ext.proof, [
+                    r.text() for r in ext.proof_over])}
+        with open(args.certificate, "w", encoding="utf-8") as fh:
+            json.dump(cert, fh, indent=1)
+    if args.json:
+        print(json.dumps(js, indent=1))
+        return EXIT[ext.verdict]
+    print(f"claim: {claim.text()}")
+    print(f"over:  {', '.join(js['over'] + [f'{k}={v}' for k, v in fixed.items()] + [f'{k}={v} (linked)' for k, v in parse_links(args.link).items()])}")
+    if ext.verdict == "proven":
+        print("PROVEN on the whole domain:")
+    elif ext.verdict == "disproven":
+        ce = ext.proof.counterexample
+        print(f"DISPROVEN: the claim fails at {ce.point.text()} (enclosures disjoint, {ce.prec} bits)")
+        print(f"  lhs in {_enc_text(ce.lhs)}")
+        print(f"  rhs in {_enc_text(ce.rhs)}")
+    else:
+        print("UNDECIDED:")
+    for part in ext.parts:
+        print(f"  {part}")
+    if ext.argument is not None:
+        a = ext.argument
+        print(f"  the series argument ({a.name}): LHS - RHS has sign {a.sign:+d} for every d >= {a.d_min}, v > 0")
+        print(f"    {a.lemma}")
+        for f in a.facts:
+            dom = ", ".join(f"{k} >= {v}" for k, v in f.domain) or "a number"
+            print(f"    decided exactly: {f.expr} {f.rel} 0 for {dom}  ({f.text})")
+    elif ext.why_no_argument:
+        print(f"  {ext.why_no_argument}")
+    for u in ext.undecided:
+        print(f"  undecided: {u}")
+    if args.certificate:
+        print(f"certificate: {args.certificate} (check with `rftheory prove --check {args.certificate}`)")
+    return EXIT[ext.verdict]
 
 
 def _check(args) -> int:
     from . import certificate
+    from .extended import FORMAT, check_extended
 
-    data = certificate.load(args.check)
+    data = certificate.load(args.check) if not _is_extended_file(args.check) else None
+    if data is None:
+        with open(args.check, encoding="utf-8") as fh:
+            ext = json.load(fh)
+        problems = check_extended(ext)
+        if args.json:
+            print(json.dumps({"certificate": args.check, "valid": not problems, "claim": ext.get("claim"),
+                              "verdict": ext.get("verdict"), "problems": problems}, indent=1))
+        elif not problems:
+            print(f"certificate valid: {ext.get('claim')} is {str(ext.get('verdict')).upper()} (the series "
+                  "argument re-derived and its facts decided afresh; the parts cover the range)")
+        else:
+            print(f"certificate REJECTED: {ext.get('claim')} ({len(problems)} problem(s))")
+            for p in problems[:20]:
+                print(f"  {p}")
+        return 0 if not problems else 1
+    assert FORMAT
     run, _, close = _executor(args)
     try:
         rep = certificate.check(data, executor=run, allow_version_change=args.allow_version_change)
@@ -236,7 +330,10 @@ def cmd_prove(args) -> int:
         raise ParameterError("over", "give the domain: --over NAME=LO..HI (repeatable) and/or -p NAME=VALUE")
     if not 0 < args.budget <= 10**7:
         raise ParameterError("budget", f"must be a number of seconds in (0, 1e7], got {args.budget}")
-    over = [parse_range(o) for o in args.over]
+    from .extended import is_extended
+
+    extended = any(is_extended(o) for o in args.over)
+    over = [] if extended else [parse_range(o) for o in args.over]
     fixed: dict[str, str] = {}
     for item in args.param:
         if item.count("=") != 1 or not item.split("=")[0].strip() or not item.split("=")[1].strip():
@@ -245,6 +342,8 @@ def cmd_prove(args) -> int:
         if k in fixed:
             raise ParameterError(k, f"given twice (-p {k}={fixed[k]} and -p {k}={v})")
         fixed[k] = v
+    if extended:
+        return _extended(claim, fixed, args)
     problem = make_problem(claim, over, fixed, parse_links(args.link))
     probe(problem)
     if args.root:
@@ -312,8 +411,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--certificate", default=None, metavar="FILE",
                    help="write every box with its enclosures (JSON) to FILE")
     p.add_argument("--root", action="store_true",
-                   help="instead: enclose where LHS - RHS changes sign along the one real --over range (for each "
-                   "integer point), by ball bisection with the signs proven at both ends")
+                   help="instead: isolate every crossing of LHS and RHS along the one real --over range (for each "
+                   "integer point): LHS - RHS proven nonzero elsewhere, each root with a proven sign change and "
+                   "derivative (exactly one)")
     p.add_argument("--check", default=None, metavar="FILE",
                    help="re-verify a certificate FILE: re-evaluate every box, check the cover and each decision")
     p.add_argument("--allow-version-change", action="store_true",

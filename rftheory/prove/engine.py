@@ -29,6 +29,8 @@ __all__ = ["Enclosure", "BoxRecord", "Counterexample", "Proof", "BoxTask", "encl
 
 #: the ball layer's entry point, ``module:function``, resolved in each worker
 DEFAULT_EVALUATOR = "rftheory.ball:enclose"
+#: the evaluator whose definitions the ``taylor`` method differentiates (with any other, boxes are ``ball`` only)
+BALL_LAYER = "rftheory.ball:enclose"
 #: working precision (bits) of the first evaluation of a root box
 START_PREC = 64
 #: the highest working precision tried at a point
@@ -165,6 +167,7 @@ class BoxRecord:
     prec: int
     decision: str
     note: str = ""
+    method: str = "ball"
 
     def margin(self, op: str) -> Fraction | None:
         """A proven lower bound of the gap between the sides on the box.
@@ -195,6 +198,7 @@ class Outcome:
     next_prec: int
     note: str = ""
     counterexample: Counterexample | None = None
+    method: str = "ball"
 
 
 def resolve(evaluator: str) -> Callable[..., Any]:
@@ -253,7 +257,26 @@ def _leaning(op: str, lhs: Enclosure, rhs: Enclosure) -> bool:
     return lhs.lo > rhs.lo and lhs.hi > rhs.hi
 
 
-def evaluate_box(problem: Problem, box: Box, prec: int, evaluator: str | None = None) -> Outcome:
+def _try_taylor(problem: Problem, box: Box, prec: int, evaluator: str | None) -> Outcome | None:
+    """The ``taylor`` method: the Taylor form of ``LHS − RHS`` over a box with one real interval decides it
+    (``lhs`` is then the difference's enclosure, ``rhs`` exactly 0); None when it does not apply or decide."""
+    if (evaluator or DEFAULT_EVALUATOR) != BALL_LAYER or len(box.reals) != 1 or box.is_point():
+        return None
+    from .taylor import difference_forms
+
+    try:
+        forms = difference_forms(problem, box, prec)
+    except (ArithmeticError, RFTheoryError, ValueError, ZeroDivisionError):
+        return None
+    if forms is None or not forms[0].is_finite():
+        return None
+    g, zero = Enclosure.of(forms[0]), Enclosure(Fraction(0), Fraction(0))
+    if holds(problem.claim.op, g.lo, g.hi, zero.lo, zero.hi):
+        return Outcome("holds", g, zero, prec, prec, method="taylor")
+    return None
+
+
+def evaluate_box(problem: Problem, box: Box, prec: int, evaluator: str | None = None, taylor: bool = True) -> Outcome:
     """Decide one box, or find a counterexample at its midpoint, or ask for a bisection.
 
     Parameters
@@ -274,6 +297,9 @@ def evaluate_box(problem: Problem, box: Box, prec: int, evaluator: str | None = 
         (a box of width 0 whose sides overlap up to :data:`MAX_PREC` bits).
     """
     op = problem.claim.op
+    decided = _try_taylor(problem, box, prec, evaluator) if taylor else None
+    if decided is not None:
+        return decided
     sides, note = _try_sides(problem, box, prec, evaluator)
     if sides is not None:
         lhs, rhs = sides
@@ -316,6 +342,7 @@ class BoxTask:
     boxes: tuple[tuple[Box, int], ...]
     evaluator: str | None = None
     deadline: float = float("inf")
+    taylor: bool = True
 
     @property
     def key(self) -> str:
@@ -337,7 +364,8 @@ class BoxTask:
         """
         out: list[Outcome | None] = []
         for box, prec in self.boxes:
-            out.append(None if time.time() >= self.deadline else evaluate_box(self.problem, box, prec, self.evaluator))
+            out.append(None if time.time() >= self.deadline else evaluate_box(self.problem, box, prec, self.evaluator,
+                                                                                 self.taylor))
         return out
 
 
@@ -436,7 +464,7 @@ def box_order(box: Box) -> tuple:
 
 
 def search(problem: Problem, budget: float = 60.0, executor=None, evaluator: str | None = None,
-           on_round: Callable[[dict], None] | None = None, workers: int = 1) -> Proof:
+           on_round: Callable[[dict], None] | None = None, workers: int = 1, taylor: bool = True) -> Proof:
     """Cover the domain of ``problem`` with decided boxes, or find a counterexample, within ``budget`` seconds.
 
     Parameters
@@ -453,6 +481,10 @@ def search(problem: Problem, budget: float = 60.0, executor=None, evaluator: str
     on_round : callable, optional
         Called with counts (``decided``, ``pending``, ``undecided``, ``evaluations``,
         ``volume`` share decided) after each finished box.
+
+    taylor : bool, optional
+        Try the ``taylor`` method on boxes with one real interval (the Taylor form of ``LHS − RHS``,
+        :func:`rftheory.prove.taylor.difference_forms`) before the ``ball`` method; boxes record which decided.
 
     Returns
     -------
@@ -486,7 +518,8 @@ def search(problem: Problem, budget: float = 60.0, executor=None, evaluator: str
             break
         size = max(1, min(MAX_BATCH, -(-len(pending) // (4 * max(1, workers)))))
         starts = list(range(0, len(pending), size))
-        tasks = [BoxTask(problem, tuple(pending[j:j + size]), evaluator, time.time() + (deadline - time.monotonic()))
+        tasks = [BoxTask(problem, tuple(pending[j:j + size]), evaluator, time.time() + (deadline - time.monotonic()),
+                         taylor)
                  for j in starts]
         outcomes: dict[int, Outcome] = {}
         it = run(tasks, 0)
@@ -520,7 +553,7 @@ def search(problem: Problem, budget: float = 60.0, executor=None, evaluator: str
                 records.append(BoxRecord(b, None, None, p, "undecided", "time budget ran out"))
                 continue
             if out.status == "holds":
-                records.append(BoxRecord(b, out.lhs, out.rhs, out.prec, "holds"))
+                records.append(BoxRecord(b, out.lhs, out.rhs, out.prec, "holds", method=out.method))
             elif out.status == "fails":
                 if counter is None:
                     counter = out.counterexample

@@ -19,7 +19,7 @@ from ..core.errors import ParameterError, RFTheoryError
 from .boxes import Box, Problem
 from .engine import MAX_PREC, START_PREC, Enclosure, enclose_sides
 
-__all__ = ["Crossing", "crossing", "sign_at"]
+__all__ = ["Crossing", "crossing", "sign_at", "Isolation", "isolate"]
 
 
 @dataclass(frozen=True)
@@ -141,4 +141,132 @@ def crossing(problem: Problem, rel_width: Fraction = Fraction(1, 10**12), evalua
             else:
                 b, e_hi = m, e
         out.append(Crossing(root.ints, r.name, a, b, s_lo, e_lo, e_hi, prec))
+    return out
+
+
+@dataclass(frozen=True)
+class Isolation:
+    """Every crossing of ``LHS - RHS`` on the range at one integer point, each isolated.
+
+    Attributes
+    ----------
+    ints : tuple of (str, int)
+        The integer parameters.
+    name : str
+        The real parameter.
+    roots : tuple of Crossing
+        Each with a proven sign change at its ends and a derivative enclosure over it that excludes 0:
+        exactly one zero inside.
+    undecided : tuple of (Fraction, Fraction)
+        Intervals where neither ``g ≠ 0`` nor a single root was proven (empty: the count is proven).
+    pieces : int
+        Intervals of the cover (``g`` excluded from 0, monotone without a sign change, or one root).
+    """
+
+    ints: tuple[tuple[str, int], ...]
+    name: str
+    roots: tuple[Crossing, ...]
+    undecided: tuple[tuple[Fraction, Fraction], ...]
+    pieces: int
+
+    @property
+    def proven(self) -> bool:
+        """Whether the number of crossings is proven (no undecided part)."""
+        return not self.undecided
+
+
+def isolate(problem: Problem, rel_width: Fraction = Fraction(1, 10**12), max_pieces: int = 20_000,
+            evaluator: str | None = None) -> list[Isolation]:
+    """Isolate every crossing of the two sides along the one real range, at each integer point.
+
+    The range is bisected; on each interval ``I`` the Taylor form of ``g = LHS − RHS``
+    (:func:`rftheory.prove.taylor.difference_forms`) either excludes 0 (no crossing), or ``g'(I)``
+    excludes 0 (``g`` strictly monotone on ``I``): then the signs of ``g`` proven at the ends decide
+    between no crossing and exactly one, which is narrowed by bisection to ``rel_width`` of the range.
+    Intervals narrower than ``2^-40`` of the range without a decision are reported undecided.
+
+    Parameters
+    ----------
+    problem : Problem
+        With exactly one real range.
+    rel_width : Fraction, optional
+        The width of each root's enclosure, relative to the range.
+    max_pieces : int, optional
+        Per integer point; beyond it the rest is undecided.
+    evaluator : str, optional
+        For the point signs (see :func:`sign_at`).
+
+    Returns
+    -------
+    list of Isolation
+        Per integer point, in order.
+
+    Raises
+    ------
+    ParameterError
+        Not exactly one real range, or a side without a jet definition (no derivative to prove uniqueness).
+    """
+    from .taylor import difference_forms
+
+    if len(problem.real_ranges) != 1:
+        raise ParameterError("root", "needs exactly one real --over range (the parameter to solve for)")
+    r = problem.real_ranges[0]
+    width = r.hi - r.lo
+    out = []
+    for root in problem.roots():
+        def pt(x: Fraction) -> Box:
+            return Box(root.ints, ((r.name, x, x),))
+
+        signs: dict[Fraction, tuple[int, tuple[Enclosure, Enclosure], int]] = {}
+
+        def sign(x: Fraction):
+            if x not in signs:
+                signs[x] = sign_at(problem, pt(x), evaluator=evaluator)
+            return signs[x]
+
+        found: list[Crossing] = []
+        undecided: list[tuple[Fraction, Fraction]] = []
+        stack = [(r.lo, r.hi)]
+        pieces = 0
+        while stack:
+            a, b = stack.pop()
+            forms = None
+            for prec in (START_PREC, 4 * START_PREC):
+                forms = difference_forms(problem, Box(root.ints, ((r.name, a, b),)), prec)
+                if forms is None:
+                    raise ParameterError("root", "a side has no derivative (jet) definition, so a root cannot be "
+                                         "proven unique; see rftheory.prove.taylor.DEFINITIONS")
+                if not forms[0].contains(0) or not forms[1].contains(0):
+                    break
+            assert forms is not None
+            g, dg = forms
+            if not g.contains(0):
+                pieces += 1
+                continue
+            if not dg.contains(0):
+                sa, ea, pa = sign(a)
+                sb, eb, pb = sign(b)
+                if sa and sb and sa == sb:
+                    pieces += 1
+                    continue
+                if sa and sb:
+                    lo_, hi_, prec = a, b, max(pa, pb)
+                    while hi_ - lo_ > rel_width * width:
+                        m = (lo_ + hi_) / 2
+                        s, e, p = sign(m)
+                        if s == 0:
+                            break
+                        lo_, ea = (m, e) if s == sa else (lo_, ea)
+                        hi_, eb = (m, e) if s != sa else (hi_, eb)
+                        prec = max(prec, p)
+                    found.append(Crossing(root.ints, r.name, lo_, hi_, sa, ea, eb, prec))
+                    pieces += 1
+                    continue
+            if b - a < width / 2**40 or pieces + len(stack) > max_pieces:
+                undecided.append((a, b))
+                continue
+            m = (a + b) / 2
+            stack += [(m, b), (a, m)]
+        found.sort(key=lambda c: c.lo)
+        out.append(Isolation(root.ints, r.name, tuple(found), tuple(sorted(undecided)), pieces))
     return out

@@ -101,7 +101,7 @@ class Task:
 
     key: str
     result: str
-    kind: str  # "exact", "mc", "domain", "custom", "sampler" or "predict"
+    kind: str  # "exact", "mc", "domain", "custom", "sampler", "predict" or "theorem"
     point: dict = field(default_factory=dict)
     mode: str = "quick"
     zmax: float = math.inf
@@ -127,6 +127,8 @@ class Task:
             from .sampler_checks import run as audit_run
 
             return audit_run(self.point["coupling"], spawn(seed, self.key), self.zmax)
+        if self.kind == "theorem":  # a paper's range claim: its checks give their registered verdicts
+            return theorem_outcomes(self.result, self.mode)
         if self.kind == "predict":  # predict against Monte Carlo on real data
             from ..predict.checks import measured
 
@@ -139,6 +141,30 @@ class Task:
         if self.kind == "domain":
             return domain_checks(r, DOMAIN_N[self.mode], spawn(seed, self.key))
         return custom_checks(r, self.mode, seed, self.zmax)
+
+
+def theorem_outcomes(claim_id: str, mode: str) -> list[Outcome]:
+    """One outcome per check of a registered claim (``rftheory theorems``): passed when it gives its registered verdict.
+
+    Parameters
+    ----------
+    claim_id : str
+    mode : {"quick", "default", "full"}
+        Quick checks only, or all of them in ``full``.
+
+    Returns
+    -------
+    list of Outcome
+    """
+    from ..claims.registry import get
+    from ..claims.run import run_theorem
+
+    out = []
+    for r in run_theorem(get(claim_id), full=mode == "full"):
+        out.append(Outcome(claim_id, r.check.over, "theorem", r.check.expect, r.verdict, "verdict", r.ok,
+                           "" if r.ok else f"{r.check.command()} gave {r.verdict}, registered {r.check.expect}: "
+                           f"{r.text.strip()[:300]}"))
+    return out
 
 
 def format_point(p: dict) -> str:
@@ -533,6 +559,10 @@ def plan(mode: str = "quick", only: str = "", mc: bool = True) -> list[Task]:
                 z_families.append((t, r.z_tests(mode)))
         if r.mpmath is not None and DOMAIN_N.get(mode):
             tasks.append(Task(f"{r.id}|domain", r.id, "domain", {}, mode))
+    from ..claims.run import claim_ids
+
+    for cid in claim_ids(mode, only):
+        tasks.append(Task(f"{cid}|theorem", cid, "theorem", {}, mode))
     if mc:
         from . import sampler_checks as sampler_audits
 

@@ -1,0 +1,124 @@
+"""Unbounded and half-open ranges: the series arguments for every d and every v > 0, and their planted defects."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+from rftheory.core.errors import ParameterError
+from rftheory.prove import alld
+from rftheory.prove.claim import parse_claim
+from rftheory.prove.extended import check_extended, covered, parse_interval, prove_extended
+
+ORTH_IID = "simrf.prf_mse[coupling=orthogonal] < simrf.prf_mse[coupling=iid]"
+SIMP_ORTH = "simrf.prf_mse[coupling=simplex] < simrf.prf_mse[coupling=orthogonal]"
+RFF = "simrf.rff_mse[coupling=orthogonal] < simrf.rff_mse[coupling=iid]"
+
+
+def test_intervals_parse_and_refuse():
+    v = parse_interval("v=(0,2]")
+    assert (v.lo, v.hi, v.lo_open, v.hi_open) == (0, 2, True, False)
+    d = parse_interval("d=2..inf")
+    assert d.hi is None and d.text() == "d=2..inf"
+    for bad, name in (("v=(0,inf]", "v"), ("v=(2,1]", "v"), ("v=(1,1]", "v"), ("v=0,2", "over"),
+                      ("d=inf..2", "d")):
+        with pytest.raises(ParameterError) as e:
+            parse_interval(bad)
+        assert e.value.name == name
+
+
+def test_decide_is_exact():
+    assert alld.decide("d*(d - 1)", ">", (("d", 2),))
+    assert not alld.decide("d*(d - 1)", ">", (("d", 1),))  # 0 at d = 1
+    assert alld.decide("d**2 - 3*d + 2", ">=", (("d", 2),)) and not alld.decide("d**2 - 3*d + 2", ">", (("d", 2),))
+
+
+@pytest.mark.parametrize("claim", [ORTH_IID, SIMP_ORTH])
+def test_every_d_every_v(claim):
+    ext = prove_extended(parse_claim(claim), [parse_interval("d=2..inf"), parse_interval("v=(0,2]")], {},
+                         {"m": "d"})
+    assert ext.verdict == "proven" and ext.argument is not None and ext.proof is None and not ext.undecided
+
+
+def test_the_closed_edge_v_0_is_not_proven():
+    ext = prove_extended(parse_claim(SIMP_ORTH), [parse_interval("v=[0,2]")], {"d": "8", "m": "8"}, {})
+    assert ext.verdict == "undecided" and any("v = 0" in u for u in ext.undecided)
+
+
+def test_a_false_claim_over_every_d_is_disproven():
+    ext = prove_extended(parse_claim(RFF), [parse_interval("d=2..inf"), parse_interval("z=0.5..4")], {},
+                         {"m": "d"})
+    assert ext.verdict == "disproven"
+    ce = ext.proof.counterexample
+    assert ce.lhs.lo > ce.rhs.hi  # orthogonal worse, enclosures disjoint
+
+
+def test_planted_wrong_coefficient_sign_fails():
+    """c = +1/(d-1) (the sign of the simplex cosine flipped) makes 'c < 0' undecidable: no argument."""
+    bad = alld._simplex_orth(cosine=lambda d: 1 / (d - 1))
+    assert any("< 0" in t for t in bad.proven())
+    assert alld._simplex_orth().proven() == []
+
+
+def test_planted_off_by_one_in_the_d_range_fails():
+    """Facts decided from d = 3 while the argument claims d >= 2 leave d = 2 uncovered: refused."""
+    good = alld._orth_iid()
+    shifted = tuple(alld.Fact(f.text, f.expr, f.rel, tuple((v, lo + 1 if v == "d" else lo) for v, lo in f.domain))
+                    for f in good.facts)
+    bad = alld.SeriesArgument(good.name, good.sign, 2, shifted, good.lemma)
+    assert any("d >= 3 only" in t for t in bad.proven())
+    assert covered(2, None, [(2, 4), (6, None)]) == ["d = 5 is covered by no part"]
+
+
+def test_checker_rederives_the_argument():
+    ext = prove_extended(parse_claim(ORTH_IID), [parse_interval("d=2..inf"), parse_interval("v=(0,2]")], {},
+                         {"m": "d"})
+    cert = {"format": "rftheory-prove-extended", "claim": ORTH_IID, "over": ["d=2..inf", "v=(0,2]"],
+            "params": {}, "links": {"m": "d"}, "verdict": "proven", "all_d": ext.argument.as_json(), "finite": None}
+    assert check_extended(cert) == []
+    forged = dict(cert, all_d=dict(cert["all_d"], facts=[]))
+    assert check_extended(forged)
+    assert check_extended(dict(cert, over=["d=2..inf", "v=[0,2]"]))  # v = 0 is not covered
+    assert check_extended(dict(cert, claim=RFF, all_d=None))
+
+
+def test_planted_too_small_remainder_misses_values(monkeypatch):
+    """The Taylor form with its Lagrange remainder dropped (a too-small remainder bound) misses exact values."""
+    from rftheory.ball import enclose
+    from rftheory.prove import taylor
+    from rftheory.prove.boxes import ball_of
+
+    p = {"coupling": "orthogonal", "d": 8, "m": 8}
+    box = ball_of(Fraction(1, 2), Fraction(2), 128)
+
+    def contains_all():
+        tf = taylor.taylor_form("simrf.prf_mse", 128, "v", **p, v=box)
+        return all(tf.contains(enclose("simrf.prf_mse", 128, v=Fraction(k, 8), **p)) for k in range(4, 17))
+
+    assert contains_all()
+    real = taylor.jet_enclose
+
+    def no_remainder(result_id, prec, name, order=1, **params):
+        j = real(result_id, prec, name, order, **params)
+        if order == taylor.ORDER:
+            import flint
+
+            c = j.s.coeffs()
+            c[-1] = c[-1] * 0
+            return taylor.Jet(flint.arb_series(c, prec=j.n))
+        return j
+
+    monkeypatch.setattr(taylor, "jet_enclose", no_remainder)
+    assert not contains_all()
+
+
+def test_angle_family_needs_cos_theta_below_zero():
+    """Lemma 4.2 on cos theta in [-1, 0) for every d and v > 0; with cos theta = 0 in the range (a tie) no argument."""
+    claim = parse_claim("simrf.conformity.angle < simrf.conformity.orthogonal")
+    good = alld.argument_for(claim, {}, {}, [parse_interval("cos_theta=[-1,0)")])
+    assert good is not None and good.proven() == []
+    closed = alld.argument_for(claim, {}, {}, [parse_interval("cos_theta=[-1,0]")])
+    assert closed is not None and closed.proven()
+    below = alld.argument_for(claim, {}, {}, [parse_interval("cos_theta=[-2,-1/2]")])
+    assert below is not None and below.proven()  # cos theta < -1 is outside the argument
