@@ -163,7 +163,7 @@ def as_pairs(pairs, d: int) -> list[Pair]:
         x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
         if x.shape != (d,) or y.shape != (d,) or not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
             raise ParameterError("pairs", f"item {j}: x and y must be finite of shape ({d},), got {x.shape}, {y.shape}")
-        out.append(Pair(str(label), x, y))
+        out.append(Pair(str(label), x, y) if not isinstance(p, Pair) else Pair(str(label), x, y, p.x_norm, p.y_norm, p.angle))
     if not out:
         raise ParameterError("pairs", "no pairs")
     return out
@@ -383,7 +383,7 @@ def _mse_rows(P, est, kvals, kdiag, emb, d: int, sigma: float, z_thr: float, tol
         tests[c] = []
         for j, p in enumerate(P):
             scale = kdiag[2 * j] * kdiag[2 * j + 1]  # k(x,x) k(y,y): softmax maps are rescaled Gaussian ones
-            ref = scale * closed_form_mse(emb.name, c, emb.F, d, p.x / sigma, p.y / sigma)
+            ref = scale * closed_form_mse(emb.name, c, emb.F, d, p.shape(sigma))
             tests[c].append(mean_test((est[:, j] - kvals[j]) ** 2, ref, atol=tol[j] ** 2))
     worst = {c: max(abs(t.z) for t in ts) for c, ts in tests.items()}  # closeness, both sides
     ok = [c for c in COUPLINGS if not any(rejects(t.z, z_thr, "greater") for t in tests[c])]
