@@ -22,8 +22,9 @@ from rftheory.audit import features
 from rftheory.audit.embedding import closed_form_mse
 from rftheory.audit.estimators import by_frame
 from rftheory.audit.estimators import closed_form_mse as sampler_mse
-from rftheory.audit.geometry import sweep
-from rftheory.numerics.geometry import norms_incompatible
+from rftheory.audit.geometry import Pair, sweep
+from rftheory.core.params import to_fraction
+from rftheory.numerics.geometry import check_norms, norms_incompatible
 
 SLOW = os.environ.get("RFTHEORY_SLOW") == "1"
 
@@ -70,9 +71,18 @@ MAPS = {"favor iid": (favor_iid, "softmax"), "favor orthogonal": (favor_orthogon
 
 
 def test_every_sweep_pair_is_in_the_triangle_domain():
-    """At every d = 2..128 the carried shapes satisfy the triangle inequality at the exact binary values."""
+    """At every d = 2..128 the carried shapes satisfy the triangle inequality (binary and as the registry reads)."""
     for d in range(2, 129):
         _triangle(d)
+
+
+def test_shifted_pairs_measured_from_vectors_are_in_the_domain():
+    """Pairs without a carried shape (e.g. --shift) are measured, then kept inside the triangle."""
+    for d in (2, 8, 33, 128):
+        for shift in (0.5, 3.0, 1e3):
+            for p in sweep(d):
+                sh = Pair("s", p.x + shift, p.y + shift).shape()
+                check_norms(*(to_fraction("v", t) for t in (sh.x_norm, sh.y_norm, sh.v)))
 
 
 def _triangle(d):
@@ -80,6 +90,7 @@ def _triangle(d):
         for scale in (1.0, 0.7, 3.0):
             sh = p.shape(scale)
             assert not bool(norms_incompatible(sh.x_norm, sh.y_norm, sh.v)), (p.label, scale, sh)
+            check_norms(*(to_fraction("v", t) for t in (sh.x_norm, sh.y_norm, sh.v)))  # as the registry reads them
             # the exact shape: |x+y|^2 = a^2 + b^2 + 2ab cos(angle) to a few ulps of float64
             c = math.cos(p.angle)
             v2 = (p.x_norm**2 + p.y_norm**2 + 2 * p.x_norm * p.y_norm * c) / scale**2

@@ -2,7 +2,8 @@
 ``rftheory audit features SPEC --kernel K --d D --m M`` (:mod:`.features_cli`).
 
 ``SPEC`` is ``module:callable`` or ``path/to/file.py:callable``.  Exit
-status 0 when every check passes, 1 when the audit finds a defect, 2 for
+status 0 when no check fails (rows the audit cannot decide are listed as
+untestable; ``--strict`` makes them exit 1), 1 when the audit finds a defect, 2 for
 usage errors (one line ``rftheory: error: ...``: a bad option, a ``SPEC``
 that cannot be loaded, a sampler that raises or returns the wrong shape).
 """
@@ -15,7 +16,7 @@ import traceback
 
 from ..core.errors import ParameterError
 
-__all__ = ["add_parser", "cmd_sampler"]
+__all__ = ["add_parser", "cmd_sampler", "add_decision_options", "decision_options"]
 
 
 def cmd_sampler(args) -> int:
@@ -29,7 +30,7 @@ def cmd_sampler(args) -> int:
     Returns
     -------
     int
-        0 if every check passed, 1 if any failed.
+        0 if no check failed (untestable rows listed), 1 if any failed (or, with ``--strict``, is untestable).
 
     Raises
     ------
@@ -53,7 +54,8 @@ def cmd_sampler(args) -> int:
         if args.kernel == "matern" and args.nu is None:
             raise ParameterError("--nu", "--kernel matern needs --nu NU (e.g. 1.5)")
         rep = sampler(f, args.d, args.m, estimator=args.estimator, n=args.n, seed=args.seed, law=args.law,
-                      progress=progress.step, sequential=not getattr(args, "single_stage", False), **matern)
+                      progress=progress.step, sequential=not getattr(args, "single_stage", False), **matern,
+                      **decision_options(args))
     except ParameterError as exc:
         if args.traceback and exc.__cause__ is not None:
             traceback.print_exception(exc.__cause__, file=sys.stderr)
@@ -63,6 +65,46 @@ def cmd_sampler(args) -> int:
     rep.target = args.spec
     print(json.dumps(rep.to_json(), indent=2) if args.json else rep.table())
     return 0 if rep.passed else 1
+
+
+def add_decision_options(q) -> None:
+    """``--alpha``, ``--power`` and ``--strict`` (shared by ``audit sampler`` and ``audit features``).
+
+    Parameters
+    ----------
+    q : argparse.ArgumentParser
+    """
+    q.add_argument("--alpha", type=float, default=1e-6,
+                   help="family-wise false-failure probability of the audit (default 1e-6)")
+    q.add_argument("--power", type=float, default=0.99,
+                   help="the power at which each row states the effect it detects (default 0.99)")
+    q.add_argument("--strict", action="store_true",
+                   help="untestable rows (the audit cannot decide them at this dtype or budget) fail the audit")
+
+
+def decision_options(args) -> dict:
+    """The keyword arguments of the audit from ``--alpha``, ``--power``, ``--strict`` (checked, named).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+
+    Returns
+    -------
+    dict
+        ``alpha``, ``power``, ``strict``.
+
+    Raises
+    ------
+    ParameterError
+        Naming ``--alpha`` or ``--power``.
+    """
+    import math
+
+    for name, v in (("--alpha", args.alpha), ("--power", args.power)):
+        if not (math.isfinite(v) and 0 < v < 1):
+            raise ParameterError(name, f"must be a number in (0, 1), got {v!r}")
+    return {"alpha": args.alpha, "power": args.power, "strict": bool(args.strict)}
 
 
 def add_parser(subparsers) -> None:
@@ -112,6 +154,7 @@ def add_parser(subparsers) -> None:
                    help="one stage at 1e-6/k instead of the two-stage design (suspicious checks re-tested on "
                    "fresh draws at 4n calls)")
     q.add_argument("--json", action="store_true", help="print the report as JSON")
+    add_decision_options(q)
     from .runtime import add_runtime_options
 
     add_runtime_options(q)

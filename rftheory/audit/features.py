@@ -36,7 +36,7 @@ from .embedding import COUPLINGS, Scan, closed_form_mse
 from .geometry import Pair, sweep
 from .mean_test import MeanTest, mean_test, rejects
 from .report import AuditReport, Row
-from .stats import ALPHA, mde, threshold
+from .stats import ALPHA, POWER, TESTABLE_EFFECT, check_rates, mde, n_for, p_value, stated_power, threshold
 from .targets import Target, adapt
 
 __all__ = ["features", "KERNELS", "kernel_function", "as_pairs"]
@@ -175,7 +175,8 @@ def _seeds(ss: np.random.SeedSequence, n: int) -> list[int]:
 
 def features(target, *, kernel: str = "gaussian", sigma: float = 1.0, nu: float | None = None,
              lengthscale: float = 1.0, d: int, m: int, n: int | None = None,
-             seed: int = 0, k=None, pairs=None) -> AuditReport:
+             seed: int = 0, k=None, pairs=None, alpha: float = ALPHA, power: float = POWER,
+             strict: bool = False) -> AuditReport:
     """Audit a random-feature map against its kernel and the closed form of its MSE.
 
     Parameters
@@ -209,6 +210,12 @@ def features(target, *, kernel: str = "gaussian", sigma: float = 1.0, nu: float 
     pairs : sequence of Pair or (x, y), optional
         Input pairs (default: :func:`~rftheory.audit.geometry.sweep` of ``d``),
         e.g. shifted into a kernel's domain.
+    alpha : float
+        Family-wise false-failure probability (default 1e-6).
+    power : float
+        The power at which each row states its detectable effect (default 0.99).
+    strict : bool
+        Untestable rows fail the audit.
 
     Returns
     -------
@@ -239,6 +246,15 @@ def features(target, *, kernel: str = "gaussian", sigma: float = 1.0, nu: float 
     >>> features(phi, sigma=2.0, d=3, m=8, n=400).verdict()[:4]
     'FAIL'
     """
+    alpha, power = check_rates(alpha, power)
+    with stated_power(power):
+        rep = _features(target, kernel, sigma, nu, lengthscale, d, m, n, seed, k, pairs, alpha)
+    rep.strict, rep.power = bool(strict), power
+    return rep
+
+
+def _features(target, kernel, sigma, nu, lengthscale, d, m, n, seed, k, pairs, alpha) -> AuditReport:
+    """The body of :func:`features` (rates checked, power stated)."""
     kfun = kernel_function(kernel, sigma, k, nu, lengthscale)
     d = _check_int("d", d, 2)
     m = _check_int("m", m, 1)
@@ -275,22 +291,23 @@ def features(target, *, kernel: str = "gaussian", sigma: float = 1.0, nu: float 
                 "embedding": emb.name}
     with_mse = kernel not in ("given", "matern") and emb.name != "unrecognized"
     kk = len(P) * (2 if with_mse else 1)
-    z_thr = threshold(kk, ALPHA)
+    z_thr = threshold(kk, alpha)
     tol = ROUNDOFF * np.maximum(np.abs(kvals), np.sqrt(np.abs(kdiag[0::2] * kdiag[1::2])))
     rows = [_unbiased_row(p, est[:, j], kvals[j], z_thr, tol[j]) for j, p in enumerate(P)]
     coupling = f"embedding: {emb.label}"
     if with_mse:
-        mse_rows, note = _mse_rows(P, est, kvals, kdiag, emb, d, 1.0 if kernel == "softmax" else float(sigma),
-                                   z_thr, tol)
+        refs = _closed_forms(P, kdiag, emb, d, 1.0 if kernel == "softmax" else float(sigma))
+        mse_rows, note = _mse_rows(P, est, kvals, refs, emb, z_thr, tol)
         rows += mse_rows
         coupling += "; " + note
+        _untestable_by_tails(rows, P, kvals, refs, n, z_thr)
     elif kernel in ("given", "matern"):
         coupling += f"; kernel {kernel}: no closed-form MSE checked"
     if kernel == "gaussian":
         _diagnose_bandwidth(rows[:len(P)], P, est, float(sigma))
     rows += _exact_rows(tgt, X, _seeds(exact_ss, 2))
     name = getattr(target, "__name__", None) or tgt.name
-    return AuditReport(target=str(name), kind="features", settings=settings, alpha=ALPHA, rows=rows,
+    return AuditReport(target=str(name), kind="features", settings=settings, alpha=alpha, rows=rows,
                        coupling=coupling)
 
 
@@ -373,18 +390,51 @@ def _mde_text(t, z_thr: float, what: str, of: str) -> str:
 def _unbiased_row(p: Pair, values, kval: float, z_thr: float, tol: float) -> Row:
     t = mean_test(values, kval, atol=tol)
     return Row("unbiased: E K = k(x, y)", p.label, t.z, z_thr, _mde_text(t, z_thr, "|bias|", " of k"),
-               abs(t.z) <= z_thr, f"K: {t.detail()} (k)")
+               abs(t.z) <= z_thr, f"K: {t.detail()} (k)", p_value=p_value(t.z), effect=t.mean - kval,
+               mde_value=mde(t.se, z_thr) if t.se > 0 else None)
 
 
-def _mse_rows(P, est, kvals, kdiag, emb, d: int, sigma: float, z_thr: float, tol):
+def _closed_forms(P, kdiag, emb, d: int, sigma: float) -> dict[str, np.ndarray]:
+    """The closed-form MSE of every pair under every coupling (``inf`` beyond float64)."""
+    refs = {}
+    for c in COUPLINGS:
+        out = np.empty(len(P))
+        for j, p in enumerate(P):
+            scale = kdiag[2 * j] * kdiag[2 * j + 1]  # k(x,x) k(y,y): softmax maps are rescaled Gaussian ones
+            with np.errstate(over="ignore"):
+                out[j] = scale * closed_form_mse(emb.name, c, emb.F, d, p.shape(sigma))
+        refs[c] = out
+    return refs
+
+
+def _untestable_by_tails(rows: list[Row], P, kvals, refs, n: int, z_thr: float) -> None:
+    """Mark the rows of pairs the budget cannot test: a bias of TESTABLE_EFFECT·k needs more than ``n`` replicates.
+
+    The replicate's standard deviation is the closed form's ``√MSE`` (the
+    smallest over the couplings, so no testable row is skipped); beyond the
+    budget the sample has not reached the estimator's tail (positive
+    features at large ``‖x + y‖`` have a relative variance ``~e^{‖x+y‖²}/m``).
+    """
+    npairs = len(P)
+    for j in range(npairs):
+        sd = math.sqrt(min(float(refs[c][j]) for c in refs))
+        need = n_for(TESTABLE_EFFECT * abs(float(kvals[j])), sd, z_thr) if kvals[j] != 0 else math.inf
+        if need <= n:
+            continue
+        rel = sd / abs(float(kvals[j])) if kvals[j] != 0 and math.isfinite(sd) else math.inf
+        why = (f"heavy tails: the closed-form MSE gives K a relative standard deviation of {rel:.3g}; "
+               f"detecting a bias of {TESTABLE_EFFECT:g} k needs more than the n = {n} replicates")
+        for r in rows:
+            if r.geometry == P[j].label and (r.check.startswith("unbiased") or r.check.startswith("MSE")):
+                r.mark_untestable(why, need)
+
+
+def _mse_rows(P, est, kvals, refs, emb, z_thr: float, tol):
     """One MSE row per pair against the coupling the data are most consistent with."""
     tests: dict[str, list[MeanTest]] = {}
     for c in COUPLINGS:
-        tests[c] = []
-        for j, p in enumerate(P):
-            scale = kdiag[2 * j] * kdiag[2 * j + 1]  # k(x,x) k(y,y): softmax maps are rescaled Gaussian ones
-            ref = scale * closed_form_mse(emb.name, c, emb.F, d, p.shape(sigma))
-            tests[c].append(mean_test((est[:, j] - kvals[j]) ** 2, ref, atol=tol[j] ** 2))
+        tests[c] = [mean_test((est[:, j] - kvals[j]) ** 2, float(refs[c][j]), atol=tol[j] ** 2)
+                    for j in range(len(P))]
     worst = {c: max(abs(t.z) for t in ts) for c, ts in tests.items()}  # closeness, both sides
     ok = [c for c in COUPLINGS if not any(rejects(t.z, z_thr, "greater") for t in tests[c])]
     best = min(COUPLINGS, key=lambda c: worst[c])
@@ -394,7 +444,9 @@ def _mse_rows(P, est, kvals, kdiag, emb, d: int, sigma: float, z_thr: float, tol
         others = ", ".join(f"{c}: z={tests[c][j].z:+.2f}" for c in COUPLINGS if c != best)
         rows.append(Row(f"MSE = closed form ({emb.name}, {best})", p.label, t.z, z_thr, _mde_text(t, z_thr, "MSE off by", ""),
                         not rejects(t.z, z_thr, "greater"),
-                        f"mean (K - k)^2: {t.detail()} (closed form, one-sided: fails only above); {others}"))
+                        f"mean (K - k)^2: {t.detail()} (closed form, one-sided: fails only above); {others}",
+                        p_value=p_value(t.z, "greater"), effect=t.mean - t.expected,
+                        mde_value=mde(t.se, z_thr) if t.se > 0 else None))
     if ok:
         note = "MSE consistent with: " + ", ".join(c + (" (blocks of d)" if c == "orthogonal" else "") for c in ok)
     else:

@@ -22,6 +22,7 @@ import sys
 import traceback
 
 from ..core.errors import ParameterError, RFTheoryError
+from .cli import add_decision_options, decision_options
 from .features import KERNELS, features
 from .geometry import Pair, sweep
 from .runtime import add_runtime_options, limit_threads, with_timeout
@@ -67,6 +68,7 @@ def add_features_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--shift", type=float, default=0.0,
                    help="add C to every coordinate of the sweep (kernels on positive data, e.g. skewed chi2)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
+    add_decision_options(p)
     add_runtime_options(p)
     p.set_defaults(func=run_features)
     return p
@@ -104,7 +106,7 @@ def run_features(args) -> int:
                      for p in sweep(args.d)]
         report = features(target, kernel=args.kernel, sigma=args.sigma, nu=args.nu, lengthscale=args.lengthscale,
                           d=args.d, m=args.m, n=args.n,
-                          seed=args.seed, k=k, pairs=pairs)
+                          seed=args.seed, k=k, pairs=pairs, **decision_options(args))
     except ParameterError as exc:
         if args.traceback and exc.__cause__ is not None:
             traceback.print_exception(exc.__cause__, file=sys.stderr)

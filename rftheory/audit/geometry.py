@@ -43,7 +43,7 @@ class Shape:
         ``‖x‖`` and ``‖y‖``.
     v : float
         ``‖x + y‖``, inside ``[|‖x‖ − ‖y‖|, ‖x‖ + ‖y‖]`` at the exact binary
-        values of the three floats.
+        values the closed forms read.
     z : float
         ``‖x − y‖``.
     """
@@ -123,14 +123,19 @@ class Pair:
 
 
 def _inside(a: float, b: float, v: float) -> float:
-    """``v`` moved by ulps into ``[|a − b|, a + b]`` at the exact binary values (it is there in exact arithmetic)."""
-    from ..numerics.geometry import norms_incompatible
+    """``v`` moved by ulps into ``[|a − b|, a + b]`` as the closed forms read floats (it is there in exact arithmetic)."""
+    from ..core.params import to_fraction  # how a result reads a float parameter (its shortest decimal)
 
-    for _ in range(8):
-        if not bool(norms_incompatible(a, b, v)):
+    fa, fb = to_fraction("x_norm", a), to_fraction("y_norm", b)
+    for _ in range(16):
+        fv = to_fraction("v", v)
+        if fv > fa + fb:
+            v = math.nextafter(v, -math.inf)
+        elif fv < abs(fa - fb):
+            v = math.nextafter(v, math.inf)
+        else:
             return v
-        v = math.nextafter(v, -math.inf) if v > abs(a - b) else math.nextafter(v, math.inf)
-    return min(max(v, abs(a - b)), a + b)
+    raise AssertionError(f"no float v within a few ulps of [|a - b|, a + b] for a={a!r}, b={b!r}")
 
 
 def frames(d: int, n_random: int = 1) -> list[tuple[str, np.ndarray]]:

@@ -72,7 +72,7 @@ from . import matern as _matern
 from . import repeat as _repeat
 from .report import AuditReport, Row
 from .spec import draw, draw_eps, settings
-from .stats import ALPHA, ALPHA_SCREEN, RETEST_FACTOR, StagedBound, threshold
+from .stats import ALPHA, ALPHA_SCREEN, POWER, RETEST_FACTOR, StagedBound, check_rates, stated_power, threshold
 
 __all__ = ["sampler", "count", "retest_n", "RETEST_ENTRIES"]
 
@@ -111,7 +111,8 @@ def _name(f) -> str:
 
 
 def sampler(f, d, m, *, estimator="both", n=None, seed=0, law="gaussian", progress=None,
-            z_bound=None, nu=None, lengthscale=1.0, sequential=True) -> AuditReport:
+            z_bound=None, nu=None, lengthscale=1.0, sequential=True, alpha=ALPHA, power=POWER,
+            strict=False) -> AuditReport:
     """Audit the sampler ``f`` at dimension ``d`` with ``m`` rows per call.
 
     Parameters
@@ -147,6 +148,12 @@ def sampler(f, d, m, *, estimator="both", n=None, seed=0, law="gaussian", progre
     sequential : bool
         The two-stage design (default; see the module docstring).  ``False``,
         or a given ``z_bound``, runs one stage at ``threshold(k)``.
+    alpha : float
+        Family-wise false-failure probability of the audit (default 1e-6).
+    power : float
+        The power at which each row states its detectable effect (default 0.99).
+    strict : bool
+        Untestable rows fail the audit.
 
     Returns
     -------
@@ -176,17 +183,19 @@ def sampler(f, d, m, *, estimator="both", n=None, seed=0, law="gaussian", progre
                 or not 0 < lengthscale < float("inf"):
             raise ParameterError("lengthscale", f"must be a positive number, got {lengthscale!r}")
         law = "spherical"
+    alpha, power = check_rates(alpha, power)
     s = settings(f, d, m, estimator=estimator, n=n, seed=seed, law=law)
     k = count(s.d, s.m, s.estimators, s.law, matern=nu is not None)
-    z_thr = threshold(k) if z_bound is None else float(z_bound)
+    z_thr = threshold(k, alpha) if z_bound is None else float(z_bound)
     if not z_thr > 0:
         raise ParameterError("z_bound", f"must be positive, got {z_bound!r}")
     tick = progress or (lambda label="": None)
 
     # heavy-tailed rows may overflow a replicate to inf: the row then fails as "non-finite", silently
-    with np.errstate(over="ignore", invalid="ignore"):
+    with np.errstate(over="ignore", invalid="ignore"), stated_power(power):
         rep = _audit(f, s, k, z_thr, z_bound, tick, None if nu is None else (float(nu), float(lengthscale)),
-                     bool(sequential))
+                     bool(sequential), alpha)
+    rep.strict, rep.power = bool(strict), power
     if nu is not None:
         rep.settings |= {"kernel": "matern", "nu": float(nu), "lengthscale": float(lengthscale)}
     return rep
@@ -232,7 +241,8 @@ def _group_frames(f, s, ss_frames, frame_pairs, coupling, z_thr, tick):
     return rows
 
 
-def _audit(f, s, k: int, z_thr: float, z_bound, tick, matern, sequential: bool = True) -> AuditReport:
+def _audit(f, s, k: int, z_thr: float, z_bound, tick, matern, sequential: bool = True,
+           alpha: float = ALPHA) -> AuditReport:
     """The body of :func:`sampler` on checked settings (stage one, then the re-tests)."""
     frame_pairs = _estimators.by_frame(s.d)
     root = np.random.SeedSequence(s.seed)
@@ -241,7 +251,7 @@ def _audit(f, s, k: int, z_thr: float, z_bound, tick, matern, sequential: bool =
     n2 = retest_n(s.n, s.m, s.d)
     z1: StagedBound | float
     if staged:
-        z1 = StagedBound(threshold(k, ALPHA / 2), threshold(k, ALPHA_SCREEN), threshold(k, ALPHA / 2),
+        z1 = StagedBound(threshold(k, alpha / 2), threshold(k, ALPHA_SCREEN), threshold(k, alpha / 2),
                          math.sqrt(s.n / n2))
     else:
         z1 = z_thr
@@ -263,7 +273,7 @@ def _audit(f, s, k: int, z_thr: float, z_bound, tick, matern, sequential: bool =
             # stage two: fresh draws (the root's next children), n2 calls, Bonferroni over the re-tested only
             s2 = replace(s, n=n2)
             ss2_marg, ss2_rep, *ss2_frames = root.spawn(2 + len(frame_pairs))
-            z2 = threshold(sum(_units(r, s.m, s.d) for r in suspicious), ALPHA / 2)
+            z2 = threshold(sum(_units(r, s.m, s.d) for r in suspicious), alpha / 2)
             keys = {_key(r) for r in suspicious}
             mkeys = {_key(r) for r in mrows}
             new: dict[tuple[str, str], Row] = {}
@@ -285,7 +295,7 @@ def _audit(f, s, k: int, z_thr: float, z_bound, tick, matern, sequential: bool =
         elif suspicious:
             for r in suspicious:
                 r.detail += f" (above the screen {z1.screen:.2f}; not re-tested: the audit failed at stage 1)"
-    alpha = ALPHA if z_bound is None else min(1.0, 2 * k * _normal_sf(z_thr))
+    alpha = alpha if z_bound is None else min(1.0, 2 * k * _normal_sf(z_thr))
     return AuditReport(_name(f), "sampler", settings_out, alpha, rows, coupling)
 
 

@@ -13,11 +13,16 @@ the *minimum detectable effect* each row of the report states.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
+
+import numpy as np
 
 from ..core.montecarlo import z_threshold
 
-__all__ = ["ALPHA", "POWER", "ALPHA_SCREEN", "RETEST_FACTOR", "StagedBound", "threshold", "mde"]
+__all__ = ["ALPHA", "POWER", "ALPHA_SCREEN", "RETEST_FACTOR", "TESTABLE_EFFECT", "StagedBound", "threshold", "mde",
+           "z_sum", "n_for", "p_value", "stated_power", "current_power", "check_rates"]
 
 #: family-wise false-failure probability of one audit
 ALPHA = 1e-6
@@ -26,6 +31,9 @@ POWER = 0.99
 #: the sequential design's screen: a stage-one check is re-tested when ``|z|`` exceeds the bound of ``k``
 #: checks sharing this rate, so a correct sampler reaches stage two with probability <= 0.05
 ALPHA_SCREEN = 0.05
+#: a kernel-estimate row is testable when it detects a bias of this fraction of the kernel at the budget
+#: (power :data:`POWER`); beyond, the sample has not reached the estimator's tail and the row is untestable
+TESTABLE_EFFECT = 0.5
 #: stage two draws this many times the stage-one calls (capped by memory, see :mod:`.sampler`)
 RETEST_FACTOR = 4
 
@@ -91,7 +99,74 @@ def threshold(k: int, alpha: float = ALPHA) -> float:
     return z_threshold(alpha, k)
 
 
-def mde(se: float, z_thr: float, power: float = POWER) -> float:
+_POWER: contextvars.ContextVar[float] = contextvars.ContextVar("rftheory_audit_power", default=POWER)
+
+
+@contextlib.contextmanager
+def stated_power(power: float):
+    """Within the block, :func:`mde` (and every row's "detects" column) is stated at ``power``.
+
+    Parameters
+    ----------
+    power : float
+        In ``(0, 1)``.
+
+    Examples
+    --------
+    >>> with stated_power(0.5):
+    ...     round(mde(1.0, 1.96), 2)
+    1.96
+    """
+    token = _POWER.set(float(power))
+    try:
+        yield
+    finally:
+        _POWER.reset(token)
+
+
+def current_power() -> float:
+    """The power the audit in progress states its detectable effects at (:func:`stated_power`).
+
+    Returns
+    -------
+    float
+    """
+    return _POWER.get()
+
+
+def check_rates(alpha, power) -> tuple[float, float]:
+    """Validate a family-wise false-failure rate and a power.
+
+    Parameters
+    ----------
+    alpha : float
+        In ``(0, 1)``.
+    power : float
+        In ``(0, 1)``.
+
+    Returns
+    -------
+    (float, float)
+
+    Raises
+    ------
+    ParameterError
+        Naming ``alpha`` or ``power``.
+
+    Examples
+    --------
+    >>> check_rates(1e-3, 0.9)
+    (0.001, 0.9)
+    """
+    from ..core.errors import ParameterError
+
+    for name, v in (("alpha", alpha), ("power", power)):
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v < 1:
+            raise ParameterError(name, f"must be a number in (0, 1), got {v!r}")
+    return float(alpha), float(power)
+
+
+def mde(se: float, z_thr: float, power: float | None = None) -> float:
     r"""The smallest true effect detected with probability ``power``.
 
     For a single-stage check, ``(z_thr + Φ⁻¹(power)) · se``.  When ``z_thr``
@@ -126,8 +201,91 @@ def mde(se: float, z_thr: float, power: float = POWER) -> float:
     """
     from scipy import stats
 
+    power = current_power() if power is None else power
     single = (z_thr + float(stats.norm.ppf(power))) * se
     if not isinstance(z_thr, StagedBound):
         return single
     q = float(stats.norm.ppf(math.sqrt(power)))
     return min(single, max((z_thr.screen + q) * se, (z_thr.final + q) * se * z_thr.se_ratio))
+
+
+def z_sum(z_thr: float, power: float | None = None) -> float:
+    """``z_thr + Φ⁻¹(power)``: the effect, in standard errors, detected with probability ``power``.
+
+    Parameters
+    ----------
+    z_thr : float
+        The check's bound.
+    power : float
+        In ``(0, 1)``.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> round(z_sum(1.959964, 0.5), 6)
+    1.959964
+    """
+    from scipy import stats
+
+    return float(z_thr) + float(stats.norm.ppf(current_power() if power is None else power))
+
+
+def n_for(effect: float, sd: float, z_thr: float, power: float | None = None) -> float:
+    r"""Replicates for a z-test at bound ``z_thr`` to detect ``effect`` with probability ``power``.
+
+    .. math:: n = \Bigl(\frac{(z_{thr} + \Phi^{-1}(\mathrm{power}))\,\sigma}{\delta}\Bigr)^2
+
+    (``σ`` the standard deviation of one replicate; the inverse of :func:`mde`
+    with ``se = σ/√n``).
+
+    Parameters
+    ----------
+    effect : float
+        ``δ > 0``, in the unit of the replicates.
+    sd : float
+        ``σ`` of one replicate.
+    z_thr : float
+        The bound.
+    power : float
+
+    Returns
+    -------
+    float
+        ``n`` (not rounded; ``inf`` when it overflows).
+
+    Examples
+    --------
+    >>> round(n_for(1.0, 1.0, 1.959964, 0.5), 4)
+    3.8415
+    """
+    with np.errstate(over="ignore"):
+        ratio = z_sum(z_thr, power) * float(sd) / float(effect)
+    return ratio * ratio if math.isfinite(ratio) and ratio < 1e154 else math.inf
+
+
+def p_value(z: float, side: str = "two-sided") -> float:
+    """The normal p-value of a statistic ``z`` (two-sided, or ``"greater"``: only large ``z`` is extreme).
+
+    Parameters
+    ----------
+    z : float
+    side : {"two-sided", "greater"}
+
+    Returns
+    -------
+    float
+        ``2Φ(−|z|)`` or ``Φ(−z)`` (0 for an infinite deviation or a NaN statistic, which fails).
+
+    Examples
+    --------
+    >>> round(p_value(1.959964), 4), round(p_value(1.644854, "greater"), 4)
+    (0.05, 0.05)
+    """
+    if math.isnan(z):
+        return 0.0
+    if side == "greater":
+        return 0.5 * math.erfc(z / math.sqrt(2))
+    return math.erfc(abs(z) / math.sqrt(2))
