@@ -37,6 +37,14 @@ def cmd_sampler(args) -> int:
     ParameterError
         A usage error (the command line prints it as one line, exit 2).
     """
+    from .runtime import check_timeout, supervised
+
+    seconds = check_timeout(args.call_timeout)
+    return supervised(lambda: _sampler_body(args), seconds, "f")
+
+
+def _sampler_body(args) -> int:
+    """The body of ``rftheory audit sampler`` (in the supervised child when a call timeout is set)."""
     from ..present.progress import Progress
     from .runtime import columns, limit_threads, with_timeout
     from .sampler import sampler, steps

@@ -25,7 +25,7 @@ from ..core.errors import ParameterError, RFTheoryError
 from .cli import add_decision_options, decision_options
 from .features import KERNELS, features
 from .geometry import Pair, sweep
-from .runtime import add_runtime_options, limit_threads, with_timeout
+from .runtime import add_runtime_options, check_timeout, limit_threads, supervised, with_timeout
 from .spec import load
 
 __all__ = ["add_features_parser", "run_features", "main"]
@@ -87,6 +87,16 @@ def run_features(args) -> int:
     int
         0 pass, 1 a check failed, 2 a usage error (printed as one line).
     """
+    try:
+        seconds = check_timeout(args.call_timeout)
+    except ParameterError as exc:
+        print(f"rftheory: error: {exc}", file=sys.stderr)
+        return 2
+    return supervised(lambda: _features_body(args), seconds, "SPEC")
+
+
+def _features_body(args) -> int:
+    """The body of ``rftheory audit features`` (in the supervised child when a call timeout is set)."""
     try:
         limit_threads(args.threads)
         target = load(args.spec, "SPEC")

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import math
+import statistics
 
 import numpy as np
 
@@ -26,6 +27,8 @@ __all__ = ["ALPHA", "POWER", "ALPHA_SCREEN", "RETEST_FACTOR", "TESTABLE_EFFECT",
 
 #: family-wise false-failure probability of one audit
 ALPHA = 1e-6
+#: the standard normal law (quantiles without importing scipy.stats)
+_ND = statistics.NormalDist()
 #: the power at which minimum detectable effects are stated
 POWER = 0.99
 #: the sequential design's screen: a stage-one check is re-tested when ``|z|`` exceeds the bound of ``k``
@@ -96,7 +99,11 @@ def threshold(k: int, alpha: float = ALPHA) -> float:
     >>> round(threshold(1, 0.05), 3)
     1.96
     """
-    return z_threshold(alpha, k)
+    if not 0 < alpha < 1:
+        return z_threshold(alpha, k)  # its error names the range
+    # the standard library's normal quantile (Wichura's AS 241, ~1e-16 relative) in the lower tail, where it is
+    # accurate; scipy.stats would be imported before the first call of the user's code (seconds of start-up)
+    return -_ND.inv_cdf(alpha / (2 * max(int(k), 1)))
 
 
 _POWER: contextvars.ContextVar[float] = contextvars.ContextVar("rftheory_audit_power", default=POWER)
@@ -199,13 +206,11 @@ def mde(se: float, z_thr: float, power: float | None = None) -> float:
     >>> round(mde(1.0, StagedBound(6.0, 4.0, 6.0, 0.5)), 2)
     6.57
     """
-    from scipy import stats
-
     power = current_power() if power is None else power
-    single = (z_thr + float(stats.norm.ppf(power))) * se
+    single = (z_thr + _ND.inv_cdf(power)) * se
     if not isinstance(z_thr, StagedBound):
         return single
-    q = float(stats.norm.ppf(math.sqrt(power)))
+    q = _ND.inv_cdf(math.sqrt(power))
     return min(single, max((z_thr.screen + q) * se, (z_thr.final + q) * se * z_thr.se_ratio))
 
 
@@ -228,9 +233,7 @@ def z_sum(z_thr: float, power: float | None = None) -> float:
     >>> round(z_sum(1.959964, 0.5), 6)
     1.959964
     """
-    from scipy import stats
-
-    return float(z_thr) + float(stats.norm.ppf(current_power() if power is None else power))
+    return float(z_thr) + _ND.inv_cdf(current_power() if power is None else power)
 
 
 def n_for(effect: float, sd: float, z_thr: float, power: float | None = None) -> float:
