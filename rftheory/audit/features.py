@@ -391,7 +391,7 @@ def _unbiased_row(p: Pair, values, kval: float, z_thr: float, tol: float) -> Row
     t = mean_test(values, kval, atol=tol)
     return Row("unbiased: E K = k(x, y)", p.label, t.z, z_thr, _mde_text(t, z_thr, "|bias|", " of k"),
                abs(t.z) <= z_thr, f"K: {t.detail()} (k)", p_value=p_value(t.z), effect=t.mean - kval,
-               mde_value=mde(t.se, z_thr) if t.se > 0 else None)
+               mde_value=mde(t.se, z_thr) if t.se > 0 else None, sd=t.se * math.sqrt(t.n))
 
 
 def _closed_forms(P, kdiag, emb, d: int, sigma: float) -> dict[str, np.ndarray]:
@@ -446,7 +446,7 @@ def _mse_rows(P, est, kvals, refs, emb, z_thr: float, tol):
                         not rejects(t.z, z_thr, "greater"),
                         f"mean (K - k)^2: {t.detail()} (closed form, one-sided: fails only above); {others}",
                         p_value=p_value(t.z, "greater"), effect=t.mean - t.expected,
-                        mde_value=mde(t.se, z_thr) if t.se > 0 else None))
+                        mde_value=mde(t.se, z_thr) if t.se > 0 else None, sd=t.se * math.sqrt(t.n)))
     if ok:
         note = "MSE consistent with: " + ", ".join(c + (" (blocks of d)" if c == "orthogonal" else "") for c in ok)
     else:

@@ -65,6 +65,10 @@ class Row:
         The measured effect (estimate minus expected value, in the check's unit).
     mde_value : float, optional
         :attr:`mde` as a number (``None`` for exact checks).
+    sd : float, optional
+        Standard deviation of one replicate (one call, or one pair of calls
+        for a two-sample row): what :func:`~rftheory.audit.samples_needed`
+        and :func:`~rftheory.audit.detectable_effect` read from a row.
     """
 
     check: str
@@ -81,6 +85,7 @@ class Row:
     p_value: float | None = None
     effect: float | None = None
     mde_value: float | None = None
+    sd: float | None = None
 
     @property
     def status(self) -> str:

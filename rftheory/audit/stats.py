@@ -23,7 +23,7 @@ import numpy as np
 from ..core.montecarlo import z_threshold
 
 __all__ = ["ALPHA", "POWER", "ALPHA_SCREEN", "RETEST_FACTOR", "TESTABLE_EFFECT", "StagedBound", "threshold", "mde",
-           "z_sum", "n_for", "p_value", "stated_power", "current_power", "check_rates"]
+           "z_sum", "n_for", "p_value", "samples_needed", "detectable_effect", "stated_power", "current_power", "check_rates"]
 
 #: family-wise false-failure probability of one audit
 ALPHA = 1e-6
@@ -292,3 +292,103 @@ def p_value(z: float, side: str = "two-sided") -> float:
     if side == "greater":
         return 0.5 * math.erfc(z / math.sqrt(2))
     return math.erfc(abs(z) / math.sqrt(2))
+
+
+def _sd_of(sd, row) -> float:
+    from ..core.errors import ParameterError
+
+    if (sd is None) == (row is None):
+        raise ParameterError("sd", "give the replicate's standard deviation sd, or a report row (row=)")
+    if row is not None:
+        if getattr(row, "sd", None) is None:
+            raise ParameterError("row", f"{row.check!r} is an exact check: no sample size applies")
+        sd = row.sd
+    if isinstance(sd, bool) or not isinstance(sd, (int, float)) or not (0 < sd < math.inf):
+        raise ParameterError("sd", f"must be a positive finite number, got {sd!r}")
+    return float(sd)
+
+
+def samples_needed(effect: float, sd: float | None = None, *, row=None, k: int = 1, alpha: float = ALPHA,
+                   power: float = POWER) -> int:
+    r"""Calls (replicates) a check needs to detect ``effect`` with probability ``power``.
+
+    .. math:: n = \Bigl\lceil \Bigl(\frac{(\Phi^{-1}(1 - \alpha/2k) + \Phi^{-1}(\mathrm{power}))\,\sigma}
+       {\delta}\Bigr)^2 \Bigr\rceil
+
+    for a two-sided z-test of a mean at level ``alpha/k`` (one of ``k``
+    checks sharing ``alpha`` by Bonferroni), ``σ`` the standard deviation of
+    one replicate: given, or read from a report row (``row.sd``: the
+    check's own spread as measured by the audit), so each check of a report
+    answers for itself.  The one-stage figure (a sequential audit detects the
+    same effect at least as often).
+
+    Parameters
+    ----------
+    effect : float
+        ``δ > 0``, in the unit of the check (the row's ``effect`` and ``mde``).
+    sd : float, optional
+        ``σ`` (give this or ``row``).
+    row : Row, optional
+        A row of an :class:`~rftheory.audit.AuditReport`.
+    k : int
+        Checks sharing ``alpha`` (a report's ``settings["bonferroni_k"]``).
+    alpha, power : float
+        False-failure probability of the family, and power.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    One check at the 5 % level and power 1/2 needs ``1.96²`` replicates per unit effect/σ:
+
+    >>> samples_needed(1.0, 1.0, alpha=0.05, power=0.5)
+    4
+    >>> samples_needed(0.1, 1.0, k=600)  # one of 600 checks at 1e-6, power 0.99: ((6.0274 + 2.3263)/0.1)²
+    6979
+    """
+    alpha, power = check_rates(alpha, power)
+    sd = _sd_of(sd, row)
+    if isinstance(effect, bool) or not isinstance(effect, (int, float)) or not (0 < effect < math.inf):
+        from ..core.errors import ParameterError
+
+        raise ParameterError("effect", f"must be a positive finite number, got {effect!r}")
+    n = n_for(effect, sd, threshold(k, alpha), power)
+    return math.ceil(n) if math.isfinite(n) else 2**63 - 1
+
+
+def detectable_effect(n: int, sd: float | None = None, *, row=None, k: int = 1, alpha: float = ALPHA,
+                      power: float = POWER) -> float:
+    r"""The effect a check detects with probability ``power`` from ``n`` calls (the inverse of :func:`samples_needed`).
+
+    .. math:: \delta = (\Phi^{-1}(1 - \alpha/2k) + \Phi^{-1}(\mathrm{power}))\,\sigma/\sqrt n
+
+    Parameters
+    ----------
+    n : int
+        Calls (replicates), ``>= 2``.
+    sd : float, optional
+        ``σ`` of one replicate (give this or ``row``).
+    row : Row, optional
+        A row of a report (its ``sd``).
+    k : int
+        Checks sharing ``alpha``.
+    alpha, power : float
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> round(detectable_effect(4, 1.0, alpha=0.05, power=0.5), 3)
+    0.98
+    """
+    alpha, power = check_rates(alpha, power)
+    sd = _sd_of(sd, row)
+    if isinstance(n, bool) or not isinstance(n, int) or n < 2:
+        from ..core.errors import ParameterError
+
+        raise ParameterError("n", f"must be an integer >= 2, got {n!r}")
+    return z_sum(threshold(k, alpha), power) * sd / math.sqrt(n)
