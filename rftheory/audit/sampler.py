@@ -70,6 +70,7 @@ from . import estimators as _estimators
 from . import marginals as _marginals
 from . import matern as _matern
 from . import repeat as _repeat
+from .diagnose import structural
 from .report import AuditReport, Row
 from .sequential import Design, run_stages, stage_alpha
 from .spec import draw, draw_eps, settings
@@ -225,7 +226,7 @@ def _key(r) -> tuple[str, str]:
 
 
 def _group_marginal(f, s, ss_marg, ss_rep, z_thr, tick, matern, W_eps=None):
-    """Rows computed from one stack of successive calls: marginals, Matérn, coupling, repeated calls."""
+    """Rows from one stack of successive calls (marginals, Matérn, coupling, repeated calls), and its diagnoses."""
     W, eps = W_eps or draw_eps(f, s, np.random.default_rng(ss_marg), progress=lambda: tick("marginals"))
     rows = _marginals.checks(W, s.law, z_thr, eps)
     if matern is not None:
@@ -234,7 +235,7 @@ def _group_marginal(f, s, ss_marg, ss_rep, z_thr, tick, matern, W_eps=None):
     rows += crows
     rows += _repeat.checks(f, W, ss_rep, z_thr, eps)
     tick("repeated calls")
-    return coupling, rows
+    return coupling, rows, structural(W, eps, s.law)
 
 
 def _group_frames(f, s, ss_frames, frame_pairs, coupling, z_thr, tick):
@@ -267,7 +268,7 @@ def _audit(f, s, k: int, z_thr: float, z_bound, tick, matern, sequential: bool =
                          math.sqrt(s.n / n2))
     else:
         z1 = z_thr
-    coupling, mrows = _group_marginal(f, s, ss_marg, ss_rep, z1, tick, matern)
+    coupling, mrows, found = _group_marginal(f, s, ss_marg, ss_rep, z1, tick, matern)
     frows = _group_frames(f, s, ss_frames, frame_pairs, coupling, z1, tick)
     rows = mrows + frows
     units = sum(_units(r, s.m, s.d) for r in rows)
@@ -285,7 +286,7 @@ def _audit(f, s, k: int, z_thr: float, z_bound, tick, matern, sequential: bool =
             keys = {_key(r) for r in sel}
             new: dict[tuple[str, str], Row] = {}
             if keys & mkeys:
-                _, r2 = _group_marginal(f, sj, ssj_marg, ssj_rep, bound, tick, matern)
+                _, r2, _ = _group_marginal(f, sj, ssj_marg, ssj_rep, bound, tick, matern)
                 new |= {_key(r): r for r in r2 if _key(r) in keys}
             if keys - mkeys:
                 r2 = _group_frames(f, sj, ssj_frames, frame_pairs, coupling, bound, tick)
@@ -295,8 +296,19 @@ def _audit(f, s, k: int, z_thr: float, z_bound, tick, matern, sequential: bool =
         rows, info = run_stages(rows, retest, design=design, k=k, n=s.n, units=lambda r: _units(r, s.m, s.d),
                                 next_n=lambda nj: retest_n(nj, s.m, s.d))
         settings_out |= info | {"retest_n": n2}
+    _name_the_bug(rows, found)
     alpha = alpha if z_bound is None else min(1.0, 2 * k * _normal_sf(z_thr))
     return AuditReport(_name(f), "sampler", settings_out, alpha, rows, coupling)
+
+
+def _name_the_bug(rows: list[Row], found: list[str]) -> None:
+    """When the audit failed, the structural diagnoses (:mod:`.diagnose`) go first on the first failing row."""
+    failed = [r for r in rows if not r.passed]
+    if not failed or not found:
+        return
+    first = failed[0]
+    earlier = f"; {first.diagnosis}" if first.diagnosis else ""
+    first.diagnosis = "; ".join(found) + earlier
 
 
 def retest_n(n: int, m: int, d: int) -> int:
