@@ -87,3 +87,30 @@ def test_correct_matern_shows_no_df():
     rng = np.random.default_rng(6)
     W = np.stack([matern_df_nu(8, 8, rng, nu=3.0) * np.sqrt(1.0) for _ in range(300)])  # df 3 = 2 nu at nu 1.5
     assert matern_df(W, 1.5, 1.0) == ""
+
+
+def favor16(X, rng, m):
+    """Planted: float16 FAVOR+ written as exp(Wx) * exp(-|x|^2/2) (overflows once w.x > log 65504 = 11.09)."""
+    W = rng.standard_normal((m, X.shape[1])).astype(np.float16)
+    X16 = X.astype(np.float16)
+    return np.exp(X16 @ W.T) * np.exp(-(X16**2).sum(1, keepdims=True) / 2) / np.float16(np.sqrt(m))
+
+
+def favor64(X, rng, m):
+    W = rng.standard_normal((m, X.shape[1]))
+    return np.exp(X @ W.T - (X**2).sum(1, keepdims=True) / 2) / np.sqrt(m)
+
+
+def test_float16_overflow_at_query_norms_names_the_largest_safe_norm():
+    """16 features x 32 directions x 8 draws: w.x ~ N(0, r^2), max of 4096 normals ~ 3.5-4.3 sd: overflow from
+    r ~ 11.09/4.3 = 2.6 on; the bisection's answer must lie where the probe is finite below and not above."""
+    from rftheory.audit import features
+
+    rep = features(favor16, kernel="softmax", d=8, m=16, n=200, x_norms=[1.0, 4.0])
+    row = rep.rows[-1]
+    assert not rep.passed and row.status == "fail"
+    assert "float16 features overflow at |x| = 4" in row.diagnosis
+    safe = float(row.diagnosis.split("finite features is ≈ ")[1].split()[0])
+    assert 11.09 / 5.0 < safe < 11.09 / 3.0, safe
+    ok = features(favor64, kernel="softmax", d=8, m=16, n=200, x_norms=[1.0, 4.0, 8.0])
+    assert ok.passed and ok.rows[-1].check == "features finite at the query norms", ok.table()

@@ -39,7 +39,7 @@ from .report import AuditReport, Row
 from .stats import ALPHA, POWER, TESTABLE_EFFECT, check_rates, mde, n_for, p_value, stated_power, threshold
 from .targets import Target, adapt
 
-__all__ = ["features", "KERNELS", "kernel_function", "as_pairs"]
+__all__ = ["features", "KERNELS", "kernel_function", "as_pairs", "overflow_row"]
 
 #: kernels :func:`features` knows; "given" takes ``k``
 KERNELS = ("gaussian", "softmax", "matern", "given")
@@ -176,7 +176,7 @@ def _seeds(ss: np.random.SeedSequence, n: int) -> list[int]:
 def features(target, *, kernel: str = "gaussian", sigma: float = 1.0, nu: float | None = None,
              lengthscale: float = 1.0, d: int, m: int, n: int | None = None,
              seed: int = 0, k=None, pairs=None, alpha: float = ALPHA, power: float = POWER,
-             strict: bool = False) -> AuditReport:
+             strict: bool = False, x_norms=None) -> AuditReport:
     """Audit a random-feature map against its kernel and the closed form of its MSE.
 
     Parameters
@@ -216,6 +216,11 @@ def features(target, *, kernel: str = "gaussian", sigma: float = 1.0, nu: float 
         The power at which each row states its detectable effect (default 0.99).
     strict : bool
         Untestable rows fail the audit.
+    x_norms : sequence of float, optional
+        Query norms the map must handle: one exact row checks that the
+        features are finite at each (:func:`overflow_row`; e.g. float16
+        ``exp`` features overflow at realistic query norms) and, if not, names
+        the largest norm with finite features.
 
     Returns
     -------
@@ -247,8 +252,12 @@ def features(target, *, kernel: str = "gaussian", sigma: float = 1.0, nu: float 
     'FAIL'
     """
     alpha, power = check_rates(alpha, power)
+    norms = _check_norms(x_norms)
     with stated_power(power):
         rep = _features(target, kernel, sigma, nu, lengthscale, d, m, n, seed, k, pairs, alpha)
+    if norms:
+        rep.rows.append(overflow_row(adapt(target, rep.settings["m"]), rep.settings["d"], norms, seed))
+        rep.settings["x_norms"] = list(norms)
     rep.strict, rep.power = bool(strict), power
     return rep
 
@@ -309,6 +318,81 @@ def _features(target, kernel, sigma, nu, lengthscale, d, m, n, seed, k, pairs, a
     name = getattr(target, "__name__", None) or tgt.name
     return AuditReport(target=str(name), kind="features", settings=settings, alpha=alpha, rows=rows,
                        coupling=coupling)
+
+
+def _check_norms(x_norms) -> tuple[float, ...]:
+    if x_norms is None:
+        return ()
+    try:
+        vals = tuple(float(v) for v in np.atleast_1d(np.asarray(x_norms, dtype=float)))
+    except (TypeError, ValueError):
+        raise ParameterError("x_norms", f"expected positive finite numbers, got {x_norms!r}") from None
+    if not vals or not all(0 < v < math.inf for v in vals):
+        raise ParameterError("x_norms", f"expected positive finite numbers, got {x_norms!r}")
+    return vals
+
+
+#: random directions and draws of the overflow probe
+PROBE_DIRECTIONS, PROBE_DRAWS = 32, 8
+
+
+def _finite_fraction(tgt: Target, d: int, r: float, seed: int) -> tuple[float, str]:
+    """Fraction of non-finite features over the probe's directions and draws at norm ``r``, and the dtype."""
+    rng = np.random.default_rng([seed, 7919])
+    U = rng.standard_normal((PROBE_DIRECTIONS, d))
+    X = r * U / np.linalg.norm(U, axis=1, keepdims=True)
+    bad = total = 0
+    dtype = "float64"
+    for s in np.random.SeedSequence([seed, 104729]).generate_state(PROBE_DRAWS):
+        f, dtype = tgt.raw(X, int(s))
+        bad += int(np.sum(~np.isfinite(f)))
+        total += f.size
+    return bad / max(total, 1), dtype
+
+
+def overflow_row(tgt: Target, d: int, norms, seed: int = 0) -> Row:
+    """The features are finite at every query norm given; if not, the largest norm where they are.
+
+    The probe evaluates the map at :data:`PROBE_DIRECTIONS` random directions
+    of each norm under :data:`PROBE_DRAWS` draws; an exact check (a
+    non-finite feature is a defect whatever its probability).  On failure the
+    largest safe norm is found by bisection on ``[0, r]`` (to 1 %, same
+    probe), e.g. float16 ``exp(w·x)`` overflows once ``w·x > log 65504 ≈ 11.1``.
+
+    Parameters
+    ----------
+    tgt : Target
+    d : int
+    norms : sequence of float
+    seed : int
+
+    Returns
+    -------
+    Row
+    """
+    worst_r, worst, dtype = None, 0.0, "float64"
+    for r in sorted(norms):
+        frac, dtype = _finite_fraction(tgt, d, r, seed)
+        if frac > 0:
+            worst_r, worst = r, frac
+            break
+    label = ", ".join(f"{r:g}" for r in norms)
+    if worst_r is None:
+        return Row("features finite at the query norms", f"|x| = {label}", 0.0, 0.0, "exact", True,
+                   f"no overflow in {PROBE_DIRECTIONS} directions x {PROBE_DRAWS} draws per norm ({dtype})")
+    lo, hi = 0.0, worst_r
+    while hi - lo > 0.01 * hi:
+        mid = (lo + hi) / 2
+        if _finite_fraction(tgt, d, mid, seed)[0] > 0:
+            hi = mid
+        else:
+            lo = mid
+    why = (f"{dtype} features overflow at |x| = {worst_r:g} ({100 * worst:.2g}% of them inf or nan); the largest "
+           f"query norm with finite features is ≈ {lo:.3g}" + (" (float16 exp overflows above log(65504) ≈ 11.1: "
+                                                                 "subtract the max before exp, or compute in float32)"
+                                                                 if "16" in dtype else ""))
+    return Row("features finite at the query norms", f"|x| = {label}", worst, 0.0, "exact", False,
+               why, diagnosis=why)
 
 
 def fitted_sigma(P, means: np.ndarray, se: np.ndarray | None = None) -> float:
