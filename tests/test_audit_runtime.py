@@ -123,3 +123,47 @@ def test_feature_function_that_never_returns_times_out_exit_2(tmp_path):
     r = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=120, env={"PYTHONPATH": str(ROOT), "PATH": ""})
     assert r.returncode == 2
     assert r.stderr.strip() == "rftheory: error: parameter 'SPEC': phi did not return within 1 s (--call-timeout)"
+
+
+GIL_HOG = '''
+import pathlib, time
+
+def hog(d, m, rng):
+    pathlib.Path(__file__).with_suffix(".started").write_text(repr(time.time()))
+    return sum(range(10**14))  # one C loop holding the GIL for hours
+
+def phi(X, rng):
+    pathlib.Path(__file__).with_suffix(".started").write_text(repr(time.time()))
+    return sum(range(10**14))
+'''
+
+
+@pytest.mark.parametrize("command,spec,name", [("sampler", "hog", "f"), ("features", "phi", "SPEC")])
+def test_gil_holding_call_times_out_within_a_second(tmp_path, command, spec, name):
+    """The supervising parent kills the child: one line, exit 2, within timeout + 1 s of the call's start."""
+    mod = tmp_path / "hog.py"
+    mod.write_text(GIL_HOG)
+    cmd = [sys.executable, "-m", "rftheory", "audit", command, f"{mod}:{spec}", "--d", "4", "--m", "4",
+           "--call-timeout", "2"]
+    r = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=60,
+                       env={"PYTHONPATH": str(ROOT), "PATH": ""})
+    ended = time.time()
+    started = float((tmp_path / "hog.started").read_text())
+    assert r.returncode == 2
+    assert r.stderr.strip() == f"rftheory: error: parameter '{name}': {spec} did not return within 2 s (--call-timeout)"
+    assert 2.0 <= ended - started <= 3.0, ended - started
+
+
+@pytest.mark.parametrize("value", ["inf", "-1", "nan"])
+def test_impossible_call_timeout_is_a_usage_error(tmp_path, capsys, monkeypatch, value):
+    for command in ("sampler", "features"):
+        code, _, err = _main(tmp_path, capsys, monkeypatch, command, "{f}:cols", "--d", "4", "--m", "4",
+                             f"--call-timeout={value}")
+        assert code == 2 and err.strip().startswith("rftheory: error: parameter '--call-timeout': must be a finite")
+
+
+def test_supervised_child_output_reaches_captured_streams(tmp_path, capsys, monkeypatch):
+    """In process under capsys, the forked child's report comes back through pipes (exit status too)."""
+    code, out, err = _main(tmp_path, capsys, monkeypatch, "sampler", "{f}:bad", "--d", "4", "--m", "4",
+                           "--call-timeout", "30")
+    assert code == 2 and "raised LinAlgError" in err

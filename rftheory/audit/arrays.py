@@ -42,6 +42,7 @@ below ``0.2²⁰⁰``.
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -125,10 +126,23 @@ def to_float64(x) -> Converted:
     else:
         a = np.asarray(x)
         dtype = str(a.dtype)
-        eps = float(np.finfo(a.dtype).eps) if a.dtype.kind == "f" else EPS64
+        eps = float(np.finfo(a.dtype).eps) if a.dtype.kind == "f" else _extension_eps(a)
+        if eps != EPS64 and a.dtype.kind == "V":  # an ml_dtypes float (bfloat16, float8 ...): widen exactly
+            a = a.astype(np.float32)
     if a.dtype.kind in "fiub":
         a = a.astype(np.float64)
     return Converted(a, eps, dtype)
+
+
+def _extension_eps(a: np.ndarray) -> float:
+    """Machine epsilon of an ``ml_dtypes`` floating dtype (bfloat16 ...) numpy does not know, else float64's."""
+    ml = sys.modules.get("ml_dtypes")
+    if ml is None or a.dtype.kind != "V":
+        return EPS64
+    try:
+        return float(ml.finfo(a.dtype).eps)
+    except (TypeError, ValueError):
+        return EPS64
 
 
 def structure_tol(d: int, eps: float) -> float:

@@ -2,7 +2,8 @@
 ``rftheory audit features SPEC --kernel K --d D --m M`` (:mod:`.features_cli`).
 
 ``SPEC`` is ``module:callable`` or ``path/to/file.py:callable``.  Exit
-status 0 when every check passes, 1 when the audit finds a defect, 2 for
+status 0 when no check fails (rows the audit cannot decide are listed as
+untestable; ``--strict`` makes them exit 1), 1 when the audit finds a defect, 2 for
 usage errors (one line ``rftheory: error: ...``: a bad option, a ``SPEC``
 that cannot be loaded, a sampler that raises or returns the wrong shape).
 """
@@ -15,7 +16,7 @@ import traceback
 
 from ..core.errors import ParameterError
 
-__all__ = ["add_parser", "cmd_sampler"]
+__all__ = ["add_parser", "cmd_sampler", "add_decision_options", "decision_options"]
 
 
 def cmd_sampler(args) -> int:
@@ -29,13 +30,21 @@ def cmd_sampler(args) -> int:
     Returns
     -------
     int
-        0 if every check passed, 1 if any failed.
+        0 if no check failed (untestable rows listed), 1 if any failed (or, with ``--strict``, is untestable).
 
     Raises
     ------
     ParameterError
         A usage error (the command line prints it as one line, exit 2).
     """
+    from .runtime import check_timeout, supervised
+
+    seconds = check_timeout(args.call_timeout)
+    return supervised(lambda: _sampler_body(args), seconds, "f")
+
+
+def _sampler_body(args) -> int:
+    """The body of ``rftheory audit sampler`` (in the supervised child when a call timeout is set)."""
     from ..present.progress import Progress
     from .runtime import columns, limit_threads, with_timeout
     from .sampler import sampler, steps
@@ -53,7 +62,8 @@ def cmd_sampler(args) -> int:
         if args.kernel == "matern" and args.nu is None:
             raise ParameterError("--nu", "--kernel matern needs --nu NU (e.g. 1.5)")
         rep = sampler(f, args.d, args.m, estimator=args.estimator, n=args.n, seed=args.seed, law=args.law,
-                      progress=progress.step, sequential=not getattr(args, "single_stage", False), **matern)
+                      progress=progress.step, sequential=not getattr(args, "single_stage", False), **matern,
+                      **decision_options(args), until_decided=args.until_decided, budget=_budget(args))
     except ParameterError as exc:
         if args.traceback and exc.__cause__ is not None:
             traceback.print_exception(exc.__cause__, file=sys.stderr)
@@ -63,6 +73,59 @@ def cmd_sampler(args) -> int:
     rep.target = args.spec
     print(json.dumps(rep.to_json(), indent=2) if args.json else rep.table())
     return 0 if rep.passed else 1
+
+
+def add_decision_options(q) -> None:
+    """``--alpha``, ``--power`` and ``--strict`` (shared by ``audit sampler`` and ``audit features``).
+
+    Parameters
+    ----------
+    q : argparse.ArgumentParser
+    """
+    q.add_argument("--alpha", type=float, default=1e-6,
+                   help="family-wise false-failure probability of the audit (default 1e-6)")
+    q.add_argument("--power", type=float, default=0.99,
+                   help="the power at which each row states the effect it detects (default 0.99)")
+    q.add_argument("--strict", action="store_true",
+                   help="untestable rows (the audit cannot decide them at this dtype or budget) fail the audit")
+
+
+def decision_options(args) -> dict:
+    """The keyword arguments of the audit from ``--alpha``, ``--power``, ``--strict`` (checked, named).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+
+    Returns
+    -------
+    dict
+        ``alpha``, ``power``, ``strict``.
+
+    Raises
+    ------
+    ParameterError
+        Naming ``--alpha`` or ``--power``.
+    """
+    import math
+
+    for name, v in (("--alpha", args.alpha), ("--power", args.power)):
+        if not (math.isfinite(v) and 0 < v < 1):
+            raise ParameterError(name, f"must be a number in (0, 1), got {v!r}")
+    return {"alpha": args.alpha, "power": args.power, "strict": bool(args.strict)}
+
+
+def _budget(args) -> float | None:
+    """``--budget`` checked (positive, finite; only with ``--until-decided``)."""
+    import math
+
+    if args.budget is None:
+        return None
+    if not args.until_decided:
+        raise ParameterError("--budget", "only with --until-decided")
+    if not (math.isfinite(args.budget) and args.budget > 0):
+        raise ParameterError("--budget", f"must be a positive finite number of seconds, got {args.budget!r}")
+    return args.budget
 
 
 def add_parser(subparsers) -> None:
@@ -111,7 +174,13 @@ def add_parser(subparsers) -> None:
     q.add_argument("--single-stage", action="store_true",
                    help="one stage at 1e-6/k instead of the two-stage design (suspicious checks re-tested on "
                    "fresh draws at 4n calls)")
+    q.add_argument("--until-decided", action="store_true",
+                   help="re-test undecided checks on fresh draws with 4x the calls per stage, stage j at alpha/2^j, "
+                   "until every check is decided or the budget is spent (the family-wise rate stays <= alpha)")
+    q.add_argument("--budget", type=float, default=None, metavar="S",
+                   help="seconds for --until-decided (default 600); checks still undecided are untestable")
     q.add_argument("--json", action="store_true", help="print the report as JSON")
+    add_decision_options(q)
     from .runtime import add_runtime_options
 
     add_runtime_options(q)

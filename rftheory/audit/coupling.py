@@ -14,9 +14,24 @@ and float16 samplers are held to their own precision); otherwise it is taken to 
 (two z-tests on per-call means of ``c`` and ``c²``).  The two rows are
 always present (so the number of checks is fixed before sampling); for an
 identified exact coupling they are exact (zero-variance) checks.
+
+**Dtypes too coarse to identify a coupling** (float16 at ``d ≥ 16``,
+bfloat16 at every ``d``: :func:`~.arrays.identifiable` is false) are
+*classified* by the observed cosines against the iid spread
+(:func:`classify`): every call's mean of ``(c − c_exact)²`` below a quarter
+of the iid value ``1/d`` names the exact coupling.  An iid call has a mean
+``≥ 1/d`` in expectation; even with one pair per call, ``P(c² < 1/(4d)) =
+P(|c|√d < 1/2) < 0.4`` (``c√d`` is nearly standard normal; at ``d = 2`` it is
+``2·asin(1/(2√2))/π = 0.23``), so all of the audit's ``n ≥ 200`` independent
+calls fall below with probability below ``0.4²⁰⁰ < 1e-79``.  The structure is then
+held to the dtype's round-off (a pair beyond :func:`~.arrays.structure_tol`
+fails) and the two rows are *untestable*: the dtype cannot tell the exact
+coupling from a near one.  The MSE checks use the classified coupling.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -24,7 +39,7 @@ from .arrays import EPS64, identifiable, structure_tol
 from .report import Row
 from .ztest import z_row
 
-__all__ = ["EXACT_ATOL", "COUNT", "pair_cosines", "identify", "checks"]
+__all__ = ["EXACT_ATOL", "COUNT", "pair_cosines", "identify", "classify", "checks"]
 
 #: tolerance of an exact pair angle for float64 samplers (``structure_tol(d, eps64) = √eps64``)
 EXACT_ATOL = structure_tol(2, EPS64)
@@ -104,6 +119,38 @@ def identify(cos: np.ndarray, d: int, eps: float = EPS64) -> str:
     return "iid"
 
 
+#: classify an exact coupling when every call's mean squared deviation from it is below this fraction of 1/d
+CLASSIFY_FRACTION = 0.25
+
+
+def classify(cos: np.ndarray, d: int) -> str:
+    """The exact coupling the cosines are near, judged against the iid spread (for coarse dtypes).
+
+    Parameters
+    ----------
+    cos : numpy.ndarray, shape (n, P)
+        From :func:`pair_cosines` (``P >= 1``).
+    d : int
+        Dimension.
+
+    Returns
+    -------
+    str
+        ``"orthogonal"`` or ``"simplex"`` when every call's mean of
+        ``(c − c_exact)²`` is below ``CLASSIFY_FRACTION / d``, else ``"iid"``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> classify(np.full((3, 6), 0.01), 4), classify(np.random.default_rng(0).standard_normal((3, 6)) / 2, 4)
+    ('orthogonal', 'iid')
+    """
+    for name, e in (("orthogonal", 0.0), ("simplex", -1.0 / (d - 1))):
+        if np.all(np.mean((cos - e) ** 2, axis=1) < CLASSIFY_FRACTION / d):
+            return name
+    return "iid"
+
+
 def checks(W: np.ndarray, z_thr: float, eps: float = EPS64) -> tuple[str, list[Row]]:
     """Identify the coupling and test the iid pair-angle law when not exact.
 
@@ -143,12 +190,37 @@ def checks(W: np.ndarray, z_thr: float, eps: float = EPS64) -> tuple[str, list[R
                 f"max |cos - {e1:.4g}| = {dev1:.3g} over {cos.size} pairs ({why}: {tol:.3g})"),
             Row(f"coupling: E cos^2 = {e2:.4g}", geo, dev2, tol2, "exact", dev2 <= tol2,
                 f"max |cos^2 - {e2:.4g}| = {dev2:.3g} (tolerance {tol2:.3g})")]
-    note = "" if identifiable(d, eps) else (
-        f"; the sampler's dtype (eps {eps:.3g}) is too coarse at d = {d} to identify an exact coupling")
+    if not identifiable(d, eps):
+        seen = classify(cos, d)
+        if seen != "iid":
+            return seen, _coarse_rows(cos, d, eps, seen, z_thr)
     rows = [z_row(f"coupling: E cos = {e1:.4g}", geo, cos.mean(axis=1), e1, z_thr,
                   lambda e: f"{e:.3g}", "mean cos"),
             z_row(f"coupling: E cos^2 = {e2:.4g}", geo, (cos**2).mean(axis=1), e2, z_thr,
                   lambda e: f"{e:.3g} ({100 * e * d:.2g}% of 1/d)", "mean cos^2")]
-    if note:
-        rows = [Row(r.check, r.geometry, r.statistic, r.threshold, r.mde, r.passed, r.detail + note) for r in rows]
     return coupling, rows
+
+
+def _coarse_rows(cos: np.ndarray, d: int, eps: float, seen: str, z_thr: float) -> list[Row]:
+    """The coupling rows of a dtype too coarse to identify ``seen``: held to round-off, else untestable."""
+    e1 = 0.0 if seen == "orthogonal" else -1.0 / (d - 1)
+    e2 = e1 * e1
+    tol = structure_tol(d, eps)
+    dev1 = float(np.max(np.abs(cos - e1)))
+    dev2 = float(np.max(np.abs(cos**2 - e2)))
+    tol2 = tol * (2 * abs(e1) + tol)
+    rms = float(np.sqrt(np.mean((cos - e1) ** 2)))
+    why = (f"the sampler's dtype (eps {eps:.3g}) is too coarse at d = {d} to identify an exact coupling "
+           f"(its round-off tolerance {tol:.3g} exceeds 1/(4 sqrt(d)) = {0.25 / np.sqrt(d):.3g}); classified "
+           f"{seen} from the cosines (rms deviation {rms:.3g} against the iid spread 1/sqrt(d) = {1 / np.sqrt(d):.3g})")
+    geo = f"within blocks of {d} rows ({seen}, classified)"
+    rows = [Row(f"coupling: E cos = {e1:.4g}", geo, dev1, tol, "exact to round-off", dev1 <= tol,
+                f"max |cos - {e1:.4g}| = {dev1:.3g} over {cos.size} pairs (tolerance {tol:.3g})"),
+            Row(f"coupling: E cos^2 = {e2:.4g}", geo, dev2, tol2, "exact to round-off", dev2 <= tol2,
+                f"max |cos^2 - {e2:.4g}| = {dev2:.3g} (tolerance {tol2:.3g})")]
+    for r in rows:
+        if r.passed:
+            r.mark_untestable(why, math.inf)
+        else:
+            r.diagnosis = f"rows not {seen} to the dtype's round-off: max deviation {r.statistic:.3g} > {r.threshold:.3g}"
+    return rows

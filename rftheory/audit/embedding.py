@@ -25,6 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .geometry import Shape
+
 __all__ = ["Embedding", "Scan", "COUPLINGS", "closed_form_mse"]
 
 #: couplings whose closed forms an audit tries (the frequencies' joint law)
@@ -105,7 +107,7 @@ class Scan:
                          f"{self.max_abs:.3g} > sqrt(2/F), phi(x).phi(x) varies); no closed-form MSE")
 
 
-def closed_form_mse(embedding: str, coupling: str, F: int, d: int, x, y) -> float:
+def closed_form_mse(embedding: str, coupling: str, F: int, d: int, shape: Shape) -> float:
     """MSE of ``K̂(x, y)`` for the Gaussian kernel ``e^{−‖x−y‖²/2}`` (σ = 1).
 
     Parameters
@@ -117,8 +119,9 @@ def closed_form_mse(embedding: str, coupling: str, F: int, d: int, x, y) -> floa
         Number of features (``φ``: ``F/2`` frequencies; ``ψ`` and positive: ``F``).
     d : int
         Input dimension.
-    x, y : array_like, shape (d,)
-        Inputs, already divided by σ.
+    shape : Shape
+        The pair's norms, already divided by σ (:meth:`~.geometry.Pair.shape`:
+        the exact shape, never norms re-measured on rotated vectors).
 
     Returns
     -------
@@ -130,14 +133,14 @@ def closed_form_mse(embedding: str, coupling: str, F: int, d: int, x, y) -> floa
     ``φ`` with iid frequencies is ``sutherland.var_phi``, ``(1 + k(2Δ) − 2k(Δ)²)/D``:
 
     >>> import math
+    >>> from .geometry import Pair
     >>> z2 = 0.49
     >>> ref = (1 + math.exp(-2 * z2) - 2 * math.exp(-z2)) / 8
-    >>> bool(abs(closed_form_mse("phi", "iid", 8, 4, [0.7, 0, 0, 0], [0, 0, 0, 0]) - ref) < 1e-15)
+    >>> sh = Pair("p", np.array([0.7, 0, 0, 0]), np.zeros(4)).shape()
+    >>> bool(abs(closed_form_mse("phi", "iid", 8, 4, sh) - ref) < 1e-15)
     True
     """
-    x = np.asarray(x, dtype=float)
-    y = np.asarray(y, dtype=float)
-    z = float(np.linalg.norm(x - y))
+    z = shape.z
     if embedding == "phi":
         if coupling == "iid":
             return _value("sutherland.var_phi", D=F, z=z)
@@ -147,9 +150,8 @@ def closed_form_mse(embedding: str, coupling: str, F: int, d: int, x, y) -> floa
             return _value("sutherland.var_psi", D=F, z=z)
         return _value("sutherland.var_psi_coupled", d=d, D=F, z=z, coupling=coupling)
     if embedding == "positive":
-        return _value(
-            "simrf.prf_mse", d=d, m=F, v=float(np.linalg.norm(x + y)), coupling=coupling,
-            x_norm=float(np.linalg.norm(x)), y_norm=float(np.linalg.norm(y)))
+        return _value("simrf.prf_mse", d=d, m=F, v=shape.v, coupling=coupling, x_norm=shape.x_norm,
+                      y_norm=shape.y_norm)
     raise ValueError(f"no closed form for embedding {embedding!r}")
 
 

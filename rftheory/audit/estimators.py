@@ -147,16 +147,13 @@ def closed_form_mse(est: str, d: int, m: int, pair: Pair, coupling: str) -> floa
     True
     """
     c = coupling if coupling in ("iid", "orthogonal", "simplex") else "iid"
+    sh = pair.shape()  # the exact shape, not norms re-measured on the rotated vectors
     if est == "prf":
         r = get("simrf.prf_mse")
-        # rounded and clipped: float rounding of the frames must not put v outside
-        # [|a - b|, a + b] (angle 0 in a random frame), which the closed form refuses
-        a, b = round(float(np.linalg.norm(pair.x)), 12), round(float(np.linalg.norm(pair.y)), 12)
-        v = min(max(round(float(np.linalg.norm(pair.x + pair.y)), 12), abs(a - b)), a + b)
-        params: dict[str, Any] = dict(d=d, m=m, v=v, coupling=c, x_norm=a, y_norm=b)
+        params: dict[str, Any] = dict(d=d, m=m, v=sh.v, coupling=c, x_norm=sh.x_norm, y_norm=sh.y_norm)
     else:
         r = get("simrf.rff_mse")
-        params = dict(d=d, m=m, z=round(float(np.linalg.norm(pair.x - pair.y)), 12), coupling=c)
+        params = dict(d=d, m=m, z=sh.z, coupling=c)
     try:
         return float(r.f64_scalar(**params))
     except RangeError:  # e.g. z = 0, where the MSE is 0 and float64 cannot bound its relative error

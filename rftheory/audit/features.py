@@ -36,10 +36,10 @@ from .embedding import COUPLINGS, Scan, closed_form_mse
 from .geometry import Pair, sweep
 from .mean_test import MeanTest, mean_test, rejects
 from .report import AuditReport, Row
-from .stats import ALPHA, mde, threshold
+from .stats import ALPHA, POWER, TESTABLE_EFFECT, check_rates, mde, n_for, p_value, stated_power, threshold
 from .targets import Target, adapt
 
-__all__ = ["features", "KERNELS", "kernel_function", "as_pairs"]
+__all__ = ["features", "KERNELS", "kernel_function", "as_pairs", "overflow_row"]
 
 #: kernels :func:`features` knows; "given" takes ``k``
 KERNELS = ("gaussian", "softmax", "matern", "given")
@@ -163,7 +163,7 @@ def as_pairs(pairs, d: int) -> list[Pair]:
         x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
         if x.shape != (d,) or y.shape != (d,) or not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
             raise ParameterError("pairs", f"item {j}: x and y must be finite of shape ({d},), got {x.shape}, {y.shape}")
-        out.append(Pair(str(label), x, y))
+        out.append(Pair(str(label), x, y) if not isinstance(p, Pair) else Pair(str(label), x, y, p.x_norm, p.y_norm, p.angle))
     if not out:
         raise ParameterError("pairs", "no pairs")
     return out
@@ -175,7 +175,8 @@ def _seeds(ss: np.random.SeedSequence, n: int) -> list[int]:
 
 def features(target, *, kernel: str = "gaussian", sigma: float = 1.0, nu: float | None = None,
              lengthscale: float = 1.0, d: int, m: int, n: int | None = None,
-             seed: int = 0, k=None, pairs=None) -> AuditReport:
+             seed: int = 0, k=None, pairs=None, alpha: float = ALPHA, power: float = POWER,
+             strict: bool = False, x_norms=None) -> AuditReport:
     """Audit a random-feature map against its kernel and the closed form of its MSE.
 
     Parameters
@@ -209,6 +210,17 @@ def features(target, *, kernel: str = "gaussian", sigma: float = 1.0, nu: float 
     pairs : sequence of Pair or (x, y), optional
         Input pairs (default: :func:`~rftheory.audit.geometry.sweep` of ``d``),
         e.g. shifted into a kernel's domain.
+    alpha : float
+        Family-wise false-failure probability (default 1e-6).
+    power : float
+        The power at which each row states its detectable effect (default 0.99).
+    strict : bool
+        Untestable rows fail the audit.
+    x_norms : sequence of float, optional
+        Query norms the map must handle: one exact row checks that the
+        features are finite at each (:func:`overflow_row`; e.g. float16
+        ``exp`` features overflow at realistic query norms) and, if not, names
+        the largest norm with finite features.
 
     Returns
     -------
@@ -239,6 +251,19 @@ def features(target, *, kernel: str = "gaussian", sigma: float = 1.0, nu: float 
     >>> features(phi, sigma=2.0, d=3, m=8, n=400).verdict()[:4]
     'FAIL'
     """
+    alpha, power = check_rates(alpha, power)
+    norms = _check_norms(x_norms)
+    with stated_power(power):
+        rep = _features(target, kernel, sigma, nu, lengthscale, d, m, n, seed, k, pairs, alpha)
+    if norms:
+        rep.rows.append(overflow_row(adapt(target, rep.settings["m"]), rep.settings["d"], norms, seed))
+        rep.settings["x_norms"] = list(norms)
+    rep.strict, rep.power = bool(strict), power
+    return rep
+
+
+def _features(target, kernel, sigma, nu, lengthscale, d, m, n, seed, k, pairs, alpha) -> AuditReport:
+    """The body of :func:`features` (rates checked, power stated)."""
     kfun = kernel_function(kernel, sigma, k, nu, lengthscale)
     d = _check_int("d", d, 2)
     m = _check_int("m", m, 1)
@@ -275,23 +300,99 @@ def features(target, *, kernel: str = "gaussian", sigma: float = 1.0, nu: float 
                 "embedding": emb.name}
     with_mse = kernel not in ("given", "matern") and emb.name != "unrecognized"
     kk = len(P) * (2 if with_mse else 1)
-    z_thr = threshold(kk, ALPHA)
+    z_thr = threshold(kk, alpha)
     tol = ROUNDOFF * np.maximum(np.abs(kvals), np.sqrt(np.abs(kdiag[0::2] * kdiag[1::2])))
     rows = [_unbiased_row(p, est[:, j], kvals[j], z_thr, tol[j]) for j, p in enumerate(P)]
     coupling = f"embedding: {emb.label}"
     if with_mse:
-        mse_rows, note = _mse_rows(P, est, kvals, kdiag, emb, d, 1.0 if kernel == "softmax" else float(sigma),
-                                   z_thr, tol)
+        refs = _closed_forms(P, kdiag, emb, d, 1.0 if kernel == "softmax" else float(sigma))
+        mse_rows, note = _mse_rows(P, est, kvals, refs, emb, z_thr, tol)
         rows += mse_rows
         coupling += "; " + note
+        _untestable_by_tails(rows, P, kvals, refs, n, z_thr)
     elif kernel in ("given", "matern"):
         coupling += f"; kernel {kernel}: no closed-form MSE checked"
     if kernel == "gaussian":
         _diagnose_bandwidth(rows[:len(P)], P, est, float(sigma))
     rows += _exact_rows(tgt, X, _seeds(exact_ss, 2))
     name = getattr(target, "__name__", None) or tgt.name
-    return AuditReport(target=str(name), kind="features", settings=settings, alpha=ALPHA, rows=rows,
+    return AuditReport(target=str(name), kind="features", settings=settings, alpha=alpha, rows=rows,
                        coupling=coupling)
+
+
+def _check_norms(x_norms) -> tuple[float, ...]:
+    if x_norms is None:
+        return ()
+    try:
+        vals = tuple(float(v) for v in np.atleast_1d(np.asarray(x_norms, dtype=float)))
+    except (TypeError, ValueError):
+        raise ParameterError("x_norms", f"expected positive finite numbers, got {x_norms!r}") from None
+    if not vals or not all(0 < v < math.inf for v in vals):
+        raise ParameterError("x_norms", f"expected positive finite numbers, got {x_norms!r}")
+    return vals
+
+
+#: random directions and draws of the overflow probe
+PROBE_DIRECTIONS, PROBE_DRAWS = 32, 8
+
+
+def _finite_fraction(tgt: Target, d: int, r: float, seed: int) -> tuple[float, str]:
+    """Fraction of non-finite features over the probe's directions and draws at norm ``r``, and the dtype."""
+    rng = np.random.default_rng([seed, 7919])
+    U = rng.standard_normal((PROBE_DIRECTIONS, d))
+    X = r * U / np.linalg.norm(U, axis=1, keepdims=True)
+    bad = total = 0
+    dtype = "float64"
+    for s in np.random.SeedSequence([seed, 104729]).generate_state(PROBE_DRAWS):
+        f, dtype = tgt.raw(X, int(s))
+        bad += int(np.sum(~np.isfinite(f)))
+        total += f.size
+    return bad / max(total, 1), dtype
+
+
+def overflow_row(tgt: Target, d: int, norms, seed: int = 0) -> Row:
+    """The features are finite at every query norm given; if not, the largest norm where they are.
+
+    The probe evaluates the map at :data:`PROBE_DIRECTIONS` random directions
+    of each norm under :data:`PROBE_DRAWS` draws; an exact check (a
+    non-finite feature is a defect whatever its probability).  On failure the
+    largest safe norm is found by bisection on ``[0, r]`` (to 1 %, same
+    probe), e.g. float16 ``exp(w·x)`` overflows once ``w·x > log 65504 ≈ 11.1``.
+
+    Parameters
+    ----------
+    tgt : Target
+    d : int
+    norms : sequence of float
+    seed : int
+
+    Returns
+    -------
+    Row
+    """
+    worst_r, worst, dtype = None, 0.0, "float64"
+    for r in sorted(norms):
+        frac, dtype = _finite_fraction(tgt, d, r, seed)
+        if frac > 0:
+            worst_r, worst = r, frac
+            break
+    label = ", ".join(f"{r:g}" for r in norms)
+    if worst_r is None:
+        return Row("features finite at the query norms", f"|x| = {label}", 0.0, 0.0, "exact", True,
+                   f"no overflow in {PROBE_DIRECTIONS} directions x {PROBE_DRAWS} draws per norm ({dtype})")
+    lo, hi = 0.0, worst_r
+    while hi - lo > 0.01 * hi:
+        mid = (lo + hi) / 2
+        if _finite_fraction(tgt, d, mid, seed)[0] > 0:
+            hi = mid
+        else:
+            lo = mid
+    why = (f"{dtype} features overflow at |x| = {worst_r:g} ({100 * worst:.2g}% of them inf or nan); the largest "
+           f"query norm with finite features is ≈ {lo:.3g}" + (" (float16 exp overflows above log(65504) ≈ 11.1: "
+                                                                 "subtract the max before exp, or compute in float32)"
+                                                                 if "16" in dtype else ""))
+    return Row("features finite at the query norms", f"|x| = {label}", worst, 0.0, "exact", False,
+               why, diagnosis=why)
 
 
 def fitted_sigma(P, means: np.ndarray, se: np.ndarray | None = None) -> float:
@@ -373,18 +474,51 @@ def _mde_text(t, z_thr: float, what: str, of: str) -> str:
 def _unbiased_row(p: Pair, values, kval: float, z_thr: float, tol: float) -> Row:
     t = mean_test(values, kval, atol=tol)
     return Row("unbiased: E K = k(x, y)", p.label, t.z, z_thr, _mde_text(t, z_thr, "|bias|", " of k"),
-               abs(t.z) <= z_thr, f"K: {t.detail()} (k)")
+               abs(t.z) <= z_thr, f"K: {t.detail()} (k)", p_value=p_value(t.z), effect=t.mean - kval,
+               mde_value=mde(t.se, z_thr) if t.se > 0 else None, sd=t.se * math.sqrt(t.n))
 
 
-def _mse_rows(P, est, kvals, kdiag, emb, d: int, sigma: float, z_thr: float, tol):
+def _closed_forms(P, kdiag, emb, d: int, sigma: float) -> dict[str, np.ndarray]:
+    """The closed-form MSE of every pair under every coupling (``inf`` beyond float64)."""
+    refs = {}
+    for c in COUPLINGS:
+        out = np.empty(len(P))
+        for j, p in enumerate(P):
+            scale = kdiag[2 * j] * kdiag[2 * j + 1]  # k(x,x) k(y,y): softmax maps are rescaled Gaussian ones
+            with np.errstate(over="ignore"):
+                out[j] = scale * closed_form_mse(emb.name, c, emb.F, d, p.shape(sigma))
+        refs[c] = out
+    return refs
+
+
+def _untestable_by_tails(rows: list[Row], P, kvals, refs, n: int, z_thr: float) -> None:
+    """Mark the rows of pairs the budget cannot test: a bias of TESTABLE_EFFECT·k needs more than ``n`` replicates.
+
+    The replicate's standard deviation is the closed form's ``√MSE`` (the
+    smallest over the couplings, so no testable row is skipped); beyond the
+    budget the sample has not reached the estimator's tail (positive
+    features at large ``‖x + y‖`` have a relative variance ``~e^{‖x+y‖²}/m``).
+    """
+    npairs = len(P)
+    for j in range(npairs):
+        sd = math.sqrt(min(float(refs[c][j]) for c in refs))
+        need = n_for(TESTABLE_EFFECT * abs(float(kvals[j])), sd, z_thr) if kvals[j] != 0 else math.inf
+        if need <= n:
+            continue
+        rel = sd / abs(float(kvals[j])) if kvals[j] != 0 and math.isfinite(sd) else math.inf
+        why = (f"heavy tails: the closed-form MSE gives K a relative standard deviation of {rel:.3g}; "
+               f"detecting a bias of {TESTABLE_EFFECT:g} k needs more than the n = {n} replicates")
+        for r in rows:
+            if r.geometry == P[j].label and (r.check.startswith("unbiased") or r.check.startswith("MSE")):
+                r.mark_untestable(why, need)
+
+
+def _mse_rows(P, est, kvals, refs, emb, z_thr: float, tol):
     """One MSE row per pair against the coupling the data are most consistent with."""
     tests: dict[str, list[MeanTest]] = {}
     for c in COUPLINGS:
-        tests[c] = []
-        for j, p in enumerate(P):
-            scale = kdiag[2 * j] * kdiag[2 * j + 1]  # k(x,x) k(y,y): softmax maps are rescaled Gaussian ones
-            ref = scale * closed_form_mse(emb.name, c, emb.F, d, p.x / sigma, p.y / sigma)
-            tests[c].append(mean_test((est[:, j] - kvals[j]) ** 2, ref, atol=tol[j] ** 2))
+        tests[c] = [mean_test((est[:, j] - kvals[j]) ** 2, float(refs[c][j]), atol=tol[j] ** 2)
+                    for j in range(len(P))]
     worst = {c: max(abs(t.z) for t in ts) for c, ts in tests.items()}  # closeness, both sides
     ok = [c for c in COUPLINGS if not any(rejects(t.z, z_thr, "greater") for t in tests[c])]
     best = min(COUPLINGS, key=lambda c: worst[c])
@@ -394,7 +528,9 @@ def _mse_rows(P, est, kvals, kdiag, emb, d: int, sigma: float, z_thr: float, tol
         others = ", ".join(f"{c}: z={tests[c][j].z:+.2f}" for c in COUPLINGS if c != best)
         rows.append(Row(f"MSE = closed form ({emb.name}, {best})", p.label, t.z, z_thr, _mde_text(t, z_thr, "MSE off by", ""),
                         not rejects(t.z, z_thr, "greater"),
-                        f"mean (K - k)^2: {t.detail()} (closed form, one-sided: fails only above); {others}"))
+                        f"mean (K - k)^2: {t.detail()} (closed form, one-sided: fails only above); {others}",
+                        p_value=p_value(t.z, "greater"), effect=t.mean - t.expected,
+                        mde_value=mde(t.se, z_thr) if t.se > 0 else None, sd=t.se * math.sqrt(t.n)))
     if ok:
         note = "MSE consistent with: " + ", ".join(c + (" (blocks of d)" if c == "orthogonal" else "") for c in ok)
     else:

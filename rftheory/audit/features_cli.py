@@ -22,9 +22,10 @@ import sys
 import traceback
 
 from ..core.errors import ParameterError, RFTheoryError
+from .cli import add_decision_options, decision_options
 from .features import KERNELS, features
 from .geometry import Pair, sweep
-from .runtime import add_runtime_options, limit_threads, with_timeout
+from .runtime import add_runtime_options, check_timeout, limit_threads, supervised, with_timeout
 from .spec import load
 
 __all__ = ["add_features_parser", "run_features", "main"]
@@ -66,7 +67,11 @@ def add_features_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="entropy of the audit's SeedSequence (default 0)")
     p.add_argument("--shift", type=float, default=0.0,
                    help="add C to every coordinate of the sweep (kernels on positive data, e.g. skewed chi2)")
+    p.add_argument("--x-norm", type=float, nargs="+", default=None, metavar="R",
+                   help="query norms the map must handle: checks that its features are finite there (e.g. float16 "
+                   "exp features overflow) and names the largest norm where they are")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
+    add_decision_options(p)
     add_runtime_options(p)
     p.set_defaults(func=run_features)
     return p
@@ -86,6 +91,16 @@ def run_features(args) -> int:
         0 pass, 1 a check failed, 2 a usage error (printed as one line).
     """
     try:
+        seconds = check_timeout(args.call_timeout)
+    except ParameterError as exc:
+        print(f"rftheory: error: {exc}", file=sys.stderr)
+        return 2
+    return supervised(lambda: _features_body(args), seconds, "SPEC")
+
+
+def _features_body(args) -> int:
+    """The body of ``rftheory audit features`` (in the supervised child when a call timeout is set)."""
+    try:
         limit_threads(args.threads)
         target = load(args.spec, "SPEC")
         limit_threads(args.threads)
@@ -104,7 +119,7 @@ def run_features(args) -> int:
                      for p in sweep(args.d)]
         report = features(target, kernel=args.kernel, sigma=args.sigma, nu=args.nu, lengthscale=args.lengthscale,
                           d=args.d, m=args.m, n=args.n,
-                          seed=args.seed, k=k, pairs=pairs)
+                          seed=args.seed, k=k, pairs=pairs, x_norms=_x_norms(args), **decision_options(args))
     except ParameterError as exc:
         if args.traceback and exc.__cause__ is not None:
             traceback.print_exception(exc.__cause__, file=sys.stderr)
@@ -117,6 +132,17 @@ def run_features(args) -> int:
         return 2
     print(report.dumps() if args.json else report.table())
     return 0 if report.passed else 1
+
+
+def _x_norms(args):
+    """``--x-norm`` checked (positive finite), named on the command line."""
+    import math
+
+    if args.x_norm is None:
+        return None
+    if not all(math.isfinite(v) and v > 0 for v in args.x_norm):
+        raise ParameterError("--x-norm", f"must be positive finite numbers, got {args.x_norm}")
+    return args.x_norm
 
 
 def main(argv=None) -> int:

@@ -8,6 +8,12 @@ non-spherical law shows off-axis.  The sweep therefore places each pair
 (``x`` along ``e₁``, ``y`` in the ``e₁e₂`` plane), diagonal (``x`` along
 ``(1,…,1)/√d``) and a random rotation from a fixed seed (the same pairs on
 every run, so an audit is reproducible).
+
+Each pair carries the exact shape it was built from (``‖x‖``, ``‖y‖``, the
+angle): a closed form is evaluated from those numbers (:meth:`Pair.shape`),
+not from norms re-measured on the rotated float vectors, which land an ulp
+outside the triangle inequality ``|‖x‖ − ‖y‖| ≤ ‖x + y‖ ≤ ‖x‖ + ‖y‖`` at
+collinear pairs and are refused by the closed forms.
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Pair", "sweep", "frames"]
+__all__ = ["Pair", "Shape", "sweep", "frames"]
 
 #: (‖x‖, ‖y‖, angle) of the default sweep: small enough that positive-feature
 #: replicates have light tails (their variance is finite and moderate), large
@@ -25,6 +31,27 @@ __all__ = ["Pair", "sweep", "frames"]
 DEFAULT_SHAPES = ((0.5, 0.5, 0.0), (0.5, 0.5, math.pi / 2), (0.7, 0.4, 2 * math.pi / 3))
 #: the seed of the random frames (fixed: the sweep is part of the audit's definition)
 FRAME_SEED = 20231124
+
+
+@dataclass(frozen=True)
+class Shape:
+    """The scalars a closed form of a pair depends on.
+
+    Parameters
+    ----------
+    x_norm, y_norm : float
+        ``‖x‖`` and ``‖y‖``.
+    v : float
+        ``‖x + y‖``, inside ``[|‖x‖ − ‖y‖|, ‖x‖ + ‖y‖]`` at the exact binary
+        values the closed forms read.
+    z : float
+        ``‖x − y‖``.
+    """
+
+    x_norm: float
+    y_norm: float
+    v: float
+    z: float
 
 
 @dataclass(frozen=True)
@@ -37,11 +64,78 @@ class Pair:
         Where it is, e.g. ``"diagonal |x|=0.5 |y|=0.5 angle=90deg"``.
     x, y : numpy.ndarray
         The inputs, shape ``(d,)``.
+    x_norm, y_norm, angle : float, optional
+        The exact shape the pair was built from (the sweep's pairs carry
+        it); ``None`` for a pair given only by its vectors.
     """
 
     label: str
     x: np.ndarray
     y: np.ndarray
+    x_norm: float | None = None
+    y_norm: float | None = None
+    angle: float | None = None
+
+    def shape(self, scale: float = 1.0) -> Shape:
+        r"""The pair's ``‖x‖, ‖y‖, ‖x+y‖, ‖x−y‖``, divided by ``scale``.
+
+        From the exact shape when the pair carries one
+        (:math:`\|x \pm y\|^2 = a^2 + b^2 \pm 2ab\cos\theta`, with
+        ``cos 0 = 1`` and ``cos π = −1`` exactly), else measured on the
+        vectors with exactly rounded sums (``math.fsum``).  Either way the
+        true ``‖x + y‖`` lies in ``[|a − b|, a + b]``; a rounded value an ulp
+        outside is moved back to the nearest float inside (a change below
+        the rounding error already made), so a closed form never refuses a
+        pair that exists.
+
+        Parameters
+        ----------
+        scale : float
+            Divide every length by this (a kernel's bandwidth ``σ``).
+
+        Returns
+        -------
+        Shape
+
+        Examples
+        --------
+        A collinear pair in a random frame: the measured ``‖x + y‖`` may
+        exceed ``‖x‖ + ‖y‖`` by an ulp; the carried shape gives exactly 1.
+
+        >>> p = [q for q in sweep(8) if q.label.startswith("random") and q.label.endswith("angle=0deg")][0]
+        >>> p.shape().v, p.shape().z
+        (1.0, 0.0)
+        >>> Pair("p", np.array([3.0, 0.0]), np.array([0.0, 4.0])).shape(2.0)
+        Shape(x_norm=1.5, y_norm=2.0, v=2.5, z=2.5)
+        """
+        s = float(scale)
+        if self.x_norm is not None and self.y_norm is not None and self.angle is not None:
+            a, b, th = float(self.x_norm), float(self.y_norm), float(self.angle)
+            c = 1.0 if th == 0.0 else -1.0 if th == math.pi else math.cos(th)
+            v = math.sqrt(max(math.fsum((a * a, b * b, 2 * a * b * c)), 0.0))
+            z = math.sqrt(max(math.fsum((a * a, b * b, -2 * a * b * c)), 0.0))
+        else:
+            x, y = np.asarray(self.x, dtype=float), np.asarray(self.y, dtype=float)
+            a, b = (math.sqrt(math.fsum(t * t)) for t in (x, y))
+            v, z = (math.sqrt(math.fsum(t * t)) for t in (x + y, x - y))
+        a, b, v, z = a / s, b / s, v / s, z / s
+        return Shape(a, b, _inside(a, b, v), z)
+
+
+def _inside(a: float, b: float, v: float) -> float:
+    """``v`` moved by ulps into ``[|a − b|, a + b]`` as the closed forms read floats (it is there in exact arithmetic)."""
+    from ..core.params import to_fraction  # how a result reads a float parameter (its shortest decimal)
+
+    fa, fb = to_fraction("x_norm", a), to_fraction("y_norm", b)
+    for _ in range(16):
+        fv = to_fraction("v", v)
+        if fv > fa + fb:
+            v = math.nextafter(v, -math.inf)
+        elif fv < abs(fa - fb):
+            v = math.nextafter(v, math.inf)
+        else:
+            return v
+    raise AssertionError(f"no float v within a few ulps of [|a - b|, a + b] for a={a!r}, b={b!r}")
 
 
 def frames(d: int, n_random: int = 1) -> list[tuple[str, np.ndarray]]:
@@ -113,5 +207,5 @@ def sweep(d: int, shapes=DEFAULT_SHAPES, n_random: int = 1) -> list[Pair]:
         for a, b, th in shapes:
             x = a * u
             y = b * (math.cos(th) * u + math.sin(th) * v)
-            out.append(Pair(f"{name} |x|={a:g} |y|={b:g} angle={math.degrees(th):.0f}deg", x, y))
+            out.append(Pair(f"{name} |x|={a:g} |y|={b:g} angle={math.degrees(th):.0f}deg", x, y, a, b, th))
     return out

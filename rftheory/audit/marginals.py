@@ -40,13 +40,14 @@ per check (the mean over its rows), so coupled rows within a call are fine:
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
 from .geometry import frames
 from .mean_test import mean_test
 from .report import Row
-from .stats import mde
+from .stats import mde, p_value
 from .ztest import z_of, z_row
 
 __all__ = ["count", "directions", "checks", "constant_norm", "constant_norm_diagnosis", "EPS64"]
@@ -162,13 +163,15 @@ def _rel(expected: float):
     return lambda e: f"{e:.3g} ({100 * e / expected:.2g}%)"
 
 
-def _positions(check: str, stat: np.ndarray, se: np.ndarray, z_thr: float, unit, what: str) -> Row:
+def _positions(check: str, stat: np.ndarray, se: np.ndarray, z_thr: float, unit, what: str, n: int) -> Row:
     z = np.array([z_of(a, b) for a, b in zip(stat.ravel(), se.ravel(), strict=True)]).reshape(stat.shape)
     i, j = np.unravel_index(int(np.argmax(np.abs(z))), z.shape)
     worst = float(z[i, j])
     return Row(check, f"entry (row {i}, col {j})", worst, z_thr, unit(mde(float(np.max(se)), z_thr)),
                bool(np.all(np.abs(z) <= z_thr)),
-               f"worst of {z.size} positions (each counted as a check): {what} {stat[i, j]:+.4g} ± {se[i, j]:.2g}")
+               f"worst of {z.size} positions (each counted as a check): {what} {stat[i, j]:+.4g} ± {se[i, j]:.2g}",
+               p_value=p_value(worst), effect=float(stat[i, j]), mde_value=mde(float(np.max(se)), z_thr),
+               sd=float(np.max(se)) * math.sqrt(n))
 
 
 #: ``E log(1 + Z²)`` for ``Z ~ N(0, 1)``, i.e. ``∫₀^∞ e^{-t} (1 − (1 + 2t)^{-1/2}) / t dt``
@@ -242,7 +245,7 @@ def tail_row(W: np.ndarray, z_thr: float) -> Row:
                 else "coordinate scale smaller than 1")
     why = f"rows are not N(0, I): {what}"
     detail = f"{why}; {row.detail}; |W| quantile ratio q.99/q.75 = {ratio:.3g} (Gaussian {GAUSS_TAIL_RATIO:.3g})"
-    return Row(row.check, row.geometry, row.statistic, row.threshold, row.mde, row.passed, detail, why)
+    return replace(row, detail=detail, diagnosis=why)
 
 
 def norm_direction_row(W: np.ndarray, sq: np.ndarray, z_thr: float) -> Row:
@@ -274,7 +277,9 @@ def norm_direction_row(W: np.ndarray, sq: np.ndarray, z_thr: float) -> Row:
     ok = bool(np.all(np.abs(z) <= z_thr))
     row = Row("norms independent of directions: E(|w|^2-d)((e_i.w/|w|)^2-1/d) = 0", f"row position {i} (axis e{axis[i] + 1})",
               float(z[i]), z_thr, f"covariance {mde(max(tt.se for tt in tests), z_thr):.3g}", ok,
-              f"worst of {m} positions (each counted as a check): covariance {t.mean:+.4g} ± {t.se:.2g} (n={n})")
+              f"worst of {m} positions (each counted as a check): covariance {t.mean:+.4g} ± {t.se:.2g} (n={n})",
+              p_value=p_value(float(z[i])), effect=t.mean, mde_value=mde(max(tt.se for tt in tests), z_thr),
+              sd=max(tt.se for tt in tests) * math.sqrt(n))
     if not ok:
         row.diagnosis = ("row norms depend on row directions (e.g. norms of the QR input's own rows paired with "
                          "Q's columns)")
@@ -339,8 +344,8 @@ def checks(W: np.ndarray, law: str, z_thr: float, eps: float = EPS64) -> list[Ro
     # the null variance of a sign is P(W != 0): the standard error under symmetry
     rows.append(_positions("signs: P(W_ij > 0) = 1/2", s.mean(axis=0) / 2,
                            np.sqrt((s * s).mean(axis=0) / n) / 2, z_thr,
-                           lambda e: f"P(+) off by {e:.3g}", "P(+) - 1/2"))
+                           lambda e: f"P(+) off by {e:.3g}", "P(+) - 1/2", n))
     if law == "gaussian":
         rows.append(_positions("entries: E W_ij = 0", W.mean(axis=0), W.std(axis=0, ddof=1) / math.sqrt(n),
-                               z_thr, lambda e: f"mean {e:.3g}", "mean"))
+                               z_thr, lambda e: f"mean {e:.3g}", "mean", n))
     return rows

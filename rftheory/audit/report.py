@@ -6,6 +6,13 @@ the false-failure rate the threshold was set for (the audit's family-wise
 ``alpha`` shared by Bonferroni over its ``k`` checks) and the smallest
 effect the check detects at the sample size used (``mde``, with power 0.99),
 so that a pass is honest about what it could have missed.
+
+A row has one of three statuses: ``pass``, ``fail`` and ``untestable`` — the
+audit cannot decide it (the dtype is too coarse to identify an exact
+structure, or the sample that would test it exceeds the budget, predicted
+from the closed-form MSE); the row then says why and, where it can be
+predicted, the ``n`` it would need.  An untestable row never fails an audit;
+``strict`` reports (``--strict``) count it as a failure.
 """
 
 from __future__ import annotations
@@ -45,6 +52,23 @@ class Row:
     stage : int
         The stage of the sequential design whose draws decided the row
         (2: re-tested on fresh draws after a suspicious stage one).
+    untestable : str
+        Non-empty when the audit cannot decide the row: why (the row then
+        counts as not failed, ``passed`` is True, and ``status`` is
+        ``"untestable"``).
+    n_needed : float, optional
+        The sample size that would test an untestable row (``inf`` when no
+        sample would), or ``None`` when it cannot be predicted.
+    p_value : float, optional
+        The p-value of the row's statistic (``None`` for exact checks).
+    effect : float, optional
+        The measured effect (estimate minus expected value, in the check's unit).
+    mde_value : float, optional
+        :attr:`mde` as a number (``None`` for exact checks).
+    sd : float, optional
+        Standard deviation of one replicate (one call, or one pair of calls
+        for a two-sample row): what :func:`~rftheory.audit.samples_needed`
+        and :func:`~rftheory.audit.detectable_effect` read from a row.
     """
 
     check: str
@@ -56,6 +80,33 @@ class Row:
     detail: str = ""
     diagnosis: str = ""
     stage: int = 1
+    untestable: str = ""
+    n_needed: float | None = None
+    p_value: float | None = None
+    effect: float | None = None
+    mde_value: float | None = None
+    sd: float | None = None
+
+    @property
+    def status(self) -> str:
+        """``"pass"``, ``"fail"`` or ``"untestable"``."""
+        return "untestable" if self.untestable else "pass" if self.passed else "fail"
+
+    def mark_untestable(self, why: str, n_needed: float | None = None) -> None:
+        """Make the row untestable (it no longer fails), saying why and the ``n`` it would need.
+
+        Parameters
+        ----------
+        why : str
+            The reason, one clause.
+        n_needed : float, optional
+            The sample size that would decide the row.
+        """
+        if n_needed is not None:
+            why += f" (n needed ≈ {_n_text(n_needed)})" if math.isfinite(n_needed) else " (no sample size decides it)"
+        self.untestable = why
+        self.n_needed = n_needed
+        self.passed = True
 
 
 @dataclass
@@ -74,6 +125,10 @@ class AuditReport:
     rows : list of Row
     coupling : str
         The coupling identified from the pair-angle law (samplers), or ``""``.
+    strict : bool
+        Untestable rows count as failures (``--strict``).
+    power : float
+        The power the rows' detectable effects are stated at.
     """
 
     target: str
@@ -82,16 +137,23 @@ class AuditReport:
     alpha: float
     rows: list[Row] = field(default_factory=list)
     coupling: str = ""
+    strict: bool = False
+    power: float = 0.99
 
     @property
     def passed(self) -> bool:
-        """True when every check passed."""
-        return all(r.passed for r in self.rows)
+        """True when no check failed (and, with ``strict``, none is untestable)."""
+        return all(r.passed for r in self.rows) and not (self.strict and self.untestable)
 
     @property
     def failed(self) -> list[Row]:
         """The rows that failed."""
         return [r for r in self.rows if not r.passed]
+
+    @property
+    def untestable(self) -> list[Row]:
+        """The rows the audit could not decide."""
+        return [r for r in self.rows if r.untestable]
 
     def verdict(self) -> str:
         """One line: PASS, or FAIL with the first failing check and its geometry.
@@ -103,14 +165,22 @@ class AuditReport:
         k = len(self.rows)
         units = self.settings.get("bonferroni_k", k)  # a row may stand for several tests (its worst)
         checks = f"{k} checks" if units == k else f"{k} checks ({units} tests)"
+        unt = self.untestable
+        untext = ""
+        if unt:
+            first_u = unt[0]
+            untext = (f"; {len(unt)} untestable (first: {first_u.check} at {first_u.geometry}: {first_u.untestable})"
+                      + ("; --strict counts them as failures" if self.strict else ""))
         if self.passed:
-            return (f"PASS: {checks}, family-wise false-failure rate <= {self.alpha:g}"
+            return (f"PASS: {checks}, family-wise false-failure rate <= {self.alpha:g}" + untext
                     + (f"; coupling: {self.coupling}" if self.coupling else ""))
+        if not self.failed:
+            return f"FAIL (strict): {checks}, none failed" + untext
         first = self.failed[0]
         why = next((r.diagnosis for r in self.failed if r.diagnosis), "")
         return (f"FAIL: {len(self.failed)} of {checks} failed; first: {first.check} at {first.geometry} "
                 f"(statistic {first.statistic:+.2f}, bound {first.threshold:.2f})"
-                + (f"; diagnosis: {why}" if why else ""))
+                + (f"; diagnosis: {why}" if why else "") + untext)
 
     def table(self) -> str:
         """The rows as a fixed-width table followed by the verdict line.
@@ -119,8 +189,9 @@ class AuditReport:
         -------
         str
         """
-        heads = ["check", "geometry", "statistic", "bound", "detects (power .99)", "verdict"]
-        rows = [[r.check, r.geometry, _fmt(r.statistic), _fmt(r.threshold), r.mde, "pass" if r.passed else "FAIL"]
+        heads = ["check", "geometry", "statistic", "bound", f"detects (power {self.power:g})", "verdict"]
+        rows = [[r.check, r.geometry, _fmt(r.statistic), _fmt(r.threshold), r.mde,
+                 {"pass": "pass", "fail": "FAIL", "untestable": "untestable"}[r.status]]
                 for r in self.rows]
         widths = [min(max([len(h)] + [len(x[i]) for x in rows]), 48) for i, h in enumerate(heads)]
         fmt = "  ".join(f"{{:<{w}}}" for w in widths)
@@ -131,27 +202,39 @@ class AuditReport:
             lines.append(fmt.format(*[c[:48] for c in x]))
             if not r.passed and r.detail:
                 lines.append("    -> " + r.detail)
+            if r.untestable:
+                lines.append("    -> untestable: " + r.untestable)
         lines.append(self.verdict())
         return "\n".join(lines)
 
     __str__ = table
 
     def to_json(self) -> dict[str, Any]:
-        """The report as JSON-ready data (non-finite statistics as ``null``).
+        """The report as JSON-ready data: numbers as numbers (non-finite ones as ``null``).
+
+        Each row has its ``status`` (``pass``, ``fail``, ``untestable``),
+        ``p_value``, ``effect``, ``mde`` (a number; its text in ``mde_text``)
+        and, when untestable, ``n_needed``.
 
         Returns
         -------
         dict
         """
+        from .._version import __version__
+
         rows = []
         for r in self.rows:
             d = asdict(r)
-            for k in ("statistic", "threshold"):
-                if not math.isfinite(d[k]):
+            d["mde_text"] = d.pop("mde")
+            d["mde"] = d.pop("mde_value")
+            d["status"] = r.status
+            for k, v in d.items():
+                if isinstance(v, float) and not math.isfinite(v):
                     d[k] = None
             rows.append(d)
-        return {"target": self.target, "kind": self.kind, "settings": self.settings, "alpha": self.alpha,
-                "coupling": self.coupling, "passed": self.passed, "verdict": self.verdict(), "rows": rows}
+        return {"version": __version__, "target": self.target, "kind": self.kind, "settings": self.settings,
+                "alpha": self.alpha, "power": self.power, "coupling": self.coupling, "passed": self.passed, "strict": self.strict,
+                "untestable": len(self.untestable), "verdict": self.verdict(), "rows": rows}
 
     def dumps(self) -> str:
         """:meth:`to_json` as a JSON string.
@@ -161,6 +244,12 @@ class AuditReport:
         str
         """
         return json.dumps(self.to_json(), indent=2)
+
+
+def _n_text(n: float | None) -> str:
+    if n is None or not math.isfinite(n):
+        return "more than 1e308"
+    return f"{n:.3g}" if n >= 1e6 else f"{math.ceil(n)}"
 
 
 def _fmt(x: float) -> str:

@@ -1,10 +1,20 @@
 """Running user code in a CI job: a call timeout, thread limits, column-oriented samplers.
 
-* :func:`with_timeout` runs every call of a user callable in one *daemon*
-  worker thread and waits at most ``seconds`` for it; a call that does not
-  return raises :class:`CallTimeout` (a :class:`~rftheory.core.errors.ParameterError`,
-  so the command line prints one line and exits 2).  The stuck thread is
-  abandoned: being a daemon, it does not keep the process alive at exit.
+* :func:`supervised` runs a whole ``rftheory audit`` command in a forked
+  child watched by the parent, which holds no lock the child can take: each
+  call of the user's code writes its deadline into shared memory, and when a
+  call overruns it the parent kills the child, prints one line and exits 2 —
+  also when the user's code holds the GIL in a C loop (a numba or Cython
+  kernel, ``sum(range(10**14))``), which no thread of the child could
+  interrupt.  The parent polls every :data:`POLL` seconds, so the command
+  ends within ``timeout + POLL`` plus the time to reap the child.
+* :func:`with_timeout` wraps a user callable: under :func:`supervised` it
+  arms the shared deadline around every call; elsewhere (library use) it
+  runs every call in one *daemon* worker thread and waits at most
+  ``seconds`` for it — a call that does not return raises
+  :class:`CallTimeout` (a :class:`~rftheory.core.errors.ParameterError`, so
+  the command line prints one line and exits 2), though a call holding the
+  GIL delays that until it releases it.
 * :func:`limit_threads` caps the BLAS/OpenMP thread pools (through the
   environment for libraries not loaded yet, ``threadpoolctl`` for loaded
   ones) and PyTorch's intra-op pool: on a shared CI core an unbounded pool
@@ -26,7 +36,16 @@ from typing import Any
 
 from ..core.errors import ParameterError
 
-__all__ = ["CallTimeout", "with_timeout", "limit_threads", "columns", "where", "add_runtime_options"]
+__all__ = ["CallTimeout", "with_timeout", "supervised", "check_timeout", "limit_threads", "columns", "where",
+           "add_runtime_options", "POLL"]
+
+#: how often the supervising parent looks at the child's deadline, seconds
+POLL = 0.05
+#: layout of the shared page: the deadline (time.monotonic, 0 = no call running), the timeout, the label
+_DEADLINE, _TIMEOUT, _LABEL = 0, 8, 16
+_PAGE = 4096
+#: the shared page in a supervised child (None elsewhere)
+_shared: Any = None
 
 _THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS",
                 "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
@@ -36,8 +55,194 @@ class CallTimeout(ParameterError):
     """A call of user code did not return within its timeout."""
 
 
+def check_timeout(seconds, option: str = "--call-timeout") -> float:
+    """A call timeout in seconds: finite and ``>= 0`` (0: no timeout).
+
+    Parameters
+    ----------
+    seconds : float
+    option : str
+        The option named in the error.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ParameterError
+        ``inf``, ``nan`` or negative.
+
+    Examples
+    --------
+    >>> check_timeout(2.5)
+    2.5
+    >>> check_timeout(float("inf"))
+    Traceback (most recent call last):
+    ...
+    rftheory.core.errors.ParameterError: parameter '--call-timeout': must be a finite number of seconds >= 0 (0: no timeout), got inf
+    """
+    import math
+
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not (math.isfinite(seconds)
+                                                                                  and seconds >= 0):
+        raise ParameterError(option, f"must be a finite number of seconds >= 0 (0: no timeout), got {seconds!r}")
+    return float(seconds)
+
+
+def _timeout_message(label: str, seconds: float, option: str) -> str:
+    return f"{label} did not return within {seconds:g} s ({option})"
+
+
+def supervised(body, seconds: float, name: str = "f", option: str = "--call-timeout") -> int:
+    """Run ``body()`` (a command returning its exit status) in a forked child whose user calls are timed.
+
+    Parameters
+    ----------
+    body : callable
+        ``body() -> int``; errors of rftheory inside it print one line and
+        exit 2, as in the ``rftheory`` command.
+    seconds : float
+        The call timeout (``0``, or a platform without ``fork``: ``body()``
+        runs here, with :func:`with_timeout`'s thread timeout).
+    name : str
+        The parameter named in the timeout error.
+    option : str
+        The option named in the timeout error.
+
+    Returns
+    -------
+    int
+        The child's exit status; 2 when a call overran its timeout (the
+        parent printed ``rftheory: error: parameter NAME: LABEL did not
+        return within S s (OPTION)``).
+    """
+    import mmap
+    import selectors
+    import struct
+    import time
+
+    global _shared
+    if not seconds or not hasattr(os, "fork") or _shared is not None:
+        return body()
+    page = mmap.mmap(-1, _PAGE)
+    # in-process callers that captured sys.stdout/err (pytest's capsys) get the child's output through pipes
+    capture = sys.stdout is not sys.__stdout__ or sys.stderr is not sys.__stderr__
+    pipes = [os.pipe(), os.pipe()] if capture else []
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:  # the child: run the command, never return into the caller's stack
+        code = 1
+        try:
+            _shared = page
+            if capture:
+                os.close(pipes[0][0])
+                os.close(pipes[1][0])
+                sys.stdout = open(pipes[0][1], "w", buffering=1)  # noqa: SIM115  (the child's life)
+                sys.stderr = open(pipes[1][1], "w", buffering=1)  # noqa: SIM115
+            code = _child(body)
+        finally:
+            try:
+                sys.stdout.flush()
+                sys.stderr.flush()
+            finally:
+                os._exit(code)
+    sel = selectors.DefaultSelector()
+    if capture:
+        for (r, w), stream in zip(pipes, (sys.stdout, sys.stderr), strict=True):
+            os.close(w)
+            os.set_blocking(r, False)
+            sel.register(r, selectors.EVENT_READ, stream)
+    try:
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                _drain(sel)
+                return os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status)
+            deadline, limit = struct.unpack_from("dd", page, _DEADLINE)
+            if deadline > 0 and time.monotonic() > deadline:
+                os.kill(pid, 9)
+                os.waitpid(pid, 0)
+                _drain(sel)
+                label = bytes(page[_LABEL:_PAGE]).split(b"\0", 1)[0].decode("utf-8", "replace")
+                print(f"rftheory: error: {CallTimeout(name, _timeout_message(label, limit, option))}",
+                      file=sys.stderr)
+                return 2
+            if capture:
+                _drain(sel, POLL)
+            else:
+                time.sleep(POLL)
+    except KeyboardInterrupt:  # the terminal sent it to the child too: wait for its own exit status
+        _, status = os.waitpid(pid, 0)
+        return 130
+    finally:
+        for key in list(sel.get_map().values()):
+            os.close(key.fd)
+        sel.close()
+        page.close()
+
+
+def _drain(sel, timeout: float = 0.0) -> None:
+    """Copy what the child wrote to its pipes into this process's streams."""
+    if not sel.get_map():
+        return
+    for key, _ in sel.select(timeout):
+        try:
+            data = os.read(key.fd, 1 << 16)
+        except BlockingIOError:
+            continue
+        while data:
+            key.data.write(data.decode("utf-8", "replace"))
+            try:
+                data = os.read(key.fd, 1 << 16)
+            except BlockingIOError:
+                break
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()
+
+
+def _child(body) -> int:
+    """The supervised child's body with the ``rftheory`` command's one-line errors."""
+    from ..core.errors import RFTheoryError
+
+    try:
+        return int(body())
+    except RFTheoryError as exc:
+        print(f"rftheory: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("rftheory: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    except BaseException:
+        traceback.print_exc()
+        return 1
+
+
+def _armed(fn, seconds: float, label: str):
+    """``fn`` with the supervised child's shared deadline armed around each call."""
+    import struct
+    import time
+
+    raw = label.encode("utf-8")[: _PAGE - _LABEL - 1] + b"\0"
+
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        page = _shared
+        page[_LABEL:_LABEL + len(raw)] = raw
+        struct.pack_into("dd", page, _DEADLINE, time.monotonic() + seconds, seconds)
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            struct.pack_into("d", page, _DEADLINE, 0.0)
+
+    return call
+
+
 def with_timeout(fn, seconds: float | None, name: str = "f", option: str = "--call-timeout"):
-    """``fn`` run in a daemon worker thread, each call abandoned after ``seconds``.
+    """``fn`` with a timeout on each call: the supervisor's deadline, else a daemon worker thread.
 
     Parameters
     ----------
@@ -69,6 +274,9 @@ def with_timeout(fn, seconds: float | None, name: str = "f", option: str = "--ca
     """
     if seconds is None or seconds <= 0:
         return fn
+    label = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
+    if _shared is not None:  # a supervised child: the parent enforces the deadline, whatever holds the GIL
+        return _armed(fn, float(seconds), label)
     jobs: queue.Queue = queue.Queue()
     state = {"stuck": False}
 
@@ -81,19 +289,18 @@ def with_timeout(fn, seconds: float | None, name: str = "f", option: str = "--ca
                 box.put((False, exc))
 
     threading.Thread(target=work, name=f"rftheory-user-{name}", daemon=True).start()
-    label = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
 
     @functools.wraps(fn)
     def call(*args: Any, **kwargs: Any) -> Any:
         if state["stuck"]:
-            raise CallTimeout(name, f"{label} did not return within {seconds:g} s ({option})")
+            raise CallTimeout(name, _timeout_message(label, seconds, option))
         box: queue.Queue = queue.Queue(maxsize=1)
         jobs.put((args, kwargs, box))
         try:
             ok, value = box.get(timeout=seconds)
         except queue.Empty:
             state["stuck"] = True
-            raise CallTimeout(name, f"{label} did not return within {seconds:g} s ({option})") from None
+            raise CallTimeout(name, _timeout_message(label, seconds, option)) from None
         if ok:
             return value
         raise value
@@ -207,8 +414,9 @@ def add_runtime_options(q) -> None:
     q : argparse.ArgumentParser
     """
     q.add_argument("--call-timeout", type=float, default=60.0, metavar="SECONDS",
-                   help="give up (exit 2) when one call of the audited code does not return within SECONDS "
-                   "(default 60; 0: wait forever)")
+                   help="give up (exit 2) when one call of the audited code does not return within SECONDS, also "
+                   "when it holds the GIL (the audit runs in a child process the command watches; default 60; "
+                   "0: wait forever)")
     q.add_argument("--threads", type=int, default=1, metavar="N",
                    help="BLAS/OpenMP/PyTorch threads of the audited code (default 1: on shared CI cores a torch "
                    "sampler with its default thread pool runs ~10x slower)")

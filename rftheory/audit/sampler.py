@@ -70,9 +70,11 @@ from . import estimators as _estimators
 from . import marginals as _marginals
 from . import matern as _matern
 from . import repeat as _repeat
+from .diagnose import structural
 from .report import AuditReport, Row
+from .sequential import Design, run_stages, stage_alpha
 from .spec import draw, draw_eps, settings
-from .stats import ALPHA, ALPHA_SCREEN, RETEST_FACTOR, StagedBound, threshold
+from .stats import ALPHA, ALPHA_SCREEN, POWER, RETEST_FACTOR, StagedBound, check_rates, stated_power, threshold
 
 __all__ = ["sampler", "count", "retest_n", "RETEST_ENTRIES"]
 
@@ -111,7 +113,8 @@ def _name(f) -> str:
 
 
 def sampler(f, d, m, *, estimator="both", n=None, seed=0, law="gaussian", progress=None,
-            z_bound=None, nu=None, lengthscale=1.0, sequential=True) -> AuditReport:
+            z_bound=None, nu=None, lengthscale=1.0, sequential=True, alpha=ALPHA, power=POWER,
+            strict=False, until_decided=False, budget=None) -> AuditReport:
     """Audit the sampler ``f`` at dimension ``d`` with ``m`` rows per call.
 
     Parameters
@@ -147,6 +150,19 @@ def sampler(f, d, m, *, estimator="both", n=None, seed=0, law="gaussian", progre
     sequential : bool
         The two-stage design (default; see the module docstring).  ``False``,
         or a given ``z_bound``, runs one stage at ``threshold(k)``.
+    alpha : float
+        Family-wise false-failure probability of the audit (default 1e-6).
+    power : float
+        The power at which each row states its detectable effect (default 0.99).
+    strict : bool
+        Untestable rows fail the audit.
+    until_decided : bool
+        Re-test undecided rows on fresh draws with 4x the calls per stage,
+        each stage at half the remaining false-failure budget, until every
+        row is decided or ``budget`` seconds are spent
+        (:mod:`.sequential`); rows still undecided are untestable.
+    budget : float, optional
+        Seconds for ``until_decided`` (default 600).
 
     Returns
     -------
@@ -176,17 +192,22 @@ def sampler(f, d, m, *, estimator="both", n=None, seed=0, law="gaussian", progre
                 or not 0 < lengthscale < float("inf"):
             raise ParameterError("lengthscale", f"must be a positive number, got {lengthscale!r}")
         law = "spherical"
+    alpha, power = check_rates(alpha, power)
+    budget = 600.0 if budget is None else budget
+    if isinstance(budget, bool) or not isinstance(budget, (int, float)) or not budget > 0 or math.isnan(budget):
+        raise ParameterError("budget", f"must be a positive number of seconds, got {budget!r}")
     s = settings(f, d, m, estimator=estimator, n=n, seed=seed, law=law)
     k = count(s.d, s.m, s.estimators, s.law, matern=nu is not None)
-    z_thr = threshold(k) if z_bound is None else float(z_bound)
+    z_thr = threshold(k, alpha) if z_bound is None else float(z_bound)
     if not z_thr > 0:
         raise ParameterError("z_bound", f"must be positive, got {z_bound!r}")
     tick = progress or (lambda label="": None)
 
     # heavy-tailed rows may overflow a replicate to inf: the row then fails as "non-finite", silently
-    with np.errstate(over="ignore", invalid="ignore"):
+    with np.errstate(over="ignore", invalid="ignore"), stated_power(power):
         rep = _audit(f, s, k, z_thr, z_bound, tick, None if nu is None else (float(nu), float(lengthscale)),
-                     bool(sequential))
+                     bool(sequential), alpha, bool(until_decided), budget)
+    rep.strict, rep.power = bool(strict), power
     if nu is not None:
         rep.settings |= {"kernel": "matern", "nu": float(nu), "lengthscale": float(lengthscale)}
     return rep
@@ -205,7 +226,7 @@ def _key(r) -> tuple[str, str]:
 
 
 def _group_marginal(f, s, ss_marg, ss_rep, z_thr, tick, matern, W_eps=None):
-    """Rows computed from one stack of successive calls: marginals, Matérn, coupling, repeated calls."""
+    """Rows from one stack of successive calls (marginals, Matérn, coupling, repeated calls), and its diagnoses."""
     W, eps = W_eps or draw_eps(f, s, np.random.default_rng(ss_marg), progress=lambda: tick("marginals"))
     rows = _marginals.checks(W, s.law, z_thr, eps)
     if matern is not None:
@@ -214,7 +235,7 @@ def _group_marginal(f, s, ss_marg, ss_rep, z_thr, tick, matern, W_eps=None):
     rows += crows
     rows += _repeat.checks(f, W, ss_rep, z_thr, eps)
     tick("repeated calls")
-    return coupling, rows
+    return coupling, rows, structural(W, eps, s.law)
 
 
 def _group_frames(f, s, ss_frames, frame_pairs, coupling, z_thr, tick):
@@ -232,7 +253,8 @@ def _group_frames(f, s, ss_frames, frame_pairs, coupling, z_thr, tick):
     return rows
 
 
-def _audit(f, s, k: int, z_thr: float, z_bound, tick, matern, sequential: bool = True) -> AuditReport:
+def _audit(f, s, k: int, z_thr: float, z_bound, tick, matern, sequential: bool = True,
+           alpha: float = ALPHA, until_decided: bool = False, budget: float = math.inf) -> AuditReport:
     """The body of :func:`sampler` on checked settings (stage one, then the re-tests)."""
     frame_pairs = _estimators.by_frame(s.d)
     root = np.random.SeedSequence(s.seed)
@@ -240,12 +262,13 @@ def _audit(f, s, k: int, z_thr: float, z_bound, tick, matern, sequential: bool =
     staged = sequential and z_bound is None
     n2 = retest_n(s.n, s.m, s.d)
     z1: StagedBound | float
+    design = Design(alpha, until_decided, budget)
     if staged:
-        z1 = StagedBound(threshold(k, ALPHA / 2), threshold(k, ALPHA_SCREEN), threshold(k, ALPHA / 2),
+        z1 = StagedBound(threshold(k, alpha / 2), threshold(k, ALPHA_SCREEN), threshold(k, stage_alpha(design, 2)),
                          math.sqrt(s.n / n2))
     else:
         z1 = z_thr
-    coupling, mrows = _group_marginal(f, s, ss_marg, ss_rep, z1, tick, matern)
+    coupling, mrows, found = _group_marginal(f, s, ss_marg, ss_rep, z1, tick, matern)
     frows = _group_frames(f, s, ss_frames, frame_pairs, coupling, z1, tick)
     rows = mrows + frows
     units = sum(_units(r, s.m, s.d) for r in rows)
@@ -254,39 +277,38 @@ def _audit(f, s, k: int, z_thr: float, z_bound, tick, matern, sequential: bool =
         r.threshold = float(r.threshold)
     settings_out = s.as_dict() | {"bonferroni_k": k, "bound": round(float(z1), 3)}
 
-    if isinstance(z1, StagedBound):  # the two-stage design
-        settings_out |= {"design": "two-stage", "screen": round(z1.screen, 3), "retest_n": n2}
-        suspicious = [r for r in rows if r.passed and r.mde != "exact" and math.isfinite(r.statistic)
-                      and abs(r.statistic) > z1.screen]
-        settings_out["retested"] = 0
-        if suspicious and all(r.passed for r in rows):
-            # stage two: fresh draws (the root's next children), n2 calls, Bonferroni over the re-tested only
-            s2 = replace(s, n=n2)
-            ss2_marg, ss2_rep, *ss2_frames = root.spawn(2 + len(frame_pairs))
-            z2 = threshold(sum(_units(r, s.m, s.d) for r in suspicious), ALPHA / 2)
-            keys = {_key(r) for r in suspicious}
-            mkeys = {_key(r) for r in mrows}
+    if isinstance(z1, StagedBound):  # the sequential design (.sequential): undecided rows re-tested on fresh draws
+        mkeys = {_key(r) for r in mrows}
+
+        def retest(j: int, nj: int, sel: list[Row], bound: float) -> list[Row]:
+            sj = replace(s, n=nj)
+            ssj_marg, ssj_rep, *ssj_frames = root.spawn(2 + len(frame_pairs))  # the root's next children
+            keys = {_key(r) for r in sel}
             new: dict[tuple[str, str], Row] = {}
             if keys & mkeys:
-                _, r2 = _group_marginal(f, s2, ss2_marg, ss2_rep, z2, tick, matern)
+                _, r2, _ = _group_marginal(f, sj, ssj_marg, ssj_rep, bound, tick, matern)
                 new |= {_key(r): r for r in r2 if _key(r) in keys}
             if keys - mkeys:
-                r2 = _group_frames(f, s2, ss2_frames, frame_pairs, coupling, z2, tick)
+                r2 = _group_frames(f, sj, ssj_frames, frame_pairs, coupling, bound, tick)
                 new |= {_key(r): r for r in r2 if _key(r) in keys}
-            for i, r in enumerate(rows):
-                r2 = new.get(_key(r))
-                if r2 is not None:
-                    r2.threshold = float(r2.threshold)
-                    r2.detail = (f"stage 1: {r.statistic:+.2f} > screen {z1.screen:.2f} at n={s.n}; "
-                                 f"stage 2 on fresh draws, n={n2}, bound {z2:.2f}: " + r2.detail)
-                    r2.stage = 2
-                    rows[i] = r2
-            settings_out["retested"] = len(new)
-        elif suspicious:
-            for r in suspicious:
-                r.detail += f" (above the screen {z1.screen:.2f}; not re-tested: the audit failed at stage 1)"
-    alpha = ALPHA if z_bound is None else min(1.0, 2 * k * _normal_sf(z_thr))
+            return [new[_key(r)] for r in sel]
+
+        rows, info = run_stages(rows, retest, design=design, k=k, n=s.n, units=lambda r: _units(r, s.m, s.d),
+                                next_n=lambda nj: retest_n(nj, s.m, s.d))
+        settings_out |= info | {"retest_n": n2}
+    _name_the_bug(rows, found)
+    alpha = alpha if z_bound is None else min(1.0, 2 * k * _normal_sf(z_thr))
     return AuditReport(_name(f), "sampler", settings_out, alpha, rows, coupling)
+
+
+def _name_the_bug(rows: list[Row], found: list[str]) -> None:
+    """When the audit failed, the structural diagnoses (:mod:`.diagnose`) go first on the first failing row."""
+    failed = [r for r in rows if not r.passed]
+    if not failed or not found:
+        return
+    first = failed[0]
+    earlier = f"; {first.diagnosis}" if first.diagnosis else ""
+    first.diagnosis = "; ".join(found) + earlier
 
 
 def retest_n(n: int, m: int, d: int) -> int:

@@ -13,19 +13,30 @@ the *minimum detectable effect* each row of the report states.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
+import statistics
+
+import numpy as np
 
 from ..core.montecarlo import z_threshold
 
-__all__ = ["ALPHA", "POWER", "ALPHA_SCREEN", "RETEST_FACTOR", "StagedBound", "threshold", "mde"]
+__all__ = ["ALPHA", "POWER", "ALPHA_SCREEN", "RETEST_FACTOR", "TESTABLE_EFFECT", "StagedBound", "threshold", "mde",
+           "z_sum", "n_for", "p_value", "samples_needed", "detectable_effect", "stated_power", "current_power", "check_rates"]
 
 #: family-wise false-failure probability of one audit
 ALPHA = 1e-6
+#: the standard normal law (quantiles without importing scipy.stats)
+_ND = statistics.NormalDist()
 #: the power at which minimum detectable effects are stated
 POWER = 0.99
 #: the sequential design's screen: a stage-one check is re-tested when ``|z|`` exceeds the bound of ``k``
 #: checks sharing this rate, so a correct sampler reaches stage two with probability <= 0.05
 ALPHA_SCREEN = 0.05
+#: a kernel-estimate row is testable when it detects a bias of this fraction of the kernel at the budget
+#: (power :data:`POWER`); beyond, the sample has not reached the estimator's tail and the row is untestable
+TESTABLE_EFFECT = 0.5
 #: stage two draws this many times the stage-one calls (capped by memory, see :mod:`.sampler`)
 RETEST_FACTOR = 4
 
@@ -88,10 +99,81 @@ def threshold(k: int, alpha: float = ALPHA) -> float:
     >>> round(threshold(1, 0.05), 3)
     1.96
     """
-    return z_threshold(alpha, k)
+    if not 0 < alpha < 1:
+        return z_threshold(alpha, k)  # its error names the range
+    # the standard library's normal quantile (Wichura's AS 241, ~1e-16 relative) in the lower tail, where it is
+    # accurate; scipy.stats would be imported before the first call of the user's code (seconds of start-up)
+    return -_ND.inv_cdf(alpha / (2 * max(int(k), 1)))
 
 
-def mde(se: float, z_thr: float, power: float = POWER) -> float:
+_POWER: contextvars.ContextVar[float] = contextvars.ContextVar("rftheory_audit_power", default=POWER)
+
+
+@contextlib.contextmanager
+def stated_power(power: float):
+    """Within the block, :func:`mde` (and every row's "detects" column) is stated at ``power``.
+
+    Parameters
+    ----------
+    power : float
+        In ``(0, 1)``.
+
+    Examples
+    --------
+    >>> with stated_power(0.5):
+    ...     round(mde(1.0, 1.96), 2)
+    1.96
+    """
+    token = _POWER.set(float(power))
+    try:
+        yield
+    finally:
+        _POWER.reset(token)
+
+
+def current_power() -> float:
+    """The power the audit in progress states its detectable effects at (:func:`stated_power`).
+
+    Returns
+    -------
+    float
+    """
+    return _POWER.get()
+
+
+def check_rates(alpha, power) -> tuple[float, float]:
+    """Validate a family-wise false-failure rate and a power.
+
+    Parameters
+    ----------
+    alpha : float
+        In ``(0, 1)``.
+    power : float
+        In ``(0, 1)``.
+
+    Returns
+    -------
+    (float, float)
+
+    Raises
+    ------
+    ParameterError
+        Naming ``alpha`` or ``power``.
+
+    Examples
+    --------
+    >>> check_rates(1e-3, 0.9)
+    (0.001, 0.9)
+    """
+    from ..core.errors import ParameterError
+
+    for name, v in (("alpha", alpha), ("power", power)):
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v < 1:
+            raise ParameterError(name, f"must be a number in (0, 1), got {v!r}")
+    return float(alpha), float(power)
+
+
+def mde(se: float, z_thr: float, power: float | None = None) -> float:
     r"""The smallest true effect detected with probability ``power``.
 
     For a single-stage check, ``(z_thr + Φ⁻¹(power)) · se``.  When ``z_thr``
@@ -124,10 +206,189 @@ def mde(se: float, z_thr: float, power: float = POWER) -> float:
     >>> round(mde(1.0, StagedBound(6.0, 4.0, 6.0, 0.5)), 2)
     6.57
     """
-    from scipy import stats
-
-    single = (z_thr + float(stats.norm.ppf(power))) * se
+    power = current_power() if power is None else power
+    single = (z_thr + _ND.inv_cdf(power)) * se
     if not isinstance(z_thr, StagedBound):
         return single
-    q = float(stats.norm.ppf(math.sqrt(power)))
+    q = _ND.inv_cdf(math.sqrt(power))
     return min(single, max((z_thr.screen + q) * se, (z_thr.final + q) * se * z_thr.se_ratio))
+
+
+def z_sum(z_thr: float, power: float | None = None) -> float:
+    """``z_thr + Φ⁻¹(power)``: the effect, in standard errors, detected with probability ``power``.
+
+    Parameters
+    ----------
+    z_thr : float
+        The check's bound.
+    power : float
+        In ``(0, 1)``.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> round(z_sum(1.959964, 0.5), 6)
+    1.959964
+    """
+    return float(z_thr) + _ND.inv_cdf(current_power() if power is None else power)
+
+
+def n_for(effect: float, sd: float, z_thr: float, power: float | None = None) -> float:
+    r"""Replicates for a z-test at bound ``z_thr`` to detect ``effect`` with probability ``power``.
+
+    .. math:: n = \Bigl(\frac{(z_{thr} + \Phi^{-1}(\mathrm{power}))\,\sigma}{\delta}\Bigr)^2
+
+    (``σ`` the standard deviation of one replicate; the inverse of :func:`mde`
+    with ``se = σ/√n``).
+
+    Parameters
+    ----------
+    effect : float
+        ``δ > 0``, in the unit of the replicates.
+    sd : float
+        ``σ`` of one replicate.
+    z_thr : float
+        The bound.
+    power : float
+
+    Returns
+    -------
+    float
+        ``n`` (not rounded; ``inf`` when it overflows).
+
+    Examples
+    --------
+    >>> round(n_for(1.0, 1.0, 1.959964, 0.5), 4)
+    3.8415
+    """
+    with np.errstate(over="ignore"):
+        ratio = z_sum(z_thr, power) * float(sd) / float(effect)
+    return ratio * ratio if math.isfinite(ratio) and ratio < 1e154 else math.inf
+
+
+def p_value(z: float, side: str = "two-sided") -> float:
+    """The normal p-value of a statistic ``z`` (two-sided, or ``"greater"``: only large ``z`` is extreme).
+
+    Parameters
+    ----------
+    z : float
+    side : {"two-sided", "greater"}
+
+    Returns
+    -------
+    float
+        ``2Φ(−|z|)`` or ``Φ(−z)`` (0 for an infinite deviation or a NaN statistic, which fails).
+
+    Examples
+    --------
+    >>> round(p_value(1.959964), 4), round(p_value(1.644854, "greater"), 4)
+    (0.05, 0.05)
+    """
+    if math.isnan(z):
+        return 0.0
+    if side == "greater":
+        return 0.5 * math.erfc(z / math.sqrt(2))
+    return math.erfc(abs(z) / math.sqrt(2))
+
+
+def _sd_of(sd, row) -> float:
+    from ..core.errors import ParameterError
+
+    if (sd is None) == (row is None):
+        raise ParameterError("sd", "give the replicate's standard deviation sd, or a report row (row=)")
+    if row is not None:
+        if getattr(row, "sd", None) is None:
+            raise ParameterError("row", f"{row.check!r} is an exact check: no sample size applies")
+        sd = row.sd
+    if isinstance(sd, bool) or not isinstance(sd, (int, float)) or not (0 < sd < math.inf):
+        raise ParameterError("sd", f"must be a positive finite number, got {sd!r}")
+    return float(sd)
+
+
+def samples_needed(effect: float, sd: float | None = None, *, row=None, k: int = 1, alpha: float = ALPHA,
+                   power: float = POWER) -> int:
+    r"""Calls (replicates) a check needs to detect ``effect`` with probability ``power``.
+
+    .. math:: n = \Bigl\lceil \Bigl(\frac{(\Phi^{-1}(1 - \alpha/2k) + \Phi^{-1}(\mathrm{power}))\,\sigma}
+       {\delta}\Bigr)^2 \Bigr\rceil
+
+    for a two-sided z-test of a mean at level ``alpha/k`` (one of ``k``
+    checks sharing ``alpha`` by Bonferroni), ``σ`` the standard deviation of
+    one replicate: given, or read from a report row (``row.sd``: the
+    check's own spread as measured by the audit), so each check of a report
+    answers for itself.  The one-stage figure (a sequential audit detects the
+    same effect at least as often).
+
+    Parameters
+    ----------
+    effect : float
+        ``δ > 0``, in the unit of the check (the row's ``effect`` and ``mde``).
+    sd : float, optional
+        ``σ`` (give this or ``row``).
+    row : Row, optional
+        A row of an :class:`~rftheory.audit.AuditReport`.
+    k : int
+        Checks sharing ``alpha`` (a report's ``settings["bonferroni_k"]``).
+    alpha, power : float
+        False-failure probability of the family, and power.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    One check at the 5 % level and power 1/2 needs ``1.96²`` replicates per unit effect/σ:
+
+    >>> samples_needed(1.0, 1.0, alpha=0.05, power=0.5)
+    4
+    >>> samples_needed(0.1, 1.0, k=600)  # one of 600 checks at 1e-6, power 0.99: ((6.0274 + 2.3263)/0.1)²
+    6979
+    """
+    alpha, power = check_rates(alpha, power)
+    sd = _sd_of(sd, row)
+    if isinstance(effect, bool) or not isinstance(effect, (int, float)) or not (0 < effect < math.inf):
+        from ..core.errors import ParameterError
+
+        raise ParameterError("effect", f"must be a positive finite number, got {effect!r}")
+    n = n_for(effect, sd, threshold(k, alpha), power)
+    return math.ceil(n) if math.isfinite(n) else 2**63 - 1
+
+
+def detectable_effect(n: int, sd: float | None = None, *, row=None, k: int = 1, alpha: float = ALPHA,
+                      power: float = POWER) -> float:
+    r"""The effect a check detects with probability ``power`` from ``n`` calls (the inverse of :func:`samples_needed`).
+
+    .. math:: \delta = (\Phi^{-1}(1 - \alpha/2k) + \Phi^{-1}(\mathrm{power}))\,\sigma/\sqrt n
+
+    Parameters
+    ----------
+    n : int
+        Calls (replicates), ``>= 2``.
+    sd : float, optional
+        ``σ`` of one replicate (give this or ``row``).
+    row : Row, optional
+        A row of a report (its ``sd``).
+    k : int
+        Checks sharing ``alpha``.
+    alpha, power : float
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> round(detectable_effect(4, 1.0, alpha=0.05, power=0.5), 3)
+    0.98
+    """
+    alpha, power = check_rates(alpha, power)
+    sd = _sd_of(sd, row)
+    if isinstance(n, bool) or not isinstance(n, int) or n < 2:
+        from ..core.errors import ParameterError
+
+        raise ParameterError("n", f"must be an integer >= 2, got {n!r}")
+    return z_sum(threshold(k, alpha), power) * sd / math.sqrt(n)

@@ -54,6 +54,35 @@ class Target:
     build: Any
     eps: float = 0.0
 
+    def raw(self, X: np.ndarray, seed: int) -> tuple[np.ndarray, str]:
+        """The features as float64 and the dtype they came in, non-finite values kept (for overflow probes).
+
+        Parameters
+        ----------
+        X : numpy.ndarray, shape (N, d)
+        seed : int
+
+        Returns
+        -------
+        (numpy.ndarray, str)
+
+        Raises
+        ------
+        ParameterError
+            (``target``) the target raised, or returned no real array.
+        """
+        try:
+            with np.errstate(over="ignore", invalid="ignore"):
+                out = self.build(X, seed, X)
+            if hasattr(out, "toarray"):
+                out = out.toarray()
+            c = to_float64(out)
+        except ParameterError:
+            raise
+        except Exception as exc:
+            raise ParameterError("target", f"{self.name} raised {type(exc).__name__}: {exc}") from exc
+        return np.asarray(c.array, dtype=np.float64), c.dtype
+
     def features(self, X: np.ndarray, seed: int, fit: np.ndarray | None = None) -> np.ndarray:
         """The features of the rows of ``X`` under the random draw ``seed``.
 

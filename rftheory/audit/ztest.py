@@ -21,7 +21,7 @@ import numpy as np
 
 from .mean_test import mean_diff_test, mean_test, rejects
 from .report import Row
-from .stats import mde
+from .stats import mde, p_value
 
 __all__ = ["EXACT_RTOL", "z_row", "two_sample_row", "z_of"]
 
@@ -115,7 +115,9 @@ def z_row(check: str, geometry: str, reps, expected: float, z_thr: float,
     z = t.z if _spread(t.se, expected) else z_of(t.mean - expected, 0.0, expected)
     one = " (one-sided: fails only above)" if side == "greater" else ""
     return Row(check, geometry, z, z_thr, _mde(t.se, z_thr, expected, unit), not rejects(z, z_thr, side),
-               f"{what} {t.mean:.6g} ± {t.se:.2g} (n={t.n}), expected {expected:.6g}{one}")
+               f"{what} {t.mean:.6g} ± {t.se:.2g} (n={t.n}), expected {expected:.6g}{one}",
+               p_value=p_value(z, side), effect=t.mean - float(expected),
+               mde_value=mde(t.se, z_thr) if _spread(t.se, expected) else None, sd=t.se * math.sqrt(t.n))
 
 
 def two_sample_row(check: str, geometry: str, reps_a, reps_b, z_thr: float,
@@ -154,4 +156,6 @@ def two_sample_row(check: str, geometry: str, reps_a, reps_b, z_thr: float,
     scale = max(abs(a.mean), abs(b.mean))
     z = t.z if _spread(t.se, scale) else z_of(t.mean, 0.0, scale)
     return Row(check, geometry, z, z_thr, _mde(t.se, z_thr, scale, unit), bool(abs(z) <= z_thr),
-               f"{labels[0]} {a.mean:.6g} ± {a.se:.2g}, {labels[1]} {b.mean:.6g} ± {b.se:.2g}")
+               f"{labels[0]} {a.mean:.6g} ± {a.se:.2g}, {labels[1]} {b.mean:.6g} ± {b.se:.2g}",
+               p_value=p_value(z), effect=t.mean, mde_value=mde(t.se, z_thr) if _spread(t.se, scale) else None,
+               sd=t.se * math.sqrt(t.n))

@@ -1,0 +1,223 @@
+"""Diagnoses that name a sampler's bug, read from its calls once a check has failed.
+
+A failing row says *what* is off (a mean, a moment); these functions say
+*which mistake* makes it so, each from a signature no correct sampler has:
+
+=========================  ==========================================================================
+diagnosis                  signature in the calls ``W`` (shape ``(n, m, d)``)
+=========================  ==========================================================================
+:func:`qr_sign`            entry ``(0, 0)`` of a block has one sign in >= 99 % of the calls: Householder
+                           QR (LAPACK) gives ``Q₁₁ = −|a₁₁|/‖a₁‖ < 0`` without the sign fix
+                           (a Haar entry is positive in half the calls)
+:func:`shared_block_norm`  the rows of every block share one norm (to round-off) that varies across
+                           calls: one χ_d draw per block instead of per row
+:func:`norm_law`           ``‖w‖²`` has the mean and variance of ``χ²_k`` with ``k ≠ d`` (``χ₁``,
+                           ``χ_{d−1}``), or of ``s² χ²_d``: rows ``N(0, s² I)``, i.e. the Gaussian kernel
+                           of bandwidth ``1/s`` (the audit assumes rows ``N(0, I)``, bandwidth 1)
+:func:`matern_df`          the degrees of freedom whose ``F(d, ν')`` law the Matérn norms fit (maximum
+                           likelihood), when they are not ``2ν``
+=========================  ==========================================================================
+
+Each returns a sentence or ``""``; :func:`structural` runs the sampler ones.
+False alarms: each fires only after a check failed (a correct sampler has
+every check pass with probability ``>= 1 − α``), and its signature itself is
+one a correct sampler shows with negligible probability (stated per function).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .arrays import EPS64
+
+__all__ = ["qr_sign", "shared_block_norm", "norm_law", "matern_df", "structural"]
+
+#: a position "always" has one sign when its mean sign reaches this (a fair sign does so in n >= 200 calls
+#: with probability <= 2 P(Bin(200, 1/2) <= 1) < 1e-57)
+ONE_SIGN = 0.99
+#: relative agreement of the two moments of ‖w‖² with a candidate law
+MOMENT_RTOL = 0.15
+
+
+def qr_sign(W: np.ndarray) -> str:
+    """The missing QR sign fix, from the sign of entry ``(0, 0)`` of each block.
+
+    Parameters
+    ----------
+    W : numpy.ndarray, shape (n, m, d)
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from rftheory.audit.known_bad import qr_no_sign_fix, orthogonal_signfix
+    >>> rng = np.random.default_rng(0)
+    >>> qr_sign(np.stack([qr_no_sign_fix(4, 8, rng) for _ in range(200)]))[:44]
+    'rows of Q from QR without multiplying by sig'
+    >>> qr_sign(np.stack([orthogonal_signfix(4, 8, rng) for _ in range(200)]))
+    ''
+    """
+    n, m, d = W.shape
+    for b, start in enumerate(range(0, m, d)):
+        s = float(np.mean(np.sign(W[:, start, 0])))
+        if abs(s) >= ONE_SIGN:
+            return (f"rows of Q from QR without multiplying by sign(diag R): entry (0, 0) of block {b} is "
+                    f"{'negative' if s < 0 else 'positive'} in {100 * (1 + abs(s)) / 2:.0f}% of the calls (a Haar "
+                    "entry is positive in half); use Q * sign(diag(R)) (or scipy.stats.ortho_group)")
+    return ""
+
+
+def shared_block_norm(W: np.ndarray, eps: float = EPS64) -> str:
+    """One norm per block instead of per row, from the spread of norms within the blocks.
+
+    Parameters
+    ----------
+    W : numpy.ndarray, shape (n, m, d)
+    eps : float
+        Machine epsilon of the sampler's dtype.
+
+    Returns
+    -------
+    str
+        Non-empty when in every call every block of ``>= 2`` rows has norms
+        equal to round-off (independent χ_d norms coincide with probability
+        0) while the norms vary across calls.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> G = rng.standard_normal((200, 8, 4))
+    >>> U = G / np.linalg.norm(G, axis=-1, keepdims=True)
+    >>> shared = U * np.repeat(np.sqrt(rng.chisquare(4, (200, 2, 1))), 4, axis=1)
+    >>> shared_block_norm(shared)[:40], shared_block_norm(G)
+    ('one norm shared by all rows of a block (', '')
+    """
+    n, m, d = W.shape
+    if min(m, d) < 2:
+        return ""
+    with np.errstate(divide="ignore"):
+        ell = np.log(np.linalg.norm(W, axis=-1))
+    if not np.all(np.isfinite(ell)):
+        return ""
+    tol = 10 * (d + 2) * eps
+    spread = 0.0
+    for start in range(0, m, d):
+        B = ell[:, start:start + d]
+        if B.shape[1] >= 2:
+            spread = max(spread, float(np.max(B.max(axis=1) - B.min(axis=1))))
+    across = float(np.ptp(ell[:, 0]))
+    if spread <= tol and across > 100 * tol:
+        return (f"one norm shared by all rows of a block (norms within every block equal to {spread:.2g} in log, "
+                f"varying {across:.2g} across calls): draw an independent chi_d norm for each row")
+    return ""
+
+
+def norm_law(W: np.ndarray) -> str:
+    """The law the squared row norms follow, when it is not ``χ²_d``: ``χ²_k`` or ``s²χ²_d``.
+
+    ``χ²_k`` has mean ``k`` and variance ``2k``; ``s²χ²_d`` (rows ``N(0, s² I)``)
+    mean ``s²d`` and variance ``2s⁴d``.  A candidate is named when both
+    moments agree with it to :data:`MOMENT_RTOL`.
+
+    Parameters
+    ----------
+    W : numpy.ndarray, shape (n, m, d)
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> G = rng.standard_normal((400, 8, 16))
+    >>> U = G / np.linalg.norm(G, axis=-1, keepdims=True)
+    >>> norm_law(U * np.abs(rng.standard_normal((400, 8, 1))))[:30]
+    'row norms follow chi_k with k '
+    >>> norm_law(0.5 * G)[:33]
+    'rows are N(0, s^2 I) with s ≈ 0.5'
+    >>> norm_law(G)
+    ''
+    """
+    n, m, d = W.shape
+    sq = np.einsum("cij,cij->ci", W, W).ravel()
+    mean, var = float(sq.mean()), float(sq.var(ddof=1))
+    if not (math.isfinite(mean) and math.isfinite(var) and mean > 0):
+        return ""
+    if abs(mean / d - 1) < 0.02:  # the mean of chi_d: not this diagnosis
+        return ""
+    chi_k = abs(var / (2 * mean) - 1)
+    s2 = mean / d
+    scaled = abs(var / (2 * s2 * s2 * d) - 1)
+    if min(chi_k, scaled) > MOMENT_RTOL:
+        return ""
+    if chi_k <= scaled:
+        return (f"row norms follow chi_k with k ≈ {mean:.3g} (E|w|^2 = {mean:.3g}, Var |w|^2 = {var:.3g} ≈ 2k), "
+                f"not chi_d with d = {d}: scale each unit direction by sqrt(chisquare(d))")
+    s = math.sqrt(s2)
+    return (f"rows are N(0, s^2 I) with s ≈ {s:.2g}: the Gaussian kernel of bandwidth σ = 1/s ≈ {1 / s:.2g}, not "
+            "σ = 1 (the audit assumes rows N(0, I): divide the rows by σ, or audit the sampler's frequencies times σ)")
+
+
+def matern_df(W: np.ndarray, nu: float, lengthscale: float) -> str:
+    """The degrees of freedom the Matérn norms fit: ``ℓ²‖w‖²/d ~ F(d, ν')`` by maximum likelihood.
+
+    Parameters
+    ----------
+    W : numpy.ndarray, shape (n, m, d)
+    nu, lengthscale : float
+        The Matérn smoothness and lengthscale audited (``ν' = 2ν`` expected).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> z = rng.standard_normal((400, 8, 4))
+    >>> matern_df(z / np.sqrt(rng.chisquare(1.5, (400, 8, 1)) / 1.5), 1.5, 1.0)[:28]
+    'the row norms fit 2nu ≈ 1.5 '
+    """
+    from scipy import optimize, stats
+
+    n, m, d = W.shape
+    F = (lengthscale**2 * np.einsum("cij,cij->ci", W, W) / d).ravel()
+    F = F[np.isfinite(F) & (F > 0)]
+    if F.size < 10:
+        return ""
+
+    def nll(t: float) -> float:
+        return -float(np.sum(stats.f.logpdf(F, d, math.exp(t))))
+
+    res = optimize.minimize_scalar(nll, bounds=(math.log(0.05), math.log(1e4)), method="bounded")
+    df = math.exp(float(res.x))
+    if abs(df / (2 * nu) - 1) < 0.05:
+        return ""
+    return (f"the row norms fit 2nu ≈ {df:.2g} (a Matérn-{df / 2:.2g} law), not 2nu = {2 * nu:g}: draw one "
+            f"chisquare(2nu) per frequency vector (df = nu, or one Gamma per coordinate, fits another law)")
+
+
+def structural(W: np.ndarray, eps: float = EPS64, law: str = "gaussian") -> list[str]:
+    """The sampler diagnoses that fire on these calls (see the module table).
+
+    Parameters
+    ----------
+    W : numpy.ndarray, shape (n, m, d)
+    eps : float
+    law : str
+        ``"gaussian"`` includes :func:`norm_law`.
+
+    Returns
+    -------
+    list of str
+    """
+    out = [qr_sign(W), shared_block_norm(W, eps)]
+    if law == "gaussian":
+        out.append(norm_law(W))
+    return [s for s in out if s]
+
