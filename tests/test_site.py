@@ -211,3 +211,47 @@ def test_site_check_without_a_working_browser_is_one_line_exit_2(tmp_path, case)
     assert res.returncode == 2, res.stderr
     assert res.stderr.count("\n") == 1 and res.stderr.startswith("site_check: error: "), res.stderr
     assert want in res.stderr and "Traceback" not in res.stderr
+
+
+def _site_check_module():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("site_check", ROOT / "tools" / "site_check.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_site_check_trims_to_the_ink_not_the_theme_greys(tmp_path):
+    """Furo's sidebar (luminance 249) runs the whole height of a page: it is background, not content, so a
+    screenshot is cut below its last text, and one holding only the greys is blank (the old exercises.png)."""
+    from PIL import Image
+
+    sc = _site_check_module()
+    grey = Image.new("L", (400, 3000), 255)
+    grey.paste(249, (0, 0, 80, 3000))  # the sidebar
+    blank = tmp_path / "blank.png"
+    grey.save(blank)
+    assert sc.trim(blank) is False
+    grey.paste(20, (120, 100, 300, 130))  # a line of text
+    shot = tmp_path / "shot.png"
+    grey.save(shot)
+    assert sc.trim(shot) is True and Image.open(shot).height == 129 + 40  # last text row 129, then 40 px
+
+
+def test_site_check_serves_the_exercises_view(tmp_path):
+    sc = _site_check_module()
+    (tmp_path / "notebooks").mkdir()
+    page = "<html><body><h1>T</h1><section id='a'>A</section><section id='exercises'>E</section></body></html>"
+    (tmp_path / "notebooks" / "nb.html").write_text(page)
+    server, base = sc.serve(tmp_path)
+    try:
+        import urllib.error
+        import urllib.request
+
+        body = urllib.request.urlopen(base + "notebooks/nb" + sc.EXERCISES_SUFFIX, timeout=30).read().decode()
+        with pytest.raises(urllib.error.HTTPError):
+            urllib.request.urlopen(base + "notebooks/none" + sc.EXERCISES_SUFFIX, timeout=30)
+    finally:
+        server.shutdown()
+    assert body.startswith(page[:-len("</body></html>")]) and "getElementById('exercises')" in body
