@@ -5,7 +5,11 @@ student's Jupyter runs), in a temporary working directory, with mpmath's
 pure-Python backend (``MPMATH_NOGMPY=1``: gmpy2 is not needed); the executed
 copies are kept for the site's build (``tests/test_site.py``).  Derivation
 scripts run as ``__main__`` and assert their identities.  Each notebook ends
-with exercises whose stated answers are checked against ``rftheory eval``.
+with exercises that compute (the stated answer is what ``rftheory eval``
+prints), derive (every ``sympy: A == B`` the solution states holds, and the
+formula shown is the one checked) and code (the solution's cell runs with the
+notebook and asserts, mostly through ``rftheory audit``); every solution is
+hidden, in Jupyter and on the site.
 """
 
 import json
@@ -13,10 +17,12 @@ import re
 import runpy
 import shlex
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 
 import mpmath
 import pytest
+import sympy
 
 from rftheory.cli.commands import main as cli_main
 
@@ -65,21 +71,92 @@ def test_notebook_runs_in_a_kernel(path, run_notebook):
             assert not errors, f"{path.name}: {errors[0].get('ename')}: {errors[0].get('evalue')}"
 
 
-def _exercises(path):
-    cells = [c for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "markdown"]
-    texts = ["".join(c["source"]) for c in cells]
-    start = [i for i, t in enumerate(texts) if t.lstrip().startswith("## Exercises")]
-    assert start, f"{path.name} has no '## Exercises' section"
-    return [t for t in texts[start[-1]:] if re.search(r"\*\*Exercise \d+\.\*\*", t)]
+#: an exercise cell starts with "**Exercise N (kind).**": computing (a number `rftheory eval` prints), deriving
+#: (a step the student proves; its formulas checked with sympy) or coding (checked by running it, mostly
+#: through `rftheory audit`)
+EXERCISE = re.compile(r"\*\*Exercise (\d+) \((compute|derive|code)[^)]*\)\.\*\*")
+#: "`sympy: LHS == RHS`" inside a solution: an identity the solution states, checked by sympy
+SYMPY_CHECK = re.compile(r"`sympy: ([^`]+)`")
+#: the names a sympy check may use as symbols, with the assumptions under which the solutions state them
+_REAL = {name: sympy.Symbol(name, real=True) for name in ("w", "u", "t", "q")}
+_POSITIVE = {name: sympy.Symbol(name, positive=True)
+             for name in ("a", "b", "c", "d", "m", "n", "r", "s", "v", "x", "y", "z", "k", "theta", "sigma", "rho",
+                          "alpha", "beta", "gamma", "delta", "lam", "mu", "N", "D", "L", "A")}
+SYMBOLS = {**_REAL, **_POSITIVE}
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """One exercise of a notebook: its statement and the cells of its solution."""
+
+    notebook: str
+    number: int
+    kind: str
+    text: str
+    solutions: tuple[dict, ...]
+
+    @property
+    def solution_text(self) -> str:
+        """The solution's Markdown (its prose and formulas)."""
+        return "\n".join("".join(c["source"]) for c in self.solutions if c["cell_type"] == "markdown")
+
+    @property
+    def solution_code(self) -> list[str]:
+        """The solution's code cells."""
+        return ["".join(c["source"]) for c in self.solutions if c["cell_type"] == "code"]
+
+
+def _exercises(path) -> list[Exercise]:
+    """The exercises after a notebook's last "## Exercises" heading, each with the solution cells (tag
+    ``solution``) that follow it before the next exercise."""
+    cells = json.loads(path.read_text())["cells"]
+    heads = [i for i, c in enumerate(cells) if c["cell_type"] == "markdown"
+             and "".join(c["source"]).lstrip().startswith("## Exercises")]
+    assert heads, f"{path.name} has no '## Exercises' section"
+    found: list[list] = []
+    for c in cells[heads[-1]:]:
+        text = "".join(c["source"])
+        m = EXERCISE.match(text.lstrip()) if c["cell_type"] == "markdown" else None
+        if m:
+            found.append([int(m.group(1)), m.group(2), text, []])
+        elif found and "solution" in c.get("metadata", {}).get("tags", []):
+            found[-1][3].append(c)
+    return [Exercise(path.stem, n, kind, text, tuple(sol)) for n, kind, text, sol in found]
+
+
+def _hidden(cell) -> str | None:
+    """Why a solution cell is not hidden, or None: collapsed in Jupyter (``jupyter.source_hidden``) and on the
+    site (a Markdown solution in a ``{dropdown}``, a code solution tagged ``hide-input``)."""
+    if not cell.get("metadata", {}).get("jupyter", {}).get("source_hidden"):
+        return "not collapsed in Jupyter (metadata jupyter.source_hidden)"
+    text = "".join(cell["source"]).strip()
+    if cell["cell_type"] == "markdown" and not (text.startswith("```{dropdown} Solution") and text.endswith("```")):
+        return "not in a '{dropdown} Solution' on the site"
+    if cell["cell_type"] == "code" and "hide-input" not in cell["metadata"].get("tags", []):
+        return "a code solution not tagged hide-input"
+    return None
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=_ids(NOTEBOOKS))
-def test_exercises_have_hidden_checkable_answers(path):
+def test_exercises_teach_and_hide_their_solutions(path):
     exercises = _exercises(path)
-    assert 2 <= len(exercises) <= 4, f"{path.name}: {len(exercises)} exercises (want 2-4)"
-    for text in exercises:
-        assert "```{dropdown} Solution" in text, f"{path.name}: a solution is not hidden in a dropdown"
-        assert len(ANSWER.findall(text)) == 1, f"{path.name}: no '**Answer:** `VALUE` from `rftheory eval ...`'"
+    assert 2 <= len(exercises) <= 6, f"{path.name}: {len(exercises)} exercises (want 2-6)"
+    assert [e.number for e in exercises] == list(range(1, len(exercises) + 1)), f"{path.name}: numbering"
+    kinds = {e.kind for e in exercises}
+    assert {"derive", "code"} <= kinds, f"{path.name}: a derivation and a coding exercise wanted, has {sorted(kinds)}"
+    for e in exercises:
+        where = f"{path.name} exercise {e.number}"
+        assert e.solutions, f"{where}: no solution cell (tag 'solution')"
+        for cell in e.solutions:
+            why = _hidden(cell)
+            assert why is None, f"{where}: a solution is {why}"
+        answers = ANSWER.findall(e.solution_text)
+        if e.kind == "compute":
+            assert len(answers) == 1, f"{where}: no '**Answer:** `VALUE` from `rftheory eval ...`'"
+        if e.kind == "derive":
+            assert SYMPY_CHECK.search(e.solution_text), f"{where}: a derivation without a '`sympy: A == B`' check"
+        if e.kind == "code":
+            assert any("assert" in src for src in e.solution_code), f"{where}: no code solution that asserts"
 
 
 def _eval(command, capsys):
@@ -90,30 +167,33 @@ def _eval(command, capsys):
     return capsys.readouterr().out.strip()
 
 
-EXERCISES = [(p, i, m) for p in NOTEBOOKS for i, t in enumerate(_exercises(p)) if (m := ANSWER.search(t))]
+ALL_EXERCISES = [e for p in NOTEBOOKS for e in _exercises(p)]
+EXERCISES = [(e, m) for e in ALL_EXERCISES if (m := ANSWER.search(e.solution_text))]
 
 
-@pytest.mark.parametrize("path,number,match", EXERCISES, ids=[f"{p.stem}-{i + 1}" for p, i, _ in EXERCISES])
-def test_exercise_answer_is_what_rftheory_eval_prints(path, number, match, capsys):
+@pytest.mark.parametrize("exercise,match", EXERCISES, ids=[f"{e.notebook}-{e.number}" for e, _ in EXERCISES])
+def test_exercise_answer_is_what_rftheory_eval_prints(exercise, match, capsys):
     stated, command = match.group(1), match.group(2)
     got = _eval(command, capsys)
     digits = int(re.search(r"--dps\s+(\d+)", command).group(1)) if "--dps" in command else 30
     a, b = mpmath.mpf(stated), mpmath.mpf(got)
-    assert abs(a - b) <= abs(b) * mpmath.mpf(10) ** (1 - digits), f"{path.name} exercise {number + 1}: " \
-        f"stated {stated}, `{command}` prints {got}"
+    assert abs(a - b) <= abs(b) * mpmath.mpf(10) ** (1 - digits), f"{exercise.notebook} exercise " \
+        f"{exercise.number}: stated {stated}, `{command}` prints {got}"
 
 
 def _stated_answers(paths):
     """``{(notebook, exercise number): (stated value, command)}``: keyed by the exercise, so that two exercises
     with the same answer (simrf 2 and audit_a_real_library 1 both state 2.54177862566) are both kept."""
-    return {(p.stem, i + 1): (a, c) for p in paths for i, t in enumerate(_exercises(p)) for a, c in ANSWER.findall(t)}
+    return {(e.notebook, e.number): (a, c) for p in paths for e in _exercises(p)
+            for a, c in ANSWER.findall(e.solution_text)}
 
 
 def test_stated_answers_keep_equal_answers_apart(tmp_path):
     def notebook(name, answer, command):
         cells = [{"cell_type": "markdown", "metadata": {}, "source": ["## Exercises"]},
-                 {"cell_type": "markdown", "metadata": {},
-                  "source": [f"**Exercise 1.** ...\n**Answer:** `{answer}` from `{command}`"]}]
+                 {"cell_type": "markdown", "metadata": {}, "source": ["**Exercise 1 (compute).** ..."]},
+                 {"cell_type": "markdown", "metadata": {"tags": ["solution"], "jupyter": {"source_hidden": True}},
+                  "source": [f"```{{dropdown}} Solution\n**Answer:** `{answer}` from `{command}`\n```"]}]
         path = tmp_path / f"{name}.ipynb"
         path.write_text(json.dumps({"cells": cells, "nbformat": 4}))
         return path
@@ -122,6 +202,60 @@ def test_stated_answers_keep_equal_answers_apart(tmp_path):
     b = notebook("b", "2.5", "rftheory eval y -p d=2")
     assert _stated_answers([a, b]) == {("a", 1): ("2.5", "rftheory eval x -p d=1"),
                                        ("b", 1): ("2.5", "rftheory eval y -p d=2")}
+
+
+# ------------------------------------------------------------------ the solutions' formulas, checked by sympy
+def _latex_key(text: str) -> str:
+    """LaTeX without the spacing and sizing that do not change a formula (``\\left``, ``\\,``, blanks)."""
+    for a, b in ((r"\left", ""), (r"\right", ""), (r"\tfrac", r"\frac"), (r"\dfrac", r"\frac"), (r"\,", ""),
+                 (r"\!", "")):
+        text = text.replace(a, b)
+    return re.sub(r"\s+", "", text)
+
+
+def formula_problems(solution: str) -> list[str]:
+    """What is wrong with the ``sympy: LHS == RHS`` checks of a solution's Markdown (empty: nothing).
+
+    Each check must hold (``LHS - RHS`` simplifies to 0, hypergeometric functions expanded), and the
+    solution must show ``RHS`` as sympy writes it in LaTeX, so the formula a student reads is the one checked.
+    """
+    from sympy.parsing.sympy_parser import parse_expr
+
+    problems = []
+    for check in SYMPY_CHECK.findall(solution):
+        if check.count("==") != 1:
+            problems.append(f"{check!r}: not one '=='")
+            continue
+        lhs, rhs = (parse_expr(side, local_dict=dict(SYMBOLS)) for side in check.split("=="))
+        diff = sympy.simplify(sympy.hyperexpand(sympy.sympify(lhs - rhs).doit()))
+        if diff != 0:
+            problems.append(f"{check!r} does not hold: LHS - RHS = {diff}")
+        shown = sympy.latex(rhs)
+        if _latex_key(shown) not in _latex_key(solution):
+            problems.append(f"{check!r}: the solution does not show its right-hand side ${shown}$")
+    return problems
+
+
+CHECKED = [e for e in ALL_EXERCISES if SYMPY_CHECK.search(e.solution_text)]
+
+
+@pytest.mark.parametrize("exercise", CHECKED, ids=[f"{e.notebook}-{e.number}" for e in CHECKED])
+def test_solution_formulas_hold(exercise):
+    assert formula_problems(exercise.solution_text) == [], f"{exercise.notebook} exercise {exercise.number}"
+
+
+def test_formula_checks_catch_a_wrong_formula():
+    """Planted defects, both ways the SimRF notebook's old Exercise 2 solution could have been checked: the
+    wrong series e^x(1 + 2x + x^2/2) stated as the identity fails, and a right identity beside the wrong
+    formula shown fails too."""
+    wrong = (r"$e^x(1 + 2x + x^2/2)$. Checked: "
+             "`sympy: hyperexpand(hyper([4], [2], x)) == exp(x)*(1 + 2*x + x**2/2)`")
+    assert any("does not hold" in p for p in formula_problems(wrong))
+    beside = r"$e^x(1 + 2x + x^2/2)$. Checked: `sympy: hyperexpand(hyper([4], [2], x)) == exp(x)*(1 + x + x**2/6)`"
+    problems = formula_problems(beside)
+    assert len(problems) == 1 and "does not show its right-hand side" in problems[0], problems
+    right = r"$\left(\frac{x^{2}}{6} + x + 1\right) e^{x}$: `sympy: hyperexpand(hyper([4], [2], x)) == exp(x)*(1 + x + x**2/6)`"
+    assert formula_problems(right) == []
 
 
 def test_some_exercise_answers_by_hand():
