@@ -134,6 +134,23 @@ def test_cli_and_api_reference(site):
         assert f"rftheory {command}" in cli, command
     api = _text(site / "api.html")
     assert 'id="rftheory.core.registry.Result"' in api and 'id="rftheory.catalog.get"' in api
+    for name in ("module-rftheory.prove", "rftheory.prove.engine.search", "rftheory.sampling.samplers.sample"):
+        assert f'id="{name}"' in api, name
+    testing = _text(site / "api_testing.html")
+    for name in ("module-rftheory.testing", "rftheory.testing.assert_unbiased", "module-rftheory.audit.known_bad"):
+        assert f'id="{name}"' in testing, name
+
+
+def test_the_api_reference_names_every_public_package():
+    """Each public package of rftheory (a folder or module without a leading underscore) has an automodule
+    on the API pages; the command line (rftheory.cli) has its own page, generated from its parser."""
+    text = (ROOT / "docs" / "api.md").read_text() + (ROOT / "docs" / "api_testing.md").read_text()
+    documented = set(re.findall(r"^\.\. automodule:: (rftheory[\w.]*)$", text, flags=re.M))
+    packages = {p.stem for p in (ROOT / "rftheory").iterdir()
+                if not p.name.startswith("_") and (p.suffix == ".py" or (p / "__init__.py").is_file())}
+    missing = {f"rftheory.{name}" for name in packages - {"cli"}} - documented
+    assert not missing, f"not on the API pages: {sorted(missing)}"
+    assert {"rftheory.prove", "rftheory.testing", "rftheory.sampling.samplers", "rftheory.audit.known_bad"} <= documented
 
 
 def test_math_is_served_from_the_site(site):
@@ -148,6 +165,10 @@ def test_a_responsive_theme(site):
     page = _text(site / "index.html")
     assert 'name="viewport" content="width=device-width' in page
     assert "furo.css" in page and "alabaster" not in page
+    # long math scrolls inside its own box on a phone (display and inline), instead of running off the edge
+    assert "_static/rftheory.css" in page
+    css = (site / "_static" / "rftheory.css").read_text()
+    assert css.count("overflow-x: auto") == 2 and 'mjx-container[display="true"]' in css
 
 
 def test_guides(site):
