@@ -95,6 +95,26 @@ def test_a_page_for_every_result(site):
     assert by_hand.startswith("2.603728346027546") and f"\n{by_hand}\n" in words, "the eval output is missing"
 
 
+def test_result_pages_say_proven_or_agreed_and_link_their_paper(site):
+    """Every result page says whether its digits are proven (a ball layer) or agreed, and links its paper on
+    arXiv; the index groups the pages by paper (six papers, each a section listing its results)."""
+    for page in sorted((site / "results").glob("*.html")):
+        if page.stem == "index":
+            continue
+        words = _words(page)
+        assert ("Digits: proven." in words) != ("Digits: agreed, not proven" in words), page.stem
+        assert re.search(r'href="https://arxiv\.org/abs/\d{4}\.\d{4,5}"', _text(page)), page.stem
+    # an Arb 1F1 encloses the orthogonal conformity; SimRF+ rests on a numerical optimum per draw: not enclosed
+    assert "Digits: proven." in _words(site / "results" / "simrf.conformity.orthogonal.html")
+    assert "Digits: agreed, not proven" in _words(site / "results" / "simrf.plus.html")
+    index = _text(site / "results" / "index.html")
+    heads = re.findall(r"<h2>(.*?)<a", index)
+    assert len(heads) == 6 and any("Simplex Random Features" in h for h in heads), heads
+    assert index.count("https://arxiv.org/abs/") == 6
+    assert index.index("simrf.conformity.orthogonal.html") > index.index("Simplex Random Features")
+    assert index.index("orf.variance.html") > index.index("Orthogonal Random Features")
+
+
 def test_verify_outcomes_on_the_result_page(site, verify_quick):
     for rid in (VERIFIED, "simrf.prf_mse"):
         page = _text(site / "results" / f"{rid}.html")
