@@ -287,3 +287,49 @@ def test_derivation_runs(path, monkeypatch, tmp_path):
 
 def test_there_is_teaching_material():
     assert NOTEBOOKS and DERIVATIONS
+
+
+# ------------------------------------------------------------------ the course: its order and its install
+def _course():
+    import importlib.util
+    import sys
+
+    name = "rftheory_docs_teaching_pages"
+    spec = importlib.util.spec_from_file_location(name, ROOT / "docs" / "_ext" / "teaching_pages.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod  # a dataclass looks its module up there
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_every_notebook_has_its_place_in_the_course():
+    course = _course()
+    order = course.course_order([p.stem for p in NOTEBOOKS])
+    assert order[0] == "intro_random_features" and order[len(course.PATH) - 1] == "theorems_on_boxes"
+    assert [s.stem for s in course.PATH] == ["intro_random_features", "orf_sutherland", "simrf", "hrf", "favor_sharp",
+                                            "attention", "theorems_on_boxes"]
+    with pytest.raises(ValueError, match="not in the course.*'stray'"):
+        course.course_order([p.stem for p in NOTEBOOKS] + ["stray"])
+
+
+def test_the_notebooks_extra_installs_what_the_notebooks_import():
+    """``pip install ".[notebooks]"`` gives JupyterLab and a kernel, and every module a notebook imports comes
+    with the core dependencies, that extra or the standard library."""
+    import sys
+
+    tomllib = pytest.importorskip("tomllib")  # Python >= 3.11 (3.10 has no TOML reader in its standard library)
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+
+    def names(reqs):
+        return {re.split(r"[<>=!~\[ ;]", r, maxsplit=1)[0].lower() for r in reqs}
+
+    extra = names(project["optional-dependencies"]["notebooks"])
+    assert {"jupyterlab", "ipykernel", "matplotlib", "nbformat"} <= extra
+    installed = extra | names(project["dependencies"]) | {"rftheory"}
+    module_of = {"sklearn": "scikit-learn", "flint": "python-flint", "matplotlib": "matplotlib"}
+    for path in NOTEBOOKS:
+        code = "\n".join("".join(c["source"]) for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "code")
+        for top in set(re.findall(r"^\s*(?:from|import)\s+(\w+)", code, flags=re.M)):
+            if top in sys.stdlib_module_names:
+                continue
+            assert module_of.get(top, top).lower() in installed, f"{path.name} imports {top}, which no install gives"
