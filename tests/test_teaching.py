@@ -181,6 +181,78 @@ def test_exercise_answer_is_what_rftheory_eval_prints(exercise, match, capsys):
         f"{exercise.number}: stated {stated}, `{command}` prints {got}"
 
 
+#: "`VALUE` from `rftheory eval ...`": a number a notebook's prose states, with the command that prints it
+STATED = re.compile(r"`([-+]?\d[\d.]*(?:e[-+]?\d+)?)`\s*from\s*`(rftheory eval [^`]+)`")
+
+
+def _markdown(path) -> list[str]:
+    return ["".join(c["source"]) for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "markdown"]
+
+
+#: the values stated in prose (outside the answers, which test_exercise_answer_is_what_rftheory_eval_prints checks)
+SIDE_VALUES = [(p.stem, m.group(1), m.group(2)) for p in NOTEBOOKS for text in _markdown(p)
+               for m in STATED.finditer(text) if not text[:m.start()].rstrip().endswith("**Answer:**")]
+
+
+@pytest.mark.parametrize("notebook,stated,command", SIDE_VALUES, ids=[f"{n}-{v}" for n, v, _ in SIDE_VALUES])
+def test_values_stated_in_prose_are_what_rftheory_eval_prints(notebook, stated, command, capsys):
+    got = _eval(command, capsys)
+    digits = int(re.search(r"--dps\s+(\d+)", command).group(1))
+    assert abs(mpmath.mpf(stated) - mpmath.mpf(got)) <= abs(mpmath.mpf(got)) * mpmath.mpf(10) ** (1 - digits), \
+        f"{notebook}: states {stated}, `{command}` prints {got}"
+
+
+#: a decimal number with at least four significant digits, in prose
+_DECIMAL = re.compile(r"(?<![\w.^{-])(\d+\.\d+)(?:e(-?\d+))?(?![\w.])")
+
+
+def _shown(value: float, text: str) -> bool:
+    """Whether ``text`` (a number as the prose writes it) is ``value`` rounded to the digits shown."""
+    mant = text.split("e")[0]
+    decimals = len(mant.split(".")[1]) if "." in mant else 0
+    if "e" in text:
+        return f"{value:.{decimals}e}".replace("e-0", "e-").replace("e+0", "e") == text.replace("e-0", "e-")
+    return f"{value:.{decimals}f}" == text
+
+
+def _numbers(text: str) -> list[float]:
+    return [float(x) for x in re.findall(r"[-+]?\d+\.?\d*(?:[eE][-+]?\d+)?", text)]
+
+
+def unbacked_numbers(markdown: list[str], printed: list[float]) -> list[str]:
+    """The decimals (four or more significant digits) of a notebook's prose that are neither a value stated with
+    its `rftheory eval` command, nor such a value rounded, nor a number its run printed, rounded."""
+    stated = [float(v) for t in markdown for v, _ in STATED.findall(t)]
+    problems = []
+    for text in markdown:
+        prose = re.sub(r"`[^`]*`", " ", text)  # code and commands are not numbers a page claims
+        for m in _DECIMAL.finditer(prose):
+            if len(re.sub(r"^0\.0*|\.", "", m.group(1)).lstrip("0")) >= 4 and \
+                    not any(_shown(v, m.group(0)) for v in stated + printed):
+                problems.append(m.group(0))
+    return problems
+
+
+def test_unbacked_numbers_are_found():
+    """Planted defects: a time and a count no run printed (the stale-page pattern), beside numbers that are backed."""
+    prose = ["Proven on 57045.0 boxes in 260.13 s; the ratio is 0.8956 and `2.718281828` from `rftheory eval x`.",
+             "Rounded: 2.7183; printed: 17.25 s."]
+    assert unbacked_numbers(prose, printed=[17.2512, 0.89563]) == ["57045.0", "260.13"]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=_ids(NOTEBOOKS))
+def test_every_number_in_the_prose_comes_from_the_run_or_a_checked_command(path, run_notebook):
+    """No notebook page shows a number that the build does not reproduce: every decimal of its prose is a value
+    stated with its `rftheory eval` command (checked above) or one the notebook's fresh run printed."""
+    nb = run_notebook(path)[0]
+    printed = []
+    for cell in nb.cells:
+        for out in cell.get("outputs", []) if cell.cell_type == "code" else []:
+            printed += _numbers(out.get("text", "") + out.get("data", {}).get("text/plain", ""))
+    problems = unbacked_numbers(_markdown(path), printed)
+    assert not problems, f"{path.name}: numbers in the prose that neither a checked command nor the run gives: {problems}"
+
+
 def _stated_answers(paths):
     """``{(notebook, exercise number): (stated value, command)}``: keyed by the exercise, so that two exercises
     with the same answer (simrf 2 and audit_a_real_library 1 both state 2.54177862566) are both kept."""
