@@ -148,6 +148,29 @@ def test_notebook_pages_have_their_figures(site, run_notebook):
         assert "Exercises" in page and page.count("<details") >= 2 and "{dropdown}" not in page, path.stem
 
 
+def _next_page(page: Path) -> str:
+    return re.search(r'<a class="next-page" href="([^"]+)"', _text(page)).group(1)
+
+
+def test_the_site_follows_the_course(site):
+    """The start page lists the path in order, its "Next" leads into the course and each session's "Next" to the
+    following one; the sidebar lists the notebooks in the course's order, not the alphabet's."""
+    order = ["intro_random_features", "orf_sutherland", "simrf", "hrf", "favor_sharp", "attention",
+             "theorems_on_boxes", "predict_on_data", "audit_a_real_library", "coupling_search"]
+    assert sorted(order) == sorted(p.stem for p in NOTEBOOKS)
+    front = _text(site / "index.html")
+    main = front.split('<article', 1)[1]
+    assert [main.index(f'href="notebooks/{s}.html"') for s in order[:7]] == \
+        sorted(main.index(f'href="notebooks/{s}.html"') for s in order[:7]), "the start page's path is out of order"
+    assert _next_page(site / "index.html") == "notebooks/index.html"
+    assert _next_page(site / "notebooks" / "index.html") == "intro_random_features.html"
+    for a, b in zip(order, order[1:]):
+        assert _next_page(site / "notebooks" / f"{a}.html") == f"{b}.html", a
+    sidebar = front.split('class="sidebar-tree"', 1)[1]
+    at = [sidebar.index(f'notebooks/{s}.html') for s in order]
+    assert at == sorted(at), "the sidebar is not in the course's order"
+
+
 def test_cli_and_api_reference(site):
     cli = _text(site / "cli.html")
     for command in ("list", "eval", "verify", "table", "show", "cite", "plot", "sheet", "audit", "predict"):

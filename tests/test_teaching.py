@@ -58,6 +58,8 @@ def _repo_files():
 def test_notebook_runs_in_a_kernel(path, run_notebook):
     pytest.importorskip("matplotlib")
     assert json.loads(path.read_text()).get("nbformat") == 4, "notebooks are nbformat 4"
+    nbformat = pytest.importorskip("nbformat")
+    nbformat.validate(nbformat.read(path, as_version=4))  # e.g. cell ids only from nbformat 4.5 on
     before = _repo_files()
     nb, _, error, written = run_notebook(path)
     assert error is None, f"{path.name}: {error}"
