@@ -103,7 +103,7 @@ def course_index() -> str:
           "sessions apply the path to a task.", ""]
     for caption, part in (("The path", PATH), ("Practice", PRACTICE)):
         md += [f"## {caption}", ""]
-        md += [f"{i}. **{s.title}** ({{doc}}`{s.stem}`): {s.about}" for i, s in enumerate(part, 1)]
+        md += [f"{i}. **{{doc}}`{s.title} <{s.stem}>`**: {s.about}" for i, s in enumerate(part, 1)]
         md += ["", "```{toctree}", ":hidden:", f":caption: {caption}", ""] + [s.stem for s in part] + ["```", ""]
     return "\n".join(md)
 
@@ -116,7 +116,7 @@ def course_list() -> str:
     str
         A Markdown list, links relative to the docs root.
     """
-    md = [f"{i}. **{s.title}** — {{doc}}`notebooks/{s.stem}`: {s.about}" for i, s in enumerate(PATH, 1)]
+    md = [f"{i}. **{{doc}}`{s.title} <notebooks/{s.stem}>`**: {s.about}" for i, s in enumerate(PATH, 1)]
     md += ["", "Practice, beside the path: "
            + "; ".join(f"{{doc}}`{s.title.removeprefix('Practice: ')} <notebooks/{s.stem}>`" for s in PRACTICE) + "."]
     return "\n".join(md) + "\n"
