@@ -57,6 +57,7 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.mathjax",
     "numpydoc",
+    "command_output",  # docs/_ext/command_output.py: {rftheory-run} blocks, commands run by this build
 ]
 exclude_patterns = ["_build", "_static_generated", "_static", "_ext", "**.ipynb_checkpoints", "notebooks/_path.md"]
 # Furo: a responsive layout (the content column grows with the window, code and equations scroll inside

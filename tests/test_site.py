@@ -8,6 +8,7 @@ README's docs command does all of it for real.
 """
 
 import html
+import math
 import os
 import re
 import shutil
@@ -220,6 +221,38 @@ def test_guides(site):
         assert words in _words(site / "guides" / f"{name}.html"), name
     front = _text(site / "index.html")
     assert "guides/predict.html" in front and "guides/audit.html" in front
+
+
+def test_the_predict_guide_shows_a_real_run(site):
+    """The guide's first command ran in this build ({rftheory-run}): its output is on the page."""
+    words = _words(site / "guides" / "predict.html")
+    assert "$ rftheory predict sklearn:wine --kernel gaussian" in words and "rff:orthogonal" in words
+    assert re.search(r"\n\s*rff:iid\s+13\s", words), "no table row of the run"
+
+
+def _command_output():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("command_output", ROOT / "docs" / "_ext" / "command_output.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["command_output"] = mod  # a dataclass looks its module up there
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_rftheory_run_makes_its_data_and_runs_its_commands():
+    co = _command_output()
+    runs = co.run_commands(["rftheory predict x.npy --sigma 1 --mechanism rff:iid --m 4"],
+                           setup="import numpy as np\nnp.save('x.npy', np.array([[0.0, 0.0], [1.0, 0.0]]))", root=ROOT)
+    assert len(runs) == 1 and runs[0].returncode == 0 and "rff:iid" in runs[0].output
+    # two points at distance sigma: 2 (1 - e^-1)^2 / (2m) off the diagonal, m = 4 (the predict docstring's case)
+    assert f"{2 * (1 - math.exp(-1)) ** 2 / 8:.4g}"[:5] in runs[0].output.replace("e-0", "e-")
+    with pytest.raises(co.CommandError, match="exited 2"):
+        co.run_commands(["rftheory predict no-such-file.npy"], root=ROOT)
+    with pytest.raises(co.CommandError, match="not an rftheory command"):
+        co.run_commands(["ls -l"], root=ROOT)
+    with pytest.raises(co.CommandError, match="setup failed"):
+        co.run_commands(["rftheory list"], setup="raise SystemExit(3)", root=ROOT)
 
 
 def test_derivation_docstrings_are_rendered(site):
