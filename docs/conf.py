@@ -57,8 +57,9 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.mathjax",
     "numpydoc",
+    "command_output",  # docs/_ext/command_output.py: {rftheory-run} blocks, commands run by this build
 ]
-exclude_patterns = ["_build", "_static_generated", "_ext", "**.ipynb_checkpoints"]
+exclude_patterns = ["_build", "_static_generated", "_static", "_ext", "**.ipynb_checkpoints", "notebooks/_path.md"]
 # Furo: a responsive layout (the content column grows with the window, code and equations scroll inside
 # their own box instead of being clipped, the sidebar folds away on a phone), light and dark
 html_theme = "furo"
@@ -74,7 +75,9 @@ if _STATIC.exists():
 for name in ("tex-svg-full.js",):
     shutil.copyfile(str(_mathjax / name), _STATIC / "mathjax" / name)
 shutil.copyfile(str(_mathjax.parent / "LICENSE"), _STATIC / "mathjax" / "LICENSE")
-html_static_path = [str(_STATIC)]
+# docs/_static/rftheory.css: long formulas scroll in their own box on a phone instead of running off the edge
+html_static_path = [str(_STATIC), str(HERE / "_static")]
+html_css_files = ["rftheory.css"]
 mathjax_path = "mathjax/tex-svg-full.js"
 
 # -- MyST and notebooks ------------------------------------------------------------------------------
@@ -174,7 +177,3 @@ _run_derivations = os.environ.get("RFTHEORY_DOCS_DERIVATIONS") != "skip"
 _stage("running the derivation scripts" if _run_derivations else "writing the derivation pages")
 DERIVATIONS = write_derivation_pages(ROOT, HERE, run=_run_derivations)
 _stage("configuration done; Sphinx reads and writes the pages next")
-(HERE / "notebooks" / "index.md").write_text(
-    "# Notebooks\n\nOne notebook per paper (and two on using rftheory), executed by a Jupyter kernel when the site "
-    "is built; each ends with exercises whose answers are `rftheory eval` values.\n\n"
-    "```{toctree}\n:maxdepth: 1\n\n" + "\n".join(NOTEBOOKS) + "\n```\n", encoding="utf-8")

@@ -9,14 +9,14 @@ normal approximation, with Hall's skewness correction).  On failure the
 ``n`` used: the smallest effect it detects with probability 0.99, so that a
 pass is read for what it is.
 
-=========================  ==============================================  =====================
-helper                     tests, at every pair / direction                 replicate
-=========================  ==============================================  =====================
-:func:`assert_unbiased`    ``E K̂(x, y) = k(x, y)``                          ``K̂`` from one draw
-:func:`assert_mse_matches` ``E (K̂ − k)² = MSE(x, y)`` (or the variance)      one (two) draws
-:func:`assert_haar`        ``E aᵀQb = 0``, ``E (aᵀQb)² = 1/d``,              one ``Q``
-                           ``E (aᵀQb)⁴ = 3/(d(d+2))``, and ``QᵀQ = I``
-=========================  ==============================================  =====================
+Helpers (what each tests, at every pair or direction, and what one replicate is):
+
+:func:`assert_unbiased`
+    ``E K̂(x, y) = k(x, y)``; a replicate is ``K̂`` from one draw.
+:func:`assert_mse_matches`
+    ``E (K̂ − k)² = MSE(x, y)`` (or the variance); one (two) draws.
+:func:`assert_haar`
+    ``E aᵀQb = 0``, ``E (aᵀQb)² = 1/d``, ``E (aᵀQb)⁴ = 3/(d(d+2))``, and ``QᵀQ = I``; one ``Q``.
 
 An *estimator* is a callable ``estimator(x, y, rng) -> float``: one kernel
 estimate from one random draw taken from the :class:`numpy.random.Generator`

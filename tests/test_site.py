@@ -8,6 +8,7 @@ README's docs command does all of it for real.
 """
 
 import html
+import math
 import os
 import re
 import shutil
@@ -95,6 +96,26 @@ def test_a_page_for_every_result(site):
     assert by_hand.startswith("2.603728346027546") and f"\n{by_hand}\n" in words, "the eval output is missing"
 
 
+def test_result_pages_say_proven_or_agreed_and_link_their_paper(site):
+    """Every result page says whether its digits are proven (a ball layer) or agreed, and links its paper on
+    arXiv; the index groups the pages by paper (six papers, each a section listing its results)."""
+    for page in sorted((site / "results").glob("*.html")):
+        if page.stem == "index":
+            continue
+        words = _words(page)
+        assert ("Digits: proven." in words) != ("Digits: agreed, not proven" in words), page.stem
+        assert re.search(r'href="https://arxiv\.org/abs/\d{4}\.\d{4,5}"', _text(page)), page.stem
+    # an Arb 1F1 encloses the orthogonal conformity; SimRF+ rests on a numerical optimum per draw: not enclosed
+    assert "Digits: proven." in _words(site / "results" / "simrf.conformity.orthogonal.html")
+    assert "Digits: agreed, not proven" in _words(site / "results" / "simrf.plus.html")
+    index = _text(site / "results" / "index.html")
+    heads = re.findall(r"<h2>(.*?)<a", index)
+    assert len(heads) == 6 and any("Simplex Random Features" in h for h in heads), heads
+    assert index.count("https://arxiv.org/abs/") == 6
+    assert index.index("simrf.conformity.orthogonal.html") > index.index("Simplex Random Features")
+    assert index.index("orf.variance.html") > index.index("Orthogonal Random Features")
+
+
 def test_verify_outcomes_on_the_result_page(site, verify_quick):
     for rid in (VERIFIED, "simrf.prf_mse"):
         page = _text(site / "results" / f"{rid}.html")
@@ -128,12 +149,52 @@ def test_notebook_pages_have_their_figures(site, run_notebook):
         assert "Exercises" in page and page.count("<details") >= 2 and "{dropdown}" not in page, path.stem
 
 
+def _next_page(page: Path) -> str:
+    return re.search(r'<a class="next-page" href="([^"]+)"', _text(page)).group(1)
+
+
+def test_the_site_follows_the_course(site):
+    """The start page lists the path in order, its "Next" leads into the course and each session's "Next" to the
+    following one; the sidebar lists the notebooks in the course's order, not the alphabet's."""
+    order = ["intro_random_features", "orf_sutherland", "simrf", "hrf", "favor_sharp", "attention",
+             "theorems_on_boxes", "predict_on_data", "audit_a_real_library", "coupling_search"]
+    assert sorted(order) == sorted(p.stem for p in NOTEBOOKS)
+    front = _text(site / "index.html")
+    main = front.split('<article', 1)[1]
+    assert [main.index(f'href="notebooks/{s}.html"') for s in order[:7]] == \
+        sorted(main.index(f'href="notebooks/{s}.html"') for s in order[:7]), "the start page's path is out of order"
+    assert _next_page(site / "index.html") == "notebooks/index.html"
+    assert _next_page(site / "notebooks" / "index.html") == "intro_random_features.html"
+    for a, b in zip(order, order[1:]):
+        assert _next_page(site / "notebooks" / f"{a}.html") == f"{b}.html", a
+    sidebar = front.split('class="sidebar-tree"', 1)[1]
+    at = [sidebar.index(f'notebooks/{s}.html') for s in order]
+    assert at == sorted(at), "the sidebar is not in the course's order"
+
+
 def test_cli_and_api_reference(site):
     cli = _text(site / "cli.html")
     for command in ("list", "eval", "verify", "table", "show", "cite", "plot", "sheet", "audit", "predict"):
         assert f"rftheory {command}" in cli, command
     api = _text(site / "api.html")
     assert 'id="rftheory.core.registry.Result"' in api and 'id="rftheory.catalog.get"' in api
+    for name in ("module-rftheory.prove", "rftheory.prove.engine.search", "rftheory.sampling.samplers.sample"):
+        assert f'id="{name}"' in api, name
+    testing = _text(site / "api_testing.html")
+    for name in ("module-rftheory.testing", "rftheory.testing.assert_unbiased", "module-rftheory.audit.known_bad"):
+        assert f'id="{name}"' in testing, name
+
+
+def test_the_api_reference_names_every_public_package():
+    """Each public package of rftheory (a folder or module without a leading underscore) has an automodule
+    on the API pages; the command line (rftheory.cli) has its own page, generated from its parser."""
+    text = (ROOT / "docs" / "api.md").read_text() + (ROOT / "docs" / "api_testing.md").read_text()
+    documented = set(re.findall(r"^\.\. automodule:: (rftheory[\w.]*)$", text, flags=re.M))
+    packages = {p.stem for p in (ROOT / "rftheory").iterdir()
+                if not p.name.startswith("_") and (p.suffix == ".py" or (p / "__init__.py").is_file())}
+    missing = {f"rftheory.{name}" for name in packages - {"cli"}} - documented
+    assert not missing, f"not on the API pages: {sorted(missing)}"
+    assert {"rftheory.prove", "rftheory.testing", "rftheory.sampling.samplers", "rftheory.audit.known_bad"} <= documented
 
 
 def test_math_is_served_from_the_site(site):
@@ -148,6 +209,10 @@ def test_a_responsive_theme(site):
     page = _text(site / "index.html")
     assert 'name="viewport" content="width=device-width' in page
     assert "furo.css" in page and "alabaster" not in page
+    # long math scrolls inside its own box on a phone (display and inline), instead of running off the edge
+    assert "_static/rftheory.css" in page
+    css = (site / "_static" / "rftheory.css").read_text()
+    assert css.count("overflow-x: auto") == 2 and 'mjx-container[display="true"]' in css
 
 
 def test_guides(site):
@@ -156,6 +221,38 @@ def test_guides(site):
         assert words in _words(site / "guides" / f"{name}.html"), name
     front = _text(site / "index.html")
     assert "guides/predict.html" in front and "guides/audit.html" in front
+
+
+def test_the_predict_guide_shows_a_real_run(site):
+    """The guide's first command ran in this build ({rftheory-run}): its output is on the page."""
+    words = _words(site / "guides" / "predict.html")
+    assert "$ rftheory predict sklearn:wine --kernel gaussian" in words and "rff:orthogonal" in words
+    assert re.search(r"\n\s*rff:iid\s+13\s", words), "no table row of the run"
+
+
+def _command_output():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("command_output", ROOT / "docs" / "_ext" / "command_output.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["command_output"] = mod  # a dataclass looks its module up there
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_rftheory_run_makes_its_data_and_runs_its_commands():
+    co = _command_output()
+    runs = co.run_commands(["rftheory predict x.npy --sigma 1 --mechanism rff:iid --m 4"],
+                           setup="import numpy as np\nnp.save('x.npy', np.array([[0.0, 0.0], [1.0, 0.0]]))", root=ROOT)
+    assert len(runs) == 1 and runs[0].returncode == 0 and "rff:iid" in runs[0].output
+    # two points at distance sigma: 2 (1 - e^-1)^2 / (2m) off the diagonal, m = 4 (the predict docstring's case)
+    assert f"{2 * (1 - math.exp(-1)) ** 2 / 8:.4g}"[:5] in runs[0].output.replace("e-0", "e-")
+    with pytest.raises(co.CommandError, match="exited 2"):
+        co.run_commands(["rftheory predict no-such-file.npy"], root=ROOT)
+    with pytest.raises(co.CommandError, match="not an rftheory command"):
+        co.run_commands(["ls -l"], root=ROOT)
+    with pytest.raises(co.CommandError, match="setup failed"):
+        co.run_commands(["rftheory list"], setup="raise SystemExit(3)", root=ROOT)
 
 
 def test_derivation_docstrings_are_rendered(site):
@@ -211,3 +308,47 @@ def test_site_check_without_a_working_browser_is_one_line_exit_2(tmp_path, case)
     assert res.returncode == 2, res.stderr
     assert res.stderr.count("\n") == 1 and res.stderr.startswith("site_check: error: "), res.stderr
     assert want in res.stderr and "Traceback" not in res.stderr
+
+
+def _site_check_module():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("site_check", ROOT / "tools" / "site_check.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_site_check_trims_to_the_ink_not_the_theme_greys(tmp_path):
+    """Furo's sidebar (luminance 249) runs the whole height of a page: it is background, not content, so a
+    screenshot is cut below its last text, and one holding only the greys is blank (the old exercises.png)."""
+    from PIL import Image
+
+    sc = _site_check_module()
+    grey = Image.new("L", (400, 3000), 255)
+    grey.paste(249, (0, 0, 80, 3000))  # the sidebar
+    blank = tmp_path / "blank.png"
+    grey.save(blank)
+    assert sc.trim(blank) is False
+    grey.paste(20, (120, 100, 300, 130))  # a line of text
+    shot = tmp_path / "shot.png"
+    grey.save(shot)
+    assert sc.trim(shot) is True and Image.open(shot).height == 129 + 40  # last text row 129, then 40 px
+
+
+def test_site_check_serves_the_exercises_view(tmp_path):
+    sc = _site_check_module()
+    (tmp_path / "notebooks").mkdir()
+    page = "<html><body><h1>T</h1><section id='a'>A</section><section id='exercises'>E</section></body></html>"
+    (tmp_path / "notebooks" / "nb.html").write_text(page)
+    server, base = sc.serve(tmp_path)
+    try:
+        import urllib.error
+        import urllib.request
+
+        body = urllib.request.urlopen(base + "notebooks/nb" + sc.EXERCISES_SUFFIX, timeout=30).read().decode()
+        with pytest.raises(urllib.error.HTTPError):
+            urllib.request.urlopen(base + "notebooks/none" + sc.EXERCISES_SUFFIX, timeout=30)
+    finally:
+        server.shutdown()
+    assert body.startswith(page[:-len("</body></html>")]) and "getElementById('exercises')" in body

@@ -3,7 +3,8 @@
 Serves the built HTML on 127.0.0.1 (no network needed: MathJax is served by the site
 itself), then for the front page, one result page and one notebook page:
 
-* takes a screenshot (``--out``, default ``docs/_build/screenshots``);
+* takes a screenshot (``--out``, default ``docs/_build/screenshots``), and one of the notebook's
+  exercises alone (``exercises.png``; fails when it is blank);
 * dumps the DOM after the page's JavaScript ran and fails if the math is not
   rendered: no MathJax output where the page has math, a MathJax error, or raw
   TeX (``\\frac``, ``\\(``, ``$$`` ...) in the text a reader sees (code blocks aside);
@@ -47,9 +48,28 @@ class BrowserError(Exception):
     """Chromium is missing, cannot be started, times out or fails: the site cannot be checked."""
 
 
+#: ``notebooks/NAME.exercises.html`` is served as ``notebooks/NAME.html`` showing its exercises only
+EXERCISES_SUFFIX = ".exercises.html"
+
+
 class _Quiet(SimpleHTTPRequestHandler):
     def log_message(self, *args):  # no access log on stderr
         pass
+
+    def do_GET(self):
+        """Serve the site's files, and a notebook page's exercises view (:func:`exercises_view`)."""
+        path = self.path.split("?", 1)[0]
+        if not path.endswith(EXERCISES_SUFFIX):
+            return super().do_GET()
+        page = Path(self.directory) / (path.lstrip("/")[:-len(EXERCISES_SUFFIX)] + ".html")
+        if not page.is_file():
+            return self.send_error(404)
+        body = exercises_view(page.read_text(encoding="utf-8")).encode("utf-8")
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
 
 
 def serve(root: Path) -> tuple[ThreadingHTTPServer, str]:
@@ -195,31 +215,78 @@ def check_page(base: str, rel: str, profile: Path, out: Path, want_figures: bool
     return problems
 
 
-def trim(shot: Path, tail: Path, height: int = 1400) -> None:
-    """Cut the white space below a full-page screenshot, and save its last ``height`` pixels (the exercises).
+#: a pixel this dark is text or a figure; the light greys of the theme (sidebar, code boxes: luminance
+#: 240-250) are background, so a screenshot whose lower part holds only them counts as blank there
+INK = 200
 
-    A headless screenshot scrolled to an anchor comes out blank, so the page is shot whole and cut.
+
+def exercises_view(page: str) -> str:
+    """A notebook page with everything before its "Exercises" section removed in the browser.
+
+    A headless screenshot scrolled to an anchor comes out blank, so the exercises are shot from a copy of
+    the page (served beside it, same relative links) whose script drops the sections before them.
+
+    Parameters
+    ----------
+    page : str
+        The notebook page's HTML.
+
+    Returns
+    -------
+    str
+        The same HTML with a script that keeps the title and the exercises only.
+    """
+    script = ("<script>document.addEventListener('DOMContentLoaded', function () {"
+              "var ex = document.getElementById('exercises'); if (!ex) { return; }"
+              "var s = ex.previousElementSibling;"
+              "while (s) { var p = s.previousElementSibling; if (!/^H1$/.test(s.tagName)) { s.remove(); } s = p; }"
+              "});</script>")
+    return page.replace("</body>", script + "</body>", 1) if "</body>" in page else page + script
+
+
+def ink_rows(image) -> list[int]:
+    """Rows of a screenshot that hold text or figures (a pixel darker than :data:`INK`).
+
+    Parameters
+    ----------
+    image : PIL.Image.Image
+        The screenshot.
+
+    Returns
+    -------
+    list of int
+        The row indices, ascending.
+    """
+    import numpy as np
+
+    return np.flatnonzero((np.asarray(image.convert("L")) < INK).any(axis=1)).tolist()
+
+
+def trim(shot: Path) -> bool:
+    """Cut the blank space below a full-page screenshot, in place.
+
     Needs Pillow (matplotlib's dependency); without it the screenshot stays as it is.
 
     Parameters
     ----------
     shot : pathlib.Path
-        The full-page screenshot, trimmed in place.
-    tail : pathlib.Path
-        Where the end of the page goes.
-    height : int, optional
-        Height of ``tail`` in pixels.
+        The screenshot.
+
+    Returns
+    -------
+    bool
+        Whether the screenshot has any text or figure at all (``True`` without Pillow).
     """
     try:
-        import numpy as np
         from PIL import Image
     except ImportError:
-        return
+        return True
     im = Image.open(shot)
-    ink = np.flatnonzero((np.asarray(im.convert("L")) < 250).any(axis=1))
-    bottom = int(ink.max()) + 40 if ink.size else im.height
-    im.crop((0, 0, im.width, min(bottom, im.height))).save(shot)
-    im.crop((0, max(0, bottom - height), im.width, min(bottom, im.height))).save(tail)
+    rows = ink_rows(im)
+    if not rows:
+        return False
+    im.crop((0, 0, im.width, min(rows[-1] + 40, im.height))).save(shot)
+    return True
 
 
 def main(argv=None) -> int:
@@ -255,7 +322,13 @@ def main(argv=None) -> int:
             for rel, figures, height in (("index.html", False, 1400), (f"results/{args.result}.html", False, 1800),
                                          (f"notebooks/{args.notebook}.html", True, 14000)):
                 problems += check_page(base, rel, Path(profile), out, figures, height, browser=args.chromium)
-        trim(out / f"notebooks__{args.notebook}.png", out / "exercises.png")
+            trim(out / f"notebooks__{args.notebook}.png")
+            shot = out / "exercises.png"
+            chromium([f"--screenshot={shot}", "--window-size=1280,2400",
+                      f"{base}notebooks/{args.notebook}{EXERCISES_SUFFIX}"], Path(profile), browser=args.chromium)
+            if not shot.is_file() or not trim(shot):
+                problems.append(f"notebooks/{args.notebook}: the screenshot of its exercises is blank")
+            print(f"exercises of notebooks/{args.notebook}: screenshot {shot}")
     except BrowserError as exc:
         print(f"site_check: error: {exc}", file=sys.stderr)
         return 2

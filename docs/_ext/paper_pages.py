@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from result_pages import paper_link
+
 from rftheory import results
 from rftheory.core.citations import PAPERS, bibtex, papers_of
 
@@ -54,7 +56,7 @@ def paper_page(key: str, readme: str, verify: dict[str, list[dict]] | None) -> s
     """
     p = PAPERS[key]
     mine = [r for r in results() if any(q.key == p.key for q in papers_of(r.source))]
-    md = [f"({p.key})=", f"# {p.title}", "", f"{p.full}", "", f"`rftheory cite {p.key} --bibtex` prints:", "", "```bibtex", bibtex(p), "```", "",
+    md = [f"({p.key})=", f"# {p.title}", "", f"{p.full}", "", f"Read it: {paper_link(p.key)}.", "", f"`rftheory cite {p.key} --bibtex` prints:", "", "```bibtex", bibtex(p), "```", "",
           "## What the paper claims, and what rftheory makes of it", ""]
     for head, body in readme_sections(readme):
         if p in papers_of(head):
@@ -117,7 +119,7 @@ def write_paper_pages(outdir: Path, readme: str, verify: dict[str, list[dict]] |
         keys.append(p.key)
     index = ["# Papers", "", "The source papers: for each, what it claims, what rftheory checks and what it "
              "found (errata, failing bounds, results beyond it).", ""]
-    index += [f"- {{doc}}`{p.short}: {p.title} <{p.key}>`" for p in PAPERS.values()]
+    index += [f"- {{doc}}`{p.short}: {p.title} <{p.key}>` ({paper_link(p.key)})" for p in PAPERS.values()]
     index += ["", "```{toctree}", ":hidden:", ""] + keys + ["```", ""]
     (folder / "index.md").write_text("\n".join(index), encoding="utf-8")
     return keys

@@ -3,8 +3,10 @@
 Everything on a page comes from one definition: the :class:`rftheory.core.registry.Result`
 entry (statement, source, parameters, layers, routes, notes), ``rftheory show``'s
 ready ``eval`` line (:func:`rftheory.present.showing.eval_example`) run through the real
-command line with its exact output, ``rftheory cite ID``, and the outcomes of
-``rftheory verify --quick`` for the result.  Adding a result adds its page.
+command line with its exact output, ``rftheory cite ID``, whether its digits are proven (a ball
+layer encloses the value: :func:`rftheory.ball.api.describe`) or agreed (two working precisions),
+and the outcomes of ``rftheory verify --quick`` for the result.  The index groups the pages by
+paper, each with a link to the paper.  Adding a result adds its page.
 """
 
 from __future__ import annotations
@@ -14,10 +16,80 @@ import io
 import shlex
 from pathlib import Path
 
-from rftheory import results
+from rftheory import ball, results
 from rftheory.cli.commands import main as cli_main
-from rftheory.core.citations import cite, paper_of
+from rftheory.core.citations import PAPERS, paper_of
 from rftheory.present.showing import describe, eval_example
+
+#: where each source paper can be read (arXiv abstract pages; the key is the paper's BibTeX key)
+PAPER_LINKS = {
+    "reid2023simplex": "https://arxiv.org/abs/2301.13856",
+    "choromanski2022hybrid": "https://arxiv.org/abs/2110.04367",
+    "likhosherstov2023favorsharp": "https://arxiv.org/abs/2302.00787",
+    "yu2016orthogonal": "https://arxiv.org/abs/1610.09072",
+    "choromanski2021rethinking": "https://arxiv.org/abs/2009.14794",
+    "sutherland2015error": "https://arxiv.org/abs/1506.02785",
+}
+
+
+def paper_link(key: str) -> str:
+    """A Markdown link to a source paper: ``[arXiv:NNNN.NNNNN](https://arxiv.org/abs/NNNN.NNNNN)``.
+
+    Parameters
+    ----------
+    key : str
+        The paper's BibTeX key (:attr:`rftheory.core.citations.Paper.key`).
+
+    Returns
+    -------
+    str
+        The link.
+
+    Raises
+    ------
+    KeyError
+        A paper without a link in :data:`PAPER_LINKS` (a new paper needs one).
+    """
+    url = PAPER_LINKS[key]
+    return f"[arXiv:{url.rsplit('/', 1)[1]}]({url})"
+
+
+def digits_verdict(rid: str) -> str:
+    """``"proven"`` when a ball layer encloses the result's value, else ``"agreed"``.
+
+    Parameters
+    ----------
+    rid : str
+        The result ID.
+
+    Returns
+    -------
+    str
+        ``"proven"`` or ``"agreed"``.
+    """
+    return "proven" if ball.has_ball(rid) else "agreed"
+
+
+def digits_line(rid: str) -> str:
+    """The result page's sentence on its digits: proven by which enclosure, or agreed and why.
+
+    Parameters
+    ----------
+    rid : str
+        The result ID.
+
+    Returns
+    -------
+    str
+        Markdown.
+    """
+    d = ball.describe(rid)
+    if d["has"]:
+        return (f"Digits: **proven**. `rftheory eval` prints digits that a ball enclosing the exact value shares "
+                f"at every point of the ball (Arb, through python-flint): {d['method']}.")
+    return (f"Digits: **agreed**, not proven: two working precisions agree on every digit printed; no ball layer "
+            f"({d['why_not']}).")
+
 
 STATUS_TEXT = {"verified": "in the paper, checked here",
                "beyond": "not in the papers: derived and checked here",
@@ -115,10 +187,11 @@ def result_page(r, outcomes: list[dict] | None) -> str:
     paper = paper_of(r.source)
     md = [f"({r.id})=", f"# `{r.id}`", "", f"**{r.title}**", "",
           f"Status: **{r.status}** ({STATUS_TEXT.get(r.status, r.status)}).", "",
+          digits_line(r.id), "",
           "## Statement", "", "```{math}", r.statement, "```", "",
           "## Source", "", d["citation"], ""]
     if paper is not None:
-        md += [f"Paper page: {{doc}}`/papers/{paper.key}`.", ""]
+        md += [f"The paper: {paper_link(paper.key)}; its page here: {{doc}}`/papers/{paper.key}`.", ""]
     md += [f"Registered at `{r.defined_at}`.", "",
            "## Parameters", "", "| name | kind | domain | default | meaning |", "|---|---|---|---|---|"]
     md += [f"| `{p['name']}` | {p['kind']} | {_cell(p['domain'])} | {_cell(p['default'])} | {_cell(p['meaning'])} |"
@@ -178,10 +251,23 @@ def write_result_pages(outdir: Path, verify: dict[str, list[dict]] | None, ran: 
         (folder / f"{r.id}.md").write_text(result_page(r, outcomes), encoding="utf-8")
         ids.append(r.id)
     index = ["# Results", "", f"Every result in the registry, {len(ids)} in all, one page each (generated from "
-             "`rftheory.results()`; `rftheory list` prints the same IDs).", "",
-             "| ID | title | status | source |", "|---|---|---|---|"]
-    index += [f"| {{doc}}`{r.id} <{r.id}>` | {_cell(r.title)} | {r.status} | {_cell(cite(r.source))} |"
-              for r in results()]
+             "`rftheory.results()`; `rftheory list` prints the same IDs), grouped by the paper they come from. "
+             "**proven**: a ball layer encloses the exact value, so the digits `rftheory eval` prints are proven; "
+             "**agreed**: two working precisions agree on them (no enclosure).", ""]
+    for p in PAPERS.values():
+        mine = [r for r in results() if (q := paper_of(r.source)) is not None and q.key == p.key]
+        if not mine:
+            continue
+        n_proven = sum(digits_verdict(r.id) == "proven" for r in mine)
+        index += [f"## {p.short}: {p.title}", "", f"{p.venue}; {paper_link(p.key)}; {{doc}}`what rftheory makes "
+                  f"of it </papers/{p.key}>`. {len(mine)} results, {n_proven} with proven digits.", "",
+                  "| ID | title | status | digits |", "|---|---|---|---|"]
+        index += [f"| {{doc}}`{r.id} <{r.id}>` | {_cell(r.title)} | {r.status} | {digits_verdict(r.id)} |"
+                  for r in mine]
+        index.append("")
+    orphans = [r.id for r in results() if paper_of(r.source) is None]
+    if orphans:
+        raise ValueError(f"results without a source paper: {orphans}")
     index += ["", "```{toctree}", ":hidden:", ""] + ids + ["```", ""]
     (folder / "index.md").write_text("\n".join(index), encoding="utf-8")
     return ids

@@ -4,10 +4,9 @@ Each is ``f(d, m, rng) -> W`` of shape ``(m, d)`` whose rows are frequency
 vectors, as :func:`rftheory.audit.sampler` expects.  The bad ones are the
 mistakes seen in real code: each one line away from a correct sampler.
 :data:`KNOWN_BAD` and :data:`GOOD` map a name to ``(callable, law)``; the
-tests audit every one of them (bad ones must fail, good ones pass).
+tests audit every one of them (bad ones must fail, good ones pass).  The
+orthogonal reference, for example, gives orthonormal directions:
 
-Examples
---------
 >>> import numpy as np
 >>> W = orthogonal_signfix(4, 6, np.random.default_rng(0))
 >>> W.shape
