@@ -25,6 +25,7 @@ EPILOG = """examples:
       -p d=4 -p m=4 --over z=0.1..4                      disproven: a counterexample with both enclosures
   rftheory prove "..." --over ... --certificate cert.json   write every box with its enclosures
   rftheory prove --check cert.json                      re-verify a certificate (exit 0 valid, 1 rejected)
+  rftheory prove --check cert.json --independent        the same with a second checker (mpmath intervals)
   rftheory prove "simrf.rff_mse[coupling=orthogonal] < simrf.rff_mse[coupling=iid]" --over d=2..8 --link m=d \
       --over z=0.5..3 --root                             z0(d): where orthogonal RFFs stop beating iid ones
 
@@ -178,6 +179,15 @@ def _check(args) -> int:
     from . import certificate
 
     data = certificate.load(args.check)
+    if args.independent:
+        from .independent import report_independent
+
+        return report_independent(data, args.check, args.json)
+    try:
+        import flint  # noqa: F401 - the ball layer's check needs python-flint
+    except ImportError:
+        raise ParameterError("check", "python-flint cannot be imported: the ball layer cannot re-evaluate the "
+                             "boxes; add --independent to check with mpmath's interval arithmetic") from None
     run, _, close = _executor(args)
     try:
         rep = certificate.check(data, executor=run)
@@ -226,6 +236,8 @@ def cmd_prove(args) -> int:
         if args.claim or args.over or args.param or args.link or args.certificate:
             raise ParameterError("check", "--check FILE takes no claim, --over, -p, --link or --certificate")
         return _check(args)
+    if args.independent:
+        raise ParameterError("independent", "goes with --check FILE (it re-verifies a certificate)")
     if not args.claim:
         raise ParameterError("claim", "missing; expected LHS OP RHS (or --check FILE)")
     claim = parse_claim(args.claim)
@@ -313,6 +325,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    "integer point), by ball bisection with the signs proven at both ends")
     p.add_argument("--check", default=None, metavar="FILE",
                    help="re-verify a certificate FILE: re-evaluate every box, check the cover and each decision")
+    p.add_argument("--independent", action="store_true",
+                   help="with --check: re-verify with the second, independent checker instead (mpmath interval "
+                   "arithmetic and its own series; python-flint is not needed)")
     p.add_argument("--workers", type=int, default=None,
                    help="local processes (default: all cores; 1 = serial); the boxes and the verdict do not depend "
                    "on it")
