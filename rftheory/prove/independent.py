@@ -355,10 +355,10 @@ def leaf_boxes(cert: dict[str, Any], pb: Problem) -> list[LeafBox]:
             bi.append((r.name, v))
         br = []
         for r in pb.real_ranges:
-            lo, hi = _pair(reals[r.name], f"{what} {r.name}") or (None, None)
-            if lo is None or not r.lo <= lo <= hi <= r.hi:
+            iv_ = _pair(reals[r.name], f"{what} {r.name}")
+            if iv_ is None or not r.lo <= iv_[0] <= iv_[1] <= r.hi:
                 raise ValueError(f"{what}: {r.name} is not an interval inside {r.text()}")
-            br.append((r.name, lo, hi))
+            br.append((r.name, iv_[0], iv_[1]))
         prec = b.get("prec")
         if isinstance(prec, bool) or not isinstance(prec, int) or not 2 <= prec <= 1 << 20:
             raise ValueError(f"{what}: prec must be an integer in [2, 2^20], got {prec!r}")
@@ -516,9 +516,9 @@ def check_independent(cert: dict[str, Any], on_box: Callable[[BoxCheck], None] |
     from .certificate import coverage_gaps
 
     t0 = time.monotonic()
+    for t in parse_claim(str(cert.get("claim", ""))).terms():
+        definition_of(get(t.id))  # not checkable: a usage error, before the domain and any box
     pb = _problem_of(cert)
-    for t in pb.claim.terms():
-        definition_of(get(t.id))  # not checkable: a usage error, before any box
     rep = IndependentReport(False, str(cert.get("verdict")), pb.claim.text())
     try:
         leaves = leaf_boxes(cert, pb)
