@@ -29,6 +29,16 @@ from typing import Any
 from ..core.errors import ParameterError, RFTheoryError
 from ..core.params import to_fraction
 from ..numerics.iv_backend import IV, endpoints, iv_prec
+from ..numerics.rff_pairs import orth_gap_bracket, pair_term_z2, rff_mse_bracket
+from ..numerics.special import coupled_pairs
+from ..papers.orf.prime import prime_bracket, prime_expectations
+from ..papers.orf.rff_variance import rff_variance
+from ..papers.simrf.conformity import angle_conformity, conformity
+from ..papers.simrf.couplings import Block, block_mean
+from ..papers.simrf.prf import prf_gap_bracket, prf_mse_bracket, small_v_coefficient
+from ..papers.simrf.rff_asymptotic import ratio_asymptotic
+from ..papers.sutherland.coupled import var_psi_coupled_value
+from ..papers.sutherland.variance import phi_beats_psi_value, var_phi_value, var_psi_value
 from .boxes import Box, Problem, make_problem
 from .claim import Number, Term, fails, holds, parse_claim, parse_range
 
@@ -46,134 +56,42 @@ MAX_PREC = 2048
 # --------------------------------------------------------------------------
 # result -> its one bk definition
 
-def _prf_mse(bk, p):
-    from ..papers.simrf.prf import prf_mse_bracket
-
-    return prf_mse_bracket(bk, p["coupling"], p["d"], p["m"], p["v"], p["x_norm"], p["y_norm"]).value
-
-
-def _prf_gap(bk, p):
-    from ..papers.simrf.prf import prf_gap_bracket
-
-    return prf_gap_bracket(bk, p["coupling"], p["d"], p["m"], p["v"], p["x_norm"], p["y_norm"]).value
-
-
-def _prf_small_v(bk, p):
-    from ..papers.simrf.prf import small_v_coefficient
-
-    return small_v_coefficient(bk, p["coupling"], p["d"], p["m"])
-
-
-def _conformity(coupling):
-    def f(bk, p):
-        from ..papers.simrf.conformity import conformity
-
-        return conformity(bk, coupling, p["d"], p["v"])
-
-    return f
-
-
-def _angle(bk, p):
-    from ..papers.simrf.conformity import angle_conformity
-
-    return angle_conformity(bk, p["d"], p["cos_theta"], p["v"])
-
-
-def _rff_mse(bk, p):
-    from ..numerics.rff_pairs import rff_mse_bracket
-
-    return rff_mse_bracket(bk, p["coupling"], p["d"], p["m"], p["z"] * p["z"]).value
+def _z2(p):
+    return p["z"] * p["z"]
 
 
 def _rff_gap(bk, p):
-    from ..numerics.rff_pairs import orth_gap_bracket
-    from ..numerics.special import coupled_pairs
-
     P = coupled_pairs(p["m"], p["d"])
-    return bk.num(0) if P == 0 else bk.frac(P, p["m"] ** 2) * orth_gap_bracket(bk, p["d"], p["z"] * p["z"]).value
+    return bk.num(0) if P == 0 else bk.frac(P, p["m"] ** 2) * orth_gap_bracket(bk, p["d"], _z2(p)).value
 
 
-def _pair_term(coupling):
-    def f(bk, p):
-        from ..numerics.rff_pairs import pair_term_z2
-
-        return pair_term_z2(bk, coupling, p["d"], p["z"] * p["z"])
-
-    return f
-
-
-def _ratio_asymptotic(bk, p):
-    from ..papers.simrf.rff_asymptotic import ratio_asymptotic
-
-    return ratio_asymptotic(bk, p["d"], p["m"], p["z"] * p["z"])
-
-
-def _block(estimator, arg):
-    def f(bk, p):
-        from ..papers.simrf.couplings import Block, block_mean
-
-        return block_mean(bk, Block.named(p["block"], p["d"]), estimator, p[arg])
-
-    return f
-
-
-def _orf_rff_variance(bk, p):
-    from ..papers.orf.rff_variance import rff_variance
-
-    return rff_variance(p["m"], p["z"], bk)
-
-
-def _orf_variance(bk, p):
-    from ..numerics.rff_pairs import rff_mse_bracket
-
-    return rff_mse_bracket(bk, "orthogonal", p["d"], p["m"], p["z"] * p["z"]).value
-
-
-def _orf_prime(bk, p):
-    from ..papers.orf.prime import prime_bracket, prime_expectations
-
-    return prime_bracket(bk, p["quantity"], p["d"], p["m"], p["z"], *prime_expectations(bk, p["d"], p["z"])).value
-
-
-def _sutherland(name):
-    def f(bk, p):
-        from ..papers.sutherland import variance
-
-        return getattr(variance, name)(bk, p)
-
-    return f
-
-
-def _var_psi_coupled(bk, p):
-    from ..papers.sutherland.coupled import var_psi_coupled_value
-
-    return var_psi_coupled_value(bk, p["coupling"], p["d"], p["D"], p["z"] * p["z"])
-
-
-#: result ID -> its bk definition ``f(bk, p)`` (``p`` as the ball layer receives it), where the result
-#: declares none itself; the same papers' functions the ball layer evaluates in Arb
+#: result ID -> its bk definition ``f(bk, p)`` (``p`` as the ball layer receives it, reals as intervals), where
+#: the result declares none itself: the same functions of the papers the ball layer evaluates in Arb
 DEFINITIONS: dict[str, Callable[[Any, dict], Any]] = {
-    "simrf.prf_mse": _prf_mse,
-    "simrf.prf_gap": _prf_gap,
-    "simrf.prf_small_v": _prf_small_v,
-    "simrf.conformity.iid": _conformity("iid"),
-    "simrf.conformity.orthogonal": _conformity("orthogonal"),
-    "simrf.conformity.simplex": _conformity("simplex"),
-    "simrf.conformity.angle": _angle,
-    "simrf.rff_mse": _rff_mse,
+    "simrf.prf_mse": lambda bk, p: prf_mse_bracket(bk, p["coupling"], p["d"], p["m"], p["v"], p["x_norm"],
+                                                   p["y_norm"]).value,
+    "simrf.prf_gap": lambda bk, p: prf_gap_bracket(bk, p["coupling"], p["d"], p["m"], p["v"], p["x_norm"],
+                                                   p["y_norm"]).value,
+    "simrf.prf_small_v": lambda bk, p: small_v_coefficient(bk, p["coupling"], p["d"], p["m"]),
+    "simrf.conformity.iid": lambda bk, p: conformity(bk, "iid", p["d"], p["v"]),
+    "simrf.conformity.orthogonal": lambda bk, p: conformity(bk, "orthogonal", p["d"], p["v"]),
+    "simrf.conformity.simplex": lambda bk, p: conformity(bk, "simplex", p["d"], p["v"]),
+    "simrf.conformity.angle": lambda bk, p: angle_conformity(bk, p["d"], p["cos_theta"], p["v"]),
+    "simrf.rff_mse": lambda bk, p: rff_mse_bracket(bk, p["coupling"], p["d"], p["m"], _z2(p)).value,
     "simrf.rff_gap": _rff_gap,
-    "simrf.rff_simplex": _pair_term("simplex"),
-    "simrf.rff_ratio_asymptotic": _ratio_asymptotic,
-    "simrf.block_conformity": _block("prf", "v"),
-    "simrf.block_rff_pair": _block("rff", "z"),
-    "orf.rff_variance": _orf_rff_variance,
-    "orf.pair_expectation": _pair_term("orthogonal"),
-    "orf.variance": _orf_variance,
-    "orf.prime": _orf_prime,
-    "sutherland.var_phi": _sutherland("var_phi_value"),
-    "sutherland.var_psi": _sutherland("var_psi_value"),
-    "sutherland.phi_beats_psi": _sutherland("phi_beats_psi_value"),
-    "sutherland.var_psi_coupled": _var_psi_coupled,
+    "simrf.rff_simplex": lambda bk, p: pair_term_z2(bk, "simplex", p["d"], _z2(p)),
+    "simrf.rff_ratio_asymptotic": lambda bk, p: ratio_asymptotic(bk, p["d"], p["m"], _z2(p)),
+    "simrf.block_conformity": lambda bk, p: block_mean(bk, Block.named(p["block"], p["d"]), "prf", p["v"]),
+    "simrf.block_rff_pair": lambda bk, p: block_mean(bk, Block.named(p["block"], p["d"]), "rff", p["z"]),
+    "orf.rff_variance": lambda bk, p: rff_variance(p["m"], p["z"], bk),
+    "orf.pair_expectation": lambda bk, p: pair_term_z2(bk, "orthogonal", p["d"], _z2(p)),
+    "orf.variance": lambda bk, p: rff_mse_bracket(bk, "orthogonal", p["d"], p["m"], _z2(p)).value,
+    "orf.prime": lambda bk, p: prime_bracket(bk, p["quantity"], p["d"], p["m"], p["z"],
+                                             *prime_expectations(bk, p["d"], p["z"])).value,
+    "sutherland.var_phi": var_phi_value,
+    "sutherland.var_psi": var_psi_value,
+    "sutherland.phi_beats_psi": phi_beats_psi_value,
+    "sutherland.var_psi_coupled": lambda bk, p: var_psi_coupled_value(bk, p["coupling"], p["d"], p["D"], _z2(p)),
 }
 
 #: ID prefix -> why results there are not independently checkable
