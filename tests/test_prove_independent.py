@@ -17,14 +17,15 @@ from pathlib import Path
 import mpmath as mp
 import pytest
 
+from rftheory.catalog import get
 from rftheory.cli.commands import main
 from rftheory.numerics.angle_family import angle_series
 from rftheory.numerics.iv_backend import IV, endpoints, iv_prec
 from rftheory.prove import certificate
 from rftheory.prove.boxes import make_problem
 from rftheory.prove.claim import parse_claim, parse_range
-from rftheory.prove.engine import Proof, search
-from rftheory.prove.independent import check_independent
+from rftheory.prove.engine import Proof, arb_bounds, search
+from rftheory.prove.independent import DEFINITIONS, check_independent, enclose_iv
 
 ROOT = Path(__file__).resolve().parents[1]
 COR44 = "simrf.prf_mse[coupling=orthogonal] < simrf.prf_mse[coupling=iid]"
@@ -256,3 +257,20 @@ def test_a_halved_iv_tail_bound_is_caught(monkeypatch):
             if not lo <= r <= hi:
                 missed.add(k.split()[0])
     assert missed == {"1F1", "0F1", "expm1", "angle"}
+
+
+@pytest.mark.parametrize("rid", sorted(DEFINITIONS))
+def test_both_checkers_enclose_the_same_values(rid):
+    # every definition of the table, with its parameters as the checker builds them, at the first quick grid
+    # points: the Arb and the mpmath-iv enclosures must meet (both contain the value) and be narrow (~2^-100)
+    from rftheory.ball import enclose
+
+    for point in get(rid).points("quick")[:2]:
+        pb = make_problem(parse_claim(f"{rid} < 0"), [], {k: str(v) for k, v in point.items()}, {})
+        box = pb.roots()[0]
+        (lo, hi), _ = enclose_iv(pb, box, 128)
+        a = enclose(rid, 128, **pb.term_params(pb.claim.lhs, box, 128))
+        alo, ahi = arb_bounds(a)
+        assert lo <= ahi and alo <= hi, (rid, point)
+        scale = max(abs(lo), abs(hi), Fraction(1, 10**6))
+        assert hi - lo <= scale / 2**90, (rid, point, float((hi - lo) / scale))

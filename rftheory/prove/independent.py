@@ -97,7 +97,9 @@ DEFINITIONS: dict[str, Callable[[Any, dict], Any]] = {
 #: ID prefix -> why results there are not independently checkable
 NOT_CHECKABLE = {
     "derf.": "its ball layer encloses optima by a special algorithm (root isolation in Arb), not one bk formula",
-    "simrf.optimal_angle": "its ball layer encloses an optimum by a special algorithm, not one bk formula",
+    "simrf.rff_optimal_angle": "its ball layer encloses an optimum by branch and bound, not one bk formula",
+    "simrf.plus": "no ball layer (a numerical optimum per draw of norms): nothing to check",
+    "orf.sorf_bias_bound": "no ball layer (Monte Carlo only): nothing to check",
     "hrf.": "its definitions use complex balls and matrix invariants the iv backend does not implement",
     "performer.": "its definitions take matrices of balls; the iv backend has scalar operations only",
 }
@@ -159,7 +161,7 @@ def _side_params(pb: Problem, term: Term, box: Box) -> dict:
         if how == "real":
             lo, hi = raw[p.name][1]
             out[p.name] = IV.interval(lo, hi)
-        elif how == "default" and callable(p.default) and p.kind == "real":
+        elif how == "default" and callable(p.default) and p.kind == "real" and val is not None:
             later.append(p)  # follows the intervals (x_norm = v/2 at every point of the box)
         elif p.kind == "real" and val is not None:
             out[p.name] = IV.num(to_fraction(p.name, str(val)) if not isinstance(val, (int, Fraction)) else val)
@@ -315,7 +317,7 @@ def _decide(pb: Problem, index: int, leaf: LeafBox) -> BoxCheck:
     """Decide one box marked ``holds``: enclose, bisect and raise the precision as needed."""
     op = pb.claim.op
     widths = pb.widths()
-    prec0 = max(64, leaf.prec) + 16
+    prec0 = min(max(64, leaf.prec) + 16, MAX_PREC)  # a certificate's precision is not trusted to be sane
     stack = [(leaf.box, prec0)]
     leaves, top, first = 0, prec0, True
     note = ""
