@@ -274,3 +274,15 @@ def test_both_checkers_enclose_the_same_values(rid):
         assert lo <= ahi and alo <= hi, (rid, point)
         scale = max(abs(lo), abs(hi), Fraction(1, 10**6))
         assert hi - lo <= scale / 2**90, (rid, point, float((hi - lo) / scale))
+
+
+def test_a_disproof_and_a_moved_counterexample(tmp_path):
+    claim = "simrf.rff_mse[coupling=orthogonal] <= simrf.rff_mse[coupling=iid]"
+    path, proof = _certificate(tmp_path, claim, ["z=1/10..4"], fixed={"d": "4", "m": "4"})
+    assert proof.verdict == "disproven"
+    data = certificate.load(path)
+    rep = check_independent(data)
+    assert rep.valid and rep.counterexample == f"z={data['counterexample']['point']['z']}"
+    data["counterexample"]["point"]["z"] = "1"  # orthogonal RFFs are better at z = 1 (z0(4) = 3.08...)
+    rep = check_independent(data)
+    assert not rep.valid and any("the claim holds" in p for p in rep.problems), rep.problems

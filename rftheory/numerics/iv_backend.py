@@ -263,9 +263,9 @@ class IntervalBackend:
     def _kummer(self, al, b, y):
         """``Σ (α)_k/(b)_k yᵏ/k!`` for ``y ≥ 0``, ``b > 0``, with the tail bound of :meth:`hyp1f1`."""
         total, term, k = iv.mpf(0), iv.mpf(1), 0
-        ay, alo = _hi(y), float(al.a)
+        ay = _hi(y)
         while True:
-            if k + alo >= 0:
+            if (al + k).a >= 0:  # α + K ≥ 0 for every α of the interval: the bound applies from K on
                 q = _kummer_ratio(al, b, y, k)
                 if q.b < 0.5 and _lg(term) <= _lg(total) - iv.prec - GUARD_BITS:
                     return self.widen(total, _absmax(term) / (1 - q))

@@ -374,6 +374,7 @@ class IndependentReport:
     boxes: list[BoxCheck] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    counterexample: str = ""
 
 
 def _problem_of(cert: dict[str, Any]) -> Problem:
@@ -386,8 +387,8 @@ def _problem_of(cert: dict[str, Any]) -> Problem:
                         {str(k): str(v) for k, v in links.items()})
 
 
-def _counterexample(pb: Problem, ce: Any) -> str | None:
-    """Re-evaluate a recorded counterexample independently; the problem with it, or None."""
+def _counterexample(pb: Problem, ce: Any) -> str:
+    """Re-evaluate a recorded counterexample independently: ``confirmed at POINT``, or the problem with it."""
     try:
         pt = ce["point"]
         ints = tuple((r.name, int(pt[r.name])) for r in pb.int_ranges)
@@ -402,7 +403,7 @@ def _counterexample(pb: Problem, ce: Any) -> str | None:
         try:
             (l0, l1), (r0, r1) = enclose_iv(pb, box, prec)
             if fails(pb.claim.op, l0, l1, r0, r1):
-                return None
+                return f"confirmed at {box.text()}"
             if holds(pb.claim.op, l0, l1, r0, r1):
                 return f"at the counterexample {box.text()} the claim holds (independent enclosures)"
         except (ArithmeticError, RFTheoryError):
@@ -458,7 +459,9 @@ def check_independent(cert: dict[str, Any], on_box: Callable[[BoxCheck], None] |
     ce = cert.get("counterexample")
     if ce is not None:
         why = _counterexample(pb, ce)
-        if why:
+        if why.startswith("confirmed at "):
+            rep.counterexample = why.removeprefix("confirmed at ")
+        else:
             rep.problems.append(why)
     truth = "disproven" if ce is not None else ("proven" if all(lf.decision == "holds" for lf in leaves)
                                                 else "undecided")
@@ -501,6 +504,7 @@ def report_independent(cert: dict[str, Any], path: str, as_json: bool) -> int:
     if as_json:
         print(json.dumps({"certificate": path, "valid": rep.valid, "checker": CHECKER, "claim": rep.claim,
                           "verdict": rep.verdict, "seconds": round(rep.seconds, 3), "problems": rep.problems,
+                          "counterexample": rep.counterexample or None,
                           "boxes": [{"index": b.index, "box": b.box, "status": b.status, "checker": b.checker,
                                      "leaves": b.leaves, "prec": b.prec, **({"note": b.note} if b.note else {})}
                                     for b in rep.boxes]}, indent=1))
@@ -508,9 +512,10 @@ def report_independent(cert: dict[str, Any], path: str, as_json: bool) -> int:
     split = [b for b in rep.boxes if b.status == "confirmed" and b.leaves > 1]
     if rep.valid:
         more = (f", {len(split)} of them after bisection into {sum(b.leaves for b in split)} leaves" if split else "")
+        ce = f"the counterexample at {rep.counterexample} confirmed, " if rep.counterexample else ""
         print(f"certificate valid (independent checker, {CHECKER}): {rep.claim} is {rep.verdict.upper()} "
-              f"({len(rep.boxes)} boxes confirmed by {CHECKER}{more}; the domain covered with no gap; "
-              f"{rep.seconds:.1f} s)")
+              f"({ce}{len(rep.boxes)} boxes marked holds confirmed by {CHECKER}{more}; the domain covered with "
+              f"no gap; {rep.seconds:.1f} s)")
     else:
         print(f"certificate REJECTED by the independent checker ({CHECKER}): {rep.claim} "
               f"({len(rep.problems)} problem(s))")
