@@ -268,7 +268,8 @@ def test_both_checkers_enclose_the_same_values(rid):
     for point in get(rid).points("quick")[:2]:
         pb = make_problem(parse_claim(f"{rid} < 0"), [], {k: str(v) for k, v in point.items()}, {})
         box = pb.roots()[0]
-        (lo, hi), _ = enclose_iv(pb, box, 128)
+        e, _ = enclose_iv(pb, box, 128)
+        lo, hi = e.lo, e.hi
         a = enclose(rid, 128, **pb.term_params(pb.claim.lhs, box, 128))
         alo, ahi = arb_bounds(a)
         assert lo <= ahi and alo <= hi, (rid, point)

@@ -41,6 +41,7 @@ from ..papers.sutherland.coupled import var_psi_coupled_value
 from ..papers.sutherland.variance import phi_beats_psi_value, var_phi_value, var_psi_value
 from .boxes import Box, Problem, make_problem
 from .claim import Number, Term, fails, holds, parse_claim, parse_range
+from .engine import Enclosure
 
 __all__ = ["LeafBox", "BoxCheck", "IndependentReport", "leaf_boxes", "definition_of", "enclose_iv",
            "check_independent", "report_independent", "CHECKER", "MAX_LEAVES", "MAX_PREC"]
@@ -172,7 +173,7 @@ def _side_params(pb: Problem, term: Term, box: Box) -> dict:
     return out
 
 
-def enclose_iv(pb: Problem, box: Box, prec: int) -> tuple[tuple[Fraction, Fraction], tuple[Fraction, Fraction]]:
+def enclose_iv(pb: Problem, box: Box, prec: int) -> tuple[Enclosure, Enclosure]:
     """Enclose both sides of the claim over ``box`` with :data:`~rftheory.numerics.iv_backend.IV`.
 
     Parameters
@@ -184,8 +185,8 @@ def enclose_iv(pb: Problem, box: Box, prec: int) -> tuple[tuple[Fraction, Fracti
 
     Returns
     -------
-    tuple
-        ``((lhs_lo, lhs_hi), (rhs_lo, rhs_hi))``, exact endpoints.
+    tuple of Enclosure
+        The left and the right side's enclosures (the intervals' exact endpoints).
 
     Raises
     ------
@@ -198,11 +199,11 @@ def enclose_iv(pb: Problem, box: Box, prec: int) -> tuple[tuple[Fraction, Fracti
     with iv_prec(prec):
         for side in (pb.claim.lhs, pb.claim.rhs):
             if isinstance(side, Number):
-                out.append((side.value, side.value))
+                out.append(Enclosure(side.value, side.value))
                 continue
             f = definition_of(get(side.id))
             val = IV.num(f(IV, _side_params(pb, side, box)))
-            out.append(endpoints(val))
+            out.append(Enclosure(*endpoints(val)))
     return out[0], out[1]
 
 
@@ -216,8 +217,8 @@ class LeafBox:
     box: Box
     decision: str
     prec: int
-    lhs: tuple[Fraction, Fraction] | None
-    rhs: tuple[Fraction, Fraction] | None
+    lhs: Enclosure | None
+    rhs: Enclosure | None
 
 
 def _frac(x: Any, what: str) -> Fraction:
@@ -226,7 +227,7 @@ def _frac(x: Any, what: str) -> Fraction:
     return Fraction(x)
 
 
-def _pair(x: Any, what: str) -> tuple[Fraction, Fraction] | None:
+def _pair(x: Any, what: str) -> Enclosure | None:
     if x is None:
         return None
     if not isinstance(x, list) or len(x) != 2:
@@ -234,7 +235,7 @@ def _pair(x: Any, what: str) -> tuple[Fraction, Fraction] | None:
     lo, hi = _frac(x[0], what), _frac(x[1], what)
     if lo > hi:
         raise ValueError(f"{what}: LO > HI")
-    return lo, hi
+    return Enclosure(lo, hi)
 
 
 def leaf_boxes(cert: dict[str, Any], pb: Problem) -> list[LeafBox]:
@@ -276,9 +277,9 @@ def leaf_boxes(cert: dict[str, Any], pb: Problem) -> list[LeafBox]:
         br = []
         for r in pb.real_ranges:
             iv_ = _pair(reals[r.name], f"{what} {r.name}")
-            if iv_ is None or not r.lo <= iv_[0] <= iv_[1] <= r.hi:
+            if iv_ is None or not r.lo <= iv_.lo <= iv_.hi <= r.hi:
                 raise ValueError(f"{what}: {r.name} is not an interval inside {r.text()}")
-            br.append((r.name, iv_[0], iv_[1]))
+            br.append((r.name, iv_.lo, iv_.hi))
         prec = b.get("prec")
         if isinstance(prec, bool) or not isinstance(prec, int) or not 2 <= prec <= 1 << 20:
             raise ValueError(f"{what}: prec must be an integer in [2, 2^20], got {prec!r}")
@@ -309,8 +310,12 @@ class BoxCheck:
     note: str = ""
 
 
-def _meets(a: tuple[Fraction, Fraction], b: tuple[Fraction, Fraction]) -> bool:
-    return a[0] <= b[1] and b[0] <= a[1]
+def _meets(a: Enclosure, b: Enclosure) -> bool:
+    return a.lo <= b.hi and b.lo <= a.hi
+
+
+def _text(e: Enclosure) -> str:
+    return f"[{float(e.lo):.17g}, {float(e.hi):.17g}]"
 
 
 def _decide(pb: Problem, index: int, leaf: LeafBox) -> BoxCheck:
@@ -325,32 +330,32 @@ def _decide(pb: Problem, index: int, leaf: LeafBox) -> BoxCheck:
         box, prec = stack.pop()
         top = max(top, prec)
         try:
-            (l0, l1), (r0, r1) = enclose_iv(pb, box, prec)
+            sides: tuple[Enclosure, Enclosure] | None = enclose_iv(pb, box, prec)
         except (ArithmeticError, RFTheoryError) as exc:
             note = f"{type(exc).__name__}: {exc}"
-            l0 = None
-        if l0 is not None:
+            sides = None
+        if sides is not None:
+            lhs, rhs = sides
             if first:
-                for rec, got, side in ((leaf.lhs, (l0, l1), "lhs"), (leaf.rhs, (r0, r1), "rhs")):
+                for rec, got, side in ((leaf.lhs, lhs, "lhs"), (leaf.rhs, rhs, "rhs")):
                     if rec is not None and not _meets(rec, got):
                         return BoxCheck(index, leaf.box.text(), "refuted", CHECKER, leaves, prec,
-                                        f"the recorded {side} enclosure [{float(rec[0]):.17g}, {float(rec[1]):.17g}] "
-                                        f"misses the independent one [{float(got[0]):.17g}, {float(got[1]):.17g}]")
-            if holds(op, l0, l1, r0, r1):
+                                        f"the recorded {side} enclosure {_text(rec)} misses the independent one "
+                                        f"{_text(got)}")
+            if holds(op, lhs.lo, lhs.hi, rhs.lo, rhs.hi):
                 leaves += 1
                 first = False
                 continue
             if not box.is_point():
                 try:
-                    (m0, m1), (s0, s1) = enclose_iv(pb, box.midpoint(), prec)
-                    if fails(op, m0, m1, s0, s1):
+                    ml, mr = enclose_iv(pb, box.midpoint(), prec)
+                    if fails(op, ml.lo, ml.hi, mr.lo, mr.hi):
                         return BoxCheck(index, leaf.box.text(), "refuted", CHECKER, leaves, prec,
-                                        f"the claim fails at {box.midpoint().text()} "
-                                        f"(lhs in [{float(m0):.17g}, {float(m1):.17g}], "
-                                        f"rhs in [{float(s0):.17g}, {float(s1):.17g}])")
+                                        f"the claim fails at {box.midpoint().text()} (lhs in {_text(ml)}, "
+                                        f"rhs in {_text(mr)})")
                 except (ArithmeticError, RFTheoryError):
                     pass
-            elif fails(op, l0, l1, r0, r1):
+            elif fails(op, lhs.lo, lhs.hi, rhs.lo, rhs.hi):
                 return BoxCheck(index, leaf.box.text(), "refuted", CHECKER, leaves, prec,
                                 f"the claim fails at {box.text()}")
         first = False
@@ -401,10 +406,10 @@ def _counterexample(pb: Problem, ce: Any) -> str:
     box, prec = Box(ints, reals), 64
     while prec <= MAX_PREC:
         try:
-            (l0, l1), (r0, r1) = enclose_iv(pb, box, prec)
-            if fails(pb.claim.op, l0, l1, r0, r1):
+            lhs, rhs = enclose_iv(pb, box, prec)
+            if fails(pb.claim.op, lhs.lo, lhs.hi, rhs.lo, rhs.hi):
                 return f"confirmed at {box.text()}"
-            if holds(pb.claim.op, l0, l1, r0, r1):
+            if holds(pb.claim.op, lhs.lo, lhs.hi, rhs.lo, rhs.hi):
                 return f"at the counterexample {box.text()} the claim holds (independent enclosures)"
         except (ArithmeticError, RFTheoryError):
             pass
