@@ -204,13 +204,13 @@ def test_boxes_too_wide_are_bisected(tmp_path):
 def test_usage_errors(tmp_path, capsys):
     assert main(["prove", COR44, "--over", "v=1..2", "-p", "d=3", "-p", "m=3", "--independent"]) == 2
     assert "--check" in capsys.readouterr().err
-    cert = {"format": certificate.FORMAT, "version": certificate.VERSION, "claim": "hrf.mse_trig < 1",
+    cert = {"format": certificate.FORMAT, "version": certificate.VERSION, "claim": "simrf.rff_optimal_angle < 1",
             "over": [], "params": {}, "links": {}, "verdict": "proven", "boxes": [], "counterexample": None}
-    path = tmp_path / "hrf.json"
+    path = tmp_path / "angle.json"
     path.write_text(json.dumps(cert))
     assert main(["prove", "--check", str(path), "--independent"]) == 2
     err = capsys.readouterr().err
-    assert "not independently checkable" in err and err.count("\n") == 1
+    assert "not independently checkable" in err and "branch and bound" in err and err.count("\n") == 1
 
 
 def _early_series(d, x):
@@ -289,3 +289,13 @@ def test_a_disproof_and_a_moved_counterexample(tmp_path):
     data["counterexample"]["point"]["z"] = "1"  # orthogonal RFFs are better at z = 1 (z0(4) = 3.08...)
     rep = check_independent(data)
     assert not rep.valid and any("the claim holds" in p for p in rep.problems), rep.problems
+
+
+def test_an_hrf_certificate_is_confirmed(tmp_path):
+    # Lemma 2.2 of Choromanski et al. (2022): orthogonal trigonometric features beat iid ones on theta in [1/2, 2]
+    path, proof = _certificate(tmp_path, "hrf.mse_trig[coupling=orthogonal] < hrf.mse_trig[coupling=iid]",
+                               ["theta=1/2..2"], fixed={"d": "3", "m": "3", "x_norm": "1", "y_norm": "1"})
+    assert proof.verdict == "proven"
+    rep = check_independent(certificate.load(path))
+    assert rep.valid, rep.problems
+    assert len(rep.boxes) == len(proof.records) and all(b.status == "confirmed" for b in rep.boxes)

@@ -31,8 +31,13 @@ from ..core.params import to_fraction
 from ..numerics.iv_backend import IV, endpoints, iv_prec
 from ..numerics.rff_pairs import orth_gap_bracket, pair_term_z2, rff_mse_bracket
 from ..numerics.special import coupled_pairs
+from ..papers.hrf.complex_exp import ce_invariants, ce_mse_value, ce_u_exact
+from ..papers.hrf.hybrid import angular_hybrid_value, bipolar_value, gaussian_hybrid_value, lambda_moment
+from ..papers.hrf.lemma22 import lemma22
+from ..papers.hrf.relative_error import rel_error, relative_error_at
 from ..papers.orf.prime import prime_bracket, prime_expectations
 from ..papers.orf.rff_variance import rff_variance
+from ..papers.performer.covariance import cov_factorised, kappa_head, normaliser, output_leading, pairs_ratio, rows_of
 from ..papers.simrf.conformity import angle_conformity, conformity
 from ..papers.simrf.couplings import Block, block_mean
 from ..papers.simrf.prf import prf_gap_bracket, prf_mse_bracket, small_v_coefficient
@@ -59,6 +64,39 @@ MAX_PREC = 2048
 
 def _z2(p):
     return p["z"] * p["z"]
+
+
+def _ce_mse(bk, p):
+    P, Q, R = ce_invariants(ce_u_exact(p["A"], p["x"], p["y"]))
+    s = sum((a * b for a, b in zip(p["x"], p["y"])), Fraction(0))
+    return ce_mse_value(bk, P, Q, R, s, p["m"], p["part"])
+
+
+def _head(bk, p):
+    """The performer head: the scale ``d^{-1/4}`` and the scaled query and key rows (float entries read exactly)."""
+    s = 1 / bk.sqrt(bk.sqrt(bk.num(len(p["q"][0]))))
+    return s, [[bk.num(float(v)) * s for v in r] for r in p["q"]], [[bk.num(float(v)) * s for v in r] for r in p["k"]]
+
+
+def _pairs(bk, p, s, X):
+    """``(P/m, K)`` of coupled blocks, None for iid (as the ball layer)."""
+    coupling = p.get("coupling", "iid")
+    if coupling == "iid":
+        return None
+    K = kappa_head(bk, coupling, rows_of(bk, p["q"]), rows_of(bk, p["k"]), s)
+    return pairs_ratio(bk, coupling, int(p["m"]), len(X[0])), K
+
+
+def _normaliser(bk, p):
+    s, X, Y = _head(bk, p)
+    return normaliser(bk, cov_factorised(bk, p["family"], X, Y, int(p["m"]), _pairs(bk, p, s, X)), X, Y)
+
+
+def _output(bk, p):
+    s, X, Y = _head(bk, p)
+    if len(Y) == 1:  # one key: an exact zero (no coupled pairs' series needed)
+        return output_leading(bk, p["family"], X, Y, rows_of(bk, p["v"]), int(p["m"]))
+    return output_leading(bk, p["family"], X, Y, rows_of(bk, p["v"]), int(p["m"]), _pairs(bk, p, s, X))
 
 
 def _rff_gap(bk, p):
@@ -89,6 +127,16 @@ DEFINITIONS: dict[str, Callable[[Any, dict], Any]] = {
     "orf.variance": lambda bk, p: rff_mse_bracket(bk, "orthogonal", p["d"], p["m"], _z2(p)).value,
     "orf.prime": lambda bk, p: prime_bracket(bk, p["quantity"], p["d"], p["m"], p["z"],
                                              *prime_expectations(bk, p["d"], p["z"])).value,
+    "hrf.mse_trig": lambda bk, p: lemma22(bk, p, "trig"),
+    "hrf.mse_positive": lambda bk, p: lemma22(bk, p, "pos"),
+    "hrf.angular_lambda": lambda_moment,
+    "hrf.bipolar_mse": bipolar_value,
+    "hrf.angular_hybrid_mse": angular_hybrid_value,
+    "hrf.gaussian_hybrid_mse": gaussian_hybrid_value,
+    "hrf.max_relative_error": lambda bk, p: relative_error_at(bk, rel_error)(p),
+    "hrf.ce_mse": _ce_mse,
+    "performer.normaliser_rel_mse": _normaliser,
+    "performer.output_leading": _output,
     "sutherland.var_phi": var_phi_value,
     "sutherland.var_psi": var_psi_value,
     "sutherland.phi_beats_psi": phi_beats_psi_value,
@@ -97,12 +145,13 @@ DEFINITIONS: dict[str, Callable[[Any, dict], Any]] = {
 
 #: ID prefix -> why results there are not independently checkable
 NOT_CHECKABLE = {
-    "derf.": "its ball layer encloses optima by a special algorithm (root isolation in Arb), not one bk formula",
+    "derf.": "its definitions need matrix operations (inverses, eigenvalue enclosures) or enclose optima by root "
+             "isolation; the iv backend has scalar operations only",
     "simrf.rff_optimal_angle": "its ball layer encloses an optimum by branch and bound, not one bk formula",
     "simrf.plus": "no ball layer (a numerical optimum per draw of norms): nothing to check",
     "orf.sorf_bias_bound": "no ball layer (Monte Carlo only): nothing to check",
-    "hrf.": "its definitions use complex balls and matrix invariants the iv backend does not implement",
-    "performer.": "its definitions take matrices of balls; the iv backend has scalar operations only",
+    "hrf.complex_mgf": "a complex value (an Arb acb ball); the iv backend is real",
+    "hrf.angular_hybrid_bound": "its ball layer is a branch and bound over theta, not one bk formula",
 }
 
 
