@@ -299,3 +299,17 @@ def test_an_hrf_certificate_is_confirmed(tmp_path):
     rep = check_independent(certificate.load(path))
     assert rep.valid, rep.problems
     assert len(rep.boxes) == len(proof.records) and all(b.status == "confirmed" for b in rep.boxes)
+
+
+def test_the_report_does_not_depend_on_workers(tmp_path):
+    from rftheory.prove.executors import LocalPool
+
+    path, _ = _certificate(tmp_path, COR44, ["v=1..5/4"], fixed={"d": "3", "m": "3"})
+    data = certificate.load(path)
+    pool = LocalPool(2)
+    try:
+        par = check_independent(data, executor=pool)
+    finally:
+        pool.close()
+    ser = check_independent(data)
+    assert par.valid and ser.valid and par.boxes == ser.boxes

@@ -182,7 +182,11 @@ def _check(args) -> int:
     if args.independent:
         from .independent import report_independent
 
-        return report_independent(data, args.check, args.json)
+        run, _, close = _executor(args)
+        try:
+            return report_independent(data, args.check, args.json, executor=run)
+        finally:
+            close()
     try:
         import flint  # noqa: F401 - the ball layer's check needs python-flint
     except ImportError:

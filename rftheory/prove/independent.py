@@ -48,7 +48,7 @@ from .boxes import Box, Problem, make_problem
 from .claim import Number, Term, fails, holds, parse_claim, parse_range
 from .engine import Enclosure
 
-__all__ = ["LeafBox", "BoxCheck", "IndependentReport", "leaf_boxes", "definition_of", "enclose_iv",
+__all__ = ["LeafBox", "BoxCheck", "BoxBatch", "IndependentReport", "leaf_boxes", "definition_of", "enclose_iv",
            "check_independent", "report_independent", "CHECKER", "MAX_LEAVES", "MAX_PREC"]
 
 #: how this checker names itself in reports (per box and overall)
@@ -466,7 +466,39 @@ def _counterexample(pb: Problem, ce: Any) -> str:
     return f"the counterexample at {box.text()} is not confirmed up to {MAX_PREC} bits"
 
 
-def check_independent(cert: dict[str, Any], on_box: Callable[[BoxCheck], None] | None = None) -> IndependentReport:
+@dataclass(frozen=True)
+class BoxBatch:
+    """Boxes of a certificate to decide in one worker (``run(seed)`` and ``key``, as the executors want)."""
+
+    problem: Problem
+    items: tuple[tuple[int, LeafBox], ...]
+
+    @property
+    def key(self) -> str:
+        """A name for the batch."""
+        return f"independent[{self.items[0][1].box.text()}]x{len(self.items)}"
+
+    def run(self, seed: int = 0) -> list[BoxCheck]:
+        """Decide the boxes in order.
+
+        Parameters
+        ----------
+        seed : int
+            Unused (the check is deterministic).
+
+        Returns
+        -------
+        list of BoxCheck
+        """
+        return [_decide(self.problem, i, lf) for i, lf in self.items]
+
+
+#: boxes per task sent to a worker
+BATCH = 32
+
+
+def check_independent(cert: dict[str, Any], on_box: Callable[[BoxCheck], None] | None = None,
+                      executor=None) -> IndependentReport:
     """Re-verify a certificate with the independent checker (mpmath ``iv``; python-flint never imported).
 
     Parameters
@@ -475,6 +507,8 @@ def check_independent(cert: dict[str, Any], on_box: Callable[[BoxCheck], None] |
         The certificate (:func:`rftheory.prove.certificate.load`).
     on_box : callable, optional
         Called with each box's :class:`BoxCheck` as it is decided (a progress bar).
+    executor : callable, optional
+        ``run(tasks, seed)`` of :mod:`rftheory.workers.pool` (default serial); the report does not depend on it.
 
     Returns
     -------
@@ -488,6 +522,7 @@ def check_independent(cert: dict[str, Any], on_box: Callable[[BoxCheck], None] |
         The claim or domain is malformed, or a side is not independently checkable.
     """
     from ..catalog import get
+    from ..workers.pool import serial
     from .certificate import coverage_gaps
 
     t0 = time.monotonic()
@@ -501,15 +536,16 @@ def check_independent(cert: dict[str, Any], on_box: Callable[[BoxCheck], None] |
         rep.problems.append(str(exc))
         return rep
     rep.problems += coverage_gaps(pb, [lf.box for lf in leaves])
-    for i, lf in enumerate(leaves):
-        if lf.decision != "holds":
-            continue
-        bc = _decide(pb, i, lf)
-        rep.boxes.append(bc)
-        if on_box is not None:
-            on_box(bc)
-        if bc.status != "confirmed":
-            rep.problems.append(f"box {i} ({bc.box}): {bc.status} by the independent checker ({bc.note})")
+    todo = [(i, lf) for i, lf in enumerate(leaves) if lf.decision == "holds"]
+    tasks = [BoxBatch(pb, tuple(todo[j:j + BATCH])) for j in range(0, len(todo), BATCH)]
+    for _, out in (executor or serial)(tasks, 0):
+        for bc in out:
+            rep.boxes.append(bc)
+            if on_box is not None:
+                on_box(bc)
+    rep.boxes.sort(key=lambda bc: bc.index)
+    rep.problems += [f"box {bc.index} ({bc.box}): {bc.status} by the independent checker ({bc.note})"
+                     for bc in rep.boxes if bc.status != "confirmed"]
     ce = cert.get("counterexample")
     if ce is not None:
         why = _counterexample(pb, ce)
@@ -526,7 +562,7 @@ def check_independent(cert: dict[str, Any], on_box: Callable[[BoxCheck], None] |
     return rep
 
 
-def report_independent(cert: dict[str, Any], path: str, as_json: bool) -> int:
+def report_independent(cert: dict[str, Any], path: str, as_json: bool, executor=None) -> int:
     """Run :func:`check_independent` for ``rftheory prove --check FILE --independent`` and print its report.
 
     Parameters
@@ -537,6 +573,8 @@ def report_independent(cert: dict[str, Any], path: str, as_json: bool) -> int:
         Its file (named in the report).
     as_json : bool
         Print JSON (every box with the checker that confirmed it) instead of text.
+    executor : callable, optional
+        ``run(tasks, seed)`` of :mod:`rftheory.workers.pool` (default serial).
 
     Returns
     -------
@@ -552,7 +590,7 @@ def report_independent(cert: dict[str, Any], path: str, as_json: bool) -> int:
         if isinstance(cert.get("boxes"), list) else 0
     bar = Progress(n, enabled=sys.stderr.isatty() and not as_json)
     try:
-        rep = check_independent(cert, on_box=lambda bc: bar.step(bc.status))
+        rep = check_independent(cert, on_box=lambda bc: bar.step(bc.status), executor=executor)
     finally:
         bar.close()
     if as_json:
