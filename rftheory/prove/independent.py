@@ -57,6 +57,9 @@ CHECKER = "mpmath-iv"
 MAX_LEAVES = 64
 #: the highest working precision (bits) tried
 MAX_PREC = 2048
+#: what an evaluation may raise instead of an enclosure: the box is then not confirmed (its note says why),
+#: never a traceback -- a definition the iv backend cannot evaluate is a failure to confirm, not a crash
+_FAILURES = (ArithmeticError, RFTheoryError, TypeError, ValueError, AttributeError)
 
 
 # --------------------------------------------------------------------------
@@ -380,7 +383,7 @@ def _decide(pb: Problem, index: int, leaf: LeafBox) -> BoxCheck:
         top = max(top, prec)
         try:
             sides: tuple[Enclosure, Enclosure] | None = enclose_iv(pb, box, prec)
-        except (ArithmeticError, RFTheoryError) as exc:
+        except _FAILURES as exc:
             note = f"{type(exc).__name__}: {exc}"
             sides = None
         if sides is not None:
@@ -402,7 +405,7 @@ def _decide(pb: Problem, index: int, leaf: LeafBox) -> BoxCheck:
                         return BoxCheck(index, leaf.box.text(), "refuted", CHECKER, leaves, prec,
                                         f"the claim fails at {box.midpoint().text()} (lhs in {_text(ml)}, "
                                         f"rhs in {_text(mr)})")
-                except (ArithmeticError, RFTheoryError):
+                except _FAILURES:
                     pass
             elif fails(op, lhs.lo, lhs.hi, rhs.lo, rhs.hi):
                 return BoxCheck(index, leaf.box.text(), "refuted", CHECKER, leaves, prec,
@@ -460,7 +463,7 @@ def _counterexample(pb: Problem, ce: Any) -> str:
                 return f"confirmed at {box.text()}"
             if holds(pb.claim.op, lhs.lo, lhs.hi, rhs.lo, rhs.hi):
                 return f"at the counterexample {box.text()} the claim holds (independent enclosures)"
-        except (ArithmeticError, RFTheoryError):
+        except _FAILURES:
             pass
         prec *= 2
     return f"the counterexample at {box.text()} is not confirmed up to {MAX_PREC} bits"
