@@ -25,6 +25,7 @@ EPILOG = """examples:
       -p d=4 -p m=4 --over z=0.1..4                      disproven: a counterexample with both enclosures
   rftheory prove "..." --over ... --certificate cert.json   write every box with its enclosures
   rftheory prove --check cert.json                      re-verify a certificate (exit 0 valid, 1 rejected)
+  rftheory prove --check cert.json --independent        the same with a second checker (mpmath intervals)
   rftheory prove "simrf.rff_mse[coupling=orthogonal] < simrf.rff_mse[coupling=iid]" --over d=2..12 --link m=d \\
       --over z=0.5..4 --root          every crossing isolated: z×(d), where orthogonal RFFs stop beating iid
                                       ones (none for d = 2), and for d >= 9 a second one where they win again
@@ -253,7 +254,7 @@ def _extended(claim, fixed, args) -> int:
 
 def _check(args) -> int:
     from . import certificate
-    from .extended import FORMAT, check_extended
+    from .extended import check_extended
 
     data = certificate.load(args.check) if not _is_extended_file(args.check) else None
     if data is None:
@@ -271,7 +272,19 @@ def _check(args) -> int:
             for p in problems[:20]:
                 print(f"  {p}")
         return 0 if not problems else 1
-    assert FORMAT
+    if args.independent:
+        from .independent import report_independent
+
+        run, _, close = _executor(args)
+        try:
+            return report_independent(data, args.check, args.json, executor=run)
+        finally:
+            close()
+    try:
+        import flint  # noqa: F401 - the ball layer's check needs python-flint
+    except ImportError:
+        raise ParameterError("check", "python-flint cannot be imported: the ball layer cannot re-evaluate the "
+                             "boxes; add --independent to check with mpmath's interval arithmetic") from None
     run, _, close = _executor(args)
     try:
         rep = certificate.check(data, executor=run, allow_version_change=args.allow_version_change)
@@ -323,6 +336,8 @@ def cmd_prove(args) -> int:
         if args.claim or args.over or args.param or args.link or args.certificate:
             raise ParameterError("check", "--check FILE takes no claim, --over, -p, --link or --certificate")
         return _check(args)
+    if args.independent:
+        raise ParameterError("independent", "goes with --check FILE (it re-verifies a certificate)")
     if not args.claim:
         raise ParameterError("claim", "missing; expected LHS OP RHS (or --check FILE)")
     claim = parse_claim(args.claim)
@@ -419,6 +434,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--allow-version-change", action="store_true",
                    help="with --check: accept a certificate made with other versions of rftheory, python-flint, "
                    "FLINT/Arb or mpmath, or other definitions (the differences are printed as notes)")
+    p.add_argument("--independent", action="store_true",
+                   help="with --check: re-verify with the second, independent checker instead (mpmath interval "
+                   "arithmetic and its own series; python-flint is not needed)")
     p.add_argument("--workers", type=int, default=None,
                    help="local processes (default: all cores; 1 = serial); the boxes and the verdict do not depend "
                    "on it")

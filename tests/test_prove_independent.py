@@ -1,0 +1,315 @@
+"""The independent checker of ``rftheory prove`` certificates (``--check FILE --independent``): its interval
+series against mpmath's point values, a Cor. 4.4 certificate confirmed in a Python where python-flint
+cannot be imported, a planted tail-bound error in the Arb layer caught, bisection of boxes its enclosures
+cannot decide whole, and usage errors.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import mpmath as mp
+import pytest
+
+from rftheory.catalog import get
+from rftheory.cli.commands import main
+from rftheory.numerics.angle_family import angle_series
+from rftheory.numerics.iv_backend import IV, endpoints, iv_prec
+from rftheory.prove import certificate
+from rftheory.prove.boxes import make_problem
+from rftheory.prove.claim import parse_claim, parse_range
+from rftheory.prove.engine import Proof, arb_bounds, search
+from rftheory.prove.independent import DEFINITIONS, check_independent, enclose_iv
+
+ROOT = Path(__file__).resolve().parents[1]
+COR44 = "simrf.prf_mse[coupling=orthogonal] < simrf.prf_mse[coupling=iid]"
+
+#: run the CLI in a Python where ``import flint`` fails (python-flint blocked before rftheory is imported)
+NO_FLINT = """
+import sys
+sys.modules["flint"] = None
+try:
+    import flint  # noqa: F401
+except ImportError:
+    pass
+else:
+    raise SystemExit("python-flint was importable")
+from rftheory.cli.commands import main
+code = main(sys.argv[1:])
+assert sys.modules["flint"] is None and "rftheory.numerics.arb_series" not in sys.modules
+sys.exit(code)
+"""
+
+
+def _no_flint(*argv: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    return subprocess.run([sys.executable, "-c", NO_FLINT, *argv], capture_output=True, text=True, env=env,
+                          timeout=600)
+
+
+def _frac(x) -> Fraction:
+    return Fraction(*(int(t) for t in mp.libmp.to_rational(x._mpf_)))  # exact: no rounding to the current precision
+
+
+def _certificate(tmp_path, claim, over, links=None, name="c.json", fixed=None) -> tuple[str, Proof]:
+    pb = make_problem(parse_claim(claim), [parse_range(o) for o in over], fixed or {}, links or {})
+    proof = search(pb, budget=120)
+    path = str(tmp_path / name)
+    certificate.write(proof, over, path)
+    return path, proof
+
+
+# --------------------------------------------------------------------------
+# the interval series
+
+CASES = [(d, x) for d in (2, 3, 8, 64) for x in ("0.5", "-0.5", "2", "-3")]
+
+
+@pytest.mark.parametrize("d, x", CASES)
+def test_series_enclose_mpmath_values(d, x):
+    # reference: mpmath at 60 digits (error < 1e-55 relative), far below the intervals' widths at 120 bits.
+    # Width bound: at most K(K+3)/2 <= 2e4 roundings (K <= 140 rows here), each of 2^-120 of a partial sum
+    # bounded by sum_k U_k <= e^{2(1+|c|)|x|} <= e^{4|x|} (the double series' majorant; 1F1 and 0F1 are
+    # shorter and guarded), so width <= 2e4 e^{4|x|} 2^-120 max(1, |value|) (observed: >= 10x below)
+    with mp.workdps(60):
+        X = mp.mpf(x)
+        refs = {"1F1": mp.hyp1f1(d, mp.mpf(d) / 2, X), "0F1": mp.hyp0f1(mp.mpf(d) / 2, X),
+                "expm1": mp.expm1(X / 8)}
+        for c in ("-1/3", "0", "1/2", "1"):
+            q = Fraction(c)
+            for even in (False, True):
+                refs[f"angle {c} {even}"] = angle_series(d, mp.mpf(q.numerator) / q.denominator, X, even_only=even)
+    with iv_prec(120):
+        got = {"1F1": IV.hyp1f1(d, IV.frac(d, 2), IV.num(x)), "0F1": IV.hyp0f1(IV.frac(d, 2), IV.num(x)),
+               "expm1": IV.expm1(IV.num(Fraction(x) / 8))}
+        for c in ("-1/3", "0", "1/2", "1"):
+            for even in (False, True):
+                got[f"angle {c} {even}"] = IV.angle_series(d, Fraction(c), IV.num(x), even)
+    for k, ref in refs.items():
+        lo, hi = endpoints(got[k])
+        r = _frac(ref)
+        assert lo <= r <= hi, (k, d, x)
+        tol = Fraction(2 * 10**4) * Fraction(math.exp(4 * abs(float(x)))) / 2**120 * max(1, abs(r))
+        assert hi - lo <= tol, (k, d, x, float((hi - lo) / tol))
+
+
+def test_angle_series_over_an_interval_holds_every_point():
+    # an interval argument: the enclosure holds the value at both ends (the function is increasing in x > 0)
+    with iv_prec(80):
+        e = IV.angle_series(5, Fraction(-1, 4), IV.interval(Fraction(1, 2), Fraction(3, 4)))
+    lo, hi = endpoints(e)
+    with mp.workdps(40):
+        a, b = (angle_series(5, mp.mpf(-1) / 4, mp.mpf(t)) for t in ("0.5", "0.75"))
+    assert lo <= _frac(a) and _frac(b) <= hi
+    assert hi - lo < 2 * (_frac(b) - _frac(a))  # and it is not vacuous: about the range itself
+
+
+# --------------------------------------------------------------------------
+# certificates
+
+def test_cor44_certificate_confirmed_without_python_flint(tmp_path):
+    path, proof = _certificate(tmp_path, COR44, ["d=2..3", "v=1..3/2"], {"m": "d"})
+    assert proof.verdict == "proven"
+    out = _no_flint("prove", "--check", path, "--independent", "--json")
+    assert out.returncode == 0, out.stdout + out.stderr
+    rep = json.loads(out.stdout)
+    assert rep["valid"] and rep["verdict"] == "proven" and rep["problems"] == []
+    assert len(rep["boxes"]) == len(proof.records)
+    assert all(b["status"] == "confirmed" and b["checker"] == "mpmath-iv" for b in rep["boxes"])
+    # the ball layer's check cannot run there: one line, exit 2, pointing at --independent
+    out = _no_flint("prove", "--check", path)
+    assert out.returncode == 2 and "--independent" in out.stderr and "Traceback" not in out.stderr
+
+
+@pytest.mark.slow
+def test_cor44_acceptance_certificate_without_python_flint(tmp_path):  # slow: ~2,000 boxes, ~20 s to check
+    path = str(tmp_path / "c.json")
+    assert main(["prove", COR44, "--over", "d=2..6", "--link", "m=d", "--over", "v=0.5..2", "--certificate", path,
+                 "--workers", "1"]) == 0
+    out = _no_flint("prove", "--check", path, "--independent")
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "certificate valid (independent checker, mpmath-iv)" in out.stdout and "PROVEN" in out.stdout
+
+
+#: the planted claim: ρ_θ at d = 64, cos θ = 0 (₁F₁(64; 32; v²/2)) below 2.696 for v in [0.9, 1] -- false:
+#: ρ(v = 1) = 2.698345...; the planted ball layer encloses ρ over the box in [2.148, 2.6934]
+PLANTED = "simrf.conformity.angle[d=64,cos_theta=0] < 2.696"
+
+
+def _plant(monkeypatch):
+    """Halve the tail bound of the Arb double series (``exp_tail_bound``) and stop the series at the first
+    admissible row, so the tail is larger than the rounding: at the default truncation the bound is ~2^-14 of
+    the last bit and halving it moves no enclosure at all."""
+    from rftheory.numerics import arb_series
+
+    tail = arb_series.exp_tail_bound
+    monkeypatch.setattr(arb_series, "exp_tail_bound", lambda y, K: tail(y, K) / 2)
+    monkeypatch.setattr(arb_series, "first_k", lambda y, lt, start=0: max(start, math.ceil(2 * y) - 1, 0) + 2)
+
+
+def test_planted_tail_bound_error_is_caught(tmp_path, monkeypatch):
+    with monkeypatch.context() as m:
+        _plant(m)
+        path, proof = _certificate(tmp_path, PLANTED, ["v=0.9..1"])
+        assert proof.verdict == "proven"  # the planted error proves a false claim ...
+        assert certificate.check(certificate.load(path)).valid  # ... and the same arithmetic re-certifies it
+    honest = search(make_problem(parse_claim(PLANTED), [parse_range("v=0.9..1")], {}, {}), budget=120)
+    assert honest.verdict == "disproven"  # the claim is false (control)
+    rep = check_independent(certificate.load(path))
+    assert not rep.valid
+    assert [b.status for b in rep.boxes] == ["refuted"]
+    assert any("fails at" in p or "misses the independent one" in p for p in rep.problems), rep.problems
+    out = _no_flint("prove", "--check", path, "--independent")
+    assert out.returncode == 1 and "REJECTED by the independent checker" in out.stdout
+
+
+def test_true_claim_under_the_same_plant_is_confirmed(tmp_path, monkeypatch):
+    # specificity: where the wrong enclosure does not matter the true claim (max ρ = 2.69835 < 2.70) is confirmed
+    with monkeypatch.context() as m:
+        _plant(m)
+        path, _ = _certificate(tmp_path, "simrf.conformity.angle[d=64,cos_theta=0] < 2.70", ["v=0.9..1"])
+    rep = check_independent(certificate.load(path))
+    assert rep.valid, rep.problems
+
+
+def test_boxes_too_wide_are_bisected(tmp_path):
+    # merge two neighbouring decided boxes into one: the cover is still exact; if one enclosure over the merged
+    # box does not decide, the checker bisects it, and the certificate stays valid when every leaf is decided
+    path, _ = _certificate(tmp_path, COR44, ["v=1..5/4"], name="m.json", fixed={"d": "3", "m": "3"})
+    data = certificate.load(path)
+    boxes = data["boxes"]
+    assert len(boxes) >= 8
+    merged = []
+    for a, b in zip(boxes[::2], boxes[1::2]):
+        assert a["reals"]["v"][1] == b["reals"]["v"][0]
+        merged.append(dict(a, reals={"v": [a["reals"]["v"][0], b["reals"]["v"][1]]},
+                           lhs=[min(a["lhs"][0], b["lhs"][0], key=Fraction), max(a["lhs"][1], b["lhs"][1], key=Fraction)],
+                           rhs=[min(a["rhs"][0], b["rhs"][0], key=Fraction), max(a["rhs"][1], b["rhs"][1], key=Fraction)]))
+    data["boxes"] = merged + boxes[2 * len(merged):]
+    rep = check_independent(data)
+    assert rep.valid, rep.problems
+    assert any(b.leaves > 1 for b in rep.boxes)  # some merged box needed its halves
+    # a deleted box is a gap
+    data["boxes"] = data["boxes"][1:]
+    rep = check_independent(data)
+    assert not rep.valid and any("gap" in p for p in rep.problems)
+
+
+def test_usage_errors(tmp_path, capsys):
+    assert main(["prove", COR44, "--over", "v=1..2", "-p", "d=3", "-p", "m=3", "--independent"]) == 2
+    assert "--check" in capsys.readouterr().err
+    cert = {"format": certificate.FORMAT, "version": certificate.VERSION, "claim": "simrf.rff_optimal_angle < 1",
+            "over": [], "params": {}, "links": {}, "verdict": "proven", "boxes": [], "counterexample": None}
+    path = tmp_path / "angle.json"
+    path.write_text(json.dumps(cert))
+    assert main(["prove", "--check", str(path), "--independent"]) == 2
+    err = capsys.readouterr().err
+    assert "not independently checkable" in err and "branch and bound" in err and err.count("\n") == 1
+
+
+def _early_series(d, x):
+    """The four series of the iv backend and their mpmath references at (d, x)."""
+    with mp.workdps(60):
+        X = mp.mpf(x)
+        refs = {"1F1": mp.hyp1f1(d, mp.mpf(d) / 2, X), "0F1": mp.hyp0f1(mp.mpf(d) / 2, X), "expm1": mp.expm1(X / 8)}
+        refs.update({f"angle {c} {e}": angle_series(d, mp.mpf(c) / 3, X, even_only=e)
+                     for c in (-1, 0, 1, 3) for e in (False, True)})
+    with iv_prec(120):
+        got = {"1F1": IV.hyp1f1(d, IV.frac(d, 2), IV.num(x)), "0F1": IV.hyp0f1(IV.frac(d, 2), IV.num(x)),
+               "expm1": IV.expm1(IV.num(Fraction(x) / 8))}
+        got.update({f"angle {c} {e}": IV.angle_series(d, Fraction(c, 3), IV.num(x), e)
+                    for c in (-1, 0, 1, 3) for e in (False, True)})
+    return {k: (_frac(refs[k]), endpoints(got[k])) for k in refs}
+
+
+def test_tail_bounds_hold_where_the_tails_matter(monkeypatch):
+    # stop every series where the next term is ~2^-12 of the sum, far above the 2^-120 rounding: the enclosures
+    # then hold only because each tail bound is right (and they are that wide: the tails matter)
+    from rftheory.numerics import iv_backend
+
+    monkeypatch.setattr(iv_backend, "GUARD_BITS", 12 - 120)
+    wide = n = 0
+    for d, x in CASES:
+        for k, (r, (lo, hi)) in _early_series(d, x).items():
+            assert lo <= r <= hi, (k, d, x)
+            wide += hi - lo > abs(r) / 2**60
+            n += 1
+    assert wide >= n * 9 // 10  # 171 of the 176 here: the tails, not the rounding, set the width
+
+
+def test_a_halved_iv_tail_bound_is_caught(monkeypatch):
+    # power of the test above: the same early stops with every tail bound halved (IV.widen adds the tails) miss
+    # the reference value in each of the four series (98 of 176 enclosures here)
+    from rftheory.numerics import iv_backend
+
+    monkeypatch.setattr(iv_backend, "GUARD_BITS", 12 - 120)
+    widen = iv_backend.IntervalBackend.widen
+    monkeypatch.setattr(iv_backend.IntervalBackend, "widen", staticmethod(lambda x, e: widen(x, e / 2)))
+    missed: set[str] = set()
+    for d, x in CASES:
+        for k, (r, (lo, hi)) in _early_series(d, x).items():
+            if not lo <= r <= hi:
+                missed.add(k.split()[0])
+    assert missed == {"1F1", "0F1", "expm1", "angle"}
+
+
+@pytest.mark.parametrize("rid", sorted(DEFINITIONS))
+def test_both_checkers_enclose_the_same_values(rid):
+    # every definition of the table, with its parameters as the checker builds them, at the first quick grid
+    # points: the Arb and the mpmath-iv enclosures must meet (both contain the value) and be narrow: at 128 bits a
+    # width of 2^-90 of the scale leaves 38 bits for the roundings' growth and the cancellation of the brackets
+    # (observed: at most 2^-104, over 10^4 times below)
+    from rftheory.ball import enclose
+
+    for point in get(rid).points("quick")[:2]:
+        pb = make_problem(parse_claim(f"{rid} < 0"), [], {k: str(v) for k, v in point.items()}, {})
+        box = pb.roots()[0]
+        e, _ = enclose_iv(pb, box, 128)
+        lo, hi = e.lo, e.hi
+        a = enclose(rid, 128, **pb.term_params(pb.claim.lhs, box, 128))
+        alo, ahi = arb_bounds(a)
+        assert lo <= ahi and alo <= hi, (rid, point)
+        scale = max(abs(lo), abs(hi), Fraction(1, 10**6))
+        assert hi - lo <= scale / 2**90, (rid, point, float((hi - lo) / scale))
+
+
+def test_a_disproof_and_a_moved_counterexample(tmp_path):
+    claim = "simrf.rff_mse[coupling=orthogonal] <= simrf.rff_mse[coupling=iid]"
+    path, proof = _certificate(tmp_path, claim, ["z=1/10..4"], fixed={"d": "4", "m": "4"})
+    assert proof.verdict == "disproven"
+    data = certificate.load(path)
+    rep = check_independent(data)
+    assert rep.valid and rep.counterexample == f"z={data['counterexample']['point']['z']}"
+    data["counterexample"]["point"]["z"] = "1"  # orthogonal RFFs are better at z = 1 (z0(4) = 3.08...)
+    rep = check_independent(data)
+    assert not rep.valid and any("the claim holds" in p for p in rep.problems), rep.problems
+
+
+def test_an_hrf_certificate_is_confirmed(tmp_path):
+    # Lemma 2.2 of Choromanski et al. (2022): orthogonal trigonometric features beat iid ones on theta in [1/2, 2]
+    path, proof = _certificate(tmp_path, "hrf.mse_trig[coupling=orthogonal] < hrf.mse_trig[coupling=iid]",
+                               ["theta=1/2..2"], fixed={"d": "3", "m": "3", "x_norm": "1", "y_norm": "1"})
+    assert proof.verdict == "proven"
+    rep = check_independent(certificate.load(path))
+    assert rep.valid, rep.problems
+    assert len(rep.boxes) == len(proof.records) and all(b.status == "confirmed" for b in rep.boxes)
+
+
+def test_the_report_does_not_depend_on_workers(tmp_path):
+    from rftheory.prove.executors import LocalPool
+
+    path, _ = _certificate(tmp_path, COR44, ["v=1..5/4"], fixed={"d": "3", "m": "3"})
+    data = certificate.load(path)
+    pool = LocalPool(2)
+    try:
+        par = check_independent(data, executor=pool)
+    finally:
+        pool.close()
+    ser = check_independent(data)
+    assert par.valid and ser.valid and par.boxes == ser.boxes
