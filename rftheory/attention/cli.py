@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import math
+import os
 import sys
 
 import numpy as np
@@ -136,6 +138,8 @@ def cmd_attention(args) -> int:
         raise ParameterError("seed", f"must be >= 0, got {args.seed}")
     if args.pairs is not None and args.pairs < 2:
         raise ParameterError("pairs", f"must be >= 2 sampled triples, got {args.pairs}")
+    if args.plot:
+        _check_writable(args.plot)
     Q = load_matrix(args.q, "q")
     K = load_matrix(args.k, "k")
     V = load_matrix(args.v, "v") if args.v else None
@@ -255,9 +259,39 @@ def _plot(preds: dict[str, list[AttentionError]], rows: list[dict], path: str) -
     ax.set_xlabel("m (random features)")
     ax.set_ylabel("E||O^ - O||_F^2 (or E||A^ - A||_F^2)")
     ax.legend(fontsize=7)
+    buf = io.BytesIO()
     try:
-        fig.savefig(path)
-    except (OSError, ValueError) as exc:
-        raise ParameterError("plot", f"cannot write {path!r}: {exc}") from None
+        fig.savefig(buf, format=_plot_format(path))
     finally:
         plt.close(fig)
+    _write_all(path, buf.getvalue())
+
+
+def _plot_format(path: str) -> str:
+    """The image format of ``path``'s extension, or :class:`ParameterError` naming ``plot``."""
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    ext = os.path.splitext(path)[1].lower().lstrip(".") or "png"  # matplotlib's default for a bare name
+    known = FigureCanvasBase.get_supported_filetypes()
+    if ext not in known:
+        raise ParameterError("plot", f"{path!r}: unknown image format {ext!r} (known: {', '.join(sorted(known))})")
+    return ext
+
+
+def _check_writable(path: str) -> None:
+    """Refuse, before any work, a ``--plot`` path that cannot be created or written."""
+    _plot_format(path)
+    parent = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path) or (os.path.exists(path) and not os.access(path, os.W_OK)) \
+            or (not os.path.exists(path) and not (os.path.isdir(parent) and os.access(parent, os.W_OK))):
+        raise ParameterError("plot", f"cannot write {path!r} (a directory, read-only, or no such folder)")
+
+
+def _write_all(path: str, data: bytes) -> None:
+    """Write ``data`` to ``path``, refusing (one line) where the device does not take it all (``/dev/full``)."""
+    try:
+        with open(path, "wb") as fh:
+            fh.write(data)
+            fh.flush()  # a full device refuses here or at close
+    except OSError as exc:
+        raise ParameterError("plot", f"cannot write {path!r}: {exc.strerror or exc}") from None
