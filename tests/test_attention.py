@@ -191,7 +191,8 @@ def test_cli_json_and_errors(tmp_path, capsys):
         ("favor+:iid", 16, "leading"), ("favor+:iid", 64, "leading"), ("trig:iid", 16, "leading"), ("trig:iid", 64, "leading")]
     r0, r1 = out["rows"][0], out["rows"][1]
     assert isinstance(r0["attention_mse"], float) and r0["attention_mse"] == pytest.approx(4 * r1["attention_mse"], rel=1e-12)
-    assert out["smallest_m"][0]["m"] >= 1
+    assert out["smallest_m"][0]["m"] >= 1 and out["smallest_m"][0]["basis"] in (
+        "leading order (trusted at m)", "Monte Carlo", "trivial bound")
     for bad, name in ((["--mechanism", "favor+", "--m", "0"], "'m'"), (["--mechanism", "nope", "--m", "4"], "mechanism"),
                       (["--mechanism", "favor+", "--m", "4", "--scale", "-1"], "'scale'"),
                       (["--mechanism", "favor+", "--m", "4", "--v", str(tmp_path / "none.npy")], "'v'")):

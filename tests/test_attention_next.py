@@ -359,11 +359,12 @@ def test_cli_pairs_overflow_and_errors(tmp_path, capsys):
     rows = json.loads(capsys.readouterr().out)["rows"]
     assert [r["mechanism"] for r in rows] == ["favor+:iid", "favor++", "favor#:aderf"]
     for r in rows:
-        assert r["sampled_triples"] == 5000 and r["normaliser_rel_mse_se"] > 0 and r["output_mse_se"] > 0
+        assert r["sampled_triples"] == 5000 and r["normaliser_rel_mse_se"] > 0 and r["output_mse_leading_se"] > 0
         assert r["overflow_format"] == "fp16" and 0 <= r["overflow_feature_bound"] <= 1
     assert main(base + ["--mechanism", "favor+", "--m", "256", "--json"]) == 0
     row = json.loads(capsys.readouterr().out)["rows"][0]
     assert row["next_over_leading"] < 0.1 and row["leading_order_trusted"] is True
+    assert row["output_mse_basis"] == "leading order" and row["output_mse"] == row["output_mse_leading"]
     assert row["output_mse_second_order"] == pytest.approx(row["output_mse"] + row["next_order_term"], rel=1e-12)
     for bad, name in ((["--pairs", "1"], "pairs"), (["--overflow", "fp8"], "overflow")):
         try:

@@ -330,12 +330,10 @@ def test_verify_domain_points_stay_iid():
 
 
 def test_inner_g_tail_bound_premise_and_radial_quadrature():
-    """The tail bound of inner_g (both copies: performer and attention) rests on M(a+1; b; z) <= (1 + z/b)
+    """The tail bound of inner_g rests on M(a+1; b; z) <= (1 + z/b)
     M(a; b; z) for a > b > 0, z >= 0 (checked on a grid, with z/b up to 2000, where the ratio approaches
-    its bound); the two copies against the radial quadrature of the definition
+    its bound); inner_g against the radial quadrature of the definition
     g = E_r[e^{rct} 0F1(; (d-1)/2; r²(1-c²)p/4)], r ~ χ_d, to 35 digits at 40 (positive c·t: no cancellation)."""
-    from rftheory.attention.coupled import inner_g as attention_inner_g
-
     with mp.workdps(30):
         for b in (0.5, 1.5, 10):
             for a in (b + 0.01, b + 0.5, b + 3, b + 20):
@@ -350,7 +348,6 @@ def test_inner_g_tail_bound_premise_and_radial_quadrature():
             peak = c * t + mp.sqrt(d) + mp.sqrt(p)
             ref = mp.quad(f, [0, peak / 2, peak, 2 * peak, mp.inf])
             assert _digits(ref, CP.inner_g(d, c, t, p)) >= 35
-            assert _digits(ref, attention_inner_g(d, c, t, p)) >= 35
 
 
 # -- the ball layer of the coupled rows (proven digits) ----------------------------------------------------------

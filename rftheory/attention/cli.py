@@ -3,15 +3,22 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import io
 import json
 import math
+import os
 import sys
+import time
+from types import SimpleNamespace
 
 import numpy as np
 
 from ..core.errors import ParameterError, RFTheoryError
+from ..present.progress import Progress
 from .data import load_matrix, make_head
-from .estimate import TRUST_NEXT, AttentionError, parse_mechanism, predict, smallest_m
+from .estimate import TRUST_NEXT, AttentionError, check_range, parse_mechanism, predict
+from .headline import TargetAnswer, headline, target_m
 
 __all__ = ["add_parser", "cmd_attention"]
 
@@ -64,7 +71,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--m", required=True, metavar="M,...", help="comma-separated numbers of random features")
     p.add_argument("--scale", default=None, metavar="S", help="the S of exp(S q.k) (default 1/sqrt(d))")
     p.add_argument("--target", default=None, metavar="T",
-                   help="print the smallest m with leading-order output relative error <= T")
+                   help="print the smallest m with output relative error <= T, and what the answer rests on (a trusted "
+                   "leading order, the exact bound, Monte Carlo within --mc-time, or no answer)")
     p.add_argument("--mc", type=int, default=0, metavar="N",
                    help="also N Monte Carlo draws of the real estimator per mechanism and m (MC columns)")
     p.add_argument("--seed", type=int, default=0, help="seed of --mc (numpy Generator)")
@@ -77,6 +85,12 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    "beyond its range")
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="Dask scheduler (tcp://host:8786): the per-query sums run there in blocks of queries")
+    p.add_argument("--mc-time", default="10", metavar="SECONDS",
+                   help="seconds of Monte Carlo (in all) for the output error where the leading order is not trusted, "
+                   "and for --target there (default 10; 0: none, untrusted rows then show the leading order capped by "
+                   "the exact bound of positive features)")
+    p.add_argument("--columns", default=None, metavar="COLS",
+                   help=f"comma-separated table columns, or all (known: {', '.join(COLUMNS)})")
     p.add_argument("--json", action="store_true", help='print {"rows": [...]} with JSON numbers')
     p.add_argument("--plot", default=None, metavar="FILE", help="plot predicted output error vs m (MC dots with --mc)")
     p.set_defaults(func=cmd_attention)
@@ -130,85 +144,68 @@ def cmd_attention(args) -> int:
     mechs = [parse_mechanism(t) for t in args.mechanism.split(",")]
     scale = _positive_float(args.scale, "scale")
     target = _positive_float(args.target, "target")
+    budget = _budget(args.mc_time)
     if args.mc < 0 or args.mc == 1:
         raise ParameterError("mc", f"must be 0 or >= 2 draws, got {args.mc}")
     if args.seed < 0:
         raise ParameterError("seed", f"must be >= 0, got {args.seed}")
     if args.pairs is not None and args.pairs < 2:
         raise ParameterError("pairs", f"must be >= 2 sampled triples, got {args.pairs}")
+    columns = _columns(args.columns) if args.columns else None
+    if args.plot:
+        _check_writable(args.plot)
     Q = load_matrix(args.q, "q")
     K = load_matrix(args.k, "k")
     V = load_matrix(args.v, "v") if args.v else None
+    if target is not None and V is None:
+        raise ParameterError("target", "needs --v (the target is on the output error)")
     head = make_head(Q, K, V, scale)
     head.kernel()  # overflow check, one line
+    for mech in mechs:  # every mechanism refused before any work, not after the first ones ran
+        if mech.derf_family is None:
+            check_range(head, mech)
     rows: list[dict] = []
     preds: dict[str, list[AttentionError]] = {}
-    for mech in mechs:
-        res = predict(head, mech, ms, pairs=args.pairs, seed=args.seed, overflow=args.overflow,
-                      scheduler=args.scheduler)
-        preds[mech.name] = res
-        for r in res:
-            row = r.row()
-            if args.mc:
-                from .montecarlo import simulate
-
-                rng = np.random.default_rng(np.random.SeedSequence([args.seed, len(rows)]))
-                try:
-                    mc = simulate(head, mech, r.m, args.mc, rng)
-                except FloatingPointError:
-                    row.update(mc_attention_mse=None, mc_normaliser_rel_mse=None, mc_output_mse=None,
-                               mc_output_se=None, mc_note="a draw gave D^_i = 0 (non-finite output)")
-                else:
-                    row.update(mc_n=args.mc, mc_attention_mse=mc.attention_mse.mean,
-                               mc_attention_se=mc.attention_mse.se_used,
-                               mc_normaliser_rel_mse=mc.normaliser_rel_mse.mean,
-                               mc_normaliser_se=mc.normaliser_rel_mse.se_used,
-                               mc_output_mse=None if mc.output_mse is None else mc.output_mse.mean,
-                               mc_output_se=None if mc.output_mse is None else mc.output_mse.se_used,
-                               mc_nonpositive_fraction=mc.nonpositive_fraction)
-            rows.append({k2: _num(v) if not isinstance(v, str) else v for k2, v in row.items()})
-    smallest = {}
-    if target is not None:
-        if V is None:
-            raise ParameterError("target", "needs --v (the target is on the output error)")
+    tasks = [SimpleNamespace(key=f"{mech.name} m={m}") for mech in mechs for m in ms] + [
+        SimpleNamespace(key=f"--target {mech.name}") for mech in (mechs if target is not None else [])]
+    bar = Progress(len(tasks))
+    bar.start(tasks)
+    try:
+        k = 0
+        # the Monte Carlo budget is shared: each row (and each --target) may use what is left over what remains
+        end, left = time.perf_counter() + budget, len(tasks)
         for mech in mechs:
-            smallest[mech.name] = smallest_m(head, mech, target)
-    warnings = [f"{r['mechanism']} m={r['m']}: |next-order term|/leading = {r['next_over_leading']:.3g} > "
-                f"{TRUST_NEXT}: the leading order of output_mse is not trustworthy here (compare --mc)"
-                for r in rows if r.get("leading_order_trusted") is False and r.get("output_mse") is not None
-                and r.get("next_order_bound") is None]
-    warnings += [f"{r['mechanism']} m={r['m']}: a bound on |next-order term|/leading is {r['next_over_leading']:.3g} > "
-                 f"{TRUST_NEXT} (coupled features: the moment of three coupled features is bounded by Hoelder, not "
-                 "computed; conservative): the leading order of output_mse is not established here (compare --mc)"
-                 for r in rows if r.get("leading_order_trusted") is False and r.get("output_mse") is not None
-                 and r.get("next_order_bound") is not None]
-    warnings += [f"{r['mechanism']} m={r['m']}: no next-order bound for coupled features on this head (L*L_k^4 "
-                 "above the fourth moments' cap, moments beyond float64, or sampled sums): the leading order of output_mse is unchecked "
-                 "here (compare --mc)"
-                 for r in rows if r.get("leading_order_trusted") is None and r.get("output_mse") is not None
-                 and str(r["mechanism"]).endswith((":orthogonal", ":simplex"))]
-    warnings += [f"{r['mechanism']} m={r['m']}: no next-order term for features fitted on the data here (their third "
-                 "moments overflow float64, or 12A is not below I): the leading order of output_mse is unchecked here "
-                 "(compare --mc)"
-                 for r in rows if r.get("leading_order_trusted") is None and r.get("output_mse") is not None
-                 and str(r["mechanism"]).startswith(("favor++", "favor#"))]
-    if args.pairs is None:
-        warnings += [f"{r['mechanism']} m={r['m']}: L*L_k^2 exceeds the exact sums' cap: normaliser_rel_mse and "
-                     f"output_mse are estimated from {r['sampled_triples']} sampled (i, j, l) triples (standard errors "
-                     "in the _se columns; --pairs N to choose)" for r in rows if r.get("sampled_triples")]
-    warnings += [f"{r['mechanism']} m={r['m']}: max_i D_i exceeds the range of {r['overflow_format']}: the normaliser "
-                 "overflows unless the implementation rescales" for r in rows if r.get("overflow_normaliser_exceeds")]
+            res = predict(head, mech, ms, pairs=args.pairs, seed=args.seed, overflow=args.overflow,
+                          scheduler=args.scheduler)
+            preds[mech.name] = res
+            for r in res:
+                share = max(0.0, end - time.perf_counter()) / left
+                rows.append(_row(head, mech, r, args, share, len(rows)))
+                bar.step(f"{mech.name} m={r.m}", k)
+                k, left = k + 1, left - 1
+        answers: list[TargetAnswer] = []
+        if target is not None:
+            for mech in mechs:
+                rng = np.random.default_rng(np.random.SeedSequence([args.seed, 2, len(answers)]))
+                share = max(0.0, end - time.perf_counter()) / left
+                answers.append(target_m(head, mech, target, share, rng))
+                bar.step(f"--target {mech.name}", k)
+                k, left = k + 1, left - 1
+    finally:
+        bar.close()
+    warnings = _warnings(rows, args.pairs is None)
     if args.json:
         out: dict = {"rows": rows}
         if target is not None:
-            out["smallest_m"] = [{"mechanism": k, "target": target, "m": v} for k, v in smallest.items()]
+            out["smallest_m"] = [dataclasses.asdict(a) for a in answers]
         out["warnings"] = warnings
+        out["mc_time"] = budget
         print(json.dumps(out))
     else:
-        _print_table(rows, bool(args.mc))
-        for k, v in smallest.items():
-            print(f"smallest m for output relative error <= {target:g} (leading order): {k}: "
-                  f"{'n/a (no output closed form)' if v is None else v}")
+        print(_table(rows, columns or _default_columns(rows)))
+        for a in answers:
+            print(f"smallest m for output relative error <= {a.target:g}: {a.mechanism}: "
+                  + (f"no answer: {a.note}" if a.m is None else f"{a.m} (on the {a.basis}: {a.note})"))
         for w in warnings:
             print(f"warning: {w}", file=sys.stderr)
     if args.plot:
@@ -216,19 +213,162 @@ def cmd_attention(args) -> int:
     return 0
 
 
-def _fmt(x) -> str:
-    return "-" if x is None else f"{x:.4g}"
+def _budget(text: str) -> float:
+    """``--mc-time`` in seconds (``>= 0``, finite)."""
+    try:
+        x = float(text)
+    except ValueError:
+        raise ParameterError("mc-time", f"expected seconds >= 0, got {text!r}") from None
+    if not (math.isfinite(x) and 0 <= x <= 86400):
+        raise ParameterError("mc-time", f"expected seconds in [0, 86400], got {text!r}")
+    return x
 
 
-def _print_table(rows: list[dict], mc: bool) -> None:
-    cols = ["mechanism", "m", "attention_mse", "normaliser_rel_mse", "output_mse", "output_relative_error",
-            "next_over_leading", "output_mse_second_order", "p_nonpositive_bound"] + (
-            ["normaliser_rel_mse_se", "output_mse_se"] if any(r.get("sampled_triples") for r in rows) else []) + (
-            ["overflow_feature_bound"] if any("overflow_format" in r for r in rows) else []) + (["mc_output_mse", "mc_output_se"] if mc else [])
-    print("  ".join(cols))
+def _row(head, mech, r: AttentionError, args, budget: float, index: int) -> dict:
+    """The JSON row of one prediction: its fields, the ``--mc`` columns and the headline output MSE."""
+    row = r.row()
+    row["output_mse_leading"] = row.pop("output_mse")
+    row["output_relative_error_leading"] = row.pop("output_relative_error")
+    row["output_mse_leading_se"] = row.pop("output_mse_se")
+    mc_out = None
+    if args.mc:
+        from .montecarlo import simulate
+
+        rng = np.random.default_rng(np.random.SeedSequence([args.seed, index]))
+        try:
+            mc = simulate(head, mech, r.m, args.mc, rng)
+        except FloatingPointError:
+            row.update(mc_attention_mse=None, mc_normaliser_rel_mse=None, mc_output_mse=None,
+                       mc_output_se=None, mc_note="a draw gave D^_i = 0 (non-finite output)")
+        else:
+            mc_out = mc.output_mse
+            row.update(mc_n=args.mc, mc_attention_mse=mc.attention_mse.mean,
+                       mc_attention_se=mc.attention_mse.se_used,
+                       mc_normaliser_rel_mse=mc.normaliser_rel_mse.mean,
+                       mc_normaliser_se=mc.normaliser_rel_mse.se_used,
+                       mc_output_mse=None if mc.output_mse is None else mc.output_mse.mean,
+                       mc_output_se=None if mc.output_mse is None else mc.output_mse.se_used,
+                       mc_nonpositive_fraction=mc.nonpositive_fraction)
+    h = headline(head, mech, r, budget, np.random.default_rng(np.random.SeedSequence([args.seed, 3, index])),
+                 mc=mc_out)
+    onorm2 = (r.output_mse / r.output_relative_error**2 if r.output_relative_error and r.output_mse else None)
+    if onorm2 is None and head.V is not None:
+        onorm2 = _onorm2(head)
+    row.update(output_mse=h.output_mse, output_mse_se=h.output_se, output_mse_basis=h.source,
+               output_relative_error=None if h.output_mse is None or not onorm2 else math.sqrt(max(h.output_mse, 0.0)
+                                                                                            / onorm2),
+               trivial_bound=h.trivial_bound, headline_mc_draws=h.draws, headline_mc_seconds=round(h.seconds, 3))
+    return {k2: _num(v) if not isinstance(v, str) else v for k2, v in row.items()}
+
+
+def _onorm2(head) -> float:
+    """``‖O‖_F²``."""
+    S = head.logits()
+    P = np.exp(S - S.max(axis=1, keepdims=True))
+    P /= P.sum(axis=1, keepdims=True)
+    return float(np.sum((P @ head.V) ** 2))
+
+
+def _ratio(x) -> str:
+    """A ratio for a warning (``unknown`` for None, ``inf`` for an infinite one)."""
+    return "unknown" if x is None else f"{x:.3g}"
+
+
+def _warnings(rows: list[dict], default_pairs: bool) -> list[str]:
+    """One line per row whose leading order is not trusted, sampled or overflowing."""
+    out = []
     for r in rows:
-        print("  ".join(str(r[c]) if c in ("mechanism", "m") else _fmt(r.get(c)) for c in cols))
+        name = f"{r['mechanism']} m={r['m']}"
+        basis = f"the output_mse shown is {r['output_mse_basis']}" if r.get("output_mse_basis") else ""
+        if r.get("output_mse_leading") is not None and r.get("order") != "exact" and not r.get("leading_order_trusted"):
+            if r.get("leading_order_trusted") is False and r.get("next_order_bound") is None:
+                why = f"|next-order term|/leading = {_ratio(r.get('next_over_leading'))} > {TRUST_NEXT}"
+            elif r.get("leading_order_trusted") is False:
+                why = (f"a bound on |next-order term|/leading is {_ratio(r.get('next_over_leading'))} > {TRUST_NEXT} "
+                       "(coupled features)")
+            elif str(r["mechanism"]).endswith((":orthogonal", ":simplex")):
+                why = "no next-order bound for coupled features on this head (too large, or sampled sums)"
+            elif str(r["mechanism"]).startswith(("favor++", "favor#")):
+                why = "no next-order term for features fitted on the data here (third moments beyond float64)"
+            else:
+                why = "no next-order term here (sampled sums)"
+            out.append(f"{name}: {why}: the leading order of output_mse is not trusted; {basis}")
+        if default_pairs and r.get("sampled_triples"):
+            out.append(f"{name}: L*L_k^2 exceeds the exact sums' cap: normaliser_rel_mse and the leading order are "
+                       f"estimated from {r['sampled_triples']} sampled (i, j, l) triples (--pairs N to choose)")
+        if r.get("overflow_normaliser_exceeds"):
+            out.append(f"{name}: max_i D_i exceeds the range of {r['overflow_format']}: the normaliser overflows "
+                       "unless the implementation rescales")
+    return out
 
+
+#: table column -> (header, JSON key, format)
+COLUMNS = {
+    "mechanism": ("mechanism", "mechanism", "s"), "m": ("m", "m", "d"),
+    "output_mse": ("output_mse", "output_mse", "g"), "output_se": ("± se", "output_mse_se", "se"),
+    "basis": ("basis", "output_mse_basis", "basis"), "output_rel": ("out_rel_err", "output_relative_error", "g"),
+    "leading": ("leading_order", "output_mse_leading", "g"), "leading_se": ("lead_se", "output_mse_leading_se", "g"),
+    "next_over_leading": ("next/lead", "next_over_leading", "g"), "trusted": ("trusted", "leading_order_trusted", "b"),
+    "second_order": ("2nd_order", "output_mse_second_order", "g"), "trivial_bound": ("triv_bound", "trivial_bound", "g"),
+    "attention_mse": ("attention_mse", "attention_mse", "g"), "normaliser": ("norm_rel_mse", "normaliser_rel_mse", "g"),
+    "normaliser_se": ("norm_se", "normaliser_rel_mse_se", "g"), "p_nonpositive": ("P(D<=0)", "p_nonpositive_bound", "g"),
+    "overflow": ("overflow_P", "overflow_feature_bound", "g"), "mc_output_mse": ("mc_output", "mc_output_mse", "g"),
+    "mc_output_se": ("mc_se", "mc_output_se", "se"),
+}
+_BASIS = {"leading order": "leading", "Monte Carlo": "MC", "trivial bound": "capped",
+          "leading order, untrusted": "lead,untrusted", "exact": "exact", "none": "none"}
+
+
+def _columns(text: str) -> list[str]:
+    """``--columns a,b,...`` (``all``: every column), or :class:`ParameterError` naming the unknown one."""
+    if text.strip() == "all":
+        return list(COLUMNS)
+    out = [c.strip() for c in text.split(",") if c.strip()]
+    for c in out:
+        if c not in COLUMNS:
+            raise ParameterError("columns", f"unknown column {c!r} (known: {', '.join(COLUMNS)}, or all)")
+    if not out:
+        raise ParameterError("columns", "expected comma-separated column names")
+    return out
+
+
+def _default_columns(rows: list[dict]) -> list[str]:
+    """The columns shown without ``--columns``: the headline first, then what it rests on (<= 120 characters)."""
+    cols = ["mechanism", "m", "output_mse", "output_se", "basis", "output_rel", "leading", "next_over_leading",
+            "attention_mse", "normaliser"]
+    if any(r.get("sampled_triples") for r in rows):
+        cols.insert(cols.index("leading") + 1, "leading_se")
+    if any("overflow_format" in r for r in rows):
+        cols.append("overflow")
+    if any("mc_n" in r or "mc_note" in r for r in rows):
+        cols += ["mc_output_mse", "mc_output_se"]
+    return cols
+
+
+def _cell(v, kind: str) -> str:
+    """One table cell."""
+    if kind == "basis":
+        return _BASIS.get(v, str(v)) if v is not None else "-"
+    if v is None:
+        return "-"
+    if kind in ("s", "d"):
+        return str(v)
+    if kind == "b":
+        return "yes" if v else "no"
+    return f"{v:.2g}" if kind == "se" else f"{v:.4g}"
+
+
+def _table(rows: list[dict], cols: list[str]) -> str:
+    """The rows as an aligned table: text left, numbers right."""
+    heads = [COLUMNS[c][0] for c in cols]
+    cells = [[_cell(r.get(COLUMNS[c][1]), COLUMNS[c][2]) for c in cols] for r in rows]
+    widths = [max([len(h)] + [len(row[i]) for row in cells]) for i, h in enumerate(heads)]
+    left = [COLUMNS[c][2] in ("s", "basis") for c in cols]
+
+    def line(vals):
+        return "  ".join(v.ljust(w) if lf else v.rjust(w) for v, w, lf in zip(vals, widths, left)).rstrip()
+
+    return "\n".join([line(heads)] + [line(c) for c in cells])
 
 
 def _plot(preds: dict[str, list[AttentionError]], rows: list[dict], path: str) -> None:
@@ -255,9 +395,39 @@ def _plot(preds: dict[str, list[AttentionError]], rows: list[dict], path: str) -
     ax.set_xlabel("m (random features)")
     ax.set_ylabel("E||O^ - O||_F^2 (or E||A^ - A||_F^2)")
     ax.legend(fontsize=7)
+    buf = io.BytesIO()
     try:
-        fig.savefig(path)
-    except (OSError, ValueError) as exc:
-        raise ParameterError("plot", f"cannot write {path!r}: {exc}") from None
+        fig.savefig(buf, format=_plot_format(path))
     finally:
         plt.close(fig)
+    _write_all(path, buf.getvalue())
+
+
+def _plot_format(path: str) -> str:
+    """The image format of ``path``'s extension, or :class:`ParameterError` naming ``plot``."""
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    ext = os.path.splitext(path)[1].lower().lstrip(".") or "png"  # matplotlib's default for a bare name
+    known = FigureCanvasBase.get_supported_filetypes()
+    if ext not in known:
+        raise ParameterError("plot", f"{path!r}: unknown image format {ext!r} (known: {', '.join(sorted(known))})")
+    return ext
+
+
+def _check_writable(path: str) -> None:
+    """Refuse, before any work, a ``--plot`` path that cannot be created or written."""
+    _plot_format(path)
+    parent = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path) or (os.path.exists(path) and not os.access(path, os.W_OK)) \
+            or (not os.path.exists(path) and not (os.path.isdir(parent) and os.access(parent, os.W_OK))):
+        raise ParameterError("plot", f"cannot write {path!r} (a directory, read-only, or no such folder)")
+
+
+def _write_all(path: str, data: bytes) -> None:
+    """Write ``data`` to ``path``, refusing (one line) where the device does not take it all (``/dev/full``)."""
+    try:
+        with open(path, "wb") as fh:
+            fh.write(data)
+            fh.flush()  # a full device refuses here or at close
+    except OSError as exc:
+        raise ParameterError("plot", f"cannot write {path!r}: {exc.strerror or exc}") from None

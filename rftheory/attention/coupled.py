@@ -23,7 +23,9 @@ and ``(u₁ᵀê₁, u₁ᵀê₂)`` (``ê₁ = a/‖a‖``, ``ê₂ ⊥ ê₁``
 is that 2-D integral by tanh-sinh quadrature (``t₂ = √(1−t₁²)η`` maps the disk to a square).  It is an
 exact value by quadrature, not a closed form; its checks are the exchange symmetry
 ``ρ(a, b) = ρ(b, a)`` (a different integrand), ``a = b`` against the registered conformities, and
-Monte Carlo of the real sampler (:func:`coupled_mgf_mc`).
+Monte Carlo of the real sampler (:func:`coupled_mgf_mc`).  ``M_d`` and ``g`` are
+:func:`rftheory.papers.performer.coupled.chi_mgf` and :func:`~rftheory.papers.performer.coupled.inner_g`
+(one definition each, with their tail bounds).
 """
 
 from __future__ import annotations
@@ -32,79 +34,10 @@ import mpmath as mp
 import numpy as np
 
 from ..core.errors import ParameterError
-from ..numerics.series.mp_series import mp_series
+from ..papers.performer.coupled import chi_mgf, inner_g
 from ..sampling.samplers import sample
 
-__all__ = ["chi_mgf", "inner_g", "coupled_mgf_quad", "coupled_mgf_mc"]
-
-
-def chi_mgf(d: int, tau) -> mp.mpf:
-    """``E e^{rτ}`` for ``r ~ χ_d``: the series of the module docstring, summed as two ``₁F₁``.
-
-    Parameters
-    ----------
-    d : int
-        Degrees of freedom.
-    tau : real
-        The argument.
-
-    Returns
-    -------
-    mpmath.mpf
-        ``M_d(τ)`` at the working precision.
-    """
-    # even and odd n of the series: ₁F₁(d/2; 1/2; τ²/2) + √2 τ Γ((d+1)/2)/Γ(d/2) ₁F₁((d+1)/2; 3/2; τ²/2)
-    tau = mp.mpf(tau)
-    h = mp.mpf(d) / 2
-    x = tau * tau / 2
-    return mp.hyp1f1(h, mp.mpf(1) / 2, x) + mp.sqrt(2) * tau * mp.exp(mp.loggamma(h + mp.mpf(1) / 2)
-                                                                    - mp.loggamma(h)) * mp.hyp1f1(h + mp.mpf(1) / 2, mp.mpf(3) / 2, x)
-
-
-def inner_g(d: int, c, t, p) -> mp.mpf:
-    """``g(t) = E_r[e^{rct} ₀F₁(; (d−1)/2; r²s²p/4)]``, ``r ~ χ_d``, ``s² = 1 − c²``.
-
-    Parameters
-    ----------
-    d : int
-        Dimension.
-    c : real
-        Cosine of the coupled pair's angle.
-    t, p : real
-        ``u₁ᵀb`` and ``‖b‖² − t²``.
-
-    Returns
-    -------
-    mpmath.mpf
-        ``g`` at the working precision.
-    """
-    c, t, p = mp.mpf(c), mp.mpf(t), mp.mpf(p)
-    s2 = 1 - c * c
-    g0 = mp.gamma(mp.mpf(d) / 2)
-    tol = mp.mpf(10) ** (-mp.mp.dps - 5)
-    h, bb, z = mp.mpf(d) / 2, mp.mpf(d - 1) / 2, s2 * p / 2
-    if c == 0:
-        return mp.hyp1f1(h, bb, z)
-    q = mp.sqrt(2) * c * t
-
-    def terms():
-        # |t_{n+2}/t_n| <= q²(h + n/2)/((n+1)(n+2))·(1 + z/bb) (M(a+1; bb; z) <= (1 + z/bb) M(a; bb; z) for
-        # a > bb, z >= 0), non-increasing in n: the remainder after term n is <= R(|t_{n−1}| + |t_n|)/(1 − R)
-        prev, n = mp.mpf(0), 0  # |t_{n−1}|
-        q2g = q * q * (1 + z / bb)
-        while True:
-            term = q**n * mp.gamma(mp.mpf(d + n) / 2) / (mp.factorial(n) * g0) * mp.hyp1f1(h + mp.mpf(n) / 2, bb, z)
-            at, tail = abs(term), None
-            if n >= 1:
-                R2 = q2g * (d + n - 1) / (n * (n + 1))  # 2R
-                if R2 <= 1:  # R <= 1/2: R/(1 − R) <= 2R
-                    tail = R2 * (prev + at)
-            yield term, tail
-            prev = at
-            n += 1
-
-    return mp_series(terms(), tol=tol, what="inner_g", error=lambda _: ParameterError(
-        "a", "series did not converge (arguments too large)")).value
+__all__ = ["coupled_mgf_quad", "coupled_mgf_mc"]
 
 
 def coupled_mgf_quad(d: int, c, a, b) -> mp.mpf:

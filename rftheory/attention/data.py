@@ -87,20 +87,34 @@ def load_matrix(path: str, name: str) -> np.ndarray:
     ext = os.path.splitext(path)[1].lower()
     try:
         if ext == ".npy":
-            M = np.load(path, allow_pickle=False)
+            M = _load_npy(path, name)
         elif ext == ".csv":
             M = np.loadtxt(path, delimiter=",", ndmin=2)
         else:
             raise ParameterError(name, f"{path!r}: expected a .npy or .csv file")
     except ParameterError:
         raise
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, EOFError) as exc:
         raise ParameterError(name, f"cannot read {path!r}: {str(exc).splitlines()[0] if str(exc) else exc}") from None
-    try:
-        M = np.asarray(M, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ParameterError(name, f"{path!r} does not hold real numbers") from None
     return check_matrix(M, name)
+
+
+def _load_npy(path: str, name: str) -> np.ndarray:
+    """A numeric ``.npy`` array (never a pickle: ``allow_pickle=False``), refused with one line otherwise."""
+    if os.path.isdir(path):
+        raise ParameterError(name, f"{path!r} is a directory, not a .npy file")
+    try:
+        M = np.load(path, allow_pickle=False)
+    except EOFError:
+        raise ParameterError(name, f"{path!r} is empty (a .npy file starts with a NumPy header)") from None
+    except ValueError as exc:
+        if "pickle" in str(exc):  # numpy's own advice (load unsafely) is not ours to give
+            raise ParameterError(name, f"{path!r} is not a numeric .npy array (no NumPy header, or an object "
+                                 "array; rftheory reads only numeric arrays)") from None
+        raise
+    if not isinstance(M, np.ndarray):
+        raise ParameterError(name, f"{path!r} is not a single .npy array")
+    return M
 
 
 def check_matrix(M, name: str) -> np.ndarray:
@@ -118,10 +132,13 @@ def check_matrix(M, name: str) -> np.ndarray:
     numpy.ndarray
         ``M`` as float64.
     """
-    try:
-        M = np.asarray(M, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ParameterError(name, "must be a real matrix") from None
+    M = np.asarray(M)
+    if np.iscomplexobj(M):
+        raise ParameterError(name, "holds complex numbers: pass real queries, keys and values (the imaginary part "
+                             "would be lost)")
+    if M.dtype.kind not in "biuf":
+        raise ParameterError(name, f"must hold real numbers, got dtype {M.dtype}")
+    M = M.astype(np.float64)
     if M.ndim != 2 or M.shape[0] < 1 or M.shape[1] < 1:
         raise ParameterError(name, f"must be a non-empty 2-D matrix (rows = tokens), got shape {M.shape}")
     if not np.all(np.isfinite(M)):

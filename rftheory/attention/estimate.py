@@ -43,7 +43,7 @@ from .moments import DERF_FAMILIES, cov_terms, cov_terms_derf, derf_features
 from .sums import QuerySums, logsumexp_rows
 
 __all__ = ["AttentionError", "Mechanism", "parse_mechanism", "predict", "attention_mse_registered",
-           "TRUST_NEXT", "MECHANISMS", "FITTED", "fit_derf", "DEFAULT_TRIPLES"]
+           "TRUST_NEXT", "MECHANISMS", "FITTED", "fit_derf", "DEFAULT_TRIPLES", "check_range"]
 
 
 #: |next-order term| / leading term above which the leading order of output_mse is not trusted
@@ -131,7 +131,8 @@ class AttentionError:
     rel_error_bound : float
         First-order bound on the relative rounding error of the sums.
     order : str
-        ``"leading"`` (output_mse is the delta-method leading order).
+        ``"leading"`` (output_mse is the delta-method leading order) or ``"exact"`` (equal value rows or one
+        key: ``Ô = O`` for every draw, ``output_mse = 0``).
     next_order_term : float or None
         ``c₂/m²``, the next term of the output MSE (iid features with values).
     next_order_se : float or None
@@ -311,7 +312,14 @@ def predict(head: Head, mech: Mechanism, ms: list[int], *, pairs: int | None = N
         if int(m) != m or m < 1:
             raise ParameterError("m", f"must be integers >= 1, got {m}")
     prep = _prepare(head, mech, pairs, seed, scheduler, next_order)
-    return [_row(head, mech, int(m), prep, overflow) for m in ms]
+    rows = [_row(head, mech, int(m), prep, overflow) for m in ms]
+    if head.V is not None and bool(np.all(head.V == head.V[0])):
+        # equal value rows (or one key): Ô = Σ_j (Â_ij/D̂_i) v = v = O for every draw with D̂_i ≠ 0, exactly
+        rows = [dataclasses.replace(r, order="exact", output_mse=0.0, output_relative_error=0.0, next_order_term=0.0,
+                                    next_order_se=0.0, next_over_leading=0.0,
+                                    next_order_bound=None if r.next_order_bound is None else 0.0,
+                                    output_se=None if r.output_se is None else 0.0) for r in rows]
+    return [_finite_row(r) for r in rows]
 
 
 @dataclass(frozen=True)
@@ -351,6 +359,7 @@ def _prepare(head: Head, mech: Mechanism, pairs: int | None, seed: int, schedule
     pairs, coupled_sampled = _sampled_triples(head, mech, pairs)
     sums = log_second = nxt = sampled = None
     fitted = fit_derf(head, mech) if mech.derf_family is not None else None
+    check_range(head, mech, fitted)
     rel_err = 0.0
     if (mech.iid or coupled_sampled) and pairs:
         from .sampled import sampled_sums
@@ -394,6 +403,78 @@ def _prepare(head: Head, mech: Mechanism, pairs: int | None, seed: int, schedule
             except RangeError:  # the moments overflow float64: no bound (the row keeps its leading order)
                 cnext = None
     return _Prepared(fitted, sums, log_second, nxt, sampled, rel_err, onorm2, cnext)
+
+
+def _log_weights(head: Head, mech: Mechanism, fitted) -> list[np.ndarray]:
+    """The ``log_w`` of the covariance terms (:mod:`rftheory.attention.moments`; coupled FAVOR+ shares
+    FAVOR+'s: its relative pair moment ``ρ_c e^{−(‖a‖²+‖b‖²)/2}`` is at most ``e^{(‖a‖²+‖b‖²)/2}`` by
+    Cauchy–Schwarz, below the bound of the iid weights)."""
+    if fitted is not None:
+        return [t.log_w for t in cov_terms_derf(head, fitted)[0]]
+    S = head.logits()
+    a2 = np.einsum("ij,ij->i", head.X, head.X)[:, None]
+    b2 = np.einsum("ij,ij->i", head.Y, head.Y)[None, :]
+    if mech.family == "favor+":
+        return [a2 / 2 + 2 * S + b2 / 2]
+    return [-a2 / 2 + 2 * S + b2 / 2, np.broadcast_to(a2 / 2 + b2 / 2, S.shape)]
+
+
+def check_range(head: Head, mech: Mechanism, fitted=None) -> None:
+    """Refuse, before any sum is formed, a head whose error sums leave float64, naming the largest safe scale.
+
+    The bound is :func:`rftheory.attention.sums.log_magnitude` of the covariance terms' weights; for
+    FAVOR+ and trigonometric features every exponent is a quadratic form in ``(x, y) = √S (q, k)``, so the
+    largest safe ``S`` is found by bisection on ``S`` (the fitted families refit on the data: no scale
+    is named for them).
+
+    Parameters
+    ----------
+    head : Head
+        The data.
+    mech : Mechanism
+        The mechanism.
+    fitted : DenseExponential, optional
+        The fitted FAVOR++/FAVOR# features.
+
+    Raises
+    ------
+    ParameterError
+        Naming ``scale``: the sums reach ``e^E`` with ``E > LOG_SAFE``.
+    """
+    from .sums import LOG_SAFE, log_magnitude
+
+    E = log_magnitude(head, _log_weights(head, mech, fitted))
+    if E <= LOG_SAFE:
+        return
+    what = (f"{mech.name}: the estimator's second moments reach e^{E:.0f}, beyond float64 (e^709): its error is "
+            "astronomically large")
+    if fitted is not None:
+        raise ParameterError("scale", f"{what}; a smaller --scale brings the sums into range")
+    lo, hi = 0.0, 1.0  # factor of S: safe at lo, unsafe at hi
+
+    def at(f: float) -> float:
+        r = math.sqrt(f)
+        return log_magnitude(Head(head.X * r, head.Y * r, None, head.scale * f), _log_weights(
+            Head(head.X * r, head.Y * r, None, head.scale * f), mech, None))
+
+    for _ in range(40):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if at(mid) <= LOG_SAFE else (lo, mid)
+        if hi - lo <= 1e-4 * hi:
+            break
+    raise ParameterError("scale", f"{what}; the largest scale that keeps them in range is S = {head.scale * lo:.4g} "
+                         f"(now {head.scale:.4g}: --scale {head.scale * lo:.4g}, or queries and keys "
+                         f"x{math.sqrt(lo):.3g})")
+
+
+def _finite_row(row: AttentionError) -> AttentionError:
+    """The row, or :class:`RangeError` where a number left float64 despite :func:`check_range`."""
+    for name in ("attention_mse", "normaliser_rel_mse", "output_mse", "output_relative_error", "next_order_term"):
+        v = getattr(row, name)
+        if v is not None and not math.isfinite(v):
+            raise RangeError(f"{row.mechanism} m={row.m}: {name} is not a finite float64 number on these inputs "
+                             "(reduce --scale)")
+    return row
 
 
 def _row(head: Head, mech: Mechanism, m: int, prep: _Prepared, overflow: str | None) -> AttentionError:

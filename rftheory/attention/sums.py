@@ -10,9 +10,11 @@ import numpy as np
 from .data import Head
 from .moments import CovTerm
 
-__all__ = ["QuerySums", "query_sums", "logsumexp_rows", "EPS"]
+__all__ = ["QuerySums", "query_sums", "logsumexp_rows", "log_magnitude", "EPS", "LOG_SAFE"]
 
 EPS = float(np.finfo(float).eps)
+#: the largest natural logarithm a sum may reach (float64 ends at e^709.78; the margin covers rounding growth)
+LOG_SAFE = 700.0
 
 
 @dataclass(frozen=True)
@@ -100,3 +102,31 @@ def query_sums(head: Head, terms: list[CovTerm]) -> QuerySums:
         tot = float(np.sum(np.abs(output)))
         rel = rel * (float(np.sum(absout)) / tot if tot > 0 else 1.0)
     return QuerySums(second, output, rel)
+
+
+def log_magnitude(head: Head, log_ws: list[np.ndarray]) -> float:
+    """A bound on the logarithm of every number :func:`query_sums` and the attention MSE form: the larger of
+    ``max_i (2 max_j log w_ij − 2 log D_i) + 2 log L_k`` (the per-query sums relative to ``D_i²``) and
+    ``2 max_ij log w_ij + 2 log L_k + log L`` (the absolute attention MSE), over the terms.
+
+    Parameters
+    ----------
+    head : Head
+        The data.
+    log_ws : list of numpy.ndarray, shape (L, L_k)
+        The ``log_w`` of each covariance term (:class:`~rftheory.attention.moments.CovTerm`; kernels in ``(0, 1]``).
+
+    Returns
+    -------
+    float
+        The bound; above :data:`LOG_SAFE` the sums leave float64.
+    """
+    S = head.logits()
+    logD = logsumexp_rows(S)
+    L, Lk = S.shape
+    out = -np.inf
+    for lw in log_ws:
+        M = lw.max(axis=1)
+        out = max(out, float(np.max(2 * M - 2 * logD)) + 2 * np.log(Lk),
+                  2 * float(np.max(M)) + 2 * np.log(Lk) + np.log(L))
+    return float(out)
