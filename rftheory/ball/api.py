@@ -16,7 +16,7 @@ from typing import Any
 
 import flint
 
-from ..core.errors import ParameterError, PrecisionError, UnknownResultError
+from ..core.errors import ParameterError, PrecisionError, UnknownResultError, as_typed
 from .base import BALLS, PREC_MAX, WHY_NOT, BallEntry, NoBallLayer, arb_of, fraction_of
 
 __all__ = ["enclose", "ball_at_dps", "rel_ok", "entry", "has_ball", "why_not", "describe", "describe_text"]
@@ -176,7 +176,7 @@ def enclose(result_id: str, prec: int, **params: Any) -> flint.arb:
     """
     ev = entry(result_id)
     if isinstance(prec, bool) or not isinstance(prec, int) or not 2 <= prec <= 10 * PREC_MAX:
-        raise ParameterError("prec", f"must be an integer number of bits in [2, {10 * PREC_MAX}], got {prec!r}")
+        raise ParameterError("prec", f"must be an integer number of bits in [2, {10 * PREC_MAX}], got {as_typed(prec)}")
     old = flint.ctx.prec
     flint.ctx.prec = prec
     try:

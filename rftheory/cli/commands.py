@@ -18,7 +18,7 @@ import mpmath as mp
 
 from .._version import __version__
 from ..catalog import get, results
-from ..core.errors import ParameterError, RFTheoryError
+from ..core.errors import ParameterError, RFTheoryError, as_typed
 from ..core.precision import DPS_MAX, DPS_MIN, check_dps
 from ..core.suggest import no_prefix_message
 from ..present.helptext import EPILOGS as _EPILOGS
@@ -32,11 +32,11 @@ def _parse_assignments(items, flag: str) -> dict[str, str]:
     out: dict[str, str] = {}
     for item in items or []:
         if "=" not in item:
-            raise ParameterError(flag.lstrip("-"), f"expected NAME=VALUE, got {item!r}")
+            raise ParameterError(flag.lstrip("-"), f"expected NAME=VALUE, got {as_typed(item)}")
         k, v = item.split("=", 1)
         k = k.strip()
         if not k:
-            raise ParameterError(flag.lstrip("-"), f"expected NAME=VALUE, got {item!r}")
+            raise ParameterError(flag.lstrip("-"), f"expected NAME=VALUE, got {as_typed(item)}")
         if k in out:
             raise ParameterError(k, f"given twice ({flag} {k}={out[k]} and {flag} {k}={v.strip()})")
         out[k] = v.strip()
@@ -81,7 +81,7 @@ def check_seed(seed) -> int:
     rftheory.core.errors.ParameterError: parameter 'seed': must be an integer in [0, 2**63), got -1
     """
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
-        raise ParameterError("seed", f"must be an integer in [0, 2**63), got {seed!r}")
+        raise ParameterError("seed", f"must be an integer in [0, 2**63), got {as_typed(seed)}")
     return seed
 
 
@@ -205,7 +205,8 @@ def cmd_eval(args) -> int:
     if args.json and mc is not None:
         print(json.dumps({"id": r.id, "params": shown, "layer": kind, **mc.as_json()}))
     elif args.json:
-        print(json.dumps({"id": r.id, "params": shown, "dps": args.dps, "layer": kind, "value": text, **proof}))
+        digits = {"dps": args.dps} if kind == "mpmath" else {}  # the float64 and symbolic layers have no dps
+        print(json.dumps({"id": r.id, "params": shown, **digits, "layer": kind, "value": text, **proof}))
     else:
         print(text)
         defaults = [f"{k}={v}" for k, v in shown.items() if k not in params]
@@ -312,7 +313,7 @@ def cmd_table(args) -> int:
     labels = {}
     for item in args.label:
         if "=" not in item or not item.split("=", 1)[0].strip():
-            raise ParameterError("label", f"expected COLUMN=TEXT, got {item!r} (the LaTeX \\label is --latex-label)")
+            raise ParameterError("label", f"expected COLUMN=TEXT, got {as_typed(item)} (the LaTeX \\label is --latex-label)")
         k, v = item.split("=", 1)
         if k.strip() in labels:
             raise ParameterError("label", f"two labels for {k.strip()!r}")
@@ -475,7 +476,7 @@ def cmd_cite(args) -> int:
 
 def _parse_grid(spec: str) -> tuple[str, list[str]]:
     if "=" not in spec:
-        raise ParameterError("grid", f"expected NAME=V1,V2,..., got {spec!r}")
+        raise ParameterError("grid", f"expected NAME=V1,V2,..., got {as_typed(spec)}")
     k, v = spec.split("=", 1)
     vals = [s.strip() for s in v.split(",") if s.strip()]
     if not vals:
@@ -532,8 +533,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="--layer mc: replicates (default 10000)")
     p.add_argument("--seed", type=int, default=None, metavar="N",
                    help="--layer mc: seed of the numpy Generator, in [0, 2**63) (default 0)")
-    p.add_argument("--json", action="store_true", help="print {id, params, dps, layer, value, certainty[, enclosure]} as JSON "
-                   "({id, params, layer, mean, standard_error, samples, seed} with --layer mc)")
+    p.add_argument("--json", action="store_true", help="print {id, params, dps, layer, value, certainty[, enclosure]} as JSON (no dps with --layer "
+                   "float64 or symbolic; {id, params, layer, mean, standard_error, samples, seed} with --layer mc)")
     p.set_defaults(func=cmd_eval)
 
     p = sub.add_parser("verify", help="cross-check every result: exact routes and Monte Carlo",
@@ -631,7 +632,9 @@ def main(argv=None) -> int:
     ap = build_parser()
     args = ap.parse_args(argv)
     try:
-        return args.func(args)
+        code = args.func(args)
+        sys.stdout.flush()  # here, not at exit: a full disk or closed reader is reported below
+        return code
     except RFTheoryError as exc:
         print(f"rftheory: error: {exc}", file=sys.stderr)
         return 2
@@ -643,10 +646,23 @@ def main(argv=None) -> int:
         print(f"rftheory: error: cannot evaluate here ({type(exc).__name__}: {exc})", file=sys.stderr)
         return 2
     except BrokenPipeError:  # e.g. `rftheory list | head`: the reader left; not an error
-        import os
-
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        _discard_stdout()
         return 0
+    except OSError as exc:  # e.g. stdout on a full disk (/dev/full): one line, and no second failure at exit
+        _discard_stdout()
+        where = f" {exc.filename!r}" if exc.filename else " the output"
+        print(f"rftheory: error: cannot read or write{where}: {exc.strerror or type(exc).__name__}", file=sys.stderr)
+        return 2
+
+
+def _discard_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's flush at exit cannot fail again."""
+    import os
+
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # no file descriptor (a StringIO under test)
+        pass
 
 
 if __name__ == "__main__":  # pragma: no cover
