@@ -78,3 +78,18 @@ def test_attention_predict_names_m(m):
     with pytest.raises(ParameterError) as exc:
         predict(head, mech, [m])
     assert exc.value.name == "m"
+
+
+def test_lazy_subcommands_help_matches_their_modules():
+    """`rftheory --help` lists the subcommands without importing their modules: each line is the module's own."""
+    import argparse
+
+    from rftheory.cli.commands import SUBCOMMAND_HELP, build_parser
+
+    def helps(parser):
+        sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        return {a.dest: a.help for a in sub._choices_actions}
+
+    full, stubs = helps(build_parser()), helps(build_parser(""))
+    assert full == stubs
+    assert {k: full[k] for k in SUBCOMMAND_HELP} == SUBCOMMAND_HELP

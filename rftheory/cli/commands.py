@@ -484,6 +484,42 @@ def _parse_grid(spec: str) -> tuple[str, list[str]]:
     return k.strip(), vals
 
 
+#: the one-line help of each subcommand whose parser lives in its own module (``rftheory --help`` lists it
+#: without importing the module; a test checks each equals the help its module gives)
+SUBCOMMAND_HELP = {
+    "table": "tables of values and predicted MSE ratios",
+    "plot": "a figure of values or predicted MSE ratios (PNG, PDF, SVG)",
+    "sheet": "the formula sheet from the registry (markdown, latex, json)",
+    "audit": "audit a random-feature sampler or feature map against the theory",
+    "predict": "E||K^ - K||_F^2 of random-feature estimators on a data set, exactly (no sampling)",
+    "attention": "error of random-feature (Performer) attention on your queries, keys and values",
+    "prove": "prove a claim (LHS < RHS, ...) over whole parameter boxes in ball arithmetic",
+}
+
+
+#: the subcommands defined in this module
+_BUILTIN = ("list", "eval", "verify", "show", "cite")
+
+
+def _lazy(sub, name: str, command: str | None) -> None:
+    """Add subcommand ``name``: in full from its module when it is the one to run, else its help line only."""
+    if command is not None and command != name:
+        sub.add_parser(name, help=SUBCOMMAND_HELP[name], add_help=False)
+        return
+    import importlib
+
+    if name == "table":
+        importlib.import_module("rftheory.present.tables").add_parser(sub, cmd_table)
+    elif name == "plot":
+        importlib.import_module("rftheory.present.plot").add_parser(sub, cmd_plot)
+    elif name == "predict":
+        pp = importlib.import_module("rftheory.predict.cli").add_parser(sub)
+        pp.epilog, pp.formatter_class = _EPILOGS["predict"], argparse.RawDescriptionHelpFormatter
+    else:
+        module = {"sheet": "present.sheet", "audit": "audit.cli", "attention": "attention.cli", "prove": "prove.cli"}[name]
+        importlib.import_module(f"rftheory.{module}").add_parser(sub)
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse with one-line usage errors (exit 2), like every other input error."""
 
@@ -492,8 +528,15 @@ class _Parser(argparse.ArgumentParser):
 
 
 # --------------------------------------------------------------------------
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The argument parser of the ``rftheory`` command and its subcommands.
+
+    Parameters
+    ----------
+    command : str, optional
+        The subcommand about to run: only its parser is built in full (the others'
+        modules are not imported, so ``rftheory list`` or ``--version`` starts fast);
+        ``""`` builds none in full, ``None`` (default) all of them.
 
     Returns
     -------
@@ -564,10 +607,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--failures-only", action="store_true", help="only failed checks in the table")
     p.set_defaults(func=cmd_verify)
 
-    from ..present.tables import add_parser as add_table
-
-    add_table(sub, cmd_table)
-
+    _lazy(sub, "table", command)
     p = sub.add_parser("show", help="one result in full: statement, source, parameters, notes",
                        epilog=_EPILOGS["show"], **ex)
     p.add_argument("id", help="a result ID, e.g. simrf.prf_mse (see `rftheory list`)")
@@ -582,20 +622,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bibtex", action="store_true", help="BibTeX entries: the paper(s), then rftheory's own")
     p.set_defaults(func=cmd_cite)
 
-    from ..attention.cli import add_parser as add_attention
-    from ..audit.cli import add_parser as add_audit
-    from ..predict.cli import add_parser as add_predict_parser
-    from ..present.plot import add_parser as add_plot
-    from ..present.sheet import add_parser as add_sheet
-    from ..prove.cli import add_parser as add_prove
-
-    add_plot(sub, cmd_plot)
-    add_sheet(sub)
-    add_audit(sub)
-    pp = add_predict_parser(sub)
-    pp.epilog, pp.formatter_class = _EPILOGS["predict"], argparse.RawDescriptionHelpFormatter
-    add_attention(sub)
-    add_prove(sub)
+    for name in ("plot", "sheet", "audit", "predict", "attention", "prove"):
+        _lazy(sub, name, command)
     return ap
 
 
@@ -629,7 +657,9 @@ def main(argv=None) -> int:
         enc = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
         if enc and enc != "utf8" and hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="replace")
-    ap = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    # the first word naming a subcommand is the one to run (argparse takes no abbreviations of them)
+    ap = build_parser(next((w for w in argv if w in SUBCOMMAND_HELP or w in _BUILTIN), ""))
     args = ap.parse_args(argv)
     try:
         code = args.func(args)
