@@ -32,7 +32,7 @@ from .audit.features import as_pairs
 from .audit.geometry import frames
 from .audit.mean_test import MeanTest, mean_test, rejects
 from .audit.stats import mde, threshold
-from .core.errors import ParameterError
+from .core.errors import ParameterError, as_typed
 
 __all__ = ["from_features", "assert_unbiased", "assert_mse_matches", "assert_haar", "assert_sampler",
            "parametrize_audit"]
@@ -78,9 +78,9 @@ def _setup(pairs, d, n, alpha, seed):
         first = list(pairs)[0] if len(list(pairs)) else None
         d = np.size(first.x if hasattr(first, "x") else first[-1]) if first is not None else 0
     if isinstance(n, bool) or not isinstance(n, int) or n < 100:
-        raise ParameterError("n", f"must be an integer >= 100, got {n!r}")
+        raise ParameterError("n", f"must be an integer >= 100, got {as_typed(n)}")
     if not 0 < alpha < 1:
-        raise ParameterError("alpha", f"must be in (0, 1), got {alpha!r}")
+        raise ParameterError("alpha", f"must be in (0, 1), got {as_typed(alpha)}")
     P = as_pairs(pairs, int(d))
     gens = [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(n)]
     return P, gens
@@ -302,11 +302,11 @@ def assert_haar(sampler, d: int, *, n: int = N_DEFAULT, alpha: float = 1e-6, see
     ...
     """
     if isinstance(d, bool) or not isinstance(d, int) or d < 2:
-        raise ParameterError("d", f"must be an integer >= 2, got {d!r}")
+        raise ParameterError("d", f"must be an integer >= 2, got {as_typed(d)}")
     if isinstance(n, bool) or not isinstance(n, int) or n < 100:
-        raise ParameterError("n", f"must be an integer >= 100, got {n!r}")
+        raise ParameterError("n", f"must be an integer >= 100, got {as_typed(n)}")
     if not 0 < alpha < 1:
-        raise ParameterError("alpha", f"must be in (0, 1), got {alpha!r}")
+        raise ParameterError("alpha", f"must be in (0, 1), got {as_typed(alpha)}")
     combos = []
     for name, (u, v) in frames(d):
         e = ("e1", "e2") if name == "axis" else ("u", "v")

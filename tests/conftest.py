@@ -109,6 +109,71 @@ class VerifyRun:
         return [o for o in data["outcomes"] if o["result"].startswith(prefix)]
 
 
+#: seconds between two progress lines of a long session run
+LIFE_EVERY = 15.0
+_CONFIG: list = []  # the pytest config, for show_life
+
+
+def pytest_configure(config):
+    _CONFIG[:] = [config]
+
+
+def show_life(text: str) -> None:
+    """One progress line on the terminal during a long session run: through pytest's terminal reporter in a
+    plain run, straight to the terminal (``/dev/tty``) from a pytest-xdist worker, whose output pytest keeps;
+    nothing without a terminal (CI logs stay as they were)."""
+    config = _CONFIG[0] if _CONFIG else None
+    if config is not None and not hasattr(config, "workerinput"):
+        reporter = config.pluginmanager.get_plugin("terminalreporter")
+        capture = config.pluginmanager.get_plugin("capturemanager")
+        if reporter is not None and capture is not None:
+            with capture.global_and_fixture_disabled():
+                reporter.write_line(text)
+            return
+    try:
+        with open("/dev/tty", "w", encoding="utf-8") as tty:
+            tty.write(f"\n{text}\n")
+    except OSError:  # no controlling terminal
+        pass
+
+
+def run_showing_life(cmd, label: str, done=None, **kwargs) -> subprocess.CompletedProcess:
+    """``subprocess.run(cmd, capture_output=True, text=True, **kwargs)`` with a line every LIFE_EVERY seconds
+    (``done()``: what it has finished so far, e.g. grid points in a checkpoint)."""
+    import tempfile
+    import time
+
+    timeout = kwargs.pop("timeout", None)
+    t0 = time.monotonic()
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        proc = subprocess.Popen(cmd, stdout=out, stderr=err, text=True, **kwargs)
+        while True:
+            try:
+                proc.wait(timeout=LIFE_EVERY)
+                break
+            except subprocess.TimeoutExpired:
+                elapsed = time.monotonic() - t0
+                if timeout is not None and elapsed > timeout:
+                    proc.kill()
+                    proc.wait()
+                    raise subprocess.TimeoutExpired(cmd, timeout) from None
+                more = f", {done()}" if done is not None else ""
+                show_life(f"[session] {label}: running for {elapsed:.0f} s{more}")
+        show_life(f"[session] {label}: done in {time.monotonic() - t0:.0f} s")
+        out.seek(0)
+        err.seek(0)
+        return subprocess.CompletedProcess(cmd, proc.returncode, out.read(), err.read())
+
+
+def _lines(path: Path) -> str:
+    """How many grid points a verify checkpoint holds."""
+    try:
+        with open(path, "rb") as fh:
+            return f"{sum(1 for _ in fh)} grid points done"
+    except OSError:
+        return "starting"
+
+
 @pytest.fixture(scope="session")
 def verify_quick(tmp_path_factory) -> VerifyRun:
     """``rftheory verify --quick`` run once per session (its heaviest check, about 3 minutes of the suite):
@@ -117,8 +182,9 @@ def verify_quick(tmp_path_factory) -> VerifyRun:
     ck, out = folder / "checkpoint.jsonl", folder / "verify-quick.json"
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     cmd = [sys.executable, "-m", "rftheory", "verify", "--quick", "--checkpoint", str(ck)]
-    text = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=1800, cwd=folder)
-    again = subprocess.run(cmd + ["--json"], capture_output=True, text=True, env=env, timeout=600, cwd=folder)
+    text = run_showing_life(cmd, "rftheory verify --quick", lambda: _lines(ck), env=env, timeout=1800, cwd=folder)
+    again = run_showing_life(cmd + ["--json"], "rftheory verify --quick --json (from its checkpoint)", env=env,
+                             timeout=600, cwd=folder)
     out.write_text(again.stdout, encoding="utf-8")
     return VerifyRun(text.returncode, text.stdout, text.stderr, again.returncode, out)
 
@@ -153,6 +219,7 @@ class NotebookRunner:
             try:
                 client = nbclient.NotebookClient(nb, timeout=900, kernel_name="python3",
                                                  resources={"metadata": {"path": str(work)}})
+                show_life(f"[session] notebook {path.name}: executing ({len(nb.cells)} cells)")
                 try:
                     client.execute()
                     error = None

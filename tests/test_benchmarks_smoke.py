@@ -54,3 +54,29 @@ def test_startup_benchmark_runs_and_the_cli_imports_neither_sympy_nor_scipy_spec
     code = ("import sys, rftheory.cli.commands, rftheory.catalog as c; c._load(); "
             "print(sorted(m for m in ('sympy', 'scipy.special', 'scipy.stats') if m in sys.modules))")
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "[]"
+
+
+def _imported_by(*argv):
+    """The modules a fresh ``python -m rftheory ARGV`` has imported when it exits."""
+    import json
+    import subprocess
+    import sys
+
+    code = ("import json, runpy, sys\nsys.argv = ['rftheory', *sys.argv[1:]]\ntry:\n"
+            "    runpy.run_module('rftheory', run_name='__main__')\nexcept SystemExit:\n    pass\n"
+            "print(json.dumps(sorted(sys.modules)), file=sys.stderr)")
+    res = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, check=True,
+                         cwd=PATH.parents[1])
+    return set(json.loads(res.stderr.strip().splitlines()[-1]))
+
+
+def test_version_and_list_import_only_what_they_need():
+    """The start-up of `rftheory --version` and `list` (issue 36: 3.4x `import numpy, mpmath`): subcommands'
+    modules are imported only when that subcommand runs (benchmarks/startup.py measures the time)."""
+    heavy = ("scipy", "sympy", "matplotlib", "sklearn", "rftheory.attention", "rftheory.audit", "rftheory.predict",
+             "rftheory.prove", "rftheory.verify", "rftheory.present.tables", "rftheory.present.plot")
+    for argv, also in ((["--version"], ("flint", "rftheory.papers", "rftheory.ball")), (["list", "simrf"], ())):
+        mods = _imported_by(*argv)
+        assert not [m for m in mods if m.startswith(heavy + also)], argv
+    # the subcommand that runs is built in full
+    assert "rftheory.prove.cli" in _imported_by("prove", "--help")

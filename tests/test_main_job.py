@@ -64,3 +64,15 @@ def test_mpmath_works_without_gmpy2():
     with mp.workdps(40):
         want = 37 * mp.exp(mp.mpf(1) / 2) / 24
         assert abs(mp.mpf(res.stdout.strip()) / want - 1) < mp.mpf(10) ** -29
+
+
+def test_readme_count_of_quick_checks(verify_quick):
+    """The README's "about N checks" of `verify --quick` is this run's count to within 5 % (it said 2,000 when
+    the run had 3,835)."""
+    import re
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    m = re.search(r"`rftheory verify --quick` checks a smaller grid \(about ([\d,]+) checks", text)
+    assert m, "the README no longer states the count of verify --quick checks"
+    stated, actual = int(m.group(1).replace(",", "")), len(verify_quick.outcomes())
+    assert abs(stated - actual) <= 0.05 * actual, f"README says about {stated:,} checks; verify --quick ran {actual:,}"

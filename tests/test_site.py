@@ -18,6 +18,7 @@ from pathlib import Path
 
 import mpmath
 import pytest
+from conftest import run_showing_life
 
 import rftheory
 
@@ -47,9 +48,9 @@ def site(run_notebook, verify_quick, tmp_path_factory):
                RFTHEORY_DOCS_DERIVATIONS="skip", RFTHEORY_DOCS_ROOT=str(ROOT),
                PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     # -j auto: Sphinx reads the pages on every core (the extensions are parallel-safe; -W would say otherwise)
-    res = subprocess.run([sys.executable, "-m", "sphinx", "-j", "auto", "-W", "--keep-going", "-q", "-d",
-                          str(html.parent / "doctrees"), "docs", str(html)],
-                         cwd=ROOT, env=env, capture_output=True, text=True, timeout=1200)
+    res = run_showing_life([sys.executable, "-m", "sphinx", "-j", "auto", "-W", "--keep-going", "-q", "-d",
+                            str(html.parent / "doctrees"), "docs", str(html)], "the site's build (sphinx)",
+                           cwd=ROOT, env=env, timeout=1200)
     assert res.returncode == 0, f"sphinx -W failed:\n{res.stderr[-6000:]}"
     BUILD["stderr"] = res.stderr
     return html

@@ -309,8 +309,9 @@ def predict(head: Head, mech: Mechanism, ms: list[int], *, pairs: int | None = N
         One per ``m``.
     """
     for m in ms:
-        if int(m) != m or m < 1:
-            raise ParameterError("m", f"must be integers >= 1, got {m}")
+        if isinstance(m, bool) or not isinstance(m, (int, float, np.integer, np.floating)) or not (
+                math.isfinite(m) and int(m) == m and m >= 1):  # NaN, inf, text: named, not a bare ValueError
+            raise ParameterError("m", f"must be integers >= 1, got {m!r}")
     prep = _prepare(head, mech, pairs, seed, scheduler, next_order)
     rows = [_row(head, mech, int(m), prep, overflow) for m in ms]
     if head.V is not None and bool(np.all(head.V == head.V[0])):

@@ -14,7 +14,7 @@ from typing import Any
 
 import flint
 
-from ..core.errors import ParameterError, PrecisionError, UnknownResultError
+from ..core.errors import ParameterError, PrecisionError, UnknownResultError, as_typed
 from ..core.registry import REGISTRY, Result
 from .base import PREC_MAX, NoBallLayer, arb_of, fraction_of
 
@@ -161,7 +161,7 @@ def enclose(result_id: Result | str, prec: int, **params: Any) -> flint.arb:
     res = result_of(result_id)
     ev = evaluator(res)
     if isinstance(prec, bool) or not isinstance(prec, int) or not 2 <= prec <= 10 * PREC_MAX:
-        raise ParameterError("prec", f"must be an integer number of bits in [2, {10 * PREC_MAX}], got {prec!r}")
+        raise ParameterError("prec", f"must be an integer number of bits in [2, {10 * PREC_MAX}], got {as_typed(prec)}")
     old = flint.ctx.prec
     flint.ctx.prec = prec
     try:

@@ -18,7 +18,7 @@ import mpmath as mp
 
 from .._version import __version__
 from ..catalog import get, results
-from ..core.errors import ParameterError, RFTheoryError
+from ..core.errors import ParameterError, RFTheoryError, as_typed
 from ..core.precision import DPS_MAX, DPS_MIN, check_dps
 from ..core.suggest import no_prefix_message
 from ..present.helptext import EPILOGS as _EPILOGS
@@ -32,11 +32,11 @@ def _parse_assignments(items, flag: str) -> dict[str, str]:
     out: dict[str, str] = {}
     for item in items or []:
         if "=" not in item:
-            raise ParameterError(flag.lstrip("-"), f"expected NAME=VALUE, got {item!r}")
+            raise ParameterError(flag.lstrip("-"), f"expected NAME=VALUE, got {as_typed(item)}")
         k, v = item.split("=", 1)
         k = k.strip()
         if not k:
-            raise ParameterError(flag.lstrip("-"), f"expected NAME=VALUE, got {item!r}")
+            raise ParameterError(flag.lstrip("-"), f"expected NAME=VALUE, got {as_typed(item)}")
         if k in out:
             raise ParameterError(k, f"given twice ({flag} {k}={out[k]} and {flag} {k}={v.strip()})")
         out[k] = v.strip()
@@ -81,7 +81,7 @@ def check_seed(seed) -> int:
     rftheory.core.errors.ParameterError: parameter 'seed': must be an integer in [0, 2**63), got -1
     """
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
-        raise ParameterError("seed", f"must be an integer in [0, 2**63), got {seed!r}")
+        raise ParameterError("seed", f"must be an integer in [0, 2**63), got {as_typed(seed)}")
     return seed
 
 
@@ -205,7 +205,8 @@ def cmd_eval(args) -> int:
     if args.json and mc is not None:
         print(json.dumps({"id": r.id, "params": shown, "layer": kind, **mc.as_json()}))
     elif args.json:
-        print(json.dumps({"id": r.id, "params": shown, "dps": args.dps, "layer": kind, "value": text, **proof}))
+        digits = {"dps": args.dps} if kind == "mpmath" else {}  # the float64 and symbolic layers have no dps
+        print(json.dumps({"id": r.id, "params": shown, **digits, "layer": kind, "value": text, **proof}))
     else:
         print(text)
         defaults = [f"{k}={v}" for k, v in shown.items() if k not in params]
@@ -312,7 +313,7 @@ def cmd_table(args) -> int:
     labels = {}
     for item in args.label:
         if "=" not in item or not item.split("=", 1)[0].strip():
-            raise ParameterError("label", f"expected COLUMN=TEXT, got {item!r} (the LaTeX \\label is --latex-label)")
+            raise ParameterError("label", f"expected COLUMN=TEXT, got {as_typed(item)} (the LaTeX \\label is --latex-label)")
         k, v = item.split("=", 1)
         if k.strip() in labels:
             raise ParameterError("label", f"two labels for {k.strip()!r}")
@@ -475,12 +476,50 @@ def cmd_cite(args) -> int:
 
 def _parse_grid(spec: str) -> tuple[str, list[str]]:
     if "=" not in spec:
-        raise ParameterError("grid", f"expected NAME=V1,V2,..., got {spec!r}")
+        raise ParameterError("grid", f"expected NAME=V1,V2,..., got {as_typed(spec)}")
     k, v = spec.split("=", 1)
     vals = [s.strip() for s in v.split(",") if s.strip()]
     if not vals:
         raise ParameterError("grid", f"no values in {spec!r}")
     return k.strip(), vals
+
+
+#: the one-line help of each subcommand whose parser lives in its own module (``rftheory --help`` lists it
+#: without importing the module; a test checks each equals the help its module gives)
+SUBCOMMAND_HELP = {
+    "table": "tables of values and predicted MSE ratios",
+    "plot": "a figure of values or predicted MSE ratios (PNG, PDF, SVG)",
+    "sheet": "the formula sheet from the registry (markdown, latex, json)",
+    "audit": "audit a random-feature sampler or feature map against the theory",
+    "predict": "E||K^ - K||_F^2 of random-feature estimators on a data set, exactly (no sampling)",
+    "attention": "error of random-feature (Performer) attention on your queries, keys and values",
+    "prove": "prove a claim (LHS < RHS, ...) over whole parameter boxes in ball arithmetic",
+    "theorems": "the papers' range claims with their verdicts (proven, disproven ...)",
+}
+
+
+#: the subcommands defined in this module
+_BUILTIN = ("list", "eval", "verify", "show", "cite")
+
+
+def _lazy(sub, name: str, command: str | None) -> None:
+    """Add subcommand ``name``: in full from its module when it is the one to run, else its help line only."""
+    if command is not None and command != name:
+        sub.add_parser(name, help=SUBCOMMAND_HELP[name], add_help=False)
+        return
+    import importlib
+
+    if name == "table":
+        importlib.import_module("rftheory.present.tables").add_parser(sub, cmd_table)
+    elif name == "plot":
+        importlib.import_module("rftheory.present.plot").add_parser(sub, cmd_plot)
+    elif name == "predict":
+        pp = importlib.import_module("rftheory.predict.cli").add_parser(sub)
+        pp.epilog, pp.formatter_class = _EPILOGS["predict"], argparse.RawDescriptionHelpFormatter
+    else:
+        module = {"sheet": "present.sheet", "audit": "audit.cli", "attention": "attention.cli", "prove": "prove.cli",
+                  "theorems": "claims.cli"}[name]
+        importlib.import_module(f"rftheory.{module}").add_parser(sub)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -491,8 +530,15 @@ class _Parser(argparse.ArgumentParser):
 
 
 # --------------------------------------------------------------------------
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The argument parser of the ``rftheory`` command and its subcommands.
+
+    Parameters
+    ----------
+    command : str, optional
+        The subcommand about to run: only its parser is built in full (the others'
+        modules are not imported, so ``rftheory list`` or ``--version`` starts fast);
+        ``""`` builds none in full, ``None`` (default) all of them.
 
     Returns
     -------
@@ -532,8 +578,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="--layer mc: replicates (default 10000)")
     p.add_argument("--seed", type=int, default=None, metavar="N",
                    help="--layer mc: seed of the numpy Generator, in [0, 2**63) (default 0)")
-    p.add_argument("--json", action="store_true", help="print {id, params, dps, layer, value, certainty[, enclosure]} as JSON "
-                   "({id, params, layer, mean, standard_error, samples, seed} with --layer mc)")
+    p.add_argument("--json", action="store_true", help="print {id, params, dps, layer, value, certainty[, enclosure]} as JSON (no dps with --layer "
+                   "float64 or symbolic; {id, params, layer, mean, standard_error, samples, seed} with --layer mc)")
     p.set_defaults(func=cmd_eval)
 
     p = sub.add_parser("verify", help="cross-check every result: exact routes and Monte Carlo",
@@ -563,10 +609,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--failures-only", action="store_true", help="only failed checks in the table")
     p.set_defaults(func=cmd_verify)
 
-    from ..present.tables import add_parser as add_table
-
-    add_table(sub, cmd_table)
-
+    _lazy(sub, "table", command)
     p = sub.add_parser("show", help="one result in full: statement, source, parameters, notes",
                        epilog=_EPILOGS["show"], **ex)
     p.add_argument("id", help="a result ID, e.g. simrf.prf_mse (see `rftheory list`)")
@@ -581,22 +624,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bibtex", action="store_true", help="BibTeX entries: the paper(s), then rftheory's own")
     p.set_defaults(func=cmd_cite)
 
-    from ..attention.cli import add_parser as add_attention
-    from ..audit.cli import add_parser as add_audit
-    from ..claims.cli import add_parser as add_theorems
-    from ..predict.cli import add_parser as add_predict_parser
-    from ..present.plot import add_parser as add_plot
-    from ..present.sheet import add_parser as add_sheet
-    from ..prove.cli import add_parser as add_prove
-
-    add_plot(sub, cmd_plot)
-    add_sheet(sub)
-    add_audit(sub)
-    pp = add_predict_parser(sub)
-    pp.epilog, pp.formatter_class = _EPILOGS["predict"], argparse.RawDescriptionHelpFormatter
-    add_attention(sub)
-    add_prove(sub)
-    add_theorems(sub)
+    for name in ("plot", "sheet", "audit", "predict", "attention", "prove", "theorems"):
+        _lazy(sub, name, command)
     return ap
 
 
@@ -630,10 +659,14 @@ def main(argv=None) -> int:
         enc = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
         if enc and enc != "utf8" and hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="replace")
-    ap = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    # the first word naming a subcommand is the one to run (argparse takes no abbreviations of them)
+    ap = build_parser(next((w for w in argv if w in SUBCOMMAND_HELP or w in _BUILTIN), ""))
     args = ap.parse_args(argv)
     try:
-        return args.func(args)
+        code = args.func(args)
+        sys.stdout.flush()  # here, not at exit: a full disk or closed reader is reported below
+        return code
     except RFTheoryError as exc:
         print(f"rftheory: error: {exc}", file=sys.stderr)
         return 2
@@ -645,10 +678,23 @@ def main(argv=None) -> int:
         print(f"rftheory: error: cannot evaluate here ({type(exc).__name__}: {exc})", file=sys.stderr)
         return 2
     except BrokenPipeError:  # e.g. `rftheory list | head`: the reader left; not an error
-        import os
-
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        _discard_stdout()
         return 0
+    except OSError as exc:  # e.g. stdout on a full disk (/dev/full): one line, and no second failure at exit
+        _discard_stdout()
+        where = f" {exc.filename!r}" if exc.filename else " the output"
+        print(f"rftheory: error: cannot read or write{where}: {exc.strerror or type(exc).__name__}", file=sys.stderr)
+        return 2
+
+
+def _discard_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's flush at exit cannot fail again."""
+    import os
+
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # no file descriptor (a StringIO under test)
+        pass
 
 
 if __name__ == "__main__":  # pragma: no cover

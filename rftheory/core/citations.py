@@ -26,6 +26,12 @@ class Paper:
     venue: str
     key: str = ""
     booktitle: str = ""
+    arxiv: str = ""  # the arXiv identifier (every source paper has one): BibTeX eprint and url
+
+    @property
+    def url(self) -> str:
+        """The paper's arXiv page."""
+        return f"https://arxiv.org/abs/{self.arxiv}" if self.arxiv else ""
 
     @property
     def short(self) -> str:
@@ -46,29 +52,33 @@ class Paper:
 PAPERS: dict[str, Paper] = {
     "simrf": Paper("Isaac Reid, Krzysztof Choromanski, Valerii Likhosherstov, Adrian Weller", 2023,
                  "Simplex Random Features", "ICML 2023", "reid2023simplex",
-                 "Proceedings of the 40th International Conference on Machine Learning (ICML)"),
+                 "Proceedings of the 40th International Conference on Machine Learning (ICML)", "2301.13856"),
     "hrf": Paper("Krzysztof Choromanski, Haoxian Chen, Han Lin, Yuanzhe Ma, Arijit Sehanobish, Deepali Jain, "
                  "Michael S. Ryoo, Jake Varley, Andy Zeng, Valerii Likhosherstov, Dmitry Kalashnikov, "
                  "Vikas Sindhwani, Adrian Weller", 2022, "Hybrid Random Features", "ICLR 2022",
-                 "choromanski2022hybrid", "International Conference on Learning Representations (ICLR)"),
+                 "choromanski2022hybrid", "International Conference on Learning Representations (ICLR)", "2110.04367"),
     # the six authors, in this order, as on the arXiv record 2302.00787 (v1, 1 Feb 2023)
     "derf": Paper("Valerii Likhosherstov, Krzysztof Choromanski, Avinava Dubey, Frederick Liu, Tamas Sarlos, "
                  "Adrian Weller", 2023,
                  "FAVOR#: Sharp Attention Kernel Approximations via New Classes of Positive Random Features",
-                 "arXiv preprint arXiv:2302.00787", "likhosherstov2023favorsharp"),
+                 "arXiv preprint arXiv:2302.00787", "likhosherstov2023favorsharp", arxiv="2302.00787"),
     "orf": Paper("Felix X. Yu, Ananda Theertha Suresh, Krzysztof Choromanski, Daniel Holtmann-Rice, Sanjiv Kumar",
                  2016, "Orthogonal Random Features", "NeurIPS 2016", "yu2016orthogonal",
-                 "Advances in Neural Information Processing Systems 29 (NeurIPS)"),
+                 "Advances in Neural Information Processing Systems 29 (NeurIPS)", "1610.09072"),
     "performer": Paper("Krzysztof Choromanski, Valerii Likhosherstov, David Dohan, Xingyou Song, Andreea Gane, "
                        "Tamas Sarlos, Peter Hawkins, Jared Davis, Afroz Mohiuddin, Lukasz Kaiser, David Belanger, "
                        "Lucy Colwell, Adrian Weller", 2021, "Rethinking Attention with Performers", "ICLR 2021",
-                       "choromanski2021rethinking", "International Conference on Learning Representations (ICLR)"),
+                       "choromanski2021rethinking", "International Conference on Learning Representations (ICLR)",
+                       "2009.14794"),
     "sutherland": Paper("Dougal J. Sutherland, Jeff Schneider", 2015, "On the Error of Random Fourier Features",
-                 "UAI 2015", "sutherland2015error", "Conference on Uncertainty in Artificial Intelligence (UAI)"),
+                 "UAI 2015", "sutherland2015error", "Conference on Uncertainty in Artificial Intelligence (UAI)",
+                 "1506.02785"),
 }
 
 #: the BibTeX key of rftheory itself (``rftheory cite rftheory``)
 SOFTWARE_KEY = "rftheory"
+#: the year of this version of rftheory (its BibTeX ``year``)
+SOFTWARE_YEAR = 2026
 
 
 def _pattern(paper: Paper) -> re.Pattern[str]:
@@ -227,6 +237,9 @@ def bibtex(paper: Paper) -> str:
       title = {{On the Error of Random Fourier Features}},
       booktitle = {Conference on Uncertainty in Artificial Intelligence (UAI)},
       year = {2015},
+      eprint = {1506.02785},
+      archivePrefix = {arXiv},
+      url = {https://arxiv.org/abs/1506.02785},
     }
     """
     fields = [("author", "{" + _bib_authors(paper.authors) + "}"), ("title", "{" + _bib_text(paper.title) + "}")]
@@ -237,6 +250,8 @@ def bibtex(paper: Paper) -> str:
         kind = "misc"
         fields.append(("howpublished", "{" + paper.venue + "}"))
     fields.append(("year", "{" + str(paper.year) + "}"))
+    if paper.arxiv:
+        fields += [("eprint", "{" + paper.arxiv + "}"), ("archivePrefix", "{arXiv}"), ("url", "{" + paper.url + "}")]
     return "\n".join([f"@{kind}{{{paper.key},"] + [f"  {k} = {v}," for k, v in fields] + ["}"])
 
 
@@ -260,5 +275,6 @@ def software_bibtex() -> str:
         "  author = {{The rftheory developers}},",
         "  title = {{rftheory: closed forms of random-feature kernel estimators, checked}},",
         f"  note = {{Version {__version__}; BSD-3-Clause}},",
+        f"  year = {{{SOFTWARE_YEAR}}},",
         "}",
     ])

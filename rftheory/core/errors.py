@@ -74,3 +74,68 @@ class PrecisionError(RFTheoryError, ArithmeticError):
     precision reaches :data:`rftheory.core.precision.WORK_DPS_MAX` -- instead of
     returning digits that are not known to be right.
     """
+
+
+def as_typed(value, width: int = 40) -> str:
+    """A value as a user wrote it, for an error message: numbers plainly, huge ones cut.
+
+    Parameters
+    ----------
+    value : object
+        A parameter value: a string as typed, an int, a ``Fraction``, a float,
+        an ``mpmath.mpf`` or anything else.
+    width : int, optional
+        Longest text kept whole; longer text keeps its two ends and says how
+        long it was.
+
+    Returns
+    -------
+    str
+        ``-1`` for ``Fraction(-1, 1)``, ``1/3`` for ``Fraction(1, 3)``, a numeric
+        string as typed (no quotes), other strings quoted, a 300-digit integer as
+        ``99999999999999999999...99999 (300 digits)``.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> as_typed(Fraction(-1, 1)), as_typed(Fraction(1, 3)), as_typed("2.5"), as_typed("abc"), as_typed(0.1)
+    ('-1', '1/3', '2.5', "'abc'", '0.1')
+    >>> as_typed(10**300 - 1)
+    '99999999999999999999...9999999999 (300 digits)'
+    """
+    from fractions import Fraction
+    from numbers import Number
+
+    if isinstance(value, bool):
+        text = repr(value)
+    elif isinstance(value, int):
+        text = _int_text(value)
+    elif isinstance(value, Fraction):
+        text = _int_text(value.numerator) + ("" if value.denominator == 1 else "/" + _int_text(value.denominator))
+    elif isinstance(value, str):
+        s = value.strip()
+        text = s if s and _numeric(s) else repr(value)
+    elif isinstance(value, (float, Number)) or type(value).__module__.startswith("mpmath"):
+        text = str(value)
+    else:
+        text = repr(value)
+    if len(text) > width and "digits)" not in text:
+        text = f"{text[:width // 2]}...{text[-(width // 4):]} ({len(text)} characters)"
+    return text
+
+
+def _int_text(n: int) -> str:
+    """An integer in full, or its two ends and its number of digits when it is long."""
+    try:
+        s = str(n)
+    except ValueError:  # beyond Python's int-to-text limit (4300 digits)
+        return f"an integer of about {int(abs(n).bit_length() * 0.30103)} digits"
+    digits = len(s.lstrip("-"))
+    return s if digits <= 30 else f"{s[:20 + (s[0] == '-')]}...{s[-10:]} ({digits} digits)"
+
+
+def _numeric(s: str) -> bool:
+    """Whether ``s`` reads as a number (decimal, exponent, fraction, nan/inf): shown without quotes."""
+    import re
+
+    return re.fullmatch(r"[+-]?(\d[\d_]*\.?\d*|\.\d+)([eE][+-]?\d+)?(/[+-]?\d+)?|[+-]?(nan|inf|infinity)", s, re.I) is not None

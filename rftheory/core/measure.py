@@ -21,6 +21,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from .errors import as_typed
+
 __all__ = ["Measurement", "agreement", "relative", "bound", "zscore", "fact", "failure", "RELATIONS"]
 
 #: relations a :func:`bound` may claim, ``value RELATION reference``
@@ -162,7 +164,7 @@ def bound(result: str, point: str, check: str, value, relation: str, reference) 
         a result's checks, not bad user input).
     """
     if relation not in RELATIONS:
-        raise ValueError(f"relation must be one of {RELATIONS}, got {relation!r}")
+        raise ValueError(f"relation must be one of {RELATIONS}, got {as_typed(relation)}")
     return Measurement(result, point, check, "bound", value, reference, relation=relation)
 
 
@@ -206,7 +208,7 @@ def zscore(result: str, point: str, check: str, estimate, reference, side: str =
         ``side`` is not one of :data:`SIDES`.
     """
     if side not in SIDES:
-        raise ValueError(f"side must be one of {SIDES}, got {side!r}")
+        raise ValueError(f"side must be one of {SIDES}, got {as_typed(side)}")
     skew = float(estimate.skew) if skew_corrected and math.isfinite(estimate.skew) else None
     return Measurement(result, point, check, "z", float(estimate.mean), reference, relation=side,
                        se=float(estimate.se_used), n=int(estimate.n), se_ratio=float(estimate.se_ratio), skew=skew)

@@ -18,7 +18,7 @@ from typing import Any
 
 import mpmath
 
-from .errors import ParameterError
+from .errors import ParameterError, as_typed
 
 __all__ = ["Param", "OptionalParam", "absent", "Point", "to_fraction", "mpf", "sym", "validate_params", "array_twin", "objects_only",
            "refuse_first"]
@@ -44,7 +44,7 @@ def to_fraction(name: str, value: Any) -> Fraction:
         If ``value`` is not a finite real number.
     """
     if isinstance(value, bool):
-        raise ParameterError(name, f"expected a real number, got {value!r}")
+        raise ParameterError(name, f"expected a real number, got {as_typed(value)}")
     if isinstance(value, Fraction):
         return value
     if isinstance(value, Integral):
@@ -59,7 +59,7 @@ def to_fraction(name: str, value: Any) -> Fraction:
     if isinstance(value, Real):
         x = float(value)
         if not math.isfinite(x):
-            raise ParameterError(name, f"must be finite, got {value!r}")
+            raise ParameterError(name, f"must be finite, got {as_typed(value)}")
         return Fraction(repr(x))
     if isinstance(value, str):
         s = value.strip()
@@ -70,9 +70,9 @@ def to_fraction(name: str, value: Any) -> Fraction:
         except (ValueError, ZeroDivisionError):
             pass
         if s.lower() in {"nan", "inf", "+inf", "-inf", "infinity", "-infinity"}:
-            raise ParameterError(name, f"must be finite, got {value!r}")
-        raise ParameterError(name, f"expected a real number, got {value!r}")
-    raise ParameterError(name, f"expected a real number, got {type(value).__name__} {value!r}")
+            raise ParameterError(name, f"must be finite, got {as_typed(value)}")
+        raise ParameterError(name, f"expected a real number, got {as_typed(value)}")
+    raise ParameterError(name, f"expected a real number, got {type(value).__name__} {as_typed(value)}")
 
 
 def fmt_bound(b) -> str:
@@ -226,13 +226,13 @@ class Param:
             return s
         if self.kind == "int":
             if isinstance(value, bool):
-                raise ParameterError(name, f"expected an integer, got {value!r}")
+                raise ParameterError(name, f"expected an integer, got {as_typed(value)}")
             try:
                 fr = to_fraction(name, value)
             except ParameterError:
-                raise ParameterError(name, f"expected an integer, got {value!r}") from None
+                raise ParameterError(name, f"expected an integer, got {as_typed(value)}") from None
             if fr.denominator != 1:
-                raise ParameterError(name, f"must be an integer, got {value!r}")
+                raise ParameterError(name, f"must be an integer, got {as_typed(value)}")
             x: Any = int(fr)
         elif self.kind == "real":
             x = to_fraction(name, value)
@@ -241,11 +241,11 @@ class Param:
         if self.low is not None:
             if x < self.low or (self.low_open and x == self.low):
                 op = ">" if self.low_open else ">="
-                raise ParameterError(name, f"must be {op} {fmt_bound(self.low)}, got {value!r}")
+                raise ParameterError(name, f"must be {op} {fmt_bound(self.low)}, got {as_typed(value)}")
         if self.high is not None:
             if x > self.high or (self.high_open and x == self.high):
                 op = "<" if self.high_open else "<="
-                raise ParameterError(name, f"must be {op} {fmt_bound(self.high)}, got {value!r}")
+                raise ParameterError(name, f"must be {op} {fmt_bound(self.high)}, got {as_typed(value)}")
         if self.check is not None:
             x = self.check(x)
         return x

@@ -32,7 +32,7 @@ from typing import Any
 
 import mpmath as mp
 
-from .errors import ParameterError, PrecisionError
+from .errors import ParameterError, PrecisionError, as_typed
 
 __all__ = ["DPS_MIN", "DPS_MAX", "GUARD_DPS", "WORK_DPS_MAX", "check_dps", "agreed", "agree", "shown",
            "ShownMpf", "ShownMpc"]
@@ -75,7 +75,7 @@ def check_dps(dps: Any, name: str = "dps") -> int:
     rftheory.core.errors.ParameterError: parameter 'dps': must be in [1, 100] significant digits, got 0
     """
     if isinstance(dps, bool) or not isinstance(dps, Integral):
-        raise ParameterError(name, f"must be an integer in [{DPS_MIN}, {DPS_MAX}], got {dps!r}")
+        raise ParameterError(name, f"must be an integer in [{DPS_MIN}, {DPS_MAX}], got {as_typed(dps)}")
     if not DPS_MIN <= int(dps) <= DPS_MAX:
         raise ParameterError(name, f"must be in [{DPS_MIN}, {DPS_MAX}] significant digits, got {dps}")
     return int(dps)

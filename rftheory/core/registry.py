@@ -31,7 +31,7 @@ from typing import Any, Protocol
 import mpmath
 import numpy as np
 
-from .errors import LayerUnavailableError, NoBallLayer, ParameterError, RangeError
+from .errors import LayerUnavailableError, NoBallLayer, ParameterError, RangeError, as_typed
 from .montecarlo import MCEstimate, summarize
 from .params import Param, Point, validate_params
 from .precision import agreed, check_dps, shown
@@ -451,7 +451,7 @@ class Result:
         if not isinstance(rng, np.random.Generator):
             raise ParameterError("rng", "must be a numpy.random.Generator (seed it yourself)")
         if int(n_replicates) != n_replicates or n_replicates < 2:
-            raise ParameterError("n_replicates", f"must be an integer >= 2, got {n_replicates!r}")
+            raise ParameterError("n_replicates", f"must be an integer >= 2, got {as_typed(n_replicates)}")
         p = self.validate(**given)
         return summarize(self.mc(p, rng, int(n_replicates)), batches=batches)
 
@@ -461,9 +461,10 @@ class Result:
         try:
             return self.float64(p)
         except RangeError as exc:
-            if "--layer mpmath" in str(exc):
-                raise
-            raise RangeError(f"{exc} (rftheory eval {self.id} --layer mpmath)") from None
+            text = str(exc).replace("rftheory eval ID ", f"rftheory eval {self.id} ")  # never the placeholder
+            if "--layer mpmath" in text:
+                raise RangeError(text) from None
+            raise RangeError(f"{text} (rftheory eval {self.id} --layer mpmath)") from None
 
     def f64_scalar(self, **given):
         """The float64 layer at one point, as a scalar.

@@ -397,13 +397,12 @@ def exp_checked(logval, what: str = "value"):
     >>> exp_checked(800.0, "rho")
     Traceback (most recent call last):
     ...
-    rftheory.core.errors.RangeError: rho exceeds the float64 range (log = 800); use layer='mpmath' (rftheory eval ID --layer mpmath)
+    rftheory.core.errors.RangeError: rho exceeds the float64 range (log = 800); use layer='mpmath'
     """
     logval = np.asarray(logval, float)
     if np.any(logval > 709.0):
         raise RangeError(
-            f"{what} exceeds the float64 range (log = {float(np.max(logval)):.6g}); "
-            "use layer='mpmath' (rftheory eval ID --layer mpmath)"
+            f"{what} exceeds the float64 range (log = {float(np.max(logval)):.6g}); use layer='mpmath'"
         )
     if np.any(logval < -745.0):
         raise RangeError(

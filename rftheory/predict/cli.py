@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 
-from ..core.errors import ParameterError
+from ..core.errors import ParameterError, as_typed
 
 __all__ = ["add_parser", "cmd_predict"]
 
@@ -52,7 +52,7 @@ def cmd_predict(args) -> int:
         try:
             scale = float(args.scale)
         except ValueError:
-            raise ParameterError("scale", f"expected a positive number, got {args.scale!r}") from None
+            raise ParameterError("scale", f"expected a positive number, got {as_typed(args.scale)}") from None
     else:
         scale = None
     target = None
@@ -60,7 +60,7 @@ def cmd_predict(args) -> int:
         try:
             target = float(args.target)
         except ValueError:
-            raise ParameterError("target", f"expected a positive number, got {args.target!r}") from None
+            raise ParameterError("target", f"expected a positive number, got {as_typed(args.target)}") from None
     if args.seed < 0:
         raise ParameterError("seed", f"must be >= 0, got {args.seed}")
     with warnings.catch_warnings(), np.errstate(all="ignore"):

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.errors import ParameterError
+from ..core.errors import ParameterError, as_typed
 from .median import Span, median_and_span
 
 __all__ = ["SKLEARN_SETS", "MAX_NORM", "check_magnitude", "load", "standardize", "check_pair_sets", "bandwidth", "rescale", "Prepared",
@@ -126,7 +126,7 @@ def load(spec, name: str = "DATA") -> tuple[np.ndarray, bool]:
 
             arr = read_csv(spec, name)
         else:
-            raise ParameterError(name, f"expected a .npy or .csv file or sklearn:NAME, got {spec!r}")
+            raise ParameterError(name, f"expected a .npy or .csv file or sklearn:NAME, got {as_typed(spec)}")
     except OSError as exc:
         raise ParameterError(name, f"cannot read {spec!r} ({exc.strerror or exc})") from None
     except ParameterError:
@@ -268,9 +268,9 @@ def bandwidth_and_span(rule, X, Y=None, seed: int = 0) -> tuple[float, Span | No
         try:
             s = float(rule)
         except (TypeError, ValueError):
-            raise ParameterError("sigma", f"expected a positive number, 'median' or 'nn50', got {rule!r}") from None
+            raise ParameterError("sigma", f"expected a positive number, 'median' or 'nn50', got {as_typed(rule)}") from None
         if not (math.isfinite(s) and s > 0):
-            raise ParameterError("sigma", f"must be a positive finite number, got {rule!r}")
+            raise ParameterError("sigma", f"must be a positive finite number, got {as_typed(rule)}")
         return s, None
     rng = np.random.default_rng([seed, 50])
     same = Y is None
@@ -366,9 +366,9 @@ def rescale(X, Y, kernel: str, sigma=None, scale=None) -> Prepared:
         try:
             s = float(s)
         except (TypeError, ValueError):
-            raise ParameterError("scale", f"expected a positive number, got {scale!r}") from None
+            raise ParameterError("scale", f"expected a positive number, got {as_typed(scale)}") from None
         if not (math.isfinite(s) and s > 0):
-            raise ParameterError("scale", f"must be a positive finite number, got {scale!r}")
+            raise ParameterError("scale", f"must be a positive finite number, got {as_typed(scale)}")
         f = math.sqrt(s)
     else:
         raise ParameterError("kernel", f"unknown kernel {kernel!r}; expected gaussian or softmax")

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.errors import ParameterError
+from ..core.errors import ParameterError, as_typed
 from ..features import gaussian as G
 from ..features import softmax as S
 from ..sampling.samplers import sample
@@ -122,7 +122,7 @@ def replicates(X, mechanism: str, m: int, *, rng: np.random.Generator, R: int) -
     if X.ndim != 2 or X.shape[0] < 1 or not np.all(np.isfinite(X)):
         raise ParameterError("X", "must be a non-empty finite 2-D array (points × dimensions)")
     if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or m < 1:
-        raise ParameterError("m", f"must be an integer >= 1, got {m!r}")
+        raise ParameterError("m", f"must be an integer >= 1, got {as_typed(m)}")
     if isinstance(R, bool) or not isinstance(R, (int, np.integer)) or R < 2:
         raise ParameterError("R", f"must be an integer >= 2, got {R!r}")
     if not isinstance(rng, np.random.Generator):

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.errors import ParameterError
+from ..core.errors import ParameterError, as_typed
 from ..numerics.special import coupled_pairs
 from . import data as D
 from .interp import build, eligible, interval_from_span
@@ -166,7 +166,7 @@ def parse_ms(spec: Any) -> list[int]:
         try:
             v = int(s)
         except ValueError:
-            raise ParameterError("m", f"expected integers, got {s!r}") from None
+            raise ParameterError("m", f"expected integers, got {as_typed(s)}") from None
         if not 1 <= v <= 10**6:
             raise ParameterError("m", f"must be in [1, 10^6], got {v}")
         out.append(v)
@@ -625,13 +625,13 @@ def validate(X: Any, Y: Any = None, *, kernel: str = "gaussian", sigma: Any = "m
     mechs = tuple(parse_list(mechanisms))
     ms = tuple(parse_ms(m))
     if target is not None and not (isinstance(target, (int, float)) and math.isfinite(target) and 0 < target):
-        raise ParameterError("target", f"must be a positive number, got {target!r}")
+        raise ParameterError("target", f"must be a positive number, got {as_typed(target)}")
     if overflow is not None and overflow not in ("fp16", "bf16", "fp32"):
         raise ParameterError("overflow", f"unknown format {overflow!r}; expected fp16, bf16 or fp32")
     if pairs is not None and (isinstance(pairs, bool) or not isinstance(pairs, int) or not 2 <= pairs <= 10**9):
-        raise ParameterError("pairs", f"must be an integer in [2, 10^9], got {pairs!r}")
+        raise ParameterError("pairs", f"must be an integer in [2, 10^9], got {as_typed(pairs)}")
     if not isinstance(exact_pairs, bool):
-        raise ParameterError("exact_pairs", f"must be True or False, got {exact_pairs!r}")
+        raise ParameterError("exact_pairs", f"must be True or False, got {as_typed(exact_pairs)}")
     if kernel == "softmax" and sigma not in (None, "median"):
         raise ParameterError("sigma", "applies to the Gaussian kernel only (softmax takes --scale)")
     return Request(Xr, Yr, kernel, sigma, scale, mechs, ms, target, overflow, pairs, seed, std, progress,

@@ -6,7 +6,7 @@ import json
 
 import numpy as np
 
-from ..core.errors import ParameterError
+from ..core.errors import ParameterError, as_typed
 from ..present.tables import Table, render
 from .target import expected
 
@@ -175,7 +175,7 @@ def plot(p, path: str) -> None:
         Another extension, or matplotlib missing.
     """
     if not str(path).endswith((".png", ".pdf")):
-        raise ParameterError("plot", f"expected a .png or .pdf file name, got {path!r}")
+        raise ParameterError("plot", f"expected a .png or .pdf file name, got {as_typed(path)}")
     try:
         import matplotlib
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..core.errors import ParameterError
+from ..core.errors import ParameterError, as_typed
 
 __all__ = ["PAPERS", "ESTIMATORS", "Convention", "translate", "table", "in_paper"]
 
@@ -152,7 +152,7 @@ def translate(estimator: str, size: int, from_paper: str, to_paper: str) -> int:
     """
     a, b = _conv(estimator, from_paper), _conv(estimator, to_paper)
     if isinstance(size, bool) or int(size) != size or size < 1:
-        raise ParameterError("size", f"must be a positive integer, got {size!r}")
+        raise ParameterError("size", f"must be a positive integer, got {as_typed(size)}")
     size = int(size)
     if size % a.per_vector:
         raise ParameterError("size", f"{a.symbol}={size} in {PAPERS[from_paper][1]} is not a whole number of vectors")

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..catalog import get
-from ..core.errors import ParameterError, RFTheoryError
+from ..core.errors import ParameterError, RFTheoryError, as_typed
 from ..core.params import to_fraction
 
 __all__ = ["PlotData", "parse_axis", "series_data", "draw", "figure", "powers_of_two", "x_log_base", "check_output",
@@ -92,10 +92,10 @@ def parse_axis(spec: str, result_id: str | None = None) -> tuple[str, list[str]]
     ('d', ['2', '3', '5', '9', '14', '24', '39', '64'])
     """
     if "=" not in spec:
-        raise ParameterError("x", f"expected NAME=V1,V2,... or NAME=lo:hi:n, got {spec!r}")
+        raise ParameterError("x", f"expected NAME=V1,V2,... or NAME=lo:hi:n, got {as_typed(spec)}")
     name, rest = (s.strip() for s in spec.split("=", 1))
     if not name:
-        raise ParameterError("x", f"expected NAME=V1,V2,... or NAME=lo:hi:n, got {spec!r}")
+        raise ParameterError("x", f"expected NAME=V1,V2,... or NAME=lo:hi:n, got {as_typed(spec)}")
     if ":" in rest:
         parts = [s.strip() for s in rest.split(":")]
         try:
@@ -103,7 +103,7 @@ def parse_axis(spec: str, result_id: str | None = None) -> tuple[str, list[str]]
                 raise ValueError
             lo, hi, n = float(to_fraction(name, parts[0])), float(to_fraction(name, parts[1])), int(parts[2])
         except (ValueError, ParameterError):
-            raise ParameterError("x", f"expected NAME=lo:hi:n (n log-spaced values), got {spec!r}") from None
+            raise ParameterError("x", f"expected NAME=lo:hi:n (n log-spaced values), got {as_typed(spec)}") from None
         if not (0 < lo < hi) or not 2 <= n <= MAX_POINTS:
             raise ParameterError("x", f"{spec!r}: need 0 < lo < hi and 2 <= n <= {MAX_POINTS}")
         xs = np.geomspace(lo, hi, n)
@@ -168,7 +168,7 @@ def series_data(result_id, x, params=None, series=None, ratio_to=None, links=Non
 
     r = get(result_id)
     if layer not in ("mpmath", "float64"):
-        raise ParameterError("layer", f"expected mpmath or float64, got {layer!r}")
+        raise ParameterError("layer", f"expected mpmath or float64, got {as_typed(layer)}")
     name, xs = parse_axis(x, result_id) if isinstance(x, str) else (x[0], list(x[1]))
     kinds = {p.name: p.kind for p in r.params}
     if kinds.get(name) not in (None, "int", "real"):

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import mpmath as mp
 
 from ..catalog import get
-from ..core.errors import ParameterError
+from ..core.errors import ParameterError, as_typed
 from ..core.precision import DPS_MAX, check_dps
 
 __all__ = ["Table", "make_table", "render", "latex_escape", "fixed", "add_parser"]
@@ -234,7 +234,7 @@ def _check_format(layer: str, digits: int, decimals: int | None) -> None:
     """``digits`` or ``decimals`` within what the layer's cells hold."""
     if decimals is not None:
         if isinstance(decimals, bool) or not isinstance(decimals, int) or not 0 <= decimals <= DPS_MAX - 3:
-            raise ParameterError("decimals", f"must be an integer in [0, {DPS_MAX - 3}], got {decimals!r}")
+            raise ParameterError("decimals", f"must be an integer in [0, {DPS_MAX - 3}], got {as_typed(decimals)}")
     elif check_dps(digits, "digits") > DPS_MAX - 2:  # cells are exact to digits + 2 (the ratio's rounding)
         raise ParameterError("digits", f"must be <= {DPS_MAX - 2} in a table, got {digits}")
     elif layer == "float64" and digits > F64_DIGITS:  # further digits would be the binary value's noise
@@ -401,7 +401,7 @@ def _evaluate_cells(jobs: list[_Cell], workers: int) -> list:
     digits than first asked for, known only once its value is.
     """
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ParameterError("workers", f"must be an integer >= 1, got {workers!r}")
+        raise ParameterError("workers", f"must be an integer >= 1, got {as_typed(workers)}")
     out: list = [None] * len(jobs)
     sigs = [(j.decimals if j.decimals is not None else j.digits) + 2 for j in jobs]  # +2: the ratio's rounding
     cache: dict = {}

@@ -41,7 +41,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..core.errors import ParameterError
+from ..core.errors import ParameterError, as_typed
 from . import samplers
 from .samplers import apply_simplex, namespace_of
 
@@ -164,7 +164,7 @@ def span_basis(vectors, tol: float = 1e-12):
 
 def _use_projection(coupling: str, method: str) -> bool:
     if method not in ("auto", "projection", "full"):
-        raise ParameterError("method", f"must be 'auto', 'projection' or 'full', got {method!r}")
+        raise ParameterError("method", f"must be 'auto', 'projection' or 'full', got {as_typed(method)}")
     if method == "full":
         return False
     if coupling not in PROJECTION_COUPLINGS:

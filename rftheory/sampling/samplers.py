@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.errors import ParameterError
+from ..core.errors import ParameterError, as_typed
 
 __all__ = [
     "COUPLINGS",
@@ -82,9 +82,9 @@ def _check_int(name: str, value: Any, low: int) -> int:
         if isinstance(value, (float, np.floating)) and float(value).is_integer():
             value = int(value)
         else:
-            raise ParameterError(name, f"must be an integer, got {value!r}")
+            raise ParameterError(name, f"must be an integer, got {as_typed(value)}")
     if value < low:
-        raise ParameterError(name, f"must be >= {low}, got {value!r}")
+        raise ParameterError(name, f"must be >= {low}, got {as_typed(value)}")
     return int(value)
 
 
@@ -104,7 +104,7 @@ def _batch_shape(size) -> tuple[int, ...]:
     try:
         return tuple(_check_int("size", s, 1) for s in size)
     except TypeError:
-        raise ParameterError("size", f"must be None, an int or a tuple of ints, got {size!r}") from None
+        raise ParameterError("size", f"must be None, an int or a tuple of ints, got {as_typed(size)}") from None
 
 
 def chi_norms(rng: np.random.Generator, d: int, shape: tuple[int, ...]) -> np.ndarray:

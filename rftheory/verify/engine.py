@@ -55,7 +55,7 @@ import numpy as np
 
 from ..catalog import results
 from ..core.domain import random_points
-from ..core.errors import LayerUnavailableError, PrecisionError, RangeError
+from ..core.errors import LayerUnavailableError, PrecisionError, RangeError, as_typed
 from ..core.measure import Measurement
 from ..core.montecarlo import spawn, z_threshold
 from ..core.precision import agree, agreed
@@ -614,7 +614,7 @@ def run(tasks: list[Task], seed: int = 0, progress: Progress | None = None,
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         from ..core.errors import ParameterError
 
-        raise ParameterError("seed", f"must be a non-negative integer, got {seed!r}")
+        raise ParameterError("seed", f"must be a non-negative integer, got {as_typed(seed)}")
     by_task: dict[int, list[Outcome]] = {}
     if progress:
         progress.start(tasks)  # redraws while they run

@@ -27,7 +27,7 @@ from fractions import Fraction
 import mpmath as mp
 import numpy as np
 
-from ...core.errors import ParameterError
+from ...core.errors import ParameterError, as_typed
 from ..angle_family import angle_ratios
 from ..series.mp_series import mp_series
 
@@ -58,7 +58,7 @@ def check_dimension(d, name="d"):
         ``d`` not an integer ``≥ 2`` (0, negative, NaN, ``2.5``, ``"3"``).
     """
     if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 2:
-        raise ParameterError(name, f"must be an integer >= 2, got {d!r}")
+        raise ParameterError(name, f"must be an integer >= 2, got {as_typed(d)}")
     return int(d)
 
 
@@ -295,7 +295,7 @@ def _exact_argument(a):
     try:
         a = Fraction(a)
     except (TypeError, ValueError, OverflowError, ZeroDivisionError) as exc:
-        raise ParameterError("a", f"v or z must be a finite real number, got {a!r}") from exc
+        raise ParameterError("a", f"v or z must be a finite real number, got {as_typed(a)}") from exc
     if a < 0:
         raise ParameterError("a", f"v or z must be >= 0, got {a}")
     return a

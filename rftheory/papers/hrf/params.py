@@ -13,7 +13,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ...core.errors import ParameterError
+from ...core.errors import ParameterError, as_typed
 from ...core.params import COMMON, M_MAX, Param, objects_only, to_fraction
 
 PAPER = "Choromanski et al. (2022), Hybrid Random Features"
@@ -98,7 +98,7 @@ def parse_vector(name):
             try:
                 parts = list(value)
             except TypeError:
-                raise ParameterError(name, f"must be a vector, got {value!r}") from None
+                raise ParameterError(name, f"must be a vector, got {as_typed(value)}") from None
         if not parts:
             raise ParameterError(name, "must be a non-empty vector")
         if len(parts) > VEC_DIM_MAX:
@@ -108,10 +108,10 @@ def parse_vector(name):
             if isinstance(v, (np.generic, np.ndarray)):
                 v = v.item() if np.ndim(v) == 0 else v
             if isinstance(v, (complex, np.complexfloating)) or isinstance(v, (list, tuple, np.ndarray)):
-                raise ParameterError(name, f"entries must be real numbers, got {v!r}")
+                raise ParameterError(name, f"entries must be real numbers, got {as_typed(v)}")
             fr = to_fraction(name, v)
             if fr != 0 and not VEC_ABS_MIN <= abs(fr) <= VEC_ABS_MAX:
-                raise ParameterError(name, f"entries must be 0 or of magnitude in [1e-6, {VEC_ABS_MAX}], got {v!r}")
+                raise ParameterError(name, f"entries must be 0 or of magnitude in [1e-6, {VEC_ABS_MAX}], got {as_typed(v)}")
             out.append(fr)
         return tuple(out)
     return check
@@ -124,17 +124,17 @@ def _to_complex_pair(name, v):
         try:
             z = complex(v.strip().replace("i", "j").replace(" ", ""))
         except ValueError:
-            raise ParameterError(name, f"expected a complex number, got {v!r}") from None
+            raise ParameterError(name, f"expected a complex number, got {as_typed(v)}") from None
     else:
         try:
             z = complex(v)
         except (TypeError, ValueError, OverflowError):
-            raise ParameterError(name, f"expected a complex number, got {v!r}") from None
+            raise ParameterError(name, f"expected a complex number, got {as_typed(v)}") from None
     out = (to_fraction(name, z.real), to_fraction(name, z.imag))
     for part in out:
         if part != 0 and not VEC_ABS_MIN <= abs(part) <= A_ABS_MAX:
             raise ParameterError(name, f"real and imaginary parts must be 0 or of magnitude in [1e-6, {A_ABS_MAX}], "
-                                 f"got {v!r}")
+                                 f"got {as_typed(v)}")
     return out
 
 
@@ -169,7 +169,7 @@ def parse_matrix(value):
         try:
             rows = [list(r) for r in value]
         except TypeError:
-            raise ParameterError(name, f"must be a square matrix, got {value!r}") from None
+            raise ParameterError(name, f"must be a square matrix, got {as_typed(value)}") from None
     k = len(rows)
     if k == 0 or any(len(r) != k for r in rows):
         raise ParameterError(name, "must be a non-empty square matrix")

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from ...core.errors import ParameterError
+from ...core.errors import ParameterError, as_typed
 from ...core.params import Param, objects_only
 
 __all__ = ["ROWS_MAX", "DIM_MIN", "DIM_MAX", "ENTRY_MAX", "VALUE_MAX", "parse_rows", "check_qkv", "Q_", "K_", "V_",
@@ -48,7 +48,7 @@ def parse_rows(name: str, high: float):
             try:
                 rows = [list(np.atleast_1d(r)) for r in value]
             except TypeError:
-                raise ParameterError(name, f"must be a matrix (rows of numbers), got {value!r}") from None
+                raise ParameterError(name, f"must be a matrix (rows of numbers), got {as_typed(value)}") from None
         try:
             M = np.array([[float(e) for e in r] for r in rows], dtype=float)
         except (TypeError, ValueError):

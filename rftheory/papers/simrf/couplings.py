@@ -30,7 +30,7 @@ import mpmath as mp
 import numpy as np
 
 from ...ball.layer import Ball
-from ...core.errors import LayerUnavailableError, ParameterError
+from ...core.errors import LayerUnavailableError, ParameterError, as_typed
 from ...core.measure import agreement
 from ...core.montecarlo import pair_mean
 from ...core.params import Param, mpf
@@ -85,7 +85,7 @@ def equiangular_rows(d, c, backend=np):
     try:
         bad = not (-1 / (d - 1) - 1e-15 <= c <= 1)  # NaN fails every comparison
     except TypeError as exc:
-        raise ParameterError("c", f"must be a real number, got {c!r}") from exc
+        raise ParameterError("c", f"must be a real number, got {as_typed(c)}") from exc
     if bad:
         raise ParameterError("c", f"an equiangular block of {d} unit vectors needs -1/(d-1) <= c <= 1, got {c}")
     if backend is mp:

@@ -22,7 +22,7 @@ from fractions import Fraction
 import mpmath as mp
 import numpy as np
 
-from ...core.errors import ParameterError
+from ...core.errors import ParameterError, as_typed
 from .couplings import block_objective
 
 __all__ = ["SearchResult", "search_block", "weighted_objective", "search_weighted", "OPTIONS", "N_RANDOM",
@@ -314,7 +314,7 @@ def search_weighted(r, v, rng, n_random, starts=()):
     if r.ndim != 1 or r.size < 2 or not np.all(np.isfinite(r) & (r > 0)):
         raise ParameterError("r", "must be a 1-D array of at least 2 finite positive norms")
     if not (isinstance(v, (int, float, np.floating)) and math.isfinite(v) and v > 0):
-        raise ParameterError("v", f"must be a finite number > 0, got {v!r}")
+        raise ParameterError("v", f"must be a finite number > 0, got {as_typed(v)}")
     d = r.size
     inits = [_start(s, d) for s in starts] + [rng.standard_normal((d, d)) for _ in range(n_random)]
     if not inits:
