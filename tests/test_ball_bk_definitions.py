@@ -19,7 +19,8 @@ import pytest
 from flint import arb
 
 from rftheory.numerics.backends import ARB, MP
-from rftheory.papers.hrf.lemma22 import angle_terms, lemma22_mse, pair_gap
+from rftheory.numerics.rff.kernel import kernel_gap as pair_gap
+from rftheory.papers.hrf.lemma22 import angle_terms, lemma22_mse
 from rftheory.papers.performer import covariance as C
 from rftheory.verify.ball_checks import distance_rel
 

@@ -110,6 +110,10 @@ class Result:
         ``definition(bk, p)``: the one definition of the value, written against a backend ``bk``
         (:class:`rftheory.numerics.backends.Backend`), ``p`` the validated parameters (reals as the
         backend's numbers: ``flint.arb`` balls for ``ARB``).
+    equals : dict of str to callable
+        Identities with other results, ``f(p) -> mpf`` at the working precision: the same value through
+        another result's definition (e.g. ``hrf.mse_trig`` is ``e^{a²+b²}`` times ``simrf.rff_mse``);
+        verify checks each to ``digits`` (``equals:NAME``).
     ball_layer : BallLayer, optional
         The ball layer, declared where the result is registered: :class:`rftheory.ball.Ball` (by
         default ``definition(ARB, p)``; a special algorithm as ``Ball(method, evaluate=f)``) or
@@ -138,6 +142,7 @@ class Result:
     rtol64: float = 1e-12
     domain_point: Callable[[np.random.Generator], dict] | None = None
     definition: Callable[[Any, dict], Any] | None = None
+    equals: dict[str, Callable[[dict], Any]] = field(default_factory=dict)
     ball_layer: BallLayer | None = None
     defined_at: str = ""
 
@@ -180,7 +185,8 @@ class Result:
                     else f"default {p.default}")
             lines += [f"{p.name} : {p.domain()}, {dflt}", f"    {p.doc}"]
         lines += ["", f"Layers: {', '.join(self.layers()) or 'none (checks only)'}"
-                  + (f"; independent routes: {', '.join(self.routes)}" if self.routes else "")]
+                  + (f"; independent routes: {', '.join(self.routes)}" if self.routes else "")
+                  + (f"; equals: {', '.join(self.equals)}" if self.equals else "")]
         if self.notes:
             lines += ["", "Notes", "-----"] + [f"- {n}" for n in self.notes]
         names = ", ".join(f"{p.name}=..." for p in self.params if p.default is None) or "..."

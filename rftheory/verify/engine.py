@@ -234,6 +234,13 @@ def exact_checks(r: Result, point: dict) -> list[Outcome]:
                 Outcome(r.id, pt, f"route:{name}", short(ref), short(val), f"digits={min(dg, 99):.1f} (need {r.digits})",
                         dg >= r.digits)
             )
+    for name, identity in r.equals.items():  # the same value through another result's definition
+        with CrashGuard(out, r.id, pt, f"equals:{name}", short(ref)):
+            with mp.workdps(dps):
+                val = +identity(r.validate(**point))
+            dg = digits_agree(ref, val)
+            out.append(Outcome(r.id, pt, f"equals:{name}", short(ref), short(val),
+                               f"digits={min(dg, 99):.1f} (need {r.digits})", dg >= r.digits))
     if r.symbolic is not None:
         with CrashGuard(out, r.id, pt, "symbolic", short(ref)):
             expr = r.sym(**point)

@@ -22,7 +22,9 @@ from ...core.lazy import lazy
 from ..floats import exp_neg_roundings, exp_neg_scaled
 from ..orth_gap.coefficients import log_b
 from ..orth_gap.float64 import ULPS, orth_gap_neg_series
+from .kernel import orth_kernel
 from .kummer_dd import hyp1f1_d_half_neg_dd
+from .mse import iid_bracket_f64
 
 sc = lazy("scipy.special")  # imported on first use (the CLI starts without it)
 
@@ -306,9 +308,10 @@ def _hyp1f1_agreed(d: int, x: float) -> tuple[float, float]:
     import mpmath as mp
 
     from ...core.precision import agreed
+    from ..backends import MP
 
     X = mp.mpf(x)
-    v = agreed(lambda: mp.hyp1f1(d, mp.mpf(d) / 2, -X), 17, "1F1(d; d/2; -x)")
+    v = agreed(lambda: orth_kernel(MP, d, -X), 17, "1F1(d; d/2; -x)")
     dv = agreed(lambda: 2 * mp.hyp1f1(d + 1, mp.mpf(d) / 2 + 1, -X), 3, "1F1(d+1; d/2+1; -x)")
     return float(v), abs(float(dv))
 
@@ -558,7 +561,7 @@ def rff_bracket_f64(coupling, d, Pm, z, enough=None):
         ``B`` and its error bound (``inf`` or NaN where no route served).
     """
     d, Pm, z = np.broadcast_arrays(*(np.asarray(t, float) for t in (d, Pm, z)))
-    a = np.expm1(-z * z) ** 2 / 2
+    a = iid_bracket_f64(z)
 
     def gap_enough(g):  # the gap's error that keeps its share of the bracket's bound below ``enough``
         with np.errstate(divide="ignore", invalid="ignore"):

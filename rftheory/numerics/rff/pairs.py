@@ -58,7 +58,9 @@ from .float64 import (
     rff_bracket_f64,
     simplex_pair_quad_f64,
 )
+from .kernel import orth_kernel
 from .montecarlo import pair_mc, rff_estimates
+from .mse import iid_bracket
 from .routes import (
     chi2d_pair_mean,
     iid_pair_moments,
@@ -166,7 +168,7 @@ def pair_term_z2(bk, coupling, d, z2):
     if coupling == "iid":
         return bk.exp(-z2)
     if coupling == "orthogonal":
-        return bk.hyp1f1(d, bk.frac(d, 2), -z2 / 2)
+        return orth_kernel(bk, d, -z2 / 2)
     if coupling == "simplex":
         return bk.angle_series(d, bk.frac(-1, d - 1), -z2 / 2, even_only=True)
     raise ValueError(f"no RFF pair term for coupling {coupling!r}")
@@ -201,7 +203,7 @@ def rff_mse_bracket(bk, coupling, d, m, z2, tau=None):
     Cancelling
         The MSE and the size of its terms (``value``, ``scale``).
     """
-    a = bk.expm1(-z2) ** 2 / 2
+    a = iid_bracket(bk, -z2)
     P = coupled_pairs(m, d)
     if P == 0 or (tau is None and coupling == "iid"):
         return Cancelling(a / m, a / m)

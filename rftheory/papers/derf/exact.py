@@ -17,7 +17,7 @@ from .inputs import data
 from .model import gerf_delta, homogeneous_objective_delta
 
 __all__ = ["data_scale", "on_float_scale", "ExactMoments", "exact_moments", "gerf_optimum_value",
-           "sderf_optimum_value", "gerf_optimum_definition", "sderf_optimum_definition", "saderf_optimum_definition"]
+           "sderf_h", "sderf_optimum_value", "gerf_optimum_definition", "sderf_optimum_definition", "saderf_optimum_definition"]
 
 
 def data_scale(p: dict) -> dict:
@@ -85,11 +85,15 @@ def gerf_optimum_value(bk: Any, d: int, mu: Any, c: Any) -> Any:
     return homogeneous_objective_delta(d, gerf_delta(d, mu, bk), mu, bk) + 2 * c
 
 
+def sderf_h(bk: Any, lams: list[Any]) -> Any:
+    """``Σ_l h(1, 1 + δ(1, λ_l), λ_l)``: the SDERF objective without ``2c``, one GERF problem in ``d = 1`` per eigenvalue."""
+    return sum(homogeneous_objective_delta(1, gerf_delta(1, lam, bk), lam, bk) for lam in lams)
+
+
 def sderf_optimum_value(bk: Any, lams: list[Any], c: Any) -> Any:
-    """The SDERF optimum of Thm 4.3 (FAVOR#, Eq. 17): one GERF problem in ``d = 1`` per eigenvalue
-    ``λ_l`` of ``M = M₁ + M₂ + μ₁μ₂ᵀ + μ₂μ₁ᵀ``, ``L* = Σ_l h(1, 1 + δ(1, λ_l), λ_l) + 2c``
-    (the form of :func:`rftheory.papers.derf.optima.optimum`)."""
-    return sum((homogeneous_objective_delta(1, gerf_delta(1, lam, bk), lam, bk) for lam in lams), bk.num(0)) + 2 * c
+    """The SDERF optimum of Thm 4.3 (FAVOR#, Eq. 17), ``L* = Σ_l h(1, 1 + δ(1, λ_l), λ_l) + 2c`` with ``λ_l``
+    the eigenvalues of ``M = M₁ + M₂ + μ₁μ₂ᵀ + μ₂μ₁ᵀ`` (:func:`rftheory.papers.derf.optima.optimum` uses it too)."""
+    return sderf_h(bk, lams) + 2 * c
 
 
 def gerf_optimum_definition(bk: Any, p: dict) -> Any:

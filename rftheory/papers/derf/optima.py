@@ -28,7 +28,7 @@ from ...core.registry import Result, register
 from ...numerics.backends import F64, MP, backend
 from . import spectra
 from .bounds import U64, gamma, guard, per_instance
-from .exact import gerf_optimum_definition, on_float_scale, saderf_optimum_definition, sderf_optimum_definition
+from .exact import gerf_optimum_definition, on_float_scale, saderf_optimum_definition, sderf_h, sderf_optimum_definition
 from .inputs import (
     DATA_PARAMS,
     DATA_RTOL64,
@@ -187,7 +187,7 @@ def _optimum_sderf(X, Y, bk, st):
     A = bk.mm(Q, bk.diag(alpha), bk.T(Q))
     B = bk.mm(Q, bk.diag([bk.sqrt(1 - 4 * a) for a in alpha]), bk.T(Q))
     p = DERFParams("sderf", A, B, B, bk)
-    h = sum(homogeneous_objective_delta(1, e, x, bk) for e, x in zip(dl, lam))
+    h = sderf_h(bk, lam)
     p.objective = h + 2 * st.c
     p.info = {"t": ts, "lambda": lam, "alpha": alpha, "h": h}
     return p

@@ -19,13 +19,14 @@ import numpy as np
 
 from ...ball.layer import Ball
 from ...core.errors import LayerUnavailableError, RangeError
-from ...core.registry import Result, register
+from ...core.registry import REGISTRY, Result, register
 from ...features import softmax as sf
 from ...numerics.backends import MP, SYM
 from ...numerics.cancellation import guard_digits
 from ...numerics.geometry import pair_from_angle
 from ...numerics.orth_gap.float64 import log_pp_bracket_series
 from ...numerics.rff.float64 import rff_bracket_f64
+from ...numerics.rff.mse import mse_bracket, rff_mse_value
 from ...numerics.rff.pairs import checked, chi2d_pair_mean, orth_pair_chi2d
 from ...numerics.special import coupled_pairs, log_orth_gap_pos
 from ...sampling.samplers import sample
@@ -104,59 +105,6 @@ def zv2(a, b, ang):
     return d2 + ab4 * ang[0], d2 + ab4 * ang[1]
 
 
-#: the pair-gap series stops here at the latest (a ball of arguments around 0 never meets the relative
-#: criterion): (2|y|)^k/k! < 10^-5000 at k = 2000 for |y| <= 1, beyond every precision served
-PAIR_GAP_KMAX = 2000
-
-
-def pair_gap(bk, d, y):
-    r"""``G(y) = ₁F₁(d; d/2; y) − e^{2y}``: the orthogonal-pair correction of both Lemma 2.2 MSEs
-    (``y = −z²/2`` for ``SM_trig``, ``y = v²/2`` for ``SM_++``).
-
-    .. math:: G(y) = {}_1F_1\big(d; \tfrac d2; y\big) - e^{2y}
-       = \sum_{k\ge2}\frac{y^k}{k!}\Big(\frac{(d)_k}{(d/2)_k} - 2^k\Big)
-
-    For ``|y| ≤ 1``, where the difference cancels (``G = O(y²/d)`` against values of order 1), a
-    numeric backend sums the series: the ``k ≤ 1`` terms cancel exactly and
-    ``R_k = (d)_k/(d/2)_k = Π_{i<k} 2(d+i)/(d+2i) ∈ [1, 2^k]``, so the ``k``-th term is at most
-    ``b_k = (2|y|)^k/k!``, and ``b_{k+1}/b_k ≤ 1/2`` for ``k ≥ 3``: after the ``K``-th term the
-    remainder is at most ``2 b_{K+1}``.  The sum stops once ``b_K ≤ eps/16 · |sum|`` (remainder
-    below ``eps/8 · |sum|``; at :data:`PAIR_GAP_KMAX` at the latest) and the remainder bound is
-    added with ``bk.widen``: in Arb to the radius (a rigorous enclosure), in mpmath and float64 it
-    is below their rounding.  Elsewhere, and always in sympy (exact), the difference of
-    ``bk.hyp1f1`` and ``bk.exp`` (in Arb both enclosed rigorously).
-
-    Parameters
-    ----------
-    bk : backend
-        ``MP``, ``F64``, ``SYM`` or ``ARB``.
-    d : int
-        Dimension.
-    y : number
-        Argument, of ``bk``.
-
-    Returns
-    -------
-    number
-        ``G(y)``.
-    """
-    if not bk.exact and bk.certainly_ge(bk.num(1), abs(y)):
-        tol = bk.eps / 16
-        ay2 = 2 * abs(y)
-        total, R, two, t, bound, k = bk.num(0), bk.num(1), 1, bk.num(1), bk.num(1), 0
-        while True:
-            R *= bk.frac(2 * (d + k), d + 2 * k)  # (d)_k / (d/2)_k
-            two *= 2
-            k += 1
-            t *= y / k
-            bound *= ay2 / k  # b_k = (2|y|)^k / k!
-            if k >= 2:
-                total += t * (R - two)
-                if k >= 3 and (bk.certainly_ge(tol * abs(total), bound) or k >= PAIR_GAP_KMAX):
-                    return bk.widen(total, 2 * bound * ay2 / (k + 1))
-    return bk.hyp1f1(d, bk.frac(d, 2), y) - bk.exp(2 * y)
-
-
 def lemma22_mse(estimator, bk, a, b, ang, m, d=None, coupling="iid"):
     r"""MSE of ``SM_trig`` or of the antithetic positive ``SM_++`` (Lemma 2.2; blocks of orthogonal ω's
     add the pair term, ``P = 0`` for iid).
@@ -165,7 +113,7 @@ def lemma22_mse(estimator, bk, a, b, ang, m, d=None, coupling="iid"):
     both inputs, so its MSE is ``e^{a²+b²}`` times the RFF MSE at ``z = ‖x−y‖``
     (:func:`rftheory.numerics.rff.pairs.rff_mse`); the pair term of the ``cosh`` features of ``SM_++``
     is that of ``(w_i, w_j)`` (``(w_i, −w_j)`` has the same law).  Both are one bracket in
-    ``t = −z²`` (trig) or ``t = v²`` (``++``), with the pair gap :func:`pair_gap` at ``t/2``:
+    ``t = −z²`` (trig) or ``t = v²`` (``++``), with the kernel gap :func:`rftheory.numerics.rff.kernel.kernel_gap` at ``t/2``:
 
     .. math:: \mathrm{MSE}_{\mathrm{trig}} = \frac{e^{a^2+b^2}}{m}\Big[\frac{(1-e^{-z^2})^2}{2}
        + \frac Pm\big({}_1F_1(d;\tfrac d2;-\tfrac{z^2}2) - e^{-z^2}\big)\Big],\quad
@@ -195,13 +143,9 @@ def lemma22_mse(estimator, bk, a, b, ang, m, d=None, coupling="iid"):
     """
     z2, v2 = zv2(a, b, ang)
     s2 = a * a + b * b
-    t, pref = (-z2, bk.exp(s2)) if estimator == "trig" else (v2, bk.exp(-s2))
-    out = sq(bk.expm1(t)) / 2
-    if coupling == "orthogonal":
-        P = coupled_pairs(m, d)
-        if P:
-            out = out + bk.frac(P, m) * pair_gap(bk, d, t / 2)
-    return pref * out / m
+    if estimator == "trig":  # SM_trig is e^{(a²+b²)/2} times the RFF estimator: e^{a²+b²} times its MSE
+        return bk.exp(s2) * rff_mse_value(bk, coupling, d, m, z2)
+    return bk.exp(-s2) * mse_bracket(bk, v2, d, m, coupling) / m
 
 
 #: the MSE of ``SM_trig``: :func:`lemma22_mse` with ``estimator="trig"``, called as ``mse_trig(bk, a, b, ang, m, ...)``
@@ -274,6 +218,16 @@ def lemma22(bk, p, which):
 
 
 mse_trig_mp = guarded(lambda p: lemma22(MP, p, "trig"))
+
+
+def trig_as_rff(p):
+    """``e^{a²+b²}`` times ``simrf.rff_mse``'s definition at ``z² = ‖x − y‖²``: the identity verify checks."""
+    with mp.workdps(mp.mp.dps + 30):  # the RFF bracket's pair term cancels where z is small
+        a, b, ang = ctx(MP, p)
+        z2 = zv2(a, b, ang)[0]
+        q = {"coupling": p["coupling"], "d": p["d"], "m": p["m"], "z": mp.sqrt(z2)}
+        val = mp.exp(a * a + b * b) * REGISTRY["simrf.rff_mse"].definition(MP, q)
+    return +val
 
 
 mse_pos_mp = guarded(lambda p: lemma22(MP, p, "pos"))
@@ -629,6 +583,7 @@ register(
         "hrf.mse_trig",
         mse_trig_mp,
         definition=lambda bk, p: lemma22(bk, p, "trig"),
+        equals={"exp(a^2+b^2)*simrf.rff_mse": trig_as_rff},
         ball_layer=Ball("Arb exp, 1F1 (orthogonal blocks): papers.hrf.lemma22 in ARB"),
         title="MSE of trigonometric softmax features (iid / orthogonal blocks)",
         statement=r"\mathrm{MSE}(\widehat{SM}^{\rm trig}_m)=\frac{e^{\|x\|^2+\|y\|^2}}{m}\Big[\frac{(1-e^{-z^2})^2}{2}"

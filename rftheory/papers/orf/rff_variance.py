@@ -16,6 +16,7 @@ from ...core.params import sym
 from ...core.registry import Result, register
 from ...numerics.backends import MP, SYM
 from ...numerics.cancellation import refuse_underflow
+from ...numerics.rff.mse import iid_bracket, iid_bracket_f64
 from ...numerics.rff.pairs import rff_estimates
 from ...numerics.series.definitions import gauss_var_cos_series
 from .params import PAPER, M, Z, zf
@@ -51,7 +52,7 @@ def rff_variance(m, z, bk=MP):
     """
     if bk is MP:
         z = zf(z)
-    return bk.expm1(-z * z) ** 2 / (2 * m)
+    return iid_bracket(bk, -z * z) / m
 
 
 def rffvar_route(p):
@@ -66,7 +67,7 @@ def rffvar_f64(p):
     # expm1(−z²) has relative error <= 2 eps (its condition number in z² is <= 1), the
     # square and the division add 1.5 eps: 4 eps in all, unless it underflows (RangeError)
     z = np.asarray(p["z"], float)
-    val = np.expm1(-z * z) ** 2 / (2 * np.asarray(p["m"], float))
+    val = iid_bracket_f64(z) / np.asarray(p["m"], float)
     return refuse_underflow(val, z != 0, "orf.rff_variance")
 
 

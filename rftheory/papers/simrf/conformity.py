@@ -27,6 +27,7 @@ from ...numerics.angle_family import QUAD_D_MAX, angle_quad
 from ...numerics.backends import MP, SYM
 from ...numerics.geometry import pair_from_norms
 from ...numerics.rff.float64 import certify_where
+from ...numerics.rff.kernel import orth_kernel
 from ...numerics.rff.montecarlo import pair_term_mc
 from ...numerics.rff.pairs import chi2d_pair_mean
 from ...numerics.special import exp_checked, log_angle_conformity, log_hyp1f1_d_half_pos_err
@@ -70,7 +71,7 @@ def conformity(bk, coupling, d, v):
     if coupling == "iid":
         return bk.exp(v * v)
     if coupling == "orthogonal":
-        return bk.hyp1f1(d, bk.frac(d, 2), v * v / 2)
+        return orth_kernel(bk, d, v * v / 2)
     if coupling == "simplex":
         return angle_conformity(bk, d, bk.frac(-1, d - 1), v)
     raise ValueError(f"no conformity for coupling {coupling!r}")

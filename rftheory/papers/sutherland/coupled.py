@@ -22,6 +22,7 @@ from ...core.registry import Result, register
 from ...numerics.backends import MP
 from ...numerics.cancellation import guard_digits
 from ...numerics.rff.float64 import direct_gap_err
+from ...numerics.rff.mse import iid_bracket, iid_bracket_f64
 from ...numerics.rff.pairs import (
     EPS,
     RFF_COUPLINGS,
@@ -73,7 +74,7 @@ def var_psi_coupled_value(bk, coupling, d, D, z2, tau=None):
     number of the backend
         The variance.
     """
-    out = (1 + bk.expm1(-z2) ** 2) / (2 * D)
+    out = (bk.frac(1, 2) + iid_bracket(bk, -z2)) / D
     P = coupled_pairs(D, d)
     if P == 0 or (tau is None and coupling == "iid"):
         return out
@@ -203,7 +204,7 @@ def vpc_f64(p):
     d, D, z = np.broadcast_arrays(*(np.asarray(p[k], float) for k in ("d", "D", "z")))
     gap, gerr = _vpc_gap_f64(p["coupling"], d, z)
     P = coupled_pairs(D.astype(int), d.astype(int))
-    a = (0.5 + np.expm1(-z * z) ** 2 / 2) / D
+    a = (0.5 + iid_bracket_f64(z)) / D
     return checked(a - P / D**2 * gap, P / D**2 * gerr + 4 * EPS * a, "psi variance")
 
 

@@ -33,6 +33,7 @@ from ...core.registry import Result, register
 from ...numerics.backends import MP, SYM
 from ...numerics.cancellation import F64_TINY, cancellation_guarded
 from ...numerics.floats import exact_sum_f64, two_prod
+from ...numerics.rff.mse import iid_bracket, iid_bracket_f64
 from ...numerics.series.definitions import gauss_var_cos_series
 from .embeddings import phi_estimates, psi_estimates
 from .kernels import DFEAT, K1, K2, KERNEL, PAPER, Z0, d_even, kernel_check, sym_k
@@ -135,7 +136,7 @@ def var_cos_value(bk, p):
     """
     if p["kernel"] == "gaussian":
         z = bk.num(p["z"])
-        return bk.expm1(-z * z) ** 2 / 2
+        return iid_bracket(bk, -z * z)
     return bk.num(var_cos(p["k_delta"], p["k_2delta"]))
 
 
@@ -295,7 +296,7 @@ def _varcos_f64(p):
     ``½ expm1(−z²)²`` (expm1's condition in ``z²`` is ≤ 1: ~3 eps)."""
     if p["kernel"] == "gaussian":
         z = np.asarray(p["z"], float)
-        v = np.expm1(-z * z) ** 2 / 2
+        v = iid_bracket_f64(z)
         return v, v, np.zeros(v.shape, bool), z != 0
     s, inexact = _given_terms(p, "varcos")
     return s, s, inexact, s != 0
