@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-__all__ = ["FunctionResult", "sign_change", "hrf_thm35_rstar", "hrf_thm35_corrected", "orf_ratio_small_z",
+__all__ = ["FunctionResult", "sign_change", "hrf_thm35_rstar", "orf_ratio_small_z",
            "orf_thm2_variance", "FUNCTIONS"]
 
 PREC = 128
@@ -118,36 +118,6 @@ def hrf_thm35_rstar() -> FunctionResult:
     return FunctionResult("disproven", tuple(lines), tuple(roots))
 
 
-def hrf_thm35_corrected(lo: Fraction = Fraction(1, 10), hi: Fraction = Fraction(20), n: int = 1,
-                        max_boxes: int = 4000) -> FunctionResult:
-    """The corrected Thm 3.5 bound (1/sqrt(r) on the 1/n term) above the exact error on ``r in [lo, hi]``, by boxes.
-
-    Parameters
-    ----------
-    lo, hi : Fraction
-    n : int
-    max_boxes : int
-
-    Returns
-    -------
-    FunctionResult
-        ``proven`` when every box has ``exact - bound < 0``, else ``undecided`` with the first box left.
-    """
-    g = _hrf_gap(n, "corrected")
-    stack, done = [(lo, hi)], 0
-    while stack:
-        a, b = stack.pop()
-        if g(a, b) < 0:
-            done += 1
-            continue
-        if done + len(stack) > max_boxes or b - a < Fraction(1, 10**6):
-            return FunctionResult("undecided", (f"not decided on r in [{float(a)}, {float(b)}]",))
-        m = (a + b) / 2
-        stack += [(m, b), (a, m)]
-    return FunctionResult("proven", (f"exact < corrected bound on r in [{lo}, {hi}] (n = {n}, m = 1): {done} "
-                                     "boxes",))
-
-
 def orf_ratio_small_z() -> FunctionResult:
     """ORF's "the ratio is roughly z^2" at z -> 0, d -> infinity: at d = m = 10^5, z = 1/10 the ratio < z^2/10.
 
@@ -202,5 +172,4 @@ def orf_thm2_variance() -> FunctionResult:
 
 
 #: the function checks by name (``Check(("function", NAME), ...)``)
-FUNCTIONS = {"hrf_thm35_rstar": hrf_thm35_rstar, "hrf_thm35_corrected": hrf_thm35_corrected,
-             "orf_ratio_small_z": orf_ratio_small_z, "orf_thm2_variance": orf_thm2_variance}
+FUNCTIONS = {"hrf_thm35_rstar": hrf_thm35_rstar, "orf_ratio_small_z": orf_ratio_small_z, "orf_thm2_variance": orf_thm2_variance}

@@ -245,7 +245,7 @@ def prove_extended(claim: Claim, over: list[Interval], fixed: dict[str, str], li
         ext.why_no_argument = "the series argument's facts are not all decided: " + "; ".join(arg.proven())
         arg = None
     elif arg is None:
-        ext.why_no_argument = ("no all-d argument for this claim (series arguments exist for simrf.prf_mse of two "
+        ext.why_no_argument = ("no series argument for this claim (they exist for simrf.prf_mse of two "
                                "couplings with m = d, the conformities, and the angle family against orthogonal)")
     real_names = {r.name for r in reals}
     if arg is not None and real_names <= {"v", "cos_theta"} and all(r.name == "d" for r in ints):
