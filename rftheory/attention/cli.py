@@ -172,23 +172,28 @@ def cmd_attention(args) -> int:
     bar.start(tasks)
     try:
         k = 0
-        # the Monte Carlo budget is shared: each row (and each --target) may use what is left over what remains
-        end, left = time.perf_counter() + budget, len(tasks)
+        # the Monte Carlo budget (its own time, not the closed forms') is shared: each row, and each --target,
+        # may use what is left over the tasks that remain
+        spent, left = 0.0, len(tasks)
         for mech in mechs:
             res = predict(head, mech, ms, pairs=args.pairs, seed=args.seed, overflow=args.overflow,
                           scheduler=args.scheduler)
             preds[mech.name] = res
             for r in res:
-                share = max(0.0, end - time.perf_counter()) / left
+                share = max(0.0, budget - spent) / left
+                t0 = time.perf_counter()
                 rows.append(_row(head, mech, r, args, share, len(rows)))
+                spent += time.perf_counter() - t0
                 bar.step(f"{mech.name} m={r.m}", k)
                 k, left = k + 1, left - 1
         answers: list[TargetAnswer] = []
         if target is not None:
             for mech in mechs:
                 rng = np.random.default_rng(np.random.SeedSequence([args.seed, 2, len(answers)]))
-                share = max(0.0, end - time.perf_counter()) / left
+                share = max(0.0, budget - spent) / left
+                t0 = time.perf_counter()
                 answers.append(target_m(head, mech, target, share, rng))
+                spent += time.perf_counter() - t0
                 bar.step(f"--target {mech.name}", k)
                 k, left = k + 1, left - 1
     finally:
@@ -378,22 +383,40 @@ def _plot(preds: dict[str, list[AttentionError]], rows: list[dict], path: str) -
         raise RFTheoryError("--plot needs matplotlib: pip install 'rftheory[plot]'") from None
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import LogLocator, NullFormatter
 
-    fig, ax = plt.subplots(figsize=(6, 4))
-    for name, res in preds.items():
-        pts = [(r.m, r.output_mse if r.output_mse is not None else r.attention_mse) for r in res]
-        what = "output_mse" if res[0].output_mse is not None else "attention_mse"
-        (line,) = ax.plot([p[0] for p in pts], [p[1] for p in pts], "-", label=f"{name} ({what}, predicted)")
-        key = "mc_output_mse" if what == "output_mse" else "mc_attention_mse"
-        dots = [(r["m"], r.get(key), r.get("mc_output_se" if what == "output_mse" else "mc_attention_se"))
-                for r in rows if r["mechanism"] == name and r.get(key) is not None]
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    what = "output" if any(r.output_mse is not None for res in preds.values() for r in res) else "attention"
+    for name in preds:
+        key = "output_mse_leading" if what == "output" else "attention_mse"
+        mine = [r for r in rows if r["mechanism"] == name and r.get(key) is not None]
+        if not mine:
+            continue
+        (line,) = ax.plot([r["m"] for r in mine], [r[key] for r in mine], "-", label=f"{name}: leading order")
+        if what == "output":
+            bad = [r for r in mine if r.get("leading_order_trusted") is not True and r.get("order") != "exact"]
+            if bad:  # hollow markers: the leading order is not trusted there
+                ax.plot([r["m"] for r in bad], [r[key] for r in bad], "o", mfc="none", color=line.get_color(),
+                        label=f"{name}: leading order not trusted")
+            shown = [r for r in mine if r.get("output_mse") is not None and r.get("output_mse_basis") != "leading order"]
+            if shown:
+                ax.errorbar([r["m"] for r in shown], [r["output_mse"] for r in shown],
+                            yerr=[2 * (r.get("output_mse_se") or 0) for r in shown], fmt="s", ms=4,
+                            color=line.get_color(), label=f"{name}: reported (Monte Carlo ±2 se, or capped)")
+        mkey, skey = ("mc_output_mse", "mc_output_se") if what == "output" else ("mc_attention_mse", "mc_attention_se")
+        dots = [r for r in rows if r["mechanism"] == name and r.get(mkey) is not None]
         if dots:
-            ax.errorbar([float(d[0]) for d in dots], [float(d[1] or 0) for d in dots], yerr=[2 * (d[2] or 0) for d in dots], fmt="o",
-                        color=line.get_color(), label=f"{name} Monte Carlo (±2 se)")
-    ax.set_xscale("log")
+            ax.errorbar([r["m"] for r in dots], [r[mkey] for r in dots], yerr=[2 * (r.get(skey) or 0) for r in dots],
+                        fmt="^", color=line.get_color(), label=f"{name}: --mc (±2 se)")
+    ax.set_xscale("log", base=2)
     ax.set_yscale("log")
+    for axis in (ax.xaxis, ax.yaxis):  # decades only: minor labels overlap on short ranges
+        axis.set_minor_formatter(NullFormatter())
+    ax.yaxis.set_major_locator(LogLocator(base=10, numticks=8))
     ax.set_xlabel("m (random features)")
-    ax.set_ylabel("E||O^ - O||_F^2 (or E||A^ - A||_F^2)")
+    ax.set_ylabel("output error E‖Ô − O‖²_F" if what == "output" else "attention error E‖Â − A‖²_F")
+    ax.set_title("rftheory attention: " + ("output" if what == "output" else "attention") + " error against m",
+                 fontsize=9)
     ax.legend(fontsize=7)
     buf = io.BytesIO()
     try:

@@ -94,15 +94,17 @@ def _mc_output(head: Head, mech: Mechanism, m: int, budget: float, rng: np.rando
     from ..core.montecarlo import summarize
     from .montecarlo import replicates
 
+    # draws per batch: about 2^22 entries of the L x L_k estimate (32 MB per array; a few arrays live at once)
+    chunk = max(1, min(256, (1 << 22) // (head.X.shape[0] * head.Y.shape[0])))
     t0 = time.perf_counter()
     first = replicates(head, mech, m, 2, rng, chunk=2)["output"]  # the first draws also pay for warming up
     t1 = time.perf_counter()
-    first = np.concatenate([first, replicates(head, mech, m, 8, rng, chunk=8)["output"]])
+    first = np.concatenate([first, replicates(head, mech, m, 8, rng, chunk=min(8, chunk))["output"]])
     per = (time.perf_counter() - t1) / 8
     n = int(min(MAX_DRAWS - 10, max(0.0, budget - (time.perf_counter() - t0)) / max(per, 1e-9)))
     if n + 10 < MIN_DRAWS:
         return None, 8, time.perf_counter() - t0
-    rest = replicates(head, mech, m, n, rng)["output"] if n > 0 else first[:0]
+    rest = replicates(head, mech, m, n, rng, chunk=chunk)["output"] if n > 0 else first[:0]
     draws = np.concatenate([first, rest])
     if not np.all(np.isfinite(draws)):  # some D̂_i = 0 (trigonometric features): no finite output error
         return None, draws.size, time.perf_counter() - t0
