@@ -93,3 +93,37 @@ def test_lazy_subcommands_help_matches_their_modules():
     full, stubs = helps(build_parser()), helps(build_parser(""))
     assert full == stubs
     assert {k: full[k] for k in SUBCOMMAND_HELP} == SUBCOMMAND_HELP
+
+
+def _hostile_files(tmp_path):
+    """Files no data set should be read from: (path, what the one-line refusal says)."""
+    import os
+
+    np.save(tmp_path / "complex.npy", np.ones((3, 2)) + 1j)
+    (tmp_path / "text.npy").write_text("1,2\n3,4\n")
+    (tmp_path / "empty.npy").write_bytes(b"")
+    with open(tmp_path / "huge.npy", "wb") as fh:  # a header claiming 8 GB; sparse on disk
+        np.lib.format.write_array_header_1_0(fh, {"descr": "<f8", "fortran_order": False, "shape": (10**9,)})
+        fh.truncate(8 * 10**9 + 128)
+    with open(tmp_path / "short.npy", "wb") as fh:
+        np.lib.format.write_array_header_1_0(fh, {"descr": "<f8", "fortran_order": False, "shape": (10, 2)})
+        fh.write(b"x" * 10)
+    with open(tmp_path / "huge.csv", "wb") as fh:
+        fh.truncate(3 * 2**30)
+    os.mkfifo(tmp_path / "fifo.npy")
+    os.mkdir(tmp_path / "dir.npy")
+    return [("complex.npy", "complex values"), ("text.npy", "not a NumPy .npy file"), ("empty.npy", "is empty"),
+            ("huge.npy", "more than the 2 GiB"), ("short.npy", "truncated"), ("huge.csv", "more than the 2 GiB"),
+            ("fifo.npy", "a FIFO"), ("dir.npy", "a directory")]
+
+
+def test_predict_refuses_hostile_files_before_reading_them(tmp_path, capsys):
+    for name, what in _hostile_files(tmp_path):
+        path = str(tmp_path / name)
+        assert main(["predict", path, "--mechanism", "rff:iid", "--m", "8", "--sigma", "1"]) == 2, name
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith("rftheory: error: parameter 'DATA'") and what in err[0], err
+        assert "pickle" not in err[0]
+    assert main(["predict", str(tmp_path / "complex.npy").replace("complex", "no-such"), "--mechanism", "rff:iid",
+                 "--m", "8"]) == 2
+    assert "cannot read" in capsys.readouterr().err

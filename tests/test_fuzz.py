@@ -41,3 +41,28 @@ def _assert_clean(res, report, min_cases):
     assert report["violations"] == [], "\n".join(
         f"{v['result']} {v['param']}={v['value']} {v['how']}: {v['what']}" for v in report["violations"][:40])
     assert res.returncode == 0
+
+
+def test_every_flag_of_every_command_a_quick_sample():
+    """A seeded sample of `tools/fuzz.py --flags` (every flag of every command with hostile values: devices,
+    FIFOs, huge/empty/complex files, NaN/inf/huge numbers, closed pipes; each case in a forked child bounded in
+    time and memory): no traceback, hang, unbounded read, signal death or undocumented exit status.
+    `RFTHEORY_SEED` picks another sample; `python tools/fuzz.py --flags` runs every case."""
+    seed = os.environ.get("RFTHEORY_SEED", "0")
+    res, report = _fuzz("--flags", "--sample", "30", "--seed", seed, "--limit", "120")
+    assert report["cases"] == 30
+    assert report["violations"] == [], "\n".join(f"{v['argv']}: {v['what']}" for v in report["violations"])
+    assert res.returncode == 0
+
+
+def test_every_command_has_a_base_command_line():
+    """A new subcommand is fuzzed once it has a valid base command line (tools/fuzz.py BASE_ARGV)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("rftheory_tools_fuzz", ROOT / "tools" / "fuzz.py")
+    fuzz = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(fuzz)
+    names = [name for name, _ in fuzz.commands()]
+    assert {"prove", "attention", "audit sampler", "audit features", "predict", "eval", "table", "plot", "verify",
+            "list", "show", "cite", "sheet"} <= set(names)
+    assert set(names) == set(fuzz.BASE_ARGV)
