@@ -30,6 +30,7 @@ from ...numerics.cancellation import Cancelling, cancellation_guarded, guard_dig
 from ...numerics.chi import chi_var_ratio
 from ...numerics.floats import compensated_sum_f64, two_prod
 from ...numerics.geometry import check_norms, check_norms_arrays, pair_from_norms
+from ...numerics.rff.kernel import orth_kernel
 from ...numerics.special import (
     coupled_pairs,
     exp_checked,
@@ -577,7 +578,7 @@ def small_v_derivative(p):
     P = mp.mpf(coupled_pairs(m, d)) / m
     rho = {
         "iid": lambda t: mp.exp(t),
-        "orthogonal": lambda t: mp.hyp1f1(d, mp.mpf(d) / 2, t / 2),
+        "orthogonal": lambda t: orth_kernel(MP, d, t / 2),
         "simplex": lambda t: angle_series(d, mp.mpf(-1) / (d - 1), t / 2),
     }[c]
     return mp.diff(lambda t: mp.exp(2 * t) - mp.exp(t) + P * (rho(t) - mp.exp(t)), 0)
