@@ -250,3 +250,39 @@ def test_a_ball_layer_is_declared_with_its_result(rid):
         assert r.ball_layer.evaluate is not None or r.definition is not None, rid
     if r.definition is not None:  # a definition has a ball layer, or says why it has none
         assert r.ball_layer is not None, f"{rid} has a definition but declares no ball_layer"
+
+
+def _code_lines(path: Path) -> list[tuple[int, str]]:
+    """The lines of ``path`` outside docstrings and comments (doctest examples are docstrings)."""
+    text = path.read_text()
+    doc: set[int] = set()
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+                doc |= set(range(first.lineno, first.end_lineno + 1))
+    return [(i, line) for i, line in enumerate(text.splitlines(), 1)
+            if i not in doc and not line.lstrip().startswith("#")]
+
+
+#: the shared kernels, each written in one module: a pattern of its formula (and a line it must catch), the
+#: module and name that hold it, and the modules that may still write it (another helper's package)
+ONE_PLACE = {
+    "the pair kernel 1F1(d; d/2; y)": (
+        re.compile(r"hyp1f1\(d, (bk\.frac\(d, 2\)|mp\.mpf\(d\) / 2)|hyper\(\[d\], \[sp\.Rational\(d, 2\)\]"),
+        "    return mp.hyp1f1(d, mp.mpf(d) / 2, -z2 / 2)", "rftheory.numerics.rff.kernel", "orth_kernel", set()),
+    "the iid RFF bracket expm1(-z^2)^2/2": (
+        re.compile(r"expm1\(-(z2|z \* z|zz \* zz)\) \*\* 2"),
+        "    a = bk.expm1(-z2) ** 2 / 2", "rftheory.numerics.rff.mse", "iid_bracket", {"rftheory.attention.estimate"}),
+}
+
+
+@pytest.mark.parametrize("what", sorted(ONE_PLACE))
+def test_a_shared_kernel_is_written_in_one_module(what):
+    import importlib
+
+    pattern, planted, home, name, elsewhere = ONE_PLACE[what]
+    assert pattern.search(planted), f"{what}: the pattern misses a restatement"  # the check can fail
+    assert hasattr(importlib.import_module(home), name), f"{what}: {home}.{name} is gone (update ONE_PLACE)"
+    found = {m for m, path in MODULES.items() for _, line in _code_lines(path) if pattern.search(line)}
+    assert found <= {home} | elsewhere, f"{what} is written again in {sorted(found - {home} - elsewhere)}"

@@ -63,8 +63,7 @@ def fraction_of(x: flint.arb) -> Fraction:
     Fraction
         The exact value.
     """
-    man, exp = x.man_exp()
-    man, exp = int(man), int(exp)
+    man, exp = (int(t) for t in x.man_exp())
     return Fraction(man * 2**exp) if exp >= 0 else Fraction(man, 2**-exp)
 
 

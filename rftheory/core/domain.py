@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
@@ -70,7 +71,7 @@ def _int(p: Param, rng: np.random.Generator) -> int:
     return int(min(hi, max(lo, round(math.exp(rng.uniform(math.log(max(lo, 1)), math.log(max(hi, 1))))))))
 
 
-def random_point(result, rng: np.random.Generator, tries: int = 200, regime: str = "declared") -> dict:
+def random_point(result, rng: np.random.Generator, tries: int = 200, regime: str = "declared") -> dict[str, Any]:
     """A random valid point of ``result``'s declared domain.
 
     Parameters are drawn independently; points the cross-parameter check
@@ -135,7 +136,7 @@ def random_point(result, rng: np.random.Generator, tries: int = 200, regime: str
     raise RuntimeError(f"{result.id}: no valid random point in {tries} tries (last: {last})")
 
 
-def random_points(result, rng: np.random.Generator, n: int, regime: str = "declared") -> list[dict]:
+def random_points(result, rng: np.random.Generator, n: int, regime: str = "declared") -> list[dict[str, Any]]:
     """``n`` random points of the declared domain (:func:`random_point`).
 
     Parameters

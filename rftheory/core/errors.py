@@ -43,7 +43,7 @@ class UnknownResultError(RFTheoryError, KeyError):
         super().__init__(f"unknown result ID {result_id!r}{hint} (see `rftheory list`)")
 
     def __str__(self) -> str:  # KeyError quotes its message otherwise
-        return self.args[0]
+        return str(self.args[0])
 
     def __reduce__(self):
         return type(self), (self.result_id, self.known)

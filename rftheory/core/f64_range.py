@@ -32,7 +32,7 @@ F64_MAX = float(np.finfo(float).max)
 _ZERO_DPS = 3
 
 
-def guard_f64(result_id: str, values: Any, mpmath_at: Callable[[tuple], Any] | None) -> Any:
+def guard_f64(result_id: str, values: Any, mpmath_at: Callable[[tuple[Any, ...]], Any] | None) -> Any:
     """``values`` where each is ``0`` exactly or a normal finite float64, else :class:`RangeError`.
 
     Parameters
@@ -89,7 +89,7 @@ def guard_f64(result_id: str, values: Any, mpmath_at: Callable[[tuple], Any] | N
         raise RangeError(f"{result_id}: {what}; {hint}")
     if mpmath_at is None:
         return values
-    seen: set = set()
+    seen: set[Any] = set()
     for i in (map(tuple, np.argwhere(a == 0)) if arr.ndim else [()]):
         exact = _exact_at(mpmath_at, tuple(int(j) for j in i), seen)
         if exact is not None and exact != 0:
@@ -98,7 +98,7 @@ def guard_f64(result_id: str, values: Any, mpmath_at: Callable[[tuple], Any] | N
     return values
 
 
-def _exact_at(mpmath_at: Callable[[tuple], Any], i: tuple, seen: set) -> Any:
+def _exact_at(mpmath_at: Callable[[tuple[Any, ...]], Any], i: tuple[Any, ...], seen: set[Any]) -> Any:
     """The agreed mpmath value at element ``i`` (``None`` for a point already seen to be 0);
     a refusal of the mpmath layer counts as "not known to be 0"."""
     from .precision import agreed
@@ -121,10 +121,10 @@ def _exact_at(mpmath_at: Callable[[tuple], Any], i: tuple, seen: set) -> Any:
 def _short(x: Any) -> str:
     import mpmath as mp
 
-    return mp.nstr(x, 3)
+    return str(mp.nstr(x, 3))
 
 
-def mpmath_at_arrays(result: Any, given: dict, shape: tuple) -> Callable[[tuple], Any] | None:
+def mpmath_at_arrays(result: Any, given: dict[str, Any], shape: tuple[Any, ...]) -> Callable[[tuple[Any, ...]], Any] | None:
     """For :meth:`rftheory.Result.f64`: ``index -> (key, thunk)``, the thunk evaluating
     ``result``'s mpmath layer at the broadcast element ``index`` of the arguments ``given``
     (numeric ones at the exact value of their float64 element, the rest as given).
@@ -149,7 +149,7 @@ def mpmath_at_arrays(result: Any, given: dict, shape: tuple) -> Callable[[tuple]
 
     numeric = {q.name for q in result.params if q.kind in ("int", "real")}
 
-    def at(i: tuple):
+    def at(i: tuple[Any, ...]):
         kw = {k: (Fraction(float(np.broadcast_to(np.asarray(v, float), shape)[i])) if k in numeric else v)
               for k, v in given.items()}
         key = tuple(sorted((k, v) for k, v in kw.items() if k in numeric))
@@ -159,7 +159,7 @@ def mpmath_at_arrays(result: Any, given: dict, shape: tuple) -> Callable[[tuple]
     return at
 
 
-def mpmath_at_point(result: Any, point: Any) -> Callable[[tuple], Any] | None:
+def mpmath_at_point(result: Any, point: Any) -> Callable[[tuple[Any, ...]], Any] | None:
     """For :meth:`rftheory.Result.f64_scalar`: the same at its one validated ``point``.
 
     Parameters

@@ -13,6 +13,7 @@ silently dropped.  ``rftheory show --latex`` prints the LaTeX itself.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 __all__ = ["unicode_math"]
 
@@ -47,7 +48,7 @@ _SUB = dict(zip("0123456789+-−=()aehijklmnoprstuvxβγρφχ", "₀₁₂₃�
 _FRACTIONS = {("1", "2"): "½", ("1", "3"): "⅓", ("2", "3"): "⅔", ("1", "4"): "¼", ("3", "4"): "¾", ("1", "8"): "⅛"}
 
 
-def _script(s: str, table: dict, mark: str) -> str:
+def _script(s: str, table: dict[str, Any], mark: str) -> str:
     if s and all(ch in table for ch in s):
         return "".join(table[ch] for ch in s)
     return mark + s if len(s) == 1 else f"{mark}({s})"

@@ -377,7 +377,7 @@ class Param:
                 refuse(bad, f"must be {op} {fmt_bound(bound)}")
 
 
-class Point(dict):
+class Point(dict[str, Any]):
     """A validated point of a result: its parameters, exact and complete.
 
     Made only by :func:`validate_params` (``Result.at``): integers as ``int``,
@@ -423,7 +423,7 @@ def validate_params(
     params: tuple[Param, ...],
     given: Mapping[str, Any],
     where: str,
-    check: Callable[[dict], None] | None = None,
+    check: Callable[[dict[str, Any]], None] | None = None,
 ) -> Point:
     """Validate ``given`` against ``params``: unknown names, missing values,
     domains, defaults, then the cross-parameter ``check``.
@@ -473,7 +473,7 @@ def validate_params(
     return Point(out, where, {p.name: p.kind for p in params})
 
 
-def array_twin(on_arrays: Callable[[dict], None]):
+def array_twin(on_arrays: Callable[[dict[str, Any]], None]):
     """Give a cross-parameter check its vectorized twin (for ``Result.f64``).
 
     :func:`rftheory.core.registry.validate_arrays` calls ``check.on_arrays(values)``

@@ -81,7 +81,7 @@ def check_dps(dps: Any, name: str = "dps") -> int:
     return int(dps)
 
 
-def _parts(x) -> tuple:
+def _parts(x) -> tuple[Any, ...]:
     if isinstance(x, mp.mpc):
         return (x.real, x.imag)
     if isinstance(x, (mp.mpf, int, float)):
@@ -257,7 +257,7 @@ class ShownMpf(mp.mpf):
         return f"mpf('{mp.nstr(self, self.dps)}')"
 
     def __str__(self) -> str:
-        return mp.nstr(self, self.dps)
+        return str(mp.nstr(self, self.dps))
 
     def __reduce__(self):
         return _rebuild_mpf, (self._mpf_, self.dps)
@@ -289,7 +289,7 @@ class ShownMpc(mp.mpc):
         return f"mpc(real='{mp.nstr(self.real, self.dps)}', imag='{mp.nstr(self.imag, self.dps)}')"
 
     def __str__(self) -> str:
-        return mp.nstr(self, self.dps)
+        return str(mp.nstr(self, self.dps))
 
     def __reduce__(self):
         return _rebuild_mpc, (self._mpc_, self.dps)

@@ -125,24 +125,24 @@ class Result:
     source: str
     statement: str
     params: tuple[Param, ...]
-    mpmath: Callable[[dict], Any] | None = None
-    routes: dict[str, Callable[[dict], Any]] = field(default_factory=dict)
-    symbolic: Callable[[dict], Any] | None = None
-    float64: Callable[[dict], Any] | None = None
-    mc: Callable[[dict, np.random.Generator, int], np.ndarray] | None = None
-    grid: dict[str, list[dict]] = field(default_factory=dict)
-    mc_grid: dict[str, list[dict]] = field(default_factory=dict)
+    mpmath: Callable[[dict[str, Any]], Any] | None = None
+    routes: dict[str, Callable[[dict[str, Any]], Any]] = field(default_factory=dict)
+    symbolic: Callable[[dict[str, Any]], Any] | None = None
+    float64: Callable[[dict[str, Any]], Any] | None = None
+    mc: Callable[[dict[str, Any], np.random.Generator, int], np.ndarray] | None = None
+    grid: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    mc_grid: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     mc_n: dict[str, int] = field(default_factory=lambda: {"quick": 20_000, "default": 100_000, "full": 1_000_000})
-    check: Callable[[dict], None] | None = None
+    check: Callable[[dict[str, Any]], None] | None = None
     checks: Callable[[str, int], Iterable[Any]] | None = None
     checks_z: dict[str, int] = field(default_factory=dict)
     status: str = "verified"
     notes: tuple[str, ...] = ()
     digits: int = 40
     rtol64: float = 1e-12
-    domain_point: Callable[[np.random.Generator], dict] | None = None
-    definition: Callable[[Any, dict], Any] | None = None
-    equals: dict[str, Callable[[dict], Any]] = field(default_factory=dict)
+    domain_point: Callable[[np.random.Generator], dict[str, Any]] | None = None
+    definition: Callable[[Any, dict[str, Any]], Any] | None = None
+    equals: dict[str, Callable[[dict[str, Any]], Any]] = field(default_factory=dict)
     ball_layer: BallLayer | None = None
     defined_at: str = ""
 
@@ -224,7 +224,7 @@ class Result:
 
     at = validate
 
-    def points(self, mode: str, which: str = "grid") -> list[dict]:
+    def points(self, mode: str, which: str = "grid") -> list[dict[str, Any]]:
         """The grid of ``which`` for ``mode`` (missing modes fall back to the next smaller one).
 
         Parameters
@@ -241,7 +241,8 @@ class Result:
         order = MODES[: MODES.index(mode) + 1][::-1]
         for m in order:
             if m in grids:
-                return grids[m]
+                points: list[dict[str, Any]] = grids[m]
+                return points
         return []
 
     def z_tests(self, mode: str) -> int:
@@ -540,7 +541,7 @@ def _short_source(source: str) -> str:
     return text if len(text) <= 70 else text[:69] + "\u2026"
 
 
-def validate_arrays(result: Result, given: Mapping[str, Any]) -> dict:
+def validate_arrays(result: Result, given: Mapping[str, Any]) -> dict[str, Any]:
     """Validate float64-layer arguments: whole arrays against the domains, then broadcast.
 
     Each array argument is checked in one vectorized pass against its

@@ -160,7 +160,7 @@ def exact_sum_f64(*terms):
         gap = np.where((res > 0) == (s > 0), away, toward)
         ok = (2 * bound < gap) & np.isfinite(s)
     out = np.asarray(s, dtype=float)
-    for i in np.flatnonzero(~ok):  # undecided (a sum near a rounding tie, non-finite): one at a time
+    for i in map(int, np.flatnonzero(~ok)):  # undecided (a sum near a rounding tie, non-finite): one at a time
         out[i] = _exact_sum_one([float(a[i]) for a in flat])
     return out.reshape(shape)
 

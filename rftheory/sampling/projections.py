@@ -37,7 +37,7 @@ array namespace ``xp`` (numpy by default).
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -65,9 +65,9 @@ class Restricted(NamedTuple):
         Row norms ``‖w_i‖`` (when requested).
     """
 
-    W: object
-    coords: object
-    norms: object
+    W: Any
+    coords: Any
+    norms: Any
 
 
 def haar_columns(rng: np.random.Generator, d: int, k: int, shape: tuple[int, ...] = (), xp=None):
@@ -109,7 +109,7 @@ def haar_columns(rng: np.random.Generator, d: int, k: int, shape: tuple[int, ...
     g = xp.asarray(rng.standard_normal(shape + (d, k)))
     if k == 0:
         return g
-    cols = []
+    cols: list[Any] = []
     for j in range(k):
         v = g[..., :, j]
         for q in cols:

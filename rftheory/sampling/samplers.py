@@ -449,6 +449,7 @@ def _blocks_in_batches(coupling: str, rng: np.random.Generator, d: int, block: i
         elif coupling == "simplex":
             out[sl] = norms[sl, :, None] * apply_simplex(out[sl], axis=-2)
         else:  # simplex_plus
+            assert plus is not None
             out[sl] = plus[sl] @ out[sl]
     return out.reshape(shape + (block, d))
 

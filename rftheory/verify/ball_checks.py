@@ -41,7 +41,8 @@ def _arb_of_mpf(x: mp.mpf) -> flint.arb:
     """An ``mpf`` as an exact ``arb`` (its binary value)."""
     sign, man, exp, _ = x._mpf_  # the binary value as it is (mp.mpf(x) would round it to mpmath's precision)
     with flint.ctx.workprec(max(int(man).bit_length(), 2) + 8):
-        return (-1) ** sign * flint.arb(int(man)) * flint.arb(2) ** int(exp)
+        ball: flint.arb = (-1) ** sign * flint.arb(int(man)) * flint.arb(2) ** int(exp)
+        return ball
 
 
 def distance_rel(ball: flint.arb, x: Any) -> float:
@@ -93,7 +94,7 @@ def _distance_rel_complex(ball: flint.acb, x: mp.mpc) -> float:
         return float((gap / mag).mid())
 
 
-def _refusals(rid: str, pt: str, value: str) -> tuple:
+def _refusals(rid: str, pt: str, value: str) -> tuple[Any, ...]:
     """The ball layer's refusals as verdicts of their own: a point it does not serve passes as "not served",
     a radius it cannot bring below the digits asked for fails as "too wide"."""
     return ((NoBallLayer, lambda exc: Outcome(rid, pt, "ball", value, "not served", "n/a", True, detail=str(exc))),

@@ -30,6 +30,7 @@ import stat
 import sys
 import tempfile
 from dataclasses import asdict, fields
+from typing import Any
 
 from ..core.errors import ParameterError
 from ..workers import pool
@@ -56,7 +57,7 @@ class CheckpointError(ParameterError):
         super().__init__("checkpoint", message)
 
 
-def _fingerprint(task, seed) -> dict:
+def _fingerprint(task, seed) -> dict[str, Any]:
     from .._version import __version__
 
     return {"key": task.key, "seed": seed, "mode": task.mode, "zmax": repr(task.zmax), "version": __version__}
@@ -144,7 +145,7 @@ def _read_checkpoint(path: str, warn: bool = True):
     return found, good, not bad and (not data or data.endswith(b"\n"))
 
 
-def load_checkpoint(path: str) -> dict:
+def load_checkpoint(path: str) -> dict[Any, Any]:
     """Finished tasks in a checkpoint file.
 
     Parameters
@@ -166,7 +167,8 @@ def load_checkpoint(path: str) -> dict:
     """
     if not path:
         return {}
-    return _read_checkpoint(path)[0]
+    done: dict[Any, Any] = _read_checkpoint(path)[0]
+    return done
 
 
 def _write_all(fd: int, data: bytes) -> None:

@@ -69,7 +69,7 @@ def short(x, n: int = 12) -> str:
         ``mpmath.nstr(x, n)``, or ``str(x)`` for what mpmath cannot print.
     """
     try:
-        return mp.nstr(x, n)
+        return str(mp.nstr(x, n))
     except Exception:
         return str(x)
 

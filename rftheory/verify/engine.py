@@ -49,6 +49,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 import mpmath as mp
 import numpy as np
@@ -102,7 +103,7 @@ class Task:
     key: str
     result: str
     kind: str  # "exact", "mc", "domain", "custom", "sampler", "predict" or "theorem"
-    point: dict = field(default_factory=dict)
+    point: dict[str, Any] = field(default_factory=dict)
     mode: str = "quick"
     zmax: float = math.inf
 
@@ -159,7 +160,7 @@ def theorem_outcomes(claim_id: str, mode: str) -> list[Outcome]:
     from ..claims.registry import get
     from ..claims.run import run_theorem
 
-    out = []
+    out: list[Outcome] = []
     for r in run_theorem(get(claim_id), full=mode == "full"):
         out.append(Outcome(claim_id, r.check.over, "theorem", r.check.expect, r.verdict, "verdict", r.ok,
                            "" if r.ok else f"{r.check.command()} gave {r.verdict}, registered {r.check.expect}: "
@@ -167,7 +168,7 @@ def theorem_outcomes(claim_id: str, mode: str) -> list[Outcome]:
     return out
 
 
-def format_point(p: dict) -> str:
+def format_point(p: dict[str, Any]) -> str:
     """A parameter point as text, in the order given.
 
     Parameters
@@ -188,7 +189,7 @@ def format_point(p: dict) -> str:
     return ", ".join(f"{k}={v}" for k, v in p.items())
 
 
-def _point_text(p: dict) -> str:
+def _point_text(p: dict[str, Any]) -> str:
     # reals of a domain sweep are exact binary fractions: show them as floats
     from fractions import Fraction
 
@@ -196,7 +197,7 @@ def _point_text(p: dict) -> str:
                      else f"{k}={v}" for k, v in p.items())
 
 
-def exact_checks(r: Result, point: dict) -> list[Outcome]:
+def exact_checks(r: Result, point: dict[str, Any]) -> list[Outcome]:
     """Routes, symbolic form and float64 layer against the primary route.
 
     The primary mpmath value at ``r.digits + 10`` working digits is the
@@ -256,7 +257,7 @@ def exact_checks(r: Result, point: dict) -> list[Outcome]:
     return out
 
 
-def float64_outcome(r: Result, point: dict, ref, pt: str, check: str = "float64",
+def float64_outcome(r: Result, point: dict[str, Any], ref, pt: str, check: str = "float64",
                     refuse_ok: bool = False) -> Outcome:
     """The float64 layer at ``point`` against the mpmath value ``ref``.
 
@@ -306,7 +307,7 @@ def float64_outcome(r: Result, point: dict, ref, pt: str, check: str = "float64"
 
 
 def domain_checks(r: Result, n: int, rng: np.random.Generator, dps: int = DOMAIN_DPS,
-                  points: list[dict] | None = None) -> list[Outcome]:
+                  points: list[dict[str, Any]] | None = None) -> list[Outcome]:
     """Agreed mpmath values vs routes, and float64 vs mpmath, across the declared domain.
 
     At ``n`` random points of ``r``'s declared domain (see the module
@@ -380,7 +381,7 @@ class _time_limit:
         return False
 
 
-def _domain_point(r: Result, point: dict, pt: str, dps: int) -> list[Outcome]:
+def _domain_point(r: Result, point: dict[str, Any], pt: str, dps: int) -> list[Outcome]:
     out: list[Outcome] = []
     def refused(exc: BaseException) -> Outcome:
         return Outcome(r.id, pt, "domain:mpmath", "", "", "refused", True, detail=str(exc))
@@ -406,7 +407,7 @@ def _domain_point(r: Result, point: dict, pt: str, dps: int) -> list[Outcome]:
     return out
 
 
-def mc_n(r: Result, point: dict, mode: str) -> int:
+def mc_n(r: Result, point: dict[str, Any], mode: str) -> int:
     """Monte Carlo replicates for ``r`` at ``point`` in ``mode``.
 
     Parameters
@@ -427,7 +428,7 @@ def mc_n(r: Result, point: dict, mode: str) -> int:
     return int(n(point) if callable(n) else n)
 
 
-def mc_check(r: Result, point: dict, mode: str, rng: np.random.Generator, zmax: float) -> Outcome:
+def mc_check(r: Result, point: dict[str, Any], mode: str, rng: np.random.Generator, zmax: float) -> Outcome:
     """Monte Carlo of the real estimator against the exact value.
 
     .. math:: z = \\frac{\\bar x - \\text{exact}}{\\max(\\mathrm{se}, \\mathrm{se_{batch}})},

@@ -108,7 +108,7 @@ def estimate(task) -> float:
             n = mc_n(get(task.result), p, task.mode)
         except Exception:
             n = 100_000
-        return 0.02 + MC_SECONDS_PER_UNIT * n * max(d, 1) * max(m, 1) / max(d, 1) ** 0.5
+        return float(0.02 + MC_SECONDS_PER_UNIT * n * max(d, 1) * max(m, 1) / max(d, 1) ** 0.5)
     try:
         from ..catalog import get
 

@@ -143,6 +143,10 @@ class _BRows:
     """``b_k`` for the distinct dimensions, one row per ``k`` (made on demand and shared
     by the chunks): ``b_k`` depends on ``d`` and ``k`` only, so each point gathers it."""
 
+    values: np.ndarray
+    rows: list[np.ndarray]
+    rounds: int
+
     def __init__(self, d):
         lo, hi = float(d.min()), float(d.max())
         integer = bool(np.all(d == np.round(d)))

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import math
+from typing import Any
 
 import numpy as np
 
@@ -130,11 +131,11 @@ def certify_where(val, abserr, exact, what, tol=TOL, limit=None):
     if limit is not None and len(idx) > limit:
         return checked(val, abserr, what, tol)
     for i in idx:
-        val[i] = float(agreed(lambda i=i: exact(i), 17, what))
+        val[i] = float(agreed(functools.partial(exact, i), 17, what))
     return val
 
 
-def hyp1f1_d_half_neg(d, x, tol=TOL, x_max=None, refine=True):
+def hyp1f1_d_half_neg(d, x, tol=TOL, x_max=None, refine=True) -> tuple[Any, Any]:
     r"""``₁F₁(d; d/2; −x)`` for ``x ≥ 0`` in float64 with a rigorous error bound.
 
     Kummer's transformation and the series of the result,
@@ -337,7 +338,8 @@ def orth_pair_f64(d, z):
     True
     """
     z = np.asarray(z, float)
-    return checked(*hyp1f1_d_half_neg(d, z * z / 2), "1F1(d; d/2; -z^2/2)")
+    val, err = hyp1f1_d_half_neg(d, z * z / 2)
+    return checked(val, err, "1F1(d; d/2; -z^2/2)")
 
 
 def _gap_series(coef_log, X):
@@ -445,7 +447,7 @@ def simplex_pair_quad_f64(d, z):
     return val, err + np.abs(val - coarse)
 
 
-def gap_f64(coupling, d, z, enough=None):
+def gap_f64(coupling, d, z, enough=None) -> tuple[Any, Any]:
     """``(e^{−z²} − τ_c, abs_error)`` in float64, choosing per point the more
     accurate of: the series in ``−z²`` with positive coefficients (small ``z``)
     and the direct difference (large ``z``).  The caller decides whether the

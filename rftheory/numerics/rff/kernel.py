@@ -15,12 +15,25 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["orth_kernel", "kernel_gap", "KERNEL_GAP_KMAX"]
+from ...core.lazy import lazy
+
+sp = lazy("sympy")  # imported on first use
+
+__all__ = ["orth_kernel", "orth_kernel_sym", "kernel_gap", "KERNEL_GAP_KMAX"]
 
 
 def orth_kernel(bk: Any, d: int, y: Any) -> Any:
     """``K(y) = ₁F₁(d; d/2; y)``, the pair kernel of two orthogonal Gaussian frequencies, on ``bk``."""
     return bk.hyp1f1(d, bk.frac(d, 2), y)
+
+
+def orth_kernel_sym(d: int, y: Any) -> Any:
+    """``K(y)`` exactly (sympy): for even ``d`` Kummer's ``e^{y}·₁F₁(−d/2; d/2; −y)``, ``e^{y}`` times a
+    polynomial of degree ``d/2``; otherwise sympy's ``hyper``."""
+    if d % 2 == 0:
+        n = d // 2
+        return sp.exp(y) * sum(sp.rf(-n, k) / (sp.rf(n, k) * sp.factorial(k)) * (-y) ** k for k in range(n + 1))
+    return sp.hyper([d], [sp.Rational(d, 2)], y)
 
 
 #: the pair-gap series stops here at the latest (a ball of arguments around 0 never meets the relative

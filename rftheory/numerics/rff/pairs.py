@@ -42,7 +42,7 @@ import numpy as np
 from ...core.lazy import lazy
 from ...core.params import mpf
 from ..angle_family import extra_digits
-from ..backends import MP
+from ..backends import MP, SYM
 from ..cancellation import Cancelling, cancellation_guarded, guard_digits, refuse_underflow
 from ..orth_gap.coefficients import b_exact
 from ..special import coupled_pairs
@@ -58,7 +58,7 @@ from .float64 import (
     rff_bracket_f64,
     simplex_pair_quad_f64,
 )
-from .kernel import orth_kernel
+from .kernel import orth_kernel, orth_kernel_sym
 from .montecarlo import pair_mc, rff_estimates
 from .mse import iid_bracket
 from .routes import (
@@ -565,11 +565,7 @@ def orth_pair_sym(d, z):
     sympy.Expr
         ``τ_orth`` exactly.
     """
-    if d % 2 == 0:
-        n, x = d // 2, z**2 / 2
-        poly = sum(sp.rf(-n, k) / (sp.rf(n, k) * sp.factorial(k)) * x**k for k in range(n + 1))
-        return sp.exp(-x) * poly
-    return sp.hyper([d], [sp.Rational(d, 2)], -(z**2) / 2)
+    return orth_kernel_sym(d, -(z**2) / 2)
 
 
 def rff_mse_sym(coupling, d, m, z2):
@@ -596,7 +592,7 @@ def rff_mse_sym(coupling, d, m, z2):
     >>> rff_mse_sym("iid", 3, 2, sp.Integer(1)) == (sp.exp(-1) - 1) ** 2 / 4
     True
     """
-    out = (sp.exp(-z2) - 1) ** 2 / 2
+    out = iid_bracket(SYM, -z2)
     if coupling == "orthogonal":
         out = out + sp.Rational(coupled_pairs(m, d), m) * (orth_pair_sym(d, sp.sqrt(z2)) - sp.exp(-z2))
     elif coupling != "iid":

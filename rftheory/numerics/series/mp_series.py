@@ -179,7 +179,8 @@ class _Rule:
 
     def meets(self, bound: Any, total: Any) -> bool:
         """Whether ``bound ≤ tol·|total| + atol``."""
-        if self.den is not None and type(total) is int and type(bound) is int:
+        if self.den is not None and self.num is not None and self.aden is not None and type(total) is int \
+                and type(bound) is int:
             return bound * self.den <= self.num * abs(total) + self.aden
         return bound <= self.limit(total)
 

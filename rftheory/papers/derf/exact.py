@@ -38,7 +38,7 @@ def data_scale(p: dict) -> dict:
     dict
         The point with ``scale`` a ``Fraction`` (the float's exact value).
     """
-    s = p.get("scale")
+    s: Any = p.get("scale")
     if type(s).__name__ != "arb":
         return p
     lo, hi = float(fraction_of(s.lower())), float(fraction_of(s.upper()))  # correctly rounded

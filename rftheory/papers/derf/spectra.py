@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from flint import arb, arb_mat, fmpq, fmpq_mat
@@ -132,7 +133,8 @@ def real_spectrum(N: fmpq_mat) -> Spectrum:
         A root enclosure excludes the real axis (the spectrum is not real).
     """
     vals, mult = [], []
-    for z, m in N.charpoly().complex_roots():
+    roots: Any = N.charpoly().complex_roots()  # (root ball, multiplicity) pairs
+    for z, m in roots:
         if not z.imag.contains(0):
             raise NoBallLayer("an eigenvalue enclosure is not real: the matrix's spectrum is not real")
         vals.append(z.real)

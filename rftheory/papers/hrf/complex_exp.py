@@ -443,7 +443,7 @@ def ce_mse_definition(bk, p):
     return ce_mse_value(bk, P, Q, R, s, p["m"], p["part"])
 
 
-CE_MSE = register(
+CE_MSE: Result = register(
     Result(
         id="hrf.ce_mse",
         definition=ce_mse_definition,

@@ -226,7 +226,9 @@ def trig_as_rff(p):
         a, b, ang = ctx(MP, p)
         z2 = zv2(a, b, ang)[0]
         q = {"coupling": p["coupling"], "d": p["d"], "m": p["m"], "z": mp.sqrt(z2)}
-        val = mp.exp(a * a + b * b) * REGISTRY["simrf.rff_mse"].definition(MP, q)
+        rff = REGISTRY["simrf.rff_mse"].definition
+        assert rff is not None
+        val = mp.exp(a * a + b * b) * rff(MP, q)
     return +val
 
 

@@ -196,7 +196,7 @@ def complex_mgf_ball(p):
     return (w * w / 2).exp()
 
 
-COMPLEX_MGF = register(
+COMPLEX_MGF: Result = register(
     Result(
         id="hrf.complex_mgf",
         ball_layer=Ball("Arb complex exp (acb): a complex ball, its digits proven part by part", evaluate=complex_mgf_ball),

@@ -79,6 +79,7 @@ def maximise(f, lo=None, hi=None, scan=256):
         for cand in ((f(x), x), (f(xs[k]), xs[k])):
             if best is None or cand[0] > best[0]:
                 best = cand
+    assert best is not None  # the loop ran at least once
     return best[1], best[0]
 
 

@@ -18,6 +18,8 @@ from ...ball.layer import Ball
 from ...core.measure import bound
 from ...core.params import mpf, sym
 from ...core.registry import Result, register
+from ...numerics.backends import MP
+from ...numerics.rff.mse import iid_bracket
 from ...numerics.rff.pairs import rff_mse, rff_mse_bracket, rff_mse_f64, rff_mse_mc, rff_mse_sym
 from ...numerics.series.definitions import orth_pair_printed
 from .pair_expectation import lemma2_f
@@ -50,9 +52,10 @@ def thm1_bound(d, m, z, f=lemma2_f):
     z = mp.mpmathify(z)
     e = mp.exp(-z * z)
     fz = f(d, z) * d**2  # f(z) itself (the d-dependence of its 1/d^3 part kept)
+    a = iid_bracket(MP, -z * z)  # (1 - e^{-z²})²/2
     if m <= d:
-        return (mp.expm1(-z * z) ** 2 - mp.mpf(m - 1) / d * e * z**4) / (2 * m) + fz / d**2
-    return (mp.expm1(-z * z) ** 2 - mp.mpf(d - 1) / d * e * z**4) / (2 * m) + fz / (d * m)
+        return (a - mp.mpf(m - 1) / d * e * z**4 / 2) / m + fz / d**2
+    return (a - mp.mpf(d - 1) / d * e * z**4 / 2) / m + fz / (d * m)
 
 
 def var_checks(mode, seed):

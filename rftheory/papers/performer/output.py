@@ -65,6 +65,7 @@ def _output_route(p):
 
 def _output_f64(p):
     X, Y, V = arrays(p)
+    assert V is not None  # output_leading has values
     return C.output_leading_f64(p["family"], X, Y, V, int(p["m"]), p["coupling"])
 
 

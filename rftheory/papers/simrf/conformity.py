@@ -27,7 +27,7 @@ from ...numerics.angle_family import QUAD_D_MAX, angle_quad
 from ...numerics.backends import MP, SYM
 from ...numerics.geometry import pair_from_norms
 from ...numerics.rff.float64 import certify_where
-from ...numerics.rff.kernel import orth_kernel
+from ...numerics.rff.kernel import orth_kernel, orth_kernel_sym
 from ...numerics.rff.montecarlo import pair_term_mc
 from ...numerics.rff.pairs import chi2d_pair_mean
 from ...numerics.special import exp_checked, log_angle_conformity, log_hyp1f1_d_half_pos_err
@@ -208,12 +208,8 @@ def conformity_orthogonal_f64(p):
 
 
 def _conf_orth_sym(p):
-    d, v = p["d"], sym(p["v"])
-    expr = sp.hyper([d], [sp.Rational(d, 2)], v**2 / 2)
-    if d % 2 == 0:
-        # Kummer: 1F1(a; b; x) = e^x 1F1(b - a; b; -x), a polynomial for b - a = -d/2
-        expr = sp.exp(v**2 / 2) * sp.hyperexpand(sp.hyper([-sp.Rational(d, 2)], [sp.Rational(d, 2)], -(v**2) / 2))
-    return expr
+    v = sym(p["v"])
+    return orth_kernel_sym(p["d"], v**2 / 2)
 
 
 register(

@@ -190,6 +190,7 @@ def _optimal_angle(d: int, z: arb, last: bool) -> arb | tuple[arb, arb]:
             m, r = _piece(lo, hi)
             tm = _range(T.tau, t0, m, arb(0)).upper()
             U = tm if U is None or bool(tm < U) else U
+        assert U is not None  # pieces is never empty
         for lo, hi in pieces:
             m, r = _piece(lo, hi)
             if bool(_range(T.tau, t0, m, r).lower() > U):

@@ -136,6 +136,7 @@ def plus_geometry(method, d, v, seed):
                            options={"gtol": 1e-10, "maxiter": 1000})
             if best is None or res.fun < best.fun:
                 best = res
+        assert best is not None
         U = best.x.reshape(d, d)
         return r[:, None] * U / np.linalg.norm(U, axis=1, keepdims=True)
     raise ParameterError("method", f"{method!r} has no fixed geometry")
@@ -327,6 +328,9 @@ def plus_search_checks(mode, seed):
         Per draw: SimRF+ never beats the search, the fitted order, the share shrinking.
     """
     rid = "simrf.plus_optimality_search"
+    ds: tuple[int, ...]
+    draws: tuple[int, ...]
+    vs: tuple[str, ...]
     if mode == "quick":
         ds, draws, vs = (3, 4), (0,), ("0.1", "0.2")
     else:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import math
 from fractions import Fraction
+from typing import Any
 
 import mpmath as mp
 import numpy as np
@@ -29,6 +30,7 @@ from ...numerics.cancellation import Cancelling, cancellation_guarded, guard_dig
 from ...numerics.chi import chi_var_ratio
 from ...numerics.floats import compensated_sum_f64, two_prod
 from ...numerics.geometry import check_norms, check_norms_arrays, pair_from_norms
+from ...numerics.rff.kernel import orth_kernel
 from ...numerics.special import (
     coupled_pairs,
     exp_checked,
@@ -49,7 +51,7 @@ U = EPS / 2  # the unit roundoff
 # PRF MSE with blocks (Thm 3.2)
 
 #: coupling -> (mpmath conformity(d, v), float64 (log(e^{v²} − ρ), a bound on its error) or None for iid)
-PRF_CONFORMITY = {
+PRF_CONFORMITY: dict[str, tuple[Any, Any]] = {
     "iid": (lambda d, v: conformity(MP, "iid", d, v), None),
     "orthogonal": (conformity_orthogonal, lambda d, v: log_orth_gap_pos_err(d, np.asarray(v) ** 2 / 2)),
     "simplex": (conformity_simplex, lambda d, v: _simplex_gap_f64(d, v)),
@@ -322,10 +324,12 @@ def _prf_mse_f64_block(coupling, d, m, v, a, b):
         # rounding (u|log gap|), beyond rtol64/10 for d >~ 60 at v < 0.3. There (v <= SIMPLEX_CERTIFY_V)
         # the agreed mpmath value, rounded once (~5 ms a point, as hrf.mse_trig's fallback)
         fix = ~(err <= PRF_MSE_RTOL64 / 10) & (v <= SIMPLEX_CERTIFY_V) & ~zero
+        def exact(i):  # the mpmath value at element i
+            return prf_mse("simplex", int(d[i]), int(m[i]), mpf(Fraction(float(v[i]))), mpf(Fraction(float(a[i]))),
+                           mpf(Fraction(float(b[i]))))
+
         for i in zip(*np.nonzero(fix)) if fix.ndim else ([()] if fix else []):
-            val[i] = float(agreed(lambda i=i: prf_mse("simplex", int(d[i]), int(m[i]), mpf(Fraction(float(v[i]))),
-                                                         mpf(Fraction(float(a[i]))), mpf(Fraction(float(b[i])))),
-                                     17, "simrf.prf_mse"))
+            val[i] = float(agreed(functools.partial(exact, i), 17, "simrf.prf_mse"))
         err = np.where(fix, 0.0, err)
     _refuse_inaccurate(err, PRF_MSE_RTOL64, "PRF MSE")
     return np.where(zero, 0.0, val) if some_zero else val
@@ -574,7 +578,7 @@ def small_v_derivative(p):
     P = mp.mpf(coupled_pairs(m, d)) / m
     rho = {
         "iid": lambda t: mp.exp(t),
-        "orthogonal": lambda t: mp.hyp1f1(d, mp.mpf(d) / 2, t / 2),
+        "orthogonal": lambda t: orth_kernel(MP, d, t / 2),
         "simplex": lambda t: angle_series(d, mp.mpf(-1) / (d - 1), t / 2),
     }[c]
     return mp.diff(lambda t: mp.exp(2 * t) - mp.exp(t) + P * (rho(t) - mp.exp(t)), 0)

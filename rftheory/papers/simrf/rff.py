@@ -128,7 +128,7 @@ def rff_gap_f64(p):
     def exact_gap(i):  # e^{−z²} − τ_orth by mpmath where no float64 route bounds the gap within TOL
         return rff_pairs.orth_gap(int(d[i]), Fraction(float(z[i])))
 
-    gap = certify_where(*gap_f64("orthogonal", d, z), exact_gap, "RFF gap")
+    gap = certify_where(*gap_f64("orthogonal", d, z), exact_gap, "RFF gap")  # (value, bound) of gap_f64
     return coupled_pairs(m.astype(int), d.astype(int)) / m**2 * gap
 
 

@@ -8,6 +8,7 @@ parameters ``k_delta``, ``k_2delta``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import mpmath as mp
 
@@ -172,7 +173,7 @@ def kernel_values(p):
     return mpf(p["k_delta"]), mpf(p["k_2delta"])
 
 
-def sym_k(p):
+def sym_k(p) -> tuple[Any, Any]:
     """``(k(Δ), k(2Δ))`` as exact sympy expressions."""
     if p["kernel"] == "gaussian":
         z = sym(p["z"])
