@@ -85,7 +85,7 @@ def cap_workers(n: int | None, flag: str = "--workers") -> tuple[int, str]:
     if n is None:
         return avail, ""
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise ParameterError(flag, f"must be an integer >= 1, got {n!r}")
+        raise ParameterError(flag.lstrip("-"), f"must be an integer >= 1, got {n!r}")
     if n > avail:
         return avail, f"{flag} {n}: only {avail} core{'s' if avail > 1 else ''} available; using {avail}"
     return n, ""
