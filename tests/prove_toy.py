@@ -3,14 +3,21 @@
 ``enclose(result_id, prec, **params)`` has the signature of ``rftheory.ball.enclose``:
 rho_iid = e^{v^2} (Lemma 4.1) and rho_orth = 1F1(d; d/2; v^2/2) (Thm 4.3) of Reid et al. (2023),
 "Simplex Random Features", ICML, with Arb's rigorous exp and 1F1, so its balls contain the exact values
-on the whole input ball.  ``CALLS`` counts evaluations in this process.
+on the whole input ball.  ``CALLS`` counts evaluations in this process; ``RFTHEORY_TOY_DELAY`` (seconds)
+makes every evaluation sleep that long first, and ``RFTHEORY_TOY_STARTED`` names a file the first evaluation
+creates, so that a test can interrupt a search mid-way.
 """
 
 from __future__ import annotations
 
+import os
+import time
+
 from flint import arb, ctx
 
 CALLS = [0]
+DELAY = float(os.environ.get("RFTHEORY_TOY_DELAY", "0"))
+STARTED = os.environ.get("RFTHEORY_TOY_STARTED")
 
 
 def _pairs(d: int, m: int) -> int:
@@ -22,6 +29,10 @@ def _pairs(d: int, m: int) -> int:
 def enclose(result_id: str, prec: int, **p):
     """Thm 3.2 / Lemma 4.1 / Thm 4.3 / Thm 4.5 of the SimRF paper (iid and orthogonal couplings) in Arb."""
     CALLS[0] += 1
+    if STARTED and not os.path.exists(STARTED):
+        open(STARTED, "a").close()
+    if DELAY:
+        time.sleep(DELAY)
     with ctx.workprec(prec):
         if result_id in ("simrf.prf_mse", "simrf.rff_mse"):
             d, m, c = int(p["d"]), int(p["m"]), p["coupling"]

@@ -406,6 +406,30 @@ def where(exc: BaseException, fn=None) -> str:
     return f"{fr.filename}:{fr.lineno} in {fr.name}"
 
 
+def threads_arg(text: str) -> int:
+    """``--threads N``: an integer >= 1, capped at the cores available (one line on stderr says so).
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    ValueError
+        Not an integer >= 1 (argparse prints it as a usage error).
+    """
+    from ..workers.pool import cap_workers
+
+    n, note = cap_workers(int(text), "--threads")
+    if note:
+        print(f"rftheory: {note}", file=sys.stderr)
+    return n
+
+
 def add_runtime_options(q) -> None:
     """``--call-timeout``, ``--threads`` and ``--traceback`` (shared by ``audit sampler`` and ``audit features``).
 
@@ -417,8 +441,8 @@ def add_runtime_options(q) -> None:
                    help="give up (exit 2) when one call of the audited code does not return within SECONDS, also "
                    "when it holds the GIL (the audit runs in a child process the command watches; default 60; "
                    "0: wait forever)")
-    q.add_argument("--threads", type=int, default=1, metavar="N",
+    q.add_argument("--threads", type=threads_arg, default=1, metavar="N",
                    help="BLAS/OpenMP/PyTorch threads of the audited code (default 1: on shared CI cores a torch "
-                   "sampler with its default thread pool runs ~10x slower)")
+                   "sampler with its default thread pool runs ~10x slower; capped at the cores available)")
     q.add_argument("--traceback", action="store_true",
                    help="when the audited code raises, print its full traceback (file and line) before the error")

@@ -241,9 +241,14 @@ def cmd_verify(args) -> int:
         A ``--checkpoint`` file that cannot be used.
     """
     from ..verify import engine as V
+    from ..workers.pool import cap_workers
 
     mode = "full" if args.full else ("quick" if args.quick else "default")
     check_seed(args.seed)
+    if not args.scheduler:
+        args.workers, note = cap_workers(args.workers)
+        if note:
+            print(f"rftheory: {note}", file=sys.stderr)
     V.Progress(0, enabled=None if not args.json else False).note(f"rftheory verify --{mode}: planning the checks...")
     tasks = V.plan(mode, args.only or "")
     if not tasks:
@@ -307,9 +312,12 @@ def cmd_table(args) -> int:
         An unknown ID.
     """
     from ..present.tables import make_table, render
-    from ..workers.pool import default_workers
+    from ..workers.pool import cap_workers
     from ..workers.signals import Terminated, guarded
 
+    workers, note = cap_workers(args.workers)
+    if note:
+        print(f"rftheory: {note}", file=sys.stderr)
     labels = {}
     for item in args.label:
         if "=" not in item or not item.split("=", 1)[0].strip():
@@ -333,7 +341,7 @@ def cmd_table(args) -> int:
                 also=args.also or (),
                 links=_parse_assignments(args.link, "--link"),
                 labels=labels,
-                workers=default_workers() if args.workers is None else args.workers,
+                workers=workers,
             )
     except KeyboardInterrupt:
         print("rftheory: interrupted", file=sys.stderr)

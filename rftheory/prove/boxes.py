@@ -10,6 +10,7 @@ enclosure of a side over the ball holds at every point of the box.
 from __future__ import annotations
 
 import itertools
+import time
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
@@ -316,7 +317,7 @@ def _kind_of(name: str, terms: list[Term]) -> str | None:
 
 
 def make_problem(claim: Claim, over: list[tuple[str, Fraction, Fraction]], fixed: dict[str, str],
-                 links: dict[str, str]) -> Problem:
+                 links: dict[str, str], deadline: float | None = None) -> Problem:
     """Check a claim and its domain against the registry and build the :class:`Problem`.
 
     Every result ID must exist; every ``--over``, ``-p`` and ``--link`` name must be a
@@ -333,6 +334,10 @@ def make_problem(claim: Claim, over: list[tuple[str, Fraction, Fraction]], fixed
         ``-p`` values as written.
     links : dict
         ``--link`` NAME to OTHER.
+    deadline : float, optional
+        A ``time.monotonic()`` after which the corners of the remaining integer points are not validated here
+        (the first and the last point always are; the ball layer validates every box it evaluates in any case,
+        so a point outside a declared domain is then an undecided box naming the parameter).
 
     Returns
     -------
@@ -388,12 +393,16 @@ def make_problem(claim: Claim, over: list[tuple[str, Fraction, Fraction]], fixed
     for r in ints:
         npts *= int(r.hi - r.lo) + 1
     if npts > MAX_INT_POINTS:
-        raise ParameterError("over", f"the integer ranges hold {npts} points; at most {MAX_INT_POINTS}")
+        many = npts if npts < 10**15 else "more than 10^15"
+        raise ParameterError("over", f"the integer ranges hold {many} points; at most {MAX_INT_POINTS}")
     prob = Problem(claim, tuple(ints), tuple(reals), tuple(fixed.items()), tuple(links.items()),
                    tuple(sorted(kinds.items())))
     # validate each side at the domain's corners: the declared domains are intervals, so corners inside => box inside
     corners = list(itertools.product(*[(r.lo, r.hi) for r in reals]))
-    for root in prob.roots():
+    roots = prob.roots()
+    for i, root in enumerate(roots):
+        if deadline is not None and 0 < i < len(roots) - 1 and time.monotonic() > deadline:
+            continue
         for corner in corners:
             box = Box(root.ints, tuple((r.name, c, c) for r, c in zip(reals, corner)))
             for t in terms:

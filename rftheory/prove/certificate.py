@@ -37,6 +37,9 @@ FORMAT = "rftheory-prove-certificate"
 VERSION = 2
 
 
+#: the format of an unbounded-range certificate (:mod:`rftheory.prove.extended`), read by the same :func:`load`
+EXTENDED_FORMAT = "rftheory-prove-extended"
+
 def _enc(e: Enclosure | None) -> list[str] | None:
     return None if e is None else e.strings()
 
@@ -76,7 +79,16 @@ def to_json(proof: Proof, over: list[str]) -> dict[str, Any]:
     return {"format": FORMAT, "version": VERSION, "claim": pb.claim.text(), "over": list(over),
             "params": dict(pb.fixed), "links": dict(pb.links), "evaluator": proof.evaluator,
             "made_with": versions(), "definitions": definitions(pb),
-            "verdict": proof.verdict, "boxes": boxes, "counterexample": ce}
+            "verdict": proof.verdict, "stopped": _stopped(proof), "boxes": boxes, "counterexample": ce}
+
+
+def _stopped(proof: Proof) -> str | None:
+    """Why the search stopped before deciding every box (a partial certificate), or None."""
+    if proof.interrupted:
+        return f"interrupted ({proof.interrupted}); continue with rftheory prove --resume"
+    if proof.budget_exhausted:
+        return "the time budget ran out; continue with rftheory prove --resume"
+    return None
 
 
 def definitions(pb: Problem) -> dict[str, Any]:
@@ -160,20 +172,42 @@ def write(proof: Proof, over: list[str], path: str) -> None:
     ParameterError
         Naming ``certificate`` when the file cannot be written.
     """
+    import os
+
+    from ..workers.signals import signals_deferred
+
+    tmp = f"{path}.tmp-{os.getpid()}"
     try:
-        with open(path, "w", encoding="utf-8") as fh:
-            json.dump(to_json(proof, over), fh, indent=1)
-            fh.write("\n")
+        with signals_deferred():  # written whole or not at all: a signal waits, a crash leaves the old file
+            with open(tmp, "w", encoding="utf-8") as fh:
+                json.dump(to_json(proof, over), fh, indent=1)
+                fh.write("\n")
+            os.replace(tmp, path)
     except OSError as exc:
-        raise ParameterError("certificate", f"cannot write {path!r} ({exc.strerror or exc})") from None
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise ParameterError("certificate", f"cannot write {_short(path, 200)} ({exc.strerror or exc})") from None
 
 
-def load(path: str) -> dict[str, Any]:
-    """Read a certificate file.
+#: the largest certificate file :func:`load` reads (bytes): 500,000 boxes take about 250 MB
+MAX_CERTIFICATE_BYTES = 512 * 2**20
+
+
+def load(path: str, flag: str = "check") -> dict[str, Any]:
+    """Read a certificate file: a regular file of at most :data:`MAX_CERTIFICATE_BYTES`, holding JSON.
+
+    The file is opened without blocking and checked with ``fstat`` before a
+    byte is read (a device such as ``/dev/zero``, a FIFO or a directory is
+    refused at once), then read with a cap, so memory stays bounded whatever
+    the path names.
 
     Parameters
     ----------
     path : str
+    flag : str, optional
+        The option that named the file, for the error (``check`` or ``resume``).
 
     Returns
     -------
@@ -183,19 +217,48 @@ def load(path: str) -> dict[str, Any]:
     Raises
     ------
     ParameterError
-        Naming ``check``: unreadable, not JSON, or not a certificate.
+        Naming ``flag``: not a regular file, too large, unreadable, not JSON, or not a certificate.
     """
+    import os
+    import stat
+
+    shown = _short(path, 200)
     try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except (OSError, ValueError) as exc:
+        raise ParameterError(flag, f"cannot read {shown} ({getattr(exc, 'strerror', None) or exc})") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            kind = ("a directory" if stat.S_ISDIR(st.st_mode) else "a FIFO" if stat.S_ISFIFO(st.st_mode)
+                    else "a device" if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode) else "a socket"
+                    if stat.S_ISSOCK(st.st_mode) else "not a regular file")
+            raise ParameterError(flag, f"{shown} is {kind}, not a certificate file")
+        if st.st_size > MAX_CERTIFICATE_BYTES:
+            raise ParameterError(flag, f"{shown} has {st.st_size} bytes; a certificate has at most "
+                                 f"{MAX_CERTIFICATE_BYTES}")
+        chunks, size = [], 0
+        while True:  # a file that grows (or a /proc file that reports size 0) is read up to the cap only
+            chunk = os.read(fd, min(1 << 24, MAX_CERTIFICATE_BYTES + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > MAX_CERTIFICATE_BYTES:
+                raise ParameterError(flag, f"{shown} has more than {MAX_CERTIFICATE_BYTES} bytes")
     except OSError as exc:
-        raise ParameterError("check", f"cannot read {path!r} ({exc.strerror or exc})") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ParameterError("check", f"{path!r} is not JSON ({exc})") from None
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise ParameterError("check", f"{path!r} is not an rftheory prove certificate (no \"format\": \"{FORMAT}\")")
+        raise ParameterError(flag, f"cannot read {shown} ({exc.strerror or exc})") from None
+    finally:
+        os.close(fd)
+    try:
+        data = json.loads(b"".join(chunks).decode("utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError, ValueError) as exc:
+        raise ParameterError(flag, f"{shown} is not JSON ({_short(str(exc), 120)})") from None
+    if not isinstance(data, dict) or data.get("format") not in (FORMAT, EXTENDED_FORMAT):
+        raise ParameterError(flag, f"{shown} is not an rftheory prove certificate (no \"format\": \"{FORMAT}\")")
     if data.get("version") != VERSION:
-        raise ParameterError("check", f"{path!r}: certificate version {data.get('version')!r}; this rftheory reads {VERSION}")
+        raise ParameterError(flag, f"{shown}: certificate version {_short(data.get('version'))}; this rftheory "
+                             f"reads {VERSION}")
     return data
 
 
@@ -344,6 +407,7 @@ def coverage_gaps(pb: Problem, boxes: list[Box]) -> list[str]:
         if key in groups and len(out) < MAX_PROBLEMS:
             _tree_problems(names, root, groups[key], at_text(key), out)
     return out[:MAX_PROBLEMS]
+
 
 @dataclass(frozen=True)
 class Leaf:

@@ -15,12 +15,107 @@ from ..core.errors import ParameterError
 from ..core.params import to_fraction
 
 __all__ = ["OPS", "Term", "Number", "Side", "Claim", "Range", "parse_claim", "parse_side", "parse_range",
-           "parse_links", "holds", "fails"]
+           "parse_links", "holds", "fails", "exact_number", "check_value", "clip"]
 
 #: the comparison operators a claim may use
 OPS = ("<=", ">=", "<", ">")
 _ID = re.compile(r"[a-z][a-z0-9_]*(\.[a-z0-9_]+)+")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+#: the longest number ``prove`` reads (characters)
+MAX_NUMBER_CHARS = 100
+#: the largest magnitude of a number ``prove`` reads (and of the reciprocal of a nonzero one)
+MAX_MAGNITUDE = Fraction(10) ** 300
+_EXPONENT = re.compile(r"[eE]([-+]?\d+)\s*$")
+_NUMERIC = re.compile(r"\s*[-+]?[\d.]")
+
+
+def clip(text: str, n: int = 40) -> str:
+    """``text`` cut to about ``n`` characters for an error message (``123...789 (300 characters)``).
+
+    Parameters
+    ----------
+    text : str
+    n : int, optional
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> clip("9" * 300)
+    '9999999999999999999...9999999999 (300 characters)'
+    """
+    return text if len(text) <= n else f"{text[:n // 2 - 1]}...{text[-n // 4:]} ({len(text)} characters)"
+
+
+def exact_number(name: str, text: str) -> Fraction:
+    """Read a number of a claim or a domain exactly, refusing what cannot be represented sanely.
+
+    At most :data:`MAX_NUMBER_CHARS` characters and a magnitude (and, unless 0,
+    a reciprocal magnitude) of at most ``10^300``: ``1e999999`` would be a
+    million-digit integer, and no result of rftheory needs such a number.
+
+    Parameters
+    ----------
+    name : str
+        The parameter (or ``claim``) for the error message.
+    text : str
+
+    Returns
+    -------
+    Fraction
+
+    Raises
+    ------
+    ParameterError
+        Naming ``name``: not a number, too long, or out of range; the message quotes at most 40 characters.
+
+    Examples
+    --------
+    >>> exact_number("v", "1/10")
+    Fraction(1, 10)
+    >>> exact_number("claim", "1e999999")
+    Traceback (most recent call last):
+    ...
+    rftheory.core.errors.ParameterError: parameter 'claim': 1e999999 is out of range (|x| <= 1e300, and >= 1e-300 unless 0)
+    """
+    s = text.strip()
+    if len(s) > MAX_NUMBER_CHARS:
+        raise ParameterError(name, f"{clip(s)}: a number has at most {MAX_NUMBER_CHARS} characters")
+    m = _EXPONENT.search(s)
+    out_of_range = f"{s} is out of range (|x| <= 1e300, and >= 1e-300 unless 0)"
+    if m and abs(int(m.group(1))) > 400:
+        raise ParameterError(name, out_of_range)
+    x = to_fraction(name, s)
+    if abs(x) > MAX_MAGNITUDE or (x != 0 and abs(x) * MAX_MAGNITUDE < 1):
+        raise ParameterError(name, out_of_range)
+    return x
+
+
+def check_value(name: str, text: str) -> str:
+    """A value of ``-p`` or of a bracket, as written; a number among them is checked by :func:`exact_number`.
+
+    Parameters
+    ----------
+    name : str
+    text : str
+
+    Returns
+    -------
+    str
+        ``text``.
+
+    Raises
+    ------
+    ParameterError
+        A number too long or out of range, or a value of more than 200 characters.
+    """
+    if _NUMERIC.match(text) and "," not in text:
+        exact_number(name, text)
+    elif len(text) > 200:
+        raise ParameterError(name, f"a value of {len(text)} characters ({clip(text)})")
+    return text
 
 
 @dataclass(frozen=True)
@@ -228,16 +323,15 @@ def parse_side(text: str) -> Side:
                 if not _NAME.fullmatch(k) or not v:
                     raise ParameterError("claim", f"expected param=value inside the brackets of {s!r}, got {item.strip()!r}")
                 if k in dict(fixed):
-                    raise ParameterError(k, f"given twice in {s!r}")
-                fixed.append((k, v))
+                    raise ParameterError(k, f"given twice in {clip(s, 80)!r}")
+                fixed.append((k, check_value(k, v)))
         return Term(head, tuple(fixed))
     if brack is not None:
         raise ParameterError("claim", f"malformed result ID {head!r} in {s!r}")
-    try:
-        return Number(to_fraction("claim", s))
-    except ParameterError:
-        raise ParameterError("claim", f"a side must be a number or a result ID such as simrf.prf_mse[coupling=iid], "
-                             f"got {s!r}") from None
+    if _NUMERIC.match(s):
+        return Number(exact_number("claim", s))
+    raise ParameterError("claim", f"a side must be a number or a result ID such as simrf.prf_mse[coupling=iid], "
+                         f"got {clip(s, 80)!r}")
 
 
 def parse_claim(text: str) -> Claim:
@@ -324,9 +418,9 @@ def parse_range(text: str) -> tuple[str, Fraction, Fraction]:
     if not _NAME.fullmatch(name):
         raise ParameterError("over", f"expected NAME=LO..HI, got {text!r}")
     lo_s, hi_s = (t.strip() for t in rng.split(".."))
-    lo, hi = to_fraction(name, lo_s), to_fraction(name, hi_s)
+    lo, hi = exact_number(name, lo_s), exact_number(name, hi_s)
     if lo > hi:
-        raise ParameterError(name, f"empty range {lo_s}..{hi_s} (LO > HI)")
+        raise ParameterError(name, f"empty range {clip(lo_s)}..{clip(hi_s)} (LO > HI)")
     return name, lo, hi
 
 

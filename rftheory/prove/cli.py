@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
 import sys
 import time
 from fractions import Fraction
 from typing import Any
 
-from ..core.errors import ParameterError
+from ..core.errors import ParameterError, RFTheoryError
 from .boxes import exact_text
+from .claim import clip
 from .engine import coalesce
 
 __all__ = ["add_parser", "cmd_prove", "EXIT"]
@@ -26,6 +29,7 @@ EPILOG = """examples:
   rftheory prove "..." --over ... --certificate cert.json   write every box with its enclosures
   rftheory prove --check cert.json                      re-verify a certificate (exit 0 valid, 1 rejected)
   rftheory prove --check cert.json --independent        the same with a second checker (mpmath intervals)
+  rftheory prove --resume cert.json --budget 3600       continue an interrupted (or out-of-budget) search
   rftheory prove "simrf.rff_mse[coupling=orthogonal] < simrf.rff_mse[coupling=iid]" --over d=2..12 --link m=d \\
       --over z=0.5..4 --root          every crossing isolated: z×(d), where orthogonal RFFs stop beating iid
                                       ones (none for d = 2), and for d >= 9 a second one where they win again
@@ -34,17 +38,21 @@ A claim is LHS OP RHS, OP one of <, <=, >, >=; a side is ID[param=value,...] or 
 ranges are enumerated, real ranges covered by boxes evaluated in ball arithmetic (python-flint/Arb:
 a ball containing the whole box as input) and bisected until each box is decided.
 
+Ctrl-C or SIGTERM stops every worker at once and writes the boxes decided so far as a partial certificate
+(to --certificate FILE, else rftheory-prove-partial-PID.json); --resume FILE continues it.
+
 exit status: 0 proven on the whole domain; 1 disproven (a counterexample) or, with --check, a rejected
 certificate; 2 a usage or input error; 3 undecided within the budget (the undecided boxes are listed) or,
-with --root, a part of the range where the number of crossings is not proven"""
+with --root, a part of the range where the number of crossings is not proven; 130 / 143 interrupted by
+SIGINT / SIGTERM"""
 
 
 class _Line:
-    """A one-line progress counter on a terminal (stderr): boxes decided, pending, share of the domain done."""
+    """A one-line progress bar on a terminal (stderr): boxes decided, share of the domain undecided, seconds."""
 
-    def __init__(self, enabled: bool):
+    def __init__(self, enabled: bool, t0: float):
         self.enabled = enabled
-        self.t0 = time.monotonic()
+        self.t0 = t0
         self.last = 0.0
 
     def __call__(self, st: dict[str, Any]) -> None:
@@ -54,21 +62,14 @@ class _Line:
         self.last = now
         frac = min(1.0, st["volume"])
         bar = "#" * int(30 * frac) + "." * (30 - int(30 * frac))
-        sys.stderr.write(f"\r[{bar}] {100 * frac:5.1f}% of the domain  {st['decided']} boxes decided, "
-                         f"{st['pending']} pending, {st['evaluations']} evaluated  {now - self.t0:5.0f}s ")
+        sys.stderr.write(f"\r[{bar}] {st['decided']} boxes decided, {100 * (1 - frac):.3g}% of the domain "
+                         f"undecided, {st['pending']} boxes pending  {now - self.t0:5.0f}s ")
         sys.stderr.flush()
 
     def close(self) -> None:
         if self.enabled:
             sys.stderr.write("\r" + " " * 120 + "\r")
             sys.stderr.flush()
-
-
-def _executor(args):
-    """The executor, the number of workers it runs (for batching), and its ``close``."""
-    from .executors import make_executor
-
-    return make_executor(args.workers, args.scheduler)
 
 
 def _sci(x: Fraction, digits: int = 6) -> str:
@@ -145,11 +146,19 @@ def _as_text(proof, limit: int = 20) -> str:
     return "\n".join(lines)
 
 
-def _roots(problem, args) -> int:
+def _roots(problem, args) -> tuple[int, str]:
     """``--root``: isolate every crossing per integer point; exit 0 when every count is proven, else 3."""
     from .roots import isolate
 
     found = isolate(problem)
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        status = _roots_text(problem, args, found)
+    return status, buf.getvalue().rstrip("\n")
+
+
+def _roots_text(problem, args, found) -> int:
+    """Print the isolated crossings (text or JSON); 0 when every count is proven, else 3."""
     name = problem.real_ranges[0].name
     if args.json:
         rows = []
@@ -183,18 +192,80 @@ def _roots(problem, args) -> int:
     return 0 if all(iso.proven for iso in found) else 3
 
 
-def _is_extended_file(path: str) -> bool:
-    """Whether a certificate file is of the unbounded/half-open kind (its ``format``)."""
-    from .extended import FORMAT
+def _check(args, run) -> tuple[int, str]:
+    """``--check FILE``: re-verify a certificate (``--independent``: the second checker); 0 valid, 1 rejected."""
+    from . import certificate
+    from .extended import FORMAT as EXTENDED
 
+    data = certificate.load(args.check)
+    if data.get("format") == EXTENDED:
+        return _captured(_check_extended, data, args, run)
+    if args.independent:
+        from .independent import report_independent
+
+        return _captured(report_independent, data, args.check, args.json, executor=run)
     try:
-        with open(path, encoding="utf-8") as fh:
-            return json.load(fh).get("format") == FORMAT
-    except (OSError, ValueError, AttributeError):
-        return False
+        import flint  # noqa: F401 - the ball layer's check needs python-flint
+    except ImportError:
+        raise ParameterError("check", "python-flint cannot be imported: the ball layer cannot re-evaluate the "
+                             "boxes; add --independent to check with mpmath's interval arithmetic") from None
+    rep = certificate.check(data, executor=run, allow_version_change=args.allow_version_change)
+    out: list[str] = []
+    if args.json:
+        out.append(json.dumps({"certificate": args.check, "valid": rep.valid, "claim": rep.claim,
+                               "domain": rep.domain, "verdict": rep.verdict, "boxes": rep.boxes,
+                               "problems": rep.problems, "notes": rep.notes}, indent=1))
+    elif rep.valid:
+        out.append(f"certificate valid: {rep.claim} is {rep.verdict.upper()} over {rep.domain} ({rep.boxes} boxes "
+                   "re-evaluated, the domain covered exactly)")
+        out += [f"  note: {n}" for n in rep.notes]
+    else:
+        out.append(f"certificate REJECTED: {rep.claim} ({len(rep.problems)} problem(s))")
+        out += [f"  {p}" for p in rep.problems[:20]]
+        if len(rep.problems) > 20:
+            out.append(f"  ... and {len(rep.problems) - 20} more")
+    return (0 if rep.valid else 1), "\n".join(out)
 
 
-def _extended(claim, fixed, args) -> int:
+def _captured(fn, *a, **kw) -> tuple[int, str]:
+    """Run a reporter that prints; its exit status and what it printed."""
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        status = fn(*a, **kw)
+    return status, buf.getvalue().rstrip("\n")
+
+
+def _check_extended(ext, args, run) -> int:
+    """``--check`` of an unbounded-range certificate: its argument re-derived, facts decided, parts covering."""
+    from .extended import check_extended
+
+    if args.independent:
+        from .independent import report_extended_independent
+
+        return report_extended_independent(ext, args.check, args.json, executor=run)
+    problems = check_extended(ext)
+    if args.json:
+        print(json.dumps({"certificate": args.check, "valid": not problems, "claim": ext.get("claim"),
+                          "verdict": ext.get("verdict"), "problems": problems}, indent=1))
+    elif not problems:
+        print(f"certificate valid: {ext.get('claim')} is {str(ext.get('verdict')).upper()} (the series "
+              "argument re-derived and its facts decided afresh; the parts cover the range)")
+    else:
+        print(f"certificate REJECTED: {ext.get('claim')} ({len(problems)} problem(s))")
+        for p in problems[:20]:
+            print(f"  {p}")
+    return 0 if not problems else 1
+
+
+def _extended(claim, fixed, args) -> tuple[int, str]:
+    """Unbounded or half-open ranges: the exit status and the text (:func:`_extended_text`)."""
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        status = _extended_text(claim, fixed, args)
+    return status, buf.getvalue().rstrip("\n")
+
+
+def _extended_text(claim, fixed, args) -> int:
     """Unbounded or half-open ranges: :func:`rftheory.prove.extended.prove_extended`, text or JSON, certificate."""
     from .claim import parse_links
     from .extended import FORMAT, parse_interval, prove_extended
@@ -202,7 +273,9 @@ def _extended(claim, fixed, args) -> int:
     if args.root:
         raise ParameterError("root", "--root needs a finite closed range LO..HI")
     over = [parse_interval(o) for o in args.over]
-    run, workers, close = _executor(args)
+    from .executors import make_executor
+
+    run, workers, close = make_executor(args.workers, args.scheduler)
     try:
         ext = prove_extended(claim, over, fixed, parse_links(args.link), budget=args.budget, executor=run,
                              workers=workers)
@@ -252,64 +325,148 @@ def _extended(claim, fixed, args) -> int:
     return EXIT[ext.verdict]
 
 
-def _check(args) -> int:
+def _resume(args, run) -> tuple[Any, list[str], Any]:
+    """``--resume FILE``: the problem, the ranges and the state of a partial certificate, its decided boxes
+    re-verified first."""
+    from dataclasses import replace
+
     from . import certificate
-    from .extended import check_extended
+    from .engine import BoxRecord, depth_of
 
-    data = certificate.load(args.check) if not _is_extended_file(args.check) else None
-    if data is None:
-        with open(args.check, encoding="utf-8") as fh:
-            ext = json.load(fh)
-        problems = check_extended(ext)
-        if args.json:
-            print(json.dumps({"certificate": args.check, "valid": not problems, "claim": ext.get("claim"),
-                              "verdict": ext.get("verdict"), "problems": problems}, indent=1))
-        elif not problems:
-            print(f"certificate valid: {ext.get('claim')} is {str(ext.get('verdict')).upper()} (the series "
-                  "argument re-derived and its facts decided afresh; the parts cover the range)")
-        else:
-            print(f"certificate REJECTED: {ext.get('claim')} ({len(problems)} problem(s))")
-            for p in problems[:20]:
-                print(f"  {p}")
-        return 0 if not problems else 1
-    if args.independent:
-        from .independent import report_independent
+    data = certificate.load(args.resume, flag="resume")
+    rep = certificate.check(data, executor=run, allow_version_change=args.allow_version_change)
+    if not rep.valid:
+        raise ParameterError("resume", f"{clip(args.resume, 80)} does not check: {rep.problems[0]}")
+    if rep.verdict != "undecided":
+        raise ParameterError("resume", f"{clip(args.resume, 80)} is already {rep.verdict}; nothing to resume")
+    st = certificate.structure(data)
+    pb = st.problem
+    assert pb is not None  # the certificate checked
+    done = [BoxRecord(leaf.box, leaf.lhs, leaf.rhs, leaf.prec, "holds", method=leaf.method or "ball") for leaf in st.leaves
+            if leaf.decision == "holds"]
+    todo = [(replace(leaf.box, depth=depth_of(pb, leaf.box)), leaf.prec) for leaf in st.leaves
+            if leaf.decision != "holds"]
+    return pb, [str(o) for o in data["over"]], (done, todo)
 
-        run, _, close = _executor(args)
+
+def _prove(args, t0: float) -> tuple[int, str]:
+    """``rftheory prove``: the exit status and the text for stdout (notes go to stderr as they come)."""
+    from ..workers.pool import cap_workers
+    from ..workers.signals import guarded
+    from .boxes import make_problem
+    from .certificate import write
+    from .claim import check_value, parse_claim, parse_links, parse_range
+    from .engine import probe, search
+    from .executors import make_executor
+
+    if not args.scheduler:
+        args.workers, note = cap_workers(args.workers)
+        if note:
+            print(f"rftheory: {note}", file=sys.stderr)
+    if args.check and args.resume:
+        raise ParameterError("check", "--check and --resume exclude each other")
+    if args.check or args.resume:
+        flag = "check" if args.check else "resume"
+        if args.claim or args.over or args.param or args.link or args.root or (args.check and args.certificate):
+            raise ParameterError(flag, f"--{flag} FILE takes no claim, --over, -p, --link, --root"
+                                 + (" or --certificate" if args.check else ""))
+    elif not args.claim:
+        raise ParameterError("claim", "missing; expected LHS OP RHS (or --check FILE, or --resume FILE)")
+    if args.independent and not args.check:
+        raise ParameterError("independent", "goes with --check FILE (it re-verifies a certificate)")
+    if not 0 < args.budget <= 10**7:
+        raise ParameterError("budget", f"must be a number of seconds in (0, 1e7], got {args.budget}")
+    resume = None
+    if args.check or args.resume:
+        run, workers, close = make_executor(args.workers, args.scheduler)
         try:
-            return report_independent(data, args.check, args.json, executor=run)
+            if args.check:
+                return _check(args, run)
+            problem, over_text, resume = _resume(args, run)
         finally:
             close()
+    else:
+        claim = parse_claim(args.claim)
+        if not args.over and not args.param:
+            raise ParameterError("over", "give the domain: --over NAME=LO..HI (repeatable) and/or -p NAME=VALUE")
+        from .extended import is_extended
+
+        extended = any(is_extended(o) for o in args.over)
+        over = [] if extended else [parse_range(o) for o in args.over]
+        fixed: dict[str, str] = {}
+        for item in args.param:
+            if item.count("=") != 1 or not item.split("=")[0].strip() or not item.split("=")[1].strip():
+                raise ParameterError("param", f"expected NAME=VALUE, got {clip(item, 80)!r}")
+            k, v = (t.strip() for t in item.split("="))
+            if k in fixed:
+                raise ParameterError(k, f"given twice (-p {k}={clip(fixed[k])} and -p {k}={clip(v)})")
+            fixed[k] = check_value(k, v)
+        if extended:
+            return _extended(claim, fixed, args)
+        problem = make_problem(claim, over, fixed, parse_links(args.link), deadline=t0 + args.budget / 2)
+        over_text = [f"{n}={exact_text(lo)}..{exact_text(hi)}" for n, lo, hi in over]
+        probe(problem)
+        if args.root:
+            return _roots(problem, args)
+    line = _Line(sys.stderr.isatty() and not args.json, t0)
+    run, workers, close = make_executor(args.workers, args.scheduler)
     try:
-        import flint  # noqa: F401 - the ball layer's check needs python-flint
-    except ImportError:
-        raise ParameterError("check", "python-flint cannot be imported: the ball layer cannot re-evaluate the "
-                             "boxes; add --independent to check with mpmath's interval arithmetic") from None
-    run, _, close = _executor(args)
-    try:
-        rep = certificate.check(data, executor=run, allow_version_change=args.allow_version_change)
+        with guarded(None):  # SIGTERM raises Terminated; the search keeps what it decided
+            proof = search(problem, budget=args.budget, executor=run, on_round=line, workers=workers, started=t0,
+                           resume=resume)
     finally:
         close()
-    if args.json:
-        print(json.dumps({"certificate": args.check, "valid": rep.valid, "claim": rep.claim, "domain": rep.domain,
-                          "verdict": rep.verdict, "boxes": rep.boxes, "problems": rep.problems,
-                          "notes": rep.notes}, indent=1))
-    elif rep.valid:
-        print(f"certificate valid: {rep.claim} is {rep.verdict.upper()} over {rep.domain} ({rep.boxes} boxes "
-              "re-evaluated, the domain covered exactly)")
-        for n in rep.notes:
-            print(f"  note: {n}")
-    else:
-        print(f"certificate REJECTED: {rep.claim} ({len(rep.problems)} problem(s))")
-        for p in rep.problems[:20]:
-            print(f"  {p}")
-        if len(rep.problems) > 20:
-            print(f"  ... and {len(rep.problems) - 20} more")
-    return 0 if rep.valid else 1
+        line.close()
+    path = args.certificate or args.resume
+    if proof.interrupted and not path:
+        import os
+
+        path = f"rftheory-prove-partial-{os.getpid()}.json"
+    if path:
+        write(proof, over_text, path)
+    out = [json.dumps(_as_json(proof, over_text), indent=1)] if args.json else [_as_text(proof)]
+    if path and not args.json:
+        out.append(f"certificate: {path} ({len(proof.records)} boxes; check with `rftheory prove --check {path}`)")
+    if proof.interrupted:
+        und = len(proof.undecided())
+        print(f"rftheory: interrupted ({proof.interrupted}) after {proof.seconds:.1f} s: "
+              f"{len(proof.records) - und} boxes decided, {und} undecided, written to {path}; continue with "
+              f"`rftheory prove --resume {path}`", file=sys.stderr)
+        return (130 if proof.interrupted == "SIGINT" else 143), "\n".join(out)
+    return EXIT[proof.verdict], "\n".join(out)
+
+
+def _emit(text: str, status: int) -> int:
+    """Print ``text``; a reader that left (``| head -1``) changes neither the exit status nor stderr."""
+    try:
+        if text:
+            sys.stdout.write(text + "\n")
+        sys.stdout.flush()
+    except BrokenPipeError:
+        import os
+
+        try:  # the interpreter flushes stdout again on exit: point it at /dev/null
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+    return status
+
+
+def _error(message: str) -> int:
+    """One line on stderr, at most about 400 characters; exit status 2."""
+    try:
+        print(f"rftheory: error: {clip(' '.join(message.split()), 400)}", file=sys.stderr)
+    except (BrokenPipeError, ValueError):
+        pass
+    return 2
 
 
 def cmd_prove(args) -> int:
     """Run ``rftheory prove`` on parsed arguments.
+
+    Every error is one line on stderr with exit status 2 (never a traceback, never the 1 of
+    "disproven"); a closed stdout keeps the verdict's exit status; SIGINT and SIGTERM write the
+    boxes decided so far as a partial certificate and exit 130 and 143.
 
     Parameters
     ----------
@@ -319,70 +476,22 @@ def cmd_prove(args) -> int:
     Returns
     -------
     int
-        0 proven, 1 disproven (or a rejected certificate with ``--check``), 3 undecided.
-
-    Raises
-    ------
-    ParameterError
-        Bad input (printed as one line, exit 2, by :func:`rftheory.cli.commands.main`).
+        0 proven (or a valid certificate with ``--check``), 1 disproven (or a rejected certificate),
+        2 a usage or input error, 3 undecided, 130/143 interrupted by SIGINT/SIGTERM.
     """
-    from .boxes import make_problem
-    from .claim import parse_claim, parse_links, parse_range
-    from .engine import probe, search
+    from ..workers.signals import Terminated
 
-    if args.workers is not None and args.workers < 1:
-        raise ParameterError("workers", f"must be >= 1, got {args.workers}")
-    if args.check:
-        if args.claim or args.over or args.param or args.link or args.certificate:
-            raise ParameterError("check", "--check FILE takes no claim, --over, -p, --link or --certificate")
-        return _check(args)
-    if args.independent:
-        raise ParameterError("independent", "goes with --check FILE (it re-verifies a certificate)")
-    if not args.claim:
-        raise ParameterError("claim", "missing; expected LHS OP RHS (or --check FILE)")
-    claim = parse_claim(args.claim)
-    if not args.over and not args.param:
-        raise ParameterError("over", "give the domain: --over NAME=LO..HI (repeatable) and/or -p NAME=VALUE")
-    if not 0 < args.budget <= 10**7:
-        raise ParameterError("budget", f"must be a number of seconds in (0, 1e7], got {args.budget}")
-    from .extended import is_extended
-
-    extended = any(is_extended(o) for o in args.over)
-    over = [] if extended else [parse_range(o) for o in args.over]
-    fixed: dict[str, str] = {}
-    for item in args.param:
-        if item.count("=") != 1 or not item.split("=")[0].strip() or not item.split("=")[1].strip():
-            raise ParameterError("param", f"expected NAME=VALUE, got {item!r}")
-        k, v = (t.strip() for t in item.split("="))
-        if k in fixed:
-            raise ParameterError(k, f"given twice (-p {k}={fixed[k]} and -p {k}={v})")
-        fixed[k] = v
-    if extended:
-        return _extended(claim, fixed, args)
-    problem = make_problem(claim, over, fixed, parse_links(args.link))
-    probe(problem)
-    if args.root:
-        return _roots(problem, args)
-    line = _Line(sys.stderr.isatty() and not args.json)
-    run, workers, close = _executor(args)
+    t0 = time.monotonic()
     try:
-        proof = search(problem, budget=args.budget, executor=run, on_round=line, workers=workers)
-    finally:
-        close()
-        line.close()
-    over_text = [f"{n}={exact_text(lo)}..{exact_text(hi)}" for n, lo, hi in over]
-    if args.certificate:
-        from .certificate import write
-
-        write(proof, over_text, args.certificate)
-    if args.json:
-        print(json.dumps(_as_json(proof, over_text), indent=1))
-    else:
-        print(_as_text(proof))
-        if args.certificate:
-            print(f"certificate: {args.certificate} ({len(proof.records)} boxes; check with "
-                  f"`rftheory prove --check {args.certificate}`)")
-    return EXIT[proof.verdict]
+        status, text = _prove(args, t0)
+    except RFTheoryError as exc:
+        return _error(str(exc))
+    except Terminated:
+        _error("terminated (SIGTERM)")
+        return 143
+    except (ArithmeticError, ValueError, TypeError, LookupError, MemoryError, RecursionError, OSError) as exc:
+        return _error(f"cannot evaluate here ({type(exc).__name__}: {exc})")
+    return _emit(text, status)
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -420,17 +529,22 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--param", "-p", action="append", default=[], metavar="NAME=VALUE",
                    help="a fixed parameter of every side that takes it, repeatable (brackets fix one side's)")
     p.add_argument("--budget", type=float, default=60.0, metavar="SECONDS",
-                   help="stop bisecting after this many seconds; what is left is undecided (default 60)")
+                   help="wall time from the start of the command; then the search stops (within about a second) "
+                   "and what is left is undecided (default 60)")
     p.add_argument("--json", action="store_true", help="print the verdict, counterexample, margins and undecided "
                    "boxes as JSON")
     p.add_argument("--certificate", default=None, metavar="FILE",
                    help="write every box with its enclosures (JSON) to FILE")
     p.add_argument("--root", action="store_true",
-                   help="instead: isolate every crossing of LHS and RHS along the one real --over range (for each "
-                   "integer point): LHS - RHS proven nonzero elsewhere, each root with a proven sign change and "
-                   "derivative (exactly one)")
+                   help="instead: enclose where LHS - RHS changes sign along the one real --over range (for each "
+                   "integer point), by ball bisection with the signs proven at both ends")
     p.add_argument("--check", default=None, metavar="FILE",
-                   help="re-verify a certificate FILE: re-evaluate every box, check the cover and each decision")
+                   help="re-verify a certificate FILE: check that its boxes cover the domain exactly, re-evaluate "
+                   "every decided box and the counterexample, compare the versions and definitions it was made with")
+    p.add_argument("--resume", default=None, metavar="FILE",
+                   help="continue the search of a partial certificate FILE (written when a run is interrupted or "
+                   "its budget runs out): its decided boxes are re-verified, the undecided ones searched; the "
+                   "certificate is rewritten (to --certificate if given)")
     p.add_argument("--allow-version-change", action="store_true",
                    help="with --check: accept a certificate made with other versions of rftheory, python-flint, "
                    "FLINT/Arb or mpmath, or other definitions (the differences are printed as notes)")
@@ -438,8 +552,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    help="with --check: re-verify with the second, independent checker instead (mpmath interval "
                    "arithmetic and its own series; python-flint is not needed)")
     p.add_argument("--workers", type=int, default=None,
-                   help="local processes (default: all cores; 1 = serial); the boxes and the verdict do not depend "
-                   "on it")
+                   help="local processes (default and at most: the cores available; 1 = serial); the boxes and the "
+                   "verdict do not depend on it")
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="evaluate the boxes on the Dask distributed cluster at ADDRESS (e.g. tcp://host:8786)")
     p.set_defaults(func=cmd_prove)

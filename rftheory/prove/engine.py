@@ -25,7 +25,7 @@ from .boxes import Box, Problem, exact_text
 from .claim import Number, fails, holds
 
 __all__ = ["Enclosure", "BoxRecord", "Counterexample", "Proof", "BoxTask", "enclose_sides", "evaluate_box",
-           "search", "coalesce", "DEFAULT_EVALUATOR", "START_PREC", "MAX_PREC", "MIN_REL_WIDTH", "DIGITS"]
+           "search", "coalesce", "depth_of", "DEFAULT_EVALUATOR", "START_PREC", "MAX_PREC", "MIN_REL_WIDTH", "DIGITS"]
 
 #: the ball layer's entry point, ``module:function``, resolved in each worker
 DEFAULT_EVALUATOR = "rftheory.ball:enclose"
@@ -384,6 +384,12 @@ class Proof:
     evaluations : int
         Boxes evaluated (each a task).
     seconds : float
+        Since the start of the command (the search's ``started``).
+    budget_exhausted : bool
+    evaluator : str or None
+    extra : dict
+    interrupted : str
+        ``SIGINT`` or ``SIGTERM`` when a signal stopped the search (a partial result), else empty.
     """
 
     problem: Problem
@@ -395,6 +401,7 @@ class Proof:
     budget_exhausted: bool = False
     evaluator: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    interrupted: str = ""
 
     def undecided(self) -> list[BoxRecord]:
         """The boxes left undecided.
@@ -463,15 +470,43 @@ def box_order(box: Box) -> tuple:
     return (tuple(v for _, v in box.ints), tuple(lo for _, lo, _ in box.reals), tuple(hi for _, _, hi in box.reals))
 
 
+def depth_of(problem: Problem, box: Box) -> int:
+    """How many bisections lead from the root box to ``box`` (the widths' ratios are powers of 2).
+
+    Parameters
+    ----------
+    problem : Problem
+    box : Box
+        A leaf of a bisection tree of the domain (as :func:`~.certificate.structure` checks).
+
+    Returns
+    -------
+    int
+    """
+    widths = {r.name: r.hi - r.lo for r in problem.real_ranges}
+    depth = 0
+    for k, lo, hi in box.reals:
+        if widths[k]:
+            ratio = widths[k] / (hi - lo)
+            depth += max(0, int(ratio).bit_length() - 1)
+    return depth
+
+
 def search(problem: Problem, budget: float = 60.0, executor=None, evaluator: str | None = None,
-           on_round: Callable[[dict], None] | None = None, workers: int = 1, taylor: bool = True) -> Proof:
+           on_round: Callable[[dict], None] | None = None, workers: int = 1, started: float | None = None,
+           resume: tuple[list[BoxRecord], list[tuple[Box, int]]] | None = None, taylor: bool = True) -> Proof:
     """Cover the domain of ``problem`` with decided boxes, or find a counterexample, within ``budget`` seconds.
+
+    Ctrl-C (``KeyboardInterrupt``) or SIGTERM (:class:`~rftheory.workers.signals.Terminated`, under
+    :func:`~rftheory.workers.signals.guarded`) stops the search at once: the boxes decided so far are kept,
+    every other box is recorded undecided, and the proof says it was ``interrupted`` -- a partial result that
+    ``resume`` continues.
 
     Parameters
     ----------
     problem : Problem
     budget : float, optional
-        Seconds; when they run out, the boxes not yet decided are reported undecided.
+        Seconds from ``started``; when they run out, the boxes not yet decided are reported undecided.
     executor : callable, optional
         ``run(tasks, seed)`` of :mod:`rftheory.workers.pool` (default: serial).
     evaluator : str, optional
@@ -481,6 +516,11 @@ def search(problem: Problem, budget: float = 60.0, executor=None, evaluator: str
     on_round : callable, optional
         Called with counts (``decided``, ``pending``, ``undecided``, ``evaluations``,
         ``volume`` share decided) after each finished box.
+    started : float, optional
+        ``time.monotonic()`` at the start of the command (default: now); the budget and ``seconds`` count from it.
+    resume : tuple of (list of BoxRecord, list of (Box, int)), optional
+        Continue a partial search: its decided records and the boxes to search, each with its precision (and
+        its ``depth``).  The cover and the verdict are those of a search run at once.
 
     taylor : bool, optional
         Try the ``taylor`` method on boxes with one real interval (the Taylor form of ``LHS − RHS``,
@@ -491,19 +531,22 @@ def search(problem: Problem, budget: float = 60.0, executor=None, evaluator: str
     Proof
     """
     from ..workers.pool import serial
+    from ..workers.signals import Terminated, signals_deferred
 
     evaluator = evaluator or DEFAULT_EVALUATOR
     run = executor or serial
-    t0 = time.monotonic()
+    t0 = time.monotonic() if started is None else started
     deadline = t0 + budget
     widths = problem.widths()
-    pending = [(b, START_PREC) for b in problem.roots()]
-    records: list[BoxRecord] = []
+    if resume is None:
+        pending = [(b, START_PREC) for b in problem.roots()]
+        records: list[BoxRecord] = []
+    else:
+        records, pending = list(resume[0]), list(resume[1])
     counter: Counterexample | None = None
     evaluations = 0
     exhausted = False
-    done_volume = Fraction(0)
-    ndecided = 0
+    interrupted = ""
 
     def vol(b: Box) -> Fraction:
         v = Fraction(1)
@@ -511,75 +554,91 @@ def search(problem: Problem, budget: float = 60.0, executor=None, evaluator: str
             v *= (hi - lo) / widths[k] if widths[k] else 1
         return v
 
-    nroots = max(1, len(pending))
-    while pending:
-        if time.monotonic() >= deadline or len(records) >= MAX_BOXES:
-            exhausted = True
-            break
-        size = max(1, min(MAX_BATCH, -(-len(pending) // (4 * max(1, workers)))))
-        starts = list(range(0, len(pending), size))
-        tasks = [BoxTask(problem, tuple(pending[j:j + size]), evaluator, time.time() + (deadline - time.monotonic()),
-                         taylor)
-                 for j in starts]
-        outcomes: dict[int, Outcome] = {}
-        it = run(tasks, 0)
-        try:
-            for ti, outs in it:
-                for k, out in enumerate(outs):
-                    if out is None:
-                        continue
-                    i = starts[ti] + k
-                    outcomes[i] = out
-                    evaluations += 1
-                    if out.status == "holds":
-                        done_volume += vol(pending[i][0])
-                        ndecided += 1
-                if on_round is not None:
-                    on_round({"decided": ndecided, "pending": len(pending) - len(outcomes), "evaluations": evaluations,
-                              "volume": float(done_volume / nroots)})
-                if time.monotonic() >= deadline:
+    nroots = max(1, len(problem.roots()) if resume is not None else len(pending))
+    done_volume = sum((vol(r.box) for r in records if r.decision == "holds"), Fraction(0))
+    ndecided = sum(r.decision == "holds" for r in records)
+    stop_note = "time budget ran out"
+    try:
+        while pending and not interrupted:
+            if time.monotonic() >= deadline or len(records) >= MAX_BOXES:
+                exhausted = True
+                break
+            # one box a task in this process (an interrupted task loses its boxes), batches for a pool
+            size = 1 if workers <= 1 else max(1, min(MAX_BATCH, -(-len(pending) // (4 * workers))))
+            starts = list(range(0, len(pending), size))
+            tasks = [BoxTask(problem, tuple(pending[j:j + size]), evaluator, time.time() + (deadline - time.monotonic()),
+                             taylor)
+                     for j in starts]
+            outcomes: dict[int, Outcome] = {}
+            it = run(tasks, 0)
+            try:
+                for ti, outs in it:
+                    for k, out in enumerate(outs):
+                        if out is None:
+                            continue
+                        i = starts[ti] + k
+                        outcomes[i] = out
+                        evaluations += 1
+                        if out.status == "holds":
+                            done_volume += vol(pending[i][0])
+                            ndecided += 1
+                    if on_round is not None:
+                        on_round({"decided": ndecided, "pending": len(pending) - len(outcomes), "evaluations": evaluations,
+                                  "volume": float(done_volume / nroots)})
+                    if time.monotonic() >= deadline:
+                        exhausted = True
+                        break
+            except KeyboardInterrupt:
+                interrupted, stop_note = "SIGINT", "interrupted (SIGINT)"
+            except Terminated:
+                interrupted, stop_note = "SIGTERM", "interrupted (SIGTERM)"
+            finally:
+                close = getattr(it, "close", None)
+                if close is not None:
+                    close()
+            with signals_deferred():  # a second signal waits until the round is recorded
+                if len(outcomes) < len(pending):
                     exhausted = True
-                    break
-        finally:
-            close = getattr(it, "close", None)
-            if close is not None:
-                close()
-        if len(outcomes) < len(pending):
-            exhausted = True
-        nxt: list[tuple[Box, int]] = []
-        for i, (b, p) in enumerate(pending):
-            out = outcomes.get(i)
-            if out is None:
-                records.append(BoxRecord(b, None, None, p, "undecided", "time budget ran out"))
-                continue
-            if out.status == "holds":
-                records.append(BoxRecord(b, out.lhs, out.rhs, out.prec, "holds", method=out.method))
-            elif out.status == "fails":
-                if counter is None:
-                    counter = out.counterexample
-                records.append(BoxRecord(b, out.lhs, out.rhs, out.prec, "undecided", "counterexample at its midpoint"))
-            elif out.status == "stuck" or counter is not None:
-                records.append(BoxRecord(b, out.lhs, out.rhs, out.prec, "undecided", out.note))
-            else:
-                w = max(((hi - lo) / widths[k] for k, lo, hi in b.reals), default=Fraction(0))
-                if w / 2 < MIN_REL_WIDTH:
-                    records.append(BoxRecord(b, out.lhs, out.rhs, out.prec, "undecided",
-                                             f"narrower than {MIN_REL_WIDTH} of the range; {out.note}".rstrip("; ")))
-                else:
-                    nxt.extend((c, out.next_prec) for c in b.split(widths))
-        if exhausted:
-            records.extend(BoxRecord(b, None, None, p, "undecided", "time budget ran out") for b, p in nxt)
-            nxt = []
-        if counter is not None:
-            records.extend(BoxRecord(b, None, None, p, "undecided", "not searched (claim disproven)") for b, p in nxt)
-            nxt = []
-        pending = nxt
-    if exhausted:
-        records.extend(BoxRecord(b, None, None, p, "undecided", "time budget ran out") for b, p in pending)
+                nxt: list[tuple[Box, int]] = []
+                for i, (b, p) in enumerate(pending):
+                    out = outcomes.get(i)
+                    if out is None:
+                        records.append(BoxRecord(b, None, None, p, "undecided", stop_note))
+                        continue
+                    if out.status == "holds":
+                        records.append(BoxRecord(b, out.lhs, out.rhs, out.prec, "holds", method=out.method))
+                    elif out.status == "fails":
+                        if counter is None:
+                            counter = out.counterexample
+                        records.append(BoxRecord(b, out.lhs, out.rhs, out.prec, "undecided", "counterexample at its midpoint"))
+                    elif out.status == "stuck" or counter is not None:
+                        records.append(BoxRecord(b, out.lhs, out.rhs, out.prec, "undecided", out.note))
+                    else:
+                        w = max(((hi - lo) / widths[k] for k, lo, hi in b.reals), default=Fraction(0))
+                        if w / 2 < MIN_REL_WIDTH:
+                            records.append(BoxRecord(b, out.lhs, out.rhs, out.prec, "undecided",
+                                                     f"narrower than {MIN_REL_WIDTH} of the range; {out.note}".rstrip("; ")))
+                        else:
+                            nxt.extend((c, out.next_prec) for c in b.split(widths))
+                if exhausted or interrupted:
+                    records.extend(BoxRecord(b, None, None, p, "undecided", stop_note) for b, p in nxt)
+                    nxt = []
+                if counter is not None:
+                    records.extend(BoxRecord(b, None, None, p, "undecided", "not searched (claim disproven)") for b, p in nxt)
+                    nxt = []
+                pending = nxt
+
+    except KeyboardInterrupt:
+        interrupted, stop_note = "SIGINT", "interrupted (SIGINT)"
+    except Terminated:
+        interrupted, stop_note = "SIGTERM", "interrupted (SIGTERM)"
+    if exhausted or interrupted:
+        records.extend(BoxRecord(b, None, None, p, "undecided", stop_note) for b, p in pending)
     records.sort(key=lambda r: box_order(r.box))
     verdict = "disproven" if counter is not None else (
         "proven" if all(r.decision == "holds" for r in records) else "undecided")
-    return Proof(problem, verdict, records, counter, evaluations, time.monotonic() - t0, exhausted, evaluator)
+    return Proof(problem, verdict, records, counter, evaluations, time.monotonic() - t0, exhausted and not interrupted,
+                 evaluator, interrupted=interrupted)
 
 
 def probe(problem: Problem, evaluator: str | None = None) -> None:

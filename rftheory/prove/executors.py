@@ -8,15 +8,20 @@ Executors follow :mod:`rftheory.workers.pool`: ``run(tasks, seed)`` yields
 
 from __future__ import annotations
 
+import math
 import os
+import time
 from collections.abc import Iterator
 from typing import Any
 
 from ..core.errors import ParameterError
 from ..workers.pool import default_workers, mp_context, serial
-from ..workers.signals import signals_blocked, worker_init
+from ..workers.signals import signals_blocked, signals_deferred, worker_init
 
-__all__ = ["LocalPool", "DaskPool", "make_executor"]
+__all__ = ["LocalPool", "DaskPool", "make_executor", "GRACE"]
+
+#: seconds past the tasks' deadline before a local pool is killed (each worker finishes the box it is on first)
+GRACE = 1.0
 
 
 def _run(task, seed):
@@ -55,16 +60,22 @@ class LocalPool:
             return
         done: set[int] = set()
         pending = set(futures)
+        # past every task's deadline (and a grace for the box each worker is on) the pool is killed, so a budget
+        # stops the search within seconds even when one box takes minutes
+        deadline = min((getattr(t, "deadline", math.inf) for t in tasks), default=math.inf)
         try:
             while pending:
-                fin, pending = wait(pending, return_when=FIRST_COMPLETED)
+                left = deadline + GRACE - time.time()
+                if left <= 0:
+                    self.close(kill=True)
+                    return
+                fin, pending = wait(pending, timeout=min(left, 0.5), return_when=FIRST_COMPLETED)
                 for f in fin:
                     done.add(futures[f])
                     yield futures[f], f.result()
         except GeneratorExit:
-            # the caller stopped early (its time budget ran out): the tasks stop at their own deadline,
-            # so wait for them (killing workers with queued futures breaks the pool's manager thread)
-            wait(pending)
+            # the caller stopped early (its budget ran out, or a signal): the results are not wanted
+            self.close(kill=True)
             raise
         except (BrokenProcessPool, OSError, PermissionError):
             self.broken = True
@@ -89,12 +100,19 @@ class LocalPool:
             return
         pool, self.pool = self.pool, None
         if kill:
-            pool.shutdown(wait=False, cancel_futures=True)
-            for p in list((getattr(pool, "_processes", None) or {}).values()):
-                try:
-                    p.kill()
-                except (OSError, ValueError, AttributeError):
-                    pass
+            with signals_deferred():  # a second Ctrl-C must not cut the teardown short
+                procs = list((getattr(pool, "_processes", None) or {}).values())  # CPython's ProcessPoolExecutor
+                for p in procs:
+                    try:
+                        p.kill()
+                    except (OSError, ValueError, AttributeError):
+                        pass
+                pool.shutdown(wait=False, cancel_futures=True)
+                for p in procs:
+                    try:
+                        p.join(timeout=1)
+                    except (OSError, ValueError, AssertionError):
+                        pass
         else:
             pool.shutdown(wait=True)
 

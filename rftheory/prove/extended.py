@@ -21,6 +21,7 @@ from ..core.errors import ParameterError
 from ..core.params import to_fraction
 from .alld import SeriesArgument, argument_for
 from .boxes import exact_text
+from .certificate import EXTENDED_FORMAT
 from .claim import Claim
 
 __all__ = ["Interval", "parse_interval", "is_extended", "covered", "Extended", "prove_extended", "FINITE_D",
@@ -31,7 +32,7 @@ FINITE_D = 31
 #: without an argument, an open real end ``(LO, …`` is searched from ``LO + EDGE·(HI − LO)``
 EDGE = Fraction(1, 2**20)
 #: the certificate format of a claim over unbounded or half-open ranges
-FORMAT = "rftheory-prove-extended"
+FORMAT = EXTENDED_FORMAT
 
 _BRACKET = re.compile(r"^\s*([\[(])\s*([^,]+?)\s*,\s*([^,]+?)\s*([\])])\s*$")
 

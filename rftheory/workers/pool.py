@@ -26,7 +26,8 @@ from typing import Any
 from ..core.errors import ParameterError
 from .signals import signals_blocked, signals_deferred, worker_init
 
-__all__ = ["Executor", "Plan", "serial", "process_pool", "dask", "dask_client", "default_workers", "mp_context"]
+__all__ = ["Executor", "Plan", "serial", "process_pool", "dask", "dask_client", "default_workers", "cap_workers",
+           "mp_context"]
 
 #: an executor: ``run(tasks, seed)`` yielding ``(index, result)`` as tasks finish (a generator: its ``close()``
 #: stops the work early)
@@ -48,6 +49,46 @@ def default_workers() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except (AttributeError, OSError):
         return max(1, os.cpu_count() or 1)
+
+
+def cap_workers(n: int | None, flag: str = "--workers") -> tuple[int, str]:
+    """A requested number of local workers (or threads), capped at the cores available.
+
+    More processes than cores only add memory and contention (``--workers 100000`` would
+    fork 100,000 processes); the command lines cap the request and say so in one line.
+
+    Parameters
+    ----------
+    n : int or None
+        The request (None: all cores).
+    flag : str, optional
+        The option's name, for the note and the error.
+
+    Returns
+    -------
+    tuple of (int, str)
+        The number to use, and a one-line note when the request was capped (else ``""``).
+
+    Raises
+    ------
+    ParameterError
+        ``n < 1`` or not an integer.
+
+    Examples
+    --------
+    >>> cap_workers(1)
+    (1, '')
+    >>> cap_workers(10**9)[1].startswith("--workers 1000000000: only ")
+    True
+    """
+    avail = default_workers()
+    if n is None:
+        return avail, ""
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise ParameterError(flag.lstrip("-"), f"must be an integer >= 1, got {n!r}")
+    if n > avail:
+        return avail, f"{flag} {n}: only {avail} core{'s' if avail > 1 else ''} available; using {avail}"
+    return n, ""
 
 
 def _stop_pool(pool) -> None:
