@@ -29,7 +29,7 @@ from typing import Any
 from ..core.errors import ParameterError, RFTheoryError
 from ..core.params import to_fraction
 from ..numerics.iv_backend import IV, endpoints, iv_prec
-from ..numerics.rff_pairs import orth_gap_bracket, pair_term_z2, rff_mse_bracket
+from ..numerics.rff.pairs import orth_gap_bracket, pair_term_z2, rff_mse_bracket
 from ..numerics.special import coupled_pairs
 from ..papers.hrf.complex_exp import ce_invariants, ce_mse_value, ce_u_exact
 from ..papers.hrf.hybrid import angular_hybrid_value, bipolar_value, gaussian_hybrid_value, lambda_moment
