@@ -260,6 +260,14 @@ def _check(args) -> int:
     if data is None:
         with open(args.check, encoding="utf-8") as fh:
             ext = json.load(fh)
+        if args.independent:
+            from .independent import report_extended_independent
+
+            run, _, close = _executor(args)
+            try:
+                return report_extended_independent(ext, args.check, args.json, executor=run)
+            finally:
+                close()
         problems = check_extended(ext)
         if args.json:
             print(json.dumps({"certificate": args.check, "valid": not problems, "claim": ext.get("claim"),
