@@ -426,3 +426,12 @@ def test_no_definition_evaluated_with_iv_reaches_python_flint():
                          timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]
     assert int(out.stdout) == len([r for r in CHECKABLE if r == r.lower()])
+
+
+@pytest.mark.parametrize("expr", ["__import__('os').getpid()", "d.__class__", "x + d", "d**100000", "d" * 3000])
+def test_a_recorded_fact_is_read_as_a_polynomial_only(expr):
+    # sympy evaluates the text it reads: a forged fact's text is checked first (names, characters, degree)
+    from rftheory.prove.independent import decide_fact
+
+    with pytest.raises(ValueError, match="not a polynomial"):
+        decide_fact(expr, ">", [("d", 2)])

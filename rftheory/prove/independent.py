@@ -21,6 +21,7 @@ same definition, and ``rftheory verify`` tests that against independent routes a
 from __future__ import annotations
 
 import math
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -490,7 +491,7 @@ def report_independent(cert: dict[str, Any], path: str, as_json: bool, executor=
                           "boxes": [_box_json(b) for b in rep.boxes]}, indent=1))
         return 0 if rep.valid else 1
     if rep.valid:
-        per = {}
+        per: dict[str, list[int]] = {}
         for b in rep.boxes:
             k = per.setdefault(b.method, [0, 0, 0])
             k[0] += 1
@@ -530,6 +531,10 @@ def _shifted(terms: dict[tuple[int, ...], Fraction], lows: list[int]) -> dict[tu
     return out
 
 
+#: what a recorded fact's polynomial may be written with (sympify evaluates its text: nothing else reaches it)
+_POLYNOMIAL = re.compile(r"[A-Za-z_0-9\s+\-*/().]{1,2000}")
+
+
 def decide_fact(expr: str, rel: str, domain: list[tuple[str, int]]) -> bool:
     """Decide ``expr REL 0`` for all integers ``var >= lower`` of ``domain``, apart from
     :func:`rftheory.prove.alld.decide`: the polynomial's coefficients read as exact rationals, shifted to the
@@ -548,6 +553,11 @@ def decide_fact(expr: str, rel: str, domain: list[tuple[str, int]]) -> bool:
     -------
     bool
 
+    Raises
+    ------
+    ValueError
+        ``expr`` is not a polynomial in the variables of ``domain`` (its text is checked before sympy reads it).
+
     Examples
     --------
     >>> decide_fact("d*(d - 1)", ">", [("d", 2)]), decide_fact("d - 3", ">=", [("d", 2)])
@@ -558,13 +568,16 @@ def decide_fact(expr: str, rel: str, domain: list[tuple[str, int]]) -> bool:
     if rel not in (">", ">="):
         return False
     names = [v for v, _ in domain]
+    if not _POLYNOMIAL.fullmatch(expr) or set(re.findall(r"[A-Za-z_]\w*", expr)) - set(names) or \
+            any(int(k) > 64 for k in re.findall(r"\*\*\s*(\d+)", expr)):
+        raise ValueError(f"not a polynomial in {names} of at most 2000 characters and degree 64: {expr[:80]!r}")
     syms = [sp.Symbol(v) for v in names]
     e = sp.sympify(expr, locals=dict(zip(names, syms)))
     if e.free_symbols - set(syms):
         return False
     poly = sp.Poly(e, *syms) if syms else None
     if poly is None:
-        terms = {(): Fraction(str(sp.Rational(e)))}
+        terms: dict[tuple[int, ...], Fraction] = {(): Fraction(str(sp.Rational(e)))}
     else:
         if not poly.domain.is_QQ and not poly.domain.is_ZZ:
             return False
