@@ -435,3 +435,18 @@ def test_a_recorded_fact_is_read_as_a_polynomial_only(expr):
 
     with pytest.raises(ValueError, match="not a polynomial"):
         decide_fact(expr, ">", [("d", 2)])
+
+
+def test_an_unbounded_range_disproven_on_its_boxes(tmp_path, capsys):
+    # no series argument: the finite part's boxes (d = 2..32) hold the counterexample, confirmed in iv
+    path = str(tmp_path / "f.json")
+    assert main(["prove", "simrf.conformity.orthogonal < 2.5", "--over", "d=2..inf", "--over", "v=1..1",
+                 "--certificate", path]) == 1
+    capsys.readouterr()
+    assert main(["prove", "--check", path, "--independent"]) == 0
+    assert "DISPROVEN (the counterexample at d=3, v=1 confirmed by mpmath-iv" in capsys.readouterr().out
+    data = json.loads(Path(path).read_text())
+    data["finite"]["counterexample"]["point"]["d"] = 2  # rho_orth(d=2, v=1) = 1F1(2; 1; 1/2) = 2.47... < 2.5
+    Path(path).write_text(json.dumps(data))
+    assert main(["prove", "--check", path, "--independent"]) == 1
+    assert "the claim holds" in capsys.readouterr().out

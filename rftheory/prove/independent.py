@@ -721,9 +721,15 @@ def report_extended_independent(data: dict[str, Any], path: str, as_json: bool, 
                           "boxes": [] if fin is None else [_box_json(b) for b in fin.boxes]}, indent=1))
         return 0 if rep.valid else 1
     if rep.valid:
-        boxes = "" if fin is None else f"; {len(fin.boxes)} box(es) of the finite part confirmed by {CHECKER}"
+        what = [f"{rep.facts} fact(s) of the series argument re-decided exactly"] if rep.verdict == "proven" else []
+        if fin is not None and fin.counterexample:
+            what.append(f"the counterexample at {fin.counterexample} confirmed by {CHECKER}")
+        if fin is not None:
+            what.append(f"{len(fin.boxes)} box(es) of the finite part confirmed by {CHECKER}")
+        if rep.verdict == "proven":
+            what.append("the parts cover the range")
         print(f"certificate valid (independent checker, {CHECKER}): {rep.claim} is {rep.verdict.upper()} "
-              f"({rep.facts} fact(s) of the series argument re-decided exactly{boxes}; the parts cover the range)")
+              f"({'; '.join(what) or 'nothing decided'})")
         for note in rep.notes:
             print(f"  note: {note}")
     else:
