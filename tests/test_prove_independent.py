@@ -450,3 +450,45 @@ def test_an_unbounded_range_disproven_on_its_boxes(tmp_path, capsys):
     Path(path).write_text(json.dumps(data))
     assert main(["prove", "--check", path, "--independent"]) == 1
     assert "the claim holds" in capsys.readouterr().out
+
+
+def _code_lines(src: str) -> int:
+    """Lines of code: not blank, not a comment, not in a docstring."""
+    import ast
+    import textwrap
+
+    src = textwrap.dedent(src)
+    doc: set[int] = set()
+    for n in ast.walk(ast.parse(src)):
+        if isinstance(n, (ast.Module, ast.FunctionDef, ast.ClassDef)) and n.body and isinstance(n.body[0], ast.Expr) \
+                and isinstance(n.body[0].value, ast.Constant) and isinstance(n.body[0].value.value, str):
+            doc |= set(range(n.body[0].lineno, (n.body[0].end_lineno or n.body[0].lineno) + 1))
+    return sum(1 for i, line in enumerate(src.splitlines(), 1)
+               if line.strip() and not line.strip().startswith("#") and i not in doc)
+
+
+def test_the_guide_states_the_trusted_base_as_it_is():
+    # the prove guide's line counts of the checker's own files and of the code it shares, recounted: the total
+    # exactly, "about N of code" to within 10 (the guide rounds to tens)
+    import inspect
+    import re
+
+    from rftheory.prove import certificate as C
+    from rftheory.prove import extended as E
+
+    guide = (ROOT / "docs/guides/prove.md").read_text()
+    section = guide[guide.index("- **Trusted base.**"):guide.index("## When it cannot decide")]
+    text = " ".join(section.split())
+    for path in ("rftheory/prove/independent.py", "rftheory/numerics/iv_backend.py"):
+        m = re.search(rf"`{re.escape(path)}` \((\d+) lines, about (\d+) of code", text)
+        assert m, path
+        src = (ROOT / path).read_text()
+        assert int(m.group(1)) == len(src.splitlines()), path
+        assert abs(int(m.group(2)) - _code_lines(src)) <= 10, (path, _code_lines(src))
+    shared = ["structure", "_parse_box", "_parse_point", "_frac", "_parse_enc", "_short", "coverage_gaps",
+              "_tree_problems", "_sweep_gaps", "_overlap", "_region_text"]
+    m = re.search(r"`rftheory/prove/certificate.py`, about (\d+) lines of code", text)
+    assert m and abs(int(m.group(1)) - sum(_code_lines(inspect.getsource(getattr(C, n))) for n in shared)) <= 10
+    m = re.search(r"`rftheory/prove/extended.py` \(about (\d+)\)", text)
+    assert m and abs(int(m.group(1)) - sum(_code_lines(inspect.getsource(getattr(E, n)))
+                                           for n in ("covered", "parse_interval"))) <= 10
