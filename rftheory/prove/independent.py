@@ -3,19 +3,22 @@
 :func:`rftheory.prove.certificate.check` re-evaluates every box with the ball layer that made the
 certificate (Arb through python-flint), so an error in Arb's use or in a tail bound of
 :mod:`rftheory.numerics.arb_series` would be certified again.  This checker shares no arithmetic with
-it: each side of the claim is the *one* backend-generic definition of its result (the ``bk`` formula
-of :mod:`rftheory.papers`; ``Result.definition`` where a result declares it) evaluated in mpmath's
-interval context by :data:`~rftheory.numerics.iv_backend.IV`, whose series and tail bounds are written
+it: each side of the claim is the *one* backend-generic definition of its result (``Result.definition``,
+declared where the result is registered) evaluated in mpmath's interval context by :data:`~rftheory.numerics.iv_backend.IV`, whose series and tail bounds are written
 apart from Arb's.  It never imports python-flint and runs where python-flint cannot be imported.
 
-Per box marked ``holds`` it encloses both sides over the box (the box's exact rational intervals,
-rounded outward); where the enclosures do not decide the claim it bisects the box (and raises the
-precision) until every leaf is decided, a point of the box is shown to fail the claim, or
-:data:`MAX_LEAVES` leaves are spent.  The recorded enclosures must meet the independent ones (both
-contain the side's range over the box).  The cover of the domain is checked exactly
-(:func:`rftheory.prove.certificate.coverage_gaps`), the counterexample of a disproof re-evaluated, and
-the verdict must follow.  Formula errors are out of its reach by design: both checkers evaluate the
-same definition, and ``rftheory verify`` tests that against independent routes and Monte Carlo.
+The certificate is read, and its cover of the domain decided exactly, by
+:func:`rftheory.prove.certificate.structure` -- the first checker's code: one parser, one coverage test.
+Every box marked ``holds`` is then decided afresh, whatever its recorded method (``ball``, ``taylor``): both
+sides enclosed over the box (its exact rational intervals, rounded outward), bisected where the enclosures
+do not decide the claim, until every leaf is decided, a point of the box is shown to fail the claim, or
+:data:`MAX_LEAVES` leaves are spent.  Any sound interval argument confirms a box, so this one implements no
+Taylor forms.  The recorded enclosures must meet the independent ones as their method records them
+(:data:`RECORDED`), and the counterexample of a disproof is re-evaluated.  Certificates over unbounded
+ranges (:mod:`rftheory.prove.extended`) are checked by :func:`check_extended_independent`: the all-d
+argument's facts re-decided in exact rationals, the finite part's boxes as above.  Formula errors are out
+of its reach by design: both checkers evaluate the same definition, and ``rftheory verify`` tests that
+against independent routes and Monte Carlo.
 """
 
 from __future__ import annotations
