@@ -285,8 +285,8 @@ def test_the_definition_hash_follows_the_code(monkeypatch):
 
     base = provenance.definition_hash("simrf.conformity.angle")
     assert base == provenance.definition_hash("simrf.conformity.angle")  # deterministic
-    found = provenance.reach([__import__("rftheory.ball.api", fromlist=["entry"]).entry(
-        "simrf.conformity.angle").evaluate])
+    found = provenance.reach([__import__("rftheory.ball.api", fromlist=["evaluator"]).evaluator(
+        "simrf.conformity.angle")])
     assert "rftheory.numerics.arb_series:angle_series" in found and "rftheory.numerics.arb_series:TERMS_MAX=" in found
     assert not any(k.startswith("rftheory.papers.derf") for k in found)
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import mpmath as mp
 import pytest
 
-from rftheory.catalog import get
+from rftheory.catalog import get, results
 from rftheory.cli.commands import main
 from rftheory.numerics.angle_family import angle_series
 from rftheory.numerics.iv_backend import IV, endpoints, iv_prec
@@ -25,7 +25,7 @@ from rftheory.prove import certificate
 from rftheory.prove.boxes import make_problem
 from rftheory.prove.claim import parse_claim, parse_range
 from rftheory.prove.engine import Proof, arb_bounds, search
-from rftheory.prove.independent import DEFINITIONS, check_independent, enclose_iv
+from rftheory.prove.independent import NOT_CHECKABLE, check_independent, enclose_iv
 
 ROOT = Path(__file__).resolve().parents[1]
 COR44 = "simrf.prf_mse[coupling=orthogonal] < simrf.prf_mse[coupling=iid]"
@@ -57,9 +57,9 @@ def _frac(x) -> Fraction:
     return Fraction(*(int(t) for t in mp.libmp.to_rational(x._mpf_)))  # exact: no rounding to the current precision
 
 
-def _certificate(tmp_path, claim, over, links=None, name="c.json", fixed=None) -> tuple[str, Proof]:
+def _certificate(tmp_path, claim, over, links=None, name="c.json", fixed=None, taylor=True) -> tuple[str, Proof]:
     pb = make_problem(parse_claim(claim), [parse_range(o) for o in over], fixed or {}, links or {})
-    proof = search(pb, budget=120)
+    proof = search(pb, budget=120, taylor=taylor)
     path = str(tmp_path / name)
     certificate.write(proof, over, path)
     return path, proof
@@ -181,9 +181,10 @@ def test_true_claim_under_the_same_plant_is_confirmed(tmp_path, monkeypatch):
 def test_boxes_too_wide_are_bisected(tmp_path):
     # merge two neighbouring decided boxes into one: the cover is still exact; if one enclosure over the merged
     # box does not decide, the checker bisects it, and the certificate stays valid when every leaf is decided
-    path, _ = _certificate(tmp_path, COR44, ["v=1..5/4"], name="m.json", fixed={"d": "3", "m": "3"})
+    path, _ = _certificate(tmp_path, COR44, ["v=1..5/4"], name="m.json", fixed={"d": "3", "m": "3"}, taylor=False)
     data = certificate.load(path)
     boxes = data["boxes"]
+    assert {b["method"] for b in boxes} == {"ball"}
     assert len(boxes) >= 8
     merged = []
     for a, b in zip(boxes[::2], boxes[1::2]):
@@ -259,9 +260,20 @@ def test_a_halved_iv_tail_bound_is_caught(monkeypatch):
     assert missed == {"1F1", "0F1", "expm1", "angle"}
 
 
-@pytest.mark.parametrize("rid", sorted(DEFINITIONS))
+#: the results the checker evaluates: every one declaring a definition, but those it names as not checkable
+CHECKABLE = sorted(r.id for r in results() if r.definition is not None
+                   and not any(r.id.startswith(k) for k in NOT_CHECKABLE))
+
+
+def test_the_checkable_results():
+    # every result with a ball layer but derf (matrices) and the branch-and-bound/complex ones (41 of 48 now)
+    assert len(CHECKABLE) >= 30 and "simrf.prf_mse" in CHECKABLE and "hrf.cluster_A" in CHECKABLE
+    assert not any(r.startswith("derf.") for r in CHECKABLE)
+
+
+@pytest.mark.parametrize("rid", [r for r in CHECKABLE if r == r.lower()])  # a claim cannot name hrf.cluster_A
 def test_both_checkers_enclose_the_same_values(rid):
-    # every definition of the table, with its parameters as the checker builds them, at the first quick grid
+    # every result's definition (Result.definition), with its parameters as the checker builds them, at the first quick grid
     # points: the Arb and the mpmath-iv enclosures must meet (both contain the value) and be narrow: at 128 bits a
     # width of 2^-90 of the scale leaves 38 bits for the roundings' growth and the cancellation of the brackets
     # (observed: at most 2^-104, over 10^4 times below)
@@ -313,3 +325,170 @@ def test_the_report_does_not_depend_on_workers(tmp_path):
         pool.close()
     ser = check_independent(data)
     assert par.valid and ser.valid and par.boxes == ser.boxes
+
+
+def test_taylor_and_ball_boxes_are_confirmed_by_iv_enclosures(tmp_path):
+    # the search decides these boxes by Taylor forms of LHS - RHS (recorded as lhs, rhs = 0); the independent
+    # checker decides each afresh by plain iv enclosures of both sides, bisecting where one enclosure is too wide
+    path, proof = _certificate(tmp_path, COR44, ["v=1..3/2"], fixed={"d": "3", "m": "3"})
+    data = certificate.load(path)
+    assert {b["method"] for b in data["boxes"]} == {"taylor"} and proof.verdict == "proven"
+    rep = check_independent(data)
+    assert rep.valid, rep.problems
+    assert [b.method for b in rep.boxes] == ["taylor"] * len(data["boxes"])
+    assert any(b.leaves > 1 for b in rep.boxes)  # a Taylor box is wider than one iv enclosure decides
+    # a moved Taylor enclosure of LHS - RHS (shifted off the true range, still deciding <) is refuted
+    lo, hi = (Fraction(x) for x in data["boxes"][0]["lhs"])
+    data["boxes"][0]["lhs"] = [str(lo - 10), str(hi - 10)]
+    rep = check_independent(data)
+    assert not rep.valid and "the recorded Taylor enclosure of LHS - RHS" in rep.problems[0]
+
+
+def test_a_certificate_json_reports_each_box_method_and_checker(tmp_path, capsys):
+    path, _ = _certificate(tmp_path, COR44, ["v=1..5/4"], fixed={"d": "3", "m": "3"}, taylor=False)
+    assert main(["prove", "--check", path, "--independent", "--json"]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    assert rep["valid"] and rep["boxes"]
+    for b in rep["boxes"]:
+        assert b["method"] == "ball" and b["status"] == "confirmed" and b["confirmed_by"].startswith("mpmath-iv: ")
+
+
+def test_a_tampered_cover_is_rejected_by_the_shared_coverage_check(tmp_path):
+    # one coverage code path (certificate.structure): a zero-width range stretched is named as the first checker does
+    path, _ = _certificate(tmp_path, "simrf.conformity.angle[d=3] < 4", ["v=1..1", "cos_theta=-1/2..1/2"])
+    data = certificate.load(path)
+    data["over"] = ["v=1..1", "cos_theta=-1/2..9/10"]  # the forgery of issue 32: a wider range, no boxes added
+    rep = check_independent(data)
+    assert not rep.valid and rep.boxes == [] and any(p.startswith("gap: ") for p in rep.problems), rep.problems
+    assert rep.problems == certificate.structure(data).problems
+
+
+EXTENDED = "simrf.prf_mse[coupling=orthogonal] < simrf.prf_mse[coupling=iid]"
+
+
+def test_an_all_d_certificate(tmp_path, capsys):
+    # Cor. 4.4 for every d >= 2 and v in (0, 2]: the series argument's facts re-decided exactly, no boxes needed
+    path = str(tmp_path / "e.json")
+    assert main(["prove", EXTENDED, "--over", "d=2..inf", "--link", "m=d", "--over", "v=(0,2]", "--certificate",
+                 path]) == 0
+    capsys.readouterr()
+    assert main(["prove", "--check", path, "--independent"]) == 0
+    out = capsys.readouterr().out
+    assert "certificate valid (independent checker, mpmath-iv)" in out and "re-decided exactly" in out
+    data = json.loads(Path(path).read_text())
+    facts = data["all_d"]["facts"]
+    assert len(facts) == 3
+    # a fact that does not hold (d - 3 >= 0 on d >= 2) is not decided; a recorded argument that is not rftheory's
+    data["all_d"]["facts"][1] = dict(facts[1], expr="d - 3", rel=">=", domain={"d": 2})
+    Path(path).write_text(json.dumps(data))
+    assert main(["prove", "--check", path, "--independent"]) == 1
+    out = capsys.readouterr().out
+    assert "fact not decided independently" in out and "differs from the one rftheory derives" in out
+
+
+@pytest.mark.parametrize("expr, rel, domain, want", [
+    ("d*(d - 1)", ">", [("d", 2)], True), ("d*(d - 1)", ">", [("d", 1)], False),
+    ("(d + 2*j) - (d + j)", ">", [("d", 2), ("j", 1)], True), ("(d + 2*j) - (d + j)", ">", [("d", 2), ("j", 0)], False),
+    ("d**2 - 4*d + 4", ">=", [("d", 2)], True), ("d**2 - 5*d + 6", ">=", [("d", 3)], True),
+    ("d**2 - 5*d + 6", ">", [("d", 3)], False), ("1/3", ">", [], True), ("-1/3", ">=", [], False),
+])
+def test_decide_fact(expr, rel, domain, want):
+    from rftheory.prove.independent import decide_fact
+
+    assert decide_fact(expr, rel, domain) is want
+
+
+#: evaluate every checkable result's definition with IV where python-flint cannot be imported
+NO_FLINT_DEFINITIONS = """
+import sys
+sys.modules["flint"] = None
+from rftheory.catalog import results
+from rftheory.prove.boxes import make_problem
+from rftheory.prove.claim import parse_claim
+from rftheory.prove.independent import NOT_CHECKABLE, enclose_iv
+done = 0
+for r in results():
+    if r.definition is None or any(r.id.startswith(k) for k in NOT_CHECKABLE) or r.id != r.id.lower():
+        continue
+    point = r.points("quick")[0]
+    pb = make_problem(parse_claim(f"{r.id} < 0"), [], {k: str(v) for k, v in point.items()}, {})
+    enclose_iv(pb, pb.roots()[0], 64)
+    done += 1
+assert sys.modules["flint"] is None and "rftheory.numerics.arb_series" not in sys.modules
+assert not any(m.startswith("rftheory.ball.") and m != "rftheory.ball.layer" for m in sys.modules), sorted(sys.modules)
+print(done)
+"""
+
+
+def test_no_definition_evaluated_with_iv_reaches_python_flint():
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    out = subprocess.run([sys.executable, "-c", NO_FLINT_DEFINITIONS], capture_output=True, text=True, env=env,
+                         timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert int(out.stdout) == len([r for r in CHECKABLE if r == r.lower()])
+
+
+@pytest.mark.parametrize("expr", ["__import__('os').getpid()", "d.__class__", "x + d", "d**100000", "d" * 3000])
+def test_a_recorded_fact_is_read_as_a_polynomial_only(expr):
+    # sympy evaluates the text it reads: a forged fact's text is checked first (names, characters, degree)
+    from rftheory.prove.independent import decide_fact
+
+    with pytest.raises(ValueError, match="not a polynomial"):
+        decide_fact(expr, ">", [("d", 2)])
+
+
+def test_an_unbounded_range_disproven_on_its_boxes(tmp_path, capsys):
+    # no series argument: the finite part's boxes (d = 2..32) hold the counterexample, confirmed in iv
+    path = str(tmp_path / "f.json")
+    assert main(["prove", "simrf.conformity.orthogonal < 2.5", "--over", "d=2..inf", "--over", "v=1..1",
+                 "--certificate", path]) == 1
+    capsys.readouterr()
+    assert main(["prove", "--check", path, "--independent"]) == 0
+    assert "DISPROVEN (the counterexample at d=3, v=1 confirmed by mpmath-iv" in capsys.readouterr().out
+    data = json.loads(Path(path).read_text())
+    data["finite"]["counterexample"]["point"]["d"] = 2  # rho_orth(d=2, v=1) = 1F1(2; 1; 1/2) = 2.47... < 2.5
+    Path(path).write_text(json.dumps(data))
+    assert main(["prove", "--check", path, "--independent"]) == 1
+    assert "the claim holds" in capsys.readouterr().out
+
+
+def _code_lines(src: str) -> int:
+    """Lines of code: not blank, not a comment, not in a docstring."""
+    import ast
+    import textwrap
+
+    src = textwrap.dedent(src)
+    doc: set[int] = set()
+    for n in ast.walk(ast.parse(src)):
+        if isinstance(n, (ast.Module, ast.FunctionDef, ast.ClassDef)) and n.body and isinstance(n.body[0], ast.Expr) \
+                and isinstance(n.body[0].value, ast.Constant) and isinstance(n.body[0].value.value, str):
+            doc |= set(range(n.body[0].lineno, (n.body[0].end_lineno or n.body[0].lineno) + 1))
+    return sum(1 for i, line in enumerate(src.splitlines(), 1)
+               if line.strip() and not line.strip().startswith("#") and i not in doc)
+
+
+def test_the_guide_states_the_trusted_base_as_it_is():
+    # the prove guide's line counts of the checker's own files and of the code it shares, recounted: the total
+    # exactly, "about N of code" to within 10 (the guide rounds to tens)
+    import inspect
+    import re
+
+    from rftheory.prove import certificate as C
+    from rftheory.prove import extended as E
+
+    guide = (ROOT / "docs/guides/prove.md").read_text()
+    section = guide[guide.index("- **Trusted base.**"):guide.index("## When it cannot decide")]
+    text = " ".join(section.split())
+    for path in ("rftheory/prove/independent.py", "rftheory/numerics/iv_backend.py"):
+        m = re.search(rf"`{re.escape(path)}` \((\d+) lines, about (\d+) of code", text)
+        assert m, path
+        src = (ROOT / path).read_text()
+        assert int(m.group(1)) == len(src.splitlines()), path
+        assert abs(int(m.group(2)) - _code_lines(src)) <= 10, (path, _code_lines(src))
+    shared = ["structure", "_parse_box", "_parse_point", "_frac", "_parse_enc", "_short", "coverage_gaps",
+              "_tree_problems", "_sweep_gaps", "_overlap", "_region_text"]
+    m = re.search(r"`rftheory/prove/certificate.py`, about (\d+) lines of code", text)
+    assert m and abs(int(m.group(1)) - sum(_code_lines(inspect.getsource(getattr(C, n))) for n in shared)) <= 10
+    m = re.search(r"`rftheory/prove/extended.py` \(about (\d+)\)", text)
+    assert m and abs(int(m.group(1)) - sum(_code_lines(inspect.getsource(getattr(E, n)))
+                                           for n in ("covered", "parse_interval"))) <= 10

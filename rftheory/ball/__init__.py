@@ -19,10 +19,17 @@ True
 
 from __future__ import annotations
 
-from .api import ball_at_dps, describe, describe_text, enclose, evaluator, has_ball, why_not
-from .base import PREC_MAX, NoBallLayer, arb_of, fraction_of
-from .digits import enclosure_strings, proven_digits
+import importlib
+from typing import Any
+
+from ..core.errors import NoBallLayer
 from .layer import Ball, NoBall
+
+#: the names of the machinery that needs python-flint, and their modules: imported on first use, so that a
+#: result's registration (``Ball``, ``NoBall``) loads where python-flint cannot be imported
+_LAZY = {"ball_at_dps": "api", "describe": "api", "describe_text": "api", "enclose": "api", "evaluator": "api",
+         "has_ball": "api", "why_not": "api", "PREC_MAX": "base", "arb_of": "base", "fraction_of": "base",
+         "enclosure_strings": "digits", "proven_digits": "digits"}
 
 __all__ = [
     "PREC_MAX",
@@ -41,3 +48,10 @@ __all__ = [
     "proven_digits",
     "why_not",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """The machinery's names, imported on first use (they need python-flint)."""
+    if name in _LAZY:
+        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

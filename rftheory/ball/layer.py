@@ -9,6 +9,7 @@ needs its own algorithm (a branch and bound, an exact spectrum) names it,
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -17,7 +18,7 @@ from ..core.errors import NoBallLayer
 from ..core.registry import Result
 from ..numerics.backends import ARB
 
-__all__ = ["Ball", "NoBall"]
+__all__ = ["Ball", "NoBall", "own_algorithm"]
 
 
 @dataclass(frozen=True)
@@ -80,3 +81,30 @@ class NoBall:
     def enclose(self, result: Result, dps: int, given: dict[str, Any]) -> Any:
         """Refuse, saying why."""
         raise NoBallLayer(f"{result.id} has no ball layer: {self.why}")
+
+
+def own_algorithm(module: str, method: str = "METHOD", evaluate: str = "") -> Ball | NoBall:
+    """The ball layer of a result whose enclosure is its own algorithm in ``module``, which needs python-flint.
+
+    Parameters
+    ----------
+    module : str
+        The module of the algorithm (absolute import name).
+    method : str, optional
+        The name of its one-line description in ``module``.
+    evaluate : str
+        The name of its evaluator ``evaluate(p) -> flint.arb`` in ``module``.
+
+    Returns
+    -------
+    Ball or NoBall
+        ``Ball(module.METHOD, evaluate=module.EVALUATE)``; where python-flint cannot be imported,
+        ``NoBall`` saying so (the results still register: ``prove --check --independent`` runs there).
+    """
+    try:
+        mod = importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name != "flint":
+            raise
+        return NoBall("python-flint cannot be imported")
+    return Ball(getattr(mod, method), evaluate=getattr(mod, evaluate))

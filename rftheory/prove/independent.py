@@ -3,23 +3,28 @@
 :func:`rftheory.prove.certificate.check` re-evaluates every box with the ball layer that made the
 certificate (Arb through python-flint), so an error in Arb's use or in a tail bound of
 :mod:`rftheory.numerics.arb_series` would be certified again.  This checker shares no arithmetic with
-it: each side of the claim is the *one* backend-generic definition of its result (the ``bk`` formula
-of :mod:`rftheory.papers`; ``Result.definition`` where a result declares it) evaluated in mpmath's
-interval context by :data:`~rftheory.numerics.iv_backend.IV`, whose series and tail bounds are written
+it: each side of the claim is the *one* backend-generic definition of its result (``Result.definition``,
+declared where the result is registered) evaluated in mpmath's interval context by :data:`~rftheory.numerics.iv_backend.IV`, whose series and tail bounds are written
 apart from Arb's.  It never imports python-flint and runs where python-flint cannot be imported.
 
-Per box marked ``holds`` it encloses both sides over the box (the box's exact rational intervals,
-rounded outward); where the enclosures do not decide the claim it bisects the box (and raises the
-precision) until every leaf is decided, a point of the box is shown to fail the claim, or
-:data:`MAX_LEAVES` leaves are spent.  The recorded enclosures must meet the independent ones (both
-contain the side's range over the box).  The cover of the domain is checked exactly
-(:func:`rftheory.prove.certificate.coverage_gaps`), the counterexample of a disproof re-evaluated, and
-the verdict must follow.  Formula errors are out of its reach by design: both checkers evaluate the
-same definition, and ``rftheory verify`` tests that against independent routes and Monte Carlo.
+The certificate is read, and its cover of the domain decided exactly, by
+:func:`rftheory.prove.certificate.structure` -- the first checker's code: one parser, one coverage test.
+Every box marked ``holds`` is then decided afresh, whatever its recorded method (``ball``, ``taylor``): both
+sides enclosed over the box (its exact rational intervals, rounded outward), bisected where the enclosures
+do not decide the claim, until every leaf is decided, a point of the box is shown to fail the claim, or
+:data:`MAX_LEAVES` leaves are spent.  Any sound interval argument confirms a box, so this one implements no
+Taylor forms.  The recorded enclosures must meet the independent ones as their method records them
+(:data:`RECORDED`), and the counterexample of a disproof is re-evaluated.  Certificates over unbounded
+ranges (:mod:`rftheory.prove.extended`) are checked by :func:`check_extended_independent`: the all-d
+argument's facts re-decided in exact rationals, the finite part's boxes as above.  Formula errors are out
+of its reach by design: both checkers evaluate the same definition, and ``rftheory verify`` tests that
+against independent routes and Monte Carlo.
 """
 
 from __future__ import annotations
 
+import math
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -29,32 +34,22 @@ from typing import Any
 from ..core.errors import ParameterError, RFTheoryError
 from ..core.params import to_fraction
 from ..numerics.iv_backend import IV, endpoints, iv_prec
-from ..numerics.rff_pairs import orth_gap_bracket, pair_term_z2, rff_mse_bracket
-from ..numerics.special import coupled_pairs
-from ..papers.hrf.complex_exp import ce_invariants, ce_mse_value, ce_u_exact
-from ..papers.hrf.hybrid import angular_hybrid_value, bipolar_value, gaussian_hybrid_value, lambda_moment
-from ..papers.hrf.lemma22 import lemma22
-from ..papers.hrf.relative_error import rel_error, relative_error_at
-from ..papers.orf.prime import prime_bracket, prime_expectations
-from ..papers.orf.rff_variance import rff_variance
-from ..papers.performer.covariance import cov_factorised, kappa_head, normaliser, output_leading, pairs_ratio, rows_of
-from ..papers.simrf.conformity import angle_conformity, conformity
-from ..papers.simrf.couplings import Block, block_mean
-from ..papers.simrf.prf import prf_gap_bracket, prf_mse_bracket, small_v_coefficient
-from ..papers.simrf.rff_asymptotic import ratio_asymptotic
-from ..papers.sutherland.coupled import var_psi_coupled_value
-from ..papers.sutherland.variance import phi_beats_psi_value, var_phi_value, var_psi_value
-from .boxes import Box, Problem, make_problem
-from .claim import Number, Term, fails, holds, parse_claim, parse_range
+from .boxes import Box, Problem
+from .certificate import Leaf, Structure, structure
+from .claim import Number, Term, fails, holds, parse_claim
 from .engine import Enclosure
 
-__all__ = ["LeafBox", "BoxCheck", "BoxBatch", "IndependentReport", "leaf_boxes", "definition_of", "enclose_iv",
-           "check_independent", "report_independent", "CHECKER", "MAX_LEAVES", "MAX_PREC"]
+__all__ = ["BoxCheck", "BoxBatch", "IndependentReport", "definition_of", "enclose_iv", "check_independent",
+           "report_independent", "check_extended_independent", "report_extended_independent", "decide_fact",
+           "ExtendedReport", "CHECKER", "MAX_LEAVES", "MAX_PREC", "NOT_CHECKABLE", "RECORDED"]
 
 #: how this checker names itself in reports (per box and overall)
 CHECKER = "mpmath-iv"
-#: a box of the certificate may be bisected into at most this many leaves
-MAX_LEAVES = 64
+#: a box of the certificate may be bisected into at most this many leaves (a Taylor box of Cor. 4.4 needs up to
+#: ~64: plain interval enclosures of the two sides are wider than a Taylor form of their difference)
+MAX_LEAVES = 256
+#: bits of precision added at each bisection (the width over a box is mostly the box's, rarely the rounding's)
+SPLIT_BITS = 4
 #: the highest working precision (bits) tried
 MAX_PREC = 2048
 #: what an evaluation may raise instead of an enclosure: the box is then not confirmed (its note says why),
@@ -65,102 +60,19 @@ _FAILURES = (ArithmeticError, RFTheoryError, TypeError, ValueError, AttributeErr
 # --------------------------------------------------------------------------
 # result -> its one bk definition
 
-def _z2(p):
-    return p["z"] * p["z"]
-
-
-def _ce_mse(bk, p):
-    P, Q, R = ce_invariants(ce_u_exact(p["A"], p["x"], p["y"]))
-    s = sum((a * b for a, b in zip(p["x"], p["y"])), Fraction(0))
-    return ce_mse_value(bk, P, Q, R, s, p["m"], p["part"])
-
-
-def _head(bk, p):
-    """The performer head: the scale ``d^{-1/4}`` and the scaled query and key rows (float entries read exactly)."""
-    s = 1 / bk.sqrt(bk.sqrt(bk.num(len(p["q"][0]))))
-    return s, [[bk.num(float(v)) * s for v in r] for r in p["q"]], [[bk.num(float(v)) * s for v in r] for r in p["k"]]
-
-
-def _pairs(bk, p, s, X):
-    """``(P/m, K)`` of coupled blocks, None for iid (as the ball layer)."""
-    coupling = p.get("coupling", "iid")
-    if coupling == "iid":
-        return None
-    K = kappa_head(bk, coupling, rows_of(bk, p["q"]), rows_of(bk, p["k"]), s)
-    return pairs_ratio(bk, coupling, int(p["m"]), len(X[0])), K
-
-
-def _normaliser(bk, p):
-    s, X, Y = _head(bk, p)
-    return normaliser(bk, cov_factorised(bk, p["family"], X, Y, int(p["m"]), _pairs(bk, p, s, X)), X, Y)
-
-
-def _output(bk, p):
-    s, X, Y = _head(bk, p)
-    if len(Y) == 1:  # one key: an exact zero (no coupled pairs' series needed)
-        return output_leading(bk, p["family"], X, Y, rows_of(bk, p["v"]), int(p["m"]))
-    return output_leading(bk, p["family"], X, Y, rows_of(bk, p["v"]), int(p["m"]), _pairs(bk, p, s, X))
-
-
-def _rff_gap(bk, p):
-    P = coupled_pairs(p["m"], p["d"])
-    return bk.num(0) if P == 0 else bk.frac(P, p["m"] ** 2) * orth_gap_bracket(bk, p["d"], _z2(p)).value
-
-
-#: result ID -> its bk definition ``f(bk, p)`` (``p`` as the ball layer receives it, reals as intervals), where
-#: the result declares none itself: the same functions of the papers the ball layer evaluates in Arb
-DEFINITIONS: dict[str, Callable[[Any, dict], Any]] = {
-    "simrf.prf_mse": lambda bk, p: prf_mse_bracket(bk, p["coupling"], p["d"], p["m"], p["v"], p["x_norm"],
-                                                   p["y_norm"]).value,
-    "simrf.prf_gap": lambda bk, p: prf_gap_bracket(bk, p["coupling"], p["d"], p["m"], p["v"], p["x_norm"],
-                                                   p["y_norm"]).value,
-    "simrf.prf_small_v": lambda bk, p: small_v_coefficient(bk, p["coupling"], p["d"], p["m"]),
-    "simrf.conformity.iid": lambda bk, p: conformity(bk, "iid", p["d"], p["v"]),
-    "simrf.conformity.orthogonal": lambda bk, p: conformity(bk, "orthogonal", p["d"], p["v"]),
-    "simrf.conformity.simplex": lambda bk, p: conformity(bk, "simplex", p["d"], p["v"]),
-    "simrf.conformity.angle": lambda bk, p: angle_conformity(bk, p["d"], p["cos_theta"], p["v"]),
-    "simrf.rff_mse": lambda bk, p: rff_mse_bracket(bk, p["coupling"], p["d"], p["m"], _z2(p)).value,
-    "simrf.rff_gap": _rff_gap,
-    "simrf.rff_simplex": lambda bk, p: pair_term_z2(bk, "simplex", p["d"], _z2(p)),
-    "simrf.rff_ratio_asymptotic": lambda bk, p: ratio_asymptotic(bk, p["d"], p["m"], _z2(p)),
-    "simrf.block_conformity": lambda bk, p: block_mean(bk, Block.named(p["block"], p["d"]), "prf", p["v"]),
-    "simrf.block_rff_pair": lambda bk, p: block_mean(bk, Block.named(p["block"], p["d"]), "rff", p["z"]),
-    "orf.rff_variance": lambda bk, p: rff_variance(p["m"], p["z"], bk),
-    "orf.pair_expectation": lambda bk, p: pair_term_z2(bk, "orthogonal", p["d"], _z2(p)),
-    "orf.variance": lambda bk, p: rff_mse_bracket(bk, "orthogonal", p["d"], p["m"], _z2(p)).value,
-    "orf.prime": lambda bk, p: prime_bracket(bk, p["quantity"], p["d"], p["m"], p["z"],
-                                             *prime_expectations(bk, p["d"], p["z"])).value,
-    "hrf.mse_trig": lambda bk, p: lemma22(bk, p, "trig"),
-    "hrf.mse_positive": lambda bk, p: lemma22(bk, p, "pos"),
-    "hrf.angular_lambda": lambda_moment,
-    "hrf.bipolar_mse": bipolar_value,
-    "hrf.angular_hybrid_mse": angular_hybrid_value,
-    "hrf.gaussian_hybrid_mse": gaussian_hybrid_value,
-    "hrf.max_relative_error": lambda bk, p: relative_error_at(bk, rel_error)(p),
-    "hrf.ce_mse": _ce_mse,
-    "performer.normaliser_rel_mse": _normaliser,
-    "performer.output_leading": _output,
-    "sutherland.var_phi": var_phi_value,
-    "sutherland.var_psi": var_psi_value,
-    "sutherland.phi_beats_psi": phi_beats_psi_value,
-    "sutherland.var_psi_coupled": lambda bk, p: var_psi_coupled_value(bk, p["coupling"], p["d"], p["D"], _z2(p)),
-}
-
-#: ID prefix -> why results there are not independently checkable
+#: ID prefix -> why results there are not independently checkable (checked before a result's definition: some
+#: of these declare one, in operations the iv backend does not have)
 NOT_CHECKABLE = {
     "derf.": "its definitions need matrix operations (inverses, eigenvalue enclosures) or enclose optima by root "
              "isolation; the iv backend has scalar operations only",
     "simrf.rff_optimal_angle": "its ball layer encloses an optimum by branch and bound, not one bk formula",
-    "simrf.plus": "no ball layer (a numerical optimum per draw of norms): nothing to check",
-    "orf.sorf_bias_bound": "no ball layer (Monte Carlo only): nothing to check",
     "hrf.complex_mgf": "a complex value (an Arb acb ball); the iv backend is real",
     "hrf.angular_hybrid_bound": "its ball layer is a branch and bound over theta, not one bk formula",
 }
 
 
 def definition_of(result) -> Callable[[Any, dict], Any]:
-    """The backend-generic definition ``f(bk, p)`` of a result: its own ``definition`` attribute, else
-    this module's table.
+    """The backend-generic definition ``f(bk, p)`` of a result (``Result.definition``), the one this checker evaluates.
 
     Parameters
     ----------
@@ -176,13 +88,13 @@ def definition_of(result) -> Callable[[Any, dict], Any]:
     ParameterError
         Naming ``check``: the result is not independently checkable (the reason is given).
     """
-    own = getattr(result, "definition", None)
-    if own is not None:
-        return own
-    if result.id in DEFINITIONS:
-        return DEFINITIONS[result.id]
-    why = next((w for k, w in NOT_CHECKABLE.items() if result.id.startswith(k)),
-               "no backend-generic definition of it is known to the independent checker")
+    why = next((w for k, w in NOT_CHECKABLE.items() if result.id.startswith(k)), None)
+    if why is None and result.definition is not None:
+        return result.definition
+    if why is None:
+        layer = result.ball_layer
+        why = (f"no ball layer ({layer.why}): nothing to check" if hasattr(layer, "why")
+               else "it declares no backend-generic definition")
     raise ParameterError("check", f"{result.id} is not independently checkable: {why}")
 
 
@@ -260,97 +172,22 @@ def enclose_iv(pb: Problem, box: Box, prec: int) -> tuple[Enclosure, Enclosure]:
 
 
 # --------------------------------------------------------------------------
-# the certificate's boxes
-
-@dataclass(frozen=True)
-class LeafBox:
-    """A box of a certificate's cover as recorded: the box, its decision, precision and enclosures."""
-
-    box: Box
-    decision: str
-    prec: int
-    lhs: Enclosure | None
-    rhs: Enclosure | None
-
-
-def _frac(x: Any, what: str) -> Fraction:
-    if isinstance(x, bool) or not isinstance(x, (str, int)):
-        raise ValueError(f"{what}: expected an exact number as a string, got {x!r}")
-    return Fraction(x)
-
-
-def _pair(x: Any, what: str) -> Enclosure | None:
-    if x is None:
-        return None
-    if not isinstance(x, list) or len(x) != 2:
-        raise ValueError(f"{what}: expected [LO, HI], got {x!r}")
-    lo, hi = _frac(x[0], what), _frac(x[1], what)
-    if lo > hi:
-        raise ValueError(f"{what}: LO > HI")
-    return Enclosure(lo, hi)
-
-
-def leaf_boxes(cert: dict[str, Any], pb: Problem) -> list[LeafBox]:
-    """The boxes of a certificate, parsed and checked to lie in the domain of ``pb``.
-
-    Parameters
-    ----------
-    cert : dict
-        The certificate (:func:`rftheory.prove.certificate.load`).
-    pb : Problem
-        Its claim and domain.
-
-    Returns
-    -------
-    list of LeafBox
-
-    Raises
-    ------
-    ValueError
-        A malformed box, naming it.
-    """
-    raw = cert.get("boxes")
-    if not isinstance(raw, list):
-        raise ValueError("boxes must be a list")
-    out = []
-    for i, b in enumerate(raw):
-        what = f"box {i}"
-        if not isinstance(b, dict) or not isinstance(b.get("ints", {}), dict) or not isinstance(b.get("reals", {}), dict):
-            raise ValueError(f"{what}: not an object with ints and reals")
-        ints, reals = b.get("ints", {}), b.get("reals", {})
-        if sorted(ints) != sorted(r.name for r in pb.int_ranges) or sorted(reals) != sorted(r.name for r in pb.real_ranges):
-            raise ValueError(f"{what}: its parameters are not the domain's")
-        bi = []
-        for r in pb.int_ranges:
-            v = ints[r.name]
-            if isinstance(v, bool) or not isinstance(v, int) or not r.lo <= v <= r.hi:
-                raise ValueError(f"{what}: {r.name}={v!r} is not an integer of {r.text()}")
-            bi.append((r.name, v))
-        br = []
-        for r in pb.real_ranges:
-            iv_ = _pair(reals[r.name], f"{what} {r.name}")
-            if iv_ is None or not r.lo <= iv_.lo <= iv_.hi <= r.hi:
-                raise ValueError(f"{what}: {r.name} is not an interval inside {r.text()}")
-            br.append((r.name, iv_.lo, iv_.hi))
-        prec = b.get("prec")
-        if isinstance(prec, bool) or not isinstance(prec, int) or not 2 <= prec <= 1 << 20:
-            raise ValueError(f"{what}: prec must be an integer in [2, 2^20], got {prec!r}")
-        if b.get("decision") not in ("holds", "undecided"):
-            raise ValueError(f"{what}: decision must be holds or undecided")
-        out.append(LeafBox(Box(tuple(bi), tuple(br)), b["decision"], prec, _pair(b.get("lhs"), f"{what} lhs"),
-                           _pair(b.get("rhs"), f"{what} rhs")))
-    return out
-
-
-# --------------------------------------------------------------------------
 # deciding a box
+
+#: a box's ``method`` -> what its recorded enclosures are, and so what they are compared with: ``ball`` records
+#: each side over the box (each must meet the independent side); ``taylor`` records ``LHS − RHS`` as ``lhs`` and
+#: 0 as ``rhs`` (it must meet the independent ``LHS − RHS``).  Either way the box is *decided* afresh by iv
+#: enclosures of the two sides (bisected as needed): any sound argument confirms it, not the recorded method.
+RECORDED = {"ball": "each side", "taylor": "LHS - RHS"}
+
 
 @dataclass(frozen=True)
 class BoxCheck:
     """How the independent checker judged one box of the certificate.
 
     ``status`` is ``confirmed`` (every leaf decided by :data:`CHECKER`), ``refuted`` (a point of the box
-    fails the claim, or the recorded enclosures miss the independent ones) or ``undecided``.
+    fails the claim, or the recorded enclosures miss the independent ones) or ``undecided``; ``method`` is the
+    certificate's method for the box, ``leaves`` how many iv enclosures of both sides decided it.
     """
 
     index: int
@@ -359,7 +196,18 @@ class BoxCheck:
     checker: str
     leaves: int
     prec: int
+    method: str = "ball"
     note: str = ""
+
+    def how(self) -> str:
+        """How the box was confirmed, in words.
+
+        Returns
+        -------
+        str
+        """
+        split = "the whole box" if self.leaves == 1 else f"{self.leaves} leaves of its bisection"
+        return f"{self.checker}: both sides enclosed in mpmath iv over {split} ({self.prec} bits)"
 
 
 def _meets(a: Enclosure, b: Enclosure) -> bool:
@@ -370,16 +218,35 @@ def _text(e: Enclosure) -> str:
     return f"[{float(e.lo):.17g}, {float(e.hi):.17g}]"
 
 
-def _decide(pb: Problem, index: int, leaf: LeafBox) -> BoxCheck:
+def _recorded_misses(leaf: Leaf, lhs: Enclosure, rhs: Enclosure) -> str:
+    """Where the recorded enclosures of ``leaf`` miss the independent ones over the whole box ("" if nowhere)."""
+    if leaf.method == "taylor" and leaf.lhs is not None:
+        diff = Enclosure(lhs.lo - rhs.hi, lhs.hi - rhs.lo)
+        if not _meets(leaf.lhs, diff):
+            return (f"the recorded Taylor enclosure of LHS - RHS {_text(leaf.lhs)} misses the independent one "
+                    f"{_text(diff)}")
+        return ""
+    for rec, got, side in ((leaf.lhs, lhs, "lhs"), (leaf.rhs, rhs, "rhs")):
+        if rec is not None and not _meets(rec, got):
+            return f"the recorded {side} enclosure {_text(rec)} misses the independent one {_text(got)}"
+    return ""
+
+
+def _decide(pb: Problem, leaf: Leaf) -> BoxCheck:
     """Decide one box marked ``holds``: enclose, bisect and raise the precision as needed."""
     op = pb.claim.op
     widths = pb.widths()
+    method = str(leaf.method)
     prec0 = min(max(64, leaf.prec) + 16, MAX_PREC)  # a certificate's precision is not trusted to be sane
-    stack = [(leaf.box, prec0)]
+    stack = [(leaf.box, prec0, True)]
     leaves, top, first = 0, prec0, True
     note = ""
+
+    def verdict(status: str, prec: int, why: str = "") -> BoxCheck:
+        return BoxCheck(leaf.index, leaf.box.text(), status, CHECKER, leaves, prec, method, why)
+
     while stack:
-        box, prec = stack.pop()
+        box, prec, whole = stack.pop()
         top = max(top, prec)
         try:
             sides: tuple[Enclosure, Enclosure] | None = enclose_iv(pb, box, prec)
@@ -389,41 +256,36 @@ def _decide(pb: Problem, index: int, leaf: LeafBox) -> BoxCheck:
         if sides is not None:
             lhs, rhs = sides
             if first:
-                for rec, got, side in ((leaf.lhs, lhs, "lhs"), (leaf.rhs, rhs, "rhs")):
-                    if rec is not None and not _meets(rec, got):
-                        return BoxCheck(index, leaf.box.text(), "refuted", CHECKER, leaves, prec,
-                                        f"the recorded {side} enclosure {_text(rec)} misses the independent one "
-                                        f"{_text(got)}")
+                miss = _recorded_misses(leaf, lhs, rhs)
+                if miss:
+                    return verdict("refuted", prec, miss)
             if holds(op, lhs.lo, lhs.hi, rhs.lo, rhs.hi):
                 leaves += 1
                 first = False
                 continue
-            if not box.is_point():
+            if whole and not box.is_point():  # the recorded box: a point failing the claim refutes it
                 try:
                     ml, mr = enclose_iv(pb, box.midpoint(), prec)
                     if fails(op, ml.lo, ml.hi, mr.lo, mr.hi):
-                        return BoxCheck(index, leaf.box.text(), "refuted", CHECKER, leaves, prec,
-                                        f"the claim fails at {box.midpoint().text()} (lhs in {_text(ml)}, "
-                                        f"rhs in {_text(mr)})")
+                        return verdict("refuted", prec, f"the claim fails at {box.midpoint().text()} (lhs in "
+                                                        f"{_text(ml)}, rhs in {_text(mr)})")
                 except _FAILURES:
                     pass
             elif fails(op, lhs.lo, lhs.hi, rhs.lo, rhs.hi):
-                return BoxCheck(index, leaf.box.text(), "refuted", CHECKER, leaves, prec,
-                                f"the claim fails at {box.text()}")
+                return verdict("refuted", prec, f"the claim fails at {box.text()}")
         first = False
         if leaves + len(stack) + 2 > MAX_LEAVES or prec > MAX_PREC:
-            why = note or f"not decided within {MAX_LEAVES} leaves and {MAX_PREC} bits"
-            return BoxCheck(index, leaf.box.text(), "undecided", CHECKER, leaves, top, why)
+            return verdict("undecided", top, note or f"not decided within {MAX_LEAVES} leaves and {MAX_PREC} bits")
         if box.is_point():
-            stack.append((box, 2 * prec))
-        else:
-            stack.extend((h, prec + 32) for h in box.split(widths))
-    return BoxCheck(index, leaf.box.text(), "confirmed", CHECKER, leaves, top)
+            stack.append((box, 2 * prec, False))
+        else:  # the width of an enclosure over a box is mostly the box's: halves at the same precision
+            stack.extend((h, prec + SPLIT_BITS, False) for h in box.split(widths))
+    return verdict("confirmed", top)
 
 
 @dataclass
 class IndependentReport:
-    """The verdict of :func:`check_independent`: ``valid``, each box's :class:`BoxCheck`, and every problem."""
+    """The verdict of :func:`check_independent`: ``valid``, each box's :class:`BoxCheck`, every problem, and notes."""
 
     valid: bool
     verdict: str
@@ -432,34 +294,20 @@ class IndependentReport:
     problems: list[str] = field(default_factory=list)
     seconds: float = 0.0
     counterexample: str = ""
+    notes: list[str] = field(default_factory=list)
 
 
-def _problem_of(cert: dict[str, Any]) -> Problem:
-    """The claim and domain the certificate states, rebuilt and validated."""
-    claim = parse_claim(str(cert.get("claim", "")))
-    over, params, links = cert.get("over"), cert.get("params", {}), cert.get("links", {})
-    if not isinstance(over, list) or not isinstance(params, dict) or not isinstance(links, dict):
-        raise ParameterError("check", "over must be a list, params and links objects")
-    return make_problem(claim, [parse_range(str(o)) for o in over], {str(k): str(v) for k, v in params.items()},
-                        {str(k): str(v) for k, v in links.items()})
-
-
-def _counterexample(pb: Problem, ce: Any) -> str:
-    """Re-evaluate a recorded counterexample independently: ``confirmed at POINT``, or the problem with it."""
-    try:
-        pt = ce["point"]
-        ints = tuple((r.name, int(pt[r.name])) for r in pb.int_ranges)
-        reals = tuple((r.name, Fraction(str(pt[r.name])), Fraction(str(pt[r.name]))) for r in pb.real_ranges)
-    except (KeyError, TypeError, ValueError, ZeroDivisionError) as exc:
-        return f"malformed counterexample ({exc})"
-    if not all(r.lo <= v <= r.hi for r, (_, v) in zip(pb.int_ranges, ints)) or \
-            not all(r.lo <= lo <= r.hi for r, (_, lo, _) in zip(pb.real_ranges, reals)):
-        return "the counterexample is outside the domain"
-    box, prec = Box(ints, reals), 64
+def _counterexample(pb: Problem, st: Structure) -> str:
+    """Re-evaluate the parsed counterexample independently: ``confirmed at POINT``, or the problem with it."""
+    ce = st.counterexample
+    assert ce is not None
+    box, prec = ce.box, max(64, min(ce.prec, MAX_PREC))
     while prec <= MAX_PREC:
         try:
             lhs, rhs = enclose_iv(pb, box, prec)
             if fails(pb.claim.op, lhs.lo, lhs.hi, rhs.lo, rhs.hi):
+                if not (_meets(ce.lhs, lhs) and _meets(ce.rhs, rhs)):
+                    return f"the counterexample's recorded enclosures miss the independent ones at {box.text()}"
                 return f"confirmed at {box.text()}"
             if holds(pb.claim.op, lhs.lo, lhs.hi, rhs.lo, rhs.hi):
                 return f"at the counterexample {box.text()} the claim holds (independent enclosures)"
@@ -474,12 +322,12 @@ class BoxBatch:
     """Boxes of a certificate to decide in one worker (``run(seed)`` and ``key``, as the executors want)."""
 
     problem: Problem
-    items: tuple[tuple[int, LeafBox], ...]
+    items: tuple[Leaf, ...]
 
     @property
     def key(self) -> str:
         """A name for the batch."""
-        return f"independent[{self.items[0][1].box.text()}]x{len(self.items)}"
+        return f"independent[{self.items[0].box.text()}]x{len(self.items)}"
 
     def run(self, seed: int = 0) -> list[BoxCheck]:
         """Decide the boxes in order.
@@ -493,16 +341,57 @@ class BoxBatch:
         -------
         list of BoxCheck
         """
-        return [_decide(self.problem, i, lf) for i, lf in self.items]
+        return [_decide(self.problem, lf) for lf in self.items]
 
 
 #: boxes per task sent to a worker
 BATCH = 32
 
 
+def _checkable(claim_text: Any) -> None:
+    """Raise the one-line usage error when a side of the claim is not independently checkable."""
+    from ..catalog import get
+
+    try:
+        terms = parse_claim(str(claim_text or "")).terms()
+    except (RFTheoryError, ValueError):
+        return  # a malformed claim: structure() reports it as a problem of the certificate
+    for t in terms:
+        definition_of(get(t.id))
+
+
+def _provenance_notes(cert: dict[str, Any], pb: Problem) -> list[str]:
+    """How what the certificate was made with differs from what runs here (notes: the boxes are re-decided here)."""
+    from .provenance import versions
+
+    notes = []
+    made, here = cert.get("made_with"), versions()
+    for k in ("rftheory", "mpmath"):
+        if isinstance(made, dict) and made.get(k) != here[k]:
+            notes.append(f"made with {k} {str(made.get(k))[:40]}, checked with {here[k]}")
+    defs = cert.get("definitions")
+    try:
+        from .certificate import definitions
+
+        now = definitions(pb)
+    except ImportError:
+        now = {}
+    for rid, h in now.items():
+        if "sha256" in h and isinstance(defs, dict) and defs.get(rid) != h:
+            notes.append(f"the definitions of {rid} differ from the certificate's: the boxes are decided with the "
+                         "definitions here")
+    if not now or any("sha256" not in h for h in now.values()):
+        notes.append("definition hashes not compared (they hash the ball layer's code, which needs python-flint)")
+    return notes
+
+
 def check_independent(cert: dict[str, Any], on_box: Callable[[BoxCheck], None] | None = None,
                       executor=None) -> IndependentReport:
     """Re-verify a certificate with the independent checker (mpmath ``iv``; python-flint never imported).
+
+    The certificate is read and its cover decided by :func:`rftheory.prove.certificate.structure` (the one
+    coverage check of both checkers); every leaf marked ``holds`` is then decided afresh by :func:`enclose_iv`,
+    whatever its recorded method (:data:`RECORDED`), and the counterexample re-evaluated.
 
     Parameters
     ----------
@@ -522,24 +411,20 @@ def check_independent(cert: dict[str, Any], on_box: Callable[[BoxCheck], None] |
     Raises
     ------
     ParameterError
-        The claim or domain is malformed, or a side is not independently checkable.
+        A side of the claim is not independently checkable.
     """
-    from ..catalog import get
     from ..workers.pool import serial
-    from .certificate import coverage_gaps
 
     t0 = time.monotonic()
-    for t in parse_claim(str(cert.get("claim", ""))).terms():
-        definition_of(get(t.id))  # not checkable: a usage error, before the domain and any box
-    pb = _problem_of(cert)
-    rep = IndependentReport(False, str(cert.get("verdict")), pb.claim.text())
-    try:
-        leaves = leaf_boxes(cert, pb)
-    except (ValueError, ZeroDivisionError, TypeError, KeyError) as exc:
-        rep.problems.append(str(exc))
+    _checkable(cert.get("claim"))  # not checkable: a usage error, before the domain and any box
+    st = structure(cert)
+    rep = IndependentReport(False, st.verdict, st.claim, problems=list(st.problems))
+    pb = st.problem
+    if pb is None or rep.problems:
+        rep.seconds = time.monotonic() - t0
         return rep
-    rep.problems += coverage_gaps(pb, [lf.box for lf in leaves])
-    todo = [(i, lf) for i, lf in enumerate(leaves) if lf.decision == "holds"]
+    rep.notes = _provenance_notes(cert, pb)
+    todo = [lf for lf in st.leaves if lf.decision == "holds"]
     tasks = [BoxBatch(pb, tuple(todo[j:j + BATCH])) for j in range(0, len(todo), BATCH)]
     for _, out in (executor or serial)(tasks, 0):
         for bc in out:
@@ -549,20 +434,26 @@ def check_independent(cert: dict[str, Any], on_box: Callable[[BoxCheck], None] |
     rep.boxes.sort(key=lambda bc: bc.index)
     rep.problems += [f"box {bc.index} ({bc.box}): {bc.status} by the independent checker ({bc.note})"
                      for bc in rep.boxes if bc.status != "confirmed"]
-    ce = cert.get("counterexample")
-    if ce is not None:
-        why = _counterexample(pb, ce)
+    if st.counterexample is not None:
+        why = _counterexample(pb, st)
         if why.startswith("confirmed at "):
             rep.counterexample = why.removeprefix("confirmed at ")
         else:
             rep.problems.append(why)
-    truth = "disproven" if ce is not None else ("proven" if all(lf.decision == "holds" for lf in leaves)
-                                                else "undecided")
-    if rep.verdict != truth:
-        rep.problems.append(f"verdict {rep.verdict!r}, but the boxes and the counterexample give {truth!r}")
     rep.valid = not rep.problems
     rep.seconds = time.monotonic() - t0
     return rep
+
+
+def _box_json(b: BoxCheck) -> dict[str, Any]:
+    """One box of the JSON report."""
+    out: dict[str, Any] = {"index": b.index, "box": b.box, "method": b.method, "status": b.status,
+                           "checker": b.checker, "leaves": b.leaves, "prec": b.prec}
+    if b.status == "confirmed":
+        out["confirmed_by"] = b.how()
+    if b.note:
+        out["note"] = b.note
+    return out
 
 
 def report_independent(cert: dict[str, Any], path: str, as_json: bool, executor=None) -> int:
@@ -575,7 +466,7 @@ def report_independent(cert: dict[str, Any], path: str, as_json: bool, executor=
     path : str
         Its file (named in the report).
     as_json : bool
-        Print JSON (every box with the checker that confirmed it) instead of text.
+        Print JSON (every box with its method and the checker that confirmed it) instead of text.
     executor : callable, optional
         ``run(tasks, seed)`` of :mod:`rftheory.workers.pool` (default serial).
 
@@ -599,18 +490,25 @@ def report_independent(cert: dict[str, Any], path: str, as_json: bool, executor=
     if as_json:
         print(json.dumps({"certificate": path, "valid": rep.valid, "checker": CHECKER, "claim": rep.claim,
                           "verdict": rep.verdict, "seconds": round(rep.seconds, 3), "problems": rep.problems,
-                          "counterexample": rep.counterexample or None,
-                          "boxes": [{"index": b.index, "box": b.box, "status": b.status, "checker": b.checker,
-                                     "leaves": b.leaves, "prec": b.prec, **({"note": b.note} if b.note else {})}
-                                    for b in rep.boxes]}, indent=1))
+                          "notes": rep.notes, "counterexample": rep.counterexample or None,
+                          "boxes": [_box_json(b) for b in rep.boxes]}, indent=1))
         return 0 if rep.valid else 1
-    split = [b for b in rep.boxes if b.status == "confirmed" and b.leaves > 1]
     if rep.valid:
-        more = (f", {len(split)} of them after bisection into {sum(b.leaves for b in split)} leaves" if split else "")
+        per: dict[str, list[int]] = {}
+        for b in rep.boxes:
+            k = per.setdefault(b.method, [0, 0, 0])
+            k[0] += 1
+            if b.leaves > 1:
+                k[1] += 1
+                k[2] += b.leaves
+        parts = [f"{c} {m} box(es)" + (f", {s} of them after bisection into {lv} leaves" if s else "")
+                 for m, (c, s, lv) in sorted(per.items())]
         ce = f"the counterexample at {rep.counterexample} confirmed, " if rep.counterexample else ""
         print(f"certificate valid (independent checker, {CHECKER}): {rep.claim} is {rep.verdict.upper()} "
-              f"({ce}{len(rep.boxes)} boxes marked holds confirmed by {CHECKER}{more}; the domain covered with "
-              f"no gap; {rep.seconds:.1f} s)")
+              f"({ce}{'; '.join(parts) or 'no boxes marked holds'} confirmed by plain iv enclosures of both sides; "
+              f"the domain covered exactly; {rep.seconds:.1f} s)")
+        for note in rep.notes:
+            print(f"  note: {note}")
     else:
         print(f"certificate REJECTED by the independent checker ({CHECKER}): {rep.claim} "
               f"({len(rep.problems)} problem(s))")
@@ -618,4 +516,228 @@ def report_independent(cert: dict[str, Any], path: str, as_json: bool, executor=
             print(f"  {p}")
         if len(rep.problems) > 20:
             print(f"  ... and {len(rep.problems) - 20} more")
+    return 0 if rep.valid else 1
+
+
+# --------------------------------------------------------------------------
+# certificates over unbounded ranges: the all-d argument's facts re-decided, the finite boxes re-verified
+
+def _shifted(terms: dict[tuple[int, ...], Fraction], lows: list[int]) -> dict[tuple[int, ...], Fraction]:
+    """The coefficients of ``p(lows + t)`` in ``t`` from those of ``p`` (binomial expansion, exact rationals)."""
+    out: dict[tuple[int, ...], Fraction] = {}
+    for mono, c in terms.items():
+        parts: list[tuple[tuple[int, ...], Fraction]] = [((), c)]
+        for e, a in zip(mono, lows):
+            parts = [(m + (k,), w * math.comb(e, k) * Fraction(a) ** (e - k)) for m, w in parts for k in range(e + 1)]
+        for m, w in parts:
+            out[m] = out.get(m, Fraction(0)) + w
+    return out
+
+
+#: what a recorded fact's polynomial may be written with (sympify evaluates its text: nothing else reaches it)
+_POLYNOMIAL = re.compile(r"[A-Za-z_0-9\s+\-*/().]{1,2000}")
+
+
+def decide_fact(expr: str, rel: str, domain: list[tuple[str, int]]) -> bool:
+    """Decide ``expr REL 0`` for all integers ``var >= lower`` of ``domain``, apart from
+    :func:`rftheory.prove.alld.decide`: the polynomial's coefficients read as exact rationals, shifted to the
+    corner by binomial expansion here, and required nonnegative (the constant term positive for ``>``).
+
+    A polynomial in ``t >= 0`` with nonnegative coefficients is nonnegative; ``False`` means not decided this way.
+
+    Parameters
+    ----------
+    expr : str
+        A polynomial (sympy syntax) in the variables of ``domain``.
+    rel : {">", ">="}
+    domain : list of (str, int)
+
+    Returns
+    -------
+    bool
+
+    Raises
+    ------
+    ValueError
+        ``expr`` is not a polynomial in the variables of ``domain`` (its text is checked before sympy reads it).
+
+    Examples
+    --------
+    >>> decide_fact("d*(d - 1)", ">", [("d", 2)]), decide_fact("d - 3", ">=", [("d", 2)])
+    (True, False)
+    """
+    import sympy as sp
+
+    if rel not in (">", ">="):
+        return False
+    names = [v for v, _ in domain]
+    if not _POLYNOMIAL.fullmatch(expr) or set(re.findall(r"[A-Za-z_]\w*", expr)) - set(names) or \
+            any(int(k) > 64 for k in re.findall(r"\*\*\s*(\d+)", expr)):
+        raise ValueError(f"not a polynomial in {names} of at most 2000 characters and degree 64: {expr[:80]!r}")
+    syms = [sp.Symbol(v) for v in names]
+    e = sp.sympify(expr, locals=dict(zip(names, syms)))
+    if e.free_symbols - set(syms):
+        return False
+    poly = sp.Poly(e, *syms) if syms else None
+    if poly is None:
+        terms: dict[tuple[int, ...], Fraction] = {(): Fraction(str(sp.Rational(e)))}
+    else:
+        if not poly.domain.is_QQ and not poly.domain.is_ZZ:
+            return False
+        terms = {m: Fraction(int(c.p), int(c.q)) for m, c in poly.terms()}
+    shifted = _shifted(terms, [lo for _, lo in domain])
+    if any(c < 0 for c in shifted.values()):
+        return False
+    const = shifted.get((0,) * len(names), Fraction(0))
+    return const > 0 if rel == ">" else True
+
+
+@dataclass
+class ExtendedReport:
+    """The verdict of :func:`check_extended_independent`: problems, notes, and the finite boxes' report."""
+
+    valid: bool
+    claim: str
+    verdict: str
+    facts: int = 0
+    problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    finite: IndependentReport | None = None
+
+
+def check_extended_independent(data: dict[str, Any], executor=None) -> ExtendedReport:
+    """Re-verify a certificate over unbounded ranges (:data:`rftheory.prove.extended.FORMAT`) independently.
+
+    The series argument must be the one rftheory derives for the claim (its lemma -- the series and why its
+    coefficients have one sign -- is mathematics written in :mod:`rftheory.prove.alld`, shared with the first
+    checker); each of its recorded facts is re-decided by :func:`decide_fact` (exact rationals, a shift written
+    here); the boxes of the finite part are re-verified by :func:`check_independent` (mpmath iv); the parts must
+    cover the range (:func:`rftheory.prove.extended.covered`, shared).
+
+    Parameters
+    ----------
+    data : dict
+        The certificate.
+    executor : callable, optional
+        For the finite part's boxes.
+
+    Returns
+    -------
+    ExtendedReport
+
+    Raises
+    ------
+    ParameterError
+        The finite part's claim is not independently checkable.
+    """
+    from .alld import argument_for
+    from .extended import covered, parse_interval
+
+    rep = ExtendedReport(False, str(data.get("claim"))[:2000], str(data.get("verdict"))[:40])
+    try:
+        claim = parse_claim(str(data["claim"]))
+        over = [parse_interval(str(t)) for t in data["over"]]
+        links, params = dict(data.get("links") or {}), dict(data.get("params") or {})
+    except (KeyError, TypeError, ValueError, RFTheoryError) as exc:
+        rep.problems.append(f"unreadable claim or ranges: {exc}")
+        return rep
+    rep.claim = claim.text()
+    fin = data.get("finite")
+    if fin:
+        if not isinstance(fin, dict):
+            rep.problems.append("finite: not a certificate")
+            return rep
+        rep.finite = check_independent(fin, executor=executor)
+        rep.problems += [f"boxes: {p}" for p in rep.finite.problems]
+    verdict = data.get("verdict")
+    if verdict == "disproven":
+        if rep.finite is None or rep.finite.verdict != "disproven":
+            rep.problems.append("a disproven verdict without a counterexample among the boxes")
+    elif verdict == "proven":
+        arg = argument_for(claim, links, params, over)
+        rec = data.get("all_d")
+        if arg is None or not isinstance(rec, dict):
+            rep.problems.append("a proven verdict without the series argument rftheory derives for this claim")
+            return rep
+        if rec.get("facts") != arg.as_json()["facts"] or rec.get("d_min") != arg.d_min or rec.get("sign") != arg.sign:
+            rep.problems.append("the recorded argument differs from the one rftheory derives for this claim")
+        for f in rec.get("facts") or []:
+            try:
+                dom = [(str(k), int(v)) for k, v in dict(f["domain"]).items()]
+                ok = decide_fact(str(f["expr"]), str(f["rel"]), dom)
+            except (KeyError, TypeError, ValueError, ArithmeticError) as exc:
+                rep.problems.append(f"malformed fact ({exc})")
+                continue
+            rep.facts += 1
+            if not ok:
+                rep.problems.append(f"fact not decided independently: {f.get('text')}")
+            rep.problems += [f"fact decided for d >= {lo} only, the argument claims d >= {arg.d_min}: {f.get('text')}"
+                             for v, lo in dom if v == "d" and lo > arg.d_min]
+        ints = [r for r in over if r.name == "d"]
+        try:
+            d_lo = int(ints[0].lo) if ints else int(Fraction(str(params["d"])))
+        except (KeyError, ValueError) as exc:
+            rep.problems.append(f"no range or value of d ({exc})")
+            return rep
+        d_hi = (None if ints[0].hi is None else int(ints[0].hi)) if ints else d_lo
+        pieces: list[tuple[int, int | None]] = [(max(d_lo, arg.d_min), d_hi)] if d_hi is None or d_hi >= arg.d_min \
+            else []
+        if d_lo < arg.d_min:
+            if rep.finite is None:
+                rep.problems.append(f"d = {d_lo}...{arg.d_min - 1} needs boxes and the certificate has none")
+            elif rep.finite.verdict != "proven":
+                rep.problems.append("the boxes do not prove their part")
+            pieces.append((d_lo, arg.d_min - 1 if d_hi is None else min(d_hi, arg.d_min - 1)))
+        rep.problems += covered(d_lo, d_hi, pieces)
+        rep.problems += [f"{r.name} = 0 is in the range: the argument covers v > 0 only" for r in over
+                         if r.name == "v" and (r.lo < 0 or (r.lo == 0 and not r.lo_open))]
+        rep.notes.append(f"the series argument ({arg.name}) is the one rftheory derives; its {rep.facts} fact(s) "
+                         "re-decided exactly (rationals, shifted here); its lemma is shared with the first checker")
+    elif verdict != "undecided":
+        rep.problems.append(f"verdict {verdict!r} is none of proven, disproven, undecided")
+    rep.valid = not rep.problems
+    return rep
+
+
+def report_extended_independent(data: dict[str, Any], path: str, as_json: bool, executor=None) -> int:
+    """Run :func:`check_extended_independent` for ``--check FILE --independent`` on an unbounded-range certificate.
+
+    Parameters
+    ----------
+    data : dict
+    path : str
+    as_json : bool
+    executor : callable, optional
+
+    Returns
+    -------
+    int
+        0 valid, 1 rejected.
+    """
+    import json
+
+    rep = check_extended_independent(data, executor=executor)
+    fin = rep.finite
+    if as_json:
+        print(json.dumps({"certificate": path, "valid": rep.valid, "checker": CHECKER, "claim": rep.claim,
+                          "verdict": rep.verdict, "facts": rep.facts, "problems": rep.problems, "notes": rep.notes,
+                          "boxes": [] if fin is None else [_box_json(b) for b in fin.boxes]}, indent=1))
+        return 0 if rep.valid else 1
+    if rep.valid:
+        what = [f"{rep.facts} fact(s) of the series argument re-decided exactly"] if rep.verdict == "proven" else []
+        if fin is not None and fin.counterexample:
+            what.append(f"the counterexample at {fin.counterexample} confirmed by {CHECKER}")
+        if fin is not None:
+            what.append(f"{len(fin.boxes)} box(es) of the finite part confirmed by {CHECKER}")
+        if rep.verdict == "proven":
+            what.append("the parts cover the range")
+        print(f"certificate valid (independent checker, {CHECKER}): {rep.claim} is {rep.verdict.upper()} "
+              f"({'; '.join(what) or 'nothing decided'})")
+        for note in rep.notes:
+            print(f"  note: {note}")
+    else:
+        print(f"certificate REJECTED by the independent checker ({CHECKER}): {rep.claim} "
+              f"({len(rep.problems)} problem(s))")
+        for p in rep.problems[:20]:
+            print(f"  {p}")
     return 0 if rep.valid else 1

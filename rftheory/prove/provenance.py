@@ -217,7 +217,7 @@ def definition_hash(result_id: str) -> dict[str, Any]:
     from ..catalog import get
 
     res = get(result_id)
-    roots: list[Any] = [api.entry(result_id).evaluate, api.enclose, type(res)]
+    roots: list[Any] = [api.evaluator(result_id), api.enclose, type(res)]
     roots += [p.default for p in res.params if callable(p.default)]
     found = reach(roots)
     h = hashlib.sha256()

@@ -200,14 +200,14 @@ def _prf_gap(bk, p, x):
 
 
 def _rff_mse(bk, p, x):
-    from ..numerics.rff_pairs import rff_mse_bracket
+    from ..numerics.rff.pairs import rff_mse_bracket
 
     z = p["z"]
     return rff_mse_bracket(bk, p["coupling"], p["d"], p["m"], z * z).value
 
 
 def _orf_variance(bk, p, x):
-    from ..numerics.rff_pairs import rff_mse_bracket
+    from ..numerics.rff.pairs import rff_mse_bracket
 
     z = p["z"]
     return rff_mse_bracket(bk, "orthogonal", p["d"], p["m"], z * z).value

@@ -12,12 +12,11 @@ import math
 import mpmath as mp
 import numpy as np
 
-from ...ball.layer import Ball
+from ...ball.layer import own_algorithm
 from ...core.errors import RangeError
 from ...core.registry import Result, register
 from ...numerics.backends import F64, MP
 from ...sampling.samplers import sample
-from . import spectra
 from .bounds import U64, gamma, guard, pair_quadratics, per_instance
 from .inputs import DATA_DOMAIN_NOTE, DATA_PARAMS, DATA_RTOL64, FAMILY, data, data_check
 from .model import FAMILIES, PAPER, DERFParams, pair_logs
@@ -163,7 +162,7 @@ def _varcmp_mc(p, rng, n):
 register(
     Result(
         id="derf.variance_comparison",
-        ball_layer=Ball(spectra.COMPARISON_METHOD, evaluate=spectra.variance_comparison_ball),
+        ball_layer=own_algorithm(f"{__package__}.spectra", "COMPARISON_METHOD", "variance_comparison_ball"),
         title="Relative variance Var/K^2 of one optimised random feature, averaged over pairs (Sec. 5.1)",
         source=f"{PAPER}, Sec. 5.1, App. B.1 (Fig. 2)",
         statement=r"\operatorname{mean}_{i,j}\frac{\mathrm{Var}\,f_1(\omega,x_i)f_2(\omega,y_j)}{e^{2x_i^\top y_j}},"

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ...ball.base import NoBallLayer, fraction_of
+from ...core.errors import NoBallLayer
 from ...numerics.backends import ARB
 from .inputs import data
 from .model import gerf_delta, homogeneous_objective_delta
@@ -41,6 +41,8 @@ def data_scale(p: dict) -> dict:
     s: Any = p.get("scale")
     if type(s).__name__ != "arb":
         return p
+    from ...ball.base import fraction_of  # an Arb ball: python-flint is there
+
     lo, hi = float(fraction_of(s.lower())), float(fraction_of(s.upper()))  # correctly rounded
     if lo != hi:
         raise NoBallLayer("the data are drawn with float(scale): a ball of scales spanning several float64 "

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...ball.layer import Ball
+from ...ball.layer import own_algorithm
 from ...core.registry import Result, register
 from ...numerics.backends import MP
-from . import spectra
 from .bounds import gamma, guard, pair_quadratics, per_instance
 from .inputs import DATA_DOMAIN_NOTE, DATA_PARAMS, DATA_RTOL64, FAMILY, data, data_check
 from .model import FAMILIES, PAPER, DERFParams
@@ -96,7 +95,7 @@ def _objective_f64(p):
 register(
     Result(
         id="derf.objective",
-        ball_layer=Ball(spectra.OBJECTIVE_METHOD, evaluate=spectra.objective_ball),
+        ball_layer=own_algorithm(f"{__package__}.spectra", "OBJECTIVE_METHOD", "objective_ball"),
         title="Shifted log-variance objective (Eq. 14) of each family at its optimum",
         source=f"{PAPER}, Eq. 14 (with Thm 4.1's second moment)",
         statement=r"\mathcal L(\theta;\mathcal X,\mathcal Y)=\operatorname{mean}_{i,j}\log\mathbb E"

@@ -21,12 +21,11 @@ from fractions import Fraction
 import mpmath as mp
 import numpy as np
 
-from ...ball.layer import Ball
+from ...ball.layer import Ball, own_algorithm
 from ...core.errors import ParameterError, RangeError
 from ...core.measure import bound, failure, relative
 from ...core.registry import Result, register
 from ...numerics.backends import F64, MP, backend
-from . import spectra
 from .bounds import U64, gamma, guard, per_instance
 from .exact import gerf_optimum_definition, on_float_scale, saderf_optimum_definition, sderf_h, sderf_optimum_definition
 from .inputs import (
@@ -833,7 +832,7 @@ register(
     _optimum_result(
         "aderf",
         "derf.aderf_optimum",
-        ball_layer=Ball(spectra.ADERF_METHOD, evaluate=spectra.aderf_optimum_ball),
+        ball_layer=own_algorithm(f"{__package__}.spectra", "ADERF_METHOD", "aderf_optimum_ball"),
         title="ADERF optimum (A = aI, dense B1, B2)",
         source=f"{PAPER}, Thm 4.2, Eq. 16",
         statement=r"\Lambda_1^{1/2}Q_1^\top Q_2\Lambda_2^{1/2}=U\Sigma V^\top,\ \tilde\mu=2\operatorname{tr}\Sigma+2\mu_1^\top\mu_2,\ "

@@ -16,7 +16,7 @@ from fractions import Fraction
 import mpmath as mp
 import numpy as np
 
-from ...ball.layer import Ball
+from ...ball.layer import Ball, own_algorithm
 from ...core.errors import LayerUnavailableError
 from ...core.lazy import lazy
 from ...core.measure import bound, relative
@@ -24,7 +24,6 @@ from ...core.params import Param, mpf, sym
 from ...core.registry import Result, register
 from ...numerics.backends import MP, SYM
 from ...numerics.cancellation import guard_digits
-from . import hybrid_bound
 from .hybrid import angular_moments, bipolar, cos_of, f64_angular_logs, f64_bipolar_log
 from .lemma22 import angle_terms, guarded, mse_pos, mse_trig
 from .logspace import LN4, exp64, f64_angle, l1mexp
@@ -392,7 +391,7 @@ register(
 register(
     Result(
         id="hrf.angular_hybrid_bound",
-        ball_layer=Ball(hybrid_bound.METHOD, evaluate=hybrid_bound.hybrid_bound_ball),
+        ball_layer=own_algorithm(f"{__package__}.hybrid_bound", evaluate="hybrid_bound_ball"),
         title="Exact max-relative-error of the angular hybrid on S(r); Thm 3.5's bound and limits checked",
         source=f"{PAPER}, Thm 3.5 (Eq. 27), App. D.3 (Eq. 48-66)",
         statement=r"\epsilon_{S(r)}(\widehat{SM}^{\rm anghyb}_{m,n})=\max_{\theta\in[0,\pi]}\frac{\sqrt{\mathrm{MSE}}}{SM}"

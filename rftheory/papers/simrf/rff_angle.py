@@ -19,13 +19,12 @@ from fractions import Fraction
 import mpmath as mp
 import numpy as np
 
-from ...ball.layer import Ball
+from ...ball.layer import own_algorithm
 from ...core.params import mpf
 from ...core.registry import Result, register
 from ...numerics.angle_family import extra_digits
 from ...numerics.cancellation import guard_digits
 from ...numerics.rff.chebyshev import check_dimension
-from . import optimal_angle
 from .couplings import pair_function
 from .params import D_SEARCH, DOMAIN_NOTE, PAPER, Z_SEARCH
 
@@ -335,7 +334,7 @@ def rff_angle_by_bounds(d, z):
 register(
     Result(
         id="simrf.rff_optimal_angle",
-        ball_layer=Ball(optimal_angle.METHOD, evaluate=optimal_angle.optimal_angle_ball),
+        ball_layer=own_algorithm(f"{__package__}.optimal_angle", evaluate="optimal_angle_ball"),
         title="The cosine c* of the optimal RFF coupling (equiangular block minimising the pair term)",
         source=f"{PAPER}, Lemma 4.2 / Eq. 24 at v^2 = -z^2 (derived here: beyond the paper)",
         statement=r"c^*=\mathrm{argmin}_{0\le c\le1}\tau(c),\quad \tau(c)=\sum_{p\ \mathrm{even}}b_pc^p,\ "
