@@ -19,11 +19,15 @@ import mpmath as mp
 
 from ..core.errors import PrecisionError
 from ..core.precision import ShownMpc, ShownMpf
-from .api import ball_at_dps, has_ball
+from .api import ball_at_dps, has_ball, why_not
 from .base import PREC_MAX, NoBallLayer, fraction_of
 from .digits import enclosure_strings, proven_digits, proven_digits_complex
 
-__all__ = ["ProvenMpf", "ProvenMpc", "proven", "certainty", "enclosure"]
+__all__ = ["ProvenMpf", "ProvenMpc", "proven", "certainty", "enclosure", "WHY_AGREED"]
+
+#: result ID -> why its last :func:`proven` call returned None (the digits then agreed, not proven): one line
+#: for ``rftheory eval``
+WHY_AGREED: dict[str, str] = {}
 
 
 def _arb_from(mid: Fraction, rad: Fraction) -> flint.arb:
@@ -120,11 +124,14 @@ def proven(result_id: str, dps: int, params: Mapping[str, Any]) -> ProvenMpf | P
         :class:`ProvenMpc` for a complex ball (``flint.acb``).
     """
     if not has_ball(result_id):
+        WHY_AGREED[result_id] = why_not(result_id)
         return None
     try:
         b = ball_at_dps(result_id, dps, params, accept=lambda b: _printable(b, dps))
-    except (NoBallLayer, PrecisionError):
+    except (NoBallLayer, PrecisionError) as exc:
+        WHY_AGREED[result_id] = str(exc)
         return None
+    WHY_AGREED.pop(result_id, None)
     if isinstance(b, flint.acb):
         z = proven_digits_complex(b, dps)
         assert z is not None
