@@ -312,7 +312,13 @@ def angle_quadrature(d: int, c: arb, x: arb, even_only: bool = False) -> arb:
     """
     from flint import acb
 
+    from .angle_family import QUAD_D_MAX
+
+    if d > QUAD_D_MAX:  # sin^(d-1) too peaked for the integrator's budget below; mpmath's quadrature stops there too
+        raise NoBallLayer(f"the angle series at d={d} would need too many terms here, and its integral is served "
+                          f"for d <= {QUAD_D_MAX} only (not served)")
     a, b = acb(d), acb(arb(d) / 2)
+    limit = 50 * flint.ctx.prec  # integrand evaluations: a bound on the time, raised with the precision
 
     def one(cc: arb) -> arb:
         cz, xz = acb(cc), acb(x)
@@ -321,9 +327,9 @@ def angle_quadrature(d: int, c: arb, x: arb, even_only: bool = False) -> arb:
             s = z.sin()
             return s ** (d - 1) * (xz * (1 + cz * s)).hypgeom_1f1(a, b)
 
-        integral = acb.integral(f, 0, arb.pi())
-        if not integral.imag.contains(0):
-            raise NoBallLayer("the angle-family integral has a nonzero imaginary part (not served)")
+        integral = acb.integral(f, 0, arb.pi(), eval_limit=limit)
+        if not integral.is_finite() or not integral.imag.contains(0):
+            raise NoBallLayer(f"the angle-family integral is not enclosed within {limit} evaluations here (not served)")
         norm = arb.pi().sqrt() * (arb(d) / 2).gamma() / ((arb(d) + 1) / 2).gamma()
         return integral.real / norm
 
