@@ -318,7 +318,7 @@ def angle_quadrature(d: int, c: arb, x: arb, even_only: bool = False) -> arb:
         raise NoBallLayer(f"the angle series at d={d} would need too many terms here, and its integral is served "
                           f"for d <= {QUAD_D_MAX} only (not served)")
     a, b = acb(d), acb(arb(d) / 2)
-    limit = 50 * flint.ctx.prec  # integrand evaluations: a bound on the time, raised with the precision
+    limit = 1000 * flint.ctx.prec  # integrand evaluations (Arb's default): a bound on the time, raised with the precision
 
     def one(cc: arb) -> arb:
         cz, xz = acb(cc), acb(x)
