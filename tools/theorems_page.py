@@ -4,7 +4,8 @@ its statement, domain, verdict and the commands behind it, each with the verdict
     python tools/theorems_page.py [--full] [--only PREFIX] [--rewrite]
 
 Runs every claim's quick checks (``--full``: the slow ones too) in this process and records each
-command's verdict and wall time in ``docs/_theorems_outputs.json``; ``--only`` reruns the claims whose
+command's verdict, wall time and roots in ``rftheory/claims/recorded.json`` (what ``rftheory theorems --json``
+reports when it does not rerun); ``--only`` reruns the claims whose
 ID starts with PREFIX and keeps the others' record; ``--rewrite`` reruns nothing.  A check never run
 is shown with its registered verdict and "not run".
 """
@@ -19,7 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 PAGE = ROOT / "docs" / "theorems_on_boxes.md"
-CACHE = ROOT / "docs" / "_theorems_outputs.json"
+CACHE = ROOT / "rftheory" / "claims" / "recorded.json"
 
 INTRO = """# Theorems proven on boxes
 
@@ -68,7 +69,10 @@ def main() -> int:
             if rerun and (a.full or c.tier == "quick"):
                 print(f"running: {key}", file=sys.stderr)
                 r = run_check(c)
-                cache[key] = {"verdict": r.verdict, "seconds": round(r.seconds, 1), "text": r.text.strip()[:4000]}
+                roots = r.report.get("crossings", []) + r.report.get("roots", [])
+                cache[key] = {"verdict": r.verdict, "seconds": round(r.seconds, 1), "text": r.text.strip()[:4000],
+                              "roots": roots, "boxes": r.report.get("boxes"), "method": r.report.get("method"),
+                              "methods": r.report.get("methods")}
                 CACHE.write_text(json.dumps(cache, indent=1))
         lines = [f"## `{t.id}` — {t.verdict}", "", f"*{t.source}.*", "", f"> {t.statement}", "",
                  f"- **Paper's domain:** {t.paper_domain}", f"- **Kind:** {t.kind}"]
