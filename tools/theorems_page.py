@@ -1,7 +1,7 @@
 """Write ``docs/theorems_on_boxes.md`` from the registry of claims (``rftheory theorems``): every claim with
 its statement, domain, verdict and the commands behind it, each with the verdict and time of a real run.
 
-    python tools/theorems_page.py [--full] [--only PREFIX] [--rewrite]
+    python tools/theorems_page.py [--full] [--only PREFIX] [--rewrite | --missing]
 
 Runs every claim's quick checks (``--full``: the slow ones too) in this process and records each
 command's verdict, wall time and roots in ``rftheory/claims/recorded.json`` (what ``rftheory theorems --json``
@@ -55,6 +55,7 @@ def main() -> int:
     ap.add_argument("--full", action="store_true")
     ap.add_argument("--only", default=None)
     ap.add_argument("--rewrite", action="store_true")
+    ap.add_argument("--missing", action="store_true", help="run only the checks without a recorded run")
     a = ap.parse_args()
     cache = json.loads(CACHE.read_text()) if CACHE.exists() else {}
     parts = [INTRO]
@@ -66,7 +67,7 @@ def main() -> int:
         rerun = not a.rewrite and (a.only is None or t.id.startswith(a.only))
         for c in t.checks:
             key = c.command()
-            if rerun and (a.full or c.tier == "quick"):
+            if rerun and (a.full or c.tier == "quick") and not (a.missing and key in cache):
                 print(f"running: {key}", file=sys.stderr)
                 r = run_check(c)
                 roots = r.report.get("crossings", []) + r.report.get("roots", [])
