@@ -119,3 +119,34 @@ def test_taylor_form_contains_the_values_and_is_narrower():
     for k in range(11):
         x = Fraction(1) + Fraction(k, 100)
         assert tf.contains(enclose("simrf.prf_mse", 128, v=x, **p))
+
+
+def test_verify_fails_when_a_verdict_changes(monkeypatch):
+    """A claim registered as proven whose check disproves it is a failed verify outcome (a planted wrong verdict)."""
+    from dataclasses import replace
+
+    from rftheory.claims import registry
+    from rftheory.verify.engine import plan, theorem_outcomes
+
+    tasks = [t for t in plan("quick", "sutherland.var_cos", mc=False) if t.kind == "theorem"]
+    assert [t.result for t in tasks] == ["sutherland.var_cos_printed"]
+    assert all(o.passed for o in theorem_outcomes("sutherland.var_cos_printed", "quick"))
+    t = registry.get("sutherland.var_cos_printed")
+    wrong = replace(t, checks=tuple(replace(c, expect="proven") for c in t.checks))
+    monkeypatch.setitem(registry.REGISTRY, t.id, wrong)
+    (o,) = theorem_outcomes(t.id, "quick")
+    assert not o.passed and "gave disproven, registered proven" in o.detail
+
+
+def test_no_taylor_form_when_a_real_is_linked_to_the_interval():
+    """y_norm linked to x_norm moves with it: the series in x_norm alone would miss that dependence."""
+    from rftheory.prove.boxes import Box
+    from rftheory.prove.taylor import difference_forms
+
+    pb = make_problem(parse_claim("simrf.prf_mse[coupling=orthogonal] < simrf.prf_mse[coupling=iid]"),
+                      [parse_range("x_norm=0.5..0.6")], {"d": "4", "m": "4", "v": "1"}, {"y_norm": "x_norm"})
+    box = Box((), (("x_norm", Fraction(1, 2), Fraction(3, 5)),))
+    assert difference_forms(pb, box, 64) is None
+    free = make_problem(parse_claim("simrf.prf_mse[coupling=orthogonal] < simrf.prf_mse[coupling=iid]"),
+                        [parse_range("x_norm=0.5..0.6")], {"d": "4", "m": "4", "v": "1", "y_norm": "0.55"}, {})
+    assert difference_forms(free, box, 64) is not None

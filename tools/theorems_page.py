@@ -1,10 +1,11 @@
 """Write ``docs/theorems_on_boxes.md`` from the registry of claims (``rftheory theorems``): every claim with
 its statement, domain, verdict and the commands behind it, each with the verdict and time of a real run.
 
-    python tools/theorems_page.py [--full] [--only PREFIX] [--rewrite]
+    python tools/theorems_page.py [--full] [--only PREFIX] [--rewrite | --missing]
 
 Runs every claim's quick checks (``--full``: the slow ones too) in this process and records each
-command's verdict and wall time in ``docs/_theorems_outputs.json``; ``--only`` reruns the claims whose
+command's verdict, wall time and roots in ``rftheory/claims/recorded.json`` (what ``rftheory theorems --json``
+reports when it does not rerun); ``--only`` reruns the claims whose
 ID starts with PREFIX and keeps the others' record; ``--rewrite`` reruns nothing.  A check never run
 is shown with its registered verdict and "not run".
 """
@@ -19,7 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 PAGE = ROOT / "docs" / "theorems_on_boxes.md"
-CACHE = ROOT / "docs" / "_theorems_outputs.json"
+CACHE = ROOT / "rftheory" / "claims" / "recorded.json"
 
 INTRO = """# Theorems proven on boxes
 
@@ -54,6 +55,7 @@ def main() -> int:
     ap.add_argument("--full", action="store_true")
     ap.add_argument("--only", default=None)
     ap.add_argument("--rewrite", action="store_true")
+    ap.add_argument("--missing", action="store_true", help="run only the checks without a recorded run")
     a = ap.parse_args()
     cache = json.loads(CACHE.read_text()) if CACHE.exists() else {}
     parts = [INTRO]
@@ -65,10 +67,13 @@ def main() -> int:
         rerun = not a.rewrite and (a.only is None or t.id.startswith(a.only))
         for c in t.checks:
             key = c.command()
-            if rerun and (a.full or c.tier == "quick"):
+            if rerun and (a.full or c.tier == "quick") and not (a.missing and key in cache):
                 print(f"running: {key}", file=sys.stderr)
                 r = run_check(c)
-                cache[key] = {"verdict": r.verdict, "seconds": round(r.seconds, 1), "text": r.text.strip()[:4000]}
+                roots = r.report.get("crossings", []) + r.report.get("roots", [])
+                cache[key] = {"verdict": r.verdict, "seconds": round(r.seconds, 1), "text": r.text.strip()[:4000],
+                              "roots": roots, "boxes": r.report.get("boxes"), "method": r.report.get("method"),
+                              "methods": r.report.get("methods")}
                 CACHE.write_text(json.dumps(cache, indent=1))
         lines = [f"## `{t.id}` — {t.verdict}", "", f"*{t.source}.*", "", f"> {t.statement}", "",
                  f"- **Paper's domain:** {t.paper_domain}", f"- **Kind:** {t.kind}"]

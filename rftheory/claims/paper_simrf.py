@@ -114,16 +114,16 @@ theorem(Theorem(
               "d = m = 64, v in (0, 40]"),
     )))
 
+SMALL_V = "simrf.prf_small_v[coupling=simplex] < simrf.prf_small_v[coupling=orthogonal]"
+
 theorem(Theorem(
     "simrf.small_v_prefactor", f"{SRC}, Sec. 5.1",
     "\"For d = 64, the Sim RF v^2 prefactor evaluates to 0.0078 which is manifestly substantially smaller "
     "than 1\": MSE_simplex = pre (a_d v^2 + O(v^4)) with a_d < 1 = the orthogonal coefficient.",
-    "every d >= 2, m = d", "box",
-    "simrf.prf_small_v[coupling=simplex] < simrf.prf_small_v[coupling=orthogonal]",
-    "proven on a part", "d = m = 2...64",
-    blocks="d > 64 not enumerated (an integer range must be finite for results without an all-d argument)",
-    checks=(Check(("prove", "simrf.prf_small_v[coupling=simplex] < simrf.prf_small_v[coupling=orthogonal]",
-                   "--over", "d=2..64", "--link", "m=d"), "proven", "d = m = 2...64"),)))
+    "every d >= 2, m = d", "box", SMALL_V,
+    "proven", "every d >= 2 (m = d): a_simplex - 1 = -(P/m)/(d-1) (E chi_d)^2/d < 0; d = 2...64 also on points",
+    checks=(Check(("prove", SMALL_V, "--over", "d=2..inf", "--link", "m=d"), "proven", "d = 2, 3, ... (m = d)"),
+            Check(("prove", SMALL_V, "--over", "d=2..64", "--link", "m=d"), "proven", "d = m = 2...64 (balls)"))))
 
 theorem(Theorem(
     "simrf.simrf_plus_small_v", f"{SRC}, Sec. 3.2 and Fig. 3-4",

@@ -199,6 +199,12 @@ def cmd_eval(args) -> int:
         from ..ball.proven import certainty, enclosure
 
         proof = {"certainty": certainty(val)}
+        if proof["certainty"] == "agreed":
+            from ..ball.proven import WHY_AGREED
+
+            proof["why_agreed"] = " ".join(WHY_AGREED.get(r.id, "no ball layer serves this point").split())
+            if not args.json:
+                print(f"rftheory: digits agreed, not proven: {proof['why_agreed']}", file=sys.stderr)
         box = enclosure(val, max(args.dps + 5, 20))
         if box is not None:
             proof["enclosure"] = list(box) if isinstance(box, tuple) else box  # complex: {"real": .., "imag": ..}

@@ -19,6 +19,7 @@ MAIN_EPILOG = """examples:
   rftheory verify --quick                      cross-check every result (exit 1 if a check fails)
   rftheory prove "simrf.prf_mse[coupling=simplex] < simrf.prf_mse[coupling=orthogonal]" --over d=2..12 \
       --link m=d --over v=0.5..2                 a claim proven on a whole box, in ball arithmetic
+  rftheory theorems                            the papers' range claims: proven, disproven (errata), ...
   rftheory cite simrf.prf_mse --bibtex         how to cite the paper and rftheory
   rftheory SUBCOMMAND --help                   every subcommand's options, examples and exit status
 

@@ -239,6 +239,17 @@ def _angle_orth(c_lo: Fraction, c_hi: Fraction, hi_open: bool, d_min: int = 2) -
         "every x > 0 (Lemma 4.2, Eq. 22).")
 
 
+def _small_v(d_min: int = 2) -> SeriesArgument:
+    """simplex − orthogonal (or iid) small-v coefficient ``< 0``: ``−(P/m)/(d−1)·(Eχ_d)²/d`` with ``m = d``."""
+    return SeriesArgument(
+        "simplex < orthogonal (small-v coefficient)", -1, d_min,
+        (_PREFACTOR, Fact("d - 1 > 0 and d > 0: the factors (P/m)/(d - 1) = 1 and 1/d are positive", "d - 1", ">",
+                          (("d", d_min),))),
+        "a_simplex - a_orth = a_simplex - a_iid = -(P/m)/(d-1) (E chi_d)^2/d (Sec. 5.1), with E chi_d = "
+        "sqrt(2) Gamma((d+1)/2)/Gamma(d/2) > 0 (Gamma is positive on the positive reals): negative for every "
+        "d >= 2 with P > 0.")
+
+
 def _without_prefactor(a: SeriesArgument) -> SeriesArgument:
     """The same argument for the conformities themselves (no MSE prefactor)."""
     return SeriesArgument(a.name, a.sign, a.d_min, tuple(f for f in a.facts if f is not _PREFACTOR),
@@ -266,7 +277,8 @@ def _oriented(claim: Claim, pair: tuple[str, str], build) -> SeriesArgument | No
 def argument_for(claim: Claim, links: dict[str, str], fixed: dict[str, str], over=()) -> SeriesArgument | None:
     """The series argument for ``claim`` when one applies, else None.
 
-    It applies to ``simrf.prf_mse`` of two couplings with ``m = d`` (one block), to the conformities
+    It applies to ``simrf.prf_mse`` of two couplings with ``m = d`` (one block), to the small-``v``
+    coefficients ``simrf.prf_small_v`` of simplex against orthogonal or iid (``m = d``), to the conformities
     ``simrf.conformity.{iid,orthogonal,simplex}`` of two couplings, and to ``simrf.conformity.angle``
     against the orthogonal conformity with ``cos θ`` in ``[−1, 0)``.
 
@@ -297,6 +309,14 @@ def argument_for(claim: Claim, links: dict[str, str], fixed: dict[str, str], ove
             return None
         return _oriented(claim, (fl.get("coupling", ""), fr.get("coupling", "")),
                          lambda p: _ARGUMENTS[p]() if p in _ARGUMENTS else None)
+    if lhs.id == rhs.id == "simrf.prf_small_v":
+        m_is_d = links.get("m") == "d" or ("m" in fixed and "d" in fixed and
+                                           Fraction(fixed["m"]) == Fraction(fixed["d"]))
+        if set(fl) - {"coupling"} or set(fr) - {"coupling"} or not m_is_d:
+            return None
+        pairs = {("simplex", "orthogonal"), ("simplex", "iid")}
+        return _oriented(claim, (fl.get("coupling", ""), fr.get("coupling", "")),
+                         lambda p: _small_v() if p in pairs else None)
     if lhs.id in _CONFORMITY and rhs.id in _CONFORMITY and not fl and not fr:
         return _oriented(claim, (_CONFORMITY[lhs.id], _CONFORMITY[rhs.id]),
                          lambda p: _without_prefactor(_ARGUMENTS[p]()) if p in _ARGUMENTS else None)

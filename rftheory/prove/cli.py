@@ -24,9 +24,12 @@ EXIT = {"proven": 0, "disproven": 1, "undecided": 3}
 EPILOG = """examples:
   rftheory prove "simrf.prf_mse[coupling=simplex] < simrf.prf_mse[coupling=orthogonal]" \\
       --over d=2..12 --link m=d --over v=0.1..2          simplex PRFs beat orthogonal ones (m = d)
+  rftheory prove "simrf.prf_mse[coupling=orthogonal] < simrf.prf_mse[coupling=iid]" \\
+      --over d=2..inf --link m=d --over 'v=(0,2]'        every d >= 2 and v in (0, 2]: a series argument
   rftheory prove "simrf.rff_mse[coupling=orthogonal] <= simrf.rff_mse[coupling=iid]" \\
       -p d=4 -p m=4 --over z=0.1..4                      disproven: a counterexample with both enclosures
-  rftheory prove "..." --over ... --certificate cert.json   write every box with its enclosures
+  rftheory prove "simrf.prf_gap > 0" --over d=2..4 --link m=d --over v=0.1..2 --certificate cert.json
+                                                        write every box with its enclosures and method
   rftheory prove --check cert.json                      re-verify a certificate (exit 0 valid, 1 rejected)
   rftheory prove --check cert.json --independent        the same with a second checker (mpmath intervals)
   rftheory prove --resume cert.json --budget 3600       continue an interrupted (or out-of-budget) search
@@ -36,7 +39,10 @@ EPILOG = """examples:
 
 A claim is LHS OP RHS, OP one of <, <=, >, >=; a side is ID[param=value,...] or a number. Integer
 ranges are enumerated, real ranges covered by boxes evaluated in ball arithmetic (python-flint/Arb:
-a ball containing the whole box as input) and bisected until each box is decided.
+a ball containing the whole box as input; one real interval: the Taylor form of LHS - RHS first) and
+bisected until each box is decided. An unbounded or half-open range (d=2..inf, 'v=(0,2]') is proven
+only by an argument covering every point (a series whose coefficients have one sign, decided exactly
+for every d); without one, its finite part is searched and the rest reported undecided.
 
 Ctrl-C or SIGTERM stops every worker at once and writes the boxes decided so far as a partial certificate
 (to --certificate FILE, else rftheory-prove-partial-PID.json); --resume FILE continues it.
@@ -90,6 +96,11 @@ def _as_json(proof, over: list[str]) -> dict[str, Any]:
                            "boxes": len(proof.records), "evaluations": proof.evaluations,
                            "seconds": round(proof.seconds, 3), "budget_exhausted": proof.budget_exhausted}
     sm = proof.smallest_margin()
+    methods: dict[str, int] = {}
+    for r in proof.records:
+        if r.decision == "holds":
+            methods[r.method] = methods.get(r.method, 0) + 1
+    out["methods"] = methods
     out["smallest_margin"] = None if sm is None else {"margin": exact_text(sm[0]), "margin_approx": float(sm[0]),
                                                       "box": _box_obj(sm[1].box)}
     ce = proof.counterexample
@@ -127,7 +138,10 @@ def _as_text(proof, limit: int = 20) -> str:
             scale = max(abs(r.lhs.hi), abs(r.rhs.hi), abs(r.lhs.lo), abs(r.rhs.lo))
             rel = f" (relative {_sci(m / scale, 3)})" if scale else ""
             lines.append(f"smallest margin: {side} >= {_sci(m)}{rel} on {r.box.text()}")
-            lines.append(f"  there lhs in {_enc_text(r.lhs)}, rhs in {_enc_text(r.rhs)}")
+            if r.method == "taylor":
+                lines.append(f"  there LHS - RHS in {_enc_text(r.lhs)} (its Taylor form over the box)")
+            else:
+                lines.append(f"  there lhs in {_enc_text(r.lhs)}, rhs in {_enc_text(r.rhs)}")
     elif proof.verdict == "disproven":
         ce = proof.counterexample
         lines.append(f"DISPROVEN: the claim fails at {ce.point.text()} (enclosures disjoint, {ce.prec} bits)")

@@ -247,7 +247,7 @@ def prove_extended(claim: Claim, over: list[Interval], fixed: dict[str, str], li
         arg = None
     elif arg is None:
         ext.why_no_argument = ("no series argument for this claim (they exist for simrf.prf_mse of two "
-                               "couplings with m = d, the conformities, and the angle family against orthogonal)")
+                               "couplings with m = d, simrf.prf_small_v of simplex, the conformities, and the angle family against orthogonal)")
     real_names = {r.name for r in reals}
     if arg is not None and real_names <= {"v", "cos_theta"} and all(r.name == "d" for r in ints):
         return _with_argument(ext, arg, ints, reals, fixed, links, budget, executor, workers)
@@ -310,7 +310,7 @@ def _with_argument(ext: Extended, arg: SeriesArgument, ints, reals, fixed, links
     if d_hi is None or d_hi >= arg.d_min:
         pieces.append((max(d_lo, arg.d_min), d_hi))
         ext.parts.append(f"series argument: d >= {max(d_lo, arg.d_min)}" + ("" if d_hi is None else f", d <= {d_hi}")
-                         + ", every v > 0")
+                         + (", every v > 0" if any(r.name == "v" for r in reals) else ""))
     if d_lo < arg.d_min:
         top = arg.d_min - 1 if d_hi is None else min(d_hi, arg.d_min - 1)
         box_over = [("d", Fraction(d_lo), Fraction(top))]

@@ -447,10 +447,14 @@ def difference_forms(problem, box, prec: int) -> tuple[arb, arb] | None:
     Returns
     -------
     tuple of flint.arb or None
+        None when a side has no jet definition, or a parameter is linked to the interval's (it would
+        move with it, and the series differentiate in one parameter only).
     """
     from .boxes import Box, ball_of
 
     (name, lo, hi), = box.reals
+    if any(other == name for _, other in problem.links):
+        return None  # a parameter linked to the interval moves with it: the jets differentiate in one name only
     mid = (lo + hi) / 2
     centre_box = Box(box.ints, ((name, mid, mid),))
     c = problem.claim
