@@ -49,3 +49,26 @@ def test_entries_are_unique_and_explained():
     assert len(set(names)) == len(names)
     assert all(e.defect for e in G.ENTRIES if not e.expect_pass)
     assert any(e.expect_pass for e in G.ENTRIES) and any(not e.expect_pass for e in G.ENTRIES)
+
+
+def test_gallery_command_prints_verdicts(tmp_path):
+    """`rftheory audit gallery`: one line per entry (samplers and feature maps), exit 0 when all are as recorded."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    cmd = [sys.executable, "-m", "rftheory", "audit", "gallery", "--only", "scipy-ortho-group-chi",
+           "sklearn-rbf-features-sigma1", "--n", "200"]
+    env = {"PYTHONPATH": str(root), "PATH": ""}
+    r = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path, env=env, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    lines = r.stdout.strip().splitlines()
+    assert lines[0].startswith("scipy-ortho-group-chi (scipy ") and "sampler): PASS" in lines[0]
+    assert "features): FAIL" in lines[1] and "σ ≈ 0.71" in lines[1]
+    r = subprocess.run(cmd + ["--json"], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=600)
+    data = json.loads(r.stdout)
+    assert [d["kind"] for d in data] == ["sampler", "features"] and data[1]["expected"] == "fail"
+    r = subprocess.run(cmd[:5] + ["nope"], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=600)
+    assert r.returncode == 2 and r.stderr.startswith("rftheory: error: parameter '--only'")

@@ -16,7 +16,7 @@ import traceback
 
 from ..core.errors import ParameterError
 
-__all__ = ["add_parser", "cmd_sampler", "add_decision_options", "decision_options"]
+__all__ = ["add_parser", "cmd_sampler", "cmd_gallery", "add_decision_options", "decision_options"]
 
 
 def cmd_sampler(args) -> int:
@@ -73,6 +73,45 @@ def _sampler_body(args) -> int:
     rep.target = args.spec
     print(json.dumps(rep.to_json(), indent=2) if args.json else rep.table())
     return 0 if rep.passed else 1
+
+
+def cmd_gallery(args) -> int:
+    """Run ``rftheory audit gallery``.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        ``only``, ``n``, ``seed``, ``json``.
+
+    Returns
+    -------
+    int
+        0 when every verdict is the recorded one, 1 otherwise.
+    """
+    from . import gallery as G
+    from .runtime import limit_threads
+
+    if args.only:
+        known = {e.name for e in G.ENTRIES}
+        bad = [x for x in args.only if x not in known]
+        if bad:
+            raise ParameterError("--only", f"no gallery entry {bad[0]!r}; entries: {', '.join(sorted(known))}")
+    _limiter = limit_threads(1)  # noqa: F841 - kept alive for the run
+    out, unexpected = [], 0
+    for res in G.results(only=args.only, seed=args.seed, n=args.n):
+        e, rep = res.entry, res.report
+        unexpected += not res.as_expected
+        if args.json:
+            out.append({"name": e.name, "package": e.package, "version": res.version, "kind": e.kind,
+                        "expected": "pass" if e.expect_pass else "fail", "defect": e.defect,
+                        "seconds": round(res.seconds, 2), "report": None if rep is None else rep.to_json()})
+            continue
+        verdict = "not run (not installed)" if rep is None else rep.verdict()
+        flag = "" if res.as_expected else "  <-- UNEXPECTED"
+        print(f"{e.name} ({e.package} {res.version}, {e.kind}): {verdict}{flag}", flush=True)
+    if args.json:
+        print(json.dumps(out, indent=2))
+    return 0 if unexpected == 0 else 1
 
 
 def add_decision_options(q) -> None:
@@ -191,3 +230,11 @@ def add_parser(subparsers) -> None:
     from .features_cli import add_features_parser
 
     add_features_parser(sub)
+    g = sub.add_parser("gallery", help="audit the real libraries of the gallery that are installed (samplers and "
+                       "feature maps) and print their verdicts",
+                       description="Exit 0: every verdict is the one the gallery records; 1: one differs.")
+    g.add_argument("--only", nargs="+", metavar="NAME", default=None, help="entries to run (default all)")
+    g.add_argument("--n", type=int, default=None, help="calls (replicates) per check group (default the audit's)")
+    g.add_argument("--seed", type=int, default=0, help="seed of the audits (default 0)")
+    g.add_argument("--json", action="store_true", help="print the results as JSON")
+    g.set_defaults(func=cmd_gallery)
