@@ -70,5 +70,5 @@ def test_gallery_command_prints_verdicts(tmp_path):
     r = subprocess.run(cmd + ["--json"], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=600)
     data = json.loads(r.stdout)
     assert [d["kind"] for d in data] == ["sampler", "features"] and data[1]["expected"] == "fail"
-    r = subprocess.run(cmd[:5] + ["nope"], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=600)
+    r = subprocess.run(cmd[:6] + ["nope"], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=600)
     assert r.returncode == 2 and r.stderr.startswith("rftheory: error: parameter '--only'")
