@@ -59,16 +59,19 @@ def test_gallery_command_prints_verdicts(tmp_path):
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]
-    cmd = [sys.executable, "-m", "rftheory", "audit", "gallery", "--only", "scipy-ortho-group-chi",
-           "sklearn-rbf-features-sigma1", "--n", "200"]
+    base = [sys.executable, "-m", "rftheory", "audit", "gallery", "--n", "200", "--only"]
     env = {"PYTHONPATH": str(root), "PATH": ""}
-    r = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path, env=env, timeout=600)
+
+    def run(*args):
+        return subprocess.run(base + list(args), capture_output=True, text=True, cwd=tmp_path, env=env, timeout=600)
+
+    r = run("sklearn-rbf-features-sigma1")
     assert r.returncode == 0, r.stdout + r.stderr
-    lines = r.stdout.strip().splitlines()
-    assert lines[0].startswith("scipy-ortho-group-chi (scipy ") and "sampler): PASS" in lines[0]
-    assert "features): FAIL" in lines[1] and "σ ≈ 0.71" in lines[1]
-    r = subprocess.run(cmd + ["--json"], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=600)
+    line = r.stdout.strip()
+    assert line.startswith("sklearn-rbf-features-sigma1 (scikit-learn ") and "features): FAIL" in line
+    assert "σ ≈ 0.71" in line
+    r = run("scipy-multivariate-t-matern", "--json")
     data = json.loads(r.stdout)
-    assert [d["kind"] for d in data] == ["sampler", "features"] and data[1]["expected"] == "fail"
-    r = subprocess.run(cmd[:6] + ["nope"], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=600)
+    assert r.returncode == 0 and [d["kind"] for d in data] == ["sampler"] and data[0]["report"]["passed"]
+    r = run("nope")
     assert r.returncode == 2 and r.stderr.startswith("rftheory: error: parameter '--only'")

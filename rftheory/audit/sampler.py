@@ -194,8 +194,8 @@ def sampler(f, d, m, *, estimator="both", n=None, seed=0, law="gaussian", progre
         law = "spherical"
     alpha, power = check_rates(alpha, power)
     budget = 600.0 if budget is None else budget
-    if isinstance(budget, bool) or not isinstance(budget, (int, float)) or not budget > 0 or math.isnan(budget):
-        raise ParameterError("budget", f"must be a positive number of seconds, got {budget!r}")
+    if isinstance(budget, bool) or not isinstance(budget, (int, float)) or not 0 < budget < math.inf:
+        raise ParameterError("budget", f"must be a positive finite number of seconds, got {budget!r}")
     s = settings(f, d, m, estimator=estimator, n=n, seed=seed, law=law)
     k = count(s.d, s.m, s.estimators, s.law, matern=nu is not None)
     z_thr = threshold(k, alpha) if z_bound is None else float(z_bound)
