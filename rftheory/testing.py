@@ -586,7 +586,8 @@ def parametrize_audit(f, d: int, m: int, *, expected_failures=None, tags=None, *
             cache["report"] = sampler(f, d, m, **kwargs)
         return cache["report"]
 
-    params, seen = [], {}
+    params = []
+    seen: dict[str, int] = {}
     for i, name in enumerate(names):
         marks = []
         reason = expected.get(name, expected.get(name.split(" @ ")[0]))

@@ -15,8 +15,9 @@ import sys
 import traceback
 
 from ..core.errors import ParameterError
+from .options import add_decision_options, decision_options
 
-__all__ = ["add_parser", "cmd_sampler", "cmd_gallery", "add_decision_options", "decision_options"]
+__all__ = ["add_parser", "cmd_sampler", "cmd_gallery"]
 
 
 def cmd_sampler(args) -> int:
@@ -112,46 +113,6 @@ def cmd_gallery(args) -> int:
     if args.json:
         print(json.dumps(out, indent=2))
     return 0 if unexpected == 0 else 1
-
-
-def add_decision_options(q) -> None:
-    """``--alpha``, ``--power`` and ``--strict`` (shared by ``audit sampler`` and ``audit features``).
-
-    Parameters
-    ----------
-    q : argparse.ArgumentParser
-    """
-    q.add_argument("--alpha", type=float, default=1e-6,
-                   help="family-wise false-failure probability of the audit (default 1e-6)")
-    q.add_argument("--power", type=float, default=0.99,
-                   help="the power at which each row states the effect it detects (default 0.99)")
-    q.add_argument("--strict", action="store_true",
-                   help="untestable rows (the audit cannot decide them at this dtype or budget) fail the audit")
-
-
-def decision_options(args) -> dict:
-    """The keyword arguments of the audit from ``--alpha``, ``--power``, ``--strict`` (checked, named).
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-
-    Returns
-    -------
-    dict
-        ``alpha``, ``power``, ``strict``.
-
-    Raises
-    ------
-    ParameterError
-        Naming ``--alpha`` or ``--power``.
-    """
-    import math
-
-    for name, v in (("--alpha", args.alpha), ("--power", args.power)):
-        if not (math.isfinite(v) and 0 < v < 1):
-            raise ParameterError(name, f"must be a number in (0, 1), got {v!r}")
-    return {"alpha": args.alpha, "power": args.power, "strict": bool(args.strict)}
 
 
 def _budget(args) -> float | None:

@@ -397,8 +397,8 @@ def checks(W: np.ndarray, law: str, z_thr: float, eps: float = EPS64, nd_more=No
         rows.append(z_row("directions: E (u.w/|w|)^4 = 3/(d(d+2))", name, (t**4).mean(axis=1), e4, z_thr,
                           _rel(e4), "mean"))
     if law == "gaussian":
-        r = norm_direction_reps(W)
-        rows.append(norm_direction_row(r if nd_more is None else np.concatenate([r, nd_more]), d, z_thr))
+        nd = norm_direction_reps(W)
+        rows.append(norm_direction_row(nd if nd_more is None else np.concatenate([nd, nd_more]), d, z_thr))
     s = np.sign(W)
     # the null variance of a sign is P(W != 0): the standard error under symmetry
     rows.append(_positions("signs: P(W_ij > 0) = 1/2", s.mean(axis=0) / 2,
