@@ -49,3 +49,29 @@ def test_entries_are_unique_and_explained():
     assert len(set(names)) == len(names)
     assert all(e.defect for e in G.ENTRIES if not e.expect_pass)
     assert any(e.expect_pass for e in G.ENTRIES) and any(not e.expect_pass for e in G.ENTRIES)
+
+
+def test_gallery_command_prints_verdicts(tmp_path):
+    """`rftheory audit gallery`: one line per entry (samplers and feature maps), exit 0 when all are as recorded."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    base = [sys.executable, "-m", "rftheory", "audit", "gallery", "--n", "200", "--only"]
+    env = {"PYTHONPATH": str(root), "PATH": ""}
+
+    def run(*args):
+        return subprocess.run(base + list(args), capture_output=True, text=True, cwd=tmp_path, env=env, timeout=600)
+
+    r = run("sklearn-rbf-features-sigma1")
+    assert r.returncode == 0, r.stdout + r.stderr
+    line = r.stdout.strip()
+    assert line.startswith("sklearn-rbf-features-sigma1 (scikit-learn ") and "features): FAIL" in line
+    assert "σ ≈ 0.71" in line
+    r = run("scipy-multivariate-t-matern", "--json")
+    data = json.loads(r.stdout)
+    assert r.returncode == 0 and [d["kind"] for d in data] == ["sampler"] and data[0]["report"]["passed"]
+    r = run("nope")
+    assert r.returncode == 2 and r.stderr.startswith("rftheory: error: parameter '--only'")

@@ -130,3 +130,19 @@ def test_cli_json_says_untestable(tmp_path):
     strict = subprocess.run(cmd + ["--strict"], capture_output=True, text=True, cwd=ROOT,
                             env={"PYTHONPATH": str(ROOT), "PATH": ""})
     assert strict.returncode == 1
+
+
+def test_sampler_json_has_version_numbers_and_status():
+    from rftheory import __version__
+
+    rep = sampler(orthogonal, 4, 4, n=200, estimator="rff")
+    data = json.loads(json.dumps(rep.to_json(), allow_nan=False))  # strict JSON: no NaN or Infinity
+    assert data["version"] == __version__ and data["power"] == 0.99 and data["alpha"] == 1e-6
+    rows = data["rows"]
+    assert {r["status"] for r in rows} == {"pass"}
+    z = [r for r in rows if r["check"].startswith("directions: E u.w/|w| = 0")]
+    assert z and all(isinstance(r[k], float) for r in z for k in ("statistic", "p_value", "effect", "mde", "sd"))
+    assert all(isinstance(r["mde_text"], str) for r in rows)
+    assert all(0.0 <= r["p_value"] <= 1.0 for r in rows if r["p_value"] is not None)
+    exact = [r for r in rows if r["check"].startswith("repeat: same seed")]
+    assert exact[0]["mde"] is None and exact[0]["p_value"] is None

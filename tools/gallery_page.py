@@ -15,7 +15,6 @@ import argparse
 import inspect
 import platform
 import sys
-import time
 from importlib import metadata
 from pathlib import Path
 
@@ -63,28 +62,26 @@ def main() -> int:
     ap.add_argument("--out", default=str(ROOT / "docs" / "guides" / "gallery.md"))
     args = ap.parse_args()
     _limiter = limit_threads(1)  # noqa: F841 - kept alive for the run
-    entries = [e for e in G.ENTRIES if args.only is None or e.name in args.only]
     results, mismatches = [], 0
-    for e in entries:
-        if not G.installed(e):
-            results.append((e, None, 0.0))
+    for res in G.results(only=args.only, seed=args.seed, n=args.n):  # what `rftheory audit gallery` runs
+        e, rep = res.entry, res.report
+        results.append((e, rep, res.seconds))
+        if rep is None:
             print(f"{e.name}: {e.package} not installed", flush=True)
             continue
-        t = time.monotonic()
-        rep = G.run(e, seed=args.seed, n=args.n)
-        secs = time.monotonic() - t
-        results.append((e, rep, secs))
-        ok = rep.passed == e.expect_pass
-        mismatches += not ok
-        print(f"{e.name}: {secs:.1f}s {rep.verdict()[:160]}{'' if ok else '  <-- UNEXPECTED'}", flush=True)
+        mismatches += not res.as_expected
+        print(f"{e.name}: {res.seconds:.1f}s {rep.verdict()[:160]}{'' if res.as_expected else '  <-- UNEXPECTED'}",
+              flush=True)
 
     pkgs = sorted({e.package for e in G.ENTRIES} | {"numpy", "torch"})
     lines = [
         "# Gallery: real libraries under the audit",
         "",
-        "Each library below is audited as it is published, through an adapter of a few lines that calls the",
-        "installed package and returns its frequency vectors as rows (`f(d, m, rng)`, see",
-        "{doc}`audit`). Libraries that draw from a global random state are seeded from the audit's",
+        "Each library below is audited as it is published: a sampler through an adapter of a few lines that",
+        "calls the installed package and returns its frequency vectors as rows (`f(d, m, rng)`, see",
+        "{doc}`audit`), a feature map as the library's transformer itself (`rftheory audit features`).",
+        "`rftheory audit gallery` runs the same entries and prints their verdicts. Libraries that draw from a",
+        "global random state are seeded from the audit's",
         "Generator on every call. The adapters live in `rftheory.audit.gallery`; `tests/test_audit_gallery.py`",
         "runs each one whose library is installed. The defect sentences were read from each library's source.",
         "",
@@ -105,7 +102,9 @@ def main() -> int:
         "| --- | --- | --- | --- | --- | --- |",
     ]
     for e, rep, secs in results:
-        how = ", ".join(f"{k}={v}" for k, v in e.audit.items()) or "gaussian"
+        how = ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in e.audit.items()) or "gaussian"
+        if e.kind == "features":
+            how = f"features, {how}, d={e.d}, m={e.m}"
         if rep is None:
             lines.append(f"| {e.package} | `{e.adapter.__name__}` | {how} | not run (not installed) | | "
                          f"{e.defect} |")

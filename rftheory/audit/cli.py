@@ -15,8 +15,9 @@ import sys
 import traceback
 
 from ..core.errors import ParameterError
+from .options import add_decision_options, decision_options
 
-__all__ = ["add_parser", "cmd_sampler", "add_decision_options", "decision_options"]
+__all__ = ["add_parser", "cmd_sampler", "cmd_gallery"]
 
 
 def cmd_sampler(args) -> int:
@@ -75,44 +76,43 @@ def _sampler_body(args) -> int:
     return 0 if rep.passed else 1
 
 
-def add_decision_options(q) -> None:
-    """``--alpha``, ``--power`` and ``--strict`` (shared by ``audit sampler`` and ``audit features``).
-
-    Parameters
-    ----------
-    q : argparse.ArgumentParser
-    """
-    q.add_argument("--alpha", type=float, default=1e-6,
-                   help="family-wise false-failure probability of the audit (default 1e-6)")
-    q.add_argument("--power", type=float, default=0.99,
-                   help="the power at which each row states the effect it detects (default 0.99)")
-    q.add_argument("--strict", action="store_true",
-                   help="untestable rows (the audit cannot decide them at this dtype or budget) fail the audit")
-
-
-def decision_options(args) -> dict:
-    """The keyword arguments of the audit from ``--alpha``, ``--power``, ``--strict`` (checked, named).
+def cmd_gallery(args) -> int:
+    """Run ``rftheory audit gallery``.
 
     Parameters
     ----------
     args : argparse.Namespace
+        ``only``, ``n``, ``seed``, ``json``.
 
     Returns
     -------
-    dict
-        ``alpha``, ``power``, ``strict``.
-
-    Raises
-    ------
-    ParameterError
-        Naming ``--alpha`` or ``--power``.
+    int
+        0 when every verdict is the recorded one, 1 otherwise.
     """
-    import math
+    from . import gallery as G
+    from .runtime import limit_threads
 
-    for name, v in (("--alpha", args.alpha), ("--power", args.power)):
-        if not (math.isfinite(v) and 0 < v < 1):
-            raise ParameterError(name, f"must be a number in (0, 1), got {v!r}")
-    return {"alpha": args.alpha, "power": args.power, "strict": bool(args.strict)}
+    if args.only:
+        known = {e.name for e in G.ENTRIES}
+        bad = [x for x in args.only if x not in known]
+        if bad:
+            raise ParameterError("--only", f"no gallery entry {bad[0]!r}; entries: {', '.join(sorted(known))}")
+    _limiter = limit_threads(1)  # noqa: F841 - kept alive for the run
+    out, unexpected = [], 0
+    for res in G.results(only=args.only, seed=args.seed, n=args.n):
+        e, rep = res.entry, res.report
+        unexpected += not res.as_expected
+        if args.json:
+            out.append({"name": e.name, "package": e.package, "version": res.version, "kind": e.kind,
+                        "expected": "pass" if e.expect_pass else "fail", "defect": e.defect,
+                        "seconds": round(res.seconds, 2), "report": None if rep is None else rep.to_json()})
+            continue
+        verdict = "not run (not installed)" if rep is None else rep.verdict()
+        flag = "" if res.as_expected else "  <-- UNEXPECTED"
+        print(f"{e.name} ({e.package} {res.version}, {e.kind}): {verdict}{flag}", flush=True)
+    if args.json:
+        print(json.dumps(out, indent=2))
+    return 0 if unexpected == 0 else 1
 
 
 def _budget(args) -> float | None:
@@ -191,3 +191,11 @@ def add_parser(subparsers) -> None:
     from .features_cli import add_features_parser
 
     add_features_parser(sub)
+    g = sub.add_parser("gallery", help="audit the real libraries of the gallery that are installed (samplers and "
+                       "feature maps) and print their verdicts",
+                       description="Exit 0: every verdict is the one the gallery records; 1: one differs.")
+    g.add_argument("--only", nargs="+", metavar="NAME", default=None, help="entries to run (default all)")
+    g.add_argument("--n", type=int, default=None, help="calls (replicates) per check group (default the audit's)")
+    g.add_argument("--seed", type=int, default=0, help="seed of the audits (default 0)")
+    g.add_argument("--json", action="store_true", help="print the results as JSON")
+    g.set_defaults(func=cmd_gallery)

@@ -295,7 +295,7 @@ def _features(target, kernel, sigma, nu, lengthscale, d, m, n, seed, k, pairs, a
 
     settings = {"kernel": kernel, **({"sigma": float(sigma)} if kernel == "gaussian" else {}),
                 # nu: kernel_function above refused a matern kernel without a real nu
-                **({"nu": float(nu), "lengthscale": float(lengthscale)} if kernel == "matern" else {}),  # type: ignore[arg-type]
+                **({"nu": float(nu), "lengthscale": float(lengthscale)} if kernel == "matern" else {}),
                 "d": d, "m": m, "n": n, "seed": seed, "target_form": tgt.kind, "features": emb.F,
                 "embedding": emb.name}
     with_mse = kernel not in ("given", "matern") and emb.name != "unrecognized"

@@ -22,9 +22,9 @@ import sys
 import traceback
 
 from ..core.errors import ParameterError, RFTheoryError
-from .cli import add_decision_options, decision_options
 from .features import KERNELS, features
 from .geometry import Pair, sweep
+from .options import add_decision_options, decision_options
 from .runtime import add_runtime_options, check_timeout, limit_threads, supervised, with_timeout
 from .spec import load
 

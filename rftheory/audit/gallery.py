@@ -1,4 +1,4 @@
-"""A gallery of real random-feature libraries under the audit, each through a small adapter.
+"""A gallery of real random-feature libraries under the audit: samplers and feature maps.
 
 Every entry names a library as published on PyPI, an *adapter* ``f(d, m, rng)``
 that calls the installed library unmodified and returns its frequency vectors
@@ -9,9 +9,14 @@ global random state (torch, numpy's legacy ``np.random``, scipy without
 ``random_state``) are seeded from the audit's Generator on every call, so the
 audit's "same seed reproduces" check holds and every run is reproducible.
 
-``tools/gallery_page.py`` runs the entries whose library is installed and
-writes ``docs/guides/gallery.md``; ``tests/test_audit_gallery.py`` runs each
-entry whose library is installed (the others are skipped).
+A *feature-map* entry (``kind="features"``) names the library's transformer
+itself (no adapter) and the kernel it estimates; it gets
+:func:`rftheory.audit.features`.
+
+``rftheory audit gallery`` (:func:`results`) runs the entries whose library is
+installed and prints their verdicts; ``tools/gallery_page.py`` writes
+``docs/guides/gallery.md`` from the same results; ``tests/test_audit_gallery.py``
+runs each entry whose library is installed (the others are skipped).
 
 Examples
 --------
@@ -30,7 +35,7 @@ import numpy as np
 
 from .report import AuditReport
 
-__all__ = ["Entry", "ENTRIES", "installed", "run", "by_name"]
+__all__ = ["Entry", "ENTRIES", "installed", "run", "by_name", "Result", "results"]
 
 
 def _torch_seed(rng: np.random.Generator) -> None:
@@ -148,7 +153,9 @@ class Entry:
     module : str
         The import name whose presence makes the entry runnable.
     adapter : callable
-        ``f(d, m, rng)``: calls the library, returns frequency vectors as rows.
+        ``f(d, m, rng)``: calls the library, returns frequency vectors as rows;
+        for a feature map, a function of no argument returning the library's
+        transformer class (imported only when the entry runs).
     expect_pass : bool
         The verdict the audit reaches on it.
     defect : str
@@ -157,9 +164,13 @@ class Entry:
         The start of the check expected among the failures (empty: any).
     audit : dict
         Keyword arguments of :func:`rftheory.audit.sampler` besides ``d, m``
-        (``law``, ``nu``, ``estimator``).
+        (``law``, ``nu``, ``estimator``), or of :func:`rftheory.audit.features`
+        (``kernel``, ``sigma`` ...).
     d, m : int
         Dimension and rows per call of the gallery's audit.
+    kind : {"sampler", "features"}
+        The audit: a sampler adapter, or a feature map (``adapter`` is the
+        library's transformer class).
     """
 
     name: str
@@ -172,6 +183,13 @@ class Entry:
     audit: dict[str, Any] = field(default_factory=dict)
     d: int = 16
     m: int = 16
+    kind: str = "sampler"
+
+
+def _sklearn_rbf_sampler():
+    from sklearn.kernel_approximation import RBFSampler
+
+    return RBFSampler
 
 
 ENTRIES: tuple[Entry, ...] = (
@@ -201,6 +219,13 @@ ENTRIES: tuple[Entry, ...] = (
     Entry("sklearn-rbf-sampler", "scikit-learn", "sklearn", sklearn_rbf, True, audit={"estimator": "rff"}),
     Entry("scipy-ortho-group-chi", "scipy", "scipy", scipy_ortho_chi, True),
     Entry("scipy-multivariate-t-matern", "scipy", "scipy", scipy_matern_t, True, audit={"nu": 2.5}),
+    # feature maps: the transformer as published, audited against the kernel it estimates
+    Entry("sklearn-rbf-features", "scikit-learn", "sklearn", _sklearn_rbf_sampler, True,
+          audit={"kernel": "gaussian", "sigma": 0.5**0.5}, d=4, m=64, kind="features"),
+    Entry("sklearn-rbf-features-sigma1", "scikit-learn", "sklearn", _sklearn_rbf_sampler, False,
+          "audited at sigma = 1 (a common reading of its default): RBFSampler's default gamma = 1 is "
+          "sigma = 1/sqrt(2); the audit names the bandwidth its features approximate.",
+          "unbiased", {"kernel": "gaussian", "sigma": 1.0}, d=4, m=64, kind="features"),
 )
 
 
@@ -250,6 +275,69 @@ def run(entry: Entry, *, seed: int = 0, n: int | None = None, d: int | None = No
     -------
     AuditReport
     """
+    if entry.kind == "features":
+        from .features import features
+
+        return features(entry.adapter(), d=d or entry.d, m=m or entry.m, seed=seed, n=n, **entry.audit)
     from .sampler import sampler
 
     return sampler(entry.adapter, d or entry.d, m or entry.m, seed=seed, n=n, **entry.audit)
+
+
+@dataclass(frozen=True)
+class Result:
+    """One entry's outcome in :func:`results`.
+
+    Parameters
+    ----------
+    entry : Entry
+    version : str
+        The installed version of its package (``"not installed"``).
+    report : AuditReport or None
+        ``None`` when the library is not installed.
+    seconds : float
+        Wall-clock time of the audit.
+    """
+
+    entry: Entry
+    version: str
+    report: AuditReport | None
+    seconds: float
+
+    @property
+    def as_expected(self) -> bool:
+        """The verdict is the one the entry records (True when not run)."""
+        return self.report is None or self.report.passed == self.entry.expect_pass
+
+
+def results(*, only=None, seed: int = 0, n: int | None = None):
+    """Run the gallery: one :class:`Result` per entry, in order (a generator, for progress).
+
+    Parameters
+    ----------
+    only : sequence of str, optional
+        Entry names to run (default all).
+    seed : int
+    n : int, optional
+        Calls (sampler) or replicates (features) per check group.
+
+    Yields
+    ------
+    Result
+    """
+    import time
+    from importlib import metadata
+
+    for e in ENTRIES:
+        if only is not None and e.name not in only:
+            continue
+        try:
+            version = metadata.version(e.package)
+        except metadata.PackageNotFoundError:
+            version = "not installed"
+        if not installed(e):
+            yield Result(e, version, None, 0.0)
+            continue
+        t = time.monotonic()
+        rep = run(e, seed=seed, n=n)
+        yield Result(e, version, rep, time.monotonic() - t)

@@ -194,8 +194,8 @@ def sampler(f, d, m, *, estimator="both", n=None, seed=0, law="gaussian", progre
         law = "spherical"
     alpha, power = check_rates(alpha, power)
     budget = 600.0 if budget is None else budget
-    if isinstance(budget, bool) or not isinstance(budget, (int, float)) or not budget > 0 or math.isnan(budget):
-        raise ParameterError("budget", f"must be a positive number of seconds, got {budget!r}")
+    if isinstance(budget, bool) or not isinstance(budget, (int, float)) or not 0 < budget < math.inf:
+        raise ParameterError("budget", f"must be a positive finite number of seconds, got {budget!r}")
     s = settings(f, d, m, estimator=estimator, n=n, seed=seed, law=law)
     k = count(s.d, s.m, s.estimators, s.law, matern=nu is not None)
     z_thr = threshold(k, alpha) if z_bound is None else float(z_bound)
@@ -228,7 +228,12 @@ def _key(r) -> tuple[str, str]:
 def _group_marginal(f, s, ss_marg, ss_rep, z_thr, tick, matern, W_eps=None):
     """Rows from one stack of successive calls (marginals, Matérn, coupling, repeated calls), and its diagnoses."""
     W, eps = W_eps or draw_eps(f, s, np.random.default_rng(ss_marg), progress=lambda: tick("marginals"))
-    rows = _marginals.checks(W, s.law, z_thr, eps)
+    more = None
+    if s.law == "gaussian" and _marginals.nd_calls(s.n, s.d) > s.n:  # the norm–direction check's extra calls
+        rng = np.random.default_rng(ss_marg.spawn(1)[0])
+        more = np.concatenate([_marginals.norm_direction_reps(draw(f, replace(s, n=c), rng))
+                               for c in _chunks(_marginals.nd_calls(s.n, s.d) - s.n, s.n)])
+    rows = _marginals.checks(W, s.law, z_thr, eps, more)
     if matern is not None:
         rows += _matern.checks(W, matern[0], matern[1], z_thr)
     coupling, crows = _coupling.checks(W, z_thr, eps)
@@ -299,6 +304,11 @@ def _audit(f, s, k: int, z_thr: float, z_bound, tick, matern, sequential: bool =
     _name_the_bug(rows, found)
     alpha = alpha if z_bound is None else min(1.0, 2 * k * _normal_sf(z_thr))
     return AuditReport(_name(f), "sampler", settings_out, alpha, rows, coupling)
+
+
+def _chunks(total: int, size: int) -> list[int]:
+    """``total`` calls in chunks of at most ``size`` (the memory of one check group)."""
+    return [min(size, total - i) for i in range(0, total, size)]
 
 
 def _name_the_bug(rows: list[Row], found: list[str]) -> None:

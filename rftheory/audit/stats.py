@@ -118,6 +118,10 @@ def stated_power(power: float):
     power : float
         In ``(0, 1)``.
 
+    Yields
+    ------
+    None
+
     Examples
     --------
     >>> with stated_power(0.5):
