@@ -11,7 +11,7 @@ import json
 import numpy as np
 import pytest
 
-from rftheory.attention import coupled_sums
+from rftheory.attention import coupled_sums, estimate
 from rftheory.attention.data import make_head
 from rftheory.attention.estimate import DEFAULT_TRIPLES, parse_mechanism, predict
 from rftheory.cli.commands import main
@@ -32,6 +32,7 @@ def test_beyond_the_cap_the_sums_are_sampled_and_agree_with_the_exact_ones(monke
     exact = predict(head, mech, [m])[0]
     assert exact.sampled_triples is None and exact.normaliser_rel_mse > 0
     monkeypatch.setattr(coupled_sums, "MAX_TRIPLES", 10)
+    monkeypatch.setattr(estimate, "MAX_BLOCK_SUMS", 10)  # beyond the blocks' cap too: sampled triples
     sampled = predict(head, mech, [m], seed=3)[0]
     assert sampled.sampled_triples == DEFAULT_TRIPLES
     z = (sampled.normaliser_rel_mse - exact.normaliser_rel_mse) / sampled.normaliser_se
@@ -50,6 +51,7 @@ def test_the_cli_says_the_sums_were_sampled(monkeypatch, tmp_path, capsys):
     for name, arr in (("q", head.X), ("k", head.Y), ("v", head.V)):
         np.save(tmp_path / f"{name}.npy", arr)
     monkeypatch.setattr(coupled_sums, "MAX_TRIPLES", 10)
+    monkeypatch.setattr(estimate, "MAX_BLOCK_SUMS", 10)  # beyond the blocks' cap too: sampled triples
     assert main(["attention", "--q", str(tmp_path / "q.npy"), "--k", str(tmp_path / "k.npy"), "--v",
                  str(tmp_path / "v.npy"), "--mechanism", "favor+:orthogonal", "--m", "16"]) == 0
     err = capsys.readouterr().err

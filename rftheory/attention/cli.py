@@ -29,11 +29,14 @@ EPILOG = """examples:
 
 definitions: A_ij = exp(S q_i.k_j) (S = 1/sqrt(d) unless --scale), D = A1, O = diag(D)^-1 A V; features of
 sqrt(S) q and sqrt(S) k; attention_mse = E||A^ - A||_F^2, normaliser_rel_mse = sum_i E(D^_i - D_i)^2/D_i^2
-(both exact), output_mse = E||O^ - O||_F^2 to leading order c1/m (delta method); for iid features the next
-term c2/m^2 (next_order_term, from the third moments) is shown, and the leading order is flagged where
-next_over_leading = |c2|/(m c1) > 0.1: compare with --mc. For orthogonal/simplex FAVOR+ next_order_bound
-bounds |c2|/m^2 (the three-coupled-feature moment by Hoelder; conservative) and next_over_leading is that
-bound over the leading order (heads up to L*L_k^4 = 2e8)."""
+(both exact). The output error E||O^ - O||_F^2 has no closed form: leading_order is its delta-method leading
+term c1/m, trusted where the next term is small (next/lead = |c2|/(m c1) <= 0.1; for orthogonal/simplex
+FAVOR+ a bound on it). output_mse is the number to read, and basis says what it is: "leading" (trusted),
+"MC" (untrusted leading order: Monte Carlo of the real estimator, +- its standard error, within --mc-time),
+"capped" (no Monte Carlo in the budget: the leading order capped by the exact bound sum_i max_j ||v_j - o_i||^2
+of positive features, whose output is a convex combination of the values), "lead,untrusted" (below that
+bound, not checked), "exact" (equal values or one key: O^ = O) or "none". --target says on which of these its
+m rests, or that it cannot answer. Sums beyond float64 are refused with the largest safe --scale."""
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -301,6 +304,10 @@ def _warnings(rows: list[dict], default_pairs: bool) -> list[str]:
         if default_pairs and r.get("sampled_triples"):
             out.append(f"{name}: L*L_k^2 exceeds the exact sums' cap: normaliser_rel_mse and the leading order are "
                        f"estimated from {r['sampled_triples']} sampled (i, j, l) triples (--pairs N to choose)")
+        if r.get("coupled_blocks"):
+            out.append(f"{name}: L*L_k^2 exceeds the exact series' cap: the coupled-pair part of normaliser_rel_mse and "
+                       f"of the leading order is estimated from {r['coupled_blocks']} drawn blocks (the iid part "
+                       "exact; standard errors in lead_se)")
         if r.get("overflow_normaliser_exceeds"):
             out.append(f"{name}: max_i D_i exceeds the range of {r['overflow_format']}: the normaliser overflows "
                        "unless the implementation rescales")
@@ -341,7 +348,7 @@ def _default_columns(rows: list[dict]) -> list[str]:
     """The columns shown without ``--columns``: the headline first, then what it rests on (<= 120 characters)."""
     cols = ["mechanism", "m", "output_mse", "output_se", "basis", "output_rel", "leading", "next_over_leading",
             "attention_mse", "normaliser"]
-    if any(r.get("sampled_triples") for r in rows):
+    if any(r.get("sampled_triples") or r.get("coupled_blocks") for r in rows):
         cols.insert(cols.index("leading") + 1, "leading_se")
     if any("overflow_format" in r for r in rows):
         cols.append("overflow")

@@ -148,6 +148,9 @@ class AttentionError:
         Number of sampled triples (``None``: exact sums).
     overflow : OverflowRisk or None
         Overflow risk in a reduced-precision format (``--overflow``).
+    coupled_blocks : int or None
+        Orthogonal/simplex FAVOR+ beyond the exact series' cap: the number of coupled blocks whose draws
+        estimate the coupled-pair sums (:mod:`rftheory.attention.coupled_blocks`; the iid sums exact).
     """
 
     mechanism: str
@@ -168,6 +171,7 @@ class AttentionError:
     sampled_triples: int | None = None
     overflow: Any = None
     next_order_bound: float | None = None
+    coupled_blocks: int | None = None
 
     @property
     def leading_order_trusted(self) -> bool | None:
@@ -198,7 +202,7 @@ class AttentionError:
                 "output_mse_second_order": self.output_mse_second_order,
                 "leading_order_trusted": self.leading_order_trusted,
                 "normaliser_rel_mse_se": self.normaliser_se, "output_mse_se": self.output_se,
-                "sampled_triples": self.sampled_triples,
+                "sampled_triples": self.sampled_triples, "coupled_blocks": self.coupled_blocks,
                 **({} if self.overflow is None else {
                     "overflow_format": self.overflow.format, "overflow_feature_bound": self.overflow.feature_bound,
                     "overflow_normaliser_exceeds": self.overflow.normaliser_exceeds}),
@@ -336,15 +340,29 @@ class _Prepared:
     rel_err: float
     onorm2: float | None
     cnext: Any
+    blocks: Any = None
+
+
+#: coupled FAVOR+ beyond the exact series' cap: the iid sums exact and the coupled pairs from blocks up to this
+#: L·L_k² (the iid sums are matrix products: ~2 s at L = L_k = 1024), sampled triples beyond
+MAX_BLOCK_SUMS = 4_000_000_000
+
+
+def _use_blocks(head: Head, mech: Mechanism, pairs: int | None) -> bool:
+    """Whether the coupled pairs of orthogonal/simplex FAVOR+ come from blocks (:mod:`.coupled_blocks`)."""
+    if pairs or mech.iid or mech.family != "favor+" or head.d < 2:
+        return False
+    from .coupled_sums import MAX_TRIPLES
+
+    n3 = head.X.shape[0] * head.Y.shape[0] ** 2
+    return MAX_TRIPLES < n3 <= MAX_BLOCK_SUMS
 
 
 def _sampled_triples(head: Head, mech: Mechanism, pairs: int | None) -> tuple[int | None, bool]:
-    """The number of sampled triples (coupled FAVOR+ beyond the exact sums' cap samples by default) and
+    """The number of sampled triples (coupled FAVOR+ beyond the blocks' cap samples by default) and
     whether the coupled pairs are sampled."""
     if not pairs and not mech.iid and mech.family == "favor+" and head.d >= 2:
-        from .coupled_sums import MAX_TRIPLES
-
-        if head.X.shape[0] * head.Y.shape[0] ** 2 > MAX_TRIPLES:
+        if head.X.shape[0] * head.Y.shape[0] ** 2 > MAX_BLOCK_SUMS:
             # beyond the exact sums' cost cap the sums are sampled (rows carry their standard errors)
             pairs = DEFAULT_TRIPLES
     coupled_sampled = bool(pairs) and not mech.iid and mech.family == "favor+"
@@ -357,6 +375,18 @@ def _sampled_triples(head: Head, mech: Mechanism, pairs: int | None) -> tuple[in
 def _prepare(head: Head, mech: Mechanism, pairs: int | None, seed: int, scheduler: str | None,
              next_order: bool) -> _Prepared:
     """The sums over queries of one mechanism (sampled, exact by query blocks, or left to the coupled rows)."""
+    blocks = None
+    if _use_blocks(head, mech, pairs):
+        from .coupled_blocks import coupled_blocks
+        from .moments import cov_terms as _iid_terms
+        from .sums import query_sums
+
+        check_range(head, mech)
+        iid = query_sums(head, _iid_terms(head, "favor+"))
+        iid_out = None if iid.output is None else float(math.fsum(iid.output))
+        cb = coupled_blocks(head, mech.coupling, np.random.default_rng(np.random.SeedSequence([seed, 4])),
+                            iid_second=iid.second, iid_out=iid_out)
+        blocks = (cb, float(math.fsum(iid.second - 1.0)), iid_out, iid.rel_err)
     pairs, coupled_sampled = _sampled_triples(head, mech, pairs)
     sums = log_second = nxt = sampled = None
     fitted = fit_derf(head, mech) if mech.derf_family is not None else None
@@ -394,6 +424,8 @@ def _prepare(head: Head, mech: Mechanism, pairs: int | None, seed: int, schedule
         P = np.exp(S - logsumexp_rows(S)[:, None])
         onorm2 = float(np.sum((P @ head.V) ** 2))
     cnext = None
+    if blocks is not None:
+        return _Prepared(fitted, None, None, None, None, blocks[3], onorm2, None, blocks)
     if next_order and sums is None and sampled is None and not mech.iid and mech.family == "favor+" \
             and head.V is not None and head.d >= 2:
         from .coupled_next import MAX_QUARTICS, coupled_next
@@ -502,6 +534,14 @@ def _row(head: Head, mech: Mechanism, m: int, prep: _Prepared, overflow: str | N
                               normaliser_se=s_norm_se / m,
                               output_se=None if s_out_se is None else s_out_se / m,
                               sampled_triples=prep.sampled.n, overflow=risk)
+    if prep.blocks is not None:
+        cb, iid_norm, iid_out, rel = prep.blocks
+        norm, norm_se, out, out_se = cb.at(m, head.d, iid_norm, iid_out)
+        omse = None if out is None else out / m
+        orel = math.sqrt(max(omse, 0.0) / onorm2) if omse is not None and onorm2 else None
+        return AttentionError(mech.name, m, att, norm / m, omse, orel, None, 0.0, rel, "leading",
+                              normaliser_se=norm_se / m, output_se=None if out_se is None else out_se / m,
+                              overflow=risk, coupled_blocks=cb.blocks)
     sums = prep.sums
     if sums is None:
         row = _coupled_row(head, mech, m, att, onorm2)

@@ -1,0 +1,196 @@
+"""The coupled-pair sums of orthogonal / simplex FAVOR+ at transformer scale: the pair term factorises over keys,
+so one draw of a block of ``d`` coupled vectors estimates it for every query at once, with the iid term as
+control variate.
+
+**Factorisation.**  With ``a_ij = x_i + y_j``, ``φ̃_ij(w) = e^{wᵀa_ij − ‖a_ij‖²/2}`` (mean 1) and
+``P_ij = A_ij/D_i = e^{x_iᵀy_j}/D_i``, the cross term ``x_iᵀy_j`` cancels:
+
+.. math:: P_{ij}\\tilde\\varphi_{ij}(w) = \\frac{\\varphi_i(w)\\,\\psi_j(w)}{D_i},\\qquad
+   \\varphi_i(w) = e^{w^\\top x_i - \\|x_i\\|^2/2},\\ \\psi_j(w) = e^{w^\\top y_j - \\|y_j\\|^2/2}.
+
+Hence ``G_i(w) = Σ_j P_ij φ̃_ij(w)(v_j − o_i) = φ_i(w)(t(w) − s(w)o_i)/D_i`` and
+``H_i(w) = Σ_j P_ij φ̃_ij(w) = φ_i(w)s(w)/D_i`` with ``s(w) = Σ_j ψ_j(w)``, ``t(w) = Σ_j ψ_j(w)v_j``: one
+pass over the keys per ``w`` serves every query.  The coupled-pair part of the sums of
+:mod:`rftheory.attention.coupled_sums` (``Σ_jl P_ijP_il κ_c(a_ij, a_il)(v_j − o_i)ᵀ(v_l − o_i)``, with
+``1 + κ_c = E φ̃_ij(w₁)φ̃_il(w₂)`` over a coupled pair and ``Σ_j P_ij(v_j − o_i) = 0``) is therefore
+
+.. math:: K_{\\rm out} = \\sum_i \\mathbb E\\,G_i(w_1)^\\top G_i(w_2),\\qquad
+   K_{\\rm norm} = \\sum_i \\big(\\mathbb E\\,H_i(w_1)H_i(w_2) - 1\\big),
+
+expectations over one coupled pair ``(w₁, w₂)`` (two rows of a block, :func:`rftheory.sample`).  A block of
+``d`` rows gives ``d(d−1)`` ordered pairs: ``Σ_{a≠b} G_aᵀG_b = ‖Σ_a G_a‖² − Σ_a ‖G_a‖²``, an unbiased
+estimate per block; blocks are independent.  The result: ``m·output_mse = S_out + (P/m) K_out`` with the iid
+part ``S_out`` exact (:func:`rftheory.attention.sums.query_sums`) and ``K_out`` the mean over blocks with its
+standard error; cost ``O((L + L_k) d²)`` per block, memory ``O((L + L_k) d)``.  The same block's
+``(1/d) Σ_a ‖G_a‖²`` has the exactly known mean ``S_out`` and was tried as a control variate: at larger norms
+its sample mean lags its true mean (``e^{a_jᵀa_l}`` is heavy-tailed) and the regression then biases the
+estimate, so it is not used.  Heavy tails also make the plain standard error optimistic at larger norms:
+the batch-means one is taken where larger.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..core.errors import ParameterError, RangeError
+from ..numerics.special import coupled_pairs
+from ..sampling.samplers import sample
+from .data import Head
+from .sums import logsumexp_rows
+
+__all__ = ["CoupledBlocks", "coupled_blocks"]
+
+
+@dataclass(frozen=True)
+class CoupledBlocks:
+    """The coupled-pair sums estimated from blocks.
+
+    Attributes
+    ----------
+    k_norm, k_norm_se : float
+        ``K_norm`` and its standard error.
+    k_out, k_out_se : float or None
+        ``K_out`` and its standard error (``None`` without values).
+    blocks : int
+        Number of blocks drawn.
+    seconds : float
+        Time spent.
+    """
+
+    k_norm: float
+    k_norm_se: float
+    k_out: float | None
+    k_out_se: float | None
+    blocks: int
+    seconds: float
+
+    def at(self, m: int, d: int, iid_norm: float, iid_out: float | None) -> tuple[float, float, float | None,
+                                                                                 float | None]:
+        """``m ×`` the normaliser and output sums at ``m`` features and their standard errors.
+
+        Parameters
+        ----------
+        m : int
+            Number of features.
+        d : int
+            Block size.
+        iid_norm, iid_out : float
+            The exact iid parts ``Σ_i Σ_jl P P (e^{a_jᵀa_l} − 1)(…)``.
+
+        Returns
+        -------
+        tuple
+            ``(normaliser, normaliser_se, output, output_se)``, each ``m ×`` its value.
+        """
+        pm = coupled_pairs(int(m), d) / m
+        out = None if self.k_out is None or iid_out is None else iid_out + pm * self.k_out
+        out_se = None if self.k_out_se is None else pm * self.k_out_se
+        return iid_norm + pm * self.k_norm, pm * self.k_norm_se, out, out_se
+
+
+def _mean(y: np.ndarray) -> tuple[float, float]:
+    """Mean of the per-block values and its conservative standard error (the larger of the plain and the
+    batch-means one, :func:`rftheory.core.montecarlo.summarize`: heavy tails show as their disagreement)."""
+    from ..core.montecarlo import summarize
+
+    est = summarize(y)
+    return est.mean, est.se_used
+
+
+def coupled_blocks(head: Head, coupling: str, rng: np.random.Generator, *, iid_second: np.ndarray,
+                   iid_out: float | None, rel_se: float = 0.005, max_seconds: float = 30.0,
+                   max_blocks: int = 200_000, chunk: int = 16) -> CoupledBlocks:
+    """Estimate ``K_norm`` and ``K_out`` (module docstring) from blocks of ``d`` coupled vectors.
+
+    Parameters
+    ----------
+    head : Head
+        The data (values optional).
+    coupling : {"orthogonal", "simplex"}
+        The block coupling.
+    rng : numpy.random.Generator
+        The only source of randomness.
+    iid_second : numpy.ndarray, shape (L,)
+        ``Σ_jl P_ijP_il e^{a_jᵀa_l}`` per query (:class:`rftheory.attention.sums.QuerySums` ``.second``): the
+        scale of the normaliser sum for the stopping rule.
+    iid_out : float or None
+        ``Σ_i Σ_jl P P e^{a_jᵀa_l}(v_j − o_i)ᵀ(v_l − o_i)``: the scale of the output sum for the stopping rule.
+    rel_se : float
+        Stop once the standard error of the leading target (``K_out`` with values, else ``K_norm``) is below
+        this fraction of its size, or of the full sum ``iid + (d − 1)K`` at one block.
+    max_seconds : float
+        Stop after this long (at least 64 blocks are drawn).
+    max_blocks : int
+        Stop after this many blocks.
+    chunk : int
+        Blocks per vectorised batch.
+
+    Returns
+    -------
+    CoupledBlocks
+        The estimates and their standard errors.
+    """
+    if coupling not in ("orthogonal", "simplex"):
+        raise ParameterError("mechanism", f"no coupled blocks for {coupling!r}")
+    d = head.d
+    X, Y, V = head.X, head.Y, head.V
+    S = head.logits()
+    logD = logsumexp_rows(S)
+    hx = np.einsum("ic,ic->i", X, X) / 2
+    hy = np.einsum("jc,jc->j", Y, Y) / 2
+    o = None if V is None else np.exp(S - logD[:, None]) @ V
+    ys: list[np.ndarray] = []
+    t0, n = time.perf_counter(), 0
+    mu_n = float(np.sum(iid_second))
+    while True:
+        W = sample(coupling, d, d, rng=rng, size=chunk)  # (chunk, d, d): rows are the block's vectors
+        lx = np.einsum("ic,bac->bai", X, W) - hx - logD  # log φ_i(w_a)/D_i, (chunk, d, L)
+        ly = np.einsum("jc,bac->baj", Y, W) - hy  # log ψ_j(w_a), (chunk, d, L_k)
+        sh = ly.max(axis=2, keepdims=True)
+        psi = np.exp(ly - sh)
+        s = psi.sum(axis=2)  # s(w_a) e^{−sh}
+        with np.errstate(over="raise", invalid="raise"):
+            try:
+                f = np.exp(lx + sh)  # φ_i/D_i with the keys' shift: H = f·s
+                H = f * s[:, :, None]
+                sumH, sqH = H.sum(axis=1), (H * H).sum(axis=1)  # (chunk, L)
+                ys.append((sumH * sumH - sqH).sum(axis=1) / (d * (d - 1)) - S.shape[0])
+                if V is not None:
+                    assert o is not None
+                    t = np.einsum("baj,jc->bac", psi, V)  # t(w_a) e^{−sh}, (chunk, d, d_v)
+                    # G_ai = f_ai (t_a − s_a o_i), summed and squared without forming G (memory (L + L_k) d)
+                    fs = np.einsum("bai,ba->bi", f, s)
+                    sumG = np.einsum("bai,bac->bic", f, t) - fs[:, :, None] * o[None, :, :]
+                    f2 = f * f
+                    to = np.einsum("bac,ic->bai", t, o)
+                    sqG = (np.einsum("bai,ba->bi", f2, np.einsum("bac,bac->ba", t, t))
+                           - 2 * np.einsum("bai,ba,bai->bi", f2, s, to)
+                           + np.einsum("bai,ba->bi", f2, s * s) * np.einsum("ic,ic->i", o, o)[None, :])
+                    ys[-1] = np.stack([ys[-1], (np.einsum("bic,bic->bi", sumG, sumG) - sqG).sum(axis=1)
+                                       / (d * (d - 1))])
+            except FloatingPointError:
+                raise RangeError("coupled blocks: the features overflow float64 on this head (reduce --scale)") \
+                    from None
+        n += chunk
+        if n >= 64 and (n % 64 == 0 or n >= max_blocks or time.perf_counter() - t0 > max_seconds):
+            est = _estimate(ys, n, time.perf_counter() - t0)
+            goal, val, se = (est.k_out, iid_out, est.k_out_se) if V is not None else (
+                est.k_norm, mu_n - S.shape[0], est.k_norm_se)
+            assert goal is not None and val is not None and se is not None
+            size = max(abs(goal), abs(val + (d - 1) * goal))
+            if se <= rel_se * size or n >= max_blocks or time.perf_counter() - t0 > max_seconds:
+                return est
+
+
+def _estimate(ys: list[np.ndarray], n: int, secs: float) -> CoupledBlocks:
+    """The estimates from the blocks drawn so far."""
+    y = np.concatenate(ys, axis=-1)
+    if y.ndim == 1:
+        kn, kn_se = _mean(y)
+        return CoupledBlocks(kn, kn_se, None, None, n, secs)
+    kn, kn_se = _mean(y[0])
+    ko, ko_se = _mean(y[1])
+    return CoupledBlocks(kn, kn_se, ko, ko_se, n, secs)

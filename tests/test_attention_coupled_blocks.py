@@ -1,0 +1,82 @@
+"""Coupled-pair sums of orthogonal/simplex FAVOR+ from drawn blocks (:mod:`rftheory.attention.coupled_blocks`):
+the factorisation checked exactly on fixed blocks, the estimate against the exact Gegenbauer series within a
+z bound, and the route ``predict`` takes beyond the series' cap."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rftheory.attention import coupled_sums
+from rftheory.attention.coupled_blocks import coupled_blocks
+from rftheory.attention.data import make_head
+from rftheory.attention.estimate import parse_mechanism, predict
+from rftheory.attention.moments import cov_terms
+from rftheory.attention.sums import query_sums
+from rftheory.numerics.special import coupled_pairs
+from rftheory.sampling.samplers import sample
+
+# Bonferroni over the 8 z-scores of this file, alpha = 1e-6: |z| < Φ⁻¹(1 − 1e-6/16) = 5.29
+Z_MAX = 5.29
+
+
+def _head(seed=0, L=12, Lk=10, d=6, dv=3, sc=0.5):
+    rng = np.random.default_rng(seed)
+    return make_head(sc * rng.normal(size=(L, d)), sc * rng.normal(size=(Lk, d)), rng.normal(size=(Lk, dv)))
+
+
+def test_factorisation_is_exact_on_fixed_blocks():
+    """Σ_j P_ij φ̃_ij(w)(v_j − o_i) (the definition, per query and key) equals φ_i(w)(t(w) − s(w)o_i)/D_i, and
+    the block statistic ‖Σ_a G_a‖² − Σ_a ‖G_a‖² equals Σ_{a≠b} G_aᵀG_b summed pair by pair."""
+    h = _head()
+    W = sample("orthogonal", h.d, h.d, rng=np.random.default_rng(2))
+    A = np.exp(h.logits())
+    P = A / A.sum(axis=1, keepdims=True)
+    o = P @ h.V
+    G = np.zeros((h.d, h.X.shape[0], h.V.shape[1]))
+    for a, w in enumerate(W):
+        for i, x in enumerate(h.X):
+            aa = x + h.Y
+            phit = np.exp(aa @ w - np.einsum("jc,jc->j", aa, aa) / 2)
+            G[a, i] = (P[i] * phit) @ (h.V - o[i])
+    pairs = sum(np.einsum("ic,ic->", G[a], G[b]) for a in range(h.d) for b in range(h.d) if a != b)
+    # the factorised form: φ_i(w)/D_i times (t(w) − s(w) o_i), keys summed once per w
+    D = A.sum(axis=1)
+    phi = np.exp(W @ h.X.T - np.einsum("ic,ic->i", h.X, h.X) / 2) / D  # (d, L)
+    psi = np.exp(W @ h.Y.T - np.einsum("jc,jc->j", h.Y, h.Y) / 2)  # (d, L_k)
+    F = phi[:, :, None] * ((psi @ h.V)[:, None, :] - psi.sum(axis=1)[:, None, None] * o[None, :, :])
+    assert np.max(np.abs(F - G)) < 1e-12 * np.max(np.abs(G))  # a few roundings of O(1) terms
+    sumF = F.sum(axis=0)
+    block = np.einsum("ic,ic->", sumF, sumF) - np.einsum("aic,aic->", F, F)
+    assert abs(block - pairs) < 1e-11 * np.sum(np.abs(G)) ** 2
+
+
+@pytest.mark.parametrize("coupling", ["orthogonal", "simplex"])
+@pytest.mark.parametrize("seed", [0, pytest.param(1, marks=pytest.mark.slow)])
+def test_blocks_agree_with_the_exact_series(coupling, seed):
+    h = _head(seed)
+    m = 24
+    pm = coupled_pairs(m, h.d) / m
+    qs = query_sums(h, cov_terms(h, "favor+"))
+    iid_norm, iid_out = float(np.sum(qs.second - 1)), float(np.sum(qs.output))
+    ex_n, _, ex_o = coupled_sums.coupled_normaliser_rel_mse(h, coupling, m)
+    kn, ko = (ex_n * m - iid_norm) / pm, (ex_o * m - iid_out) / pm
+    cb = coupled_blocks(h, coupling, np.random.default_rng(10 + seed), iid_second=qs.second, iid_out=iid_out,
+                        rel_se=1e-9, max_blocks=8192, max_seconds=120)
+    assert cb.blocks == 8192
+    for est, se, exact in ((cb.k_norm, cb.k_norm_se, kn), (cb.k_out, cb.k_out_se, ko)):
+        assert abs(est - exact) < Z_MAX * se, (est, exact, se)
+    # power: a coupled output term off by 50 % of the exact one is caught with probability > 0.97 (it exceeds
+    # Z_MAX + 2 standard errors)
+    assert (Z_MAX + 2) * cb.k_out_se < 0.5 * abs(ko)
+
+
+def test_predict_uses_blocks_beyond_the_series_cap(monkeypatch):
+    h = _head(3)
+    mech = parse_mechanism("favor+:orthogonal")
+    exact = predict(h, mech, [24])[0]
+    monkeypatch.setattr(coupled_sums, "MAX_TRIPLES", 10)
+    r = predict(h, mech, [24], seed=5)[0]
+    assert r.coupled_blocks is not None and r.sampled_triples is None
+    assert abs(r.output_mse - exact.output_mse) < Z_MAX * r.output_se
+    assert abs(r.normaliser_rel_mse - exact.normaliser_rel_mse) < Z_MAX * r.normaliser_se
