@@ -132,8 +132,9 @@ def _hidden(cell) -> str | None:
     if not cell.get("metadata", {}).get("jupyter", {}).get("source_hidden"):
         return "not collapsed in Jupyter (metadata jupyter.source_hidden)"
     text = "".join(cell["source"]).strip()
-    if cell["cell_type"] == "markdown" and not (text.startswith("```{dropdown} Solution") and text.endswith("```")):
-        return "not in a '{dropdown} Solution' on the site"
+    # a colon fence: Jupyter shows its body as Markdown (math rendered), where a backtick fence is a code block
+    if cell["cell_type"] == "markdown" and not (text.startswith(":::{dropdown} Solution") and text.endswith(":::")):
+        return "not in a ':::{dropdown} Solution' on the site"
     if cell["cell_type"] == "code" and "hide-input" not in cell["metadata"].get("tags", []):
         return "a code solution not tagged hide-input"
     return None
@@ -267,7 +268,7 @@ def test_stated_answers_keep_equal_answers_apart(tmp_path):
         cells = [{"cell_type": "markdown", "metadata": {}, "source": ["## Exercises"]},
                  {"cell_type": "markdown", "metadata": {}, "source": ["**Exercise 1 (compute).** ..."]},
                  {"cell_type": "markdown", "metadata": {"tags": ["solution"], "jupyter": {"source_hidden": True}},
-                  "source": [f"```{{dropdown}} Solution\n**Answer:** `{answer}` from `{command}`\n```"]}]
+                  "source": [f":::{{dropdown}} Solution\n**Answer:** `{answer}` from `{command}`\n:::"]}]
         path = tmp_path / f"{name}.ipynb"
         path.write_text(json.dumps({"cells": cells, "nbformat": 4}))
         return path
