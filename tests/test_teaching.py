@@ -383,6 +383,7 @@ def test_every_notebook_has_its_place_in_the_course():
     assert order[0] == "intro_random_features" and order[len(course.PATH) - 1] == "theorems_on_boxes"
     assert [s.stem for s in course.PATH] == ["intro_random_features", "orf_sutherland", "simrf", "hrf", "favor_sharp",
                                             "attention", "theorems_on_boxes"]
+    assert not any("`" in s.title for s in course.PATH + course.PRACTICE), "a title is a link's text: no code in it"
     with pytest.raises(ValueError, match="not in the course.*'stray'"):
         course.course_order([p.stem for p in NOTEBOOKS] + ["stray"])
 
