@@ -132,8 +132,9 @@ def _hidden(cell) -> str | None:
     if not cell.get("metadata", {}).get("jupyter", {}).get("source_hidden"):
         return "not collapsed in Jupyter (metadata jupyter.source_hidden)"
     text = "".join(cell["source"]).strip()
-    if cell["cell_type"] == "markdown" and not (text.startswith("```{dropdown} Solution") and text.endswith("```")):
-        return "not in a '{dropdown} Solution' on the site"
+    # a colon fence: Jupyter shows its body as Markdown (math rendered), where a backtick fence is a code block
+    if cell["cell_type"] == "markdown" and not (text.startswith(":::{dropdown} Solution") and text.endswith(":::")):
+        return "not in a ':::{dropdown} Solution' on the site"
     if cell["cell_type"] == "code" and "hide-input" not in cell["metadata"].get("tags", []):
         return "a code solution not tagged hide-input"
     return None
@@ -142,7 +143,7 @@ def _hidden(cell) -> str | None:
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=_ids(NOTEBOOKS))
 def test_exercises_teach_and_hide_their_solutions(path):
     exercises = _exercises(path)
-    assert 2 <= len(exercises) <= 6, f"{path.name}: {len(exercises)} exercises (want 2-6)"
+    assert 2 <= len(exercises) <= 8, f"{path.name}: {len(exercises)} exercises (want 2-8)"
     assert [e.number for e in exercises] == list(range(1, len(exercises) + 1)), f"{path.name}: numbering"
     kinds = {e.kind for e in exercises}
     assert {"derive", "code"} <= kinds, f"{path.name}: a derivation and a coding exercise wanted, has {sorted(kinds)}"
@@ -267,7 +268,7 @@ def test_stated_answers_keep_equal_answers_apart(tmp_path):
         cells = [{"cell_type": "markdown", "metadata": {}, "source": ["## Exercises"]},
                  {"cell_type": "markdown", "metadata": {}, "source": ["**Exercise 1 (compute).** ..."]},
                  {"cell_type": "markdown", "metadata": {"tags": ["solution"], "jupyter": {"source_hidden": True}},
-                  "source": [f"```{{dropdown}} Solution\n**Answer:** `{answer}` from `{command}`\n```"]}]
+                  "source": [f":::{{dropdown}} Solution\n**Answer:** `{answer}` from `{command}`\n:::"]}]
         path = tmp_path / f"{name}.ipynb"
         path.write_text(json.dumps({"cells": cells, "nbformat": 4}))
         return path
@@ -382,6 +383,7 @@ def test_every_notebook_has_its_place_in_the_course():
     assert order[0] == "intro_random_features" and order[len(course.PATH) - 1] == "theorems_on_boxes"
     assert [s.stem for s in course.PATH] == ["intro_random_features", "orf_sutherland", "simrf", "hrf", "favor_sharp",
                                             "attention", "theorems_on_boxes"]
+    assert not any("`" in s.title for s in course.PATH + course.PRACTICE), "a title is a link's text: no code in it"
     with pytest.raises(ValueError, match="not in the course.*'stray'"):
         course.course_order([p.stem for p in NOTEBOOKS] + ["stray"])
 

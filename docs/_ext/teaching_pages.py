@@ -23,7 +23,8 @@ from pathlib import Path
 
 @dataclass(frozen=True)
 class Session:
-    """One notebook of the course: its file stem, its title on the start page and what it teaches."""
+    """One notebook of the course: its file stem, its title on the start page (plain text: it is a link's
+    text) and what it teaches (Markdown)."""
 
     stem: str
     title: str
@@ -55,7 +56,7 @@ PATH = (
 )
 #: sessions that apply the path to a task, each after the path session it needs
 PRACTICE = (
-    Session("predict_on_data", "Practice: `rftheory predict` on real data",
+    Session("predict_on_data", "Practice: predict the error on real data",
             "The expected Gram-matrix error of a random-feature mechanism on a real data set, computed exactly "
             "(after session 2)."),
     Session("audit_a_real_library", "Practice: audit a real library",
