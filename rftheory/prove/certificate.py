@@ -39,6 +39,8 @@ VERSION = 2
 
 #: the format of an unbounded-range certificate (:mod:`rftheory.prove.extended`), read by the same :func:`load`
 EXTENDED_FORMAT = "rftheory-prove-extended"
+#: the version of that format this rftheory reads
+EXTENDED_VERSION = 1
 
 def _enc(e: Enclosure | None) -> list[str] | None:
     return None if e is None else e.strings()
@@ -256,9 +258,10 @@ def load(path: str, flag: str = "check") -> dict[str, Any]:
         raise ParameterError(flag, f"{shown} is not JSON ({_short(str(exc), 120)})") from None
     if not isinstance(data, dict) or data.get("format") not in (FORMAT, EXTENDED_FORMAT):
         raise ParameterError(flag, f"{shown} is not an rftheory prove certificate (no \"format\": \"{FORMAT}\")")
-    if data.get("version") != VERSION:
+    want = VERSION if data["format"] == FORMAT else EXTENDED_VERSION
+    if data.get("version") != want:
         raise ParameterError(flag, f"{shown}: certificate version {_short(data.get('version'))}; this rftheory "
-                             f"reads {VERSION}")
+                             f"reads {want}")
     return data
 
 
