@@ -12,7 +12,7 @@ import importlib
 import pkgutil
 
 from .core.errors import ParameterError, UnknownResultError
-from .core.registry import REGISTRY, Result
+from .core.registry import LOADERS, REGISTRY, Result
 
 __all__ = ["results", "get", "evaluate", "TOPICS", "selects"]
 
@@ -57,6 +57,9 @@ def _load() -> None:
     for mod in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
         if not mod.name.startswith("_"):
             importlib.import_module(f"{pkg.__name__}.{mod.name}")
+
+
+LOADERS.append(_load)  # a lookup by ID in the core (rftheory.ball.enclose("simrf.prf_mse", ...)) loads the papers
 
 
 def results(prefix: str = "") -> list[Result]:

@@ -3,7 +3,8 @@
 
 Each result declares its ball layer where it is registered (``Result(ball_layer=Ball(...))``,
 :mod:`rftheory.ball.layer`); these functions take the :class:`~rftheory.core.registry.Result` or
-the ID of a registered one (the catalogue registers them on first lookup: ``rftheory.get``).
+its ID (:func:`rftheory.core.registry.lookup`: the catalogue's loader registers the papers' results on
+the first lookup).
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ from typing import Any
 
 import flint
 
-from ..core.errors import ParameterError, PrecisionError, UnknownResultError, as_typed
-from ..core.registry import REGISTRY, Result
+from ..core.errors import ParameterError, PrecisionError, as_typed
+from ..core.registry import Result, lookup
 from .base import PREC_MAX, NoBallLayer, arb_of, fraction_of
 
 __all__ = ["enclose", "ball_at_dps", "rel_ok", "evaluator", "has_ball", "why_not", "describe", "describe_text"]
@@ -27,11 +28,7 @@ CHECKS_ONLY = "no value to enclose (checks only: a search witness, ordering or M
 
 def result_of(result: Result | str) -> Result:
     """The registered result of an ID (or the result itself)."""
-    if isinstance(result, Result):
-        return result
-    if result not in REGISTRY:
-        raise UnknownResultError(result)
-    return REGISTRY[result]
+    return result if isinstance(result, Result) else lookup(result)
 
 
 def evaluator(result: Result | str) -> Callable[[dict], Any]:

@@ -99,8 +99,7 @@ def guard_f64(result_id: str, values: Any, mpmath_at: Callable[[tuple[Any, ...]]
 
 
 def _exact_at(mpmath_at: Callable[[tuple[Any, ...]], Any], i: tuple[Any, ...], seen: set[Any]) -> Any:
-    """The agreed mpmath value at element ``i`` (``None`` for a point already seen to be 0);
-    a refusal of the mpmath layer counts as "not known to be 0"."""
+    """The agreed mpmath value at element ``i`` (``None`` for a point already seen to be 0); a refusal of the mpmath layer counts as "not known to be 0"."""
     from .precision import agreed
 
     try:

@@ -318,8 +318,7 @@ class Param:
         return arr
 
     def _edges(self):
-        """``(edge, is_low, opened, exact, bound)`` of each bound: a bound compared as a float is exact
-        when it is one; a rational bound (2/3) is compared through its two neighbouring floats."""
+        """``(edge, is_low, opened, exact, bound)`` of each bound: a bound compared as a float is exact when it is one; a rational bound (2/3) is compared through its two neighbouring floats."""
         import numpy as np
 
         out = []
@@ -337,8 +336,7 @@ class Param:
         return out
 
     def _array_all_fine(self, arr, integral: bool) -> bool:
-        """Whether every element is finite, in the bounds and (``int``) an integer: the refusals of
-        :meth:`parse_array` but ``check``, in as few passes as the bounds need."""
+        """Whether every element is finite, in the bounds and (``int``) an integer: the refusals of :meth:`parse_array` but ``check``, in as few passes as the bounds need."""
         import numpy as np
 
         edges = self._edges()

@@ -31,12 +31,12 @@ from typing import Any, Protocol
 import mpmath
 import numpy as np
 
-from .errors import LayerUnavailableError, NoBallLayer, ParameterError, RangeError, as_typed
+from .errors import LayerUnavailableError, NoBallLayer, ParameterError, RangeError, UnknownResultError, as_typed
 from .montecarlo import MCEstimate, summarize
 from .params import Param, Point, validate_params
 from .precision import agreed, check_dps, shown
 
-__all__ = ["Result", "BallLayer", "register", "LAYERS", "MODES", "REGISTRY"]
+__all__ = ["Result", "BallLayer", "register", "lookup", "LAYERS", "MODES", "REGISTRY", "LOADERS"]
 
 LAYERS = ("symbolic", "mpmath", "float64", "mc")
 MODES = ("quick", "default", "full")
@@ -615,6 +615,26 @@ def validate_arrays(result: Result, given: Mapping[str, Any]) -> dict[str, Any]:
 
 
 REGISTRY: dict[str, Result] = {}
+
+#: what fills the registry on a lookup of an ID it does not hold yet: the catalogue adds its loader (it imports
+#: the papers, which the core does not know)
+LOADERS: list[Callable[[], None]] = []
+
+
+def lookup(result_id: str) -> Result:
+    """The registered result ``result_id``, the :data:`LOADERS` run first where it is not registered yet.
+
+    Raises
+    ------
+    UnknownResultError
+        No result has that ID.
+    """
+    if result_id not in REGISTRY:
+        for load in LOADERS:
+            load()
+    if result_id not in REGISTRY:
+        raise UnknownResultError(result_id)
+    return REGISTRY[result_id]
 
 
 def register(result: Result) -> Result:

@@ -23,9 +23,8 @@ import math
 import mpmath as mp
 
 from ..core.errors import LayerUnavailableError, RangeError
-from .backends import MP
 from .cancellation import guard_digits
-from .rff.kernel import orth_kernel
+from .rff.kernel import orth_kernel_mp
 from .series.mp_series import MP_SERIES_KMAX, mp_series
 
 __all__ = [
@@ -189,7 +188,7 @@ def angle_quad_split(d, cos_theta, x):
     x, c = mp.mpmathify(x), mp.mpmathify(cos_theta)
     h = mp.mpf(d) / 2
     cd = mp.exp(mp.loggamma(d) - (d - 1) * mp.log(2) - 2 * mp.loggamma(h))
-    f = lambda t: mp.cos(t) ** (d - 1) * orth_kernel(MP, d, x * (1 + c * mp.cos(t)))
+    f = lambda t: mp.cos(t) ** (d - 1) * orth_kernel_mp(d, x * (1 + c * mp.cos(t)))
     sig = 1 / mp.sqrt(d - 1 + x)
     pts, t = [mp.mpf(0)], sig
     while t < mp.pi / 2:
@@ -310,7 +309,7 @@ def angle_series(d, cos_theta, x, even_only=False):
         if c == 0:
             P = 0
         else:
-            lF = float(mp.log(orth_kernel(MP, d, ax)))
+            lF = float(mp.log(orth_kernel_mp(d, ax)))
             lcx = float(mp.log(2 * ac * ax))
             P = 0
             while not (P + 2 > 4 * ac * ax and math.log(2) + (P + 1) * lcx - math.lgamma(P + 2) + lF <= log_tol):
@@ -377,7 +376,7 @@ def angle_quad(d, cos_theta, x):
 
     def f(t):
         s = mp.sin(t)
-        return s ** (d - 1) * orth_kernel(MP, d, x * (1 + s * c))
+        return s ** (d - 1) * orth_kernel_mp(d, x * (1 + s * c))
 
     # the integrand depends on φ through sin φ only: twice the integral over [0, π/2]
     return 2 * cd * mp.quad(f, [0, mp.pi / 2])

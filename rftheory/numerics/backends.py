@@ -129,8 +129,7 @@ class Backend(Protocol):
 
 
 class _PointValues:
-    """What the point-valued (rounding, not enclosing) backends share: comparisons are plain, and a truncation
-    bound below their rounding is not recorded (``widen`` returns ``x``)."""
+    """What the point-valued (rounding, not enclosing) backends share: comparisons are plain, and a truncation bound below their rounding is not recorded (``widen`` returns ``x``)."""
 
     exact = False
 

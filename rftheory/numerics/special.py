@@ -450,9 +450,7 @@ def _angle_nodes(d, c, x, rule, L):
 
 
 def _two_rules(f, d, c, x, what, slack=None):
-    """``f(s, lw)`` with both rules; :class:`RangeError` where they differ by
-    more than ``_ANGLE_TOL`` (absolute in the log = relative in the value), plus ``slack()`` (the
-    rules' own float64 error bounds) where given."""
+    """``f(s, lw)`` with both rules; :class:`RangeError` where they differ by more than ``_ANGLE_TOL`` (absolute in the log = relative in the value), plus ``slack()`` (the rules' own float64 error bounds) where given."""
     d, c, x = np.broadcast_arrays(d, c, x)
     vals = [f(*_angle_nodes(d, c, x, rule, L), d, c, x) for rule, L in zip(_angle_rules(), _ANGLE_L)]
     with np.errstate(invalid="ignore"):
@@ -465,8 +463,7 @@ def _two_rules(f, d, c, x, what, slack=None):
 
 
 def _log_series_terms(d, x, K):
-    """``log t_k``, ``t_k = (d)_k/(d/2)_k · x^k/k!``, k = 0..K−1 (x ≥ 0), last axis k,
-    accumulated from the term ratio ``x(k+d)/((k+1)(k+d/2))``."""
+    """``log t_k``, ``t_k = (d)_k/(d/2)_k · x^k/k!``, k = 0..K−1 (x ≥ 0), last axis k, accumulated from the term ratio ``x(k+d)/((k+1)(k+d/2))``."""
     k = np.arange(K - 1, dtype=float)
     dd = d[..., None]
     with np.errstate(divide="ignore"):

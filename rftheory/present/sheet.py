@@ -24,8 +24,7 @@ FORMATS = ("markdown", "latex", "json")
 
 
 def _param_row(p: dict) -> str:
-    """A parameter's Markdown row; an array or object parameter's one text (what it is, its shape and limits) is
-    its meaning, so that its default ("from the others (see its meaning)") points to a filled cell."""
+    """A parameter's Markdown row; an array or object parameter's one text (what it is, its shape and limits) is its meaning, so that its default ("from the others (see its meaning)") points to a filled cell."""
     if p["kind"] == "object":
         return f"| `{p['name']}` | see its meaning | {_md(p['default'])} | {_md(p['meaning'])} |"
     meaning = "" if p["meaning"] == p["domain"] else _md(p["meaning"])

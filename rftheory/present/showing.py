@@ -113,6 +113,8 @@ def describe(r: Result, text: bool = False) -> dict[str, Any] | str:
             lines.append(f"  {'':<{w}}  {p['meaning']}")
     lines += ["", f"layers: {', '.join(d['layers']) or 'none (checks only)'}",
               f"independent routes: {', '.join(d['routes']) or 'none'}", ball.describe_text(r.id)]
+    if r.equals:
+        lines.append(f"equals (verify checks it): {', '.join(r.equals)}")
     if r.checks is not None:
         lines.append("own checks: yes (see `rftheory verify --only " + r.id + "`)")
     if r.notes:

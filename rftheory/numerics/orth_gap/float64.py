@@ -122,8 +122,7 @@ def log_orth_gap_series(d, x):
 
 
 def _series_chunk(rows, index, v2):
-    """The gap's series on one chunk: the ``b_k/k!`` table where it serves (integer ``d ≤ SHARED_D_MAX``,
-    ``v² ≤ TABLE_V2``), the recurrence of :func:`_chunk` elsewhere."""
+    """The gap's series on one chunk: the ``b_k/k!`` table where it serves (integer ``d ≤ SHARED_D_MAX``, ``v² ≤ TABLE_V2``), the recurrence of :func:`_chunk` elsewhere."""
     if rows.values is not _SHARED.values:
         return _chunk(rows, index, v2)
     small = v2 <= TABLE_V2
@@ -140,8 +139,7 @@ def _series_chunk(rows, index, v2):
 
 
 class _BRows:
-    """``b_k`` for the distinct dimensions, one row per ``k`` (made on demand and shared
-    by the chunks): ``b_k`` depends on ``d`` and ``k`` only, so each point gathers it."""
+    """``b_k`` for the distinct dimensions, one row per ``k`` (made on demand and shared by the chunks): ``b_k`` depends on ``d`` and ``k`` only, so each point gathers it."""
 
     values: np.ndarray
     rows: list[np.ndarray]
@@ -176,8 +174,7 @@ SHARED_D_MAX = 4096
 
 
 class _SharedRows(_BRows):
-    """The rows of ``b_k`` for ``d = 1 … SHARED_D_MAX`` (the recurrence elementwise, so each value is
-    the one a per-call table would hold)."""
+    """The rows of ``b_k`` for ``d = 1 … SHARED_D_MAX`` (the recurrence elementwise, so each value is the one a per-call table would hold)."""
 
     def __init__(self):
         self.values = np.arange(1.0, SHARED_D_MAX + 1.0)
@@ -491,8 +488,7 @@ def orth_gap_neg_series(d, z2):
 
 
 def _chunk_alt(rows, index, z2):
-    """The alternating series on one chunk by :func:`~rftheory.numerics.series.driver.sum_to_tail`
-    (points leave every 8 terms, where the tail is below ``TAIL`` of ``Σ|t_k|``)."""
+    """The alternating series on one chunk by :func:`~rftheory.numerics.series.driver.sum_to_tail` (points leave every 8 terms, where the tail is below ``TAIL`` of ``Σ|t_k|``)."""
     n = z2.size
     state = {name: np.zeros(n) for name in ("S", "T", "W", "A", "t", "q", "b")}
     state["index"] = index

@@ -235,9 +235,7 @@ CHUNK = 4096
 
 
 def _kummer_chunk(d, x):
-    """Kummer's float64 series on one chunk (1-d arrays), each element stopped by its own tail
-    bound; converged elements leave the working set every 8 terms.  Returns value and bound
-    as :func:`hyp1f1_d_half_neg` states them."""
+    """Kummer's float64 series on one chunk (1-d arrays), each element stopped by its own tail bound; converged elements leave the working set every 8 terms.  Returns value and bound as :func:`hyp1f1_d_half_neg` states them."""
     u = EPS / 2
     n = x.size
     b = d / 2
@@ -304,8 +302,7 @@ _CERTIFY_X_MAX_NODES = 200.0
 
 
 def _hyp1f1_agreed(d: int, x: float) -> tuple[float, float]:
-    """``₁F₁(d; d/2; −x)`` to 17 agreed digits (two working precisions agree), as float,
-    and ``|τ'(x)| = 2|₁F₁(d+1; d/2+1; −x)|`` to a few digits (for the rounding of ``x``)."""
+    """``₁F₁(d; d/2; −x)`` to 17 agreed digits (two working precisions agree), as float, and ``|τ'(x)| = 2|₁F₁(d+1; d/2+1; −x)|`` to a few digits (for the rounding of ``x``)."""
     import mpmath as mp
 
     from ...core.precision import agreed
@@ -343,8 +340,7 @@ def orth_pair_f64(d, z):
 
 
 def _gap_series(coef_log, X):
-    """``Σ_k c_k X^k`` for ``c_k = exp(coef_log[..., k]) ≥ 0`` and ``X ≤ 0``,
-    with its relative error bound."""
+    """``Σ_k c_k X^k`` for ``c_k = exp(coef_log[..., k]) ≥ 0`` and ``X ≤ 0``, with its relative error bound."""
     K = coef_log.shape[-1]
     k = np.arange(K, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # inf terms or bounds are refused by checked()
@@ -358,8 +354,7 @@ def _gap_series(coef_log, X):
 
 
 def _orth_gap_coef_log(d, K):
-    """``log b_k/k!`` (:func:`~rftheory.numerics.orth_gap.coefficients.log_b`): ``e^{X} − ₁F₁(d; d/2; X/2)
-    = Σ_{k≥2} b_k X^k/k!`` (positive coefficients)."""
+    """``log b_k/k!`` (:func:`~rftheory.numerics.orth_gap.coefficients.log_b`): ``e^{X} − ₁F₁(d; d/2; X/2) = Σ_{k≥2} b_k X^k/k!`` (positive coefficients)."""
     return log_b(d, K) - sc.gammaln(np.arange(K, dtype=float) + 1)
 
 
@@ -395,8 +390,7 @@ def _simplex_delta_coef_log(d, K):
 
 @functools.cache
 def _gl_rules():
-    """Two Gauss–Legendre rules for the t-integral of :func:`simplex_pair_quad_f64` (made on first
-    use: the eigenvalue problems cost the CLI's start-up ~10 ms)."""
+    """Two Gauss–Legendre rules for the t-integral of :func:`simplex_pair_quad_f64` (made on first use: the eigenvalue problems cost the CLI's start-up ~10 ms)."""
     return tuple(np.polynomial.legendre.leggauss(n) for n in (200, 120))
 
 

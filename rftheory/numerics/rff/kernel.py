@@ -15,16 +15,23 @@ from __future__ import annotations
 
 from typing import Any
 
+import mpmath as mp
+
 from ...core.lazy import lazy
 
 sp = lazy("sympy")  # imported on first use
 
-__all__ = ["orth_kernel", "orth_kernel_sym", "kernel_gap", "KERNEL_GAP_KMAX"]
+__all__ = ["orth_kernel", "orth_kernel_mp", "orth_kernel_sym", "kernel_gap", "KERNEL_GAP_KMAX"]
 
 
 def orth_kernel(bk: Any, d: int, y: Any) -> Any:
     """``K(y) = ₁F₁(d; d/2; y)``, the pair kernel of two orthogonal Gaussian frequencies, on ``bk``."""
     return bk.hyp1f1(d, bk.frac(d, 2), y)
+
+
+def orth_kernel_mp(d: int, y: Any) -> Any:
+    """``K(y)`` at the working precision of mpmath (``orth_kernel(MP, d, y)``, for the modules below the backends)."""
+    return mp.hyp1f1(d, mp.mpf(d) / 2, y)
 
 
 def orth_kernel_sym(d: int, y: Any) -> Any:

@@ -158,8 +158,7 @@ def mp_series(series: Iterable[tuple[Any, Any]], *, tol: Any = None, atol: Any =
 
 
 class _Rule:
-    """The stopping rule ``bound ≤ tol·|total| + atol``, in the arithmetic of the terms (cross-multiplied, in
-    integers, for fixed-point integer terms and a ``Fraction`` tolerance)."""
+    """The stopping rule ``bound ≤ tol·|total| + atol``, in the arithmetic of the terms (cross-multiplied, in integers, for fixed-point integer terms and a ``Fraction`` tolerance)."""
 
     __slots__ = ("tol", "atol", "num", "den", "aden", "rel", "both")
 

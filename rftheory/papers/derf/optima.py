@@ -125,8 +125,7 @@ def _columns(bk, Q, idx):
 
 
 def _common_range(st, bk):
-    """An orthonormal basis ``P`` (d × r) of the range of ``M₁ + M₂`` when ``M₁``, ``M₂`` are singular with
-    the same range (``None`` when both are nonsingular)."""
+    """An orthonormal basis ``P`` (d × r) of the range of ``M₁ + M₂`` when ``M₁``, ``M₂`` are singular with the same range (``None`` when both are nonsingular)."""
     w, Q = bk.eigh(st.M1 + st.M2)
     keep = [i for i, x in enumerate(w) if x > _zero_eig(w, bk)]
     if len(keep) == len(w):
@@ -174,8 +173,7 @@ def _optimum_aderf(X, Y, bk, st):
 
 
 def _optimum_sderf(X, Y, bk, st):
-    """SDERF (Thm 4.3): ``M = M₁ + M₂ + μ₁μ₂ᵀ + μ₂μ₁ᵀ = QΛQᵀ``, per eigenvalue
-    ``t_l = gerf_root(1, λ_l)``, ``A = Q diag((1−t_l)/8) Qᵀ``, ``B = Q diag(√(1−4α_l)) Qᵀ``."""
+    """SDERF (Thm 4.3): ``M = M₁ + M₂ + μ₁μ₂ᵀ + μ₂μ₁ᵀ = QΛQᵀ``, per eigenvalue ``t_l = gerf_root(1, λ_l)``, ``A = Q diag((1−t_l)/8) Qᵀ``, ``B = Q diag(√(1−4α_l)) Qᵀ``."""
     M = st.M1 + st.M2 + bk.mm(st.mu1, bk.T(st.mu2)) + bk.mm(st.mu2, bk.T(st.mu1))
     lam, Q = bk.eigh(M)
     if bk is F64:

@@ -210,8 +210,7 @@ class DenseOptimum:
 
 
 def _scalar_family(D: ExactData, mu: arb, G1: arb_mat, G2: arb_mat) -> DenseOptimum:
-    """``A = aI`` families (GERF, SADERF, ADERF): ``B_k = √(1−4a)B̃_k``, ``B̃₁ᵀB̃₂ = I``, ``G_k = B̃_kᵀB̃_k``:
-    ``log E f₁²f₂² − 2xᵀy = d[log(1+δ/2) − ½log(1+δ)] + (xᵀG₁x + yᵀG₂y + 2xᵀy)/(1+δ)``."""
+    """``A = aI`` families (GERF, SADERF, ADERF): ``B_k = √(1−4a)B̃_k``, ``B̃₁ᵀB̃₂ = I``, ``G_k = B̃_kᵀB̃_k``: ``log E f₁²f₂² − 2xᵀy = d[log(1+δ/2) − ½log(1+δ)] + (xᵀG₁x + yᵀG₂y + 2xᵀy)/(1+δ)``."""
     d = D.d
     delta = gerf_delta(d, mu, ARB)
     t = 1 + delta

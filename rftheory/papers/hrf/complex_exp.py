@@ -335,8 +335,7 @@ def ce_mse_f64(P, Q, R, s, m, part):
 
 
 def _log_sinh(y):
-    """``log sinh y`` for ``y ≥ 0`` (−inf at 0), float64: ``log y + y²/6`` below 1e-5, ``y − log 2 +
-    log1p(−e^{−2y})`` above 1."""
+    """``log sinh y`` for ``y ≥ 0`` (−inf at 0), float64: ``log y + y²/6`` below 1e-5, ``y − log 2 + log1p(−e^{−2y})`` above 1."""
     y = np.asarray(y, float)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         return np.where(y < 1e-5, np.log(y) + y * y / 6,

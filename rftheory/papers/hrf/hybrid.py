@@ -226,8 +226,7 @@ SHARED_ROUTE_MIN = mp.mpf("0.01")
 
 
 def _shared_cov_check(a, b, ang):
-    """:class:`LayerUnavailableError` where :func:`shared_cov` is not served: ``v², z² < 1e-2``
-    (``Cov = E YZ − EY·EZ`` is ``O(v²z²)`` against ``O(1)`` terms) or ``|β|v > 10`` (oscillation)."""
+    """:class:`LayerUnavailableError` where :func:`shared_cov` is not served: ``v², z² < 1e-2`` (``Cov = E YZ − EY·EZ`` is ``O(v²z²)`` against ``O(1)`` terms) or ``|β|v > 10`` (oscillation)."""
     z2, v2 = zv2(a, b, ang)
     if min(v2, z2) < SHARED_ROUTE_MIN:
         raise LayerUnavailableError("shared-projection quadrature: covariance cancels too deeply here")

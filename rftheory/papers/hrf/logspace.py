@@ -49,8 +49,7 @@ def f64_angle(theta):
 
 
 def _log_sin_half(th):
-    """``log sin(θ/2)``, float64 (``log θ − log 2`` below 1e-150, where ``sin`` of a subnormal
-    half-angle would lose digits)."""
+    """``log sin(θ/2)``, float64 (``log θ − log 2`` below 1e-150, where ``sin`` of a subnormal half-angle would lose digits)."""
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(th < 1e-150, np.log(th) - LN2, np.log(np.sin(th / 2)))
 

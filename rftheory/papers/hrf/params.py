@@ -22,9 +22,7 @@ PI_FRACTION = Fraction(314159265358979323846264338327950288419716939937511, 10**
 
 
 class _PiBound(Fraction):
-    """The upper bound of an angle, shown as ``pi``.  As a number it is a
-    rational ``1e-25`` above π, so that π rounded *up* at any precision up to
-    ~25 digits is accepted; every layer reads such an angle as π."""
+    """The upper bound of an angle, shown as ``pi``.  As a number it is a rational ``1e-25`` above π, so that π rounded *up* at any precision up to ~25 digits is accepted; every layer reads such an angle as π."""
 
     def __str__(self):
         return "pi"

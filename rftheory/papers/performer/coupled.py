@@ -469,9 +469,7 @@ def inner_g(d: int, c, t, p) -> mp.mpf:
 
 @lru_cache(maxsize=64)
 def _gl_nodes(npts: int, dps: int) -> tuple[tuple[mp.mpf, ...], tuple[mp.mpf, ...]]:
-    """Gauss–Legendre nodes and weights on ``[−1, 1]`` at ``dps`` digits: Newton on ``P_n`` from the
-    float64 nodes (quadratic convergence: 16 → 32 → 64 → 128 digits; iterated until the step is below
-    ``10^{−dps−8}``)."""
+    """Gauss–Legendre nodes and weights on ``[−1, 1]`` at ``dps`` digits: Newton on ``P_n`` from the float64 nodes (quadratic convergence: 16 → 32 → 64 → 128 digits; iterated until the step is below ``10^{−dps−8}``)."""
     start, _ = np.polynomial.legendre.leggauss(npts)
     with mp.workdps(dps + 10):
         xs, ws = [], []

@@ -261,8 +261,7 @@ COS_THETA = Param("cos_theta", "real", "cos of the angle between every coupled p
 
 
 def _angle_mc(p, rng, n):
-    """Replicates of ``exp((w_i + w_j)·u)`` for one pair at angle θ: norms
-    iid χ_d, directions ``R e₁`` and ``R(cos θ e₁ + sin θ e₂)`` with ``R`` Haar."""
+    """Replicates of ``exp((w_i + w_j)·u)`` for one pair at angle θ: norms iid χ_d, directions ``R e₁`` and ``R(cos θ e₁ + sin θ e₂)`` with ``R`` Haar."""
     d, v, c = p["d"], float(p["v"]), float(p["cos_theta"])
     s = math.sqrt(max(0.0, 1 - c * c))
     R = haar(rng, d, (n,))

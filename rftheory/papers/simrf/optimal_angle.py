@@ -150,8 +150,7 @@ def optimal_angle(d: int, z: arb) -> arb:
 
 
 def _undecided(lo: arb, hi: arb, last: bool, why: str) -> arb:
-    """``[lo, hi]`` (it holds ``c*``: the precision loop asks for more bits), or at the last precision
-    :class:`NoBallLayer` saying why."""
+    """``[lo, hi]`` (it holds ``c*``: the precision loop asks for more bits), or at the last precision :class:`NoBallLayer` saying why."""
     if last:
         raise NoBallLayer(f"the optimal angle is not decided here: {why}")
     return lo.union(hi)

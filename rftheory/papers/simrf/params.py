@@ -32,8 +32,7 @@ FULL_Z = ("0.05", "0.1", "0.25", "0.5", "1", "1.5", "2", "3", "4", "6", "8")
 
 
 def _scaled_n(base):
-    """Replicates per MC point: a block of d vectors averages d(d-1) pairs,
-    so large d needs fewer blocks for the same standard error."""
+    """Replicates per MC point: a block of d vectors averages d(d-1) pairs, so large d needs fewer blocks for the same standard error."""
     return lambda p: base if p["d"] <= 16 else max(base // 8, 2000)
 
 

@@ -208,8 +208,7 @@ def prf_mse_pairsum(p):
 
 
 def _prf_route_conformity(coupling, d, v):
-    """The pair conformity by its quadrature route (cached: routes of several
-    results and several ``m`` share it at one working precision)."""
+    """The pair conformity by its quadrature route (cached: routes of several results and several ``m`` share it at one working precision)."""
     return +_prf_route_conformity_cached(coupling, d, v, mp.mp.prec)
 
 
@@ -241,8 +240,7 @@ def _norm_exponent_f64(a, b, v):
 
 
 def _refuse_inaccurate(err, rtol, what):
-    """:class:`RangeError` where the first-order error bound exceeds ``rtol/10``
-    (keeps the 10x margin between a returned value's error and the tolerance)."""
+    """:class:`RangeError` where the first-order error bound exceeds ``rtol/10`` (keeps the 10x margin between a returned value's error and the tolerance)."""
     if np.any(err > rtol / 10):
         raise RangeError(f"{what}: float64 cannot guarantee {rtol:g} here (error bound {float(np.max(err)):.1e}: "
                          "large exponents or cancellation); use layer='mpmath'")

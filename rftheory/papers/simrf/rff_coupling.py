@@ -182,8 +182,7 @@ RFF_SEARCH_COUPLINGS = ("iid", "orthogonal", "simplex", "optimal", "search")
 
 
 def _rff_search_mc(p, rng, n):
-    """Squared errors of the real estimator (1/d) sum cos(w_i^T z): the coupling's block Haar-rotated with iid chi_d
-    norms (block_squared_errors); iid: W with iid N(0, 1) entries."""
+    """Squared errors of the real estimator (1/d) sum cos(w_i^T z): the coupling's block Haar-rotated with iid chi_d norms (block_squared_errors); iid: W with iid N(0, 1) entries."""
     d, z = p["d"], float(p["z"])
     if p["coupling"] == "iid":
         e = np.cos(rng.standard_normal((n, d)) * z)

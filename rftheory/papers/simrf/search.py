@@ -140,8 +140,7 @@ def polish(fun, U, grad_err=0.0):
 
 
 def _null_tol(lam, g):
-    """Eigenvalues within this of 0 are the symmetries' (``NULL_RTOL`` of the largest, plus ``4‖g‖``: off a
-    critical point a straight line along a rotation curves by ~``‖g‖``)."""
+    """Eigenvalues within this of 0 are the symmetries' (``NULL_RTOL`` of the largest, plus ``4‖g‖``: off a critical point a straight line along a rotation curves by ~``‖g‖``)."""
     return NULL_RTOL * float(np.max(np.abs(lam))) + 4 * float(np.linalg.norm(g))
 
 
@@ -227,8 +226,7 @@ def _start(U, d):
 
 
 def _hyp0f1_m1(b, y):
-    """``(₀F₁(; b; y) − 1)/y`` and ``₀F₁(; b+1; y)/b`` for ``y ≥ 0`` (float64,
-    positive series: relative error a few eps)."""
+    """``(₀F₁(; b; y) − 1)/y`` and ``₀F₁(; b+1; y)/b`` for ``y ≥ 0`` (float64, positive series: relative error a few eps)."""
     if not np.all(np.isfinite(y)):  # NaN would never meet the stopping test below
         raise FloatingPointError("0F1 series: non-finite argument")
     t = np.ones_like(y) / b  # y^{k-1}/(k! (b)_k) at k = 1

@@ -260,9 +260,7 @@ def route_gain(p):
 
 
 def _exp_neg_sq(z, c):
-    """``e^{−c z²}`` (``c`` a power of 2) with ``z²`` split exactly (:func:`two_prod`):
-    relative error ~2 eps even at ``c z² ≈ 700`` (rounding ``z²`` first would
-    cost ``c z² · eps/2``)."""
+    """``e^{−c z²}`` (``c`` a power of 2) with ``z²`` split exactly (:func:`two_prod`): relative error ~2 eps even at ``c z² ≈ 700`` (rounding ``z²`` first would cost ``c z² · eps/2``)."""
     hi, lo = two_prod(z, z)
     return np.exp(-c * hi) * (1 - c * lo)
 
@@ -282,8 +280,7 @@ def _given_terms(p, which):
 
 
 def _finish(val, s, inexact, nonzero, what):
-    """Refuse (RangeError) a value below the normal range whose truth is nonzero,
-    and a sum near the underflow-error level of inexact inputs."""
+    """Refuse (RangeError) a value below the normal range whose truth is nonzero, and a sum near the underflow-error level of inexact inputs."""
     val = np.asarray(val, float)
     bad = (np.asarray(nonzero, bool) & ~(np.abs(val) >= F64_TINY)) | (inexact & ~(np.abs(s) >= 2.0**-1000))
     if np.any(bad):
@@ -292,8 +289,7 @@ def _finish(val, s, inexact, nonzero, what):
 
 
 def _varcos_f64(p):
-    """``(Var cos, exact sum or None, inexact mask, nonzero mask)``.  Gaussian:
-    ``½ expm1(−z²)²`` (expm1's condition in ``z²`` is ≤ 1: ~3 eps)."""
+    """``(Var cos, exact sum or None, inexact mask, nonzero mask)``.  Gaussian: ``½ expm1(−z²)²`` (expm1's condition in ``z²`` is ≤ 1: ~3 eps)."""
     if p["kernel"] == "gaussian":
         z = np.asarray(p["z"], float)
         v = iid_bracket_f64(z)
