@@ -299,3 +299,46 @@ def test_the_definition_hash_follows_the_code(monkeypatch):
     assert provenance.definition_hash("simrf.conformity.angle")["sha256"] != base["sha256"]
     monkeypatch.undo()
     assert provenance.definition_hash("simrf.conformity.angle") == base
+
+
+def test_a_cover_that_is_no_bisection_is_rejected(certs):
+    # an exact cover, but cut at a third: boxes must be cells of bisections of the domain
+    def third(d):
+        b = d["boxes"].pop(0)
+        lo, hi = (Fraction(x) for x in b["reals"]["v"])
+        for a, z in ((lo, lo + (hi - lo) / 3), (lo + (hi - lo) / 3, hi)):
+            d["boxes"].insert(0, dict(copy.deepcopy(b), reals=dict(b["reals"], v=[str(a), str(z)])))
+
+    _rejected(certs["1d"], third, r"v is not a bisection cell of v=0.5..0.8 \(its ends must lie on multiples of "
+                                  r"2\^-64 of the range\)")
+
+    # bisected 70 times: narrower than 2^-64 of the range, refused before any tree is built
+    def deep(d):
+        b = d["boxes"].pop(0)
+        lo, hi = (Fraction(x) for x in b["reals"]["v"])
+        cuts = [lo] + [lo + (hi - lo) / 2 ** k for k in range(70, 0, -1)] + [hi]
+        for a, z in zip(cuts, cuts[1:]):
+            d["boxes"].append(dict(copy.deepcopy(b), reals=dict(b["reals"], v=[str(a), str(z)])))
+
+    _rejected(certs["1d"], deep, "not a bisection cell")
+
+
+def test_coverage_of_a_large_tree_names_each_gap():
+    # 2-D bisection tree of 4096 leaves (depth 12): valid; one leaf removed: exactly that leaf is the gap
+    from rftheory.prove.boxes import Box, Problem
+    from rftheory.prove.claim import Range
+
+    pb = Problem(parse_claim(ANGLE), (), (Range("v", Fraction(1, 2), Fraction(1)),
+                                           Range("cos_theta", Fraction(-9, 10), Fraction(9, 10))))
+    n = 64
+    leaves = [Box((), (("v", Fraction(1, 2) + Fraction(i, 2 * n), Fraction(1, 2) + Fraction(i + 1, 2 * n)),
+                       ("cos_theta", Fraction(-9, 10) + Fraction(9, 5) * j / n,
+                        Fraction(-9, 10) + Fraction(9, 5) * (j + 1) / n))) for i in range(n) for j in range(n)]
+    assert certificate.coverage_gaps(pb, leaves) == []
+    gone = leaves.pop(1234)
+    assert certificate.coverage_gaps(pb, leaves) == [f"gap: no box covers {gone.text()}"]
+    both = certificate.coverage_gaps(pb, leaves + [leaves[7]])  # a gap and a duplicate
+    assert sorted(both) == sorted([f"gap: no box covers {gone.text()}",
+                                   f"overlap: 1 other box(es) inside the box {leaves[7].text()}"])
+    assert certificate.coverage_gaps(pb, leaves + [gone, leaves[7]]) == [
+        f"overlap: 1 other box(es) inside the box {leaves[7].text()}"]
