@@ -83,7 +83,8 @@ def _as_json(proof, over: list[str]) -> dict[str, Any]:
     out: dict[str, Any] = {"claim": pb.claim.text(), "over": over, "params": dict(pb.fixed), "links": dict(pb.links),
                            "verdict": proof.verdict, "exit": EXIT[proof.verdict],
                            "boxes": len(proof.records), "evaluations": proof.evaluations,
-                           "seconds": round(proof.seconds, 3), "budget_exhausted": proof.budget_exhausted}
+                           "seconds": round(proof.seconds, 3), "budget_exhausted": proof.budget_exhausted,
+                           "interrupted": proof.interrupted or None}
     sm = proof.smallest_margin()
     out["smallest_margin"] = None if sm is None else {"margin": exact_text(sm[0]), "margin_approx": float(sm[0]),
                                                       "box": _box_obj(sm[1].box)}
@@ -130,7 +131,8 @@ def _as_text(proof, limit: int = 20) -> str:
         lines.append(f"  rhs in {_enc_text(ce.rhs)}")
     else:
         und = proof.undecided()
-        why = "; time budget ran out" if proof.budget_exhausted else ""
+        why = ("; time budget ran out" if proof.budget_exhausted else
+               f"; interrupted ({proof.interrupted})" if proof.interrupted else "")
         lines.append(f"UNDECIDED: {len(und)} of {n} boxes undecided{why} ({proof.evaluations} ball evaluations, "
                      f"{proof.seconds:.1f} s)")
         merged = coalesce(proof.records)
