@@ -342,3 +342,21 @@ def test_coverage_of_a_large_tree_names_each_gap():
                                    f"overlap: 1 other box(es) inside the box {leaves[7].text()}"])
     assert certificate.coverage_gaps(pb, leaves + [gone, leaves[7]]) == [
         f"overlap: 1 other box(es) inside the box {leaves[7].text()}"]
+
+
+def test_the_command_line_reports_a_version_change(certs, tmp_path, capsys):
+    f = tmp_path / "c.json"
+    f.write_text(json.dumps(dict(copy.deepcopy(certs["0d"]), made_with=dict(certs["0d"]["made_with"],
+                                                                             mpmath="0.17"))))
+    assert main(["prove", "--check", str(f), "--workers", "1"]) == 1
+    assert "made with mpmath '0.17', checked with" in capsys.readouterr().out
+    assert main(["prove", "--check", str(f), "--workers", "1", "--allow-version-change"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("certificate valid:") and "  note: made with mpmath '0.17', checked with" in out
+
+
+def test_an_unwritable_certificate_path_is_refused_before_the_search(tmp_path, capsys):
+    assert main(["prove", ANGLE, "--over", "v=0.5..1", "--over", "cos_theta=-0.9..0.9", "--certificate",
+                 str(tmp_path / "no" / "such" / "c.json")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("rftheory: error: parameter 'certificate': cannot write") and err.count("\n") == 1

@@ -247,6 +247,13 @@ def _prove(args, t0: float) -> tuple[int, str]:
         raise ParameterError("claim", "missing; expected LHS OP RHS (or --check FILE, or --resume FILE)")
     if not 0 < args.budget <= 10**7:
         raise ParameterError("budget", f"must be a number of seconds in (0, 1e7], got {args.budget}")
+    if args.certificate and not args.check:  # before hours of search, not after
+        import os
+
+        folder = os.path.dirname(os.path.abspath(args.certificate))
+        if not os.path.isdir(folder) or not os.access(folder, os.W_OK) or os.path.isdir(args.certificate):
+            raise ParameterError("certificate", f"cannot write {clip(args.certificate, 80)!r} (no such folder, "
+                                 "not writable, or a folder)")
     resume = None
     if args.check or args.resume:
         run, workers, close = make_executor(args.workers, args.scheduler)
