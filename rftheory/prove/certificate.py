@@ -3,15 +3,19 @@
 A certificate records the claim, its domain, and the cover of the domain by
 boxes, each with the method that decided it (``ball``), the working
 precision and the two sides' enclosures (decimal strings of 30 significant
-digits, rounded outward; box bounds are exact).  Checking trusts none of it.
-:func:`structure` rebuilds the domain from the claim and decides exactly,
-in rational arithmetic, that the boxes are the leaves of bisection trees
-rooted at the domain (one per integer point; a range of width 0 is a fixed
-value, not an axis) and that the stated verdict follows from the
-decisions; it returns the parsed leaves, which a checker re-verifies:
-:func:`check` re-evaluates every decided box by its method in ball
-arithmetic, requires the fresh enclosures to lie inside the recorded ones
-and to decide the claim, and re-evaluates the counterexample.
+digits, rounded outward; box bounds are exact); and what it was made with
+(library versions, a hash of the definitions evaluated:
+:mod:`rftheory.prove.provenance`).  Checking trusts none of it.
+:func:`structure` rebuilds the domain from the claim and decides exactly
+that the boxes are the leaves of bisection trees rooted at the domain (one
+per integer point; a range of width 0 is a fixed value, not an axis; box
+ends on multiples of 2^-64 of each range) and that the stated verdict
+follows from the decisions; it returns the parsed leaves, which a checker
+re-verifies.  :func:`check` compares the versions and definitions
+(:func:`provenance`), re-evaluates every decided box by its method
+(:data:`METHODS`) in ball arithmetic, requires the fresh enclosures to lie
+inside the recorded ones and to decide the claim, and re-evaluates the
+counterexample.
 """
 
 from __future__ import annotations
@@ -38,10 +42,12 @@ VERSION = 2
 
 
 def _enc(e: Enclosure | None) -> list[str] | None:
+    """An enclosure as JSON."""
     return None if e is None else e.strings()
 
 
 def _box_json(box: Box) -> dict[str, Any]:
+    """A box's parameters as JSON (exact ends)."""
     return {"ints": {k: v for k, v in box.ints},
             "reals": {k: [exact_text(lo), exact_text(hi)] for k, lo, hi in box.reals}}
 
@@ -272,6 +278,7 @@ MAX_DEPTH = 64
 
 
 def _region_text(names: list[str], region: Cell, at: str, ends) -> str:
+    """A region as text, its ends mapped back to exact numbers by ``ends(axis, t)``."""
     parts = [f"{n}=[{exact_text(ends(j, lo))}, {exact_text(ends(j, hi))}]" for j, (n, (lo, hi))
              in enumerate(zip(names, region))]
     if not parts:
@@ -584,6 +591,7 @@ def _short(x: Any, n: int = 60) -> str:
 
 
 def _parse_enc(x: Any, what: str) -> Enclosure | None:
+    """A recorded enclosure ``[LO, HI]`` (or None)."""
     if x is None:
         return None
     if not isinstance(x, list) or len(x) != 2:
@@ -595,6 +603,7 @@ def _parse_enc(x: Any, what: str) -> Enclosure | None:
 
 
 def _parse_box(b: Any, pb: Problem, i: int) -> Leaf:
+    """Box record ``i``: its parameters against the domain, its precision, decision, method and enclosures."""
     what = f"box {i}"
     if not isinstance(b, dict):
         raise ValueError(f"{what}: not an object")
