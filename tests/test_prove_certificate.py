@@ -313,3 +313,64 @@ def test_taylor_boxes_are_rechecked_and_a_forged_one_rejected():
         b = bad["boxes"][0]
         b["lhs"] = [b["lhs"][0], str(Fraction(b["lhs"][0]) / 2)]
     _rejected(c, forge, "")
+
+
+def test_a_cover_that_is_no_bisection_is_rejected(certs):
+    # an exact cover, but cut at a third: boxes must be cells of bisections of the domain
+    def third(d):
+        b = d["boxes"].pop(0)
+        lo, hi = (Fraction(x) for x in b["reals"]["v"])
+        for a, z in ((lo, lo + (hi - lo) / 3), (lo + (hi - lo) / 3, hi)):
+            d["boxes"].insert(0, dict(copy.deepcopy(b), reals=dict(b["reals"], v=[str(a), str(z)])))
+
+    _rejected(certs["1d"], third, r"v is not a bisection cell of v=0.5..0.8 \(its ends must lie on multiples of "
+                                  r"2\^-64 of the range\)")
+
+    # bisected 70 times: narrower than 2^-64 of the range, refused before any tree is built
+    def deep(d):
+        b = d["boxes"].pop(0)
+        lo, hi = (Fraction(x) for x in b["reals"]["v"])
+        cuts = [lo] + [lo + (hi - lo) / 2 ** k for k in range(70, 0, -1)] + [hi]
+        for a, z in zip(cuts, cuts[1:]):
+            d["boxes"].append(dict(copy.deepcopy(b), reals=dict(b["reals"], v=[str(a), str(z)])))
+
+    _rejected(certs["1d"], deep, "not a bisection cell")
+
+
+def test_coverage_of_a_large_tree_names_each_gap():
+    # 2-D bisection tree of 4096 leaves (depth 12): valid; one leaf removed: exactly that leaf is the gap
+    from rftheory.prove.boxes import Box, Problem
+    from rftheory.prove.claim import Range
+
+    pb = Problem(parse_claim(ANGLE), (), (Range("v", Fraction(1, 2), Fraction(1)),
+                                           Range("cos_theta", Fraction(-9, 10), Fraction(9, 10))))
+    n = 64
+    leaves = [Box((), (("v", Fraction(1, 2) + Fraction(i, 2 * n), Fraction(1, 2) + Fraction(i + 1, 2 * n)),
+                       ("cos_theta", Fraction(-9, 10) + Fraction(9, 5) * j / n,
+                        Fraction(-9, 10) + Fraction(9, 5) * (j + 1) / n))) for i in range(n) for j in range(n)]
+    assert certificate.coverage_gaps(pb, leaves) == []
+    gone = leaves.pop(1234)
+    assert certificate.coverage_gaps(pb, leaves) == [f"gap: no box covers {gone.text()}"]
+    both = certificate.coverage_gaps(pb, leaves + [leaves[7]])  # a gap and a duplicate
+    assert sorted(both) == sorted([f"gap: no box covers {gone.text()}",
+                                   f"overlap: 1 other box(es) inside the box {leaves[7].text()}"])
+    assert certificate.coverage_gaps(pb, leaves + [gone, leaves[7]]) == [
+        f"overlap: 1 other box(es) inside the box {leaves[7].text()}"]
+
+
+def test_the_command_line_reports_a_version_change(certs, tmp_path, capsys):
+    f = tmp_path / "c.json"
+    f.write_text(json.dumps(dict(copy.deepcopy(certs["0d"]), made_with=dict(certs["0d"]["made_with"],
+                                                                             mpmath="0.17"))))
+    assert main(["prove", "--check", str(f), "--workers", "1"]) == 1
+    assert "made with mpmath '0.17', checked with" in capsys.readouterr().out
+    assert main(["prove", "--check", str(f), "--workers", "1", "--allow-version-change"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("certificate valid:") and "  note: made with mpmath '0.17', checked with" in out
+
+
+def test_an_unwritable_certificate_path_is_refused_before_the_search(tmp_path, capsys):
+    assert main(["prove", ANGLE, "--over", "v=0.5..1", "--over", "cos_theta=-0.9..0.9", "--certificate",
+                 str(tmp_path / "no" / "such" / "c.json")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("rftheory: error: parameter 'certificate': cannot write") and err.count("\n") == 1

@@ -3,15 +3,19 @@
 A certificate records the claim, its domain, and the cover of the domain by
 boxes, each with the method that decided it (``ball``), the working
 precision and the two sides' enclosures (decimal strings of 30 significant
-digits, rounded outward; box bounds are exact).  Checking trusts none of it.
-:func:`structure` rebuilds the domain from the claim and decides exactly,
-in rational arithmetic, that the boxes are the leaves of bisection trees
-rooted at the domain (one per integer point; a range of width 0 is a fixed
-value, not an axis) and that the stated verdict follows from the
-decisions; it returns the parsed leaves, which a checker re-verifies:
-:func:`check` re-evaluates every decided box by its method in ball
-arithmetic, requires the fresh enclosures to lie inside the recorded ones
-and to decide the claim, and re-evaluates the counterexample.
+digits, rounded outward; box bounds are exact); and what it was made with
+(library versions, a hash of the definitions evaluated:
+:mod:`rftheory.prove.provenance`).  Checking trusts none of it.
+:func:`structure` rebuilds the domain from the claim and decides exactly
+that the boxes are the leaves of bisection trees rooted at the domain (one
+per integer point; a range of width 0 is a fixed value, not an axis; box
+ends on multiples of 2^-64 of each range) and that the stated verdict
+follows from the decisions; it returns the parsed leaves, which a checker
+re-verifies.  :func:`check` compares the versions and definitions
+(:func:`provenance`), re-evaluates every decided box by its method
+(:data:`METHODS`) in ball arithmetic, requires the fresh enclosures to lie
+inside the recorded ones and to decide the claim, and re-evaluates the
+counterexample.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from typing import Any
 
 from ..core.errors import ParameterError, RFTheoryError
 from .boxes import Box, Problem, exact_text, make_problem
-from .claim import fails, holds, parse_claim, parse_range
+from .claim import clip, fails, holds, parse_claim, parse_range
 from .engine import MAX_BOXES, BoxRecord, Counterexample, Enclosure, Proof, enclose_sides
 from .provenance import COMPARED, definition_hash, versions
 
@@ -43,10 +47,12 @@ EXTENDED_FORMAT = "rftheory-prove-extended"
 EXTENDED_VERSION = 1
 
 def _enc(e: Enclosure | None) -> list[str] | None:
+    """An enclosure as JSON."""
     return None if e is None else e.strings()
 
 
 def _box_json(box: Box) -> dict[str, Any]:
+    """A box's parameters as JSON (exact ends)."""
     return {"ints": {k: v for k, v in box.ints},
             "reals": {k: [exact_text(lo), exact_text(hi)] for k, lo, hi in box.reals}}
 
@@ -271,17 +277,22 @@ MAX_PROBLEMS = 50
 #: a failed node of the tree looks for overlapping pairs among at most this many comparisons
 _MAX_PAIRS = 1_000_000
 
-Cell = tuple[tuple[Fraction, Fraction], ...]
+#: a box's ends, along each range of positive width, in units of 2^-MAX_DEPTH of the range from its lower end
+Cell = tuple[tuple[int, int], ...]
+#: the deepest bisection of one range a certificate may hold: 2^-64 of the range (the search stops at 2^-30)
+MAX_DEPTH = 64
 
 
-def _region_text(names: list[str], region: Cell, at: str) -> str:
-    parts = [f"{n}=[{exact_text(lo)}, {exact_text(hi)}]" for n, (lo, hi) in zip(names, region)]
+def _region_text(names: list[str], region: Cell, at: str, ends) -> str:
+    """A region as text, its ends mapped back to exact numbers by ``ends(axis, t)``."""
+    parts = [f"{n}=[{exact_text(ends(j, lo))}, {exact_text(ends(j, hi))}]" for j, (n, (lo, hi))
+             in enumerate(zip(names, region))]
     if not parts:
         return at or "the domain's one point"
     return ", ".join(parts) + (f" ({at})" if at else "")
 
 
-def _sweep_gaps(region: Cell, cells: list[Cell]) -> list[tuple[int, Fraction, Fraction]]:
+def _sweep_gaps(region: tuple, cells: list[tuple]) -> list[tuple[int, Any, Any]]:
     """Slabs of ``region`` (axis, lo, hi) that no cell meets: sorted by their lower end, cells must chain."""
     out = []
     for j, (lo, hi) in enumerate(region):
@@ -311,30 +322,30 @@ def _overlap(cells: list[Cell]) -> tuple[Cell, Cell] | None:
     return None
 
 
-def _tree_problems(names: list[str], root: Cell, cells: list[Cell], at: str, out: list[str]) -> None:
-    """Append to ``out`` where ``cells`` fail to be exactly the leaves of a bisection tree rooted at ``root``.
+def _tree_problems(names: list[str], cells: list[Cell], at: str, out: list[str], ends) -> None:
+    """Append to ``out`` where ``cells`` fail to be exactly the leaves of a bisection tree rooted at the domain.
 
     A node is a region with the cells inside it: a node with no cell is a gap; a node equal to one of its cells
     must hold that cell only (else the others overlap it); otherwise some axis must have every cell on one side of
-    its midpoint, and the node splits there (the widest axis relative to the root first).  A node where no axis
-    does is not a bisection: its uncovered slabs, or an overlapping pair, name why.
+    its midpoint, and the node splits there (the widest axis first).  A node where no axis does is not a
+    bisection: its uncovered slabs, or an overlapping pair, name why.  Coordinates are integers (units of
+    2^-MAX_DEPTH of each range), so a node costs a pass over its cells in integer comparisons.
     """
-    width = [hi - lo for lo, hi in root]
+    root = tuple((0, 1 << MAX_DEPTH) for _ in names)
     stack = [(root, cells)]
     while stack and len(out) < MAX_PROBLEMS:
         region, inside = stack.pop()
         if not inside:
-            out.append(f"gap: no box covers {_region_text(names, region, at)}")
+            out.append(f"gap: no box covers {_region_text(names, region, at, ends)}")
             continue
         if len(inside) == 1 and inside[0] == region:
             continue
-        if region in inside:
-            out.append(f"overlap: {len(inside) - 1} other box(es) inside the box {_region_text(names, region, at)}")
-            continue
-        axes = sorted(range(len(region)), key=lambda j: (-(region[j][1] - region[j][0]) / width[j], j))
+        axes = sorted(range(len(region)), key=lambda j: (region[j][0] - region[j][1], j))
         for j in axes:
             lo, hi = region[j]
-            mid = (lo + hi) / 2
+            if hi - lo < 2:
+                continue
+            mid = (lo + hi) // 2
             low = [c for c in inside if c[j][1] <= mid]
             high = [c for c in inside if c[j][0] >= mid]
             if len(low) + len(high) == len(inside):
@@ -342,30 +353,36 @@ def _tree_problems(names: list[str], root: Cell, cells: list[Cell], at: str, out
                 stack.append((region[:j] + ((lo, mid),) + region[j + 1:], low))
                 break
         else:
+            if region in inside:  # a cell spanning the node crosses every midpoint
+                out.append(f"overlap: {len(inside) - 1} other box(es) inside the box "
+                           f"{_region_text(names, region, at, ends)}")
+                continue
             gaps = _sweep_gaps(region, inside)
             for j, lo, hi in gaps[:MAX_PROBLEMS]:
                 slab = region[:j] + ((lo, hi),) + region[j + 1:]
-                out.append(f"gap: no box covers {_region_text(names, slab, at)}")
+                out.append(f"gap: no box covers {_region_text(names, slab, at, ends)}")
             if gaps:
                 continue
             pair = _overlap(inside)
             if pair is not None:
-                out.append(f"overlap of boxes {_region_text(names, pair[0], '')} and "
-                           f"{_region_text(names, pair[1], at)}")
+                out.append(f"overlap of boxes {_region_text(names, pair[0], '', ends)} and "
+                           f"{_region_text(names, pair[1], at, ends)}")
             else:
-                out.append(f"the boxes inside {_region_text(names, region, at)} are not a bisection of it "
-                           f"(e.g. {_region_text(names, inside[0], '')} crosses every midpoint)")
+                out.append(f"the boxes inside {_region_text(names, region, at, ends)} are not a bisection of it "
+                           f"(e.g. {_region_text(names, inside[0], '', ends)} crosses every midpoint)")
 
 
 def coverage_gaps(pb: Problem, boxes: list[Box]) -> list[str]:
     """Where ``boxes`` fail to be exactly the leaves of the bisection trees of the domain of ``pb``.
 
-    Decided exactly, with rational endpoints.  Every integer point of the
-    integer ranges must have its own tree, rooted at the product of the real
-    ranges; a range of width 0 is a fixed value (every box must hold exactly
-    that value), not an axis of volume 0; along the other axes the boxes
-    must be the leaves of repeated bisections at midpoints (any axis at
-    each node), so that they cover the domain with disjoint interiors.
+    Decided exactly.  Every integer point of the integer ranges must have its
+    own tree, rooted at the product of the real ranges; a range of width 0 is
+    a fixed value (every box must hold exactly that value), not an axis of
+    volume 0; along the other axes every box end must lie on a multiple of
+    2^-:data:`MAX_DEPTH` of its range (checked in rational arithmetic; the
+    tree is then checked on those integer multiples) and the boxes must be
+    the leaves of repeated bisections at midpoints (any axis at each node),
+    so that they cover the domain with disjoint interiors.
 
     Parameters
     ----------
@@ -383,14 +400,43 @@ def coverage_gaps(pb: Problem, boxes: list[Box]) -> list[str]:
     fixed = {r.name: r.lo for r in pb.real_ranges if r.lo == r.hi}
     axes = [r for r in pb.real_ranges if r.lo < r.hi]
     names = [r.name for r in axes]
+    unit = [(r.hi - r.lo) / (1 << MAX_DEPTH) for r in axes]
+
+    def ends(j: int, t: int) -> Fraction:
+        return axes[j].lo + unit[j] * t
+
     groups: dict[tuple, list[Cell]] = {}
+    raw: dict[tuple, list[tuple]] = {}
+    off_grid: list[str] = []
     for b in boxes:
         reals = {k: (lo, hi) for k, lo, hi in b.reals}
         for k, v in fixed.items():
             if reals[k] != (v, v):
-                out.append(f"box {b.text()}: {k} is fixed at {exact_text(v)} by the claim's range {k}={exact_text(v)}"
-                           f"..{exact_text(v)}")
-        groups.setdefault(tuple(v for _, v in b.ints), []).append(tuple(reals[n] for n in names))
+                out.append(f"box {clip(b.text(), 160)}: {k} is fixed at {exact_text(v)} by the claim's range "
+                           f"{k}={exact_text(v)}..{exact_text(v)}")
+        key = tuple(v for _, v in b.ints)
+        raw.setdefault(key, []).append(tuple(reals[n] for n in names))
+        cell = []
+        for j, r in enumerate(axes):
+            lo, hi = ((x - r.lo) / unit[j] for x in reals[r.name])
+            if lo.denominator != 1 or hi.denominator != 1:
+                off_grid.append(f"box {clip(b.text(), 160)}: {r.name} is not a bisection cell of {r.name}="
+                                f"{exact_text(r.lo)}..{exact_text(r.hi)} (its ends must lie on multiples of "
+                                f"2^-{MAX_DEPTH} of the range)")
+                break
+            cell.append((int(lo), int(hi)))
+        else:
+            groups.setdefault(key, []).append(tuple(cell))
+    if off_grid:  # boxes of another domain (a changed range, say): name the uncovered slabs first
+        root = tuple((r.lo, r.hi) for r in axes)
+        for key, cells in raw.items():
+            at = ", ".join(f"{r.name}={v}" for r, v in zip(pb.int_ranges, key))
+            for j, lo, hi in _sweep_gaps(root, cells)[:MAX_PROBLEMS]:
+                slab = root[:j] + ((lo, hi),) + root[j + 1:]
+                out.append(f"gap: no box covers {_region_text(names, slab, at, lambda _, t: t)}")
+        out += off_grid
+    if out:
+        return out[:MAX_PROBLEMS]
     want = [tuple(v for _, v in r.ints) for r in pb.roots()]
     wanted = set(want)
     int_names = [r.name for r in pb.int_ranges]
@@ -405,10 +451,9 @@ def coverage_gaps(pb: Problem, boxes: list[Box]) -> list[str]:
     extra = [k for k in groups if k not in wanted]
     if extra:
         out.append(f"boxes at {len(extra)} integer point(s) outside the domain, e.g. {at_text(extra[0])}")
-    root = tuple((r.lo, r.hi) for r in axes)
     for key in want:
         if key in groups and len(out) < MAX_PROBLEMS:
-            _tree_problems(names, root, groups[key], at_text(key), out)
+            _tree_problems(names, groups[key], at_text(key), out, ends)
     return out[:MAX_PROBLEMS]
 
 
@@ -574,6 +619,7 @@ def _short(x: Any, n: int = 60) -> str:
 
 
 def _parse_enc(x: Any, what: str) -> Enclosure | None:
+    """A recorded enclosure ``[LO, HI]`` (or None)."""
     if x is None:
         return None
     if not isinstance(x, list) or len(x) != 2:
@@ -585,6 +631,7 @@ def _parse_enc(x: Any, what: str) -> Enclosure | None:
 
 
 def _parse_box(b: Any, pb: Problem, i: int) -> Leaf:
+    """Box record ``i``: its parameters against the domain, its precision, decision, method and enclosures."""
     what = f"box {i}"
     if not isinstance(b, dict):
         raise ValueError(f"{what}: not an object")

@@ -94,7 +94,8 @@ def _as_json(proof, over: list[str]) -> dict[str, Any]:
     out: dict[str, Any] = {"claim": pb.claim.text(), "over": over, "params": dict(pb.fixed), "links": dict(pb.links),
                            "verdict": proof.verdict, "exit": EXIT[proof.verdict],
                            "boxes": len(proof.records), "evaluations": proof.evaluations,
-                           "seconds": round(proof.seconds, 3), "budget_exhausted": proof.budget_exhausted}
+                           "seconds": round(proof.seconds, 3), "budget_exhausted": proof.budget_exhausted,
+                           "interrupted": proof.interrupted or None}
     sm = proof.smallest_margin()
     methods: dict[str, int] = {}
     for r in proof.records:
@@ -149,7 +150,8 @@ def _as_text(proof, limit: int = 20) -> str:
         lines.append(f"  rhs in {_enc_text(ce.rhs)}")
     else:
         und = proof.undecided()
-        why = "; time budget ran out" if proof.budget_exhausted else ""
+        why = ("; time budget ran out" if proof.budget_exhausted else
+               f"; interrupted ({proof.interrupted})" if proof.interrupted else "")
         lines.append(f"UNDECIDED: {len(und)} of {n} boxes undecided{why} ({proof.evaluations} ball evaluations, "
                      f"{proof.seconds:.1f} s)")
         merged = coalesce(proof.records)
@@ -390,6 +392,13 @@ def _prove(args, t0: float) -> tuple[int, str]:
         raise ParameterError("independent", "goes with --check FILE (it re-verifies a certificate)")
     if not 0 < args.budget <= 10**7:
         raise ParameterError("budget", f"must be a number of seconds in (0, 1e7], got {args.budget}")
+    if args.certificate and not args.check:  # before hours of search, not after
+        import os
+
+        folder = os.path.dirname(os.path.abspath(args.certificate))
+        if not os.path.isdir(folder) or not os.access(folder, os.W_OK) or os.path.isdir(args.certificate):
+            raise ParameterError("certificate", f"cannot write {clip(args.certificate, 80)!r} (no such folder, "
+                                 "not writable, or a folder)")
     resume = None
     if args.check or args.resume:
         run, workers, close = make_executor(args.workers, args.scheduler)
