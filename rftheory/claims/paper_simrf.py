@@ -144,3 +144,14 @@ theorem(Theorem(
     "claim fails beyond a crossing (simrf.thm_4_5_zcrit)",
     checks=(Check(("prove", RFF.replace(" < ", " <= "), "-p", "d=4", "-p", "m=4", "--over", "z=0.1..4"),
                   "disproven", "d = m = 4, z in [0.1, 4]"),)))
+
+theorem(Theorem(
+    "simrf.eq_24_prefactor", f"{SRC}, Thm 4.3 (Eq. 24)",
+    "the simplex (angle-family) conformity as the double series of Eq. 24, as printed (without the factor "
+    "2^-(d-1) of the prefactor).",
+    "every d >= 2, v (an equality)", "erratum", "",
+    "disproven", "at d = 3, 4, 8 and v = 1 the series as printed is disjoint from the conformity as an integral "
+    "over the angle; with 2^-(d-1) the two overlap",
+    erratum="the prefactor needs 2^-(d-1): as printed the series is 2^(d-1) times the conformity at every d >= 2, "
+    "v > 0",
+    checks=(Check(("function", "simrf_eq24_prefactor"), "disproven", "d = 3, 4, 8, v = 1"),)))
