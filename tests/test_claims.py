@@ -27,6 +27,10 @@ def test_registry_holds_the_papers_claims():
             assert t.erratum, t.id
         for c in t.checks:
             assert c.tier in ("quick", "full") and c.expect in ("proven", "disproven", "undecided")
+            if c.argv[0] == "function":
+                from rftheory.claims.functions import FUNCTIONS
+
+                assert c.argv[1] in FUNCTIONS, c.argv
     for cid in ("simrf.cor_4_4", "simrf.cor_3_3", "simrf.thm_4_5_zcrit", "sutherland.phi_beats_psi_gaussian",
                 "hrf.thm_3_5", "derf.family_inclusions"):
         assert get(cid).id == cid

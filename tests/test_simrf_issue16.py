@@ -1,6 +1,7 @@
 """Regression tests for issues 9 and 16 (simrf.*): reference values computed
 independently (mpmath quadrature of Eq. 21 at 60 digits, closed forms by hand)."""
 
+import json
 from fractions import Fraction
 
 import mpmath as mp
@@ -149,7 +150,18 @@ def test_orthogonal_pair_route_has_a_cost_budget():
     assert pair_term_route("orthogonal", 19, Fraction(3)) == pytest.approx(float(mp.hyp1f1(19, 9.5, -4.5)), rel=1e-14)
 
 
-def test_simplex_refusal_names_the_point(capsys):
-    assert cli.main(["eval", "simrf.rff_simplex", "-p", "d=2", "-p", "z=20"]) == 2
-    err = capsys.readouterr().err.strip()
-    assert err.count("\n") == 0 and "d=2" in err and "rftheory show" in err
+def test_simplex_far_point_is_proven(capsys):
+    """d = 2, z = 20, where the mpmath layer refuses (cancellation): the ball layer's integral over the angle
+    proves it. Reference: E[(f(x(1 - S)) + f(x(1 + S)))/2], f(y) = e^y (1 + y) = 1F1(2; 1; y), x = -200, S = sin(phi)
+    with density sin(phi)/2 on [0, pi], by mpmath quadrature at 50 digits (independent of the ball route)."""
+    assert cli.main(["eval", "simrf.rff_simplex", "-p", "d=2", "-p", "z=20", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    with mp.workdps(50):
+        x = mp.mpf(-200)
+
+        def f(y):
+            return mp.exp(y) * (1 + y)
+
+        ref = mp.quad(lambda p: mp.sin(p) * (f(x * (1 - mp.sin(p))) + f(x * (1 + mp.sin(p)))) / 4,
+                      [0, mp.pi / 2 - 0.1, mp.pi / 2, mp.pi / 2 + 0.1, mp.pi])
+        assert out["certainty"] == "proven" and abs(mp.mpf(out["value"]) / ref - 1) < mp.mpf(10) ** -28

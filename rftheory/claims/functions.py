@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-__all__ = ["FunctionResult", "sign_change", "hrf_thm35_rstar", "orf_ratio_small_z",
+__all__ = ["FunctionResult", "sign_change", "hrf_thm35_rstar", "orf_ratio_small_z", "simrf_eq24_prefactor",
            "orf_thm2_variance", "FUNCTIONS"]
 
 PREC = 128
@@ -171,5 +171,35 @@ def orf_thm2_variance() -> FunctionResult:
     return FunctionResult("disproven" if ok else "undecided", tuple(lines))
 
 
+def simrf_eq24_prefactor() -> FunctionResult:
+    """SimRF Eq. 24 read literally (no ``2^{-(d-1)}``) against the conformity as an integral over the angle.
+
+    Returns
+    -------
+    FunctionResult
+        ``disproven`` when, at d = 3, 4, 8 and v = 1, the literal series (``2^{d-1}`` times the series with
+        the factor) is disjoint from the integral ``E ₁F₁(d; d/2; x(1 + cS))`` while the series with the
+        factor overlaps it.
+    """
+    import flint
+
+    from ..numerics.arb_series import angle_quadrature, angle_series
+
+    lines, ok = [], True
+    with flint.ctx.workprec(PREC):
+        x = flint.arb(1) / 2  # v = 1
+        for d in (3, 4, 8):
+            c = flint.arb(-1) / (d - 1)
+            with_factor, integral = angle_series(d, c, x), angle_quadrature(d, c, x)
+            literal = with_factor * 2 ** (d - 1)
+            agree, disjoint = with_factor.overlaps(integral), not literal.overlaps(integral)
+            ok = ok and agree and disjoint
+            lines.append(f"d = {d}, v = 1: integral {integral.str(12)}, Eq. 24 with 2^-(d-1) {with_factor.str(12)} "
+                         f"({'overlaps' if agree else 'DISJOINT'}), as printed {literal.str(12)} "
+                         f"({'disjoint' if disjoint else 'OVERLAPS'})")
+    return FunctionResult("disproven" if ok else "undecided", tuple(lines))
+
+
 #: the function checks by name (``Check(("function", NAME), ...)``)
-FUNCTIONS = {"hrf_thm35_rstar": hrf_thm35_rstar, "orf_ratio_small_z": orf_ratio_small_z, "orf_thm2_variance": orf_thm2_variance}
+FUNCTIONS = {"hrf_thm35_rstar": hrf_thm35_rstar, "orf_ratio_small_z": orf_ratio_small_z,
+             "orf_thm2_variance": orf_thm2_variance, "simrf_eq24_prefactor": simrf_eq24_prefactor}

@@ -114,6 +114,8 @@ class Theorem:
 #: every registered claim, by ID
 REGISTRY: dict[str, Theorem] = {}
 _LOADED = False
+#: the papers in the order the claims are listed (the others after them, by name)
+_ORDER = ("paper_simrf", "paper_orf", "paper_sutherland", "paper_hrf", "paper_derf")
 
 
 def theorem(t: Theorem) -> Theorem:
@@ -146,9 +148,9 @@ def _load() -> None:
         return
     _LOADED = True
     pkg = importlib.import_module(__package__)
-    for mod in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
-        if mod.name.startswith("paper_"):
-            importlib.import_module(f"{__package__}.{mod.name}")
+    names = [m.name for m in pkgutil.iter_modules(pkg.__path__) if m.name.startswith("paper_")]
+    for name in sorted(names, key=lambda n: (_ORDER.index(n) if n in _ORDER else len(_ORDER), n)):
+        importlib.import_module(f"{__package__}.{name}")
 
 
 def theorems(prefix: str = "") -> list[Theorem]:

@@ -23,7 +23,7 @@ EXIT = {"proven": 0, "disproven": 1, "undecided": 3}
 
 EPILOG = """examples:
   rftheory prove "simrf.prf_mse[coupling=simplex] < simrf.prf_mse[coupling=orthogonal]" \\
-      --over d=2..12 --link m=d --over v=0.1..2          simplex PRFs beat orthogonal ones (m = d)
+      --over d=2..4 --link m=d --over v=0.1..2           simplex PRFs beat orthogonal ones (m = d), on boxes
   rftheory prove "simrf.prf_mse[coupling=orthogonal] < simrf.prf_mse[coupling=iid]" \\
       --over d=2..inf --link m=d --over 'v=(0,2]'        every d >= 2 and v in (0, 2]: a series argument
   rftheory prove "simrf.rff_mse[coupling=orthogonal] <= simrf.rff_mse[coupling=iid]" \\
