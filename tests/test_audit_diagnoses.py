@@ -114,3 +114,28 @@ def test_float16_overflow_at_query_norms_names_the_largest_safe_norm():
     assert 11.09 / 5.0 < safe < 11.09 / 3.0, safe
     ok = features(favor64, kernel="softmax", d=8, m=16, n=200, x_norms=[1.0, 4.0, 8.0])
     assert ok.passed and ok.rows[-1].check == "features finite at the query norms", ok.table()
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(__import__("os").environ.get("RFTHEORY_SLOW") != "1", reason="slow tier: RFTHEORY_SLOW=1")
+def test_fast_transformers_pairing_caught_at_d128_in_99_percent_of_seeds():
+    """Power of the norm–direction check at d = 128 (m = 16, n = 2000: nd_calls draws 6,400 calls).
+
+    Caught means the row fails at stage one or passes the two-stage screen (then stage two, with twice
+    the calls and E z ≈ 11 against a bound <= 5.5, fails it almost surely). The stated power 0.99
+    (marginals.nd_calls) misses 10 or more of 100 seeds with probability < 1e-7; the test asserts >= 91.
+    About 40 s per seed on a loaded 2-core machine.
+    """
+    from rftheory.audit.marginals import nd_calls, norm_direction_reps, norm_direction_row
+    from rftheory.audit.sampler import count
+    from rftheory.audit.stats import ALPHA_SCREEN, threshold
+
+    d, m = 128, 16
+    k = count(d, m, ("prf", "rff"), "gaussian")
+    screen = threshold(k, ALPHA_SCREEN)
+    caught = 0
+    for seed in range(100):
+        rng = np.random.default_rng(seed)
+        W = np.stack([known_bad.qr_input_row_norms(d, m, rng) for _ in range(nd_calls(2000, d))])
+        caught += abs(norm_direction_row(norm_direction_reps(W), d, threshold(k, 5e-7)).statistic) > screen
+    assert caught >= 91, caught

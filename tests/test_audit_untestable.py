@@ -146,3 +146,11 @@ def test_sampler_json_has_version_numbers_and_status():
     assert all(0.0 <= r["p_value"] <= 1.0 for r in rows if r["p_value"] is not None)
     exact = [r for r in rows if r["check"].startswith("repeat: same seed")]
     assert exact[0]["mde"] is None and exact[0]["p_value"] is None
+
+
+def test_float32_favor_far_from_the_origin_underflows_and_is_still_positive():
+    """float32 exp features at |x|^2 = 144 underflow to 0 for some draws: still the positive embedding."""
+    rep = features(lambda X, rng, m: favor(X, rng, m).astype(np.float32), kernel="softmax", d=16, m=16, n=200,
+                   pairs=_shifted(16, 3.0))
+    assert rep.passed and "positive" in rep.settings["embedding"], rep.table()
+    assert all(r.status == "untestable" for r in rep.rows if r.check.startswith(("unbiased", "MSE")))

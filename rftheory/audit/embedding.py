@@ -10,7 +10,7 @@ embedding               signature in the outputs                       closed fo
 ======================  =============================================  ==========================================
 sin/cos ``φ``           ``F`` even and ``φ(x)·φ(x) = k(x, x)`` exactly  ``sutherland.var_phi`` | ``simrf.rff_mse``
 random-phase ``ψ``      ``|ψ_i| ≤ √(2/F)``, ``ψ(x)·ψ(x)`` varies          ``sutherland.var_psi`` | ``sutherland.var_psi_coupled``
-positive                every feature ``> 0``                           ``simrf.prf_mse`` (``iid`` | ``orthogonal``)
+positive                every feature ``≥ 0``                           ``simrf.prf_mse`` (``iid`` | ``orthogonal``)
 ======================  =============================================  ==========================================
 
 Orthogonal coupling is in blocks of ``d`` frequencies (the project's
@@ -82,7 +82,8 @@ class Scan:
         with np.errstate(divide="ignore", invalid="ignore"):
             g = feats / np.sqrt(self.kdiag)[:, None]
         self.self_dev = max(self.self_dev, float(np.max(np.abs(np.sum(g * g, axis=1) - 1.0))))
-        self.all_positive = self.all_positive and bool(np.all(feats > 0))
+        # >= 0, not > 0: exp features far from the origin underflow to 0 in float32/float16
+        self.all_positive = self.all_positive and bool(np.all(feats >= 0)) and bool(np.any(feats > 0))
         self.max_abs = max(self.max_abs, float(np.max(np.abs(g))))
 
     def result(self) -> Embedding:

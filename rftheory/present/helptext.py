@@ -112,22 +112,28 @@ matplotlib: it is a dependency of every install)""",
   rftheory audit sampler my_sampler.py:orf --d 16 --m 16         is my sampler right?
   rftheory audit sampler my_sampler.py:orf --d 8 --m 12 --json
   rftheory audit features sklearn.kernel_approximation:RBFSampler --kernel gaussian --sigma 0.70710678 --d 4 --m 64
+  rftheory audit gallery                                         the real libraries installed here
 
-exit status: 0 every check passed; 1 the audit found a defect; 2 a usage error""",
+exit status: 0 no check failed (untestable rows listed; --strict: exit 1); 1 the audit found a defect;
+2 a usage error (also a call that overran --call-timeout)""",
     "audit sampler": """examples:
   rftheory audit sampler my_sampler.py:orf --d 16 --m 16         a file's function f(d, m, rng) -> W
   rftheory audit sampler mypkg.random:orthogonal --d 8 --m 24 --estimator prf --n 4000 --seed 1
   rftheory audit sampler my_sampler.py:student_t --d 8 --m 8 --law spherical --json
   rftheory audit sampler my_sampler.py:matern --d 8 --m 8 --kernel matern --nu 1.5 --lengthscale 0.5
   rftheory audit sampler my_torch.py:orf --d 64 --m 64 --threads 1 --call-timeout 120 --json   in CI
+  rftheory audit sampler my_sampler.py:orf --d 16 --m 16 --alpha 1e-3 --until-decided --budget 300
 
-exit status: 0 every check passed; 1 the audit found a defect; 2 a usage error""",
+exit status: 0 no check failed (untestable rows listed; --strict: exit 1); 1 the audit found a defect;
+2 a usage error (also a call that overran --call-timeout)""",
     "audit features": """examples:
   rftheory audit features sklearn.kernel_approximation:RBFSampler --kernel gaussian --sigma 0.70710678 --d 4 --m 64
   rftheory audit features my_features.py:phi --kernel softmax --d 4 --m 16 --json
+  rftheory audit features my_favor16.py:phi --kernel softmax --d 64 --m 256 --x-norm 2 4 8
   rftheory audit features my_features.py:phi --kernel matern --nu 1.5 --lengthscale 0.7 --d 4 --m 64
 
-exit status: 0 every check passed; 1 the audit found a defect; 2 a usage error""",
+exit status: 0 no check failed (untestable rows listed; --strict: exit 1); 1 the audit found a defect;
+2 a usage error (also a call that overran --call-timeout)""",
     "predict": """examples:
   rftheory predict sklearn:wine --kernel gaussian --sigma median --mechanism rff:iid,rff:orthogonal --m 13,52
   rftheory predict sklearn:wine --mechanism rff:iid,prf:orthogonal --m 64 --target 0.05
