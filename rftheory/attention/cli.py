@@ -184,9 +184,8 @@ def cmd_attention(args) -> int:
             preds[mech.name] = res
             for r in res:
                 share = max(0.0, budget - spent) / left
-                t0 = time.perf_counter()
                 rows.append(_row(head, mech, r, args, share, len(rows)))
-                spent += time.perf_counter() - t0
+                spent += rows[-1].get("headline_mc_seconds") or 0.0  # --mc's own draws are not the budget's
                 bar.step(f"{mech.name} m={r.m}", k)
                 k, left = k + 1, left - 1
         answers: list[TargetAnswer] = []

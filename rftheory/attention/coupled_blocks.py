@@ -194,3 +194,75 @@ def _estimate(ys: list[np.ndarray], n: int, secs: float) -> CoupledBlocks:
     kn, kn_se = _mean(y[0])
     ko, ko_se = _mean(y[1])
     return CoupledBlocks(kn, kn_se, ko, ko_se, n, secs)
+
+
+def triple_blocks(head: Head, coupling: str, rng: np.random.Generator, *, max_blocks: int = 4096,
+                  max_seconds: float = 5.0, chunk: int = 16) -> tuple[float, float, int]:
+    """``Σ_i T_{c,i}``, ``T_c = E[ξ₁ᵀξ₂ η₃]`` over three distinct features of one block
+    (:mod:`rftheory.attention.coupled_next`), estimated from drawn blocks, with its standard error.
+
+    With ``ξ_k = G_i(w_k)`` and ``η_k = H_i(w_k) − 1`` (module docstring) and, per block, ``S = Σ_a G_a``,
+    ``Q = Σ_a ‖G_a‖²``, ``U = Σ_a η_aG_a``, ``R = Σ_a η_a‖G_a‖²``, ``E = Σ_a η_a``:
+
+    .. math:: \\sum_{a,b,c\\ \\text{distinct}} G_a^\\top G_b\\,\\eta_c = (\\|S\\|^2 - Q)E - 2(S^\\top U - R),
+
+    divided by ``d(d−1)(d−2)`` ordered triples: an unbiased estimate per block.  Small heads only (``G`` is
+    formed: memory ``chunk·d·L·d_v``).
+
+    Parameters
+    ----------
+    head : Head
+        The data, with values.
+    coupling : {"orthogonal", "simplex"}
+        The block coupling.
+    rng : numpy.random.Generator
+        The only source of randomness.
+    max_blocks : int
+        Blocks to draw (fewer if ``max_seconds`` runs out first; at least ``2·chunk``).
+    max_seconds : float
+        Time limit.
+    chunk : int
+        Blocks per batch.
+
+    Returns
+    -------
+    tuple
+        ``(mean, standard error, blocks)``.
+    """
+    from ..core.montecarlo import summarize
+
+    V = head.V
+    if V is None:
+        raise ParameterError("v", "the three-feature moment needs values")
+    d = head.d
+    if d < 3:
+        raise ParameterError("q", f"three coupled features need d >= 3, got {d}")
+    X, Y = head.X, head.Y
+    S = head.logits()
+    logD = logsumexp_rows(S)
+    o = np.exp(S - logD[:, None]) @ V
+    hx = np.einsum("ic,ic->i", X, X) / 2
+    hy = np.einsum("jc,jc->j", Y, Y) / 2
+    vals: list[np.ndarray] = []
+    t0, n = time.perf_counter(), 0
+    with np.errstate(over="raise", invalid="raise"):
+        try:
+            while n < max_blocks and (n < 2 * chunk or time.perf_counter() - t0 < max_seconds):
+                W = sample(coupling, d, d, rng=rng, size=chunk)
+                f = np.exp(np.einsum("ic,bac->bai", X, W) - hx - logD)  # φ_i(w_a)/D_i
+                psi = np.exp(np.einsum("jc,bac->baj", Y, W) - hy)  # ψ_j(w_a)
+                s = psi.sum(axis=2)
+                G = f[..., None] * (np.einsum("baj,jc->bac", psi, V)[:, :, None, :] - s[:, :, None, None] * o)
+                eta = f * s[:, :, None] - 1.0  # (chunk, d, L)
+                Sg = G.sum(axis=1)
+                Qg = np.einsum("baic,baic->bi", G, G)
+                U = np.einsum("bai,baic->bic", eta, G)
+                R = np.einsum("bai,baic,baic->bi", eta, G, G)
+                E = eta.sum(axis=1)
+                tri = (np.einsum("bic,bic->bi", Sg, Sg) - Qg) * E - 2 * (np.einsum("bic,bic->bi", Sg, U) - R)
+                vals.append(tri.sum(axis=1) / (d * (d - 1) * (d - 2)))
+                n += chunk
+        except FloatingPointError:
+            raise RangeError("coupled blocks: the features overflow float64 on this head") from None
+    est = summarize(np.concatenate(vals))
+    return est.mean, est.se_used, n

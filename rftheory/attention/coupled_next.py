@@ -57,7 +57,11 @@ law under the global sign flip only, so the parity patterns with an even number 
 
 (even/odd parts: sign-pattern averages, :func:`fourth_moment_xi`), cost ``L·L_k⁴`` (up to ``MAX_QUARTICS``).
 So ``|c₂| <= |c₂^known| + 2(Q/m)Σ_i B_{c,i}`` (plus rounding allowances): a rigorous bound on the
-coefficient, and the leading order is trusted only where this bound over ``m c₁`` is ``<= 0.1``.  The bound
+coefficient, and the leading order is trusted only where this bound over ``m c₁`` is ``<= 0.1``.
+``predict`` also estimates ``Σ_i T_c`` from drawn blocks (:func:`rftheory.attention.coupled_blocks.triple_blocks`,
+unbiased per block) and, where its ``Z_TC = 5`` standard-error interval is tighter than the Hölder bound, uses
+``c₂^known − 2(Q/m)T̂_c`` with the half-width ``2(Q/m)·5·se`` instead (:attr:`CoupledNext.statistical`): a bound
+that holds with probability ``>= 1 − 6·10⁻⁷`` per head, within a few standard errors of the true size.  The bound
 is conservative (measured: 5–700× the Monte Carlo size of ``T_c``; simplex rows are the loosest, since only
 the global flip helps), so it withholds trust that the exact ``c₂`` might grant.  The expansion itself is
 asymptotic in the number of blocks at fixed ``d`` (four features of one block enter at ``O(d³/m³)``).
@@ -76,7 +80,10 @@ from ..numerics.special import coupled_pairs
 from ..papers.performer.coupled import cosine, kappa_f64
 from .data import Head
 
-__all__ = ["CoupledNext", "coupled_next", "coupled_triples", "fourth_moment_xi", "MAX_QUARTICS", "MAX_PAIR_TRIPLES"]
+#: standard errors of the Monte Carlo interval on Σ_i T_c (two-sided normal tail 5.7e-7)
+Z_TC = 5.0
+
+__all__ = ["Z_TC", "CoupledNext", "coupled_next", "coupled_triples", "fourth_moment_xi", "MAX_QUARTICS", "MAX_PAIR_TRIPLES"]
 
 #: the largest L·L_k⁴ served (the fourth moment's products)
 MAX_QUARTICS = 2 * 10**8
@@ -202,6 +209,15 @@ class CoupledNext:
     eS: np.ndarray
     eK: float
     eT: float
+    Tc: float | None = None
+    Tc_se: float = 0.0
+
+    @property
+    def statistical(self) -> bool:
+        """Whether ``Σ_i T_c`` is a Monte Carlo estimate (:func:`rftheory.attention.coupled_blocks.triple_blocks`)
+        whose ``Z_TC``-standard-error interval is tighter than the Hölder bound, so that the bound on ``c₂``
+        holds with probability ``>= 1 − 6·10⁻⁷`` rather than surely."""
+        return self.Tc is not None and abs(self.Tc) + Z_TC * self.Tc_se < self.Bc
 
     def at(self, m: int) -> tuple[float, float, float]:
         """``(c₁, c₂^known, bound on |c₂ − c₂^known|)`` at ``m`` features.
@@ -236,6 +252,10 @@ class CoupledNext:
         # first-order propagation of the sums' rounding (pm <= d: the coupled parts scale the same way)
         eS = self.eS * (1 + pm)
         prop = float(np.sum(eS * (3 * (np.abs(xx) + np.abs(nn) + eS) + 12 * (np.linalg.norm(xn, axis=1) + eS))))
+        if self.statistical:  # T_c estimated: its interval replaces the Hölder bound
+            assert self.Tc is not None
+            known -= 2 * qm * self.Tc
+            return c1, known, 2 * qm * Z_TC * self.Tc_se + pair_rest + 2 * self.eK + prop + 64 * _EPS * mag
         return c1, known, 2 * qm * self.Bc + pair_rest + 2 * self.eK + prop + 64 * _EPS * mag
 
     def ratio_bound(self, m: int) -> float:

@@ -148,6 +148,10 @@ class AttentionError:
         Number of sampled triples (``None``: exact sums).
     overflow : OverflowRisk or None
         Overflow risk in a reduced-precision format (``--overflow``).
+    next_order_basis : str or None
+        Orthogonal/simplex FAVOR+: what ``next_order_bound`` rests on — ``"Hoelder bound"`` (rigorous) or
+        ``"Monte Carlo of T_c (z = 5)"`` (the three-feature moment estimated from blocks; holds with probability
+        ``>= 1 − 6·10⁻⁷``).
     coupled_blocks : int or None
         Orthogonal/simplex FAVOR+ beyond the exact series' cap: the number of coupled blocks whose draws
         estimate the coupled-pair sums (:mod:`rftheory.attention.coupled_blocks`; the iid sums exact).
@@ -172,6 +176,7 @@ class AttentionError:
     overflow: Any = None
     next_order_bound: float | None = None
     coupled_blocks: int | None = None
+    next_order_basis: str | None = None
 
     @property
     def leading_order_trusted(self) -> bool | None:
@@ -203,6 +208,7 @@ class AttentionError:
                 "leading_order_trusted": self.leading_order_trusted,
                 "normaliser_rel_mse_se": self.normaliser_se, "output_mse_se": self.output_se,
                 "sampled_triples": self.sampled_triples, "coupled_blocks": self.coupled_blocks,
+                "next_order_basis": self.next_order_basis,
                 **({} if self.overflow is None else {
                     "overflow_format": self.overflow.format, "overflow_feature_bound": self.overflow.feature_bound,
                     "overflow_normaliser_exceeds": self.overflow.normaliser_exceeds}),
@@ -433,6 +439,13 @@ def _prepare(head: Head, mech: Mechanism, pairs: int | None, seed: int, schedule
         if head.X.shape[0] * head.Y.shape[0] ** 4 <= MAX_QUARTICS:
             try:
                 cnext = coupled_next(head, mech.coupling)
+                if head.d >= 3:
+                    from .coupled_blocks import triple_blocks
+
+                    tc, tc_se, _ = triple_blocks(head, mech.coupling,
+                                                 np.random.default_rng(np.random.SeedSequence([seed, 5])),
+                                                 max_blocks=8192, max_seconds=3.0)
+                    cnext = dataclasses.replace(cnext, Tc=tc, Tc_se=tc_se)
             except RangeError:  # the moments overflow float64: no bound (the row keeps its leading order)
                 cnext = None
     return _Prepared(fitted, sums, log_second, nxt, sampled, rel_err, onorm2, cnext)
@@ -548,7 +561,9 @@ def _row(head: Head, mech: Mechanism, m: int, prep: _Prepared, overflow: str | N
         if prep.cnext is not None and row.output_mse is not None:
             _, known, rest = prep.cnext.at(m)
             row = dataclasses.replace(row, next_order_bound=(abs(known) + rest) / m**2,
-                                      next_over_leading=prep.cnext.ratio_bound(m))
+                                      next_over_leading=prep.cnext.ratio_bound(m),
+                                      next_order_basis="Monte Carlo of T_c (z = 5)" if prep.cnext.statistical
+                                      else "Hoelder bound")
         return dataclasses.replace(row, overflow=risk) if risk is not None else row
     q = (sums.second - 1.0) / m  # Var(D̂_i)/D_i² per query
     q = np.maximum(q, 0.0)

@@ -54,7 +54,8 @@ class Headline:
     draws : int
         Monte Carlo draws spent (0 if none).
     seconds : float
-        Time spent on them.
+        CPU time spent on them (``time.process_time``: the budget is CPU seconds, not wall time, so a busy
+        machine does not starve it).
     """
 
     output_mse: float | None
@@ -96,19 +97,19 @@ def _mc_output(head: Head, mech: Mechanism, m: int, budget: float, rng: np.rando
 
     # draws per batch: about 2^22 entries of the L x L_k estimate (32 MB per array; a few arrays live at once)
     chunk = max(1, min(256, (1 << 22) // (head.X.shape[0] * head.Y.shape[0])))
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     first = replicates(head, mech, m, 2, rng, chunk=2)["output"]  # the first draws also pay for warming up
-    t1 = time.perf_counter()
+    t1 = time.process_time()
     first = np.concatenate([first, replicates(head, mech, m, 8, rng, chunk=min(8, chunk))["output"]])
-    per = (time.perf_counter() - t1) / 8
-    n = int(min(MAX_DRAWS - 10, max(0.0, budget - (time.perf_counter() - t0)) / max(per, 1e-9)))
+    per = (time.process_time() - t1) / 8
+    n = int(min(MAX_DRAWS - 10, max(0.0, budget - (time.process_time() - t0)) / max(per, 1e-9)))
     if n + 10 < MIN_DRAWS:
-        return None, 8, time.perf_counter() - t0
+        return None, 8, time.process_time() - t0
     rest = replicates(head, mech, m, n, rng, chunk=chunk)["output"] if n > 0 else first[:0]
     draws = np.concatenate([first, rest])
     if not np.all(np.isfinite(draws)):  # some D̂_i = 0 (trigonometric features): no finite output error
-        return None, draws.size, time.perf_counter() - t0
-    return summarize(draws), draws.size, time.perf_counter() - t0
+        return None, draws.size, time.process_time() - t0
+    return summarize(draws), draws.size, time.process_time() - t0
 
 
 def headline(head: Head, mech: Mechanism, row: AttentionError, budget: float,
@@ -183,8 +184,9 @@ class TargetAnswer:
 def target_m(head: Head, mech: Mechanism, target: float, budget: float, rng: np.random.Generator,
              m_cap: int = 1 << 14) -> TargetAnswer:
     """The smallest ``m`` meeting ``target``: the leading order where it is trusted at its answer, else a
-    doubling search on Monte Carlo of the real estimator (``m = 1, 2, 4, …``, the first whose estimate plus
-    two standard errors meets the target) within ``budget`` seconds, else no answer.
+    doubling search on Monte Carlo of the real estimator (``m = 8, 16, 32, …``, each given a third of the budget
+    left, the first whose estimate plus two standard errors meets the target) within ``budget`` CPU seconds,
+    else no answer.
 
     Parameters
     ----------
@@ -225,12 +227,13 @@ def target_m(head: Head, mech: Mechanism, target: float, budget: float, rng: np.
                f"{'unknown' if r.next_over_leading is None else f'= {r.next_over_leading:.2g}'})")
     else:
         why = "no leading-order closed form here"
-    t0, m, last = time.perf_counter(), 1, None
+    t0, m, last = time.process_time(), 8, None
     while m <= m_cap:
-        left = budget - (time.perf_counter() - t0)
+        left = budget - (time.process_time() - t0)
         if left <= 0:
             break
-        est, _, _ = _mc_output(head, mech, m, left, rng)
+        # a third of what is left per m: the doubling reaches larger m instead of polishing small ones
+        est, _, _ = _mc_output(head, mech, m, left / 3, rng)
         if est is None:
             break
         last = (m, est)
@@ -243,5 +246,7 @@ def target_m(head: Head, mech: Mechanism, target: float, budget: float, rng: np.
         m *= 2
     seen = "" if last is None else (f"; Monte Carlo of the real estimator reached m = {last[0]} (relative error "
                                     f"{math.sqrt(max(last[1].mean, 0.0) / onorm2):.3g})")
+    if last is None:
+        return TargetAnswer(mech.name, target, None, "none", f"{why}, and no Monte Carlo time left for it (--mc-time)")
     return TargetAnswer(mech.name, target, None, "none",
                         f"{why}{seen}, not the target, within its {budget:.3g} s of Monte Carlo (--mc-time)")
