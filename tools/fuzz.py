@@ -227,8 +227,30 @@ BASE_ARGV = {
 #: names its defect; the owners of those packages empty this list (a case here that passes is reported
 #: as "fixed", not as a failure)
 KNOWN: dict[tuple[str, str, str], str] = {
+    # verify: worker caps (owner: worker caps)
     ("verify", "--workers", "int300"): "no cap on --workers: a 300-digit count hangs starting the pool",
     ("verify", "--workers", "workers1e6"): "no cap on --workers: a million processes hang starting the pool",
+    # audit (owner: rftheory/audit/)
+    ("audit sampler", "--n", "workers1e6"): "no cap on --n: a million sampler calls run past the limit",
+    ("audit sampler", "--threads", "int300"): "traceback: ctypes.ArgumentError (OverflowError: int too long to convert)",
+    ("audit features", "--m", "workers1e6"): "no cap on --m: a million features run past the limit",
+    ("audit features", "--n", "int300"): "traceback: ValueError: Maximum allowed dimension exceeded (np.empty)",
+    ("audit features", "--n", "workers1e6"): "no cap on --n: a million calls run past the limit",
+    ("audit features", "--threads", "int300"): "traceback: ctypes.ArgumentError (OverflowError: int too long to convert)",
+    # attention (owner: rftheory/attention/)
+    **{("attention", flag, "empty.npy"): "traceback: EOFError: No data left in file (a 0-byte .npy)"
+       for flag in ("--q", "--k", "--v")},
+    **{("attention", flag, "huge.npy"): "MemoryError: an 8 GB .npy header is read in full (no size check)"
+       for flag in ("--q", "--k", "--v")},
+    **{("attention", flag, "huge.csv"): "an 8 GB .csv is read in full (MemoryError or past the limit)"
+       for flag in ("--q", "--k", "--v")},
+    ("attention", "--mc", "int300"): "no cap on --mc: a 300-digit replicate count runs past the limit",
+    ("attention", "--mc", "workers1e6"): "no cap on --mc: a million replicates run past the limit",
+    ("attention", "--pairs", "int300"): "traceback: ValueError: Maximum allowed dimension exceeded (Generator.integers)",
+    **{("attention", "--plot", v): "--plot is checked after the computation: a warning line precedes the error"
+       for v in ("int300", "2.5", "fifo", "empty.npy", "huge.csv", "complex.npy", "text.npy", "missing")},
+    ("attention", "--plot", "/dev/null"): "--plot /dev/null runs past the limit",
+    ("attention", "--plot", "huge.npy"): "--plot onto an 8 GB sparse file runs past the limit",
 }
 
 #: cases that ask for legitimately long work (not a hang): not run, each with what it asks for
