@@ -1,12 +1,13 @@
 """Where the ball layer falls back to agreed digits although mpmath serves the point.
 
-    python tools/agreed_survey.py [--n 200] [--only PREFIX] [--seed 0] [--seconds 20]
+    python tools/agreed_survey.py [--n 200] [--only PREFIX] [--seed 0] [--seconds 20] [--dps 30]
 
 For every result with an mpmath layer and a ball layer, ``--n`` random points of its declared domain
 (``rftheory.core.domain.random_points``, extremes included) are evaluated as ``rftheory eval`` does
-(``Result.exact``, 15 digits); a point counts when the mpmath layer serves it.  Prints, per result, how
-many of those points came out agreed instead of proven, and the one-line reasons ``eval`` gives
-(``rftheory.ball.proven.WHY_AGREED``).
+(``Result.exact``, ``--dps`` digits, 30 as ``eval``); a point counts when the mpmath layer alone serves
+it (``once=True``).  Prints, per result, how many of those points came out agreed instead of proven
+(or raised where mpmath alone does not), the one-line reasons ``eval`` gives
+(``rftheory.ball.proven.WHY_AGREED``), and the first points of each reason.
 """
 
 from __future__ import annotations
@@ -28,6 +29,13 @@ def _alarm(signum, frame):
     raise _Slow()
 
 
+def _shown(v) -> str:
+    """A parameter value, short: reals to 17 significant digits (the float64 they were drawn as)."""
+    from fractions import Fraction
+
+    return f"{float(v):.17g}" if isinstance(v, Fraction) else str(v)[:60]
+
+
 def main() -> int:
     import numpy as np
 
@@ -41,6 +49,7 @@ def main() -> int:
     ap.add_argument("--only", default="")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--seconds", type=float, default=20.0)
+    ap.add_argument("--dps", type=int, default=30)
     a = ap.parse_args()
     signal.signal(signal.SIGALRM, _alarm)
     total = agreed_total = 0
@@ -50,10 +59,11 @@ def main() -> int:
         rng = np.random.default_rng([a.seed, sum(map(ord, r.id))])
         served = agreed = slow = 0
         why: Counter[str] = Counter()
+        where: dict[str, list[str]] = {}
         for p in random_points(r, rng, a.n):
             signal.setitimer(signal.ITIMER_REAL, a.seconds)
             try:
-                v = r.exact(dps=15, **p)
+                r.exact(dps=a.dps, once=True, **p)
             except _Slow:
                 slow += 1
                 continue
@@ -62,14 +72,27 @@ def main() -> int:
             finally:
                 signal.setitimer(signal.ITIMER_REAL, 0)
             served += 1
-            if certainty(v) == "agreed":
+            signal.setitimer(signal.ITIMER_REAL, a.seconds)
+            try:
+                reason = "" if certainty(r.exact(dps=a.dps, **p)) == "proven" else WHY_AGREED.get(r.id, "?")
+            except _Slow:
+                reason = f"over {a.seconds:g} s with the ball layer"
+            except Exception as exc:  # noqa: BLE001 - the ball layer raised where mpmath alone serves
+                reason = f"raised {type(exc).__name__}: {exc}"
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+            if reason:
                 agreed += 1
-                why[WHY_AGREED.get(r.id, "?")[:160]] += 1
+                key = " ".join(reason.split())[:160]
+                why[key] += 1
+                where.setdefault(key, []).append(", ".join(f"{k}={_shown(v)}" for k, v in p.items()))
         total += served
         agreed_total += agreed
         print(f"{r.id:<36} served {served:4d}  agreed {agreed:3d}  over {a.seconds:g} s {slow}", flush=True)
         for w, k in why.most_common(5):
             print(f"    {k:3d} x {w}", flush=True)
+            for pt in where[w][:3]:
+                print(f"          at {pt}", flush=True)
     print(f"total: {agreed_total} agreed of {total} served points")
     return 0
 

@@ -20,7 +20,7 @@ import mpmath as mp
 from ..core.errors import PrecisionError
 from ..core.precision import ShownMpc, ShownMpf
 from ..core.registry import Result
-from .api import ball_at_dps, has_ball, why_not
+from .api import ball_at_dps, has_ball, result_of, why_not
 from .base import PREC_MAX, NoBallLayer, fraction_of
 from .digits import enclosure_strings, proven_digits, proven_digits_complex
 
@@ -142,15 +142,16 @@ def proven(result_id: Result | str, dps: int, params: Mapping[str, Any]) -> Prov
     ProvenMpf, ProvenMpc or None
         :class:`ProvenMpc` for a complex ball (``flint.acb``).
     """
+    key = result_of(result_id).id  # a Result is not hashable: the reasons are kept by ID
     if not has_ball(result_id):
-        WHY_AGREED[result_id] = why_not(result_id)
+        WHY_AGREED[key] = why_not(result_id)
         return None
     try:
         b = ball_at_dps(result_id, dps, params, accept=lambda b: _printable(b, dps))
     except (NoBallLayer, PrecisionError) as exc:
-        WHY_AGREED[result_id] = _huge(result_id, params) or str(exc)
+        WHY_AGREED[key] = _huge(result_id, params) or str(exc)
         return None
-    WHY_AGREED.pop(result_id, None)
+    WHY_AGREED.pop(key, None)
     if isinstance(b, flint.acb):
         z = proven_digits_complex(b, dps)
         assert z is not None
