@@ -166,7 +166,7 @@ def orf_thm2_variance() -> FunctionResult:
             if prev is not None and not scaled > 9 * prev:
                 ok = False
             prev = scaled
-    ok = ok and prev > 1000
+    ok = ok and prev is not None and prev > 1000
     lines.append("no f(z) independent of D bounds it: the excess is z^4 e^(-z^2)(1/2 - 2e^(-z^2))/(D d) + O(1/d^2)")
     return FunctionResult("disproven" if ok else "undecided", tuple(lines))
 
