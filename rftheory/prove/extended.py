@@ -392,12 +392,13 @@ def check_extended(data: dict[str, Any]) -> list[str]:
             problems.append(f"the boxes' certificate gives {rep.verdict}, not disproven")
         inside = {r.name: r for r in over}
         for name, value in ((fin.get("counterexample") or {}).get("point") or {}).items():
-            r = inside.get(name)
-            if r is None:
+            rng = inside.get(name)
+            if rng is None:
                 continue
             x = Fraction(str(value))
-            if x < r.lo or (r.lo_open and x == r.lo) or (r.hi is not None and (x > r.hi or (r.hi_open and x == r.hi))):
-                problems.append(f"the counterexample's {name} = {value} is outside {r.text()}")
+            if x < rng.lo or (rng.lo_open and x == rng.lo) or \
+                    (rng.hi is not None and (x > rng.hi or (rng.hi_open and x == rng.hi))):
+                problems.append(f"the counterexample's {name} = {value} is outside {rng.text()}")
     elif data.get("verdict") != "undecided":
         problems.append(f"unknown verdict {data.get('verdict')!r}")
     return problems
