@@ -122,3 +122,22 @@ def test_angle_family_needs_cos_theta_below_zero():
     assert closed is not None and closed.proven()
     below = alld.argument_for(claim, {}, {}, [parse_interval("cos_theta=[-2,-1/2]")])
     assert below is not None and below.proven()  # cos theta < -1 is outside the argument
+
+
+def test_checker_reverifies_a_disproof_over_every_d(tmp_path, capsys):
+    import json
+
+    from rftheory.cli.commands import main
+
+    f = tmp_path / "dis.json"
+    assert main(["prove", RFF, "--over", "d=2..inf", "--link", "m=d", "--over", "z=0.5..4", "--workers", "1",
+                 "--certificate", str(f)]) == 1
+    capsys.readouterr()
+    data = json.loads(f.read_text())
+    assert check_extended(data) == []
+    forged = json.loads(f.read_text())
+    forged["finite"]["counterexample"]["lhs"] = ["0.1", "0.1"]
+    assert check_extended(forged)
+    moved = json.loads(f.read_text())
+    moved["over"] = ["d=5..inf", "z=0.5..4"]  # the counterexample (d = 4) is outside
+    assert any("outside" in p for p in check_extended(moved))

@@ -87,7 +87,8 @@ def main() -> int:
             lines.append(f"- **Erratum:** {t.erratum}")
         for c in t.checks:
             r = cache.get(c.command())
-            ran = (f"{r['verdict']} in {r['seconds']:.1f} s" + ("" if r["verdict"] == c.expect else
+            boxes = f", {r['boxes']} boxes" if r and r.get("boxes") else ""
+            ran = (f"{r['verdict']} in {r['seconds']:.1f} s{boxes}" + ("" if r["verdict"] == c.expect else
                                                                   f" (registered: {c.expect})")) if r else \
                 f"{c.expect} (registered; not run for this page — `rftheory theorems {t.id} --run --full`)"
             lines += ["", f"{c.over} ({c.tier} tier): **{ran}**", "", "```bash", c.command(), "```"]

@@ -264,8 +264,10 @@ def _check_extended(ext, args, run) -> int:
         print(json.dumps({"certificate": args.check, "valid": not problems, "claim": ext.get("claim"),
                           "verdict": ext.get("verdict"), "problems": problems}, indent=1))
     elif not problems:
-        print(f"certificate valid: {ext.get('claim')} is {str(ext.get('verdict')).upper()} (the series "
-              "argument re-derived and its facts decided afresh; the parts cover the range)")
+        how = {"proven": "the series argument re-derived and its facts decided afresh; the parts cover the range",
+               "disproven": "the counterexample re-evaluated, its enclosures disjoint, inside the range"}
+        print(f"certificate valid: {ext.get('claim')} is {str(ext.get('verdict')).upper()} "
+              f"({how.get(str(ext.get('verdict')), 'nothing claimed')})")
     else:
         print(f"certificate REJECTED: {ext.get('claim')} ({len(problems)} problem(s))")
         for p in problems[:20]:

@@ -381,4 +381,25 @@ def check_extended(data: dict[str, Any]) -> list[str]:
         for r in over:
             if r.name == "v" and (r.lo < 0 or (r.lo == 0 and not r.lo_open)):
                 problems.append(f"{r.name} = 0 is in the range: the argument covers v > 0 only")
+    elif data.get("verdict") == "disproven":
+        from . import certificate
+
+        fin = data.get("finite")
+        if not fin:
+            return ["a disproven verdict without the boxes' certificate holding the counterexample"]
+        rep = certificate.check(fin)
+        problems += [f"boxes: {p}" for p in rep.problems]
+        if rep.verdict != "disproven":
+            problems.append(f"the boxes' certificate gives {rep.verdict}, not disproven")
+        inside = {r.name: r for r in over}
+        for name, value in ((fin.get("counterexample") or {}).get("point") or {}).items():
+            rng = inside.get(name)
+            if rng is None:
+                continue
+            x = Fraction(str(value))
+            if x < rng.lo or (rng.lo_open and x == rng.lo) or \
+                    (rng.hi is not None and (x > rng.hi or (rng.hi_open and x == rng.hi))):
+                problems.append(f"the counterexample's {name} = {value} is outside {rng.text()}")
+    elif data.get("verdict") != "undecided":
+        problems.append(f"unknown verdict {data.get('verdict')!r}")
     return problems
