@@ -124,7 +124,8 @@ def test_fast_transformers_pairing_caught_at_d128_in_99_percent_of_seeds():
     Caught means the row fails at stage one or passes the two-stage screen (then stage two, with twice
     the calls and E z ≈ 11 against a bound <= 5.5, fails it almost surely). The stated power 0.99
     (marginals.nd_calls) misses 10 or more of 100 seeds with probability < 1e-7; the test asserts >= 91.
-    About 40 s per seed on a loaded 2-core machine.
+    About 40 s per seed on a loaded 2-core machine. Measured (2026-11-29, seeds 0-19): |z| from 8.1 to 9.8,
+    mean 8.8, against the stage-one bound 6.44 and the screen 4.38: every seed fails at stage one.
     """
     from rftheory.audit.marginals import nd_calls, norm_direction_reps, norm_direction_row
     from rftheory.audit.sampler import count
