@@ -17,7 +17,8 @@ def test_readme_has_snippets():
     assert len(_snippets()) >= 4
 
 
-def test_readme_snippets_run():
+def test_readme_snippets_run(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # snippets that write files (the attention example's data) write them here
     ns: dict = {}
     for code in _snippets():
         if code.startswith("# a template"):
