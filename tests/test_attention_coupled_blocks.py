@@ -89,7 +89,8 @@ def _small(sc):
     return make_head(sc * rng.normal(size=(5, 4)), sc * rng.normal(size=(4, 4)), rng.normal(size=(4, 4)))
 
 
-@pytest.mark.parametrize("coupling, m", [("orthogonal", 64), ("orthogonal", 256), ("simplex", 256)])
+@pytest.mark.parametrize("coupling, m", [("orthogonal", 64), pytest.param("orthogonal", 256, marks=pytest.mark.slow),
+                                         pytest.param("simplex", 256, marks=pytest.mark.slow)])
 def test_coupled_rows_trusted_where_monte_carlo_shows_a_small_next_order(coupling, m):
     """Acceptance (issue 36, item 2): on a head where Monte Carlo of the real estimator shows the leading order
     within 5 %, the orthogonal/simplex row is trusted (T_c from blocks; the Hölder bound alone never trusted
