@@ -4,6 +4,8 @@ z bound, and the route ``predict`` takes beyond the series' cap."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -87,7 +89,8 @@ def _small(sc):
     return make_head(sc * rng.normal(size=(5, 4)), sc * rng.normal(size=(4, 4)), rng.normal(size=(4, 4)))
 
 
-@pytest.mark.parametrize("coupling, m", [("orthogonal", 64), ("orthogonal", 256), ("simplex", 256)])
+@pytest.mark.parametrize("coupling, m", [("orthogonal", 64), pytest.param("orthogonal", 256, marks=pytest.mark.slow),
+                                         pytest.param("simplex", 256, marks=pytest.mark.slow)])
 def test_coupled_rows_trusted_where_monte_carlo_shows_a_small_next_order(coupling, m):
     """Acceptance (issue 36, item 2): on a head where Monte Carlo of the real estimator shows the leading order
     within 5 %, the orthogonal/simplex row is trusted (T_c from blocks; the Hölder bound alone never trusted
@@ -111,3 +114,58 @@ def test_coupled_rows_untrusted_where_the_next_order_is_large():
     for coupling in ("orthogonal", "simplex"):
         for r in predict(h, parse_mechanism(f"favor+:{coupling}"), [16, 256]):
             assert r.leading_order_trusted is False
+
+
+def test_factorisation_two_routes_to_40_digits():
+    """The identity P_ij φ̃_ij(w) = φ_i(w)ψ_j(w)/D_i behind the blocks, at 50 digits (mpmath): the definition
+    (softmax weight times the feature of a_ij = x_i + y_j) against the factorised form, for G_i(w) and H_i(w)."""
+    import mpmath as mp
+
+    h = _head(4, L=3, Lk=4, d=5, dv=2, sc=0.7)
+    w = np.random.default_rng(8).normal(size=h.d)
+    with mp.workdps(50):
+        X = [[mp.mpf(float(v)) for v in r] for r in h.X]
+        Y = [[mp.mpf(float(v)) for v in r] for r in h.Y]
+        V = [[mp.mpf(float(v)) for v in r] for r in h.V]
+        W = [mp.mpf(float(v)) for v in w]
+        dot = lambda a, b: mp.fsum(p * q for p, q in zip(a, b))  # noqa: E731
+        for x in X:
+            A = [mp.exp(dot(x, y)) for y in Y]
+            D = mp.fsum(A)
+            o = [mp.fsum(A[j] * V[j][c] for j in range(len(Y))) / D for c in range(len(V[0]))]
+            a = [[p + q for p, q in zip(x, y)] for y in Y]
+            direct = [A[j] / D * mp.exp(dot(W, a[j]) - dot(a[j], a[j]) / 2) for j in range(len(Y))]
+            phi = mp.exp(dot(W, x) - dot(x, x) / 2) / D
+            psi = [mp.exp(dot(W, y) - dot(y, y) / 2) for y in Y]
+            H1, H2 = mp.fsum(direct), phi * mp.fsum(psi)
+            assert abs(H1 - H2) <= mp.mpf(10) ** -40 * abs(H1)
+            for c in range(len(V[0])):
+                G1 = mp.fsum(direct[j] * (V[j][c] - o[c]) for j in range(len(Y)))
+                G2 = phi * (mp.fsum(psi[j] * V[j][c] for j in range(len(Y))) - mp.fsum(psi) * o[c])
+                assert abs(G1 - G2) <= mp.mpf(10) ** -40 * mp.fsum(abs(t) for t in direct) * max(
+                    abs(V[j][c] - o[c]) for j in range(len(Y)))
+
+
+@pytest.mark.parametrize("coupling", ["orthogonal", "simplex"])
+def test_three_feature_moment_from_blocks_against_three_real_rows(coupling):
+    """Σ_i T_c from the block identity against Monte Carlo of its definition E[ξ₁ᵀξ₂η₃] with ξ, η summed over the
+    keys feature by feature (rows 0, 1, 2 of independent blocks of the real sampler); z with both standard errors."""
+    from rftheory.attention.coupled_blocks import triple_blocks
+    from rftheory.core.montecarlo import summarize
+
+    h = _small(0.3)
+    est, se, n = triple_blocks(h, coupling, np.random.default_rng(21), max_blocks=4096, max_seconds=60)
+    assert n == 4096
+    A = np.exp(h.logits())
+    P = A / A.sum(axis=1, keepdims=True)
+    o = P @ h.V
+    Wf = sample(coupling, h.d, 3, rng=np.random.default_rng(22), size=40000)  # (n, 3, d)
+    tot = 0.0
+    for i, x in enumerate(h.X):
+        U = x + h.Y
+        Z = np.exp(Wf @ U.T - 0.5 * np.sum(U * U, axis=1))  # (n, 3, L_k)
+        xi = ((Z - 1) * P[i]) @ (h.V - o[i])  # (n, 3, d_v)
+        eta = ((Z - 1) * P[i]).sum(axis=2)  # (n, 3)
+        tot = tot + np.einsum("nc,nc->n", xi[:, 0], xi[:, 1]) * eta[:, 2]
+    ref = summarize(tot)
+    assert abs(est - ref.mean) < Z_MAX * math.hypot(se, ref.se_used), (est, se, ref)

@@ -96,7 +96,7 @@ def test_target_on_a_trusted_leading_order():
 
 def test_table_aligned_within_120_columns_and_columns_flag(tmp_path, capsys):
     head, argv = _q3_head(tmp_path, L=8)
-    base = ["attention"] + argv + ["--mechanism", "favor+:iid,favor+:orthogonal,trig:iid", "--m", "16,1024",
+    base = ["attention"] + argv + ["--mechanism", "favor+:iid,favor++,trig:iid", "--m", "16,1024",
                                    "--mc-time", "0"]
     assert main(base) == 0
     lines = capsys.readouterr().out.splitlines()
