@@ -14,8 +14,8 @@ __all__ = ["round_sig", "proven_digits", "proven_digits_complex", "enclosure_str
            "PRINT_EXP_BITS_MAX"]
 
 
-#: balls whose binary exponent exceeds this are not printed as proven digits (``exact`` prints agreed
-#: ones; ``Result.ball`` still encloses them): rounding ``10^{4,000,000}`` exactly costs minutes
+#: balls whose binary exponent exceeds this are rounded to decimal in log space (:func:`_round_sig_ball`:
+#: ``10^k`` as a ball) instead of exactly: rounding ``10^{100,000}`` as Fractions costs seconds, ``10^{4,000,000}`` minutes
 PRINT_EXP_BITS_MAX = 2**17
 
 
@@ -90,6 +90,48 @@ def decimal_string(N: int, k: int) -> str:
     return f"{sign}{mant}" + (f"e{exp}" if exp else "")
 
 
+def _huge(b: flint.arb) -> bool:
+    """Whether the ball's binary exponent is beyond :data:`PRINT_EXP_BITS_MAX` (decimal rounding in log space)."""
+    return not b.is_zero() and abs(int(b.mid().man_exp()[1])) > PRINT_EXP_BITS_MAX
+
+
+def _int_of(x: flint.arb) -> int:
+    """The integer an exact integer ``arb`` (a floor or ceiling) holds."""
+    f = fraction_of(x.mid())
+    assert f.denominator == 1 and x.rad() == 0
+    return f.numerator
+
+
+def _round_sig_ball(b: flint.arb, digits: int, mode: str = "nearest") -> tuple[int, int] | None:
+    """:func:`round_sig` of every point of a finite ball ``b`` not containing 0, in log space: ``(N, k)``, or None.
+
+    ``E = ⌊log₁₀|b|⌋`` and ``q = b/10^k`` (``k = E − digits + 1``) are Arb balls, so no integer
+    of ``|b|``'s size is formed.  ``"nearest"``: the ``(N, k)`` that every point of ``b`` rounds to
+    (None when ``E`` or ``N`` differs within the ball, or a tie is possible); ``"floor"`` /
+    ``"ceil"``: ``N·10^k`` at most / at least every point of ``b`` (``N`` may have a digit more or less).
+    """
+    exp_bits = abs(int(b.mid().man_exp()[1])) + abs(int(b.rad().man_exp()[1]))
+    with flint.ctx.workprec(max(flint.ctx.prec, int(3.33 * digits) + 64) + exp_bits.bit_length() + 64):
+        log10 = abs(b).log() / flint.arb(10).log()
+        lo_e, hi_e = _int_of(log10.lower().floor()), _int_of(log10.upper().floor())
+        if lo_e != hi_e and mode == "nearest":
+            return None
+        k = lo_e - digits + 1
+        q = b / flint.arb(10) ** k
+        if mode == "floor":
+            return _int_of(q.lower().floor()), k
+        if mode == "ceil":
+            return _int_of(q.upper().ceil()), k
+        sign = -1 if q < 0 else 1
+        h = abs(q) + flint.arb(1) / 2
+        N = _int_of(h.upper().floor())
+        if not h.lower() > N:  # another integer, or a tie, within the ball
+            return None
+    if N >= 10**digits:  # carried into a new digit, as round_sig
+        return sign * 10 ** (digits - 1), k + 1
+    return sign * N, k
+
+
 def _endpoints(b: flint.arb) -> tuple[Fraction, Fraction]:
     """The ball's endpoints ``mid ∓ rad``, exactly (whatever ``flint.ctx.prec`` is)."""
     mid, rad = fraction_of(b.mid()), fraction_of(b.rad())
@@ -119,8 +161,14 @@ def proven_digits(b: flint.arb, dps: int) -> mp.mpf | None:
     """
     if not b.is_finite():
         return None
-    if not b.is_zero() and abs(int(b.mid().man_exp()[1])) > PRINT_EXP_BITS_MAX:
-        return None  # beyond ~10^±39,000: the exact decimal rounding would take minutes of big-integer work
+    if _huge(b):  # beyond ~10^±39,000: rounded in log space (the exact rounding takes seconds to minutes)
+        if b.contains(0):
+            return None
+        got = _round_sig_ball(b, dps)
+        if got is None:
+            return None
+        with mp.workdps(dps + 10):
+            return mp.mpf(got[0]) * mp.mpf(10) ** got[1]
     lo, hi = _endpoints(b)
     if lo == hi == 0:
         return mp.mpf(0)
@@ -182,5 +230,9 @@ def enclosure_strings(b: flint.arb, digits: int = 20) -> tuple[str, str]:
     tuple[str, str]
         ``(LO, HI)``.
     """
+    if _huge(b) and not b.contains(0):  # in log space: N·10^k below / above every point of the ball
+        lo_r, hi_r = _round_sig_ball(b, digits, "floor"), _round_sig_ball(b, digits, "ceil")
+        assert lo_r is not None and hi_r is not None
+        return decimal_string(*lo_r), decimal_string(*hi_r)
     lo, hi = _endpoints(b)
     return decimal_string(*round_sig(lo, digits, "floor")), decimal_string(*round_sig(hi, digits, "ceil"))

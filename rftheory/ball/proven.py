@@ -106,23 +106,6 @@ def _printable(b: flint.arb | flint.acb, dps: int) -> bool:
     return proven_digits(b, dps) is not None
 
 
-def _huge(result_id: Result | str, params: Mapping[str, Any]) -> str:
-    """Why a value beyond the printable exponents is agreed (``""`` when it is not that)."""
-    from .api import enclose
-    from .digits import PRINT_EXP_BITS_MAX
-
-    try:
-        b = enclose(result_id, 64, **params)
-    except Exception:  # noqa: BLE001 - only a hint for the message; the caller's reason stands
-        return ""
-    parts = [b.real, b.imag] if isinstance(b, flint.acb) else [b]
-    if any(p.is_finite() and not p.is_zero() and abs(int(p.mid().man_exp()[1])) > PRINT_EXP_BITS_MAX
-           for p in parts):
-        return ("the value is beyond 10^±39,000: the ball encloses it, but rounding its endpoints to exact decimal "
-                "digits would take minutes of big-integer work, so the printed digits are mpmath's agreed ones")
-    return ""
-
-
 def proven(result_id: Result | str, dps: int, params: Mapping[str, Any]) -> ProvenMpf | ProvenMpc | None:
     """The value of ``result_id`` at ``params`` with ``dps`` proven digits, or None where no
     ball layer serves (no ball layer, the point not served, or the ball not narrow enough by
@@ -149,7 +132,7 @@ def proven(result_id: Result | str, dps: int, params: Mapping[str, Any]) -> Prov
     try:
         b = ball_at_dps(result_id, dps, params, accept=lambda b: _printable(b, dps))
     except (NoBallLayer, PrecisionError) as exc:
-        WHY_AGREED[key] = _huge(result_id, params) or str(exc)
+        WHY_AGREED[key] = str(exc)
         return None
     WHY_AGREED.pop(key, None)
     if isinstance(b, flint.acb):

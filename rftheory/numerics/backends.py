@@ -513,8 +513,30 @@ class Arb:
             try:
                 E = A.eig(multiple=True)  # clustered eigenvalues: the multiset is enclosed
             except ValueError as exc:
-                raise NoBallLayer(f"Arb could not isolate the eigenvalues here ({exc})") from None
+                exact = Arb._exact_eigenvalues(S)
+                if exact is None:
+                    raise NoBallLayer(f"Arb could not isolate the eigenvalues here ({exc})") from None
+                return exact, None
         return [e.real for e in E], None
+
+    @staticmethod
+    def _exact_eigenvalues(S):
+        """The eigenvalues of a symmetric ball matrix ``S`` where Arb's ``eig`` cannot isolate them (a kernel of high
+        dimension): the roots of the exact characteristic polynomial of its midpoint matrix, isolated rigorously and
+        repeated by their multiplicity, each widened by the Frobenius norm of the radii (Weyl's inequality:
+        ``|λ_k(S) − λ_k(mid S)| ≤ ‖S − mid S‖₂ ≤ ‖rad S‖_F``, the roots' balls being disjoint and so in order)."""
+        import flint
+
+        from ..ball.base import fraction_of
+
+        n = S.nrows()
+        mids = [fraction_of(S[i, j].mid()) for i in range(n) for j in range(n)]
+        Q = flint.fmpq_mat(n, n, [flint.fmpq(f.numerator, f.denominator) for f in mids])
+        eps = sum((flint.arb(S[i, j].rad()) ** 2 for i in range(n) for j in range(n)), flint.arb(0)).sqrt()
+        roots = Q.charpoly().complex_roots()  # squarefree factors, roots isolated rigorously
+        if any(not z.imag.contains(0) for z, _ in roots):
+            return None  # mid S is symmetric, so this does not happen; refuse rather than guess
+        return [z.real + flint.arb(0, eps.upper()) for z, mult in roots for _ in range(mult)]
 
     @staticmethod
     def entry(M, i, j):

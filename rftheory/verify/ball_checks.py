@@ -230,5 +230,5 @@ def ball_domain_point(r: Result, point: Mapping[str, Any], pt: str, dps: int) ->
                                "digits of every point (each part)", ok))
         else:  # the ball layer gave way (precision budget): the printed digits are agreed
             out.append(Outcome(r.id, pt, "ball:printed", str(val), shown_ball,
-                               "agreed (ball too wide to print, or beyond 10^±39,000)", True))
+                               "agreed (the ball too wide to print)", True))
     return out
