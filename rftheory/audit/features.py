@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -36,6 +37,7 @@ from .embedding import COUPLINGS, Scan, closed_form_mse
 from .geometry import Pair, sweep
 from .mean_test import MeanTest, mean_test, rejects
 from .report import AuditReport, Row
+from .sequential import Design, run_stages, stage_alpha
 from .stats import ALPHA, POWER, TESTABLE_EFFECT, check_rates, mde, n_for, p_value, stated_power, threshold
 from .targets import Target, adapt
 
@@ -176,7 +178,8 @@ def _seeds(ss: np.random.SeedSequence, n: int) -> list[int]:
 def features(target, *, kernel: str = "gaussian", sigma: float = 1.0, nu: float | None = None,
              lengthscale: float = 1.0, d: int, m: int, n: int | None = None,
              seed: int = 0, k=None, pairs=None, alpha: float = ALPHA, power: float = POWER,
-             strict: bool = False, x_norms=None) -> AuditReport:
+             strict: bool = False, x_norms=None, until_decided: bool = False,
+             budget: float | None = None) -> AuditReport:
     """Audit a random-feature map against its kernel and the closed form of its MSE.
 
     Parameters
@@ -221,6 +224,14 @@ def features(target, *, kernel: str = "gaussian", sigma: float = 1.0, nu: float 
         features are finite at each (:func:`overflow_row`; e.g. float16
         ``exp`` features overflow at realistic query norms) and, if not, names
         the largest norm with finite features.
+    until_decided : bool
+        Sequential mode (:mod:`.sequential`): stage one tests at ``α/2``;
+        rows above the screen are re-tested on fresh replicates, stage ``j``
+        with ``4^{j−1} n`` of them at ``α/2^j`` over its re-tested rows, until
+        every row is decided or ``budget`` seconds are spent (rows still
+        undecided are untestable).  The family-wise rate stays ``<= α``.
+    budget : float, optional
+        Seconds for ``until_decided`` (default 600).
 
     Returns
     -------
@@ -254,7 +265,8 @@ def features(target, *, kernel: str = "gaussian", sigma: float = 1.0, nu: float 
     alpha, power = check_rates(alpha, power)
     norms = _check_norms(x_norms)
     with stated_power(power):
-        rep = _features(target, kernel, sigma, nu, lengthscale, d, m, n, seed, k, pairs, alpha)
+        rep = _features(target, kernel, sigma, nu, lengthscale, d, m, n, seed, k, pairs, alpha,
+                        bool(until_decided), _check_budget(budget, until_decided))
     if norms:
         rep.rows.append(overflow_row(adapt(target, rep.settings["m"]), rep.settings["d"], norms, seed))
         rep.settings["x_norms"] = list(norms)
@@ -262,7 +274,8 @@ def features(target, *, kernel: str = "gaussian", sigma: float = 1.0, nu: float 
     return rep
 
 
-def _features(target, kernel, sigma, nu, lengthscale, d, m, n, seed, k, pairs, alpha) -> AuditReport:
+def _features(target, kernel, sigma, nu, lengthscale, d, m, n, seed, k, pairs, alpha, until_decided=False,
+              budget=math.inf) -> AuditReport:
     """The body of :func:`features` (rates checked, power stated)."""
     kfun = kernel_function(kernel, sigma, k, nu, lengthscale)
     d = _check_int("d", d, 2)
@@ -279,19 +292,7 @@ def _features(target, kernel, sigma, nu, lengthscale, d, m, n, seed, k, pairs, a
     kdiag = np.array([kfun(x, x) for x in X])
     root = np.random.SeedSequence(seed)
     rep_ss, exact_ss = root.spawn(2)
-
-    est = np.empty((n, len(P)))
-    scan = Scan(kdiag)
-    F0 = None
-    for r, s in enumerate(_seeds(rep_ss, n)):
-        f = tgt.features(X, s)
-        if F0 is None:
-            F0 = f.shape[1]
-        elif f.shape[1] != F0:
-            raise ParameterError("target", f"{tgt.name} returned {f.shape[1]} features, earlier {F0}")
-        est[r] = np.einsum("jf,jf->j", f[0::2], f[1::2])
-        scan.update(f)
-    emb = scan.result()
+    est, emb = _replicates(tgt, X, kdiag, _seeds(rep_ss, n))
 
     settings = {"kernel": kernel, **({"sigma": float(sigma)} if kernel == "gaussian" else {}),
                 # nu: kernel_function above refused a matern kernel without a real nu
@@ -300,24 +301,95 @@ def _features(target, kernel, sigma, nu, lengthscale, d, m, n, seed, k, pairs, a
                 "embedding": emb.name}
     with_mse = kernel not in ("given", "matern") and emb.name != "unrecognized"
     kk = len(P) * (2 if with_mse else 1)
-    z_thr = threshold(kk, alpha)
     tol = ROUNDOFF * np.maximum(np.abs(kvals), np.sqrt(np.abs(kdiag[0::2] * kdiag[1::2])))
-    rows = [_unbiased_row(p, est[:, j], kvals[j], z_thr, tol[j]) for j, p in enumerate(P)]
-    coupling = f"embedding: {emb.label}"
-    if with_mse:
-        refs = _closed_forms(P, kdiag, emb, d, 1.0 if kernel == "softmax" else float(sigma))
-        mse_rows, note = _mse_rows(P, est, kvals, refs, emb, z_thr, tol)
-        rows += mse_rows
-        coupling += "; " + note
-        _untestable_by_tails(rows, P, kvals, refs, n, z_thr)
-    elif kernel in ("given", "matern"):
-        coupling += f"; kernel {kernel}: no closed-form MSE checked"
-    if kernel == "gaussian":
-        _diagnose_bandwidth(rows[:len(P)], P, est, float(sigma))
+    fam = _Family(P, kvals, kdiag, tol, emb, kernel, float(sigma), d, with_mse)
+    design = Design(alpha, True, budget) if until_decided else None
+    # until decided, stage one spends half the rate (.sequential); else one stage spends all of it
+    z_thr = threshold(kk, stage_alpha(design, 1) if design else alpha)
+    rows, coupling = fam.rows(est, z_thr, n)
+    settings["bonferroni_k"] = kk
+    if design is not None:
+        def retest(j: int, nj: int, sel: list[Row], bound: float) -> list[Row]:
+            """The selected rows on fresh draws: ``nj`` replicates from the root's next child."""
+            est_j, _ = _replicates(tgt, X, kdiag, _seeds(root.spawn(1)[0], nj))
+            new = {_row_key(r): r for r in fam.rows(est_j, bound, nj)[0]}
+            return [new[_row_key(r)] for r in sel]
+
+        rows, info = run_stages(rows, retest, design=design, k=kk, n=n, units=lambda r: 1,
+                                next_n=lambda nj: min(4 * nj, MAX_SEQUENTIAL_N))
+        settings |= info
     rows += _exact_rows(tgt, X, _seeds(exact_ss, 2))
     name = getattr(target, "__name__", None) or tgt.name
     return AuditReport(target=str(name), kind="features", settings=settings, alpha=alpha, rows=rows,
                        coupling=coupling)
+
+
+#: replicates of a stage of the sequential mode at most (memory: one float per replicate and pair)
+MAX_SEQUENTIAL_N = 512_000
+
+
+def _check_budget(budget, until_decided) -> float:
+    """``budget`` checked: positive finite seconds, only with ``until_decided`` (default 600)."""
+    if budget is None:
+        return 600.0
+    if not until_decided:
+        raise ParameterError("budget", "only with until_decided=True")
+    if isinstance(budget, bool) or not isinstance(budget, numbers.Real) or not 0 < float(budget) < math.inf:
+        raise ParameterError("budget", f"must be a positive finite number of seconds, got {budget!r}")
+    return float(budget)
+
+
+def _replicates(tgt: Target, X: np.ndarray, kdiag: np.ndarray, seeds: list[int]):
+    """``K̂`` at every pair for each seed (one row per replicate), and the embedding read off the features."""
+    est = np.empty((len(seeds), X.shape[0] // 2))
+    scan = Scan(kdiag)
+    F0 = None
+    for r, s in enumerate(seeds):
+        f = tgt.features(X, s)
+        if F0 is None:
+            F0 = f.shape[1]
+        elif f.shape[1] != F0:
+            raise ParameterError("target", f"{tgt.name} returned {f.shape[1]} features, earlier {F0}")
+        est[r] = np.einsum("jf,jf->j", f[0::2], f[1::2])
+        scan.update(f)
+    return est, scan.result()
+
+
+def _row_key(r: Row) -> tuple[str, str]:
+    """A statistical row's identity across stages (the MSE row's coupling may change between stages)."""
+    return r.check.split()[0], r.geometry
+
+
+@dataclass(frozen=True)
+class _Family:
+    """The statistical rows of one audit: pairs, kernel values and closed forms, tested on any replicates."""
+
+    P: list
+    kvals: np.ndarray
+    kdiag: np.ndarray
+    tol: np.ndarray
+    emb: object
+    kernel: str
+    sigma: float
+    d: int
+    with_mse: bool
+
+    def rows(self, est: np.ndarray, z_thr: float, n: int) -> tuple[list[Row], str]:
+        """Unbiasedness (and MSE) rows of ``est`` at the bound ``z_thr``, and the coupling note."""
+        P, kvals = self.P, self.kvals
+        rows = [_unbiased_row(p, est[:, j], kvals[j], z_thr, self.tol[j]) for j, p in enumerate(P)]
+        coupling = f"embedding: {self.emb.label}"
+        if self.with_mse:
+            refs = _closed_forms(P, self.kdiag, self.emb, self.d, 1.0 if self.kernel == "softmax" else self.sigma)
+            mse_rows, note = _mse_rows(P, est, kvals, refs, self.emb, z_thr, self.tol)
+            rows += mse_rows
+            coupling += "; " + note
+            _untestable_by_tails(rows, P, kvals, refs, n, z_thr)
+        elif self.kernel in ("given", "matern"):
+            coupling += f"; kernel {self.kernel}: no closed-form MSE checked"
+        if self.kernel == "gaussian":
+            _diagnose_bandwidth(rows[:len(P)], P, est, self.sigma)
+        return rows, coupling
 
 
 def _check_norms(x_norms) -> tuple[float, ...]:

@@ -5,6 +5,7 @@
     rftheory audit features SPEC --kernel gaussian [--sigma S] | --kernel softmax
                                  | --kernel given --k SPEC2
                                  --d D --m M [--n N] [--seed S] [--shift C] [--json]
+                                 [--until-decided [--budget S]] [--x-norm R ... | --x-data FILE.npy]
 
 ``SPEC`` (and ``--k``) is ``module:callable`` or ``path/to/file.py:callable``
 (:func:`rftheory.audit.spec.load`).  Exit status: 0 every check passed, 1 a
@@ -24,7 +25,7 @@ import traceback
 from ..core.errors import ParameterError, RFTheoryError
 from .features import KERNELS, features
 from .geometry import Pair, sweep
-from .options import add_decision_options, decision_options
+from .options import add_decision_options, add_sequential_options, decision_options, sequential_options
 from .runtime import add_runtime_options, check_timeout, limit_threads, supervised, with_timeout
 from .spec import load
 
@@ -72,6 +73,7 @@ def add_features_parser(subparsers) -> argparse.ArgumentParser:
                    "exp features overflow) and names the largest norm where they are")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     add_decision_options(p)
+    add_sequential_options(p)
     add_runtime_options(p)
     p.set_defaults(func=run_features)
     return p
@@ -119,7 +121,8 @@ def _features_body(args) -> int:
                      for p in sweep(args.d)]
         report = features(target, kernel=args.kernel, sigma=args.sigma, nu=args.nu, lengthscale=args.lengthscale,
                           d=args.d, m=args.m, n=args.n,
-                          seed=args.seed, k=k, pairs=pairs, x_norms=_x_norms(args), **decision_options(args))
+                          seed=args.seed, k=k, pairs=pairs, x_norms=_x_norms(args), **decision_options(args),
+                          **sequential_options(args))
     except ParameterError as exc:
         if args.traceback and exc.__cause__ is not None:
             traceback.print_exception(exc.__cause__, file=sys.stderr)
