@@ -33,7 +33,7 @@ import numpy as np
 from ..core.errors import ParameterError
 from ..core.params import D_MAX, M_MAX
 from .arrays import structure_tol
-from .embedding import COUPLINGS, Scan, closed_form_mse
+from .embedding import COUPLINGS, Embedding, Scan, closed_form_mse
 from .geometry import Pair, sweep
 from .mean_test import MeanTest, mean_test, rejects
 from .report import AuditReport, Row
@@ -41,7 +41,7 @@ from .sequential import Design, run_stages, stage_alpha
 from .stats import ALPHA, POWER, TESTABLE_EFFECT, check_rates, mde, n_for, p_value, stated_power, threshold
 from .targets import Target, adapt
 
-__all__ = ["features", "KERNELS", "kernel_function", "as_pairs", "overflow_row"]
+__all__ = ["features", "KERNELS", "kernel_function", "as_pairs", "overflow_row", "check_x_data"]
 
 #: kernels :func:`features` knows; "given" takes ``k``
 KERNELS = ("gaussian", "softmax", "matern", "given")
@@ -178,7 +178,7 @@ def _seeds(ss: np.random.SeedSequence, n: int) -> list[int]:
 def features(target, *, kernel: str = "gaussian", sigma: float = 1.0, nu: float | None = None,
              lengthscale: float = 1.0, d: int, m: int, n: int | None = None,
              seed: int = 0, k=None, pairs=None, alpha: float = ALPHA, power: float = POWER,
-             strict: bool = False, x_norms=None, until_decided: bool = False,
+             strict: bool = False, x_norms=None, x_data=None, until_decided: bool = False,
              budget: float | None = None) -> AuditReport:
     """Audit a random-feature map against its kernel and the closed form of its MSE.
 
@@ -224,6 +224,12 @@ def features(target, *, kernel: str = "gaussian", sigma: float = 1.0, nu: float 
         features are finite at each (:func:`overflow_row`; e.g. float16
         ``exp`` features overflow at realistic query norms) and, if not, names
         the largest norm with finite features.
+    x_data : array_like of shape (N, d), optional
+        Queries (rows) the map must handle: the overflow row probes their
+        median, 99th-percentile and largest norms (with ``x_norms``, if
+        given) and reports the largest safe norm against the data's norms
+        (how many queries lie above it).  Real, finite, non-empty
+        (:func:`check_x_data`).
     until_decided : bool
         Sequential mode (:mod:`.sequential`): stage one tests at ``α/2``;
         rows above the screen are re-tested on fresh replicates, stage ``j``
@@ -264,11 +270,15 @@ def features(target, *, kernel: str = "gaussian", sigma: float = 1.0, nu: float 
     """
     alpha, power = check_rates(alpha, power)
     norms = _check_norms(x_norms)
+    data_norms = None
+    if x_data is not None:
+        data_norms = np.linalg.norm(check_x_data(x_data, d), axis=1)
+        norms = tuple(sorted(set(norms) | {float(v) for v in _probe_norms(data_norms)}))
     with stated_power(power):
         rep = _features(target, kernel, sigma, nu, lengthscale, d, m, n, seed, k, pairs, alpha,
                         bool(until_decided), _check_budget(budget, until_decided))
     if norms:
-        rep.rows.append(overflow_row(adapt(target, rep.settings["m"]), rep.settings["d"], norms, seed))
+        rep.rows.append(overflow_row(adapt(target, rep.settings["m"]), rep.settings["d"], norms, seed, data_norms))
         rep.settings["x_norms"] = list(norms)
     rep.strict, rep.power = bool(strict), power
     return rep
@@ -364,11 +374,11 @@ def _row_key(r: Row) -> tuple[str, str]:
 class _Family:
     """The statistical rows of one audit: pairs, kernel values and closed forms, tested on any replicates."""
 
-    P: list
+    P: list[Pair]
     kvals: np.ndarray
     kdiag: np.ndarray
     tol: np.ndarray
-    emb: object
+    emb: Embedding
     kernel: str
     sigma: float
     d: int
@@ -404,6 +414,60 @@ def _check_norms(x_norms) -> tuple[float, ...]:
     return vals
 
 
+def check_x_data(x_data, d, name: str = "x_data") -> np.ndarray:
+    """Queries as rows: a real, finite, non-empty ``(N, d)`` array of numbers.
+
+    Parameters
+    ----------
+    x_data : array_like
+    d : int
+        The audit's input dimension (the number of columns).
+    name : str
+        The parameter named in errors (``--x-data`` on the command line).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``float64`` of shape ``(N, d)``.
+
+    Raises
+    ------
+    ParameterError
+        Naming ``name``: not numbers (strings, objects, booleans, records),
+        complex, empty, not 2-D with ``d`` columns, or not finite.
+
+    Examples
+    --------
+    >>> check_x_data([[3.0, 4.0]], 2).shape
+    (1, 2)
+    >>> check_x_data([[1j, 0]], 2)
+    Traceback (most recent call last):
+    ...
+    rftheory.core.errors.ParameterError: parameter 'x_data': complex values; queries must be real
+    """
+    a = np.asarray(x_data)
+    if a.dtype.kind == "c":
+        raise ParameterError(name, "complex values; queries must be real")
+    if a.dtype.kind not in "iuf":
+        raise ParameterError(name, f"expected an array of real numbers, got dtype {a.dtype}")
+    if a.size == 0:
+        raise ParameterError(name, f"empty (shape {a.shape}); give at least one query")
+    if a.ndim != 2 or a.shape[1] != d:
+        raise ParameterError(name, f"expected queries as rows, shape (N, {d}), got {a.shape}")
+    a = a.astype(np.float64)
+    if not np.all(np.isfinite(a)):
+        raise ParameterError(name, "holds inf or nan; queries must be finite")
+    return a
+
+
+def _probe_norms(data_norms: np.ndarray) -> list[float]:
+    """The data's median, 99th-percentile and largest positive norms (the probe's points)."""
+    pos = data_norms[data_norms > 0]
+    if pos.size == 0:
+        return []
+    return sorted({float(np.median(pos)), float(np.quantile(pos, 0.99)), float(np.max(pos))})
+
+
 #: random directions and draws of the overflow probe
 PROBE_DIRECTIONS, PROBE_DRAWS = 32, 8
 
@@ -422,7 +486,7 @@ def _finite_fraction(tgt: Target, d: int, r: float, seed: int) -> tuple[float, s
     return bad / max(total, 1), dtype
 
 
-def overflow_row(tgt: Target, d: int, norms, seed: int = 0) -> Row:
+def overflow_row(tgt: Target, d: int, norms, seed: int = 0, data_norms=None) -> Row:
     """The features are finite at every query norm given; if not, the largest norm where they are.
 
     The probe evaluates the map at :data:`PROBE_DIRECTIONS` random directions
@@ -437,6 +501,9 @@ def overflow_row(tgt: Target, d: int, norms, seed: int = 0) -> Row:
     d : int
     norms : sequence of float
     seed : int
+    data_norms : numpy.ndarray, optional
+        The norms of the user's queries: the row says how many lie above the
+        largest safe norm.
 
     Returns
     -------
@@ -448,10 +515,14 @@ def overflow_row(tgt: Target, d: int, norms, seed: int = 0) -> Row:
         if frac > 0:
             worst_r, worst = r, frac
             break
-    label = ", ".join(f"{r:g}" for r in norms)
+    label = ", ".join(f"{r:.3g}" for r in norms)
+    data = ""
+    if data_norms is not None:
+        data = (f"; data: {data_norms.size} queries, norms median {np.median(data_norms):.3g}, "
+                f"99% {np.quantile(data_norms, 0.99):.3g}, max {np.max(data_norms):.3g}")
     if worst_r is None:
         return Row("features finite at the query norms", f"|x| = {label}", 0.0, 0.0, "exact", True,
-                   f"no overflow in {PROBE_DIRECTIONS} directions x {PROBE_DRAWS} draws per norm ({dtype})")
+                   f"no overflow in {PROBE_DIRECTIONS} directions x {PROBE_DRAWS} draws per norm ({dtype})" + data)
     lo, hi = 0.0, worst_r
     while hi - lo > 0.01 * hi:
         mid = (lo + hi) / 2
@@ -463,6 +534,9 @@ def overflow_row(tgt: Target, d: int, norms, seed: int = 0) -> Row:
            f"query norm with finite features is ≈ {lo:.3g}" + (" (float16 exp overflows above log(65504) ≈ 11.1: "
                                                                  "subtract the max before exp, or compute in float32)"
                                                                  if "16" in dtype else ""))
+    if data_norms is not None:
+        above = int(np.sum(data_norms > lo))
+        why += data + f"; {above} of the {data_norms.size} queries ({100 * above / data_norms.size:.3g}%) lie above it"
     return Row("features finite at the query norms", f"|x| = {label}", worst, 0.0, "exact", False,
                why, diagnosis=why)
 
