@@ -15,7 +15,7 @@ import sys
 import traceback
 
 from ..core.errors import ParameterError
-from .options import add_decision_options, decision_options
+from .options import add_decision_options, add_sequential_options, decision_options, sequential_options
 
 __all__ = ["add_parser", "cmd_sampler", "cmd_gallery"]
 
@@ -64,7 +64,7 @@ def _sampler_body(args) -> int:
             raise ParameterError("--nu", "--kernel matern needs --nu NU (e.g. 1.5)")
         rep = sampler(f, args.d, args.m, estimator=args.estimator, n=args.n, seed=args.seed, law=args.law,
                       progress=progress.step, sequential=not getattr(args, "single_stage", False), **matern,
-                      **decision_options(args), until_decided=args.until_decided, budget=_budget(args))
+                      **decision_options(args), **sequential_options(args))
     except ParameterError as exc:
         if args.traceback and exc.__cause__ is not None:
             traceback.print_exception(exc.__cause__, file=sys.stderr)
@@ -115,19 +115,6 @@ def cmd_gallery(args) -> int:
     return 0 if unexpected == 0 else 1
 
 
-def _budget(args) -> float | None:
-    """``--budget`` checked (positive, finite; only with ``--until-decided``)."""
-    import math
-
-    if args.budget is None:
-        return None
-    if not args.until_decided:
-        raise ParameterError("--budget", "only with --until-decided")
-    if not (math.isfinite(args.budget) and args.budget > 0):
-        raise ParameterError("--budget", f"must be a positive finite number of seconds, got {args.budget!r}")
-    return args.budget
-
-
 def add_parser(subparsers) -> None:
     """Add the ``audit`` subcommand (with its ``sampler`` subcommand) to ``rftheory``.
 
@@ -174,11 +161,7 @@ def add_parser(subparsers) -> None:
     q.add_argument("--single-stage", action="store_true",
                    help="one stage at 1e-6/k instead of the two-stage design (suspicious checks re-tested on "
                    "fresh draws at 4n calls)")
-    q.add_argument("--until-decided", action="store_true",
-                   help="re-test undecided checks on fresh draws with 4x the calls per stage, stage j at alpha/2^j, "
-                   "until every check is decided or the budget is spent (the family-wise rate stays <= alpha)")
-    q.add_argument("--budget", type=float, default=None, metavar="S",
-                   help="seconds for --until-decided (default 600); checks still undecided are untestable")
+    add_sequential_options(q)
     q.add_argument("--json", action="store_true", help="print the report as JSON")
     add_decision_options(q)
     from .runtime import add_runtime_options

@@ -26,20 +26,22 @@ from __future__ import annotations
 
 import math
 import numbers
+from dataclasses import dataclass
 
 import numpy as np
 
 from ..core.errors import ParameterError
 from ..core.params import D_MAX, M_MAX
 from .arrays import structure_tol
-from .embedding import COUPLINGS, Scan, closed_form_mse
+from .embedding import COUPLINGS, Embedding, Scan, closed_form_mse
 from .geometry import Pair, sweep
 from .mean_test import MeanTest, mean_test, rejects
 from .report import AuditReport, Row
+from .sequential import Design, run_stages, stage_alpha
 from .stats import ALPHA, POWER, TESTABLE_EFFECT, check_rates, mde, n_for, p_value, stated_power, threshold
 from .targets import Target, adapt
 
-__all__ = ["features", "KERNELS", "kernel_function", "as_pairs", "overflow_row"]
+__all__ = ["features", "KERNELS", "kernel_function", "as_pairs", "overflow_row", "check_x_data"]
 
 #: kernels :func:`features` knows; "given" takes ``k``
 KERNELS = ("gaussian", "softmax", "matern", "given")
@@ -176,7 +178,8 @@ def _seeds(ss: np.random.SeedSequence, n: int) -> list[int]:
 def features(target, *, kernel: str = "gaussian", sigma: float = 1.0, nu: float | None = None,
              lengthscale: float = 1.0, d: int, m: int, n: int | None = None,
              seed: int = 0, k=None, pairs=None, alpha: float = ALPHA, power: float = POWER,
-             strict: bool = False, x_norms=None) -> AuditReport:
+             strict: bool = False, x_norms=None, x_data=None, until_decided: bool = False,
+             budget: float | None = None) -> AuditReport:
     """Audit a random-feature map against its kernel and the closed form of its MSE.
 
     Parameters
@@ -221,6 +224,20 @@ def features(target, *, kernel: str = "gaussian", sigma: float = 1.0, nu: float 
         features are finite at each (:func:`overflow_row`; e.g. float16
         ``exp`` features overflow at realistic query norms) and, if not, names
         the largest norm with finite features.
+    x_data : array_like of shape (N, d), optional
+        Queries (rows) the map must handle: the overflow row probes their
+        median, 99th-percentile and largest norms (with ``x_norms``, if
+        given) and reports the largest safe norm against the data's norms
+        (how many queries lie above it).  Real, finite, non-empty
+        (:func:`check_x_data`).
+    until_decided : bool
+        Sequential mode (:mod:`.sequential`): stage one tests at ``α/2``;
+        rows above the screen are re-tested on fresh replicates, stage ``j``
+        with ``4^{j−1} n`` of them at ``α/2^j`` over its re-tested rows, until
+        every row is decided or ``budget`` seconds are spent (rows still
+        undecided are untestable).  The family-wise rate stays ``<= α``.
+    budget : float, optional
+        Seconds for ``until_decided`` (default 600).
 
     Returns
     -------
@@ -253,16 +270,22 @@ def features(target, *, kernel: str = "gaussian", sigma: float = 1.0, nu: float 
     """
     alpha, power = check_rates(alpha, power)
     norms = _check_norms(x_norms)
+    data_norms = None
+    if x_data is not None:
+        data_norms = np.linalg.norm(check_x_data(x_data, d), axis=1)
+        norms = tuple(sorted(set(norms) | {float(v) for v in _probe_norms(data_norms)}))
     with stated_power(power):
-        rep = _features(target, kernel, sigma, nu, lengthscale, d, m, n, seed, k, pairs, alpha)
+        rep = _features(target, kernel, sigma, nu, lengthscale, d, m, n, seed, k, pairs, alpha,
+                        bool(until_decided), _check_budget(budget, until_decided))
     if norms:
-        rep.rows.append(overflow_row(adapt(target, rep.settings["m"]), rep.settings["d"], norms, seed))
+        rep.rows.append(overflow_row(adapt(target, rep.settings["m"]), rep.settings["d"], norms, seed, data_norms))
         rep.settings["x_norms"] = list(norms)
     rep.strict, rep.power = bool(strict), power
     return rep
 
 
-def _features(target, kernel, sigma, nu, lengthscale, d, m, n, seed, k, pairs, alpha) -> AuditReport:
+def _features(target, kernel, sigma, nu, lengthscale, d, m, n, seed, k, pairs, alpha, until_decided=False,
+              budget=math.inf) -> AuditReport:
     """The body of :func:`features` (rates checked, power stated)."""
     kfun = kernel_function(kernel, sigma, k, nu, lengthscale)
     d = _check_int("d", d, 2)
@@ -279,19 +302,7 @@ def _features(target, kernel, sigma, nu, lengthscale, d, m, n, seed, k, pairs, a
     kdiag = np.array([kfun(x, x) for x in X])
     root = np.random.SeedSequence(seed)
     rep_ss, exact_ss = root.spawn(2)
-
-    est = np.empty((n, len(P)))
-    scan = Scan(kdiag)
-    F0 = None
-    for r, s in enumerate(_seeds(rep_ss, n)):
-        f = tgt.features(X, s)
-        if F0 is None:
-            F0 = f.shape[1]
-        elif f.shape[1] != F0:
-            raise ParameterError("target", f"{tgt.name} returned {f.shape[1]} features, earlier {F0}")
-        est[r] = np.einsum("jf,jf->j", f[0::2], f[1::2])
-        scan.update(f)
-    emb = scan.result()
+    est, emb = _replicates(tgt, X, kdiag, _seeds(rep_ss, n))
 
     settings = {"kernel": kernel, **({"sigma": float(sigma)} if kernel == "gaussian" else {}),
                 # nu: kernel_function above refused a matern kernel without a real nu
@@ -300,24 +311,95 @@ def _features(target, kernel, sigma, nu, lengthscale, d, m, n, seed, k, pairs, a
                 "embedding": emb.name}
     with_mse = kernel not in ("given", "matern") and emb.name != "unrecognized"
     kk = len(P) * (2 if with_mse else 1)
-    z_thr = threshold(kk, alpha)
     tol = ROUNDOFF * np.maximum(np.abs(kvals), np.sqrt(np.abs(kdiag[0::2] * kdiag[1::2])))
-    rows = [_unbiased_row(p, est[:, j], kvals[j], z_thr, tol[j]) for j, p in enumerate(P)]
-    coupling = f"embedding: {emb.label}"
-    if with_mse:
-        refs = _closed_forms(P, kdiag, emb, d, 1.0 if kernel == "softmax" else float(sigma))
-        mse_rows, note = _mse_rows(P, est, kvals, refs, emb, z_thr, tol)
-        rows += mse_rows
-        coupling += "; " + note
-        _untestable_by_tails(rows, P, kvals, refs, n, z_thr)
-    elif kernel in ("given", "matern"):
-        coupling += f"; kernel {kernel}: no closed-form MSE checked"
-    if kernel == "gaussian":
-        _diagnose_bandwidth(rows[:len(P)], P, est, float(sigma))
+    fam = _Family(P, kvals, kdiag, tol, emb, kernel, float(sigma), d, with_mse)
+    design = Design(alpha, True, budget) if until_decided else None
+    # until decided, stage one spends half the rate (.sequential); else one stage spends all of it
+    z_thr = threshold(kk, stage_alpha(design, 1) if design else alpha)
+    rows, coupling = fam.rows(est, z_thr, n)
+    settings["bonferroni_k"] = kk
+    if design is not None:
+        def retest(j: int, nj: int, sel: list[Row], bound: float) -> list[Row]:
+            """The selected rows on fresh draws: ``nj`` replicates from the root's next child."""
+            est_j, _ = _replicates(tgt, X, kdiag, _seeds(root.spawn(1)[0], nj))
+            new = {_row_key(r): r for r in fam.rows(est_j, bound, nj)[0]}
+            return [new[_row_key(r)] for r in sel]
+
+        rows, info = run_stages(rows, retest, design=design, k=kk, n=n, units=lambda r: 1,
+                                next_n=lambda nj: min(4 * nj, MAX_SEQUENTIAL_N))
+        settings |= info
     rows += _exact_rows(tgt, X, _seeds(exact_ss, 2))
     name = getattr(target, "__name__", None) or tgt.name
     return AuditReport(target=str(name), kind="features", settings=settings, alpha=alpha, rows=rows,
                        coupling=coupling)
+
+
+#: replicates of a stage of the sequential mode at most (memory: one float per replicate and pair)
+MAX_SEQUENTIAL_N = 512_000
+
+
+def _check_budget(budget, until_decided) -> float:
+    """``budget`` checked: positive finite seconds, only with ``until_decided`` (default 600)."""
+    if budget is None:
+        return 600.0
+    if not until_decided:
+        raise ParameterError("budget", "only with until_decided=True")
+    if isinstance(budget, bool) or not isinstance(budget, numbers.Real) or not 0 < float(budget) < math.inf:
+        raise ParameterError("budget", f"must be a positive finite number of seconds, got {budget!r}")
+    return float(budget)
+
+
+def _replicates(tgt: Target, X: np.ndarray, kdiag: np.ndarray, seeds: list[int]):
+    """``K̂`` at every pair for each seed (one row per replicate), and the embedding read off the features."""
+    est = np.empty((len(seeds), X.shape[0] // 2))
+    scan = Scan(kdiag)
+    F0 = None
+    for r, s in enumerate(seeds):
+        f = tgt.features(X, s)
+        if F0 is None:
+            F0 = f.shape[1]
+        elif f.shape[1] != F0:
+            raise ParameterError("target", f"{tgt.name} returned {f.shape[1]} features, earlier {F0}")
+        est[r] = np.einsum("jf,jf->j", f[0::2], f[1::2])
+        scan.update(f)
+    return est, scan.result()
+
+
+def _row_key(r: Row) -> tuple[str, str]:
+    """A statistical row's identity across stages (the MSE row's coupling may change between stages)."""
+    return r.check.split()[0], r.geometry
+
+
+@dataclass(frozen=True)
+class _Family:
+    """The statistical rows of one audit: pairs, kernel values and closed forms, tested on any replicates."""
+
+    P: list[Pair]
+    kvals: np.ndarray
+    kdiag: np.ndarray
+    tol: np.ndarray
+    emb: Embedding
+    kernel: str
+    sigma: float
+    d: int
+    with_mse: bool
+
+    def rows(self, est: np.ndarray, z_thr: float, n: int) -> tuple[list[Row], str]:
+        """Unbiasedness (and MSE) rows of ``est`` at the bound ``z_thr``, and the coupling note."""
+        P, kvals = self.P, self.kvals
+        rows = [_unbiased_row(p, est[:, j], kvals[j], z_thr, self.tol[j]) for j, p in enumerate(P)]
+        coupling = f"embedding: {self.emb.label}"
+        if self.with_mse:
+            refs = _closed_forms(P, self.kdiag, self.emb, self.d, 1.0 if self.kernel == "softmax" else self.sigma)
+            mse_rows, note = _mse_rows(P, est, kvals, refs, self.emb, z_thr, self.tol)
+            rows += mse_rows
+            coupling += "; " + note
+            _untestable_by_tails(rows, P, kvals, refs, n, z_thr)
+        elif self.kernel in ("given", "matern"):
+            coupling += f"; kernel {self.kernel}: no closed-form MSE checked"
+        if self.kernel == "gaussian":
+            _diagnose_bandwidth(rows[:len(P)], P, est, self.sigma)
+        return rows, coupling
 
 
 def _check_norms(x_norms) -> tuple[float, ...]:
@@ -330,6 +412,60 @@ def _check_norms(x_norms) -> tuple[float, ...]:
     if not vals or not all(0 < v < math.inf for v in vals):
         raise ParameterError("x_norms", f"expected positive finite numbers, got {x_norms!r}")
     return vals
+
+
+def check_x_data(x_data, d, name: str = "x_data") -> np.ndarray:
+    """Queries as rows: a real, finite, non-empty ``(N, d)`` array of numbers.
+
+    Parameters
+    ----------
+    x_data : array_like
+    d : int
+        The audit's input dimension (the number of columns).
+    name : str
+        The parameter named in errors (``--x-data`` on the command line).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``float64`` of shape ``(N, d)``.
+
+    Raises
+    ------
+    ParameterError
+        Naming ``name``: not numbers (strings, objects, booleans, records),
+        complex, empty, not 2-D with ``d`` columns, or not finite.
+
+    Examples
+    --------
+    >>> check_x_data([[3.0, 4.0]], 2).shape
+    (1, 2)
+    >>> check_x_data([[1j, 0]], 2)
+    Traceback (most recent call last):
+    ...
+    rftheory.core.errors.ParameterError: parameter 'x_data': complex values; queries must be real
+    """
+    a = np.asarray(x_data)
+    if a.dtype.kind == "c":
+        raise ParameterError(name, "complex values; queries must be real")
+    if a.dtype.kind not in "iuf":
+        raise ParameterError(name, f"expected an array of real numbers, got dtype {a.dtype}")
+    if a.size == 0:
+        raise ParameterError(name, f"empty (shape {a.shape}); give at least one query")
+    if a.ndim != 2 or a.shape[1] != d:
+        raise ParameterError(name, f"expected queries as rows, shape (N, {d}), got {a.shape}")
+    a = a.astype(np.float64)
+    if not np.all(np.isfinite(a)):
+        raise ParameterError(name, "holds inf or nan; queries must be finite")
+    return a
+
+
+def _probe_norms(data_norms: np.ndarray) -> list[float]:
+    """The data's median, 99th-percentile and largest positive norms (the probe's points)."""
+    pos = data_norms[data_norms > 0]
+    if pos.size == 0:
+        return []
+    return sorted({float(np.median(pos)), float(np.quantile(pos, 0.99)), float(np.max(pos))})
 
 
 #: random directions and draws of the overflow probe
@@ -350,7 +486,7 @@ def _finite_fraction(tgt: Target, d: int, r: float, seed: int) -> tuple[float, s
     return bad / max(total, 1), dtype
 
 
-def overflow_row(tgt: Target, d: int, norms, seed: int = 0) -> Row:
+def overflow_row(tgt: Target, d: int, norms, seed: int = 0, data_norms=None) -> Row:
     """The features are finite at every query norm given; if not, the largest norm where they are.
 
     The probe evaluates the map at :data:`PROBE_DIRECTIONS` random directions
@@ -365,6 +501,9 @@ def overflow_row(tgt: Target, d: int, norms, seed: int = 0) -> Row:
     d : int
     norms : sequence of float
     seed : int
+    data_norms : numpy.ndarray, optional
+        The norms of the user's queries: the row says how many lie above the
+        largest safe norm.
 
     Returns
     -------
@@ -376,10 +515,14 @@ def overflow_row(tgt: Target, d: int, norms, seed: int = 0) -> Row:
         if frac > 0:
             worst_r, worst = r, frac
             break
-    label = ", ".join(f"{r:g}" for r in norms)
+    label = ", ".join(f"{r:.3g}" for r in norms)
+    data = ""
+    if data_norms is not None:
+        data = (f"; data: {data_norms.size} queries, norms median {np.median(data_norms):.3g}, "
+                f"99% {np.quantile(data_norms, 0.99):.3g}, max {np.max(data_norms):.3g}")
     if worst_r is None:
         return Row("features finite at the query norms", f"|x| = {label}", 0.0, 0.0, "exact", True,
-                   f"no overflow in {PROBE_DIRECTIONS} directions x {PROBE_DRAWS} draws per norm ({dtype})")
+                   f"no overflow in {PROBE_DIRECTIONS} directions x {PROBE_DRAWS} draws per norm ({dtype})" + data)
     lo, hi = 0.0, worst_r
     while hi - lo > 0.01 * hi:
         mid = (lo + hi) / 2
@@ -391,6 +534,9 @@ def overflow_row(tgt: Target, d: int, norms, seed: int = 0) -> Row:
            f"query norm with finite features is ≈ {lo:.3g}" + (" (float16 exp overflows above log(65504) ≈ 11.1: "
                                                                  "subtract the max before exp, or compute in float32)"
                                                                  if "16" in dtype else ""))
+    if data_norms is not None:
+        above = int(np.sum(data_norms > lo))
+        why += data + f"; {above} of the {data_norms.size} queries ({100 * above / data_norms.size:.3g}%) lie above it"
     return Row("features finite at the query norms", f"|x| = {label}", worst, 0.0, "exact", False,
                why, diagnosis=why)
 

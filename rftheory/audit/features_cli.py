@@ -5,6 +5,7 @@
     rftheory audit features SPEC --kernel gaussian [--sigma S] | --kernel softmax
                                  | --kernel given --k SPEC2
                                  --d D --m M [--n N] [--seed S] [--shift C] [--json]
+                                 [--until-decided [--budget S]] [--x-norm R ... | --x-data FILE.npy]
 
 ``SPEC`` (and ``--k``) is ``module:callable`` or ``path/to/file.py:callable``
 (:func:`rftheory.audit.spec.load`).  Exit status: 0 every check passed, 1 a
@@ -24,7 +25,7 @@ import traceback
 from ..core.errors import ParameterError, RFTheoryError
 from .features import KERNELS, features
 from .geometry import Pair, sweep
-from .options import add_decision_options, decision_options
+from .options import add_decision_options, add_sequential_options, decision_options, sequential_options
 from .runtime import add_runtime_options, check_timeout, limit_threads, supervised, with_timeout
 from .spec import load
 
@@ -70,8 +71,12 @@ def add_features_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--x-norm", type=float, nargs="+", default=None, metavar="R",
                    help="query norms the map must handle: checks that its features are finite there (e.g. float16 "
                    "exp features overflow) and names the largest norm where they are")
+    p.add_argument("--x-data", metavar="FILE.npy", default=None,
+                   help="queries as rows of a .npy array (N, d) of real numbers: the overflow check probes their "
+                   "median, 99%% and largest norms and reports the largest safe norm against them")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     add_decision_options(p)
+    add_sequential_options(p)
     add_runtime_options(p)
     p.set_defaults(func=run_features)
     return p
@@ -119,7 +124,9 @@ def _features_body(args) -> int:
                      for p in sweep(args.d)]
         report = features(target, kernel=args.kernel, sigma=args.sigma, nu=args.nu, lengthscale=args.lengthscale,
                           d=args.d, m=args.m, n=args.n,
-                          seed=args.seed, k=k, pairs=pairs, x_norms=_x_norms(args), **decision_options(args))
+                          seed=args.seed, k=k, pairs=pairs, x_norms=_x_norms(args), x_data=_x_data(args),
+                          **decision_options(args),
+                          **sequential_options(args))
     except ParameterError as exc:
         if args.traceback and exc.__cause__ is not None:
             traceback.print_exception(exc.__cause__, file=sys.stderr)
@@ -143,6 +150,30 @@ def _x_norms(args):
     if not all(math.isfinite(v) and v > 0 for v in args.x_norm):
         raise ParameterError("--x-norm", f"must be positive finite numbers, got {args.x_norm}")
     return args.x_norm
+
+
+def _x_data(args):
+    """``--x-data FILE.npy`` read as numbers only (never unpickled) and checked, named on the command line."""
+    import numpy as np
+
+    from .features import check_x_data
+
+    if args.x_data is None:
+        return None
+    path = args.x_data
+    try:
+        a = np.load(path, allow_pickle=False)
+    except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
+        raise ParameterError("--x-data", f"cannot read {path}: {exc.strerror}") from None
+    except (ValueError, OSError, EOFError):
+        # np.load refuses pickles (and object arrays) when not allowed to unpickle; text and other formats too
+        raise ParameterError("--x-data", f"{path} is not a .npy array of numbers (np.save of a real float or "
+                             "integer array; files of Python objects are not read)") from None
+    if not isinstance(a, np.ndarray):  # an .npz archive of several arrays
+        names = ", ".join(a.files)
+        a.close()
+        raise ParameterError("--x-data", f"{path} is an archive of arrays ({names}); give one .npy array")
+    return check_x_data(a, args.d, "--x-data")
 
 
 def main(argv=None) -> int:

@@ -1,10 +1,11 @@
-"""Options shared by ``rftheory audit sampler`` and ``rftheory audit features``: the error rates and ``--strict``."""
+"""Options shared by ``rftheory audit sampler`` and ``rftheory audit features``: the error rates, ``--strict``
+and the sequential mode (``--until-decided --budget S``)."""
 
 from __future__ import annotations
 
 from ..core.errors import ParameterError
 
-__all__ = ["add_decision_options", "decision_options"]
+__all__ = ["add_decision_options", "decision_options", "add_sequential_options", "sequential_options"]
 
 
 def add_decision_options(q) -> None:
@@ -45,3 +46,44 @@ def decision_options(args) -> dict:
         if not (math.isfinite(v) and 0 < v < 1):
             raise ParameterError(name, f"must be a number in (0, 1), got {v!r}")
     return {"alpha": args.alpha, "power": args.power, "strict": bool(args.strict)}
+
+
+def add_sequential_options(q) -> None:
+    """``--until-decided`` and ``--budget S`` (shared by ``audit sampler`` and ``audit features``).
+
+    Parameters
+    ----------
+    q : argparse.ArgumentParser
+    """
+    q.add_argument("--until-decided", action="store_true",
+                   help="re-test undecided checks on fresh draws with 4x the calls per stage, stage j at alpha/2^j, "
+                   "until every check is decided or the budget is spent (the family-wise rate stays <= alpha)")
+    q.add_argument("--budget", type=float, default=None, metavar="S",
+                   help="seconds for --until-decided (default 600); checks still undecided are untestable")
+
+
+def sequential_options(args) -> dict:
+    """The keyword arguments ``until_decided`` and ``budget`` from the command line (checked, named).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+
+    Returns
+    -------
+    dict
+        ``until_decided`` and ``budget`` (``None``: the audit's default).
+
+    Raises
+    ------
+    ParameterError
+        Naming ``--budget`` (without ``--until-decided``, or not a positive finite number).
+    """
+    import math
+
+    if args.budget is not None:
+        if not args.until_decided:
+            raise ParameterError("--budget", "only with --until-decided")
+        if not (math.isfinite(args.budget) and args.budget > 0):
+            raise ParameterError("--budget", f"must be a positive finite number of seconds, got {args.budget!r}")
+    return {"until_decided": bool(args.until_decided), "budget": args.budget}

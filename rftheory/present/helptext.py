@@ -130,6 +130,8 @@ exit status: 0 no check failed (untestable rows listed; --strict: exit 1); 1 the
   rftheory audit features sklearn.kernel_approximation:RBFSampler --kernel gaussian --sigma 0.70710678 --d 4 --m 64
   rftheory audit features my_features.py:phi --kernel softmax --d 4 --m 16 --json
   rftheory audit features my_favor16.py:phi --kernel softmax --d 64 --m 256 --x-norm 2 4 8
+  rftheory audit features my_favor16.py:phi --kernel softmax --d 64 --m 256 --x-data queries.npy
+  rftheory audit features my_features.py:phi --kernel gaussian --d 4 --m 16 --until-decided --budget 300
   rftheory audit features my_features.py:phi --kernel matern --nu 1.5 --lengthscale 0.7 --d 4 --m 64
 
 exit status: 0 no check failed (untestable rows listed; --strict: exit 1); 1 the audit found a defect;
