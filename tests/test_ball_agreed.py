@@ -3,7 +3,11 @@
 ball code) and, where it was printed as agreed before, against those digits typed here."""
 
 import json
+import os
+import subprocess
+import sys
 from fractions import Fraction
+from pathlib import Path
 
 import flint
 import mpmath as mp
@@ -37,6 +41,7 @@ FORMERLY_AGREED = [
      "2.95569167760048911462461300095e+293"),
     ("simrf.conformity.angle", dict(d=610, v=40, cos_theta="-7.690911755151344e-08"),
      "1.86261140999106716141605463766e+493"),
+    ("simrf.conformity.simplex", dict(d=903, v=40), ""),
     ("hrf.complex_mgf", dict(d=2, re="1003203.3006336077", im=1000000000), ""),
     ("hrf.complex_mgf", dict(d=323, re="-6.2180975979945928e-10", im=1000000000), ""),
 ]
@@ -102,3 +107,14 @@ def test_an_agreed_fallback_says_why_and_does_not_raise(monkeypatch, capsys):
     assert main(["eval", "simrf.conformity.iid", "-p", "d=4", "-p", "v=1", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["certainty"] == "agreed" and out["why_agreed"] == "the ball did not shrink (planted)"
+
+
+@pytest.mark.slow
+def test_no_agreed_fallback_where_mpmath_serves_at_200_random_points_per_result():
+    """Issue 35 item 5: 200 seeded random domain points per result with a ball layer (extremes included); every
+    point the mpmath layer serves is proven (tools/agreed_survey.py exits 1 on any agreed one, listing why)."""
+    root = Path(__file__).resolve().parents[1]
+    env = dict(os.environ, PYTHONPATH=str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    res = subprocess.run([sys.executable, "-W", "ignore", str(root / "tools" / "agreed_survey.py"), "--n", "200",
+                          "--seed", "1", "--seconds", "60"], capture_output=True, text=True, env=env, timeout=4 * 3600)
+    assert res.returncode == 0, res.stdout[-6000:] + res.stderr[-2000:]
