@@ -118,3 +118,16 @@ def test_no_agreed_fallback_where_mpmath_serves_at_200_random_points_per_result(
     res = subprocess.run([sys.executable, "-W", "ignore", str(root / "tools" / "agreed_survey.py"), "--n", "200",
                           "--seed", "1", "--seconds", "60"], capture_output=True, text=True, env=env, timeout=4 * 3600)
     assert res.returncode == 0, res.stdout[-6000:] + res.stderr[-2000:]
+
+
+def test_verify_checks_printed_digits_beyond_ten_to_the_39000_by_mpmaths_conversion():
+    # the exact Fraction check would need a 10^{2·10^17} integer at hrf.complex_mgf's points; mpmath's own decimal
+    # conversion of the two endpoints checks the printed digits instead, and fails on one digit off
+    from rftheory.verify.ball_checks import _printed_by_mpmath
+
+    x = rftheory.get("derf.gerf_moments").exact(dps=30, d=66027, A=-1000, v="1.46576211273619e-08", moment="second")
+    assert certainty(x) == "proven"
+    assert _printed_by_mpmath(x, x.ball, 30)
+    with mp.workdps(40):
+        assert not _printed_by_mpmath(mp.mpf("8.50297174122235806094979437735e+108983"), x.ball, 30)
+        assert _printed_by_mpmath(mp.mpf("8.50297174122235806094979437734e+108983"), x.ball, 30)
