@@ -428,16 +428,18 @@ def test_term_counts_beyond_the_float_range_are_refused_not_crashed():
 
 
 @pytest.mark.hang_guard(60)
-def test_a_value_near_ten_to_the_1690552_prints_agreed_digits_at_once():
-    # exact decimal rounding of such a ball costs minutes of big-integer work: exact() prints agreed digits,
-    # the ball still contains the mpmath value (found by tools/domain_sweep.py on hrf.cluster_A)
+def test_a_value_near_ten_to_the_1690552_prints_proven_digits_at_once():
+    # exact decimal rounding of such a ball costs minutes of big-integer work: exact() rounds it in log space
+    # (10^k as a ball) and prints proven digits, mpmath's own (found by tools/domain_sweep.py on hrf.cluster_A)
     kw = dict(ri="-2.030005887796974,-2.3707512183955792,0.0", rj="1.1524222796753982e-06,0.28461240095198087,0.0",
               kind="real", m=33, x="-0.0006530284897165984,0.004350945674963442,-1.2258863235132287",
               y="1.4865496177229416,0.0013709137956247463,0.001411795457253231")
     r = rftheory.get("hrf.cluster_A")
     x = r.exact(dps=20, **kw)
-    assert certainty(x) == "agreed" and "e+1690552" in str(x)
-    assert distance_rel(r.ball(dps=20, **kw), r.exact(dps=60, once=True, **kw)) <= 1e-40
+    assert certainty(x) == "proven" and "e+1690552" in str(x)
+    ref = r.exact(dps=60, once=True, **kw)
+    assert distance_rel(x.ball, ref) <= 1e-40
+    assert mp.nstr(x, 20) == mp.nstr(ref, 20)
 
 
 # -- performer: the factorised closed forms in Arb (the mpmath layer is the same closed form; its route, the

@@ -7,7 +7,8 @@ For every result with an mpmath layer and a ball layer, ``--n`` random points of
 (``Result.exact``, ``--dps`` digits, 30 as ``eval``); a point counts when the mpmath layer alone serves
 it (``once=True``).  Prints, per result, how many of those points came out agreed instead of proven
 (or raised where mpmath alone does not), the one-line reasons ``eval`` gives
-(``rftheory.ball.proven.WHY_AGREED``), and the first points of each reason.
+(``rftheory.ball.proven.WHY_AGREED``), and the first points of each reason.  Exits 1 when any served point is
+agreed (the slow tier runs it: tests/test_ball_agreed.py).
 """
 
 from __future__ import annotations
@@ -94,7 +95,7 @@ def main() -> int:
             for pt in where[w][:3]:
                 print(f"          at {pt}", flush=True)
     print(f"total: {agreed_total} agreed of {total} served points")
-    return 0
+    return 1 if agreed_total else 0
 
 
 if __name__ == "__main__":

@@ -196,6 +196,25 @@ def angle_ratios(d: int, count: int) -> list[arb]:
     return R[:count]
 
 
+def _log_angle_lower(d: int, c: arb, x: arb) -> float:
+    """``2|x| + log`` of a lower bound of ``ρ_θ(x)`` for ``x > 0`` (0 elsewhere; a float that only chooses term
+    counts): ``ρ_θ = E ₁F₁(d; d/2; x(1 + cS))`` with ``S = sin φ ∈ [0, 1]`` and ₁F₁ increasing, so
+    ``ρ_θ ≥ ₁F₁(d; d/2; x(1 + min(c, 0)))``; the truncation is then relative to ``ρ_θ`` itself where it is as
+    large as ``e^{2x}`` (large ``d``, small ``|c|``)."""
+    if not (x.lower() > 0 and c.lower() > -1):
+        return 0.0
+    import mpmath as mp
+
+    ax = float(x.lower().mid())
+    arg = ax * (1 + min(float(c.lower().mid()), 0.0))
+    from .backends import MP
+    from .rff.kernel import orth_kernel
+
+    with mp.workdps(15):  # Arb's 1F1 at large parameters gives nan here; a float is all this needs
+        lF = float(mp.log(orth_kernel(MP, d, mp.mpf(arg))))
+    return 2 * ax + max(lF - 1, 0.0) if math.isfinite(lF) else 0.0
+
+
 def angle_series(d: int, c: arb, x: arb, even_only: bool = False) -> arb:
     """``ρ_θ(x)`` of the angle family by the double series of Eq. 24 of Reid et al. (2023),
     "Simplex Random Features", ICML 2023 (with the factor ``2^{-(d-1)}`` of the prefactor),
@@ -237,7 +256,7 @@ def angle_series(d: int, c: arb, x: arb, even_only: bool = False) -> arb:
     if ax == 1e-300 and x.is_zero():
         return arb(1)
     # a scale below |ρ| (|ρ| ≳ e^{−2|x|}): the omitted part is kept below 2^{−prec} of it
-    log_target = -prec * math.log(2) - 2 * ax - 10
+    log_target = -prec * math.log(2) - 2 * ax - 10 + _log_angle_lower(d, c, x)
     y = 2 * (1 + ac) * ax
     K = first_k(y, log_target)
     if c.is_zero():
@@ -256,8 +275,10 @@ def angle_series(d: int, c: arb, x: arb, even_only: bool = False) -> arb:
                 break
         P = min(P, K)
         A = 2 * (2 * c.abs_upper() * x.abs_upper()) ** (P + 1) / arb.fac_ui(P + 1) * F
-    if K * (P + 1) > TERMS_MAX:
-        return angle_quadrature(d, c, x, even_only)
+    from .angle_family import QUAD_D_MAX, SERIES_COST_REFUSE
+
+    if K * (P + 1) > TERMS_MAX and (d <= QUAD_D_MAX or K * (P + 1) > SERIES_COST_REFUSE):
+        return angle_quadrature(d, c, x, even_only)  # beyond d = QUAD_D_MAX: the series, up to the mpmath layer's limit
     R = angle_ratios(d, P + 1)
     invf = [arb(1)]
     for j in range(1, K + 1):

@@ -527,13 +527,14 @@ class Arb:
         ``|λ_k(S) − λ_k(mid S)| ≤ ‖S − mid S‖₂ ≤ ‖rad S‖_F``, the roots' balls being disjoint and so in order)."""
         import flint
 
-        from ..ball.base import fraction_of
+        def exact(x: Any) -> Any:  # an exact arb (a midpoint) as an fmpq
+            man, exp = (int(t) for t in x.man_exp())
+            return flint.fmpq(man * 2**exp) if exp >= 0 else flint.fmpq(man, 2**-exp)
 
         n = S.nrows()
-        mids = [fraction_of(S[i, j].mid()) for i in range(n) for j in range(n)]
-        Q = flint.fmpq_mat(n, n, [flint.fmpq(f.numerator, f.denominator) for f in mids])
+        Q = flint.fmpq_mat(n, n, [exact(S[i, j].mid()) for i in range(n) for j in range(n)])
         eps = sum((flint.arb(S[i, j].rad()) ** 2 for i in range(n) for j in range(n)), flint.arb(0)).sqrt()
-        roots = Q.charpoly().complex_roots()  # squarefree factors, roots isolated rigorously
+        roots: list[Any] = list(Q.charpoly().complex_roots())  # squarefree factors, roots isolated rigorously
         if any(not z.imag.contains(0) for z, _ in roots):
             return None  # mid S is symmetric, so this does not happen; refuse rather than guess
         return [z.real + flint.arb(0, eps.upper()) for z, mult in roots for _ in range(mult)]

@@ -157,6 +157,27 @@ def ball_checks(r: Result, point: Mapping[str, Any], pt: str, ref: Any, routes: 
     return out
 
 
+def _beyond_fractions(b: flint.arb) -> bool:
+    """Whether a ball is beyond the exponents whose exact Fraction rounding is cheap (``PRINT_EXP_BITS_MAX``)."""
+    from ..ball.digits import PRINT_EXP_BITS_MAX
+
+    return not b.is_zero() and abs(int(b.mid().man_exp()[1])) > PRINT_EXP_BITS_MAX
+
+
+def _printed_by_mpmath(value: Any, b: flint.arb, dps: int) -> bool:
+    """Whether mpmath's own decimal conversion of both endpoints of ``b`` (exact mpf) prints ``value``'s digits."""
+    (m1, e1), (m2, e2) = ((int(t) for t in x.man_exp()) for x in (b.mid(), b.rad()))
+    if m2 == 0:
+        e2 = e1
+    bits = max(m1.bit_length(), 1) + max(m2.bit_length(), 1) + abs(e1 - e2) + 64  # mid ± rad exactly
+    with mp.workprec(bits):
+        mid, rad = mp.mpf((m1, e1)), mp.mpf((m2, e2))
+        lo, hi = mid - rad, mid + rad
+    with mp.workdps(dps + 10):
+        shown = [mp.nstr(x, dps, min_fixed=mp.inf, max_fixed=-mp.inf) for x in (lo, hi, value)]
+    return shown[0] == shown[1] == shown[2]
+
+
 def ball_domain_point(r: Result, point: Mapping[str, Any], pt: str, dps: int) -> list[Outcome]:
     """The ball layer at a random domain point (``tools/domain_sweep.py``).
 
@@ -208,7 +229,11 @@ def ball_domain_point(r: Result, point: Mapping[str, Any], pt: str, dps: int) ->
                            dist <= tol))
     with CrashGuard(out, r.id, pt, "ball:printed", shown_ball):
         val = r.exact(dps=dps, **point)
-        if isinstance(val, ProvenMpf):
+        if isinstance(val, ProvenMpf) and _beyond_fractions(val.ball):
+            out.append(Outcome(r.id, pt, "ball:printed", str(val), val.ball.str(12, radius=True),
+                               "digits of every point (mpmath's decimal conversion of both endpoints)",
+                               _printed_by_mpmath(val, val.ball, dps)))
+        elif isinstance(val, ProvenMpf):
             printed = Fraction(mp.nstr(val, dps, min_fixed=mp.inf, max_fixed=-mp.inf))  # scientific: any exponent
             b = val.ball
             from ..ball.base import fraction_of
@@ -222,6 +247,9 @@ def ball_domain_point(r: Result, point: Mapping[str, Any], pt: str, dps: int) ->
 
             ok = True
             for part, bp in ((val.real, val.ball.real), (val.imag, val.ball.imag)):
+                if _beyond_fractions(bp):
+                    ok = ok and _printed_by_mpmath(part, bp, dps)
+                    continue
                 printed = Fraction(mp.nstr(part, dps, min_fixed=mp.inf, max_fixed=-mp.inf))
                 mid, rad = fraction_of(bp.mid()), fraction_of(bp.rad())
                 lo, hi = round_sig(mid - rad, dps), round_sig(mid + rad, dps)
