@@ -20,7 +20,10 @@ from .data import load_matrix, make_head
 from .estimate import TRUST_NEXT, AttentionError, check_range, parse_mechanism, predict
 from .headline import TargetAnswer, headline, target_m
 
-__all__ = ["add_parser", "cmd_attention"]
+__all__ = ["add_parser", "cmd_attention", "PROGRESS_DELAY"]
+
+#: seconds of a run before its progress bar appears on a terminal (issue 36: a bar for any run over 2 s)
+PROGRESS_DELAY = 2.0
 
 EPILOG = """examples:
   rftheory attention --q Q.npy --k K.npy --v V.npy --mechanism favor+:iid,trig:iid --m 16,64,256
@@ -171,7 +174,7 @@ def cmd_attention(args) -> int:
     preds: dict[str, list[AttentionError]] = {}
     tasks = [SimpleNamespace(key=f"{mech.name} m={m}") for mech in mechs for m in ms] + [
         SimpleNamespace(key=f"--target {mech.name}") for mech in (mechs if target is not None else [])]
-    bar = Progress(len(tasks))
+    bar = Progress(len(tasks), delay=PROGRESS_DELAY)  # a run under PROGRESS_DELAY s leaves the terminal alone
     bar.start(tasks)
     try:
         k = 0

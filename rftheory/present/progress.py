@@ -36,15 +36,22 @@ class Progress:
     weights : list of float, optional
         The estimated cost of each task, in the order of :meth:`start`'s
         tasks (default: 1 each).
+    delay : float, optional
+        Seconds after :meth:`start` before the bar first appears (default 0:
+        at once); a run that ends sooner draws nothing, so short runs leave a
+        terminal as they found it (``rftheory attention`` passes 2).
     """
 
-    def __init__(self, total: int, stream=None, enabled: bool | None = None, tick: float = 1.0, weights=None):
+    def __init__(self, total: int, stream=None, enabled: bool | None = None, tick: float = 1.0, weights=None,
+                 delay: float = 0.0):
         self.total = max(total, 1)
         self.done = 0
         self.stream = stream or sys.stderr
         self.enabled = self.stream.isatty() if enabled is None else enabled
         self.start_time = time.monotonic()
         self.tick = tick
+        self.delay = max(float(delay), 0.0)
+        self._drawn = False
         self.weights: list[float] = [] if weights is None else [max(float(w), 1e-3) for w in weights]
         self.names: list[str] = []
         self.left: set[int] = set()
@@ -135,10 +142,13 @@ class Progress:
         if not self.enabled:
             return
         with self._lock:
-            frac = self.fraction()
-            bar = "#" * int(30 * frac) + "." * (30 - int(30 * frac))
             now = time.monotonic()
             el = now - self.start_time
+            if el < self.delay:
+                return
+            self._drawn = True
+            frac = self.fraction()
+            bar = "#" * int(30 * frac) + "." * (30 - int(30 * frac))
             spin = "|/-\\"[int(el / max(self.tick, 1e-3)) % 4] if self.done < self.total else " "
             label = self.label
             if self.done == 0 and self.left and self.weights:  # nothing finished yet: what has started
@@ -158,7 +168,7 @@ class Progress:
             self._stop.set()
             self._thread.join(timeout=2)
             self._thread = None
-        if self.enabled:
+        if self.enabled and (self._drawn or not self.delay):
             with self._lock:
                 self.stream.write("\r" + " " * 120 + "\r")
                 self.stream.flush()
