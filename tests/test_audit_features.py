@@ -106,6 +106,34 @@ def test_invalid_arguments_are_named(kwargs, name):
     assert e.value.name == name
 
 
+def test_absurd_work_refused_before_any_feature(capsys):
+    """A million or 300-digit n, and m = 10^6 features, are refused naming the flag before the map is called
+    (were: np.empty's 'Maximum allowed dimension exceeded' traceback, or hours of work)."""
+    from rftheory.audit.features import MAX_N, VALUES_MAX
+    from rftheory.cli.commands import main as cli
+
+    calls = []
+
+    def phi(X, rng):
+        calls.append(1)
+        return trig(X, rng)
+
+    for n in (MAX_N + 1, 10**6, 10**300 - 1):
+        with pytest.raises(ParameterError, match="<= 100000") as e:
+            features(phi, d=3, m=4, n=n)
+        assert e.value.name == "n" and len(str(e.value)) < 300
+    # 9 sweep pairs: n * m * 18 values; 200 * 10^6 * 18 = 3.6e9 > 1e9, while 200 * 4 * 18 runs
+    with pytest.raises(ParameterError, match="feature values") as e:
+        features(phi, d=3, m=10**6, n=200)
+    assert e.value.name == "m" and VALUES_MAX == 10**9
+    assert calls == []
+    base = ["audit", "features", "sklearn.kernel_approximation:RBFSampler", "--d", "3"]
+    for argv in (base + ["--m", "4", "--n", "9" * 300], base + ["--m", "1000000", "--n", "200"]):
+        assert cli(argv) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith("rftheory: error:"), err
+
+
 @pytest.mark.parametrize("target", [42, "trig", lambda X: X, Transformer(n_components=3).fit])
 def test_a_target_of_neither_form_names_target(target):
     with pytest.raises(ParameterError) as e:

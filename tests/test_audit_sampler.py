@@ -279,3 +279,26 @@ def test_memory_budget_is_a_clear_error():
 
     with pytest.raises(ParameterError, match=r"n\*m\*d"):
         sampler(known_bad.iid_gaussian, 5000, 5000)
+
+
+def test_absurd_n_refused_before_any_call(capsys):
+    """n above N_MAX (a million; 300 digits) is refused naming n before the sampler is called (was: a million
+    calls past any time limit); N_MAX itself is accepted by the checks."""
+    from rftheory.audit.spec import N_MAX, settings
+    from rftheory.cli.commands import main
+
+    calls = []
+
+    def f(d, m, rng):
+        calls.append(1)
+        return rng.standard_normal((m, d))
+
+    for n in (N_MAX + 1, 10**6, 10**300 - 1):
+        with pytest.raises(ParameterError, match="<= 100000") as exc:
+            sampler(f, 3, 3, n=n)
+        assert exc.value.name == "n" and len(str(exc.value)) < 300
+    assert calls == [] and N_MAX == 100_000
+    assert settings(f, 3, 3, n=N_MAX).n == N_MAX
+    assert main(["audit", "sampler", "numpy:zeros", "--d", "3", "--m", "3", "--n", "9" * 300]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("rftheory: error:") and "'n'" in err[0], err

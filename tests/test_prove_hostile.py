@@ -159,6 +159,8 @@ def test_worker_counts_are_capped_at_the_cores():
     assert cap_workers(None) == (n, "") and cap_workers(1) == (1, "")
     assert cap_workers(100_000) == (n, f"--workers 100000: only {n} core{'s' if n > 1 else ''} available; using {n}")
     assert cap_workers(100_000, "--threads")[1].startswith("--threads 100000: only")
+    # a 300-digit request: its two ends and its length, never 300 digits on the terminal
+    assert cap_workers(10**300 - 1)[1].startswith("--workers 99999999999999999999...9999999999 (300 digits): only")
     for bad in (0, -1, True, 2.5):
         with pytest.raises(Exception, match="must be an integer >= 1"):
             cap_workers(bad)

@@ -14,11 +14,12 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from ..core.errors import ParameterError, RFTheoryError
+from ..core.errors import ParameterError, RFTheoryError, as_typed
 from ..present.progress import Progress
 from .data import load_matrix, make_head
 from .estimate import TRUST_NEXT, AttentionError, check_range, parse_mechanism, predict
 from .headline import TargetAnswer, headline, target_m
+from .sampled import check_pairs
 
 __all__ = ["add_parser", "cmd_attention", "PROGRESS_DELAY"]
 
@@ -167,6 +168,9 @@ def cmd_attention(args) -> int:
         raise ParameterError("target", "needs --v (the target is on the output error)")
     head = make_head(Q, K, V, scale)
     head.kernel()  # overflow check, one line
+    if args.pairs is not None:
+        check_pairs(head, args.pairs)
+    _check_mc_work(head, args.mc, ms, len(mechs))
     for mech in mechs:  # every mechanism refused before any work, not after the first ones ran
         if mech.derf_family is None:
             check_range(head, mech)
@@ -221,6 +225,27 @@ def cmd_attention(args) -> int:
     if args.plot:
         _plot(preds, rows, args.plot)
     return 0
+
+
+#: floating-point operations --mc may ask for (about five minutes of one core): more is refused before any work
+MC_WORK_MAX = 10**11
+#: the cost of one Monte Carlo draw beyond its arithmetic (drawing W, numpy's calls), in operations
+_MC_DRAW_OVERHEAD = 10**4
+
+
+def _check_mc_work(head, mc: int, ms: list[int], nmech: int) -> None:
+    """Refuse an ``--mc`` whose estimated work (draws x features x tokens) exceeds :data:`MC_WORK_MAX`."""
+    if not mc:
+        return
+    L, Lk, d = head.X.shape[0], head.Y.shape[0], head.d
+    dv = 0 if head.V is None else head.V.shape[1]
+    per_draw = sum(m * (L + Lk) * (d + 2) + L * Lk * (m + dv) + _MC_DRAW_OVERHEAD for m in ms) * nmech
+    work = mc * per_draw
+    if work > MC_WORK_MAX:
+        shown = f"about {work:.2g}" if work < 10**300 else "more than 1e300"
+        raise ParameterError("mc", f"{as_typed(mc)} draws need {shown} operations here, more than "
+                             f"the {MC_WORK_MAX:.0e} (minutes) --mc runs; at most {max(2, MC_WORK_MAX // per_draw)} "
+                             "draws for these m and mechanisms")
 
 
 def _budget(text: str) -> float:
@@ -442,17 +467,32 @@ def _plot_format(path: str) -> str:
     ext = os.path.splitext(path)[1].lower().lstrip(".") or "png"  # matplotlib's default for a bare name
     known = FigureCanvasBase.get_supported_filetypes()
     if ext not in known:
-        raise ParameterError("plot", f"{path!r}: unknown image format {ext!r} (known: {', '.join(sorted(known))})")
+        raise ParameterError("plot", f"{as_typed(path, 80)}: unknown image format {as_typed(ext, 20)} (known: {', '.join(sorted(known))})")
     return ext
 
 
 def _check_writable(path: str) -> None:
-    """Refuse, before any work, a ``--plot`` path that cannot be created or written."""
+    """Refuse, before any work, a ``--plot`` path that cannot be created or written (opened, never truncated)."""
+    import errno
+    import stat
+
     _plot_format(path)
-    parent = os.path.dirname(os.path.abspath(path))
-    if os.path.isdir(path) or (os.path.exists(path) and not os.access(path, os.W_OK)) \
-            or (not os.path.exists(path) and not (os.path.isdir(parent) and os.access(parent, os.W_OK))):
-        raise ParameterError("plot", f"cannot write {path!r} (a directory, read-only, or no such folder)")
+    shown = as_typed(path, 80)
+    if os.path.isdir(path):
+        raise ParameterError("plot", f"cannot write {shown}: a directory")
+    if os.path.exists(path) and stat.S_ISCHR(os.stat(path).st_mode) and not os.path.samefile(path, os.devnull):
+        raise ParameterError("plot", f"cannot write {shown}: a device (an image goes to a file, or to {os.devnull})")
+    existed = os.path.lexists(path)
+    # O_NONBLOCK: a FIFO without a reader is refused (ENXIO) instead of blocking; an existing file is not truncated
+    flags = os.O_WRONLY | os.O_NONBLOCK | (0 if existed else os.O_CREAT | os.O_EXCL)
+    try:
+        fd = os.open(path, flags, 0o666)
+    except OSError as exc:
+        why = "a FIFO with no reader" if exc.errno == errno.ENXIO else exc.strerror or str(exc)
+        raise ParameterError("plot", f"cannot write {shown}: {why}") from None
+    os.close(fd)
+    if not existed:  # the probe leaves nothing behind should the computation be refused later
+        os.unlink(path)
 
 
 def _write_all(path: str, data: bytes) -> None:
@@ -462,4 +502,4 @@ def _write_all(path: str, data: bytes) -> None:
             fh.write(data)
             fh.flush()  # a full device refuses here or at close
     except OSError as exc:
-        raise ParameterError("plot", f"cannot write {path!r}: {exc.strerror or exc}") from None
+        raise ParameterError("plot", f"cannot write {as_typed(path, 80)}: {exc.strerror or exc}") from None

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import math
 import os
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.datafile import check_data_file, read_npy
 from ..core.errors import ParameterError
 
 __all__ = ["Head", "load_matrix", "make_head"]
@@ -85,36 +87,21 @@ def load_matrix(path: str, name: str) -> np.ndarray:
         Unreadable file, unknown extension, not 2-D, empty or not finite.
     """
     ext = os.path.splitext(path)[1].lower()
+    if ext not in (".npy", ".csv"):
+        raise ParameterError(name, f"{path!r}: expected a .npy or .csv file")
+    check_data_file(path, name)  # a device, FIFO, directory or file over 2 GiB: refused before reading
     try:
         if ext == ".npy":
-            M = _load_npy(path, name)
-        elif ext == ".csv":
-            M = np.loadtxt(path, delimiter=",", ndmin=2)
+            M = read_npy(path, name)
         else:
-            raise ParameterError(name, f"{path!r}: expected a .npy or .csv file")
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # numpy's "input contained no data": check_matrix refuses it
+                M = np.loadtxt(path, delimiter=",", ndmin=2)
     except ParameterError:
         raise
-    except (OSError, ValueError, EOFError) as exc:
+    except (OSError, ValueError, UnicodeDecodeError) as exc:
         raise ParameterError(name, f"cannot read {path!r}: {str(exc).splitlines()[0] if str(exc) else exc}") from None
     return check_matrix(M, name)
-
-
-def _load_npy(path: str, name: str) -> np.ndarray:
-    """A numeric ``.npy`` array (never a pickle: ``allow_pickle=False``), refused with one line otherwise."""
-    if os.path.isdir(path):
-        raise ParameterError(name, f"{path!r} is a directory, not a .npy file")
-    try:
-        M = np.load(path, allow_pickle=False)
-    except EOFError:
-        raise ParameterError(name, f"{path!r} is empty (a .npy file starts with a NumPy header)") from None
-    except ValueError as exc:
-        if "pickle" in str(exc):  # numpy's own advice (load unsafely) is not ours to give
-            raise ParameterError(name, f"{path!r} is not a numeric .npy array (no NumPy header, or an object "
-                                 "array; rftheory reads only numeric arrays)") from None
-        raise
-    if not isinstance(M, np.ndarray):
-        raise ParameterError(name, f"{path!r} is not a single .npy array")
-    return M
 
 
 def check_matrix(M, name: str) -> np.ndarray:

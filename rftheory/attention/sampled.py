@@ -23,13 +23,56 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.errors import ParameterError
+from ..core.errors import ParameterError, as_typed
 from ..numerics.special import coupled_pairs
 from ..papers.performer.coupled import cosine, kappa_f64
 from .data import Head
 from .moments import CovTerm
 
-__all__ = ["SampledSums", "CoupledSamples", "sampled_sums"]
+__all__ = ["SampledSums", "CoupledSamples", "sampled_sums", "check_pairs", "PAIRS_BYTES"]
+
+#: memory the sampled triples may take (the issue's 2 GB for a head at transformer scale): a larger ``--pairs``
+#: is refused before any work, naming the most this head allows
+PAIRS_BYTES = 2 * 10**9
+#: rows of the ``(rows, L_k)`` comparison that draws ``j`` and ``l`` per batch (128 MB of float64)
+_DRAW_BATCH = 2**24
+
+
+def _pairs_bytes(head: Head) -> int:
+    """Bytes per sampled triple: the ``d``-vectors ``x_i + y_j``, ``x_i + y_l``, two value rows, and ~32 scalars."""
+    dv = 0 if head.V is None else int(head.V.shape[1])
+    return 8 * (2 * head.d + 2 * dv + 32)
+
+
+def check_pairs(head: Head, n) -> int:
+    """``n`` sampled triples checked: an integer ``>= 2`` whose memory stays within :data:`PAIRS_BYTES`.
+
+    Parameters
+    ----------
+    head : Head
+        The data (its dimensions set the memory per triple).
+    n : int
+        Requested triples.
+
+    Returns
+    -------
+    int
+        ``n``.
+
+    Raises
+    ------
+    ParameterError
+        Naming ``pairs``: below 2, not an integer, or more than the memory bound allows (the bound is named).
+    """
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 2:
+        raise ParameterError("pairs", f"must be an integer >= 2, got {as_typed(n)}")
+    per = _pairs_bytes(head)
+    most = PAIRS_BYTES // per
+    if n > most:
+        gb = f"about {n * per / 1e9:.3g}" if n < 10**290 else "more than 1e290"
+        raise ParameterError("pairs", f"{as_typed(int(n))} triples need {gb} GB at d = {head.d}; "
+                             f"at most {most} fit in {PAIRS_BYTES / 1e9:g} GB")
+    return int(n)
 
 
 @dataclass(frozen=True)
@@ -114,8 +157,7 @@ def sampled_sums(head: Head, terms: list[CovTerm], n: int, rng: np.random.Genera
     SampledSums
         Estimates with standard errors (for couplings, :meth:`SampledSums.at` adds the coupled pairs).
     """
-    if n < 2:
-        raise ParameterError("pairs", f"must be >= 2, got {n}")
+    n = check_pairs(head, n)
     S = head.logits()
     L = S.shape[0]
     Smax = S.max(axis=1, keepdims=True)
@@ -125,8 +167,12 @@ def sampled_sums(head: Head, terms: list[CovTerm], n: int, rng: np.random.Genera
     cdf[:, -1] = 1.0
     i = rng.integers(0, L, size=n)
     u = rng.random((2, n))
-    j = np.minimum((cdf[i] < u[0][:, None]).sum(axis=1), S.shape[1] - 1)
-    lk = np.minimum((cdf[i] < u[1][:, None]).sum(axis=1), S.shape[1] - 1)
+    j, lk = np.empty(n, dtype=np.intp), np.empty(n, dtype=np.intp)
+    step = max(1, _DRAW_BATCH // S.shape[1])  # cdf[i] is (rows, L_k): in batches, never (n, L_k) at once
+    for a in range(0, n, step):
+        rows = cdf[i[a:a + step]]
+        j[a:a + step] = np.minimum((rows < u[0, a:a + step, None]).sum(axis=1), S.shape[1] - 1)
+        lk[a:a + step] = np.minimum((rows < u[1, a:a + step, None]).sum(axis=1), S.shape[1] - 1)
     logR = None
     parts = []
     for t in terms:

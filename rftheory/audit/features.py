@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.errors import ParameterError
+from ..core.errors import ParameterError, as_typed
 from ..core.params import D_MAX, M_MAX
 from .arrays import structure_tol
 from .embedding import COUPLINGS, Embedding, Scan, closed_form_mse
@@ -49,6 +49,11 @@ KERNELS = ("gaussian", "softmax", "matern", "given")
 DEFAULT_N = 2000
 #: smallest ``n``: below it the normal approximation of the mean is not trusted at |z| ≈ 5
 MIN_N = 100
+#: most replicates a caller may ask for (50x the default)
+MAX_N = 100_000
+#: most feature values an audit may compute (replicates x sweep points x features): the work of a
+#: run, bounded so that an absurd ``m`` or ``n`` is refused before it starts, not after hours
+VALUES_MAX = 10**9
 #: round-off allowed in ``K̂`` relative to ``max(|k(x, y)|, √(k(x,x) k(y,y)))``
 ROUNDOFF = 1e-10
 
@@ -120,7 +125,7 @@ def kernel_function(kernel: str, sigma: float = 1.0, k=None, nu: float | None = 
 
 def _check_int(name: str, value, low: int) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or int(value) < low:
-        raise ParameterError(name, f"must be an integer >= {low}, got {value!r}")
+        raise ParameterError(name, f"must be an integer >= {low}, got {as_typed(value)}")
     return int(value)
 
 
@@ -294,8 +299,14 @@ def _features(target, kernel, sigma, nu, lengthscale, d, m, n, seed, k, pairs, a
         raise ParameterError("d" if d > D_MAX else "m",
                              f"must be <= {D_MAX if d > D_MAX else M_MAX}, got {d if d > D_MAX else m}")
     n = DEFAULT_N if n is None else _check_int("n", n, MIN_N)
+    if n > MAX_N:
+        raise ParameterError("n", f"must be <= {MAX_N} replicates (50x the default), got {as_typed(n)}")
     seed = _check_int("seed", seed, 0)
     P = as_pairs(pairs, d)
+    if n * 2 * len(P) * m > VALUES_MAX:
+        raise ParameterError("m" if m > 2 * d else "n",
+                             f"n*m*points = {n}*{m}*{2 * len(P)} = {n * 2 * len(P) * m:.2g} feature values exceed "
+                             f"the audit's bound {VALUES_MAX:.0e}: lower --m or --n")
     tgt = adapt(target, m)
     X = np.stack([v for p in P for v in (p.x, p.y)])
     kvals = np.array([kfun(p.x, p.y) for p in P])

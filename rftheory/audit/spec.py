@@ -16,11 +16,11 @@ from pathlib import Path
 
 import numpy as np
 
-from ..core.errors import ParameterError
+from ..core.errors import ParameterError, as_typed
 from .arrays import Converted, to_float64
 from .runtime import where
 
-__all__ = ["Settings", "settings", "draw", "draw_eps", "call", "call_converted", "load", "ESTIMATORS", "LAWS", "N_MIN", "N_DEFAULT"]
+__all__ = ["Settings", "settings", "draw", "draw_eps", "call", "call_converted", "load", "ESTIMATORS", "LAWS", "N_MIN", "N_DEFAULT", "N_MAX"]
 
 ESTIMATORS = ("prf", "rff", "both")
 LAWS = ("gaussian", "spherical")
@@ -29,6 +29,9 @@ LAWS = ("gaussian", "spherical")
 N_MIN = 200
 #: default calls per check group (see the module docstring of rftheory.audit.sampler)
 N_DEFAULT = 2000
+#: most calls per check group a caller may ask for (50x the default): more power comes from
+#: ``until_decided``, whose stages grow ``n`` fourfold within a time budget
+N_MAX = 100_000
 #: the audit keeps ``n`` draws of ``W`` (``n·m·d`` float64) per check group: bounded so that a
 #: large ``d``, ``m`` or ``n`` is a clear error, not an out-of-memory kill (8e8 bytes per group)
 FLOATS_MAX = 10**8
@@ -68,9 +71,9 @@ class Settings:
 
 def _int(name: str, value, low: int) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise ParameterError(name, f"must be an integer, got {value!r}")
+        raise ParameterError(name, f"must be an integer, got {as_typed(value)}")
     if value < low:
-        raise ParameterError(name, f"must be >= {low}, got {value!r}")
+        raise ParameterError(name, f"must be >= {low}, got {as_typed(value)}")
     return int(value)
 
 
@@ -118,6 +121,9 @@ def settings(f, d, m, *, estimator="both", n=None, seed=0, law="gaussian") -> Se
     d = _int("d", d, 2)
     m = _int("m", m, 1)
     n = N_DEFAULT if n is None else _int("n", n, N_MIN)
+    if n > N_MAX:
+        raise ParameterError("n", f"must be <= {N_MAX} calls per check group (50x the default), got "
+                             f"{as_typed(n)}; for more power re-test undecided checks (--until-decided)")
     seed = _int("seed", seed, 0)
     if n * m * d > FLOATS_MAX:
         raise ParameterError("n", f"n*m*d = {n * m * d:.3g} floats per check group exceeds {FLOATS_MAX:.0e} "

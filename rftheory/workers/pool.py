@@ -23,7 +23,7 @@ import sys
 from collections.abc import Callable, Generator, Sequence
 from typing import Any
 
-from ..core.errors import ParameterError
+from ..core.errors import ParameterError, as_typed
 from .signals import signals_blocked, signals_deferred, worker_init
 
 __all__ = ["Executor", "Plan", "serial", "process_pool", "dask", "dask_client", "default_workers", "cap_workers",
@@ -85,9 +85,9 @@ def cap_workers(n: int | None, flag: str = "--workers") -> tuple[int, str]:
     if n is None:
         return avail, ""
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise ParameterError(flag.lstrip("-"), f"must be an integer >= 1, got {n!r}")
+        raise ParameterError(flag.lstrip("-"), f"must be an integer >= 1, got {as_typed(n)}")
     if n > avail:
-        return avail, f"{flag} {n}: only {avail} core{'s' if avail > 1 else ''} available; using {avail}"
+        return avail, f"{flag} {as_typed(n)}: only {avail} core{'s' if avail > 1 else ''} available; using {avail}"
     return n, ""
 
 
