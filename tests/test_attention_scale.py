@@ -10,12 +10,15 @@ of the real estimator within its CPU budget) must have a relative standard error
 mean of hundreds of i.i.d. draws (per-draw relative sd ≈ 0.4 on this head, so the central limit theorem holds
 well), and ``|z| < Z = 5.0`` fails a correct implementation with probability ``2(1 − Φ(5)) = 5.7·10⁻⁷ < 10⁻⁶``.
 
-**Power.**  On this machine the reported value rests on ~1,000 draws (~1.2 % relative se) and the reference
-on ``N_REF = 500`` (~1.7 %), a combined relative se σ ≈ 2.1 %: an estimator biased by 17 % or more
-(``(Z + 3.09)·σ``) fails with probability >= 0.999.  Planted defect: the untrusted leading order (2.4× the
+**Power.**  On this 2-core machine under load the reported value rests on 600–1,800 draws (30 CPU s gave 587
+draws, 1.64 % relative se; hence the 50 s budget) and the reference on ``N_REF = 500`` (1.46 %), a combined
+relative se σ <= 2.2 %: an estimator biased by 18 % or more (``(Z + 3.09)·σ``) fails with probability
+>= 0.999.  The <= 2 % assertion is the acceptance itself (within 60 CPU s): on a machine much slower per
+draw the budget buys fewer draws and it is that assertion which fails, not the z-test.  Planted defect: the untrusted leading order (2.4× the
 truth on this head: its next order is not small) put in place of the reported value fails the same test.
 
-Cost: ~5 s prediction, ``BUDGET`` = 30 CPU s of Monte Carlo for the headline, ~14 s for the reference.
+Cost: ~5 s prediction, ``BUDGET`` = 50 CPU s of Monte Carlo for the headline, 14–26 s for the reference
+(~70–80 CPU s in all, 1.2 GB RSS).
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ Z = 5.0
 #: independent reference replicates of the real estimator (the benchmark uses 1,000)
 N_REF = 500
 #: CPU seconds of Monte Carlo the headline may spend (``rftheory attention --mc-time``)
-BUDGET = 30.0
+BUDGET = 50.0
 
 
 @pytest.mark.slow
