@@ -241,7 +241,7 @@ def _check_mc_work(head, mc: int, ms: list[int], nmech: int) -> None:
     if work > MC_WORK_MAX:
         shown = f"about {work:.2g}" if work < 10**300 else "more than 1e300"
         raise ParameterError("mc", f"{as_typed(mc)} draws need {shown} operations here, more than "
-                             f"the {MC_WORK_MAX:.0e} (minutes) --mc runs; at most {max(2, MC_WORK_MAX // per_draw)} "
+                             f"the 10^11 (minutes of one core) --mc runs; at most {max(2, MC_WORK_MAX // per_draw)} "
                              "draws for these m and mechanisms")
 
 
