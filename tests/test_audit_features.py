@@ -96,6 +96,7 @@ def test_exact_checks_catch_batch_dependence():
 
 @pytest.mark.parametrize("kwargs,name", [
     ({"d": 1}, "d"), ({"m": 0}, "m"), ({"n": 10}, "n"), ({"seed": -1}, "seed"), ({"sigma": 0.0}, "sigma"),
+    ({"sigma": 1e300}, "sigma"), ({"sigma": 1e-300}, "sigma"),  # 2 sigma^2 overflowed (a traceback) or was 0
     ({"kernel": "laplace"}, "kernel"), ({"kernel": "given"}, "k"), ({"k": min}, "k"),
     ({"pairs": [([1.0], [2.0])]}, "pairs"),
 ])

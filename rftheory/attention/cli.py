@@ -81,12 +81,13 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    help="print the smallest m with output relative error <= T, and what the answer rests on (a trusted "
                    "leading order, the exact bound, Monte Carlo within --mc-time, or no answer)")
     p.add_argument("--mc", type=int, default=0, metavar="N",
-                   help="also N Monte Carlo draws of the real estimator per mechanism and m (MC columns)")
+                   help="also N Monte Carlo draws of the real estimator per mechanism and m (MC columns; refused "
+                   "beyond about 10^11 operations in all, naming the most draws the head allows)")
     p.add_argument("--seed", type=int, default=0, help="seed of --mc (numpy Generator)")
     p.add_argument("--pairs", type=int, default=None, metavar="N",
                    help="estimate the normaliser/output sums from N sampled (i, j, l) triples with standard errors "
                    "(cost L*L_k + N instead of L*L_k^2; iid, fitted and orthogonal/simplex favor+; default for "
-                   "orthogonal/simplex favor+ beyond L*L_k^2 = 2e7: 100000)")
+                   "orthogonal/simplex favor+ beyond L*L_k^2 = 2e7: 100000; at most what fits in 2 GB)")
     p.add_argument("--overflow", default=None, choices=("fp16", "bf16", "fp32"),
                    help="also bound the probability that a feature overflows in this format, and flag a normaliser "
                    "beyond its range")
@@ -244,7 +245,7 @@ def _check_mc_work(head, mc: int, ms: list[int], nmech: int) -> None:
     if work > MC_WORK_MAX:
         shown = f"about {work:.2g}" if work < 10**300 else "more than 1e300"
         raise ParameterError("mc", f"{as_typed(mc)} draws need {shown} operations here, more than "
-                             f"the {MC_WORK_MAX:.0e} (minutes) --mc runs; at most {max(2, MC_WORK_MAX // per_draw)} "
+                             f"the 10^11 (minutes of one core) --mc runs; at most {max(2, MC_WORK_MAX // per_draw)} "
                              "draws for these m and mechanisms")
 
 

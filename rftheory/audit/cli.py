@@ -156,7 +156,7 @@ def add_parser(subparsers) -> None:
                    "(multivariate t with 2*nu degrees of freedom, scale 1/lengthscale; implies --law spherical)")
     q.add_argument("--nu", type=float, default=None, help="Matérn smoothness (with --kernel matern), e.g. 1.5")
     q.add_argument("--lengthscale", type=float, default=1.0, help="Matérn lengthscale (default 1)")
-    q.add_argument("--n", type=int, default=None, help="calls of the sampler per check group (default 2000)")
+    q.add_argument("--n", type=int, default=None, help="calls of the sampler per check group (default 2000, at most 100000)")
     q.add_argument("--seed", type=int, default=0, help="seed of the audit (default 0)")
     q.add_argument("--single-stage", action="store_true",
                    help="one stage at 1e-6/k instead of the two-stage design (suspicious checks re-tested on "
@@ -178,7 +178,7 @@ def add_parser(subparsers) -> None:
                        "feature maps) and print their verdicts",
                        description="Exit 0: every verdict is the one the gallery records; 1: one differs.")
     g.add_argument("--only", nargs="+", metavar="NAME", default=None, help="entries to run (default all)")
-    g.add_argument("--n", type=int, default=None, help="calls (replicates) per check group (default the audit's)")
+    g.add_argument("--n", type=int, default=None, help="calls (replicates) per check group (default the audit's, at most 100000)")
     g.add_argument("--seed", type=int, default=0, help="seed of the audits (default 0)")
     g.add_argument("--json", action="store_true", help="print the results as JSON")
     g.set_defaults(func=cmd_gallery)

@@ -95,7 +95,9 @@ def kernel_function(kernel: str, sigma: float = 1.0, k=None, nu: float | None = 
         raise ParameterError("k", f"only with kernel='given' (kernel={kernel!r} has its own formula)")
     if kernel == "gaussian":
         if isinstance(sigma, bool) or not isinstance(sigma, numbers.Real) or not (0 < sigma < math.inf):
-            raise ParameterError("sigma", f"must be a positive finite number, got {sigma!r}")
+            raise ParameterError("sigma", f"must be a positive finite number, got {as_typed(sigma)}")
+        if not 1e-150 <= sigma <= 1e150:  # 2 sigma^2 must be a finite, nonzero float64
+            raise ParameterError("sigma", f"must be in [1e-150, 1e150] (2 sigma^2 is a float64), got {as_typed(sigma)}")
         s2 = 2.0 * float(sigma) ** 2
         return lambda x, y: math.exp(-float(np.sum((x - y) ** 2)) / s2)
     if kernel == "softmax":
@@ -306,7 +308,7 @@ def _features(target, kernel, sigma, nu, lengthscale, d, m, n, seed, k, pairs, a
     if n * 2 * len(P) * m > VALUES_MAX:
         raise ParameterError("m" if m > 2 * d else "n",
                              f"n*m*points = {n}*{m}*{2 * len(P)} = {n * 2 * len(P) * m:.2g} feature values exceed "
-                             f"the audit's bound {VALUES_MAX:.0e}: lower --m or --n")
+                             f"the audit's bound of 10^9: lower --m or --n")
     tgt = adapt(target, m)
     X = np.stack([v for p in P for v in (p.x, p.y)])
     kvals = np.array([kfun(p.x, p.y) for p in P])

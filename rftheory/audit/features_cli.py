@@ -64,7 +64,7 @@ def add_features_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--k", metavar="SPEC2", help="with --kernel given: module:callable of k(x, y) -> float")
     p.add_argument("--d", type=int, required=True, help="input dimension (>= 2)")
     p.add_argument("--m", type=int, required=True, help="n_components of a transformer")
-    p.add_argument("--n", type=int, default=None, help="independent replicates (default 2000)")
+    p.add_argument("--n", type=int, default=None, help="independent replicates (default 2000, at most 100000; n*m*18 <= 10^9)")
     p.add_argument("--seed", type=int, default=0, help="entropy of the audit's SeedSequence (default 0)")
     p.add_argument("--shift", type=float, default=0.0,
                    help="add C to every coordinate of the sweep (kernels on positive data, e.g. skewed chi2)")

@@ -99,4 +99,5 @@ def read_npy(path: str, name: str = "DATA") -> np.ndarray:
             raise ParameterError(name, f"{path!r} is truncated: its header promises {need} bytes of data, "
                                  f"the file has {have}")
         fh.seek(0)
-        return np.load(fh, allow_pickle=False)
+        arr: np.ndarray = np.load(fh, allow_pickle=False)
+        return arr
