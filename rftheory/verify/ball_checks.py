@@ -175,7 +175,7 @@ def _printed_by_mpmath(value: Any, b: flint.arb, dps: int) -> bool:
         lo, hi = mid - rad, mid + rad
     with mp.workdps(dps + 10):
         shown = [mp.nstr(x, dps, min_fixed=mp.inf, max_fixed=-mp.inf) for x in (lo, hi, value)]
-    return shown[0] == shown[1] == shown[2]
+    return bool(shown[0] == shown[1] == shown[2])
 
 
 def ball_domain_point(r: Result, point: Mapping[str, Any], pt: str, dps: int) -> list[Outcome]:
