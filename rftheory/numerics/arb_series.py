@@ -207,11 +207,10 @@ def _log_angle_lower(d: int, c: arb, x: arb) -> float:
 
     ax = float(x.lower().mid())
     arg = ax * (1 + min(float(c.lower().mid()), 0.0))
-    from .backends import MP
-    from .rff.kernel import orth_kernel
+    from .rff.kernel import orth_kernel_mp
 
     with mp.workdps(15):  # Arb's 1F1 at large parameters gives nan here; a float is all this needs
-        lF = float(mp.log(orth_kernel(MP, d, mp.mpf(arg))))
+        lF = float(mp.log(orth_kernel_mp(d, mp.mpf(arg))))
     return 2 * ax + max(lF - 1, 0.0) if math.isfinite(lF) else 0.0
 
 
