@@ -272,7 +272,8 @@ def test_attention_cli_coupled_rows_carry_a_next_order_bound(tmp_path, capsys):
     assert row["next_order_term"] is None and row["next_order_bound"] > 0
     assert row["next_over_leading"] > 0.1 and row["leading_order_trusted"] is False
     coupled = [w for w in out["warnings"] if w.startswith("favor+:simplex m=8:")]
-    assert len(coupled) == 1 and "a bound on |next-order term|/leading" in coupled[0] and "Hoelder" in coupled[0]
+    assert len(coupled) == 1 and "a bound on |next-order term|/leading" in coupled[0] and "not trusted" in coupled[0]
+    assert row["next_order_basis"] in ("Hoelder bound", "Monte Carlo of T_c (z = 5)")  # the row names its bound
     assert not [w for w in out["warnings"] if "no next-order" in w]
 
 
