@@ -167,3 +167,24 @@ def test_supervised_child_output_reaches_captured_streams(tmp_path, capsys, monk
     code, out, err = _main(tmp_path, capsys, monkeypatch, "sampler", "{f}:bad", "--d", "4", "--m", "4",
                            "--call-timeout", "30")
     assert code == 2 and "raised LinAlgError" in err
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full")
+@pytest.mark.parametrize("argv", [
+    ["sampler", "{tmp}/s.py:gauss", "--d", "3", "--m", "3", "--n", "200"],
+    ["features", "sklearn.kernel_approximation:RBFSampler", "--sigma", "0.70710678", "--d", "3", "--m", "4",
+     "--n", "200"],
+])
+def test_stdout_on_a_full_disk_is_one_line(tmp_path, argv):
+    """The audit's report onto /dev/full (printed in the supervised child): one line, exit 2, no traceback
+    (was: OSError's traceback from the child's print, exit 1)."""
+    import os
+
+    (tmp_path / "s.py").write_text("def gauss(d, m, rng):\n    return rng.standard_normal((m, d))\n")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    with open("/dev/full", "w") as full:
+        p = subprocess.run([sys.executable, "-m", "rftheory", "audit", *[a.replace("{tmp}", str(tmp_path))
+                                                                         for a in argv]],
+                           stdout=full, stderr=subprocess.PIPE, text=True, env=env, timeout=300, cwd=tmp_path)
+    assert p.returncode == 2 and p.stderr.splitlines() == [
+        "rftheory: error: cannot read or write the output: No space left on device"], p.stderr

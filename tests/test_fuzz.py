@@ -64,7 +64,8 @@ def test_every_command_has_a_base_command_line():
     spec.loader.exec_module(fuzz)
     names = [name for name, _ in fuzz.commands()]
     assert {"prove", "attention", "audit sampler", "audit features", "predict", "eval", "table", "plot", "verify",
-            "list", "show", "cite", "sheet"} <= set(names)
+            "list", "show", "cite", "sheet", "audit gallery", "theorems"} <= set(names)
+    assert fuzz.KNOWN == {}, "every case of the fuzz passes: a new failure is fixed, not listed"
     assert set(names) == set(fuzz.BASE_ARGV)
 
 
