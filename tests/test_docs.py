@@ -13,11 +13,20 @@ ROOT = Path(__file__).resolve().parents[1]
 PKG = ROOT / "rftheory"
 
 
+def _own_nodes(fn: ast.AST):
+    """The nodes of ``fn``'s own body: nested functions and lambdas (and what they return) left out."""
+    todo = list(ast.iter_child_nodes(fn))
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        yield node
+        todo.extend(ast.iter_child_nodes(node))
+
+
 def _returns_value(fn: ast.AST) -> tuple[bool, bool]:
     ret = yld = False
-    for node in ast.walk(fn):
-        if node is not fn and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            continue
+    for node in _own_nodes(fn):
         if isinstance(node, ast.Return) and node.value is not None and not (
                 isinstance(node.value, ast.Constant) and node.value.value is None):
             ret = True
@@ -41,6 +50,11 @@ def _nested_in_function(tree: ast.Module) -> set[int]:
 PROTOCOL_MODULES = {"rftheory/numerics/backends.py", "rftheory/numerics/iv_backend.py"}
 
 
+def _is_protocol(cls: ast.ClassDef) -> bool:
+    """Whether ``cls`` is a ``typing.Protocol``: its methods are documented where they are implemented."""
+    return any(getattr(b, "id", getattr(b, "attr", None)) == "Protocol" for b in cls.bases)
+
+
 def _public_functions():
     for path in sorted(PKG.rglob("*.py")):
         rel = path.relative_to(ROOT)
@@ -50,7 +64,7 @@ def _public_functions():
         inner = _nested_in_function(tree)
         for node in ast.walk(tree):
             if (isinstance(node, ast.ClassDef) and not node.name.startswith("_") and id(node) not in inner
-                    and str(rel) not in PROTOCOL_MODULES):
+                    and str(rel) not in PROTOCOL_MODULES and not _is_protocol(node)):
                 for fn in node.body:
                     if isinstance(fn, ast.FunctionDef) and not fn.name.startswith("_"):
                         if any(isinstance(d, ast.Name) and d.id == "property" for d in fn.decorator_list):

@@ -27,7 +27,23 @@ CHECKS_ONLY = "no value to enclose (checks only: a search witness, ordering or M
 
 
 def result_of(result: Result | str) -> Result:
-    """The registered result of an ID (or the result itself)."""
+    """The registered result of an ID (or the result itself).
+
+    Parameters
+    ----------
+    result : Result or str
+        A result, or the ID of a registered one (:func:`rftheory.core.registry.lookup`).
+
+    Returns
+    -------
+    Result
+        ``result`` itself, or the result registered under that ID.
+
+    Raises
+    ------
+    UnknownResultError
+        No result has that ID.
+    """
     return result if isinstance(result, Result) else lookup(result)
 
 

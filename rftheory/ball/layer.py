@@ -39,7 +39,23 @@ class Ball:
     evaluate: Callable[[dict], Any] | None = None
 
     def evaluator(self, result: Result) -> Callable[[dict], Any]:
-        """``evaluate``, or the result's definition in Arb."""
+        """The ball evaluator ``f(p) -> flint.arb``: ``evaluate``, or the result's definition in Arb.
+
+        Parameters
+        ----------
+        result : Result
+            The result this layer belongs to.
+
+        Returns
+        -------
+        callable
+            ``evaluate`` where given, else ``lambda p: result.definition(ARB, p)``.
+
+        Raises
+        ------
+        NoBallLayer
+            The result has neither a ``definition`` nor an ``evaluate``.
+        """
         if self.evaluate is not None:
             return self.evaluate
         definition = result.definition
@@ -48,13 +64,45 @@ class Ball:
         return lambda p: definition(ARB, p)
 
     def proven(self, result: Result, dps: int, point: Any) -> Any:
-        """The value with ``dps`` proven digits, or None where this layer does not serve the point."""
+        """The value with ``dps`` proven digits, or None where this layer does not serve the point.
+
+        Parameters
+        ----------
+        result : Result
+            The result this layer belongs to.
+        dps : int
+            Decimal digits wanted.
+        point : Point
+            The validated parameters.
+
+        Returns
+        -------
+        object or None
+            What :func:`rftheory.ball.proven.proven` returns: the value with ``dps`` proven digits, or
+            None where the ball layer does not serve the point.
+        """
         from .proven import proven
 
         return proven(result, dps, point)
 
     def enclose(self, result: Result, dps: int, given: dict[str, Any]) -> Any:
-        """The ball of :meth:`rftheory.Result.ball`: parameters validated (balls at their endpoints), then the precision loop."""
+        """The ball of :meth:`rftheory.Result.ball`: parameters validated (balls at their endpoints), then the precision loop.
+
+        Parameters
+        ----------
+        result : Result
+            The result this layer belongs to.
+        dps : int
+            Decimal digits wanted (:func:`rftheory.ball.api.ball_at_dps`).
+        given : dict of str to object
+            The parameters as given: numbers, strings, or ``flint.arb`` balls (then validated at their
+            endpoints by the enclosure).
+
+        Returns
+        -------
+        flint.arb
+            A ball containing the value, from :func:`rftheory.ball.api.ball_at_dps`.
+        """
         from .api import ball_at_dps
 
         if any(type(v).__name__ == "arb" for v in given.values()):
@@ -75,11 +123,36 @@ class NoBall:
     why: str
 
     def proven(self, result: Result, dps: int, point: Any) -> None:
-        """None: the digits of :meth:`rftheory.Result.exact` are agreed."""
+        """None: the digits of :meth:`rftheory.Result.exact` are agreed.
+
+        Parameters
+        ----------
+        result : Result
+            The result this layer belongs to (unused).
+        dps : int
+            Decimal digits wanted (unused).
+        point : Any
+            The validated parameters (unused).
+        """
         return None
 
     def enclose(self, result: Result, dps: int, given: dict[str, Any]) -> Any:
-        """Refuse, saying why."""
+        """Refuse, saying why.
+
+        Parameters
+        ----------
+        result : Result
+            The result this layer belongs to (its ID is named).
+        dps : int
+            Decimal digits wanted (unused).
+        given : dict of str to object
+            The parameters as given (unused).
+
+        Raises
+        ------
+        NoBallLayer
+            Always, with :attr:`why`.
+        """
         raise NoBallLayer(f"{result.id} has no ball layer: {self.why}")
 
 

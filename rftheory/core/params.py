@@ -582,12 +582,39 @@ class OptionalParam(Param):
     ``None`` unless given, and the result's ``check`` decides when it is required."""
 
     def parse(self, value):
-        """Validate one value, or pass ``None`` (absent) through."""
+        """Validate one value, or pass ``None`` (absent) through.
+
+        Parameters
+        ----------
+        value
+            ``None``, or what :meth:`Param.parse` accepts.
+
+        Returns
+        -------
+        int, Fraction, str, object or None
+            ``None`` for ``None``, else :meth:`Param.parse` of the value.
+
+        Raises
+        ------
+        ParameterError
+            Naming this parameter, if a value other than ``None`` is malformed or outside the domain.
+        """
         return None if value is None else super().parse(value)
 
 
 def absent(_p) -> None:
-    """The default of an :class:`OptionalParam` that stays absent unless given."""
+    """The default of an :class:`OptionalParam` that stays absent unless given.
+
+    Parameters
+    ----------
+    _p : dict
+        The parameters validated so far (unused: the default is always absent).
+
+    Returns
+    -------
+    None
+        Absent.
+    """
     return None
 
 

@@ -624,6 +624,16 @@ LOADERS: list[Callable[[], None]] = []
 def lookup(result_id: str) -> Result:
     """The registered result ``result_id``, the :data:`LOADERS` run first where it is not registered yet.
 
+    Parameters
+    ----------
+    result_id : str
+        A result ID, e.g. ``"simrf.conformity.orthogonal"``.
+
+    Returns
+    -------
+    Result
+        The result registered under that ID.
+
     Raises
     ------
     UnknownResultError

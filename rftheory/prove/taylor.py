@@ -64,6 +64,19 @@ class Jet:
         return self.coeff(1)
 
     def coeff(self, k: int) -> arb:
+        """The ``k``-th Taylor coefficient.
+
+        Parameters
+        ----------
+        k : int
+            The order (``0`` the value, ``1`` the derivative).
+
+        Returns
+        -------
+        flint.arb
+            A ball containing ``f^(k)(x)/k!`` for every ``x`` of the ball the jet was evaluated at;
+            ``arb(0)`` beyond the coefficients the series holds.
+        """
         c = self.s.coeffs()
         return c[k] if k < len(c) else arb(0)
 

@@ -25,18 +25,68 @@ __all__ = ["orth_kernel", "orth_kernel_mp", "orth_kernel_sym", "kernel_gap", "KE
 
 
 def orth_kernel(bk: Any, d: int, y: Any) -> Any:
-    """``K(y) = ₁F₁(d; d/2; y)``, the pair kernel of two orthogonal Gaussian frequencies, on ``bk``."""
+    r"""``K(y) = ₁F₁(d; d/2; y)``, the pair kernel of two orthogonal Gaussian frequencies, on ``bk``.
+
+    .. math:: K(y) = {}_1F_1\big(d; \tfrac d2; y\big)
+
+    (Reid et al. (2023), "Simplex Random Features", ICML 2023, Thm 4.3 and 4.5).
+
+    Parameters
+    ----------
+    bk : backend
+        A backend of :mod:`rftheory.numerics.backends` (its ``hyp1f1`` and ``frac``).
+    d : int
+        Dimension.
+    y : number of the backend
+        The argument (``v²/2`` for the PRF conformity, ``−z²/2`` for the RFF pair term).
+
+    Returns
+    -------
+    number of the backend
+        ``K(y)``.
+    """
     return bk.hyp1f1(d, bk.frac(d, 2), y)
 
 
 def orth_kernel_mp(d: int, y: Any) -> Any:
-    """``K(y)`` at the working precision of mpmath (``orth_kernel(MP, d, y)``, for the modules below the backends)."""
+    r"""``K(y)`` at the working precision of mpmath (``orth_kernel(MP, d, y)``, for the modules below the backends).
+
+    .. math:: K(y) = {}_1F_1\big(d; \tfrac d2; y\big)
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    y : mpf or number
+        The argument.
+
+    Returns
+    -------
+    mpf
+        ``mpmath.hyp1f1(d, d/2, y)`` at the current ``mpmath`` precision.
+    """
     return mp.hyp1f1(d, mp.mpf(d) / 2, y)
 
 
 def orth_kernel_sym(d: int, y: Any) -> Any:
-    """``K(y)`` exactly (sympy): for even ``d`` Kummer's ``e^{y}·₁F₁(−d/2; d/2; −y)``, ``e^{y}`` times a
-    polynomial of degree ``d/2``; otherwise sympy's ``hyper``."""
+    r"""``K(y)`` exactly (sympy): for even ``d`` Kummer's ``e^{y}·₁F₁(−d/2; d/2; −y)``, ``e^{y}`` times a
+    polynomial of degree ``d/2``; otherwise sympy's ``hyper``.
+
+    .. math:: K(y) = e^{y}\,{}_1F_1\big(-\tfrac d2; \tfrac d2; -y\big)
+       = e^{y}\sum_{k=0}^{d/2}\frac{(-d/2)_k}{(d/2)_k\,k!}(-y)^k \qquad (d \text{ even})
+
+    Parameters
+    ----------
+    d : int
+        Dimension.
+    y : sympy.Expr
+        The argument (exact).
+
+    Returns
+    -------
+    sympy.Expr
+        ``K(y)``: ``exp(y)`` times a polynomial for even ``d``, ``hyper([d], [d/2], y)`` otherwise.
+    """
     if d % 2 == 0:
         n = d // 2
         return sp.exp(y) * sum(sp.rf(-n, k) / (sp.rf(n, k) * sp.factorial(k)) * (-y) ** k for k in range(n + 1))

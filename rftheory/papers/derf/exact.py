@@ -51,7 +51,19 @@ def data_scale(p: dict) -> dict:
 
 
 def on_float_scale(definition: Any) -> Any:
-    """The ball evaluator of a data result: ``definition(ARB, p)`` at the one float64 scale (:func:`data_scale`)."""
+    """The ball evaluator of a data result: ``definition(ARB, p)`` at the one float64 scale (:func:`data_scale`).
+
+    Parameters
+    ----------
+    definition : callable
+        The result's definition ``f(bk, p)``.
+
+    Returns
+    -------
+    callable
+        ``p -> definition(ARB, data_scale(p))``; it raises :class:`NoBallLayer` where a ball of scales spans
+        several float64 values.
+    """
     return lambda p: definition(ARB, data_scale(p))
 
 
@@ -83,38 +95,146 @@ def gerf_optimum_value(bk: Any, d: int, mu: Any, c: Any) -> Any:
 
     with ``δ`` of :func:`rftheory.papers.derf.model.gerf_delta` and ``h`` of
     :func:`~rftheory.papers.derf.model.homogeneous_objective_delta`.
+
+    Parameters
+    ----------
+    bk : backend
+        A backend of :mod:`rftheory.numerics.backends`.
+    d : int
+        Dimension.
+    mu : number of the backend
+        ``μ = mean‖x_i + y_j‖²`` (``≥ 0``).
+    c : number of the backend
+        ``c = μ₁ᵀμ₂``.
+
+    Returns
+    -------
+    number of the backend
+        ``L*``.
     """
     return homogeneous_objective_delta(d, gerf_delta(d, mu, bk), mu, bk) + 2 * c
 
 
 def sderf_h(bk: Any, lams: list[Any]) -> Any:
-    """``Σ_l h(1, 1 + δ(1, λ_l), λ_l)``: the SDERF objective without ``2c``, one GERF problem in ``d = 1`` per eigenvalue."""
+    r"""``Σ_l h(1, 1 + δ(1, λ_l), λ_l)``: the SDERF objective without ``2c``, one GERF problem in ``d = 1`` per eigenvalue.
+
+    .. math:: \sum_l h\big(1, 1 + \delta(1, \lambda_l), \lambda_l\big)
+
+    (Likhosherstov et al. (2023), "FAVOR#: Sharp Attention Kernel Approximations via New Classes of
+    Positive Random Features", arXiv 2302.00787, Thm 4.3; ``δ`` of
+    :func:`rftheory.papers.derf.model.gerf_delta`, ``h`` of
+    :func:`~rftheory.papers.derf.model.homogeneous_objective_delta`).
+
+    Parameters
+    ----------
+    bk : backend
+        A backend of :mod:`rftheory.numerics.backends`.
+    lams : list of numbers of the backend
+        The eigenvalues ``λ_l`` (``≥ 0``).
+
+    Returns
+    -------
+    number of the backend
+        The sum.
+    """
     return sum(homogeneous_objective_delta(1, gerf_delta(1, lam, bk), lam, bk) for lam in lams)
 
 
 def sderf_optimum_value(bk: Any, lams: list[Any], c: Any) -> Any:
-    """The SDERF optimum of Thm 4.3 (FAVOR#, Eq. 17), ``L* = Σ_l h(1, 1 + δ(1, λ_l), λ_l) + 2c`` with ``λ_l``
-    the eigenvalues of ``M = M₁ + M₂ + μ₁μ₂ᵀ + μ₂μ₁ᵀ`` (:func:`rftheory.papers.derf.optima.optimum` uses it too)."""
+    r"""The SDERF optimum of Thm 4.3 (FAVOR#, Eq. 17), ``L* = Σ_l h(1, 1 + δ(1, λ_l), λ_l) + 2c`` with ``λ_l``
+    the eigenvalues of ``M = M₁ + M₂ + μ₁μ₂ᵀ + μ₂μ₁ᵀ`` (:func:`rftheory.papers.derf.optima.optimum` uses it too).
+
+    .. math:: \mathcal L^* = \sum_l h\big(1, 1 + \delta(1, \lambda_l), \lambda_l\big) + 2c
+
+    Parameters
+    ----------
+    bk : backend
+        A backend of :mod:`rftheory.numerics.backends`.
+    lams : list of numbers of the backend
+        The eigenvalues ``λ_l`` of ``M``.
+    c : number of the backend
+        ``c = μ₁ᵀμ₂``.
+
+    Returns
+    -------
+    number of the backend
+        ``L*`` (:func:`sderf_h` plus ``2c``).
+    """
     return sderf_h(bk, lams) + 2 * c
 
 
 def gerf_optimum_definition(bk: Any, p: dict) -> Any:
-    """``derf.gerf_optimum``: :func:`gerf_optimum_value` at ``μ = tr M₁ + tr M₂ + 2c``, the moments exact."""
+    r"""``derf.gerf_optimum``: :func:`gerf_optimum_value` at ``μ = tr M₁ + tr M₂ + 2c``, the moments exact.
+
+    .. math:: \mathcal L^* = h(d, 1 + \delta(d, \mu), \mu) + 2c, \qquad
+       \mu = \operatorname{tr} M_1 + \operatorname{tr} M_2 + 2c
+
+    (FAVOR#, Sec. 3.1, Eq. 14), with ``M₁, M₂, c`` of :class:`ExactMoments`.
+
+    Parameters
+    ----------
+    bk : backend
+        A backend of :mod:`rftheory.numerics.backends`.
+    p : dict
+        A validated point of ``derf.gerf_optimum`` (``scale`` a number: :func:`on_float_scale` reduces a ball).
+
+    Returns
+    -------
+    number of the backend
+        The GERF optimum ``L*`` of the point's data.
+    """
     D = exact_moments(p)
     mu = sum((D.M1[k][k] + D.M2[k][k] for k in range(D.d)), Fraction(0)) + 2 * D.c
     return gerf_optimum_value(bk, D.d, bk.num(mu), bk.num(D.c))
 
 
 def sderf_optimum_definition(bk: Any, p: dict) -> Any:
-    """``derf.sderf_optimum``: :func:`sderf_optimum_value` on the eigenvalues of the exact ``M``."""
+    r"""``derf.sderf_optimum``: :func:`sderf_optimum_value` on the eigenvalues of the exact ``M``.
+
+    .. math:: \mathcal L^* = \sum_l h\big(1, 1 + \delta(1, \lambda_l), \lambda_l\big) + 2c, \qquad
+       \lambda_l \in \operatorname{spec}\big(M_1 + M_2 + \mu_1\mu_2^\top + \mu_2\mu_1^\top\big)
+
+    (FAVOR#, Thm 4.3, Eq. 17), with the moments of :class:`ExactMoments` and the eigenvalues from the
+    backend's ``eigh``.
+
+    Parameters
+    ----------
+    bk : backend
+        A backend of :mod:`rftheory.numerics.backends`.
+    p : dict
+        A validated point of ``derf.sderf_optimum`` (``scale`` a number).
+
+    Returns
+    -------
+    number of the backend
+        The SDERF optimum ``L*`` of the point's data.
+    """
     D = exact_moments(p)
     M = [[D.M1[a][b] + D.M2[a][b] + D.m1[a] * D.m2[b] + D.m2[a] * D.m1[b] for b in range(D.d)] for a in range(D.d)]
     return sderf_optimum_value(bk, list(bk.eigh(bk.mat(M))[0]), bk.num(D.c))
 
 
 def saderf_optimum_definition(bk: Any, p: dict) -> Any:
-    """``derf.saderf_optimum`` (Eq. 18-20): a GERF problem with ``μ = 2Σ_l √(a_l b_l) + 2c``, ``a_l, b_l``
-    the diagonals of ``M₁, M₂``."""
+    r"""``derf.saderf_optimum`` (Eq. 18-20): a GERF problem with ``μ = 2Σ_l √(a_l b_l) + 2c``, ``a_l, b_l``
+    the diagonals of ``M₁, M₂``.
+
+    .. math:: \mathcal L^* = h(d, 1 + \delta(d, \mu), \mu) + 2c, \qquad
+       \mu = 2\sum_l \sqrt{a_l b_l} + 2c
+
+    (FAVOR#, Eq. 18-20; :func:`gerf_optimum_value` at that ``μ``).
+
+    Parameters
+    ----------
+    bk : backend
+        A backend of :mod:`rftheory.numerics.backends`.
+    p : dict
+        A validated point of ``derf.saderf_optimum`` (``scale`` a number).
+
+    Returns
+    -------
+    number of the backend
+        The SADERF optimum ``L*`` of the point's data.
+    """
     D = exact_moments(p)
     mu = 2 * sum((bk.sqrt(bk.num(D.M1[k][k] * D.M2[k][k])) for k in range(D.d)), bk.num(0)) + 2 * bk.num(D.c)
     return gerf_optimum_value(bk, D.d, mu, bk.num(D.c))

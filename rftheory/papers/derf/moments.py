@@ -634,7 +634,27 @@ _G_PTS_1 = [("0.7", "0.3", "0.4"), ("1", "0.5", "0.5"), ("0.5", "1.5", "1")]  # 
 
 
 def gerf_moments_definition(bk, p):
-    """``derf.gerf_moments`` on ``bk`` (Eq. 10-13): ``exp(xᵀy)`` or ``exp(log E f₁²f₂²)``."""
+    r"""``derf.gerf_moments`` on ``bk`` (Eq. 10-13): ``exp(xᵀy)`` or ``exp(log E f₁²f₂²)``.
+
+    .. math:: \mathbb E f_1f_2 = e^{x^\top y},\qquad
+       \mathbb E f_1^2f_2^2 = (1-4A)^d(1-8A)^{-d/2}e^{\frac{2(1-4A)v^2}{1-8A}-\|x\|^2-\|y\|^2}
+
+    (Likhosherstov et al. (2023), "FAVOR#: Sharp Attention Kernel Approximations via New Classes of
+    Positive Random Features", arXiv 2302.00787, Eq. 10-13), with ``xᵀy = (v² − ‖x‖² − ‖y‖²)/2``, ``v = ‖x + y‖``;
+    the second moment's log from :func:`gerf_log_second_moment`.
+
+    Parameters
+    ----------
+    bk : backend
+        A backend of :mod:`rftheory.numerics.backends`.
+    p : dict
+        A validated point of ``derf.gerf_moments`` (``d``, ``A``, ``v``, ``x_norm``, ``y_norm``, ``moment``).
+
+    Returns
+    -------
+    number of the backend
+        The first or second moment, as ``p["moment"]`` says.
+    """
     a, b, v = p["x_norm"], p["y_norm"], p["v"]
     xy2 = v * v - a * a - b * b
     if p["moment"] == "first":
@@ -708,7 +728,27 @@ def _derf_mc(p, rng, n):
 
 
 def derf_moments_definition(bk, p):
-    """``derf.derf_moments`` on ``bk`` (Thm 4.1): the moment's log from the float64 instance, read exactly, then exp."""
+    r"""``derf.derf_moments`` on ``bk`` (Thm 4.1): the moment's log from the float64 instance, read exactly, then exp.
+
+    .. math:: \mathbb E f_1f_2 = e^{x^\top y},\qquad
+       \mathbb E f_1^2f_2^2 = \frac{\det(I-4A)}{\det(I-8A)^{1/2}}
+       e^{2b^\top(I-8A)^{-1}b + 2x^\top C_1x + 2y^\top C_2y},\quad b = B_1x + B_2y
+
+    (Likhosherstov et al. (2023), FAVOR#, Thm 4.1, Eq. 15; ``C_k = −½B_kᵀ(I−4A)⁻¹B_k``).  The instance
+    ``A, B₁, B₂, x, y`` is :func:`derf_instance`'s float64 arrays, read as the exact binary fractions.
+
+    Parameters
+    ----------
+    bk : backend
+        A backend of :mod:`rftheory.numerics.backends` (its matrices).
+    p : dict
+        A validated point of ``derf.derf_moments`` (Thm 4.1's conditions checked at validation).
+
+    Returns
+    -------
+    number of the backend
+        The first or second moment, as ``p["moment"]`` says.
+    """
     A, B1, B2, x, y = derf_instance(p)
     prm = make_params(A, B1, B2, bk, check=False)  # Thm 4.1's conditions: checked at validation
     X, Y = bk.mat(x), bk.mat(y)

@@ -327,7 +327,26 @@ CL_QUICK = [
 
 
 def cluster_definition(bk, p):
-    """``hrf.cluster_A`` on ``bk``: the exact invariants of the recipe's ``u``, then the real part's MSE."""
+    r"""``hrf.cluster_A`` on ``bk``: the exact invariants of the recipe's ``u``, then the real part's MSE.
+
+    .. math:: \mathbb E\big(\mathrm{Re}\,\widehat{SM}^{\rm cexp}_{A}(x,y)-SM\big)^2
+
+    for the diagonal ``A`` of the cluster recipe (Choromanski et al. (2022), "Hybrid Random Features",
+    ICLR 2022, Sec. 2.4, Eq. 21; App. H.2, Eq. 81-92): :func:`cluster_invariants` gives ``(P, Q, R, s)``
+    exactly, :func:`rftheory.papers.hrf.complex_exp.ce_mse_value` the MSE.
+
+    Parameters
+    ----------
+    bk : backend
+        A backend of :mod:`rftheory.numerics.backends`.
+    p : dict
+        A validated point of ``hrf.cluster_A`` (``ri``, ``rj``, ``kind``, ``x``, ``y``, ``m``).
+
+    Returns
+    -------
+    number of the backend
+        The MSE of the real part of the estimator with ``m`` features.
+    """
     P, Q, R, s = cluster_invariants(p)
     return ce_mse_value(bk, P, Q, R, s, p["m"], "real")
 

@@ -436,7 +436,27 @@ CE_QUICK = [
 
 
 def ce_mse_definition(bk, p):
-    """``hrf.ce_mse`` on ``bk``: the exact rational invariants of ``u = Ax + A^{-T}y``, then :func:`ce_mse_value`."""
+    r"""``hrf.ce_mse`` on ``bk``: the exact rational invariants of ``u = Ax + A^{-T}y``, then :func:`ce_mse_value`.
+
+    .. math:: \mathbb E|\widehat{SM}-SM|^2 = \frac{|c|^2e^{2\|\mathrm{Re}\,u\|^2}-SM^2}{m},\qquad
+       \mathbb E(\mathrm{Re}\,\widehat{SM}-SM)^2
+       = \frac{\frac12\big(|c|^2e^{2\|\mathrm{Re}\,u\|^2}+\mathrm{Re}(c^2e^{2u^\top u})\big)-SM^2}{m}
+
+    (the estimator of Choromanski et al. (2022), "Hybrid Random Features", ICLR 2022, Eq. 14-18; the MSE
+    is derived here), ``s = xᵀy`` exact.
+
+    Parameters
+    ----------
+    bk : backend
+        A backend of :mod:`rftheory.numerics.backends`.
+    p : dict
+        A validated point of ``hrf.ce_mse`` (``x``, ``y``, ``A``, ``m``, ``part``).
+
+    Returns
+    -------
+    number of the backend
+        The MSE of the complex estimator or of its real part, as ``p["part"]`` says.
+    """
     P, Q, R = ce_invariants(ce_u_exact(p["A"], p["x"], p["y"]))
     s = sum((a * b for a, b in zip(p["x"], p["y"])), Fraction(0))
     return ce_mse_value(bk, P, Q, R, s, p["m"], p["part"])

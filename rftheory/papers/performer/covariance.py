@@ -666,18 +666,59 @@ BALL_METHOD = ("Arb exp: papers.performer.covariance's factorised form in ARB; c
 
 
 def head_scale(bk, p: dict):
-    """``d^{-1/4}``, the attention scale of a head's queries and keys, on ``bk``."""
+    """``d^{-1/4}``, the attention scale of a head's queries and keys, on ``bk``.
+
+    Parameters
+    ----------
+    bk : backend
+        A backend of :mod:`rftheory.numerics.backends`.
+    p : dict
+        A validated point of a Performer result (``d`` is the length of a query, ``p["q"][0]``).
+
+    Returns
+    -------
+    number of the backend
+        ``d^{-1/4}``.
+    """
     return 1 / bk.sqrt(bk.sqrt(bk.num(len(p["q"][0]))))
 
 
 def scaled_head(bk, p: dict):
-    """The queries and keys (float64 entries, read exactly) times :func:`head_scale`."""
+    """The queries and keys (float64 entries, read exactly) times :func:`head_scale`.
+
+    Parameters
+    ----------
+    bk : backend
+        A backend of :mod:`rftheory.numerics.backends`.
+    p : dict
+        A validated point of a Performer result (``q``, ``k``).
+
+    Returns
+    -------
+    tuple of two lists of lists
+        ``(X, Y)``: the rows ``d^{-1/4} q_i`` and ``d^{-1/4} k_j`` as numbers of the backend.
+    """
     s = head_scale(bk, p)
     return tuple([[bk.num(float(v)) * s for v in row] for row in p[k]] for k in ("q", "k"))
 
 
 def head_pairs(bk, p: dict, X, Y):
-    """``(P/m, K)`` of coupled blocks (``K`` from the exact sums ``q_i + k_j``), None for iid."""
+    """``(P/m, K)`` of coupled blocks (``K`` from the exact sums ``q_i + k_j``), None for iid.
+
+    Parameters
+    ----------
+    bk : backend
+        A backend of :mod:`rftheory.numerics.backends`.
+    p : dict
+        A validated point of a Performer result (``coupling``, default ``"iid"``; ``m``, ``q``, ``k``).
+    X, Y : lists of lists
+        The scaled queries and keys of :func:`scaled_head` (their width is the dimension).
+
+    Returns
+    -------
+    tuple or None
+        ``(pairs_ratio(bk, coupling, m, d), kappa_head(...))`` for a coupling, None for iid.
+    """
     coupling = p.get("coupling", "iid")
     if coupling == "iid":
         return None
@@ -686,13 +727,50 @@ def head_pairs(bk, p: dict, X, Y):
 
 
 def normaliser_definition(bk, p: dict):
-    """``performer.normaliser_rel_mse`` on ``bk``: :func:`normaliser` of :func:`cov_factorised` on the scaled head."""
+    r"""``performer.normaliser_rel_mse`` on ``bk``: :func:`normaliser` of :func:`cov_factorised` on the scaled head.
+
+    .. math:: N = \sum_i \frac{1}{D_i^2}\sum_{j,l}\mathrm{Cov}(\hat A_{ij}, \hat A_{il})
+       = \sum_i \frac{\mathbb E(\hat D_i - D_i)^2}{D_i^2}
+
+    (the covariances of Choromanski et al. (2021), "Rethinking Attention with Performers", ICLR 2021,
+    Lemma 1 for positive features, Eq. 5 for trigonometric ones; coupled blocks add their pairs).
+
+    Parameters
+    ----------
+    bk : backend
+        A backend of :mod:`rftheory.numerics.backends`.
+    p : dict
+        A validated point of ``performer.normaliser_rel_mse`` (``q``, ``k``, ``family``, ``m``, ``coupling``).
+
+    Returns
+    -------
+    number of the backend
+        The normaliser's relative MSE ``N``.
+    """
     X, Y = scaled_head(bk, p)
     return normaliser(bk, cov_factorised(bk, p["family"], X, Y, int(p["m"]), head_pairs(bk, p, X, Y)), X, Y)
 
 
 def output_definition(bk, p: dict):
-    """``performer.output_leading`` on ``bk``: :func:`output_leading` on the scaled head (one key: an exact zero)."""
+    r"""``performer.output_leading`` on ``bk``: :func:`output_leading` on the scaled head (one key: an exact zero).
+
+    .. math:: O_1 = \sum_i \frac{1}{D_i^2}\sum_{j,l}\mathrm{Cov}(\hat A_{ij}, \hat A_{il})(v_j - o_i)^\top(v_l - o_i)
+
+    the delta-method leading order of ``E‖Ô − O‖_F²`` (covariances of Choromanski et al. (2021),
+    "Rethinking Attention with Performers", ICLR 2021, Lemma 1 and Eq. 5; the delta method is applied here).
+
+    Parameters
+    ----------
+    bk : backend
+        A backend of :mod:`rftheory.numerics.backends`.
+    p : dict
+        A validated point of ``performer.output_leading`` (``q``, ``k``, ``v``, ``family``, ``m``, ``coupling``).
+
+    Returns
+    -------
+    number of the backend
+        ``O₁``.
+    """
     X, Y = scaled_head(bk, p)
     if len(Y) == 1:  # no coupled pairs' series needed
         return output_leading(bk, p["family"], X, Y, rows_of(bk, p["v"]), int(p["m"]))

@@ -149,7 +149,27 @@ def gap_sym(p):
 
 
 def rff_gap_definition(bk, p):
-    """``simrf.rff_gap``: ``P/m² · (orthogonal pair term − iid pair term)`` on ``bk``."""
+    r"""``simrf.rff_gap``: ``P/m² · (iid pair term − orthogonal pair term)`` on ``bk``.
+
+    .. math:: \mathrm{MSE}_{\mathrm{iid}}-\mathrm{MSE}_{\mathrm{orth}} = \frac P{m^2}
+       \Big(e^{-z^2}-{}_1F_1\big(d;\tfrac d2;-\tfrac{z^2}2\big)\Big)
+
+    (Reid et al. (2023), "Simplex Random Features", ICML 2023, Thm 4.5; ``P`` of
+    :func:`rftheory.numerics.special.coupled_pairs`, the bracket of
+    :func:`rftheory.numerics.rff.pairs.orth_gap_bracket`).
+
+    Parameters
+    ----------
+    bk : backend
+        A backend of :mod:`rftheory.numerics.backends`.
+    p : dict
+        A validated point of ``simrf.rff_gap`` (``d``, ``m``, ``z``).
+
+    Returns
+    -------
+    number of the backend
+        The gap; an exact zero where no pair is coupled (``P = 0``).
+    """
     d, m, z = p["d"], p["m"], p["z"]
     P = coupled_pairs(m, d)
     if P == 0:
