@@ -15,8 +15,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..core.errors import ParameterError
-from ..workers.pool import default_workers, mp_context, serial
-from ..workers.signals import signals_blocked, signals_deferred, worker_init
+from ..workers.pool import default_workers, mp_context, serial, stop_pool
+from ..workers.signals import signals_blocked, worker_init
 
 __all__ = ["LocalPool", "DaskPool", "make_executor", "GRACE"]
 
@@ -100,19 +100,7 @@ class LocalPool:
             return
         pool, self.pool = self.pool, None
         if kill:
-            with signals_deferred():  # a second Ctrl-C must not cut the teardown short
-                procs = list((getattr(pool, "_processes", None) or {}).values())  # CPython's ProcessPoolExecutor
-                for p in procs:
-                    try:
-                        p.kill()
-                    except (OSError, ValueError, AttributeError):
-                        pass
-                pool.shutdown(wait=False, cancel_futures=True)
-                for p in procs:
-                    try:
-                        p.join(timeout=1)
-                    except (OSError, ValueError, AssertionError):
-                        pass
+            stop_pool(pool, join_timeout=1)  # signals deferred inside: a second Ctrl-C must not cut it short
         else:
             pool.shutdown(wait=True)
 

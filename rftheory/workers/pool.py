@@ -26,7 +26,7 @@ from typing import Any
 from ..core.errors import ParameterError, as_typed
 from .signals import signals_blocked, signals_deferred, worker_init
 
-__all__ = ["Executor", "Plan", "serial", "process_pool", "dask", "dask_client", "default_workers", "cap_workers",
+__all__ = ["stop_pool", "Executor", "Plan", "serial", "process_pool", "dask", "dask_client", "default_workers", "cap_workers",
            "mp_context"]
 
 #: an executor: ``run(tasks, seed)`` yielding ``(index, result)`` as tasks finish (a generator: its ``close()``
@@ -91,12 +91,20 @@ def cap_workers(n: int | None, flag: str = "--workers") -> tuple[int, str]:
     return n, ""
 
 
-def _stop_pool(pool) -> None:
+def stop_pool(pool, join_timeout: float = 5.0) -> None:
     """Shut ``pool`` down now: cancel queued work and kill running workers.
 
     ``shutdown(cancel_futures=True)`` alone lets the running and already
     queued chunks finish (tens of seconds on a large grid); their results
     are not wanted, and the checkpoint only ever holds finished tasks.
+
+    Parameters
+    ----------
+    pool : concurrent.futures.ProcessPoolExecutor
+        The pool to stop.
+    join_timeout : float, optional
+        Seconds to wait for each killed worker to be reaped (``prove`` waits 1 s, so that it exits within
+        about a second of a signal).
     """
     with signals_deferred():
         procs = list((getattr(pool, "_processes", None) or {}).values())  # CPython's ProcessPoolExecutor
@@ -108,7 +116,7 @@ def _stop_pool(pool) -> None:
         pool.shutdown(wait=False, cancel_futures=True)
         for p in procs:
             try:
-                p.join(timeout=5)
+                p.join(timeout=join_timeout)
             except (OSError, ValueError, AssertionError):
                 pass
 
@@ -211,7 +219,7 @@ def process_pool(workers: int | None = None, plan: Plan | None = None) -> Execut
                 pending = {pool.submit(_run_chunk, [(i, tasks[i]) for i in u], seed) for u in units_of(tasks, workers)}
         except (OSError, ImportError, NotImplementedError, PermissionError, ValueError, BrokenProcessPool):
             if pool is not None:
-                _stop_pool(pool)
+                stop_pool(pool)
             pool = None
         if pool is not None:
             complete = False
@@ -229,7 +237,7 @@ def process_pool(workers: int | None = None, plan: Plan | None = None) -> Execut
                 if complete:
                     pool.shutdown(wait=True)
                 else:  # interrupted, closed early or broken: do not wait for running chunks
-                    _stop_pool(pool)
+                    stop_pool(pool)
         for i, t in enumerate(tasks):
             if i not in done:
                 yield i, t.run(seed)
