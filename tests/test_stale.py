@@ -29,9 +29,7 @@ ALLOWED = {
 }
 #: whole pages that are a recorded run, written by a tool rather than by hand; what they show is regenerated
 #: by running that tool (the page names the command and the machine), not at each site build
-GENERATED_PAGES = {
-    "gallery.md",  # written by tools/gallery_page.py from one audit run of every adapter; its seconds are that run's
-}
+GENERATED_PAGES: set[str] = set()  # none: the gallery page records verdicts, not the seconds of its run
 
 
 def stale_times(text: str) -> list[tuple[int, str, str]]:

@@ -95,13 +95,13 @@ def main() -> int:
         f"rfflearn pyrff gpytorch` beside CPU torch; Python {platform.python_version()}, one thread;",
         "every audit at d = m = 16 unless stated, n = "
         f"{args.n} calls per check group, family-wise false-failure rate <= 1e-6, two-stage design; the",
-        "seconds are wall-clock times on a shared, loaded 2-core machine).",
+        "time each audit takes is printed by `rftheory audit gallery`, not recorded here).",
         "Versions: " + ", ".join(f"{p} {_version(p)}" for p in pkgs) + ".",
         "",
         "| library | adapter | audit | verdict | first failing check | the defect |",
         "| --- | --- | --- | --- | --- | --- |",
     ]
-    for e, rep, secs in results:
+    for e, rep, _secs in results:
         how = ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in e.audit.items()) or "gaussian"
         if e.kind == "features":
             how = f"features, {how}, d={e.d}, m={e.m}"
@@ -111,7 +111,7 @@ def main() -> int:
             continue
         verdict = "**PASS**" if rep.passed else "**FAIL**"
         lines.append(f"| {e.package} {_version(e.package)} | `{e.adapter.__name__}` | {how} | {verdict} "
-                     f"({secs:.0f} s) | {_cell(_first_failed(rep))} | {_cell(e.defect or 'correct: passes')} |")
+                     f"| {_cell(_first_failed(rep))} | {_cell(e.defect or 'correct: passes')} |")
     for pkg, why in NOT_INSTALLABLE.items():
         lines.append(f"| {pkg} | — | — | not run | | {why} |")
     lines += ["", "## The adapters and verdicts", ""]
