@@ -119,6 +119,11 @@ def stop_pool(pool, join_timeout: float = 5.0) -> None:
                 p.join(timeout=join_timeout)
             except (OSError, ValueError, AssertionError):
                 pass
+        # CPython's manager thread closes its wakeup pipe as it ends; the interpreter's exit hook writes to that
+        # pipe, and racing the close prints "Bad file descriptor" after our one line: let it end first
+        thread = getattr(pool, "_executor_manager_thread", None)
+        if thread is not None:
+            thread.join(timeout=join_timeout)
 
 
 def _run_one(task, seed):
