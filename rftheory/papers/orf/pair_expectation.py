@@ -26,7 +26,7 @@ from ...numerics.series.definitions import orth_pair_printed
 from .params import D2, PAPER, Z
 
 
-def inner_printed(d, k) -> Fraction:
+def _inner_printed(d, k) -> Fraction:
     """The inner sum of the printed series, exactly (App. A.3 of Yu et al. 2016).
 
     .. math:: \\frac1{2^k}\\sum_{i=0}^k\\binom ki R(i,k),\\qquad
@@ -44,7 +44,7 @@ def inner_printed(d, k) -> Fraction:
 
     Examples
     --------
-    >>> inner_printed(3, 2)
+    >>> _inner_printed(3, 2)
     Fraction(4, 5)
     """
     t = inner = Fraction(1)
@@ -89,7 +89,7 @@ def printed_series_float64(d, z):
     return total
 
 
-def lemma2_remainder(form, d, z, bk=MP):
+def _lemma2_remainder(form, d, z, bk=MP):
     r"""The explicit remainder ``f(z)/d²`` of Lemma 2 (App. A.3 of Yu et al. 2016), as printed or as
     re-derived from the proof's own bound.
 
@@ -137,10 +137,10 @@ def lemma2_remainder(form, d, z, bk=MP):
     return bk.exp(z2) * (z2**4 + 6 * z2**3 + 7 * z2**2 + z2) / (4 * d**2) + last / (2 * d**3)
 
 
-#: Lemma 2's remainder as printed: :func:`lemma2_remainder` with ``form="printed"``, called as ``lemma2_f(d, z, bk)``
-lemma2_f = functools.partial(lemma2_remainder, "printed")
-#: Lemma 2's remainder as derived from the proof: :func:`lemma2_remainder` with ``form="derived"``
-lemma2_f_derived = functools.partial(lemma2_remainder, "derived")
+#: Lemma 2's remainder as printed: :func:`_lemma2_remainder` with ``form="printed"``, called as ``lemma2_f(d, z, bk)``
+lemma2_f = functools.partial(_lemma2_remainder, "printed")
+#: Lemma 2's remainder as derived from the proof: :func:`_lemma2_remainder` with ``form="derived"``
+lemma2_f_derived = functools.partial(_lemma2_remainder, "derived")
 
 
 def lemma2_bound(d, z, f=lemma2_f):
@@ -185,7 +185,7 @@ def _lemma2_erratum_checks(mode):
     worst = Fraction(0)
     for d in ds:
         for k in range(41):
-            c = inner_printed(d, k) - 1 - Fraction(k - k * k, 2 * d)
+            c = _inner_printed(d, k) - 1 - Fraction(k - k * k, 2 * d)
             cap = Fraction(k**4, 4 * d * d) + Fraction(k * k * (k - 1), 2 * d**3)
             worst = max(worst, abs(c) / cap if cap else (Fraction(0) if c == 0 else Fraction(10**9)))
     yield bound(rid, f"d in {ds}, k <= 40", "App. A.3: |c_kd| <= k^4/(4d^2)+k^2(k-1)/(2d^3)", worst, "<=", 1)

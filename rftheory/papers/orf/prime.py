@@ -181,7 +181,7 @@ def orf_prime(quantity, d, m, z, terms=prime_terms):
                                 what=f"orf.prime {quantity}")
 
 
-def lemma5_bound(d, z):
+def _lemma5_bound(d, z):
     """Lemma 5 of Yu et al. 2016: both sides of the bound on ORF′'s ``E cos(wᵀz)``.
 
     .. math:: \\Big|\\mathbb E\\cos(w^\\top z) - e^{-z^2/2}\\Big(1-\\frac{z^4}{4d}\\Big)\\Big|
@@ -221,7 +221,7 @@ def _exact(x) -> Fraction:
     return Fraction(int(m)) * Fraction(2) ** int(e)
 
 
-def sphere_cf_series(d, t2):
+def _sphere_cf_series(d, t2):
     """``E cos(t u₁)`` for ``u`` uniform on ``S^{d−1}``, from the moments of ``u₁``.
 
     ``u₁²`` is Beta(1/2, (d−1)/2), so ``E u₁^{2k} = (1/2)_k/(d/2)_k``:
@@ -254,7 +254,7 @@ def sphere_cf_series(d, t2):
     --------
     >>> import mpmath as mp
     >>> with mp.workdps(30):  # d = 3: E cos(t u1) = sin(t)/t
-    ...     abs(sphere_cf_series(3, 4) - mp.sin(2) / 2) < mp.mpf(10) ** -29
+    ...     abs(_sphere_cf_series(3, 4) - mp.sin(2) / 2) < mp.mpf(10) ** -29
     True
     """
     x = _exact(t2)
@@ -284,7 +284,7 @@ def sphere_cf_series(d, t2):
     return cancellation_guarded(f, guard=int(lp / math.log(10)) + 5, what="sphere moment series")
 
 
-def prime_terms_series(d, z):
+def _prime_terms_series(d, z):
     """``E cos(t u₁)`` at ``t = √d z``, ``2√d z``, ``√(2d) z`` by the ₀F₁ series (ORF' of Yu et al. 2016, Thm 2).
 
     Parameters
@@ -300,7 +300,7 @@ def prime_terms_series(d, z):
         The three sphere characteristic values.
     """
     x = d * _exact(z) ** 2  # t² of b; c and e have 4t² and 2t²
-    return (sphere_cf_series(d, x), sphere_cf_series(d, 4 * x), sphere_cf_series(d, 2 * x))
+    return (_sphere_cf_series(d, x), _sphere_cf_series(d, 4 * x), _sphere_cf_series(d, 2 * x))
 
 
 #: the sphere quadrature serves t = 2 sqrt(d) z <= this and d <= SPHERE_QUAD_DMAX
@@ -341,8 +341,8 @@ def sphere_cos(d, t):
     return 2 * mp.quad(lambda th: mp.cos(t * mp.cos(th)) * mp.sin(th) ** (d - 2), pts) / norm
 
 
-def prime_terms_quad(d, z):
-    """The three terms of :func:`prime_terms_series` by quadrature over the polar angle (an independent route).
+def _prime_terms_quad(d, z):
+    """The three terms of :func:`_prime_terms_series` by quadrature over the polar angle (an independent route).
 
     Parameters
     ----------
@@ -404,7 +404,7 @@ def prime_checks(mode, seed):
             for z in zs:
                 pt = f"d={d}, z={z}"
                 zz = mpf(Fraction(z))
-                lhs, rhs = lemma5_bound(d, zz)
+                lhs, rhs = _lemma5_bound(d, zz)
                 yield bound(rid, pt, "Lemma 5 bound", lhs, "<=", rhs)
                 bias = orf_prime("bias", d, d, zz)
                 e = mp.exp(-zz * zz / 2)
@@ -432,8 +432,8 @@ register(
         r"\Big({}_0F_1(;\tfrac d2;-\tfrac{dz^2}2)-b^2\Big)",
         params=(D2, M, Z, PRIME_Q),
         mpmath=lambda p: orf_prime(p["quantity"], p["d"], p["m"], p["z"]),
-        routes={"moment-series": lambda p: orf_prime(p["quantity"], p["d"], p["m"], p["z"], terms=prime_terms_series),
-                "sphere-quadrature": lambda p: orf_prime(p["quantity"], p["d"], p["m"], p["z"], terms=prime_terms_quad)},
+        routes={"moment-series": lambda p: orf_prime(p["quantity"], p["d"], p["m"], p["z"], terms=_prime_terms_series),
+                "sphere-quadrature": lambda p: orf_prime(p["quantity"], p["d"], p["m"], p["z"], terms=_prime_terms_quad)},
         mc=prime_mc,
         checks=prime_checks,
         grid={"quick": [dict(d=d, m=m, z=z, quantity=q) for d, m, z in ((2, 2, "1"), (6, 6, "0.1"), (6, 9, "2"))

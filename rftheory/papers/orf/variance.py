@@ -26,7 +26,7 @@ from .pair_expectation import lemma2_f
 from .params import D2, PAPER, M, Z, zf
 
 
-def thm1_bound(d, m, z, f=lemma2_f):
+def _thm1_bound(d, m, z, f=lemma2_f):
     """Thm 1 (``D ≤ d``) and Cor. 1 (``D = kd``) of Yu et al. 2016: the variance bounds.
 
     .. math:: \\frac1{2D}\\Big((1-e^{-z^2})^2-\\frac{D-1}{d}e^{-z^2}z^4\\Big)+\\frac{f(z)}{d^2}\\ (D\\le d),\\qquad
@@ -70,7 +70,7 @@ def var_checks(mode, seed):
                     zz = mpf(Fraction(z))
                     which = "Thm 1" if m <= d else "Cor. 1"
                     yield bound("orf.variance", f"d={d}, m={m}, z={z}", f"{which} bound",
-                                rff_mse("orthogonal", d, m, zz), "<=", thm1_bound(d, m, zz))
+                                rff_mse("orthogonal", d, m, zz), "<=", _thm1_bound(d, m, zz))
 
 
 register(

@@ -61,7 +61,7 @@ from ...numerics.backends import MP
 from ...numerics.series.mp_series import mp_series
 
 __all__ = ["COUPLINGS", "cosine", "harmonic_dim", "gegenbauer", "alpha_tilde", "kappa_series", "chi_mgf",
-           "inner_g", "rho_series", "rho_funk_hecke", "fh_nodes", "kappa_f64", "exact_cosine", "beta_bk",
+           "inner_g", "rho_series", "rho_funk_hecke", "fh_nodes", "kappa_f64", "exact_cosine",
            "alpha_tilde_bk", "kappa_bk", "kappa_tail_bk"]
 
 #: the block couplings served (``iid`` has no coupled pairs)
@@ -227,7 +227,7 @@ def exact_cosine(bk, coupling: str, d: int):
     return bk.frac(0) if coupling == "orthogonal" else bk.frac(-1, d - 1)
 
 
-def beta_bk(bk, n: int, d: int, x):
+def _beta_bk(bk, n: int, d: int, x):
     """``β_n(x) = (x/√2)^n Γ(\\frac{d+n}2)/Γ(\\frac d2 + n)`` against ``bk`` (the bound on ``|α̃_n(x)|``).
 
     .. math:: \\beta_n(x) = \\frac{(x/\\sqrt2)^n\\,\\Gamma(\\frac{d+n}2)}{\\Gamma(\\frac d2)\\,(\\frac d2)_n}
@@ -267,7 +267,7 @@ def alpha_tilde_bk(bk, n: int, d: int, x):
         ``α̃_n(x)``.
     """
     z = x * x / 2
-    return beta_bk(bk, n, d, x) * bk.exp(-z) * bk.hyp1f1(bk.frac(d + n, 2), bk.frac(d + 2 * n, 2), z)
+    return _beta_bk(bk, n, d, x) * bk.exp(-z) * bk.hyp1f1(bk.frac(d + n, 2), bk.frac(d + 2 * n, 2), z)
 
 
 def kappa_tail_bk(bk, n: int, d: int, x, y):
@@ -295,7 +295,7 @@ def kappa_tail_bk(bk, n: int, d: int, x, y):
     Q = bk.frac(harmonic_dim(n + 1, d), harmonic_dim(n, d)) * (x * y / 2) * s / (2 * s - bk.frac(d, 2)) ** 2
     if not bk.certainly_ge(bk.frac(1, 2), Q):
         return None
-    return 2 * harmonic_dim(n + 1, d) * beta_bk(bk, n + 1, d, x) * beta_bk(bk, n + 1, d, y)
+    return 2 * harmonic_dim(n + 1, d) * _beta_bk(bk, n + 1, d, x) * _beta_bk(bk, n + 1, d, y)
 
 
 def kappa_bk(bk, d: int, c, x, y, t, ax: list | None = None, ay: list | None = None, alpha=None,

@@ -40,7 +40,7 @@ from ...numerics.backends import MP
 from ...numerics.special import coupled_pairs
 from . import coupled as CP
 
-__all__ = ["BALL_METHOD", "head_scale", "scaled_head", "head_pairs", "normaliser_definition", "output_definition",
+__all__ = ["BALL_METHOD", "normaliser_definition", "output_definition",
            "FAMILIES", "COUPLINGS", "rows_of", "dot", "second_moment_rows", "cov_factorised", "normaliser", "centred",
            "output_leading", "kappa_mp", "cov_factorised_mp", "cov_direct_mp", "normaliser_mp", "output_leading_mp",
            "output_leading_route", "normaliser_f64", "output_leading_f64", "CANCEL_MAX", "pairs_ratio", "kappa_head"]
@@ -665,7 +665,7 @@ BALL_METHOD = ("Arb exp: papers.performer.covariance's factorised form in ARB; c
                "series of kappa_c with Arb's 1F1 and its proven tail")
 
 
-def head_scale(bk, p: dict):
+def _head_scale(bk, p: dict):
     """``d^{-1/4}``, the attention scale of a head's queries and keys, on ``bk``.
 
     Parameters
@@ -683,8 +683,8 @@ def head_scale(bk, p: dict):
     return 1 / bk.sqrt(bk.sqrt(bk.num(len(p["q"][0]))))
 
 
-def scaled_head(bk, p: dict):
-    """The queries and keys (float64 entries, read exactly) times :func:`head_scale`.
+def _scaled_head(bk, p: dict):
+    """The queries and keys (float64 entries, read exactly) times :func:`_head_scale`.
 
     Parameters
     ----------
@@ -698,11 +698,11 @@ def scaled_head(bk, p: dict):
     tuple of two lists of lists
         ``(X, Y)``: the rows ``d^{-1/4} q_i`` and ``d^{-1/4} k_j`` as numbers of the backend.
     """
-    s = head_scale(bk, p)
+    s = _head_scale(bk, p)
     return tuple([[bk.num(float(v)) * s for v in row] for row in p[k]] for k in ("q", "k"))
 
 
-def head_pairs(bk, p: dict, X, Y):
+def _head_pairs(bk, p: dict, X, Y):
     """``(P/m, K)`` of coupled blocks (``K`` from the exact sums ``q_i + k_j``), None for iid.
 
     Parameters
@@ -712,7 +712,7 @@ def head_pairs(bk, p: dict, X, Y):
     p : dict
         A validated point of a Performer result (``coupling``, default ``"iid"``; ``m``, ``q``, ``k``).
     X, Y : lists of lists
-        The scaled queries and keys of :func:`scaled_head` (their width is the dimension).
+        The scaled queries and keys of :func:`_scaled_head` (their width is the dimension).
 
     Returns
     -------
@@ -722,7 +722,7 @@ def head_pairs(bk, p: dict, X, Y):
     coupling = p.get("coupling", "iid")
     if coupling == "iid":
         return None
-    K = kappa_head(bk, coupling, rows_of(bk, p["q"]), rows_of(bk, p["k"]), head_scale(bk, p))
+    K = kappa_head(bk, coupling, rows_of(bk, p["q"]), rows_of(bk, p["k"]), _head_scale(bk, p))
     return pairs_ratio(bk, coupling, int(p["m"]), len(X[0])), K
 
 
@@ -747,8 +747,8 @@ def normaliser_definition(bk, p: dict):
     number of the backend
         The normaliser's relative MSE ``N``.
     """
-    X, Y = scaled_head(bk, p)
-    return normaliser(bk, cov_factorised(bk, p["family"], X, Y, int(p["m"]), head_pairs(bk, p, X, Y)), X, Y)
+    X, Y = _scaled_head(bk, p)
+    return normaliser(bk, cov_factorised(bk, p["family"], X, Y, int(p["m"]), _head_pairs(bk, p, X, Y)), X, Y)
 
 
 def output_definition(bk, p: dict):
@@ -771,7 +771,7 @@ def output_definition(bk, p: dict):
     number of the backend
         ``O₁``.
     """
-    X, Y = scaled_head(bk, p)
+    X, Y = _scaled_head(bk, p)
     if len(Y) == 1:  # no coupled pairs' series needed
         return output_leading(bk, p["family"], X, Y, rows_of(bk, p["v"]), int(p["m"]))
-    return output_leading(bk, p["family"], X, Y, rows_of(bk, p["v"]), int(p["m"]), head_pairs(bk, p, X, Y))
+    return output_leading(bk, p["family"], X, Y, rows_of(bk, p["v"]), int(p["m"]), _head_pairs(bk, p, X, Y))

@@ -10,7 +10,7 @@ import numpy as np
 from ...core.errors import ParameterError, as_typed
 from ...core.params import Param, objects_only
 
-__all__ = ["ROWS_MAX", "DIM_MIN", "DIM_MAX", "ENTRY_MAX", "VALUE_MAX", "parse_rows", "check_qkv", "Q_", "K_", "V_",
+__all__ = ["ROWS_MAX", "DIM_MIN", "DIM_MAX", "ENTRY_MAX", "VALUE_MAX", "check_qkv", "Q_", "K_", "V_",
            "FAMILY", "COUPLING", "M_", "domain_point", "arrays", "mp_scaled", "PAPER", "GRID", "MC_GRID", "OUT_GRID",
            "OUT_MC_GRID", "MC_N", "NOTES", "RTOL64"]
 
@@ -25,7 +25,7 @@ VALUE_MAX = 4.0
 M_MAX = 100_000
 
 
-def parse_rows(name: str, high: float):
+def _parse_rows(name: str, high: float):
     """A parser of a small real matrix (array, nested lists or ``"a,b;c,d"``) into a tuple of float rows.
 
     Parameters
@@ -79,9 +79,9 @@ def check_qkv(p) -> None:
 
 
 Q_ = Param("q", "object", f"queries, L x d (L <= {ROWS_MAX}, 2 <= d <= 6, |entry| <= 2): 'a,b;c,d' or an array",
-           check=parse_rows("q", ENTRY_MAX))
-K_ = Param("k", "object", f"keys, L_k x d (L_k <= {ROWS_MAX}, |entry| <= 2)", check=parse_rows("k", ENTRY_MAX))
-V_ = Param("v", "object", f"values, L_k x d_v (d_v <= {ROWS_MAX}, |entry| <= 4)", check=parse_rows("v", VALUE_MAX))
+           check=_parse_rows("q", ENTRY_MAX))
+K_ = Param("k", "object", f"keys, L_k x d (L_k <= {ROWS_MAX}, |entry| <= 2)", check=_parse_rows("k", ENTRY_MAX))
+V_ = Param("v", "object", f"values, L_k x d_v (d_v <= {ROWS_MAX}, |entry| <= 4)", check=_parse_rows("v", VALUE_MAX))
 FAMILY = Param("family", "choice", "positive (FAVOR+) or trigonometric features", choices=("favor+", "trig"),
                default="favor+")
 M_ = Param("m", "int", "number of random features", low=1, high=M_MAX)

@@ -50,7 +50,7 @@ from .inputs import (
     mp_scaled,
 )
 
-__all__ = ["leading_order_checks", "LEADING_CASES", "CHECKS_Z", "CHECKS_Z_DEFAULT", "COUPLED"]
+__all__ = ["LEADING_CASES", "CHECKS_Z", "CHECKS_Z_DEFAULT", "COUPLED"]
 
 
 def _output_mp(p):
@@ -91,7 +91,7 @@ CHECKS_Z_DEFAULT = CHECKS_Z * (1 + len(COUPLED))
 N_MC = {"quick": 20_000, "default": 50_000, "full": 200_000}
 
 
-def leading_order_checks(rid: str):
+def _leading_order_checks(rid: str):
     """``checks(mode, seed)`` of ``rid``: the regimes of :data:`LEADING_CASES`.
 
     Parameters
@@ -146,7 +146,7 @@ register(
         float64=_output_f64,
         mc=_output_mc,
         check=check_qkv,
-        checks=leading_order_checks("performer.output_leading"),
+        checks=_leading_order_checks("performer.output_leading"),
         checks_z={"quick": CHECKS_Z, "default": CHECKS_Z_DEFAULT},
         status="beyond",
         grid=OUT_GRID,

@@ -43,8 +43,8 @@ from ...sampling.samplers import chi_norms, haar, simplex_matrix
 from .conformity import conformity_orthogonal, conformity_simplex
 from .params import D_SEARCH, DOMAIN_NOTE, PAPER, V_SEARCH
 
-__all__ = ["Block", "BLOCKS", "block_cosines", "block_mean", "block_value", "block_value_quad", "block_features", "block_replicates",
-           "block_squared_errors", "block_objective", "equiangular_rows", "pair_function", "check_estimator",
+__all__ = ["Block", "BLOCKS", "block_cosines", "block_value", "block_replicates",
+           "block_squared_errors", "block_objective", "equiangular_rows", "pair_function",
            "QUAD_PAIRS_MAX", "quad_route"]
 
 #: the named blocks of the registry (``random``: the fixed block ``Block.random(d, seed=0)``)
@@ -236,7 +236,7 @@ def block_cosines(bk, block: Block) -> list:
             for i in range(n) for j in range(i + 1, n)]
 
 
-def block_mean(bk, block: Block, estimator: str, a):
+def _block_mean(bk, block: Block, estimator: str, a):
     """The mean pair term of a block (Haar-rotated directions, iid ``χ_d`` norms) in backend ``bk``.
 
     .. math:: \\bar f(U) = \\frac{2}{n(n-1)}\\sum_{i<j}\\rho_{\\theta_{ij}}(x),
@@ -271,7 +271,7 @@ def block_mean(bk, block: Block, estimator: str, a):
 
 
 def block_value(block, estimator, a, quadrature=False):
-    """The exact mean pair term of a block at the working precision (:func:`block_mean` in mpmath):
+    """The exact mean pair term of a block at the working precision (:func:`_block_mean` in mpmath):
     the PRF RF-conformity ``ρ`` (``a = v``) or the RFF pair term ``τ̄`` (``a = z``).
 
     Parameters
@@ -284,7 +284,7 @@ def block_value(block, estimator, a, quadrature=False):
         ``v`` or ``z``.
     quadrature : bool, optional
         Each pair by the φ-quadrature of Eq. 21 instead (the independent route,
-        :func:`block_value_quad`).
+        :func:`_block_value_quad`).
 
     Returns
     -------
@@ -295,7 +295,7 @@ def block_value(block, estimator, a, quadrature=False):
         raise ParameterError("estimator", f"unknown value {estimator!r}; expected one of {', '.join(ESTIMATORS)}")
     av = mpf(a) if isinstance(a, (Fraction, int)) else mp.mpf(a)
     if not quadrature:
-        return block_mean(MP, block, estimator, av)
+        return _block_mean(MP, block, estimator, av)
     x = pair_x(estimator, av)
     one = (lambda c: angle_quad(block.d, c, x)) if estimator == "prf" else \
         (lambda c: (angle_quad(block.d, c, x) + angle_quad(block.d, -c, x)) / 2)
@@ -307,7 +307,7 @@ def block_value(block, estimator, a, quadrature=False):
     return mp.fsum(values[c] for c in cs) / len(cs)
 
 
-def block_value_quad(block, estimator, a):
+def _block_value_quad(block, estimator, a):
     """:func:`block_value` with each pair by the φ-quadrature of Eq. 21 (for
     RFFs the mean of ``±cos θ``: ``cos a cos b = (cos(a+b) + cos(a−b))/2``).
 
@@ -328,7 +328,7 @@ def block_value_quad(block, estimator, a):
     return block_value(block, estimator, a, quadrature=True)
 
 
-def block_features(block, estimator, a, rng, n):
+def _block_features(block, estimator, a, rng, n):
     """``n`` draws of the real features of one block ``W = D U R``: ``D`` iid ``χ_d`` norms, ``R`` Haar
     (rows ``w_i = r_i R u_i``, each marginally ``N(0, I_d)``; Def. 1.1 of Reid et al. 2023).
 
@@ -352,7 +352,7 @@ def block_features(block, estimator, a, rng, n):
     numpy.ndarray
         Shape ``(n, number of directions)``.
     """
-    check_estimator(estimator)
+    _check_estimator(estimator)
     d = block.d
     R = haar(rng, d, (n,))
     r = chi_norms(rng, d, (n, block.rows.shape[0]))
@@ -363,7 +363,7 @@ def block_features(block, estimator, a, rng, n):
 
 def block_replicates(block, estimator, a, rng, n):
     """``n`` iid replicates of the real estimator's pair mean for the block
-    ``W = D U R`` (:func:`block_features`).
+    ``W = D U R`` (:func:`_block_features`).
 
     PRF: the pair mean of ``exp(w_iᵀu)``, ``‖u‖ = v``; RFF: of ``cos(w_iᵀz)``,
     ``‖z‖ = z`` (each vector's own term, as in the MSE of Thm 3.2 / Sec. A.8).
@@ -388,12 +388,12 @@ def block_replicates(block, estimator, a, rng, n):
     numpy.ndarray
         Shape ``(n,)``; their mean estimates :func:`block_value`.
     """
-    return pair_mean(block_features(block, estimator, a, rng, n))
+    return pair_mean(_block_features(block, estimator, a, rng, n))
 
 
 def block_squared_errors(block, z, rng, n):
     """``n`` iid squared errors of the real RFF estimator of one block, ``K̂ = (1/m)Σ_i cos(w_iᵀ(x−y))``
-    with ``W = D U R`` (:func:`block_features`; ``m`` the number of directions), ``‖x − y‖ = z``:
+    with ``W = D U R`` (:func:`_block_features`; ``m`` the number of directions), ``‖x − y‖ = z``:
 
     .. math:: \\big(\\hat K - e^{-z^2/2}\\big)^2,\\qquad
        \\mathbb E = \\frac1m\\Big[\\frac{(1-e^{-z^2})^2}{2} + (m-1)(\\bar\\tau - e^{-z^2})\\Big]
@@ -416,7 +416,7 @@ def block_squared_errors(block, z, rng, n):
     numpy.ndarray
         Shape ``(n,)``; their mean estimates the block MSE.
     """
-    e = block_features(block, "rff", z, rng, n)
+    e = _block_features(block, "rff", z, rng, n)
     return (e.mean(axis=1) - np.exp(-float(z) ** 2 / 2)) ** 2
 
 
@@ -464,7 +464,7 @@ def _upper_pairs(n):
     return i, j
 
 
-def check_estimator(estimator):
+def _check_estimator(estimator):
     """Validate an estimator name.
 
     Parameters
@@ -498,7 +498,7 @@ def pair_function(d, estimator, a):
     -------
     PairTerm
     """
-    return pair_term(d, check_estimator(estimator), a)
+    return pair_term(d, _check_estimator(estimator), a)
 
 
 # --------------------------------------------------------------------------
@@ -511,7 +511,7 @@ BLOCK = Param("block", "choice", "the directions: orthogonal, simplex (Eq. 9), c
 QUAD_PAIRS_MAX = 10
 
 def quad_route(block, estimator, a):
-    """The φ-quadrature route of a block (:func:`block_value_quad`), served for at most
+    """The φ-quadrature route of a block (:func:`_block_value_quad`), served for at most
     :data:`QUAD_PAIRS_MAX` distinct cosines.
 
     Parameters
@@ -535,7 +535,7 @@ def quad_route(block, estimator, a):
     """
     if len({round(float(c), 15) for c in block_cosines(MP, block)}) > QUAD_PAIRS_MAX:
         raise LayerUnavailableError(f"phi-quadrature route served for blocks with <= {QUAD_PAIRS_MAX} distinct cosines")
-    return block_value_quad(block, estimator, a)
+    return _block_value_quad(block, estimator, a)
 
 def _block_checks(estimator):
     """The block sums at the orthogonal and simplex blocks against the one-angle results (40 digits)."""
@@ -568,7 +568,7 @@ def _block_mc(estimator, key):
 register(
     Result(
         id="simrf.block_conformity",
-        definition=lambda bk, p: block_mean(bk, Block.named(p["block"], p["d"]), "prf", p["v"]),
+        definition=lambda bk, p: _block_mean(bk, Block.named(p["block"], p["d"]), "prf", p["v"]),
         ball_layer=Ball("the Eq. 24 double series with a proven tail, pair by pair (cosines in Arb)"),
         title="RF-conformity of any block of unit directions (Haar-rotated, chi_d norms)",
         source=f"{PAPER}, Def. 3.1 and Lemma 4.2 (Eq. 21, 24) applied pair by pair (derived here)",
@@ -594,7 +594,7 @@ register(
 register(
     Result(
         id="simrf.block_rff_pair",
-        definition=lambda bk, p: block_mean(bk, Block.named(p["block"], p["d"]), "rff", p["z"]),
+        definition=lambda bk, p: _block_mean(bk, Block.named(p["block"], p["d"]), "rff", p["z"]),
         ball_layer=Ball("the Eq. 24 double series (even part) with a proven tail, pair by pair"),
         title="RFF pair term of any block of unit directions (Haar-rotated, chi_d norms)",
         source=f"{PAPER}, Sec. A.8 and Lemma 4.2 at v^2 = -z^2, pair by pair (derived here)",

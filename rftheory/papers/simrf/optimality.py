@@ -25,8 +25,7 @@ from .couplings import Block, block_value, pair_function, quad_route
 from .params import D_SEARCH, DOMAIN_NOTE, PAPER, V_SEARCH, noted
 from .search import EXACT_RTOL, N_RANDOM, fraction_key, search_block, start_rng
 
-__all__ = ["prf_search", "REACH_RTOL", "COUNT_RTOL", "optimality_claim", "prf_search_measurements",
-           "optimality_checks", "PRF_COUPLINGS"]
+__all__ = ["prf_search", "REACH_RTOL", "COUNT_RTOL", "optimality_claim", "prf_search_measurements", "PRF_COUPLINGS"]
 
 
 @functools.lru_cache(maxsize=256)
@@ -141,7 +140,7 @@ def prf_search_measurements(d, v, n_random, claim="simplex", rid="simrf.optimali
     return out
 
 
-def optimality_checks(mode, seed):
+def _optimality_checks(mode, seed):
     """Thm 3.4 (simplex blocks minimise the PRF conformity among weight-independent
     couplings): for ``d = 2…8`` and each ``v``, minimise over blocks of ``d`` unit
     directions from the orthogonal block and random starts; nothing may beat
@@ -208,7 +207,7 @@ register(
                       "start + 6 random starts, L-BFGS-B)", choices=PRF_COUPLINGS)),
         mpmath=_prf_opt_mp,
         routes={"phi-quadrature": _prf_opt_route},
-        checks=optimality_checks,
+        checks=_optimality_checks,
         grid={"quick": [dict(d=d, v="1", coupling=c) for d in (3, 4) for c in ("orthogonal", "simplex", "search")],
               "full": [dict(d=d, v=v, coupling=c) for d in (2, 3, 4) for v in ("0.5", "2")
                        for c in ("orthogonal", "simplex", "search")]},

@@ -57,7 +57,7 @@ def grid(ds, vs, **extra):
     return [dict(d=d, v=v, **extra) for d in ds for v in vs]
 
 
-def mse_grid(x, ds, xs, couplings, ms):
+def _mse_grid(x, ds, xs, couplings, ms):
     """MSE points ``dict(d, m, <x>, coupling)`` over couplings, dimensions, feature counts and ``xs``.
 
     Parameters
@@ -78,9 +78,9 @@ def mse_grid(x, ds, xs, couplings, ms):
 
 
 #: PRF MSE points ``dict(d, m, v, coupling)``: ``prf_mse_grid(ds, vs, couplings, ms=...)``, ``m`` in ``(d, 2d, d + 1)``
-prf_mse_grid = functools.partial(mse_grid, "v", ms=lambda d: (d, 2 * d, d + 1))
+prf_mse_grid = functools.partial(_mse_grid, "v", ms=lambda d: (d, 2 * d, d + 1))
 #: RFF MSE points ``dict(d, m, z, coupling)``: ``rff_mse_grid(ds, zs, couplings, ms=...)``, ``m`` in ``(d, 2d + 1)``
-rff_mse_grid = functools.partial(mse_grid, "z", ms=lambda d: (d, 2 * d + 1))
+rff_mse_grid = functools.partial(_mse_grid, "z", ms=lambda d: (d, 2 * d + 1))
 
 
 #: searches and block sums cost d^2 pair terms and an optimisation in d^2 variables: the declared domain

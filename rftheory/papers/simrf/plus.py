@@ -189,7 +189,7 @@ def plus_mc(p, rng, n):
     return pair_mean(np.exp(W @ u))
 
 
-def plus_checks(mode, seed):
+def _plus_checks(mode, seed):
     """Fig. 4: per draw of norms, ``ρ_iid > ρ_orth > ρ_simplex ≥ ρ_simplex+ ≳ ρ_numerical``
     (``d = 6``, ``v = 1``); the numerical optimum is a local search, so it may
     exceed SimRF+ by a relative ``1e-9``.
@@ -240,7 +240,7 @@ register(
         mpmath=plus_mp,
         routes={"iid-angle-quadrature": plus_iid_angle_route},
         mc=plus_mc,
-        checks=plus_checks,
+        checks=_plus_checks,
         mc_grid={"quick": [dict(d=6, v="1", seed=0, method=m) for m in ("iid", "simplex", "simplex_plus")],
                  "full": [dict(d=d, v=v, seed=s, method=m) for d in (3, 6) for v in ("0.5", "1") for s in (0, 1)
                           for m in PLUS_METHODS]},
@@ -306,7 +306,7 @@ def plus_search(d, v, seed, n_random=4):
                            starts=(g["simplex_plus"], g["simplex"]))
 
 
-def plus_search_checks(mode, seed):
+def _plus_search_checks(mode, seed):
     """SimRF+ (Sec. 3.2, "asymptotically optimal" as ``v → 0``): per draw of norms,
     the gap ``ρ_SimRF+ − ρ_best`` to the numerically optimal weight-dependent
     arrangement, its order in ``v`` (``v⁶`` for ``d = 3``, where zero-sum
@@ -392,7 +392,7 @@ register(
                       "random starts)", choices=PLUS_SEARCH_METHODS)),
         mpmath=lambda p: geometry_conformity(_plus_rows(p), mpf(p["v"])),
         mc=_plus_search_mc,
-        checks=plus_search_checks,
+        checks=_plus_search_checks,
         mc_grid={"quick": [dict(d=4, v="1", seed=0, method="search")],
                  "full": [dict(d=d, v="1", seed=0, method=m) for d in (3, 6) for m in PLUS_SEARCH_METHODS]},
         mc_n={"quick": 20_000, "default": 100_000, "full": 400_000},

@@ -461,7 +461,7 @@ def prf_gap_mc(p, rng, n):
     return out[0] - out[1]
 
 
-def prf_gap_checks(mode, seed):
+def _prf_gap_checks(mode, seed):
     """Cor. 4.4: the orthogonal gap ``e^{v²} − ρ_orth`` is positive, and SimRF
     beats ORF (``gap_simplex/gap_orth > 1``), per ``d``, at the worst ``v``.
 
@@ -517,7 +517,7 @@ register(
         float64=prf_gap_f64,
         mc=prf_gap_mc,
         check=norm_check,
-        checks=prf_gap_checks,
+        checks=_prf_gap_checks,
         grid={
             "quick": prf_mse_grid((2, 8, 64), ("0.05", "1", "2"), ("orthogonal", "simplex"), ms=lambda d: (d,))
             + prf_mse_grid((8,), ("1",), ("orthogonal", "simplex"), ms=lambda d: (d + 1, 2 * d)),
@@ -603,7 +603,7 @@ def small_v_f64(p):
     return one_m_q + q * chi_var_ratio(d)
 
 
-def small_v_checks(mode, seed):
+def _small_v_checks(mode, seed):
     """The paper's number (0.0078 at ``d = 64``, one simplex block, Sec. 5.1)
     and the ``1/(2d)`` rule for one block.
 
@@ -645,7 +645,7 @@ register(
         routes={"derivative": small_v_derivative},
         symbolic=small_v_sym,
         float64=small_v_f64,
-        checks=small_v_checks,
+        checks=_small_v_checks,
         grid={"quick": [dict(d=d, m=m, coupling=c) for c in SMALL_V_COUPLINGS for d in (2, 3, 8, 64) for m in (d, d + 1, 2 * d)],
               "full": [dict(d=d, m=m, coupling=c) for c in SMALL_V_COUPLINGS for d in FULL_D for m in (d, d + 1, 2 * d, 3 * d + 2)]},
         notes=("With full blocks a_simplex = Var(chi_d)/d = 1 - (2/d)(Gamma((d+1)/2)/Gamma(d/2))^2 ~ 1/(2d); "

@@ -148,7 +148,7 @@ def gap_sym(p):
 
 
 
-def rff_gap_definition(bk, p):
+def _rff_gap_definition(bk, p):
     r"""``simrf.rff_gap``: ``P/m² · (iid pair term − orthogonal pair term)`` on ``bk``.
 
     .. math:: \mathrm{MSE}_{\mathrm{iid}}-\mathrm{MSE}_{\mathrm{orth}} = \frac P{m^2}
@@ -180,7 +180,7 @@ def rff_gap_definition(bk, p):
 register(
     Result(
         id="simrf.rff_gap",
-        definition=rff_gap_definition,
+        definition=_rff_gap_definition,
         ball_layer=Ball("Arb 1F1"),
         title="RFF orthogonality gap MSE_iid − MSE_orthogonal",
         source=f"{PAPER}, Thm 4.5",
@@ -219,7 +219,7 @@ def simplex_pair_f64(p):
     return checked(val, err, "tau_simplex")
 
 
-def simplex_checks(mode, seed):
+def _simplex_checks(mode, seed):
     """Simplex RFFs: the small-``z`` law ``τ_θ − τ_orth = d cos²θ z⁴/(2(d+2)) + O(z⁶)``
     and where simplex loses to orthogonal (MSE ratio 1.35 at ``d = m = 64``, ``z = 0.5``).
 
@@ -262,7 +262,7 @@ register(
         routes={"quadrature": lambda p: pair_term_route("simplex", p["d"], p["z"])},
         float64=simplex_pair_f64,
         mc=pair_mc("simplex"),
-        checks=simplex_checks,
+        checks=_simplex_checks,
         grid={"quick": [dict(d=d, z=z) for d in (2, 8, 64) for z in ("0.1", "1", "3")],
               "default": [dict(d=d, z=z) for d in (2, 3, 8, 64) for z in QUICK_Z],
               "full": [dict(d=d, z=z) for d in (2, 3, 4, 8, 16, 64) for z in FULL_Z]},

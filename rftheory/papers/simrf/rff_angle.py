@@ -6,8 +6,8 @@ The block pair term is the mean of a one-angle term ``f(c_ij)``, even in ``c``, 
 over ``[0, 1]`` bounds every block below and the equiangular block at ``c* = argmin f`` attains it
 (its Gram matrix ``(1−c*)I + c*11ᵀ`` is PSD for every ``c* ≥ 0``).  Orthogonal blocks are a critical
 point for every ``z`` and a local minimum iff ``f''(0) ∝ ₁F₁(d+2; d/2+2; −z²/2) ≥ 0``.  Here, in
-order: the float64 scan, the threshold ``z₀(d)`` and route 1 (:func:`rff_angle_by_threshold`), the
-Eq. 24 coefficients and route 2 (:func:`rff_angle_by_bounds`, branch and bound) and the
+order: the float64 scan, the threshold ``z₀(d)`` and route 1 (:func:`_rff_angle_by_threshold`), the
+Eq. 24 coefficients and route 2 (:func:`_rff_angle_by_bounds`, branch and bound) and the
 registration.
 """
 
@@ -28,8 +28,7 @@ from ...numerics.rff.chebyshev import check_dimension
 from .couplings import pair_function
 from .params import D_SEARCH, DOMAIN_NOTE, PAPER, Z_SEARCH
 
-__all__ = ["rff_optimal_angle", "orthogonal_curvature", "THRESHOLD_BRACKET", "orthogonal_threshold",
-           "rff_angle_by_threshold", "eq24_even_coefficients", "BOUNDS_MAX_INTERVALS", "rff_angle_by_bounds"]
+__all__ = ["rff_optimal_angle", "orthogonal_curvature", "THRESHOLD_BRACKET", "orthogonal_threshold", "eq24_even_coefficients", "BOUNDS_MAX_INTERVALS"]
 
 
 @functools.lru_cache(maxsize=256)
@@ -122,7 +121,7 @@ def orthogonal_threshold(d):
         return +mp.findroot(lambda t: orthogonal_curvature(d, t), (lo, hi), solver="anderson")
 
 
-def rff_angle_by_threshold(d, z):
+def _rff_angle_by_threshold(d, z):
     """``c*`` of the RFF one-angle term, route 1: ``c* = 0`` decided by ``z ≤ z₀(d)``
     (:func:`orthogonal_threshold`, an mpmath root), otherwise the root of
     ``f'(c) = Σ_p p b_p c^{p−1}`` with the ``b_p`` of :func:`~rftheory.numerics.rff.chebyshev.power_coefficients`
@@ -130,7 +129,7 @@ def rff_angle_by_threshold(d, z):
     cosine ``c > 0`` of a 20001-point scan of the float64 term (which picks the branch only).
 
     The rule "orthogonal optimal iff ``z ≤ z₀``" is the claim of ``simrf.rff_coupling_search``; the
-    independent route :func:`rff_angle_by_bounds` decides without it, so verify tests the claim.
+    independent route :func:`_rff_angle_by_bounds` decides without it, so verify tests the claim.
 
     Parameters
     ----------
@@ -172,7 +171,7 @@ def eq24_even_coefficients(d, x):
     (``≥ |b_{p+1}| + |b_{p+2}| + …``) is below ``ε`` (:func:`~rftheory.numerics.series.mp_series.mp_series`,
     absolute tolerance ``ε``).  The factor ``x²`` keeps the truncation relative to ``b_2 ≈ x²·2d/(d+2)``: at small ``z``
     an absolute ``2^{−prec}`` would drop ``b_2`` itself (z = 1e-17: every ``b_p``, ``p ≥ 2``, is below it)
-    and leave :func:`rff_angle_by_bounds` nothing to decide on.
+    and leave :func:`_rff_angle_by_bounds` nothing to decide on.
     Call it with ``≈ 2|x|/ln 10`` guard digits (the terms reach ``e^{2|x|}``).
 
     Parameters
@@ -254,11 +253,11 @@ def _poly(b, c, shift=0):
     return _horner(b[shift:], c)
 
 
-#: bisections of the branch-and-bound of :func:`rff_angle_by_bounds` before it gives up (undecided)
+#: bisections of the branch-and-bound of :func:`_rff_angle_by_bounds` before it gives up (undecided)
 BOUNDS_MAX_INTERVALS = 4000
 
 
-def rff_angle_by_bounds(d, z):
+def _rff_angle_by_bounds(d, z):
     """``c*`` of the RFF one-angle term, route 2 (independent of route 1's threshold and float scan):
     branch and bound on ``[0, 1]`` at the working precision, with the coefficients of
     :func:`eq24_even_coefficients`.
@@ -340,8 +339,8 @@ register(
         statement=r"c^*=\mathrm{argmin}_{0\le c\le1}\tau(c),\quad \tau(c)=\sum_{p\ \mathrm{even}}b_pc^p,\ "
         r"b_p=R_p\frac{x^p}{p!}\frac{(d)_p}{(d/2)_p}{}_1F_1(d+p;\tfrac d2+p;x),\ x=-\tfrac{z^2}2",
         params=(D_SEARCH, Z_SEARCH),
-        mpmath=lambda p: rff_angle_by_threshold(p["d"], p["z"]),
-        routes={"branch-and-bound": lambda p: rff_angle_by_bounds(p["d"], p["z"])},
+        mpmath=lambda p: _rff_angle_by_threshold(p["d"], p["z"]),
+        routes={"branch-and-bound": lambda p: _rff_angle_by_bounds(p["d"], p["z"])},
         grid={"quick": [dict(d=2, z="3"), dict(d=4, z="3"), dict(d=3, z="2")],
               "full": [dict(d=d, z=z) for d in (2, 3, 4, 8) for z in ("1", "2.5", "3", "4", "6")]},
         status="beyond",

@@ -33,7 +33,7 @@ def ratio_asymptotic(bk, d, m, Z2):
 
     (the remainder is ``O((P/m)/d³)``).  The literal form: it cancels
     ``log10 d`` digits in float64 at small ``Z``, so the float64 layer uses
-    the cancellation-free form of :func:`asym_f64`.
+    the cancellation-free form of :func:`_asym_f64`.
 
     Parameters
     ----------
@@ -106,7 +106,7 @@ def _one_minus_A(Z):
     return np.where(big, 1 - A_big, one_m_A_small), np.where(big, A_big, A_small)
 
 
-def asym_f64(p):
+def _asym_f64(p):
     r"""Cor. 4.6 with the next order in float64, without cancellation:
 
     .. math:: 1 - f + s = \frac{md - P}{md} + \frac{P}{md}(1 - A)
@@ -146,7 +146,7 @@ def asym_sym(p):
     return ratio_asymptotic(SYM, p["d"], p["m"], sym(p["z"]) ** 2)
 
 
-def exact_ratio(d, m, z):
+def _exact_ratio(d, m, z):
     """MSE of orthogonal RFFs over MSE of iid ones, in mpmath (Reid et al. 2023, Thm 4.5).
 
     Parameters
@@ -164,7 +164,7 @@ def exact_ratio(d, m, z):
     return rff_mse("orthogonal", d, m, z) / rff_mse("iid", d, m, z)
 
 
-def asym_checks(mode, seed):
+def _asym_checks(mode, seed):
     """Cor. 4.6 with the next order: the remainder is ``O((P/m)/d³)``, so
     ``d³(exact − formula)/(P/m)`` converges as ``d = 256, 1024, 4096`` (``m = d``):
     its last two values agree to 5%.
@@ -191,7 +191,7 @@ def asym_checks(mode, seed):
                 scaled = []
                 for d in (256, 1024, 4096):
                     Pm = mp.mpf(coupled_pairs(d, d)) / d
-                    scaled.append((exact_ratio(d, d, zz) - ratio_asymptotic_mp(d, d, zz)) * d**3 / Pm)
+                    scaled.append((_exact_ratio(d, d, zz) - ratio_asymptotic_mp(d, d, zz)) * d**3 / Pm)
             except Exception as exc:  # noqa: BLE001 - reported as a failed measurement
                 yield failure(rid, point, "remainder O(1/d^2)", exc)
                 continue
@@ -211,8 +211,8 @@ register(
         params=(D2, M, Param("z", "real", "z = ||x - y||", low=0, low_open=True, high=ARG_MAX)),
         mpmath=lambda p: ratio_asymptotic_mp(p["d"], p["m"], mpf(p["z"])),
         symbolic=asym_sym,
-        float64=asym_f64,
-        checks=asym_checks,
+        float64=_asym_f64,
+        checks=_asym_checks,
         grid={"quick": [dict(d=d, m=d, z=z) for d in (8, 4096) for z in ("0.1", "1", "3")],
               "full": [dict(d=d, m=m, z=z) for d in (8, 64, 4096) for m in (d, 2 * d) for z in FULL_Z]},
         rtol64=ASYM_RTOL64,

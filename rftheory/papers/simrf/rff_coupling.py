@@ -28,11 +28,11 @@ from .params import D_SEARCH, DOMAIN_NOTE, PAPER, Z_SEARCH, noted
 from .rff_angle import orthogonal_threshold, rff_optimal_angle
 from .search import N_RANDOM, fraction_key, search_block, start_rng
 
-__all__ = ["rff_search", "rff_block", "rff_block_mse", "rff_threshold", "rff_search_checks", "RFF_SEARCH_COUPLINGS"]
+__all__ = ["rff_threshold", "RFF_SEARCH_COUPLINGS"]
 
 
 @functools.lru_cache(maxsize=256)
-def rff_search(d, z, n_random=N_RANDOM):
+def _rff_search(d, z, n_random=N_RANDOM):
     """The RFF block search at ``(d, z)`` (cached): orthogonal and simplex starts + ``n_random`` random ones.
 
     Parameters
@@ -53,7 +53,7 @@ def rff_search(d, z, n_random=N_RANDOM):
                         starts=(np.eye(d), np.asarray(simplex_matrix(d))))
 
 
-def rff_block(coupling, d, z):
+def _rff_block(coupling, d, z):
     """The block of an RFF coupling: ``orthogonal``, ``simplex``, ``optimal``
     (equiangular at :func:`rff_optimal_angle`) or ``search`` (the best found).
 
@@ -73,11 +73,11 @@ def rff_block(coupling, d, z):
     if coupling == "optimal":
         return Block.equiangular(d, rff_optimal_angle(d, Fraction(z)), "optimal")
     if coupling == "search":
-        return Block(rff_search(d, Fraction(z)).rows, "search")
+        return Block(_rff_search(d, Fraction(z)).rows, "search")
     return Block.named(coupling, d)
 
 
-def rff_block_mse(coupling, d, z, pair=None):
+def _rff_block_mse(coupling, d, z, pair=None):
     """Exact MSE of ``(1/d)Σcos(w_iᵀ(x−y))`` for one block of ``d`` vectors (``m = d``) of a coupling
     (the RFF MSE of Sec. A.8 of Reid et al. 2023, with ``P = d(d−1)`` coupled ordered pairs).
 
@@ -107,7 +107,7 @@ def rff_block_mse(coupling, d, z, pair=None):
     if coupling == "iid":
         return rff_mse("iid", d, d, Fraction(z))
     # rff_mse evaluates the pair term inside its guard digits (the small-z cancellation of tau - e^{-z^2} too)
-    return rff_mse(coupling, d, d, Fraction(z), pair=lambda c, dd, zr: pair(rff_block(c, dd, zr), mpf(zr)))
+    return rff_mse(coupling, d, d, Fraction(z), pair=lambda c, dd, zr: pair(_rff_block(c, dd, zr), mpf(zr)))
 
 
 def rff_threshold(d):
@@ -128,7 +128,7 @@ def rff_threshold(d):
         return orthogonal_threshold(d)
 
 
-def rff_search_checks(mode, seed):
+def _rff_search_checks(mode, seed):
     """RFF couplings (beyond the papers): the block pair term is the mean of the
     one-angle term ``f(c_ij)``, so ``f(c*)`` bounds every block and the
     equiangular block at ``c*`` attains it.  Per ``(d, z)``: the search's best
@@ -155,7 +155,7 @@ def rff_search_checks(mode, seed):
             point = f"d={d}, z={z}"
             try:
                 zf = Fraction(z)
-                res = rff_search(d, zf)
+                res = _rff_search(d, zf)
                 c = rff_optimal_angle(d, zf)
                 with mp.workdps(30):
                     zz = mpf(zf)
@@ -187,13 +187,13 @@ def _rff_search_mc(p, rng, n):
     if p["coupling"] == "iid":
         e = np.cos(rng.standard_normal((n, d)) * z)
         return (e.mean(axis=1) - np.exp(-z * z / 2)) ** 2
-    return block_squared_errors(rff_block(p["coupling"], d, p["z"]), z, rng, n)
+    return block_squared_errors(_rff_block(p["coupling"], d, p["z"]), z, rng, n)
 
 
 def _rff_opt_route(p):
     if p["coupling"] == "iid":
         raise LayerUnavailableError("iid is a law, not a block: no block route")
-    return rff_block_mse(p["coupling"], p["d"], p["z"], pair=lambda block, z: quad_route(block, "rff", z))
+    return _rff_block_mse(p["coupling"], p["d"], p["z"], pair=lambda block, z: quad_route(block, "rff", z))
 
 
 register(
@@ -207,10 +207,10 @@ register(
         params=(D_SEARCH, Z_SEARCH,
                 Param("coupling", "choice", "iid, orthogonal, simplex, optimal (equiangular at c* = argmin tau), or "
                       "search (best block found: orthogonal, simplex + 6 random starts)", choices=RFF_SEARCH_COUPLINGS)),
-        mpmath=lambda p: rff_block_mse(p["coupling"], p["d"], p["z"]),
+        mpmath=lambda p: _rff_block_mse(p["coupling"], p["d"], p["z"]),
         routes={"phi-quadrature": _rff_opt_route},
         mc=_rff_search_mc,
-        checks=rff_search_checks,
+        checks=_rff_search_checks,
         grid={"quick": [dict(d=d, z=z, coupling=c) for d, z in ((2, "3"), (3, "1")) for c in ("orthogonal", "optimal")],
               "full": [dict(d=d, z=z, coupling=c) for d in (2, 3, 4) for z in ("1", "3")
                        for c in ("orthogonal", "simplex", "optimal")]},

@@ -32,7 +32,7 @@ DFEAT = Param("D", "int", "number of features (= frequencies for psi)", low=1, h
 
 
 @dataclass(frozen=True)
-class EvenParam(Param):
+class _EvenParam(Param):
     """An integer parameter whose domain is the even integers between its bounds.
 
     Its :meth:`domain` says so ("even integer in [2, 1000000]"), so that the declared
@@ -47,7 +47,7 @@ class EvenParam(Param):
 
     Returns
     -------
-    EvenParam
+    _EvenParam
         The parameter.
     """
 
@@ -84,7 +84,7 @@ def d_even(name="D"):
             raise ParameterError(name, f"phi uses D/2 sin/cos pairs: D must be even, got {v}")
         return v
 
-    return EvenParam(name, "int", "number of features, even (phi: D/2 frequencies)", low=2, high=M_MAX, check=check)
+    return _EvenParam(name, "int", "number of features, even (phi: D/2 frequencies)", low=2, high=M_MAX, check=check)
 
 
 def _kernel_given(p):
@@ -103,7 +103,7 @@ def _kernel_given(p):
 _VAR_COS_MSG = "no positive-definite kernel has k(2Δ) < 2k(Δ)² − 1 (Var cos < 0)"
 
 
-def var_cos_negative(k_delta, k_2delta):
+def _var_cos_negative(k_delta, k_2delta):
     """Where ``1 + k(2Δ) − 2k(Δ)² < 0`` at the exact binary values of float64 arrays.
 
     ``k(Δ)² = p + e`` exactly (Dekker's TwoProd), and the sign of the exact sum
@@ -126,7 +126,7 @@ def var_cos_negative(k_delta, k_2delta):
 
     Examples
     --------
-    >>> var_cos_negative([0.5, 0.5], [-0.5, -0.5000000000000001]).tolist()
+    >>> _var_cos_negative([0.5, 0.5], [-0.5, -0.5000000000000001]).tolist()
     [False, True]
     """
     import numpy as np
@@ -141,10 +141,10 @@ def var_cos_negative(k_delta, k_2delta):
 
 
 def _kernel_check_arrays(p):
-    """:func:`kernel_check` on whole float64 arrays, exactly (:func:`var_cos_negative`)."""
+    """:func:`kernel_check` on whole float64 arrays, exactly (:func:`_var_cos_negative`)."""
     if _kernel_given(p):
         k1, k2 = p["k_delta"], p["k_2delta"]
-        refuse_first(("k_2delta", var_cos_negative(k1, k2), _VAR_COS_MSG))
+        refuse_first(("k_2delta", _var_cos_negative(k1, k2), _VAR_COS_MSG))
 
 
 @array_twin(_kernel_check_arrays)

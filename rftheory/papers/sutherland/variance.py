@@ -111,7 +111,7 @@ def var_psi(D, k1, k2, bk=MP):
     return (var_cos(k1, k2) + bk.frac(1, 2)) / D
 
 
-def var_cos_value(bk, p):
+def _var_cos_value(bk, p):
     """``Var cos(ωᵀΔ)`` without cancellation (Sutherland & Schneider (2015), "On the Error of Random
     Fourier Features", UAI 2015, 'Variance', with the README erratum), on the backend ``bk``.
 
@@ -140,7 +140,7 @@ def var_cos_value(bk, p):
     return bk.num(var_cos(p["k_delta"], p["k_2delta"]))
 
 
-def phi_gain_value(bk, p):
+def _phi_gain_value(bk, p):
     """``k(Δ)² − ½k(2Δ) = ½ − Var cos(ωᵀΔ)`` without cancellation: ``D·(Var ψ − Var φ)``
     (Sutherland & Schneider (2015), "On the Error of Random Fourier Features", UAI 2015), on the backend ``bk``.
 
@@ -178,14 +178,14 @@ def var_phi_value(bk, p):
     bk : backend
         :data:`~rftheory.numerics.backends.MP` or :data:`~rftheory.numerics.backends.ARB`.
     p : dict
-        Validated parameters (``D`` and those of :func:`var_cos_value`).
+        Validated parameters (``D`` and those of :func:`_var_cos_value`).
 
     Returns
     -------
     number of the backend
         The variance.
     """
-    return 2 * var_cos_value(bk, p) / p["D"]
+    return 2 * _var_cos_value(bk, p) / p["D"]
 
 
 def var_psi_value(bk, p):
@@ -199,19 +199,19 @@ def var_psi_value(bk, p):
     bk : backend
         :data:`~rftheory.numerics.backends.MP` or :data:`~rftheory.numerics.backends.ARB`.
     p : dict
-        Validated parameters (``D`` and those of :func:`var_cos_value`).
+        Validated parameters (``D`` and those of :func:`_var_cos_value`).
 
     Returns
     -------
     number of the backend
         The variance.
     """
-    return (var_cos_value(bk, p) + bk.frac(1, 2)) / p["D"]
+    return (_var_cos_value(bk, p) + bk.frac(1, 2)) / p["D"]
 
 
 def phi_beats_psi_value(bk, p):
     """``Var ψ − Var φ = (1/D)(k(Δ)² − ½k(2Δ))`` (Sutherland & Schneider (2015), "On the Error of Random
-    Fourier Features", UAI 2015) on the backend ``bk``, without cancellation (:func:`phi_gain_value`).
+    Fourier Features", UAI 2015) on the backend ``bk``, without cancellation (:func:`_phi_gain_value`).
 
     .. math:: \\mathrm{Var}\\,\\psi-\\mathrm{Var}\\,\\phi=\\frac1D\\Big(k(\\Delta)^2-\\tfrac12k(2\\Delta)\\Big)
 
@@ -220,14 +220,14 @@ def phi_beats_psi_value(bk, p):
     bk : backend
         :data:`~rftheory.numerics.backends.MP` or :data:`~rftheory.numerics.backends.ARB`.
     p : dict
-        Validated parameters (``D`` and those of :func:`var_cos_value`).
+        Validated parameters (``D`` and those of :func:`_var_cos_value`).
 
     Returns
     -------
     number of the backend
         The difference.
     """
-    return phi_gain_value(bk, p) / p["D"]
+    return _phi_gain_value(bk, p) / p["D"]
 
 
 def route_varcos(p):
