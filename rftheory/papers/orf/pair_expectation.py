@@ -1,11 +1,7 @@
 """The ORF pair term ``E a_i a_j`` (Lemma 2 and its proof, App. A.3 of Yu et al. 2016):
 ``orf.pair_expectation``, the printed double-factorial series ``= ₁F₁(d; d/2; −z²/2)``.
 
-The pair term itself, in every layer, is :mod:`rftheory.numerics.rff.pairs` (``orth_pair``; the
-guarded printed series is :func:`rftheory.numerics.series.definitions.orth_pair_printed`).  Here, in order: the
-printed series' inner sum exactly and the whole naively in float64 (for teaching), Lemma 2's explicit
-remainder (as printed and re-derived: the App. A.3 erratum) and its bound, the float64 evaluator,
-the checks and the registration.
+Derivation and notes: :doc:`/notes/papers/orf/pair_expectation`.
 """
 
 from __future__ import annotations
@@ -27,26 +23,7 @@ from .params import D2, PAPER, Z
 
 
 def _inner_printed(d, k) -> Fraction:
-    """The inner sum of the printed series, exactly (App. A.3 of Yu et al. 2016).
-
-    .. math:: \\frac1{2^k}\\sum_{i=0}^k\\binom ki R(i,k),\\qquad
-       R(i,k) = \\frac{(d+2i-2)!!\\,(d+2k-2i-2)!!}{(d+2k-2)!!\\,(d-2)!!}
-
-    Parameters
-    ----------
-    d, k : int
-        Dimension and term index.
-
-    Returns
-    -------
-    Fraction
-        The inner sum (``= (d)_k/(2^k (d/2)_k)``, Chu–Vandermonde).
-
-    Examples
-    --------
-    >>> _inner_printed(3, 2)
-    Fraction(4, 5)
-    """
+    """The inner sum of the printed series, exactly (App. A.3 of Yu et al. 2016)."""
     t = inner = Fraction(1)
     for i in range(1, k + 1):
         t = t * Fraction((k - i + 1) * (d + 2 * i - 2), i * (d + 2 * k - 2 * i))
@@ -65,12 +42,11 @@ def _ratio_df(d, i, k):
 def printed_series_float64(d, z):
     """The printed series summed naively in float64 (for teaching; not a layer).
 
-    It is wrong from ``z ≈ 6``: its terms reach ``e^{z²}``.
+    Derivation and notes: :doc:`/notes/papers/orf/pair_expectation`.
 
     Parameters
     ----------
     d : int
-        Dimension.
     z : float
         ``‖x − y‖``.
 
@@ -92,42 +68,6 @@ def printed_series_float64(d, z):
 def _lemma2_remainder(form, d, z, bk=MP):
     r"""The explicit remainder ``f(z)/d²`` of Lemma 2 (App. A.3 of Yu et al. 2016), as printed or as
     re-derived from the proof's own bound.
-
-    The proof bounds the inner sum's remainder by ``|c_{k,d}| ≤ k⁴/(4d²) + k²(k−1)/(2d³)`` and sums
-    ``z^{2k}/k!`` times it; by Touchard, ``Σ k⁴xᵏ/k! = eˣ(x⁴+6x³+7x²+x)`` and
-    ``Σ k²(k−1)xᵏ/k! = eˣ(x³+2x²)``, which gives the derived form; the printed form carries an extra
-    ``z⁴`` in its ``1/d³`` part (the erratum that ``orf.pair_expectation``'s checks measure):
-
-    .. math:: \frac{f(z)}{d^2} = \frac{e^{z^2}(z^8+6z^6+7z^4+z^2)}{4d^2}
-       + \frac{e^{z^2}z^4(z^6+2z^4)}{2d^3}\ \text{(printed)},\qquad
-       \frac{e^{z^2}(z^8+6z^6+7z^4+z^2)}{4d^2} + \frac{e^{z^2}(z^6+2z^4)}{2d^3}\ \text{(derived)}
-
-    Parameters
-    ----------
-    form : {"printed", "derived"}
-        The form as printed or as derived.
-    d : int
-        Dimension.
-    z : mpf or sympy expression
-        ``‖x − y‖``.
-    bk : backend
-        :data:`~rftheory.numerics.backends.MP` (default) or ``SYM``.
-
-    Returns
-    -------
-    mpf or sympy expression
-        ``f(z)/d²``.
-
-    Examples
-    --------
-    The printed form exceeds the derived one by the factor ``z⁴`` in its ``1/d³`` part:
-
-    >>> import sympy as sp
-    >>> from rftheory.numerics.backends import SYM
-    >>> z, d = sp.symbols("z d", positive=True)
-    >>> gap = lemma2_f(d, z, SYM) - lemma2_f_derived(d, z, SYM)
-    >>> sp.simplify(gap - sp.exp(z**2) * (z**6 + 2 * z**4) * (z**4 - 1) / (2 * d**3))
-    0
     """
     z2 = z * z
     if form == "printed":
@@ -151,7 +91,6 @@ def lemma2_bound(d, z, f=lemma2_f):
     Parameters
     ----------
     d : int
-        Dimension.
     z : number
         ``‖x − y‖``.
     f : callable

@@ -1,10 +1,7 @@
 """ORF′, ``W = √d Q`` (Thm 2, Lemmas 5–6, App. B of Yu et al. 2016): ``orf.prime``, its exact bias,
 variance and MSE in ₀F₁ form (the paper bounds them).
 
-Here, in order: the formula (the three expectations ``b, c, e`` of :func:`prime_terms` and the
-quantities from them), Lemma 5's bound, the independent routes (the sphere's moment series in fixed
-point and a quadrature over the polar angle, neither using ``hyp0f1``), the Monte Carlo of the real
-estimator, the checks and the registration.
+Derivation and notes: :doc:`/notes/papers/orf/prime`.
 """
 
 from __future__ import annotations
@@ -39,7 +36,6 @@ def log_peak_0f1(d, x) -> float:
     Parameters
     ----------
     d : int
-        Dimension.
     x : float
         ``t²`` (terms grow while ``x > (2k+2)(2k+d)``).
 
@@ -68,7 +64,6 @@ def prime_expectations(bk, d, z):
     bk : backend
         :data:`~rftheory.numerics.backends.MP` or :data:`~rftheory.numerics.backends.ARB` (``bk.hyp0f1``).
     d : int
-        Dimension.
     z : number of the backend
         ``‖x − y‖``.
 
@@ -93,7 +88,6 @@ def prime_terms(d, z):
     Parameters
     ----------
     d : int
-        Dimension.
     z : number
         ``‖x − y‖``.
 
@@ -119,7 +113,6 @@ def prime_bracket(bk, quantity, d, m, z, b, c, e):
         :data:`~rftheory.numerics.backends.MP` (:func:`orf_prime` adds the guard digits) or
         :data:`~rftheory.numerics.backends.ARB`.
     quantity : {"bias", "variance", "mse"}
-        Which quantity.
     d, m : int
         Dimension (block size) and number of frequencies.
     z : number of the backend
@@ -152,18 +145,14 @@ def orf_prime(quantity, d, m, z, terms=prime_terms):
        \\mathrm{Var} = \\frac1m\\Big(\\tfrac12+\\tfrac12 c - b^2\\Big) + \\frac P{m^2}(e - b^2),
        \\quad \\mathrm{MSE} = \\mathrm{Var} + \\mathrm{bias}^2
 
-    with ``(b, c, e)`` of :func:`prime_terms`.  All three are exactly 0 at
-    ``z = 0``; elsewhere the cancellations (``O(z⁴)`` against 1 at small z)
-    get the guard digits they need.
+    Derivation and notes: :doc:`/notes/papers/orf/prime`.
 
     Parameters
     ----------
     quantity : {"bias", "variance", "mse"}
-        Which quantity.
     d : int
         Dimension (block size).
     m : int
-        Number of frequencies.
     z : number
         ``‖x − y‖``.
     terms : callable
@@ -182,24 +171,7 @@ def orf_prime(quantity, d, m, z, terms=prime_terms):
 
 
 def _lemma5_bound(d, z):
-    """Lemma 5 of Yu et al. 2016: both sides of the bound on ORF′'s ``E cos(wᵀz)``.
-
-    .. math:: \\Big|\\mathbb E\\cos(w^\\top z) - e^{-z^2/2}\\Big(1-\\frac{z^4}{4d}\\Big)\\Big|
-       \\le \\frac{e^{z^2/2}z^4(z^4+8z^2+8)}{16d^2}
-
-    Parameters
-    ----------
-    d : int
-        Dimension.
-    z : number
-        ``‖x − y‖``.
-
-    Returns
-    -------
-    tuple of mpf
-        ``(lhs, rhs)`` (the cancellation of ``lhs`` guarded by
-        :func:`~rftheory.numerics.cancellation.cancellation_guarded`).
-    """
+    """Lemma 5 of Yu et al. 2016: both sides of the bound on ORF′'s ``E cos(wᵀz)``."""
     z = mp.mpmathify(z)
     rhs = mp.exp(z * z / 2) * z**4 * (z**4 + 8 * z * z + 8) / (16 * d**2)
     if z == 0:
@@ -222,41 +194,7 @@ def _exact(x) -> Fraction:
 
 
 def _sphere_cf_series(d, t2):
-    """``E cos(t u₁)`` for ``u`` uniform on ``S^{d−1}``, from the moments of ``u₁``.
-
-    ``u₁²`` is Beta(1/2, (d−1)/2), so ``E u₁^{2k} = (1/2)_k/(d/2)_k``:
-
-    .. math:: \\mathbb E\\cos(t u_1) = \\sum_{k\\ge0}\\frac{(-t^2)^k}{(2k)!}\\frac{(1/2)_k}{(d/2)_k},
-       \\qquad \\frac{T_{k+1}}{T_k} = \\frac{-t^2}{(2k+2)(2k+d)}
-
-    Summed in fixed point (integers scaled by ``2^B``, ``B`` = working bits +
-    the peak term's bits): each truncation costs one unit, at most ``peak``
-    units after propagation.  Once ``(2k+2)(2k+d) > t²`` the ratios' moduli
-    ``r < 1`` fall, so ``|T_k| r/(1 − r)`` bounds the remainder
-    (:func:`~rftheory.numerics.series.mp_series.mp_series`).  Guard
-    digits for the cancellation (terms up to the peak, a small sum) as
-    :func:`~rftheory.numerics.cancellation.cancellation_guarded` finds them.
-    Independent of mpmath's ``hyp0f1``.
-
-    Parameters
-    ----------
-    d : int
-        Dimension.
-    t2 : Fraction, int or mpf
-        ``t²`` (taken exactly).
-
-    Returns
-    -------
-    mpf
-        ``E cos(t u₁) = ₀F₁(; d/2; −t²/4)`` at the current precision.
-
-    Examples
-    --------
-    >>> import mpmath as mp
-    >>> with mp.workdps(30):  # d = 3: E cos(t u1) = sin(t)/t
-    ...     abs(_sphere_cf_series(3, 4) - mp.sin(2) / 2) < mp.mpf(10) ** -29
-    True
-    """
+    """``E cos(t u₁)`` for ``u`` uniform on ``S^{d−1}``, from the moments of ``u₁``."""
     x = _exact(t2)
     if x == 0:
         return mp.mpf(1)
@@ -285,20 +223,7 @@ def _sphere_cf_series(d, t2):
 
 
 def _prime_terms_series(d, z):
-    """``E cos(t u₁)`` at ``t = √d z``, ``2√d z``, ``√(2d) z`` by the ₀F₁ series (ORF' of Yu et al. 2016, Thm 2).
-
-    Parameters
-    ----------
-    d : int
-        The dimension.
-    z : fractions.Fraction or number
-        ``‖x − y‖``.
-
-    Returns
-    -------
-    tuple of mpmath.mpf
-        The three sphere characteristic values.
-    """
+    """``E cos(t u₁)`` at ``t = √d z``, ``2√d z``, ``√(2d) z`` by the ₀F₁ series (ORF' of Yu et al. 2016, Thm 2)."""
     x = d * _exact(z) ** 2  # t² of b; c and e have 4t² and 2t²
     return (_sphere_cf_series(d, x), _sphere_cf_series(d, 4 * x), _sphere_cf_series(d, 2 * x))
 
@@ -313,12 +238,12 @@ SPHERE_QUAD_DMAX = 200
 def sphere_cos(d, t):
     """``E cos(t u₁)`` for ``u`` uniform on ``S^{d−1}``, by quadrature over the polar angle.
 
-    With ``u₁ = cos θ``, ``θ`` has density ``∝ sin^{d−2}θ`` on ``[0, π]``:
-
     .. math:: \\mathbb E\\cos(tu_1) = \\frac{\\int_0^\\pi\\cos(t\\cos\\theta)\\sin^{d-2}\\theta\\,d\\theta}
        {B(\\tfrac12,\\tfrac{d-1}2)}
 
     (independent of ₀F₁).
+
+    Derivation and notes: :doc:`/notes/papers/orf/prime`.
 
     Parameters
     ----------
@@ -342,25 +267,7 @@ def sphere_cos(d, t):
 
 
 def _prime_terms_quad(d, z):
-    """The three terms of :func:`_prime_terms_series` by quadrature over the polar angle (an independent route).
-
-    Parameters
-    ----------
-    d : int
-        The dimension (at most ``SPHERE_QUAD_DMAX``).
-    z : fractions.Fraction or number
-        ``‖x − y‖`` (with ``2√d z ≤ SPHERE_QUAD_TMAX`` and ``z ≥ 1e-6``).
-
-    Returns
-    -------
-    tuple of mpmath.mpf
-        The three sphere characteristic values.
-
-    Raises
-    ------
-    LayerUnavailableError
-        Outside the region the quadrature serves in bounded time.
-    """
+    """The three terms of :func:`_prime_terms_series` by quadrature over the polar angle (an independent route)."""
     z = zf(z)
     r = mp.sqrt(d) * z
     if 2 * r > SPHERE_QUAD_TMAX or d > SPHERE_QUAD_DMAX or z < mp.mpf("1e-6"):

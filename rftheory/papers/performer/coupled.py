@@ -1,51 +1,7 @@
 """The coupled-pair moment ``ρ_c(a, b) = E exp(w₁ᵀa + w₂ᵀb)`` of orthogonal and simplex blocks: a
 1-D Gegenbauer series with closed-form coefficients, a second route by Funk–Hecke quadrature, and float64.
 
-``w_k = r_k u_k`` with ``r₁, r₂`` iid ``χ_d`` and ``(u₁, u₂)`` a uniformly rotated pair of unit vectors
-with ``u₁ᵀu₂ = c`` (``c = 0``: orthogonal blocks, Yu et al. 2016, *Orthogonal Random Features*, NeurIPS;
-``c = −1/(d−1)``: simplex blocks, Reid et al. 2023, *Simplex Random Features*, ICML).
-
-**Series (primary route).**  With ``P_n`` the Gegenbauer (Legendre) polynomials of ``S^{d−1}``
-normalised to ``P_n(1) = 1`` and ``N_n`` the dimension of the degree-``n`` spherical harmonics, the plane
-wave ``e^{r x ûᵀâ}`` has the Funk–Hecke coefficients ``E_t[e^{zt}P_n(t)] = z^n/(2^n (d/2)_n)
-₀F₁(; d/2+n; z²/4)`` (``t`` the projection of a uniform unit vector); averaging the two expansions over a
-common rotation (``E_R P_n(âᵀRu₁) P_k(b̂ᵀRu₂) = δ_{nk} P_n(c) P_n(âᵀb̂)/N_n``) and over the radii gives
-
-.. math::
-
-   \\rho_c(a, b) = e^{\\frac{x^2+y^2}2}\\Big(1 + \\kappa_c(a, b)\\Big),\\qquad
-   \\kappa_c = \\sum_{n\\ge1} N_n\\,P_n(c)\\,P_n(\\cos\\varphi)\\,\\tilde\\alpha_n(x)\\,\\tilde\\alpha_n(y),\\\\
-   \\tilde\\alpha_n(x) = \\frac{(x/\\sqrt2)^n\\,\\Gamma(\\frac{d+n}2)}{\\Gamma(\\frac d2)\\,(\\frac d2)_n}\\,
-   e^{-x^2/2}\\,{}_1F_1\\big(\\tfrac{d+n}2; \\tfrac d2+n; \\tfrac{x^2}2\\big),
-
-``x = ‖a‖``, ``y = ‖b‖``, ``cos φ = âᵀb̂`` (the ``n = 0`` term is the iid value ``e^{(x²+y²)/2}``).
-
-**The series and its tail, in every layer.**  :func:`kappa_bk` is the series written once against a
-backend ``bk``: the mpmath layer (:func:`kappa_series`) and the ball layer (ARB: Arb balls; Arb's rigorous
-``₁F₁`` and ``Γ``, the Gegenbauer recurrence in balls) evaluate it, and both cut it where a proven bound on
-the tail is below the working precision; in ARB that bound is added to the radius (``bk.widen``).  The
-bound, in full: for ``n >= 1`` ``|P_n(c)|, |P_n(t)| <= 1`` on ``[−1, 1]`` (``P_n = C_n^{λ}/C_n^{λ}(1)``,
-``λ = d/2 − 1 >= 0``, whose maximum modulus on ``[−1, 1]`` is at ``t = 1``; Chebyshev for ``λ = 0``), and
-``α̃_n(x) = β_n(x) × e^{−z}₁F₁(a; b; z)`` with ``a = (d+n)/2 <= b = d/2 + n``, ``z = x²/2 >= 0``, whose
-``k``-th Kummer term is at most ``z^k/k!`` (``(a)_k <= (b)_k``), so ``0 < e^{−z}₁F₁ <= 1`` and
-``|term_n| <= T_n = N_n β_n(x) β_n(y)``.  Next ``β_{n+1}/β_n = (x/√2) Γ(s+½)/(Γ(s)(2s − d/2))`` with
-``s = (d+n)/2`` and Wendel's ``Γ(s+½) <= √s Γ(s)`` give ``T_{n+1}/T_n <= Q_n =
-\\frac{N_{n+1}}{N_n}\\frac{xy}{2}\\frac{s}{(2s−d/2)^2}`` (``Q_n`` falls like ``xy/(2n)``: about ``xy``
-terms).  ``Q_n`` is non-increasing in ``n``: ``N_{n+1}/N_n = \\frac{2n+d}{2n+d−2}\\frac{n+d−2}{n+1}``
-(``d >= 3``; ``1`` for ``d = 2``, ``n >= 1``) is a product of two non-increasing factors, and
-``log(s/(n + d/2)^2)`` has derivative ``1/(d+n) − 2/(n + d/2) < 0``.  Hence once ``Q_n <= ½`` every later
-ratio is ``<= ½`` and ``Σ_{j>n} |term_j| <= Σ_{j>n} T_j <= 2T_{n+1}`` — a bound for all terms past the cut,
-evaluated from ``x``, ``y`` (in ARB: in balls containing their exact values) and checked with
-``bk.certainly_ge``.  The terms alternate in sign; where ``Σ|terms|`` exceeds ``|Σ|`` by ``10^k`` the
-mpmath layer redoes the sum with ``k + 5`` more digits.
-
-**Funk–Hecke quadrature (second route).**  Conditioning on ``u₁`` (``u₂ = c u₁ + √(1−c²) ν``, ``ν`` uniform
-on the sphere of ``u₁^⊥``) gives ``ρ_c = E_{u₁}[f_a(u₁ᵀâ) g_b(u₁ᵀb̂)]`` with ``f_a(t) = E_r e^{rxt}``
-and ``g_b`` the radial average :func:`inner_g`; Funk–Hecke for the product of two zonal functions gives
-``ρ_c = Σ_n N_n f̂_n ĝ_n P_n(cos φ)`` with the coefficients ``f̂_n = E_t[f_a(t)P_n(t)]`` computed by
-Gauss–Legendre quadrature in ``t = cos θ`` (weight ``sin^{d−2}θ``), not from the rotation identity.
-
-At ``a = b`` both reduce to the angle family's RF-conformity (Reid et al. 2023).
+Derivation and notes: :doc:`/notes/papers/performer/coupled`.
 """
 
 from __future__ import annotations
@@ -212,8 +168,7 @@ def exact_cosine(bk, coupling: str, d: int):
 
     Parameters
     ----------
-    bk : backend
-        ``MP`` or ``ARB``.
+    bk : {MP, ARB}
     coupling : {"orthogonal", "simplex"}
     d : int
         Dimension (``>= 2``).
@@ -228,23 +183,7 @@ def exact_cosine(bk, coupling: str, d: int):
 
 
 def _beta_bk(bk, n: int, d: int, x):
-    """``β_n(x) = (x/√2)^n Γ(\\frac{d+n}2)/Γ(\\frac d2 + n)`` against ``bk`` (the bound on ``|α̃_n(x)|``).
-
-    .. math:: \\beta_n(x) = \\frac{(x/\\sqrt2)^n\\,\\Gamma(\\frac{d+n}2)}{\\Gamma(\\frac d2)\\,(\\frac d2)_n}
-
-    Parameters
-    ----------
-    bk : backend
-        ``MP`` or ``ARB`` (``bk.gamma`` of exact half-integers).
-    n, d : int
-    x : number of ``bk``
-        ``‖a‖ >= 0``.
-
-    Returns
-    -------
-    number
-        ``β_n(x)`` (``1`` at ``n = 0``).
-    """
+    """``β_n(x) = (x/√2)^n Γ(\\frac{d+n}2)/Γ(\\frac d2 + n)`` against ``bk`` (the bound on ``|α̃_n(x)|``)."""
     if n == 0:
         return bk.num(1)
     return (x / bk.sqrt(bk.num(2))) ** n * bk.gamma(bk.frac(d + n, 2)) / bk.gamma(bk.frac(d + 2 * n, 2))
@@ -273,14 +212,11 @@ def alpha_tilde_bk(bk, n: int, d: int, x):
 def kappa_tail_bk(bk, n: int, d: int, x, y):
     """A bound on ``Σ_{j>n} |term_j|`` of :func:`kappa_bk`, or None where ``Q_n <= ½`` is not certain.
 
-    ``2 T_{n+1} = 2 N_{n+1} β_{n+1}(x) β_{n+1}(y)`` once ``Q_n = \\frac{N_{n+1}}{N_n}\\frac{xy}2
-    \\frac{s}{(2s − d/2)^2} <= ½`` (``s = (d+n)/2``) holds at every point of the balls (derivation: the
-    module docstring, *Ball layer*).
+    Derivation and notes: :doc:`/notes/papers/performer/coupled`.
 
     Parameters
     ----------
-    bk : backend
-        ``MP`` or ``ARB``.
+    bk : {MP, ARB}
     n, d : int
         The last term summed (``n >= 1``) and the dimension.
     x, y : number of ``bk``
@@ -310,8 +246,7 @@ def kappa_bk(bk, d: int, c, x, y, t, ax: list | None = None, ay: list | None = N
 
     Parameters
     ----------
-    bk : backend
-        ``MP`` or ``ARB``.
+    bk : {MP, ARB}
     d : int
         Dimension, ``>= 2``.
     c : number of ``bk``
@@ -415,12 +350,7 @@ def inner_g(d: int, c, t, p) -> mp.mpf:
     The ``₁F₁`` of even and of odd ``n`` follow from two starting values each by the contiguous relation
     ``a M(a+1) = (2a − b + z) M(a) + (b − a) M(a−1)`` (forward: ``M`` is the dominant solution for ``z > 0``).
 
-    Tail: for ``a > b > 0``, ``z ≥ 0``, ``M(a+1) = M(a) + (z/a) M'(a)`` and the mean index of ``M(a)``'s
-    terms is at most ``za/b`` (their ratios ``z(a+k)/((b+k)(k+1)) ≤ (za/b)/(k+1)``: likelihood-ratio order
-    below a Poisson law), so ``M(a+1) ≤ (1 + z/b) M(a)``; hence ``|t_{n+2}/t_n| ≤ ρ_n =
-    2c²t²(d/2 + n/2)(1 + z/b)/((n+1)(n+2))``, non-increasing, and the remainder after term ``n`` is at
-    most ``ρ_{n−1}(|t_{n−1}| + |t_n|)/(1 − ρ_{n−1}) ≤ 2ρ_{n−1}(|t_{n−1}| + |t_n|)`` (``ρ_{n−1} ≤ ½``),
-    summed until that is below ``10^{−dps−5}|g|`` (:func:`~rftheory.numerics.series.mp_series.mp_series`).
+    Derivation and notes: :doc:`/notes/papers/performer/coupled`.
 
     Parameters
     ----------
@@ -567,10 +497,7 @@ def rho_funk_hecke(coupling: str, a, b, npts: int | None = None) -> mp.mpf:
 def kappa_f64(d: int, c: float, x: np.ndarray, y: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """:func:`kappa_series` in float64, vectorised, with a bound on its rounding error.
 
-    Each ``α̃_n`` is the positive Kummer series times ``e^{−z}`` (relative error ``<= (3K + z + 4)ε``
-    with ``K`` terms); ``P_n(t)`` by the recurrence carries ``<= 2n²ε`` absolute error (``|P_n'| <= n²``
-    on ``[−1, 1]`` times the ``ε`` of ``t``, plus the recurrence's own ``nε``).  The bound summed over
-    the terms is the refusal criterion; the tail is cut by the bound of the module docstring.
+    Derivation and notes: :doc:`/notes/papers/performer/coupled`.
 
     Parameters
     ----------

@@ -1,31 +1,7 @@
 """``Cov(Â_ij, Â_il)`` of iid random-feature softmax attention: two exact routes, the sums built on them
 and their float64 twin.
 
-For ``m`` iid features, ``Cov(Â_ij, Â_il) = (1/m)(E[φ(x_i)φ(y_j)φ(x_i)φ(y_l)] − A_ij A_il)`` with one
-feature ``φ``.  From the Gaussian moment-generating function ``E e^{wᵀz} = e^{‖z‖²/2}`` (positive
-features, Choromanski et al. 2021, *Rethinking Attention with Performers*, ICLR, Lemma 1:
-``φ_w(u) = e^{wᵀu − ‖u‖²/2}``) and the characteristic function ``E cos wᵀz = e^{−‖z‖²/2}``
-(trigonometric features, ``φ_w(u)ψ_w(u') = e^{(‖u‖²+‖u'‖²)/2} cos wᵀ(u − u')``):
-
-.. math::
-
-   m\\,\\mathrm{Cov}^{+}_{i,jl} &= A_{ij}A_{il}\\big(e^{(x_i+y_j)^\\top(x_i+y_l)} - 1\\big),\\\\
-   m\\,\\mathrm{Cov}^{\\mathrm{trig}}_{i,jl} &= \\tfrac12 e^{-\\|x_i\\|^2} A_{ij}^2 A_{il}^2\\, e^{-y_j^\\top y_l}
-   + \\tfrac12 e^{\\|x_i\\|^2} e^{y_j^\\top y_l} - A_{ij}A_{il}.
-
-:func:`cov_factorised_mp` evaluates these, :func:`cov_direct_mp` the moment-generating functions
-themselves (no factorisation).  The sums
-
-.. math::
-
-   N = \\sum_i \\frac{1}{D_i^2}\\sum_{j,l}\\mathrm{Cov}(\\hat A_{ij}, \\hat A_{il}),\\qquad
-   O_1 = \\sum_i \\frac{1}{D_i^2}\\sum_{j,l}\\mathrm{Cov}(\\hat A_{ij}, \\hat A_{il})(v_j - o_i)^\\top(v_l - o_i)
-
-are the normaliser's relative MSE ``Σ_i E(D̂_i − D_i)²/D_i²`` (exact) and the delta-method leading order
-of the output MSE ``E‖Ô − O‖_F²``, which is also exactly ``E Σ_i ‖Σ_j (Â_ij − A_ij)(v_j − o_i)‖²/D_i²``,
-the second moment of the linearised error.  In ``O_1`` the ``−A_ijA_il`` part of the covariance drops out
-exactly (``Σ_j A_ij(v_j − o_i) = 0``): :func:`output_leading_mp` uses that, :func:`output_leading_route`
-does not.
+Derivation and notes: :doc:`/notes/papers/performer/covariance`.
 """
 
 from __future__ import annotations
@@ -84,8 +60,7 @@ def pairs_ratio(bk, coupling: str, m: int, d: int):
 
     Parameters
     ----------
-    bk : backend
-        ``MP`` or ``ARB``.
+    bk : {MP, ARB}
     coupling : {"iid", "orthogonal", "simplex"}
     m, d : int
         Features and dimension.
@@ -104,8 +79,7 @@ def kappa_head(bk, coupling: str, X, Y, scale=None) -> list[list[list]]:
 
     Parameters
     ----------
-    bk : backend
-        ``MP`` or ``ARB``.
+    bk : {MP, ARB}
     coupling : {"orthogonal", "simplex"}
     X, Y : list of list
         Rescaled queries and keys (scalars of ``bk``), or with ``scale`` the unscaled ones.
@@ -150,8 +124,7 @@ def rows_of(bk, M) -> list[list]:
 
     Parameters
     ----------
-    bk : backend
-        ``MP`` or ``ARB``.
+    bk : {MP, ARB}
     M : array_like
         A matrix (rows).
 
@@ -169,8 +142,7 @@ def dot(bk, u, v):
 
     Parameters
     ----------
-    bk : backend
-        ``MP`` or ``ARB``.
+    bk : {MP, ARB}
     u, v : list
         Scalars of ``bk``, of one length.
 
@@ -232,13 +204,11 @@ def cov_factorised(bk, family: str, X, Y, m: int, pairs=None) -> list[list[list]
 
     Parameters
     ----------
-    bk : backend
-        ``MP`` or ``ARB``.
+    bk : {MP, ARB}
     family : {"favor+", "trig"}
     X, Y : list of list
         Rescaled queries and keys (scalars of ``bk``).
     m : int
-        Number of features.
     pairs : tuple, optional
         ``(P/m, K)`` with ``K[i][j][l]`` (:func:`kappa_mp`); None for iid.
 
@@ -270,8 +240,7 @@ def normaliser(bk, C, X, Y):
 
     Parameters
     ----------
-    bk : backend
-        ``MP`` or ``ARB``.
+    bk : {MP, ARB}
     C : list
         Covariances ``C[i][j][l]`` (:func:`cov_factorised` or :func:`cov_direct_mp`).
     X, Y : list of list
@@ -294,8 +263,7 @@ def centred(bk, x, Y, V):
 
     Parameters
     ----------
-    bk : backend
-        ``MP`` or ``ARB``.
+    bk : {MP, ARB}
     x : list
         The rescaled query.
     Y, V : list of list
@@ -318,13 +286,11 @@ def output_leading(bk, family: str, X, Y, V, m: int, pairs=None):
 
     Parameters
     ----------
-    bk : backend
-        ``MP`` or ``ARB``.
+    bk : {MP, ARB}
     family : {"favor+", "trig"}
     X, Y, V : list of list
         Rescaled queries and keys, values (scalars of ``bk``).
     m : int
-        Number of features.
     pairs : tuple, optional
         ``(P/m, K)`` with ``K[i][j][l]`` (:func:`kappa_mp`); None for iid.
 
@@ -390,7 +356,6 @@ def cov_factorised_mp(family: str, X, Y, m: int, coupling: str = "iid") -> list[
     X, Y : array_like, shape (L, d), (L_k, d)
         Rescaled queries and keys (float entries are read exactly, mpf entries kept).
     m : int
-        Number of features.
     coupling : {"iid", "orthogonal", "simplex"}
         Block coupling of the features (orthogonal and simplex: favor+ only).
 
@@ -412,10 +377,7 @@ def cov_direct_mp(family: str, X, Y, m: int, coupling: str = "iid") -> list[list
        e^{-\\|x\\|^2-\\frac{\\|y_j\\|^2+\\|y_l\\|^2}2} - A_{ij}A_{il},\\quad
        \\mathbb E\\,e^{w^\\top z} = e^{\\|z\\|^2/2};
 
-    trigonometric: ``cos α cos β = (cos(α+β) + cos(α−β))/2`` with
-    ``α = wᵀ(x − y_j)``, ``β = wᵀ(x − y_l)`` and ``E cos wᵀz = e^{−‖z‖²/2}``.  Coupled blocks add
-    ``(P/m²)(e^{−‖x‖²−(‖y_j‖²+‖y_l‖²)/2} ρ_c(x+y_j, x+y_l) − A_ijA_il)`` with ``ρ_c`` by
-    :func:`rftheory.papers.performer.coupled.rho_funk_hecke` (conditioning and quadrature, not the series).
+    Derivation and notes: :doc:`/notes/papers/performer/covariance`.
 
     Parameters
     ----------
@@ -423,9 +385,7 @@ def cov_direct_mp(family: str, X, Y, m: int, coupling: str = "iid") -> list[list
     X, Y : array_like, shape (L, d), (L_k, d)
         Rescaled queries and keys.
     m : int
-        Number of features.
     coupling : {"iid", "orthogonal", "simplex"}
-        Block coupling of the features.
 
     Returns
     -------
@@ -495,9 +455,7 @@ def output_leading_mp(family: str, X, Y, V, m: int, coupling: str = "iid") -> mp
     X, Y, V : array_like
         Rescaled queries and keys, values.
     m : int
-        Number of features.
     coupling : {"iid", "orthogonal", "simplex"}
-        Block coupling of the features.
 
     Returns
     -------
@@ -520,9 +478,7 @@ def output_leading_route(family: str, X, Y, V, m: int, coupling: str = "iid") ->
     X, Y, V : array_like
         Rescaled queries and keys, values.
     m : int
-        Number of features.
     coupling : {"iid", "orthogonal", "simplex"}
-        Block coupling of the features.
 
     Returns
     -------
@@ -544,13 +500,6 @@ def _second_moments(family: str, X: np.ndarray, Y: np.ndarray, m: int = 1,
                     coupling: str = "iid") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``m Cov(Â_ij, Â_il)/(A_ij A_il)``, ``A_ij A_il / D_i²`` and a bound on the first's absolute
     rounding error, shapes ``(L, L_k, L_k)`` (float64).
-
-    Coupled blocks add ``(P/m) κ_c`` (:func:`rftheory.papers.performer.coupled.kappa_f64`), which may
-    cancel against the iid part (that is the variance reduction): hence the error bound.
-
-    The ratio is ``e^{g}`` with ``g = (x+y_j)ᵀ(x+y_l)`` (positive) and ``cosh g`` with
-    ``g = (x−y_j)ᵀ(x−y_l)`` (trigonometric: ``½(e^{−g} + e^{g})``), so the covariance factor is
-    ``expm1(g)`` and ``2 sinh²(g/2)``: no cancellation.
     """
     S = X @ Y.T
     a2 = np.einsum("ij,ij->i", X, X)[:, None, None]
@@ -600,9 +549,7 @@ def normaliser_f64(family: str, X: np.ndarray, Y: np.ndarray, m: int, coupling: 
     X, Y : numpy.ndarray
         Rescaled queries and keys.
     m : int
-        Number of features.
     coupling : {"iid", "orthogonal", "simplex"}
-        Block coupling of the features.
 
     Returns
     -------
@@ -627,9 +574,7 @@ def output_leading_f64(family: str, X: np.ndarray, Y: np.ndarray, V: np.ndarray,
     X, Y, V : numpy.ndarray
         Rescaled queries and keys, values.
     m : int
-        Number of features.
     coupling : {"iid", "orthogonal", "simplex"}
-        Block coupling of the features.
 
     Returns
     -------
@@ -666,59 +611,18 @@ BALL_METHOD = ("Arb exp: papers.performer.covariance's factorised form in ARB; c
 
 
 def _head_scale(bk, p: dict):
-    """``d^{-1/4}``, the attention scale of a head's queries and keys, on ``bk``.
-
-    Parameters
-    ----------
-    bk : backend
-        A backend of :mod:`rftheory.numerics.backends`.
-    p : dict
-        A validated point of a Performer result (``d`` is the length of a query, ``p["q"][0]``).
-
-    Returns
-    -------
-    number of the backend
-        ``d^{-1/4}``.
-    """
+    """``d^{-1/4}``, the attention scale of a head's queries and keys, on ``bk``."""
     return 1 / bk.sqrt(bk.sqrt(bk.num(len(p["q"][0]))))
 
 
 def _scaled_head(bk, p: dict):
-    """The queries and keys (float64 entries, read exactly) times :func:`_head_scale`.
-
-    Parameters
-    ----------
-    bk : backend
-        A backend of :mod:`rftheory.numerics.backends`.
-    p : dict
-        A validated point of a Performer result (``q``, ``k``).
-
-    Returns
-    -------
-    tuple of two lists of lists
-        ``(X, Y)``: the rows ``d^{-1/4} q_i`` and ``d^{-1/4} k_j`` as numbers of the backend.
-    """
+    """The queries and keys (float64 entries, read exactly) times :func:`_head_scale`."""
     s = _head_scale(bk, p)
     return tuple([[bk.num(float(v)) * s for v in row] for row in p[k]] for k in ("q", "k"))
 
 
 def _head_pairs(bk, p: dict, X, Y):
-    """``(P/m, K)`` of coupled blocks (``K`` from the exact sums ``q_i + k_j``), None for iid.
-
-    Parameters
-    ----------
-    bk : backend
-        A backend of :mod:`rftheory.numerics.backends`.
-    p : dict
-        A validated point of a Performer result (``coupling``, default ``"iid"``; ``m``, ``q``, ``k``).
-    X, Y : lists of lists
-        The scaled queries and keys of :func:`_scaled_head` (their width is the dimension).
-
-    Returns
-    -------
-    tuple or None
-        ``(pairs_ratio(bk, coupling, m, d), kappa_head(...))`` for a coupling, None for iid.
-    """
+    """``(P/m, K)`` of coupled blocks (``K`` from the exact sums ``q_i + k_j``), None for iid."""
     coupling = p.get("coupling", "iid")
     if coupling == "iid":
         return None
@@ -737,8 +641,7 @@ def normaliser_definition(bk, p: dict):
 
     Parameters
     ----------
-    bk : backend
-        A backend of :mod:`rftheory.numerics.backends`.
+    bk : backend of :mod:`rftheory.numerics.backends`
     p : dict
         A validated point of ``performer.normaliser_rel_mse`` (``q``, ``k``, ``family``, ``m``, ``coupling``).
 
@@ -761,8 +664,7 @@ def output_definition(bk, p: dict):
 
     Parameters
     ----------
-    bk : backend
-        A backend of :mod:`rftheory.numerics.backends`.
+    bk : backend of :mod:`rftheory.numerics.backends`
     p : dict
         A validated point of ``performer.output_leading`` (``q``, ``k``, ``v``, ``family``, ``m``, ``coupling``).
 

@@ -1,7 +1,6 @@
 """Monte Carlo of the real attention estimator for the ``performer.*`` results.
 
-``W`` from :func:`rftheory.sample` (``iid``, ``orthogonal`` or ``simplex`` blocks), features from :mod:`rftheory.features.softmax`
-(``positive`` for FAVOR+, ``trig``), ``Â = Φ_QΦ_Kᵀ``, ``D̂ = Â1``, ``Ô = diag(D̂)⁻¹ÂV``.
+Derivation and notes: :doc:`/notes/papers/performer/estimator`.
 """
 
 from __future__ import annotations
@@ -30,11 +29,9 @@ def draws(family: str, X: np.ndarray, Y: np.ndarray, m: int, n: int, rng: np.ran
     n : int
         Draws.
     rng : numpy.random.Generator
-        The only source of randomness.
     chunk : int
         Draws per chunk.
     coupling : {"iid", "orthogonal", "simplex"}
-        The sampler's coupling.
 
     Yields
     ------
@@ -62,11 +59,8 @@ def normaliser_replicates(family: str, X, Y, m: int, n: int, rng: np.random.Gene
     X, Y : numpy.ndarray
         Rescaled queries and keys.
     m, n : int
-        Features and draws.
     rng : numpy.random.Generator
-        The only source of randomness.
     coupling : {"iid", "orthogonal", "simplex"}
-        The sampler's coupling.
 
     Returns
     -------
@@ -88,11 +82,8 @@ def linearised_replicates(family: str, X, Y, V, m: int, n: int, rng: np.random.G
     X, Y, V : numpy.ndarray
         Rescaled queries and keys, values.
     m, n : int
-        Features and draws.
     rng : numpy.random.Generator
-        The only source of randomness.
     coupling : {"iid", "orthogonal", "simplex"}
-        The sampler's coupling.
 
     Returns
     -------
@@ -119,11 +110,8 @@ def output_replicates(family: str, X, Y, V, m: int, n: int, rng: np.random.Gener
     X, Y, V : numpy.ndarray
         Rescaled queries and keys, values.
     m, n : int
-        Features and draws.
     rng : numpy.random.Generator
-        The only source of randomness.
     coupling : {"iid", "orthogonal", "simplex"}
-        The sampler's coupling.
 
     Returns
     -------

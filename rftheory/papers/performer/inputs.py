@@ -26,20 +26,7 @@ M_MAX = 100_000
 
 
 def _parse_rows(name: str, high: float):
-    """A parser of a small real matrix (array, nested lists or ``"a,b;c,d"``) into a tuple of float rows.
-
-    Parameters
-    ----------
-    name : str
-        The parameter's name (for errors).
-    high : float
-        Largest ``|entry|`` served.
-
-    Returns
-    -------
-    callable
-        ``parse(value) -> tuple of tuple of float`` (:class:`ParameterError` naming ``name``).
-    """
+    """A parser of a small real matrix (array, nested lists or ``"a,b;c,d"``) into a tuple of float rows."""
 
     def parse(value):
         if isinstance(value, str):
@@ -100,9 +87,7 @@ def arrays(p) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
 def domain_point(rng: np.random.Generator, values: bool = False, coupled: bool = False) -> dict:
     """A random point of the declared domain.
 
-    verify's domain sweep draws iid points (``coupled=False``: the same points, hence the same check keys,
-    as before the coupled results existed); ``coupled=True`` gives favor+ points orthogonal or simplex
-    blocks (``tests/test_performer_coupled.py`` sweeps those).
+    Derivation and notes: :doc:`/notes/papers/performer/inputs`.
 
     Parameters
     ----------

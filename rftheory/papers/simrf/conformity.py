@@ -2,13 +2,7 @@
 of Reid et al. 2023): the formulas, their
 independent routes and the registrations of ``simrf.conformity.*``.
 
-The PRF estimator of the Gaussian kernel,
-
-.. math:: \\hat K = \\frac{e^{-\\|x\\|^2-\\|y\\|^2}}{m}\\sum_{i=1}^m e^{w_i^\\top(x+y)},
-
-has an MSE that depends on the coupling of the ``w_i`` only through the
-*RF-conformity* ``ρ`` (Def. 3.1, Thm 3.2): the mean over coupled ordered pairs
-``i ≠ j`` of ``E exp((w_i + w_j)ᵀ(x+y))``, ``v = ‖x + y‖``.
+Derivation and notes: :doc:`/notes/papers/simrf/conformity`.
 """
 
 from __future__ import annotations
@@ -59,7 +53,6 @@ def conformity(bk, coupling, d, v):
     coupling : {"iid", "orthogonal", "simplex"}
         Coupling of the frequencies.
     d : int
-        Dimension.
     v : number of the backend
         ``v = ‖x + y‖``.
 
@@ -86,10 +79,8 @@ def angle_conformity(bk, d, cos_theta, v):
 
     Parameters
     ----------
-    bk : backend
-        :data:`~rftheory.numerics.backends.MP` or :data:`~rftheory.numerics.backends.ARB`.
+    bk : {MP, ARB}
     d : int
-        Dimension.
     cos_theta : number of the backend
         ``cos θ``.
     v : number of the backend
@@ -160,7 +151,6 @@ def conformity_orthogonal(d, v):
     Parameters
     ----------
     d : int
-        Dimension.
     v : mpmath.mpf
         ``v = ‖x + y‖``.
 
@@ -244,7 +234,6 @@ def conformity_simplex(d, v):
     Parameters
     ----------
     d : int
-        Dimension.
     v : mpmath.mpf
         ``v = ‖x + y‖``.
 

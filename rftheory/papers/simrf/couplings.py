@@ -2,22 +2,7 @@
 (Reid et al. 2023, Def. 1.1, Def. 3.1,
 Lemma 4.2; the RFF pair term of Sec. A.8).
 
-A **weight-independent** coupling of a block is a law of ``d`` unit directions
-``u_1 … u_d`` independent of the iid ``χ_d`` norms; rftheory's samplers then
-rotate the block by a Haar ``R`` (``w_i = r_i R u_i``), so every ``w_i`` is
-marginally ``N(0, I_d)``.  Each pair term involves two rows only, and after
-the Haar rotation a pair depends on its directions only through
-``c_ij = u_iᵀu_j``: it is the one-angle pair term ``f(c_ij)`` of Lemma 4.2
-(:mod:`rftheory.numerics.rff.chebyshev`).  So the RF-conformity (PRF,
-``x = v²/2``) and the RFF pair term (``x = −z²/2``, even part) of a block are
-
-.. math:: \\bar f(U) = \\frac{2}{d(d-1)}\\sum_{i<j} f(u_i^\\top u_j),
-
-and of a law of blocks its expectation.  A law is never better than its best
-block (a mean is at least the minimum), so searching over blocks searches over
-all weight-independent couplings.  A **weight-dependent** coupling is a rule
-``norms → vectors``; for fixed vectors the Haar average of a PRF pair is
-``₀F₁(; d/2; v²‖w_i + w_j‖²/4)`` (:func:`~rftheory.papers.simrf.plus.geometry_conformity`).
+Derivation and notes: :doc:`/notes/papers/simrf/couplings`.
 """
 
 from __future__ import annotations
@@ -107,7 +92,6 @@ class Block:
         Shape ``(n, d)``, ``n ≥ 2``; normalised on construction (the exact
         values normalise the float rows again in mpmath).
     name : str, optional
-        For display.
     cosine : Fraction, optional
         For an equiangular block, the exact common cosine (the float rows carry
         it only to rounding; the exact values use this one).
@@ -128,13 +112,7 @@ class Block:
 
     @property
     def d(self):
-        """The dimension.
-
-        Returns
-        -------
-        int
-            ``d`` (the length of each direction).
-        """
+        """The dimension."""
         return self.rows.shape[1]
 
     def gram(self):
@@ -180,11 +158,9 @@ class Block:
         Parameters
         ----------
         d : int
-            Dimension.
         c : float or Fraction
             The common cosine, ``−1/(d−1) ≤ c ≤ 1`` (a float is taken as its exact binary value).
         name : str, optional
-            For display.
 
         Returns
         -------
@@ -199,7 +175,6 @@ class Block:
         Parameters
         ----------
         d : int
-            Dimension.
         seed : int, optional
             The seed of :func:`numpy.random.default_rng`.
 
@@ -216,8 +191,7 @@ def block_cosines(bk, block: Block) -> list:
 
     Parameters
     ----------
-    bk : backend
-        ``MP`` or ``ARB`` (:mod:`rftheory.numerics.backends`).
+    bk : {MP, ARB}
     block : Block
         The directions.
 
@@ -237,31 +211,7 @@ def block_cosines(bk, block: Block) -> list:
 
 
 def _block_mean(bk, block: Block, estimator: str, a):
-    """The mean pair term of a block (Haar-rotated directions, iid ``χ_d`` norms) in backend ``bk``.
-
-    .. math:: \\bar f(U) = \\frac{2}{n(n-1)}\\sum_{i<j}\\rho_{\\theta_{ij}}(x),
-       \\quad x = \\tfrac{v^2}{2}\\ \\text{(PRF)},\\ x=-\\tfrac{z^2}{2}\\ \\text{(RFF, even part)}
-
-    Each pair by the double series of Eq. 24 of Reid et al. (2023), "Simplex Random Features", ICML 2023
-    (``bk.angle_series``: mpmath, or Arb with its proven tail in the radius); an equiangular block has one
-    pair term.
-
-    Parameters
-    ----------
-    bk : backend
-        ``MP`` or ``ARB``.
-    block : Block
-        The directions.
-    estimator : {"prf", "rff"}
-        Positive (``a = v``) or trigonometric (``a = z``) features.
-    a : number of ``bk``
-        ``v`` or ``z``.
-
-    Returns
-    -------
-    number of ``bk``
-        ``ρ`` or ``τ̄`` of the block.
-    """
+    """The mean pair term of a block (Haar-rotated directions, iid ``χ_d`` norms) in backend ``bk``."""
     x = a * a / 2 if estimator == "prf" else -(a * a) / 2
     even = estimator == "rff"
     if block.cosine is not None:  # equiangular: every pair has the same term
@@ -310,20 +260,6 @@ def block_value(block, estimator, a, quadrature=False):
 def _block_value_quad(block, estimator, a):
     """:func:`block_value` with each pair by the φ-quadrature of Eq. 21 (for
     RFFs the mean of ``±cos θ``: ``cos a cos b = (cos(a+b) + cos(a−b))/2``).
-
-    Parameters
-    ----------
-    block : Block
-        The directions.
-    estimator : {"prf", "rff"}
-        Positive or trigonometric features.
-    a : mpmath.mpf
-        ``v`` or ``z``.
-
-    Returns
-    -------
-    mpmath.mpf
-        The mean pair term by quadrature.
     """
     return block_value(block, estimator, a, quadrature=True)
 
@@ -331,26 +267,6 @@ def _block_value_quad(block, estimator, a):
 def _block_features(block, estimator, a, rng, n):
     """``n`` draws of the real features of one block ``W = D U R``: ``D`` iid ``χ_d`` norms, ``R`` Haar
     (rows ``w_i = r_i R u_i``, each marginally ``N(0, I_d)``; Def. 1.1 of Reid et al. 2023).
-
-    PRF: ``exp(w_iᵀu)``, ``‖u‖ = v``; RFF: ``cos(w_iᵀz)``, ``‖z‖ = z`` (the input along ``e₁``: ``R`` is Haar).
-
-    Parameters
-    ----------
-    block : Block
-        The directions.
-    estimator : {"prf", "rff"}
-        Positive or trigonometric features.
-    a : float
-        ``v`` or ``z``.
-    rng : numpy.random.Generator
-        The only source of randomness.
-    n : int
-        Number of blocks drawn.
-
-    Returns
-    -------
-    numpy.ndarray
-        Shape ``(n, number of directions)``.
     """
     _check_estimator(estimator)
     d = block.d
@@ -365,10 +281,9 @@ def block_replicates(block, estimator, a, rng, n):
     """``n`` iid replicates of the real estimator's pair mean for the block
     ``W = D U R`` (:func:`_block_features`).
 
-    PRF: the pair mean of ``exp(w_iᵀu)``, ``‖u‖ = v``; RFF: of ``cos(w_iᵀz)``,
-    ``‖z‖ = z`` (each vector's own term, as in the MSE of Thm 3.2 / Sec. A.8).
-
     .. math:: \\frac{1}{n(n-1)}\\sum_{i\\ne j} e_i e_j,\\quad e_i = \\exp(w_i^\\top u)\\ \\text{or}\\ \\cos(w_i^\\top z)
+
+    Derivation and notes: :doc:`/notes/papers/simrf/couplings`.
 
     Parameters
     ----------
@@ -379,9 +294,7 @@ def block_replicates(block, estimator, a, rng, n):
     a : float
         ``v`` or ``z``.
     rng : numpy.random.Generator
-        The only source of randomness.
     n : int
-        Number of blocks drawn.
 
     Returns
     -------
@@ -407,9 +320,7 @@ def block_squared_errors(block, z, rng, n):
     z : float
         ``z = ‖x − y‖``.
     rng : numpy.random.Generator
-        The only source of randomness.
     n : int
-        Number of blocks drawn.
 
     Returns
     -------
@@ -465,18 +376,7 @@ def _upper_pairs(n):
 
 
 def _check_estimator(estimator):
-    """Validate an estimator name.
-
-    Parameters
-    ----------
-    estimator : str
-        ``"prf"`` or ``"rff"``.
-
-    Returns
-    -------
-    str
-        ``estimator``; any other value raises :class:`~rftheory.core.errors.ParameterError`.
-    """
+    """Validate an estimator name."""
     if estimator not in ESTIMATORS:
         raise ParameterError("estimator", f"unknown value {estimator!r}; expected one of {', '.join(ESTIMATORS)}")
     return estimator
@@ -488,7 +388,6 @@ def pair_function(d, estimator, a):
     Parameters
     ----------
     d : int
-        Dimension.
     estimator : {"prf", "rff"}
         Positive or trigonometric features.
     a : Fraction

@@ -1,10 +1,7 @@
 """Thm 3.4 of Reid et al. 2023 checked by search: no block of ``d`` unit directions beats the simplex
 block for positive random features (weight-independent couplings): ``simrf.optimality_search``.
 
-Here, in order: the search (cached; the optimiser is :mod:`.search`), the raw measurements of the
-claim (judged by :mod:`rftheory.verify.engine`; every value compared is exact for a configuration
-that exists, only *reaching* the optimum depends on the optimiser, with its stated tolerance), the
-evaluators and the registration.
+Derivation and notes: :doc:`/notes/papers/simrf/optimality`.
 """
 
 from __future__ import annotations
@@ -35,7 +32,6 @@ def prf_search(d, v, n_random=N_RANDOM):
     Parameters
     ----------
     d : int
-        Dimension.
     v : Fraction
         ``v = ‖x + y‖ > 0``.
     n_random : int, optional
@@ -98,7 +94,6 @@ def prf_search_measurements(d, v, n_random, claim="simplex", rid="simrf.optimali
     Parameters
     ----------
     d : int
-        Dimension.
     v : str or Fraction
         ``v = ‖x + y‖``.
     n_random : int
@@ -145,18 +140,6 @@ def _optimality_checks(mode, seed):
     couplings): for ``d = 2…8`` and each ``v``, minimise over blocks of ``d`` unit
     directions from the orthogonal block and random starts; nothing may beat
     simplex (exact values), and the search must reach it.
-
-    Parameters
-    ----------
-    mode : str
-        ``"quick"``: ``v ∈ {1/2, 2}``, 6 random starts; otherwise ``v ∈ {0.1, 0.5, 1, 2}``, 40.
-    seed : int
-        Unused (the starts are seeded by ``(d, v)``).
-
-    Returns
-    -------
-    iterator of Measurement
-        Three bounds per ``(d, v)``.
     """
     rid = "simrf.optimality_search"
     vs, n = (("0.5", "2"), 6) if mode == "quick" else (("0.1", "0.5", "1", "2"), 40)

@@ -58,22 +58,7 @@ def grid(ds, vs, **extra):
 
 
 def _mse_grid(x, ds, xs, couplings, ms):
-    """MSE points ``dict(d, m, <x>, coupling)`` over couplings, dimensions, feature counts and ``xs``.
-
-    Parameters
-    ----------
-    x : {"v", "z"}
-        The name of the distance parameter (``v`` for PRFs, ``z`` for RFFs).
-    ds, xs, couplings : iterable
-        Dimensions, its values (strings, exact) and couplings.
-    ms : callable
-        ``ms(d)``: the numbers of features per dimension.
-
-    Returns
-    -------
-    list of dict
-        The grid points.
-    """
+    """MSE points ``dict(d, m, <x>, coupling)`` over couplings, dimensions, feature counts and ``xs``."""
     return [{"d": d, "m": m, x: t, "coupling": c} for c in couplings for d in ds for m in ms(d) for t in xs]
 
 

@@ -2,11 +2,7 @@
 comparison, conformity per draw of norms) and ``simrf.plus_optimality_search`` (SimRF+ against the
 optimal weight-dependent arrangement).
 
-Here, in order: the draws of the ``χ_d`` norms and the conformity of one block of fixed vectors
-under a Haar rotation (the formula), the geometry of each method, the iid route by angle
-quadrature, the Monte Carlo, the checks and the registration of ``simrf.plus``; then the SimRF+
-and simplex vectors, the weight-dependent search, its checks and the registration of
-``simrf.plus_optimality_search``.
+Derivation and notes: :doc:`/notes/papers/simrf/plus`.
 """
 
 from __future__ import annotations
@@ -94,15 +90,13 @@ def _objective64(U, r, v):
 def plus_geometry(method, d, v, seed):
     """The block of vectors (rows, canonical frame) of a method for norms draw ``seed``.
 
-    ``numerical`` minimises the full objective (Eq. 12) over directions with
-    BFGS from the SimRF+ start and one random start (seeded by ``seed``).
+    Derivation and notes: :doc:`/notes/papers/simrf/plus`.
 
     Parameters
     ----------
     method : {"orthogonal", "simplex", "simplex_plus", "numerical"}
         The geometry (iid directions have none).
     d : int
-        Dimension.
     v : float
         ``v = ‖x + y‖`` (the numerical optimum depends on it).
     seed : int
@@ -193,18 +187,6 @@ def _plus_checks(mode, seed):
     """Fig. 4: per draw of norms, ``ρ_iid > ρ_orth > ρ_simplex ≥ ρ_simplex+ ≳ ρ_numerical``
     (``d = 6``, ``v = 1``); the numerical optimum is a local search, so it may
     exceed SimRF+ by a relative ``1e-9``.
-
-    Parameters
-    ----------
-    mode : str
-        ``"quick"``: 3 draws of norms; otherwise 20.
-    seed : int
-        Unused (the draws are fixed by their index).
-
-    Returns
-    -------
-    iterator of Measurement
-        Four bounds per draw.
     """
     rid = "simrf.plus"
     d, v = 6, Fraction(1)
@@ -266,7 +248,6 @@ def plus_geometries(d, seed):
     Parameters
     ----------
     d : int
-        Dimension.
     seed : int
         Which draw of the ``χ_d`` norms (:func:`~rftheory.papers.simrf.plus.norms_draw`).
 
@@ -288,7 +269,6 @@ def plus_search(d, v, seed, n_random=4):
     Parameters
     ----------
     d : int
-        Dimension.
     v : Fraction
         ``v = ‖x + y‖ > 0``.
     seed : int
@@ -313,19 +293,6 @@ def _plus_search_checks(mode, seed):
     triangles are rigid; ``v⁴`` for ``d ≥ 4``, where SimRF+ picks one of a family
     of zero-sum configurations that the ``v⁴`` term tells apart) and its share of
     the simplex-to-optimum gap, which tends to 0.
-
-    Parameters
-    ----------
-    mode : str
-        ``"quick"``: ``d ∈ {3, 4}``, draw 0, ``v ∈ {0.1, 0.2}``; otherwise
-        ``d ∈ {3, 4, 6}``, draws 0–2, ``v`` from 0.05 to 0.8.
-    seed : int
-        Unused.
-
-    Returns
-    -------
-    iterator of Measurement
-        Per draw: SimRF+ never beats the search, the fitted order, the share shrinking.
     """
     rid = "simrf.plus_optimality_search"
     ds: tuple[int, ...]

@@ -2,9 +2,7 @@
 its small-v coefficient (Sec. 5.1) of Reid et al. 2023: ``simrf.prf_mse``, ``simrf.prf_gap``,
 ``simrf.prf_small_v``.
 
-Here, per result and in order: the formula (mpmath, sympy), the independent routes, the float64
-evaluator with its error bound, the Monte Carlo of the real estimator, the checks and the
-registration.  The conformities ``ρ_c`` the MSE depends on are :mod:`.conformity`.
+Derivation and notes: :doc:`/notes/papers/simrf/prf`.
 """
 
 from __future__ import annotations
@@ -96,7 +94,6 @@ def prf_mse_bracket(bk, coupling, d, m, v, a, b, rho=None):
     coupling : {"iid", "orthogonal", "simplex"}
         Coupling of the ``w_i`` (blocks of ``d``).
     d, m : int
-        Dimension and number of features.
     v, a, b : number of the backend
         ``‖x + y‖``, ``‖x‖`` and ``‖y‖``.
     rho : number of the backend, optional
@@ -133,7 +130,6 @@ def prf_gap_bracket(bk, coupling, d, m, v, a, b):
     coupling : {"orthogonal", "simplex"}
         Coupling compared with iid.
     d, m : int
-        Dimension and number of features.
     v, a, b : number of the backend
         ``‖x + y‖``, ``‖x‖`` and ``‖y‖``.
 
@@ -163,7 +159,6 @@ def prf_mse(coupling, d, m, v, a, b):
     coupling : {"iid", "orthogonal", "simplex"}
         Coupling of the ``w_i`` (blocks of ``d``).
     d, m : int
-        Dimension and number of features.
     v, a, b : mpmath.mpf
         ``‖x + y‖``, ``‖x‖`` and ``‖y‖``.
 
@@ -464,18 +459,6 @@ def prf_gap_mc(p, rng, n):
 def _prf_gap_checks(mode, seed):
     """Cor. 4.4: the orthogonal gap ``e^{v²} − ρ_orth`` is positive, and SimRF
     beats ORF (``gap_simplex/gap_orth > 1``), per ``d``, at the worst ``v``.
-
-    Parameters
-    ----------
-    mode : str
-        ``"quick"`` (the quick ``d``, ``v`` sets) or a longer mode (the full ones).
-    seed : int
-        Unused (no randomness).
-
-    Returns
-    -------
-    iterator of Measurement
-        Two bounds per ``d``.
     """
     rid = "simrf.prf_gap"
     ds = (2, 3, 4, 8, 16, 64) if mode == "quick" else FULL_D
@@ -545,12 +528,10 @@ def small_v_coefficient(bk, coupling, d, m):
 
     Parameters
     ----------
-    bk : backend
-        :data:`~rftheory.numerics.backends.MP`, ``SYM`` or :data:`~rftheory.numerics.backends.ARB`.
+    bk : {MP, SYM, ARB}
     coupling : {"iid", "orthogonal", "simplex"}
         Coupling of the ``w_i``.
     d, m : int
-        Dimension and number of features.
 
     Returns
     -------
@@ -606,18 +587,6 @@ def small_v_f64(p):
 def _small_v_checks(mode, seed):
     """The paper's number (0.0078 at ``d = 64``, one simplex block, Sec. 5.1)
     and the ``1/(2d)`` rule for one block.
-
-    Parameters
-    ----------
-    mode : str
-        Unused (the same checks in every mode).
-    seed : int
-        Unused (no randomness).
-
-    Returns
-    -------
-    iterator of Measurement
-        One bound (the paper's two printed digits) and one relative claim per ``d``.
     """
     rid = "simrf.prf_small_v"
     with mp.workdps(30):

@@ -2,10 +2,7 @@
 leaves out): ``simrf.rff_mse`` (every coupling, blocks), ``simrf.rff_gap`` (the orthogonality gap)
 and ``simrf.rff_simplex`` (the simplex pair term, beyond the paper).
 
-The pair terms ``τ_c`` and the MSE of every coupling are one family in every layer,
-:mod:`rftheory.numerics.rff.pairs` (shared with ``orf.variance``); here, per result and in order:
-the evaluators built on it, the independent routes, the float64 evaluator with its error bound,
-the Monte Carlo, the checks and the registration.
+Derivation and notes: :doc:`/notes/papers/simrf/rff`.
 """
 
 from __future__ import annotations
@@ -149,27 +146,7 @@ def gap_sym(p):
 
 
 def _rff_gap_definition(bk, p):
-    r"""``simrf.rff_gap``: ``P/m² · (iid pair term − orthogonal pair term)`` on ``bk``.
-
-    .. math:: \mathrm{MSE}_{\mathrm{iid}}-\mathrm{MSE}_{\mathrm{orth}} = \frac P{m^2}
-       \Big(e^{-z^2}-{}_1F_1\big(d;\tfrac d2;-\tfrac{z^2}2\big)\Big)
-
-    (Reid et al. (2023), "Simplex Random Features", ICML 2023, Thm 4.5; ``P`` of
-    :func:`rftheory.numerics.special.coupled_pairs`, the bracket of
-    :func:`rftheory.numerics.rff.pairs.orth_gap_bracket`).
-
-    Parameters
-    ----------
-    bk : backend
-        A backend of :mod:`rftheory.numerics.backends`.
-    p : dict
-        A validated point of ``simrf.rff_gap`` (``d``, ``m``, ``z``).
-
-    Returns
-    -------
-    number of the backend
-        The gap; an exact zero where no pair is coupled (``P = 0``).
-    """
+    r"""``simrf.rff_gap``: ``P/m² · (iid pair term − orthogonal pair term)`` on ``bk``."""
     d, m, z = p["d"], p["m"], p["z"]
     P = coupled_pairs(m, d)
     if P == 0:
@@ -222,18 +199,6 @@ def simplex_pair_f64(p):
 def _simplex_checks(mode, seed):
     """Simplex RFFs: the small-``z`` law ``τ_θ − τ_orth = d cos²θ z⁴/(2(d+2)) + O(z⁶)``
     and where simplex loses to orthogonal (MSE ratio 1.35 at ``d = m = 64``, ``z = 0.5``).
-
-    Parameters
-    ----------
-    mode : str
-        Unused (the same checks in every mode).
-    seed : int
-        Unused (no randomness).
-
-    Returns
-    -------
-    iterator of Measurement
-        Three relative claims (small-z law) and one bound (the ratio).
     """
     rid = "simrf.rff_simplex"
     with mp.workdps(40):

@@ -2,13 +2,7 @@
 ``v² = −z²``; beyond the paper): ``simrf.rff_optimal_angle``, the equiangular block minimising the
 one-angle pair term.
 
-The block pair term is the mean of a one-angle term ``f(c_ij)``, even in ``c``, so ``min_c f(c)``
-over ``[0, 1]`` bounds every block below and the equiangular block at ``c* = argmin f`` attains it
-(its Gram matrix ``(1−c*)I + c*11ᵀ`` is PSD for every ``c* ≥ 0``).  Orthogonal blocks are a critical
-point for every ``z`` and a local minimum iff ``f''(0) ∝ ₁F₁(d+2; d/2+2; −z²/2) ≥ 0``.  Here, in
-order: the float64 scan, the threshold ``z₀(d)`` and route 1 (:func:`_rff_angle_by_threshold`), the
-Eq. 24 coefficients and route 2 (:func:`_rff_angle_by_bounds`, branch and bound) and the
-registration.
+Derivation and notes: :doc:`/notes/papers/simrf/rff_angle`.
 """
 
 from __future__ import annotations
@@ -41,7 +35,6 @@ def rff_optimal_angle(d, z):
     Parameters
     ----------
     d : int
-        Dimension.
     z : Fraction
         ``z = ‖x − y‖``.
 
@@ -69,7 +62,6 @@ def orthogonal_curvature(d, z):
     Parameters
     ----------
     d : int
-        Dimension.
     z : mpmath.mpf
         ``z = ‖x − y‖``.
 
@@ -92,9 +84,7 @@ def orthogonal_threshold(d):
     (``√6`` at ``d = 2``, where ``₁F₁(4; 3; −x) = e^{−x}(1 − x/3)``), found by bracketing in
     :data:`THRESHOLD_BRACKET` (Anderson–Björck on a sign change; the ends' signs are checked).
 
-    ``b_2 = R_2 (z⁴/8)(d)_2/(d/2)_2 · ₁F₁(d+2; d/2+2; −z²/2)`` is the ``c²`` coefficient of the RFF
-    one-angle term (Lemma 4.2 / Eq. 24 of Reid et al. 2023 at ``v² = −z²``): orthogonal blocks are a strict local
-    minimum for ``z < z₀`` and stop being one at ``z₀``.
+    Derivation and notes: :doc:`/notes/papers/simrf/rff_angle`.
 
     Parameters
     ----------
@@ -127,21 +117,6 @@ def _rff_angle_by_threshold(d, z):
     ``f'(c) = Σ_p p b_p c^{p−1}`` with the ``b_p`` of :func:`~rftheory.numerics.rff.chebyshev.power_coefficients`
     (``b_p = R_p x^p (d)_p/((d/2)_p p!) ₁F₁(d+p; d/2+p; x)``, ``x = −z²/2``), started from the best
     cosine ``c > 0`` of a 20001-point scan of the float64 term (which picks the branch only).
-
-    The rule "orthogonal optimal iff ``z ≤ z₀``" is the claim of ``simrf.rff_coupling_search``; the
-    independent route :func:`_rff_angle_by_bounds` decides without it, so verify tests the claim.
-
-    Parameters
-    ----------
-    d : int
-        Dimension.
-    z : Fraction
-        ``z = ‖x − y‖ > 0``.
-
-    Returns
-    -------
-    mpmath.mpf
-        ``c*`` at the working precision.
     """
     from ...numerics.rff.chebyshev import power_coefficients
 
@@ -164,20 +139,11 @@ def eq24_even_coefficients(d, x):
     .. math:: b_p = \\frac{R_p}{p!}\\sum_{j\\ge0}\\frac{x^{p+j}}{j!}\\frac{(d)_{p+j}}{(d/2)_{p+j}},\\qquad
        R_p = \\frac{\\Gamma(\\frac{d+p}2)\\Gamma(\\frac{d+1}2)}{\\Gamma(\\frac{d+p+1}2)\\Gamma(\\frac d2)}
 
-    (``R_p`` by its Gamma definition).  With ``(d)_k/(d/2)_k ≤ 2^k`` every term is below
-    ``(2|x|)^{p+j}/(p! j!)``, whose ratios ``2|x|/(j+1)`` fall: the ``j``-sum stops where the bound
-    ``2(2|x|)^{p+j+1}/(p! (j+1)!)`` on its remainder (``j + 1 ≥ 4|x|``: ratios at most ½) is below
-    ``ε = 2^{−prec}\\min(1, x²)``, and ``p`` where the geometric bound on ``Σ_{q>p}(2|x|)^q e^{2|x|}/q!``
-    (``≥ |b_{p+1}| + |b_{p+2}| + …``) is below ``ε`` (:func:`~rftheory.numerics.series.mp_series.mp_series`,
-    absolute tolerance ``ε``).  The factor ``x²`` keeps the truncation relative to ``b_2 ≈ x²·2d/(d+2)``: at small ``z``
-    an absolute ``2^{−prec}`` would drop ``b_2`` itself (z = 1e-17: every ``b_p``, ``p ≥ 2``, is below it)
-    and leave :func:`_rff_angle_by_bounds` nothing to decide on.
-    Call it with ``≈ 2|x|/ln 10`` guard digits (the terms reach ``e^{2|x|}``).
+    Derivation and notes: :doc:`/notes/papers/simrf/rff_angle`.
 
     Parameters
     ----------
     d : int
-        Dimension.
     x : mpmath.mpf
         ``x = −z²/2``.
 
@@ -261,32 +227,6 @@ def _rff_angle_by_bounds(d, z):
     """``c*`` of the RFF one-angle term, route 2 (independent of route 1's threshold and float scan):
     branch and bound on ``[0, 1]`` at the working precision, with the coefficients of
     :func:`eq24_even_coefficients`.
-
-    On ``[a, b] ⊂ [0, 1]`` a polynomial ``Σ b_p c^p`` is at least ``Σ_{b_p>0} b_p a^p + Σ_{b_p<0} b_p b^p``
-    and at least its second-order form about the midpoint (:func:`_interval_lower`).
-    *Decision*: ``f(c) − f(0) = c² g(c)``, ``g(c) = Σ_{p≥2} b_p c^{p−2}``; ``c* = 0`` iff ``g > 0`` on
-    ``[0, 1]``, proved by bounding ``g`` below on a subdivision, refuted by a point with ``g < 0``.
-    *Location*: otherwise intervals whose lower bound of ``f`` exceeds the best value seen are
-    discarded until the survivors are shorter than ``1e-3``; ``c*`` is the root of ``f'`` (secant, from
-    the best survivor), checked to be the lowest value seen and in ``[0, 1]``.
-
-    Parameters
-    ----------
-    d : int
-        Dimension.
-    z : Fraction
-        ``z = ‖x − y‖ > 0``.
-
-    Returns
-    -------
-    mpmath.mpf
-        ``c*`` at the working precision.
-
-    Raises
-    ------
-    ArithmeticError
-        Undecided within :data:`BOUNDS_MAX_INTERVALS` (``z`` within rounding of ``z₀``), or two
-        separated minima within the bounds' resolution.
     """
     zz = mpf(Fraction(z))
     with guard_digits(extra_digits(-zz * zz / 2)):

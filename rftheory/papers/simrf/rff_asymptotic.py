@@ -1,9 +1,7 @@
 """The RFF MSE ratio ``MSE_orth/MSE_iid`` at large ``d`` with the next order (Cor. 4.6 of Reid et al.
 2023; Eq. 3 of Yu et al. 2016): ``simrf.rff_ratio_asymptotic``.
 
-Here, in order: the formula (against the backend ``bk``), the float64 evaluator in a
-cancellation-free form with its error bound, the exact ratio it approximates, the checks (the
-remainder's order) and the registration.
+Derivation and notes: :doc:`/notes/papers/simrf/rff_asymptotic`.
 """
 
 from __future__ import annotations
@@ -31,16 +29,12 @@ def ratio_asymptotic(bk, d, m, Z2):
        1-\\frac{P}{m}\\frac{e^{-Z}Z^2}{d(1-e^{-Z})^2}
        +\\frac{2P}{m}\\frac{e^{-Z}(Z^2-Z^3+Z^4/8)}{d^2(1-e^{-Z})^2}
 
-    (the remainder is ``O((P/m)/d³)``).  The literal form: it cancels
-    ``log10 d`` digits in float64 at small ``Z``, so the float64 layer uses
-    the cancellation-free form of :func:`_asym_f64`.
+    Derivation and notes: :doc:`/notes/papers/simrf/rff_asymptotic`.
 
     Parameters
     ----------
-    bk : backend
-        :data:`~rftheory.numerics.backends.MP` or ``SYM``.
+    bk : {MP, SYM}
     d, m : int
-        Dimension and number of frequencies.
     Z2 : number of the backend
         ``Z = z²``.
 
@@ -71,7 +65,6 @@ def ratio_asymptotic_mp(d, m, z):
     Parameters
     ----------
     d, m : int
-        Dimension and number of frequencies.
     z : mpmath.mpf or number
         ``z = ‖x − y‖``.
 
@@ -107,16 +100,7 @@ def _one_minus_A(Z):
 
 
 def _asym_f64(p):
-    r"""Cor. 4.6 with the next order in float64, without cancellation:
-
-    .. math:: 1 - f + s = \frac{md - P}{md} + \frac{P}{md}(1 - A)
-       + \frac{2P}{md^2}A\Big(1 - Z + \frac{Z^2}{8}\Big),\quad A = \frac{Z^2e^{-Z}}{(1-e^{-Z})^2}
-
-    (the literal ``1 − f + s`` cancels ``log10 d`` digits at small ``Z``, and
-    is 0/0 when ``z²`` underflows).  The first two terms are non-negative and
-    computed to a few ulps; the third is ``O(1/d)`` of them.  A first-order
-    error bound is checked against :data:`ASYM_RTOL64`/10.
-    """
+    r"""Cor. 4.6 with the next order in float64, without cancellation:"""
     d, m, z = np.broadcast_arrays(*(np.asarray(p[k], float) for k in ("d", "m", "z")))
     di, mi = d.astype(np.int64), m.astype(np.int64)
     P = np.asarray(coupled_pairs(mi, di), dtype=np.int64)
@@ -147,20 +131,7 @@ def asym_sym(p):
 
 
 def _exact_ratio(d, m, z):
-    """MSE of orthogonal RFFs over MSE of iid ones, in mpmath (Reid et al. 2023, Thm 4.5).
-
-    Parameters
-    ----------
-    d, m : int
-        Dimension and number of frequencies.
-    z : number
-        ``‖x − y‖``.
-
-    Returns
-    -------
-    mpmath.mpf
-        The ratio at the working precision.
-    """
+    """MSE of orthogonal RFFs over MSE of iid ones, in mpmath (Reid et al. 2023, Thm 4.5)."""
     return rff_mse("orthogonal", d, m, z) / rff_mse("iid", d, m, z)
 
 
@@ -168,18 +139,6 @@ def _asym_checks(mode, seed):
     """Cor. 4.6 with the next order: the remainder is ``O((P/m)/d³)``, so
     ``d³(exact − formula)/(P/m)`` converges as ``d = 256, 1024, 4096`` (``m = d``):
     its last two values agree to 5%.
-
-    Parameters
-    ----------
-    mode : str
-        ``"quick"``: three ``z``; otherwise six.
-    seed : int
-        Unused (no randomness).
-
-    Returns
-    -------
-    iterator of Measurement
-        One relative claim per ``z``.
     """
     rid = "simrf.rff_ratio_asymptotic"
     zs = ("0.5", "1", "2") if mode == "quick" else ("0.25", "0.5", "1", "1.5", "2", "3")

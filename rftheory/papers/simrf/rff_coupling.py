@@ -2,10 +2,7 @@
 2023; beyond the paper): ``simrf.rff_coupling_search``, the MSE of iid, orthogonal, simplex, optimal
 (equiangular at ``c*``, :mod:`.rff_angle`) and searched blocks.
 
-Here, in order: the block search (cached; the optimiser is :mod:`.search`), the block of each
-coupling and its exact MSE (the formula: :func:`~rftheory.numerics.rff.pairs.rff_mse` at ``m = d``
-with the block's mean pair term), the checks, the Monte Carlo of the real estimator and the
-registration.
+Derivation and notes: :doc:`/notes/papers/simrf/rff_coupling`.
 """
 
 from __future__ import annotations
@@ -33,21 +30,7 @@ __all__ = ["rff_threshold", "RFF_SEARCH_COUPLINGS"]
 
 @functools.lru_cache(maxsize=256)
 def _rff_search(d, z, n_random=N_RANDOM):
-    """The RFF block search at ``(d, z)`` (cached): orthogonal and simplex starts + ``n_random`` random ones.
-
-    Parameters
-    ----------
-    d : int
-        Dimension.
-    z : Fraction
-        ``z = ‖x − y‖ > 0``.
-    n_random : int, optional
-        Random starts (seeded by ``(d, z, n_random)``).
-
-    Returns
-    -------
-    SearchResult
-    """
+    """The RFF block search at ``(d, z)`` (cached): orthogonal and simplex starts + ``n_random`` random ones."""
     f = pair_function(d, "rff", Fraction(z))
     return search_block(f, d, start_rng(2, d, *fraction_key(z), n_random), n_random,
                         starts=(np.eye(d), np.asarray(simplex_matrix(d))))
@@ -56,19 +39,6 @@ def _rff_search(d, z, n_random=N_RANDOM):
 def _rff_block(coupling, d, z):
     """The block of an RFF coupling: ``orthogonal``, ``simplex``, ``optimal``
     (equiangular at :func:`rff_optimal_angle`) or ``search`` (the best found).
-
-    Parameters
-    ----------
-    coupling : str
-        One of the above.
-    d : int
-        Dimension.
-    z : Fraction
-        ``z = ‖x − y‖``.
-
-    Returns
-    -------
-    Block
     """
     if coupling == "optimal":
         return Block.equiangular(d, rff_optimal_angle(d, Fraction(z)), "optimal")
@@ -80,28 +50,6 @@ def _rff_block(coupling, d, z):
 def _rff_block_mse(coupling, d, z, pair=None):
     """Exact MSE of ``(1/d)Σcos(w_iᵀ(x−y))`` for one block of ``d`` vectors (``m = d``) of a coupling
     (the RFF MSE of Sec. A.8 of Reid et al. 2023, with ``P = d(d−1)`` coupled ordered pairs).
-
-    .. math:: \\mathrm{MSE} = \\frac1d\\Big[\\frac{(1-e^{-z^2})^2}{2} + (d-1)(\\bar\\tau - e^{-z^2})\\Big]
-
-    The formula is :func:`~rftheory.numerics.rff.pairs.rff_mse` at ``m = d`` (its one definition, with its
-    precision guard :func:`~rftheory.numerics.rff.pairs.rff_guard`), with the block's mean pair term as ``τ̄``.
-
-    Parameters
-    ----------
-    coupling : {"iid", "orthogonal", "simplex", "optimal", "search"}
-        ``iid``: ``τ̄ = e^{−z²}``; otherwise the block's mean pair term (:func:`block_value`).
-    d : int
-        Dimension.
-    z : Fraction
-        ``z = ‖x − y‖``.
-    pair : callable, optional
-        ``pair(block, z)`` giving ``τ̄`` of a block (default :func:`block_value`; the registry's
-        φ-quadrature route passes its own).
-
-    Returns
-    -------
-    mpmath.mpf
-        The MSE at the working precision.
     """
     pair = pair or (lambda block, zz: block_value(block, "rff", zz))
     if coupling == "iid":
@@ -117,7 +65,6 @@ def rff_threshold(d):
     Parameters
     ----------
     d : int
-        Dimension.
 
     Returns
     -------
@@ -134,18 +81,6 @@ def _rff_search_checks(mode, seed):
     equiangular block at ``c*`` attains it.  Per ``(d, z)``: the search's best
     block does not beat it (exact), the optimum beats iid (a law is a mixture of
     blocks), and orthogonal is optimal exactly for ``z ≤ z₀(d)`` (``c* = 0``).
-
-    Parameters
-    ----------
-    mode : str
-        ``"quick"``: ``d ∈ {2, 3, 4, 8}``, ``z ∈ {1, 3}``; otherwise ``z`` from 0.5 to 6.
-    seed : int
-        Unused.
-
-    Returns
-    -------
-    iterator of Measurement
-        Three or four per ``(d, z)``.
     """
     rid = "simrf.rff_coupling_search"
     zs = ("1", "3") if mode == "quick" else ("0.5", "1", "1.5", "2", "2.5", "3", "4", "5", "6")

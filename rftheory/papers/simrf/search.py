@@ -2,15 +2,7 @@
 Reid et al. 2023 (Reid et al. 2023, Thm 3.4, Sec. 3.2) and
 of the RFF couplings they leave out.
 
-:func:`search_block` minimises the mean pair term of a block of ``d`` unit
-directions (:func:`~rftheory.papers.simrf.couplings.block_objective`) over
-the product of spheres — L-BFGS-B on unnormalised rows with the analytic
-gradient (rows normalised inside the objective), from given and random
-starts drawn from a caller-seeded Generator.  :func:`search_weighted`
-does the same for fixed norms (weight-dependent couplings, PRF, Eq. 12).
-The searches return float64 optima; the registered results re-evaluate each winner
-exactly (mpmath), so a reported value is the exact value of a configuration
-that exists (a witness), and only its *optimality* is numerical.
+Derivation and notes: :doc:`/notes/papers/simrf/search`.
 """
 
 from __future__ import annotations
@@ -86,18 +78,7 @@ class SearchResult:
 def polish(fun, U, grad_err=0.0):
     """Newton steps on a local minimum found by L-BFGS-B, and a bound on what is left of its excess.
 
-    The Hessian ``H`` of ``u ↦ fun(u)`` (flattened rows) is the central difference of the analytic gradient
-    (step :data:`HESSIAN_STEP`), symmetrised; its eigenvalues below ``NULL_RTOL·max|λ| + 4‖g‖`` in size span the
-    null space of the symmetries (row scalings, rotations), the step ``−H⁺g`` uses the others.  Up to
-    :data:`POLISH_STEPS` steps, each kept only if it lowers ``‖g‖`` without raising the objective, the Hessian
-    recomputed at each kept point (from L-BFGS-B's end, one step reaches the gradient's rounding floor: two
-    Hessians in all); no step is taken where the Hessian has a negative eigenvalue.
-
-    Error analysis: near a non-degenerate minimum ``u*`` (modulo the symmetries), ``fun(u) − fun(u*) =
-    ½ gᵀH⁺g + O(‖g‖³) ≤ ‖g‖²/(2λ₊)`` with ``λ₊`` the smallest non-null eigenvalue; with the true gradient
-    within ``δ`` (``grad_err``) of the computed one, the excess is at most ``(‖g‖ + δ)²/(2λ₊)``
-    (times ``1 + O(‖g‖/λ₊)``, negligible: ``‖g‖/λ₊ < 1e-6`` wherever this is used).  An eigenvalue below
-    minus that tolerance means a saddle (or a point still far from a minimum): the excess is reported ``inf``.
+    Derivation and notes: :doc:`/notes/papers/simrf/search`.
 
     Parameters
     ----------
@@ -182,7 +163,6 @@ def search_block(f, d, rng, n_random, starts=()):
     rng : numpy.random.Generator
         Source of the random starts (Gaussian rows: uniform directions).
     n_random : int
-        Number of random starts.
     starts : sequence of numpy.ndarray, optional
         Further starts (e.g. the orthogonal or simplex block).
 
@@ -299,7 +279,6 @@ def search_weighted(r, v, rng, n_random, starts=()):
     rng : numpy.random.Generator
         Source of the random starts.
     n_random : int
-        Number of random starts.
     starts : sequence of numpy.ndarray, optional
         Further starts (directions or vectors; rows are normalised).
 

@@ -1,10 +1,6 @@
 """ψ with coupled frequencies (beyond Sutherland & Schneider 2015): ``sutherland.var_psi_coupled``.
 
-``D`` frequencies in coupled blocks of ``d`` (iid, orthogonal, simplex), uniform
-phases: ψ's variance gains the pair term ``τ_c`` of the coupling (the pair terms
-of :mod:`rftheory.numerics.rff.pairs`).  Here, in order: the formula, the
-independent pair-sum route, the float64 evaluator with its error bound, and the
-registration (Monte Carlo: :func:`.embeddings.psi_estimates`).
+Derivation and notes: :doc:`/notes/papers/sutherland/coupled`.
 """
 
 from __future__ import annotations
@@ -49,9 +45,7 @@ def var_psi_coupled_value(bk, coupling, d, D, z2, tau=None):
     .. math:: \\mathrm{Var}\\,\\psi_c = \\frac1D\\Big[\\frac12+\\frac12\\big(1-e^{-z^2}\\big)^2\\Big]
        + \\frac P{D^2}\\big(\\tau_c-e^{-z^2}\\big)
 
-    (``τ_c`` of Reid et al. (2023), "Simplex Random Features", ICML 2023, Thm 4.5:
-    :func:`~rftheory.numerics.rff.pairs.pair_term_z2`; ``P = 0``, or iid frequencies with ``τ`` not
-    given, leave the first term alone).
+    Derivation and notes: :doc:`/notes/papers/sutherland/coupled`.
 
     Parameters
     ----------
@@ -63,7 +57,6 @@ def var_psi_coupled_value(bk, coupling, d, D, z2, tau=None):
     d : int
         Block size (data dimension).
     D : int
-        Number of frequencies.
     z2 : number of the backend
         ``z²``.
     tau : number of the backend, optional
@@ -86,16 +79,10 @@ def var_psi_coupled_value(bk, coupling, d, D, z2, tau=None):
 def var_psi_coupled(coupling, d, D, z):
     """Variance of ψ with ``D`` frequencies in coupled blocks of ``d`` (beyond Sutherland & Schneider 2015).
 
-    Uniform phases independent of the frequencies; Gaussian kernel:
-
     .. math:: \\mathrm{Var}\\,\\psi_c = \\frac1D\\Big[\\frac12+\\frac12\\big(1-e^{-z^2}\\big)^2\\Big]
        + \\frac P{D^2}\\big(\\tau_c-e^{-z^2}\\big)
 
-    (``1 + ½e^{−2z²} − e^{−z²} = ½ + ½(1 − e^{−z²})²``; the phase noise
-    ``cos(ω_iᵀ(x+y)+2b_i)`` is uncorrelated with everything else, so only the
-    ``cos(ω_iᵀΔ)`` pairs see the coupling; ``τ_c`` of Reid et al. 2023 Thm 4.5).
-    The value is at least ``1/(2D)`` and ``P/D ≤ d − 1``: ``log10 d`` guard
-    digits cover the pair term's rounding.
+    Derivation and notes: :doc:`/notes/papers/sutherland/coupled`.
 
     Parameters
     ----------
@@ -104,7 +91,6 @@ def var_psi_coupled(coupling, d, D, z):
     d : int
         Block size (data dimension).
     D : int
-        Number of frequencies.
     z : number
         ``‖x − y‖``.
 

@@ -14,8 +14,7 @@ from ...sampling.samplers import haar, sample
 def phi_estimates(D, z, rng, n, coupling="iid", d=4):
     """Replicates of ``φ(x)ᵀφ(y)``, ``D/2`` frequencies of the coupling in ``R^d``.
 
-    Sutherland's ``φ = √(2/D)(sin ωᵀx, cos ωᵀx)`` has the inner product of
-    :func:`rftheory.features.gaussian.trigonometric`.
+    Derivation and notes: :doc:`/notes/papers/sutherland/embeddings`.
 
     Parameters
     ----------
@@ -24,13 +23,11 @@ def phi_estimates(D, z, rng, n, coupling="iid", d=4):
     z : float
         ``‖x − y‖``.
     rng : numpy.random.Generator
-        Source of randomness.
     n : int
         Number of replicates (half at a fixed pair, half at a random rotation of it).
     coupling : str
         Coupling of the frequencies (:func:`rftheory.sampling.samplers.sample`).
     d : int
-        Dimension.
 
     Returns
     -------
@@ -56,13 +53,11 @@ def psi_estimates(D, z, rng, n, coupling="iid", d=4, s=None):
     z : float
         ``‖x − y‖``.
     rng : numpy.random.Generator
-        Source of randomness.
     n : int
         Number of replicates (half at a fixed pair, half at a random rotation of it).
     coupling : str
         Coupling of the frequencies (:func:`rftheory.sampling.samplers.sample`).
     d : int
-        Dimension.
     s : float, optional
         ``‖x + y‖`` (default 1; the variance does not depend on it).
 

@@ -1,20 +1,7 @@
 """The φ/ψ variance family (Sutherland & Schneider 2015, 'Variance'): ``sutherland.var_phi``,
 ``sutherland.var_psi`` and ``sutherland.phi_beats_psi``.
 
-Two embeddings of a shift-invariant kernel ``k(Δ)``, ``k(0) = 1``, with ``D`` features:
-
-φ (sin/cos pairs, ``D/2`` frequencies; :func:`rftheory.features.gaussian.trigonometric`)
-    ``Var φ(x)ᵀφ(y) = (1/D)[1 + k(2Δ) − 2k(Δ)²]``
-ψ (random phases, ``D`` frequencies; :func:`rftheory.features.gaussian.psi`, scikit-learn's ``RBFSampler``)
-    ``Var ψ(x)ᵀψ(y) = (1/D)[1 + ½k(2Δ) − k(Δ)²]``
-
-The Gaussian kernel (``σ = 1``) has ``k(Δ) = e^{−z²/2}``; any other kernel is
-given by ``kernel=given`` with its values ``k_delta = k(Δ)``, ``k_2delta = k(2Δ)``
-(:mod:`.kernels`).  Here, in order: the formulas (one expression for the
-backends), the cancellation-free mpmath forms, the independent routes from the
-Gaussian moment series, the float64 evaluators (error-free transformations,
-underflow refused), the checks of the erratum, and the registrations.  The
-Monte Carlo replicates of φ and ψ are in :mod:`.embeddings`.
+Derivation and notes: :doc:`/notes/papers/sutherland/variance`.
 """
 
 from __future__ import annotations
@@ -90,8 +77,7 @@ def var_psi(D, k1, k2, bk=MP):
         Number of features (= frequencies).
     k1, k2 : number
         ``k(Δ)`` and ``k(2Δ)`` (numbers of the backend ``bk``).
-    bk : backend
-        :data:`~rftheory.numerics.backends.MP` (default) or ``SYM``.
+    bk : {MP, SYM}, default MP
 
     Returns
     -------
@@ -114,25 +100,6 @@ def var_psi(D, k1, k2, bk=MP):
 def _var_cos_value(bk, p):
     """``Var cos(ωᵀΔ)`` without cancellation (Sutherland & Schneider (2015), "On the Error of Random
     Fourier Features", UAI 2015, 'Variance', with the README erratum), on the backend ``bk``.
-
-    .. math:: \\mathrm{Var}\\cos(\\omega^\\top\\Delta) = \\tfrac12\\big(1 - e^{-z^2}\\big)^2\\quad\\text{(Gaussian)},
-       \\qquad \\tfrac12 + \\tfrac12k(2\\Delta) - k(\\Delta)^2\\quad\\text{(given } k\\text{)}
-
-    (the paper prints ``½(1 − e^{−z²})`` for the Gaussian kernel); for given ``k`` values the
-    difference is taken in the point's own numbers (exact rationals for the mpmath layer, rounded
-    once: an exact zero stays zero; balls for the ball layer).
-
-    Parameters
-    ----------
-    bk : backend
-        :data:`~rftheory.numerics.backends.MP` or :data:`~rftheory.numerics.backends.ARB`.
-    p : dict
-        Validated parameters (``kernel``, ``z``, ``k_delta``, ``k_2delta``; ``Fraction`` or ``flint.arb``).
-
-    Returns
-    -------
-    number of the backend
-        ``Var cos(ωᵀΔ)``.
     """
     if p["kernel"] == "gaussian":
         z = bk.num(p["z"])
@@ -143,22 +110,6 @@ def _var_cos_value(bk, p):
 def _phi_gain_value(bk, p):
     """``k(Δ)² − ½k(2Δ) = ½ − Var cos(ωᵀΔ)`` without cancellation: ``D·(Var ψ − Var φ)``
     (Sutherland & Schneider (2015), "On the Error of Random Fourier Features", UAI 2015), on the backend ``bk``.
-
-    .. math:: k(\\Delta)^2 - \\tfrac12k(2\\Delta) = e^{-z^2}\\big(1 - \\tfrac12e^{-z^2}\\big)\\quad\\text{(Gaussian)}
-
-    (the factor is in ``[½, 1]``: no cancellation); for given ``k`` the difference in the point's numbers.
-
-    Parameters
-    ----------
-    bk : backend
-        :data:`~rftheory.numerics.backends.MP` or :data:`~rftheory.numerics.backends.ARB`.
-    p : dict
-        Validated parameters (``kernel``, ``z``, ``k_delta``, ``k_2delta``).
-
-    Returns
-    -------
-    number of the backend
-        The gain.
     """
     if p["kernel"] == "gaussian":
         z = bk.num(p["z"])
@@ -175,8 +126,7 @@ def var_phi_value(bk, p):
 
     Parameters
     ----------
-    bk : backend
-        :data:`~rftheory.numerics.backends.MP` or :data:`~rftheory.numerics.backends.ARB`.
+    bk : {MP, ARB}
     p : dict
         Validated parameters (``D`` and those of :func:`_var_cos_value`).
 
@@ -196,8 +146,7 @@ def var_psi_value(bk, p):
 
     Parameters
     ----------
-    bk : backend
-        :data:`~rftheory.numerics.backends.MP` or :data:`~rftheory.numerics.backends.ARB`.
+    bk : {MP, ARB}
     p : dict
         Validated parameters (``D`` and those of :func:`_var_cos_value`).
 
@@ -217,8 +166,7 @@ def phi_beats_psi_value(bk, p):
 
     Parameters
     ----------
-    bk : backend
-        :data:`~rftheory.numerics.backends.MP` or :data:`~rftheory.numerics.backends.ARB`.
+    bk : {MP, ARB}
     p : dict
         Validated parameters (``D`` and those of :func:`_var_cos_value`).
 
