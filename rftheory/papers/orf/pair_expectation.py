@@ -66,9 +66,7 @@ def printed_series_float64(d, z):
 
 
 def _lemma2_remainder(form, d, z, bk=MP):
-    r"""The explicit remainder ``f(z)/d²`` of Lemma 2 (App. A.3 of Yu et al. 2016), as printed or as
-    re-derived from the proof's own bound.
-    """
+    r"""The remainder ``f(z)/d²`` of Lemma 2 (App. A.3 of Yu et al. 2016), printed or re-derived."""
     z2 = z * z
     if form == "printed":
         last = bk.exp(z2) * z2**2 * (z2**3 + 2 * z2**2)
@@ -112,13 +110,7 @@ def pair_f64(p):
 
 
 def _lemma2_erratum_checks(mode):
-    """App. A.3: the proof writes the inner sum as ``1 + (k − k²)/(2d) + c_{k,d}`` with
-    ``|c_{k,d}| ≤ k⁴/(4d²) + k²(k−1)/(2d³)`` and sums ``z^{2k}/k!`` times that bound.
-    Measured: (1) the coefficient bound holds (exact rationals, k ≤ 40); (2) the two
-    sums, by direct summation at 50 digits, equal the closed forms of
-    :func:`lemma2_f_derived` to 40 digits, and (3) differ from the printed
-    :func:`lemma2_f` by the factor ``z⁴`` in the ``1/d³`` part (erratum):
-    ``(printed − derived)/(derived 1/d³ part) = z⁴ − 1``."""
+    """App. A.3: the coefficient bound, the two sums and the ``z⁴`` erratum of the printed ``f``."""
     rid = "orf.pair_expectation"
     ds = (2, 3, 8, 64) if mode == "quick" else (2, 3, 4, 8, 16, 64, 1024)
     worst = Fraction(0)
@@ -145,9 +137,7 @@ def _lemma2_erratum_checks(mode):
 
 
 def pair_checks(mode, seed):
-    """Lemma 2's bound against the exact pair term over a grid of d and z (with the
-    printed f and the re-derived one), the App. A.3 erratum, and the χ_2d
-    quadrature route (too slow for every grid point)."""
+    """Lemma 2's bound against the exact pair term, the App. A.3 erratum and the χ_2d quadrature route."""
     rid = "orf.pair_expectation"
     ds = (2, 3, 8, 64, 1024) if mode == "quick" else (2, 3, 4, 8, 16, 32, 64, 256, 1024, 4096)
     zs = ("0.1", "0.5", "1", "2", "3", "6") if mode == "quick" else (

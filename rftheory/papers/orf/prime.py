@@ -299,10 +299,7 @@ def prime_mc(p, rng, n):
 
 
 def prime_checks(mode, seed):
-    """Lemma 5 and Thm 2's bias bound (with Lemma 5's f) against the exact
-    bias; Thm 2's variance bound has no explicit f: the excess
-    ``d²(Var − lead)`` must settle as d grows (``D = d``; within 5 % from
-    d = 1024 to 4096)."""
+    """Lemma 5 and Thm 2's bounds against the exact bias and variance."""
     rid = "orf.prime"
     ds = (2, 8, 64, 1024) if mode == "quick" else (2, 3, 4, 8, 16, 32, 64, 256, 1024, 4096)
     zs = ("0.1", "0.5", "1", "2", "3") if mode == "quick" else ("0.05", "0.1", "0.25", "0.5", "1", "1.5", "2", "3", "4")

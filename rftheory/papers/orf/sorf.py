@@ -86,9 +86,7 @@ SORF_Z = {mode: 2 * len(_sorf_grid(mode)) for mode in ("quick", "default", "full
 
 
 def sorf_checks(mode, seed):
-    """Thm 3: ``|E K_SORF − e^{−z²/2}| ≤ 6z/√d``, as two one-sided claims on
-    the Monte Carlo bias (``≤ 6z/√d`` and ``≥ −6z/√d``); and the SORF/ORF
-    MSE ratio of Fig. 3, reported (measured: finite)."""
+    """Thm 3's bias bound ``6z/√d`` on the Monte Carlo bias, two-sided; the SORF/ORF MSE ratio of Fig. 3."""
     from ...core.montecarlo import spawn, summarize
 
     rid = "orf.sorf_bias_bound"

@@ -498,9 +498,7 @@ def output_leading_route(family: str, X, Y, V, m: int, coupling: str = "iid") ->
 
 def _second_moments(family: str, X: np.ndarray, Y: np.ndarray, m: int = 1,
                     coupling: str = "iid") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``m Cov(Â_ij, Â_il)/(A_ij A_il)``, ``A_ij A_il / D_i²`` and a bound on the first's absolute
-    rounding error, shapes ``(L, L_k, L_k)`` (float64).
-    """
+    """``m Cov(Â_ij, Â_il)/(A_ij A_il)``, ``A_ij A_il / D_i²`` and the first's rounding bound (float64)."""
     S = X @ Y.T
     a2 = np.einsum("ij,ij->i", X, X)[:, None, None]
     G = Y @ Y.T

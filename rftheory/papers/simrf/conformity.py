@@ -183,9 +183,7 @@ def conf_orth_chi2d(p):
 
 
 def conformity_orthogonal_f64(p):
-    """float64 layer of ``simrf.conformity.orthogonal``: ``exp`` of the log-space Kummer series, whose
-    bound ``ε_L`` on the log gives the relative bound ``expm1(ε_L) + 2u``; where that exceeds the
-    tolerance the point is served by the mpmath value (rounded once)."""
+    """float64 layer of ``simrf.conformity.orthogonal`` (log-space Kummer series, bounded; mpmath where the bound fails)."""
     d, v = np.broadcast_arrays(np.asarray(p["d"], float), np.asarray(p["v"], float))
     lg, err = log_hyp1f1_d_half_pos_err(d, v * v / 2)
     val = exp_checked(lg, "1F1")

@@ -258,16 +258,12 @@ def block_value(block, estimator, a, quadrature=False):
 
 
 def _block_value_quad(block, estimator, a):
-    """:func:`block_value` with each pair by the φ-quadrature of Eq. 21 (for
-    RFFs the mean of ``±cos θ``: ``cos a cos b = (cos(a+b) + cos(a−b))/2``).
-    """
+    """:func:`block_value` with each pair by the φ-quadrature of Eq. 21."""
     return block_value(block, estimator, a, quadrature=True)
 
 
 def _block_features(block, estimator, a, rng, n):
-    """``n`` draws of the real features of one block ``W = D U R``: ``D`` iid ``χ_d`` norms, ``R`` Haar
-    (rows ``w_i = r_i R u_i``, each marginally ``N(0, I_d)``; Def. 1.1 of Reid et al. 2023).
-    """
+    """``n`` draws of the real features of one block ``W = D U R`` (Def. 1.1 of Reid et al. 2023)."""
     _check_estimator(estimator)
     d = block.d
     R = haar(rng, d, (n,))

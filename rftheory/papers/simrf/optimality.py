@@ -136,11 +136,7 @@ def prf_search_measurements(d, v, n_random, claim="simplex", rid="simrf.optimali
 
 
 def _optimality_checks(mode, seed):
-    """Thm 3.4 (simplex blocks minimise the PRF conformity among weight-independent
-    couplings): for ``d = 2…8`` and each ``v``, minimise over blocks of ``d`` unit
-    directions from the orthogonal block and random starts; nothing may beat
-    simplex (exact values), and the search must reach it.
-    """
+    """Thm 3.4 by search: no block of unit directions beats simplex, and the search reaches it."""
     rid = "simrf.optimality_search"
     vs, n = (("0.5", "2"), 6) if mode == "quick" else (("0.1", "0.5", "1", "2"), 40)
     for d in range(2, 9):

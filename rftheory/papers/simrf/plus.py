@@ -149,9 +149,7 @@ def plus_mp(p):
 
 
 def plus_iid_angle_route(p):
-    """iid from the definition: the Haar average of the pair term for the angle t
-    between the two directions, ``t`` of density ∝ ``(1 − t²)^{(d−3)/2}``
-    (one quadrature per pair; n/a where the integrand is too peaked to be cheap)."""
+    """iid from the definition: the Haar average of the pair term over the angle between two directions."""
     d, v, seed = p["d"], mpf(p["v"]), p["seed"]
     if p["method"] != "iid":
         raise LayerUnavailableError("the angle quadrature is the iid route only")
@@ -184,10 +182,7 @@ def plus_mc(p, rng, n):
 
 
 def _plus_checks(mode, seed):
-    """Fig. 4: per draw of norms, ``ρ_iid > ρ_orth > ρ_simplex ≥ ρ_simplex+ ≳ ρ_numerical``
-    (``d = 6``, ``v = 1``); the numerical optimum is a local search, so it may
-    exceed SimRF+ by a relative ``1e-9``.
-    """
+    """Fig. 4: per draw of norms, ``ρ_iid > ρ_orth > ρ_simplex ≥ ρ_simplex+ ≳ ρ_numerical``."""
     rid = "simrf.plus"
     d, v = 6, Fraction(1)
     draws = range(3) if mode == "quick" else range(20)
@@ -287,13 +282,7 @@ def plus_search(d, v, seed, n_random=4):
 
 
 def _plus_search_checks(mode, seed):
-    """SimRF+ (Sec. 3.2, "asymptotically optimal" as ``v → 0``): per draw of norms,
-    the gap ``ρ_SimRF+ − ρ_best`` to the numerically optimal weight-dependent
-    arrangement, its order in ``v`` (``v⁶`` for ``d = 3``, where zero-sum
-    triangles are rigid; ``v⁴`` for ``d ≥ 4``, where SimRF+ picks one of a family
-    of zero-sum configurations that the ``v⁴`` term tells apart) and its share of
-    the simplex-to-optimum gap, which tends to 0.
-    """
+    """SimRF+ (Sec. 3.2): the gap to the numerically optimal arrangement, its order in ``v`` and its share."""
     rid = "simrf.plus_optimality_search"
     ds: tuple[int, ...]
     draws: tuple[int, ...]

@@ -57,10 +57,7 @@ PRF_CONFORMITY: dict[str, tuple[Any, Any]] = {
 
 
 def _simplex_gap_f64(d, v):
-    """``log(e^{v²} − ρ_simplex)`` in float64 (:func:`~rftheory.numerics.special.log_angle_gap_nonpos`)
-    and a bound on its error: the log-space terms (:func:`~rftheory.numerics.special.log_series_error`)
-    and the roundings of the logs themselves, ``u|·|`` each: the result, the orthogonal part it is
-    added to and the φ-quadrature's two log-sums (``|log Σ w| ≤ ½ log d + 1``)."""
+    """``log(e^{v²} − ρ_simplex)`` in float64 and a bound on its error."""
     d = np.asarray(d, float)
     v2 = np.asarray(v, float) ** 2
     lg = log_angle_gap_nonpos(d, -1 / (d - 1), v2 / 2)
@@ -219,11 +216,7 @@ def _prf_route_conformity_cached(coupling, d, v, prec):
 
 
 def _norm_exponent_f64(a, b, v):
-    """``a² + b² − v²`` and a bound on its error (Dekker's exact products, a compensated
-    sum of their six parts): the exponent of ``e^{−2‖x‖²−2‖y‖²+2v²}`` without cancellation,
-    within ``u|s| + γ_5²(a² + b² + v²)``.  Where ``a = b = v/2`` exactly (the default norms) and
-    ``v ≥ 2^{−500}`` (``v²`` normal), ``s = −v²/2`` exactly and ``−fl(v²)/2`` is within ``u|s|``:
-    that is returned at once, with the same bound."""
+    """``a² + b² − v²`` without cancellation (Dekker products, compensated sum) and its error bound."""
     half = 0.5 * v
     if np.array_equal(a, half) and np.array_equal(b, half) and not np.any(v < 2.0**-500):
         s = -0.5 * (v * v)
@@ -457,9 +450,7 @@ def prf_gap_mc(p, rng, n):
 
 
 def _prf_gap_checks(mode, seed):
-    """Cor. 4.4: the orthogonal gap ``e^{v²} − ρ_orth`` is positive, and SimRF
-    beats ORF (``gap_simplex/gap_orth > 1``), per ``d``, at the worst ``v``.
-    """
+    """Cor. 4.4: the orthogonal gap is positive and SimRF beats ORF, per ``d``, at the worst ``v``."""
     rid = "simrf.prf_gap"
     ds = (2, 3, 4, 8, 16, 64) if mode == "quick" else FULL_D
     vs = QUICK_V if mode == "quick" else FULL_V
@@ -585,9 +576,7 @@ def small_v_f64(p):
 
 
 def _small_v_checks(mode, seed):
-    """The paper's number (0.0078 at ``d = 64``, one simplex block, Sec. 5.1)
-    and the ``1/(2d)`` rule for one block.
-    """
+    """Sec. 5.1: the paper's 0.0078 at ``d = 64`` and the ``1/(2d)`` rule for one block."""
     rid = "simrf.prf_small_v"
     with mp.workdps(30):
         c64 = small_v_mp({"d": 64, "m": 64, "coupling": "simplex"})

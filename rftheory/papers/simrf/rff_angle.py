@@ -112,12 +112,7 @@ def orthogonal_threshold(d):
 
 
 def _rff_angle_by_threshold(d, z):
-    """``c*`` of the RFF one-angle term, route 1: ``c* = 0`` decided by ``z ≤ z₀(d)``
-    (:func:`orthogonal_threshold`, an mpmath root), otherwise the root of
-    ``f'(c) = Σ_p p b_p c^{p−1}`` with the ``b_p`` of :func:`~rftheory.numerics.rff.chebyshev.power_coefficients`
-    (``b_p = R_p x^p (d)_p/((d/2)_p p!) ₁F₁(d+p; d/2+p; x)``, ``x = −z²/2``), started from the best
-    cosine ``c > 0`` of a 20001-point scan of the float64 term (which picks the branch only).
-    """
+    """``c*`` of the RFF one-angle term, route 1: the threshold ``z₀(d)``, else the root of ``f'``."""
     from ...numerics.rff.chebyshev import power_coefficients
 
     zz = mpf(Fraction(z))
@@ -203,10 +198,7 @@ def _horner(coef, c):
 
 
 def _interval_lower(b, lo, hi, shift):
-    """A lower bound of ``h(c) = Σ_{p≥shift} b_p c^{p−shift}`` over ``0 ≤ lo ≤ c ≤ hi``: the larger of
-    the sign split (positive terms at ``lo``, negative at ``hi``) and the second-order form
-    ``h(m) − |h'(m)| r − S r²/2`` (``m`` the midpoint, ``r`` the half-width, ``S = Σ k(k−1)|a_k| hi^{k−2}``
-    bounding ``|h''|`` on the interval)."""
+    """A lower bound of ``h(c) = Σ_{p≥shift} b_p c^{p−shift}`` over ``[lo, hi] ⊂ [0, 1]``."""
     a = b[shift:]
     pos = _horner([t if t > 0 else 0 for t in a], lo) + _horner([t if t < 0 else 0 for t in a], hi)
     m, r = (lo + hi) / 2, (hi - lo) / 2
@@ -224,10 +216,7 @@ BOUNDS_MAX_INTERVALS = 4000
 
 
 def _rff_angle_by_bounds(d, z):
-    """``c*`` of the RFF one-angle term, route 2 (independent of route 1's threshold and float scan):
-    branch and bound on ``[0, 1]`` at the working precision, with the coefficients of
-    :func:`eq24_even_coefficients`.
-    """
+    """``c*`` of the RFF one-angle term, route 2: branch and bound on ``[0, 1]``."""
     zz = mpf(Fraction(z))
     with guard_digits(extra_digits(-zz * zz / 2)):
         b = eq24_even_coefficients(d, -zz * zz / 2)

@@ -78,10 +78,7 @@ def ratio_asymptotic_mp(d, m, z):
 
 
 def _one_minus_A(Z):
-    """``(1 − A, A)`` for ``A = Z²e^{−Z}/(1−e^{−Z})² = (h/sinh h)²``, ``h = Z/2``,
-    without cancellation: with ``sinh h = h(1 + s)``, ``1 − A = s(2 + s)/(1 + s)²``;
-    ``s = Σ_{n≥1} h^{2n}/(2n+1)!`` (positive terms) for ``h < 1``, else
-    ``sinh(h)/h − 1`` (relative error ≤ 7ε there since ``s ≥ 0.175``)."""
+    """``(1 − A, A)`` for ``A = (h/sinh h)²``, ``h = Z/2``, without cancellation."""
     Z = np.asarray(Z, float)
     h = Z / 2
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
@@ -136,10 +133,7 @@ def _exact_ratio(d, m, z):
 
 
 def _asym_checks(mode, seed):
-    """Cor. 4.6 with the next order: the remainder is ``O((P/m)/d³)``, so
-    ``d³(exact − formula)/(P/m)`` converges as ``d = 256, 1024, 4096`` (``m = d``):
-    its last two values agree to 5%.
-    """
+    """Cor. 4.6 with the next order: ``d³(exact − formula)/(P/m)`` converges as ``d`` grows."""
     rid = "simrf.rff_ratio_asymptotic"
     zs = ("0.5", "1", "2") if mode == "quick" else ("0.25", "0.5", "1", "1.5", "2", "3")
     with mp.workdps(40):

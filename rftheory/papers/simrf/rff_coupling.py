@@ -37,9 +37,7 @@ def _rff_search(d, z, n_random=N_RANDOM):
 
 
 def _rff_block(coupling, d, z):
-    """The block of an RFF coupling: ``orthogonal``, ``simplex``, ``optimal``
-    (equiangular at :func:`rff_optimal_angle`) or ``search`` (the best found).
-    """
+    """The block of an RFF coupling: orthogonal, simplex, optimal (equiangular) or search."""
     if coupling == "optimal":
         return Block.equiangular(d, rff_optimal_angle(d, Fraction(z)), "optimal")
     if coupling == "search":
@@ -48,9 +46,7 @@ def _rff_block(coupling, d, z):
 
 
 def _rff_block_mse(coupling, d, z, pair=None):
-    """Exact MSE of ``(1/d)Σcos(w_iᵀ(x−y))`` for one block of ``d`` vectors (``m = d``) of a coupling
-    (the RFF MSE of Sec. A.8 of Reid et al. 2023, with ``P = d(d−1)`` coupled ordered pairs).
-    """
+    """Exact MSE of ``(1/d)Σcos(w_iᵀ(x−y))`` for one block of ``d`` vectors of a coupling (Sec. A.8)."""
     pair = pair or (lambda block, zz: block_value(block, "rff", zz))
     if coupling == "iid":
         return rff_mse("iid", d, d, Fraction(z))
@@ -76,12 +72,7 @@ def rff_threshold(d):
 
 
 def _rff_search_checks(mode, seed):
-    """RFF couplings (beyond the papers): the block pair term is the mean of the
-    one-angle term ``f(c_ij)``, so ``f(c*)`` bounds every block and the
-    equiangular block at ``c*`` attains it.  Per ``(d, z)``: the search's best
-    block does not beat it (exact), the optimum beats iid (a law is a mixture of
-    blocks), and orthogonal is optimal exactly for ``z ≤ z₀(d)`` (``c* = 0``).
-    """
+    """RFF couplings: the search's best block, the optimal equiangular block, iid and orthogonal compared."""
     rid = "simrf.rff_coupling_search"
     zs = ("1", "3") if mode == "quick" else ("0.5", "1", "1.5", "2", "2.5", "3", "4", "5", "6")
     for d in (2, 3, 4, 8):

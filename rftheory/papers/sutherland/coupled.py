@@ -109,12 +109,7 @@ SIMPLEX_ROUTE_Z_MAX = 6
 
 
 def _pair_route(coupling, d, z):
-    """An independent route to the pair term ``τ_c``: the Gaussian moment series
-    squared (iid), the ORF paper's printed double-factorial series (orthogonal;
-    guarded, it serves d up to 10^5) and the φ quadrature (simplex).  Not a copy
-    of :func:`rftheory.numerics.rff.pairs.pair_term_route`: that one sums the
-    printed series in exact rationals (d <= 5000) and falls back to the χ_2d
-    quadrature (:func:`~rftheory.numerics.rff.pairs.orth_pair_chi2d`, d <= 200)."""
+    """An independent route to the pair term ``τ_c`` (moment series, printed series or φ quadrature)."""
     if coupling == "iid":
         return gauss_cf_series(mpf(z)) ** 2
     if coupling == "orthogonal":
@@ -144,18 +139,14 @@ _SERIES_Z_MAX = 8.0
 
 
 def _simplex_quad_f64(d, z):
-    """``rff_pairs.simplex_pair_quad_f64`` with an honest error bound: its normalising constant
-    ``exp(lgamma(d) − (d−1)ln2 − 2 lgamma(d/2))`` carries the rounding of terms of size
-    ``~d ln d`` (measured: 1.4e-10 relative at d = 10^5, where it reports 3.6e-15)."""
+    """``simplex_pair_quad_f64`` with an honest error bound (its normalising constant's rounding)."""
     tau, terr = simplex_pair_quad_f64(d, z)
     logs = sc.gammaln(d) + (d - 1) * math.log(2) + 2 * sc.gammaln(d / 2)
     return tau, terr + 4 * EPS * (logs + 10) * np.abs(tau)
 
 
 def _vpc_gap_f64(coupling, d, z):
-    """``(e^{−z²} − τ_c, abs_error)``: :func:`~rftheory.numerics.rff.pairs.gap_f64` where its
-    series may help (z ≤ 8), the direct difference with the quadrature ``τ`` beyond (bounded
-    memory); exactly 0 at z = 0; the simplex quadrature's error bound corrected (:func:`_simplex_quad_f64`)."""
+    """``(e^{−z²} − τ_c, abs_error)``: the series where it helps, the direct difference beyond."""
     gap, err = np.zeros(z.shape), np.zeros(z.shape)
     if coupling == "iid":
         return gap, err

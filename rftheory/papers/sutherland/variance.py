@@ -98,9 +98,7 @@ def var_psi(D, k1, k2, bk=MP):
 
 
 def _var_cos_value(bk, p):
-    """``Var cos(ωᵀΔ)`` without cancellation (Sutherland & Schneider (2015), "On the Error of Random
-    Fourier Features", UAI 2015, 'Variance', with the README erratum), on the backend ``bk``.
-    """
+    """``Var cos(ωᵀΔ)`` without cancellation on the backend ``bk``."""
     if p["kernel"] == "gaussian":
         z = bk.num(p["z"])
         return iid_bracket(bk, -z * z)
@@ -108,9 +106,7 @@ def _var_cos_value(bk, p):
 
 
 def _phi_gain_value(bk, p):
-    """``k(Δ)² − ½k(2Δ) = ½ − Var cos(ωᵀΔ)`` without cancellation: ``D·(Var ψ − Var φ)``
-    (Sutherland & Schneider (2015), "On the Error of Random Fourier Features", UAI 2015), on the backend ``bk``.
-    """
+    """``k(Δ)² − ½k(2Δ) = ½ − Var cos(ωᵀΔ)`` without cancellation on the backend ``bk``."""
     if p["kernel"] == "gaussian":
         z = bk.num(p["z"])
         e = bk.exp(-z * z)
@@ -179,9 +175,7 @@ def phi_beats_psi_value(bk, p):
 
 
 def route_varcos(p):
-    """``½ + ½E cos(2ω·Δ) − (E cos(ω·Δ))²`` from the moment series (Gaussian; the
-    O(z⁴) cancellation gets its guard digits); given kernels: the same formula
-    in ``mpf`` arithmetic."""
+    """``½ + ½E cos(2ω·Δ) − (E cos(ω·Δ))²`` from the moment series, with guard digits."""
     if p["kernel"] == "gaussian":
         return gauss_var_cos_series(p["z"])
     if (1 + p["k_2delta"]) / 2 == p["k_delta"] ** 2:
@@ -195,8 +189,7 @@ def route_varcos(p):
 
 
 def route_gain(p):
-    """``½ − Var cos`` with ``Var cos`` from :func:`route_varcos` (the large-z
-    cancellation against ½ gets its guard digits)."""
+    """``½ − Var cos`` with ``Var cos`` from :func:`route_varcos`, with guard digits."""
     if p["kernel"] == "given" and p["k_delta"] ** 2 == Fraction(p["k_2delta"]) / 2:
         return mp.mpf(0)
 
@@ -214,9 +207,7 @@ def _exp_neg_sq(z, c):
 
 
 def _given_terms(p, which):
-    """``(exact sum, inexact)``: ``var_cos = ½ + k₂/2 − k₁²`` or ``gain = k₁² − k₂/2``
-    summed exactly (:func:`two_prod`, ``math.fsum``); ``inexact`` marks inputs
-    so small that ``k₁²``'s error term or ``k₂/2`` underflowed (error ≤ ~2^{-1072})."""
+    """``(exact sum, inexact)`` of ``var_cos`` or ``gain`` from given kernel values."""
     k1, k2 = np.asarray(p["k_delta"], float), np.asarray(p["k_2delta"], float)
     hi, lo = two_prod(k1, k1)
     if which == "varcos":
@@ -281,9 +272,7 @@ BEATS_Z = {"quick": 1, "default": 1, "full": 1}
 
 
 def beats_checks(mode, seed):
-    """φ beats ψ for the Gaussian kernel everywhere (``Var cos = ½(1−e^{−z²})² ≤ ½``;
-    the paper prints ``½(1−e^{−z²})``: erratum, also measured by Monte Carlo at
-    z = 1); for the Cauchy kernel ``k = 1/(1+δ²)`` ψ wins once ``δ² > 3 + √10``."""
+    """φ beats ψ for the Gaussian kernel everywhere (with the paper's erratum); the Cauchy kernel's crossing."""
     from ...core.montecarlo import spawn, summarize
 
     rid = "sutherland.phi_beats_psi"
