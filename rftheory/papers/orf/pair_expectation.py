@@ -53,7 +53,6 @@ def printed_series_float64(d, z):
     Returns
     -------
     float
-        The naive sum.
     """
     z2 = float(z) ** 2
     total, k, power = 0.0, 0, 1.0
@@ -97,7 +96,6 @@ def lemma2_bound(d, z, f=lemma2_f):
     Returns
     -------
     mpf
-        The bound at the current precision.
     """
     z = mp.mpmathify(z)
     e = mp.exp(-z * z)

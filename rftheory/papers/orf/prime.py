@@ -161,7 +161,6 @@ def orf_prime(quantity, d, m, z, terms=prime_terms):
     Returns
     -------
     mpf
-        The quantity at the current precision.
     """
     if z == 0:
         return mp.mpf(0)
@@ -255,7 +254,6 @@ def sphere_cos(d, t):
     Returns
     -------
     mpf
-        The expectation at the current precision.
     """
     norm = mp.beta(mp.mpf(1) / 2, mp.mpf(d - 1) / 2)
     n = max(4, int(abs(t)) // 2 + 4)

@@ -37,7 +37,6 @@ def rff_variance(m, z, bk=MP):
     Returns
     -------
     mpf or sympy expression
-        The variance.
 
     Examples
     --------

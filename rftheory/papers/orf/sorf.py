@@ -69,7 +69,6 @@ def sorf_estimates(d, z, rng, n, m=None):
     Returns
     -------
     ndarray, shape (n,)
-        The estimates.
     """
     m = d if m is None else m
     p = 1 << (d - 1).bit_length()

@@ -203,7 +203,6 @@ def alpha_tilde_bk(bk, n: int, d: int, x):
     Returns
     -------
     number
-        ``α̃_n(x)``.
     """
     z = x * x / 2
     return _beta_bk(bk, n, d, x) * bk.exp(-z) * bk.hyp1f1(bk.frac(d + n, 2), bk.frac(d + 2 * n, 2), z)
@@ -442,7 +441,6 @@ def fh_nodes(dps: int, xmax) -> int:
     Returns
     -------
     int
-        The number of nodes.
     """
     return int(1.2 * dps + 4 * float(xmax) ** 2 + 30)
 

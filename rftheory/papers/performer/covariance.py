@@ -68,7 +68,6 @@ def pairs_ratio(bk, coupling: str, m: int, d: int):
     Returns
     -------
     number
-        ``P/m``.
     """
     return bk.frac(0) if coupling == "iid" else bk.frac(int(coupled_pairs(int(m), d)), int(m))
 
@@ -126,30 +125,26 @@ def rows_of(bk, M) -> list[list]:
     ----------
     bk : {MP, ARB}
     M : array_like
-        A matrix (rows).
 
     Returns
     -------
     list of list
-        ``M`` entry by entry.
     """
     kind = type(bk.num(0))
     return [[v if isinstance(v, kind) else bk.num(float(v)) for v in row] for row in M]
 
 
 def dot(bk, u, v):
-    """``uᵀv`` of two lists of scalars of ``bk`` (``bk.fsum``).
+    """``uᵀv = Σ u_k v_k`` of two lists of scalars of ``bk`` (``bk.fsum``).
 
     Parameters
     ----------
     bk : {MP, ARB}
     u, v : list
-        Scalars of ``bk``, of one length.
 
     Returns
     -------
     number
-        ``Σ u_k v_k``.
     """
     return bk.fsum(a * b for a, b in zip(u, v))
 
@@ -236,7 +231,7 @@ def cov_factorised(bk, family: str, X, Y, m: int, pairs=None) -> list[list[list]
 
 
 def normaliser(bk, C, X, Y):
-    """``Σ_i D_i⁻² Σ_{jl} C[i][j][l]`` with ``D_i = Σ_j e^{x_iᵀy_j}``, scalars of ``bk``.
+    """``Σ_i D_i⁻² Σ_{jl} C[i][j][l]`` with ``D_i = Σ_j e^{x_iᵀy_j}`` (the normaliser's relative MSE), on ``bk``.
 
     Parameters
     ----------
@@ -249,7 +244,6 @@ def normaliser(bk, C, X, Y):
     Returns
     -------
     number
-        The normaliser's relative MSE.
     """
     tot = []
     for x, Ci in zip(X, C):
@@ -312,7 +306,7 @@ def output_leading(bk, family: str, X, Y, V, m: int, pairs=None):
 
 
 def kappa_mp(coupling: str, X, Y) -> list[list[list[mp.mpf]]]:
-    """``κ_c(x_i + y_j, x_i + y_l)`` of :func:`rftheory.papers.performer.coupled.kappa_series` (mpmath).
+    """``K[i][j][l] = κ_c(x_i + y_j, x_i + y_l)`` of :func:`rftheory.papers.performer.coupled.kappa_series` (mpmath).
 
     Parameters
     ----------
@@ -323,7 +317,6 @@ def kappa_mp(coupling: str, X, Y) -> list[list[list[mp.mpf]]]:
     Returns
     -------
     list
-        ``K[i][j][l]`` (symmetric in ``j, l``).
     """
     X, Y = _mp_rows(X), _mp_rows(Y)
     d = len(X[0])
@@ -375,17 +368,14 @@ def cov_direct_mp(family: str, X, Y, m: int, coupling: str = "iid") -> list[list
 
     .. math:: m\\,\\mathrm{Cov}^{+} = \\mathbb E_w\\big[e^{w^\\top(2x+y_j+y_l)}\\big]
        e^{-\\|x\\|^2-\\frac{\\|y_j\\|^2+\\|y_l\\|^2}2} - A_{ij}A_{il},\\quad
-       \\mathbb E\\,e^{w^\\top z} = e^{\\|z\\|^2/2};
+       \\mathbb E\\,e^{w^\\top z} = e^{\\|z\\|^2/2}
 
-    Derivation and notes: :doc:`/notes/papers/performer/covariance`.
+    Trigonometric features and coupled blocks: :doc:`/notes/papers/performer/covariance`.
 
     Parameters
     ----------
-    family : {"favor+", "trig"}
-    X, Y : array_like, shape (L, d), (L_k, d)
-        Rescaled queries and keys.
-    m : int
-    coupling : {"iid", "orthogonal", "simplex"}
+    family, X, Y, m, coupling
+        As in :func:`cov_factorised_mp`.
 
     Returns
     -------
@@ -428,7 +418,7 @@ def cov_direct_mp(family: str, X, Y, m: int, coupling: str = "iid") -> list[list
 
 
 def normaliser_mp(C, X, Y) -> mp.mpf:
-    """``Σ_i D_i⁻² Σ_{jl} C[i][j][l]`` with ``D_i = Σ_j e^{x_iᵀy_j}`` (mpmath).
+    """``Σ_i D_i⁻² Σ_{jl} C[i][j][l]`` with ``D_i = Σ_j e^{x_iᵀy_j}``: the normaliser's relative MSE (mpmath).
 
     Parameters
     ----------
@@ -440,7 +430,6 @@ def normaliser_mp(C, X, Y) -> mp.mpf:
     Returns
     -------
     mpmath.mpf
-        The normaliser's relative MSE.
     """
     return normaliser(MP, C, _mp_rows(X), _mp_rows(Y))
 
@@ -460,7 +449,6 @@ def output_leading_mp(family: str, X, Y, V, m: int, coupling: str = "iid") -> mp
     Returns
     -------
     mpmath.mpf
-        The leading order of the output MSE.
     """
     _family(family, coupling)
     X, Y, V = _mp_rows(X), _mp_rows(Y), _mp_rows(V)
@@ -474,16 +462,12 @@ def output_leading_route(family: str, X, Y, V, m: int, coupling: str = "iid") ->
 
     Parameters
     ----------
-    family : {"favor+", "trig"}
-    X, Y, V : array_like
-        Rescaled queries and keys, values.
-    m : int
-    coupling : {"iid", "orthogonal", "simplex"}
+    family, X, Y, V, m, coupling
+        As in :func:`output_leading_mp`.
 
     Returns
     -------
     mpmath.mpf
-        The leading order of the output MSE.
     """
     C = cov_direct_mp(family, X, Y, m, coupling)
     X, Y, V = _mp_rows(X), _mp_rows(Y), _mp_rows(V)
@@ -543,16 +527,13 @@ def normaliser_f64(family: str, X: np.ndarray, Y: np.ndarray, m: int, coupling: 
 
     Parameters
     ----------
-    family : {"favor+", "trig"}
-    X, Y : numpy.ndarray
-        Rescaled queries and keys.
-    m : int
-    coupling : {"iid", "orthogonal", "simplex"}
+    family, X, Y, m, coupling
+        As in :func:`cov_factorised_mp` (numpy arrays).
 
     Returns
     -------
     float
-        The normaliser's relative MSE (:class:`RangeError` where float64 would lose digits).
+        :class:`RangeError` where float64 would lose digits.
     """
     _family(family, coupling)
     Rm1, PP, err = _second_moments(family, X, Y, m, coupling)
@@ -568,16 +549,13 @@ def output_leading_f64(family: str, X: np.ndarray, Y: np.ndarray, V: np.ndarray,
 
     Parameters
     ----------
-    family : {"favor+", "trig"}
-    X, Y, V : numpy.ndarray
-        Rescaled queries and keys, values.
-    m : int
-    coupling : {"iid", "orthogonal", "simplex"}
+    family, X, Y, V, m, coupling
+        As in :func:`output_leading_mp` (numpy arrays).
 
     Returns
     -------
     float
-        The leading order (:class:`RangeError` where float64 would lose digits).
+        :class:`RangeError` where float64 would lose digits.
     """
     _family(family, coupling)
     if Y.shape[0] == 1:  # one key: o_i = v_1, the output is exact
@@ -646,7 +624,6 @@ def normaliser_definition(bk, p: dict):
     Returns
     -------
     number of the backend
-        The normaliser's relative MSE ``N``.
     """
     X, Y = _scaled_head(bk, p)
     return normaliser(bk, cov_factorised(bk, p["family"], X, Y, int(p["m"]), _head_pairs(bk, p, X, Y)), X, Y)
@@ -669,7 +646,6 @@ def output_definition(bk, p: dict):
     Returns
     -------
     number of the backend
-        ``O₁``.
     """
     X, Y = _scaled_head(bk, p)
     if len(Y) == 1:  # no coupled pairs' series needed

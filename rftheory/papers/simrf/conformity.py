@@ -59,7 +59,6 @@ def conformity(bk, coupling, d, v):
     Returns
     -------
     number of the backend
-        ``ρ_c``.
     """
     if coupling == "iid":
         return bk.exp(v * v)
@@ -89,7 +88,6 @@ def angle_conformity(bk, d, cos_theta, v):
     Returns
     -------
     number of the backend
-        ``ρ_θ``.
     """
     return bk.angle_series(d, cos_theta, v * v / 2)
 

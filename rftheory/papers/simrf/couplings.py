@@ -37,28 +37,19 @@ BLOCKS = ("orthogonal", "simplex", "cone", "random")
 
 
 def equiangular_rows(d, c, backend=np):
-    """``d`` unit vectors with every pairwise cosine ``c`` (``−1/(d−1) ≤ c ≤ 1``):
-    ``u_i = √(1−c) e_i + (β/d) 1``, ``β = √(1+(d−1)c) − √(1−c)``.
+    """``d`` unit vectors with every pairwise cosine ``c``: ``u_i = √(1−c) e_i + (β/d) 1``, ``β = √(1+(d−1)c) − √(1−c)``.
 
     Parameters
     ----------
     d : int
-        Dimension (and number of vectors).
     c : float or mpmath.mpf
-        The common cosine.
+        The common cosine, ``−1/(d−1) ≤ c ≤ 1`` (else ``ParameterError``: the Gram matrix would not be PSD).
     backend : module, optional
         ``numpy`` (float64 rows) or ``mpmath`` (a list of mpf rows).
 
     Returns
     -------
     numpy.ndarray or list of list of mpmath.mpf
-        The rows.
-
-    Raises
-    ------
-    ParameterError
-        ``d`` not an integer ``≥ 2``, or ``c`` not a number in ``[−1/(d−1), 1]`` (the Gram matrix would
-        not be PSD; NaN is refused too).
 
     Examples
     --------
@@ -127,15 +118,12 @@ class Block:
 
     @classmethod
     def named(cls, name, d):
-        """The registry's blocks: ``orthogonal``, ``simplex`` (Eq. 9),
-        ``cone`` (equiangular at ``cos θ = 1/2``) and ``random`` (seed 0).
+        """The registry's blocks (:data:`BLOCKS`): ``orthogonal``, ``simplex`` (Eq. 9), ``cone`` (``cos θ = 1/2``), ``random``.
 
         Parameters
         ----------
         name : {"orthogonal", "simplex", "cone", "random"}
-            Which block (:data:`BLOCKS`).
         d : int
-            Dimension (``d`` directions).
 
         Returns
         -------
@@ -174,9 +162,7 @@ class Block:
 
         Parameters
         ----------
-        d : int
-        seed : int, optional
-            The seed of :func:`numpy.random.default_rng`.
+        d, seed : int
 
         Returns
         -------
@@ -221,25 +207,19 @@ def _block_mean(bk, block: Block, estimator: str, a):
 
 
 def block_value(block, estimator, a, quadrature=False):
-    """The exact mean pair term of a block at the working precision (:func:`_block_mean` in mpmath):
-    the PRF RF-conformity ``ρ`` (``a = v``) or the RFF pair term ``τ̄`` (``a = z``).
+    """The exact mean pair term of a block at the working precision: the PRF RF-conformity ``ρ`` (``a = v``) or the RFF pair term ``τ̄`` (``a = z``).
 
     Parameters
     ----------
     block : Block
-        The directions.
     estimator : {"prf", "rff"}
-        Positive or trigonometric features.
     a : mpmath.mpf or Fraction
-        ``v`` or ``z``.
     quadrature : bool, optional
-        Each pair by the φ-quadrature of Eq. 21 instead (the independent route,
-        :func:`_block_value_quad`).
+        Each pair by the φ-quadrature of Eq. 21 instead (the independent route).
 
     Returns
     -------
     mpmath.mpf
-        ``ρ`` or ``τ̄`` of the block.
     """
     if estimator not in ESTIMATORS:
         raise ParameterError("estimator", f"unknown value {estimator!r}; expected one of {', '.join(ESTIMATORS)}")
@@ -274,8 +254,7 @@ def _block_features(block, estimator, a, rng, n):
 
 
 def block_replicates(block, estimator, a, rng, n):
-    """``n`` iid replicates of the real estimator's pair mean for the block
-    ``W = D U R`` (:func:`_block_features`).
+    """``n`` iid replicates of the real estimator's pair mean for the block ``W = D U R``; their mean estimates :func:`block_value`.
 
     .. math:: \\frac{1}{n(n-1)}\\sum_{i\\ne j} e_i e_j,\\quad e_i = \\exp(w_i^\\top u)\\ \\text{or}\\ \\cos(w_i^\\top z)
 
@@ -284,9 +263,7 @@ def block_replicates(block, estimator, a, rng, n):
     Parameters
     ----------
     block : Block
-        The directions.
     estimator : {"prf", "rff"}
-        Positive or trigonometric features.
     a : float
         ``v`` or ``z``.
     rng : numpy.random.Generator
@@ -294,59 +271,45 @@ def block_replicates(block, estimator, a, rng, n):
 
     Returns
     -------
-    numpy.ndarray
-        Shape ``(n,)``; their mean estimates :func:`block_value`.
+    numpy.ndarray, shape (n,)
     """
     return pair_mean(_block_features(block, estimator, a, rng, n))
 
 
 def block_squared_errors(block, z, rng, n):
-    """``n`` iid squared errors of the real RFF estimator of one block, ``K̂ = (1/m)Σ_i cos(w_iᵀ(x−y))``
-    with ``W = D U R`` (:func:`_block_features`; ``m`` the number of directions), ``‖x − y‖ = z``:
+    """``n`` iid squared errors ``(K̂ − e^{−z²/2})²`` of the real RFF estimator of one block (``W = D U R``).
 
-    .. math:: \\big(\\hat K - e^{-z^2/2}\\big)^2,\\qquad
-       \\mathbb E = \\frac1m\\Big[\\frac{(1-e^{-z^2})^2}{2} + (m-1)(\\bar\\tau - e^{-z^2})\\Big]
-
-    (the block MSE of Sec. A.8 of Reid et al. 2023, ``simrf.rff_coupling_search``).
+    Their mean is the block MSE of Sec. A.8 of Reid et al. 2023 (``simrf.rff_coupling_search``).
 
     Parameters
     ----------
     block : Block
-        The directions.
     z : float
-        ``z = ‖x − y‖``.
     rng : numpy.random.Generator
     n : int
 
     Returns
     -------
-    numpy.ndarray
-        Shape ``(n,)``; their mean estimates the block MSE.
+    numpy.ndarray, shape (n,)
     """
     e = _block_features(block, "rff", z, rng, n)
     return (e.mean(axis=1) - np.exp(-float(z) ** 2 / 2)) ** 2
 
 
 def block_objective(U, f):
-    """Float64 mean pair term of the directions ``U`` (rows normalised here) and
-    its gradient with respect to ``U``, for a one-angle pair term ``f``
-    (:class:`~rftheory.numerics.rff.chebyshev.PairTerm`).
-
-    .. math:: \\bar f(U) = \\frac{2}{n(n-1)}\\sum_{i<j} f(\\hat u_i^\\top\\hat u_j),\\quad
-       \\frac{\\partial\\bar f}{\\partial u_i} = \\frac{2}{n(n-1)\\|u_i\\|}(I-\\hat u_i\\hat u_i^\\top)
-       \\sum_{j\\ne i} f'(\\hat u_i^\\top\\hat u_j)\\,\\hat u_j
+    """Float64 mean one-angle pair term ``f̄(U) = (2/(n(n−1))) Σ_{i<j} f(ûᵢᵀûⱼ)`` of the directions ``U`` and its gradient.
 
     Parameters
     ----------
-    U : numpy.ndarray
-        Shape ``(n, d)``, non-zero rows.
+    U : numpy.ndarray, shape (n, d)
+        Non-zero rows (normalised here).
     f : PairTerm
-        ``f`` and ``f'``.
+        ``f`` and ``f'`` (:class:`~rftheory.numerics.rff.chebyshev.PairTerm`).
 
     Returns
     -------
     tuple
-        ``(value, gradient)`` (gradient of the shape of ``U``).
+        ``(value, gradient)``.
     """
     n = U.shape[0]
     nrm = np.linalg.norm(U, axis=1, keepdims=True)
@@ -385,9 +348,8 @@ def pair_function(d, estimator, a):
     ----------
     d : int
     estimator : {"prf", "rff"}
-        Positive or trigonometric features.
     a : Fraction
-        ``v`` or ``z`` (exact).
+        ``v`` or ``z``.
 
     Returns
     -------
@@ -406,27 +368,23 @@ BLOCK = Param("block", "choice", "the directions: orthogonal, simplex (Eq. 9), c
 QUAD_PAIRS_MAX = 10
 
 def quad_route(block, estimator, a):
-    """The φ-quadrature route of a block (:func:`_block_value_quad`), served for at most
-    :data:`QUAD_PAIRS_MAX` distinct cosines.
+    """The φ-quadrature route of a block, served for at most :data:`QUAD_PAIRS_MAX` distinct cosines.
 
     Parameters
     ----------
     block : Block
-        The unit directions.
     estimator : {"prf", "rff"}
-        Which pair term.
     a : mpmath.mpf
         ``v`` (PRF) or ``z`` (RFF).
 
     Returns
     -------
     mpmath.mpf
-        The block's mean pair term by quadrature.
 
     Raises
     ------
     LayerUnavailableError
-        For more than :data:`QUAD_PAIRS_MAX` distinct cosines (cost).
+        For more than :data:`QUAD_PAIRS_MAX` distinct cosines.
     """
     if len({round(float(c), 15) for c in block_cosines(MP, block)}) > QUAD_PAIRS_MAX:
         raise LayerUnavailableError(f"phi-quadrature route served for blocks with <= {QUAD_PAIRS_MAX} distinct cosines")

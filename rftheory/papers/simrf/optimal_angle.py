@@ -52,12 +52,10 @@ def tau_series(d: int, z: arb) -> TauSeries:
     ----------
     d : int
     z : arb
-        ``z = ‖x − y‖ > 0``.
 
     Returns
     -------
     TauSeries
-        The coefficients and their proven tail bounds.
     """
     x = -(z * z) / 2
     y = 2 * x.abs_upper()
@@ -94,18 +92,16 @@ def _piece(lo: arb, hi: arb) -> tuple[arb, arb]:
 
 
 def optimal_angle(d: int, z: arb) -> arb:
-    """A ball containing ``c* = argmin_{0≤c≤1} τ(c)`` (module docstring).
+    """A ball containing ``c* = argmin_{0≤c≤1} τ(c)`` (exactly 0 where ``c* = 0`` is proven).
 
     Parameters
     ----------
     d : int
     z : arb
-        ``z = ‖x − y‖ > 0``.
 
     Returns
     -------
     arb
-        A ball containing ``c*`` (exactly 0 where ``c* = 0`` is proven).
 
     Raises
     ------

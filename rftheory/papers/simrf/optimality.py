@@ -33,9 +33,7 @@ def prf_search(d, v, n_random=N_RANDOM):
     ----------
     d : int
     v : Fraction
-        ``v = ‖x + y‖ > 0``.
     n_random : int, optional
-        Random starts (seeded by ``(d, v, n_random)``).
 
     Returns
     -------
@@ -67,19 +65,15 @@ def optimality_claim(rid, point, best, claimed, name):
 
     Parameters
     ----------
-    rid, point : str
-        Result ID and point text.
-    best : mpmath.mpf
-        Exact value of the best configuration found.
-    claimed : mpmath.mpf
-        Exact value of the configuration claimed optimal.
-    name : str
-        Its name (shown).
+    rid, point, name : str
+        Result ID, point text and the claimed configuration's name.
+    best, claimed : mpmath.mpf
+        Exact values of the best configuration found and of the one claimed optimal.
 
     Returns
     -------
     Measurement
-        A bound ``best >= claimed (1 − 1e-25)``: fails when the search found a better configuration.
+        A bound ``best >= claimed (1 − 1e-25)``.
     """
     with mp.workdps(40):  # the reference keeps the 30 digits of its inputs
         ref = claimed - abs(claimed) * EXACT_RTOL
@@ -93,22 +87,16 @@ def prf_search_measurements(d, v, n_random, claim="simplex", rid="simrf.optimali
 
     Parameters
     ----------
-    d : int
+    d, n_random : int
     v : str or Fraction
-        ``v = ‖x + y‖``.
-    n_random : int
-        Random starts (plus the orthogonal start).
     claim : {"simplex", "orthogonal"}, optional
-        The configuration claimed optimal (``orthogonal`` is the wrong claim the
-        tests use to show the search's power).
+        ``orthogonal`` is the wrong claim the tests use to show the search's power.
     rid : str, optional
-        Result ID shown.
 
     Returns
     -------
     list of Measurement
-        The optimality claim, and (for the simplex claim) that the search reaches it and that the polished
-        optimum's excess bound supports :data:`REACH_RTOL` with a 10x margin.
+        The optimality claim, and for simplex that the search reaches it within :data:`REACH_RTOL`.
     """
     res = prf_search(d, Fraction(v), n_random)
     point = f"d={d}, v={v}, starts={res.starts}"

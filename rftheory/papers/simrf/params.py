@@ -52,7 +52,6 @@ def grid(ds, vs, **extra):
     Returns
     -------
     list of dict
-        The grid points.
     """
     return [dict(d=d, v=v, **extra) for d in ds for v in vs]
 

@@ -27,43 +27,33 @@ PLUS_METHODS = ("iid", "orthogonal", "simplex", "simplex_plus", "numerical")
 
 
 def norms_draw(d, seed):
-    """The χ_d norms of draw ``seed`` (one block of ``d`` vectors).
+    """The χ_d norms of draw ``seed`` (one block of ``d`` vectors; the same for every method and call).
 
     Parameters
     ----------
-    d : int
-        Dimension (block size).
-    seed : int
-        Index of the draw.
+    d, seed : int
 
     Returns
     -------
     numpy.ndarray
-        ``d`` norms, the same for every method and call.
     """
     return chi_norms(np.random.default_rng([int(seed), d, 20230501]), d, (d,))
 
 
 def geometry_conformity(W, v):
-    """Conformity of one block of *fixed* vectors under a Haar rotation.
+    """Conformity of one block of *fixed* vectors ``W`` (rows, exact binary floats) under a Haar rotation (mpmath).
 
     .. math:: \\rho = \\frac{1}{d(d-1)}\\sum_{i\\ne j} {}_0F_1\\big(;\\tfrac d2;
        \\tfrac{v^2}{4}\\|w_i+w_j\\|^2\\big)
 
-    (``E_R e^{(Rw)·u} = ₀F₁(; d/2; ‖w‖²‖u‖²/4)``), at mpmath precision.
-    ``W`` is a float array (its entries are taken as exact binary numbers).
-
     Parameters
     ----------
-    W : numpy.ndarray
-        The block, rows ``w_i`` (shape ``(d, d)``).
+    W : numpy.ndarray, shape (d, d)
     v : mpmath.mpf
-        ``v = ‖x + y‖``.
 
     Returns
     -------
     mpmath.mpf
-        ``ρ`` of the block.
     """
     d = W.shape[1]
     W = [[mp.mpf(float(t)) for t in row] for row in W]
@@ -95,17 +85,13 @@ def plus_geometry(method, d, v, seed):
     Parameters
     ----------
     method : {"orthogonal", "simplex", "simplex_plus", "numerical"}
-        The geometry (iid directions have none).
-    d : int
+    d, seed : int
     v : float
         ``v = ‖x + y‖`` (the numerical optimum depends on it).
-    seed : int
-        Which draw of the norms (:func:`norms_draw`).
 
     Returns
     -------
-    numpy.ndarray
-        The block (rows ``w_i``, shape ``(d, d)``).
+    numpy.ndarray, shape (d, d)
 
     Raises
     ------
@@ -242,9 +228,7 @@ def plus_geometries(d, seed):
 
     Parameters
     ----------
-    d : int
-    seed : int
-        Which draw of the ``χ_d`` norms (:func:`~rftheory.papers.simrf.plus.norms_draw`).
+    d, seed : int
 
     Returns
     -------
@@ -258,23 +242,17 @@ def plus_geometries(d, seed):
 
 @functools.lru_cache(maxsize=256)
 def plus_search(d, v, seed, n_random=4):
-    """The weight-dependent search for norms draw ``seed`` at ``v`` (cached):
-    SimRF+ and simplex starts + ``n_random`` random ones.
+    """The weight-dependent search for norms draw ``seed`` at ``v`` (cached): SimRF+, simplex and random starts.
 
     Parameters
     ----------
-    d : int
+    d, seed : int
     v : Fraction
-        ``v = ‖x + y‖ > 0``.
-    seed : int
-        Which draw of the norms.
     n_random : int, optional
-        Random starts.
 
     Returns
     -------
     SearchResult
-        ``rows`` are the vectors ``w_i``.
     """
     g = plus_geometries(d, seed)
     return search_weighted(norms_draw(d, seed), float(Fraction(v)), start_rng(3, d, *fraction_key(v), seed, n_random), n_random,

@@ -162,7 +162,6 @@ def prf_mse(coupling, d, m, v, a, b):
     Returns
     -------
     mpmath.mpf
-        The MSE at the working precision.
     """
     P = coupled_pairs(m, d)
     if v == 0:
@@ -527,7 +526,6 @@ def small_v_coefficient(bk, coupling, d, m):
     Returns
     -------
     number of the backend
-        ``a_c``.
     """
     if coupling != "simplex":
         return bk.num(1)

@@ -27,16 +27,14 @@ __all__ = ["rff_optimal_angle", "orthogonal_curvature", "THRESHOLD_BRACKET", "or
 
 @functools.lru_cache(maxsize=256)
 def rff_optimal_angle(d, z):
-    """``c* = argmin_{0 ≤ c ≤ 1} f(c)`` of the RFF one-angle pair term: a grid of
-    20001 cosines, then bounded Brent refinement (``xatol = 1e-12``) around the best; ``f`` is flat at
-    ``c*`` (a quadratic minimum evaluated in float64), so the result is within ~1e-9 of ``c*`` (measured:
-    2.4e-10 at d = 2, z = 3; 6.1e-10 at d = 4, z = 4), not 1e-12; ``simrf.rff_optimal_angle`` refines it in mpmath.
+    """``c* = argmin_{0 ≤ c ≤ 1} f(c)`` of the RFF one-angle pair term in float64 (grid, then Brent).
+
+    Accuracy (~1e-9): :doc:`/notes/papers/simrf/rff_angle`.
 
     Parameters
     ----------
     d : int
     z : Fraction
-        ``z = ‖x − y‖``.
 
     Returns
     -------
@@ -56,14 +54,12 @@ def rff_optimal_angle(d, z):
 
 
 def orthogonal_curvature(d, z):
-    """``₁F₁(d+2; d/2+2; −z²/2)``: the sign of ``f''(0)`` of the RFF one-angle term
-    (``b_2 = R_2 (z⁴/8)(d)_2/(d/2)_2 · ₁F₁(d+2; d/2+2; −z²/2)``), at the working precision.
+    """``₁F₁(d+2; d/2+2; −z²/2)``: the sign of ``f''(0)`` of the RFF one-angle term, at the working precision.
 
     Parameters
     ----------
     d : int
     z : mpmath.mpf
-        ``z = ‖x − y‖``.
 
     Returns
     -------
@@ -94,7 +90,6 @@ def orthogonal_threshold(d):
     Returns
     -------
     mpmath.mpf
-        ``z₀(d)``.
 
     Raises
     ------

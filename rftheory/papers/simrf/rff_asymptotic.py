@@ -41,7 +41,6 @@ def ratio_asymptotic(bk, d, m, Z2):
     Returns
     -------
     number of the backend
-        The approximate ratio.
 
     Examples
     --------
@@ -60,18 +59,16 @@ def ratio_asymptotic(bk, d, m, Z2):
 
 
 def ratio_asymptotic_mp(d, m, z):
-    """:func:`ratio_asymptotic` at the working mpmath precision.
+    """:func:`ratio_asymptotic` at the working mpmath precision, ``z = ‖x − y‖``.
 
     Parameters
     ----------
     d, m : int
     z : mpmath.mpf or number
-        ``z = ‖x − y‖``.
 
     Returns
     -------
     mpmath.mpf
-        The approximate ratio ``MSE_orth/MSE_iid``.
     """
     z = mp.mpmathify(z)
     return ratio_asymptotic(MP, d, m, z * z)

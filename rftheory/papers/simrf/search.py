@@ -49,20 +49,14 @@ class SearchResult:
     rows : numpy.ndarray
         Its rows (unit directions, or the vectors ``w_i`` for :func:`search_weighted`).
     values : numpy.ndarray
-        The final objective of every start (sorted), to show how many reached the best.
+        The final objective of every start (sorted).
     starts : int
-        Number of starts.
     excess : float
-        Bound on the best configuration's excess over the local minimum it converged to (the best start is
-        polished, :func:`polish`; the other starts keep L-BFGS-B's values):
-        ``(‖g‖ + δ)²/(2λ₊)``; ``inf`` when the Hessian has a negative eigenvalue (not a minimum).
-    gradient : float
-        ``‖g‖``: norm of the best configuration's gradient after the polish.
-    curvature : float
-        ``λ₊``: the smallest eigenvalue of its Hessian off the null space.
+        Bound ``(‖g‖ + δ)²/(2λ₊)`` on the excess over the local minimum (``inf``: not a minimum).
+    gradient, curvature : float
+        ``‖g‖`` after the polish, and ``λ₊``, the Hessian's smallest eigenvalue off the null space.
     lbfgs_success : tuple of bool
-        ``res.success`` of L-BFGS-B for every start, in start order (recorded: a ``False`` means it stopped
-        on its line search or iteration cap; the polish then decides).
+        ``res.success`` of L-BFGS-B for every start.
     """
 
     value: float
@@ -85,7 +79,6 @@ def polish(fun, U, grad_err=0.0):
     fun : callable
         ``U ↦ (value, gradient)``.
     U : numpy.ndarray
-        The configuration (rows normalised here).
     grad_err : float, optional
         ``δ``: bound on the norm of the computed gradient's error.
 
@@ -157,11 +150,9 @@ def search_block(f, d, rng, n_random, starts=()):
     Parameters
     ----------
     f : PairTerm
-        The one-angle pair term (:func:`~rftheory.numerics.rff.chebyshev.pair_term`).
     d : int
-        Dimension and number of directions.
     rng : numpy.random.Generator
-        Source of the random starts (Gaussian rows: uniform directions).
+        Source of the random starts.
     n_random : int
     starts : sequence of numpy.ndarray, optional
         Further starts (e.g. the orthogonal or simplex block).
@@ -169,7 +160,6 @@ def search_block(f, d, rng, n_random, starts=()):
     Returns
     -------
     SearchResult
-        The best local minimum found, and the minimum of every start.
 
     Raises
     ------
@@ -230,17 +220,14 @@ def weighted_objective(U, r, v):
     .. math:: g(U) = \\frac{2d}{v^2}\\cdot\\frac{2}{d(d-1)}\\sum_{i<j}\\Big({}_0F_1\\big(;\\tfrac d2;
        \\tfrac{v^2}{4}\\|w_i+w_j\\|^2\\big)-1\\Big) = \\frac{2d}{v^2}(\\rho - 1)
 
-    (Eq. 12 of Reid et al. 2023; ``g → mean ‖w_i + w_j‖²`` as ``v → 0``, Eq. 15).
-    Scaled so that its differences keep their digits at small ``v``.
+    (Eq. 12 of Reid et al. 2023).  Derivation and notes: :doc:`/notes/papers/simrf/search`.
 
     Parameters
     ----------
-    U : numpy.ndarray
-        Shape ``(d, d)``, non-zero rows (directions, normalised here).
+    U : numpy.ndarray, shape (d, d)
     r : numpy.ndarray
         The ``d`` norms.
     v : float
-        ``v = ‖x + y‖ > 0``.
 
     Returns
     -------
@@ -275,12 +262,9 @@ def search_weighted(r, v, rng, n_random, starts=()):
     r : numpy.ndarray
         The ``d`` norms (one draw of ``χ_d``).
     v : float
-        ``v = ‖x + y‖ > 0``.
     rng : numpy.random.Generator
-        Source of the random starts.
     n_random : int
     starts : sequence of numpy.ndarray, optional
-        Further starts (directions or vectors; rows are normalised).
 
     Returns
     -------
@@ -301,17 +285,15 @@ def search_weighted(r, v, rng, n_random, starts=()):
 
 
 def start_rng(*key):
-    """The Generator of a search's random starts, seeded by ``key`` (the search kind and its point).
+    """The Generator of a search's random starts, seeded by ``key`` (the search kind, its point and counts).
 
     Parameters
     ----------
     *key : int
-        The search kind (1: PRF, 2: RFF, 3: SimRF+), then its point (:func:`fraction_key`) and counts.
 
     Returns
     -------
     numpy.random.Generator
-        The same starts for the same key, on any machine.
     """
     return np.random.default_rng([14, *(int(k) for k in key)])
 
@@ -322,12 +304,10 @@ def fraction_key(a):
     Parameters
     ----------
     a : Fraction, int, str or float
-        The point's value.
 
     Returns
     -------
     tuple of int
-        The two integers.
     """
     a = Fraction(a)
     return a.numerator, a.denominator

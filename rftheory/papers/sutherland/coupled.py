@@ -65,7 +65,6 @@ def var_psi_coupled_value(bk, coupling, d, D, z2, tau=None):
     Returns
     -------
     number of the backend
-        The variance.
     """
     out = (bk.frac(1, 2) + iid_bracket(bk, -z2)) / D
     P = coupled_pairs(D, d)
@@ -97,7 +96,6 @@ def var_psi_coupled(coupling, d, D, z):
     Returns
     -------
     mpf
-        The variance at the current precision.
     """
     z = mp.mpmathify(z)
     with guard_digits(len(str(d)) + 2):

@@ -32,7 +32,6 @@ def phi_estimates(D, z, rng, n, coupling="iid", d=4):
     Returns
     -------
     ndarray, shape (n,)
-        The estimates.
     """
     half = n // 2
     out = []
@@ -64,7 +63,6 @@ def psi_estimates(D, z, rng, n, coupling="iid", d=4, s=None):
     Returns
     -------
     ndarray, shape (n,)
-        The estimates.
     """
     half = n // 2
     s = 1.0 if s is None else float(s)

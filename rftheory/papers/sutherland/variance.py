@@ -60,7 +60,6 @@ def var_phi(D, k1, k2):
     Returns
     -------
     number
-        The variance.
     """
     return 2 * var_cos(k1, k2) / D
 
@@ -82,7 +81,6 @@ def var_psi(D, k1, k2, bk=MP):
     Returns
     -------
     mpf or sympy expression
-        The variance.
 
     Examples
     --------
@@ -129,7 +127,6 @@ def var_phi_value(bk, p):
     Returns
     -------
     number of the backend
-        The variance.
     """
     return 2 * _var_cos_value(bk, p) / p["D"]
 
@@ -149,7 +146,6 @@ def var_psi_value(bk, p):
     Returns
     -------
     number of the backend
-        The variance.
     """
     return (_var_cos_value(bk, p) + bk.frac(1, 2)) / p["D"]
 
@@ -169,7 +165,6 @@ def phi_beats_psi_value(bk, p):
     Returns
     -------
     number of the backend
-        The difference.
     """
     return _phi_gain_value(bk, p) / p["D"]
 
