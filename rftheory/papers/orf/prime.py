@@ -31,7 +31,7 @@ PRIME_Q = Param("quantity", "choice", "bias, variance or mse of K_ORF'", choices
 
 
 def log_peak_0f1(d, x) -> float:
-    """Natural log of the largest term of ``₀F₁(; d/2; −x/4) = Σ (−x/4)^k/(k!(d/2)_k)``.
+    """Natural log of the largest term of ``₀F₁(; d/2; −x/4) = Σ (−x/4)^k/(k!(d/2)_k)`` (0 if the first is).
 
     Parameters
     ----------
@@ -42,7 +42,6 @@ def log_peak_0f1(d, x) -> float:
     Returns
     -------
     float
-        ``log`` of the peak term (0 if the first term is the largest).
     """
     lp, k = 0.0, 0
     while x > (2 * k + 2) * (2 * k + d):
@@ -61,11 +60,9 @@ def prime_expectations(bk, d, z):
 
     Parameters
     ----------
-    bk : backend
-        :data:`~rftheory.numerics.backends.MP` or :data:`~rftheory.numerics.backends.ARB` (``bk.hyp0f1``).
+    bk : {MP, ARB}
     d : int
     z : number of the backend
-        ``‖x − y‖``.
 
     Returns
     -------
@@ -78,23 +75,16 @@ def prime_expectations(bk, d, z):
 
 
 def prime_terms(d, z):
-    """The three expectations of ORF′ (rows of ``√d Q``) in ₀F₁ form (derivations/orf_prime_0f1.py),
-    at mpmath precision: :func:`prime_expectations` on :data:`~rftheory.numerics.backends.MP`.
-
-    .. math:: b = \\mathbb E\\cos(w^\\top z) = {}_0F_1(;\\tfrac d2;-\\tfrac{dz^2}4),\\quad
-       c = \\mathbb E\\cos(2w^\\top z) = {}_0F_1(;\\tfrac d2;-dz^2),\\quad
-       e = \\mathbb E\\cos(w_i^\\top z)\\cos(w_j^\\top z) = {}_0F_1(;\\tfrac d2;-\\tfrac{dz^2}2)
+    """:func:`prime_expectations` on :data:`~rftheory.numerics.backends.MP`: ``(b, c, e)`` at mpmath precision.
 
     Parameters
     ----------
     d : int
     z : number
-        ``‖x − y‖``.
 
     Returns
     -------
     tuple of mpf
-        ``(b, c, e)``.
     """
     return prime_expectations(MP, d, zf(z))
 
@@ -109,16 +99,13 @@ def prime_bracket(bk, quantity, d, m, z, b, c, e):
 
     Parameters
     ----------
-    bk : backend
-        :data:`~rftheory.numerics.backends.MP` (:func:`orf_prime` adds the guard digits) or
-        :data:`~rftheory.numerics.backends.ARB`.
+    bk : {MP, ARB}
+        (:func:`orf_prime` adds the guard digits to MP.)
     quantity : {"bias", "variance", "mse"}
     d, m : int
         Dimension (block size) and number of frequencies.
-    z : number of the backend
-        ``‖x − y‖``.
-    b, c, e : number of the backend
-        The expectations of :func:`prime_expectations`.
+    z, b, c, e : number of the backend
+        ``‖x − y‖`` and the expectations of :func:`prime_expectations`.
 
     Returns
     -------
@@ -139,22 +126,15 @@ def prime_bracket(bk, quantity, d, m, z, b, c, e):
 
 
 def orf_prime(quantity, d, m, z, terms=prime_terms):
-    """ORF′ bias, variance or MSE, exactly (blocks of ``d`` independent rotations; Thm 2 of Yu et al. 2016 bounds them).
-
-    .. math:: \\mathrm{bias} = b - e^{-z^2/2},\\quad
-       \\mathrm{Var} = \\frac1m\\Big(\\tfrac12+\\tfrac12 c - b^2\\Big) + \\frac P{m^2}(e - b^2),
-       \\quad \\mathrm{MSE} = \\mathrm{Var} + \\mathrm{bias}^2
+    """ORF′ bias, variance or MSE, exactly: :func:`prime_bracket` from ``terms`` at mpmath precision.
 
     Derivation and notes: :doc:`/notes/papers/orf/prime`.
 
     Parameters
     ----------
     quantity : {"bias", "variance", "mse"}
-    d : int
-        Dimension (block size).
-    m : int
+    d, m : int
     z : number
-        ``‖x − y‖``.
     terms : callable
         ``terms(d, z) -> (b, c, e)`` (:func:`prime_terms`, or an independent route).
 
@@ -235,21 +215,17 @@ SPHERE_QUAD_DMAX = 200
 
 
 def sphere_cos(d, t):
-    """``E cos(t u₁)`` for ``u`` uniform on ``S^{d−1}``, by quadrature over the polar angle.
+    """``E cos(t u₁)`` for ``u`` uniform on ``S^{d−1}``, by quadrature over the polar angle (independent of ₀F₁).
 
     .. math:: \\mathbb E\\cos(tu_1) = \\frac{\\int_0^\\pi\\cos(t\\cos\\theta)\\sin^{d-2}\\theta\\,d\\theta}
        {B(\\tfrac12,\\tfrac{d-1}2)}
-
-    (independent of ₀F₁).
 
     Derivation and notes: :doc:`/notes/papers/orf/prime`.
 
     Parameters
     ----------
     d : int
-        Dimension (``≥ 2``).
     t : mpf
-        The argument.
 
     Returns
     -------

@@ -28,10 +28,8 @@ def rff_variance(m, z, bk=MP):
     Parameters
     ----------
     m : int
-        Number of frequencies (the paper's ``D``).
     z : number
-        ``‖x − y‖`` (a ``Fraction`` is rounded once for :data:`MP`; a sympy
-        expression for ``SYM``).
+        ``‖x − y‖`` (a ``Fraction`` is rounded once for :data:`MP`; a sympy expression for ``SYM``).
     bk : {MP, SYM}, default MP
 
     Returns

@@ -59,10 +59,8 @@ def sorf_estimates(d, z, rng, n, m=None):
     d : int
         Dimension (padded to a power of 2 inside the HD blocks).
     z : float
-        ``‖x − y‖``.
     rng : numpy.random.Generator
     n : int
-        Number of replicates.
     m : int, optional
         Number of frequencies (default ``d``: one block).
 

@@ -27,18 +27,16 @@ _NMAX = 20_000
 
 
 def cosine(coupling: str, d: int) -> float:
-    """``c = u₁ᵀu₂`` of a coupled pair: 0 (orthogonal) or ``−1/(d−1)`` (simplex).
+    """``c = u₁ᵀu₂`` of a coupled pair in float64: 0 (orthogonal) or ``−1/(d−1)`` (simplex; :func:`exact_cosine` at precision).
 
     Parameters
     ----------
     coupling : {"orthogonal", "simplex"}
     d : int
-        Dimension (``>= 2``).
 
     Returns
     -------
     float
-        The cosine (a dyadic-free rational: use :func:`mp_cosine` style ``mpf(-1)/(d-1)`` at precision).
     """
     if coupling == "orthogonal":
         return 0.0
@@ -57,7 +55,6 @@ def harmonic_dim(n: int, d: int) -> int:
     Parameters
     ----------
     n, d : int
-        Degree and dimension (``d >= 2``).
 
     Returns
     -------
@@ -68,22 +65,18 @@ def harmonic_dim(n: int, d: int) -> int:
 
 
 def gegenbauer(nmax: int, d: int, t):
-    """``[P_0(t), …, P_nmax(t)]``, normalised ``P_n(1) = 1``, by the three-term recurrence.
+    """``[P_0(t), …, P_nmax(t)]``, normalised ``P_n(1) = 1``, by the three-term recurrence (type of ``t``, arrays broadcast).
 
     .. math:: (n+d-2)P_{n+1}(t) = (2n+d-2)\\,t\\,P_n(t) - n\\,P_{n-1}(t)
-
-    (Legendre for ``d = 3``, Chebyshev ``T_n`` for ``d = 2``).
 
     Parameters
     ----------
     nmax, d : int
     t : mpf, float or numpy.ndarray
-        The argument (arrays broadcast).
 
     Returns
     -------
     list
-        ``nmax + 1`` values of the type of ``t``.
     """
     if isinstance(t, mp.mpf):
         A, B = _rec_coefficients(nmax, d, mp.mp.prec)
@@ -128,24 +121,20 @@ def _alpha_tilde(n: int, d: int, x: mp.mpf, prec: int) -> mp.mpf:
 
 
 def kappa_series(d: int, c, x, y, t) -> mp.mpf:
-    """``κ_c = Σ_{n>=1} N_n P_n(c) P_n(t) α̃_n(x) α̃_n(y)``: :func:`kappa_bk` in mpmath (its tail bound cuts the
-    series), redone with the digits the cancellation of its alternating terms costs.
+    """``κ_c = Σ_{n>=1} N_n P_n(c) P_n(t) α̃_n(x) α̃_n(y)`` to the working precision: :func:`kappa_bk` in mpmath,
+    redone with the digits the cancellation of its alternating terms costs.
 
     Parameters
     ----------
     d : int
-        Dimension, ``>= 2``.
-    c : real
-        ``u₁ᵀu₂`` in ``[−1, 1]``.
+    c, t : real
+        ``u₁ᵀu₂`` and ``cos φ = âᵀb̂``, in ``[−1, 1]``.
     x, y : real
         ``‖a‖, ‖b‖ >= 0``.
-    t : real
-        ``cos φ = âᵀb̂`` in ``[−1, 1]`` (any value when ``x y = 0``).
 
     Returns
     -------
     mpmath.mpf
-        ``κ_c`` to the working precision.
     """
     c, x, y, t = mp.mpf(c), mp.mpf(x), mp.mpf(y), mp.mpf(t)
     if x * y == 0:
@@ -163,20 +152,17 @@ def kappa_series(d: int, c, x, y, t) -> mp.mpf:
 
 
 def exact_cosine(bk, coupling: str, d: int):
-    """``c = u₁ᵀu₂`` as a number of ``bk``: ``0`` (orthogonal) or ``−1/(d−1)`` (simplex; in ARB the
-    rational rounded outward, a ball containing it).
+    """``c = u₁ᵀu₂`` as a number of ``bk``: ``0`` (orthogonal) or ``−1/(d−1)`` (simplex; in ARB a ball containing it).
 
     Parameters
     ----------
     bk : {MP, ARB}
     coupling : {"orthogonal", "simplex"}
     d : int
-        Dimension (``>= 2``).
 
     Returns
     -------
     number
-        ``bk.frac(0)`` or ``bk.frac(−1, d − 1)``.
     """
     cosine(coupling, d)  # validates the coupling
     return bk.frac(0) if coupling == "orthogonal" else bk.frac(-1, d - 1)
@@ -190,15 +176,13 @@ def _beta_bk(bk, n: int, d: int, x):
 
 
 def alpha_tilde_bk(bk, n: int, d: int, x):
-    """:func:`alpha_tilde` against ``bk``: ``β_n(x) e^{−x²/2} ₁F₁(\\frac{d+n}2; \\frac d2+n; \\frac{x²}2)``.
+    """:func:`alpha_tilde` against ``bk`` (ARB: Arb's rigorous ``₁F₁``).
 
     Parameters
     ----------
-    bk : backend
-        ``MP`` or ``ARB`` (ARB: Arb's rigorous ``₁F₁``).
+    bk : {MP, ARB}
     n, d : int
     x : number of ``bk``
-        ``‖a‖ >= 0``.
 
     Returns
     -------
@@ -235,36 +219,30 @@ def kappa_tail_bk(bk, n: int, d: int, x, y):
 
 def kappa_bk(bk, d: int, c, x, y, t, ax: list | None = None, ay: list | None = None, alpha=None,
              magnitude: list | None = None):
-    """``κ_c = Σ_{n>=1} N_n P_n(c) P_n(t) α̃_n(x) α̃_n(y)`` against ``bk``, the proven tail bound of
-    :func:`kappa_tail_bk` added to the radius (``bk.widen``: ARB's ball contains ``κ_c``).
+    """``κ_c`` against ``bk``, the proven tail bound of :func:`kappa_tail_bk` added to the radius (ARB: a ball containing ``κ_c``).
 
     .. math:: \\kappa_c = \\sum_{n\\ge1} N_n\\,P_n(c)\\,P_n(t)\\,\\tilde\\alpha_n(x)\\,\\tilde\\alpha_n(y)
 
-    The cut (only *where* the sum stops; the bound holds wherever that is) is the first ``n`` whose tail
-    bound is certainly at most ``2^{−8}·eps·|Σ| + eps³`` (``eps = bk.eps``: ``2^{−prec}`` in ARB).
+    Where the sum stops: :doc:`/notes/papers/performer/coupled`.
 
     Parameters
     ----------
     bk : {MP, ARB}
     d : int
-        Dimension, ``>= 2``.
-    c : number of ``bk``
-        ``u₁ᵀu₂`` in ``[−1, 1]`` (:func:`exact_cosine`).
+    c, t : number of ``bk``
+        ``u₁ᵀu₂`` (:func:`exact_cosine`) and ``cos φ = âᵀb̂``, in ``[−1, 1]``.
     x, y : number of ``bk``
         ``‖a‖, ‖b‖ >= 0``; an exact ``0`` gives an exact ``0``.
-    t : number of ``bk``
-        ``cos φ = âᵀb̂`` (its exact value in ``[−1, 1]``).
     ax, ay : list, optional
-        Caches of ``α̃_n(x)``, ``α̃_n(y)`` (index ``n``), extended in place: a head's pairs share their norms.
+        Caches of ``α̃_n(x)``, ``α̃_n(y)``, extended in place.
     alpha : callable, optional
-        ``alpha(n, v) = α̃_n(v)`` (default :func:`alpha_tilde_bk` in ``bk``; mpmath passes its cached one).
+        ``alpha(n, v) = α̃_n(v)`` (default :func:`alpha_tilde_bk` in ``bk``).
     magnitude : list, optional
-        ``[Σ|term|]``, accumulated in place (the mpmath layer's measure of the cancellation).
+        ``[Σ|term|]``, accumulated in place.
 
     Returns
     -------
     number
-        ``κ_c`` (ARB: a ball containing it).
     """
     if x == 0 or y == 0:  # exact zeros (a ball with radius is never == 0)
         return bk.num(0)
@@ -429,14 +407,12 @@ def _gl_nodes(npts: int, dps: int) -> tuple[tuple[mp.mpf, ...], tuple[mp.mpf, ..
 
 
 def fh_nodes(dps: int, xmax) -> int:
-    """Gauss–Legendre nodes of :func:`rho_funk_hecke` at ``dps`` digits for norms up to ``xmax``.
+    """The number of Gauss–Legendre nodes of :func:`rho_funk_hecke` for ``dps`` digits and norms up to ``xmax``.
 
     Parameters
     ----------
     dps : int
-        Decimal digits wanted.
     xmax : real
-        The largest norm ``‖a‖``, ``‖b‖`` of the pair.
 
     Returns
     -------
@@ -471,8 +447,7 @@ def rho_funk_hecke(coupling: str, a, b, npts: int | None = None) -> mp.mpf:
     coupling : {"orthogonal", "simplex"}
     a, b : sequence of real or mpf
     npts : int, optional
-        Gauss–Legendre nodes in ``θ`` (default :func:`fh_nodes` of the larger norm); the coefficients
-        are cached per norm, so a head's pairs share them when they share ``npts``.
+        Gauss–Legendre nodes in ``θ`` (default :func:`fh_nodes` of the larger norm; coefficients cached per norm).
 
     Returns
     -------
@@ -493,7 +468,7 @@ def rho_funk_hecke(coupling: str, a, b, npts: int | None = None) -> mp.mpf:
 
 
 def kappa_f64(d: int, c: float, x: np.ndarray, y: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`kappa_series` in float64, vectorised, with a bound on its rounding error.
+    """:func:`kappa_series` in float64, vectorised (``x, y, t`` broadcast), with a bound on its rounding error.
 
     Derivation and notes: :doc:`/notes/papers/performer/coupled`.
 
@@ -502,14 +477,11 @@ def kappa_f64(d: int, c: float, x: np.ndarray, y: np.ndarray, t: np.ndarray) -> 
     d : int
     c : float
     x, y, t : numpy.ndarray
-        Norms and cosines (broadcast together).
 
     Returns
     -------
-    kappa : numpy.ndarray
-        ``κ_c`` per entry.
-    err : numpy.ndarray
-        A bound on its absolute rounding error (callers refuse where it matters).
+    kappa, err : numpy.ndarray
+        ``κ_c`` and a bound on its absolute rounding error.
     """
     from scipy import special  # here, not at import: the CLI starts without scipy.special
 

@@ -85,14 +85,13 @@ def arrays(p) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
 
 
 def domain_point(rng: np.random.Generator, values: bool = False, coupled: bool = False) -> dict:
-    """A random point of the declared domain.
+    """A random point of the declared domain: ``q``, ``k``, ``m``, ``family`` (and ``v``, ``coupling``).
 
     Derivation and notes: :doc:`/notes/papers/performer/inputs`.
 
     Parameters
     ----------
     rng : numpy.random.Generator
-        The source of randomness.
     values : bool
         Include a value matrix ``v``.
     coupled : bool
@@ -101,7 +100,6 @@ def domain_point(rng: np.random.Generator, values: bool = False, coupled: bool =
     Returns
     -------
     dict
-        ``q``, ``k``, ``m``, ``family`` (and ``v``; ``coupling`` with ``coupled``).
     """
     L, Lk = int(rng.integers(1, ROWS_MAX + 1)), int(rng.integers(1, ROWS_MAX + 1))
     d = int(rng.integers(DIM_MIN, DIM_MAX + 1))

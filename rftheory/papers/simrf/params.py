@@ -40,14 +40,12 @@ CONFORMITY_MC_N = {"quick": _scaled_n(20_000), "default": _scaled_n(100_000), "f
 
 
 def grid(ds, vs, **extra):
-    """Points ``dict(d, v, **extra)`` over ``ds × vs``.
+    """Points ``dict(d, v, **extra)`` over ``ds × vs`` (strings, exact).
 
     Parameters
     ----------
     ds, vs : iterable
-        Dimensions and values of ``v`` (strings, exact).
     **extra
-        Further fixed parameters.
 
     Returns
     -------
@@ -76,18 +74,15 @@ DOMAIN_NOTE = ("Declared domain d <= 8, v <= 2, z <= 6: a block has d(d-1)/2 pai
 
 
 def noted(m: Measurement, detail: str) -> Measurement:
-    """The measurement ``m`` with a note shown next to its verdict.
+    """The measurement ``m`` (:mod:`rftheory.core.measure`) with a note ``detail`` shown next to its verdict.
 
     Parameters
     ----------
     m : Measurement
-        A raw measurement (:mod:`rftheory.core.measure`).
     detail : str
-        The note.
 
     Returns
     -------
     Measurement
-        ``m`` with ``detail`` set.
     """
     return replace(m, detail=detail)

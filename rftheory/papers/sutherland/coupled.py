@@ -39,8 +39,7 @@ sc = lazy("scipy.special")  # imported on first use (the CLI starts without it)
 
 def var_psi_coupled_value(bk, coupling, d, D, z2, tau=None):
     """Variance of ψ with ``D`` frequencies in coupled blocks of ``d`` (beyond Sutherland & Schneider
-    (2015), "On the Error of Random Fourier Features", UAI 2015) on the backend ``bk``, as a function of
-    ``z² = ‖x − y‖²``.
+    (2015), "On the Error of Random Fourier Features", UAI 2015) on the backend ``bk``, ``z2 = ‖x − y‖²``.
 
     .. math:: \\mathrm{Var}\\,\\psi_c = \\frac1D\\Big[\\frac12+\\frac12\\big(1-e^{-z^2}\\big)^2\\Big]
        + \\frac P{D^2}\\big(\\tau_c-e^{-z^2}\\big)
@@ -49,16 +48,12 @@ def var_psi_coupled_value(bk, coupling, d, D, z2, tau=None):
 
     Parameters
     ----------
-    bk : backend
-        :data:`~rftheory.numerics.backends.MP` (:func:`var_psi_coupled` adds the guard digits) or
-        :data:`~rftheory.numerics.backends.ARB`.
+    bk : {MP, ARB}
+        (:func:`var_psi_coupled` adds the guard digits to MP.)
     coupling : {"iid", "orthogonal", "simplex"}
-        Coupling of the frequencies within a block.
-    d : int
-        Block size (data dimension).
-    D : int
+    d, D : int
+        Block size (data dimension) and number of frequencies.
     z2 : number of the backend
-        ``z²``.
     tau : number of the backend, optional
         The pair term ``τ_c``; by default :func:`~rftheory.numerics.rff.pairs.pair_term_z2` on ``bk``.
 
@@ -76,22 +71,15 @@ def var_psi_coupled_value(bk, coupling, d, D, z2, tau=None):
 
 
 def var_psi_coupled(coupling, d, D, z):
-    """Variance of ψ with ``D`` frequencies in coupled blocks of ``d`` (beyond Sutherland & Schneider 2015).
-
-    .. math:: \\mathrm{Var}\\,\\psi_c = \\frac1D\\Big[\\frac12+\\frac12\\big(1-e^{-z^2}\\big)^2\\Big]
-       + \\frac P{D^2}\\big(\\tau_c-e^{-z^2}\\big)
+    """:func:`var_psi_coupled_value` at mpmath precision, from ``z = ‖x − y‖``.
 
     Derivation and notes: :doc:`/notes/papers/sutherland/coupled`.
 
     Parameters
     ----------
     coupling : {"iid", "orthogonal", "simplex"}
-        Coupling of the frequencies within a block.
-    d : int
-        Block size (data dimension).
-    D : int
+    d, D : int
     z : number
-        ``‖x − y‖``.
 
     Returns
     -------

@@ -21,12 +21,11 @@ def phi_estimates(D, z, rng, n, coupling="iid", d=4):
     D : int
         Number of features (even).
     z : float
-        ``‖x − y‖``.
     rng : numpy.random.Generator
     n : int
         Number of replicates (half at a fixed pair, half at a random rotation of it).
     coupling : str
-        Coupling of the frequencies (:func:`rftheory.sampling.samplers.sample`).
+        As :func:`rftheory.sampling.samplers.sample` takes it.
     d : int
 
     Returns
@@ -47,16 +46,11 @@ def psi_estimates(D, z, rng, n, coupling="iid", d=4, s=None):
 
     Parameters
     ----------
-    D : int
-        Number of features (= frequencies).
+    D, n, d : int
+        Features, replicates and dimension (as in :func:`phi_estimates`).
     z : float
-        ``‖x − y‖``.
     rng : numpy.random.Generator
-    n : int
-        Number of replicates (half at a fixed pair, half at a random rotation of it).
     coupling : str
-        Coupling of the frequencies (:func:`rftheory.sampling.samplers.sample`).
-    d : int
     s : float, optional
         ``‖x + y‖`` (default 1; the variance does not depend on it).
 

@@ -39,19 +39,17 @@ class _EvenParam(Param):
 
 
 def d_even(name="D"):
-    """The parameter ``D`` of φ, which uses ``D/2`` sin/cos pairs: an even number of features.
+    """The parameter ``D`` of φ (``D/2`` sin/cos pairs): an even number of features in ``[2, 10⁶]``.
 
     Derivation and notes: :doc:`/notes/papers/sutherland/kernels`.
 
     Parameters
     ----------
     name : str, optional
-        The parameter's name.
 
     Returns
     -------
     rftheory.core.params.Param
-        The parameter (domain "even integer in [2, 10⁶]"), refusing odd values.
     """
     def check(v):
         if v % 2:

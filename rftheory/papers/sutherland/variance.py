@@ -27,7 +27,7 @@ from .kernels import DFEAT, K1, K2, KERNEL, PAPER, Z0, d_even, kernel_check, sym
 
 
 def var_cos(k1, k2):
-    """``Var cos(ωᵀΔ)`` from the kernel values (Sutherland & Schneider 2015, 'Variance').
+    """``Var cos(ωᵀΔ)`` from the kernel values (Sutherland & Schneider 2015, 'Variance'), type of the inputs.
 
     .. math:: \\mathrm{Var}\\cos(\\omega^\\top\\Delta) = \\tfrac12 + \\tfrac12k(2\\Delta) - k(\\Delta)^2
 
@@ -39,7 +39,6 @@ def var_cos(k1, k2):
     Returns
     -------
     number
-        ``Var cos(ωᵀΔ)`` (same type as the inputs).
     """
     return (1 + k2) / 2 - k1 * k1
 
@@ -53,7 +52,6 @@ def var_phi(D, k1, k2):
     Parameters
     ----------
     D : int
-        Number of features (``D/2`` frequencies).
     k1, k2 : number (any backend's scalars)
         ``k(Δ)`` and ``k(2Δ)``.
 
@@ -113,10 +111,8 @@ def _phi_gain_value(bk, p):
 
 
 def var_phi_value(bk, p):
-    """``Var φ(x)ᵀφ(y) = (2/D) Var cos(ωᵀΔ)`` (Sutherland & Schneider (2015), "On the Error of Random
-    Fourier Features", UAI 2015, 'Variance') on the backend ``bk``: :func:`var_phi` without cancellation.
-
-    .. math:: \\mathrm{Var}\\,\\phi(x)^\\top\\phi(y) = \\frac2D\\mathrm{Var}\\cos(\\omega^\\top\\Delta)
+    """:func:`var_phi` on the backend ``bk`` without cancellation: ``(2/D) Var cos(ωᵀΔ)`` (Sutherland & Schneider (2015),
+    "On the Error of Random Fourier Features", UAI 2015, 'Variance').
 
     Parameters
     ----------
@@ -132,16 +128,14 @@ def var_phi_value(bk, p):
 
 
 def var_psi_value(bk, p):
-    """``Var ψ(x)ᵀψ(y) = (1/D)(Var cos(ωᵀΔ) + ½)`` (Sutherland & Schneider (2015), "On the Error of
-    Random Fourier Features", UAI 2015, 'Variance') on the backend ``bk``: :func:`var_psi` without cancellation.
-
-    .. math:: \\mathrm{Var}\\,\\psi(x)^\\top\\psi(y) = \\frac1D\\Big[\\mathrm{Var}\\cos(\\omega^\\top\\Delta) + \\tfrac12\\Big]
+    """:func:`var_psi` on the backend ``bk`` without cancellation: ``(1/D)(Var cos(ωᵀΔ) + ½)`` (Sutherland & Schneider
+    (2015), "On the Error of Random Fourier Features", UAI 2015, 'Variance').
 
     Parameters
     ----------
     bk : {MP, ARB}
     p : dict
-        Validated parameters (``D`` and those of :func:`_var_cos_value`).
+        As in :func:`var_phi_value`.
 
     Returns
     -------
@@ -152,15 +146,13 @@ def var_psi_value(bk, p):
 
 def phi_beats_psi_value(bk, p):
     """``Var ψ − Var φ = (1/D)(k(Δ)² − ½k(2Δ))`` (Sutherland & Schneider (2015), "On the Error of Random
-    Fourier Features", UAI 2015) on the backend ``bk``, without cancellation (:func:`_phi_gain_value`).
-
-    .. math:: \\mathrm{Var}\\,\\psi-\\mathrm{Var}\\,\\phi=\\frac1D\\Big(k(\\Delta)^2-\\tfrac12k(2\\Delta)\\Big)
+    Fourier Features", UAI 2015) on the backend ``bk``, without cancellation.
 
     Parameters
     ----------
     bk : {MP, ARB}
     p : dict
-        Validated parameters (``D`` and those of :func:`_var_cos_value`).
+        As in :func:`var_phi_value`.
 
     Returns
     -------
