@@ -350,7 +350,7 @@ def inner_g(d: int, c, t, p) -> mp.mpf:
          mp.hyp1f1(h + 1, bb, z), mp.hyp1f1(h + mp.mpf(3) / 2, bb, z)]
     # coef_n = q^n Γ((d+n)/2)/(n! Γ(d/2)): coef_n = coef_{n−2} q² ((d+n−2)/2)/(n(n−1))
     coef = [mp.mpf(1), q * mp.exp(mp.loggamma(h + mp.mpf(1) / 2) - mp.loggamma(h))]
-    q2g = q * q * (1 + z / bb)  # M(a+1; bb; z) <= (1 + z/bb) M(a; bb; z) for a > bb (docstring)
+    q2g = q * q * (1 + z / bb)  # M(a+1; bb; z) <= (1 + z/bb) M(a; bb; z) for a > bb (notes page)
 
     def terms():
         prev, n = mp.mpf(0), 0  # |t_{n−1}|

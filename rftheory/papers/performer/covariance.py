@@ -73,7 +73,7 @@ def pairs_ratio(bk, coupling: str, m: int, d: int):
 
 
 def kappa_head(bk, coupling: str, X, Y, scale=None) -> list[list[list]]:
-    """``κ_c(x_i + y_j, x_i + y_l)`` by :func:`rftheory.papers.performer.coupled.kappa_bk` against ``bk``
+    """``K[i][j][l] = κ_c(x_i + y_j, x_i + y_l)`` by :func:`rftheory.papers.performer.coupled.kappa_bk` against ``bk``
     (ARB: balls with the series' proven tail in the radius); ``α̃_n`` cached per norm.
 
     Parameters
@@ -83,13 +83,11 @@ def kappa_head(bk, coupling: str, X, Y, scale=None) -> list[list[list]]:
     X, Y : list of list
         Rescaled queries and keys (scalars of ``bk``), or with ``scale`` the unscaled ones.
     scale : number of ``bk``, optional
-        The rescaling ``d^{−1/4}`` (a ball in ARB): ``x_i + y_j = scale·(q_i + k_j)`` with the sums of the
-        exact entries taken first, so a sum that is exactly zero gives an exact ``κ = 0``.
+        The rescaling ``d^{−1/4}``: ``x_i + y_j = scale·(q_i + k_j)``, the exact sums first (an exact 0 gives ``κ = 0``).
 
     Returns
     -------
     list
-        ``K[i][j][l]`` (symmetric in ``j, l``; ``t = 1`` exactly on the diagonal).
 
     Raises
     ------
@@ -150,8 +148,7 @@ def dot(bk, u, v):
 
 
 def second_moment_rows(bk, family: str, x, Y, G, pairs=None) -> list[list]:
-    r"""``m·E[Â_ijÂ_il]`` for one query ``x`` (the factorised second moment; subtract ``A_ijA_il`` for
-    ``m·Cov``), with the coupled pairs' term when given.
+    r"""``S[j][l] = m·E[Â_ijÂ_il]`` for one query ``x`` (the factorised second moment; ``m·Cov = S − A_ijA_il``).
 
     .. math:: \text{FAVOR+}: e^{\|x\|^2}A_{ij}^2A_{il}^2e^{y_j^\top y_l},\qquad
        \text{trig}: \tfrac12\big(e^{-\|x\|^2}A_{ij}^2A_{il}^2e^{-y_j^\top y_l} + e^{\|x\|^2}e^{y_j^\top y_l}\big)
@@ -160,22 +157,18 @@ def second_moment_rows(bk, family: str, x, Y, G, pairs=None) -> list[list]:
 
     Parameters
     ----------
-    bk : backend
-        ``MP`` or ``ARB`` (scalar operations only).
+    bk : {MP, ARB}
     family : {"favor+", "trig"}
     x : list
         The rescaled query.
-    Y : list of list
-        The rescaled keys.
-    G : list of list
-        ``y_jᵀy_l``.
+    Y, G : list of list
+        The rescaled keys and their Gram matrix ``y_jᵀy_l``.
     pairs : tuple, optional
         ``(P/m, K)`` with ``K[j][l] = κ_c(x+y_j, x+y_l)`` (:func:`kappa_mp`); None for iid.
 
     Returns
     -------
     list of list
-        ``S[j][l]``.
     """
     a2 = dot(bk, x, x)
     A = [bk.exp(dot(bk, x, y)) for y in Y]
@@ -253,20 +246,18 @@ def normaliser(bk, C, X, Y):
 
 
 def centred(bk, x, Y, V):
-    """``(A_i·, D_i, v_j − o_i)`` for one query: the weights, their sum and the centred values.
+    """``(A, D, W)`` for one query: ``A_j = e^{xᵀy_j}``, ``D = Σ_j A_j``, ``W_j = v_j − Σ_l A_l v_l / D``.
 
     Parameters
     ----------
     bk : {MP, ARB}
     x : list
-        The rescaled query.
     Y, V : list of list
         Rescaled keys and values (scalars of ``bk``).
 
     Returns
     -------
     tuple
-        ``(A, D, W)`` with ``A_j = e^{xᵀy_j}``, ``D = Σ_j A_j``, ``W_j = v_j − Σ_l A_l v_l / D``.
     """
     A = [bk.exp(dot(bk, x, y)) for y in Y]
     D = bk.fsum(A)
@@ -275,23 +266,19 @@ def centred(bk, x, Y, V):
 
 
 def output_leading(bk, family: str, X, Y, V, m: int, pairs=None):
-    """``O_1 = Σ_i D_i⁻² Σ_{jl} m⁻¹ S_ijl (v_j − o_i)ᵀ(v_l − o_i)``, the ``−A_ijA_il`` part of the
-    covariance dropped (``Σ_j A_ij(v_j − o_i) = 0``), scalars of ``bk``.
+    """``O_1 = Σ_i D_i⁻² Σ_{jl} m⁻¹ S_ijl (v_j − o_i)ᵀ(v_l − o_i)`` on ``bk`` (an exact zero for one key).
+
+    The ``−A_ijA_il`` part of the covariance drops out: ``Σ_j A_ij(v_j − o_i) = 0``.
 
     Parameters
     ----------
     bk : {MP, ARB}
-    family : {"favor+", "trig"}
-    X, Y, V : list of list
-        Rescaled queries and keys, values (scalars of ``bk``).
-    m : int
-    pairs : tuple, optional
-        ``(P/m, K)`` with ``K[i][j][l]`` (:func:`kappa_mp`); None for iid.
+    family, X, Y, V, m, pairs
+        As in :func:`cov_factorised` (``V`` the values).
 
     Returns
     -------
     number
-        The leading order of the output MSE (an exact zero for one key: ``o_i = v_1``).
     """
     if len(Y) == 1:  # one key: o_i = v_1, the output is exact
         return bk.num(0)
@@ -335,13 +322,10 @@ def kappa_mp(coupling: str, X, Y) -> list[list[list[mp.mpf]]]:
 
 
 def cov_factorised_mp(family: str, X, Y, m: int, coupling: str = "iid") -> list[list[list[mp.mpf]]]:
-    """``Cov(Â_ij, Â_il)`` from the factorised closed form, at mpmath precision.
+    """``Cov(Â_ij, Â_il)`` from the factorised closed form, at mpmath precision (trigonometric: module page).
 
     .. math:: m\\,\\mathrm{Cov}^{+}_{i,jl} = e^{\\|x_i\\|^2}A_{ij}^2A_{il}^2e^{y_j^\\top y_l} - A_{ij}A_{il}
        + \\frac Pm A_{ij}A_{il}\\,\\kappa_c(x_i+y_j, x_i+y_l)
-
-    (and the two-term trigonometric form of the module docstring); the last term is the coupled pairs'
-    (``P`` ordered pairs in blocks, zero for iid; :func:`kappa_mp`).
 
     Parameters
     ----------
@@ -350,7 +334,7 @@ def cov_factorised_mp(family: str, X, Y, m: int, coupling: str = "iid") -> list[
         Rescaled queries and keys (float entries are read exactly, mpf entries kept).
     m : int
     coupling : {"iid", "orthogonal", "simplex"}
-        Block coupling of the features (orthogonal and simplex: favor+ only).
+        Block coupling (orthogonal and simplex: favor+ only; ``P`` ordered pairs in blocks, :func:`kappa_mp`).
 
     Returns
     -------
@@ -612,14 +596,13 @@ def normaliser_definition(bk, p: dict):
     .. math:: N = \sum_i \frac{1}{D_i^2}\sum_{j,l}\mathrm{Cov}(\hat A_{ij}, \hat A_{il})
        = \sum_i \frac{\mathbb E(\hat D_i - D_i)^2}{D_i^2}
 
-    (the covariances of Choromanski et al. (2021), "Rethinking Attention with Performers", ICLR 2021,
-    Lemma 1 for positive features, Eq. 5 for trigonometric ones; coupled blocks add their pairs).
+    (Choromanski et al. (2021), "Rethinking Attention with Performers", ICLR 2021, Lemma 1 and Eq. 5.)
 
     Parameters
     ----------
     bk : backend of :mod:`rftheory.numerics.backends`
     p : dict
-        A validated point of ``performer.normaliser_rel_mse`` (``q``, ``k``, ``family``, ``m``, ``coupling``).
+        A validated point of ``performer.normaliser_rel_mse``.
 
     Returns
     -------
@@ -634,14 +617,13 @@ def output_definition(bk, p: dict):
 
     .. math:: O_1 = \sum_i \frac{1}{D_i^2}\sum_{j,l}\mathrm{Cov}(\hat A_{ij}, \hat A_{il})(v_j - o_i)^\top(v_l - o_i)
 
-    the delta-method leading order of ``E‖Ô − O‖_F²`` (covariances of Choromanski et al. (2021),
-    "Rethinking Attention with Performers", ICLR 2021, Lemma 1 and Eq. 5; the delta method is applied here).
+    the delta-method leading order of ``E‖Ô − O‖_F²`` (covariances of Choromanski et al. 2021, Lemma 1 and Eq. 5).
 
     Parameters
     ----------
     bk : backend of :mod:`rftheory.numerics.backends`
     p : dict
-        A validated point of ``performer.output_leading`` (``q``, ``k``, ``v``, ``family``, ``m``, ``coupling``).
+        A validated point of ``performer.output_leading``.
 
     Returns
     -------

@@ -46,7 +46,7 @@ class TauSeries:
 
 
 def tau_series(d: int, z: arb) -> TauSeries:
-    """The coefficients ``b_p`` (even ``p ≤ P``) in Arb and the proven tails (module docstring).
+    """The coefficients ``b_p`` (even ``p ≤ P``) in Arb and the proven tails (:doc:`/notes/papers/simrf/optimal_angle`).
 
     Parameters
     ----------

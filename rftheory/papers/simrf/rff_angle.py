@@ -77,15 +77,13 @@ THRESHOLD_BRACKET = (Fraction(3, 2), Fraction(3))
 
 def orthogonal_threshold(d):
     """``z₀(d)``: the first positive zero of ``₁F₁(d+2; d/2+2; −z²/2)`` at the working precision
-    (``√6`` at ``d = 2``, where ``₁F₁(4; 3; −x) = e^{−x}(1 − x/3)``), found by bracketing in
-    :data:`THRESHOLD_BRACKET` (Anderson–Björck on a sign change; the ends' signs are checked).
+    (Anderson–Björck in :data:`THRESHOLD_BRACKET`).
 
     Derivation and notes: :doc:`/notes/papers/simrf/rff_angle`.
 
     Parameters
     ----------
     d : int
-        Dimension (``≥ 2``).
 
     Returns
     -------
@@ -123,8 +121,8 @@ def _rff_angle_by_threshold(d, z):
 
 
 def eq24_even_coefficients(d, x):
-    """The coefficients ``b_p`` (even ``p``) of the RFF one-angle term by direct summation of
-    the double series of Eq. 24 (Reid et al. 2023), without the ₁F₁ closed form of the inner sums:
+    """The coefficients ``b_p`` (even ``p``; odd ones zero) of the RFF one-angle term by direct summation
+    of the double series of Eq. 24 (Reid et al. 2023), without the ₁F₁ closed form of the inner sums.
 
     .. math:: b_p = \\frac{R_p}{p!}\\sum_{j\\ge0}\\frac{x^{p+j}}{j!}\\frac{(d)_{p+j}}{(d/2)_{p+j}},\\qquad
        R_p = \\frac{\\Gamma(\\frac{d+p}2)\\Gamma(\\frac{d+1}2)}{\\Gamma(\\frac{d+p+1}2)\\Gamma(\\frac d2)}
@@ -140,14 +138,13 @@ def eq24_even_coefficients(d, x):
     Returns
     -------
     list of mpmath.mpf
-        ``b_0, b_1 = 0, b_2, …`` (odd ones zero).
     """
     from ...numerics.series.mp_series import mp_series
 
     d = check_dimension(d)
     h = mp.mpf(d) / 2
     ax = abs(x)
-    eps = mp.mpf(2) ** (-mp.mp.prec) * min(mp.mpf(1), ax * ax)  # relative to b_2 ~ x^2 (docstring)
+    eps = mp.mpf(2) ** (-mp.mp.prec) * min(mp.mpf(1), ax * ax)  # relative to b_2 ~ x^2 (notes page)
     big = mp.exp(2 * ax)
     out = []
 

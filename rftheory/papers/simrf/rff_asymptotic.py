@@ -22,8 +22,7 @@ from .params import D2, FULL_Z, PAPER, M, noted
 
 
 def ratio_asymptotic(bk, d, m, Z2):
-    """Cor. 4.6 of Reid et al. 2023 (Eq. 3 of Yu et al. 2016) with the
-    next order, ``Z = z²``, ``P/m`` for ``m−1`` (blocks; equal for ``m ≤ d``):
+    """Cor. 4.6 of Reid et al. 2023 (Eq. 3 of Yu et al. 2016) with the next order, ``Z = z²``, ``P/m`` for ``m−1``.
 
     .. math:: \\frac{\\mathrm{MSE}_{\\mathrm{orth}}}{\\mathrm{MSE}_{\\mathrm{iid}}} \\approx
        1-\\frac{P}{m}\\frac{e^{-Z}Z^2}{d(1-e^{-Z})^2}
@@ -36,7 +35,6 @@ def ratio_asymptotic(bk, d, m, Z2):
     bk : {MP, SYM}
     d, m : int
     Z2 : number of the backend
-        ``Z = z²``.
 
     Returns
     -------
@@ -94,7 +92,7 @@ def _one_minus_A(Z):
 
 
 def _asym_f64(p):
-    r"""Cor. 4.6 with the next order in float64, without cancellation:"""
+    r"""Cor. 4.6 with the next order in float64, without cancellation."""
     d, m, z = np.broadcast_arrays(*(np.asarray(p[k], float) for k in ("d", "m", "z")))
     di, mi = d.astype(np.int64), m.astype(np.int64)
     P = np.asarray(coupled_pairs(mi, di), dtype=np.int64)
