@@ -1,5 +1,4 @@
-"""Orthogonal Random Features (Yu, Suresh, Choromanski, Holtmann-Rice, Kumar, NeurIPS 2016;
-Yu et al. 2016): result IDs ``orf.*``.
+"""Orthogonal Random Features (Yu, Suresh, Choromanski, Holtmann-Rice, Kumar, NeurIPS 2016): result IDs ``orf.*``.
 
 Derivation and notes: :doc:`/notes/papers/orf/index`.
 """

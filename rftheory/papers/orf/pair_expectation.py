@@ -40,7 +40,7 @@ def _ratio_df(d, i, k):
 
 
 def printed_series_float64(d, z):
-    """The printed series summed naively in float64 (for teaching; not a layer).
+    """The printed series summed naively in float64 at ``z = ‖x − y‖`` (for teaching; not a layer).
 
     Derivation and notes: :doc:`/notes/papers/orf/pair_expectation`.
 
@@ -48,7 +48,6 @@ def printed_series_float64(d, z):
     ----------
     d : int
     z : float
-        ``‖x − y‖``.
 
     Returns
     -------
@@ -81,7 +80,7 @@ lemma2_f_derived = functools.partial(_lemma2_remainder, "derived")
 
 
 def lemma2_bound(d, z, f=lemma2_f):
-    """Lemma 2 of Yu et al. 2016: the upper bound on the pair expectation ``E a_i a_j``.
+    """Lemma 2 of Yu et al. 2016: the upper bound on the pair expectation ``E a_i a_j``, ``z = ‖x − y‖``.
 
     .. math:: \\mathbb E\\,a_ia_j \\le e^{-z^2} - \\frac{e^{-z^2}z^4}{2d} + \\frac{f(z)}{d^2}
 
@@ -89,7 +88,6 @@ def lemma2_bound(d, z, f=lemma2_f):
     ----------
     d : int
     z : number
-        ``‖x − y‖``.
     f : callable
         ``f(d, z) -> f(z)/d²`` (:func:`lemma2_f`, :func:`lemma2_f_derived`).
 

@@ -51,8 +51,7 @@ def log_peak_0f1(d, x) -> float:
 
 
 def prime_expectations(bk, d, z):
-    """The three expectations of ORF′ (rows of ``√d Q``; Yu et al. (2016), "Orthogonal Random Features",
-    NeurIPS 2016, Thm 2 and App. B) in ₀F₁ form (derivations/orf_prime_0f1.py), on the backend ``bk``.
+    """The three expectations of ORF′ (rows of ``√d Q``; Yu et al. 2016, Thm 2, App. B) in ₀F₁ form, on ``bk``.
 
     .. math:: b = \\mathbb E\\cos(w^\\top z) = {}_0F_1(;\\tfrac d2;-\\tfrac{dz^2}4),\\quad
        c = \\mathbb E\\cos(2w^\\top z) = {}_0F_1(;\\tfrac d2;-dz^2),\\quad
@@ -90,8 +89,7 @@ def prime_terms(d, z):
 
 
 def prime_bracket(bk, quantity, d, m, z, b, c, e):
-    """ORF′ bias, variance or MSE from its three expectations (Yu et al. (2016), "Orthogonal Random
-    Features", NeurIPS 2016, Thm 2 bounds them) on the backend ``bk``, with the size of what cancels.
+    """ORF′ bias, variance or MSE from its three expectations (Yu et al. 2016, Thm 2) on ``bk``, with its scale.
 
     .. math:: \\mathrm{bias} = b - e^{-z^2/2},\\quad
        \\mathrm{Var} = \\frac1m\\Big(\\tfrac12+\\tfrac12 c - b^2\\Big) + \\frac P{m^2}(e - b^2),

@@ -121,8 +121,7 @@ def _alpha_tilde(n: int, d: int, x: mp.mpf, prec: int) -> mp.mpf:
 
 
 def kappa_series(d: int, c, x, y, t) -> mp.mpf:
-    """``κ_c = Σ_{n>=1} N_n P_n(c) P_n(t) α̃_n(x) α̃_n(y)`` to the working precision: :func:`kappa_bk` in mpmath,
-    redone with the digits the cancellation of its alternating terms costs.
+    """``κ_c`` to the working precision: :func:`kappa_bk` in mpmath, with the digits its cancellation costs.
 
     Parameters
     ----------
@@ -193,7 +192,7 @@ def alpha_tilde_bk(bk, n: int, d: int, x):
 
 
 def kappa_tail_bk(bk, n: int, d: int, x, y):
-    """A bound on ``Σ_{j>n} |term_j|`` of :func:`kappa_bk`, or None where ``Q_n <= ½`` is not certain.
+    """A bound on ``Σ_{j>n} |term_j|`` of :func:`kappa_bk` (a ball in ARB), or None where ``Q_n <= ½`` is not certain.
 
     Derivation and notes: :doc:`/notes/papers/performer/coupled`.
 
@@ -208,7 +207,6 @@ def kappa_tail_bk(bk, n: int, d: int, x, y):
     Returns
     -------
     number or None
-        The bound (a ball in ARB), or None.
     """
     s = bk.frac(d + n, 2)
     Q = bk.frac(harmonic_dim(n + 1, d), harmonic_dim(n, d)) * (x * y / 2) * s / (2 * s - bk.frac(d, 2)) ** 2
@@ -324,10 +322,7 @@ def inner_g(d: int, c, t, p) -> mp.mpf:
     .. math:: g = \\sum_n \\frac{(\\sqrt2 ct)^n\\Gamma(\\frac{d+n}2)}{n!\\,\\Gamma(\\frac d2)}\\,
        {}_1F_1\\big(\\tfrac{d+n}2; \\tfrac{d-1}2; \\tfrac{s^2p}2\\big)
 
-    The ``₁F₁`` of even and of odd ``n`` follow from two starting values each by the contiguous relation
-    ``a M(a+1) = (2a − b + z) M(a) + (b − a) M(a−1)`` (forward: ``M`` is the dominant solution for ``z > 0``).
-
-    Derivation and notes: :doc:`/notes/papers/performer/coupled`.
+    Derivation (the ``₁F₁`` by their contiguous relation) and notes: :doc:`/notes/papers/performer/coupled`.
 
     Parameters
     ----------

@@ -63,7 +63,6 @@ def pairs_ratio(bk, coupling: str, m: int, d: int):
     bk : {MP, ARB}
     coupling : {"iid", "orthogonal", "simplex"}
     m, d : int
-        Features and dimension.
 
     Returns
     -------
@@ -73,8 +72,7 @@ def pairs_ratio(bk, coupling: str, m: int, d: int):
 
 
 def kappa_head(bk, coupling: str, X, Y, scale=None) -> list[list[list]]:
-    """``K[i][j][l] = κ_c(x_i + y_j, x_i + y_l)`` by :func:`rftheory.papers.performer.coupled.kappa_bk` against ``bk``
-    (ARB: balls with the series' proven tail in the radius); ``α̃_n`` cached per norm.
+    """``K[i][j][l] = κ_c(x_i + y_j, x_i + y_l)`` by :func:`~rftheory.papers.performer.coupled.kappa_bk` on ``bk``.
 
     Parameters
     ----------
@@ -232,7 +230,6 @@ def normaliser(bk, C, X, Y):
     C : list
         Covariances ``C[i][j][l]`` (:func:`cov_factorised` or :func:`cov_direct_mp`).
     X, Y : list of list
-        Rescaled queries and keys (scalars of ``bk``).
 
     Returns
     -------
@@ -419,16 +416,15 @@ def normaliser_mp(C, X, Y) -> mp.mpf:
 
 
 def output_leading_mp(family: str, X, Y, V, m: int, coupling: str = "iid") -> mp.mpf:
-    """``O_1`` with the ``−A_ijA_il`` part dropped (it sums to zero): ``Σ_i D_i⁻² Σ_{jl} m⁻¹ (E[φφφφ]
-    + (P/m)A_ijA_il κ_c)(v_j − o_i)ᵀ(v_l − o_i)`` from the factorised second moments (mpmath).
+    """``O_1`` from the factorised second moments (mpmath), the ``−A_ijA_il`` part dropped (it sums to zero):
+    ``Σ_i D_i⁻² Σ_{jl} m⁻¹ (E[φφφφ] + (P/m)A_ijA_il κ_c)(v_j − o_i)ᵀ(v_l − o_i)``.
 
     Parameters
     ----------
-    family : {"favor+", "trig"}
-    X, Y, V : array_like
-        Rescaled queries and keys, values.
-    m : int
-    coupling : {"iid", "orthogonal", "simplex"}
+    family, X, Y, m, coupling
+        As in :func:`cov_factorised_mp`.
+    V : array_like
+        Values.
 
     Returns
     -------

@@ -92,10 +92,8 @@ def domain_point(rng: np.random.Generator, values: bool = False, coupled: bool =
     Parameters
     ----------
     rng : numpy.random.Generator
-    values : bool
-        Include a value matrix ``v``.
-    coupled : bool
-        Give favor+ points a coupling (orthogonal or simplex), drawn last.
+    values, coupled : bool
+        Include a value matrix ``v``; give favor+ points a coupling (orthogonal or simplex, drawn last).
 
     Returns
     -------

@@ -1,5 +1,4 @@
-"""Simplex Random Features (Reid, Choromanski, Likhosherstov, Weller, ICML 2023;
-Reid et al. 2023): result IDs ``simrf.*``.
+"""Simplex Random Features (Reid, Choromanski, Likhosherstov, Weller, ICML 2023: "Reid et al. 2023"): ``simrf.*``.
 
 Derivation and notes: :doc:`/notes/papers/simrf/index`.
 """

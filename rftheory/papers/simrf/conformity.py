@@ -1,6 +1,5 @@
-"""RF-conformities of positive random features (Def. 3.1, Lemma 4.1, Lemma 4.2, Thm 4.3
-of Reid et al. 2023): the formulas, their
-independent routes and the registrations of ``simrf.conformity.*``.
+"""RF-conformities of positive random features (Def. 3.1, Lemma 4.1, Lemma 4.2, Thm 4.3 of Reid et al.
+2023): the formulas, their independent routes and the registrations of ``simrf.conformity.*``.
 
 Derivation and notes: :doc:`/notes/papers/simrf/conformity`.
 """
@@ -36,8 +35,7 @@ COUPLINGS = ("iid", "orthogonal", "simplex")
 
 
 def conformity(bk, coupling, d, v):
-    """The RF-conformity ``ρ_c`` of a coupling (Reid et al. (2023), "Simplex Random Features",
-    ICML 2023: Lemma 4.1, Thm 4.3), on the backend ``bk``.
+    """The RF-conformity ``ρ_c`` of a coupling (Reid et al. 2023, Lemma 4.1, Thm 4.3) on ``bk``; ``v = ‖x + y‖``.
 
     .. math:: \\rho_{\\mathrm{iid}} = e^{v^2},\\quad
        \\rho_{\\mathrm{orth}} = {}_1F_1\\big(d; \\tfrac d2; \\tfrac{v^2}2\\big),\\quad
@@ -47,14 +45,11 @@ def conformity(bk, coupling, d, v):
 
     Parameters
     ----------
-    bk : backend
-        :data:`~rftheory.numerics.backends.MP` (the mpmath layer, at the working precision),
-        :data:`~rftheory.numerics.backends.ARB` (a ball) or ``SYM`` (iid, orthogonal).
+    bk : {MP, ARB, SYM}
+        SYM for iid and orthogonal.
     coupling : {"iid", "orthogonal", "simplex"}
-        Coupling of the frequencies.
     d : int
     v : number of the backend
-        ``v = ‖x + y‖``.
 
     Returns
     -------
@@ -70,8 +65,7 @@ def conformity(bk, coupling, d, v):
 
 
 def angle_conformity(bk, d, cos_theta, v):
-    """The RF-conformity ``ρ_θ`` of the angle family, all coupled pairs at one angle (Reid et al. (2023),
-    "Simplex Random Features", ICML 2023, Lemma 4.2, Eq. 24), on the backend ``bk``.
+    """The RF-conformity ``ρ_θ``, all coupled pairs at one angle (Reid et al. 2023, Lemma 4.2, Eq. 24) on ``bk``.
 
     .. math:: \\rho_\\theta = \\sum_{k\\ge0} x^k\\frac{(d)_k}{(d/2)_k}\\sum_{p=0}^k
        \\frac{\\cos^p\\theta\\,R_p}{(k-p)!\\,p!},\\qquad x = \\tfrac{v^2}2
@@ -80,10 +74,7 @@ def angle_conformity(bk, d, cos_theta, v):
     ----------
     bk : {MP, ARB}
     d : int
-    cos_theta : number of the backend
-        ``cos θ``.
-    v : number of the backend
-        ``v = ‖x + y‖``.
+    cos_theta, v : number of the backend
 
     Returns
     -------
@@ -142,20 +133,16 @@ register(
 # conformity: orthogonal (Thm 4.3)
 
 def conformity_orthogonal(d, v):
-    """``₁F₁(d; d/2; v²/2)`` at the current mpmath precision (Thm 4.3).
-
-    .. math:: \\rho_{\\mathrm{orth}} = {}_1F_1\\big(d; \\tfrac d2; \\tfrac{v^2}{2}\\big)
+    """``ρ_orth = ₁F₁(d; d/2; v²/2)`` at the current mpmath precision (Thm 4.3; :func:`conformity` on ``MP``).
 
     Parameters
     ----------
     d : int
     v : mpmath.mpf
-        ``v = ‖x + y‖``.
 
     Returns
     -------
     mpmath.mpf
-        ``ρ_orth`` (:func:`conformity` on :data:`~rftheory.numerics.backends.MP`).
     """
     return conformity(MP, "orthogonal", d, v)
 
@@ -223,21 +210,16 @@ register(
 
 
 def conformity_simplex(d, v):
-    """``ρ_simplex``: the angle family at ``cos θ = −1/(d−1)`` (Thm 4.3), mpmath.
-
-    .. math:: \\rho_{\\mathrm{simplex}} = \\rho_\\theta\\big|_{\\cos\\theta = -1/(d-1),\\ x = v^2/2}
+    """``ρ_simplex``: the angle family at ``cos θ = −1/(d−1)`` (Thm 4.3), mpmath (:func:`conformity` on ``MP``).
 
     Parameters
     ----------
     d : int
     v : mpmath.mpf
-        ``v = ‖x + y‖``.
 
     Returns
     -------
     mpmath.mpf
-        ``ρ_simplex`` (:func:`conformity` on :data:`~rftheory.numerics.backends.MP`:
-        :func:`~rftheory.numerics.angle_family.angle_series`).
     """
     return conformity(MP, "simplex", d, v)
 

@@ -1,6 +1,5 @@
-"""Couplings of one block as objects, and the exact pair terms of *any* block
-(Reid et al. 2023, Def. 1.1, Def. 3.1,
-Lemma 4.2; the RFF pair term of Sec. A.8).
+"""Couplings of one block as objects, and the exact pair terms of *any* block (Reid et al. 2023,
+Def. 1.1, Def. 3.1, Lemma 4.2; the RFF pair term of Sec. A.8).
 
 Derivation and notes: :doc:`/notes/papers/simrf/couplings`.
 """
@@ -79,13 +78,11 @@ class Block:
 
     Parameters
     ----------
-    rows : numpy.ndarray
-        Shape ``(n, d)``, ``n ≥ 2``; normalised on construction (the exact
-        values normalise the float rows again in mpmath).
+    rows : numpy.ndarray, shape (n, d)
+        ``n ≥ 2``; normalised on construction (the exact values normalise the float rows again in mpmath).
     name : str, optional
     cosine : Fraction, optional
-        For an equiangular block, the exact common cosine (the float rows carry
-        it only to rounding; the exact values use this one).
+        For an equiangular block, the exact common cosine (the exact values use it, not the float rows).
     """
 
     rows: np.ndarray
@@ -147,7 +144,7 @@ class Block:
         ----------
         d : int
         c : float or Fraction
-            The common cosine, ``−1/(d−1) ≤ c ≤ 1`` (a float is taken as its exact binary value).
+            ``−1/(d−1) ≤ c ≤ 1`` (a float is taken as its exact binary value).
         name : str, optional
 
         Returns
@@ -172,19 +169,18 @@ class Block:
 
 
 def block_cosines(bk, block: Block) -> list:
-    """The pairwise cosines ``c_ij = u_iᵀu_j`` (``i < j``) of a block in backend ``bk``: :attr:`Block.cosine`
-    for an equiangular block, else its float rows taken as exact binary numbers and normalised.
+    """The pairwise cosines ``c_ij = u_iᵀu_j`` (``i < j``, row-major) of a block in backend ``bk``, each within ``[−1, 1]``.
+
+    :attr:`Block.cosine` for an equiangular block, else its float rows taken as exact binary numbers and normalised.
 
     Parameters
     ----------
     bk : {MP, ARB}
     block : Block
-        The directions.
 
     Returns
     -------
     list
-        ``n(n−1)/2`` cosines, row-major over ``i < j`` (each within ``[−1, 1]``: a ball is cut to it).
     """
     n = block.rows.shape[0]
     if block.cosine is not None:

@@ -74,9 +74,7 @@ def norm_check(p):
 
 
 def prf_mse_bracket(bk, coupling, d, m, v, a, b, rho=None):
-    """MSE of positive random features with blocks (Reid et al. (2023), "Simplex Random Features",
-    ICML 2023, Thm 3.2) on the backend ``bk``, with the size of what cancels in it;
-    ``a = ‖x‖``, ``b = ‖y‖``, ``v = ‖x + y‖``.
+    """MSE of positive random features with blocks (Reid et al. 2023, Thm 3.2) on ``bk``, with its scale.
 
     .. math:: \\mathrm{MSE} = \\frac{e^{-2a^2-2b^2}}{m}\\Big[e^{v^2}\\,\\mathrm{expm1}(v^2)
        + \\frac Pm(\\rho_c - e^{v^2})\\Big],\\qquad P = \\sum_b m_b(m_b-1)
@@ -85,9 +83,8 @@ def prf_mse_bracket(bk, coupling, d, m, v, a, b, rho=None):
 
     Parameters
     ----------
-    bk : backend
-        :data:`~rftheory.numerics.backends.MP` (:func:`prf_mse` adds the guard digits) or
-        :data:`~rftheory.numerics.backends.ARB` (a ball).
+    bk : {MP, ARB}
+        (:func:`prf_mse` adds the guard digits to MP.)
     coupling : {"iid", "orthogonal", "simplex"}
         Coupling of the ``w_i`` (blocks of ``d``).
     d, m : int
@@ -113,27 +110,22 @@ def prf_mse_bracket(bk, coupling, d, m, v, a, b, rho=None):
 
 
 def prf_gap_bracket(bk, coupling, d, m, v, a, b):
-    """The orthogonality gap of positive random features, ``MSE_iid − MSE_c`` (Reid et al. (2023),
-    "Simplex Random Features", ICML 2023, Cor. 4.4), on the backend ``bk``, with the size of what
-    cancels in it.
+    """The orthogonality gap ``MSE_iid − MSE_c`` of PRFs (Reid et al. 2023, Cor. 4.4) on ``bk``, with its scale.
 
     .. math:: \\mathrm{MSE}_{\\mathrm{iid}}-\\mathrm{MSE}_c = e^{-2a^2-2b^2}\\frac{P}{m^2}\\big(e^{v^2}-\\rho_c\\big)
 
     Parameters
     ----------
-    bk : backend
-        :data:`~rftheory.numerics.backends.MP` (:func:`prf_gap_mp` adds the guard digits) or
-        :data:`~rftheory.numerics.backends.ARB`.
+    bk : {MP, ARB}
+        (:func:`prf_gap_mp` adds the guard digits to MP.)
     coupling : {"orthogonal", "simplex"}
-        Coupling compared with iid.
-    d, m : int
-    v, a, b : number of the backend
-        ``‖x + y‖``, ``‖x‖`` and ``‖y‖``.
+    d, m, v, a, b
+        As in :func:`prf_mse_bracket`.
 
     Returns
     -------
     Cancelling
-        The gap and the size of its terms (``value``, ``scale``); exactly 0 where ``P = 0``.
+        The gap and the size of its terms; exactly 0 where ``P = 0``.
     """
     P = coupled_pairs(m, d)
     if P == 0:
@@ -145,16 +137,11 @@ def prf_gap_bracket(bk, coupling, d, m, v, a, b):
 
 
 def prf_mse(coupling, d, m, v, a, b):
-    """MSE of the PRF estimator at mpmath precision (Thm 3.2 with blocks);
-    ``a = ‖x‖``, ``b = ‖y‖``, ``v = ‖x + y‖``.
-
-    .. math:: \\mathrm{MSE} = \\frac{e^{-2a^2-2b^2}}{m}\\Big[(e^{2v^2}-e^{v^2})
-       + \\frac Pm(\\rho_c - e^{v^2})\\Big],\\qquad P = \\sum_b m_b(m_b-1)
+    """:func:`prf_mse_bracket` at mpmath precision (Thm 3.2 with blocks), with the guard digits its cancellation costs.
 
     Parameters
     ----------
     coupling : {"iid", "orthogonal", "simplex"}
-        Coupling of the ``w_i`` (blocks of ``d``).
     d, m : int
     v, a, b : mpmath.mpf
         ``‖x + y‖``, ``‖x‖`` and ``‖y‖``.
@@ -510,8 +497,7 @@ SMALL_V_COUPLINGS = ("iid", "orthogonal", "simplex")
 
 
 def small_v_coefficient(bk, coupling, d, m):
-    """The small-``v`` coefficient ``a_c`` of the PRF MSE, ``MSE = pre·(a_c v² + O(v⁴))`` (Reid et al.
-    (2023), "Simplex Random Features", ICML 2023, Sec. 5.1), on the backend ``bk``.
+    """The small-``v`` coefficient ``a_c``, ``MSE = pre·(a_c v² + O(v⁴))`` (Reid et al. 2023, Sec. 5.1), on ``bk``.
 
     .. math:: a_{\\mathrm{iid}}=a_{\\mathrm{orth}}=1,\\quad a_{\\mathrm{simplex}} = 1-\\frac{P/m}{d-1}
        \\frac{(\\mathbb E\\chi_d)^2}{d},\\quad \\mathbb E\\chi_d = \\sqrt2\\,\\frac{\\Gamma(\\frac{d+1}2)}{\\Gamma(\\frac d2)}
@@ -520,7 +506,6 @@ def small_v_coefficient(bk, coupling, d, m):
     ----------
     bk : {MP, SYM, ARB}
     coupling : {"iid", "orthogonal", "simplex"}
-        Coupling of the ``w_i``.
     d, m : int
 
     Returns

@@ -76,8 +76,7 @@ THRESHOLD_BRACKET = (Fraction(3, 2), Fraction(3))
 
 
 def orthogonal_threshold(d):
-    """``z₀(d)``: the first positive zero of ``₁F₁(d+2; d/2+2; −z²/2)`` at the working precision
-    (Anderson–Björck in :data:`THRESHOLD_BRACKET`).
+    """``z₀(d)``: the first positive zero of ``₁F₁(d+2; d/2+2; −z²/2)`` at the working precision (Anderson–Björck).
 
     Derivation and notes: :doc:`/notes/papers/simrf/rff_angle`.
 
@@ -121,8 +120,7 @@ def _rff_angle_by_threshold(d, z):
 
 
 def eq24_even_coefficients(d, x):
-    """The coefficients ``b_p`` (even ``p``; odd ones zero) of the RFF one-angle term by direct summation
-    of the double series of Eq. 24 (Reid et al. 2023), without the ₁F₁ closed form of the inner sums.
+    """The coefficients ``b_p`` (even ``p``; odd ones zero) of the RFF one-angle term by Eq. 24's double series.
 
     .. math:: b_p = \\frac{R_p}{p!}\\sum_{j\\ge0}\\frac{x^{p+j}}{j!}\\frac{(d)_{p+j}}{(d/2)_{p+j}},\\qquad
        R_p = \\frac{\\Gamma(\\frac{d+p}2)\\Gamma(\\frac{d+1}2)}{\\Gamma(\\frac{d+p+1}2)\\Gamma(\\frac d2)}

@@ -55,8 +55,7 @@ def _rff_block_mse(coupling, d, z, pair=None):
 
 
 def rff_threshold(d):
-    """``z₀(d)``: the first positive zero of ``₁F₁(d+2; d/2+2; −z²/2)``, where orthogonal
-    blocks stop being a local minimum of the RFF pair term (30 digits).
+    """``z₀(d)`` to 30 digits: where orthogonal blocks stop being a local minimum of the RFF pair term.
 
     Parameters
     ----------

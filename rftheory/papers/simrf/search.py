@@ -1,6 +1,5 @@
-"""Searches over couplings: the numerical side of the optimality claims of
-Reid et al. 2023 (Reid et al. 2023, Thm 3.4, Sec. 3.2) and
-of the RFF couplings they leave out.
+"""Searches over couplings: the numerical side of the optimality claims of Reid et al. 2023 (Thm 3.4,
+Sec. 3.2) and of the RFF couplings they leave out.
 
 Derivation and notes: :doc:`/notes/papers/simrf/search`.
 """

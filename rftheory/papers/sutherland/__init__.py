@@ -1,5 +1,4 @@
-"""On the Error of Random Fourier Features (Sutherland & Schneider, UAI 2015;
-Sutherland & Schneider 2015): result IDs ``sutherland.*``.
+"""On the Error of Random Fourier Features (Sutherland & Schneider, UAI 2015): result IDs ``sutherland.*``.
 
 Derivation and notes: :doc:`/notes/papers/sutherland/index`.
 """

@@ -38,8 +38,7 @@ from .kernels import DFEAT, PAPER
 sc = lazy("scipy.special")  # imported on first use (the CLI starts without it)
 
 def var_psi_coupled_value(bk, coupling, d, D, z2, tau=None):
-    """Variance of ψ with ``D`` frequencies in coupled blocks of ``d`` (beyond Sutherland & Schneider
-    (2015), "On the Error of Random Fourier Features", UAI 2015) on the backend ``bk``, ``z2 = ‖x − y‖²``.
+    """Variance of ψ, ``D`` frequencies in coupled blocks of ``d``, on ``bk``; ``z2 = ‖x − y‖²``.
 
     .. math:: \\mathrm{Var}\\,\\psi_c = \\frac1D\\Big[\\frac12+\\frac12\\big(1-e^{-z^2}\\big)^2\\Big]
        + \\frac P{D^2}\\big(\\tau_c-e^{-z^2}\\big)

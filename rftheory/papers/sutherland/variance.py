@@ -71,7 +71,6 @@ def var_psi(D, k1, k2, bk=MP):
     Parameters
     ----------
     D : int
-        Number of features (= frequencies).
     k1, k2 : number
         ``k(Δ)`` and ``k(2Δ)`` (numbers of the backend ``bk``).
     bk : {MP, SYM}, default MP
@@ -111,8 +110,7 @@ def _phi_gain_value(bk, p):
 
 
 def var_phi_value(bk, p):
-    """:func:`var_phi` on the backend ``bk`` without cancellation: ``(2/D) Var cos(ωᵀΔ)`` (Sutherland & Schneider (2015),
-    "On the Error of Random Fourier Features", UAI 2015, 'Variance').
+    """:func:`var_phi` on ``bk`` without cancellation: ``(2/D) Var cos(ωᵀΔ)`` (Sutherland & Schneider 2015).
 
     Parameters
     ----------
@@ -128,8 +126,7 @@ def var_phi_value(bk, p):
 
 
 def var_psi_value(bk, p):
-    """:func:`var_psi` on the backend ``bk`` without cancellation: ``(1/D)(Var cos(ωᵀΔ) + ½)`` (Sutherland & Schneider
-    (2015), "On the Error of Random Fourier Features", UAI 2015, 'Variance').
+    """:func:`var_psi` on ``bk`` without cancellation: ``(1/D)(Var cos(ωᵀΔ) + ½)`` (Sutherland & Schneider 2015).
 
     Parameters
     ----------
@@ -145,8 +142,7 @@ def var_psi_value(bk, p):
 
 
 def phi_beats_psi_value(bk, p):
-    """``Var ψ − Var φ = (1/D)(k(Δ)² − ½k(2Δ))`` (Sutherland & Schneider (2015), "On the Error of Random
-    Fourier Features", UAI 2015) on the backend ``bk``, without cancellation.
+    """``Var ψ − Var φ = (1/D)(k(Δ)² − ½k(2Δ))`` on ``bk``, without cancellation (Sutherland & Schneider 2015).
 
     Parameters
     ----------
