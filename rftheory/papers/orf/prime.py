@@ -89,7 +89,7 @@ def prime_terms(d, z):
 
 
 def prime_bracket(bk, quantity, d, m, z, b, c, e):
-    """ORF′ bias, variance or MSE from its three expectations (Yu et al. 2016, Thm 2) on ``bk``, with its scale.
+    """ORF′ bias, variance or MSE from its three expectations (Yu et al. 2016, Thm 2) on ``bk``, and its terms' size.
 
     .. math:: \\mathrm{bias} = b - e^{-z^2/2},\\quad
        \\mathrm{Var} = \\frac1m\\Big(\\tfrac12+\\tfrac12 c - b^2\\Big) + \\frac P{m^2}(e - b^2),

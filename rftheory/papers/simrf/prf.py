@@ -74,7 +74,7 @@ def norm_check(p):
 
 
 def prf_mse_bracket(bk, coupling, d, m, v, a, b, rho=None):
-    """MSE of positive random features with blocks (Reid et al. 2023, Thm 3.2) on ``bk``, with its scale.
+    """MSE of positive random features with blocks (Reid et al. 2023, Thm 3.2) on ``bk``, and the size of its terms.
 
     .. math:: \\mathrm{MSE} = \\frac{e^{-2a^2-2b^2}}{m}\\Big[e^{v^2}\\,\\mathrm{expm1}(v^2)
        + \\frac Pm(\\rho_c - e^{v^2})\\Big],\\qquad P = \\sum_b m_b(m_b-1)
@@ -110,7 +110,7 @@ def prf_mse_bracket(bk, coupling, d, m, v, a, b, rho=None):
 
 
 def prf_gap_bracket(bk, coupling, d, m, v, a, b):
-    """The orthogonality gap ``MSE_iid − MSE_c`` of PRFs (Reid et al. 2023, Cor. 4.4) on ``bk``, with its scale.
+    """The orthogonality gap ``MSE_iid − MSE_c`` of PRFs (Reid et al. 2023, Cor. 4.4) on ``bk``, and its terms' size.
 
     .. math:: \\mathrm{MSE}_{\\mathrm{iid}}-\\mathrm{MSE}_c = e^{-2a^2-2b^2}\\frac{P}{m^2}\\big(e^{v^2}-\\rho_c\\big)
 
@@ -497,7 +497,7 @@ SMALL_V_COUPLINGS = ("iid", "orthogonal", "simplex")
 
 
 def small_v_coefficient(bk, coupling, d, m):
-    """The small-``v`` coefficient ``a_c``, ``MSE = pre·(a_c v² + O(v⁴))`` (Reid et al. 2023, Sec. 5.1), on ``bk``.
+    """The small-``v`` coefficient ``a_c`` of the PRF MSE ``pre·(a_c v² + O(v⁴))`` (Reid et al. 2023, Sec. 5.1).
 
     .. math:: a_{\\mathrm{iid}}=a_{\\mathrm{orth}}=1,\\quad a_{\\mathrm{simplex}} = 1-\\frac{P/m}{d-1}
        \\frac{(\\mathbb E\\chi_d)^2}{d},\\quad \\mathbb E\\chi_d = \\sqrt2\\,\\frac{\\Gamma(\\frac{d+1}2)}{\\Gamma(\\frac d2)}
