@@ -45,10 +45,6 @@ def cosine(coupling: str, d: int) -> float:
     raise ParameterError("coupling", f"no coupled pairs for {coupling!r} (have orthogonal, simplex)")
 
 
-def _mp_cosine(coupling: str, d: int) -> mp.mpf:
-    return mp.mpf(0) if coupling == "orthogonal" else mp.mpf(-1) / (d - 1)
-
-
 def harmonic_dim(n: int, d: int) -> int:
     """``N_n = C(n+d−1, d−1) − C(n+d−3, d−1)``: dimension of the degree-``n`` harmonics on ``S^{d−1}``.
 
@@ -291,7 +287,7 @@ def rho_series(coupling: str, a, b) -> mp.mpf:
     mpmath.mpf
     """
     d, x, y, t = _geometry(a, b)
-    c = _mp_cosine(coupling, d) if coupling in COUPLINGS[1:] else mp.mpf(cosine(coupling, d))
+    c = exact_cosine(MP, coupling, d)
     return mp.exp((x * x + y * y) / 2) * (1 + kappa_series(d, c, x, y, t))
 
 
@@ -449,7 +445,7 @@ def rho_funk_hecke(coupling: str, a, b, npts: int | None = None) -> mp.mpf:
     mpmath.mpf
     """
     d, x, y, t = _geometry(a, b)
-    c = _mp_cosine(coupling, d) if coupling in COUPLINGS[1:] else mp.mpf(cosine(coupling, d))
+    c = exact_cosine(MP, coupling, d)
     if x == 0:  # E e^{w₂ᵀb}, w₂ ~ N(0, I) marginally
         return mp.exp(y * y / 2)
     dps = mp.mp.dps

@@ -50,11 +50,6 @@ def _family(family: str, coupling: str = "iid") -> None:
         raise ParameterError("coupling", f"{coupling} blocks are served for favor+ only, not {family!r}")
 
 
-def _pairs_ratio(coupling: str, m: int, d: int):
-    """``P/m``: ordered coupled pairs per feature (0 for iid)."""
-    return mp.mpf(0) if coupling == "iid" else mp.mpf(int(coupled_pairs(int(m), d))) / m
-
-
 def pairs_ratio(bk, coupling: str, m: int, d: int):
     """``P/m`` as a number of ``bk`` (exact rational in ARB): ordered coupled pairs per feature, 0 for iid.
 
@@ -304,7 +299,7 @@ def kappa_mp(coupling: str, X, Y) -> list[list[list[mp.mpf]]]:
     """
     X, Y = _mp_rows(X), _mp_rows(Y)
     d = len(X[0])
-    c = mp.mpf(0) if coupling == "orthogonal" else mp.mpf(-1) / (d - 1)
+    c = CP.exact_cosine(MP, coupling, d)
     out = []
     for x in X:
         Aa = [[u + v for u, v in zip(x, y)] for y in Y]
@@ -340,7 +335,7 @@ def cov_factorised_mp(family: str, X, Y, m: int, coupling: str = "iid") -> list[
     """
     _family(family, coupling)
     X, Y = _mp_rows(X), _mp_rows(Y)
-    pm = _pairs_ratio(coupling, m, len(X[0]))
+    pm = pairs_ratio(MP, coupling, m, len(X[0]))
     return cov_factorised(MP, family, X, Y, m, (pm, kappa_mp(coupling, X, Y)) if pm else None)
 
 
@@ -365,7 +360,7 @@ def cov_direct_mp(family: str, X, Y, m: int, coupling: str = "iid") -> list[list
     """
     _family(family, coupling)
     X, Y = _mp_rows(X), _mp_rows(Y)
-    pm = _pairs_ratio(coupling, m, len(X[0]))
+    pm = pairs_ratio(MP, coupling, m, len(X[0]))
 
     def sq(z):
         return _dot(z, z)
@@ -432,7 +427,7 @@ def output_leading_mp(family: str, X, Y, V, m: int, coupling: str = "iid") -> mp
     """
     _family(family, coupling)
     X, Y, V = _mp_rows(X), _mp_rows(Y), _mp_rows(V)
-    pm = _pairs_ratio(coupling, m, len(X[0]))
+    pm = pairs_ratio(MP, coupling, m, len(X[0]))
     K = kappa_mp(coupling, X, Y) if pm and len(Y) > 1 else None
     return output_leading(MP, family, X, Y, V, m, (pm, K) if K else None)
 
