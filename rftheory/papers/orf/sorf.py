@@ -56,11 +56,10 @@ def sorf_estimates(d, z, rng, n, m=None):
 
     Parameters
     ----------
-    d : int
-        Dimension (padded to a power of 2 inside the HD blocks).
+    d, n : int
+        Dimension (padded to a power of 2 inside the HD blocks) and number of replicates.
     z : float
     rng : numpy.random.Generator
-    n : int
     m : int, optional
         Number of frequencies (default ``d``: one block).
 

@@ -227,11 +227,8 @@ def kappa_bk(bk, d: int, c, x, y, t, ax: list | None = None, ay: list | None = N
         ``u₁ᵀu₂`` (:func:`exact_cosine`) and ``cos φ = âᵀb̂``, in ``[−1, 1]``.
     x, y : number of ``bk``
         ``‖a‖, ‖b‖ >= 0``; an exact ``0`` gives an exact ``0``.
-    ax, ay : list, optional
-        Caches of ``α̃_n(x)``, ``α̃_n(y)``, extended in place.
-    alpha : callable, optional
-        ``alpha(n, v) = α̃_n(v)`` (default :func:`alpha_tilde_bk` in ``bk``).
-    magnitude : list, optional
+    ax, ay, alpha, magnitude : optional
+        Caches of ``α̃_n(x)``, ``α̃_n(y)`` and ``alpha(n, v) = α̃_n(v)`` (default :func:`alpha_tilde_bk`);
         ``[Σ|term|]``, accumulated in place.
 
     Returns

@@ -364,7 +364,7 @@ BLOCK = Param("block", "choice", "the directions: orthogonal, simplex (Eq. 9), c
 QUAD_PAIRS_MAX = 10
 
 def quad_route(block, estimator, a):
-    """The φ-quadrature route of a block, served for at most :data:`QUAD_PAIRS_MAX` distinct cosines.
+    """The φ-quadrature route of a block (its mean pair term by Eq. 21).
 
     Parameters
     ----------

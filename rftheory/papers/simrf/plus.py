@@ -96,7 +96,7 @@ def plus_geometry(method, d, v, seed):
     Raises
     ------
     ParameterError
-        For a method without a fixed geometry.
+        For a method without a fixed geometry (iid).
     """
     from scipy.optimize import minimize
 

@@ -151,7 +151,6 @@ def search_block(f, d, rng, n_random, starts=()):
     f : PairTerm
     d : int
     rng : numpy.random.Generator
-        Source of the random starts.
     n_random : int
     starts : sequence of numpy.ndarray, optional
         Further starts (e.g. the orthogonal or simplex block).

@@ -18,15 +18,12 @@ def phi_estimates(D, z, rng, n, coupling="iid", d=4):
 
     Parameters
     ----------
-    D : int
-        Number of features (even).
+    D, n, d : int
+        Features (even), replicates (half at a fixed pair, half at a random rotation of it) and dimension.
     z : float
     rng : numpy.random.Generator
-    n : int
-        Number of replicates (half at a fixed pair, half at a random rotation of it).
     coupling : str
         As :func:`rftheory.sampling.samplers.sample` takes it.
-    d : int
 
     Returns
     -------
