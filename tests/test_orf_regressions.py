@@ -167,6 +167,19 @@ def test_lemma2_erratum_is_measured():
         assert pair_expectation.lemma2_f(2, z) == pytest.approx(first + 16 * mp.exp(4) * 96 / 16, rel=1e-25)
 
 
+def test_lemma2_erratum_is_the_factor_z4_symbolically():
+    # for every d and z (not only the points above): printed − derived = e^{z²}(z⁶ + 2z⁴)(z⁴ − 1)/(2d³)
+    import sympy as sp
+
+    from rftheory.numerics.backends import SYM
+
+    z, d = sp.symbols("z d", positive=True)
+    gap = pair_expectation.lemma2_f(d, z, SYM) - pair_expectation.lemma2_f_derived(d, z, SYM)
+    assert sp.simplify(gap - sp.exp(z**2) * (z**6 + 2 * z**4) * (z**4 - 1) / (2 * d**3)) == 0
+    # a wrong factor is told apart: z⁴ + 1 in place of z⁴ − 1 leaves a non-zero remainder
+    assert sp.simplify(gap - sp.exp(z**2) * (z**6 + 2 * z**4) * (z**4 + 1) / (2 * d**3)) != 0
+
+
 def test_dead_code_removed():
     import importlib
     import pkgutil

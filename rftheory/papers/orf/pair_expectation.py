@@ -1,11 +1,7 @@
 """The ORF pair term ``E a_i a_j`` (Lemma 2 and its proof, App. A.3 of Yu et al. 2016):
 ``orf.pair_expectation``, the printed double-factorial series ``= ₁F₁(d; d/2; −z²/2)``.
 
-The pair term itself, in every layer, is :mod:`rftheory.numerics.rff.pairs` (``orth_pair``; the
-guarded printed series is :func:`rftheory.numerics.series.definitions.orth_pair_printed`).  Here, in order: the
-printed series' inner sum exactly and the whole naively in float64 (for teaching), Lemma 2's explicit
-remainder (as printed and re-derived: the App. A.3 erratum) and its bound, the float64 evaluator,
-the checks and the registration.
+Derivation and notes: :doc:`/notes/papers/orf/pair_expectation`.
 """
 
 from __future__ import annotations
@@ -26,27 +22,8 @@ from ...numerics.series.definitions import orth_pair_printed
 from .params import D2, PAPER, Z
 
 
-def inner_printed(d, k) -> Fraction:
-    """The inner sum of the printed series, exactly (App. A.3 of Yu et al. 2016).
-
-    .. math:: \\frac1{2^k}\\sum_{i=0}^k\\binom ki R(i,k),\\qquad
-       R(i,k) = \\frac{(d+2i-2)!!\\,(d+2k-2i-2)!!}{(d+2k-2)!!\\,(d-2)!!}
-
-    Parameters
-    ----------
-    d, k : int
-        Dimension and term index.
-
-    Returns
-    -------
-    Fraction
-        The inner sum (``= (d)_k/(2^k (d/2)_k)``, Chu–Vandermonde).
-
-    Examples
-    --------
-    >>> inner_printed(3, 2)
-    Fraction(4, 5)
-    """
+def _inner_printed(d, k) -> Fraction:
+    """The inner sum of the printed series, exactly (App. A.3 of Yu et al. 2016)."""
     t = inner = Fraction(1)
     for i in range(1, k + 1):
         t = t * Fraction((k - i + 1) * (d + 2 * i - 2), i * (d + 2 * k - 2 * i))
@@ -63,21 +40,18 @@ def _ratio_df(d, i, k):
 
 
 def printed_series_float64(d, z):
-    """The printed series summed naively in float64 (for teaching; not a layer).
+    """The printed series summed naively in float64 at ``z = ‖x − y‖`` (for teaching; not a layer).
 
-    It is wrong from ``z ≈ 6``: its terms reach ``e^{z²}``.
+    Derivation and notes: :doc:`/notes/papers/orf/pair_expectation`.
 
     Parameters
     ----------
     d : int
-        Dimension.
     z : float
-        ``‖x − y‖``.
 
     Returns
     -------
     float
-        The naive sum.
     """
     z2 = float(z) ** 2
     total, k, power = 0.0, 0, 1.0
@@ -89,46 +63,8 @@ def printed_series_float64(d, z):
     return total
 
 
-def lemma2_remainder(form, d, z, bk=MP):
-    r"""The explicit remainder ``f(z)/d²`` of Lemma 2 (App. A.3 of Yu et al. 2016), as printed or as
-    re-derived from the proof's own bound.
-
-    The proof bounds the inner sum's remainder by ``|c_{k,d}| ≤ k⁴/(4d²) + k²(k−1)/(2d³)`` and sums
-    ``z^{2k}/k!`` times it; by Touchard, ``Σ k⁴xᵏ/k! = eˣ(x⁴+6x³+7x²+x)`` and
-    ``Σ k²(k−1)xᵏ/k! = eˣ(x³+2x²)``, which gives the derived form; the printed form carries an extra
-    ``z⁴`` in its ``1/d³`` part (the erratum that ``orf.pair_expectation``'s checks measure):
-
-    .. math:: \frac{f(z)}{d^2} = \frac{e^{z^2}(z^8+6z^6+7z^4+z^2)}{4d^2}
-       + \frac{e^{z^2}z^4(z^6+2z^4)}{2d^3}\ \text{(printed)},\qquad
-       \frac{e^{z^2}(z^8+6z^6+7z^4+z^2)}{4d^2} + \frac{e^{z^2}(z^6+2z^4)}{2d^3}\ \text{(derived)}
-
-    Parameters
-    ----------
-    form : {"printed", "derived"}
-        The form as printed or as derived.
-    d : int
-        Dimension.
-    z : mpf or sympy expression
-        ``‖x − y‖``.
-    bk : backend
-        :data:`~rftheory.numerics.backends.MP` (default) or ``SYM``.
-
-    Returns
-    -------
-    mpf or sympy expression
-        ``f(z)/d²``.
-
-    Examples
-    --------
-    The printed form exceeds the derived one by the factor ``z⁴`` in its ``1/d³`` part:
-
-    >>> import sympy as sp
-    >>> from rftheory.numerics.backends import SYM
-    >>> z, d = sp.symbols("z d", positive=True)
-    >>> gap = lemma2_f(d, z, SYM) - lemma2_f_derived(d, z, SYM)
-    >>> sp.simplify(gap - sp.exp(z**2) * (z**6 + 2 * z**4) * (z**4 - 1) / (2 * d**3))
-    0
-    """
+def _lemma2_remainder(form, d, z, bk=MP):
+    r"""The remainder ``f(z)/d²`` of Lemma 2 (App. A.3 of Yu et al. 2016), printed or re-derived."""
     z2 = z * z
     if form == "printed":
         last = bk.exp(z2) * z2**2 * (z2**3 + 2 * z2**2)
@@ -137,30 +73,27 @@ def lemma2_remainder(form, d, z, bk=MP):
     return bk.exp(z2) * (z2**4 + 6 * z2**3 + 7 * z2**2 + z2) / (4 * d**2) + last / (2 * d**3)
 
 
-#: Lemma 2's remainder as printed: :func:`lemma2_remainder` with ``form="printed"``, called as ``lemma2_f(d, z, bk)``
-lemma2_f = functools.partial(lemma2_remainder, "printed")
-#: Lemma 2's remainder as derived from the proof: :func:`lemma2_remainder` with ``form="derived"``
-lemma2_f_derived = functools.partial(lemma2_remainder, "derived")
+#: Lemma 2's remainder as printed: :func:`_lemma2_remainder` with ``form="printed"``, called as ``lemma2_f(d, z, bk)``
+lemma2_f = functools.partial(_lemma2_remainder, "printed")
+#: Lemma 2's remainder as derived from the proof: :func:`_lemma2_remainder` with ``form="derived"``
+lemma2_f_derived = functools.partial(_lemma2_remainder, "derived")
 
 
 def lemma2_bound(d, z, f=lemma2_f):
-    """Lemma 2 of Yu et al. 2016: the upper bound on the pair expectation ``E a_i a_j``.
+    """Lemma 2 of Yu et al. 2016: the upper bound on the pair expectation ``E a_i a_j``, ``z = ‖x − y‖``.
 
     .. math:: \\mathbb E\\,a_ia_j \\le e^{-z^2} - \\frac{e^{-z^2}z^4}{2d} + \\frac{f(z)}{d^2}
 
     Parameters
     ----------
     d : int
-        Dimension.
     z : number
-        ``‖x − y‖``.
     f : callable
         ``f(d, z) -> f(z)/d²`` (:func:`lemma2_f`, :func:`lemma2_f_derived`).
 
     Returns
     -------
     mpf
-        The bound at the current precision.
     """
     z = mp.mpmathify(z)
     e = mp.exp(-z * z)
@@ -173,19 +106,13 @@ def pair_f64(p):
 
 
 def _lemma2_erratum_checks(mode):
-    """App. A.3: the proof writes the inner sum as ``1 + (k − k²)/(2d) + c_{k,d}`` with
-    ``|c_{k,d}| ≤ k⁴/(4d²) + k²(k−1)/(2d³)`` and sums ``z^{2k}/k!`` times that bound.
-    Measured: (1) the coefficient bound holds (exact rationals, k ≤ 40); (2) the two
-    sums, by direct summation at 50 digits, equal the closed forms of
-    :func:`lemma2_f_derived` to 40 digits, and (3) differ from the printed
-    :func:`lemma2_f` by the factor ``z⁴`` in the ``1/d³`` part (erratum):
-    ``(printed − derived)/(derived 1/d³ part) = z⁴ − 1``."""
+    """App. A.3: the coefficient bound, the two sums and the ``z⁴`` erratum of the printed ``f``."""
     rid = "orf.pair_expectation"
     ds = (2, 3, 8, 64) if mode == "quick" else (2, 3, 4, 8, 16, 64, 1024)
     worst = Fraction(0)
     for d in ds:
         for k in range(41):
-            c = inner_printed(d, k) - 1 - Fraction(k - k * k, 2 * d)
+            c = _inner_printed(d, k) - 1 - Fraction(k - k * k, 2 * d)
             cap = Fraction(k**4, 4 * d * d) + Fraction(k * k * (k - 1), 2 * d**3)
             worst = max(worst, abs(c) / cap if cap else (Fraction(0) if c == 0 else Fraction(10**9)))
     yield bound(rid, f"d in {ds}, k <= 40", "App. A.3: |c_kd| <= k^4/(4d^2)+k^2(k-1)/(2d^3)", worst, "<=", 1)
@@ -206,9 +133,7 @@ def _lemma2_erratum_checks(mode):
 
 
 def pair_checks(mode, seed):
-    """Lemma 2's bound against the exact pair term over a grid of d and z (with the
-    printed f and the re-derived one), the App. A.3 erratum, and the χ_2d
-    quadrature route (too slow for every grid point)."""
+    """Lemma 2's bound against the exact pair term, the App. A.3 erratum and the χ_2d quadrature route."""
     rid = "orf.pair_expectation"
     ds = (2, 3, 8, 64, 1024) if mode == "quick" else (2, 3, 4, 8, 16, 32, 64, 256, 1024, 4096)
     zs = ("0.1", "0.5", "1", "2", "3", "6") if mode == "quick" else (

@@ -17,16 +17,14 @@ M = Param("m", "int", "number of frequencies (the ORF paper's D)", low=1, high=M
 
 
 def zf(z):
-    """``z`` as an mpmath number (a validated ``Fraction`` rounded once).
+    """``z`` as an mpmath number at the working precision (a validated ``Fraction`` rounded once).
 
     Parameters
     ----------
     z : fractions.Fraction, int or number
-        The validated parameter.
 
     Returns
     -------
     mpmath.mpf
-        At the working precision.
     """
     return mpf(z) if isinstance(z, (Fraction, int)) else mp.mpmathify(z)

@@ -1,10 +1,7 @@
 """ORF′, ``W = √d Q`` (Thm 2, Lemmas 5–6, App. B of Yu et al. 2016): ``orf.prime``, its exact bias,
 variance and MSE in ₀F₁ form (the paper bounds them).
 
-Here, in order: the formula (the three expectations ``b, c, e`` of :func:`prime_terms` and the
-quantities from them), Lemma 5's bound, the independent routes (the sphere's moment series in fixed
-point and a quadrature over the polar angle, neither using ``hyp0f1``), the Monte Carlo of the real
-estimator, the checks and the registration.
+Derivation and notes: :doc:`/notes/papers/orf/prime`.
 """
 
 from __future__ import annotations
@@ -34,19 +31,17 @@ PRIME_Q = Param("quantity", "choice", "bias, variance or mse of K_ORF'", choices
 
 
 def log_peak_0f1(d, x) -> float:
-    """Natural log of the largest term of ``₀F₁(; d/2; −x/4) = Σ (−x/4)^k/(k!(d/2)_k)``.
+    """Natural log of the largest term of ``₀F₁(; d/2; −x/4) = Σ (−x/4)^k/(k!(d/2)_k)`` (0 if the first is).
 
     Parameters
     ----------
     d : int
-        Dimension.
     x : float
         ``t²`` (terms grow while ``x > (2k+2)(2k+d)``).
 
     Returns
     -------
     float
-        ``log`` of the peak term (0 if the first term is the largest).
     """
     lp, k = 0.0, 0
     while x > (2 * k + 2) * (2 * k + d):
@@ -56,8 +51,7 @@ def log_peak_0f1(d, x) -> float:
 
 
 def prime_expectations(bk, d, z):
-    """The three expectations of ORF′ (rows of ``√d Q``; Yu et al. (2016), "Orthogonal Random Features",
-    NeurIPS 2016, Thm 2 and App. B) in ₀F₁ form (derivations/orf_prime_0f1.py), on the backend ``bk``.
+    """The three expectations of ORF′ (rows of ``√d Q``; Yu et al. 2016, Thm 2, App. B) in ₀F₁ form, on ``bk``.
 
     .. math:: b = \\mathbb E\\cos(w^\\top z) = {}_0F_1(;\\tfrac d2;-\\tfrac{dz^2}4),\\quad
        c = \\mathbb E\\cos(2w^\\top z) = {}_0F_1(;\\tfrac d2;-dz^2),\\quad
@@ -65,12 +59,9 @@ def prime_expectations(bk, d, z):
 
     Parameters
     ----------
-    bk : backend
-        :data:`~rftheory.numerics.backends.MP` or :data:`~rftheory.numerics.backends.ARB` (``bk.hyp0f1``).
+    bk : {MP, ARB}
     d : int
-        Dimension.
     z : number of the backend
-        ``‖x − y‖``.
 
     Returns
     -------
@@ -83,31 +74,22 @@ def prime_expectations(bk, d, z):
 
 
 def prime_terms(d, z):
-    """The three expectations of ORF′ (rows of ``√d Q``) in ₀F₁ form (derivations/orf_prime_0f1.py),
-    at mpmath precision: :func:`prime_expectations` on :data:`~rftheory.numerics.backends.MP`.
-
-    .. math:: b = \\mathbb E\\cos(w^\\top z) = {}_0F_1(;\\tfrac d2;-\\tfrac{dz^2}4),\\quad
-       c = \\mathbb E\\cos(2w^\\top z) = {}_0F_1(;\\tfrac d2;-dz^2),\\quad
-       e = \\mathbb E\\cos(w_i^\\top z)\\cos(w_j^\\top z) = {}_0F_1(;\\tfrac d2;-\\tfrac{dz^2}2)
+    """:func:`prime_expectations` on :data:`~rftheory.numerics.backends.MP`: ``(b, c, e)`` at mpmath precision.
 
     Parameters
     ----------
     d : int
-        Dimension.
     z : number
-        ``‖x − y‖``.
 
     Returns
     -------
     tuple of mpf
-        ``(b, c, e)``.
     """
     return prime_expectations(MP, d, zf(z))
 
 
 def prime_bracket(bk, quantity, d, m, z, b, c, e):
-    """ORF′ bias, variance or MSE from its three expectations (Yu et al. (2016), "Orthogonal Random
-    Features", NeurIPS 2016, Thm 2 bounds them) on the backend ``bk``, with the size of what cancels.
+    """ORF′ bias, variance or MSE from its three expectations (Yu et al. 2016, Thm 2) on ``bk``, and its terms' size.
 
     .. math:: \\mathrm{bias} = b - e^{-z^2/2},\\quad
        \\mathrm{Var} = \\frac1m\\Big(\\tfrac12+\\tfrac12 c - b^2\\Big) + \\frac P{m^2}(e - b^2),
@@ -115,17 +97,13 @@ def prime_bracket(bk, quantity, d, m, z, b, c, e):
 
     Parameters
     ----------
-    bk : backend
-        :data:`~rftheory.numerics.backends.MP` (:func:`orf_prime` adds the guard digits) or
-        :data:`~rftheory.numerics.backends.ARB`.
+    bk : {MP, ARB}
+        (:func:`orf_prime` adds the guard digits to MP.)
     quantity : {"bias", "variance", "mse"}
-        Which quantity.
     d, m : int
         Dimension (block size) and number of frequencies.
-    z : number of the backend
-        ``‖x − y‖``.
-    b, c, e : number of the backend
-        The expectations of :func:`prime_expectations`.
+    z, b, c, e : number of the backend
+        ``‖x − y‖`` and the expectations of :func:`prime_expectations`.
 
     Returns
     -------
@@ -146,33 +124,21 @@ def prime_bracket(bk, quantity, d, m, z, b, c, e):
 
 
 def orf_prime(quantity, d, m, z, terms=prime_terms):
-    """ORF′ bias, variance or MSE, exactly (blocks of ``d`` independent rotations; Thm 2 of Yu et al. 2016 bounds them).
+    """ORF′ bias, variance or MSE, exactly: :func:`prime_bracket` from ``terms`` at mpmath precision.
 
-    .. math:: \\mathrm{bias} = b - e^{-z^2/2},\\quad
-       \\mathrm{Var} = \\frac1m\\Big(\\tfrac12+\\tfrac12 c - b^2\\Big) + \\frac P{m^2}(e - b^2),
-       \\quad \\mathrm{MSE} = \\mathrm{Var} + \\mathrm{bias}^2
-
-    with ``(b, c, e)`` of :func:`prime_terms`.  All three are exactly 0 at
-    ``z = 0``; elsewhere the cancellations (``O(z⁴)`` against 1 at small z)
-    get the guard digits they need.
+    Derivation and notes: :doc:`/notes/papers/orf/prime`.
 
     Parameters
     ----------
     quantity : {"bias", "variance", "mse"}
-        Which quantity.
-    d : int
-        Dimension (block size).
-    m : int
-        Number of frequencies.
+    d, m : int
     z : number
-        ``‖x − y‖``.
     terms : callable
         ``terms(d, z) -> (b, c, e)`` (:func:`prime_terms`, or an independent route).
 
     Returns
     -------
     mpf
-        The quantity at the current precision.
     """
     if z == 0:
         return mp.mpf(0)
@@ -181,25 +147,8 @@ def orf_prime(quantity, d, m, z, terms=prime_terms):
                                 what=f"orf.prime {quantity}")
 
 
-def lemma5_bound(d, z):
-    """Lemma 5 of Yu et al. 2016: both sides of the bound on ORF′'s ``E cos(wᵀz)``.
-
-    .. math:: \\Big|\\mathbb E\\cos(w^\\top z) - e^{-z^2/2}\\Big(1-\\frac{z^4}{4d}\\Big)\\Big|
-       \\le \\frac{e^{z^2/2}z^4(z^4+8z^2+8)}{16d^2}
-
-    Parameters
-    ----------
-    d : int
-        Dimension.
-    z : number
-        ``‖x − y‖``.
-
-    Returns
-    -------
-    tuple of mpf
-        ``(lhs, rhs)`` (the cancellation of ``lhs`` guarded by
-        :func:`~rftheory.numerics.cancellation.cancellation_guarded`).
-    """
+def _lemma5_bound(d, z):
+    """Lemma 5 of Yu et al. 2016: both sides of the bound on ORF′'s ``E cos(wᵀz)``."""
     z = mp.mpmathify(z)
     rhs = mp.exp(z * z / 2) * z**4 * (z**4 + 8 * z * z + 8) / (16 * d**2)
     if z == 0:
@@ -221,42 +170,8 @@ def _exact(x) -> Fraction:
     return Fraction(int(m)) * Fraction(2) ** int(e)
 
 
-def sphere_cf_series(d, t2):
-    """``E cos(t u₁)`` for ``u`` uniform on ``S^{d−1}``, from the moments of ``u₁``.
-
-    ``u₁²`` is Beta(1/2, (d−1)/2), so ``E u₁^{2k} = (1/2)_k/(d/2)_k``:
-
-    .. math:: \\mathbb E\\cos(t u_1) = \\sum_{k\\ge0}\\frac{(-t^2)^k}{(2k)!}\\frac{(1/2)_k}{(d/2)_k},
-       \\qquad \\frac{T_{k+1}}{T_k} = \\frac{-t^2}{(2k+2)(2k+d)}
-
-    Summed in fixed point (integers scaled by ``2^B``, ``B`` = working bits +
-    the peak term's bits): each truncation costs one unit, at most ``peak``
-    units after propagation.  Once ``(2k+2)(2k+d) > t²`` the ratios' moduli
-    ``r < 1`` fall, so ``|T_k| r/(1 − r)`` bounds the remainder
-    (:func:`~rftheory.numerics.series.mp_series.mp_series`).  Guard
-    digits for the cancellation (terms up to the peak, a small sum) as
-    :func:`~rftheory.numerics.cancellation.cancellation_guarded` finds them.
-    Independent of mpmath's ``hyp0f1``.
-
-    Parameters
-    ----------
-    d : int
-        Dimension.
-    t2 : Fraction, int or mpf
-        ``t²`` (taken exactly).
-
-    Returns
-    -------
-    mpf
-        ``E cos(t u₁) = ₀F₁(; d/2; −t²/4)`` at the current precision.
-
-    Examples
-    --------
-    >>> import mpmath as mp
-    >>> with mp.workdps(30):  # d = 3: E cos(t u1) = sin(t)/t
-    ...     abs(sphere_cf_series(3, 4) - mp.sin(2) / 2) < mp.mpf(10) ** -29
-    True
-    """
+def _sphere_cf_series(d, t2):
+    """``E cos(t u₁)`` for ``u`` uniform on ``S^{d−1}``, from the moments of ``u₁``."""
     x = _exact(t2)
     if x == 0:
         return mp.mpf(1)
@@ -284,23 +199,10 @@ def sphere_cf_series(d, t2):
     return cancellation_guarded(f, guard=int(lp / math.log(10)) + 5, what="sphere moment series")
 
 
-def prime_terms_series(d, z):
-    """``E cos(t u₁)`` at ``t = √d z``, ``2√d z``, ``√(2d) z`` by the ₀F₁ series (ORF' of Yu et al. 2016, Thm 2).
-
-    Parameters
-    ----------
-    d : int
-        The dimension.
-    z : fractions.Fraction or number
-        ``‖x − y‖``.
-
-    Returns
-    -------
-    tuple of mpmath.mpf
-        The three sphere characteristic values.
-    """
+def _prime_terms_series(d, z):
+    """``E cos(t u₁)`` at ``t = √d z``, ``2√d z``, ``√(2d) z`` by the ₀F₁ series (ORF' of Yu et al. 2016, Thm 2)."""
     x = d * _exact(z) ** 2  # t² of b; c and e have 4t² and 2t²
-    return (sphere_cf_series(d, x), sphere_cf_series(d, 4 * x), sphere_cf_series(d, 2 * x))
+    return (_sphere_cf_series(d, x), _sphere_cf_series(d, 4 * x), _sphere_cf_series(d, 2 * x))
 
 
 #: the sphere quadrature serves t = 2 sqrt(d) z <= this and d <= SPHERE_QUAD_DMAX
@@ -311,26 +213,21 @@ SPHERE_QUAD_DMAX = 200
 
 
 def sphere_cos(d, t):
-    """``E cos(t u₁)`` for ``u`` uniform on ``S^{d−1}``, by quadrature over the polar angle.
-
-    With ``u₁ = cos θ``, ``θ`` has density ``∝ sin^{d−2}θ`` on ``[0, π]``:
+    """``E cos(t u₁)`` for ``u`` uniform on ``S^{d−1}``, by quadrature over the polar angle (independent of ₀F₁).
 
     .. math:: \\mathbb E\\cos(tu_1) = \\frac{\\int_0^\\pi\\cos(t\\cos\\theta)\\sin^{d-2}\\theta\\,d\\theta}
        {B(\\tfrac12,\\tfrac{d-1}2)}
 
-    (independent of ₀F₁).
+    Derivation and notes: :doc:`/notes/papers/orf/prime`.
 
     Parameters
     ----------
     d : int
-        Dimension (``≥ 2``).
     t : mpf
-        The argument.
 
     Returns
     -------
     mpf
-        The expectation at the current precision.
     """
     norm = mp.beta(mp.mpf(1) / 2, mp.mpf(d - 1) / 2)
     n = max(4, int(abs(t)) // 2 + 4)
@@ -341,26 +238,8 @@ def sphere_cos(d, t):
     return 2 * mp.quad(lambda th: mp.cos(t * mp.cos(th)) * mp.sin(th) ** (d - 2), pts) / norm
 
 
-def prime_terms_quad(d, z):
-    """The three terms of :func:`prime_terms_series` by quadrature over the polar angle (an independent route).
-
-    Parameters
-    ----------
-    d : int
-        The dimension (at most ``SPHERE_QUAD_DMAX``).
-    z : fractions.Fraction or number
-        ``‖x − y‖`` (with ``2√d z ≤ SPHERE_QUAD_TMAX`` and ``z ≥ 1e-6``).
-
-    Returns
-    -------
-    tuple of mpmath.mpf
-        The three sphere characteristic values.
-
-    Raises
-    ------
-    LayerUnavailableError
-        Outside the region the quadrature serves in bounded time.
-    """
+def _prime_terms_quad(d, z):
+    """The three terms of :func:`_prime_terms_series` by quadrature over the polar angle (an independent route)."""
     z = zf(z)
     r = mp.sqrt(d) * z
     if 2 * r > SPHERE_QUAD_TMAX or d > SPHERE_QUAD_DMAX or z < mp.mpf("1e-6"):
@@ -392,10 +271,7 @@ def prime_mc(p, rng, n):
 
 
 def prime_checks(mode, seed):
-    """Lemma 5 and Thm 2's bias bound (with Lemma 5's f) against the exact
-    bias; Thm 2's variance bound has no explicit f: the excess
-    ``d²(Var − lead)`` must settle as d grows (``D = d``; within 5 % from
-    d = 1024 to 4096)."""
+    """Lemma 5 and Thm 2's bounds against the exact bias and variance."""
     rid = "orf.prime"
     ds = (2, 8, 64, 1024) if mode == "quick" else (2, 3, 4, 8, 16, 32, 64, 256, 1024, 4096)
     zs = ("0.1", "0.5", "1", "2", "3") if mode == "quick" else ("0.05", "0.1", "0.25", "0.5", "1", "1.5", "2", "3", "4")
@@ -404,7 +280,7 @@ def prime_checks(mode, seed):
             for z in zs:
                 pt = f"d={d}, z={z}"
                 zz = mpf(Fraction(z))
-                lhs, rhs = lemma5_bound(d, zz)
+                lhs, rhs = _lemma5_bound(d, zz)
                 yield bound(rid, pt, "Lemma 5 bound", lhs, "<=", rhs)
                 bias = orf_prime("bias", d, d, zz)
                 e = mp.exp(-zz * zz / 2)
@@ -432,8 +308,8 @@ register(
         r"\Big({}_0F_1(;\tfrac d2;-\tfrac{dz^2}2)-b^2\Big)",
         params=(D2, M, Z, PRIME_Q),
         mpmath=lambda p: orf_prime(p["quantity"], p["d"], p["m"], p["z"]),
-        routes={"moment-series": lambda p: orf_prime(p["quantity"], p["d"], p["m"], p["z"], terms=prime_terms_series),
-                "sphere-quadrature": lambda p: orf_prime(p["quantity"], p["d"], p["m"], p["z"], terms=prime_terms_quad)},
+        routes={"moment-series": lambda p: orf_prime(p["quantity"], p["d"], p["m"], p["z"], terms=_prime_terms_series),
+                "sphere-quadrature": lambda p: orf_prime(p["quantity"], p["d"], p["m"], p["z"], terms=_prime_terms_quad)},
         mc=prime_mc,
         checks=prime_checks,
         grid={"quick": [dict(d=d, m=m, z=z, quantity=q) for d, m, z in ((2, 2, "1"), (6, 6, "0.1"), (6, 9, "2"))

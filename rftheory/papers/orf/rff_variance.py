@@ -1,8 +1,6 @@
 """The variance of iid random Fourier features (Lemma 1, App. A.2 of Yu et al. 2016): ``orf.rff_variance``.
 
-Here, in order: the formula (against the backend ``bk``), the route from the definition (the
-Gaussian moment series), the float64 evaluator with its error bound, and the registration (its
-Monte Carlo is the real iid estimator).
+Derivation and notes: :doc:`/notes/papers/orf/rff_variance`.
 """
 
 from __future__ import annotations
@@ -30,17 +28,13 @@ def rff_variance(m, z, bk=MP):
     Parameters
     ----------
     m : int
-        Number of frequencies (the paper's ``D``).
     z : number
-        ``‖x − y‖`` (a ``Fraction`` is rounded once for :data:`MP`; a sympy
-        expression for ``SYM``).
-    bk : backend
-        :data:`~rftheory.numerics.backends.MP` (default) or ``SYM``.
+        ``‖x − y‖`` (a ``Fraction`` is rounded once for :data:`MP`; a sympy expression for ``SYM``).
+    bk : {MP, SYM}, default MP
 
     Returns
     -------
     mpf or sympy expression
-        The variance.
 
     Examples
     --------

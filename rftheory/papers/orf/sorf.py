@@ -1,9 +1,7 @@
 """SORF, ``W = √d HD₁HD₂HD₃`` (Thm 3, App. C and Fig. 3 of Yu et al. 2016): ``orf.sorf_bias_bound``,
 the bias bound ``|E K_SORF − e^{−z²/2}| ≤ 6z/√d`` (no closed form: Monte Carlo only).
 
-Here, in order: the Monte Carlo of the real estimator (three Walsh–Hadamard transforms of
-``x − y`` per block), the checks (z-scores declared in ``checks_z``, :data:`SORF_Z`) and the
-registration.
+Derivation and notes: :doc:`/notes/papers/orf/sorf`.
 """
 
 from __future__ import annotations
@@ -28,16 +26,7 @@ SORF_D_MAX = 1024
 
 
 def _hd_pair(d, m, z, rng, n):
-    """:func:`~rftheory.numerics.rff.montecarlo.rff_estimates` for the ``hd`` coupling, fast.
-
-    The same random numbers in the same order (the pair, then the signs
-    ``sample("hd", d, m, rng=rng, size=n)`` draws), but ``W(x − y)`` is
-    computed as ``√p H D₁ H D₂ H D₃ (x − y)`` by three Walsh–Hadamard
-    transforms of one vector per block, ``O(p log p)``, instead of forming
-    the ``p × p`` matrix (``O(p² log p)``) and its trigonometric features:
-    ``(1/m) Σ cos(w_iᵀx − w_iᵀy)`` equals ``(1/m) Σ cos(w_iᵀ(x − y))``.
-    The estimates agree with the matrix path to rounding (a test checks 1e-12).
-    """
+    """:func:`~rftheory.numerics.rff.montecarlo.rff_estimates` for the ``hd`` coupling, fast."""
     p = 1 << (d - 1).bit_length()
     nb = -(-m // p)
     half = n // 2
@@ -63,28 +52,20 @@ def sorf_estimates(d, z, rng, n, m=None):
     .. math:: K_{\\mathrm{SORF}} = \\frac1m\\sum_i\\cos(w_i^\\top(x-y)),\\qquad
        W = \\sqrt d\\,HD_1HD_2HD_3
 
-    Computed with three fast Walsh–Hadamard transforms of ``x − y`` per block
-    (:func:`_hd_pair`): ``O(p log p)`` per block instead of the matrix path's
-    ``O(p² log p)``, in chunks of about 2²¹ random signs (each chunk draws one
-    Haar rotation of the pair for half its replicates).
+    Derivation and notes: :doc:`/notes/papers/orf/sorf`.
 
     Parameters
     ----------
-    d : int
-        Dimension (padded to a power of 2 inside the HD blocks).
+    d, n : int
+        Dimension (padded to a power of 2 inside the HD blocks) and number of replicates.
     z : float
-        ``‖x − y‖``.
     rng : numpy.random.Generator
-        Source of randomness.
-    n : int
-        Number of replicates.
     m : int, optional
         Number of frequencies (default ``d``: one block).
 
     Returns
     -------
     ndarray, shape (n,)
-        The estimates.
     """
     m = d if m is None else m
     p = 1 << (d - 1).bit_length()
@@ -101,9 +82,7 @@ SORF_Z = {mode: 2 * len(_sorf_grid(mode)) for mode in ("quick", "default", "full
 
 
 def sorf_checks(mode, seed):
-    """Thm 3: ``|E K_SORF − e^{−z²/2}| ≤ 6z/√d``, as two one-sided claims on
-    the Monte Carlo bias (``≤ 6z/√d`` and ``≥ −6z/√d``); and the SORF/ORF
-    MSE ratio of Fig. 3, reported (measured: finite)."""
+    """Thm 3's bias bound ``6z/√d`` on the Monte Carlo bias, two-sided; the SORF/ORF MSE ratio of Fig. 3."""
     from ...core.montecarlo import spawn, summarize
 
     rid = "orf.sorf_bias_bound"

@@ -1,11 +1,7 @@
 """The exact variance of ORF with blocks and its bounds (Thm 1 and Cor. 1 of Yu et al. 2016):
 ``orf.variance``.
 
-The exact variance is the orthogonal RFF MSE, one definition in every layer
-(:func:`rftheory.numerics.rff.pairs.rff_mse`, shared with ``simrf.rff_mse`` at
-``coupling=orthogonal``): ``orf.variance`` is its view with the ORF paper's citation.  Here, in
-order: the bounds of Thm 1 / Cor. 1 (with Lemma 2's explicit remainder), their checks and the
-registration.
+Derivation and notes: :doc:`/notes/papers/orf/variance`.
 """
 
 from __future__ import annotations
@@ -26,29 +22,8 @@ from .pair_expectation import lemma2_f
 from .params import D2, PAPER, M, Z, zf
 
 
-def thm1_bound(d, m, z, f=lemma2_f):
-    """Thm 1 (``D ≤ d``) and Cor. 1 (``D = kd``) of Yu et al. 2016: the variance bounds.
-
-    .. math:: \\frac1{2D}\\Big((1-e^{-z^2})^2-\\frac{D-1}{d}e^{-z^2}z^4\\Big)+\\frac{f(z)}{d^2}\\ (D\\le d),\\qquad
-       \\frac1{2D}\\Big((1-e^{-z^2})^2-\\frac{d-1}{d}e^{-z^2}z^4\\Big)+\\frac{f(z)}{dD}\\ (D = kd)
-
-    Parameters
-    ----------
-    d : int
-        Dimension.
-    m : int
-        Number of frequencies (the paper's ``D``).
-    z : number
-        ``‖x − y‖``.
-    f : callable
-        ``f(d, z) -> f(z)/d²`` (App. A.3's explicit remainder, :func:`lemma2_f`);
-        the ``d``-dependence of its ``1/d³`` part is kept.
-
-    Returns
-    -------
-    mpf
-        The bound at the current precision.
-    """
+def _thm1_bound(d, m, z, f=lemma2_f):
+    """Thm 1 (``D ≤ d``) and Cor. 1 (``D = kd``) of Yu et al. 2016: the variance bounds."""
     z = mp.mpmathify(z)
     e = mp.exp(-z * z)
     fz = f(d, z) * d**2  # f(z) itself (the d-dependence of its 1/d^3 part kept)
@@ -70,7 +45,7 @@ def var_checks(mode, seed):
                     zz = mpf(Fraction(z))
                     which = "Thm 1" if m <= d else "Cor. 1"
                     yield bound("orf.variance", f"d={d}, m={m}, z={z}", f"{which} bound",
-                                rff_mse("orthogonal", d, m, zz), "<=", thm1_bound(d, m, zz))
+                                rff_mse("orthogonal", d, m, zz), "<=", _thm1_bound(d, m, zz))
 
 
 register(

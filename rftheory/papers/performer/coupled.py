@@ -1,51 +1,7 @@
 """The coupled-pair moment ``ρ_c(a, b) = E exp(w₁ᵀa + w₂ᵀb)`` of orthogonal and simplex blocks: a
 1-D Gegenbauer series with closed-form coefficients, a second route by Funk–Hecke quadrature, and float64.
 
-``w_k = r_k u_k`` with ``r₁, r₂`` iid ``χ_d`` and ``(u₁, u₂)`` a uniformly rotated pair of unit vectors
-with ``u₁ᵀu₂ = c`` (``c = 0``: orthogonal blocks, Yu et al. 2016, *Orthogonal Random Features*, NeurIPS;
-``c = −1/(d−1)``: simplex blocks, Reid et al. 2023, *Simplex Random Features*, ICML).
-
-**Series (primary route).**  With ``P_n`` the Gegenbauer (Legendre) polynomials of ``S^{d−1}``
-normalised to ``P_n(1) = 1`` and ``N_n`` the dimension of the degree-``n`` spherical harmonics, the plane
-wave ``e^{r x ûᵀâ}`` has the Funk–Hecke coefficients ``E_t[e^{zt}P_n(t)] = z^n/(2^n (d/2)_n)
-₀F₁(; d/2+n; z²/4)`` (``t`` the projection of a uniform unit vector); averaging the two expansions over a
-common rotation (``E_R P_n(âᵀRu₁) P_k(b̂ᵀRu₂) = δ_{nk} P_n(c) P_n(âᵀb̂)/N_n``) and over the radii gives
-
-.. math::
-
-   \\rho_c(a, b) = e^{\\frac{x^2+y^2}2}\\Big(1 + \\kappa_c(a, b)\\Big),\\qquad
-   \\kappa_c = \\sum_{n\\ge1} N_n\\,P_n(c)\\,P_n(\\cos\\varphi)\\,\\tilde\\alpha_n(x)\\,\\tilde\\alpha_n(y),\\\\
-   \\tilde\\alpha_n(x) = \\frac{(x/\\sqrt2)^n\\,\\Gamma(\\frac{d+n}2)}{\\Gamma(\\frac d2)\\,(\\frac d2)_n}\\,
-   e^{-x^2/2}\\,{}_1F_1\\big(\\tfrac{d+n}2; \\tfrac d2+n; \\tfrac{x^2}2\\big),
-
-``x = ‖a‖``, ``y = ‖b‖``, ``cos φ = âᵀb̂`` (the ``n = 0`` term is the iid value ``e^{(x²+y²)/2}``).
-
-**The series and its tail, in every layer.**  :func:`kappa_bk` is the series written once against a
-backend ``bk``: the mpmath layer (:func:`kappa_series`) and the ball layer (ARB: Arb balls; Arb's rigorous
-``₁F₁`` and ``Γ``, the Gegenbauer recurrence in balls) evaluate it, and both cut it where a proven bound on
-the tail is below the working precision; in ARB that bound is added to the radius (``bk.widen``).  The
-bound, in full: for ``n >= 1`` ``|P_n(c)|, |P_n(t)| <= 1`` on ``[−1, 1]`` (``P_n = C_n^{λ}/C_n^{λ}(1)``,
-``λ = d/2 − 1 >= 0``, whose maximum modulus on ``[−1, 1]`` is at ``t = 1``; Chebyshev for ``λ = 0``), and
-``α̃_n(x) = β_n(x) × e^{−z}₁F₁(a; b; z)`` with ``a = (d+n)/2 <= b = d/2 + n``, ``z = x²/2 >= 0``, whose
-``k``-th Kummer term is at most ``z^k/k!`` (``(a)_k <= (b)_k``), so ``0 < e^{−z}₁F₁ <= 1`` and
-``|term_n| <= T_n = N_n β_n(x) β_n(y)``.  Next ``β_{n+1}/β_n = (x/√2) Γ(s+½)/(Γ(s)(2s − d/2))`` with
-``s = (d+n)/2`` and Wendel's ``Γ(s+½) <= √s Γ(s)`` give ``T_{n+1}/T_n <= Q_n =
-\\frac{N_{n+1}}{N_n}\\frac{xy}{2}\\frac{s}{(2s−d/2)^2}`` (``Q_n`` falls like ``xy/(2n)``: about ``xy``
-terms).  ``Q_n`` is non-increasing in ``n``: ``N_{n+1}/N_n = \\frac{2n+d}{2n+d−2}\\frac{n+d−2}{n+1}``
-(``d >= 3``; ``1`` for ``d = 2``, ``n >= 1``) is a product of two non-increasing factors, and
-``log(s/(n + d/2)^2)`` has derivative ``1/(d+n) − 2/(n + d/2) < 0``.  Hence once ``Q_n <= ½`` every later
-ratio is ``<= ½`` and ``Σ_{j>n} |term_j| <= Σ_{j>n} T_j <= 2T_{n+1}`` — a bound for all terms past the cut,
-evaluated from ``x``, ``y`` (in ARB: in balls containing their exact values) and checked with
-``bk.certainly_ge``.  The terms alternate in sign; where ``Σ|terms|`` exceeds ``|Σ|`` by ``10^k`` the
-mpmath layer redoes the sum with ``k + 5`` more digits.
-
-**Funk–Hecke quadrature (second route).**  Conditioning on ``u₁`` (``u₂ = c u₁ + √(1−c²) ν``, ``ν`` uniform
-on the sphere of ``u₁^⊥``) gives ``ρ_c = E_{u₁}[f_a(u₁ᵀâ) g_b(u₁ᵀb̂)]`` with ``f_a(t) = E_r e^{rxt}``
-and ``g_b`` the radial average :func:`inner_g`; Funk–Hecke for the product of two zonal functions gives
-``ρ_c = Σ_n N_n f̂_n ĝ_n P_n(cos φ)`` with the coefficients ``f̂_n = E_t[f_a(t)P_n(t)]`` computed by
-Gauss–Legendre quadrature in ``t = cos θ`` (weight ``sin^{d−2}θ``), not from the rotation identity.
-
-At ``a = b`` both reduce to the angle family's RF-conformity (Reid et al. 2023).
+Derivation and notes: :doc:`/notes/papers/performer/coupled`.
 """
 
 from __future__ import annotations
@@ -61,7 +17,7 @@ from ...numerics.backends import MP
 from ...numerics.series.mp_series import mp_series
 
 __all__ = ["COUPLINGS", "cosine", "harmonic_dim", "gegenbauer", "alpha_tilde", "kappa_series", "chi_mgf",
-           "inner_g", "rho_series", "rho_funk_hecke", "fh_nodes", "kappa_f64", "exact_cosine", "beta_bk",
+           "inner_g", "rho_series", "rho_funk_hecke", "fh_nodes", "kappa_f64", "exact_cosine",
            "alpha_tilde_bk", "kappa_bk", "kappa_tail_bk"]
 
 #: the block couplings served (``iid`` has no coupled pairs)
@@ -71,18 +27,16 @@ _NMAX = 20_000
 
 
 def cosine(coupling: str, d: int) -> float:
-    """``c = u₁ᵀu₂`` of a coupled pair: 0 (orthogonal) or ``−1/(d−1)`` (simplex).
+    """``c = u₁ᵀu₂`` of a coupled pair in float64: 0 (orthogonal) or ``−1/(d−1)`` (simplex; :func:`exact_cosine` at precision).
 
     Parameters
     ----------
     coupling : {"orthogonal", "simplex"}
     d : int
-        Dimension (``>= 2``).
 
     Returns
     -------
     float
-        The cosine (a dyadic-free rational: use :func:`mp_cosine` style ``mpf(-1)/(d-1)`` at precision).
     """
     if coupling == "orthogonal":
         return 0.0
@@ -91,17 +45,12 @@ def cosine(coupling: str, d: int) -> float:
     raise ParameterError("coupling", f"no coupled pairs for {coupling!r} (have orthogonal, simplex)")
 
 
-def _mp_cosine(coupling: str, d: int) -> mp.mpf:
-    return mp.mpf(0) if coupling == "orthogonal" else mp.mpf(-1) / (d - 1)
-
-
 def harmonic_dim(n: int, d: int) -> int:
     """``N_n = C(n+d−1, d−1) − C(n+d−3, d−1)``: dimension of the degree-``n`` harmonics on ``S^{d−1}``.
 
     Parameters
     ----------
     n, d : int
-        Degree and dimension (``d >= 2``).
 
     Returns
     -------
@@ -112,22 +61,18 @@ def harmonic_dim(n: int, d: int) -> int:
 
 
 def gegenbauer(nmax: int, d: int, t):
-    """``[P_0(t), …, P_nmax(t)]``, normalised ``P_n(1) = 1``, by the three-term recurrence.
+    """``[P_0(t), …, P_nmax(t)]``, normalised ``P_n(1) = 1``, by the three-term recurrence (type of ``t``, arrays broadcast).
 
     .. math:: (n+d-2)P_{n+1}(t) = (2n+d-2)\\,t\\,P_n(t) - n\\,P_{n-1}(t)
-
-    (Legendre for ``d = 3``, Chebyshev ``T_n`` for ``d = 2``).
 
     Parameters
     ----------
     nmax, d : int
     t : mpf, float or numpy.ndarray
-        The argument (arrays broadcast).
 
     Returns
     -------
     list
-        ``nmax + 1`` values of the type of ``t``.
     """
     if isinstance(t, mp.mpf):
         A, B = _rec_coefficients(nmax, d, mp.mp.prec)
@@ -172,24 +117,19 @@ def _alpha_tilde(n: int, d: int, x: mp.mpf, prec: int) -> mp.mpf:
 
 
 def kappa_series(d: int, c, x, y, t) -> mp.mpf:
-    """``κ_c = Σ_{n>=1} N_n P_n(c) P_n(t) α̃_n(x) α̃_n(y)``: :func:`kappa_bk` in mpmath (its tail bound cuts the
-    series), redone with the digits the cancellation of its alternating terms costs.
+    """``κ_c`` to the working precision: :func:`kappa_bk` in mpmath, with the digits its cancellation costs.
 
     Parameters
     ----------
     d : int
-        Dimension, ``>= 2``.
-    c : real
-        ``u₁ᵀu₂`` in ``[−1, 1]``.
+    c, t : real
+        ``u₁ᵀu₂`` and ``cos φ = âᵀb̂``, in ``[−1, 1]``.
     x, y : real
         ``‖a‖, ‖b‖ >= 0``.
-    t : real
-        ``cos φ = âᵀb̂`` in ``[−1, 1]`` (any value when ``x y = 0``).
 
     Returns
     -------
     mpmath.mpf
-        ``κ_c`` to the working precision.
     """
     c, x, y, t = mp.mpf(c), mp.mpf(x), mp.mpf(y), mp.mpf(t)
     if x * y == 0:
@@ -207,80 +147,54 @@ def kappa_series(d: int, c, x, y, t) -> mp.mpf:
 
 
 def exact_cosine(bk, coupling: str, d: int):
-    """``c = u₁ᵀu₂`` as a number of ``bk``: ``0`` (orthogonal) or ``−1/(d−1)`` (simplex; in ARB the
-    rational rounded outward, a ball containing it).
+    """``c = u₁ᵀu₂`` as a number of ``bk``: ``0`` (orthogonal) or ``−1/(d−1)`` (simplex; in ARB a ball containing it).
 
     Parameters
     ----------
-    bk : backend
-        ``MP`` or ``ARB``.
+    bk : {MP, ARB}
     coupling : {"orthogonal", "simplex"}
     d : int
-        Dimension (``>= 2``).
 
     Returns
     -------
     number
-        ``bk.frac(0)`` or ``bk.frac(−1, d − 1)``.
     """
     cosine(coupling, d)  # validates the coupling
     return bk.frac(0) if coupling == "orthogonal" else bk.frac(-1, d - 1)
 
 
-def beta_bk(bk, n: int, d: int, x):
-    """``β_n(x) = (x/√2)^n Γ(\\frac{d+n}2)/Γ(\\frac d2 + n)`` against ``bk`` (the bound on ``|α̃_n(x)|``).
-
-    .. math:: \\beta_n(x) = \\frac{(x/\\sqrt2)^n\\,\\Gamma(\\frac{d+n}2)}{\\Gamma(\\frac d2)\\,(\\frac d2)_n}
-
-    Parameters
-    ----------
-    bk : backend
-        ``MP`` or ``ARB`` (``bk.gamma`` of exact half-integers).
-    n, d : int
-    x : number of ``bk``
-        ``‖a‖ >= 0``.
-
-    Returns
-    -------
-    number
-        ``β_n(x)`` (``1`` at ``n = 0``).
-    """
+def _beta_bk(bk, n: int, d: int, x):
+    """``β_n(x) = (x/√2)^n Γ(\\frac{d+n}2)/Γ(\\frac d2 + n)`` against ``bk`` (the bound on ``|α̃_n(x)|``)."""
     if n == 0:
         return bk.num(1)
     return (x / bk.sqrt(bk.num(2))) ** n * bk.gamma(bk.frac(d + n, 2)) / bk.gamma(bk.frac(d + 2 * n, 2))
 
 
 def alpha_tilde_bk(bk, n: int, d: int, x):
-    """:func:`alpha_tilde` against ``bk``: ``β_n(x) e^{−x²/2} ₁F₁(\\frac{d+n}2; \\frac d2+n; \\frac{x²}2)``.
+    """:func:`alpha_tilde` against ``bk`` (ARB: Arb's rigorous ``₁F₁``).
 
     Parameters
     ----------
-    bk : backend
-        ``MP`` or ``ARB`` (ARB: Arb's rigorous ``₁F₁``).
+    bk : {MP, ARB}
     n, d : int
     x : number of ``bk``
-        ``‖a‖ >= 0``.
 
     Returns
     -------
     number
-        ``α̃_n(x)``.
     """
     z = x * x / 2
-    return beta_bk(bk, n, d, x) * bk.exp(-z) * bk.hyp1f1(bk.frac(d + n, 2), bk.frac(d + 2 * n, 2), z)
+    return _beta_bk(bk, n, d, x) * bk.exp(-z) * bk.hyp1f1(bk.frac(d + n, 2), bk.frac(d + 2 * n, 2), z)
 
 
 def kappa_tail_bk(bk, n: int, d: int, x, y):
-    """A bound on ``Σ_{j>n} |term_j|`` of :func:`kappa_bk`, or None where ``Q_n <= ½`` is not certain.
+    """A bound on ``Σ_{j>n} |term_j|`` of :func:`kappa_bk` (a ball in ARB), or None where ``Q_n <= ½`` is not certain.
 
-    ``2 T_{n+1} = 2 N_{n+1} β_{n+1}(x) β_{n+1}(y)`` once ``Q_n = \\frac{N_{n+1}}{N_n}\\frac{xy}2
-    \\frac{s}{(2s − d/2)^2} <= ½`` (``s = (d+n)/2``) holds at every point of the balls (derivation: the
-    module docstring, *Ball layer*).
+    Derivation and notes: :doc:`/notes/papers/performer/coupled`.
 
     Parameters
     ----------
-    bk : backend
-        ``MP`` or ``ARB``.
+    bk : {MP, ARB}
     n, d : int
         The last term summed (``n >= 1``) and the dimension.
     x, y : number of ``bk``
@@ -289,48 +203,37 @@ def kappa_tail_bk(bk, n: int, d: int, x, y):
     Returns
     -------
     number or None
-        The bound (a ball in ARB), or None.
     """
     s = bk.frac(d + n, 2)
     Q = bk.frac(harmonic_dim(n + 1, d), harmonic_dim(n, d)) * (x * y / 2) * s / (2 * s - bk.frac(d, 2)) ** 2
     if not bk.certainly_ge(bk.frac(1, 2), Q):
         return None
-    return 2 * harmonic_dim(n + 1, d) * beta_bk(bk, n + 1, d, x) * beta_bk(bk, n + 1, d, y)
+    return 2 * harmonic_dim(n + 1, d) * _beta_bk(bk, n + 1, d, x) * _beta_bk(bk, n + 1, d, y)
 
 
 def kappa_bk(bk, d: int, c, x, y, t, ax: list | None = None, ay: list | None = None, alpha=None,
              magnitude: list | None = None):
-    """``κ_c = Σ_{n>=1} N_n P_n(c) P_n(t) α̃_n(x) α̃_n(y)`` against ``bk``, the proven tail bound of
-    :func:`kappa_tail_bk` added to the radius (``bk.widen``: ARB's ball contains ``κ_c``).
+    """``κ_c`` against ``bk``, the proven tail bound of :func:`kappa_tail_bk` added to the radius (ARB: a ball containing ``κ_c``).
 
     .. math:: \\kappa_c = \\sum_{n\\ge1} N_n\\,P_n(c)\\,P_n(t)\\,\\tilde\\alpha_n(x)\\,\\tilde\\alpha_n(y)
 
-    The cut (only *where* the sum stops; the bound holds wherever that is) is the first ``n`` whose tail
-    bound is certainly at most ``2^{−8}·eps·|Σ| + eps³`` (``eps = bk.eps``: ``2^{−prec}`` in ARB).
+    Where the sum stops: :doc:`/notes/papers/performer/coupled`.
 
     Parameters
     ----------
-    bk : backend
-        ``MP`` or ``ARB``.
+    bk : {MP, ARB}
     d : int
-        Dimension, ``>= 2``.
-    c : number of ``bk``
-        ``u₁ᵀu₂`` in ``[−1, 1]`` (:func:`exact_cosine`).
+    c, t : number of ``bk``
+        ``u₁ᵀu₂`` (:func:`exact_cosine`) and ``cos φ = âᵀb̂``, in ``[−1, 1]``.
     x, y : number of ``bk``
         ``‖a‖, ‖b‖ >= 0``; an exact ``0`` gives an exact ``0``.
-    t : number of ``bk``
-        ``cos φ = âᵀb̂`` (its exact value in ``[−1, 1]``).
-    ax, ay : list, optional
-        Caches of ``α̃_n(x)``, ``α̃_n(y)`` (index ``n``), extended in place: a head's pairs share their norms.
-    alpha : callable, optional
-        ``alpha(n, v) = α̃_n(v)`` (default :func:`alpha_tilde_bk` in ``bk``; mpmath passes its cached one).
-    magnitude : list, optional
-        ``[Σ|term|]``, accumulated in place (the mpmath layer's measure of the cancellation).
+    ax, ay, alpha, magnitude : optional
+        Caches of ``α̃_n(x)``, ``α̃_n(y)`` and ``alpha(n, v) = α̃_n(v)`` (default :func:`alpha_tilde_bk`);
+        ``[Σ|term|]``, accumulated in place.
 
     Returns
     -------
     number
-        ``κ_c`` (ARB: a ball containing it).
     """
     if x == 0 or y == 0:  # exact zeros (a ball with radius is never == 0)
         return bk.num(0)
@@ -381,7 +284,7 @@ def rho_series(coupling: str, a, b) -> mp.mpf:
     mpmath.mpf
     """
     d, x, y, t = _geometry(a, b)
-    c = _mp_cosine(coupling, d) if coupling in COUPLINGS[1:] else mp.mpf(cosine(coupling, d))
+    c = exact_cosine(MP, coupling, d)
     return mp.exp((x * x + y * y) / 2) * (1 + kappa_series(d, c, x, y, t))
 
 
@@ -412,15 +315,7 @@ def inner_g(d: int, c, t, p) -> mp.mpf:
     .. math:: g = \\sum_n \\frac{(\\sqrt2 ct)^n\\Gamma(\\frac{d+n}2)}{n!\\,\\Gamma(\\frac d2)}\\,
        {}_1F_1\\big(\\tfrac{d+n}2; \\tfrac{d-1}2; \\tfrac{s^2p}2\\big)
 
-    The ``₁F₁`` of even and of odd ``n`` follow from two starting values each by the contiguous relation
-    ``a M(a+1) = (2a − b + z) M(a) + (b − a) M(a−1)`` (forward: ``M`` is the dominant solution for ``z > 0``).
-
-    Tail: for ``a > b > 0``, ``z ≥ 0``, ``M(a+1) = M(a) + (z/a) M'(a)`` and the mean index of ``M(a)``'s
-    terms is at most ``za/b`` (their ratios ``z(a+k)/((b+k)(k+1)) ≤ (za/b)/(k+1)``: likelihood-ratio order
-    below a Poisson law), so ``M(a+1) ≤ (1 + z/b) M(a)``; hence ``|t_{n+2}/t_n| ≤ ρ_n =
-    2c²t²(d/2 + n/2)(1 + z/b)/((n+1)(n+2))``, non-increasing, and the remainder after term ``n`` is at
-    most ``ρ_{n−1}(|t_{n−1}| + |t_n|)/(1 − ρ_{n−1}) ≤ 2ρ_{n−1}(|t_{n−1}| + |t_n|)`` (``ρ_{n−1} ≤ ½``),
-    summed until that is below ``10^{−dps−5}|g|`` (:func:`~rftheory.numerics.series.mp_series.mp_series`).
+    Derivation (the ``₁F₁`` by their contiguous relation) and notes: :doc:`/notes/papers/performer/coupled`.
 
     Parameters
     ----------
@@ -443,7 +338,7 @@ def inner_g(d: int, c, t, p) -> mp.mpf:
          mp.hyp1f1(h + 1, bb, z), mp.hyp1f1(h + mp.mpf(3) / 2, bb, z)]
     # coef_n = q^n Γ((d+n)/2)/(n! Γ(d/2)): coef_n = coef_{n−2} q² ((d+n−2)/2)/(n(n−1))
     coef = [mp.mpf(1), q * mp.exp(mp.loggamma(h + mp.mpf(1) / 2) - mp.loggamma(h))]
-    q2g = q * q * (1 + z / bb)  # M(a+1; bb; z) <= (1 + z/bb) M(a; bb; z) for a > bb (docstring)
+    q2g = q * q * (1 + z / bb)  # M(a+1; bb; z) <= (1 + z/bb) M(a; bb; z) for a > bb (notes page)
 
     def terms():
         prev, n = mp.mpf(0), 0  # |t_{n−1}|
@@ -500,19 +395,16 @@ def _gl_nodes(npts: int, dps: int) -> tuple[tuple[mp.mpf, ...], tuple[mp.mpf, ..
 
 
 def fh_nodes(dps: int, xmax) -> int:
-    """Gauss–Legendre nodes of :func:`rho_funk_hecke` at ``dps`` digits for norms up to ``xmax``.
+    """The number of Gauss–Legendre nodes of :func:`rho_funk_hecke` for ``dps`` digits and norms up to ``xmax``.
 
     Parameters
     ----------
     dps : int
-        Decimal digits wanted.
     xmax : real
-        The largest norm ``‖a‖``, ``‖b‖`` of the pair.
 
     Returns
     -------
     int
-        The number of nodes.
     """
     return int(1.2 * dps + 4 * float(xmax) ** 2 + 30)
 
@@ -543,15 +435,14 @@ def rho_funk_hecke(coupling: str, a, b, npts: int | None = None) -> mp.mpf:
     coupling : {"orthogonal", "simplex"}
     a, b : sequence of real or mpf
     npts : int, optional
-        Gauss–Legendre nodes in ``θ`` (default :func:`fh_nodes` of the larger norm); the coefficients
-        are cached per norm, so a head's pairs share them when they share ``npts``.
+        Gauss–Legendre nodes in ``θ`` (default :func:`fh_nodes` of the larger norm; coefficients cached per norm).
 
     Returns
     -------
     mpmath.mpf
     """
     d, x, y, t = _geometry(a, b)
-    c = _mp_cosine(coupling, d) if coupling in COUPLINGS[1:] else mp.mpf(cosine(coupling, d))
+    c = exact_cosine(MP, coupling, d)
     if x == 0:  # E e^{w₂ᵀb}, w₂ ~ N(0, I) marginally
         return mp.exp(y * y / 2)
     dps = mp.mp.dps
@@ -565,26 +456,20 @@ def rho_funk_hecke(coupling: str, a, b, npts: int | None = None) -> mp.mpf:
 
 
 def kappa_f64(d: int, c: float, x: np.ndarray, y: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`kappa_series` in float64, vectorised, with a bound on its rounding error.
+    """:func:`kappa_series` in float64, vectorised (``x, y, t`` broadcast), with a bound on its rounding error.
 
-    Each ``α̃_n`` is the positive Kummer series times ``e^{−z}`` (relative error ``<= (3K + z + 4)ε``
-    with ``K`` terms); ``P_n(t)`` by the recurrence carries ``<= 2n²ε`` absolute error (``|P_n'| <= n²``
-    on ``[−1, 1]`` times the ``ε`` of ``t``, plus the recurrence's own ``nε``).  The bound summed over
-    the terms is the refusal criterion; the tail is cut by the bound of the module docstring.
+    Derivation and notes: :doc:`/notes/papers/performer/coupled`.
 
     Parameters
     ----------
     d : int
     c : float
     x, y, t : numpy.ndarray
-        Norms and cosines (broadcast together).
 
     Returns
     -------
-    kappa : numpy.ndarray
-        ``κ_c`` per entry.
-    err : numpy.ndarray
-        A bound on its absolute rounding error (callers refuse where it matters).
+    kappa, err : numpy.ndarray
+        ``κ_c`` and a bound on its absolute rounding error.
     """
     from scipy import special  # here, not at import: the CLI starts without scipy.special
 

@@ -1,31 +1,7 @@
 """``Cov(Â_ij, Â_il)`` of iid random-feature softmax attention: two exact routes, the sums built on them
 and their float64 twin.
 
-For ``m`` iid features, ``Cov(Â_ij, Â_il) = (1/m)(E[φ(x_i)φ(y_j)φ(x_i)φ(y_l)] − A_ij A_il)`` with one
-feature ``φ``.  From the Gaussian moment-generating function ``E e^{wᵀz} = e^{‖z‖²/2}`` (positive
-features, Choromanski et al. 2021, *Rethinking Attention with Performers*, ICLR, Lemma 1:
-``φ_w(u) = e^{wᵀu − ‖u‖²/2}``) and the characteristic function ``E cos wᵀz = e^{−‖z‖²/2}``
-(trigonometric features, ``φ_w(u)ψ_w(u') = e^{(‖u‖²+‖u'‖²)/2} cos wᵀ(u − u')``):
-
-.. math::
-
-   m\\,\\mathrm{Cov}^{+}_{i,jl} &= A_{ij}A_{il}\\big(e^{(x_i+y_j)^\\top(x_i+y_l)} - 1\\big),\\\\
-   m\\,\\mathrm{Cov}^{\\mathrm{trig}}_{i,jl} &= \\tfrac12 e^{-\\|x_i\\|^2} A_{ij}^2 A_{il}^2\\, e^{-y_j^\\top y_l}
-   + \\tfrac12 e^{\\|x_i\\|^2} e^{y_j^\\top y_l} - A_{ij}A_{il}.
-
-:func:`cov_factorised_mp` evaluates these, :func:`cov_direct_mp` the moment-generating functions
-themselves (no factorisation).  The sums
-
-.. math::
-
-   N = \\sum_i \\frac{1}{D_i^2}\\sum_{j,l}\\mathrm{Cov}(\\hat A_{ij}, \\hat A_{il}),\\qquad
-   O_1 = \\sum_i \\frac{1}{D_i^2}\\sum_{j,l}\\mathrm{Cov}(\\hat A_{ij}, \\hat A_{il})(v_j - o_i)^\\top(v_l - o_i)
-
-are the normaliser's relative MSE ``Σ_i E(D̂_i − D_i)²/D_i²`` (exact) and the delta-method leading order
-of the output MSE ``E‖Ô − O‖_F²``, which is also exactly ``E Σ_i ‖Σ_j (Â_ij − A_ij)(v_j − o_i)‖²/D_i²``,
-the second moment of the linearised error.  In ``O_1`` the ``−A_ijA_il`` part of the covariance drops out
-exactly (``Σ_j A_ij(v_j − o_i) = 0``): :func:`output_leading_mp` uses that, :func:`output_leading_route`
-does not.
+Derivation and notes: :doc:`/notes/papers/performer/covariance`.
 """
 
 from __future__ import annotations
@@ -40,7 +16,7 @@ from ...numerics.backends import MP
 from ...numerics.special import coupled_pairs
 from . import coupled as CP
 
-__all__ = ["BALL_METHOD", "head_scale", "scaled_head", "head_pairs", "normaliser_definition", "output_definition",
+__all__ = ["BALL_METHOD", "normaliser_definition", "output_definition",
            "FAMILIES", "COUPLINGS", "rows_of", "dot", "second_moment_rows", "cov_factorised", "normaliser", "centred",
            "output_leading", "kappa_mp", "cov_factorised_mp", "cov_direct_mp", "normaliser_mp", "output_leading_mp",
            "output_leading_route", "normaliser_f64", "output_leading_f64", "CANCEL_MAX", "pairs_ratio", "kappa_head"]
@@ -74,49 +50,37 @@ def _family(family: str, coupling: str = "iid") -> None:
         raise ParameterError("coupling", f"{coupling} blocks are served for favor+ only, not {family!r}")
 
 
-def _pairs_ratio(coupling: str, m: int, d: int):
-    """``P/m``: ordered coupled pairs per feature (0 for iid)."""
-    return mp.mpf(0) if coupling == "iid" else mp.mpf(int(coupled_pairs(int(m), d))) / m
-
-
 def pairs_ratio(bk, coupling: str, m: int, d: int):
     """``P/m`` as a number of ``bk`` (exact rational in ARB): ordered coupled pairs per feature, 0 for iid.
 
     Parameters
     ----------
-    bk : backend
-        ``MP`` or ``ARB``.
+    bk : {MP, ARB}
     coupling : {"iid", "orthogonal", "simplex"}
     m, d : int
-        Features and dimension.
 
     Returns
     -------
     number
-        ``P/m``.
     """
     return bk.frac(0) if coupling == "iid" else bk.frac(int(coupled_pairs(int(m), d)), int(m))
 
 
 def kappa_head(bk, coupling: str, X, Y, scale=None) -> list[list[list]]:
-    """``κ_c(x_i + y_j, x_i + y_l)`` by :func:`rftheory.papers.performer.coupled.kappa_bk` against ``bk``
-    (ARB: balls with the series' proven tail in the radius); ``α̃_n`` cached per norm.
+    """``K[i][j][l] = κ_c(x_i + y_j, x_i + y_l)`` by :func:`~rftheory.papers.performer.coupled.kappa_bk` on ``bk``.
 
     Parameters
     ----------
-    bk : backend
-        ``MP`` or ``ARB``.
+    bk : {MP, ARB}
     coupling : {"orthogonal", "simplex"}
     X, Y : list of list
         Rescaled queries and keys (scalars of ``bk``), or with ``scale`` the unscaled ones.
     scale : number of ``bk``, optional
-        The rescaling ``d^{−1/4}`` (a ball in ARB): ``x_i + y_j = scale·(q_i + k_j)`` with the sums of the
-        exact entries taken first, so a sum that is exactly zero gives an exact ``κ = 0``.
+        The rescaling ``d^{−1/4}``: ``x_i + y_j = scale·(q_i + k_j)``, the exact sums first (an exact 0 gives ``κ = 0``).
 
     Returns
     -------
     list
-        ``K[i][j][l]`` (symmetric in ``j, l``; ``t = 1`` exactly on the diagonal).
 
     Raises
     ------
@@ -150,41 +114,34 @@ def rows_of(bk, M) -> list[list]:
 
     Parameters
     ----------
-    bk : backend
-        ``MP`` or ``ARB``.
+    bk : {MP, ARB}
     M : array_like
-        A matrix (rows).
 
     Returns
     -------
     list of list
-        ``M`` entry by entry.
     """
     kind = type(bk.num(0))
     return [[v if isinstance(v, kind) else bk.num(float(v)) for v in row] for row in M]
 
 
 def dot(bk, u, v):
-    """``uᵀv`` of two lists of scalars of ``bk`` (``bk.fsum``).
+    """``uᵀv = Σ u_k v_k`` of two lists of scalars of ``bk`` (``bk.fsum``).
 
     Parameters
     ----------
-    bk : backend
-        ``MP`` or ``ARB``.
+    bk : {MP, ARB}
     u, v : list
-        Scalars of ``bk``, of one length.
 
     Returns
     -------
     number
-        ``Σ u_k v_k``.
     """
     return bk.fsum(a * b for a, b in zip(u, v))
 
 
 def second_moment_rows(bk, family: str, x, Y, G, pairs=None) -> list[list]:
-    r"""``m·E[Â_ijÂ_il]`` for one query ``x`` (the factorised second moment; subtract ``A_ijA_il`` for
-    ``m·Cov``), with the coupled pairs' term when given.
+    r"""``S[j][l] = m·E[Â_ijÂ_il]`` for one query ``x`` (the factorised second moment; ``m·Cov = S − A_ijA_il``).
 
     .. math:: \text{FAVOR+}: e^{\|x\|^2}A_{ij}^2A_{il}^2e^{y_j^\top y_l},\qquad
        \text{trig}: \tfrac12\big(e^{-\|x\|^2}A_{ij}^2A_{il}^2e^{-y_j^\top y_l} + e^{\|x\|^2}e^{y_j^\top y_l}\big)
@@ -193,22 +150,18 @@ def second_moment_rows(bk, family: str, x, Y, G, pairs=None) -> list[list]:
 
     Parameters
     ----------
-    bk : backend
-        ``MP`` or ``ARB`` (scalar operations only).
+    bk : {MP, ARB}
     family : {"favor+", "trig"}
     x : list
         The rescaled query.
-    Y : list of list
-        The rescaled keys.
-    G : list of list
-        ``y_jᵀy_l``.
+    Y, G : list of list
+        The rescaled keys and their Gram matrix ``y_jᵀy_l``.
     pairs : tuple, optional
         ``(P/m, K)`` with ``K[j][l] = κ_c(x+y_j, x+y_l)`` (:func:`kappa_mp`); None for iid.
 
     Returns
     -------
     list of list
-        ``S[j][l]``.
     """
     a2 = dot(bk, x, x)
     A = [bk.exp(dot(bk, x, y)) for y in Y]
@@ -232,13 +185,11 @@ def cov_factorised(bk, family: str, X, Y, m: int, pairs=None) -> list[list[list]
 
     Parameters
     ----------
-    bk : backend
-        ``MP`` or ``ARB``.
+    bk : {MP, ARB}
     family : {"favor+", "trig"}
     X, Y : list of list
         Rescaled queries and keys (scalars of ``bk``).
     m : int
-        Number of features.
     pairs : tuple, optional
         ``(P/m, K)`` with ``K[i][j][l]`` (:func:`kappa_mp`); None for iid.
 
@@ -266,21 +217,18 @@ def cov_factorised(bk, family: str, X, Y, m: int, pairs=None) -> list[list[list]
 
 
 def normaliser(bk, C, X, Y):
-    """``Σ_i D_i⁻² Σ_{jl} C[i][j][l]`` with ``D_i = Σ_j e^{x_iᵀy_j}``, scalars of ``bk``.
+    """``Σ_i D_i⁻² Σ_{jl} C[i][j][l]`` with ``D_i = Σ_j e^{x_iᵀy_j}`` (the normaliser's relative MSE), on ``bk``.
 
     Parameters
     ----------
-    bk : backend
-        ``MP`` or ``ARB``.
+    bk : {MP, ARB}
     C : list
         Covariances ``C[i][j][l]`` (:func:`cov_factorised` or :func:`cov_direct_mp`).
     X, Y : list of list
-        Rescaled queries and keys (scalars of ``bk``).
 
     Returns
     -------
     number
-        The normaliser's relative MSE.
     """
     tot = []
     for x, Ci in zip(X, C):
@@ -290,21 +238,18 @@ def normaliser(bk, C, X, Y):
 
 
 def centred(bk, x, Y, V):
-    """``(A_i·, D_i, v_j − o_i)`` for one query: the weights, their sum and the centred values.
+    """``(A, D, W)`` for one query: ``A_j = e^{xᵀy_j}``, ``D = Σ_j A_j``, ``W_j = v_j − Σ_l A_l v_l / D``.
 
     Parameters
     ----------
-    bk : backend
-        ``MP`` or ``ARB``.
+    bk : {MP, ARB}
     x : list
-        The rescaled query.
     Y, V : list of list
         Rescaled keys and values (scalars of ``bk``).
 
     Returns
     -------
     tuple
-        ``(A, D, W)`` with ``A_j = e^{xᵀy_j}``, ``D = Σ_j A_j``, ``W_j = v_j − Σ_l A_l v_l / D``.
     """
     A = [bk.exp(dot(bk, x, y)) for y in Y]
     D = bk.fsum(A)
@@ -313,25 +258,19 @@ def centred(bk, x, Y, V):
 
 
 def output_leading(bk, family: str, X, Y, V, m: int, pairs=None):
-    """``O_1 = Σ_i D_i⁻² Σ_{jl} m⁻¹ S_ijl (v_j − o_i)ᵀ(v_l − o_i)``, the ``−A_ijA_il`` part of the
-    covariance dropped (``Σ_j A_ij(v_j − o_i) = 0``), scalars of ``bk``.
+    """``O_1 = Σ_i D_i⁻² Σ_{jl} m⁻¹ S_ijl (v_j − o_i)ᵀ(v_l − o_i)`` on ``bk`` (an exact zero for one key).
+
+    The ``−A_ijA_il`` part of the covariance drops out: ``Σ_j A_ij(v_j − o_i) = 0``.
 
     Parameters
     ----------
-    bk : backend
-        ``MP`` or ``ARB``.
-    family : {"favor+", "trig"}
-    X, Y, V : list of list
-        Rescaled queries and keys, values (scalars of ``bk``).
-    m : int
-        Number of features.
-    pairs : tuple, optional
-        ``(P/m, K)`` with ``K[i][j][l]`` (:func:`kappa_mp`); None for iid.
+    bk : {MP, ARB}
+    family, X, Y, V, m, pairs
+        As in :func:`cov_factorised` (``V`` the values).
 
     Returns
     -------
     number
-        The leading order of the output MSE (an exact zero for one key: ``o_i = v_1``).
     """
     if len(Y) == 1:  # one key: o_i = v_1, the output is exact
         return bk.num(0)
@@ -346,7 +285,7 @@ def output_leading(bk, family: str, X, Y, V, m: int, pairs=None):
 
 
 def kappa_mp(coupling: str, X, Y) -> list[list[list[mp.mpf]]]:
-    """``κ_c(x_i + y_j, x_i + y_l)`` of :func:`rftheory.papers.performer.coupled.kappa_series` (mpmath).
+    """``K[i][j][l] = κ_c(x_i + y_j, x_i + y_l)`` of :func:`rftheory.papers.performer.coupled.kappa_series` (mpmath).
 
     Parameters
     ----------
@@ -357,11 +296,10 @@ def kappa_mp(coupling: str, X, Y) -> list[list[list[mp.mpf]]]:
     Returns
     -------
     list
-        ``K[i][j][l]`` (symmetric in ``j, l``).
     """
     X, Y = _mp_rows(X), _mp_rows(Y)
     d = len(X[0])
-    c = mp.mpf(0) if coupling == "orthogonal" else mp.mpf(-1) / (d - 1)
+    c = CP.exact_cosine(MP, coupling, d)
     out = []
     for x in X:
         Aa = [[u + v for u, v in zip(x, y)] for y in Y]
@@ -376,13 +314,10 @@ def kappa_mp(coupling: str, X, Y) -> list[list[list[mp.mpf]]]:
 
 
 def cov_factorised_mp(family: str, X, Y, m: int, coupling: str = "iid") -> list[list[list[mp.mpf]]]:
-    """``Cov(Â_ij, Â_il)`` from the factorised closed form, at mpmath precision.
+    """``Cov(Â_ij, Â_il)`` from the factorised closed form, at mpmath precision (trigonometric: module page).
 
     .. math:: m\\,\\mathrm{Cov}^{+}_{i,jl} = e^{\\|x_i\\|^2}A_{ij}^2A_{il}^2e^{y_j^\\top y_l} - A_{ij}A_{il}
        + \\frac Pm A_{ij}A_{il}\\,\\kappa_c(x_i+y_j, x_i+y_l)
-
-    (and the two-term trigonometric form of the module docstring); the last term is the coupled pairs'
-    (``P`` ordered pairs in blocks, zero for iid; :func:`kappa_mp`).
 
     Parameters
     ----------
@@ -390,9 +325,8 @@ def cov_factorised_mp(family: str, X, Y, m: int, coupling: str = "iid") -> list[
     X, Y : array_like, shape (L, d), (L_k, d)
         Rescaled queries and keys (float entries are read exactly, mpf entries kept).
     m : int
-        Number of features.
     coupling : {"iid", "orthogonal", "simplex"}
-        Block coupling of the features (orthogonal and simplex: favor+ only).
+        Block coupling (orthogonal and simplex: favor+ only; ``P`` ordered pairs in blocks, :func:`kappa_mp`).
 
     Returns
     -------
@@ -401,7 +335,7 @@ def cov_factorised_mp(family: str, X, Y, m: int, coupling: str = "iid") -> list[
     """
     _family(family, coupling)
     X, Y = _mp_rows(X), _mp_rows(Y)
-    pm = _pairs_ratio(coupling, m, len(X[0]))
+    pm = pairs_ratio(MP, coupling, m, len(X[0]))
     return cov_factorised(MP, family, X, Y, m, (pm, kappa_mp(coupling, X, Y)) if pm else None)
 
 
@@ -410,22 +344,14 @@ def cov_direct_mp(family: str, X, Y, m: int, coupling: str = "iid") -> list[list
 
     .. math:: m\\,\\mathrm{Cov}^{+} = \\mathbb E_w\\big[e^{w^\\top(2x+y_j+y_l)}\\big]
        e^{-\\|x\\|^2-\\frac{\\|y_j\\|^2+\\|y_l\\|^2}2} - A_{ij}A_{il},\\quad
-       \\mathbb E\\,e^{w^\\top z} = e^{\\|z\\|^2/2};
+       \\mathbb E\\,e^{w^\\top z} = e^{\\|z\\|^2/2}
 
-    trigonometric: ``cos α cos β = (cos(α+β) + cos(α−β))/2`` with
-    ``α = wᵀ(x − y_j)``, ``β = wᵀ(x − y_l)`` and ``E cos wᵀz = e^{−‖z‖²/2}``.  Coupled blocks add
-    ``(P/m²)(e^{−‖x‖²−(‖y_j‖²+‖y_l‖²)/2} ρ_c(x+y_j, x+y_l) − A_ijA_il)`` with ``ρ_c`` by
-    :func:`rftheory.papers.performer.coupled.rho_funk_hecke` (conditioning and quadrature, not the series).
+    Trigonometric features and coupled blocks: :doc:`/notes/papers/performer/covariance`.
 
     Parameters
     ----------
-    family : {"favor+", "trig"}
-    X, Y : array_like, shape (L, d), (L_k, d)
-        Rescaled queries and keys.
-    m : int
-        Number of features.
-    coupling : {"iid", "orthogonal", "simplex"}
-        Block coupling of the features.
+    family, X, Y, m, coupling
+        As in :func:`cov_factorised_mp`.
 
     Returns
     -------
@@ -434,7 +360,7 @@ def cov_direct_mp(family: str, X, Y, m: int, coupling: str = "iid") -> list[list
     """
     _family(family, coupling)
     X, Y = _mp_rows(X), _mp_rows(Y)
-    pm = _pairs_ratio(coupling, m, len(X[0]))
+    pm = pairs_ratio(MP, coupling, m, len(X[0]))
 
     def sq(z):
         return _dot(z, z)
@@ -468,7 +394,7 @@ def cov_direct_mp(family: str, X, Y, m: int, coupling: str = "iid") -> list[list
 
 
 def normaliser_mp(C, X, Y) -> mp.mpf:
-    """``Σ_i D_i⁻² Σ_{jl} C[i][j][l]`` with ``D_i = Σ_j e^{x_iᵀy_j}`` (mpmath).
+    """``Σ_i D_i⁻² Σ_{jl} C[i][j][l]`` with ``D_i = Σ_j e^{x_iᵀy_j}``: the normaliser's relative MSE (mpmath).
 
     Parameters
     ----------
@@ -480,33 +406,28 @@ def normaliser_mp(C, X, Y) -> mp.mpf:
     Returns
     -------
     mpmath.mpf
-        The normaliser's relative MSE.
     """
     return normaliser(MP, C, _mp_rows(X), _mp_rows(Y))
 
 
 def output_leading_mp(family: str, X, Y, V, m: int, coupling: str = "iid") -> mp.mpf:
-    """``O_1`` with the ``−A_ijA_il`` part dropped (it sums to zero): ``Σ_i D_i⁻² Σ_{jl} m⁻¹ (E[φφφφ]
-    + (P/m)A_ijA_il κ_c)(v_j − o_i)ᵀ(v_l − o_i)`` from the factorised second moments (mpmath).
+    """``O_1`` from the factorised second moments (mpmath), the ``−A_ijA_il`` part dropped (it sums to zero):
+    ``Σ_i D_i⁻² Σ_{jl} m⁻¹ (E[φφφφ] + (P/m)A_ijA_il κ_c)(v_j − o_i)ᵀ(v_l − o_i)``.
 
     Parameters
     ----------
-    family : {"favor+", "trig"}
-    X, Y, V : array_like
-        Rescaled queries and keys, values.
-    m : int
-        Number of features.
-    coupling : {"iid", "orthogonal", "simplex"}
-        Block coupling of the features.
+    family, X, Y, m, coupling
+        As in :func:`cov_factorised_mp`.
+    V : array_like
+        Values.
 
     Returns
     -------
     mpmath.mpf
-        The leading order of the output MSE.
     """
     _family(family, coupling)
     X, Y, V = _mp_rows(X), _mp_rows(Y), _mp_rows(V)
-    pm = _pairs_ratio(coupling, m, len(X[0]))
+    pm = pairs_ratio(MP, coupling, m, len(X[0]))
     K = kappa_mp(coupling, X, Y) if pm and len(Y) > 1 else None
     return output_leading(MP, family, X, Y, V, m, (pm, K) if K else None)
 
@@ -516,18 +437,12 @@ def output_leading_route(family: str, X, Y, V, m: int, coupling: str = "iid") ->
 
     Parameters
     ----------
-    family : {"favor+", "trig"}
-    X, Y, V : array_like
-        Rescaled queries and keys, values.
-    m : int
-        Number of features.
-    coupling : {"iid", "orthogonal", "simplex"}
-        Block coupling of the features.
+    family, X, Y, V, m, coupling
+        As in :func:`output_leading_mp`.
 
     Returns
     -------
     mpmath.mpf
-        The leading order of the output MSE.
     """
     C = cov_direct_mp(family, X, Y, m, coupling)
     X, Y, V = _mp_rows(X), _mp_rows(Y), _mp_rows(V)
@@ -542,16 +457,7 @@ def output_leading_route(family: str, X, Y, V, m: int, coupling: str = "iid") ->
 
 def _second_moments(family: str, X: np.ndarray, Y: np.ndarray, m: int = 1,
                     coupling: str = "iid") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``m Cov(Â_ij, Â_il)/(A_ij A_il)``, ``A_ij A_il / D_i²`` and a bound on the first's absolute
-    rounding error, shapes ``(L, L_k, L_k)`` (float64).
-
-    Coupled blocks add ``(P/m) κ_c`` (:func:`rftheory.papers.performer.coupled.kappa_f64`), which may
-    cancel against the iid part (that is the variance reduction): hence the error bound.
-
-    The ratio is ``e^{g}`` with ``g = (x+y_j)ᵀ(x+y_l)`` (positive) and ``cosh g`` with
-    ``g = (x−y_j)ᵀ(x−y_l)`` (trigonometric: ``½(e^{−g} + e^{g})``), so the covariance factor is
-    ``expm1(g)`` and ``2 sinh²(g/2)``: no cancellation.
-    """
+    """``m Cov(Â_ij, Â_il)/(A_ij A_il)``, ``A_ij A_il / D_i²`` and the first's rounding bound (float64)."""
     S = X @ Y.T
     a2 = np.einsum("ij,ij->i", X, X)[:, None, None]
     G = Y @ Y.T
@@ -596,18 +502,13 @@ def normaliser_f64(family: str, X: np.ndarray, Y: np.ndarray, m: int, coupling: 
 
     Parameters
     ----------
-    family : {"favor+", "trig"}
-    X, Y : numpy.ndarray
-        Rescaled queries and keys.
-    m : int
-        Number of features.
-    coupling : {"iid", "orthogonal", "simplex"}
-        Block coupling of the features.
+    family, X, Y, m, coupling
+        As in :func:`cov_factorised_mp` (numpy arrays).
 
     Returns
     -------
     float
-        The normaliser's relative MSE (:class:`RangeError` where float64 would lose digits).
+        :class:`RangeError` where float64 would lose digits.
     """
     _family(family, coupling)
     Rm1, PP, err = _second_moments(family, X, Y, m, coupling)
@@ -623,18 +524,13 @@ def output_leading_f64(family: str, X: np.ndarray, Y: np.ndarray, V: np.ndarray,
 
     Parameters
     ----------
-    family : {"favor+", "trig"}
-    X, Y, V : numpy.ndarray
-        Rescaled queries and keys, values.
-    m : int
-        Number of features.
-    coupling : {"iid", "orthogonal", "simplex"}
-        Block coupling of the features.
+    family, X, Y, V, m, coupling
+        As in :func:`output_leading_mp` (numpy arrays).
 
     Returns
     -------
     float
-        The leading order (:class:`RangeError` where float64 would lose digits).
+        :class:`RangeError` where float64 would lose digits.
     """
     _family(family, coupling)
     if Y.shape[0] == 1:  # one key: o_i = v_1, the output is exact
@@ -665,64 +561,23 @@ BALL_METHOD = ("Arb exp: papers.performer.covariance's factorised form in ARB; c
                "series of kappa_c with Arb's 1F1 and its proven tail")
 
 
-def head_scale(bk, p: dict):
-    """``d^{-1/4}``, the attention scale of a head's queries and keys, on ``bk``.
-
-    Parameters
-    ----------
-    bk : backend
-        A backend of :mod:`rftheory.numerics.backends`.
-    p : dict
-        A validated point of a Performer result (``d`` is the length of a query, ``p["q"][0]``).
-
-    Returns
-    -------
-    number of the backend
-        ``d^{-1/4}``.
-    """
+def _head_scale(bk, p: dict):
+    """``d^{-1/4}``, the attention scale of a head's queries and keys, on ``bk``."""
     return 1 / bk.sqrt(bk.sqrt(bk.num(len(p["q"][0]))))
 
 
-def scaled_head(bk, p: dict):
-    """The queries and keys (float64 entries, read exactly) times :func:`head_scale`.
-
-    Parameters
-    ----------
-    bk : backend
-        A backend of :mod:`rftheory.numerics.backends`.
-    p : dict
-        A validated point of a Performer result (``q``, ``k``).
-
-    Returns
-    -------
-    tuple of two lists of lists
-        ``(X, Y)``: the rows ``d^{-1/4} q_i`` and ``d^{-1/4} k_j`` as numbers of the backend.
-    """
-    s = head_scale(bk, p)
+def _scaled_head(bk, p: dict):
+    """The queries and keys (float64 entries, read exactly) times :func:`_head_scale`."""
+    s = _head_scale(bk, p)
     return tuple([[bk.num(float(v)) * s for v in row] for row in p[k]] for k in ("q", "k"))
 
 
-def head_pairs(bk, p: dict, X, Y):
-    """``(P/m, K)`` of coupled blocks (``K`` from the exact sums ``q_i + k_j``), None for iid.
-
-    Parameters
-    ----------
-    bk : backend
-        A backend of :mod:`rftheory.numerics.backends`.
-    p : dict
-        A validated point of a Performer result (``coupling``, default ``"iid"``; ``m``, ``q``, ``k``).
-    X, Y : lists of lists
-        The scaled queries and keys of :func:`scaled_head` (their width is the dimension).
-
-    Returns
-    -------
-    tuple or None
-        ``(pairs_ratio(bk, coupling, m, d), kappa_head(...))`` for a coupling, None for iid.
-    """
+def _head_pairs(bk, p: dict, X, Y):
+    """``(P/m, K)`` of coupled blocks (``K`` from the exact sums ``q_i + k_j``), None for iid."""
     coupling = p.get("coupling", "iid")
     if coupling == "iid":
         return None
-    K = kappa_head(bk, coupling, rows_of(bk, p["q"]), rows_of(bk, p["k"]), head_scale(bk, p))
+    K = kappa_head(bk, coupling, rows_of(bk, p["q"]), rows_of(bk, p["k"]), _head_scale(bk, p))
     return pairs_ratio(bk, coupling, int(p["m"]), len(X[0])), K
 
 
@@ -732,23 +587,20 @@ def normaliser_definition(bk, p: dict):
     .. math:: N = \sum_i \frac{1}{D_i^2}\sum_{j,l}\mathrm{Cov}(\hat A_{ij}, \hat A_{il})
        = \sum_i \frac{\mathbb E(\hat D_i - D_i)^2}{D_i^2}
 
-    (the covariances of Choromanski et al. (2021), "Rethinking Attention with Performers", ICLR 2021,
-    Lemma 1 for positive features, Eq. 5 for trigonometric ones; coupled blocks add their pairs).
+    (Choromanski et al. (2021), "Rethinking Attention with Performers", ICLR 2021, Lemma 1 and Eq. 5.)
 
     Parameters
     ----------
-    bk : backend
-        A backend of :mod:`rftheory.numerics.backends`.
+    bk : backend of :mod:`rftheory.numerics.backends`
     p : dict
-        A validated point of ``performer.normaliser_rel_mse`` (``q``, ``k``, ``family``, ``m``, ``coupling``).
+        A validated point of ``performer.normaliser_rel_mse``.
 
     Returns
     -------
     number of the backend
-        The normaliser's relative MSE ``N``.
     """
-    X, Y = scaled_head(bk, p)
-    return normaliser(bk, cov_factorised(bk, p["family"], X, Y, int(p["m"]), head_pairs(bk, p, X, Y)), X, Y)
+    X, Y = _scaled_head(bk, p)
+    return normaliser(bk, cov_factorised(bk, p["family"], X, Y, int(p["m"]), _head_pairs(bk, p, X, Y)), X, Y)
 
 
 def output_definition(bk, p: dict):
@@ -756,22 +608,19 @@ def output_definition(bk, p: dict):
 
     .. math:: O_1 = \sum_i \frac{1}{D_i^2}\sum_{j,l}\mathrm{Cov}(\hat A_{ij}, \hat A_{il})(v_j - o_i)^\top(v_l - o_i)
 
-    the delta-method leading order of ``E‖Ô − O‖_F²`` (covariances of Choromanski et al. (2021),
-    "Rethinking Attention with Performers", ICLR 2021, Lemma 1 and Eq. 5; the delta method is applied here).
+    the delta-method leading order of ``E‖Ô − O‖_F²`` (covariances of Choromanski et al. 2021, Lemma 1 and Eq. 5).
 
     Parameters
     ----------
-    bk : backend
-        A backend of :mod:`rftheory.numerics.backends`.
+    bk : backend of :mod:`rftheory.numerics.backends`
     p : dict
-        A validated point of ``performer.output_leading`` (``q``, ``k``, ``v``, ``family``, ``m``, ``coupling``).
+        A validated point of ``performer.output_leading``.
 
     Returns
     -------
     number of the backend
-        ``O₁``.
     """
-    X, Y = scaled_head(bk, p)
+    X, Y = _scaled_head(bk, p)
     if len(Y) == 1:  # no coupled pairs' series needed
         return output_leading(bk, p["family"], X, Y, rows_of(bk, p["v"]), int(p["m"]))
-    return output_leading(bk, p["family"], X, Y, rows_of(bk, p["v"]), int(p["m"]), head_pairs(bk, p, X, Y))
+    return output_leading(bk, p["family"], X, Y, rows_of(bk, p["v"]), int(p["m"]), _head_pairs(bk, p, X, Y))

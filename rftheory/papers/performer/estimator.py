@@ -1,7 +1,6 @@
 """Monte Carlo of the real attention estimator for the ``performer.*`` results.
 
-``W`` from :func:`rftheory.sample` (``iid``, ``orthogonal`` or ``simplex`` blocks), features from :mod:`rftheory.features.softmax`
-(``positive`` for FAVOR+, ``trig``), ``Â = Φ_QΦ_Kᵀ``, ``D̂ = Â1``, ``Ô = diag(D̂)⁻¹ÂV``.
+Derivation and notes: :doc:`/notes/papers/performer/estimator`.
 """
 
 from __future__ import annotations
@@ -18,28 +17,20 @@ _MAPS = {"favor+": softmax.positive, "trig": softmax.trig}
 
 def draws(family: str, X: np.ndarray, Y: np.ndarray, m: int, n: int, rng: np.random.Generator,
           chunk: int = 2048, coupling: str = "iid"):
-    """``Â`` for ``n`` draws of ``W``, in chunks.
+    """``Â`` for ``n`` draws of ``W``, in chunks of at most ``chunk`` draws.
 
     Parameters
     ----------
     family : {"favor+", "trig"}
     X, Y : numpy.ndarray
         Rescaled queries and keys.
-    m : int
-        Number of iid features.
-    n : int
-        Draws.
+    m, n, chunk : int
     rng : numpy.random.Generator
-        The only source of randomness.
-    chunk : int
-        Draws per chunk.
     coupling : {"iid", "orthogonal", "simplex"}
-        The sampler's coupling.
 
     Yields
     ------
     numpy.ndarray, shape (c, L, L_k)
-        ``Â`` of ``c <= chunk`` draws.
     """
     fmap = _MAPS[family]
     done = 0
@@ -54,24 +45,16 @@ def draws(family: str, X: np.ndarray, Y: np.ndarray, m: int, n: int, rng: np.ran
 
 def normaliser_replicates(family: str, X, Y, m: int, n: int, rng: np.random.Generator,
                           coupling: str = "iid") -> np.ndarray:
-    """``n`` replicates of ``Σ_i (D̂_i − D_i)²/D_i²``.
+    """``n`` independent replicates of ``Σ_i (D̂_i − D_i)²/D_i²``.
 
     Parameters
     ----------
-    family : {"favor+", "trig"}
-    X, Y : numpy.ndarray
-        Rescaled queries and keys.
-    m, n : int
-        Features and draws.
-    rng : numpy.random.Generator
-        The only source of randomness.
-    coupling : {"iid", "orthogonal", "simplex"}
-        The sampler's coupling.
+    family, X, Y, m, n, rng, coupling
+        As in :func:`draws`.
 
     Returns
     -------
     numpy.ndarray, shape (n,)
-        Independent replicates.
     """
     D = np.exp(X @ Y.T).sum(axis=1)
     return np.concatenate([(((Ah.sum(axis=2) - D) / D) ** 2).sum(axis=1) for Ah in draws(family, X, Y, m, n, rng,
@@ -80,24 +63,18 @@ def normaliser_replicates(family: str, X, Y, m: int, n: int, rng: np.random.Gene
 
 def linearised_replicates(family: str, X, Y, V, m: int, n: int, rng: np.random.Generator,
                           coupling: str = "iid") -> np.ndarray:
-    """``n`` replicates of ``Σ_i ‖Σ_j (Â_ij − A_ij)(v_j − o_i)‖²/D_i²`` (the linearised output error).
+    """``n`` independent replicates of ``Σ_i ‖Σ_j (Â_ij − A_ij)(v_j − o_i)‖²/D_i²`` (the linearised output error).
 
     Parameters
     ----------
-    family : {"favor+", "trig"}
-    X, Y, V : numpy.ndarray
-        Rescaled queries and keys, values.
-    m, n : int
-        Features and draws.
-    rng : numpy.random.Generator
-        The only source of randomness.
-    coupling : {"iid", "orthogonal", "simplex"}
-        The sampler's coupling.
+    family, X, Y, m, n, rng, coupling
+        As in :func:`draws`.
+    V : numpy.ndarray
+        Values.
 
     Returns
     -------
     numpy.ndarray, shape (n,)
-        Independent replicates.
     """
     A = np.exp(X @ Y.T)
     D = A.sum(axis=1)
@@ -111,24 +88,18 @@ def linearised_replicates(family: str, X, Y, V, m: int, n: int, rng: np.random.G
 
 def output_replicates(family: str, X, Y, V, m: int, n: int, rng: np.random.Generator,
                       coupling: str = "iid") -> np.ndarray:
-    """``n`` replicates of ``‖Ô − O‖_F²`` (the ratio estimator itself).
+    """``n`` independent replicates of ``‖Ô − O‖_F²`` (the ratio estimator itself; ``inf`` where some ``D̂_i = 0``).
 
     Parameters
     ----------
-    family : {"favor+", "trig"}
-    X, Y, V : numpy.ndarray
-        Rescaled queries and keys, values.
-    m, n : int
-        Features and draws.
-    rng : numpy.random.Generator
-        The only source of randomness.
-    coupling : {"iid", "orthogonal", "simplex"}
-        The sampler's coupling.
+    family, X, Y, m, n, rng, coupling
+        As in :func:`draws`.
+    V : numpy.ndarray
+        Values.
 
     Returns
     -------
     numpy.ndarray, shape (n,)
-        Independent replicates (``inf`` where some ``D̂_i = 0``).
     """
     A = np.exp(X @ Y.T)
     O = A @ V / A.sum(axis=1)[:, None]

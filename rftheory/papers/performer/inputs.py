@@ -10,7 +10,7 @@ import numpy as np
 from ...core.errors import ParameterError, as_typed
 from ...core.params import Param, objects_only
 
-__all__ = ["ROWS_MAX", "DIM_MIN", "DIM_MAX", "ENTRY_MAX", "VALUE_MAX", "parse_rows", "check_qkv", "Q_", "K_", "V_",
+__all__ = ["ROWS_MAX", "DIM_MIN", "DIM_MAX", "ENTRY_MAX", "VALUE_MAX", "check_qkv", "Q_", "K_", "V_",
            "FAMILY", "COUPLING", "M_", "domain_point", "arrays", "mp_scaled", "PAPER", "GRID", "MC_GRID", "OUT_GRID",
            "OUT_MC_GRID", "MC_N", "NOTES", "RTOL64"]
 
@@ -25,21 +25,8 @@ VALUE_MAX = 4.0
 M_MAX = 100_000
 
 
-def parse_rows(name: str, high: float):
-    """A parser of a small real matrix (array, nested lists or ``"a,b;c,d"``) into a tuple of float rows.
-
-    Parameters
-    ----------
-    name : str
-        The parameter's name (for errors).
-    high : float
-        Largest ``|entry|`` served.
-
-    Returns
-    -------
-    callable
-        ``parse(value) -> tuple of tuple of float`` (:class:`ParameterError` naming ``name``).
-    """
+def _parse_rows(name: str, high: float):
+    """A parser of a small real matrix (array, nested lists or ``"a,b;c,d"``) into a tuple of float rows."""
 
     def parse(value):
         if isinstance(value, str):
@@ -79,9 +66,9 @@ def check_qkv(p) -> None:
 
 
 Q_ = Param("q", "object", f"queries, L x d (L <= {ROWS_MAX}, 2 <= d <= 6, |entry| <= 2): 'a,b;c,d' or an array",
-           check=parse_rows("q", ENTRY_MAX))
-K_ = Param("k", "object", f"keys, L_k x d (L_k <= {ROWS_MAX}, |entry| <= 2)", check=parse_rows("k", ENTRY_MAX))
-V_ = Param("v", "object", f"values, L_k x d_v (d_v <= {ROWS_MAX}, |entry| <= 4)", check=parse_rows("v", VALUE_MAX))
+           check=_parse_rows("q", ENTRY_MAX))
+K_ = Param("k", "object", f"keys, L_k x d (L_k <= {ROWS_MAX}, |entry| <= 2)", check=_parse_rows("k", ENTRY_MAX))
+V_ = Param("v", "object", f"values, L_k x d_v (d_v <= {ROWS_MAX}, |entry| <= 4)", check=_parse_rows("v", VALUE_MAX))
 FAMILY = Param("family", "choice", "positive (FAVOR+) or trigonometric features", choices=("favor+", "trig"),
                default="favor+")
 M_ = Param("m", "int", "number of random features", low=1, high=M_MAX)
@@ -98,25 +85,19 @@ def arrays(p) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
 
 
 def domain_point(rng: np.random.Generator, values: bool = False, coupled: bool = False) -> dict:
-    """A random point of the declared domain.
+    """A random point of the declared domain: ``q``, ``k``, ``m``, ``family`` (and ``v``, ``coupling``).
 
-    verify's domain sweep draws iid points (``coupled=False``: the same points, hence the same check keys,
-    as before the coupled results existed); ``coupled=True`` gives favor+ points orthogonal or simplex
-    blocks (``tests/test_performer_coupled.py`` sweeps those).
+    Derivation and notes: :doc:`/notes/papers/performer/inputs`.
 
     Parameters
     ----------
     rng : numpy.random.Generator
-        The source of randomness.
-    values : bool
-        Include a value matrix ``v``.
-    coupled : bool
-        Give favor+ points a coupling (orthogonal or simplex), drawn last.
+    values, coupled : bool
+        Include a value matrix ``v``; give favor+ points a coupling (orthogonal or simplex, drawn last).
 
     Returns
     -------
     dict
-        ``q``, ``k``, ``m``, ``family`` (and ``v``; ``coupling`` with ``coupled``).
     """
     L, Lk = int(rng.integers(1, ROWS_MAX + 1)), int(rng.integers(1, ROWS_MAX + 1))
     d = int(rng.integers(DIM_MIN, DIM_MAX + 1))

@@ -3,9 +3,7 @@
 ICLR 2021, which gives the estimator — Lemma 1: positive features; Eq. 5: trigonometric — and pointwise
 variances, not this sum).
 
-Here, in order: the formula (the factorised covariance of :mod:`.covariance`, the coupled pairs' moment of
-:mod:`.coupled`), its route by the moment-generating function, the float64 evaluator, the Monte Carlo of
-the real estimator (:mod:`.estimator`) and the registration.
+Derivation and notes: :doc:`/notes/papers/performer/normaliser`.
 """
 
 from __future__ import annotations

@@ -2,22 +2,7 @@
 ``performer.output_leading`` (the delta method, beyond Choromanski et al. 2021, *Rethinking Attention with
 Performers*, ICLR 2021), and where it holds.
 
-Here, in order: the formula (:func:`.covariance.output_leading_mp`), its route by the full covariance, the
-float64 evaluator, the Monte Carlo of the linearised error from the real estimator (:mod:`.estimator`),
-the checks that measure the real output MSE against the leading order, and the registration.
-
-The leading order is not the output MSE; the checks measure how far it is from it at two regimes, as
-one-sided z-scores in verify's Bonferroni family:
-
-* small norms (``‖x‖, ‖y‖ ≈ 0.3``), ``m = 64``: the real MSE lies within ±10 % of the leading order
-  (observed: within 1 %);
-* large norms (``‖x‖, ‖y‖ ≈ 1.5``), ``m = 16``: the real MSE is below half the leading order (observed:
-  ~5 %; ``Ô_i`` is a convex combination of the values, so its error is bounded while the leading order
-  grows like ``e^{‖x+y‖²}/m``) — the leading order stops being accurate there.
-
-Default and full modes add the same two regimes with orthogonal and simplex blocks (FAVOR+ with
-``rftheory.sample(coupling, ...)``), the same claims (observed at small norms: orthogonal 0.97, simplex
-0.92 of the leading order — the coupled pairs shrink the ``1/m`` term, so the next one weighs more).
+Derivation and notes: :doc:`/notes/papers/performer/output`.
 """
 
 from __future__ import annotations
@@ -50,7 +35,7 @@ from .inputs import (
     mp_scaled,
 )
 
-__all__ = ["leading_order_checks", "LEADING_CASES", "CHECKS_Z", "CHECKS_Z_DEFAULT", "COUPLED"]
+__all__ = ["LEADING_CASES", "CHECKS_Z", "CHECKS_Z_DEFAULT", "COUPLED"]
 
 
 def _output_mp(p):
@@ -91,19 +76,8 @@ CHECKS_Z_DEFAULT = CHECKS_Z * (1 + len(COUPLED))
 N_MC = {"quick": 20_000, "default": 50_000, "full": 200_000}
 
 
-def leading_order_checks(rid: str):
-    """``checks(mode, seed)`` of ``rid``: the regimes of :data:`LEADING_CASES`.
-
-    Parameters
-    ----------
-    rid : str
-        The result ID the measurements name.
-
-    Returns
-    -------
-    callable
-        ``run(mode, seed) -> list of Measurement`` (one-sided z-scores).
-    """
+def _leading_order_checks(rid: str):
+    """``checks(mode, seed)`` of ``rid``: the regimes of :data:`LEADING_CASES`."""
 
     def run(mode: str, seed: int) -> list[Measurement]:
         out = []
@@ -146,7 +120,7 @@ register(
         float64=_output_f64,
         mc=_output_mc,
         check=check_qkv,
-        checks=leading_order_checks("performer.output_leading"),
+        checks=_leading_order_checks("performer.output_leading"),
         checks_z={"quick": CHECKS_Z, "default": CHECKS_Z_DEFAULT},
         status="beyond",
         grid=OUT_GRID,

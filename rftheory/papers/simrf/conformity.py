@@ -1,14 +1,7 @@
-"""RF-conformities of positive random features (Def. 3.1, Lemma 4.1, Lemma 4.2, Thm 4.3
-of Reid et al. 2023): the formulas, their
-independent routes and the registrations of ``simrf.conformity.*``.
+"""RF-conformities of positive random features (Def. 3.1, Lemma 4.1, Lemma 4.2, Thm 4.3 of Reid et al.
+2023): the formulas, their independent routes and the registrations of ``simrf.conformity.*``.
 
-The PRF estimator of the Gaussian kernel,
-
-.. math:: \\hat K = \\frac{e^{-\\|x\\|^2-\\|y\\|^2}}{m}\\sum_{i=1}^m e^{w_i^\\top(x+y)},
-
-has an MSE that depends on the coupling of the ``w_i`` only through the
-*RF-conformity* ``ρ`` (Def. 3.1, Thm 3.2): the mean over coupled ordered pairs
-``i ≠ j`` of ``E exp((w_i + w_j)ᵀ(x+y))``, ``v = ‖x + y‖``.
+Derivation and notes: :doc:`/notes/papers/simrf/conformity`.
 """
 
 from __future__ import annotations
@@ -42,8 +35,7 @@ COUPLINGS = ("iid", "orthogonal", "simplex")
 
 
 def conformity(bk, coupling, d, v):
-    """The RF-conformity ``ρ_c`` of a coupling (Reid et al. (2023), "Simplex Random Features",
-    ICML 2023: Lemma 4.1, Thm 4.3), on the backend ``bk``.
+    """The RF-conformity ``ρ_c`` of a coupling (Reid et al. 2023, Lemma 4.1, Thm 4.3) on ``bk``; ``v = ‖x + y‖``.
 
     .. math:: \\rho_{\\mathrm{iid}} = e^{v^2},\\quad
        \\rho_{\\mathrm{orth}} = {}_1F_1\\big(d; \\tfrac d2; \\tfrac{v^2}2\\big),\\quad
@@ -53,20 +45,15 @@ def conformity(bk, coupling, d, v):
 
     Parameters
     ----------
-    bk : backend
-        :data:`~rftheory.numerics.backends.MP` (the mpmath layer, at the working precision),
-        :data:`~rftheory.numerics.backends.ARB` (a ball) or ``SYM`` (iid, orthogonal).
+    bk : {MP, ARB, SYM}
+        SYM for iid and orthogonal.
     coupling : {"iid", "orthogonal", "simplex"}
-        Coupling of the frequencies.
     d : int
-        Dimension.
     v : number of the backend
-        ``v = ‖x + y‖``.
 
     Returns
     -------
     number of the backend
-        ``ρ_c``.
     """
     if coupling == "iid":
         return bk.exp(v * v)
@@ -78,27 +65,20 @@ def conformity(bk, coupling, d, v):
 
 
 def angle_conformity(bk, d, cos_theta, v):
-    """The RF-conformity ``ρ_θ`` of the angle family, all coupled pairs at one angle (Reid et al. (2023),
-    "Simplex Random Features", ICML 2023, Lemma 4.2, Eq. 24), on the backend ``bk``.
+    """The RF-conformity ``ρ_θ``, all coupled pairs at one angle (Reid et al. 2023, Lemma 4.2, Eq. 24) on ``bk``.
 
     .. math:: \\rho_\\theta = \\sum_{k\\ge0} x^k\\frac{(d)_k}{(d/2)_k}\\sum_{p=0}^k
        \\frac{\\cos^p\\theta\\,R_p}{(k-p)!\\,p!},\\qquad x = \\tfrac{v^2}2
 
     Parameters
     ----------
-    bk : backend
-        :data:`~rftheory.numerics.backends.MP` or :data:`~rftheory.numerics.backends.ARB`.
+    bk : {MP, ARB}
     d : int
-        Dimension.
-    cos_theta : number of the backend
-        ``cos θ``.
-    v : number of the backend
-        ``v = ‖x + y‖``.
+    cos_theta, v : number of the backend
 
     Returns
     -------
     number of the backend
-        ``ρ_θ``.
     """
     return bk.angle_series(d, cos_theta, v * v / 2)
 
@@ -153,21 +133,16 @@ register(
 # conformity: orthogonal (Thm 4.3)
 
 def conformity_orthogonal(d, v):
-    """``₁F₁(d; d/2; v²/2)`` at the current mpmath precision (Thm 4.3).
-
-    .. math:: \\rho_{\\mathrm{orth}} = {}_1F_1\\big(d; \\tfrac d2; \\tfrac{v^2}{2}\\big)
+    """``ρ_orth = ₁F₁(d; d/2; v²/2)`` at the current mpmath precision (Thm 4.3; :func:`conformity` on ``MP``).
 
     Parameters
     ----------
     d : int
-        Dimension.
     v : mpmath.mpf
-        ``v = ‖x + y‖``.
 
     Returns
     -------
     mpmath.mpf
-        ``ρ_orth`` (:func:`conformity` on :data:`~rftheory.numerics.backends.MP`).
     """
     return conformity(MP, "orthogonal", d, v)
 
@@ -193,9 +168,7 @@ def conf_orth_chi2d(p):
 
 
 def conformity_orthogonal_f64(p):
-    """float64 layer of ``simrf.conformity.orthogonal``: ``exp`` of the log-space Kummer series, whose
-    bound ``ε_L`` on the log gives the relative bound ``expm1(ε_L) + 2u``; where that exceeds the
-    tolerance the point is served by the mpmath value (rounded once)."""
+    """float64 layer of ``simrf.conformity.orthogonal`` (log-space Kummer series, bounded; mpmath where the bound fails)."""
     d, v = np.broadcast_arrays(np.asarray(p["d"], float), np.asarray(p["v"], float))
     lg, err = log_hyp1f1_d_half_pos_err(d, v * v / 2)
     val = exp_checked(lg, "1F1")
@@ -237,22 +210,16 @@ register(
 
 
 def conformity_simplex(d, v):
-    """``ρ_simplex``: the angle family at ``cos θ = −1/(d−1)`` (Thm 4.3), mpmath.
-
-    .. math:: \\rho_{\\mathrm{simplex}} = \\rho_\\theta\\big|_{\\cos\\theta = -1/(d-1),\\ x = v^2/2}
+    """``ρ_simplex``: the angle family at ``cos θ = −1/(d−1)`` (Thm 4.3), mpmath (:func:`conformity` on ``MP``).
 
     Parameters
     ----------
     d : int
-        Dimension.
     v : mpmath.mpf
-        ``v = ‖x + y‖``.
 
     Returns
     -------
     mpmath.mpf
-        ``ρ_simplex`` (:func:`conformity` on :data:`~rftheory.numerics.backends.MP`:
-        :func:`~rftheory.numerics.angle_family.angle_series`).
     """
     return conformity(MP, "simplex", d, v)
 

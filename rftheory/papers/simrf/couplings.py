@@ -1,23 +1,7 @@
-"""Couplings of one block as objects, and the exact pair terms of *any* block
-(Reid et al. 2023, Def. 1.1, Def. 3.1,
-Lemma 4.2; the RFF pair term of Sec. A.8).
+"""Couplings of one block as objects, and the exact pair terms of *any* block (Reid et al. 2023,
+Def. 1.1, Def. 3.1, Lemma 4.2; the RFF pair term of Sec. A.8).
 
-A **weight-independent** coupling of a block is a law of ``d`` unit directions
-``u_1 … u_d`` independent of the iid ``χ_d`` norms; rftheory's samplers then
-rotate the block by a Haar ``R`` (``w_i = r_i R u_i``), so every ``w_i`` is
-marginally ``N(0, I_d)``.  Each pair term involves two rows only, and after
-the Haar rotation a pair depends on its directions only through
-``c_ij = u_iᵀu_j``: it is the one-angle pair term ``f(c_ij)`` of Lemma 4.2
-(:mod:`rftheory.numerics.rff.chebyshev`).  So the RF-conformity (PRF,
-``x = v²/2``) and the RFF pair term (``x = −z²/2``, even part) of a block are
-
-.. math:: \\bar f(U) = \\frac{2}{d(d-1)}\\sum_{i<j} f(u_i^\\top u_j),
-
-and of a law of blocks its expectation.  A law is never better than its best
-block (a mean is at least the minimum), so searching over blocks searches over
-all weight-independent couplings.  A **weight-dependent** coupling is a rule
-``norms → vectors``; for fixed vectors the Haar average of a PRF pair is
-``₀F₁(; d/2; v²‖w_i + w_j‖²/4)`` (:func:`~rftheory.papers.simrf.plus.geometry_conformity`).
+Derivation and notes: :doc:`/notes/papers/simrf/couplings`.
 """
 
 from __future__ import annotations
@@ -43,8 +27,8 @@ from ...sampling.samplers import chi_norms, haar, simplex_matrix
 from .conformity import conformity_orthogonal, conformity_simplex
 from .params import D_SEARCH, DOMAIN_NOTE, PAPER, V_SEARCH
 
-__all__ = ["Block", "BLOCKS", "block_cosines", "block_mean", "block_value", "block_value_quad", "block_features", "block_replicates",
-           "block_squared_errors", "block_objective", "equiangular_rows", "pair_function", "check_estimator",
+__all__ = ["Block", "BLOCKS", "block_cosines", "block_value", "block_replicates",
+           "block_squared_errors", "block_objective", "equiangular_rows", "pair_function",
            "QUAD_PAIRS_MAX", "quad_route"]
 
 #: the named blocks of the registry (``random``: the fixed block ``Block.random(d, seed=0)``)
@@ -52,28 +36,19 @@ BLOCKS = ("orthogonal", "simplex", "cone", "random")
 
 
 def equiangular_rows(d, c, backend=np):
-    """``d`` unit vectors with every pairwise cosine ``c`` (``−1/(d−1) ≤ c ≤ 1``):
-    ``u_i = √(1−c) e_i + (β/d) 1``, ``β = √(1+(d−1)c) − √(1−c)``.
+    """``d`` unit vectors with every pairwise cosine ``c``: ``u_i = √(1−c) e_i + (β/d) 1``, ``β = √(1+(d−1)c) − √(1−c)``.
 
     Parameters
     ----------
     d : int
-        Dimension (and number of vectors).
     c : float or mpmath.mpf
-        The common cosine.
+        The common cosine, ``−1/(d−1) ≤ c ≤ 1`` (else ``ParameterError``: the Gram matrix would not be PSD).
     backend : module, optional
         ``numpy`` (float64 rows) or ``mpmath`` (a list of mpf rows).
 
     Returns
     -------
     numpy.ndarray or list of list of mpmath.mpf
-        The rows.
-
-    Raises
-    ------
-    ParameterError
-        ``d`` not an integer ``≥ 2``, or ``c`` not a number in ``[−1/(d−1), 1]`` (the Gram matrix would
-        not be PSD; NaN is refused too).
 
     Examples
     --------
@@ -103,14 +78,11 @@ class Block:
 
     Parameters
     ----------
-    rows : numpy.ndarray
-        Shape ``(n, d)``, ``n ≥ 2``; normalised on construction (the exact
-        values normalise the float rows again in mpmath).
+    rows : numpy.ndarray, shape (n, d)
+        ``n ≥ 2``; normalised on construction (the exact values normalise the float rows again in mpmath).
     name : str, optional
-        For display.
     cosine : Fraction, optional
-        For an equiangular block, the exact common cosine (the float rows carry
-        it only to rounding; the exact values use this one).
+        For an equiangular block, the exact common cosine (the exact values use it, not the float rows).
     """
 
     rows: np.ndarray
@@ -128,13 +100,7 @@ class Block:
 
     @property
     def d(self):
-        """The dimension.
-
-        Returns
-        -------
-        int
-            ``d`` (the length of each direction).
-        """
+        """The dimension."""
         return self.rows.shape[1]
 
     def gram(self):
@@ -149,15 +115,12 @@ class Block:
 
     @classmethod
     def named(cls, name, d):
-        """The registry's blocks: ``orthogonal``, ``simplex`` (Eq. 9),
-        ``cone`` (equiangular at ``cos θ = 1/2``) and ``random`` (seed 0).
+        """The registry's blocks (:data:`BLOCKS`): ``orthogonal``, ``simplex`` (Eq. 9), ``cone`` (``cos θ = 1/2``), ``random``.
 
         Parameters
         ----------
         name : {"orthogonal", "simplex", "cone", "random"}
-            Which block (:data:`BLOCKS`).
         d : int
-            Dimension (``d`` directions).
 
         Returns
         -------
@@ -180,11 +143,9 @@ class Block:
         Parameters
         ----------
         d : int
-            Dimension.
         c : float or Fraction
-            The common cosine, ``−1/(d−1) ≤ c ≤ 1`` (a float is taken as its exact binary value).
+            ``−1/(d−1) ≤ c ≤ 1`` (a float is taken as its exact binary value).
         name : str, optional
-            For display.
 
         Returns
         -------
@@ -198,10 +159,7 @@ class Block:
 
         Parameters
         ----------
-        d : int
-            Dimension.
-        seed : int, optional
-            The seed of :func:`numpy.random.default_rng`.
+        d, seed : int
 
         Returns
         -------
@@ -211,20 +169,18 @@ class Block:
 
 
 def block_cosines(bk, block: Block) -> list:
-    """The pairwise cosines ``c_ij = u_iᵀu_j`` (``i < j``) of a block in backend ``bk``: :attr:`Block.cosine`
-    for an equiangular block, else its float rows taken as exact binary numbers and normalised.
+    """The pairwise cosines ``c_ij = u_iᵀu_j`` (``i < j``, row-major) of a block in backend ``bk``, each within ``[−1, 1]``.
+
+    :attr:`Block.cosine` for an equiangular block, else its float rows taken as exact binary numbers and normalised.
 
     Parameters
     ----------
-    bk : backend
-        ``MP`` or ``ARB`` (:mod:`rftheory.numerics.backends`).
+    bk : {MP, ARB}
     block : Block
-        The directions.
 
     Returns
     -------
     list
-        ``n(n−1)/2`` cosines, row-major over ``i < j`` (each within ``[−1, 1]``: a ball is cut to it).
     """
     n = block.rows.shape[0]
     if block.cosine is not None:
@@ -236,32 +192,8 @@ def block_cosines(bk, block: Block) -> list:
             for i in range(n) for j in range(i + 1, n)]
 
 
-def block_mean(bk, block: Block, estimator: str, a):
-    """The mean pair term of a block (Haar-rotated directions, iid ``χ_d`` norms) in backend ``bk``.
-
-    .. math:: \\bar f(U) = \\frac{2}{n(n-1)}\\sum_{i<j}\\rho_{\\theta_{ij}}(x),
-       \\quad x = \\tfrac{v^2}{2}\\ \\text{(PRF)},\\ x=-\\tfrac{z^2}{2}\\ \\text{(RFF, even part)}
-
-    Each pair by the double series of Eq. 24 of Reid et al. (2023), "Simplex Random Features", ICML 2023
-    (``bk.angle_series``: mpmath, or Arb with its proven tail in the radius); an equiangular block has one
-    pair term.
-
-    Parameters
-    ----------
-    bk : backend
-        ``MP`` or ``ARB``.
-    block : Block
-        The directions.
-    estimator : {"prf", "rff"}
-        Positive (``a = v``) or trigonometric (``a = z``) features.
-    a : number of ``bk``
-        ``v`` or ``z``.
-
-    Returns
-    -------
-    number of ``bk``
-        ``ρ`` or ``τ̄`` of the block.
-    """
+def _block_mean(bk, block: Block, estimator: str, a):
+    """The mean pair term of a block (Haar-rotated directions, iid ``χ_d`` norms) in backend ``bk``."""
     x = a * a / 2 if estimator == "prf" else -(a * a) / 2
     even = estimator == "rff"
     if block.cosine is not None:  # equiangular: every pair has the same term
@@ -271,31 +203,25 @@ def block_mean(bk, block: Block, estimator: str, a):
 
 
 def block_value(block, estimator, a, quadrature=False):
-    """The exact mean pair term of a block at the working precision (:func:`block_mean` in mpmath):
-    the PRF RF-conformity ``ρ`` (``a = v``) or the RFF pair term ``τ̄`` (``a = z``).
+    """The exact mean pair term of a block at the working precision: the PRF RF-conformity ``ρ`` (``a = v``) or the RFF pair term ``τ̄`` (``a = z``).
 
     Parameters
     ----------
     block : Block
-        The directions.
     estimator : {"prf", "rff"}
-        Positive or trigonometric features.
     a : mpmath.mpf or Fraction
-        ``v`` or ``z``.
     quadrature : bool, optional
-        Each pair by the φ-quadrature of Eq. 21 instead (the independent route,
-        :func:`block_value_quad`).
+        Each pair by the φ-quadrature of Eq. 21 instead (the independent route).
 
     Returns
     -------
     mpmath.mpf
-        ``ρ`` or ``τ̄`` of the block.
     """
     if estimator not in ESTIMATORS:
         raise ParameterError("estimator", f"unknown value {estimator!r}; expected one of {', '.join(ESTIMATORS)}")
     av = mpf(a) if isinstance(a, (Fraction, int)) else mp.mpf(a)
     if not quadrature:
-        return block_mean(MP, block, estimator, av)
+        return _block_mean(MP, block, estimator, av)
     x = pair_x(estimator, av)
     one = (lambda c: angle_quad(block.d, c, x)) if estimator == "prf" else \
         (lambda c: (angle_quad(block.d, c, x) + angle_quad(block.d, -c, x)) / 2)
@@ -307,52 +233,14 @@ def block_value(block, estimator, a, quadrature=False):
     return mp.fsum(values[c] for c in cs) / len(cs)
 
 
-def block_value_quad(block, estimator, a):
-    """:func:`block_value` with each pair by the φ-quadrature of Eq. 21 (for
-    RFFs the mean of ``±cos θ``: ``cos a cos b = (cos(a+b) + cos(a−b))/2``).
-
-    Parameters
-    ----------
-    block : Block
-        The directions.
-    estimator : {"prf", "rff"}
-        Positive or trigonometric features.
-    a : mpmath.mpf
-        ``v`` or ``z``.
-
-    Returns
-    -------
-    mpmath.mpf
-        The mean pair term by quadrature.
-    """
+def _block_value_quad(block, estimator, a):
+    """:func:`block_value` with each pair by the φ-quadrature of Eq. 21."""
     return block_value(block, estimator, a, quadrature=True)
 
 
-def block_features(block, estimator, a, rng, n):
-    """``n`` draws of the real features of one block ``W = D U R``: ``D`` iid ``χ_d`` norms, ``R`` Haar
-    (rows ``w_i = r_i R u_i``, each marginally ``N(0, I_d)``; Def. 1.1 of Reid et al. 2023).
-
-    PRF: ``exp(w_iᵀu)``, ``‖u‖ = v``; RFF: ``cos(w_iᵀz)``, ``‖z‖ = z`` (the input along ``e₁``: ``R`` is Haar).
-
-    Parameters
-    ----------
-    block : Block
-        The directions.
-    estimator : {"prf", "rff"}
-        Positive or trigonometric features.
-    a : float
-        ``v`` or ``z``.
-    rng : numpy.random.Generator
-        The only source of randomness.
-    n : int
-        Number of blocks drawn.
-
-    Returns
-    -------
-    numpy.ndarray
-        Shape ``(n, number of directions)``.
-    """
-    check_estimator(estimator)
+def _block_features(block, estimator, a, rng, n):
+    """``n`` draws of the real features of one block ``W = D U R`` (Def. 1.1 of Reid et al. 2023)."""
+    _check_estimator(estimator)
     d = block.d
     R = haar(rng, d, (n,))
     r = chi_norms(rng, d, (n, block.rows.shape[0]))
@@ -362,84 +250,62 @@ def block_features(block, estimator, a, rng, n):
 
 
 def block_replicates(block, estimator, a, rng, n):
-    """``n`` iid replicates of the real estimator's pair mean for the block
-    ``W = D U R`` (:func:`block_features`).
-
-    PRF: the pair mean of ``exp(w_iᵀu)``, ``‖u‖ = v``; RFF: of ``cos(w_iᵀz)``,
-    ``‖z‖ = z`` (each vector's own term, as in the MSE of Thm 3.2 / Sec. A.8).
+    """``n`` iid replicates of the real estimator's pair mean for the block ``W = D U R``; their mean estimates :func:`block_value`.
 
     .. math:: \\frac{1}{n(n-1)}\\sum_{i\\ne j} e_i e_j,\\quad e_i = \\exp(w_i^\\top u)\\ \\text{or}\\ \\cos(w_i^\\top z)
 
+    Derivation and notes: :doc:`/notes/papers/simrf/couplings`.
+
     Parameters
     ----------
     block : Block
-        The directions.
     estimator : {"prf", "rff"}
-        Positive or trigonometric features.
     a : float
         ``v`` or ``z``.
     rng : numpy.random.Generator
-        The only source of randomness.
     n : int
-        Number of blocks drawn.
 
     Returns
     -------
-    numpy.ndarray
-        Shape ``(n,)``; their mean estimates :func:`block_value`.
+    numpy.ndarray, shape (n,)
     """
-    return pair_mean(block_features(block, estimator, a, rng, n))
+    return pair_mean(_block_features(block, estimator, a, rng, n))
 
 
 def block_squared_errors(block, z, rng, n):
-    """``n`` iid squared errors of the real RFF estimator of one block, ``K̂ = (1/m)Σ_i cos(w_iᵀ(x−y))``
-    with ``W = D U R`` (:func:`block_features`; ``m`` the number of directions), ``‖x − y‖ = z``:
+    """``n`` iid squared errors ``(K̂ − e^{−z²/2})²`` of the real RFF estimator of one block (``W = D U R``).
 
-    .. math:: \\big(\\hat K - e^{-z^2/2}\\big)^2,\\qquad
-       \\mathbb E = \\frac1m\\Big[\\frac{(1-e^{-z^2})^2}{2} + (m-1)(\\bar\\tau - e^{-z^2})\\Big]
-
-    (the block MSE of Sec. A.8 of Reid et al. 2023, ``simrf.rff_coupling_search``).
+    Their mean is the block MSE of Sec. A.8 of Reid et al. 2023 (``simrf.rff_coupling_search``).
 
     Parameters
     ----------
     block : Block
-        The directions.
     z : float
-        ``z = ‖x − y‖``.
     rng : numpy.random.Generator
-        The only source of randomness.
     n : int
-        Number of blocks drawn.
 
     Returns
     -------
-    numpy.ndarray
-        Shape ``(n,)``; their mean estimates the block MSE.
+    numpy.ndarray, shape (n,)
     """
-    e = block_features(block, "rff", z, rng, n)
+    e = _block_features(block, "rff", z, rng, n)
     return (e.mean(axis=1) - np.exp(-float(z) ** 2 / 2)) ** 2
 
 
 def block_objective(U, f):
-    """Float64 mean pair term of the directions ``U`` (rows normalised here) and
-    its gradient with respect to ``U``, for a one-angle pair term ``f``
-    (:class:`~rftheory.numerics.rff.chebyshev.PairTerm`).
-
-    .. math:: \\bar f(U) = \\frac{2}{n(n-1)}\\sum_{i<j} f(\\hat u_i^\\top\\hat u_j),\\quad
-       \\frac{\\partial\\bar f}{\\partial u_i} = \\frac{2}{n(n-1)\\|u_i\\|}(I-\\hat u_i\\hat u_i^\\top)
-       \\sum_{j\\ne i} f'(\\hat u_i^\\top\\hat u_j)\\,\\hat u_j
+    """Float64 mean one-angle pair term ``f̄(U) = (2/(n(n−1))) Σ_{i<j} f(ûᵢᵀûⱼ)`` of the directions ``U`` and its gradient.
 
     Parameters
     ----------
-    U : numpy.ndarray
-        Shape ``(n, d)``, non-zero rows.
+    U : numpy.ndarray, shape (n, d)
+        Non-zero rows (normalised here).
     f : PairTerm
-        ``f`` and ``f'``.
+        ``f`` and ``f'`` (:class:`~rftheory.numerics.rff.chebyshev.PairTerm`).
 
     Returns
     -------
     tuple
-        ``(value, gradient)`` (gradient of the shape of ``U``).
+        ``(value, gradient)``.
     """
     n = U.shape[0]
     nrm = np.linalg.norm(U, axis=1, keepdims=True)
@@ -464,19 +330,8 @@ def _upper_pairs(n):
     return i, j
 
 
-def check_estimator(estimator):
-    """Validate an estimator name.
-
-    Parameters
-    ----------
-    estimator : str
-        ``"prf"`` or ``"rff"``.
-
-    Returns
-    -------
-    str
-        ``estimator``; any other value raises :class:`~rftheory.core.errors.ParameterError`.
-    """
+def _check_estimator(estimator):
+    """Validate an estimator name."""
     if estimator not in ESTIMATORS:
         raise ParameterError("estimator", f"unknown value {estimator!r}; expected one of {', '.join(ESTIMATORS)}")
     return estimator
@@ -488,17 +343,15 @@ def pair_function(d, estimator, a):
     Parameters
     ----------
     d : int
-        Dimension.
     estimator : {"prf", "rff"}
-        Positive or trigonometric features.
     a : Fraction
-        ``v`` or ``z`` (exact).
+        ``v`` or ``z``.
 
     Returns
     -------
     PairTerm
     """
-    return pair_term(d, check_estimator(estimator), a)
+    return pair_term(d, _check_estimator(estimator), a)
 
 
 # --------------------------------------------------------------------------
@@ -511,31 +364,27 @@ BLOCK = Param("block", "choice", "the directions: orthogonal, simplex (Eq. 9), c
 QUAD_PAIRS_MAX = 10
 
 def quad_route(block, estimator, a):
-    """The φ-quadrature route of a block (:func:`block_value_quad`), served for at most
-    :data:`QUAD_PAIRS_MAX` distinct cosines.
+    """The φ-quadrature route of a block (its mean pair term by Eq. 21).
 
     Parameters
     ----------
     block : Block
-        The unit directions.
     estimator : {"prf", "rff"}
-        Which pair term.
     a : mpmath.mpf
         ``v`` (PRF) or ``z`` (RFF).
 
     Returns
     -------
     mpmath.mpf
-        The block's mean pair term by quadrature.
 
     Raises
     ------
     LayerUnavailableError
-        For more than :data:`QUAD_PAIRS_MAX` distinct cosines (cost).
+        For more than :data:`QUAD_PAIRS_MAX` distinct cosines.
     """
     if len({round(float(c), 15) for c in block_cosines(MP, block)}) > QUAD_PAIRS_MAX:
         raise LayerUnavailableError(f"phi-quadrature route served for blocks with <= {QUAD_PAIRS_MAX} distinct cosines")
-    return block_value_quad(block, estimator, a)
+    return _block_value_quad(block, estimator, a)
 
 def _block_checks(estimator):
     """The block sums at the orthogonal and simplex blocks against the one-angle results (40 digits)."""
@@ -568,7 +417,7 @@ def _block_mc(estimator, key):
 register(
     Result(
         id="simrf.block_conformity",
-        definition=lambda bk, p: block_mean(bk, Block.named(p["block"], p["d"]), "prf", p["v"]),
+        definition=lambda bk, p: _block_mean(bk, Block.named(p["block"], p["d"]), "prf", p["v"]),
         ball_layer=Ball("the Eq. 24 double series with a proven tail, pair by pair (cosines in Arb)"),
         title="RF-conformity of any block of unit directions (Haar-rotated, chi_d norms)",
         source=f"{PAPER}, Def. 3.1 and Lemma 4.2 (Eq. 21, 24) applied pair by pair (derived here)",
@@ -594,7 +443,7 @@ register(
 register(
     Result(
         id="simrf.block_rff_pair",
-        definition=lambda bk, p: block_mean(bk, Block.named(p["block"], p["d"]), "rff", p["z"]),
+        definition=lambda bk, p: _block_mean(bk, Block.named(p["block"], p["d"]), "rff", p["z"]),
         ball_layer=Ball("the Eq. 24 double series (even part) with a proven tail, pair by pair"),
         title="RFF pair term of any block of unit directions (Haar-rotated, chi_d norms)",
         source=f"{PAPER}, Sec. A.8 and Lemma 4.2 at v^2 = -z^2, pair by pair (derived here)",

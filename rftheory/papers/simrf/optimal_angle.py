@@ -3,30 +3,7 @@ minimises the pair term, enclosed by a proven branch and bound and an interval N
 (Reid et al. (2023), "Simplex Random Features", ICML 2023, Lemma 4.2 / Eq. 24 at ``v² = −z²``;
 the optimum is derived in this package).
 
-The pair term is the even power series
-
-.. math:: \\tau(c) = \\sum_{p\\ \\mathrm{even}} b_p c^p,\\qquad
-   b_p = R_p\\frac{x^p}{p!}\\frac{(d)_p}{(d/2)_p}\\,{}_1F_1(d+p; \\tfrac d2+p; x),\\quad x = -\\tfrac{z^2}2,
-
-and ``|b_p| ≤ (2|x|)^p/p!``: ``R_p ≤ 1``, ``(d)_p/(d/2)_p ≤ 2^p`` and, by Kummer's transformation,
-``|₁F₁(d+p; d/2+p; x)| = e^{x}|₁F₁(−d/2; d/2+p; −x)| ≤ e^{x}e^{|x|} = 1`` (each coefficient of the
-last series is at most ``|x|^k/k!`` in size).  So the terms with ``p > P`` add at most
-``2(2|x|)^{P+1}/(P+1)!`` to ``τ`` on ``[0, 1]``, ``2|x|`` times the tail from ``P`` to ``τ'`` and
-``(2|x|)²`` times the tail from ``P − 1`` to ``τ''`` (:func:`~rftheory.numerics.arb_series.exp_tail_bound`).
-
-Ranges over an interval ``[m − r, m + r]`` are enclosed in the centred form: the polynomial part
-is shifted to ``m`` (``arb_poly`` composition) and ``Σ_{k≥1} |q_k| r^k`` bounds its variation, so
-the overestimation shrinks with ``r`` (plain interval Horner on ``[0, 1]`` overestimates by the
-size of the largest ``b_p``, up to ``e^{18}`` at ``z = 6``).
-
-* ``c* = 0`` is proven when ``g(c) = (τ(c) − τ(0))/c² = Σ_{p≥2} b_p c^{p−2} > 0`` on all of ``[0, 1]``;
-* otherwise pieces of ``[0, 1]`` are discarded where ``τ`` is above a proven value ``τ(m)`` or
-  ``τ'`` has no zero (and the piece does not reach ``c = 1``); the minimiser lies in the
-  survivors, where ``τ'' > 0`` is proven (one root of ``τ'``), and interval Newton steps
-  ``N(H) = m − τ'(m)/τ''(H)`` shrink their hull around it (every root of ``τ'`` in ``H`` lies in ``N(H)``).
-
-Points where the search cannot decide within its budget (``z`` at the threshold ``z₀(d)``
-where ``b₂ = 0``, two minima of equal height) are refused with :class:`NoBallLayer`.
+Derivation and notes: :doc:`/notes/papers/simrf/optimal_angle`.
 """
 
 from __future__ import annotations
@@ -69,19 +46,16 @@ class TauSeries:
 
 
 def tau_series(d: int, z: arb) -> TauSeries:
-    """The coefficients ``b_p`` (even ``p ≤ P``) in Arb and the proven tails (module docstring).
+    """The coefficients ``b_p`` (even ``p ≤ P``) in Arb and the proven tails (:doc:`/notes/papers/simrf/optimal_angle`).
 
     Parameters
     ----------
     d : int
-        The dimension.
     z : arb
-        ``z = ‖x − y‖ > 0``.
 
     Returns
     -------
     TauSeries
-        The coefficients and their proven tail bounds.
     """
     x = -(z * z) / 2
     y = 2 * x.abs_upper()
@@ -118,19 +92,16 @@ def _piece(lo: arb, hi: arb) -> tuple[arb, arb]:
 
 
 def optimal_angle(d: int, z: arb) -> arb:
-    """A ball containing ``c* = argmin_{0≤c≤1} τ(c)`` (module docstring).
+    """A ball containing ``c* = argmin_{0≤c≤1} τ(c)`` (exactly 0 where ``c* = 0`` is proven).
 
     Parameters
     ----------
     d : int
-        The dimension.
     z : arb
-        ``z = ‖x − y‖ > 0``.
 
     Returns
     -------
     arb
-        A ball containing ``c*`` (exactly 0 where ``c* = 0`` is proven).
 
     Raises
     ------

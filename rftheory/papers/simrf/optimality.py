@@ -1,10 +1,7 @@
 """Thm 3.4 of Reid et al. 2023 checked by search: no block of ``d`` unit directions beats the simplex
 block for positive random features (weight-independent couplings): ``simrf.optimality_search``.
 
-Here, in order: the search (cached; the optimiser is :mod:`.search`), the raw measurements of the
-claim (judged by :mod:`rftheory.verify.engine`; every value compared is exact for a configuration
-that exists, only *reaching* the optimum depends on the optimiser, with its stated tolerance), the
-evaluators and the registration.
+Derivation and notes: :doc:`/notes/papers/simrf/optimality`.
 """
 
 from __future__ import annotations
@@ -25,8 +22,7 @@ from .couplings import Block, block_value, pair_function, quad_route
 from .params import D_SEARCH, DOMAIN_NOTE, PAPER, V_SEARCH, noted
 from .search import EXACT_RTOL, N_RANDOM, fraction_key, search_block, start_rng
 
-__all__ = ["prf_search", "REACH_RTOL", "COUNT_RTOL", "optimality_claim", "prf_search_measurements",
-           "optimality_checks", "PRF_COUPLINGS"]
+__all__ = ["prf_search", "REACH_RTOL", "COUNT_RTOL", "optimality_claim", "prf_search_measurements", "PRF_COUPLINGS"]
 
 
 @functools.lru_cache(maxsize=256)
@@ -36,11 +32,8 @@ def prf_search(d, v, n_random=N_RANDOM):
     Parameters
     ----------
     d : int
-        Dimension.
     v : Fraction
-        ``v = ‖x + y‖ > 0``.
     n_random : int, optional
-        Random starts (seeded by ``(d, v, n_random)``).
 
     Returns
     -------
@@ -72,19 +65,15 @@ def optimality_claim(rid, point, best, claimed, name):
 
     Parameters
     ----------
-    rid, point : str
-        Result ID and point text.
-    best : mpmath.mpf
-        Exact value of the best configuration found.
-    claimed : mpmath.mpf
-        Exact value of the configuration claimed optimal.
-    name : str
-        Its name (shown).
+    rid, point, name : str
+        Result ID, point text and the claimed configuration's name.
+    best, claimed : mpmath.mpf
+        Exact values of the best configuration found and of the one claimed optimal.
 
     Returns
     -------
     Measurement
-        A bound ``best >= claimed (1 − 1e-25)``: fails when the search found a better configuration.
+        A bound ``best >= claimed (1 − 1e-25)``.
     """
     with mp.workdps(40):  # the reference keeps the 30 digits of its inputs
         ref = claimed - abs(claimed) * EXACT_RTOL
@@ -98,23 +87,16 @@ def prf_search_measurements(d, v, n_random, claim="simplex", rid="simrf.optimali
 
     Parameters
     ----------
-    d : int
-        Dimension.
+    d, n_random : int
     v : str or Fraction
-        ``v = ‖x + y‖``.
-    n_random : int
-        Random starts (plus the orthogonal start).
     claim : {"simplex", "orthogonal"}, optional
-        The configuration claimed optimal (``orthogonal`` is the wrong claim the
-        tests use to show the search's power).
+        ``orthogonal`` is the wrong claim the tests use to show the search's power.
     rid : str, optional
-        Result ID shown.
 
     Returns
     -------
     list of Measurement
-        The optimality claim, and (for the simplex claim) that the search reaches it and that the polished
-        optimum's excess bound supports :data:`REACH_RTOL` with a 10x margin.
+        The optimality claim, and for simplex that the search reaches it within :data:`REACH_RTOL`.
     """
     res = prf_search(d, Fraction(v), n_random)
     point = f"d={d}, v={v}, starts={res.starts}"
@@ -141,24 +123,8 @@ def prf_search_measurements(d, v, n_random, claim="simplex", rid="simrf.optimali
     return out
 
 
-def optimality_checks(mode, seed):
-    """Thm 3.4 (simplex blocks minimise the PRF conformity among weight-independent
-    couplings): for ``d = 2…8`` and each ``v``, minimise over blocks of ``d`` unit
-    directions from the orthogonal block and random starts; nothing may beat
-    simplex (exact values), and the search must reach it.
-
-    Parameters
-    ----------
-    mode : str
-        ``"quick"``: ``v ∈ {1/2, 2}``, 6 random starts; otherwise ``v ∈ {0.1, 0.5, 1, 2}``, 40.
-    seed : int
-        Unused (the starts are seeded by ``(d, v)``).
-
-    Returns
-    -------
-    iterator of Measurement
-        Three bounds per ``(d, v)``.
-    """
+def _optimality_checks(mode, seed):
+    """Thm 3.4 by search: no block of unit directions beats simplex, and the search reaches it."""
     rid = "simrf.optimality_search"
     vs, n = (("0.5", "2"), 6) if mode == "quick" else (("0.1", "0.5", "1", "2"), 40)
     for d in range(2, 9):
@@ -208,7 +174,7 @@ register(
                       "start + 6 random starts, L-BFGS-B)", choices=PRF_COUPLINGS)),
         mpmath=_prf_opt_mp,
         routes={"phi-quadrature": _prf_opt_route},
-        checks=optimality_checks,
+        checks=_optimality_checks,
         grid={"quick": [dict(d=d, v="1", coupling=c) for d in (3, 4) for c in ("orthogonal", "simplex", "search")],
               "full": [dict(d=d, v=v, coupling=c) for d in (2, 3, 4) for v in ("0.5", "2")
                        for c in ("orthogonal", "simplex", "search")]},

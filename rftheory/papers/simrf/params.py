@@ -40,47 +40,29 @@ CONFORMITY_MC_N = {"quick": _scaled_n(20_000), "default": _scaled_n(100_000), "f
 
 
 def grid(ds, vs, **extra):
-    """Points ``dict(d, v, **extra)`` over ``ds × vs``.
+    """Points ``dict(d, v, **extra)`` over ``ds × vs`` (strings, exact).
 
     Parameters
     ----------
     ds, vs : iterable
-        Dimensions and values of ``v`` (strings, exact).
     **extra
-        Further fixed parameters.
 
     Returns
     -------
     list of dict
-        The grid points.
     """
     return [dict(d=d, v=v, **extra) for d in ds for v in vs]
 
 
-def mse_grid(x, ds, xs, couplings, ms):
-    """MSE points ``dict(d, m, <x>, coupling)`` over couplings, dimensions, feature counts and ``xs``.
-
-    Parameters
-    ----------
-    x : {"v", "z"}
-        The name of the distance parameter (``v`` for PRFs, ``z`` for RFFs).
-    ds, xs, couplings : iterable
-        Dimensions, its values (strings, exact) and couplings.
-    ms : callable
-        ``ms(d)``: the numbers of features per dimension.
-
-    Returns
-    -------
-    list of dict
-        The grid points.
-    """
+def _mse_grid(x, ds, xs, couplings, ms):
+    """MSE points ``dict(d, m, <x>, coupling)`` over couplings, dimensions, feature counts and ``xs``."""
     return [{"d": d, "m": m, x: t, "coupling": c} for c in couplings for d in ds for m in ms(d) for t in xs]
 
 
 #: PRF MSE points ``dict(d, m, v, coupling)``: ``prf_mse_grid(ds, vs, couplings, ms=...)``, ``m`` in ``(d, 2d, d + 1)``
-prf_mse_grid = functools.partial(mse_grid, "v", ms=lambda d: (d, 2 * d, d + 1))
+prf_mse_grid = functools.partial(_mse_grid, "v", ms=lambda d: (d, 2 * d, d + 1))
 #: RFF MSE points ``dict(d, m, z, coupling)``: ``rff_mse_grid(ds, zs, couplings, ms=...)``, ``m`` in ``(d, 2d + 1)``
-rff_mse_grid = functools.partial(mse_grid, "z", ms=lambda d: (d, 2 * d + 1))
+rff_mse_grid = functools.partial(_mse_grid, "z", ms=lambda d: (d, 2 * d + 1))
 
 
 #: searches and block sums cost d^2 pair terms and an optimisation in d^2 variables: the declared domain
@@ -92,18 +74,15 @@ DOMAIN_NOTE = ("Declared domain d <= 8, v <= 2, z <= 6: a block has d(d-1)/2 pai
 
 
 def noted(m: Measurement, detail: str) -> Measurement:
-    """The measurement ``m`` with a note shown next to its verdict.
+    """The measurement ``m`` (:mod:`rftheory.core.measure`) with a note ``detail`` shown next to its verdict.
 
     Parameters
     ----------
     m : Measurement
-        A raw measurement (:mod:`rftheory.core.measure`).
     detail : str
-        The note.
 
     Returns
     -------
     Measurement
-        ``m`` with ``detail`` set.
     """
     return replace(m, detail=detail)

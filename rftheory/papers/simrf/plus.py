@@ -2,11 +2,7 @@
 comparison, conformity per draw of norms) and ``simrf.plus_optimality_search`` (SimRF+ against the
 optimal weight-dependent arrangement).
 
-Here, in order: the draws of the ``χ_d`` norms and the conformity of one block of fixed vectors
-under a Haar rotation (the formula), the geometry of each method, the iid route by angle
-quadrature, the Monte Carlo, the checks and the registration of ``simrf.plus``; then the SimRF+
-and simplex vectors, the weight-dependent search, its checks and the registration of
-``simrf.plus_optimality_search``.
+Derivation and notes: :doc:`/notes/papers/simrf/plus`.
 """
 
 from __future__ import annotations
@@ -31,43 +27,33 @@ PLUS_METHODS = ("iid", "orthogonal", "simplex", "simplex_plus", "numerical")
 
 
 def norms_draw(d, seed):
-    """The χ_d norms of draw ``seed`` (one block of ``d`` vectors).
+    """The χ_d norms of draw ``seed`` (one block of ``d`` vectors; the same for every method and call).
 
     Parameters
     ----------
-    d : int
-        Dimension (block size).
-    seed : int
-        Index of the draw.
+    d, seed : int
 
     Returns
     -------
     numpy.ndarray
-        ``d`` norms, the same for every method and call.
     """
     return chi_norms(np.random.default_rng([int(seed), d, 20230501]), d, (d,))
 
 
 def geometry_conformity(W, v):
-    """Conformity of one block of *fixed* vectors under a Haar rotation.
+    """Conformity of one block of *fixed* vectors ``W`` (rows, exact binary floats) under a Haar rotation (mpmath).
 
     .. math:: \\rho = \\frac{1}{d(d-1)}\\sum_{i\\ne j} {}_0F_1\\big(;\\tfrac d2;
        \\tfrac{v^2}{4}\\|w_i+w_j\\|^2\\big)
 
-    (``E_R e^{(Rw)·u} = ₀F₁(; d/2; ‖w‖²‖u‖²/4)``), at mpmath precision.
-    ``W`` is a float array (its entries are taken as exact binary numbers).
-
     Parameters
     ----------
-    W : numpy.ndarray
-        The block, rows ``w_i`` (shape ``(d, d)``).
+    W : numpy.ndarray, shape (d, d)
     v : mpmath.mpf
-        ``v = ‖x + y‖``.
 
     Returns
     -------
     mpmath.mpf
-        ``ρ`` of the block.
     """
     d = W.shape[1]
     W = [[mp.mpf(float(t)) for t in row] for row in W]
@@ -94,29 +80,23 @@ def _objective64(U, r, v):
 def plus_geometry(method, d, v, seed):
     """The block of vectors (rows, canonical frame) of a method for norms draw ``seed``.
 
-    ``numerical`` minimises the full objective (Eq. 12) over directions with
-    BFGS from the SimRF+ start and one random start (seeded by ``seed``).
+    Derivation and notes: :doc:`/notes/papers/simrf/plus`.
 
     Parameters
     ----------
     method : {"orthogonal", "simplex", "simplex_plus", "numerical"}
-        The geometry (iid directions have none).
-    d : int
-        Dimension.
+    d, seed : int
     v : float
         ``v = ‖x + y‖`` (the numerical optimum depends on it).
-    seed : int
-        Which draw of the norms (:func:`norms_draw`).
 
     Returns
     -------
-    numpy.ndarray
-        The block (rows ``w_i``, shape ``(d, d)``).
+    numpy.ndarray, shape (d, d)
 
     Raises
     ------
     ParameterError
-        For a method without a fixed geometry.
+        For a method without a fixed geometry (iid).
     """
     from scipy.optimize import minimize
 
@@ -155,9 +135,7 @@ def plus_mp(p):
 
 
 def plus_iid_angle_route(p):
-    """iid from the definition: the Haar average of the pair term for the angle t
-    between the two directions, ``t`` of density ∝ ``(1 − t²)^{(d−3)/2}``
-    (one quadrature per pair; n/a where the integrand is too peaked to be cheap)."""
+    """iid from the definition: the Haar average of the pair term over the angle between two directions."""
     d, v, seed = p["d"], mpf(p["v"]), p["seed"]
     if p["method"] != "iid":
         raise LayerUnavailableError("the angle quadrature is the iid route only")
@@ -189,23 +167,8 @@ def plus_mc(p, rng, n):
     return pair_mean(np.exp(W @ u))
 
 
-def plus_checks(mode, seed):
-    """Fig. 4: per draw of norms, ``ρ_iid > ρ_orth > ρ_simplex ≥ ρ_simplex+ ≳ ρ_numerical``
-    (``d = 6``, ``v = 1``); the numerical optimum is a local search, so it may
-    exceed SimRF+ by a relative ``1e-9``.
-
-    Parameters
-    ----------
-    mode : str
-        ``"quick"``: 3 draws of norms; otherwise 20.
-    seed : int
-        Unused (the draws are fixed by their index).
-
-    Returns
-    -------
-    iterator of Measurement
-        Four bounds per draw.
-    """
+def _plus_checks(mode, seed):
+    """Fig. 4: per draw of norms, ``ρ_iid > ρ_orth > ρ_simplex ≥ ρ_simplex+ ≳ ρ_numerical``."""
     rid = "simrf.plus"
     d, v = 6, Fraction(1)
     draws = range(3) if mode == "quick" else range(20)
@@ -240,7 +203,7 @@ register(
         mpmath=plus_mp,
         routes={"iid-angle-quadrature": plus_iid_angle_route},
         mc=plus_mc,
-        checks=plus_checks,
+        checks=_plus_checks,
         mc_grid={"quick": [dict(d=6, v="1", seed=0, method=m) for m in ("iid", "simplex", "simplex_plus")],
                  "full": [dict(d=d, v=v, seed=s, method=m) for d in (3, 6) for v in ("0.5", "1") for s in (0, 1)
                           for m in PLUS_METHODS]},
@@ -265,10 +228,7 @@ def plus_geometries(d, seed):
 
     Parameters
     ----------
-    d : int
-        Dimension.
-    seed : int
-        Which draw of the ``χ_d`` norms (:func:`~rftheory.papers.simrf.plus.norms_draw`).
+    d, seed : int
 
     Returns
     -------
@@ -282,51 +242,25 @@ def plus_geometries(d, seed):
 
 @functools.lru_cache(maxsize=256)
 def plus_search(d, v, seed, n_random=4):
-    """The weight-dependent search for norms draw ``seed`` at ``v`` (cached):
-    SimRF+ and simplex starts + ``n_random`` random ones.
+    """The weight-dependent search for norms draw ``seed`` at ``v`` (cached): SimRF+, simplex and random starts.
 
     Parameters
     ----------
-    d : int
-        Dimension.
+    d, seed : int
     v : Fraction
-        ``v = ‖x + y‖ > 0``.
-    seed : int
-        Which draw of the norms.
     n_random : int, optional
-        Random starts.
 
     Returns
     -------
     SearchResult
-        ``rows`` are the vectors ``w_i``.
     """
     g = plus_geometries(d, seed)
     return search_weighted(norms_draw(d, seed), float(Fraction(v)), start_rng(3, d, *fraction_key(v), seed, n_random), n_random,
                            starts=(g["simplex_plus"], g["simplex"]))
 
 
-def plus_search_checks(mode, seed):
-    """SimRF+ (Sec. 3.2, "asymptotically optimal" as ``v → 0``): per draw of norms,
-    the gap ``ρ_SimRF+ − ρ_best`` to the numerically optimal weight-dependent
-    arrangement, its order in ``v`` (``v⁶`` for ``d = 3``, where zero-sum
-    triangles are rigid; ``v⁴`` for ``d ≥ 4``, where SimRF+ picks one of a family
-    of zero-sum configurations that the ``v⁴`` term tells apart) and its share of
-    the simplex-to-optimum gap, which tends to 0.
-
-    Parameters
-    ----------
-    mode : str
-        ``"quick"``: ``d ∈ {3, 4}``, draw 0, ``v ∈ {0.1, 0.2}``; otherwise
-        ``d ∈ {3, 4, 6}``, draws 0–2, ``v`` from 0.05 to 0.8.
-    seed : int
-        Unused.
-
-    Returns
-    -------
-    iterator of Measurement
-        Per draw: SimRF+ never beats the search, the fitted order, the share shrinking.
-    """
+def _plus_search_checks(mode, seed):
+    """SimRF+ (Sec. 3.2): the gap to the numerically optimal arrangement, its order in ``v`` and its share."""
     rid = "simrf.plus_optimality_search"
     ds: tuple[int, ...]
     draws: tuple[int, ...]
@@ -392,7 +326,7 @@ register(
                       "random starts)", choices=PLUS_SEARCH_METHODS)),
         mpmath=lambda p: geometry_conformity(_plus_rows(p), mpf(p["v"])),
         mc=_plus_search_mc,
-        checks=plus_search_checks,
+        checks=_plus_search_checks,
         mc_grid={"quick": [dict(d=4, v="1", seed=0, method="search")],
                  "full": [dict(d=d, v="1", seed=0, method=m) for d in (3, 6) for m in PLUS_SEARCH_METHODS]},
         mc_n={"quick": 20_000, "default": 100_000, "full": 400_000},

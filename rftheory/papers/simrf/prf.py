@@ -2,9 +2,7 @@
 its small-v coefficient (Sec. 5.1) of Reid et al. 2023: ``simrf.prf_mse``, ``simrf.prf_gap``,
 ``simrf.prf_small_v``.
 
-Here, per result and in order: the formula (mpmath, sympy), the independent routes, the float64
-evaluator with its error bound, the Monte Carlo of the real estimator, the checks and the
-registration.  The conformities ``ρ_c`` the MSE depends on are :mod:`.conformity`.
+Derivation and notes: :doc:`/notes/papers/simrf/prf`.
 """
 
 from __future__ import annotations
@@ -59,10 +57,7 @@ PRF_CONFORMITY: dict[str, tuple[Any, Any]] = {
 
 
 def _simplex_gap_f64(d, v):
-    """``log(e^{v²} − ρ_simplex)`` in float64 (:func:`~rftheory.numerics.special.log_angle_gap_nonpos`)
-    and a bound on its error: the log-space terms (:func:`~rftheory.numerics.special.log_series_error`)
-    and the roundings of the logs themselves, ``u|·|`` each: the result, the orthogonal part it is
-    added to and the φ-quadrature's two log-sums (``|log Σ w| ≤ ½ log d + 1``)."""
+    """``log(e^{v²} − ρ_simplex)`` in float64 and a bound on its error."""
     d = np.asarray(d, float)
     v2 = np.asarray(v, float) ** 2
     lg = log_angle_gap_nonpos(d, -1 / (d - 1), v2 / 2)
@@ -79,9 +74,7 @@ def norm_check(p):
 
 
 def prf_mse_bracket(bk, coupling, d, m, v, a, b, rho=None):
-    """MSE of positive random features with blocks (Reid et al. (2023), "Simplex Random Features",
-    ICML 2023, Thm 3.2) on the backend ``bk``, with the size of what cancels in it;
-    ``a = ‖x‖``, ``b = ‖y‖``, ``v = ‖x + y‖``.
+    """MSE of positive random features with blocks (Reid et al. 2023, Thm 3.2) on ``bk``, and the size of its terms.
 
     .. math:: \\mathrm{MSE} = \\frac{e^{-2a^2-2b^2}}{m}\\Big[e^{v^2}\\,\\mathrm{expm1}(v^2)
        + \\frac Pm(\\rho_c - e^{v^2})\\Big],\\qquad P = \\sum_b m_b(m_b-1)
@@ -90,13 +83,11 @@ def prf_mse_bracket(bk, coupling, d, m, v, a, b, rho=None):
 
     Parameters
     ----------
-    bk : backend
-        :data:`~rftheory.numerics.backends.MP` (:func:`prf_mse` adds the guard digits) or
-        :data:`~rftheory.numerics.backends.ARB` (a ball).
+    bk : {MP, ARB}
+        (:func:`prf_mse` adds the guard digits to MP.)
     coupling : {"iid", "orthogonal", "simplex"}
         Coupling of the ``w_i`` (blocks of ``d``).
     d, m : int
-        Dimension and number of features.
     v, a, b : number of the backend
         ``‖x + y‖``, ``‖x‖`` and ``‖y‖``.
     rho : number of the backend, optional
@@ -119,28 +110,22 @@ def prf_mse_bracket(bk, coupling, d, m, v, a, b, rho=None):
 
 
 def prf_gap_bracket(bk, coupling, d, m, v, a, b):
-    """The orthogonality gap of positive random features, ``MSE_iid − MSE_c`` (Reid et al. (2023),
-    "Simplex Random Features", ICML 2023, Cor. 4.4), on the backend ``bk``, with the size of what
-    cancels in it.
+    """The orthogonality gap ``MSE_iid − MSE_c`` of PRFs (Reid et al. 2023, Cor. 4.4) on ``bk``, and its terms' size.
 
     .. math:: \\mathrm{MSE}_{\\mathrm{iid}}-\\mathrm{MSE}_c = e^{-2a^2-2b^2}\\frac{P}{m^2}\\big(e^{v^2}-\\rho_c\\big)
 
     Parameters
     ----------
-    bk : backend
-        :data:`~rftheory.numerics.backends.MP` (:func:`prf_gap_mp` adds the guard digits) or
-        :data:`~rftheory.numerics.backends.ARB`.
+    bk : {MP, ARB}
+        (:func:`prf_gap_mp` adds the guard digits to MP.)
     coupling : {"orthogonal", "simplex"}
-        Coupling compared with iid.
-    d, m : int
-        Dimension and number of features.
-    v, a, b : number of the backend
-        ``‖x + y‖``, ``‖x‖`` and ``‖y‖``.
+    d, m, v, a, b
+        As in :func:`prf_mse_bracket`.
 
     Returns
     -------
     Cancelling
-        The gap and the size of its terms (``value``, ``scale``); exactly 0 where ``P = 0``.
+        The gap and the size of its terms; exactly 0 where ``P = 0``.
     """
     P = coupled_pairs(m, d)
     if P == 0:
@@ -152,25 +137,18 @@ def prf_gap_bracket(bk, coupling, d, m, v, a, b):
 
 
 def prf_mse(coupling, d, m, v, a, b):
-    """MSE of the PRF estimator at mpmath precision (Thm 3.2 with blocks);
-    ``a = ‖x‖``, ``b = ‖y‖``, ``v = ‖x + y‖``.
-
-    .. math:: \\mathrm{MSE} = \\frac{e^{-2a^2-2b^2}}{m}\\Big[(e^{2v^2}-e^{v^2})
-       + \\frac Pm(\\rho_c - e^{v^2})\\Big],\\qquad P = \\sum_b m_b(m_b-1)
+    """:func:`prf_mse_bracket` at mpmath precision (Thm 3.2 with blocks), with the guard digits its cancellation costs.
 
     Parameters
     ----------
     coupling : {"iid", "orthogonal", "simplex"}
-        Coupling of the ``w_i`` (blocks of ``d``).
     d, m : int
-        Dimension and number of features.
     v, a, b : mpmath.mpf
         ``‖x + y‖``, ``‖x‖`` and ``‖y‖``.
 
     Returns
     -------
     mpmath.mpf
-        The MSE at the working precision.
     """
     P = coupled_pairs(m, d)
     if v == 0:
@@ -224,11 +202,7 @@ def _prf_route_conformity_cached(coupling, d, v, prec):
 
 
 def _norm_exponent_f64(a, b, v):
-    """``a² + b² − v²`` and a bound on its error (Dekker's exact products, a compensated
-    sum of their six parts): the exponent of ``e^{−2‖x‖²−2‖y‖²+2v²}`` without cancellation,
-    within ``u|s| + γ_5²(a² + b² + v²)``.  Where ``a = b = v/2`` exactly (the default norms) and
-    ``v ≥ 2^{−500}`` (``v²`` normal), ``s = −v²/2`` exactly and ``−fl(v²)/2`` is within ``u|s|``:
-    that is returned at once, with the same bound."""
+    """``a² + b² − v²`` without cancellation (Dekker products, compensated sum) and its error bound."""
     half = 0.5 * v
     if np.array_equal(a, half) and np.array_equal(b, half) and not np.any(v < 2.0**-500):
         s = -0.5 * (v * v)
@@ -461,22 +435,8 @@ def prf_gap_mc(p, rng, n):
     return out[0] - out[1]
 
 
-def prf_gap_checks(mode, seed):
-    """Cor. 4.4: the orthogonal gap ``e^{v²} − ρ_orth`` is positive, and SimRF
-    beats ORF (``gap_simplex/gap_orth > 1``), per ``d``, at the worst ``v``.
-
-    Parameters
-    ----------
-    mode : str
-        ``"quick"`` (the quick ``d``, ``v`` sets) or a longer mode (the full ones).
-    seed : int
-        Unused (no randomness).
-
-    Returns
-    -------
-    iterator of Measurement
-        Two bounds per ``d``.
-    """
+def _prf_gap_checks(mode, seed):
+    """Cor. 4.4: the orthogonal gap is positive and SimRF beats ORF, per ``d``, at the worst ``v``."""
     rid = "simrf.prf_gap"
     ds = (2, 3, 4, 8, 16, 64) if mode == "quick" else FULL_D
     vs = QUICK_V if mode == "quick" else FULL_V
@@ -517,7 +477,7 @@ register(
         float64=prf_gap_f64,
         mc=prf_gap_mc,
         check=norm_check,
-        checks=prf_gap_checks,
+        checks=_prf_gap_checks,
         grid={
             "quick": prf_mse_grid((2, 8, 64), ("0.05", "1", "2"), ("orthogonal", "simplex"), ms=lambda d: (d,))
             + prf_mse_grid((8,), ("1",), ("orthogonal", "simplex"), ms=lambda d: (d + 1, 2 * d)),
@@ -537,25 +497,20 @@ SMALL_V_COUPLINGS = ("iid", "orthogonal", "simplex")
 
 
 def small_v_coefficient(bk, coupling, d, m):
-    """The small-``v`` coefficient ``a_c`` of the PRF MSE, ``MSE = pre·(a_c v² + O(v⁴))`` (Reid et al.
-    (2023), "Simplex Random Features", ICML 2023, Sec. 5.1), on the backend ``bk``.
+    """The small-``v`` coefficient ``a_c`` of the PRF MSE ``pre·(a_c v² + O(v⁴))`` (Reid et al. 2023, Sec. 5.1).
 
     .. math:: a_{\\mathrm{iid}}=a_{\\mathrm{orth}}=1,\\quad a_{\\mathrm{simplex}} = 1-\\frac{P/m}{d-1}
        \\frac{(\\mathbb E\\chi_d)^2}{d},\\quad \\mathbb E\\chi_d = \\sqrt2\\,\\frac{\\Gamma(\\frac{d+1}2)}{\\Gamma(\\frac d2)}
 
     Parameters
     ----------
-    bk : backend
-        :data:`~rftheory.numerics.backends.MP`, ``SYM`` or :data:`~rftheory.numerics.backends.ARB`.
+    bk : {MP, SYM, ARB}
     coupling : {"iid", "orthogonal", "simplex"}
-        Coupling of the ``w_i``.
     d, m : int
-        Dimension and number of features.
 
     Returns
     -------
     number of the backend
-        ``a_c``.
     """
     if coupling != "simplex":
         return bk.num(1)
@@ -603,22 +558,8 @@ def small_v_f64(p):
     return one_m_q + q * chi_var_ratio(d)
 
 
-def small_v_checks(mode, seed):
-    """The paper's number (0.0078 at ``d = 64``, one simplex block, Sec. 5.1)
-    and the ``1/(2d)`` rule for one block.
-
-    Parameters
-    ----------
-    mode : str
-        Unused (the same checks in every mode).
-    seed : int
-        Unused (no randomness).
-
-    Returns
-    -------
-    iterator of Measurement
-        One bound (the paper's two printed digits) and one relative claim per ``d``.
-    """
+def _small_v_checks(mode, seed):
+    """Sec. 5.1: the paper's 0.0078 at ``d = 64`` and the ``1/(2d)`` rule for one block."""
     rid = "simrf.prf_small_v"
     with mp.workdps(30):
         c64 = small_v_mp({"d": 64, "m": 64, "coupling": "simplex"})
@@ -645,7 +586,7 @@ register(
         routes={"derivative": small_v_derivative},
         symbolic=small_v_sym,
         float64=small_v_f64,
-        checks=small_v_checks,
+        checks=_small_v_checks,
         grid={"quick": [dict(d=d, m=m, coupling=c) for c in SMALL_V_COUPLINGS for d in (2, 3, 8, 64) for m in (d, d + 1, 2 * d)],
               "full": [dict(d=d, m=m, coupling=c) for c in SMALL_V_COUPLINGS for d in FULL_D for m in (d, d + 1, 2 * d, 3 * d + 2)]},
         notes=("With full blocks a_simplex = Var(chi_d)/d = 1 - (2/d)(Gamma((d+1)/2)/Gamma(d/2))^2 ~ 1/(2d); "

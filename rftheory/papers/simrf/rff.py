@@ -2,10 +2,7 @@
 leaves out): ``simrf.rff_mse`` (every coupling, blocks), ``simrf.rff_gap`` (the orthogonality gap)
 and ``simrf.rff_simplex`` (the simplex pair term, beyond the paper).
 
-The pair terms ``τ_c`` and the MSE of every coupling are one family in every layer,
-:mod:`rftheory.numerics.rff.pairs` (shared with ``orf.variance``); here, per result and in order:
-the evaluators built on it, the independent routes, the float64 evaluator with its error bound,
-the Monte Carlo, the checks and the registration.
+Derivation and notes: :doc:`/notes/papers/simrf/rff`.
 """
 
 from __future__ import annotations
@@ -148,28 +145,8 @@ def gap_sym(p):
 
 
 
-def rff_gap_definition(bk, p):
-    r"""``simrf.rff_gap``: ``P/m² · (iid pair term − orthogonal pair term)`` on ``bk``.
-
-    .. math:: \mathrm{MSE}_{\mathrm{iid}}-\mathrm{MSE}_{\mathrm{orth}} = \frac P{m^2}
-       \Big(e^{-z^2}-{}_1F_1\big(d;\tfrac d2;-\tfrac{z^2}2\big)\Big)
-
-    (Reid et al. (2023), "Simplex Random Features", ICML 2023, Thm 4.5; ``P`` of
-    :func:`rftheory.numerics.special.coupled_pairs`, the bracket of
-    :func:`rftheory.numerics.rff.pairs.orth_gap_bracket`).
-
-    Parameters
-    ----------
-    bk : backend
-        A backend of :mod:`rftheory.numerics.backends`.
-    p : dict
-        A validated point of ``simrf.rff_gap`` (``d``, ``m``, ``z``).
-
-    Returns
-    -------
-    number of the backend
-        The gap; an exact zero where no pair is coupled (``P = 0``).
-    """
+def _rff_gap_definition(bk, p):
+    r"""``simrf.rff_gap``: ``P/m² · (iid pair term − orthogonal pair term)`` on ``bk``."""
     d, m, z = p["d"], p["m"], p["z"]
     P = coupled_pairs(m, d)
     if P == 0:
@@ -180,7 +157,7 @@ def rff_gap_definition(bk, p):
 register(
     Result(
         id="simrf.rff_gap",
-        definition=rff_gap_definition,
+        definition=_rff_gap_definition,
         ball_layer=Ball("Arb 1F1"),
         title="RFF orthogonality gap MSE_iid − MSE_orthogonal",
         source=f"{PAPER}, Thm 4.5",
@@ -219,22 +196,8 @@ def simplex_pair_f64(p):
     return checked(val, err, "tau_simplex")
 
 
-def simplex_checks(mode, seed):
-    """Simplex RFFs: the small-``z`` law ``τ_θ − τ_orth = d cos²θ z⁴/(2(d+2)) + O(z⁶)``
-    and where simplex loses to orthogonal (MSE ratio 1.35 at ``d = m = 64``, ``z = 0.5``).
-
-    Parameters
-    ----------
-    mode : str
-        Unused (the same checks in every mode).
-    seed : int
-        Unused (no randomness).
-
-    Returns
-    -------
-    iterator of Measurement
-        Three relative claims (small-z law) and one bound (the ratio).
-    """
+def _simplex_checks(mode, seed):
+    """Simplex RFFs: the small-``z`` law of ``τ_θ − τ_orth`` and where simplex loses to orthogonal."""
     rid = "simrf.rff_simplex"
     with mp.workdps(40):
         for d in (3, 8, 64):
@@ -262,7 +225,7 @@ register(
         routes={"quadrature": lambda p: pair_term_route("simplex", p["d"], p["z"])},
         float64=simplex_pair_f64,
         mc=pair_mc("simplex"),
-        checks=simplex_checks,
+        checks=_simplex_checks,
         grid={"quick": [dict(d=d, z=z) for d in (2, 8, 64) for z in ("0.1", "1", "3")],
               "default": [dict(d=d, z=z) for d in (2, 3, 8, 64) for z in QUICK_Z],
               "full": [dict(d=d, z=z) for d in (2, 3, 4, 8, 16, 64) for z in FULL_Z]},

@@ -2,13 +2,7 @@
 ``v² = −z²``; beyond the paper): ``simrf.rff_optimal_angle``, the equiangular block minimising the
 one-angle pair term.
 
-The block pair term is the mean of a one-angle term ``f(c_ij)``, even in ``c``, so ``min_c f(c)``
-over ``[0, 1]`` bounds every block below and the equiangular block at ``c* = argmin f`` attains it
-(its Gram matrix ``(1−c*)I + c*11ᵀ`` is PSD for every ``c* ≥ 0``).  Orthogonal blocks are a critical
-point for every ``z`` and a local minimum iff ``f''(0) ∝ ₁F₁(d+2; d/2+2; −z²/2) ≥ 0``.  Here, in
-order: the float64 scan, the threshold ``z₀(d)`` and route 1 (:func:`rff_angle_by_threshold`), the
-Eq. 24 coefficients and route 2 (:func:`rff_angle_by_bounds`, branch and bound) and the
-registration.
+Derivation and notes: :doc:`/notes/papers/simrf/rff_angle`.
 """
 
 from __future__ import annotations
@@ -28,23 +22,19 @@ from ...numerics.rff.chebyshev import check_dimension
 from .couplings import pair_function
 from .params import D_SEARCH, DOMAIN_NOTE, PAPER, Z_SEARCH
 
-__all__ = ["rff_optimal_angle", "orthogonal_curvature", "THRESHOLD_BRACKET", "orthogonal_threshold",
-           "rff_angle_by_threshold", "eq24_even_coefficients", "BOUNDS_MAX_INTERVALS", "rff_angle_by_bounds"]
+__all__ = ["rff_optimal_angle", "orthogonal_curvature", "THRESHOLD_BRACKET", "orthogonal_threshold", "eq24_even_coefficients", "BOUNDS_MAX_INTERVALS"]
 
 
 @functools.lru_cache(maxsize=256)
 def rff_optimal_angle(d, z):
-    """``c* = argmin_{0 ≤ c ≤ 1} f(c)`` of the RFF one-angle pair term: a grid of
-    20001 cosines, then bounded Brent refinement (``xatol = 1e-12``) around the best; ``f`` is flat at
-    ``c*`` (a quadratic minimum evaluated in float64), so the result is within ~1e-9 of ``c*`` (measured:
-    2.4e-10 at d = 2, z = 3; 6.1e-10 at d = 4, z = 4), not 1e-12; ``simrf.rff_optimal_angle`` refines it in mpmath.
+    """``c* = argmin_{0 ≤ c ≤ 1} f(c)`` of the RFF one-angle pair term in float64 (grid, then Brent).
+
+    Accuracy (~1e-9): :doc:`/notes/papers/simrf/rff_angle`.
 
     Parameters
     ----------
     d : int
-        Dimension.
     z : Fraction
-        ``z = ‖x − y‖``.
 
     Returns
     -------
@@ -64,15 +54,12 @@ def rff_optimal_angle(d, z):
 
 
 def orthogonal_curvature(d, z):
-    """``₁F₁(d+2; d/2+2; −z²/2)``: the sign of ``f''(0)`` of the RFF one-angle term
-    (``b_2 = R_2 (z⁴/8)(d)_2/(d/2)_2 · ₁F₁(d+2; d/2+2; −z²/2)``), at the working precision.
+    """``₁F₁(d+2; d/2+2; −z²/2)``: the sign of ``f''(0)`` of the RFF one-angle term, at the working precision.
 
     Parameters
     ----------
     d : int
-        Dimension.
     z : mpmath.mpf
-        ``z = ‖x − y‖``.
 
     Returns
     -------
@@ -89,23 +76,17 @@ THRESHOLD_BRACKET = (Fraction(3, 2), Fraction(3))
 
 
 def orthogonal_threshold(d):
-    """``z₀(d)``: the first positive zero of ``₁F₁(d+2; d/2+2; −z²/2)`` at the working precision
-    (``√6`` at ``d = 2``, where ``₁F₁(4; 3; −x) = e^{−x}(1 − x/3)``), found by bracketing in
-    :data:`THRESHOLD_BRACKET` (Anderson–Björck on a sign change; the ends' signs are checked).
+    """``z₀(d)``: the first positive zero of ``₁F₁(d+2; d/2+2; −z²/2)`` at the working precision (Anderson–Björck).
 
-    ``b_2 = R_2 (z⁴/8)(d)_2/(d/2)_2 · ₁F₁(d+2; d/2+2; −z²/2)`` is the ``c²`` coefficient of the RFF
-    one-angle term (Lemma 4.2 / Eq. 24 of Reid et al. 2023 at ``v² = −z²``): orthogonal blocks are a strict local
-    minimum for ``z < z₀`` and stop being one at ``z₀``.
+    Derivation and notes: :doc:`/notes/papers/simrf/rff_angle`.
 
     Parameters
     ----------
     d : int
-        Dimension (``≥ 2``).
 
     Returns
     -------
     mpmath.mpf
-        ``z₀(d)``.
 
     Raises
     ------
@@ -122,28 +103,8 @@ def orthogonal_threshold(d):
         return +mp.findroot(lambda t: orthogonal_curvature(d, t), (lo, hi), solver="anderson")
 
 
-def rff_angle_by_threshold(d, z):
-    """``c*`` of the RFF one-angle term, route 1: ``c* = 0`` decided by ``z ≤ z₀(d)``
-    (:func:`orthogonal_threshold`, an mpmath root), otherwise the root of
-    ``f'(c) = Σ_p p b_p c^{p−1}`` with the ``b_p`` of :func:`~rftheory.numerics.rff.chebyshev.power_coefficients`
-    (``b_p = R_p x^p (d)_p/((d/2)_p p!) ₁F₁(d+p; d/2+p; x)``, ``x = −z²/2``), started from the best
-    cosine ``c > 0`` of a 20001-point scan of the float64 term (which picks the branch only).
-
-    The rule "orthogonal optimal iff ``z ≤ z₀``" is the claim of ``simrf.rff_coupling_search``; the
-    independent route :func:`rff_angle_by_bounds` decides without it, so verify tests the claim.
-
-    Parameters
-    ----------
-    d : int
-        Dimension.
-    z : Fraction
-        ``z = ‖x − y‖ > 0``.
-
-    Returns
-    -------
-    mpmath.mpf
-        ``c*`` at the working precision.
-    """
+def _rff_angle_by_threshold(d, z):
+    """``c*`` of the RFF one-angle term, route 1: the threshold ``z₀(d)``, else the root of ``f'``."""
     from ...numerics.rff.chebyshev import power_coefficients
 
     zz = mpf(Fraction(z))
@@ -159,40 +120,29 @@ def rff_angle_by_threshold(d, z):
 
 
 def eq24_even_coefficients(d, x):
-    """The coefficients ``b_p`` (even ``p``) of the RFF one-angle term by direct summation of
-    the double series of Eq. 24 (Reid et al. 2023), without the ₁F₁ closed form of the inner sums:
+    """The coefficients ``b_p`` (even ``p``; odd ones zero) of the RFF one-angle term by Eq. 24's double series.
 
     .. math:: b_p = \\frac{R_p}{p!}\\sum_{j\\ge0}\\frac{x^{p+j}}{j!}\\frac{(d)_{p+j}}{(d/2)_{p+j}},\\qquad
        R_p = \\frac{\\Gamma(\\frac{d+p}2)\\Gamma(\\frac{d+1}2)}{\\Gamma(\\frac{d+p+1}2)\\Gamma(\\frac d2)}
 
-    (``R_p`` by its Gamma definition).  With ``(d)_k/(d/2)_k ≤ 2^k`` every term is below
-    ``(2|x|)^{p+j}/(p! j!)``, whose ratios ``2|x|/(j+1)`` fall: the ``j``-sum stops where the bound
-    ``2(2|x|)^{p+j+1}/(p! (j+1)!)`` on its remainder (``j + 1 ≥ 4|x|``: ratios at most ½) is below
-    ``ε = 2^{−prec}\\min(1, x²)``, and ``p`` where the geometric bound on ``Σ_{q>p}(2|x|)^q e^{2|x|}/q!``
-    (``≥ |b_{p+1}| + |b_{p+2}| + …``) is below ``ε`` (:func:`~rftheory.numerics.series.mp_series.mp_series`,
-    absolute tolerance ``ε``).  The factor ``x²`` keeps the truncation relative to ``b_2 ≈ x²·2d/(d+2)``: at small ``z``
-    an absolute ``2^{−prec}`` would drop ``b_2`` itself (z = 1e-17: every ``b_p``, ``p ≥ 2``, is below it)
-    and leave :func:`rff_angle_by_bounds` nothing to decide on.
-    Call it with ``≈ 2|x|/ln 10`` guard digits (the terms reach ``e^{2|x|}``).
+    Derivation and notes: :doc:`/notes/papers/simrf/rff_angle`.
 
     Parameters
     ----------
     d : int
-        Dimension.
     x : mpmath.mpf
         ``x = −z²/2``.
 
     Returns
     -------
     list of mpmath.mpf
-        ``b_0, b_1 = 0, b_2, …`` (odd ones zero).
     """
     from ...numerics.series.mp_series import mp_series
 
     d = check_dimension(d)
     h = mp.mpf(d) / 2
     ax = abs(x)
-    eps = mp.mpf(2) ** (-mp.mp.prec) * min(mp.mpf(1), ax * ax)  # relative to b_2 ~ x^2 (docstring)
+    eps = mp.mpf(2) ** (-mp.mp.prec) * min(mp.mpf(1), ax * ax)  # relative to b_2 ~ x^2 (notes page)
     big = mp.exp(2 * ax)
     out = []
 
@@ -238,10 +188,7 @@ def _horner(coef, c):
 
 
 def _interval_lower(b, lo, hi, shift):
-    """A lower bound of ``h(c) = Σ_{p≥shift} b_p c^{p−shift}`` over ``0 ≤ lo ≤ c ≤ hi``: the larger of
-    the sign split (positive terms at ``lo``, negative at ``hi``) and the second-order form
-    ``h(m) − |h'(m)| r − S r²/2`` (``m`` the midpoint, ``r`` the half-width, ``S = Σ k(k−1)|a_k| hi^{k−2}``
-    bounding ``|h''|`` on the interval)."""
+    """A lower bound of ``h(c) = Σ_{p≥shift} b_p c^{p−shift}`` over ``[lo, hi] ⊂ [0, 1]``."""
     a = b[shift:]
     pos = _horner([t if t > 0 else 0 for t in a], lo) + _horner([t if t < 0 else 0 for t in a], hi)
     m, r = (lo + hi) / 2, (hi - lo) / 2
@@ -254,41 +201,12 @@ def _poly(b, c, shift=0):
     return _horner(b[shift:], c)
 
 
-#: bisections of the branch-and-bound of :func:`rff_angle_by_bounds` before it gives up (undecided)
+#: bisections of the branch-and-bound of :func:`_rff_angle_by_bounds` before it gives up (undecided)
 BOUNDS_MAX_INTERVALS = 4000
 
 
-def rff_angle_by_bounds(d, z):
-    """``c*`` of the RFF one-angle term, route 2 (independent of route 1's threshold and float scan):
-    branch and bound on ``[0, 1]`` at the working precision, with the coefficients of
-    :func:`eq24_even_coefficients`.
-
-    On ``[a, b] ⊂ [0, 1]`` a polynomial ``Σ b_p c^p`` is at least ``Σ_{b_p>0} b_p a^p + Σ_{b_p<0} b_p b^p``
-    and at least its second-order form about the midpoint (:func:`_interval_lower`).
-    *Decision*: ``f(c) − f(0) = c² g(c)``, ``g(c) = Σ_{p≥2} b_p c^{p−2}``; ``c* = 0`` iff ``g > 0`` on
-    ``[0, 1]``, proved by bounding ``g`` below on a subdivision, refuted by a point with ``g < 0``.
-    *Location*: otherwise intervals whose lower bound of ``f`` exceeds the best value seen are
-    discarded until the survivors are shorter than ``1e-3``; ``c*`` is the root of ``f'`` (secant, from
-    the best survivor), checked to be the lowest value seen and in ``[0, 1]``.
-
-    Parameters
-    ----------
-    d : int
-        Dimension.
-    z : Fraction
-        ``z = ‖x − y‖ > 0``.
-
-    Returns
-    -------
-    mpmath.mpf
-        ``c*`` at the working precision.
-
-    Raises
-    ------
-    ArithmeticError
-        Undecided within :data:`BOUNDS_MAX_INTERVALS` (``z`` within rounding of ``z₀``), or two
-        separated minima within the bounds' resolution.
-    """
+def _rff_angle_by_bounds(d, z):
+    """``c*`` of the RFF one-angle term, route 2: branch and bound on ``[0, 1]``."""
     zz = mpf(Fraction(z))
     with guard_digits(extra_digits(-zz * zz / 2)):
         b = eq24_even_coefficients(d, -zz * zz / 2)
@@ -340,8 +258,8 @@ register(
         statement=r"c^*=\mathrm{argmin}_{0\le c\le1}\tau(c),\quad \tau(c)=\sum_{p\ \mathrm{even}}b_pc^p,\ "
         r"b_p=R_p\frac{x^p}{p!}\frac{(d)_p}{(d/2)_p}{}_1F_1(d+p;\tfrac d2+p;x),\ x=-\tfrac{z^2}2",
         params=(D_SEARCH, Z_SEARCH),
-        mpmath=lambda p: rff_angle_by_threshold(p["d"], p["z"]),
-        routes={"branch-and-bound": lambda p: rff_angle_by_bounds(p["d"], p["z"])},
+        mpmath=lambda p: _rff_angle_by_threshold(p["d"], p["z"]),
+        routes={"branch-and-bound": lambda p: _rff_angle_by_bounds(p["d"], p["z"])},
         grid={"quick": [dict(d=2, z="3"), dict(d=4, z="3"), dict(d=3, z="2")],
               "full": [dict(d=d, z=z) for d in (2, 3, 4, 8) for z in ("1", "2.5", "3", "4", "6")]},
         status="beyond",

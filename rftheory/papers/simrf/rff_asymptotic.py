@@ -1,9 +1,7 @@
 """The RFF MSE ratio ``MSE_orth/MSE_iid`` at large ``d`` with the next order (Cor. 4.6 of Reid et al.
 2023; Eq. 3 of Yu et al. 2016): ``simrf.rff_ratio_asymptotic``.
 
-Here, in order: the formula (against the backend ``bk``), the float64 evaluator in a
-cancellation-free form with its error bound, the exact ratio it approximates, the checks (the
-remainder's order) and the registration.
+Derivation and notes: :doc:`/notes/papers/simrf/rff_asymptotic`.
 """
 
 from __future__ import annotations
@@ -24,30 +22,23 @@ from .params import D2, FULL_Z, PAPER, M, noted
 
 
 def ratio_asymptotic(bk, d, m, Z2):
-    """Cor. 4.6 of Reid et al. 2023 (Eq. 3 of Yu et al. 2016) with the
-    next order, ``Z = z²``, ``P/m`` for ``m−1`` (blocks; equal for ``m ≤ d``):
+    """Cor. 4.6 of Reid et al. 2023 (Eq. 3 of Yu et al. 2016) with the next order, ``Z = z²``, ``P/m`` for ``m−1``.
 
     .. math:: \\frac{\\mathrm{MSE}_{\\mathrm{orth}}}{\\mathrm{MSE}_{\\mathrm{iid}}} \\approx
        1-\\frac{P}{m}\\frac{e^{-Z}Z^2}{d(1-e^{-Z})^2}
        +\\frac{2P}{m}\\frac{e^{-Z}(Z^2-Z^3+Z^4/8)}{d^2(1-e^{-Z})^2}
 
-    (the remainder is ``O((P/m)/d³)``).  The literal form: it cancels
-    ``log10 d`` digits in float64 at small ``Z``, so the float64 layer uses
-    the cancellation-free form of :func:`asym_f64`.
+    Derivation and notes: :doc:`/notes/papers/simrf/rff_asymptotic`.
 
     Parameters
     ----------
-    bk : backend
-        :data:`~rftheory.numerics.backends.MP` or ``SYM``.
+    bk : {MP, SYM}
     d, m : int
-        Dimension and number of frequencies.
     Z2 : number of the backend
-        ``Z = z²``.
 
     Returns
     -------
     number of the backend
-        The approximate ratio.
 
     Examples
     --------
@@ -66,29 +57,23 @@ def ratio_asymptotic(bk, d, m, Z2):
 
 
 def ratio_asymptotic_mp(d, m, z):
-    """:func:`ratio_asymptotic` at the working mpmath precision.
+    """:func:`ratio_asymptotic` at the working mpmath precision, ``z = ‖x − y‖``.
 
     Parameters
     ----------
     d, m : int
-        Dimension and number of frequencies.
     z : mpmath.mpf or number
-        ``z = ‖x − y‖``.
 
     Returns
     -------
     mpmath.mpf
-        The approximate ratio ``MSE_orth/MSE_iid``.
     """
     z = mp.mpmathify(z)
     return ratio_asymptotic(MP, d, m, z * z)
 
 
 def _one_minus_A(Z):
-    """``(1 − A, A)`` for ``A = Z²e^{−Z}/(1−e^{−Z})² = (h/sinh h)²``, ``h = Z/2``,
-    without cancellation: with ``sinh h = h(1 + s)``, ``1 − A = s(2 + s)/(1 + s)²``;
-    ``s = Σ_{n≥1} h^{2n}/(2n+1)!`` (positive terms) for ``h < 1``, else
-    ``sinh(h)/h − 1`` (relative error ≤ 7ε there since ``s ≥ 0.175``)."""
+    """``(1 − A, A)`` for ``A = (h/sinh h)²``, ``h = Z/2``, without cancellation."""
     Z = np.asarray(Z, float)
     h = Z / 2
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
@@ -106,17 +91,8 @@ def _one_minus_A(Z):
     return np.where(big, 1 - A_big, one_m_A_small), np.where(big, A_big, A_small)
 
 
-def asym_f64(p):
-    r"""Cor. 4.6 with the next order in float64, without cancellation:
-
-    .. math:: 1 - f + s = \frac{md - P}{md} + \frac{P}{md}(1 - A)
-       + \frac{2P}{md^2}A\Big(1 - Z + \frac{Z^2}{8}\Big),\quad A = \frac{Z^2e^{-Z}}{(1-e^{-Z})^2}
-
-    (the literal ``1 − f + s`` cancels ``log10 d`` digits at small ``Z``, and
-    is 0/0 when ``z²`` underflows).  The first two terms are non-negative and
-    computed to a few ulps; the third is ``O(1/d)`` of them.  A first-order
-    error bound is checked against :data:`ASYM_RTOL64`/10.
-    """
+def _asym_f64(p):
+    r"""Cor. 4.6 with the next order in float64, without cancellation."""
     d, m, z = np.broadcast_arrays(*(np.asarray(p[k], float) for k in ("d", "m", "z")))
     di, mi = d.astype(np.int64), m.astype(np.int64)
     P = np.asarray(coupled_pairs(mi, di), dtype=np.int64)
@@ -146,41 +122,13 @@ def asym_sym(p):
     return ratio_asymptotic(SYM, p["d"], p["m"], sym(p["z"]) ** 2)
 
 
-def exact_ratio(d, m, z):
-    """MSE of orthogonal RFFs over MSE of iid ones, in mpmath (Reid et al. 2023, Thm 4.5).
-
-    Parameters
-    ----------
-    d, m : int
-        Dimension and number of frequencies.
-    z : number
-        ``‖x − y‖``.
-
-    Returns
-    -------
-    mpmath.mpf
-        The ratio at the working precision.
-    """
+def _exact_ratio(d, m, z):
+    """MSE of orthogonal RFFs over MSE of iid ones, in mpmath (Reid et al. 2023, Thm 4.5)."""
     return rff_mse("orthogonal", d, m, z) / rff_mse("iid", d, m, z)
 
 
-def asym_checks(mode, seed):
-    """Cor. 4.6 with the next order: the remainder is ``O((P/m)/d³)``, so
-    ``d³(exact − formula)/(P/m)`` converges as ``d = 256, 1024, 4096`` (``m = d``):
-    its last two values agree to 5%.
-
-    Parameters
-    ----------
-    mode : str
-        ``"quick"``: three ``z``; otherwise six.
-    seed : int
-        Unused (no randomness).
-
-    Returns
-    -------
-    iterator of Measurement
-        One relative claim per ``z``.
-    """
+def _asym_checks(mode, seed):
+    """Cor. 4.6 with the next order: ``d³(exact − formula)/(P/m)`` converges as ``d`` grows."""
     rid = "simrf.rff_ratio_asymptotic"
     zs = ("0.5", "1", "2") if mode == "quick" else ("0.25", "0.5", "1", "1.5", "2", "3")
     with mp.workdps(40):
@@ -191,7 +139,7 @@ def asym_checks(mode, seed):
                 scaled = []
                 for d in (256, 1024, 4096):
                     Pm = mp.mpf(coupled_pairs(d, d)) / d
-                    scaled.append((exact_ratio(d, d, zz) - ratio_asymptotic_mp(d, d, zz)) * d**3 / Pm)
+                    scaled.append((_exact_ratio(d, d, zz) - ratio_asymptotic_mp(d, d, zz)) * d**3 / Pm)
             except Exception as exc:  # noqa: BLE001 - reported as a failed measurement
                 yield failure(rid, point, "remainder O(1/d^2)", exc)
                 continue
@@ -211,8 +159,8 @@ register(
         params=(D2, M, Param("z", "real", "z = ||x - y||", low=0, low_open=True, high=ARG_MAX)),
         mpmath=lambda p: ratio_asymptotic_mp(p["d"], p["m"], mpf(p["z"])),
         symbolic=asym_sym,
-        float64=asym_f64,
-        checks=asym_checks,
+        float64=_asym_f64,
+        checks=_asym_checks,
         grid={"quick": [dict(d=d, m=d, z=z) for d in (8, 4096) for z in ("0.1", "1", "3")],
               "full": [dict(d=d, m=m, z=z) for d in (8, 64, 4096) for m in (d, 2 * d) for z in FULL_Z]},
         rtol64=ASYM_RTOL64,

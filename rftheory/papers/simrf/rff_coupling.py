@@ -2,10 +2,7 @@
 2023; beyond the paper): ``simrf.rff_coupling_search``, the MSE of iid, orthogonal, simplex, optimal
 (equiangular at ``c*``, :mod:`.rff_angle`) and searched blocks.
 
-Here, in order: the block search (cached; the optimiser is :mod:`.search`), the block of each
-coupling and its exact MSE (the formula: :func:`~rftheory.numerics.rff.pairs.rff_mse` at ``m = d``
-with the block's mean pair term), the checks, the Monte Carlo of the real estimator and the
-registration.
+Derivation and notes: :doc:`/notes/papers/simrf/rff_coupling`.
 """
 
 from __future__ import annotations
@@ -28,96 +25,41 @@ from .params import D_SEARCH, DOMAIN_NOTE, PAPER, Z_SEARCH, noted
 from .rff_angle import orthogonal_threshold, rff_optimal_angle
 from .search import N_RANDOM, fraction_key, search_block, start_rng
 
-__all__ = ["rff_search", "rff_block", "rff_block_mse", "rff_threshold", "rff_search_checks", "RFF_SEARCH_COUPLINGS"]
+__all__ = ["rff_threshold", "RFF_SEARCH_COUPLINGS"]
 
 
 @functools.lru_cache(maxsize=256)
-def rff_search(d, z, n_random=N_RANDOM):
-    """The RFF block search at ``(d, z)`` (cached): orthogonal and simplex starts + ``n_random`` random ones.
-
-    Parameters
-    ----------
-    d : int
-        Dimension.
-    z : Fraction
-        ``z = ‖x − y‖ > 0``.
-    n_random : int, optional
-        Random starts (seeded by ``(d, z, n_random)``).
-
-    Returns
-    -------
-    SearchResult
-    """
+def _rff_search(d, z, n_random=N_RANDOM):
+    """The RFF block search at ``(d, z)`` (cached): orthogonal and simplex starts + ``n_random`` random ones."""
     f = pair_function(d, "rff", Fraction(z))
     return search_block(f, d, start_rng(2, d, *fraction_key(z), n_random), n_random,
                         starts=(np.eye(d), np.asarray(simplex_matrix(d))))
 
 
-def rff_block(coupling, d, z):
-    """The block of an RFF coupling: ``orthogonal``, ``simplex``, ``optimal``
-    (equiangular at :func:`rff_optimal_angle`) or ``search`` (the best found).
-
-    Parameters
-    ----------
-    coupling : str
-        One of the above.
-    d : int
-        Dimension.
-    z : Fraction
-        ``z = ‖x − y‖``.
-
-    Returns
-    -------
-    Block
-    """
+def _rff_block(coupling, d, z):
+    """The block of an RFF coupling: orthogonal, simplex, optimal (equiangular) or search."""
     if coupling == "optimal":
         return Block.equiangular(d, rff_optimal_angle(d, Fraction(z)), "optimal")
     if coupling == "search":
-        return Block(rff_search(d, Fraction(z)).rows, "search")
+        return Block(_rff_search(d, Fraction(z)).rows, "search")
     return Block.named(coupling, d)
 
 
-def rff_block_mse(coupling, d, z, pair=None):
-    """Exact MSE of ``(1/d)Σcos(w_iᵀ(x−y))`` for one block of ``d`` vectors (``m = d``) of a coupling
-    (the RFF MSE of Sec. A.8 of Reid et al. 2023, with ``P = d(d−1)`` coupled ordered pairs).
-
-    .. math:: \\mathrm{MSE} = \\frac1d\\Big[\\frac{(1-e^{-z^2})^2}{2} + (d-1)(\\bar\\tau - e^{-z^2})\\Big]
-
-    The formula is :func:`~rftheory.numerics.rff.pairs.rff_mse` at ``m = d`` (its one definition, with its
-    precision guard :func:`~rftheory.numerics.rff.pairs.rff_guard`), with the block's mean pair term as ``τ̄``.
-
-    Parameters
-    ----------
-    coupling : {"iid", "orthogonal", "simplex", "optimal", "search"}
-        ``iid``: ``τ̄ = e^{−z²}``; otherwise the block's mean pair term (:func:`block_value`).
-    d : int
-        Dimension.
-    z : Fraction
-        ``z = ‖x − y‖``.
-    pair : callable, optional
-        ``pair(block, z)`` giving ``τ̄`` of a block (default :func:`block_value`; the registry's
-        φ-quadrature route passes its own).
-
-    Returns
-    -------
-    mpmath.mpf
-        The MSE at the working precision.
-    """
+def _rff_block_mse(coupling, d, z, pair=None):
+    """Exact MSE of ``(1/d)Σcos(w_iᵀ(x−y))`` for one block of ``d`` vectors of a coupling (Sec. A.8)."""
     pair = pair or (lambda block, zz: block_value(block, "rff", zz))
     if coupling == "iid":
         return rff_mse("iid", d, d, Fraction(z))
     # rff_mse evaluates the pair term inside its guard digits (the small-z cancellation of tau - e^{-z^2} too)
-    return rff_mse(coupling, d, d, Fraction(z), pair=lambda c, dd, zr: pair(rff_block(c, dd, zr), mpf(zr)))
+    return rff_mse(coupling, d, d, Fraction(z), pair=lambda c, dd, zr: pair(_rff_block(c, dd, zr), mpf(zr)))
 
 
 def rff_threshold(d):
-    """``z₀(d)``: the first positive zero of ``₁F₁(d+2; d/2+2; −z²/2)``, where orthogonal
-    blocks stop being a local minimum of the RFF pair term (30 digits).
+    """``z₀(d)`` to 30 digits: where orthogonal blocks stop being a local minimum of the RFF pair term.
 
     Parameters
     ----------
     d : int
-        Dimension.
 
     Returns
     -------
@@ -128,25 +70,8 @@ def rff_threshold(d):
         return orthogonal_threshold(d)
 
 
-def rff_search_checks(mode, seed):
-    """RFF couplings (beyond the papers): the block pair term is the mean of the
-    one-angle term ``f(c_ij)``, so ``f(c*)`` bounds every block and the
-    equiangular block at ``c*`` attains it.  Per ``(d, z)``: the search's best
-    block does not beat it (exact), the optimum beats iid (a law is a mixture of
-    blocks), and orthogonal is optimal exactly for ``z ≤ z₀(d)`` (``c* = 0``).
-
-    Parameters
-    ----------
-    mode : str
-        ``"quick"``: ``d ∈ {2, 3, 4, 8}``, ``z ∈ {1, 3}``; otherwise ``z`` from 0.5 to 6.
-    seed : int
-        Unused.
-
-    Returns
-    -------
-    iterator of Measurement
-        Three or four per ``(d, z)``.
-    """
+def _rff_search_checks(mode, seed):
+    """RFF couplings: the search's best block, the optimal equiangular block, iid and orthogonal compared."""
     rid = "simrf.rff_coupling_search"
     zs = ("1", "3") if mode == "quick" else ("0.5", "1", "1.5", "2", "2.5", "3", "4", "5", "6")
     for d in (2, 3, 4, 8):
@@ -155,7 +80,7 @@ def rff_search_checks(mode, seed):
             point = f"d={d}, z={z}"
             try:
                 zf = Fraction(z)
-                res = rff_search(d, zf)
+                res = _rff_search(d, zf)
                 c = rff_optimal_angle(d, zf)
                 with mp.workdps(30):
                     zz = mpf(zf)
@@ -187,13 +112,13 @@ def _rff_search_mc(p, rng, n):
     if p["coupling"] == "iid":
         e = np.cos(rng.standard_normal((n, d)) * z)
         return (e.mean(axis=1) - np.exp(-z * z / 2)) ** 2
-    return block_squared_errors(rff_block(p["coupling"], d, p["z"]), z, rng, n)
+    return block_squared_errors(_rff_block(p["coupling"], d, p["z"]), z, rng, n)
 
 
 def _rff_opt_route(p):
     if p["coupling"] == "iid":
         raise LayerUnavailableError("iid is a law, not a block: no block route")
-    return rff_block_mse(p["coupling"], p["d"], p["z"], pair=lambda block, z: quad_route(block, "rff", z))
+    return _rff_block_mse(p["coupling"], p["d"], p["z"], pair=lambda block, z: quad_route(block, "rff", z))
 
 
 register(
@@ -207,10 +132,10 @@ register(
         params=(D_SEARCH, Z_SEARCH,
                 Param("coupling", "choice", "iid, orthogonal, simplex, optimal (equiangular at c* = argmin tau), or "
                       "search (best block found: orthogonal, simplex + 6 random starts)", choices=RFF_SEARCH_COUPLINGS)),
-        mpmath=lambda p: rff_block_mse(p["coupling"], p["d"], p["z"]),
+        mpmath=lambda p: _rff_block_mse(p["coupling"], p["d"], p["z"]),
         routes={"phi-quadrature": _rff_opt_route},
         mc=_rff_search_mc,
-        checks=rff_search_checks,
+        checks=_rff_search_checks,
         grid={"quick": [dict(d=d, z=z, coupling=c) for d, z in ((2, "3"), (3, "1")) for c in ("orthogonal", "optimal")],
               "full": [dict(d=d, z=z, coupling=c) for d in (2, 3, 4) for z in ("1", "3")
                        for c in ("orthogonal", "simplex", "optimal")]},

@@ -1,16 +1,7 @@
-"""Searches over couplings: the numerical side of the optimality claims of
-Reid et al. 2023 (Reid et al. 2023, Thm 3.4, Sec. 3.2) and
-of the RFF couplings they leave out.
+"""Searches over couplings: the numerical side of the optimality claims of Reid et al. 2023 (Thm 3.4,
+Sec. 3.2) and of the RFF couplings they leave out.
 
-:func:`search_block` minimises the mean pair term of a block of ``d`` unit
-directions (:func:`~rftheory.papers.simrf.couplings.block_objective`) over
-the product of spheres — L-BFGS-B on unnormalised rows with the analytic
-gradient (rows normalised inside the objective), from given and random
-starts drawn from a caller-seeded Generator.  :func:`search_weighted`
-does the same for fixed norms (weight-dependent couplings, PRF, Eq. 12).
-The searches return float64 optima; the registered results re-evaluate each winner
-exactly (mpmath), so a reported value is the exact value of a configuration
-that exists (a witness), and only its *optimality* is numerical.
+Derivation and notes: :doc:`/notes/papers/simrf/search`.
 """
 
 from __future__ import annotations
@@ -57,20 +48,14 @@ class SearchResult:
     rows : numpy.ndarray
         Its rows (unit directions, or the vectors ``w_i`` for :func:`search_weighted`).
     values : numpy.ndarray
-        The final objective of every start (sorted), to show how many reached the best.
+        The final objective of every start (sorted).
     starts : int
-        Number of starts.
     excess : float
-        Bound on the best configuration's excess over the local minimum it converged to (the best start is
-        polished, :func:`polish`; the other starts keep L-BFGS-B's values):
-        ``(‖g‖ + δ)²/(2λ₊)``; ``inf`` when the Hessian has a negative eigenvalue (not a minimum).
-    gradient : float
-        ``‖g‖``: norm of the best configuration's gradient after the polish.
-    curvature : float
-        ``λ₊``: the smallest eigenvalue of its Hessian off the null space.
+        Bound ``(‖g‖ + δ)²/(2λ₊)`` on the excess over the local minimum (``inf``: not a minimum).
+    gradient, curvature : float
+        ``‖g‖`` after the polish, and ``λ₊``, the Hessian's smallest eigenvalue off the null space.
     lbfgs_success : tuple of bool
-        ``res.success`` of L-BFGS-B for every start, in start order (recorded: a ``False`` means it stopped
-        on its line search or iteration cap; the polish then decides).
+        ``res.success`` of L-BFGS-B for every start.
     """
 
     value: float
@@ -86,25 +71,13 @@ class SearchResult:
 def polish(fun, U, grad_err=0.0):
     """Newton steps on a local minimum found by L-BFGS-B, and a bound on what is left of its excess.
 
-    The Hessian ``H`` of ``u ↦ fun(u)`` (flattened rows) is the central difference of the analytic gradient
-    (step :data:`HESSIAN_STEP`), symmetrised; its eigenvalues below ``NULL_RTOL·max|λ| + 4‖g‖`` in size span the
-    null space of the symmetries (row scalings, rotations), the step ``−H⁺g`` uses the others.  Up to
-    :data:`POLISH_STEPS` steps, each kept only if it lowers ``‖g‖`` without raising the objective, the Hessian
-    recomputed at each kept point (from L-BFGS-B's end, one step reaches the gradient's rounding floor: two
-    Hessians in all); no step is taken where the Hessian has a negative eigenvalue.
-
-    Error analysis: near a non-degenerate minimum ``u*`` (modulo the symmetries), ``fun(u) − fun(u*) =
-    ½ gᵀH⁺g + O(‖g‖³) ≤ ‖g‖²/(2λ₊)`` with ``λ₊`` the smallest non-null eigenvalue; with the true gradient
-    within ``δ`` (``grad_err``) of the computed one, the excess is at most ``(‖g‖ + δ)²/(2λ₊)``
-    (times ``1 + O(‖g‖/λ₊)``, negligible: ``‖g‖/λ₊ < 1e-6`` wherever this is used).  An eigenvalue below
-    minus that tolerance means a saddle (or a point still far from a minimum): the excess is reported ``inf``.
+    Derivation and notes: :doc:`/notes/papers/simrf/search`.
 
     Parameters
     ----------
     fun : callable
         ``U ↦ (value, gradient)``.
     U : numpy.ndarray
-        The configuration (rows normalised here).
     grad_err : float, optional
         ``δ``: bound on the norm of the computed gradient's error.
 
@@ -176,20 +149,15 @@ def search_block(f, d, rng, n_random, starts=()):
     Parameters
     ----------
     f : PairTerm
-        The one-angle pair term (:func:`~rftheory.numerics.rff.chebyshev.pair_term`).
     d : int
-        Dimension and number of directions.
     rng : numpy.random.Generator
-        Source of the random starts (Gaussian rows: uniform directions).
     n_random : int
-        Number of random starts.
     starts : sequence of numpy.ndarray, optional
         Further starts (e.g. the orthogonal or simplex block).
 
     Returns
     -------
     SearchResult
-        The best local minimum found, and the minimum of every start.
 
     Raises
     ------
@@ -250,17 +218,14 @@ def weighted_objective(U, r, v):
     .. math:: g(U) = \\frac{2d}{v^2}\\cdot\\frac{2}{d(d-1)}\\sum_{i<j}\\Big({}_0F_1\\big(;\\tfrac d2;
        \\tfrac{v^2}{4}\\|w_i+w_j\\|^2\\big)-1\\Big) = \\frac{2d}{v^2}(\\rho - 1)
 
-    (Eq. 12 of Reid et al. 2023; ``g → mean ‖w_i + w_j‖²`` as ``v → 0``, Eq. 15).
-    Scaled so that its differences keep their digits at small ``v``.
+    (Eq. 12 of Reid et al. 2023).  Derivation and notes: :doc:`/notes/papers/simrf/search`.
 
     Parameters
     ----------
-    U : numpy.ndarray
-        Shape ``(d, d)``, non-zero rows (directions, normalised here).
+    U : numpy.ndarray, shape (d, d)
     r : numpy.ndarray
         The ``d`` norms.
     v : float
-        ``v = ‖x + y‖ > 0``.
 
     Returns
     -------
@@ -295,13 +260,9 @@ def search_weighted(r, v, rng, n_random, starts=()):
     r : numpy.ndarray
         The ``d`` norms (one draw of ``χ_d``).
     v : float
-        ``v = ‖x + y‖ > 0``.
     rng : numpy.random.Generator
-        Source of the random starts.
     n_random : int
-        Number of random starts.
     starts : sequence of numpy.ndarray, optional
-        Further starts (directions or vectors; rows are normalised).
 
     Returns
     -------
@@ -322,17 +283,15 @@ def search_weighted(r, v, rng, n_random, starts=()):
 
 
 def start_rng(*key):
-    """The Generator of a search's random starts, seeded by ``key`` (the search kind and its point).
+    """The Generator of a search's random starts, seeded by ``key`` (the search kind, its point and counts).
 
     Parameters
     ----------
     *key : int
-        The search kind (1: PRF, 2: RFF, 3: SimRF+), then its point (:func:`fraction_key`) and counts.
 
     Returns
     -------
     numpy.random.Generator
-        The same starts for the same key, on any machine.
     """
     return np.random.default_rng([14, *(int(k) for k in key)])
 
@@ -343,12 +302,10 @@ def fraction_key(a):
     Parameters
     ----------
     a : Fraction, int, str or float
-        The point's value.
 
     Returns
     -------
     tuple of int
-        The two integers.
     """
     a = Fraction(a)
     return a.numerator, a.denominator

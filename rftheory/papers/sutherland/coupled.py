@@ -1,10 +1,6 @@
 """ψ with coupled frequencies (beyond Sutherland & Schneider 2015): ``sutherland.var_psi_coupled``.
 
-``D`` frequencies in coupled blocks of ``d`` (iid, orthogonal, simplex), uniform
-phases: ψ's variance gains the pair term ``τ_c`` of the coupling (the pair terms
-of :mod:`rftheory.numerics.rff.pairs`).  Here, in order: the formula, the
-independent pair-sum route, the float64 evaluator with its error bound, and the
-registration (Monte Carlo: :func:`.embeddings.psi_estimates`).
+Derivation and notes: :doc:`/notes/papers/sutherland/coupled`.
 """
 
 from __future__ import annotations
@@ -42,37 +38,27 @@ from .kernels import DFEAT, PAPER
 sc = lazy("scipy.special")  # imported on first use (the CLI starts without it)
 
 def var_psi_coupled_value(bk, coupling, d, D, z2, tau=None):
-    """Variance of ψ with ``D`` frequencies in coupled blocks of ``d`` (beyond Sutherland & Schneider
-    (2015), "On the Error of Random Fourier Features", UAI 2015) on the backend ``bk``, as a function of
-    ``z² = ‖x − y‖²``.
+    """Variance of ψ, ``D`` frequencies in coupled blocks of ``d``, on ``bk``; ``z2 = ‖x − y‖²``.
 
     .. math:: \\mathrm{Var}\\,\\psi_c = \\frac1D\\Big[\\frac12+\\frac12\\big(1-e^{-z^2}\\big)^2\\Big]
        + \\frac P{D^2}\\big(\\tau_c-e^{-z^2}\\big)
 
-    (``τ_c`` of Reid et al. (2023), "Simplex Random Features", ICML 2023, Thm 4.5:
-    :func:`~rftheory.numerics.rff.pairs.pair_term_z2`; ``P = 0``, or iid frequencies with ``τ`` not
-    given, leave the first term alone).
+    Derivation and notes: :doc:`/notes/papers/sutherland/coupled`.
 
     Parameters
     ----------
-    bk : backend
-        :data:`~rftheory.numerics.backends.MP` (:func:`var_psi_coupled` adds the guard digits) or
-        :data:`~rftheory.numerics.backends.ARB`.
+    bk : {MP, ARB}
+        (:func:`var_psi_coupled` adds the guard digits to MP.)
     coupling : {"iid", "orthogonal", "simplex"}
-        Coupling of the frequencies within a block.
-    d : int
-        Block size (data dimension).
-    D : int
-        Number of frequencies.
+    d, D : int
+        Block size (data dimension) and number of frequencies.
     z2 : number of the backend
-        ``z²``.
     tau : number of the backend, optional
         The pair term ``τ_c``; by default :func:`~rftheory.numerics.rff.pairs.pair_term_z2` on ``bk``.
 
     Returns
     -------
     number of the backend
-        The variance.
     """
     out = (bk.frac(1, 2) + iid_bracket(bk, -z2)) / D
     P = coupled_pairs(D, d)
@@ -84,34 +70,19 @@ def var_psi_coupled_value(bk, coupling, d, D, z2, tau=None):
 
 
 def var_psi_coupled(coupling, d, D, z):
-    """Variance of ψ with ``D`` frequencies in coupled blocks of ``d`` (beyond Sutherland & Schneider 2015).
+    """:func:`var_psi_coupled_value` at mpmath precision, from ``z = ‖x − y‖``.
 
-    Uniform phases independent of the frequencies; Gaussian kernel:
-
-    .. math:: \\mathrm{Var}\\,\\psi_c = \\frac1D\\Big[\\frac12+\\frac12\\big(1-e^{-z^2}\\big)^2\\Big]
-       + \\frac P{D^2}\\big(\\tau_c-e^{-z^2}\\big)
-
-    (``1 + ½e^{−2z²} − e^{−z²} = ½ + ½(1 − e^{−z²})²``; the phase noise
-    ``cos(ω_iᵀ(x+y)+2b_i)`` is uncorrelated with everything else, so only the
-    ``cos(ω_iᵀΔ)`` pairs see the coupling; ``τ_c`` of Reid et al. 2023 Thm 4.5).
-    The value is at least ``1/(2D)`` and ``P/D ≤ d − 1``: ``log10 d`` guard
-    digits cover the pair term's rounding.
+    Derivation and notes: :doc:`/notes/papers/sutherland/coupled`.
 
     Parameters
     ----------
     coupling : {"iid", "orthogonal", "simplex"}
-        Coupling of the frequencies within a block.
-    d : int
-        Block size (data dimension).
-    D : int
-        Number of frequencies.
+    d, D : int
     z : number
-        ``‖x − y‖``.
 
     Returns
     -------
     mpf
-        The variance at the current precision.
     """
     z = mp.mpmathify(z)
     with guard_digits(len(str(d)) + 2):
@@ -123,12 +94,7 @@ SIMPLEX_ROUTE_Z_MAX = 6
 
 
 def _pair_route(coupling, d, z):
-    """An independent route to the pair term ``τ_c``: the Gaussian moment series
-    squared (iid), the ORF paper's printed double-factorial series (orthogonal;
-    guarded, it serves d up to 10^5) and the φ quadrature (simplex).  Not a copy
-    of :func:`rftheory.numerics.rff.pairs.pair_term_route`: that one sums the
-    printed series in exact rationals (d <= 5000) and falls back to the χ_2d
-    quadrature (:func:`~rftheory.numerics.rff.pairs.orth_pair_chi2d`, d <= 200)."""
+    """An independent route to the pair term ``τ_c`` (moment series, printed series or φ quadrature)."""
     if coupling == "iid":
         return gauss_cf_series(mpf(z)) ** 2
     if coupling == "orthogonal":
@@ -158,18 +124,14 @@ _SERIES_Z_MAX = 8.0
 
 
 def _simplex_quad_f64(d, z):
-    """``rff_pairs.simplex_pair_quad_f64`` with an honest error bound: its normalising constant
-    ``exp(lgamma(d) − (d−1)ln2 − 2 lgamma(d/2))`` carries the rounding of terms of size
-    ``~d ln d`` (measured: 1.4e-10 relative at d = 10^5, where it reports 3.6e-15)."""
+    """``simplex_pair_quad_f64`` with an honest error bound (its normalising constant's rounding)."""
     tau, terr = simplex_pair_quad_f64(d, z)
     logs = sc.gammaln(d) + (d - 1) * math.log(2) + 2 * sc.gammaln(d / 2)
     return tau, terr + 4 * EPS * (logs + 10) * np.abs(tau)
 
 
 def _vpc_gap_f64(coupling, d, z):
-    """``(e^{−z²} − τ_c, abs_error)``: :func:`~rftheory.numerics.rff.pairs.gap_f64` where its
-    series may help (z ≤ 8), the direct difference with the quadrature ``τ`` beyond (bounded
-    memory); exactly 0 at z = 0; the simplex quadrature's error bound corrected (:func:`_simplex_quad_f64`)."""
+    """``(e^{−z²} − τ_c, abs_error)``: the series where it helps, the direct difference beyond."""
     gap, err = np.zeros(z.shape), np.zeros(z.shape)
     if coupling == "iid":
         return gap, err

@@ -14,28 +14,20 @@ from ...sampling.samplers import haar, sample
 def phi_estimates(D, z, rng, n, coupling="iid", d=4):
     """Replicates of ``φ(x)ᵀφ(y)``, ``D/2`` frequencies of the coupling in ``R^d``.
 
-    Sutherland's ``φ = √(2/D)(sin ωᵀx, cos ωᵀx)`` has the inner product of
-    :func:`rftheory.features.gaussian.trigonometric`.
+    Derivation and notes: :doc:`/notes/papers/sutherland/embeddings`.
 
     Parameters
     ----------
-    D : int
-        Number of features (even).
+    D, n, d : int
+        Features (even), replicates (half at a fixed pair, half at a random rotation of it) and dimension.
     z : float
-        ``‖x − y‖``.
     rng : numpy.random.Generator
-        Source of randomness.
-    n : int
-        Number of replicates (half at a fixed pair, half at a random rotation of it).
     coupling : str
-        Coupling of the frequencies (:func:`rftheory.sampling.samplers.sample`).
-    d : int
-        Dimension.
+        As :func:`rftheory.sampling.samplers.sample` takes it.
 
     Returns
     -------
     ndarray, shape (n,)
-        The estimates.
     """
     half = n // 2
     out = []
@@ -51,25 +43,17 @@ def psi_estimates(D, z, rng, n, coupling="iid", d=4, s=None):
 
     Parameters
     ----------
-    D : int
-        Number of features (= frequencies).
+    D, n, d : int
+        Features, replicates and dimension (as in :func:`phi_estimates`).
     z : float
-        ``‖x − y‖``.
     rng : numpy.random.Generator
-        Source of randomness.
-    n : int
-        Number of replicates (half at a fixed pair, half at a random rotation of it).
     coupling : str
-        Coupling of the frequencies (:func:`rftheory.sampling.samplers.sample`).
-    d : int
-        Dimension.
     s : float, optional
         ``‖x + y‖`` (default 1; the variance does not depend on it).
 
     Returns
     -------
     ndarray, shape (n,)
-        The estimates.
     """
     half = n // 2
     s = 1.0 if s is None else float(s)

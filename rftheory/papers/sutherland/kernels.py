@@ -1,8 +1,6 @@
 """The kernel parameters of the Sutherland & Schneider results (Sutherland & Schneider 2015).
 
-A shift-invariant kernel enters through ``k(Δ)`` and ``k(2Δ)``: the Gaussian
-kernel (``σ = 1``) fixes them from ``z = ‖Δ‖``; ``kernel=given`` takes them as
-parameters ``k_delta``, ``k_2delta``.
+Derivation and notes: :doc:`/notes/papers/sutherland/kernels`.
 """
 
 from __future__ import annotations
@@ -32,59 +30,33 @@ DFEAT = Param("D", "int", "number of features (= frequencies for psi)", low=1, h
 
 
 @dataclass(frozen=True)
-class EvenParam(Param):
-    """An integer parameter whose domain is the even integers between its bounds.
-
-    Its :meth:`domain` says so ("even integer in [2, 1000000]"), so that the declared
-    domain, the refusal of an odd value (its ``check``) and the messages of
-    :meth:`~rftheory.core.params.Param.parse_array` agree.  (Local stand-in for a parity
-    flag of :class:`~rftheory.core.params.Param`.)
-
-    Parameters
-    ----------
-    *args, **kwargs
-        As for :class:`~rftheory.core.params.Param`.
-
-    Returns
-    -------
-    EvenParam
-        The parameter.
-    """
+class _EvenParam(Param):
+    """An integer parameter whose domain is the even integers between its bounds."""
 
     def domain(self) -> str:
-        """The domain as readable text: ``"even integer in [2, 1000000]"``.
-
-        Returns
-        -------
-        str
-            The domain.
-        """
+        """The domain as readable text: ``"even integer in [2, 1000000]"``."""
         return "even " + super().domain()
 
 
 def d_even(name="D"):
-    """The parameter ``D`` of φ, which uses ``D/2`` sin/cos pairs: an even number of features.
+    """The parameter ``D`` of φ (``D/2`` sin/cos pairs): an even number of features in ``[2, 10⁶]``.
 
-    φ(x) = √(2/D)·[sin ωᵢᵀx, cos ωᵢᵀx]_{i ≤ D/2} (Sutherland & Schneider 2015, "On the Error
-    of Random Fourier Features", UAI, Sec. 2): its features come in sin/cos pairs of one
-    frequency, so an odd D is no φ at all (half a pair); the domain is the even integers.
+    Derivation and notes: :doc:`/notes/papers/sutherland/kernels`.
 
     Parameters
     ----------
     name : str, optional
-        The parameter's name.
 
     Returns
     -------
     rftheory.core.params.Param
-        The parameter (domain "even integer in [2, 10⁶]"), refusing odd values.
     """
     def check(v):
         if v % 2:
             raise ParameterError(name, f"phi uses D/2 sin/cos pairs: D must be even, got {v}")
         return v
 
-    return EvenParam(name, "int", "number of features, even (phi: D/2 frequencies)", low=2, high=M_MAX, check=check)
+    return _EvenParam(name, "int", "number of features, even (phi: D/2 frequencies)", low=2, high=M_MAX, check=check)
 
 
 def _kernel_given(p):
@@ -103,32 +75,8 @@ def _kernel_given(p):
 _VAR_COS_MSG = "no positive-definite kernel has k(2Δ) < 2k(Δ)² − 1 (Var cos < 0)"
 
 
-def var_cos_negative(k_delta, k_2delta):
-    """Where ``1 + k(2Δ) − 2k(Δ)² < 0`` at the exact binary values of float64 arrays.
-
-    ``k(Δ)² = p + e`` exactly (Dekker's TwoProd), and the sign of the exact sum
-    ``1 + k(2Δ) − 2p − 2e`` is that of its correct rounding
-    (:func:`~rftheory.numerics.floats.exact_sum_f64`): a nonzero sum of floats is
-    at least the smallest subnormal, so it never rounds to 0.  TwoProd is exact
-    for ``|k(Δ)| ≥ 2^-300``; below, ``2k(Δ)² < 2^-599`` is less than any positive
-    ``1 + k(2Δ)`` (``≥ 2^-53`` for a float ``k(2Δ) > −1``), so only
-    ``k(2Δ) = −1`` with ``k(Δ) ≠ 0`` is refused.
-
-    Parameters
-    ----------
-    k_delta, k_2delta : array_like of float
-        Values in [-1, 1] (broadcast together).
-
-    Returns
-    -------
-    numpy.ndarray of bool
-        True where the kernel values cannot be those of a positive-definite kernel.
-
-    Examples
-    --------
-    >>> var_cos_negative([0.5, 0.5], [-0.5, -0.5000000000000001]).tolist()
-    [False, True]
-    """
+def _var_cos_negative(k_delta, k_2delta):
+    """Where ``1 + k(2Δ) − 2k(Δ)² < 0`` at the exact binary values of float64 arrays."""
     import numpy as np
 
     from ...numerics.floats import exact_sum_f64, two_prod
@@ -141,10 +89,10 @@ def var_cos_negative(k_delta, k_2delta):
 
 
 def _kernel_check_arrays(p):
-    """:func:`kernel_check` on whole float64 arrays, exactly (:func:`var_cos_negative`)."""
+    """:func:`kernel_check` on whole float64 arrays, exactly (:func:`_var_cos_negative`)."""
     if _kernel_given(p):
         k1, k2 = p["k_delta"], p["k_2delta"]
-        refuse_first(("k_2delta", var_cos_negative(k1, k2), _VAR_COS_MSG))
+        refuse_first(("k_2delta", _var_cos_negative(k1, k2), _VAR_COS_MSG))
 
 
 @array_twin(_kernel_check_arrays)
@@ -155,18 +103,7 @@ def kernel_check(p):
 
 
 def kernel_values(p):
-    """``(k(Δ), k(2Δ))`` at the current mpmath precision.
-
-    Parameters
-    ----------
-    p : dict
-        Validated parameters (``kernel``, ``z``, ``k_delta``, ``k_2delta``).
-
-    Returns
-    -------
-    tuple of mpf
-        ``(e^{−z²/2}, e^{−2z²})`` for the Gaussian kernel, else the given values.
-    """
+    """``(k(Δ), k(2Δ))`` at the current mpmath precision."""
     if p["kernel"] == "gaussian":
         z = mpf(p["z"])
         return mp.exp(-z * z / 2), mp.exp(-2 * z * z)

@@ -1,20 +1,7 @@
 """The φ/ψ variance family (Sutherland & Schneider 2015, 'Variance'): ``sutherland.var_phi``,
 ``sutherland.var_psi`` and ``sutherland.phi_beats_psi``.
 
-Two embeddings of a shift-invariant kernel ``k(Δ)``, ``k(0) = 1``, with ``D`` features:
-
-φ (sin/cos pairs, ``D/2`` frequencies; :func:`rftheory.features.gaussian.trigonometric`)
-    ``Var φ(x)ᵀφ(y) = (1/D)[1 + k(2Δ) − 2k(Δ)²]``
-ψ (random phases, ``D`` frequencies; :func:`rftheory.features.gaussian.psi`, scikit-learn's ``RBFSampler``)
-    ``Var ψ(x)ᵀψ(y) = (1/D)[1 + ½k(2Δ) − k(Δ)²]``
-
-The Gaussian kernel (``σ = 1``) has ``k(Δ) = e^{−z²/2}``; any other kernel is
-given by ``kernel=given`` with its values ``k_delta = k(Δ)``, ``k_2delta = k(2Δ)``
-(:mod:`.kernels`).  Here, in order: the formulas (one expression for the
-backends), the cancellation-free mpmath forms, the independent routes from the
-Gaussian moment series, the float64 evaluators (error-free transformations,
-underflow refused), the checks of the erratum, and the registrations.  The
-Monte Carlo replicates of φ and ψ are in :mod:`.embeddings`.
+Derivation and notes: :doc:`/notes/papers/sutherland/variance`.
 """
 
 from __future__ import annotations
@@ -40,7 +27,7 @@ from .kernels import DFEAT, K1, K2, KERNEL, PAPER, Z0, d_even, kernel_check, sym
 
 
 def var_cos(k1, k2):
-    """``Var cos(ωᵀΔ)`` from the kernel values (Sutherland & Schneider 2015, 'Variance').
+    """``Var cos(ωᵀΔ)`` from the kernel values (Sutherland & Schneider 2015, 'Variance'), type of the inputs.
 
     .. math:: \\mathrm{Var}\\cos(\\omega^\\top\\Delta) = \\tfrac12 + \\tfrac12k(2\\Delta) - k(\\Delta)^2
 
@@ -52,7 +39,6 @@ def var_cos(k1, k2):
     Returns
     -------
     number
-        ``Var cos(ωᵀΔ)`` (same type as the inputs).
     """
     return (1 + k2) / 2 - k1 * k1
 
@@ -66,14 +52,12 @@ def var_phi(D, k1, k2):
     Parameters
     ----------
     D : int
-        Number of features (``D/2`` frequencies).
     k1, k2 : number (any backend's scalars)
         ``k(Δ)`` and ``k(2Δ)``.
 
     Returns
     -------
     number
-        The variance.
     """
     return 2 * var_cos(k1, k2) / D
 
@@ -87,16 +71,13 @@ def var_psi(D, k1, k2, bk=MP):
     Parameters
     ----------
     D : int
-        Number of features (= frequencies).
     k1, k2 : number
         ``k(Δ)`` and ``k(2Δ)`` (numbers of the backend ``bk``).
-    bk : backend
-        :data:`~rftheory.numerics.backends.MP` (default) or ``SYM``.
+    bk : {MP, SYM}, default MP
 
     Returns
     -------
     mpf or sympy expression
-        The variance.
 
     Examples
     --------
@@ -111,55 +92,16 @@ def var_psi(D, k1, k2, bk=MP):
     return (var_cos(k1, k2) + bk.frac(1, 2)) / D
 
 
-def var_cos_value(bk, p):
-    """``Var cos(ωᵀΔ)`` without cancellation (Sutherland & Schneider (2015), "On the Error of Random
-    Fourier Features", UAI 2015, 'Variance', with the README erratum), on the backend ``bk``.
-
-    .. math:: \\mathrm{Var}\\cos(\\omega^\\top\\Delta) = \\tfrac12\\big(1 - e^{-z^2}\\big)^2\\quad\\text{(Gaussian)},
-       \\qquad \\tfrac12 + \\tfrac12k(2\\Delta) - k(\\Delta)^2\\quad\\text{(given } k\\text{)}
-
-    (the paper prints ``½(1 − e^{−z²})`` for the Gaussian kernel); for given ``k`` values the
-    difference is taken in the point's own numbers (exact rationals for the mpmath layer, rounded
-    once: an exact zero stays zero; balls for the ball layer).
-
-    Parameters
-    ----------
-    bk : backend
-        :data:`~rftheory.numerics.backends.MP` or :data:`~rftheory.numerics.backends.ARB`.
-    p : dict
-        Validated parameters (``kernel``, ``z``, ``k_delta``, ``k_2delta``; ``Fraction`` or ``flint.arb``).
-
-    Returns
-    -------
-    number of the backend
-        ``Var cos(ωᵀΔ)``.
-    """
+def _var_cos_value(bk, p):
+    """``Var cos(ωᵀΔ)`` without cancellation on the backend ``bk``."""
     if p["kernel"] == "gaussian":
         z = bk.num(p["z"])
         return iid_bracket(bk, -z * z)
     return bk.num(var_cos(p["k_delta"], p["k_2delta"]))
 
 
-def phi_gain_value(bk, p):
-    """``k(Δ)² − ½k(2Δ) = ½ − Var cos(ωᵀΔ)`` without cancellation: ``D·(Var ψ − Var φ)``
-    (Sutherland & Schneider (2015), "On the Error of Random Fourier Features", UAI 2015), on the backend ``bk``.
-
-    .. math:: k(\\Delta)^2 - \\tfrac12k(2\\Delta) = e^{-z^2}\\big(1 - \\tfrac12e^{-z^2}\\big)\\quad\\text{(Gaussian)}
-
-    (the factor is in ``[½, 1]``: no cancellation); for given ``k`` the difference in the point's numbers.
-
-    Parameters
-    ----------
-    bk : backend
-        :data:`~rftheory.numerics.backends.MP` or :data:`~rftheory.numerics.backends.ARB`.
-    p : dict
-        Validated parameters (``kernel``, ``z``, ``k_delta``, ``k_2delta``).
-
-    Returns
-    -------
-    number of the backend
-        The gain.
-    """
+def _phi_gain_value(bk, p):
+    """``k(Δ)² − ½k(2Δ) = ½ − Var cos(ωᵀΔ)`` without cancellation on the backend ``bk``."""
     if p["kernel"] == "gaussian":
         z = bk.num(p["z"])
         e = bk.exp(-z * z)
@@ -168,72 +110,55 @@ def phi_gain_value(bk, p):
 
 
 def var_phi_value(bk, p):
-    """``Var φ(x)ᵀφ(y) = (2/D) Var cos(ωᵀΔ)`` (Sutherland & Schneider (2015), "On the Error of Random
-    Fourier Features", UAI 2015, 'Variance') on the backend ``bk``: :func:`var_phi` without cancellation.
-
-    .. math:: \\mathrm{Var}\\,\\phi(x)^\\top\\phi(y) = \\frac2D\\mathrm{Var}\\cos(\\omega^\\top\\Delta)
+    """:func:`var_phi` on ``bk`` without cancellation: ``(2/D) Var cos(ωᵀΔ)`` (Sutherland & Schneider 2015).
 
     Parameters
     ----------
-    bk : backend
-        :data:`~rftheory.numerics.backends.MP` or :data:`~rftheory.numerics.backends.ARB`.
+    bk : {MP, ARB}
     p : dict
-        Validated parameters (``D`` and those of :func:`var_cos_value`).
+        Validated parameters (``D`` and those of :func:`_var_cos_value`).
 
     Returns
     -------
     number of the backend
-        The variance.
     """
-    return 2 * var_cos_value(bk, p) / p["D"]
+    return 2 * _var_cos_value(bk, p) / p["D"]
 
 
 def var_psi_value(bk, p):
-    """``Var ψ(x)ᵀψ(y) = (1/D)(Var cos(ωᵀΔ) + ½)`` (Sutherland & Schneider (2015), "On the Error of
-    Random Fourier Features", UAI 2015, 'Variance') on the backend ``bk``: :func:`var_psi` without cancellation.
-
-    .. math:: \\mathrm{Var}\\,\\psi(x)^\\top\\psi(y) = \\frac1D\\Big[\\mathrm{Var}\\cos(\\omega^\\top\\Delta) + \\tfrac12\\Big]
+    """:func:`var_psi` on ``bk`` without cancellation: ``(1/D)(Var cos(ωᵀΔ) + ½)`` (Sutherland & Schneider 2015).
 
     Parameters
     ----------
-    bk : backend
-        :data:`~rftheory.numerics.backends.MP` or :data:`~rftheory.numerics.backends.ARB`.
+    bk : {MP, ARB}
     p : dict
-        Validated parameters (``D`` and those of :func:`var_cos_value`).
+        As in :func:`var_phi_value`.
 
     Returns
     -------
     number of the backend
-        The variance.
     """
-    return (var_cos_value(bk, p) + bk.frac(1, 2)) / p["D"]
+    return (_var_cos_value(bk, p) + bk.frac(1, 2)) / p["D"]
 
 
 def phi_beats_psi_value(bk, p):
-    """``Var ψ − Var φ = (1/D)(k(Δ)² − ½k(2Δ))`` (Sutherland & Schneider (2015), "On the Error of Random
-    Fourier Features", UAI 2015) on the backend ``bk``, without cancellation (:func:`phi_gain_value`).
-
-    .. math:: \\mathrm{Var}\\,\\psi-\\mathrm{Var}\\,\\phi=\\frac1D\\Big(k(\\Delta)^2-\\tfrac12k(2\\Delta)\\Big)
+    """``Var ψ − Var φ = (1/D)(k(Δ)² − ½k(2Δ))`` on ``bk``, without cancellation (Sutherland & Schneider 2015).
 
     Parameters
     ----------
-    bk : backend
-        :data:`~rftheory.numerics.backends.MP` or :data:`~rftheory.numerics.backends.ARB`.
+    bk : {MP, ARB}
     p : dict
-        Validated parameters (``D`` and those of :func:`var_cos_value`).
+        As in :func:`var_phi_value`.
 
     Returns
     -------
     number of the backend
-        The difference.
     """
-    return phi_gain_value(bk, p) / p["D"]
+    return _phi_gain_value(bk, p) / p["D"]
 
 
 def route_varcos(p):
-    """``½ + ½E cos(2ω·Δ) − (E cos(ω·Δ))²`` from the moment series (Gaussian; the
-    O(z⁴) cancellation gets its guard digits); given kernels: the same formula
-    in ``mpf`` arithmetic."""
+    """``½ + ½E cos(2ω·Δ) − (E cos(ω·Δ))²`` from the moment series, with guard digits."""
     if p["kernel"] == "gaussian":
         return gauss_var_cos_series(p["z"])
     if (1 + p["k_2delta"]) / 2 == p["k_delta"] ** 2:
@@ -247,8 +172,7 @@ def route_varcos(p):
 
 
 def route_gain(p):
-    """``½ − Var cos`` with ``Var cos`` from :func:`route_varcos` (the large-z
-    cancellation against ½ gets its guard digits)."""
+    """``½ − Var cos`` with ``Var cos`` from :func:`route_varcos`, with guard digits."""
     if p["kernel"] == "given" and p["k_delta"] ** 2 == Fraction(p["k_2delta"]) / 2:
         return mp.mpf(0)
 
@@ -266,9 +190,7 @@ def _exp_neg_sq(z, c):
 
 
 def _given_terms(p, which):
-    """``(exact sum, inexact)``: ``var_cos = ½ + k₂/2 − k₁²`` or ``gain = k₁² − k₂/2``
-    summed exactly (:func:`two_prod`, ``math.fsum``); ``inexact`` marks inputs
-    so small that ``k₁²``'s error term or ``k₂/2`` underflowed (error ≤ ~2^{-1072})."""
+    """``(exact sum, inexact)`` of ``var_cos`` or ``gain`` from given kernel values."""
     k1, k2 = np.asarray(p["k_delta"], float), np.asarray(p["k_2delta"], float)
     hi, lo = two_prod(k1, k1)
     if which == "varcos":
@@ -333,9 +255,7 @@ BEATS_Z = {"quick": 1, "default": 1, "full": 1}
 
 
 def beats_checks(mode, seed):
-    """φ beats ψ for the Gaussian kernel everywhere (``Var cos = ½(1−e^{−z²})² ≤ ½``;
-    the paper prints ``½(1−e^{−z²})``: erratum, also measured by Monte Carlo at
-    z = 1); for the Cauchy kernel ``k = 1/(1+δ²)`` ψ wins once ``δ² > 3 + √10``."""
+    """φ beats ψ for the Gaussian kernel everywhere (with the paper's erratum); the Cauchy kernel's crossing."""
     from ...core.montecarlo import spawn, summarize
 
     rid = "sutherland.phi_beats_psi"
