@@ -2,37 +2,7 @@
 so one draw of a block of ``d`` coupled vectors estimates it for every query at once, with the iid term as
 control variate.
 
-**Factorisation.**  With ``a_ij = x_i + y_j``, ``φ̃_ij(w) = e^{wᵀa_ij − ‖a_ij‖²/2}`` (mean 1) and
-``P_ij = A_ij/D_i = e^{x_iᵀy_j}/D_i``, the cross term ``x_iᵀy_j`` cancels:
-
-.. math:: P_{ij}\\tilde\\varphi_{ij}(w) = \\frac{\\varphi_i(w)\\,\\psi_j(w)}{D_i},\\qquad
-   \\varphi_i(w) = e^{w^\\top x_i - \\|x_i\\|^2/2},\\ \\psi_j(w) = e^{w^\\top y_j - \\|y_j\\|^2/2}.
-
-Hence ``G_i(w) = Σ_j P_ij φ̃_ij(w)(v_j − o_i) = φ_i(w)(t(w) − s(w)o_i)/D_i`` and
-``H_i(w) = Σ_j P_ij φ̃_ij(w) = φ_i(w)s(w)/D_i`` with ``s(w) = Σ_j ψ_j(w)``, ``t(w) = Σ_j ψ_j(w)v_j``: one
-pass over the keys per ``w`` serves every query.  The coupled-pair part of the sums of
-:mod:`rftheory.attention.coupled_sums` (``Σ_jl P_ijP_il κ_c(a_ij, a_il)(v_j − o_i)ᵀ(v_l − o_i)``, with
-``1 + κ_c = E φ̃_ij(w₁)φ̃_il(w₂)`` over a coupled pair and ``Σ_j P_ij(v_j − o_i) = 0``) is therefore
-
-.. math:: K_{\\rm out} = \\sum_i \\mathbb E\\,G_i(w_1)^\\top G_i(w_2),\\qquad
-   K_{\\rm norm} = \\sum_i \\big(\\mathbb E\\,H_i(w_1)H_i(w_2) - 1\\big),
-
-expectations over one coupled pair ``(w₁, w₂)`` (two rows of a block, :func:`rftheory.sample`).  A block of
-``d`` rows gives ``d(d−1)`` ordered pairs: ``Σ_{a≠b} G_aᵀG_b = ‖Σ_a G_a‖² − Σ_a ‖G_a‖²``, an unbiased
-estimate per block; blocks are independent.  The result: ``m·output_mse = S_out + (P/m) K_out`` with the iid
-part ``S_out`` exact (:func:`rftheory.attention.sums.query_sums`) and ``K_out`` the mean over blocks with its
-standard error; cost ``O((L + L_k) d²)`` per block, memory ``O((L + L_k) d)``.  The same block's
-``(1/d) Σ_a ‖G_a‖²`` has the exactly known mean ``S_out`` and was tried as a control variate: at larger norms
-its sample mean lags its true mean (``e^{a_jᵀa_l}`` is heavy-tailed) and the regression then biases the
-estimate, so it is not used.  Heavy tails also make the plain standard error optimistic at larger norms:
-the batch-means one is taken where larger.
-
-**Checks** (``tests/test_attention_coupled_blocks.py``).  The factorisation, two routes at 50 digits
-(mpmath): the definition ``Σ_j P_ij φ̃_ij(w)(v_j − o_i)`` against ``φ_i(w)(t(w) − s(w)o_i)/D_i``, agreeing
-to 40 digits; the pair identity against the pairwise sum on a fixed block.  ``K_norm``, ``K_out`` from 8,192
-blocks against the exact Gegenbauer series (:mod:`rftheory.attention.coupled_sums`), ``|z| < 5.29``
-(Bonferroni over the file's z-scores, α = 10⁻⁶), with the power to catch a coupled term off by 50 %;
-:func:`triple_blocks` against Monte Carlo of ``E[ξ₁ᵀξ₂η₃]`` from three rows of the real sampler, same bound.
+Notes: :doc:`/notes/attention/coupled_blocks`.
 """
 
 from __future__ import annotations
@@ -99,8 +69,7 @@ class CoupledBlocks:
 
 
 def _mean(y: np.ndarray) -> tuple[float, float]:
-    """Mean of the per-block values and its conservative standard error (the larger of the plain and the
-    batch-means one, :func:`rftheory.core.montecarlo.summarize`: heavy tails show as their disagreement)."""
+    """Mean of the per-block values and its conservative standard error."""
     from ..core.montecarlo import summarize
 
     est = summarize(y)
@@ -208,13 +177,7 @@ def triple_blocks(head: Head, coupling: str, rng: np.random.Generator, *, max_bl
     """``Σ_i T_{c,i}``, ``T_c = E[ξ₁ᵀξ₂ η₃]`` over three distinct features of one block
     (:mod:`rftheory.attention.coupled_next`), estimated from drawn blocks, with its standard error.
 
-    With ``ξ_k = G_i(w_k)`` and ``η_k = H_i(w_k) − 1`` (module docstring) and, per block, ``S = Σ_a G_a``,
-    ``Q = Σ_a ‖G_a‖²``, ``U = Σ_a η_aG_a``, ``R = Σ_a η_a‖G_a‖²``, ``E = Σ_a η_a``:
-
-    .. math:: \\sum_{a,b,c\\ \\text{distinct}} G_a^\\top G_b\\,\\eta_c = (\\|S\\|^2 - Q)E - 2(S^\\top U - R),
-
-    divided by ``d(d−1)(d−2)`` ordered triples: an unbiased estimate per block.  Small heads only (``G`` is
-    formed: memory ``chunk·d·L·d_v``).
+    Details: :doc:`/notes/attention/coupled_blocks`.
 
     Parameters
     ----------

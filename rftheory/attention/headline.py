@@ -1,17 +1,7 @@
 """The one output error a user should read: the leading order where it is trusted, otherwise Monte Carlo of the
 real estimator (with its error bar, within a stated time) or the exact trivial bound.
 
-**Trivial bound (positive features).**  FAVOR+, FAVOR++ and FAVOR# features are positive, so ``Â_ij > 0``
-and ``Ô_i = Σ_j (Â_ij/D̂_i) v_j`` is a convex combination of the value rows, as is ``O_i``.  The squared
-distance to ``O_i`` is convex, so on the convex hull it is largest at a vertex:
-
-.. math:: \\|\\hat O - O\\|_F^2 \\le B = \\sum_i \\max_j \\|v_j - o_i\\|^2
-
-for *every* draw, hence ``E‖Ô − O‖_F² <= B`` exactly (trigonometric features have no such bound: ``D̂_i``
-can vanish).  A leading order above ``B`` is certainly wrong; where the leading order is not trusted
-(:attr:`~rftheory.attention.estimate.AttentionError.leading_order_trusted` not ``True``) the headline is a
-Monte Carlo estimate of the real estimator when it fits the time budget, else the leading order capped
-by ``B`` and labelled so.
+Notes: :doc:`/notes/attention/headline`.
 """
 
 from __future__ import annotations

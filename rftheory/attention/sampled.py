@@ -1,19 +1,7 @@
 """Sampled ``(i, j, l)`` triples (``--pairs N``): the normaliser and output sums with a standard error,
 at cost ``O(L·L_k + N)`` instead of the ``L·L_k²`` of the exact sums.
 
-Per query, with ``P_ij = A_ij/D_i`` and ``R_ijl = m E[Â_ijÂ_il]/(A_ijA_il) = Σ_t e^{lw_t,ij + lw_t,il
-− log A_ij − log A_il} K_t,jl`` (the terms of :mod:`rftheory.attention.moments`),
-
-.. math::
-
-   m\\,\\mathrm{normaliser\\_rel\\_mse} = \\sum_i \\mathbb E_{j,l\\sim P_i}[R_{ijl} - 1],\\qquad
-   m\\,\\mathrm{output\\_mse} = \\sum_i \\mathbb E_{j,l\\sim P_i}[(R_{ijl} - 1)(v_j - o_i)^\\top(v_l - o_i)],
-
-so ``N`` draws of ``i`` uniform and ``j, l`` independent from ``P_i`` (importance sampling by the
-softmax weights) give unbiased estimates ``L·mean`` with standard errors ``L·std/√N``.  Orthogonal and
-simplex FAVOR+ add ``(P/m) κ_c(x_i + y_j, x_i + y_l)`` to ``R_ijl − 1`` (the coupled pairs,
-:mod:`rftheory.papers.performer.coupled`): the same draws estimate its sum, kept apart because ``P/m``
-depends on ``m`` (:meth:`SampledSums.at`).
+Notes: :doc:`/notes/attention/sampled`.
 """
 
 from __future__ import annotations

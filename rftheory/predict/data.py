@@ -1,19 +1,6 @@
 """Data sets for ``rftheory predict``: loading, checks, bandwidths and the rescaling to the results' units.
 
-Every registered result is stated for one kernel in fixed units, so predict
-rescales the inputs instead of the formulas:
-
-* Gaussian kernel ``exp(−‖x−y‖²/(2σ²))``: ``x̃ = x/σ``, then
-  ``k(x, y) = exp(−‖x̃−ỹ‖²/2)``, the kernel of ``simrf.rff_mse``,
-  ``simrf.prf_mse`` and ``sutherland.var_psi``.
-* Softmax kernel ``exp(s·xᵀy)``: ``x̃ = √s·x``, then ``k(x, y) = exp(x̃ᵀỹ)``,
-  the kernel of ``hrf.*`` and ``derf.*``.
-
-A data set is ``.npy`` (2-D float array), ``.csv`` (numbers, comma separated,
-an optional header line) or ``sklearn:NAME`` for one of scikit-learn's small
-data sets (digits, wine, breast_cancer, iris, diabetes).  The scikit-learn
-sets are **standardized** (each column to mean 0 and standard deviation 1,
-constant columns only centred); files are used as given unless asked.
+Notes: :doc:`/notes/predict/data`.
 """
 
 from __future__ import annotations
@@ -227,15 +214,7 @@ def bandwidth(rule, X, Y=None, seed: int = 0) -> float:
 def bandwidth_and_span(rule, X, Y=None, seed: int = 0) -> tuple[float, Span | None]:
     """The Gaussian bandwidth ``σ``: a number, ``median`` or ``nn50``.
 
-    ``median``: the median of ``‖x_i − y_j‖`` over the pairs ``i < j`` (one
-    set) or all pairs (two sets).  ``nn50``: the mean over ``x_i`` of the
-    distance to its 50th nearest neighbour among the ``y_j`` (itself
-    excluded), the rule of the ORF paper (Yu et al. 2016).  Beyond
-    :data:`BANDWIDTH_POINTS` points per set both use a subsample drawn with
-    ``seed``.
-
-    .. math:: \\sigma_{\\rm median} = \\operatorname{median}_{i<j}\\|x_i-x_j\\|,\\qquad
-       \\sigma_{\\rm nn50} = \\operatorname{mean}_i \\|x_i - x_{(50)}(i)\\|
+    Details: :doc:`/notes/predict/data`.
 
     Parameters
     ----------

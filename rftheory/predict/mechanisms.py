@@ -1,22 +1,6 @@
 """The random-feature mechanisms ``rftheory predict`` knows, and their pointwise MSE on pairs.
 
-Every mechanism's pointwise MSE at a pair has the form (independent blocks
-of ``d`` coupled vectors, ``P(m) = Σ_b m_b(m_b−1)``,
-:func:`rftheory.numerics.special.coupled_pairs`)
-
-.. math:: \\mathrm{MSE}_m(x, y) = \\frac{A(x, y)}{m} + \\frac{P(m)}{m^2}\\,B(x, y),
-
-``B = 0`` for iid vectors.  :meth:`Mechanism.terms` returns ``A`` and ``B``
-from two evaluations of the registered result's float64 layer:
-``A = MSE_1`` (one iid vector) and ``B = (d·MSE_d − A)/(d − 1)`` (one full
-coupled block), exact rearrangements of the registered formulas.
-
-Kernels: the results ``simrf.rff_mse``, ``sutherland.var_psi*`` and
-``simrf.prf_mse`` are stated for the Gaussian kernel ``e^{−‖x−y‖²/2}``,
-``hrf.*`` and ``derf.*`` for softmax ``e^{xᵀy}``; on rescaled data
-(:func:`rftheory.predict.data.rescale`) the two differ by the deterministic
-factor ``e^{(‖x‖²+‖y‖²)/2}``, so the MSE of the other kernel is the
-registered one times ``e^{±(‖x‖²+‖y‖²)}``.
+Notes: :doc:`/notes/predict/mechanisms`.
 """
 
 from __future__ import annotations
@@ -209,9 +193,7 @@ class Mechanism:
 
 
 def _check_rff_domain(rid: str, z: np.ndarray, scalars: dict[str, Any]) -> bool:
-    """The domain checks of :func:`~rftheory.predict.pairs.evaluate` on the positive ``z``: on the smallest and
-    largest (the domain is an interval), and on every one, for the message, if those are refused.  Returns whether
-    every ``z`` is positive."""
+    """The domain checks of ``pairs.evaluate`` on the positive ``z``; whether every ``z`` is positive."""
     if z.size == 0:
         return True
     low = float(np.min(z))

@@ -1,22 +1,6 @@
 """``E‖K̂ − K‖_F²`` of random-feature estimators on a data set, exactly, without sampling.
 
-Expectation is linear, so the expected squared Frobenius error of the
-estimated Gram matrix is the sum of the pointwise MSEs over all pairs:
-
-.. math:: \\mathbb E\\|\\hat K - K\\|_F^2 = \\sum_{i,j}\\mathrm{MSE}(x_i, y_j),
-
-each a registered closed form (:mod:`rftheory.predict.mechanisms`).  All pairs of one set or two
-are walked in tiles of whole rows (:func:`rftheory.predict.pairs.tiles`: rectangles of pairs of one
-weight, whose sums are that weight, 1 or 2, times the pairwise sum — an exact scaling — and the
-triangles at the diagonal with their weights); sampled pairs in index blocks.  Sums are
-pairwise per block (:func:`pairwise_sum`: within ``γ_L Σ|t|`` of the block's exact sum,
-``L = ⌈log₂ n⌉`` for a block of ``n`` terms (``L ≤ 16``: blocks hold about
-:data:`~rftheory.predict.pairs.BLOCK` ``= 2^{15}`` pairs, whole rows, so at most ``2^{16}`` unless a row is longer), ``γ_L = Lu/(1 − Lu)``, ``u = 2⁻⁵³``), then the
-block sums by ``math.fsum`` (correctly rounded), so a total is within ``u|S| + γ_{16}(1 + u)Σ|t|`` of
-the exact sum ``S`` of the float64 terms ``t``: for terms of one sign (``K²``, every MSE, ``A``) within
-``17.1u < 1.9·10⁻¹⁵`` relative, far below the error of the terms themselves.  With ``pairs=N``
-the sum is estimated from ``N`` pairs drawn uniformly (with its standard
-error) instead.
+Notes: :doc:`/notes/predict/prediction`.
 """
 
 from __future__ import annotations
@@ -821,21 +805,12 @@ def predict(X: Any, Y: Any = None, *, kernel: str = "gaussian", sigma: Any = "me
     progress : bool, optional
         A progress bar on stderr (default: when stderr is a terminal).
     exact_pairs : bool
-        Evaluate the coupled pair term of rff/psi/prf at every pair; by default
-        it comes from a Chebyshev interpolant in ``z`` (``v`` for prf), checked
-        a posteriori and with an error bound ≤ 1e-11 relative
+        Evaluate the coupled pair term of rff/psi/prf at every pair; by default it comes from a Chebyshev interpolant in
+        ``z`` (``v`` for prf), checked a posteriori and with an error bound ≤ 1e-11 relative
         (:mod:`rftheory.predict.interp`; :attr:`Prediction.interpolation`).
     scheduler : str, optional
-        Address of a Dask distributed scheduler (``tcp://host:8786``): the
-        blocks of pairs are evaluated on its workers (the data and fitted
-        mechanisms are sent once; at most :data:`IN_FLIGHT` blocks are
-        pending).  Block sums are pairwise and combined with ``math.fsum``
-        and ties of the worst pair go to the smallest ``(i, j)``, so the result
-        does not depend on the order in which blocks complete: on workers with
-        the same numerical libraries as the client it equals a local run bit
-        for bit.  Workers should run one thread each
-        (``threads_per_worker=1``): mpmath's precision, used where a pair
-        falls back to exact evaluation, is process-global.
+        Address of a Dask distributed scheduler (``tcp://host:8786``): the blocks of pairs are evaluated on its workers
+        (the data and fitted mechanisms are sent once; at most :data:`IN_FLIGHT` blocks are pending).
 
     Returns
     -------
