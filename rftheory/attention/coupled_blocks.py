@@ -18,24 +18,12 @@ from ..sampling.samplers import sample
 from .data import Head
 from .sums import logsumexp_rows
 
-__all__ = ["CoupledBlocks", "coupled_blocks"]
+__all__ = ["coupled_blocks"]
 
 
 @dataclass(frozen=True)
-class CoupledBlocks:
-    """The coupled-pair sums estimated from blocks.
-
-    Attributes
-    ----------
-    k_norm, k_norm_se : float
-        ``K_norm`` and its standard error.
-    k_out, k_out_se : float or None
-        ``K_out`` and its standard error (``None`` without values).
-    blocks : int
-        Number of blocks drawn.
-    seconds : float
-        Time spent.
-    """
+class _CoupledBlocks:
+    """The coupled-pair sums estimated from blocks."""
 
     k_norm: float
     k_norm_se: float
@@ -46,22 +34,7 @@ class CoupledBlocks:
 
     def at(self, m: int, d: int, iid_norm: float, iid_out: float | None) -> tuple[float, float, float | None,
                                                                                  float | None]:
-        """``m ×`` the normaliser and output sums at ``m`` features and their standard errors.
-
-        Parameters
-        ----------
-        m : int
-            Number of features.
-        d : int
-            Block size.
-        iid_norm, iid_out : float
-            The exact iid parts ``Σ_i Σ_jl P P (e^{a_jᵀa_l} − 1)(…)``.
-
-        Returns
-        -------
-        tuple
-            ``(normaliser, normaliser_se, output, output_se)``, each ``m ×`` its value.
-        """
+        """``m ×`` the normaliser and output sums at ``m`` features and their standard errors."""
         pm = coupled_pairs(int(m), d) / m
         out = None if self.k_out is None or iid_out is None else iid_out + pm * self.k_out
         out_se = None if self.k_out_se is None else pm * self.k_out_se
@@ -78,7 +51,7 @@ def _mean(y: np.ndarray) -> tuple[float, float]:
 
 def coupled_blocks(head: Head, coupling: str, rng: np.random.Generator, *, iid_second: np.ndarray,
                    iid_out: float | None, rel_se: float = 0.005, max_seconds: float = 30.0,
-                   max_blocks: int = 200_000, chunk: int = 16) -> CoupledBlocks:
+                   max_blocks: int = 200_000, chunk: int = 16) -> _CoupledBlocks:
     """Estimate ``K_norm`` and ``K_out`` (module docstring) from blocks of ``d`` coupled vectors.
 
     Parameters
@@ -106,7 +79,7 @@ def coupled_blocks(head: Head, coupling: str, rng: np.random.Generator, *, iid_s
 
     Returns
     -------
-    CoupledBlocks
+    _CoupledBlocks
         The estimates and their standard errors.
     """
     if coupling not in ("orthogonal", "simplex"):
@@ -161,15 +134,15 @@ def coupled_blocks(head: Head, coupling: str, rng: np.random.Generator, *, iid_s
                 return est
 
 
-def _estimate(ys: list[np.ndarray], n: int, secs: float) -> CoupledBlocks:
+def _estimate(ys: list[np.ndarray], n: int, secs: float) -> _CoupledBlocks:
     """The estimates from the blocks drawn so far."""
     y = np.concatenate(ys, axis=-1)
     if y.ndim == 1:
         kn, kn_se = _mean(y)
-        return CoupledBlocks(kn, kn_se, None, None, n, secs)
+        return _CoupledBlocks(kn, kn_se, None, None, n, secs)
     kn, kn_se = _mean(y[0])
     ko, ko_se = _mean(y[1])
-    return CoupledBlocks(kn, kn_se, ko, ko_se, n, secs)
+    return _CoupledBlocks(kn, kn_se, ko, ko_se, n, secs)
 
 
 def triple_blocks(head: Head, coupling: str, rng: np.random.Generator, *, max_blocks: int = 4096,

@@ -17,7 +17,7 @@ from ..papers.performer.coupled import cosine, kappa_f64
 from .data import Head
 from .moments import CovTerm
 
-__all__ = ["SampledSums", "CoupledSamples", "sampled_sums", "check_pairs", "PAIRS_BYTES"]
+__all__ = ["sampled_sums", "check_pairs", "PAIRS_BYTES"]
 
 #: memory the sampled triples may take (the issue's 2 GB for a head at transformer scale): a larger ``--pairs``
 #: is refused before any work, naming the most this head allows
@@ -64,41 +64,18 @@ def check_pairs(head: Head, n) -> int:
 
 
 @dataclass(frozen=True)
-class SampledSums:
-    """``m``-free sums estimated from sampled triples (divide by ``m``).
-
-    Attributes
-    ----------
-    normaliser, normaliser_se : float
-        ``Σ_i (m Var(D̂_i)/D_i²)`` and its standard error.
-    output, output_se : float or None
-        ``m ×`` the leading order of the output MSE and its standard error (``None`` without values).
-    n : int
-        Number of triples.
-    """
+class _SampledSums:
+    """``m``-free sums estimated from sampled triples (divide by ``m``)."""
 
     normaliser: float
     normaliser_se: float
     output: float | None
     output_se: float | None
     n: int
-    coupled: CoupledSamples | None = None
+    coupled: _CoupledSamples | None = None
 
     def at(self, m: int, d: int) -> tuple[float, float, float | None, float | None]:
-        """``m ×`` the sums and their standard errors at ``m`` features (with the coupled pairs' term).
-
-        Parameters
-        ----------
-        m : int
-            Number of features.
-        d : int
-            Dimension (the block size of the coupled pairs).
-
-        Returns
-        -------
-        tuple
-            ``(normaliser, normaliser_se, output, output_se)``, each ``m ×`` its value.
-        """
+        """``m ×`` the sums and their standard errors at ``m`` features (with the coupled pairs' term)."""
         if self.coupled is None:
             return self.normaliser, self.normaliser_se, self.output, self.output_se
         c = self.coupled
@@ -113,7 +90,7 @@ class SampledSums:
 
 
 @dataclass(frozen=True)
-class CoupledSamples:
+class _CoupledSamples:
     """The per-triple terms of orthogonal/simplex FAVOR+: ``R − 1`` of iid features, ``κ_c`` and
     ``(v_j − o_i)ᵀ(v_l − o_i)`` (``None`` without values), over ``queries`` queries."""
 
@@ -124,7 +101,7 @@ class CoupledSamples:
 
 
 def sampled_sums(head: Head, terms: list[CovTerm], n: int, rng: np.random.Generator,
-                 coupling: str = "iid") -> SampledSums:
+                 coupling: str = "iid") -> _SampledSums:
     """Estimate the sums of :func:`rftheory.attention.sums.query_sums` from ``n`` triples.
 
     Parameters
@@ -142,8 +119,8 @@ def sampled_sums(head: Head, terms: list[CovTerm], n: int, rng: np.random.Genera
 
     Returns
     -------
-    SampledSums
-        Estimates with standard errors (for couplings, :meth:`SampledSums.at` adds the coupled pairs).
+    _SampledSums
+        Estimates with standard errors (for couplings, :meth:`_SampledSums.at` adds the coupled pairs).
     """
     n = check_pairs(head, n)
     S = head.logits()
@@ -187,5 +164,5 @@ def sampled_sums(head: Head, terms: list[CovTerm], n: int, rng: np.random.Genera
         if head.V is not None:
             o = P @ head.V
             ww = np.einsum("nc,nc->n", head.V[j] - o[i], head.V[lk] - o[i])
-        coupled = CoupledSamples(h, kap, ww, L)
-    return SampledSums(norm, norm_se, out, out_se, n, coupled)
+        coupled = _CoupledSamples(h, kap, ww, L)
+    return _SampledSums(norm, norm_se, out, out_se, n, coupled)

@@ -14,7 +14,7 @@ from ..core.datafile import MAX_FILE_BYTES, check_data_file, read_npy  # noqa: F
 from ..core.errors import ParameterError, as_typed
 from .median import Span, median_and_span
 
-__all__ = ["SKLEARN_SETS", "MAX_NORM", "check_magnitude", "load", "standardize", "check_pair_sets", "bandwidth", "rescale", "Prepared",
+__all__ = ["SKLEARN_SETS", "MAX_NORM", "load", "standardize", "check_pair_sets", "bandwidth", "rescale", "Prepared",
            "bandwidth_and_span"]
 
 #: scikit-learn data sets ``sklearn:NAME`` loads (each is standardized)
@@ -37,7 +37,7 @@ def _as_matrix(arr, name: str) -> np.ndarray:
         bad = np.argwhere(~np.isfinite(arr))[0]
         raise ParameterError(name, f"has NaN or infinity (first at row {bad[0] + 1}, column {bad[1] + 1}; "
                              "rows and columns of the data counted from 1)")
-    check_magnitude(arr, name)
+    _check_magnitude(arr, name)
     return arr
 
 
@@ -45,20 +45,8 @@ def _as_matrix(arr, name: str) -> np.ndarray:
 MAX_NORM = 1e150
 
 
-def check_magnitude(arr: np.ndarray, name: str, lead: str = "", advice: str = "divide the data by a constant") -> None:
-    """Refuse points so large that their squared distances overflow float64 (``max|x|·√d > MAX_NORM``).
-
-    Parameters
-    ----------
-    arr : np.ndarray
-        The points, one per row.
-    name : str
-        The name.
-    lead : str
-        Text put before the message (e.g. which file).
-    advice : str
-        What the user can do, ending the message.
-    """
+def _check_magnitude(arr: np.ndarray, name: str, lead: str = "", advice: str = "divide the data by a constant") -> None:
+    """Refuse points so large that their squared distances overflow float64 (``max|x|·√d > MAX_NORM``)."""
     big = float(np.max(np.abs(arr))) if arr.size else 0.0
     if big * math.sqrt(arr.shape[1]) > MAX_NORM:
         i, j = np.unravel_index(int(np.argmax(np.abs(arr))), arr.shape)
@@ -162,10 +150,6 @@ def check_pair_sets(X, Y) -> None:
     ----------
     X, Y : numpy.ndarray
         The two sets (rows).
-
-    Returns
-    -------
-    None
 
     Raises
     ------
@@ -361,7 +345,7 @@ def rescale(X, Y, kernel: str, sigma=None, scale=None) -> Prepared:
         raise ParameterError(flag, "the rescaled data overflow float64")
     value = float(sigma) if kernel == "gaussian" else f * f
     for arr in (Xs,) if Y is None else (Xs, Ys):
-        check_magnitude(arr, flag, f"{float(value):g} is too {'small' if kernel == 'gaussian' else 'large'} for "
+        _check_magnitude(arr, flag, f"{float(value):g} is too {'small' if kernel == 'gaussian' else 'large'} for "
                         "this data: it rescales it to ", f"give a {'larger' if kernel == 'gaussian' else 'smaller'} "
                         f"--{flag}")
     return Prepared(Xs, Ys, Y is None, kernel, f)

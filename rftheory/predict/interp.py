@@ -20,8 +20,8 @@ from ..numerics.rff.float64 import EPS, gap_f64, rff_bracket_f64
 from .median import Span
 from .pairs import geometry
 
-__all__ = ["FAMILIES", "FLOAT64", "Interpolant", "TaylorTable", "taylor_table", "eligible", "scalar", "exact_terms",
-           "node_values", "reference_terms", "rff_terms", "References", "lebesgue", "fit", "fit_values", "build", "interval",
+__all__ = ["FAMILIES", "FLOAT64", "Interpolant", "eligible", "scalar", "exact_terms",
+           "rff_terms", "References", "lebesgue", "fit", "fit_values", "build", "interval",
            "interval_from_span", "CACHE", "clear_cache"]
 
 FAMILIES = ("rff", "psi", "prf")
@@ -121,27 +121,8 @@ def _ell(family, coupling, d, s) -> float:
         return float(mp.log(M / A))
 
 
-def node_values(family: str, coupling: str, d: int, s: np.ndarray, exact: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    r"""``ℓ(s) = log(MSE_d/MSE_1)`` at many points, with a bound of each value's error.
-
-    Details: :doc:`/notes/predict/interp`.
-
-    Parameters
-    ----------
-    family : {"rff", "psi", "prf"}
-    coupling : {"orthogonal", "simplex"}
-    d : int
-        Dimension.
-    s : numpy.ndarray
-        ``z`` (rff, psi) or ``v`` (prf), positive.
-    exact : bool
-        The mpmath layer for every family (``rff`` where its float64 bounds are too wide).
-
-    Returns
-    -------
-    ell, error : numpy.ndarray
-        The values and their error bounds (``inf`` where no bound could be given).
-    """
+def _node_values(family: str, coupling: str, d: int, s: np.ndarray, exact: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    r"""``ℓ(s) = log(MSE_d/MSE_1)`` at many points, with a bound of each value's error."""
     s = np.asarray(s, float)
     if (family, coupling) in FLOAT64 and not exact:
         return rff_terms(coupling, d, s).ell()
@@ -238,29 +219,9 @@ def rff_terms(coupling: str, d: int, z: np.ndarray) -> References:
     return References(d, a, -g, Q, ea, np.where(bad, math.inf, eg), np.where(bad, math.inf, eQ))
 
 
-def reference_terms(family: str, coupling: str, d: int, s: np.ndarray, a: np.ndarray | None = None,
+def _reference_terms(family: str, coupling: str, d: int, s: np.ndarray, a: np.ndarray | None = None,
                     b: np.ndarray | None = None, exact: bool = False) -> References:
-    r"""The check's reference ``A``, ``B``, ``Q`` at many pairs, from a closed form other than the interpolant.
-
-    :data:`FLOAT64` (orthogonal ``rff``): the registered float64 layer (:func:`rff_terms`,
-    vectorised, rigorous bounds).  The others (and with ``exact``): the registered mpmath layer agreed to :data:`DPS` digits per pair
-    (:func:`exact_terms`), rounded to float64 (``2u`` relative each).
-
-    Parameters
-    ----------
-    family, coupling : str
-    d : int
-    s : numpy.ndarray
-        ``z`` (rff, psi) or ``v`` (prf) per pair, positive.
-    a, b : numpy.ndarray, optional
-        ``prf``: the pairs' norms.
-    exact : bool
-        The agreed mpmath layer for every family.
-
-    Returns
-    -------
-    References
-    """
+    r"""The check's reference ``A``, ``B``, ``Q`` at many pairs, from a closed form other than the interpolant."""
     s = np.asarray(s, float)
     if (family, coupling) in FLOAT64 and not exact:
         return rff_terms(coupling, d, s)
@@ -306,7 +267,7 @@ class Interpolant:
     bound: float = 0.0
     validated: float = float("nan")
     checked: int = 0
-    _table: TaylorTable | None = field(default=None, repr=False, compare=False)
+    _table: _TaylorTable | None = field(default=None, repr=False, compare=False)
 
     @property
     def points(self) -> int:
@@ -342,16 +303,16 @@ class Interpolant:
         x = (2 * s - (self.lo + self.hi)) / (self.hi - self.lo)
         return C.chebval(np.clip(x, -1.0, 1.0), self.coef)
 
-    def table(self) -> TaylorTable:
-        """The :class:`TaylorTable` of this interpolant (built once).
+    def table(self) -> _TaylorTable:
+        """The :class:`_TaylorTable` of this interpolant (built once).
 
         Returns
         -------
-        TaylorTable
+        _TaylorTable
             The table, cached on the interpolant.
         """
         if self._table is None:
-            self._table = taylor_table(self)
+            self._table = _taylor_table(self)
         assert self._table is not None
         return self._table
 
@@ -380,22 +341,8 @@ class Interpolant:
 
 
 @dataclass(frozen=True)
-class TaylorTable:
-    r"""The interpolant ``p`` per pair from Taylor polynomials at the nodes of a uniform grid.
-
-    Details: :doc:`/notes/predict/interp`.
-
-    Attributes
-    ----------
-    lo, inv : float
-        ``lo`` and ``1/Δ``.
-    nodes : numpy.ndarray
-        ``s_k``.
-    taylor : numpy.ndarray, shape (J + 1, N + 1)
-        ``p^{(j)}(s_k)/j!``.
-    error : float
-        Bound of ``|p − q|`` over ``[lo, hi]``.
-    """
+class _TaylorTable:
+    r"""The interpolant ``p`` per pair from Taylor polynomials at the nodes of a uniform grid."""
 
     lo: float
     inv: float
@@ -423,18 +370,8 @@ class TaylorTable:
 TABLE, TAYLOR_MAX, TAYLOR_REMAINDER = 4096, 12, 1e-14
 
 
-def taylor_table(ip: Interpolant) -> TaylorTable:
-    """The :class:`TaylorTable` of an interpolant (values at the nodes from :meth:`Interpolant.ell`).
-
-    Parameters
-    ----------
-    ip : Interpolant
-
-    Returns
-    -------
-    TaylorTable
-        ``error = inf`` when no order up to :data:`TAYLOR_MAX` reaches :data:`TAYLOR_REMAINDER`.
-    """
+def _taylor_table(ip: Interpolant) -> _TaylorTable:
+    """The :class:`_TaylorTable` of an interpolant (values at the nodes from :meth:`Interpolant.ell`)."""
     lo, hi, N = ip.lo, ip.hi, TABLE
     step = (hi - lo) / N
     nodes = np.minimum(lo + step * np.arange(N + 1), hi)
@@ -463,7 +400,7 @@ def taylor_table(ip: Interpolant) -> TaylorTable:
             taylor[j] *= w
         mag = float(np.sum(np.abs(derivs[j]))) * w * hmax**j
         rounding += (4 + 2 * (J + 1)) * _U * mag / (1 - 2 * (J + 1) * _U)
-    return TaylorTable(lo, 1.0 / step, nodes, taylor, remainder + rounding)
+    return _TaylorTable(lo, 1.0 / step, nodes, taylor, remainder + rounding)
 
 
 def _coefficients(vals: np.ndarray) -> np.ndarray:
@@ -655,11 +592,11 @@ def _check(ip: Interpolant, mech, g: dict[str, np.ndarray], ref: References | No
     _, B, _ = replace(mech, interp=ip).terms(g, d, mech.native_kernel)
     assert B is not None  # a coupled mechanism
     if ref is None:
-        ref = reference_terms(ip.family, ip.coupling, d, s, g.get("a"), g.get("b"))
+        ref = _reference_terms(ip.family, ip.coupling, d, s, g.get("a"), g.get("b"))
     rel, ok = _judge(B, ref)
     if not np.all(ok) and (ip.family, ip.coupling) in FLOAT64:
         redo = np.flatnonzero(~ok)
-        rel[redo], ok[redo] = _judge(B[redo], reference_terms(ip.family, ip.coupling, d, s[redo], exact=True))
+        rel[redo], ok[redo] = _judge(B[redo], _reference_terms(ip.family, ip.coupling, d, s[redo], exact=True))
     return float(np.max(rel)), bool(np.all(ok))
 
 
@@ -773,13 +710,13 @@ def _build(mech: Any, d: int, lo: float, hi: float, g: dict[str, np.ndarray],
             grid, refs = both.take(slice(0, n + 1)), both.take(slice(n + 1, None))
 
             def values(t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-                return grid.ell() if t.shape == nodes.shape and np.array_equal(t, nodes) else node_values(fam, coup, d, t)
+                return grid.ell() if t.shape == nodes.shape and np.array_equal(t, nodes) else _node_values(fam, coup, d, t)
         else:
             def values(t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-                return node_values(fam, coup, d, t)
+                return _node_values(fam, coup, d, t)
         ip, fitted = _fit(fam, coup, d, lo, hi, values, first)
         if ip is None and (fam, coup) in FLOAT64:  # float64 node errors too wide (large d): the mpmath node values
-            ip, fitted = _fit(fam, coup, d, lo, hi, lambda t: node_values(fam, coup, d, t, exact=True), MIN_POINTS)
+            ip, fitted = _fit(fam, coup, d, lo, hi, lambda t: _node_values(fam, coup, d, t, exact=True), MIN_POINTS)
             fitted["nodes"] = "mpmath"
         info.update(fitted)
         info.setdefault("nodes", "float64" if (fam, coup) in FLOAT64 else "mpmath")

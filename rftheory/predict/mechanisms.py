@@ -17,7 +17,7 @@ from .pairs import check_domain, evaluate
 if TYPE_CHECKING:
     from .interp import Interpolant
 
-__all__ = ["COUPLINGS", "FAVOR_SHARP", "Mechanism", "FittedDERF", "fit", "parse", "parse_list", "kernel_values"]
+__all__ = ["COUPLINGS", "FAVOR_SHARP", "Mechanism", "fit", "parse", "parse_list", "kernel_values"]
 
 COUPLINGS = ("iid", "orthogonal", "simplex")
 #: FAVOR# families (iid ω, closed-form optimum fitted on the data)
@@ -41,7 +41,7 @@ class Mechanism:
         ``iid``, ``orthogonal`` or ``simplex``.
     n : int
         The ``n`` of ``hybrid:angular:N`` (λ features), else 0.
-    fitted : FittedDERF or None
+    fitted : _FittedDERF or None
         FAVOR#: per-point quantities of the fitted parameters (:func:`fit`).
     interp : Interpolant or None
         Coupled rff/psi/prf: the :class:`~rftheory.predict.interp.Interpolant` of the
@@ -52,7 +52,7 @@ class Mechanism:
     family: str
     coupling: str = "iid"
     n: int = 0
-    fitted: FittedDERF | None = field(default=None, repr=False)
+    fitted: _FittedDERF | None = field(default=None, repr=False)
     interp: Interpolant | None = field(default=None, repr=False)
 
     @property
@@ -265,7 +265,7 @@ def kernel_values(g: dict[str, np.ndarray], kernel: str) -> np.ndarray:
     return np.exp(g["dot"])
 
 
-def _favor_sharp_terms(p: FittedDERF, g: dict[str, np.ndarray], kernel: str) -> np.ndarray:
+def _favor_sharp_terms(p: _FittedDERF, g: dict[str, np.ndarray], kernel: str) -> np.ndarray:
     """FAVOR# (Thm 4.1, iid ω): ``A = K²·expm1(log E f₁²f₂² − 2xᵀy)`` per pair, from the fitted parameters."""
     lg = p.const + p.qx[g["I"]] + p.qy[g["J"]] + 4 * np.einsum("ij,ij->i", p.BXR[g["I"]], p.BY[g["J"]]) - 2 * g["dot"]
     if np.max(lg, initial=-np.inf) > 700:
@@ -273,7 +273,7 @@ def _favor_sharp_terms(p: FittedDERF, g: dict[str, np.ndarray], kernel: str) -> 
     return kernel_values(g, kernel) ** 2 * np.expm1(lg)
 
 
-class FittedDERF:
+class _FittedDERF:
     """Per-point quantities of fitted DERF parameters (FAVOR#, Eq. 15 expanded)."""
 
     def __init__(self, p: Any, X: np.ndarray, Y: np.ndarray) -> None:
@@ -310,7 +310,7 @@ def fit(mech: Mechanism, X: np.ndarray, Y: np.ndarray) -> Mechanism:
     if mech.family in FAVOR_SHARP:
         from ..papers.derf.optima import optimum
 
-        return replace(mech, fitted=FittedDERF(optimum(mech.family, X, Y), X, Y))
+        return replace(mech, fitted=_FittedDERF(optimum(mech.family, X, Y), X, Y))
     return mech
 
 

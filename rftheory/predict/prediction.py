@@ -23,9 +23,8 @@ from .mechanisms import Mechanism, fit, kernel_values, parse_list
 from .pairs import BLOCK, Diagonal, DiagonalGeometry, Tile, TileGeometry, geometry, tiles
 from .target import smallest_m
 
-__all__ = ["Row", "Prediction", "predict", "parse_ms", "Request", "BlockJob", "Setup", "Block", "TermSums",
-           "ErrorSums", "BlockSums", "TermTotals", "ErrorTotals", "Totals", "block_sums", "validate", "prepare",
-           "run", "assemble", "pairwise_sum"]
+__all__ = ["Row", "Prediction", "predict", "parse_ms", "Request", "BlockJob", "Setup", "Block", "BlockSums", "Totals",
+           "block_sums", "validate", "prepare", "run", "assemble", "pairwise_sum"]
 
 
 @dataclass(frozen=True)
@@ -296,7 +295,7 @@ class Block:
 
 
 @dataclass(frozen=True)
-class TermSums:
+class _TermSums:
     """One block's pairwise sums of a mechanism's ``A`` and ``B`` (``None`` for iid), and its fallbacks."""
 
     mechanism: str
@@ -306,7 +305,7 @@ class TermSums:
 
 
 @dataclass(frozen=True)
-class ErrorSums:
+class _ErrorSums:
     """One block's pairwise ``Σ w·MSE`` (and ``Σ MSE²`` when sampled) at one ``m``, and its worst pair."""
 
     mechanism: str
@@ -323,26 +322,20 @@ class BlockSums:
 
     k2: float
     n: int
-    terms: tuple[TermSums, ...]
-    errors: tuple[ErrorSums, ...]
+    terms: tuple[_TermSums, ...]
+    errors: tuple[_ErrorSums, ...]
 
 
 @dataclass(frozen=True)
-class TermTotals:
+class _TermTotals:
     """The block sums of one mechanism's ``A`` and ``B`` and its fallback counts, as they arrive."""
 
     a: list[float] = field(default_factory=list)
     b: list[float] = field(default_factory=list)
     fallback: list[int] = field(default_factory=list)
 
-    def add(self, t: TermSums) -> None:
-        """Take one block's sums.
-
-        Parameters
-        ----------
-        t : TermSums
-            The block's exact-term sums of one mechanism.
-        """
+    def add(self, t: _TermSums) -> None:
+        """Take one block's sums."""
         self.a.append(t.a)
         if t.b is not None:
             self.b.append(t.b)
@@ -350,33 +343,21 @@ class TermTotals:
 
 
 @dataclass(frozen=True)
-class ErrorTotals:
+class _ErrorTotals:
     """The block sums of one ``(mechanism, m)`` and the blocks' worst pairs, as they arrive."""
 
     s: list[float] = field(default_factory=list)
     s2: list[float] = field(default_factory=list)
     worst: list[tuple[float, Pair]] = field(default_factory=list)
 
-    def add(self, e: ErrorSums) -> None:
-        """Take one block's sums.
-
-        Parameters
-        ----------
-        e : ErrorSums
-            The block's error sums of one ``(mechanism, m)``.
-        """
+    def add(self, e: _ErrorSums) -> None:
+        """Take one block's sums."""
         self.s.append(e.s)
         self.s2.append(e.s2)
         self.worst.append((e.worst, e.at))
 
     def worst_pair(self) -> tuple[float, Pair]:
-        """The largest ratio, ties to the smallest ``(i, j)``: the same for any order of blocks.
-
-        Returns
-        -------
-        tuple of (float, Pair)
-            The ratio and its pair.
-        """
+        """The largest ratio, ties to the smallest ``(i, j)``: the same for any order of blocks."""
         best, at = -1.0, (0, 0)
         for w, a in self.worst:
             if w > best or (w == best and a < at):
@@ -389,8 +370,8 @@ class Totals:
     """The accumulated block sums of a whole run."""
 
     k2: list[float]
-    terms: dict[str, TermTotals]
-    errors: dict[tuple[str, int], ErrorTotals]
+    terms: dict[str, _TermTotals]
+    errors: dict[tuple[str, int], _ErrorTotals]
 
     @classmethod
     def empty(cls, mechanisms: tuple[Mechanism, ...], ms: tuple[int, ...]) -> Totals:
@@ -408,8 +389,8 @@ class Totals:
         Totals
             Empty accumulators.
         """
-        return cls([], {mm.name: TermTotals() for mm in mechanisms},
-                   {(mm.name, k): ErrorTotals() for mm in mechanisms for k in ms})
+        return cls([], {mm.name: _TermTotals() for mm in mechanisms},
+                   {(mm.name, k): _ErrorTotals() for mm in mechanisms for k in ms})
 
     def add(self, part: BlockSums) -> None:
         """Take one block's sums.
@@ -520,7 +501,7 @@ def block_sums(job: BlockJob, blk: Block | Tile | Diagonal) -> BlockSums:
         A, B, nfb = mech.terms(g, job.d, job.kernel)
         if id(A) not in summed:
             summed[id(A)] = (A, wsum(A))
-        terms.append(TermSums(mech.name, summed[id(A)][1], None if B is None else wsum(B), nfb))
+        terms.append(_TermSums(mech.name, summed[id(A)][1], None if B is None else wsum(B), nfb))
         for k in job.ms:
             mse = A / k
             if B is not None:
@@ -538,7 +519,7 @@ def block_sums(job: BlockJob, blk: Block | Tile | Diagonal) -> BlockSums:
                 np.fmax(ratio, 0.0, out=ratio)
                 j = int(np.argmax(ratio))
                 worst = float(ratio[j]) + 0.0  # not -0.0
-            errors.append(ErrorSums(mech.name, k, wsum(mse), pairwise_sum(mse * mse) if job.sampled else 0.0,
+            errors.append(_ErrorSums(mech.name, k, wsum(mse), pairwise_sum(mse * mse) if job.sampled else 0.0,
                                     worst, at(j)))
     return BlockSums(wsum(K2), n, tuple(terms), tuple(errors))
 
