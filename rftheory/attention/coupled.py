@@ -70,15 +70,12 @@ def coupled_mgf_mc(d: int, coupling: str, a, b, n: int, rng: np.random.Generator
     Parameters
     ----------
     d : int
-        Dimension.
     coupling : {"orthogonal", "simplex"}
-        The block coupling.
     a, b : array_like, shape (d,)
         The two vectors.
     n : int
         Number of draws.
     rng : numpy.random.Generator
-        The only source of randomness.
 
     Returns
     -------

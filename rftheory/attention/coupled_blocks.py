@@ -59,9 +59,7 @@ def coupled_blocks(head: Head, coupling: str, rng: np.random.Generator, *, iid_s
     head : Head
         The data (values optional).
     coupling : {"orthogonal", "simplex"}
-        The block coupling.
     rng : numpy.random.Generator
-        The only source of randomness.
     iid_second : numpy.ndarray, shape (L,)
         ``Σ_jl P_ijP_il e^{a_jᵀa_l}`` per query (:class:`rftheory.attention.sums.QuerySums` ``.second``): the
         scale of the normaliser sum for the stopping rule.
@@ -157,9 +155,7 @@ def triple_blocks(head: Head, coupling: str, rng: np.random.Generator, *, max_bl
     head : Head
         The data, with values.
     coupling : {"orthogonal", "simplex"}
-        The block coupling.
     rng : numpy.random.Generator
-        The only source of randomness.
     max_blocks : int
         Blocks to draw (fewer if ``max_seconds`` runs out first; at least ``2·chunk``).
     max_seconds : float

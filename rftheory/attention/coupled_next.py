@@ -57,7 +57,10 @@ def coupled_triples(m: int, d: int) -> int:
 def fourth_moment_xi(P: np.ndarray, W: np.ndarray, g: np.ndarray, part: str = "full") -> tuple[float, float]:
     """``E‖ξ‖⁴`` of one Gaussian feature (or of its even / odd part in ``ω``) and a bound on its rounding error.
 
-    Details: :doc:`/notes/attention/coupled_next`.
+    .. math:: \\mathbb E\\|\\xi\\|^4 = \\sum_{jlkn} P_jP_lP_kP_n\\,e^{\\sum_{\\text{pairs}} g}\\,
+       (w_j^\\top w_l)(w_k^\\top w_n)
+
+    Even/odd parts and the rounding bound: :doc:`/notes/attention/coupled_next`.
 
     Parameters
     ----------
@@ -159,7 +162,6 @@ class CoupledNext:
         Parameters
         ----------
         m : int
-            Number of features.
 
         Returns
         -------
@@ -194,7 +196,6 @@ class CoupledNext:
         Parameters
         ----------
         m : int
-            Number of features.
 
         Returns
         -------
@@ -213,7 +214,6 @@ def coupled_next(head: Head, coupling: str) -> CoupledNext:
     head : Head
         The data, with values (``L·L_k⁴ <= MAX_QUARTICS``, ``d >= 2``).
     coupling : {"orthogonal", "simplex"}
-        Block coupling.
 
     Returns
     -------

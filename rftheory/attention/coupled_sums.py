@@ -92,9 +92,7 @@ def coupled_normaliser_rel_mse(head: Head, coupling: str, m: int) -> tuple[float
     head : Head
         The data (``L·L_k² <= MAX_TRIPLES``).
     coupling : {"orthogonal", "simplex"}
-        Block coupling.
     m : int
-        Number of features.
 
     Returns
     -------

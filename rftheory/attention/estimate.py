@@ -90,7 +90,6 @@ class AttentionError:
     mechanism : str
         ``family:coupling``.
     m : int
-        Number of random features.
     attention_mse : float
         ``E‖Â − A‖_F²`` (exact).
     normaliser_rel_mse : float or None
@@ -201,11 +200,8 @@ def attention_mse_registered(head: Head, mech: Mechanism, m: int) -> float:
     Parameters
     ----------
     head : Head
-        The data.
     mech : Mechanism
-        Family and coupling.
     m : int
-        Number of features.
 
     Returns
     -------
@@ -254,16 +250,19 @@ DEFAULT_TRIPLES = 100_000
 def predict(head: Head, mech: Mechanism, ms: list[int], *, pairs: int | None = None, seed: int = 0,
             overflow: str | None = None, scheduler: str | None = None,
             next_order: bool = True) -> list[AttentionError]:
-    """The errors of ``mech`` at each ``m`` of ``ms``.
+    r"""The errors of ``mech`` at each ``m`` of ``ms``: attention, normaliser and (leading order) output.
 
-    Details: :doc:`/notes/attention/estimate`.
+    .. math:: \mathbb E\|\hat A - A\|_F^2,\quad \sum_i \frac{\mathbb E(\hat D_i - D_i)^2}{D_i^2},\quad
+       \mathbb E\|\hat O - O\|_F^2 \approx \sum_i \frac1{D_i^2}\sum_{j,l}\mathrm{Cov}(\hat A_{ij}, \hat A_{il})
+       (v_j - o_i)^\top(v_l - o_i)
+
+    (``A_ij = e^{x_iᵀy_j}``, ``D = A1``, ``O = diag(D)⁻¹AV``; Choromanski et al. 2021, *Rethinking Attention with
+    Performers*, ICLR).  Derivations and the couplings covered: :doc:`/notes/attention/estimate`.
 
     Parameters
     ----------
     head : Head
-        The data.
     mech : Mechanism
-        The mechanism.
     ms : list of int
         Feature counts (each ``>= 1``).
     pairs : int, optional
@@ -440,9 +439,7 @@ def check_range(head: Head, mech: Mechanism, fitted=None) -> None:
     Parameters
     ----------
     head : Head
-        The data.
     mech : Mechanism
-        The mechanism.
     fitted : DenseExponential, optional
         The fitted FAVOR++/FAVOR# features.
 
@@ -554,7 +551,6 @@ def fit_derf(head: Head, mech: Mechanism):
     Parameters
     ----------
     head : Head
-        The data.
     mech : Mechanism
         ``favor++`` or ``favor#:sderf|aderf``.
 
@@ -596,7 +592,6 @@ def smallest_m(head: Head, mech: Mechanism, target: float, m_max: int = 1 << 30)
     head : Head
         The data (with values).
     mech : Mechanism
-        The mechanism.
     target : float
         Target relative Frobenius error of the output, ``> 0``.
     m_max : int

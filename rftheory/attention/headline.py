@@ -109,7 +109,6 @@ def headline(head: Head, mech: Mechanism, row: AttentionError, budget: float,
     Parameters
     ----------
     head : Head
-        The data.
     mech : Mechanism
         The mechanism of ``row``.
     row : AttentionError
@@ -117,7 +116,6 @@ def headline(head: Head, mech: Mechanism, row: AttentionError, budget: float,
     budget : float
         Seconds of Monte Carlo allowed for this row (0: none).
     rng : numpy.random.Generator
-        The only source of randomness.
     mc : MCEstimate, optional
         Monte Carlo of the output error already run at this ``m`` (``--mc``): used instead of new draws.
 
@@ -183,13 +181,11 @@ def target_m(head: Head, mech: Mechanism, target: float, budget: float, rng: np.
     head : Head
         The data, with values.
     mech : Mechanism
-        The mechanism.
     target : float
         Target relative Frobenius error of the output.
     budget : float
         Seconds of Monte Carlo allowed.
     rng : numpy.random.Generator
-        The only source of randomness.
     m_cap : int
         Largest ``m`` the Monte Carlo search tries.
 

@@ -107,7 +107,6 @@ def cov_terms_derf(head: Head, fm) -> tuple[list[CovTerm], np.ndarray]:
     Parameters
     ----------
     head : Head
-        The data.
     fm : rftheory.features.dense_exponential.DenseExponential
         The fitted features.
 

@@ -46,7 +46,6 @@ class NextOrder:
         Parameters
         ----------
         m : int
-            Number of features.
 
         Returns
         -------

@@ -53,11 +53,9 @@ def overflow_risk(head: Head, family: str, m: int, fmt: str, fm=None) -> Overflo
     Parameters
     ----------
     head : Head
-        The data.
     family : {"favor+", "trig", "favor++", "favor#"}
         Feature family (``fm`` for the fitted ones).
     m : int
-        Number of features.
     fmt : {"fp16", "bf16", "fp32"}
         Storage format.
     fm : DenseExponential, optional

@@ -113,7 +113,6 @@ def sampled_sums(head: Head, terms: list[CovTerm], n: int, rng: np.random.Genera
     n : int
         Number of sampled triples (``>= 2``).
     rng : numpy.random.Generator
-        The only source of randomness.
     coupling : {"iid", "orthogonal", "simplex"}
         Block coupling (orthogonal/simplex: the terms must be FAVOR+'s).
 

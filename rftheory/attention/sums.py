@@ -112,7 +112,6 @@ def log_magnitude(head: Head, log_ws: list[np.ndarray]) -> float:
     Parameters
     ----------
     head : Head
-        The data.
     log_ws : list of numpy.ndarray, shape (L, L_k)
         The ``log_w`` of each covariance term (:class:`~rftheory.attention.moments.CovTerm`; kernels in ``(0, 1]``).
 

@@ -116,7 +116,6 @@ def compare(dataset: str, mechanism: str, R: int, rng: np.random.Generator):
     R : int
         Replicates.
     rng : numpy.random.Generator
-        The only source of randomness.
 
     Returns
     -------

@@ -198,7 +198,10 @@ def bandwidth(rule, X, Y=None, seed: int = 0) -> float:
 def bandwidth_and_span(rule, X, Y=None, seed: int = 0) -> tuple[float, Span | None]:
     """The Gaussian bandwidth ``σ``: a number, ``median`` or ``nn50``.
 
-    Details: :doc:`/notes/predict/data`.
+    .. math:: \\sigma_{\\rm median} = \\operatorname{median}_{i<j}\\|x_i-x_j\\|,\\qquad
+       \\sigma_{\\rm nn50} = \\operatorname{mean}_i \\|x_i - x_{(50)}(i)\\|
+
+    Subsampling and the papers' rules (Yu et al. 2016, ORF): :doc:`/notes/predict/data`.
 
     Parameters
     ----------

@@ -85,7 +85,6 @@ def exact_terms(family: str, coupling: str, d: int, s, a=None, b=None, once: boo
     family : {"rff", "psi", "prf"}
     coupling : {"orthogonal", "simplex"}
     d : int
-        Dimension.
     s : float or Fraction
         ``z`` (rff, psi) or ``v`` (prf).
     a, b : float or Fraction, optional
@@ -137,7 +136,6 @@ class References:
     Attributes
     ----------
     d : int
-        Dimension.
     A, B, Q : numpy.ndarray
         ``MSE_1``, ``B = (d·MSE_d − A)/(d − 1)`` and ``Q = d·MSE_d/(d − 1)`` per pair.
     eA, eB, eQ : numpy.ndarray
@@ -198,7 +196,6 @@ def rff_terms(coupling: str, d: int, z: np.ndarray) -> References:
     ----------
     coupling : {"orthogonal", "simplex"}
     d : int
-        Dimension.
     z : numpy.ndarray
         ``z = ‖x − y‖``, positive.
 

@@ -135,13 +135,8 @@ def median_and_span(A: np.ndarray, B: np.ndarray, same: bool,
 
     Parameters
     ----------
-    A, B : numpy.ndarray
-        Point sets (rows); ``B is A`` when ``same``.
-    same : bool
-        One set: the pairs ``i < j``.
-    direct : callable
-        ``direct(A, B, rows)``: the direct distances of ``rows`` of ``A`` to every row of ``B``
-        (the rule whose median this reproduces).
+    A, B, same, direct
+        As for :func:`median_distance`.
 
     Returns
     -------

@@ -86,7 +86,6 @@ def replicates(X, mechanism: str, m: int, *, rng: np.random.Generator, R: int) -
     m : int
         Random vectors per replicate (``rff``/``sm++``: frequencies, ``2m`` features).
     rng : numpy.random.Generator
-        The only source of randomness.
     R : int
         Replicates, ``>= 2``.
 

@@ -27,7 +27,6 @@ def blocks(n_x: int, n_y: int, same: bool, block: int = BLOCK):
     Parameters
     ----------
     n_x, n_y : int
-        Set sizes.
     same : bool
         One set: only ``i ≤ j``, weight ``w = 2`` off the diagonal.
     block : int
@@ -99,7 +98,6 @@ def tiles(n_x: int, n_y: int, same: bool, block: int = BLOCK) -> Iterator[Tile |
     Parameters
     ----------
     n_x, n_y : int
-        Set sizes.
     same : bool
         One set.
     block : int
@@ -273,7 +271,10 @@ class TileGeometry(dict):
 def geometry(X, Y, I, J, need_theta: bool = False) -> dict:
     """The geometry of the pairs ``(X[I], Y[J])``.
 
-    Details: :doc:`/notes/predict/pairs`.
+    .. math:: a = \\|x\\|,\\ b = \\|y\\|,\\ z = \\|x-y\\|,\\ v = \\|x+y\\|,\\
+       \\theta = 2\\operatorname{atan2}(\\|\\hat x-\\hat y\\|, \\|\\hat x+\\hat y\\|)
+
+    Rounding of each quantity: :doc:`/notes/predict/pairs`.
 
     Parameters
     ----------

@@ -55,7 +55,6 @@ def smallest_m(SA: float, SB: float, d: int, T: float):
     SA, SB : float
         The sums of ``A`` and ``B`` over the pairs.
     d : int
-        Block size.
     T : float
         ``ε²‖K‖_F²``.
 
