@@ -52,7 +52,7 @@ def _mean(y: np.ndarray) -> tuple[float, float]:
 def coupled_blocks(head: Head, coupling: str, rng: np.random.Generator, *, iid_second: np.ndarray,
                    iid_out: float | None, rel_se: float = 0.005, max_seconds: float = 30.0,
                    max_blocks: int = 200_000, chunk: int = 16) -> _CoupledBlocks:
-    """Estimate ``K_norm`` and ``K_out`` (module docstring) from blocks of ``d`` coupled vectors.
+    """Estimate ``K_norm`` and ``K_out`` (:doc:`/notes/attention/coupled_blocks`) from blocks of ``d`` coupled vectors.
 
     Parameters
     ----------

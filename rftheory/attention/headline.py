@@ -67,7 +67,7 @@ def trivial_bound(head: Head) -> float:
     Returns
     -------
     float
-        ``B`` (the module docstring derives it).
+        ``B`` (derived in :doc:`/notes/attention/headline`).
     """
     if head.V is None:
         raise ValueError("the trivial bound needs values")
@@ -104,7 +104,7 @@ def _mc_output(head: Head, mech: Mechanism, m: int, budget: float, rng: np.rando
 
 def headline(head: Head, mech: Mechanism, row: AttentionError, budget: float,
              rng: np.random.Generator, mc=None) -> Headline:
-    """The output MSE to report for ``row`` (see the module docstring).
+    """The output MSE to report for ``row`` (:doc:`/notes/attention/headline`).
 
     Parameters
     ----------

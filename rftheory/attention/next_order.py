@@ -64,7 +64,7 @@ def _patterns(family: str) -> list[tuple[float, int, int, int]]:
 def fitted_log_moments(fm, x: np.ndarray, Y: np.ndarray, n: int) -> tuple[float, np.ndarray, np.ndarray]:
     """``(c_n, e, G)`` with ``log E[∏_t a_{j_t}] − Σ_t xᵀy_{j_t} = c_n + Σ_t e_{j_t} + Σ_{s<t} G_{j_s j_t}``.
 
-    For ``n`` features of one ``ω`` of fitted dense-exponential features (module docstring).
+    For ``n`` features of one ``ω`` of fitted dense-exponential features (:doc:`/notes/attention/next_order`).
 
     Parameters
     ----------

@@ -120,7 +120,8 @@ def _ell(family, coupling, d, s) -> float:
         return float(mp.log(M / A))
 
 
-def _node_values(family: str, coupling: str, d: int, s: np.ndarray, exact: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def _node_values(family: str, coupling: str, d: int, s: np.ndarray,
+                 exact: bool = False) -> tuple[np.ndarray, np.ndarray]:
     r"""``ℓ(s) = log(MSE_d/MSE_1)`` at many points, with a bound of each value's error."""
     s = np.asarray(s, float)
     if (family, coupling) in FLOAT64 and not exact:
@@ -245,7 +246,7 @@ class Interpolant:
     coef : numpy.ndarray
         Chebyshev coefficients in ``x = (2s − lo − hi)/(hi − lo)``.
     error : float
-        Estimated ``sup |ℓ − p|`` (module docstring).
+        Estimated ``sup |ℓ − p|`` (:doc:`/notes/predict/interp`).
     bound : float
         Bound of the relative error of every pair's MSE, so of the sum.
     validated : float
@@ -443,7 +444,7 @@ def fit(f, lo: float, hi: float):
     coef : numpy.ndarray or None
         Coefficients, or ``None`` when :data:`MAX_POINTS` do not resolve ``f``.
     error : float
-        The error estimate of the module docstring (``inf`` when unresolved).
+        The error estimate of :doc:`/notes/predict/interp` (``inf`` when unresolved).
     """
     return fit_values(lambda s: (np.array([f(t) for t in s], float), np.zeros(len(s))), lo, hi)
 
@@ -466,7 +467,7 @@ def fit_values(f, lo: float, hi: float, first: int = MIN_POINTS):
     coef : numpy.ndarray or None
         Coefficients, or ``None`` when :data:`MAX_POINTS` do not resolve ``f``.
     error : float
-        The error estimate of the module docstring, node errors included (``inf`` when unresolved
+        The error estimate of :doc:`/notes/predict/interp`, node errors included (``inf`` when unresolved
         or a node has no finite bound).
     """
     n = max(min(first, MAX_POINTS), MIN_POINTS) - 1
@@ -707,7 +708,9 @@ def _build(mech: Any, d: int, lo: float, hi: float, g: dict[str, np.ndarray],
             grid, refs = both.take(slice(0, n + 1)), both.take(slice(n + 1, None))
 
             def values(t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-                return grid.ell() if t.shape == nodes.shape and np.array_equal(t, nodes) else _node_values(fam, coup, d, t)
+                if t.shape == nodes.shape and np.array_equal(t, nodes):
+                    return grid.ell()
+                return _node_values(fam, coup, d, t)
         else:
             def values(t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
                 return _node_values(fam, coup, d, t)
