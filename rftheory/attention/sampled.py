@@ -91,8 +91,7 @@ class _SampledSums:
 
 @dataclass(frozen=True)
 class _CoupledSamples:
-    """The per-triple terms of orthogonal/simplex FAVOR+: ``R − 1`` of iid features, ``κ_c`` and
-    ``(v_j − o_i)ᵀ(v_l − o_i)`` (``None`` without values), over ``queries`` queries."""
+    """The per-triple terms of orthogonal/simplex FAVOR+ (``R − 1``, ``κ_c``, value products)."""
 
     h: np.ndarray
     kappa: np.ndarray
