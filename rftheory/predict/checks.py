@@ -86,10 +86,8 @@ def vectors(dataset: str, mechanism: str) -> int:
 
     Parameters
     ----------
-    dataset : str
-        One of :data:`DATASETS`.
-    mechanism : str
-        As for :func:`rftheory.predict.predict`.
+    dataset, mechanism : str
+        As for :func:`points`.
 
     Returns
     -------

@@ -177,11 +177,8 @@ def bandwidth(rule, X, Y=None, seed: int = 0) -> float:
 
     Parameters
     ----------
-    rule : str or float
-        ``"median"``, ``"nn50"`` or a positive number.
-    X : numpy.ndarray, shape (n, d)
-    Y : numpy.ndarray, shape (n', d), optional
-    seed : int
+    rule, X, Y, seed
+        As for :func:`bandwidth_and_span`.
 
     Returns
     -------
