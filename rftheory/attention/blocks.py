@@ -61,7 +61,6 @@ class QueryBlock:
         Returns
         -------
         _BlockResult
-            The block's sums.
         """
         from .next_order import next_order
         from .sums import query_sums

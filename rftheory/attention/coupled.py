@@ -30,7 +30,6 @@ def coupled_mgf_quad(d: int, c, a, b) -> mp.mpf:
     Returns
     -------
     mpmath.mpf
-        The expectation.
 
     Raises
     ------

@@ -78,7 +78,6 @@ def coupled_blocks(head: Head, coupling: str, rng: np.random.Generator, *, iid_s
     Returns
     -------
     _CoupledBlocks
-        The estimates and their standard errors.
     """
     if coupling not in ("orthogonal", "simplex"):
         raise ParameterError("mechanism", f"no coupled blocks for {coupling!r}")

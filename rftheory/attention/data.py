@@ -47,7 +47,6 @@ class Head:
         Returns
         -------
         numpy.ndarray, shape (L, L_k)
-            The logits.
         """
         return self.X @ self.Y.T
 
@@ -137,7 +136,6 @@ def make_head(Q, K, V=None, scale: float | None = None) -> Head:
     Returns
     -------
     Head
-        The rescaled head.
 
     Raises
     ------

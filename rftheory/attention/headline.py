@@ -122,7 +122,6 @@ def headline(head: Head, mech: Mechanism, row: AttentionError, budget: float,
     Returns
     -------
     Headline
-        The reported value and its source.
     """
     if head.V is None:
         return Headline(None, None, "none", None)
@@ -192,7 +191,6 @@ def target_m(head: Head, mech: Mechanism, target: float, budget: float, rng: np.
     Returns
     -------
     TargetAnswer
-        The answer and its basis.
     """
     assert head.V is not None
     S = head.logits()

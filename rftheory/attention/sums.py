@@ -40,7 +40,6 @@ def logsumexp_rows(S: np.ndarray) -> np.ndarray:
     Returns
     -------
     numpy.ndarray, shape (L,)
-        The row-wise log-sum-exp.
     """
     M = S.max(axis=1)
     return M + np.log(np.exp(S - M[:, None]).sum(axis=1))

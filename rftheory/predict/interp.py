@@ -307,7 +307,6 @@ class Interpolant:
         Returns
         -------
         _TaylorTable
-            The table, cached on the interpolant.
         """
         if self._table is None:
             self._table = _taylor_table(self)

@@ -380,14 +380,11 @@ class Totals:
         Parameters
         ----------
         mechanisms : tuple of Mechanism
-            The mechanisms of the run.
         ms : tuple of int
-            The feature counts.
 
         Returns
         -------
         Totals
-            Empty accumulators.
         """
         return cls([], {mm.name: _TermTotals() for mm in mechanisms},
                    {(mm.name, k): _ErrorTotals() for mm in mechanisms for k in ms})
@@ -398,7 +395,6 @@ class Totals:
         Parameters
         ----------
         part : BlockSums
-            Everything one block summed.
         """
         self.k2.append(part.k2)
         for t in part.terms:
