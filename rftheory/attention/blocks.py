@@ -15,14 +15,14 @@ from ..core.errors import RangeError
 from .data import Head
 from .moments import cov_terms, cov_terms_derf
 
-__all__ = ["QueryBlock", "BlockResult", "run_blocks", "BLOCK"]
+__all__ = ["QueryBlock", "run_blocks", "BLOCK"]
 
 #: queries per task
 BLOCK = 256
 
 
 @dataclass(frozen=True)
-class BlockResult:
+class _BlockResult:
     """The sums of one block of queries."""
 
     second: np.ndarray
@@ -50,7 +50,7 @@ class QueryBlock:
         """Task key for the scheduler."""
         return f"attention-{self.family}-{self.start}"
 
-    def run(self, seed: int) -> BlockResult:
+    def run(self, seed: int) -> _BlockResult:
         """The block's per-query sums (and its part of the next-order coefficients).
 
         Parameters
@@ -60,8 +60,7 @@ class QueryBlock:
 
         Returns
         -------
-        BlockResult
-            The block's sums.
+        _BlockResult
         """
         from .next_order import next_order
         from .sums import query_sums
@@ -83,10 +82,10 @@ class QueryBlock:
                 pass
             else:
                 c1, c2, var = no.c1, no.c2, no.c2_se**2
-        return BlockResult(qs.second, qs.output, qs.rel_err, log_second, c1, c2, var)
+        return _BlockResult(qs.second, qs.output, qs.rel_err, log_second, c1, c2, var)
 
 
-def run_blocks(tasks: list[QueryBlock], scheduler: str | None, seed: int = 0) -> list[BlockResult]:
+def run_blocks(tasks: list[QueryBlock], scheduler: str | None, seed: int = 0) -> list[_BlockResult]:
     """Run the blocks here (``scheduler=None``) or on the Dask cluster at ``scheduler``; results in order.
 
     Parameters
@@ -100,7 +99,7 @@ def run_blocks(tasks: list[QueryBlock], scheduler: str | None, seed: int = 0) ->
 
     Returns
     -------
-    list of BlockResult
+    list of _BlockResult
         In the order of ``tasks``.
 
     Raises

@@ -141,12 +141,11 @@ def cmd_attention(args) -> int:
     Parameters
     ----------
     args : argparse.Namespace
-        From the parser :func:`add_parser` adds.
 
     Returns
     -------
     int
-        Exit status 0 (input errors raise :class:`ParameterError`, printed as one line by the CLI).
+        Exit status 0 (bad input raises :class:`ParameterError`, printed as one line).
     """
     ms = _ms(args.m)
     mechs = [parse_mechanism(t) for t in args.mechanism.split(",")]

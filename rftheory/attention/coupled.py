@@ -1,31 +1,6 @@
 """``E exp(w₁ᵀa + w₂ᵀb)`` for two coupled random vectors and two *different* vectors ``a, b``.
 
-``w_k = r_k u_k`` with ``r₁, r₂`` iid ``χ_d`` and ``(u₁, u₂)`` a uniformly rotated pair of unit vectors
-at a fixed angle, ``u₁ᵀu₂ = c`` (``c = 0``: orthogonal blocks, Yu et al. 2016, *Orthogonal Random
-Features*, NeurIPS; ``c = −1/(d−1)``: simplex blocks, Reid et al. 2023, *Simplex Random Features*,
-ICML).  With ``a = x + y_j`` and ``b = x + y_l`` this is the coupled-pair moment that the normaliser
-variance of orthogonal/simplex FAVOR+ needs; at ``a = b`` it is the angle family's RF-conformity
-(:mod:`rftheory.numerics.angle_family`).
-
-Derivation (conditioning on ``u₁``): ``u₂ = c u₁ + s ν``, ``s = √(1−c²)``, ``ν`` uniform on the unit
-sphere of ``u₁^⊥`` (``S^{d−2}``), so with ``t = u₁ᵀb``, ``p = ‖b‖² − t²``
-
-.. math::
-
-   \\rho_c(a, b) = \\mathbb E_{u_1}\\big[M_d(u_1^\\top a)\\, g(u_1^\\top b)\\big],\\quad
-   M_d(\\tau) = \\mathbb E\\,e^{r\\tau} = \\sum_n \\frac{(\\sqrt2\\tau)^n\\Gamma(\\frac{d+n}2)}{n!\\,\\Gamma(\\frac d2)},\\\\
-   g(t) = \\mathbb E_r\\big[e^{rct}\\,{}_0F_1(;\\tfrac{d-1}2;\\tfrac{r^2s^2p}4)\\big]
-   = \\sum_n \\frac{(\\sqrt2 ct)^n\\Gamma(\\frac{d+n}2)}{n!\\,\\Gamma(\\frac d2)}\\,
-   {}_1F_1\\big(\\tfrac{d+n}2;\\tfrac{d-1}2;\\tfrac{s^2p}2\\big),
-
-and ``(u₁ᵀê₁, u₁ᵀê₂)`` (``ê₁ = a/‖a‖``, ``ê₂ ⊥ ê₁`` in ``span{a, b}``) has the density
-``Γ(d/2)/(πΓ(d/2−1)) (1−t₁²−t₂²)^{(d−4)/2}`` on the unit disk (``d ≥ 3``).  :func:`coupled_mgf_quad`
-is that 2-D integral by tanh-sinh quadrature (``t₂ = √(1−t₁²)η`` maps the disk to a square).  It is an
-exact value by quadrature, not a closed form; its checks are the exchange symmetry
-``ρ(a, b) = ρ(b, a)`` (a different integrand), ``a = b`` against the registered conformities, and
-Monte Carlo of the real sampler (:func:`coupled_mgf_mc`).  ``M_d`` and ``g`` are
-:func:`rftheory.papers.performer.coupled.chi_mgf` and :func:`~rftheory.papers.performer.coupled.inner_g`
-(one definition each, with their tail bounds).
+Notes: :doc:`/notes/attention/coupled`.
 """
 
 from __future__ import annotations
@@ -55,7 +30,6 @@ def coupled_mgf_quad(d: int, c, a, b) -> mp.mpf:
     Returns
     -------
     mpmath.mpf
-        The expectation.
 
     Raises
     ------
@@ -95,15 +69,12 @@ def coupled_mgf_mc(d: int, coupling: str, a, b, n: int, rng: np.random.Generator
     Parameters
     ----------
     d : int
-        Dimension.
     coupling : {"orthogonal", "simplex"}
-        The block coupling.
     a, b : array_like, shape (d,)
         The two vectors.
     n : int
         Number of draws.
     rng : numpy.random.Generator
-        The only source of randomness.
 
     Returns
     -------

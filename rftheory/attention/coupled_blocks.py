@@ -2,37 +2,7 @@
 so one draw of a block of ``d`` coupled vectors estimates it for every query at once, with the iid term as
 control variate.
 
-**Factorisation.**  With ``a_ij = x_i + y_j``, ``φ̃_ij(w) = e^{wᵀa_ij − ‖a_ij‖²/2}`` (mean 1) and
-``P_ij = A_ij/D_i = e^{x_iᵀy_j}/D_i``, the cross term ``x_iᵀy_j`` cancels:
-
-.. math:: P_{ij}\\tilde\\varphi_{ij}(w) = \\frac{\\varphi_i(w)\\,\\psi_j(w)}{D_i},\\qquad
-   \\varphi_i(w) = e^{w^\\top x_i - \\|x_i\\|^2/2},\\ \\psi_j(w) = e^{w^\\top y_j - \\|y_j\\|^2/2}.
-
-Hence ``G_i(w) = Σ_j P_ij φ̃_ij(w)(v_j − o_i) = φ_i(w)(t(w) − s(w)o_i)/D_i`` and
-``H_i(w) = Σ_j P_ij φ̃_ij(w) = φ_i(w)s(w)/D_i`` with ``s(w) = Σ_j ψ_j(w)``, ``t(w) = Σ_j ψ_j(w)v_j``: one
-pass over the keys per ``w`` serves every query.  The coupled-pair part of the sums of
-:mod:`rftheory.attention.coupled_sums` (``Σ_jl P_ijP_il κ_c(a_ij, a_il)(v_j − o_i)ᵀ(v_l − o_i)``, with
-``1 + κ_c = E φ̃_ij(w₁)φ̃_il(w₂)`` over a coupled pair and ``Σ_j P_ij(v_j − o_i) = 0``) is therefore
-
-.. math:: K_{\\rm out} = \\sum_i \\mathbb E\\,G_i(w_1)^\\top G_i(w_2),\\qquad
-   K_{\\rm norm} = \\sum_i \\big(\\mathbb E\\,H_i(w_1)H_i(w_2) - 1\\big),
-
-expectations over one coupled pair ``(w₁, w₂)`` (two rows of a block, :func:`rftheory.sample`).  A block of
-``d`` rows gives ``d(d−1)`` ordered pairs: ``Σ_{a≠b} G_aᵀG_b = ‖Σ_a G_a‖² − Σ_a ‖G_a‖²``, an unbiased
-estimate per block; blocks are independent.  The result: ``m·output_mse = S_out + (P/m) K_out`` with the iid
-part ``S_out`` exact (:func:`rftheory.attention.sums.query_sums`) and ``K_out`` the mean over blocks with its
-standard error; cost ``O((L + L_k) d²)`` per block, memory ``O((L + L_k) d)``.  The same block's
-``(1/d) Σ_a ‖G_a‖²`` has the exactly known mean ``S_out`` and was tried as a control variate: at larger norms
-its sample mean lags its true mean (``e^{a_jᵀa_l}`` is heavy-tailed) and the regression then biases the
-estimate, so it is not used.  Heavy tails also make the plain standard error optimistic at larger norms:
-the batch-means one is taken where larger.
-
-**Checks** (``tests/test_attention_coupled_blocks.py``).  The factorisation, two routes at 50 digits
-(mpmath): the definition ``Σ_j P_ij φ̃_ij(w)(v_j − o_i)`` against ``φ_i(w)(t(w) − s(w)o_i)/D_i``, agreeing
-to 40 digits; the pair identity against the pairwise sum on a fixed block.  ``K_norm``, ``K_out`` from 8,192
-blocks against the exact Gegenbauer series (:mod:`rftheory.attention.coupled_sums`), ``|z| < 5.29``
-(Bonferroni over the file's z-scores, α = 10⁻⁶), with the power to catch a coupled term off by 50 %;
-:func:`triple_blocks` against Monte Carlo of ``E[ξ₁ᵀξ₂η₃]`` from three rows of the real sampler, same bound.
+Notes: :doc:`/notes/attention/coupled_blocks`.
 """
 
 from __future__ import annotations
@@ -48,24 +18,12 @@ from ..sampling.samplers import sample
 from .data import Head
 from .sums import logsumexp_rows
 
-__all__ = ["CoupledBlocks", "coupled_blocks"]
+__all__ = ["coupled_blocks"]
 
 
 @dataclass(frozen=True)
-class CoupledBlocks:
-    """The coupled-pair sums estimated from blocks.
-
-    Attributes
-    ----------
-    k_norm, k_norm_se : float
-        ``K_norm`` and its standard error.
-    k_out, k_out_se : float or None
-        ``K_out`` and its standard error (``None`` without values).
-    blocks : int
-        Number of blocks drawn.
-    seconds : float
-        Time spent.
-    """
+class _CoupledBlocks:
+    """The coupled-pair sums estimated from blocks."""
 
     k_norm: float
     k_norm_se: float
@@ -76,22 +34,7 @@ class CoupledBlocks:
 
     def at(self, m: int, d: int, iid_norm: float, iid_out: float | None) -> tuple[float, float, float | None,
                                                                                  float | None]:
-        """``m ×`` the normaliser and output sums at ``m`` features and their standard errors.
-
-        Parameters
-        ----------
-        m : int
-            Number of features.
-        d : int
-            Block size.
-        iid_norm, iid_out : float
-            The exact iid parts ``Σ_i Σ_jl P P (e^{a_jᵀa_l} − 1)(…)``.
-
-        Returns
-        -------
-        tuple
-            ``(normaliser, normaliser_se, output, output_se)``, each ``m ×`` its value.
-        """
+        """``m ×`` the normaliser and output sums at ``m`` features and their standard errors."""
         pm = coupled_pairs(int(m), d) / m
         out = None if self.k_out is None or iid_out is None else iid_out + pm * self.k_out
         out_se = None if self.k_out_se is None else pm * self.k_out_se
@@ -99,8 +42,7 @@ class CoupledBlocks:
 
 
 def _mean(y: np.ndarray) -> tuple[float, float]:
-    """Mean of the per-block values and its conservative standard error (the larger of the plain and the
-    batch-means one, :func:`rftheory.core.montecarlo.summarize`: heavy tails show as their disagreement)."""
+    """Mean of the per-block values and its conservative standard error."""
     from ..core.montecarlo import summarize
 
     est = summarize(y)
@@ -109,17 +51,15 @@ def _mean(y: np.ndarray) -> tuple[float, float]:
 
 def coupled_blocks(head: Head, coupling: str, rng: np.random.Generator, *, iid_second: np.ndarray,
                    iid_out: float | None, rel_se: float = 0.005, max_seconds: float = 30.0,
-                   max_blocks: int = 200_000, chunk: int = 16) -> CoupledBlocks:
-    """Estimate ``K_norm`` and ``K_out`` (module docstring) from blocks of ``d`` coupled vectors.
+                   max_blocks: int = 200_000, chunk: int = 16) -> _CoupledBlocks:
+    """Estimate ``K_norm`` and ``K_out`` (:doc:`/notes/attention/coupled_blocks`) from blocks of ``d`` coupled vectors.
 
     Parameters
     ----------
     head : Head
         The data (values optional).
     coupling : {"orthogonal", "simplex"}
-        The block coupling.
     rng : numpy.random.Generator
-        The only source of randomness.
     iid_second : numpy.ndarray, shape (L,)
         ``Σ_jl P_ijP_il e^{a_jᵀa_l}`` per query (:class:`rftheory.attention.sums.QuerySums` ``.second``): the
         scale of the normaliser sum for the stopping rule.
@@ -137,8 +77,7 @@ def coupled_blocks(head: Head, coupling: str, rng: np.random.Generator, *, iid_s
 
     Returns
     -------
-    CoupledBlocks
-        The estimates and their standard errors.
+    _CoupledBlocks
     """
     if coupling not in ("orthogonal", "simplex"):
         raise ParameterError("mechanism", f"no coupled blocks for {coupling!r}")
@@ -192,15 +131,15 @@ def coupled_blocks(head: Head, coupling: str, rng: np.random.Generator, *, iid_s
                 return est
 
 
-def _estimate(ys: list[np.ndarray], n: int, secs: float) -> CoupledBlocks:
+def _estimate(ys: list[np.ndarray], n: int, secs: float) -> _CoupledBlocks:
     """The estimates from the blocks drawn so far."""
     y = np.concatenate(ys, axis=-1)
     if y.ndim == 1:
         kn, kn_se = _mean(y)
-        return CoupledBlocks(kn, kn_se, None, None, n, secs)
+        return _CoupledBlocks(kn, kn_se, None, None, n, secs)
     kn, kn_se = _mean(y[0])
     ko, ko_se = _mean(y[1])
-    return CoupledBlocks(kn, kn_se, ko, ko_se, n, secs)
+    return _CoupledBlocks(kn, kn_se, ko, ko_se, n, secs)
 
 
 def triple_blocks(head: Head, coupling: str, rng: np.random.Generator, *, max_blocks: int = 4096,
@@ -208,22 +147,14 @@ def triple_blocks(head: Head, coupling: str, rng: np.random.Generator, *, max_bl
     """``Σ_i T_{c,i}``, ``T_c = E[ξ₁ᵀξ₂ η₃]`` over three distinct features of one block
     (:mod:`rftheory.attention.coupled_next`), estimated from drawn blocks, with its standard error.
 
-    With ``ξ_k = G_i(w_k)`` and ``η_k = H_i(w_k) − 1`` (module docstring) and, per block, ``S = Σ_a G_a``,
-    ``Q = Σ_a ‖G_a‖²``, ``U = Σ_a η_aG_a``, ``R = Σ_a η_a‖G_a‖²``, ``E = Σ_a η_a``:
-
-    .. math:: \\sum_{a,b,c\\ \\text{distinct}} G_a^\\top G_b\\,\\eta_c = (\\|S\\|^2 - Q)E - 2(S^\\top U - R),
-
-    divided by ``d(d−1)(d−2)`` ordered triples: an unbiased estimate per block.  Small heads only (``G`` is
-    formed: memory ``chunk·d·L·d_v``).
+    Details: :doc:`/notes/attention/coupled_blocks`.
 
     Parameters
     ----------
     head : Head
         The data, with values.
     coupling : {"orthogonal", "simplex"}
-        The block coupling.
     rng : numpy.random.Generator
-        The only source of randomness.
     max_blocks : int
         Blocks to draw (fewer if ``max_seconds`` runs out first; at least ``2·chunk``).
     max_seconds : float

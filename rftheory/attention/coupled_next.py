@@ -1,70 +1,7 @@
 """The next order in ``1/m`` of the output MSE of orthogonal / simplex FAVOR+: the terms computed exactly and a
 rigorous Hölder bound on the ones that need the moments of two and three coupled features.
 
-Per query ``i`` (index dropped) write one feature's errors ``ξ = Σ_j P_j(Z_j − 1)w_j`` and
-``η = Σ_j P_j(Z_j − 1)`` (``Z_j = e^{ωᵀu_j − ‖u_j‖²/2}``, ``u_j = x + y_j``, ``P_j = A_j/D``,
-``w_j = v_j − o``; :mod:`rftheory.attention.next_order`).  The ``m`` features sit in blocks of coupled
-vectors (each marginally ``N(0, I_d)``); ``P = Σ_b m_b(m_b − 1)`` ordered coupled pairs and
-``Q = Σ_b m_b(m_b − 1)(m_b − 2)`` ordered coupled triples.  In ``E[‖ē‖²ε̄]`` (the means over features) only
-index patterns without an isolated block survive, so with ``ξ_k, η_k`` of distinct features ``k`` of one
-block
-
-.. math::
-
-   m^2\\,\\mathbb E[\\|\\bar e\\|^2\\bar\\varepsilon] = K + \\frac Pm\\big(T_a + 2T_b\\big) + \\frac Qm T_c,\\quad
-   K = \\mathbb E[\\|\\xi\\|^2\\eta],\\ T_a = \\mathbb E[\\|\\xi_1\\|^2\\eta_2],\\
-   T_b = \\mathbb E[\\xi_1^\\top\\xi_2\\,\\eta_1],\\ T_c = \\mathbb E[\\xi_1^\\top\\xi_2\\,\\eta_3],
-
-and the pairings of ``E[‖ē‖²ε̄²]`` give ``3(S_{ξξ}S_{ηη} + 2‖S_{ξη}‖²)/m²`` with the *effective* second
-moments ``S = E[··]_{single} + (P/m)E[··]_{coupled pair}`` (the ones of the leading order:
-``m E‖ē‖² = S_{ξξ} = c₁``), up to ``O(d³/m³)`` from four features of one block.  Hence
-
-.. math::
-
-   c_2 = \\underbrace{-2K + 3S_{\\xi\\xi}S_{\\eta\\eta} + 6\\|S_{\\xi\\eta}\\|^2}_{\\text{computed: } c_2^{\\rm known}}
-   \\; - 2\\Big(\\frac Pm (T_a + 2T_b) + \\frac Qm T_c\\Big),
-
-``K`` from the Gaussian moment-generating function (single features are Gaussian), the ``S`` from the
-coupled-pair Gegenbauer series (:func:`rftheory.papers.performer.coupled.kappa_f64`).
-
-**Two coupled features: computed.**  With ``ρ_c(a, b) = e^{(‖a‖²+‖b‖²)/2}(1 + κ_c(a, b))`` the registered
-coupled-pair moment, ``E[Z^1_jZ^1_lZ^2_k] = e^{g_jl}(1 + κ_c(u_j + u_l, u_k))`` (``g_jl = u_jᵀu_l``), so
-
-.. math::
-
-   T_a = \\sum_{jlk} P_jP_lP_k\\,\\Omega_{jl}\\,e^{g_{jl}}\\,\\kappa_c(u_j+u_l, u_k),\\qquad
-   T_b = \\sum_{jlk} P_jP_lP_k\\,\\Omega_{jl}\\big[e^{g_{jk}}(1 + \\kappa_c(u_j+u_k, u_l)) - 1 - \\kappa_c(u_j, u_l)\\big],
-
-``Ω = WWᵀ``, cost ``L·L_k³`` series (up to ``MAX_PAIR_TRIPLES``; beyond, they are bounded like ``T_c``:
-``|T_a|, |T_b| <= (E‖ξ‖⁴)^{1/2}(Eη²)^{1/2}``, for orthogonal blocks also ``|T_a| <= (E‖ξ‖⁴E(η^e)²)^{1/2}`` and
-``|T_b| <= (E‖ξ‖⁴E‖ξ^e‖⁴)^{1/4}(Eη²)^{1/2}``, the even parts defined below).
-
-**Three coupled features: bounded, not computed.**  By Hölder with exponents ``(4, 4, 2)`` (valid for any
-joint law; every feature has the same marginal law)
-
-.. math:: |T_c| \\le \\mathbb E[\\|\\xi_1\\|\\,\\|\\xi_2\\|\\,|\\eta_3|]
-   \\le \\big(\\mathbb E\\|\\xi\\|^4\\big)^{1/2}\\big(\\mathbb E\\eta^2\\big)^{1/2},
-
-tightened by symmetry.  Orthogonal blocks keep their law when one row changes sign, so only the parts of
-``ξ_k, η_k`` even in ``ω_k`` (``e^{−‖u‖²/2}cosh(ωᵀu)``) survive in ``T_c``:
-``|T_c| <= (E‖ξ^e‖⁴)^{1/2}(E(η^e)²)^{1/2}``, ``E(η^e)² = Σ P_jP_l(cosh g_jl − 1)``.  Simplex blocks keep their
-law under the global sign flip only, so the parity patterns with an even number of odd parts survive:
-``|T_c| <= √(E‖ξ^e‖⁴ E(η^e)²) + √(E‖ξ^o‖⁴ E(η^e)²) + 2(E‖ξ^o‖⁴E‖ξ^e‖⁴)^{1/4}√(E(η^o)²)``,
-``E(η^o)² = Σ P_jP_l sinh g_jl``.  The fourth moments are closed forms (``Σ_j P_jw_j = 0``)
-
-.. math:: \\mathbb E\\|\\xi\\|^4 = \\sum_{jlkn} P_jP_lP_kP_n\\,
-   e^{g_{jl}+g_{jk}+g_{jn}+g_{lk}+g_{ln}+g_{kn}}\\,(w_j^\\top w_l)(w_k^\\top w_n)
-
-(even/odd parts: sign-pattern averages, :func:`fourth_moment_xi`), cost ``L·L_k⁴`` (up to ``MAX_QUARTICS``).
-So ``|c₂| <= |c₂^known| + 2(Q/m)Σ_i B_{c,i}`` (plus rounding allowances): a rigorous bound on the
-coefficient, and the leading order is trusted only where this bound over ``m c₁`` is ``<= 0.1``.
-``predict`` also estimates ``Σ_i T_c`` from drawn blocks (:func:`rftheory.attention.coupled_blocks.triple_blocks`,
-unbiased per block) and, where its ``Z_TC = 5`` standard-error interval is tighter than the Hölder bound, uses
-``c₂^known − 2(Q/m)T̂_c`` with the half-width ``2(Q/m)·5·se`` instead (:attr:`CoupledNext.statistical`): a bound
-that holds with probability ``>= 1 − 6·10⁻⁷`` per head, within a few standard errors of the true size.  The bound
-is conservative (measured: 5–700× the Monte Carlo size of ``T_c``; simplex rows are the loosest, since only
-the global flip helps), so it withholds trust that the exact ``c₂`` might grant.  The expansion itself is
-asymptotic in the number of blocks at fixed ``d`` (four features of one block enter at ``O(d³/m³)``).
+Notes: :doc:`/notes/attention/coupled_next`.
 """
 
 from __future__ import annotations
@@ -123,9 +60,7 @@ def fourth_moment_xi(P: np.ndarray, W: np.ndarray, g: np.ndarray, part: str = "f
     .. math:: \\mathbb E\\|\\xi\\|^4 = \\sum_{jlkn} P_jP_lP_kP_n\\,e^{\\sum_{\\text{pairs}} g}\\,
        (w_j^\\top w_l)(w_k^\\top w_n)
 
-    The even part ``ξ^e = Σ_j P_j e^{−‖u_j‖²/2}cosh(ωᵀu_j) w_j`` has the same sum with ``e^{Σ g}`` replaced
-    by ``2^{−3}Σ_s e^{Σ_{a<b} s_as_b g}`` over the sign patterns ``s = (1, ±1, ±1, ±1)``; the odd part
-    (``sinh``) by ``2^{−3}Σ_s s_2s_3s_4\\,e^{Σ s_as_b g}``.
+    Even/odd parts and the rounding bound: :doc:`/notes/attention/coupled_next`.
 
     Parameters
     ----------
@@ -214,9 +149,7 @@ class CoupledNext:
 
     @property
     def statistical(self) -> bool:
-        """Whether ``Σ_i T_c`` is a Monte Carlo estimate (:func:`rftheory.attention.coupled_blocks.triple_blocks`)
-        whose ``Z_TC``-standard-error interval is tighter than the Hölder bound, so that the bound on ``c₂``
-        holds with probability ``>= 1 − 6·10⁻⁷`` rather than surely."""
+        """Whether the bound on ``c₂`` holds with probability ``>= 1 − 6·10⁻⁷`` rather than surely."""
         return self.Tc is not None and abs(self.Tc) + Z_TC * self.Tc_se < self.Bc
 
     def at(self, m: int) -> tuple[float, float, float]:
@@ -229,7 +162,6 @@ class CoupledNext:
         Parameters
         ----------
         m : int
-            Number of features.
 
         Returns
         -------
@@ -264,7 +196,6 @@ class CoupledNext:
         Parameters
         ----------
         m : int
-            Number of features.
 
         Returns
         -------
@@ -283,7 +214,6 @@ def coupled_next(head: Head, coupling: str) -> CoupledNext:
     head : Head
         The data, with values (``L·L_k⁴ <= MAX_QUARTICS``, ``d >= 2``).
     coupling : {"orthogonal", "simplex"}
-        Block coupling.
 
     Returns
     -------

@@ -1,16 +1,7 @@
 """Normaliser variance of orthogonal / simplex FAVOR+: the Gegenbauer series of the coupled-pair moment, and
 a Gauss–Jacobi quadrature of the same moment (an independent float64 cross-check).
 
-With ``m`` vectors in independent blocks of ``d`` coupled ones (``P = Σ_b m_b(m_b − 1)`` ordered coupled
-pairs, :func:`rftheory.numerics.special.coupled_pairs`),
-
-.. math:: \\mathrm{Cov}(\\hat A_{ij}, \\hat A_{il}) = \\frac{A_{ij}A_{il}}m\\big(e^{(x+y_j)^\\top(x+y_l)} - 1\\big)
-   + \\frac P{m^2}\\Big(e^{-\\|x\\|^2-\\frac{\\|y_j\\|^2+\\|y_l\\|^2}2}\\rho_c(x+y_j, x+y_l) - A_{ij}A_{il}\\Big),
-
-``ρ_c = e^{(‖a‖²+‖b‖²)/2}(1 + κ_c)`` the coupled-pair moment: :func:`coupled_normaliser_rel_mse` sums
-``κ_c`` as the 1-D Gegenbauer series of :mod:`rftheory.papers.performer.coupled` (float64, with a
-rounding bound), cost ``L·L_k²`` times the series length; :func:`coupled_mgf_f64` is the 2-D disk integral
-of :mod:`rftheory.attention.coupled` with Gauss–Jacobi nodes (``n`` per axis), kept as a cross-check.
+Notes: :doc:`/notes/attention/coupled_sums`.
 """
 
 from __future__ import annotations
@@ -101,9 +92,7 @@ def coupled_normaliser_rel_mse(head: Head, coupling: str, m: int) -> tuple[float
     head : Head
         The data (``L·L_k² <= MAX_TRIPLES``).
     coupling : {"orthogonal", "simplex"}
-        Block coupling.
     m : int
-        Number of features.
 
     Returns
     -------

@@ -47,7 +47,6 @@ class Head:
         Returns
         -------
         numpy.ndarray, shape (L, L_k)
-            The logits.
         """
         return self.X @ self.Y.T
 
@@ -95,30 +94,17 @@ def load_matrix(path: str, name: str) -> np.ndarray:
             M = read_npy(path, name)
         else:
             with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # numpy's "input contained no data": check_matrix refuses it
+                warnings.simplefilter("ignore")  # numpy's "input contained no data": _check_matrix refuses it
                 M = np.loadtxt(path, delimiter=",", ndmin=2)
     except ParameterError:
         raise
     except (OSError, ValueError, UnicodeDecodeError) as exc:
         raise ParameterError(name, f"cannot read {path!r}: {str(exc).splitlines()[0] if str(exc) else exc}") from None
-    return check_matrix(M, name)
+    return _check_matrix(M, name)
 
 
-def check_matrix(M, name: str) -> np.ndarray:
-    """A finite, non-empty real 2-D float64 array, or :class:`ParameterError` naming ``name``.
-
-    Parameters
-    ----------
-    M : array_like
-        The matrix.
-    name : str
-        Parameter name for the error message.
-
-    Returns
-    -------
-    numpy.ndarray
-        ``M`` as float64.
-    """
+def _check_matrix(M, name: str) -> np.ndarray:
+    """A finite, non-empty real 2-D float64 array, or :class:`ParameterError` naming ``name``."""
     M = np.asarray(M)
     if np.iscomplexobj(M):
         raise ParameterError(name, "holds complex numbers: pass real queries, keys and values (the imaginary part "
@@ -150,7 +136,6 @@ def make_head(Q, K, V=None, scale: float | None = None) -> Head:
     Returns
     -------
     Head
-        The rescaled head.
 
     Raises
     ------
@@ -164,12 +149,12 @@ def make_head(Q, K, V=None, scale: float | None = None) -> Head:
     >>> float(h.X[0, 0]), h.scale   # 1/d^{1/4} = 1/√2, S = 1/2
     (0.7071067811865476, 0.5)
     """
-    Q = check_matrix(Q, "q")
-    K = check_matrix(K, "k")
+    Q = _check_matrix(Q, "q")
+    K = _check_matrix(K, "k")
     if Q.shape[1] != K.shape[1]:
         raise ParameterError("k", f"has dimension {K.shape[1]} but q has {Q.shape[1]} (both L x d)")
     if V is not None:
-        V = check_matrix(V, "v")
+        V = _check_matrix(V, "v")
         if V.shape[0] != K.shape[0]:
             raise ParameterError("v", f"has {V.shape[0]} rows but k has {K.shape[0]} (one value per key)")
     d = Q.shape[1]

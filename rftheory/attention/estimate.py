@@ -1,30 +1,6 @@
 """The attention, normaliser and output errors of one mechanism at one ``m``.
 
-Definitions (``A_ij = e^{x_iᵀy_j}``, ``D = A1``, ``O = diag(D)⁻¹AV``,
-``D̂ = Â1``, ``Ô = diag(D̂)⁻¹ÂV``):
-
-.. math::
-
-   \\mathrm{attention\\_mse} &= \\mathbb E\\|\\hat A - A\\|_F^2 = \\sum_{ij}\\mathrm{MSE}(\\hat A_{ij}),\\\\
-   \\mathrm{normaliser\\_rel\\_mse} &= \\sum_i \\frac{\\mathbb E(\\hat D_i - D_i)^2}{D_i^2}
-   = \\sum_i \\frac{1}{D_i^2}\\sum_{j,l}\\mathrm{Cov}(\\hat A_{ij}, \\hat A_{il}),\\\\
-   \\mathrm{output\\_mse} &= \\mathbb E\\|\\hat O - O\\|_F^2 \\approx \\sum_i \\frac1{D_i^2}
-   \\sum_{j,l}\\mathrm{Cov}(\\hat A_{ij}, \\hat A_{il})(v_j - o_i)^\\top(v_l - o_i)
-   \\quad(\\text{leading order in } 1/m,\\ \\text{delta method}).
-
-The first two are exact (the estimators are unbiased).  The third is the
-leading order ``c₁/m`` of a ratio; for iid features the next term ``c₂/m²`` of
-the same expansion is computed from the third moments
-(:mod:`rftheory.attention.next_order`), and the leading order is called
-trustworthy where ``|c₂|/(m c₁) <= TRUST_NEXT`` (0.1; for orthogonal/simplex FAVOR+ where a rigorous
-bound on it is, :mod:`rftheory.attention.coupled_next`): the size of the first
-neglected term, not a bound on all of them (the expansion is asymptotic; with
-trigonometric features the ratio's moments need not exist).  Measured on
-small heads, the leading order is within a few per cent of Monte Carlo where
-the ratio is below 0.05 and off by up to 2× and more where it exceeds 1.
-
-In the output form the ``−A_ijA_il`` part of the covariance drops out
-exactly (``Σ_j A_ij(v_j − o_i) = 0``).
+Notes: :doc:`/notes/attention/estimate`.
 """
 
 from __future__ import annotations
@@ -114,7 +90,6 @@ class AttentionError:
     mechanism : str
         ``family:coupling``.
     m : int
-        Number of random features.
     attention_mse : float
         ``E‖Â − A‖_F²`` (exact).
     normaliser_rel_mse : float or None
@@ -225,11 +200,8 @@ def attention_mse_registered(head: Head, mech: Mechanism, m: int) -> float:
     Parameters
     ----------
     head : Head
-        The data.
     mech : Mechanism
-        Family and coupling.
     m : int
-        Number of features.
 
     Returns
     -------
@@ -278,30 +250,25 @@ DEFAULT_TRIPLES = 100_000
 def predict(head: Head, mech: Mechanism, ms: list[int], *, pairs: int | None = None, seed: int = 0,
             overflow: str | None = None, scheduler: str | None = None,
             next_order: bool = True) -> list[AttentionError]:
-    """The errors of ``mech`` at each ``m`` of ``ms``.
+    r"""The errors of ``mech`` at each ``m`` of ``ms``: attention, normaliser and (leading order) output.
 
-    iid couplings: every quantity in closed form (the covariance sums of
-    :mod:`rftheory.attention.moments`).  Orthogonal and simplex couplings:
-    ``attention_mse`` from the registered pointwise results; for FAVOR+
-    (``L·L_k² <= 2·10^7``) the normaliser and output sums from the Gegenbauer
-    series of the coupled-pair moment ``E e^{w₁ᵀa + w₂ᵀb}`` (registered with
-    ``coupling`` in ``performer.*``; :mod:`rftheory.attention.coupled_sums`,
-    ``rel_error_bound`` its rounding bound); otherwise ``None``.
+    .. math:: \mathbb E\|\hat A - A\|_F^2,\quad \sum_i \frac{\mathbb E(\hat D_i - D_i)^2}{D_i^2},\quad
+       \mathbb E\|\hat O - O\|_F^2 \approx \sum_i \frac1{D_i^2}\sum_{j,l}\mathrm{Cov}(\hat A_{ij}, \hat A_{il})
+       (v_j - o_i)^\top(v_l - o_i)
+
+    (``A_ij = e^{x_iᵀy_j}``, ``D = A1``, ``O = diag(D)⁻¹AV``; Choromanski et al. 2021, *Rethinking Attention with
+    Performers*, ICLR).  Derivations and the couplings covered: :doc:`/notes/attention/estimate`.
 
     Parameters
     ----------
     head : Head
-        The data.
     mech : Mechanism
-        The mechanism.
     ms : list of int
         Feature counts (each ``>= 1``).
     pairs : int, optional
-        Estimate the normaliser and output sums from this many sampled ``(i, j, l)`` triples with standard
-        errors (:mod:`rftheory.attention.sampled`) instead of the exact ``L·L_k²`` sums (iid and fitted
-        features, and orthogonal/simplex FAVOR+).  Orthogonal/simplex FAVOR+ beyond
-        ``L·L_k² = MAX_TRIPLES`` (:mod:`rftheory.attention.coupled_sums`) sample
-        :data:`DEFAULT_TRIPLES` triples when this is not given.
+        Estimate the normaliser and output sums from this many sampled ``(i, j, l)`` triples with standard errors
+        (:mod:`rftheory.attention.sampled`) instead of the exact ``L·L_k²`` sums (iid and fitted features, and
+        orthogonal/simplex FAVOR+).
     seed : int
         Seed of the sampled triples and of the query sample of the next-order term.
     overflow : {"fp16", "bf16", "fp32"}, optional
@@ -335,8 +302,7 @@ def predict(head: Head, mech: Mechanism, ms: list[int], *, pairs: int | None = N
 
 @dataclass(frozen=True)
 class _Prepared:
-    """What every ``m`` of one mechanism shares: the fitted features, the sums over queries (exact, sampled
-    or ``None`` for coupled blocks), the next-order terms and ``‖O‖²_F``."""
+    """What every ``m`` of one mechanism shares."""
 
     fitted: Any
     sums: QuerySums | None
@@ -365,8 +331,7 @@ def _use_blocks(head: Head, mech: Mechanism, pairs: int | None) -> bool:
 
 
 def _sampled_triples(head: Head, mech: Mechanism, pairs: int | None) -> tuple[int | None, bool]:
-    """The number of sampled triples (coupled FAVOR+ beyond the blocks' cap samples by default) and
-    whether the coupled pairs are sampled."""
+    """The number of sampled triples and whether the coupled pairs are sampled."""
     if not pairs and not mech.iid and mech.family == "favor+" and head.d >= 2:
         if head.X.shape[0] * head.Y.shape[0] ** 2 > MAX_BLOCK_SUMS:
             # beyond the exact sums' cost cap the sums are sampled (rows carry their standard errors)
@@ -452,9 +417,7 @@ def _prepare(head: Head, mech: Mechanism, pairs: int | None, seed: int, schedule
 
 
 def _log_weights(head: Head, mech: Mechanism, fitted) -> list[np.ndarray]:
-    """The ``log_w`` of the covariance terms (:mod:`rftheory.attention.moments`; coupled FAVOR+ shares
-    FAVOR+'s: its relative pair moment ``ρ_c e^{−(‖a‖²+‖b‖²)/2}`` is at most ``e^{(‖a‖²+‖b‖²)/2}`` by
-    Cauchy–Schwarz, below the bound of the iid weights)."""
+    """The ``log_w`` of the covariance terms (coupled FAVOR+ shares FAVOR+'s)."""
     if fitted is not None:
         return [t.log_w for t in cov_terms_derf(head, fitted)[0]]
     S = head.logits()
@@ -476,9 +439,7 @@ def check_range(head: Head, mech: Mechanism, fitted=None) -> None:
     Parameters
     ----------
     head : Head
-        The data.
     mech : Mechanism
-        The mechanism.
     fitted : DenseExponential, optional
         The fitted FAVOR++/FAVOR# features.
 
@@ -590,7 +551,6 @@ def fit_derf(head: Head, mech: Mechanism):
     Parameters
     ----------
     head : Head
-        The data.
     mech : Mechanism
         ``favor++`` or ``favor#:sderf|aderf``.
 
@@ -609,8 +569,7 @@ def fit_derf(head: Head, mech: Mechanism):
 
 
 def _coupled_row(head: Head, mech: Mechanism, m: int, att: float, onorm2: float | None) -> AttentionError:
-    """Orthogonal/simplex FAVOR+ (``L·L_k² <= MAX_TRIPLES``): the normaliser (and output) sums from the
-    Gegenbauer series of the coupled-pair moment (:mod:`rftheory.attention.coupled_sums`); else ``None``."""
+    """Orthogonal/simplex FAVOR+ (``L·L_k² <= MAX_TRIPLES``) from the Gegenbauer series; else ``None``."""
     from .coupled_sums import MAX_TRIPLES, coupled_normaliser_rel_mse
 
     L, Lk = head.X.shape[0], head.Y.shape[0]
@@ -633,7 +592,6 @@ def smallest_m(head: Head, mech: Mechanism, target: float, m_max: int = 1 << 30)
     head : Head
         The data (with values).
     mech : Mechanism
-        The mechanism.
     target : float
         Target relative Frobenius error of the output, ``> 0``.
     m_max : int

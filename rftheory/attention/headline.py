@@ -1,17 +1,7 @@
 """The one output error a user should read: the leading order where it is trusted, otherwise Monte Carlo of the
 real estimator (with its error bar, within a stated time) or the exact trivial bound.
 
-**Trivial bound (positive features).**  FAVOR+, FAVOR++ and FAVOR# features are positive, so ``Â_ij > 0``
-and ``Ô_i = Σ_j (Â_ij/D̂_i) v_j`` is a convex combination of the value rows, as is ``O_i``.  The squared
-distance to ``O_i`` is convex, so on the convex hull it is largest at a vertex:
-
-.. math:: \\|\\hat O - O\\|_F^2 \\le B = \\sum_i \\max_j \\|v_j - o_i\\|^2
-
-for *every* draw, hence ``E‖Ô − O‖_F² <= B`` exactly (trigonometric features have no such bound: ``D̂_i``
-can vanish).  A leading order above ``B`` is certainly wrong; where the leading order is not trusted
-(:attr:`~rftheory.attention.estimate.AttentionError.leading_order_trusted` not ``True``) the headline is a
-Monte Carlo estimate of the real estimator when it fits the time budget, else the leading order capped
-by ``B`` and labelled so.
+Notes: :doc:`/notes/attention/headline`.
 """
 
 from __future__ import annotations
@@ -77,7 +67,7 @@ def trivial_bound(head: Head) -> float:
     Returns
     -------
     float
-        ``B`` (the module docstring derives it).
+        ``B`` (derived in :doc:`/notes/attention/headline`).
     """
     if head.V is None:
         raise ValueError("the trivial bound needs values")
@@ -114,12 +104,11 @@ def _mc_output(head: Head, mech: Mechanism, m: int, budget: float, rng: np.rando
 
 def headline(head: Head, mech: Mechanism, row: AttentionError, budget: float,
              rng: np.random.Generator, mc=None) -> Headline:
-    """The output MSE to report for ``row`` (see the module docstring).
+    """The output MSE to report for ``row`` (:doc:`/notes/attention/headline`).
 
     Parameters
     ----------
     head : Head
-        The data.
     mech : Mechanism
         The mechanism of ``row``.
     row : AttentionError
@@ -127,14 +116,12 @@ def headline(head: Head, mech: Mechanism, row: AttentionError, budget: float,
     budget : float
         Seconds of Monte Carlo allowed for this row (0: none).
     rng : numpy.random.Generator
-        The only source of randomness.
     mc : MCEstimate, optional
         Monte Carlo of the output error already run at this ``m`` (``--mc``): used instead of new draws.
 
     Returns
     -------
     Headline
-        The reported value and its source.
     """
     if head.V is None:
         return Headline(None, None, "none", None)
@@ -193,20 +180,17 @@ def target_m(head: Head, mech: Mechanism, target: float, budget: float, rng: np.
     head : Head
         The data, with values.
     mech : Mechanism
-        The mechanism.
     target : float
         Target relative Frobenius error of the output.
     budget : float
         Seconds of Monte Carlo allowed.
     rng : numpy.random.Generator
-        The only source of randomness.
     m_cap : int
         Largest ``m`` the Monte Carlo search tries.
 
     Returns
     -------
     TargetAnswer
-        The answer and its basis.
     """
     assert head.V is not None
     S = head.logits()

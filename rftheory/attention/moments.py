@@ -1,29 +1,6 @@
 """Closed forms of ``Cov(Â_ij, Â_il)`` for iid random features of the softmax kernel.
 
-For ``m`` iid features, ``Cov(Â_ij, Â_il) = (1/m)(E[φ(x_i)φ(y_j)φ(x_i)φ(y_l)] − A_ij A_il)``
-with one feature ``φ``.  From the Gaussian moment-generating function
-``E e^{wᵀz} = e^{‖z‖²/2}`` (positive features, Choromanski et al. 2021,
-*Rethinking Attention with Performers*, ICLR, Lemma 1:
-``φ_w(u) = e^{wᵀu − ‖u‖²/2}``) and the characteristic function
-``E cos wᵀz = e^{−‖z‖²/2}`` (trigonometric features,
-``φ_w(u)ψ_w(u') = e^{(‖u‖²+‖u'‖²)/2} cos wᵀ(u − u')``):
-
-.. math::
-
-   m\\,\\mathrm{Cov}^{+}_{i,jl} &= e^{\\|x_i\\|^2} A_{ij}^2 A_{il}^2\\, e^{y_j^\\top y_l} - A_{ij}A_{il}
-   = A_{ij}A_{il}\\big(e^{(x_i+y_j)^\\top(x_i+y_l)} - 1\\big),\\\\
-   m\\,\\mathrm{Cov}^{\\mathrm{trig}}_{i,jl} &= \\tfrac12 e^{-\\|x_i\\|^2} A_{ij}^2 A_{il}^2\\, e^{-y_j^\\top y_l}
-   + \\tfrac12 e^{\\|x_i\\|^2} e^{y_j^\\top y_l} - A_{ij}A_{il}.
-
-Each is a sum of *terms* ``w_{ij} w_{il} K_{jl}`` (a weight per query-key pair
-times a kernel among keys) minus ``A_ij A_il``; the sums over ``j, l`` of
-:mod:`rftheory.attention.estimate` are then one ``L×L`` matrix product per term.
-Weights are kept as logarithms and the kernels bounded by 1:
-``e^{y_jᵀy_l} = e^{‖y_j‖²/2} e^{‖y_l‖²/2} e^{−‖y_j−y_l‖²/2}`` and
-``e^{−y_jᵀy_l} = e^{‖y_j‖²/2} e^{‖y_l‖²/2} e^{−‖y_j+y_l‖²/2}``.
-
-:func:`cov_factorised_mp` and :func:`cov_direct_mp` (the two exact mpmath routes) live with the
-registered results (:mod:`rftheory.papers.performer.covariance`) and are re-exported here.
+Notes: :doc:`/notes/attention/moments`.
 """
 
 from __future__ import annotations
@@ -125,20 +102,11 @@ def derf_features(head: Head, family: str):
 def cov_terms_derf(head: Head, fm) -> tuple[list[CovTerm], np.ndarray]:
     """The terms of ``m·E[Â_ijÂ_il]`` for iid dense-exponential features, and ``log E[a_ij²]``.
 
-    With one feature ``a_j = f₁(ω, x)f₂(ω, y_j)``, ``f_k = D e^{ωᵀAω + ωᵀB_k u + uᵀC_k u}`` (FAVOR#,
-    Likhosherstov et al. 2023, Thm 4.1) and ``E e^{ωᵀMω + ωᵀb} = det(I − 2M)^{−1/2} e^{bᵀ(I−2M)⁻¹b/2}``
-    (``2M = 8A ≺ I``):
-
-    .. math:: \\log\\mathbb E[a_ja_l] = 4\\log D - \\tfrac12\\log\\det(I-8A) + \\tfrac12 b^\\top Rb
-       + 2x^\\top C_1x + y_j^\\top C_2y_j + y_l^\\top C_2y_l,\\quad b = 2B_1x + B_2(y_j + y_l),
-
-    ``R = (I − 8A)⁻¹``: a weight per query-key pair times ``e^{y_jᵀGy_l}``, ``G = B₂ᵀRB₂``, written with
-    the bounded kernel ``e^{−(y_j−y_l)ᵀG(y_j−y_l)/2}``.
+    Details: :doc:`/notes/attention/moments`.
 
     Parameters
     ----------
     head : Head
-        The data.
     fm : rftheory.features.dense_exponential.DenseExponential
         The fitted features.
 

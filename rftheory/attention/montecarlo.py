@@ -41,15 +41,11 @@ def replicates(head: Head, mech: Mechanism, m: int, n: int, rng: np.random.Gener
     Parameters
     ----------
     head : Head
-        The data.
     mech : Mechanism
-        Family and coupling.
     m : int
-        Number of random vectors.
     n : int
         Draws of ``W``.
     rng : numpy.random.Generator
-        The only source of randomness.
     chunk : int
         Draws per batch (memory ``chunk·L·m``).
 
@@ -100,16 +96,8 @@ def simulate(head: Head, mech: Mechanism, m: int, n: int, rng: np.random.Generat
 
     Parameters
     ----------
-    head : Head
-        The data.
-    mech : Mechanism
-        Family and coupling.
-    m : int
-        Number of random vectors.
-    n : int
-        Draws of ``W`` (``>= 2``).
-    rng : numpy.random.Generator
-        The only source of randomness.
+    head, mech, m, n, rng
+        As for :func:`replicates` (``n >= 2``).
 
     Returns
     -------

@@ -1,41 +1,6 @@
 """The next order in ``1/m`` of the output MSE of iid random-feature attention (second-order delta method).
 
-Per query ``i`` (index dropped), with one feature's estimates ``a_j = φ(x)φ(y_j)`` (``E a_j = A_j``),
-``P_j = A_j/D``, ``w_j = v_j − o``, ``ξ = Σ_j (a_j − A_j)w_j/D`` and ``η = Σ_j (a_j − A_j)/D``, the output
-error is ``Ô − O = e/(1 + ε)`` with ``e, ε`` the means of ``m`` iid copies of ``ξ, η``.  Expanding
-``(1 + ε)⁻² = 1 − 2ε + 3ε² − …`` and using the moments of means of iid zero-mean terms,
-
-.. math::
-
-   \\mathbb E\\|\\hat O_i - O_i\\|^2 = \\frac{\\mathbb E\\|\\xi\\|^2}m
-   + \\frac{-2\\,\\mathbb E[\\|\\xi\\|^2\\eta] + 3\\,\\mathbb E\\|\\xi\\|^2\\,\\mathbb E\\eta^2
-   + 6\\,\\|\\mathbb E[\\xi\\eta]\\|^2}{m^2} + O(m^{-3}),
-
-where, with ``E[a_ja_l] = A_jA_l R_jl`` and ``E[a_ja_la_k] = A_jA_lA_k T_jlk`` (Gaussian moment-generating
-function / characteristic function),
-
-* FAVOR+: ``R_jl = e^{g_jl}``, ``T_jlk = e^{g_jl + g_jk + g_lk}``, ``g_jl = (x + y_j)ᵀ(x + y_l)``;
-* trigonometric: ``R_jl = cosh g_jl``, ``T_jlk = ¼Σ e^{s₁g_jl + s₂g_jk + s₃g_lk}`` over the four sign
-  patterns with ``s₁s₂s₃ = −1``, ``g_jl = (x − y_j)ᵀ(x − y_l)``;
-* features fitted on the data (FAVOR++/FAVOR#: ``a_j = f₁(ω, x)f₂(ω, y_j)``,
-  ``f_k = D e^{ωᵀAω + ωᵀB_k u + uᵀC_k u}``, ``A_j = e^{xᵀy_j}``): ``n`` features of one ``ω`` multiply to
-  ``D^{2n} e^{2nωᵀAω + ωᵀb_n + …}``, and ``E e^{ωᵀMω + ωᵀb} = det(I − 2M)^{−1/2} e^{bᵀ(I − 2M)⁻¹b/2}`` gives,
-  with ``R_n = (I − 4nA)⁻¹`` (``4nA ≺ I``), ``z_t = B₂y_t`` and ``β_n = nB₁x``,
-
-  .. math:: \\log\\mathbb E\\Big[\\prod_{t=1}^n a_{j_t}\\Big] = 2n\\log D - \\tfrac12\\log\\det(I - 4nA)
-     + \\tfrac12\\Big(\\beta_n + \\sum_t z_t\\Big)^{\\!\\top} R_n\\Big(\\beta_n + \\sum_t z_t\\Big)
-     + n\\,x^\\top C_1x + \\sum_t y_{j_t}^\\top C_2 y_{j_t},
-
-  so ``T_jlk = e^{c₃ + e_j + e_l + e_k + G_jl + G_jk + G_lk}`` with ``G = Z R₃ Zᵀ``,
-  ``e_t = β₃ᵀR₃z_t + ½z_tᵀR₃z_t + y_tᵀC₂y_t − xᵀy_t`` (and ``R_jl`` likewise with ``n = 2``): the same
-  separable pattern (the third moment exists iff ``12A ≺ I``; the fitted optima have ``A ⪯ 0``);
-
-``E‖ξ‖² = Σ_{jl} P_jP_l(R_jl − 1)w_jᵀw_l``, ``Eη² = Σ_{jl} P_jP_l(R_jl − 1)``,
-``E[ξη] = Σ_{jl} P_jP_l(R_jl − 1)w_j`` and (the ``A_j`` terms of the third central moment vanish against
-``Σ_j P_jw_j = 0``) ``E[‖ξ‖²η] = Σ_{jlk} P_jP_lP_kT_jlk w_jᵀw_l − Σ_{jl} P_jP_lR_jl w_jᵀw_l``.
-Each pattern of ``T`` is separable, so the triple sum is ``(H diag(P) H'ᵀ)`` per query: cost
-``L·L_k³``.  This is an asymptotic expansion (the ratio's moments need not exist for trigonometric
-features): where ``|next|`` is not small against the leading term, neither order describes the MSE.
+Notes: :doc:`/notes/attention/next_order`.
 """
 
 from __future__ import annotations
@@ -81,7 +46,6 @@ class NextOrder:
         Parameters
         ----------
         m : int
-            Number of features.
 
         Returns
         -------
@@ -100,7 +64,7 @@ def _patterns(family: str) -> list[tuple[float, int, int, int]]:
 def fitted_log_moments(fm, x: np.ndarray, Y: np.ndarray, n: int) -> tuple[float, np.ndarray, np.ndarray]:
     """``(c_n, e, G)`` with ``log E[∏_t a_{j_t}] − Σ_t xᵀy_{j_t} = c_n + Σ_t e_{j_t} + Σ_{s<t} G_{j_s j_t}``.
 
-    For ``n`` features of one ``ω`` of fitted dense-exponential features (module docstring).
+    For ``n`` features of one ``ω`` of fitted dense-exponential features (:doc:`/notes/attention/next_order`).
 
     Parameters
     ----------

@@ -1,15 +1,6 @@
 """Overflow of the features in reduced precision (``--overflow fp16|bf16|fp32``).
 
-A feature ``φ(x)/√m`` stored in a format with largest finite value ``M`` overflows when it exceeds ``M``.
-For FAVOR+ (``φ_w(x) = e^{wᵀx − ‖x‖²/2}``, ``wᵀx ~ N(0, ‖x‖²)``) the probability is a Gaussian tail,
-``Φ̄((log M + ½log m + ‖x‖²/2)/‖x‖)``; for trigonometric features ``|φ| <= e^{‖x‖²/2}/√m``
-(deterministic); for FAVOR++/FAVOR# (``f = D e^{ωᵀAω + ωᵀBx + xᵀCx}``) Markov's inequality with the
-second moment ``E f² = D² det(I−4A)^{−1/2} e^{2(Bx)ᵀ(I−4A)⁻¹Bx + 2xᵀCx}``:
-``P(f/√m > M) <= E f²/(m M²)``.  A union bound over the ``m`` features of every query and key gives
-:attr:`OverflowRisk.feature_bound`.  Separately, the normaliser ``D̂_i ≈ D_i`` and the numerator
-``ÂV`` are stored in the format: :attr:`OverflowRisk.normaliser_exceeds` says whether the exact
-``max_i D_i`` already exceeds ``M`` (then ``D̂`` overflows whatever the draw, unless the implementation
-rescales).
+Notes: :doc:`/notes/attention/overflow`.
 """
 
 from __future__ import annotations
@@ -62,11 +53,9 @@ def overflow_risk(head: Head, family: str, m: int, fmt: str, fm=None) -> Overflo
     Parameters
     ----------
     head : Head
-        The data.
     family : {"favor+", "trig", "favor++", "favor#"}
         Feature family (``fm`` for the fitted ones).
     m : int
-        Number of features.
     fmt : {"fp16", "bf16", "fp32"}
         Storage format.
     fm : DenseExponential, optional

@@ -1,19 +1,7 @@
 """Sampled ``(i, j, l)`` triples (``--pairs N``): the normaliser and output sums with a standard error,
 at cost ``O(L·L_k + N)`` instead of the ``L·L_k²`` of the exact sums.
 
-Per query, with ``P_ij = A_ij/D_i`` and ``R_ijl = m E[Â_ijÂ_il]/(A_ijA_il) = Σ_t e^{lw_t,ij + lw_t,il
-− log A_ij − log A_il} K_t,jl`` (the terms of :mod:`rftheory.attention.moments`),
-
-.. math::
-
-   m\\,\\mathrm{normaliser\\_rel\\_mse} = \\sum_i \\mathbb E_{j,l\\sim P_i}[R_{ijl} - 1],\\qquad
-   m\\,\\mathrm{output\\_mse} = \\sum_i \\mathbb E_{j,l\\sim P_i}[(R_{ijl} - 1)(v_j - o_i)^\\top(v_l - o_i)],
-
-so ``N`` draws of ``i`` uniform and ``j, l`` independent from ``P_i`` (importance sampling by the
-softmax weights) give unbiased estimates ``L·mean`` with standard errors ``L·std/√N``.  Orthogonal and
-simplex FAVOR+ add ``(P/m) κ_c(x_i + y_j, x_i + y_l)`` to ``R_ijl − 1`` (the coupled pairs,
-:mod:`rftheory.papers.performer.coupled`): the same draws estimate its sum, kept apart because ``P/m``
-depends on ``m`` (:meth:`SampledSums.at`).
+Notes: :doc:`/notes/attention/sampled`.
 """
 
 from __future__ import annotations
@@ -29,7 +17,7 @@ from ..papers.performer.coupled import cosine, kappa_f64
 from .data import Head
 from .moments import CovTerm
 
-__all__ = ["SampledSums", "CoupledSamples", "sampled_sums", "check_pairs", "PAIRS_BYTES"]
+__all__ = ["sampled_sums", "check_pairs", "PAIRS_BYTES"]
 
 #: memory the sampled triples may take (the issue's 2 GB for a head at transformer scale): a larger ``--pairs``
 #: is refused before any work, naming the most this head allows
@@ -76,41 +64,18 @@ def check_pairs(head: Head, n) -> int:
 
 
 @dataclass(frozen=True)
-class SampledSums:
-    """``m``-free sums estimated from sampled triples (divide by ``m``).
-
-    Attributes
-    ----------
-    normaliser, normaliser_se : float
-        ``Σ_i (m Var(D̂_i)/D_i²)`` and its standard error.
-    output, output_se : float or None
-        ``m ×`` the leading order of the output MSE and its standard error (``None`` without values).
-    n : int
-        Number of triples.
-    """
+class _SampledSums:
+    """``m``-free sums estimated from sampled triples (divide by ``m``)."""
 
     normaliser: float
     normaliser_se: float
     output: float | None
     output_se: float | None
     n: int
-    coupled: CoupledSamples | None = None
+    coupled: _CoupledSamples | None = None
 
     def at(self, m: int, d: int) -> tuple[float, float, float | None, float | None]:
-        """``m ×`` the sums and their standard errors at ``m`` features (with the coupled pairs' term).
-
-        Parameters
-        ----------
-        m : int
-            Number of features.
-        d : int
-            Dimension (the block size of the coupled pairs).
-
-        Returns
-        -------
-        tuple
-            ``(normaliser, normaliser_se, output, output_se)``, each ``m ×`` its value.
-        """
+        """``m ×`` the sums and their standard errors at ``m`` features (with the coupled pairs' term)."""
         if self.coupled is None:
             return self.normaliser, self.normaliser_se, self.output, self.output_se
         c = self.coupled
@@ -125,9 +90,8 @@ class SampledSums:
 
 
 @dataclass(frozen=True)
-class CoupledSamples:
-    """The per-triple terms of orthogonal/simplex FAVOR+: ``R − 1`` of iid features, ``κ_c`` and
-    ``(v_j − o_i)ᵀ(v_l − o_i)`` (``None`` without values), over ``queries`` queries."""
+class _CoupledSamples:
+    """The per-triple terms of orthogonal/simplex FAVOR+ (``R − 1``, ``κ_c``, value products)."""
 
     h: np.ndarray
     kappa: np.ndarray
@@ -136,7 +100,7 @@ class CoupledSamples:
 
 
 def sampled_sums(head: Head, terms: list[CovTerm], n: int, rng: np.random.Generator,
-                 coupling: str = "iid") -> SampledSums:
+                 coupling: str = "iid") -> _SampledSums:
     """Estimate the sums of :func:`rftheory.attention.sums.query_sums` from ``n`` triples.
 
     Parameters
@@ -148,14 +112,13 @@ def sampled_sums(head: Head, terms: list[CovTerm], n: int, rng: np.random.Genera
     n : int
         Number of sampled triples (``>= 2``).
     rng : numpy.random.Generator
-        The only source of randomness.
     coupling : {"iid", "orthogonal", "simplex"}
         Block coupling (orthogonal/simplex: the terms must be FAVOR+'s).
 
     Returns
     -------
-    SampledSums
-        Estimates with standard errors (for couplings, :meth:`SampledSums.at` adds the coupled pairs).
+    _SampledSums
+        Estimates with standard errors (for couplings, :meth:`_SampledSums.at` adds the coupled pairs).
     """
     n = check_pairs(head, n)
     S = head.logits()
@@ -199,5 +162,5 @@ def sampled_sums(head: Head, terms: list[CovTerm], n: int, rng: np.random.Genera
         if head.V is not None:
             o = P @ head.V
             ww = np.einsum("nc,nc->n", head.V[j] - o[i], head.V[lk] - o[i])
-        coupled = CoupledSamples(h, kap, ww, L)
-    return SampledSums(norm, norm_se, out, out_se, n, coupled)
+        coupled = _CoupledSamples(h, kap, ww, L)
+    return _SampledSums(norm, norm_se, out, out_se, n, coupled)

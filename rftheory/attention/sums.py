@@ -40,7 +40,6 @@ def logsumexp_rows(S: np.ndarray) -> np.ndarray:
     Returns
     -------
     numpy.ndarray, shape (L,)
-        The row-wise log-sum-exp.
     """
     M = S.max(axis=1)
     return M + np.log(np.exp(S - M[:, None]).sum(axis=1))
@@ -112,7 +111,6 @@ def log_magnitude(head: Head, log_ws: list[np.ndarray]) -> float:
     Parameters
     ----------
     head : Head
-        The data.
     log_ws : list of numpy.ndarray, shape (L, L_k)
         The ``log_w`` of each covariance term (:class:`~rftheory.attention.moments.CovTerm`; kernels in ``(0, 1]``).
 

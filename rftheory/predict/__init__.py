@@ -1,12 +1,7 @@
 """``rftheory predict``: the expected squared Frobenius error of random-feature Gram matrices, exactly.
 
-Expectation is linear, so :math:`\\mathbb E\\|\\hat K-K\\|_F^2 = \\sum_{ij}\\mathrm{MSE}(x_i, y_j)`:
-the registered closed-form pointwise MSEs summed over every pair of a data set,
-no sampling.  Modules: :mod:`~.data` (loading, bandwidths, rescaling),
-:mod:`~.pairs` (pair geometry, float64 evaluation with exact fallback),
-:mod:`~.mechanisms` (each estimator's ``A``, ``B`` terms), :mod:`~.prediction`
-(:func:`predict`), :mod:`~.target`, :mod:`~.overflow`, :mod:`~.render`,
-:mod:`~.cli`.
+:math:`\\mathbb E\\|\\hat K-K\\|_F^2 = \\sum_{ij}\\mathrm{MSE}(x_i, y_j)`: the registered pointwise MSEs summed
+over every pair of a data set, no sampling.  Guide: :doc:`/guides/predict`; modules: :doc:`/notes/predict/index`.
 
 >>> from rftheory.predict import predict
 >>> p = predict("sklearn:iris", mechanisms="rff:iid,rff:orthogonal", m=[4], progress=False)

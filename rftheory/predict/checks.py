@@ -1,26 +1,6 @@
 """verify's proof by sampling of ``predict`` on real data (issue 12, point 3).
 
-For each bundled data set (scikit-learn's wine, breast cancer and digits,
-standardized) and every mechanism ``predict`` knows, the exact
-``E‖K̂ − K‖_F²`` of :func:`rftheory.predict.predict` is compared with the
-mean of ``R`` Monte Carlo replicates of the real feature maps
-(:func:`rftheory.predict.montecarlo.replicates`) on ``N_POINTS`` points of
-the set.  Each comparison is one z-score :class:`~rftheory.core.measure.Measurement`
-(Hall's skewness-corrected statistic: the replicates are squared errors,
-right-skewed) in verify's Bonferroni family; verify judges them.
-
-Scaling, so that the standard error itself is trustworthy at ``R``
-replicates: trigonometric features (``rff``, ``psi``) use the Gaussian kernel
-with ``σ`` = the median pairwise distance of the points; positive and
-exponential features (``prf``, ``sm++``, the angular hybrid, FAVOR#) have
-lognormal replicates whose moments grow like ``e^{O(‖x+y‖²)}``, so their
-points are scaled to ``max ‖x‖ = 1/2`` (σ ≈ 3 × median on wine; at σ =
-median the sample mean of 20,000 replicates sits 5–20 standard errors below
-the exact value, carried by draws too rare to see).
-
-``m = d + ⌈d/2⌉`` random vectors (:func:`vectors`): one full coupled block of
-``d`` and a partial one, so both the pair term and the block bookkeeping are
-tested (the angular hybrid, iid only and ``4(n + 1)m`` features wide, uses ``m = 8``).
+Notes: :doc:`/notes/predict/checks`.
 """
 
 from __future__ import annotations
@@ -106,10 +86,8 @@ def vectors(dataset: str, mechanism: str) -> int:
 
     Parameters
     ----------
-    dataset : str
-        One of :data:`DATASETS`.
-    mechanism : str
-        As for :func:`rftheory.predict.predict`.
+    dataset, mechanism : str
+        As for :func:`points`.
 
     Returns
     -------
@@ -136,7 +114,6 @@ def compare(dataset: str, mechanism: str, R: int, rng: np.random.Generator):
     R : int
         Replicates.
     rng : numpy.random.Generator
-        The only source of randomness.
 
     Returns
     -------

@@ -27,17 +27,11 @@ def cmd_predict(args) -> int:
     Parameters
     ----------
     args : argparse.Namespace
-        From the parser :func:`add_parser` adds.
 
     Returns
     -------
     int
-        Exit status 0.
-
-    Raises
-    ------
-    ParameterError
-        Any bad input (printed as one line by :func:`rftheory.cli.commands.main`).
+        Exit status 0 (bad input raises :class:`ParameterError`, printed as one line).
     """
     from .prediction import predict
     from .render import as_text, json_text, plot

@@ -1,19 +1,6 @@
 """Data sets for ``rftheory predict``: loading, checks, bandwidths and the rescaling to the results' units.
 
-Every registered result is stated for one kernel in fixed units, so predict
-rescales the inputs instead of the formulas:
-
-* Gaussian kernel ``exp(−‖x−y‖²/(2σ²))``: ``x̃ = x/σ``, then
-  ``k(x, y) = exp(−‖x̃−ỹ‖²/2)``, the kernel of ``simrf.rff_mse``,
-  ``simrf.prf_mse`` and ``sutherland.var_psi``.
-* Softmax kernel ``exp(s·xᵀy)``: ``x̃ = √s·x``, then ``k(x, y) = exp(x̃ᵀỹ)``,
-  the kernel of ``hrf.*`` and ``derf.*``.
-
-A data set is ``.npy`` (2-D float array), ``.csv`` (numbers, comma separated,
-an optional header line) or ``sklearn:NAME`` for one of scikit-learn's small
-data sets (digits, wine, breast_cancer, iris, diabetes).  The scikit-learn
-sets are **standardized** (each column to mean 0 and standard deviation 1,
-constant columns only centred); files are used as given unless asked.
+Notes: :doc:`/notes/predict/data`.
 """
 
 from __future__ import annotations
@@ -27,7 +14,7 @@ from ..core.datafile import MAX_FILE_BYTES, check_data_file, read_npy  # noqa: F
 from ..core.errors import ParameterError, as_typed
 from .median import Span, median_and_span
 
-__all__ = ["SKLEARN_SETS", "MAX_NORM", "check_magnitude", "load", "standardize", "check_pair_sets", "bandwidth", "rescale", "Prepared",
+__all__ = ["SKLEARN_SETS", "MAX_NORM", "load", "standardize", "check_pair_sets", "bandwidth", "rescale", "Prepared",
            "bandwidth_and_span"]
 
 #: scikit-learn data sets ``sklearn:NAME`` loads (each is standardized)
@@ -50,7 +37,7 @@ def _as_matrix(arr, name: str) -> np.ndarray:
         bad = np.argwhere(~np.isfinite(arr))[0]
         raise ParameterError(name, f"has NaN or infinity (first at row {bad[0] + 1}, column {bad[1] + 1}; "
                              "rows and columns of the data counted from 1)")
-    check_magnitude(arr, name)
+    _check_magnitude(arr, name)
     return arr
 
 
@@ -58,20 +45,8 @@ def _as_matrix(arr, name: str) -> np.ndarray:
 MAX_NORM = 1e150
 
 
-def check_magnitude(arr: np.ndarray, name: str, lead: str = "", advice: str = "divide the data by a constant") -> None:
-    """Refuse points so large that their squared distances overflow float64 (``max|x|·√d > MAX_NORM``).
-
-    Parameters
-    ----------
-    arr : np.ndarray
-        The points, one per row.
-    name : str
-        The name.
-    lead : str
-        Text put before the message (e.g. which file).
-    advice : str
-        What the user can do, ending the message.
-    """
+def _check_magnitude(arr: np.ndarray, name: str, lead: str = "", advice: str = "divide the data by a constant") -> None:
+    """Refuse points so large that their squared distances overflow float64 (``max|x|·√d > MAX_NORM``)."""
     big = float(np.max(np.abs(arr))) if arr.size else 0.0
     if big * math.sqrt(arr.shape[1]) > MAX_NORM:
         i, j = np.unravel_index(int(np.argmax(np.abs(arr))), arr.shape)
@@ -176,10 +151,6 @@ def check_pair_sets(X, Y) -> None:
     X, Y : numpy.ndarray
         The two sets (rows).
 
-    Returns
-    -------
-    None
-
     Raises
     ------
     ParameterError
@@ -206,11 +177,8 @@ def bandwidth(rule, X, Y=None, seed: int = 0) -> float:
 
     Parameters
     ----------
-    rule : str or float
-        ``"median"``, ``"nn50"`` or a positive number.
-    X : numpy.ndarray, shape (n, d)
-    Y : numpy.ndarray, shape (n', d), optional
-    seed : int
+    rule, X, Y, seed
+        As for :func:`bandwidth_and_span`.
 
     Returns
     -------
@@ -227,15 +195,10 @@ def bandwidth(rule, X, Y=None, seed: int = 0) -> float:
 def bandwidth_and_span(rule, X, Y=None, seed: int = 0) -> tuple[float, Span | None]:
     """The Gaussian bandwidth ``σ``: a number, ``median`` or ``nn50``.
 
-    ``median``: the median of ``‖x_i − y_j‖`` over the pairs ``i < j`` (one
-    set) or all pairs (two sets).  ``nn50``: the mean over ``x_i`` of the
-    distance to its 50th nearest neighbour among the ``y_j`` (itself
-    excluded), the rule of the ORF paper (Yu et al. 2016).  Beyond
-    :data:`BANDWIDTH_POINTS` points per set both use a subsample drawn with
-    ``seed``.
-
     .. math:: \\sigma_{\\rm median} = \\operatorname{median}_{i<j}\\|x_i-x_j\\|,\\qquad
        \\sigma_{\\rm nn50} = \\operatorname{mean}_i \\|x_i - x_{(50)}(i)\\|
+
+    Subsampling and the papers' rules (Yu et al. 2016, ORF): :doc:`/notes/predict/data`.
 
     Parameters
     ----------
@@ -382,7 +345,7 @@ def rescale(X, Y, kernel: str, sigma=None, scale=None) -> Prepared:
         raise ParameterError(flag, "the rescaled data overflow float64")
     value = float(sigma) if kernel == "gaussian" else f * f
     for arr in (Xs,) if Y is None else (Xs, Ys):
-        check_magnitude(arr, flag, f"{float(value):g} is too {'small' if kernel == 'gaussian' else 'large'} for "
+        _check_magnitude(arr, flag, f"{float(value):g} is too {'small' if kernel == 'gaussian' else 'large'} for "
                         "this data: it rescales it to ", f"give a {'larger' if kernel == 'gaussian' else 'smaller'} "
                         f"--{flag}")
     return Prepared(Xs, Ys, Y is None, kernel, f)

@@ -1,121 +1,6 @@
 """The coupled pair term of ``rff``, ``psi`` and ``prf`` as a Chebyshev interpolant in one scalar.
 
-For a fixed dimension ``d`` the full-block MSE of these mechanisms depends on a
-single scalar ``s`` of the pair: ``s = z = ‖x−y‖`` for ``rff`` and ``psi``,
-``s = v = ‖x+y‖`` for ``prf``.  For ``prf`` the estimator is the average of
-``exp(wᵀ(x+y) − ‖x‖² − ‖y‖²)``, so every moment carries the same factor
-``e^{−2(a²+b²)}`` (``a = ‖x‖``, ``b = ‖y‖``), ``MSE(v, a, b) = MSE(v, v/2, v/2)
-e^{v²−2a²−2b²}`` (checked in ``tests/test_predict_interp.py`` against direct
-evaluation), and the ratio below depends on ``v`` alone.
-
-What is interpolated
---------------------
-With ``A = MSE_1`` (one iid vector, evaluated per pair as before: it is a cheap
-closed form) and ``M = MSE_d`` (one full coupled block, the expensive part),
-
-.. math:: \\ell(s) = \\log\\frac{M(s)}{A(s)},\\qquad
-   B = \\frac{dM - A}{d-1} = A\\,\\frac{d\\,e^{\\ell} - 1}{d-1}.
-
-``ℓ`` is smooth and ``O(1)`` on ``s > 0``: ``A`` and ``M`` are positive and
-vanish at the same rate as ``s → 0`` (``z⁴`` for ``rff``, ``v²`` for ``prf``),
-so their ratio has a finite limit (``rff``: ``M/A → 3/(d(d+2))`` for
-orthogonal blocks).  At ``z = 0`` ``rff`` is exact (``A = B = 0``, those pairs
-are skipped as before); for ``rff`` and ``prf`` the interval is kept away from
-``s = 0`` (pairs below it, if any, take the direct path).
-
-Error analysis
---------------
-For ``m`` vectors in blocks, ``MSE_m = A/m + P(m)B/m²`` with ``P(m) ≤ m(d−1)``
-and ``MSE_m ≥ 0``.  An error ``δ`` in ``ℓ`` changes ``B`` by
-``δB = A d e^{ℓ}(e^{δ}−1)/(d−1) = Q (e^{δ}−1)`` with ``Q = dM/(d−1)``, and
-since ``Am/P + B ≥ A/(d−1) + B = Q``,
-
-.. math:: \\frac{|\\Delta\\mathrm{MSE}_m|}{\\mathrm{MSE}_m}
-   = \\frac{|\\delta B|}{Am/P + B} \\le \\frac{|\\delta B|}{Q} = |e^{\\delta} - 1|
-
-for every ``m``: the relative error of each pair's MSE, hence of the sum
-``E‖K̂−K‖²`` (all terms are non-negative), is at most ``|e^δ − 1| ≈ |δ|``
-with ``δ = sup |ℓ − p|`` over the pairs.
-
-*Node values.*  For orthogonal ``rff`` (:data:`FLOAT64`) they come from the registered float64 layer of
-``simrf.rff_mse`` (:func:`rff_terms`: the bracket of
-:func:`rftheory.numerics.rff.float64.rff_bracket_f64` and the gap of
-:func:`~rftheory.numerics.rff.float64.gap_f64`, vectorised over all nodes at
-once, each value with its rigorous absolute error bound), so every node value
-``ℓ̃_k`` carries a bound ``δ_k`` of ``|ℓ̃_k − ℓ(s_k)|``
-(:meth:`References.ell`: ``δ ≤ r_Q/(1−2r_Q) + r_A/(1−2r_A) + 4u + 2u|ℓ|``
-from the relative bounds ``r`` of ``Q`` and ``A``; on digits at ``d = 64``,
-``δ_k ≤ 6·10⁻¹³``, largest where the orthogonal bracket cancels ``d``-fold,
-``z ≈ 1.5``).  For ``psi``, ``prf`` and simplex ``rff`` (whose float64 pair term
-is a quadrature, slower than mpmath here) they are the registered mpmath layer at
-25 working digits (:meth:`rftheory.core.registry.Result.exact`, one
-evaluation) rounded to float64: ``δ_k = u|ℓ| + 10⁻²⁰``; so are orthogonal ``rff``'s
-when its float64 ones leave the fit unresolved or the bound of the sum above
-``10⁻¹¹`` (large ``d``: with float64 nodes the bound of the sum is
-``6·10⁻¹²`` on digits, ``d = 64``, and ``1.1·10⁻¹¹`` on Gaussian data at
-``d = 200``).  :func:`build`'s ``info`` says which (``nodes``).
-
-*Interpolation.*  The interpolant ``p`` is built chebfun-style: Chebyshev
-points of the second kind, doubled (17, 33, …, ≤ 513; for :data:`FLOAT64` the 129
-points of :data:`FIRST_POINTS` are evaluated in one call and the nested
-grids of 17, 33 and 65 points, every 8th, 4th, 2nd of them, tried first)
-until the last 8 coefficients are below ``10⁻¹⁵·max(1, max|c|)`` (the
-absolute scale: ``δ`` is what matters) or below ``ρ`` (defined next: a tail at
-the level of the node errors cannot be resolved further).  ``p`` interpolates
-``ℓ(s_k) + e_k`` with ``|e_k| ≤ δ_k``, so ``p = p_n[ℓ] + p_n[e]`` (``p_n``
-the interpolation operator on ``n + 1`` points): ``‖p_n[e]‖ ≤ Λ_n max δ_k``
-with the Lebesgue constant ``Λ_n ≤ (2/π)log(n+1) + 1`` (:func:`lebesgue`),
-and every Chebyshev coefficient of ``p_n[e]`` is at most
-``ρ = (2/n)Σ''δ_k`` (the DCT-I that gives the coefficients, ``|T_j| ≤ 1``),
-so the computed coefficients ``c̃_j`` are within ``ρ`` of those of
-``p_n[ℓ]``.  The truncation error of ``p_n[ℓ]`` is estimated from its last 8
-coefficients (the neglected tail of a geometrically decaying series, as
-before), giving
-
-.. math:: \\varepsilon = 2\\sum_{j > n-8}\\big(|\\tilde c_j| + \\rho\\big) + \\Lambda_n\\max_k\\delta_k
-   + 4u\\sum_j|\\tilde c_j|\\quad(u = 2^{-53}),
-
-the last term Clenshaw's rounding.  The node-error terms are proven bounds;
-the truncation term is the chebfun estimate, which the *a posteriori* check
-below confirms at data pairs.
-
-*Rounding.*  ``B = A(d·expm1(p) + d − 1)/(d − 1)`` in float64 has an absolute
-error of a few ``u·A`` — relative to ``Q`` that is ``u·A/Q ≤ u e^{−p}``,
-large where the coupling removes most of the variance (``rff`` at small
-``z``: ``e^{−ℓ} ≈ d²/3``).  The direct path's ``B = (dM − A)/(d − 1)`` has
-the same ``u·A`` error.  The reported bound of the relative error of the
-sum (against the same sum with exact ``B``; both paths share the float64 ``A``
-of every pair, whose error bound adds as for the direct path) is
-
-.. math:: 1.01\\,\\varepsilon + 4u\\,(1 + R),\\qquad R = \\max_s e^{-p(s)},
-
-``R`` on the Taylor table's grid of the interval (:data:`TABLE` + 1 points).  The interpolant is used only if this
-bound is ``≤ 10⁻¹¹`` **and** an *a posteriori* check passes: at 64 seeded
-data pairs plus the pairs of extreme ``s``, the ``B`` of
-:meth:`~rftheory.predict.mechanisms.Mechanism.terms` (the float64 ``A`` of
-the pair times the interpolant, exactly as the sum gets it) is compared with
-a reference at the pair's own geometry from a closed-form evaluator other
-than the interpolant (:func:`reference_terms`): for :data:`FLOAT64` the float64 layer
-above at the pairs themselves (``B_ref = −g``, its bound ``e_B``, and
-``Q_ref``, ``A_ref`` with theirs), for the others the mpmath layer
-agreed to :data:`DPS` digits (for ``prf`` its own ``a`` and ``b``, so the
-scaling identity is checked too; for a :data:`FLOAT64` pair the float64 reference
-cannot clear, the agreed one as well).  A pair passes when
-
-.. math:: (|B - B_{\\mathrm{ref}}| + e_B)(1 + 8u) \\le 10^{-12}(Q_{\\mathrm{ref}} - e_Q)
-   + 16u\\,(A_{\\mathrm{ref}} - e_A),
-
-which implies ``|B − B_exact| ≤ 10⁻¹²·Q_exact + 16u·A_exact`` (triangle
-inequality; ``Q_exact ≥ Q_ref − e_Q``, ``A_exact ≥ A_ref − e_A``): by the
-inequality above a relative error ``≤ 10⁻¹²`` of the pair's MSE at every
-``m``, up to the float64 rounding both paths share.  Conversely, since
-``|B − B_ref| + e_B ≥ |B − B_exact|``, a pair whose ``B`` is off by more than
-``10⁻¹²·Q_exact + 16u·A_exact`` fails whatever the reference's error: ``e_B``
-can only cause a false alarm (the direct path, slow, never wrong), never hide
-a defect (on digits ``e_B ≤ 6·10⁻¹³·Q``, and the check passes).  Otherwise the
-mechanism takes the direct path (:func:`rftheory.predict.pairs.evaluate`
-per pair).  ``validated`` reports ``max (|B − B_ref| + e_B)/(Q_ref − e_Q)``,
-an upper bound of the checked pairs' relative error.
+Notes: :doc:`/notes/predict/interp`.
 """
 
 from __future__ import annotations
@@ -135,8 +20,8 @@ from ..numerics.rff.float64 import EPS, gap_f64, rff_bracket_f64
 from .median import Span
 from .pairs import geometry
 
-__all__ = ["FAMILIES", "FLOAT64", "Interpolant", "TaylorTable", "taylor_table", "eligible", "scalar", "exact_terms",
-           "node_values", "reference_terms", "rff_terms", "References", "lebesgue", "fit", "fit_values", "build", "interval",
+__all__ = ["FAMILIES", "FLOAT64", "Interpolant", "eligible", "scalar", "exact_terms",
+           "rff_terms", "References", "lebesgue", "fit", "fit_values", "build", "interval",
            "interval_from_span", "CACHE", "clear_cache"]
 
 FAMILIES = ("rff", "psi", "prf")
@@ -200,7 +85,6 @@ def exact_terms(family: str, coupling: str, d: int, s, a=None, b=None, once: boo
     family : {"rff", "psi", "prf"}
     coupling : {"orthogonal", "simplex"}
     d : int
-        Dimension.
     s : float or Fraction
         ``z`` (rff, psi) or ``v`` (prf).
     a, b : float or Fraction, optional
@@ -236,31 +120,9 @@ def _ell(family, coupling, d, s) -> float:
         return float(mp.log(M / A))
 
 
-def node_values(family: str, coupling: str, d: int, s: np.ndarray, exact: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    r"""``ℓ(s) = log(MSE_d/MSE_1)`` at many points, with a bound of each value's error.
-
-    :data:`FLOAT64` (orthogonal ``rff``): from the registered float64 layer of ``simrf.rff_mse``
-    in one vectorised call (:func:`rff_terms`, rigorous bounds), the error bound of
-    :meth:`References.ell`.  The others (and with ``exact``): one mpmath evaluation per point at
-    :data:`DPS_NODES` digits (:meth:`rftheory.core.registry.Result.exact`) rounded to float64:
-    ``u|ℓ| + 10⁻²⁰``.
-
-    Parameters
-    ----------
-    family : {"rff", "psi", "prf"}
-    coupling : {"orthogonal", "simplex"}
-    d : int
-        Dimension.
-    s : numpy.ndarray
-        ``z`` (rff, psi) or ``v`` (prf), positive.
-    exact : bool
-        The mpmath layer for every family (``rff`` where its float64 bounds are too wide).
-
-    Returns
-    -------
-    ell, error : numpy.ndarray
-        The values and their error bounds (``inf`` where no bound could be given).
-    """
+def _node_values(family: str, coupling: str, d: int, s: np.ndarray,
+                 exact: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    r"""``ℓ(s) = log(MSE_d/MSE_1)`` at many points, with a bound of each value's error."""
     s = np.asarray(s, float)
     if (family, coupling) in FLOAT64 and not exact:
         return rff_terms(coupling, d, s).ell()
@@ -275,7 +137,6 @@ class References:
     Attributes
     ----------
     d : int
-        Dimension.
     A, B, Q : numpy.ndarray
         ``MSE_1``, ``B = (d·MSE_d − A)/(d − 1)`` and ``Q = d·MSE_d/(d − 1)`` per pair.
     eA, eB, eQ : numpy.ndarray
@@ -330,22 +191,12 @@ class References:
 def rff_terms(coupling: str, d: int, z: np.ndarray) -> References:
     r"""``A``, ``B``, ``Q`` of coupled ``rff`` at many ``z`` from the registered float64 layer, one gap evaluation.
 
-    The float64 layer of ``simrf.rff_mse`` is the bracket ``m·MSE = a − (P/m)g``,
-    ``a = (1 − e^{−z²})²/2``, ``g = e^{−z²} − τ_c`` (Reid et al. 2023, "Simplex Random
-    Features", ICML, Thm 4.5; :func:`rftheory.numerics.rff.float64.rff_bracket_f64`, whose
-    bound ``(P/m)·δg + 4ε(a + (P/m)|g|)`` is used here as is).  With ``m = 1`` (``P = 0``)
-    ``A = a`` (bound ``4εa``); with one full block (``m = d``, ``P/m = d − 1``)
-    ``d·MSE_d = a − (d − 1)g``, so ``B = (d·MSE_d − A)/(d − 1) = −g`` with ``g``'s own
-    rigorous bound (:func:`~rftheory.numerics.rff.float64.gap_f64`, vectorised) and
-    ``Q = d·MSE_d/(d − 1) = a/(d − 1) − g`` (the bracket's bound over ``d − 1``, plus ``u|Q|``
-    for the division).  Where the gap has no finite bound (e.g. underflow at large ``z``)
-    the bounds are infinite and the callers refuse those points.
+    Details: :doc:`/notes/predict/interp`.
 
     Parameters
     ----------
     coupling : {"orthogonal", "simplex"}
     d : int
-        Dimension.
     z : numpy.ndarray
         ``z = ‖x − y‖``, positive.
 
@@ -366,29 +217,9 @@ def rff_terms(coupling: str, d: int, z: np.ndarray) -> References:
     return References(d, a, -g, Q, ea, np.where(bad, math.inf, eg), np.where(bad, math.inf, eQ))
 
 
-def reference_terms(family: str, coupling: str, d: int, s: np.ndarray, a: np.ndarray | None = None,
+def _reference_terms(family: str, coupling: str, d: int, s: np.ndarray, a: np.ndarray | None = None,
                     b: np.ndarray | None = None, exact: bool = False) -> References:
-    r"""The check's reference ``A``, ``B``, ``Q`` at many pairs, from a closed form other than the interpolant.
-
-    :data:`FLOAT64` (orthogonal ``rff``): the registered float64 layer (:func:`rff_terms`,
-    vectorised, rigorous bounds).  The others (and with ``exact``): the registered mpmath layer agreed to :data:`DPS` digits per pair
-    (:func:`exact_terms`), rounded to float64 (``2u`` relative each).
-
-    Parameters
-    ----------
-    family, coupling : str
-    d : int
-    s : numpy.ndarray
-        ``z`` (rff, psi) or ``v`` (prf) per pair, positive.
-    a, b : numpy.ndarray, optional
-        ``prf``: the pairs' norms.
-    exact : bool
-        The agreed mpmath layer for every family.
-
-    Returns
-    -------
-    References
-    """
+    r"""The check's reference ``A``, ``B``, ``Q`` at many pairs, from a closed form other than the interpolant."""
     s = np.asarray(s, float)
     if (family, coupling) in FLOAT64 and not exact:
         return rff_terms(coupling, d, s)
@@ -415,7 +246,7 @@ class Interpolant:
     coef : numpy.ndarray
         Chebyshev coefficients in ``x = (2s − lo − hi)/(hi − lo)``.
     error : float
-        Estimated ``sup |ℓ − p|`` (module docstring).
+        Estimated ``sup |ℓ − p|`` (:doc:`/notes/predict/interp`).
     bound : float
         Bound of the relative error of every pair's MSE, so of the sum.
     validated : float
@@ -434,7 +265,7 @@ class Interpolant:
     bound: float = 0.0
     validated: float = float("nan")
     checked: int = 0
-    _table: TaylorTable | None = field(default=None, repr=False, compare=False)
+    _table: _TaylorTable | None = field(default=None, repr=False, compare=False)
 
     @property
     def points(self) -> int:
@@ -470,16 +301,15 @@ class Interpolant:
         x = (2 * s - (self.lo + self.hi)) / (self.hi - self.lo)
         return C.chebval(np.clip(x, -1.0, 1.0), self.coef)
 
-    def table(self) -> TaylorTable:
-        """The :class:`TaylorTable` of this interpolant (built once).
+    def table(self) -> _TaylorTable:
+        """The :class:`_TaylorTable` of this interpolant (built once).
 
         Returns
         -------
-        TaylorTable
-            The table, cached on the interpolant.
+        _TaylorTable
         """
         if self._table is None:
-            self._table = taylor_table(self)
+            self._table = _taylor_table(self)
         assert self._table is not None
         return self._table
 
@@ -508,35 +338,8 @@ class Interpolant:
 
 
 @dataclass(frozen=True)
-class TaylorTable:
-    r"""The interpolant ``p`` per pair from Taylor polynomials at the nodes of a uniform grid.
-
-    Nodes ``s_k = lo + kΔ``, ``k = 0..N``, ``Δ = (hi − lo)/N``; a pair takes its nearest node,
-    ``h = s − s_k`` (``|h| ≤ Δ/2``), and
-
-    .. math:: q(s) = \sum_{j=0}^{J} \frac{p^{(j)}(s_k)}{j!} h^j,\qquad
-       |p(s) - q(s)| \le \frac{\max|p^{(J+1)}|}{(J+1)!}\Big(\frac{\Delta}{2}\Big)^{J+1}
-       \le \frac{\sum_i |c^{(J+1)}_i|}{(J+1)!\,N^{J+1}}
-
-    (Taylor's remainder; ``c^{(j)}`` the Chebyshev coefficients of ``d^jp/dx^j``, ``|T_i| ≤ 1``, and
-    ``ds = (hi − lo)dx/2``).  The Taylor coefficients come from Clenshaw's recurrence on the
-    derivative series (each within ``4u Σ|c^{(j)}|(2/(hi − lo))^j/j!``), Horner's rule in ``h`` adds
-    at most ``γ_{2J+2}`` of ``Σ_j |p^{(j)}(s_k)| |h|^j/j!``; :attr:`error` is the sum of these bounds
-    and the remainder.  ``J`` is the smallest order whose remainder is ``≤ 10⁻¹⁴`` (a thousandth of
-    the accepted bound of the sum, to which it is added).  Per pair:
-    ``J + 1`` table look-ups and ``J`` multiply-adds instead of Clenshaw over every coefficient.
-
-    Attributes
-    ----------
-    lo, inv : float
-        ``lo`` and ``1/Δ``.
-    nodes : numpy.ndarray
-        ``s_k``.
-    taylor : numpy.ndarray, shape (J + 1, N + 1)
-        ``p^{(j)}(s_k)/j!``.
-    error : float
-        Bound of ``|p − q|`` over ``[lo, hi]``.
-    """
+class _TaylorTable:
+    r"""The interpolant ``p`` per pair from Taylor polynomials at the nodes of a uniform grid."""
 
     lo: float
     inv: float
@@ -564,18 +367,8 @@ class TaylorTable:
 TABLE, TAYLOR_MAX, TAYLOR_REMAINDER = 4096, 12, 1e-14
 
 
-def taylor_table(ip: Interpolant) -> TaylorTable:
-    """The :class:`TaylorTable` of an interpolant (values at the nodes from :meth:`Interpolant.ell`).
-
-    Parameters
-    ----------
-    ip : Interpolant
-
-    Returns
-    -------
-    TaylorTable
-        ``error = inf`` when no order up to :data:`TAYLOR_MAX` reaches :data:`TAYLOR_REMAINDER`.
-    """
+def _taylor_table(ip: Interpolant) -> _TaylorTable:
+    """The :class:`_TaylorTable` of an interpolant (values at the nodes from :meth:`Interpolant.ell`)."""
     lo, hi, N = ip.lo, ip.hi, TABLE
     step = (hi - lo) / N
     nodes = np.minimum(lo + step * np.arange(N + 1), hi)
@@ -604,7 +397,7 @@ def taylor_table(ip: Interpolant) -> TaylorTable:
             taylor[j] *= w
         mag = float(np.sum(np.abs(derivs[j]))) * w * hmax**j
         rounding += (4 + 2 * (J + 1)) * _U * mag / (1 - 2 * (J + 1) * _U)
-    return TaylorTable(lo, 1.0 / step, nodes, taylor, remainder + rounding)
+    return _TaylorTable(lo, 1.0 / step, nodes, taylor, remainder + rounding)
 
 
 def _coefficients(vals: np.ndarray) -> np.ndarray:
@@ -650,7 +443,7 @@ def fit(f, lo: float, hi: float):
     coef : numpy.ndarray or None
         Coefficients, or ``None`` when :data:`MAX_POINTS` do not resolve ``f``.
     error : float
-        The error estimate of the module docstring (``inf`` when unresolved).
+        The error estimate of :doc:`/notes/predict/interp` (``inf`` when unresolved).
     """
     return fit_values(lambda s: (np.array([f(t) for t in s], float), np.zeros(len(s))), lo, hi)
 
@@ -673,7 +466,7 @@ def fit_values(f, lo: float, hi: float, first: int = MIN_POINTS):
     coef : numpy.ndarray or None
         Coefficients, or ``None`` when :data:`MAX_POINTS` do not resolve ``f``.
     error : float
-        The error estimate of the module docstring, node errors included (``inf`` when unresolved
+        The error estimate of :doc:`/notes/predict/interp`, node errors included (``inf`` when unresolved
         or a node has no finite bound).
     """
     n = max(min(first, MAX_POINTS), MIN_POINTS) - 1
@@ -789,27 +582,23 @@ def interval_from_span(family: str, X: np.ndarray, span: Span, factor: float) ->
 
 
 def _check(ip: Interpolant, mech, g: dict[str, np.ndarray], ref: References | None = None):
-    """The a posteriori check at the pairs of geometry ``g`` (all inside the interval, ``s > 0``), ``B`` from
-    ``mech.terms``, against ``ref`` (default :func:`reference_terms`): an upper bound of the largest
-    ``|B − B_exact|/Q_exact``, and whether every pair is provably within ``10⁻¹²·Q + 16u·A``.  A pair the
-    float64 references cannot clear (their bound too wide, large ``d``) is checked against agreed mpmath ones."""
+    """The a posteriori check of ``mech.terms``'s ``B`` at the pairs of ``g``: a bound and a verdict."""
     s, d = scalar(ip.family, g), ip.d
     if not s.size:
         return 0.0, True
     _, B, _ = replace(mech, interp=ip).terms(g, d, mech.native_kernel)
     assert B is not None  # a coupled mechanism
     if ref is None:
-        ref = reference_terms(ip.family, ip.coupling, d, s, g.get("a"), g.get("b"))
+        ref = _reference_terms(ip.family, ip.coupling, d, s, g.get("a"), g.get("b"))
     rel, ok = _judge(B, ref)
     if not np.all(ok) and (ip.family, ip.coupling) in FLOAT64:
         redo = np.flatnonzero(~ok)
-        rel[redo], ok[redo] = _judge(B[redo], reference_terms(ip.family, ip.coupling, d, s[redo], exact=True))
+        rel[redo], ok[redo] = _judge(B[redo], _reference_terms(ip.family, ip.coupling, d, s[redo], exact=True))
     return float(np.max(rel)), bool(np.all(ok))
 
 
 def _judge(B: np.ndarray, ref: References) -> tuple[np.ndarray, np.ndarray]:
-    """Per pair: the bound of ``|B − B_exact|/Q_exact`` and whether ``(|B − B_ref| + e_B)(1 + 8u) ≤
-    10⁻¹²(Q_ref − e_Q) + 16u(A_ref − e_A)`` (module docstring)."""
+    """Per pair: the bound of ``|B − B_exact|/Q_exact`` and whether the check's inequality holds."""
     with np.errstate(all="ignore"):
         err = (np.abs(B - ref.B) + ref.eB) * (1 + 8 * _U)
         Qlo, Alo = ref.Q - ref.eQ, np.maximum(ref.A - ref.eA, 0.0)
@@ -918,13 +707,15 @@ def _build(mech: Any, d: int, lo: float, hi: float, g: dict[str, np.ndarray],
             grid, refs = both.take(slice(0, n + 1)), both.take(slice(n + 1, None))
 
             def values(t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-                return grid.ell() if t.shape == nodes.shape and np.array_equal(t, nodes) else node_values(fam, coup, d, t)
+                if t.shape == nodes.shape and np.array_equal(t, nodes):
+                    return grid.ell()
+                return _node_values(fam, coup, d, t)
         else:
             def values(t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-                return node_values(fam, coup, d, t)
+                return _node_values(fam, coup, d, t)
         ip, fitted = _fit(fam, coup, d, lo, hi, values, first)
         if ip is None and (fam, coup) in FLOAT64:  # float64 node errors too wide (large d): the mpmath node values
-            ip, fitted = _fit(fam, coup, d, lo, hi, lambda t: node_values(fam, coup, d, t, exact=True), MIN_POINTS)
+            ip, fitted = _fit(fam, coup, d, lo, hi, lambda t: _node_values(fam, coup, d, t, exact=True), MIN_POINTS)
             fitted["nodes"] = "mpmath"
         info.update(fitted)
         info.setdefault("nodes", "float64" if (fam, coup) in FLOAT64 else "mpmath")

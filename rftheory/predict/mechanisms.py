@@ -1,22 +1,6 @@
 """The random-feature mechanisms ``rftheory predict`` knows, and their pointwise MSE on pairs.
 
-Every mechanism's pointwise MSE at a pair has the form (independent blocks
-of ``d`` coupled vectors, ``P(m) = Σ_b m_b(m_b−1)``,
-:func:`rftheory.numerics.special.coupled_pairs`)
-
-.. math:: \\mathrm{MSE}_m(x, y) = \\frac{A(x, y)}{m} + \\frac{P(m)}{m^2}\\,B(x, y),
-
-``B = 0`` for iid vectors.  :meth:`Mechanism.terms` returns ``A`` and ``B``
-from two evaluations of the registered result's float64 layer:
-``A = MSE_1`` (one iid vector) and ``B = (d·MSE_d − A)/(d − 1)`` (one full
-coupled block), exact rearrangements of the registered formulas.
-
-Kernels: the results ``simrf.rff_mse``, ``sutherland.var_psi*`` and
-``simrf.prf_mse`` are stated for the Gaussian kernel ``e^{−‖x−y‖²/2}``,
-``hrf.*`` and ``derf.*`` for softmax ``e^{xᵀy}``; on rescaled data
-(:func:`rftheory.predict.data.rescale`) the two differ by the deterministic
-factor ``e^{(‖x‖²+‖y‖²)/2}``, so the MSE of the other kernel is the
-registered one times ``e^{±(‖x‖²+‖y‖²)}``.
+Notes: :doc:`/notes/predict/mechanisms`.
 """
 
 from __future__ import annotations
@@ -33,7 +17,7 @@ from .pairs import check_domain, evaluate
 if TYPE_CHECKING:
     from .interp import Interpolant
 
-__all__ = ["COUPLINGS", "FAVOR_SHARP", "Mechanism", "FittedDERF", "fit", "parse", "parse_list", "kernel_values"]
+__all__ = ["COUPLINGS", "FAVOR_SHARP", "Mechanism", "fit", "parse", "parse_list", "kernel_values"]
 
 COUPLINGS = ("iid", "orthogonal", "simplex")
 #: FAVOR# families (iid ω, closed-form optimum fitted on the data)
@@ -57,7 +41,7 @@ class Mechanism:
         ``iid``, ``orthogonal`` or ``simplex``.
     n : int
         The ``n`` of ``hybrid:angular:N`` (λ features), else 0.
-    fitted : FittedDERF or None
+    fitted : _FittedDERF or None
         FAVOR#: per-point quantities of the fitted parameters (:func:`fit`).
     interp : Interpolant or None
         Coupled rff/psi/prf: the :class:`~rftheory.predict.interp.Interpolant` of the
@@ -68,7 +52,7 @@ class Mechanism:
     family: str
     coupling: str = "iid"
     n: int = 0
-    fitted: FittedDERF | None = field(default=None, repr=False)
+    fitted: _FittedDERF | None = field(default=None, repr=False)
     interp: Interpolant | None = field(default=None, repr=False)
 
     @property
@@ -209,9 +193,7 @@ class Mechanism:
 
 
 def _check_rff_domain(rid: str, z: np.ndarray, scalars: dict[str, Any]) -> bool:
-    """The domain checks of :func:`~rftheory.predict.pairs.evaluate` on the positive ``z``: on the smallest and
-    largest (the domain is an interval), and on every one, for the message, if those are refused.  Returns whether
-    every ``z`` is positive."""
+    """The domain checks of ``pairs.evaluate`` on the positive ``z``; whether every ``z`` is positive."""
     if z.size == 0:
         return True
     low = float(np.min(z))
@@ -283,7 +265,7 @@ def kernel_values(g: dict[str, np.ndarray], kernel: str) -> np.ndarray:
     return np.exp(g["dot"])
 
 
-def _favor_sharp_terms(p: FittedDERF, g: dict[str, np.ndarray], kernel: str) -> np.ndarray:
+def _favor_sharp_terms(p: _FittedDERF, g: dict[str, np.ndarray], kernel: str) -> np.ndarray:
     """FAVOR# (Thm 4.1, iid ω): ``A = K²·expm1(log E f₁²f₂² − 2xᵀy)`` per pair, from the fitted parameters."""
     lg = p.const + p.qx[g["I"]] + p.qy[g["J"]] + 4 * np.einsum("ij,ij->i", p.BXR[g["I"]], p.BY[g["J"]]) - 2 * g["dot"]
     if np.max(lg, initial=-np.inf) > 700:
@@ -291,7 +273,7 @@ def _favor_sharp_terms(p: FittedDERF, g: dict[str, np.ndarray], kernel: str) -> 
     return kernel_values(g, kernel) ** 2 * np.expm1(lg)
 
 
-class FittedDERF:
+class _FittedDERF:
     """Per-point quantities of fitted DERF parameters (FAVOR#, Eq. 15 expanded)."""
 
     def __init__(self, p: Any, X: np.ndarray, Y: np.ndarray) -> None:
@@ -328,7 +310,7 @@ def fit(mech: Mechanism, X: np.ndarray, Y: np.ndarray) -> Mechanism:
     if mech.family in FAVOR_SHARP:
         from ..papers.derf.optima import optimum
 
-        return replace(mech, fitted=FittedDERF(optimum(mech.family, X, Y), X, Y))
+        return replace(mech, fitted=_FittedDERF(optimum(mech.family, X, Y), X, Y))
     return mech
 
 

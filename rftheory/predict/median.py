@@ -1,17 +1,6 @@
 """The median pairwise distance of the ``median`` bandwidth by BLAS, equal to the direct one bit for bit.
 
-The direct rule forms every difference ``x_i − y_j`` (``n²d`` operations on arrays of
-``n × n × d``).  Here the squared distances come from Gram products over the tiles of
-:func:`rftheory.predict.pairs.tiles` (the layout the prediction walks, which reuses them),
-``q − 2xᵀy`` with ``q = ‖x‖² + ‖y‖²``, within ``E = 5γ_{d+3}q`` of the value the direct
-rule computes (``γ_n = nu/(1 − nu)``, ``u = 2⁻⁵³``: the Gram route errs by at most
-``2γ_{d+2}q``, the direct sum of squared differences by ``2γ_{d+1}q``); only the pairs
-whose interval ``[s̃ − E, s̃ + E]`` can hold a middle order statistic are recomputed by
-the direct rule, which decides it.  The middle order statistics of the ``s̃`` are found by
-selection: a strided sample brackets them, one pass counts the values below the bracket
-and gathers those inside, and a partition of those decides; if the bracket misses
-(checked by the counts), every ``s̃`` is partitioned instead, so the result never depends
-on the sample.
+Notes: :doc:`/notes/predict/median`.
 """
 
 from __future__ import annotations
@@ -81,8 +70,7 @@ def median_distance(A: np.ndarray, B: np.ndarray, same: bool,
 
 
 def _pieces(A: np.ndarray, B: np.ndarray, same: bool, a2: np.ndarray, b2: np.ndarray):
-    """``(s̃, I, J, tile)`` per piece: the squared distances of a tile (``I, J`` None: the tile gives them) or of the
-    pairs ``i < j`` of a diagonal block (its ``I, J``)."""
+    """``(s̃, I, J, tile)`` per piece: the squared distances of a tile or a diagonal block's pairs."""
     for item in tiles(A.shape[0], B.shape[0], same):
         if isinstance(item, Tile):
             r0, r1, c0, c1 = item.r0, item.r1, item.c0, item.c1
@@ -113,8 +101,7 @@ def _pair(piece: tuple, pos: int) -> tuple[int, int]:
 
 
 def _bracket(pieces: list, ks: list[int], n: int, E: float):
-    """The values of ``s̃`` in a bracket holding the order statistics ``ks`` (widened by ``2E``), with their
-    pieces and positions, and the count below it; ``None`` when the sampled bracket misses."""
+    """The values of ``s̃`` in a bracket of the order statistics ``ks``, or ``None``."""
     stride = max(1, n >> SAMPLE_BITS)
     sample = np.concatenate([p[0][::stride] for p in pieces])
     m = sample.size
@@ -148,13 +135,8 @@ def median_and_span(A: np.ndarray, B: np.ndarray, same: bool,
 
     Parameters
     ----------
-    A, B : numpy.ndarray
-        Point sets (rows); ``B is A`` when ``same``.
-    same : bool
-        One set: the pairs ``i < j``.
-    direct : callable
-        ``direct(A, B, rows)``: the direct distances of ``rows`` of ``A`` to every row of ``B``
-        (the rule whose median this reproduces).
+    A, B, same, direct
+        As for :func:`median_distance`.
 
     Returns
     -------

@@ -1,15 +1,6 @@
 """Monte Carlo of the real feature maps on a data set: replicates of ``‖K̂ − K‖_F²``.
 
-The independent check of :func:`rftheory.predict.predict`: draw the random
-matrix with :func:`rftheory.sample`, build every point's features with the
-feature maps of :mod:`rftheory.features` (the same functions a user calls),
-form ``K̂ = Φ(X) Φ(X)ᵀ`` and its squared Frobenius error.  The mean of the
-replicates estimates ``E‖K̂ − K‖_F²``, which the prediction states exactly.
-
-Inputs are in the registered results' units (:func:`rftheory.predict.data.rescale`
-with ``σ = 1`` or ``scale = 1``): the trigonometric and positive Gaussian
-families estimate ``e^{−‖x−y‖²/2}``, the softmax families (``sm++``, the
-angular hybrid, FAVOR#) ``e^{xᵀy}``.
+Notes: :doc:`/notes/predict/montecarlo`.
 """
 
 from __future__ import annotations
@@ -95,7 +86,6 @@ def replicates(X, mechanism: str, m: int, *, rng: np.random.Generator, R: int) -
     m : int
         Random vectors per replicate (``rff``/``sm++``: frequencies, ``2m`` features).
     rng : numpy.random.Generator
-        The only source of randomness.
     R : int
         Replicates, ``>= 2``.
 

@@ -1,18 +1,6 @@
 """Probability that a positive random feature leaves the range of a low-precision format.
 
-Positive features are ``exp(wᵀx + c(x))`` (the ``1/√m`` normalisation left
-out), with ``wᵀx ~ N(0, ‖x‖²)`` for a Gaussian ``w`` (every coupling has
-Gaussian marginals): ``c = −‖x‖²/2`` for the softmax kernel (FAVOR+,
-``e^{±wᵀx}`` of SM++), ``c = −‖x‖²`` for the Gaussian kernel (the softmax
-features times ``e^{−‖x‖²/2}``), on the rescaled points.  So, exactly per point,
-
-.. math:: P(\\text{overflow}) = \\bar\\Phi\\Big(\\frac{\\log f_{\\max} - c}{\\|x\\|}\\Big),\\qquad
-   P(\\text{underflow}) = \\Phi\\Big(\\frac{\\log f_{\\min} - c}{\\|x\\|}\\Big),
-
-with ``f_max`` the largest finite and ``f_min`` the smallest positive
-*normal* value of the format (below it digits are lost, then the value
-flushes to 0).  FAVOR#'s ``ωᵀAω`` term makes its exponent non-Gaussian; it
-is not covered.
+Notes: :doc:`/notes/predict/overflow`.
 """
 
 from __future__ import annotations

@@ -1,21 +1,6 @@
 """Pairs of points: their geometry in blocks, and registered results evaluated on them.
 
-:func:`blocks` walks the pairs ``(i, j)`` of two sets in blocks of bounded
-size (for one set only ``i ≤ j``, weight 2 off the diagonal, since ``K`` and
-every pointwise MSE are symmetric); :func:`geometry` gives each pair's norms,
-``z = ‖x−y‖``, ``v = ‖x+y‖``, ``xᵀy`` and the angle: by BLAS over a block of rows,
-the differences themselves where ``z`` or ``v`` would cancel.  :func:`tiles` walks the same
-pairs as rectangles of whole rows (:class:`Tile`) and triangles at the diagonal
-(:class:`Diagonal`), whose geometry (:class:`TileGeometry`, :class:`DiagonalGeometry`) needs no
-index arrays and computes only the arrays asked for: the layout ``predict`` and the median
-bandwidth (:mod:`rftheory.predict.median`) share.
-
-:func:`evaluate` calls a result's float64 layer on whole arrays with one
-vectorized domain check (the result's ``Param`` bounds, :meth:`rftheory.core.params.Param.parse_array`,
-the check :meth:`rftheory.core.registry.Result.f64` makes too); where
-the float64 layer raises :class:`~rftheory.core.errors.RangeError` the block is
-bisected and the pairs it refuses are evaluated by
-:meth:`~rftheory.core.registry.Result.exact` at 20 digits.
+Notes: :doc:`/notes/predict/pairs`.
 """
 
 from __future__ import annotations
@@ -42,7 +27,6 @@ def blocks(n_x: int, n_y: int, same: bool, block: int = BLOCK):
     Parameters
     ----------
     n_x, n_y : int
-        Set sizes.
     same : bool
         One set: only ``i ≤ j``, weight ``w = 2`` off the diagonal.
     block : int
@@ -114,7 +98,6 @@ def tiles(n_x: int, n_y: int, same: bool, block: int = BLOCK) -> Iterator[Tile |
     Parameters
     ----------
     n_x, n_y : int
-        Set sizes.
     same : bool
         One set.
     block : int
@@ -203,15 +186,7 @@ class DiagonalGeometry(dict):
 class TileGeometry(dict):
     """:func:`geometry` of the pairs of a :class:`Tile`, each array computed when first asked for.
 
-    Keys as :func:`geometry` (``a, b, z, v, dot, theta``) and ``I, J``; arrays are the tile's pairs in
-    row-major order (flattened).  ``z`` and ``v`` as :func:`geometry` computes them for a row block:
-    ``z² = q − 2xᵀy``, ``v² = q + 2xᵀy`` (``q = a² + b²``, one BLAS product), the pair's difference
-    or sum where that is below ``(a² + b²)/8``; ``v`` is
-    clamped to ``[|a−b|, a+b]`` (the norm checks of ``prf``), ``z`` is not (no result takes it with the
-    norms).  Given the squared distances ``s̃`` of the unscaled tile (the median bandwidth's,
-    :class:`rftheory.predict.median.Span`) and ``f² = fl(factor²)``, ``z² = fl(s̃·f²)`` instead of a
-    new product: within ``16γ_{d+2} + 3u`` of the exact ``z²`` where used, as the product's.
-    :attr:`shared` holds what several mechanisms of one block can reuse.
+    Details: :doc:`/notes/predict/pairs`.
 
     Parameters
     ----------
@@ -299,13 +274,7 @@ def geometry(X, Y, I, J, need_theta: bool = False) -> dict:
     .. math:: a = \\|x\\|,\\ b = \\|y\\|,\\ z = \\|x-y\\|,\\ v = \\|x+y\\|,\\
        \\theta = 2\\operatorname{atan2}(\\|\\hat x-\\hat y\\|, \\|\\hat x+\\hat y\\|)
 
-    ``z`` and ``v`` are clamped to ``[|a−b|, a+b]`` (rounding may leave them
-    an ulp outside, which the results' norm checks refuse).  For the row blocks of
-    :func:`blocks`, ``xᵀy`` comes from one BLAS product of the block's rows with ``Y`` and
-    ``z² = a² + b² − 2xᵀy``, ``v² = a² + b² + 2xᵀy`` from it where they are at least
-    ``(a² + b²)/8`` (there within ``16γ_{d+2}`` relative, so ``z`` and ``v`` within
-    ``8γ_{d+2} + u``, ``γ_n = nu/(1 − nu)``); the other pairs (cancellation), and sampled
-    pairs, form ``x − y`` and ``x + y`` themselves.
+    Rounding of each quantity: :doc:`/notes/predict/pairs`.
 
     Parameters
     ----------
@@ -358,8 +327,7 @@ def geometry(X, Y, I, J, need_theta: bool = False) -> dict:
 
 
 def _row_block(I, J):
-    """``(r0, r1, c0, c1)``: rows ``r0:r1`` of ``X`` and ``c0:c1`` of ``Y`` holding the pairs when ``I``
-    is sorted and that Gram block is at most about twice the pairs (the blocks of :func:`blocks`); else ``None``."""
+    """``(r0, r1, c0, c1)``: the Gram block holding the pairs ``I, J``, or ``None``."""
     if I.size == 0 or np.any(I[1:] < I[:-1]):
         return None
     r0, r1, c0, c1 = int(I[0]), int(I[-1]) + 1, int(J.min()), int(J.max()) + 1
@@ -410,8 +378,7 @@ class Evaluated:
 
 
 def _check_bounds(r: Any, arrays: dict[str, np.ndarray]) -> None:
-    """One vectorized check of the arrays against the parameters' declared domains
-    (:meth:`rftheory.core.params.Param.parse_array`, the check ``Result.f64`` makes)."""
+    """One vectorized check of the arrays against the parameters' declared domains."""
     params = {p.name: p for p in r.params}
     for name, arr in arrays.items():
         params[name].parse_array(arr, r.id, hint="rescale the data: --sigma, --scale")
@@ -467,13 +434,7 @@ def _eval_range(r, fp, arrays, scalars, lo, hi, out):
 def evaluate(result_id: str, arrays: dict, **scalars) -> Evaluated:
     """A result's float64 layer on arrays of pairs, exact where float64 refuses.
 
-    The point is validated once, exactly, at the first pair (choices,
-    integers, cross-parameter checks); the arrays get one vectorized check
-    against the parameters' bounds; then the float64 evaluator runs on the
-    whole arrays.  Where it raises ``RangeError`` the range is bisected down
-    to single pairs, which :meth:`Result.exact` evaluates (``dps=20``).
-
-    .. math:: \\text{value}_k = f_{64}(p_k)\\ \\text{or}\\ \\operatorname{round}(f_{\\rm mp}(p_k))
+    Details: :doc:`/notes/predict/pairs`.
 
     Parameters
     ----------

@@ -1,22 +1,6 @@
 """``E‖K̂ − K‖_F²`` of random-feature estimators on a data set, exactly, without sampling.
 
-Expectation is linear, so the expected squared Frobenius error of the
-estimated Gram matrix is the sum of the pointwise MSEs over all pairs:
-
-.. math:: \\mathbb E\\|\\hat K - K\\|_F^2 = \\sum_{i,j}\\mathrm{MSE}(x_i, y_j),
-
-each a registered closed form (:mod:`rftheory.predict.mechanisms`).  All pairs of one set or two
-are walked in tiles of whole rows (:func:`rftheory.predict.pairs.tiles`: rectangles of pairs of one
-weight, whose sums are that weight, 1 or 2, times the pairwise sum — an exact scaling — and the
-triangles at the diagonal with their weights); sampled pairs in index blocks.  Sums are
-pairwise per block (:func:`pairwise_sum`: within ``γ_L Σ|t|`` of the block's exact sum,
-``L = ⌈log₂ n⌉`` for a block of ``n`` terms (``L ≤ 16``: blocks hold about
-:data:`~rftheory.predict.pairs.BLOCK` ``= 2^{15}`` pairs, whole rows, so at most ``2^{16}`` unless a row is longer), ``γ_L = Lu/(1 − Lu)``, ``u = 2⁻⁵³``), then the
-block sums by ``math.fsum`` (correctly rounded), so a total is within ``u|S| + γ_{16}(1 + u)Σ|t|`` of
-the exact sum ``S`` of the float64 terms ``t``: for terms of one sign (``K²``, every MSE, ``A``) within
-``17.1u < 1.9·10⁻¹⁵`` relative, far below the error of the terms themselves.  With ``pairs=N``
-the sum is estimated from ``N`` pairs drawn uniformly (with its standard
-error) instead.
+Notes: :doc:`/notes/predict/prediction`.
 """
 
 from __future__ import annotations
@@ -39,9 +23,8 @@ from .mechanisms import Mechanism, fit, kernel_values, parse_list
 from .pairs import BLOCK, Diagonal, DiagonalGeometry, Tile, TileGeometry, geometry, tiles
 from .target import smallest_m
 
-__all__ = ["Row", "Prediction", "predict", "parse_ms", "Request", "BlockJob", "Setup", "Block", "TermSums",
-           "ErrorSums", "BlockSums", "TermTotals", "ErrorTotals", "Totals", "block_sums", "validate", "prepare",
-           "run", "assemble", "pairwise_sum"]
+__all__ = ["Row", "Prediction", "predict", "parse_ms", "Request", "BlockJob", "Setup", "Block", "BlockSums", "Totals",
+           "block_sums", "validate", "prepare", "run", "assemble", "pairwise_sum"]
 
 
 @dataclass(frozen=True)
@@ -312,7 +295,7 @@ class Block:
 
 
 @dataclass(frozen=True)
-class TermSums:
+class _TermSums:
     """One block's pairwise sums of a mechanism's ``A`` and ``B`` (``None`` for iid), and its fallbacks."""
 
     mechanism: str
@@ -322,7 +305,7 @@ class TermSums:
 
 
 @dataclass(frozen=True)
-class ErrorSums:
+class _ErrorSums:
     """One block's pairwise ``Σ w·MSE`` (and ``Σ MSE²`` when sampled) at one ``m``, and its worst pair."""
 
     mechanism: str
@@ -339,26 +322,20 @@ class BlockSums:
 
     k2: float
     n: int
-    terms: tuple[TermSums, ...]
-    errors: tuple[ErrorSums, ...]
+    terms: tuple[_TermSums, ...]
+    errors: tuple[_ErrorSums, ...]
 
 
 @dataclass(frozen=True)
-class TermTotals:
+class _TermTotals:
     """The block sums of one mechanism's ``A`` and ``B`` and its fallback counts, as they arrive."""
 
     a: list[float] = field(default_factory=list)
     b: list[float] = field(default_factory=list)
     fallback: list[int] = field(default_factory=list)
 
-    def add(self, t: TermSums) -> None:
-        """Take one block's sums.
-
-        Parameters
-        ----------
-        t : TermSums
-            The block's exact-term sums of one mechanism.
-        """
+    def add(self, t: _TermSums) -> None:
+        """Take one block's sums."""
         self.a.append(t.a)
         if t.b is not None:
             self.b.append(t.b)
@@ -366,33 +343,21 @@ class TermTotals:
 
 
 @dataclass(frozen=True)
-class ErrorTotals:
+class _ErrorTotals:
     """The block sums of one ``(mechanism, m)`` and the blocks' worst pairs, as they arrive."""
 
     s: list[float] = field(default_factory=list)
     s2: list[float] = field(default_factory=list)
     worst: list[tuple[float, Pair]] = field(default_factory=list)
 
-    def add(self, e: ErrorSums) -> None:
-        """Take one block's sums.
-
-        Parameters
-        ----------
-        e : ErrorSums
-            The block's error sums of one ``(mechanism, m)``.
-        """
+    def add(self, e: _ErrorSums) -> None:
+        """Take one block's sums."""
         self.s.append(e.s)
         self.s2.append(e.s2)
         self.worst.append((e.worst, e.at))
 
     def worst_pair(self) -> tuple[float, Pair]:
-        """The largest ratio, ties to the smallest ``(i, j)``: the same for any order of blocks.
-
-        Returns
-        -------
-        tuple of (float, Pair)
-            The ratio and its pair.
-        """
+        """The largest ratio, ties to the smallest ``(i, j)``: the same for any order of blocks."""
         best, at = -1.0, (0, 0)
         for w, a in self.worst:
             if w > best or (w == best and a < at):
@@ -405,8 +370,8 @@ class Totals:
     """The accumulated block sums of a whole run."""
 
     k2: list[float]
-    terms: dict[str, TermTotals]
-    errors: dict[tuple[str, int], ErrorTotals]
+    terms: dict[str, _TermTotals]
+    errors: dict[tuple[str, int], _ErrorTotals]
 
     @classmethod
     def empty(cls, mechanisms: tuple[Mechanism, ...], ms: tuple[int, ...]) -> Totals:
@@ -415,17 +380,14 @@ class Totals:
         Parameters
         ----------
         mechanisms : tuple of Mechanism
-            The mechanisms of the run.
         ms : tuple of int
-            The feature counts.
 
         Returns
         -------
         Totals
-            Empty accumulators.
         """
-        return cls([], {mm.name: TermTotals() for mm in mechanisms},
-                   {(mm.name, k): ErrorTotals() for mm in mechanisms for k in ms})
+        return cls([], {mm.name: _TermTotals() for mm in mechanisms},
+                   {(mm.name, k): _ErrorTotals() for mm in mechanisms for k in ms})
 
     def add(self, part: BlockSums) -> None:
         """Take one block's sums.
@@ -433,7 +395,6 @@ class Totals:
         Parameters
         ----------
         part : BlockSums
-            Everything one block summed.
         """
         self.k2.append(part.k2)
         for t in part.terms:
@@ -536,7 +497,7 @@ def block_sums(job: BlockJob, blk: Block | Tile | Diagonal) -> BlockSums:
         A, B, nfb = mech.terms(g, job.d, job.kernel)
         if id(A) not in summed:
             summed[id(A)] = (A, wsum(A))
-        terms.append(TermSums(mech.name, summed[id(A)][1], None if B is None else wsum(B), nfb))
+        terms.append(_TermSums(mech.name, summed[id(A)][1], None if B is None else wsum(B), nfb))
         for k in job.ms:
             mse = A / k
             if B is not None:
@@ -554,7 +515,7 @@ def block_sums(job: BlockJob, blk: Block | Tile | Diagonal) -> BlockSums:
                 np.fmax(ratio, 0.0, out=ratio)
                 j = int(np.argmax(ratio))
                 worst = float(ratio[j]) + 0.0  # not -0.0
-            errors.append(ErrorSums(mech.name, k, wsum(mse), pairwise_sum(mse * mse) if job.sampled else 0.0,
+            errors.append(_ErrorSums(mech.name, k, wsum(mse), pairwise_sum(mse * mse) if job.sampled else 0.0,
                                     worst, at(j)))
     return BlockSums(wsum(K2), n, tuple(terms), tuple(errors))
 
@@ -821,21 +782,12 @@ def predict(X: Any, Y: Any = None, *, kernel: str = "gaussian", sigma: Any = "me
     progress : bool, optional
         A progress bar on stderr (default: when stderr is a terminal).
     exact_pairs : bool
-        Evaluate the coupled pair term of rff/psi/prf at every pair; by default
-        it comes from a Chebyshev interpolant in ``z`` (``v`` for prf), checked
-        a posteriori and with an error bound ≤ 1e-11 relative
+        Evaluate the coupled pair term of rff/psi/prf at every pair; by default it comes from a Chebyshev interpolant in
+        ``z`` (``v`` for prf), checked a posteriori and with an error bound ≤ 1e-11 relative
         (:mod:`rftheory.predict.interp`; :attr:`Prediction.interpolation`).
     scheduler : str, optional
-        Address of a Dask distributed scheduler (``tcp://host:8786``): the
-        blocks of pairs are evaluated on its workers (the data and fitted
-        mechanisms are sent once; at most :data:`IN_FLIGHT` blocks are
-        pending).  Block sums are pairwise and combined with ``math.fsum``
-        and ties of the worst pair go to the smallest ``(i, j)``, so the result
-        does not depend on the order in which blocks complete: on workers with
-        the same numerical libraries as the client it equals a local run bit
-        for bit.  Workers should run one thread each
-        (``threads_per_worker=1``): mpmath's precision, used where a pair
-        falls back to exact evaluation, is process-global.
+        Address of a Dask distributed scheduler (``tcp://host:8786``): the blocks of pairs are evaluated on its workers
+        (the data and fitted mechanisms are sent once; at most :data:`IN_FLIGHT` blocks are pending).
 
     Returns
     -------

@@ -165,10 +165,6 @@ def plot(p, path: str) -> None:
     path : str
         Ends in ``.png`` or ``.pdf``.
 
-    Returns
-    -------
-    None
-
     Raises
     ------
     ParameterError

@@ -1,13 +1,6 @@
 """The smallest number of random vectors that reaches a target relative error.
 
-The expected squared error is an explicit function of ``m``: with
-``S_A = Σ_ij A_ij`` and ``S_B = Σ_ij B_ij`` (:mod:`rftheory.predict.mechanisms`)
-
-.. math:: E(m) = \\frac{S_A}{m} + \\frac{P(m)}{m^2}S_B,\\qquad P(m) = k\\,d(d-1) + r(r-1),\\ m = kd + r,
-
-so the two sums are evaluated once and ``E(m) ≤ ε²‖K‖_F²`` is solved by an
-exact search over the integers (``E`` need not be monotone in ``m`` when
-``S_B > 0``, e.g. simplex RFFs at small distances).
+Notes: :doc:`/notes/predict/target`.
 """
 
 from __future__ import annotations
@@ -62,7 +55,6 @@ def smallest_m(SA: float, SB: float, d: int, T: float):
     SA, SB : float
         The sums of ``A`` and ``B`` over the pairs.
     d : int
-        Block size.
     T : float
         ``ε²‖K‖_F²``.
 
