@@ -76,18 +76,15 @@ VEC_DOC = (f"in R^d, d <= {VEC_DIM_MAX}; each entry 0 or of magnitude in [1e-6, 
 
 
 def parse_vector(name):
-    """The parameter check of a real vector parameter.
+    """The parameter check ``check(value)`` of a real vector parameter (a tuple of exact numbers, or ``ParameterError``).
 
     Parameters
     ----------
     name : str
-        The parameter's name (in error messages).
 
     Returns
     -------
     callable
-        ``check(value)``: the vector (array, list or ``"a,b,c"``) as a tuple of exact numbers, or
-        :class:`~rftheory.core.errors.ParameterError` naming ``name``.
     """
     def check(value):
         if isinstance(value, str):
@@ -137,23 +134,17 @@ def _to_complex_pair(name, v):
 
 
 def parse_matrix(value):
-    """``A``: a square complex matrix (array, nested lists, ``"a,b;c,d"`` or ``"diag:a,b,c"``),
-    ``d ≤ 8``, parts 0 or of magnitude in ``[1e-6, 100]``, smallest singular value ``≥ 1e-3``.
+    """``A``: a square complex matrix, ``d ≤ 8``, parts 0 or in ``[1e-6, 100]``, smallest singular value ``≥ 1e-3``.
 
     Parameters
     ----------
     value : array_like or str
-        The matrix.
+        Array, nested lists, ``"a,b;c,d"`` or ``"diag:a,b,c"``.
 
     Returns
     -------
     tuple of tuple
         Rows of ``(real, imaginary)`` exact parts.
-
-    Raises
-    ------
-    ParameterError
-        A matrix outside the served domain, naming ``A``.
     """
     name = "A"
     if isinstance(value, str):
@@ -186,12 +177,10 @@ def np_matrix(mat):
     Parameters
     ----------
     mat : tuple of tuple
-        Rows of ``(real, imaginary)`` exact parts.
 
     Returns
     -------
     numpy.ndarray
-        The complex128 matrix.
     """
     return np.array([[complex(float(re), float(im)) for re, im in row] for row in mat])
 
@@ -215,9 +204,7 @@ def _vec_entry(rng, scale_max):
 
 
 def ce_domain_point(rng):
-    """A random point of hrf.ce_mse's declared domain: ``d ≤ 8``, entries of ``x, y`` 0 or
-    log-uniform in ``[1e-6, 10]``, ``A = s·(G + i H)`` (Gaussian, one log-uniform scale
-    ``s ∈ [1e-2, 10]``, some diagonal ones) with smallest singular value ``≥ 1e-3``."""
+    """A random point of ``hrf.ce_mse``'s declared domain (the domain sweep)."""
     d = int(rng.integers(1, VEC_DIM_MAX + 1))
     x = [_vec_entry(rng, VEC_ABS_MAX) for _ in range(d)]
     y = [_vec_entry(rng, VEC_ABS_MAX) for _ in range(d)]
@@ -235,9 +222,7 @@ def ce_domain_point(rng):
 
 
 def cl_domain_point(rng):
-    """A random point of hrf.cluster_A's declared domain: ``d ≤ 8``; entries of the centres
-    0 in both (probability 1/10) or log-uniform in ``[1e-6, 10]`` with random signs; ``x, y``
-    the centres (probability 1/4: the MSE is then 0 for the complex A) or random entries."""
+    """A random point of ``hrf.cluster_A``'s declared domain (the domain sweep)."""
     d = int(rng.integers(1, VEC_DIM_MAX + 1))
     ri, rj = [], []
     for _ in range(d):
