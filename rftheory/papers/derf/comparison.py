@@ -17,7 +17,7 @@ from ...core.registry import Result, register
 from ...numerics.backends import F64, MP
 from ...sampling.samplers import sample
 from .bounds import U64, gamma, guard, pair_quadratics, per_instance
-from .inputs import DATA_DOMAIN_NOTE, DATA_PARAMS, DATA_RTOL64, FAMILY, data, data_check
+from .inputs import DATA_DOMAIN_NOTE, DATA_PARAMS, DATA_RTOL64, FAMILY, data, data_check, family_grids
 from .model import FAMILIES, PAPER, DERFParams, pair_logs
 from .optima import f64_setup, fit_features, optimum_at
 from .regimes import REGIMES
@@ -115,13 +115,10 @@ register(
         float64=per_instance(_varcmp_f64),
         mc=_varcmp_mc,
         check=data_check,
-        grid={"quick": [dict(d=4, L=8, regime=REGIMES[i % 3], family=f) for i, f in enumerate(FAMILIES)],
-              "default": [dict(d=4, L=8, regime=r, family=f) for r in REGIMES for f in FAMILIES],
+        grid={**family_grids(4, 8),
               "full": [dict(d=d, regime=r, family=f) for d in (2, 8, 16) for r in REGIMES for f in FAMILIES]},
         # heavy tails: (f1 f2/K)^2 is log-normal-like; scale 1/2 keeps the standard error trustworthy
-        mc_grid={"quick": [dict(d=4, L=8, scale="0.5", regime=REGIMES[(i + 1) % 3], family=f)
-                           for i, f in enumerate(FAMILIES)],
-                 "default": [dict(d=4, L=8, scale="0.5", regime=r, family=f) for r in REGIMES for f in FAMILIES],
+        mc_grid={**family_grids(4, 8, shift=1, scale="0.5"),
                  "full": [dict(d=d, L=16, scale=s, regime=r, family=f) for d in (2, 8) for s in ("0.5", "0.7")
                           for r in REGIMES for f in FAMILIES]},
         mc_n={"quick": 20_000, "default": 100_000, "full": 400_000},

@@ -276,6 +276,24 @@ def data(p):
 FAMILY = Param("family", "choice", "random-feature family", choices=FAMILIES, default="gerf")
 
 
+def family_grids(d, L, shift=0, **extra):
+    """Grids over the families at one ``(d, L)``: ``quick`` one regime each (from ``REGIMES[shift]``), ``default`` all.
+
+    Parameters
+    ----------
+    d, L, shift : int
+    **extra
+        Further parameters of every point (placed after ``d`` and ``L``).
+
+    Returns
+    -------
+    dict
+    """
+    quick = [dict(d=d, L=L, **extra, regime=REGIMES[(i + shift) % len(REGIMES)], family=f)
+             for i, f in enumerate(FAMILIES)]
+    return {"quick": quick, "default": [dict(d=d, L=L, **extra, regime=r, family=f) for r in REGIMES for f in FAMILIES]}
+
+
 #: rtol64 of the data results: the float64 optimum's parameters carry the eigen/SVD problem's
 #: error (~ 4d u cond(M_k), rftheory.papers.derf.optima._f64_param_relerr) and the sums over L^2 pairs
 #: γ_{L^2}; the layer evaluates these a-posteriori bounds and refuses (RangeError) where they

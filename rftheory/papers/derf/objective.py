@@ -12,7 +12,7 @@ from ...ball.layer import own_algorithm
 from ...core.registry import Result, register
 from ...numerics.backends import MP
 from .bounds import gamma, guard, pair_quadratics, per_instance
-from .inputs import DATA_DOMAIN_NOTE, DATA_PARAMS, DATA_RTOL64, FAMILY, data, data_check
+from .inputs import DATA_DOMAIN_NOTE, DATA_PARAMS, DATA_RTOL64, FAMILY, data, data_check, family_grids
 from .model import FAMILIES, PAPER, DERFParams
 from .optima import f64_setup, objective_at_optimum, optimum_at
 from .regimes import REGIMES, data_stats
@@ -67,8 +67,7 @@ register(
         routes={"moments": _objective_by_moments},
         float64=per_instance(_objective_f64),
         check=data_check,
-        grid={"quick": [dict(d=3, L=8, regime=REGIMES[i % 3], family=f) for i, f in enumerate(FAMILIES)],
-              "default": [dict(d=3, L=8, regime=r, family=f) for r in REGIMES for f in FAMILIES],
+        grid={**family_grids(3, 8),
               "full": [dict(d=d, L=L, regime=r, family=f) for d in (1, 3, 8) for L in (8, 16)
                        for r in REGIMES for f in FAMILIES if not (f == "aderf" and L < d)]},
         rtol64=DATA_RTOL64,  # derivation at DATA_RTOL64
