@@ -400,24 +400,8 @@ _G_PTS_1 = [("0.7", "0.3", "0.4"), ("1", "0.5", "0.5"), ("0.5", "1.5", "1")]  # 
 
 
 
-def gerf_moments_definition(bk, p):
-    """``derf.gerf_moments`` on ``bk`` (FAVOR#, Eq. 10-13): ``exp(xᵀy)`` or ``exp(log E f₁²f₂²)``.
-
-    .. math:: \\mathbb E f_1f_2 = e^{x^\\top y},\\qquad
-       \\mathbb E f_1^2f_2^2 = (1-4A)^d(1-8A)^{-d/2}e^{\\frac{2(1-4A)v^2}{1-8A}-\\|x\\|^2-\\|y\\|^2}
-
-    with ``xᵀy = (v² − ‖x‖² − ‖y‖²)/2``; the log from :func:`gerf_log_second_moment`.
-
-    Parameters
-    ----------
-    bk : backend
-    p : dict
-        A validated point of ``derf.gerf_moments``.
-
-    Returns
-    -------
-    number of the backend
-    """
+def _gerf_moments_definition(bk, p):
+    """``derf.gerf_moments`` on ``bk`` (Eq. 10-13): ``exp(xᵀy)`` or ``exp(log E f₁²f₂²)``."""
     a, b, v = p["x_norm"], p["y_norm"], p["v"]
     xy2 = v * v - a * a - b * b
     if p["moment"] == "first":
@@ -428,7 +412,7 @@ def gerf_moments_definition(bk, p):
 register(
     Result(
         id="derf.gerf_moments",
-        definition=gerf_moments_definition,
+        definition=_gerf_moments_definition,
         ball_layer=Ball("Arb exp, log1p"),
         title="GERF: unbiasedness and second moment of f1(ω,x) f2(ω,y)",
         source=f"{PAPER}, Eq. 10-13",
@@ -470,7 +454,7 @@ def _derf_mp(p):
 
 
 #: rtol64 of the DERF moments: exp(lg) with lg's absolute error bounded a posteriori by
-#: rftheory.papers.derf.moments.f64_moment_logs (dot products γ_{2d+3}, eigen-decomposition 4d u ‖A‖) plus
+#: rftheory.papers.derf.moments._f64_moment_logs (dot products γ_{2d+3}, eigen-decomposition 4d u ‖A‖) plus
 #: u(|lg|+2) for exp; refused above rtol64/10 = 1e-12 (same derivation as GERF_RTOL64).
 DERF_RTOL64 = 1e-11
 
@@ -490,23 +474,8 @@ def _derf_mc(p, rng, n):
 
 
 
-def derf_moments_definition(bk, p):
-    """``derf.derf_moments`` on ``bk`` (FAVOR#, Thm 4.1, Eq. 15), the float64 instance read exactly.
-
-    .. math:: \\mathbb E f_1f_2 = e^{x^\\top y},\\qquad
-       \\mathbb E f_1^2f_2^2 = \\frac{\\det(I-4A)}{\\det(I-8A)^{1/2}}
-       e^{2b^\\top(I-8A)^{-1}b + 2x^\\top C_1x + 2y^\\top C_2y},\\quad b = B_1x + B_2y
-
-    Parameters
-    ----------
-    bk : backend
-    p : dict
-        A validated point of ``derf.derf_moments``.
-
-    Returns
-    -------
-    number of the backend
-    """
+def _derf_moments_definition(bk, p):
+    """``derf.derf_moments`` on ``bk`` (Thm 4.1, Eq. 15), the float64 instance read exactly."""
     A, B1, B2, x, y = derf_instance(p)
     prm = make_params(A, B1, B2, bk, check=False)  # Thm 4.1's conditions: checked at validation
     X, Y = bk.mat(x), bk.mat(y)
@@ -516,8 +485,8 @@ def derf_moments_definition(bk, p):
 register(
     Result(
         id="derf.derf_moments",
-        definition=derf_moments_definition,
-        ball_layer=Ball("papers.derf.moments in ARB: Arb matrices (inverse) on the exact float64 inputs, log-determinants from Arb's eigenvalue enclosures, Arb exp", evaluate=on_float_scale(derf_moments_definition)),
+        definition=_derf_moments_definition,
+        ball_layer=Ball("papers.derf.moments in ARB: Arb matrices (inverse) on the exact float64 inputs, log-determinants from Arb's eigenvalue enclosures, Arb exp", evaluate=on_float_scale(_derf_moments_definition)),
         title="DERF (Thm 4.1): unbiasedness and second moment for dense A, B1, B2",
         source=f"{PAPER}, Thm 4.1 (Eq. 15)",
         statement=r"8A\prec I,\ B_1^\top(I-4A)^{-1}B_2=I,\ C_k=-\tfrac12B_k^\top(I-4A)^{-1}B_k,\ D=\det(I-4A)^{1/4}:\ "

@@ -259,21 +259,8 @@ CL_QUICK = [
 ]
 
 
-def cluster_definition(bk, p):
-    """``hrf.cluster_A`` on ``bk``: the exact invariants of the recipe's ``u``, then the real part's MSE (Eq. 81-92).
-
-    .. math:: \\mathbb E\\big(\\mathrm{Re}\\,\\widehat{SM}^{\\rm cexp}_{A}(x,y)-SM\\big)^2
-
-    Parameters
-    ----------
-    bk : backend
-    p : dict
-        A validated point of ``hrf.cluster_A``.
-
-    Returns
-    -------
-    number of the backend
-    """
+def _cluster_definition(bk, p):
+    """``hrf.cluster_A`` on ``bk``: the exact invariants of the recipe's ``u``, then the real part's MSE (Eq. 81-92)."""
     P, Q, R, s = cluster_invariants(p)
     return ce_mse_value(bk, P, Q, R, s, p["m"], "real")
 
@@ -281,7 +268,7 @@ def cluster_definition(bk, p):
 register(
     Result(
         id="hrf.cluster_A",
-        definition=cluster_definition,
+        definition=_cluster_definition,
         ball_layer=Ball("exact rational invariants of u for the recipe's diagonal A, then Arb (as hrf.ce_mse)"),
         title="Diagonal A for a pair of cluster centres (complex / real) and the MSE of its CE estimator",
         source=f"{PAPER}, Sec. 2.4 (Eq. 21), App. H.2 (Eq. 81-92), H.1/H.3 (synthetic clusters)",

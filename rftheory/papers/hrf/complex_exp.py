@@ -340,23 +340,8 @@ CE_QUICK = [
 ]
 
 
-def ce_mse_definition(bk, p):
-    """``hrf.ce_mse`` on ``bk``: the exact rational invariants of ``u = Ax + A^{-T}y``, then :func:`ce_mse_value`.
-
-    .. math:: \\mathbb E|\\widehat{SM}-SM|^2 = \\frac{|c|^2e^{2\\|\\mathrm{Re}\\,u\\|^2}-SM^2}{m},\\qquad
-       \\mathbb E(\\mathrm{Re}\\,\\widehat{SM}-SM)^2
-       = \\frac{\\frac12\\big(|c|^2e^{2\\|\\mathrm{Re}\\,u\\|^2}+\\mathrm{Re}(c^2e^{2u^\\top u})\\big)-SM^2}{m}
-
-    Parameters
-    ----------
-    bk : backend
-    p : dict
-        A validated point of ``hrf.ce_mse``.
-
-    Returns
-    -------
-    number of the backend
-    """
+def _ce_mse_definition(bk, p):
+    """``hrf.ce_mse`` on ``bk``: the exact rational invariants of ``u = Ax + A^{-T}y``, then :func:`ce_mse_value`."""
     P, Q, R = _ce_invariants(_ce_u_exact(p["A"], p["x"], p["y"]))
     s = sum((a * b for a, b in zip(p["x"], p["y"])), Fraction(0))
     return ce_mse_value(bk, P, Q, R, s, p["m"], p["part"])
@@ -365,7 +350,7 @@ def ce_mse_definition(bk, p):
 CE_MSE: Result = register(
     Result(
         id="hrf.ce_mse",
-        definition=ce_mse_definition,
+        definition=_ce_mse_definition,
         ball_layer=Ball("exact rational invariants of u = Ax + A^-T y, then Arb exp, expm1, cosh, sinh, sin"),
         title="MSE of complex-exponential estimators with invertible complex A (and of their real part)",
         source=f"{PAPER}, Eq. 14-18 (estimator and zero-variance condition); the MSE is derived here",

@@ -93,26 +93,8 @@ def bipolar(bk, a, b, ang, m, mom, shared):
     return out
 
 
-def gaussian_lambda_moments(bk, t, ang, n):
-    """``(E λ̂², E(1−λ̂)², E λ̂(1−λ̂))`` of the Gaussian λ̂ (HRF, Eq. 72-79), ``t = σ²r²``, without cancellation.
-
-    .. math:: \\lambda = -\\frac{\\operatorname{expm1}(-2t\\sin^2\\frac\\theta2)}{\\rho},\\quad
-       1-\\lambda = \\frac{e^{-2t}\\operatorname{expm1}(2t\\cos^2\\frac\\theta2)}{\\rho},\\quad
-       \\rho = -\\operatorname{expm1}(-2t),\\quad \\operatorname{Var}\\hat\\lambda = \\frac{\\operatorname{expm1}(-4t\\sin^2\\frac\\theta2)^2}{2\\rho^2n}
-
-    Parameters
-    ----------
-    bk : backend
-    t : number
-        ``σ²r²``.
-    ang : tuple
-        :func:`angle_terms`.
-    n : int
-
-    Returns
-    -------
-    tuple
-    """
+def _gaussian_lambda_moments(bk, t, ang, n):
+    """``(E λ̂², E(1−λ̂)², E λ̂(1−λ̂))`` of the Gaussian λ̂ (HRF, Eq. 72-79), ``t = σ²r²``, without cancellation."""
     rho = -bk.expm1(-2 * t)
     lam = -bk.expm1(-2 * t * ang[0]) / rho
     one_m = bk.exp(-2 * t) * bk.expm1(2 * t * ang[1]) / rho
@@ -120,80 +102,37 @@ def gaussian_lambda_moments(bk, t, ang, n):
     return lam * lam + var, one_m * one_m + var, lam * one_m - var
 
 
-def lambda_moment(bk, p):
-    """``E λ̂``, ``E λ̂²`` or ``E λ̂(1−λ̂)`` (HRF, Lemma 3.2) at ``p`` in ``bk``: ``hrf.angular_lambda``.
-
-    Parameters
-    ----------
-    bk : backend
-    p : dict
-        Validated parameters (``theta, n, moment``).
-
-    Returns
-    -------
-    number
-    """
+def _lambda_moment(bk, p):
+    """``hrf.angular_lambda`` on ``bk``: ``E λ̂``, ``E λ̂²`` or ``E λ̂(1−λ̂)`` (HRF, Lemma 3.2)."""
     ang = angle_terms(bk, p["theta"])
     l2, _, cross = angular_moments(bk, ang, p["n"])
     return {"first": ang[2], "second": l2, "cross": cross}[p["moment"]]
 
 
-def bipolar_value(bk, p, a_key="x_norm", b_key="y_norm"):
-    """``hrf.bipolar_mse``: Thm 3.1 at ``p`` in ``bk`` (λ̂ the sgn estimator of the angle ``phi``, default ``theta``).
-
-    Parameters
-    ----------
-    bk : backend
-    p : dict
-    a_key, b_key : str
-        Names of the two norms in ``p``.
-
-    Returns
-    -------
-    number
-    """
+def _bipolar_value(bk, p, a_key="x_norm", b_key="y_norm"):
+    """``hrf.bipolar_mse`` on ``bk``: Thm 3.1 (λ̂ the sgn estimator of the angle ``phi``, default ``theta``)."""
     a, b, ang = ctx(bk, p, a_key, b_key)
     aphi = angle_terms(bk, p["phi"]) if p.get("phi") is not None else ang
     mom = angular_moments(bk, aphi, p["n"])
     return bipolar(bk, a, b, ang, p["m"], mom, p["projections"] == "shared")
 
 
-def angular_hybrid_value(bk, p):
-    """``hrf.angular_hybrid_mse``: Thm D.1 (``estimator="hybrid"``) or Lemma 2.2 at ``p`` in ``bk``.
-
-    Parameters
-    ----------
-    bk : backend
-    p : dict
-
-    Returns
-    -------
-    number
-    """
+def _angular_hybrid_value(bk, p):
+    """``hrf.angular_hybrid_mse`` on ``bk``: Thm D.1 (``estimator="hybrid"``) or Lemma 2.2."""
     est = p["estimator"]
     a, b, ang = ctx(bk, p, "r", "y_norm")
     if est == "trig":
         return mse_trig(bk, a, b, ang, p["m"])
     if est == "positive":
         return mse_pos(bk, a, b, ang, p["m"])
-    return bipolar_value(bk, p, "r", "y_norm")
+    return _bipolar_value(bk, p, "r", "y_norm")
 
 
-def gaussian_hybrid_value(bk, p):
-    """``hrf.gaussian_hybrid_mse``: App. F (Thm F.1-F.2) at ``p`` in ``bk``.
-
-    Parameters
-    ----------
-    bk : backend
-    p : dict
-
-    Returns
-    -------
-    number
-    """
+def _gaussian_hybrid_value(bk, p):
+    """``hrf.gaussian_hybrid_mse`` on ``bk``: App. F (Thm F.1-F.2)."""
     r, sg = bk.num(p["r"]), bk.num(p["sigma"])
     ang = angle_terms(bk, p["theta"])
-    mom = gaussian_lambda_moments(bk, sg * sg * r * r, ang, p["n"])
+    mom = _gaussian_lambda_moments(bk, sg * sg * r * r, ang, p["n"])
     return bipolar(bk, r, r, ang, p["m"], mom, p["projections"] == "shared")
 
 
@@ -535,7 +474,7 @@ def gh_mc(p, rng, n):
 register(
     Result(
         id="hrf.angular_lambda",
-        definition=lambda_moment,
+        definition=_lambda_moment,
         ball_layer=Ball("exact rationals in θ/π (Arb π): papers.hrf.hybrid in ARB"),
         title="Moments of the angular lambda estimator (sgn features)",
         source=f"{PAPER}, Lemma 3.2 (Eq. 19, 24), App. D.1",
@@ -544,9 +483,9 @@ register(
         r"\mathbb E\hat\lambda^2=\tfrac\theta\pi\big(\tfrac\theta\pi-\tfrac\theta{n\pi}+\tfrac1n\big)",
         params=(THETA, N_, Param("moment", "choice", "E lam, E lam^2 or E lam(1-lam)",
                                   choices=("first", "second", "cross"), default="second"), D_MC),
-        mpmath=lambda p: lambda_moment(MP, p),
+        mpmath=lambda p: _lambda_moment(MP, p),
         routes={"orthant-binomial": lam_binomial},
-        symbolic=lambda p: lambda_moment(SYM, p),
+        symbolic=lambda p: _lambda_moment(SYM, p),
         float64=lam_f64,
         mc=lambda_mc(),
         grid={"quick": [dict(theta="0.5", n=4, moment="second")],
@@ -567,7 +506,7 @@ register(
 register(
     Result(
         id="hrf.bipolar_mse",
-        definition=bipolar_value,
+        definition=_bipolar_value,
         ball_layer=Ball("Arb exp, sin, cos: papers.hrf.hybrid in ARB"),
         title="MSE of the bipolar hybrid lambda*SM_++ + (1-lambda)*SM_trig (independent / shared omegas)",
         source=f"{PAPER}, Thm 3.1 (Eq. 22-23), App. C",
@@ -579,9 +518,9 @@ register(
                       "hybrid; pi rounded up by < 1e-25 is read as pi)", low=0, high=PI_BOUND,
                       default=lambda p: p["theta"]),
                 PROJ, D_MC),
-        mpmath=guarded(lambda p: bipolar_value(MP, p), 30),
+        mpmath=guarded(lambda p: _bipolar_value(MP, p), 30),
         routes={"binomial-quadrature": bip_route},
-        symbolic=lambda p: bipolar_value(SYM, p),
+        symbolic=lambda p: _bipolar_value(SYM, p),
         float64=bip_f64,
         mc=_hybrid_mc,
         grid={"quick": [dict(x_norm="1", y_norm="0.5", theta="2", m=8, n=2, phi="0.5", projections="shared")],
@@ -602,7 +541,7 @@ register(
 register(
     Result(
         id="hrf.angular_hybrid_mse",
-        definition=angular_hybrid_value,
+        definition=_angular_hybrid_value,
         ball_layer=Ball("Arb exp, sin, cos: papers.hrf.hybrid in ARB"),
         title="MSE of the angular hybrid estimator, next to SM_trig and SM_++ (choose with estimator=)",
         source=f"{PAPER}, Thm D.1 (Eq. 45-47) = Thm 3.1 + Lemma 3.2; Lemma 2.2 for trig/positive",
@@ -610,9 +549,9 @@ register(
         r"\mathrm{MSE}(++)+(1-\tfrac\theta\pi)(1-\tfrac\theta\pi+\tfrac\theta{n\pi})\mathrm{MSE}(\mathrm{trig})"
         r"\ [-\tfrac2mSM^2(1-\cos(\|x\|^2-\|y\|^2))(1-\tfrac1n)\tfrac\theta\pi(1-\tfrac\theta\pi)\ \text{shared}]",
         params=(THETA, R, M_, N_, ESTIMATOR, PROJ, R_Y, D_MC),
-        mpmath=guarded(lambda p: angular_hybrid_value(MP, p), 30),
+        mpmath=guarded(lambda p: _angular_hybrid_value(MP, p), 30),
         routes={"binomial-quadrature": ah_route},
-        symbolic=lambda p: angular_hybrid_value(SYM, p),
+        symbolic=lambda p: _angular_hybrid_value(SYM, p),
         float64=ah_f64,
         mc=lambda p, rng, n: _hybrid_mc(p, rng, n, "r", "y_norm"),
         grid={"quick": [dict(theta="1.5", r="1.5", m=16, n=8, estimator="hybrid"),
@@ -641,7 +580,7 @@ register(
 register(
     Result(
         id="hrf.gaussian_hybrid_mse",
-        definition=gaussian_hybrid_value,
+        definition=_gaussian_hybrid_value,
         ball_layer=Ball("Arb exp, expm1, sin, cos: papers.hrf.hybrid in ARB"),
         title="MSE of the normalized bipolar Gaussian hybrid estimator (same-length inputs)",
         source=f"{PAPER}, App. F, Thm F.1-F.2 (Eq. 67-80)",
@@ -654,9 +593,9 @@ register(
                 Param("sigma", "real", f"bandwidth of the Gaussian lambda, in (0, {SIGMA_MAX}]", low=0, low_open=True,
                       high=SIGMA_MAX),
                 M_, N_, PROJ, D_MC),
-        mpmath=guarded(lambda p: gaussian_hybrid_value(MP, p), 30),
+        mpmath=guarded(lambda p: _gaussian_hybrid_value(MP, p), 30),
         routes={"quadrature": gh_route},
-        symbolic=lambda p: gaussian_hybrid_value(SYM, p),
+        symbolic=lambda p: _gaussian_hybrid_value(SYM, p),
         float64=gh_f64,
         mc=gh_mc,
         grid={"quick": [dict(theta="2.5", r="1.5", sigma="0.5", m=8, n=4),
