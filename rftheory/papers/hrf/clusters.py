@@ -24,7 +24,7 @@ from ...sampling.samplers import haar, sample
 from .complex_exp import ce_extra, ce_mse_exact, ce_mse_f64, ce_mse_value, ce_quadrature_mse, ce_replicates
 from .logspace import f64_pair_logs
 from .optimise import two_means
-from .params import M_, PAPER, VEC_DOC, cl_check, cl_domain_point, parse_vector
+from .params import M_, PAPER, cl_check, cl_domain_point, vector_param
 
 
 def cluster_A_diag(ri, rj, kind):
@@ -276,14 +276,12 @@ register(
         r"\sqrt{-r_{j,k}/r_{i,k}}\ (<0);\ \text{real: } a_k=|r_{j,k}/r_{i,k}|^{1/2};\ "
         r"\text{value: }\mathbb E(\mathrm{Re}\,\widehat{SM}^{\rm cexp}_{A}(x,y)-SM)^2\ (\texttt{hrf.ce\_mse})",
         params=(
-            Param("ri", "object", "centre of the x-cluster " + VEC_DOC, check=parse_vector("ri")),
-            Param("rj", "object", "centre of the y-cluster " + VEC_DOC, check=parse_vector("rj")),
+            vector_param("ri", "centre of the x-cluster"),
+            vector_param("rj", "centre of the y-cluster"),
             Param("kind", "choice", "complex (Eq. 85-87) or real (Eq. 88) diagonal A", choices=("complex", "real"),
                   default="real"),
-            Param("x", "object", "query point (default ri) " + VEC_DOC, check=parse_vector("x"),
-                  default=lambda p: p["ri"]),
-            Param("y", "object", "key point (default rj) " + VEC_DOC, check=parse_vector("y"),
-                  default=lambda p: p["rj"]),
+            vector_param("x", "query point (default ri)", default=lambda p: p["ri"]),
+            vector_param("y", "key point (default rj)", default=lambda p: p["rj"]),
             M_,
         ),
         mpmath=cluster_mp,

@@ -23,7 +23,7 @@ from ...numerics.backends import MP
 from ...numerics.cancellation import guard_digits
 from ...sampling.samplers import sample
 from .logspace import LN2, exp64, lexpm1, log_signed_sum
-from .params import CHUNK, M_, PAPER, VEC_DOC, ce_check, ce_domain_point, np_matrix, parse_matrix, parse_vector
+from .params import CHUNK, M_, PAPER, ce_check, ce_domain_point, np_matrix, parse_matrix, vector_param
 from .quadrature import gauss_mean
 
 sp = lazy("sympy")
@@ -358,8 +358,8 @@ CE_MSE: Result = register(
         r"\mathbb E(\mathrm{Re}\widehat{SM}-SM)^2=\frac{\frac12(|c|^2e^{2\|\mathrm{Re}\,u\|^2}+\mathrm{Re}(c^2e^{2u^\top u}))-SM^2}{m},"
         r"\ u=Ax+A^{-T}y,\ c=e^{-\frac{(Ax)^\top Ax}{2}-\frac{(A^{-T}y)^\top A^{-T}y}{2}}",
         params=(
-            Param("x", "object", "x " + VEC_DOC, check=parse_vector("x")),
-            Param("y", "object", "y " + VEC_DOC, check=parse_vector("y")),
+            vector_param("x", "x"),
+            vector_param("y", "y"),
             Param("A", "object", "invertible complex d x d: 'a,b;c,d', 'diag:a,b' or an array; real and imaginary "
                   "parts 0 or of magnitude in [1e-6, 100], smallest singular value >= 1e-3", check=parse_matrix),
             M_,

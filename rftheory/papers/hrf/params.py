@@ -75,17 +75,8 @@ VEC_DOC = (f"in R^d, d <= {VEC_DIM_MAX}; each entry 0 or of magnitude in [1e-6, 
            "'x1,x2,...' or a sequence")
 
 
-def parse_vector(name):
-    """The parameter check ``check(value)`` of a real vector parameter (a tuple of exact numbers, or ``ParameterError``).
-
-    Parameters
-    ----------
-    name : str
-
-    Returns
-    -------
-    callable
-    """
+def _parse_vector(name):
+    """The check ``check(value)`` of a real vector parameter: a tuple of exact numbers, or ``ParameterError``."""
     def check(value):
         if isinstance(value, str):
             parts = [s for s in value.replace(";", ",").split(",") if s.strip()]
@@ -111,6 +102,23 @@ def parse_vector(name):
         return tuple(out)
     return check
 
+
+
+def vector_param(name, what, **kw):
+    """A real vector parameter: its description ``what`` then the served domain, checked by ``_parse_vector``.
+
+    Parameters
+    ----------
+    name, what : str
+        The parameter's name and what it is.
+    **kw
+        Further fields of :class:`~rftheory.core.params.Param` (``default``).
+
+    Returns
+    -------
+    Param
+    """
+    return Param(name, "object", f"{what} {VEC_DOC}", check=_parse_vector(name), **kw)
 
 def _to_complex_pair(name, v):
     if isinstance(v, (tuple, list)) and len(v) == 2:  # already parsed (re, im)
