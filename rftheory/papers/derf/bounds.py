@@ -1,22 +1,7 @@
 """FAVOR#: the shared float64 forms of the ``derf.*`` results, cancellation-free, with a-posteriori
-error bounds (Likhosherstov et al. 2023, Eq. 12-15, Thm 4.1).
-
-The float64 layer of every ``derf.*`` result evaluates the formulas of :mod:`.model` in a
-rearranged form and bounds its own rounding error; the results refuse (``RangeError``) where the
-bound exceeds ``rtol64/10``.  This module holds the pieces several families share; each family's
-own float64 evaluator lives in its module.
-
-With x̃ = B₁x, ỹ = B₂y, b = x̃ + ỹ, P = (I−4A)⁻¹, R = (I−8A)⁻¹ (they commute) and
-2R − P = RP, Thm 4.1's exponents rearrange exactly (no constraint used) to
-  log E f₁f₂   = x̃ᵀPỹ,
-  log E f₁²f₂² = c₂ + bᵀRPb + 2x̃ᵀPỹ,      c₂ = ½Σ_l log1p(16α_l²/(1−8α_l)) >= 0,
-α_l the eigenvalues of A; with the constraint B₁ᵀPB₂ = I, x̃ᵀPỹ = xᵀy, so
-  log(E f₁²f₂² / e^{2xᵀy}) = c₂ + bᵀRPb >= 0   (a sum of non-negative terms).
-At ``A = aI``, ``B₁ = B₂ = √(1−4a) I`` this is GERF's
-:func:`.model.gerf_log_second_moment`.  Every bound below is the classical forward bound of a
-sum/dot product of n terms, |err| <= γ_n Σ|terms| with γ_n = n u/(1 − n u), u = 2⁻⁵³,
-applied to the terms as computed, plus LAPACK's backward-stable
-eigen-decomposition (eigenvalue error <= p(d) u ‖A‖₂, taken p(d) = 4d).
+error bounds (Likhosherstov et al. 2023, *FAVOR#: Sharp Attention Kernel Approximations via New Classes
+of Positive Random Features*, arXiv:2302.00787, Eq. 12-15, Thm 4.1).  Each family's own float64
+evaluator lives in its module.  The rearranged forms and the bounds: :doc:`/notes/papers/derf/bounds`.
 """
 
 from __future__ import annotations
@@ -44,13 +29,12 @@ def gamma(n):
     Returns
     -------
     float
-        ``γ_n``.
     """
     return n * U64 / (1 - n * U64)
 
 
 def guard(val, err, what, rtol):
-    """``val`` if its absolute error bound ``err`` is ``<= rtol/10`` relative.
+    """``val`` if its absolute error bound ``err`` is ``<= rtol/10`` relative, else ``RangeError``.
 
     Parameters
     ----------
@@ -64,12 +48,6 @@ def guard(val, err, what, rtol):
     Returns
     -------
     float
-        ``val``.
-
-    Raises
-    ------
-    RangeError
-        Where the bound is exceeded (or ``val`` is not finite).
     """
     if not math.isfinite(val) or not err <= rtol / 10 * abs(val):
         raise RangeError(f"{what}: float64 cannot guarantee {rtol:.0e} for these data (error bound "
@@ -108,22 +86,18 @@ class F64Forms:
 
 
 def quad_form(b, beta, M, absM):
-    """``(q, qabs)``: ``q = bᵀMb`` over the last axis of ``b`` and ``qabs = βᵀ|M|β``, with
-    ``β >= |b|`` bounding each component (the caller scales ``qabs`` into an error bound).
+    """``(q, qabs)``: ``q = bᵀMb`` over the last axis of ``b`` and ``qabs = βᵀ|M|β`` (``β >= |b|``).
 
     Parameters
     ----------
-    b : ndarray, shape (..., k)
-        The vectors.
-    beta : ndarray, shape (..., k)
-        Componentwise bounds ``β >= |b|``.
+    b, beta : ndarray, shape (..., k)
+        The vectors and componentwise bounds ``β >= |b|``.
     M, absM : ndarray, shape (k, k)
         The matrix and ``|M|``.
 
     Returns
     -------
     tuple of ndarray
-        ``(q, qabs)``.
     """
     q = np.einsum("...k,kl,...l->...", b, M, b)
     qabs = np.einsum("...k,kl,...l->...", beta, absM, beta)
@@ -144,22 +118,17 @@ def pair_quadratics(p: DERFParams, X, Y):
 
 
 def per_instance(f):
-    """A float64 evaluator of one instance (scalar ``d``, ``L``, ``scale``, ``seed``) applied to
-    every element of array arguments, once per distinct instance, returning the broadcast shape.
-
-    The evaluators of drawn data sets and of ``derf.derf_moments`` compute one instance (an SVD or
-    a determinant of that instance's matrices); without this, array arguments would silently be
-    read at their first element only.
+    """A float64 evaluator of one instance applied to every element of array arguments, once per distinct instance.
 
     Parameters
     ----------
     f : callable
-        ``p -> float`` for one instance.
+        ``p -> float`` for one instance (scalar ``d``, ``L``, ``scale``, ``seed``).
 
     Returns
     -------
     callable
-        ``p -> float or numpy.ndarray``.
+        ``p -> float or numpy.ndarray`` (the broadcast shape).
     """
     @functools.wraps(f)
     def g(p):

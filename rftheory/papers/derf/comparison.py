@@ -1,8 +1,7 @@
 """FAVOR#: the variance-comparison family — ``derf.variance_comparison``, the relative variances
-of the families' optimal estimators on a data set (Likhosherstov et al. 2023, Sec. 5.1).
-
-Here, in order: the formula, the float64 evaluator with its error bound, the route after
-diagonalising ``A``, the Monte Carlo of the fitted features and the registration.
+of the families' optimal estimators on a data set (Likhosherstov et al. 2023, *FAVOR#: Sharp Attention
+Kernel Approximations via New Classes of Positive Random Features*, arXiv:2302.00787, Sec. 5.1).
+Error bound and route: :doc:`/notes/papers/derf/comparison`.
 """
 
 from __future__ import annotations
@@ -18,34 +17,14 @@ from ...core.registry import Result, register
 from ...numerics.backends import F64, MP
 from ...sampling.samplers import sample
 from .bounds import U64, gamma, guard, pair_quadratics, per_instance
-from .inputs import DATA_DOMAIN_NOTE, DATA_PARAMS, DATA_RTOL64, FAMILY, data, data_check
+from .inputs import DATA_DOMAIN_NOTE, DATA_PARAMS, DATA_RTOL64, FAMILY, data, data_check, family_grids
 from .model import FAMILIES, PAPER, DERFParams, pair_logs
 from .optima import f64_setup, fit_features, optimum_at
 from .regimes import REGIMES
 
 
-def relative_variances(p: DERFParams, X, Y):
-    """``Var_ij / K_ij² = E f₁²f₂² / e^{2x_i·y_j} − 1`` for one random feature (FAVOR#, Sec. 5.1).
-
-    Divide by ``m`` for ``m`` iid features.
-
-    Parameters
-    ----------
-    p : DERFParams
-        The parameters (their backend is used).
-    X, Y : array_like or backend matrices, shape (L, d) and (L', d)
-        The two sets (rows).
-
-    Returns
-    -------
-    numpy.ndarray or mpmath.matrix
-        Shape ``(L, L')``.
-
-    Raises
-    ------
-    RangeError
-        In float64, where a ratio overflows.
-    """
+def _relative_variances(p: DERFParams, X, Y):
+    """``Var_ij / K_ij² = E f₁²f₂² / e^{2x_i·y_j} − 1`` for one random feature, ``(L, L')`` (Sec. 5.1)."""
     bk = p.bk
     X, Y = bk.mat(X), bk.mat(Y)
     lg = pair_logs(p, X, Y) - bk.mm(X, bk.T(Y)) * 2
@@ -61,29 +40,8 @@ def _check_overflow(lg, what):
         raise RangeError(f"{what} exceeds the float64 range (log = {float(np.max(lg)):.6g}); use layer='mpmath'")
 
 
-def f64_relative_variances(p: DERFParams, X, Y, prel=0.0):
-    """``(mean_ij Var_ij/K_ij², relative error bound)`` for the parameters of an optimum (FAVOR#, Sec. 5.1).
-
-    With the constraint ``B₁ᵀPB₂ = I`` (exact in exact arithmetic):
-
-    .. math:: \\frac{\\mathrm{Var}_{ij}}{K_{ij}^2} = \\operatorname{expm1}(c_2 + b_{ij}^\\top RPb_{ij}).
-
-    Parameters
-    ----------
-    p : DERFParams
-        float64 parameters of an optimum.
-    X, Y : array_like, shape (L, d) and (L', d)
-        The two sets (rows).
-    prel : float
-        Bound on the relative error of the float64 parameters themselves
-        (from :func:`f64_param_relerr`); the exponent's first-order response to
-        it is at most ``4 prel`` times its terms (``B`` twice, ``R``, ``P`` once each).
-
-    Returns
-    -------
-    value, rel_err : float
-        The mean and the bound on its relative error.
-    """
+def _f64_relative_variances(p: DERFParams, X, Y, prel=0.0):
+    """``(mean_ij Var_ij/K_ij², relative error bound)`` in float64 for the parameters of an optimum."""
     F, _, _, _, _, q, qabs = pair_quadratics(p, X, Y)
     d = F.d
     z = F.c2 + q
@@ -97,24 +55,8 @@ def f64_relative_variances(p: DERFParams, X, Y, prel=0.0):
     return total, (abs_err / total if total > 0 else (0.0 if abs_err == 0 else math.inf))
 
 
-def variance_diagonalised(p):
-    """Mean relative variance (FAVOR#, Sec. 5.1) from each pair's second moment after diagonalising ``A = QΛQᵀ``.
-
-    .. math:: \\log\\mathbb E f_1^2f_2^2 = 4\\log D + \\sum_l\\Big[-\\tfrac12\\log(1-8\\lambda_l)
-       + \\frac{2c_l^2}{1-8\\lambda_l}\\Big] + 2x^\\top C_1x + 2y^\\top C_2y,\\qquad c = Q^\\top(B_1x + B_2y)
-
-    (per-coordinate Gaussians).
-
-    Parameters
-    ----------
-    p : dict
-        Validated parameters of ``derf.variance_comparison``.
-
-    Returns
-    -------
-    mpf
-        ``mean_ij Var_ij / K_ij²``.
-    """
+def _variance_diagonalised(p):
+    """Mean relative variance from each pair's second moment after diagonalising ``A = QΛQᵀ`` (a route)."""
     prm = optimum_at(p["family"], p, MP)
     Xn, Yn = data(p)
     Xm, Ym = MP.mat(Xn), MP.mat(Yn)
@@ -137,13 +79,13 @@ def variance_diagonalised(p):
 def _varcmp_mp(p):
     prm = optimum_at(p["family"], p, MP)
     X, Y = data(p)
-    R = relative_variances(prm, X, Y)
+    R = _relative_variances(prm, X, Y)
     return MP.total(R) / (R.rows * R.cols)
 
 
 def _varcmp_f64(p):
     X, Y, prm, st, L, prel = f64_setup(p["family"], p)
-    val, rel = f64_relative_variances(prm, X, Y, prel)
+    val, rel = _f64_relative_variances(prm, X, Y, prel)
     return guard(val, rel * abs(val), "relative variance", DATA_RTOL64)
 
 
@@ -169,17 +111,14 @@ register(
         r"\ \theta\ \text{the family's optimum on }(\mathcal X,\mathcal Y)\ (\text{divide by } m\text{ for } m \text{ iid features})",
         params=DATA_PARAMS + (FAMILY,),
         mpmath=_varcmp_mp,
-        routes={"diagonalised": variance_diagonalised},
+        routes={"diagonalised": _variance_diagonalised},
         float64=per_instance(_varcmp_f64),
         mc=_varcmp_mc,
         check=data_check,
-        grid={"quick": [dict(d=4, L=8, regime=REGIMES[i % 3], family=f) for i, f in enumerate(FAMILIES)],
-              "default": [dict(d=4, L=8, regime=r, family=f) for r in REGIMES for f in FAMILIES],
+        grid={**family_grids(4, 8),
               "full": [dict(d=d, regime=r, family=f) for d in (2, 8, 16) for r in REGIMES for f in FAMILIES]},
         # heavy tails: (f1 f2/K)^2 is log-normal-like; scale 1/2 keeps the standard error trustworthy
-        mc_grid={"quick": [dict(d=4, L=8, scale="0.5", regime=REGIMES[(i + 1) % 3], family=f)
-                           for i, f in enumerate(FAMILIES)],
-                 "default": [dict(d=4, L=8, scale="0.5", regime=r, family=f) for r in REGIMES for f in FAMILIES],
+        mc_grid={**family_grids(4, 8, shift=1, scale="0.5"),
                  "full": [dict(d=d, L=16, scale=s, regime=r, family=f) for d in (2, 8) for s in ("0.5", "0.7")
                           for r in REGIMES for f in FAMILIES]},
         mc_n={"quick": 20_000, "default": 100_000, "full": 400_000},

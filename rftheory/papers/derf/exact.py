@@ -23,10 +23,7 @@ __all__ = ["data_scale", "on_float_scale", "ExactMoments", "exact_moments", "ger
 def data_scale(p: dict) -> dict:
     """``p`` with its ``scale`` ball replaced by the one float64 that every point of the ball rounds to.
 
-    The data of the DERF results are float64 arrays drawn with ``float(scale)``
-    (:func:`rftheory.papers.derf.inputs.data`): the value is a function of that float, so a ball of
-    scales is served where all of it rounds to one float, and refused (:class:`NoBallLayer`) where
-    it spans several.
+    Why a ball of scales is refused where it spans several floats: :doc:`/notes/papers/derf/exact`.
 
     Parameters
     ----------
@@ -51,7 +48,7 @@ def data_scale(p: dict) -> dict:
 
 
 def on_float_scale(definition: Any) -> Any:
-    """The ball evaluator of a data result: ``definition(ARB, p)`` at the one float64 scale (:func:`data_scale`).
+    """The ball evaluator ``p -> definition(ARB, data_scale(p))`` of a data result (:func:`data_scale`).
 
     Parameters
     ----------
@@ -61,8 +58,6 @@ def on_float_scale(definition: Any) -> Any:
     Returns
     -------
     callable
-        ``p -> definition(ARB, data_scale(p))``; it raises :class:`NoBallLayer` where a ball of scales spans
-        several float64 values.
     """
     return lambda p: definition(ARB, data_scale(p))
 
@@ -93,95 +88,72 @@ def gerf_optimum_value(bk: Any, d: int, mu: Any, c: Any) -> Any:
 
     .. math:: \\mathcal L^* = h(d, 1 + \\delta(d, \\mu), \\mu) + 2c
 
-    with ``δ`` of :func:`rftheory.papers.derf.model.gerf_delta` and ``h`` of
-    :func:`~rftheory.papers.derf.model.homogeneous_objective_delta`.
-
-    Parameters
-    ----------
-    bk : backend
-        A backend of :mod:`rftheory.numerics.backends`.
-    d : int
-        Dimension.
-    mu : number of the backend
-        ``μ = mean‖x_i + y_j‖²`` (``≥ 0``).
-    c : number of the backend
-        ``c = μ₁ᵀμ₂``.
-
-    Returns
-    -------
-    number of the backend
-        ``L*``.
-    """
-    return homogeneous_objective_delta(d, gerf_delta(d, mu, bk), mu, bk) + 2 * c
-
-
-def sderf_h(bk: Any, lams: list[Any]) -> Any:
-    r"""``Σ_l h(1, 1 + δ(1, λ_l), λ_l)``: the SDERF objective without ``2c``, one GERF problem in ``d = 1`` per eigenvalue.
-
-    .. math:: \sum_l h\big(1, 1 + \delta(1, \lambda_l), \lambda_l\big)
-
-    (Likhosherstov et al. (2023), "FAVOR#: Sharp Attention Kernel Approximations via New Classes of
-    Positive Random Features", arXiv 2302.00787, Thm 4.3; ``δ`` of
-    :func:`rftheory.papers.derf.model.gerf_delta`, ``h`` of
+    (``δ``: :func:`~rftheory.papers.derf.model.gerf_delta`, ``h``:
     :func:`~rftheory.papers.derf.model.homogeneous_objective_delta`).
 
     Parameters
     ----------
     bk : backend
-        A backend of :mod:`rftheory.numerics.backends`.
-    lams : list of numbers of the backend
-        The eigenvalues ``λ_l`` (``≥ 0``).
+    d : int
+    mu, c : number of the backend
+        ``μ ≥ 0`` and ``c = μ₁ᵀμ₂``.
 
     Returns
     -------
     number of the backend
-        The sum.
+    """
+    return homogeneous_objective_delta(d, gerf_delta(d, mu, bk), mu, bk) + 2 * c
+
+
+def sderf_h(bk: Any, lams: list[Any]) -> Any:
+    """The SDERF objective without ``2c``: one ``d = 1`` GERF problem per eigenvalue (FAVOR#, Thm 4.3).
+
+    .. math:: \\sum_l h\\big(1, 1 + \\delta(1, \\lambda_l), \\lambda_l\\big)
+
+    Parameters
+    ----------
+    bk : backend
+    lams : list of numbers of the backend
+        The eigenvalues ``λ_l ≥ 0``.
+
+    Returns
+    -------
+    number of the backend
     """
     return sum(homogeneous_objective_delta(1, gerf_delta(1, lam, bk), lam, bk) for lam in lams)
 
 
 def sderf_optimum_value(bk: Any, lams: list[Any], c: Any) -> Any:
-    r"""The SDERF optimum of Thm 4.3 (FAVOR#, Eq. 17), ``L* = Σ_l h(1, 1 + δ(1, λ_l), λ_l) + 2c`` with ``λ_l``
-    the eigenvalues of ``M = M₁ + M₂ + μ₁μ₂ᵀ + μ₂μ₁ᵀ`` (:func:`rftheory.papers.derf.optima.optimum` uses it too).
+    """The SDERF optimum of Thm 4.3 (FAVOR#, Eq. 17): :func:`sderf_h` plus ``2c``.
 
-    .. math:: \mathcal L^* = \sum_l h\big(1, 1 + \delta(1, \lambda_l), \lambda_l\big) + 2c
+    ``λ_l`` are the eigenvalues of ``M = M₁ + M₂ + μ₁μ₂ᵀ + μ₂μ₁ᵀ``.
 
     Parameters
     ----------
     bk : backend
-        A backend of :mod:`rftheory.numerics.backends`.
     lams : list of numbers of the backend
-        The eigenvalues ``λ_l`` of ``M``.
     c : number of the backend
         ``c = μ₁ᵀμ₂``.
 
     Returns
     -------
     number of the backend
-        ``L*`` (:func:`sderf_h` plus ``2c``).
     """
     return sderf_h(bk, lams) + 2 * c
 
 
 def gerf_optimum_definition(bk: Any, p: dict) -> Any:
-    r"""``derf.gerf_optimum``: :func:`gerf_optimum_value` at ``μ = tr M₁ + tr M₂ + 2c``, the moments exact.
-
-    .. math:: \mathcal L^* = h(d, 1 + \delta(d, \mu), \mu) + 2c, \qquad
-       \mu = \operatorname{tr} M_1 + \operatorname{tr} M_2 + 2c
-
-    (FAVOR#, Sec. 3.1, Eq. 14), with ``M₁, M₂, c`` of :class:`ExactMoments`.
+    """``derf.gerf_optimum``: :func:`gerf_optimum_value` at ``μ = tr M₁ + tr M₂ + 2c``, the moments exact.
 
     Parameters
     ----------
     bk : backend
-        A backend of :mod:`rftheory.numerics.backends`.
     p : dict
-        A validated point of ``derf.gerf_optimum`` (``scale`` a number: :func:`on_float_scale` reduces a ball).
+        A validated point (``scale`` a number: :func:`on_float_scale` reduces a ball).
 
     Returns
     -------
     number of the backend
-        The GERF optimum ``L*`` of the point's data.
     """
     D = exact_moments(p)
     mu = sum((D.M1[k][k] + D.M2[k][k] for k in range(D.d)), Fraction(0)) + 2 * D.c
@@ -189,25 +161,17 @@ def gerf_optimum_definition(bk: Any, p: dict) -> Any:
 
 
 def sderf_optimum_definition(bk: Any, p: dict) -> Any:
-    r"""``derf.sderf_optimum``: :func:`sderf_optimum_value` on the eigenvalues of the exact ``M``.
-
-    .. math:: \mathcal L^* = \sum_l h\big(1, 1 + \delta(1, \lambda_l), \lambda_l\big) + 2c, \qquad
-       \lambda_l \in \operatorname{spec}\big(M_1 + M_2 + \mu_1\mu_2^\top + \mu_2\mu_1^\top\big)
-
-    (FAVOR#, Thm 4.3, Eq. 17), with the moments of :class:`ExactMoments` and the eigenvalues from the
-    backend's ``eigh``.
+    """``derf.sderf_optimum``: :func:`sderf_optimum_value` on the eigenvalues of the exact ``M`` (Eq. 17).
 
     Parameters
     ----------
     bk : backend
-        A backend of :mod:`rftheory.numerics.backends`.
     p : dict
-        A validated point of ``derf.sderf_optimum`` (``scale`` a number).
+        A validated point (``scale`` a number).
 
     Returns
     -------
     number of the backend
-        The SDERF optimum ``L*`` of the point's data.
     """
     D = exact_moments(p)
     M = [[D.M1[a][b] + D.M2[a][b] + D.m1[a] * D.m2[b] + D.m2[a] * D.m1[b] for b in range(D.d)] for a in range(D.d)]
@@ -215,25 +179,19 @@ def sderf_optimum_definition(bk: Any, p: dict) -> Any:
 
 
 def saderf_optimum_definition(bk: Any, p: dict) -> Any:
-    r"""``derf.saderf_optimum`` (Eq. 18-20): a GERF problem with ``μ = 2Σ_l √(a_l b_l) + 2c``, ``a_l, b_l``
-    the diagonals of ``M₁, M₂``.
+    """``derf.saderf_optimum`` (Eq. 18-20): :func:`gerf_optimum_value` at ``μ = 2Σ_l √(a_l b_l) + 2c``.
 
-    .. math:: \mathcal L^* = h(d, 1 + \delta(d, \mu), \mu) + 2c, \qquad
-       \mu = 2\sum_l \sqrt{a_l b_l} + 2c
-
-    (FAVOR#, Eq. 18-20; :func:`gerf_optimum_value` at that ``μ``).
+    ``a_l, b_l`` are the diagonals of ``M₁, M₂``.
 
     Parameters
     ----------
     bk : backend
-        A backend of :mod:`rftheory.numerics.backends`.
     p : dict
-        A validated point of ``derf.saderf_optimum`` (``scale`` a number).
+        A validated point (``scale`` a number).
 
     Returns
     -------
     number of the backend
-        The SADERF optimum ``L*`` of the point's data.
     """
     D = exact_moments(p)
     mu = 2 * sum((bk.sqrt(bk.num(D.M1[k][k] * D.M2[k][k])) for k in range(D.d)), bk.num(0)) + 2 * bk.num(D.c)

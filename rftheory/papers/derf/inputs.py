@@ -69,9 +69,7 @@ def plain_scalars(p):
 
 
 def _real_array(name, M, ndim, max_shape=None):
-    """``M`` as a finite real float64 array of ``ndim`` dimensions with entries of magnitude
-    0 or in [ENTRY_MIN, ENTRY_MAX]; anything else (strings, complex, NaN ...) is a
-    ParameterError naming ``name``.  ``None`` (not given) passes through."""
+    """``M`` as a finite real float64 array (entries 0 or in [ENTRY_MIN, ENTRY_MAX]), or a ParameterError."""
     if M is None:
         return None
     if isinstance(M, (str, bytes)):
@@ -107,17 +105,9 @@ def _real_array(name, M, ndim, max_shape=None):
 def check_per_instance(check, p, keys):
     """Run the scalar ``check`` once per distinct instance of the arrays, in order of first occurrence.
 
-    Used where the verdict depends on an instance drawn from a seed (an SVD or an
-    eigen-decomposition of matrices drawn from their own generator): no float
-    arithmetic on the arrays decides it, so the exact test is the scalar check
-    itself, run once per distinct ``keys`` tuple (not once per element).  The
-    first failing instance in order of first occurrence holds the first
-    offending element, whose index is added to the message.
-
     Parameters
     ----------
     check : callable
-        The scalar check.
     p : dict
         Float64 arrays of one shape for ``keys``; the other values as validated.
     keys : tuple of str
@@ -143,19 +133,14 @@ def array_param(name, doc, ndim, max_shape):
 
     Parameters
     ----------
-    name : str
-        The parameter's name.
-    doc : str
-        Its one-line description.
+    name, doc : str
+        The parameter's name and one-line description.
     ndim : int
-        The number of axes the array must have.
     max_shape : tuple of int
-        The largest shape served.
 
     Returns
     -------
     Param
-        The parameter, checked by :func:`_real_array`.
     """
     return Param(name, "object", doc, default=lambda p: None,
                  check=lambda M: _real_array(name, M, ndim, max_shape))
@@ -188,7 +173,7 @@ KAPPA_MAX = 1e8
 
 
 def data_check_for(family):
-    """The cross-parameter check of the data results.
+    """The cross-parameter check ``check(p)`` of the data results.
 
     Parameters
     ----------
@@ -198,7 +183,6 @@ def data_check_for(family):
     Returns
     -------
     callable
-        ``check(p)``, raising :class:`ParameterError` naming the parameter.
     """
 
     def on_arrays(p):
@@ -256,18 +240,14 @@ def drawn_sets(regime, d, L, scale, seed):
     Parameters
     ----------
     regime : str
-        One of :data:`.regimes.REGIMES`.
     d, L : int
         Dimension and number of points per set.
     scale : number
-        Scale of the points.
     seed : int
-        The instance's seed.
 
     Returns
     -------
     tuple of ndarray
-        ``(X, Y)``, each ``(L, d)``.
     """
     rng = np.random.default_rng([seed, d, L, REGIMES.index(regime), 5])
     X, Y = sample_sets(regime, d, L, rng, scale=float(scale))
@@ -282,12 +262,10 @@ def data(p):
     Parameters
     ----------
     p : dict
-        Validated parameters of a data result.
 
     Returns
     -------
     X, Y : numpy.ndarray
-        The sets (rows; read-only when drawn).
     """
     p = plain_scalars(p)
     if p.get("X") is not None:
@@ -298,8 +276,26 @@ def data(p):
 FAMILY = Param("family", "choice", "random-feature family", choices=FAMILIES, default="gerf")
 
 
+def family_grids(d, L, shift=0, **extra):
+    """Grids over the families at one ``(d, L)``: ``quick`` one regime each (from ``REGIMES[shift]``), ``default`` all.
+
+    Parameters
+    ----------
+    d, L, shift : int
+    **extra
+        Further parameters of every point (placed after ``d`` and ``L``).
+
+    Returns
+    -------
+    dict
+    """
+    quick = [dict(d=d, L=L, **extra, regime=REGIMES[(i + shift) % len(REGIMES)], family=f)
+             for i, f in enumerate(FAMILIES)]
+    return {"quick": quick, "default": [dict(d=d, L=L, **extra, regime=r, family=f) for r in REGIMES for f in FAMILIES]}
+
+
 #: rtol64 of the data results: the float64 optimum's parameters carry the eigen/SVD problem's
-#: error (~ 4d u cond(M_k), rftheory.papers.derf.optima.f64_param_relerr) and the sums over L^2 pairs
+#: error (~ 4d u cond(M_k), rftheory.papers.derf.optima._f64_param_relerr) and the sums over L^2 pairs
 #: γ_{L^2}; the layer evaluates these a-posteriori bounds and refuses (RangeError) where they
 #: exceed rtol64/10 = 1e-11, so 1e-10 holds with a 10x margin wherever a value is returned.
 DATA_RTOL64 = 1e-10

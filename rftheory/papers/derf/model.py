@@ -1,26 +1,8 @@
-"""FAVOR#: the model every ``derf.*`` family shares — the DERF parametrisation, the GERF scalar
-problem and the objective (Likhosherstov, Choromanski, Dubey, Liu, Sarlos, Weller 2023, *FAVOR#: Sharp
-Attention Kernel Approximations via New Classes of Positive Random Features*, arXiv:2302.00787).
-
-Each formula is re-derived (derivations/derf_*.py) and this module writes it once, against a backend
-``bk`` of :mod:`rftheory.numerics.backends` (``F64``: numpy.linalg; ``MP``: mpmath matrices at the
-working precision; ``SYM`` for the scalar GERF formulas).
-
-Dense-exponential random features (DERF, Sec. 4) of ``K(x, y) = e^{x·y}``,
-``ω ~ N(0, I_d)`` (the features themselves: :mod:`rftheory.features.dense_exponential`):
-
-.. math::
-
-   f_1(\\omega, x) = D\\exp(\\omega^\\top A\\omega + \\omega^\\top B_1x + x^\\top C_1x),\\quad
-   f_2(\\omega, y) = D\\exp(\\omega^\\top A\\omega + \\omega^\\top B_2y + y^\\top C_2y),
-
-with ``8A ≺ I``, ``B₁ᵀ(I−4A)⁻¹B₂ = I``, ``C_k = −½B_kᵀ(I−4A)⁻¹B_k``,
-``D = det(I−4A)^{1/4}`` (Thm 4.1).  The families: FAVOR+ (``A = 0``,
-``B = I``), GERF (``A = aI``, ``B₁ = B₂ = √(1−4a) I``), SADERF (GERF on
-``(Ψx, Ψ⁻¹y)``), ADERF (``A = aI``), SDERF (``B₁ = B₂``).  The optima are built from
-these formulas (:mod:`.optima`), so they sit below every family: the moments of the
-features (:mod:`.moments`), the objective (:mod:`.objective`), the optima and the
-variance comparison (:mod:`.comparison`).
+"""FAVOR#: the model every ``derf.*`` family shares — the DERF parametrisation (Thm 4.1), the GERF
+scalar problem (Sec. 3.1) and the objective (Eq. 14), written once against a backend ``bk``
+(Likhosherstov, Choromanski, Dubey, Liu, Sarlos, Weller 2023, *FAVOR#: Sharp Attention Kernel
+Approximations via New Classes of Positive Random Features*, arXiv:2302.00787).
+The families and the derivations: :doc:`/notes/papers/derf/model`.
 """
 
 from __future__ import annotations
@@ -45,13 +27,9 @@ FAMILIES = ("favor+", "gerf", "saderf", "aderf", "sderf")
 def gerf_delta(d, mu, bk=F64):
     """``δ = t* − 1`` of the GERF optimum without cancellation (``μ ≥ 0``; FAVOR#, Sec. 3.1).
 
-    ``t* = 1 − 8A*`` is the positive root of ``d t² − (d + 2μ) t − 2μ = 0``; with
-    ``S = √((d+2μ)² + 8dμ)``, ``S − d = 4μ(3d+μ)/(S+d)``, hence
+    .. math:: \\delta = t^*-1 = \\frac{\\mu}{d}\\Big(1+\\frac{2(3d+\\mu)}{S+d}\\Big),\\qquad S = \\sqrt{(d+2\\mu)^2 + 8d\\mu}
 
-    .. math:: \\delta = t^*-1 = \\frac{\\mu}{d}\\Big(1+\\frac{2(3d+\\mu)}{S+d}\\Big),
-
-    accurate to a few ulps for every ``μ ≥ 0`` (``t* − 1`` from the root formula
-    loses ``log10(d/μ)`` digits when ``μ ≪ d``).
+    Derivation and accuracy: :doc:`/notes/papers/derf/model`.
 
     Parameters
     ----------
@@ -60,12 +38,10 @@ def gerf_delta(d, mu, bk=F64):
     mu : number
         ``μ >= 0`` (``mean‖x_i+y_j‖²`` for GERF).
     bk : backend
-        ``F64``, ``MP`` or ``SYM``.
 
     Returns
     -------
     number
-        ``δ = t* − 1 >= 0``.
     """
     d = bk.num(d)
     S = bk.sqrt((d + 2 * mu) * (d + 2 * mu) + 8 * d * mu)
@@ -77,23 +53,19 @@ def gerf_root(d, mu, bk=F64):
 
     .. math:: t^* = \\frac{(d+2\\mu) + \\sqrt{(d+2\\mu)^2 + 8d\\mu}}{2d} = 1 + \\delta
 
-    It is the unique stationary point, and the global minimum over ``t > 0``,
-    of :func:`homogeneous_objective` (``derivations/derf_gerf_optimum.py``);
-    evaluated as ``1 + δ`` (:func:`gerf_delta`).
+    The global minimum over ``t > 0`` of ``h`` (:func:`homogeneous_objective_delta`), evaluated as ``1 + δ``
+    (:func:`gerf_delta`).
 
     Parameters
     ----------
     d : int
-        Dimension.
     mu : number
         ``μ >= 0``.
     bk : backend
-        ``F64``, ``MP`` or ``SYM``.
 
     Returns
     -------
     number
-        ``t* >= 1``.
 
     Examples
     --------
@@ -106,90 +78,51 @@ def gerf_root(d, mu, bk=F64):
 def homogeneous_objective_delta(d, delta, mu, bk=F64):
     """The GERF objective ``h`` at ``t = 1 + δ`` in cancellation-free form (FAVOR#, Eq. 14 at ``A = aI``).
 
-    .. math:: h = \\tfrac d2\\log\\Big(1+\\frac{\\delta^2}{4(1+\\delta)}\\Big) + \\frac{\\mu}{1+\\delta},
-
-    since ``d log((1+t)/2) − (d/2) log t = (d/2) log((1+δ/2)²/(1+δ))``; both
-    terms are ``≥ 0`` for ``δ > −1``, ``μ ≥ 0``.
+    .. math:: h = \\tfrac d2\\log\\Big(1+\\frac{\\delta^2}{4(1+\\delta)}\\Big) + \\frac{\\mu}{1+\\delta}
 
     Parameters
     ----------
     d : int
-        Dimension.
-    delta : number
-        ``δ = t − 1 > −1``.
-    mu : number
-        ``μ >= 0``.
+    delta, mu : number
+        ``δ = t − 1 > −1`` and ``μ >= 0``.
     bk : backend
-        ``F64``, ``MP`` or ``SYM``.
 
     Returns
     -------
     number
-        ``h(d, 1 + δ, μ)``.
     """
     return bk.num(d) / 2 * bk.log1p(delta * delta / (4 * (1 + delta))) + mu / (1 + delta)
 
 
-def homogeneous_objective(d, t, mu, bk=F64):
-    """``h(d, t, μ) = d log((1+t)/2) − (d/2) log t + μ/t`` (FAVOR#, Eq. 14 at ``A = aI``).
-
-    The shifted log-variance objective (Eq. 14) of GERF is ``h(d, t, μ) + 2μ₁·μ₂``
-    with ``μ = mean‖x_i + y_j‖²``; ADERF's optimum (Eq. 16) is the same with
-    ``μ̃``, SDERF's (Eq. 17) a sum of ``d = 1`` terms.  Evaluated as
-    :func:`homogeneous_objective_delta` at ``δ = t − 1``.
-
-    Parameters
-    ----------
-    d : int
-        Dimension.
-    t : number
-        ``t = 1 − 8A > 0``.
-    mu : number
-        ``μ >= 0``.
-    bk : backend
-        ``F64``, ``MP`` or ``SYM``.
-
-    Returns
-    -------
-    number
-        ``h(d, t, μ)``.
-    """
+def _homogeneous_objective(d, t, mu, bk=F64):
+    """``h(d, t, μ) = d log((1+t)/2) − (d/2) log t + μ/t`` (FAVOR#, Eq. 14 at ``A = aI``), via ``δ = t − 1``."""
     return homogeneous_objective_delta(d, t - 1, mu, bk)
 
 
 def gerf_log_second_moment(d, A, v2, xy2, bk=F64):
     """``log E f₁²f₂²`` of GERF (FAVOR#, Eq. 12–13), ``v2 = ‖x+y‖²``, ``xy2 = 2xᵀy``.
 
-    .. math:: \\log\\mathbb E f_1^2f_2^2 = d\\log(1-4A) - \\tfrac d2\\log(1-8A)
-       + \\frac{2(1-4A)v^2}{1-8A} - \\|x\\|^2 - \\|y\\|^2
-       = \\tfrac d2\\log\\Big(1+\\frac{16A^2}{1-8A}\\Big) + \\frac{v^2}{1-8A} + 2x^\\top y,
+    .. math:: \\log\\mathbb E f_1^2f_2^2
+       = \\tfrac d2\\log\\Big(1+\\frac{16A^2}{1-8A}\\Big) + \\frac{v^2}{1-8A} + 2x^\\top y
 
-    evaluated in the second form (``(1−4A)² = (1−8A) + 16A²`` and
-    ``(2(1−4A) − (1−8A))/(1−8A) = 1/(1−8A)``): its first two terms are ``>= 0``,
-    so nothing cancels but against ``2xᵀy``.  The first moment is ``e^{xᵀy}``.
+    (nothing cancels but against ``2xᵀy``; derivation: :doc:`/notes/papers/derf/model`).
 
     Parameters
     ----------
     d : int
-        Dimension.
     A : number
         GERF parameter, ``A < 1/8``.
-    v2 : number
-        ``‖x + y‖²``.
-    xy2 : number
-        ``2xᵀy = ‖x+y‖² − ‖x‖² − ‖y‖²``.
+    v2, xy2 : number
+        ``‖x + y‖²`` and ``2xᵀy``.
     bk : backend
-        ``F64``, ``MP`` or ``SYM``.
 
     Returns
     -------
     number
-        ``log E f₁(ω,x)² f₂(ω,y)²``.
 
     Examples
     --------
-    It is Thm 4.1's second moment (:func:`log_second_moment`) at ``A = aI``,
-    ``B₁ = B₂ = √(1−4a) I``:
+    It is Thm 4.1's second moment at ``A = aI``, ``B₁ = B₂ = √(1−4a) I``:
 
     >>> x, y, a = np.array([0.3, -0.4]), np.array([0.5, 0.1]), -0.3
     >>> from rftheory.papers.derf.moments import log_second_moment
@@ -206,12 +139,9 @@ def gerf_log_second_moment(d, A, v2, xy2, bk=F64):
 class DERFParams:
     """Parameters ``(A, B₁, B₂)`` of DERFs with their derived ``C₁, C₂, log D`` (FAVOR#, Thm 4.1).
 
-    ``objective`` holds the closed-form optimal objective (Eq. 16/17 or the
-    GERF formula) when the parameters came from :func:`.optima.optimum`;
-    ``info`` the intermediate quantities (``t``, ``μ``, ``Σ`` ...).  Derived:
-    ``P = (I−4A)⁻¹``, ``R = (I−8A)⁻¹``, ``C_k = −½B_kᵀPB_k``,
-    ``logdet_S = log det(I−4A)``, ``logdet_T8 = log det(I−8A)``,
-    ``logD = ¼ logdet_S``.
+    Derived: ``P = (I−4A)⁻¹``, ``R = (I−8A)⁻¹``, ``C_k = −½B_kᵀPB_k``, ``logdet_S = log det(I−4A)``,
+    ``logdet_T8 = log det(I−8A)``, ``logD = ¼ logdet_S``; ``objective``, ``info``: the closed-form optimum
+    and its intermediates when built by :func:`.optima.optimum`.
 
     Raises
     ------
@@ -251,7 +181,6 @@ class DERFParams:
         Returns
         -------
         rftheory.features.dense_exponential.DenseExponential
-            ``f₁, f₂`` with ``E f₁(ω,x)f₂(ω,y) = e^{xᵀy}``.
         """
         if self.bk is MP:
             conv = lambda M: np.array(M.tolist(), dtype=float)
@@ -262,24 +191,18 @@ class DERFParams:
 
 
 def check_derf(A, B1, B2, bk=F64, tol=None):
-    """Validate Thm 4.1's conditions (FAVOR#); raise :class:`ParameterError` naming the parameter.
-
-    ``A`` symmetric with ``8A ≺ I``; ``B₁ᵀ(I−4A)⁻¹B₂ = I`` to ``tol``
-    relative to the sizes of ``B₁, B₂``.
+    """Validate Thm 4.1's conditions (``8A ≺ I``, ``B₁ᵀ(I−4A)⁻¹B₂ = I`` to ``tol``); raise :class:`ParameterError`.
 
     Parameters
     ----------
     A, B1, B2 : backend matrices, shape (d, d)
-        The parameters.
     bk : backend
-        ``F64`` or ``MP``.
     tol : number, optional
-        Tolerance of the constraint (default ``1e-10`` in float64, ``eps^{1/2}`` in mpmath).
+        Default ``1e-10`` in float64, ``eps^{1/2}`` in mpmath (relative to the sizes of ``B₁, B₂``).
 
     Returns
     -------
     None
-        Raises :class:`ParameterError` where a condition fails.
     """
     d = bk.shape(A)[0]
     if bk.shape(A) != (d, d):
@@ -309,20 +232,16 @@ def make_params(A, B1, B2=None, bk=F64, family="derf", check=True):
     Parameters
     ----------
     A, B1 : array_like, shape (d, d)
-        The parameters.
     B2 : array_like, shape (d, d), optional
-        Default ``B₂ = (I−4A)B₁^{−T}`` (the constraint solved for ``B₂``).
+        Default ``B₂ = (I−4A)B₁^{−T}``.
     bk : backend
-        ``F64`` or ``MP``.
     family : str
-        The label stored with the parameters.
     check : bool
-        Validate (:func:`check_derf`); pass False for parameters validated already.
+        Validate; False for parameters validated already.
 
     Returns
     -------
     DERFParams
-        The parameters with their derived quantities.
     """
     A, B1 = bk.mat(A), bk.mat(B1)
     for name, M in (("A", A), ("B1", B1)):
@@ -345,9 +264,7 @@ def make_params(A, B1, B2=None, bk=F64, family="derf", check=True):
 
 
 def pair_logs(p: DERFParams, X, Y):
-    """``log E f₁²f₂²`` (Eq. 15) for every pair (rows of ``X``, rows of ``Y``) as an
-    ``(L_x, L_y)`` backend matrix: the quadratic form of ``b = B₁x_i + B₂y_j`` expanded,
-    ``2bᵀRb = 2b_xᵀRb_x + 2b_yᵀRb_y + 4b_xᵀRb_y``."""
+    """``log E f₁²f₂²`` (Eq. 15) for every pair (rows of ``X``, rows of ``Y``), an ``(L_x, L_y)`` backend matrix."""
     bk = p.bk
     X, Y = bk.mat(X), bk.mat(Y)
     BX = bk.mm(X, bk.T(p.B1))
@@ -366,25 +283,19 @@ def pair_logs(p: DERFParams, X, Y):
 
 
 def objective(p: DERFParams, X, Y):
-    """The shifted log-variance objective (FAVOR#, Eq. 14), by its definition:
+    """The shifted log-variance objective (FAVOR#, Eq. 14), by its definition.
 
     .. math:: \\mathcal L(\\theta; \\mathcal X, \\mathcal Y) = \\frac{1}{|\\mathcal X||\\mathcal Y|}
        \\sum_{i,j}\\log\\mathbb E\\big[f_1(\\omega,x_i)^2 f_2(\\omega,y_j)^2\\big]
-       = \\operatorname{mean}_{i,j}\\log(\\mathrm{Var}_{ij} + K_{ij}^2).
-
-    Every pair's ``log E f₁²f₂²`` (Eq. 15) is evaluated, then averaged.
 
     Parameters
     ----------
     p : DERFParams
-        The parameters (their backend is used).
     X, Y : array_like or backend matrices, shape (L, d) and (L', d)
-        The two sets (rows).
 
     Returns
     -------
     number
-        ``L(θ; X, Y)``.
     """
     bk = p.bk
     lg = pair_logs(p, X, Y)

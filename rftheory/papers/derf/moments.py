@@ -1,12 +1,7 @@
-"""FAVOR#: the moments family — ``derf.gerf_moments`` (Eq. 10-13) and ``derf.derf_moments``
-(Thm 4.1): unbiasedness ``E f₁f₂ = e^{xᵀy}`` and the second moment ``E f₁²f₂²`` of GERF and DERF
-features (Likhosherstov et al. 2023).
-
-GERF's scalar second moment is :func:`.model.gerf_log_second_moment` (the optima are built from
-it); DERF's moments are here.  Here, in order: the DERF moments (one expression for every
-backend ``bk``), the float64 evaluators with their error bounds, the parameters and instances of
-the two results, the quadrature routes of the definitions (a Gaussian expectation factorised over
-the coordinates of ``ω``), the Monte Carlo of the real features and the registrations.
+"""FAVOR#: the moments family — ``derf.gerf_moments`` (Eq. 10-13) and ``derf.derf_moments`` (Thm 4.1):
+unbiasedness ``E f₁f₂ = e^{xᵀy}`` and the second moment ``E f₁²f₂²`` of GERF and DERF features
+(Likhosherstov et al. 2023, *FAVOR#: Sharp Attention Kernel Approximations via New Classes of Positive
+Random Features*, arXiv:2302.00787).  Error bounds and routes: :doc:`/notes/papers/derf/moments`.
 """
 
 from __future__ import annotations
@@ -43,27 +38,8 @@ def _scalar(bk, M):
     return bk.entry(M, 0, 0)
 
 
-def log_first_moment(p: DERFParams, x, y):
-    """``log E f₁(ω,x) f₂(ω,y)`` by Gaussian integration (FAVOR#, Thm 4.1).
-
-    .. math:: \\log\\mathbb E f_1f_2 = 2\\log D - \\tfrac12\\log\\det(I-4A)
-       + \\tfrac12 b^\\top(I-4A)^{-1}b + x^\\top C_1x + y^\\top C_2y,
-       \\qquad b = B_1x + B_2y,
-
-    which the constraint turns into ``x·y`` (unbiasedness).
-
-    Parameters
-    ----------
-    p : DERFParams
-        The parameters (their backend is used).
-    x, y : backend column vectors, shape (d, 1)
-        The pair.
-
-    Returns
-    -------
-    number
-        ``log E f₁f₂``.
-    """
+def _log_first_moment(p: DERFParams, x, y):
+    """``log E f₁(ω,x) f₂(ω,y)`` by Gaussian integration (FAVOR#, Thm 4.1)."""
     bk = p.bk
     b = bk.mm(p.B1, x) + bk.mm(p.B2, y)
     q = bk.mm(bk.T(b), p.P, b) * bk.num(0.5) + bk.mm(bk.T(x), p.C1, x) + bk.mm(bk.T(y), p.C2, y)
@@ -71,24 +47,19 @@ def log_first_moment(p: DERFParams, x, y):
 
 
 def log_second_moment(p: DERFParams, x, y):
-    """``log E f₁²f₂²`` (FAVOR#, Eq. 15, Thm 4.1).
+    """``log E f₁²f₂²`` of one pair (FAVOR#, Eq. 15, Thm 4.1).
 
     .. math:: \\mathbb E f_1^2f_2^2 = \\det(I-4A)\\det(I-8A)^{-1/2}
        \\exp\\big(2b^\\top(I-8A)^{-1}b + 2x^\\top C_1x + 2y^\\top C_2y\\big),\\qquad b = B_1x + B_2y
 
-    (the one-pair case of the pairwise evaluation behind :func:`objective`).
-
     Parameters
     ----------
     p : DERFParams
-        The parameters (their backend is used).
     x, y : backend column vectors, shape (d, 1)
-        The pair.
 
     Returns
     -------
     number
-        ``log E f₁²f₂²``.
     """
     bk = p.bk
     return _scalar(bk, pair_logs(p, bk.T(x), bk.T(y)))
@@ -106,48 +77,15 @@ def _two_prod(a, b):
     return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
 
 
-def dot2(v, a, b):
-    """``v² − a² − b² = 2xᵀy`` correctly rounded from the norms ``v = ‖x+y‖``, ``a = ‖x‖``, ``b = ‖y‖``.
-
-    Exact products (Dekker's ``two_prod``), then ``math.fsum``.
-
-    Parameters
-    ----------
-    v, a, b : array_like
-        The norms (broadcast).
-
-    Returns
-    -------
-    numpy.ndarray
-        ``2xᵀy``, correctly rounded.
-    """
+def _dot2(v, a, b):
+    """``v² − a² − b² = 2xᵀy`` correctly rounded from the norms (Dekker's ``two_prod``, ``math.fsum``)."""
     parts = [_two_prod(v, v), _two_prod(a, a), _two_prod(b, b)]
     (pv, ev), (pa, ea), (pb, eb) = parts
     return np.vectorize(lambda *t: math.fsum(t), otypes=[float])(pv, ev, -pa, -ea, -pb, -eb)
 
 
-def exp_bounded(lg, err, what, rtol):
-    """``exp(lg)`` if its float64 relative error bound ``err + u(|lg|+2)`` is ``<= rtol/10``.
-
-    Parameters
-    ----------
-    lg, err : array_like
-        The exponent and the bound on its absolute error.
-    what : str
-        Named in the error message.
-    rtol : float
-        The result's ``rtol64``.
-
-    Returns
-    -------
-    numpy.ndarray
-        ``exp(lg)``.
-
-    Raises
-    ------
-    RangeError
-        Where the bound is exceeded, or the value overflows or leaves the normal range.
-    """
+def _exp_bounded(lg, err, what, rtol):
+    """``exp(lg)`` if its float64 relative error bound ``err + u(|lg|+2)`` is ``<= rtol/10``, else ``RangeError``."""
     lg, err = np.asarray(lg, float), np.asarray(err, float)
     if np.any(lg > 709.0):
         raise RangeError(f"{what} exceeds the float64 range (log = {float(np.max(lg)):.6g}); use layer='mpmath'")
@@ -161,55 +99,17 @@ def exp_bounded(lg, err, what, rtol):
     return np.exp(lg)
 
 
-def gerf_moment_logs(d, A, v, a, b, moment):
-    """``(log E f₁^k f₂^k, abs error bound)`` of GERF in float64 (FAVOR#, Eq. 12-13), vectorised.
-
-    ``2xᵀy`` is correctly rounded (:func:`dot2`); the second moment is
-    :func:`.model.gerf_log_second_moment`, whose terms ``T₁ + T₂ = lg − 2xᵀy``
-    are ``>= 0`` and each rounded to ``<= 8u`` relative: the bound is
-    ``8u(T₁ + T₂ + |2xᵀy|)``.
-
-    Parameters
-    ----------
-    d, A, v, a, b : array_like
-        Dimension, GERF parameter, ``‖x+y‖``, ``‖x‖``, ``‖y‖`` (broadcast).
-    moment : {"first", "second"}
-        ``k = 1`` or ``2``.
-
-    Returns
-    -------
-    lg, err : numpy.ndarray
-        The log-moment and the bound on its absolute error.
-    """
-    w = dot2(v, a, b)  # 2 x.y, correctly rounded
+def _gerf_moment_logs(d, A, v, a, b, moment):
+    """``(log E f₁^k f₂^k, abs error bound)`` of GERF in float64 (Eq. 12-13), vectorised; bound in the notes."""
+    w = _dot2(v, a, b)  # 2 x.y, correctly rounded
     if moment == "first":
         return w / 2, U64 * np.abs(w)
     lg = gerf_log_second_moment_f64(d, A, v * v, w)
     return lg, 8 * U64 * (np.abs(lg - w) + np.abs(w))
 
 
-def f64_moment_logs(p: DERFParams, x, y, moment):
-    """``(log E f₁^k f₂^k, abs error bound)`` in float64 for one pair, ``k = 1, 2`` (FAVOR#, Thm 4.1).
-
-    .. math:: \\log\\mathbb E f_1f_2 = \\tilde x^\\top P\\tilde y,\\qquad
-       \\log\\mathbb E f_1^2f_2^2 = c_2 + b^\\top RPb + 2\\tilde x^\\top P\\tilde y
-
-    (Thm 4.1 rearranged, see the module docstring).
-
-    Parameters
-    ----------
-    p : DERFParams
-        float64 parameters.
-    x, y : array_like, shape (d,)
-        The pair.
-    moment : {"first", "second"}
-        ``k = 1`` or ``2``.
-
-    Returns
-    -------
-    lg, err : float
-        The log-moment and the bound on its absolute error.
-    """
+def _f64_moment_logs(p: DERFParams, x, y, moment):
+    """``(log E f₁^k f₂^k, abs error bound)`` of DERF in float64 for one pair (Thm 4.1 rearranged)."""
     F = F64Forms(p)
     d = F.d
     x, y = np.asarray(x, float).ravel(), np.asarray(y, float).ravel()
@@ -257,24 +157,7 @@ GERF_PARAMS = (D1, GERF_A, G_V, G_X, G_Y, MOMENT)
 
 
 def _gerf_d1_bad(d, a, b, v):
-    """Where ``gerf_check`` refuses ``d = 1`` (x, y not collinear to 4 ulps), exactly at binary values.
-
-    With ``a + b = s + e`` and ``|a − b| = t + f`` exact (TwoSum), the test
-    ``|v − c| > 2^-51 (a + b)`` for ``c = s + e`` and ``c = t + f`` is scaled by
-    ``2^51`` (exact: no overflow for values <= 40, subnormals scale exactly) to
-    the signs of the two exact sums ``2^51(v − c) ∓ (s + e)``, decided by their
-    correct roundings (:func:`~rftheory.numerics.floats.exact_sum_f64`; a nonzero
-    sum of floats never rounds to 0).
-
-    Parameters
-    ----------
-    d, a, b, v : numpy.ndarray of float
-        ``d``, ``x_norm``, ``y_norm``, ``v`` (one shape).
-
-    Returns
-    -------
-    numpy.ndarray of bool
-    """
+    """Where ``_gerf_check`` refuses ``d = 1`` (x, y not collinear to 4 ulps), exactly at binary values."""
     from ...numerics.floats import exact_sum_f64, two_sum
 
     bad = (d == 1) & (a > 0) & (b > 0)
@@ -300,26 +183,8 @@ def _gerf_d1_bad(d, a, b, v):
 _D1_MSG = "d = 1 cannot realise an angle between x and y other than 0 or pi"
 
 
-def gerf_check_arrays(p):
-    """:func:`gerf_check` on whole float64 arrays, exactly (:func:`_gerf_d1_bad`).
-
-    Parameters
-    ----------
-    p : dict
-        Float64 arrays of one shape for ``d``, ``x_norm``, ``y_norm``, ``v``.
-
-    Returns
-    -------
-    None
-        Raises :class:`ParameterError` naming the parameter and the first offending element.
-
-    Notes
-    -----
-    Decided at the values the float64 layer receives.  Defaulted norms ``x_norm = y_norm = v/2``
-    arrive rounded (``validate_arrays``), where the per-element path checked the exact ``v/2``: the
-    two differ only for a subnormal ``v`` with an odd last bit, which the twin cannot tell from
-    norms given as ``fl(v/2)``.
-    """
+def _gerf_check_arrays(p):
+    """``_gerf_check`` on whole float64 arrays, exactly (:func:`_gerf_d1_bad`)."""
     d, a, b, v = np.broadcast_arrays(*(np.asarray(p[k], float) for k in ("d", "x_norm", "y_norm", "v")))
     for name, arr in (("x_norm", a), ("y_norm", b)):
         refuse_first((name, arr < 0, lambda i, arr=arr: f"must be >= 0, got {arr.ravel()[i]!r}"))
@@ -333,20 +198,9 @@ def gerf_check_arrays(p):
     refuse_first(("x_norm", tri, tri_msg), ("d", _gerf_d1_bad(d, a, b, v), _D1_MSG))
 
 
-@array_twin(gerf_check_arrays)
-def gerf_check(p):
-    """Cross-parameter check of ``derf.gerf_moments``: the norms form a triangle; ``d = 1`` needs collinear x, y.
-
-    Parameters
-    ----------
-    p : dict
-        Validated parameters.
-
-    Returns
-    -------
-    None
-        Raises :class:`ParameterError` naming the parameter.
-    """
+@array_twin(_gerf_check_arrays)
+def _gerf_check(p):
+    """Cross-parameter check of ``derf.gerf_moments``: the norms form a triangle; ``d = 1`` needs collinear x, y."""
     check_norms(p["x_norm"], p["y_norm"], p["v"])
     a, b, v = p["x_norm"], p["y_norm"], p["v"]
     # d = 1: x, y collinear; to 4 ulps, so that the float64 layer (binary v, a, b) sees the same domain
@@ -361,8 +215,8 @@ _DERF_OBJ = ("A", "B1", "B2", "x", "y")
 def derf_instance(p):
     """``(A, B₁, B₂, x, y)`` float64 of ``derf.derf_moments``: given explicitly, or drawn from ``seed``.
 
-    Rule: either none of A, B1, B2, x, y is given (drawn from seed and scale), or
-    A, B1, x and y are all given (B2 optional: default (I-4A) B1^{-T}).
+    Either none of A, B1, B2, x, y is given (drawn from seed and scale), or A, B1, x and y all are
+    (B2 optional: default ``(I-4A) B1^{-T}``).
 
     Parameters
     ----------
@@ -408,75 +262,33 @@ def derf_instance(p):
     return A, B1, None, s * x / np.linalg.norm(x), s * y / np.linalg.norm(y)
 
 
-def derf_params(p, bk):
-    """The :class:`.model.DERFParams` and the pair of ``derf.derf_moments`` in a backend.
-
-    Parameters
-    ----------
-    p : dict
-        Validated parameters.
-    bk : backend
-        ``F64`` or ``MP``.
-
-    Returns
-    -------
-    prm, x, y
-        The parameters and the pair as ``(d, 1)`` backend columns.
-    """
+def _derf_params(p, bk):
+    """The :class:`.model.DERFParams` and the pair (``(d, 1)`` columns) of ``derf.derf_moments`` on ``bk``."""
     A, B1, B2, x, y = derf_instance(p)
-    # Thm 4.1's conditions are checked once, in float64, at validation (derf_check): the
+    # Thm 4.1's conditions are checked once, in float64, at validation (_derf_check): the
     # mpmath layer uses the same float64 inputs (B2 given or computed at its own precision)
     prm = make_params(A, B1, B2, bk, check=bk is F64)
     return prm, bk.mat(x), bk.mat(y)
 
 
-def derf_check_arrays(p):
-    """:func:`derf_check` on whole float64 arrays.
-
-    Given ``A, B1, x, y``: everything but ``d = dim A`` reads the matrices only,
-    so the scalar check runs once and ``d`` is compared on the whole array.
-    Drawn: the instance depends on ``d`` and ``seed`` (``scale`` only scales
-    ``x, y``, which Thm 4.1's conditions do not read), so the scalar check runs
-    once per distinct ``(d, seed)`` (:func:`check_per_instance`): its SVD and
-    eigen-decomposition are of matrices drawn from each seed's own generator.
-
-    Parameters
-    ----------
-    p : dict
-        Float64 arrays of one shape for ``d``, ``seed``, ``scale``; the objects as validated.
-
-    Returns
-    -------
-    None
-        Raises :class:`ParameterError` naming the parameter and the first offending element.
-    """
+def _derf_check_arrays(p):
+    """``_derf_check`` on whole float64 arrays (the scalar check once per distinct ``(d, seed)``)."""
     if any(p.get(k) is not None for k in _DERF_OBJ):
         d = np.asarray(p["d"], float)
-        A = p.get("A")  # (None: derf_check below refuses the incomplete set)
+        A = p.get("A")  # (None: _derf_check below refuses the incomplete set)
         n = A.shape[0] if A is not None else None
         first = dict(p, d=int(d.ravel()[0]), seed=int(np.ravel(p["seed"])[0]), scale=Fraction(float(
             np.ravel(p["scale"])[0])))
-        derf_check(first)  # the matrices' own conditions, the same at every element
+        _derf_check(first)  # the matrices' own conditions, the same at every element
         refuse_first(("d", d != n, lambda i: f"is {int(d.ravel()[i])} but A is {n}x{n}"))
         return
-    check_per_instance(derf_check, p, ("d", "seed"))
+    check_per_instance(_derf_check, p, ("d", "seed"))
 
 
-@array_twin(derf_check_arrays)
-def derf_check(p):
-    """Cross-parameter check of ``derf.derf_moments``: Thm 4.1's conditions, in float64.
-
-    Parameters
-    ----------
-    p : dict
-        Validated parameters.
-
-    Returns
-    -------
-    None
-        Raises :class:`ParameterError` naming the parameter.
-    """
-    derf_params(p, F64)
+@array_twin(_derf_check_arrays)
+def _derf_check(p):
+    """Cross-parameter check of ``derf.derf_moments``: Thm 4.1's conditions, in float64."""
+    _derf_params(p, F64)
 
 
 DERF_PARAMS = (
@@ -502,27 +314,8 @@ def _plane(a, b, v):
     return (a, 0), (b * c, b * mp.sqrt(1 - c * c))
 
 
-def gauss_1d(q, lin):
-    """``E exp(q w² + lin w)``, ``w ~ N(0,1)``, by quadrature of the definition (``q < 1/2``).
-
-    .. math:: \\frac{1}{\\sqrt{2\\pi}}\\int_{\\mathbb R} e^{qw^2 + \\ell w - w^2/2}\\,dw
-
-    Parameters
-    ----------
-    q, lin : mpf
-        The coefficients.
-
-    Returns
-    -------
-    mpf
-        The expectation (truncation below ``eps·1e-5`` at the working precision).
-
-    Examples
-    --------
-    >>> with mp.workdps(30):
-    ...     bool(abs(gauss_1d(mp.mpf(-1), mp.mpf(1)) - mp.exp(mp.mpf(1) / 6) / mp.sqrt(3)) < mp.mpf(10) ** -28)
-    True
-    """
+def _gauss_1d(q, lin):
+    """``E exp(q w² + lin w)``, ``w ~ N(0,1)``, by quadrature of the definition (``q < 1/2``)."""
     peak = lin / (1 - 2 * q)
     width = 1 / mp.sqrt(1 - 2 * q)
     f = lambda w: mp.exp(w * (lin - (1 - 2 * q) * w / 2))
@@ -533,23 +326,8 @@ def gauss_1d(q, lin):
     return mp.quad(f, pts) / mp.sqrt(2 * mp.pi)
 
 
-def gerf_quadrature(p):
-    """``E f₁^k f₂^k`` of GERF (FAVOR#, Eq. 10-13) factorised over the coordinates of ``ω``.
-
-    ``x, y`` are placed in the ``(e₁, e₂)`` plane; every coordinate is a
-    :func:`gauss_1d` of ``f₁f₂`` (or its square) with ``A``, ``B = √(1−4A)``,
-    ``C = −½``, ``D = (1−4A)^{d/4}``.
-
-    Parameters
-    ----------
-    p : dict
-        Validated parameters of ``derf.gerf_moments``.
-
-    Returns
-    -------
-    mpf
-        The moment.
-    """
+def _gerf_quadrature(p):
+    """``E f₁^k f₂^k`` of GERF (Eq. 10-13) factorised over the coordinates of ``ω`` (a route)."""
     d, A = p["d"], mpf(p["A"])
     a, b, v = mpf(p["x_norm"]), mpf(p["y_norm"]), mpf(p["v"])
     k = 1 if p["moment"] == "first" else 2
@@ -559,30 +337,19 @@ def gerf_quadrature(p):
     u = [x1 + y1, x2 + y2]
     prod = mp.mpf(1)
     for l in range(min(d, 2)):
-        prod *= gauss_1d(2 * k * A, k * B * u[l])
+        prod *= _gauss_1d(2 * k * A, k * B * u[l])
     if d > 2:
-        prod *= gauss_1d(2 * k * A, 0) ** (d - 2)
+        prod *= _gauss_1d(2 * k * A, 0) ** (d - 2)
     return mp.exp(2 * k * logD + k * C * (a * a + b * b)) * prod
 
 
-def derf_quadrature(p):
-    """``E f₁^k f₂^k`` of DERF (FAVOR#, Thm 4.1) by quadrature: ``A = QΛQᵀ``, ``ω`` rotated, each coordinate integrated.
-
-    Parameters
-    ----------
-    p : dict
-        Validated parameters of ``derf.derf_moments``.
-
-    Returns
-    -------
-    mpf
-        The moment.
-    """
-    prm, x, y = derf_params(p, MP)
+def _derf_quadrature(p):
+    """``E f₁^k f₂^k`` of DERF (Thm 4.1): ``A = QΛQᵀ``, ``ω`` rotated, each coordinate integrated (a route)."""
+    prm, x, y = _derf_params(p, MP)
     k = 1 if p["moment"] == "first" else 2
     lam, Q = MP.eigh(prm.A)
     c = Q.T * (prm.B1 * x + prm.B2 * y)
-    prod = mp.fprod(gauss_1d(2 * k * lam[l], k * c[l]) for l in range(prm.d))
+    prod = mp.fprod(_gauss_1d(2 * k * lam[l], k * c[l]) for l in range(prm.d))
     quad_xy = (x.T * prm.C1 * x)[0, 0] + (y.T * prm.C2 * y)[0, 0]
     return mp.exp(2 * k * prm.logD + k * quad_xy) * prod
 
@@ -608,8 +375,8 @@ GERF_RTOL64 = 1e-11
 def _gerf_f64(p):
     d, A = np.asarray(p["d"], float), np.asarray(p["A"], float)
     a, b, v = (np.asarray(p[k], float) for k in ("x_norm", "y_norm", "v"))
-    lg, err = gerf_moment_logs(d, A, v, a, b, p["moment"])
-    return exp_bounded(lg, err, "e^{x.y}" if p["moment"] == "first" else "E f1^2 f2^2", GERF_RTOL64)
+    lg, err = _gerf_moment_logs(d, A, v, a, b, p["moment"])
+    return _exp_bounded(lg, err, "e^{x.y}" if p["moment"] == "first" else "E f1^2 f2^2", GERF_RTOL64)
 
 
 def _gerf_mc(p, rng, n):
@@ -633,28 +400,8 @@ _G_PTS_1 = [("0.7", "0.3", "0.4"), ("1", "0.5", "0.5"), ("0.5", "1.5", "1")]  # 
 
 
 
-def gerf_moments_definition(bk, p):
-    r"""``derf.gerf_moments`` on ``bk`` (Eq. 10-13): ``exp(xᵀy)`` or ``exp(log E f₁²f₂²)``.
-
-    .. math:: \mathbb E f_1f_2 = e^{x^\top y},\qquad
-       \mathbb E f_1^2f_2^2 = (1-4A)^d(1-8A)^{-d/2}e^{\frac{2(1-4A)v^2}{1-8A}-\|x\|^2-\|y\|^2}
-
-    (Likhosherstov et al. (2023), "FAVOR#: Sharp Attention Kernel Approximations via New Classes of
-    Positive Random Features", arXiv 2302.00787, Eq. 10-13), with ``xᵀy = (v² − ‖x‖² − ‖y‖²)/2``, ``v = ‖x + y‖``;
-    the second moment's log from :func:`gerf_log_second_moment`.
-
-    Parameters
-    ----------
-    bk : backend
-        A backend of :mod:`rftheory.numerics.backends`.
-    p : dict
-        A validated point of ``derf.gerf_moments`` (``d``, ``A``, ``v``, ``x_norm``, ``y_norm``, ``moment``).
-
-    Returns
-    -------
-    number of the backend
-        The first or second moment, as ``p["moment"]`` says.
-    """
+def _gerf_moments_definition(bk, p):
+    """``derf.gerf_moments`` on ``bk`` (Eq. 10-13): ``exp(xᵀy)`` or ``exp(log E f₁²f₂²)``."""
     a, b, v = p["x_norm"], p["y_norm"], p["v"]
     xy2 = v * v - a * a - b * b
     if p["moment"] == "first":
@@ -665,7 +412,7 @@ def gerf_moments_definition(bk, p):
 register(
     Result(
         id="derf.gerf_moments",
-        definition=gerf_moments_definition,
+        definition=_gerf_moments_definition,
         ball_layer=Ball("Arb exp, log1p"),
         title="GERF: unbiasedness and second moment of f1(ω,x) f2(ω,y)",
         source=f"{PAPER}, Eq. 10-13",
@@ -674,11 +421,11 @@ register(
         r"e^{\frac{2(1-4A)v^2}{1-8A}-\|x\|^2-\|y\|^2}",
         params=GERF_PARAMS,
         mpmath=lambda p: _gerf_exact(p, MP),
-        routes={"factorised-quadrature": gerf_quadrature},
+        routes={"factorised-quadrature": _gerf_quadrature},
         symbolic=lambda p: _gerf_exact(p, backend("symbolic")),
         float64=_gerf_f64,
         mc=_gerf_mc,
-        check=gerf_check,
+        check=_gerf_check,
         grid={"quick": [dict(d=1, A="-1", v="0.7", x_norm="0.3", y_norm="0.4", moment="second"),
                         dict(d=3, A="0.1", v="2", x_norm="1.5", y_norm="1", moment="second"),
                         dict(d=16, A="-0.2", v="0.5", x_norm="0.3", y_norm="0.4", moment="second"),
@@ -701,21 +448,21 @@ register(
 
 
 def _derf_mp(p):
-    prm, x, y = derf_params(p, MP)
-    lg = log_first_moment(prm, x, y) if p["moment"] == "first" else log_second_moment(prm, x, y)
+    prm, x, y = _derf_params(p, MP)
+    lg = _log_first_moment(prm, x, y) if p["moment"] == "first" else log_second_moment(prm, x, y)
     return mp.exp(lg)
 
 
 #: rtol64 of the DERF moments: exp(lg) with lg's absolute error bounded a posteriori by
-#: rftheory.papers.derf.moments.f64_moment_logs (dot products γ_{2d+3}, eigen-decomposition 4d u ‖A‖) plus
+#: rftheory.papers.derf.moments._f64_moment_logs (dot products γ_{2d+3}, eigen-decomposition 4d u ‖A‖) plus
 #: u(|lg|+2) for exp; refused above rtol64/10 = 1e-12 (same derivation as GERF_RTOL64).
 DERF_RTOL64 = 1e-11
 
 
 def _derf_f64(p):
-    prm, x, y = derf_params(p, F64)
-    lg, err = f64_moment_logs(prm, x, y, p["moment"])
-    return exp_bounded(lg, err, "DERF moment", DERF_RTOL64)
+    prm, x, y = _derf_params(p, F64)
+    lg, err = _f64_moment_logs(prm, x, y, p["moment"])
+    return _exp_bounded(lg, err, "DERF moment", DERF_RTOL64)
 
 
 def _derf_mc(p, rng, n):
@@ -727,39 +474,19 @@ def _derf_mc(p, rng, n):
 
 
 
-def derf_moments_definition(bk, p):
-    r"""``derf.derf_moments`` on ``bk`` (Thm 4.1): the moment's log from the float64 instance, read exactly, then exp.
-
-    .. math:: \mathbb E f_1f_2 = e^{x^\top y},\qquad
-       \mathbb E f_1^2f_2^2 = \frac{\det(I-4A)}{\det(I-8A)^{1/2}}
-       e^{2b^\top(I-8A)^{-1}b + 2x^\top C_1x + 2y^\top C_2y},\quad b = B_1x + B_2y
-
-    (Likhosherstov et al. (2023), FAVOR#, Thm 4.1, Eq. 15; ``C_k = −½B_kᵀ(I−4A)⁻¹B_k``).  The instance
-    ``A, B₁, B₂, x, y`` is :func:`derf_instance`'s float64 arrays, read as the exact binary fractions.
-
-    Parameters
-    ----------
-    bk : backend
-        A backend of :mod:`rftheory.numerics.backends` (its matrices).
-    p : dict
-        A validated point of ``derf.derf_moments`` (Thm 4.1's conditions checked at validation).
-
-    Returns
-    -------
-    number of the backend
-        The first or second moment, as ``p["moment"]`` says.
-    """
+def _derf_moments_definition(bk, p):
+    """``derf.derf_moments`` on ``bk`` (Thm 4.1, Eq. 15), the float64 instance read exactly."""
     A, B1, B2, x, y = derf_instance(p)
     prm = make_params(A, B1, B2, bk, check=False)  # Thm 4.1's conditions: checked at validation
     X, Y = bk.mat(x), bk.mat(y)
-    return bk.exp(log_first_moment(prm, X, Y) if p["moment"] == "first" else log_second_moment(prm, X, Y))
+    return bk.exp(_log_first_moment(prm, X, Y) if p["moment"] == "first" else log_second_moment(prm, X, Y))
 
 
 register(
     Result(
         id="derf.derf_moments",
-        definition=derf_moments_definition,
-        ball_layer=Ball("papers.derf.moments in ARB: Arb matrices (inverse) on the exact float64 inputs, log-determinants from Arb's eigenvalue enclosures, Arb exp", evaluate=on_float_scale(derf_moments_definition)),
+        definition=_derf_moments_definition,
+        ball_layer=Ball("papers.derf.moments in ARB: Arb matrices (inverse) on the exact float64 inputs, log-determinants from Arb's eigenvalue enclosures, Arb exp", evaluate=on_float_scale(_derf_moments_definition)),
         title="DERF (Thm 4.1): unbiasedness and second moment for dense A, B1, B2",
         source=f"{PAPER}, Thm 4.1 (Eq. 15)",
         statement=r"8A\prec I,\ B_1^\top(I-4A)^{-1}B_2=I,\ C_k=-\tfrac12B_k^\top(I-4A)^{-1}B_k,\ D=\det(I-4A)^{1/4}:\ "
@@ -767,10 +494,10 @@ register(
         r"e^{2b^\top(I-8A)^{-1}b+2x^\top C_1x+2y^\top C_2y},\ b=B_1x+B_2y",
         params=DERF_PARAMS,
         mpmath=_derf_mp,
-        routes={"diagonalised-quadrature": derf_quadrature},
+        routes={"diagonalised-quadrature": _derf_quadrature},
         float64=per_instance(_derf_f64),
         mc=_derf_mc,
-        check=derf_check,
+        check=_derf_check,
         grid={"quick": [dict(d=2, seed=0, moment="second"), dict(d=3, seed=1, moment="first")],
               "default": [dict(d=d, seed=s, moment=m) for m in ("second", "first") for d in (1, 3, 8) for s in (0, 1)],
               "full": [dict(d=d, seed=s, scale=sc, moment=m) for m in ("second", "first")

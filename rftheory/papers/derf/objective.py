@@ -1,9 +1,7 @@
-"""FAVOR#: the objective family — ``derf.objective``, the shifted log-variance objective
-(Eq. 14) of Likhosherstov et al. 2023 on a data set.
-
-The formula is :func:`.model.objective` (the optima minimise it).  Here, in order: the float64
-evaluator with its error bound, the route by the data's moments instead of the pairs, and the
-registration.
+"""FAVOR#: the objective family — ``derf.objective``, the shifted log-variance objective (Eq. 14) of
+Likhosherstov et al. 2023 (*FAVOR#: Sharp Attention Kernel Approximations via New Classes of Positive
+Random Features*, arXiv:2302.00787) on a data set; the formula is :func:`.model.objective`.
+Error bound and route: :doc:`/notes/papers/derf/objective`.
 """
 
 from __future__ import annotations
@@ -14,34 +12,14 @@ from ...ball.layer import own_algorithm
 from ...core.registry import Result, register
 from ...numerics.backends import MP
 from .bounds import gamma, guard, pair_quadratics, per_instance
-from .inputs import DATA_DOMAIN_NOTE, DATA_PARAMS, DATA_RTOL64, FAMILY, data, data_check
+from .inputs import DATA_DOMAIN_NOTE, DATA_PARAMS, DATA_RTOL64, FAMILY, data, data_check, family_grids
 from .model import FAMILIES, PAPER, DERFParams
 from .optima import f64_setup, objective_at_optimum, optimum_at
 from .regimes import REGIMES, data_stats
 
 
-def f64_objective(p: DERFParams, X, Y, prel=0.0):
-    """``(Eq. 14's objective, abs error bound)`` in float64 (FAVOR#, Eq. 14).
-
-    .. math:: \\mathcal L = c_2 + \\operatorname{mean}_{ij} b_{ij}^\\top RPb_{ij}
-       + 2\\operatorname{mean}_{ij}\\tilde x_i^\\top P\\tilde y_j
-
-    (the mean of the rearranged second-moment logs).
-
-    Parameters
-    ----------
-    p : DERFParams
-        float64 parameters.
-    X, Y : array_like, shape (L, d) and (L', d)
-        The two sets (rows).
-    prel : float
-        Bound on the relative error of the parameters (:func:`f64_param_relerr`).
-
-    Returns
-    -------
-    value, err : float
-        The objective and the bound on its absolute error.
-    """
+def _f64_objective(p: DERFParams, X, Y, prel=0.0):
+    """``(Eq. 14's objective, abs error bound)`` in float64: the mean of the rearranged second-moment logs."""
     F, XT, YT, BX, BY, q, qabs = pair_quadratics(p, X, Y)
     d = F.d
     cross = np.einsum("ik,kl,jl->ij", XT, F.P, YT)
@@ -64,31 +42,15 @@ def _objective_moments(prm, st):
     return prm.logdet_S - prm.logdet_T8 / 2 + 2 * tr(prm.R * N) + 2 * tr(prm.C1 * st.M1) + 2 * tr(prm.C2 * st.M2)
 
 
-def objective_by_moments(p):
-    """The objective (FAVOR#, Eq. 14) at the family's optimum through the data's moments.
-
-    .. math:: \\log\\det(I-4A) - \\tfrac12\\log\\det(I-8A) + 2\\operatorname{tr}((I-8A)^{-1}N)
-       + 2\\operatorname{tr}(C_1M_1) + 2\\operatorname{tr}(C_2M_2),
-
-    ``N = mean b bᵀ = B₁M₁B₁ᵀ + B₂M₂B₂ᵀ + B₁μ₁μ₂ᵀB₂ᵀ + B₂μ₂μ₁ᵀB₁ᵀ``.
-
-    Parameters
-    ----------
-    p : dict
-        Validated parameters of ``derf.objective``.
-
-    Returns
-    -------
-    mpf
-        The objective.
-    """
+def _objective_by_moments(p):
+    """The objective (Eq. 14) at the family's optimum through the data's moments instead of the pairs (a route)."""
     X, Y = data(p)
     return _objective_moments(optimum_at(p["family"], p, MP), data_stats(MP.mat(X), MP.mat(Y), MP))
 
 
 def _objective_f64(p):
     X, Y, prm, st, L, prel = f64_setup(p["family"], p)
-    val, err = f64_objective(prm, X, Y, prel)
+    val, err = _f64_objective(prm, X, Y, prel)
     return guard(val, err, "objective", DATA_RTOL64)
 
 
@@ -102,11 +64,10 @@ register(
         r"\big[f_1(\omega,x_i)^2f_2(\omega,y_j)^2\big]=\operatorname{mean}_{i,j}\log(\mathrm{Var}_{ij}+K_{ij}^2)",
         params=DATA_PARAMS + (FAMILY,),
         mpmath=lambda p: objective_at_optimum(p["family"], p),
-        routes={"moments": objective_by_moments},
+        routes={"moments": _objective_by_moments},
         float64=per_instance(_objective_f64),
         check=data_check,
-        grid={"quick": [dict(d=3, L=8, regime=REGIMES[i % 3], family=f) for i, f in enumerate(FAMILIES)],
-              "default": [dict(d=3, L=8, regime=r, family=f) for r in REGIMES for f in FAMILIES],
+        grid={**family_grids(3, 8),
               "full": [dict(d=d, L=L, regime=r, family=f) for d in (1, 3, 8) for L in (8, 16)
                        for r in REGIMES for f in FAMILIES if not (f == "aderf" and L < d)]},
         rtol64=DATA_RTOL64,  # derivation at DATA_RTOL64

@@ -1,15 +1,8 @@
 """FAVOR#: the optima family — ``derf.gerf_optimum``, ``derf.saderf_optimum``, ``derf.aderf_optimum``
-and ``derf.sderf_optimum`` (Likhosherstov et al. 2023, Sec. 3.1 (GERF), Eq. 18-20 (SADERF), Thm 4.2 (ADERF), Thm 4.3 (SDERF)).
-
-Every optimum minimises the shifted log-variance objective (Eq. 14, :func:`.model.objective`) over
-its family; :func:`optimum` is written once against a backend ``bk`` (``F64`` or ``MP``);
-:func:`numerical_optimum` minimises the same objective with scipy (float64) as the independent
-check; :func:`fit_features` builds the fitted feature maps.  Here, in order: the closed-form and
-numerical optima, the optimum of a registry point (cached), the float64 value and the relative
-error of the parameters, the route (Eq. 14 at the optimal parameters), the checks that the
-optima are optima (raw measurements: Thm 4.1's constraints and the closed form ``L*`` at 50
-digits; no ``scipy.optimize`` start does better; a zero gradient by finite differences; float64
-and mpmath parameters agree) and the registrations.
+and ``derf.sderf_optimum`` (Likhosherstov et al. 2023, *FAVOR#: Sharp Attention Kernel Approximations via
+New Classes of Positive Random Features*, arXiv:2302.00787; Sec. 3.1, Eq. 18-20, Thm 4.2, Thm 4.3):
+closed-form optima on any backend, scipy's numerical optimum as the check, the fitted features.
+Error bounds and the checks: :doc:`/notes/papers/derf/optima`.
 """
 
 from __future__ import annotations
@@ -150,13 +143,7 @@ def _aderf_B(M1, M2, bk):
 
 
 def _optimum_aderf(X, Y, bk, st):
-    """ADERF (Thm 4.2): SVD ``Λ₁^{1/2}Q₁ᵀQ₂Λ₂^{1/2} = UΣVᵀ``, ``μ̃ = 2 tr Σ + 2μ₁·μ₂``,
-    ``B₁ = √(1−4a)Σ^{1/2}UᵀΛ₁^{−1/2}Q₁ᵀ``, ``B₂ = √(1−4a)Σ^{1/2}VᵀΛ₂^{−1/2}Q₂ᵀ``.
-
-    Singular ``M₁``, ``M₂`` with a common range (points in a subspace, e.g. blank pixels): with ``P`` an
-    orthonormal basis of the range, the construction runs on ``PᵀM_iP`` and ``B_i = √(1−4a)(P B_i' Pᵀ + I − PPᵀ)``;
-    ``B₁ᵀB₂ = (1−4a)I`` still holds and ``B_i x = √(1−4a) P B_i' Pᵀx`` on the data, so ``μ̃`` and the
-    objective are the reduced ones (``a`` stays that of the full ``d``: ``A = aI`` acts on all of ``ω``)."""
+    """ADERF (Thm 4.2) by the SVD of ``Λ₁^{1/2}Q₁ᵀQ₂Λ₂^{1/2}``; singular ``M₁, M₂`` on their common range."""
     d = st.d
     P = _common_range(st, bk)
     if P is None:
@@ -202,26 +189,24 @@ _OPTIMA = {
 def optimum(family, X, Y, bk=F64):
     """The closed-form minimiser of the shifted log-variance objective (FAVOR#, Eq. 14) in a family.
 
-    GERF (Sec. 3.1): ``μ = mean‖x_i+y_j‖²``, ``t* = 1 + δ(d, μ)``
-    (:func:`.model.gerf_delta`), ``A* = (1−t*)/8``; SADERF (Eq. 18-20),
-    ADERF (Thm 4.2, Eq. 16) and SDERF (Thm 4.3, Eq. 17) reduce to the same
-    scalar problem:
+    GERF (Sec. 3.1): ``t* = 1 + δ(d, μ)``, ``A* = (1−t*)/8`` with ``μ = mean‖x_i+y_j‖²``
+    (:func:`.model.gerf_delta`); SADERF (Eq. 18-20), ADERF (Thm 4.2, Eq. 16) and SDERF (Thm 4.3, Eq. 17)
+    reduce to the same scalar problem:
 
     .. math:: \\mathcal L^* = h(d, t^*, \\mu) + 2\\mu_1^\\top\\mu_2.
 
     Parameters
     ----------
     family : {"favor+", "gerf", "saderf", "aderf", "sderf"}
-        ``favor+`` has no free parameter (``A = 0``, ``B = I``).
     X, Y : array_like, shape (L, d)
         The two data sets (rows).
     bk : backend
-        :data:`F64` (numpy.linalg) or :data:`MP` (mpmath at the current precision).
+        ``F64`` or ``MP`` (mpmath at the current precision).
 
     Returns
     -------
     DERFParams
-        With ``objective`` the closed-form optimal value (GERF formula, Eq. 16, 17).
+        With ``objective`` the closed-form optimal value.
     """
     if family not in _OPTIMA:
         raise ParameterError("family", f"unknown family {family!r}; expected one of {', '.join(FAMILIES)}")
@@ -231,14 +216,7 @@ def optimum(family, X, Y, bk=F64):
 
 
 def _family_params(family, theta, d):
-    """Feasible float64 DERF parameters of ``family`` from unconstrained ``theta``.
-
-    gerf: ``θ = log t``; saderf: ``(log t, log ψ)``; aderf: ``(log t, vec B)``
-    with ``B₁ = √s B``, ``B₂ = √s B^{−T}`` (every ADERF: ``B₁ᵀB₂ = sI``);
-    sderf: ``θ`` the lower triangle of ``L``, ``T = LLᵀ = I − 8A``,
-    ``B = (I−4A)^{1/2}`` (every SDERF ``(A, P^{−1/2}O)`` has the objective of
-    ``(OᵀAO, ·)``, so this covers the family).
-    """
+    """Feasible float64 DERF parameters of ``family`` from unconstrained ``theta`` (parametrisation: notes)."""
     if family == "sderf":
         Lm = np.zeros((d, d))
         Lm[np.tril_indices(d)] = theta
@@ -264,11 +242,7 @@ def _family_params(family, theta, d):
 
 
 def _family_grad(family, d, st, aux):
-    """Gradient of the objective in ``_family_params``'s parametrisation (moment form):
-
-    ``A = aI``: ``L = h(d, t, tr BM₁Bᵀ + tr B^{−T}M₂B^{−1} + 2μ₁·μ₂) + 2μ₁·μ₂``;
-    sderf: ``L = logdet((I+T)/2) − ½ logdet T + tr(T⁻¹M) + 2μ₁·μ₂``.
-    """
+    """Gradient of the objective in ``_family_params``'s parametrisation (moment form)."""
     M1, M2, c = st.M1, st.M2, st.c
     if family == "sderf":
         Lm, T = aux
@@ -302,20 +276,15 @@ def _random_start(family, d, rng):
 
 
 def numerical_optimum(family, X, Y, rng, starts=20, gtol=1e-11):
-    """Minimise the objective (FAVOR#, Eq. 14, float64, by definition over pairs) over a family
-    with ``scipy.optimize.minimize`` (BFGS, analytic gradient) from ``starts``
-    random points.
+    """Minimise the objective (FAVOR#, Eq. 14, float64, by pairs) over a family with BFGS from ``starts`` random points.
 
     Parameters
     ----------
     family : {"gerf", "saderf", "aderf", "sderf"}
-        The family (FAVOR+ has no free parameter).
     X, Y : array_like, shape (L, d)
-        The two sets (rows).
     rng : numpy.random.Generator
         Draws the starting points.
     starts : int
-        Number of random starts.
     gtol : float
         BFGS gradient tolerance.
 
@@ -356,41 +325,17 @@ def fit_features(family, X, Y):
     Parameters
     ----------
     family : {"favor+", "gerf", "saderf", "aderf", "sderf"}
-        The family.
     X, Y : array_like, shape (L, d)
-        The two sets (rows).
 
     Returns
     -------
     rftheory.features.dense_exponential.DenseExponential
-        ``f₁, f₂`` with ``E f₁(ω,x)f₂(ω,y) = e^{xᵀy}``.
     """
     return optimum(family, X, Y, F64).features()
 
 
-def f64_param_relerr(p: DERFParams, st: Stats, L: int):
-    """A first-order bound on the relative error of float64 optimum parameters (and of ``μ``; FAVOR#, Sec. 4).
-
-    ``μ`` and ``c = μ₁·μ₂`` are sums over ``L`` points and ``d`` coordinates:
-    ``|δc| <= γ_{L+d+2} Σ_l mean|x_l| mean|y_l|``, ``|δ tr M| <= γ_{L+d} tr M``.
-    ADERF adds the eigen/SVD route: eigenvalue errors ``4d u ‖M_k‖`` enter
-    ``Λ_k^{±1/2}`` amplified by ``√κ(M_k)``, and ``B_k`` carry ``κ(M_k)``.
-    SDERF: eigenvalues of ``M`` to ``4d u ‖M‖``, ``|dα/dλ| <= 1/2``.
-
-    Parameters
-    ----------
-    p : DERFParams
-        float64 parameters from :func:`.optima.optimum`.
-    st : Stats
-        float64 moments of the data.
-    L : int
-        Points per set (the larger).
-
-    Returns
-    -------
-    rel, mu_err, c_err : float
-        Relative error of the parameters, absolute errors of ``μ`` and ``c``.
-    """
+def _f64_param_relerr(p: DERFParams, st: Stats, L: int):
+    """A first-order bound on the relative error of float64 optimum parameters, and of ``μ``, ``c``."""
     fam, d = p.family, st.d
     M1, M2 = np.asarray(st.M1), np.asarray(st.M2)
     tr1, tr2 = float(np.trace(M1)), float(np.trace(M2))
@@ -422,27 +367,9 @@ def f64_param_relerr(p: DERFParams, st: Stats, L: int):
     return rel, mu_err, c_err
 
 
-def f64_optimum_value(p: DERFParams, st: Stats, L: int):
-    """``(L*, abs error bound)`` of a float64 closed-form optimum (FAVOR#, Sec. 3.1, Eq. 16-17).
-
-    ``L* = h(δ, μ) + 2c``; ``|∂h/∂μ| = 1/t <= 1`` (``t >= 1``), ``h`` itself to
-    ``γ_8`` relative.
-
-    Parameters
-    ----------
-    p : DERFParams
-        float64 parameters from :func:`.optima.optimum`.
-    st : Stats
-        float64 moments of the data.
-    L : int
-        Points per set (the larger).
-
-    Returns
-    -------
-    value, err : float
-        ``L*`` and the bound on its absolute error.
-    """
-    _, mu_err, c_err = f64_param_relerr(p, st, L)
+def _f64_optimum_value(p: DERFParams, st: Stats, L: int):
+    """``(L*, abs error bound)`` of a float64 closed-form optimum (Sec. 3.1, Eq. 16-17)."""
+    _, mu_err, c_err = _f64_param_relerr(p, st, L)
     h = float(p.info.get("h", 0.0))
     c = float(st.c)
     return float(p.objective), mu_err + 2 * c_err + gamma(8) * (abs(h) + 2 * abs(c))
@@ -463,21 +390,18 @@ def _cached_optimum(family, key, prec):
 
 
 def optimum_at(family, p, bk):
-    """The closed-form optimum for the data of ``p`` (mpmath results cached per precision).
+    """The closed-form optimum (:func:`optimum`) for the data of ``p`` (mpmath results cached per precision).
 
     Parameters
     ----------
     family : str
-        One of :data:`.model.FAMILIES`.
     p : dict
         Validated parameters of a data result.
     bk : backend
-        ``F64`` or ``MP``.
 
     Returns
     -------
     DERFParams
-        :func:`.optima.optimum` on the data.
     """
     key = _key(p)
     if bk is MP and key is not None:
@@ -492,15 +416,13 @@ def f64_setup(family, p):
     Parameters
     ----------
     family : str
-        One of :data:`.model.FAMILIES`.
     p : dict
         Validated parameters of a data result.
 
     Returns
     -------
     X, Y, prm, st, L, prel
-        Data, float64 optimum, moments, points per set and the relative-error bound
-        (:func:`f64_param_relerr`).
+        Data, float64 optimum, moments, points per set and the relative-error bound.
 
     Raises
     ------
@@ -513,7 +435,7 @@ def f64_setup(family, p):
     prm = optimum(family, X, Y, F64)
     st = data_stats(X, Y, F64)
     L = max(X.shape[0], Y.shape[0])
-    prel = f64_param_relerr(prm, st, L)[0]
+    prel = _f64_param_relerr(prm, st, L)[0]
     if not math.isfinite(prel):  # mu computed as 0 with a nonzero error bound: no relative accuracy
         raise RangeError(f"{family}: float64 cannot resolve mu for these data; use layer='mpmath'")
     return X, Y, prm, st, L, prel
@@ -525,14 +447,12 @@ def objective_at_optimum(family, p):
     Parameters
     ----------
     family : str
-        One of :data:`.model.FAMILIES`.
     p : dict
         Validated parameters of a data result.
 
     Returns
     -------
     mpf
-        :func:`.model.objective` at :func:`optimum_at`.
     """
     X, Y = data(p)
     return objective(optimum_at(family, p, MP), X, Y)
@@ -681,20 +601,11 @@ def _optimum_measurements(family, rid, pt, X, Y, rng, mode):
 
 
 def optimum_checks(family, rid):
-    """The checks of a closed-form optimum as raw measurements (``Result.checks``).
-
-    Per data set of :data:`CHECK_CASES`: (a) ``8A ≺ I``, ``|B₁ᵀPB₂ − I| < 1e-40``
-    and the family's form to ``1e-40`` at 50 digits, ``L*`` equal to Eq. 14 at
-    the parameters to ``1e-40``; (d) float64 and mpmath objective and invariants
-    to ``1e-10``; (b) ``L* <= best + 1e-10`` and ``best − L* <= 1e-7(1+|L*|)``
-    over :data:`STARTS` scipy starts.  Per data set of :data:`GRAD_CASES`:
-    (c) ``max|∂L/∂θ| <= 1e-25`` by central differences at 50 digits, with the
-    objective at the reconstructed parameters equal to ``L*`` to ``1e-40``.
+    """The checks of a closed-form optimum as raw measurements (``Result.checks``); what each checks: notes.
 
     Parameters
     ----------
     family : str
-        One of :data:`.model.FAMILIES`.
     rid : str
         The ID of the result the measurements belong to.
 
@@ -738,7 +649,7 @@ def _opt_mp(family, p):
 
 def _opt_f64(family, p):
     X, Y, prm, st, L, prel = f64_setup(family, p)
-    val, err = f64_optimum_value(prm, st, L)
+    val, err = _f64_optimum_value(prm, st, L)
     return guard(val, err, f"{family} optimum", DATA_RTOL64)
 
 

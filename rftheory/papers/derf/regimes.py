@@ -25,27 +25,21 @@ REGIMES = ("normal", "sphere", "heterogen")
 def sample_sets(regime, d, L, rng, scale=1.0):
     """Two sets of ``L`` points in ``R^d`` (rows of ``X`` and ``Y``; FAVOR#, Sec. 5.1, App. B.1).
 
-    ``normal``: ``x_i, y_j ~ N(0, (s²/d) I)`` (so ``E‖x‖² = s²``);
-    ``sphere``: uniform on the sphere of radius ``s``;
-    ``heterogen``: ``x_i ~ N(0, (s²/d) I)``, ``y_j ~ N((s/√d)·1, (s²/(4d)) I)``
-    (``X`` and ``Y`` from different distributions).  The paper's constants
-    were lost in extraction; these are rftheory's, documented here.
+    ``normal``: ``x_i, y_j ~ N(0, (s²/d) I)``; ``sphere``: uniform on the sphere of radius ``s``;
+    ``heterogen``: ``x_i ~ N(0, (s²/d) I)``, ``y_j ~ N((s/√d)·1, (s²/(4d)) I)``.  The paper's constants
+    were lost in extraction; these are rftheory's.
 
     Parameters
     ----------
     regime : {"normal", "sphere", "heterogen"}
-        How the sets are drawn.
     d, L : int
-        Dimension and points per set.
     rng : numpy.random.Generator
-        The source of randomness.
     scale : float
         ``s``.
 
     Returns
     -------
     X, Y : numpy.ndarray, shape (L, d)
-        The two sets.
     """
     if regime not in REGIMES:
         raise ParameterError("regime", f"unknown regime {regime!r}; expected one of {', '.join(REGIMES)}")
@@ -71,9 +65,7 @@ class Stats:
     Attributes
     ----------
     M1, M2, mu1, mu2 : backend matrices
-        The moments (``μ_k`` as ``(d, 1)`` columns).
     d : int
-        Dimension.
     c : number
         ``μ₁·μ₂``.
     s12 : float or None
@@ -95,14 +87,11 @@ def data_stats(X, Y, bk):
     Parameters
     ----------
     X, Y : backend matrices, shape (L, d) and (L', d)
-        The two sets (rows).
     bk : backend
-        ``F64`` or ``MP``.
 
     Returns
     -------
     Stats
-        The moments.
     """
     nx, d = bk.shape(X)
     ny, _ = bk.shape(Y)

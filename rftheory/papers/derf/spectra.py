@@ -1,19 +1,8 @@
-"""Ball evaluators of the FAVOR# results built from the families' optima (Likhosherstov et al. (2023),
-"FAVOR#: Sharp Attention Kernel Approximations via New Classes of Positive Random Features",
-arXiv 2302.00787): ``derf.aderf_optimum`` (Thm 4.2), ``derf.objective`` (Eq. 14 at each family's
-optimum) and ``derf.variance_comparison`` (Sec. 5.1).
-
-No SVD and no eigenvectors are enclosed.  The spectra come from the exact characteristic
-polynomial of an exact rational matrix (the float64 data are binary rationals), whose roots
-Arb isolates and refines rigorously with their exact multiplicities
-(``fmpq_poly.complex_roots``, squarefree factorisation first): repeated eigenvalues are
-handled exactly.  Matrix functions of a diagonalisable matrix with real spectrum are
-Sylvester's interpolation over its distinct eigenvalues, evaluated in Arb matrices.
-
-ADERF (Thm 4.2): with ``W = Λ₁^{1/2}Q₁ᵀQ₂Λ₂^{1/2}``, ``WᵀW = Λ₂^{1/2}Q₂ᵀM₁Q₂Λ₂^{1/2}`` is similar
-to ``M₁M₂``, so the singular values of ``W`` are ``σ_l = √λ_l(M₁M₂)``, and the optimal
-``B̃₁ = B₁/√(1−4a)`` has ``B̃₁ᵀB̃₁ = M₁^{-1} \\# M₂ = M₂(M₁M₂)^{-1/2}`` (the matrix geometric mean),
-``B̃₂ᵀB̃₂ = M₁(M₂M₁)^{-1/2}``.
+"""Ball evaluators of the FAVOR# results built from the families' optima (Likhosherstov et al. 2023,
+*FAVOR#: Sharp Attention Kernel Approximations via New Classes of Positive Random Features*,
+arXiv:2302.00787): ``derf.aderf_optimum`` (Thm 4.2), ``derf.objective`` (Eq. 14) and
+``derf.variance_comparison`` (Sec. 5.1), from exact characteristic polynomials, no eigenvectors.
+The method: :doc:`/notes/papers/derf/spectra`.
 """
 
 from __future__ import annotations
@@ -32,7 +21,7 @@ from .inputs import data
 from .model import gerf_delta
 
 __all__ = ["ExactData", "Spectrum", "DenseOptimum", "exact_data", "real_spectrum", "matrix_function",
-           "dense_optimum", "pair_exponents", "zero_variance", "aderf_sigma", "aderf_optimum_ball", "objective_ball",
+           "dense_optimum", "pair_exponents", "_zero_variance", "_aderf_sigma", "aderf_optimum_ball", "objective_ball",
            "variance_comparison_ball", "ADERF_METHOD", "OBJECTIVE_METHOD", "COMPARISON_METHOD"]
 
 
@@ -43,11 +32,9 @@ class ExactData:
     Attributes
     ----------
     X, Y : fmpq_mat
-        The sets (rows), ``L × d`` and ``L' × d``.
-    M1, M2 : fmpq_mat
-        ``mean x xᵀ``, ``mean y yᵀ`` (``d × d``).
-    mu1, mu2 : fmpq_mat
-        The means (``d × 1``).
+        The sets (rows).
+    M1, M2, mu1, mu2 : fmpq_mat
+        ``mean x xᵀ``, ``mean y yᵀ`` and the means (``d × 1``).
     c : fmpq
         ``μ₁ᵀμ₂``.
     """
@@ -82,7 +69,6 @@ def exact_data(p: dict) -> ExactData:
     Returns
     -------
     ExactData
-        ``X``, ``Y`` as rationals, their moment matrices and means.
     """
     Xn, Yn = data(data_scale(p))
     X, Y = _fmpq_rows(Xn), _fmpq_rows(Yn)
@@ -100,9 +86,7 @@ class Spectrum:
     Attributes
     ----------
     values : tuple of arb
-        Pairwise disjoint balls, one per distinct eigenvalue.
     mult : tuple of int
-        Their algebraic multiplicities (exact).
     """
 
     values: tuple[arb, ...]
@@ -110,27 +94,21 @@ class Spectrum:
 
 
 def real_spectrum(N: fmpq_mat) -> Spectrum:
-    """Enclosures of the eigenvalues of an exact rational matrix whose spectrum is real.
-
-    The roots of the exact characteristic polynomial ``det(λI − N)``, isolated and refined to
-    the working precision by Arb (``fmpq_poly.complex_roots``), with the multiplicities of its
-    exact squarefree factorisation.
+    """Enclosures of the eigenvalues of an exact rational matrix whose spectrum is real (Arb's roots of ``det(λI − N)``).
 
     Parameters
     ----------
     N : fmpq_mat
-        Square, with real eigenvalues (e.g. symmetric, or a product of two symmetric
-        positive semidefinite matrices); the real parts of Arb's complex root balls are used.
+        Square, with real eigenvalues.
 
     Returns
     -------
     Spectrum
-        The distinct eigenvalues' balls and their multiplicities.
 
     Raises
     ------
     NoBallLayer
-        A root enclosure excludes the real axis (the spectrum is not real).
+        A root enclosure excludes the real axis.
     """
     vals, mult = [], []
     roots: Any = N.charpoly().complex_roots()  # (root ball, multiplicity) pairs
@@ -151,17 +129,13 @@ def matrix_function(N: fmpq_mat, spec: Spectrum, f: Callable[[arb], arb]) -> arb
 
     .. math:: f(N) = \\sum_k f(\\lambda_k)\\prod_{j\\ne k}\\frac{N-\\lambda_jI}{\\lambda_k-\\lambda_j}
 
-    Exact for diagonalisable ``N`` (its minimal polynomial has simple roots); every
-    ``λ_k`` enters as its ball, so the result contains ``f(N)``.
-
     Parameters
     ----------
     N : fmpq_mat
         Square, diagonalisable, with the spectrum ``spec``.
     spec : Spectrum
-        From :func:`real_spectrum`.
     f : callable
-        ``arb -> arb``, the function on the eigenvalues.
+        ``arb -> arb``.
 
     Returns
     -------
@@ -188,18 +162,14 @@ def _half_log_ratio(delta: arb) -> arb:
 
 @dataclass(frozen=True)
 class DenseOptimum:
-    """A family's optimum on a data set, as what its per-pair second moments need.
-
-    For every pair, ``log E f₁²f₂² − 2xᵀy = const + xᵀP₁x + yᵀP₂y + 2xᵀP₁₂y``.
+    """A family's optimum, as its per-pair second moments need it: ``log E f₁²f₂² − 2xᵀy = const + xᵀP₁x + yᵀP₂y + 2xᵀP₁₂y``.
 
     Attributes
     ----------
     value : arb
-        ``L*``, the objective (FAVOR#, Eq. 14) at the optimum.
+        ``L*`` (Eq. 14 at the optimum).
     const : arb
-        The pair-independent part of the second moment.
     P1, P2, P12 : arb_mat
-        The quadratic forms in ``x``, ``y`` and between them (``d × d``).
     """
 
     value: arb
@@ -247,24 +217,8 @@ def _saderf(D: ExactData) -> DenseOptimum:
     return _scalar_family(D, mu, G1, G2)
 
 
-def aderf_sigma(D: ExactData) -> tuple[Spectrum, fmpq_mat]:
-    """The spectrum of ``M₁M₂`` (the squared singular values of Thm 4.2's ``Λ₁^{1/2}Q₁ᵀQ₂Λ₂^{1/2}``) and ``M₁M₂``.
-
-    Parameters
-    ----------
-    D : ExactData
-        The data.
-
-    Returns
-    -------
-    tuple of Spectrum and fmpq_mat
-        The spectrum and the exact product.
-
-    Raises
-    ------
-    ParameterError
-        ``M₁`` or ``M₂`` singular (the result's check refuses these data before this point).
-    """
+def _aderf_sigma(D: ExactData) -> tuple[Spectrum, fmpq_mat]:
+    """The spectrum of ``M₁M₂`` (the squared singular values of Thm 4.2's ``Λ₁^{1/2}Q₁ᵀQ₂Λ₂^{1/2}``) and ``M₁M₂``."""
     for name, M in (("X", D.M1), ("Y", D.M2)):
         if M.rank() < D.d:
             raise ParameterError(name, "moment matrix mean x x^T is singular: ADERF (Thm 4.2) needs at least d points "
@@ -274,7 +228,7 @@ def aderf_sigma(D: ExactData) -> tuple[Spectrum, fmpq_mat]:
 
 
 def _aderf(D: ExactData) -> DenseOptimum:
-    spec, N = aderf_sigma(D)
+    spec, N = _aderf_sigma(D)
     F = matrix_function(N, spec, lambda lam: 1 / lam.sqrt())  # (M1 M2)^(-1/2)
     G1 = arb_mat(D.M2) * F  # M1^-1 # M2
     G2 = arb_mat(D.M1) * F.transpose()  # M2^-1 # M1 = G1^-1; (M2 M1)^(-1/2) = F^T
@@ -303,14 +257,11 @@ def dense_optimum(family: str, D: ExactData) -> DenseOptimum:
     Parameters
     ----------
     family : str
-        One of ``favor+``, ``gerf``, ``saderf``, ``aderf``, ``sderf``.
     D : ExactData
-        The data.
 
     Returns
     -------
     DenseOptimum
-        The optimum as the pairs' second moments need it.
     """
     if family not in _FAMILIES:
         raise ParameterError("family", f"unknown family {family!r}")
@@ -325,14 +276,11 @@ def pair_exponents(opt: DenseOptimum, D: ExactData) -> arb_mat:
     Parameters
     ----------
     opt : DenseOptimum
-        The parameters' forms.
     D : ExactData
-        The data.
 
     Returns
     -------
     arb_mat
-        ``L × L'``.
     """
     X, Y = arb_mat(D.X), arb_mat(D.Y)
     Qx = X * opt.P1 * X.transpose()
@@ -342,28 +290,8 @@ def pair_exponents(opt: DenseOptimum, D: ExactData) -> arb_mat:
     return arb_mat(nx, ny, [opt.const + Qx[i, i] + Qy[j, j] + 2 * C[i, j] for i in range(nx) for j in range(ny)])
 
 
-def zero_variance(family: str, D: ExactData) -> bool:
-    """Whether every pair's relative variance at the family's optimum is exactly zero (decided in rationals).
-
-    For the ``A = aI`` families ``z_ij = d[log(1+δ/2) − ½log(1+δ)] + |B̃₁x_i + B̃₂y_j|²/(1+δ)`` with
-    both terms ``≥ 0`` and ``δ = 0`` iff ``μ = mean|B̃₁x_i + B̃₂y_j|² = 0``; for SDERF the same holds
-    per eigenvalue with ``M = mean (x_i+y_j)(x_i+y_j)ᵀ``.  So the value is 0 exactly when
-    ``B̃₁x_i + B̃₂y_j = 0`` for every pair: ``x_i + y_j = 0`` (FAVOR+, GERF, SDERF);
-    ``√(b_l/a_l)x_il + y_jl = 0`` per coordinate (SADERF, and ADERF at ``d = 1``, where it is SADERF);
-    never for ADERF at ``d ≥ 2`` (it would need every ``x_i`` equal: ``M₁`` of rank 1).
-
-    Parameters
-    ----------
-    family : str
-        The family.
-    D : ExactData
-        The data.
-
-    Returns
-    -------
-    bool
-        True iff every pair's variance is exactly zero.
-    """
+def _zero_variance(family: str, D: ExactData) -> bool:
+    """Whether every pair's relative variance at the family's optimum is exactly zero (decided in rationals)."""
     d, nx, ny = D.d, D.X.nrows(), D.Y.nrows()
     pairs = [(i, j) for i in range(nx) for j in range(ny)]
     if family in ("favor+", "gerf", "sderf"):
@@ -397,7 +325,7 @@ def objective_ball(p: dict) -> arb:
 def variance_comparison_ball(p: dict) -> arb:
     """The ball evaluator of ``derf.variance_comparison``."""
     D = exact_data(p)
-    if zero_variance(p["family"], D):
+    if _zero_variance(p["family"], D):
         return arb(0)  # exact: no ball around 0 has a relative radius
     Z = pair_exponents(dense_optimum(p["family"], D), D)
     n = Z.nrows() * Z.ncols()

@@ -1,10 +1,7 @@
-"""The cluster-centre choice of ``A`` (Choromanski et al., ICLR 2022; Choromanski et al. 2022, Sec. 2.4, App. H):
-``hrf.cluster_A``, the diagonal ``A`` minimising ``l(A)`` for a pair of cluster centres (complex and
-real) and the MSE of its complex-exponential estimator (:mod:`.complex_exp`).
-
-Here, in order: the formulas of ``A`` and the loss, the exact layer, the minimised-loss route, the
-float64 evaluator, the Monte Carlo and the synthetic-cluster experiment, the checks and the
-registration.
+"""The cluster-centre choice of ``A`` (Choromanski et al. 2022, *Hybrid Random Features*, ICLR 2022, Sec. 2.4,
+App. H): ``hrf.cluster_A``, the diagonal ``A`` minimising ``l(A)`` for a pair of cluster centres (complex
+and real) and the MSE of its complex-exponential estimator (:mod:`.complex_exp`), with the
+synthetic-cluster experiment.  Notes: :doc:`/notes/papers/hrf/clusters`.
 """
 
 from __future__ import annotations
@@ -27,27 +24,23 @@ from ...sampling.samplers import haar, sample
 from .complex_exp import ce_extra, ce_mse_exact, ce_mse_f64, ce_mse_value, ce_quadrature_mse, ce_replicates
 from .logspace import f64_pair_logs
 from .optimise import two_means
-from .params import M_, PAPER, VEC_DOC, cl_check, cl_domain_point, parse_vector
+from .params import M_, PAPER, cl_check, cl_domain_point, vector_param
 
 
 def cluster_A_diag(ri, rj, kind):
-    """Diagonal ``A`` for the centre pair ``(r_i, r_j)`` (mpmath numbers).
+    """Diagonal ``A`` for the centre pair ``(r_i, r_j)``: complex (HRF, Eq. 85-87) or real (Eq. 88).
 
-    ``kind="complex"`` (Eq. 85-87): ``a_k = i√(r_{j,k}/r_{i,k})`` if
-    ``r_{i,k}r_{j,k} > 0``, ``√(−r_{j,k}/r_{i,k})`` if ``< 0``, ``1`` if both
-    are 0, making ``A r_i + A^{−1} r_j = 0``; ``kind="real"`` (Eq. 88):
-    ``a_k = |r_{j,k}/r_{i,k}|^{1/2}`` (``1`` if both are 0).
+    .. math:: a_k = i\\sqrt{r_{j,k}/r_{i,k}}\\ (r_{i,k}r_{j,k} > 0),\\quad \\sqrt{-r_{j,k}/r_{i,k}}\\ (< 0);
+       \\qquad a_k = |r_{j,k}/r_{i,k}|^{1/2}\\ \\text{(real)};\\qquad 1 \\text{ where both are } 0
 
     Parameters
     ----------
     ri, rj : list of mpf
-        The centres.
     kind : {"complex", "real"}
 
     Returns
     -------
     list of mpc
-        The diagonal of ``A``.
     """
     out = []
     for p_, q_ in zip(ri, rj):
@@ -64,30 +57,23 @@ def cluster_A_diag(ri, rj, kind):
 
 
 def cluster_loss(ri, rj, a):
-    """``l(A) = |A r_i + A^{−T} r_j|²`` for diagonal ``A`` (Eq. 21), ``|z|² = Σ|z_k|²``.
+    """``l(A) = |A r_i + A^{−T} r_j|²`` for diagonal ``A`` (HRF, Eq. 21).
 
     Parameters
     ----------
     ri, rj : list of mpf
-        The centres.
     a : list of mpc
         Diagonal of ``A``.
 
     Returns
     -------
     mpf
-        ``l(A)``.
     """
     return mp.fsum(abs(ak * p_ + q_ / ak) ** 2 for ak, p_, q_ in zip(a, ri, rj))
 
 
 def cluster_invariants(p):
-    """``(P, Q, R, s)`` of ``u = Ax + A^{-1}y`` for the diagonal ``A`` of :func:`cluster_A_diag`,
-    exactly: per coordinate ``u_k = N_k/√|r_{i,k} r_{j,k}|`` with the rational
-    ``N_k = x_k|r_{j,k}| + y_k|r_{i,k}|`` (real ``a_k``), or ``u_k = i N_k/√|r_{i,k}r_{j,k}|``,
-    ``N_k = x_k|r_{j,k}| − y_k|r_{i,k}|`` (``a_k = i√(r_{j,k}/r_{i,k})``); ``u_k = x_k + y_k``
-    where both centres are 0.  Each ``u_k`` is real or imaginary, so ``R = 0``; the MSE is an
-    exact zero iff every ``N_k = 0``.
+    """``(P, Q, R, s)`` of ``u = Ax + A^{-1}y`` for the diagonal ``A`` of :func:`cluster_A_diag`, exactly (``R = 0``).
 
     Parameters
     ----------
@@ -97,7 +83,6 @@ def cluster_invariants(p):
     Returns
     -------
     tuple of Fraction
-        ``(P, Q, R, s)``.
     """
     P = Q = Fraction(0)
     for p_, q_, x_, y_ in zip(p["ri"], p["rj"], p["x"], p["y"]):
@@ -111,18 +96,7 @@ def cluster_invariants(p):
 
 
 def cluster_mp(p):
-    """``hrf.cluster_A`` in mpmath: the real-part CE MSE of the diagonal ``A`` of the recipe.
-
-    Parameters
-    ----------
-    p : dict
-        Validated parameters (``ri, rj, kind, x, y, m``).
-
-    Returns
-    -------
-    mpf
-        The MSE.
-    """
+    """``hrf.cluster_A`` in mpmath: the real-part CE MSE of the diagonal ``A`` of the recipe."""
     P, Q, R, s = cluster_invariants(p)
     with guard_digits(ce_extra(P, Q, s)):
         v = ce_mse_exact(P, Q, R, s, p["m"], "real")
@@ -167,28 +141,8 @@ def cl_mc(p, rng, n):
     return ce_replicates(_cl_np_A(p), p, rng, n)
 
 
-def synthetic_clusters(rng, d=8, per=40, sigma=0.05, norm=1.0, same_sign=1):
-    """Two Gaussian clusters per side (App. H.1/H.3): centres ``O X₀`` / ``O Y₀`` for
-    random orthogonal ``O``, common covariance ``σ²I``, rescaled to norm ``norm``.
-    As in H.3 the signs are adjusted to control ``s = min l(A)`` of the real ``A``:
-    the y-centres get signs opposite to the x-centres' common sign pattern except in
-    ``same_sign`` coordinates.
-
-    Parameters
-    ----------
-    rng : numpy.random.Generator
-    d, per : int
-        Dimension and points per cluster.
-    sigma, norm : float
-        Cluster spread and centre norm.
-    same_sign : int
-        Coordinates where the y-centres keep the x-centres' signs.
-
-    Returns
-    -------
-    tuple
-        ``(X, labels_x, Y, labels_y)``.
-    """
+def _synthetic_clusters(rng, d=8, per=40, sigma=0.05, norm=1.0, same_sign=1):
+    """Two Gaussian clusters per side (App. H.1/H.3), signs set to control ``min l(A)``: ``(X, labels_x, Y, labels_y)``."""
     X0, Y0 = rng.standard_normal(d), rng.standard_normal(d)
     pattern = rng.choice(np.array([-1.0, 1.0]), size=d)
     ypat = -pattern.copy()
@@ -210,32 +164,27 @@ CLUSTER_DATA_SEED = 20220125
 
 
 def cluster_experiment(rng, m=8, reps=400, kind="real", data_rng=None, **kw):
-    """Zero-one-mixture hybrid (Def. H.2) on synthetic clusters: empirical MSE over
-    all pairs vs the mean of the predicted ``hrf.ce_mse``; trig and ``++`` predicted
-    MSEs for comparison.  The data come from ``data_rng`` (default: the fixed
-    :data:`CLUSTER_DATA_SEED`), the features from ``rng``.
+    """Zero-one-mixture hybrid (Def. H.2) on synthetic clusters: empirical MSE vs the predicted ``hrf.ce_mse``.
 
     Parameters
     ----------
     rng : numpy.random.Generator
         The random features.
     m, reps : int
-        Features and replicates.
     kind : {"real", "complex"}
     data_rng : numpy.random.Generator, optional
         The data (default: :data:`CLUSTER_DATA_SEED`).
     **kw
-        Passed to :func:`synthetic_clusters`.
+        Passed to the cluster sampler (``d``, ``per``, ``sigma``, ``norm``, ``same_sign``).
 
     Returns
     -------
     dict
-        ``empirical`` (per replicate), ``predicted``, ``trig``, ``positive`` (mean MSEs), ``SM``,
-        ``pred`` (per pair), ``centres``.
+        ``empirical`` (per replicate), ``predicted``, ``trig``, ``positive``, ``SM``, ``pred``, ``centres``.
     """
     if data_rng is None:
         data_rng = np.random.default_rng(CLUSTER_DATA_SEED)
-    X, _, Y, _ = synthetic_clusters(data_rng, **kw)
+    X, _, Y, _ = _synthetic_clusters(data_rng, **kw)
     CX, lx = two_means(X)
     CY, ly = two_means(Y)
     d = X.shape[1]
@@ -272,24 +221,8 @@ def cluster_experiment(rng, m=8, reps=400, kind="real", data_rng=None, **kw):
                 positive=float(np.exp(lp).mean()), SM=SM, pred=pred, centres=(CX, CY))
 
 
-def cluster_checks(mode, seed):
-    """App. H.2 of ``hrf.cluster_A``: the loss ``l(A)`` of the two recipes (complex A zeroes
-    it, real A leaves the AM-GM value and is its minimiser), and on the fixed synthetic
-    clustered data the empirical mean MSE of the zero-one hybrid against ``hrf.ce_mse``
-    (one z-score per kind) and the complex recipe beating trig and ``++``.
-
-    Parameters
-    ----------
-    mode : str
-        Verification mode (``"quick"``: fewer replicates).
-    seed : int
-        Verification seed (the random features; the data set is fixed).
-
-    Returns
-    -------
-    iterator of Measurement
-        Bounds and two z-scores.
-    """
+def _cluster_checks(mode, seed):
+    """App. H.2 of ``hrf.cluster_A``: the recipes' losses and, on fixed clustered data, the hybrid's MSE against ``hrf.ce_mse``."""
     rid = "hrf.cluster_A"
     # the loss: complex A zeroes it (Eq. 83-87), real A leaves 4 Σ_{r_i,k r_j,k > 0} r_i,k r_j,k (AM-GM)
     ri = [mp.mpf(t) for t in ("0.5", "-0.25", "1", "0", "0.3")]
@@ -326,27 +259,8 @@ CL_QUICK = [
 ]
 
 
-def cluster_definition(bk, p):
-    r"""``hrf.cluster_A`` on ``bk``: the exact invariants of the recipe's ``u``, then the real part's MSE.
-
-    .. math:: \mathbb E\big(\mathrm{Re}\,\widehat{SM}^{\rm cexp}_{A}(x,y)-SM\big)^2
-
-    for the diagonal ``A`` of the cluster recipe (Choromanski et al. (2022), "Hybrid Random Features",
-    ICLR 2022, Sec. 2.4, Eq. 21; App. H.2, Eq. 81-92): :func:`cluster_invariants` gives ``(P, Q, R, s)``
-    exactly, :func:`rftheory.papers.hrf.complex_exp.ce_mse_value` the MSE.
-
-    Parameters
-    ----------
-    bk : backend
-        A backend of :mod:`rftheory.numerics.backends`.
-    p : dict
-        A validated point of ``hrf.cluster_A`` (``ri``, ``rj``, ``kind``, ``x``, ``y``, ``m``).
-
-    Returns
-    -------
-    number of the backend
-        The MSE of the real part of the estimator with ``m`` features.
-    """
+def _cluster_definition(bk, p):
+    """``hrf.cluster_A`` on ``bk``: the exact invariants of the recipe's ``u``, then the real part's MSE (Eq. 81-92)."""
     P, Q, R, s = cluster_invariants(p)
     return ce_mse_value(bk, P, Q, R, s, p["m"], "real")
 
@@ -354,7 +268,7 @@ def cluster_definition(bk, p):
 register(
     Result(
         id="hrf.cluster_A",
-        definition=cluster_definition,
+        definition=_cluster_definition,
         ball_layer=Ball("exact rational invariants of u for the recipe's diagonal A, then Arb (as hrf.ce_mse)"),
         title="Diagonal A for a pair of cluster centres (complex / real) and the MSE of its CE estimator",
         source=f"{PAPER}, Sec. 2.4 (Eq. 21), App. H.2 (Eq. 81-92), H.1/H.3 (synthetic clusters)",
@@ -362,14 +276,12 @@ register(
         r"\sqrt{-r_{j,k}/r_{i,k}}\ (<0);\ \text{real: } a_k=|r_{j,k}/r_{i,k}|^{1/2};\ "
         r"\text{value: }\mathbb E(\mathrm{Re}\,\widehat{SM}^{\rm cexp}_{A}(x,y)-SM)^2\ (\texttt{hrf.ce\_mse})",
         params=(
-            Param("ri", "object", "centre of the x-cluster " + VEC_DOC, check=parse_vector("ri")),
-            Param("rj", "object", "centre of the y-cluster " + VEC_DOC, check=parse_vector("rj")),
+            vector_param("ri", "centre of the x-cluster"),
+            vector_param("rj", "centre of the y-cluster"),
             Param("kind", "choice", "complex (Eq. 85-87) or real (Eq. 88) diagonal A", choices=("complex", "real"),
                   default="real"),
-            Param("x", "object", "query point (default ri) " + VEC_DOC, check=parse_vector("x"),
-                  default=lambda p: p["ri"]),
-            Param("y", "object", "key point (default rj) " + VEC_DOC, check=parse_vector("y"),
-                  default=lambda p: p["rj"]),
+            vector_param("x", "query point (default ri)", default=lambda p: p["ri"]),
+            vector_param("y", "key point (default rj)", default=lambda p: p["rj"]),
             M_,
         ),
         mpmath=cluster_mp,
@@ -377,7 +289,7 @@ register(
         float64=cl_f64,
         mc=cl_mc,
         check=cl_check,
-        checks=cluster_checks,
+        checks=_cluster_checks,
         checks_z={"quick": 2},
         status="beyond",
         grid={"quick": [CL_QUICK[0]], "default": [g for g in CL_QUICK if not (g["kind"] == "complex" and g["x"] == g["ri"])]},

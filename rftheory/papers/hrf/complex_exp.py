@@ -1,11 +1,7 @@
-"""The complex-exponential estimators (Choromanski et al., ICLR 2022; Choromanski et al. 2022, Eq. 14-18):
-``hrf.ce_mse``, the MSE of ``SM^cexp_A`` with an invertible complex ``A`` and of its real part
-(the MSE is beyond the paper).
-
-Here, in order: the exact formulas (rational arithmetic for ``u``, the invariants and the MSE),
-the exact layer, the quadrature route, the float64 evaluator with its error bound, the Monte
-Carlo, the checks of the zero-variance condition and the registration.  :mod:`.clusters`
-builds on the same formulas.
+"""The complex-exponential estimators (Choromanski et al. 2022, *Hybrid Random Features*, ICLR 2022, Eq. 14-18):
+``hrf.ce_mse``, the MSE of ``SM^cexp_A`` with an invertible complex ``A`` and of its real part (the MSE
+is derived in this package); :mod:`.clusters` builds on the same formulas.
+Derivations and error bounds: :doc:`/notes/papers/hrf/complex_exp`.
 """
 
 from __future__ import annotations
@@ -27,7 +23,7 @@ from ...numerics.backends import MP
 from ...numerics.cancellation import guard_digits
 from ...sampling.samplers import sample
 from .logspace import LN2, exp64, lexpm1, log_signed_sum
-from .params import CHUNK, M_, PAPER, VEC_DOC, ce_check, ce_domain_point, np_matrix, parse_matrix, parse_vector
+from .params import CHUNK, M_, PAPER, ce_check, ce_domain_point, np_matrix, parse_matrix, vector_param
 from .quadrature import gauss_mean
 
 sp = lazy("sympy")
@@ -61,71 +57,40 @@ def _csolve(M, b):
     return [_cdiv(M[i][n], M[i][i]) for i in range(n)]
 
 
-def ce_u_exact(A, x, y):
-    """``u = Ax + A^{-T}y`` exactly (Fractions): ``A^{-T}y`` solves ``Aᵀz = y``.
-
-    Parameters
-    ----------
-    A : tuple of tuple of (Fraction, Fraction)
-        The complex matrix, entries as ``(re, im)``.
-    x, y : tuple of Fraction
-        The inputs.
-
-    Returns
-    -------
-    list of (Fraction, Fraction)
-        ``u``.
-    """
+def _ce_u_exact(A, x, y):
+    """``u = Ax + A^{-T}y`` exactly (Fractions, entries ``(re, im)``): ``A^{-T}y`` solves ``Aᵀz = y``."""
     d = len(x)
     Ax = [(sum(A[i][j][0] * x[j] for j in range(d)), sum(A[i][j][1] * x[j] for j in range(d))) for i in range(d)]
     z = _csolve([[A[j][i] for j in range(d)] for i in range(d)], [(yy, Fraction(0)) for yy in y])
     return [(a_[0] + b_[0], a_[1] + b_[1]) for a_, b_ in zip(Ax, z)]
 
 
-def ce_invariants(u):
-    """``(P, Q, R) = (‖Re u‖², ‖Im u‖², Re u·Im u)``, exact.
-
-    Parameters
-    ----------
-    u : list of (Fraction, Fraction)
-        :func:`ce_u_exact`.
-
-    Returns
-    -------
-    tuple of Fraction
-        ``(P, Q, R)``.
-    """
+def _ce_invariants(u):
+    """``(P, Q, R) = (‖Re u‖², ‖Im u‖², Re u·Im u)``, exact."""
     return (sum(t[0] * t[0] for t in u), sum(t[1] * t[1] for t in u), sum(t[0] * t[1] for t in u))
 
 
 def ce_mse_value(bk, P, Q, R, s, m, part):
-    """The CE MSE from the exact invariants of ``u`` and ``s = xᵀy`` in backend ``bk``, cancellation-free:
+    """The CE MSE from the exact invariants of ``u`` and ``s = xᵀy`` in backend ``bk``, cancellation-free.
 
     .. math:: \\mathrm{MSE}_{\\mathbb C} = \\frac{e^{2s}\\,\\mathrm{expm1}(P+Q)}m,\\quad
        \\mathrm{MSE}_{\\mathrm{Re}} = \\frac{e^{2s}}m\\big(\\mathrm{expm1}(P)\\cosh Q + 2\\sinh^2\\tfrac Q2
-       - e^{P-Q}\\sin^2 R\\big),
+       - e^{P-Q}\\sin^2 R\\big)
 
-    from ``|c|²e^{2‖Re u‖²} = SM² e^{‖u‖²}`` and ``c²e^{2uᵀu} = SM² e^{uᵀu}``; an exact zero iff
-    ``u = 0`` (Choromanski et al. (2022), "Hybrid Random Features", ICLR 2022, Eq. 14-18; the MSE is
-    derived in this package).  The mpmath layer (:func:`ce_mse_exact`) and the ball layer (``ARB``)
-    evaluate this one definition.
+    (HRF, Eq. 14-18; an exact zero iff ``u = 0``; derivation: :doc:`/notes/papers/hrf/complex_exp`).
 
     Parameters
     ----------
     bk : backend
-        ``MP`` or ``ARB`` (:mod:`rftheory.numerics.backends`).
-    P, Q, R : Fraction
-        :func:`ce_invariants`.
-    s : Fraction
-        ``xᵀy``.
+        ``MP`` or ``ARB``.
+    P, Q, R, s : Fraction
+        ``‖Re u‖², ‖Im u‖², Re u·Im u`` and ``xᵀy``.
     m : int
-        Number of features.
     part : {"complex", "real"}
 
     Returns
     -------
     number of ``bk``
-        The MSE (exact zero iff ``u = 0``).
     """
     if P == 0 and Q == 0:
         return bk.num(0)
@@ -143,54 +108,33 @@ def ce_mse_exact(P, Q, R, s, m, part):
 
     Parameters
     ----------
-    P, Q, R : Fraction
-        :func:`ce_invariants`.
-    s : Fraction
-        ``xᵀy``.
+    P, Q, R, s : Fraction
     m : int
-        Number of features.
     part : {"complex", "real"}
 
     Returns
     -------
     mpf
-        The MSE (exact zero iff ``u = 0``).
     """
     return ce_mse_value(MP, P, Q, R, s, m, part)
 
 
 def ce_extra(P, Q, s):
-    """Guard digits: exp amplifies the absolute rounding error of its argument.
+    """Guard digits (``log10`` of the largest exponent, plus 15): exp amplifies its argument's absolute error.
 
     Parameters
     ----------
     P, Q, s : mpmath.mpf
-        The invariants of ``u`` and ``xᵀy`` whose sizes set the exponents.
 
     Returns
     -------
     int
-        Decimal digits to add: ``log10`` of the largest exponent, plus 15.
     """
     return int(math.log10(float(max(abs(P) + abs(Q) + 2 * abs(s), 1)))) + 15
 
 
-def ce_moments(A, x, y):
-    """``(SM, c, u)`` of the CE estimator at the current mpmath precision:
-    ``u = Ax + A^{-T}y``, ``c = exp(−(Ax)ᵀ(Ax)/2 − (A^{-T}y)ᵀ(A^{-T}y)/2)`` (Eq. 14).
-
-    Parameters
-    ----------
-    A : mpmath.matrix
-        Complex ``d × d``.
-    x, y : mpmath.matrix
-        Column vectors.
-
-    Returns
-    -------
-    tuple
-        ``(SM, c, u)``.
-    """
+def _ce_moments(A, x, y):
+    """``(SM, c, u)`` of the CE estimator at the current mpmath precision (Eq. 14)."""
     B = mp.inverse(A).T
     Ax, By = A * x, B * y
     u = Ax + By
@@ -201,23 +145,12 @@ def ce_moments(A, x, y):
 
 def ce_inv(p):
     """The exact invariants ``(P, Q, R)`` of ``u`` (Eq. 14) and ``xᵀy`` of ``hrf.ce_mse``'s validated point ``p``."""
-    P, Q, R = ce_invariants(ce_u_exact(p["A"], p["x"], p["y"]))
+    P, Q, R = _ce_invariants(_ce_u_exact(p["A"], p["x"], p["y"]))
     return P, Q, R, sum(a_ * b_ for a_, b_ in zip(p["x"], p["y"]))
 
 
 def ce_mp(p):
-    """``hrf.ce_mse`` in mpmath from the exact invariants of ``u``.
-
-    Parameters
-    ----------
-    p : dict
-        Validated parameters (``x, y, A, m, part``).
-
-    Returns
-    -------
-    mpf
-        The MSE.
-    """
+    """``hrf.ce_mse`` in mpmath from the exact invariants of ``u``."""
     P, Q, R, s = ce_inv(p)
     with guard_digits(ce_extra(P, Q, s)):
         v = ce_mse_exact(P, Q, R, s, p["m"], p["part"])
@@ -244,8 +177,7 @@ CE_QUAD_MIN = Fraction(1, 10**6)
 
 
 def ce_quadrature_mse(A, x, y, m, part):
-    """CE MSE from the definition: ``E|X|² = |c|² E e^{2ωᵀRe u}`` and ``E X² = c² E e^{2ωᵀu}``
-    by quadrature along ``g = ωᵀRe u`` (with ``ωᵀIm u = βg + γh``, ``E e^{2iγh} = e^{−2γ²}``).
+    """CE MSE from the definition, by quadrature along ``g = ωᵀRe u`` (derivation: notes).
 
     Parameters
     ----------
@@ -254,15 +186,13 @@ def ce_quadrature_mse(A, x, y, m, part):
     x, y : mpmath.matrix
         Column vectors.
     m : int
-        Number of features.
     part : {"complex", "real"}
 
     Returns
     -------
     mpf
-        The MSE.
     """
-    SM, c, u = ce_moments(A, x, y)
+    SM, c, u = _ce_moments(A, x, y)
     ur = [mp.re(t) for t in u]
     ui = [mp.im(t) for t in u]
     s2 = mp.fsum(t * t for t in ur)
@@ -303,22 +233,17 @@ def ce_quad(p):
 
 
 def ce_mse_f64(P, Q, R, s, m, part):
-    """Float64 CE MSE from the invariants ``P = ‖Re u‖²``, ``Q = ‖Im u‖²``, ``R = Re u·Im u``
-    and ``s = xᵀy`` (:func:`ce_mse_exact` in log space; a signed sum of three terms for the
-    real part, refused beyond a cancellation factor of :data:`CANCEL_MAX`).
+    """Float64 CE MSE from the invariants and ``s = xᵀy`` (:func:`ce_mse_exact` in log space, cancellation refused).
 
     Parameters
     ----------
     P, Q, R, s : array_like
-        The invariants and ``xᵀy``.
     m : int
-        Number of features.
     part : {"complex", "real"}
 
     Returns
     -------
     ndarray
-        The MSE.
     """
     P, Q, R, s = (np.asarray(t, float) for t in (P, Q, R, s))
     with np.errstate(divide="ignore"):
@@ -349,25 +274,21 @@ def ce_f64(p):
 
 
 def ce_replicates(A, p, rng, n, part="real"):
-    """Squared errors of ``n`` draws of the complex-exponential estimator with matrix ``A`` at the point ``p``.
+    """Squared errors against ``SM = e^{xᵀy}`` of ``n`` draws of the CE estimator with matrix ``A`` at ``p``.
 
     Parameters
     ----------
     A : numpy.ndarray
-        The estimator's invertible ``d × d`` matrix.
+        The invertible ``d × d`` matrix.
     p : dict
-        The point: ``x``, ``y`` (sequences of numbers) and ``m``.
+        ``x``, ``y`` and ``m``.
     rng : numpy.random.Generator
-        The only source of randomness.
     n : int
-        Number of replicates.
     part : {"real", "complex"}
-        The error of the real part, or the modulus of the complex error.
 
     Returns
     -------
     numpy.ndarray, shape (n,)
-        The squared errors against ``SM = e^{xᵀy}``.
     """
     x = np.array([float(t) for t in p["x"]])
     y = np.array([float(t) for t in p["y"]])
@@ -389,24 +310,8 @@ def ce_mc(p, rng, n):
 
 
 
-def ce_zero_checks(result, mode, seed):
-    """Eq. 17-18 of ``hrf.ce_mse``: when ``Ax + A^{-T}y = 0`` the estimator is the constant
-    ``SM`` (sympy) and both MSEs vanish (mpmath).
-
-    Parameters
-    ----------
-    result : Result
-        ``hrf.ce_mse``.
-    mode : str
-        Verification mode (unused: the check is the same in every mode).
-    seed : int
-        Verification seed (unused).
-
-    Returns
-    -------
-    iterator of Measurement
-        A fact (sympy) and two bounds (mpmath).
-    """
+def _ce_zero_checks(result, mode, seed):
+    """Eq. 17-18 of ``hrf.ce_mse``: at ``Ax + A^{-T}y = 0`` the estimator is ``SM`` and both MSEs vanish."""
     # A = diag(a_k) with a_k² = -y_k/x_k: x = (1, 2), y = (-4, 2) -> a = (2, i)
     xs, ys = [sp.Integer(1), sp.Integer(2)], [sp.Integer(-4), sp.Integer(2)]
     A = sp.diag(2, sp.I)
@@ -435,29 +340,9 @@ CE_QUICK = [
 ]
 
 
-def ce_mse_definition(bk, p):
-    r"""``hrf.ce_mse`` on ``bk``: the exact rational invariants of ``u = Ax + A^{-T}y``, then :func:`ce_mse_value`.
-
-    .. math:: \mathbb E|\widehat{SM}-SM|^2 = \frac{|c|^2e^{2\|\mathrm{Re}\,u\|^2}-SM^2}{m},\qquad
-       \mathbb E(\mathrm{Re}\,\widehat{SM}-SM)^2
-       = \frac{\frac12\big(|c|^2e^{2\|\mathrm{Re}\,u\|^2}+\mathrm{Re}(c^2e^{2u^\top u})\big)-SM^2}{m}
-
-    (the estimator of Choromanski et al. (2022), "Hybrid Random Features", ICLR 2022, Eq. 14-18; the MSE
-    is derived here), ``s = xᵀy`` exact.
-
-    Parameters
-    ----------
-    bk : backend
-        A backend of :mod:`rftheory.numerics.backends`.
-    p : dict
-        A validated point of ``hrf.ce_mse`` (``x``, ``y``, ``A``, ``m``, ``part``).
-
-    Returns
-    -------
-    number of the backend
-        The MSE of the complex estimator or of its real part, as ``p["part"]`` says.
-    """
-    P, Q, R = ce_invariants(ce_u_exact(p["A"], p["x"], p["y"]))
+def _ce_mse_definition(bk, p):
+    """``hrf.ce_mse`` on ``bk``: the exact rational invariants of ``u = Ax + A^{-T}y``, then :func:`ce_mse_value`."""
+    P, Q, R = _ce_invariants(_ce_u_exact(p["A"], p["x"], p["y"]))
     s = sum((a * b for a, b in zip(p["x"], p["y"])), Fraction(0))
     return ce_mse_value(bk, P, Q, R, s, p["m"], p["part"])
 
@@ -465,7 +350,7 @@ def ce_mse_definition(bk, p):
 CE_MSE: Result = register(
     Result(
         id="hrf.ce_mse",
-        definition=ce_mse_definition,
+        definition=_ce_mse_definition,
         ball_layer=Ball("exact rational invariants of u = Ax + A^-T y, then Arb exp, expm1, cosh, sinh, sin"),
         title="MSE of complex-exponential estimators with invertible complex A (and of their real part)",
         source=f"{PAPER}, Eq. 14-18 (estimator and zero-variance condition); the MSE is derived here",
@@ -473,8 +358,8 @@ CE_MSE: Result = register(
         r"\mathbb E(\mathrm{Re}\widehat{SM}-SM)^2=\frac{\frac12(|c|^2e^{2\|\mathrm{Re}\,u\|^2}+\mathrm{Re}(c^2e^{2u^\top u}))-SM^2}{m},"
         r"\ u=Ax+A^{-T}y,\ c=e^{-\frac{(Ax)^\top Ax}{2}-\frac{(A^{-T}y)^\top A^{-T}y}{2}}",
         params=(
-            Param("x", "object", "x " + VEC_DOC, check=parse_vector("x")),
-            Param("y", "object", "y " + VEC_DOC, check=parse_vector("y")),
+            vector_param("x", "x"),
+            vector_param("y", "y"),
             Param("A", "object", "invertible complex d x d: 'a,b;c,d', 'diag:a,b' or an array; real and imaginary "
                   "parts 0 or of magnitude in [1e-6, 100], smallest singular value >= 1e-3", check=parse_matrix),
             M_,
@@ -486,7 +371,7 @@ CE_MSE: Result = register(
         float64=ce_f64,
         mc=ce_mc,
         check=ce_check,
-        checks=lambda mode, seed: ce_zero_checks(CE_MSE, mode, seed),
+        checks=lambda mode, seed: _ce_zero_checks(CE_MSE, mode, seed),
         status="beyond",
         grid={"quick": CE_QUICK[1:3], "default": CE_QUICK},
         mc_grid={"quick": CE_QUICK[:2], "default": CE_QUICK},

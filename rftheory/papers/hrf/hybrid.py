@@ -1,11 +1,7 @@
-"""The hybrid estimators (Choromanski et al., ICLR 2022; Choromanski et al. 2022, Lemma 3.2, Thm 3.1, Thm D.1,
-App. F): ``hrf.angular_lambda``, ``hrf.bipolar_mse``, ``hrf.angular_hybrid_mse`` and
+"""The hybrid estimators (Choromanski et al. 2022, *Hybrid Random Features*, ICLR 2022; Lemma 3.2, Thm 3.1,
+Thm D.1, App. F): ``hrf.angular_lambda``, ``hrf.bipolar_mse``, ``hrf.angular_hybrid_mse`` and
 ``hrf.gaussian_hybrid_mse``, the λ-weighted mixtures of ``SM_++`` and ``SM_trig`` (the pair MSEs of
-:mod:`.lemma22`).
-
-Here, in order: the closed forms (one expression for every backend ``bk``), the exact layers,
-the independent routes (binomial sums, quadratures, the shared-ω covariance), the float64
-evaluators with their error bounds, the Monte Carlo and the registrations.
+:mod:`.lemma22`).  Routes and error bounds: :doc:`/notes/papers/hrf/hybrid`.
 """
 
 from __future__ import annotations
@@ -41,42 +37,40 @@ def cos_of(ang):
     Returns
     -------
     number
-        ``cos θ``.
     """
     return ang[1] - ang[0]
 
 
 def angular_moments(bk, ang, n):
-    """``(E λ̂², E(1−λ̂)², E λ̂(1−λ̂))`` for ``nλ̂ ~ Bin(n, p)``, ``p = θ/π`` (Lemma 3.2),
-    written without cancellation: ``p(p + (1−p)/n)``, ``q(q + p/n)``, ``(1 − 1/n)pq`` (``q = 1−p``).
+    """``(E λ̂², E(1−λ̂)², E λ̂(1−λ̂))`` for ``nλ̂ ~ Bin(n, p)``, ``p = θ/π`` (HRF, Lemma 3.2).
+
+    .. math:: \\big(p(p + q/n),\\ q(q + p/n),\\ (1 - 1/n)pq\\big),\\qquad q = 1 - p
 
     Parameters
     ----------
     bk : backend
-        ``MP``, ``SYM`` or ``ARB`` (the ball layer).
     ang : tuple
-        :func:`angle_terms` (``p = θ/π``, ``q = 1 − θ/π``).
+        :func:`angle_terms`.
     n : int
         Number of sgn features.
 
     Returns
     -------
     tuple
-        ``(E λ̂², E(1−λ̂)², E λ̂(1−λ̂))``.
     """
     p, q = ang[2], ang[3]
     return p * (p + q / n), q * (q + p / n), (1 - bk.frac(1, n)) * p * q
 
 
 def bipolar(bk, a, b, ang, m, mom, shared):
-    """Thm 3.1: ``E λ̂² MSE(++) + E(1−λ̂)² MSE(trig)``, minus
-    ``(2/m) SM² (1 − cos(a²−b²)) E[λ̂(1−λ̂)]`` with shared ω's (iid ω's);
-    ``mom = (E λ̂², E(1−λ̂)², E λ̂(1−λ̂))``, ``1 − cos(a²−b²) = 2 sin²((a−b)(a+b)/2)``.
+    """The bipolar hybrid's MSE (HRF, Thm 3.1), the shared-ω term subtracted when ``shared``.
+
+    .. math:: \\mathbb E\\hat\\lambda^2\\,\\mathrm{MSE}_{++} + \\mathbb E(1-\\hat\\lambda)^2\\,\\mathrm{MSE}_{\\rm trig}
+       - \\tfrac2m SM^2\\big(1-\\cos(a^2-b^2)\\big)\\,\\mathbb E\\hat\\lambda(1-\\hat\\lambda)
 
     Parameters
     ----------
     bk : backend
-        ``MP``, ``SYM`` or ``ARB`` (the ball layer).
     a, b : number
         ``‖x‖``, ``‖y‖``.
     ang : tuple
@@ -91,7 +85,6 @@ def bipolar(bk, a, b, ang, m, mom, shared):
     Returns
     -------
     number
-        The MSE of the hybrid.
     """
     l2, m2, cross = mom
     out = l2 * mse_pos(bk, a, b, ang, m) + m2 * mse_trig(bk, a, b, ang, m)
@@ -100,28 +93,8 @@ def bipolar(bk, a, b, ang, m, mom, shared):
     return out
 
 
-def gaussian_lambda_moments(bk, t, ang, n):
-    """``(E λ̂², E(1−λ̂)², E λ̂(1−λ̂))`` of ``λ̂ = (1 − (1/n)Σcos στ_iᵀΔ)/ρ`` (Eq. 72-79),
-    ``t = σ²r²``, ``‖Δ‖² = 4r² sin²(θ/2)``, without cancellation:
-    ``λ = −expm1(−2t sin²(θ/2))/ρ``, ``1 − λ = e^{−2t} expm1(2t cos²(θ/2))/ρ``,
-    ``ρ = −expm1(−2t)``, ``Var λ̂ = expm1(−4t sin²(θ/2))²/(2ρ²n)``.
-
-    Parameters
-    ----------
-    bk : backend
-        ``MP``, ``SYM`` or ``ARB`` (the ball layer).
-    t : number
-        ``σ²r²``.
-    ang : tuple
-        :func:`angle_terms`.
-    n : int
-        Number of trig features of λ̂.
-
-    Returns
-    -------
-    tuple
-        ``(E λ̂², E(1−λ̂)², E λ̂(1−λ̂))``.
-    """
+def _gaussian_lambda_moments(bk, t, ang, n):
+    """``(E λ̂², E(1−λ̂)², E λ̂(1−λ̂))`` of the Gaussian λ̂ (HRF, Eq. 72-79), ``t = σ²r²``, without cancellation."""
     rho = -bk.expm1(-2 * t)
     lam = -bk.expm1(-2 * t * ang[0]) / rho
     one_m = bk.exp(-2 * t) * bk.expm1(2 * t * ang[1]) / rho
@@ -129,91 +102,37 @@ def gaussian_lambda_moments(bk, t, ang, n):
     return lam * lam + var, one_m * one_m + var, lam * one_m - var
 
 
-def lambda_moment(bk, p):
-    """``E λ̂``, ``E λ̂²`` or ``E λ̂(1−λ̂)`` (Lemma 3.2) at ``p`` in ``bk``.
-
-    Parameters
-    ----------
-    bk : backend
-        ``MP``, ``SYM`` or ``ARB`` (the ball layer).
-    p : dict
-        Validated parameters (``theta, n, moment``).
-
-    Returns
-    -------
-    number
-        The moment.
-    """
+def _lambda_moment(bk, p):
+    """``hrf.angular_lambda`` on ``bk``: ``E λ̂``, ``E λ̂²`` or ``E λ̂(1−λ̂)`` (HRF, Lemma 3.2)."""
     ang = angle_terms(bk, p["theta"])
     l2, _, cross = angular_moments(bk, ang, p["n"])
     return {"first": ang[2], "second": l2, "cross": cross}[p["moment"]]
 
 
-def bipolar_value(bk, p, a_key="x_norm", b_key="y_norm"):
-    """Thm 3.1 at ``p`` in ``bk`` (λ̂ the sgn estimator of the angle ``phi``, default ``theta``).
-
-    Parameters
-    ----------
-    bk : backend
-        ``MP``, ``SYM`` or ``ARB`` (the ball layer).
-    p : dict
-        Validated parameters.
-    a_key, b_key : str
-        Names of the two norms in ``p``.
-
-    Returns
-    -------
-    number
-        The MSE.
-    """
+def _bipolar_value(bk, p, a_key="x_norm", b_key="y_norm"):
+    """``hrf.bipolar_mse`` on ``bk``: Thm 3.1 (λ̂ the sgn estimator of the angle ``phi``, default ``theta``)."""
     a, b, ang = ctx(bk, p, a_key, b_key)
     aphi = angle_terms(bk, p["phi"]) if p.get("phi") is not None else ang
     mom = angular_moments(bk, aphi, p["n"])
     return bipolar(bk, a, b, ang, p["m"], mom, p["projections"] == "shared")
 
 
-def angular_hybrid_value(bk, p):
-    """Thm D.1 (``estimator="hybrid"``) or Lemma 2.2 (``"trig"``, ``"positive"``) at ``p`` in ``bk``.
-
-    Parameters
-    ----------
-    bk : backend
-        ``MP``, ``SYM`` or ``ARB`` (the ball layer).
-    p : dict
-        Validated parameters (``theta, r, y_norm, m, n, estimator, projections``).
-
-    Returns
-    -------
-    number
-        The MSE.
-    """
+def _angular_hybrid_value(bk, p):
+    """``hrf.angular_hybrid_mse`` on ``bk``: Thm D.1 (``estimator="hybrid"``) or Lemma 2.2."""
     est = p["estimator"]
     a, b, ang = ctx(bk, p, "r", "y_norm")
     if est == "trig":
         return mse_trig(bk, a, b, ang, p["m"])
     if est == "positive":
         return mse_pos(bk, a, b, ang, p["m"])
-    return bipolar_value(bk, p, "r", "y_norm")
+    return _bipolar_value(bk, p, "r", "y_norm")
 
 
-def gaussian_hybrid_value(bk, p):
-    """App. F (Thm F.1-F.2) at ``p`` in ``bk``.
-
-    Parameters
-    ----------
-    bk : backend
-        ``MP``, ``SYM`` or ``ARB`` (the ball layer).
-    p : dict
-        Validated parameters (``theta, r, sigma, m, n, projections``).
-
-    Returns
-    -------
-    number
-        The MSE.
-    """
+def _gaussian_hybrid_value(bk, p):
+    """``hrf.gaussian_hybrid_mse`` on ``bk``: App. F (Thm F.1-F.2)."""
     r, sg = bk.num(p["r"]), bk.num(p["sigma"])
     ang = angle_terms(bk, p["theta"])
-    mom = gaussian_lambda_moments(bk, sg * sg * r * r, ang, p["n"])
+    mom = _gaussian_lambda_moments(bk, sg * sg * r * r, ang, p["n"])
     return bipolar(bk, r, r, ang, p["m"], mom, p["projections"] == "shared")
 
 
@@ -226,7 +145,7 @@ SHARED_ROUTE_MIN = mp.mpf("0.01")
 
 
 def _shared_cov_check(a, b, ang):
-    """:class:`LayerUnavailableError` where :func:`shared_cov` is not served: ``v², z² < 1e-2`` (``Cov = E YZ − EY·EZ`` is ``O(v²z²)`` against ``O(1)`` terms) or ``|β|v > 10`` (oscillation)."""
+    """:class:`LayerUnavailableError` where ``_shared_cov`` is not served (deep cancellation or fast oscillation)."""
     z2, v2 = zv2(a, b, ang)
     if min(v2, z2) < SHARED_ROUTE_MIN:
         raise LayerUnavailableError("shared-projection quadrature: covariance cancels too deeply here")
@@ -234,24 +153,8 @@ def _shared_cov_check(a, b, ang):
         raise LayerUnavailableError("shared-projection quadrature: the integrand oscillates too fast here")
 
 
-def shared_cov(a, b, ang):
-    """``m·Cov(SM_++, SM_trig)`` with shared ω's: ``Cov(cosh ωᵀ(x+y), cos ωᵀ(x−y))``
-    (the prefactors multiply to 1); ``ωᵀ(x−y) = β g + γ h`` with ``g = ωᵀ(x+y)``,
-    ``h`` independent, so ``E cosh(g) cos(βg + γh) = E[cosh g cos βg] e^{−γ²/2}``.
-    Zero when ``a = b`` (then ``β = 0``).
-
-    Parameters
-    ----------
-    a, b : mpf
-        ``‖x‖``, ``‖y‖``.
-    ang : tuple
-        :func:`~.lemma22.angle_terms`.
-
-    Returns
-    -------
-    mpf
-        ``m·Cov``.
-    """
+def _shared_cov(a, b, ang):
+    """``m·Cov(SM_++, SM_trig)`` with shared ω's, by one-dimensional quadratures (derivation: notes)."""
     if a == b:
         return mp.mpf(0)
     _shared_cov_check(a, b, ang)
@@ -266,29 +169,8 @@ def shared_cov(a, b, ang):
     return EYZ - EY * EZ
 
 
-def hybrid_route_value(a, b, ang, m, mom, shared):
-    """``E(est − SM)²`` for ``est = λ̂A + (1−λ̂)B``, λ̂ independent of ``(A, B)``:
-    ``E λ̂² Var A + E(1−λ̂)² Var B + 2 E λ̂(1−λ̂) Cov(A, B)`` (A, B unbiased), every
-    piece by quadrature; ``mom = (E λ̂², E(1−λ̂)², E λ̂(1−λ̂))``.
-
-    Parameters
-    ----------
-    a, b : mpf
-        ``‖x‖``, ``‖y‖``.
-    ang : tuple
-        :func:`~.lemma22.angle_terms`.
-    m : int
-        Features of each estimator.
-    mom : tuple
-        Moments of λ̂.
-    shared : bool
-        Shared ω's.
-
-    Returns
-    -------
-    mpf
-        The MSE.
-    """
+def _hybrid_route_value(a, b, ang, m, mom, shared):
+    """``E(est − SM)²`` for ``est = λ̂A + (1−λ̂)B`` from variances and the covariance, each by quadrature."""
     l2, m2, cross = mom
     if shared and a != b:
         _shared_cov_check(a, b, ang)  # refuse before the costly quadratures
@@ -296,7 +178,7 @@ def hybrid_route_value(a, b, ang, m, mom, shared):
     VB, _ = var_terms(a, b, ang, "trig")
     out = l2 * VA + m2 * VB
     if shared:
-        out = out + 2 * cross * shared_cov(a, b, ang)
+        out = out + 2 * cross * _shared_cov(a, b, ang)
     return out / m
 
 
@@ -304,25 +186,8 @@ def hybrid_route_value(a, b, ang, m, mom, shared):
 BINOMIAL_TERMS_MAX = 4000
 
 
-def binomial_lambda_moments(p, q, n):
-    """``(E λ̂², E(1−λ̂)², E λ̂(1−λ̂), E λ̂)`` summed over the binomial law ``Bin(n, p)``
-    of ``nλ̂`` (``q = 1 − p`` passed separately, exact near ``p = 1``).
-
-    From the mode outwards until the pmf ratio is below 1/2 and the term below
-    ``eps/4`` of the mass (the log-concave tails are then bounded by twice the term).
-
-    Parameters
-    ----------
-    p, q : mpf
-        ``P(disagreement)`` and ``1 − p``.
-    n : int
-        Number of sgn features.
-
-    Returns
-    -------
-    tuple of mpf
-        ``(E λ̂², E(1−λ̂)², E λ̂(1−λ̂), E λ̂)``.
-    """
+def _binomial_lambda_moments(p, q, n):
+    """``(E λ̂², E(1−λ̂)², E λ̂(1−λ̂), E λ̂)`` summed over ``nλ̂ ~ Bin(n, p)`` from the mode outwards."""
     if p == 0 or q == 0:
         k = 0 if p == 0 else n
         lam = mp.mpf(k) / n
@@ -351,22 +216,8 @@ def binomial_lambda_moments(p, q, n):
             mp.fsum(t * x * (1 - x) for t, x in zip(ts, lam)), mp.fsum(t * x for t, x in zip(ts, lam)))
 
 
-def disagreement_probability(theta):
-    """``P(sgn τᵀx ≠ sgn τᵀy)`` by quadrature of the Gaussian orthant integral
-    ``2 ∫₀^∞ φ(g) Φ(−g cot θ) dg`` (``x = e₁``, ``y = cos θ e₁ + sin θ e₂``), for
-    ``θ ≤ π/2``; below ``π/4`` in the variable ``u = g cot θ``:
-    ``2 tan θ ∫₀^∞ φ(u tan θ) Φ(−u) du`` (smooth on the unit scale for tiny θ).
-
-    Parameters
-    ----------
-    theta : mpf
-        Angle in ``[0, π/2]``.
-
-    Returns
-    -------
-    mpf
-        The probability.
-    """
+def _disagreement_probability(theta):
+    """``P(sgn τᵀx ≠ sgn τᵀy)`` by quadrature of the Gaussian orthant integral (``θ ≤ π/2``)."""
     theta = mp.mpf(theta)
     if theta == 0:
         return mp.mpf(0)
@@ -381,35 +232,23 @@ def disagreement_probability(theta):
     return 2 * c * mp.quad(lambda g: mp.exp(-g * g / 2) * mp.erfc(g * ct), [0, 1, 4, mp.inf])
 
 
-def disagreement_pq(theta):
-    """``(p, 1 − p)`` of :func:`disagreement_probability`, each by its own quadrature
-    (``1 − p(θ) = p(π − θ)``), so that neither loses digits near θ = 0 or π.
-
-    Parameters
-    ----------
-    theta : mpf
-        Angle in ``[0, π]``.
-
-    Returns
-    -------
-    tuple of mpf
-        ``(p, 1 − p)``.
-    """
+def _disagreement_pq(theta):
+    """``(p, 1 − p)`` of ``_disagreement_probability``, each by its own quadrature (``1 − p(θ) = p(π − θ)``)."""
     th = mp.mpf(theta)
     if th >= mp.pi:
         return mp.mpf(1), mp.mpf(0)
     if th <= mp.pi / 2:
-        p = disagreement_probability(th)
+        p = _disagreement_probability(th)
         return p, 1 - p
-    q = disagreement_probability(mp.pi - th)
+    q = _disagreement_probability(mp.pi - th)
     return 1 - q, q
 
 
 def lam_binomial(p):
     """Route "orthant-binomial" of ``hrf.angular_lambda``."""
     with guard_digits(10):
-        pp, qq = disagreement_pq(mpf(p["theta"]))
-        l2, _, cross, l1 = binomial_lambda_moments(pp, qq, p["n"])
+        pp, qq = _disagreement_pq(mpf(p["theta"]))
+        l2, _, cross, l1 = _binomial_lambda_moments(pp, qq, p["n"])
         v = {"first": l1, "second": l2, "cross": cross}[p["moment"]]
     return +v
 
@@ -418,9 +257,9 @@ def bip_route(p, a_key="x_norm", b_key="y_norm"):
     """Route "binomial-quadrature" of ``hrf.bipolar_mse``."""
     with guard_digits(10):
         a, b, ang = ctx(MP, p, a_key, b_key)
-        pp, qq = disagreement_pq(mpf(p["phi"] if "phi" in p else p["theta"]))
-        mom = binomial_lambda_moments(pp, qq, p["n"])[:3]
-        v = hybrid_route_value(a, b, ang, p["m"], mom, p["projections"] == "shared")
+        pp, qq = _disagreement_pq(mpf(p["phi"] if "phi" in p else p["theta"]))
+        mom = _binomial_lambda_moments(pp, qq, p["n"])[:3]
+        v = _hybrid_route_value(a, b, ang, p["m"], mom, p["projections"] == "shared")
     return +v
 
 
@@ -438,8 +277,7 @@ GH_ROUTE_SD = 50
 
 
 def gh_route(p):
-    """Route: λ̂'s moments from quadratures of ``cos(σ τᵀΔ)`` (``1 − E cos = E 2 sin²(·/2)``,
-    ``Var cos`` as a non-negative integrand), then :func:`hybrid_route_value`."""
+    """Route of ``hrf.gaussian_hybrid_mse``: λ̂'s moments from quadratures of ``cos(σ τᵀΔ)``."""
     with guard_digits(10):
         r, sg = mpf(p["r"]), mpf(p["sigma"])
         ang = angle_terms(MP, p["theta"])
@@ -453,25 +291,22 @@ def gh_route(p):
         lam, one_m = one_c / rho, (rho - one_c) / rho
         var = var_c / (n * rho * rho)
         mom = (lam * lam + var, one_m * one_m + var, lam * one_m - var)
-        v = hybrid_route_value(r, r, ang, p["m"], mom, p["projections"] == "shared")
+        v = _hybrid_route_value(r, r, ang, p["m"], mom, p["projections"] == "shared")
     return +v
 
 
 def f64_bipolar_log(a, b, theta, m, lmom, shared):
-    """log of Thm 3.1 in float64; ``lmom = (log E λ̂², log E(1−λ̂)², log|E λ̂(1−λ̂)|, sign)``.
+    """log of Thm 3.1 in float64 (HRF), the shared-ω term a signed log-space sum.
 
     Parameters
     ----------
-    a, b : array_like
-        ``‖x‖`` and ``‖y‖``.
-    theta : array_like
-        The angle between ``x`` and ``y``.
+    a, b, theta : array_like
+        ``‖x‖``, ``‖y‖`` and their angle.
     m : array_like
         Number of features of ``SM_++`` and ``SM_trig``.
     lmom : tuple
-        The logs of λ̂'s moments and the sign of the cross moment.
+        ``(log E λ̂², log E(1−λ̂)², log|E λ̂(1−λ̂)|, sign)``.
     shared : bool
-        Whether the two estimators share their ω's.
 
     Returns
     -------
@@ -494,15 +329,12 @@ def f64_angular_logs(theta, n):
 
     Parameters
     ----------
-    theta : array_like
-        The angle estimated by λ̂.
-    n : array_like
-        Number of sgn features.
+    theta, n : array_like
+        The angle estimated by λ̂ and the number of sgn features.
 
     Returns
     -------
     tuple
-        The three logs and the sign ``1.0``.
     """
     p, q, _, _ = f64_angle(theta)
     n = np.asarray(n, float)
@@ -550,9 +382,7 @@ def _rel_expm1(x, sign):
 
 
 def gh_f64(p):
-    """Float64 in log space; ``t = σ²r²`` may underflow, so λ and 1 − λ are written with
-    ``g(x) = −expm1(−x)/x``, ``h(x) = expm1(x)/x`` (both 1 at 0):
-    ``λ = s g(2ts)/g(2t)``, ``1 − λ = e^{−2t} c h(2tc)/g(2t)``, ``Var λ̂ = 2s² g(4ts)²/(g(2t)² n)``."""
+    """Float64 layer of ``hrf.gaussian_hybrid_mse`` in log space, λ and 1 − λ without underflow (notes)."""
     r, th, sg, m, n = (np.asarray(p[k], float) for k in ("r", "theta", "sigma", "m", "n"))
     _, _, ls, lc = f64_angle(th)
     s, c = np.exp(2 * ls), np.exp(2 * lc)
@@ -570,18 +400,16 @@ def gh_f64(p):
 
 
 def lambda_mc(conjugate=False):
-    """MC of λ̂ from the paper's complex sgn features; ``conjugate=True`` is the
-    wrong (conjugate-transpose) convention, kept for the power test.
+    """Monte Carlo of λ̂ from the paper's complex sgn features (``conjugate=True``: the wrong convention, for the power test).
 
     Parameters
     ----------
     conjugate : bool
-        Use the conjugate transpose (wrong convention).
 
     Returns
     -------
     callable
-        ``(p, rng, n) -> ndarray`` of replicates of λ̂, λ̂² or λ̂(1−λ̂).
+        ``(p, rng, n) -> ndarray``.
     """
     def run(p, rng, n):
         d, nn = p["d"], p["n"]
@@ -597,26 +425,8 @@ def lambda_mc(conjugate=False):
     return run
 
 
-def hybrid_mc(p, rng, n, a_key="x_norm", b_key="y_norm"):
-    """Replicates of ``(est − SM)²`` for the bipolar estimator built from
-    :func:`rftheory.features.softmax.hybrid` (λ̂ from sgn features of the pair
-    at angle ``phi``, ``= (x, y)`` itself when ``phi = θ``).
-
-    Parameters
-    ----------
-    p : dict
-        Validated parameters.
-    rng : numpy.random.Generator
-    n : int
-        Replicates.
-    a_key, b_key : str
-        Names of the norms in ``p``.
-
-    Returns
-    -------
-    ndarray
-        ``n`` replicates.
-    """
+def _hybrid_mc(p, rng, n, a_key="x_norm", b_key="y_norm"):
+    """Replicates of ``(est − SM)²`` for the bipolar estimator built from :func:`rftheory.features.softmax.hybrid`."""
     d, m, nn = p["d"], p["m"], p["n"]
     a, b, th = float(p[a_key]), float(p[b_key]), float(p["theta"])
     phi = float(p["phi"]) if "phi" in p and p["phi"] != p["theta"] else None
@@ -664,7 +474,7 @@ def gh_mc(p, rng, n):
 register(
     Result(
         id="hrf.angular_lambda",
-        definition=lambda_moment,
+        definition=_lambda_moment,
         ball_layer=Ball("exact rationals in θ/π (Arb π): papers.hrf.hybrid in ARB"),
         title="Moments of the angular lambda estimator (sgn features)",
         source=f"{PAPER}, Lemma 3.2 (Eq. 19, 24), App. D.1",
@@ -673,9 +483,9 @@ register(
         r"\mathbb E\hat\lambda^2=\tfrac\theta\pi\big(\tfrac\theta\pi-\tfrac\theta{n\pi}+\tfrac1n\big)",
         params=(THETA, N_, Param("moment", "choice", "E lam, E lam^2 or E lam(1-lam)",
                                   choices=("first", "second", "cross"), default="second"), D_MC),
-        mpmath=lambda p: lambda_moment(MP, p),
+        mpmath=lambda p: _lambda_moment(MP, p),
         routes={"orthant-binomial": lam_binomial},
-        symbolic=lambda p: lambda_moment(SYM, p),
+        symbolic=lambda p: _lambda_moment(SYM, p),
         float64=lam_f64,
         mc=lambda_mc(),
         grid={"quick": [dict(theta="0.5", n=4, moment="second")],
@@ -696,7 +506,7 @@ register(
 register(
     Result(
         id="hrf.bipolar_mse",
-        definition=bipolar_value,
+        definition=_bipolar_value,
         ball_layer=Ball("Arb exp, sin, cos: papers.hrf.hybrid in ARB"),
         title="MSE of the bipolar hybrid lambda*SM_++ + (1-lambda)*SM_trig (independent / shared omegas)",
         source=f"{PAPER}, Thm 3.1 (Eq. 22-23), App. C",
@@ -708,11 +518,11 @@ register(
                       "hybrid; pi rounded up by < 1e-25 is read as pi)", low=0, high=PI_BOUND,
                       default=lambda p: p["theta"]),
                 PROJ, D_MC),
-        mpmath=guarded(lambda p: bipolar_value(MP, p), 30),
+        mpmath=guarded(lambda p: _bipolar_value(MP, p), 30),
         routes={"binomial-quadrature": bip_route},
-        symbolic=lambda p: bipolar_value(SYM, p),
+        symbolic=lambda p: _bipolar_value(SYM, p),
         float64=bip_f64,
-        mc=hybrid_mc,
+        mc=_hybrid_mc,
         grid={"quick": [dict(x_norm="1", y_norm="0.5", theta="2", m=8, n=2, phi="0.5", projections="shared")],
               "default": [dict(x_norm=a, y_norm=b, theta=t, m=m, n=n, phi=ph, projections=pr)
                           for a, b in (("1", "0.5"), ("0.75", "0.75")) for t, ph in (("1", "1"), ("2", "0.5"))
@@ -731,7 +541,7 @@ register(
 register(
     Result(
         id="hrf.angular_hybrid_mse",
-        definition=angular_hybrid_value,
+        definition=_angular_hybrid_value,
         ball_layer=Ball("Arb exp, sin, cos: papers.hrf.hybrid in ARB"),
         title="MSE of the angular hybrid estimator, next to SM_trig and SM_++ (choose with estimator=)",
         source=f"{PAPER}, Thm D.1 (Eq. 45-47) = Thm 3.1 + Lemma 3.2; Lemma 2.2 for trig/positive",
@@ -739,11 +549,11 @@ register(
         r"\mathrm{MSE}(++)+(1-\tfrac\theta\pi)(1-\tfrac\theta\pi+\tfrac\theta{n\pi})\mathrm{MSE}(\mathrm{trig})"
         r"\ [-\tfrac2mSM^2(1-\cos(\|x\|^2-\|y\|^2))(1-\tfrac1n)\tfrac\theta\pi(1-\tfrac\theta\pi)\ \text{shared}]",
         params=(THETA, R, M_, N_, ESTIMATOR, PROJ, R_Y, D_MC),
-        mpmath=guarded(lambda p: angular_hybrid_value(MP, p), 30),
+        mpmath=guarded(lambda p: _angular_hybrid_value(MP, p), 30),
         routes={"binomial-quadrature": ah_route},
-        symbolic=lambda p: angular_hybrid_value(SYM, p),
+        symbolic=lambda p: _angular_hybrid_value(SYM, p),
         float64=ah_f64,
-        mc=lambda p, rng, n: hybrid_mc(p, rng, n, "r", "y_norm"),
+        mc=lambda p, rng, n: _hybrid_mc(p, rng, n, "r", "y_norm"),
         grid={"quick": [dict(theta="1.5", r="1.5", m=16, n=8, estimator="hybrid"),
                         dict(theta="0.3", r="0.5", m=1, n=1, estimator="trig")],
               "default": [dict(theta=t, r=r_, m=m, n=n, estimator=e)
@@ -770,7 +580,7 @@ register(
 register(
     Result(
         id="hrf.gaussian_hybrid_mse",
-        definition=gaussian_hybrid_value,
+        definition=_gaussian_hybrid_value,
         ball_layer=Ball("Arb exp, expm1, sin, cos: papers.hrf.hybrid in ARB"),
         title="MSE of the normalized bipolar Gaussian hybrid estimator (same-length inputs)",
         source=f"{PAPER}, App. F, Thm F.1-F.2 (Eq. 67-80)",
@@ -783,9 +593,9 @@ register(
                 Param("sigma", "real", f"bandwidth of the Gaussian lambda, in (0, {SIGMA_MAX}]", low=0, low_open=True,
                       high=SIGMA_MAX),
                 M_, N_, PROJ, D_MC),
-        mpmath=guarded(lambda p: gaussian_hybrid_value(MP, p), 30),
+        mpmath=guarded(lambda p: _gaussian_hybrid_value(MP, p), 30),
         routes={"quadrature": gh_route},
-        symbolic=lambda p: gaussian_hybrid_value(SYM, p),
+        symbolic=lambda p: _gaussian_hybrid_value(SYM, p),
         float64=gh_f64,
         mc=gh_mc,
         grid={"quick": [dict(theta="2.5", r="1.5", sigma="0.5", m=8, n=4),

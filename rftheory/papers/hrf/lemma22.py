@@ -1,11 +1,7 @@
-"""The Lemma 2.2 family (Choromanski et al., ICLR 2022; Choromanski et al. 2022, Lemma 2.2, Eq. 7):
+"""The Lemma 2.2 family (Choromanski et al. 2022, *Hybrid Random Features*, ICLR 2022, Lemma 2.2, Eq. 7):
 ``hrf.mse_trig`` and ``hrf.mse_positive``, the MSE of trigonometric and antithetic positive softmax
-features with iid or orthogonal-block frequencies.
-
-Here, in order: the closed forms (one expression for every backend ``bk``), the point context
-and guard digits the exact layers share with :mod:`.hybrid` and :mod:`.relative_error`, the
-exact layers at a point, the quadrature route, the float64 evaluators with their error bounds,
-the Monte Carlo of the estimators, and the registrations.
+features with iid or orthogonal-block frequencies; also the point context and guard digits the exact
+layers share with :mod:`.hybrid` and :mod:`.relative_error`.  Error bounds: :doc:`/notes/papers/hrf/lemma22`.
 """
 
 from __future__ import annotations
@@ -41,12 +37,10 @@ def sq(x):
     Parameters
     ----------
     x : number
-        A number of any backend.
 
     Returns
     -------
     number
-        ``x·x``.
     """
     return x * x
 
@@ -54,22 +48,17 @@ def sq(x):
 def angle_terms(bk, theta):
     """``(sin²(θ/2), cos²(θ/2), θ/π, 1 − θ/π)`` in backend ``bk``, ``θ`` above ``π`` read as ``π``.
 
-    Exact at ``θ = 0`` and at ``θ ≥ π``, so that structurally zero MSEs come out as an exact
-    zero; the half-angle forms avoid the cancellation of ``1 ± cos θ``
-    (``z² = (a−b)² + 4ab sin²(θ/2)``, ``v² = (a−b)² + 4ab cos²(θ/2)``).  In :data:`ARB` a ball
-    reaching above ``π`` is cut at ``π``.
+    Exact at ``θ = 0`` and ``θ ≥ π`` (structural zeros stay exact); why the half-angle forms: the notes.
 
     Parameters
     ----------
     bk : backend
         ``MP``, ``SYM`` or ``ARB``.
     theta : Fraction, int or number of ``bk``
-        The angle; an exact parameter is converted with ``bk.num``.
 
     Returns
     -------
     tuple
-        ``(sin²(θ/2), cos²(θ/2), θ/π, 1 − θ/π)``.
 
     Examples
     --------
@@ -106,32 +95,25 @@ def zv2(a, b, ang):
 
 
 def lemma22_mse(estimator, bk, a, b, ang, m, d=None, coupling="iid"):
-    r"""MSE of ``SM_trig`` or of the antithetic positive ``SM_++`` (Lemma 2.2; blocks of orthogonal ω's
-    add the pair term, ``P = 0`` for iid).
+    """MSE of ``SM_trig`` or of the antithetic positive ``SM_++`` (HRF, Lemma 2.2; ``P = 0`` for iid ω's).
 
-    ``SM_trig`` is ``e^{(a²+b²)/2}`` times the RFF estimator of the Gaussian kernel ``e^{−z²/2}`` on
-    both inputs, so its MSE is ``e^{a²+b²}`` times the RFF MSE at ``z = ‖x−y‖``
-    (:func:`rftheory.numerics.rff.pairs.rff_mse`); the pair term of the ``cosh`` features of ``SM_++``
-    is that of ``(w_i, w_j)`` (``(w_i, −w_j)`` has the same law).  Both are one bracket in
-    ``t = −z²`` (trig) or ``t = v²`` (``++``), with the kernel gap :func:`rftheory.numerics.rff.kernel.kernel_gap` at ``t/2``:
+    .. math:: \\mathrm{MSE}_{\\mathrm{trig}} = \\frac{e^{a^2+b^2}}{m}\\Big[\\frac{(1-e^{-z^2})^2}{2}
+       + \\frac Pm\\big({}_1F_1(d;\\tfrac d2;-\\tfrac{z^2}2) - e^{-z^2}\\big)\\Big],\\quad
+       \\mathrm{MSE}_{++} = \\frac{e^{-a^2-b^2}}{m}\\Big[\\frac{(e^{v^2}-1)^2}{2}
+       + \\frac Pm\\big({}_1F_1(d;\\tfrac d2;\\tfrac{v^2}2) - e^{v^2}\\big)\\Big]
 
-    .. math:: \mathrm{MSE}_{\mathrm{trig}} = \frac{e^{a^2+b^2}}{m}\Big[\frac{(1-e^{-z^2})^2}{2}
-       + \frac Pm\big({}_1F_1(d;\tfrac d2;-\tfrac{z^2}2) - e^{-z^2}\big)\Big],\quad
-       \mathrm{MSE}_{++} = \frac{e^{-a^2-b^2}}{m}\Big[\frac{(e^{v^2}-1)^2}{2}
-       + \frac Pm\big({}_1F_1(d;\tfrac d2;\tfrac{v^2}2) - e^{v^2}\big)\Big]
+    ``SM_trig``'s is ``e^{a²+b²}`` times the RFF MSE at ``z = ‖x−y‖`` (notes: :doc:`/notes/papers/hrf/lemma22`).
 
     Parameters
     ----------
     estimator : {"trig", "pos"}
-        ``SM_trig`` or ``SM_++``.
     bk : backend
-        ``MP``, ``SYM`` or ``ARB`` (the ball layer).
+        ``MP``, ``SYM`` or ``ARB``.
     a, b : number
         ``‖x‖``, ``‖y‖``.
     ang : tuple
         :func:`angle_terms`.
     m : int
-        Number of features.
     d : int, optional
         Dimension (orthogonal blocks of at most ``d``).
     coupling : {"iid", "orthogonal"}
@@ -139,7 +121,6 @@ def lemma22_mse(estimator, bk, a, b, ang, m, d=None, coupling="iid"):
     Returns
     -------
     number
-        The MSE.
     """
     z2, v2 = zv2(a, b, ang)
     s2 = a * a + b * b
@@ -155,40 +136,34 @@ mse_pos = functools.partial(lemma22_mse, "pos")
 
 
 def ctx(bk, p, a="x_norm", b="y_norm"):
-    """The norms and angle terms of a point, in backend ``bk``.
+    """``(‖x‖, ‖y‖, angle_terms(bk, θ))`` of a point, as numbers of ``bk``.
 
     Parameters
     ----------
     bk : rftheory.numerics.backends.Backend
-        The backend (float64, mpmath, sympy or Arb: the ball layer).
     p : dict
         A validated point with the norms under keys ``a``, ``b`` and the angle ``theta``.
     a, b : str, optional
-        The keys of the two norms.
 
     Returns
     -------
     tuple
-        ``(‖x‖, ‖y‖, angle_terms(bk, θ))`` as numbers of ``bk``.
     """
     return bk.num(p[a]), bk.num(p[b]), angle_terms(bk, p["theta"])
 
 
 def guarded(f, extra=20):
-    """Evaluate an mpmath formula with guard digits (the cancellation of the
-    orthogonal pair term, up to ``(d+2)/3``, and of the shared-ω term).
+    """An mpmath layer ``f`` run at ``extra`` guard digits, rounded to the caller's precision.
 
     Parameters
     ----------
     f : callable
         ``f(p)``: an mpmath layer.
     extra : int, optional
-        Guard digits added to the working precision.
 
     Returns
     -------
     callable
-        ``run(p)``: ``f(p)`` at ``extra`` more digits, rounded to the caller's precision.
     """
     def run(p):
         with guard_digits(extra):
@@ -203,15 +178,13 @@ def lemma22(bk, p, which):
     Parameters
     ----------
     bk : backend
-        ``MP``, ``SYM`` or ``ARB`` (the ball layer: ``p`` with balls for the reals).
+        ``MP``, ``SYM`` or ``ARB`` (``p`` with balls for the reals).
     p : dict
-        Validated parameters (``d, m, x_norm, y_norm, theta, coupling``).
     which : {"trig", "pos"}
 
     Returns
     -------
     number
-        The MSE.
     """
     a, b, ang = ctx(bk, p)
     return lemma22_mse(which, bk, a, b, ang, p["m"], p["d"], p["coupling"])
@@ -236,15 +209,11 @@ mse_pos_mp = guarded(lambda p: lemma22(MP, p, "pos"))
 
 
 def var_terms(a, b, ang, which):
-    """``m·MSE`` of ``SM_++`` (``which="pos"``) or ``SM_trig`` (iid ω's) from the definition:
-    ``e^{∓(a²+b²)} Var f``, ``Var f = E(f − E f)²`` by quadrature of a non-negative
-    integrand written without cancellation (``cos t − e^{−z²/2} = −2 sin²(t/2) − expm1(−z²/2)``,
-    ``cosh t − e^{v²/2} = 2 sinh²(t/2) − expm1(v²/2)``).
+    """``(m·MSE, E f)`` of ``SM_++`` or ``SM_trig`` (iid ω's) from the definition, by quadrature without cancellation.
 
     Parameters
     ----------
     a, b : mpf
-        ``‖x‖``, ``‖y‖``.
     ang : tuple
         :func:`angle_terms`.
     which : {"trig", "pos"}
@@ -252,7 +221,6 @@ def var_terms(a, b, ang, which):
     Returns
     -------
     tuple of mpf
-        ``(m·MSE, E f)``.
     """
     s2 = a * a + b * b
     z2, v2 = zv2(a, b, ang)
@@ -276,10 +244,7 @@ ORTH_ROUTE_T_TRIG, ORTH_ROUTE_TMIN = 20, mp.mpf("0.001")
 
 
 def lemma22_route(which):
-    """Route: ``MSE = (m·MSE_iid + pref² (P/m)(E f_i f_j − (E f)²))/m`` from the definition
-    (:func:`var_terms`; the orthogonal pair term by the χ₂d quadrature:
-    :func:`rftheory.numerics.rff.pairs.orth_pair_chi2d` for trig,
-    :func:`rftheory.numerics.rff.pairs.chi2d_pair_mean` with sign +1 for ``++``).
+    """The quadrature route ``p -> MSE`` from the definition (:func:`var_terms` and the χ₂d pair quadrature).
 
     Parameters
     ----------
@@ -288,7 +253,6 @@ def lemma22_route(which):
     Returns
     -------
     callable
-        ``p -> MSE`` (mpmath).
     """
     def route(p):
         a, b, ang = ctx(MP, p)
@@ -326,39 +290,8 @@ TRIG_GAP_ENOUGH = 2.0**-40
 TRIG_Z2_MIN = 1e-140
 
 
-def log_trig_bracket(d, P, m, lz2, tol=TRIG_BRACKET_TOL, refuse=True):
-    """``log(m·MSE_RFF) = log(expm1(−z²)²/2 − (P/m)(e^{−z²} − τ_orth))`` from ``log z²``, float64.
-
-    The gap ``e^{−z²} − τ_orth`` and its error bound come from the RFF float64
-    path (:func:`rftheory.numerics.rff.pairs.gap_f64`); the bracket's bound adds
-    the roundings of the difference (amplified by its cancellation, up to
-    ``(d+2)/3``: the path refuses large ``d`` at small ``z``) and the error of
-    ``z² = exp(log z²)`` and its square root's square, ``(6 + |log z²|)`` ulps, times the bracket's condition
-    number ``z²|B'/B| ≤ 2(2 + z²)`` (measured at 200 digits: at most
-    ``1.61(2 + z²)`` for d = 2 ... 10⁴).  ``−inf`` where ``z = 0`` (a structural zero).
-
-    Parameters
-    ----------
-    d, P, m : array_like
-        Dimension, coupled ordered pairs, features.
-    lz2 : array_like
-        ``log z²``.
-    tol : float
-        Largest accepted relative error bound.
-    refuse : bool
-        ``True``: raise where the bound fails; ``False``: return the mask of
-        those elements instead (their values are then meaningless).
-
-    Returns
-    -------
-    ndarray, or (ndarray, ndarray of bool) when ``refuse`` is False
-        The log of the bracket (and the elements it could not serve).
-
-    Raises
-    ------
-    RangeError
-        Where the bound exceeds ``tol`` or ``z² < 1e-140`` (the RFF series underflows).
-    """
+def _log_trig_bracket(d, P, m, lz2, tol=TRIG_BRACKET_TOL, refuse=True):
+    """``log(m·MSE_RFF)`` of the orthogonal trig bracket from ``log z²`` in float64, with its error bound checked."""
     d, P, m, lz2 = np.broadcast_arrays(*(np.asarray(t, float) for t in (d, P, m, lz2)))
     zero = lz2 == -np.inf
     tiny = ~zero & (lz2 < math.log(TRIG_Z2_MIN))
@@ -380,10 +313,7 @@ def log_trig_bracket(d, P, m, lz2, tol=TRIG_BRACKET_TOL, refuse=True):
 
 
 def _trig_orthogonal_exact(a, b, th, m, d):
-    """``hrf.mse_trig`` (orthogonal) at one float64 point by the agreed mpmath
-    layer, rounded once: the fallback where the float64 bracket's error bound
-    fails (tiny ``z``, large ``d``), so the float64 layer serves the whole
-    domain it served before the bracket was vectorized."""
+    """``hrf.mse_trig`` (orthogonal) at one float64 point by the agreed mpmath layer: the float64 fallback."""
     from fractions import Fraction
 
     from ...core.precision import agreed
@@ -393,22 +323,8 @@ def _trig_orthogonal_exact(a, b, th, m, d):
     return agreed(lambda: mse_trig_mp(pt), 17, "hrf.mse_trig")
 
 
-def lemma22_f64(which):
-    """Float64 Lemma 2.2 in log space (``which`` ``"trig"`` or ``"pos"``).
-
-    iid: the log forms of :func:`f64_pair_logs`.  Orthogonal ``++``: the bracket as
-    one series of positive terms (:func:`_pos_orthogonal`).  Orthogonal trig:
-    ``e^{a²+b²}/m`` times the RFF bracket (:func:`log_trig_bracket`).
-
-    Parameters
-    ----------
-    which : {"trig", "pos"}
-
-    Returns
-    -------
-    callable
-        ``p -> MSE`` (arrays of parameters broadcast).
-    """
+def _lemma22_f64(which):
+    """Float64 Lemma 2.2 in log space (``which`` ``"trig"`` or ``"pos"``), arrays broadcast."""
     def f(p):
         a, b, th, m = (np.asarray(p[k], float) for k in ("x_norm", "y_norm", "theta", "m"))
         if p["coupling"] == "iid":
@@ -420,7 +336,7 @@ def lemma22_f64(which):
         if which == "pos":
             lp = -s2 + 2 * lexpm1(lv2) - np.log(2 * m)  # log MSE(++) of iid ω's (as f64_pair_logs)
             return _pos_orthogonal(s2, lp, lv2, d, P, m)
-        lb, bad = log_trig_bracket(d, P, m, lz2, refuse=False)
+        lb, bad = _log_trig_bracket(d, P, m, lz2, refuse=False)
         if not np.any(bad):
             return exp64(s2 + lb - np.log(m), "MSE(trig) orthogonal")
         # where the bound fails, the agreed mpmath value (rare: tiny z or large d)
@@ -446,12 +362,7 @@ PP_SERIES_TOL = 1e-11
 
 
 def _pos_orthogonal(s2, lp, lv2, d, P, m):
-    """Orthogonal ``++`` MSE: ``e^{−a²−b²}/m`` times the bracket
-    ``(e^{v²} − 1)²/2 − (P/m)(e^{v²} − ₁F₁(d; d/2; v²/2))`` summed term by term with
-    positive terms (:func:`rftheory.numerics.orth_gap.float64.log_pp_bracket_series`, no
-    cancellation); where that series does not serve (``2v²`` outside its range, or its
-    bound above :data:`PP_SERIES_TOL`) the difference of the two logs, refused where it
-    cancels beyond ``CANCEL_MAX``."""
+    """Orthogonal ``++`` MSE as one series of positive terms, else the difference of two logs (bounded)."""
     s2, lp, lv2, d, P, m = np.broadcast_arrays(s2, lp, lv2, d, P, m)
     lb, eb = log_pp_bracket_series(d, P, m, np.exp(lv2) / 2)
     ok = eb <= PP_SERIES_TOL  # False where NaN (not served)
@@ -466,28 +377,21 @@ def _pos_orthogonal(s2, lp, lv2, d, P, m):
 
 
 def angle_replicates(n, rng, d, a, b, theta, one):
-    """Half the replicates at axis-aligned inputs (norms ``a, b`` at angle ``θ``),
-    half at one Haar rotation of them (drawn after the first half).
+    """Half the replicates at axis-aligned inputs (norms ``a, b`` at angle ``θ``), half at one Haar rotation.
 
     Parameters
     ----------
     n : int
-        Number of replicates.
     rng : numpy.random.Generator
-        Source of randomness.
     d : int
-        Dimension.
-    a, b : float
-        ``‖x‖`` and ``‖y‖``.
-    theta : float
-        The angle between ``x`` and ``y``.
+    a, b, theta : float
+        ``‖x‖``, ``‖y‖`` and their angle.
     one : callable
         ``one(x, y, c)``: ``c`` replicates at the pair ``x, y``.
 
     Returns
     -------
     ndarray
-        The ``n`` replicates.
     """
     out = []
     half = n // 2
@@ -501,18 +405,8 @@ def angle_replicates(n, rng, d, a, b, theta, one):
     return np.concatenate(out)
 
 
-def lemma22_mc(which):
-    """Replicates of ``(est − SM)²`` of ``SM_trig`` (``which="trig"``) or ``SM_++`` (``"pos"``).
-
-    Parameters
-    ----------
-    which : {"trig", "pos"}
-
-    Returns
-    -------
-    callable
-        ``(p, rng, n) -> ndarray`` of ``n`` replicates.
-    """
+def _lemma22_mc(which):
+    """Monte Carlo replicates of ``(est − SM)²`` of ``SM_trig`` or ``SM_++``: ``(p, rng, n) -> ndarray``."""
     def run(p, rng, n):
         d, m, coupling = p["d"], p["m"], p["coupling"]
         a, b, th = float(p["x_norm"]), float(p["y_norm"]), float(p["theta"])
@@ -570,8 +464,8 @@ def _lemma22_result(which, rid, mpmath, **fields):
         mpmath=mpmath,
         routes={"quadrature": lemma22_route(which)},
         symbolic=lambda p: lemma22(SYM, p, which),
-        float64=lemma22_f64(which),
-        mc=lemma22_mc(which),
+        float64=_lemma22_f64(which),
+        mc=_lemma22_mc(which),
         grid=L22_GRID,
         mc_grid=L22_MC_GRID,
         mc_n={"quick": 20_000, "default": 100_000, "full": 400_000},

@@ -21,21 +21,16 @@ LN2, LN4 = math.log(2.0), math.log(4.0)
 
 
 def f64_angle(theta):
-    """``(p, q, log sin(θ/2), log cos(θ/2))``, ``p = θ/π``, ``q = 1 − p``, float64.
-
-    For ``θ > 1.5`` the difference ``π − θ = (float(π) − θ) + PI_LO`` is exact
-    up to one rounding (Sterbenz), so ``q`` and ``cos(θ/2) = sin((π−θ)/2)``
-    keep full relative precision up to ``θ = float(π)``.
+    """``(p, q, log sin(θ/2), log cos(θ/2))``, ``p = θ/π``, ``q = 1 − p``, float64, full precision up to ``float(π)``.
 
     Parameters
     ----------
     theta : array_like
-        The angle, in ``[0, π]``.
+        In ``[0, π]``.
 
     Returns
     -------
     tuple of ndarray
-        ``(p, q, log sin(θ/2), log cos(θ/2))``.
     """
     th = np.asarray(theta, float)
     big = th > 1.5
@@ -55,18 +50,15 @@ def _log_sin_half(th):
 
 
 def l1mexp(lx):
-    """``log(1 − e^{−x})`` from ``lx = log x`` (``x ≥ 0``; −inf at x = 0).  Below
-    ``1e-5`` the series ``lx − x/2 + x²/24`` (error ``O(x⁴)``).
+    """``log(1 − e^{−x})`` from ``lx = log x`` (``x ≥ 0``; −inf at x = 0).
 
     Parameters
     ----------
     lx : array_like
-        ``log x``.
 
     Returns
     -------
     ndarray
-        ``log(1 − e^{−x})``.
     """
     x = np.exp(lx)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -74,17 +66,15 @@ def l1mexp(lx):
 
 
 def lexpm1(lx):
-    """``log(e^x − 1)`` from ``lx = log x``; ``lx + x/2 + x²/24`` below ``1e-5``.
+    """``log(e^x − 1)`` from ``lx = log x``.
 
     Parameters
     ----------
     lx : array_like
-        ``log x``.
 
     Returns
     -------
     ndarray
-        ``log(e^x − 1)``.
     """
     x = np.exp(lx)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -104,20 +94,17 @@ CANCEL_MAX = 10.0
 
 
 def exp64(lv, what):
-    """``exp(lv)``; ``−inf`` (a structural zero) gives 0; outside the normal
-    float64 range :class:`RangeError` (never a subnormal or 0.0 for a nonzero value).
+    """``exp(lv)``; ``−inf`` gives 0; outside the normal float64 range :class:`RangeError`.
 
     Parameters
     ----------
     lv : array_like
-        The logarithms.
     what : str
-        What the value is (for the error message).
+        For the error message.
 
     Returns
     -------
     ndarray
-        ``exp(lv)``.
     """
     lv = np.asarray(lv, float)
     if np.any(np.isnan(lv)):
@@ -132,21 +119,17 @@ def exp64(lv, what):
 
 
 def log_signed_sum(terms, what):
-    """``log Σ sign·exp(log)`` over ``(log, sign)`` pairs; ``−inf`` when every
-    term is a structural zero.  NaN logs and cancellation beyond
-    :data:`CANCEL_MAX` raise :class:`RangeError`.
+    """``log Σ sign·exp(log)`` over ``(log, sign)`` pairs; cancellation beyond :data:`CANCEL_MAX` raises.
 
     Parameters
     ----------
     terms : sequence of (array_like, float)
-        ``(log |term|, sign)`` pairs.
     what : str
-        What the sum is (for the error message).
+        For the error message.
 
     Returns
     -------
     ndarray
-        ``log`` of the (positive) sum.
     """
     logs = np.broadcast_arrays(*[np.asarray(t[0], float) for t in terms])
     signs = [np.broadcast_to(np.asarray(t[1], float), logs[0].shape) for t in terms]
@@ -172,35 +155,27 @@ def signed_sum(terms, what):
     Parameters
     ----------
     terms : sequence of (array_like, float)
-        ``(log |term|, sign)`` pairs.
     what : str
-        What the sum is (for the error message).
 
     Returns
     -------
     ndarray
-        The sum.
     """
     return exp64(log_signed_sum(terms, what), what)
 
 
 def f64_geom(a, b, theta, v=True):
-    """``(s2, log z², log v²)`` in float64 from the norms and the angle (``log v²`` None
-    unless ``v``): ``z² = (a − b)² + 4ab sin²(θ/2)``, ``v² = (a − b)² + 4ab cos²(θ/2)``.
+    """``(a² + b², log z², log v²)`` in float64 (``log v²`` None unless ``v``), as sums of non-negative terms.
 
     Parameters
     ----------
-    a, b : array_like
-        ``‖x‖`` and ``‖y‖``.
-    theta : array_like
-        The angle between ``x`` and ``y``.
+    a, b, theta : array_like
+        ``‖x‖``, ``‖y‖`` and their angle.
     v : bool, optional
-        Whether to return ``log v²`` too.
 
     Returns
     -------
     tuple
-        ``(s2, log z², log v²)``, ``s2 = a² + b²``.
     """
     a, b = np.asarray(a, float), np.asarray(b, float)
     th = np.asarray(theta, float)
@@ -217,21 +192,16 @@ def f64_geom(a, b, theta, v=True):
 
 
 def f64_pair_logs(a, b, theta, m):
-    """log MSE(trig), log MSE(++) for iid ω's, float64 (Lemma 2.2 in log space).
+    """``(log MSE(SM_trig), log MSE(SM_++))`` for iid ω's, float64 (HRF, Lemma 2.2 in log space).
 
     Parameters
     ----------
-    a, b : array_like
-        The norms ``‖x‖``, ``‖y‖``.
-    theta : array_like
-        The angle between ``x`` and ``y``.
+    a, b, theta : array_like
     m : array_like
-        The number of random features.
 
     Returns
     -------
     tuple of numpy.ndarray
-        ``(log MSE(SM_trig), log MSE(SM_++))``.
     """
     s2, lz2, lv2 = f64_geom(a, b, theta)
     lm = np.log(2 * np.asarray(m, float))

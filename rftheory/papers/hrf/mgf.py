@@ -1,8 +1,6 @@
-"""The complex Gaussian MGF (Choromanski et al., ICLR 2022; Choromanski et al. 2022, Lemma 2.4, Eq. 13):
-``hrf.complex_mgf``, ``E e^{ωᵀu} = exp(Σ u_i²/2)`` at complex ``u``.
-
-Here, in order: the exact layers, the quadrature and moment-series routes, the float64
-evaluator, the Monte Carlo (real and imaginary part), the checks and the registration.
+"""The complex Gaussian MGF (Choromanski et al. 2022, *Hybrid Random Features*, ICLR 2022, Lemma 2.4, Eq. 13):
+``hrf.complex_mgf``, ``E e^{ωᵀu} = exp(Σ u_i²/2)`` at complex ``u``.  Routes and float64 notes:
+:doc:`/notes/papers/hrf/mgf`.
 """
 
 from __future__ import annotations
@@ -37,18 +35,7 @@ def mgf_extra(p):
 
 
 def mgf_mp(p):
-    """``e^{(re + i·im)²/2}`` (Lemma 2.4) in mpmath.
-
-    Parameters
-    ----------
-    p : dict
-        Validated parameters (``d, re, im``).
-
-    Returns
-    -------
-    mpc
-        The MGF.
-    """
+    """``e^{(re + i·im)²/2}`` (Lemma 2.4) in mpmath."""
     with guard_digits(mgf_extra(p)):
         re, im = mpf(p["re"]), mpf(p["im"])
         v = mp.exp(mp.mpc((re * re - im * im) / 2, re * im))
@@ -56,18 +43,7 @@ def mgf_mp(p):
 
 
 def mgf_sym(p):
-    """``exp((re + i·im)²/2)`` (Lemma 2.4) in sympy.
-
-    Parameters
-    ----------
-    p : dict
-        Validated parameters (``d, re, im``).
-
-    Returns
-    -------
-    sympy expression
-        The MGF.
-    """
+    """``exp((re + i·im)²/2)`` (Lemma 2.4) in sympy."""
     import sympy as sp
 
     return sp.exp((SYM.num(p["re"]) + sp.I * SYM.num(p["im"])) ** 2 / 2)
@@ -79,9 +55,7 @@ def _u_coords(p):
 
 
 def mgf_quad(p):
-    """Route: ``E e^{gu}``, ``g ~ N(0,1)``, by quadrature after the shift ``g = t + Re u``:
-    ``e^{Re u·u − (Re u)²/2} E cos(t Im u)`` (the oscillating integral is served for
-    ``|Im u| ≤ 8``: beyond, ``E cos = e^{−(Im u)²/2}`` cancels too deeply), then the d-th power."""
+    """Route: ``E e^{gu}``, ``g ~ N(0,1)``, by quadrature after the shift ``g = t + Re u`` (``|Im u| ≤ 8``)."""
     with guard_digits(mgf_extra(p) + len(str(p["d"]))):
         u = _u_coords(p)
         ur, ui = mp.re(u), mp.im(u)
@@ -93,10 +67,7 @@ def mgf_quad(p):
 
 
 def mgf_moments(p):
-    """Route: ``Σ_j E g^{2j} w^j/(2j)!`` (``E g^{2j} = (2j−1)!!``, ``w = u²``), summed until the
-    geometric bound on the remainder is below ``eps·|sum|``
-    (:func:`~rftheory.numerics.series.mp_series.mp_ratio_series`); served for ``|w| ≤ 100`` (the terms reach
-    ``e^{|w|/2}``: guard digits ``|w|/ln 10``)."""
+    """Route: the moment series ``Σ_j E g^{2j} w^j/(2j)!``, ``w = u²``, with a geometric tail bound (``|w| ≤ 100``)."""
     u = _u_coords(p)
     w = u * u
     if abs(w) > 100:
@@ -112,9 +83,7 @@ def mgf_moments(p):
 
 
 def mgf_f64(p):
-    """``e^{(re² − im²)/2}·e^{i re·im}``: the exponent ``(re − im)(re + im)/2`` (one rounding
-    each), the phase as a double-double product (Dekker) so that ``cos``/``sin`` of
-    ``re·im`` up to 1e18 are right; refuses outside the normal float64 range."""
+    """Float64 ``e^{(re² − im²)/2}·e^{i re·im}``, the phase a double-double product; refused outside the normal range."""
     re, im = np.asarray(p["re"], float), np.asarray(p["im"], float)
     lv = (re - im) * (re + im) / 2 + 0 * np.asarray(p["d"], float)
     mag = exp64(lv, "complex MGF")
@@ -137,21 +106,7 @@ def mgf_mc(p, rng, n):
 
 
 def mgf_imaginary(p, rng, n):
-    """Replicates of ``Im e^{ωᵀu}`` (``ω ~ N(0, I_d)``, ``u_k = (re + i·im)/√d``), in one draw.
-
-    Parameters
-    ----------
-    p : dict
-        Validated parameters of ``hrf.complex_mgf``.
-    rng : numpy.random.Generator
-    n : int
-        Replicates.
-
-    Returns
-    -------
-    ndarray
-        ``n`` replicates.
-    """
+    """Replicates of ``Im e^{ωᵀu}`` (``ω ~ N(0, I_d)``, ``u_k = (re + i·im)/√d``), in one draw."""
     d = p["d"]
     u = complex(float(p["re"]), float(p["im"])) / math.sqrt(d)
     w = rng.standard_normal((n, d))
@@ -162,24 +117,8 @@ def _fmt(pt):
     return ", ".join(f"{k}={v}" for k, v in pt.items())
 
 
-def mgf_checks(result, mode, seed):
-    """Monte Carlo of the imaginary part of ``hrf.complex_mgf`` (verify's MC check covers the
-    real part): one z-score per point of the result's ``mc_grid``.
-
-    Parameters
-    ----------
-    result : Result
-        ``hrf.complex_mgf``.
-    mode : str
-        Verification mode.
-    seed : int
-        Verification seed.
-
-    Returns
-    -------
-    iterator of Measurement
-        z-scores of the imaginary part.
-    """
+def _mgf_checks(result, mode, seed):
+    """Monte Carlo of the imaginary part of ``hrf.complex_mgf``: one z-score per point of its ``mc_grid``."""
     for pt in result.points(mode, "mc_grid"):
         p = result.validate(**pt)
         rng = spawn(seed, "hrf.complex_mgf|imag|" + repr(pt))
@@ -212,7 +151,7 @@ COMPLEX_MGF: Result = register(
         symbolic=mgf_sym,
         float64=mgf_f64,
         mc=mgf_mc,
-        checks=lambda mode, seed: mgf_checks(COMPLEX_MGF, mode, seed),
+        checks=lambda mode, seed: _mgf_checks(COMPLEX_MGF, mode, seed),
         checks_z={"quick": 2, "default": 4},
         grid={"quick": [dict(d=3, re="-1", im="2")],
               "default": [dict(d=d, re=r_, im=i_) for d in (1, 3) for r_, i_ in (("0.5", "1"), ("-1", "2"), ("0", "3"))]},

@@ -12,13 +12,7 @@ __all__ = ["maximise", "two_means"]
 
 
 def maximise(f, lo=None, hi=None, scan=256):
-    """Global maximum of a smooth ``f`` on ``[lo, hi]`` (default ``[0, π]``).  Returns ``(θ*, f(θ*))``.
-
-    A scan at 20 digits (uniform, plus geometric points ``2^{-j}(hi − lo)`` from both ends, so
-    that peaks of width ``~1/r`` near 0 and π are seen), then golden-section refinement of
-    *every* local maximum of the scan to the working precision (two peaks may be of nearly
-    equal height); the best wins.  The located θ* is good to ``~2^{−prec/2}``, the value, at a
-    smooth maximum, to the working precision.
+    """Global maximum ``(θ*, f(θ*))`` of a smooth ``f`` on ``[lo, hi]``: a scan, then golden section of every local maximum.
 
     Parameters
     ----------
@@ -32,7 +26,6 @@ def maximise(f, lo=None, hi=None, scan=256):
     Returns
     -------
     tuple
-        ``(x*, f(x*))``.
 
     Examples
     --------
@@ -89,9 +82,7 @@ def two_means(P, iters=50):
     Parameters
     ----------
     P : ndarray, shape (n, d)
-        The points.
     iters : int
-        Lloyd iterations.
 
     Returns
     -------

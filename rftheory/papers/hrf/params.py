@@ -75,20 +75,8 @@ VEC_DOC = (f"in R^d, d <= {VEC_DIM_MAX}; each entry 0 or of magnitude in [1e-6, 
            "'x1,x2,...' or a sequence")
 
 
-def parse_vector(name):
-    """The parameter check of a real vector parameter.
-
-    Parameters
-    ----------
-    name : str
-        The parameter's name (in error messages).
-
-    Returns
-    -------
-    callable
-        ``check(value)``: the vector (array, list or ``"a,b,c"``) as a tuple of exact numbers, or
-        :class:`~rftheory.core.errors.ParameterError` naming ``name``.
-    """
+def _parse_vector(name):
+    """The check ``check(value)`` of a real vector parameter: a tuple of exact numbers, or ``ParameterError``."""
     def check(value):
         if isinstance(value, str):
             parts = [s for s in value.replace(";", ",").split(",") if s.strip()]
@@ -115,6 +103,23 @@ def parse_vector(name):
     return check
 
 
+
+def vector_param(name, what, **kw):
+    """A real vector parameter: its description ``what`` then the served domain, checked by ``_parse_vector``.
+
+    Parameters
+    ----------
+    name, what : str
+        The parameter's name and what it is.
+    **kw
+        Further fields of :class:`~rftheory.core.params.Param` (``default``).
+
+    Returns
+    -------
+    Param
+    """
+    return Param(name, "object", f"{what} {VEC_DOC}", check=_parse_vector(name), **kw)
+
 def _to_complex_pair(name, v):
     if isinstance(v, (tuple, list)) and len(v) == 2:  # already parsed (re, im)
         return (to_fraction(name, v[0]), to_fraction(name, v[1]))
@@ -137,23 +142,17 @@ def _to_complex_pair(name, v):
 
 
 def parse_matrix(value):
-    """``A``: a square complex matrix (array, nested lists, ``"a,b;c,d"`` or ``"diag:a,b,c"``),
-    ``d ≤ 8``, parts 0 or of magnitude in ``[1e-6, 100]``, smallest singular value ``≥ 1e-3``.
+    """``A``: a square complex matrix, ``d ≤ 8``, parts 0 or in ``[1e-6, 100]``, smallest singular value ``≥ 1e-3``.
 
     Parameters
     ----------
     value : array_like or str
-        The matrix.
+        Array, nested lists, ``"a,b;c,d"`` or ``"diag:a,b,c"``.
 
     Returns
     -------
     tuple of tuple
         Rows of ``(real, imaginary)`` exact parts.
-
-    Raises
-    ------
-    ParameterError
-        A matrix outside the served domain, naming ``A``.
     """
     name = "A"
     if isinstance(value, str):
@@ -186,12 +185,10 @@ def np_matrix(mat):
     Parameters
     ----------
     mat : tuple of tuple
-        Rows of ``(real, imaginary)`` exact parts.
 
     Returns
     -------
     numpy.ndarray
-        The complex128 matrix.
     """
     return np.array([[complex(float(re), float(im)) for re, im in row] for row in mat])
 
@@ -215,9 +212,7 @@ def _vec_entry(rng, scale_max):
 
 
 def ce_domain_point(rng):
-    """A random point of hrf.ce_mse's declared domain: ``d ≤ 8``, entries of ``x, y`` 0 or
-    log-uniform in ``[1e-6, 10]``, ``A = s·(G + i H)`` (Gaussian, one log-uniform scale
-    ``s ∈ [1e-2, 10]``, some diagonal ones) with smallest singular value ``≥ 1e-3``."""
+    """A random point of ``hrf.ce_mse``'s declared domain (the domain sweep)."""
     d = int(rng.integers(1, VEC_DIM_MAX + 1))
     x = [_vec_entry(rng, VEC_ABS_MAX) for _ in range(d)]
     y = [_vec_entry(rng, VEC_ABS_MAX) for _ in range(d)]
@@ -235,9 +230,7 @@ def ce_domain_point(rng):
 
 
 def cl_domain_point(rng):
-    """A random point of hrf.cluster_A's declared domain: ``d ≤ 8``; entries of the centres
-    0 in both (probability 1/10) or log-uniform in ``[1e-6, 10]`` with random signs; ``x, y``
-    the centres (probability 1/4: the MSE is then 0 for the complex A) or random entries."""
+    """A random point of ``hrf.cluster_A``'s declared domain (the domain sweep)."""
     d = int(rng.integers(1, VEC_DIM_MAX + 1))
     ri, rj = [], []
     for _ in range(d):

@@ -10,22 +10,16 @@ from ...core.errors import LayerUnavailableError
 
 
 def trapezoid(F, lo, hi):
-    """``∫_lo^hi F`` by the trapezoidal rule, halving the step until two levels
-    agree to half the working digits (for integrands analytic in a strip and
-    negligible at both ends the error then squares at each halving, so the
-    result is good to the working precision).
+    """``∫_lo^hi F`` by the trapezoidal rule, halving the step until two levels agree to half the working digits.
 
     Parameters
     ----------
     F : callable
-        Integrand (mpmath).
     lo, hi : mpf
-        The range.
 
     Returns
     -------
     mpf
-        The integral.
 
     Raises
     ------
@@ -49,26 +43,18 @@ def trapezoid(F, lo, hi):
 
 
 def gauss_mean(f, sd, centre=0):
-    """``E f(t)``, ``t ~ N(0, sd²)``: the trapezoidal rule on ``f(sd·g) φ(g)``.
-
-    The range is cut where ``φ`` (shifted to the integrand's peaks ``±centre/sd``)
-    falls below ``10^{-(dps+15)}``; ``f`` may grow like ``e^{k|t|}`` with the
-    peak at ``t = centre``.  ``f(0)`` when ``sd = 0``.  (The trapezoidal rule
-    converges geometrically in ``1/h²`` for Gaussian-weighted entire integrands.)
+    """``E f(t)``, ``t ~ N(0, sd²)``: the trapezoidal rule on ``f(sd·g) φ(g)``, cut where ``φ`` is negligible.
 
     Parameters
     ----------
     f : callable
-        Function of one mpmath number.
     sd : mpf
-        Standard deviation.
     centre : mpf
         Where ``f·φ`` peaks (default 0).
 
     Returns
     -------
     mpf
-        ``E f(t)``.
     """
     if sd == 0:
         return f(mp.mpf(0))

@@ -1,10 +1,6 @@
-"""The relative errors (Choromanski et al., ICLR 2022; Choromanski et al. 2022, Def. 3.3, Lemma 3.4, Thm 3.5,
-App. D.3): ``hrf.max_relative_error`` and ``hrf.angular_hybrid_bound`` (its erratum: the stated
-bound fails at large ``r``).
-
-Here, in order: the closed forms, the exact layers (the maximum over the angle), the
-stationary-point route, the float64 evaluator, the checks of the bound and its limits, and the
-registrations.
+"""The relative errors (Choromanski et al. 2022, *Hybrid Random Features*, ICLR 2022, Def. 3.3, Lemma 3.4,
+Thm 3.5, App. D.3): ``hrf.max_relative_error`` and ``hrf.angular_hybrid_bound`` (its erratum: the
+stated bound fails at large ``r``).  Notes: :doc:`/notes/papers/hrf/relative_error`.
 """
 
 from __future__ import annotations
@@ -34,14 +30,12 @@ sp = lazy("sympy")
 
 
 def rel_error(bk, theta, r, m, n, estimator):
-    """``ε_{θ,r} = √MSE / SM`` for ``‖x‖ = ‖y‖ = r`` (Def. 3.3), from the MSE formulas.
+    """``ε_{θ,r} = √MSE / SM`` for ``‖x‖ = ‖y‖ = r`` (HRF, Def. 3.3), from the MSE formulas.
 
     Parameters
     ----------
     bk : backend
-        ``MP``, ``SYM`` or ``ARB`` (the ball layer).
     theta, r : number
-        Angle and ``‖x‖ = ‖y‖``.
     m, n : int
         Features of the estimators and of λ̂.
     estimator : {"trig", "positive", "hybrid"}
@@ -49,7 +43,6 @@ def rel_error(bk, theta, r, m, n, estimator):
     Returns
     -------
     number
-        ``ε_{θ,r}``.
     """
     ang = angle_terms(bk, theta)
     if estimator == "trig":
@@ -72,17 +65,13 @@ def rel_error_paper(bk, theta, r, m, n, estimator):
     Parameters
     ----------
     bk : backend
-        ``MP`` or ``SYM``.
     theta, r : number
-        Angle and ``‖x‖ = ‖y‖``.
     m, n : int
-        Features of the estimators and of λ̂.
     estimator : {"trig", "positive", "hybrid"}
 
     Returns
     -------
     number
-        ``ε_{θ,r}`` by the paper's explicit form.
     """
     pi = bk.pi()
     if estimator == "trig":
@@ -99,47 +88,38 @@ def rel_error_paper(bk, theta, r, m, n, estimator):
 
 
 def W_of_r(bk, r):
-    """``W(r) = e^{2r²}(1 − e^{−4r²})`` (Lemma 3.4).
+    """``W(r) = e^{2r²}(1 − e^{−4r²})`` (HRF, Lemma 3.4).
 
     Parameters
     ----------
     bk : backend
-        ``MP`` or ``SYM``.
     r : number
-        Radius.
 
     Returns
     -------
     number
-        ``W(r)``.
     """
     return bk.exp(2 * r * r) * (-bk.expm1(-4 * r * r))
 
 
 def thm35_bound(form, bk, r, m, n):
-    r"""Thm 3.5's bound on ``ε_{S(r)}``: as stated (Eq. 27, reconstructed from the garbled Eq. 27/63-65)
-    or as the proof's steps give it (Eq. 63 and Eq. 64 with ``θ** ≤ √π/(2r)``).
+    """Thm 3.5's bound on ``ε_{S(r)}``: as stated (Eq. 27, reconstructed) or as the proof's steps give it (Eq. 63-64).
 
-    .. math:: \varepsilon_{S(r)} \le \frac{W(r)}{r\sqrt{2m}}\sqrt{\frac1\pi-\frac1{n\pi}+\frac1{n\sqrt\pi}}
-       \ \text{(stated)},\qquad
-       \varepsilon_{S(r)} \le \frac{W(r)}{\sqrt{2m}}\sqrt{\frac{1-1/n}{\pi r^2}+\frac1{n\sqrt\pi\,r}}
-       \ \text{(corrected)}
+    .. math:: \\varepsilon_{S(r)} \\le \\frac{W(r)}{r\\sqrt{2m}}\\sqrt{\\frac1\\pi-\\frac1{n\\pi}+\\frac1{n\\sqrt\\pi}}
+       \\ \\text{(stated)},\\qquad
+       \\varepsilon_{S(r)} \\le \\frac{W(r)}{\\sqrt{2m}}\\sqrt{\\frac{1-1/n}{\\pi r^2}+\\frac1{n\\sqrt\\pi\\,r}}
+       \\ \\text{(corrected)}
 
     Parameters
     ----------
     form : {"paper", "corrected"}
-        The stated bound or the corrected one.
     bk : backend
-        ``MP`` or ``SYM``.
     r : number
-        Radius.
     m, n : int
-        Features of the estimators and of λ̂.
 
     Returns
     -------
     number
-        The bound.
     """
     pi = bk.pi()
     if form == "paper":
@@ -159,35 +139,27 @@ def limit_value(bk, r, m, n):
     Parameters
     ----------
     bk : backend
-        ``MP`` or ``SYM``.
     r : number
-        Radius.
     m, n : int
-        Features of the estimators and of λ̂.
 
     Returns
     -------
     number
-        ``W(r)/√(2mnπ)``.
     """
     return W_of_r(bk, r) / bk.sqrt(2 * m * n * bk.pi())
 
 
 def relative_error_at(bk, f):
-    """A point evaluator of ``f(bk, θ, r, m, n, estimator)``
-    (:func:`rel_error` or :func:`rel_error_paper`), θ above π read as π.
+    """A point evaluator ``p -> f(bk, θ, r, m, n, estimator)`` of :func:`rel_error` or :func:`rel_error_paper`.
 
     Parameters
     ----------
     bk : backend
-        ``MP``, ``SYM`` or ``ARB`` (the ball layer).
     f : callable
-        The relative-error formula.
 
     Returns
     -------
     callable
-        ``p -> f(bk, θ, r, m, n, estimator)``.
     """
     def run(p):
         th = bk.num(p["theta"])
@@ -199,28 +171,22 @@ def relative_error_at(bk, f):
 
 
 def hybrid_max_rel(r, m, n):
-    """``ε_{S(r)}`` of the angular hybrid: ``max_θ ε_{θ,r}`` (golden section on the exact ε).
+    """``(θ*, ε_{S(r)})``: ``max_θ ε_{θ,r}`` of the angular hybrid (golden section on the exact ε).
 
     Parameters
     ----------
     r : mpf
-        ``‖x‖ = ‖y‖``.
     m, n : int
-        Features of the estimators and of λ̂.
 
     Returns
     -------
     tuple
-        ``(θ*, ε_{S(r)})`` (mpmath).
     """
     return maximise(lambda t: rel_error(MP, t, r, m, n, "hybrid"))
 
 
 def hyb_max_newton(p):
-    """Route: the stationary point of ``h_r(θ) = a_r(θ) + a_r(π−θ)`` (Eq. 49),
-    ``a_r(θ) = (θ/π)(θ/π − θ/(nπ) + 1/n) e^{2r² cos θ} expm1(−4r² cos²(θ/2))²``, written out in
-    sympy (``expm1`` kept, so tiny ``r`` does not cancel): the root of ``(log h)' = h'/h``
-    (sympy derivative, mpmath ``findroot``) from every local maximum of a scan."""
+    """Route: the stationary point of ``h_r(θ) = a_r(θ) + a_r(π−θ)`` (Eq. 49) by sympy's derivative and ``findroot``."""
     import sympy as sp
     from sympy.codegen.cfunctions import expm1
 
@@ -270,21 +236,7 @@ def mre_f64(p):
 
 
 def mre_checks(mode, seed):
-    """Lemma 3.4 of ``hrf.max_relative_error``: the maximum of ε over the sphere is
-    ``W(r)/√(2m)``, at θ = π (trig) / θ = 0 (++), found by maximising the exact ε.
-
-    Parameters
-    ----------
-    mode : str
-        Verification mode (``"quick"``: fewer points).
-    seed : int
-        Verification seed (unused).
-
-    Returns
-    -------
-    iterator of Measurement
-        The maximum (relative, 1e-20) and its location (bound, 1e-8) per point.
-    """
+    """Lemma 3.4 of ``hrf.max_relative_error``: the maximum of ε over the sphere and its location."""
     for r_ in (("1", "2") if mode == "quick" else ("0.5", "1", "2")):
         for m in ((1,) if mode == "quick" else (1, 16)):
             with mp.workdps(30):
@@ -318,22 +270,7 @@ def _stated_bound_fails(r, n):
 
 
 def bound_checks(mode, seed):
-    """Thm 3.5 of ``hrf.angular_hybrid_bound``: the stated bound reproduces the recorded
-    finding (holds, or fails beyond :data:`BOUND_FAILS_BEYOND`), the corrected bound holds,
-    and the limits ``ε/√θ → W(r)/√(2mnπ)`` at both ends.
-
-    Parameters
-    ----------
-    mode : str
-        Verification mode (``"quick"``: a smaller grid).
-    seed : int
-        Verification seed (unused).
-
-    Returns
-    -------
-    iterator of Measurement
-        Bounds and relative agreements.
-    """
+    """Thm 3.5 of ``hrf.angular_hybrid_bound``: the stated and corrected bounds, and the limits at both ends."""
     rid = "hrf.angular_hybrid_bound"
     for r_, m, n in BOUND_GRID["quick" if mode == "quick" else "default"]:
         with mp.workdps(20):
