@@ -12,7 +12,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, NoReturn
 
 import mpmath as mp
 
@@ -28,7 +29,7 @@ from ..present.helptext import PARAM_HELP as _PARAM_HELP
 __all__ = ["main"]
 
 
-def _parse_assignments(items, flag: str) -> dict[str, str]:
+def _parse_assignments(items: list[str] | None, flag: str) -> dict[str, str]:
     out: dict[str, str] = {}
     for item in items or []:
         if "=" not in item:
@@ -52,7 +53,7 @@ def _plain(v: Any) -> str:
     return str(v)
 
 
-def check_seed(seed) -> int:
+def check_seed(seed: object) -> int:
     """Validate a verify seed.
 
     Parameters
@@ -85,14 +86,15 @@ def check_seed(seed) -> int:
     return seed
 
 
-def _fmt_value(x, digits: int) -> str:
+def _fmt_value(x: Any, digits: int) -> str:
     if isinstance(x, mp.mpc):
         return f"{mp.nstr(x.real, digits, strip_zeros=False)}{'+' if x.imag >= 0 else '-'}{mp.nstr(abs(x.imag), digits, strip_zeros=False)}j"
-    return mp.nstr(x, digits, strip_zeros=False, min_fixed=-mp.inf, max_fixed=mp.inf) if abs(x) >= 1e-5 and abs(x) < 1e15 else mp.nstr(x, digits, strip_zeros=False)
+    return str(mp.nstr(x, digits, strip_zeros=False, min_fixed=-mp.inf, max_fixed=mp.inf) if abs(x) >= 1e-5 and abs(x) < 1e15
+               else mp.nstr(x, digits, strip_zeros=False))
 
 
 # --------------------------------------------------------------------------
-def cmd_list(args) -> int:
+def cmd_list(args: argparse.Namespace) -> int:
     """``rftheory list [PREFIX] [--short|--json]``: every result with its source.
 
     Parameters
@@ -146,7 +148,7 @@ def cmd_list(args) -> int:
     return 0
 
 
-def cmd_eval(args) -> int:
+def cmd_eval(args: argparse.Namespace) -> int:
     """``rftheory eval ID -p NAME=VALUE ... [--dps N] [--layer L] [--json]``.
 
     Prints the value of one result to ``--dps`` digits, proven (ball layer) or agreed (mpmath),
@@ -178,7 +180,7 @@ def cmd_eval(args) -> int:
     if (args.samples is not None or args.seed is not None) and args.layer != "mc":
         raise ParameterError("samples" if args.samples is not None else "seed", "only with --layer mc")
     mc = None
-    proof: dict = {}
+    proof: dict[str, Any] = {}
     if args.layer == "mc":
         from .mc_eval import monte_carlo_eval
 
@@ -221,7 +223,7 @@ def cmd_eval(args) -> int:
     return 0
 
 
-def cmd_verify(args) -> int:
+def cmd_verify(args: argparse.Namespace) -> int:
     """``rftheory verify [--quick|--full] [--only PREFIX] ...``: cross-check the layers.
 
     Runs the tasks of :func:`rftheory.verify.engine.plan` through the executor of
@@ -295,7 +297,7 @@ def cmd_verify(args) -> int:
     return 0 if ok else 1
 
 
-def cmd_table(args) -> int:
+def cmd_table(args: argparse.Namespace) -> int:
     """``rftheory table ID --grid NAME=V1,V2 ...``: print a table of values or ratios.
 
     Parameters
@@ -373,7 +375,7 @@ def _write(path: str, text: str, flag: str) -> None:
         raise ParameterError(flag, f"cannot write {path!r}: {exc.strerror or type(exc).__name__}") from None
 
 
-def cmd_show(args) -> int:
+def cmd_show(args: argparse.Namespace) -> int:
     """``rftheory show ID [--latex] [--json]``: one result in full.
 
     Parameters
@@ -404,7 +406,7 @@ def cmd_show(args) -> int:
     return 0
 
 
-def cmd_plot(args) -> int:
+def cmd_plot(args: argparse.Namespace) -> int:
     """``rftheory plot ID --x NAME=... -o FILE``: a figure of values or ratios (:mod:`rftheory.present.plot`).
 
     Parameters
@@ -435,7 +437,7 @@ def cmd_plot(args) -> int:
     return 0
 
 
-def cmd_cite(args) -> int:
+def cmd_cite(args: argparse.Namespace) -> int:
     """``rftheory cite ID|PAPER|rftheory [--bibtex]``: how to cite a result, a paper or rftheory.
 
     Parameters
@@ -516,7 +518,7 @@ SUBCOMMAND_HELP = {
 _BUILTIN = ("list", "eval", "verify", "show", "cite")
 
 
-def _lazy(sub, name: str, command: str | None) -> None:
+def _lazy(sub: argparse._SubParsersAction[_Parser], name: str, command: str | None) -> None:
     """Add subcommand ``name``: in full from its module when it is the one to run, else its help line only."""
     if command is not None and command != name:
         sub.add_parser(name, help=SUBCOMMAND_HELP[name], add_help=False)
@@ -539,7 +541,7 @@ def _lazy(sub, name: str, command: str | None) -> None:
 class _Parser(argparse.ArgumentParser):
     """argparse with one-line usage errors (exit 2), like every other input error."""
 
-    def error(self, message):
+    def error(self, message: str) -> NoReturn:
         self.exit(2, f"rftheory: error: {message} (see `{self.prog} --help`)\n")
 
 
@@ -643,7 +645,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     return ap
 
 
-def main(argv=None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``rftheory`` command line.
 
     Input errors (:class:`~rftheory.core.errors.RFTheoryError`) and arithmetic the
@@ -678,7 +680,7 @@ def main(argv=None) -> int:
     ap = build_parser(next((w for w in argv if w in SUBCOMMAND_HELP or w in _BUILTIN), ""))
     args = ap.parse_args(argv)
     try:
-        code = args.func(args)
+        code: int = args.func(args)
         sys.stdout.flush()  # here, not at exit: a full disk or closed reader is reported below
         return code
     except RFTheoryError as exc:

@@ -14,12 +14,15 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .errors import ParameterError
 from .params import Param
+
+if TYPE_CHECKING:
+    from .registry import Result
 
 __all__ = ["random_point", "random_points", "TINY", "REGIMES"]
 
@@ -71,7 +74,7 @@ def _int(p: Param, rng: np.random.Generator) -> int:
     return int(min(hi, max(lo, round(math.exp(rng.uniform(math.log(max(lo, 1)), math.log(max(hi, 1))))))))
 
 
-def random_point(result, rng: np.random.Generator, tries: int = 200, regime: str = "declared") -> dict[str, Any]:
+def random_point(result: Result, rng: np.random.Generator, tries: int = 200, regime: str = "declared") -> dict[str, Any]:
     """A random valid point of ``result``'s declared domain.
 
     Parameters are drawn independently; points the cross-parameter check
@@ -118,6 +121,7 @@ def random_point(result, rng: np.random.Generator, tries: int = 200, regime: str
             pt = {}
             for p in result.params:
                 if p.kind == "choice":
+                    assert p.choices, p.name  # a choice parameter declares its choices
                     pt[p.name] = p.choices[int(rng.integers(len(p.choices)))]
                 elif p.kind == "int":
                     if p.default is not None and callable(p.default) and rng.random() < 0.5:
@@ -136,7 +140,7 @@ def random_point(result, rng: np.random.Generator, tries: int = 200, regime: str
     raise RuntimeError(f"{result.id}: no valid random point in {tries} tries (last: {last})")
 
 
-def random_points(result, rng: np.random.Generator, n: int, regime: str = "declared") -> list[dict[str, Any]]:
+def random_points(result: Result, rng: np.random.Generator, n: int, regime: str = "declared") -> list[dict[str, Any]]:
     """``n`` random points of the declared domain (:func:`random_point`).
 
     Parameters

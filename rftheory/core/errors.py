@@ -27,7 +27,7 @@ class ParameterError(RFTheoryError, ValueError):
         self.message = message
         super().__init__(f"parameter {name!r}: {message}")
 
-    def __reduce__(self):  # picklable: raised in a worker process, re-raised in the parent
+    def __reduce__(self) -> tuple[type[ParameterError], tuple[str, str]]:  # picklable: raised in a worker process, re-raised in the parent
         return type(self), (self.name, self.message)
 
 
@@ -45,7 +45,7 @@ class UnknownResultError(RFTheoryError, KeyError):
     def __str__(self) -> str:  # KeyError quotes its message otherwise
         return str(self.args[0])
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type[UnknownResultError], tuple[str, list[str] | None]]:
         return type(self), (self.result_id, self.known)
 
 
@@ -76,7 +76,7 @@ class PrecisionError(RFTheoryError, ArithmeticError):
     """
 
 
-def as_typed(value, width: int = 40) -> str:
+def as_typed(value: object, width: int = 40) -> str:
     """A value as a user wrote it, for an error message: numbers plainly, huge ones cut.
 
     Parameters

@@ -15,11 +15,24 @@ an underflow is refused.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
 from .errors import LayerUnavailableError, PrecisionError, RangeError
+from .params import Param, Point
+
+_V = TypeVar("_V")
+
+
+class _MpmathLayer(Protocol):
+    """What the guard reads of a result (:class:`rftheory.core.registry.Result`, which imports this module)."""
+
+    @property
+    def params(self) -> tuple[Param, ...]: ...
+    @property
+    def mpmath(self) -> Callable[[dict[str, Any]], Any] | None: ...
+    def validate(self, **given: Any) -> Point: ...
 
 F64_NORMAL_MIN = float(np.finfo(float).tiny)  # the smallest normal float64
 
@@ -32,7 +45,7 @@ F64_MAX = float(np.finfo(float).max)
 _ZERO_DPS = 3
 
 
-def guard_f64(result_id: str, values: Any, mpmath_at: Callable[[tuple[Any, ...]], Any] | None) -> Any:
+def guard_f64(result_id: str, values: _V, mpmath_at: Callable[[tuple[Any, ...]], Any] | None) -> _V:
     """``values`` where each is ``0`` exactly or a normal finite float64, else :class:`RangeError`.
 
     Parameters
@@ -123,7 +136,8 @@ def _short(x: Any) -> str:
     return str(mp.nstr(x, 3))
 
 
-def mpmath_at_arrays(result: Any, given: dict[str, Any], shape: tuple[Any, ...]) -> Callable[[tuple[Any, ...]], Any] | None:
+def mpmath_at_arrays(result: _MpmathLayer, given: dict[str, Any], shape: tuple[int, ...]
+                     ) -> Callable[[tuple[Any, ...]], tuple[tuple[tuple[str, Any], ...], Callable[[], Any]]] | None:
     """For :meth:`rftheory.Result.f64`: ``index -> (key, thunk)``, the thunk evaluating
     ``result``'s mpmath layer at the broadcast element ``index`` of the arguments ``given``
     (numeric ones at the exact value of their float64 element, the rest as given).
@@ -142,23 +156,24 @@ def mpmath_at_arrays(result: Any, given: dict[str, Any], shape: tuple[Any, ...])
     Callable[[tuple], Any] | None
         The map from an element index to ``(key, thunk)``; ``None`` when the result has no mpmath layer.
     """
-    if result.mpmath is None:
+    evaluate = result.mpmath
+    if evaluate is None:
         return None
     from fractions import Fraction
 
     numeric = {q.name for q in result.params if q.kind in ("int", "real")}
 
-    def at(i: tuple[Any, ...]):
+    def at(i: tuple[Any, ...]) -> tuple[tuple[tuple[str, Any], ...], Callable[[], Any]]:
         kw = {k: (Fraction(float(np.broadcast_to(np.asarray(v, float), shape)[i])) if k in numeric else v)
               for k, v in given.items()}
         key = tuple(sorted((k, v) for k, v in kw.items() if k in numeric))
         p = result.validate(**kw)
-        return key, lambda: result.mpmath(p)
+        return key, lambda: evaluate(p)
 
     return at
 
 
-def mpmath_at_point(result: Any, point: Any) -> Callable[[tuple[Any, ...]], Any] | None:
+def mpmath_at_point(result: _MpmathLayer, point: Point) -> Callable[[tuple[Any, ...]], tuple[tuple[()], Callable[[], Any]]] | None:
     """For :meth:`rftheory.Result.f64_scalar`: the same at its one validated ``point``.
 
     Parameters
@@ -173,6 +188,7 @@ def mpmath_at_point(result: Any, point: Any) -> Callable[[tuple[Any, ...]], Any]
     Callable[[tuple], Any] | None
         The map from the empty index to ``((), thunk)``; ``None`` when the result has no mpmath layer.
     """
-    if result.mpmath is None:
+    evaluate = result.mpmath
+    if evaluate is None:
         return None
-    return lambda i: ((), lambda: result.mpmath(point))
+    return lambda i: ((), lambda: evaluate(point))

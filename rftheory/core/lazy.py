@@ -10,6 +10,7 @@ real module, later ones go straight to it.
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
 __all__ = ["lazy"]
 
@@ -23,7 +24,7 @@ class _LazyModule:
         object.__setattr__(self, "_name", name)
         object.__setattr__(self, "_module", None)
 
-    def __getattr__(self, attr):
+    def __getattr__(self, attr: str) -> Any:
         mod = object.__getattribute__(self, "_module")
         if mod is None:
             mod = importlib.import_module(object.__getattribute__(self, "_name"))
@@ -34,7 +35,7 @@ class _LazyModule:
         return f"<lazy module {object.__getattribute__(self, '_name')!r}>"
 
 
-def lazy(name: str):
+def lazy(name: str) -> Any:
     """A module imported on first attribute access.
 
     Parameters

@@ -19,9 +19,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import as_typed
+
+if TYPE_CHECKING:
+    from .montecarlo import MCEstimate
 
 __all__ = ["Measurement", "agreement", "relative", "bound", "zscore", "fact", "failure", "RELATIONS"]
 
@@ -78,7 +81,7 @@ class Measurement:
     detail: str = ""
 
 
-def agreement(result: str, point: str, check: str, value, reference, digits: float) -> Measurement:
+def agreement(result: str, point: str, check: str, value: Any, reference: Any, digits: float) -> Measurement:
     """Claim: ``value`` and ``reference`` agree to ``digits`` significant digits.
 
     Parameters
@@ -107,7 +110,7 @@ def agreement(result: str, point: str, check: str, value, reference, digits: flo
     return Measurement(result, point, check, "digits", value, reference, need=float(digits))
 
 
-def relative(result: str, point: str, check: str, value, reference, rtol: float) -> Measurement:
+def relative(result: str, point: str, check: str, value: Any, reference: Any, rtol: float) -> Measurement:
     """Claim: ``|value − reference| <= rtol · |reference|``.
 
     Parameters
@@ -131,7 +134,7 @@ def relative(result: str, point: str, check: str, value, reference, rtol: float)
     return Measurement(result, point, check, "relative", value, reference, need=float(rtol))
 
 
-def bound(result: str, point: str, check: str, value, relation: str, reference) -> Measurement:
+def bound(result: str, point: str, check: str, value: Any, relation: str, reference: Any) -> Measurement:
     """Claim: ``value RELATION reference``.
 
     The comparison is made on the numbers as given, so pass mpmath or
@@ -168,7 +171,7 @@ def bound(result: str, point: str, check: str, value, relation: str, reference) 
     return Measurement(result, point, check, "bound", value, reference, relation=relation)
 
 
-def zscore(result: str, point: str, check: str, estimate, reference, side: str = "two",
+def zscore(result: str, point: str, check: str, estimate: MCEstimate, reference: Any, side: str = "two",
            skew_corrected: bool = False) -> Measurement:
     """Claim about a Monte Carlo mean (an :class:`~rftheory.core.montecarlo.MCEstimate`):
     it estimates ``reference`` (``side="two"``), or a quantity ``>=`` / ``<=`` it.

@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 __all__ = ["MCEstimate", "summarize", "hall", "z_threshold", "spawn", "pair_mean"]
 
@@ -86,7 +87,7 @@ class MCEstimate:
         return f"{self.mean:.6g} ± {self.se_used:.2g} (n={self.n})"
 
 
-def summarize(samples, batches: int = 50) -> MCEstimate:
+def summarize(samples: npt.ArrayLike, batches: int = 50) -> MCEstimate:
     """Summarize independent replicates as an :class:`MCEstimate`.
 
     Parameters
@@ -211,7 +212,7 @@ def z_threshold(alpha: float, k: int = 1) -> float:
     return float(stats.norm.isf(alpha / (2 * max(k, 1))))
 
 
-def spawn(seed, key: str) -> np.random.Generator:
+def spawn(seed: int | np.random.SeedSequence, key: str) -> np.random.Generator:
     """A Generator for the named task, independent of task order and workers.
 
     The key (e.g. ``"simrf.prf_mse|mc|d=8, m=8, v=1/2, coupling=orthogonal"``,
@@ -247,7 +248,7 @@ def spawn(seed, key: str) -> np.random.Generator:
     return np.random.default_rng(ss)
 
 
-def pair_mean(e, axis: int = -1):
+def pair_mean(e: npt.NDArray[np.float64], axis: int = -1) -> npt.NDArray[np.float64] | np.float64:
     """Mean over ordered pairs ``i ≠ j`` of ``e_i e_j`` along ``axis``.
 
     .. math:: \\frac{1}{n(n-1)}\\sum_{i\\ne j} e_i e_j
@@ -277,4 +278,5 @@ def pair_mean(e, axis: int = -1):
     """
     n = e.shape[axis]
     s = e.sum(axis=axis)
-    return (s * s - (e * e).sum(axis=axis)) / (n * (n - 1))
+    out: npt.NDArray[np.float64] | np.float64 = (s * s - (e * e).sum(axis=axis)) / (n * (n - 1))
+    return out

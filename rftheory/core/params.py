@@ -14,11 +14,18 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from numbers import Integral, Real
-from typing import Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import mpmath
 
 from .errors import ParameterError, as_typed
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+#: a cross-parameter check of a result: ``check(values)`` raises ParameterError or returns None
+CrossCheck = Callable[[dict[str, Any]], None]
 
 __all__ = ["Param", "OptionalParam", "absent", "Point", "to_fraction", "mpf", "sym", "validate_params", "array_twin", "objects_only",
            "refuse_first"]
@@ -75,7 +82,7 @@ def to_fraction(name: str, value: Any) -> Fraction:
     raise ParameterError(name, f"expected a real number, got {type(value).__name__} {as_typed(value)}")
 
 
-def fmt_bound(b) -> str:
+def fmt_bound(b: Fraction | float | int) -> str:
     """A domain bound as people write it: ``100000``, ``0.125``, ``1e-100``, ``2/3``.
 
     Parameters
@@ -116,7 +123,7 @@ def mpf(x: Fraction | int) -> mpmath.mpf:
     return mpmath.mpf(x)
 
 
-def sym(x: Fraction | int):
+def sym(x: Fraction | int) -> Any:
     """An exact parameter as a sympy number (sympy is imported on first use:
     the command line starts without it).
 
@@ -251,7 +258,7 @@ class Param:
         return x
 
 
-    def parse_array(self, values, where: str = "", hint: str = ""):
+    def parse_array(self, values: npt.ArrayLike, where: str = "", hint: str = "") -> npt.NDArray[np.float64]:
         """Check a whole array of values against the domain, in one vectorized pass.
 
         The float64 layer's twin of :meth:`parse` (``Result.f64``,
@@ -299,7 +306,7 @@ class Param:
         at = f"{where}: " if where else ""
         tail = f"; {hint}" if hint else ""
 
-        def refuse(bad, what, got=True):
+        def refuse(bad: npt.NDArray[np.bool_], what: str, got: bool = True) -> NoReturn:
             i = int(np.flatnonzero(np.ravel(bad))[0])
             idx = tuple(int(j) for j in np.unravel_index(i, arr.shape)) if arr.ndim > 1 else i
             value = f", got {float(arr.ravel()[i])!r}" if got else ""
@@ -317,7 +324,7 @@ class Param:
                     refuse(arr == x, exc.message, got=False)  # the check's message names the value
         return arr
 
-    def _edges(self):
+    def _edges(self) -> list[tuple[float, bool, bool, bool, Fraction | float | int]]:
         """``(edge, is_low, opened, exact, bound)`` of each bound: a bound compared as a float is exact when it is one; a rational bound (2/3) is compared through its two neighbouring floats."""
         import numpy as np
 
@@ -335,7 +342,7 @@ class Param:
             out.append((edge, is_low, bool(opened), exact, bound))
         return out
 
-    def _array_all_fine(self, arr, integral: bool) -> bool:
+    def _array_all_fine(self, arr: npt.NDArray[np.float64], integral: bool) -> bool:
         """Whether every element is finite, in the bounds and (``int``) an integer: the refusals of :meth:`parse_array` but ``check``, in as few passes as the bounds need."""
         import numpy as np
 
@@ -354,7 +361,8 @@ class Param:
         assert ok is not None  # set by an edge or by the finiteness test above
         return bool(ok.all())
 
-    def _refuse_array(self, arr, refuse) -> None:
+    def _refuse_array(self, arr: npt.NDArray[np.float64],
+                      refuse: Callable[[npt.NDArray[np.bool_], str], NoReturn]) -> None:
         """The first refusal of :meth:`parse_array` (finite, integer, bounds), raised by ``refuse``."""
         import numpy as np
 
@@ -471,7 +479,7 @@ def validate_params(
     return Point(out, where, {p.name: p.kind for p in params})
 
 
-def array_twin(on_arrays: Callable[[dict[str, Any]], None]):
+def array_twin(on_arrays: Callable[[dict[str, Any]], None]) -> Callable[[CrossCheck], CrossCheck]:
     """Give a cross-parameter check its vectorized twin (for ``Result.f64``).
 
     :func:`rftheory.core.registry.validate_arrays` calls ``check.on_arrays(values)``
@@ -493,14 +501,14 @@ def array_twin(on_arrays: Callable[[dict[str, Any]], None]):
         A decorator that sets ``check.on_arrays`` and returns ``check``.
     """
 
-    def mark(check):
-        check.on_arrays = on_arrays
+    def mark(check: CrossCheck) -> CrossCheck:
+        setattr(check, "on_arrays", on_arrays)  # noqa: B010  (a function's attribute: not in Callable's type)
         return check
 
     return mark
 
 
-def objects_only(check):
+def objects_only(check: CrossCheck) -> CrossCheck:
     """Mark a cross-parameter check that reads only non-numeric parameters (choices, objects).
 
     Its verdict is the same at every element of the arrays, so its twin
@@ -516,11 +524,11 @@ def objects_only(check):
     callable
         ``check``, with ``check.on_arrays = check``.
     """
-    check.on_arrays = check
+    setattr(check, "on_arrays", check)  # noqa: B010  (a function's attribute: not in Callable's type)
     return check
 
 
-def refuse_first(*cases):
+def refuse_first(*cases: tuple[str, npt.ArrayLike, str | Callable[..., str]]) -> None:
     """Raise the refusal of the first offending element of whole arrays, if any.
 
     The vectorized twins (:func:`array_twin`) decide each condition of a scalar
@@ -581,7 +589,7 @@ class OptionalParam(Param):
     """A parameter that may be absent: ``parse(None)`` is ``None``; with ``default=absent`` it stays
     ``None`` unless given, and the result's ``check`` decides when it is required."""
 
-    def parse(self, value):
+    def parse(self, value: Any) -> Any:
         """Validate one value, or pass ``None`` (absent) through.
 
         Parameters
@@ -602,7 +610,7 @@ class OptionalParam(Param):
         return None if value is None else super().parse(value)
 
 
-def absent(_p) -> None:
+def absent(_p: dict[str, Any]) -> None:
     """The default of an :class:`OptionalParam` that stays absent unless given.
 
     Parameters

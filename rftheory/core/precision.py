@@ -81,7 +81,7 @@ def check_dps(dps: Any, name: str = "dps") -> int:
     return int(dps)
 
 
-def _parts(x) -> tuple[Any, ...]:
+def _parts(x: Any) -> tuple[Any, ...]:
     if isinstance(x, mp.mpc):
         return (x.real, x.imag)
     if isinstance(x, (mp.mpf, int, float)):
@@ -89,7 +89,7 @@ def _parts(x) -> tuple[Any, ...]:
     raise TypeError(f"cannot agree digits of a value of type {type(x).__name__}")
 
 
-def agree(a, b, digits: int) -> bool:
+def agree(a: Any, b: Any, digits: int) -> bool:
     """Whether ``a`` and ``b`` agree to ``digits`` significant digits.
 
     Component by component (real and imaginary parts of an ``mpc``):
@@ -137,7 +137,7 @@ def agree(a, b, digits: int) -> bool:
     return True
 
 
-def agreed(f: Callable[[], Any], dps: int, what: str = "value"):
+def agreed(f: Callable[[], Any], dps: int, what: str = "value") -> Any:
     """``f()`` to ``dps`` agreed significant digits (see the module docstring).
 
     Parameters
@@ -194,7 +194,7 @@ def agreed(f: Callable[[], Any], dps: int, what: str = "value"):
 # values that display at the precision asked for
 
 
-def certified(f: Callable[[], Any], dps: int, what: str = "value"):
+def certified(f: Callable[[], Any], dps: int, what: str = "value") -> Any:
     """Deprecated name of :func:`agreed` (digits two working precisions agree on are agreed, not proven).
 
     .. deprecated:: 0.2.0
@@ -220,15 +220,19 @@ def certified(f: Callable[[], Any], dps: int, what: str = "value"):
                   DeprecationWarning, stacklevel=2)
     return agreed(f, dps, what)
 
-def _rebuild_mpf(value, dps):
+#: mpmath's raw binary value of an mpf: (sign, mantissa, exponent, bit count); the mantissa may be a gmpy2 mpz
+_RawMpf = tuple[Any, ...]
+
+
+def _rebuild_mpf(value: _RawMpf, dps: int) -> ShownMpf:
     return ShownMpf._make(value, dps)
 
 
-def _rebuild_mpc(value, dps):
+def _rebuild_mpc(value: tuple[_RawMpf, _RawMpf], dps: int) -> ShownMpc:
     return ShownMpc._make(value, dps)
 
 
-class ShownMpf(mp.mpf):
+class ShownMpf(mp.mpf):  # type: ignore[misc]  # mpmath has no type stubs: its mpf is Any
     """An ``mpf`` that prints its ``dps`` significant digits.
 
     A plain ``mpf`` prints at mpmath's *global* precision (15 digits in a
@@ -247,7 +251,7 @@ class ShownMpf(mp.mpf):
     __slots__ = ("dps",)
 
     @classmethod
-    def _make(cls, value, dps: int) -> ShownMpf:
+    def _make(cls, value: _RawMpf, dps: int) -> ShownMpf:
         out = object.__new__(cls)
         out._mpf_ = value
         out.dps = dps
@@ -259,17 +263,17 @@ class ShownMpf(mp.mpf):
     def __str__(self) -> str:
         return str(mp.nstr(self, self.dps))
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Callable[..., ShownMpf], tuple[Any, int]]:
         return _rebuild_mpf, (self._mpf_, self.dps)
 
 
-class ShownMpc(mp.mpc):
+class ShownMpc(mp.mpc):  # type: ignore[misc]  # mpmath has no type stubs: its mpc is Any
     """An ``mpc`` that prints its ``dps`` significant digits (see :class:`ShownMpf`)."""
 
     __slots__ = ("dps",)
 
     @classmethod
-    def _make(cls, value, dps: int) -> ShownMpc:
+    def _make(cls, value: tuple[_RawMpf, _RawMpf], dps: int) -> ShownMpc:
         out = object.__new__(cls)
         out._mpc_ = value
         out.dps = dps
@@ -291,11 +295,11 @@ class ShownMpc(mp.mpc):
     def __str__(self) -> str:
         return str(mp.nstr(self, self.dps))
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Callable[..., ShownMpc], tuple[Any, int]]:
         return _rebuild_mpc, (self._mpc_, self.dps)
 
 
-def shown(x, dps: int):
+def shown(x: Any, dps: int) -> Any:
     """``x`` as a value that prints ``dps`` significant digits (:class:`ShownMpf`, :class:`ShownMpc`).
 
     Parameters

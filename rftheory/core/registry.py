@@ -156,7 +156,9 @@ class Result:
         """The entry in a Jupyter notebook: title, statement, citation, parameters, layers, notes."""
         from .citations import cite
 
-        cell = lambda text: str(text).replace("|", "\\|")  # a | inside a cell ends it
+        def cell(text: object) -> str:
+            return str(text).replace("|", "\\|")  # a | inside a cell ends it
+
         rows = "\n".join(f"| `{p.name}` | {cell(p.domain())} | "
                          + ("required" if p.default is None else "from the others" if callable(p.default)
                             else f"`{p.default}`") + f" | {cell(p.doc)} |" for p in self.params)
@@ -201,7 +203,7 @@ class Result:
         return "\n".join(lines)
 
     # -- parameters -------------------------------------------------------
-    def validate(self, **given) -> Point:
+    def validate(self, **given: Any) -> Point:
         """Validate scalar parameters.
 
         Parameters
@@ -260,7 +262,7 @@ class Result:
         return next((int(self.checks_z[m]) for m in order if m in self.checks_z), 0)
 
     # -- layers -----------------------------------------------------------
-    def exact(self, *, dps: int = 50, once: bool = False, **given):
+    def exact(self, *, dps: int = 50, once: bool = False, **given: Any) -> Any:
         """The value to ``dps`` significant digits (mpmath ``mpf``/``mpc``): proven where the result has a ball
         layer, else agreed by two working precisions.
 
@@ -325,7 +327,7 @@ class Result:
         with mpmath.workdps(dps):
             return shown(+evaluate(p), dps)
 
-    def ball(self, *, dps: int = 30, **given):
+    def ball(self, *, dps: int = 30, **given: Any) -> Any:
         """A ball (``flint.arb``) that provably contains the value, relative radius below ``10^-(dps+2)``.
 
         Parameters
@@ -354,7 +356,7 @@ class Result:
                               "not proven)")
         return self.ball_layer.enclose(self, check_dps(dps), given)
 
-    def route(self, name: str, *, dps: int = 50, **given):
+    def route(self, name: str, *, dps: int = 50, **given: Any) -> Any:
         """An independent arbitrary-precision route by name, evaluated once at
         ``dps`` working digits (not agreed: routes are what verify compares).
 
@@ -381,7 +383,7 @@ class Result:
         with mpmath.workdps(dps):
             return shown(+self.routes[name](p), dps)
 
-    def sym(self, **given):
+    def sym(self, **given: Any) -> Any:
         """The exact sympy expression.
 
         Parameters
@@ -397,7 +399,7 @@ class Result:
             raise LayerUnavailableError(f"{self.id} has no symbolic form")
         return self.symbolic(self.validate(**given))
 
-    def f64(self, **given):
+    def f64(self, **given: Any) -> Any:
         """Vectorized float64 evaluation; array arguments broadcast.
 
         Parameters
@@ -431,7 +433,7 @@ class Result:
 
         return guard_f64(self.id, self._float64_hinted(p), mpmath_at_arrays(self, given, shape))
 
-    def monte_carlo(self, rng: np.random.Generator, n_replicates: int, /, batches: int = 50, **given) -> MCEstimate:
+    def monte_carlo(self, rng: np.random.Generator, n_replicates: int, /, batches: int = 50, **given: Any) -> MCEstimate:
         """Monte Carlo estimate of the value from ``n_replicates`` replicates.
 
         ``rng`` and ``n_replicates`` are positional-only, so a result may have a
@@ -462,7 +464,7 @@ class Result:
         p = self.validate(**given)
         return summarize(self.mc(p, rng, int(n_replicates)), batches=batches)
 
-    def _float64_hinted(self, p):
+    def _float64_hinted(self, p: dict[str, Any]) -> Any:
         """The float64 evaluator; its refusals name the command that serves the point."""
         assert self.float64 is not None
         try:
@@ -473,7 +475,7 @@ class Result:
                 raise RangeError(text) from None
             raise RangeError(f"{text} (rftheory eval {self.id} --layer mpmath)") from None
 
-    def f64_scalar(self, **given):
+    def f64_scalar(self, **given: Any) -> float | complex:
         """The float64 layer at one point, as a scalar.
 
         Parameters
@@ -492,7 +494,8 @@ class Result:
 
         point = self.validate(**given)
         val = np.asarray(guard_f64(self.id, self._float64_hinted(point.float64_view()), mpmath_at_point(self, point)))
-        return val.reshape(-1)[0].item()
+        out: float | complex = val.reshape(-1)[0].item()
+        return out
 
     def layers(self) -> list[str]:
         """The layers this result has.
@@ -524,7 +527,7 @@ class _InstanceDoc:
     def __init__(self, class_doc: str | None):
         self.class_doc = class_doc
 
-    def __get__(self, obj, cls=None):
+    def __get__(self, obj: Result | None, cls: type | None = None) -> str | None:
         return self.class_doc if obj is None else obj._doc()
 
 

@@ -29,11 +29,16 @@ import os
 import stat
 import sys
 import tempfile
+from collections.abc import Generator, Sequence
 from dataclasses import asdict, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.errors import ParameterError
 from ..workers import pool
+
+if TYPE_CHECKING:
+    from .engine import Task
+    from .outcome import Outcome
 
 __all__ = ["CheckpointError", "MAX_CHECKPOINT_BYTES", "checkpointed", "load_checkpoint"]
 
@@ -57,7 +62,7 @@ class CheckpointError(ParameterError):
         super().__init__("checkpoint", message)
 
 
-def _fingerprint(task, seed) -> dict[str, Any]:
+def _fingerprint(task: Task, seed: int) -> dict[str, Any]:
     from .._version import __version__
 
     return {"key": task.key, "seed": seed, "mode": task.mode, "zmax": repr(task.zmax), "version": __version__}
@@ -74,7 +79,7 @@ def _why(exc: OSError) -> str:
 _TEXT_FIELDS = ("result", "point", "check", "value", "other", "metric", "detail")
 
 
-def _parse_record(line: bytes):
+def _parse_record(line: bytes) -> tuple[str, list[dict[str, Any]]]:
     """``(fingerprint key, outcome dicts)`` of one checkpoint line; ValueError if it is not a record."""
     from .outcome import Outcome
 
@@ -96,7 +101,7 @@ def _parse_record(line: bytes):
     return json.dumps(rec["task"], sort_keys=True), rec["outcomes"]
 
 
-def _read_checkpoint(path: str, warn: bool = True):
+def _read_checkpoint(path: str, warn: bool = True) -> tuple[dict[str, list[dict[str, Any]]], list[bytes], bool]:
     """Read a checkpoint file.
 
     Returns ``(found, lines, clean)``: ``{fingerprint key: outcome dicts}``,
@@ -120,7 +125,9 @@ def _read_checkpoint(path: str, warn: bool = True):
         raise CheckpointError(f"cannot read {path!r}: {_why(exc)}") from None
     if len(data) > MAX_CHECKPOINT_BYTES:  # grew while being read
         raise CheckpointError(f"{path!r} holds more than {MAX_CHECKPOINT_BYTES} bytes, more than a checkpoint can be")
-    found, good, bad = {}, [], []
+    found: dict[str, list[dict[str, Any]]] = {}
+    good: list[bytes] = []
+    bad: list[tuple[int, str, bool]] = []
     lines = data.split(b"\n")
     for n, line in enumerate(lines, 1):
         if not line.strip():
@@ -145,7 +152,7 @@ def _read_checkpoint(path: str, warn: bool = True):
     return found, good, not bad and (not data or data.endswith(b"\n"))
 
 
-def load_checkpoint(path: str) -> dict[Any, Any]:
+def load_checkpoint(path: str) -> dict[str, list[dict[str, Any]]]:
     """Finished tasks in a checkpoint file.
 
     Parameters
@@ -167,8 +174,7 @@ def load_checkpoint(path: str) -> dict[Any, Any]:
     """
     if not path:
         return {}
-    done: dict[Any, Any] = _read_checkpoint(path)[0]
-    return done
+    return _read_checkpoint(path)[0]
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -233,11 +239,13 @@ def checkpointed(executor: Executor, path: str) -> Executor:
         read, understood or written.
     """
 
-    def run(tasks, seed):
+    def run(tasks: Sequence[Task], seed: int) -> Generator[tuple[int, list[Outcome]], None, None]:
         from .outcome import Outcome
 
         found, good, clean = _read_checkpoint(path)
-        cached, todo, todo_index = [], [], []
+        cached: list[tuple[int, list[Outcome]]] = []
+        todo: list[Task] = []
+        todo_index: list[int] = []
         for i, t in enumerate(tasks):
             rec = found.get(json.dumps(_fingerprint(t, seed), sort_keys=True))
             if rec is not None:
@@ -254,8 +262,8 @@ def checkpointed(executor: Executor, path: str) -> Executor:
             inner = iter(executor(todo, seed))
             try:
                 for j, out in inner:
-                    rec = {"task": _fingerprint(todo[j], seed), "outcomes": [asdict(o) for o in out]}
-                    line = (json.dumps(rec, default=str) + "\n").encode("utf-8")
+                    record = {"task": _fingerprint(todo[j], seed), "outcomes": [asdict(o) for o in out]}
+                    line = (json.dumps(record, default=str) + "\n").encode("utf-8")
                     try:
                         _write_all(fd, line)
                     except OSError as exc:

@@ -21,7 +21,7 @@ from .outcome import Outcome
 __all__ = ["digits_agree", "judge", "short"]
 
 
-def digits_agree(a, b) -> float:
+def digits_agree(a: Any, b: Any) -> float:
     """Significant decimal digits to which ``a`` and ``b`` agree.
 
     .. math:: -\\log_{10}\\frac{|a - b|}{\\max(|a|, |b|)}
@@ -53,7 +53,7 @@ def digits_agree(a, b) -> float:
     return float(-mp.log10(diff / scale))
 
 
-def short(x, n: int = 12) -> str:
+def short(x: object, n: int = 12) -> str:
     """A value in ``n`` significant digits for a report line.
 
     Parameters
@@ -74,7 +74,7 @@ def short(x, n: int = 12) -> str:
         return str(x)
 
 
-def _num(x):
+def _num(x: Any) -> Any:
     """An mpmath number from an mpf/mpc/float/int/Fraction (exactly)."""
     from fractions import Fraction
 

@@ -49,7 +49,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from types import FrameType
+from typing import Any, Literal, NoReturn
 
 import mpmath as mp
 import numpy as np
@@ -257,7 +258,7 @@ def exact_checks(r: Result, point: dict[str, Any]) -> list[Outcome]:
     return out
 
 
-def float64_outcome(r: Result, point: dict[str, Any], ref, pt: str, check: str = "float64",
+def float64_outcome(r: Result, point: dict[str, Any], ref: Any, pt: str, check: str = "float64",
                     refuse_ok: bool = False) -> Outcome:
     """The float64 layer at ``point`` against the mpmath value ``ref``.
 
@@ -297,10 +298,12 @@ def float64_outcome(r: Result, point: dict[str, Any], ref, pt: str, check: str =
         val = r.f64_scalar(**point)
         if isinstance(ref, mp.mpc):
             rel = abs(complex(ref) - complex(val)) / max(abs(complex(ref)), 1e-300)
+        elif isinstance(val, complex):
+            raise TypeError(f"a complex float64 value {val!r} where the mpmath value is real")
         elif ref != 0:
-            rel = float(abs((mp.mpf(float(val)) - ref) / ref)) if math.isfinite(float(val)) else math.inf
+            rel = float(abs((mp.mpf(val) - ref) / ref)) if math.isfinite(val) else math.inf
         else:
-            rel = abs(float(val)) if math.isfinite(float(val)) else math.inf
+            rel = abs(val) if math.isfinite(val) else math.inf
         out.append(Outcome(r.id, pt, check, short(ref), repr(val), f"rel={rel:.1e} (tol {r.rtol64:.0e})",
                            bool(rel <= r.rtol64)))
     return out[0]
@@ -359,12 +362,12 @@ class _time_limit:
         self.seconds = seconds
         self.armed = False
 
-    def __enter__(self):
+    def __enter__(self) -> _time_limit:
         import signal
         import threading
 
         if threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer"):
-            def _raise(signum, frame):
+            def _raise(signum: int, frame: FrameType | None) -> NoReturn:
                 raise _Slow()
 
             self.old = signal.signal(signal.SIGALRM, _raise)
@@ -372,7 +375,7 @@ class _time_limit:
             self.armed = True
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> Literal[False]:
         if self.armed:
             import signal
 

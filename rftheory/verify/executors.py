@@ -8,6 +8,8 @@ wrapped by :func:`rftheory.verify.checkpoint.checkpointed`.
 
 from __future__ import annotations
 
+import argparse
+
 from ..workers import pool
 from ..workers.pool import Executor
 from . import schedule
@@ -48,7 +50,7 @@ def dask(address: str) -> Executor:
     return pool.dask(address, order=schedule.order)
 
 
-def executor_from_args(args) -> Executor:
+def executor_from_args(args: argparse.Namespace) -> Executor:
     """The executor chosen by ``rftheory verify``'s ``--workers``, ``--scheduler``, ``--checkpoint``.
 
     Parameters

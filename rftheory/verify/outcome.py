@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import TracebackType
 
 __all__ = ["Outcome", "CrashGuard"]
 
@@ -95,7 +96,7 @@ class CrashGuard:
     def __enter__(self) -> CrashGuard:
         return self
 
-    def __exit__(self, et, exc, tb) -> bool:
+    def __exit__(self, et: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> bool:
         if exc is None or not isinstance(exc, Exception):
             return False
         self.failed = True

@@ -243,7 +243,7 @@ def _split_top(text: str) -> list[str]:
     return pieces
 
 
-def _json_number(v: str):
+def _json_number(v: str) -> int | float | str:
     if re.fullmatch(r"[+-]?\d+", v):
         return int(v)
     if re.fullmatch(r"[+-]?(\d+\.\d*|\.\d+|\d+)([eE][+-]?\d+)?", v):

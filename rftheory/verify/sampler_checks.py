@@ -14,7 +14,12 @@ uses verify's bound, so ``ALPHA`` bounds the false failures of the whole run.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from .outcome import CrashGuard, Outcome
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["COUPLINGS", "D", "M", "tasks", "z_tests", "run"]
 
@@ -55,7 +60,7 @@ def z_tests() -> int:
     return count(D, M, ("prf", "rff"), "gaussian")
 
 
-def run(coupling: str, seed_sequence, zmax: float) -> list[Outcome]:
+def run(coupling: str, seed_sequence: np.random.Generator, zmax: float) -> list[Outcome]:
     """Audit ``rftheory.sample(coupling, ...)`` with verify's bound.
 
     Parameters
@@ -75,7 +80,7 @@ def run(coupling: str, seed_sequence, zmax: float) -> list[Outcome]:
     from ..audit.sampler import sampler
     from ..sampling.samplers import sample
 
-    def f(d, m, rng):
+    def f(d: int, m: int, rng: np.random.Generator) -> Any:
         return sample(coupling, d, m, rng=rng)
 
     f.__qualname__ = f"sample_{coupling}"

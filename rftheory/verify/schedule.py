@@ -24,6 +24,12 @@ Estimates are in seconds on one core:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .engine import Task
+
 __all__ = ["estimate", "order", "units", "CHUNK_SECONDS", "CUSTOM_SECONDS", "DOMAIN_POINT_SECONDS"]
 
 #: one audit of a sampler (rftheory.verify.sampler_checks; d = 8, m = 12, n = 2000)
@@ -61,7 +67,7 @@ DOMAIN_POINT_SECONDS: dict[str, float] = {
 MC_SECONDS_PER_UNIT = 2e-7
 
 
-def estimate(task) -> float:
+def estimate(task: Task) -> float:
     """The estimated seconds of one verification task.
 
     Parameters
@@ -89,7 +95,7 @@ def estimate(task) -> float:
     if task.kind == "sampler":
         return SAMPLER_AUDIT_SECONDS
     if task.kind == "predict":
-        return PREDICT_SECONDS.get(task.point.get("dataset"), 1.0) * {"quick": 0.5, "default": 1.0}.get(task.mode, 5.0)
+        return PREDICT_SECONDS.get(str(task.point.get("dataset")), 1.0) * {"quick": 0.5, "default": 1.0}.get(task.mode, 5.0)
     if task.kind == "custom":
         quick, default = CUSTOM_SECONDS.get(task.result, (0.2, 0.5))
         return {"quick": quick, "default": default}.get(task.mode, 4 * default)
@@ -99,8 +105,9 @@ def estimate(task) -> float:
         return DOMAIN_N.get(task.mode, 8) * DOMAIN_POINT_SECONDS.get(task.result, 0.05)
     if task.kind == "mc":
         p = task.point
-        d = p.get("d") if isinstance(p.get("d"), int) else 1
-        m = p.get("m") if isinstance(p.get("m"), int) else d
+        d_given, m_given = p.get("d"), p.get("m")
+        d = d_given if isinstance(d_given, int) else 1
+        m = m_given if isinstance(m_given, int) else d
         try:
             from ..catalog import get
             from .engine import mc_n
@@ -118,7 +125,7 @@ def estimate(task) -> float:
     return 0.01 * (2 + routes)
 
 
-def order(tasks) -> list[int]:
+def order(tasks: Sequence[Task]) -> list[int]:
     """Task indices, longest estimated task first (ties keep the plan's order).
 
     Parameters
@@ -146,7 +153,7 @@ def order(tasks) -> list[int]:
 CHUNK_SECONDS = 0.2
 
 
-def units(tasks, workers: int) -> list[list[int]]:
+def units(tasks: Sequence[Task], workers: int) -> list[list[int]]:
     """The units of work of verify's process pool, longest estimated first (longest processing time first).
 
     Every task estimated at :data:`CHUNK_SECONDS` or more is a unit of its own; the cheap
