@@ -29,10 +29,8 @@ def selects(prefix: str, result_id: str) -> bool:
 
     Parameters
     ----------
-    prefix : str
-        An ID prefix, or a topic name.
-    result_id : str
-        A result ID.
+    prefix, result_id : str
+        An ID prefix, or a topic name; a result ID.
 
     Returns
     -------

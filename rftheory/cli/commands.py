@@ -95,23 +95,7 @@ def _fmt_value(x: Any, digits: int) -> str:
 
 # --------------------------------------------------------------------------
 def cmd_list(args: argparse.Namespace) -> int:
-    """``rftheory list [PREFIX] [--short|--json]``: every result with its source.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed command line (:func:`build_parser`).
-
-    Returns
-    -------
-    int
-        Exit status 0.
-
-    Raises
-    ------
-    ParameterError
-        No result ID starts with the prefix.
-    """
+    """``rftheory list [PREFIX] [--short|--json]``: every result with its source."""
     from ..ball import describe as describe_ball
     from ..core.citations import cite
 
@@ -149,29 +133,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    """``rftheory eval ID -p NAME=VALUE ... [--dps N] [--layer L] [--json]``.
-
-    Prints the value of one result to ``--dps`` digits, proven (ball layer) or agreed (mpmath),
-    the sympy expression, or the float64 layer's value; the defaults it used
-    for parameters not given go to stderr (in ``--json``, ``params`` has them).
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed command line (:func:`build_parser`).
-
-    Returns
-    -------
-    int
-        Exit status 0.
-
-    Raises
-    ------
-    UnknownResultError
-        An unknown ID.
-    ParameterError
-        Bad parameters or ``--dps``.
-    """
+    """``rftheory eval ID -p NAME=VALUE ... [--dps N] [--layer L] [--json]``."""
     r = get(args.id)
     params = _parse_assignments(args.param, "--param")
     check_dps(args.dps)
@@ -224,30 +186,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    """``rftheory verify [--quick|--full] [--only PREFIX] ...``: cross-check the layers.
-
-    Runs the tasks of :func:`rftheory.verify.engine.plan` through the executor of
-    :func:`rftheory.verify.executors.executor_from_args` under
-    :func:`rftheory.workers.signals.guarded`, and prints the outcome table (or JSON).
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed command line (:func:`build_parser`).
-
-    Returns
-    -------
-    int
-        Exit status: 0 when every check passes, 1 when one fails, 130 on
-        Ctrl-C, 143 on SIGTERM.
-
-    Raises
-    ------
-    ParameterError
-        A bad seed, a prefix matching no result, ``--workers < 1``.
-    rftheory.verify.checkpoint.CheckpointError
-        A ``--checkpoint`` file that cannot be used.
-    """
+    """``rftheory verify [--quick|--full] [--only PREFIX] ...``: cross-check the layers."""
     from ..verify import engine as V
     from ..workers.pool import cap_workers
 
@@ -298,27 +237,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_table(args: argparse.Namespace) -> int:
-    """``rftheory table ID --grid NAME=V1,V2 ...``: print a table of values or ratios.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed command line (:func:`rftheory.present.tables.add_parser`).
-
-    Returns
-    -------
-    int
-        Exit status 0; 130 on Ctrl-C, 143 on SIGTERM (the pool's workers are
-        killed at once, as in ``verify``).
-
-    Raises
-    ------
-    ParameterError
-        Bad grid, parameters, ratio, digits, labels or format
-        (:func:`rftheory.present.tables.make_table`).
-    UnknownResultError
-        An unknown ID.
-    """
+    """``rftheory table ID --grid NAME=V1,V2 ...``: print a table of values or ratios."""
     from ..present.tables import make_table, render
     from ..workers.pool import cap_workers
     from ..workers.signals import Terminated, guarded
@@ -376,23 +295,7 @@ def _write(path: str, text: str, flag: str) -> None:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    """``rftheory show ID [--latex] [--json]``: one result in full.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed command line (:func:`build_parser`).
-
-    Returns
-    -------
-    int
-        Exit status 0.
-
-    Raises
-    ------
-    UnknownResultError
-        An unknown ID.
-    """
+    """``rftheory show ID [--latex] [--json]``: one result in full."""
     from ..present.showing import describe
 
     r = get(args.id)
@@ -407,25 +310,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_plot(args: argparse.Namespace) -> int:
-    """``rftheory plot ID --x NAME=... -o FILE``: a figure of values or ratios (:mod:`rftheory.present.plot`).
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed command line (:func:`build_parser`).
-
-    Returns
-    -------
-    int
-        Exit status 0 (the file is written and named on stdout).
-
-    Raises
-    ------
-    ParameterError
-        Bad axes, parameters, ratio or output file.
-    RFTheoryError
-        matplotlib is not installed.
-    """
+    """``rftheory plot ID --x NAME=... -o FILE``: a figure of values or ratios (:mod:`rftheory.present.plot`)."""
     from ..present.plot import check_output, draw, parse_axis, series_data
 
     check_output(args.output)  # before the evaluation: a bad file name costs nothing
@@ -438,24 +323,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
 
 
 def cmd_cite(args: argparse.Namespace) -> int:
-    """``rftheory cite ID|PAPER|rftheory [--bibtex]``: how to cite a result, a paper or rftheory.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed command line (:func:`build_parser`).
-
-    Returns
-    -------
-    int
-        Exit status 0.
-
-    Raises
-    ------
-    UnknownResultError
-        ``what`` is neither a result ID, a paper (BibTeX key or the package
-        of its results) nor ``rftheory``.
-    """
+    """``rftheory cite ID|PAPER|rftheory [--bibtex]``: how to cite a result, a paper or rftheory."""
     from ..core.citations import SOFTWARE_KEY, Paper, bibtex, cite, lookup, papers_of, software_bibtex
 
     what = args.what.strip()
@@ -552,16 +420,14 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     Parameters
     ----------
     command : str, optional
-        The subcommand about to run: only its parser is built in full (the others'
-        modules are not imported, so ``rftheory list`` or ``--version`` starts fast);
-        ``""`` builds none in full, ``None`` (default) all of them.
+        The subcommand about to run: only its parser is built in full (the others' modules are not imported, so
+        ``rftheory list`` or ``--version`` starts fast); ``""`` builds none in full, ``None`` (default) all of them.
 
     Returns
     -------
     argparse.ArgumentParser
-        Parses ``list``, ``eval``, ``verify``, ``table`` and ``show``; each subcommand
-        sets ``func`` to its ``cmd_*`` function.  Usage errors print one line
-        and exit with status 2.
+        Parses ``list``, ``eval``, ``verify``, ``table`` and ``show``; each subcommand sets ``func`` to its ``cmd_*``
+        function.  Usage errors print one line and exit with status 2.
 
     Examples
     --------
@@ -648,9 +514,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``rftheory`` command line.
 
-    Input errors (:class:`~rftheory.core.errors.RFTheoryError`) and arithmetic the
-    domain checks should have refused print one line ``rftheory: error: ...``
-    on stderr instead of a traceback.
+    Input errors (:class:`~rftheory.core.errors.RFTheoryError`) and arithmetic the domain checks should have refused
+    print one line ``rftheory: error: ...`` on stderr instead of a traceback.
 
     Parameters
     ----------
@@ -660,8 +525,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     Returns
     -------
     int
-        Exit status: 0 success, 1 a failed verification, 2 an input error,
-        130 interrupted, 143 terminated.
+        Exit status: 0 success, 1 a failed verification, 2 an input error, 130 interrupted, 143 terminated.
 
     Examples
     --------

@@ -61,14 +61,10 @@ def monte_carlo_eval(result: Result, point: Point, samples: int | None, seed: in
 
     Parameters
     ----------
-    result : object
-        The result.
-    point : object
-        The parameters, by name.
-    samples : int | None
-        The number of replicates.
-    seed : int | None
-        The seed of the generator.
+    result, point : object
+        The result; the parameters, by name.
+    samples, seed : int | None
+        The number of replicates; the seed of the generator.
 
     Returns
     -------

@@ -1,13 +1,6 @@
 """Random points of a result's *declared* domain, for sweeps and fuzzing.
 
-:mod:`rftheory.verify.engine` checks each result on a comfortable grid and, with the
-points drawn here, across the whole domain that its parameters declare
-(``Param.low``/``Param.high``): reals log-uniformly over many orders of
-magnitude (tiny and huge arguments included; now and then in the float64
-edge bands of :data:`REGIMES`), integers log-uniformly, the bounds themselves
-with some probability, choices uniformly.  Reals are
-returned as the exact ``Fraction`` of a float64 number, so the float64 and
-mpmath layers see the same input.
+Design notes: :doc:`/notes/core/domain`.
 """
 
 from __future__ import annotations

@@ -69,10 +69,7 @@ class RangeError(RFTheoryError, ArithmeticError):
 class PrecisionError(RFTheoryError, ArithmeticError):
     """The digits asked for could not be agreed (two working precisions) within the precision budget.
 
-    Raised by :meth:`rftheory.Result.exact` when evaluations at increasing
-    working precision do not agree to the requested digits before the working
-    precision reaches :data:`rftheory.core.precision.WORK_DPS_MAX` -- instead of
-    returning digits that are not known to be right.
+    Notes: :doc:`/notes/core/errors`.
     """
 
 
@@ -82,18 +79,15 @@ def as_typed(value: object, width: int = 40) -> str:
     Parameters
     ----------
     value : object
-        A parameter value: a string as typed, an int, a ``Fraction``, a float,
-        an ``mpmath.mpf`` or anything else.
+        A parameter value: a string as typed, an int, a ``Fraction``, a float, an ``mpmath.mpf`` or anything else.
     width : int, optional
-        Longest text kept whole; longer text keeps its two ends and says how
-        long it was.
+        Longest text kept whole; longer text keeps its two ends and says how long it was.
 
     Returns
     -------
     str
-        ``-1`` for ``Fraction(-1, 1)``, ``1/3`` for ``Fraction(1, 3)``, a numeric
-        string as typed (no quotes), other strings quoted, a 300-digit integer as
-        ``99999999999999999999...99999 (300 digits)``.
+        ``-1`` for ``Fraction(-1, 1)``, ``1/3`` for ``Fraction(1, 3)``, a numeric string as typed (no quotes), other
+        strings quoted, a 300-digit integer as ``99999999999999999999...99999 (300 digits)``.
 
     Examples
     --------

@@ -1,15 +1,6 @@
 """The range guard every float64 layer passes through (:meth:`rftheory.Result.f64`, ``f64_scalar``).
 
-A float64 evaluator may lose a value that leaves the normal float64 range without noticing:
-an underflow to ``0.0``, a subnormal result (fewer than 53 significant bits: relative
-error up to ``2^{−1075}/|v|``, 1e-3 at 5e-321), a ``NaN`` from ``0·∞`` or ``∞ − ∞`` in
-between, or an overflow to ``±∞``.  :func:`guard_f64` turns each of these into
-:class:`~rftheory.core.errors.RangeError` naming the layer to use instead, once for all
-results.  A ``0.0`` stays only where the value is exactly zero: decided, at each distinct
-point that gave ``0.0``, by the result's mpmath layer agreed to a few digits
-(:func:`rftheory.core.precision.agreed` accepts a zero only when it survives a doubling
-of the working precision), so an exact zero (``z = 0``, no coupled pair ...) is kept and
-an underflow is refused.
+Design notes: :doc:`/notes/core/f64_range`.
 """
 
 from __future__ import annotations
@@ -55,10 +46,9 @@ def guard_f64(result_id: str, values: _V, mpmath_at: Callable[[tuple[Any, ...]],
     values : float, complex or numpy.ndarray
         A float64 layer's output (complex values are judged by their modulus).
     mpmath_at : callable or None
-        ``mpmath_at(index) -> mpf`` evaluates the result's mpmath layer (inside the working
-        precision set by the caller of :func:`rftheory.core.precision.agreed`) at the
-        element ``index`` of ``values``; ``None`` where the result has no mpmath layer (a
-        ``0.0`` is then kept).
+        ``mpmath_at(index) -> mpf`` evaluates the result's mpmath layer (inside the working precision set by the caller
+        of :func:`rftheory.core.precision.agreed`) at the element ``index`` of ``values``; ``None`` where the result has
+        no mpmath layer (a ``0.0`` is then kept).
 
     Returns
     -------
@@ -67,8 +57,7 @@ def guard_f64(result_id: str, values: _V, mpmath_at: Callable[[tuple[Any, ...]],
     Raises
     ------
     RangeError
-        Where an element is NaN, infinite or subnormal, or ``0.0`` for a value that is not
-        exactly zero.
+        Where an element is NaN, infinite or subnormal, or ``0.0`` for a value that is not exactly zero.
 
     Examples
     --------
@@ -178,10 +167,8 @@ def mpmath_at_point(result: _MpmathLayer, point: Point) -> Callable[[tuple[Any, 
 
     Parameters
     ----------
-    result : Any
-        The result.
-    point : Any
-        The validated point.
+    result, point : Any
+        The result; the validated point.
 
     Returns
     -------

@@ -144,14 +144,11 @@ def hall(z: float, lam: float) -> float:
     .. math:: T = z + \frac{\lambda}{6} + \frac{\lambda}{3} z^2 + \frac{\lambda^2}{27} z^3
        = \frac{(1 + \lambda z/3)^3 - 1}{\lambda} + \frac{\lambda}{6}
 
-    with ``λ = γ/√n`` the skewness of a mean of ``n`` replicates.  The plain
-    studentised mean of skewed replicates is normal only in the limit; ``T``
-    removes the ``O(n^{-1/2})`` term of its Edgeworth expansion and, unlike
-    Johnson's quadratic, is increasing in ``z`` (its derivative is
-    ``(1 + λz/3)² ≥ 0``), so a larger deviation always gives a larger
-    statistic (P. Hall, *JRSS B* 54 (1992) 221–228; N. J. Johnson, *JASA* 73
-    (1978) 536–544).  Every skew-corrected mean test of rftheory
-    (:mod:`rftheory.audit.mean_test`, verify's ``predict`` checks) uses it.
+    with ``λ = γ/√n`` the skewness of a mean of ``n`` replicates.  The plain studentised mean of skewed replicates is
+    normal only in the limit; ``T`` removes the ``O(n^{-1/2})`` term of its Edgeworth expansion and, unlike Johnson's
+    quadratic, is increasing in ``z`` (its derivative is ``(1 + λz/3)² ≥ 0``), so a larger deviation always gives a
+    larger statistic (P. Hall, *JRSS B* 54 (1992) 221–228; N. J. Johnson, *JASA* 73 (1978) 536–544).  Every
+    skew-corrected mean test of rftheory (:mod:`rftheory.audit.mean_test`, verify's ``predict`` checks) uses it.
 
     Parameters
     ----------
@@ -215,10 +212,7 @@ def z_threshold(alpha: float, k: int = 1) -> float:
 def spawn(seed: int | np.random.SeedSequence, key: str) -> np.random.Generator:
     """A Generator for the named task, independent of task order and workers.
 
-    The key (e.g. ``"simrf.prf_mse|mc|d=8, m=8, v=1/2, coupling=orthogonal"``,
-    as built by :mod:`rftheory.verify.engine`) is hashed into the
-    ``spawn_key`` of a :class:`numpy.random.SeedSequence`, so every grid point
-    gets the same stream whichever worker runs it and in whatever order.
+    Notes: :doc:`/notes/core/montecarlo`.
 
     Parameters
     ----------

@@ -151,9 +151,8 @@ class Param:
     name : str
         Name as the results and the CLI spell it.
     kind : {"int", "real", "choice", "object"}
-        ``int`` and ``real`` are parsed exactly; ``choice`` is a string from
-        ``choices``; ``object`` is passed through to ``check`` (arrays,
-        matrices).
+        ``int`` and ``real`` are parsed exactly; ``choice`` is a string from ``choices``; ``object`` is passed through
+        to ``check`` (arrays, matrices).
     doc : str
         One line for ``rftheory list`` and the docs.
     low, high : int, float or Fraction, optional
@@ -163,11 +162,10 @@ class Param:
     choices : tuple of str, optional
         Allowed values of a ``choice`` parameter.
     default : optional
-        Value used when the caller omits the parameter; a callable receives
-        the other (validated) parameters, e.g. ``x_norm`` defaults to ``v/2``.
+        Value used when the caller omits the parameter; a callable receives the other (validated) parameters, e.g.
+        ``x_norm`` defaults to ``v/2``.
     check : callable, optional
-        Extra validation ``check(value) -> value`` for ``object`` parameters;
-        raises :class:`ParameterError`.
+        Extra validation ``check(value) -> value`` for ``object`` parameters; raises :class:`ParameterError`.
     """
 
     name: str
@@ -261,12 +259,7 @@ class Param:
     def parse_array(self, values: npt.ArrayLike, where: str = "", hint: str = "") -> npt.NDArray[np.float64]:
         """Check a whole array of values against the domain, in one vectorized pass.
 
-        The float64 layer's twin of :meth:`parse` (``Result.f64``,
-        :func:`rftheory.predict.pairs.evaluate`): each element is compared at its
-        exact binary value with the bounds (exact rationals or floats), and the
-        parameter's ``check`` (e.g. ``D`` even) runs exactly, once per distinct
-        value, so an element is refused here exactly when :meth:`parse`
-        refuses it.
+        Notes: :doc:`/notes/core/params`.
 
         Parameters
         ----------
@@ -285,10 +278,8 @@ class Param:
         Raises
         ------
         ParameterError
-            Naming this parameter, the first offending element (its index and
-            value) and the domain, if an element is not a finite number of
-            the domain (a non-integer for an ``int`` parameter included) or
-            ``check`` refuses it.
+            Naming this parameter, the first offending element (its index and value) and the domain, if an element is
+            not a finite number of the domain (a non-integer for an ``int`` parameter included) or ``check`` refuses it.
 
         Examples
         --------
@@ -386,13 +377,7 @@ class Param:
 class Point(dict[str, Any]):
     """A validated point of a result: its parameters, exact and complete.
 
-    Made only by :func:`validate_params` (``Result.at``): integers as ``int``,
-    reals as exact ``Fraction``, choices as ``str``, objects as their checked
-    value, defaults filled in.  Every layer derives its view from it, so a
-    parameter is parsed and checked once on its way to any evaluator: the
-    mpmath layer rounds the fractions at its working precision (:func:`mpf`),
-    the symbolic layer makes rationals (:func:`sym`), the float64 layer reads
-    :meth:`float64_view`.
+    Notes: :doc:`/notes/core/params`.
 
     Parameters
     ----------
@@ -482,18 +467,12 @@ def validate_params(
 def array_twin(on_arrays: Callable[[dict[str, Any]], None]) -> Callable[[CrossCheck], CrossCheck]:
     """Give a cross-parameter check its vectorized twin (for ``Result.f64``).
 
-    :func:`rftheory.core.registry.validate_arrays` calls ``check.on_arrays(values)``
-    once on the whole broadcast float64 arrays instead of ``check`` once per
-    element.  The twin must refuse exactly the elements ``check`` refuses at
-    their exact binary values (error-free float arithmetic where it compares
-    sums), raising :class:`ParameterError` naming the parameter and the first
-    offending element.
+    Notes: :doc:`/notes/core/params`.
 
     Parameters
     ----------
     on_arrays : callable
-        ``on_arrays(values)``; numeric values are float64 arrays of one shape,
-        the others as validated.
+        ``on_arrays(values)``; numeric values are float64 arrays of one shape, the others as validated.
 
     Returns
     -------
@@ -531,17 +510,13 @@ def objects_only(check: CrossCheck) -> CrossCheck:
 def refuse_first(*cases: tuple[str, npt.ArrayLike, str | Callable[..., str]]) -> None:
     """Raise the refusal of the first offending element of whole arrays, if any.
 
-    The vectorized twins (:func:`array_twin`) decide each condition of a scalar
-    check on whole arrays; the scalar check, run element by element, would stop
-    at the first element failing any of them, with the first condition (in its
-    own order) failing there.  This picks that element and that condition.
+    Notes: :doc:`/notes/core/params`.
 
     Parameters
     ----------
     *cases : tuple (name, bad, what)
-        In the scalar check's order: the parameter named, a boolean array (True
-        where the condition refuses the element; all of one shape) and the
-        message, a string or ``what(i)`` of the flat index ``i``.
+        In the scalar check's order: the parameter named, a boolean array (True where the condition refuses the element;
+        all of one shape) and the message, a string or ``what(i)`` of the flat index ``i``.
 
     Returns
     -------

@@ -1,27 +1,6 @@
 """Agreed digits: the precision strategy of the arbitrary-precision layer.
 
-:meth:`rftheory.Result.exact` does not trust one evaluation.  It evaluates the
-result's mpmath formula at a working precision ``w₀ = dps + GUARD_DPS`` and
-again at ``2·w₀``, ``4·w₀`` ... until two consecutive values agree to
-``dps + 2`` significant digits, and returns the more precise one.  Rounding
-and cancellation errors of a numerically sound formula shrink by a factor
-``10^{-w}`` when the working precision ``w`` grows, so two evaluations whose
-working precisions differ by at least ``dps + 10`` digits and which agree to
-``dps + 2`` digits pin the value to ``dps`` digits: the error of the cheaper
-one is then at most ``10^{-(dps+2)}`` relative, up to a factor
-``10^{-(w₁ - w₀)}`` that is negligible.  Truncation errors must shrink with
-the working precision too, which is why every series of the library sums to
-a remainder bounded in terms of ``mp.eps``, never to a fixed count.
-
-When the working precision would exceed :data:`WORK_DPS_MAX` without
-agreement, :class:`~rftheory.core.errors.PrecisionError` is raised rather than a
-number of unknown accuracy returned.
-
-A value that is exactly zero at three consecutive precisions is returned as
-zero (two are not enough: a difference that cancels every digit at both
-working precisions rounds to an exact 0 twice).  A true value of zero computed
-as a cancelling residue never certifies (its relative error never shrinks):
-results whose value can be exactly zero must return an exact zero.
+Design notes: :doc:`/notes/core/precision`.
 """
 
 from __future__ import annotations
@@ -138,7 +117,7 @@ def agree(a: Any, b: Any, digits: int) -> bool:
 
 
 def agreed(f: Callable[[], Any], dps: int, what: str = "value") -> Any:
-    """``f()`` to ``dps`` agreed significant digits (see the module docstring).
+    """``f()`` to ``dps`` agreed significant digits (:doc:`/notes/core/precision`).
 
     Parameters
     ----------
@@ -176,7 +155,7 @@ def agreed(f: Callable[[], Any], dps: int, what: str = "value") -> Any:
             cur = +f()
             ok = agree(prev, cur, dps + 2)
         work = nxt
-        if ok and cur == 0:  # a zero must survive one more doubling (see the module docstring)
+        if ok and cur == 0:  # a zero must survive one more doubling (docs/notes/core/precision.md)
             if 2 * work > WORK_DPS_MAX:
                 ok = False
             else:
@@ -235,12 +214,7 @@ def _rebuild_mpc(value: tuple[_RawMpf, _RawMpf], dps: int) -> ShownMpc:
 class ShownMpf(mp.mpf):  # type: ignore[misc]  # mpmath has no type stubs: its mpf is Any
     """An ``mpf`` that prints its ``dps`` significant digits.
 
-    A plain ``mpf`` prints at mpmath's *global* precision (15 digits in a
-    REPL), whatever precision it was computed at.  :meth:`rftheory.Result.exact`
-    returns this subclass instead: ``repr`` and ``str`` show the ``dps`` digits
-    asked for; everything else is the ``mpf`` (arithmetic returns plain
-    ``mpf``, comparisons, hashing, ``float()``, mpmath functions and sympy
-    see the same binary value, guard digits included).
+    Notes: :doc:`/notes/core/precision`.
 
     Attributes
     ----------

@@ -1,24 +1,6 @@
 """The registry of results: one :class:`Result` per result ID.
 
-A result is written once, as a :class:`Result` holding its citation, its
-parameters and its evaluators, one per layer:
-
-``symbolic``
-    ``f(p) -> sympy.Expr``: the exact expression (no floats).
-``mpmath``
-    ``f(p) -> mpf``: the primary arbitrary-precision evaluator, called inside
-    ``mpmath.workdps``; ``routes`` holds the *independent* ones, built from
-    the definition (series, quadrature of the defining expectation ...).
-``float64``
-    ``f(p) -> ndarray``: vectorized over numpy arrays of the numeric
-    parameters, overflow-safe; raises :class:`~rftheory.core.errors.RangeError`
-    rather than return a wrong number.
-``mc``
-    ``f(p, rng, n) -> ndarray``: ``n`` independent replicates of the real
-    estimator whose mean is the exact value.
-
-Only :mod:`rftheory.verify.engine` compares layers.  Parameters ``p`` reach every
-evaluator validated: integers as ``int``, reals as exact ``Fraction``.
+Design notes: :doc:`/notes/core/registry`.
 """
 
 from __future__ import annotations
@@ -73,51 +55,46 @@ class Result:
     routes : dict of str to callable
         Independent arbitrary-precision routes (each ``f(p) -> mpf``).
     symbolic, float64, mc : callable, optional
-        The other layers (see the module docstring).
+        The other layers (:doc:`/notes/core/registry`).
     grid : dict
-        Parameter points for the exact-route checks per verify mode
-        (``"quick"``, ``"default"``, ``"full"``); missing modes fall back
-        to the next smaller one.
+        Parameter points for the exact-route checks per verify mode (``"quick"``, ``"default"``, ``"full"``); missing
+        modes fall back to the next smaller one.
     mc_grid : dict
-        Points for the Monte Carlo checks per mode: only where the standard
-        error of the replicates is itself trustworthy.
+        Points for the Monte Carlo checks per mode: only where the standard error of the replicates is itself
+        trustworthy.
     mc_n : dict
         Replicates per Monte Carlo point per mode.
     check : callable, optional
         Cross-parameter validation ``check(p)``, raising ParameterError.
     checks : callable, optional
-        Extra verification ``checks(mode, seed) -> iterable of Measurement``
-        (:mod:`rftheory.core.measure`) for results that are not one number
-        (orderings, bounds, optima); raw measurements, judged by verify.
+        Extra verification ``checks(mode, seed) -> iterable of Measurement`` (:mod:`rftheory.core.measure`) for results
+        that are not one number (orderings, bounds, optima); raw measurements, judged by verify.
     checks_z : dict
-        Number of z-scores ``checks`` reports per mode (missing modes fall back
-        to the next smaller one), so that verify fixes the Bonferroni bound of
-        the run before sampling.
+        Number of z-scores ``checks`` reports per mode (missing modes fall back to the next smaller one), so that verify
+        fixes the Bonferroni bound of the run before sampling.
     status : str
         ``"verified"``, ``"beyond"`` (not in the papers) or ``"mc-only"``.
     notes : tuple of str
         Errata, failing bounds and other findings, shown by ``rftheory list``.
     digits : int
-        Digits to which independent routes must agree (at ``digits + 10``
-        working digits).
+        Digits to which independent routes must agree (at ``digits + 10`` working digits).
     rtol64 : float
         Relative tolerance of the float64 layer against mpmath.
     domain_point : callable, optional
-        ``domain_point(rng) -> dict``: a random point of the declared domain,
-        for results whose parameters are objects (vectors, matrices); others
-        are sampled from their ``Param`` bounds (:mod:`rftheory.core.domain`).
+        ``domain_point(rng) -> dict``: a random point of the declared domain, for results whose parameters are objects
+        (vectors, matrices); others are sampled from their ``Param`` bounds (:mod:`rftheory.core.domain`).
     definition : callable, optional
         ``definition(bk, p)``: the one definition of the value, written against a backend ``bk``
-        (:class:`rftheory.numerics.backends.Backend`), ``p`` the validated parameters (reals as the
-        backend's numbers: ``flint.arb`` balls for ``ARB``).
+        (:class:`rftheory.numerics.backends.Backend`), ``p`` the validated parameters (reals as the backend's numbers:
+        ``flint.arb`` balls for ``ARB``).
     equals : dict of str to callable
-        Identities with other results, ``f(p) -> mpf`` at the working precision: the same value through
-        another result's definition (e.g. ``hrf.mse_trig`` is ``e^{a²+b²}`` times ``simrf.rff_mse``);
-        verify checks each to ``digits`` (``equals:NAME``).
+        Identities with other results, ``f(p) -> mpf`` at the working precision: the same value through another result's
+        definition (e.g. ``hrf.mse_trig`` is ``e^{a²+b²}`` times ``simrf.rff_mse``); verify checks each to ``digits``
+        (``equals:NAME``).
     ball_layer : BallLayer, optional
-        The ball layer, declared where the result is registered: :class:`rftheory.ball.Ball` (by
-        default ``definition(ARB, p)``; a special algorithm as ``Ball(method, evaluate=f)``) or
-        :class:`rftheory.ball.NoBall` (why there is none).
+        The ball layer, declared where the result is registered: :class:`rftheory.ball.Ball` (by default
+        ``definition(ARB, p)``; a special algorithm as ``Ball(method, evaluate=f)``) or :class:`rftheory.ball.NoBall`
+        (why there is none).
     """
 
     id: str
@@ -263,30 +240,29 @@ class Result:
 
     # -- layers -----------------------------------------------------------
     def exact(self, *, dps: int = 50, once: bool = False, **given: Any) -> Any:
-        """The value to ``dps`` significant digits (mpmath ``mpf``/``mpc``): proven where the result has a ball
-        layer, else agreed by two working precisions.
+        """The value to ``dps`` significant digits (mpmath ``mpf``/``mpc``): proven where the result has a ball layer,
+        else agreed by two working precisions.
+
+        In full: :doc:`/notes/core/registry`.
 
         Parameters
         ----------
         dps : int
-            Significant digits, in ``[1, 100]``
-            (:data:`rftheory.core.precision.DPS_MAX`); keyword-only, so that a
+            Significant digits, in ``[1, 100]`` (:data:`rftheory.core.precision.DPS_MAX`); keyword-only, so that a
             number is never mistaken for a parameter of the result.
         once : bool
-            ``False`` (default): the ball layer's proven digits where it serves the point, else the
-            formula at increasing working precisions until two agree to ``dps + 2`` digits
-            (:func:`rftheory.core.precision.agreed`).  ``True``: one evaluation at ``dps`` working
-            digits (what :mod:`rftheory.verify.engine` compares against independent routes).  The
-            former keyword ``certify=`` (its negation) still works and warns.
+            ``False`` (default): the ball layer's proven digits where it serves the point, else the formula at
+            increasing working precisions until two agree to ``dps + 2`` digits
+            (:func:`rftheory.core.precision.agreed`).
         **given
             The result's parameters, or ``at=Point``.
 
         Returns
         -------
         mpmath.mpf or mpmath.mpc
-            The value, correct to ``dps`` significant digits when agreed;
-            it prints those ``dps`` digits (:class:`~rftheory.core.precision.ShownMpf`,
-            an ``mpf`` in every other respect; arithmetic gives plain ``mpf``).
+            The value, correct to ``dps`` significant digits when agreed; it prints those ``dps`` digits
+            (:class:`~rftheory.core.precision.ShownMpf`, an ``mpf`` in every other respect; arithmetic gives plain
+            ``mpf``).
 
         Raises
         ------
@@ -335,9 +311,8 @@ class Result:
         dps : int
             Significant digits, in ``[1, 100]`` (keyword-only).
         **given
-            The result's parameters (validated as :meth:`exact` does), or ``at=Point``;
-            a real parameter may be a ``flint.arb`` ball with radius: the returned ball
-            then contains the value at every point of it.
+            The result's parameters (validated as :meth:`exact` does), or ``at=Point``; a real parameter may be a
+            ``flint.arb`` ball with radius: the returned ball then contains the value at every point of it.
 
         Returns
         -------
@@ -348,8 +323,7 @@ class Result:
         rftheory.core.errors.NoBallLayer
             The result has no ball layer (:func:`rftheory.ball.why_not` says why).
         PrecisionError
-            The ball does not shrink below ``10^-(dps+2)`` within
-            :data:`rftheory.ball.PREC_MAX` bits.
+            The ball does not shrink below ``10^-(dps+2)`` within :data:`rftheory.ball.PREC_MAX` bits.
         """
         if self.ball_layer is None:
             raise NoBallLayer(f"{self.id} has no ball layer: not written yet (the mpmath layer's digits are agreed, "
@@ -518,11 +492,7 @@ class Result:
 
 
 class _InstanceDoc:
-    """``Result.__doc__``: the class docstring on the class, the entry's own text on an instance.
-
-    So that ``help(rftheory.get("simrf.prf_mse"))`` shows the result (statement,
-    source, parameters, notes), not the generic dataclass.
-    """
+    """``Result.__doc__``: the class docstring on the class, the entry's own text on an instance."""
 
     def __init__(self, class_doc: str | None):
         self.class_doc = class_doc
@@ -547,14 +517,7 @@ def _short_source(source: str) -> str:
 def validate_arrays(result: Result, given: Mapping[str, Any]) -> dict[str, Any]:
     """Validate float64-layer arguments: whole arrays against the domains, then broadcast.
 
-    Each array argument is checked in one vectorized pass against its
-    parameter's domain (:meth:`Param.parse_array`: NaN, infinities, non-integers
-    and out-of-bounds elements refused, the first one named).  The scalar
-    parameters (choices, objects, defaults) are validated exactly at the first
-    element; the result's cross-parameter ``check`` then runs on the whole
-    broadcast arrays through its vectorized twin (``check.on_arrays``, see
-    :func:`rftheory.core.params.array_twin`), or, for a check without one, exactly
-    at each element.
+    Notes: :doc:`/notes/core/registry`.
 
     Parameters
     ----------
@@ -565,8 +528,8 @@ def validate_arrays(result: Result, given: Mapping[str, Any]) -> dict[str, Any]:
     Returns
     -------
     dict
-        Float64 arrays of the broadcast shape for numeric parameters, the
-        validated values of the others, defaults filled in elementwise.
+        Float64 arrays of the broadcast shape for numeric parameters, the validated values of the others, defaults
+        filled in elementwise.
     """
     known = {p.name: p for p in result.params}
     for name in given:

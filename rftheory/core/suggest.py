@@ -41,10 +41,7 @@ def edit_distance(a: str, b: str) -> int:
 def suggest(name: str, known: Iterable[str], limit: int = MAX_SUGGESTIONS) -> list[str]:
     """The known names closest to ``name``, best first (at most ``limit``).
 
-    A name within ``max(2, len(name) // 4)`` edits, and at most one edit more
-    than the closest, qualifies (fewest edits first, ties by difflib's
-    similarity ratio, then alphabetically); when none
-    does, difflib's close matches (ratio >= 0.6) are offered instead.
+    Notes: :doc:`/notes/core/suggest`.
 
     Parameters
     ----------

@@ -1,15 +1,6 @@
 """Plain text and statements made into pure-ASCII LaTeX that pdflatex compiles.
 
-* :func:`text_to_latex` -- registry text (titles, citations, domains, notes) for
-  LaTeX's text mode: the special characters escaped, ``<``, ``>``, ``|``
-  as their text commands (in OT1 they print as "¡", "¿" and a dash), ``<=``,
-  ``>=``, ``||x||`` and ``a^2`` as math, and every non-ASCII character mapped
-  to a LaTeX command (Greek letters and symbols in math mode, accented letters
-  by their accent);
-* :func:`math_to_latex` -- a statement's LaTeX with any non-ASCII character
-  mapped to its math command;
-* :data:`FIT_MACRO` -- ``\\fitmath{...}``: display math scaled down to the
-  line width when it is wider (graphicx's ``\\resizebox``).
+Design notes: :doc:`/notes/present/latex_text`.
 """
 
 from __future__ import annotations

@@ -89,17 +89,14 @@ def in_paper(estimator: str, paper: str) -> Convention:
     Parameters
     ----------
     estimator : str
-        A key of :data:`ESTIMATORS` (``"rff"``, ``"psi"``, ``"prf"``,
-        ``"prf_antithetic"``).
+        A key of :data:`ESTIMATORS` (``"rff"``, ``"psi"``, ``"prf"``, ``"prf_antithetic"``).
     paper : str
-        A key of :data:`PAPERS` (``"simrf"``, ``"hrf"``, ``"orf"``,
-        ``"sutherland"``).
+        A key of :data:`PAPERS` (``"simrf"``, ``"hrf"``, ``"orf"``, ``"sutherland"``).
 
     Returns
     -------
     Convention
-        The paper's name for the estimator, its size symbol and how many of
-        its units one random vector accounts for.
+        The paper's name for the estimator, its size symbol and how many of its units one random vector accounts for.
 
     Raises
     ------

@@ -67,20 +67,18 @@ def parse_axis(spec: str, result_id: str | None = None) -> tuple[str, list[str]]
     spec : str
         The ``--x`` argument.
     result_id : str, optional
-        When given, an integer parameter of this result gets log-spaced values
-        rounded to distinct integers.
+        When given, an integer parameter of this result gets log-spaced values rounded to distinct integers.
 
     Returns
     -------
     (str, list of str)
-        The name and the values as text (log-spaced values to 6 significant
-        digits, so that each one is an exact decimal).
+        The name and the values as text (log-spaced values to 6 significant digits, so that each one is an exact
+        decimal).
 
     Raises
     ------
     ParameterError
-        No ``=``, no values, or a bad ``lo:hi:n`` (``0 < lo < hi``,
-        ``2 <= n <= MAX_POINTS``).
+        No ``=``, no values, or a bad ``lo:hi:n`` (``0 < lo < hi``, ``2 <= n <= MAX_POINTS``).
 
     Examples
     --------
@@ -142,8 +140,7 @@ def series_data(result_id, x, params=None, series=None, ratio_to=None, links=Non
     links : dict of str to str, optional
         ``{NAME: AXIS}``: NAME takes the value of the x axis (or the series).
     layer : {"mpmath", "float64"}
-        Proven or agreed exact values (to 17 digits, then rounded to float), or
-        the float64 layer.
+        Proven or agreed exact values (to 17 digits, then rounded to float), or the float64 layer.
 
     Returns
     -------
@@ -153,8 +150,7 @@ def series_data(result_id, x, params=None, series=None, ratio_to=None, links=Non
     Raises
     ------
     ParameterError
-        A bad axis, parameter, ratio or layer; a non-numeric x axis; complex
-        values.
+        A bad axis, parameter, ratio or layer; a non-numeric x axis; complex values.
     UnknownResultError
         An unknown result ID.
 

@@ -1,22 +1,6 @@
 """Ball checks of ``verify``: the ball layer (:mod:`rftheory.ball`) against the other layers.
 
-At each grid point of a result with a ball layer:
-
-``ball:radius``
-    the ball's relative radius is below ``10^-(digits+2)`` within
-    :data:`rftheory.ball.PREC_MAX` bits (else a failure: the enclosure is too wide);
-``ball:mpmath``, ``ball:route:NAME``
-    the mpmath value and every independent route, each computed at
-    ``digits + 10`` working digits, lie in the ball widened by ``10^-digits``
-    of its magnitude (the routes' own agreement criterion): a formula, series
-    term or route that differs from the proven enclosure by more than the
-    routes' tolerance fails;
-``ball:float64``
-    the float64 layer lies within ``rtol64`` of the ball (relative to its
-    magnitude), or refuses (``RangeError``) where the value is outside float64's range.
-
-A point that the ball layer does not serve (:class:`~rftheory.ball.NoBallLayer`, e.g. a
-series too long to sum) gives one passing ``ball`` outcome marked "not served".
+Design notes: :doc:`/notes/verify/ball_checks`.
 """
 
 from __future__ import annotations
@@ -103,7 +87,7 @@ def _refusals(rid: str, pt: str, value: str) -> tuple[Any, ...]:
 
 
 def ball_checks(r: Result, point: Mapping[str, Any], pt: str, ref: Any, routes: Mapping[str, Any]) -> list[Outcome]:
-    """The ball checks at one grid point (see the module docstring).
+    """The ball checks at one grid point (:doc:`/notes/verify/ball_checks`).
 
     Parameters
     ----------
@@ -181,11 +165,7 @@ def _printed_by_mpmath(value: Any, b: flint.arb, dps: int) -> bool:
 def ball_domain_point(r: Result, point: Mapping[str, Any], pt: str, dps: int) -> list[Outcome]:
     """The ball layer at a random domain point (``tools/domain_sweep.py``).
 
-    ``ball:contains-3x``: the ball for ``dps`` digits contains the mpmath value computed
-    once at ``3·dps`` working digits, within ``10^-(2·dps)`` of its magnitude (that
-    value's own error, far below the ball's ``10^-(dps+2)``);
-    ``ball:printed``: the digits :meth:`Result.exact` prints are the rounding of
-    every point of the ball (both endpoints round to them).
+    Notes: :doc:`/notes/verify/ball_checks`.
 
     Parameters
     ----------
@@ -200,8 +180,8 @@ def ball_domain_point(r: Result, point: Mapping[str, Any], pt: str, dps: int) ->
     Returns
     -------
     list of Outcome
-        Empty when the result has no ball layer; one passing "not served" outcome
-        where the ball layer does not serve the point.
+        Empty when the result has no ball layer; one passing "not served" outcome where the ball layer does not serve
+        the point.
     """
     from fractions import Fraction
 

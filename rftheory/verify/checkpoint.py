@@ -1,25 +1,6 @@
 """Checkpoint files of a verification sweep: append each finished task, resume from the file.
 
-Split from :mod:`rftheory.verify.executors`, which re-exports its public names.
-
-* :func:`checkpointed` -- wraps an executor: every finished task is appended
-  to a JSON-lines file at once, and a later run with the same file, seed and
-  mode takes those tasks from the file instead of recomputing them;
-* :func:`load_checkpoint` -- the finished tasks in such a file;
-* :class:`CheckpointError` -- a file that cannot be used.
-
-Checkpoint files
-    One JSON record per line, each written whole (one ``write`` on an
-    ``O_APPEND`` descriptor) so that a run stopped at any moment leaves only
-    complete lines, at worst one cut last line.  A file that cannot be used --
-    a directory, a device, pipe or socket, a file over MAX_CHECKPOINT_BYTES, unreadable or
-    unwritable, on a read-only filesystem, whose
-    parent directory cannot be created, or that holds no checkpoint record at
-    all (binary garbage, malformed JSON) -- raises :class:`CheckpointError`
-    (``rftheory: error: ...``, exit 2) before anything is computed.  A corrupt
-    record among good ones (or a last line cut by a kill) is skipped with a
-    warning on stderr, recomputed, and dropped from the file, which is
-    rewritten atomically so that every line is a complete record again.
+Design notes: :doc:`/notes/verify/checkpoint`.
 """
 
 from __future__ import annotations
@@ -102,12 +83,7 @@ def _parse_record(line: bytes) -> tuple[str, list[dict[str, Any]]]:
 
 
 def _read_checkpoint(path: str, warn: bool = True) -> tuple[dict[str, list[dict[str, Any]]], list[bytes], bool]:
-    """Read a checkpoint file.
-
-    Returns ``(found, lines, clean)``: ``{fingerprint key: outcome dicts}``,
-    the good lines (bytes, newline included) and whether the file holds
-    nothing else (so that appending to it keeps it consistent).
-    """
+    """Read a checkpoint file."""
     if not os.path.lexists(path):
         return {}, [], True
     if os.path.isdir(path):
@@ -216,27 +192,22 @@ def _open_for_append(path: str, good: list[bytes], clean: bool) -> int:
 def checkpointed(executor: Executor, path: str) -> Executor:
     """Wrap ``executor``: skip tasks already in ``path`` and append each finished task to it.
 
-    A record is reused only for the same task key, seed, mode, Monte Carlo
-    bound and package version; anything else is recomputed.  The file is
-    checked and opened before anything runs (a :class:`CheckpointError`
-    otherwise); each record is one whole line written at once, so a run
-    stopped at any point leaves a file a later run resumes from.
+    Notes: :doc:`/notes/verify/checkpoint`.
 
     Parameters
     ----------
     executor : callable
-        The executor that runs the tasks not found in the file
-        (:func:`rftheory.workers.pool.serial`, :func:`~rftheory.verify.executors.process_pool`, ...).
+        The executor that runs the tasks not found in the file (:func:`rftheory.workers.pool.serial`,
+        :func:`~rftheory.verify.executors.process_pool`, ...).
     path : str
         The JSON-lines checkpoint file (created if missing).
 
     Returns
     -------
     callable
-        An executor ``run(tasks, seed)`` yielding ``(index, outcomes)``:
-        first the tasks read from the file, then the others as they finish.
-        Running it raises :class:`CheckpointError` when the file cannot be
-        read, understood or written.
+        An executor ``run(tasks, seed)`` yielding ``(index, outcomes)``: first the tasks read from the file, then the
+        others as they finish. Running it raises :class:`CheckpointError` when the file cannot be read, understood or
+        written.
     """
 
     def run(tasks: Sequence[Task], seed: int) -> Generator[tuple[int, list[Outcome]], None, None]:

@@ -1,47 +1,6 @@
 """The verification layer: the only place where layers are compared.
 
-For every result and every point of its grid in the chosen mode:
-
-``route:NAME``
-    each independent arbitrary-precision route against the primary one, at
-    ``digits + 10`` working digits; passes when they agree to ``digits``
-    significant digits (40 by default).
-``symbolic``
-    the sympy expression evaluated with ``evalf`` against the primary route.
-``float64``
-    the float64 layer against mpmath, relative error ``<= rtol64``; where the
-    float64 layer refuses (:class:`~rftheory.core.errors.RangeError`) the check
-    passes only if the exact value really lies outside the float64 range.
-``ball:*``
-    where the result has a ball layer: the ball's radius, the mpmath value,
-    every route and the float64 layer against the proven enclosure
-    (:mod:`rftheory.verify.ball_checks`).
-``mc``
-    Monte Carlo of the real estimator against the exact value: a z-score on
-    the mean with the conservative standard error ``max(se, se_batch)``.
-    The bound is Bonferroni-corrected over all Monte Carlo checks of the run
-    so that a correct implementation fails a whole run with probability at
-    most ``ALPHA = 1e-6`` (normal approximation).
-
-``domain:*``
-    at random points of the result's whole *declared* domain
-    (:mod:`rftheory.core.domain`; log-uniform over the parameter ranges, tiny and
-    huge arguments included): the agreed mpmath value
-    (:func:`rftheory.core.precision.agreed`) against each independent route,
-    agreed too, to ``DOMAIN_DPS`` digits; and the float64 layer against it
-    within ``rtol64`` -- or refusing with ``RangeError``, which is allowed
-    there (refusing is never wrong; a wrong finite number is).
-
-Results that are not one number contribute their own checks
-(``Result.checks``): raw :class:`~rftheory.core.measure.Measurement` objects, which
-:func:`judge` turns into verdicts here.  Their z-scores (declared per mode in
-``Result.checks_z``) belong to the same Bonferroni family as the ``mc`` checks,
-so ``ALPHA`` bounds the false-failure probability of the whole run.
-
-The comparisons themselves (:func:`digits_agree`, :func:`judge`) live in
-:mod:`rftheory.verify.compare`, the presentation of a run (:class:`Progress`,
-:func:`as_table`, :func:`summary`, :func:`to_json`) in :mod:`rftheory.verify.report`;
-this module re-exports them.
+Design notes: :doc:`/notes/verify/engine`.
 """
 
 from __future__ import annotations
@@ -201,10 +160,7 @@ def _point_text(p: dict[str, Any]) -> str:
 def exact_checks(r: Result, point: dict[str, Any]) -> list[Outcome]:
     """Routes, symbolic form and float64 layer against the primary route.
 
-    The primary mpmath value at ``r.digits + 10`` working digits is the
-    reference; each route and the symbolic form must agree with it to
-    ``r.digits`` digits, the float64 layer within ``r.rtol64``
-    (:func:`float64_outcome`).
+    Notes: :doc:`/notes/verify/engine`.
 
     Parameters
     ----------
@@ -216,8 +172,8 @@ def exact_checks(r: Result, point: dict[str, Any]) -> list[Outcome]:
     Returns
     -------
     list of Outcome
-        One per route (``route:NAME``), the ``symbolic`` and the ``float64``
-        check; a crash of the primary route is one failed ``mpmath`` outcome.
+        One per route (``route:NAME``), the ``symbolic`` and the ``float64`` check; a crash of the primary route is one
+        failed ``mpmath`` outcome.
     """
     out: list[Outcome] = []
     pt = format_point(point)
@@ -516,12 +472,7 @@ def custom_checks(r: Result, mode: str, seed: int, zmax: float) -> list[Outcome]
 def plan(mode: str = "quick", only: str = "", mc: bool = True) -> list[Task]:
     """The list of verification tasks for ``mode``, results starting with ``only``.
 
-    Exact, custom and domain tasks come first, Monte Carlo tasks last (with
-    the audits of rftheory's own samplers, :mod:`rftheory.verify.sampler_checks`,
-    and ``predict`` against Monte Carlo on real data, :mod:`rftheory.predict.checks`);
-    every z-test of the run (``mc`` tasks, the ``checks_z`` declared by custom
-    checks and the audits' tests, ``k`` in all) gets the Bonferroni bound
-    ``z_threshold(ALPHA, k)``.
+    Notes: :doc:`/notes/verify/engine`.
 
     Parameters
     ----------

@@ -59,11 +59,7 @@ class Outcome:
 class CrashGuard:
     """The one "a crash is a failed Outcome" of the verification layer, as a context manager.
 
-    An :class:`Exception` raised in the block is appended to ``out`` as
-    :meth:`Outcome.crashed` (or, for a type in ``refusals``, as that handler's
-    outcome) and swallowed; :attr:`failed` tells the caller the block did not
-    finish.  Other ``BaseException`` s (Ctrl-C, the domain checks' time limit)
-    pass through.
+    Notes: :doc:`/notes/verify/outcome`.
 
     Parameters
     ----------
@@ -74,8 +70,8 @@ class CrashGuard:
     value : str, optional
         The reference value shown with a crash.
     refusals : tuple of (exception types, handler), optional
-        ``handler(exc) -> Outcome`` for exceptions that are a verdict of their own
-        (a layer refusing a point), tried in order before the crash.
+        ``handler(exc) -> Outcome`` for exceptions that are a verdict of their own (a layer refusing a point), tried in
+        order before the crash.
 
     Examples
     --------

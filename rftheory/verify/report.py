@@ -26,11 +26,7 @@ WIDE = (("result", "result", 0), ("point", "point", 0), ("check", "check", 0), (
 def confirms_erratum(o: Outcome) -> bool:
     """Whether a passed check reproduces a recorded erratum (the paper's statement is false there).
 
-    Such checks pass: they assert the *finding* (e.g. ``hrf.angular_hybrid_bound``'s
-    Thm 3.5 bound exceeded at ``r=5, n=1``; ``orf.pair_expectation``'s App. A.3
-    sum; ``sutherland.phi_beats_psi``'s printed variance).  They are recognised
-    by ``erratum`` in the check's name or detail, or ``FAILS`` in its name,
-    which is how the results' own checks mark them.
+    Notes: :doc:`/notes/verify/report`.
 
     Parameters
     ----------
@@ -60,11 +56,7 @@ def _cut(s: str, w: int) -> str:
 def as_table(outcomes: list[Outcome], wide: bool = False, failures_only: bool = False) -> str:
     """A fixed-width table of outcomes.
 
-    The default (compact) table fits 120 columns: result, point, check, the
-    agreement with its threshold (``digits=.. (need ..)``, ``rel=.. (tol ..)``,
-    ``z=.. (|z| <= ..)``) and the verdict; longer cells end in ``…``.  A
-    passed check that confirms an erratum shows ``pass*``.  A failed
-    outcome's detail follows it on a line of its own.
+    Notes: :doc:`/notes/verify/report`.
 
     Parameters
     ----------
@@ -188,11 +180,7 @@ def closing(outcomes: list[Outcome], wide: bool = False) -> str:
 def point_object(text: str) -> dict[str, Any]:
     """A point's text (``"d=4, v=1/2"``) as a JSON object.
 
-    ``NAME=VALUE`` pieces (split at commas outside brackets) become keys;
-    integers and decimal literals become JSON numbers, anything else (``1/2``,
-    ``orthogonal``) stays text, exactly as written; pieces that are not
-    ``NAME=VALUE`` (``"gaussian"``, ``"k <= 40"``) are kept, in order, under
-    ``"label"``.
+    Notes: :doc:`/notes/verify/report`.
 
     Parameters
     ----------

@@ -1,15 +1,6 @@
 """verify's audits of rftheory's own samplers (issue 11, item 6).
 
-The Monte Carlo checks of the results test each sampler through one
-estimator at one input pair (half axis-aligned, half randomly rotated).  These
-tasks run the full sampler battery of :func:`rftheory.audit.sampler` on
-``rftheory.sample(coupling, ...)`` for every coupling with a Haar block:
-marginals, the coupling's pair-angle law, rotation invariance of the PRF and
-RFF estimators across the axis, diagonal and random frames of the geometry
-sweep (:mod:`rftheory.audit.geometry`), their unbiasedness and MSE against
-``simrf.prf_mse`` / ``simrf.rff_mse`` at every pair of the sweep, and
-repeated calls.  Their z-tests join the run's Bonferroni family: every check
-uses verify's bound, so ``ALPHA`` bounds the false failures of the whole run.
+Design notes: :doc:`/notes/verify/sampler_checks`.
 """
 
 from __future__ import annotations

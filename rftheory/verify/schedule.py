@@ -1,25 +1,6 @@
 """Which verification tasks to start first: an estimated cost per task.
 
-The process pool and the Dask executor (:mod:`rftheory.verify.executors`) submit the
-tasks of a run in descending estimated cost ("longest processing time
-first"), so that a long task -- ``orf.pair_expectation``'s custom checks, a
-large Monte Carlo point, a domain sweep -- does not start last while the other
-cores idle.  The order changes nothing else: every task draws its randomness
-from ``spawn(seed, task.key)`` and :func:`rftheory.verify.engine.run` reports the
-outcomes in the plan's order, so a seed gives the same report for any order
-and any number of workers.
-
-Estimates are in seconds on one core:
-
-* default mode: the measured CPU seconds of every task that takes 0.2 s or
-  more (:data:`rftheory.verify.costs.DEFAULT_SECONDS`, written by
-  ``tools/task_costs.py --write``), exact tasks included -- a few grid points
-  of the quadrature routes take seconds; the others by the model below;
-* custom and domain tasks: measured (:data:`CUSTOM_SECONDS`,
-  :data:`DOMAIN_POINT_SECONDS`), else a default;
-* Monte Carlo tasks: proportional to replicates × ``d`` × ``m`` / √d (the
-  cost of a coupled block of ``m`` projections in dimension ``d``);
-* exact tasks: small, growing with the number of routes.
+Design notes: :doc:`/notes/verify/schedule`.
 """
 
 from __future__ import annotations

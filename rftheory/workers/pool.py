@@ -1,19 +1,6 @@
 """Workers: run independent tasks here, on a local process pool, or on a Dask cluster.
 
-An *executor* is a callable ``run(tasks, seed)`` that runs objects with a
-``run(seed)`` method and yields ``(index, result)`` pairs as tasks finish, in
-any order; its caller puts them back in order.  Every task draws its
-randomness from its seed and its own key, so results do not depend on the
-number of workers or on the order in which tasks run.
-
-* :func:`serial` -- in this process, one task after the other;
-* :func:`process_pool` -- ``concurrent.futures.ProcessPoolExecutor`` on the
-  local cores; the caller's ``plan`` groups tasks into units of work and
-  orders them (``rftheory verify`` starts the longest first); if a pool cannot
-  be started (or breaks) the remaining tasks run serially; workers die with
-  this process (:mod:`rftheory.workers.signals`);
-* :func:`dask` -- a ``dask.distributed`` cluster at a scheduler address;
-  dask is imported lazily.
+Design notes: :doc:`/notes/workers/pool`.
 """
 
 from __future__ import annotations
@@ -177,26 +164,20 @@ def mp_context():
 def process_pool(workers: int | None = None, plan: Plan | None = None) -> Executor:
     """An executor on a local process pool of ``workers`` processes (default: all cores).
 
-    Falls back to running serially when a pool cannot be created or breaks.
-    When the consumer stops before the end (an exception such as
-    ``KeyboardInterrupt`` raised while waiting, or ``close()`` of the
-    generator) the workers are killed at once; workers also die with this
-    process (see the module docstring).
+    Notes: :doc:`/notes/workers/pool`.
 
     Parameters
     ----------
     workers : int, optional
-        Number of processes (default :func:`default_workers`); 1 runs
-        serially.
+        Number of processes (default :func:`default_workers`); 1 runs serially.
     plan : callable, optional
-        ``plan(tasks, workers)``: the units of work (lists of task indices)
-        in the order to submit them; default one task a unit, in order.
+        ``plan(tasks, workers)``: the units of work (lists of task indices) in the order to submit them; default one
+        task a unit, in order.
 
     Returns
     -------
     callable
-        An executor ``run(tasks, seed)`` yielding ``(index, result)`` as
-        tasks finish.
+        An executor ``run(tasks, seed)`` yielding ``(index, result)`` as tasks finish.
 
     Raises
     ------
@@ -281,9 +262,8 @@ def dask_client(address: str) -> Any:
 def dask(address: str, order: Callable[[Sequence[Any]], list[int]] | None = None) -> Executor:
     """An executor on the Dask distributed cluster whose scheduler is at ``address``.
 
-    Tasks are submitted in the caller's ``order`` and collected as they complete.  Note
-    that mpmath's precision is process-global: workers must run one task per
-    process at a time (``threads_per_worker=1``).
+    Tasks are submitted in the caller's ``order`` and collected as they complete.  Note that mpmath's precision is
+    process-global: workers must run one task per process at a time (``threads_per_worker=1``).
 
     Parameters
     ----------
@@ -295,9 +275,8 @@ def dask(address: str, order: Callable[[Sequence[Any]], list[int]] | None = None
     Returns
     -------
     callable
-        An executor ``run(tasks, seed)`` yielding ``(index, result)`` as
-        tasks finish; it raises :class:`ParameterError` when
-        ``dask.distributed`` is not installed.
+        An executor ``run(tasks, seed)`` yielding ``(index, result)`` as tasks finish; it raises :class:`ParameterError`
+        when ``dask.distributed`` is not installed.
     """
 
     def run(tasks, seed):
