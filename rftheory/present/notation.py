@@ -157,10 +157,7 @@ def translate(estimator: str, size: int, from_paper: str, to_paper: str) -> int:
 
 
 def table(fmt: str = "markdown") -> str:
-    """The concordance as a ``markdown`` or ``text`` table.
-
-    One row per estimator, one column per paper (``-`` where the paper does
-    not use the estimator).
+    """The concordance: one row per estimator, one column per paper (``-`` where the paper does not use it).
 
     Parameters
     ----------
@@ -170,12 +167,12 @@ def table(fmt: str = "markdown") -> str:
     Returns
     -------
     str
-        The table.
+        The concordance, one line a row.
 
     Raises
     ------
     ParameterError
-        An unknown format.
+        ``fmt`` is neither ``markdown`` nor ``text``.
 
     Examples
     --------

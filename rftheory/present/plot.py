@@ -365,19 +365,16 @@ def check_output(path: str) -> str:
 
 
 def add_parser(subparsers, func):
-    """Add the ``plot`` subcommand to ``rftheory``.
+    """Add the ``plot`` subcommand, run by ``func`` (``rftheory.cli.commands.cmd_plot``), to ``rftheory``'s parser.
 
     Parameters
     ----------
-    subparsers : argparse._SubParsersAction
-        The subcommands of the ``rftheory`` parser.
-    func : callable
-        The command run with the parsed arguments (``rftheory.cli.commands.cmd_plot``).
+    subparsers, func
+        As in :func:`rftheory.present.tables.add_parser`.
 
     Returns
     -------
     argparse.ArgumentParser
-        The ``plot`` parser.
     """
     import argparse
 

@@ -512,7 +512,7 @@ def render(t: Table, fmt: str = "text", label: str | None = None) -> str:
 
 
 def add_parser(subparsers, func):
-    """Add the ``table`` subcommand to ``rftheory``.
+    """Add the ``table`` subcommand to ``rftheory``'s parser.
 
     Parameters
     ----------
