@@ -1,6 +1,5 @@
-"""pytest helpers for authors of random-feature libraries.
-
-Design notes: :doc:`/notes/top/testing`.
+"""pytest helpers for authors of random-feature libraries: z-tests of unbiasedness, MSE and Haar moments, and the
+sampler audit as one pytest item per check (how they test and what a failure says: :doc:`/api_testing`).
 """
 
 from __future__ import annotations
@@ -94,32 +93,26 @@ def assert_unbiased(estimator, kernel, *, pairs=None, d=None, n: int = N_DEFAULT
                     seed: int = 0) -> None:
     """Assert ``E K̂(x, y) = k(x, y)`` at every pair of the geometry sweep.
 
-    False-failure probability: at most ``alpha`` (default ``1e-6``) for the
-    whole call, shared by Bonferroni over the pairs.
+    False-failure probability: at most ``alpha`` (default ``1e-6``) for the whole call, Bonferroni over the pairs.
 
     Parameters
     ----------
-    estimator : callable
-        ``estimator(x, y, rng) -> float`` (see :func:`from_features`).
-    kernel : callable
-        ``kernel(x, y) -> float``, the kernel estimated.
+    estimator, kernel : callable
+        ``estimator(x, y, rng) -> float`` (see :func:`from_features`); ``kernel(x, y) -> float``, the kernel estimated.
     pairs : sequence of Pair or (x, y), optional
         Default: :func:`rftheory.audit.geometry.sweep` of ``d``.
     d : int, optional
         Input dimension (required without ``pairs``).
-    n : int
-        Independent draws per pair (at least 100).
+    n, seed : int
+        Independent draws per pair (at least 100); entropy of the :class:`numpy.random.SeedSequence` of the draws.
     alpha : float
         Family-wise false-failure probability.
-    seed : int
-        Entropy of the :class:`numpy.random.SeedSequence` of the draws.
 
     Raises
     ------
     AssertionError
-        A pair whose mean differs from the kernel by more than the bound:
-        the message names the geometry, the estimate ± standard error, and
-        the smallest bias the check detects at this ``n`` (power 0.99).
+        A pair whose mean differs from the kernel by more than the bound: the message names the geometry, the estimate
+        ± standard error, and the smallest bias the check detects at this ``n`` (power 0.99).
 
     Examples
     --------
@@ -154,26 +147,17 @@ def assert_mse_matches(estimator, mse, *, kernel=None, pairs=None, d=None, n: in
                        alpha: float = 1e-6, seed: int = 0) -> None:
     """Assert that the estimator's MSE (or variance) equals a closed form at every pair.
 
-    Notes: :doc:`/notes/top/testing`.
+    A replicate is ``(K̂ − k)²`` with ``kernel``, else ``(K̂₁ − K̂₂)²/2`` of two draws (:doc:`/api_testing`).
 
     Parameters
     ----------
-    estimator : callable
-        ``estimator(x, y, rng) -> float``.
-    mse : callable
-        ``mse(x, y) -> float``, the closed form (e.g. from ``rftheory.get("sutherland.var_psi").f64_scalar``).
+    estimator, mse : callable
+        ``estimator(x, y, rng) -> float``; ``mse(x, y) -> float``, the closed form (e.g. from
+        ``rftheory.get("sutherland.var_psi").f64_scalar``).
     kernel : callable, optional
         ``kernel(x, y) -> float``; without it the variance is tested.
-    pairs : sequence of Pair or (x, y), optional
-        Default: the geometry sweep of ``d``.
-    d : int, optional
-        Input dimension (required without ``pairs``).
-    n : int
-        Independent draws per pair (at least 100).
-    alpha : float
-        Family-wise false-failure probability.
-    seed : int
-        Entropy of the draws.
+    pairs, d, n, alpha, seed
+        As in :func:`assert_unbiased`.
 
     Raises
     ------
@@ -222,19 +206,17 @@ def assert_mse_matches(estimator, mse, *, kernel=None, pairs=None, d=None, n: in
 def assert_haar(sampler, d: int, *, n: int = N_DEFAULT, alpha: float = 1e-6, seed: int = 0) -> None:
     """Assert that ``sampler`` draws orthogonal matrices from the Haar measure on O(d).
 
-    Notes: :doc:`/notes/top/testing`.
+    The moments and the orthogonality tolerance: :doc:`/api_testing`.
 
     Parameters
     ----------
     sampler : callable
         ``sampler(rng) -> Q`` of shape ``(d, d)``: a numpy array or a tensor of an array-API library (PyTorch on the
         CPU, also with ``requires_grad``, float16 … float64; JAX; CuPy).
-    d, n : int
-        Dimension (``>= 2``); independent draws (at least 100).
-    alpha : float
-        Family-wise false-failure probability.
-    seed : int
-        Entropy of the draws.
+    d : int
+        Dimension (``>= 2``).
+    n, alpha, seed
+        As in :func:`assert_unbiased`.
 
     Raises
     ------
@@ -351,16 +333,13 @@ def audit_plan(d: int, m: int, *, estimator: str = "both", law: str = "gaussian"
 
     Parameters
     ----------
-    d, m : int
-        Dimension and rows per call.
-    estimator, law, nu, lengthscale
+    d, m, estimator, law, nu, lengthscale
         As for :func:`rftheory.audit.sampler`.
 
     Returns
     -------
     list of str
-        ``"check @ geometry"`` with the data-dependent parts generic
-        (``coupling: E cos``, ``MSE: RFF``, ``worst entry``, ``worst row position``).
+        ``"check @ geometry"``, the data-dependent parts generic (``coupling: E cos``, ``MSE: RFF``, ``worst entry``).
 
     Examples
     --------
@@ -421,11 +400,9 @@ TAGS = {"dtype": ("float64", "float32", "float16", "bfloat16"), "coupling": ("ii
 
 
 class AuditItem:
-    """One check of a sampler audit, as a pytest parameter: the audit runs at the first attribute read.
+    """One check of a sampler audit, as a pytest parameter, read like its :class:`~rftheory.audit.report.Row`.
 
-    Attribute reads (``passed``, ``detail``, ``statistic`` ...) are those of
-    the :class:`~rftheory.audit.report.Row`; reading ``passed`` of an
-    untestable row skips the test with its reason.
+    The audit runs at the first attribute read; ``passed`` of an untestable row skips the test with its reason.
     """
 
     def __init__(self, name: str, index: int, run) -> None:
@@ -473,14 +450,12 @@ class AuditItem:
 def parametrize_audit(f, d: int, m: int, *, expected_failures=None, tags=None, **kwargs):
     """A ``pytest.mark.parametrize`` with one test per check of the sampler audit, run when the tests run.
 
-    Notes: :doc:`/notes/top/testing`.
+    How collection and the run are split: :doc:`/api_testing`.
 
     Parameters
     ----------
-    f : callable
-        The sampler ``f(d, m, rng)``.
-    d, m : int
-        Dimension and rows per call.
+    f, d, m
+        The sampler ``f(d, m, rng)``, the dimension and the rows per call.
     expected_failures : dict, optional
         ``{"check name": "reason"}``: items whose check (``"check"`` or ``"check @ geometry"`` as in the ids) is listed
         are marked ``xfail(reason)``, like scikit-learn's ``expected_failed_checks``.
