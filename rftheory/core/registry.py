@@ -41,14 +41,9 @@ class Result:
 
     Parameters
     ----------
-    id : str
-        Stable ID, e.g. ``"simrf.conformity.orthogonal"``.
-    title : str
-        One line.
-    source : str
-        Paper file and theorem/equation, e.g. ``"Reid et al. 2023, Thm 4.3"``.
-    statement : str
-        The formula in LaTeX.
+    id, title, source, statement : str
+        Stable ID (``"simrf.conformity.orthogonal"``), a one-line title, the paper and theorem or equation
+        (``"Reid et al. 2023, Thm 4.3"``), the formula in LaTeX.
     params : tuple of Param
     mpmath : callable
         Primary arbitrary-precision evaluator.
@@ -56,14 +51,10 @@ class Result:
         Independent arbitrary-precision routes (each ``f(p) -> mpf``).
     symbolic, float64, mc : callable, optional
         The other layers (:doc:`/notes/core/registry`).
-    grid : dict
-        Parameter points for the exact-route checks per verify mode (``"quick"``, ``"default"``, ``"full"``); missing
-        modes fall back to the next smaller one.
-    mc_grid : dict
-        Points for the Monte Carlo checks per mode: only where the standard error of the replicates is itself
-        trustworthy.
-    mc_n : dict
-        Replicates per Monte Carlo point per mode.
+    grid, mc_grid, mc_n : dict
+        Per verify mode (``"quick"``, ``"default"``, ``"full"``; a missing mode falls back to the next smaller one): the
+        points of the exact-route checks, of the Monte Carlo checks (only where the replicates' standard error is
+        itself trustworthy), and the replicates per Monte Carlo point.
     check : callable, optional
         Cross-parameter validation ``check(p)``, raising ParameterError.
     checks : callable, optional
@@ -72,14 +63,11 @@ class Result:
     checks_z : dict
         Number of z-scores ``checks`` reports per mode (missing modes fall back to the next smaller one), so that verify
         fixes the Bonferroni bound of the run before sampling.
-    status : str
-        ``"verified"``, ``"beyond"`` (not in the papers) or ``"mc-only"``.
-    notes : tuple of str
-        Errata, failing bounds and other findings, shown by ``rftheory list``.
-    digits : int
-        Digits to which independent routes must agree (at ``digits + 10`` working digits).
-    rtol64 : float
-        Relative tolerance of the float64 layer against mpmath.
+    status, notes
+        ``"verified"``, ``"beyond"`` (not in the papers) or ``"mc-only"``; errata and other findings (``rftheory list``).
+    digits, rtol64
+        Digits to which independent routes must agree (at ``digits + 10`` working digits); relative tolerance of the
+        float64 layer against mpmath.
     domain_point : callable, optional
         ``domain_point(rng) -> dict``: a random point of the declared domain, for results whose parameters are objects
         (vectors, matrices); others are sampled from their ``Param`` bounds (:mod:`rftheory.core.domain`).
@@ -186,8 +174,7 @@ class Result:
         Parameters
         ----------
         **given
-            The result's parameters (numbers, strings, objects); or a single
-            ``at=Point`` already validated for this result, returned as is.
+            The result's parameters (numbers, strings, objects), or one ``at=Point`` of this result, returned as is.
 
         Returns
         -------
@@ -248,21 +235,18 @@ class Result:
         Parameters
         ----------
         dps : int
-            Significant digits, in ``[1, 100]`` (:data:`rftheory.core.precision.DPS_MAX`); keyword-only, so that a
-            number is never mistaken for a parameter of the result.
+            Significant digits, in ``[1, 100]``; keyword-only, never mistaken for a parameter of the result.
         once : bool
-            ``False`` (default): the ball layer's proven digits where it serves the point, else the formula at
-            increasing working precisions until two agree to ``dps + 2`` digits
-            (:func:`rftheory.core.precision.agreed`).
+            ``False``: the ball layer's proven digits where it serves the point, else the formula at increasing working
+            precisions until two agree to ``dps + 2`` digits (:func:`~rftheory.core.precision.agreed`); ``True``: one
+            evaluation at ``dps`` working digits (what verify compares with independent routes).
         **given
             The result's parameters, or ``at=Point``.
 
         Returns
         -------
         mpmath.mpf or mpmath.mpc
-            The value, correct to ``dps`` significant digits when agreed; it prints those ``dps`` digits
-            (:class:`~rftheory.core.precision.ShownMpf`, an ``mpf`` in every other respect; arithmetic gives plain
-            ``mpf``).
+            The value; it prints its ``dps`` digits (:class:`~rftheory.core.precision.ShownMpf`, an ``mpf`` otherwise).
 
         Raises
         ------
@@ -331,15 +315,12 @@ class Result:
         return self.ball_layer.enclose(self, check_dps(dps), given)
 
     def route(self, name: str, *, dps: int = 50, **given: Any) -> Any:
-        """An independent arbitrary-precision route by name, evaluated once at
-        ``dps`` working digits (not agreed: routes are what verify compares).
+        """An independent arbitrary-precision route by name, once at ``dps`` working digits (not agreed).
 
         Parameters
         ----------
-        name : str
-            A key of ``routes`` (``rftheory list`` shows them).
-        dps : int
-            Working digits, in ``[1, 100]`` (keyword-only).
+        name, dps
+            A key of ``routes`` (``rftheory list`` shows them); working digits, in ``[1, 100]`` (keyword-only).
         **given
             The result's parameters, or ``at=Point``.
 
@@ -379,20 +360,17 @@ class Result:
         Parameters
         ----------
         **given
-            The result's parameters; numeric ones may be arrays (every element
-            is checked against the parameter's domain).
+            The result's parameters; numeric ones may be arrays (every element is checked against the domain).
 
         Returns
         -------
         numpy.ndarray
-            Of the broadcast shape of the array arguments; an empty array
-            (float64) when that shape has no element, as numpy's ufuncs do.
+            Of the broadcast shape of the arguments (empty where that shape has no element, as numpy's ufuncs do).
 
         Raises
         ------
         ParameterError
-            A parameter outside its domain (naming it and the first offending
-            element), missing or unknown.
+            A parameter outside its domain (naming it and the first offending element), missing or unknown.
         RangeError
             Where float64 cannot give the value to ``rtol64``.
         """
@@ -410,15 +388,11 @@ class Result:
     def monte_carlo(self, rng: np.random.Generator, n_replicates: int, /, batches: int = 50, **given: Any) -> MCEstimate:
         """Monte Carlo estimate of the value from ``n_replicates`` replicates.
 
-        ``rng`` and ``n_replicates`` are positional-only, so a result may have a
-        parameter called ``n`` (e.g. the number of λ features of HRFs).
-
         Parameters
         ----------
-        rng : numpy.random.Generator
-            Seeded by the caller.
-        n_replicates : int
-            Independent replicates of the real estimator, at least 2.
+        rng, n_replicates
+            Seeded by the caller; independent replicates of the real estimator, at least 2 (both positional-only, so
+            that a result may have a parameter ``n``).
         batches : int
             Batches for the batch-means standard error.
         **given
@@ -455,8 +429,7 @@ class Result:
         Parameters
         ----------
         **given
-            The result's parameters, or ``at=Point``; validated once, exactly,
-            then rounded once to float64 (:meth:`Point.float64_view`).
+            The result's parameters, or ``at=Point``; validated exactly, then rounded once (:meth:`Point.float64_view`).
 
         Returns
         -------
@@ -598,7 +571,6 @@ def lookup(result_id: str) -> Result:
     Returns
     -------
     Result
-        The result registered under that ID.
 
     Raises
     ------
@@ -614,8 +586,7 @@ def lookup(result_id: str) -> Result:
 
 
 def register(result: Result) -> Result:
-    """Add a result to the registry (each ID once) and record where: the
-    file and line of the ``register`` call, as ``rftheory list`` shows it.
+    """Add a result to the registry (each ID once), recording the file and line of the call (``rftheory list``).
 
     Parameters
     ----------

@@ -46,18 +46,12 @@ class Task:
 
     Attributes
     ----------
-    key : str
-        Unique name; also seeds the task's generator (:func:`rftheory.core.montecarlo.spawn`).
-    result : str
-        Result ID.
-    kind : {"exact", "mc", "domain", "custom", "sampler", "predict"}
+    key, result : str
+        Unique name, also seeding the task's generator (:func:`rftheory.core.montecarlo.spawn`); the result ID.
+    kind : {"exact", "mc", "domain", "custom", "sampler", "predict", "theorem"}
         Which checks :meth:`run` performs.
-    point : dict
-        The grid point (empty for domain and custom tasks).
-    mode : str
-        The verification mode.
-    zmax : float
-        The run's Bonferroni bound on ``|z|`` (``inf`` without z-tests).
+    point, mode, zmax
+        The grid point (empty for domain and custom tasks), the verify mode, the run's bound on ``|z|`` (or ``inf``).
     """
 
     key: str
@@ -73,14 +67,12 @@ class Task:
         Parameters
         ----------
         seed : int
-            The run's seed; the task's generator is ``spawn(seed, self.key)``,
-            so the outcome does not depend on which worker runs it or when.
+            The run's seed; the task's generator is ``spawn(seed, self.key)``, whichever worker runs it, whenever.
 
         Returns
         -------
         list of Outcome
-            The outcomes of :func:`exact_checks`, :func:`mc_check`,
-            :func:`domain_checks` or :func:`custom_checks`, by ``kind``.
+            Those of :func:`exact_checks`, :func:`mc_check`, :func:`domain_checks` or :func:`custom_checks`, by ``kind``.
         """
         from ..catalog import get
 
@@ -164,16 +156,13 @@ def exact_checks(r: Result, point: dict[str, Any]) -> list[Outcome]:
 
     Parameters
     ----------
-    r : Result
-        The result checked.
-    point : dict
-        The grid point.
+    r, point
+        The result checked and the grid point.
 
     Returns
     -------
     list of Outcome
-        One per route (``route:NAME``), the ``symbolic`` and the ``float64`` check; a crash of the primary route is one
-        failed ``mpmath`` outcome.
+        ``route:NAME`` per route, ``symbolic``, ``float64``; a crash of the primary route is one failed ``mpmath``.
     """
     out: list[Outcome] = []
     pt = format_point(point)
@@ -218,29 +207,20 @@ def float64_outcome(r: Result, point: dict[str, Any], ref: Any, pt: str, check: 
                     refuse_ok: bool = False) -> Outcome:
     """The float64 layer at ``point`` against the mpmath value ``ref``.
 
-    A ``RangeError`` passes when the exact value lies outside the float64
-    range or, with ``refuse_ok``, anywhere (refusing is never wrong).
+    A ``RangeError`` passes when the exact value lies outside the float64 range or, with ``refuse_ok``, anywhere
+    (refusing is never wrong).
 
     Parameters
     ----------
-    r : Result
-        The result checked.
-    point : dict
-        The point.
-    ref : mpf or mpc
-        The mpmath value.
-    pt : str
-        The point as shown.
-    check : str, optional
-        Name of the check.
+    r, point, ref, pt, check
+        The result checked, the point, its mpmath value (mpf or mpc), the point as shown, the check's name.
     refuse_ok : bool, optional
         Whether a ``RangeError`` passes anywhere.
 
     Returns
     -------
     Outcome
-        Passed when the relative error is at most ``r.rtol64`` (absolute
-        error where ``ref == 0``).
+        Passed when the relative error is at most ``r.rtol64`` (absolute error where ``ref == 0``).
     """
     def refused(exc: BaseException) -> Outcome:
         mag = abs(ref)
@@ -269,18 +249,13 @@ def domain_checks(r: Result, n: int, rng: np.random.Generator, dps: int = DOMAIN
                   points: list[dict[str, Any]] | None = None) -> list[Outcome]:
     """Agreed mpmath values vs routes, and float64 vs mpmath, across the declared domain.
 
-    At ``n`` random points of ``r``'s declared domain (see the module
-    docstring), or at the given ``points``; each point has
-    ``DOMAIN_SECONDS`` to finish.
+    At ``n`` random points of ``r``'s declared domain (:doc:`/notes/verify/engine`), or at the given ``points``; each
+    point has ``DOMAIN_SECONDS`` to finish.
 
     Parameters
     ----------
-    r : Result
-        The result checked.
-    n : int
-        Number of random points.
-    rng : numpy.random.Generator
-        Source of the points.
+    r, n, rng
+        The result checked, the number of random points and their generator.
     dps : int, optional
         Agreed digits compared.
     points : list of dict, optional
@@ -289,8 +264,7 @@ def domain_checks(r: Result, n: int, rng: np.random.Generator, dps: int = DOMAIN
     Returns
     -------
     list of Outcome
-        ``domain:route:NAME``, ``domain:float64`` (and ``domain:mpmath`` or
-        ``domain:time``) outcomes; empty when ``r`` has no mpmath layer.
+        ``domain:route:NAME``, ``domain:float64`` (and ``domain:mpmath`` or ``domain:time``); empty without mpmath layer.
     """
     out: list[Outcome] = []
     if r.mpmath is None:
@@ -371,12 +345,8 @@ def mc_n(r: Result, point: dict[str, Any], mode: str) -> int:
 
     Parameters
     ----------
-    r : Result
-        The result checked.
-    point : dict
-        The point (a callable ``mc_n`` entry may depend on it).
-    mode : str
-        ``"quick"``, ``"default"`` or ``"full"``.
+    r, point, mode
+        The result checked, the point (a callable ``mc_n`` entry may depend on it) and the verify mode.
 
     Returns
     -------
@@ -395,16 +365,9 @@ def mc_check(r: Result, point: dict[str, Any], mode: str, rng: np.random.Generat
 
     Parameters
     ----------
-    r : Result
-        The result checked.
-    point : dict
-        The Monte Carlo grid point.
-    mode : str
-        Sets the number of replicates (:func:`mc_n`).
-    rng : numpy.random.Generator
-        The task's generator.
-    zmax : float
-        The run's Bonferroni bound on ``|z|``.
+    r, point, mode, rng, zmax
+        The result checked, the Monte Carlo grid point, the mode (replicates: :func:`mc_n`), the task's generator and the
+        run's Bonferroni bound on ``|z|``.
 
     Returns
     -------
@@ -429,19 +392,12 @@ def mc_check(r: Result, point: dict[str, Any], mode: str, rng: np.random.Generat
 def custom_checks(r: Result, mode: str, seed: int, zmax: float) -> list[Outcome]:
     """Judge the raw measurements of ``r.checks``.
 
-    z-scores beyond the number the result declared (``checks_z``) fail: they
-    were not in the α budget.
+    z-scores beyond the number the result declared (``checks_z``) fail: they were not in the α budget.
 
     Parameters
     ----------
-    r : Result
-        The result checked.
-    mode : str
-        The verification mode.
-    seed : int
-        Passed to ``r.checks``.
-    zmax : float
-        The run's Bonferroni bound on ``|z|``.
+    r, mode, seed, zmax
+        The result checked, the verify mode, the seed passed to ``r.checks`` and the run's bound on ``|z|``.
 
     Returns
     -------
@@ -476,17 +432,12 @@ def plan(mode: str = "quick", only: str = "", mc: bool = True) -> list[Task]:
 
     Parameters
     ----------
-    mode : {"quick", "default", "full"}
-        Grid and sample sizes.
-    only : str, optional
-        ID prefix.
-    mc : bool, optional
-        Include the Monte Carlo tasks.
+    mode, only, mc
+        Grid and sample sizes (``"quick"``, ``"default"``, ``"full"``); an ID prefix; whether Monte Carlo tasks are in.
 
     Returns
     -------
     list of Task
-        The tasks.
 
     Raises
     ------
@@ -548,20 +499,15 @@ def run(tasks: list[Task], seed: int = 0, progress: Progress | None = None,
         executor: Callable[[list[Task], int], Iterable[list[Outcome]]] | None = None) -> list[Outcome]:
     """Run tasks (in order, or through ``executor``) and collect outcomes in task order.
 
-    An executor (:mod:`rftheory.verify.executors`) yields ``(task index, outcomes)``
-    pairs in any order, or plain outcome lists in task order.
-
     Parameters
     ----------
-    tasks : list of Task
-        From :func:`plan`.
-    seed : int, optional
-        The run's seed, ``≥ 0``.
+    tasks, seed
+        From :func:`plan`; the run's seed, ``≥ 0``.
     progress : Progress, optional
-        Started with the tasks (redrawn while they run), stepped
-        once per finished task, closed at the end (also on an interruption).
+        Started with the tasks, stepped once per finished task, closed at the end (also on an interruption).
     executor : callable, optional
-        ``executor(tasks, seed)``; default: run here, in order.
+        ``executor(tasks, seed)`` (:mod:`rftheory.verify.executors`) yielding ``(task index, outcomes)`` in any order, or
+        outcome lists in task order; default: run here, in order.
 
     Returns
     -------
