@@ -61,10 +61,8 @@ def monte_carlo_eval(result: Result, point: Point, samples: int | None, seed: in
 
     Parameters
     ----------
-    result, point : object
-        The result; the parameters, by name.
-    samples, seed : int | None
-        The number of replicates; the seed of the generator.
+    result, point, samples, seed
+        The result; the parameters, by name; the number of replicates; the seed of the generator.
 
     Returns
     -------

@@ -125,16 +125,14 @@ def cite(source: str, full: bool = False) -> str:
 
     Parameters
     ----------
-    source : str
-        A result's ``source``.
-    full : bool, optional
-        All authors (default: ``First et al. (year)``).
+    source, full
+        A result's ``source``; all authors (default: ``First et al. (year)``).
 
     Returns
     -------
     str
-        The paper with its title and venue, then the rest of ``source``;
-        ``source`` unchanged when it names no known paper.
+        The paper with its title and venue, then the rest of ``source``; ``source`` unchanged when it names no known
+        paper.
 
     Examples
     --------

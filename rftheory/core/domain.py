@@ -70,27 +70,22 @@ def _int(p: Param, rng: np.random.Generator) -> int:
 def random_point(result: Result, rng: np.random.Generator, tries: int = 200, regime: str = "declared") -> dict[str, Any]:
     """A random valid point of ``result``'s declared domain.
 
-    Parameters are drawn independently; points the cross-parameter check
-    refuses are redrawn (up to ``tries`` times).  Results whose parameters
-    are objects (vectors, matrices) supply ``Result.domain_point(rng)``.
+    Parameters are drawn independently; points the cross-parameter check refuses are redrawn (up to ``tries`` times).
+    Results whose parameters are objects (vectors, matrices) supply ``Result.domain_point(rng)``.
 
     Parameters
     ----------
-    result : Result
-        The result whose domain is sampled.
-    rng : numpy.random.Generator
-        Source of randomness.
-    tries : int, optional
-        Draws before giving up.
+    result, rng, tries
+        The result whose domain is sampled; source of randomness; draws before giving up.
     regime : str, optional
-        A key of :data:`REGIMES`: real parameters drawn in its range of magnitudes where
-        their domain reaches it (default: across the declared domain).
+        A key of :data:`REGIMES`: real parameters drawn in its range of magnitudes where their domain reaches it
+        (default: across the declared domain).
 
     Returns
     -------
     dict
-        Parameter values as the caller would pass them (reals as exact
-        ``Fraction`` of a float64, so every layer sees the same number).
+        Parameter values as the caller would pass them (reals as exact ``Fraction`` of a float64, so every layer sees
+        the same number).
 
     Raises
     ------
@@ -138,14 +133,8 @@ def random_points(result: Result, rng: np.random.Generator, n: int, regime: str 
 
     Parameters
     ----------
-    result : Result
-        The result whose domain is sampled.
-    rng : numpy.random.Generator
-        Source of randomness.
-    n : int
-        Number of points.
-    regime : str, optional
-        As :func:`random_point`.
+    result, rng, n, regime
+        The result whose domain is sampled; source of randomness; number of points; as :func:`random_point`.
 
     Returns
     -------

@@ -41,10 +41,8 @@ def guard_f64(result_id: str, values: _V, mpmath_at: Callable[[tuple[Any, ...]],
 
     Parameters
     ----------
-    result_id : str
-        The result, named in the message.
-    values : float, complex or numpy.ndarray
-        A float64 layer's output (complex values are judged by their modulus).
+    result_id, values
+        The result, named in the message; a float64 layer's output (complex values are judged by their modulus).
     mpmath_at : callable or None
         ``mpmath_at(index) -> mpf`` evaluates the result's mpmath layer (inside the working precision set by the caller
         of :func:`rftheory.core.precision.agreed`) at the element ``index`` of ``values``; ``None`` where the result has
@@ -127,18 +125,14 @@ def _short(x: Any) -> str:
 
 def mpmath_at_arrays(result: _MpmathLayer, given: dict[str, Any], shape: tuple[int, ...]
                      ) -> Callable[[tuple[Any, ...]], tuple[tuple[tuple[str, Any], ...], Callable[[], Any]]] | None:
-    """For :meth:`rftheory.Result.f64`: ``index -> (key, thunk)``, the thunk evaluating
-    ``result``'s mpmath layer at the broadcast element ``index`` of the arguments ``given``
-    (numeric ones at the exact value of their float64 element, the rest as given).
+    """For :meth:`rftheory.Result.f64`: ``index -> (key, thunk)``, the thunk evaluating ``result``'s mpmath layer at the
+    broadcast element ``index`` of the arguments ``given`` (numeric ones at the exact value of their float64 element,
+    the rest as given).
 
     Parameters
     ----------
-    result : Any
-        The result.
-    given : dict
-        The parameters, by name.
-    shape : tuple
-        The broadcast shape of the numeric arguments.
+    result, given, shape
+        The result; the parameters, by name; the broadcast shape of the numeric arguments.
 
     Returns
     -------

@@ -153,10 +153,8 @@ def zscore(result: str, point: str, check: str, estimate: MCEstimate, reference:
 
     Parameters
     ----------
-    result, point, check : str
-        Result ID; the parameter point, as text; name of the check.
-    estimate : MCEstimate
-        The Monte Carlo mean with its standard errors.
+    result, point, check, estimate
+        Result ID; the parameter point, as text; name of the check; the Monte Carlo mean with its standard errors.
     reference : number
         The exact value (or bound).
     side : {"two", ">=", "<="}, optional
@@ -189,10 +187,8 @@ def fact(result: str, point: str, check: str, holds: bool, value: Any = "", refe
 
     Parameters
     ----------
-    result, point, check : str
-        Result ID; the parameter point, as text; name of the check.
-    holds : bool
-        Whether the property was observed to hold.
+    result, point, check, holds
+        Result ID; the parameter point, as text; name of the check; whether the property was observed to hold.
     value, reference : optional
         Shown with the outcome.
 
@@ -209,10 +205,8 @@ def failure(result: str, point: str, check: str, exc: BaseException | str) -> Me
 
     Parameters
     ----------
-    result, point, check : str
-        Result ID; the parameter point, as text; name of the check.
-    exc : BaseException or str
-        The exception raised, or a description.
+    result, point, check, exc
+        Result ID; the parameter point, as text; name of the check; the exception raised, or a description.
 
     Returns
     -------

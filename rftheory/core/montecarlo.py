@@ -92,16 +92,13 @@ def summarize(samples: npt.ArrayLike, batches: int = 50) -> MCEstimate:
 
     Parameters
     ----------
-    samples : array_like, shape (n,)
-        Independent replicates (converted to float64 numpy).
-    batches : int
-        Number of batch means for :attr:`MCEstimate.se_batch`.
+    samples, batches
+        Independent replicates (converted to float64 numpy); number of batch means for :attr:`MCEstimate.se_batch`.
 
     Returns
     -------
     MCEstimate
-        Mean, ``se = std(ddof=1)/√n``, ``n`` and the batch-means standard
-        error (NaN with fewer than 4 replicates).
+        Mean, ``se = std(ddof=1)/√n``, ``n`` and the batch-means standard error (NaN with fewer than 4 replicates).
 
     Raises
     ------
@@ -173,17 +170,14 @@ def hall(z: float, lam: float) -> float:
 def z_threshold(alpha: float, k: int = 1) -> float:
     """Two-sided z bound with Bonferroni correction over ``k`` tests.
 
-    A correct implementation exceeds it with probability at most ``alpha``
-    (in the normal approximation of the mean):
+    A correct implementation exceeds it with probability at most ``alpha`` (in the normal approximation of the mean):
 
     .. math:: z_{\\max} = \\Phi^{-1}\\Big(1 - \\frac{\\alpha}{2k}\\Big)
 
     Parameters
     ----------
-    alpha : float
-        Family-wise false-failure probability, ``0 < alpha < 1``.
-    k : int, optional
-        Number of z-tests in the family.
+    alpha, k
+        Family-wise false-failure probability, ``0 < alpha < 1``; number of z-tests in the family.
 
     Returns
     -------
@@ -216,10 +210,8 @@ def spawn(seed: int | np.random.SeedSequence, key: str) -> np.random.Generator:
 
     Parameters
     ----------
-    seed : int or numpy.random.SeedSequence
-        The run's seed.
-    key : str
-        The task's key.
+    seed, key
+        The run's seed; the task's key.
 
     Returns
     -------
@@ -252,10 +244,8 @@ def pair_mean(e: npt.NDArray[np.float64], axis: int = -1) -> npt.NDArray[np.floa
 
     Parameters
     ----------
-    e : numpy.ndarray
-        Per-vector terms, ``n ≥ 2`` along ``axis``.
-    axis : int, optional
-        The axis of the ``n`` vectors.
+    e, axis
+        Per-vector terms, ``n ≥ 2`` along ``axis``; the axis of the ``n`` vectors.
 
     Returns
     -------

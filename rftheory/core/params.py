@@ -263,12 +263,9 @@ class Param:
 
         Parameters
         ----------
-        values : array_like of int or float
-            The values (any shape).
-        where : str, optional
-            The result's ID, for the message.
-        hint : str, optional
-            Appended to the message (e.g. what to do about it).
+        values, where, hint
+            The values (any shape); the result's ID, for the message; appended to the message (e.g. what to do about
+            it).
 
         Returns
         -------
@@ -416,19 +413,14 @@ def validate_params(
     where: str,
     check: Callable[[dict[str, Any]], None] | None = None,
 ) -> Point:
-    """Validate ``given`` against ``params``: unknown names, missing values,
-    domains, defaults, then the cross-parameter ``check``.
+    """Validate ``given`` against ``params``: unknown names, missing values, domains, defaults, then the cross-parameter
+    ``check``.
 
     Parameters
     ----------
-    params : tuple of Param
-        The result's parameters.
-    given : mapping
-        Name to value (numbers, strings from the command line, objects).
-    where : str
-        The result's ID, for messages.
-    check : callable, optional
-        Cross-parameter validation ``check(values)``.
+    params, given, where, check
+        The result's parameters; name to value (numbers, strings from the command line, objects); the result's ID, for
+        messages; cross-parameter validation ``check(values)``.
 
     Returns
     -------

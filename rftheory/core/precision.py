@@ -122,12 +122,10 @@ def agreed(f: Callable[[], Any], dps: int, what: str = "value") -> Any:
     Parameters
     ----------
     f : callable
-        Evaluates the formula at the current mpmath working precision
-        (called inside ``mpmath.workdps``) and returns ``mpf`` or ``mpc``.
-    dps : int
-        Significant digits wanted (validated by :func:`check_dps`).
-    what : str
-        Named in the error message.
+        Evaluates the formula at the current mpmath working precision (called inside ``mpmath.workdps``) and returns
+        ``mpf`` or ``mpc``.
+    dps, what
+        Significant digits wanted (validated by :func:`check_dps`); named in the error message.
 
     Returns
     -------
@@ -137,8 +135,7 @@ def agreed(f: Callable[[], Any], dps: int, what: str = "value") -> Any:
     Raises
     ------
     PrecisionError
-        If no two consecutive working precisions up to :data:`WORK_DPS_MAX`
-        agree to ``dps + 2`` digits.
+        If no two consecutive working precisions up to :data:`WORK_DPS_MAX` agree to ``dps + 2`` digits.
     """
     dps = check_dps(dps)
     work = dps + GUARD_DPS
@@ -181,12 +178,8 @@ def certified(f: Callable[[], Any], dps: int, what: str = "value") -> Any:
 
     Parameters
     ----------
-    f : callable
-        As in :func:`agreed`.
-    dps : int
-        As in :func:`agreed`.
-    what : str
-        As in :func:`agreed`.
+    f, dps, what
+        As in :func:`agreed`; as in :func:`agreed`; as in :func:`agreed`.
 
     Returns
     -------

@@ -45,12 +45,8 @@ def suggest(name: str, known: Iterable[str], limit: int = MAX_SUGGESTIONS) -> li
 
     Parameters
     ----------
-    name : str
-        The name.
-    known : Iterable[str]
-        The valid names.
-    limit : int
-        At most this many.
+    name, known, limit
+        The name; the valid names; at most this many.
 
     Returns
     -------
@@ -80,10 +76,8 @@ def did_you_mean(name: str, known: Iterable[str]) -> str:
 
     Parameters
     ----------
-    name : str
-        The name.
-    known : Iterable[str]
-        The valid names.
+    name, known
+        The name; the valid names.
 
     Returns
     -------
@@ -122,10 +116,8 @@ def no_prefix_message(prefix: str, ids: Iterable[str]) -> str:
 
     Parameters
     ----------
-    prefix : str
-        The prefix the user gave.
-    ids : Iterable[str]
-        Every result ID.
+    prefix, ids
+        The prefix the user gave; every result ID.
 
     Returns
     -------

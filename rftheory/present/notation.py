@@ -123,12 +123,8 @@ def translate(estimator: str, size: int, from_paper: str, to_paper: str) -> int:
 
     Parameters
     ----------
-    estimator : str
-        A key of :data:`ESTIMATORS`.
-    size : int
-        The size in ``from_paper``'s convention, ``≥ 1``.
-    from_paper, to_paper : str
-        Keys of :data:`PAPERS`.
+    estimator, size, from_paper, to_paper
+        A key of :data:`ESTIMATORS`; the size in ``from_paper``'s convention, ``≥ 1``; keys of :data:`PAPERS`.
 
     Returns
     -------
@@ -138,9 +134,8 @@ def translate(estimator: str, size: int, from_paper: str, to_paper: str) -> int:
     Raises
     ------
     ParameterError
-        An unknown estimator or paper, a size that is not a positive
-        integer, or one that is not a whole number of random vectors (e.g.
-        an odd ``D`` for Sutherland's φ).
+        An unknown estimator or paper, a size that is not a positive integer, or one that is not a whole number of
+        random vectors (e.g. an odd ``D`` for Sutherland's φ).
 
     Examples
     --------

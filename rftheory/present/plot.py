@@ -217,16 +217,13 @@ def powers_of_two(v: np.ndarray) -> bool:
 def x_log_base(x: np.ndarray, logx: bool | None) -> int | None:
     """The base of the x axis's logarithmic scale, ``None`` for a linear one.
 
-    ``logx=None`` (automatic): base 2 for powers of two, base 10 for positive
-    values spanning more than two decades, linear otherwise; ``logx=True``:
-    base 2 for powers of two, else 10; ``logx=False``: linear.
+    ``logx=None`` (automatic): base 2 for powers of two, base 10 for positive values spanning more than two decades,
+    linear otherwise; ``logx=True``: base 2 for powers of two, else 10; ``logx=False``: linear.
 
     Parameters
     ----------
-    x : np.ndarray
-        The x-axis values.
-    logx : bool | None
-        ``None`` (automatic), ``True`` (logarithmic) or ``False`` (linear).
+    x, logx
+        The x-axis values; ``None`` (automatic), ``True`` (logarithmic) or ``False`` (linear).
 
     Returns
     -------

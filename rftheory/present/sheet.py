@@ -33,10 +33,8 @@ def formula_sheet(fmt: str = "markdown", prefix: str = "") -> str:
 
     Parameters
     ----------
-    fmt : {"markdown", "latex", "json"}
-        Output format.
-    prefix : str, optional
-        Only IDs starting with this.
+    fmt, prefix
+        Output format; only IDs starting with this.
 
     Returns
     -------

@@ -78,17 +78,15 @@ def describe(r: Result, text: bool = False) -> dict[str, Any] | str:
 
     Parameters
     ----------
-    r : Result
-        The result.
-    text : bool, optional
-        Return the text ``rftheory show`` prints instead of a dict.
+    r, text
+        The result; return the text ``rftheory show`` prints instead of a dict.
 
     Returns
     -------
     dict or str
-        ``id, title, status, statement (LaTeX), statement_text (Unicode), source, citation, defined_at,
-        params (name, kind, domain, default, meaning), layers, routes, ball (the ball layer or why not), notes,
-        eval`` -- or the same as readable text.
+        ``id, title, status, statement (LaTeX), statement_text (Unicode), source, citation, defined_at, params (name,
+        kind, domain, default, meaning), layers, routes, ball (the ball layer or why not), notes, eval`` -- or the same
+        as readable text.
     """
     from .. import ball
 

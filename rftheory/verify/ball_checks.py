@@ -91,12 +91,8 @@ def ball_checks(r: Result, point: Mapping[str, Any], pt: str, ref: Any, routes: 
 
     Parameters
     ----------
-    r : Result
-        A result (no outcome when it has no ball layer).
-    point : mapping
-        The grid point.
-    pt : str
-        The point as shown.
+    r, point, pt
+        A result (no outcome when it has no ball layer); the grid point; the point as shown.
     ref : mpf
         The primary mpmath value at ``r.digits + 10`` working digits.
     routes : mapping
@@ -170,12 +166,8 @@ def ball_domain_point(r: Result, point: Mapping[str, Any], pt: str, dps: int) ->
     Parameters
     ----------
     r : Result
-    point : mapping
-        The parameters.
-    pt : str
-        The point as shown.
-    dps : int
-        Digits asked for (``3·dps`` at most 100).
+    point, pt, dps
+        The parameters; the point as shown; digits asked for (``3·dps`` at most 100).
 
     Returns
     -------

@@ -37,12 +37,9 @@ class Outcome:
 
         Parameters
         ----------
-        result, point, check : str
-            What was checked, where, and which check.
-        exc : BaseException
-            What it raised.
-        value : str, optional
-            The reference value, when one was computed before the crash.
+        result, point, check, exc, value
+            What was checked, where, and which check; what it raised; the reference value, when one was computed before
+            the crash.
 
         Returns
         -------

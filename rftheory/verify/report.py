@@ -60,12 +60,9 @@ def as_table(outcomes: list[Outcome], wide: bool = False, failures_only: bool = 
 
     Parameters
     ----------
-    outcomes : list of Outcome
-        What :func:`run` returned.
-    wide : bool, optional
-        Every column (also the exact and compared values), nothing cut.
-    failures_only : bool, optional
-        Only the rows of failed checks.
+    outcomes, wide, failures_only
+        What :func:`run` returned; every column (also the exact and compared values), nothing cut; only the rows of
+        failed checks.
 
     Returns
     -------
@@ -128,16 +125,13 @@ def summary(outcomes: list[Outcome]) -> str:
 def closing(outcomes: list[Outcome], wide: bool = False) -> str:
     """The end of the report: the confirmed errata, then every failed check.
 
-    Errata are grouped by result and check (with their points); every failed
-    check is listed with its result, point, check, agreement, values and
-    detail, or ``failures: none``.
+    Errata are grouped by result and check (with their points); every failed check is listed with its result, point,
+    check, agreement, values and detail, or ``failures: none``.
 
     Parameters
     ----------
-    outcomes : list of Outcome
-        What :func:`run` returned.
-    wide : bool, optional
-        List every point of an erratum group (default: as many as fit a line).
+    outcomes, wide
+        What :func:`run` returned; list every point of an erratum group (default: as many as fit a line).
 
     Returns
     -------

@@ -56,12 +56,9 @@ def run(coupling: str, seed_sequence: np.random.Generator, zmax: float) -> list[
 
     Parameters
     ----------
-    coupling : str
-        One of :data:`COUPLINGS`.
-    seed_sequence : numpy.random.Generator
-        The task's generator (its first integer seeds the audit).
-    zmax : float
-        The run's Bonferroni bound on ``|z|``.
+    coupling, seed_sequence, zmax
+        One of :data:`COUPLINGS`; the task's generator (its first integer seeds the audit); the run's Bonferroni bound
+        on ``|z|``.
 
     Returns
     -------

@@ -137,15 +137,13 @@ CHUNK_SECONDS = 0.2
 def units(tasks: Sequence[Task], workers: int) -> list[list[int]]:
     """The units of work of verify's process pool, longest estimated first (longest processing time first).
 
-    Every task estimated at :data:`CHUNK_SECONDS` or more is a unit of its own; the cheap
-    exact checks go in small striped chunks, each estimated at the sum of its tasks.
+    Every task estimated at :data:`CHUNK_SECONDS` or more is a unit of its own; the cheap exact checks go in small
+    striped chunks, each estimated at the sum of its tasks.
 
     Parameters
     ----------
-    tasks : list of rftheory.verify.engine.Task
-        The plan.
-    workers : int
-        The number of processes (chunks are sized so that each gets several).
+    tasks, workers
+        The plan; the number of processes (chunks are sized so that each gets several).
 
     Returns
     -------

@@ -41,15 +41,13 @@ def default_workers() -> int:
 def cap_workers(n: int | None, flag: str = "--workers") -> tuple[int, str]:
     """A requested number of local workers (or threads), capped at the cores available.
 
-    More processes than cores only add memory and contention (``--workers 100000`` would
-    fork 100,000 processes); the command lines cap the request and say so in one line.
+    More processes than cores only add memory and contention (``--workers 100000`` would fork 100,000 processes); the
+    command lines cap the request and say so in one line.
 
     Parameters
     ----------
-    n : int or None
-        The request (None: all cores).
-    flag : str, optional
-        The option's name, for the note and the error.
+    n, flag
+        The request (None: all cores); the option's name, for the note and the error.
 
     Returns
     -------
@@ -132,10 +130,8 @@ def serial(tasks: Sequence[Any], seed: int) -> Generator[tuple[int, Any], None, 
 
     Parameters
     ----------
-    tasks : list of rftheory.verify.engine.Task
-        The tasks.
-    seed : int
-        The run's seed.
+    tasks, seed
+        The tasks; the run's seed.
 
     Yields
     ------
