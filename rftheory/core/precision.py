@@ -179,7 +179,7 @@ def certified(f: Callable[[], Any], dps: int, what: str = "value") -> Any:
     Parameters
     ----------
     f, dps, what
-        As in :func:`agreed`; as in :func:`agreed`; as in :func:`agreed`.
+        As in :func:`agreed`.
 
     Returns
     -------

@@ -19,7 +19,7 @@ from ..catalog import get
 from ..core.errors import ParameterError, RFTheoryError, as_typed
 from ..core.params import to_fraction
 
-__all__ = ["PlotData", "parse_axis", "series_data", "draw", "figure", "powers_of_two", "x_log_base", "check_output",
+__all__ = ["PlotData", "parse_axis", "series_data", "draw", "figure", "x_log_base", "check_output",
            "add_parser"]
 
 #: the formats a figure is written in, by file suffix
@@ -34,20 +34,12 @@ class PlotData:
 
     Attributes
     ----------
-    result_id : str
-        The result plotted.
-    x_name : str
-        The parameter on the x axis.
-    x : numpy.ndarray
-        Its values, as floats.
-    labels : list of str
-        One per series (``"value"`` for a single curve).
-    y : numpy.ndarray
-        ``(len(labels), len(x))`` values; NaN where a ratio is undefined.
-    caption : str
-        What the values are, their precision and the source (a citation).
-    x_text : list of str
-        The x values as evaluated (exact decimals or fractions).
+    result_id, x_name, caption : str
+        The result plotted; the parameter on the x axis; what the values are, their precision and source (a citation).
+    x, x_text
+        The x values as floats (numpy array) and as evaluated (exact decimals or fractions).
+    labels, y
+        One label per series (``"value"`` for a single curve); the ``(len(labels), len(x))`` values (NaN: undefined).
     """
 
     result_id: str
@@ -194,19 +186,8 @@ def _spans(v: np.ndarray) -> bool:
     return v.size > 1 and bool(np.all(v > 0)) and v.max() / v.min() > 100
 
 
-def powers_of_two(v: np.ndarray) -> bool:
-    """Whether ``v`` holds at least two distinct values, all integer powers of two (``d = 2, 4, 8, ...``).
-
-    Parameters
-    ----------
-    v : np.ndarray
-        The x-axis values.
-
-    Returns
-    -------
-    bool
-        ``True`` when a base-2 axis fits them.
-    """
+def _powers_of_two(v: np.ndarray) -> bool:
+    """Whether ``v`` holds at least two distinct values, all integer powers of two (``d = 2, 4, 8, ...``)."""
     v = np.asarray(v, dtype=float)
     if v.size < 2 or not np.all(np.isfinite(v)) or np.any(v <= 0) or np.unique(v).size < 2:
         return False
@@ -232,7 +213,7 @@ def x_log_base(x: np.ndarray, logx: bool | None) -> int | None:
     """
     if logx is False:
         return None
-    if powers_of_two(x):
+    if _powers_of_two(x):
         return 2
     return 10 if (logx or _spans(x)) else None
 
@@ -247,9 +228,8 @@ def draw(data: PlotData, path: str, logx=None, logy=None, ylabel: str | None = N
     path : str
         The file written; its suffix (``.png``, ``.pdf``, ``.svg``) is the format.
     logx, logy : bool or None, optional
-        Logarithmic axes; ``None`` (default): logarithmic when the values are
-        positive and span more than two decades.  An x axis of powers of two
-        is logarithmic to base 2 with its values as tick labels (:func:`x_log_base`).
+        Logarithmic axes; ``None``: logarithmic when the values are positive and span more than two decades (powers of
+        two: base 2, labelled by their values, :func:`x_log_base`).
     ylabel : str, optional
         The y axis label (default: the result ID, or the ratio).
 
@@ -287,12 +267,8 @@ def figure(data: PlotData, logx=None, logy=None, ylabel: str | None = None):
 
     Parameters
     ----------
-    data : PlotData
-        The curves.
-    logx, logy : bool or None
-        As for :func:`draw`: ``None`` chooses the scale from the data.
-    ylabel : str or None
-        The y-axis label (default: the result's quantity).
+    data, logx, logy, ylabel
+        As for :func:`draw`.
 
     Returns
     -------
@@ -343,12 +319,7 @@ def check_output(path: str) -> str:
     Returns
     -------
     str
-        ``"png"``, ``"pdf"`` or ``"svg"``.
-
-    Raises
-    ------
-    ParameterError
-        Any other suffix.
+        ``"png"``, ``"pdf"`` or ``"svg"`` (any other suffix: ParameterError).
 
     Examples
     --------
