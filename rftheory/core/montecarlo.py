@@ -23,20 +23,13 @@ class MCEstimate:
 
     Attributes
     ----------
-    mean : float
-        Sample mean of the replicates.
-    se : float
-        Standard error of the mean, ``std(ddof=1)/sqrt(n)``.
-    n : int
-        Number of replicates.
+    mean, se, n
+        Sample mean of the replicates, its standard error ``std(ddof=1)/√n``, the number of replicates.
     se_batch : float
-        Standard error from ``batches`` batch means; for independent
-        replicates it estimates the same quantity as ``se``.  A ratio
-        ``se_batch/se`` far from 1 means the tail is too heavy for the error
-        bar to be trusted at this ``n``.
+        Standard error from batch means: it estimates ``se`` for independent replicates; ``se_batch/se`` far from 1
+        means the tail is too heavy for the error bar to be trusted at this ``n``.
     skew : float
-        Skewness of the *mean*, ``λ = γ̂/√n`` (``γ̂`` the sample skewness of
-        the replicates; NaN without spread), for Hall's correction :func:`hall`.
+        Skewness of the *mean*, ``λ = γ̂/√n`` (NaN without spread), for Hall's correction :func:`hall`.
     """
 
     mean: float
@@ -141,18 +134,13 @@ def hall(z: float, lam: float) -> float:
     .. math:: T = z + \frac{\lambda}{6} + \frac{\lambda}{3} z^2 + \frac{\lambda^2}{27} z^3
        = \frac{(1 + \lambda z/3)^3 - 1}{\lambda} + \frac{\lambda}{6}
 
-    with ``λ = γ/√n`` the skewness of a mean of ``n`` replicates.  The plain studentised mean of skewed replicates is
-    normal only in the limit; ``T`` removes the ``O(n^{-1/2})`` term of its Edgeworth expansion and, unlike Johnson's
-    quadratic, is increasing in ``z`` (its derivative is ``(1 + λz/3)² ≥ 0``), so a larger deviation always gives a
-    larger statistic (P. Hall, *JRSS B* 54 (1992) 221–228; N. J. Johnson, *JASA* 73 (1978) 536–544).  Every
-    skew-corrected mean test of rftheory (:mod:`rftheory.audit.mean_test`, verify's ``predict`` checks) uses it.
+    with ``λ = γ/√n`` the skewness of a mean of ``n`` replicates (P. Hall, *JRSS B* 54 (1992) 221–228; why it is
+    monotone and where it is used: :doc:`/notes/core/montecarlo`).
 
     Parameters
     ----------
-    z : float
-        The plain statistic (estimate minus hypothesis over its standard error).
-    lam : float
-        Estimated skewness of the estimate (``γ̂/√n`` for a mean of ``n``).
+    z, lam
+        The plain statistic (estimate minus hypothesis over its standard error); the skewness of the estimate.
 
     Returns
     -------
@@ -170,7 +158,7 @@ def hall(z: float, lam: float) -> float:
 def z_threshold(alpha: float, k: int = 1) -> float:
     """Two-sided z bound with Bonferroni correction over ``k`` tests.
 
-    A correct implementation exceeds it with probability at most ``alpha`` (in the normal approximation of the mean):
+    A correct implementation exceeds it with probability at most ``alpha`` (normal approximation of the mean):
 
     .. math:: z_{\\max} = \\Phi^{-1}\\Big(1 - \\frac{\\alpha}{2k}\\Big)
 
@@ -182,7 +170,6 @@ def z_threshold(alpha: float, k: int = 1) -> float:
     Returns
     -------
     float
-        The bound on ``|z|``.
 
     Raises
     ------

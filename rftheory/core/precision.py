@@ -29,10 +29,8 @@ def check_dps(dps: Any, name: str = "dps") -> int:
 
     Parameters
     ----------
-    dps : int
-        Digits asked for (``bool`` and non-integers are refused).
-    name : str, optional
-        Parameter name used in the error message.
+    dps, name
+        Digits asked for (``bool`` and non-integers are refused); the parameter's name in the error message.
 
     Returns
     -------
@@ -71,12 +69,9 @@ def _parts(x: Any) -> tuple[Any, ...]:
 def agree(a: Any, b: Any, digits: int) -> bool:
     """Whether ``a`` and ``b`` agree to ``digits`` significant digits.
 
-    Component by component (real and imaginary parts of an ``mpc``):
+    Component by component (real and imaginary parts of an ``mpc``; a zero must be zero in both, non-finite never agrees):
 
-    .. math:: |a - b| \\le |b|\\,10^{-\\text{digits}},
-
-    with a zero component required to be zero in both, and non-finite
-    components never agreeing.
+    .. math:: |a - b| \\le |b|\\,10^{-\\text{digits}}
 
     Parameters
     ----------
@@ -97,8 +92,7 @@ def agree(a: Any, b: Any, digits: int) -> bool:
 
     Examples
     --------
-    ``1.23456`` and ``1.23457`` differ by ``1e-5``, within ``1.23457·10⁻⁵``
-    but not within ``1.23457·10⁻⁶``:
+    ``1.23456`` and ``1.23457`` differ by ``1e-5``, within ``1.23457·10⁻⁵`` but not within ``1.23457·10⁻⁶``:
 
     >>> import mpmath as mp
     >>> agree(mp.mpf("1.23456"), mp.mpf("1.23457"), 5), agree(mp.mpf("1.23456"), mp.mpf("1.23457"), 6)
@@ -271,10 +265,8 @@ def shown(x: Any, dps: int) -> Any:
 
     Parameters
     ----------
-    x : mpf or mpc
-        The value (its binary value is kept exactly, guard digits included).
-    dps : int
-        Significant digits shown by ``repr`` and ``str``.
+    x, dps
+        The value (mpf or mpc; its binary value is kept exactly, guard digits included); the digits ``repr`` shows.
 
     Returns
     -------

@@ -164,11 +164,9 @@ def process_pool(workers: int | None = None, plan: Plan | None = None) -> Execut
 
     Parameters
     ----------
-    workers : int, optional
-        Number of processes (default :func:`default_workers`); 1 runs serially.
-    plan : callable, optional
-        ``plan(tasks, workers)``: the units of work (lists of task indices) in the order to submit them; default one
-        task a unit, in order.
+    workers, plan
+        Number of processes (default :func:`default_workers`; 1 runs serially); ``plan(tasks, workers)``, the units of
+        work (lists of task indices) in the order to submit them (default: one task a unit, in order).
 
     Returns
     -------
