@@ -64,8 +64,7 @@ def check_seed(seed: object) -> int:
     Returns
     -------
     int
-        ``seed``, an integer in ``[0, 2**63)`` (numpy's SeedSequence takes
-        non-negative entropy only).
+        ``seed``, an integer in ``[0, 2**63)`` (numpy's SeedSequence takes non-negative entropy only).
 
     Raises
     ------

@@ -224,8 +224,7 @@ def bibtex(paper: Paper) -> str:
     Returns
     -------
     str
-        An ``@inproceedings`` (conference papers) or ``@misc`` (preprints)
-        entry keyed by ``paper.key``.
+        An ``@inproceedings`` (conference papers) or ``@misc`` (preprints) entry keyed by ``paper.key``.
 
     Examples
     --------

@@ -60,9 +60,8 @@ class NoBallLayer(LayerUnavailableError):
 class RangeError(RFTheoryError, ArithmeticError):
     """A float64 value would overflow, underflow or lose its digits.
 
-    Raised instead of returning a silently wrong number; the message says
-    which layer to use instead (``layer="mpmath"``: :meth:`rftheory.Result.exact`,
-    ``rftheory eval ID --layer mpmath``).
+    Raised instead of returning a silently wrong number; the message says which layer to use instead
+    (``layer="mpmath"``: :meth:`rftheory.Result.exact`, ``rftheory eval ID --layer mpmath``).
     """
 
 

@@ -216,11 +216,10 @@ def unicode_math(latex: str) -> str:
     Returns
     -------
     str
-        Plain Unicode: fractions as ``a/b`` (a numerator or denominator that
-        is not one term parenthesised, and the fraction itself when a factor
-        or a script follows it: ``(a/b)c``, never ``a/bc``),
-        roots as ``√``, scripts as Unicode super- and subscripts where every
-        character has one (else ``^(…)``), Greek letters, ``𝔼``, ``‖x‖``, ``ᵀ``.
+        Plain Unicode: fractions as ``a/b`` (a numerator or denominator that is not one term parenthesised, and the
+        fraction itself when a factor or a script follows it: ``(a/b)c``, never ``a/bc``), roots as ``√``, scripts as
+        Unicode super- and subscripts where every character has one (else ``^(…)``), Greek letters, ``𝔼``, ``‖x‖``,
+        ``ᵀ``.
 
     Examples
     --------

@@ -63,8 +63,7 @@ class MCEstimate:
         Returns
         -------
         float
-            ``(mean − exact)/se_used``; with ``se_used = 0``, 0 if the mean
-            equals ``exact`` and ``inf`` otherwise.
+            ``(mean − exact)/se_used``; with ``se_used = 0``, 0 if the mean equals ``exact`` and ``inf`` otherwise.
 
         Examples
         --------

@@ -124,8 +124,7 @@ def mpf(x: Fraction | int) -> mpmath.mpf:
 
 
 def sym(x: Fraction | int) -> Any:
-    """An exact parameter as a sympy number (sympy is imported on first use:
-    the command line starts without it).
+    """An exact parameter as a sympy number (sympy is imported on first use: the command line starts without it).
 
     Parameters
     ----------
@@ -397,9 +396,8 @@ class Point(dict[str, Any]):
         Returns
         -------
         dict
-            Numeric parameters rounded once to float64 (as 0-d arrays, the
-            shape :func:`rftheory.core.registry.validate_arrays` gives a scalar),
-            other parameters as validated.
+            Numeric parameters rounded once to float64 (as 0-d arrays, the shape
+            :func:`rftheory.core.registry.validate_arrays` gives a scalar), other parameters as validated.
         """
         import numpy as np
 

@@ -35,9 +35,8 @@ PAPERS = {
 class Convention:
     """How one paper names an estimator and counts its size.
 
-    ``symbol`` is the paper's name for the size; ``per_vector`` how many of the
-    paper's units one random vector ``w_i`` accounts for (2 when the paper counts
-    sin and cos features separately).
+    ``symbol`` is the paper's name for the size; ``per_vector`` how many of the paper's units one random vector ``w_i``
+    accounts for (2 when the paper counts sin and cos features separately).
     """
 
     name: str

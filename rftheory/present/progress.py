@@ -70,8 +70,7 @@ class Progress:
         Parameters
         ----------
         tasks : list of rftheory.verify.engine.Task
-            The run's tasks, in the order :meth:`step` will name them by index
-            (and of ``weights``).
+            The run's tasks, in the order :meth:`step` will name them by index (and of ``weights``).
         """
         if len(self.weights) != len(tasks):
             self.weights = [1.0] * len(tasks)
@@ -112,8 +111,7 @@ class Progress:
         label : str, optional
             Shown after the bar (e.g. the result ID).
         index : int, optional
-            The task's index in the list given to :meth:`start` (its weight is
-            then counted as done).
+            The task's index in the list given to :meth:`start` (its weight is then counted as done).
         """
         with self._lock:
             self.done += 1

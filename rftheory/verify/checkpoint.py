@@ -134,14 +134,13 @@ def load_checkpoint(path: str) -> dict[str, list[dict[str, Any]]]:
     Parameters
     ----------
     path : str
-        The JSON-lines file written by :func:`checkpointed`; a missing file
-        (or an empty ``path``) has no tasks.
+        The JSON-lines file written by :func:`checkpointed`; a missing file (or an empty ``path``) has no tasks.
 
     Returns
     -------
     dict
-        ``{json(fingerprint): outcome dicts}``.  Corrupt lines among good
-        ones (a record cut by a kill) are skipped with a warning on stderr.
+        ``{json(fingerprint): outcome dicts}``.  Corrupt lines among good ones (a record cut by a kill) are skipped with
+        a warning on stderr.
 
     Raises
     ------

@@ -91,8 +91,7 @@ def judge(m: Measurement, zmax: float) -> Outcome:
     m : Measurement
         A result's raw measurement.
     zmax : float
-        The run's Bonferroni bound on ``|z|`` (one-sided claims use the same
-        bound: conservative).
+        The run's Bonferroni bound on ``|z|`` (one-sided claims use the same bound: conservative).
 
     Returns
     -------

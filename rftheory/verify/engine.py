@@ -256,15 +256,14 @@ def domain_checks(r: Result, n: int, rng: np.random.Generator, dps: int = DOMAIN
     ----------
     r, n, rng
         The result checked, the number of random points and their generator.
-    dps : int, optional
-        Agreed digits compared.
-    points : list of dict, optional
-        Use these points instead of random ones.
+    dps, points
+        Agreed digits compared; use these points instead of random ones.
 
     Returns
     -------
     list of Outcome
-        ``domain:route:NAME``, ``domain:float64`` (and ``domain:mpmath`` or ``domain:time``); empty without mpmath layer.
+        ``domain:route:NAME``, ``domain:float64`` (and ``domain:mpmath`` or ``domain:time``); empty without mpmath
+        layer.
     """
     out: list[Outcome] = []
     if r.mpmath is None:

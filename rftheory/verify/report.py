@@ -108,8 +108,7 @@ def summary(outcomes: list[Outcome]) -> str:
     Returns
     -------
     str
-        ``"N passed, M failed"``, and how many of the passed checks confirm
-        an erratum when some do.
+        ``"N passed, M failed"``, and how many of the passed checks confirm an erratum when some do.
 
     Examples
     --------
@@ -246,10 +245,9 @@ def to_json(outcomes: list[Outcome]) -> list[dict[str, Any]]:
     Returns
     -------
     list of dict
-        The fields of each outcome plus its ``verdict`` and ``erratum``
-        (:func:`confirms_erratum`); ``point`` is an object
-        (:func:`point_object`) and ``point_text`` the point as printed;
-        non-finite ``z`` and ``se_ratio`` become ``None`` (JSON has no infinity).
+        The fields of each outcome plus its ``verdict`` and ``erratum`` (:func:`confirms_erratum`); ``point`` is an
+        object (:func:`point_object`) and ``point_text`` the point as printed; non-finite ``z`` and ``se_ratio`` become
+        ``None`` (JSON has no infinity).
     """
     out = []
     for o in outcomes:

@@ -29,8 +29,7 @@ def default_workers() -> int:
     Returns
     -------
     int
-        The size of the CPU affinity set where the platform has one, else
-        ``os.cpu_count()``; at least 1.
+        The size of the CPU affinity set where the platform has one, else ``os.cpu_count()``; at least 1.
     """
     try:
         return max(1, len(os.sched_getaffinity(0)))
@@ -79,17 +78,16 @@ def cap_workers(n: int | None, flag: str = "--workers") -> tuple[int, str]:
 def stop_pool(pool, join_timeout: float = 5.0) -> None:
     """Shut ``pool`` down now: cancel queued work and kill running workers.
 
-    ``shutdown(cancel_futures=True)`` alone lets the running and already
-    queued chunks finish (tens of seconds on a large grid); their results
-    are not wanted, and the checkpoint only ever holds finished tasks.
+    ``shutdown(cancel_futures=True)`` alone lets the running and already queued chunks finish (tens of seconds on a
+    large grid); their results are not wanted, and the checkpoint only ever holds finished tasks.
 
     Parameters
     ----------
     pool : concurrent.futures.ProcessPoolExecutor
         The pool to stop.
     join_timeout : float, optional
-        Seconds to wait for each killed worker to be reaped (``prove`` waits 1 s, so that it exits within
-        about a second of a signal).
+        Seconds to wait for each killed worker to be reaped (``prove`` waits 1 s, so that it exits within about a second
+        of a signal).
     """
     with signals_deferred():
         procs = list((getattr(pool, "_processes", None) or {}).values())  # CPython's ProcessPoolExecutor

@@ -19,9 +19,8 @@ __all__ = ["Terminated", "guarded", "worker_init", "signals_blocked", "signals_d
 class Terminated(BaseException):
     """SIGTERM reached the process while :func:`guarded` was active.
 
-    A ``BaseException`` (like ``KeyboardInterrupt``) so that the checks'
-    ``except Exception`` clauses, which turn crashes into failed outcomes,
-    do not swallow it.
+    A ``BaseException`` (like ``KeyboardInterrupt``) so that the checks' ``except Exception`` clauses, which turn
+    crashes into failed outcomes, do not swallow it.
     """
 
 
@@ -109,8 +108,7 @@ def signals_blocked() -> Iterator[None]:
 def signals_deferred() -> Iterator[None]:
     """Hold SIGINT/SIGTERM during the block (main thread only) and re-raise the first one after it.
 
-    So that a second Ctrl-C, pressed while a stopping pool is being torn
-    down, does not cut the teardown short.
+    So that a second Ctrl-C, pressed while a stopping pool is being torn down, does not cut the teardown short.
 
     Yields
     ------
