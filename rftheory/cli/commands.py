@@ -45,8 +45,7 @@ def _parse_assignments(items: list[str] | None, flag: str) -> dict[str, str]:
 
 
 def _plain(v: Any) -> str:
-    """A parameter value as a user would type it: ``1/2`` for a fraction, ``1,2`` for a vector, ``a,b;c,d`` for
-    a matrix (not Python reprs)."""
+    """A parameter value as typed: ``1/2`` for a fraction, ``1,2`` for a vector, ``a,b;c,d`` for a matrix."""
     if isinstance(v, (tuple, list)):
         nested = any(isinstance(t, (tuple, list)) for t in v)
         return (";" if nested else ",").join(_plain(t) for t in v)

@@ -79,8 +79,7 @@ def _distance_rel_complex(ball: flint.acb, x: mp.mpc) -> float:
 
 
 def _refusals(rid: str, pt: str, value: str) -> tuple[Any, ...]:
-    """The ball layer's refusals as verdicts of their own: a point it does not serve passes as "not served",
-    a radius it cannot bring below the digits asked for fails as "too wide"."""
+    """The ball layer's refusals as verdicts: an unserved point passes ("not served"), a wide radius fails."""
     return ((NoBallLayer, lambda exc: Outcome(rid, pt, "ball", value, "not served", "n/a", True, detail=str(exc))),
             (PrecisionError, lambda exc: Outcome(rid, pt, "ball:radius", value, "too wide", "radius", False,
                                                  detail=str(exc))))

@@ -159,8 +159,7 @@ def _write_all(fd: int, data: bytes) -> None:
 
 
 def _open_for_append(path: str, good: list[bytes], clean: bool) -> int:
-    """An ``O_APPEND`` descriptor on ``path``; first rewrites the file atomically
-    with only its ``good`` lines unless it is ``clean``."""
+    """An ``O_APPEND`` descriptor on ``path``, the file first rewritten atomically to its ``good`` lines if unclean."""
     parent = os.path.dirname(os.path.abspath(path))
     try:
         os.makedirs(parent, exist_ok=True)

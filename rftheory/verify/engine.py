@@ -280,8 +280,7 @@ def domain_checks(r: Result, n: int, rng: np.random.Generator, dps: int = DOMAIN
 
 
 class _Slow(BaseException):
-    """Raised by the domain checks' time limit; a BaseException so that no
-    ``except Exception`` of a route or evaluator can swallow it."""
+    """Raised by the domain checks' time limit (a BaseException: no ``except Exception`` swallows it)."""
 
 
 class _time_limit:
