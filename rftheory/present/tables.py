@@ -135,41 +135,30 @@ def _magnitude(x) -> int:
 
 def make_table(result_id, grid, params=None, columns=None, ratio_to=None, layer="mpmath", digits=8,
                also=(), links=None, decimals=None, labels=None, workers=1) -> Table:
-    """Build a :class:`Table` (:doc:`/notes/present/tables`).
+    """Build a :class:`Table` (the rows, columns, ratios and precision: :doc:`/notes/present/tables`).
 
     Parameters
     ----------
     result_id : str
         The result tabulated.
     grid : list of (str, list of str)
-        Row axes ``(name, values)``; the rows are their product.  Values are text, as on the command line (``"1/2"``,
-        ``"8"``).  Each parameter once: a repeated axis is an error.
-    params : dict of str to str, optional
-        Fixed parameters.
-    columns : (str, list of str), optional
-        A parameter varied across columns (default: one ``value`` column).
+        Row axes ``(name, values)``, values as text (``"1/2"``); the rows are their product.
+    params, columns
+        Fixed parameters; a parameter varied across columns (default: one ``value`` column).
     ratio_to : str, optional
-        ``"NAME=VALUE"`` or a bare coupling name: divide every cell by the value with that parameter replaced.  A zero
-        denominator makes the cell undefined (``n/a``; its value ``None``).
+        ``"NAME=VALUE"`` or a bare coupling name: each cell divided by the value with that parameter replaced.
     layer : {"mpmath", "float64"}
         Exact values (proven by the ball layer, or agreed), or the float64 layer.
-    digits : int
-        Significant digits shown (``≤ DPS_MAX − 2``; ``≤ 17`` with ``layer="float64"``), trailing zeros kept.
+    digits, decimals : int
+        Significant digits shown, trailing zeros kept; or instead this many decimal places in every cell.
     also : sequence of str
-        Further result IDs shown as extra columns, each evaluated at the row's point restricted to the parameters it
-        takes (e.g. an asymptotic formula beside the exact ratio).
+        Further result IDs as extra columns, each at the row's point restricted to its parameters.
     links : dict of str to str, optional
-        ``{NAME: AXIS}``: parameter NAME takes the value of axis AXIS in each row (or column), e.g. ``{"m": "d"}`` for
-        ``m = d``.
-    decimals : int, optional
-        Instead of ``digits``: this many decimal places in every cell (proven or agreed: each value is evaluated to the
-        significant digits its magnitude needs).
+        ``{NAME: AXIS}``: parameter NAME takes the value of axis AXIS (``{"m": "d"}`` for ``m = d``).
     labels : dict of str to str, optional
-        Column titles: keyed by a ``columns`` value (``"simplex"``), a generated title (``"simplex/iid"``), a row axis
-        or an ``also`` ID.
+        Column titles, keyed by a ``columns`` value, a generated title (``"simplex/iid"``), a row axis or an ``also`` ID.
     workers : int, optional
-        Processes evaluating the cells (default 1: in this process; the command line uses every core).  The cells do not
-        depend on it.
+        Processes evaluating the cells (default 1); the cells do not depend on it.
 
     Returns
     -------
@@ -179,10 +168,7 @@ def make_table(result_id, grid, params=None, columns=None, ratio_to=None, layer=
     Raises
     ------
     ParameterError
-        Bad ``digits`` or ``decimals`` (also more significant digits than float64 has, with ``layer="float64"``); a
-        grid, column, link or ratio parameter the result does not take; a parameter given twice (two axes, an axis and a
-        fixed value, ...); parameters outside the result's domain; a label for no column, two labels for one column or a
-        label repeating another column's title.
+        Bad ``digits``, ``decimals``, axes, links, ratio, labels or parameters (each case: :doc:`/notes/present/tables`).
     UnknownResultError
         An unknown result ID.
 
