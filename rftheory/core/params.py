@@ -147,17 +147,12 @@ class Param:
 
     Parameters
     ----------
-    name : str
-        Name as the results and the CLI spell it.
+    name, doc : str
+        The name as the results and the CLI spell it; one line for ``rftheory list`` and the docs.
     kind : {"int", "real", "choice", "object"}
-        ``int`` and ``real`` are parsed exactly; ``choice`` is a string from ``choices``; ``object`` is passed through
-        to ``check`` (arrays, matrices).
-    doc : str
-        One line for ``rftheory list`` and the docs.
-    low, high : int, float or Fraction, optional
-        Bounds of the domain.
-    low_open, high_open : bool
-        Whether the bounds are excluded.
+        ``int`` and ``real`` are parsed exactly; ``choice`` is one of ``choices``; ``object`` goes to ``check``.
+    low, high, low_open, high_open
+        Bounds of the domain (int, float or Fraction, optional); whether each is excluded.
     choices : tuple of str, optional
         Allowed values of a ``choice`` parameter.
     default : optional
@@ -211,7 +206,6 @@ class Param:
         Returns
         -------
         int, Fraction, str or object
-            The exact value.
 
         Raises
         ------
@@ -377,12 +371,8 @@ class Point(dict[str, Any]):
 
     Parameters
     ----------
-    values : dict
-        The validated values.
-    result : str
-        The ID of the result the point was validated for.
-    kinds : dict
-        Parameter name to kind (``"int"``, ``"real"``, ``"choice"``, ``"object"``).
+    values, result, kinds
+        The validated values; the ID of the result they were validated for; parameter name to kind.
     """
 
     def __init__(self, values: Mapping[str, Any], result: str, kinds: Mapping[str, str]):
@@ -508,15 +498,10 @@ def refuse_first(*cases: tuple[str, npt.ArrayLike, str | Callable[..., str]]) ->
         In the scalar check's order: the parameter named, a boolean array (True where the condition refuses the element;
         all of one shape) and the message, a string or ``what(i)`` of the flat index ``i``.
 
-    Returns
-    -------
-    None
-        If no element is refused.
-
     Raises
     ------
     ParameterError
-        Naming the parameter and the element (its index in the arrays).
+        Naming the parameter and the element (its index in the arrays); nothing when no element is refused.
 
     Examples
     --------
@@ -560,12 +545,11 @@ class OptionalParam(Param):
         Parameters
         ----------
         value
-            ``None``, or what :meth:`Param.parse` accepts.
+            ``None`` (returned as is), or what :meth:`Param.parse` accepts.
 
         Returns
         -------
         int, Fraction, str, object or None
-            ``None`` for ``None``, else :meth:`Param.parse` of the value.
 
         Raises
         ------
@@ -581,12 +565,11 @@ def absent(_p: dict[str, Any]) -> None:
     Parameters
     ----------
     _p : dict
-        The parameters validated so far (unused: the default is always absent).
+        The parameters validated so far (unused).
 
     Returns
     -------
     None
-        Absent.
     """
     return None
 

@@ -52,37 +52,26 @@ class Result:
     symbolic, float64, mc : callable, optional
         The other layers (:doc:`/notes/core/registry`).
     grid, mc_grid, mc_n : dict
-        Per verify mode (``"quick"``, ``"default"``, ``"full"``; a missing mode falls back to the next smaller one): the
-        points of the exact-route checks, of the Monte Carlo checks (only where the replicates' standard error is
-        itself trustworthy), and the replicates per Monte Carlo point.
+        Per verify mode: the points of the exact-route checks, of the Monte Carlo checks, the replicates per point.
     check : callable, optional
         Cross-parameter validation ``check(p)``, raising ParameterError.
-    checks : callable, optional
-        Extra verification ``checks(mode, seed) -> iterable of Measurement`` (:mod:`rftheory.core.measure`) for results
-        that are not one number (orderings, bounds, optima); raw measurements, judged by verify.
-    checks_z : dict
-        Number of z-scores ``checks`` reports per mode (missing modes fall back to the next smaller one), so that verify
-        fixes the Bonferroni bound of the run before sampling.
+    checks, checks_z
+        Extra checks ``checks(mode, seed) -> iterable of Measurement`` and their number of z-scores per mode.
     status, notes
         ``"verified"``, ``"beyond"`` (not in the papers) or ``"mc-only"``; errata and other findings (``rftheory list``).
     digits, rtol64
         Digits to which independent routes must agree (at ``digits + 10`` working digits); relative tolerance of the
         float64 layer against mpmath.
     domain_point : callable, optional
-        ``domain_point(rng) -> dict``: a random point of the declared domain, for results whose parameters are objects
-        (vectors, matrices); others are sampled from their ``Param`` bounds (:mod:`rftheory.core.domain`).
+        ``domain_point(rng) -> dict``: a random point of the declared domain, for object-valued parameters.
     definition : callable, optional
-        ``definition(bk, p)``: the one definition of the value, written against a backend ``bk``
-        (:class:`rftheory.numerics.backends.Backend`), ``p`` the validated parameters (reals as the backend's numbers:
-        ``flint.arb`` balls for ``ARB``).
+        ``definition(bk, p)``: the one definition of the value, on a backend ``bk`` (:class:`~rftheory.numerics.backends.Backend`).
     equals : dict of str to callable
-        Identities with other results, ``f(p) -> mpf`` at the working precision: the same value through another result's
-        definition (e.g. ``hrf.mse_trig`` is ``e^{a²+b²}`` times ``simrf.rff_mse``); verify checks each to ``digits``
-        (``equals:NAME``).
+        Identities with other results (``f(p) -> mpf``), checked by verify (``equals:NAME``).
     ball_layer : BallLayer, optional
-        The ball layer, declared where the result is registered: :class:`rftheory.ball.Ball` (by default
-        ``definition(ARB, p)``; a special algorithm as ``Ball(method, evaluate=f)``) or :class:`rftheory.ball.NoBall`
-        (why there is none).
+        :class:`rftheory.ball.Ball` (by default ``definition(ARB, p)``) or :class:`rftheory.ball.NoBall` (why none).
+
+    Each field in full: :doc:`/notes/core/registry`.
     """
 
     id: str
@@ -179,7 +168,6 @@ class Result:
         Returns
         -------
         Point
-            The exact, complete point (see :class:`rftheory.core.params.Point`).
         """
         at = given.get("at")
         if isinstance(at, Point) and len(given) == 1:
@@ -201,7 +189,6 @@ class Result:
         Returns
         -------
         list of dict
-            The parameter points, as written in the entry.
         """
         grids = getattr(self, which)
         order = MODES[: MODES.index(mode) + 1][::-1]
@@ -494,15 +481,13 @@ def validate_arrays(result: Result, given: Mapping[str, Any]) -> dict[str, Any]:
 
     Parameters
     ----------
-    result : Result
-    given : mapping
-        Name to value (arrays or scalars).
+    result, given
+        The result; its arguments by name (arrays or scalars).
 
     Returns
     -------
     dict
-        Float64 arrays of the broadcast shape for numeric parameters, the validated values of the others, defaults
-        filled in elementwise.
+        Float64 arrays of the broadcast shape (numeric parameters), the validated values of the others.
     """
     known = {p.name: p for p in result.params}
     for name in given:
