@@ -84,8 +84,7 @@ def random_point(result: Result, rng: np.random.Generator, tries: int = 200, reg
     Returns
     -------
     dict
-        Parameter values as the caller would pass them (reals as exact ``Fraction`` of a float64, so every layer sees
-        the same number).
+        Parameter values as a caller passes them (reals as exact ``Fraction`` of a float64: every layer sees one number).
 
     Raises
     ------
@@ -139,11 +138,6 @@ def random_points(result: Result, rng: np.random.Generator, n: int, regime: str 
     Returns
     -------
     list of dict
-        ``n`` independent points.
-
-    Raises
-    ------
-    RuntimeError
-        As :func:`random_point`.
+        ``n`` independent points (RuntimeError as :func:`random_point`).
     """
     return [random_point(result, rng, regime=regime) for _ in range(n)]

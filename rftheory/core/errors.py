@@ -16,10 +16,8 @@ class ParameterError(RFTheoryError, ValueError):
 
     Parameters
     ----------
-    name : str
-        The parameter's name as users spell it (``d``, ``m``, ``v`` ...).
-    message : str
-        What is wrong with it.
+    name, message
+        The parameter's name as users spell it (``d``, ``m``, ``v`` ...); what is wrong with it.
     """
 
     def __init__(self, name: str, message: str):
@@ -77,16 +75,14 @@ def as_typed(value: object, width: int = 40) -> str:
 
     Parameters
     ----------
-    value : object
-        A parameter value: a string as typed, an int, a ``Fraction``, a float, an ``mpmath.mpf`` or anything else.
-    width : int, optional
-        Longest text kept whole; longer text keeps its two ends and says how long it was.
+    value, width
+        A parameter value (a string as typed, a number, anything); the longest text kept whole (a longer one keeps its
+        two ends and says how long it was).
 
     Returns
     -------
     str
-        ``-1`` for ``Fraction(-1, 1)``, ``1/3`` for ``Fraction(1, 3)``, a numeric string as typed (no quotes), other
-        strings quoted, a 300-digit integer as ``99999999999999999999...99999 (300 digits)``.
+        Numbers plainly (``1/3``, a numeric string without quotes), other strings quoted.
 
     Examples
     --------

@@ -44,9 +44,8 @@ def guard_f64(result_id: str, values: _V, mpmath_at: Callable[[tuple[Any, ...]],
     result_id, values
         The result, named in the message; a float64 layer's output (complex values are judged by their modulus).
     mpmath_at : callable or None
-        ``mpmath_at(index) -> mpf`` evaluates the result's mpmath layer (inside the working precision set by the caller
-        of :func:`rftheory.core.precision.agreed`) at the element ``index`` of ``values``; ``None`` where the result has
-        no mpmath layer (a ``0.0`` is then kept).
+        ``mpmath_at(index) -> mpf``: the mpmath layer at element ``index`` (:func:`mpmath_at_arrays`); ``None``: none
+        (a ``0.0`` is kept).
 
     Returns
     -------
@@ -161,7 +160,7 @@ def mpmath_at_point(result: _MpmathLayer, point: Point) -> Callable[[tuple[Any, 
 
     Parameters
     ----------
-    result, point : Any
+    result, point
         The result; the validated point.
 
     Returns

@@ -12,18 +12,16 @@ MAX_SUGGESTIONS = 3
 
 
 def edit_distance(a: str, b: str) -> int:
-    """Damerau-Levenshtein distance (optimal string alignment): insertions, deletions,
-    substitutions and transpositions of adjacent characters each cost 1.
+    """Damerau-Levenshtein distance (optimal string alignment): the least number of insertions, deletions,
+    substitutions and transpositions of adjacent characters that turn ``a`` into ``b``.
 
     Parameters
     ----------
     a, b : str
-        The two strings.
 
     Returns
     -------
     int
-        The least number of edits that turn ``a`` into ``b``.
     """
     prev2: list[int] = []
     prev = list(range(len(b) + 1))
@@ -51,7 +49,7 @@ def suggest(name: str, known: Iterable[str], limit: int = MAX_SUGGESTIONS) -> li
     Returns
     -------
     list[str]
-        The closest valid names, closest first (empty when none is close).
+        Empty when none is close.
     """
     name = name.strip()
     pool = sorted(set(known))
@@ -82,7 +80,6 @@ def did_you_mean(name: str, known: Iterable[str]) -> str:
     Returns
     -------
     str
-        The suggestion sentence, or an empty string when no name is close.
     """
     close = suggest(name, known)
     if not close:
@@ -97,12 +94,10 @@ def id_prefixes(ids: Iterable[str]) -> set[str]:
     Parameters
     ----------
     ids : Iterable[str]
-        Result IDs.
 
     Returns
     -------
     set[str]
-        The IDs and all their prefixes.
     """
     out: set[str] = set()
     for i in ids:
@@ -122,6 +117,5 @@ def no_prefix_message(prefix: str, ids: Iterable[str]) -> str:
     Returns
     -------
     str
-        The message.
     """
     return f"no result ID starts with {prefix!r}{did_you_mean(prefix, id_prefixes(ids))} (see `rftheory list`)"
