@@ -134,7 +134,6 @@ def math_to_latex(statement: str) -> str:
     Returns
     -------
     str
-        LaTeX math (to be set in math mode).
     """
     out = []
     for ch in statement:

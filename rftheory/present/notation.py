@@ -87,15 +87,13 @@ def in_paper(estimator: str, paper: str) -> Convention:
 
     Parameters
     ----------
-    estimator : str
-        A key of :data:`ESTIMATORS` (``"rff"``, ``"psi"``, ``"prf"``, ``"prf_antithetic"``).
-    paper : str
-        A key of :data:`PAPERS` (``"simrf"``, ``"hrf"``, ``"orf"``, ``"sutherland"``).
+    estimator, paper : str
+        A key of :data:`ESTIMATORS` (``"rff"``, ``"psi"``, ``"prf"`` ...); a key of :data:`PAPERS` (``"simrf"`` ...).
 
     Returns
     -------
     Convention
-        The paper's name for the estimator, its size symbol and how many of its units one random vector accounts for.
+        The paper's name for the estimator, its size symbol and its units per random vector.
 
     Raises
     ------
@@ -133,8 +131,7 @@ def translate(estimator: str, size: int, from_paper: str, to_paper: str) -> int:
     Raises
     ------
     ParameterError
-        An unknown estimator or paper, a size that is not a positive integer, or one that is not a whole number of
-        random vectors (e.g. an odd ``D`` for Sutherland's φ).
+        An unknown estimator or paper, or a size that is not a whole number of random vectors (an odd ``D`` for φ).
 
     Examples
     --------

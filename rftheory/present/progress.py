@@ -16,19 +16,13 @@ class Progress:
 
     Parameters
     ----------
-    total : int
-        Number of tasks.
-    stream : file, optional
-        Where to draw (default ``sys.stderr``).
-    enabled : bool, optional
-        Draw or not (default: when ``stream`` is a terminal).
-    tick : float, optional
-        Seconds between redraws while nothing finishes (default 1).
+    total, stream, enabled
+        Number of tasks; where to draw (default ``sys.stderr``); whether to draw (default: when it is a terminal).
+    tick, delay : float, optional
+        Seconds between redraws while nothing finishes (default 1); before the bar first appears (default 0; a run
+        that ends sooner draws nothing).
     weights : list of float, optional
         The estimated cost of each task, in the order of :meth:`start`'s tasks (default: 1 each).
-    delay : float, optional
-        Seconds after :meth:`start` before the bar first appears (default 0: at once); a run that ends sooner draws
-        nothing, so short runs leave a terminal as they found it (``rftheory attention`` passes 2).
     """
 
     def __init__(self, total: int, stream=None, enabled: bool | None = None, tick: float = 1.0, weights=None,
@@ -108,10 +102,8 @@ class Progress:
 
         Parameters
         ----------
-        label : str, optional
-            Shown after the bar (e.g. the result ID).
-        index : int, optional
-            The task's index in the list given to :meth:`start` (its weight is then counted as done).
+        label, index
+            Shown after the bar (e.g. the result ID); the task's index in :meth:`start`'s list (its weight counts done).
         """
         with self._lock:
             self.done += 1

@@ -39,7 +39,6 @@ def formula_sheet(fmt: str = "markdown", prefix: str = "") -> str:
     Returns
     -------
     str
-        The sheet.
 
     Raises
     ------

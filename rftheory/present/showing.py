@@ -31,19 +31,16 @@ def _default_text(p) -> str:
 def eval_example(r: Result) -> str | None:
     """A ready ``rftheory eval`` command line at an instructive point of ``r``'s domain.
 
-    The first point of ``r``'s quick grid, moved towards ``d = 8``, ``m = d``,
-    ``v = z = 1`` where ``r`` accepts it (:func:`rftheory.present.examples.example_point`).
+    The first point of ``r``'s quick grid, moved by :func:`rftheory.present.examples.example_point`.
 
     Parameters
     ----------
     r : Result
-        The result.
 
     Returns
     -------
     str or None
-        The command (arguments quoted for a POSIX shell); ``None`` when the
-        result has no value to evaluate (only checks) or no grid point.
+        The command (quoted for a POSIX shell); ``None`` for a result without a value to evaluate or a grid point.
 
     Examples
     --------
