@@ -167,9 +167,8 @@ def assert_mse_matches(estimator, mse, *, kernel=None, pairs=None, d=None, n: in
 
     Examples
     --------
-    Random-phase features ``ψ`` (D = 16) against ``sutherland.var_psi``; a
-    map that uses each frequency twice has twice the variance (a defect of
-    +0.03 to +0.045; the checks detect 0.03–0.044 and fail with z ≈ 10):
+    Random-phase features ``ψ`` (D = 16) against ``sutherland.var_psi``; a map that uses each frequency twice has twice
+    the variance (a defect of +0.03 to +0.045; the checks detect 0.03–0.044 and fail with z ≈ 10):
 
     >>> import math, rftheory
     >>> var_psi = rftheory.get("sutherland.var_psi")
@@ -226,9 +225,8 @@ def assert_haar(sampler, d: int, *, n: int = N_DEFAULT, alpha: float = 1e-6, see
 
     Examples
     --------
-    ``numpy.linalg.qr`` of a Gaussian matrix without the sign fix is not Haar:
-    ``Q₁₁ = −|a₁₁|/‖a₁‖ < 0`` always, a mean of ``−0.42`` at ``d = 4``
-    against a detectable ``0.09``:
+    ``numpy.linalg.qr`` of a Gaussian matrix without the sign fix is not Haar: ``Q₁₁ = −|a₁₁|/‖a₁‖ < 0`` always, a mean
+    of ``−0.42`` at ``d = 4`` against a detectable ``0.09``:
 
     >>> qr = lambda rng: np.linalg.qr(rng.standard_normal((4, 4)))[0]
     >>> def qr_fixed(rng):
