@@ -1,10 +1,8 @@
 """Parameters of results: their domains, parsing and validation.
 
-Real parameters are kept *exact*: ``"0.1"`` becomes ``Fraction(1, 10)``, so the
-symbolic layer sees the rational 1/10 and the mpmath layer rounds it once at
-its working precision.  A Python ``float`` is read through its shortest
-``repr`` (``0.1`` also means 1/10); pass a ``Fraction`` to mean a binary float
-exactly.
+Real parameters are kept *exact*: ``"0.1"`` becomes ``Fraction(1, 10)``, so the symbolic layer sees the rational 1/10
+and the mpmath layer rounds it once at its working precision.  A Python ``float`` is read through its shortest ``repr``
+(``0.1`` also means 1/10); pass a ``Fraction`` to mean a binary float exactly.
 """
 
 from __future__ import annotations

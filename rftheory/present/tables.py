@@ -1,11 +1,9 @@
 """Tables of exact values and predicted ratios (``rftheory table``).
 
-Rows are the product of the ``grid`` axes, columns the values of one
-``columns`` parameter (or a single value column).  ``ratio_to`` divides each
-cell by the cell with one parameter replaced (``coupling=iid`` by default
-when a bare coupling name is given).  Every cell is exact to the digits it
-shows (mpmath at ``digits + 10`` working digits), or a float64 value when
-``layer="float64"``; the table's caption says which.
+Rows are the product of the ``grid`` axes, columns the values of one ``columns`` parameter (or a single value column).
+``ratio_to`` divides each cell by the cell with one parameter replaced (``coupling=iid`` by default when a bare coupling
+name is given).  Every cell is exact to the digits it shows (mpmath at ``digits + 10`` working digits), or a float64
+value when ``layer="float64"``; the table's caption says which.
 """
 
 from __future__ import annotations
