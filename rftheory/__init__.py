@@ -1,15 +1,6 @@
 """rftheory: the theory of random-feature kernel estimators, checkable.
 
-Every closed form of the source papers (result IDs) lives in a registry
-with evaluators in four layers -- symbolic (sympy), arbitrary precision
-(mpmath), float64 (numpy/scipy) and Monte Carlo of the real estimator -- and
-``rftheory verify`` cross-checks them.
-
->>> import rftheory
->>> r = rftheory.get("simrf.conformity.orthogonal")
->>> import mpmath
->>> print(mpmath.nstr(r.exact(dps=20, d=4, v=1), 20))  # 1F1(4; 2; 1/2) = 37 e^{1/2}/24, agreed at two precisions
-2.5417786256626975597
+Design notes: :doc:`/notes/top/package`.
 """
 
 from . import features

@@ -29,10 +29,8 @@ def selects(prefix: str, result_id: str) -> bool:
 
     Parameters
     ----------
-    prefix : str
-        An ID prefix, or a topic name.
-    result_id : str
-        A result ID.
+    prefix, result_id : str
+        An ID prefix, or a topic name; a result ID.
 
     Returns
     -------
@@ -97,7 +95,6 @@ def get(result_id: str) -> Result:
     Returns
     -------
     Result
-        The registered result.
 
     Raises
     ------
@@ -121,19 +118,15 @@ def evaluate(result_id: str, layer: str = "mpmath", *, dps: int = 50, **params):
 
     Parameters
     ----------
-    result_id : str
-        A result ID (``rftheory list`` prints them).
-    layer : {"mpmath", "symbolic", "float64"}
-    dps : int
-        Working digits of the mpmath layer.
+    result_id, layer, dps
+        A result ID (``rftheory list``); ``"mpmath"``, ``"symbolic"`` or ``"float64"``; digits of the mpmath layer.
     **params
         The result's parameters.
 
     Returns
     -------
     mpmath.mpf, sympy.Expr or float
-        The value: agreed to ``dps`` digits (``"mpmath"``), the exact
-        expression (``"symbolic"``) or the float64 layer's value.
+        Agreed to ``dps`` digits (``"mpmath"``), the exact expression or the float64 layer's value.
 
     Raises
     ------

@@ -1,26 +1,5 @@
-"""pytest helpers for authors of random-feature libraries.
-
-Each helper is a family of z-tests (:mod:`rftheory.audit.mean_test`) sharing a
-stated family-wise false-failure probability ``alpha`` by Bonferroni: a
-correct implementation fails with probability at most ``alpha`` (in the
-normal approximation, with Hall's skewness correction).  On failure the
-``AssertionError`` names the geometry (the input pair or the direction of
-:mod:`rftheory.audit.geometry`) and states the power of the test at the
-``n`` used: the smallest effect it detects with probability 0.99, so that a
-pass is read for what it is.
-
-Helpers (what each tests, at every pair or direction, and what one replicate is):
-
-:func:`assert_unbiased`
-    ``E K̂(x, y) = k(x, y)``; a replicate is ``K̂`` from one draw.
-:func:`assert_mse_matches`
-    ``E (K̂ − k)² = MSE(x, y)`` (or the variance); one (two) draws.
-:func:`assert_haar`
-    ``E aᵀQb = 0``, ``E (aᵀQb)² = 1/d``, ``E (aᵀQb)⁴ = 3/(d(d+2))``, and ``QᵀQ = I``; one ``Q``.
-
-An *estimator* is a callable ``estimator(x, y, rng) -> float``: one kernel
-estimate from one random draw taken from the :class:`numpy.random.Generator`
-``rng``; :func:`from_features` builds it from a feature map ``phi(X, rng)``.
+"""pytest helpers for authors of random-feature libraries: z-tests of unbiasedness, MSE and Haar moments, and the
+sampler audit as one pytest item per check (how they test and what a failure says: :doc:`/api_testing`).
 """
 
 from __future__ import annotations
@@ -114,32 +93,26 @@ def assert_unbiased(estimator, kernel, *, pairs=None, d=None, n: int = N_DEFAULT
                     seed: int = 0) -> None:
     """Assert ``E K̂(x, y) = k(x, y)`` at every pair of the geometry sweep.
 
-    False-failure probability: at most ``alpha`` (default ``1e-6``) for the
-    whole call, shared by Bonferroni over the pairs.
+    False-failure probability: at most ``alpha`` (default ``1e-6``) for the whole call, Bonferroni over the pairs.
 
     Parameters
     ----------
-    estimator : callable
-        ``estimator(x, y, rng) -> float`` (see :func:`from_features`).
-    kernel : callable
-        ``kernel(x, y) -> float``, the kernel estimated.
+    estimator, kernel : callable
+        ``estimator(x, y, rng) -> float`` (see :func:`from_features`); ``kernel(x, y) -> float``, the kernel estimated.
     pairs : sequence of Pair or (x, y), optional
         Default: :func:`rftheory.audit.geometry.sweep` of ``d``.
     d : int, optional
         Input dimension (required without ``pairs``).
-    n : int
-        Independent draws per pair (at least 100).
+    n, seed : int
+        Independent draws per pair (at least 100); entropy of the :class:`numpy.random.SeedSequence` of the draws.
     alpha : float
         Family-wise false-failure probability.
-    seed : int
-        Entropy of the :class:`numpy.random.SeedSequence` of the draws.
 
     Raises
     ------
     AssertionError
-        A pair whose mean differs from the kernel by more than the bound:
-        the message names the geometry, the estimate ± standard error, and
-        the smallest bias the check detects at this ``n`` (power 0.99).
+        A pair whose mean differs from the kernel by more than the bound: the message names the geometry, the estimate
+        ± standard error, and the smallest bias the check detects at this ``n`` (power 0.99).
 
     Examples
     --------
@@ -174,44 +147,28 @@ def assert_mse_matches(estimator, mse, *, kernel=None, pairs=None, d=None, n: in
                        alpha: float = 1e-6, seed: int = 0) -> None:
     """Assert that the estimator's MSE (or variance) equals a closed form at every pair.
 
-    False-failure probability: at most ``alpha`` (default ``1e-6``) for the
-    whole call, shared by Bonferroni over the pairs.
-
-    With ``kernel`` the replicate is the squared error ``(K̂ − k)²`` (bias
-    included); without, it is ``(K̂₁ − K̂₂)²/2`` from two independent draws,
-    whose mean is the variance (``n/2`` replicates).
+    A replicate is ``(K̂ − k)²`` with ``kernel``, else ``(K̂₁ − K̂₂)²/2`` of two draws (:doc:`/api_testing`).
 
     Parameters
     ----------
-    estimator : callable
-        ``estimator(x, y, rng) -> float``.
-    mse : callable
-        ``mse(x, y) -> float``, the closed form (e.g. from
+    estimator, mse : callable
+        ``estimator(x, y, rng) -> float``; ``mse(x, y) -> float``, the closed form (e.g. from
         ``rftheory.get("sutherland.var_psi").f64_scalar``).
     kernel : callable, optional
         ``kernel(x, y) -> float``; without it the variance is tested.
-    pairs : sequence of Pair or (x, y), optional
-        Default: the geometry sweep of ``d``.
-    d : int, optional
-        Input dimension (required without ``pairs``).
-    n : int
-        Independent draws per pair (at least 100).
-    alpha : float
-        Family-wise false-failure probability.
-    seed : int
-        Entropy of the draws.
+    pairs, d, n, alpha, seed
+        As in :func:`assert_unbiased`.
 
     Raises
     ------
     AssertionError
-        A pair whose mean squared error differs from ``mse`` by more than the
-        bound; the message names the geometry and the detectable difference.
+        A pair whose mean squared error differs from ``mse`` by more than the bound; the message names the geometry and
+        the detectable difference.
 
     Examples
     --------
-    Random-phase features ``ψ`` (D = 16) against ``sutherland.var_psi``; a
-    map that uses each frequency twice has twice the variance (a defect of
-    +0.03 to +0.045; the checks detect 0.03–0.044 and fail with z ≈ 10):
+    Random-phase features ``ψ`` (D = 16) against ``sutherland.var_psi``; a map that uses each frequency twice has twice
+    the variance (a defect of +0.03 to +0.045; the checks detect 0.03–0.044 and fail with z ≈ 10):
 
     >>> import math, rftheory
     >>> var_psi = rftheory.get("sutherland.var_psi")
@@ -248,46 +205,28 @@ def assert_mse_matches(estimator, mse, *, kernel=None, pairs=None, d=None, n: in
 def assert_haar(sampler, d: int, *, n: int = N_DEFAULT, alpha: float = 1e-6, seed: int = 0) -> None:
     """Assert that ``sampler`` draws orthogonal matrices from the Haar measure on O(d).
 
-    False-failure probability: at most ``alpha`` (default ``1e-6``) for the
-    whole call, shared by Bonferroni over the moment checks (the
-    orthogonality check is exact and has none: ``max |QᵀQ − I|`` within the
-    round-off tolerance ``max(4(d+1)·eps, √eps)`` of the dtype ``Q`` comes in,
-    :func:`rftheory.audit.arrays.structure_tol`, so float32 matrices such as
-    ``torch.nn.init.orthogonal_``'s are held to float32 precision).
-
-    For unit vectors ``a, b`` taken from the frames of
-    :func:`rftheory.audit.geometry.frames` (axis, diagonal, random), a Haar
-    ``Q`` has ``aᵀQb`` distributed as one coordinate of a uniform point of
-    the sphere ``S^{d−1}``: mean 0, second moment ``1/d``, fourth moment
-    ``3/(d(d+2))``.  Four ``(a, b)`` combinations per frame, three moments:
-    36 checks.
+    The moments and the orthogonality tolerance: :doc:`/api_testing`.
 
     Parameters
     ----------
     sampler : callable
-        ``sampler(rng) -> Q`` of shape ``(d, d)``: a numpy array or a tensor
-        of an array-API library (PyTorch on the CPU, also with
-        ``requires_grad``, float16 … float64; JAX; CuPy).
+        ``sampler(rng) -> Q`` of shape ``(d, d)``: a numpy array or a tensor of an array-API library (PyTorch on the
+        CPU, also with ``requires_grad``, float16 … float64; JAX; CuPy).
     d : int
         Dimension (``>= 2``).
-    n : int
-        Independent draws (at least 100).
-    alpha : float
-        Family-wise false-failure probability.
-    seed : int
-        Entropy of the draws.
+    n, alpha, seed
+        As in :func:`assert_unbiased`.
 
     Raises
     ------
     AssertionError
-        A matrix that is not orthogonal, or a moment off its Haar value: the
-        message names the frame and the vectors, and the detectable effect.
+        A matrix that is not orthogonal, or a moment off its Haar value: the message names the frame and the vectors,
+        and the detectable effect.
 
     Examples
     --------
-    ``numpy.linalg.qr`` of a Gaussian matrix without the sign fix is not Haar:
-    ``Q₁₁ = −|a₁₁|/‖a₁‖ < 0`` always, a mean of ``−0.42`` at ``d = 4``
-    against a detectable ``0.09``:
+    ``numpy.linalg.qr`` of a Gaussian matrix without the sign fix is not Haar: ``Q₁₁ = −|a₁₁|/‖a₁‖ < 0`` always, a mean
+    of ``−0.42`` at ``d = 4`` against a detectable ``0.09``:
 
     >>> qr = lambda rng: np.linalg.qr(rng.standard_normal((4, 4)))[0]
     >>> def qr_fixed(rng):
@@ -339,19 +278,16 @@ def assert_haar(sampler, d: int, *, n: int = N_DEFAULT, alpha: float = 1e-6, see
 def assert_sampler(f, d: int, m: int, **kwargs) -> None:
     """Assert that the sampler ``f(d, m, rng)`` passes the audit :func:`rftheory.audit.sampler`.
 
-    False-failure probability: at most ``1e-6`` (the audit's family-wise
-    bound, Bonferroni over its checks).
+    False-failure probability: at most ``1e-6`` (the audit's family-wise bound, Bonferroni over its checks).
 
     Parameters
     ----------
     f : callable
-        ``f(d, m, rng) -> (m, d)`` rows the frequency vectors (numpy or an
-        array-API tensor).
+        ``f(d, m, rng) -> (m, d)`` rows the frequency vectors (numpy or an array-API tensor).
     d, m : int
         Dimension and rows per call.
     **kwargs
-        Passed to :func:`rftheory.audit.sampler` (``n``, ``seed``,
-        ``estimator``, ``law``, ``nu``, ``lengthscale``).
+        Passed to :func:`rftheory.audit.sampler` (``n``, ``seed``, ``estimator``, ``law``, ``nu``, ``lengthscale``).
 
     Raises
     ------
@@ -395,16 +331,13 @@ def audit_plan(d: int, m: int, *, estimator: str = "both", law: str = "gaussian"
 
     Parameters
     ----------
-    d, m : int
-        Dimension and rows per call.
-    estimator, law, nu, lengthscale
+    d, m, estimator, law, nu, lengthscale
         As for :func:`rftheory.audit.sampler`.
 
     Returns
     -------
     list of str
-        ``"check @ geometry"`` with the data-dependent parts generic
-        (``coupling: E cos``, ``MSE: RFF``, ``worst entry``, ``worst row position``).
+        ``"check @ geometry"``, the data-dependent parts generic (``coupling: E cos``, ``MSE: RFF``, ``worst entry``).
 
     Examples
     --------
@@ -465,11 +398,9 @@ TAGS = {"dtype": ("float64", "float32", "float16", "bfloat16"), "coupling": ("ii
 
 
 class AuditItem:
-    """One check of a sampler audit, as a pytest parameter: the audit runs at the first attribute read.
+    """One check of a sampler audit, as a pytest parameter, read like its :class:`~rftheory.audit.report.Row`.
 
-    Attribute reads (``passed``, ``detail``, ``statistic`` ...) are those of
-    the :class:`~rftheory.audit.report.Row`; reading ``passed`` of an
-    untestable row skips the test with its reason.
+    The audit runs at the first attribute read; ``passed`` of an untestable row skips the test with its reason.
     """
 
     def __init__(self, name: str, index: int, run) -> None:
@@ -517,38 +448,28 @@ class AuditItem:
 def parametrize_audit(f, d: int, m: int, *, expected_failures=None, tags=None, **kwargs):
     """A ``pytest.mark.parametrize`` with one test per check of the sampler audit, run when the tests run.
 
-    Collection only lists the checks (:func:`audit_plan`: no call of ``f``,
-    so ``pytest --collect-only`` is fast and a crashing sampler does not
-    break it); the first item that runs runs the audit once for all items,
-    like scikit-learn's ``parametrize_with_checks``.  The family-wise
-    false-failure bound of all items together is the audit's ``alpha``
-    (default ``1e-6``).
+    How collection and the run are split: :doc:`/api_testing`.
 
     Parameters
     ----------
-    f : callable
-        The sampler ``f(d, m, rng)``.
-    d, m : int
-        Dimension and rows per call.
+    f, d, m
+        The sampler ``f(d, m, rng)``, the dimension and the rows per call.
     expected_failures : dict, optional
-        ``{"check name": "reason"}``: items whose check (``"check"`` or
-        ``"check @ geometry"`` as in the ids) is listed are marked
-        ``xfail(reason)``, like scikit-learn's ``expected_failed_checks``.
+        ``{"check name": "reason"}``: items whose check (``"check"`` or ``"check @ geometry"`` as in the ids) is listed
+        are marked ``xfail(reason)``, like scikit-learn's ``expected_failed_checks``.
     tags : dict, optional
-        What the sampler declares, switching checks: ``law`` (``"gaussian"``
-        or ``"spherical"``: the χ_d and closed-form checks on or off),
-        ``coupling`` (``"iid"``, ``"orthogonal"``, ``"simplex"``: adds the
-        item ``coupling is <tag>``), ``dtype`` (``"float16"``/``"bfloat16"``:
-        the coupling checks are skipped, the dtype cannot identify a coupling).
+        What the sampler declares, switching checks: ``law`` (``"gaussian"`` or ``"spherical"``: the χ_d and closed-form
+        checks on or off), ``coupling`` (``"iid"``, ``"orthogonal"``, ``"simplex"``: adds the item ``coupling is
+        <tag>``), ``dtype`` (``"float16"``/``"bfloat16"``: the coupling checks are skipped, the dtype cannot identify a
+        coupling).
     **kwargs
         Passed to :func:`rftheory.audit.sampler`.
 
     Returns
     -------
     pytest.MarkDecorator
-        Parametrizes the argument ``audit_row`` (an :class:`AuditItem`, read
-        like a :class:`rftheory.audit.report.Row`); the test body is
-        ``assert audit_row.passed, audit_row.detail``.
+        Parametrizes the argument ``audit_row`` (an :class:`AuditItem`, read like a :class:`rftheory.audit.report.Row`);
+        the test body is ``assert audit_row.passed, audit_row.detail``.
 
     Examples
     --------

@@ -163,6 +163,8 @@ def _value(rid: str, **params) -> float:
 
     r = get(rid)
     try:
-        return float(r.f64_scalar(**params))
+        value = r.f64_scalar(**params)
+        assert not isinstance(value, complex), rid  # the results asked for here are real
+        return float(value)
     except RangeError:
         return float(r.exact(dps=30, **params))

@@ -155,7 +155,9 @@ def closed_form_mse(est: str, d: int, m: int, pair: Pair, coupling: str) -> floa
         r = get("simrf.rff_mse")
         params = dict(d=d, m=m, z=sh.z, coupling=c)
     try:
-        return float(r.f64_scalar(**params))
+        value = r.f64_scalar(**params)
+        assert not isinstance(value, complex), r.id  # the MSEs are real
+        return float(value)
     except RangeError:  # e.g. z = 0, where the MSE is 0 and float64 cannot bound its relative error
         return float(r.exact(dps=20, **params))
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, NoReturn
 
 import mpmath as mp
 
@@ -28,7 +29,7 @@ from ..present.helptext import PARAM_HELP as _PARAM_HELP
 __all__ = ["main"]
 
 
-def _parse_assignments(items, flag: str) -> dict[str, str]:
+def _parse_assignments(items: list[str] | None, flag: str) -> dict[str, str]:
     out: dict[str, str] = {}
     for item in items or []:
         if "=" not in item:
@@ -44,15 +45,14 @@ def _parse_assignments(items, flag: str) -> dict[str, str]:
 
 
 def _plain(v: Any) -> str:
-    """A parameter value as a user would type it: ``1/2`` for a fraction, ``1,2`` for a vector, ``a,b;c,d`` for
-    a matrix (not Python reprs)."""
+    """A parameter value as typed: ``1/2`` for a fraction, ``1,2`` for a vector, ``a,b;c,d`` for a matrix."""
     if isinstance(v, (tuple, list)):
         nested = any(isinstance(t, (tuple, list)) for t in v)
         return (";" if nested else ",").join(_plain(t) for t in v)
     return str(v)
 
 
-def check_seed(seed) -> int:
+def check_seed(seed: object) -> int:
     """Validate a verify seed.
 
     Parameters
@@ -63,8 +63,7 @@ def check_seed(seed) -> int:
     Returns
     -------
     int
-        ``seed``, an integer in ``[0, 2**63)`` (numpy's SeedSequence takes
-        non-negative entropy only).
+        ``seed``, an integer in ``[0, 2**63)`` (numpy's SeedSequence takes non-negative entropy only).
 
     Raises
     ------
@@ -85,31 +84,16 @@ def check_seed(seed) -> int:
     return seed
 
 
-def _fmt_value(x, digits: int) -> str:
+def _fmt_value(x: Any, digits: int) -> str:
     if isinstance(x, mp.mpc):
         return f"{mp.nstr(x.real, digits, strip_zeros=False)}{'+' if x.imag >= 0 else '-'}{mp.nstr(abs(x.imag), digits, strip_zeros=False)}j"
-    return mp.nstr(x, digits, strip_zeros=False, min_fixed=-mp.inf, max_fixed=mp.inf) if abs(x) >= 1e-5 and abs(x) < 1e15 else mp.nstr(x, digits, strip_zeros=False)
+    return str(mp.nstr(x, digits, strip_zeros=False, min_fixed=-mp.inf, max_fixed=mp.inf) if abs(x) >= 1e-5 and abs(x) < 1e15
+               else mp.nstr(x, digits, strip_zeros=False))
 
 
 # --------------------------------------------------------------------------
-def cmd_list(args) -> int:
-    """``rftheory list [PREFIX] [--short|--json]``: every result with its source.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed command line (:func:`build_parser`).
-
-    Returns
-    -------
-    int
-        Exit status 0.
-
-    Raises
-    ------
-    ParameterError
-        No result ID starts with the prefix.
-    """
+def cmd_list(args: argparse.Namespace) -> int:
+    """``rftheory list [PREFIX] [--short|--json]``: every result with its source."""
     from ..ball import describe as describe_ball
     from ..core.citations import cite
 
@@ -146,30 +130,8 @@ def cmd_list(args) -> int:
     return 0
 
 
-def cmd_eval(args) -> int:
-    """``rftheory eval ID -p NAME=VALUE ... [--dps N] [--layer L] [--json]``.
-
-    Prints the value of one result to ``--dps`` digits, proven (ball layer) or agreed (mpmath),
-    the sympy expression, or the float64 layer's value; the defaults it used
-    for parameters not given go to stderr (in ``--json``, ``params`` has them).
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed command line (:func:`build_parser`).
-
-    Returns
-    -------
-    int
-        Exit status 0.
-
-    Raises
-    ------
-    UnknownResultError
-        An unknown ID.
-    ParameterError
-        Bad parameters or ``--dps``.
-    """
+def cmd_eval(args: argparse.Namespace) -> int:
+    """``rftheory eval ID -p NAME=VALUE ... [--dps N] [--layer L] [--json]``."""
     r = get(args.id)
     params = _parse_assignments(args.param, "--param")
     check_dps(args.dps)
@@ -178,7 +140,7 @@ def cmd_eval(args) -> int:
     if (args.samples is not None or args.seed is not None) and args.layer != "mc":
         raise ParameterError("samples" if args.samples is not None else "seed", "only with --layer mc")
     mc = None
-    proof: dict = {}
+    proof: dict[str, Any] = {}
     if args.layer == "mc":
         from .mc_eval import monte_carlo_eval
 
@@ -221,31 +183,8 @@ def cmd_eval(args) -> int:
     return 0
 
 
-def cmd_verify(args) -> int:
-    """``rftheory verify [--quick|--full] [--only PREFIX] ...``: cross-check the layers.
-
-    Runs the tasks of :func:`rftheory.verify.engine.plan` through the executor of
-    :func:`rftheory.verify.executors.executor_from_args` under
-    :func:`rftheory.workers.signals.guarded`, and prints the outcome table (or JSON).
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed command line (:func:`build_parser`).
-
-    Returns
-    -------
-    int
-        Exit status: 0 when every check passes, 1 when one fails, 130 on
-        Ctrl-C, 143 on SIGTERM.
-
-    Raises
-    ------
-    ParameterError
-        A bad seed, a prefix matching no result, ``--workers < 1``.
-    rftheory.verify.checkpoint.CheckpointError
-        A ``--checkpoint`` file that cannot be used.
-    """
+def cmd_verify(args: argparse.Namespace) -> int:
+    """``rftheory verify [--quick|--full] [--only PREFIX] ...``: cross-check the layers."""
     from ..verify import engine as V
     from ..workers.pool import cap_workers
 
@@ -295,28 +234,8 @@ def cmd_verify(args) -> int:
     return 0 if ok else 1
 
 
-def cmd_table(args) -> int:
-    """``rftheory table ID --grid NAME=V1,V2 ...``: print a table of values or ratios.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed command line (:func:`rftheory.present.tables.add_parser`).
-
-    Returns
-    -------
-    int
-        Exit status 0; 130 on Ctrl-C, 143 on SIGTERM (the pool's workers are
-        killed at once, as in ``verify``).
-
-    Raises
-    ------
-    ParameterError
-        Bad grid, parameters, ratio, digits, labels or format
-        (:func:`rftheory.present.tables.make_table`).
-    UnknownResultError
-        An unknown ID.
-    """
+def cmd_table(args: argparse.Namespace) -> int:
+    """``rftheory table ID --grid NAME=V1,V2 ...``: print a table of values or ratios."""
     from ..present.tables import make_table, render
     from ..workers.pool import cap_workers
     from ..workers.signals import Terminated, guarded
@@ -373,24 +292,8 @@ def _write(path: str, text: str, flag: str) -> None:
         raise ParameterError(flag, f"cannot write {path!r}: {exc.strerror or type(exc).__name__}") from None
 
 
-def cmd_show(args) -> int:
-    """``rftheory show ID [--latex] [--json]``: one result in full.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed command line (:func:`build_parser`).
-
-    Returns
-    -------
-    int
-        Exit status 0.
-
-    Raises
-    ------
-    UnknownResultError
-        An unknown ID.
-    """
+def cmd_show(args: argparse.Namespace) -> int:
+    """``rftheory show ID [--latex] [--json]``: one result in full."""
     from ..present.showing import describe
 
     r = get(args.id)
@@ -404,26 +307,8 @@ def cmd_show(args) -> int:
     return 0
 
 
-def cmd_plot(args) -> int:
-    """``rftheory plot ID --x NAME=... -o FILE``: a figure of values or ratios (:mod:`rftheory.present.plot`).
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed command line (:func:`build_parser`).
-
-    Returns
-    -------
-    int
-        Exit status 0 (the file is written and named on stdout).
-
-    Raises
-    ------
-    ParameterError
-        Bad axes, parameters, ratio or output file.
-    RFTheoryError
-        matplotlib is not installed.
-    """
+def cmd_plot(args: argparse.Namespace) -> int:
+    """``rftheory plot ID --x NAME=... -o FILE``: a figure of values or ratios (:mod:`rftheory.present.plot`)."""
     from ..present.plot import check_output, draw, parse_axis, series_data
 
     check_output(args.output)  # before the evaluation: a bad file name costs nothing
@@ -435,25 +320,8 @@ def cmd_plot(args) -> int:
     return 0
 
 
-def cmd_cite(args) -> int:
-    """``rftheory cite ID|PAPER|rftheory [--bibtex]``: how to cite a result, a paper or rftheory.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        The parsed command line (:func:`build_parser`).
-
-    Returns
-    -------
-    int
-        Exit status 0.
-
-    Raises
-    ------
-    UnknownResultError
-        ``what`` is neither a result ID, a paper (BibTeX key or the package
-        of its results) nor ``rftheory``.
-    """
+def cmd_cite(args: argparse.Namespace) -> int:
+    """``rftheory cite ID|PAPER|rftheory [--bibtex]``: how to cite a result, a paper or rftheory."""
     from ..core.citations import SOFTWARE_KEY, Paper, bibtex, cite, lookup, papers_of, software_bibtex
 
     what = args.what.strip()
@@ -516,7 +384,7 @@ SUBCOMMAND_HELP = {
 _BUILTIN = ("list", "eval", "verify", "show", "cite")
 
 
-def _lazy(sub, name: str, command: str | None) -> None:
+def _lazy(sub: argparse._SubParsersAction[_Parser], name: str, command: str | None) -> None:
     """Add subcommand ``name``: in full from its module when it is the one to run, else its help line only."""
     if command is not None and command != name:
         sub.add_parser(name, help=SUBCOMMAND_HELP[name], add_help=False)
@@ -539,7 +407,7 @@ def _lazy(sub, name: str, command: str | None) -> None:
 class _Parser(argparse.ArgumentParser):
     """argparse with one-line usage errors (exit 2), like every other input error."""
 
-    def error(self, message):
+    def error(self, message: str) -> NoReturn:
         self.exit(2, f"rftheory: error: {message} (see `{self.prog} --help`)\n")
 
 
@@ -550,16 +418,14 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     Parameters
     ----------
     command : str, optional
-        The subcommand about to run: only its parser is built in full (the others'
-        modules are not imported, so ``rftheory list`` or ``--version`` starts fast);
-        ``""`` builds none in full, ``None`` (default) all of them.
+        The subcommand about to run: only its parser is built in full (the others' modules are not imported, so
+        ``rftheory list`` or ``--version`` starts fast); ``""`` builds none in full, ``None`` (default) all of them.
 
     Returns
     -------
     argparse.ArgumentParser
-        Parses ``list``, ``eval``, ``verify``, ``table`` and ``show``; each subcommand
-        sets ``func`` to its ``cmd_*`` function.  Usage errors print one line
-        and exit with status 2.
+        Parses ``list``, ``eval``, ``verify``, ``table`` and ``show``; each subcommand sets ``func`` to its ``cmd_*``
+        function.  Usage errors print one line and exit with status 2.
 
     Examples
     --------
@@ -643,12 +509,11 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     return ap
 
 
-def main(argv=None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``rftheory`` command line.
 
-    Input errors (:class:`~rftheory.core.errors.RFTheoryError`) and arithmetic the
-    domain checks should have refused print one line ``rftheory: error: ...``
-    on stderr instead of a traceback.
+    Input errors (:class:`~rftheory.core.errors.RFTheoryError`) and arithmetic the domain checks should have refused
+    print one line ``rftheory: error: ...`` on stderr instead of a traceback.
 
     Parameters
     ----------
@@ -658,8 +523,7 @@ def main(argv=None) -> int:
     Returns
     -------
     int
-        Exit status: 0 success, 1 a failed verification, 2 an input error,
-        130 interrupted, 143 terminated.
+        Exit status: 0 success, 1 a failed verification, 2 an input error, 130 interrupted, 143 terminated.
 
     Examples
     --------
@@ -678,7 +542,7 @@ def main(argv=None) -> int:
     ap = build_parser(next((w for w in argv if w in SUBCOMMAND_HELP or w in _BUILTIN), ""))
     args = ap.parse_args(argv)
     try:
-        code = args.func(args)
+        code: int = args.func(args)
         sys.stdout.flush()  # here, not at exit: a full disk or closed reader is reported below
         return code
     except RFTheoryError as exc:

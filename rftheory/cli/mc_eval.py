@@ -7,6 +7,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.errors import ParameterError
+from ..core.params import Point
+from ..core.registry import Result
 
 __all__ = ["DEFAULT_SAMPLES", "MAX_SAMPLES", "McEval", "monte_carlo_eval"]
 
@@ -36,7 +38,7 @@ class McEval:
         return (f"{self.mean!r} ± {self.standard_error:.3g}  (Monte Carlo estimate: mean ± standard error of "
                 f"{self.samples} replicates, seed {self.seed}; not an exact value)")
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, float | int]:
         """The estimate's fields as JSON numbers.
 
         Returns
@@ -47,7 +49,7 @@ class McEval:
         return {"mean": self.mean, "standard_error": self.standard_error, "samples": self.samples, "seed": self.seed}
 
 
-def monte_carlo_eval(result, point, samples: int | None, seed: int | None) -> McEval:
+def monte_carlo_eval(result: Result, point: Point, samples: int | None, seed: int | None) -> McEval:
     """Estimate ``result`` at ``point`` from ``samples`` replicates drawn with ``numpy.random.default_rng(seed)``.
 
     Raises
@@ -59,14 +61,8 @@ def monte_carlo_eval(result, point, samples: int | None, seed: int | None) -> Mc
 
     Parameters
     ----------
-    result : object
-        The result.
-    point : object
-        The parameters, by name.
-    samples : int | None
-        The number of replicates.
-    seed : int | None
-        The seed of the generator.
+    result, point, samples, seed
+        The result; the parameters, by name; the number of replicates; the seed of the generator.
 
     Returns
     -------

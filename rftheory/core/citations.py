@@ -1,11 +1,9 @@
 """The source papers as bibliographic citations, in one place.
 
-Every result's ``source`` starts with its paper's short citation and title
-(``Reid et al. (2023), Simplex Random Features, Thm 3.2 (Eq. 11)``) and may
-name other papers later by author and year (``Reid et al. 2023, Thm 4.5``).
-Captions of ``rftheory table`` and ``rftheory show`` cite the paper in full
-(authors, year, title, venue).  :func:`bibtex` gives each paper's BibTeX
-entry (``rftheory cite``) and :data:`SOFTWARE_KEY` rftheory's own.
+Every result's ``source`` starts with its paper's short citation and title (``Reid et al. (2023), Simplex Random
+Features, Thm 3.2 (Eq. 11)``) and may name other papers later by author and year (``Reid et al. 2023, Thm 4.5``).
+Captions of ``rftheory table`` and ``rftheory show`` cite the paper in full (authors, year, title, venue).
+:func:`bibtex` gives each paper's BibTeX entry (``rftheory cite``) and :data:`SOFTWARE_KEY` rftheory's own.
 """
 
 from __future__ import annotations
@@ -125,16 +123,14 @@ def cite(source: str, full: bool = False) -> str:
 
     Parameters
     ----------
-    source : str
-        A result's ``source``.
-    full : bool, optional
-        All authors (default: ``First et al. (year)``).
+    source, full
+        A result's ``source``; all authors (default: ``First et al. (year)``).
 
     Returns
     -------
     str
-        The paper with its title and venue, then the rest of ``source``;
-        ``source`` unchanged when it names no known paper.
+        The paper with its title and venue, then the rest of ``source``; ``source`` unchanged when it names no known
+        paper.
 
     Examples
     --------
@@ -226,8 +222,7 @@ def bibtex(paper: Paper) -> str:
     Returns
     -------
     str
-        An ``@inproceedings`` (conference papers) or ``@misc`` (preprints)
-        entry keyed by ``paper.key``.
+        An ``@inproceedings`` (conference papers) or ``@misc`` (preprints) entry keyed by ``paper.key``.
 
     Examples
     --------

@@ -1,10 +1,8 @@
 """Data files read before they are trusted: a regular file of bounded size, a ``.npy`` header checked first.
 
-A path a user names may be a device (``/dev/zero`` never ends), a FIFO, a
-directory, a sparse file claiming gigabytes, or text named ``.npy``; each is
-refused in one line before a byte of data is read (and a ``.npy`` file is never
-unpickled).  ``rftheory predict`` and ``rftheory attention`` read their inputs
-through these checks.
+A path a user names may be a device (``/dev/zero`` never ends), a FIFO, a directory, a sparse file claiming gigabytes,
+or text named ``.npy``; each is refused in one line before a byte of data is read (and a ``.npy`` file is never
+unpickled).  ``rftheory predict`` and ``rftheory attention`` read their inputs through these checks.
 """
 
 from __future__ import annotations
@@ -25,16 +23,14 @@ def check_data_file(path: str, name: str = "DATA") -> None:
 
     Parameters
     ----------
-    path : str
-        The file.
-    name : str
-        How errors name it.
+    path, name : str
+        The file; how errors name it.
 
     Raises
     ------
     ParameterError
-        A missing file, a directory, a device (``/dev/zero``: endless), a FIFO (it may never end), or a
-        file larger than :data:`MAX_FILE_BYTES`.
+        A missing file, a directory, a device (``/dev/zero``: endless), a FIFO (it may never end), or a file larger than
+        :data:`MAX_FILE_BYTES`.
 
     Examples
     --------
@@ -64,10 +60,8 @@ def read_npy(path: str, name: str = "DATA") -> np.ndarray:
 
     Parameters
     ----------
-    path : str
-        A regular file (:func:`check_data_file`).
-    name : str
-        How errors name it.
+    path, name : str
+        A regular file (:func:`check_data_file`); how errors name it.
 
     Returns
     -------
@@ -76,8 +70,8 @@ def read_npy(path: str, name: str = "DATA") -> np.ndarray:
     Raises
     ------
     ParameterError
-        No NumPy header (e.g. text named ``.npy``), an empty file, a header whose shape needs more bytes than
-        the file has, a complex, object or other non-real dtype.
+        No NumPy header (e.g. text named ``.npy``), an empty file, a header whose shape needs more bytes than the file
+        has, a complex, object or other non-real dtype.
     """
     import os
 

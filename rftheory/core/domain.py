@@ -1,25 +1,21 @@
 """Random points of a result's *declared* domain, for sweeps and fuzzing.
 
-:mod:`rftheory.verify.engine` checks each result on a comfortable grid and, with the
-points drawn here, across the whole domain that its parameters declare
-(``Param.low``/``Param.high``): reals log-uniformly over many orders of
-magnitude (tiny and huge arguments included; now and then in the float64
-edge bands of :data:`REGIMES`), integers log-uniformly, the bounds themselves
-with some probability, choices uniformly.  Reals are
-returned as the exact ``Fraction`` of a float64 number, so the float64 and
-mpmath layers see the same input.
+Design notes: :doc:`/notes/core/domain`.
 """
 
 from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .errors import ParameterError
 from .params import Param
+
+if TYPE_CHECKING:
+    from .registry import Result
 
 __all__ = ["random_point", "random_points", "TINY", "REGIMES"]
 
@@ -71,30 +67,24 @@ def _int(p: Param, rng: np.random.Generator) -> int:
     return int(min(hi, max(lo, round(math.exp(rng.uniform(math.log(max(lo, 1)), math.log(max(hi, 1))))))))
 
 
-def random_point(result, rng: np.random.Generator, tries: int = 200, regime: str = "declared") -> dict[str, Any]:
+def random_point(result: Result, rng: np.random.Generator, tries: int = 200, regime: str = "declared") -> dict[str, Any]:
     """A random valid point of ``result``'s declared domain.
 
-    Parameters are drawn independently; points the cross-parameter check
-    refuses are redrawn (up to ``tries`` times).  Results whose parameters
-    are objects (vectors, matrices) supply ``Result.domain_point(rng)``.
+    Parameters are drawn independently; points the cross-parameter check refuses are redrawn (up to ``tries`` times).
+    Results whose parameters are objects (vectors, matrices) supply ``Result.domain_point(rng)``.
 
     Parameters
     ----------
-    result : Result
-        The result whose domain is sampled.
-    rng : numpy.random.Generator
-        Source of randomness.
-    tries : int, optional
-        Draws before giving up.
+    result, rng, tries
+        The result whose domain is sampled; source of randomness; draws before giving up.
     regime : str, optional
-        A key of :data:`REGIMES`: real parameters drawn in its range of magnitudes where
-        their domain reaches it (default: across the declared domain).
+        A key of :data:`REGIMES`: real parameters drawn in its range of magnitudes where their domain reaches it
+        (default: across the declared domain).
 
     Returns
     -------
     dict
-        Parameter values as the caller would pass them (reals as exact
-        ``Fraction`` of a float64, so every layer sees the same number).
+        Parameter values as a caller passes them (reals as exact ``Fraction`` of a float64: every layer sees one number).
 
     Raises
     ------
@@ -118,6 +108,7 @@ def random_point(result, rng: np.random.Generator, tries: int = 200, regime: str
             pt = {}
             for p in result.params:
                 if p.kind == "choice":
+                    assert p.choices, p.name  # a choice parameter declares its choices
                     pt[p.name] = p.choices[int(rng.integers(len(p.choices)))]
                 elif p.kind == "int":
                     if p.default is not None and callable(p.default) and rng.random() < 0.5:
@@ -136,28 +127,17 @@ def random_point(result, rng: np.random.Generator, tries: int = 200, regime: str
     raise RuntimeError(f"{result.id}: no valid random point in {tries} tries (last: {last})")
 
 
-def random_points(result, rng: np.random.Generator, n: int, regime: str = "declared") -> list[dict[str, Any]]:
+def random_points(result: Result, rng: np.random.Generator, n: int, regime: str = "declared") -> list[dict[str, Any]]:
     """``n`` random points of the declared domain (:func:`random_point`).
 
     Parameters
     ----------
-    result : Result
-        The result whose domain is sampled.
-    rng : numpy.random.Generator
-        Source of randomness.
-    n : int
-        Number of points.
-    regime : str, optional
-        As :func:`random_point`.
+    result, rng, n, regime
+        The result whose domain is sampled; source of randomness; number of points; as :func:`random_point`.
 
     Returns
     -------
     list of dict
-        ``n`` independent points.
-
-    Raises
-    ------
-    RuntimeError
-        As :func:`random_point`.
+        ``n`` independent points (RuntimeError as :func:`random_point`).
     """
     return [random_point(result, rng, regime=regime) for _ in range(n)]

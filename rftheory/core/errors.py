@@ -16,10 +16,8 @@ class ParameterError(RFTheoryError, ValueError):
 
     Parameters
     ----------
-    name : str
-        The parameter's name as users spell it (``d``, ``m``, ``v`` ...).
-    message : str
-        What is wrong with it.
+    name, message
+        The parameter's name as users spell it (``d``, ``m``, ``v`` ...); what is wrong with it.
     """
 
     def __init__(self, name: str, message: str):
@@ -27,7 +25,7 @@ class ParameterError(RFTheoryError, ValueError):
         self.message = message
         super().__init__(f"parameter {name!r}: {message}")
 
-    def __reduce__(self):  # picklable: raised in a worker process, re-raised in the parent
+    def __reduce__(self) -> tuple[type[ParameterError], tuple[str, str]]:  # picklable: raised in a worker process, re-raised in the parent
         return type(self), (self.name, self.message)
 
 
@@ -45,7 +43,7 @@ class UnknownResultError(RFTheoryError, KeyError):
     def __str__(self) -> str:  # KeyError quotes its message otherwise
         return str(self.args[0])
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type[UnknownResultError], tuple[str, list[str] | None]]:
         return type(self), (self.result_id, self.known)
 
 
@@ -60,40 +58,31 @@ class NoBallLayer(LayerUnavailableError):
 class RangeError(RFTheoryError, ArithmeticError):
     """A float64 value would overflow, underflow or lose its digits.
 
-    Raised instead of returning a silently wrong number; the message says
-    which layer to use instead (``layer="mpmath"``: :meth:`rftheory.Result.exact`,
-    ``rftheory eval ID --layer mpmath``).
+    Raised instead of returning a silently wrong number; the message says which layer to use instead
+    (``layer="mpmath"``: :meth:`rftheory.Result.exact`, ``rftheory eval ID --layer mpmath``).
     """
 
 
 class PrecisionError(RFTheoryError, ArithmeticError):
     """The digits asked for could not be agreed (two working precisions) within the precision budget.
 
-    Raised by :meth:`rftheory.Result.exact` when evaluations at increasing
-    working precision do not agree to the requested digits before the working
-    precision reaches :data:`rftheory.core.precision.WORK_DPS_MAX` -- instead of
-    returning digits that are not known to be right.
+    Notes: :doc:`/notes/core/errors`.
     """
 
 
-def as_typed(value, width: int = 40) -> str:
+def as_typed(value: object, width: int = 40) -> str:
     """A value as a user wrote it, for an error message: numbers plainly, huge ones cut.
 
     Parameters
     ----------
-    value : object
-        A parameter value: a string as typed, an int, a ``Fraction``, a float,
-        an ``mpmath.mpf`` or anything else.
-    width : int, optional
-        Longest text kept whole; longer text keeps its two ends and says how
-        long it was.
+    value, width
+        A parameter value (a string as typed, a number, anything); the longest text kept whole (a longer one keeps its
+        two ends and says how long it was).
 
     Returns
     -------
     str
-        ``-1`` for ``Fraction(-1, 1)``, ``1/3`` for ``Fraction(1, 3)``, a numeric
-        string as typed (no quotes), other strings quoted, a 300-digit integer as
-        ``99999999999999999999...99999 (300 digits)``.
+        Numbers plainly (``1/3``, a numeric string without quotes), other strings quoted.
 
     Examples
     --------

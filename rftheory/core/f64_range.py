@@ -1,25 +1,29 @@
 """The range guard every float64 layer passes through (:meth:`rftheory.Result.f64`, ``f64_scalar``).
 
-A float64 evaluator may lose a value that leaves the normal float64 range without noticing:
-an underflow to ``0.0``, a subnormal result (fewer than 53 significant bits: relative
-error up to ``2^{−1075}/|v|``, 1e-3 at 5e-321), a ``NaN`` from ``0·∞`` or ``∞ − ∞`` in
-between, or an overflow to ``±∞``.  :func:`guard_f64` turns each of these into
-:class:`~rftheory.core.errors.RangeError` naming the layer to use instead, once for all
-results.  A ``0.0`` stays only where the value is exactly zero: decided, at each distinct
-point that gave ``0.0``, by the result's mpmath layer agreed to a few digits
-(:func:`rftheory.core.precision.agreed` accepts a zero only when it survives a doubling
-of the working precision), so an exact zero (``z = 0``, no coupled pair ...) is kept and
-an underflow is refused.
+Design notes: :doc:`/notes/core/f64_range`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
 from .errors import LayerUnavailableError, PrecisionError, RangeError
+from .params import Param, Point
+
+_V = TypeVar("_V")
+
+
+class _MpmathLayer(Protocol):
+    """What the guard reads of a result (:class:`rftheory.core.registry.Result`, which imports this module)."""
+
+    @property
+    def params(self) -> tuple[Param, ...]: ...
+    @property
+    def mpmath(self) -> Callable[[dict[str, Any]], Any] | None: ...
+    def validate(self, **given: Any) -> Point: ...
 
 F64_NORMAL_MIN = float(np.finfo(float).tiny)  # the smallest normal float64
 
@@ -32,20 +36,16 @@ F64_MAX = float(np.finfo(float).max)
 _ZERO_DPS = 3
 
 
-def guard_f64(result_id: str, values: Any, mpmath_at: Callable[[tuple[Any, ...]], Any] | None) -> Any:
+def guard_f64(result_id: str, values: _V, mpmath_at: Callable[[tuple[Any, ...]], Any] | None) -> _V:
     """``values`` where each is ``0`` exactly or a normal finite float64, else :class:`RangeError`.
 
     Parameters
     ----------
-    result_id : str
-        The result, named in the message.
-    values : float, complex or numpy.ndarray
-        A float64 layer's output (complex values are judged by their modulus).
+    result_id, values
+        The result, named in the message; a float64 layer's output (complex values are judged by their modulus).
     mpmath_at : callable or None
-        ``mpmath_at(index) -> mpf`` evaluates the result's mpmath layer (inside the working
-        precision set by the caller of :func:`rftheory.core.precision.agreed`) at the
-        element ``index`` of ``values``; ``None`` where the result has no mpmath layer (a
-        ``0.0`` is then kept).
+        ``mpmath_at(index) -> mpf``: the mpmath layer at element ``index`` (:func:`mpmath_at_arrays`); ``None``: none
+        (a ``0.0`` is kept).
 
     Returns
     -------
@@ -54,8 +54,7 @@ def guard_f64(result_id: str, values: Any, mpmath_at: Callable[[tuple[Any, ...]]
     Raises
     ------
     RangeError
-        Where an element is NaN, infinite or subnormal, or ``0.0`` for a value that is not
-        exactly zero.
+        Where an element is NaN, infinite or subnormal, or ``0.0`` for a value that is not exactly zero.
 
     Examples
     --------
@@ -123,56 +122,53 @@ def _short(x: Any) -> str:
     return str(mp.nstr(x, 3))
 
 
-def mpmath_at_arrays(result: Any, given: dict[str, Any], shape: tuple[Any, ...]) -> Callable[[tuple[Any, ...]], Any] | None:
-    """For :meth:`rftheory.Result.f64`: ``index -> (key, thunk)``, the thunk evaluating
-    ``result``'s mpmath layer at the broadcast element ``index`` of the arguments ``given``
-    (numeric ones at the exact value of their float64 element, the rest as given).
+def mpmath_at_arrays(result: _MpmathLayer, given: dict[str, Any], shape: tuple[int, ...]
+                     ) -> Callable[[tuple[Any, ...]], tuple[tuple[tuple[str, Any], ...], Callable[[], Any]]] | None:
+    """For :meth:`rftheory.Result.f64`: ``index -> (key, thunk)``, the thunk evaluating ``result``'s mpmath layer at the
+    broadcast element ``index`` of the arguments ``given`` (numeric ones at the exact value of their float64 element,
+    the rest as given).
 
     Parameters
     ----------
-    result : Any
-        The result.
-    given : dict
-        The parameters, by name.
-    shape : tuple
-        The broadcast shape of the numeric arguments.
+    result, given, shape
+        The result; the parameters, by name; the broadcast shape of the numeric arguments.
 
     Returns
     -------
     Callable[[tuple], Any] | None
         The map from an element index to ``(key, thunk)``; ``None`` when the result has no mpmath layer.
     """
-    if result.mpmath is None:
+    evaluate = result.mpmath
+    if evaluate is None:
         return None
     from fractions import Fraction
 
     numeric = {q.name for q in result.params if q.kind in ("int", "real")}
 
-    def at(i: tuple[Any, ...]):
+    def at(i: tuple[Any, ...]) -> tuple[tuple[tuple[str, Any], ...], Callable[[], Any]]:
         kw = {k: (Fraction(float(np.broadcast_to(np.asarray(v, float), shape)[i])) if k in numeric else v)
               for k, v in given.items()}
         key = tuple(sorted((k, v) for k, v in kw.items() if k in numeric))
         p = result.validate(**kw)
-        return key, lambda: result.mpmath(p)
+        return key, lambda: evaluate(p)
 
     return at
 
 
-def mpmath_at_point(result: Any, point: Any) -> Callable[[tuple[Any, ...]], Any] | None:
+def mpmath_at_point(result: _MpmathLayer, point: Point) -> Callable[[tuple[Any, ...]], tuple[tuple[()], Callable[[], Any]]] | None:
     """For :meth:`rftheory.Result.f64_scalar`: the same at its one validated ``point``.
 
     Parameters
     ----------
-    result : Any
-        The result.
-    point : Any
-        The validated point.
+    result, point
+        The result; the validated point.
 
     Returns
     -------
     Callable[[tuple], Any] | None
         The map from the empty index to ``((), thunk)``; ``None`` when the result has no mpmath layer.
     """
-    if result.mpmath is None:
+    evaluate = result.mpmath
+    if evaluate is None:
         return None
-    return lambda i: ((), lambda: result.mpmath(point))
+    return lambda i: ((), lambda: evaluate(point))

@@ -1,15 +1,14 @@
 """Modules imported on first use, so that ``import rftheory`` and the command line start fast.
 
-sympy (~0.35 s) and scipy.special (~0.25 s) are needed only when a symbolic
-layer or a float64 evaluator actually runs; ``rftheory list`` and ``--help``
-never do.  ``sp = lazy("sympy")`` at the top of a module keeps the code below
-unchanged (``sp.Rational(1, 2)``): the first attribute access imports the
-real module, later ones go straight to it.
+sympy (~0.35 s) and scipy.special (~0.25 s) are needed only when a symbolic layer or a float64 evaluator actually runs;
+``rftheory list`` and ``--help`` never do.  ``sp = lazy("sympy")`` at the top of a module keeps the code below unchanged
+(``sp.Rational(1, 2)``): the first attribute access imports the real module, later ones go straight to it.
 """
 
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
 __all__ = ["lazy"]
 
@@ -23,7 +22,7 @@ class _LazyModule:
         object.__setattr__(self, "_name", name)
         object.__setattr__(self, "_module", None)
 
-    def __getattr__(self, attr):
+    def __getattr__(self, attr: str) -> Any:
         mod = object.__getattribute__(self, "_module")
         if mod is None:
             mod = importlib.import_module(object.__getattribute__(self, "_name"))
@@ -34,7 +33,7 @@ class _LazyModule:
         return f"<lazy module {object.__getattribute__(self, '_name')!r}>"
 
 
-def lazy(name: str):
+def lazy(name: str) -> Any:
     """A module imported on first attribute access.
 
     Parameters

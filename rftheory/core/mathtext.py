@@ -1,13 +1,6 @@
 """The registry's LaTeX statements as Unicode math for a terminal (``rftheory show``, ``help(result)``).
 
-:func:`unicode_math` reads the subset of LaTeX math the statements use
-(fractions, roots, scripts, Greek letters, ``\\mathbb``/``\\mathcal``
-letters, accents, ``\\text`` and operator names, spacing and sizing
-commands) and writes plain Unicode: ``\\frac{e^{v^2}}{m}`` becomes
-``e^(v²)/m``.  Scripts become Unicode super- and subscripts where every
-character has one, else ``^(…)`` / ``_(…)``.  It is a display aid, not a
-LaTeX implementation: an unknown command is kept as its name, so nothing is
-silently dropped.  ``rftheory show --latex`` prints the LaTeX itself.
+Design notes: :doc:`/notes/core/mathtext`.
 """
 
 from __future__ import annotations
@@ -223,11 +216,10 @@ def unicode_math(latex: str) -> str:
     Returns
     -------
     str
-        Plain Unicode: fractions as ``a/b`` (a numerator or denominator that
-        is not one term parenthesised, and the fraction itself when a factor
-        or a script follows it: ``(a/b)c``, never ``a/bc``),
-        roots as ``√``, scripts as Unicode super- and subscripts where every
-        character has one (else ``^(…)``), Greek letters, ``𝔼``, ``‖x‖``, ``ᵀ``.
+        Plain Unicode: fractions as ``a/b`` (a numerator or denominator that is not one term parenthesised, and the
+        fraction itself when a factor or a script follows it: ``(a/b)c``, never ``a/bc``), roots as ``√``, scripts as
+        Unicode super- and subscripts where every character has one (else ``^(…)``), Greek letters, ``𝔼``, ``‖x‖``,
+        ``ᵀ``.
 
     Examples
     --------

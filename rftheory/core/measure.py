@@ -1,27 +1,18 @@
 """Raw measurements: what a result's own checks report, without a verdict.
 
-A result that is not one number (an ordering, a bound, an optimum, a second
-Monte Carlo statistic) contributes checks through ``Result.checks(mode,
-seed)``, which yields :class:`Measurement` objects built with the
-constructors below.  A measurement carries the numbers and the *claim*
-(agreement to so many digits, a relative tolerance, an inequality, a
-z-score); only :mod:`rftheory.verify.engine` turns it into a verdict
-(:func:`rftheory.verify.engine.judge`), and only verify chooses the z bound, from the
-family-wise false-failure budget ``ALPHA`` of the whole run.  A check that
-reports z-scores declares how many per mode (``Result.checks_z``) so that the
-bound is fixed before any sample is drawn.
-
-This module sits below the papers and the verification layer (no import
-cycle): papers import it, verify imports it, it imports neither.
+Design notes: :doc:`/notes/core/measure`.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import as_typed
+
+if TYPE_CHECKING:
+    from .montecarlo import MCEstimate
 
 __all__ = ["Measurement", "agreement", "relative", "bound", "zscore", "fact", "failure", "RELATIONS"]
 
@@ -43,19 +34,17 @@ class Measurement:
     kind : {"digits", "relative", "bound", "z", "fact", "error"}
         Which claim; see the constructors.
     value, reference
-        The measured value and what it is compared with (mpmath or float
-        numbers; for ``"z"`` the Monte Carlo mean and the exact value).
+        The measured value and what it is compared with (mpmath or float numbers; for ``"z"`` the Monte Carlo mean and
+        the exact value).
     need : float
-        Digits (``"digits"``), relative tolerance (``"relative"``); unused
-        otherwise.
+        Digits (``"digits"``), relative tolerance (``"relative"``); unused otherwise.
     relation : str
         ``"bound"``: one of :data:`RELATIONS`; ``"z"``: one of :data:`SIDES`.
     se, n, se_ratio
-        ``"z"``: the standard error used, the number of replicates and
-        ``se_batch/se``.
+        ``"z"``: the standard error used, the number of replicates and ``se_batch/se``.
     skew : float or None
-        ``"z"``: the skewness ``λ`` of the mean when the verdict uses Hall's
-        corrected statistic (:func:`rftheory.core.montecarlo.hall`), else ``None``.
+        ``"z"``: the skewness ``λ`` of the mean when the verdict uses Hall's corrected statistic
+        (:func:`rftheory.core.montecarlo.hall`), else ``None``.
     holds : bool or None
         ``"fact"``: the observed truth of a logical property.
     detail : str
@@ -78,17 +67,13 @@ class Measurement:
     detail: str = ""
 
 
-def agreement(result: str, point: str, check: str, value, reference, digits: float) -> Measurement:
+def agreement(result: str, point: str, check: str, value: Any, reference: Any, digits: float) -> Measurement:
     """Claim: ``value`` and ``reference`` agree to ``digits`` significant digits.
 
     Parameters
     ----------
-    result : str
-        Result ID.
-    point : str
-        The parameter point, as text.
-    check : str
-        Name of the check.
+    result, point, check : str
+        Result ID; the parameter point, as text; name of the check.
     value, reference : number
         The two numbers (mpmath, float, or anything ``mpmath.mpf`` accepts).
     digits : float
@@ -107,17 +92,13 @@ def agreement(result: str, point: str, check: str, value, reference, digits: flo
     return Measurement(result, point, check, "digits", value, reference, need=float(digits))
 
 
-def relative(result: str, point: str, check: str, value, reference, rtol: float) -> Measurement:
+def relative(result: str, point: str, check: str, value: Any, reference: Any, rtol: float) -> Measurement:
     """Claim: ``|value − reference| <= rtol · |reference|``.
 
     Parameters
     ----------
-    result : str
-        Result ID.
-    point : str
-        The parameter point, as text.
-    check : str
-        Name of the check.
+    result, point, check : str
+        Result ID; the parameter point, as text; name of the check.
     value, reference : number
         The measured value and its reference.
     rtol : float
@@ -131,20 +112,15 @@ def relative(result: str, point: str, check: str, value, reference, rtol: float)
     return Measurement(result, point, check, "relative", value, reference, need=float(rtol))
 
 
-def bound(result: str, point: str, check: str, value, relation: str, reference) -> Measurement:
+def bound(result: str, point: str, check: str, value: Any, relation: str, reference: Any) -> Measurement:
     """Claim: ``value RELATION reference``.
 
-    The comparison is made on the numbers as given, so pass mpmath or
-    rational values where rounding matters.
+    The comparison is made on the numbers as given, so pass mpmath or rational values where rounding matters.
 
     Parameters
     ----------
-    result : str
-        Result ID.
-    point : str
-        The parameter point, as text.
-    check : str
-        Name of the check.
+    result, point, check : str
+        Result ID; the parameter point, as text; name of the check.
     value : number
         The measured value.
     relation : {"<", "<=", ">", ">=", "=="}
@@ -160,47 +136,38 @@ def bound(result: str, point: str, check: str, value, relation: str, reference) 
     Raises
     ------
     ValueError
-        ``relation`` is not one of :data:`RELATIONS` (a programming error in
-        a result's checks, not bad user input).
+        ``relation`` is not one of :data:`RELATIONS` (a programming error in a result's checks, not bad user input).
     """
     if relation not in RELATIONS:
         raise ValueError(f"relation must be one of {RELATIONS}, got {as_typed(relation)}")
     return Measurement(result, point, check, "bound", value, reference, relation=relation)
 
 
-def zscore(result: str, point: str, check: str, estimate, reference, side: str = "two",
+def zscore(result: str, point: str, check: str, estimate: MCEstimate, reference: Any, side: str = "two",
            skew_corrected: bool = False) -> Measurement:
-    """Claim about a Monte Carlo mean (an :class:`~rftheory.core.montecarlo.MCEstimate`):
-    it estimates ``reference`` (``side="two"``), or a quantity ``>=`` / ``<=`` it.
+    """Claim about a Monte Carlo mean (an :class:`~rftheory.core.montecarlo.MCEstimate`): it estimates ``reference``
+    (``side="two"``), or a quantity ``>=`` / ``<=`` it.
 
-    The z-score uses the conservative standard error ``estimate.se_used``;
-    verify compares it with the run's Bonferroni bound.
+    The z-score uses the conservative standard error ``estimate.se_used``; verify compares it with the run's Bonferroni
+    bound.
 
     Parameters
     ----------
-    result : str
-        Result ID.
-    point : str
-        The parameter point, as text.
-    check : str
-        Name of the check.
-    estimate : MCEstimate
-        The Monte Carlo mean with its standard errors.
+    result, point, check, estimate
+        Result ID; the parameter point, as text; name of the check; the Monte Carlo mean with its standard errors.
     reference : number
         The exact value (or bound).
     side : {"two", ">=", "<="}, optional
-        ``"two"``: the mean estimates ``reference``; ``">="`` / ``"<="``: the
-        true mean is at least / at most ``reference`` (:data:`SIDES`).
+        ``"two"``: the mean estimates ``reference``; ``">="`` / ``"<="``: the true mean is at least / at most
+        ``reference`` (:data:`SIDES`).
     skew_corrected : bool, optional
-        Judge Hall's skewness-corrected statistic
-        (:func:`rftheory.core.montecarlo.hall` with ``estimate.skew``) instead of
-        the plain z: for skewed replicates such as squared errors.
+        Judge Hall's skewness-corrected statistic (:func:`rftheory.core.montecarlo.hall` with ``estimate.skew``) instead
+        of the plain z: for skewed replicates such as squared errors.
 
     Returns
     -------
     Measurement
-        Of kind ``"z"``, carrying ``se = estimate.se_used``, ``n`` and
-        ``se_ratio``.
+        Of kind ``"z"``, carrying ``se = estimate.se_used``, ``n`` and ``se_ratio``.
 
     Raises
     ------
@@ -215,20 +182,13 @@ def zscore(result: str, point: str, check: str, estimate, reference, side: str =
 
 
 def fact(result: str, point: str, check: str, holds: bool, value: Any = "", reference: Any = "") -> Measurement:
-    """Claim: a logical property holds (e.g. an exact expression simplifies to
-    zero); ``value``/``reference`` are shown.  Prefer :func:`bound` or
-    :func:`agreement` where the property is a comparison of numbers.
+    """Claim: a logical property holds (e.g. an exact expression simplifies to zero); ``value``/``reference`` are shown.
+    Prefer :func:`bound` or :func:`agreement` where the property is a comparison of numbers.
 
     Parameters
     ----------
-    result : str
-        Result ID.
-    point : str
-        The parameter point, as text.
-    check : str
-        Name of the check.
-    holds : bool
-        Whether the property was observed to hold.
+    result, point, check, holds
+        Result ID; the parameter point, as text; name of the check; whether the property was observed to hold.
     value, reference : optional
         Shown with the outcome.
 
@@ -245,14 +205,8 @@ def failure(result: str, point: str, check: str, exc: BaseException | str) -> Me
 
     Parameters
     ----------
-    result : str
-        Result ID.
-    point : str
-        The parameter point, as text.
-    check : str
-        Name of the check.
-    exc : BaseException or str
-        The exception raised, or a description.
+    result, point, check, exc
+        Result ID; the parameter point, as text; name of the check; the exception raised, or a description.
 
     Returns
     -------

@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 __all__ = ["MCEstimate", "summarize", "hall", "z_threshold", "spawn", "pair_mean"]
 
@@ -22,20 +23,13 @@ class MCEstimate:
 
     Attributes
     ----------
-    mean : float
-        Sample mean of the replicates.
-    se : float
-        Standard error of the mean, ``std(ddof=1)/sqrt(n)``.
-    n : int
-        Number of replicates.
+    mean, se, n
+        Sample mean of the replicates, its standard error ``std(ddof=1)/√n``, the number of replicates.
     se_batch : float
-        Standard error from ``batches`` batch means; for independent
-        replicates it estimates the same quantity as ``se``.  A ratio
-        ``se_batch/se`` far from 1 means the tail is too heavy for the error
-        bar to be trusted at this ``n``.
+        Standard error from batch means: it estimates ``se`` for independent replicates; ``se_batch/se`` far from 1
+        means the tail is too heavy for the error bar to be trusted at this ``n``.
     skew : float
-        Skewness of the *mean*, ``λ = γ̂/√n`` (``γ̂`` the sample skewness of
-        the replicates; NaN without spread), for Hall's correction :func:`hall`.
+        Skewness of the *mean*, ``λ = γ̂/√n`` (NaN without spread), for Hall's correction :func:`hall`.
     """
 
     mean: float
@@ -69,8 +63,7 @@ class MCEstimate:
         Returns
         -------
         float
-            ``(mean − exact)/se_used``; with ``se_used = 0``, 0 if the mean
-            equals ``exact`` and ``inf`` otherwise.
+            ``(mean − exact)/se_used``; with ``se_used = 0``, 0 if the mean equals ``exact`` and ``inf`` otherwise.
 
         Examples
         --------
@@ -86,21 +79,18 @@ class MCEstimate:
         return f"{self.mean:.6g} ± {self.se_used:.2g} (n={self.n})"
 
 
-def summarize(samples, batches: int = 50) -> MCEstimate:
+def summarize(samples: npt.ArrayLike, batches: int = 50) -> MCEstimate:
     """Summarize independent replicates as an :class:`MCEstimate`.
 
     Parameters
     ----------
-    samples : array_like, shape (n,)
-        Independent replicates (converted to float64 numpy).
-    batches : int
-        Number of batch means for :attr:`MCEstimate.se_batch`.
+    samples, batches
+        Independent replicates (converted to float64 numpy); number of batch means for :attr:`MCEstimate.se_batch`.
 
     Returns
     -------
     MCEstimate
-        Mean, ``se = std(ddof=1)/√n``, ``n`` and the batch-means standard
-        error (NaN with fewer than 4 replicates).
+        Mean, ``se = std(ddof=1)/√n``, ``n`` and the batch-means standard error (NaN with fewer than 4 replicates).
 
     Raises
     ------
@@ -143,21 +133,13 @@ def hall(z: float, lam: float) -> float:
     .. math:: T = z + \frac{\lambda}{6} + \frac{\lambda}{3} z^2 + \frac{\lambda^2}{27} z^3
        = \frac{(1 + \lambda z/3)^3 - 1}{\lambda} + \frac{\lambda}{6}
 
-    with ``λ = γ/√n`` the skewness of a mean of ``n`` replicates.  The plain
-    studentised mean of skewed replicates is normal only in the limit; ``T``
-    removes the ``O(n^{-1/2})`` term of its Edgeworth expansion and, unlike
-    Johnson's quadratic, is increasing in ``z`` (its derivative is
-    ``(1 + λz/3)² ≥ 0``), so a larger deviation always gives a larger
-    statistic (P. Hall, *JRSS B* 54 (1992) 221–228; N. J. Johnson, *JASA* 73
-    (1978) 536–544).  Every skew-corrected mean test of rftheory
-    (:mod:`rftheory.audit.mean_test`, verify's ``predict`` checks) uses it.
+    with ``λ = γ/√n`` the skewness of a mean of ``n`` replicates (P. Hall, *JRSS B* 54 (1992) 221–228; why it is
+    monotone and where it is used: :doc:`/notes/core/montecarlo`).
 
     Parameters
     ----------
-    z : float
-        The plain statistic (estimate minus hypothesis over its standard error).
-    lam : float
-        Estimated skewness of the estimate (``γ̂/√n`` for a mean of ``n``).
+    z, lam
+        The plain statistic (estimate minus hypothesis over its standard error); the skewness of the estimate.
 
     Returns
     -------
@@ -175,22 +157,18 @@ def hall(z: float, lam: float) -> float:
 def z_threshold(alpha: float, k: int = 1) -> float:
     """Two-sided z bound with Bonferroni correction over ``k`` tests.
 
-    A correct implementation exceeds it with probability at most ``alpha``
-    (in the normal approximation of the mean):
+    A correct implementation exceeds it with probability at most ``alpha`` (normal approximation of the mean):
 
     .. math:: z_{\\max} = \\Phi^{-1}\\Big(1 - \\frac{\\alpha}{2k}\\Big)
 
     Parameters
     ----------
-    alpha : float
-        Family-wise false-failure probability, ``0 < alpha < 1``.
-    k : int, optional
-        Number of z-tests in the family.
+    alpha, k
+        Family-wise false-failure probability, ``0 < alpha < 1``; number of z-tests in the family.
 
     Returns
     -------
     float
-        The bound on ``|z|``.
 
     Raises
     ------
@@ -211,20 +189,15 @@ def z_threshold(alpha: float, k: int = 1) -> float:
     return float(stats.norm.isf(alpha / (2 * max(k, 1))))
 
 
-def spawn(seed, key: str) -> np.random.Generator:
+def spawn(seed: int | np.random.SeedSequence, key: str) -> np.random.Generator:
     """A Generator for the named task, independent of task order and workers.
 
-    The key (e.g. ``"simrf.prf_mse|mc|d=8, m=8, v=1/2, coupling=orthogonal"``,
-    as built by :mod:`rftheory.verify.engine`) is hashed into the
-    ``spawn_key`` of a :class:`numpy.random.SeedSequence`, so every grid point
-    gets the same stream whichever worker runs it and in whatever order.
+    Notes: :doc:`/notes/core/montecarlo`.
 
     Parameters
     ----------
-    seed : int or numpy.random.SeedSequence
-        The run's seed.
-    key : str
-        The task's key.
+    seed, key
+        The run's seed; the task's key.
 
     Returns
     -------
@@ -247,7 +220,7 @@ def spawn(seed, key: str) -> np.random.Generator:
     return np.random.default_rng(ss)
 
 
-def pair_mean(e, axis: int = -1):
+def pair_mean(e: npt.NDArray[np.float64], axis: int = -1) -> npt.NDArray[np.float64] | np.float64:
     """Mean over ordered pairs ``i ≠ j`` of ``e_i e_j`` along ``axis``.
 
     .. math:: \\frac{1}{n(n-1)}\\sum_{i\\ne j} e_i e_j
@@ -257,10 +230,8 @@ def pair_mean(e, axis: int = -1):
 
     Parameters
     ----------
-    e : numpy.ndarray
-        Per-vector terms, ``n ≥ 2`` along ``axis``.
-    axis : int, optional
-        The axis of the ``n`` vectors.
+    e, axis
+        Per-vector terms, ``n ≥ 2`` along ``axis``; the axis of the ``n`` vectors.
 
     Returns
     -------
@@ -277,4 +248,5 @@ def pair_mean(e, axis: int = -1):
     """
     n = e.shape[axis]
     s = e.sum(axis=axis)
-    return (s * s - (e * e).sum(axis=axis)) / (n * (n - 1))
+    out: npt.NDArray[np.float64] | np.float64 = (s * s - (e * e).sum(axis=axis)) / (n * (n - 1))
+    return out

@@ -1,10 +1,8 @@
 """Parameters of results: their domains, parsing and validation.
 
-Real parameters are kept *exact*: ``"0.1"`` becomes ``Fraction(1, 10)``, so the
-symbolic layer sees the rational 1/10 and the mpmath layer rounds it once at
-its working precision.  A Python ``float`` is read through its shortest
-``repr`` (``0.1`` also means 1/10); pass a ``Fraction`` to mean a binary float
-exactly.
+Real parameters are kept *exact*: ``"0.1"`` becomes ``Fraction(1, 10)``, so the symbolic layer sees the rational 1/10
+and the mpmath layer rounds it once at its working precision.  A Python ``float`` is read through its shortest ``repr``
+(``0.1`` also means 1/10); pass a ``Fraction`` to mean a binary float exactly.
 """
 
 from __future__ import annotations
@@ -14,11 +12,18 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from numbers import Integral, Real
-from typing import Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import mpmath
 
 from .errors import ParameterError, as_typed
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+#: a cross-parameter check of a result: ``check(values)`` raises ParameterError or returns None
+CrossCheck = Callable[[dict[str, Any]], None]
 
 __all__ = ["Param", "OptionalParam", "absent", "Point", "to_fraction", "mpf", "sym", "validate_params", "array_twin", "objects_only",
            "refuse_first"]
@@ -75,7 +80,7 @@ def to_fraction(name: str, value: Any) -> Fraction:
     raise ParameterError(name, f"expected a real number, got {type(value).__name__} {as_typed(value)}")
 
 
-def fmt_bound(b) -> str:
+def fmt_bound(b: Fraction | float | int) -> str:
     """A domain bound as people write it: ``100000``, ``0.125``, ``1e-100``, ``2/3``.
 
     Parameters
@@ -116,9 +121,8 @@ def mpf(x: Fraction | int) -> mpmath.mpf:
     return mpmath.mpf(x)
 
 
-def sym(x: Fraction | int):
-    """An exact parameter as a sympy number (sympy is imported on first use:
-    the command line starts without it).
+def sym(x: Fraction | int) -> Any:
+    """An exact parameter as a sympy number (sympy is imported on first use: the command line starts without it).
 
     Parameters
     ----------
@@ -141,26 +145,19 @@ class Param:
 
     Parameters
     ----------
-    name : str
-        Name as the results and the CLI spell it.
+    name, doc : str
+        The name as the results and the CLI spell it; one line for ``rftheory list`` and the docs.
     kind : {"int", "real", "choice", "object"}
-        ``int`` and ``real`` are parsed exactly; ``choice`` is a string from
-        ``choices``; ``object`` is passed through to ``check`` (arrays,
-        matrices).
-    doc : str
-        One line for ``rftheory list`` and the docs.
-    low, high : int, float or Fraction, optional
-        Bounds of the domain.
-    low_open, high_open : bool
-        Whether the bounds are excluded.
+        ``int`` and ``real`` are parsed exactly; ``choice`` is one of ``choices``; ``object`` goes to ``check``.
+    low, high, low_open, high_open
+        Bounds of the domain (int, float or Fraction, optional); whether each is excluded.
     choices : tuple of str, optional
         Allowed values of a ``choice`` parameter.
     default : optional
-        Value used when the caller omits the parameter; a callable receives
-        the other (validated) parameters, e.g. ``x_norm`` defaults to ``v/2``.
+        Value used when the caller omits the parameter; a callable receives the other (validated) parameters, e.g.
+        ``x_norm`` defaults to ``v/2``.
     check : callable, optional
-        Extra validation ``check(value) -> value`` for ``object`` parameters;
-        raises :class:`ParameterError`.
+        Extra validation ``check(value) -> value`` for ``object`` parameters; raises :class:`ParameterError`.
     """
 
     name: str
@@ -207,7 +204,6 @@ class Param:
         Returns
         -------
         int, Fraction, str or object
-            The exact value.
 
         Raises
         ------
@@ -251,24 +247,16 @@ class Param:
         return x
 
 
-    def parse_array(self, values, where: str = "", hint: str = ""):
+    def parse_array(self, values: npt.ArrayLike, where: str = "", hint: str = "") -> npt.NDArray[np.float64]:
         """Check a whole array of values against the domain, in one vectorized pass.
 
-        The float64 layer's twin of :meth:`parse` (``Result.f64``,
-        :func:`rftheory.predict.pairs.evaluate`): each element is compared at its
-        exact binary value with the bounds (exact rationals or floats), and the
-        parameter's ``check`` (e.g. ``D`` even) runs exactly, once per distinct
-        value, so an element is refused here exactly when :meth:`parse`
-        refuses it.
+        Notes: :doc:`/notes/core/params`.
 
         Parameters
         ----------
-        values : array_like of int or float
-            The values (any shape).
-        where : str, optional
-            The result's ID, for the message.
-        hint : str, optional
-            Appended to the message (e.g. what to do about it).
+        values, where, hint
+            The values (any shape); the result's ID, for the message; appended to the message (e.g. what to do about
+            it).
 
         Returns
         -------
@@ -278,10 +266,8 @@ class Param:
         Raises
         ------
         ParameterError
-            Naming this parameter, the first offending element (its index and
-            value) and the domain, if an element is not a finite number of
-            the domain (a non-integer for an ``int`` parameter included) or
-            ``check`` refuses it.
+            Naming this parameter, the first offending element (its index and value) and the domain, if an element is
+            not a finite number of the domain (a non-integer for an ``int`` parameter included) or ``check`` refuses it.
 
         Examples
         --------
@@ -299,7 +285,7 @@ class Param:
         at = f"{where}: " if where else ""
         tail = f"; {hint}" if hint else ""
 
-        def refuse(bad, what, got=True):
+        def refuse(bad: npt.NDArray[np.bool_], what: str, got: bool = True) -> NoReturn:
             i = int(np.flatnonzero(np.ravel(bad))[0])
             idx = tuple(int(j) for j in np.unravel_index(i, arr.shape)) if arr.ndim > 1 else i
             value = f", got {float(arr.ravel()[i])!r}" if got else ""
@@ -317,7 +303,7 @@ class Param:
                     refuse(arr == x, exc.message, got=False)  # the check's message names the value
         return arr
 
-    def _edges(self):
+    def _edges(self) -> list[tuple[float, bool, bool, bool, Fraction | float | int]]:
         """``(edge, is_low, opened, exact, bound)`` of each bound: a bound compared as a float is exact when it is one; a rational bound (2/3) is compared through its two neighbouring floats."""
         import numpy as np
 
@@ -335,7 +321,7 @@ class Param:
             out.append((edge, is_low, bool(opened), exact, bound))
         return out
 
-    def _array_all_fine(self, arr, integral: bool) -> bool:
+    def _array_all_fine(self, arr: npt.NDArray[np.float64], integral: bool) -> bool:
         """Whether every element is finite, in the bounds and (``int``) an integer: the refusals of :meth:`parse_array` but ``check``, in as few passes as the bounds need."""
         import numpy as np
 
@@ -354,7 +340,8 @@ class Param:
         assert ok is not None  # set by an edge or by the finiteness test above
         return bool(ok.all())
 
-    def _refuse_array(self, arr, refuse) -> None:
+    def _refuse_array(self, arr: npt.NDArray[np.float64],
+                      refuse: Callable[[npt.NDArray[np.bool_], str], NoReturn]) -> None:
         """The first refusal of :meth:`parse_array` (finite, integer, bounds), raised by ``refuse``."""
         import numpy as np
 
@@ -378,22 +365,12 @@ class Param:
 class Point(dict[str, Any]):
     """A validated point of a result: its parameters, exact and complete.
 
-    Made only by :func:`validate_params` (``Result.at``): integers as ``int``,
-    reals as exact ``Fraction``, choices as ``str``, objects as their checked
-    value, defaults filled in.  Every layer derives its view from it, so a
-    parameter is parsed and checked once on its way to any evaluator: the
-    mpmath layer rounds the fractions at its working precision (:func:`mpf`),
-    the symbolic layer makes rationals (:func:`sym`), the float64 layer reads
-    :meth:`float64_view`.
+    Notes: :doc:`/notes/core/params`.
 
     Parameters
     ----------
-    values : dict
-        The validated values.
-    result : str
-        The ID of the result the point was validated for.
-    kinds : dict
-        Parameter name to kind (``"int"``, ``"real"``, ``"choice"``, ``"object"``).
+    values, result, kinds
+        The validated values; the ID of the result they were validated for; parameter name to kind.
     """
 
     def __init__(self, values: Mapping[str, Any], result: str, kinds: Mapping[str, str]):
@@ -407,9 +384,8 @@ class Point(dict[str, Any]):
         Returns
         -------
         dict
-            Numeric parameters rounded once to float64 (as 0-d arrays, the
-            shape :func:`rftheory.core.registry.validate_arrays` gives a scalar),
-            other parameters as validated.
+            Numeric parameters rounded once to float64 (as 0-d arrays, the shape
+            :func:`rftheory.core.registry.validate_arrays` gives a scalar), other parameters as validated.
         """
         import numpy as np
 
@@ -423,19 +399,14 @@ def validate_params(
     where: str,
     check: Callable[[dict[str, Any]], None] | None = None,
 ) -> Point:
-    """Validate ``given`` against ``params``: unknown names, missing values,
-    domains, defaults, then the cross-parameter ``check``.
+    """Validate ``given`` against ``params``: unknown names, missing values, domains, defaults, then the cross-parameter
+    ``check``.
 
     Parameters
     ----------
-    params : tuple of Param
-        The result's parameters.
-    given : mapping
-        Name to value (numbers, strings from the command line, objects).
-    where : str
-        The result's ID, for messages.
-    check : callable, optional
-        Cross-parameter validation ``check(values)``.
+    params, given, where, check
+        The result's parameters; name to value (numbers, strings from the command line, objects); the result's ID, for
+        messages; cross-parameter validation ``check(values)``.
 
     Returns
     -------
@@ -471,21 +442,15 @@ def validate_params(
     return Point(out, where, {p.name: p.kind for p in params})
 
 
-def array_twin(on_arrays: Callable[[dict[str, Any]], None]):
+def array_twin(on_arrays: Callable[[dict[str, Any]], None]) -> Callable[[CrossCheck], CrossCheck]:
     """Give a cross-parameter check its vectorized twin (for ``Result.f64``).
 
-    :func:`rftheory.core.registry.validate_arrays` calls ``check.on_arrays(values)``
-    once on the whole broadcast float64 arrays instead of ``check`` once per
-    element.  The twin must refuse exactly the elements ``check`` refuses at
-    their exact binary values (error-free float arithmetic where it compares
-    sums), raising :class:`ParameterError` naming the parameter and the first
-    offending element.
+    Notes: :doc:`/notes/core/params`.
 
     Parameters
     ----------
     on_arrays : callable
-        ``on_arrays(values)``; numeric values are float64 arrays of one shape,
-        the others as validated.
+        ``on_arrays(values)``; numeric values are float64 arrays of one shape, the others as validated.
 
     Returns
     -------
@@ -493,14 +458,14 @@ def array_twin(on_arrays: Callable[[dict[str, Any]], None]):
         A decorator that sets ``check.on_arrays`` and returns ``check``.
     """
 
-    def mark(check):
-        check.on_arrays = on_arrays
+    def mark(check: CrossCheck) -> CrossCheck:
+        setattr(check, "on_arrays", on_arrays)  # noqa: B010  (a function's attribute: not in Callable's type)
         return check
 
     return mark
 
 
-def objects_only(check):
+def objects_only(check: CrossCheck) -> CrossCheck:
     """Mark a cross-parameter check that reads only non-numeric parameters (choices, objects).
 
     Its verdict is the same at every element of the arrays, so its twin
@@ -516,34 +481,25 @@ def objects_only(check):
     callable
         ``check``, with ``check.on_arrays = check``.
     """
-    check.on_arrays = check
+    setattr(check, "on_arrays", check)  # noqa: B010  (a function's attribute: not in Callable's type)
     return check
 
 
-def refuse_first(*cases):
+def refuse_first(*cases: tuple[str, npt.ArrayLike, str | Callable[..., str]]) -> None:
     """Raise the refusal of the first offending element of whole arrays, if any.
 
-    The vectorized twins (:func:`array_twin`) decide each condition of a scalar
-    check on whole arrays; the scalar check, run element by element, would stop
-    at the first element failing any of them, with the first condition (in its
-    own order) failing there.  This picks that element and that condition.
+    Notes: :doc:`/notes/core/params`.
 
     Parameters
     ----------
     *cases : tuple (name, bad, what)
-        In the scalar check's order: the parameter named, a boolean array (True
-        where the condition refuses the element; all of one shape) and the
-        message, a string or ``what(i)`` of the flat index ``i``.
-
-    Returns
-    -------
-    None
-        If no element is refused.
+        In the scalar check's order: the parameter named, a boolean array (True where the condition refuses the element;
+        all of one shape) and the message, a string or ``what(i)`` of the flat index ``i``.
 
     Raises
     ------
     ParameterError
-        Naming the parameter and the element (its index in the arrays).
+        Naming the parameter and the element (its index in the arrays); nothing when no element is refused.
 
     Examples
     --------
@@ -581,18 +537,17 @@ class OptionalParam(Param):
     """A parameter that may be absent: ``parse(None)`` is ``None``; with ``default=absent`` it stays
     ``None`` unless given, and the result's ``check`` decides when it is required."""
 
-    def parse(self, value):
+    def parse(self, value: Any) -> Any:
         """Validate one value, or pass ``None`` (absent) through.
 
         Parameters
         ----------
         value
-            ``None``, or what :meth:`Param.parse` accepts.
+            ``None`` (returned as is), or what :meth:`Param.parse` accepts.
 
         Returns
         -------
         int, Fraction, str, object or None
-            ``None`` for ``None``, else :meth:`Param.parse` of the value.
 
         Raises
         ------
@@ -602,18 +557,17 @@ class OptionalParam(Param):
         return None if value is None else super().parse(value)
 
 
-def absent(_p) -> None:
+def absent(_p: dict[str, Any]) -> None:
     """The default of an :class:`OptionalParam` that stays absent unless given.
 
     Parameters
     ----------
     _p : dict
-        The parameters validated so far (unused: the default is always absent).
+        The parameters validated so far (unused).
 
     Returns
     -------
     None
-        Absent.
     """
     return None
 

@@ -1,27 +1,6 @@
 """Agreed digits: the precision strategy of the arbitrary-precision layer.
 
-:meth:`rftheory.Result.exact` does not trust one evaluation.  It evaluates the
-result's mpmath formula at a working precision ``w₀ = dps + GUARD_DPS`` and
-again at ``2·w₀``, ``4·w₀`` ... until two consecutive values agree to
-``dps + 2`` significant digits, and returns the more precise one.  Rounding
-and cancellation errors of a numerically sound formula shrink by a factor
-``10^{-w}`` when the working precision ``w`` grows, so two evaluations whose
-working precisions differ by at least ``dps + 10`` digits and which agree to
-``dps + 2`` digits pin the value to ``dps`` digits: the error of the cheaper
-one is then at most ``10^{-(dps+2)}`` relative, up to a factor
-``10^{-(w₁ - w₀)}`` that is negligible.  Truncation errors must shrink with
-the working precision too, which is why every series of the library sums to
-a remainder bounded in terms of ``mp.eps``, never to a fixed count.
-
-When the working precision would exceed :data:`WORK_DPS_MAX` without
-agreement, :class:`~rftheory.core.errors.PrecisionError` is raised rather than a
-number of unknown accuracy returned.
-
-A value that is exactly zero at three consecutive precisions is returned as
-zero (two are not enough: a difference that cancels every digit at both
-working precisions rounds to an exact 0 twice).  A true value of zero computed
-as a cancelling residue never certifies (its relative error never shrinks):
-results whose value can be exactly zero must return an exact zero.
+Design notes: :doc:`/notes/core/precision`.
 """
 
 from __future__ import annotations
@@ -50,10 +29,8 @@ def check_dps(dps: Any, name: str = "dps") -> int:
 
     Parameters
     ----------
-    dps : int
-        Digits asked for (``bool`` and non-integers are refused).
-    name : str, optional
-        Parameter name used in the error message.
+    dps, name
+        Digits asked for (``bool`` and non-integers are refused); the parameter's name in the error message.
 
     Returns
     -------
@@ -81,7 +58,7 @@ def check_dps(dps: Any, name: str = "dps") -> int:
     return int(dps)
 
 
-def _parts(x) -> tuple[Any, ...]:
+def _parts(x: Any) -> tuple[Any, ...]:
     if isinstance(x, mp.mpc):
         return (x.real, x.imag)
     if isinstance(x, (mp.mpf, int, float)):
@@ -89,15 +66,12 @@ def _parts(x) -> tuple[Any, ...]:
     raise TypeError(f"cannot agree digits of a value of type {type(x).__name__}")
 
 
-def agree(a, b, digits: int) -> bool:
+def agree(a: Any, b: Any, digits: int) -> bool:
     """Whether ``a`` and ``b`` agree to ``digits`` significant digits.
 
-    Component by component (real and imaginary parts of an ``mpc``):
+    Component by component (real and imaginary parts of an ``mpc``; a zero must be zero in both, non-finite never agrees):
 
-    .. math:: |a - b| \\le |b|\\,10^{-\\text{digits}},
-
-    with a zero component required to be zero in both, and non-finite
-    components never agreeing.
+    .. math:: |a - b| \\le |b|\\,10^{-\\text{digits}}
 
     Parameters
     ----------
@@ -118,8 +92,7 @@ def agree(a, b, digits: int) -> bool:
 
     Examples
     --------
-    ``1.23456`` and ``1.23457`` differ by ``1e-5``, within ``1.23457·10⁻⁵``
-    but not within ``1.23457·10⁻⁶``:
+    ``1.23456`` and ``1.23457`` differ by ``1e-5``, within ``1.23457·10⁻⁵`` but not within ``1.23457·10⁻⁶``:
 
     >>> import mpmath as mp
     >>> agree(mp.mpf("1.23456"), mp.mpf("1.23457"), 5), agree(mp.mpf("1.23456"), mp.mpf("1.23457"), 6)
@@ -137,18 +110,16 @@ def agree(a, b, digits: int) -> bool:
     return True
 
 
-def agreed(f: Callable[[], Any], dps: int, what: str = "value"):
-    """``f()`` to ``dps`` agreed significant digits (see the module docstring).
+def agreed(f: Callable[[], Any], dps: int, what: str = "value") -> Any:
+    """``f()`` to ``dps`` agreed significant digits (:doc:`/notes/core/precision`).
 
     Parameters
     ----------
     f : callable
-        Evaluates the formula at the current mpmath working precision
-        (called inside ``mpmath.workdps``) and returns ``mpf`` or ``mpc``.
-    dps : int
-        Significant digits wanted (validated by :func:`check_dps`).
-    what : str
-        Named in the error message.
+        Evaluates the formula at the current mpmath working precision (called inside ``mpmath.workdps``) and returns
+        ``mpf`` or ``mpc``.
+    dps, what
+        Significant digits wanted (validated by :func:`check_dps`); named in the error message.
 
     Returns
     -------
@@ -158,8 +129,7 @@ def agreed(f: Callable[[], Any], dps: int, what: str = "value"):
     Raises
     ------
     PrecisionError
-        If no two consecutive working precisions up to :data:`WORK_DPS_MAX`
-        agree to ``dps + 2`` digits.
+        If no two consecutive working precisions up to :data:`WORK_DPS_MAX` agree to ``dps + 2`` digits.
     """
     dps = check_dps(dps)
     work = dps + GUARD_DPS
@@ -176,7 +146,7 @@ def agreed(f: Callable[[], Any], dps: int, what: str = "value"):
             cur = +f()
             ok = agree(prev, cur, dps + 2)
         work = nxt
-        if ok and cur == 0:  # a zero must survive one more doubling (see the module docstring)
+        if ok and cur == 0:  # a zero must survive one more doubling (docs/notes/core/precision.md)
             if 2 * work > WORK_DPS_MAX:
                 ok = False
             else:
@@ -194,7 +164,7 @@ def agreed(f: Callable[[], Any], dps: int, what: str = "value"):
 # values that display at the precision asked for
 
 
-def certified(f: Callable[[], Any], dps: int, what: str = "value"):
+def certified(f: Callable[[], Any], dps: int, what: str = "value") -> Any:
     """Deprecated name of :func:`agreed` (digits two working precisions agree on are agreed, not proven).
 
     .. deprecated:: 0.2.0
@@ -202,11 +172,7 @@ def certified(f: Callable[[], Any], dps: int, what: str = "value"):
 
     Parameters
     ----------
-    f : callable
-        As in :func:`agreed`.
-    dps : int
-        As in :func:`agreed`.
-    what : str
+    f, dps, what
         As in :func:`agreed`.
 
     Returns
@@ -220,23 +186,22 @@ def certified(f: Callable[[], Any], dps: int, what: str = "value"):
                   DeprecationWarning, stacklevel=2)
     return agreed(f, dps, what)
 
-def _rebuild_mpf(value, dps):
+#: mpmath's raw binary value of an mpf: (sign, mantissa, exponent, bit count); the mantissa may be a gmpy2 mpz
+_RawMpf = tuple[Any, ...]
+
+
+def _rebuild_mpf(value: _RawMpf, dps: int) -> ShownMpf:
     return ShownMpf._make(value, dps)
 
 
-def _rebuild_mpc(value, dps):
+def _rebuild_mpc(value: tuple[_RawMpf, _RawMpf], dps: int) -> ShownMpc:
     return ShownMpc._make(value, dps)
 
 
-class ShownMpf(mp.mpf):
+class ShownMpf(mp.mpf):  # type: ignore[misc]  # mpmath has no type stubs: its mpf is Any
     """An ``mpf`` that prints its ``dps`` significant digits.
 
-    A plain ``mpf`` prints at mpmath's *global* precision (15 digits in a
-    REPL), whatever precision it was computed at.  :meth:`rftheory.Result.exact`
-    returns this subclass instead: ``repr`` and ``str`` show the ``dps`` digits
-    asked for; everything else is the ``mpf`` (arithmetic returns plain
-    ``mpf``, comparisons, hashing, ``float()``, mpmath functions and sympy
-    see the same binary value, guard digits included).
+    Notes: :doc:`/notes/core/precision`.
 
     Attributes
     ----------
@@ -247,7 +212,7 @@ class ShownMpf(mp.mpf):
     __slots__ = ("dps",)
 
     @classmethod
-    def _make(cls, value, dps: int) -> ShownMpf:
+    def _make(cls, value: _RawMpf, dps: int) -> ShownMpf:
         out = object.__new__(cls)
         out._mpf_ = value
         out.dps = dps
@@ -259,17 +224,17 @@ class ShownMpf(mp.mpf):
     def __str__(self) -> str:
         return str(mp.nstr(self, self.dps))
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Callable[..., ShownMpf], tuple[Any, int]]:
         return _rebuild_mpf, (self._mpf_, self.dps)
 
 
-class ShownMpc(mp.mpc):
+class ShownMpc(mp.mpc):  # type: ignore[misc]  # mpmath has no type stubs: its mpc is Any
     """An ``mpc`` that prints its ``dps`` significant digits (see :class:`ShownMpf`)."""
 
     __slots__ = ("dps",)
 
     @classmethod
-    def _make(cls, value, dps: int) -> ShownMpc:
+    def _make(cls, value: tuple[_RawMpf, _RawMpf], dps: int) -> ShownMpc:
         out = object.__new__(cls)
         out._mpc_ = value
         out.dps = dps
@@ -291,19 +256,17 @@ class ShownMpc(mp.mpc):
     def __str__(self) -> str:
         return str(mp.nstr(self, self.dps))
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Callable[..., ShownMpc], tuple[Any, int]]:
         return _rebuild_mpc, (self._mpc_, self.dps)
 
 
-def shown(x, dps: int):
+def shown(x: Any, dps: int) -> Any:
     """``x`` as a value that prints ``dps`` significant digits (:class:`ShownMpf`, :class:`ShownMpc`).
 
     Parameters
     ----------
-    x : mpf or mpc
-        The value (its binary value is kept exactly, guard digits included).
-    dps : int
-        Significant digits shown by ``repr`` and ``str``.
+    x, dps
+        The value (mpf or mpc; its binary value is kept exactly, guard digits included); the digits ``repr`` shows.
 
     Returns
     -------

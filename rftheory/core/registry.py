@@ -1,24 +1,6 @@
 """The registry of results: one :class:`Result` per result ID.
 
-A result is written once, as a :class:`Result` holding its citation, its
-parameters and its evaluators, one per layer:
-
-``symbolic``
-    ``f(p) -> sympy.Expr``: the exact expression (no floats).
-``mpmath``
-    ``f(p) -> mpf``: the primary arbitrary-precision evaluator, called inside
-    ``mpmath.workdps``; ``routes`` holds the *independent* ones, built from
-    the definition (series, quadrature of the defining expectation ...).
-``float64``
-    ``f(p) -> ndarray``: vectorized over numpy arrays of the numeric
-    parameters, overflow-safe; raises :class:`~rftheory.core.errors.RangeError`
-    rather than return a wrong number.
-``mc``
-    ``f(p, rng, n) -> ndarray``: ``n`` independent replicates of the real
-    estimator whose mean is the exact value.
-
-Only :mod:`rftheory.verify.engine` compares layers.  Parameters ``p`` reach every
-evaluator validated: integers as ``int``, reals as exact ``Fraction``.
+Design notes: :doc:`/notes/core/registry`.
 """
 
 from __future__ import annotations
@@ -59,65 +41,37 @@ class Result:
 
     Parameters
     ----------
-    id : str
-        Stable ID, e.g. ``"simrf.conformity.orthogonal"``.
-    title : str
-        One line.
-    source : str
-        Paper file and theorem/equation, e.g. ``"Reid et al. 2023, Thm 4.3"``.
-    statement : str
-        The formula in LaTeX.
+    id, title, source, statement : str
+        Stable ID (``"simrf.conformity.orthogonal"``), a one-line title, the paper and theorem or equation
+        (``"Reid et al. 2023, Thm 4.3"``), the formula in LaTeX.
     params : tuple of Param
     mpmath : callable
         Primary arbitrary-precision evaluator.
     routes : dict of str to callable
         Independent arbitrary-precision routes (each ``f(p) -> mpf``).
     symbolic, float64, mc : callable, optional
-        The other layers (see the module docstring).
-    grid : dict
-        Parameter points for the exact-route checks per verify mode
-        (``"quick"``, ``"default"``, ``"full"``); missing modes fall back
-        to the next smaller one.
-    mc_grid : dict
-        Points for the Monte Carlo checks per mode: only where the standard
-        error of the replicates is itself trustworthy.
-    mc_n : dict
-        Replicates per Monte Carlo point per mode.
+        The other layers (:doc:`/notes/core/registry`).
+    grid, mc_grid, mc_n : dict
+        Per verify mode: the points of the exact-route checks, of the Monte Carlo checks, the replicates per point.
     check : callable, optional
         Cross-parameter validation ``check(p)``, raising ParameterError.
-    checks : callable, optional
-        Extra verification ``checks(mode, seed) -> iterable of Measurement``
-        (:mod:`rftheory.core.measure`) for results that are not one number
-        (orderings, bounds, optima); raw measurements, judged by verify.
-    checks_z : dict
-        Number of z-scores ``checks`` reports per mode (missing modes fall back
-        to the next smaller one), so that verify fixes the Bonferroni bound of
-        the run before sampling.
-    status : str
-        ``"verified"``, ``"beyond"`` (not in the papers) or ``"mc-only"``.
-    notes : tuple of str
-        Errata, failing bounds and other findings, shown by ``rftheory list``.
-    digits : int
-        Digits to which independent routes must agree (at ``digits + 10``
-        working digits).
-    rtol64 : float
-        Relative tolerance of the float64 layer against mpmath.
+    checks, checks_z
+        Extra checks ``checks(mode, seed) -> iterable of Measurement`` and their number of z-scores per mode.
+    status, notes
+        ``"verified"``, ``"beyond"`` (not in the papers) or ``"mc-only"``; errata and other findings (``rftheory list``).
+    digits, rtol64
+        Digits to which independent routes must agree (at ``digits + 10`` working digits); relative tolerance of the
+        float64 layer against mpmath.
     domain_point : callable, optional
-        ``domain_point(rng) -> dict``: a random point of the declared domain,
-        for results whose parameters are objects (vectors, matrices); others
-        are sampled from their ``Param`` bounds (:mod:`rftheory.core.domain`).
+        ``domain_point(rng) -> dict``: a random point of the declared domain, for object-valued parameters.
     definition : callable, optional
-        ``definition(bk, p)``: the one definition of the value, written against a backend ``bk``
-        (:class:`rftheory.numerics.backends.Backend`), ``p`` the validated parameters (reals as the
-        backend's numbers: ``flint.arb`` balls for ``ARB``).
+        ``definition(bk, p)``: the one definition of the value, on a backend ``bk`` (:class:`~rftheory.numerics.backends.Backend`).
     equals : dict of str to callable
-        Identities with other results, ``f(p) -> mpf`` at the working precision: the same value through
-        another result's definition (e.g. ``hrf.mse_trig`` is ``e^{a²+b²}`` times ``simrf.rff_mse``);
-        verify checks each to ``digits`` (``equals:NAME``).
+        Identities with other results (``f(p) -> mpf``), checked by verify (``equals:NAME``).
     ball_layer : BallLayer, optional
-        The ball layer, declared where the result is registered: :class:`rftheory.ball.Ball` (by
-        default ``definition(ARB, p)``; a special algorithm as ``Ball(method, evaluate=f)``) or
-        :class:`rftheory.ball.NoBall` (why there is none).
+        :class:`rftheory.ball.Ball` (by default ``definition(ARB, p)``) or :class:`rftheory.ball.NoBall` (why none).
+
+    Each field in full: :doc:`/notes/core/registry`.
     """
 
     id: str
@@ -156,7 +110,9 @@ class Result:
         """The entry in a Jupyter notebook: title, statement, citation, parameters, layers, notes."""
         from .citations import cite
 
-        cell = lambda text: str(text).replace("|", "\\|")  # a | inside a cell ends it
+        def cell(text: object) -> str:
+            return str(text).replace("|", "\\|")  # a | inside a cell ends it
+
         rows = "\n".join(f"| `{p.name}` | {cell(p.domain())} | "
                          + ("required" if p.default is None else "from the others" if callable(p.default)
                             else f"`{p.default}`") + f" | {cell(p.doc)} |" for p in self.params)
@@ -201,19 +157,17 @@ class Result:
         return "\n".join(lines)
 
     # -- parameters -------------------------------------------------------
-    def validate(self, **given) -> Point:
+    def validate(self, **given: Any) -> Point:
         """Validate scalar parameters.
 
         Parameters
         ----------
         **given
-            The result's parameters (numbers, strings, objects); or a single
-            ``at=Point`` already validated for this result, returned as is.
+            The result's parameters (numbers, strings, objects), or one ``at=Point`` of this result, returned as is.
 
         Returns
         -------
         Point
-            The exact, complete point (see :class:`rftheory.core.params.Point`).
         """
         at = given.get("at")
         if isinstance(at, Point) and len(given) == 1:
@@ -235,7 +189,6 @@ class Result:
         Returns
         -------
         list of dict
-            The parameter points, as written in the entry.
         """
         grids = getattr(self, which)
         order = MODES[: MODES.index(mode) + 1][::-1]
@@ -260,31 +213,27 @@ class Result:
         return next((int(self.checks_z[m]) for m in order if m in self.checks_z), 0)
 
     # -- layers -----------------------------------------------------------
-    def exact(self, *, dps: int = 50, once: bool = False, **given):
-        """The value to ``dps`` significant digits (mpmath ``mpf``/``mpc``): proven where the result has a ball
-        layer, else agreed by two working precisions.
+    def exact(self, *, dps: int = 50, once: bool = False, **given: Any) -> Any:
+        """The value to ``dps`` significant digits (mpmath ``mpf``/``mpc``): proven where the result has a ball layer,
+        else agreed by two working precisions.
+
+        In full: :doc:`/notes/core/registry`.
 
         Parameters
         ----------
         dps : int
-            Significant digits, in ``[1, 100]``
-            (:data:`rftheory.core.precision.DPS_MAX`); keyword-only, so that a
-            number is never mistaken for a parameter of the result.
+            Significant digits, in ``[1, 100]``; keyword-only, never mistaken for a parameter of the result.
         once : bool
-            ``False`` (default): the ball layer's proven digits where it serves the point, else the
-            formula at increasing working precisions until two agree to ``dps + 2`` digits
-            (:func:`rftheory.core.precision.agreed`).  ``True``: one evaluation at ``dps`` working
-            digits (what :mod:`rftheory.verify.engine` compares against independent routes).  The
-            former keyword ``certify=`` (its negation) still works and warns.
+            ``False``: the ball layer's proven digits where it serves the point, else the formula at increasing working
+            precisions until two agree to ``dps + 2`` digits (:func:`~rftheory.core.precision.agreed`); ``True``: one
+            evaluation at ``dps`` working digits (what verify compares with independent routes).
         **given
             The result's parameters, or ``at=Point``.
 
         Returns
         -------
         mpmath.mpf or mpmath.mpc
-            The value, correct to ``dps`` significant digits when agreed;
-            it prints those ``dps`` digits (:class:`~rftheory.core.precision.ShownMpf`,
-            an ``mpf`` in every other respect; arithmetic gives plain ``mpf``).
+            The value; it prints its ``dps`` digits (:class:`~rftheory.core.precision.ShownMpf`, an ``mpf`` otherwise).
 
         Raises
         ------
@@ -325,7 +274,7 @@ class Result:
         with mpmath.workdps(dps):
             return shown(+evaluate(p), dps)
 
-    def ball(self, *, dps: int = 30, **given):
+    def ball(self, *, dps: int = 30, **given: Any) -> Any:
         """A ball (``flint.arb``) that provably contains the value, relative radius below ``10^-(dps+2)``.
 
         Parameters
@@ -333,9 +282,8 @@ class Result:
         dps : int
             Significant digits, in ``[1, 100]`` (keyword-only).
         **given
-            The result's parameters (validated as :meth:`exact` does), or ``at=Point``;
-            a real parameter may be a ``flint.arb`` ball with radius: the returned ball
-            then contains the value at every point of it.
+            The result's parameters (validated as :meth:`exact` does), or ``at=Point``; a real parameter may be a
+            ``flint.arb`` ball with radius: the returned ball then contains the value at every point of it.
 
         Returns
         -------
@@ -346,24 +294,20 @@ class Result:
         rftheory.core.errors.NoBallLayer
             The result has no ball layer (:func:`rftheory.ball.why_not` says why).
         PrecisionError
-            The ball does not shrink below ``10^-(dps+2)`` within
-            :data:`rftheory.ball.PREC_MAX` bits.
+            The ball does not shrink below ``10^-(dps+2)`` within :data:`rftheory.ball.PREC_MAX` bits.
         """
         if self.ball_layer is None:
             raise NoBallLayer(f"{self.id} has no ball layer: not written yet (the mpmath layer's digits are agreed, "
                               "not proven)")
         return self.ball_layer.enclose(self, check_dps(dps), given)
 
-    def route(self, name: str, *, dps: int = 50, **given):
-        """An independent arbitrary-precision route by name, evaluated once at
-        ``dps`` working digits (not agreed: routes are what verify compares).
+    def route(self, name: str, *, dps: int = 50, **given: Any) -> Any:
+        """An independent arbitrary-precision route by name, once at ``dps`` working digits (not agreed).
 
         Parameters
         ----------
-        name : str
-            A key of ``routes`` (``rftheory list`` shows them).
-        dps : int
-            Working digits, in ``[1, 100]`` (keyword-only).
+        name, dps
+            A key of ``routes`` (``rftheory list`` shows them); working digits, in ``[1, 100]`` (keyword-only).
         **given
             The result's parameters, or ``at=Point``.
 
@@ -381,7 +325,7 @@ class Result:
         with mpmath.workdps(dps):
             return shown(+self.routes[name](p), dps)
 
-    def sym(self, **given):
+    def sym(self, **given: Any) -> Any:
         """The exact sympy expression.
 
         Parameters
@@ -397,26 +341,23 @@ class Result:
             raise LayerUnavailableError(f"{self.id} has no symbolic form")
         return self.symbolic(self.validate(**given))
 
-    def f64(self, **given):
+    def f64(self, **given: Any) -> Any:
         """Vectorized float64 evaluation; array arguments broadcast.
 
         Parameters
         ----------
         **given
-            The result's parameters; numeric ones may be arrays (every element
-            is checked against the parameter's domain).
+            The result's parameters; numeric ones may be arrays (every element is checked against the domain).
 
         Returns
         -------
         numpy.ndarray
-            Of the broadcast shape of the array arguments; an empty array
-            (float64) when that shape has no element, as numpy's ufuncs do.
+            Of the broadcast shape of the arguments (empty where that shape has no element, as numpy's ufuncs do).
 
         Raises
         ------
         ParameterError
-            A parameter outside its domain (naming it and the first offending
-            element), missing or unknown.
+            A parameter outside its domain (naming it and the first offending element), missing or unknown.
         RangeError
             Where float64 cannot give the value to ``rtol64``.
         """
@@ -431,18 +372,14 @@ class Result:
 
         return guard_f64(self.id, self._float64_hinted(p), mpmath_at_arrays(self, given, shape))
 
-    def monte_carlo(self, rng: np.random.Generator, n_replicates: int, /, batches: int = 50, **given) -> MCEstimate:
+    def monte_carlo(self, rng: np.random.Generator, n_replicates: int, /, batches: int = 50, **given: Any) -> MCEstimate:
         """Monte Carlo estimate of the value from ``n_replicates`` replicates.
-
-        ``rng`` and ``n_replicates`` are positional-only, so a result may have a
-        parameter called ``n`` (e.g. the number of λ features of HRFs).
 
         Parameters
         ----------
-        rng : numpy.random.Generator
-            Seeded by the caller.
-        n_replicates : int
-            Independent replicates of the real estimator, at least 2.
+        rng, n_replicates
+            Seeded by the caller; independent replicates of the real estimator, at least 2 (both positional-only, so
+            that a result may have a parameter ``n``).
         batches : int
             Batches for the batch-means standard error.
         **given
@@ -462,7 +399,7 @@ class Result:
         p = self.validate(**given)
         return summarize(self.mc(p, rng, int(n_replicates)), batches=batches)
 
-    def _float64_hinted(self, p):
+    def _float64_hinted(self, p: dict[str, Any]) -> Any:
         """The float64 evaluator; its refusals name the command that serves the point."""
         assert self.float64 is not None
         try:
@@ -473,14 +410,13 @@ class Result:
                 raise RangeError(text) from None
             raise RangeError(f"{text} (rftheory eval {self.id} --layer mpmath)") from None
 
-    def f64_scalar(self, **given):
+    def f64_scalar(self, **given: Any) -> float | complex:
         """The float64 layer at one point, as a scalar.
 
         Parameters
         ----------
         **given
-            The result's parameters, or ``at=Point``; validated once, exactly,
-            then rounded once to float64 (:meth:`Point.float64_view`).
+            The result's parameters, or ``at=Point``; validated exactly, then rounded once (:meth:`Point.float64_view`).
 
         Returns
         -------
@@ -492,7 +428,8 @@ class Result:
 
         point = self.validate(**given)
         val = np.asarray(guard_f64(self.id, self._float64_hinted(point.float64_view()), mpmath_at_point(self, point)))
-        return val.reshape(-1)[0].item()
+        out: float | complex = val.reshape(-1)[0].item()
+        return out
 
     def layers(self) -> list[str]:
         """The layers this result has.
@@ -515,16 +452,12 @@ class Result:
 
 
 class _InstanceDoc:
-    """``Result.__doc__``: the class docstring on the class, the entry's own text on an instance.
-
-    So that ``help(rftheory.get("simrf.prf_mse"))`` shows the result (statement,
-    source, parameters, notes), not the generic dataclass.
-    """
+    """``Result.__doc__``: the class docstring on the class, the entry's own text on an instance."""
 
     def __init__(self, class_doc: str | None):
         self.class_doc = class_doc
 
-    def __get__(self, obj, cls=None):
+    def __get__(self, obj: Result | None, cls: type | None = None) -> str | None:
         return self.class_doc if obj is None else obj._doc()
 
 
@@ -544,26 +477,17 @@ def _short_source(source: str) -> str:
 def validate_arrays(result: Result, given: Mapping[str, Any]) -> dict[str, Any]:
     """Validate float64-layer arguments: whole arrays against the domains, then broadcast.
 
-    Each array argument is checked in one vectorized pass against its
-    parameter's domain (:meth:`Param.parse_array`: NaN, infinities, non-integers
-    and out-of-bounds elements refused, the first one named).  The scalar
-    parameters (choices, objects, defaults) are validated exactly at the first
-    element; the result's cross-parameter ``check`` then runs on the whole
-    broadcast arrays through its vectorized twin (``check.on_arrays``, see
-    :func:`rftheory.core.params.array_twin`), or, for a check without one, exactly
-    at each element.
+    Notes: :doc:`/notes/core/registry`.
 
     Parameters
     ----------
-    result : Result
-    given : mapping
-        Name to value (arrays or scalars).
+    result, given
+        The result; its arguments by name (arrays or scalars).
 
     Returns
     -------
     dict
-        Float64 arrays of the broadcast shape for numeric parameters, the
-        validated values of the others, defaults filled in elementwise.
+        Float64 arrays of the broadcast shape (numeric parameters), the validated values of the others.
     """
     known = {p.name: p for p in result.params}
     for name in given:
@@ -632,7 +556,6 @@ def lookup(result_id: str) -> Result:
     Returns
     -------
     Result
-        The result registered under that ID.
 
     Raises
     ------
@@ -648,8 +571,7 @@ def lookup(result_id: str) -> Result:
 
 
 def register(result: Result) -> Result:
-    """Add a result to the registry (each ID once) and record where: the
-    file and line of the ``register`` call, as ``rftheory list`` shows it.
+    """Add a result to the registry (each ID once), recording the file and line of the call (``rftheory list``).
 
     Parameters
     ----------

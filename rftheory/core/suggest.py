@@ -12,18 +12,16 @@ MAX_SUGGESTIONS = 3
 
 
 def edit_distance(a: str, b: str) -> int:
-    """Damerau-Levenshtein distance (optimal string alignment): insertions, deletions,
-    substitutions and transpositions of adjacent characters each cost 1.
+    """Damerau-Levenshtein distance (optimal string alignment): the least number of insertions, deletions,
+    substitutions and transpositions of adjacent characters that turn ``a`` into ``b``.
 
     Parameters
     ----------
     a, b : str
-        The two strings.
 
     Returns
     -------
     int
-        The least number of edits that turn ``a`` into ``b``.
     """
     prev2: list[int] = []
     prev = list(range(len(b) + 1))
@@ -41,24 +39,17 @@ def edit_distance(a: str, b: str) -> int:
 def suggest(name: str, known: Iterable[str], limit: int = MAX_SUGGESTIONS) -> list[str]:
     """The known names closest to ``name``, best first (at most ``limit``).
 
-    A name within ``max(2, len(name) // 4)`` edits, and at most one edit more
-    than the closest, qualifies (fewest edits first, ties by difflib's
-    similarity ratio, then alphabetically); when none
-    does, difflib's close matches (ratio >= 0.6) are offered instead.
+    Notes: :doc:`/notes/core/suggest`.
 
     Parameters
     ----------
-    name : str
-        The name.
-    known : Iterable[str]
-        The valid names.
-    limit : int
-        At most this many.
+    name, known, limit
+        The name; the valid names; at most this many.
 
     Returns
     -------
     list[str]
-        The closest valid names, closest first (empty when none is close).
+        Empty when none is close.
     """
     name = name.strip()
     pool = sorted(set(known))
@@ -83,15 +74,12 @@ def did_you_mean(name: str, known: Iterable[str]) -> str:
 
     Parameters
     ----------
-    name : str
-        The name.
-    known : Iterable[str]
-        The valid names.
+    name, known
+        The name; the valid names.
 
     Returns
     -------
     str
-        The suggestion sentence, or an empty string when no name is close.
     """
     close = suggest(name, known)
     if not close:
@@ -106,12 +94,10 @@ def id_prefixes(ids: Iterable[str]) -> set[str]:
     Parameters
     ----------
     ids : Iterable[str]
-        Result IDs.
 
     Returns
     -------
     set[str]
-        The IDs and all their prefixes.
     """
     out: set[str] = set()
     for i in ids:
@@ -125,14 +111,11 @@ def no_prefix_message(prefix: str, ids: Iterable[str]) -> str:
 
     Parameters
     ----------
-    prefix : str
-        The prefix the user gave.
-    ids : Iterable[str]
-        Every result ID.
+    prefix, ids
+        The prefix the user gave; every result ID.
 
     Returns
     -------
     str
-        The message.
     """
     return f"no result ID starts with {prefix!r}{did_you_mean(prefix, id_prefixes(ids))} (see `rftheory list`)"

@@ -37,15 +37,13 @@ def example_point(result, point: dict[str, Any]) -> dict[str, Any]:
 
     Parameters
     ----------
-    result : object
-        The result.
-    point : dict[str, Any]
-        The parameters, by name.
+    result, point
+        The result; its parameters, by name.
 
     Returns
     -------
     dict[str, Any]
-        The moved point (parameters the result refuses to move keep their value).
+        The moved point (a parameter the result refuses to move keeps its value).
     """
     out = dict(point)
     for name, new, applies in PREFERRED:

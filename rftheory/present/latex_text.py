@@ -1,15 +1,6 @@
 """Plain text and statements made into pure-ASCII LaTeX that pdflatex compiles.
 
-* :func:`text_to_latex` -- registry text (titles, citations, domains, notes) for
-  LaTeX's text mode: the special characters escaped, ``<``, ``>``, ``|``
-  as their text commands (in OT1 they print as "¡", "¿" and a dash), ``<=``,
-  ``>=``, ``||x||`` and ``a^2`` as math, and every non-ASCII character mapped
-  to a LaTeX command (Greek letters and symbols in math mode, accented letters
-  by their accent);
-* :func:`math_to_latex` -- a statement's LaTeX with any non-ASCII character
-  mapped to its math command;
-* :data:`FIT_MACRO` -- ``\\fitmath{...}``: display math scaled down to the
-  line width when it is wider (graphicx's ``\\resizebox``).
+Design notes: :doc:`/notes/present/latex_text`.
 """
 
 from __future__ import annotations
@@ -108,11 +99,6 @@ def _math_piece(token: str) -> str:
 def text_to_latex(text: str) -> str:
     """Plain text as pure-ASCII LaTeX for text mode.
 
-    Examples
-    --------
-    >>> print(text_to_latex("E||x||^2 = s^2, d <= 16, ω ∈ ℝ^d, 50% of x_i"))
-    E$\\|$x$\\|$\\textsuperscript{2} = s\\textsuperscript{2}, d $\\le$ 16, $\\omega$ $\\in$ $\\mathbb{R}$\\textsuperscript{d}, 50\\% of x\\_i
-
     Parameters
     ----------
     text : str
@@ -122,6 +108,11 @@ def text_to_latex(text: str) -> str:
     -------
     str
         LaTeX source that pdflatex compiles.
+
+    Examples
+    --------
+    >>> print(text_to_latex("E||x||^2 = s^2, d <= 16, ω ∈ ℝ^d, 50% of x_i"))
+    E$\\|$x$\\|$\\textsuperscript{2} = s\\textsuperscript{2}, d $\\le$ 16, $\\omega$ $\\in$ $\\mathbb{R}$\\textsuperscript{d}, 50\\% of x\\_i
     """
     out, pos = [], 0
     for m in _TEXT_MATH.finditer(text):
@@ -143,7 +134,6 @@ def math_to_latex(statement: str) -> str:
     Returns
     -------
     str
-        LaTeX math (to be set in math mode).
     """
     out = []
     for ch in statement:

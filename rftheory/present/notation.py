@@ -35,9 +35,8 @@ PAPERS = {
 class Convention:
     """How one paper names an estimator and counts its size.
 
-    ``symbol`` is the paper's name for the size; ``per_vector`` how many of the
-    paper's units one random vector ``w_i`` accounts for (2 when the paper counts
-    sin and cos features separately).
+    ``symbol`` is the paper's name for the size; ``per_vector`` how many of the paper's units one random vector ``w_i``
+    accounts for (2 when the paper counts sin and cos features separately).
     """
 
     name: str
@@ -88,18 +87,13 @@ def in_paper(estimator: str, paper: str) -> Convention:
 
     Parameters
     ----------
-    estimator : str
-        A key of :data:`ESTIMATORS` (``"rff"``, ``"psi"``, ``"prf"``,
-        ``"prf_antithetic"``).
-    paper : str
-        A key of :data:`PAPERS` (``"simrf"``, ``"hrf"``, ``"orf"``,
-        ``"sutherland"``).
+    estimator, paper : str
+        A key of :data:`ESTIMATORS` (``"rff"``, ``"psi"``, ``"prf"`` ...); a key of :data:`PAPERS` (``"simrf"`` ...).
 
     Returns
     -------
     Convention
-        The paper's name for the estimator, its size symbol and how many of
-        its units one random vector accounts for.
+        The paper's name for the estimator, its size symbol and its units per random vector.
 
     Raises
     ------
@@ -126,12 +120,8 @@ def translate(estimator: str, size: int, from_paper: str, to_paper: str) -> int:
 
     Parameters
     ----------
-    estimator : str
-        A key of :data:`ESTIMATORS`.
-    size : int
-        The size in ``from_paper``'s convention, ``≥ 1``.
-    from_paper, to_paper : str
-        Keys of :data:`PAPERS`.
+    estimator, size, from_paper, to_paper
+        A key of :data:`ESTIMATORS`; the size in ``from_paper``'s convention, ``≥ 1``; keys of :data:`PAPERS`.
 
     Returns
     -------
@@ -141,9 +131,7 @@ def translate(estimator: str, size: int, from_paper: str, to_paper: str) -> int:
     Raises
     ------
     ParameterError
-        An unknown estimator or paper, a size that is not a positive
-        integer, or one that is not a whole number of random vectors (e.g.
-        an odd ``D`` for Sutherland's φ).
+        An unknown estimator or paper, or a size that is not a whole number of random vectors (an odd ``D`` for φ).
 
     Examples
     --------
@@ -160,10 +148,7 @@ def translate(estimator: str, size: int, from_paper: str, to_paper: str) -> int:
 
 
 def table(fmt: str = "markdown") -> str:
-    """The concordance as a ``markdown`` or ``text`` table.
-
-    One row per estimator, one column per paper (``-`` where the paper does
-    not use the estimator).
+    """The concordance: one row per estimator, one column per paper (``-`` where the paper does not use it).
 
     Parameters
     ----------
@@ -173,12 +158,12 @@ def table(fmt: str = "markdown") -> str:
     Returns
     -------
     str
-        The table.
+        The concordance, one line a row.
 
     Raises
     ------
     ParameterError
-        An unknown format.
+        ``fmt`` is neither ``markdown`` nor ``text``.
 
     Examples
     --------

@@ -19,7 +19,7 @@ from ..catalog import get
 from ..core.errors import ParameterError, RFTheoryError, as_typed
 from ..core.params import to_fraction
 
-__all__ = ["PlotData", "parse_axis", "series_data", "draw", "figure", "powers_of_two", "x_log_base", "check_output",
+__all__ = ["PlotData", "parse_axis", "series_data", "draw", "figure", "x_log_base", "check_output",
            "add_parser"]
 
 #: the formats a figure is written in, by file suffix
@@ -34,20 +34,12 @@ class PlotData:
 
     Attributes
     ----------
-    result_id : str
-        The result plotted.
-    x_name : str
-        The parameter on the x axis.
-    x : numpy.ndarray
-        Its values, as floats.
-    labels : list of str
-        One per series (``"value"`` for a single curve).
-    y : numpy.ndarray
-        ``(len(labels), len(x))`` values; NaN where a ratio is undefined.
-    caption : str
-        What the values are, their precision and the source (a citation).
-    x_text : list of str
-        The x values as evaluated (exact decimals or fractions).
+    result_id, x_name, caption : str
+        The result plotted; the parameter on the x axis; what the values are, their precision and source (a citation).
+    x, x_text
+        The x values as floats (numpy array) and as evaluated (exact decimals or fractions).
+    labels, y
+        One label per series (``"value"`` for a single curve); the ``(len(labels), len(x))`` values (NaN: undefined).
     """
 
     result_id: str
@@ -67,20 +59,18 @@ def parse_axis(spec: str, result_id: str | None = None) -> tuple[str, list[str]]
     spec : str
         The ``--x`` argument.
     result_id : str, optional
-        When given, an integer parameter of this result gets log-spaced values
-        rounded to distinct integers.
+        When given, an integer parameter of this result gets log-spaced values rounded to distinct integers.
 
     Returns
     -------
     (str, list of str)
-        The name and the values as text (log-spaced values to 6 significant
-        digits, so that each one is an exact decimal).
+        The name and the values as text (log-spaced values to 6 significant digits, so that each one is an exact
+        decimal).
 
     Raises
     ------
     ParameterError
-        No ``=``, no values, or a bad ``lo:hi:n`` (``0 < lo < hi``,
-        ``2 <= n <= MAX_POINTS``).
+        No ``=``, no values, or a bad ``lo:hi:n`` (``0 < lo < hi``, ``2 <= n <= MAX_POINTS``).
 
     Examples
     --------
@@ -142,8 +132,7 @@ def series_data(result_id, x, params=None, series=None, ratio_to=None, links=Non
     links : dict of str to str, optional
         ``{NAME: AXIS}``: NAME takes the value of the x axis (or the series).
     layer : {"mpmath", "float64"}
-        Proven or agreed exact values (to 17 digits, then rounded to float), or
-        the float64 layer.
+        Proven or agreed exact values (to 17 digits, then rounded to float), or the float64 layer.
 
     Returns
     -------
@@ -153,8 +142,7 @@ def series_data(result_id, x, params=None, series=None, ratio_to=None, links=Non
     Raises
     ------
     ParameterError
-        A bad axis, parameter, ratio or layer; a non-numeric x axis; complex
-        values.
+        A bad axis, parameter, ratio or layer; a non-numeric x axis; complex values.
     UnknownResultError
         An unknown result ID.
 
@@ -198,19 +186,8 @@ def _spans(v: np.ndarray) -> bool:
     return v.size > 1 and bool(np.all(v > 0)) and v.max() / v.min() > 100
 
 
-def powers_of_two(v: np.ndarray) -> bool:
-    """Whether ``v`` holds at least two distinct values, all integer powers of two (``d = 2, 4, 8, ...``).
-
-    Parameters
-    ----------
-    v : np.ndarray
-        The x-axis values.
-
-    Returns
-    -------
-    bool
-        ``True`` when a base-2 axis fits them.
-    """
+def _powers_of_two(v: np.ndarray) -> bool:
+    """Whether ``v`` holds at least two distinct values, all integer powers of two (``d = 2, 4, 8, ...``)."""
     v = np.asarray(v, dtype=float)
     if v.size < 2 or not np.all(np.isfinite(v)) or np.any(v <= 0) or np.unique(v).size < 2:
         return False
@@ -221,16 +198,13 @@ def powers_of_two(v: np.ndarray) -> bool:
 def x_log_base(x: np.ndarray, logx: bool | None) -> int | None:
     """The base of the x axis's logarithmic scale, ``None`` for a linear one.
 
-    ``logx=None`` (automatic): base 2 for powers of two, base 10 for positive
-    values spanning more than two decades, linear otherwise; ``logx=True``:
-    base 2 for powers of two, else 10; ``logx=False``: linear.
+    ``logx=None`` (automatic): base 2 for powers of two, base 10 for positive values spanning more than two decades,
+    linear otherwise; ``logx=True``: base 2 for powers of two, else 10; ``logx=False``: linear.
 
     Parameters
     ----------
-    x : np.ndarray
-        The x-axis values.
-    logx : bool | None
-        ``None`` (automatic), ``True`` (logarithmic) or ``False`` (linear).
+    x, logx
+        The x-axis values; ``None`` (automatic), ``True`` (logarithmic) or ``False`` (linear).
 
     Returns
     -------
@@ -239,7 +213,7 @@ def x_log_base(x: np.ndarray, logx: bool | None) -> int | None:
     """
     if logx is False:
         return None
-    if powers_of_two(x):
+    if _powers_of_two(x):
         return 2
     return 10 if (logx or _spans(x)) else None
 
@@ -254,9 +228,8 @@ def draw(data: PlotData, path: str, logx=None, logy=None, ylabel: str | None = N
     path : str
         The file written; its suffix (``.png``, ``.pdf``, ``.svg``) is the format.
     logx, logy : bool or None, optional
-        Logarithmic axes; ``None`` (default): logarithmic when the values are
-        positive and span more than two decades.  An x axis of powers of two
-        is logarithmic to base 2 with its values as tick labels (:func:`x_log_base`).
+        Logarithmic axes; ``None``: logarithmic when the values are positive and span more than two decades (powers of
+        two: base 2, labelled by their values, :func:`x_log_base`).
     ylabel : str, optional
         The y axis label (default: the result ID, or the ratio).
 
@@ -294,12 +267,8 @@ def figure(data: PlotData, logx=None, logy=None, ylabel: str | None = None):
 
     Parameters
     ----------
-    data : PlotData
-        The curves.
-    logx, logy : bool or None
-        As for :func:`draw`: ``None`` chooses the scale from the data.
-    ylabel : str or None
-        The y-axis label (default: the result's quantity).
+    data, logx, logy, ylabel
+        As for :func:`draw`.
 
     Returns
     -------
@@ -350,12 +319,7 @@ def check_output(path: str) -> str:
     Returns
     -------
     str
-        ``"png"``, ``"pdf"`` or ``"svg"``.
-
-    Raises
-    ------
-    ParameterError
-        Any other suffix.
+        ``"png"``, ``"pdf"`` or ``"svg"`` (any other suffix: ParameterError).
 
     Examples
     --------
@@ -369,19 +333,16 @@ def check_output(path: str) -> str:
 
 
 def add_parser(subparsers, func):
-    """Add the ``plot`` subcommand to ``rftheory``.
+    """Add the ``plot`` subcommand, run by ``func`` (``rftheory.cli.commands.cmd_plot``), to ``rftheory``'s parser.
 
     Parameters
     ----------
-    subparsers : argparse._SubParsersAction
-        The subcommands of the ``rftheory`` parser.
-    func : callable
-        The command run with the parsed arguments (``rftheory.cli.commands.cmd_plot``).
+    subparsers, func
+        As in :func:`rftheory.present.tables.add_parser`.
 
     Returns
     -------
     argparse.ArgumentParser
-        The ``plot`` parser.
     """
     import argparse
 

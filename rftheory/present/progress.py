@@ -12,34 +12,17 @@ __all__ = ["Progress"]
 class Progress:
     """A one-line progress bar on a terminal (stderr); silent otherwise.
 
-    The bar measures *work*, not tasks: each task weighs its estimated cost
-    (``weights``; ``rftheory verify`` passes :func:`rftheory.verify.schedule.estimate`
-    of each task), so a long task left at the end does not leave the bar at
-    ``1134/1135`` and 99.9 %.
-    While tasks run, a background thread redraws the line every ``tick``
-    seconds, so the clock and a spinner move inside long tasks; before the
-    first task finishes the line names the longest one started
-    (``started 1275 tasks, longest first: hrf.ce_mse|mc``); near the end
-    the line names the costliest unfinished task and how long ago the last
-    one finished (``waiting for: orf.pair_expectation|custom (+1), 35 s``).
+    Notes: :doc:`/notes/present/progress`.
 
     Parameters
     ----------
-    total : int
-        Number of tasks.
-    stream : file, optional
-        Where to draw (default ``sys.stderr``).
-    enabled : bool, optional
-        Draw or not (default: when ``stream`` is a terminal).
-    tick : float, optional
-        Seconds between redraws while nothing finishes (default 1).
+    total, stream, enabled
+        Number of tasks; where to draw (default ``sys.stderr``); whether to draw (default: when it is a terminal).
+    tick, delay : float, optional
+        Seconds between redraws while nothing finishes (default 1); before the bar first appears (default 0; a run
+        that ends sooner draws nothing).
     weights : list of float, optional
-        The estimated cost of each task, in the order of :meth:`start`'s
-        tasks (default: 1 each).
-    delay : float, optional
-        Seconds after :meth:`start` before the bar first appears (default 0:
-        at once); a run that ends sooner draws nothing, so short runs leave a
-        terminal as they found it (``rftheory attention`` passes 2).
+        The estimated cost of each task, in the order of :meth:`start`'s tasks (default: 1 each).
     """
 
     def __init__(self, total: int, stream=None, enabled: bool | None = None, tick: float = 1.0, weights=None,
@@ -81,8 +64,7 @@ class Progress:
         Parameters
         ----------
         tasks : list of rftheory.verify.engine.Task
-            The run's tasks, in the order :meth:`step` will name them by index
-            (and of ``weights``).
+            The run's tasks, in the order :meth:`step` will name them by index (and of ``weights``).
         """
         if len(self.weights) != len(tasks):
             self.weights = [1.0] * len(tasks)
@@ -104,10 +86,7 @@ class Progress:
     def fraction(self) -> float:
         """The share of the run done: the mean of its share of the tasks and of their estimated work.
 
-        Estimates are rough (they are measured on one machine), so neither
-        share alone is trusted: by count, one long task left reads 99.9 %;
-        by estimate alone, a run of underestimated cheap tasks would read
-        done early.
+        Notes: :doc:`/notes/present/progress`.
 
         Returns
         -------
@@ -123,11 +102,8 @@ class Progress:
 
         Parameters
         ----------
-        label : str, optional
-            Shown after the bar (e.g. the result ID).
-        index : int, optional
-            The task's index in the list given to :meth:`start` (its weight is
-            then counted as done).
+        label, index
+            Shown after the bar (e.g. the result ID); the task's index in :meth:`start`'s list (its weight counts done).
         """
         with self._lock:
             self.done += 1

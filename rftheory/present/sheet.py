@@ -1,12 +1,6 @@
 """The formula sheet, generated from the registry (``rftheory sheet``).
 
-One section per registered result: its ID and title, the paper it comes
-from (:func:`rftheory.core.citations.cite`), the statement's LaTeX, each
-parameter's domain, default and meaning, and the notes and errata.  The
-sheet is Markdown (statements in ``$$ … $$``), LaTeX (a standalone, pure-ASCII
-document that pdflatex compiles: text by :func:`rftheory.present.latex_text.text_to_latex`,
-every statement in ``\\fitmath{…}``, display math scaled down to the line width
-when wider) or JSON (the fields of ``rftheory show --json``).
+Design notes: :doc:`/notes/present/sheet`.
 """
 
 from __future__ import annotations
@@ -39,15 +33,12 @@ def formula_sheet(fmt: str = "markdown", prefix: str = "") -> str:
 
     Parameters
     ----------
-    fmt : {"markdown", "latex", "json"}
-        Output format.
-    prefix : str, optional
-        Only IDs starting with this.
+    fmt, prefix
+        Output format; only IDs starting with this.
 
     Returns
     -------
     str
-        The sheet.
 
     Raises
     ------
@@ -111,23 +102,7 @@ def formula_sheet(fmt: str = "markdown", prefix: str = "") -> str:
 
 
 def cmd_sheet(args) -> int:
-    """``rftheory sheet [--format F] [--only PREFIX] [-o FILE]``: print or write the formula sheet.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        ``format``, ``only``, ``output``.
-
-    Returns
-    -------
-    int
-        Exit status 0.
-
-    Raises
-    ------
-    ParameterError
-        A bad format or prefix, or a file that cannot be written.
-    """
+    """``rftheory sheet [--format F] [--only PREFIX] [-o FILE]``: print or write the formula sheet."""
     text = formula_sheet(args.format, args.only)
     if not args.output:
         print(text)

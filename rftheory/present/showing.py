@@ -1,11 +1,9 @@
 """What ``rftheory show ID`` prints: one result in full.
 
-The statement (as Unicode math, :func:`rftheory.core.mathtext.unicode_math`;
-``--latex`` prints the registry's LaTeX), the source as a
-citation (:mod:`rftheory.core.citations`), each parameter's domain, meaning and
-default, the layers and independent routes, the notes and errata, and a
-ready ``rftheory eval ...`` line built from the first point of the result's
-verification grid.
+The statement (as Unicode math, :func:`rftheory.core.mathtext.unicode_math`; ``--latex`` prints the registry's LaTeX),
+the source as a citation (:mod:`rftheory.core.citations`), each parameter's domain, meaning and default, the layers and
+independent routes, the notes and errata, and a ready ``rftheory eval ...`` line built from the first point of the
+result's verification grid.
 """
 
 from __future__ import annotations
@@ -31,19 +29,16 @@ def _default_text(p) -> str:
 def eval_example(r: Result) -> str | None:
     """A ready ``rftheory eval`` command line at an instructive point of ``r``'s domain.
 
-    The first point of ``r``'s quick grid, moved towards ``d = 8``, ``m = d``,
-    ``v = z = 1`` where ``r`` accepts it (:func:`rftheory.present.examples.example_point`).
+    The first point of ``r``'s quick grid, moved by :func:`rftheory.present.examples.example_point`.
 
     Parameters
     ----------
     r : Result
-        The result.
 
     Returns
     -------
     str or None
-        The command (arguments quoted for a POSIX shell); ``None`` when the
-        result has no value to evaluate (only checks) or no grid point.
+        The command (quoted for a POSIX shell); ``None`` for a result without a value to evaluate or a grid point.
 
     Examples
     --------
@@ -78,17 +73,15 @@ def describe(r: Result, text: bool = False) -> dict[str, Any] | str:
 
     Parameters
     ----------
-    r : Result
-        The result.
-    text : bool, optional
-        Return the text ``rftheory show`` prints instead of a dict.
+    r, text
+        The result; return the text ``rftheory show`` prints instead of a dict.
 
     Returns
     -------
     dict or str
-        ``id, title, status, statement (LaTeX), statement_text (Unicode), source, citation, defined_at,
-        params (name, kind, domain, default, meaning), layers, routes, ball (the ball layer or why not), notes,
-        eval`` -- or the same as readable text.
+        ``id, title, status, statement (LaTeX), statement_text (Unicode), source, citation, defined_at, params (name,
+        kind, domain, default, meaning), layers, routes, ball (the ball layer or why not), notes, eval`` -- or the same
+        as readable text.
     """
     from .. import ball
 

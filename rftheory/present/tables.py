@@ -1,11 +1,9 @@
 """Tables of exact values and predicted ratios (``rftheory table``).
 
-Rows are the product of the ``grid`` axes, columns the values of one
-``columns`` parameter (or a single value column).  ``ratio_to`` divides each
-cell by the cell with one parameter replaced (``coupling=iid`` by default
-when a bare coupling name is given).  Every cell is exact to the digits it
-shows (mpmath at ``digits + 10`` working digits), or a float64 value when
-``layer="float64"``; the table's caption says which.
+Rows are the product of the ``grid`` axes, columns the values of one ``columns`` parameter (or a single value column).
+``ratio_to`` divides each cell by the cell with one parameter replaced (``coupling=iid`` by default when a bare coupling
+name is given).  Every cell is exact to the digits it shows (mpmath at ``digits + 10`` working digits), or a float64
+value when ``layer="float64"``; the table's caption says which.
 """
 
 from __future__ import annotations
@@ -135,62 +133,40 @@ def _magnitude(x) -> int:
 
 def make_table(result_id, grid, params=None, columns=None, ratio_to=None, layer="mpmath", digits=8,
                also=(), links=None, decimals=None, labels=None, workers=1) -> Table:
-    """Build a :class:`Table` (see the module docstring).
+    """Build a :class:`Table` (the rows, columns, ratios and precision: :doc:`/notes/present/tables`).
 
     Parameters
     ----------
     result_id : str
         The result tabulated.
     grid : list of (str, list of str)
-        Row axes ``(name, values)``; the rows are their product.  Values are
-        text, as on the command line (``"1/2"``, ``"8"``).  Each parameter
-        once: a repeated axis is an error.
-    params : dict of str to str, optional
-        Fixed parameters.
-    columns : (str, list of str), optional
-        A parameter varied across columns (default: one ``value`` column).
+        Row axes ``(name, values)``, values as text (``"1/2"``); the rows are their product.
+    params, columns
+        Fixed parameters; a parameter varied across columns (default: one ``value`` column).
     ratio_to : str, optional
-        ``"NAME=VALUE"`` or a bare coupling name: divide every cell by the
-        value with that parameter replaced.  A zero denominator makes the
-        cell undefined (``n/a``; its value ``None``).
+        ``"NAME=VALUE"`` or a bare coupling name: each cell divided by the value with that parameter replaced.
     layer : {"mpmath", "float64"}
         Exact values (proven by the ball layer, or agreed), or the float64 layer.
-    digits : int
-        Significant digits shown (``≤ DPS_MAX − 2``; ``≤ 17`` with
-        ``layer="float64"``), trailing zeros kept.
+    digits, decimals : int
+        Significant digits shown, trailing zeros kept; or instead this many decimal places in every cell.
     also : sequence of str
-        Further result IDs shown as extra columns, each evaluated at the
-        row's point restricted to the parameters it takes (e.g. an
-        asymptotic formula beside the exact ratio).
+        Further result IDs as extra columns, each at the row's point restricted to its parameters.
     links : dict of str to str, optional
-        ``{NAME: AXIS}``: parameter NAME takes the value of axis AXIS in each
-        row (or column), e.g. ``{"m": "d"}`` for ``m = d``.
-    decimals : int, optional
-        Instead of ``digits``: this many decimal places in every cell
-        (proven or agreed: each value is evaluated to the significant digits its
-        magnitude needs).
+        ``{NAME: AXIS}``: parameter NAME takes the value of axis AXIS (``{"m": "d"}`` for ``m = d``).
     labels : dict of str to str, optional
-        Column titles: keyed by a ``columns`` value (``"simplex"``), a
-        generated title (``"simplex/iid"``), a row axis or an ``also`` ID.
+        Column titles, keyed by a ``columns`` value, a generated title (``"simplex/iid"``), a row axis or an ``also`` ID.
     workers : int, optional
-        Processes evaluating the cells (default 1: in this process; the
-        command line uses every core).  The cells do not depend on it.
+        Processes evaluating the cells (default 1); the cells do not depend on it.
 
     Returns
     -------
     Table
-        Cells as text, the caption (precision and the source as a citation)
-        and the values.
+        Cells as text, the caption (precision and the source as a citation) and the values.
 
     Raises
     ------
     ParameterError
-        Bad ``digits`` or ``decimals`` (also more significant digits than
-        float64 has, with ``layer="float64"``); a grid, column, link or ratio
-        parameter the result does not take; a parameter given twice (two
-        axes, an axis and a fixed value, ...); parameters outside the
-        result's domain; a label for no column, two labels for one column
-        or a label repeating another column's title.
+        Bad ``digits``, ``decimals``, axes, links, ratio, labels or parameters (each case: :doc:`/notes/present/tables`).
     UnknownResultError
         An unknown result ID.
 
@@ -376,12 +352,7 @@ def _frozen(point) -> tuple:
 
 
 def _run_evals(evals, workers) -> dict:
-    """``{e: e.run()}`` for every :class:`_Eval`: here, or on :func:`rftheory.workers.pool.process_pool`.
-
-    The pool is the one ``rftheory verify`` uses: Ctrl-C or SIGTERM (under
-    :func:`rftheory.workers.signals.guarded`) kill its workers at once instead of
-    waiting for the running cells.
-    """
+    """``{e: e.run()}`` for every :class:`_Eval`: here, or on :func:`rftheory.workers.pool.process_pool`."""
     if workers == 1 or len(evals) < 4:  # a pool costs ~0.1-0.3 s to start: not worth it for a few cells
         return {e: e.run(0) for e in evals}
     from contextlib import closing
@@ -393,13 +364,7 @@ def _run_evals(evals, workers) -> dict:
 
 
 def _evaluate_cells(jobs: list[_Cell], workers: int) -> list:
-    """The value (or ratio) of every job, in order, proven or agreed to what it shows; ``None`` if undefined.
-
-    Each distinct value is evaluated once, so a ratio's denominator is shared
-    by the cells of a row (and is the numerator of an ``iid`` column).
-    Evaluated in rounds: a ``decimals`` cell >= 1 needs more significant
-    digits than first asked for, known only once its value is.
-    """
+    """The value (or ratio) of every job, in order, proven or agreed to what it shows; ``None`` if undefined."""
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ParameterError("workers", f"must be an integer >= 1, got {as_typed(workers)}")
     out: list = [None] * len(jobs)
@@ -473,11 +438,9 @@ def render(t: Table, fmt: str = "text", label: str | None = None) -> str:
     t : Table
         From :func:`make_table`.
     fmt : {"text", "csv", "markdown", "latex", "json"}
-        Output format.  The caption comes first (text), last (markdown,
-        latex: ``\\caption`` and ``\\label``, booktabs rules), as a field
-        (json, where an undefined ``n/a`` cell is ``null``), or not at all
-        (csv: a CSV file has no comment lines; the command line writes it to
-        ``--caption FILE``).
+        Output format.  The caption comes first (text), last (markdown, latex: ``\\caption`` and ``\\label``, booktabs
+        rules), as a field (json, where an undefined ``n/a`` cell is ``null``), or not at all (csv: a CSV file has no
+        comment lines; the command line writes it to ``--caption FILE``).
     label : str, optional
         LaTeX ``\\label`` key (default ``tab:`` and the result ID).
 
@@ -533,7 +496,7 @@ def render(t: Table, fmt: str = "text", label: str | None = None) -> str:
 
 
 def add_parser(subparsers, func):
-    """Add the ``table`` subcommand to ``rftheory``.
+    """Add the ``table`` subcommand to ``rftheory``'s parser.
 
     Parameters
     ----------

@@ -1,22 +1,6 @@
 """Ball checks of ``verify``: the ball layer (:mod:`rftheory.ball`) against the other layers.
 
-At each grid point of a result with a ball layer:
-
-``ball:radius``
-    the ball's relative radius is below ``10^-(digits+2)`` within
-    :data:`rftheory.ball.PREC_MAX` bits (else a failure: the enclosure is too wide);
-``ball:mpmath``, ``ball:route:NAME``
-    the mpmath value and every independent route, each computed at
-    ``digits + 10`` working digits, lie in the ball widened by ``10^-digits``
-    of its magnitude (the routes' own agreement criterion): a formula, series
-    term or route that differs from the proven enclosure by more than the
-    routes' tolerance fails;
-``ball:float64``
-    the float64 layer lies within ``rtol64`` of the ball (relative to its
-    magnitude), or refuses (``RangeError``) where the value is outside float64's range.
-
-A point that the ball layer does not serve (:class:`~rftheory.ball.NoBallLayer`, e.g. a
-series too long to sum) gives one passing ``ball`` outcome marked "not served".
+Design notes: :doc:`/notes/verify/ball_checks`.
 """
 
 from __future__ import annotations
@@ -95,24 +79,19 @@ def _distance_rel_complex(ball: flint.acb, x: mp.mpc) -> float:
 
 
 def _refusals(rid: str, pt: str, value: str) -> tuple[Any, ...]:
-    """The ball layer's refusals as verdicts of their own: a point it does not serve passes as "not served",
-    a radius it cannot bring below the digits asked for fails as "too wide"."""
+    """The ball layer's refusals as verdicts: an unserved point passes ("not served"), a wide radius fails."""
     return ((NoBallLayer, lambda exc: Outcome(rid, pt, "ball", value, "not served", "n/a", True, detail=str(exc))),
             (PrecisionError, lambda exc: Outcome(rid, pt, "ball:radius", value, "too wide", "radius", False,
                                                  detail=str(exc))))
 
 
 def ball_checks(r: Result, point: Mapping[str, Any], pt: str, ref: Any, routes: Mapping[str, Any]) -> list[Outcome]:
-    """The ball checks at one grid point (see the module docstring).
+    """The ball checks at one grid point (:doc:`/notes/verify/ball_checks`).
 
     Parameters
     ----------
-    r : Result
-        A result (no outcome when it has no ball layer).
-    point : mapping
-        The grid point.
-    pt : str
-        The point as shown.
+    r, point, pt
+        A result (no outcome when it has no ball layer); the grid point; the point as shown.
     ref : mpf
         The primary mpmath value at ``r.digits + 10`` working digits.
     routes : mapping
@@ -181,27 +160,19 @@ def _printed_by_mpmath(value: Any, b: flint.arb, dps: int) -> bool:
 def ball_domain_point(r: Result, point: Mapping[str, Any], pt: str, dps: int) -> list[Outcome]:
     """The ball layer at a random domain point (``tools/domain_sweep.py``).
 
-    ``ball:contains-3x``: the ball for ``dps`` digits contains the mpmath value computed
-    once at ``3·dps`` working digits, within ``10^-(2·dps)`` of its magnitude (that
-    value's own error, far below the ball's ``10^-(dps+2)``);
-    ``ball:printed``: the digits :meth:`Result.exact` prints are the rounding of
-    every point of the ball (both endpoints round to them).
+    Notes: :doc:`/notes/verify/ball_checks`.
 
     Parameters
     ----------
     r : Result
-    point : mapping
-        The parameters.
-    pt : str
-        The point as shown.
-    dps : int
-        Digits asked for (``3·dps`` at most 100).
+    point, pt, dps
+        The parameters; the point as shown; digits asked for (``3·dps`` at most 100).
 
     Returns
     -------
     list of Outcome
-        Empty when the result has no ball layer; one passing "not served" outcome
-        where the ball layer does not serve the point.
+        Empty when the result has no ball layer; one passing "not served" outcome where the ball layer does not serve
+        the point.
     """
     from fractions import Fraction
 

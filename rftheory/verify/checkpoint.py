@@ -1,25 +1,6 @@
 """Checkpoint files of a verification sweep: append each finished task, resume from the file.
 
-Split from :mod:`rftheory.verify.executors`, which re-exports its public names.
-
-* :func:`checkpointed` -- wraps an executor: every finished task is appended
-  to a JSON-lines file at once, and a later run with the same file, seed and
-  mode takes those tasks from the file instead of recomputing them;
-* :func:`load_checkpoint` -- the finished tasks in such a file;
-* :class:`CheckpointError` -- a file that cannot be used.
-
-Checkpoint files
-    One JSON record per line, each written whole (one ``write`` on an
-    ``O_APPEND`` descriptor) so that a run stopped at any moment leaves only
-    complete lines, at worst one cut last line.  A file that cannot be used --
-    a directory, a device, pipe or socket, a file over MAX_CHECKPOINT_BYTES, unreadable or
-    unwritable, on a read-only filesystem, whose
-    parent directory cannot be created, or that holds no checkpoint record at
-    all (binary garbage, malformed JSON) -- raises :class:`CheckpointError`
-    (``rftheory: error: ...``, exit 2) before anything is computed.  A corrupt
-    record among good ones (or a last line cut by a kill) is skipped with a
-    warning on stderr, recomputed, and dropped from the file, which is
-    rewritten atomically so that every line is a complete record again.
+Design notes: :doc:`/notes/verify/checkpoint`.
 """
 
 from __future__ import annotations
@@ -29,11 +10,16 @@ import os
 import stat
 import sys
 import tempfile
+from collections.abc import Generator, Sequence
 from dataclasses import asdict, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.errors import ParameterError
 from ..workers import pool
+
+if TYPE_CHECKING:
+    from .engine import Task
+    from .outcome import Outcome
 
 __all__ = ["CheckpointError", "MAX_CHECKPOINT_BYTES", "checkpointed", "load_checkpoint"]
 
@@ -57,7 +43,7 @@ class CheckpointError(ParameterError):
         super().__init__("checkpoint", message)
 
 
-def _fingerprint(task, seed) -> dict[str, Any]:
+def _fingerprint(task: Task, seed: int) -> dict[str, Any]:
     from .._version import __version__
 
     return {"key": task.key, "seed": seed, "mode": task.mode, "zmax": repr(task.zmax), "version": __version__}
@@ -74,7 +60,7 @@ def _why(exc: OSError) -> str:
 _TEXT_FIELDS = ("result", "point", "check", "value", "other", "metric", "detail")
 
 
-def _parse_record(line: bytes):
+def _parse_record(line: bytes) -> tuple[str, list[dict[str, Any]]]:
     """``(fingerprint key, outcome dicts)`` of one checkpoint line; ValueError if it is not a record."""
     from .outcome import Outcome
 
@@ -96,13 +82,8 @@ def _parse_record(line: bytes):
     return json.dumps(rec["task"], sort_keys=True), rec["outcomes"]
 
 
-def _read_checkpoint(path: str, warn: bool = True):
-    """Read a checkpoint file.
-
-    Returns ``(found, lines, clean)``: ``{fingerprint key: outcome dicts}``,
-    the good lines (bytes, newline included) and whether the file holds
-    nothing else (so that appending to it keeps it consistent).
-    """
+def _read_checkpoint(path: str, warn: bool = True) -> tuple[dict[str, list[dict[str, Any]]], list[bytes], bool]:
+    """Read a checkpoint file."""
     if not os.path.lexists(path):
         return {}, [], True
     if os.path.isdir(path):
@@ -120,7 +101,9 @@ def _read_checkpoint(path: str, warn: bool = True):
         raise CheckpointError(f"cannot read {path!r}: {_why(exc)}") from None
     if len(data) > MAX_CHECKPOINT_BYTES:  # grew while being read
         raise CheckpointError(f"{path!r} holds more than {MAX_CHECKPOINT_BYTES} bytes, more than a checkpoint can be")
-    found, good, bad = {}, [], []
+    found: dict[str, list[dict[str, Any]]] = {}
+    good: list[bytes] = []
+    bad: list[tuple[int, str, bool]] = []
     lines = data.split(b"\n")
     for n, line in enumerate(lines, 1):
         if not line.strip():
@@ -145,20 +128,19 @@ def _read_checkpoint(path: str, warn: bool = True):
     return found, good, not bad and (not data or data.endswith(b"\n"))
 
 
-def load_checkpoint(path: str) -> dict[Any, Any]:
+def load_checkpoint(path: str) -> dict[str, list[dict[str, Any]]]:
     """Finished tasks in a checkpoint file.
 
     Parameters
     ----------
     path : str
-        The JSON-lines file written by :func:`checkpointed`; a missing file
-        (or an empty ``path``) has no tasks.
+        The JSON-lines file written by :func:`checkpointed`; a missing file (or an empty ``path``) has no tasks.
 
     Returns
     -------
     dict
-        ``{json(fingerprint): outcome dicts}``.  Corrupt lines among good
-        ones (a record cut by a kill) are skipped with a warning on stderr.
+        ``{json(fingerprint): outcome dicts}``.  Corrupt lines among good ones (a record cut by a kill) are skipped with
+        a warning on stderr.
 
     Raises
     ------
@@ -167,8 +149,7 @@ def load_checkpoint(path: str) -> dict[Any, Any]:
     """
     if not path:
         return {}
-    done: dict[Any, Any] = _read_checkpoint(path)[0]
-    return done
+    return _read_checkpoint(path)[0]
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -178,8 +159,7 @@ def _write_all(fd: int, data: bytes) -> None:
 
 
 def _open_for_append(path: str, good: list[bytes], clean: bool) -> int:
-    """An ``O_APPEND`` descriptor on ``path``; first rewrites the file atomically
-    with only its ``good`` lines unless it is ``clean``."""
+    """An ``O_APPEND`` descriptor on ``path``, the file first rewritten atomically to its ``good`` lines if unclean."""
     parent = os.path.dirname(os.path.abspath(path))
     try:
         os.makedirs(parent, exist_ok=True)
@@ -210,34 +190,31 @@ def _open_for_append(path: str, good: list[bytes], clean: bool) -> int:
 def checkpointed(executor: Executor, path: str) -> Executor:
     """Wrap ``executor``: skip tasks already in ``path`` and append each finished task to it.
 
-    A record is reused only for the same task key, seed, mode, Monte Carlo
-    bound and package version; anything else is recomputed.  The file is
-    checked and opened before anything runs (a :class:`CheckpointError`
-    otherwise); each record is one whole line written at once, so a run
-    stopped at any point leaves a file a later run resumes from.
+    Notes: :doc:`/notes/verify/checkpoint`.
 
     Parameters
     ----------
     executor : callable
-        The executor that runs the tasks not found in the file
-        (:func:`rftheory.workers.pool.serial`, :func:`~rftheory.verify.executors.process_pool`, ...).
+        The executor that runs the tasks not found in the file (:func:`rftheory.workers.pool.serial`,
+        :func:`~rftheory.verify.executors.process_pool`, ...).
     path : str
         The JSON-lines checkpoint file (created if missing).
 
     Returns
     -------
     callable
-        An executor ``run(tasks, seed)`` yielding ``(index, outcomes)``:
-        first the tasks read from the file, then the others as they finish.
-        Running it raises :class:`CheckpointError` when the file cannot be
-        read, understood or written.
+        An executor ``run(tasks, seed)`` yielding ``(index, outcomes)``: first the tasks read from the file, then the
+        others as they finish. Running it raises :class:`CheckpointError` when the file cannot be read, understood or
+        written.
     """
 
-    def run(tasks, seed):
+    def run(tasks: Sequence[Task], seed: int) -> Generator[tuple[int, list[Outcome]], None, None]:
         from .outcome import Outcome
 
         found, good, clean = _read_checkpoint(path)
-        cached, todo, todo_index = [], [], []
+        cached: list[tuple[int, list[Outcome]]] = []
+        todo: list[Task] = []
+        todo_index: list[int] = []
         for i, t in enumerate(tasks):
             rec = found.get(json.dumps(_fingerprint(t, seed), sort_keys=True))
             if rec is not None:
@@ -254,8 +231,8 @@ def checkpointed(executor: Executor, path: str) -> Executor:
             inner = iter(executor(todo, seed))
             try:
                 for j, out in inner:
-                    rec = {"task": _fingerprint(todo[j], seed), "outcomes": [asdict(o) for o in out]}
-                    line = (json.dumps(rec, default=str) + "\n").encode("utf-8")
+                    record = {"task": _fingerprint(todo[j], seed), "outcomes": [asdict(o) for o in out]}
+                    line = (json.dumps(record, default=str) + "\n").encode("utf-8")
                     try:
                         _write_all(fd, line)
                     except OSError as exc:

@@ -1,10 +1,8 @@
 """How two values are compared, and raw measurements judged (part of the verification layer).
 
-:mod:`rftheory.verify.engine` compares the layers of every result; this module holds
-the two comparisons it makes: :func:`digits_agree` (significant digits
-between two numbers) and :func:`judge` (the verdict on a result's own raw
-:class:`~rftheory.core.measure.Measurement`).  Both are re-exported by
-:mod:`rftheory.verify.engine`.
+:mod:`rftheory.verify.engine` compares the layers of every result; this module holds the two comparisons it makes:
+:func:`digits_agree` (significant digits between two numbers) and :func:`judge` (the verdict on a result's own raw
+:class:`~rftheory.core.measure.Measurement`).  Both are re-exported by :mod:`rftheory.verify.engine`.
 """
 
 from __future__ import annotations
@@ -21,7 +19,7 @@ from .outcome import Outcome
 __all__ = ["digits_agree", "judge", "short"]
 
 
-def digits_agree(a, b) -> float:
+def digits_agree(a: Any, b: Any) -> float:
     """Significant decimal digits to which ``a`` and ``b`` agree.
 
     .. math:: -\\log_{10}\\frac{|a - b|}{\\max(|a|, |b|)}
@@ -53,7 +51,7 @@ def digits_agree(a, b) -> float:
     return float(-mp.log10(diff / scale))
 
 
-def short(x, n: int = 12) -> str:
+def short(x: object, n: int = 12) -> str:
     """A value in ``n`` significant digits for a report line.
 
     Parameters
@@ -74,7 +72,7 @@ def short(x, n: int = 12) -> str:
         return str(x)
 
 
-def _num(x):
+def _num(x: Any) -> Any:
     """An mpmath number from an mpf/mpc/float/int/Fraction (exactly)."""
     from fractions import Fraction
 
@@ -91,8 +89,7 @@ def judge(m: Measurement, zmax: float) -> Outcome:
     m : Measurement
         A result's raw measurement.
     zmax : float
-        The run's Bonferroni bound on ``|z|`` (one-sided claims use the same
-        bound: conservative).
+        The run's Bonferroni bound on ``|z|`` (one-sided claims use the same bound: conservative).
 
     Returns
     -------

@@ -1,47 +1,6 @@
 """The verification layer: the only place where layers are compared.
 
-For every result and every point of its grid in the chosen mode:
-
-``route:NAME``
-    each independent arbitrary-precision route against the primary one, at
-    ``digits + 10`` working digits; passes when they agree to ``digits``
-    significant digits (40 by default).
-``symbolic``
-    the sympy expression evaluated with ``evalf`` against the primary route.
-``float64``
-    the float64 layer against mpmath, relative error ``<= rtol64``; where the
-    float64 layer refuses (:class:`~rftheory.core.errors.RangeError`) the check
-    passes only if the exact value really lies outside the float64 range.
-``ball:*``
-    where the result has a ball layer: the ball's radius, the mpmath value,
-    every route and the float64 layer against the proven enclosure
-    (:mod:`rftheory.verify.ball_checks`).
-``mc``
-    Monte Carlo of the real estimator against the exact value: a z-score on
-    the mean with the conservative standard error ``max(se, se_batch)``.
-    The bound is Bonferroni-corrected over all Monte Carlo checks of the run
-    so that a correct implementation fails a whole run with probability at
-    most ``ALPHA = 1e-6`` (normal approximation).
-
-``domain:*``
-    at random points of the result's whole *declared* domain
-    (:mod:`rftheory.core.domain`; log-uniform over the parameter ranges, tiny and
-    huge arguments included): the agreed mpmath value
-    (:func:`rftheory.core.precision.agreed`) against each independent route,
-    agreed too, to ``DOMAIN_DPS`` digits; and the float64 layer against it
-    within ``rtol64`` -- or refusing with ``RangeError``, which is allowed
-    there (refusing is never wrong; a wrong finite number is).
-
-Results that are not one number contribute their own checks
-(``Result.checks``): raw :class:`~rftheory.core.measure.Measurement` objects, which
-:func:`judge` turns into verdicts here.  Their z-scores (declared per mode in
-``Result.checks_z``) belong to the same Bonferroni family as the ``mc`` checks,
-so ``ALPHA`` bounds the false-failure probability of the whole run.
-
-The comparisons themselves (:func:`digits_agree`, :func:`judge`) live in
-:mod:`rftheory.verify.compare`, the presentation of a run (:class:`Progress`,
-:func:`as_table`, :func:`summary`, :func:`to_json`) in :mod:`rftheory.verify.report`;
-this module re-exports them.
+Design notes: :doc:`/notes/verify/engine`.
 """
 
 from __future__ import annotations
@@ -49,7 +8,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from types import FrameType
+from typing import Any, Literal, NoReturn
 
 import mpmath as mp
 import numpy as np
@@ -86,18 +46,12 @@ class Task:
 
     Attributes
     ----------
-    key : str
-        Unique name; also seeds the task's generator (:func:`rftheory.core.montecarlo.spawn`).
-    result : str
-        Result ID.
-    kind : {"exact", "mc", "domain", "custom", "sampler", "predict"}
+    key, result : str
+        Unique name, also seeding the task's generator (:func:`rftheory.core.montecarlo.spawn`); the result ID.
+    kind : {"exact", "mc", "domain", "custom", "sampler", "predict", "theorem"}
         Which checks :meth:`run` performs.
-    point : dict
-        The grid point (empty for domain and custom tasks).
-    mode : str
-        The verification mode.
-    zmax : float
-        The run's Bonferroni bound on ``|z|`` (``inf`` without z-tests).
+    point, mode, zmax
+        The grid point (empty for domain and custom tasks), the verify mode, the run's bound on ``|z|`` (or ``inf``).
     """
 
     key: str
@@ -113,14 +67,12 @@ class Task:
         Parameters
         ----------
         seed : int
-            The run's seed; the task's generator is ``spawn(seed, self.key)``,
-            so the outcome does not depend on which worker runs it or when.
+            The run's seed; the task's generator is ``spawn(seed, self.key)``, whichever worker runs it, whenever.
 
         Returns
         -------
         list of Outcome
-            The outcomes of :func:`exact_checks`, :func:`mc_check`,
-            :func:`domain_checks` or :func:`custom_checks`, by ``kind``.
+            Those of :func:`exact_checks`, :func:`mc_check`, :func:`domain_checks` or :func:`custom_checks`, by ``kind``.
         """
         from ..catalog import get
 
@@ -200,23 +152,17 @@ def _point_text(p: dict[str, Any]) -> str:
 def exact_checks(r: Result, point: dict[str, Any]) -> list[Outcome]:
     """Routes, symbolic form and float64 layer against the primary route.
 
-    The primary mpmath value at ``r.digits + 10`` working digits is the
-    reference; each route and the symbolic form must agree with it to
-    ``r.digits`` digits, the float64 layer within ``r.rtol64``
-    (:func:`float64_outcome`).
+    Notes: :doc:`/notes/verify/engine`.
 
     Parameters
     ----------
-    r : Result
-        The result checked.
-    point : dict
-        The grid point.
+    r, point
+        The result checked and the grid point.
 
     Returns
     -------
     list of Outcome
-        One per route (``route:NAME``), the ``symbolic`` and the ``float64``
-        check; a crash of the primary route is one failed ``mpmath`` outcome.
+        ``route:NAME`` per route, ``symbolic``, ``float64``; a crash of the primary route is one failed ``mpmath``.
     """
     out: list[Outcome] = []
     pt = format_point(point)
@@ -257,33 +203,24 @@ def exact_checks(r: Result, point: dict[str, Any]) -> list[Outcome]:
     return out
 
 
-def float64_outcome(r: Result, point: dict[str, Any], ref, pt: str, check: str = "float64",
+def float64_outcome(r: Result, point: dict[str, Any], ref: Any, pt: str, check: str = "float64",
                     refuse_ok: bool = False) -> Outcome:
     """The float64 layer at ``point`` against the mpmath value ``ref``.
 
-    A ``RangeError`` passes when the exact value lies outside the float64
-    range or, with ``refuse_ok``, anywhere (refusing is never wrong).
+    A ``RangeError`` passes when the exact value lies outside the float64 range or, with ``refuse_ok``, anywhere
+    (refusing is never wrong).
 
     Parameters
     ----------
-    r : Result
-        The result checked.
-    point : dict
-        The point.
-    ref : mpf or mpc
-        The mpmath value.
-    pt : str
-        The point as shown.
-    check : str, optional
-        Name of the check.
+    r, point, ref, pt, check
+        The result checked, the point, its mpmath value (mpf or mpc), the point as shown, the check's name.
     refuse_ok : bool, optional
         Whether a ``RangeError`` passes anywhere.
 
     Returns
     -------
     Outcome
-        Passed when the relative error is at most ``r.rtol64`` (absolute
-        error where ``ref == 0``).
+        Passed when the relative error is at most ``r.rtol64`` (absolute error where ``ref == 0``).
     """
     def refused(exc: BaseException) -> Outcome:
         mag = abs(ref)
@@ -297,10 +234,12 @@ def float64_outcome(r: Result, point: dict[str, Any], ref, pt: str, check: str =
         val = r.f64_scalar(**point)
         if isinstance(ref, mp.mpc):
             rel = abs(complex(ref) - complex(val)) / max(abs(complex(ref)), 1e-300)
+        elif isinstance(val, complex):
+            raise TypeError(f"a complex float64 value {val!r} where the mpmath value is real")
         elif ref != 0:
-            rel = float(abs((mp.mpf(float(val)) - ref) / ref)) if math.isfinite(float(val)) else math.inf
+            rel = float(abs((mp.mpf(val) - ref) / ref)) if math.isfinite(val) else math.inf
         else:
-            rel = abs(float(val)) if math.isfinite(float(val)) else math.inf
+            rel = abs(val) if math.isfinite(val) else math.inf
         out.append(Outcome(r.id, pt, check, short(ref), repr(val), f"rel={rel:.1e} (tol {r.rtol64:.0e})",
                            bool(rel <= r.rtol64)))
     return out[0]
@@ -310,28 +249,21 @@ def domain_checks(r: Result, n: int, rng: np.random.Generator, dps: int = DOMAIN
                   points: list[dict[str, Any]] | None = None) -> list[Outcome]:
     """Agreed mpmath values vs routes, and float64 vs mpmath, across the declared domain.
 
-    At ``n`` random points of ``r``'s declared domain (see the module
-    docstring), or at the given ``points``; each point has
-    ``DOMAIN_SECONDS`` to finish.
+    At ``n`` random points of ``r``'s declared domain (:doc:`/notes/verify/engine`), or at the given ``points``; each
+    point has ``DOMAIN_SECONDS`` to finish.
 
     Parameters
     ----------
-    r : Result
-        The result checked.
-    n : int
-        Number of random points.
-    rng : numpy.random.Generator
-        Source of the points.
-    dps : int, optional
-        Agreed digits compared.
-    points : list of dict, optional
-        Use these points instead of random ones.
+    r, n, rng
+        The result checked, the number of random points and their generator.
+    dps, points
+        Agreed digits compared; use these points instead of random ones.
 
     Returns
     -------
     list of Outcome
-        ``domain:route:NAME``, ``domain:float64`` (and ``domain:mpmath`` or
-        ``domain:time``) outcomes; empty when ``r`` has no mpmath layer.
+        ``domain:route:NAME``, ``domain:float64`` (and ``domain:mpmath`` or ``domain:time``); empty without mpmath
+        layer.
     """
     out: list[Outcome] = []
     if r.mpmath is None:
@@ -348,8 +280,7 @@ def domain_checks(r: Result, n: int, rng: np.random.Generator, dps: int = DOMAIN
 
 
 class _Slow(BaseException):
-    """Raised by the domain checks' time limit; a BaseException so that no
-    ``except Exception`` of a route or evaluator can swallow it."""
+    """Raised by the domain checks' time limit (a BaseException: no ``except Exception`` swallows it)."""
 
 
 class _time_limit:
@@ -359,12 +290,12 @@ class _time_limit:
         self.seconds = seconds
         self.armed = False
 
-    def __enter__(self):
+    def __enter__(self) -> _time_limit:
         import signal
         import threading
 
         if threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer"):
-            def _raise(signum, frame):
+            def _raise(signum: int, frame: FrameType | None) -> NoReturn:
                 raise _Slow()
 
             self.old = signal.signal(signal.SIGALRM, _raise)
@@ -372,7 +303,7 @@ class _time_limit:
             self.armed = True
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> Literal[False]:
         if self.armed:
             import signal
 
@@ -412,12 +343,8 @@ def mc_n(r: Result, point: dict[str, Any], mode: str) -> int:
 
     Parameters
     ----------
-    r : Result
-        The result checked.
-    point : dict
-        The point (a callable ``mc_n`` entry may depend on it).
-    mode : str
-        ``"quick"``, ``"default"`` or ``"full"``.
+    r, point, mode
+        The result checked, the point (a callable ``mc_n`` entry may depend on it) and the verify mode.
 
     Returns
     -------
@@ -436,16 +363,9 @@ def mc_check(r: Result, point: dict[str, Any], mode: str, rng: np.random.Generat
 
     Parameters
     ----------
-    r : Result
-        The result checked.
-    point : dict
-        The Monte Carlo grid point.
-    mode : str
-        Sets the number of replicates (:func:`mc_n`).
-    rng : numpy.random.Generator
-        The task's generator.
-    zmax : float
-        The run's Bonferroni bound on ``|z|``.
+    r, point, mode, rng, zmax
+        The result checked, the Monte Carlo grid point, the mode (replicates: :func:`mc_n`), the task's generator and the
+        run's Bonferroni bound on ``|z|``.
 
     Returns
     -------
@@ -470,19 +390,12 @@ def mc_check(r: Result, point: dict[str, Any], mode: str, rng: np.random.Generat
 def custom_checks(r: Result, mode: str, seed: int, zmax: float) -> list[Outcome]:
     """Judge the raw measurements of ``r.checks``.
 
-    z-scores beyond the number the result declared (``checks_z``) fail: they
-    were not in the α budget.
+    z-scores beyond the number the result declared (``checks_z``) fail: they were not in the α budget.
 
     Parameters
     ----------
-    r : Result
-        The result checked.
-    mode : str
-        The verification mode.
-    seed : int
-        Passed to ``r.checks``.
-    zmax : float
-        The run's Bonferroni bound on ``|z|``.
+    r, mode, seed, zmax
+        The result checked, the verify mode, the seed passed to ``r.checks`` and the run's bound on ``|z|``.
 
     Returns
     -------
@@ -513,26 +426,16 @@ def custom_checks(r: Result, mode: str, seed: int, zmax: float) -> list[Outcome]
 def plan(mode: str = "quick", only: str = "", mc: bool = True) -> list[Task]:
     """The list of verification tasks for ``mode``, results starting with ``only``.
 
-    Exact, custom and domain tasks come first, Monte Carlo tasks last (with
-    the audits of rftheory's own samplers, :mod:`rftheory.verify.sampler_checks`,
-    and ``predict`` against Monte Carlo on real data, :mod:`rftheory.predict.checks`);
-    every z-test of the run (``mc`` tasks, the ``checks_z`` declared by custom
-    checks and the audits' tests, ``k`` in all) gets the Bonferroni bound
-    ``z_threshold(ALPHA, k)``.
+    Notes: :doc:`/notes/verify/engine`.
 
     Parameters
     ----------
-    mode : {"quick", "default", "full"}
-        Grid and sample sizes.
-    only : str, optional
-        ID prefix.
-    mc : bool, optional
-        Include the Monte Carlo tasks.
+    mode, only, mc
+        Grid and sample sizes (``"quick"``, ``"default"``, ``"full"``); an ID prefix; whether Monte Carlo tasks are in.
 
     Returns
     -------
     list of Task
-        The tasks.
 
     Raises
     ------
@@ -594,20 +497,15 @@ def run(tasks: list[Task], seed: int = 0, progress: Progress | None = None,
         executor: Callable[[list[Task], int], Iterable[list[Outcome]]] | None = None) -> list[Outcome]:
     """Run tasks (in order, or through ``executor``) and collect outcomes in task order.
 
-    An executor (:mod:`rftheory.verify.executors`) yields ``(task index, outcomes)``
-    pairs in any order, or plain outcome lists in task order.
-
     Parameters
     ----------
-    tasks : list of Task
-        From :func:`plan`.
-    seed : int, optional
-        The run's seed, ``≥ 0``.
+    tasks, seed
+        From :func:`plan`; the run's seed, ``≥ 0``.
     progress : Progress, optional
-        Started with the tasks (redrawn while they run), stepped
-        once per finished task, closed at the end (also on an interruption).
+        Started with the tasks, stepped once per finished task, closed at the end (also on an interruption).
     executor : callable, optional
-        ``executor(tasks, seed)``; default: run here, in order.
+        ``executor(tasks, seed)`` (:mod:`rftheory.verify.executors`) yielding ``(task index, outcomes)`` in any order, or
+        outcome lists in task order; default: run here, in order.
 
     Returns
     -------

@@ -1,12 +1,10 @@
-"""The executors of ``rftheory verify``: a process pool or Dask cluster in verify's order, checkpointed.
-
-:func:`executor_from_args` builds the executor of ``--workers``, ``--scheduler``
-and ``--checkpoint``: :mod:`rftheory.workers.pool` with the longest tasks
-first (:func:`rftheory.verify.schedule.units`, :func:`~rftheory.verify.schedule.order`),
-wrapped by :func:`rftheory.verify.checkpoint.checkpointed`.
+"""The executors of ``rftheory verify``: :mod:`rftheory.workers.pool` with the longest tasks first
+(:mod:`rftheory.verify.schedule`), checkpointed (:mod:`rftheory.verify.checkpoint`).
 """
 
 from __future__ import annotations
+
+import argparse
 
 from ..workers import pool
 from ..workers.pool import Executor
@@ -22,12 +20,12 @@ def process_pool(workers: int | None = None) -> Executor:
     Parameters
     ----------
     workers : int, optional
-        Number of processes (default: all cores); 1 runs serially.
+        As in :func:`rftheory.workers.pool.process_pool`.
 
     Returns
     -------
     callable
-        An executor ``run(tasks, seed)`` yielding ``(index, outcomes)`` as tasks finish.
+        The executor, yielding ``(index, outcomes)``.
     """
     return pool.process_pool(workers, plan=schedule.units)
 
@@ -38,25 +36,24 @@ def dask(address: str) -> Executor:
     Parameters
     ----------
     address : str
-        The scheduler address, e.g. ``"tcp://host:8786"``.
+        As in :func:`rftheory.workers.pool.dask`.
 
     Returns
     -------
     callable
-        An executor ``run(tasks, seed)`` yielding ``(index, outcomes)`` as tasks finish.
+        The executor, yielding ``(index, outcomes)``.
     """
     return pool.dask(address, order=schedule.order)
 
 
-def executor_from_args(args) -> Executor:
+def executor_from_args(args: argparse.Namespace) -> Executor:
     """The executor chosen by ``rftheory verify``'s ``--workers``, ``--scheduler``, ``--checkpoint``.
 
     Parameters
     ----------
-    args : argparse.Namespace or object
-        With optional attributes ``scheduler`` (a Dask address: use
-        :func:`dask`), ``workers`` (else :func:`process_pool`) and
-        ``checkpoint`` (a file: wrap in :func:`checkpointed`).
+    args : argparse.Namespace
+        Optional ``scheduler`` (:func:`dask`), else ``workers`` (:func:`process_pool`); ``checkpoint`` (a file: wrap in
+        :func:`~rftheory.verify.checkpoint.checkpointed`).
 
     Returns
     -------

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import TracebackType
 
 __all__ = ["Outcome", "CrashGuard"]
 
@@ -36,12 +37,9 @@ class Outcome:
 
         Parameters
         ----------
-        result, point, check : str
-            What was checked, where, and which check.
-        exc : BaseException
-            What it raised.
-        value : str, optional
-            The reference value, when one was computed before the crash.
+        result, point, check, exc, value
+            What was checked, where, and which check; what it raised; the reference value, when one was computed before
+            the crash.
 
         Returns
         -------
@@ -58,11 +56,7 @@ class Outcome:
 class CrashGuard:
     """The one "a crash is a failed Outcome" of the verification layer, as a context manager.
 
-    An :class:`Exception` raised in the block is appended to ``out`` as
-    :meth:`Outcome.crashed` (or, for a type in ``refusals``, as that handler's
-    outcome) and swallowed; :attr:`failed` tells the caller the block did not
-    finish.  Other ``BaseException`` s (Ctrl-C, the domain checks' time limit)
-    pass through.
+    Notes: :doc:`/notes/verify/outcome`.
 
     Parameters
     ----------
@@ -73,8 +67,8 @@ class CrashGuard:
     value : str, optional
         The reference value shown with a crash.
     refusals : tuple of (exception types, handler), optional
-        ``handler(exc) -> Outcome`` for exceptions that are a verdict of their own
-        (a layer refusing a point), tried in order before the crash.
+        ``handler(exc) -> Outcome`` for exceptions that are a verdict of their own (a layer refusing a point), tried in
+        order before the crash.
 
     Examples
     --------
@@ -95,7 +89,7 @@ class CrashGuard:
     def __enter__(self) -> CrashGuard:
         return self
 
-    def __exit__(self, et, exc, tb) -> bool:
+    def __exit__(self, et: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> bool:
         if exc is None or not isinstance(exc, Exception):
             return False
         self.failed = True

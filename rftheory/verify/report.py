@@ -26,11 +26,7 @@ WIDE = (("result", "result", 0), ("point", "point", 0), ("check", "check", 0), (
 def confirms_erratum(o: Outcome) -> bool:
     """Whether a passed check reproduces a recorded erratum (the paper's statement is false there).
 
-    Such checks pass: they assert the *finding* (e.g. ``hrf.angular_hybrid_bound``'s
-    Thm 3.5 bound exceeded at ``r=5, n=1``; ``orf.pair_expectation``'s App. A.3
-    sum; ``sutherland.phi_beats_psi``'s printed variance).  They are recognised
-    by ``erratum`` in the check's name or detail, or ``FAILS`` in its name,
-    which is how the results' own checks mark them.
+    Notes: :doc:`/notes/verify/report`.
 
     Parameters
     ----------
@@ -60,20 +56,13 @@ def _cut(s: str, w: int) -> str:
 def as_table(outcomes: list[Outcome], wide: bool = False, failures_only: bool = False) -> str:
     """A fixed-width table of outcomes.
 
-    The default (compact) table fits 120 columns: result, point, check, the
-    agreement with its threshold (``digits=.. (need ..)``, ``rel=.. (tol ..)``,
-    ``z=.. (|z| <= ..)``) and the verdict; longer cells end in ``…``.  A
-    passed check that confirms an erratum shows ``pass*``.  A failed
-    outcome's detail follows it on a line of its own.
+    Notes: :doc:`/notes/verify/report`.
 
     Parameters
     ----------
-    outcomes : list of Outcome
-        What :func:`run` returned.
-    wide : bool, optional
-        Every column (also the exact and compared values), nothing cut.
-    failures_only : bool, optional
-        Only the rows of failed checks.
+    outcomes, wide, failures_only
+        What :func:`run` returned; every column (also the exact and compared values), nothing cut; only the rows of
+        failed checks.
 
     Returns
     -------
@@ -119,8 +108,7 @@ def summary(outcomes: list[Outcome]) -> str:
     Returns
     -------
     str
-        ``"N passed, M failed"``, and how many of the passed checks confirm
-        an erratum when some do.
+        ``"N passed, M failed"``, and how many of the passed checks confirm an erratum when some do.
 
     Examples
     --------
@@ -136,16 +124,13 @@ def summary(outcomes: list[Outcome]) -> str:
 def closing(outcomes: list[Outcome], wide: bool = False) -> str:
     """The end of the report: the confirmed errata, then every failed check.
 
-    Errata are grouped by result and check (with their points); every failed
-    check is listed with its result, point, check, agreement, values and
-    detail, or ``failures: none``.
+    Errata are grouped by result and check (with their points); every failed check is listed with its result, point,
+    check, agreement, values and detail, or ``failures: none``.
 
     Parameters
     ----------
-    outcomes : list of Outcome
-        What :func:`run` returned.
-    wide : bool, optional
-        List every point of an erratum group (default: as many as fit a line).
+    outcomes, wide
+        What :func:`run` returned; list every point of an erratum group (default: as many as fit a line).
 
     Returns
     -------
@@ -188,11 +173,7 @@ def closing(outcomes: list[Outcome], wide: bool = False) -> str:
 def point_object(text: str) -> dict[str, Any]:
     """A point's text (``"d=4, v=1/2"``) as a JSON object.
 
-    ``NAME=VALUE`` pieces (split at commas outside brackets) become keys;
-    integers and decimal literals become JSON numbers, anything else (``1/2``,
-    ``orthogonal``) stays text, exactly as written; pieces that are not
-    ``NAME=VALUE`` (``"gaussian"``, ``"k <= 40"``) are kept, in order, under
-    ``"label"``.
+    Notes: :doc:`/notes/verify/report`.
 
     Parameters
     ----------
@@ -243,7 +224,7 @@ def _split_top(text: str) -> list[str]:
     return pieces
 
 
-def _json_number(v: str):
+def _json_number(v: str) -> int | float | str:
     if re.fullmatch(r"[+-]?\d+", v):
         return int(v)
     if re.fullmatch(r"[+-]?(\d+\.\d*|\.\d+|\d+)([eE][+-]?\d+)?", v):
@@ -264,10 +245,9 @@ def to_json(outcomes: list[Outcome]) -> list[dict[str, Any]]:
     Returns
     -------
     list of dict
-        The fields of each outcome plus its ``verdict`` and ``erratum``
-        (:func:`confirms_erratum`); ``point`` is an object
-        (:func:`point_object`) and ``point_text`` the point as printed;
-        non-finite ``z`` and ``se_ratio`` become ``None`` (JSON has no infinity).
+        The fields of each outcome plus its ``verdict`` and ``erratum`` (:func:`confirms_erratum`); ``point`` is an
+        object (:func:`point_object`) and ``point_text`` the point as printed; non-finite ``z`` and ``se_ratio`` become
+        ``None`` (JSON has no infinity).
     """
     out = []
     for o in outcomes:

@@ -1,20 +1,16 @@
 """verify's audits of rftheory's own samplers (issue 11, item 6).
 
-The Monte Carlo checks of the results test each sampler through one
-estimator at one input pair (half axis-aligned, half randomly rotated).  These
-tasks run the full sampler battery of :func:`rftheory.audit.sampler` on
-``rftheory.sample(coupling, ...)`` for every coupling with a Haar block:
-marginals, the coupling's pair-angle law, rotation invariance of the PRF and
-RFF estimators across the axis, diagonal and random frames of the geometry
-sweep (:mod:`rftheory.audit.geometry`), their unbiasedness and MSE against
-``simrf.prf_mse`` / ``simrf.rff_mse`` at every pair of the sweep, and
-repeated calls.  Their z-tests join the run's Bonferroni family: every check
-uses verify's bound, so ``ALPHA`` bounds the false failures of the whole run.
+Design notes: :doc:`/notes/verify/sampler_checks`.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from .outcome import CrashGuard, Outcome
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["COUPLINGS", "D", "M", "tasks", "z_tests", "run"]
 
@@ -55,17 +51,14 @@ def z_tests() -> int:
     return count(D, M, ("prf", "rff"), "gaussian")
 
 
-def run(coupling: str, seed_sequence, zmax: float) -> list[Outcome]:
+def run(coupling: str, seed_sequence: np.random.Generator, zmax: float) -> list[Outcome]:
     """Audit ``rftheory.sample(coupling, ...)`` with verify's bound.
 
     Parameters
     ----------
-    coupling : str
-        One of :data:`COUPLINGS`.
-    seed_sequence : numpy.random.Generator
-        The task's generator (its first integer seeds the audit).
-    zmax : float
-        The run's Bonferroni bound on ``|z|``.
+    coupling, seed_sequence, zmax
+        One of :data:`COUPLINGS`; the task's generator (its first integer seeds the audit); the run's Bonferroni bound
+        on ``|z|``.
 
     Returns
     -------
@@ -75,7 +68,7 @@ def run(coupling: str, seed_sequence, zmax: float) -> list[Outcome]:
     from ..audit.sampler import sampler
     from ..sampling.samplers import sample
 
-    def f(d, m, rng):
+    def f(d: int, m: int, rng: np.random.Generator) -> Any:
         return sample(coupling, d, m, rng=rng)
 
     f.__qualname__ = f"sample_{coupling}"

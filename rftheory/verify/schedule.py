@@ -1,28 +1,15 @@
 """Which verification tasks to start first: an estimated cost per task.
 
-The process pool and the Dask executor (:mod:`rftheory.verify.executors`) submit the
-tasks of a run in descending estimated cost ("longest processing time
-first"), so that a long task -- ``orf.pair_expectation``'s custom checks, a
-large Monte Carlo point, a domain sweep -- does not start last while the other
-cores idle.  The order changes nothing else: every task draws its randomness
-from ``spawn(seed, task.key)`` and :func:`rftheory.verify.engine.run` reports the
-outcomes in the plan's order, so a seed gives the same report for any order
-and any number of workers.
-
-Estimates are in seconds on one core:
-
-* default mode: the measured CPU seconds of every task that takes 0.2 s or
-  more (:data:`rftheory.verify.costs.DEFAULT_SECONDS`, written by
-  ``tools/task_costs.py --write``), exact tasks included -- a few grid points
-  of the quadrature routes take seconds; the others by the model below;
-* custom and domain tasks: measured (:data:`CUSTOM_SECONDS`,
-  :data:`DOMAIN_POINT_SECONDS`), else a default;
-* Monte Carlo tasks: proportional to replicates × ``d`` × ``m`` / √d (the
-  cost of a coupled block of ``m`` projections in dimension ``d``);
-* exact tasks: small, growing with the number of routes.
+Design notes: :doc:`/notes/verify/schedule`.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .engine import Task
 
 __all__ = ["estimate", "order", "units", "CHUNK_SECONDS", "CUSTOM_SECONDS", "DOMAIN_POINT_SECONDS"]
 
@@ -61,7 +48,7 @@ DOMAIN_POINT_SECONDS: dict[str, float] = {
 MC_SECONDS_PER_UNIT = 2e-7
 
 
-def estimate(task) -> float:
+def estimate(task: Task) -> float:
     """The estimated seconds of one verification task.
 
     Parameters
@@ -89,7 +76,7 @@ def estimate(task) -> float:
     if task.kind == "sampler":
         return SAMPLER_AUDIT_SECONDS
     if task.kind == "predict":
-        return PREDICT_SECONDS.get(task.point.get("dataset"), 1.0) * {"quick": 0.5, "default": 1.0}.get(task.mode, 5.0)
+        return PREDICT_SECONDS.get(str(task.point.get("dataset")), 1.0) * {"quick": 0.5, "default": 1.0}.get(task.mode, 5.0)
     if task.kind == "custom":
         quick, default = CUSTOM_SECONDS.get(task.result, (0.2, 0.5))
         return {"quick": quick, "default": default}.get(task.mode, 4 * default)
@@ -99,8 +86,9 @@ def estimate(task) -> float:
         return DOMAIN_N.get(task.mode, 8) * DOMAIN_POINT_SECONDS.get(task.result, 0.05)
     if task.kind == "mc":
         p = task.point
-        d = p.get("d") if isinstance(p.get("d"), int) else 1
-        m = p.get("m") if isinstance(p.get("m"), int) else d
+        d_given, m_given = p.get("d"), p.get("m")
+        d = d_given if isinstance(d_given, int) else 1
+        m = m_given if isinstance(m_given, int) else d
         try:
             from ..catalog import get
             from .engine import mc_n
@@ -118,7 +106,7 @@ def estimate(task) -> float:
     return 0.01 * (2 + routes)
 
 
-def order(tasks) -> list[int]:
+def order(tasks: Sequence[Task]) -> list[int]:
     """Task indices, longest estimated task first (ties keep the plan's order).
 
     Parameters
@@ -146,18 +134,16 @@ def order(tasks) -> list[int]:
 CHUNK_SECONDS = 0.2
 
 
-def units(tasks, workers: int) -> list[list[int]]:
+def units(tasks: Sequence[Task], workers: int) -> list[list[int]]:
     """The units of work of verify's process pool, longest estimated first (longest processing time first).
 
-    Every task estimated at :data:`CHUNK_SECONDS` or more is a unit of its own; the cheap
-    exact checks go in small striped chunks, each estimated at the sum of its tasks.
+    Every task estimated at :data:`CHUNK_SECONDS` or more is a unit of its own; the cheap exact checks go in small
+    striped chunks, each estimated at the sum of its tasks.
 
     Parameters
     ----------
-    tasks : list of rftheory.verify.engine.Task
-        The plan.
-    workers : int
-        The number of processes (chunks are sized so that each gets several).
+    tasks, workers
+        The plan; the number of processes (chunks are sized so that each gets several).
 
     Returns
     -------

@@ -1,19 +1,6 @@
 """Workers: run independent tasks here, on a local process pool, or on a Dask cluster.
 
-An *executor* is a callable ``run(tasks, seed)`` that runs objects with a
-``run(seed)`` method and yields ``(index, result)`` pairs as tasks finish, in
-any order; its caller puts them back in order.  Every task draws its
-randomness from its seed and its own key, so results do not depend on the
-number of workers or on the order in which tasks run.
-
-* :func:`serial` -- in this process, one task after the other;
-* :func:`process_pool` -- ``concurrent.futures.ProcessPoolExecutor`` on the
-  local cores; the caller's ``plan`` groups tasks into units of work and
-  orders them (``rftheory verify`` starts the longest first); if a pool cannot
-  be started (or breaks) the remaining tasks run serially; workers die with
-  this process (:mod:`rftheory.workers.signals`);
-* :func:`dask` -- a ``dask.distributed`` cluster at a scheduler address;
-  dask is imported lazily.
+Design notes: :doc:`/notes/workers/pool`.
 """
 
 from __future__ import annotations
@@ -42,8 +29,7 @@ def default_workers() -> int:
     Returns
     -------
     int
-        The size of the CPU affinity set where the platform has one, else
-        ``os.cpu_count()``; at least 1.
+        The size of the CPU affinity set where the platform has one, else ``os.cpu_count()``; at least 1.
     """
     try:
         return max(1, len(os.sched_getaffinity(0)))
@@ -54,15 +40,13 @@ def default_workers() -> int:
 def cap_workers(n: int | None, flag: str = "--workers") -> tuple[int, str]:
     """A requested number of local workers (or threads), capped at the cores available.
 
-    More processes than cores only add memory and contention (``--workers 100000`` would
-    fork 100,000 processes); the command lines cap the request and say so in one line.
+    More processes than cores only add memory and contention (``--workers 100000`` would fork 100,000 processes); the
+    command lines cap the request and say so in one line.
 
     Parameters
     ----------
-    n : int or None
-        The request (None: all cores).
-    flag : str, optional
-        The option's name, for the note and the error.
+    n, flag
+        The request (None: all cores); the option's name, for the note and the error.
 
     Returns
     -------
@@ -94,17 +78,16 @@ def cap_workers(n: int | None, flag: str = "--workers") -> tuple[int, str]:
 def stop_pool(pool, join_timeout: float = 5.0) -> None:
     """Shut ``pool`` down now: cancel queued work and kill running workers.
 
-    ``shutdown(cancel_futures=True)`` alone lets the running and already
-    queued chunks finish (tens of seconds on a large grid); their results
-    are not wanted, and the checkpoint only ever holds finished tasks.
+    ``shutdown(cancel_futures=True)`` alone lets the running and already queued chunks finish (tens of seconds on a
+    large grid); their results are not wanted, and the checkpoint only ever holds finished tasks.
 
     Parameters
     ----------
     pool : concurrent.futures.ProcessPoolExecutor
         The pool to stop.
     join_timeout : float, optional
-        Seconds to wait for each killed worker to be reaped (``prove`` waits 1 s, so that it exits within
-        about a second of a signal).
+        Seconds to wait for each killed worker to be reaped (``prove`` waits 1 s, so that it exits within about a second
+        of a signal).
     """
     with signals_deferred():
         procs = list((getattr(pool, "_processes", None) or {}).values())  # CPython's ProcessPoolExecutor
@@ -145,10 +128,8 @@ def serial(tasks: Sequence[Any], seed: int) -> Generator[tuple[int, Any], None, 
 
     Parameters
     ----------
-    tasks : list of rftheory.verify.engine.Task
-        The tasks.
-    seed : int
-        The run's seed.
+    tasks, seed
+        The tasks; the run's seed.
 
     Yields
     ------
@@ -177,26 +158,18 @@ def mp_context():
 def process_pool(workers: int | None = None, plan: Plan | None = None) -> Executor:
     """An executor on a local process pool of ``workers`` processes (default: all cores).
 
-    Falls back to running serially when a pool cannot be created or breaks.
-    When the consumer stops before the end (an exception such as
-    ``KeyboardInterrupt`` raised while waiting, or ``close()`` of the
-    generator) the workers are killed at once; workers also die with this
-    process (see the module docstring).
+    Notes: :doc:`/notes/workers/pool`.
 
     Parameters
     ----------
-    workers : int, optional
-        Number of processes (default :func:`default_workers`); 1 runs
-        serially.
-    plan : callable, optional
-        ``plan(tasks, workers)``: the units of work (lists of task indices)
-        in the order to submit them; default one task a unit, in order.
+    workers, plan
+        Number of processes (default :func:`default_workers`; 1 runs serially); ``plan(tasks, workers)``, the units of
+        work (lists of task indices) in the order to submit them (default: one task a unit, in order).
 
     Returns
     -------
     callable
-        An executor ``run(tasks, seed)`` yielding ``(index, result)`` as
-        tasks finish.
+        An executor ``run(tasks, seed)`` yielding ``(index, result)`` as tasks finish.
 
     Raises
     ------
@@ -281,9 +254,8 @@ def dask_client(address: str) -> Any:
 def dask(address: str, order: Callable[[Sequence[Any]], list[int]] | None = None) -> Executor:
     """An executor on the Dask distributed cluster whose scheduler is at ``address``.
 
-    Tasks are submitted in the caller's ``order`` and collected as they complete.  Note
-    that mpmath's precision is process-global: workers must run one task per
-    process at a time (``threads_per_worker=1``).
+    Tasks are submitted in the caller's ``order`` and collected as they complete.  Note that mpmath's precision is
+    process-global: workers must run one task per process at a time (``threads_per_worker=1``).
 
     Parameters
     ----------
@@ -295,9 +267,8 @@ def dask(address: str, order: Callable[[Sequence[Any]], list[int]] | None = None
     Returns
     -------
     callable
-        An executor ``run(tasks, seed)`` yielding ``(index, result)`` as
-        tasks finish; it raises :class:`ParameterError` when
-        ``dask.distributed`` is not installed.
+        An executor ``run(tasks, seed)`` yielding ``(index, result)`` as tasks finish; it raises :class:`ParameterError`
+        when ``dask.distributed`` is not installed.
     """
 
     def run(tasks, seed):

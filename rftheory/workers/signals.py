@@ -1,24 +1,6 @@
 """Signals during a sweep: SIGTERM as an exception, pool workers that die with the parent.
 
-Split from :mod:`rftheory.verify.executors`, which uses it.
-
-* :class:`Terminated` -- what SIGTERM raises inside :func:`guarded`;
-* :func:`guarded` -- a context manager around a sweep: SIGTERM raises
-  :class:`Terminated`, and on leaving every sweep started through it is
-  closed (its pool workers killed at once);
-* ``worker_init`` -- the pool worker initializer;
-* ``signals_blocked`` / ``signals_deferred`` -- hold SIGINT/SIGTERM while
-  workers are forked / while a stopping pool is torn down.
-
-Pool workers ignore SIGINT (the parent decides), die with the parent
-(``prctl(PR_SET_PDEATHSIG, SIGKILL)`` on Linux, else a watchdog thread
-polling ``os.getppid()``), and start with SIGINT/SIGTERM blocked so that a
-signal during start-up cannot leave a half-initialised worker.  When the
-consumer stops early (Ctrl-C, SIGTERM under :func:`guarded`, an error,
-closing the generator), running workers are killed at once instead of
-finishing their pending tasks; finished tasks are already in the checkpoint
-(:mod:`rftheory.verify.checkpoint`), and a resumed run recomputes only the missing
-ones.
+Design notes: :doc:`/notes/workers/signals`.
 """
 
 from __future__ import annotations
@@ -37,9 +19,8 @@ __all__ = ["Terminated", "guarded", "worker_init", "signals_blocked", "signals_d
 class Terminated(BaseException):
     """SIGTERM reached the process while :func:`guarded` was active.
 
-    A ``BaseException`` (like ``KeyboardInterrupt``) so that the checks'
-    ``except Exception`` clauses, which turn crashes into failed outcomes,
-    do not swallow it.
+    A ``BaseException`` (like ``KeyboardInterrupt``) so that the checks' ``except Exception`` clauses, which turn
+    crashes into failed outcomes, do not swallow it.
     """
 
 
@@ -78,13 +59,7 @@ def _watch_parent(parent_pid: int, interval: float = 0.5) -> None:
 def worker_init(parent_pid: int, use_prctl: bool = True) -> None:
     """Pool worker initializer.
 
-    Ignores SIGINT (a Ctrl-C reaches the whole process group; the parent
-    stops the pool, and a worker's KeyboardInterrupt would only print a
-    traceback), restores the default SIGTERM action (a forked worker inherits
-    the parent's handler), ties the worker's life to the parent's, then
-    unblocks the signals :func:`signals_blocked` held during the fork.
-    Also one BLAS thread per process: the pool already uses every core and
-    oversubscribed OpenBLAS threads can make small QRs 100x slower.
+    Notes: :doc:`/notes/workers/signals`.
 
     Parameters
     ----------
@@ -133,8 +108,7 @@ def signals_blocked() -> Iterator[None]:
 def signals_deferred() -> Iterator[None]:
     """Hold SIGINT/SIGTERM during the block (main thread only) and re-raise the first one after it.
 
-    So that a second Ctrl-C, pressed while a stopping pool is being torn
-    down, does not cut the teardown short.
+    So that a second Ctrl-C, pressed while a stopping pool is being torn down, does not cut the teardown short.
 
     Yields
     ------
@@ -164,11 +138,7 @@ def signals_deferred() -> Iterator[None]:
 def guarded(executor: Callable[[list, int], Iterable] | None):
     """Run a sweep so that signals stop it cleanly.
 
-    Inside the block SIGTERM raises :class:`Terminated` in the main thread
-    (the previous handler is restored on exit), and on leaving it every
-    sweep started through the yielded executor is closed, which kills its
-    pool workers at once whatever ended the block (``KeyboardInterrupt``,
-    :class:`Terminated`, an error).
+    Notes: :doc:`/notes/workers/signals`.
 
     Parameters
     ----------
