@@ -83,7 +83,7 @@ ADAPTER_ARGS = (("p",), ("mode", "seed"), ("rng",))
 
 def _is_adapter(where: str, fn) -> bool:
     args = tuple(a.arg for a in fn.args.args)
-    if where.startswith("rftheory/audit/gallery.py"):  # a library's sampler as the audit calls it: f(d, m, rng)
+    if where.startswith(("rftheory/audit/gallery.py", "rftheory/audit/known_bad.py")):  # a sampler as the audit calls it: f(d, m, rng)
         return args == ("d", "m", "rng")
     return where.startswith("rftheory/papers/") and (args[:1] == ("p",) or args in ADAPTER_ARGS)
 
