@@ -1,22 +1,5 @@
-"""The estimators a sampler feeds, on the geometry sweep: invariance, bias, MSE.
-
-For every frame of :func:`rftheory.audit.geometry.sweep` the audit draws its
-own ``n`` calls ``W``; at each pair ``(x, y)`` of the frame one call gives
-one replicate of the estimator (PRF ``φ₊(x)ᵀφ₊(y)`` or RFF
-``φ(x)ᵀφ(y)``, :mod:`rftheory.features.gaussian`) and of its squared error
-``(K̂ − K)²``, ``K = exp(−‖x−y‖²/2)``.
-
-* **invariance** (no closed form): a pair shape (norms and angle) placed in
-  the axis, diagonal and random frames must give the same mean estimate: a
-  two-sample z-test for each pair of frames.  Holds for any spherically
-  symmetric law, so it is also run with ``law="spherical"``.
-* **unbiasedness** (``law="gaussian"``): mean estimate = ``K``.
-* **MSE** (``law="gaussian"``): mean squared error = ``simrf.prf_mse`` /
-  ``simrf.rff_mse`` for the identified coupling.  Its standard error is the
-  sample standard error of the per-call squared errors (the conservative
-  ``max(se, se_batch)``), valid when the fourth moment of the estimator is
-  finite -- true for PRF with Gaussian rows at every input (the sweep keeps
-  ``‖x‖, ‖y‖ ≤ 0.7`` so the tails are light) and for RFF always (``|K̂| ≤ 1``).
+"""The estimators a sampler feeds (PRF, RFF), on the geometry sweep: invariance across frames, bias, and MSE
+against the closed form of the identified coupling.  The tests and their validity: :doc:`/notes/audit/estimators`.
 """
 
 from __future__ import annotations
@@ -41,16 +24,13 @@ FRAMES = 1
 
 
 def count(d: int, estimators: tuple[str, ...], law: str) -> tuple[int, int]:
-    """Numbers of checks ``(invariance, unbiasedness + MSE)``.
+    """Numbers of checks ``(invariance, unbiasedness + MSE)`` (no closed-form checks for ``law="spherical"``).
 
     Parameters
     ----------
     d : int
-        Dimension.
     estimators : tuple of str
-        ``prf`` and/or ``rff``.
     law : str
-        ``"gaussian"`` or ``"spherical"`` (no closed-form checks).
 
     Returns
     -------
@@ -68,22 +48,15 @@ def count(d: int, estimators: tuple[str, ...], law: str) -> tuple[int, int]:
 
 
 def by_frame(d: int) -> dict[str, list[Pair]]:
-    """The sweep's pairs grouped by frame.
+    """The sweep's pairs grouped by frame: frame name -> its pairs, in the order of ``DEFAULT_SHAPES``.
 
     Parameters
     ----------
     d : int
-        Dimension.
 
     Returns
     -------
     dict
-        frame name -> its pairs (one per shape, in the order of ``DEFAULT_SHAPES``).
-
-    Examples
-    --------
-    >>> list(by_frame(4))
-    ['axis', 'diagonal', 'random 1']
     """
     out: dict[str, list[Pair]] = {}
     for p in sweep(d, n_random=FRAMES):
@@ -92,16 +65,13 @@ def by_frame(d: int) -> dict[str, list[Pair]]:
 
 
 def replicates(W: np.ndarray, pair: Pair, est: str) -> np.ndarray:
-    """One estimate of ``K(x, y)`` per call.
+    """One estimate of ``K(x, y)`` per call (``est``: ``"prf"`` positive or ``"rff"`` trigonometric features).
 
     Parameters
     ----------
     W : numpy.ndarray, shape (n, m, d)
-        Calls of the sampler.
     pair : Pair
-        The inputs.
     est : {"prf", "rff"}
-        Positive or trigonometric features.
 
     Returns
     -------
@@ -121,30 +91,19 @@ def replicates(W: np.ndarray, pair: Pair, est: str) -> np.ndarray:
 
 
 def closed_form_mse(est: str, d: int, m: int, pair: Pair, coupling: str) -> float:
-    """The MSE of the estimator at ``pair`` from the closed forms (float64 layer).
+    """The MSE of the estimator at ``pair``: ``simrf.prf_mse`` or ``simrf.rff_mse`` (float64 layer).
 
     Parameters
     ----------
     est : {"prf", "rff"}
-        ``simrf.prf_mse`` or ``simrf.rff_mse``.
     d, m : int
-        Dimension and rows.
     pair : Pair
-        The inputs.
     coupling : str
         ``iid``, ``orthogonal`` or ``simplex`` (anything else: ``iid``).
 
     Returns
     -------
     float
-
-    Examples
-    --------
-    iid RFF: ``MSE = (1 − e^{−z²})²/(2m)``.
-
-    >>> p = Pair("p", np.array([0.5, 0.0]), np.array([0.0, 0.0]))
-    >>> bool(abs(closed_form_mse("rff", 2, 4, p, "iid") - (1 - math.exp(-0.25)) ** 2 / 8) < 1e-15)
-    True
     """
     c = coupling if coupling in ("iid", "orthogonal", "simplex") else "iid"
     sh = pair.shape()  # the exact shape, not norms re-measured on the rotated vectors
@@ -173,14 +132,9 @@ def invariance(reps: dict[tuple[str, str, int], np.ndarray], d: int, estimators,
     reps : dict
         ``(est, frame, shape index) -> replicates`` (independent draws per frame).
     d : int
-        Dimension.
     estimators : tuple of str
-        ``prf`` and/or ``rff``.
     z_thr : float
-        The audit's Bonferroni bound.
     law : str
-        ``"gaussian"`` states the detectable difference also relative to the
-        Gaussian kernel; ``"spherical"`` (another kernel) in absolute terms only.
 
     Returns
     -------
@@ -203,20 +157,16 @@ def invariance(reps: dict[tuple[str, str, int], np.ndarray], d: int, estimators,
 
 def unbiased_and_mse(reps: dict[tuple[str, str, int], np.ndarray], d: int, m: int, estimators,
                      coupling: str, z_thr: float) -> list[Row]:
-    """Mean estimate vs the kernel and mean squared error vs the closed form, at every pair.
+    """Mean estimate vs the kernel and mean squared error vs the closed form of ``coupling``, at every pair.
 
     Parameters
     ----------
     reps : dict
-        ``(est, frame, shape index) -> replicates``.
+        As in :func:`invariance`.
     d, m : int
-        Dimension and rows.
     estimators : tuple of str
-        ``prf`` and/or ``rff``.
     coupling : str
-        The identified coupling (its closed-form MSE is the reference).
     z_thr : float
-        The audit's Bonferroni bound.
 
     Returns
     -------
