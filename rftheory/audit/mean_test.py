@@ -41,7 +41,12 @@ class MeanTest:
     z: float
 
     def detail(self) -> str:
-        """Estimate ± standard error against the expected value, one line."""
+        """Estimate ± standard error against the expected value, one line.
+
+        Returns
+        -------
+        str
+        """
         return f"{self.mean:.6g} ± {self.se:.2g} (n={self.n}) vs {self.expected:.6g}"
 
 

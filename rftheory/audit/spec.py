@@ -55,7 +55,12 @@ class Settings:
     law: str
 
     def as_dict(self) -> dict:
-        """The settings for the report."""
+        """The settings for the report.
+
+        Returns
+        -------
+        dict
+        """
         return {"d": self.d, "m": self.m, "n": self.n, "seed": self.seed,
                 "estimator": "+".join(self.estimators), "law": self.law}
 

@@ -112,7 +112,12 @@ def stated_power(power: float):
 
 
 def current_power() -> float:
-    """The power the audit in progress states its detectable effects at (:func:`stated_power`)."""
+    """The power the audit in progress states its detectable effects at (:func:`stated_power`).
+
+    Returns
+    -------
+    float
+    """
     return _POWER.get()
 
 
