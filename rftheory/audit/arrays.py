@@ -50,12 +50,6 @@ def to_float64(x) -> Converted:
     Returns
     -------
     Converted
-
-    Examples
-    --------
-    >>> c = to_float64(np.ones((2, 2), dtype=np.float32))
-    >>> c.array.dtype, c.eps == float(np.finfo(np.float32).eps), c.dtype
-    (dtype('float64'), True, 'float32')
     """
     a: np.ndarray
     if _is_foreign(x):
@@ -125,10 +119,5 @@ def identifiable(d: int, eps: float) -> bool:
     Returns
     -------
     bool
-
-    Examples
-    --------
-    >>> identifiable(64, float(np.finfo(np.float32).eps)), identifiable(64, float(np.finfo(np.float16).eps))
-    (True, False)
     """
     return structure_tol(d, eps) <= 0.25 / math.sqrt(d)

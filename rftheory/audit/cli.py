@@ -88,15 +88,6 @@ def add_parser(subparsers) -> None:
     Parameters
     ----------
     subparsers : argparse._SubParsersAction
-
-    Examples
-    --------
-    >>> import argparse
-    >>> ap = argparse.ArgumentParser()
-    >>> add_parser(ap.add_subparsers())
-    >>> a = ap.parse_args(["audit", "sampler", "m:f", "--d", "4", "--m", "8"])
-    >>> a.d, a.m, a.estimator, a.law, a.n
-    (4, 8, 'both', 'gaussian', None)
     """
     import argparse
 

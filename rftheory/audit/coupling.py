@@ -61,12 +61,6 @@ def identify(cos: np.ndarray, d: int, eps: float = EPS64) -> str:
     -------
     str
         Or ``"none (m = 1)"``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> identify(np.full((2, 3), 1e-6), 4), identify(np.full((2, 3), 1e-6), 4, float(np.finfo(np.float32).eps))
-    ('iid', 'orthogonal')
     """
     if cos.size == 0:
         return "none (m = 1)"

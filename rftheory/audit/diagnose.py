@@ -30,15 +30,6 @@ def qr_sign(W: np.ndarray) -> str:
     Returns
     -------
     str
-
-    Examples
-    --------
-    >>> from rftheory.audit.known_bad import qr_no_sign_fix, orthogonal_signfix
-    >>> rng = np.random.default_rng(0)
-    >>> qr_sign(np.stack([qr_no_sign_fix(4, 8, rng) for _ in range(200)]))[:44]
-    'rows of Q from QR without multiplying by sig'
-    >>> qr_sign(np.stack([orthogonal_signfix(4, 8, rng) for _ in range(200)]))
-    ''
     """
     n, m, d = W.shape
     for b, start in enumerate(range(0, m, d)):

@@ -102,17 +102,6 @@ def closed_form_mse(embedding: str, coupling: str, F: int, d: int, shape: Shape)
     Returns
     -------
     float
-
-    Examples
-    --------
-    ``φ`` with iid frequencies is ``sutherland.var_phi``, ``(1 + k(2Δ) − 2k(Δ)²)/D``:
-
-    >>> import math
-    >>> from .geometry import Pair
-    >>> ref = (1 + math.exp(-2 * 0.49) - 2 * math.exp(-0.49)) / 8
-    >>> sh = Pair("p", np.array([0.7, 0, 0, 0]), np.zeros(4)).shape()
-    >>> bool(abs(closed_form_mse("phi", "iid", 8, 4, sh) - ref) < 1e-15)
-    True
     """
     z = shape.z
     if embedding == "phi":

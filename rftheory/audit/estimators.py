@@ -35,11 +35,6 @@ def count(d: int, estimators: tuple[str, ...], law: str) -> tuple[int, int]:
     Returns
     -------
     (int, int)
-
-    Examples
-    --------
-    >>> count(16, ("prf", "rff"), "gaussian")
-    (18, 36)
     """
     nf = len(frames(d, FRAMES))
     inv = len(estimators) * len(DEFAULT_SHAPES) * nf * (nf - 1) // 2
@@ -76,14 +71,6 @@ def replicates(W: np.ndarray, pair: Pair, est: str) -> np.ndarray:
     Returns
     -------
     numpy.ndarray, shape (n,)
-
-    Examples
-    --------
-    RFF of ``x = y``: ``cos² + sin² = 1`` for every ``W``.
-
-    >>> W = np.random.default_rng(0).standard_normal((3, 4, 2))
-    >>> replicates(W, Pair("p", np.array([0.5, 0]), np.array([0.5, 0])), "rff").round(12).tolist()
-    [1.0, 1.0, 1.0]
     """
     fmap = positive if est == "prf" else trigonometric
     with np.errstate(over="ignore", invalid="ignore"):

@@ -96,11 +96,6 @@ def as_pairs(pairs, d: int) -> list[Pair]:
     Returns
     -------
     list of Pair
-
-    Examples
-    --------
-    >>> [p.label for p in as_pairs([([1.0, 0.0], [0.0, 1.0])], 2)]
-    ['pair 1']
     """
     if pairs is None:
         return sweep(d)
@@ -352,11 +347,6 @@ def check_x_data(x_data, d, name: str = "x_data") -> np.ndarray:
     Returns
     -------
     numpy.ndarray
-
-    Examples
-    --------
-    >>> check_x_data([[3.0, 4.0]], 2).shape
-    (1, 2)
     """
     a = np.asarray(x_data)
     if a.dtype.kind == "c":
@@ -450,14 +440,6 @@ def fitted_sigma(P, means: np.ndarray, se: np.ndarray | None = None) -> float:
     Returns
     -------
     float
-
-    Examples
-    --------
-    >>> from rftheory.audit.geometry import sweep
-    >>> P = sweep(4)
-    >>> k = np.array([math.exp(-np.sum((p.x - p.y) ** 2)) for p in P])  # sigma = 1/sqrt(2)
-    >>> round(fitted_sigma(P, k), 6)
-    0.707107
     """
     r2 = np.array([float(np.sum((p.x - p.y) ** 2)) for p in P])
     ok = (r2 > 0) & (means > 0) & (means < 1)

@@ -161,11 +161,6 @@ def main(argv=None) -> int:
     Returns
     -------
     int
-
-    Examples
-    --------
-    >>> main(["features", "math:pi", "--d", "3", "--m", "4"])
-    2
     """
     ap = argparse.ArgumentParser(prog="rftheory audit")
     add_features_parser(ap.add_subparsers(dest="command", required=True))

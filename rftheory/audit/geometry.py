@@ -60,11 +60,6 @@ class Pair:
         Returns
         -------
         Shape
-
-        Examples
-        --------
-        >>> Pair("p", np.array([3.0, 0.0]), np.array([0.0, 4.0])).shape(2.0)
-        Shape(x_norm=1.5, y_norm=2.0, v=2.5, z=2.5)
         """
         s = float(scale)
         if self.x_norm is not None and self.y_norm is not None and self.angle is not None:
@@ -108,11 +103,6 @@ def frames(d: int, n_random: int = 1) -> list[tuple[str, np.ndarray]]:
     Returns
     -------
     list of (str, numpy.ndarray)
-
-    Examples
-    --------
-    >>> [name for name, _ in frames(4)]
-    ['axis', 'diagonal', 'random 1']
     """
     if d < 2:
         raise ValueError("the sweep needs d >= 2")
@@ -142,11 +132,6 @@ def sweep(d: int, shapes=DEFAULT_SHAPES, n_random: int = 1) -> list[Pair]:
     Returns
     -------
     list of Pair
-
-    Examples
-    --------
-    >>> sweep(8)[1].label
-    'axis |x|=0.5 |y|=0.5 angle=90deg'
     """
     out = []
     for name, (u, v) in frames(d, n_random):

@@ -31,14 +31,6 @@ def checks(W: np.ndarray, nu: float, lengthscale: float, z_thr: float) -> list[R
     Returns
     -------
     list of Row
-
-    Examples
-    --------
-    >>> rng = np.random.default_rng(0)
-    >>> z = rng.standard_normal((400, 8, 4))
-    >>> good = z / np.sqrt(rng.chisquare(3.0, (400, 8, 1)) / 3.0)
-    >>> all(r.passed for r in checks(good, 1.5, 1.0, 5.5))
-    True
     """
     from scipy import stats
 

@@ -46,11 +46,6 @@ def check_timeout(seconds, option: str = "--call-timeout") -> float:
     Returns
     -------
     float
-
-    Examples
-    --------
-    >>> check_timeout(2.5)
-    2.5
     """
     import math
 
@@ -233,12 +228,6 @@ def with_timeout(fn, seconds: float | None, name: str = "f", option: str = "--ca
     Returns
     -------
     callable
-
-    Examples
-    --------
-    >>> import time
-    >>> with_timeout(lambda t: time.sleep(t) or t, 0.2)(0.0)
-    0.0
     """
     if seconds is None or seconds <= 0:
         return fn
@@ -313,12 +302,6 @@ def columns(f):
     -------
     callable
         ``(d, m, rng) -> (m, d)``, named like ``f``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> columns(lambda d, m, rng: np.zeros((d, m)))(3, 5, None).shape
-    (5, 3)
     """
 
     @functools.wraps(f)

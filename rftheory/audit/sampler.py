@@ -42,11 +42,6 @@ def count(d: int, m: int, estimators: tuple[str, ...], law: str, matern: bool = 
     Returns
     -------
     int
-
-    Examples
-    --------
-    >>> count(16, 16, ("prf", "rff"), "gaussian")
-    604
     """
     inv, cf = _estimators.count(d, estimators, law)
     return (_marginals.count(d, m, law) + _coupling.COUNT + inv + cf + _repeat.COUNT
@@ -251,11 +246,6 @@ def retest_n(n: int, m: int, d: int) -> int:
     Returns
     -------
     int
-
-    Examples
-    --------
-    >>> retest_n(2000, 16, 16), retest_n(2000, 512, 512)
-    (8000, 2000)
     """
     return max(n, min(RETEST_FACTOR * n, RETEST_ENTRIES // (m * d)))
 

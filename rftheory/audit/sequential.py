@@ -45,11 +45,6 @@ def stage_alpha(design: Design, j: int) -> float:
     Returns
     -------
     float
-
-    Examples
-    --------
-    >>> [stage_alpha(Design(1.0, True), j) for j in (1, 2, 3)]
-    [0.5, 0.25, 0.125]
     """
     if j == 1 or not design.until_decided:
         return design.alpha / 2

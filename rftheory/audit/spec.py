@@ -90,11 +90,6 @@ def settings(f, d, m, *, estimator="both", n=None, seed=0, law="gaussian") -> Se
     Returns
     -------
     Settings
-
-    Examples
-    --------
-    >>> settings(print, 4, 4).estimators
-    ('prf', 'rff')
     """
     if not callable(f):
         raise ParameterError("f", f"must be a callable f(d, m, rng) -> array (m, d), got {type(f).__name__}")
@@ -220,11 +215,6 @@ def load(spec: str, name: str = "SPEC"):
     Returns
     -------
     callable
-
-    Examples
-    --------
-    >>> load("rftheory.audit.known_bad:iid_gaussian").__name__
-    'iid_gaussian'
     """
     mod_part, sep, attr = spec.rpartition(":")
     if not sep or not mod_part or not attr:

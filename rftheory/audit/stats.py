@@ -43,12 +43,6 @@ class StagedBound(float):
         The stage-one bound ``z₁``, the re-test screen ``z_s`` and the largest stage-two bound ``z₂``.
     se_ratio : float
         ``√(n₁/n₂)``: a stage-two standard error over the stage-one one.
-
-    Examples
-    --------
-    >>> b = StagedBound(6.0, 4.0, 6.0, 0.5)
-    >>> float(b), b.screen, b.se_ratio
-    (6.0, 4.0, 0.5)
     """
 
     screen: float
@@ -76,11 +70,6 @@ def threshold(k: int, alpha: float = ALPHA) -> float:
     Returns
     -------
     float
-
-    Examples
-    --------
-    >>> round(threshold(1, 0.05), 3)
-    1.96
     """
     if not 0 < alpha < 1:
         return z_threshold(alpha, k)  # its error names the range
@@ -206,11 +195,6 @@ def n_for(effect: float, sd: float, z_thr: float, power: float | None = None) ->
     -------
     float
         ``n``, not rounded (``inf`` when it overflows).
-
-    Examples
-    --------
-    >>> round(n_for(1.0, 1.0, 1.959964, 0.5), 4)
-    3.8415
     """
     with np.errstate(over="ignore"):
         ratio = z_sum(z_thr, power) * float(sd) / float(effect)
@@ -228,11 +212,6 @@ def p_value(z: float, side: str = "two-sided") -> float:
     Returns
     -------
     float
-
-    Examples
-    --------
-    >>> round(p_value(1.959964), 4), round(p_value(1.644854, "greater"), 4)
-    (0.05, 0.05)
     """
     if math.isnan(z):
         return 0.0
@@ -310,11 +289,6 @@ def detectable_effect(n: int, sd: float | None = None, *, row=None, k: int = 1, 
     Returns
     -------
     float
-
-    Examples
-    --------
-    >>> round(detectable_effect(4, 1.0, alpha=0.05, power=0.5), 3)
-    0.98
     """
     alpha, power = check_rates(alpha, power)
     sd = _sd_of(sd, row)

@@ -150,13 +150,6 @@ def adapt(target, m: int) -> Target:
     Returns
     -------
     Target
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> t = adapt(lambda X, rng: np.cos(X @ rng.standard_normal((X.shape[1], 3))), m=3)
-    >>> t.kind, t.features(np.zeros((2, 4)), seed=0).shape
-    ('phi', (2, 3))
     """
     name = _name(target)
     takes = _accepts(target, "n_components", "random_state") if callable(target) else ""

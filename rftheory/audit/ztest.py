@@ -29,11 +29,6 @@ def z_of(diff: float, se: float, scale: float = 1.0) -> float:
     Returns
     -------
     float
-
-    Examples
-    --------
-    >>> z_of(1.0, 0.5), z_of(0.0, 0.0), z_of(1.0, 0.0)
-    (2.0, 0.0, inf)
     """
     tol = EXACT_RTOL * max(1.0, abs(scale))
     if not _spread(se, scale):
@@ -75,12 +70,6 @@ def z_row(check: str, geometry: str, reps, expected: float, z_thr: float,
     Returns
     -------
     Row
-
-    Examples
-    --------
-    >>> r = z_row("c", "-", [1.0, 3.0] * 50, 2.0, 5.0, lambda e: f"{e:.2f}")
-    >>> r.passed, r.statistic, r.mde
-    (True, 0.0, '0.74')
     """
     if not _finite(reps):
         return Row(check, geometry, math.inf, z_thr, "-", False,

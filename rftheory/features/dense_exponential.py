@@ -85,17 +85,6 @@ class DenseExponential:
         Thm 4.1's parameters.
     log_d : float
         ``log D = ¼ log det(I − 4A)``.
-
-    Examples
-    --------
-    >>> from rftheory.papers.derf.optima import fit_features
-    >>> from rftheory.papers.derf.regimes import sample_sets
-    >>> from rftheory import sample
-    >>> rng = np.random.default_rng(0)
-    >>> X, Y = sample_sets("normal", 8, 32, rng, scale=1.0)
-    >>> W = sample("orthogonal", 8, 64, rng=rng)
-    >>> fit_features("sderf", X, Y).kernel(W, X, Y).shape        # ≈ exp(X @ Y.T)
-    (32, 32)
     """
 
     A: Any

@@ -27,12 +27,6 @@ def project(W, x, xp=None):
     Returns
     -------
     array, shape (..., m)
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> project(np.array([[1.0, 2.0], [3.0, 4.0]]), [1.0, 1.0]).tolist()
-    [3.0, 7.0]
     """
     xp = namespace_of(xp) if xp is None else xp
     x = xp.asarray(x, dtype=xp.float64)

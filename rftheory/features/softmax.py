@@ -49,12 +49,6 @@ def estimate(f1, f2, xp=None):
     Returns
     -------
     array, shape (...)
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> complex(estimate(np.array([1j]), np.array([1j])))
-    (-1+0j)
     """
     xp = namespace_of(xp) if xp is None else xp
     return xp.sum(f1 * f2, axis=-1)
@@ -230,15 +224,6 @@ def angular_lambda(T, x, y):
     -------
     numpy.ndarray, shape (...)
         In ``[0, 1]``.
-
-    Examples
-    --------
-    Opposite vectors (``θ = π``) give ``λ̂ = 1`` for every ``T``:
-
-    >>> import numpy as np
-    >>> T = np.array([[1.0, 2.0], [-1.0, 0.5], [0.3, 0.3]])
-    >>> float(angular_lambda(T, [0.3, 0.4], [-0.3, -0.4]))
-    1.0
     """
     return 0.5 + estimate(angular_rho(T, x), angular_rho(T, y)).real
 

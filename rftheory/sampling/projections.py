@@ -57,13 +57,6 @@ def haar_columns(rng: np.random.Generator, d: int, k: int, shape: tuple[int, ...
     Returns
     -------
     array, shape ``shape + (d, k)``
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> Q = haar_columns(np.random.default_rng(0), 6, 2)
-    >>> bool(np.allclose(Q.T @ Q, np.eye(2)))
-    True
     """
     xp = namespace_of(xp)
     g = xp.asarray(rng.standard_normal(shape + (d, k)))
@@ -94,14 +87,6 @@ def span_basis(vectors, tol: float = 1e-12):
     E : numpy.ndarray, shape (d, r)
     C : numpy.ndarray, shape (r, k)
         ``vectors = (E @ C).T`` up to rounding.
-
-    Examples
-    --------
-    Two parallel vectors span a line; the coordinates keep their lengths:
-
-    >>> E, C = span_basis([[3.0, 4.0, 0.0], [6.0, 8.0, 0.0]])
-    >>> E.shape, abs(C).round(12).tolist()
-    ((3, 1), [[5.0, 10.0]])
     """
     v = np.atleast_2d(np.asarray(vectors, dtype=np.float64))
     if v.ndim != 2:
