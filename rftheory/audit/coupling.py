@@ -13,7 +13,7 @@ from .arrays import EPS64, identifiable, structure_tol
 from .report import Row
 from .ztest import z_row
 
-__all__ = ["EXACT_ATOL", "COUNT", "pair_cosines", "identify", "classify", "checks"]
+__all__ = ["EXACT_ATOL", "COUNT", "identify", "classify", "checks"]
 
 #: tolerance of an exact pair angle for float64 samplers (``structure_tol(d, eps64) = √eps64``)
 EXACT_ATOL = structure_tol(2, EPS64)
@@ -21,17 +21,8 @@ EXACT_ATOL = structure_tol(2, EPS64)
 COUNT = 2
 
 
-def pair_cosines(W: np.ndarray) -> np.ndarray:
-    """Cosines of the angles between rows of the same block: ``(n, P)``, ``P`` within-block pairs per call.
-
-    Parameters
-    ----------
-    W : numpy.ndarray, shape (n, m, d)
-
-    Returns
-    -------
-    numpy.ndarray, shape (n, P)
-    """
+def _pair_cosines(W: np.ndarray) -> np.ndarray:
+    """Cosines of the angles between rows of the same block: ``(n, P)``, ``P`` within-block pairs per call."""
     n, m, d = W.shape
     nrm = np.linalg.norm(W, axis=-1, keepdims=True)
     U = W / np.where(nrm == 0, 1.0, nrm)
@@ -110,7 +101,7 @@ def checks(W: np.ndarray, z_thr: float, eps: float = EPS64) -> tuple[str, list[R
     (str, list of Row)
     """
     n, m, d = W.shape
-    cos = pair_cosines(W)
+    cos = _pair_cosines(W)
     coupling = identify(cos, d, eps)
     if cos.size == 0:
         return coupling, [Row("coupling: pair angles", "-", 0.0, z_thr, "-", True, "m = 1: no pairs")

@@ -11,7 +11,7 @@ import numpy as np
 
 from .arrays import EPS64
 
-__all__ = ["qr_sign", "shared_block_norm", "norm_law", "matern_df", "structural"]
+__all__ = ["matern_df", "structural"]
 
 #: a position "always" has one sign when its mean sign reaches this (a fair sign does so in n >= 200 calls
 #: with probability <= 2 P(Bin(200, 1/2) <= 1) < 1e-57)
@@ -20,17 +20,8 @@ ONE_SIGN = 0.99
 MOMENT_RTOL = 0.15
 
 
-def qr_sign(W: np.ndarray) -> str:
-    """The missing QR sign fix: entry ``(0, 0)`` of a block has one sign in ``>= ONE_SIGN`` of the calls.
-
-    Parameters
-    ----------
-    W : numpy.ndarray, shape (n, m, d)
-
-    Returns
-    -------
-    str
-    """
+def _qr_sign(W: np.ndarray) -> str:
+    """The missing QR sign fix: entry ``(0, 0)`` of a block has one sign in ``>= ONE_SIGN`` of the calls."""
     n, m, d = W.shape
     for b, start in enumerate(range(0, m, d)):
         s = float(np.mean(np.sign(W[:, start, 0])))
@@ -41,19 +32,8 @@ def qr_sign(W: np.ndarray) -> str:
     return ""
 
 
-def shared_block_norm(W: np.ndarray, eps: float = EPS64) -> str:
-    """One norm per block instead of per row: norms equal to round-off within every block, varying across calls.
-
-    Parameters
-    ----------
-    W : numpy.ndarray, shape (n, m, d)
-    eps : float
-        Machine epsilon of the sampler's dtype.
-
-    Returns
-    -------
-    str
-    """
+def _shared_block_norm(W: np.ndarray, eps: float = EPS64) -> str:
+    """One norm per block instead of per row: norms equal to round-off within every block, varying across calls."""
     n, m, d = W.shape
     if min(m, d) < 2:
         return ""
@@ -74,17 +54,8 @@ def shared_block_norm(W: np.ndarray, eps: float = EPS64) -> str:
     return ""
 
 
-def norm_law(W: np.ndarray) -> str:
-    """The law of the squared row norms when not ``χ²_d``: ``χ²_k`` or ``s²χ²_d`` (both moments within ``MOMENT_RTOL``).
-
-    Parameters
-    ----------
-    W : numpy.ndarray, shape (n, m, d)
-
-    Returns
-    -------
-    str
-    """
+def _norm_law(W: np.ndarray) -> str:
+    """The law of the squared row norms when not ``χ²_d``: ``χ²_k`` or ``s²χ²_d`` (both moments within ``MOMENT_RTOL``)."""
     n, m, d = W.shape
     sq = np.einsum("cij,cij->ci", W, W).ravel()
     mean, var = float(sq.mean()), float(sq.var(ddof=1))
@@ -137,7 +108,7 @@ def matern_df(W: np.ndarray, nu: float, lengthscale: float) -> str:
 
 
 def structural(W: np.ndarray, eps: float = EPS64, law: str = "gaussian") -> list[str]:
-    """The sampler diagnoses that fire on these calls (:func:`norm_law` for ``law="gaussian"`` only).
+    """The sampler diagnoses that fire on these calls (:func:`_norm_law` for ``law="gaussian"`` only).
 
     Parameters
     ----------
@@ -149,8 +120,8 @@ def structural(W: np.ndarray, eps: float = EPS64, law: str = "gaussian") -> list
     -------
     list of str
     """
-    out = [qr_sign(W), shared_block_norm(W, eps)]
+    out = [_qr_sign(W), _shared_block_norm(W, eps)]
     if law == "gaussian":
-        out.append(norm_law(W))
+        out.append(_norm_law(W))
     return [s for s in out if s]
 

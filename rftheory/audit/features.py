@@ -423,24 +423,8 @@ def _overflow_row(tgt: Target, d: int, norms, seed: int = 0, data_norms=None) ->
                why, diagnosis=why)
 
 
-def fitted_sigma(P, means: np.ndarray, se: np.ndarray | None = None) -> float:
-    """The Gaussian bandwidth ``σ̂`` the mean estimates follow (weighted least squares on ``log k``; ``nan`` if no pair fits).
-
-    .. math:: \\frac{1}{2\\hat\\sigma^2} = -\\frac{\\sum_j \\omega_j r_j^2 \\log\\bar k_j}{\\sum_j \\omega_j r_j^4},
-       \\qquad \\omega_j = (\\bar k_j/se_j)^2
-
-    Parameters
-    ----------
-    P : list of Pair
-    means : numpy.ndarray
-        Mean kernel estimate per pair.
-    se : numpy.ndarray, optional
-        Their standard errors (``ω = 1`` without).
-
-    Returns
-    -------
-    float
-    """
+def _fitted_sigma(P, means: np.ndarray, se: np.ndarray | None = None) -> float:
+    """The Gaussian bandwidth the mean estimates follow, weighted least squares on ``log k`` (``nan`` if no pair fits)."""
     r2 = np.array([float(np.sum((p.x - p.y) ** 2)) for p in P])
     ok = (r2 > 0) & (means > 0) & (means < 1)
     if not ok.any():
@@ -466,7 +450,7 @@ def _diagnose_bandwidth(rows: list[Row], P, est: np.ndarray, sigma: float) -> No
         return
     means = est.mean(axis=0)
     se = est.std(axis=0, ddof=1) / math.sqrt(est.shape[0])
-    s_hat = fitted_sigma(P, means, se)
+    s_hat = _fitted_sigma(P, means, se)
     if not (math.isfinite(s_hat) and abs(s_hat / sigma - 1) > 0.05):
         return
     k_hat = np.array([math.exp(-float(np.sum((p.x - p.y) ** 2)) / (2 * s_hat**2)) for p in P])

@@ -122,35 +122,15 @@ GAUSS_TAIL_RATIO = 2.5758293035489004 / 1.1503493803760079
 TAIL_RATIO_MARGIN = 1.15
 
 
-def log1p_sq(W: np.ndarray) -> np.ndarray:
-    """``log(1 + W²)`` without overflow for any finite ``W``.
-
-    Parameters
-    ----------
-    W : numpy.ndarray
-
-    Returns
-    -------
-    numpy.ndarray
-    """
+def _log1p_sq(W: np.ndarray) -> np.ndarray:
+    """``log(1 + W²)`` without overflow for any finite ``W``."""
     with np.errstate(divide="ignore", under="ignore"):
         return np.logaddexp(0.0, 2.0 * np.log(np.abs(W)))
 
 
-def tail_row(W: np.ndarray, z_thr: float) -> Row:
-    """The tail check: per call, the mean of ``log(1 + W_ij²)`` has mean :data:`LOG1P_Z2` (a failure says heavier tails or scale).
-
-    Parameters
-    ----------
-    W : numpy.ndarray, shape (n, m, d)
-    z_thr : float
-        The audit's Bonferroni bound.
-
-    Returns
-    -------
-    Row
-    """
-    reps = log1p_sq(W).mean(axis=(1, 2))
+def _tail_row(W: np.ndarray, z_thr: float) -> Row:
+    """The tail check: per call, the mean of ``log(1 + W_ij²)`` has mean :data:`LOG1P_Z2` (a failure says heavier tails or scale)."""
+    reps = _log1p_sq(W).mean(axis=(1, 2))
     row = z_row("marginals: E log(1+W_ij^2) = 0.5335 (Gaussian tails)", "-", reps, LOG1P_Z2, z_thr,
                 lambda e: f"{e:.3g} ({100 * e / LOG1P_Z2:.2g}%)", "mean log(1+W^2)")
     if row.passed:
@@ -205,20 +185,8 @@ def nd_calls(n: int, d: int) -> int:
 ND_D0 = 40
 
 
-def norm_direction_row(r: np.ndarray, d: int, z_thr: float) -> Row:
-    """The norm–direction check: worst of the ``m`` row positions, counted as ``m`` checks.
-
-    Parameters
-    ----------
-    r : numpy.ndarray, shape (N, m)
-        :func:`norm_direction_reps` of ``N`` calls (:func:`nd_calls`).
-    d : int
-    z_thr : float
-
-    Returns
-    -------
-    Row
-    """
+def _norm_direction_row(r: np.ndarray, d: int, z_thr: float) -> Row:
+    """The norm–direction check on replicates ``r`` of shape ``(N, m)``: worst of the ``m`` row positions, counted as ``m`` checks."""
     n, m = r.shape
     axis = np.arange(m) % d
     tests = [mean_test(r[:, i], 0.0) for i in range(m)]
@@ -259,7 +227,7 @@ def checks(W: np.ndarray, law: str, z_thr: float, eps: float = EPS64, nd_more=No
     rows = []
     const = constant_norm(W, eps) if law == "gaussian" else None
     if law == "gaussian":
-        rows.append(tail_row(W, z_thr))
+        rows.append(_tail_row(W, z_thr))
     with np.errstate(over="ignore"):
         sq = np.einsum("cij,cij->ci", W, W)
     if law == "gaussian":
@@ -288,7 +256,7 @@ def checks(W: np.ndarray, law: str, z_thr: float, eps: float = EPS64, nd_more=No
                           _rel(e4), "mean"))
     if law == "gaussian":
         nd = norm_direction_reps(W)
-        rows.append(norm_direction_row(nd if nd_more is None else np.concatenate([nd, nd_more]), d, z_thr))
+        rows.append(_norm_direction_row(nd if nd_more is None else np.concatenate([nd, nd_more]), d, z_thr))
     s = np.sign(W)
     # the null variance of a sign is P(W != 0): the standard error under symmetry
     rows.append(_positions("signs: P(W_ij > 0) = 1/2", s.mean(axis=0) / 2,

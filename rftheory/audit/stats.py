@@ -16,7 +16,7 @@ import numpy as np
 from ..core.montecarlo import z_threshold
 
 __all__ = ["ALPHA", "POWER", "ALPHA_SCREEN", "RETEST_FACTOR", "TESTABLE_EFFECT", "StagedBound", "threshold", "mde",
-           "z_sum", "n_for", "p_value", "samples_needed", "detectable_effect", "stated_power", "current_power", "check_rates"]
+           "z_sum", "n_for", "p_value", "samples_needed", "detectable_effect", "stated_power", "check_rates"]
 
 #: family-wise false-failure probability of one audit
 ALPHA = 1e-6
@@ -100,13 +100,8 @@ def stated_power(power: float):
         _POWER.reset(token)
 
 
-def current_power() -> float:
-    """The power the audit in progress states its detectable effects at (:func:`stated_power`).
-
-    Returns
-    -------
-    float
-    """
+def _current_power() -> float:
+    """The power the audit in progress states its detectable effects at (:func:`stated_power`)."""
     return _POWER.get()
 
 
@@ -130,7 +125,7 @@ def check_rates(alpha, power) -> tuple[float, float]:
 
 
 def mde(se: float, z_thr: float, power: float | None = None) -> float:
-    r"""The smallest true effect detected with probability ``power`` (default :func:`current_power`).
+    r"""The smallest true effect detected with probability ``power`` (default :func:`_current_power`).
 
     .. math::
 
@@ -158,7 +153,7 @@ def mde(se: float, z_thr: float, power: float | None = None) -> float:
     >>> round(mde(1.0, StagedBound(6.0, 4.0, 6.0, 0.5)), 2)
     6.57
     """
-    power = current_power() if power is None else power
+    power = _current_power() if power is None else power
     single = (z_thr + _ND.inv_cdf(power)) * se
     if not isinstance(z_thr, StagedBound):
         return single
@@ -177,7 +172,7 @@ def z_sum(z_thr: float, power: float | None = None) -> float:
     -------
     float
     """
-    return float(z_thr) + _ND.inv_cdf(current_power() if power is None else power)
+    return float(z_thr) + _ND.inv_cdf(_current_power() if power is None else power)
 
 
 def n_for(effect: float, sd: float, z_thr: float, power: float | None = None) -> float:
