@@ -39,7 +39,7 @@ def _pair_cosines(W: np.ndarray) -> np.ndarray:
 
 
 def identify(cos: np.ndarray, d: int, eps: float = EPS64) -> str:
-    """The coupling whose exact pair-angle law the cosines follow to round-off (``orthogonal``, ``simplex``), else ``"iid"``.
+    """The coupling whose exact pair-angle law the cosines follow (``orthogonal``, ``simplex``), else ``"iid"``.
 
     Parameters
     ----------
@@ -70,7 +70,7 @@ CLASSIFY_FRACTION = 0.25
 
 
 def classify(cos: np.ndarray, d: int) -> str:
-    """The exact coupling the cosines are near against the iid spread (coarse dtypes): mean ``(c − c_exact)²`` below ``CLASSIFY_FRACTION/d``.
+    """The exact coupling the cosines are near (coarse dtypes): mean ``(c − c_exact)²`` below ``CLASSIFY_FRACTION/d``.
 
     Parameters
     ----------

@@ -55,7 +55,7 @@ def _shared_block_norm(W: np.ndarray, eps: float = EPS64) -> str:
 
 
 def _norm_law(W: np.ndarray) -> str:
-    """The law of the squared row norms when not ``χ²_d``: ``χ²_k`` or ``s²χ²_d`` (both moments within ``MOMENT_RTOL``)."""
+    """The law of the squared row norms when not ``χ²_d``: ``χ²_k`` or ``s²χ²_d`` (moments within ``MOMENT_RTOL``)."""
     n, m, d = W.shape
     sq = np.einsum("cij,cij->ci", W, W).ravel()
     mean, var = float(sq.mean()), float(sq.var(ddof=1))

@@ -21,7 +21,7 @@ IDENTITY_RTOL = 1e-9
 
 @dataclass(frozen=True)
 class Embedding:
-    """The embedding found: ``name`` (``"phi"``, ``"psi"``, ``"positive"``, ``"unrecognized"``), ``F`` features, a ``label``.
+    """The embedding found: ``name`` (``phi``, ``psi``, ``positive``, ``unrecognized``), ``F`` features, a ``label``.
 
     Parameters
     ----------

@@ -42,7 +42,7 @@ ROUNDOFF = 1e-10
 
 
 def _kernel_function(kernel: str, sigma: float = 1.0, k=None, nu: float | None = None, lengthscale: float = 1.0):
-    """The kernel ``k(x, y)`` an audit compares with (``"gaussian"``, ``"softmax"``, ``"matern"`` or the given ``k``), validated."""
+    """The kernel ``k(x, y)`` an audit compares with (gaussian, softmax, matern or the given ``k``), validated."""
     if not isinstance(kernel, str) or kernel not in KERNELS:
         raise ParameterError("kernel", f"one of {', '.join(KERNELS)}; got {kernel!r}")
     if kernel != "given" and k is not None:
@@ -335,7 +335,7 @@ def _check_norms(x_norms) -> tuple[float, ...]:
 
 
 def check_x_data(x_data, d, name: str = "x_data") -> np.ndarray:
-    """Queries as rows: a real, finite, non-empty ``(N, d)`` float64 array (else :class:`ParameterError` naming ``name``).
+    """Queries as rows: a real, finite, non-empty ``(N, d)`` float64 array (else an error naming ``name``).
 
     Parameters
     ----------
@@ -390,7 +390,7 @@ def _finite_fraction(tgt: Target, d: int, r: float, seed: int) -> tuple[float, s
 
 
 def _overflow_row(tgt: Target, d: int, norms, seed: int = 0, data_norms=None) -> Row:
-    """The exact row: features finite at every query norm; if not, the largest norm where they are (bisection to 1 %)."""
+    """The exact row: features finite at every query norm; else the largest norm where they are (bisection to 1 %)."""
     worst_r, worst, dtype = None, 0.0, "float64"
     for r in sorted(norms):
         frac, dtype = _finite_fraction(tgt, d, r, seed)
@@ -424,7 +424,7 @@ def _overflow_row(tgt: Target, d: int, norms, seed: int = 0, data_norms=None) ->
 
 
 def _fitted_sigma(P, means: np.ndarray, se: np.ndarray | None = None) -> float:
-    """The Gaussian bandwidth the mean estimates follow, weighted least squares on ``log k`` (``nan`` if no pair fits)."""
+    """The Gaussian bandwidth the mean estimates follow: least squares on ``log k`` (``nan`` if no pair fits)."""
     r2 = np.array([float(np.sum((p.x - p.y) ** 2)) for p in P])
     ok = (r2 > 0) & (means > 0) & (means < 1)
     if not ok.any():
@@ -444,7 +444,7 @@ def _fitted_sigma(P, means: np.ndarray, se: np.ndarray | None = None) -> float:
 
 
 def _diagnose_bandwidth(rows: list[Row], P, est: np.ndarray, sigma: float) -> None:
-    """When unbiasedness fails as another bandwidth would (every pair consistent with it), say which on the first failing row."""
+    """When unbiasedness fails as another bandwidth would (every pair fits it), name it on the first failing row."""
     failed = [r for r in rows if not r.passed]
     if not failed:
         return

@@ -127,19 +127,18 @@ def scipy_matern_t(d: int, m: int, rng: np.random.Generator):
 # ------------------------------------------------------------------------------------------ entries
 @dataclass(frozen=True)
 class Entry:
-    """One library in the gallery.
+    """One library in the gallery (:doc:`/notes/audit/gallery`).
 
     Parameters
     ----------
     name, package, module : str
-        Short identifier, PyPI name and import name (its presence makes the entry runnable).
+        Short identifier, PyPI name and import name.
     adapter : callable
-        ``f(d, m, rng)`` returning frequency vectors as rows; for a feature map, the transformer class's factory.
+        ``f(d, m, rng)`` returning frequency rows; for a feature map, the transformer class's factory.
     expect_pass : bool
     defect, expect_check : str
         What is wrong (empty when correct), and the start of the check expected to fail.
     audit : dict
-        Further keyword arguments of the audit.
     d, m : int
     kind : {"sampler", "features"}
     """
@@ -247,15 +246,13 @@ def run(entry: Entry, *, seed: int = 0, n: int | None = None, d: int | None = No
 
 @dataclass(frozen=True)
 class Result:
-    """One entry's outcome in :func:`results`.
+    """One entry's outcome in :func:`results`: the package ``version``, the ``report`` (``None`` when not installed).
 
     Parameters
     ----------
     entry : Entry
     version : str
-        The installed version of its package (``"not installed"``).
     report : AuditReport or None
-        ``None`` when the library is not installed.
     seconds : float
     """
 

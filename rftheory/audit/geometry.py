@@ -50,7 +50,7 @@ class Pair:
     angle: float | None = None
 
     def shape(self, scale: float = 1.0) -> Shape:
-        r"""The pair's ``‖x‖, ‖y‖, ‖x+y‖, ‖x−y‖`` divided by ``scale``, from the exact shape, ``‖x+y‖`` inside the triangle inequality.
+        r"""The pair's ``‖x‖, ‖y‖, ‖x+y‖, ‖x−y‖`` over ``scale``, from the exact shape, inside the triangle inequality.
 
         Parameters
         ----------
@@ -76,7 +76,7 @@ class Pair:
 
 
 def _inside(a: float, b: float, v: float) -> float:
-    """``v`` moved by ulps into ``[|a − b|, a + b]`` as the closed forms read floats (it is there in exact arithmetic)."""
+    """``v`` moved by ulps into ``[|a − b|, a + b]`` as the closed forms read floats (where it is exactly)."""
     from ..core.params import to_fraction  # how a result reads a float parameter (its shortest decimal)
 
     fa, fb = to_fraction("x_norm", a), to_fraction("y_norm", b)

@@ -73,7 +73,7 @@ def qr_no_sign_fix(d: int, m: int, rng: np.random.Generator) -> np.ndarray:
 
 
 def sign_fix_wrong_side(d: int, m: int, rng: np.random.Generator) -> np.ndarray:
-    """Looks bad, is not: the sign fix applied to the rows, ``diag(sign(diag R)) Q``; its law is Haar (:data:`EQUIVALENT`)."""
+    """Looks bad, is not: the sign fix on the rows, ``diag(sign(diag R)) Q``; its law is Haar (:data:`EQUIVALENT`)."""
     def block(d, rng):
         q, r = np.linalg.qr(rng.standard_normal((d, d)))
         q = np.sign(np.diag(r))[:, None] * q
@@ -91,7 +91,7 @@ def chi_on_columns(d: int, m: int, rng: np.random.Generator) -> np.ndarray:
 
 
 def norms_transposed(d: int, m: int, rng: np.random.Generator) -> np.ndarray:
-    """Bad: ``(diag(s) Q)ᵀ`` returned as rows (written for frequency vectors as columns): the law of :func:`chi_on_columns`."""
+    """Bad: ``(diag(s) Q)ᵀ`` returned as rows (written for columns): the law of :func:`chi_on_columns`."""
     def block(d, rng):
         q, r = np.linalg.qr(rng.standard_normal((d, d)))
         q = q * np.sign(np.diag(r))[None, :]
@@ -120,7 +120,7 @@ P_PLUS = 0.75
 
 
 def biased_rademacher_hd(d: int, m: int, rng: np.random.Generator) -> np.ndarray:
-    """Bad: an HD-product block (``H D₁ H D₂ H D₃``, SORF-like) whose signs have P(+1) = 3/4; normalized rows, χ_d norms."""
+    """Bad: an HD-product block (``H D₁ H D₂ H D₃``, SORF-like), signs with P(+1) = 3/4; unit rows, χ_d norms."""
     p = 1 << (d - 1).bit_length()
 
     def block(d, rng):
@@ -151,7 +151,7 @@ def frozen_norms(d: int, m: int, rng: np.random.Generator) -> np.ndarray:
 
 
 def qr_input_row_norms(d: int, m: int, rng: np.random.Generator) -> np.ndarray:
-    """Bad (the pytorch-fast-transformers pattern): row ``i`` is ``‖A_i‖ · Q[:, i]`` for ``A = QR``: norm and direction dependent."""
+    """Bad (pytorch-fast-transformers): row ``i`` is ``‖A_i‖ · Q[:, i]`` for ``A = QR``, norm tied to direction."""
     def block(d, rng):
         a = rng.standard_normal((d, d))
         q, r = np.linalg.qr(a)

@@ -129,7 +129,7 @@ def _log1p_sq(W: np.ndarray) -> np.ndarray:
 
 
 def _tail_row(W: np.ndarray, z_thr: float) -> Row:
-    """The tail check: per call, the mean of ``log(1 + W_ij²)`` has mean :data:`LOG1P_Z2` (a failure says heavier tails or scale)."""
+    """The tail check: per call, the mean of ``log(1 + W_ij²)`` has mean :data:`LOG1P_Z2` (failures say why)."""
     reps = _log1p_sq(W).mean(axis=(1, 2))
     row = z_row("marginals: E log(1+W_ij^2) = 0.5335 (Gaussian tails)", "-", reps, LOG1P_Z2, z_thr,
                 lambda e: f"{e:.3g} ({100 * e / LOG1P_Z2:.2g}%)", "mean log(1+W^2)")
@@ -149,7 +149,7 @@ def _tail_row(W: np.ndarray, z_thr: float) -> Row:
 
 
 def norm_direction_reps(W: np.ndarray) -> np.ndarray:
-    """Per call and row position ``i``: ``(‖w_i‖² − d)((e_i·ŵ_i)² − 1/d)`` (mean 0 when norms and directions are independent).
+    """Per call and row position ``i``: ``(‖w_i‖² − d)((e_i·ŵ_i)² − 1/d)``, mean 0 for independent norms.
 
     Parameters
     ----------
@@ -168,7 +168,7 @@ def norm_direction_reps(W: np.ndarray) -> np.ndarray:
 
 
 def nd_calls(n: int, d: int) -> int:
-    r"""Calls of the norm–direction check: ``n``, scaled by ``d/ND_D0`` above :data:`ND_D0` (power: :doc:`/notes/audit/marginals`).
+    r"""Calls of the norm–direction check: ``n``, times ``d/ND_D0`` above :data:`ND_D0` (:doc:`/notes/audit/marginals`).
 
     Parameters
     ----------
@@ -186,7 +186,7 @@ ND_D0 = 40
 
 
 def _norm_direction_row(r: np.ndarray, d: int, z_thr: float) -> Row:
-    """The norm–direction check on replicates ``r`` of shape ``(N, m)``: worst of the ``m`` row positions, counted as ``m`` checks."""
+    """The norm–direction check on replicates ``r`` ``(N, m)``: worst of ``m`` row positions, ``m`` checks."""
     n, m = r.shape
     axis = np.arange(m) % d
     tests = [mean_test(r[:, i], 0.0) for i in range(m)]

@@ -12,26 +12,19 @@ __all__ = ["Row", "AuditReport"]
 
 @dataclass
 class Row:
-    """One check of an audit (fields at length: :doc:`/notes/audit/report`).
+    """One check of an audit (the fields at length: :doc:`/notes/audit/report`).
 
     Parameters
     ----------
-    check, geometry : str
-        What is tested, and where (the input pair or direction; ``"-"`` when none).
+    check, geometry, mde, detail, diagnosis, untestable : str
+        What is tested and where; the detectable effect; estimate ± se; what is wrong; why undecidable.
     statistic, threshold : float
         The check fails when ``|statistic| > threshold``.
-    mde : str
-        The minimum detectable effect at this sample size, in the check's unit.
     passed : bool
-    detail, diagnosis : str
-        Estimate ± standard error against the expected value; what is wrong, in words.
     stage : int
         The stage of the sequential design that decided the row.
-    untestable : str
-        Why the audit cannot decide the row (it then does not fail).
     n_needed, p_value, effect, mde_value, sd : float, optional
-        The sample size that would decide it, the p-value, the measured effect, ``mde`` as a number, and
-        the standard deviation of one replicate.
+        The ``n`` that would decide it, the p-value, the effect, ``mde`` as a number, one replicate's sd.
     """
 
     check: str
@@ -76,19 +69,16 @@ class AuditReport:
 
     Parameters
     ----------
-    target : str
-        What was audited.
-    kind : {"sampler", "features"}
+    target, kind : str
+        What was audited, and ``"sampler"`` or ``"features"``.
     settings : dict
-    alpha : float
-        Family-wise false-failure probability.
+    alpha, power : float
+        Family-wise false-failure probability; the power the detectable effects are stated at.
     rows : list of Row
     coupling : str
-        The identified coupling (samplers), or ``""``.
+        The identified coupling, or ``""``.
     strict : bool
         Untestable rows count as failures.
-    power : float
-        The power the detectable effects are stated at.
     """
 
     target: str
@@ -170,7 +160,7 @@ class AuditReport:
     __str__ = table
 
     def to_json(self) -> dict[str, Any]:
-        """The report as JSON-ready data: numbers as numbers (non-finite ones as ``null``), each row with its ``status``.
+        """The report as JSON-ready data: numbers as numbers (non-finite: ``null``), each row with its ``status``.
 
         Returns
         -------

@@ -1,4 +1,4 @@
-"""Running user code in a CI job: a call timeout that holds even against the GIL, thread limits, column-oriented samplers.
+"""Running user code in a CI job: a call timeout that holds against the GIL, thread limits, column samplers.
 
 How the supervised child and the timeouts work: :doc:`/notes/audit/runtime`.
 """
@@ -215,7 +215,7 @@ def _armed(fn, seconds: float, label: str):
 
 
 def with_timeout(fn, seconds: float | None, name: str = "f", option: str = "--call-timeout"):
-    """``fn`` with a timeout on each call (:class:`CallTimeout`): the supervisor's deadline, else a daemon worker thread.
+    """``fn`` with a timeout per call (:class:`CallTimeout`): the supervisor's deadline, else a daemon thread.
 
     Parameters
     ----------

@@ -35,7 +35,7 @@ class Design:
 
 
 def stage_alpha(design: Design, j: int) -> float:
-    """The false-failure budget of stage ``j``: ``α/2`` for both stages of the two-stage design, ``α/2^j`` until decided.
+    """The false-failure budget of stage ``j``: ``α/2`` in each of two stages, ``α/2^j`` until decided.
 
     Parameters
     ----------

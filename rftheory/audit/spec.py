@@ -179,7 +179,7 @@ def draw(f, s: Settings, rng: np.random.Generator, n: int | None = None, progres
 
 def draw_eps(f, s: Settings, rng: np.random.Generator, n: int | None = None,
              progress=None) -> tuple[np.ndarray, float]:
-    """:func:`draw` and the largest machine epsilon of the dtypes ``f`` returned (the round-off of its exact structures).
+    """:func:`draw` and the largest machine epsilon of the dtypes ``f`` returned.
 
     Parameters
     ----------

@@ -145,13 +145,6 @@ def mde(se: float, z_thr: float, power: float | None = None) -> float:
     Returns
     -------
     float
-
-    Examples
-    --------
-    >>> round(mde(1.0, 1.96, 0.5), 2)
-    1.96
-    >>> round(mde(1.0, StagedBound(6.0, 4.0, 6.0, 0.5)), 2)
-    6.57
     """
     power = _current_power() if power is None else power
     single = (z_thr + _ND.inv_cdf(power)) * se
@@ -176,7 +169,7 @@ def z_sum(z_thr: float, power: float | None = None) -> float:
 
 
 def n_for(effect: float, sd: float, z_thr: float, power: float | None = None) -> float:
-    r"""Replicates for a z-test at bound ``z_thr`` to detect ``effect`` with probability ``power`` (the inverse of :func:`mde`).
+    r"""Replicates for a z-test at ``z_thr`` to detect ``effect`` with probability ``power`` (:func:`mde` inverted).
 
     .. math:: n = \Bigl(\frac{(z_{thr} + \Phi^{-1}(\mathrm{power}))\,\sigma}{\delta}\Bigr)^2
 
@@ -271,7 +264,7 @@ def samples_needed(effect: float, sd: float | None = None, *, row=None, k: int =
 
 def detectable_effect(n: int, sd: float | None = None, *, row=None, k: int = 1, alpha: float = ALPHA,
                       power: float = POWER) -> float:
-    r"""The effect a check detects with probability ``power`` from ``n ≥ 2`` calls (the inverse of :func:`samples_needed`).
+    r"""The effect a check detects with probability ``power`` from ``n ≥ 2`` calls (:func:`samples_needed` inverted).
 
     .. math:: \delta = (\Phi^{-1}(1 - \alpha/2k) + \Phi^{-1}(\mathrm{power}))\,\sigma/\sqrt n
 

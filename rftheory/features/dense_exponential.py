@@ -77,7 +77,7 @@ def dense_exponential(W, X, A, B, C, log_d):
 
 @dataclass(frozen=True)
 class DenseExponential:
-    """A DERF pair ``f₁, f₂`` with ``E f₁(ω,x)f₂(ω,y) = e^{xᵀy}`` for valid parameters (made by ``papers.derf.model.make_params``).
+    """A DERF pair ``f₁, f₂``, ``E f₁(ω,x)f₂(ω,y) = e^{xᵀy}`` for valid parameters (``papers.derf.model.make_params``).
 
     Attributes
     ----------

@@ -43,7 +43,7 @@ class Restricted(NamedTuple):
 
 
 def haar_columns(rng: np.random.Generator, d: int, k: int, shape: tuple[int, ...] = (), xp=None):
-    """The first ``k`` columns of a Haar matrix on O(d), batch ``shape``: modified Gram–Schmidt of ``k`` Gaussian columns.
+    """The first ``k`` columns of a Haar matrix on O(d), batch ``shape``: Gram–Schmidt of ``k`` Gaussian columns.
 
     Equal in law to ``haar(...)[..., :k]`` (:doc:`/notes/sampling/projections`).
 

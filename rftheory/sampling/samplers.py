@@ -102,7 +102,7 @@ def chi_norms(rng: np.random.Generator, d: int, shape: tuple[int, ...]) -> np.nd
 
 
 def haar(rng: np.random.Generator, d: int, shape: tuple[int, ...] = (), xp=None):
-    """Haar-distributed orthogonal ``d × d`` matrices, batch ``shape``: QR of a Gaussian matrix with the sign fix ``Q diag(sign(diag R))``.
+    """Haar orthogonal ``d × d`` matrices, batch ``shape``: QR of a Gaussian matrix, sign fix ``Q diag(sign(diag R))``.
 
     Why the sign fix: :doc:`/notes/sampling/samplers`.
 
@@ -150,14 +150,6 @@ def apply_simplex(u, xp=None, axis: int = -1):
     -------
     array
         ``S u``, of the shape of ``u``.
-
-    Examples
-    --------
-    At ``d = 2`` the block is ``s₁ = −e₁``, ``s₂ = e₁``:
-
-    >>> import numpy as np
-    >>> apply_simplex(np.array([3.0, 5.0])).round(12).tolist()
-    [-3.0, 3.0]
     """
     xp = namespace_of(xp) if xp is None else xp
     if axis != -1:
@@ -176,7 +168,7 @@ def apply_simplex(u, xp=None, axis: int = -1):
 
 
 def simplex_matrix(d: int, xp=None):
-    """The simplex block ``S`` (Eq. 8–9 of Reid et al. 2023) as a dense matrix: unit rows, ``s_i·s_j = −1/(d−1)``, summing to zero.
+    """The simplex block ``S`` (Eq. 8–9 of Reid et al. 2023), dense: unit rows, ``s_i·s_j = −1/(d−1)``, sum zero.
 
     Its rows are :func:`apply_simplex` of the basis.
 
@@ -296,7 +288,7 @@ def _is_numpy(xp) -> bool:
 
 def _blocks_in_batches(coupling: str, rng: np.random.Generator, d: int, block: int, shape: tuple[int, ...],
                        plus_passes: int) -> np.ndarray:
-    """The blocks of :func:`sample`, transformed a cache-sized batch at a time, bit for bit those of one whole-batch transform."""
+    """The blocks of :func:`sample`, a cache-sized batch at a time, bit for bit those of one whole-batch transform."""
     n = math.prod(shape)
     step = max(1, SAMPLE_BATCH_BYTES // (8 * block * block))
     out = np.empty((n, block, d))
