@@ -125,7 +125,7 @@ def check_rates(alpha, power) -> tuple[float, float]:
 
 
 def mde(se: float, z_thr: float, power: float | None = None) -> float:
-    r"""The smallest true effect detected with probability ``power`` (default :func:`_current_power`).
+    r"""The smallest true effect detected with probability ``power`` (default: the stated power, :func:`stated_power`).
 
     .. math::
 
