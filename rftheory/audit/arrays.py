@@ -18,16 +18,7 @@ EPS64 = float(np.finfo(np.float64).eps)
 
 @dataclass(frozen=True)
 class Converted:
-    """An array from user code, as float64, with the epsilon of its source dtype.
-
-    Parameters
-    ----------
-    array : numpy.ndarray
-        Float64 for real or integer input (other dtypes kept for the caller to reject).
-    eps : float
-    dtype : str
-        The source dtype, e.g. ``"torch.float32"``.
-    """
+    """A user array as float64 (``array``; other dtypes kept, to be refused), its ``eps`` and source ``dtype``."""
 
     array: np.ndarray
     eps: float

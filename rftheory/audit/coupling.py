@@ -43,10 +43,8 @@ def identify(cos: np.ndarray, d: int, eps: float = EPS64) -> str:
 
     Parameters
     ----------
-    cos : numpy.ndarray, shape (n, P)
-    d : int
-    eps : float
-        Machine epsilon of the sampler's dtype.
+    cos, d, eps
+        The within-block cosines ``(n, P)`` of the calls; as in :doc:`/notes/audit/index`.
 
     Returns
     -------
@@ -92,9 +90,8 @@ def checks(W: np.ndarray, z_thr: float, eps: float = EPS64) -> tuple[str, list[R
 
     Parameters
     ----------
-    W : numpy.ndarray, shape (n, m, d)
-    z_thr : float
-    eps : float
+    W, z_thr, eps
+        As in :doc:`/notes/audit/index`.
 
     Returns
     -------

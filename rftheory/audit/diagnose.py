@@ -108,13 +108,12 @@ def matern_df(W: np.ndarray, nu: float, lengthscale: float) -> str:
 
 
 def structural(W: np.ndarray, eps: float = EPS64, law: str = "gaussian") -> list[str]:
-    """The sampler diagnoses that fire on these calls (:func:`_norm_law` for ``law="gaussian"`` only).
+    """The sampler diagnoses that fire on these calls (the norm law for ``law="gaussian"`` only).
 
     Parameters
     ----------
-    W : numpy.ndarray, shape (n, m, d)
-    eps : float
-    law : str
+    W, eps, law
+        As in :doc:`/notes/audit/index`.
 
     Returns
     -------

@@ -21,13 +21,7 @@ IDENTITY_RTOL = 1e-9
 
 @dataclass(frozen=True)
 class Embedding:
-    """The embedding found: ``name`` (``phi``, ``psi``, ``positive``, ``unrecognized``), ``F`` features, a ``label``.
-
-    Parameters
-    ----------
-    name, label : str
-    F : int
-    """
+    """The embedding found: ``name`` (``phi``, ``psi``, ``positive``, ``unrecognized``), ``F`` features, a ``label``."""
 
     name: str
     F: int
@@ -92,8 +86,8 @@ def closed_form_mse(embedding: str, coupling: str, F: int, d: int, shape: Shape)
 
     Parameters
     ----------
-    embedding : {"phi", "psi", "positive"}
-    coupling : {"iid", "orthogonal"}
+    embedding, coupling : str
+        ``"phi"``, ``"psi"`` or ``"positive"``; ``"iid"`` or ``"orthogonal"``.
     F, d : int
         Number of features and input dimension.
     shape : Shape

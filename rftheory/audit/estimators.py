@@ -28,9 +28,8 @@ def count(d: int, estimators: tuple[str, ...], law: str) -> tuple[int, int]:
 
     Parameters
     ----------
-    d : int
-    estimators : tuple of str
-    law : str
+    d, estimators, law
+        As in :doc:`/notes/audit/index`.
 
     Returns
     -------
@@ -64,9 +63,8 @@ def replicates(W: np.ndarray, pair: Pair, est: str) -> np.ndarray:
 
     Parameters
     ----------
-    W : numpy.ndarray, shape (n, m, d)
-    pair : Pair
-    est : {"prf", "rff"}
+    W, pair, est
+        The calls, the inputs and the estimator.
 
     Returns
     -------
@@ -82,11 +80,8 @@ def closed_form_mse(est: str, d: int, m: int, pair: Pair, coupling: str) -> floa
 
     Parameters
     ----------
-    est : {"prf", "rff"}
-    d, m : int
-    pair : Pair
-    coupling : str
-        ``iid``, ``orthogonal`` or ``simplex`` (anything else: ``iid``).
+    est, d, m, pair, coupling
+        The estimator and as in :doc:`/notes/audit/index` (another coupling counts as ``iid``).
 
     Returns
     -------
@@ -112,16 +107,12 @@ def _shape(pair: Pair) -> str:
 
 def invariance(reps: dict[tuple[str, str, int], np.ndarray], d: int, estimators, z_thr: float,
                law: str = "gaussian") -> list[Row]:
-    """Two-sample z-tests: each pair shape gives the same mean in every frame.
+    """Two-sample z-tests: each pair shape gives the same mean in every frame (independent draws per frame).
 
     Parameters
     ----------
-    reps : dict
-        ``(est, frame, shape index) -> replicates`` (independent draws per frame).
-    d : int
-    estimators : tuple of str
-    z_thr : float
-    law : str
+    reps, d, estimators, z_thr, law
+        As in :doc:`/notes/audit/index`.
 
     Returns
     -------
@@ -148,12 +139,8 @@ def unbiased_and_mse(reps: dict[tuple[str, str, int], np.ndarray], d: int, m: in
 
     Parameters
     ----------
-    reps : dict
-        As in :func:`invariance`.
-    d, m : int
-    estimators : tuple of str
-    coupling : str
-    z_thr : float
+    reps, d, m, estimators, coupling, z_thr
+        As in :doc:`/notes/audit/index`.
 
     Returns
     -------

@@ -1,8 +1,5 @@
-"""Audit a random-feature map: is ``K̂(x, y) = φ(x)·φ(y)`` the estimator the theory describes?
-
-:func:`features` tests, at the pairs of the geometry sweep, unbiasedness and (Gaussian and softmax
-kernels) the closed-form MSE of the embedding and coupling read off the outputs, then three exact
-checks.  The design: :doc:`/notes/audit/features`.
+"""Audit a random-feature map: is ``K̂(x, y) = φ(x)·φ(y)`` the estimator the theory describes?  Unbiasedness and
+the closed-form MSE on the geometry sweep, then three exact checks (:doc:`/notes/audit/features`).
 """
 
 from __future__ import annotations
@@ -134,21 +131,15 @@ def features(target, *, kernel: str = "gaussian", sigma: float = 1.0, nu: float 
     Parameters
     ----------
     target : transformer class, factory or instance, or callable ``phi(X, rng)``
-        A scikit-learn-style transformer (built with ``n_components=m`` and ``random_state``), or
-        ``phi(X, rng) -> features`` of shape ``(N, F)`` for ``X`` of shape ``(N, d)``.
+        Built with ``n_components=m`` and ``random_state``; or ``phi(X, rng) -> (N, F)`` features of ``X (N, d)``.
     kernel : {"gaussian", "softmax", "matern", "given"}
-        ``exp(−‖x−y‖²/(2σ²))``, ``exp(xᵀy)``, scikit-learn's ``Matern``, or ``k`` (the last two:
-        unbiasedness only).
-    sigma : float
-        Bandwidth of the Gaussian kernel.
-    nu, lengthscale : float
-        Of ``kernel="matern"``.
+        ``exp(−‖x−y‖²/(2σ²))``, ``exp(xᵀy)``, scikit-learn's ``Matern``, or ``k`` (the last two: no MSE check).
+    sigma, nu, lengthscale : float
+        The Gaussian bandwidth; the Matérn smoothness and lengthscale.
     d, m : int
         Input dimension (``>= 2``) and ``n_components`` of a transformer.
-    n : int, optional
-        Independent replicates (default 2000, at least 100).
-    seed : int
-        Entropy of the audit's :class:`numpy.random.SeedSequence`.
+    n, seed : int
+        Independent replicates (default 2000, at least 100); the entropy of the audit's ``SeedSequence``.
     k : callable, optional
         ``k(x, y) -> float`` with ``kernel="given"``.
     pairs : sequence of Pair or (x, y), optional
@@ -157,14 +148,10 @@ def features(target, *, kernel: str = "gaussian", sigma: float = 1.0, nu: float 
         Family-wise false-failure probability (1e-6) and the power of the stated effects (0.99).
     strict : bool
         Untestable rows fail the audit.
-    x_norms : sequence of float, optional
-        Query norms at which one exact row checks the features are finite.
-    x_data : array_like of shape (N, d), optional
-        Queries whose norms the overflow row probes (:func:`check_x_data`).
-    until_decided : bool
-        Sequential mode (:mod:`.sequential`): re-test undecided rows on fresh replicates.
-    budget : float, optional
-        Seconds for ``until_decided`` (default 600).
+    x_norms, x_data : optional
+        Query norms (or queries ``(N, d)``: :func:`check_x_data`) where one exact row checks the features are finite.
+    until_decided, budget : bool, float
+        Sequential mode (:mod:`.sequential`): re-test undecided rows within ``budget`` seconds (600).
 
     Returns
     -------
@@ -339,10 +326,8 @@ def check_x_data(x_data, d, name: str = "x_data") -> np.ndarray:
 
     Parameters
     ----------
-    x_data : array_like
-    d : int
-    name : str
-        The parameter named in errors.
+    x_data, d, name
+        The queries, the audit's dimension and the parameter named in errors.
 
     Returns
     -------

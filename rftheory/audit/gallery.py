@@ -1,12 +1,5 @@
 """A gallery of real random-feature libraries under the audit: adapters ``f(d, m, rng)`` calling each installed
-library unmodified, the verdict each should reach and its defect in one sentence.
-
-How entries are seeded and run: :doc:`/notes/audit/gallery`.
-
-Examples
---------
->>> [e.name for e in ENTRIES if e.package == "scipy"]
-['scipy-ortho-group-chi', 'scipy-multivariate-t-matern']
+library unmodified, the verdict each should reach and its defect in one sentence (:doc:`/notes/audit/gallery`).
 """
 
 from __future__ import annotations
@@ -220,16 +213,13 @@ def _by_name(name: str) -> Entry:
 
 def run(entry: Entry, *, seed: int = 0, n: int | None = None, d: int | None = None,
         m: int | None = None) -> AuditReport:
-    """Audit one entry (its library must be installed).
+    """Audit one entry (its library must be installed), at the audit's ``n`` and the entry's ``d, m`` unless given.
 
     Parameters
     ----------
     entry : Entry
-    seed : int
-    n : int, optional
-        Calls per check group (default: the audit's).
-    d, m : int, optional
-        Override the entry's dimension and rows per call.
+    seed, n, d, m : int
+        As in :doc:`/notes/audit/index`; ``n``, ``d``, ``m`` optional.
 
     Returns
     -------
@@ -246,15 +236,7 @@ def run(entry: Entry, *, seed: int = 0, n: int | None = None, d: int | None = No
 
 @dataclass(frozen=True)
 class Result:
-    """One entry's outcome in :func:`results`: the package ``version``, the ``report`` (``None`` when not installed).
-
-    Parameters
-    ----------
-    entry : Entry
-    version : str
-    report : AuditReport or None
-    seconds : float
-    """
+    """An entry's outcome in :func:`results`: package ``version``, ``report`` (``None``: not installed), ``seconds``."""
 
     entry: Entry
     version: str
@@ -273,9 +255,8 @@ def results(*, only=None, seed: int = 0, n: int | None = None):
     Parameters
     ----------
     only : sequence of str, optional
-    seed : int
-    n : int, optional
-        Calls (sampler) or replicates (features) per check group.
+    seed, n : int
+        The audits' seed and calls (or replicates) per check group (``n`` optional).
 
     Yields
     ------

@@ -125,9 +125,8 @@ def sweep(d: int, shapes=DEFAULT_SHAPES, n_random: int = 1) -> list[Pair]:
 
     Parameters
     ----------
-    d : int
-    shapes : sequence of (float, float, float)
-    n_random : int
+    d, shapes, n_random
+        Dimension, the shapes, and the number of random frames.
 
     Returns
     -------

@@ -1,8 +1,6 @@
-"""Minimal samplers ``f(d, m, rng) -> W`` (rows: frequency vectors), one per failure pattern, and the good references.
-
-Each bad one is a mistake seen in real code, one line away from a correct sampler.  :data:`KNOWN_BAD`,
-:data:`GOOD` and :data:`EQUIVALENT` map a name to ``(callable, law)``; the tests audit every one (bad
-ones must fail, the others pass).  What each law gets wrong: :doc:`/notes/audit/known_bad`.
+"""Minimal samplers ``f(d, m, rng) -> W`` (rows: frequency vectors), one per failure pattern seen in real code, and
+the good references; :data:`KNOWN_BAD`, :data:`GOOD` and :data:`EQUIVALENT` map names to ``(callable, law)``
+(what each law gets wrong: :doc:`/notes/audit/known_bad`).
 """
 
 from __future__ import annotations

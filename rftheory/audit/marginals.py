@@ -1,8 +1,5 @@
-"""Marginal checks of a sampler: tails, row norms, directions, norm–direction independence, signs and entry means.
-
-Each of ``n`` calls ``W`` (shape ``(n, m, d)``) gives one replicate per check (the mean over its rows),
-so coupled rows are fine.  What each check tests, and the power of the norm–direction check:
-:doc:`/notes/audit/marginals`.
+"""Marginal checks of a sampler: tails, row norms, directions, norm–direction independence, signs, entry means
+(one replicate per call, so coupled rows are fine; the checks and their power: :doc:`/notes/audit/marginals`).
 """
 
 from __future__ import annotations
@@ -64,9 +61,8 @@ def constant_norm(W: np.ndarray, eps: float = EPS64) -> float | None:
 
     Parameters
     ----------
-    W : numpy.ndarray, shape (n, m, d)
-    eps : float
-        The coarsest machine epsilon of the sampler's arrays.
+    W, eps
+        As in :doc:`/notes/audit/index` (``eps``: the coarsest of the sampler's dtypes).
 
     Returns
     -------
@@ -210,12 +206,8 @@ def checks(W: np.ndarray, law: str, z_thr: float, eps: float = EPS64, nd_more=No
 
     Parameters
     ----------
-    W : numpy.ndarray, shape (n, m, d)
-    law : str
-        ``"gaussian"`` (all checks) or ``"spherical"`` (no tail, norm, norm–direction and entry-mean checks).
-    z_thr : float
-    eps : float
-        As in :func:`constant_norm`.
+    W, law, z_thr, eps
+        As in :doc:`/notes/audit/index` (``"spherical"``: no tail, norm, norm–direction, entry-mean checks).
     nd_more : numpy.ndarray, shape (N', m), optional
         :func:`norm_direction_reps` of further calls (:func:`nd_calls`).
 

@@ -23,10 +23,8 @@ def checks(W: np.ndarray, nu: float, lengthscale: float, z_thr: float) -> list[R
 
     Parameters
     ----------
-    W : numpy.ndarray, shape (n, m, d)
-    nu, lengthscale : float
-        ``ν > 0`` and ``ℓ > 0``.
-    z_thr : float
+    W, nu, lengthscale, z_thr
+        The calls, ``ν > 0``, ``ℓ > 0`` and the bound.
 
     Returns
     -------

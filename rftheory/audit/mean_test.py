@@ -1,7 +1,5 @@
-"""The z-test of a mean that every replicate check of an audit runs: Hall's (1992) skewness-corrected
-statistic, one-sample and two-sample (Welch).
-
-Why Hall's statistic, and why squared errors are tested one-sided: :doc:`/notes/audit/mean_test`.
+"""The z-test of a mean every replicate check of an audit runs: Hall's (1992) skewness-corrected statistic,
+one-sample and two-sample (Welch); why, and why squared errors are tested one-sided: :doc:`/notes/audit/mean_test`.
 """
 
 from __future__ import annotations

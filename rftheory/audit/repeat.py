@@ -28,12 +28,8 @@ def checks(f, W: np.ndarray, ss: np.random.SeedSequence, z_thr: float, eps: floa
 
     Parameters
     ----------
-    f : callable
-    W : numpy.ndarray, shape (n, m, d)
-        ``n`` successive calls with one Generator.
-    ss : numpy.random.SeedSequence
-        Spawns the seeds of the reproducibility checks.
-    z_thr, eps : float
+    f, W, ss, z_thr, eps
+        As in :doc:`/notes/audit/index`; ``W`` from one Generator, ``ss`` spawns the reproducibility seeds.
 
     Returns
     -------

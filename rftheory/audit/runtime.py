@@ -64,9 +64,8 @@ def supervised(body, seconds: float, name: str = "f", option: str = "--call-time
 
     Parameters
     ----------
-    body : callable
-    seconds : float
-        The call timeout (``0``: ``body()`` runs here).
+    body, seconds
+        The command and the call timeout (``0``: ``body()`` runs here).
     name, option : str
         The parameter and the option named in the timeout error.
 
@@ -219,9 +218,8 @@ def with_timeout(fn, seconds: float | None, name: str = "f", option: str = "--ca
 
     Parameters
     ----------
-    fn : callable
-    seconds : float or None
-        Timeout of one call; ``None`` or ``<= 0``: ``fn`` itself.
+    fn, seconds
+        User code, and the timeout of one call (``None`` or ``<= 0``: ``fn`` itself).
     name, option : str
         The parameter and the option named in the error.
 

@@ -1,7 +1,5 @@
-"""Audit a random-feature sampler ``f(d, m, rng) -> W`` (rows: frequency vectors) with a fixed battery of z-tests.
-
-Groups: marginals, coupling, invariance, unbiasedness and MSE, repeated calls; a two-stage design keeps
-the family-wise false-failure rate at ``ALPHA``.  The design and its power: :doc:`/notes/audit/sampler`.
+"""Audit a random-feature sampler ``f(d, m, rng) -> W`` (rows: frequency vectors) with a fixed battery of z-tests in a
+two-stage design whose family-wise false-failure rate is ``ALPHA`` (:doc:`/notes/audit/sampler`).
 """
 
 from __future__ import annotations
@@ -31,11 +29,8 @@ def count(d: int, m: int, estimators: tuple[str, ...], law: str, matern: bool = 
 
     Parameters
     ----------
-    d, m : int
-    estimators : tuple of str
-        ``prf`` and/or ``rff``.
-    law : str
-        ``"gaussian"`` or ``"spherical"``.
+    d, m, estimators, law
+        As in :doc:`/notes/audit/index`.
     matern : bool
         The Matérn norm-law checks are included.
 
@@ -66,10 +61,8 @@ def sampler(f, d, m, *, estimator="both", n=None, seed=0, law="gaussian", progre
         Dimension (``>= 2``) and rows per call.
     estimator : {"both", "prf", "rff"}
         The estimators checked (RFF only with ``law="spherical"``).
-    n : int, optional
-        Calls of ``f`` per check group (default 2000, at least 200).
-    seed : int
-        Seeds every Generator of the audit: the same seed gives the same report.
+    n, seed : int
+        Calls of ``f`` per check group (default 2000, at least 200); the seed of every Generator of the audit.
     law : {"gaussian", "spherical"}
         The rows' marginal law: ``N(0, I_d)`` or any spherically symmetric law.
     progress : callable, optional
@@ -84,9 +77,8 @@ def sampler(f, d, m, *, estimator="both", n=None, seed=0, law="gaussian", progre
         Family-wise false-failure probability (1e-6) and the power of the stated effects (0.99).
     strict : bool
         Untestable rows fail the audit.
-    until_decided : bool
+    until_decided, budget : bool, float
         Re-test undecided rows until decided or ``budget`` seconds (default 600) are spent.
-    budget : float, optional
 
     Returns
     -------

@@ -20,14 +20,7 @@ MAX_STAGES = 12
 
 @dataclass(frozen=True)
 class Design:
-    """How an audit escalates: ``alpha``, ``until_decided`` (else two-stage) and the ``budget`` in seconds.
-
-    Parameters
-    ----------
-    alpha : float
-    until_decided : bool
-    budget : float
-    """
+    """How an audit escalates: ``alpha``, ``until_decided`` (else two-stage) and the ``budget`` in seconds."""
 
     alpha: float
     until_decided: bool = False
@@ -64,11 +57,10 @@ def run_stages(rows: list[Row], retest: Callable[[int, int, list[Row], float], l
 
     Parameters
     ----------
-    rows : list of Row
-        Stage one, tested at ``threshold(k, α/2)``.
+    rows, design
+        Stage one's rows, tested at ``threshold(k, α/2)``, and the :class:`Design`.
     retest : callable
         ``retest(j, n_j, rows, bound) -> rows``: the same checks on fresh draws, in the same order.
-    design : Design
     k, n : int
         Bonferroni units and calls of stage one.
     units, next_n, clock : callable

@@ -35,17 +35,7 @@ FLOATS_MAX = 10**8
 
 @dataclass(frozen=True)
 class Settings:
-    """The checked arguments of a sampler audit.
-
-    Parameters
-    ----------
-    d, m, n, seed : int
-        Dimension, rows per call, calls per check group, seed.
-    estimators : tuple of str
-        ``("prf", "rff")``, ``("prf",)`` or ``("rff",)``.
-    law : str
-        ``"gaussian"`` or ``"spherical"``.
-    """
+    """The checked arguments of a sampler audit: ``d, m, n, seed``, ``estimators`` (``prf`` and/or ``rff``), ``law``."""
 
     d: int
     m: int
@@ -78,14 +68,11 @@ def settings(f, d, m, *, estimator="both", n=None, seed=0, law="gaussian") -> Se
 
     Parameters
     ----------
-    f : callable
-    d, m : int
-        Dimension ``>= 2`` and rows per call ``>= 1``.
+    f, d, m, seed, law
+        As in :doc:`/notes/audit/index` (``d >= 2``, ``m >= 1``).
     estimator : {"prf", "rff", "both"}
     n : int, optional
         Calls per check group, ``>= N_MIN`` (default ``N_DEFAULT``).
-    seed : int
-    law : {"gaussian", "spherical"}
 
     Returns
     -------
@@ -123,9 +110,8 @@ def call(f, d: int, m: int, rng: np.random.Generator) -> np.ndarray:
 
     Parameters
     ----------
-    f : callable
-    d, m : int
-    rng : numpy.random.Generator
+    f, d, m, rng
+        As in :doc:`/notes/audit/index`.
 
     Returns
     -------
@@ -159,14 +145,12 @@ def _call_converted(f, d: int, m: int, rng: np.random.Generator) -> Converted:
 
 
 def draw(f, s: Settings, rng: np.random.Generator, n: int | None = None, progress=None) -> np.ndarray:
-    """``n`` (default ``s.n``) successive calls of ``f`` with one Generator, stacked as float64.
+    """``n`` (default ``s.n``) successive calls of ``f`` with one Generator ``rng``, stacked as float64.
 
     Parameters
     ----------
-    f : callable
-    s : Settings
-    rng : numpy.random.Generator
-    n : int, optional
+    f, s, rng, n
+        The sampler, the audit's :class:`Settings`, the Generator, the calls.
     progress : callable, optional
         Called with no argument every 10 % of the calls.
 

@@ -1,7 +1,5 @@
-"""The audit's statistics: Bonferroni thresholds, minimum detectable effects and sample sizes.
-
-Each of ``k`` checks is a two-sided z-test at level ``alpha/k``; the derivation of the minimum detectable
-effect each report row states: :doc:`/notes/audit/stats`.
+"""The audit's statistics: Bonferroni thresholds, minimum detectable effects and sample sizes
+(:doc:`/notes/audit/stats`).
 """
 
 from __future__ import annotations
@@ -175,9 +173,8 @@ def n_for(effect: float, sd: float, z_thr: float, power: float | None = None) ->
 
     Parameters
     ----------
-    effect, sd : float
-        ``δ > 0`` and ``σ`` of one replicate.
-    z_thr, power : float
+    effect, sd, z_thr, power : float
+        ``δ > 0``, ``σ`` of one replicate, the bound and the power.
 
     Returns
     -------

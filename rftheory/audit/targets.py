@@ -61,17 +61,16 @@ class Target:
         return np.asarray(c.array, dtype=np.float64), c.dtype
 
     def features(self, X: np.ndarray, seed: int, fit: np.ndarray | None = None) -> np.ndarray:
-        """The finite float64 features of the rows of ``X`` under the draw ``seed`` (fitted on ``fit``, default ``X``).
+        """The finite float64 features ``(N, F)`` of the rows of ``X`` under draw ``seed`` (fit on ``fit`` or ``X``).
 
         Parameters
         ----------
-        X : numpy.ndarray, shape (N, d)
-        seed : int
-        fit : numpy.ndarray, shape (N', d), optional
+        X, seed, fit
+            Input points ``(N, d)``, the draw, and the data a transformer is fitted on.
 
         Returns
         -------
-        numpy.ndarray, shape (N, F)
+        numpy.ndarray
         """
         try:
             out = self.build(X, seed, X if fit is None else fit)

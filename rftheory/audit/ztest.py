@@ -57,15 +57,13 @@ def z_row(check: str, geometry: str, reps, expected: float, z_thr: float,
 
     Parameters
     ----------
-    check, geometry : str
-    reps : array_like, shape (n,)
-        One replicate per call.
-    expected, z_thr : float
+    check, geometry, reps, z_thr
+        As in :doc:`/notes/audit/index` (one replicate per call).
+    expected : float
     unit : callable
         Formats a minimum detectable effect for the ``mde`` column.
-    what : str
-        Name of the estimated quantity in the detail.
-    side : {"two-sided", "greater"}
+    what, side : str
+        The estimated quantity in the detail; ``"two-sided"`` or ``"greater"``.
 
     Returns
     -------
@@ -89,10 +87,8 @@ def two_sample_row(check: str, geometry: str, reps_a, reps_b, z_thr: float,
 
     Parameters
     ----------
-    check, geometry : str
-    reps_a, reps_b : array_like
-    z_thr : float
-    unit : callable
+    check, geometry, reps_a, reps_b, z_thr, unit
+        As in :func:`z_row`.
     labels : tuple of str
         Names of the two settings in the detail.
 

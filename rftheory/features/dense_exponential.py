@@ -1,8 +1,6 @@
-"""Dense-exponential random features (DERF) of the softmax kernel ``exp(xᵀy)`` (result IDs ``derf.*``).
-
-Source: Likhosherstov et al. 2023, *FAVOR#*, Sec. 3–4.  This module evaluates the features; their
-parameters and the families' optima are computed in :mod:`rftheory.papers.derf`.  The unbiasedness
-conditions: :doc:`/notes/features/dense_exponential`.
+"""Dense-exponential random features (DERF) of the softmax kernel ``exp(xᵀy)`` (Likhosherstov et al. 2023,
+*FAVOR#*, Sec. 3–4; result IDs ``derf.*``); the parameters are computed in :mod:`rftheory.papers.derf`
+(the unbiasedness conditions: :doc:`/notes/features/dense_exponential`).
 """
 
 from __future__ import annotations

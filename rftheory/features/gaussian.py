@@ -1,8 +1,5 @@
-"""Real random-feature maps of the Gaussian kernel and the estimator ``φ(x)ᵀφ(y)`` they define.
-
-Each map takes ``W`` of shape ``(..., m, d)`` (from :func:`rftheory.sample`) and one vector ``x`` of
-shape ``(d,)``; every result's Monte Carlo layer goes through these maps, so what is verified is what
-users run.
+"""Real random-feature maps ``f(W, x)`` of the Gaussian kernel and their estimator ``φ(x)ᵀφ(y)``: the maps every
+result's Monte Carlo layer runs, so what is verified is what users run (:doc:`/notes/features/gaussian`).
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
-"""Random-feature maps of the softmax kernel ``SM(x, y) = exp(xᵀy)`` (result IDs ``hrf.*``).
-
-Source: Choromanski et al., *Hybrid Random Features*, ICLR 2022.  Each map takes ``W`` of shape
-``(..., m, d)`` (from :func:`rftheory.sample`) and one vector ``x`` of shape ``(d,)``; the estimator is
-the plain (unconjugated) product :func:`estimate`.  Table of maps: :doc:`/notes/features/softmax`.
+"""Random-feature maps of the softmax kernel ``SM(x, y) = exp(xᵀy)`` (Choromanski et al., *Hybrid Random
+Features*, ICLR 2022; result IDs ``hrf.*``): ``f(W, x)`` with the plain, unconjugated :func:`estimate`
+(the table of maps: :doc:`/notes/features/softmax`).
 """
 
 from __future__ import annotations

@@ -126,10 +126,8 @@ def restrict(coupling: str, d: int, m: int, vectors, *, rng: np.random.Generator
         Dimension and number of rows of the (never formed) ``W``.
     vectors : array_like, shape ``(k, d)`` or ``(d,)``
         The inputs, e.g. ``[x, y]`` or ``x + y``.
-    rng : numpy.random.Generator
-    size : int or tuple of int, optional
-        Batch shape of independent draws.
-    xp : array namespace, optional
+    rng, size, xp
+        As in :func:`rftheory.sampling.samplers.sample` (``size``: independent draws of ``W``).
     norms : bool
         Also return the row norms ``‖w_i‖``.
     method : {"auto", "projection", "full"}

@@ -1,9 +1,6 @@
-"""Samplers of coupled random-feature matrices ``W`` (rows ``w_i``): ``iid``, ``orthogonal`` (ORF),
-``simplex`` (SimRF), ``simplex_plus`` (SimRF+) and ``hd`` (SORF).
-
-Random numbers come from a caller-seeded :class:`numpy.random.Generator`; the linear algebra runs in
-the array namespace ``xp`` (numpy by default; CuPy is never imported here).  The couplings' definitions
-and block structure: :doc:`/notes/sampling/samplers`.
+"""Samplers of coupled random-feature matrices ``W``: ``iid``, ``orthogonal`` (ORF), ``simplex`` (SimRF),
+``simplex_plus`` (SimRF+) and ``hd`` (SORF), from a caller-seeded :class:`numpy.random.Generator`, in the
+array namespace ``xp`` (numpy by default; CuPy is never imported here).  The couplings: :doc:`/notes/sampling/samplers`.
 """
 
 from __future__ import annotations
@@ -338,10 +335,8 @@ def sample(
         Dimension (``>= 2`` for the simplex couplings) and number of rows.
     rng : numpy.random.Generator
         The only source of randomness.
-    size : int or tuple of int, optional
-        Batch shape.
-    xp : array namespace, optional
-        Where the result lives (numpy when omitted).
+    size, xp : optional
+        Batch shape (an int or a tuple of ints); the array namespace of the result (numpy when omitted).
     plus_passes : int
         Sweeps of the SimRF+ update (Eq. 17).
 
