@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from rftheory.audit import features
-from rftheory.audit.features import fitted_sigma
+from rftheory.audit.features import _fitted_sigma as fitted_sigma
 from rftheory.audit.geometry import sweep
 
 sk = pytest.importorskip("sklearn.kernel_approximation")

@@ -12,7 +12,10 @@ import numpy as np
 import pytest
 
 from rftheory.audit import known_bad, sampler
-from rftheory.audit.diagnose import matern_df, norm_law, qr_sign, shared_block_norm
+from rftheory.audit.diagnose import _norm_law as norm_law
+from rftheory.audit.diagnose import _qr_sign as qr_sign
+from rftheory.audit.diagnose import _shared_block_norm as shared_block_norm
+from rftheory.audit.diagnose import matern_df
 
 
 def _haar_rows(d, rng):
@@ -127,7 +130,8 @@ def test_fast_transformers_pairing_caught_at_d128_in_99_percent_of_seeds():
     About 40 s per seed on a loaded 2-core machine. Measured (2026-11-29, seeds 0-19): |z| from 8.1 to 9.8,
     mean 8.8, against the stage-one bound 6.44 and the screen 4.38: every seed fails at stage one.
     """
-    from rftheory.audit.marginals import nd_calls, norm_direction_reps, norm_direction_row
+    from rftheory.audit.marginals import _norm_direction_row as norm_direction_row
+    from rftheory.audit.marginals import nd_calls, norm_direction_reps
     from rftheory.audit.sampler import count
     from rftheory.audit.stats import ALPHA_SCREEN, threshold
 

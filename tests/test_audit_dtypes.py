@@ -18,7 +18,8 @@ import scipy.stats
 
 from rftheory.audit import known_bad, sampler
 from rftheory.audit.arrays import EPS64, identifiable, structure_tol, to_float64
-from rftheory.audit.coupling import identify, pair_cosines
+from rftheory.audit.coupling import _pair_cosines as pair_cosines
+from rftheory.audit.coupling import identify
 from rftheory.audit.spec import N_MIN
 from rftheory.testing import assert_haar
 

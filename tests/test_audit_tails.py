@@ -14,7 +14,9 @@ import numpy as np
 import pytest
 
 from rftheory.audit import sampler
-from rftheory.audit.marginals import GAUSS_TAIL_RATIO, LOG1P_Z2, log1p_sq, tail_row
+from rftheory.audit.marginals import GAUSS_TAIL_RATIO, LOG1P_Z2
+from rftheory.audit.marginals import _log1p_sq as log1p_sq
+from rftheory.audit.marginals import _tail_row as tail_row
 from rftheory.audit.mean_test import mean_diff_test, mean_test
 from rftheory.audit.spec import N_MIN
 from rftheory.audit.stats import threshold

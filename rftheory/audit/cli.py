@@ -1,11 +1,5 @@
-"""The ``rftheory audit`` command: ``rftheory audit sampler SPEC --d D --m M`` and
-``rftheory audit features SPEC --kernel K --d D --m M`` (:mod:`.features_cli`).
-
-``SPEC`` is ``module:callable`` or ``path/to/file.py:callable``.  Exit
-status 0 when no check fails (rows the audit cannot decide are listed as
-untestable; ``--strict`` makes them exit 1), 1 when the audit finds a defect, 2 for
-usage errors (one line ``rftheory: error: ...``: a bad option, a ``SPEC``
-that cannot be loaded, a sampler that raises or returns the wrong shape).
+"""The ``rftheory audit`` command: ``sampler``, ``features`` (:mod:`.features_cli`) and ``gallery``; exit 0 pass,
+1 defect found, 2 usage error (:doc:`/notes/audit/cli`).
 """
 
 from __future__ import annotations
@@ -17,27 +11,11 @@ import traceback
 from ..core.errors import ParameterError
 from .options import add_decision_options, add_sequential_options, decision_options, sequential_options
 
-__all__ = ["add_parser", "cmd_sampler", "cmd_gallery"]
+__all__ = ["add_parser"]
 
 
-def cmd_sampler(args) -> int:
-    """Run ``rftheory audit sampler``.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        ``spec``, ``d``, ``m``, ``estimator``, ``law``, ``n``, ``seed``, ``json``.
-
-    Returns
-    -------
-    int
-        0 if no check failed (untestable rows listed), 1 if any failed (or, with ``--strict``, is untestable).
-
-    Raises
-    ------
-    ParameterError
-        A usage error (the command line prints it as one line, exit 2).
-    """
+def _cmd_sampler(args) -> int:
+    """``rftheory audit sampler``: 0 if no check failed, 1 if any did (or, with ``--strict``, is untestable)."""
     from .runtime import check_timeout, supervised
 
     seconds = check_timeout(args.call_timeout)
@@ -76,19 +54,8 @@ def _sampler_body(args) -> int:
     return 0 if rep.passed else 1
 
 
-def cmd_gallery(args) -> int:
-    """Run ``rftheory audit gallery``.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        ``only``, ``n``, ``seed``, ``json``.
-
-    Returns
-    -------
-    int
-        0 when every verdict is the recorded one, 1 otherwise.
-    """
+def _cmd_gallery(args) -> int:
+    """``rftheory audit gallery``: 0 when every verdict is the recorded one, 1 otherwise."""
     from . import gallery as G
     from .runtime import limit_threads
 
@@ -116,21 +83,11 @@ def cmd_gallery(args) -> int:
 
 
 def add_parser(subparsers) -> None:
-    """Add the ``audit`` subcommand (with its ``sampler`` subcommand) to ``rftheory``.
+    """Add the ``audit`` subcommand (``sampler``, ``features``, ``gallery``) to ``rftheory``.
 
     Parameters
     ----------
     subparsers : argparse._SubParsersAction
-        The subcommands of the ``rftheory`` parser.
-
-    Examples
-    --------
-    >>> import argparse
-    >>> ap = argparse.ArgumentParser()
-    >>> add_parser(ap.add_subparsers())
-    >>> a = ap.parse_args(["audit", "sampler", "m:f", "--d", "4", "--m", "8"])
-    >>> a.d, a.m, a.estimator, a.law, a.n, a.func is cmd_sampler
-    (4, 8, 'both', 'gaussian', None, True)
     """
     import argparse
 
@@ -169,7 +126,7 @@ def add_parser(subparsers) -> None:
     add_runtime_options(q)
     q.add_argument("--columns", action="store_true",
                    help="f returns (d, m) with the frequency vectors as columns (transposed before the audit)")
-    q.set_defaults(func=cmd_sampler)
+    q.set_defaults(func=_cmd_sampler)
 
     from .features_cli import add_features_parser
 
@@ -181,4 +138,4 @@ def add_parser(subparsers) -> None:
     g.add_argument("--n", type=int, default=None, help="calls (replicates) per check group (default the audit's, at most 100000)")
     g.add_argument("--seed", type=int, default=0, help="seed of the audits (default 0)")
     g.add_argument("--json", action="store_true", help="print the results as JSON")
-    g.set_defaults(func=cmd_gallery)
+    g.set_defaults(func=_cmd_gallery)

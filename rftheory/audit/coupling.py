@@ -1,32 +1,6 @@
-"""Identify a sampler's coupling from the pair-angle law within blocks.
-
-Rows ``b·d … b·d + d − 1`` of a call form block ``b`` (the last may be
-partial).  The cosines ``c = ŵ_iᵀŵ_j`` of the pairs ``i < j`` of a block are
-
-* exactly 0 for the orthogonal coupling (ORF),
-* exactly ``−1/(d−1)`` for the simplex coupling (SimRF),
-* for iid rows random with ``E c = 0`` and ``E c² = 1/d``.
-
-The coupling is *identified* from the exact laws (every pair of every call
-within the round-off tolerance :func:`rftheory.audit.arrays.structure_tol`
-of the dtype the sampler returned: ``max(4(d+1)·eps, √eps)``, so float32
-and float16 samplers are held to their own precision); otherwise it is taken to be iid and that is *tested*
-(two z-tests on per-call means of ``c`` and ``c²``).  The two rows are
-always present (so the number of checks is fixed before sampling); for an
-identified exact coupling they are exact (zero-variance) checks.
-
-**Dtypes too coarse to identify a coupling** (float16 at ``d ≥ 16``,
-bfloat16 at every ``d``: :func:`~.arrays.identifiable` is false) are
-*classified* by the observed cosines against the iid spread
-(:func:`classify`): every call's mean of ``(c − c_exact)²`` below a quarter
-of the iid value ``1/d`` names the exact coupling.  An iid call has a mean
-``≥ 1/d`` in expectation; even with one pair per call, ``P(c² < 1/(4d)) =
-P(|c|√d < 1/2) < 0.4`` (``c√d`` is nearly standard normal; at ``d = 2`` it is
-``2·asin(1/(2√2))/π = 0.23``), so all of the audit's ``n ≥ 200`` independent
-calls fall below with probability below ``0.4²⁰⁰ < 1e-79``.  The structure is then
-held to the dtype's round-off (a pair beyond :func:`~.arrays.structure_tol`
-fails) and the two rows are *untestable*: the dtype cannot tell the exact
-coupling from a near one.  The MSE checks use the classified coupling.
+"""Identify a sampler's coupling from the pair-angle law within blocks of ``d`` rows: exact (orthogonal,
+simplex) to the dtype's round-off, else iid and tested (the laws and the coarse-dtype rule:
+:doc:`/notes/audit/coupling`).
 """
 
 from __future__ import annotations
@@ -39,7 +13,7 @@ from .arrays import EPS64, identifiable, structure_tol
 from .report import Row
 from .ztest import z_row
 
-__all__ = ["EXACT_ATOL", "COUNT", "pair_cosines", "identify", "classify", "checks"]
+__all__ = ["EXACT_ATOL", "COUNT", "identify", "classify", "checks"]
 
 #: tolerance of an exact pair angle for float64 samplers (``structure_tol(d, eps64) = √eps64``)
 EXACT_ATOL = structure_tol(2, EPS64)
@@ -47,25 +21,8 @@ EXACT_ATOL = structure_tol(2, EPS64)
 COUNT = 2
 
 
-def pair_cosines(W: np.ndarray) -> np.ndarray:
-    """Cosines of the angles between rows of the same block, per call.
-
-    Parameters
-    ----------
-    W : numpy.ndarray, shape (n, m, d)
-        Calls of the sampler.
-
-    Returns
-    -------
-    numpy.ndarray, shape (n, P)
-        ``P`` within-block pairs per call (0 when ``m = 1``).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> pair_cosines(np.eye(3)[None]).tolist()
-    [[0.0, 0.0, 0.0]]
-    """
+def _pair_cosines(W: np.ndarray) -> np.ndarray:
+    """Cosines of the angles between rows of the same block: ``(n, P)``, ``P`` within-block pairs per call."""
     n, m, d = W.shape
     nrm = np.linalg.norm(W, axis=-1, keepdims=True)
     U = W / np.where(nrm == 0, 1.0, nrm)
@@ -82,30 +39,17 @@ def pair_cosines(W: np.ndarray) -> np.ndarray:
 
 
 def identify(cos: np.ndarray, d: int, eps: float = EPS64) -> str:
-    """The coupling whose exact pair-angle law the cosines follow, else ``"iid"``.
+    """The coupling whose exact pair-angle law the cosines follow (``orthogonal``, ``simplex``), else ``"iid"``.
 
     Parameters
     ----------
-    cos : numpy.ndarray, shape (n, P)
-        From :func:`pair_cosines`.
-    d : int
-        Dimension.
-    eps : float
-        Machine epsilon of the dtype the sampler returned (default float64).
+    cos, d, eps
+        The within-block cosines ``(n, P)`` of the calls; as in :doc:`/notes/audit/index`.
 
     Returns
     -------
     str
-        ``"orthogonal"``, ``"simplex"``, ``"iid"`` (to be tested) or
-        ``"none (m = 1)"``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> identify(np.full((2, 3), -1 / 3), 4)
-    'simplex'
-    >>> identify(np.full((2, 3), 1e-6), 4), identify(np.full((2, 3), 1e-6), 4, float(np.finfo(np.float32).eps))
-    ('iid', 'orthogonal')
+        Or ``"none (m = 1)"``.
     """
     if cos.size == 0:
         return "none (m = 1)"
@@ -124,26 +68,16 @@ CLASSIFY_FRACTION = 0.25
 
 
 def classify(cos: np.ndarray, d: int) -> str:
-    """The exact coupling the cosines are near, judged against the iid spread (for coarse dtypes).
+    """The exact coupling the cosines are near (coarse dtypes): mean ``(c − c_exact)²`` below ``CLASSIFY_FRACTION/d``.
 
     Parameters
     ----------
     cos : numpy.ndarray, shape (n, P)
-        From :func:`pair_cosines` (``P >= 1``).
     d : int
-        Dimension.
 
     Returns
     -------
     str
-        ``"orthogonal"`` or ``"simplex"`` when every call's mean of
-        ``(c − c_exact)²`` is below ``CLASSIFY_FRACTION / d``, else ``"iid"``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> classify(np.full((3, 6), 0.01), 4), classify(np.random.default_rng(0).standard_normal((3, 6)) / 2, 4)
-    ('orthogonal', 'iid')
     """
     for name, e in (("orthogonal", 0.0), ("simplex", -1.0 / (d - 1))):
         if np.all(np.mean((cos - e) ** 2, axis=1) < CLASSIFY_FRACTION / d):
@@ -152,26 +86,19 @@ def classify(cos: np.ndarray, d: int) -> str:
 
 
 def checks(W: np.ndarray, z_thr: float, eps: float = EPS64) -> tuple[str, list[Row]]:
-    """Identify the coupling and test the iid pair-angle law when not exact.
+    """Identify the coupling and test the iid pair-angle law when not exact: the coupling and :data:`COUNT` rows.
 
     Parameters
     ----------
-    W : numpy.ndarray, shape (n, m, d)
-        Calls of the sampler.
-    z_thr : float
-        The audit's Bonferroni bound.
-    eps : float
-        Machine epsilon of the dtype the sampler returned.
+    W, z_thr, eps
+        As in :doc:`/notes/audit/index`.
 
     Returns
     -------
     (str, list of Row)
-        The coupling and :data:`COUNT` rows: for an identified exact
-        coupling, exact checks of the largest deviation of ``cos`` and
-        ``cos²`` against the round-off tolerance (no false failures).
     """
     n, m, d = W.shape
-    cos = pair_cosines(W)
+    cos = _pair_cosines(W)
     coupling = identify(cos, d, eps)
     if cos.size == 0:
         return coupling, [Row("coupling: pair angles", "-", 0.0, z_thr, "-", True, "m = 1: no pairs")

@@ -1,27 +1,6 @@
-"""Diagnoses that name a sampler's bug, read from its calls once a check has failed.
-
-A failing row says *what* is off (a mean, a moment); these functions say
-*which mistake* makes it so, each from a signature no correct sampler has:
-
-=========================  ==========================================================================
-diagnosis                  signature in the calls ``W`` (shape ``(n, m, d)``)
-=========================  ==========================================================================
-:func:`qr_sign`            entry ``(0, 0)`` of a block has one sign in >= 99 % of the calls: Householder
-                           QR (LAPACK) gives ``Q₁₁ = −|a₁₁|/‖a₁‖ < 0`` without the sign fix
-                           (a Haar entry is positive in half the calls)
-:func:`shared_block_norm`  the rows of every block share one norm (to round-off) that varies across
-                           calls: one χ_d draw per block instead of per row
-:func:`norm_law`           ``‖w‖²`` has the mean and variance of ``χ²_k`` with ``k ≠ d`` (``χ₁``,
-                           ``χ_{d−1}``), or of ``s² χ²_d``: rows ``N(0, s² I)``, i.e. the Gaussian kernel
-                           of bandwidth ``1/s`` (the audit assumes rows ``N(0, I)``, bandwidth 1)
-:func:`matern_df`          the degrees of freedom whose ``F(d, ν')`` law the Matérn norms fit (maximum
-                           likelihood), when they are not ``2ν``
-=========================  ==========================================================================
-
-Each returns a sentence or ``""``; :func:`structural` runs the sampler ones.
-False alarms: each fires only after a check failed (a correct sampler has
-every check pass with probability ``>= 1 − α``), and its signature itself is
-one a correct sampler shows with negligible probability (stated per function).
+"""Diagnoses that name a sampler's bug from its calls once a check has failed, each from a signature no
+correct sampler shows (table and false-alarm rates: :doc:`/notes/audit/diagnose`).  Each returns a
+sentence or ``""``.
 """
 
 from __future__ import annotations
@@ -32,7 +11,7 @@ import numpy as np
 
 from .arrays import EPS64
 
-__all__ = ["qr_sign", "shared_block_norm", "norm_law", "matern_df", "structural"]
+__all__ = ["matern_df", "structural"]
 
 #: a position "always" has one sign when its mean sign reaches this (a fair sign does so in n >= 200 calls
 #: with probability <= 2 P(Bin(200, 1/2) <= 1) < 1e-57)
@@ -41,26 +20,8 @@ ONE_SIGN = 0.99
 MOMENT_RTOL = 0.15
 
 
-def qr_sign(W: np.ndarray) -> str:
-    """The missing QR sign fix, from the sign of entry ``(0, 0)`` of each block.
-
-    Parameters
-    ----------
-    W : numpy.ndarray, shape (n, m, d)
-
-    Returns
-    -------
-    str
-
-    Examples
-    --------
-    >>> from rftheory.audit.known_bad import qr_no_sign_fix, orthogonal_signfix
-    >>> rng = np.random.default_rng(0)
-    >>> qr_sign(np.stack([qr_no_sign_fix(4, 8, rng) for _ in range(200)]))[:44]
-    'rows of Q from QR without multiplying by sig'
-    >>> qr_sign(np.stack([orthogonal_signfix(4, 8, rng) for _ in range(200)]))
-    ''
-    """
+def _qr_sign(W: np.ndarray) -> str:
+    """The missing QR sign fix: entry ``(0, 0)`` of a block has one sign in ``>= ONE_SIGN`` of the calls."""
     n, m, d = W.shape
     for b, start in enumerate(range(0, m, d)):
         s = float(np.mean(np.sign(W[:, start, 0])))
@@ -71,31 +32,8 @@ def qr_sign(W: np.ndarray) -> str:
     return ""
 
 
-def shared_block_norm(W: np.ndarray, eps: float = EPS64) -> str:
-    """One norm per block instead of per row, from the spread of norms within the blocks.
-
-    Parameters
-    ----------
-    W : numpy.ndarray, shape (n, m, d)
-    eps : float
-        Machine epsilon of the sampler's dtype.
-
-    Returns
-    -------
-    str
-        Non-empty when in every call every block of ``>= 2`` rows has norms
-        equal to round-off (independent χ_d norms coincide with probability
-        0) while the norms vary across calls.
-
-    Examples
-    --------
-    >>> rng = np.random.default_rng(0)
-    >>> G = rng.standard_normal((200, 8, 4))
-    >>> U = G / np.linalg.norm(G, axis=-1, keepdims=True)
-    >>> shared = U * np.repeat(np.sqrt(rng.chisquare(4, (200, 2, 1))), 4, axis=1)
-    >>> shared_block_norm(shared)[:40], shared_block_norm(G)
-    ('one norm shared by all rows of a block (', '')
-    """
+def _shared_block_norm(W: np.ndarray, eps: float = EPS64) -> str:
+    """One norm per block instead of per row: norms equal to round-off within every block, varying across calls."""
     n, m, d = W.shape
     if min(m, d) < 2:
         return ""
@@ -116,33 +54,8 @@ def shared_block_norm(W: np.ndarray, eps: float = EPS64) -> str:
     return ""
 
 
-def norm_law(W: np.ndarray) -> str:
-    """The law the squared row norms follow, when it is not ``χ²_d``: ``χ²_k`` or ``s²χ²_d``.
-
-    ``χ²_k`` has mean ``k`` and variance ``2k``; ``s²χ²_d`` (rows ``N(0, s² I)``)
-    mean ``s²d`` and variance ``2s⁴d``.  A candidate is named when both
-    moments agree with it to :data:`MOMENT_RTOL`.
-
-    Parameters
-    ----------
-    W : numpy.ndarray, shape (n, m, d)
-
-    Returns
-    -------
-    str
-
-    Examples
-    --------
-    >>> rng = np.random.default_rng(0)
-    >>> G = rng.standard_normal((400, 8, 16))
-    >>> U = G / np.linalg.norm(G, axis=-1, keepdims=True)
-    >>> norm_law(U * np.abs(rng.standard_normal((400, 8, 1))))[:30]
-    'row norms follow chi_k with k '
-    >>> norm_law(0.5 * G)[:33]
-    'rows are N(0, s^2 I) with s ≈ 0.5'
-    >>> norm_law(G)
-    ''
-    """
+def _norm_law(W: np.ndarray) -> str:
+    """The law of the squared row norms when not ``χ²_d``: ``χ²_k`` or ``s²χ²_d`` (moments within ``MOMENT_RTOL``)."""
     n, m, d = W.shape
     sq = np.einsum("cij,cij->ci", W, W).ravel()
     mean, var = float(sq.mean()), float(sq.var(ddof=1))
@@ -164,24 +77,16 @@ def norm_law(W: np.ndarray) -> str:
 
 
 def matern_df(W: np.ndarray, nu: float, lengthscale: float) -> str:
-    """The degrees of freedom the Matérn norms fit: ``ℓ²‖w‖²/d ~ F(d, ν')`` by maximum likelihood.
+    """The degrees of freedom the Matérn norms fit, ``ℓ²‖w‖²/d ~ F(d, ν')`` by maximum likelihood, when not ``2ν``.
 
     Parameters
     ----------
     W : numpy.ndarray, shape (n, m, d)
     nu, lengthscale : float
-        The Matérn smoothness and lengthscale audited (``ν' = 2ν`` expected).
 
     Returns
     -------
     str
-
-    Examples
-    --------
-    >>> rng = np.random.default_rng(0)
-    >>> z = rng.standard_normal((400, 8, 4))
-    >>> matern_df(z / np.sqrt(rng.chisquare(1.5, (400, 8, 1)) / 1.5), 1.5, 1.0)[:28]
-    'the row norms fit 2nu ≈ 1.5 '
     """
     from scipy import optimize, stats
 
@@ -203,21 +108,19 @@ def matern_df(W: np.ndarray, nu: float, lengthscale: float) -> str:
 
 
 def structural(W: np.ndarray, eps: float = EPS64, law: str = "gaussian") -> list[str]:
-    """The sampler diagnoses that fire on these calls (see the module table).
+    """The sampler diagnoses that fire on these calls (the norm law for ``law="gaussian"`` only).
 
     Parameters
     ----------
-    W : numpy.ndarray, shape (n, m, d)
-    eps : float
-    law : str
-        ``"gaussian"`` includes :func:`norm_law`.
+    W, eps, law
+        As in :doc:`/notes/audit/index`.
 
     Returns
     -------
     list of str
     """
-    out = [qr_sign(W), shared_block_norm(W, eps)]
+    out = [_qr_sign(W), _shared_block_norm(W, eps)]
     if law == "gaussian":
-        out.append(norm_law(W))
+        out.append(_norm_law(W))
     return [s for s in out if s]
 

@@ -1,21 +1,5 @@
-"""Which random-feature embedding a target produces, and the closed form of its MSE.
-
-A features audit sees only outputs.  After dividing the features of ``x`` by
-``√k(x, x)`` (1 for the Gaussian kernel, ``e^{‖x‖²/2}`` for softmax, whose
-maps are the Gaussian ones rescaled) three embeddings of the Gaussian kernel
-are told apart from the outputs alone:
-
-======================  =============================================  ==========================================
-embedding               signature in the outputs                       closed form of the MSE (iid | orthogonal)
-======================  =============================================  ==========================================
-sin/cos ``φ``           ``F`` even and ``φ(x)·φ(x) = k(x, x)`` exactly  ``sutherland.var_phi`` | ``simrf.rff_mse``
-random-phase ``ψ``      ``|ψ_i| ≤ √(2/F)``, ``ψ(x)·ψ(x)`` varies          ``sutherland.var_psi`` | ``sutherland.var_psi_coupled``
-positive                every feature ``≥ 0``                           ``simrf.prf_mse`` (``iid`` | ``orthogonal``)
-======================  =============================================  ==========================================
-
-Orthogonal coupling is in blocks of ``d`` frequencies (the project's
-convention, ``P = Σ_b m_b(m_b − 1)``).  Anything else is *unrecognized* and
-gets no MSE check.
+"""Which random-feature embedding a target produces (sin/cos ``φ``, random-phase ``ψ``, positive), told from its
+outputs, and the closed form of its MSE (the signatures: :doc:`/notes/audit/embedding`).
 """
 
 from __future__ import annotations
@@ -37,16 +21,7 @@ IDENTITY_RTOL = 1e-9
 
 @dataclass(frozen=True)
 class Embedding:
-    """The embedding a target was found to produce.
-
-    Parameters
-    ----------
-    name : {"phi", "psi", "positive", "unrecognized"}
-    F : int
-        Output dimension (number of features).
-    label : str
-        A human-readable description for the report.
-    """
+    """The embedding found: ``name`` (``phi``, ``psi``, ``positive``, ``unrecognized``), ``F`` features, a ``label``."""
 
     name: str
     F: int
@@ -54,13 +29,12 @@ class Embedding:
 
 
 class Scan:
-    """Accumulates the signatures of :data:`Embedding` over the replicates of an audit.
+    """Accumulates the signatures of the embeddings over the replicates of an audit.
 
     Parameters
     ----------
     kdiag : numpy.ndarray, shape (N,)
-        ``k(x, x)`` at the audit's input points (positive for the kernels with
-        closed forms).
+        ``k(x, x)`` at the audit's input points.
     """
 
     def __init__(self, kdiag) -> None:
@@ -71,12 +45,11 @@ class Scan:
         self.max_abs = 0.0  # max |g_i(x)|
 
     def update(self, feats: np.ndarray) -> None:
-        """Add one replicate's features.
+        """Add one replicate's features, shape ``(N, F)``.
 
         Parameters
         ----------
-        feats : numpy.ndarray, shape (N, F)
-            Features of the input points under one random draw.
+        feats : numpy.ndarray
         """
         self.F = feats.shape[1]
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -109,37 +82,20 @@ class Scan:
 
 
 def closed_form_mse(embedding: str, coupling: str, F: int, d: int, shape: Shape) -> float:
-    """MSE of ``K̂(x, y)`` for the Gaussian kernel ``e^{−‖x−y‖²/2}`` (σ = 1).
+    """The MSE of ``K̂(x, y)`` for the Gaussian kernel (``σ = 1``) of an embedding and coupling, at ``shape``.
 
     Parameters
     ----------
-    embedding : {"phi", "psi", "positive"}
-    coupling : {"iid", "orthogonal"}
-        Joint law of the frequencies (orthogonal: blocks of ``d``).
-    F : int
-        Number of features (``φ``: ``F/2`` frequencies; ``ψ`` and positive: ``F``).
-    d : int
-        Input dimension.
+    embedding, coupling : str
+        ``"phi"``, ``"psi"`` or ``"positive"``; ``"iid"`` or ``"orthogonal"``.
+    F, d : int
+        Number of features and input dimension.
     shape : Shape
-        The pair's norms, already divided by σ (:meth:`~.geometry.Pair.shape`:
-        the exact shape, never norms re-measured on rotated vectors).
+        The pair's exact shape, divided by ``σ``.
 
     Returns
     -------
     float
-        The MSE (the variance: every embedding here is unbiased).
-
-    Examples
-    --------
-    ``φ`` with iid frequencies is ``sutherland.var_phi``, ``(1 + k(2Δ) − 2k(Δ)²)/D``:
-
-    >>> import math
-    >>> from .geometry import Pair
-    >>> z2 = 0.49
-    >>> ref = (1 + math.exp(-2 * z2) - 2 * math.exp(-z2)) / 8
-    >>> sh = Pair("p", np.array([0.7, 0, 0, 0]), np.zeros(4)).shape()
-    >>> bool(abs(closed_form_mse("phi", "iid", 8, 4, sh) - ref) < 1e-15)
-    True
     """
     z = shape.z
     if embedding == "phi":

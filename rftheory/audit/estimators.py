@@ -1,22 +1,5 @@
-"""The estimators a sampler feeds, on the geometry sweep: invariance, bias, MSE.
-
-For every frame of :func:`rftheory.audit.geometry.sweep` the audit draws its
-own ``n`` calls ``W``; at each pair ``(x, y)`` of the frame one call gives
-one replicate of the estimator (PRF ``φ₊(x)ᵀφ₊(y)`` or RFF
-``φ(x)ᵀφ(y)``, :mod:`rftheory.features.gaussian`) and of its squared error
-``(K̂ − K)²``, ``K = exp(−‖x−y‖²/2)``.
-
-* **invariance** (no closed form): a pair shape (norms and angle) placed in
-  the axis, diagonal and random frames must give the same mean estimate: a
-  two-sample z-test for each pair of frames.  Holds for any spherically
-  symmetric law, so it is also run with ``law="spherical"``.
-* **unbiasedness** (``law="gaussian"``): mean estimate = ``K``.
-* **MSE** (``law="gaussian"``): mean squared error = ``simrf.prf_mse`` /
-  ``simrf.rff_mse`` for the identified coupling.  Its standard error is the
-  sample standard error of the per-call squared errors (the conservative
-  ``max(se, se_batch)``), valid when the fourth moment of the estimator is
-  finite -- true for PRF with Gaussian rows at every input (the sweep keeps
-  ``‖x‖, ‖y‖ ≤ 0.7`` so the tails are light) and for RFF always (``|K̂| ≤ 1``).
+"""The estimators a sampler feeds (PRF, RFF), on the geometry sweep: invariance across frames, bias, and MSE
+against the closed form of the identified coupling.  The tests and their validity: :doc:`/notes/audit/estimators`.
 """
 
 from __future__ import annotations
@@ -41,25 +24,16 @@ FRAMES = 1
 
 
 def count(d: int, estimators: tuple[str, ...], law: str) -> tuple[int, int]:
-    """Numbers of checks ``(invariance, unbiasedness + MSE)``.
+    """Numbers of checks ``(invariance, unbiasedness + MSE)`` (no closed-form checks for ``law="spherical"``).
 
     Parameters
     ----------
-    d : int
-        Dimension.
-    estimators : tuple of str
-        ``prf`` and/or ``rff``.
-    law : str
-        ``"gaussian"`` or ``"spherical"`` (no closed-form checks).
+    d, estimators, law
+        As in :doc:`/notes/audit/index`.
 
     Returns
     -------
     (int, int)
-
-    Examples
-    --------
-    >>> count(16, ("prf", "rff"), "gaussian")
-    (18, 36)
     """
     nf = len(frames(d, FRAMES))
     inv = len(estimators) * len(DEFAULT_SHAPES) * nf * (nf - 1) // 2
@@ -68,22 +42,15 @@ def count(d: int, estimators: tuple[str, ...], law: str) -> tuple[int, int]:
 
 
 def by_frame(d: int) -> dict[str, list[Pair]]:
-    """The sweep's pairs grouped by frame.
+    """The sweep's pairs grouped by frame: frame name -> its pairs, in the order of ``DEFAULT_SHAPES``.
 
     Parameters
     ----------
     d : int
-        Dimension.
 
     Returns
     -------
     dict
-        frame name -> its pairs (one per shape, in the order of ``DEFAULT_SHAPES``).
-
-    Examples
-    --------
-    >>> list(by_frame(4))
-    ['axis', 'diagonal', 'random 1']
     """
     out: dict[str, list[Pair]] = {}
     for p in sweep(d, n_random=FRAMES):
@@ -92,28 +59,16 @@ def by_frame(d: int) -> dict[str, list[Pair]]:
 
 
 def replicates(W: np.ndarray, pair: Pair, est: str) -> np.ndarray:
-    """One estimate of ``K(x, y)`` per call.
+    """One estimate of ``K(x, y)`` per call (``est``: ``"prf"`` positive or ``"rff"`` trigonometric features).
 
     Parameters
     ----------
-    W : numpy.ndarray, shape (n, m, d)
-        Calls of the sampler.
-    pair : Pair
-        The inputs.
-    est : {"prf", "rff"}
-        Positive or trigonometric features.
+    W, pair, est
+        The calls, the inputs and the estimator.
 
     Returns
     -------
     numpy.ndarray, shape (n,)
-
-    Examples
-    --------
-    RFF of ``x = y``: ``cos² + sin² = 1`` for every ``W``.
-
-    >>> W = np.random.default_rng(0).standard_normal((3, 4, 2))
-    >>> replicates(W, Pair("p", np.array([0.5, 0]), np.array([0.5, 0])), "rff").round(12).tolist()
-    [1.0, 1.0, 1.0]
     """
     fmap = positive if est == "prf" else trigonometric
     with np.errstate(over="ignore", invalid="ignore"):
@@ -121,30 +76,16 @@ def replicates(W: np.ndarray, pair: Pair, est: str) -> np.ndarray:
 
 
 def closed_form_mse(est: str, d: int, m: int, pair: Pair, coupling: str) -> float:
-    """The MSE of the estimator at ``pair`` from the closed forms (float64 layer).
+    """The MSE of the estimator at ``pair``: ``simrf.prf_mse`` or ``simrf.rff_mse`` (float64 layer).
 
     Parameters
     ----------
-    est : {"prf", "rff"}
-        ``simrf.prf_mse`` or ``simrf.rff_mse``.
-    d, m : int
-        Dimension and rows.
-    pair : Pair
-        The inputs.
-    coupling : str
-        ``iid``, ``orthogonal`` or ``simplex`` (anything else: ``iid``).
+    est, d, m, pair, coupling
+        The estimator and as in :doc:`/notes/audit/index` (another coupling counts as ``iid``).
 
     Returns
     -------
     float
-
-    Examples
-    --------
-    iid RFF: ``MSE = (1 − e^{−z²})²/(2m)``.
-
-    >>> p = Pair("p", np.array([0.5, 0.0]), np.array([0.0, 0.0]))
-    >>> bool(abs(closed_form_mse("rff", 2, 4, p, "iid") - (1 - math.exp(-0.25)) ** 2 / 8) < 1e-15)
-    True
     """
     c = coupling if coupling in ("iid", "orthogonal", "simplex") else "iid"
     sh = pair.shape()  # the exact shape, not norms re-measured on the rotated vectors
@@ -168,21 +109,12 @@ def _shape(pair: Pair) -> str:
 
 def invariance(reps: dict[tuple[str, str, int], np.ndarray], d: int, estimators, z_thr: float,
                law: str = "gaussian") -> list[Row]:
-    """Two-sample z-tests: each pair shape gives the same mean in every frame.
+    """Two-sample z-tests: each pair shape gives the same mean in every frame (independent draws per frame).
 
     Parameters
     ----------
-    reps : dict
-        ``(est, frame, shape index) -> replicates`` (independent draws per frame).
-    d : int
-        Dimension.
-    estimators : tuple of str
-        ``prf`` and/or ``rff``.
-    z_thr : float
-        The audit's Bonferroni bound.
-    law : str
-        ``"gaussian"`` states the detectable difference also relative to the
-        Gaussian kernel; ``"spherical"`` (another kernel) in absolute terms only.
+    reps, d, estimators, z_thr, law
+        As in :doc:`/notes/audit/index`.
 
     Returns
     -------
@@ -205,20 +137,12 @@ def invariance(reps: dict[tuple[str, str, int], np.ndarray], d: int, estimators,
 
 def unbiased_and_mse(reps: dict[tuple[str, str, int], np.ndarray], d: int, m: int, estimators,
                      coupling: str, z_thr: float) -> list[Row]:
-    """Mean estimate vs the kernel and mean squared error vs the closed form, at every pair.
+    """Mean estimate vs the kernel and mean squared error vs the closed form of ``coupling``, at every pair.
 
     Parameters
     ----------
-    reps : dict
-        ``(est, frame, shape index) -> replicates``.
-    d, m : int
-        Dimension and rows.
-    estimators : tuple of str
-        ``prf`` and/or ``rff``.
-    coupling : str
-        The identified coupling (its closed-form MSE is the reference).
-    z_thr : float
-        The audit's Bonferroni bound.
+    reps, d, m, estimators, coupling, z_thr
+        As in :doc:`/notes/audit/index`.
 
     Returns
     -------

@@ -1,25 +1,5 @@
-"""Audit a random-feature map: is ``K̂(x, y) = φ(x)·φ(y)`` the estimator the theory describes?
-
-:func:`features` draws ``n`` independent copies of the target (independent
-fits of a transformer, or independent generators passed to ``phi``), evaluates
-``K̂`` at the pairs of the geometry sweep (:func:`rftheory.audit.geometry.sweep`:
-the same norms and angles placed on an axis, on the diagonal and in a random
-frame) and runs, per pair,
-
-* **unbiasedness**: ``E K̂(x, y) = k(x, y)``, the mean of the replicates
-  against the kernel;
-* **MSE**: where a closed form exists (Gaussian and softmax kernels), the mean
-  of ``(K̂ − k)²`` against it, for the embedding read off the outputs
-  (:mod:`.embedding`: sin/cos ``φ``, random-phase ``ψ`` or positive
-  features) and the frequencies' coupling (iid or orthogonal blocks); the
-  report names the coupling(s) the MSE is consistent with;
-
-both z-tests (:mod:`.ztest`) sharing the family-wise false-failure budget
-:data:`~rftheory.audit.stats.ALPHA` by Bonferroni, each row stating its
-minimum detectable effect at power 0.99.  Three exact checks follow (no
-false failures, so outside the budget): the same ``random_state`` (seed)
-reproduces the features, a different one changes them, and the features of
-``x`` do not depend on the other rows of the batch.
+"""Audit a random-feature map: is ``K̂(x, y) = φ(x)·φ(y)`` the estimator the theory describes?  Unbiasedness and
+the closed-form MSE on the geometry sweep, then three exact checks (:doc:`/notes/audit/features`).
 """
 
 from __future__ import annotations
@@ -41,7 +21,7 @@ from .sequential import Design, run_stages, stage_alpha
 from .stats import ALPHA, POWER, TESTABLE_EFFECT, check_rates, mde, n_for, p_value, stated_power, threshold
 from .targets import Target, adapt
 
-__all__ = ["features", "KERNELS", "kernel_function", "as_pairs", "overflow_row", "check_x_data"]
+__all__ = ["features", "KERNELS", "as_pairs", "check_x_data"]
 
 #: kernels :func:`features` knows; "given" takes ``k``
 KERNELS = ("gaussian", "softmax", "matern", "given")
@@ -58,37 +38,8 @@ VALUES_MAX = 10**9
 ROUNDOFF = 1e-10
 
 
-def kernel_function(kernel: str, sigma: float = 1.0, k=None, nu: float | None = None, lengthscale: float = 1.0):
-    """The kernel ``k(x, y)`` an audit compares with.
-
-    Parameters
-    ----------
-    kernel : {"gaussian", "softmax", "given"}
-        ``exp(−‖x−y‖²/(2σ²))``, ``exp(xᵀy)``, or the callable ``k``.
-    sigma : float
-        Bandwidth of the Gaussian kernel.
-    k : callable, optional
-        ``k(x, y) -> float``; required with ``kernel="given"`` and refused otherwise.
-    nu, lengthscale : float
-        Smoothness and lengthscale of ``kernel="matern"``, evaluated by
-        scikit-learn's ``sklearn.gaussian_process.kernels.Matern``.
-
-    Returns
-    -------
-    callable
-        ``k(x, y) -> float`` on 1-D float arrays.
-
-    Examples
-    --------
-    >>> import math, numpy as np
-    >>> g = kernel_function("gaussian", sigma=2.0)
-    >>> bool(abs(g(np.zeros(2), np.array([2.0, 0.0])) - math.exp(-0.5)) < 1e-15)
-    True
-    >>> kernel_function("softmax", k=min)
-    Traceback (most recent call last):
-    ...
-    rftheory.core.errors.ParameterError: parameter 'k': only with kernel='given' (kernel='softmax' has its own formula)
-    """
+def _kernel_function(kernel: str, sigma: float = 1.0, k=None, nu: float | None = None, lengthscale: float = 1.0):
+    """The kernel ``k(x, y)`` an audit compares with (gaussian, softmax, matern or the given ``k``), validated."""
     if not isinstance(kernel, str) or kernel not in KERNELS:
         raise ParameterError("kernel", f"one of {', '.join(KERNELS)}; got {kernel!r}")
     if kernel != "given" and k is not None:
@@ -132,28 +83,16 @@ def _check_int(name: str, value, low: int) -> int:
 
 
 def as_pairs(pairs, d: int) -> list[Pair]:
-    """The input pairs of a check: the geometry sweep, or the caller's.
+    """The input pairs of a check: the geometry sweep of ``d`` (``pairs=None``), or the caller's, validated.
 
     Parameters
     ----------
     pairs : sequence of Pair, (x, y) or (label, x, y), or None
-        ``None`` gives :func:`~rftheory.audit.geometry.sweep` of ``d``.
     d : int
-        Input dimension.
 
     Returns
     -------
     list of Pair
-
-    Raises
-    ------
-    ParameterError
-        (``pairs``) malformed items, wrong shapes, non-finite entries.
-
-    Examples
-    --------
-    >>> [p.label for p in as_pairs([([1.0, 0.0], [0.0, 1.0])], 2)]
-    ['pair 1']
     """
     if pairs is None:
         return sweep(d)
@@ -192,88 +131,43 @@ def features(target, *, kernel: str = "gaussian", sigma: float = 1.0, nu: float 
     Parameters
     ----------
     target : transformer class, factory or instance, or callable ``phi(X, rng)``
-        A scikit-learn-style transformer (built with ``n_components=m`` and
-        ``random_state=<int from the audit's SeedSequence>``, fitted on the
-        audit's input points, which it then transforms), or a function
-        ``phi(X, rng) -> features`` of shape ``(N, F)`` for ``X`` of shape
-        ``(N, d)``; ``K̂(x, y) = φ(x)·φ(y)``.
-    kernel : {"gaussian", "softmax", "given"}
-        ``exp(−‖x−y‖²/(2σ²))``, ``exp(xᵀy)``, or ``k``.  With ``"given"``
-        only the unbiasedness and the exact checks run (no closed-form MSE).
-    sigma : float
-        Bandwidth of the Gaussian kernel.
-    nu, lengthscale : float
-        With ``kernel="matern"``: the Matérn kernel of scikit-learn's
-        ``Matern(length_scale=lengthscale, nu=nu)`` (unbiasedness only; no
-        closed-form MSE).
-    d : int
-        Input dimension (``>= 2``).
-    m : int
-        ``n_components`` of a transformer (a ``phi`` function fixes its own
-        feature count; the output dimension is read from its outputs).
-    n : int, optional
-        Independent replicates (default 2000, at least 100).
-    seed : int
-        Entropy of the audit's :class:`numpy.random.SeedSequence`.
+        Built with ``n_components=m`` and ``random_state``; or ``phi(X, rng) -> (N, F)`` features of ``X (N, d)``.
+    kernel : {"gaussian", "softmax", "matern", "given"}
+        ``exp(−‖x−y‖²/(2σ²))``, ``exp(xᵀy)``, scikit-learn's ``Matern``, or ``k`` (the last two: no MSE check).
+    sigma, nu, lengthscale : float
+        The Gaussian bandwidth; the Matérn smoothness and lengthscale.
+    d, m : int
+        Input dimension (``>= 2``) and ``n_components`` of a transformer.
+    n, seed : int
+        Independent replicates (default 2000, at least 100); the entropy of the audit's ``SeedSequence``.
     k : callable, optional
         ``k(x, y) -> float`` with ``kernel="given"``.
     pairs : sequence of Pair or (x, y), optional
-        Input pairs (default: :func:`~rftheory.audit.geometry.sweep` of ``d``),
-        e.g. shifted into a kernel's domain.
-    alpha : float
-        Family-wise false-failure probability (default 1e-6).
-    power : float
-        The power at which each row states its detectable effect (default 0.99).
+        Input pairs (default: :func:`~rftheory.audit.geometry.sweep` of ``d``).
+    alpha, power : float
+        Family-wise false-failure probability (1e-6) and the power of the stated effects (0.99).
     strict : bool
         Untestable rows fail the audit.
-    x_norms : sequence of float, optional
-        Query norms the map must handle: one exact row checks that the
-        features are finite at each (:func:`overflow_row`; e.g. float16
-        ``exp`` features overflow at realistic query norms) and, if not, names
-        the largest norm with finite features.
-    x_data : array_like of shape (N, d), optional
-        Queries (rows) the map must handle: the overflow row probes their
-        median, 99th-percentile and largest norms (with ``x_norms``, if
-        given) and reports the largest safe norm against the data's norms
-        (how many queries lie above it).  Real, finite, non-empty
-        (:func:`check_x_data`).
-    until_decided : bool
-        Sequential mode (:mod:`.sequential`): stage one tests at ``α/2``;
-        rows above the screen are re-tested on fresh replicates, stage ``j``
-        with ``4^{j−1} n`` of them at ``α/2^j`` over its re-tested rows, until
-        every row is decided or ``budget`` seconds are spent (rows still
-        undecided are untestable).  The family-wise rate stays ``<= α``.
-    budget : float, optional
-        Seconds for ``until_decided`` (default 600).
+    x_norms, x_data : optional
+        Query norms (or queries ``(N, d)``: :func:`check_x_data`) where one exact row checks the features are finite.
+    until_decided, budget : bool, float
+        Sequential mode (:mod:`.sequential`): re-test undecided rows within ``budget`` seconds (600).
 
     Returns
     -------
     AuditReport
-        ``kind="features"``; ``coupling`` names the detected embedding and the
-        couplings its MSE is consistent with.
-
-    Raises
-    ------
-    ParameterError
-        An argument is invalid (named), the target is neither form
-        (``target``), or it raised or returned malformed features (``target``).
+        ``kind="features"``; ``coupling`` names the embedding and the couplings its MSE fits.
 
     Examples
     --------
-    Sin/cos features with iid Gaussian frequencies pass, and are identified:
+    Sin/cos features with iid Gaussian frequencies pass; audited at the wrong ``σ`` they fail:
 
     >>> import numpy as np
     >>> def phi(X, rng, m=8):
     ...     P = X @ rng.standard_normal((X.shape[1], m))
     ...     return np.hstack([np.cos(P), np.sin(P)]) / np.sqrt(m)
-    >>> rep = features(phi, d=3, m=8, n=400)
-    >>> rep.passed, rep.coupling.split(";")[0]
-    (True, 'embedding: sin/cos phi: D=16 features, 8 frequencies (phi(x).phi(x) = k(x,x) exactly)')
-
-    Frequencies of the wrong scale (``σ = 1`` features audited at ``σ = 2``) fail:
-
-    >>> features(phi, sigma=2.0, d=3, m=8, n=400).verdict()[:4]
-    'FAIL'
+    >>> features(phi, d=3, m=8, n=400).passed, features(phi, sigma=2.0, d=3, m=8, n=400).verdict()[:4]
+    (True, 'FAIL')
     """
     alpha, power = check_rates(alpha, power)
     norms = _check_norms(x_norms)
@@ -285,7 +179,7 @@ def features(target, *, kernel: str = "gaussian", sigma: float = 1.0, nu: float 
         rep = _features(target, kernel, sigma, nu, lengthscale, d, m, n, seed, k, pairs, alpha,
                         bool(until_decided), _check_budget(budget, until_decided))
     if norms:
-        rep.rows.append(overflow_row(adapt(target, rep.settings["m"]), rep.settings["d"], norms, seed, data_norms))
+        rep.rows.append(_overflow_row(adapt(target, rep.settings["m"]), rep.settings["d"], norms, seed, data_norms))
         rep.settings["x_norms"] = list(norms)
     rep.strict, rep.power = bool(strict), power
     return rep
@@ -294,7 +188,7 @@ def features(target, *, kernel: str = "gaussian", sigma: float = 1.0, nu: float 
 def _features(target, kernel, sigma, nu, lengthscale, d, m, n, seed, k, pairs, alpha, until_decided=False,
               budget=math.inf) -> AuditReport:
     """The body of :func:`features` (rates checked, power stated)."""
-    kfun = kernel_function(kernel, sigma, k, nu, lengthscale)
+    kfun = _kernel_function(kernel, sigma, k, nu, lengthscale)
     d = _check_int("d", d, 2)
     m = _check_int("m", m, 1)
     if d > D_MAX or m > M_MAX:  # the target allocates (d, m) frequencies per fit
@@ -318,7 +212,7 @@ def _features(target, kernel, sigma, nu, lengthscale, d, m, n, seed, k, pairs, a
     est, emb = _replicates(tgt, X, kdiag, _seeds(rep_ss, n))
 
     settings = {"kernel": kernel, **({"sigma": float(sigma)} if kernel == "gaussian" else {}),
-                # nu: kernel_function above refused a matern kernel without a real nu
+                # nu: _kernel_function above refused a matern kernel without a real nu
                 **({"nu": float(nu), "lengthscale": float(lengthscale)} if kernel == "matern" else {}),
                 "d": d, "m": m, "n": n, "seed": seed, "target_form": tgt.kind, "features": emb.F,
                 "embedding": emb.name}
@@ -428,35 +322,16 @@ def _check_norms(x_norms) -> tuple[float, ...]:
 
 
 def check_x_data(x_data, d, name: str = "x_data") -> np.ndarray:
-    """Queries as rows: a real, finite, non-empty ``(N, d)`` array of numbers.
+    """Queries as rows: a real, finite, non-empty ``(N, d)`` float64 array (else an error naming ``name``).
 
     Parameters
     ----------
-    x_data : array_like
-    d : int
-        The audit's input dimension (the number of columns).
-    name : str
-        The parameter named in errors (``--x-data`` on the command line).
+    x_data, d, name
+        The queries, the audit's dimension and the parameter named in errors.
 
     Returns
     -------
     numpy.ndarray
-        ``float64`` of shape ``(N, d)``.
-
-    Raises
-    ------
-    ParameterError
-        Naming ``name``: not numbers (strings, objects, booleans, records),
-        complex, empty, not 2-D with ``d`` columns, or not finite.
-
-    Examples
-    --------
-    >>> check_x_data([[3.0, 4.0]], 2).shape
-    (1, 2)
-    >>> check_x_data([[1j, 0]], 2)
-    Traceback (most recent call last):
-    ...
-    rftheory.core.errors.ParameterError: parameter 'x_data': complex values; queries must be real
     """
     a = np.asarray(x_data)
     if a.dtype.kind == "c":
@@ -499,29 +374,8 @@ def _finite_fraction(tgt: Target, d: int, r: float, seed: int) -> tuple[float, s
     return bad / max(total, 1), dtype
 
 
-def overflow_row(tgt: Target, d: int, norms, seed: int = 0, data_norms=None) -> Row:
-    """The features are finite at every query norm given; if not, the largest norm where they are.
-
-    The probe evaluates the map at :data:`PROBE_DIRECTIONS` random directions
-    of each norm under :data:`PROBE_DRAWS` draws; an exact check (a
-    non-finite feature is a defect whatever its probability).  On failure the
-    largest safe norm is found by bisection on ``[0, r]`` (to 1 %, same
-    probe), e.g. float16 ``exp(w·x)`` overflows once ``w·x > log 65504 ≈ 11.1``.
-
-    Parameters
-    ----------
-    tgt : Target
-    d : int
-    norms : sequence of float
-    seed : int
-    data_norms : numpy.ndarray, optional
-        The norms of the user's queries: the row says how many lie above the
-        largest safe norm.
-
-    Returns
-    -------
-    Row
-    """
+def _overflow_row(tgt: Target, d: int, norms, seed: int = 0, data_norms=None) -> Row:
+    """The exact row: features finite at every query norm; else the largest norm where they are (bisection to 1 %)."""
     worst_r, worst, dtype = None, 0.0, "float64"
     for r in sorted(norms):
         frac, dtype = _finite_fraction(tgt, d, r, seed)
@@ -554,35 +408,8 @@ def overflow_row(tgt: Target, d: int, norms, seed: int = 0, data_norms=None) -> 
                why, diagnosis=why)
 
 
-def fitted_sigma(P, means: np.ndarray, se: np.ndarray | None = None) -> float:
-    """The Gaussian bandwidth whose kernel the mean estimates follow (least squares on ``log k``).
-
-    With ``k = exp(−r²/(2σ²))``, ``log k̄_j ≈ −r_j²/(2σ²)`` for the pairs with
-    ``r_j = ‖x_j − y_j‖ > 0`` and ``0 < k̄_j < 1``; the weighted least-squares
-    slope through the origin gives ``1/(2σ̂²) = −Σ ω r² log k̄ / Σ ω r⁴`` with
-    ``ω = (k̄/se)²``, the inverse variance of ``log k̄`` (``ω = 1`` without ``se``).
-
-    Parameters
-    ----------
-    P : list of Pair
-    means : numpy.ndarray
-        Mean kernel estimate per pair.
-    se : numpy.ndarray, optional
-        Their standard errors.
-
-    Returns
-    -------
-    float
-        ``σ̂`` (``nan`` when no pair qualifies).
-
-    Examples
-    --------
-    >>> from rftheory.audit.geometry import sweep
-    >>> P = sweep(4)
-    >>> k = np.array([math.exp(-np.sum((p.x - p.y) ** 2)) for p in P])  # sigma = 1/sqrt(2)
-    >>> round(fitted_sigma(P, k), 6)
-    0.707107
-    """
+def _fitted_sigma(P, means: np.ndarray, se: np.ndarray | None = None) -> float:
+    """The Gaussian bandwidth the mean estimates follow: least squares on ``log k`` (``nan`` if no pair fits)."""
     r2 = np.array([float(np.sum((p.x - p.y) ** 2)) for p in P])
     ok = (r2 > 0) & (means > 0) & (means < 1)
     if not ok.any():
@@ -602,18 +429,13 @@ def fitted_sigma(P, means: np.ndarray, se: np.ndarray | None = None) -> float:
 
 
 def _diagnose_bandwidth(rows: list[Row], P, est: np.ndarray, sigma: float) -> None:
-    """When unbiasedness fails as another bandwidth would, say which one (on the first failing row).
-
-    Only when every pair's mean estimate is consistent with the fitted
-    bandwidth (within the audit's bound in standard errors): a defect of
-    another kind is not misread as a bandwidth.
-    """
+    """When unbiasedness fails as another bandwidth would (every pair fits it), name it on the first failing row."""
     failed = [r for r in rows if not r.passed]
     if not failed:
         return
     means = est.mean(axis=0)
     se = est.std(axis=0, ddof=1) / math.sqrt(est.shape[0])
-    s_hat = fitted_sigma(P, means, se)
+    s_hat = _fitted_sigma(P, means, se)
     if not (math.isfinite(s_hat) and abs(s_hat / sigma - 1) > 0.05):
         return
     k_hat = np.array([math.exp(-float(np.sum((p.x - p.y) ** 2)) / (2 * s_hat**2)) for p in P])
@@ -651,13 +473,7 @@ def _closed_forms(P, kdiag, emb, d: int, sigma: float) -> dict[str, np.ndarray]:
 
 
 def _untestable_by_tails(rows: list[Row], P, kvals, refs, n: int, z_thr: float) -> None:
-    """Mark the rows of pairs the budget cannot test: a bias of TESTABLE_EFFECT·k needs more than ``n`` replicates.
-
-    The replicate's standard deviation is the closed form's ``√MSE`` (the
-    smallest over the couplings, so no testable row is skipped); beyond the
-    budget the sample has not reached the estimator's tail (positive
-    features at large ``‖x + y‖`` have a relative variance ``~e^{‖x+y‖²}/m``).
-    """
+    """Mark the rows of pairs the budget cannot test: a bias of TESTABLE_EFFECT·k needs more than ``n`` replicates."""
     npairs = len(P)
     for j in range(npairs):
         sd = math.sqrt(min(float(refs[c][j]) for c in refs))

@@ -1,17 +1,5 @@
-"""``rftheory audit features SPEC ...``: the command line of :func:`rftheory.audit.features`.
-
-::
-
-    rftheory audit features SPEC --kernel gaussian [--sigma S] | --kernel softmax
-                                 | --kernel given --k SPEC2
-                                 --d D --m M [--n N] [--seed S] [--shift C] [--json]
-                                 [--until-decided [--budget S]] [--x-norm R ... | --x-data FILE.npy]
-
-``SPEC`` (and ``--k``) is ``module:callable`` or ``path/to/file.py:callable``
-(:func:`rftheory.audit.spec.load`).  Exit status: 0 every check passed, 1 a
-defect was found, 2 a usage error (one line on stderr).  :func:`add_features_parser`
-adds the sub-command to an ``argparse`` sub-parser set; :func:`run_features`
-is its handler.
+"""``rftheory audit features SPEC ...``: the command line of :func:`rftheory.audit.features`
+(synopsis and exit statuses: :doc:`/notes/audit/cli`).
 """
 
 from __future__ import annotations
@@ -29,21 +17,19 @@ from .options import add_decision_options, add_sequential_options, decision_opti
 from .runtime import add_runtime_options, check_timeout, limit_threads, supervised, with_timeout
 from .spec import load
 
-__all__ = ["add_features_parser", "run_features", "main"]
+__all__ = ["add_features_parser", "main"]
 
 
 def add_features_parser(subparsers) -> argparse.ArgumentParser:
-    """Add ``features`` to an ``argparse`` sub-parser set.
+    """Add ``features`` to an ``argparse`` sub-parser set; its handler is set as ``func``.
 
     Parameters
     ----------
     subparsers : argparse._SubParsersAction
-        From ``parser.add_subparsers()``.
 
     Returns
     -------
     argparse.ArgumentParser
-        The new sub-parser (its handler, :func:`run_features`, is set as ``func``).
     """
     import argparse
 
@@ -78,23 +64,12 @@ def add_features_parser(subparsers) -> argparse.ArgumentParser:
     add_decision_options(p)
     add_sequential_options(p)
     add_runtime_options(p)
-    p.set_defaults(func=run_features)
+    p.set_defaults(func=_run_features)
     return p
 
 
-def run_features(args) -> int:
-    """Run the features audit for parsed arguments and print the report.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        From the parser :func:`add_features_parser` built.
-
-    Returns
-    -------
-    int
-        0 pass, 1 a check failed, 2 a usage error (printed as one line).
-    """
+def _run_features(args) -> int:
+    """``rftheory audit features``: run the audit for parsed arguments, print the report, return the exit status."""
     try:
         seconds = check_timeout(args.call_timeout)
     except ParameterError as exc:
@@ -177,22 +152,15 @@ def _x_data(args):
 
 
 def main(argv=None) -> int:
-    """``python -m rftheory.audit.features_cli features ...``: the sub-command on its own.
+    """``python -m rftheory.audit.features_cli features ...``: the sub-command on its own; its exit status.
 
     Parameters
     ----------
     argv : list of str, optional
-        Arguments (default ``sys.argv[1:]``), starting with ``features``.
 
     Returns
     -------
     int
-        The exit status of :func:`run_features` (argparse exits 2 on malformed options).
-
-    Examples
-    --------
-    >>> main(["features", "math:pi", "--d", "3", "--m", "4"])
-    2
     """
     ap = argparse.ArgumentParser(prog="rftheory audit")
     add_features_parser(ap.add_subparsers(dest="command", required=True))

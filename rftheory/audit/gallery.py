@@ -1,27 +1,5 @@
-"""A gallery of real random-feature libraries under the audit: samplers and feature maps.
-
-Every entry names a library as published on PyPI, an *adapter* ``f(d, m, rng)``
-that calls the installed library unmodified and returns its frequency vectors
-as rows, the audit it gets (:func:`rftheory.audit.sampler` with the law it
-claims), the verdict it is expected to reach and, for a wrong one, the defect
-in one sentence (read from the library's source).  Libraries that draw from a
-global random state (torch, numpy's legacy ``np.random``, scipy without
-``random_state``) are seeded from the audit's Generator on every call, so the
-audit's "same seed reproduces" check holds and every run is reproducible.
-
-A *feature-map* entry (``kind="features"``) names the library's transformer
-itself (no adapter) and the kernel it estimates; it gets
-:func:`rftheory.audit.features`.
-
-``rftheory audit gallery`` (:func:`results`) runs the entries whose library is
-installed and prints their verdicts; ``tools/gallery_page.py`` writes
-``docs/guides/gallery.md`` from the same results; ``tests/test_audit_gallery.py``
-runs each entry whose library is installed (the others are skipped).
-
-Examples
---------
->>> [e.name for e in ENTRIES if e.package == "scipy"]
-['scipy-ortho-group-chi', 'scipy-multivariate-t-matern']
+"""A gallery of real random-feature libraries under the audit: adapters ``f(d, m, rng)`` calling each installed
+library unmodified, the verdict each should reach and its defect in one sentence (:doc:`/notes/audit/gallery`).
 """
 
 from __future__ import annotations
@@ -35,7 +13,7 @@ import numpy as np
 
 from .report import AuditReport
 
-__all__ = ["Entry", "ENTRIES", "installed", "run", "by_name", "Result", "results"]
+__all__ = ["Entry", "ENTRIES", "installed", "run", "Result", "results"]
 
 
 def _torch_seed(rng: np.random.Generator) -> None:
@@ -142,35 +120,20 @@ def scipy_matern_t(d: int, m: int, rng: np.random.Generator):
 # ------------------------------------------------------------------------------------------ entries
 @dataclass(frozen=True)
 class Entry:
-    """One library in the gallery.
+    """One library in the gallery (:doc:`/notes/audit/gallery`).
 
     Parameters
     ----------
-    name : str
-        Short identifier.
-    package : str
-        The PyPI name (``pip install PACKAGE``).
-    module : str
-        The import name whose presence makes the entry runnable.
+    name, package, module : str
+        Short identifier, PyPI name and import name.
     adapter : callable
-        ``f(d, m, rng)``: calls the library, returns frequency vectors as rows;
-        for a feature map, a function of no argument returning the library's
-        transformer class (imported only when the entry runs).
+        ``f(d, m, rng)`` returning frequency rows; for a feature map, the transformer class's factory.
     expect_pass : bool
-        The verdict the audit reaches on it.
-    defect : str
-        One sentence: what is wrong (empty for a correct sampler).
-    expect_check : str
-        The start of the check expected among the failures (empty: any).
+    defect, expect_check : str
+        What is wrong (empty when correct), and the start of the check expected to fail.
     audit : dict
-        Keyword arguments of :func:`rftheory.audit.sampler` besides ``d, m``
-        (``law``, ``nu``, ``estimator``), or of :func:`rftheory.audit.features`
-        (``kernel``, ``sigma`` ...).
     d, m : int
-        Dimension and rows per call of the gallery's audit.
     kind : {"sampler", "features"}
-        The audit: a sampler adapter, or a feature map (``adapter`` is the
-        library's transformer class).
     """
 
     name: str
@@ -243,33 +206,20 @@ def installed(entry: Entry) -> bool:
     return importlib.util.find_spec(entry.module) is not None
 
 
-def by_name(name: str) -> Entry:
-    """The entry called ``name``.
-
-    Parameters
-    ----------
-    name : str
-
-    Returns
-    -------
-    Entry
-    """
+def _by_name(name: str) -> Entry:
+    """The entry called ``name``."""
     return next(e for e in ENTRIES if e.name == name)
 
 
 def run(entry: Entry, *, seed: int = 0, n: int | None = None, d: int | None = None,
         m: int | None = None) -> AuditReport:
-    """Audit one entry (its library must be installed; cap threads first with :func:`.runtime.limit_threads`).
+    """Audit one entry (its library must be installed), at the audit's ``n`` and the entry's ``d, m`` unless given.
 
     Parameters
     ----------
     entry : Entry
-    seed : int
-        The audit's seed.
-    n : int, optional
-        Calls per check group (default: the audit's).
-    d, m : int, optional
-        Override the entry's dimension and rows per call.
+    seed, n, d, m : int
+        As in :doc:`/notes/audit/index`; ``n``, ``d``, ``m`` optional.
 
     Returns
     -------
@@ -286,18 +236,7 @@ def run(entry: Entry, *, seed: int = 0, n: int | None = None, d: int | None = No
 
 @dataclass(frozen=True)
 class Result:
-    """One entry's outcome in :func:`results`.
-
-    Parameters
-    ----------
-    entry : Entry
-    version : str
-        The installed version of its package (``"not installed"``).
-    report : AuditReport or None
-        ``None`` when the library is not installed.
-    seconds : float
-        Wall-clock time of the audit.
-    """
+    """An entry's outcome in :func:`results`: package ``version``, ``report`` (``None``: not installed), ``seconds``."""
 
     entry: Entry
     version: str
@@ -311,15 +250,13 @@ class Result:
 
 
 def results(*, only=None, seed: int = 0, n: int | None = None):
-    """Run the gallery: one :class:`Result` per entry, in order (a generator, for progress).
+    """Run the gallery: one :class:`Result` per entry (or per name in ``only``), in order.
 
     Parameters
     ----------
     only : sequence of str, optional
-        Entry names to run (default all).
-    seed : int
-    n : int, optional
-        Calls (sampler) or replicates (features) per check group.
+    seed, n : int
+        The audits' seed and calls (or replicates) per check group (``n`` optional).
 
     Yields
     ------

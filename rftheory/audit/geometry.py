@@ -1,19 +1,5 @@
-"""The geometry sweep: input pairs at which an audit evaluates estimators.
-
-Sampler defects show at different geometries: a QR block without the sign
-fix biases positive features along some directions only, coordinate-wise
-scaling shows on the diagonal ``(1, …, 1)/√d`` and not on an axis, a
-non-spherical law shows off-axis.  The sweep therefore places each pair
-``(x, y)`` (with given norms and angle) in three frames: axis-aligned
-(``x`` along ``e₁``, ``y`` in the ``e₁e₂`` plane), diagonal (``x`` along
-``(1,…,1)/√d``) and a random rotation from a fixed seed (the same pairs on
-every run, so an audit is reproducible).
-
-Each pair carries the exact shape it was built from (``‖x‖``, ``‖y‖``, the
-angle): a closed form is evaluated from those numbers (:meth:`Pair.shape`),
-not from norms re-measured on the rotated float vectors, which land an ulp
-outside the triangle inequality ``|‖x‖ − ‖y‖| ≤ ‖x + y‖ ≤ ‖x‖ + ‖y‖`` at
-collinear pairs and are refused by the closed forms.
+"""The geometry sweep: input pairs of given norms and angle, placed in an axis, a diagonal and a fixed random
+frame, each carrying its exact shape (why: :doc:`/notes/audit/geometry`).
 """
 
 from __future__ import annotations
@@ -35,18 +21,7 @@ FRAME_SEED = 20231124
 
 @dataclass(frozen=True)
 class Shape:
-    """The scalars a closed form of a pair depends on.
-
-    Parameters
-    ----------
-    x_norm, y_norm : float
-        ``‖x‖`` and ``‖y‖``.
-    v : float
-        ``‖x + y‖``, inside ``[|‖x‖ − ‖y‖|, ‖x‖ + ‖y‖]`` at the exact binary
-        values the closed forms read.
-    z : float
-        ``‖x − y‖``.
-    """
+    """The scalars a closed form of a pair depends on: ``x_norm, y_norm, v = ‖x + y‖, z = ‖x − y‖`` (floats)."""
 
     x_norm: float
     y_norm: float
@@ -61,12 +36,10 @@ class Pair:
     Parameters
     ----------
     label : str
-        Where it is, e.g. ``"diagonal |x|=0.5 |y|=0.5 angle=90deg"``.
-    x, y : numpy.ndarray
-        The inputs, shape ``(d,)``.
+        E.g. ``"diagonal |x|=0.5 |y|=0.5 angle=90deg"``.
+    x, y : numpy.ndarray, shape (d,)
     x_norm, y_norm, angle : float, optional
-        The exact shape the pair was built from (the sweep's pairs carry
-        it); ``None`` for a pair given only by its vectors.
+        The exact shape the pair was built from (``None`` for a pair given by its vectors).
     """
 
     label: str
@@ -77,36 +50,16 @@ class Pair:
     angle: float | None = None
 
     def shape(self, scale: float = 1.0) -> Shape:
-        r"""The pair's ``‖x‖, ‖y‖, ‖x+y‖, ‖x−y‖``, divided by ``scale``.
-
-        From the exact shape when the pair carries one
-        (:math:`\|x \pm y\|^2 = a^2 + b^2 \pm 2ab\cos\theta`, with
-        ``cos 0 = 1`` and ``cos π = −1`` exactly), else measured on the
-        vectors with exactly rounded sums (``math.fsum``).  Either way the
-        true ``‖x + y‖`` lies in ``[|a − b|, a + b]``; a rounded value an ulp
-        outside is moved back to the nearest float inside (a change below
-        the rounding error already made), so a closed form never refuses a
-        pair that exists.
+        r"""The pair's ``‖x‖, ‖y‖, ‖x+y‖, ‖x−y‖`` over ``scale``, from the exact shape, inside the triangle inequality.
 
         Parameters
         ----------
         scale : float
-            Divide every length by this (a kernel's bandwidth ``σ``).
+            A kernel's bandwidth ``σ``.
 
         Returns
         -------
         Shape
-
-        Examples
-        --------
-        A collinear pair in a random frame: the measured ``‖x + y‖`` may
-        exceed ``‖x‖ + ‖y‖`` by an ulp; the carried shape gives exactly 1.
-
-        >>> p = [q for q in sweep(8) if q.label.startswith("random") and q.label.endswith("angle=0deg")][0]
-        >>> p.shape().v, p.shape().z
-        (1.0, 0.0)
-        >>> Pair("p", np.array([3.0, 0.0]), np.array([0.0, 4.0])).shape(2.0)
-        Shape(x_norm=1.5, y_norm=2.0, v=2.5, z=2.5)
         """
         s = float(scale)
         if self.x_norm is not None and self.y_norm is not None and self.angle is not None:
@@ -123,7 +76,7 @@ class Pair:
 
 
 def _inside(a: float, b: float, v: float) -> float:
-    """``v`` moved by ulps into ``[|a − b|, a + b]`` as the closed forms read floats (it is there in exact arithmetic)."""
+    """``v`` moved by ulps into ``[|a − b|, a + b]`` as the closed forms read floats (where it is exactly)."""
     from ..core.params import to_fraction  # how a result reads a float parameter (its shortest decimal)
 
     fa, fb = to_fraction("x_norm", a), to_fraction("y_norm", b)
@@ -139,28 +92,17 @@ def _inside(a: float, b: float, v: float) -> float:
 
 
 def frames(d: int, n_random: int = 1) -> list[tuple[str, np.ndarray]]:
-    """Orthonormal frames ``(u, v)`` (as the two rows of a ``(2, d)`` array) to place pairs in.
+    """Orthonormal frames ``(u, v)`` (rows of a ``(2, d)`` array): ``axis``, ``diagonal`` and ``n_random`` random ones.
 
     Parameters
     ----------
     d : int
-        Dimension, at least 2.
+        At least 2.
     n_random : int
-        Number of random frames (from :data:`FRAME_SEED`).
 
     Returns
     -------
     list of (str, numpy.ndarray)
-        ``("axis", [e1, e2])``, ``("diagonal", [1/√d, w])`` with ``w ⊥ 1``,
-        and ``("random k", ...)``.
-
-    Examples
-    --------
-    >>> [name for name, _ in frames(4)]
-    ['axis', 'diagonal', 'random 1']
-    >>> F = frames(4)[1][1]
-    >>> bool(np.allclose(F @ F.T, np.eye(2)))
-    True
     """
     if d < 2:
         raise ValueError("the sweep needs d >= 2")
@@ -179,28 +121,16 @@ def frames(d: int, n_random: int = 1) -> list[tuple[str, np.ndarray]]:
 
 
 def sweep(d: int, shapes=DEFAULT_SHAPES, n_random: int = 1) -> list[Pair]:
-    """The pairs of the sweep: every shape in every frame.
+    """The pairs of the sweep: every shape ``(‖x‖, ‖y‖, angle in radians)`` in every frame.
 
     Parameters
     ----------
-    d : int
-        Dimension, at least 2.
-    shapes : sequence of (float, float, float)
-        ``(‖x‖, ‖y‖, angle in radians)``.
-    n_random : int
-        Number of random frames.
+    d, shapes, n_random
+        Dimension, the shapes, and the number of random frames.
 
     Returns
     -------
     list of Pair
-
-    Examples
-    --------
-    >>> p = sweep(8)[1]
-    >>> p.label
-    'axis |x|=0.5 |y|=0.5 angle=90deg'
-    >>> round(float(np.linalg.norm(p.x)), 12), round(float(p.x @ p.y), 12)
-    (0.5, 0.0)
     """
     out = []
     for name, (u, v) in frames(d, n_random):

@@ -1,40 +1,5 @@
-"""Marginal checks of a sampler: row norms, directions, signs and means of entries.
-
-From ``n`` calls ``W`` (shape ``(n, m, d)``), each reduced to one replicate
-per check (the mean over its rows), so coupled rows within a call are fine:
-
-* **tails** (``law="gaussian"`` only): every entry of a Gaussian sampler
-  (coupled or not) is ``N(0, 1)``, so the per-call mean of
-  ``log(1 + W_ij²)`` has mean :data:`LOG1P_Z2` ``= E log(1 + Z²) ≈ 0.5335``.
-  The transform has every moment under any law of ``W`` (it grows like
-  ``2 log|W|``) and is computed without overflow, so heavy tails (Student-t
-  rows, whose moments are infinite or nearly so) neither overflow it nor
-  hide in a self-normalised moment test: for Student-t with 3 degrees of
-  freedom the mean is 0.742.  A failure above is diagnosed "rows are not
-  N(0, I): coordinate tails heavier than Gaussian" when the scale-free
-  ratio of the 0.99 and 0.75 quantiles of ``|W_ij|`` exceeds 1.15 times the
-  Gaussian 2.24, else "coordinate scale larger than 1".
-* **norms** (``law="gaussian"`` only): moment tests of ``‖w‖²`` against χ²_d,
-  mean ``d`` and ``E(‖w‖² − d)² = 2d`` (a χ_{d−1} or χ₁ law, or norms that
-  scale coordinates, move one of them).
-* **directions**: for fixed unit vectors ``u`` (``e₁``, the diagonal
-  ``(1,…,1)/√d`` and two random ones) the projections ``t = uᵀw/‖w‖`` of a
-  uniform direction have ``E t = 0``, ``E t² = 1/d`` and
-  ``E t⁴ = 3/(d(d+2))``.
-* **norm–direction independence per row position** (``law="gaussian"``):
-  for row ``i`` of a call and its own axis ``e = e_{i mod d}``,
-  ``E[(‖w_i‖² − d)((e·ŵ_i)² − 1/d)] = 0`` when the norm is independent of
-  the direction (``E (e·ŵ)² = 1/d``).  One Hall-corrected z-test per row
-  position (each counted as a check; one row reports the worst): the
-  pytorch-fast-transformers pattern (norms of the QR input's own rows on
-  ``Q``'s columns) has ``z ≈ 9`` at ``d = 16`` and ``z ≈ 7`` at ``d = 32``
-  with the default ``n``.
-* **signs**: every entry position ``(row, column)`` has ``P(W > 0) = ½``
-  (the sign statistic ``mean sign(W)``, standard error from its null
-  variance); one row reports the worst of the ``m·d`` positions, each of
-  which counts as a check in the Bonferroni bound.
-* **entry means** (``law="gaussian"``): every position has mean 0 (same
-  reporting).
+"""Marginal checks of a sampler: tails, row norms, directions, norm–direction independence, signs, entry means
+(one replicate per call, so coupled rows are fine; the checks and their power: :doc:`/notes/audit/marginals`).
 """
 
 from __future__ import annotations
@@ -55,45 +20,31 @@ __all__ = ["count", "directions", "checks", "constant_norm", "constant_norm_diag
 
 
 def directions(d: int) -> list[tuple[str, np.ndarray]]:
-    """The fixed unit vectors of the direction checks.
+    """The fixed unit vectors of the direction checks: ``e1``, ``diagonal`` and two random ones (fixed seed).
 
     Parameters
     ----------
     d : int
-        Dimension.
 
     Returns
     -------
     list of (str, numpy.ndarray)
-        ``e1``, ``diagonal`` and two random unit vectors (fixed seed).
-
-    Examples
-    --------
-    >>> [name for name, _ in directions(4)]
-    ['e1', 'diagonal', 'random 1', 'random 2']
     """
     names = {"axis": "e1", "diagonal": "diagonal"}
     return [(names.get(name, name), F[0]) for name, F in frames(d, n_random=2)]
 
 
 def count(d: int, m: int, law: str) -> int:
-    """Number of checks (Bonferroni units) of :func:`checks`.
+    """Number of checks (Bonferroni units) of :func:`checks` for ``law`` ``"gaussian"`` or ``"spherical"``.
 
     Parameters
     ----------
     d, m : int
-        Dimension and rows per call.
     law : str
-        ``"gaussian"`` or ``"spherical"``.
 
     Returns
     -------
     int
-
-    Examples
-    --------
-    >>> count(16, 16, "gaussian"), count(16, 16, "spherical")
-    (543, 268)
     """
     n_dir = 3 * len(directions(d))
     if law == "gaussian":
@@ -106,33 +57,16 @@ EPS64 = 2.0**-52
 
 
 def constant_norm(W: np.ndarray, eps: float = EPS64) -> float | None:
-    """The common row norm when every row of every call has one norm (to round-off), else None.
-
-    A norm computed in a dtype of epsilon ``eps`` carries a relative error at
-    most ``(d + 2) eps`` (the summation bound ``γ_{d+2}``); norms whose logs
-    all lie within ``10 (d + 2) eps`` of their median are constant.  A χ_d
-    sample of ``n m >= 200`` norms spreads over ``>= 0.1`` in log at any
-    ``d <= 10⁴``: far above that tolerance for float32 and float64.
+    """The common row norm when every row of every call has one norm to round-off ``10 (d + 2) eps`` in log, else None.
 
     Parameters
     ----------
-    W : numpy.ndarray, shape (n, m, d)
-        Calls of the sampler.
-    eps : float
-        The coarsest machine epsilon of the arrays the sampler returned.
+    W, eps
+        As in :doc:`/notes/audit/index` (``eps``: the coarsest of the sampler's dtypes).
 
     Returns
     -------
     float or None
-
-    Examples
-    --------
-    >>> rng = np.random.default_rng(0)
-    >>> G = rng.standard_normal((50, 4, 4))
-    >>> constant_norm(G) is None
-    True
-    >>> round(constant_norm(2 * G / np.linalg.norm(G, axis=-1, keepdims=True)), 12)
-    2.0
     """
     d = W.shape[-1]
     with np.errstate(over="ignore", divide="ignore"):
@@ -144,17 +78,15 @@ def constant_norm(W: np.ndarray, eps: float = EPS64) -> float | None:
 
 
 def constant_norm_diagnosis(norm: float) -> str:
-    """The diagnosis of constant row norms (what to fix, in words).
+    """The diagnosis of constant row norms (what to fix), one sentence.
 
     Parameters
     ----------
     norm : float
-        The norm every row has.
 
     Returns
     -------
     str
-        One sentence for the report.
     """
     return (f"row norms are constant (|w| = {norm:.6g} in every row and call): not chi_d; "
             "scale each row by an independent chi_d draw")
@@ -186,52 +118,15 @@ GAUSS_TAIL_RATIO = 2.5758293035489004 / 1.1503493803760079
 TAIL_RATIO_MARGIN = 1.15
 
 
-def log1p_sq(W: np.ndarray) -> np.ndarray:
-    """``log(1 + W²)`` without overflow for any finite ``W``.
-
-    Parameters
-    ----------
-    W : numpy.ndarray
-
-    Returns
-    -------
-    numpy.ndarray
-
-    Examples
-    --------
-    >>> log1p_sq(np.array([0.0, 1.0, 1e300])).round(6).tolist()
-    [0.0, 0.693147, 1381.551056]
-    """
+def _log1p_sq(W: np.ndarray) -> np.ndarray:
+    """``log(1 + W²)`` without overflow for any finite ``W``."""
     with np.errstate(divide="ignore", under="ignore"):
         return np.logaddexp(0.0, 2.0 * np.log(np.abs(W)))
 
 
-def tail_row(W: np.ndarray, z_thr: float) -> Row:
-    """The tail check: per call, the mean of ``log(1 + W_ij²)`` has mean :data:`LOG1P_Z2`.
-
-    Parameters
-    ----------
-    W : numpy.ndarray, shape (n, m, d)
-        Calls of the sampler.
-    z_thr : float
-        The audit's Bonferroni bound.
-
-    Returns
-    -------
-    Row
-        A failing row's detail says whether the tails are heavier than
-        Gaussian or the scale is off.
-
-    Examples
-    --------
-    >>> rng = np.random.default_rng(0)
-    >>> tail_row(rng.standard_normal((400, 8, 8)), 5.5).passed
-    True
-    >>> r = tail_row(rng.standard_t(3, (400, 8, 8)), 5.5)
-    >>> r.passed, r.detail.split(";")[0]
-    (False, 'rows are not N(0, I): coordinate tails heavier than Gaussian')
-    """
-    reps = log1p_sq(W).mean(axis=(1, 2))
+def _tail_row(W: np.ndarray, z_thr: float) -> Row:
+    """The tail check: per call, the mean of ``log(1 + W_ij²)`` has mean :data:`LOG1P_Z2` (failures say why)."""
+    reps = _log1p_sq(W).mean(axis=(1, 2))
     row = z_row("marginals: E log(1+W_ij^2) = 0.5335 (Gaussian tails)", "-", reps, LOG1P_Z2, z_thr,
                 lambda e: f"{e:.3g} ({100 * e / LOG1P_Z2:.2g}%)", "mean log(1+W^2)")
     if row.passed:
@@ -250,7 +145,7 @@ def tail_row(W: np.ndarray, z_thr: float) -> Row:
 
 
 def norm_direction_reps(W: np.ndarray) -> np.ndarray:
-    """Per call and row position ``i``: ``(‖w_i‖² − d)((e_i·ŵ_i)² − 1/d)`` (mean 0 when norms and directions are independent).
+    """Per call and row position ``i``: ``(‖w_i‖² − d)((e_i·ŵ_i)² − 1/d)``, mean 0 for independent norms.
 
     Parameters
     ----------
@@ -269,36 +164,15 @@ def norm_direction_reps(W: np.ndarray) -> np.ndarray:
 
 
 def nd_calls(n: int, d: int) -> int:
-    r"""Calls of the norm–direction check: ``n``, scaled with ``d`` above :data:`ND_D0`.
-
-    **Power.**  For the pytorch-fast-transformers pairing
-    (:func:`rftheory.audit.known_bad.qr_input_row_norms`) the signal sits in
-    row position 0: ``‖w₀‖² = ‖a₀‖²`` and ``(e₁·ŵ₀)² = A₀₀²/‖A_{·0}‖²`` share only
-    the entry ``A₀₀``, so the covariance is ``≈ Var(A₀₀²)/d = 2/d`` while the
-    replicate's standard deviation is ``≈ √(2d · 2/d²) = 2/√d``: the mean of
-    ``N`` calls has ``E z ≈ c√(N/d)``, measured ``c ≈ 1.1`` (mean ``z`` 6.0 over 6
-    seeds at ``d = 64, N = 2000``; 6.3 over 4 seeds at ``d = 128, N = 4000``; the
-    spread of ``z`` about 1).  With ``N = n·d/``:data:`ND_D0` (``n = 2000``:
-    ``E z ≈ 1.1·√50 ≈ 7.8``) the row passes the two-stage screen (``≤ 5.1`` for
-    every ``k`` up to ``10⁵`` checks) with probability ``Φ(7.8 − 5.1 − …) ≥ 0.99``
-    at every ``d``, and a screened row is failed at stage two (twice the calls,
-    ``E z ≈ 11`` against a bound ``≤ 5.5``) almost surely: power ``≥ 0.99`` at
-    ``d = 128`` and ``256``.  Stage two scales from at most twice the default ``n``.
+    r"""Calls of the norm–direction check: ``n``, times ``d/ND_D0`` above :data:`ND_D0` (:doc:`/notes/audit/marginals`).
 
     Parameters
     ----------
-    n : int
-        Calls of the check group.
-    d : int
+    n, d : int
 
     Returns
     -------
     int
-
-    Examples
-    --------
-    >>> nd_calls(2000, 16), nd_calls(2000, 128), nd_calls(8000, 256)
-    (2000, 6400, 25600)
     """
     return max(n, math.ceil(min(n, 2 * 2000) * d / ND_D0))
 
@@ -307,23 +181,8 @@ def nd_calls(n: int, d: int) -> int:
 ND_D0 = 40
 
 
-def norm_direction_row(r: np.ndarray, d: int, z_thr: float) -> Row:
-    """Per row position ``i``: ``E[(‖w_i‖² − d)((e_i·ŵ_i)² − 1/d)] = 0`` (worst of the ``m`` positions).
-
-    Parameters
-    ----------
-    r : numpy.ndarray, shape (N, m)
-        :func:`norm_direction_reps` of ``N`` calls (:func:`nd_calls`).
-    d : int
-        Dimension.
-    z_thr : float
-        The audit's Bonferroni bound.
-
-    Returns
-    -------
-    Row
-        Counted as ``m`` checks.
-    """
+def _norm_direction_row(r: np.ndarray, d: int, z_thr: float) -> Row:
+    """The norm–direction check on replicates ``r`` ``(N, m)``: worst of ``m`` row positions, ``m`` checks."""
     n, m = r.shape
     axis = np.arange(m) % d
     tests = [mean_test(r[:, i], 0.0) for i in range(m)]
@@ -343,33 +202,24 @@ def norm_direction_row(r: np.ndarray, d: int, z_thr: float) -> Row:
 
 
 def checks(W: np.ndarray, law: str, z_thr: float, eps: float = EPS64, nd_more=None) -> list[Row]:
-    """The marginal checks on ``n`` calls.
+    """The marginal checks on ``n`` calls: :func:`count` checks (position checks are one row each).
 
     Parameters
     ----------
-    W : numpy.ndarray, shape (n, m, d)
-        Successive calls of the sampler.
-    law : str
-        ``"gaussian"`` (norms χ_d, all checks) or ``"spherical"`` (no norm
-        and entry-mean checks).
-    z_thr : float
-        The audit's Bonferroni bound.
-    eps : float
-        The coarsest machine epsilon of the sampler's arrays (for
-        :func:`constant_norm`: constant norms diagnose every failing norm row).
+    W, law, z_thr, eps
+        As in :doc:`/notes/audit/index` (``"spherical"``: no tail, norm, norm–direction, entry-mean checks).
     nd_more : numpy.ndarray, shape (N', m), optional
         :func:`norm_direction_reps` of further calls (:func:`nd_calls`).
 
     Returns
     -------
     list of Row
-        :func:`count` rows' worth of checks (position checks are one row each).
     """
     n, m, d = W.shape
     rows = []
     const = constant_norm(W, eps) if law == "gaussian" else None
     if law == "gaussian":
-        rows.append(tail_row(W, z_thr))
+        rows.append(_tail_row(W, z_thr))
     with np.errstate(over="ignore"):
         sq = np.einsum("cij,cij->ci", W, W)
     if law == "gaussian":
@@ -398,7 +248,7 @@ def checks(W: np.ndarray, law: str, z_thr: float, eps: float = EPS64, nd_more=No
                           _rel(e4), "mean"))
     if law == "gaussian":
         nd = norm_direction_reps(W)
-        rows.append(norm_direction_row(nd if nd_more is None else np.concatenate([nd, nd_more]), d, z_thr))
+        rows.append(_norm_direction_row(nd if nd_more is None else np.concatenate([nd, nd_more]), d, z_thr))
     s = np.sign(W)
     # the null variance of a sign is P(W != 0): the standard error under symmetry
     rows.append(_positions("signs: P(W_ij > 0) = 1/2", s.mean(axis=0) / 2,

@@ -1,17 +1,5 @@
-"""The Matérn spectral law in a sampler audit: row norms of a multivariate t with ``2ν`` degrees of freedom.
-
-The Matérn kernel of smoothness ``ν`` and lengthscale ``ℓ`` has the spectral
-density ``∝ (2ν/ℓ² + ‖ω‖²)^{−(ν + d/2)}`` (Rasmussen & Williams 2006,
-*Gaussian Processes for Machine Learning*, MIT Press, eq. 4.15): a
-multivariate t with ``2ν`` degrees of freedom and scale ``1/ℓ``, drawn as
-``ω = z/(ℓ √(g/(2ν)))`` with ``z ~ N(0, I_d)`` and **one** ``g ~ χ²_{2ν}``
-per frequency vector.  Then ``F = ℓ²‖ω‖²/d`` follows the Fisher–Snedecor law
-``F(d, 2ν)`` exactly, whatever the coupling of directions.  The checks: for
-``p`` in :data:`LEVELS` the per-call fraction of rows with ``F ≤ q_p``
-(``q_p`` the ``F(d, 2ν)`` quantile) has mean ``p`` — bounded replicates, so
-heavy tails cannot break them.  A wrong ``df`` (``ν`` instead of ``2ν``) or
-one Gamma per coordinate moves them; directions are checked by the
-spherical battery of :mod:`.marginals`.
+"""The Matérn spectral law in a sampler audit: ``ℓ²‖w‖²/d ~ F(d, 2ν)``, tested at :data:`LEVELS`
+(Rasmussen & Williams 2006, eq. 4.15; :doc:`/notes/audit/matern`).
 """
 
 from __future__ import annotations
@@ -31,34 +19,16 @@ COUNT = len(LEVELS)
 
 
 def checks(W: np.ndarray, nu: float, lengthscale: float, z_thr: float) -> list[Row]:
-    """The Matérn norm-law checks on ``n`` calls.
+    """The Matérn norm-law checks on ``n`` calls: :data:`COUNT` rows.
 
     Parameters
     ----------
-    W : numpy.ndarray, shape (n, m, d)
-        Calls of the sampler.
-    nu : float
-        Smoothness ``ν > 0``.
-    lengthscale : float
-        ``ℓ > 0``.
-    z_thr : float
-        The audit's Bonferroni bound.
+    W, nu, lengthscale, z_thr
+        The calls, ``ν > 0``, ``ℓ > 0`` and the bound.
 
     Returns
     -------
     list of Row
-        :data:`COUNT` rows.
-
-    Examples
-    --------
-    >>> rng = np.random.default_rng(0)
-    >>> z = rng.standard_normal((400, 8, 4))
-    >>> good = z / np.sqrt(rng.chisquare(3.0, (400, 8, 1)) / 3.0)
-    >>> all(r.passed for r in checks(good, 1.5, 1.0, 5.5))
-    True
-    >>> bad = z / np.sqrt(rng.chisquare(1.5, (400, 8, 1)) / 1.5)   # df = nu
-    >>> all(r.passed for r in checks(bad, 1.5, 1.0, 5.5))
-    False
     """
     from scipy import stats
 

@@ -24,7 +24,7 @@ def add_decision_options(q) -> None:
 
 
 def decision_options(args) -> dict:
-    """The keyword arguments of the audit from ``--alpha``, ``--power``, ``--strict`` (checked, named).
+    """The audit's ``alpha``, ``power`` and ``strict`` from the command line (checked; errors name the option).
 
     Parameters
     ----------
@@ -33,12 +33,6 @@ def decision_options(args) -> dict:
     Returns
     -------
     dict
-        ``alpha``, ``power``, ``strict``.
-
-    Raises
-    ------
-    ParameterError
-        Naming ``--alpha`` or ``--power``.
     """
     import math
 
@@ -63,7 +57,7 @@ def add_sequential_options(q) -> None:
 
 
 def sequential_options(args) -> dict:
-    """The keyword arguments ``until_decided`` and ``budget`` from the command line (checked, named).
+    """The audit's ``until_decided`` and ``budget`` from the command line (checked; errors name ``--budget``).
 
     Parameters
     ----------
@@ -72,12 +66,6 @@ def sequential_options(args) -> dict:
     Returns
     -------
     dict
-        ``until_decided`` and ``budget`` (``None``: the audit's default).
-
-    Raises
-    ------
-    ParameterError
-        Naming ``--budget`` (without ``--until-decided``, or not a positive finite number).
     """
     import math
 

@@ -1,24 +1,5 @@
-"""Repeated calls of a sampler: reproducible from ``rng``, and independent.
-
-* **same seed reproduces**: two calls with Generators from the same
-  ``SeedSequence`` return identical matrices (else ``f`` draws randomness
-  from somewhere other than ``rng``, e.g. numpy's global state).
-* **seed matters**: a Generator from another ``SeedSequence`` gives a
-  different matrix (else ``f`` ignores ``rng``).
-* **no identical successive outputs** among the ``n`` successive calls with
-  one Generator.
-* **norms independent across calls**: with ``ℓ`` the log row norms
-  standardized over all calls and rows, the per-pair statistic
-  ``r = mean_i ℓ_i(call 2c) ℓ_i(call 2c+1)`` has mean 0 (non-overlapping
-  pairs of calls, so the ``r`` are independent); frozen norms give ``r ≈ 1``.
-  When every norm is the same (to round-off, :func:`.marginals.constant_norm`)
-  the correlation is undefined: the row is not applicable and says so
-  ("row norms are constant: not chi_d"), never a correlation of round-off.
-* **directions independent across calls**: ``(ŵ_i(2c)ᵀŵ_i(2c+1))²`` has
-  mean ``1/d`` for independent uniform directions; frozen ones give 1.
-
-The first three are exact checks (deterministic: no false failures); they
-still count in the Bonferroni ``k``.
+"""Repeated calls of a sampler: reproducible from ``rng``, and independent across calls
+(the five checks: :doc:`/notes/audit/repeat`).
 """
 
 from __future__ import annotations
@@ -43,25 +24,16 @@ def _exact(check: str, ok: bool, z_thr: float, detail: str) -> Row:
 
 
 def checks(f, W: np.ndarray, ss: np.random.SeedSequence, z_thr: float, eps: float = EPS64) -> list[Row]:
-    """The repeated-call checks.
+    """The repeated-call checks: :data:`COUNT` rows.
 
     Parameters
     ----------
-    f : callable
-        The sampler.
-    W : numpy.ndarray, shape (n, m, d)
-        ``n`` successive calls with one Generator (the marginal draws).
-    ss : numpy.random.SeedSequence
-        Spawns the seeds of the reproducibility checks.
-    z_thr : float
-        The audit's Bonferroni bound.
-    eps : float
-        The coarsest machine epsilon of the sampler's arrays.
+    f, W, ss, z_thr, eps
+        As in :doc:`/notes/audit/index`; ``W`` from one Generator, ``ss`` spawns the reproducibility seeds.
 
     Returns
     -------
     list of Row
-        :data:`COUNT` rows.
     """
     n, m, d = W.shape
     sa, sb = ss.spawn(2)

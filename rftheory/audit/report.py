@@ -1,19 +1,4 @@
-"""The audit's report: one row per statistical check, and a verdict.
-
-A row says what was tested (``check``), where (``geometry``: the input pair
-or the direction), what was measured (``statistic`` against ``threshold``),
-the false-failure rate the threshold was set for (the audit's family-wise
-``alpha`` shared by Bonferroni over its ``k`` checks) and the smallest
-effect the check detects at the sample size used (``mde``, with power 0.99),
-so that a pass is honest about what it could have missed.
-
-A row has one of three statuses: ``pass``, ``fail`` and ``untestable`` — the
-audit cannot decide it (the dtype is too coarse to identify an exact
-structure, or the sample that would test it exceeds the budget, predicted
-from the closed-form MSE); the row then says why and, where it can be
-predicted, the ``n`` it would need.  An untestable row never fails an audit;
-``strict`` reports (``--strict``) count it as a failure.
-"""
+"""The audit's report: one row per check (pass, fail or untestable) and a verdict (:doc:`/notes/audit/report`)."""
 
 from __future__ import annotations
 
@@ -27,48 +12,19 @@ __all__ = ["Row", "AuditReport"]
 
 @dataclass
 class Row:
-    """One check of an audit.
+    """One check of an audit (the fields at length: :doc:`/notes/audit/report`).
 
     Parameters
     ----------
-    check : str
-        What is tested, e.g. ``"marginals: row norms ~ chi_d"``.
-    geometry : str
-        Where: the input pair or direction (``"-"`` when none).
-    statistic : float
-        The measured test statistic (a z-score unless ``detail`` says otherwise).
-    threshold : float
+    check, geometry, mde, detail, diagnosis, untestable : str
+        What is tested and where; the detectable effect; estimate ± se; what is wrong; why undecidable.
+    statistic, threshold : float
         The check fails when ``|statistic| > threshold``.
-    mde : str
-        The minimum detectable effect at this sample size (power 0.99), in the
-        check's natural unit, e.g. ``"relative bias 1.2%"``.
     passed : bool
-    detail : str
-        Estimate ± standard error, sample size, the expected value.
-    diagnosis : str
-        When a failing check says what is wrong in words (e.g. "rows are
-        not N(0, I): coordinate tails heavier than Gaussian"): the verdict
-        repeats the first one.
     stage : int
-        The stage of the sequential design whose draws decided the row
-        (2: re-tested on fresh draws after a suspicious stage one).
-    untestable : str
-        Non-empty when the audit cannot decide the row: why (the row then
-        counts as not failed, ``passed`` is True, and ``status`` is
-        ``"untestable"``).
-    n_needed : float, optional
-        The sample size that would test an untestable row (``inf`` when no
-        sample would), or ``None`` when it cannot be predicted.
-    p_value : float, optional
-        The p-value of the row's statistic (``None`` for exact checks).
-    effect : float, optional
-        The measured effect (estimate minus expected value, in the check's unit).
-    mde_value : float, optional
-        :attr:`mde` as a number (``None`` for exact checks).
-    sd : float, optional
-        Standard deviation of one replicate (one call, or one pair of calls
-        for a two-sample row): what :func:`~rftheory.audit.samples_needed`
-        and :func:`~rftheory.audit.detectable_effect` read from a row.
+        The stage of the sequential design that decided the row.
+    n_needed, p_value, effect, mde_value, sd : float, optional
+        The ``n`` that would decide it, the p-value, the effect, ``mde`` as a number, one replicate's sd.
     """
 
     check: str
@@ -98,9 +54,7 @@ class Row:
         Parameters
         ----------
         why : str
-            The reason, one clause.
         n_needed : float, optional
-            The sample size that would decide the row.
         """
         if n_needed is not None:
             why += f" (n needed ≈ {_n_text(n_needed)})" if math.isfinite(n_needed) else " (no sample size decides it)"
@@ -115,20 +69,16 @@ class AuditReport:
 
     Parameters
     ----------
-    target : str
-        What was audited (a ``module:callable`` spec or the callable's name).
-    kind : {"sampler", "features"}
+    target, kind : str
+        What was audited, and ``"sampler"`` or ``"features"``.
     settings : dict
-        ``d``, ``m``, ``n``, ``seed``, the estimator(s), the kernel ...
-    alpha : float
-        Family-wise false-failure probability of the whole audit.
+    alpha, power : float
+        Family-wise false-failure probability; the power the detectable effects are stated at.
     rows : list of Row
     coupling : str
-        The coupling identified from the pair-angle law (samplers), or ``""``.
+        The identified coupling, or ``""``.
     strict : bool
-        Untestable rows count as failures (``--strict``).
-    power : float
-        The power the rows' detectable effects are stated at.
+        Untestable rows count as failures.
     """
 
     target: str
@@ -210,11 +160,7 @@ class AuditReport:
     __str__ = table
 
     def to_json(self) -> dict[str, Any]:
-        """The report as JSON-ready data: numbers as numbers (non-finite ones as ``null``).
-
-        Each row has its ``status`` (``pass``, ``fail``, ``untestable``),
-        ``p_value``, ``effect``, ``mde`` (a number; its text in ``mde_text``)
-        and, when untestable, ``n_needed``.
+        """The report as JSON-ready data: numbers as numbers (non-finite: ``null``), each row with its ``status``.
 
         Returns
         -------

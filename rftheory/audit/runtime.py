@@ -1,26 +1,6 @@
-"""Running user code in a CI job: a call timeout, thread limits, column-oriented samplers.
+"""Running user code in a CI job: a call timeout that holds against the GIL, thread limits, column samplers.
 
-* :func:`supervised` runs a whole ``rftheory audit`` command in a forked
-  child watched by the parent, which holds no lock the child can take: each
-  call of the user's code writes its deadline into shared memory, and when a
-  call overruns it the parent kills the child, prints one line and exits 2 —
-  also when the user's code holds the GIL in a C loop (a numba or Cython
-  kernel, ``sum(range(10**14))``), which no thread of the child could
-  interrupt.  The parent polls every :data:`POLL` seconds, so the command
-  ends within ``timeout + POLL`` plus the time to reap the child.
-* :func:`with_timeout` wraps a user callable: under :func:`supervised` it
-  arms the shared deadline around every call; elsewhere (library use) it
-  runs every call in one *daemon* worker thread and waits at most
-  ``seconds`` for it — a call that does not return raises
-  :class:`CallTimeout` (a :class:`~rftheory.core.errors.ParameterError`, so
-  the command line prints one line and exits 2), though a call holding the
-  GIL delays that until it releases it.
-* :func:`limit_threads` caps the BLAS/OpenMP thread pools (through the
-  environment for libraries not loaded yet, ``threadpoolctl`` for loaded
-  ones) and PyTorch's intra-op pool: on a shared CI core an unbounded pool
-  makes a torch sampler ~10x slower.
-* :func:`columns` adapts a sampler that returns its frequencies as the
-  columns of a ``(d, m)`` matrix.
+How the supervised child and the timeouts work: :doc:`/notes/audit/runtime`.
 """
 
 from __future__ import annotations
@@ -56,31 +36,16 @@ class CallTimeout(ParameterError):
 
 
 def check_timeout(seconds, option: str = "--call-timeout") -> float:
-    """A call timeout in seconds: finite and ``>= 0`` (0: no timeout).
+    """A call timeout in seconds: finite and ``>= 0`` (0: no timeout), else :class:`ParameterError` naming ``option``.
 
     Parameters
     ----------
     seconds : float
     option : str
-        The option named in the error.
 
     Returns
     -------
     float
-
-    Raises
-    ------
-    ParameterError
-        ``inf``, ``nan`` or negative.
-
-    Examples
-    --------
-    >>> check_timeout(2.5)
-    2.5
-    >>> check_timeout(float("inf"))
-    Traceback (most recent call last):
-    ...
-    rftheory.core.errors.ParameterError: parameter '--call-timeout': must be a finite number of seconds >= 0 (0: no timeout), got inf
     """
     import math
 
@@ -95,27 +60,18 @@ def _timeout_message(label: str, seconds: float, option: str) -> str:
 
 
 def supervised(body, seconds: float, name: str = "f", option: str = "--call-timeout") -> int:
-    """Run ``body()`` (a command returning its exit status) in a forked child whose user calls are timed.
+    """Run ``body() -> int`` (a command) in a forked child whose user calls are timed; its exit status (2 on a timeout).
 
     Parameters
     ----------
-    body : callable
-        ``body() -> int``; errors of rftheory inside it print one line and
-        exit 2, as in the ``rftheory`` command.
-    seconds : float
-        The call timeout (``0``, or a platform without ``fork``: ``body()``
-        runs here, with :func:`with_timeout`'s thread timeout).
-    name : str
-        The parameter named in the timeout error.
-    option : str
-        The option named in the timeout error.
+    body, seconds
+        The command and the call timeout (``0``: ``body()`` runs here).
+    name, option : str
+        The parameter and the option named in the timeout error.
 
     Returns
     -------
     int
-        The child's exit status; 2 when a call overran its timeout (the
-        parent printed ``rftheory: error: parameter NAME: LABEL did not
-        return within S s (OPTION)``).
     """
     import mmap
     import selectors
@@ -258,35 +214,18 @@ def _armed(fn, seconds: float, label: str):
 
 
 def with_timeout(fn, seconds: float | None, name: str = "f", option: str = "--call-timeout"):
-    """``fn`` with a timeout on each call: the supervisor's deadline, else a daemon worker thread.
+    """``fn`` with a timeout per call (:class:`CallTimeout`): the supervisor's deadline, else a daemon thread.
 
     Parameters
     ----------
-    fn : callable
-        User code.
-    seconds : float or None
-        Timeout of one call; ``None`` or ``<= 0``: no timeout, ``fn`` itself.
-    name : str
-        The parameter named in the error.
-    option : str
-        The option named in the error.
+    fn, seconds
+        User code, and the timeout of one call (``None`` or ``<= 0``: ``fn`` itself).
+    name, option : str
+        The parameter and the option named in the error.
 
     Returns
     -------
     callable
-        Same signature; raises :class:`CallTimeout`, or what ``fn`` raised
-        (with its own traceback).
-
-    Examples
-    --------
-    >>> import time
-    >>> g = with_timeout(lambda t: time.sleep(t) or t, 0.2)
-    >>> g(0.0)
-    0.0
-    >>> g(5.0)
-    Traceback (most recent call last):
-    ...
-    rftheory.audit.runtime.CallTimeout: parameter 'f': <lambda> did not return within 0.2 s (--call-timeout)
     """
     if seconds is None or seconds <= 0:
         return fn
@@ -325,23 +264,16 @@ def with_timeout(fn, seconds: float | None, name: str = "f", option: str = "--ca
 
 
 def limit_threads(n: int):
-    """Cap BLAS/OpenMP and PyTorch threads at ``n`` for the rest of the process.
+    """Cap BLAS/OpenMP and PyTorch threads at ``n >= 1`` for the rest of the process.
 
     Parameters
     ----------
     n : int
-        Threads, ``>= 1``.
 
     Returns
     -------
     object or None
-        The ``threadpoolctl`` limiter (keep it alive), or ``None`` without
-        threadpoolctl.
-
-    Raises
-    ------
-    ParameterError
-        ``--threads`` below 1.
+        The ``threadpoolctl`` limiter (keep it alive), or ``None`` without threadpoolctl.
     """
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise ParameterError("--threads", f"must be an integer >= 1, got {n!r}")
@@ -358,24 +290,16 @@ def limit_threads(n: int):
 
 
 def columns(f):
-    """The sampler ``f`` whose ``(d, m)`` output has the frequencies as columns, transposed to rows.
+    """The sampler ``f(d, m, rng) -> (d, m)`` with its frequency columns transposed to rows.
 
     Parameters
     ----------
     f : callable
-        ``f(d, m, rng) -> (d, m)`` array (numpy, torch ... anything with ``.T``).
 
     Returns
     -------
     callable
         ``(d, m, rng) -> (m, d)``, named like ``f``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> g = columns(lambda d, m, rng: np.zeros((d, m)))
-    >>> g(3, 5, None).shape
-    (5, 3)
     """
 
     @functools.wraps(f)
@@ -387,26 +311,16 @@ def columns(f):
 
 
 def where(exc: BaseException, fn=None) -> str:
-    """``file:line in function`` of a frame of ``exc``'s traceback, or ``""``.
+    """``file:line in function`` of a frame of ``exc``'s traceback (in ``fn``'s own file when given), or ``""``.
 
     Parameters
     ----------
     exc : BaseException
     fn : callable, optional
-        The user code that raised: its innermost frame in ``fn``'s own source
-        file is preferred over frames deeper in libraries it called.
 
     Returns
     -------
     str
-
-    Examples
-    --------
-    >>> try:
-    ...     1 / 0
-    ... except ZeroDivisionError as e:
-    ...     where(e).endswith("in <module>")
-    True
     """
     tb = traceback.extract_tb(exc.__traceback__)
     if not tb:
@@ -432,11 +346,6 @@ def threads_arg(text: str) -> int:
     Returns
     -------
     int
-
-    Raises
-    ------
-    ValueError
-        Not an integer >= 1 (argparse prints it as a usage error).
     """
     from ..workers.pool import cap_workers
 

@@ -1,60 +1,5 @@
-"""Audit a random-feature sampler: ``rftheory.audit.sampler(f, d, m)``.
-
-``f(d, m, rng)`` returns an ``(m, d)`` array whose *rows* are frequency
-vectors, drawn from the numpy Generator ``rng``.  The audit calls it ``n``
-times per check group, each group with its own Generator spawned from
-``SeedSequence(seed)`` (same seed, same report), and runs a fixed battery of
-z-type checks:
-
-=====================  =========================================================  ==========================
-group                  checks                                                     module
-=====================  =========================================================  ==========================
-marginals              Gaussian tails, ‖w‖² moments (χ_d), directions, signs,     :mod:`.marginals`
-                       entry means
-coupling               pair-angle law within blocks of ``d`` rows                 :mod:`.coupling`
-invariance             same mean estimate in the axis, diagonal, random frames    :mod:`.estimators`
-unbiasedness and MSE   mean = kernel, MSE = ``simrf.prf_mse`` / ``rff_mse``       :mod:`.estimators`
-repeated calls         reproducible from ``rng``; calls independent               :mod:`.repeat`
-=====================  =========================================================  ==========================
-
-The number ``k`` of checks is fixed by ``(d, m, estimator, law)`` before any
-sampling.  The audit is a **two-stage (sequential) design** with the
-family-wise false-failure budget ``ALPHA = 1e-6`` split in two halves:
-
-* **stage one** (``n`` calls per group): each check is two-sided at
-  ``(ALPHA/2)/k`` (Bonferroni); a check beyond that bound fails for good.
-* **screen**: a passing check with ``|z|`` above the bound of ``k`` checks
-  at rate :data:`~.stats.ALPHA_SCREEN` ``= 0.05`` is *suspicious* (a
-  correct sampler has one with probability at most 0.05; the screen spends
-  no false-failure budget since it never fails anything by itself).
-* **stage two** (only when stage one failed nothing): the groups holding the
-  suspicious checks are drawn again on fresh Generators (the root
-  ``SeedSequence``'s next children), with ``n₂ =`` :func:`retest_n`
-  ``= 4n`` calls (capped by memory), and each suspicious check is re-tested
-  at ``(ALPHA/2)/k₂``, ``k₂`` the number of re-tested checks.  Its stage-two
-  verdict replaces the stage-one row (``Row.stage = 2``).
-
-The fresh draws are independent of stage one, so given any set of re-tested
-checks the stage-two false-failure probability is at most ``ALPHA/2``;
-with stage one's ``ALPHA/2`` the whole audit falsely fails with probability at
-most ``ALPHA`` (in the normal approximation of each mean), whatever the screen.
-Each row's "detects (power .99)" column states the minimum effect the *whole*
-design detects with probability 0.99 (:func:`~.stats.mde` with a
-:class:`~.stats.StagedBound`): caught at stage one, or screened and then
-failed at stage two, each stage at power ``√0.99``; a re-tested row states
-its stage-two figure.  A defect whose effect shrinks like ``1/d`` (e.g. the
-pytorch-fast-transformers pattern, :func:`.known_bad.qr_input_row_norms`)
-sits near the stage-one bound at ``d = 64`` and is decided at stage two.
-``sequential=False`` (or a ``z_bound`` from ``rftheory verify``) runs stage
-one alone at ``ALPHA/k``.
-
-``law="spherical"`` (rows spherically symmetric, not Gaussian: e.g.
-Student-t for Matérn kernels) drops the χ_d norm and entry-mean checks and
-the closed-form checks (bias, MSE) and audits RFF invariance only.
-
-The default ``n = 2000`` calls per group makes every sampler of
-:data:`rftheory.audit.known_bad.KNOWN_BAD` fail and every one of
-:data:`~rftheory.audit.known_bad.GOOD` pass at ``d = m = 16``, in seconds.
+"""Audit a random-feature sampler ``f(d, m, rng) -> W`` (rows: frequency vectors) with a fixed battery of z-tests in a
+two-stage design whose family-wise false-failure rate is ``ALPHA`` (:doc:`/notes/audit/sampler`).
 """
 
 from __future__ import annotations
@@ -84,23 +29,14 @@ def count(d: int, m: int, estimators: tuple[str, ...], law: str, matern: bool = 
 
     Parameters
     ----------
-    d, m : int
-        Dimension and rows per call.
-    estimators : tuple of str
-        ``prf`` and/or ``rff``.
-    law : str
-        ``"gaussian"`` or ``"spherical"``.
+    d, m, estimators, law
+        As in :doc:`/notes/audit/index`.
     matern : bool
-        The Matérn norm-law checks (:mod:`.matern`) are included.
+        The Matérn norm-law checks are included.
 
     Returns
     -------
     int
-
-    Examples
-    --------
-    >>> count(16, 16, ("prf", "rff"), "gaussian")
-    604
     """
     inv, cf = _estimators.count(d, estimators, law)
     return (_marginals.count(d, m, law) + _coupling.COUNT + inv + cf + _repeat.COUNT
@@ -120,70 +56,40 @@ def sampler(f, d, m, *, estimator="both", n=None, seed=0, law="gaussian", progre
     Parameters
     ----------
     f : callable
-        ``f(d, m, rng) -> array (m, d)``, rows the frequency vectors, all
-        randomness from the numpy Generator ``rng``.
-    d : int
-        Dimension, ``>= 2``.
-    m : int
-        Rows per call, ``>= 1``.
+        ``f(d, m, rng) -> array (m, d)``, all randomness from the numpy Generator ``rng``.
+    d, m : int
+        Dimension (``>= 2``) and rows per call.
     estimator : {"both", "prf", "rff"}
-        The estimators checked (with ``law="spherical"``: RFF only).
-    n : int, optional
-        Calls of ``f`` per check group (default 2000, at least 200).
-    seed : int
-        Seeds every Generator of the audit (``SeedSequence(seed)`` spawned per
-        check group): the same seed gives the same report.
+        The estimators checked (RFF only with ``law="spherical"``).
+    n, seed : int
+        Calls of ``f`` per check group (default 2000, at least 200); the seed of every Generator of the audit.
     law : {"gaussian", "spherical"}
         The rows' marginal law: ``N(0, I_d)`` or any spherically symmetric law.
     progress : callable, optional
-        Called with a label after each step (e.g. ``Progress.step``).
+        Called with a label after each step.
     z_bound : float, optional
-        The ``|z|`` bound of every check, when the audit is part of a larger
-        family (``rftheory verify`` passes its run's Bonferroni bound); by
-        default ``threshold(k)`` for this audit's ``k`` checks and ``ALPHA``.
-    nu : float, optional
-        Audit the Matérn-``ν`` spectral law (implies ``law="spherical"``):
-        rows multivariate t with ``2ν`` degrees of freedom and scale
-        ``1/lengthscale`` (:mod:`.matern`).
-    lengthscale : float
-        The Matérn lengthscale ``ℓ`` (with ``nu``).
+        The ``|z|`` bound of every check (``rftheory verify``'s); default ``threshold(k, alpha)``.
+    nu, lengthscale : float, optional
+        Audit the Matérn-``ν`` spectral law (:mod:`.matern`; implies ``law="spherical"``).
     sequential : bool
-        The two-stage design (default; see the module docstring).  ``False``,
-        or a given ``z_bound``, runs one stage at ``threshold(k)``.
-    alpha : float
-        Family-wise false-failure probability of the audit (default 1e-6).
-    power : float
-        The power at which each row states its detectable effect (default 0.99).
+        The two-stage design (default); ``False`` runs one stage.
+    alpha, power : float
+        Family-wise false-failure probability (1e-6) and the power of the stated effects (0.99).
     strict : bool
         Untestable rows fail the audit.
-    until_decided : bool
-        Re-test undecided rows on fresh draws with 4x the calls per stage,
-        each stage at half the remaining false-failure budget, until every
-        row is decided or ``budget`` seconds are spent
-        (:mod:`.sequential`); rows still undecided are untestable.
-    budget : float, optional
-        Seconds for ``until_decided`` (default 600).
+    until_decided, budget : bool, float
+        Re-test undecided rows until decided or ``budget`` seconds (default 600) are spent.
 
     Returns
     -------
     AuditReport
-        Its ``passed``, ``rows``, ``coupling`` and ``verdict()``.
-
-    Raises
-    ------
-    ParameterError
-        An invalid argument, or ``f`` raised or returned something other than
-        a finite real ``(m, d)`` array (the error names ``f``).
 
     Examples
     --------
-    >>> from rftheory.audit.known_bad import orthogonal_signfix, chi1_norms
+    >>> from rftheory.audit.known_bad import orthogonal_signfix
     >>> rep = sampler(orthogonal_signfix, 4, 4, n=200, estimator="rff")
     >>> rep.passed, rep.coupling
     (True, 'orthogonal')
-    >>> bad = sampler(chi1_norms, 4, 4, n=200, estimator="rff")
-    >>> bad.passed, bad.failed[0].check
-    (False, 'marginals: E log(1+W_ij^2) = 0.5335 (Gaussian tails)')
     """
     if nu is not None:
         if isinstance(nu, bool) or not isinstance(nu, (int, float)) or not 0 < nu < float("inf"):
@@ -332,11 +238,6 @@ def retest_n(n: int, m: int, d: int) -> int:
     Returns
     -------
     int
-
-    Examples
-    --------
-    >>> retest_n(2000, 16, 16), retest_n(2000, 64, 64), retest_n(2000, 512, 512)
-    (8000, 8000, 2000)
     """
     return max(n, min(RETEST_FACTOR * n, RETEST_ENTRIES // (m * d)))
 
@@ -350,20 +251,14 @@ def _normal_sf(z: float) -> float:
 
 
 def steps(n_frames: int = 3) -> int:
-    """Number of progress steps of one audit (for a progress bar's total).
+    """Number of progress steps of one audit of ``n_frames`` frames (a progress bar's total).
 
     Parameters
     ----------
     n_frames : int
-        Frames of the sweep.
 
     Returns
     -------
     int
-
-    Examples
-    --------
-    >>> steps()
-    41
     """
     return 10 * (1 + n_frames) + 1

@@ -1,38 +1,5 @@
-r"""The sampler audit's sequential design: stages on fresh draws, the family-wise rate spent by halves.
-
-Stage one tests all ``k`` checks at ``n`` calls, each two-sided at level
-``α₁/k`` with ``α₁ = α/2`` (Bonferroni).  A check that passes but lies above
-the *screen* — the bound of its stage's checks at rate
-:data:`~.stats.ALPHA_SCREEN` ``= 0.05`` — is *undecided* and re-tested on
-fresh draws (new children of the audit's ``SeedSequence``, independent of
-every earlier stage) with more calls; a check that fails, or passes below
-the screen, is decided.
-
-* **two-stage** (the default): one re-test, at ``4n`` calls and level
-  ``α₂ = α/2`` shared by the ``k₂`` re-tested checks; its verdict is final.
-* **until decided** (``--until-decided --budget S``): stage ``j`` re-tests
-  the checks still undecided after stage ``j − 1`` at ``n_j = 4^{j−1} n``
-  calls (capped by memory) and level ``α_j = α/2^j`` shared by its ``k_j``
-  checks, until every check is decided, a check fails, or the budget of
-  ``S`` seconds is spent; checks still undecided then are *untestable* at
-  that budget (they passed every bound), with the calls a decision would
-  need if their last measured effect were the true one.
-
-**Level.**  Given everything before stage ``j``, the stage-``j`` statistics
-come from fresh draws, so whatever checks the earlier stages selected, a
-correct sampler fails one of them at stage ``j`` with probability at most
-``α_j`` (Bonferroni over the ``k_j`` selected, in the normal approximation of
-each mean).  By the union bound over stages the audit falsely fails with
-probability at most
-
-.. math:: \sum_{j \ge 1} \alpha_j = \frac{\alpha}{2} + \frac{\alpha}{2} = \alpha
-   \quad\text{(two-stage)}, \qquad
-   \sum_{j \ge 1} \frac{\alpha}{2^j} < \alpha \quad\text{(until decided)},
-
-whatever the screen, the number of stages and the stopping rule (budget and
-selection depend only on earlier stages).  ``tests/test_audit_sequential.py``
-checks this level by simulation (:func:`run_stages` driven by null
-statistics).
+r"""The sampler audit's sequential design: undecided rows re-tested on fresh draws, stage ``j`` at level
+``α_j`` with ``Σ α_j ≤ α`` (the design and its level: :doc:`/notes/audit/sequential`).
 """
 
 from __future__ import annotations
@@ -53,17 +20,7 @@ MAX_STAGES = 12
 
 @dataclass(frozen=True)
 class Design:
-    """How an audit escalates.
-
-    Parameters
-    ----------
-    alpha : float
-        Family-wise false-failure probability.
-    until_decided : bool
-        Re-test until decided (else one re-test: two-stage).
-    budget : float
-        Seconds (``until_decided`` only; ``inf`` = until :data:`MAX_STAGES`).
-    """
+    """How an audit escalates: ``alpha``, ``until_decided`` (else two-stage) and the ``budget`` in seconds."""
 
     alpha: float
     until_decided: bool = False
@@ -71,7 +28,7 @@ class Design:
 
 
 def stage_alpha(design: Design, j: int) -> float:
-    """The false-failure budget of stage ``j`` (1-based).
+    """The false-failure budget of stage ``j``: ``α/2`` in each of two stages, ``α/2^j`` until decided.
 
     Parameters
     ----------
@@ -81,14 +38,6 @@ def stage_alpha(design: Design, j: int) -> float:
     Returns
     -------
     float
-        ``α/2`` for stages 1 and 2 of the two-stage design, ``α/2^j`` until decided.
-
-    Examples
-    --------
-    >>> [stage_alpha(Design(1.0, True), j) for j in (1, 2, 3)]
-    [0.5, 0.25, 0.125]
-    >>> stage_alpha(Design(1.0), 2)
-    0.5
     """
     if j == 1 or not design.until_decided:
         return design.alpha / 2
@@ -104,42 +53,22 @@ def _open(r: Row, screen: float) -> bool:
 def run_stages(rows: list[Row], retest: Callable[[int, int, list[Row], float], list[Row]], *, design: Design,
                k: int, n: int, units: Callable[[Row], int], next_n: Callable[[int], int],
                clock: Callable[[], float] = time.monotonic) -> tuple[list[Row], dict]:
-    """Escalate the undecided rows of stage one until decided (see the module docstring).
+    """Escalate the undecided rows of stage one until decided: the final rows and the design's settings.
 
     Parameters
     ----------
-    rows : list of Row
-        Stage one, tested at ``threshold(k, α/2)``.
+    rows, design
+        Stage one's rows, tested at ``threshold(k, α/2)``, and the :class:`Design`.
     retest : callable
-        ``retest(j, n_j, rows, bound) -> rows``: the same checks on fresh
-        draws of ``n_j`` calls at the ``|z|`` bound, in the same order.
-    design : Design
-    k : int
-        Bonferroni units of stage one.
-    n : int
-        Calls of stage one.
-    units : callable
-        Bonferroni units of a row.
-    next_n : callable
-        Calls of the next stage from the last one's.
-    clock : callable
-        Seconds (for the budget).
+        ``retest(j, n_j, rows, bound) -> rows``: the same checks on fresh draws, in the same order.
+    k, n : int
+        Bonferroni units and calls of stage one.
+    units, next_n, clock : callable
+        A row's Bonferroni units, the next stage's calls, and seconds.
 
     Returns
     -------
     (list of Row, dict)
-        The final rows and the design's settings for the report.
-
-    Examples
-    --------
-    A row above the screen is re-tested once (two-stage), and its stage-two row replaces it:
-
-    >>> r = Row("c", "-", 5.0, 6.0, "0.1", True)
-    >>> again = lambda j, n, rs, b: [Row("c", "-", 0.3, b, "0.05", True) for _ in rs]
-    >>> out, info = run_stages([r], again, design=Design(1e-6), k=1, n=100, units=lambda r: 1,
-    ...                        next_n=lambda n: 4 * n)
-    >>> out[0].statistic, out[0].stage, info["stages"]
-    (0.3, 2, 2)
     """
     start = clock()
     rows = list(rows)

@@ -1,10 +1,6 @@
-"""What a sampler audit is given: checked arguments, the sampler's calls, a spec string.
-
-:func:`settings` validates the arguments of :func:`rftheory.audit.sampler`
-(every error a :class:`~rftheory.core.errors.ParameterError` naming the argument),
-:func:`draw` calls the sampler and checks what it returns (shape ``(m, d)``,
-real, finite; anything else is an error naming ``f``), and :func:`load`
-resolves a ``module:callable`` or ``path/to/file.py:callable`` spec.
+"""What a sampler audit is given: checked arguments (:func:`settings`), the sampler's checked calls (:func:`draw`)
+and a ``module:callable`` spec (:func:`load`); every error is a :class:`~rftheory.core.errors.ParameterError`
+naming the argument (``f`` for what the sampler returns).
 """
 
 from __future__ import annotations
@@ -20,7 +16,7 @@ from ..core.errors import ParameterError, as_typed
 from .arrays import Converted, to_float64
 from .runtime import where
 
-__all__ = ["Settings", "settings", "draw", "draw_eps", "call", "call_converted", "load", "ESTIMATORS", "LAWS", "N_MIN", "N_DEFAULT", "N_MAX"]
+__all__ = ["Settings", "settings", "draw", "draw_eps", "call", "load", "ESTIMATORS", "LAWS", "N_MIN", "N_DEFAULT", "N_MAX"]
 
 ESTIMATORS = ("prf", "rff", "both")
 LAWS = ("gaussian", "spherical")
@@ -39,17 +35,7 @@ FLOATS_MAX = 10**8
 
 @dataclass(frozen=True)
 class Settings:
-    """The checked arguments of a sampler audit.
-
-    Parameters
-    ----------
-    d, m, n, seed : int
-        Dimension, rows per call, calls per check group, seed.
-    estimators : tuple of str
-        ``("prf", "rff")``, ``("prf",)`` or ``("rff",)``.
-    law : str
-        ``"gaussian"`` or ``"spherical"``.
-    """
+    """The checked arguments of a sampler audit: ``d, m, n, seed``, ``estimators`` (``prf`` and/or ``rff``), ``law``."""
 
     d: int
     m: int
@@ -78,43 +64,19 @@ def _int(name: str, value, low: int) -> int:
 
 
 def settings(f, d, m, *, estimator="both", n=None, seed=0, law="gaussian") -> Settings:
-    """Validate the arguments of :func:`rftheory.audit.sampler`.
+    """Validate the arguments of :func:`rftheory.audit.sampler` (``law="spherical"`` audits ``rff`` only: no MGF).
 
     Parameters
     ----------
-    f : callable
-        ``f(d, m, rng)``.
-    d : int
-        Dimension, ``>= 2``.
-    m : int
-        Rows per call, ``>= 1``.
+    f, d, m, seed, law
+        As in :doc:`/notes/audit/index` (``d >= 2``, ``m >= 1``).
     estimator : {"prf", "rff", "both"}
-        With ``law="spherical"`` only ``rff`` is meaningful (a Student-t law
-        has no moment generating function, so positive features have
-        infinite mean): ``"both"`` then means ``rff`` and ``"prf"`` is an error.
     n : int, optional
         Calls per check group, ``>= N_MIN`` (default ``N_DEFAULT``).
-    seed : int
-        ``>= 0``.
-    law : {"gaussian", "spherical"}
 
     Returns
     -------
     Settings
-
-    Raises
-    ------
-    ParameterError
-        Naming the offending argument.
-
-    Examples
-    --------
-    >>> settings(print, 4, 4).estimators
-    ('prf', 'rff')
-    >>> settings(print, 1, 4)
-    Traceback (most recent call last):
-    ...
-    rftheory.core.errors.ParameterError: parameter 'd': must be >= 2, got 1
     """
     if not callable(f):
         raise ParameterError("f", f"must be a callable f(d, m, rng) -> array (m, d), got {type(f).__name__}")
@@ -144,56 +106,22 @@ def settings(f, d, m, *, estimator="both", n=None, seed=0, law="gaussian") -> Se
 
 
 def call(f, d: int, m: int, rng: np.random.Generator) -> np.ndarray:
-    """One call of the sampler, its output checked, as float64 (see :func:`call_converted`).
+    """One call of the sampler, its output checked (shape ``(m, d)``, real, finite), as float64.
 
     Parameters
     ----------
-    f : callable
-        The sampler.
-    d, m : int
-        Dimension and rows.
-    rng : numpy.random.Generator
-        Passed to ``f``.
+    f, d, m, rng
+        As in :doc:`/notes/audit/index`.
 
     Returns
     -------
     numpy.ndarray, shape (m, d)
     """
-    return call_converted(f, d, m, rng).array
+    return _call_converted(f, d, m, rng).array
 
 
-def call_converted(f, d: int, m: int, rng: np.random.Generator) -> Converted:
-    """One call of the sampler, its output checked and converted once (torch, JAX, CuPy accepted).
-
-    Parameters
-    ----------
-    f : callable
-        The sampler.
-    d, m : int
-        Dimension and rows.
-    rng : numpy.random.Generator
-        Passed to ``f``.
-
-    Returns
-    -------
-    Converted
-        The ``(m, d)`` float64 array and the epsilon of the dtype ``f`` returned.
-
-    Raises
-    ------
-    ParameterError
-        Naming ``f``: it raised, or returned the wrong shape, a non-real dtype
-        or non-finite values.
-
-    Examples
-    --------
-    >>> call_converted(lambda d, m, rng: rng.standard_normal((m, d)), 3, 2, np.random.default_rng(0)).array.shape
-    (2, 3)
-    >>> call_converted(lambda d, m, rng: rng.standard_normal((d, m)), 3, 2, np.random.default_rng(0))
-    Traceback (most recent call last):
-    ...
-    rftheory.core.errors.ParameterError: parameter 'f': returned shape (3, 2); the audit needs (m, d) = (2, 3) (rows are frequency vectors)
-    """
+def _call_converted(f, d: int, m: int, rng: np.random.Generator) -> Converted:
+    """One checked call of the sampler, converted once (torch, JAX, CuPy accepted), with the epsilon of its dtype."""
     try:
         out = f(d, m, rng)
     except ParameterError:
@@ -217,18 +145,12 @@ def call_converted(f, d: int, m: int, rng: np.random.Generator) -> Converted:
 
 
 def draw(f, s: Settings, rng: np.random.Generator, n: int | None = None, progress=None) -> np.ndarray:
-    """``n`` successive calls of ``f`` with one Generator, stacked (see :func:`draw_eps`).
+    """``n`` (default ``s.n``) successive calls of ``f`` with one Generator ``rng``, stacked as float64.
 
     Parameters
     ----------
-    f : callable
-        The sampler.
-    s : Settings
-        The audit's settings.
-    rng : numpy.random.Generator
-        Passed to every call.
-    n : int, optional
-        Number of calls (default ``s.n``).
+    f, s, rng, n
+        The sampler, the audit's :class:`Settings`, the Generator, the calls.
     progress : callable, optional
         Called with no argument every 10 % of the calls.
 
@@ -241,33 +163,23 @@ def draw(f, s: Settings, rng: np.random.Generator, n: int | None = None, progres
 
 def draw_eps(f, s: Settings, rng: np.random.Generator, n: int | None = None,
              progress=None) -> tuple[np.ndarray, float]:
-    """``n`` successive calls of ``f`` with one Generator, stacked, and the coarsest epsilon returned.
+    """:func:`draw` and the largest machine epsilon of the dtypes ``f`` returned.
 
     Parameters
     ----------
-    f : callable
-        The sampler.
-    s : Settings
-        The audit's settings.
-    rng : numpy.random.Generator
-        Passed to every call (as a user would).
-    n : int, optional
-        Number of calls (default ``s.n``).
-    progress : callable, optional
-        Called with no argument every 10 % of the calls.
+    f, s, rng, n, progress
+        As in :func:`draw`.
 
     Returns
     -------
     (numpy.ndarray of shape (n, m, d), float)
-        The calls as float64, and the largest machine epsilon of the dtypes
-        ``f`` returned (the round-off its exact structures are held to).
     """
     n = s.n if n is None else n
     out = np.empty((n, s.m, s.d))
     eps = 0.0
     tick = max(1, n // 10)
     for i in range(n):
-        c = call_converted(f, s.d, s.m, rng)
+        c = _call_converted(f, s.d, s.m, rng)
         out[i] = c.array
         eps = max(eps, c.eps)
         if progress is not None and (i + 1) % tick == 0:
@@ -276,33 +188,17 @@ def draw_eps(f, s: Settings, rng: np.random.Generator, n: int | None = None,
 
 
 def load(spec: str, name: str = "SPEC"):
-    """Resolve ``module:callable`` or ``path/to/file.py:callable``.
+    """Resolve ``module:callable`` or ``path/to/file.py:callable`` (errors name ``name``).
 
     Parameters
     ----------
     spec : str
-        The spec.
     name : str
-        The option or argument it came from, named in errors (``SPEC``, ``--k``).
+        The option or argument it came from (``SPEC``, ``--k``).
 
     Returns
     -------
     callable
-
-    Raises
-    ------
-    ParameterError
-        Naming ``SPEC``: malformed, the module or file cannot be imported, no
-        such attribute, or it is not callable.
-
-    Examples
-    --------
-    >>> load("rftheory.audit.known_bad:iid_gaussian").__name__
-    'iid_gaussian'
-    >>> load("nope")
-    Traceback (most recent call last):
-    ...
-    rftheory.core.errors.ParameterError: parameter 'SPEC': expected module:callable or path/to/file.py:callable, got 'nope'
     """
     mod_part, sep, attr = spec.rpartition(":")
     if not sep or not mod_part or not attr:

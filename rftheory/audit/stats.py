@@ -1,14 +1,5 @@
-"""The audit's statistics: Bonferroni thresholds and minimum detectable effects.
-
-Every check of an audit is a z-type test.  With ``k`` checks and a
-family-wise false-failure budget ``alpha``, each is two-sided at level
-``alpha/k``: it fails when ``|z| > z_thr = Φ⁻¹(1 − alpha/(2k))``.  A true
-effect ``δ`` (in the unit of the estimate, whose standard error is ``se``) is
-detected with probability at least ``power`` when
-
-.. math:: |\\delta| \\ge (z_{thr} + \\Phi^{-1}(\\mathrm{power}))\\,\\mathrm{se},
-
-the *minimum detectable effect* each row of the report states.
+"""The audit's statistics: Bonferroni thresholds, minimum detectable effects and sample sizes
+(:doc:`/notes/audit/stats`).
 """
 
 from __future__ import annotations
@@ -23,7 +14,7 @@ import numpy as np
 from ..core.montecarlo import z_threshold
 
 __all__ = ["ALPHA", "POWER", "ALPHA_SCREEN", "RETEST_FACTOR", "TESTABLE_EFFECT", "StagedBound", "threshold", "mde",
-           "z_sum", "n_for", "p_value", "samples_needed", "detectable_effect", "stated_power", "current_power", "check_rates"]
+           "z_sum", "n_for", "p_value", "samples_needed", "detectable_effect", "stated_power", "check_rates"]
 
 #: family-wise false-failure probability of one audit
 ALPHA = 1e-6
@@ -42,28 +33,14 @@ RETEST_FACTOR = 4
 
 
 class StagedBound(float):
-    """A stage-one ``|z|`` bound that knows the rest of the sequential design.
-
-    It is the float bound itself (pass/fail at stage one compares with it);
-    :func:`mde` reads its attributes to state the minimum detectable effect
-    of the *whole* design, i.e. of the final stage.
+    """A stage-one ``|z|`` bound (the float itself) that carries the rest of the sequential design for :func:`mde`.
 
     Parameters
     ----------
-    value : float
-        The stage-one bound ``z₁``.
-    screen : float
-        The screen ``z_s``: a passing check with ``|z| > z_s`` is re-tested.
-    final : float
-        The largest possible stage-two bound ``z₂`` (every check re-tested).
+    value, screen, final : float
+        The stage-one bound ``z₁``, the re-test screen ``z_s`` and the largest stage-two bound ``z₂``.
     se_ratio : float
         ``√(n₁/n₂)``: a stage-two standard error over the stage-one one.
-
-    Examples
-    --------
-    >>> b = StagedBound(6.0, 4.0, 6.0, 0.5)
-    >>> float(b), b.screen, b.se_ratio
-    (6.0, 4.0, 0.5)
     """
 
     screen: float
@@ -80,24 +57,17 @@ class StagedBound(float):
 
 
 def threshold(k: int, alpha: float = ALPHA) -> float:
-    """The two-sided z bound of one of ``k`` checks sharing ``alpha``.
+    """The two-sided z bound ``Φ⁻¹(1 − alpha/(2k))`` of one of ``k`` checks sharing ``alpha``.
 
     Parameters
     ----------
     k : int
-        Number of checks in the audit.
     alpha : float
         Family-wise false-failure probability.
 
     Returns
     -------
     float
-        ``Φ⁻¹(1 − alpha/(2k))``.
-
-    Examples
-    --------
-    >>> round(threshold(1, 0.05), 3)
-    1.96
     """
     if not 0 < alpha < 1:
         return z_threshold(alpha, k)  # its error names the range
@@ -111,22 +81,15 @@ _POWER: contextvars.ContextVar[float] = contextvars.ContextVar("rftheory_audit_p
 
 @contextlib.contextmanager
 def stated_power(power: float):
-    """Within the block, :func:`mde` (and every row's "detects" column) is stated at ``power``.
+    """Within the block, :func:`mde` (and every row's "detects" column) is stated at ``power`` in ``(0, 1)``.
 
     Parameters
     ----------
     power : float
-        In ``(0, 1)``.
 
     Yields
     ------
     None
-
-    Examples
-    --------
-    >>> with stated_power(0.5):
-    ...     round(mde(1.0, 1.96), 2)
-    1.96
     """
     token = _POWER.set(float(power))
     try:
@@ -135,39 +98,21 @@ def stated_power(power: float):
         _POWER.reset(token)
 
 
-def current_power() -> float:
-    """The power the audit in progress states its detectable effects at (:func:`stated_power`).
-
-    Returns
-    -------
-    float
-    """
+def _current_power() -> float:
+    """The power the audit in progress states its detectable effects at (:func:`stated_power`)."""
     return _POWER.get()
 
 
 def check_rates(alpha, power) -> tuple[float, float]:
-    """Validate a family-wise false-failure rate and a power.
+    """Validate a family-wise false-failure rate and a power, each in ``(0, 1)`` (:class:`ParameterError` naming it).
 
     Parameters
     ----------
-    alpha : float
-        In ``(0, 1)``.
-    power : float
-        In ``(0, 1)``.
+    alpha, power : float
 
     Returns
     -------
     (float, float)
-
-    Raises
-    ------
-    ParameterError
-        Naming ``alpha`` or ``power``.
-
-    Examples
-    --------
-    >>> check_rates(1e-3, 0.9)
-    (0.001, 0.9)
     """
     from ..core.errors import ParameterError
 
@@ -178,39 +123,28 @@ def check_rates(alpha, power) -> tuple[float, float]:
 
 
 def mde(se: float, z_thr: float, power: float | None = None) -> float:
-    r"""The smallest true effect detected with probability ``power``.
-
-    For a single-stage check, ``(z_thr + Φ⁻¹(power)) · se``.  When ``z_thr``
-    is a :class:`StagedBound` the effect is detected either at stage one, or
-    by passing the screen at stage one *and* failing the re-test on fresh
-    (independent) draws; each with probability ``√power`` gives ``power``:
+    r"""The smallest true effect detected with probability ``power`` (default: the stated power, :func:`stated_power`).
 
     .. math::
 
-        \delta_{.99} = \min\Bigl((z_1 + q_{p})\,se,\;
+        \delta = \min\Bigl((z_1 + q_{p})\,se,\;
         \max\bigl((z_s + q_{\sqrt p})\,se,\; (z_2 + q_{\sqrt p})\,se\sqrt{n_1/n_2}\bigr)\Bigr),
-        \qquad q_x = \Phi^{-1}(x).
+        \qquad q_x = \Phi^{-1}(x),
+
+    the first term alone for a plain float ``z_thr``; derivation: :doc:`/notes/audit/stats`.
 
     Parameters
     ----------
     se : float
         Standard error of the estimate (at stage one).
     z_thr : float or StagedBound
-        The check's z bound.
-    power : float
+    power : float, optional
 
     Returns
     -------
     float
-
-    Examples
-    --------
-    >>> round(mde(1.0, 1.96, 0.5), 2)
-    1.96
-    >>> round(mde(1.0, StagedBound(6.0, 4.0, 6.0, 0.5)), 2)
-    6.57
     """
-    power = current_power() if power is None else power
+    power = _current_power() if power is None else power
     single = (z_thr + _ND.inv_cdf(power)) * se
     if not isinstance(z_thr, StagedBound):
         return single
@@ -223,50 +157,29 @@ def z_sum(z_thr: float, power: float | None = None) -> float:
 
     Parameters
     ----------
-    z_thr : float
-        The check's bound.
-    power : float
-        In ``(0, 1)``.
+    z_thr, power : float
 
     Returns
     -------
     float
-
-    Examples
-    --------
-    >>> round(z_sum(1.959964, 0.5), 6)
-    1.959964
     """
-    return float(z_thr) + _ND.inv_cdf(current_power() if power is None else power)
+    return float(z_thr) + _ND.inv_cdf(_current_power() if power is None else power)
 
 
 def n_for(effect: float, sd: float, z_thr: float, power: float | None = None) -> float:
-    r"""Replicates for a z-test at bound ``z_thr`` to detect ``effect`` with probability ``power``.
+    r"""Replicates for a z-test at ``z_thr`` to detect ``effect`` with probability ``power`` (:func:`mde` inverted).
 
     .. math:: n = \Bigl(\frac{(z_{thr} + \Phi^{-1}(\mathrm{power}))\,\sigma}{\delta}\Bigr)^2
 
-    (``σ`` the standard deviation of one replicate; the inverse of :func:`mde`
-    with ``se = σ/√n``).
-
     Parameters
     ----------
-    effect : float
-        ``δ > 0``, in the unit of the replicates.
-    sd : float
-        ``σ`` of one replicate.
-    z_thr : float
-        The bound.
-    power : float
+    effect, sd, z_thr, power : float
+        ``δ > 0``, ``σ`` of one replicate, the bound and the power.
 
     Returns
     -------
     float
-        ``n`` (not rounded; ``inf`` when it overflows).
-
-    Examples
-    --------
-    >>> round(n_for(1.0, 1.0, 1.959964, 0.5), 4)
-    3.8415
+        ``n``, not rounded (``inf`` when it overflows).
     """
     with np.errstate(over="ignore"):
         ratio = z_sum(z_thr, power) * float(sd) / float(effect)
@@ -274,7 +187,7 @@ def n_for(effect: float, sd: float, z_thr: float, power: float | None = None) ->
 
 
 def p_value(z: float, side: str = "two-sided") -> float:
-    """The normal p-value of a statistic ``z`` (two-sided, or ``"greater"``: only large ``z`` is extreme).
+    """The normal p-value ``2Φ(−|z|)`` (or ``Φ(−z)`` for ``side="greater"``); 0 for a NaN statistic, which fails.
 
     Parameters
     ----------
@@ -284,12 +197,6 @@ def p_value(z: float, side: str = "two-sided") -> float:
     Returns
     -------
     float
-        ``2Φ(−|z|)`` or ``Φ(−z)`` (0 for an infinite deviation or a NaN statistic, which fails).
-
-    Examples
-    --------
-    >>> round(p_value(1.959964), 4), round(p_value(1.644854, "greater"), 4)
-    (0.05, 0.05)
     """
     if math.isnan(z):
         return 0.0
@@ -299,6 +206,7 @@ def p_value(z: float, side: str = "two-sided") -> float:
 
 
 def _sd_of(sd, row) -> float:
+    """The replicate's standard deviation: ``sd`` or ``row.sd``, validated."""
     from ..core.errors import ParameterError
 
     if (sd is None) == (row is None):
@@ -314,30 +222,21 @@ def _sd_of(sd, row) -> float:
 
 def samples_needed(effect: float, sd: float | None = None, *, row=None, k: int = 1, alpha: float = ALPHA,
                    power: float = POWER) -> int:
-    r"""Calls (replicates) a check needs to detect ``effect`` with probability ``power``.
+    r"""Calls (replicates) a check needs to detect ``effect`` with probability ``power`` (one-stage figure).
 
     .. math:: n = \Bigl\lceil \Bigl(\frac{(\Phi^{-1}(1 - \alpha/2k) + \Phi^{-1}(\mathrm{power}))\,\sigma}
        {\delta}\Bigr)^2 \Bigr\rceil
-
-    for a two-sided z-test of a mean at level ``alpha/k`` (one of ``k``
-    checks sharing ``alpha`` by Bonferroni), ``σ`` the standard deviation of
-    one replicate: given, or read from a report row (``row.sd``: the
-    check's own spread as measured by the audit), so each check of a report
-    answers for itself.  The one-stage figure (a sequential audit detects the
-    same effect at least as often).
 
     Parameters
     ----------
     effect : float
         ``δ > 0``, in the unit of the check (the row's ``effect`` and ``mde``).
     sd : float, optional
-        ``σ`` (give this or ``row``).
+        ``σ`` of one replicate; or ``row``, a report :class:`Row` (its ``sd``).
     row : Row, optional
-        A row of an :class:`~rftheory.audit.AuditReport`.
     k : int
         Checks sharing ``alpha`` (a report's ``settings["bonferroni_k"]``).
     alpha, power : float
-        False-failure probability of the family, and power.
 
     Returns
     -------
@@ -345,11 +244,9 @@ def samples_needed(effect: float, sd: float | None = None, *, row=None, k: int =
 
     Examples
     --------
-    One check at the 5 % level and power 1/2 needs ``1.96²`` replicates per unit effect/σ:
-
     >>> samples_needed(1.0, 1.0, alpha=0.05, power=0.5)
     4
-    >>> samples_needed(0.1, 1.0, k=600)  # one of 600 checks at 1e-6, power 0.99: ((6.0274 + 2.3263)/0.1)²
+    >>> samples_needed(0.1, 1.0, k=600)  # ((6.0274 + 2.3263)/0.1)²
     6979
     """
     alpha, power = check_rates(alpha, power)
@@ -364,30 +261,19 @@ def samples_needed(effect: float, sd: float | None = None, *, row=None, k: int =
 
 def detectable_effect(n: int, sd: float | None = None, *, row=None, k: int = 1, alpha: float = ALPHA,
                       power: float = POWER) -> float:
-    r"""The effect a check detects with probability ``power`` from ``n`` calls (the inverse of :func:`samples_needed`).
+    r"""The effect a check detects with probability ``power`` from ``n ≥ 2`` calls (:func:`samples_needed` inverted).
 
     .. math:: \delta = (\Phi^{-1}(1 - \alpha/2k) + \Phi^{-1}(\mathrm{power}))\,\sigma/\sqrt n
 
     Parameters
     ----------
     n : int
-        Calls (replicates), ``>= 2``.
-    sd : float, optional
-        ``σ`` of one replicate (give this or ``row``).
-    row : Row, optional
-        A row of a report (its ``sd``).
-    k : int
-        Checks sharing ``alpha``.
-    alpha, power : float
+    sd, row, k, alpha, power
+        As in :func:`samples_needed`.
 
     Returns
     -------
     float
-
-    Examples
-    --------
-    >>> round(detectable_effect(4, 1.0, alpha=0.05, power=0.5), 3)
-    0.98
     """
     alpha, power = check_rates(alpha, power)
     sd = _sd_of(sd, row)

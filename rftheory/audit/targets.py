@@ -1,21 +1,5 @@
-"""What a features audit can audit: a transformer or a feature function, one interface.
-
-Two forms are accepted (:func:`adapt`):
-
-* a scikit-learn-style **transformer** — a class, a factory (a function or
-  ``functools.partial`` taking ``n_components`` and ``random_state``) or an
-  unfitted instance with ``get_params``.  The audit builds it with
-  ``n_components=m`` and ``random_state=<int from its SeedSequence>``, fits
-  it on the audit's input points and transforms them;
-* a **feature function** ``phi(X, rng) -> features``: ``X`` of shape
-  ``(N, d)``, ``rng`` a :class:`numpy.random.Generator`, features of shape
-  ``(N, F)``; the kernel estimate is ``K̂(x, y) = φ(x)·φ(y)``.  A function
-  with a parameter named ``m`` (``phi(X, rng, m)``) receives the audit's
-  ``m`` (the number of random features).
-
-Either way the result is a :class:`Target` whose :meth:`Target.features`
-maps ``(X, seed)`` to an ``(N, F)`` float array, so that one random draw of
-the target is one seed.
+"""What a features audit can audit: a scikit-learn-style transformer or a feature function ``phi(X, rng)``,
+reduced to one :class:`Target` (the two forms: :doc:`/notes/audit/targets`).
 """
 
 from __future__ import annotations
@@ -40,13 +24,11 @@ class Target:
     Parameters
     ----------
     name : str
-        How the report names it.
     kind : {"transformer", "phi"}
     build : callable
-        ``build(X, seed, fit) -> features`` (raw, validated by :meth:`features`).
+        ``build(X, seed, fit) -> features`` (raw).
     eps : float
-        The largest machine epsilon of the dtypes the target returned so far
-        (updated by :meth:`features`; exact checks allow that dtype's round-off).
+        The largest machine epsilon of the dtypes returned so far.
     """
 
     name: str
@@ -55,7 +37,7 @@ class Target:
     eps: float = 0.0
 
     def raw(self, X: np.ndarray, seed: int) -> tuple[np.ndarray, str]:
-        """The features as float64 and the dtype they came in, non-finite values kept (for overflow probes).
+        """The features as float64 and their dtype, non-finite values kept (for overflow probes).
 
         Parameters
         ----------
@@ -65,11 +47,6 @@ class Target:
         Returns
         -------
         (numpy.ndarray, str)
-
-        Raises
-        ------
-        ParameterError
-            (``target``) the target raised, or returned no real array.
         """
         try:
             with np.errstate(over="ignore", invalid="ignore"):
@@ -84,27 +61,16 @@ class Target:
         return np.asarray(c.array, dtype=np.float64), c.dtype
 
     def features(self, X: np.ndarray, seed: int, fit: np.ndarray | None = None) -> np.ndarray:
-        """The features of the rows of ``X`` under the random draw ``seed``.
+        """The finite float64 features ``(N, F)`` of the rows of ``X`` under draw ``seed`` (fit on ``fit`` or ``X``).
 
         Parameters
         ----------
-        X : numpy.ndarray, shape (N, d)
-            Input points.
-        seed : int
-            The draw: the transformer's ``random_state``, or the seed of the
-            generator passed to ``phi``.
-        fit : numpy.ndarray, shape (N', d), optional
-            The data a transformer is fitted on (default ``X``; ignored by ``phi``).
+        X, seed, fit
+            Input points ``(N, d)``, the draw, and the data a transformer is fitted on.
 
         Returns
         -------
-        numpy.ndarray, shape (N, F)
-            Finite float64 features.
-
-        Raises
-        ------
-        ParameterError
-            (``target``) the target raised, or returned something else.
+        numpy.ndarray
         """
         try:
             out = self.build(X, seed, X if fit is None else fit)
@@ -172,34 +138,17 @@ def _takes_two(fn) -> bool:
 
 
 def adapt(target, m: int) -> Target:
-    """Reduce ``target`` to a :class:`Target`.
+    """Reduce ``target`` (transformer class, factory or instance, or ``phi(X, rng)``) to a :class:`Target`.
 
     Parameters
     ----------
-    target : class, factory, unfitted transformer instance, or callable ``phi(X, rng)``
-        See the module docstring.
+    target : object
     m : int
-        ``n_components`` of a transformer.
+        ``n_components`` of a transformer, or the ``m`` of ``phi(X, rng, m)``.
 
     Returns
     -------
     Target
-
-    Raises
-    ------
-    ParameterError
-        (``target``) neither form.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> t = adapt(lambda X, rng: np.cos(X @ rng.standard_normal((X.shape[1], 3))), m=3)
-    >>> t.kind, t.features(np.zeros((2, 4)), seed=0).shape
-    ('phi', (2, 3))
-    >>> adapt(42, m=3)
-    Traceback (most recent call last):
-    ...
-    rftheory.core.errors.ParameterError: parameter 'target': expected a transformer class or factory (n_components, random_state; fit/transform) or a function phi(X, rng); got int 42
     """
     name = _name(target)
     takes = _accepts(target, "n_components", "random_state") if callable(target) else ""

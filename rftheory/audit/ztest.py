@@ -1,15 +1,5 @@
-"""z-tests on per-call replicates, as rows of an audit report.
-
-Every check of a sampler audit reduces each call of the sampler (one matrix
-``W``) to one number, a *replicate*; calls are independent (the audit checks
-that too), so the replicates' sample mean has the standard error
-``s/√n`` even when the rows *within* a call are coupled.  The statistic is
-Hall's skewness-corrected ``z`` of :mod:`.mean_test` — the one mean test of
-every audit — because replicates such as squared errors are strongly skewed
-(skewness up to ~30 for positive features), and the plain ``z`` would then
-exceed the Bonferroni bound more often than its nominal level.
-A zero standard error (an exact property such as orthogonality) passes when
-the mean equals the expected value to ``EXACT_RTOL`` and fails otherwise.
+"""z-tests on per-call replicates (Hall-corrected, one- and two-sample), as rows of an audit report
+(:doc:`/notes/audit/ztest`).
 """
 
 from __future__ import annotations
@@ -30,27 +20,15 @@ EXACT_RTOL = 1e-9
 
 
 def z_of(diff: float, se: float, scale: float = 1.0) -> float:
-    """The z-score ``diff / se``, with exact properties (``se = 0``) handled.
+    """The z-score ``diff / se``; for ``se ≈ 0``, 0 if ``|diff| <= EXACT_RTOL·max(1, scale)``, else ``±inf``.
 
     Parameters
     ----------
-    diff : float
-        Estimate minus expected value.
-    se : float
-        Its standard error.
-    scale : float
-        The size of the expected value (for the exact tolerance).
+    diff, se, scale : float
 
     Returns
     -------
     float
-        ``diff/se``; when ``se`` is (numerically) zero, 0 if ``|diff|`` is
-        below ``EXACT_RTOL * max(1, scale)`` and ``±inf`` otherwise.
-
-    Examples
-    --------
-    >>> z_of(1.0, 0.5), z_of(0.0, 0.0), z_of(1.0, 0.0)
-    (2.0, 0.0, inf)
     """
     tol = EXACT_RTOL * max(1.0, abs(scale))
     if not _spread(se, scale):
@@ -75,38 +53,21 @@ def _mde(se: float, z_thr: float, scale: float, unit) -> str:
 
 def z_row(check: str, geometry: str, reps, expected: float, z_thr: float,
           unit: Callable[[float], str], what: str = "mean", side: str = "two-sided") -> Row:
-    """A one-sample z-test of the replicates' mean against ``expected`` (Hall-corrected).
+    """A one-sample z-test of the replicates' mean against ``expected`` (Hall-corrected), as a row.
 
     Parameters
     ----------
-    check : str
-        The row's check name.
-    geometry : str
-        Where (pair label, direction or ``"-"``).
-    reps : array_like, shape (n,)
-        One replicate per call.
+    check, geometry, reps, z_thr
+        As in :doc:`/notes/audit/index` (one replicate per call).
     expected : float
-        The value under the hypothesis.
-    z_thr : float
-        The Bonferroni bound.
     unit : callable
-        Formats a minimum detectable effect (absolute, in the unit of the
-        replicates) for the ``mde`` column.
-    what : str
-        Name of the estimated quantity in the detail.
-    side : {"two-sided", "greater"}
-        ``"greater"`` for squared errors: only a mean above ``expected``
-        fails (see :mod:`.mean_test`).
+        Formats a minimum detectable effect for the ``mde`` column.
+    what, side : str
+        The estimated quantity in the detail; ``"two-sided"`` or ``"greater"``.
 
     Returns
     -------
     Row
-
-    Examples
-    --------
-    >>> r = z_row("c", "-", [1.0, 3.0] * 50, 2.0, 5.0, lambda e: f"{e:.2f}")
-    >>> r.passed, r.statistic, r.mde
-    (True, 0.0, '0.74')
     """
     if not _finite(reps):
         return Row(check, geometry, math.inf, z_thr, "-", False,
@@ -122,32 +83,18 @@ def z_row(check: str, geometry: str, reps, expected: float, z_thr: float,
 
 def two_sample_row(check: str, geometry: str, reps_a, reps_b, z_thr: float,
                    unit: Callable[[float], str], labels: tuple[str, str] = ("a", "b")) -> Row:
-    """A two-sample z-test (Welch, Hall-corrected): two independent sets of replicates have one mean.
+    """A two-sample z-test (Welch, Hall-corrected) that two independent sets of replicates have one mean, as a row.
 
     Parameters
     ----------
-    check : str
-        The row's check name.
-    geometry : str
-        Where.
-    reps_a, reps_b : array_like
-        Independent replicates of the two settings.
-    z_thr : float
-        The Bonferroni bound.
-    unit : callable
-        Formats a minimum detectable difference.
+    check, geometry, reps_a, reps_b, z_thr, unit
+        As in :func:`z_row`.
     labels : tuple of str
         Names of the two settings in the detail.
 
     Returns
     -------
     Row
-
-    Examples
-    --------
-    >>> r = two_sample_row("c", "-", [0.0, 2.0] * 50, [1.0, 3.0] * 50, 5.0, lambda e: f"{e:.2f}")
-    >>> r.passed, round(r.statistic, 2)
-    (False, -7.04)
     """
     if not (_finite(reps_a) and _finite(reps_b)):
         return Row(check, geometry, math.inf, z_thr, "-", False, "non-finite replicate")

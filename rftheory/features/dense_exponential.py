@@ -1,22 +1,6 @@
-"""Dense-exponential random features (DERF) of the softmax kernel ``exp(xᵀy)``.
-
-Source: Likhosherstov et al. 2023, *FAVOR#* (Likhosherstov et al. 2023;
-result IDs ``derf.*``), Sec. 3-4.  Like the other maps of
-:mod:`rftheory.features`, :func:`dense_exponential` takes the random matrix
-``W`` of shape ``(..., m, d)`` (rows ``ω_k ~ N(0, I_d)``, from
-:func:`rftheory.sample`) and the inputs, and returns the features, here of
-shape ``(..., L, m)`` for ``L`` inputs (rows of ``X``):
-
-.. math::
-
-   f(\\omega, x) = D\\exp(\\omega^\\top A\\omega + \\omega^\\top Bx + x^\\top Cx).
-
-A DERF pair uses ``(A, B₁, C₁)`` for ``x`` and ``(A, B₂, C₂)`` for ``y``;
-with Thm 4.1's ``C_k = −½B_kᵀ(I−4A)⁻¹B_k``, ``D = det(I−4A)^{1/4}`` and the
-constraint ``B₁ᵀ(I−4A)⁻¹B₂ = I`` the estimator ``f₁ᵀf₂`` is unbiased for
-``exp(xᵀy)``.  The parameters (and the families' optima) are computed in
-:mod:`rftheory.papers.derf` (``DERFParams.features()``, ``fit_features``);
-this module only evaluates the features.
+"""Dense-exponential random features (DERF) of the softmax kernel ``exp(xᵀy)`` (Likhosherstov et al. 2023,
+*FAVOR#*, Sec. 3–4; result IDs ``derf.*``); the parameters are computed in :mod:`rftheory.papers.derf`
+(the unbiasedness conditions: :doc:`/notes/features/dense_exponential`).
 """
 
 from __future__ import annotations
@@ -49,19 +33,18 @@ def dense_exponential(W, X, A, B, C, log_d):
     X : array_like, shape (L, d) or (d,)
         The inputs (rows); a single vector gives features without the ``L`` axis.
     A, B, C : array_like, shape (d, d)
-        The DERF parameters of this side (``A`` symmetric, ``8A ≺ I``).
+        This side's parameters (``A`` symmetric, ``8A ≺ I``).
     log_d : float
         ``log D``.
 
     Returns
     -------
-    numpy.ndarray
-        Shape ``(..., L, m)`` (or ``(..., m)`` for a single ``x``).
+    numpy.ndarray, shape (..., L, m) or (..., m)
 
     Raises
     ------
     RangeError
-        If an exponent exceeds 700 (the features would overflow float64).
+        An exponent exceeds 700 (the features would overflow float64).
 
     Examples
     --------
@@ -92,27 +75,14 @@ def dense_exponential(W, X, A, B, C, log_d):
 
 @dataclass(frozen=True)
 class DenseExponential:
-    """A DERF pair ``f₁, f₂`` (float64) with ``E f₁(ω,x)f₂(ω,y) = e^{xᵀy}`` for valid parameters.
+    """A DERF pair ``f₁, f₂``, ``E f₁(ω,x)f₂(ω,y) = e^{xᵀy}`` for valid parameters (``papers.derf.model.make_params``).
 
     Attributes
     ----------
     A, B1, B2, C1, C2 : numpy.ndarray, shape (d, d)
-        Thm 4.1's parameters (validated where they are made:
-        ``rftheory.papers.derf.model.make_params``).
+        Thm 4.1's parameters.
     log_d : float
         ``log D = ¼ log det(I − 4A)``.
-
-    Examples
-    --------
-    >>> from rftheory.papers.derf.optima import fit_features
-    >>> from rftheory.papers.derf.regimes import sample_sets
-    >>> from rftheory import sample
-    >>> rng = np.random.default_rng(0)
-    >>> X, Y = sample_sets("normal", 8, 32, rng, scale=1.0)
-    >>> fm = fit_features("sderf", X, Y)
-    >>> W = sample("orthogonal", 8, 64, rng=rng)
-    >>> fm.kernel(W, X, Y).shape        # ≈ exp(X @ Y.T)
-    (32, 32)
     """
 
     A: Any
@@ -128,36 +98,30 @@ class DenseExponential:
         return self.A.shape[0]
 
     def f1(self, W, X):
-        """``f₁(ω_k, x_i)/√m`` (:func:`dense_exponential` with ``B₁, C₁``).
+        """``f₁(ω_k, x_i)/√m``: :func:`dense_exponential` with ``B₁, C₁``.
 
         Parameters
         ----------
-        W : array_like, shape (..., m, d)
-            The random vectors ``ω_k``.
-        X : array_like, shape (L, d) or (d,)
-            The inputs.
+        W, X
+            As in :func:`dense_exponential`.
 
         Returns
         -------
         numpy.ndarray
-            Shape ``(..., L, m)`` (or ``(..., m)``).
         """
         return dense_exponential(W, X, self.A, self.B1, self.C1, self.log_d)
 
     def f2(self, W, Y):
-        """``f₂(ω_k, y_j)/√m`` (:func:`dense_exponential` with ``B₂, C₂``).
+        """``f₂(ω_k, y_j)/√m``: :func:`dense_exponential` with ``B₂, C₂``.
 
         Parameters
         ----------
-        W : array_like, shape (..., m, d)
-            The random vectors ``ω_k``.
-        Y : array_like, shape (L, d) or (d,)
-            The inputs.
+        W, Y
+            As in :func:`dense_exponential`.
 
         Returns
         -------
         numpy.ndarray
-            Shape ``(..., L, m)`` (or ``(..., m)``).
         """
         return dense_exponential(W, Y, self.A, self.B2, self.C2, self.log_d)
 
@@ -167,13 +131,10 @@ class DenseExponential:
         Parameters
         ----------
         W : array_like, shape (..., m, d)
-            The random vectors ``ω_k``.
         X, Y : array_like, shape (L, d) and (L', d)
-            The two sets (rows).
 
         Returns
         -------
-        numpy.ndarray
-            Shape ``(..., L, L')``.
+        numpy.ndarray, shape (..., L, L')
         """
         return self.f1(W, X) @ np.swapaxes(self.f2(W, Y), -1, -2)

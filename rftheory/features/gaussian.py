@@ -1,10 +1,5 @@
-"""Real random-feature maps and the kernel estimators they define.
-
-Each map takes ``W`` of shape ``(..., m, d)`` (from :func:`rftheory.sample`)
-and one data vector ``x`` of shape ``(d,)`` and returns features of shape
-``(..., features)``; the estimator is the inner product
-``phi(x)ᵀ phi(y)`` (:func:`estimate`).  The Monte Carlo layer of every
-result goes through these maps, so what is verified is what users run.
+"""Real random-feature maps ``f(W, x)`` of the Gaussian kernel and their estimator ``φ(x)ᵀφ(y)``: the maps every
+result's Monte Carlo layer runs, so what is verified is what users run (:doc:`/notes/features/gaussian`).
 """
 
 from __future__ import annotations
@@ -19,27 +14,16 @@ __all__ = ["positive", "trigonometric", "psi", "estimate", "project"]
 
 
 def project(W, x, xp=None):
-    """The projections ``w_iᵀx`` of one vector by a batch of matrices.
+    """The projections ``W x`` of one vector by a batch of matrices.
 
     Parameters
     ----------
-    W : array, shape (..., m, d)
-        Random matrices, rows ``w_i``.
-    x : array_like, shape (d,)
-        Data vector.
-    xp : array namespace, optional
-        The array API namespace of ``W`` (default: inferred from ``W``).
+    W, x, xp
+        As in :func:`positive`.
 
     Returns
     -------
     array, shape (..., m)
-        ``W x`` (float64).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> project(np.array([[1.0, 2.0], [3.0, 4.0]]), [1.0, 1.0]).tolist()
-    [3.0, 7.0]
     """
     xp = namespace_of(xp) if xp is None else xp
     x = xp.asarray(x, dtype=xp.float64)
@@ -61,21 +45,11 @@ def positive(W, x, xp=None):
     x : array_like, shape (d,)
         Data vector.
     xp : array namespace, optional
-        The array API namespace of ``W`` (default: inferred from ``W``).
+        The namespace of ``W`` (default: inferred).
 
     Returns
     -------
     array, shape (..., m)
-        The features ``φ(x)`` (float64, positive).
-
-    Examples
-    --------
-    One vector ``w = e₁`` and ``x = e₁/2``: ``φ = e^{wᵀx − ‖x‖²} = e^{1/4}``.
-
-    >>> import math, numpy as np
-    >>> f = positive(np.array([[1.0, 0.0]]), [0.5, 0.0])
-    >>> bool(abs(f[0] - math.exp(0.25)) < 1e-15)
-    True
     """
     xp = namespace_of(xp) if xp is None else xp
     x = xp.asarray(x, dtype=xp.float64)
@@ -85,34 +59,26 @@ def positive(W, x, xp=None):
 
 
 def trigonometric(W, x, xp=None):
-    """Random Fourier features φ (sin/cos pairs; Eq. 3 of Reid et al. 2023).
+    """Random Fourier features: ``m`` cosines then ``m`` sines (Eq. 3 of Reid et al. 2023; Sutherland & Schneider's φ).
 
     .. math:: \\phi(x) = \\frac{1}{\\sqrt m}\\big(\\cos(w_i^\\top x), \\sin(w_i^\\top x)\\big)_{i=1}^m,
        \\qquad \\phi(x)^\\top\\phi(y) = \\frac1m\\sum_i \\cos(w_i^\\top(x-y)).
 
-    In Sutherland & Schneider's notation this is φ with ``D = 2m`` features.
-
     Parameters
     ----------
-    W : array, shape (..., m, d)
-        Random matrices, rows ``w_i``.
-    x : array_like, shape (d,)
-        Data vector.
-    xp : array namespace, optional
-        The array API namespace of ``W`` (default: inferred from ``W``).
+    W, x, xp
+        As in :func:`positive`.
 
     Returns
     -------
     array, shape (..., 2m)
-        ``φ(x)``: the ``m`` cosines, then the ``m`` sines, over ``√m``.
 
     Examples
     --------
     ``cos² + sin² = 1``, so ``φ(x)ᵀφ(x) = 1 = K(x, x)`` for every ``W``:
 
     >>> import numpy as np
-    >>> W = np.array([[1.0, 0.0], [0.3, -2.0]])
-    >>> f = trigonometric(W, [0.3, 0.4])
+    >>> f = trigonometric(np.array([[1.0, 0.0], [0.3, -2.0]]), [0.3, 0.4])
     >>> bool(abs(estimate(f, f) - 1.0) < 1e-15)
     True
     """
@@ -123,37 +89,21 @@ def trigonometric(W, x, xp=None):
 
 
 def psi(W, b, x, xp=None):
-    """Random Fourier features ψ with random phases (scikit-learn's ``RBFSampler``).
+    """Random Fourier features ψ with random phases (scikit-learn's ``RBFSampler``; Sutherland & Schneider 2015).
 
-    .. math:: \\psi(x) = \\sqrt{2/D}\\,\\big(\\cos(w_i^\\top x + b_i)\\big)_{i=1}^D,\\quad b_i \\sim U[0, 2\\pi).
-
-    Averaging ``2 cos(a + b) cos(c + b)`` over the phase gives ``cos(a − c)``,
-    so ``E ψ(x)ᵀψ(y) = e^{−‖x−y‖²/2}`` (Sutherland & Schneider 2015, Sutherland & Schneider).
+    .. math:: \\psi(x) = \\sqrt{2/D}\\,\\big(\\cos(w_i^\\top x + b_i)\\big)_{i=1}^D,\\quad b_i \\sim U[0, 2\\pi),
+       \\qquad \\mathbb E\\,\\psi(x)^\\top\\psi(y) = e^{-\\|x-y\\|^2/2}.
 
     Parameters
     ----------
-    W : array, shape (..., D, d)
-        Random matrices, rows ``w_i``.
+    W, x, xp
+        As in :func:`positive` (``W`` of shape ``(..., D, d)``).
     b : array, shape (..., D)
         Random phases, uniform on ``[0, 2π)``.
-    x : array_like, shape (d,)
-        Data vector.
-    xp : array namespace, optional
-        The array API namespace of ``W`` (default: inferred from ``W``).
 
     Returns
     -------
     array, shape (..., D)
-        ``ψ(x)`` (float64).
-
-    Examples
-    --------
-    With ``w = 0`` and ``b = π/3`` the one feature is ``√2 cos(π/3) = 1/√2``:
-
-    >>> import math, numpy as np
-    >>> f = psi(np.zeros((1, 2)), np.array([math.pi / 3]), [1.0, 2.0])
-    >>> bool(abs(f[0] - 1 / math.sqrt(2)) < 1e-15)
-    True
     """
     xp = namespace_of(xp) if xp is None else xp
     D = W.shape[-2]
@@ -161,25 +111,26 @@ def psi(W, b, x, xp=None):
 
 
 def estimate(fx, fy, xp=None):
-    """The kernel estimate ``φ(x)ᵀφ(y)``: the product summed over the last axis.
+    """The kernel estimate ``φ(x)ᵀφ(y)``: the plain product summed over the last axis (complex features not conjugated).
 
     Parameters
     ----------
     fx, fy : array, shape (..., F)
-        Features of ``x`` and of ``y`` (broadcast together).
+        Features of ``x`` and of ``y``, real or complex (broadcast together).
     xp : array namespace, optional
-        The array API namespace (default: inferred from ``fx``).
+        Default: inferred from ``fx``.
 
     Returns
     -------
     array, shape (...)
-        One estimate per batch entry.
 
     Examples
     --------
+    No conjugation, as the softmax maps' transpose needs: ``i·i = −1``.
+
     >>> import numpy as np
-    >>> float(estimate(np.array([1.0, 2.0]), np.array([3.0, 4.0])))
-    11.0
+    >>> complex(estimate(np.array([1j]), np.array([1j])))
+    (-1+0j)
     """
     xp = namespace_of(xp) if xp is None else xp
     return xp.sum(fx * fy, axis=-1)

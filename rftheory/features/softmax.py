@@ -1,28 +1,6 @@
-"""Random-feature maps of the softmax kernel ``SM(x, y) = exp(xᵀy)`` (Hybrid Random Features).
-
-Source: Choromanski et al., *Hybrid Random Features*, ICLR 2022
-(Choromanski et al. 2022; result IDs ``hrf.*``).  Every map
-takes the random matrix ``W`` of shape ``(..., m, d)`` (rows ``ω_i``, from
-:func:`rftheory.sample`) and one data vector of shape ``(d,)`` and returns
-features of shape ``(..., F)``.  The estimator is always the *plain*
-(bilinear, unconjugated) product :func:`estimate`, ``Ψ₁(x)ᵀΨ₂(y)``; for the
-symmetric maps ``Ψ₁ = Ψ₂``.
-
-=======================  ===================================  ============================================
-map                      paper                                estimator ``Ψ₁(x)ᵀΨ₂(y)``
-=======================  ===================================  ============================================
-:func:`trig`             Eq. 2                                ``e^{(‖x‖²+‖y‖²)/2} (1/m)Σ cos ω_iᵀ(x−y)``
-:func:`positive`         ``SM_+`` (FAVOR+)                    ``e^{−(‖x‖²+‖y‖²)/2} (1/m)Σ e^{ω_iᵀ(x+y)}``
-:func:`positive_pp`      Eq. 3 (``SM_++``, antithetic)        ``e^{−(‖x‖²+‖y‖²)/2} (1/m)Σ cosh ω_iᵀ(x+y)``
-:func:`complex_exp`      Eq. 15–16 (``Ψ^A``, ``Ψ^{A^{-T}}``)  ``(1/m)Σ c e^{ω_iᵀ(Ax + A^{−T}y)}``
-:func:`angular_rho`      Eq. 19 (sgn features)                ``λ̂ = 1/2 + ρ_n(x)ᵀρ_n(y)``
-:func:`angular_hybrid`   Lemma 2.3, Eq. 12, 19                ``λ̂ SM_++ + (1−λ̂) SM_trig``
-:func:`gaussian_hybrid`  Lemma 2.3, App. F (Eq. 69–70)        same with the Gaussian λ̂
-=======================  ===================================  ============================================
-
-The trigonometric and positive maps are the Gaussian-kernel maps of
-:mod:`rftheory.features` rescaled by ``e^{‖u‖²/2}``
-(``K_gauss(x,y) = e^{−‖x‖²/2} SM(x,y) e^{−‖y‖²/2}``).
+"""Random-feature maps of the softmax kernel ``SM(x, y) = exp(xᵀy)`` (Choromanski et al., *Hybrid Random
+Features*, ICLR 2022; result IDs ``hrf.*``): ``f(W, x)`` with the plain, unconjugated :func:`estimate`
+(the table of maps: :doc:`/notes/features/softmax`).
 """
 
 from __future__ import annotations
@@ -56,33 +34,9 @@ def _sq(x) -> float:
     return float(x @ x)
 
 
-def estimate(f1, f2, xp=None):
-    """``Ψ₁(x)ᵀΨ₂(y)``: the plain (bilinear) product over the last axis.
-
-    Complex features are **not** conjugated (the paper's transpose, Eq. 15–19).
-
-    Parameters
-    ----------
-    f1, f2 : array, shape (..., F)
-        ``Ψ₁(x)`` and ``Ψ₂(y)``, real or complex (broadcast together).
-    xp : array namespace, optional
-        The array API namespace (default: inferred from ``f1``).
-
-    Returns
-    -------
-    array, shape (...)
-        ``Σ_k f1[..., k]·f2[..., k]``, real or complex.
-
-    Examples
-    --------
-    No conjugation: ``i·i = −1``.
-
-    >>> import numpy as np
-    >>> complex(estimate(np.array([1j]), np.array([1j])))
-    (-1+0j)
-    """
-    xp = namespace_of(xp) if xp is None else xp
-    return xp.sum(f1 * f2, axis=-1)
+#: ``Ψ₁(x)ᵀΨ₂(y)``: the plain product over the last axis, complex features not conjugated (the paper's
+#: transpose, Eq. 15–19); one definition with the Gaussian maps' estimator
+estimate = gaussian.estimate
 
 
 def trig(W, x, xp=None):
@@ -94,26 +48,19 @@ def trig(W, x, xp=None):
 
     Parameters
     ----------
-    W : array, shape (..., m, d)
-        Random matrices, rows ``ω_i ~ N(0, I_d)`` marginally.
-    x : array_like, shape (d,)
-        Data vector.
-    xp : array namespace, optional
-        The array API namespace of ``W`` (default: inferred from ``W``).
+    W, x, xp
+        As in :func:`rftheory.features.gaussian.positive`.
 
     Returns
     -------
     array, shape (..., 2m)
-        ``φ^trig(x)`` (float64).
 
     Examples
     --------
-    At ``y = x`` every cosine is 1, so the estimate is ``SM(x, x) = e^{‖x‖²}``
-    exactly, whatever ``W``:
+    At ``y = x`` the estimate is ``SM(x, x) = e^{‖x‖²}`` exactly, whatever ``W``:
 
     >>> import math, numpy as np
-    >>> W = np.array([[1.0, 0.0], [0.3, -2.0]])
-    >>> f = trig(W, [0.3, 0.4])
+    >>> f = trig(np.array([[1.0, 0.0], [0.3, -2.0]]), [0.3, 0.4])
     >>> bool(abs(estimate(f, f) - math.exp(0.25)) < 1e-15)
     True
     """
@@ -128,26 +75,12 @@ def positive(W, x, xp=None):
 
     Parameters
     ----------
-    W : array, shape (..., m, d)
-        Random matrices, rows ``ω_i ~ N(0, I_d)`` marginally.
-    x : array_like, shape (d,)
-        Data vector.
-    xp : array namespace, optional
-        The array API namespace of ``W`` (default: inferred from ``W``).
+    W, x, xp
+        As in :func:`rftheory.features.gaussian.positive`.
 
     Returns
     -------
     array, shape (..., m)
-        ``φ⁺(x)`` (float64, positive).
-
-    Examples
-    --------
-    ``ω = e₁``, ``x = e₁``, ``y = e₂``: ``e^{−(1+1)/2} e^{ωᵀ(x+y)} = e^{−1} e^{1} = 1``.
-
-    >>> import numpy as np
-    >>> W = np.array([[1.0, 0.0]])
-    >>> float(estimate(positive(W, [1.0, 0.0]), positive(W, [0.0, 1.0])))
-    1.0
     """
     return gaussian.positive(W, x, xp) * math.exp(_sq(x) / 2)
 
@@ -161,28 +94,13 @@ def positive_pp(W, x, xp=None):
 
     Parameters
     ----------
-    W : array, shape (..., m, d)
-        Random matrices, rows ``ω_i ~ N(0, I_d)`` marginally.
-    x : array_like, shape (d,)
-        Data vector.
-    xp : array namespace, optional
-        The array API namespace of ``W`` (default: inferred from ``W``).
+    W, x, xp
+        As in :func:`rftheory.features.gaussian.positive`.
 
     Returns
     -------
     array, shape (..., 2m)
-        ``φ⁺⁺(x)``: the features of ``W``, then those of ``−W`` (float64).
-
-    Examples
-    --------
-    At ``y = −x`` every ``cosh`` is 1, so the estimate is
-    ``SM(x, −x) = e^{−‖x‖²}`` exactly, whatever ``W``:
-
-    >>> import math, numpy as np
-    >>> W = np.array([[1.0, 0.0], [0.3, -2.0]])
-    >>> x = np.array([0.3, 0.4])
-    >>> bool(abs(estimate(positive_pp(W, x), positive_pp(W, -x)) - math.exp(-0.25)) < 1e-15)
-    True
+        The features of ``W``, then those of ``−W``.
     """
     xp = namespace_of(xp) if xp is None else xp
     return xp.concat([positive(W, x, xp), positive(-W, x, xp)], axis=-1) / math.sqrt(2.0)
@@ -198,43 +116,22 @@ def _matrix(A, name="A"):
 
 
 def complex_exp(W, x, M):
-    """Complex-exponential features ``Ψ^M`` (Eq. 15 of Choromanski et al. 2022).
+    """Complex-exponential features ``Ψ^M`` (Eq. 15 of Choromanski et al. 2022); pair them with :func:`ce_estimate`.
 
     .. math:: \\Psi^M(u) = \\frac{1}{\\sqrt m}\\exp\\!\\Big(-\\frac{(Mu)^\\top(Mu)}{2}\\Big)
-       \\big(\\exp(\\omega_i^\\top M u)\\big)_{i\\le m}
-
-    (``(Mu)ᵀ(Mu)`` without conjugation).  With ``Ψ^A(x)ᵀΨ^{A^{-T}}(y)`` the
-    estimator is unbiased for ``SM(x, y)`` by Lemma 2.4 (Eq. 14); use
-    :func:`ce_estimate` for the pair.  Returns complex features.
+       \\big(\\exp(\\omega_i^\\top M u)\\big)_{i\\le m}\\quad\\text{(no conjugation)}
 
     Parameters
     ----------
     W : array_like, shape (..., m, d)
-        Random matrices, rows ``ω_i`` (numpy only).
+        Random matrices (numpy only).
     x : array_like, shape (d,)
-        Data vector.
     M : array_like, shape (d, d)
-        Real or complex matrix applied to ``x`` first.
+        Real or complex matrix, finite and square (else :class:`ParameterError`).
 
     Returns
     -------
-    numpy.ndarray, shape (..., m)
-        ``Ψ^M(x)`` (complex128).
-
-    Raises
-    ------
-    ParameterError
-        ``M`` is not a finite square matrix, or its shape does not fit ``x``
-        and ``W``.
-
-    Examples
-    --------
-    ``M = I`` and ``W = 0``: one feature ``e^{−‖x‖²/2} = e^{−1/8}`` at ``x = (0.3, 0.4)``:
-
-    >>> import math, numpy as np
-    >>> f = complex_exp(np.zeros((1, 2)), [0.3, 0.4], np.eye(2))
-    >>> bool(abs(f[0] - math.exp(-0.125)) < 1e-15)
-    True
+    numpy.ndarray, shape (..., m), complex128
     """
     M = _matrix(M, "M")
     x = np.asarray(x, dtype=float)
@@ -247,45 +144,23 @@ def complex_exp(W, x, M):
 
 
 def ce_estimate(W, x, y, A):
-    """The complex-exponential estimator ``SM^cexp`` (Eq. 16): ``Ψ^A(x)ᵀΨ^{A^{-T}}(y)``.
-
-    ``A = i·I`` gives the trigonometric estimator's complex form (its real part
-    is :func:`trig`'s estimator), ``A = I`` gives ``SM_+``.
+    """The complex-exponential estimator ``Ψ^A(x)ᵀΨ^{A^{-T}}(y)`` (Lemma 2.4, Eq. 14–16 of Choromanski et al. 2022).
 
     .. math:: \\widehat{SM}{}^{\\mathrm{cexp}}(x, y) = \\Psi^A(x)^\\top\\Psi^{A^{-\\top}}(y),
        \\qquad \\mathbb E\\,\\widehat{SM}{}^{\\mathrm{cexp}} = e^{x^\\top y}
 
-    (Choromanski et al. 2022, Lemma 2.4, Eq. 14–16).
+    ``A = i·I`` gives :func:`trig`'s estimator (its real part), ``A = I`` gives ``SM_+``.
 
     Parameters
     ----------
-    W : array_like, shape (..., m, d)
-        Random matrices, rows ``ω_i`` (numpy only).
-    x, y : array_like, shape (d,)
-        The two data vectors.
+    W, x, y : array_like
+        As in :func:`complex_exp`.
     A : array_like, shape (d, d)
-        Invertible real or complex matrix.
+        Invertible real or complex matrix (else :class:`ParameterError`).
 
     Returns
     -------
-    numpy.ndarray, shape (...)
-        The complex estimates.
-
-    Raises
-    ------
-    ParameterError
-        ``A`` is not a finite, square, invertible matrix fitting ``x`` and ``W``.
-
-    Examples
-    --------
-    ``A = i·I`` at ``y = x``: ``Ψ^A(x)ᵀΨ^{−iI}(x) = e^{‖x‖²}·(1/m)Σ e^{iω_iᵀ(x−x)}
-    = SM(x, x)`` for every ``W``:
-
-    >>> import math, numpy as np
-    >>> W = np.array([[1.0, 0.0], [0.3, -2.0]])
-    >>> x = np.array([0.3, 0.4])
-    >>> bool(abs(ce_estimate(W, x, x, 1j * np.eye(2)) - math.exp(0.25)) < 1e-15)
-    True
+    numpy.ndarray, shape (...), complex
     """
     A = _matrix(A)
     try:
@@ -296,151 +171,87 @@ def ce_estimate(W, x, y, A):
 
 
 def angular_rho(T, x):
-    """The paper's sgn features of the angular λ (Eq. 19): complex, ``i/√(2n)·sgn(Tx)``.
+    """The sgn features of the angular λ (Eq. 19 of Choromanski et al. 2022), with the plain transpose.
 
     .. math:: \\rho_n(z) = \\frac{\\mathrm i}{\\sqrt{2n}}\\big(\\mathrm{sgn}(\\tau_i^\\top z)\\big)_{i\\le n},
        \\qquad \\hat\\lambda_n = \\tfrac12 + \\rho_n(x)^\\top\\rho_n(y)
-       = \\tfrac12 - \\tfrac1{2n}\\sum_i \\mathrm{sgn}(\\tau_i^\\top x)\\,\\mathrm{sgn}(\\tau_i^\\top y)
-
-    with the **plain** transpose (``i² = −1``); a conjugate transpose would give
-    ``1 − λ̂`` instead (mean ``1 − θ/π``).  Source: Choromanski et al. 2022, Eq. 19.
 
     Parameters
     ----------
     T : array_like, shape (..., n, d)
         Gaussian projections, rows ``τ_i``.
     x : array_like, shape (d,)
-        Data vector.
 
     Returns
     -------
-    numpy.ndarray, shape (..., n)
-        ``ρ_n(x)`` (complex128).
-
-    Examples
-    --------
-    ``n = 2`` projections, signs ``+`` and ``−``, each of size ``1/√(2n) = 1/2``:
-
-    >>> import numpy as np
-    >>> r = angular_rho(np.array([[1.0, 0.0], [0.0, -1.0]]), [1.0, 1.0])
-    >>> r.imag.tolist(), bool((r.real == 0).all())
-    ([0.5, -0.5], True)
+    numpy.ndarray, shape (..., n), complex128
     """
     n = np.asarray(T).shape[-2]
     return 1j * np.sign(gaussian.project(T, x)) / math.sqrt(2 * n)
 
 
 def angular_lambda(T, x, y):
-    """The angular estimate ``λ̂_n(x, y)`` of ``θ_{x,y}/π``.
-
-    .. math:: \\hat\\lambda_n(x, y) = \\tfrac12 + \\rho_n(x)^\\top\\rho_n(y),
-       \\qquad \\mathbb E\\,\\hat\\lambda_n = \\theta_{x,y}/\\pi
-
-    (Choromanski et al. 2022, Eq. 19 and Lemma 3.2).
+    """The angular estimate ``λ̂_n(x, y) = 1/2 + ρ_n(x)ᵀρ_n(y)`` of ``θ_{x,y}/π`` (Eq. 19, Lemma 3.2).
 
     Parameters
     ----------
-    T : array_like, shape (..., n, d)
-        Gaussian projections, rows ``τ_i``.
-    x, y : array_like, shape (d,)
-        The two data vectors.
+    T, x, y : array_like
+        As in :func:`angular_rho`.
 
     Returns
     -------
     numpy.ndarray, shape (...)
-        ``λ̂_n(x, y)``, real, in ``[0, 1]``.
-
-    Examples
-    --------
-    Opposite vectors (``θ = π``) give ``λ̂ = 1`` for every ``T``:
-
-    >>> import numpy as np
-    >>> T = np.array([[1.0, 2.0], [-1.0, 0.5], [0.3, 0.3]])
-    >>> float(angular_lambda(T, [0.3, 0.4], [-0.3, -0.4]))
-    1.0
+        In ``[0, 1]``.
     """
     return 0.5 + estimate(angular_rho(T, x), angular_rho(T, y)).real
 
 
 def gaussian_rho(T, x, sigma, rho):
-    """Trigonometric features of the normalized Gaussian λ (App. F, Eq. 69–70).
+    """Trigonometric features of the normalized Gaussian λ (App. F, Eq. 69–70 of Choromanski et al. 2022).
 
     .. math:: \\rho_{1,n}(z)=\\rho_{2,n}(z)=\\frac{\\mathrm i}{\\sqrt{n\\rho}}
        \\big(\\sin\\sigma\\tau_i^\\top z, \\cos\\sigma\\tau_i^\\top z\\big)_{i\\le n},\\qquad
-       \\hat\\lambda = \\frac1\\rho + \\rho_{1,n}(x)^\\top\\rho_{2,n}(y)
-       = \\frac1\\rho\\Big(1 - \\frac1n\\sum_i\\cos\\sigma\\tau_i^\\top(x-y)\\Big).
+       \\hat\\lambda = \\frac1\\rho\\Big(1 - \\frac1n\\sum_i\\cos\\sigma\\tau_i^\\top(x-y)\\Big).
 
     Parameters
     ----------
-    T : array_like, shape (..., n, d)
-        Gaussian projections, rows ``τ_i``.
-    x : array_like, shape (d,)
-        Data vector.
-    sigma : float
-        Bandwidth ``σ > 0`` of the Gaussian λ.
-    rho : float
-        Normalizer ``ρ = 1 − e^{−2σ²r²} > 0``.
+    T, x : array_like
+        As in :func:`angular_rho`.
+    sigma, rho : float
+        Bandwidth ``σ > 0`` and normalizer ``ρ = 1 − e^{−2σ²r²} > 0``.
 
     Returns
     -------
-    numpy.ndarray, shape (..., 2n)
-        ``ρ_{1,n}(x) = ρ_{2,n}(x)`` (complex128).
-
-    Examples
-    --------
-    At ``y = x`` the cosines are 1, so ``λ̂ = 1/ρ − 1/ρ = 0``:
-
-    >>> import numpy as np
-    >>> T = np.array([[1.0, 2.0], [-1.0, 0.5], [0.3, 0.3]])
-    >>> r = gaussian_rho(T, [0.3, 0.4], 1.0, 0.5)
-    >>> bool(abs(1 / 0.5 + estimate(r, r)) < 1e-14)
-    True
+    numpy.ndarray, shape (..., 2n), complex128
     """
     n = np.asarray(T).shape[-2]
     return 1j * gaussian.trigonometric(np.asarray(T) * sigma, x) * math.sqrt(n) / math.sqrt(n * rho)
 
 
 def hybrid(a, rho1, rho2, f1, g1, f2, g2):
-    """Hybrid features of Lemma 2.3 for one λ (``p = 1``), real or complex.
-
-    For ``λ̂ = a + ρ₁(x)ᵀρ₂(y)`` and base estimators ``SM¹ = f1(x)ᵀg1(y)``,
-    ``SM² = f2(x)ᵀg2(y)``, returns ``(Ψ₁(x), Ψ₂(y))`` with
+    """Hybrid features of one λ (Lemma 2.3, Eq. 11–12 of Choromanski et al. 2022): ``(Ψ₁(x), Ψ₂(y))``.
 
     .. math:: \\Psi_1(x)^\\top\\Psi_2(y) = \\hat\\lambda\\,\\widehat{SM}{}^1 + (1-\\hat\\lambda)\\,\\widehat{SM}{}^2,
+       \\qquad \\hat\\lambda = a + \\rho_1(x)^\\top\\rho_2(y)
 
-    ``Ψ₁ = [√a f1, ρ₁⊗f1, √|1−a| f2, ρ₁⊗f2]`` and
-    ``Ψ₂ = [√a g1, ρ₂⊗g1, sgn(1−a)√|1−a| g2, −ρ₂⊗g2]`` (the signs sit on the
-    ``y`` side, so real inputs give real features).  Arrays carry batch axes
-    ``(..., F)``; ``⊗`` is the vectorised outer product (Eq. 11).
-    Source: Choromanski et al. 2022, Lemma 2.3, Eq. 11–12.
+    The blocks and their signs: :doc:`/notes/features/softmax`.
 
     Parameters
     ----------
     a : float
-        The shift ``a ≥ 0`` of ``λ̂``.
+        The shift ``a ≥ 0`` of ``λ̂`` (else :class:`ParameterError`).
     rho1, rho2 : array, shape (..., n)
         The features of ``λ̂`` at ``x`` and at ``y``.
-    f1, g1 : array, shape (..., F1)
-        Features of the first base estimator at ``x`` and at ``y``.
-    f2, g2 : array, shape (..., F2)
-        Features of the second base estimator at ``x`` and at ``y``.
+    f1, g1, f2, g2 : array, shape (..., F1) and (..., F2)
+        The two base estimators' features at ``x`` and at ``y``: ``SM¹ = f1ᵀg1``, ``SM² = f2ᵀg2``.
 
     Returns
     -------
-    psi1 : numpy.ndarray, shape (..., (n + 1)(F1 + F2))
-        ``Ψ₁(x)``.
-    psi2 : numpy.ndarray, shape (..., (n + 1)(F1 + F2))
-        ``Ψ₂(y)``.
-
-    Raises
-    ------
-    ParameterError
-        ``a < 0``.
+    psi1, psi2 : numpy.ndarray, shape (..., (n + 1)(F1 + F2))
 
     Examples
     --------
-    ``λ̂ = 1/2`` (``a = 1/2``, ``ρ = 0``) mixes the base estimates ``2·2 = 4``
-    and ``4·4 = 16`` half and half:
+    ``λ̂ = 1/2`` mixes the base estimates ``4`` and ``16`` half and half:
 
     >>> import numpy as np
     >>> z, two, four = np.array([0.0]), np.array([2.0]), np.array([4.0])
@@ -452,6 +263,7 @@ def hybrid(a, rho1, rho2, f1, g1, f2, g2):
         raise ParameterError("a", f"the shift of λ must be >= 0, got {a}")
 
     def outer(r, f):
+        """The vectorised outer product ``r ⊗ f`` over the batch axes (Eq. 11)."""
         out = r[..., :, None] * f[..., None, :]
         return out.reshape(out.shape[:-2] + (-1,))
 
@@ -469,43 +281,22 @@ def _bcast(parts):
 
 
 def angular_hybrid(W_pos, W_trig, T, x, y):
-    """Angular hybrid features (Sec. 2.4, Eq. 12 and 19; Lemma 2.3): ``(Ψ₁(x), Ψ₂(y))``.
+    """Angular hybrid features ``λ̂ SM_++ + (1 − λ̂) SM_trig`` (Sec. 2.4, Eq. 12 and 19, Lemma 2.3).
 
-    ``Ψ₁(x)ᵀΨ₂(y) = λ̂ SM_++ + (1 − λ̂) SM_trig`` with ``λ̂ = 1/2 − (1/2n)Σ sgn(τ_iᵀx)sgn(τ_iᵀy)``.
-    Pass the same array as ``W_pos`` and ``W_trig`` for shared projections
-    (Thm 3.1, second part).  Real features: the ``i`` of Eq. 19 is moved to
-    the ``y`` side as a sign, ``ρ₁ = sgn(Tx)/√(2n)``, ``ρ₂ = −sgn(Ty)/√(2n)``.
+    Pass the same array as ``W_pos`` and ``W_trig`` for shared projections (Thm 3.1).  Real features:
+    :doc:`/notes/features/softmax`.
 
     Parameters
     ----------
-    W_pos : array_like, shape (..., m, d)
-        Random matrices of the ``SM_++`` features.
-    W_trig : array_like, shape (..., m, d)
-        Random matrices of the trigonometric features.
+    W_pos, W_trig : array_like, shape (..., m, d)
+        Random matrices of the ``SM_++`` and of the trigonometric features.
     T : array_like, shape (..., n, d)
         Gaussian projections of ``λ̂``.
     x, y : array_like, shape (d,)
-        The two data vectors.
 
     Returns
     -------
-    psi1 : numpy.ndarray, shape (..., (n + 1)·4m)
-        ``Ψ₁(x)`` (float64).
-    psi2 : numpy.ndarray, shape (..., (n + 1)·4m)
-        ``Ψ₂(y)`` (float64).
-
-    Examples
-    --------
-    At ``y = x`` (``θ = 0``) ``λ̂ = 0``, leaving ``SM_trig(x, x) = e^{‖x‖²}``
-    exactly:
-
-    >>> import math, numpy as np
-    >>> W = np.array([[1.0, 0.0], [0.3, -2.0]])
-    >>> T = np.array([[1.0, 2.0], [-1.0, 0.5], [0.3, 0.3]])
-    >>> x = np.array([0.3, 0.4])
-    >>> p1, p2 = angular_hybrid(W, W, T, x, x)
-    >>> bool(abs(estimate(p1, p2) - math.exp(0.25)) < 1e-14)
-    True
+    psi1, psi2 : numpy.ndarray, shape (..., (n + 1)·4m)
     """
     n = np.asarray(T).shape[-2]
     r1 = np.sign(gaussian.project(T, x)) / math.sqrt(2 * n)
@@ -514,51 +305,21 @@ def angular_hybrid(W_pos, W_trig, T, x, y):
 
 
 def gaussian_hybrid(W_pos, W_trig, T, x, y, sigma, r):
-    """Normalized bipolar Gaussian hybrid features (App. F, Eq. 67–70): ``(Ψ₁(x), Ψ₂(y))``.
+    """Normalized bipolar Gaussian hybrid features (App. F, Eq. 67–70 of Choromanski et al. 2022).
 
-    ``λ = (1 − exp(−σ²‖x−y‖²/2))/ρ``, ``ρ = 1 − exp(−2σ²r²)`` (inputs of norm
-    ``r``), estimated with ``n`` trigonometric features ``στ_i``:
-    ``λ̂ = (1/ρ)(1 − (1/n)Σ cos στ_iᵀ(x−y))``; ``Ψ₁ᵀΨ₂ = λ̂ SM_++ + (1 − λ̂) SM_trig``.
-    Real features (the ``i`` of Eq. 70 moved to the ``y`` side as a sign).
+    ``λ = (1 − e^{−σ²‖x−y‖²/2})/ρ``, ``ρ = 1 − e^{−2σ²r²}``, estimated by :func:`gaussian_rho`;
+    ``Ψ₁ᵀΨ₂ = λ̂ SM_++ + (1 − λ̂) SM_trig``.
 
     Parameters
     ----------
-    W_pos : array_like, shape (..., m, d)
-        Random matrices of the ``SM_++`` features.
-    W_trig : array_like, shape (..., m, d)
-        Random matrices of the trigonometric features.
-    T : array_like, shape (..., n, d)
-        Gaussian projections ``τ_i`` of ``λ̂``.
-    x, y : array_like, shape (d,)
-        The two data vectors (of norm ``r``).
-    sigma : float
-        Bandwidth ``σ > 0``.
-    r : float
-        Norm ``r > 0`` of the inputs (sets ``ρ``).
+    W_pos, W_trig, T, x, y
+        As in :func:`angular_hybrid` (``x``, ``y`` of norm ``r``).
+    sigma, r : float
+        Bandwidth ``σ > 0`` and input norm ``r > 0`` (else :class:`ParameterError`).
 
     Returns
     -------
-    psi1 : numpy.ndarray, shape (..., (2n + 1)·4m)
-        ``Ψ₁(x)`` (float64).
-    psi2 : numpy.ndarray, shape (..., (2n + 1)·4m)
-        ``Ψ₂(y)`` (float64).
-
-    Raises
-    ------
-    ParameterError
-        ``sigma <= 0`` or ``r <= 0``.
-
-    Examples
-    --------
-    At ``y = x``, ``λ̂ = 0``, leaving ``SM_trig(x, x) = e^{‖x‖²}`` exactly:
-
-    >>> import math, numpy as np
-    >>> W = np.array([[1.0, 0.0], [0.3, -2.0]])
-    >>> T = np.array([[1.0, 2.0], [-1.0, 0.5], [0.3, 0.3]])
-    >>> x = np.array([0.3, 0.4])
-    >>> p1, p2 = gaussian_hybrid(W, W, T, x, x, sigma=1.0, r=0.5)
-    >>> bool(abs(estimate(p1, p2) - math.exp(0.25)) < 1e-14)
-    True
+    psi1, psi2 : numpy.ndarray, shape (..., (2n + 1)·4m)
     """
     if not sigma > 0:
         raise ParameterError("sigma", f"must be > 0, got {sigma}")

@@ -1,38 +1,10 @@
-"""Exact-in-distribution projection samplers: ``W`` seen only through a few vectors.
-
-For fixed inputs the kernel estimators depend on ``W`` only through the
-projections ``W u`` onto the span of the inputs (PRF: ``u = x + y``; RFF:
-``u = x − y``; GERF/DERF: ``W`` on ``span{x, y}`` and the row norms
-``‖w_i‖``).  For Haar-coupled blocks these projections can be drawn exactly
-in distribution without forming the ``d × d`` block (issue 6):
-
-* choose an orthonormal basis ``E`` (``d × r``) of the span of the inputs and
-  their coordinates ``C`` (``r × k``, ``V^T = E C``);
-* ``R E`` for Haar ``R`` is distributed as the first ``r`` columns of a Haar
-  matrix, i.e. the Gram–Schmidt orthonormalisation of ``r`` independent
-  ``N(0, I_d)`` vectors with the sign convention ``diag R > 0`` of the QR
-  factorisation (:func:`haar_columns`); for ``r = 1`` it is a uniform unit
-  vector ``g/‖g‖``;
-* ORF (``W = D R``): ``W E = D (R E)``; SimRF (``W = D S R``, Eq. 8 of
-  Reid et al. 2023): ``W E = D S (R E)`` with ``S`` applied in O(d)
-  (:func:`rftheory.sampling.samplers.apply_simplex`, Alg. 1); iid: ``W E`` has iid
-  ``N(0, 1)`` entries.  The row norms are the χ_d norms ``D`` (coupled) or
-  ``sqrt(‖w_i^T E‖² + χ²_{d−r})`` (iid).
+"""Exact-in-distribution projection samplers: ``W`` seen only through its restriction ``W E`` to the span of the inputs.
 
 .. math::
     W V^\\top \\overset{d}{=} D\\,S\\,Q_r\\,C,\\qquad Q_r = \\mathrm{GS}(g_1,\\dots,g_r),\\
     g_j \\sim N(0, I_d)\\ \\text{iid}.
 
-Blocks are independent; ``m`` rows use ``ceil(m/d)`` blocks and the last one
-is partial (its first rows), exactly as :func:`rftheory.sampling.samplers.sample`.
-
-The restricted matrix ``W E`` (shape ``(..., m, r)``) together with the
-coordinates ``E^T x`` plugs into every map of :mod:`rftheory.features`
-unchanged, because those maps use ``W`` only through ``W x`` and ``‖x‖``:
-``gaussian.positive(W E, E^T x) = gaussian.positive(W, x)``.
-
-Randomness is drawn from the caller's numpy Generator; arithmetic runs in the
-array namespace ``xp`` (numpy by default).
+Why this is exact, and how ``W E`` plugs into :mod:`rftheory.features`: :doc:`/notes/sampling/projections`.
 """
 
 from __future__ import annotations
@@ -58,9 +30,9 @@ class Restricted(NamedTuple):
     Attributes
     ----------
     W : array, shape ``size + (m, r)``
-        ``W E`` for an orthonormal basis ``E`` of the span (``r`` its dimension).
+        ``W E`` for an orthonormal basis ``E`` of the span.
     coords : array, shape ``(k, r)``
-        Coordinates ``E^T v`` of the ``k`` input vectors: ``W v = W_E @ coords[j]``.
+        Coordinates ``E^T v`` of the ``k`` inputs: ``W v = W_E @ coords[j]``.
     norms : array, shape ``size + (m,)``, or None
         Row norms ``‖w_i‖`` (when requested).
     """
@@ -71,39 +43,20 @@ class Restricted(NamedTuple):
 
 
 def haar_columns(rng: np.random.Generator, d: int, k: int, shape: tuple[int, ...] = (), xp=None):
-    """The first ``k`` columns of a Haar matrix on O(d), batch ``shape``.
+    """The first ``k`` columns of a Haar matrix on O(d), batch ``shape``: Gram–Schmidt of ``k`` Gaussian columns.
 
-    Modified Gram–Schmidt of ``k`` independent ``N(0, I_d)`` columns; the
-    Gram–Schmidt factor has a positive diagonal, which is the sign convention
-    ``Q diag(sign(diag R))`` that makes the full QR factor Haar
-    (:func:`rftheory.sampling.samplers.haar`).  The first ``k`` columns of a QR
-    factorisation depend only on the first ``k`` columns of the factored
-    matrix, so this is exactly the distribution of ``haar(...)[..., :k]``.
+    Equal in law to ``haar(...)[..., :k]`` (:doc:`/notes/sampling/projections`).
 
     Parameters
     ----------
-    rng : numpy.random.Generator
-        Source of randomness.
-    d : int
-        Dimension.
+    rng, d, shape, xp
+        As in :func:`rftheory.sampling.samplers.haar`.
     k : int
         Number of columns, ``0 ≤ k ≤ d``.
-    shape : tuple of int, optional
-        Batch shape.
-    xp : array namespace, optional
-        Where the result lives (numpy when omitted).
 
     Returns
     -------
     array, shape ``shape + (d, k)``
-        Orthonormal columns.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> Q = haar_columns(np.random.default_rng(0), 6, 2)
-    >>> bool(np.allclose(Q.T @ Q, np.eye(2)))
-    True
     """
     xp = namespace_of(xp)
     g = xp.asarray(rng.standard_normal(shape + (d, k)))
@@ -120,37 +73,20 @@ def haar_columns(rng: np.random.Generator, d: int, k: int, shape: tuple[int, ...
 
 
 def span_basis(vectors, tol: float = 1e-12):
-    """Orthonormal basis ``E`` (``d × r``) of the span of ``vectors`` and coordinates ``C``.
-
-    By the SVD of the stacked vectors.  Directions with singular value below
-    ``tol × max`` are dropped (``r`` may be 0 for zero input).
+    """Orthonormal basis ``E`` (``d × r``) of the span of ``vectors`` and their coordinates ``C``, by the SVD.
 
     Parameters
     ----------
     vectors : array_like, shape (k, d) or (d,)
-        The input vectors.
+        Finite (else :class:`ParameterError`).
     tol : float, optional
-        Relative threshold on the singular values.
+        Singular values below ``tol × max`` are dropped (``r = 0`` for zero input).
 
     Returns
     -------
     E : numpy.ndarray, shape (d, r)
-        Orthonormal basis of the span (float64).
     C : numpy.ndarray, shape (r, k)
-        Coordinates, ``vectors = (E @ C).T`` up to rounding.
-
-    Raises
-    ------
-    ParameterError
-        ``vectors`` is not a vector or a stack of vectors, or not finite.
-
-    Examples
-    --------
-    Two parallel vectors span a line; the coordinates keep their lengths 5 and 10:
-
-    >>> E, C = span_basis([[3.0, 4.0, 0.0], [6.0, 8.0, 0.0]])
-    >>> E.shape, abs(C).round(12).tolist()
-    ((3, 1), [[5.0, 10.0]])
+        ``vectors = (E @ C).T`` up to rounding.
     """
     v = np.atleast_2d(np.asarray(vectors, dtype=np.float64))
     if v.ndim != 2:
@@ -163,6 +99,7 @@ def span_basis(vectors, tol: float = 1e-12):
 
 
 def _use_projection(coupling: str, method: str) -> bool:
+    """Whether :func:`restrict` takes the projection path for ``coupling`` and ``method``."""
     if method not in ("auto", "projection", "full"):
         raise ParameterError("method", f"must be 'auto', 'projection' or 'full', got {as_typed(method)}")
     if method == "full":
@@ -184,35 +121,29 @@ def restrict(coupling: str, d: int, m: int, vectors, *, rng: np.random.Generator
 
     Parameters
     ----------
-    coupling : {"iid", "orthogonal", "simplex"} (others only with ``method="full"``/``"auto"``)
+    coupling : {"iid", "orthogonal", "simplex"} (any of ``COUPLINGS`` with ``method="full"``/``"auto"``)
     d, m : int
         Dimension and number of rows of the (never formed) ``W``.
     vectors : array_like, shape ``(k, d)`` or ``(d,)``
         The inputs, e.g. ``[x, y]`` or ``x + y``.
-    rng : numpy.random.Generator
-    size : int or tuple of int, optional
-        Batch shape of independent draws of ``W``.
-    xp : array namespace, optional
+    rng, size, xp
+        As in :func:`rftheory.sampling.samplers.sample` (``size``: independent draws of ``W``).
     norms : bool
         Also return the row norms ``‖w_i‖``.
     method : {"auto", "projection", "full"}
-        ``"projection"``: the O(d r) sampler of this module; ``"full"``: draw
-        ``W`` with :func:`rftheory.sample` and multiply by ``E`` (the
-        reference); ``"auto"``: projection where it exists, else full.
+        The O(d r) sampler, the full ``W`` times ``E`` (the reference), or the first where it exists.
 
     Returns
     -------
     Restricted
-        ``(W E, E^T vectors, ‖w_i‖ or None)``; the distribution of ``W E``
-        and the norms is the same for both methods.
+        Equal in law for both methods.
 
     Examples
     --------
     >>> import numpy as np
     >>> from rftheory.features import gaussian
-    >>> from rftheory.sampling import projections
     >>> x = np.array([0.3, 0.0, 0.1, 0.2]); y = np.array([0.0, 0.2, -0.1, 0.1])
-    >>> Wr, c, _ = projections.restrict("simplex", 4, 6, [x, y], rng=np.random.default_rng(0), size=3)
+    >>> Wr, c, _ = restrict("simplex", 4, 6, [x, y], rng=np.random.default_rng(0), size=3)
     >>> gaussian.estimate(gaussian.positive(Wr, c[0]), gaussian.positive(Wr, c[1])).shape
     (3,)
     """
@@ -254,52 +185,17 @@ def project_vector(coupling: str, d: int, m: int, u, *, rng: np.random.Generator
                    method: str = "auto"):
     """``W u`` for one vector ``u`` (shape ``size + (m,)``), in distribution.
 
-    For an orthogonal block ``R u = ‖u‖ g/‖g‖`` (a uniform unit vector), then
-    scaled by iid χ_d norms; for a simplex block ``D S (R u)`` with ``S``
-    applied in O(d).  PRF estimators use ``u = x + y``, RFF ``u = x − y``.
-
     .. math:: (W u)_i \\overset{d}{=} \\|u\\|\\, D_i\\,\\Big(S\\,\\frac{g}{\\|g\\|}\\Big)_i
 
     Parameters
     ----------
-    coupling : {"iid", "orthogonal", "simplex"} (others only with ``method="full"``/``"auto"``)
-        The coupling of ``W``.
-    d, m : int
-        Dimension and number of rows of the (never formed) ``W``.
-    u : array_like, shape (d,)
-        The vector.
-    rng : numpy.random.Generator
-        Source of randomness.
-    size : int or tuple of int, optional
-        Batch shape of independent draws.
-    xp : array namespace, optional
-        Where the result lives (numpy when omitted).
-    method : {"auto", "projection", "full"}
+    coupling, d, m, rng, size, xp, method
         As in :func:`restrict`.
+    u : array_like, shape (d,)
 
     Returns
     -------
     array, shape ``size + (m,)``
-        A draw of ``W u``.
-
-    Raises
-    ------
-    ParameterError
-        Bad coupling, sizes, ``rng``, ``method``, or ``u`` of the wrong
-        dimension.
-
-    Examples
-    --------
-    Every row ``w_i`` is marginally ``N(0, I_d)``, so each ``(W u)_i / ‖u‖``
-    is ``N(0, 1)`` whatever the coupling; the sample variance of 80 000 such
-    draws is within 0.05 of 1 (a loose, seeded check):
-
-    >>> import numpy as np
-    >>> wu = project_vector("orthogonal", 4, 4, np.array([2.0, 0, 0, 0]), rng=np.random.default_rng(0), size=20000)
-    >>> wu.shape
-    (20000, 4)
-    >>> bool(abs((wu / 2).var() - 1) < 0.05)
-    True
     """
     Wr, c, _ = restrict(coupling, d, m, u, rng=rng, size=size, xp=xp, method=method)
     xp = namespace_of(xp)

@@ -1,31 +1,6 @@
-"""Samplers of coupled random-feature matrices ``W`` (rows ``w_i``).
-
-Every sampler draws its random numbers from a caller-seeded
-:class:`numpy.random.Generator` and does its linear algebra in the array
-namespace ``xp`` (numpy by default; CuPy, ``array_api_strict`` or any array
-API library when passed).  CuPy is never imported here.
-
-Couplings:
-
-``iid``
-    independent ``N(0, I_d)`` rows.
-``orthogonal``
-    ORF: ``W = D R``, ``R`` Haar on O(d) (QR of a Gaussian matrix **with the
-    sign fix** ``Q diag(sign(diag R))``), ``D`` iid χ_d norms.
-``simplex``
-    SimRF: ``W = D S R`` with the simplex block ``S`` (Eq. 8–9 of
-    Reid et al. 2023), ``S u`` applied in O(d) (Alg. 1).
-``simplex_plus``
-    SimRF+: norms ``D`` drawn first, directions moved from the simplex start by
-    the update ``ŵ_i ← −Σ_{j≠i} w_j / ‖Σ_{j≠i} w_j‖`` (Eq. 16–17), then rotated
-    by a Haar ``R``.
-``hd``
-    SORF: rows of ``√p H D₁ H D₂ H D₃`` (normalized Walsh–Hadamard ``H``,
-    Rademacher ``Dᵢ``), ``p`` the next power of two ≥ d; the first ``d``
-    columns act on ``x`` zero-padded to length ``p``.  Blocks have ``p`` rows.
-
-``m`` vectors form ``ceil(m / block)`` independent blocks; the last one is
-partial (its first ``r`` rows).
+"""Samplers of coupled random-feature matrices ``W``: ``iid``, ``orthogonal`` (ORF), ``simplex`` (SimRF),
+``simplex_plus`` (SimRF+) and ``hd`` (SORF), from a caller-seeded :class:`numpy.random.Generator`, in the
+array namespace ``xp`` (numpy by default; CuPy is never imported here).  The couplings: :doc:`/notes/sampling/samplers`.
 """
 
 from __future__ import annotations
@@ -108,45 +83,30 @@ def _batch_shape(size) -> tuple[int, ...]:
 
 
 def chi_norms(rng: np.random.Generator, d: int, shape: tuple[int, ...]) -> np.ndarray:
-    """iid χ_d variates (the norms of ``N(0, I_d)`` vectors), float64 numpy.
+    """iid χ_d variates (the norms of ``N(0, I_d)`` vectors), float64 numpy, of the given ``shape``.
 
     Parameters
     ----------
     rng : numpy.random.Generator
-        Source of randomness.
     d : int
-        Degrees of freedom (the dimension).
     shape : tuple of int
-        Shape of the result.
 
     Returns
     -------
     numpy.ndarray
-        ``√(χ²_d)`` draws of the given shape.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> chi_norms(np.random.default_rng(0), 4, (2, 3)).shape
-    (2, 3)
     """
     return np.sqrt(rng.chisquare(d, size=shape))
 
 
 def haar(rng: np.random.Generator, d: int, shape: tuple[int, ...] = (), xp=None):
-    """Haar-distributed orthogonal ``d × d`` matrices, batch ``shape``.
+    """Haar orthogonal ``d × d`` matrices, batch ``shape``: QR of a Gaussian matrix, sign fix ``Q diag(sign(diag R))``.
 
-    QR of a Gaussian matrix with the sign fix ``Q diag(sign(diag R))``:
-    without it ``Q`` is not Haar (LAPACK makes ``diag R`` of fixed sign, which
-    correlates the signs of ``Q``'s entries with the data axes and biases
-    positive random features).
+    Why the sign fix: :doc:`/notes/sampling/samplers`.
 
     Parameters
     ----------
     rng : numpy.random.Generator
-        Source of randomness.
     d : int
-        Size of the matrices.
     shape : tuple of int, optional
         Batch shape.
     xp : array namespace, optional
@@ -155,14 +115,6 @@ def haar(rng: np.random.Generator, d: int, shape: tuple[int, ...] = (), xp=None)
     Returns
     -------
     array, shape ``shape + (d, d)``
-        Independent Haar-distributed orthogonal matrices.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> Q = haar(np.random.default_rng(0), 5)
-    >>> bool(np.allclose(Q @ Q.T, np.eye(5)))
-    True
     """
     xp = namespace_of(xp)
     g = xp.asarray(rng.standard_normal(shape + (d, d)))
@@ -184,31 +136,17 @@ def apply_simplex(u, xp=None, axis: int = -1):
 
     Parameters
     ----------
-    u : array, shape (..., d, ...)
-        Vectors (or matrices) to transform, ``d ≥ 2`` along ``axis``.
+    u : array
+        Vectors (or matrices), ``d ≥ 2`` along ``axis`` (else :class:`ParameterError`).
     xp : array namespace, optional
-        The array API namespace of ``u`` (default: inferred).
+        Default: inferred.
     axis : int, optional
-        The axis of length ``d`` that ``S`` acts on (default the last).
+        The axis ``S`` acts on (default the last).
 
     Returns
     -------
     array
         ``S u``, of the shape of ``u``.
-
-    Raises
-    ------
-    ParameterError
-        ``d < 2``.
-
-    Examples
-    --------
-    At ``d = 2`` the block is ``s₁ = −e₁``, ``s₂ = e₁``
-    (``√2 − (√2 + 1) = −1``), so ``S (3, 5) = (−3, 3)``:
-
-    >>> import numpy as np
-    >>> apply_simplex(np.array([3.0, 5.0])).round(12).tolist()
-    [-3.0, 3.0]
     """
     xp = namespace_of(xp) if xp is None else xp
     if axis != -1:
@@ -227,38 +165,19 @@ def apply_simplex(u, xp=None, axis: int = -1):
 
 
 def simplex_matrix(d: int, xp=None):
-    """The simplex block ``S`` (rows ``s_i``, Eq. 8–9 of Reid et al. 2023), as a dense matrix.
+    """The simplex block ``S`` (Eq. 8–9 of Reid et al. 2023), dense: unit rows, ``s_i·s_j = −1/(d−1)``, sum zero.
 
-    .. math:: s_i = \\sqrt{\\tfrac{d}{d-1}}\\,e_i - \\frac{\\sqrt d + 1}{(d-1)^{3/2}}\\,(1,\\dots,1,0)
-       \\ (i<d), \\qquad s_d = \\frac{(1,\\dots,1,0)}{\\sqrt{d-1}}
-
-    Unit rows at equal angles, ``s_i·s_j = −1/(d−1)``, summing to zero.
+    Its rows are :func:`apply_simplex` of the basis.
 
     Parameters
     ----------
     d : int
-        Dimension, ``d ≥ 2``.
+        Dimension, ``d ≥ 2`` (else :class:`ParameterError`).
     xp : array namespace, optional
-        Where the result lives (numpy when omitted).
 
     Returns
     -------
-    array, shape (d, d)
-        ``S``, float64.
-
-    Raises
-    ------
-    ParameterError
-        ``d`` is not an integer ``≥ 2``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> S = simplex_matrix(4)
-    >>> bool(np.allclose(S @ S.T, np.where(np.eye(4) == 1, 1.0, -1 / 3)))
-    True
-    >>> bool(np.allclose(S.sum(axis=0), 0))
-    True
+    array, shape (d, d), float64
     """
     xp = namespace_of(xp)
     d = _check_int("d", d, 2)
@@ -268,35 +187,19 @@ def simplex_matrix(d: int, xp=None):
 
 
 def fwht(x, xp=None):
-    """Normalized fast Walsh–Hadamard transform ``H x`` along the last axis.
+    """Normalized fast Walsh–Hadamard transform ``H x`` along the last axis (the ``H`` of the SORF coupling).
 
-    The length must be a power of two; ``H`` is symmetric, orthogonal and
-    has entries ``±1/√p`` (the ``H`` of the SORF coupling ``hd``).
+    ``H`` is symmetric, orthogonal, with entries ``±1/√p``.
 
     Parameters
     ----------
     x : array, shape (..., p)
-        Input, ``p`` a power of two.
+        ``p`` a power of two (else :class:`ParameterError`).
     xp : array namespace, optional
-        The array API namespace of ``x`` (default: inferred).
 
     Returns
     -------
     array, shape (..., p)
-        ``H x``.
-
-    Raises
-    ------
-    ParameterError
-        ``p`` is not a power of two.
-
-    Examples
-    --------
-    The first row of ``H`` is ``(1, …, 1)/√p``, every other row sums to 0:
-
-    >>> import numpy as np
-    >>> fwht(np.ones(4)).tolist()
-    [2.0, 0.0, 0.0, 0.0]
     """
     xp = namespace_of(xp) if xp is None else xp
     p = x.shape[-1]
@@ -314,34 +217,22 @@ def fwht(x, xp=None):
 
 
 def simplex_plus_directions(norms, passes: int = 20, xp=None):
-    """SimRF+ geometry for given norms, vectorized over blocks.
+    """SimRF+ geometry for given norms (Reid et al. 2023, Sec. 3.2, Eq. 16–17), vectorized over blocks.
 
-    Starting from the simplex block scaled by ``norms`` (shape ``(..., d)``),
-    apply the update of Eq. 17, ``w_i ← −‖w_i‖ Σ_{j≠i} w_j / ‖Σ_{j≠i} w_j‖``,
-    sweeping ``i = 1..d`` (Gauss–Seidel) ``passes`` times (Reid et al. 2023,
-    Sec. 3.2, Eq. 16–17).
+    From the simplex block scaled by ``norms``, ``passes`` Gauss–Seidel sweeps of
+    ``w_i ← −‖w_i‖ Σ_{j≠i} w_j / ‖Σ_{j≠i} w_j‖``.
 
     Parameters
     ----------
     norms : array, shape (..., d)
         The norms ``‖w_i‖`` of each block.
     passes : int, optional
-        Sweeps of the update.
     xp : array namespace, optional
-        The array API namespace of ``norms`` (default: inferred).
 
     Returns
     -------
     array, shape (..., d, d)
-        The vectors ``w_i`` (rows), in the canonical frame (not yet rotated).
-
-    Examples
-    --------
-    Equal norms: the simplex is already the fixed point of the update.
-
-    >>> import numpy as np
-    >>> bool(np.allclose(simplex_plus_directions(np.ones(3)), simplex_matrix(3)))
-    True
+        The vectors ``w_i`` (rows), not yet rotated.
     """
     xp = namespace_of(xp) if xp is None else xp
     norms = xp.asarray(norms)
@@ -361,41 +252,17 @@ def simplex_plus_directions(norms, passes: int = 20, xp=None):
 
 
 def check_sample_args(coupling, d, m, rng, size, xp):
-    """Validate the arguments shared by :func:`sample` and the projection samplers.
+    """Validate the arguments of :func:`sample` and the projection samplers (:class:`ParameterError` on bad ones).
 
     Parameters
     ----------
-    coupling : str
-        One of :data:`COUPLINGS`.
-    d : int
-        Dimension (``≥ 2`` for the simplex couplings, else ``≥ 1``); an
-        integral float is accepted.
-    m : int
-        Number of rows, ``≥ 1``.
-    rng : numpy.random.Generator
-        Source of randomness.
-    size : None, int or tuple of int
-        Batch shape.
-    xp : array namespace or None
-        Where the result will live.
+    coupling, d, m, rng, size, xp
+        As in :func:`sample` (an integral float ``d`` is accepted).
 
     Returns
     -------
     tuple
-        ``(d, m, rng, batch_shape, xp)``: the checked ``int`` values, the
-        generator, ``size`` as a tuple and the array namespace.
-
-    Raises
-    ------
-    ParameterError
-        An unknown coupling, a non-integer or too small ``d``, ``m`` or
-        ``size``, or ``rng`` not a ``numpy.random.Generator``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> check_sample_args("iid", 3.0, 5, np.random.default_rng(0), 2, None)[:2]
-    (3, 5)
+        ``(d, m, rng, batch_shape, xp)``, checked.
     """
     if coupling not in COUPLINGS:
         raise ParameterError("coupling", f"unknown coupling {coupling!r}; expected one of {', '.join(COUPLINGS)}")
@@ -418,12 +285,7 @@ def _is_numpy(xp) -> bool:
 
 def _blocks_in_batches(coupling: str, rng: np.random.Generator, d: int, block: int, shape: tuple[int, ...],
                        plus_passes: int) -> np.ndarray:
-    """The blocks of :func:`sample` (shape ``shape + (block, d)``), transformed a cache-sized batch at a time.
-
-    The random numbers are drawn in the order of the whole-batch code (every Gaussian matrix, batch
-    after batch — consecutive draws concatenate — then every norm or sign), and each block is
-    transformed by the same elementwise and per-matrix operations, so the values are those of one
-    whole-batch transform, bit for bit."""
+    """The blocks of :func:`sample`, a cache-sized batch at a time, bit for bit those of one whole-batch transform."""
     n = math.prod(shape)
     step = max(1, SAMPLE_BATCH_BYTES // (8 * block * block))
     out = np.empty((n, block, d))
@@ -464,28 +326,23 @@ def sample(
     xp=None,
     plus_passes: int = 20,
 ):
-    """Draw the random-feature matrix ``W`` of a coupling.
+    """Draw the random-feature matrix ``W`` of a coupling; every row is marginally ``N(0, I_d)``.
 
     Parameters
     ----------
     coupling : {"iid", "orthogonal", "simplex", "simplex_plus", "hd"}
-    d : int
-        Dimension (``>= 1``; ``>= 2`` for the simplex couplings).
-    m : int
-        Number of rows (random vectors), ``>= 1``.
+    d, m : int
+        Dimension (``>= 2`` for the simplex couplings) and number of rows.
     rng : numpy.random.Generator
-        The only source of randomness; the same seed gives the same ``W``.
-    size : int or tuple of int, optional
-        Batch shape: the result has shape ``size + (m, d)``.
-    xp : array namespace, optional
-        Where the result lives (numpy when omitted).
+        The only source of randomness.
+    size, xp : optional
+        Batch shape (an int or a tuple of ints); the array namespace of the result (numpy when omitted).
     plus_passes : int
         Sweeps of the SimRF+ update (Eq. 17).
 
     Returns
     -------
     W : array, shape ``size + (m, d)``
-        Each row is marginally ``N(0, I_d)``.
 
     Examples
     --------
