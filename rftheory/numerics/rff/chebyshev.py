@@ -1,21 +1,9 @@
-"""The one-angle pair term as a polynomial in ``c = cos θ``: exact coefficients,
-a float64 Chebyshev form with its derivative, for searches over couplings.
-
-Two vectors with iid ``χ_d`` norms whose directions subtend a fixed angle
-``θ`` and are rotated by a Haar ``R`` have the pair term (Lemma 4.2, Eq. 21
-and 24 of Reid et al. 2023)
+"""The one-angle pair term as a polynomial in ``c = cos θ``: exact coefficients and a float64 Chebyshev form.
 
 .. math:: f(c) = \\rho_\\theta(x) = \\sum_{p\\ge0} b_p c^p,\\qquad
-   b_p = R_p\\,\\frac{x^p}{p!}\\frac{(d)_p}{(d/2)_p}\\,{}_1F_1\\big(d+p;\\tfrac d2+p;x\\big),
+   b_p = R_p\\,\\frac{x^p}{p!}\\frac{(d)_p}{(d/2)_p}\\,{}_1F_1\\big(d+p;\\tfrac d2+p;x\\big)
 
-``R_p = Γ((d+p)/2)Γ((d+1)/2)/(Γ((d+p+1)/2)Γ(d/2))`` — the inner sum over
-``k ≥ p`` of Eq. 24 summed in closed form (``(d)_{p+j}/(d/2)_{p+j} =
-(d)_p/(d/2)_p · (d+p)_j/(d/2+p)_j``).  ``x = v²/2`` gives the PRF conformity
-of the pair, ``x = −z²/2`` with even ``p`` only the RFF pair term
-``E cos(w_iᵀz)cos(w_jᵀz)``.  ``f`` is a polynomial of degree ``P`` up to a
-tail below the working precision, so its Chebyshev coefficients follow
-exactly (in mpmath) and :class:`PairTerm` evaluates ``f`` and ``f'`` in
-float64 by Clenshaw with a stated error bound.
+(Reid et al. (2023), "Simplex Random Features", ICML, Lemma 4.2, Eqs. 21 and 24); derivation: :doc:`/notes/numerics/rff/chebyshev`.
 """
 
 from __future__ import annotations
@@ -38,24 +26,21 @@ ESTIMATORS = ("prf", "rff")
 
 
 def check_dimension(d, name="d"):
-    """Validate a dimension of a block: an integer ``d ≥ 2`` (a block of ``d`` directions has pairs).
+    """Validate a block's dimension: an integer ``d ≥ 2``; returns it as ``int``.
 
     Parameters
     ----------
     d : int
-        The dimension (``bool`` and non-integral values are refused; integral numpy scalars accepted).
     name : str, optional
         The parameter's name in the error.
 
     Returns
     -------
     int
-        ``d`` as a Python ``int``.
 
     Raises
     ------
     ParameterError
-        ``d`` not an integer ``≥ 2`` (0, negative, NaN, ``2.5``, ``"3"``).
     """
     if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 2:
         raise ParameterError(name, f"must be an integer >= 2, got {as_typed(d)}")
@@ -68,19 +53,12 @@ def pair_x(estimator, a):
     Parameters
     ----------
     estimator : {"prf", "rff"}
-        Positive or trigonometric features.
     a : mpmath.mpf
         ``v = ‖x + y‖`` (PRF) or ``z = ‖x − y‖`` (RFF).
 
     Returns
     -------
     mpmath.mpf
-        ``x``.
-
-    Raises
-    ------
-    ParameterError
-        For an unknown estimator.
     """
     if estimator == "prf":
         return a * a / 2
@@ -90,42 +68,21 @@ def pair_x(estimator, a):
 
 
 def power_coefficients(d, x, even_only=False):
-    """The coefficients ``b_p`` of ``f(c) = Σ_p b_p c^p`` (module docstring) at
-    the working precision, up to the degree where the tail falls below it.
-
-    Truncated where a bound on ``Σ_{q>p}|b_q|`` (the error on ``[−1, 1]``) is
-    below ``2^{−prec−4}Σ_{q≤p}|b_q|`` (the scale of the coefficients' own
-    roundings; :func:`~rftheory.numerics.series.mp_series.mp_series`): with
-    ``b_q = R_q ℓ_q ₁F₁(d+q; d/2+q; x)``, ``ℓ_q = x^q (d)_q/((d/2)_q q!)``,
-    ``R_q ≤ 1``, ``|₁F₁| ≤ 1`` for ``x < 0`` (Kummer's transformation:
-    ``e^x |₁F₁(−d/2; d/2+q; −x)| ≤ e^x e^{|x|}``) and non-increasing in ``q``
-    for ``x ≥ 0``, and ``|ℓ_{q+1}/ℓ_q| = |x|(d+q)/((d/2+q)(q+1))`` falling,
-    the tail after ``p`` is at most ``F|ℓ_{p+1}|/(1 − r)``, ``r`` the ratio
-    at ``q = p + 1``, ``F`` the last ``₁F₁`` computed (``x ≥ 0``) or 1.
+    """The coefficients ``b_p`` of ``f(c) = Σ_p b_p c^p`` at the working precision, up to a tail below it (bound: :doc:`/notes/numerics/rff/chebyshev`).
 
     Parameters
     ----------
     d : int
-        Dimension.
     x : mpmath.mpf
-        The argument (``v²/2`` or ``−z²/2``).
     even_only : bool, optional
         Keep only even ``p`` (the RFF pair term).
 
     Returns
     -------
     list of mpmath.mpf
-        ``b_0, …, b_P``.
-
-    Raises
-    ------
-    ParameterError
-        ``d`` not an integer ``≥ 2`` or ``x`` not finite.
 
     Examples
     --------
-    ``b_0`` is the orthogonal conformity ``₁F₁(d; d/2; x)``:
-
     >>> import mpmath as mp
     >>> with mp.workdps(30):
     ...     b = power_coefficients(4, mp.mpf(1) / 2)
@@ -164,23 +121,18 @@ def power_coefficients(d, x, even_only=False):
 
 
 def chebyshev_coefficients(coef):
-    """Chebyshev coefficients of the polynomial ``Σ_p coef[p] c^p`` (exact
-    conversion at the working precision: ``c^p = 2^{1-p} Σ_k C(p, k) T_{|p-2k|}/…``).
+    """Chebyshev coefficients ``a_n`` of the polynomial ``Σ_p coef[p] c^p`` (exact at the working precision).
 
     Parameters
     ----------
     coef : list of mpmath.mpf
-        Power-basis coefficients.
 
     Returns
     -------
     list of mpmath.mpf
-        ``a_n`` with ``Σ_p coef[p] c^p = Σ_n a_n T_n(c)``.
 
     Examples
     --------
-    ``c² = (T_0 + T_2)/2``:
-
     >>> [float(t) for t in chebyshev_coefficients([0, 0, 1])]
     [0.5, 0.0, 0.5]
     """
@@ -199,37 +151,21 @@ def chebyshev_coefficients(coef):
 
 
 class PairTerm:
-    """The one-angle pair term ``f(c)`` of one ``(d, estimator, a)`` in float64.
-
-    ``f`` and ``f'`` by Clenshaw's recurrence on Chebyshev coefficients computed
-    exactly (at 30 digits plus guard digits) from :func:`power_coefficients`.
+    """The one-angle pair term ``f(c)`` of one ``(d, estimator, a)`` in float64, by Clenshaw (error bound: :doc:`/notes/numerics/rff/chebyshev`).
 
     Parameters
     ----------
     d : int
-        Dimension.
     estimator : {"prf", "rff"}
-        Positive or trigonometric features.
     a : Fraction
         ``v`` (PRF) or ``z`` (RFF), exact.
 
     Attributes
     ----------
-    coef : numpy.ndarray
-        Chebyshev coefficients of ``f`` (float64, rounded once).
-    dcoef : numpy.ndarray
-        Chebyshev coefficients of ``f'``.
-    err : float
-        Bound on ``|f̂(c) − f(c)|`` on ``[−1, 1]``: rounding of the coefficients
-        and Clenshaw's error, ``(2n + 2)·eps·Σ|a_n|`` (``n`` the length), plus
-        the dropped Chebyshev tail (below ``1e-18·Σ|a_n|``).
-    derr : float
-        The same for ``f'`` (with ``Σ|a'_n|``).
-
-    Raises
-    ------
-    ParameterError
-        ``d`` not an integer ``≥ 2``, an unknown estimator, or ``a`` not a finite number ``≥ 0``.
+    coef, dcoef : numpy.ndarray
+        Chebyshev coefficients of ``f`` and ``f'``.
+    err, derr : float
+        Bounds on the float64 errors of ``f`` and ``f'`` on ``[−1, 1]``.
     """
 
     def __init__(self, d, estimator, a):
@@ -260,32 +196,28 @@ class PairTerm:
                           + dtail)
 
     def __call__(self, c):
-        """``f(c)`` (float64, vectorized; within :attr:`err` of the exact value).
+        """``f(c)`` (float64, vectorized; within :attr:`err`).
 
         Parameters
         ----------
         c : float or numpy.ndarray
-            Cosines in ``[−1, 1]`` (clipped there).
 
         Returns
         -------
         numpy.ndarray or float
-            ``f(c)``.
         """
         return np.polynomial.chebyshev.chebval(np.clip(c, -1.0, 1.0), self.coef)
 
     def derivative(self, c):
-        """``f'(c)`` (float64, vectorized; within :attr:`derr` of the exact value).
+        """``f'(c)`` (float64, vectorized; within :attr:`derr`).
 
         Parameters
         ----------
         c : float or numpy.ndarray
-            Cosines in ``[−1, 1]`` (clipped there).
 
         Returns
         -------
         numpy.ndarray or float
-            ``f'(c)``.
         """
         return np.polynomial.chebyshev.chebval(np.clip(c, -1.0, 1.0), self.dcoef)
 
@@ -307,21 +239,12 @@ def pair_term(d, estimator, a):
     Parameters
     ----------
     d : int
-        Dimension.
     estimator : {"prf", "rff"}
-        Positive or trigonometric features.
     a : Fraction or str
-        ``v`` (PRF) or ``z`` (RFF), exact.
 
     Returns
     -------
     PairTerm
-        ``f`` and ``f'`` in float64.
-
-    Raises
-    ------
-    ParameterError
-        ``d`` not an integer ``≥ 2``, an unknown estimator, or ``a`` not a finite number ``≥ 0``.
     """
     d = check_dimension(d)
     if estimator not in ESTIMATORS:
