@@ -162,13 +162,6 @@ def angle_series(d, cos_theta, x, even_only=False):
     ------
     RangeError
         Where the series would cost more than :data:`SERIES_COST_REFUSE`.
-
-    Examples
-    --------
-    >>> import mpmath as mp
-    >>> with mp.workdps(30):
-    ...     bool(abs(angle_series(5, 0, mp.mpf(1)) - mp.hyp1f1(5, mp.mpf(5) / 2, 1)) < mp.mpf(10) ** -25)
-    True
     """
     x, c = mp.mpmathify(x), mp.mpmathify(cos_theta)
     if x == 0:

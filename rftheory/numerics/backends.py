@@ -537,11 +537,6 @@ def log_peak_0f1(b: float, y: float) -> float:
     Returns
     -------
     float
-
-    Examples
-    --------
-    >>> round(log_peak_0f1(0.5, 10.0), 6) == round(math.log(10 / 0.5 * 10 / 3 * 10 / 7.5), 6)
-    True
     """
     lp, k = 0.0, 0
     while y > (k + 1) * (k + b):

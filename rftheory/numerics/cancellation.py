@@ -48,13 +48,6 @@ def guard_digits(lost) -> Iterator[None]:
     Yields
     ------
     None
-
-    Examples
-    --------
-    >>> import mpmath as mp
-    >>> with guard_digits(12.5):
-    ...     mp.mp.dps
-    28
     """
     extra = lost if isinstance(lost, int) else math.ceil(lost)
     with mp.workdps(mp.mp.dps + max(0, int(extra))):
@@ -75,13 +68,6 @@ def cancellation_guarded(f, guard=5, what="value"):
     Returns
     -------
     mpf
-
-    Examples
-    --------
-    >>> import mpmath as mp
-    >>> x = mp.mpf("1e-30")
-    >>> float(cancellation_guarded(lambda: ((1 + x) - 1, 1 + x)) / x)
-    1.0
     """
     g = guard
     while True:

@@ -46,11 +46,6 @@ def norms_incompatible(x_norm, y_norm, v):
     Returns
     -------
     numpy.ndarray of bool
-
-    Examples
-    --------
-    >>> norms_incompatible([1.0, 0.5], [1.0, 0.25], [2.0, 0.2]).tolist()
-    [False, True]
     """
     from .floats import two_sum
 

@@ -27,11 +27,6 @@ def b_exact(d: int, K: int) -> list[Fraction]:
     Returns
     -------
     list of fractions.Fraction
-
-    Examples
-    --------
-    >>> b_exact(6, 4)[2:]
-    [Fraction(1, 8), Fraction(3, 10)]
     """
     out, prod = [], Fraction(1)
     for k in range(K):

@@ -60,13 +60,6 @@ def log_orth_gap_series(d, x):
     -------
     lg, err : numpy.ndarray
         NaN outside ``FAST_V2``.
-
-    Examples
-    --------
-    >>> import math
-    >>> lg, err = log_orth_gap_series(2.0, 1.0)
-    >>> bool(abs(lg - math.log(math.e ** 2 - 2 * math.e)) <= err < 1e-13)
-    True
     """
     d, x = np.broadcast_arrays(np.asarray(d, float), np.asarray(x, float))
     shape = d.shape
@@ -345,13 +338,6 @@ def orth_gap_neg_series(d, z2):
     -------
     value, abs_error : numpy.ndarray
         NaN outside ``ALT_Z2``.
-
-    Examples
-    --------
-    >>> import math
-    >>> g, err = orth_gap_neg_series(2.0, 1.0)
-    >>> bool(abs(g - (math.exp(-1) - math.exp(-0.5) / 2)) <= err < 1e-14)
-    True
     """
     d, z2 = np.broadcast_arrays(np.asarray(d, float), np.asarray(z2, float))
     shape = d.shape

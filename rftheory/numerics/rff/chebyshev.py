@@ -80,14 +80,6 @@ def power_coefficients(d, x, even_only=False):
     Returns
     -------
     list of mpmath.mpf
-
-    Examples
-    --------
-    >>> import mpmath as mp
-    >>> with mp.workdps(30):
-    ...     b = power_coefficients(4, mp.mpf(1) / 2)
-    ...     bool(abs(b[0] - mp.hyp1f1(4, 2, mp.mpf(1) / 2)) < mp.mpf(10) ** -28)
-    True
     """
     d = check_dimension(d)
     h = mp.mpf(d) / 2

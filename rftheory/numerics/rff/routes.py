@@ -54,14 +54,6 @@ def orth_pair_printed_series(d: int, z: Fraction | int):
     Returns
     -------
     mpmath.mpf
-
-    Examples
-    --------
-    >>> from fractions import Fraction
-    >>> import mpmath as mp
-    >>> with mp.workdps(30):
-    ...     bool(abs(orth_pair_printed_series(3, Fraction(1)) - mp.hyp1f1(3, 1.5, -0.5)) < mp.mpf(10) ** -28)
-    True
     """
     z2 = Fraction(z) ** 2
     target = Fraction(1, 10 ** (mp.mp.dps + 5))

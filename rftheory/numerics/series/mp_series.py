@@ -75,18 +75,6 @@ def mp_series(series: Iterable[tuple[Any, Any]], *, tol: Any = None, atol: Any =
     Returns
     -------
     MpSum
-
-    Examples
-    --------
-    >>> from fractions import Fraction
-    >>> def halves():
-    ...     t = Fraction(1)
-    ...     while True:
-    ...         yield t, geometric_tail(t, Fraction(1, 2))
-    ...         t /= 2
-    >>> s = mp_series(halves(), tol=Fraction(1, 2**20))
-    >>> s.value + s.tail == 2, s.terms
-    (True, 21)
     """
     rule = _Rule(tol, atol)
     total: Any = 0
