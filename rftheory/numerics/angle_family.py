@@ -4,7 +4,7 @@
    {}_1F_1\\big(d; \\tfrac d2; x(1+\\sin\\varphi\\cos\\theta)\\big)\\,d\\varphi,
    \\qquad c_d = \\frac{\\Gamma(d)}{2^{d-1}\\Gamma(d/2)^2}
 
-(Reid et al. (2023), "Simplex Random Features", ICML, Lemma 4.2, Eqs. 21 and 24.)  Notes: :doc:`/notes/numerics/angle_family`.
+(Reid et al. (2023), "Simplex Random Features", ICML, Lemma 4.2, Eqs. 21 and 24; notes: :doc:`/notes/numerics/angle_family`.)
 """
 
 from __future__ import annotations
@@ -141,11 +141,9 @@ def angle_ratios(d):
 
 
 def angle_series(d, cos_theta, x, even_only=False):
-    """``ρ_θ`` by the double series of Eq. 24 (with the ``2^{-(d-1)}`` the extracted text lacks), any real ``x``.
+    """``ρ_θ`` by the double series of Eq. 24, any real ``x``; ``RangeError`` above ``SERIES_COST_REFUSE`` (bounds: :doc:`/notes/numerics/angle_family`).
 
     .. math:: \\rho_\\theta = \\sum_{k\\ge0} x^k\\frac{(d)_k}{(d/2)_k}\\sum_{p=0}^k\\frac{c^p R_p}{(k-p)!\\,p!}
-
-    Truncation bounds: :doc:`/notes/numerics/angle_family`.
 
     Parameters
     ----------
@@ -157,11 +155,6 @@ def angle_series(d, cos_theta, x, even_only=False):
     Returns
     -------
     mpmath.mpf
-
-    Raises
-    ------
-    RangeError
-        Where the series would cost more than :data:`SERIES_COST_REFUSE`.
     """
     x, c = mp.mpmathify(x), mp.mpmathify(cos_theta)
     if x == 0:

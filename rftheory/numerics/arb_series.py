@@ -1,8 +1,5 @@
-"""Series summed in ball arithmetic (Arb, python-flint), each with a proven tail bound added to the radius.
-
-The special functions Arb does not enclose well enough, and the building blocks of the ball layer.  Term
-counts come from floats; the bounds, proven on :doc:`/notes/numerics/arb_series`, are balls.  Imports python-flint: import it only
-where Arb is used.
+"""Series summed in ball arithmetic (Arb, python-flint), each with a proven tail bound added to the radius
+(the proofs: :doc:`/notes/numerics/arb_series`).  Imports python-flint: import it only where Arb is used.
 """
 
 from __future__ import annotations
@@ -37,7 +34,7 @@ def _add_error(x: arb, bound: arb) -> arb:
 
 
 def exp_tail_bound(y: arb, K: int) -> arb:
-    """A proven upper bound of ``Σ_{k≥K} yᵏ/k!`` for ``0 ≤ y`` with ``K + 1 ≥ 2y``.
+    """A proven upper bound of ``Σ_{k≥K} yᵏ/k!`` for ``0 ≤ y`` with ``K + 1 ≥ 2y`` (``K`` the first omitted term).
 
     .. math:: \\sum_{k\\ge K}\\frac{y^k}{k!} \\le \\frac{y^K}{K!}\\sum_{j\\ge0}\\Big(\\frac{y}{K+1}\\Big)^j
        \\le 2\\,\\frac{y^K}{K!}\\qquad (y \\le (K+1)/2)
@@ -46,7 +43,6 @@ def exp_tail_bound(y: arb, K: int) -> arb:
     ----------
     y : arb
     K : int
-        The first omitted term.
 
     Returns
     -------
@@ -140,18 +136,12 @@ def _log_angle_lower(d: int, c: arb, x: arb) -> float:
 
 
 def angle_series(d: int, c: arb, x: arb, even_only: bool = False) -> arb:
-    """``ρ_θ(x)`` by the double series of Eq. 24 of Reid et al. (2023), "Simplex Random Features", ICML, as a ball.
-
-    .. math:: \\rho_\\theta = \\sum_{k\\ge0} x^k\\frac{(d)_k}{(d/2)_k}\\sum_{p=0}^k
-       \\frac{c^p R_p}{(k-p)!\\,p!}
-
-    The proven bounds of the omitted ``p > P`` and ``k ≥ K`` terms are added to the radius (proof: :doc:`/notes/numerics/arb_series`).
+    """``ρ_θ(x)`` by the double series of Eq. 24 (``angle_family.angle_series``) as a ball, the omitted terms' proven bound in the radius.
 
     Parameters
     ----------
     d : int
     c, x : flint.arb
-        ``cos θ`` and the argument (any sign).
     even_only : bool
 
     Returns
@@ -213,8 +203,6 @@ def angle_quadrature(d: int, c: arb, x: arb, even_only: bool = False) -> arb:
 
     .. math:: \\rho_\\theta(x) = \\frac{\\Gamma(\\frac{d+1}2)}{\\sqrt\\pi\\,\\Gamma(\\frac d2)}\\int_0^\\pi \\sin^{d-1}\\varphi\\;
        {}_1F_1\\big(d; \\tfrac d2; x(1 + c\\sin\\varphi)\\big)\\,d\\varphi
-
-    (Reid et al. (2023), Lemma 4.2; notes: :doc:`/notes/numerics/arb_series`.)
 
     Parameters
     ----------

@@ -1,9 +1,6 @@
-"""One formula, several number systems: the backends every formula takes as ``bk``.
-
-A formula written once against ``bk`` evaluates in float64 (:data:`F64`), at arbitrary precision
-(:data:`MP`), exactly (``SYM``, sympy; scalars only) or in ball arithmetic (:data:`ARB`, python-flint).
-The name ``bk`` is reserved for these objects; ``xp`` means an array-API namespace.  :class:`Backend` types
-the scalar operations; the table of every operation, matrices included: :doc:`/notes/numerics/backends`.
+"""One formula, several number systems: the backends every formula takes as ``bk`` (``xp`` means an array-API
+namespace).  Float64 (:data:`F64`), mpmath (:data:`MP`), sympy (``SYM``, scalars) and Arb balls
+(:data:`ARB`); :class:`Backend` types the scalar operations; the table of every operation: :doc:`/notes/numerics/backends`.
 """
 
 from __future__ import annotations
@@ -24,10 +21,7 @@ __all__ = ["Backend", "Float64", "Mpmath", "Sympy", "Arb", "F64", "MP", "SYM", "
 
 @runtime_checkable
 class Backend(Protocol):
-    """The type of ``bk``: the scalar operations every backend has; ``name`` and ``exact`` (``True`` for SYM).
-
-    Numbers are ``Any`` (float, ``mpf``, sympy expression or ``flint.arb`` ball): the stubs cannot relate them.
-    """
+    """The type of ``bk``: the scalar operations every backend has, ``name``, and ``exact`` (``True`` for SYM)."""
 
     name: str
     exact: bool
@@ -332,12 +326,7 @@ class Sympy:
 
 
 class Arb:
-    """Arb balls (``flint.arb``, matrices ``flint.arb_mat``; python-flint): every operation encloses its exact result.
-
-    A formula written against ``bk`` evaluated with this backend is the ball layer of that formula:
-    its inputs are exact (``num``, ``frac``) or given balls, and each operation widens the radius by
-    what it cannot represent, so the result contains the exact value.
-    """
+    """Arb balls (``flint.arb``, matrices ``flint.arb_mat``): every operation encloses its exact result (the ball layer)."""
 
     name = "arb"
 
@@ -564,7 +553,7 @@ BACKENDS: tuple[Backend, ...] = (F64, MP, SYM, ARB)
 
 
 def backend(name):
-    """The backend object for a layer name (or a backend itself).
+    """The backend object for a layer name (or a backend itself), or ``ParameterError``.
 
     Parameters
     ----------
@@ -574,17 +563,10 @@ def backend(name):
     -------
     Float64, Mpmath, Sympy or Arb
 
-    Raises
-    ------
-    ParameterError
-        ``name`` is none of these.
-
     Examples
     --------
     >>> backend("mpmath") is MP
     True
-    >>> backend("float64").frac(1, 4)
-    0.25
     """
     if name in ("float64", F64):
         return F64

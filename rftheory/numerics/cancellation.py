@@ -1,8 +1,4 @@
-"""Cancellation and underflow guards shared by the mpmath and float64 layers.
-
-:func:`cancellation_guarded` re-evaluates with the guard digits a cancellation costs; :func:`refuse_underflow`
-raises where a nonzero float64 value fell below the normal range.  Notes: :doc:`/notes/numerics/cancellation`.
-"""
+"""Cancellation and underflow guards shared by the mpmath and float64 layers (notes: :doc:`/notes/numerics/cancellation`)."""
 
 from __future__ import annotations
 
@@ -38,12 +34,11 @@ def _log10_ratio(scale, value) -> float:
 
 @contextlib.contextmanager
 def guard_digits(lost) -> Iterator[None]:
-    """The working precision raised by the digits an a-priori analysis says a computation loses.
+    """The working precision raised by ``lost`` decimal digits (rounded up; at least 0), as an a-priori analysis says.
 
     Parameters
     ----------
     lost : int or real
-        Decimal digits lost (rounded up; at least 0).
 
     Yields
     ------
@@ -55,13 +50,12 @@ def guard_digits(lost) -> Iterator[None]:
 
 
 def cancellation_guarded(f, guard=5, what="value"):
-    """Evaluate ``f() -> (value, scale)`` with guard digits until the ``log10(scale/|value|)`` lost are covered.
+    """Evaluate ``f() -> (value, scale)`` with guard digits (from ``guard``) until the ``log10(scale/|value|)`` lost are covered.
 
     Parameters
     ----------
     f : callable
     guard : int
-        Guard digits of the first attempt.
     what : str
         Name of the quantity, for the error message.
 

@@ -1,6 +1,4 @@
-"""Moments of the χ_d distribution (the row norms of random-feature matrices) in float64, without overflow
-or cancellation.  Notes: :doc:`/notes/numerics/chi`.
-"""
+"""Moments of the χ_d distribution (the row norms of random-feature matrices) in float64 (:doc:`/notes/numerics/chi`)."""
 
 from __future__ import annotations
 
@@ -39,7 +37,7 @@ def _chi_log_coef():
 
 
 def chi_var_ratio(d):
-    """``1 − (E χ_d)²/d = Var(χ_d)/d`` in float64, without cancellation (Reid et al. 2023, Sec. 5.1; method: :doc:`/notes/numerics/chi`).
+    """``Var(χ_d)/d`` in float64, without cancellation (Reid et al. 2023, Sec. 5.1; method: :doc:`/notes/numerics/chi`).
 
     .. math:: 1 - \\frac2d\\Big(\\frac{\\Gamma((d+1)/2)}{\\Gamma(d/2)}\\Big)^2 \\sim \\frac1{2d}
 

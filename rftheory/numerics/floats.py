@@ -1,7 +1,4 @@
-"""Error-free float64 arithmetic shared by the float64 layers (Dekker's product, exact and compensated sums).
-
-Notes: :doc:`/notes/numerics/floats`.
-"""
+"""Error-free float64 arithmetic shared by the float64 layers (Dekker's product, exact and compensated sums; :doc:`/notes/numerics/floats`)."""
 
 from __future__ import annotations
 
@@ -195,12 +192,11 @@ def exp_neg_scaled(x, s):
 
 
 def chunked(fn, ins, n_out: int, size: int) -> list[np.ndarray]:
-    """The one chunk driver of the vectorized float64 series: ``fn`` on consecutive slices of ``size`` points.
+    """The one chunk driver of the vectorized float64 series: ``fn(*slices)`` on consecutive slices of ``size`` points.
 
     Parameters
     ----------
     fn : callable
-        ``fn(*slices) -> array`` (``n_out = 1``) or a tuple of ``n_out`` arrays.
     ins : sequence of numpy.ndarray
     n_out, size : int
 

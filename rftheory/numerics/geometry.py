@@ -1,7 +1,5 @@
-"""Concrete data vectors realising the scalar parameters of a result, for the Monte Carlo checks.
-
-Axis-aligned by default (``x ∝ e₁``, the placement that exposes non-Haar samplers), or rotated by a
-Haar matrix drawn from the caller's generator.  Notes: :doc:`/notes/numerics/geometry`.
+"""Concrete data vectors realising a result's scalar parameters, for the Monte Carlo checks: axis-aligned by
+default (``x ∝ e₁``, exposing non-Haar samplers) or rotated by a Haar matrix from the caller's generator.
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
-"""A second interval arithmetic for the ``bk`` formulas: mpmath's ``iv`` context, with its own series.
-
-:data:`IV` implements the backend protocol's scalar operations in ``mpmath.iv`` (outward-rounded
-intervals), sharing no code with the Arb backend, for ``rftheory prove --check --independent``.  Its
-series (``₁F₁``, ``₀F₁``, ``expm1``, the angle series of Reid et al. (2023), "Simplex Random Features",
-ICML, Eq. 24) add proven tail bounds, justified on :doc:`/notes/numerics/iv_backend`.
+"""A second interval arithmetic for the ``bk`` formulas, for ``rftheory prove --check --independent``: :data:`IV`
+implements the protocol's scalar operations in ``mpmath.iv``, sharing no code with Arb.  Its series (the
+angle series of Reid et al. (2023), "Simplex Random Features", ICML, Eq. 24 among them) add proven tail
+bounds, justified on :doc:`/notes/numerics/iv_backend`.
 """
 
 from __future__ import annotations

@@ -1,7 +1,4 @@
-"""Special-function building blocks shared by several results (float64 and mpmath).
-
-Only the pieces more than one result needs live here; error analyses: :doc:`/notes/numerics/special`.
-"""
+"""Special-function building blocks shared by several results (float64 and mpmath); error analyses: :doc:`/notes/numerics/special`."""
 
 from __future__ import annotations
 
@@ -100,11 +97,9 @@ def log_series_sum(log_terms, d, x, n_terms, chunk: int = 256):
 
     Parameters
     ----------
-    log_terms : callable
-        ``log_terms(d, x, K) -> (logt, E)``, ``E`` the error bounds of ``logt`` or None.
+    log_terms, n_terms : callable
+        ``log_terms(d, x, K) -> (logt, E)`` (``E`` the errors of ``logt`` or None); ``n_terms(x_max) -> K``.
     d, x : numpy.ndarray
-    n_terms : callable
-        ``n_terms(x_max) -> K``.
     chunk : int, optional
 
     Returns
@@ -234,22 +229,16 @@ def _log_orth_gap_logspace(d, x):
 
 
 def exp_checked(logval, what: str = "value"):
-    """``exp(logval)``, refusing to overflow or underflow silently.
+    """``exp(logval)``, or ``RangeError`` naming ``what`` where it would overflow or underflow float64.
 
     Parameters
     ----------
     logval : array_like of float
     what : str, optional
-        Name of the value, for the error message.
 
     Returns
     -------
     numpy.ndarray
-
-    Raises
-    ------
-    RangeError
-        Some ``logval > 709`` or ``< −745``.
     """
     logval = np.asarray(logval, float)
     if np.any(logval > 709.0):
@@ -320,24 +309,15 @@ def _log_series_terms(d, x, K):
 
 
 def log_angle_conformity(d, cos_theta, x):
-    """``log ρ_θ`` for ``x = v²/2 ≥ 0`` in float64, by Gauss–Legendre (Reid et al. 2023, Lemma 4.2, Eq. 21).
-
-    .. math:: \\rho_\\theta = c_d\\int_0^\\pi \\sin^{d-1}\\varphi\\;
-       {}_1F_1\\big(d; \\tfrac d2; x(1+\\sin\\varphi\\cos\\theta)\\big)\\,d\\varphi
+    """``log ρ_θ`` (``angle_family``) for ``x = v²/2 ≥ 0`` in float64 by Gauss–Legendre, or ``RangeError`` (:doc:`/notes/numerics/special`).
 
     Parameters
     ----------
     d, cos_theta, x : array_like of float
-        Broadcast together.
 
     Returns
     -------
     numpy.ndarray
-
-    Raises
-    ------
-    RangeError
-        Where two Gauss–Legendre rules disagree by more than ``1e-13`` in the log.
     """
     d, c, x = np.broadcast_arrays(*(np.asarray(a, float) for a in (d, cos_theta, x)))
     node_err = []  # per rule: the largest bound on the nodes' log ₁F₁ (the quadrature averages them)
@@ -354,7 +334,7 @@ def log_angle_conformity(d, cos_theta, x):
 
 
 def log_angle_gap_nonpos(d, cos_theta, x):
-    """``log(e^{2x} − ρ_θ)`` for ``cos θ ≤ 0``, ``x > 0``, without cancellation (Reid et al. 2023, Eq. 21).
+    """``log(e^{2x} − ρ_θ)`` for ``cos θ ≤ 0``, ``x > 0``, without cancellation (Reid et al. 2023, Eq. 21), or ``RangeError``.
 
     .. math:: e^{2x} - \\rho_\\theta = \\big(e^{2x} - {}_1F_1(d; \\tfrac d2; x)\\big)
        + c_d\\int_0^\\pi \\sin^{d-1}\\varphi \\sum_{k\\ge1} t_k\\,
@@ -367,13 +347,6 @@ def log_angle_gap_nonpos(d, cos_theta, x):
     Returns
     -------
     numpy.ndarray
-
-    Raises
-    ------
-    ValueError
-        Some ``cos_theta > 0``.
-    RangeError
-        Where the float64 quadrature does not resolve the integrand.
     """
     d, c, x = np.broadcast_arrays(*(np.asarray(a, float) for a in (d, cos_theta, x)))
     if np.any(c > 0):

@@ -1,9 +1,9 @@
-"""The coefficients ``b_k`` of the orthogonality gap, in one place (exact, recurrence and log forms).
+"""The coefficients ``b_k`` of the orthogonality gap, in one place (exact, recurrence and log forms; :doc:`/notes/numerics/orth_gap/coefficients`).
 
 .. math:: e^{X} - {}_1F_1\\big(d; \\tfrac d2; \\tfrac X2\\big) = \\sum_{k\\ge2} b_k \\frac{X^k}{k!},
    \\qquad b_k = 1 - \\prod_{j<k}\\frac{d+j}{d+2j}
 
-(Reid et al. (2023), "Simplex Random Features", ICML, Thms 4.3 and 4.5.)  Notes: :doc:`/notes/numerics/orth_gap/coefficients`.
+(Reid et al. (2023), "Simplex Random Features", ICML, Thms 4.3 and 4.5.)
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ def b_exact(d: int, K: int) -> list[Fraction]:
     Parameters
     ----------
     d, K : int
-        Dimension and number of coefficients.
 
     Returns
     -------
@@ -52,7 +51,7 @@ def b_next(b, k, d):
 
 
 def log_b(d, K):
-    """``log b_k`` for ``k = 0 … K−1`` (last axis) in float64 by ``log(−expm1(Σ log1p(−j/(d+2j))))``.
+    """``log b_k`` for ``k = 0 … K−1`` (last axis; ``−inf`` for ``k < 2``) in float64, by the log form.
 
     Parameters
     ----------
@@ -62,7 +61,6 @@ def log_b(d, K):
     Returns
     -------
     numpy.ndarray
-        Shape ``d.shape + (K,)``; ``−inf`` for ``k = 0, 1``.
     """
     dd = np.asarray(d, float)[..., None]
     j = np.arange(K, dtype=float)

@@ -1,8 +1,6 @@
-"""The orthogonality gap ``e^{2x} − ₁F₁(d; d/2; x)`` in float64: positive series in linear space, vectorized,
-with rigorous running error bounds.
-
-The gap ``ρ_iid − ρ_orth`` of Reid et al. (2023), "Simplex Random Features", ICML (Thm 4.3, Cor. 4.4);
-error analyses: :doc:`/notes/numerics/orth_gap/float64`.
+"""The orthogonality gap ``e^{2x} − ₁F₁(d; d/2; x)`` in float64 (Reid et al. (2023), "Simplex Random
+Features", ICML, Thm 4.3, Cor. 4.4): positive series in linear space, vectorized, with rigorous error
+bounds (their proofs: :doc:`/notes/numerics/orth_gap/float64`).
 """
 
 from __future__ import annotations
@@ -47,7 +45,7 @@ def _served_d(d):
 
 
 def log_orth_gap_series(d, x):
-    """``log(e^{2x} − ₁F₁(d; d/2; x))`` for ``x > 0`` and a bound on its error (the bound's proof: :doc:`/notes/numerics/orth_gap/float64`).
+    """``log(e^{2x} − ₁F₁(d; d/2; x))`` for ``x > 0`` and a bound on its error (NaN outside ``FAST_V2``).
 
     .. math:: e^{2x} - {}_1F_1(d; \\tfrac d2; x) = e^{v^2}\\sum_{k\\ge2} p_k\\,b_k,\\qquad
               p_k = e^{-v^2}\\frac{v^{2k}}{k!},\\quad v^2 = 2x
@@ -59,7 +57,6 @@ def log_orth_gap_series(d, x):
     Returns
     -------
     lg, err : numpy.ndarray
-        NaN outside ``FAST_V2``.
     """
     d, x = np.broadcast_arrays(np.asarray(d, float), np.asarray(x, float))
     shape = d.shape
@@ -289,20 +286,17 @@ def _chunk(rows, index, v2, pm=None, w23=None):
 
 
 def log_pp_bracket_series(d, P, m, x):
-    """``log[(e^{v²} − 1)²/2 − (P/m)(e^{v²} − ₁F₁(d; d/2; v²/2))]``, ``v² = 2x``, and a bound on its error (:doc:`/notes/numerics/orth_gap/float64`).
+    """``log[(e^{v²} − 1)²/2 − (P/m)(e^{v²} − ₁F₁(d; d/2; v²/2))]``, ``v² = 2x``, and a bound on its error.
 
     .. math:: B = \\sum_{k\\ge2} \\frac{v^{2k}}{k!}\\Big(2^{k-1} - 1 - \\frac Pm b_k\\Big)
 
     Parameters
     ----------
-    d, P, m : array_like
-        Dimension, ordered coupled pairs and number of features.
-    x : array_like of float
+    d, P, m, x : array_like
 
     Returns
     -------
     lg, err : numpy.ndarray
-        NaN outside ``FAST_V2``.
     """
     d, P, m, x = np.broadcast_arrays(*(np.asarray(t, float) for t in (d, P, m, x)))
     shape = d.shape
@@ -328,7 +322,7 @@ ALT_Z2 = (1e-145, 60.0)
 
 
 def orth_gap_neg_series(d, z2):
-    """``e^{−z²} − ₁F₁(d; d/2; −z²/2) = Σ_{k≥2} b_k (−z²)^k/k!`` in float64 and a bound on its error (:doc:`/notes/numerics/orth_gap/float64`).
+    """``e^{−z²} − ₁F₁(d; d/2; −z²/2) = Σ_{k≥2} b_k (−z²)^k/k!`` in float64 and a bound on its error (NaN outside ``ALT_Z2``).
 
     Parameters
     ----------
@@ -337,7 +331,6 @@ def orth_gap_neg_series(d, z2):
     Returns
     -------
     value, abs_error : numpy.ndarray
-        NaN outside ``ALT_Z2``.
     """
     d, z2 = np.broadcast_arrays(np.asarray(d, float), np.asarray(z2, float))
     shape = d.shape

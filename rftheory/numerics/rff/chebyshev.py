@@ -3,7 +3,7 @@
 .. math:: f(c) = \\rho_\\theta(x) = \\sum_{p\\ge0} b_p c^p,\\qquad
    b_p = R_p\\,\\frac{x^p}{p!}\\frac{(d)_p}{(d/2)_p}\\,{}_1F_1\\big(d+p;\\tfrac d2+p;x\\big)
 
-(Reid et al. (2023), "Simplex Random Features", ICML, Lemma 4.2, Eqs. 21 and 24); derivation: :doc:`/notes/numerics/rff/chebyshev`.
+(Reid et al. (2023), "Simplex Random Features", ICML, Lemma 4.2, Eqs. 21 and 24; derivation: :doc:`/notes/numerics/rff/chebyshev`.)
 """
 
 from __future__ import annotations
@@ -26,21 +26,16 @@ ESTIMATORS = ("prf", "rff")
 
 
 def check_dimension(d, name="d"):
-    """Validate a block's dimension: an integer ``d ≥ 2``; returns it as ``int``.
+    """Validate a block's dimension: an integer ``d ≥ 2`` as ``int``, or ``ParameterError`` naming ``name``.
 
     Parameters
     ----------
     d : int
     name : str, optional
-        The parameter's name in the error.
 
     Returns
     -------
     int
-
-    Raises
-    ------
-    ParameterError
     """
     if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 2:
         raise ParameterError(name, f"must be an integer >= 2, got {as_typed(d)}")
@@ -48,13 +43,12 @@ def check_dimension(d, name="d"):
 
 
 def pair_x(estimator, a):
-    """The argument ``x`` of the angle family: ``v²/2`` (PRF) or ``−z²/2`` (RFF).
+    """The argument ``x`` of the angle family: ``v²/2`` (PRF, ``a = v``) or ``−z²/2`` (RFF, ``a = z``).
 
     Parameters
     ----------
     estimator : {"prf", "rff"}
     a : mpmath.mpf
-        ``v = ‖x + y‖`` (PRF) or ``z = ‖x − y‖`` (RFF).
 
     Returns
     -------
@@ -68,14 +62,13 @@ def pair_x(estimator, a):
 
 
 def power_coefficients(d, x, even_only=False):
-    """The coefficients ``b_p`` of ``f(c) = Σ_p b_p c^p`` at the working precision, up to a tail below it (bound: :doc:`/notes/numerics/rff/chebyshev`).
+    """The coefficients ``b_p`` of ``f(c) = Σ_p b_p c^p`` (even ``p`` only: RFF) up to a tail below the working precision.
 
     Parameters
     ----------
     d : int
     x : mpmath.mpf
     even_only : bool, optional
-        Keep only even ``p`` (the RFF pair term).
 
     Returns
     -------
@@ -143,7 +136,7 @@ def chebyshev_coefficients(coef):
 
 
 class PairTerm:
-    """The one-angle pair term ``f(c)`` of one ``(d, estimator, a)`` in float64, by Clenshaw (error bound: :doc:`/notes/numerics/rff/chebyshev`).
+    """The one-angle pair term ``f(c)`` of one ``(d, estimator, a)`` in float64 by Clenshaw (error bounds: :doc:`/notes/numerics/rff/chebyshev`).
 
     Parameters
     ----------
@@ -155,7 +148,6 @@ class PairTerm:
     Attributes
     ----------
     coef, dcoef : numpy.ndarray
-        Chebyshev coefficients of ``f`` and ``f'``.
     err, derr : float
         Bounds on the float64 errors of ``f`` and ``f'`` on ``[−1, 1]``.
     """

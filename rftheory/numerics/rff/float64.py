@@ -1,7 +1,5 @@
-"""The RFF pair terms and gaps in float64, each with a rigorous absolute error bound.
-
-``τ_orth = ₁F₁(d; d/2; −z²/2)``, ``τ_simplex`` and the gaps ``e^{−z²} − τ_c`` of Reid et al. (2023),
-"Simplex Random Features", ICML (Thm 4.5); a bound above the tolerance raises ``RangeError``.
+"""The RFF pair terms and gaps in float64, each with a rigorous absolute error bound (Reid et al. (2023),
+"Simplex Random Features", ICML, Thm 4.5); a bound above the tolerance raises ``RangeError``.
 Error analyses: :doc:`/notes/numerics/rff/float64`.
 """
 
@@ -51,13 +49,12 @@ def pick(cands):
 
 
 def checked(val, abserr, what, tol=TOL):
-    """``val`` if its error bound is within ``tol`` relative, else :class:`RangeError`.
+    """``val`` if its error bound is within ``tol`` relative, else :class:`RangeError` naming ``what``.
 
     Parameters
     ----------
     val, abserr : array_like
     what : str
-        The quantity, for the error message.
     tol : float, optional
 
     Returns
@@ -84,11 +81,9 @@ def certify_where(val, abserr, exact, what, tol=TOL, limit=None):
     ----------
     val, abserr : numpy.ndarray
     exact : callable
-        ``exact(index) -> mpmath value``.
     what : str
     tol : float, optional
     limit : int, optional
-        At most this many elements evaluated in mpmath; beyond, :func:`checked` refuses.
 
     Returns
     -------
@@ -108,22 +103,17 @@ def certify_where(val, abserr, exact, what, tol=TOL, limit=None):
 
 
 def hyp1f1_d_half_neg(d, x, tol=TOL, x_max=None, refine=True) -> tuple[Any, Any]:
-    r"""``₁F₁(d; d/2; −x)`` for ``x ≥ 0`` in float64 with a rigorous error bound (Kummer's series).
+    r"""``₁F₁(d; d/2; −x)`` for ``x ≥ 0`` in float64 with a rigorous error bound (Kummer's series; bound: :doc:`/notes/numerics/rff/float64`).
 
     .. math:: {}_1F_1(d; b; -x) = e^{-x} \sum_{k\ge0} t_k,\quad
        t_{k+1} = t_k\,\frac{(k-b)\,x}{(k+b)(k+1)},\quad b = d/2
 
-    Tail and round-off bound, and the double-double and mpmath fallbacks: :doc:`/notes/numerics/rff/float64`.
-
     Parameters
     ----------
     d, x : array_like
-    tol : float, optional
-        Relative error bound above which an element is refined.
-    x_max : float, optional
-        The agreed mpmath fallback only for ``x <= x_max``.
+    tol, x_max : float, optional
+        Relative bound above which an element is refined; the mpmath fallback only up to ``x_max``.
     refine : bool, optional
-        ``False``: the float64 series only, with its bound however large.
 
     Returns
     -------
@@ -354,7 +344,7 @@ def gap_f64(coupling, d, z, enough=None) -> tuple[Any, Any]:
     coupling : {"iid", "orthogonal", "simplex"}
     d, z : array_like
     enough : callable, optional
-        Orthogonal only: ``gap -> absolute error`` that suffices; a second route only where needed.
+        Orthogonal only: ``gap -> absolute error`` that suffices.
 
     Returns
     -------
@@ -421,17 +411,12 @@ def gap_f64(coupling, d, z, enough=None) -> tuple[Any, Any]:
 
 
 def rff_bracket_f64(coupling, d, Pm, z, enough=None):
-    r"""The RFF bracket ``m·MSE`` in float64, with its absolute error bound (bound: :doc:`/notes/numerics/rff/float64`).
-
-    .. math:: B = \tfrac12\big(1 - e^{-z^2}\big)^2 - \frac{P}{m}\big(e^{-z^2} - \tau_c\big)
-
-    (Reid et al. 2023, Thm 4.5; Yu et al. 2016, Eq. 3.)
+    r"""The RFF bracket ``m·MSE`` (:func:`~rftheory.numerics.rff.pairs.rff_mse_bracket`) in float64, with its error bound (:doc:`/notes/numerics/rff/float64`).
 
     Parameters
     ----------
     coupling : {"iid", "orthogonal", "simplex"}
     d, Pm, z : array_like
-        Dimension, ``P/m`` and ``z``.
     enough : float, optional
         Orthogonal only: the share of ``|B|`` the gap's error may take.
 
@@ -466,7 +451,6 @@ def direct_gap_err(X, e, tau, terr):
     Parameters
     ----------
     X, e, tau, terr : array_like
-        ``fl(−z²)``, ``fl(exp(X))``, ``τ_c`` and its absolute error bound.
 
     Returns
     -------

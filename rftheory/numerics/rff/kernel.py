@@ -1,9 +1,4 @@
-r"""The pair kernel of orthogonal frequencies and its gap, on a backend ``bk`` (the one place it is written).
-
-.. math:: K(y) = {}_1F_1\big(d; \tfrac d2; y\big),\qquad G(y) = K(y) - e^{2y}
-
-(Reid et al. (2023), "Simplex Random Features", ICML, Thms 4.3 and 4.5.)  Notes: :doc:`/notes/numerics/rff/kernel`.
-"""
+r"""The pair kernel of orthogonal frequencies ``K`` and its gap ``G``, on a backend ``bk`` (the one place they are written)."""
 
 from __future__ import annotations
 
@@ -23,14 +18,13 @@ def orth_kernel(bk: Any, d: int, y: Any) -> Any:
 
     .. math:: K(y) = {}_1F_1\big(d; \tfrac d2; y\big)
 
-    (Reid et al. (2023), "Simplex Random Features", ICML, Thms 4.3 and 4.5.)
+    (Reid et al. (2023), "Simplex Random Features", ICML, Thms 4.3 and 4.5; ``y = v²/2`` or ``−z²/2``.)
 
     Parameters
     ----------
     bk : backend
     d : int
     y : number of the backend
-        ``v²/2`` (PRF conformity) or ``−z²/2`` (RFF pair term).
 
     Returns
     -------
@@ -80,11 +74,9 @@ KERNEL_GAP_KMAX = 2000
 
 
 def kernel_gap(bk, d, y):
-    r"""``G(y) = ₁F₁(d; d/2; y) − e^{2y}``, the orthogonal-pair correction of the RFF-type MSEs.
+    r"""``G(y) = ₁F₁(d; d/2; y) − e^{2y}``, the orthogonal-pair correction of the RFF-type MSEs (remainder bound: :doc:`/notes/numerics/rff/kernel`).
 
     .. math:: G(y) = \sum_{k\ge2}\frac{y^k}{k!}\Big(\frac{(d)_k}{(d/2)_k} - 2^k\Big)
-
-    For ``|y| ≤ 1`` numeric backends sum this series with a rigorous remainder bound (:doc:`/notes/numerics/rff/kernel`).
 
     Parameters
     ----------

@@ -1,6 +1,5 @@
-"""Kummer's series of ``₁F₁(d; d/2; −x)`` in double-double arithmetic, vectorized, with its error bound.
-
-The fallback of ``rff.float64.hyp1f1_d_half_neg`` where the float64 series cancels.  Notes: :doc:`/notes/numerics/rff/kummer_dd`.
+"""Kummer's series of ``₁F₁(d; d/2; −x)`` in double-double arithmetic, vectorized, with its error bound: the
+fallback of ``rff.float64.hyp1f1_d_half_neg`` where the float64 series cancels (:doc:`/notes/numerics/rff/kummer_dd`).
 """
 
 from __future__ import annotations
@@ -43,15 +42,12 @@ def _add(ah, al, bh, bl):
 
 
 def hyp1f1_d_half_neg_dd(d, x, Kp, tail):
-    """``₁F₁(d; d/2; −x) = e^{−x}Σ_k t_k`` with the sum in double-double, and a bound on its error (:doc:`/notes/numerics/rff/kummer_dd`).
-
-    .. math:: t_{k+1} = t_k\\,\\frac{(k-b)\\,x}{(k+b)(k+1)},\\qquad t_0 = 1,\\quad b = d/2
+    """``₁F₁(d; d/2; −x)`` by Kummer's series (``hyp1f1_d_half_neg``) summed in double-double, with an error bound (:doc:`/notes/numerics/rff/kummer_dd`).
 
     Parameters
     ----------
-    d, x : numpy.ndarray
-    Kp, tail : numpy.ndarray
-        Terms to sum per element and the bound on the terms after them.
+    d, x, Kp, tail : numpy.ndarray
+        Points, terms to sum per element and the bound on the terms after them.
 
     Returns
     -------

@@ -1,6 +1,5 @@
-"""Monte Carlo replicates of pair terms and of the RFF estimator (the real estimators).
-
-Pair terms as in Reid et al. (2023), "Simplex Random Features", ICML (Def. 3.1, Thm 4.5).  Notes: :doc:`/notes/numerics/rff/montecarlo`.
+"""Monte Carlo replicates of pair terms and of the RFF estimator (the real estimators; Reid et al. (2023),
+"Simplex Random Features", ICML, Def. 3.1, Thm 4.5).
 """
 
 from __future__ import annotations
@@ -17,20 +16,17 @@ __all__ = ["pair_term_mc", "pair_mc", "rff_estimates"]
 
 
 def pair_term_mc(coupling, vector, f):
-    """Monte Carlo of a pair term: replicates of the mean over coupled ordered pairs of ``f(w_iᵀu) f(w_jᵀu)``.
+    """Monte Carlo ``run(p, rng, n)`` of a pair term: the mean over coupled ordered pairs of ``f(w_iᵀu) f(w_jᵀu)``.
 
     Parameters
     ----------
     coupling : str
-    vector : callable
-        ``vector(p, rng) -> u``; ``rng=None`` for the axis-aligned half of the replicates.
-    f : callable
-        ``np.exp`` (PRF conformity) or ``np.cos`` (RFF pair term).
+    vector, f : callable
+        ``vector(p, rng) -> u`` (``rng=None``: axis-aligned) and ``np.exp`` (PRF) or ``np.cos`` (RFF).
 
     Returns
     -------
     callable
-        ``run(p, rng, n)``.
     """
 
     def run(p, rng, n):

@@ -1,11 +1,4 @@
-"""The MSE of ``m`` random Fourier features in every layer, from its one bracket.
-
-.. math:: m\\cdot\\mathrm{MSE} = \\tfrac12\\operatorname{expm1}(t)^2 + \\frac Pm\\,G\\big(\\tfrac t2\\big),
-   \\qquad t = -z^2
-
-(Yu et al. (2016), "Orthogonal Random Features", NeurIPS, Lemma 1; Reid et al. (2023), "Simplex Random
-Features", ICML, Thm 4.5.)  Notes: :doc:`/notes/numerics/rff/mse`.
-"""
+"""The MSE of ``m`` random Fourier features in every layer, from its one bracket (:func:`mse_bracket`; :doc:`/notes/numerics/rff/mse`)."""
 
 from __future__ import annotations
 
@@ -26,7 +19,6 @@ def iid_bracket(bk: Any, t: Any) -> Any:
     ----------
     bk : backend
     t : number of the backend
-        ``−z²`` (RFF) or ``v²`` (antithetic positive features).
 
     Returns
     -------
@@ -52,7 +44,13 @@ def iid_bracket_f64(z: Any) -> np.ndarray:
 
 
 def mse_bracket(bk: Any, t: Any, d: int, m: int, coupling: str = "iid") -> Any:
-    r"""``m·MSE = ½·expm1(t)² + (P/m)·G(t/2)`` on ``bk`` (module formula; ``G``: ``kernel_gap``).
+    r"""``m`` times the MSE of ``m`` RFFs on ``bk``, orthogonal blocks adding the kernel gap ``G`` (``kernel_gap``).
+
+    .. math:: m\cdot\mathrm{MSE} = \tfrac12\operatorname{expm1}(t)^2 + \frac Pm\,G\big(\tfrac t2\big),
+       \qquad t = -z^2
+
+    (Yu et al. (2016), "Orthogonal Random Features", NeurIPS, Lemma 1; Reid et al. (2023), "Simplex Random
+    Features", ICML, Thm 4.5.)
 
     Parameters
     ----------

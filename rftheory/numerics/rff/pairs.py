@@ -1,9 +1,8 @@
 """Random Fourier features for every coupling: pair terms and the RFF MSE in every layer.
 
 Reid et al. (2023), "Simplex Random Features", ICML (Thm 4.5, Cor. 4.6); Yu et al. (2016), "Orthogonal
-Random Features", NeurIPS (Thm 1); Sutherland & Schneider (2015), "On the Error of Random Fourier
-Features", UAI.  Routes, float64 and Monte Carlo live in the sibling modules and are re-exported here.
-Notes: :doc:`/notes/numerics/rff/pairs`.
+Random Features", NeurIPS (Thm 1).  Routes, float64 and Monte Carlo are re-exported from the sibling
+modules.  Notes: :doc:`/notes/numerics/rff/pairs`.
 """
 
 from __future__ import annotations
@@ -65,7 +64,7 @@ __all__ = [
     "rff_mse_mc",
     "orth_pair_sym",
     "rff_mse_sym",
-    # routes (rff_routes), float64 (rff_float64) and Monte Carlo (pair_montecarlo), re-exported
+    # routes (.routes), float64 (.float64) and Monte Carlo (.montecarlo), re-exported
     "orth_pair_printed_series",
     "chi2d_pair_mean",
     "orth_pair_chi2d",
@@ -89,17 +88,15 @@ RFF_COUPLINGS = ("iid", "orthogonal", "simplex")
 # precision guards
 
 def rff_guard(z) -> int:
-    """Guard digits for the RFF pair terms: the alternating series in ``−z²`` and the small-``z`` cancellation.
+    """Guard digits for the RFF pair terms at ``z = ‖x − y‖`` (the alternating series and the small-``z`` cancellation).
 
     Parameters
     ----------
     z : mpmath.mpf or number
-        ``z = ‖x − y‖``.
 
     Returns
     -------
     int
-        Guard digits to add to the working precision.
     """
     z = abs(mp.mpmathify(z))
     small = 0 if z >= 1 or z == 0 else int(-4 * mp.log10(z)) + 2
@@ -110,22 +107,18 @@ def rff_guard(z) -> int:
 # the formulas, once, against a backend bk (MP, ARB, ...)
 
 def pair_term_z2(bk, coupling, d, z2):
-    """The pair term ``τ_c = E cos(w_iᵀz) cos(w_jᵀz)`` as a function of ``z²`` on the backend ``bk``.
+    """The pair term ``τ_c = E cos(w_iᵀz) cos(w_jᵀz)`` as a function of ``z²`` on ``bk`` (Reid et al. 2023, Thm 4.5).
 
     .. math:: \\tau_{\\mathrm{iid}} = e^{-z^2},\\quad
        \\tau_{\\mathrm{orth}} = {}_1F_1\\big(d; \\tfrac d2; -\\tfrac{z^2}2\\big),\\quad
        \\tau_{\\mathrm{simplex}} = \\rho_\\theta^{\\mathrm{even}}\\big(-\\tfrac{z^2}2\\big)\\big|_{\\cos\\theta = -1/(d-1)}
 
-    (Reid et al. (2023), "Simplex Random Features", ICML, Thm 4.5; notes: :doc:`/notes/numerics/rff/pairs`.)
-
     Parameters
     ----------
     bk : backend
-        ``MP`` (at the working precision) or ``ARB``.
     coupling : {"iid", "orthogonal", "simplex"}
     d : int
     z2 : number of the backend
-        ``z² ≥ 0``.
 
     Returns
     -------
@@ -141,22 +134,18 @@ def pair_term_z2(bk, coupling, d, z2):
 
 
 def rff_mse_bracket(bk, coupling, d, m, z2, tau=None):
-    """MSE of ``(1/m)Σcos(w_iᵀ(x−y))`` with blocks on the backend ``bk``, with the size of what cancels.
+    """MSE of ``(1/m)Σcos(w_iᵀ(x−y))`` with blocks on ``bk``, with the size of what cancels (Reid et al. 2023, Thm 4.5).
 
     .. math:: \\mathrm{MSE}_c = \\frac1m\\Big[\\frac{(1-e^{-z^2})^2}{2}
        + \\frac Pm(\\tau_c - e^{-z^2})\\Big],\\qquad P = \\sum_b m_b(m_b-1)
-
-    (Reid et al. (2023), "Simplex Random Features", ICML, Thm 4.5; notes: :doc:`/notes/numerics/rff/pairs`.)
 
     Parameters
     ----------
     bk : backend
     coupling : {"iid", "orthogonal", "simplex"}
     d, m : int
-        Dimension and number of frequencies.
-    z2 : number of the backend
-    tau : number of the backend, optional
-        ``τ_c``; by default :func:`pair_term_z2`.
+    z2, tau : number of the backend
+        ``z²`` and ``τ_c`` (by default :func:`pair_term_z2`).
 
     Returns
     -------
@@ -173,17 +162,14 @@ def rff_mse_bracket(bk, coupling, d, m, z2, tau=None):
 
 
 def orth_gap_bracket(bk, d, z2, tau=None):
-    """The RFF orthogonality gap ``e^{−z²} − ₁F₁(d; d/2; −z²/2)`` on ``bk``, with the size of what cancels.
-
-    Reid et al. (2023), "Simplex Random Features", ICML, Thm 4.5.
+    """The RFF orthogonality gap ``e^{−z²} − τ_orth`` on ``bk`` with the size of what cancels (Reid et al. 2023, Thm 4.5).
 
     Parameters
     ----------
     bk : backend
     d : int
-    z2 : number of the backend
-    tau : number of the backend, optional
-        ``τ_orth``; by default :func:`pair_term_z2`.
+    z2, tau : number of the backend
+        ``z²`` and ``τ_orth`` (by default :func:`pair_term_z2`).
 
     Returns
     -------
@@ -254,7 +240,7 @@ def pair_term(coupling, d, z):
 # the MSE (arbitrary precision)
 
 def rff_mse(coupling, d, m, z, pair=None):
-    """The RFF MSE of :func:`rff_mse_bracket` in mpmath, guarded against its cancellations; notes: :doc:`/notes/numerics/rff/pairs`.
+    """The RFF MSE of :func:`rff_mse_bracket` in mpmath, guarded against its cancellations (:doc:`/notes/numerics/rff/pairs`).
 
     Parameters
     ----------
@@ -339,24 +325,18 @@ def _orth_bracket_series_f64(d, m, z, where):
 
 
 def rff_mse_f64(coupling, d, m, z, what="RFF MSE"):
-    """:func:`rff_mse` in float64, vectorized, within ``TOL`` (routes and their bounds: :doc:`/notes/numerics/rff/pairs`).
+    """:func:`rff_mse` in float64 within ``TOL`` or ``RangeError``, vectorized (routes and bounds: :doc:`/notes/numerics/rff/pairs`).
 
     Parameters
     ----------
     coupling : {"iid", "orthogonal", "simplex"}
     d, m, z : array_like
-        Broadcast together.
     what : str
         The quantity, for error messages.
 
     Returns
     -------
     numpy.ndarray
-
-    Raises
-    ------
-    RangeError
-        Where the error bound exceeds the tolerance or a nonzero value underflows.
     """
     d, m, z = np.broadcast_arrays(*(np.asarray(t, float) for t in (d, m, z)))
     shape = d.shape
@@ -384,10 +364,9 @@ def rff_mse_mc(coupling, d, m, z, rng, n):
     Parameters
     ----------
     coupling : str
-    d, m : int
+    d, m, n : int
     z : number
     rng : numpy.random.Generator
-    n : int
 
     Returns
     -------

@@ -1,8 +1,8 @@
 """Independent routes to the RFF pair terms ``τ_c`` (arbitrary precision), from their definitions.
 
-Yu et al. (2016), "Orthogonal Random Features", NeurIPS (App. A.3, the printed series); Reid et al.
-(2023), "Simplex Random Features", ICML (Eq. 21).  Each route raises ``LayerUnavailableError`` outside
-the region it serves in bounded time.  Notes: :doc:`/notes/numerics/rff/routes`.
+Yu et al. (2016), "Orthogonal Random Features", NeurIPS (App. A.3); Reid et al. (2023), "Simplex Random
+Features", ICML (Eq. 21).  Outside the region a route serves in bounded time it raises
+``LayerUnavailableError``.  Notes: :doc:`/notes/numerics/rff/routes`.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ def _dfact(n: int) -> int:
 
 
 def orth_pair_printed_series(d: int, z: Fraction | int):
-    """Yu et al.'s double-factorial series (2016, App. A.3) summed in exact rationals, rounded once.
+    """Yu et al.'s double-factorial series (2016, App. A.3) for exact ``z``, summed in rationals, rounded once.
 
     .. math:: \\sum_{k\\ge0}\\frac{(-z^2)^k}{k!}\\sum_{i=0}^k\\binom ki\\frac1{2^k}
        \\frac{(d+2i-2)!!\\,(d+2k-2i-2)!!}{(d+2k-2)!!\\,(d-2)!!}
@@ -49,7 +49,6 @@ def orth_pair_printed_series(d: int, z: Fraction | int):
     ----------
     d : int
     z : Fraction or int
-        ``z = ‖x − y‖``, exact.
 
     Returns
     -------
@@ -90,7 +89,6 @@ def chi2d_pair_mean(d, s, sign):
     ----------
     d : int
     s : mpmath.mpf
-        ``‖y‖ ≥ 0``.
     sign : {1, -1}
 
     Returns
@@ -133,12 +131,11 @@ def orth_pair_chi2d(d, z):
 
 
 def iid_pair_moments(z):
-    """``(E cos(w·z))² = e^{−z²}`` from the Gaussian moments, ``E cos(wz) = Σ_k (−z²)^k (2k−1)!!/(2k)!``.
+    """``(E cos(w·z))² = e^{−z²}`` from the Gaussian moments (exact rationals summed exactly).
 
     Parameters
     ----------
     z : Fraction, int or mpmath.mpf
-        Exact rationals are summed exactly.
 
     Returns
     -------
@@ -161,7 +158,7 @@ def iid_pair_moments(z):
 
 
 def simplex_pair_quad(d, z):
-    """``τ_simplex`` by quadrature of the φ-integral (Reid et al. 2023, Eq. 21 at ``x = −z²/2``).
+    """``τ_simplex`` by quadrature of the φ-integral (Reid et al. 2023, Eq. 21 at ``x = −z²/2``), for ``z ≤ 10``.
 
     Parameters
     ----------
@@ -171,11 +168,6 @@ def simplex_pair_quad(d, z):
     Returns
     -------
     mpmath.mpf
-
-    Raises
-    ------
-    LayerUnavailableError
-        For ``z > 10`` or where the φ-quadrature is not served (cost).
     """
     x = -z * z / 2
     c = mp.mpf(-1) / (d - 1)
@@ -221,7 +213,6 @@ def pair_term_route(coupling, d, z):
     coupling : {"iid", "orthogonal", "simplex"}
     d : int
     z : Fraction, int or mpmath.mpf
-        Exact rationals select the exact printed series.
 
     Returns
     -------

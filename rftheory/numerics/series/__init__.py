@@ -1,4 +1,3 @@
-"""The series drivers: arbitrary precision (:mod:`.mp_series`), float64 vectorized (:mod:`.driver`),
-compensated float64 sums (:mod:`.summation`), and the series of expectations' definitions that serve as
-independent routes (:mod:`.definitions`).
+"""The series drivers (:mod:`.mp_series`, :mod:`.driver`), compensated sums (:mod:`.summation`) and the
+definitions' series that serve as independent routes (:mod:`.definitions`).
 """

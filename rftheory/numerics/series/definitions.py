@@ -1,6 +1,5 @@
-"""Series summed from the definitions of expectations: independent routes that call no ``mp.exp`` or
-hypergeometric function (Gaussian moments; Yu et al. (2016), "Orthogonal Random Features", NeurIPS,
-App. A.3).  Notes: :doc:`/notes/numerics/series/definitions`.
+"""Series summed from the definitions of expectations (Gaussian moments; Yu et al. (2016), "Orthogonal Random
+Features", NeurIPS, App. A.3): independent routes that call no ``mp.exp`` or hypergeometric function (:doc:`/notes/numerics/series/definitions`).
 """
 
 from __future__ import annotations
@@ -63,10 +62,7 @@ def gauss_var_cos_series(z):
 
 
 def orth_pair_printed(d, z):
-    """Yu et al.'s double-factorial series for ``E a_i a_j`` (2016, App. A.3), as printed, guarded (:doc:`/notes/numerics/series/definitions`).
-
-    .. math:: \\sum_{k\\ge0}\\frac{(-z^2)^k}{k!}\\,\\frac1{2^k}\\sum_{i=0}^k\\binom ki
-       \\frac{(d+2i-2)!!\\,(d+2k-2i-2)!!}{(d+2k-2)!!\\,(d-2)!!}
+    """Yu et al.'s series (:func:`~rftheory.numerics.rff.routes.orth_pair_printed_series`) at any ``z``, guarded; n/a beyond ``PRINTED_SERIES_KMAX`` terms.
 
     Parameters
     ----------
@@ -76,11 +72,6 @@ def orth_pair_printed(d, z):
     Returns
     -------
     mpf
-
-    Raises
-    ------
-    LayerUnavailableError
-        Beyond :data:`PRINTED_SERIES_KMAX` terms.
     """
     z = mpf(z) if isinstance(z, (Fraction, int)) else mp.mpmathify(z)
     x = z * z

@@ -1,9 +1,5 @@
 """One driver for the float64 series of the orthogonality gap and its relatives: vectorized, each point
-stopping where a stated bound on its tail is below a fraction of its sum.
-
-.. math:: \\sum_{j>k} |t_j| \\le \\sum_{j>k} p_j \\le \\frac{p_{k+1}}{1 - r},\\qquad r = \\frac{x}{k+2} < \\tfrac12
-
-Notes: :doc:`/notes/numerics/series/driver`.
+stopping where a stated bound on its tail (:func:`exp_series_tail`) is below a fraction of its sum (:doc:`/notes/numerics/series/driver`).
 """
 
 from __future__ import annotations
@@ -26,13 +22,14 @@ class SeriesSums:
 
 
 def exp_series_tail(k: int, x: np.ndarray, p: np.ndarray) -> np.ndarray:
-    """The bound ``p_{k+1}/(1 − r)``, ``r = x/(k + 2)``, on ``Σ_{j>k} p_j`` for ``p_{j+1} = p_j x/(j + 1)`` (``inf`` if ``r ≥ ½``).
+    """The bound ``p_{k+1}/(1 − r)`` on ``Σ_{j>k} p_j`` for weights ``p_{j+1} = p_j x/(j + 1)``, given ``p = p_k``.
+
+    .. math:: \\sum_{j>k} p_j \\le \\frac{p_{k+1}}{1 - r},\\qquad r = \\frac{x}{k+2} < \\tfrac12\\quad(\\infty \\text{ otherwise})
 
     Parameters
     ----------
     k : int
     x, p : numpy.ndarray
-        The weights' argument and ``p_k``.
 
     Returns
     -------
@@ -46,7 +43,7 @@ def exp_series_tail(k: int, x: np.ndarray, p: np.ndarray) -> np.ndarray:
 def sum_to_tail(x: np.ndarray, p: np.ndarray, state: dict[str, np.ndarray], add_term: Callable[[int, dict], None],
                 stop_on: str, tol: float, record: Sequence[str], scratch: Sequence[str] = (), every: int = 8,
                 kmax: int | None = None) -> SeriesSums:
-    """Sum a series per point until its tail bound is below ``tol`` times a running sum (``|t_k| ≤ p_k``; :doc:`/notes/numerics/series/driver`).
+    """Sum a series per point until its tail bound is below ``tol`` times ``s[stop_on]`` (``|t_k| ≤ p_k``; :doc:`/notes/numerics/series/driver`).
 
     Parameters
     ----------
@@ -58,8 +55,7 @@ def sum_to_tail(x: np.ndarray, p: np.ndarray, state: dict[str, np.ndarray], add_
     stop_on : str
     tol : float
     record, scratch : sequence of str
-    every : int, optional
-    kmax : int, optional
+    every, kmax : int, optional
 
     Returns
     -------

@@ -1,9 +1,5 @@
 """One driver for the arbitrary-precision series: terms summed until a caller-proven *bound on the
-remainder* is at most ``tol`` times the running sum (never on a small term).
-
-.. math:: \\Big|\\sum_{j>K} t_j\\Big| \\le B_K \\le \\mathrm{tol}\\cdot\\Big|\\sum_{j\\le K} t_j\\Big| + \\mathrm{atol}
-
-Only ``mpmath`` is imported here (no numpy).  Notes: :doc:`/notes/numerics/series/mp_series`.
+remainder* is at most ``tol`` times the running sum, never on a small term (:doc:`/notes/numerics/series/mp_series`).  Imports only ``mpmath``.
 """
 
 from __future__ import annotations
@@ -57,20 +53,20 @@ def geometric_tail(t: Any, r: Any) -> Any:
 
 def mp_series(series: Iterable[tuple[Any, Any]], *, tol: Any = None, atol: Any = 0, kmax: int = MP_SERIES_KMAX,
               what: str = "series", error: Callable[[str], Exception] | None = None, peak: bool = False) -> MpSum:
-    """Sum ``t_0, t_1, …`` until the caller's bound on the remainder is at most ``tol·|sum| + atol``.
+    """Sum ``t_0, t_1, …`` until the caller's bound on the remainder is at most ``tol·|sum| + atol``, or raise at ``kmax``.
+
+    .. math:: B_K \\ge \\Big|\\sum_{j>K} t_j\\Big|,\\qquad B_K \\le \\mathrm{tol}\\cdot\\Big|\\sum_{j\\le K} t_j\\Big| + \\mathrm{atol}
 
     Parameters
     ----------
     series : iterable of (term, bound)
-        ``(t_k, B_k)``, ``B_k ≥ Σ_{j>k}|t_j|`` or None (the caller's proof obligation).
+        ``(t_k, B_k)``, ``B_k`` or None (the caller's proof obligation).
     tol, atol : number, optional
-        Relative tolerance (default ``mp.eps``) and absolute floor (default 0).
     kmax : int, optional
     what : str, optional
     error : callable, optional
-        ``error(message)`` builds the exception raised at ``kmax``.
+        ``error(message)`` builds the exception.
     peak : bool, optional
-        Track ``max_k |t_k|``.
 
     Returns
     -------

@@ -1,5 +1,5 @@
-"""Vectorised compensated summation of a float64 array with a rigorous error bound (a pairwise TwoSum tree;
-Ogita, Rump & Oishi (2005), "Accurate sum and dot product", SIAM J. Sci. Comput. 26).  Notes: :doc:`/notes/numerics/series/summation`.
+"""Vectorised compensated summation with a rigorous error bound (a pairwise TwoSum tree; Ogita, Rump & Oishi
+(2005), "Accurate sum and dot product", SIAM J. Sci. Comput. 26; :doc:`/notes/numerics/series/summation`).
 """
 
 from __future__ import annotations
