@@ -16,7 +16,6 @@ __all__ = [
     "angle_ratios",
     "angle_series",
     "angle_quadrature",
-    "hyp0f1_series",
     "hyp0f1",
     "TERMS_MAX",
     "first_k",
@@ -240,22 +239,10 @@ def angle_quadrature(d: int, c: arb, x: arb, even_only: bool = False) -> arb:
     return (one(c) + one(-c)) / 2 if even_only else one(c)
 
 
-def hyp0f1_series(h: arb, x: arb) -> arb:
-    """``₀F₁(; h; x) = Σ xᵏ/((h)_k k!)`` for ``h > 0``, any real ``x``, in balls with a proven tail (:doc:`/notes/numerics/arb_series`).
-
-    .. math:: \\Big|\\sum_{k\\ge K}\\frac{x^k}{(h)_k\\,k!}\\Big| \\le 2\\,\\frac{|x|^K}{(h)_K\\,K!}
-       \\qquad\\Big(\\frac{|x|}{(h+K)(K+1)} \\le \\tfrac12\\Big)
-
-    Parameters
-    ----------
-    h, x : arb
-
-    Returns
-    -------
-    arb
-    """
+def _hyp0f1_series(h: arb, x: arb) -> arb:
+    """``₀F₁(; h; x)`` for ``h > 0``, any real ``x``, in balls with the proven tail ``2|x|^K/((h)_K K!)`` (:doc:`/notes/numerics/arb_series`)."""
     if not bool(h > 0):
-        raise ValueError("hyp0f1_series needs h > 0")
+        raise ValueError("_hyp0f1_series needs h > 0")
     ax = _upper(x)
     hf = float(h.lower().mid())  # a lower bound of h: the ratio bound below only grows
     # K: past the peak, the ratio <= 1/2, and the term below 2^-prec of the largest (floats choose K only)
@@ -280,7 +267,7 @@ def hyp0f1_series(h: arb, x: arb) -> arb:
 
 
 def hyp0f1(h: arb, x: arb) -> arb:
-    """``₀F₁(; h; x)``: Arb's ``hypgeom_0f1``, or where its bound is wide the intersection with :func:`hyp0f1_series`.
+    """``₀F₁(; h; x)``: Arb's ``hypgeom_0f1``, or where its bound is wide the intersection with :func:`_hyp0f1_series`.
 
     Parameters
     ----------
@@ -293,5 +280,5 @@ def hyp0f1(h: arb, x: arb) -> arb:
     a = x.hypgeom_0f1(h)
     if a.is_finite() and bool(a.rad() <= arb(2) ** (-flint.ctx.prec // 2)):
         return a
-    s = hyp0f1_series(h, x)
+    s = _hyp0f1_series(h, x)
     return s.intersection(a) if a.is_finite() else s

@@ -168,9 +168,7 @@ def exp_neg_roundings(x):
 
 
 def exp_neg_scaled(x, s):
-    r"""``e^{−x}·s`` for ``x ≥ 0`` with no subnormal intermediate, and where that accounting holds (:doc:`/notes/numerics/floats`).
-
-    .. math:: e^{-x}s = \big(s\,e^{-x/2}\big)\,e^{-x/2}\quad (x > 700)
+    r"""``e^{−x}·s = (s e^{−x/2}) e^{−x/2}`` for ``x ≥ 0`` with no subnormal intermediate, and where that accounting holds (:doc:`/notes/numerics/floats`).
 
     Parameters
     ----------

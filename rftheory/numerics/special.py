@@ -25,7 +25,6 @@ __all__ = [
     "log_orth_gap_pos",
     "log_orth_gap_pos_err",
     "log_series_error",
-    "log_series_sum",
     "exp_checked",
     "log_angle_conformity",
     "log_angle_gap_nonpos",
@@ -90,22 +89,8 @@ def _n_terms(x_max: float) -> int:
     return int(4 * x_max + 80)
 
 
-def log_series_sum(log_terms, d, x, n_terms, chunk: int = 256):
-    """``log Σ_{k<K} t_k`` per point, summed in log space, with a bound on its error (the bound: :doc:`/notes/numerics/special`).
-
-    .. math:: |\\Delta L| \\le (1 + 4Ku)\\sum_k w_k E_k (1 + E_k) + u\\,(3|L| + \\log_2 K + 14)
-
-    Parameters
-    ----------
-    log_terms, n_terms : callable
-        ``log_terms(d, x, K) -> (logt, E)`` (``E`` the errors of ``logt`` or None); ``n_terms(x_max) -> K``.
-    d, x : numpy.ndarray
-    chunk : int, optional
-
-    Returns
-    -------
-    value, error : numpy.ndarray
-    """
+def _log_series_sum(log_terms, d, x, n_terms, chunk: int = 256):
+    """``log Σ_{k<K} t_k`` per point in log space, with its error bound (the one driver of this module's log-space series)."""
 
     def run(dd, xx):
         K = n_terms(float(np.max(xx)) if xx.size else 0.0)
@@ -156,15 +141,12 @@ def log_hyp1f1_d_half_pos_err(d, x):
             + (_U * K * K * 2.0**-31) + _U * np.where(np.isfinite(logt), np.abs(logt), 0.0)
         return logt, np.where(xx == 0, 0.0, E)
 
-    L, err = log_series_sum(log_terms, d.ravel(), x.ravel(), _n_terms)
+    L, err = _log_series_sum(log_terms, d.ravel(), x.ravel(), _n_terms)
     return L.reshape(d.shape), err.reshape(d.shape)
 
 
 def log_orth_gap_pos(d, x):
-    """``log(e^{2x} − ₁F₁(d; d/2; x))`` for ``x > 0``, without cancellation (Reid et al. 2023, Cor. 4.4).
-
-    .. math:: e^{v^2} - {}_1F_1(d; d/2; v^2/2) = \\sum_{k\\ge2} \\frac{v^{2k}}{k!}
-              \\Big(1 - \\prod_{j<k}\\frac{d+j}{d+2j}\\Big)
+    """``log(e^{2x} − ₁F₁(d; d/2; x))`` for ``x > 0``, without cancellation: the ``b_k`` series of ``orth_gap`` (Reid et al. 2023, Cor. 4.4).
 
     Parameters
     ----------
@@ -225,7 +207,7 @@ def _log_orth_gap_logspace(d, x):
         return k * np.log(v2) - sc.gammaln(k + 1.0) + log_b(dd[:, 0], K), None  # -inf for k = 0, 1
 
     # K = 3v² + 80 terms (v² = 2x)
-    return log_series_sum(log_terms, d.ravel(), x.ravel(), lambda x_max: int(6 * x_max + 80))[0].reshape(d.shape)
+    return _log_series_sum(log_terms, d.ravel(), x.ravel(), lambda x_max: int(6 * x_max + 80))[0].reshape(d.shape)
 
 
 def exp_checked(logval, what: str = "value"):

@@ -13,7 +13,7 @@ from fractions import Fraction
 import mpmath as mp
 import numpy as np
 
-__all__ = ["b_exact", "b_next", "log_b", "log_b_mp"]
+__all__ = ["b_exact", "b_next", "log_b"]
 
 
 def b_exact(d: int, K: int) -> list[Fraction]:
@@ -70,17 +70,7 @@ def log_b(d, K):
         return np.log(-np.expm1(cum))
 
 
-def log_b_mp(d, k):
-    """``log b_k`` by the log form of :func:`log_b`, at the current mpmath precision (``k ≥ 2``).
-
-    Parameters
-    ----------
-    d : int or mpmath.mpf
-    k : int
-
-    Returns
-    -------
-    mpmath.mpf
-    """
+def _log_b_mp(d, k):
+    """``log b_k`` by the log form of :func:`log_b`, at the current mpmath precision (``k ≥ 2``; a check of the float64 form)."""
     d = mp.mpmathify(d)
     return mp.log(-mp.expm1(mp.fsum(mp.log1p(-j / (d + 2 * j)) for j in range(k))))

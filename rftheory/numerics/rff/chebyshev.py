@@ -19,7 +19,7 @@ from ...core.errors import ParameterError, as_typed
 from ..angle_family import angle_ratios
 from ..series.mp_series import mp_series
 
-__all__ = ["ESTIMATORS", "check_dimension", "pair_x", "power_coefficients", "chebyshev_coefficients", "PairTerm", "pair_term"]
+__all__ = ["ESTIMATORS", "check_dimension", "pair_x", "power_coefficients", "PairTerm", "pair_term"]
 
 #: the estimators with a one-angle pair term: positive (PRF) and trigonometric (RFF) features
 ESTIMATORS = ("prf", "rff")
@@ -105,22 +105,8 @@ def power_coefficients(d, x, even_only=False):
     return out
 
 
-def chebyshev_coefficients(coef):
-    """Chebyshev coefficients ``a_n`` of the polynomial ``Σ_p coef[p] c^p`` (exact at the working precision).
-
-    Parameters
-    ----------
-    coef : list of mpmath.mpf
-
-    Returns
-    -------
-    list of mpmath.mpf
-
-    Examples
-    --------
-    >>> [float(t) for t in chebyshev_coefficients([0, 0, 1])]
-    [0.5, 0.0, 0.5]
-    """
+def _chebyshev_coefficients(coef):
+    """Chebyshev coefficients ``a_n`` of the polynomial ``Σ_p coef[p] c^p`` (exact at the working precision)."""
     n = len(coef)
     a = [mp.mpf(0)] * n
     for p, b in enumerate(coef):
@@ -136,20 +122,13 @@ def chebyshev_coefficients(coef):
 
 
 class PairTerm:
-    """The one-angle pair term ``f(c)`` of one ``(d, estimator, a)`` in float64 by Clenshaw (error bounds: :doc:`/notes/numerics/rff/chebyshev`).
+    """The one-angle pair term ``f(c)`` of one ``(d, estimator, a = v or z)`` in float64 by Clenshaw, with bounds ``err``, ``derr`` (:doc:`/notes/numerics/rff/chebyshev`).
 
     Parameters
     ----------
     d : int
     estimator : {"prf", "rff"}
     a : Fraction
-        ``v`` (PRF) or ``z`` (RFF), exact.
-
-    Attributes
-    ----------
-    coef, dcoef : numpy.ndarray
-    err, derr : float
-        Bounds on the float64 errors of ``f`` and ``f'`` on ``[−1, 1]``.
     """
 
     def __init__(self, d, estimator, a):
@@ -162,7 +141,7 @@ class PairTerm:
             guard = int(4 * abs(float(x0)) / math.log(10)) + 10  # e^{2|x|}-sized terms cancel
         with mp.workdps(30 + guard):
             x = pair_x(estimator, mp.mpf(self.a.numerator) / self.a.denominator)
-            cheb = chebyshev_coefficients(power_coefficients(d, x, even_only=estimator == "rff"))
+            cheb = _chebyshev_coefficients(power_coefficients(d, x, even_only=estimator == "rff"))
             full = np.array([float(t) for t in cheb])
         # drop the Chebyshev tail below 1e-18 of Σ|a_n| (|T_n| <= 1: it changes no float64 value)
         mags = np.abs(full)

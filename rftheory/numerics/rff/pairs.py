@@ -37,7 +37,6 @@ from .montecarlo import pair_mc, rff_estimates
 from .mse import iid_bracket
 from .routes import (
     chi2d_pair_mean,
-    iid_pair_moments,
     orth_pair_chi2d,
     orth_pair_printed_series,
     pair_term_route,
@@ -68,7 +67,6 @@ __all__ = [
     "orth_pair_printed_series",
     "chi2d_pair_mean",
     "orth_pair_chi2d",
-    "iid_pair_moments",
     "simplex_pair_quad",
     "pair_term_route",
     "pick",

@@ -28,7 +28,6 @@ __all__ = [
     "orth_pair_printed_series",
     "chi2d_pair_mean",
     "orth_pair_chi2d",
-    "iid_pair_moments",
     "simplex_pair_quad",
     "pair_term_route",
 ]
@@ -130,17 +129,8 @@ def orth_pair_chi2d(d, z):
     return chi2d_pair_mean(d, z, -1)
 
 
-def iid_pair_moments(z):
-    """``(E cos(w·z))² = e^{−z²}`` from the Gaussian moments (exact rationals summed exactly).
-
-    Parameters
-    ----------
-    z : Fraction, int or mpmath.mpf
-
-    Returns
-    -------
-    mpmath.mpf
-    """
+def _iid_pair_moments(z):
+    """``(E cos(w·z))² = e^{−z²}`` from the Gaussian moments (exact rationals summed exactly)."""
     if isinstance(z, (Fraction, int)):
         z2 = Fraction(z) ** 2
         target = Fraction(1, 10 ** (mp.mp.dps + 5))
@@ -222,7 +212,7 @@ def pair_term_route(coupling, d, z):
     if zz * zz > ROUTE_Z2_MAX:
         raise LayerUnavailableError(f"pair-term routes n/a for z^2 > {ROUTE_Z2_MAX} (cost)")
     if coupling == "iid":
-        return iid_pair_moments(z)
+        return _iid_pair_moments(z)
     if coupling == "orthogonal":
         # the printed series' exact rationals grow with d and z²: measured 4 s at (d, z²) = (19, 200),
         # 12 s at (1000, 200), 97 s at (5000, 200), 67 s at (19, 311); the budget keeps it to seconds

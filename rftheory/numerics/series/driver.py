@@ -1,5 +1,5 @@
 """One driver for the float64 series of the orthogonality gap and its relatives: vectorized, each point
-stopping where a stated bound on its tail (:func:`exp_series_tail`) is below a fraction of its sum (:doc:`/notes/numerics/series/driver`).
+stopping where a stated bound on its tail is below a fraction of its sum (the bound: :doc:`/notes/numerics/series/driver`).
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["SeriesSums", "exp_series_tail", "sum_to_tail"]
+__all__ = ["SeriesSums", "sum_to_tail"]
 
 
 @dataclass(frozen=True)
@@ -21,20 +21,8 @@ class SeriesSums:
     terms: np.ndarray
 
 
-def exp_series_tail(k: int, x: np.ndarray, p: np.ndarray) -> np.ndarray:
-    """The bound ``p_{k+1}/(1 − r)`` on ``Σ_{j>k} p_j`` for weights ``p_{j+1} = p_j x/(j + 1)``, given ``p = p_k``.
-
-    .. math:: \\sum_{j>k} p_j \\le \\frac{p_{k+1}}{1 - r},\\qquad r = \\frac{x}{k+2} < \\tfrac12\\quad(\\infty \\text{ otherwise})
-
-    Parameters
-    ----------
-    k : int
-    x, p : numpy.ndarray
-
-    Returns
-    -------
-    numpy.ndarray
-    """
+def _exp_series_tail(k: int, x: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """The bound ``p_{k+1}/(1 − r)``, ``r = x/(k + 2)``, on ``Σ_{j>k} p_j`` for ``p_{j+1} = p_j x/(j + 1)`` (``inf`` if ``r ≥ ½``)."""
     r = x / (k + 2)
     with np.errstate(divide="ignore"):
         return np.where(r < 0.5, p * (x / (k + 1)) / (1 - r), np.inf)
@@ -75,7 +63,7 @@ def sum_to_tail(x: np.ndarray, p: np.ndarray, state: dict[str, np.ndarray], add_
             p /= k + 1
             k += 1
             add_term(k, s)
-        tail = exp_series_tail(k, s["x"], s["p"])
+        tail = _exp_series_tail(k, s["x"], s["p"])
         done = tail <= tol * s[stop_on]
         if done.any():
             j = live[done]

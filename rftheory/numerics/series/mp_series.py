@@ -39,12 +39,6 @@ def geometric_tail(t: Any, r: Any) -> Any:
     Returns
     -------
     number or None
-
-    Examples
-    --------
-    >>> from fractions import Fraction
-    >>> geometric_tail(Fraction(1, 8), Fraction(1, 2))  # Σ_{j>3} 2^{-j} = 1/8
-    Fraction(1, 8)
     """
     if r >= 1:
         return None
@@ -53,9 +47,7 @@ def geometric_tail(t: Any, r: Any) -> Any:
 
 def mp_series(series: Iterable[tuple[Any, Any]], *, tol: Any = None, atol: Any = 0, kmax: int = MP_SERIES_KMAX,
               what: str = "series", error: Callable[[str], Exception] | None = None, peak: bool = False) -> MpSum:
-    """Sum ``t_0, t_1, …`` until the caller's bound on the remainder is at most ``tol·|sum| + atol``, or raise at ``kmax``.
-
-    .. math:: B_K \\ge \\Big|\\sum_{j>K} t_j\\Big|,\\qquad B_K \\le \\mathrm{tol}\\cdot\\Big|\\sum_{j\\le K} t_j\\Big| + \\mathrm{atol}
+    """Sum ``t_0, t_1, …`` until the caller's bound ``B_K ≥ |Σ_{j>K} t_j|`` is at most ``tol·|sum| + atol``, or raise at ``kmax``.
 
     Parameters
     ----------
