@@ -1,10 +1,9 @@
-"""The angle family of RF-conformities: all coupled pairs of a block at one angle ``θ``, ``c = cos θ``.
+"""The angle family of RF-conformities: all coupled pairs of a block at one angle ``θ``, ``c = cos θ`` (Reid et al.
+(2023), "Simplex Random Features", ICML, Lemma 4.2, Eqs. 21 and 24; notes: :doc:`/notes/numerics/angle_family`).
 
 .. math:: \\rho_\\theta(x) = c_d\\int_0^\\pi \\sin^{d-1}\\varphi\\;
    {}_1F_1\\big(d; \\tfrac d2; x(1+\\sin\\varphi\\cos\\theta)\\big)\\,d\\varphi,
    \\qquad c_d = \\frac{\\Gamma(d)}{2^{d-1}\\Gamma(d/2)^2}
-
-(Reid et al. (2023), "Simplex Random Features", ICML, Lemma 4.2, Eqs. 21 and 24; notes: :doc:`/notes/numerics/angle_family`.)
 """
 
 from __future__ import annotations
@@ -150,7 +149,6 @@ def angle_series(d, cos_theta, x, even_only=False):
     d : int
     cos_theta, x : real
     even_only : bool, optional
-        Keep only the even powers of ``cos θ``.
 
     Returns
     -------

@@ -57,7 +57,6 @@ def cancellation_guarded(f, guard=5, what="value"):
     f : callable
     guard : int
     what : str
-        Name of the quantity, for the error message.
 
     Returns
     -------

@@ -176,8 +176,7 @@ def exp_neg_scaled(x, s):
 
     Returns
     -------
-    value : numpy.ndarray
-    ok : numpy.ndarray of bool
+    value, ok : numpy.ndarray
     """
     x, s = np.broadcast_arrays(np.asarray(x, float), np.asarray(s, float))
     split = x > EXP_SPLIT_X

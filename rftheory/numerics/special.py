@@ -67,11 +67,6 @@ def coupled_pairs(m, d, block=None):
     Returns
     -------
     int or numpy.ndarray
-
-    Examples
-    --------
-    >>> coupled_pairs(10, 4)
-    26
     """
     b = d if block is None else block
     k, r = np.divmod(m, b)

@@ -1,9 +1,8 @@
-"""The coefficients ``b_k`` of the orthogonality gap, in one place (exact, recurrence and log forms; :doc:`/notes/numerics/orth_gap/coefficients`).
+"""The coefficients ``b_k`` of the orthogonality gap in exact, recurrence and log forms (Reid et al. (2023),
+"Simplex Random Features", ICML, Thms 4.3 and 4.5; notes: :doc:`/notes/numerics/orth_gap/coefficients`).
 
 .. math:: e^{X} - {}_1F_1\\big(d; \\tfrac d2; \\tfrac X2\\big) = \\sum_{k\\ge2} b_k \\frac{X^k}{k!},
    \\qquad b_k = 1 - \\prod_{j<k}\\frac{d+j}{d+2j}
-
-(Reid et al. (2023), "Simplex Random Features", ICML, Thms 4.3 and 4.5.)
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
-"""The one-angle pair term as a polynomial in ``c = cos θ``: exact coefficients and a float64 Chebyshev form.
+"""The one-angle pair term as a polynomial in ``c = cos θ`` (Reid et al. (2023), "Simplex Random Features", ICML,
+Lemma 4.2, Eqs. 21 and 24): exact coefficients and a float64 Chebyshev form (:doc:`/notes/numerics/rff/chebyshev`).
 
 .. math:: f(c) = \\rho_\\theta(x) = \\sum_{p\\ge0} b_p c^p,\\qquad
    b_p = R_p\\,\\frac{x^p}{p!}\\frac{(d)_p}{(d/2)_p}\\,{}_1F_1\\big(d+p;\\tfrac d2+p;x\\big)
-
-(Reid et al. (2023), "Simplex Random Features", ICML, Lemma 4.2, Eqs. 21 and 24; derivation: :doc:`/notes/numerics/rff/chebyshev`.)
 """
 
 from __future__ import annotations

@@ -112,7 +112,6 @@ def hyp1f1_d_half_neg(d, x, tol=TOL, x_max=None, refine=True) -> tuple[Any, Any]
     ----------
     d, x : array_like
     tol, x_max : float, optional
-        Relative bound above which an element is refined; the mpmath fallback only up to ``x_max``.
     refine : bool, optional
 
     Returns

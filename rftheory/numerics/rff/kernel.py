@@ -14,11 +14,9 @@ __all__ = ["orth_kernel", "orth_kernel_mp", "orth_kernel_sym", "kernel_gap", "KE
 
 
 def orth_kernel(bk: Any, d: int, y: Any) -> Any:
-    r"""``K(y) = ₁F₁(d; d/2; y)``, the pair kernel of two orthogonal Gaussian frequencies, on ``bk``.
+    r"""The pair kernel of two orthogonal Gaussian frequencies on ``bk`` (Reid et al. 2023, Thms 4.3, 4.5).
 
-    .. math:: K(y) = {}_1F_1\big(d; \tfrac d2; y\big)
-
-    (Reid et al. (2023), "Simplex Random Features", ICML, Thms 4.3 and 4.5; ``y = v²/2`` or ``−z²/2``.)
+    .. math:: K(y) = {}_1F_1\big(d; \tfrac d2; y\big),\qquad y = v^2/2 \text{ (PRF) or } -z^2/2 \text{ (RFF)}
 
     Parameters
     ----------

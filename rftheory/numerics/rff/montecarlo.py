@@ -68,10 +68,9 @@ def rff_estimates(coupling, d, m, z, rng, n, rotate_half=True):
     Parameters
     ----------
     coupling : str
-    d, m : int
+    d, m, n : int
     z : float
     rng : numpy.random.Generator
-    n : int
     rotate_half : bool, optional
 
     Returns

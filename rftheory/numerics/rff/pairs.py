@@ -1,8 +1,6 @@
-"""Random Fourier features for every coupling: pair terms and the RFF MSE in every layer.
-
-Reid et al. (2023), "Simplex Random Features", ICML (Thm 4.5, Cor. 4.6); Yu et al. (2016), "Orthogonal
-Random Features", NeurIPS (Thm 1).  Routes, float64 and Monte Carlo are re-exported from the sibling
-modules.  Notes: :doc:`/notes/numerics/rff/pairs`.
+"""RFF pair terms and MSE of every coupling in every layer (Reid et al. (2023), "Simplex Random Features", ICML,
+Thm 4.5; Yu et al. (2016), "Orthogonal Random Features", NeurIPS, Thm 1), with the sibling modules' routes,
+float64 and Monte Carlo re-exported.  Notes: :doc:`/notes/numerics/rff/pairs`.
 """
 
 from __future__ import annotations
@@ -330,7 +328,6 @@ def rff_mse_f64(coupling, d, m, z, what="RFF MSE"):
     coupling : {"iid", "orthogonal", "simplex"}
     d, m, z : array_like
     what : str
-        The quantity, for error messages.
 
     Returns
     -------

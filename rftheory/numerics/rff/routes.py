@@ -1,8 +1,6 @@
-"""Independent routes to the RFF pair terms ``τ_c`` (arbitrary precision), from their definitions.
-
-Yu et al. (2016), "Orthogonal Random Features", NeurIPS (App. A.3); Reid et al. (2023), "Simplex Random
-Features", ICML (Eq. 21).  Outside the region a route serves in bounded time it raises
-``LayerUnavailableError``.  Notes: :doc:`/notes/numerics/rff/routes`.
+"""Independent routes to the RFF pair terms from their definitions (Yu et al. (2016), "Orthogonal Random Features",
+NeurIPS, App. A.3; Reid et al. (2023), "Simplex Random Features", ICML, Eq. 21), ``LayerUnavailableError``
+outside the region each serves in bounded time.  Notes: :doc:`/notes/numerics/rff/routes`.
 """
 
 from __future__ import annotations

@@ -57,7 +57,6 @@ def mp_series(series: Iterable[tuple[Any, Any]], *, tol: Any = None, atol: Any =
     kmax : int, optional
     what : str, optional
     error : callable, optional
-        ``error(message)`` builds the exception.
     peak : bool, optional
 
     Returns
