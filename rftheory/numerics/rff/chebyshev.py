@@ -18,7 +18,7 @@ from ...core.errors import ParameterError, as_typed
 from ..angle_family import angle_ratios
 from ..series.mp_series import mp_series
 
-__all__ = ["ESTIMATORS", "check_dimension", "pair_x", "power_coefficients", "PairTerm", "pair_term"]
+__all__ = ["ESTIMATORS", "check_dimension", "check_estimator", "pair_x", "power_coefficients", "PairTerm", "pair_term"]
 
 #: the estimators with a one-angle pair term: positive (PRF) and trigonometric (RFF) features
 ESTIMATORS = ("prf", "rff")
@@ -41,6 +41,22 @@ def check_dimension(d, name="d"):
     return int(d)
 
 
+def check_estimator(estimator):
+    """Validate an estimator name: ``"prf"`` or ``"rff"`` (:data:`ESTIMATORS`), else ``ParameterError``.
+
+    Parameters
+    ----------
+    estimator : str
+
+    Returns
+    -------
+    str
+    """
+    if estimator not in ESTIMATORS:
+        raise ParameterError("estimator", f"unknown value {estimator!r}; expected one of {', '.join(ESTIMATORS)}")
+    return estimator
+
+
 def pair_x(estimator, a):
     """The argument ``x`` of the angle family: ``v²/2`` (PRF, ``a = v``) or ``−z²/2`` (RFF, ``a = z``).
 
@@ -53,11 +69,7 @@ def pair_x(estimator, a):
     -------
     mpmath.mpf
     """
-    if estimator == "prf":
-        return a * a / 2
-    if estimator == "rff":
-        return -a * a / 2
-    raise ParameterError("estimator", f"unknown value {estimator!r}; expected one of {', '.join(ESTIMATORS)}")
+    return a * a / 2 if check_estimator(estimator) == "prf" else -a * a / 2
 
 
 def power_coefficients(d, x, even_only=False):
@@ -132,8 +144,7 @@ class PairTerm:
 
     def __init__(self, d, estimator, a):
         d = check_dimension(d)
-        if estimator not in ESTIMATORS:
-            raise ParameterError("estimator", f"unknown value {estimator!r}; expected one of {', '.join(ESTIMATORS)}")
+        check_estimator(estimator)
         self.d, self.estimator, self.a = d, estimator, _exact_argument(a)
         with mp.workdps(30):
             x0 = pair_x(estimator, mp.mpf(self.a.numerator) / self.a.denominator)
@@ -209,8 +220,7 @@ def pair_term(d, estimator, a):
     PairTerm
     """
     d = check_dimension(d)
-    if estimator not in ESTIMATORS:
-        raise ParameterError("estimator", f"unknown value {estimator!r}; expected one of {', '.join(ESTIMATORS)}")
+    check_estimator(estimator)
     return _pair_term(d, estimator, _exact_argument(a))
 
 

@@ -37,7 +37,7 @@ from ...core.params import Param, mpf
 from ...core.registry import Result, register
 from ...numerics.angle_family import angle_quad
 from ...numerics.backends import MP
-from ...numerics.rff.chebyshev import ESTIMATORS, check_dimension, pair_term, pair_x
+from ...numerics.rff.chebyshev import check_dimension, check_estimator, pair_term, pair_x
 from ...numerics.rff.pairs import orth_pair, simplex_pair
 from ...sampling.samplers import chi_norms, haar, simplex_matrix
 from .conformity import conformity_orthogonal, conformity_simplex
@@ -291,8 +291,7 @@ def block_value(block, estimator, a, quadrature=False):
     mpmath.mpf
         ``ρ`` or ``τ̄`` of the block.
     """
-    if estimator not in ESTIMATORS:
-        raise ParameterError("estimator", f"unknown value {estimator!r}; expected one of {', '.join(ESTIMATORS)}")
+    check_estimator(estimator)
     av = mpf(a) if isinstance(a, (Fraction, int)) else mp.mpf(a)
     if not quadrature:
         return block_mean(MP, block, estimator, av)
@@ -462,24 +461,6 @@ def _upper_pairs(n):
     i.setflags(write=False)
     j.setflags(write=False)
     return i, j
-
-
-def check_estimator(estimator):
-    """Validate an estimator name.
-
-    Parameters
-    ----------
-    estimator : str
-        ``"prf"`` or ``"rff"``.
-
-    Returns
-    -------
-    str
-        ``estimator``; any other value raises :class:`~rftheory.core.errors.ParameterError`.
-    """
-    if estimator not in ESTIMATORS:
-        raise ParameterError("estimator", f"unknown value {estimator!r}; expected one of {', '.join(ESTIMATORS)}")
-    return estimator
 
 
 def pair_function(d, estimator, a):
