@@ -101,8 +101,7 @@ class IntervalBackend:
 
     @staticmethod
     def num(x):
-        """``x`` as an interval: an ``iv`` interval is kept; ints, Fractions and floats are exact rationals,
-        rounded outward; a decimal string is read exactly."""
+        """``x`` as an interval: kept if one; ints, Fractions, floats and decimal strings exactly, rounded outward."""
         if isinstance(x, iv.mpf):
             return x
         if isinstance(x, bool):
