@@ -127,8 +127,7 @@ def _exact_sum_one(xs: list[float]) -> float:
 def compensated_sum_f64(*terms):
     """Compensated sum (Sum2 of Ogita, Rump & Oishi 2005, SIAM J. Sci. Comput. 26) and its error bound.
 
-    .. math:: |\\hat s - s| \\le u|\\hat s| + \\gamma_{n-1}^2 \\sum_i |t_i|,
-              \\qquad \\gamma_n = \\frac{nu}{1 - nu}
+    .. math:: |\\hat s - s| \\le u|\\hat s| + \\gamma_{n-1}^2 \\sum_i |t_i|, \\qquad \\gamma_n = \\frac{nu}{1 - nu}
 
     Parameters
     ----------

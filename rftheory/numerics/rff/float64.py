@@ -105,8 +105,7 @@ def certify_where(val, abserr, exact, what, tol=TOL, limit=None):
 def hyp1f1_d_half_neg(d, x, tol=TOL, x_max=None, refine=True) -> tuple[Any, Any]:
     r"""``₁F₁(d; d/2; −x)`` for ``x ≥ 0`` in float64 with a rigorous error bound (Kummer's series; bound: :doc:`/notes/numerics/rff/float64`).
 
-    .. math:: {}_1F_1(d; b; -x) = e^{-x} \sum_{k\ge0} t_k,\quad
-       t_{k+1} = t_k\,\frac{(k-b)\,x}{(k+b)(k+1)},\quad b = d/2
+    .. math:: {}_1F_1(d; b; -x) = e^{-x} \sum_{k\ge0} t_k,\quad t_{k+1} = t_k\,\frac{(k-b)\,x}{(k+b)(k+1)},\quad b = d/2
 
     Parameters
     ----------

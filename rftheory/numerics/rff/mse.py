@@ -46,8 +46,7 @@ def iid_bracket_f64(z: Any) -> np.ndarray:
 def mse_bracket(bk: Any, t: Any, d: int, m: int, coupling: str = "iid") -> Any:
     r"""``m`` times the MSE of ``m`` RFFs on ``bk`` (Yu et al. 2016, Lemma 1; Reid et al. 2023, Thm 4.5; ``G``: ``kernel_gap``).
 
-    .. math:: m\cdot\mathrm{MSE} = \tfrac12\operatorname{expm1}(t)^2 + \frac Pm\,G\big(\tfrac t2\big),
-       \qquad t = -z^2
+    .. math:: m\cdot\mathrm{MSE} = \tfrac12\operatorname{expm1}(t)^2 + \frac Pm\,G\big(\tfrac t2\big), \qquad t = -z^2
 
     Parameters
     ----------

@@ -130,7 +130,8 @@ def pair_term_z2(bk, coupling, d, z2):
 
 
 def rff_mse_bracket(bk, coupling, d, m, z2, tau=None):
-    """MSE of ``(1/m)Σcos(w_iᵀ(x−y))`` with blocks on ``bk``, with the size of what cancels (Reid et al. 2023, Thm 4.5).
+    """MSE of ``(1/m)Σcos(w_iᵀ(x−y))`` with blocks on ``bk`` (``τ_c`` by default :func:`pair_term_z2`), with the size of
+    what cancels (Reid et al. 2023, Thm 4.5).
 
     .. math:: \\mathrm{MSE}_c = \\frac1m\\Big[\\frac{(1-e^{-z^2})^2}{2}
        + \\frac Pm(\\tau_c - e^{-z^2})\\Big],\\qquad P = \\sum_b m_b(m_b-1)
@@ -141,7 +142,6 @@ def rff_mse_bracket(bk, coupling, d, m, z2, tau=None):
     coupling : {"iid", "orthogonal", "simplex"}
     d, m : int
     z2, tau : number of the backend
-        ``z²`` and ``τ_c`` (by default :func:`pair_term_z2`).
 
     Returns
     -------
@@ -158,14 +158,14 @@ def rff_mse_bracket(bk, coupling, d, m, z2, tau=None):
 
 
 def orth_gap_bracket(bk, d, z2, tau=None):
-    """The RFF orthogonality gap ``e^{−z²} − τ_orth`` on ``bk`` with the size of what cancels (Reid et al. 2023, Thm 4.5).
+    """The RFF orthogonality gap ``e^{−z²} − τ_orth`` (``τ_orth`` by default :func:`pair_term_z2`) on ``bk`` with the
+    size of what cancels (Reid et al. 2023, Thm 4.5).
 
     Parameters
     ----------
     bk : backend
     d : int
     z2, tau : number of the backend
-        ``z²`` and ``τ_orth`` (by default :func:`pair_term_z2`).
 
     Returns
     -------

@@ -1,3 +1,1 @@
-"""The series drivers (:mod:`.mp_series`, :mod:`.driver`), compensated sums (:mod:`.summation`) and the
-definitions' series that serve as independent routes (:mod:`.definitions`).
-"""
+"""Series drivers (:mod:`.mp_series`, :mod:`.driver`), compensated sums (:mod:`.summation`), routes (:mod:`.definitions`)."""

@@ -114,7 +114,7 @@ def _too_many(what: str, kmax: int, error: Callable[[str], Exception] | None) ->
 def mp_ratio_series(first: Any, ratio: Callable[[int], Any], *, decreasing_from: int = 0, tol: Any = None,
                     atol: Any = 0, kmax: int = MP_SERIES_KMAX, what: str = "series",
                     error: Callable[[str], Exception] | None = None, peak: bool = False) -> MpSum:
-    """Sum ``t_0 = first``, ``t_{k+1} = t_k·ratio(k)`` by :func:`mp_series` with :func:`geometric_tail`.
+    """Sum ``t_0 = first``, ``t_{k+1} = t_k·ratio(k)`` by :func:`mp_series` (same options) with :func:`geometric_tail`.
 
     Parameters
     ----------
@@ -123,7 +123,6 @@ def mp_ratio_series(first: Any, ratio: Callable[[int], Any], *, decreasing_from:
     decreasing_from : int, optional
         From this index on the ratios' moduli do not increase (the caller's statement).
     tol, atol, kmax, what, error, peak
-        As for :func:`mp_series`.
 
     Returns
     -------
