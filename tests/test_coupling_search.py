@@ -17,7 +17,7 @@ import pytest
 import rftheory
 from rftheory.core.errors import ParameterError
 from rftheory.core.measure import Measurement
-from rftheory.numerics.rff.chebyshev import chebyshev_coefficients, pair_term, power_coefficients
+from rftheory.numerics.rff.chebyshev import _chebyshev_coefficients, pair_term, power_coefficients
 from rftheory.papers.simrf import optimality, rff_coupling
 from rftheory.papers.simrf.couplings import (
     Block,
@@ -62,8 +62,8 @@ def test_power_coefficients_sum_to_the_registered_angle_family(d, x, c, even):
 
 def test_chebyshev_conversion_by_hand():
     # c^3 = (3 T_1 + T_3)/4, c^4 = (3 T_0 + 4 T_2 + T_4)/8
-    assert [float(t) for t in chebyshev_coefficients([0, 0, 0, 1])] == [0.0, 0.75, 0.0, 0.25]
-    assert [float(t) for t in chebyshev_coefficients([0, 0, 0, 0, 1])] == [0.375, 0.0, 0.5, 0.0, 0.125]
+    assert [float(t) for t in _chebyshev_coefficients([0, 0, 0, 1])] == [0.0, 0.75, 0.0, 0.25]
+    assert [float(t) for t in _chebyshev_coefficients([0, 0, 0, 0, 1])] == [0.375, 0.0, 0.5, 0.0, 0.125]
 
 
 @pytest.mark.parametrize("d,est,a", [(2, "rff", "3"), (8, "rff", "6"), (5, "prf", "2")])

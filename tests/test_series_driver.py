@@ -7,21 +7,21 @@ from fractions import Fraction
 
 import numpy as np
 
-from rftheory.numerics.series.driver import exp_series_tail, sum_to_tail
+from rftheory.numerics.series.driver import _exp_series_tail, sum_to_tail
 
 
 def test_tail_bound_holds_exactly():
-    """Σ_{j>k} x^j/j! <= exp_series_tail(k, x, x^k/k!) (exact rationals, 200 terms of the rest), r < 1/2."""
+    """Σ_{j>k} x^j/j! <= _exp_series_tail(k, x, x^k/k!) (exact rationals, 200 terms of the rest), r < 1/2."""
     for x in (Fraction(1, 1000), Fraction(1, 3), Fraction(5, 2), Fraction(19, 2)):
         for k in range(int(2 * x) + 1, int(2 * x) + 30):
             rest = sum(x**j / math.factorial(j) for j in range(k + 1, k + 200))
             pk = float(x**k / math.factorial(k))
-            bound = float(exp_series_tail(k, np.array([float(x)]), np.array([pk]))[0])
+            bound = float(_exp_series_tail(k, np.array([float(x)]), np.array([pk]))[0])
             assert rest <= Fraction(bound) * (1 + Fraction(1, 2**40)), (x, k)  # the bound's own roundings
 
 
 def test_tail_infinite_where_ratio_not_below_half():
-    assert exp_series_tail(3, np.array([2.5]), np.array([1.0]))[0] == np.inf  # r = 2.5/5
+    assert _exp_series_tail(3, np.array([2.5]), np.array([1.0]))[0] == np.inf  # r = 2.5/5
 
 
 def test_sums_and_stopping_rule():

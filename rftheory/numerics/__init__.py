@@ -1,17 +1,5 @@
-"""Mathematics shared by several papers.
-
-:mod:`.backends`
-    One formula, several number systems: ``F64``, ``MP``, ``SYM`` passed as ``bk``.
-:mod:`.rff_pairs`
-    RFF pair terms and MSE of every coupling (SimRF, ORF, Sutherland, HRF).
-:mod:`.series`
-    Moment series of the Gaussian kernel's cosine features and the ORF paper's printed series.
-:mod:`.cancellation`
-    Guards of float64 forms against cancellation and underflow.
-:mod:`.special`
-    Special functions and their float64 forms (log-space 1F1, orthogonality gaps, χ means).
-:mod:`.floats`
-    Error-free float64 products and sums.
-:mod:`.geometry`
-    Data vectors realising given norms, angle, ``‖x+y‖`` or ``‖x−y‖``.
+"""Mathematics shared by several papers (derivations and error analyses: :doc:`/notes/numerics/index`):
+:mod:`.backends` (the ``bk`` number systems), :mod:`.rff` (the RFF pair family), :mod:`.orth_gap`, :mod:`.series`,
+and the building blocks :mod:`.angle_family`, :mod:`.special`, :mod:`.arb_series`, :mod:`.iv_backend`, :mod:`.chi`,
+:mod:`.floats`, :mod:`.cancellation` and :mod:`.geometry`.
 """

@@ -1,19 +1,9 @@
-"""The angle family of RF-conformities (Lemma 4.2 of Reid et al. 2023, Simplex
-Random Features, Reid et al. 2023, Eq. 21 and 24).
-
-All coupled pairs of a block at one angle ``θ`` (``c = cos θ``); as a function
-of ``x`` (``x = v²/2`` for positive random features, ``x = −z²/2`` for the
-pair term of random Fourier features)
+"""The angle family of RF-conformities: all coupled pairs of a block at one angle ``θ``, ``c = cos θ`` (Reid et al.
+(2023), "Simplex Random Features", ICML, Lemma 4.2, Eqs. 21 and 24; notes: :doc:`/notes/numerics/angle_family`).
 
 .. math:: \\rho_\\theta(x) = c_d\\int_0^\\pi \\sin^{d-1}\\varphi\\;
    {}_1F_1\\big(d; \\tfrac d2; x(1+\\sin\\varphi\\cos\\theta)\\big)\\,d\\varphi,
-   \\qquad c_d = \\frac{\\Gamma(d)}{2^{d-1}\\Gamma(d/2)^2}.
-
-``c = 0`` is the orthogonal coupling, ``c = −1/(d−1)`` the simplex one.  The
-primary evaluator is the double series of Eq. 24 (:func:`angle_series`), the
-independent route the φ-quadrature (:func:`angle_quad`).  Shared by the
-SimRF paper's PRF conformities and the RFF pair terms
-(:mod:`rftheory.numerics.rff.pairs`).
+   \\qquad c_d = \\frac{\\Gamma(d)}{2^{d-1}\\Gamma(d/2)^2}
 """
 
 from __future__ import annotations
@@ -29,54 +19,33 @@ from .series.mp_series import MP_SERIES_KMAX, mp_series
 
 __all__ = [
     "extra_digits",
-    "angle_guard",
     "angle_ratios",
     "SERIES_COST_MAX",
     "QUAD_D_MAX",
     "SERIES_COST_REFUSE",
     "ROUTE_X_MAX",
-    "series_served_by_quad",
     "check_route_served",
-    "series_cost",
-    "angle_quad_split",
     "angle_series",
     "angle_quad",
 ]
 
 
 def extra_digits(x) -> int:
-    """Guard digits for an alternating series at argument ``x < 0``: its
-    terms reach about ``e^{2|x|}`` while the sum is O(1).
+    """Guard digits for an alternating series at ``x < 0`` (terms reach about ``e^{2|x|}``; 0 for ``x >= 0``).
 
     Parameters
     ----------
     x : real
-        The argument of the series.
 
     Returns
     -------
     int
-        Guard digits to add to the working precision (0 for ``x >= 0``).
     """
     return 0 if x >= 0 else int(2 * abs(x) / math.log(10)) + 10
 
 
-def angle_guard(cos_theta, x) -> int:
-    """Guard digits of :func:`angle_series`: ``x < 0`` cancels terms up to
-    ``e^{2|x|}`` against a sum down to ``e^{-2|x|}``; ``x > 0`` with
-    ``cos θ < 0`` cancels the alternating inner sums, terms up to
-    ``e^{2(1+|c|)x}`` against ``ρ ≥ e^{2(1−|c|)x}``-ish: ``4|c|x/ln 10`` digits.
-
-    Parameters
-    ----------
-    cos_theta, x : real
-        ``cos θ`` and the argument ``x``.
-
-    Returns
-    -------
-    int
-        Guard digits to add to the working precision.
-    """
+def _angle_guard(cos_theta, x) -> int:
+    """Guard digits of :func:`angle_series` at ``(cos θ, x)`` (the cancellations: :doc:`/notes/numerics/angle_family`)."""
     if x < 0:  # terms up to e^{2|x|}, value down to ~e^{-2|x|} (large d: τ ≈ e^{-z²})
         return int(4 * abs(float(x)) / math.log(10)) + 10
     if cos_theta < 0:
@@ -85,7 +54,7 @@ def angle_guard(cos_theta, x) -> int:
 
 
 #: above this estimated cost (multiply-adds × working digits / 30) the PRF
-#: angle series gives way to the positive φ-quadrature (:func:`angle_quad_split`)
+#: angle series gives way to the positive φ-quadrature (:func:`_angle_quad_split`)
 SERIES_COST_MAX = 2e5
 #: the quadrature calls mpmath's ₁F₁ per node, fast only for moderate d
 QUAD_D_MAX = 200
@@ -98,64 +67,27 @@ SERIES_COST_REFUSE = 1e6
 ROUTE_X_MAX = 2
 
 
-def series_served_by_quad(d, cos_theta, x) -> bool:
-    """Whether :func:`angle_series` hands this point to :func:`angle_quad_split`.
-
-    Parameters
-    ----------
-    d : int
-        Dimension.
-    cos_theta, x : real
-        ``cos θ`` and ``x``.
-
-    Returns
-    -------
-    bool
-        True where the positive φ-quadrature is the primary evaluator.
-    """
-    return x > 0 and d <= QUAD_D_MAX and series_cost(d, cos_theta, x) > SERIES_COST_MAX
+def _series_served_by_quad(d, cos_theta, x) -> bool:
+    """Whether :func:`angle_series` hands this point to the positive φ-quadrature."""
+    return x > 0 and d <= QUAD_D_MAX and _series_cost(d, cos_theta, x) > SERIES_COST_MAX
 
 
 def check_route_served(d, cos_theta, x):
-    """:class:`LayerUnavailableError` where a φ-quadrature route is not an
-    independent check (the primary uses the same quadrature) or too costly.
+    """Raise ``LayerUnavailableError`` where a φ-quadrature route is not an independent check or too costly.
 
     Parameters
     ----------
     d : int
-        Dimension.
     cos_theta, x : real
-        ``cos θ`` and ``x``.
-
-    Returns
-    -------
-    None
-        Returns only where the route serves; raises
-        :class:`~rftheory.core.errors.LayerUnavailableError` otherwise.
     """
-    if series_served_by_quad(d, cos_theta, x):
+    if _series_served_by_quad(d, cos_theta, x):
         raise LayerUnavailableError("the primary uses the phi-quadrature at this point: no independent route")
     if d > QUAD_D_MAX and abs(x) > ROUTE_X_MAX:
         raise LayerUnavailableError(f"phi-quadrature route not served for d > {QUAD_D_MAX} and v^2/2 > {ROUTE_X_MAX} (cost)")
 
 
-def series_cost(d, cos_theta, x) -> float:
-    """Estimated cost of :func:`angle_series`: ``K·P`` terms (``K ≈ 4(1+|c|)|x|``,
-    ``P`` ≈ where ``(2|cx|)^P/P!`` falls below ``e^{-2|cx|}·10^{-dps}``) at
-    ``dps + guard`` digits.
-
-    Parameters
-    ----------
-    d : int
-        Dimension.
-    cos_theta, x : real
-        ``cos θ`` and ``x``.
-
-    Returns
-    -------
-    float
-        The estimated cost (multiply-adds × working digits / 30).
-    """
+def _series_cost(d, cos_theta, x) -> float:
+    """Estimated cost of :func:`angle_series` (multiply-adds × working digits / 30)."""
     ax, ac = abs(float(x)), abs(float(cos_theta))
     K = 4 * (1 + ac) * ax + 20
     lcx = math.log(max(2 * ac * ax, 1e-300))
@@ -164,27 +96,11 @@ def series_cost(d, cos_theta, x) -> float:
     P = 0
     while P < K and not (P + 2 > 4 * ac * ax and (P + 1) * lcx - math.lgamma(P + 2) <= target):
         P += 1
-    return K * (P + 1) * (30 + angle_guard(cos_theta, x)) / 30
+    return K * (P + 1) * (30 + _angle_guard(cos_theta, x)) / 30
 
 
-def angle_quad_split(d, cos_theta, x):
-    """``ρ_θ`` for ``x > 0`` by mpmath quadrature of Eq. 21 (a positive
-    integrand: no cancellation), with ``t = π/2 − φ`` and breakpoints at
-    ``σ·2^j``, ``σ = (d − 1 + x)^{-1/2}`` (the width of the peak of
-    ``cos^{d−1} t`` and of the ``₁F₁`` factor).
-
-    Parameters
-    ----------
-    d : int
-        Dimension.
-    cos_theta, x : real
-        ``cos θ`` and ``x > 0``.
-
-    Returns
-    -------
-    mpmath.mpf
-        ``ρ_θ`` at the working precision.
-    """
+def _angle_quad_split(d, cos_theta, x):
+    """``ρ_θ`` for ``x > 0`` by mpmath quadrature of Eq. 21 in ``t = π/2 − φ``, breakpoints at ``σ·2^j``."""
     x, c = mp.mpmathify(x), mp.mpmathify(cos_theta)
     h = mp.mpf(d) / 2
     cd = mp.exp(mp.loggamma(d) - (d - 1) * mp.log(2) - 2 * mp.loggamma(h))
@@ -199,8 +115,7 @@ def angle_quad_split(d, cos_theta, x):
 
 
 def angle_ratios(d):
-    """The ratios ``R_p = r_p/r_0``, ``r_p = Γ((d+p)/2)/Γ((d+p+1)/2)``, of the angle
-    family's double series (Eq. 24 of Reid et al. 2023), at the working precision.
+    """The ratios ``R_p = r_p/r_0``, ``r_p = Γ((d+p)/2)/Γ((d+p+1)/2)``, of the double series (Eq. 24).
 
     .. math:: R_0 = 1,\\quad R_1 = \\frac{\\Gamma(\\frac{d+1}2)^2}{\\Gamma(\\frac d2)\\Gamma(\\frac d2+1)},
        \\quad R_{p+2} = R_p\\,\\frac{d+p}{d+p+1}
@@ -208,18 +123,10 @@ def angle_ratios(d):
     Parameters
     ----------
     d : int
-        Dimension.
 
     Yields
     ------
     mpmath.mpf
-        ``R_0, R_1, R_2, …`` (an endless generator).
-
-    Examples
-    --------
-    >>> import itertools, mpmath as mp
-    >>> [mp.nstr(r, 6) for r in itertools.islice(angle_ratios(2), 4)]  # R_1 = π/4 at d = 2
-    ['1.0', '0.785398', '0.666667', '0.589049']
     """
     h = mp.mpf(d) / 2
     R = [mp.mpf(1), mp.exp(2 * mp.loggamma(h + mp.mpf(1) / 2) - mp.loggamma(h) - mp.loggamma(h + 1))]
@@ -233,68 +140,31 @@ def angle_ratios(d):
 
 
 def angle_series(d, cos_theta, x, even_only=False):
-    """``ρ_θ`` by the double series of Eq. 24 (with the ``2^{-(d-1)}`` the
-    extracted text lacks), as a function of ``x = v²/2`` (any real sign).
+    """``ρ_θ`` by the double series of Eq. 24, any real ``x``; ``RangeError`` above ``SERIES_COST_REFUSE`` (bounds: :doc:`/notes/numerics/angle_family`).
 
-    .. math:: \\rho_\\theta = \\frac{\\sqrt\\pi}{2^{d-1}\\Gamma(d/2)}\\sum_{k\\ge0} x^k
-       \\frac{\\Gamma(k+d)}{\\Gamma(k+d/2)}\\sum_{p=0}^k \\frac{\\cos^p\\theta}{(k-p)!\\,p!}
-       \\frac{\\Gamma((d+p)/2)}{\\Gamma((d+p+1)/2)}
-       = \\sum_{k\\ge0} x^k\\frac{(d)_k}{(d/2)_k}\\sum_{p=0}^k\\frac{c^p R_p}{(k-p)!\\,p!},
-
-    ``R_p = r_p/r_0``, ``r_p = Γ((d+p)/2)/Γ((d+p+1)/2)`` (normalised so that
-    ``ρ_θ(0) = 1`` exactly).  ``even_only`` keeps even ``p`` (the average over
-    ``±cos θ``).
-
-    Truncation is bounded, not counted: with ``(d)_{p+j}/(d/2)_{p+j} ≤ 2^p (d)_j/(d/2)_j``
-    and ``R_p ≤ 1``, the terms with ``p > P`` sum to at most
-    ``2 (2|cx|)^{P+1}/(P+1)! · ₁F₁(d; d/2; |x|)`` (``P + 2 > 4|cx|``), and the
-    terms with ``k ≥ K`` (each at most ``u_k = y^k/k!``, ``y = 2(1+|c|)|x|``) to
-    at most ``2u_K`` (``K + 1 ≥ 2y``: the ratios ``y/(k+1)`` are at most ½;
-    :func:`~rftheory.numerics.series.mp_series.mp_series`); both are kept below ``2^{-w}`` times a lower
-    bound of the sum (``w`` the working precision in bits): for ``x ≥ 0``,
-    Jensen's ``ρ_θ ≥ ₀F₁(; d/2; d(1 + cR_1)x)``, else the roundoff scale.
-    For large ``d`` and the simplex angle ``c = −1/(d−1)`` only a few ``p`` are
-    needed, so the cost is ``O(K·P)``, not ``O(K²)``.
+    .. math:: \\rho_\\theta = \\sum_{k\\ge0} x^k\\frac{(d)_k}{(d/2)_k}\\sum_{p=0}^k\\frac{c^p R_p}{(k-p)!\\,p!}
 
     Parameters
     ----------
     d : int
-        Dimension.
     cos_theta, x : real
-        ``cos θ`` and ``x`` (any sign).
     even_only : bool, optional
-        Keep only the even powers of ``cos θ``.
 
     Returns
     -------
     mpmath.mpf
-        ``ρ_θ`` at the working precision.
-
-    Raises
-    ------
-    RangeError
-        Where the series would cost more than :data:`SERIES_COST_REFUSE`.
-
-    Examples
-    --------
-    ``cos θ = 0`` is the orthogonal conformity ``₁F₁(d; d/2; x)``:
-
-    >>> import mpmath as mp
-    >>> with mp.workdps(30):
-    ...     bool(abs(angle_series(5, 0, mp.mpf(1)) - mp.hyp1f1(5, mp.mpf(5) / 2, 1)) < mp.mpf(10) ** -25)
-    True
     """
     x, c = mp.mpmathify(x), mp.mpmathify(cos_theta)
     if x == 0:
         return mp.mpf(1)
-    if series_served_by_quad(d, c, x):
-        return angle_quad_split(d, c, x)
-    cost = series_cost(d, c, x)
+    if _series_served_by_quad(d, c, x):
+        return _angle_quad_split(d, c, x)
+    cost = _series_cost(d, c, x)
     if cost > SERIES_COST_REFUSE:
         raise RangeError(f"the simplex/angle pair term at d={d}, x={mp.nstr(x, 4)} (x = v^2/2 for PRFs, -z^2/2 for "
                          f"RFFs) would cost ~{cost:.1e} series terms (> {SERIES_COST_REFUSE:.0e}): refused, not served "
                          "in bounded time (`rftheory show ID` lists the served region)")
-    with guard_digits(angle_guard(c, x)):
+    with guard_digits(_angle_guard(c, x)):
         w = mp.mp.prec
         h = mp.mpf(d) / 2
         ax, ac = abs(x), abs(c)
@@ -346,28 +216,16 @@ def angle_series(d, cos_theta, x, even_only=False):
 
 
 def angle_quad(d, cos_theta, x):
-    """``ρ_θ`` by quadrature of Eq. 21 as a function of ``x = v²/2``:
-
-    .. math:: \\rho_\\theta = c_d\\int_0^\\pi \\sin^{d-1}\\varphi\\;
-       {}_1F_1\\big(d; \\tfrac d2; x(1+\\sin\\varphi\\cos\\theta)\\big)\\,d\\varphi,
-       \\qquad c_d = \\frac{\\Gamma(d)}{2^{d-1}\\Gamma(d/2)^2}.
+    """``ρ_θ`` by quadrature of Eq. 21 (module formula): an independent route to :func:`angle_series`.
 
     Parameters
     ----------
     d : int
-        Dimension.
     cos_theta, x : real
-        ``cos θ`` and ``x``.
 
     Returns
     -------
     mpmath.mpf
-        ``ρ_θ`` by quadrature (an independent route to :func:`angle_series`).
-
-    Raises
-    ------
-    LayerUnavailableError
-        Where :func:`check_route_served` refuses.
     """
     x, c = mp.mpmathify(x), mp.mpmathify(cos_theta)
     check_route_served(d, c, x)

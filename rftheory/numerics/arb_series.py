@@ -1,15 +1,5 @@
-"""Series summed in ball arithmetic (Arb, python-flint), each with a proven bound of its tail added
-to the radius (never a fixed count of terms): the special functions of the Arb backend
-(:data:`~rftheory.numerics.backends.ARB`) that Arb itself does not enclose well enough, and the
-building blocks of the ball layer (:mod:`rftheory.ball`).
-
-The truncation point is chosen from floating-point estimates (it only decides
-*how many* terms), but the bound added to the ball is computed in ball
-arithmetic from a majorant proven in the docstring, so the returned ball
-contains the sum whatever the choice.
-
-python-flint is imported by this module: import it only where Arb is used (the Arb backend imports
-it on its first operation; ``import rftheory`` must not load python-flint).
+"""Series summed in ball arithmetic (Arb, python-flint), each with a proven tail bound added to the radius
+(the proofs: :doc:`/notes/numerics/arb_series`).  Imports python-flint: import it only where Arb is used.
 """
 
 from __future__ import annotations
@@ -22,14 +12,10 @@ from flint import arb
 from ..core.errors import NoBallLayer
 
 __all__ = [
-    "add_error",
     "exp_tail_bound",
-    "log_exp_tail",
     "angle_ratios",
     "angle_series",
     "angle_quadrature",
-    "hyp1f1_series",
-    "hyp0f1_series",
     "hyp0f1",
     "TERMS_MAX",
     "first_k",
@@ -41,41 +27,25 @@ __all__ = [
 TERMS_MAX = 100_000
 
 
-def add_error(x: arb, bound: arb) -> arb:
-    """``x + [−B, B]`` with ``B`` the upper endpoint of ``|bound|``.
-
-    Parameters
-    ----------
-    x : arb
-        The argument.
-    bound : arb
-        A ball whose upper endpoint bounds the error.
-
-    Returns
-    -------
-    arb
-        The widened ball.
-    """
+def _add_error(x: arb, bound: arb) -> arb:
+    """``x + [−B, B]`` with ``B`` the upper endpoint of ``|bound|``."""
     return x + arb(0, bound.abs_upper())
 
 
 def exp_tail_bound(y: arb, K: int) -> arb:
-    """A proven upper bound of ``Σ_{k≥K} yᵏ/k!`` for ``0 ≤ y`` with ``K + 1 ≥ 2y``.
+    """A proven upper bound of ``Σ_{k≥K} yᵏ/k!`` for ``0 ≤ y`` with ``K + 1 ≥ 2y`` (``K`` the first omitted term).
 
     .. math:: \\sum_{k\\ge K}\\frac{y^k}{k!} \\le \\frac{y^K}{K!}\\sum_{j\\ge0}\\Big(\\frac{y}{K+1}\\Big)^j
-       \\le 2\\,\\frac{y^K}{K!}\\qquad (y \\le (K+1)/2).
+       \\le 2\\,\\frac{y^K}{K!}\\qquad (y \\le (K+1)/2)
 
     Parameters
     ----------
     y : arb
-        The second argument.
     K : int
-        The first omitted term.
 
     Returns
     -------
     arb
-        The bound (a ball).
     """
     yu = y.abs_upper()
     if not bool(2 * yu <= K + 1):
@@ -83,48 +53,29 @@ def exp_tail_bound(y: arb, K: int) -> arb:
     return (2 * yu**K / arb.fac_ui(K)).abs_upper()
 
 
-def log_exp_tail(y: float, K: int) -> float:
-    """``log(2 yᵏ/K!)`` in floats: the size of :func:`exp_tail_bound`, to choose ``K``.
-
-    Parameters
-    ----------
-    y : float
-        The second argument.
-    K : int
-        The first omitted term.
-
-    Returns
-    -------
-    float
-        The natural log of the bound.
-    """
+def _log_exp_tail(y: float, K: int) -> float:
+    """``log(2 yᵏ/K!)`` in floats: the size of :func:`exp_tail_bound`, to choose ``K``."""
     if y <= 0:
         return -math.inf
     return math.log(2) + K * math.log(y) - math.lgamma(K + 1)
 
 
 def first_k(y: float, log_target: float, start: int = 0) -> int:
-    """The smallest ``K ≥ start`` with ``K + 1 ≥ 2y`` and ``2 yᴷ/K! ≤ e^{log_target}`` (floats: it only
-    chooses a term count; :class:`NoBallLayer` above :data:`TERMS_MAX`).
+    """The smallest ``K ≥ start`` with ``K + 1 ≥ 2y`` and ``2 yᴷ/K! ≤ e^{log_target}`` (floats: a term count only).
 
     Parameters
     ----------
-    y : float
-        The argument of the exponential series (``≥ 0``).
-    log_target : float
-        The log of the tail wanted.
+    y, log_target : float
     start : int
-        The smallest ``K`` to consider.
 
     Returns
     -------
     int
-        ``K``.
     """
     if not (math.isfinite(y) and math.isfinite(log_target)):  # beyond the float range: no term count to choose
         raise NoBallLayer("the series argument is beyond the float range here (not served)")
     K = max(start, math.ceil(2 * y) - 1, 0)
-    while log_exp_tail(y, K) > log_target:
+    while _log_exp_tail(y, K) > log_target:
         K += 1
         if K > TERMS_MAX:
             raise NoBallLayer(f"the series would need more than {TERMS_MAX} terms here (not served)")
@@ -136,57 +87,29 @@ def _upper(x: arb) -> float:
     return float(x.abs_upper().mid()) * (1 + 1e-12) + 1e-300
 
 
-def hyp1f1_series(a: arb, b: arb, x: arb) -> arb:
-    """``₁F₁(a; b; x) = Σ (a)_k/(b)_k xᵏ/k!`` for ``0 < b ≤ a ≤ 2b`` (so ``(a)_k/(b)_k ≤ 2ᵏ``),
-    summed with the proven tail ``Σ_{k≥K} (2|x|)ᵏ/k! ≤ 2(2|x|)ᴷ/K!``.
-
-    An independent route to Arb's ``hypgeom_1f1`` (Kummer's series, Abramowitz & Stegun 13.1.2),
-    used by the ball checks of ``verify``.
-
-    Parameters
-    ----------
-    a : arb
-        The numerator parameter (``b ≤ a ≤ 2b``).
-    b : arb
-        The denominator parameter (``b > 0``).
-    x : arb
-        The argument.
-
-    Returns
-    -------
-    arb
-        ``₁F₁(a; b; x)`` (a ball).
-    """
+def _hyp1f1_series(a: arb, b: arb, x: arb) -> arb:
+    """``₁F₁(a; b; x)`` for ``0 < b ≤ a ≤ 2b`` with the proven tail ``2(2|x|)ᴷ/K!`` (Abramowitz & Stegun 13.1.2)."""
     if not (bool(b > 0) and bool(a >= b) and bool(a <= 2 * b)):
-        raise ValueError("hyp1f1_series needs 0 < b <= a <= 2b")
+        raise ValueError("_hyp1f1_series needs 0 < b <= a <= 2b")
     y = 2 * _upper(x)
     K = first_k(y, -flint.ctx.prec * math.log(2) - 2 * y - 10)
     total, term = arb(0), arb(1)
     for k in range(K):
         total += term
         term = term * (a + k) / ((b + k) * (k + 1)) * x
-    return add_error(total, exp_tail_bound(2 * x.abs_upper(), K))
+    return _add_error(total, exp_tail_bound(2 * x.abs_upper(), K))
 
 
 def angle_ratios(d: int, count: int) -> list[arb]:
-    """``R_0 … R_{count−1}``, ``R_p = r_p/r_0``, ``r_p = Γ((d+p)/2)/Γ((d+p+1)/2)`` (balls).
-
-    .. math:: R_0 = 1,\\quad R_1 = \\frac{\\Gamma(\\frac{d+1}2)^2}{\\Gamma(\\frac d2)\\Gamma(\\frac d2+1)},
-       \\quad R_{p+2} = R_p\\,\\frac{d+p}{d+p+1}
-
-    ``R_p`` decreases from ``R_0 = 1`` (``Γ(s)/Γ(s+½)`` decreases in ``s``), so ``0 < R_p ≤ 1``.
+    """``R_0 … R_{count−1}`` of the angle family's double series as balls (formula: ``angle_family.angle_ratios``).
 
     Parameters
     ----------
-    d : int
-        The dimension.
-    count : int
-        How many ratios (``R_0 … R_{count−1}``).
+    d, count : int
 
     Returns
     -------
     list[arb]
-        ``[R_0, …, R_{count−1}]`` as balls.
     """
     h = arb(d) / 2
     R = [arb(1), (2 * (h + arb(1) / 2).lgamma() - h.lgamma() - (h + 1).lgamma()).exp()]
@@ -197,10 +120,7 @@ def angle_ratios(d: int, count: int) -> list[arb]:
 
 
 def _log_angle_lower(d: int, c: arb, x: arb) -> float:
-    """``2|x| + log`` of a lower bound of ``ρ_θ(x)`` for ``x > 0`` (0 elsewhere; a float that only chooses term
-    counts): ``ρ_θ = E ₁F₁(d; d/2; x(1 + cS))`` with ``S = sin φ ∈ [0, 1]`` and ₁F₁ increasing, so
-    ``ρ_θ ≥ ₁F₁(d; d/2; x(1 + min(c, 0)))``; the truncation is then relative to ``ρ_θ`` itself where it is as
-    large as ``e^{2x}`` (large ``d``, small ``|c|``)."""
+    """``2|x| + log`` of a lower bound of ``ρ_θ(x)`` for ``x > 0`` (0 elsewhere; a float for choosing term counts)."""
     if not (x.lower() > 0 and c.lower() > -1):
         return 0.0
     import mpmath as mp
@@ -215,40 +135,17 @@ def _log_angle_lower(d: int, c: arb, x: arb) -> float:
 
 
 def angle_series(d: int, c: arb, x: arb, even_only: bool = False) -> arb:
-    """``ρ_θ(x)`` of the angle family by the double series of Eq. 24 of Reid et al. (2023),
-    "Simplex Random Features", ICML 2023 (with the factor ``2^{-(d-1)}`` of the prefactor),
-    in ball arithmetic with a proven bound of everything left out.
-
-    .. math:: \\rho_\\theta = \\sum_{k\\ge0} x^k\\frac{(d)_k}{(d/2)_k}\\sum_{p=0}^k
-       \\frac{c^p R_p}{(k-p)!\\,p!}
-
-    The sum is truncated to ``k < K`` and ``p ≤ P``.  With ``R_p ≤ 1`` and
-    ``(d)_{p+j}/(d/2)_{p+j} ≤ 2^p (d)_j/(d/2)_j``, the terms with ``p > P`` add up to at most
-
-    .. math:: A = 2\\,\\frac{(2|cx|)^{P+1}}{(P+1)!}\\,{}_1F_1(d; \\tfrac d2; |x|)\\qquad(P+2 \\ge 4|cx|),
-
-    and, since ``Σ_p |c|^p/((k−p)!p!) = (1+|c|)^k/k!``, the terms with ``k ≥ K`` to at most
-
-    .. math:: B = 2\\,\\frac{y^K}{K!},\\quad y = 2(1+|c|)|x|\\qquad(K+1 \\ge 2y);
-
-    ``A + B`` is added to the radius.  ``even_only`` keeps the even powers of ``c``
-    (a subset of the terms: the same bounds hold).
+    """``ρ_θ(x)`` by the double series of Eq. 24 (``angle_family.angle_series``) as a ball, the omitted terms' proven bound in the radius.
 
     Parameters
     ----------
     d : int
-        Dimension, at least 2.
-    c : flint.arb
-        ``cos θ`` (a ball in ``[−1, 1]``).
-    x : flint.arb
-        The argument (``v²/2`` for PRFs, ``−z²/2`` for RFF pair terms); any sign, a ball.
+    c, x : flint.arb
     even_only : bool
-        Keep only the even powers of ``c``.
 
     Returns
     -------
     flint.arb
-        A ball containing ``ρ_θ(x)`` for every ``x`` and ``c`` in the given balls.
     """
     prec = flint.ctx.prec
     ax, ac = _upper(x), _upper(c)
@@ -268,7 +165,7 @@ def angle_series(d: int, c: arb, x: arb, even_only: bool = False) -> arb:
         lF = float(F.abs_upper().log().mid()) + 1e-9
         ycx = 2 * ac * ax
         P = max(math.ceil(2 * ycx) - 2, 0)
-        while log_exp_tail(ycx, P + 1) + lF > log_target:
+        while _log_exp_tail(ycx, P + 1) + lF > log_target:
             P += 1
             if P > K:
                 break
@@ -297,38 +194,24 @@ def angle_series(d: int, c: arb, x: arb, even_only: bool = False) -> arb:
         total += lead * inner
         lead = lead * x * (d + k) / (hh + k)
     B = exp_tail_bound(arb(2) * (1 + c.abs_upper()) * x.abs_upper(), K)
-    return add_error(total, A + B)
+    return _add_error(total, A + B)
 
 
 def angle_quadrature(d: int, c: arb, x: arb, even_only: bool = False) -> arb:
-    """``ρ_θ(x)`` of the angle family as a rigorous integral (Arb's ``acb.integral``): the route for the
-    large ``|x|`` where the double series of :func:`angle_series` would need too many terms.
+    """``ρ_θ(x)`` as a rigorous integral (Arb's ``acb.integral``), where the double series needs too many terms.
 
-    .. math:: \\rho_\\theta(x) = \\mathbb E\\,{}_1F_1\\big(d; \\tfrac d2; x(1 + cS)\\big)
-       = \\frac{\\Gamma(\\frac{d+1}2)}{\\sqrt\\pi\\,\\Gamma(\\frac d2)}\\int_0^\\pi \\sin^{d-1}\\varphi\\;
+    .. math:: \\rho_\\theta(x) = \\frac{\\Gamma(\\frac{d+1}2)}{\\sqrt\\pi\\,\\Gamma(\\frac d2)}\\int_0^\\pi \\sin^{d-1}\\varphi\\;
        {}_1F_1\\big(d; \\tfrac d2; x(1 + c\\sin\\varphi)\\big)\\,d\\varphi
-
-    (the series of Eq. 24 summed in ``k`` under the expectation over ``S = sin φ`` with density
-    ``∝ sin^{d−1}φ``, whose moments are the ``R_p``; Reid et al. (2023), "Simplex Random Features", ICML
-    2023, Lemma 4.2).  The integrand is entire in ``φ``, so Arb's integration encloses the integral
-    with a proven error; for ``x > 0`` every term is positive, so nothing cancels.  ``even_only``
-    keeps the even part in ``c``: ``(ρ(c) + ρ(−c))/2``.
 
     Parameters
     ----------
     d : int
-        Dimension, at least 2.
-    c : flint.arb
-        ``cos θ``.
-    x : flint.arb
-        The argument (a ball).
+    c, x : flint.arb
     even_only : bool
-        The even part in ``c``.
 
     Returns
     -------
     flint.arb
-        A ball containing ``ρ_θ(x)`` (every ``x`` and ``c`` in the given balls).
     """
     from flint import acb
 
@@ -356,37 +239,10 @@ def angle_quadrature(d: int, c: arb, x: arb, even_only: bool = False) -> arb:
     return (one(c) + one(-c)) / 2 if even_only else one(c)
 
 
-def hyp0f1_series(h: arb, x: arb) -> arb:
-    """``₀F₁(; h; x) = Σ xᵏ/((h)_k k!)`` for ``h > 0`` and any real ``x``, summed in ball arithmetic
-    with the proven tail
-
-    .. math:: \\Big|\\sum_{k\\ge K}\\frac{x^k}{(h)_k\\,k!}\\Big| \\le 2\\,\\frac{|x|^K}{(h)_K\\,K!}
-       \\qquad\\Big(\\frac{|x|}{(h+K)(K+1)} \\le \\tfrac12\\Big),
-
-    since each later term is at most half the one before.  A route for large ``|x|`` where Arb's own
-    ``hypgeom_0f1`` picks an asymptotic expansion whose error bound is useless (large order ``h`` and
-    argument together: the Bessel transition region); the rounding error of the sum is about
-    ``2^{-prec}`` times its largest term, so the caller's precision loop supplies the guard bits.
-
-    Parameters
-    ----------
-    h : arb
-        ``h > 0`` (exact or a ball).
-    x : arb
-        The argument (a ball).
-
-    Returns
-    -------
-    arb
-        A ball containing ``₀F₁(; h; x)`` for every ``x`` in the given ball.
-
-    Raises
-    ------
-    NoBallLayer
-        The series would need more than :data:`TERMS_MAX` terms.
-    """
+def _hyp0f1_series(h: arb, x: arb) -> arb:
+    """``₀F₁(; h; x)`` for ``h > 0``, any real ``x``, in balls with the proven tail ``2|x|^K/((h)_K K!)`` (:doc:`/notes/numerics/arb_series`)."""
     if not bool(h > 0):
-        raise ValueError("hyp0f1_series needs h > 0")
+        raise ValueError("_hyp0f1_series needs h > 0")
     ax = _upper(x)
     hf = float(h.lower().mid())  # a lower bound of h: the ratio bound below only grows
     # K: past the peak, the ratio <= 1/2, and the term below 2^-prec of the largest (floats choose K only)
@@ -407,30 +263,22 @@ def hyp0f1_series(h: arb, x: arb) -> arb:
     ratio = x.abs_upper() / ((h.lower() + K) * (K + 1))
     if not bool(ratio <= arb(1) / 2):
         raise NoBallLayer("the 0F1 series tail bound does not apply here (not served)")
-    return add_error(total, 2 * term.abs_upper())
+    return _add_error(total, 2 * term.abs_upper())
 
 
 def hyp0f1(h: arb, x: arb) -> arb:
-    """``₀F₁(; h; x)``: Arb's ``hypgeom_0f1``, or where its bound is wide (large order and argument
-    together: Arb's asymptotic expansion gives no digits) the series with its proven tail
-    (:func:`hyp0f1_series`); both enclose the value, so their intersection does.
-
-    .. math:: {}_0F_1(;h;x) = \\sum_{k\\ge0}\\frac{x^k}{(h)_k\\,k!}
+    """``₀F₁(; h; x)``: Arb's ``hypgeom_0f1``, or where its bound is wide the intersection with :func:`_hyp0f1_series`.
 
     Parameters
     ----------
-    h : arb
-        ``h > 0``.
-    x : arb
-        The argument.
+    h, x : arb
 
     Returns
     -------
     arb
-        ``₀F₁(; h; x)`` (a ball).
     """
     a = x.hypgeom_0f1(h)
     if a.is_finite() and bool(a.rad() <= arb(2) ** (-flint.ctx.prec // 2)):
         return a
-    s = hyp0f1_series(h, x)
+    s = _hyp0f1_series(h, x)
     return s.intersection(a) if a.is_finite() else s

@@ -1,84 +1,6 @@
-"""One formula, several number systems: the backends every formula takes as ``bk``.
-
-A formula written once against a backend ``bk`` -- ``bk.exp(x)``,
-``bk.frac(1, 2)``, ``bk.mm(A, B)`` -- evaluates in float64 (:data:`F64`),
-at arbitrary precision (:data:`MP`, inside ``mpmath.workdps``), exactly
-(``SYM``, sympy; scalar operations only) or in ball arithmetic (:data:`ARB`,
-Arb through python-flint, with ``flint.arb_mat`` matrices: the ball layer of that formula).  The name ``bk``
-is reserved for these objects; ``xp`` always means an array-API namespace.
-
-The protocol
-    Every backend has a ``name`` (``"float64"``, ``"mpmath"``,
-    ``"symbolic"``, ``"arb"``) and the operations below.  ``x`` is a scalar of the
-    backend's number type, ``M`` a matrix (numpy array, ``mp.matrix``, ``flint.arb_mat``);
-    vectors are ``(d, 1)`` columns.  The matrix operations exist on :class:`Float64` and
-    :class:`Mpmath`, and those the table marks on :class:`Arb`.  ``angle_series`` is the angle family of
-    RF-conformities, all coupled pairs at one angle (``even_only=True``: its even powers of ``c``,
-    the RFF pair term); MP: :func:`rftheory.numerics.angle_family.angle_series`, ARB:
-    :func:`rftheory.numerics.arb_series.angle_series` (a proven tail in the radius).  ARB's
-    ``hyp0f1`` is :func:`rftheory.numerics.arb_series.hyp0f1`.
-
-    ====================================  ========================================================  ========
-    operation                             meaning                                                   backends
-    ====================================  ========================================================  ========
-    ``sqrt(x)``                           ``√x``                                                    all
-    ``log(x)``                            natural logarithm                                         all
-    ``log1p(x)``                          ``log(1 + x)``, accurate for small ``x``                  all
-    ``exp(x)``                            ``eˣ``                                                    all
-    ``expm1(x)``                          ``eˣ − 1``, accurate for small ``x``                      all
-    ``cos(x)``                            cosine                                                    all
-    ``sin(x)``                            sine                                                      all
-    ``cosh(x)``, ``sinh(x)``              hyperbolic cosine and sine                                all
-    ``pi()``                              ``π`` at the backend's precision                          all
-    ``frac(p, q=1)``                      ``p/q`` (exact ``Rational`` in sympy)                     all
-    ``num(x)``                            ``x`` as the backend's number type                        all
-    ``gamma(x)``                          Euler's ``Γ(x)``                                          all
-    ``hyp1f1(a, b, x)``                   Kummer's ``₁F₁(a; b; x)``                                 all
-    ``hyp0f1(b, x)``                      ``₀F₁(; b; x) = Σ xᵏ/((b)_k k!)``                         all
-    ``angle_series(d, c, x, even_only)``  ``ρ_θ(x)`` at ``cos θ = c`` (Eq. 24 of Reid et al. 2023)  MP, ARB
-    ``eps``                               machine epsilon at the working precision                  F64, MP,
-                                          (ARB: ``2^-prec`` of python-flint's context)              ARB
-    ``mat(a)``                            a matrix from nested lists or an array                    F64, MP, ARB
-    ``eye(d)``                            ``d × d`` identity                                        F64, MP, ARB
-    ``zeros(r, c)``                       ``r × c`` zero matrix                                     F64, MP, ARB
-    ``diag(v)``                           diagonal matrix with entries ``v``                        F64, MP
-    ``diagonal(M)``                       list of the diagonal entries of ``M``                     F64, MP, ARB
-    ``T(M)``                              transpose                                                 F64, MP, ARB
-    ``mm(*Ms)``                           matrix product ``M₁ M₂ ⋯``                                F64, MP, ARB
-    ``inv(M)``                            inverse                                                   F64, MP, ARB
-    ``eigh(M)``                           ``(eigenvalues, Q)`` of the symmetric part                F64, MP,
-                                          (ARB: eigenvalue enclosures, ``Q`` is ``None``)           ARB
-    ``svd(M)``                            ``(U, singular values, Vᵀ)``                              F64, MP
-    ``trace(M)``                          ``Σ M_ii``                                                F64, MP
-    ``total(M)``                          ``Σ M_ij``                                                F64, MP
-    ``entry(M, i, j)``                    ``M_ij`` as a scalar                                      F64, MP, ARB
-    ``shape(M)``                          ``(rows, cols)``                                          F64, MP, ARB
-    ``rows(M)``                           the rows of ``M``, each as a ``(c, 1)`` column            F64, MP
-    ``maxabs(M)``                         ``max |M_ij|`` (0 for an empty matrix)                    F64, MP
-    ``exact``                             ``True`` for SYM (exact expressions: a formula needs no   all
-                                          evaluation strategy against rounding), ``False`` for
-                                          the numeric F64, MP, ARB
-    ``widen(x, e)``                       ``x ± e``: ARB adds ``|e|`` to the radius (a truncation   F64, MP,
-                                          bound made part of the enclosure); F64, MP return ``x``   ARB
-                                          (a truncation below their rounding is not recorded)
-    ``minimum(x, y)``                     ``min(x, y)`` (ARB: the ball of the minimum)              all
-    ``certainly_ge(x, y)``                ``x ≥ y`` for certain (ARB: at every point of the balls;  all
-                                          SYM: ``False`` unless decidable)
-    ``fsum(xs)``                          ``Σ xs`` (MP ``mp.fsum``, F64 ``math.fsum``)              all
-    ====================================  ========================================================  ========
-
->>> from rftheory.numerics.backends import F64, MP, backend
->>> import mpmath as mp
-
->>> def g(bk, t):
-...     return bk.exp(t) - 1 - bk.expm1(t)
->>> g(F64, 1e-3) == g(F64, 1e-3)   # the same code runs on both
-True
->>> with mp.workdps(30):
-...     abs(g(MP, mp.mpf("1e-3"))) < mp.mpf(10) ** -28
-True
->>> backend("symbolic").frac(1, 3)
-1/3
+"""One formula, several number systems: the backends every formula takes as ``bk`` (``xp`` means an array-API
+namespace).  Float64 (:data:`F64`), mpmath (:data:`MP`), sympy (``SYM``, scalars) and Arb balls
+(:data:`ARB`); :class:`Backend` types the scalar operations; the table of every operation: :doc:`/notes/numerics/backends`.
 """
 
 from __future__ import annotations
@@ -99,33 +21,47 @@ __all__ = ["Backend", "Float64", "Mpmath", "Sympy", "Arb", "F64", "MP", "SYM", "
 
 @runtime_checkable
 class Backend(Protocol):
-    """The type of ``bk``: the scalar operations every backend has (the table above, rows marked *all*).
-
-    Numbers are ``Any``: a float, an ``mpf``, a sympy expression or a ``flint.arb`` ball, which the stubs
-    cannot relate; what a formula computes is checked by its routes agreeing, not by types.
-    """
+    """The type of ``bk``: the scalar operations every backend has, ``name``, and ``exact`` (``True`` for SYM)."""
 
     name: str
     exact: bool
 
-    def sqrt(self, x: Any, /) -> Any: ...
-    def log(self, x: Any, /) -> Any: ...
-    def log1p(self, x: Any, /) -> Any: ...
-    def exp(self, x: Any, /) -> Any: ...
-    def expm1(self, x: Any, /) -> Any: ...
-    def cos(self, x: Any, /) -> Any: ...
-    def sin(self, x: Any, /) -> Any: ...
-    def cosh(self, x: Any, /) -> Any: ...
-    def sinh(self, x: Any, /) -> Any: ...
-    def gamma(self, x: Any, /) -> Any: ...
-    def pi(self) -> Any: ...
-    def frac(self, p: Any, q: Any = 1, /) -> Any: ...
-    def num(self, x: Any, /) -> Any: ...
-    def hyp1f1(self, a: Any, b: Any, x: Any, /) -> Any: ...
-    def hyp0f1(self, b: Any, x: Any, /) -> Any: ...
-    def minimum(self, x: Any, y: Any, /) -> Any: ...
-    def certainly_ge(self, x: Any, y: Any, /) -> bool: ...
-    def fsum(self, xs: Any, /) -> Any: ...
+    def sqrt(self, x: Any, /) -> Any:
+        """``√x``."""
+    def log(self, x: Any, /) -> Any:
+        """Natural logarithm."""
+    def log1p(self, x: Any, /) -> Any:
+        """``log(1 + x)``, accurate for small ``x``."""
+    def exp(self, x: Any, /) -> Any:
+        """``eˣ``."""
+    def expm1(self, x: Any, /) -> Any:
+        """``eˣ − 1``, accurate for small ``x``."""
+    def cos(self, x: Any, /) -> Any:
+        """Cosine."""
+    def sin(self, x: Any, /) -> Any:
+        """Sine."""
+    def cosh(self, x: Any, /) -> Any:
+        """Hyperbolic cosine."""
+    def sinh(self, x: Any, /) -> Any:
+        """Hyperbolic sine."""
+    def gamma(self, x: Any, /) -> Any:
+        """Euler's ``Γ(x)``."""
+    def pi(self) -> Any:
+        """``π`` at the backend's precision."""
+    def frac(self, p: Any, q: Any = 1, /) -> Any:
+        """``p/q`` (an exact ``Rational`` in sympy)."""
+    def num(self, x: Any, /) -> Any:
+        """``x`` as the backend's number type."""
+    def hyp1f1(self, a: Any, b: Any, x: Any, /) -> Any:
+        """Kummer's ``₁F₁(a; b; x)``."""
+    def hyp0f1(self, b: Any, x: Any, /) -> Any:
+        """``₀F₁(; b; x) = Σ xᵏ/((b)_k k!)``."""
+    def minimum(self, x: Any, y: Any, /) -> Any:
+        """``min(x, y)`` (ARB: the ball of the minimum)."""
+    def certainly_ge(self, x: Any, y: Any, /) -> bool:
+        """``x ≥ y`` for certain (ARB: at every point of the balls; SYM: ``False`` unless decidable)."""
+    def fsum(self, xs: Any, /) -> Any:
+        """``Σ xs`` (MP ``mp.fsum``, F64 ``math.fsum``)."""
 
 
 class _PointValues:
@@ -390,12 +326,7 @@ class Sympy:
 
 
 class Arb:
-    """Arb balls (``flint.arb``, matrices ``flint.arb_mat``; python-flint): every operation encloses its exact result.
-
-    A formula written against ``bk`` evaluated with this backend is the ball layer of that formula:
-    its inputs are exact (``num``, ``frac``) or given balls, and each operation widens the radius by
-    what it cannot represent, so the result contains the exact value.
-    """
+    """Arb balls (``flint.arb``, matrices ``flint.arb_mat``): every operation encloses its exact result (the ball layer)."""
 
     name = "arb"
 
@@ -521,10 +452,7 @@ class Arb:
 
     @staticmethod
     def _exact_eigenvalues(S):
-        """The eigenvalues of a symmetric ball matrix ``S`` where Arb's ``eig`` cannot isolate them (a kernel of high
-        dimension): the roots of the exact characteristic polynomial of its midpoint matrix, isolated rigorously and
-        repeated by their multiplicity, each widened by the Frobenius norm of the radii (Weyl's inequality:
-        ``|λ_k(S) − λ_k(mid S)| ≤ ‖S − mid S‖₂ ≤ ‖rad S‖_F``, the roots' balls being disjoint and so in order)."""
+        """Eigenvalues of a symmetric ball matrix where Arb's ``eig`` cannot isolate them (Weyl's bound: :doc:`/notes/numerics/backends`)."""
         import flint
 
         def exact(x: Any) -> Any:  # an exact arb (a midpoint) as an fmpq
@@ -589,25 +517,15 @@ class Arb:
 
 
 def log_peak_0f1(b: float, y: float) -> float:
-    """Natural log of the largest term of ``₀F₁(; b; ±y) = Σ (±y)ᵏ/((b)_k k!)``, ``y ≥ 0``, ``b > 0``
-    (0 where the first term is the largest): the terms grow while ``y > (k + 1)(k + b)``.
+    """Natural log of the largest term of ``₀F₁(; b; ±y)``, ``y ≥ 0``, ``b > 0`` (terms grow while ``y > (k+1)(k+b)``).
 
     Parameters
     ----------
-    b : float
-        The parameter ``b > 0``.
-    y : float
-        ``|x|``.
+    b, y : float
 
     Returns
     -------
     float
-        ``log`` of the peak term.
-
-    Examples
-    --------
-    >>> round(log_peak_0f1(0.5, 10.0), 6) == round(math.log(10 / 0.5 * 10 / 3 * 10 / 7.5), 6)
-    True
     """
     lp, k = 0.0, 0
     while y > (k + 1) * (k + b):
@@ -635,31 +553,20 @@ BACKENDS: tuple[Backend, ...] = (F64, MP, SYM, ARB)
 
 
 def backend(name):
-    """The backend object for a layer name (or a backend itself).
+    """The backend object for a layer name (or a backend itself), or ``ParameterError``.
 
     Parameters
     ----------
     name : {"float64", "mpmath", "symbolic", "arb"} or backend
-        The layer, or one of :data:`F64`, :data:`MP` or a :class:`Sympy`
-        instance (returned as the shared backend).
 
     Returns
     -------
     Float64, Mpmath, Sympy or Arb
-        :data:`F64`, :data:`MP`, the shared :class:`Sympy` backend
-        (created, and sympy imported, on first use) or :data:`ARB`.
-
-    Raises
-    ------
-    ParameterError
-        ``name`` is none of these.
 
     Examples
     --------
     >>> backend("mpmath") is MP
     True
-    >>> backend("float64").frac(1, 4)
-    0.25
     """
     if name in ("float64", F64):
         return F64

@@ -1,11 +1,4 @@
-"""Cancellation and underflow guards shared by the mpmath and float64 layers.
-
-An alternating series or a difference of nearly equal terms loses the digits
-``log10(scale/|value|)``; :func:`cancellation_guarded` re-evaluates with that
-many guard digits.  A float64 value whose truth is nonzero must not come out
-below the normal range (:data:`F64_TINY`): :func:`refuse_underflow` raises
-instead of returning a subnormal or zero.
-"""
+"""Cancellation and underflow guards shared by the mpmath and float64 layers (notes: :doc:`/notes/numerics/cancellation`)."""
 
 from __future__ import annotations
 
@@ -26,12 +19,7 @@ F64_TINY = float(np.finfo(float).tiny)
 
 
 class Cancelling(NamedTuple):
-    """A value and the size of the terms that cancel in it (``f()`` of :func:`cancellation_guarded`).
-
-    A formula written once against a backend ``bk`` returns this: the mpmath layer hands it to
-    :func:`cancellation_guarded` (``log10(scale/|value|)`` digits are lost), the ball layer keeps
-    ``value`` (ball arithmetic accounts for the cancellation in its radius).
-    """
+    """A value and the size of the terms that cancel in it (``f()`` of :func:`cancellation_guarded`)."""
 
     value: Any
     scale: Any
@@ -46,32 +34,15 @@ def _log10_ratio(scale, value) -> float:
 
 @contextlib.contextmanager
 def guard_digits(lost) -> Iterator[None]:
-    """The working precision raised by the digits an a-priori analysis says a computation loses.
-
-    The one way the mpmath layers add guard digits when the loss is known in advance (terms
-    of size ``e^{2|x|}`` summing to ``O(1)``: ``2|x|/ln 10`` digits, plus a margin for the
-    roundings of the operations); :func:`cancellation_guarded` measures the loss instead
-    where it is not known in advance.  Certification (:mod:`rftheory.core.precision`) and
-    the ball layer check the result either way.
+    """The working precision raised by ``lost`` decimal digits (rounded up; at least 0), as an a-priori analysis says.
 
     Parameters
     ----------
     lost : int or real
-        Decimal digits lost (rounded up; at least 0).
 
     Yields
     ------
     None
-        Inside the block ``mp.mp.dps`` is raised by ``lost`` digits.
-
-    Examples
-    --------
-    >>> import mpmath as mp
-    >>> with guard_digits(12.5):
-    ...     mp.mp.dps
-    28
-    >>> mp.mp.dps
-    15
     """
     extra = lost if isinstance(lost, int) else math.ceil(lost)
     with mp.workdps(mp.mp.dps + max(0, int(extra))):
@@ -79,41 +50,17 @@ def guard_digits(lost) -> Iterator[None]:
 
 
 def cancellation_guarded(f, guard=5, what="value"):
-    """Evaluate ``f`` with enough guard digits for the cancellation it reports.
-
-    ``f() -> (value, scale)``: ``scale`` bounds the summands, so
-    ``log10(scale/|value|)`` digits are lost; the evaluation is repeated with
-    that many more digits until the loss is covered.  (Certification,
-    :mod:`rftheory.core.precision`, still checks the result.)
+    """Evaluate ``f() -> (value, scale)`` with guard digits (from ``guard``) until the ``log10(scale/|value|)`` lost are covered.
 
     Parameters
     ----------
     f : callable
-        ``f() -> (value, scale)``, evaluated at the current mpmath precision
-        plus the guard digits.
     guard : int
-        Guard digits of the first attempt.
     what : str
-        Name of the quantity, for the error message.
 
     Returns
     -------
     mpf
-        ``value`` rounded to the caller's precision.
-
-    Raises
-    ------
-    PrecisionError
-        If the value is zero to every working precision tried.
-
-    Examples
-    --------
-    ``(1 + x) − 1`` at ``x = 1e-30`` loses 30 digits; the guard recovers them:
-
-    >>> import mpmath as mp
-    >>> x = mp.mpf("1e-30")
-    >>> float(cancellation_guarded(lambda: ((1 + x) - 1, 1 + x)) / x)
-    1.0
     """
     g = guard
     while True:
@@ -129,31 +76,17 @@ def cancellation_guarded(f, guard=5, what="value"):
 
 
 def refuse_underflow(val, nonzero, what):
-    """``val`` unless a value whose truth is nonzero fell below the normal float64 range.
+    """``val`` unless a value whose truth is nonzero fell below the normal float64 range (``RangeError``).
 
     Parameters
     ----------
     val : array_like
-        float64 values.
     nonzero : array_like of bool
-        Where the true value is nonzero (broadcast against ``val``).
     what : str
-        Name of the quantity, for the error message.
 
     Returns
     -------
     ndarray
-        ``val`` as a float64 array.
-
-    Raises
-    ------
-    RangeError
-        Where ``nonzero`` and ``|val| < F64_TINY`` (0.0 or subnormal: digits lost).
-
-    Examples
-    --------
-    >>> refuse_underflow([1e-300, 0.0], [True, False], "x").tolist()
-    [1e-300, 0.0]
     """
     val = np.asarray(val, float)
     bad = np.asarray(nonzero, bool) & ~(np.abs(val) >= F64_TINY)

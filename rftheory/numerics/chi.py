@@ -1,7 +1,4 @@
-"""Moments of the χ_d distribution (the row norms of random-feature matrices) in float64.
-
-``E χ_d`` and ``Var(χ_d)/d = 1 − (E χ_d)²/d`` without overflow or cancellation (the latter is the small-``v`` coefficient of the simplex PRF MSE).
-"""
+"""Moments of the χ_d distribution (the row norms of random-feature matrices) in float64 (:doc:`/notes/numerics/chi`)."""
 
 from __future__ import annotations
 
@@ -14,35 +11,11 @@ from ..core.lazy import lazy
 
 sc = lazy("scipy.special")  # imported on first use (the CLI starts without it)
 
-__all__ = ["chi_mean", "chi_var_ratio"]
+__all__ = ["chi_var_ratio"]
 
 
-def chi_mean(d):
-    """Mean of the chi distribution with ``d`` degrees of freedom (float64).
-
-    .. math:: \\mathbb E\\chi_d = \\sqrt2\\,\\frac{\\Gamma((d+1)/2)}{\\Gamma(d/2)}
-
-    by ``gammaln`` so that it does not
-    overflow for large ``d``.
-
-    Parameters
-    ----------
-    d : array_like of float
-        Degrees of freedom, ``d > 0``.
-
-    Returns
-    -------
-    numpy.ndarray
-        ``E χ_d``, float64.
-
-    Examples
-    --------
-    ``χ_1 = |N(0, 1)|`` has mean ``√(2/π)``:
-
-    >>> import math
-    >>> bool(abs(chi_mean(1) - math.sqrt(2 / math.pi)) < 1e-15)
-    True
-    """
+def _chi_mean(d):
+    """``E χ_d = √2 Γ((d+1)/2)/Γ(d/2)`` in float64, by ``gammaln``."""
     d = np.asarray(d, float)
     return np.sqrt(2.0) * np.exp(sc.gammaln((d + 1) / 2) - sc.gammaln(d / 2))
 
@@ -64,36 +37,17 @@ def _chi_log_coef():
 
 
 def chi_var_ratio(d):
-    """``1 − (E χ_d)²/d = Var(χ_d)/d`` in float64, without cancellation.
+    """``Var(χ_d)/d`` in float64, without cancellation (Reid et al. 2023, Sec. 5.1; method: :doc:`/notes/numerics/chi`).
 
-    .. math:: 1 - \\frac{(\\mathbb E\\chi_d)^2}{d}
-       = 1 - \\frac2d\\Big(\\frac{\\Gamma((d+1)/2)}{\\Gamma(d/2)}\\Big)^2 \\sim \\frac1{2d}
-
-    For ``d ≥ 40`` by the asymptotic series of ``log((Eχ_d)²/d)`` in ``y = d/2``
-    (Stirling; the omitted terms are below ``1e-17`` of the value at ``y ≥ 20``)
-    and ``−expm1``; below, by the downward recurrence
-    ``D(d) = (1 + d(d+2) D(d+2)) / (d+1)²`` (from ``E χ_{d+2}² ∝ (d+1)²/(d(d+2))``),
-    whose terms are all positive (≤ 20 steps, a few ulps each).  This is the
-    small-``v`` coefficient of the simplex PRF MSE with full blocks
-    (Reid et al. 2023, Sec. 5.1; result ``simrf.prf_small_v``).
+    .. math:: 1 - \\frac2d\\Big(\\frac{\\Gamma((d+1)/2)}{\\Gamma(d/2)}\\Big)^2 \\sim \\frac1{2d}
 
     Parameters
     ----------
     d : array_like of float
-        Degrees of freedom, ``d ≥ 1``.
 
     Returns
     -------
     numpy.ndarray
-        ``Var(χ_d)/d``, float64.
-
-    Examples
-    --------
-    ``χ_1 = |N(0, 1)|`` has ``E χ_1² = 1`` and ``(E χ_1)² = 2/π``:
-
-    >>> import math
-    >>> bool(abs(chi_var_ratio(1) - (1 - 2 / math.pi)) < 1e-15)
-    True
     """
     d = np.asarray(d, float)
     top = np.where(d >= 40, d, d + 2 * np.ceil((40 - d) / 2))  # same parity, >= 40

@@ -1,9 +1,4 @@
-"""Error-free float64 arithmetic shared by the float64 layers of several results.
-
-Dekker's exact product and Shewchuk's exact sum (``math.fsum``) let a float64
-layer form a difference such as ``½ − z²`` or a phase ``re·im`` without
-cancellation or rounding loss.
-"""
+"""Error-free float64 arithmetic shared by the float64 layers (Dekker's product, exact and compensated sums; :doc:`/notes/numerics/floats`)."""
 
 from __future__ import annotations
 
@@ -27,25 +22,15 @@ EXP_SPLIT_X = 700.0
 
 
 def two_sum(a, b):
-    """Knuth's error-free sum: ``a + b = s + e`` exactly, ``s = fl(a + b)`` (no overflow).
+    """Knuth's error-free sum: ``a + b = s + e`` exactly, ``s = fl(a + b)``.
 
     Parameters
     ----------
     a, b : array_like of float
-        Summands (float64; broadcast together).
 
     Returns
     -------
-    s : numpy.ndarray
-        The rounded sum.
-    e : numpy.ndarray
-        Its error, ``a + b − s`` exactly.
-
-    Examples
-    --------
-    >>> s, e = two_sum(1.0, 2.0 ** -60)
-    >>> float(s), float(e) == 2.0 ** -60
-    (1.0, True)
+    s, e : numpy.ndarray
     """
     a, b = np.asarray(a, float), np.asarray(b, float)
     s = a + b
@@ -54,33 +39,15 @@ def two_sum(a, b):
 
 
 def two_prod(a, b):
-    """Dekker's error-free product: ``a·b = p + e`` exactly.
-
-    ``p = fl(a·b)`` and ``e`` its rounding error, from Veltkamp's split of
-    each factor into two 26-bit halves.  Exact unless ``|a·b|`` is below
-    ~1e-292 or overflows.
+    """Dekker's error-free product: ``a·b = p + e`` exactly (Veltkamp's split; unless ``|a·b| < ~1e-292`` or overflow).
 
     Parameters
     ----------
     a, b : array_like of float
-        Factors (float64; broadcast together).
 
     Returns
     -------
-    p : numpy.ndarray
-        The rounded product ``fl(a·b)``.
-    e : numpy.ndarray
-        Its error, ``a·b − p`` exactly.
-
-    Examples
-    --------
-    The float nearest 0.1, squared, has 106 significant bits; ``p + e``
-    holds all of them:
-
-    >>> from fractions import Fraction
-    >>> p, e = two_prod(0.1, 0.1)
-    >>> Fraction(float(p)) + Fraction(float(e)) == Fraction(0.1) ** 2
-    True
+    p, e : numpy.ndarray
     """
     a, b = np.asarray(a, float), np.asarray(b, float)
     p = a * b
@@ -98,40 +65,15 @@ def two_prod(a, b):
 
 
 def exact_sum_f64(*terms):
-    """Correctly rounded sum of float64 arrays, elementwise.
-
-    Each element is the exact sum of the broadcast terms, rounded once (what
-    ``math.fsum``, Shewchuk's exact summation, returns), so no cancellation error
-    at all.  Vectorized: three error-free distillation passes (Knuth's TwoSum
-    cascade, VecSum of Ogita, Rump & Oishi, SIAM J. Sci. Comput. 26, 2005) give
-    ``s``; a fourth distils the residual ``Σ t_i − s``, and ``s`` is returned
-    where that residual, with its own rounding bound, is below a quarter of the
-    spacing of floats at ``s`` (so ``s`` is the rounding to nearest).  Elements
-    it cannot certify (a sum within that margin of a rounding tie) are summed by
-    ``math.fsum`` one at a time.  Non-finite terms propagate as in numpy: a NaN
-    term, or ``inf`` and ``−inf`` together, give NaN, else an infinite term
-    its infinity; finite terms whose exact sum is beyond float64 give ``±inf``.
+    """Correctly rounded sum of float64 arrays, elementwise (what ``math.fsum`` returns), vectorized (method: :doc:`/notes/numerics/floats`).
 
     Parameters
     ----------
     *terms : array_like of float
-        The summands; broadcast together.
 
     Returns
     -------
     numpy.ndarray
-        The correctly rounded elementwise sum, float64.
-
-    Examples
-    --------
-    Naive summation loses the 1 entirely:
-
-    >>> 1e16 + 1.0 - 1e16
-    0.0
-    >>> float(exact_sum_f64(1e16, 1.0, -1e16))
-    1.0
-    >>> exact_sum_f64([1e308, 1.0, np.inf, np.nan], [1e308, 2.0, 1.0, 1.0], [-1e308, 3.0, -np.inf, 1.0]).tolist()
-    [1e+308, 6.0, nan, nan]
     """
     arrs = [np.array(a, dtype=float) for a in np.broadcast_arrays(*(np.asarray(t, float) for t in terms))]
     if not arrs:
@@ -183,35 +125,17 @@ def _exact_sum_one(xs: list[float]) -> float:
 
 
 def compensated_sum_f64(*terms):
-    """Compensated sum of float64 arrays (Sum2 of Ogita, Rump & Oishi 2005) and its error bound.
+    """Compensated sum (Sum2 of Ogita, Rump & Oishi 2005, SIAM J. Sci. Comput. 26) and its error bound.
 
-    One TwoSum cascade, its errors added to the rounded sum: as accurate as
-    summing in twice the working precision, then rounding,
-
-    .. math:: |\\hat s - s| \\le u|\\hat s| + \\gamma_{n-1}^2 \\sum_i |t_i|,
-              \\qquad \\gamma_n = \\frac{nu}{1 - nu}
-
-    (ORO 2005, Prop. 4.5, with ``|s| ≤ |ŝ|(1 + u)`` folded into the first term's
-    margin).  A fraction of :func:`exact_sum_f64`'s cost where the caller needs a
-    bound, not the correct rounding.
+    .. math:: |\\hat s - s| \\le u|\\hat s| + \\gamma_{n-1}^2 \\sum_i |t_i|, \\qquad \\gamma_n = \\frac{nu}{1 - nu}
 
     Parameters
     ----------
     *terms : array_like of float
-        The summands; broadcast together.
 
     Returns
     -------
-    s : numpy.ndarray
-        The compensated sum.
-    err : numpy.ndarray
-        A bound on ``|s − Σ t_i|``.
-
-    Examples
-    --------
-    >>> s, err = compensated_sum_f64(1e16, 1.0, -1e16)
-    >>> float(s), bool(err < 2e-15)
-    (1.0, True)
+    s, err : numpy.ndarray
     """
     arrs = np.broadcast_arrays(*(np.asarray(t, float) for t in terms))
     n = len(arrs)
@@ -229,56 +153,29 @@ def compensated_sum_f64(*terms):
 
 
 def exp_neg_roundings(x):
-    """Roundings (``exp`` or product, each counted as the callers count one) in :func:`exp_neg_scaled`'s
-    ``e^{−x}·s``: 2 where one ``exp`` serves, 4 where it takes two halves.
+    """Roundings in :func:`exp_neg_scaled`'s ``e^{−x}·s``: 2 where one ``exp`` serves, 4 where it takes two halves.
 
     Parameters
     ----------
     x : array_like
-        The exponent's argument, ``x ≥ 0``.
 
     Returns
     -------
     numpy.ndarray
-        The rounding count per element.
     """
     return np.where(np.asarray(x, float) > EXP_SPLIT_X, 4.0, 2.0)
 
 
 def exp_neg_scaled(x, s):
-    r"""``e^{−x}·s`` for ``x ≥ 0`` with no subnormal intermediate, and where it is served.
-
-    .. math:: e^{-x}s = \big(s\,e^{-x/2}\big)\,e^{-x/2}\quad (x > 700)
-
-    ``e^{−x}`` alone is subnormal from ``x ≈ 708`` (its relative error then grows to
-    ``2^{−1075}/e^{−x}``, ~1e-5 at ``x = 732``) although ``e^{−x}s`` may be normal for a large
-    sum ``s``; each half stays normal up to ``x ≈ 1416``.  Below :data:`EXP_SPLIT_X` one
-    ``exp`` and one product, as before; above, two of each (:func:`exp_neg_roundings`), plus
-    ``x·u`` for a rounding of ``x`` itself (the caller's).
+    r"""``e^{−x}·s = (s e^{−x/2}) e^{−x/2}`` for ``x ≥ 0`` with no subnormal intermediate, and where that accounting holds (:doc:`/notes/numerics/floats`).
 
     Parameters
     ----------
-    x : array_like
-        Non-negative exponents.
-    s : array_like
-        Scale factors (broadcast with ``x``).
+    x, s : array_like
 
     Returns
     -------
-    value : numpy.ndarray
-        ``e^{−x}·s``.
-    ok : numpy.ndarray of bool
-        Where that accounting holds: every ``exp`` normal and neither the partial product nor
-        the value subnormal (a zero ``s`` gives an exact 0).
-
-    Examples
-    --------
-    >>> import math
-    >>> v, ok = exp_neg_scaled(732.0, 1e300)
-    >>> bool(ok), abs(float(v) / math.exp(-732.0 + 300 * math.log(10)) - 1) < 1e-12
-    (True, True)
-    >>> bool(abs(float(np.exp(-732.0)) * 1e300 / float(v) - 1) > 1e-7)  # the direct product: a subnormal factor
-    True
+    value, ok : numpy.ndarray
     """
     x, s = np.broadcast_arrays(np.asarray(x, float), np.asarray(s, float))
     split = x > EXP_SPLIT_X
@@ -291,32 +188,17 @@ def exp_neg_scaled(x, s):
 
 
 def chunked(fn, ins, n_out: int, size: int) -> list[np.ndarray]:
-    """The one chunk driver of the vectorized float64 series: ``fn`` on consecutive slices.
-
-    Points are summed ``size`` at a time (the working arrays of a chunk stay in
-    the cache and bounded in memory); ``fn`` sees the slices of every input and
-    returns ``n_out`` arrays of the slice's length, gathered here in order.
+    """The one chunk driver of the vectorized float64 series: ``fn(*slices)`` on consecutive slices of ``size`` points.
 
     Parameters
     ----------
     fn : callable
-        ``fn(*slices) -> array`` (``n_out = 1``) or a tuple of ``n_out`` arrays.
     ins : sequence of numpy.ndarray
-        1-D inputs of one length.
-    n_out : int
-        Number of outputs.
-    size : int
-        Points per chunk.
+    n_out, size : int
 
     Returns
     -------
     list of numpy.ndarray
-        ``n_out`` float64 arrays of the inputs' length.
-
-    Examples
-    --------
-    >>> chunked(lambda a: a * 2, [np.arange(5.0)], 1, 2)[0].tolist()
-    [0.0, 2.0, 4.0, 6.0, 8.0]
     """
     n = len(ins[0])
     outs = [np.empty(n) for _ in range(n_out)]

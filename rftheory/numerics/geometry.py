@@ -1,8 +1,5 @@
-"""Concrete data vectors realising the scalar parameters of a result.
-
-Monte Carlo checks evaluate the real estimator at concrete ``x, y``.  Inputs
-are axis-aligned by default (the placement that exposes non-Haar samplers:
-``x ∝ e₁``), or rotated by a Haar matrix drawn from the caller's generator.
+"""Concrete data vectors realising a result's scalar parameters, for the Monte Carlo checks: axis-aligned by
+default (``x ∝ e₁``, exposing non-Haar samplers) or rotated by a Haar matrix from the caller's generator.
 """
 
 from __future__ import annotations
@@ -19,21 +16,11 @@ __all__ = ["pair_from_norms", "pair_from_difference", "pair_from_angle", "check_
 
 
 def check_norms(x_norm, y_norm, v) -> None:
-    """Refuse ``(‖x‖, ‖y‖, ‖x+y‖)`` that no pair of vectors realises.
+    """Refuse ``(‖x‖, ‖y‖, ‖x+y‖)`` that no pair of vectors realises (``ParameterError`` naming the norm).
 
     Parameters
     ----------
     x_norm, y_norm, v : Fraction
-        ``‖x‖``, ``‖y‖``, ``‖x+y‖``.
-
-    Returns
-    -------
-    None
-
-    Raises
-    ------
-    ParameterError
-        Naming the offending norm.
     """
     if x_norm < 0:
         raise ParameterError("x_norm", f"must be >= 0, got {x_norm}")
@@ -48,26 +35,15 @@ def check_norms(x_norm, y_norm, v) -> None:
 
 
 def norms_incompatible(x_norm, y_norm, v):
-    """Where ``v > a + b`` or ``v < |a − b|`` at the exact binary values (the test of :func:`check_norms_arrays`).
-
-    ``a ± b = s + e`` exactly (Knuth's TwoSum); a float ``v`` differs from ``s``
-    by at least a whole gap where it differs at all, more than ``|e|`` (half a
-    gap), so only ``v = s`` needs the sign of ``e``.
+    """Where ``v > a + b`` or ``v < |a − b|`` at the exact binary values (Knuth's TwoSum; argument: :doc:`/notes/numerics/geometry`).
 
     Parameters
     ----------
     x_norm, y_norm, v : array_like of float
-        ``‖x‖ = a``, ``‖y‖ = b``, ``‖x+y‖`` (broadcast together).
 
     Returns
     -------
     numpy.ndarray of bool
-        True where the triangle inequality fails.
-
-    Examples
-    --------
-    >>> norms_incompatible([1.0, 0.5], [1.0, 0.25], [2.0, 0.2]).tolist()
-    [False, True]
     """
     from .floats import two_sum
 
@@ -81,33 +57,11 @@ def norms_incompatible(x_norm, y_norm, v):
 
 
 def check_norms_arrays(x_norm, y_norm, v) -> None:
-    """:func:`check_norms` on whole float64 arrays, exactly.
-
-    ``v ≤ a + b`` and ``v ≥ |a − b|`` are decided at the exact binary values:
-    ``a ± b = s + e`` exactly (Knuth's TwoSum), and a float ``v`` differs from
-    ``s`` by at least a whole gap where it differs at all, more than ``|e|``
-    (half a gap), so only ``v = s`` needs the sign of ``e``.
+    """:func:`check_norms` on whole float64 arrays, exactly (:func:`norms_incompatible`).
 
     Parameters
     ----------
     x_norm, y_norm, v : array_like of float
-        ``‖x‖``, ``‖y‖``, ``‖x+y‖`` (broadcast together).
-
-    Returns
-    -------
-    None
-
-    Raises
-    ------
-    ParameterError
-        Naming the offending norm and the first offending element.
-
-    Examples
-    --------
-    >>> check_norms_arrays([1.0, 0.5], [1.0, 0.25], [2.0, 0.2])
-    Traceback (most recent call last):
-    ...
-    rftheory.core.errors.ParameterError: parameter 'x_norm': x_norm=0.5 and y_norm=0.25 are incompatible with v=0.2: need |x_norm - y_norm| <= v <= x_norm + y_norm (element 1 of the arrays)
     """
     a, b, v = np.broadcast_arrays(*(np.asarray(t, float) for t in (x_norm, y_norm, v)))
     for name, arr in (("x_norm", a), ("y_norm", b)):
@@ -135,27 +89,18 @@ def _rotate(x, y, rng):
 
 
 def pair_from_norms(d: int, v, x_norm=None, y_norm=None, rng=None):
-    """``x, y ∈ R^d`` with ``‖x+y‖ = v``, ``‖x‖ = x_norm``, ``‖y‖ = y_norm``.
-
-    Defaults ``x_norm = y_norm = v/2`` (``x = y``).  ``x`` lies along ``e₁``
-    and ``y`` in the ``(e₁, e₂)`` plane unless ``rng`` is given, in which case
-    both are rotated by one Haar matrix.
+    """``x, y ∈ R^d`` with ``‖x+y‖ = v`` and the given norms (default ``v/2``), rotated if ``rng`` is given.
 
     Parameters
     ----------
     d : int
-        Dimension.
     v : float
-        ``‖x+y‖``.
     x_norm, y_norm : float, optional
-        The norms (default ``v/2``).
     rng : numpy.random.Generator, optional
-        Rotate by a Haar matrix.
 
     Returns
     -------
     tuple of ndarray
-        ``(x, y)``.
     """
     v = float(v)
     a = v / 2 if x_norm is None else float(x_norm)
@@ -183,16 +128,12 @@ def pair_from_difference(d: int, z, rng=None):
     Parameters
     ----------
     d : int
-        Dimension.
     z : float
-        ``‖x−y‖``.
     rng : numpy.random.Generator, optional
-        Rotate by a Haar matrix.
 
     Returns
     -------
     tuple of ndarray
-        ``(x, y)``.
     """
     x = np.zeros(d)
     x[0] = float(z) / 2
@@ -200,32 +141,17 @@ def pair_from_difference(d: int, z, rng=None):
 
 
 def pair_from_angle(d: int, x_norm, y_norm, theta, rng=None):
-    """``x, y ∈ R^d`` with norms ``x_norm``, ``y_norm`` at the angle ``theta``.
-
-    ``x = ‖x‖e₁``, ``y = ‖y‖(cos θ e₁ + sin θ e₂)`` (no cancellation: the
-    angle is used directly, not recovered from ``‖x+y‖``), both rotated by one
-    Haar matrix drawn from ``rng`` if it is given.
+    """``x = ‖x‖e₁``, ``y = ‖y‖(cos θ e₁ + sin θ e₂)`` in ``R^d`` (or rotated): the angle used directly.
 
     Parameters
     ----------
     d : int
-        Dimension, at least 2.
     x_norm, y_norm, theta : float or Fraction
-        The two norms and the angle.
     rng : numpy.random.Generator, optional
-        Rotate the pair by a Haar matrix drawn from it.
 
     Returns
     -------
     tuple of ndarray
-        ``(x, y)``.
-
-    Examples
-    --------
-    >>> import math
-    >>> x, y = pair_from_angle(3, 2, 1, math.pi / 3)
-    >>> float(x @ y), float(y @ y)
-    (1.0000000000000002, 1.0)
     """
     a, b, th = float(x_norm), float(y_norm), float(theta)
     x = np.zeros(d)

@@ -1,24 +1,7 @@
-"""A second interval arithmetic for the ``bk`` formulas: mpmath's ``iv`` context, with its own series.
-
-:data:`IV` implements the scalar operations of the backend protocol
-(:mod:`rftheory.numerics.backends`) in mpmath's interval context ``mpmath.iv``: every number is an
-interval ``[a, b]`` with endpoints rounded outward, so a formula written once against ``bk`` and
-evaluated with :data:`IV` encloses its exact value.  It shares no code with the Arb backend: ``exp``,
-``log``, ``sqrt``, ``cos``, ``sin`` and ``gamma`` are mpmath's interval functions (``mpmath.libmp.libmpi``),
-and the series -- Kummer's ``₁F₁``, ``₀F₁``, ``expm1`` and the double series of Eq. 24 of Reid et al.
-(2023), "Simplex Random Features", ICML 2023 -- are summed here, each with a tail bound derived in its
-docstring and added to the interval.  It imports neither python-flint nor
-:mod:`rftheory.numerics.arb_series`: ``rftheory prove --check --independent`` runs where python-flint
-cannot be imported.
-
-The working precision is the interval context's (``with iv_prec(bits):``).  Truncation points are
-chosen from floating-point estimates (they only decide *how many* terms); the bound added to the sum
-is computed in interval arithmetic, so the result encloses the value whatever the choice.
-
->>> with iv_prec(80):
-...     lo, hi = endpoints(IV.exp(IV.num(1)))
->>> float(lo) == float(hi) == math.e, hi - lo < Fraction(1, 10**23)
-(True, True)
+"""A second interval arithmetic for the ``bk`` formulas, for ``rftheory prove --check --independent``: :data:`IV`
+implements the protocol's scalar operations in ``mpmath.iv``, sharing no code with Arb.  Its series (the
+angle series of Reid et al. (2023), "Simplex Random Features", ICML, Eq. 24 among them) add proven tail
+bounds, justified on :doc:`/notes/numerics/iv_backend`.
 """
 
 from __future__ import annotations
@@ -49,7 +32,6 @@ def iv_prec(bits: int):
     Parameters
     ----------
     bits : int
-        Working precision in bits.
 
     Yields
     ------
@@ -64,7 +46,7 @@ def iv_prec(bits: int):
 
 
 def endpoints(x) -> tuple[Fraction, Fraction]:
-    """The exact endpoints of an interval.
+    """The exact endpoints ``(a, b)`` of an interval (``ArithmeticError`` if one is infinite or NaN).
 
     Parameters
     ----------
@@ -73,12 +55,6 @@ def endpoints(x) -> tuple[Fraction, Fraction]:
     Returns
     -------
     tuple of Fraction
-        ``(a, b)``.
-
-    Raises
-    ------
-    ArithmeticError
-        An endpoint is infinite or NaN.
     """
     out = []
     for e in x._mpi_:
@@ -125,8 +101,7 @@ class IntervalBackend:
 
     @staticmethod
     def num(x):
-        """``x`` as an interval: an ``iv`` interval is kept; ints, Fractions and floats are exact rationals,
-        rounded outward; a decimal string is read exactly."""
+        """``x`` as an interval: kept if one; ints, Fractions, floats and decimal strings exactly, rounded outward."""
         if isinstance(x, iv.mpf):
             return x
         if isinstance(x, bool):
@@ -213,11 +188,7 @@ class IntervalBackend:
 
     # -- series with a proven tail ------------------------------------------------------------------
     def expm1(self, x):
-        """``eˣ − 1``: ``exp(x) − 1`` for ``max|x| > 1/2``, else ``Σ_{k≥1} xᵏ/k!`` with its tail.
-
-        For ``k ≥ K ≥ 1`` the ratio of consecutive terms is ``|x|/(k+1) ≤ |x|/(K+1) =: q < 1``, so
-        ``|Σ_{k≥K} xᵏ/k!| ≤ |x|ᴷ/K! · 1/(1 − q)``.
-        """
+        """``eˣ − 1``: ``exp(x) − 1`` for ``max|x| > 1/2``, else the series with its proven tail (notes page)."""
         x = self.num(x)
         ax = _hi(x)
         if ax > 0.5:
@@ -234,19 +205,7 @@ class IntervalBackend:
         return self.widen(total, _absmax(term) / (1 - q))
 
     def hyp1f1(self, a, b, x):
-        """Kummer's ``₁F₁(a; b; x) = Σ (a)_k/(b)_k xᵏ/k!`` for ``b > 0``.
-
-        ``x ≥ 0`` (needs ``a ≥ 0``): the series itself, every term ``≥ 0``.  ``x ≤ 0``: Kummer's
-        transformation ``₁F₁(a; b; x) = eˣ ₁F₁(b − a; b; −x)`` (DLMF 13.2.39), a series in ``−x ≥ 0``
-        whose terms keep one sign once ``k > a − b``.  An ``x`` with both signs is split at 0.
-
-        The tail (:meth:`_kummer`): for ``k ≥ K`` with ``α + K ≥ 0`` (``α`` the numerator parameter
-        summed), ``|t_{k+1}/t_k| = (α+k)/(b+k) · y/(k+1)``.  ``(α+k)/(b+k)`` is monotone in ``k``
-        (its derivative has the sign of ``b − α``) with limit 1, so for ``k ≥ K`` it is at most
-        ``max(1, (α+K)/(b+K))``; hence every ratio from ``K`` on is at most
-        ``q = max(1, (α+K)/(b+K)) · y/(K+1)`` and, for ``q < 1``,
-        ``|Σ_{k≥K} t_k| ≤ |t_K|/(1 − q)``.
-        """
+        """Kummer's ``₁F₁(a; b; x)`` for ``b > 0`` (Kummer's transformation for ``x ≤ 0``), with its proven tail (notes page)."""
         a, b, x = self.num(a), self.num(b), self.num(x)
         if not b.a > 0:
             raise ArithmeticError("hyp1f1 needs b > 0")
@@ -274,12 +233,7 @@ class IntervalBackend:
             k += 1
 
     def hyp0f1(self, h, x):
-        """``₀F₁(; h; x) = Σ xᵏ/((h)_k k!)`` for ``h > 0``, any real ``x``.
-
-        For ``k ≥ K`` the ratio of consecutive terms is ``|x|/((h+k)(k+1)) ≤ |x|/((h+K)(K+1)) =: q``,
-        so ``|Σ_{k≥K} t_k| ≤ |t_K|/(1 − q)`` for ``q < 1``.  The terms of a negative ``x`` cancel: the sum
-        is taken with guard bits for its largest term (``log₂`` of the peak, estimated in floats).
-        """
+        """``₀F₁(; h; x)`` for ``h > 0``, any real ``x``, with guard bits for the cancellation and a proven tail (notes page)."""
         h, x = self.num(h), self.num(x)
         if not h.a > 0:
             raise ArithmeticError("hyp0f1 needs h > 0")
@@ -305,26 +259,7 @@ class IntervalBackend:
         return +out
 
     def angle_series(self, d, c, x, even_only=False):
-        """``ρ_θ(x)`` at ``cos θ = c``: the double series of Eq. 24 of Reid et al. (2023), "Simplex
-        Random Features", ICML 2023 (its prefactor folded in, so ``ρ_θ(0) = 1``).
-
-        .. math:: \\rho_\\theta(x) = \\sum_{k\\ge0} x^k\\frac{(d)_k}{(d/2)_k}\\sum_{p=0}^k
-           \\frac{c^p R_p}{(k-p)!\\,p!},\\qquad R_p = \\frac{r_p}{r_0},\\quad
-           r_p = \\frac{\\Gamma(\\frac{d+p}2)}{\\Gamma(\\frac{d+p+1}2)}
-
-        ``R_p`` is exact here (:func:`_ratio`): a rational times ``π^{-1}``, ``1`` or ``π``.
-        ``even_only`` keeps the even powers of ``c`` (the RFF pair term).  Every ``p ≤ k`` is summed for
-        ``k < K``; the rows ``k ≥ K`` are bounded as follows.  ``0 < R_p ≤ 1``: ``log r(s) =
-        log Γ(s) − log Γ(s + ½)`` decreases (``log Γ`` is convex, so ``ψ(s) < ψ(s + ½)``).  Hence row
-        ``k`` is at most, in absolute value,
-
-        .. math:: U_k = |x|^k\\frac{(d)_k}{(d/2)_k}\\sum_{p\\le k}\\frac{|c|^p}{(k-p)!\\,p!}
-           = |x|^k\\frac{(d)_k}{(d/2)_k}\\frac{(1+|c|)^k}{k!},
-
-        and ``U_{k+1}/U_k = |x|(1+|c|)(d+k)/((d/2+k)(k+1))`` decreases in ``k`` (both ``(d+k)/(d/2+k)``
-        and ``1/(k+1)`` do), so from ``K`` on it is at most ``q = |x|(1+|c|)(d+K)/((d/2+K)(K+1))`` and
-        the rows ``k ≥ K`` add up to at most ``U_K/(1 − q)`` for ``q < 1``.
-        """
+        """``ρ_θ(x)`` at ``cos θ = c`` by the double series of Eq. 24 with exact ``R_p``, rows ``k ≥ K`` bounded (notes page)."""
         c, x = self.num(c), self.num(x)
         if not d >= 2:
             raise ArithmeticError("angle_series needs d >= 2")
@@ -379,12 +314,7 @@ def _kummer_ratio(al, b, y, K):
 
 @functools.cache
 def _gamma_ratio(s2: int) -> tuple[Fraction, int]:
-    """``Γ(s)/Γ(s + ½)`` for ``s = s2/2`` (``s2 ≥ 2`` an integer) as ``(rational, e)``: the value is
-    ``rational · π^{e/2}``.
-
-    ``s = n`` an integer: ``Γ(n) = (n−1)!``, ``Γ(n+½) = (2n)!√π/(4ⁿn!)``, so the ratio is
-    ``(n−1)! 4ⁿ n!/(2n)! · π^{−1/2}``.  ``s = n + ½``: the ratio is ``(2n)!/(4ⁿ n!²) · π^{1/2}``.
-    """
+    """``Γ(s)/Γ(s + ½)`` for ``s = s2/2`` as ``(rational, e)``: the value is ``rational · π^{e/2}``."""
     if s2 % 2 == 0:
         n = s2 // 2
         return Fraction(math.factorial(n - 1) * 4**n * math.factorial(n), math.factorial(2 * n)), -1

@@ -1,8 +1,4 @@
-"""Special-function building blocks shared by several results (float64 and mpmath).
-
-Only the pieces that more than one result needs live here; a formula that
-belongs to one result lives in that result's module.
-"""
+"""Special-function building blocks shared by several results (float64 and mpmath); error analyses: :doc:`/notes/numerics/special`."""
 
 from __future__ import annotations
 
@@ -25,12 +21,10 @@ EPS = np.finfo(float).eps  # 2x the unit roundoff
 
 __all__ = [
     "coupled_pairs",
-    "log_hyp1f1_d_half_pos",
     "log_hyp1f1_d_half_pos_err",
     "log_orth_gap_pos",
     "log_orth_gap_pos_err",
     "log_series_error",
-    "log_series_sum",
     "exp_checked",
     "log_angle_conformity",
     "log_angle_gap_nonpos",
@@ -42,39 +36,17 @@ HYP0F1_SERIES_MAX = 2048
 
 
 def hyp0f1(b, z, **kwargs):
-    """mpmath's ``₀F₁(; b; z)`` at the working precision, skipping an asymptotic attempt that cannot succeed.
-
-    For ``|z| ≥ 128`` ``mp.hyp0f1`` first tries the asymptotic (₂F₀) expansion
-    and, when its smallest term is not below the working precision, falls back
-    to the power series (with the guard bits its cancellation needs).  The
-    smallest term is about ``e^{-2√|z|}``, so below ``|z| = (prec·ln2/2)²`` the
-    attempt always fails -- at three times the cost of the series (measured:
-    0.25 ms against 0.08 ms at 60 digits, ``|z| ≤ 900``).  There (and below
-    :data:`HYP0F1_SERIES_MAX`) this calls the series directly: the value mpmath
-    returns anyway, bit for bit (no difference found at 25-100 digits for
-    ``|z| < 2^15``, ``b = d/2``, ``d ≤ 64``, either sign); elsewhere it is
-    ``mp.hyp0f1`` unchanged.
+    """mpmath's ``₀F₁(; b; z)`` at the working precision, skipping an asymptotic attempt that cannot succeed (:doc:`/notes/numerics/special`).
 
     Parameters
     ----------
-    b : number
-        The parameter.
-    z : number
-        The argument.
+    b, z : number
     **kwargs
-        Passed to ``mp.hyp0f1`` (e.g. ``maxprec``).
+        Passed to ``mp.hyp0f1``.
 
     Returns
     -------
     mpmath.mpf or mpmath.mpc
-        ``₀F₁(; b; z)``.
-
-    Examples
-    --------
-    >>> import mpmath as mp
-    >>> with mp.workdps(50):
-    ...     hyp0f1(mp.mpf(5) / 2, -700) == mp.hyp0f1(mp.mpf(5) / 2, -700)
-    True
     """
     z = mp.mpmathify(z)
     if abs(z) < min(HYP0F1_SERIES_MAX, (mp.mp.prec * 0.34657359) ** 2):  # ln 2 / 2
@@ -83,36 +55,18 @@ def hyp0f1(b, z, **kwargs):
 
 
 def coupled_pairs(m, d, block=None):
-    """``P = Σ_b m_b(m_b − 1)``: ordered coupled pairs of ``m`` vectors in blocks.
+    """``P = Σ_b m_b(m_b − 1)``: ordered coupled pairs of ``m`` vectors in blocks of ``block`` (default ``d``).
 
-    Blocks hold ``block`` (default ``d``) vectors and a partial last block
-    the remaining ``r``; with ``m = k·block + r``
-
-    .. math:: P = \\sum_b m_b(m_b - 1) = k\\,B(B - 1) + r(r - 1), \\qquad B = \\text{block}
-
-    (``m`` frequencies in ``k = m // B`` full blocks of ``B = min(m, d)`` and a partial block of ``r``).
+    .. math:: P = k\\,B(B - 1) + r(r - 1), \\qquad m = kB + r
 
     Parameters
     ----------
-    m : int or array_like of int
-        Number of random vectors.
-    d : int or array_like of int
-        Dimension; the default block size.
+    m, d : int or array_like of int
     block : int, optional
-        Vectors per coupled block (default ``d``).
 
     Returns
     -------
     int or numpy.ndarray
-        ``P``; an ``int`` for scalar input, an integer array otherwise.
-
-    Examples
-    --------
-    Ten vectors in blocks of four are blocks of 4, 4 and 2, so
-    ``P = 4·3 + 4·3 + 2·1 = 26``:
-
-    >>> coupled_pairs(10, 4)
-    26
     """
     b = d if block is None else block
     k, r = np.divmod(m, b)
@@ -121,11 +75,7 @@ def coupled_pairs(m, d, block=None):
 
 
 def _kmax(x: np.ndarray, d: np.ndarray) -> int:
-    """Terms needed for the positive series ``Σ (d)_k/(d/2)_k x^k/k!`` to
-    converge to 1e-17: the ratio of terms ``x(k+d)/((k+1)(k+d/2)) ≤ 2x/(k+1)``
-    is ``< 1/2`` once ``k > 4x``; ``K = 4x + 80`` leaves at least 80
-    halvings after the largest term, which take the remainder below
-    ``2^{-79}`` of the sum (no dependence on ``d``)."""
+    """Terms for the positive series ``Σ (d)_k/(d/2)_k x^k/k!`` to converge to 1e-17: ``K = 4x + 80``."""
     return _n_terms(float(np.max(x)) if x.size else 0.0)
 
 
@@ -134,47 +84,8 @@ def _n_terms(x_max: float) -> int:
     return int(4 * x_max + 80)
 
 
-def log_series_sum(log_terms, d, x, n_terms, chunk: int = 256):
-    """``log Σ_{k<K} t_k`` per point, summed in log space, with a bound on its error: the one driver of
-    the log-space series of this module.
-
-    Points are taken ``chunk`` at a time; a chunk sums ``K = n_terms(max x)`` terms (a stopping rule
-    stated by the caller for every point of the chunk), ``log t_k`` from ``log_terms``, by
-    ``scipy.special.logsumexp``.  Given a bound ``E_k`` on the error of each ``log t_k``, the log of the sum
-    moves by at most ``Σ_k w_k E_k (1 + E_k)`` (``w_k = t_k/Σ t``; ``e^{E} − 1 ≤ E(1 + E)`` for ``E ≤ 1``),
-    taken ``1 + 4Ku`` larger for its own roundings, and ``logsumexp``'s roundings by
-    ``u(3|L| + log₂K + 14)`` (the exps, numpy's pairwise sum, the log and the shift):
-
-    .. math:: |\\Delta L| \\le (1 + 4Ku)\\sum_k w_k E_k (1 + E_k) + u\\,(3|L| + \\log_2 K + 14).
-
-    Parameters
-    ----------
-    log_terms : callable
-        ``log_terms(d, x, K) -> (logt, E)``: ``d`` and ``x`` of the chunk as columns, ``logt`` of shape
-        (points, K) (``−inf`` for a zero term), ``E`` the bounds on their errors (same shape) or None.
-    d, x : numpy.ndarray
-        The points (1-D, one length).
-    n_terms : callable
-        ``n_terms(x_max) -> K``.
-    chunk : int, optional
-        Points a chunk.
-
-    Returns
-    -------
-    value, error : numpy.ndarray
-        ``log Σ t_k`` and the bound above (NaN where ``log_terms`` gives no ``E``).
-
-    Examples
-    --------
-    ``Σ_{k<40} x^k/k! = eˣ`` to far below a rounding at ``x = 1``, exact terms (``E = 0``):
-
-    >>> import numpy as np
-    >>> from scipy.special import gammaln
-    >>> lt = lambda d, x, K: (np.arange(K) * np.log(x) - gammaln(np.arange(K) + 1.0), np.zeros((x.size, K)))
-    >>> L, err = log_series_sum(lt, np.ones(1), np.ones(1), lambda xm: 40)
-    >>> bool(abs(L[0] - 1.0) <= err[0] < 1e-14)
-    True
-    """
+def _log_series_sum(log_terms, d, x, n_terms, chunk: int = 256):
+    """``log Σ_{k<K} t_k`` per point in log space, with its error bound (the one driver of this module's log-space series)."""
 
     def run(dd, xx):
         K = n_terms(float(np.max(xx)) if xx.size else 0.0)
@@ -188,64 +99,24 @@ def log_series_sum(log_terms, d, x, n_terms, chunk: int = 256):
     return chunked(run, [d, x], 2, chunk)
 
 
-def log_hyp1f1_d_half_pos(d, x):
-    """``log ₁F₁(d; d/2; x)`` for ``x ≥ 0``, float64, vectorized, overflow-free.
-
-    .. math:: {}_1F_1(d; \\tfrac d2; x) = \\sum_{k\\ge0} t_k, \\qquad
-              \\frac{t_{k+1}}{t_k} = \\frac{x\\,(k+d)}{(k+1)(k+d/2)},\\quad t_0 = 1
-
-    Sums the positive series in log space with the term ratio accumulated by
-    ``cumsum``; the relative error is a few units of ``K·2^{-53}`` for ``K``
-    terms.  At ``x = v²/2`` this is the orthogonal PRF conformity
-    (Reid et al. 2023, Thm 4.3).
-
-    Parameters
-    ----------
-    d : array_like of float
-        First parameter of ``₁F₁(d; d/2; ·)`` (the dimension), ``d > 0``.
-    x : array_like of float
-        Argument, ``x ≥ 0``; broadcast against ``d``.
-
-    Returns
-    -------
-    numpy.ndarray
-        ``log ₁F₁(d; d/2; x)``, float64, of the broadcast shape.
-
-    Examples
-    --------
-    Kummer's function at ``d = 2`` is ``₁F₁(2; 1; x) = (1 + x) eˣ``, so at
-    ``x = 1`` the log is ``1 + log 2``:
-
-    >>> import math
-    >>> bool(abs(log_hyp1f1_d_half_pos(2, 1.0) - (1 + math.log(2))) < 1e-15)
-    True
-    """
+def _log_hyp1f1_d_half_pos(d, x):
+    """``log ₁F₁(d; d/2; x)`` for ``x ≥ 0``, float64, vectorized, overflow-free (the value of the ``_err`` form)."""
     return log_hyp1f1_d_half_pos_err(d, x)[0]
 
 
 def log_hyp1f1_d_half_pos_err(d, x):
-    """:func:`log_hyp1f1_d_half_pos` with a bound on its absolute error.
+    """``log ₁F₁(d; d/2; x)`` for ``x ≥ 0`` in float64, overflow-free, with a bound on its absolute error (:doc:`/notes/numerics/special`).
 
-    ``log t_k = Σ_{j<k} s_j`` with ``s_j = log r_j``, ``r_j = x(j+d)/((j+1)(j+d/2))`` in five roundings,
-    so ``|δs_j| ≤ γ₅ + 2u|s_j|`` (the log within one ulp).  The running sum is exact: each ``s_j`` is
-    split into ``hi`` (rounded to a multiple of ``2^{−30}``: every partial sum of those is exact while
-    it is below ``2^{23}``) and ``lo = s_j − hi`` (exact, ``|lo| ≤ 2^{−31}``), whose running sum errs by
-    at most ``u K² 2^{−31}``; adding the two rounds once.  So
-    ``|δ log t_k| ≤ E_k = Σ_{j<k}(γ₅ + 2u|s_j|) + u K² 2^{−31} + u|log t_k|``.  The log of the sum moves
-    by at most ``Σ_k w_k E_k (1 + E_k)`` (``w_k = t_k/Σ t``), and ``logsumexp``'s own roundings by
-    ``u(3|L| + log₂K + 14)`` (the exps, numpy's pairwise sum, the log and the shift).
+    .. math:: {}_1F_1(d; \\tfrac d2; x) = \\sum_{k\\ge0} t_k, \\qquad
+              \\frac{t_{k+1}}{t_k} = \\frac{x\\,(k+d)}{(k+1)(k+d/2)},\\quad t_0 = 1
 
     Parameters
     ----------
-    d : array_like of float
-        First parameter of ``₁F₁(d; d/2; ·)``, ``d > 0``.
-    x : array_like of float
-        Argument, ``x ≥ 0``; broadcast against ``d``.
+    d, x : array_like of float
 
     Returns
     -------
     value, error : numpy.ndarray
-        ``log ₁F₁(d; d/2; x)`` and a bound on its absolute error, float64, of the broadcast shape.
     """
     d, x = np.broadcast_arrays(np.asarray(d, float), np.asarray(x, float))
     g5 = 5 * _U / (1 - 5 * _U)
@@ -265,67 +136,35 @@ def log_hyp1f1_d_half_pos_err(d, x):
             + (_U * K * K * 2.0**-31) + _U * np.where(np.isfinite(logt), np.abs(logt), 0.0)
         return logt, np.where(xx == 0, 0.0, E)
 
-    L, err = log_series_sum(log_terms, d.ravel(), x.ravel(), _n_terms)
+    L, err = _log_series_sum(log_terms, d.ravel(), x.ravel(), _n_terms)
     return L.reshape(d.shape), err.reshape(d.shape)
 
 
 def log_orth_gap_pos(d, x):
-    """``log(e^{2x} − ₁F₁(d; d/2; x))`` for ``x > 0``, without cancellation.
-
-    With ``v² = 2x``, ``(d)_k/(d/2)_k = 2^k Π_{j<k}(d+j)/(d+2j)``, so
-
-    .. math:: e^{v^2} - {}_1F_1(d; d/2; v^2/2) = \\sum_{k\\ge2} \\frac{v^{2k}}{k!}
-              \\Big(1 - \\prod_{j<k}\\frac{d+j}{d+2j}\\Big),
-
-    every term positive (summed by :func:`log_orth_gap_pos_err`).
-    This is the (positive) orthogonality gap ``ρ_iid − ρ_orth`` of the PRF
-    conformity (Reid et al. 2023, Cor. 4.4; ``simrf.prf_gap``).
+    """``log(e^{2x} − ₁F₁(d; d/2; x))`` for ``x > 0``, without cancellation: the ``b_k`` series of ``orth_gap`` (Reid et al. 2023, Cor. 4.4).
 
     Parameters
     ----------
-    d : array_like of float
-        Dimension, ``d > 0``.
-    x : array_like of float
-        ``x = v²/2 > 0``; broadcast against ``d``.
+    d, x : array_like of float
 
     Returns
     -------
     numpy.ndarray
-        ``log(e^{2x} − ₁F₁(d; d/2; x))``, float64, of the broadcast shape.
-
-    Examples
-    --------
-    At ``d = 2``, ``₁F₁(2; 1; x) = (1 + x) eˣ``; at ``x = 1`` the gap is
-    ``e² − 2e``:
-
-    >>> import math
-    >>> bool(abs(log_orth_gap_pos(2, 1.0) - math.log(math.e ** 2 - 2 * math.e)) < 1e-14)
-    True
     """
     lg, _ = log_orth_gap_pos_err(d, x)
     return lg
 
 
 def log_orth_gap_pos_err(d, x):
-    """:func:`log_orth_gap_pos` and a bound on its absolute error.
-
-    The linear-space series of :func:`rftheory.numerics.orth_gap.float64.log_orth_gap_series`
-    with its running error bound where ``v² = 2x`` is in ``FAST_V2`` (a normal
-    float ``e^{−v²}``, terms not underflowing); elsewhere (tiny or huge ``v²``,
-    rare) the log-space series, whose error is at most :func:`log_series_error`.
+    """:func:`log_orth_gap_pos` and a bound on its absolute error (routes: :doc:`/notes/numerics/special`).
 
     Parameters
     ----------
-    d : array_like of float
-        Dimension, ``d > 0``.
-    x : array_like of float
-        ``x = v²/2 ≥ 0``; broadcast against ``d`` (``x = 0`` gives ``−inf``, error 0).
+    d, x : array_like of float
 
     Returns
     -------
     lg, err : numpy.ndarray
-        ``log(e^{2x} − ₁F₁(d; d/2; x))`` and a bound on its absolute error
-        (one rounding of ``x`` by the caller included).
     """
     d, x = np.broadcast_arrays(np.asarray(d, float), np.asarray(x, float))
     lg, err = log_orth_gap_series(d, x)
@@ -340,14 +179,11 @@ def log_orth_gap_pos_err(d, x):
 
 
 def log_series_error(v2):
-    """A bound on the absolute error of ``log Σ_k t_k`` summed in log space with
-    terms ``t_k = v^{2k}/k!·(…)``: each log term is a difference of numbers of
-    size ``k log v² ≈ v²(|log v²| + 1)`` (``k ≲ 2v²``), rounded a few times.
+    """A bound on the absolute error of ``log Σ_k t_k`` summed in log space, ``t_k = v^{2k}/k!·(…)`` (:doc:`/notes/numerics/special`).
 
     Parameters
     ----------
     v2 : array_like of float
-        ``v²``.
 
     Returns
     -------
@@ -366,38 +202,20 @@ def _log_orth_gap_logspace(d, x):
         return k * np.log(v2) - sc.gammaln(k + 1.0) + log_b(dd[:, 0], K), None  # -inf for k = 0, 1
 
     # K = 3v² + 80 terms (v² = 2x)
-    return log_series_sum(log_terms, d.ravel(), x.ravel(), lambda x_max: int(6 * x_max + 80))[0].reshape(d.shape)
+    return _log_series_sum(log_terms, d.ravel(), x.ravel(), lambda x_max: int(6 * x_max + 80))[0].reshape(d.shape)
 
 
 def exp_checked(logval, what: str = "value"):
-    """``exp(logval)``, refusing to overflow or underflow silently.
+    """``exp(logval)``, or ``RangeError`` naming ``what`` where it would overflow or underflow float64.
 
     Parameters
     ----------
     logval : array_like of float
-        Logarithm of the value.
     what : str, optional
-        Name of the value, for the error message.
 
     Returns
     -------
     numpy.ndarray
-        ``exp(logval)`` in float64.
-
-    Raises
-    ------
-    RangeError
-        Some ``logval > 709`` (the value overflows float64) or
-        ``logval < −745`` (it underflows to zero).
-
-    Examples
-    --------
-    >>> float(exp_checked(0.0))
-    1.0
-    >>> exp_checked(800.0, "rho")
-    Traceback (most recent call last):
-    ...
-    rftheory.core.errors.RangeError: rho exceeds the float64 range (log = 800); use layer='mpmath'
     """
     logval = np.asarray(logval, float)
     if np.any(logval > 709.0):
@@ -431,12 +249,7 @@ _ANGLE_CHUNK = 2_000_000
 
 
 def _angle_nodes(d, c, x, rule, L):
-    """``(s, lw)``: ``s = sin φ = cos t`` at the nodes and the log weights
-    ``log(w) + (d−1) log s`` (..., n).  The integrand is at most
-    ``e^{−αt²}`` of its value at ``t = 0``, ``α = (d−1)/2 − x·max(−c, 0)``
-    (``cos^{d−1}t ≤ e^{−(d−1)t²/2}``; ``₁F₁(d; d/2; y)`` grows at most like
-    ``e^{2y}`` and ``1 − cos t ≤ t²/2``), so ``T = min(π/2, √(L/α))``
-    leaves out less than ``e^{−L}`` of it."""
+    """``(s, lw)``: ``sin φ`` at the nodes and the log weights, on a range leaving out ``< e^{−L}`` of the integrand."""
     tn, tw = rule
     alpha = (d - 1) / 2 - x * np.maximum(-c, 0.0)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -473,43 +286,15 @@ def _log_series_terms(d, x, K):
 
 
 def log_angle_conformity(d, cos_theta, x):
-    """``log ρ_θ`` for ``x = v²/2 ≥ 0`` in float64 (Eq. 21 by Gauss–Legendre).
-
-    .. math:: \\rho_\\theta = c_d\\int_0^\\pi \\sin^{d-1}\\varphi\\;
-       {}_1F_1\\big(d; \\tfrac d2; x(1+\\sin\\varphi\\cos\\theta)\\big)\\,d\\varphi
-
-    The integrand is positive, so the quadrature has no cancellation; each
-    ``₁F₁`` is summed in log space (:func:`log_hyp1f1_d_half_pos`).
-    Source: Reid et al. 2023, Lemma 4.2, Eq. 21.
+    """``log ρ_θ`` (``angle_family``) for ``x = v²/2 ≥ 0`` in float64 by Gauss–Legendre, or ``RangeError`` (:doc:`/notes/numerics/special`).
 
     Parameters
     ----------
-    d : array_like of float
-        Dimension, ``d ≥ 2``.
-    cos_theta : array_like of float
-        ``cos θ`` of the angle between every coupled pair, in ``[−1, 1]``.
-    x : array_like of float
-        ``x = v²/2 ≥ 0``.  The three arguments broadcast together.
+    d, cos_theta, x : array_like of float
 
     Returns
     -------
     numpy.ndarray
-        ``log ρ_θ``, float64, of the broadcast shape.
-
-    Raises
-    ------
-    RangeError
-        Where two Gauss–Legendre rules disagree by more than ``1e-13`` in the
-        log (the float64 quadrature does not resolve the integrand).
-
-    Examples
-    --------
-    At ``θ = π/2`` the argument does not depend on ``φ``, so
-    ``ρ = ₁F₁(d; d/2; x)``; at ``d = 2``, ``x = 1`` that is ``2e``:
-
-    >>> import math
-    >>> bool(abs(log_angle_conformity(2, 0.0, 1.0) - (1 + math.log(2))) < 1e-13)
-    True
     """
     d, c, x = np.broadcast_arrays(*(np.asarray(a, float) for a in (d, cos_theta, x)))
     node_err = []  # per rule: the largest bound on the nodes' log ₁F₁ (the quadrature averages them)
@@ -526,48 +311,19 @@ def log_angle_conformity(d, cos_theta, x):
 
 
 def log_angle_gap_nonpos(d, cos_theta, x):
-    """``log(e^{2x} − ρ_θ)`` for ``cos θ ≤ 0`` and ``x > 0``, without cancellation.
-
-    With ``t_k`` the terms of ``₁F₁(d; d/2; x)`` and ``s = sin φ``,
+    """``log(e^{2x} − ρ_θ)`` for ``cos θ ≤ 0``, ``x > 0``, without cancellation (Reid et al. 2023, Eq. 21), or ``RangeError``.
 
     .. math:: e^{2x} - \\rho_\\theta = \\big(e^{2x} - {}_1F_1(d; \\tfrac d2; x)\\big)
        + c_d\\int_0^\\pi \\sin^{d-1}\\varphi \\sum_{k\\ge1} t_k\\,
-       \\big(1 - (1 + s\\cos\\theta)^k\\big)\\,d\\varphi,
-
-    every term non-negative when ``cos θ ≤ 0`` (each bracket is
-    ``−expm1(k log1p(s cos θ))``).  This is the orthogonality gap of the
-    simplex coupling (``cos θ = −1/(d−1)``; Reid et al. 2023, Lemma 4.2, Eq. 21
-    and Thm 4.3).
+       \\big(1 - (1 + s\\cos\\theta)^k\\big)\\,d\\varphi
 
     Parameters
     ----------
-    d : array_like of float
-        Dimension, ``d ≥ 2``.
-    cos_theta : array_like of float
-        ``cos θ ≤ 0``.
-    x : array_like of float
-        ``x = v²/2 > 0``.  The three arguments broadcast together.
+    d, cos_theta, x : array_like of float
 
     Returns
     -------
     numpy.ndarray
-        ``log(e^{2x} − ρ_θ)``, float64, of the broadcast shape.
-
-    Raises
-    ------
-    ValueError
-        Some ``cos_theta > 0`` (a bracket would be negative).
-    RangeError
-        Where the float64 quadrature does not resolve the integrand.
-
-    Examples
-    --------
-    At ``cos θ = 0`` the gap is the orthogonal one, ``e^{2x} − ₁F₁(d; d/2; x)``;
-    at ``d = 2``, ``x = 1`` it is ``e² − 2e``:
-
-    >>> import math
-    >>> bool(abs(log_angle_gap_nonpos(2, 0.0, 1.0) - math.log(math.e ** 2 - 2 * math.e)) < 1e-13)
-    True
     """
     d, c, x = np.broadcast_arrays(*(np.asarray(a, float) for a in (d, cos_theta, x)))
     if np.any(c > 0):

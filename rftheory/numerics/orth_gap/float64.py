@@ -1,9 +1,6 @@
-"""The orthogonality gap ``e^{2x} − ₁F₁(d; d/2; x)`` in float64: a positive series
-summed in linear space, vectorized over points, with a rigorous running error bound.
-
-This is the gap ``ρ_iid − ρ_orth`` of the PRF conformity (Reid et al. 2023, Thm 4.3,
-Cor. 4.4), shared by ``simrf.prf_mse``, ``simrf.prf_gap`` and ``hrf.mse_positive``
-through :func:`rftheory.numerics.special.log_orth_gap_pos`.
+"""The orthogonality gap ``e^{2x} − ₁F₁(d; d/2; x)`` in float64 (Reid et al. (2023), "Simplex Random
+Features", ICML, Thm 4.3, Cor. 4.4): positive series in linear space, vectorized, with rigorous error
+bounds (their proofs: :doc:`/notes/numerics/orth_gap/float64`).
 """
 
 from __future__ import annotations
@@ -48,54 +45,18 @@ def _served_d(d):
 
 
 def log_orth_gap_series(d, x):
-    """``log(e^{2x} − ₁F₁(d; d/2; x))`` for ``x > 0`` and a bound on its error.
-
-    With ``v² = 2x`` and ``p_k = e^{−v²}v^{2k}/k!`` (Poisson weights),
+    """``log(e^{2x} − ₁F₁(d; d/2; x))`` for ``x > 0`` and a bound on its error (NaN outside ``FAST_V2``).
 
     .. math:: e^{2x} - {}_1F_1(d; \\tfrac d2; x) = e^{v^2}\\sum_{k\\ge2} p_k\\,b_k,\\qquad
-              b_{k+1} = \\frac{k + b_k\\,(d+k)}{d+2k},\\quad b_0 = b_1 = 0,
-
-    where ``b_k = 1 − Π_{j<k}(d+j)/(d+2j)`` (``(d)_k/(d/2)_k = 2^k Π_{j<k}(d+j)/(d+2j)``,
-    Reid et al. 2023, Thm 4.3; :mod:`rftheory.numerics.orth_gap.coefficients`).  The recurrence
-    for ``b_k`` adds and divides positive numbers only, so there is no cancellation anywhere: ``b_k`` is within
-    ``r(k−1)u`` of its value (``r = 3`` roundings a step for integer ``d``, where ``d + j``
-    is exact, else 5), ``p_k`` within ``(ULPS + 2k)u`` (``exp``, then a product and a
-    quotient a step), the product one more, so term ``k`` is within
-    ``e_k = ((r + 2)k + ULPS + 1)u``.  The running bound is
-    ``E = Σ e_k T_k + u K S`` (each of the ``K`` partial sums, all ``≤ S``, rounded once) plus the
-    tail ``Σ_{j>K} p_j ≤ p_{K+1}/(1 − v²/(K+2))`` (``b_j ≤ 1``); the series stops
-    where that tail is below ``2^{-60}`` of the sum.  The returned error bound of
-    the log is
-
-    .. math:: \\frac{E + \\text{tail}}{S} + \\text{ULPS}\\,u\\,|\\log S| + u\\,|\\log g|
-              + u\\,\\frac{\\sum_k k T_k}{S},
-
-    the last term the effect of one rounding of ``x`` by the caller
-    (``∂ log g/∂ log x = Σ k T_k/S``).  Elements outside ``FAST_V2`` are left as
-    NaN for the caller's log-space series.
+              p_k = e^{-v^2}\\frac{v^{2k}}{k!},\\quad v^2 = 2x
 
     Parameters
     ----------
-    d : array_like of float
-        Dimension, ``d > 0``.
-    x : array_like of float
-        ``x = v²/2 > 0``; broadcast against ``d``.
+    d, x : array_like of float
 
     Returns
     -------
-    lg : numpy.ndarray
-        ``log(e^{2x} − ₁F₁(d; d/2; x))`` (NaN outside ``FAST_V2``).
-    err : numpy.ndarray
-        A bound on its absolute error (NaN outside ``FAST_V2``).
-
-    Examples
-    --------
-    At ``d = 2``, ``₁F₁(2; 1; x) = (1 + x) eˣ``; at ``x = 1`` the gap is ``e² − 2e``:
-
-    >>> import math
-    >>> lg, err = log_orth_gap_series(2.0, 1.0)
-    >>> bool(abs(lg - math.log(math.e ** 2 - 2 * math.e)) <= err < 1e-13)
-    True
+    lg, err : numpy.ndarray
     """
     d, x = np.broadcast_arrays(np.asarray(d, float), np.asarray(x, float))
     shape = d.shape
@@ -195,33 +156,13 @@ TABLE_V2 = 32.0
 TABLE_TAIL = 2.0**-55
 
 
-#: ``v = √v²`` steps of the cells of the a-priori term count (:class:`SeriesTable`)
+#: ``v = √v²`` steps of the cells of the a-priori term count (:class:`_SeriesTable`)
 K_STEPS = 32
 
 
 @dataclass(frozen=True)
-class SeriesTable:
-    """The tables of :func:`_chunk_table` (made once per process, on first use by :func:`_table`).
-
-    Attributes
-    ----------
-    coef : numpy.ndarray
-        ``c_k = b_k/k!`` for ``k < TABLE_K`` (rows) and ``d = 1 … SHARED_D_MAX`` (columns), from the shared
-        rows of ``b_k`` (:class:`_SharedRows`, the recurrence) and the correctly rounded ``k!``, one division.
-    log_fact : numpy.ndarray
-        ``log k!`` (rounded), ``k ≤ TABLE_K + 1``.
-    terms : numpy.ndarray
-        The last term ``K`` :func:`_chunk_table` sums, by cell (uint8, rows of ``columns`` cells
-        flattened): row ``e − 1`` for ``d`` of bit length ``e``, column ``j`` for
-        ``j ≤ K_STEPS·v < j + 1``.  Each entry is the first ``k`` at which the forward sum
-        (:func:`~rftheory.numerics.series.driver.sum_to_tail`, tested every term) meets the stopping rule (tail ``≤ TABLE_TAIL·S``) at the cell's largest ``d`` and ``v`` (where the
-        most terms are needed), then the largest over the cells below and to the left, plus one; 0 where
-        that is not below ``TABLE_K``.  An estimate: :func:`_chunk_table` checks each point's tail.
-    columns : int
-        Cells a row.
-    row_offset : numpy.ndarray
-        ``(e − 1)·columns`` for ``d = 1 … SHARED_D_MAX`` (``index = d − 1``): the start of ``d``'s row.
-    """
+class _SeriesTable:
+    """The tables of :func:`_chunk_table`: ``c_k = b_k/k!``, ``log k!``, the term count by cell and its indexing."""
 
     coef: np.ndarray
     log_fact: np.ndarray
@@ -231,8 +172,8 @@ class SeriesTable:
 
 
 @functools.cache
-def _table() -> SeriesTable:
-    """The :class:`SeriesTable` (for the current ``TABLE_K``, ``TABLE_V2``, ``TABLE_TAIL``)."""
+def _table() -> _SeriesTable:
+    """The :class:`_SeriesTable` (for the current ``TABLE_K``, ``TABLE_V2``, ``TABLE_TAIL``)."""
     fact = [float(math.factorial(k)) for k in range(TABLE_K + 2)]  # int -> float: correctly rounded
     coef = np.stack([_SHARED[k] / fact[k] for k in range(TABLE_K)])
     n_rows = SHARED_D_MAX.bit_length()
@@ -251,34 +192,12 @@ def _table() -> SeriesTable:
     need = np.maximum.accumulate(np.maximum.accumulate(need, axis=0), axis=1) + 1
     need[unmet | (need >= TABLE_K)] = 0
     bits = np.array([d.bit_length() for d in range(1, SHARED_D_MAX + 1)])
-    return SeriesTable(coef, np.array([math.lgamma(k + 1.0) for k in range(TABLE_K + 2)]),
+    return _SeriesTable(coef, np.array([math.lgamma(k + 1.0) for k in range(TABLE_K + 2)]),
                        need.astype(np.uint8).ravel(), nv, (bits - 1) * nv)
 
 
 def _chunk_table(index, v2):
-    """The gap's series on one chunk of integer ``d <= SHARED_D_MAX`` (``index = d − 1``, ``v² ≤ TABLE_V2``)
-    with the table of ``c_k = b_k/k!``, by Horner's rule:
-
-    .. math:: S = e^{-v^2} v^4\\,P,\\qquad P = c_2 + v^2(c_3 + v^2(c_4 + \\dots + v^2 c_K)),
-
-    a gathered ``c_k``, a product and a sum a term (three passes).  ``K`` is fixed before summing, by the
-    point's cell of :class:`SeriesTable`; points are ordered by ``K`` (largest first) so that the points still
-    summing at term ``k`` are a prefix of the chunk.  Afterwards the tail ``Σ_{j>K} p_j ≤ p_{K+1}/(1 − r)``,
-    ``r = v²/(K + 2) < ½``, is checked against ``TABLE_TAIL·S`` at each point (``p_{K+1}/S`` from
-    logarithms, within ``10^{−12}`` relative; 0 only where it is below the float range); points that fail
-    it, or whose cell has no ``K``, are left NaN (the caller's :func:`_chunk` serves them).
-
-    Error: ``c_k`` within ``(3(k − 1) + 2)u`` (``b_k`` as in :func:`log_orth_gap_series` with ``r = 3``,
-    ``k!`` and the quotient rounded once each); Horner's rule rounds ``c_k`` ``2k − 3`` times (a sum where it
-    enters, then a product and a sum a step down to ``c_2``; ``c_K`` enters exactly); ``e^{−v²}v⁴`` within
-    ``(ULPS + 2)u`` and the last product one more: all terms positive, term ``k`` is within
-    ``e_k = (5k + ULPS − 1)u``.  The bound is the one of :func:`log_orth_gap_series` with these ``e_k``
-    (no partial-sum term: Horner's roundings are counted in ``e_k``) and ``W/S = Σ k T_k/S ≤ v² + 2``:
-    ``b_k/(k(k − 1))`` does not increase with ``k`` (``b_{k+1} − b_k = Π_k a_k``, ``a_j = j/(d + 2j)``, and
-    ``Σ_{j<k} Π_j a_j ≥ Π_k a_k (k − 1)/2`` as ``Π_j`` decreases and ``a_j/j`` too), so the weights
-    ``T_k ∝ p_k b_k`` are dominated in likelihood ratio by ``p_k k(k − 1)``, whose mean is ``v² + 2``
-    (truncation only lowers the mean; the terms' relative errors, ``≤ (5K + ULPS)u``, the tail's
-    ``10^{−12}`` and second-order terms are covered by the bound's factor 1.01)."""
+    """The gap's series on one chunk of integer ``d <= SHARED_D_MAX`` by Horner's rule on the ``b_k/k!`` table."""
     tab = _table()
     table, ktab = tab.coef, tab.terms
     n = v2.size
@@ -331,12 +250,7 @@ def _chunk_table(index, v2):
 
 
 def _chunk(rows, index, v2, pm=None, w23=None):
-    """The series on one chunk by :func:`~rftheory.numerics.series.driver.sum_to_tail` (points leave the
-    working set every 8 terms, where the tail is below ``TAIL`` of the sum).
-
-    ``pm is None``: the gap, Poisson weights of mean ``v2``, term weights ``b_k``.
-    Else the ``++`` bracket: Poisson weights of mean ``v2`` (the caller's ``2v²``),
-    term weights ``1/2 − 2^{−k} − pm·b_k·2^{−k}`` (``w23``: those of k = 2, 3, exact)."""
+    """The series on one chunk by ``sum_to_tail``: the gap (``pm is None``) or the ``++`` bracket."""
     n = v2.size
     state = dict(index=index, S=np.zeros(n), W=np.zeros(n), t=np.empty(n), b=np.empty(n))
     if pm is not None:
@@ -374,47 +288,15 @@ def _chunk(rows, index, v2, pm=None, w23=None):
 def log_pp_bracket_series(d, P, m, x):
     """``log[(e^{v²} − 1)²/2 − (P/m)(e^{v²} − ₁F₁(d; d/2; v²/2))]``, ``v² = 2x``, and a bound on its error.
 
-    The bracket of the orthogonal antithetic positive (``++``) MSE
-    (``hrf.mse_positive``; Lemma 2.2 of the HRF paper with Thm 4.3 of
-    Reid et al. 2023) has both parts as series in ``v^{2k}/k!`` with
-    ``(e^{v²} − 1)²/2 = Σ_{k≥2} (2^{k−1} − 1) v^{2k}/k!``, so
-
     .. math:: B = \\sum_{k\\ge2} \\frac{v^{2k}}{k!}\\Big(2^{k-1} - 1 - \\frac Pm b_k\\Big)
-              = e^{2v^2}\\sum_{k\\ge2} \\pi_k\\,w_k,\\qquad
-              w_k = \\tfrac12 - 2^{-k} - \\tfrac Pm b_k 2^{-k},
-
-    ``π_k`` the Poisson weights of mean ``2v²`` and ``b_k`` those of
-    :func:`log_orth_gap_series`.  With blocks of ``d`` vectors ``P/m ≤ d − 1``
-    and ``b_k ≤ k(k−1)/(2d)``, every ``w_k > 0``: the difference of the two
-    MSE parts is summed term by term, never formed at the end (where it
-    cancels when ``m ≈ d`` and ``v`` is small).  ``w_2 = (m(d+2) − P)/(4m(d+2))``
-    and ``w_3 = 3(m(d+4) − P)/(8m(d+4))`` from exact integers; for ``k ≥ 4``,
-    ``(P/m)b_k 2^{−k} ≤ 6 w_k``, so ``w_k`` is within ``(6rk + 20)u`` and each
-    term within ``((6r + 2)k + ULPS + 21)u`` (``r`` as there); the bound is then as in
-    :func:`log_orth_gap_series`.  NaN outside ``FAST_V2`` (for ``2v²``).
 
     Parameters
     ----------
-    d, P, m : array_like
-        Dimension, ordered coupled pairs ``P = Σ_b m_b(m_b − 1)`` (blocks of at
-        most ``d``), number of features (integers below 2^53 / (4(d + 4))).
-    x : array_like of float
-        ``x = v²/2 > 0``; broadcast with the others.
+    d, P, m, x : array_like
 
     Returns
     -------
     lg, err : numpy.ndarray
-        ``log B`` and a bound on its absolute error (NaN outside ``FAST_V2``).
-
-    Examples
-    --------
-    One block (``m = d = 2``, ``P = 2``) at ``v² = 1``, where ``₁F₁(2; 1; ½) = 1.5 e^{1/2}``:
-
-    >>> import math
-    >>> lg, err = log_pp_bracket_series(2.0, 2.0, 2.0, 0.5)
-    >>> B = (math.e - 1) ** 2 / 2 - (math.e - 1.5 * math.exp(0.5))
-    >>> bool(abs(lg - math.log(B)) <= err < 1e-13)
-    True
     """
     d, P, m, x = np.broadcast_arrays(*(np.asarray(t, float) for t in (d, P, m, x)))
     shape = d.shape
@@ -440,40 +322,15 @@ ALT_Z2 = (1e-145, 60.0)
 
 
 def orth_gap_neg_series(d, z2):
-    """``e^{−z²} − ₁F₁(d; d/2; −z²/2) = Σ_{k≥2} b_k (−z²)^k/k!`` and a bound on its error.
-
-    The RFF orthogonality gap (Reid et al. 2023, Thm 4.5) as the alternating series of
-    :func:`log_orth_gap_series`'s coefficients ``b_k ≥ 0``, summed in float64 with
-    ``p_k = z^{2k}/k!`` by recurrence.  Term ``k`` is within ``((r + 3)k + 2)u`` (``b_k``
-    ``r(k−1)`` as in :func:`log_orth_gap_series`, ``p_k`` ``2k``, the product one, one
-    rounding of ``z²`` by the caller ``k``); each addition errs by at most ``u|S_k|`` (the partial sum); the tail after
-    ``K`` terms is below ``z^{2(K+1)}/(K+1)!/(1 − z²/(K+2))``:
-
-    .. math:: |\\Delta| \\le 1.01\\Big[u\\sum_k \\big(((r+3)k + 2)|t_k| + |S_k|\\big) + \\text{tail}\\Big].
-
-    The bound grows with the cancellation ``Σ|t_k|/|S|`` (about ``e^{2z²}``): the
-    caller compares it with the direct difference.  NaN outside ``ALT_Z2``.
+    """``e^{−z²} − ₁F₁(d; d/2; −z²/2) = Σ_{k≥2} b_k (−z²)^k/k!`` in float64 and a bound on its error (NaN outside ``ALT_Z2``).
 
     Parameters
     ----------
-    d : array_like of float
-        Dimension, ``d > 0``.
-    z2 : array_like of float
-        ``z² ≥ 0``; broadcast against ``d``.
+    d, z2 : array_like of float
 
     Returns
     -------
     value, abs_error : numpy.ndarray
-        The gap and its error bound (NaN outside ``ALT_Z2``).
-
-    Examples
-    --------
-    ``d = 2``: ``₁F₁(2; 1; −x) = (1 − x)e^{−x}``; at ``z² = 1`` the gap is ``e^{−1} − e^{−1/2}/2``:
-
-    >>> import math
-    >>> g, err = orth_gap_neg_series(2.0, 1.0)
-    >>> bool(abs(g - (math.exp(-1) - math.exp(-0.5) / 2)) <= err < 1e-14)
-    True
     """
     d, z2 = np.broadcast_arrays(np.asarray(d, float), np.asarray(z2, float))
     shape = d.shape

@@ -1,21 +1,8 @@
-"""The one-angle pair term as a polynomial in ``c = cos θ``: exact coefficients,
-a float64 Chebyshev form with its derivative, for searches over couplings.
-
-Two vectors with iid ``χ_d`` norms whose directions subtend a fixed angle
-``θ`` and are rotated by a Haar ``R`` have the pair term (Lemma 4.2, Eq. 21
-and 24 of Reid et al. 2023)
+"""The one-angle pair term as a polynomial in ``c = cos θ`` (Reid et al. (2023), "Simplex Random Features", ICML,
+Lemma 4.2, Eqs. 21 and 24): exact coefficients and a float64 Chebyshev form (:doc:`/notes/numerics/rff/chebyshev`).
 
 .. math:: f(c) = \\rho_\\theta(x) = \\sum_{p\\ge0} b_p c^p,\\qquad
-   b_p = R_p\\,\\frac{x^p}{p!}\\frac{(d)_p}{(d/2)_p}\\,{}_1F_1\\big(d+p;\\tfrac d2+p;x\\big),
-
-``R_p = Γ((d+p)/2)Γ((d+1)/2)/(Γ((d+p+1)/2)Γ(d/2))`` — the inner sum over
-``k ≥ p`` of Eq. 24 summed in closed form (``(d)_{p+j}/(d/2)_{p+j} =
-(d)_p/(d/2)_p · (d+p)_j/(d/2+p)_j``).  ``x = v²/2`` gives the PRF conformity
-of the pair, ``x = −z²/2`` with even ``p`` only the RFF pair term
-``E cos(w_iᵀz)cos(w_jᵀz)``.  ``f`` is a polynomial of degree ``P`` up to a
-tail below the working precision, so its Chebyshev coefficients follow
-exactly (in mpmath) and :class:`PairTerm` evaluates ``f`` and ``f'`` in
-float64 by Clenshaw with a stated error bound.
+   b_p = R_p\\,\\frac{x^p}{p!}\\frac{(d)_p}{(d/2)_p}\\,{}_1F_1\\big(d+p;\\tfrac d2+p;x\\big)
 """
 
 from __future__ import annotations
@@ -31,106 +18,72 @@ from ...core.errors import ParameterError, as_typed
 from ..angle_family import angle_ratios
 from ..series.mp_series import mp_series
 
-__all__ = ["ESTIMATORS", "check_dimension", "pair_x", "power_coefficients", "chebyshev_coefficients", "PairTerm", "pair_term"]
+__all__ = ["ESTIMATORS", "check_dimension", "check_estimator", "pair_x", "power_coefficients", "PairTerm", "pair_term"]
 
 #: the estimators with a one-angle pair term: positive (PRF) and trigonometric (RFF) features
 ESTIMATORS = ("prf", "rff")
 
 
 def check_dimension(d, name="d"):
-    """Validate a dimension of a block: an integer ``d ≥ 2`` (a block of ``d`` directions has pairs).
+    """Validate a block's dimension: an integer ``d ≥ 2`` as ``int``, or ``ParameterError`` naming ``name``.
 
     Parameters
     ----------
     d : int
-        The dimension (``bool`` and non-integral values are refused; integral numpy scalars accepted).
     name : str, optional
-        The parameter's name in the error.
 
     Returns
     -------
     int
-        ``d`` as a Python ``int``.
-
-    Raises
-    ------
-    ParameterError
-        ``d`` not an integer ``≥ 2`` (0, negative, NaN, ``2.5``, ``"3"``).
     """
     if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 2:
         raise ParameterError(name, f"must be an integer >= 2, got {as_typed(d)}")
     return int(d)
 
 
+def check_estimator(estimator):
+    """Validate an estimator name: ``"prf"`` or ``"rff"`` (:data:`ESTIMATORS`), else ``ParameterError``.
+
+    Parameters
+    ----------
+    estimator : str
+
+    Returns
+    -------
+    str
+    """
+    if estimator not in ESTIMATORS:
+        raise ParameterError("estimator", f"unknown value {estimator!r}; expected one of {', '.join(ESTIMATORS)}")
+    return estimator
+
+
 def pair_x(estimator, a):
-    """The argument ``x`` of the angle family: ``v²/2`` (PRF) or ``−z²/2`` (RFF).
+    """The argument ``x`` of the angle family: ``v²/2`` (PRF, ``a = v``) or ``−z²/2`` (RFF, ``a = z``).
 
     Parameters
     ----------
     estimator : {"prf", "rff"}
-        Positive or trigonometric features.
     a : mpmath.mpf
-        ``v = ‖x + y‖`` (PRF) or ``z = ‖x − y‖`` (RFF).
 
     Returns
     -------
     mpmath.mpf
-        ``x``.
-
-    Raises
-    ------
-    ParameterError
-        For an unknown estimator.
     """
-    if estimator == "prf":
-        return a * a / 2
-    if estimator == "rff":
-        return -a * a / 2
-    raise ParameterError("estimator", f"unknown value {estimator!r}; expected one of {', '.join(ESTIMATORS)}")
+    return a * a / 2 if check_estimator(estimator) == "prf" else -a * a / 2
 
 
 def power_coefficients(d, x, even_only=False):
-    """The coefficients ``b_p`` of ``f(c) = Σ_p b_p c^p`` (module docstring) at
-    the working precision, up to the degree where the tail falls below it.
-
-    Truncated where a bound on ``Σ_{q>p}|b_q|`` (the error on ``[−1, 1]``) is
-    below ``2^{−prec−4}Σ_{q≤p}|b_q|`` (the scale of the coefficients' own
-    roundings; :func:`~rftheory.numerics.series.mp_series.mp_series`): with
-    ``b_q = R_q ℓ_q ₁F₁(d+q; d/2+q; x)``, ``ℓ_q = x^q (d)_q/((d/2)_q q!)``,
-    ``R_q ≤ 1``, ``|₁F₁| ≤ 1`` for ``x < 0`` (Kummer's transformation:
-    ``e^x |₁F₁(−d/2; d/2+q; −x)| ≤ e^x e^{|x|}``) and non-increasing in ``q``
-    for ``x ≥ 0``, and ``|ℓ_{q+1}/ℓ_q| = |x|(d+q)/((d/2+q)(q+1))`` falling,
-    the tail after ``p`` is at most ``F|ℓ_{p+1}|/(1 − r)``, ``r`` the ratio
-    at ``q = p + 1``, ``F`` the last ``₁F₁`` computed (``x ≥ 0``) or 1.
+    """The coefficients ``b_p`` of ``f(c) = Σ_p b_p c^p`` (even ``p`` only: RFF) up to a tail below the working precision.
 
     Parameters
     ----------
     d : int
-        Dimension.
     x : mpmath.mpf
-        The argument (``v²/2`` or ``−z²/2``).
     even_only : bool, optional
-        Keep only even ``p`` (the RFF pair term).
 
     Returns
     -------
     list of mpmath.mpf
-        ``b_0, …, b_P``.
-
-    Raises
-    ------
-    ParameterError
-        ``d`` not an integer ``≥ 2`` or ``x`` not finite.
-
-    Examples
-    --------
-    ``b_0`` is the orthogonal conformity ``₁F₁(d; d/2; x)``:
-
-    >>> import mpmath as mp
-    >>> with mp.workdps(30):
-    ...     b = power_coefficients(4, mp.mpf(1) / 2)
-    ...     bool(abs(b[0] - mp.hyp1f1(4, 2, mp.mpf(1) / 2)) < mp.mpf(10) ** -28)
-    True
     """
     d = check_dimension(d)
     h = mp.mpf(d) / 2
@@ -163,27 +116,8 @@ def power_coefficients(d, x, even_only=False):
     return out
 
 
-def chebyshev_coefficients(coef):
-    """Chebyshev coefficients of the polynomial ``Σ_p coef[p] c^p`` (exact
-    conversion at the working precision: ``c^p = 2^{1-p} Σ_k C(p, k) T_{|p-2k|}/…``).
-
-    Parameters
-    ----------
-    coef : list of mpmath.mpf
-        Power-basis coefficients.
-
-    Returns
-    -------
-    list of mpmath.mpf
-        ``a_n`` with ``Σ_p coef[p] c^p = Σ_n a_n T_n(c)``.
-
-    Examples
-    --------
-    ``c² = (T_0 + T_2)/2``:
-
-    >>> [float(t) for t in chebyshev_coefficients([0, 0, 1])]
-    [0.5, 0.0, 0.5]
-    """
+def _chebyshev_coefficients(coef):
+    """Chebyshev coefficients ``a_n`` of the polynomial ``Σ_p coef[p] c^p`` (exact at the working precision)."""
     n = len(coef)
     a = [mp.mpf(0)] * n
     for p, b in enumerate(coef):
@@ -199,50 +133,25 @@ def chebyshev_coefficients(coef):
 
 
 class PairTerm:
-    """The one-angle pair term ``f(c)`` of one ``(d, estimator, a)`` in float64.
-
-    ``f`` and ``f'`` by Clenshaw's recurrence on Chebyshev coefficients computed
-    exactly (at 30 digits plus guard digits) from :func:`power_coefficients`.
+    """The one-angle pair term ``f(c)`` of one ``(d, estimator, a = v or z)`` in float64 by Clenshaw, with bounds ``err``, ``derr`` (:doc:`/notes/numerics/rff/chebyshev`).
 
     Parameters
     ----------
     d : int
-        Dimension.
     estimator : {"prf", "rff"}
-        Positive or trigonometric features.
     a : Fraction
-        ``v`` (PRF) or ``z`` (RFF), exact.
-
-    Attributes
-    ----------
-    coef : numpy.ndarray
-        Chebyshev coefficients of ``f`` (float64, rounded once).
-    dcoef : numpy.ndarray
-        Chebyshev coefficients of ``f'``.
-    err : float
-        Bound on ``|f̂(c) − f(c)|`` on ``[−1, 1]``: rounding of the coefficients
-        and Clenshaw's error, ``(2n + 2)·eps·Σ|a_n|`` (``n`` the length), plus
-        the dropped Chebyshev tail (below ``1e-18·Σ|a_n|``).
-    derr : float
-        The same for ``f'`` (with ``Σ|a'_n|``).
-
-    Raises
-    ------
-    ParameterError
-        ``d`` not an integer ``≥ 2``, an unknown estimator, or ``a`` not a finite number ``≥ 0``.
     """
 
     def __init__(self, d, estimator, a):
         d = check_dimension(d)
-        if estimator not in ESTIMATORS:
-            raise ParameterError("estimator", f"unknown value {estimator!r}; expected one of {', '.join(ESTIMATORS)}")
+        check_estimator(estimator)
         self.d, self.estimator, self.a = d, estimator, _exact_argument(a)
         with mp.workdps(30):
             x0 = pair_x(estimator, mp.mpf(self.a.numerator) / self.a.denominator)
             guard = int(4 * abs(float(x0)) / math.log(10)) + 10  # e^{2|x|}-sized terms cancel
         with mp.workdps(30 + guard):
             x = pair_x(estimator, mp.mpf(self.a.numerator) / self.a.denominator)
-            cheb = chebyshev_coefficients(power_coefficients(d, x, even_only=estimator == "rff"))
+            cheb = _chebyshev_coefficients(power_coefficients(d, x, even_only=estimator == "rff"))
             full = np.array([float(t) for t in cheb])
         # drop the Chebyshev tail below 1e-18 of Σ|a_n| (|T_n| <= 1: it changes no float64 value)
         mags = np.abs(full)
@@ -260,32 +169,28 @@ class PairTerm:
                           + dtail)
 
     def __call__(self, c):
-        """``f(c)`` (float64, vectorized; within :attr:`err` of the exact value).
+        """``f(c)`` (float64, vectorized; within :attr:`err`).
 
         Parameters
         ----------
         c : float or numpy.ndarray
-            Cosines in ``[−1, 1]`` (clipped there).
 
         Returns
         -------
         numpy.ndarray or float
-            ``f(c)``.
         """
         return np.polynomial.chebyshev.chebval(np.clip(c, -1.0, 1.0), self.coef)
 
     def derivative(self, c):
-        """``f'(c)`` (float64, vectorized; within :attr:`derr` of the exact value).
+        """``f'(c)`` (float64, vectorized; within :attr:`derr`).
 
         Parameters
         ----------
         c : float or numpy.ndarray
-            Cosines in ``[−1, 1]`` (clipped there).
 
         Returns
         -------
         numpy.ndarray or float
-            ``f'(c)``.
         """
         return np.polynomial.chebyshev.chebval(np.clip(c, -1.0, 1.0), self.dcoef)
 
@@ -307,25 +212,15 @@ def pair_term(d, estimator, a):
     Parameters
     ----------
     d : int
-        Dimension.
     estimator : {"prf", "rff"}
-        Positive or trigonometric features.
     a : Fraction or str
-        ``v`` (PRF) or ``z`` (RFF), exact.
 
     Returns
     -------
     PairTerm
-        ``f`` and ``f'`` in float64.
-
-    Raises
-    ------
-    ParameterError
-        ``d`` not an integer ``≥ 2``, an unknown estimator, or ``a`` not a finite number ``≥ 0``.
     """
     d = check_dimension(d)
-    if estimator not in ESTIMATORS:
-        raise ParameterError("estimator", f"unknown value {estimator!r}; expected one of {', '.join(ESTIMATORS)}")
+    check_estimator(estimator)
     return _pair_term(d, estimator, _exact_argument(a))
 
 

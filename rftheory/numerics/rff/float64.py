@@ -1,13 +1,6 @@
-"""The RFF pair terms and gaps in float64, with error control.
-
-``τ_orth = ₁F₁(d; d/2; −z²/2)`` (Thm 4.5 of Reid et al. 2023,
-Reid et al. 2023), ``τ_simplex`` (the angle family of
-Lemma 4.2 at ``x = −z²/2``, :mod:`rftheory.numerics.angle_family`) and the
-gaps ``e^{−z²} − τ_c`` that the RFF MSEs need.  Every evaluator returns a
-value and an absolute error bound; :func:`checked` turns a bound above the
-accepted relative error into :class:`~rftheory.core.errors.RangeError` (no silent
-float64 guesses).  The arbitrary-precision counterparts are in
-:mod:`rftheory.numerics.rff.pairs`.
+"""The RFF pair terms and gaps in float64, each with a rigorous absolute error bound (Reid et al. (2023),
+"Simplex Random Features", ICML, Thm 4.5); a bound above the tolerance raises ``RangeError``.
+Error analyses: :doc:`/notes/numerics/rff/float64`.
 """
 
 from __future__ import annotations
@@ -38,17 +31,15 @@ TOL = 1e-12  # accepted relative error bound of a float64 value
 
 
 def pick(cands):
-    """Per point, the candidate ``(value, abs_error)`` with the smallest error.
+    """Per point, the candidate ``(value, abs_error)`` with the smallest finite error.
 
     Parameters
     ----------
     cands : sequence of (array_like, array_like)
-        Candidates ``(value, abs_error)``, broadcastable to one shape.
 
     Returns
     -------
     value, abs_error : numpy.ndarray
-        Per point, the candidate with the smallest finite error.
     """
     vals = np.stack([np.asarray(c[0], float) for c in cands])
     errs = np.stack([np.asarray(c[1], float) for c in cands])
@@ -58,26 +49,17 @@ def pick(cands):
 
 
 def checked(val, abserr, what, tol=TOL):
-    """``val`` if its error bound is within ``tol`` relative, else :class:`RangeError`.
+    """``val`` if its error bound is within ``tol`` relative, else :class:`RangeError` naming ``what``.
 
     Parameters
     ----------
     val, abserr : array_like
-        Values and their absolute error bounds.
     what : str
-        The quantity, for the error message.
     tol : float, optional
-        Accepted relative error bound (default :data:`TOL`).
 
     Returns
     -------
     numpy.ndarray
-        ``val`` (float64).
-
-    Raises
-    ------
-    RangeError
-        Where a relative error bound exceeds ``tol``.
     """
     val, abserr = np.asarray(val, float), np.asarray(abserr, float)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -93,34 +75,19 @@ def checked(val, abserr, what, tol=TOL):
 
 
 def certify_where(val, abserr, exact, what, tol=TOL, limit=None):
-    """``val`` where its bound is within ``tol`` relative; elsewhere ``exact(i)`` (an mpmath value
-    at element ``i``) agreed to 17 digits and rounded once, so a float64 layer serves points
-    where float64 cancels beyond its tolerance (slower there, never wrong).
+    """``val`` where its bound is within ``tol`` relative; elsewhere ``exact(i)`` agreed to 17 digits, rounded once.
 
     Parameters
     ----------
     val, abserr : numpy.ndarray
-        Float64 values and their absolute error bounds (one shape).
     exact : callable
-        ``exact(index) -> mpmath value`` at the working precision, for an index of ``val``.
     what : str
-        The quantity, for error messages.
     tol : float, optional
-        Accepted relative error bound (default :data:`TOL`).
     limit : int, optional
-        At most this many elements evaluated (default: all); beyond, :func:`checked` refuses.
 
     Returns
     -------
     numpy.ndarray
-        The values, float64.
-
-    Raises
-    ------
-    RangeError
-        More than ``limit`` elements to evaluate in mpmath.
-    PrecisionError
-        mpmath could not agree the digits of an element.
     """
     from ...core.precision import agreed
 
@@ -136,69 +103,19 @@ def certify_where(val, abserr, exact, what, tol=TOL, limit=None):
 
 
 def hyp1f1_d_half_neg(d, x, tol=TOL, x_max=None, refine=True) -> tuple[Any, Any]:
-    r"""``₁F₁(d; d/2; −x)`` for ``x ≥ 0`` in float64 with a rigorous error bound.
+    r"""``₁F₁(d; d/2; −x)`` for ``x ≥ 0`` in float64 with a rigorous error bound (Kummer's series; bound: :doc:`/notes/numerics/rff/float64`).
 
-    Kummer's transformation and the series of the result,
-
-    .. math:: {}_1F_1(d; b; -x) = e^{-x} S,\qquad S = \sum_{k\ge0} t_k,\quad
-       t_{k+1} = t_k\,\frac{(k-b)\,x}{(k+b)(k+1)},\quad b = d/2,
-
-    (a polynomial for even ``d``).  Every factor ``|k−b|/(k+b) ≤ 1``, so
-    ``|t_{j+1}| ≤ |t_j| x/(j+1)`` and the tail after term ``K`` is below
-    ``|t_K| r/(1 − r)``, ``r = x/(K+1) < 1`` (and below ``x^{K+1}/(K+1)!/(1 − x/(K+2))``,
-    from ``|t_k| ≤ x^k/k!``; the smaller of the two is taken).  Each element stops
-    where its tail is below ``2^{−10}u Σ|t_k|``, a thousandth of the round-off bound
-    below, or at ``K + 1 ≥ 2e·x + 40``.  Round-off (``u = ε/2``, first order,
-    doubled for the higher orders): ``t_k`` carries ``≤ 4k`` roundings and
-    the rounding of ``x`` itself ``k`` more; each addition ``S_k = S_{k−1} + t_k``
-    errs by at most ``min(u|S_k|, |t_k|)`` (the float ``S_{k−1}`` is itself within
-    ``|t_k|`` of the sum); ``e^{−x}``, taken in two halves so that it is never subnormal
-    (:func:`~rftheory.numerics.floats.exp_neg_scaled`), costs ``(x + c)u`` relative,
-    ``c = 2`` (one ``exp``, one product; ``c = 4`` for two halves above ``x = 700``), so
-
-    .. math:: |\Delta| \le 2\Big[e^{-x}\sum_k \big(\min(u|S_k|, |t_k|) + 5ku|t_k|\big)
-       + (x+c)u|{}_1F_1|\Big] + e^{-x}\,\mathrm{tail}.
-
-    Where the series cancels (``Σ|t_k| ≫ |S|``: moderate ``x`` at large ``d``,
-    or near a zero) and the bound exceeds ``tol`` relative, the same series is
-    summed in double-double (:func:`rftheory.numerics.rff.kummer_dd.hyp1f1_d_half_neg_dd`,
-    vectorized, with its own bound); where even that bound exceeds ``tol``, the element is
-    evaluated by mpmath to 17 agreed digits (:func:`rftheory.core.precision.agreed`)
-    and rounded once: slower, never wrong.  scipy's
-    ``hyp1f1`` is not used: its two forms (direct and Kummer) were found to
-    share their error, agreeing to 2e-15 while 4e-12 off (``d = 10⁵``,
-    ``z = 12.5``).
+    .. math:: {}_1F_1(d; b; -x) = e^{-x} \sum_{k\ge0} t_k,\quad t_{k+1} = t_k\,\frac{(k-b)\,x}{(k+b)(k+1)},\quad b = d/2
 
     Parameters
     ----------
     d, x : array_like
-        Dimension and ``x ≥ 0`` (broadcast).
-    tol : float, optional
-        Relative error bound above which an element is recomputed by mpmath
-        (default :data:`TOL`; a caller that integrates or differences the
-        values asks for less).
-    x_max : float, optional
-        The agreed fallback only for ``x <= x_max`` (default
-        :data:`_CERTIFY_X_MAX`); beyond, such elements are refused (``inf`` error).
-        The simplex quadrature, which needs hundreds of nodes per point, passes
-        :data:`_CERTIFY_X_MAX_NODES`.
+    tol, x_max : float, optional
     refine : bool, optional
-        ``False``: the float64 series only, with its bound however large (a caller
-        that needs less than ``tol`` at some elements refines only the others).
 
     Returns
     -------
     value, abs_error : numpy.ndarray
-        ``₁F₁(d; d/2; −x)`` and its error bound (``inf`` where terms
-        overflow or the value underflows).
-
-    Examples
-    --------
-    ``d = 2``: ``₁F₁(2; 1; −x) = (1 − x)e^{−x}``.
-
-    >>> v, e = hyp1f1_d_half_neg(2, 0.5)
-    >>> bool(abs(v - 0.5 * np.exp(-0.5)) <= e <= 1e-14)
-    True
     """
     d, x = np.broadcast_arrays(np.asarray(d, float), np.asarray(x, float))
     u = EPS / 2
@@ -280,10 +197,7 @@ def _kummer_chunk(d, x):
 
 
 def _dd_terms(d, x):
-    """Terms ``Kp`` and tail bound for the double-double series: the a-priori count
-    ``K + 1 ≥ 2e·x + 40`` (the polynomial's ``d/2 + 1`` for even ``d``), whose tail
-    ``x^{K+1}/(K+1)!`` is negligible against the double-double sum's own accuracy
-    (the float64 series' adaptive stop is sized for float64 round-off only)."""
+    """Terms ``Kp`` and tail bound for the double-double series (the a-priori count ``K + 1 ≥ 2e·x + 40``)."""
     b = d / 2
     kt = np.ceil(2 * np.e * x + 40)
     Kp = np.where(d % 2 == 0, np.minimum(b + 1, kt), kt)
@@ -315,24 +229,15 @@ def _hyp1f1_agreed(d: int, x: float) -> tuple[float, float]:
 
 
 def orth_pair_f64(d, z):
-    """``τ_orth = ₁F₁(d; d/2; −z²/2)`` in float64, or :class:`RangeError`.
+    """``τ_orth = ₁F₁(d; d/2; −z²/2)`` in float64 within ``TOL``, or :class:`RangeError`.
 
     Parameters
     ----------
     d, z : array_like
-        Dimension and ``z = ‖x − y‖``.
 
     Returns
     -------
     numpy.ndarray
-        ``τ_orth`` (relative error bound ≤ :data:`TOL`).
-
-    Examples
-    --------
-    >>> import math
-    >>> x = 0.5
-    >>> abs(float(orth_pair_f64(2, 1.0)) - (1 - x) * math.exp(-x)) < 1e-15
-    True
     """
     z = np.asarray(z, float)
     val, err = hyp1f1_d_half_neg(d, z * z / 2)
@@ -363,10 +268,7 @@ _K_BLOCK = 256
 
 
 def _simplex_delta_coef_log(d, K):
-    """``log δ_k``: ``τ_θ − τ_orth = Σ_k δ_k x^k`` (``x = −z²/2``), with
-    ``δ_k = √π/(2^{d−1}Γ(d/2)) Γ(k+d)/Γ(k+d/2) Σ_{p even ≥ 2} cos^pθ r_p/((k−p)! p!)``,
-    ``r_p = Γ((d+p)/2)/Γ((d+p+1)/2)``, ``cos θ = −1/(d−1)`` (Eq. 24 of Reid et al. 2023
-    with the ``2^{−(d−1)}``); every ``δ_k ≥ 0``."""
+    """``log δ_k`` of ``τ_θ − τ_orth = Σ_k δ_k x^k`` (Reid et al. 2023, Eq. 24); every ``δ_k ≥ 0``."""
     d = np.asarray(d, float)
     p = np.arange(K, dtype=float)
     inner = np.empty(d.shape + (K,))
@@ -399,11 +301,7 @@ _TAIL_L = (50.0, 40.0)
 
 
 def _simplex_quad_rule(d, z, rule, L):
-    """One Gauss–Legendre evaluation of ``τ_θ`` in ``t = π/2 − φ`` on ``[0, T]``,
-    ``T = min(π/2, √(2L/(d−1)))`` (``cos^{d−1} t ≤ e^{−(d−1)t²/2}``: the weight
-    beyond ``T`` is below ``e^{−L}`` of the peak), with the weight normalised
-    by the same rule (``c_d ∫ sin^{d−1} = 1``), so node errors of the weight
-    cancel to first order.  Returns the value and the ``₁F₁`` error bound."""
+    """One Gauss–Legendre evaluation of ``τ_θ`` in ``t = π/2 − φ`` on ``[0, T]``, with its ``₁F₁`` error bound."""
     tn, tw = rule
     T = np.minimum(np.pi / 2, np.sqrt(2 * L / (d - 1)))[..., None]
     t = (tn + 1) * T / 2
@@ -420,20 +318,15 @@ def _simplex_quad_rule(d, z, rule, L):
 
 
 def simplex_pair_quad_f64(d, z):
-    """``τ_θ`` by Gauss–Legendre in φ with float64 ``₁F₁``; value and absolute
-    error bound: the ``₁F₁`` bounds plus the difference from a coarser rule on a
-    shorter range (an estimate of the coarser rule's discretisation and tail error,
-    so a conservative one of the finer rule's).
+    """``τ_θ`` by Gauss–Legendre in φ with float64 ``₁F₁``, with an error estimate (notes: :doc:`/notes/numerics/rff/float64`).
 
     Parameters
     ----------
     d, z : array_like
-        Dimension and ``z = ‖x − y‖``.
 
     Returns
     -------
     value, abs_error : numpy.ndarray
-        ``τ_simplex`` and its error estimate.
     """
     d, z = np.broadcast_arrays(np.asarray(d, float), np.asarray(z, float))
     val, err = _simplex_quad_rule(d, z, _gl_rules()[0], _TAIL_L[0])
@@ -442,29 +335,18 @@ def simplex_pair_quad_f64(d, z):
 
 
 def gap_f64(coupling, d, z, enough=None) -> tuple[Any, Any]:
-    """``(e^{−z²} − τ_c, abs_error)`` in float64, choosing per point the more
-    accurate of: the series in ``−z²`` with positive coefficients (small ``z``)
-    and the direct difference (large ``z``).  The caller decides whether the
-    error is small enough for its own quantity (:func:`checked`).
+    """``(e^{−z²} − τ_c, abs_error)`` in float64: per point the better of the series and the direct difference.
 
     Parameters
     ----------
     coupling : {"iid", "orthogonal", "simplex"}
-        Coupling of the pair.
     d, z : array_like
-        Dimension and ``z = ‖x − y‖``.
     enough : callable, optional
-        Orthogonal only: ``gap -> absolute error`` that suffices the caller at each
-        point.  Given, each point first takes the route likelier to be accurate there
-        (the series below ``z² = 2``, the direct difference above) and computes the
-        other only where the first one's error exceeds ``enough``; the result is the
-        better of the routes computed.  Omitted, both routes are computed wherever the
-        second could be the better one.
+        Orthogonal only: ``gap -> absolute error`` that suffices.
 
     Returns
     -------
     value, abs_error : numpy.ndarray
-        ``e^{−z²} − τ_c`` and its error bound (zeros for iid).
     """
     d, z = np.broadcast_arrays(np.asarray(d, float), np.asarray(z, float))
     if coupling == "iid":
@@ -527,34 +409,18 @@ def gap_f64(coupling, d, z, enough=None) -> tuple[Any, Any]:
 
 
 def rff_bracket_f64(coupling, d, Pm, z, enough=None):
-    r"""The RFF bracket ``m·MSE`` in float64, with its absolute error bound.
-
-    .. math:: B = \tfrac12\big(1 - e^{-z^2}\big)^2 - \frac{P}{m}\big(e^{-z^2} - \tau_c\big)
-
-    (Thm 4.5 of Reid et al. 2023, with ``τ_⊥ = ₁F₁(d; d/2; −z²/2)``;
-    Yu et al. 2016, Eq. 3), the one float64 definition behind ``simrf.rff_mse``,
-    ``orf.variance`` and ``hrf.mse_trig``.  The gap comes from :func:`gap_f64`.  For the
-    orthogonal coupling at even ``d``, where every τ route fails at large ``z``, Kummer's
-    transformation ``τ_⊥ = e^{−x}₁F₁(−n; n; x)`` (``x = z²/2``, ``n = d/2``: a polynomial
-    of degree ``n``) bounds ``|τ_⊥| ≤ e^{−x}(n+1)\max(1, xⁿ/n!)``, which replaces ``τ``
-    once it is below ``e^{−690}``.  The bound adds the roundings of ``a`` and of the
-    difference, ``4u(a + (P/m)|gap|)``.
+    r"""The RFF bracket ``m·MSE`` (:func:`~rftheory.numerics.rff.pairs.rff_mse_bracket`) in float64, with its error bound (:doc:`/notes/numerics/rff/float64`).
 
     Parameters
     ----------
     coupling : {"iid", "orthogonal", "simplex"}
-        Coupling of the features.
     d, Pm, z : array_like
-        Dimension, coupled ordered pairs per feature ``P/m`` (0: no coupled pair, the
-        iid bracket whatever the gap's accuracy), and ``z = ‖x − y‖``.
     enough : float, optional
-        Orthogonal only: the share of ``|B|`` the gap's error may take; given,
-        :func:`gap_f64` computes a second route only where the first one's error exceeds it.
+        Orthogonal only: the share of ``|B|`` the gap's error may take.
 
     Returns
     -------
     value, abs_error : numpy.ndarray
-        ``B`` and its error bound (``inf`` or NaN where no route served).
     """
     d, Pm, z = np.broadcast_arrays(*(np.asarray(t, float) for t in (d, Pm, z)))
     a = iid_bracket_f64(z)
@@ -576,24 +442,17 @@ def rff_bracket_f64(coupling, d, Pm, z, enough=None):
 
 
 def direct_gap_err(X, e, tau, terr):
-    r"""Error bound of the direct difference ``e − τ``, ``e = exp(X)``, ``X = −z²`` rounded once.
+    r"""Error bound of the direct difference ``fl(e − τ)``, ``e = exp(X)``, ``X = −z²`` (derivation: :doc:`/notes/numerics/rff/float64`).
 
-    .. math:: |\Delta| \le \delta_\tau + u\big((\mathrm{ULPS} + 1.01|X|)\,e + |e - \tau|\big):
-
-    ``τ``'s own bound, ``exp`` (:data:`~rftheory.numerics.orth_gap.float64.ULPS` units ``u``), the
-    rounding of ``X`` (``u|X|e``, 1.01 for the second order) and of the difference.
+    .. math:: |\Delta| \le \delta_\tau + u\big((\mathrm{ULPS} + 1.01|X|)\,e + |e - \tau|\big)
 
     Parameters
     ----------
-    X, e : array_like
-        ``X = fl(−z²)`` and ``e = fl(exp(X))``.
-    tau, terr : array_like
-        ``τ_c`` and its absolute error bound.
+    X, e, tau, terr : array_like
 
     Returns
     -------
     numpy.ndarray
-        The absolute error bound of ``fl(e − τ)``.
     """
     u = EPS / 2
     return terr + u * ((ULPS + 1.01 * np.abs(X)) * e + np.abs(e - tau))

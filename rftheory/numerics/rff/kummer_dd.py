@@ -1,10 +1,5 @@
-"""Kummer's series of ``₁F₁(d; d/2; −x)`` in double-double arithmetic, vectorized.
-
-Where the float64 series of :func:`rftheory.numerics.rff.float64.hyp1f1_d_half_neg`
-cancels too much (``Σ|t_k| ≫ |S|``: τ near a zero, moderate ``x`` at large ``d``),
-the same series carried in pairs of floats (about 106 bits, error-free
-transformations: Knuth's TwoSum, Dekker's product) still gives ``τ`` to float64
-accuracy while the cancellation is below ~1e15; only the rest needs mpmath.
+"""Kummer's series of ``₁F₁(d; d/2; −x)`` in double-double arithmetic, vectorized, with its error bound: the
+fallback of ``rff.float64.hyp1f1_d_half_neg`` where the float64 series cancels (:doc:`/notes/numerics/rff/kummer_dd`).
 """
 
 from __future__ import annotations
@@ -47,44 +42,16 @@ def _add(ah, al, bh, bl):
 
 
 def hyp1f1_d_half_neg_dd(d, x, Kp, tail):
-    """``₁F₁(d; d/2; −x) = e^{−x}Σ_k t_k`` with the sum in double-double, and a bound on its error.
-
-    .. math:: t_{k+1} = t_k\\,\\frac{(k-b)\\,x}{(k+b)(k+1)},\\qquad t_0 = 1,\\quad b = d/2
-
-    (Kummer's transformation; Reid et al. 2023, Thm 4.5).  ``(k − b)x`` is formed
-    exactly (Dekker) and ``(k + b)(k + 1)`` is an exact float, so ``t_k`` carries
-    at most ``3k`` double-double roundings and the sum one more per term, each
-    within ``U_DD`` (``2^{-100}``) relative: ``|ΔS| ≤ U_DD Σ_k (3k + 1 + K)|t_k|``.
-    Rounding ``S`` to a float, ``e^{−x}`` (taken in two halves,
-    :func:`~rftheory.numerics.floats.exp_neg_scaled`) and the products add
-    ``(x + 4)u|τ|`` (``(x + 6)u`` where ``e^{−x}`` takes two halves, ``x > 700``); one rounding of ``x`` by the caller adds
-    ``u·x|τ'(x)|``, with ``τ' = e^{−x}(Σ_k k t_k/x − S)`` from the same terms; the
-    first-order bound is doubled for the higher orders, as in the float64 series.
+    """``₁F₁(d; d/2; −x)`` by Kummer's series (``hyp1f1_d_half_neg``) summed in double-double, with an error bound (:doc:`/notes/numerics/rff/kummer_dd`).
 
     Parameters
     ----------
-    d, x : numpy.ndarray
-        Dimensions and ``x ≥ 0`` (one shape, 1-d).
-    Kp : numpy.ndarray
-        Terms to sum per element (``k < Kp``), as the float64 series chose them.
-    tail : numpy.ndarray
-        The float64 series' bound on the terms after ``Kp`` (0 where finite).
+    d, x, Kp, tail : numpy.ndarray
+        Points, terms to sum per element and the bound on the terms after them.
 
     Returns
     -------
     value, abs_error : numpy.ndarray
-        ``₁F₁(d; d/2; −x)`` and its error bound.
-
-    Examples
-    --------
-    ``d = 2``: ``₁F₁(2; 1; −x) = (1 − x)e^{−x}``, a zero at ``x = 1``; near it the
-    float64 series cancels (here by 2^20), the double-double one does not: what is
-    left is the value's own condition, ``u·x|τ'|`` for one rounding of ``x``:
-
-    >>> x = np.array([1.0 - 2.0 ** -20])
-    >>> v, e = hyp1f1_d_half_neg_dd(np.array([2.0]), x, np.array([2.0]), np.array([0.0]))
-    >>> bool(abs(v[0] - 2.0 ** -20 * np.exp(-x[0])) <= e[0] <= 1e-9 * abs(v[0]))
-    True
     """
     b = d / 2
     K = int(np.max(Kp, initial=0))

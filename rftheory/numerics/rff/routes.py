@@ -1,15 +1,6 @@
-"""Independent routes to the RFF pair terms ``τ_c`` (arbitrary precision), built
-from their definitions, not from the closed forms of :mod:`rftheory.numerics.rff.pairs`:
-
-* iid: ``(E cos(w·z))²`` from the Gaussian moments;
-* orthogonal: Yu et al.'s printed double-factorial series (App. A.3 of
-  Yu et al. 2016, exact rationals) and the ``χ_{2d}``
-  quadrature of the definition;
-* simplex: the φ-quadrature of Eq. 21 of Reid et al. 2023
-  at ``x = −z²/2``.
-
-Each raises :class:`~rftheory.core.errors.LayerUnavailableError` outside the region
-it serves in bounded time.
+"""Independent routes to the RFF pair terms from their definitions (Yu et al. (2016), "Orthogonal Random Features",
+NeurIPS, App. A.3; Reid et al. (2023), "Simplex Random Features", ICML, Eq. 21), ``LayerUnavailableError``
+outside the region each serves in bounded time.  Notes: :doc:`/notes/numerics/rff/routes`.
 """
 
 from __future__ import annotations
@@ -35,7 +26,6 @@ __all__ = [
     "orth_pair_printed_series",
     "chi2d_pair_mean",
     "orth_pair_chi2d",
-    "iid_pair_moments",
     "simplex_pair_quad",
     "pair_term_route",
 ]
@@ -47,34 +37,19 @@ def _dfact(n: int) -> int:
 
 
 def orth_pair_printed_series(d: int, z: Fraction | int):
-    """Yu et al.'s double-factorial series (App. A.3 of Yu et al. 2016), as printed,
-    summed in exact rational arithmetic and rounded once to the current precision:
+    """Yu et al.'s double-factorial series (2016, App. A.3) for exact ``z``, summed in rationals, rounded once.
 
     .. math:: \\sum_{k\\ge0}\\frac{(-z^2)^k}{k!}\\sum_{i=0}^k\\binom ki\\frac1{2^k}
        \\frac{(d+2i-2)!!\\,(d+2k-2i-2)!!}{(d+2k-2)!!\\,(d-2)!!}
 
-    No cancellation error: every partial sum is exact.  ``z`` must be rational
-    (a ``Fraction``), as validated parameters are.
-
     Parameters
     ----------
     d : int
-        Dimension.
     z : Fraction or int
-        ``z = ‖x − y‖``, exact.
 
     Returns
     -------
     mpmath.mpf
-        The sum, rounded once to the working precision.
-
-    Examples
-    --------
-    >>> from fractions import Fraction
-    >>> import mpmath as mp
-    >>> with mp.workdps(30):
-    ...     bool(abs(orth_pair_printed_series(3, Fraction(1)) - mp.hyp1f1(3, 1.5, -0.5)) < mp.mpf(10) ** -28)
-    True
     """
     z2 = Fraction(z) ** 2
     target = Fraction(1, 10 ** (mp.mp.dps + 5))
@@ -102,13 +77,7 @@ def orth_pair_printed_series(d: int, z: Fraction | int):
 
 
 def chi2d_pair_mean(d, s, sign):
-    """``E_{R~χ_{2d}} ₀F₁(; d/2; ±R²s²/4)`` by quadrature of the ``χ_{2d}`` density.
-
-    For an orthogonal pair, ``w_i ± w_j`` has norm ``R ~ χ_{2d}`` and a uniform
-    direction, and for ``u`` uniform on the sphere ``E e^{R u·y} = ₀F₁(; d/2; R²‖y‖²/4)``,
-    ``E cos(R u·y) = ₀F₁(; d/2; −R²‖y‖²/4)``: the orthogonal pair terms from
-    their definition (PRF conformity, Thm 4.3 of Reid et al. 2023, with
-    ``sign = +1``, ``s = v``; RFF pair term, Thm 4.5, with ``sign = −1``, ``s = z``).
+    """``E_{R~χ_{2d}} ₀F₁(; d/2; ±R²s²/4)`` by quadrature of the ``χ_{2d}`` density (derivation: :doc:`/notes/numerics/rff/routes`).
 
     .. math:: \\int_0^\\infty \\frac{r^{2d-1}e^{-r^2/2}}{2^{d-1}\\Gamma(d)}\\,
        {}_0F_1\\big(;\\tfrac d2;\\pm\\tfrac{r^2s^2}{4}\\big)\\,dr
@@ -116,28 +85,12 @@ def chi2d_pair_mean(d, s, sign):
     Parameters
     ----------
     d : int
-        Dimension.
     s : mpmath.mpf
-        The norm ``‖y‖`` (``≥ 0``).
     sign : {1, -1}
-        ``+1``: ``E cosh``-type (growing integrand, breakpoints at its peak);
-        ``−1``: ``E cos``-type (oscillating, about one sub-interval per
-        oscillation, with :func:`~rftheory.numerics.angle_family.extra_digits`
-        guard digits for the cancellation).
 
     Returns
     -------
     mpmath.mpf
-        The mean, at the working precision plus the guard digits.
-
-    Examples
-    --------
-    >>> import mpmath as mp
-    >>> with mp.workdps(20):
-    ...     a = chi2d_pair_mean(3, mp.mpf(1), -1)
-    ...     b = mp.hyp1f1(3, mp.mpf(3) / 2, -mp.mpf(1) / 2)
-    ...     bool(abs(a - b) < mp.mpf(10) ** -15)
-    True
     """
     s = mp.mpmathify(s)
     norm = 2 ** (d - 1) * mp.gamma(d)  # a relative error only: not amplified by the cancellation
@@ -160,40 +113,22 @@ def chi2d_pair_mean(d, s, sign):
 
 
 def orth_pair_chi2d(d, z):
-    """``τ_orth`` from its definition: ``E_{R~χ_{2d}} ₀F₁(; d/2; −R²z²/4)``
-    (:func:`chi2d_pair_mean` with ``sign = −1``), an independent route to
-    :func:`~rftheory.numerics.rff.pairs.orth_pair`.
+    """``τ_orth`` from its definition: :func:`chi2d_pair_mean` with ``sign = −1``.
 
     Parameters
     ----------
     d : int
-        Dimension.
     z : mpmath.mpf or number
-        ``‖x − y‖``.
 
     Returns
     -------
     mpmath.mpf
-        ``E cos(w_iᵀz)cos(w_jᵀz)`` for an orthogonal pair.
     """
     return chi2d_pair_mean(d, z, -1)
 
 
-def iid_pair_moments(z):
-    """``(E cos(w·z))²`` from the Gaussian moments ``E w^{2k} = (2k−1)!!``:
-    ``E cos(wz) = Σ_k (−z²)^k (2k−1)!!/(2k)!``, summed in exact rationals
-    (``z`` rational) or at raised precision.
-
-    Parameters
-    ----------
-    z : Fraction, int or mpmath.mpf
-        ``z = ‖x − y‖`` (exact rationals are summed exactly).
-
-    Returns
-    -------
-    mpmath.mpf
-        ``(E cos(w·z))² = e^{−z²}`` from the definition.
-    """
+def _iid_pair_moments(z):
+    """``(E cos(w·z))² = e^{−z²}`` from the Gaussian moments (exact rationals summed exactly)."""
     if isinstance(z, (Fraction, int)):
         z2 = Fraction(z) ** 2
         target = Fraction(1, 10 ** (mp.mp.dps + 5))
@@ -211,27 +146,16 @@ def iid_pair_moments(z):
 
 
 def simplex_pair_quad(d, z):
-    """``τ_θ`` by quadrature of the φ-integral (Eq. 21 at ``x = −z²/2``, both
-    signs of ``cos θ``); the integrand is symmetric about ``φ = π/2``.  Zeros
-    of ``₁F₁`` inside the range are allowed (``zeroprec``).
+    """``τ_simplex`` by quadrature of the φ-integral (Reid et al. 2023, Eq. 21 at ``x = −z²/2``), for ``z ≤ 10``.
 
     Parameters
     ----------
     d : int
-        Dimension.
     z : mpmath.mpf or number
-        ``z = ‖x − y‖``.
 
     Returns
     -------
     mpmath.mpf
-        ``τ_simplex`` by quadrature (an independent route to
-        :func:`~rftheory.numerics.rff.pairs.simplex_pair`).
-
-    Raises
-    ------
-    LayerUnavailableError
-        For ``z > 10`` or where the φ-quadrature is not served (cost).
     """
     x = -z * z / 2
     c = mp.mpf(-1) / (d - 1)
@@ -270,30 +194,23 @@ SIMPLEX_ROUTE_Z_MAX = 10    # the simplex φ-quadrature (oscillating integrand)
 
 
 def pair_term_route(coupling, d, z):
-    """An independent route to ``τ_c`` (quadrature or the printed series); raises
-    :class:`LayerUnavailableError` outside the region it serves in bounded time.
+    """An independent route to ``τ_c`` (quadrature or the printed series), where it runs in bounded time.
 
     Parameters
     ----------
     coupling : {"iid", "orthogonal", "simplex"}
-        Coupling of the pair.
     d : int
-        Dimension.
     z : Fraction, int or mpmath.mpf
-        ``z = ‖x − y‖`` (exact rationals select the exact printed series).
 
     Returns
     -------
     mpmath.mpf
-        ``τ_c`` from its definition: :func:`iid_pair_moments`,
-        :func:`orth_pair_printed_series` or :func:`orth_pair_chi2d`,
-        :func:`simplex_pair_quad`.
     """
     zz = mpf(z) if isinstance(z, (Fraction, int)) else mp.mpmathify(z)
     if zz * zz > ROUTE_Z2_MAX:
         raise LayerUnavailableError(f"pair-term routes n/a for z^2 > {ROUTE_Z2_MAX} (cost)")
     if coupling == "iid":
-        return iid_pair_moments(z)
+        return _iid_pair_moments(z)
     if coupling == "orthogonal":
         # the printed series' exact rationals grow with d and z²: measured 4 s at (d, z²) = (19, 200),
         # 12 s at (1000, 200), 97 s at (5000, 200), 67 s at (19, 311); the budget keeps it to seconds

@@ -1,4 +1,1 @@
-"""The series drivers: arbitrary precision (:mod:`.mp_series`), float64 vectorized (:mod:`.driver`),
-compensated float64 sums (:mod:`.summation`), and the series of expectations' definitions that serve as
-independent routes (:mod:`.definitions`).
-"""
+"""Series drivers (:mod:`.mp_series`, :mod:`.driver`), compensated sums (:mod:`.summation`), routes (:mod:`.definitions`)."""

@@ -1,11 +1,5 @@
-"""Series summed from the definitions of expectations (independent routes).
-
-An independent route sums the *definition* of an expectation rather than a
-closed form: ``E cos(wt)`` from the moments of ``w`` (:func:`gauss_cf_series`),
-the ORF pair term ``E cos(w_iᵀz)cos(w_jᵀz)`` from Yu et al.'s printed
-double-factorial series (:func:`orth_pair_printed`).  They do not call
-``mp.exp`` or a hypergeometric function, so they can disagree with the closed
-forms they check.  Used by the ORF and the Sutherland–Schneider results.
+"""Series summed from the definitions of expectations (Gaussian moments; Yu et al. (2016), "Orthogonal Random
+Features", NeurIPS, App. A.3): independent routes that call no ``mp.exp`` or hypergeometric function (:doc:`/notes/numerics/series/definitions`).
 """
 
 from __future__ import annotations
@@ -28,34 +22,15 @@ PRINTED_SERIES_KMAX = 1200
 
 
 def gauss_cf_series(t):
-    """``E cos(w t)`` for ``w ~ N(0, 1)`` from the Gaussian moments ``E w^{2k} = (2k−1)!!``.
-
-    .. math:: \\mathbb E\\cos(wt) = \\sum_{k\\ge0}\\frac{(-t^2)^k (2k-1)!!}{(2k)!}
-       = \\sum_{k\\ge0}\\frac{(-t^2/2)^k}{k!}
-
-    Summed at the current precision plus the digits its terms (up to
-    ``e^{t²/2}``) cancel against the sum (``e^{−t²/2}``), ``t²/ln 10``, to a
-    remainder below ``mp.eps`` relative: the
-    term ratios ``−t²/(2(k+1))`` fall in modulus, so once below 1 they bound
-    the remainder geometrically (:func:`~rftheory.numerics.series.mp_series.mp_ratio_series`).
-    Independent of ``mp.exp``.
+    """``E cos(w t) = Σ_k (−t²/2)^k/k!`` for ``w ~ N(0, 1)`` from the Gaussian moments, with guard digits (:doc:`/notes/numerics/series/definitions`).
 
     Parameters
     ----------
     t : mpf or number
-        The argument (``‖Δ‖`` for a unit-variance Gaussian frequency).
 
     Returns
     -------
     mpf
-        ``E cos(wt)`` (``= e^{−t²/2}``) at the current precision.
-
-    Examples
-    --------
-    >>> import mpmath as mp
-    >>> with mp.workdps(30):
-    ...     abs(gauss_cf_series(3) / mp.exp(-4.5) - 1) < mp.mpf(10) ** -28
-    True
     """
     t = mp.mpmathify(t)
     x = t * t / 2
@@ -65,33 +40,15 @@ def gauss_cf_series(t):
 
 
 def gauss_var_cos_series(z):
-    """``Var cos(w z)`` for ``w ~ N(0, 1)`` from the moment series (:func:`gauss_cf_series`).
-
-    .. math:: \\mathrm{Var}\\cos(wz) = \tfrac12 + \tfrac12\\,\\mathbb E\\cos(2wz) - \big(\\mathbb E\\cos(wz)\big)^2
-       \\;\big(= \tfrac12(1-e^{-z^2})^2\big)
-
-    The difference cancels to ``O(z⁴)`` at small ``z``: it is summed with the
-    guard digits the cancellation needs
-    (:func:`~rftheory.numerics.cancellation.cancellation_guarded`).
-    Independent of ``mp.exp``.
+    """``Var cos(wz) = ½ + ½E cos(2wz) − (E cos(wz))²`` for ``w ~ N(0, 1)`` from :func:`gauss_cf_series`, guarded.
 
     Parameters
     ----------
     z : Fraction, int or mpf
-        ``‖Δ‖`` (a ``Fraction`` is rounded at the guarded precision).
 
     Returns
     -------
     mpf
-        ``Var cos(wz)`` at the current precision (exactly 0 at ``z = 0``).
-
-    Examples
-    --------
-    >>> import mpmath as mp
-    >>> with mp.workdps(30):
-    ...     z = mp.mpf("1e-5")
-    ...     abs(gauss_var_cos_series(z) / (mp.expm1(-z * z) ** 2 / 2) - 1) < mp.mpf(10) ** -28
-    True
     """
     if z == 0:
         return mp.mpf(0)
@@ -105,43 +62,16 @@ def gauss_var_cos_series(z):
 
 
 def orth_pair_printed(d, z):
-    """Yu et al.'s double-factorial series for ``E a_i a_j`` (App. A.3 of Yu et al. 2016), as printed.
-
-    .. math:: \\sum_{k\\ge0}\\frac{(-z^2)^k}{k!}\\,\\frac1{2^k}\\sum_{i=0}^k\\binom ki
-       \\frac{(d+2i-2)!!\\,(d+2k-2i-2)!!}{(d+2k-2)!!\\,(d-2)!!}
-
-    The inner sum has positive terms, built by the ratio of consecutive terms
-    ``(k−i+1)(d+2i−2)/(i(d+2k−2i))`` (no factorials of ``d``); it is at most 1,
-    so the remainder after term ``k`` is below ``Σ_{j>k} z^{2j}/j!``, bounded
-    geometrically once ``z²/(k+2) < 1`` (:func:`~rftheory.numerics.series.mp_series.mp_series`).
-    The outer sum alternates with terms up to ``e^{z²}``: it is summed with
-    the guard digits the cancellation needs
-    (:func:`~rftheory.numerics.cancellation.cancellation_guarded`).  Cost
-    O(K²) for K terms.
+    """Yu et al.'s series (:func:`~rftheory.numerics.rff.routes.orth_pair_printed_series`) at any ``z``, guarded; n/a beyond ``PRINTED_SERIES_KMAX`` terms.
 
     Parameters
     ----------
     d : int
-        Dimension.
     z : number
-        ``‖x − y‖``.
 
     Returns
     -------
     mpf
-        The series at the current precision (``= ₁F₁(d; d/2; −z²/2)``).
-
-    Raises
-    ------
-    LayerUnavailableError
-        Beyond :data:`PRINTED_SERIES_KMAX` terms.
-
-    Examples
-    --------
-    >>> import mpmath as mp
-    >>> with mp.workdps(30):
-    ...     abs(orth_pair_printed(3, 1) / mp.hyp1f1(3, 1.5, -0.5) - 1) < mp.mpf(10) ** -28
-    True
     """
     z = mpf(z) if isinstance(z, (Fraction, int)) else mp.mpmathify(z)
     x = z * z

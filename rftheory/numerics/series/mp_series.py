@@ -1,21 +1,5 @@
-"""One driver for the arbitrary-precision series (mpmath numbers, exact ``Fraction``\\ s, fixed-point
-integers): terms summed until a *bound on the remainder* is at most ``tol`` times the running sum.
-
-A term that is small says nothing about the terms after it (a term can vanish before the peak, a
-slowly convergent series has small terms and a large remainder); the stopping rule here compares a
-bound on the whole remainder, which the caller proves, with the sum:
-
-.. math:: \\Big|\\sum_{j>K} t_j\\Big| \\le \\sum_{j>K}|t_j| \\le B_K \\le \\mathrm{tol}\\cdot\\Big|\\sum_{j\\le K} t_j\\Big| + \\mathrm{atol}
-
-(then the relative truncation error is at most ``tol/(1 − tol)`` where ``atol = 0``).  The usual bound
-is geometric (:func:`geometric_tail`): past the peak, where every later ratio ``|t_{j+1}/t_j|`` is at
-most ``r < 1``, the remainder after term ``K`` is at most ``|t_K| r/(1 − r)``; a series whose terms are
-bounded by weights with that property (``|t_j| ≤ p_j``) takes the weights' bound.
-:func:`mp_ratio_series` is the common case of terms given by their ratio, with ratios non-increasing in
-modulus from a stated index on.  The float64, vectorized counterpart is
-:func:`rftheory.numerics.series.driver.sum_to_tail`.
-
-Only ``mpmath`` is imported here (no numpy): the low floors import this module.
+"""One driver for the arbitrary-precision series: terms summed until a caller-proven *bound on the
+remainder* is at most ``tol`` times the running sum, never on a small term (:doc:`/notes/numerics/series/mp_series`).  Imports only ``mpmath``.
 """
 
 from __future__ import annotations
@@ -37,20 +21,7 @@ MP_SERIES_KMAX = 100_000
 
 @dataclass(frozen=True)
 class MpSum:
-    """What :func:`mp_series` returns.
-
-    Attributes
-    ----------
-    value : mpmath.mpf, mpmath.mpc, fractions.Fraction or int
-        The partial sum ``Σ_{k≤K} t_k`` (of the terms' type).
-    terms : int
-        The number of terms summed, ``K + 1``.
-    tail : object
-        The bound ``B_K`` on ``Σ_{j>K} |t_j|`` at the stop (``≤ tol·|value| + atol``).
-    peak : object
-        ``max_k |t_k|`` over the terms summed (the scale that cancellation is measured against), where
-        asked for (``None`` otherwise).
-    """
+    """What :func:`mp_series` returns: ``value``, ``terms`` (``K + 1``), the remainder bound ``tail``, and ``peak`` (``max |t_k|`` or None)."""
 
     value: Any
     terms: int
@@ -59,30 +30,15 @@ class MpSum:
 
 
 def geometric_tail(t: Any, r: Any) -> Any:
-    """The bound ``|t| r/(1 − r)`` on ``Σ_{j>k} |t_j|`` given ``t = t_k`` and ``|t_{j+1}/t_j| ≤ r`` for
-    every ``j ≥ k`` (``None``, no bound, where ``r ≥ 1``).
-
-    .. math:: \\sum_{j>k}|t_j| \\le |t_k|\\sum_{i\\ge1} r^i = |t_k|\\,\\frac{r}{1-r}
+    """The bound ``|t| r/(1 − r)`` on ``Σ_{j>k} |t_j|`` given ``t = t_k`` and every later ratio ``≤ r`` (None if ``r ≥ 1``).
 
     Parameters
     ----------
-    t : number
-        The last term summed (or a bound on it).
-    r : number
-        A bound on every later ratio ``|t_{j+1}/t_j|``, ``j ≥ k``.
+    t, r : number
 
     Returns
     -------
     number or None
-        The bound, in the arithmetic of ``t`` and ``r`` (exact for ``Fraction``\\ s).
-
-    Examples
-    --------
-    >>> from fractions import Fraction
-    >>> geometric_tail(Fraction(1, 8), Fraction(1, 2))  # Σ_{j>3} 2^{-j} = 1/8
-    Fraction(1, 8)
-    >>> geometric_tail(1, 1) is None
-    True
     """
     if r >= 1:
         return None
@@ -91,55 +47,21 @@ def geometric_tail(t: Any, r: Any) -> Any:
 
 def mp_series(series: Iterable[tuple[Any, Any]], *, tol: Any = None, atol: Any = 0, kmax: int = MP_SERIES_KMAX,
               what: str = "series", error: Callable[[str], Exception] | None = None, peak: bool = False) -> MpSum:
-    """Sum ``t_0, t_1, …`` until the caller's bound on the remainder is at most ``tol·|sum| + atol``.
-
-    .. math:: \\text{stop at the first } K \\text{ with } B_K \\le \\mathrm{tol}\\,\\Big|\\sum_{k\\le K}t_k\\Big|
-       + \\mathrm{atol},\\qquad B_K \\ge \\sum_{j>K}|t_j|
+    """Sum ``t_0, t_1, …`` until the caller's bound ``B_K ≥ |Σ_{j>K} t_j|`` is at most ``tol·|sum| + atol``, or raise at ``kmax``.
 
     Parameters
     ----------
     series : iterable of (term, bound)
-        ``(t_k, B_k)`` for ``k = 0, 1, …``: the term and a bound on the modulus of everything after it
-        (``None`` where no bound is known yet, e.g. before the peak).  The bound is the caller's proof
-        obligation (:func:`geometric_tail` is the usual one); the driver never stops on a small term.
-    tol : number, optional
-        The relative tolerance (default ``mp.eps``, ``2^{1−prec}`` at the working precision; pass
-        ``mp.eps * 2**-g`` for ``g`` guard bits, a ``Fraction`` for exact rational series).
-    atol : number, optional
-        An absolute floor (default 0): for series compared with a scale other than their sum.
+        ``(t_k, B_k)``, ``B_k`` or None (the caller's proof obligation).
+    tol, atol : number, optional
     kmax : int, optional
-        The most terms summed; more raise (default :data:`MP_SERIES_KMAX`).
     what : str, optional
-        The series' name, for the error message.
     error : callable, optional
-        ``error(message)`` builds the exception raised at ``kmax`` (default
-        :class:`~rftheory.core.errors.RangeError`).
     peak : bool, optional
-        Track ``max_k |t_k|`` (default False: :attr:`MpSum.peak` is ``None``).
 
     Returns
     -------
     MpSum
-        The sum, the number of terms, the bound on the remainder and the largest term.
-
-    Raises
-    ------
-    RangeError
-        (or ``error(message)``) when ``kmax`` terms do not meet the rule, or the iterable ends first.
-
-    Examples
-    --------
-    ``Σ 2^{-k} = 2`` in exact rationals, the geometric bound exact:
-
-    >>> from fractions import Fraction
-    >>> def halves():
-    ...     t = Fraction(1)
-    ...     while True:
-    ...         yield t, geometric_tail(t, Fraction(1, 2))
-    ...         t /= 2
-    >>> s = mp_series(halves(), tol=Fraction(1, 2**20))
-    >>> s.value + s.tail == 2, s.terms
-    (True, 21)
     """
     rule = _Rule(tol, atol)
     total: Any = 0
@@ -192,39 +114,19 @@ def _too_many(what: str, kmax: int, error: Callable[[str], Exception] | None) ->
 def mp_ratio_series(first: Any, ratio: Callable[[int], Any], *, decreasing_from: int = 0, tol: Any = None,
                     atol: Any = 0, kmax: int = MP_SERIES_KMAX, what: str = "series",
                     error: Callable[[str], Exception] | None = None, peak: bool = False) -> MpSum:
-    """Sum the series ``t_0 = first``, ``t_{k+1} = t_k·ratio(k)`` with the rule of :func:`mp_series` and the
-    geometric bound (:func:`geometric_tail`): for ``k ≥ decreasing_from`` the remainder after ``t_k`` is at most ``|t_k| r/(1 − r)``,
-    ``r = |ratio(k)|``.
-
-    .. math:: \\sum_{j>k}|t_j| \\le |t_k|\\,\\frac{r}{1-r}\\quad(r = |t_{k+1}/t_k| < 1)
-
-    The caller states that ``|ratio(j)|`` is non-increasing for ``j ≥ decreasing_from`` (then ``r`` bounds
-    every later ratio; alternating signs are allowed).
+    """Sum ``t_0 = first``, ``t_{k+1} = t_k·ratio(k)`` by :func:`mp_series` (same options) with :func:`geometric_tail`.
 
     Parameters
     ----------
     first : number
-        ``t_0``.
     ratio : callable
-        ``ratio(k) = t_{k+1}/t_k``.
     decreasing_from : int, optional
-        From this index on the ratios' moduli do not increase (default 0: everywhere).
+        From this index on the ratios' moduli do not increase (the caller's statement).
     tol, atol, kmax, what, error, peak
-        As for :func:`mp_series`.
 
     Returns
     -------
     MpSum
-
-    Examples
-    --------
-    ``e^{50}`` (terms grow to ``≈ 5·10^{20}`` before they fall) at 30 digits:
-
-    >>> import mpmath as mp
-    >>> with mp.workdps(30):
-    ...     s = mp_ratio_series(mp.mpf(1), lambda k: mp.mpf(50) / (k + 1))
-    ...     bool(abs(s.value / mp.exp(50) - 1) < mp.mpf(10) ** -27), s.terms
-    (True, 153)
     """
 
     rule = _Rule(tol, atol)

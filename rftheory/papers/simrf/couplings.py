@@ -21,7 +21,7 @@ from ...core.params import Param, mpf
 from ...core.registry import Result, register
 from ...numerics.angle_family import angle_quad
 from ...numerics.backends import MP
-from ...numerics.rff.chebyshev import ESTIMATORS, check_dimension, pair_term, pair_x
+from ...numerics.rff.chebyshev import check_dimension, check_estimator, pair_term, pair_x
 from ...numerics.rff.pairs import orth_pair, simplex_pair
 from ...sampling.samplers import chi_norms, haar, simplex_matrix
 from .conformity import conformity_orthogonal, conformity_simplex
@@ -217,8 +217,7 @@ def block_value(block, estimator, a, quadrature=False):
     -------
     mpmath.mpf
     """
-    if estimator not in ESTIMATORS:
-        raise ParameterError("estimator", f"unknown value {estimator!r}; expected one of {', '.join(ESTIMATORS)}")
+    check_estimator(estimator)
     av = mpf(a) if isinstance(a, (Fraction, int)) else mp.mpf(a)
     if not quadrature:
         return _block_mean(MP, block, estimator, av)
@@ -240,7 +239,7 @@ def _block_value_quad(block, estimator, a):
 
 def _block_features(block, estimator, a, rng, n):
     """``n`` draws of the real features of one block ``W = D U R`` (Def. 1.1 of Reid et al. 2023)."""
-    _check_estimator(estimator)
+    check_estimator(estimator)
     d = block.d
     R = haar(rng, d, (n,))
     r = chi_norms(rng, d, (n, block.rows.shape[0]))
@@ -330,13 +329,6 @@ def _upper_pairs(n):
     return i, j
 
 
-def _check_estimator(estimator):
-    """Validate an estimator name."""
-    if estimator not in ESTIMATORS:
-        raise ParameterError("estimator", f"unknown value {estimator!r}; expected one of {', '.join(ESTIMATORS)}")
-    return estimator
-
-
 def pair_function(d, estimator, a):
     """The float64 one-angle pair term (cached), re-exported for the search.
 
@@ -351,7 +343,7 @@ def pair_function(d, estimator, a):
     -------
     PairTerm
     """
-    return pair_term(d, _check_estimator(estimator), a)
+    return pair_term(d, check_estimator(estimator), a)
 
 
 # --------------------------------------------------------------------------
