@@ -35,13 +35,6 @@ def selects(prefix: str, result_id: str) -> bool:
     Returns
     -------
     bool
-
-    Examples
-    --------
-    >>> selects("attention", "performer.output_leading"), selects("perf", "performer.output_leading")
-    (True, True)
-    >>> selects("attention", "simrf.prf_mse")
-    False
     """
     return result_id.startswith(TOPICS.get(prefix, (prefix,)))
 
@@ -77,8 +70,6 @@ def results(prefix: str = "") -> list[Result]:
     --------
     >>> [r.id for r in results("simrf.conformity.")]
     ['simrf.conformity.angle', 'simrf.conformity.iid', 'simrf.conformity.orthogonal', 'simrf.conformity.simplex']
-    >>> [r.id for r in results("attention")]
-    ['performer.normaliser_rel_mse', 'performer.output_leading']
     """
     _load()
     return [REGISTRY[k] for k in sorted(REGISTRY) if selects(prefix, k)]

@@ -31,13 +31,6 @@ def check_data_file(path: str, name: str = "DATA") -> None:
     ParameterError
         A missing file, a directory, a device (``/dev/zero``: endless), a FIFO (it may never end), or a file larger than
         :data:`MAX_FILE_BYTES`.
-
-    Examples
-    --------
-    >>> check_data_file("/dev/zero")
-    Traceback (most recent call last):
-    ...
-    rftheory.core.errors.ParameterError: parameter 'DATA': '/dev/zero' is a device, not a regular file
     """
     import os
     import stat

@@ -90,15 +90,6 @@ def random_point(result: Result, rng: np.random.Generator, tries: int = 200, reg
     ------
     RuntimeError
         No valid point in ``tries`` draws (a domain declared too loosely).
-
-    Examples
-    --------
-    ``simrf.conformity.iid`` declares ``2 ≤ d ≤ 10⁵`` and ``0 ≤ v ≤ 40``:
-
-    >>> import numpy as np, rftheory
-    >>> pt = random_point(rftheory.get("simrf.conformity.iid"), np.random.default_rng(0))
-    >>> sorted(pt), 2 <= pt["d"] <= 10**5 and 0 <= pt["v"] <= 40
-    (['d', 'v'], True)
     """
     last: Exception | None = None
     for _ in range(tries):

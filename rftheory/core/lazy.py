@@ -45,11 +45,5 @@ def lazy(name: str) -> Any:
     -------
     object
         Attribute access behaves as on the module.
-
-    Examples
-    --------
-    >>> sp = lazy("fractions")
-    >>> sp.Fraction(1, 3) + sp.Fraction(1, 6)
-    Fraction(1, 2)
     """
     return _LazyModule(name)

@@ -83,11 +83,6 @@ def agreement(result: str, point: str, check: str, value: Any, reference: Any, d
     -------
     Measurement
         Of kind ``"digits"``, with ``need = digits``.
-
-    Examples
-    --------
-    >>> agreement("demo", "x=1", "route", 0.333, 1 / 3, 3).need
-    3.0
     """
     return Measurement(result, point, check, "digits", value, reference, need=float(digits))
 
@@ -212,11 +207,6 @@ def failure(result: str, point: str, check: str, exc: BaseException | str) -> Me
     -------
     Measurement
         Of kind ``"error"``, with ``detail`` ``"Type: message"``.
-
-    Examples
-    --------
-    >>> failure("demo", "x=1", "route", ZeroDivisionError("division by zero")).detail
-    'ZeroDivisionError: division by zero'
     """
     text = exc if isinstance(exc, str) else f"{type(exc).__name__}: {exc}"
     return Measurement(result, point, check, "error", detail=text)

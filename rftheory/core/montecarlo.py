@@ -64,11 +64,6 @@ class MCEstimate:
         -------
         float
             ``(mean − exact)/se_used``; with ``se_used = 0``, 0 if the mean equals ``exact`` and ``inf`` otherwise.
-
-        Examples
-        --------
-        >>> MCEstimate(mean=1.0, se=0.5, n=10).z(0.0)
-        2.0
         """
         se = self.se_used
         if se == 0:
@@ -103,9 +98,8 @@ def summarize(samples: npt.ArrayLike, batches: int = 50) -> MCEstimate:
     --------
     ``1, 2, 3, 4`` have mean 5/2 and sample variance 5/3, so ``se = √(5/3)/2``:
 
-    >>> import math
     >>> est = summarize([1.0, 2.0, 3.0, 4.0])
-    >>> est.mean, bool(abs(est.se - math.sqrt(5 / 3) / 2) < 1e-15)
+    >>> est.mean, bool(abs(est.se - (5 / 3) ** 0.5 / 2) < 1e-15)
     (2.5, True)
     """
     x = np.asarray(samples, dtype=np.float64).ravel()
@@ -145,11 +139,6 @@ def hall(z: float, lam: float) -> float:
     -------
     float
         ``T``; equals ``z`` when ``lam = 0``.
-
-    Examples
-    --------
-    >>> hall(2.0, 0.0), round(hall(2.0, 0.3), 4)
-    (2.0, 2.4767)
     """
     return z + lam / 6 + lam * z * z / 3 + lam * lam * z**3 / 27
 
@@ -174,13 +163,6 @@ def z_threshold(alpha: float, k: int = 1) -> float:
     ------
     ValueError
         ``alpha`` outside ``(0, 1)``.
-
-    Examples
-    --------
-    The familiar two-sided 5 % bound, 1.95996…:
-
-    >>> round(z_threshold(0.05), 4)
-    1.96
     """
     if not 0 < alpha < 1:
         raise ValueError("alpha must be in (0, 1)")
@@ -203,11 +185,6 @@ def spawn(seed: int | np.random.SeedSequence, key: str) -> np.random.Generator:
     -------
     numpy.random.Generator
         A generator determined by ``(seed, key)`` alone.
-
-    Examples
-    --------
-    >>> spawn(1, "a").random() == spawn(1, "a").random() != spawn(1, "b").random()
-    True
     """
     import hashlib
 
@@ -237,14 +214,6 @@ def pair_mean(e: npt.NDArray[np.float64], axis: int = -1) -> npt.NDArray[np.floa
     -------
     numpy.ndarray or float
         The pair mean, with ``axis`` removed.
-
-    Examples
-    --------
-    For ``(1, 2, 3)``: ``2(1·2 + 1·3 + 2·3)/6 = 22/6``:
-
-    >>> import numpy as np
-    >>> bool(abs(pair_mean(np.array([1.0, 2.0, 3.0])) - 22 / 6) < 1e-15)
-    True
     """
     n = e.shape[axis]
     s = e.sum(axis=axis)

@@ -90,12 +90,6 @@ def fmt_bound(b: Fraction | float | int) -> str:
     Returns
     -------
     str
-
-    Examples
-    --------
-    >>> from fractions import Fraction
-    >>> fmt_bound(Fraction(1, 8)), fmt_bound(Fraction(2, 3)), fmt_bound(1e5)
-    ('0.125', '2/3', '100000')
     """
     if type(b) is Fraction and b.denominator != 1:  # (a subclass may print itself, e.g. as "pi")
         short = repr(float(b))
@@ -268,13 +262,6 @@ class Param:
         ParameterError
             Naming this parameter, the first offending element (its index and value) and the domain, if an element is
             not a finite number of the domain (a non-integer for an ``int`` parameter included) or ``check`` refuses it.
-
-        Examples
-        --------
-        >>> Param("v", "real", low=0, high=40).parse_array([0.5, 41.0])
-        Traceback (most recent call last):
-        ...
-        rftheory.core.errors.ParameterError: parameter 'v': must be <= 40, got 41.0 (element 1 of the array; real in [0, 40])
         """
         import numpy as np
 
@@ -500,14 +487,6 @@ def refuse_first(*cases: tuple[str, npt.ArrayLike, str | Callable[..., str]]) ->
     ------
     ParameterError
         Naming the parameter and the element (its index in the arrays); nothing when no element is refused.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> refuse_first(("z", np.array([False, True]), "must be <= 20"))
-    Traceback (most recent call last):
-    ...
-    rftheory.core.errors.ParameterError: parameter 'z': must be <= 20 (element 1 of the arrays)
     """
     import numpy as np
 

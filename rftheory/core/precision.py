@@ -41,15 +41,6 @@ def check_dps(dps: Any, name: str = "dps") -> int:
     ------
     ParameterError
         ``dps`` is not an integer in ``[DPS_MIN, DPS_MAX]``.
-
-    Examples
-    --------
-    >>> check_dps(30)
-    30
-    >>> check_dps(0)
-    Traceback (most recent call last):
-    ...
-    rftheory.core.errors.ParameterError: parameter 'dps': must be in [1, 100] significant digits, got 0
     """
     if isinstance(dps, bool) or not isinstance(dps, Integral):
         raise ParameterError(name, f"must be an integer in [{DPS_MIN}, {DPS_MAX}], got {as_typed(dps)}")
@@ -89,14 +80,6 @@ def agree(a: Any, b: Any, digits: int) -> bool:
     ------
     TypeError
         A value of another type.
-
-    Examples
-    --------
-    ``1.23456`` and ``1.23457`` differ by ``1e-5``, within ``1.23457·10⁻⁵`` but not within ``1.23457·10⁻⁶``:
-
-    >>> import mpmath as mp
-    >>> agree(mp.mpf("1.23456"), mp.mpf("1.23457"), 5), agree(mp.mpf("1.23456"), mp.mpf("1.23457"), 6)
-    (True, False)
     """
     for x, y in zip(_parts(a), _parts(b)):
         if not (mp.isfinite(x) and mp.isfinite(y)):
@@ -272,17 +255,6 @@ def shown(x: Any, dps: int) -> Any:
     -------
     ShownMpf or ShownMpc
         ``x`` itself when it is neither an ``mpf`` nor an ``mpc``.
-
-    Examples
-    --------
-    >>> import mpmath as mp
-    >>> with mp.workdps(50):
-    ...     x = shown(+mp.pi, 40)
-    >>> x
-    mpf('3.141592653589793238462643383279502884197')
-    >>> print(x), float(x) == float(mp.pi), type(x + 1).__name__
-    3.141592653589793238462643383279502884197
-    (None, True, 'mpf')
     """
     if isinstance(x, mp.mpf):
         return ShownMpf._make(x._mpf_, dps)

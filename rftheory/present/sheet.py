@@ -44,11 +44,6 @@ def formula_sheet(fmt: str = "markdown", prefix: str = "") -> str:
     ------
     ParameterError
         An unknown format, or a prefix no ID starts with.
-
-    Examples
-    --------
-    >>> print(formula_sheet("markdown", "simrf.conformity.iid").splitlines()[4])
-    ## `simrf.conformity.iid` — RF-conformity of iid Gaussian vectors
     """
     from .latex_text import FIT_MACRO, math_to_latex, text_to_latex
     from .showing import describe

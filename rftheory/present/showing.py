@@ -39,12 +39,6 @@ def eval_example(r: Result) -> str | None:
     -------
     str or None
         The command (quoted for a POSIX shell); ``None`` for a result without a value to evaluate or a grid point.
-
-    Examples
-    --------
-    >>> from rftheory import get
-    >>> eval_example(get("simrf.conformity.iid"))
-    'rftheory eval simrf.conformity.iid -p d=8 -p v=1'
     """
     if r.mpmath is None and r.float64 is None:
         return None

@@ -95,12 +95,6 @@ def fixed(x, decimals: int) -> str:
     -------
     str
         Fixed-point text, e.g. ``"0.0021"``; ``a+bj`` for a complex value.
-
-    Examples
-    --------
-    >>> import mpmath as mp
-    >>> fixed(mp.mpf("0.94204"), 4), fixed(mp.mpf("0.0322757"), 4), fixed(mp.mpf(-2.5), 0), fixed(mp.mpf(7), 2)
-    ('0.9420', '0.0323', '-2', '7.00')
     """
     if isinstance(x, mp.mpc):
         im = fixed(x.imag, decimals)
@@ -169,19 +163,6 @@ def make_table(result_id, grid, params=None, columns=None, ratio_to=None, layer=
         Bad ``digits``, ``decimals``, axes, links, ratio, labels or parameters (each case: :doc:`/notes/present/tables`).
     UnknownResultError
         An unknown result ID.
-
-    Examples
-    --------
-    The iid conformity is ``ρ = e^{v²}`` (Reid et al. 2023, Lemma 4.1):
-
-    >>> import math
-    >>> t = make_table("simrf.conformity.iid", [("v", ["1", "2"])], params={"d": "4"}, digits=10)
-    >>> [row[1] for row in t.rows]
-    ['2.718281828', '54.59815003']
-    >>> bool(abs(float(t.values[1][0]) - math.exp(4)) < 1e-12)
-    True
-    >>> make_table("simrf.conformity.iid", [("v", ["1", "2"])], params={"d": "4"}, decimals=3).rows
-    [['1', '2.718'], ['2', '54.598']]
     """
     r = get(result_id)
     extra = [get(a) for a in also]
@@ -421,11 +402,6 @@ def latex_escape(text: str) -> str:
     -------
     str
         The escaped text.
-
-    Examples
-    --------
-    >>> print(latex_escape("simrf.prf_mse: 50% & #2, x^2"))
-    simrf.prf\_mse: 50\% \& \#2, x\textasciicircum{}2
     """
     return "".join(_LATEX.get(ch, ch) for ch in text)
 
@@ -453,12 +429,6 @@ def render(t: Table, fmt: str = "text", label: str | None = None) -> str:
     ------
     ParameterError
         An unknown format.
-
-    Examples
-    --------
-    >>> print(render(Table(["v", "value"], [["1", "2.718"]], "demo"), "csv"))
-    v,value
-    1,2.718
     """
     if fmt == "csv":
         import csv

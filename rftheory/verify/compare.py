@@ -33,13 +33,6 @@ def digits_agree(a: Any, b: Any) -> float:
     -------
     float
         The digits; ``inf`` when ``a == b``.
-
-    Examples
-    --------
-    ``|1 − 1.001| / 1.001 ≈ 10⁻³``:
-
-    >>> round(digits_agree(1, "1.001"), 3)
-    3.0
     """
     a, b = mp.mpmathify(a), mp.mpmathify(b)
     diff = abs(a - b)
@@ -95,14 +88,6 @@ def judge(m: Measurement, zmax: float) -> Outcome:
     -------
     Outcome
         The verdict; a measurement that cannot be judged fails.
-
-    Examples
-    --------
-    >>> from rftheory.core import measure
-    >>> judge(measure.bound("demo", "x=1", "positive", 1, ">", 0), zmax=5.0).passed
-    True
-    >>> judge(measure.agreement("demo", "x=1", "route", 1, "1.001", 4), zmax=5.0).passed
-    False
     """
     base: dict[str, Any] = dict(result=m.result, point=m.point, check=m.check, detail=m.detail)
     try:

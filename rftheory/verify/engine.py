@@ -132,11 +132,6 @@ def format_point(p: dict[str, Any]) -> str:
     -------
     str
         ``"name=value, ..."`` (used in task keys and the outcome table).
-
-    Examples
-    --------
-    >>> format_point({"d": 4, "v": "1/2"})
-    'd=4, v=1/2'
     """
     return ", ".join(f"{k}={v}" for k, v in p.items())
 
@@ -441,16 +436,6 @@ def plan(mode: str = "quick", only: str = "", mc: bool = True) -> list[Task]:
     ------
     ValueError
         An unknown mode.
-
-    Examples
-    --------
-    The nine Monte Carlo points of ``simrf.conformity.iid`` in quick mode
-    share the bound ``Φ⁻¹(1 − α/(2·9)) = √2 erfinv(1 − α/9)``:
-
-    >>> import mpmath as mp
-    >>> mc = [t for t in plan("quick", "simrf.conformity.iid") if t.kind == "mc"]
-    >>> len(mc), bool(abs(mc[0].zmax - float(mp.sqrt(2) * mp.erfinv(1 - ALPHA / 9))) < 1e-9)
-    (9, True)
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}")

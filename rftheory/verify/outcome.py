@@ -69,14 +69,6 @@ class CrashGuard:
     refusals : tuple of (exception types, handler), optional
         ``handler(exc) -> Outcome`` for exceptions that are a verdict of their own (a layer refusing a point), tried in
         order before the crash.
-
-    Examples
-    --------
-    >>> out = []
-    >>> with CrashGuard(out, "r", "d=1", "mpmath") as g:
-    ...     1 / 0
-    >>> g.failed, out[0].verdict, out[0].detail
-    (True, 'FAIL', 'ZeroDivisionError: division by zero')
     """
 
     def __init__(self, out: list[Outcome], result: str, point: str, check: str, value: str = "",
