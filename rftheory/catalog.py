@@ -1,10 +1,4 @@
-"""The catalogue: every registered result, loaded on first lookup.
-
-:mod:`rftheory.core.registry` defines :class:`~rftheory.core.registry.Result` and
-``register`` and knows no paper; this module imports the paper packages
-(:mod:`rftheory.papers`) the first time a result is looked up, so the import
-graph has no cycle: papers -> registry, catalog -> registry and papers.
-"""
+"""The catalogue: every registered result, loaded on first lookup (notes: :doc:`/notes/top/catalog`)."""
 
 from __future__ import annotations
 

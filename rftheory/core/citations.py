@@ -1,10 +1,4 @@
-"""The source papers as bibliographic citations, in one place.
-
-Every result's ``source`` starts with its paper's short citation and title (``Reid et al. (2023), Simplex Random
-Features, Thm 3.2 (Eq. 11)``) and may name other papers later by author and year (``Reid et al. 2023, Thm 4.5``).
-Captions of ``rftheory table`` and ``rftheory show`` cite the paper in full (authors, year, title, venue).
-:func:`bibtex` gives each paper's BibTeX entry (``rftheory cite``) and :data:`SOFTWARE_KEY` rftheory's own.
-"""
+"""The source papers as bibliographic citations, in one place (notes: :doc:`/notes/core/citations`)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
 """Data files read before they are trusted: a regular file of bounded size, a ``.npy`` header checked first.
 
-A path a user names may be a device (``/dev/zero`` never ends), a FIFO, a directory, a sparse file claiming gigabytes,
-or text named ``.npy``; each is refused in one line before a byte of data is read (and a ``.npy`` file is never
-unpickled).  ``rftheory predict`` and ``rftheory attention`` read their inputs through these checks.
+Notes: :doc:`/notes/core/datafile`.
 """
 
 from __future__ import annotations

@@ -1,10 +1,4 @@
-"""Monte Carlo summaries: mean, standard error and its own reliability.
-
-A Monte Carlo evaluator of a result returns *replicates*: independent draws
-whose expectation is the result's exact value (for an MSE, the squared error
-of one estimator built from its own random matrix).  This module turns them
-into an :class:`MCEstimate` and a z-score; it never compares layers itself.
-"""
+"""Monte Carlo summaries: mean, standard error and its own reliability (notes: :doc:`/notes/core/montecarlo`)."""
 
 from __future__ import annotations
 

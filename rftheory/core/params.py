@@ -1,9 +1,4 @@
-"""Parameters of results: their domains, parsing and validation.
-
-Real parameters are kept *exact*: ``"0.1"`` becomes ``Fraction(1, 10)``, so the symbolic layer sees the rational 1/10
-and the mpmath layer rounds it once at its working precision.  A Python ``float`` is read through its shortest ``repr``
-(``0.1`` also means 1/10); pass a ``Fraction`` to mean a binary float exactly.
-"""
+"""Parameters of results: their domains, parsing and validation (notes: :doc:`/notes/core/params`)."""
 
 from __future__ import annotations
 
@@ -80,17 +75,8 @@ def to_fraction(name: str, value: Any) -> Fraction:
     raise ParameterError(name, f"expected a real number, got {type(value).__name__} {as_typed(value)}")
 
 
-def fmt_bound(b: Fraction | float | int) -> str:
-    """A domain bound as people write it: ``100000``, ``0.125``, ``1e-100``, ``2/3``.
-
-    Parameters
-    ----------
-    b : int, float or Fraction
-
-    Returns
-    -------
-    str
-    """
+def _fmt_bound(b: Fraction | float | int) -> str:
+    """A domain bound as people write it: ``100000``, ``0.125``, ``1e-100``, ``2/3``."""
     if type(b) is Fraction and b.denominator != 1:  # (a subclass may print itself, e.g. as "pi")
         short = repr(float(b))
         return short if Fraction(short) == b else f"{b.numerator}/{b.denominator}"
@@ -179,8 +165,8 @@ class Param:
             return self.doc
         lo = "(" if self.low_open else "["
         hi = ")" if self.high_open else "]"
-        low = "-inf" if self.low is None else fmt_bound(self.low)
-        high = "inf" if self.high is None else fmt_bound(self.high)
+        low = "-inf" if self.low is None else _fmt_bound(self.low)
+        high = "inf" if self.high is None else _fmt_bound(self.high)
         if self.low is None:
             lo = "("
         if self.high is None:
@@ -231,11 +217,11 @@ class Param:
         if self.low is not None:
             if x < self.low or (self.low_open and x == self.low):
                 op = ">" if self.low_open else ">="
-                raise ParameterError(name, f"must be {op} {fmt_bound(self.low)}, got {as_typed(value)}")
+                raise ParameterError(name, f"must be {op} {_fmt_bound(self.low)}, got {as_typed(value)}")
         if self.high is not None:
             if x > self.high or (self.high_open and x == self.high):
                 op = "<" if self.high_open else "<="
-                raise ParameterError(name, f"must be {op} {fmt_bound(self.high)}, got {as_typed(value)}")
+                raise ParameterError(name, f"must be {op} {_fmt_bound(self.high)}, got {as_typed(value)}")
         if self.check is not None:
             x = self.check(x)
         return x
@@ -346,7 +332,7 @@ class Param:
                 bad = (arr > edge) | ((arr == edge) & opened & exact)
             if bad.any():
                 op = ("<" if opened else "<=") if not is_low else (">" if opened else ">=")
-                refuse(bad, f"must be {op} {fmt_bound(bound)}")
+                refuse(bad, f"must be {op} {_fmt_bound(bound)}")
 
 
 class Point(dict[str, Any]):

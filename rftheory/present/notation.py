@@ -1,10 +1,4 @@
-"""The notation concordance: one estimator, each paper's symbols.
-
-The same estimator is counted differently by each paper: the SimRF paper's
-``m`` random vectors are the ORF paper's ``D`` and Sutherland & Schneider's
-``D = 2m`` features (sin/cos pairs).  :func:`translate` converts a size from
-one paper's convention to another's; :func:`table` prints the concordance.
-"""
+"""The notation concordance: one estimator, each paper's symbols (notes: :doc:`/notes/present/notation`)."""
 
 from __future__ import annotations
 

@@ -1,11 +1,4 @@
-"""Figures of exact values and predicted ratios (``rftheory plot``).
-
-The curves are the cells of :func:`rftheory.present.tables.make_table` (one row per
-x value, one column per series), so every plotted value is a proven (ball layer) or agreed mpmath
-value (or the float64 layer's, with ``layer="float64"``); :func:`series_data`
-returns them as arrays.  matplotlib (the ``plot`` extra) is imported only when
-a figure is drawn, with the Agg backend.
-"""
+"""Figures of exact values and predicted ratios (``rftheory plot``) (notes: :doc:`/notes/present/plot`)."""
 
 from __future__ import annotations
 
@@ -313,17 +306,7 @@ def check_output(path: str) -> str:
 
 
 def add_parser(subparsers, func):
-    """Add the ``plot`` subcommand, run by ``func`` (``rftheory.cli.commands.cmd_plot``), to ``rftheory``'s parser.
-
-    Parameters
-    ----------
-    subparsers, func
-        As in :func:`rftheory.present.tables.add_parser`.
-
-    Returns
-    -------
-    argparse.ArgumentParser
-    """
+    """Add the ``plot`` subcommand, run by ``func`` (``cmd_plot``), to ``rftheory``'s parser; return its parser."""
     import argparse
 
     from .helptext import EPILOGS, PARAM_HELP

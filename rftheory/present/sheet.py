@@ -111,13 +111,7 @@ def cmd_sheet(args) -> int:
 
 
 def add_parser(subparsers) -> None:
-    """Add the ``sheet`` subcommand to ``rftheory``.
-
-    Parameters
-    ----------
-    subparsers : argparse._SubParsersAction
-        The subcommands of the ``rftheory`` parser.
-    """
+    """Add the ``sheet`` subcommand to ``rftheory``'s parser."""
     import argparse
 
     from .helptext import EPILOGS

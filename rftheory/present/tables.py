@@ -1,10 +1,4 @@
-"""Tables of exact values and predicted ratios (``rftheory table``).
-
-Rows are the product of the ``grid`` axes, columns the values of one ``columns`` parameter (or a single value column).
-``ratio_to`` divides each cell by the cell with one parameter replaced (``coupling=iid`` by default when a bare coupling
-name is given).  Every cell is exact to the digits it shows (mpmath at ``digits + 10`` working digits), or a float64
-value when ``layer="float64"``; the table's caption says which.
-"""
+"""Tables of exact values and predicted ratios (``rftheory table``) (notes: :doc:`/notes/present/tables`)."""
 
 from __future__ import annotations
 
@@ -466,20 +460,7 @@ def render(t: Table, fmt: str = "text", label: str | None = None) -> str:
 
 
 def add_parser(subparsers, func):
-    """Add the ``table`` subcommand to ``rftheory``'s parser.
-
-    Parameters
-    ----------
-    subparsers : argparse._SubParsersAction
-        The subcommands of the ``rftheory`` parser.
-    func : callable
-        The command run with the parsed arguments (``rftheory.cli.commands.cmd_table``).
-
-    Returns
-    -------
-    argparse.ArgumentParser
-        The ``table`` parser.
-    """
+    """Add the ``table`` subcommand, run by ``func`` (``cmd_table``), to ``rftheory``'s parser; return its parser."""
     import argparse
 
     from .helptext import EPILOGS, PARAM_HELP

@@ -1,8 +1,6 @@
 """How two values are compared, and raw measurements judged (part of the verification layer).
 
-:mod:`rftheory.verify.engine` compares the layers of every result; this module holds the two comparisons it makes:
-:func:`digits_agree` (significant digits between two numbers) and :func:`judge` (the verdict on a result's own raw
-:class:`~rftheory.core.measure.Measurement`).  Both are re-exported by :mod:`rftheory.verify.engine`.
+Notes: :doc:`/notes/verify/compare`.
 """
 
 from __future__ import annotations

@@ -191,32 +191,16 @@ def exact_checks(r: Result, point: dict[str, Any]) -> list[Outcome]:
             out.append(Outcome(r.id, pt, "symbolic", short(ref), short(val), f"digits={min(dg, 99):.1f} (need {r.digits})",
                                dg >= r.digits))
     if r.float64 is not None:
-        out.append(float64_outcome(r, point, ref, pt))
+        out.append(_float64_outcome(r, point, ref, pt))
     from .ball_checks import ball_checks  # the proven enclosure against every layer
 
     out += ball_checks(r, point, pt, ref, route_values)
     return out
 
 
-def float64_outcome(r: Result, point: dict[str, Any], ref: Any, pt: str, check: str = "float64",
+def _float64_outcome(r: Result, point: dict[str, Any], ref: Any, pt: str, check: str = "float64",
                     refuse_ok: bool = False) -> Outcome:
-    """The float64 layer at ``point`` against the mpmath value ``ref``.
-
-    A ``RangeError`` passes when the exact value lies outside the float64 range or, with ``refuse_ok``, anywhere
-    (refusing is never wrong).
-
-    Parameters
-    ----------
-    r, point, ref, pt, check
-        The result checked, the point, its mpmath value (mpf or mpc), the point as shown, the check's name.
-    refuse_ok : bool, optional
-        Whether a ``RangeError`` passes anywhere.
-
-    Returns
-    -------
-    Outcome
-        Passed when the relative error is at most ``r.rtol64`` (absolute error where ``ref == 0``).
-    """
+    """The float64 layer against the mpmath ``ref`` (within ``r.rtol64``); a ``RangeError`` may pass (notes page)."""
     def refused(exc: BaseException) -> Outcome:
         mag = abs(ref)
         outside = mag != 0 and (mag > mp.mpf("1.7e308") or mag < mp.mpf("2.3e-308"))
@@ -329,7 +313,7 @@ def _domain_point(r: Result, point: dict[str, Any], pt: str, dps: int) -> list[O
             out.append(Outcome(r.id, pt, f"domain:route:{name}", short(ref), short(val),
                                f"digits={min(dg, 99):.1f} (need {dps})", ok))
     if r.float64 is not None:
-        out.append(float64_outcome(r, point, ref, pt, "domain:float64", refuse_ok=True))
+        out.append(_float64_outcome(r, point, ref, pt, "domain:float64", refuse_ok=True))
     return out
 
 

@@ -1,11 +1,4 @@
-"""One check's outcome: what a check measured and its verdict.
-
-Only the verification layer makes them (:func:`rftheory.verify.engine.judge` from a
-result's raw :mod:`rftheory.core.measure` measurements, and verify's own checks);
-a result's ``checks`` that returns an ``Outcome`` fails.  Kept in its own
-small module so that the report, the checkpoint file and the parallel
-executors share it without importing :mod:`rftheory.verify.engine`.
-"""
+"""One check's outcome: what a check measured and its verdict (notes: :doc:`/notes/verify/outcome`)."""
 
 from __future__ import annotations
 
