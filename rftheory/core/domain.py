@@ -1,7 +1,4 @@
-"""Random points of a result's *declared* domain, for sweeps and fuzzing.
-
-Design notes: :doc:`/notes/core/domain`.
-"""
+"""Random points of a result's *declared* domain, for sweeps and fuzzing (notes: :doc:`/notes/core/domain`)."""
 
 from __future__ import annotations
 

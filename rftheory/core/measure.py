@@ -1,7 +1,4 @@
-"""Raw measurements: what a result's own checks report, without a verdict.
-
-Design notes: :doc:`/notes/core/measure`.
-"""
+"""Raw measurements: what a result's own checks report, without a verdict (notes: :doc:`/notes/core/measure`)."""
 
 from __future__ import annotations
 

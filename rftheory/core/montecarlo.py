@@ -166,9 +166,7 @@ def z_threshold(alpha: float, k: int = 1) -> float:
 
 
 def spawn(seed: int | np.random.SeedSequence, key: str) -> np.random.Generator:
-    """A Generator for the named task, independent of task order and workers.
-
-    Notes: :doc:`/notes/core/montecarlo`.
+    """A Generator for the named task, independent of task order and workers (notes: :doc:`/notes/core/montecarlo`).
 
     Parameters
     ----------

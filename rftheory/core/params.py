@@ -228,9 +228,7 @@ class Param:
 
 
     def parse_array(self, values: npt.ArrayLike, where: str = "", hint: str = "") -> npt.NDArray[np.float64]:
-        """Check a whole array of values against the domain, in one vectorized pass.
-
-        Notes: :doc:`/notes/core/params`.
+        """Check a whole array of values against the domain, in one vectorized pass (notes: :doc:`/notes/core/params`).
 
         Parameters
         ----------
@@ -336,9 +334,7 @@ class Param:
 
 
 class Point(dict[str, Any]):
-    """A validated point of a result: its parameters, exact and complete.
-
-    Notes: :doc:`/notes/core/params`.
+    """A validated point of a result: its parameters, exact and complete (notes: :doc:`/notes/core/params`).
 
     Parameters
     ----------
@@ -416,9 +412,7 @@ def validate_params(
 
 
 def array_twin(on_arrays: Callable[[dict[str, Any]], None]) -> Callable[[CrossCheck], CrossCheck]:
-    """Give a cross-parameter check its vectorized twin (for ``Result.f64``).
-
-    Notes: :doc:`/notes/core/params`.
+    """Give a cross-parameter check its vectorized twin (for ``Result.f64``) (notes: :doc:`/notes/core/params`).
 
     Parameters
     ----------
@@ -459,9 +453,7 @@ def objects_only(check: CrossCheck) -> CrossCheck:
 
 
 def refuse_first(*cases: tuple[str, npt.ArrayLike, str | Callable[..., str]]) -> None:
-    """Raise the refusal of the first offending element of whole arrays, if any.
-
-    Notes: :doc:`/notes/core/params`.
+    """Raise the refusal of the first offending element of whole arrays, if any (notes: :doc:`/notes/core/params`).
 
     Parameters
     ----------

@@ -1,7 +1,4 @@
-"""Agreed digits: the precision strategy of the arbitrary-precision layer.
-
-Design notes: :doc:`/notes/core/precision`.
-"""
+"""Agreed digits: the precision strategy of the arbitrary-precision layer (notes: :doc:`/notes/core/precision`)."""
 
 from __future__ import annotations
 
@@ -182,9 +179,7 @@ def _rebuild_mpc(value: tuple[_RawMpf, _RawMpf], dps: int) -> ShownMpc:
 
 
 class ShownMpf(mp.mpf):  # type: ignore[misc]  # mpmath has no type stubs: its mpf is Any
-    """An ``mpf`` that prints its ``dps`` significant digits.
-
-    Notes: :doc:`/notes/core/precision`.
+    """An ``mpf`` that prints its ``dps`` significant digits (notes: :doc:`/notes/core/precision`).
 
     Attributes
     ----------

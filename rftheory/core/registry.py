@@ -1,7 +1,4 @@
-"""The registry of results: one :class:`Result` per result ID.
-
-Design notes: :doc:`/notes/core/registry`.
-"""
+"""The registry of results: one :class:`Result` per result ID (notes: :doc:`/notes/core/registry`)."""
 
 from __future__ import annotations
 

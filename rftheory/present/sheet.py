@@ -1,7 +1,4 @@
-"""The formula sheet, generated from the registry (``rftheory sheet``).
-
-Design notes: :doc:`/notes/present/sheet`.
-"""
+"""The formula sheet, generated from the registry (``rftheory sheet``) (notes: :doc:`/notes/present/sheet`)."""
 
 from __future__ import annotations
 

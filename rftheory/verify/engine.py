@@ -1,7 +1,4 @@
-"""The verification layer: the only place where layers are compared.
-
-Design notes: :doc:`/notes/verify/engine`.
-"""
+"""The verification layer: the only place where layers are compared (notes: :doc:`/notes/verify/engine`)."""
 
 from __future__ import annotations
 
@@ -145,9 +142,7 @@ def _point_text(p: dict[str, Any]) -> str:
 
 
 def exact_checks(r: Result, point: dict[str, Any]) -> list[Outcome]:
-    """Routes, symbolic form and float64 layer against the primary route.
-
-    Notes: :doc:`/notes/verify/engine`.
+    """Routes, symbolic form and float64 layer against the primary route (notes: :doc:`/notes/verify/engine`).
 
     Parameters
     ----------
@@ -403,9 +398,7 @@ def custom_checks(r: Result, mode: str, seed: int, zmax: float) -> list[Outcome]
 
 
 def plan(mode: str = "quick", only: str = "", mc: bool = True) -> list[Task]:
-    """The list of verification tasks for ``mode``, results starting with ``only``.
-
-    Notes: :doc:`/notes/verify/engine`.
+    """The list of verification tasks for ``mode``, results starting with ``only`` (notes: :doc:`/notes/verify/engine`).
 
     Parameters
     ----------

@@ -47,9 +47,7 @@ def _cut(s: str, w: int) -> str:
 
 
 def as_table(outcomes: list[Outcome], wide: bool = False, failures_only: bool = False) -> str:
-    """A fixed-width table of outcomes.
-
-    Notes: :doc:`/notes/verify/report`.
+    """A fixed-width table of outcomes (notes: :doc:`/notes/verify/report`).
 
     Parameters
     ----------
@@ -147,9 +145,7 @@ def closing(outcomes: list[Outcome], wide: bool = False) -> str:
 
 
 def point_object(text: str) -> dict[str, Any]:
-    """A point's text (``"d=4, v=1/2"``) as a JSON object.
-
-    Notes: :doc:`/notes/verify/report`.
+    """A point's text (``"d=4, v=1/2"``) as a JSON object (notes: :doc:`/notes/verify/report`).
 
     Parameters
     ----------

@@ -1,7 +1,4 @@
-"""Which verification tasks to start first: an estimated cost per task.
-
-Design notes: :doc:`/notes/verify/schedule`.
-"""
+"""Which verification tasks to start first: an estimated cost per task (notes: :doc:`/notes/verify/schedule`)."""
 
 from __future__ import annotations
 
