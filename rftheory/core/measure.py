@@ -105,9 +105,7 @@ def relative(result: str, point: str, check: str, value: Any, reference: Any, rt
 
 
 def bound(result: str, point: str, check: str, value: Any, relation: str, reference: Any) -> Measurement:
-    """Claim: ``value RELATION reference``.
-
-    The comparison is made on the numbers as given, so pass mpmath or rational values where rounding matters.
+    """Claim: ``value RELATION reference``, compared as given (pass mpmath or rationals where rounding matters).
 
     Parameters
     ----------
@@ -138,10 +136,7 @@ def bound(result: str, point: str, check: str, value: Any, relation: str, refere
 def zscore(result: str, point: str, check: str, estimate: MCEstimate, reference: Any, side: str = "two",
            skew_corrected: bool = False) -> Measurement:
     """Claim about a Monte Carlo mean (an :class:`~rftheory.core.montecarlo.MCEstimate`): it estimates ``reference``
-    (``side="two"``), or a quantity ``>=`` / ``<=`` it.
-
-    The z-score uses the conservative standard error ``estimate.se_used``; verify compares it with the run's Bonferroni
-    bound.
+    (``side="two"``), or a quantity ``>=`` / ``<=`` it; verify compares its z with the run's Bonferroni bound.
 
     Parameters
     ----------

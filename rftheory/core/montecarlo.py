@@ -138,9 +138,7 @@ def hall(z: float, lam: float) -> float:
 
 
 def z_threshold(alpha: float, k: int = 1) -> float:
-    """Two-sided z bound with Bonferroni correction over ``k`` tests.
-
-    A correct implementation exceeds it with probability at most ``alpha`` (normal approximation of the mean):
+    """Two-sided z bound, Bonferroni-corrected over ``k`` tests: exceeded with probability ``≤ alpha`` under the null.
 
     .. math:: z_{\\max} = \\Phi^{-1}\\Big(1 - \\frac{\\alpha}{2k}\\Big)
 

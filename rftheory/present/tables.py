@@ -23,10 +23,8 @@ class Table:
 
     Attributes
     ----------
-    header : list of str
-        Column titles.
-    rows : list of list of str
-        Cells, as shown.
+    header, rows : list of str, list of list of str
+        Column titles; the cells, as shown.
     caption : str
         What the cells are, their precision and the source.
     values : list of list
