@@ -27,8 +27,7 @@ def check_data_file(path: str, name: str = "DATA") -> None:
     Raises
     ------
     ParameterError
-        A missing file, a directory, a device (``/dev/zero``: endless), a FIFO (it may never end), or a file larger than
-        :data:`MAX_FILE_BYTES`.
+        A missing file, a directory, a device (``/dev/zero``), a FIFO, or a file above :data:`MAX_FILE_BYTES`.
     """
     import os
     import stat
@@ -61,8 +60,7 @@ def read_npy(path: str, name: str = "DATA") -> np.ndarray:
     Raises
     ------
     ParameterError
-        No NumPy header (e.g. text named ``.npy``), an empty file, a header whose shape needs more bytes than the file
-        has, a complex, object or other non-real dtype.
+        No NumPy header (e.g. text named ``.npy``), an empty or truncated file, a non-real dtype.
     """
     import os
 

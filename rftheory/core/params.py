@@ -244,8 +244,7 @@ class Param:
         Raises
         ------
         ParameterError
-            Naming this parameter, the first offending element (its index and value) and the domain, if an element is
-            not a finite number of the domain (a non-integer for an ``int`` parameter included) or ``check`` refuses it.
+            Naming this parameter, the domain and the first element (index, value) outside it or refused by ``check``.
         """
         import numpy as np
 
