@@ -1,7 +1,4 @@
-"""rftheory: the theory of random-feature kernel estimators, checkable.
-
-Design notes: :doc:`/notes/top/package`.
-"""
+"""rftheory: the theory of random-feature kernel estimators, checkable (notes: :doc:`/notes/top/package`)."""
 
 from . import features
 from ._version import __version__

@@ -1,10 +1,4 @@
-"""The catalogue: every registered result, loaded on first lookup.
-
-:mod:`rftheory.core.registry` defines :class:`~rftheory.core.registry.Result` and
-``register`` and knows no paper; this module imports the paper packages
-(:mod:`rftheory.papers`) the first time a result is looked up, so the import
-graph has no cycle: papers -> registry, catalog -> registry and papers.
-"""
+"""The catalogue: every registered result, loaded on first lookup (notes: :doc:`/notes/top/catalog`)."""
 
 from __future__ import annotations
 
@@ -35,13 +29,6 @@ def selects(prefix: str, result_id: str) -> bool:
     Returns
     -------
     bool
-
-    Examples
-    --------
-    >>> selects("attention", "performer.output_leading"), selects("perf", "performer.output_leading")
-    (True, True)
-    >>> selects("attention", "simrf.prf_mse")
-    False
     """
     return result_id.startswith(TOPICS.get(prefix, (prefix,)))
 
@@ -77,8 +64,6 @@ def results(prefix: str = "") -> list[Result]:
     --------
     >>> [r.id for r in results("simrf.conformity.")]
     ['simrf.conformity.angle', 'simrf.conformity.iid', 'simrf.conformity.orthogonal', 'simrf.conformity.simplex']
-    >>> [r.id for r in results("attention")]
-    ['performer.normaliser_rel_mse', 'performer.output_leading']
     """
     _load()
     return [REGISTRY[k] for k in sorted(REGISTRY) if selects(prefix, k)]

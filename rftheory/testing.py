@@ -34,12 +34,6 @@ def from_features(phi):
     -------
     callable
         ``estimator(x, y, rng) -> float``; ``x`` and ``y`` share one draw.
-
-    Examples
-    --------
-    >>> est = from_features(lambda X, rng: X)
-    >>> est(np.array([1.0, 2.0]), np.array([3.0, 4.0]), None)
-    11.0
     """
 
     def estimator(x, y, rng):
@@ -113,25 +107,6 @@ def assert_unbiased(estimator, kernel, *, pairs=None, d=None, n: int = N_DEFAULT
     AssertionError
         A pair whose mean differs from the kernel by more than the bound: the message names the geometry, the estimate
         ± standard error, and the smallest bias the check detects at this ``n`` (power 0.99).
-
-    Examples
-    --------
-    Random Fourier features with frequencies 10% too long are biased: a
-    bias of 0.04–0.06 at these pairs against a detectable 0.013–0.021:
-
-    >>> import math
-    >>> def rff(x, y, rng, scale=1.0):
-    ...     w = scale * rng.standard_normal((64, x.size))
-    ...     return float(np.mean(np.cos(w @ (x - y))))
-    >>> gauss = lambda x, y: math.exp(-np.sum((x - y) ** 2) / 2)
-    >>> assert_unbiased(rff, gauss, d=3, n=500)
-    >>> assert_unbiased(lambda x, y, rng: rff(x, y, rng, 1.1), gauss, d=3, n=500)  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    AssertionError: assert_unbiased: 6 of 9 checks fail (family-wise alpha=1e-06, Bonferroni bound |z| <= 5.31)
-      at axis |x|=0.5 |y|=0.5 angle=90deg: 0.741238 ± 0.0018 (n=500) vs 0.778801, z=-2...; detects |bias| >= 0.014
-    ...
-      power 0.99 at n=500: the checks detect |bias| from 0.013 to 0.021
     """
     P, gens = _setup(pairs, d, n, alpha, seed)
     est = _draws(estimator, P, gens)
@@ -164,26 +139,6 @@ def assert_mse_matches(estimator, mse, *, kernel=None, pairs=None, d=None, n: in
     AssertionError
         A pair whose mean squared error differs from ``mse`` by more than the bound; the message names the geometry and
         the detectable difference.
-
-    Examples
-    --------
-    Random-phase features ``ψ`` (D = 16) against ``sutherland.var_psi``; a map that uses each frequency twice has twice
-    the variance (a defect of +0.03 to +0.045; the checks detect 0.03–0.044 and fail with z ≈ 10):
-
-    >>> import math, rftheory
-    >>> var_psi = rftheory.get("sutherland.var_psi")
-    >>> mse = lambda x, y: var_psi.f64_scalar(D=16, z=float(np.linalg.norm(x - y)))
-    >>> def psi(x, y, rng, repeat=1):
-    ...     w = np.repeat(rng.standard_normal((16 // repeat, x.size)), repeat, axis=0)
-    ...     b = np.repeat(rng.uniform(0, 2 * math.pi, 16 // repeat), repeat)
-    ...     return float(2 * np.mean(np.cos(w @ x + b) * np.cos(w @ y + b)))
-    >>> assert_mse_matches(psi, mse, d=3, n=1000)
-    >>> assert_mse_matches(lambda x, y, rng: psi(x, y, rng, 2), mse, d=3, n=1000)  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    AssertionError: assert_mse_matches: 9 of 9 checks fail (family-wise alpha=1e-06, Bonferroni bound z <= 5.31)
-      at axis |x|=0.5 |y|=0.5 angle=0deg: 0.0636299 ± 0.0039 (n=500) vs 0.03125, z=+1...; detects ...
-    ...
     """
     P, gens = _setup(pairs, d, n, alpha, seed)
     est = _draws(estimator, P, gens)
@@ -222,23 +177,6 @@ def assert_haar(sampler, d: int, *, n: int = N_DEFAULT, alpha: float = 1e-6, see
     AssertionError
         A matrix that is not orthogonal, or a moment off its Haar value: the message names the frame and the vectors,
         and the detectable effect.
-
-    Examples
-    --------
-    ``numpy.linalg.qr`` of a Gaussian matrix without the sign fix is not Haar: ``Q₁₁ = −|a₁₁|/‖a₁‖ < 0`` always, a mean
-    of ``−0.42`` at ``d = 4`` against a detectable ``0.09``:
-
-    >>> qr = lambda rng: np.linalg.qr(rng.standard_normal((4, 4)))[0]
-    >>> def qr_fixed(rng):
-    ...     q, r = np.linalg.qr(rng.standard_normal((4, 4)))
-    ...     return q * np.sign(np.diag(r))
-    >>> assert_haar(qr_fixed, 4, n=500)
-    >>> assert_haar(qr, 4, n=500)  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    AssertionError: assert_haar: 8 of 36 checks fail (family-wise alpha=1e-06, Bonferroni bound |z| <= 5.55)
-      at axis: E (e1'Q e1)^1: -0.412571 ± 0.012 (n=500) vs 0, z=-4...; detects |moment difference| >= 0.091
-    ...
     """
     if isinstance(d, bool) or not isinstance(d, int) or d < 2:
         raise ParameterError("d", f"must be an integer >= 2, got {as_typed(d)}")
@@ -293,15 +231,6 @@ def assert_sampler(f, d: int, m: int, **kwargs) -> None:
     ------
     AssertionError
         The verdict and every failing row with its detail.
-
-    Examples
-    --------
-    >>> from rftheory.audit.known_bad import orthogonal_signfix, chi1_norms
-    >>> assert_sampler(orthogonal_signfix, 4, 4, n=200, estimator="rff")
-    >>> assert_sampler(chi1_norms, 4, 4, n=200, estimator="rff")  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    AssertionError: FAIL: ...
     """
     from .audit import sampler
 
@@ -338,12 +267,6 @@ def audit_plan(d: int, m: int, *, estimator: str = "both", law: str = "gaussian"
     -------
     list of str
         ``"check @ geometry"``, the data-dependent parts generic (``coupling: E cos``, ``MSE: RFF``, ``worst entry``).
-
-    Examples
-    --------
-    >>> plan = audit_plan(4, 4, estimator="rff")
-    >>> len(plan), plan[0], plan[-1]
-    (52, 'marginals: E log(1+W_ij^2) = 0.5335 (Gaussian tails) @ -', 'MSE: RFF @ random 1 |x|=0.7 |y|=0.4 angle=120deg')
     """
     from itertools import combinations
 
@@ -470,17 +393,6 @@ def parametrize_audit(f, d: int, m: int, *, expected_failures=None, tags=None, *
     pytest.MarkDecorator
         Parametrizes the argument ``audit_row`` (an :class:`AuditItem`, read like a :class:`rftheory.audit.report.Row`);
         the test body is ``assert audit_row.passed, audit_row.detail``.
-
-    Examples
-    --------
-    ::
-
-        from rftheory.testing import parametrize_audit
-
-        @parametrize_audit(my_orf, 16, 16, tags={"coupling": "orthogonal"},
-                           expected_failures={"signs: P(W_ij > 0) = 1/2": "known: QR sign, issue 12"})
-        def test_my_orf(audit_row):
-            assert audit_row.passed, audit_row.detail
     """
     import pytest
 

@@ -85,6 +85,8 @@ def _is_adapter(where: str, fn) -> bool:
     args = tuple(a.arg for a in fn.args.args)
     if fn.name.startswith("cmd_") and args == ("args",):  # a CLI handler: its subcommand's --help documents it
         return True
+    if fn.name == "add_parser" and args[:1] == ("subparsers",):  # a subcommand's parser: its --help documents it
+        return True
     if where.startswith(("rftheory/audit/gallery.py", "rftheory/audit/known_bad.py")):  # a sampler as the audit calls it: f(d, m, rng)
         return args == ("d", "m", "rng")
     return where.startswith("rftheory/papers/") and (args[:1] == ("p",) or args in ADAPTER_ARGS)

@@ -1,10 +1,4 @@
-"""The source papers as bibliographic citations, in one place.
-
-Every result's ``source`` starts with its paper's short citation and title (``Reid et al. (2023), Simplex Random
-Features, Thm 3.2 (Eq. 11)``) and may name other papers later by author and year (``Reid et al. 2023, Thm 4.5``).
-Captions of ``rftheory table`` and ``rftheory show`` cite the paper in full (authors, year, title, venue).
-:func:`bibtex` gives each paper's BibTeX entry (``rftheory cite``) and :data:`SOFTWARE_KEY` rftheory's own.
-"""
+"""The source papers as bibliographic citations, in one place (notes: :doc:`/notes/core/citations`)."""
 
 from __future__ import annotations
 
@@ -108,11 +102,6 @@ def paper_of(source: str) -> Paper | None:
     -------
     Paper or None
         ``None`` when no known paper is named.
-
-    Examples
-    --------
-    >>> paper_of("Yu et al. (2016), Orthogonal Random Features, Lemma 1").venue
-    'NeurIPS 2016'
     """
     hit = _first(source)
     return hit[0] if hit else None
@@ -131,13 +120,6 @@ def cite(source: str, full: bool = False) -> str:
     str
         The paper with its title and venue, then the rest of ``source``; ``source`` unchanged when it names no known
         paper.
-
-    Examples
-    --------
-    >>> cite("Reid et al. (2023), Simplex Random Features, Thm 3.2 (Eq. 11)")
-    'Reid et al. (2023), Simplex Random Features, ICML 2023, Thm 3.2 (Eq. 11)'
-    >>> cite("Yu et al. (2016), Orthogonal Random Features, Lemma 1", full=True)
-    'Felix X. Yu, Ananda Theertha Suresh, Krzysztof Choromanski, Daniel Holtmann-Rice, Sanjiv Kumar (2016). Orthogonal Random Features. NeurIPS 2016, Lemma 1'
     """
     hit = _first(source)
     if hit is None:
@@ -160,12 +142,6 @@ def papers_of(source: str) -> list[Paper]:
     -------
     list of Paper
         The papers (empty when none is named).
-
-    Examples
-    --------
-    >>> [p.key for p in papers_of("Choromanski et al. (2022), Hybrid Random Features, Lemma 2.2; "
-    ...                           "orthogonal: Reid et al. 2023, Thm 3.2")]
-    ['choromanski2022hybrid', 'reid2023simplex']
     """
     found = sorted((m.start(), k) for k, rx in _PATTERNS.items() for m in rx.finditer(source))
     out: list[Paper] = []
@@ -187,11 +163,6 @@ def lookup(name: str) -> Paper | None:
     -------
     Paper or None
         ``None`` when nothing matches.
-
-    Examples
-    --------
-    >>> lookup("orf").key, lookup("reid2023simplex").year
-    ('yu2016orthogonal', 2023)
     """
     name = name.strip()
     for package, p in PAPERS.items():
@@ -223,19 +194,6 @@ def bibtex(paper: Paper) -> str:
     -------
     str
         An ``@inproceedings`` (conference papers) or ``@misc`` (preprints) entry keyed by ``paper.key``.
-
-    Examples
-    --------
-    >>> print(bibtex(PAPERS["sutherland"]))
-    @inproceedings{sutherland2015error,
-      author = {Sutherland, Dougal J. and Schneider, Jeff},
-      title = {{On the Error of Random Fourier Features}},
-      booktitle = {Conference on Uncertainty in Artificial Intelligence (UAI)},
-      year = {2015},
-      eprint = {1506.02785},
-      archivePrefix = {arXiv},
-      url = {https://arxiv.org/abs/1506.02785},
-    }
     """
     fields = [("author", "{" + _bib_authors(paper.authors) + "}"), ("title", "{" + _bib_text(paper.title) + "}")]
     if paper.booktitle:
@@ -257,11 +215,6 @@ def software_bibtex() -> str:
     -------
     str
         A ``@misc`` entry keyed ``rftheory`` with the installed version.
-
-    Examples
-    --------
-    >>> software_bibtex().splitlines()[0]
-    '@misc{rftheory,'
     """
     from .._version import __version__
 

@@ -1,8 +1,6 @@
 """Data files read before they are trusted: a regular file of bounded size, a ``.npy`` header checked first.
 
-A path a user names may be a device (``/dev/zero`` never ends), a FIFO, a directory, a sparse file claiming gigabytes,
-or text named ``.npy``; each is refused in one line before a byte of data is read (and a ``.npy`` file is never
-unpickled).  ``rftheory predict`` and ``rftheory attention`` read their inputs through these checks.
+Notes: :doc:`/notes/core/datafile`.
 """
 
 from __future__ import annotations
@@ -29,15 +27,7 @@ def check_data_file(path: str, name: str = "DATA") -> None:
     Raises
     ------
     ParameterError
-        A missing file, a directory, a device (``/dev/zero``: endless), a FIFO (it may never end), or a file larger than
-        :data:`MAX_FILE_BYTES`.
-
-    Examples
-    --------
-    >>> check_data_file("/dev/zero")
-    Traceback (most recent call last):
-    ...
-    rftheory.core.errors.ParameterError: parameter 'DATA': '/dev/zero' is a device, not a regular file
+        A missing file, a directory, a device (``/dev/zero``), a FIFO, or a file above :data:`MAX_FILE_BYTES`.
     """
     import os
     import stat
@@ -70,8 +60,7 @@ def read_npy(path: str, name: str = "DATA") -> np.ndarray:
     Raises
     ------
     ParameterError
-        No NumPy header (e.g. text named ``.npy``), an empty file, a header whose shape needs more bytes than the file
-        has, a complex, object or other non-real dtype.
+        No NumPy header (e.g. text named ``.npy``), an empty or truncated file, a non-real dtype.
     """
     import os
 

@@ -1,7 +1,4 @@
-"""Random points of a result's *declared* domain, for sweeps and fuzzing.
-
-Design notes: :doc:`/notes/core/domain`.
-"""
+"""Random points of a result's *declared* domain, for sweeps and fuzzing (notes: :doc:`/notes/core/domain`)."""
 
 from __future__ import annotations
 
@@ -90,15 +87,6 @@ def random_point(result: Result, rng: np.random.Generator, tries: int = 200, reg
     ------
     RuntimeError
         No valid point in ``tries`` draws (a domain declared too loosely).
-
-    Examples
-    --------
-    ``simrf.conformity.iid`` declares ``2 ≤ d ≤ 10⁵`` and ``0 ≤ v ≤ 40``:
-
-    >>> import numpy as np, rftheory
-    >>> pt = random_point(rftheory.get("simrf.conformity.iid"), np.random.default_rng(0))
-    >>> sorted(pt), 2 <= pt["d"] <= 10**5 and 0 <= pt["v"] <= 40
-    (['d', 'v'], True)
     """
     last: Exception | None = None
     for _ in range(tries):

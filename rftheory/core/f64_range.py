@@ -55,15 +55,6 @@ def guard_f64(result_id: str, values: _V, mpmath_at: Callable[[tuple[Any, ...]],
     ------
     RangeError
         Where an element is NaN, infinite or subnormal, or ``0.0`` for a value that is not exactly zero.
-
-    Examples
-    --------
-    >>> guard_f64("x.y", np.array([1.0, 2.5e-300]), None).tolist()
-    [1.0, 2.5e-300]
-    >>> guard_f64("x.y", np.array([1.0, 5e-321]), None)
-    Traceback (most recent call last):
-    ...
-    rftheory.core.errors.RangeError: x.y: the float64 value 5e-321 is below the normal float64 range (subnormal: it has lost digits); use layer='mpmath' (rftheory eval x.y --layer mpmath)
     """
     arr = np.asarray(values)
     if arr.dtype.kind not in "fc":  # integers, objects: nothing float64 could have lost

@@ -1,8 +1,6 @@
 """Modules imported on first use, so that ``import rftheory`` and the command line start fast.
 
-sympy (~0.35 s) and scipy.special (~0.25 s) are needed only when a symbolic layer or a float64 evaluator actually runs;
-``rftheory list`` and ``--help`` never do.  ``sp = lazy("sympy")`` at the top of a module keeps the code below unchanged
-(``sp.Rational(1, 2)``): the first attribute access imports the real module, later ones go straight to it.
+Notes: :doc:`/notes/core/lazy`.
 """
 
 from __future__ import annotations
@@ -45,11 +43,5 @@ def lazy(name: str) -> Any:
     -------
     object
         Attribute access behaves as on the module.
-
-    Examples
-    --------
-    >>> sp = lazy("fractions")
-    >>> sp.Fraction(1, 3) + sp.Fraction(1, 6)
-    Fraction(1, 2)
     """
     return _LazyModule(name)

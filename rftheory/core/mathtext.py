@@ -220,14 +220,5 @@ def unicode_math(latex: str) -> str:
         fraction itself when a factor or a script follows it: ``(a/b)c``, never ``a/bc``), roots as ``√``, scripts as
         Unicode super- and subscripts where every character has one (else ``^(…)``), Greek letters, ``𝔼``, ``‖x‖``,
         ``ᵀ``.
-
-    Examples
-    --------
-    >>> unicode_math(r"\rho_{\mathrm{iid}}=e^{v^2}")
-    'ρ_(iid)=e^(v²)'
-    >>> unicode_math(r"\mathbb E\|x\|^2 = \frac{d}{2}\sqrt{\pi},\ \tfrac12 \le {}_1F_1(d;\tfrac d2;-x)")
-    '𝔼‖x‖²=(d/2)√π, ½≤₁F₁(d;d/2;−x)'
-    >>> unicode_math(r"\frac{e^{2v^2}-e^{v^2}}{m}")
-    '(e^(2v²)−e^(v²))/m'
     """
     return _Reader(latex).sequence().strip()

@@ -1,7 +1,4 @@
-"""Raw measurements: what a result's own checks report, without a verdict.
-
-Design notes: :doc:`/notes/core/measure`.
-"""
+"""Raw measurements: what a result's own checks report, without a verdict (notes: :doc:`/notes/core/measure`)."""
 
 from __future__ import annotations
 
@@ -83,11 +80,6 @@ def agreement(result: str, point: str, check: str, value: Any, reference: Any, d
     -------
     Measurement
         Of kind ``"digits"``, with ``need = digits``.
-
-    Examples
-    --------
-    >>> agreement("demo", "x=1", "route", 0.333, 1 / 3, 3).need
-    3.0
     """
     return Measurement(result, point, check, "digits", value, reference, need=float(digits))
 
@@ -113,9 +105,7 @@ def relative(result: str, point: str, check: str, value: Any, reference: Any, rt
 
 
 def bound(result: str, point: str, check: str, value: Any, relation: str, reference: Any) -> Measurement:
-    """Claim: ``value RELATION reference``.
-
-    The comparison is made on the numbers as given, so pass mpmath or rational values where rounding matters.
+    """Claim: ``value RELATION reference``, compared as given (pass mpmath or rationals where rounding matters).
 
     Parameters
     ----------
@@ -146,10 +136,7 @@ def bound(result: str, point: str, check: str, value: Any, relation: str, refere
 def zscore(result: str, point: str, check: str, estimate: MCEstimate, reference: Any, side: str = "two",
            skew_corrected: bool = False) -> Measurement:
     """Claim about a Monte Carlo mean (an :class:`~rftheory.core.montecarlo.MCEstimate`): it estimates ``reference``
-    (``side="two"``), or a quantity ``>=`` / ``<=`` it.
-
-    The z-score uses the conservative standard error ``estimate.se_used``; verify compares it with the run's Bonferroni
-    bound.
+    (``side="two"``), or a quantity ``>=`` / ``<=`` it; verify compares its z with the run's Bonferroni bound.
 
     Parameters
     ----------
@@ -212,11 +199,6 @@ def failure(result: str, point: str, check: str, exc: BaseException | str) -> Me
     -------
     Measurement
         Of kind ``"error"``, with ``detail`` ``"Type: message"``.
-
-    Examples
-    --------
-    >>> failure("demo", "x=1", "route", ZeroDivisionError("division by zero")).detail
-    'ZeroDivisionError: division by zero'
     """
     text = exc if isinstance(exc, str) else f"{type(exc).__name__}: {exc}"
     return Measurement(result, point, check, "error", detail=text)

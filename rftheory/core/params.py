@@ -1,9 +1,4 @@
-"""Parameters of results: their domains, parsing and validation.
-
-Real parameters are kept *exact*: ``"0.1"`` becomes ``Fraction(1, 10)``, so the symbolic layer sees the rational 1/10
-and the mpmath layer rounds it once at its working precision.  A Python ``float`` is read through its shortest ``repr``
-(``0.1`` also means 1/10); pass a ``Fraction`` to mean a binary float exactly.
-"""
+"""Parameters of results: their domains, parsing and validation (notes: :doc:`/notes/core/params`)."""
 
 from __future__ import annotations
 
@@ -80,23 +75,8 @@ def to_fraction(name: str, value: Any) -> Fraction:
     raise ParameterError(name, f"expected a real number, got {type(value).__name__} {as_typed(value)}")
 
 
-def fmt_bound(b: Fraction | float | int) -> str:
-    """A domain bound as people write it: ``100000``, ``0.125``, ``1e-100``, ``2/3``.
-
-    Parameters
-    ----------
-    b : int, float or Fraction
-
-    Returns
-    -------
-    str
-
-    Examples
-    --------
-    >>> from fractions import Fraction
-    >>> fmt_bound(Fraction(1, 8)), fmt_bound(Fraction(2, 3)), fmt_bound(1e5)
-    ('0.125', '2/3', '100000')
-    """
+def _fmt_bound(b: Fraction | float | int) -> str:
+    """A domain bound as people write it: ``100000``, ``0.125``, ``1e-100``, ``2/3``."""
     if type(b) is Fraction and b.denominator != 1:  # (a subclass may print itself, e.g. as "pi")
         short = repr(float(b))
         return short if Fraction(short) == b else f"{b.numerator}/{b.denominator}"
@@ -185,8 +165,8 @@ class Param:
             return self.doc
         lo = "(" if self.low_open else "["
         hi = ")" if self.high_open else "]"
-        low = "-inf" if self.low is None else fmt_bound(self.low)
-        high = "inf" if self.high is None else fmt_bound(self.high)
+        low = "-inf" if self.low is None else _fmt_bound(self.low)
+        high = "inf" if self.high is None else _fmt_bound(self.high)
         if self.low is None:
             lo = "("
         if self.high is None:
@@ -237,20 +217,18 @@ class Param:
         if self.low is not None:
             if x < self.low or (self.low_open and x == self.low):
                 op = ">" if self.low_open else ">="
-                raise ParameterError(name, f"must be {op} {fmt_bound(self.low)}, got {as_typed(value)}")
+                raise ParameterError(name, f"must be {op} {_fmt_bound(self.low)}, got {as_typed(value)}")
         if self.high is not None:
             if x > self.high or (self.high_open and x == self.high):
                 op = "<" if self.high_open else "<="
-                raise ParameterError(name, f"must be {op} {fmt_bound(self.high)}, got {as_typed(value)}")
+                raise ParameterError(name, f"must be {op} {_fmt_bound(self.high)}, got {as_typed(value)}")
         if self.check is not None:
             x = self.check(x)
         return x
 
 
     def parse_array(self, values: npt.ArrayLike, where: str = "", hint: str = "") -> npt.NDArray[np.float64]:
-        """Check a whole array of values against the domain, in one vectorized pass.
-
-        Notes: :doc:`/notes/core/params`.
+        """Check a whole array of values against the domain, in one vectorized pass (notes: :doc:`/notes/core/params`).
 
         Parameters
         ----------
@@ -266,15 +244,7 @@ class Param:
         Raises
         ------
         ParameterError
-            Naming this parameter, the first offending element (its index and value) and the domain, if an element is
-            not a finite number of the domain (a non-integer for an ``int`` parameter included) or ``check`` refuses it.
-
-        Examples
-        --------
-        >>> Param("v", "real", low=0, high=40).parse_array([0.5, 41.0])
-        Traceback (most recent call last):
-        ...
-        rftheory.core.errors.ParameterError: parameter 'v': must be <= 40, got 41.0 (element 1 of the array; real in [0, 40])
+            Naming this parameter, the domain and the first element (index, value) outside it or refused by ``check``.
         """
         import numpy as np
 
@@ -359,13 +329,11 @@ class Param:
                 bad = (arr > edge) | ((arr == edge) & opened & exact)
             if bad.any():
                 op = ("<" if opened else "<=") if not is_low else (">" if opened else ">=")
-                refuse(bad, f"must be {op} {fmt_bound(bound)}")
+                refuse(bad, f"must be {op} {_fmt_bound(bound)}")
 
 
 class Point(dict[str, Any]):
-    """A validated point of a result: its parameters, exact and complete.
-
-    Notes: :doc:`/notes/core/params`.
+    """A validated point of a result: its parameters, exact and complete (notes: :doc:`/notes/core/params`).
 
     Parameters
     ----------
@@ -443,9 +411,7 @@ def validate_params(
 
 
 def array_twin(on_arrays: Callable[[dict[str, Any]], None]) -> Callable[[CrossCheck], CrossCheck]:
-    """Give a cross-parameter check its vectorized twin (for ``Result.f64``).
-
-    Notes: :doc:`/notes/core/params`.
+    """Give a cross-parameter check its vectorized twin (for ``Result.f64``) (notes: :doc:`/notes/core/params`).
 
     Parameters
     ----------
@@ -486,9 +452,7 @@ def objects_only(check: CrossCheck) -> CrossCheck:
 
 
 def refuse_first(*cases: tuple[str, npt.ArrayLike, str | Callable[..., str]]) -> None:
-    """Raise the refusal of the first offending element of whole arrays, if any.
-
-    Notes: :doc:`/notes/core/params`.
+    """Raise the refusal of the first offending element of whole arrays, if any (notes: :doc:`/notes/core/params`).
 
     Parameters
     ----------
@@ -500,14 +464,6 @@ def refuse_first(*cases: tuple[str, npt.ArrayLike, str | Callable[..., str]]) ->
     ------
     ParameterError
         Naming the parameter and the element (its index in the arrays); nothing when no element is refused.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> refuse_first(("z", np.array([False, True]), "must be <= 20"))
-    Traceback (most recent call last):
-    ...
-    rftheory.core.errors.ParameterError: parameter 'z': must be <= 20 (element 1 of the arrays)
     """
     import numpy as np
 

@@ -1,7 +1,4 @@
-"""Agreed digits: the precision strategy of the arbitrary-precision layer.
-
-Design notes: :doc:`/notes/core/precision`.
-"""
+"""Agreed digits: the precision strategy of the arbitrary-precision layer (notes: :doc:`/notes/core/precision`)."""
 
 from __future__ import annotations
 
@@ -41,15 +38,6 @@ def check_dps(dps: Any, name: str = "dps") -> int:
     ------
     ParameterError
         ``dps`` is not an integer in ``[DPS_MIN, DPS_MAX]``.
-
-    Examples
-    --------
-    >>> check_dps(30)
-    30
-    >>> check_dps(0)
-    Traceback (most recent call last):
-    ...
-    rftheory.core.errors.ParameterError: parameter 'dps': must be in [1, 100] significant digits, got 0
     """
     if isinstance(dps, bool) or not isinstance(dps, Integral):
         raise ParameterError(name, f"must be an integer in [{DPS_MIN}, {DPS_MAX}], got {as_typed(dps)}")
@@ -89,14 +77,6 @@ def agree(a: Any, b: Any, digits: int) -> bool:
     ------
     TypeError
         A value of another type.
-
-    Examples
-    --------
-    ``1.23456`` and ``1.23457`` differ by ``1e-5``, within ``1.23457·10⁻⁵`` but not within ``1.23457·10⁻⁶``:
-
-    >>> import mpmath as mp
-    >>> agree(mp.mpf("1.23456"), mp.mpf("1.23457"), 5), agree(mp.mpf("1.23456"), mp.mpf("1.23457"), 6)
-    (True, False)
     """
     for x, y in zip(_parts(a), _parts(b)):
         if not (mp.isfinite(x) and mp.isfinite(y)):
@@ -199,9 +179,7 @@ def _rebuild_mpc(value: tuple[_RawMpf, _RawMpf], dps: int) -> ShownMpc:
 
 
 class ShownMpf(mp.mpf):  # type: ignore[misc]  # mpmath has no type stubs: its mpf is Any
-    """An ``mpf`` that prints its ``dps`` significant digits.
-
-    Notes: :doc:`/notes/core/precision`.
+    """An ``mpf`` that prints its ``dps`` significant digits (notes: :doc:`/notes/core/precision`).
 
     Attributes
     ----------
@@ -272,17 +250,6 @@ def shown(x: Any, dps: int) -> Any:
     -------
     ShownMpf or ShownMpc
         ``x`` itself when it is neither an ``mpf`` nor an ``mpc``.
-
-    Examples
-    --------
-    >>> import mpmath as mp
-    >>> with mp.workdps(50):
-    ...     x = shown(+mp.pi, 40)
-    >>> x
-    mpf('3.141592653589793238462643383279502884197')
-    >>> print(x), float(x) == float(mp.pi), type(x + 1).__name__
-    3.141592653589793238462643383279502884197
-    (None, True, 'mpf')
     """
     if isinstance(x, mp.mpf):
         return ShownMpf._make(x._mpf_, dps)

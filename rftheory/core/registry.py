@@ -1,7 +1,4 @@
-"""The registry of results: one :class:`Result` per result ID.
-
-Design notes: :doc:`/notes/core/registry`.
-"""
+"""The registry of results: one :class:`Result` per result ID (notes: :doc:`/notes/core/registry`)."""
 
 from __future__ import annotations
 
@@ -239,20 +236,6 @@ class Result:
         ------
         PrecisionError
             If no two working precisions agree to the digits within the precision budget.
-
-        Examples
-        --------
-        >>> import mpmath
-        >>> from rftheory import get
-        >>> get("simrf.conformity.iid").exact(dps=20, d=4, v=1)
-        mpf('2.7182818284590452354')
-        >>> with mpmath.workdps(20):
-        ...     print(get("simrf.conformity.iid").exact(dps=20, d=4, v=1))
-        2.7182818284590452354
-        >>> get("simrf.conformity.iid").exact(20, d=4, v=1)
-        Traceback (most recent call last):
-        ...
-        TypeError: Result.exact() takes 1 positional argument but 2 were given
         """
         if "certify" in given:  # the former name of ``not once``
             import warnings

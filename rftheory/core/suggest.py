@@ -37,9 +37,7 @@ def edit_distance(a: str, b: str) -> int:
 
 
 def suggest(name: str, known: Iterable[str], limit: int = MAX_SUGGESTIONS) -> list[str]:
-    """The known names closest to ``name``, best first (at most ``limit``).
-
-    Notes: :doc:`/notes/core/suggest`.
+    """The known names closest to ``name``, best first (at most ``limit``) (notes: :doc:`/notes/core/suggest`).
 
     Parameters
     ----------

@@ -1,10 +1,6 @@
 """The example point of a result's ready ``rftheory eval`` line: instructive, inside its domain.
 
-The first point of a verification grid is chosen to be cheap and is often
-degenerate (``d = 2``, ``m = 2``, ``v = 0.05``: values near the kernel's
-limit).  The example moves it towards a moderate setting -- dimension 8,
-as many features as dimensions, unit scale -- one parameter at a time,
-keeping each move only if the result's validator accepts the point.
+Notes: :doc:`/notes/present/examples`.
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
 """Help texts of the ``rftheory`` command: each subcommand's examples and exit status.
 
-Kept apart from :mod:`rftheory.cli.commands` (which parses and runs) so that the
-parser stays short; ``build_parser`` passes ``EPILOGS[name]`` as each
-subcommand's epilog.
+Notes: :doc:`/notes/present/helptext`.
 """
 
 __all__ = ["EPILOGS", "PARAM_HELP", "MAIN_EPILOG"]

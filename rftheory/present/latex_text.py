@@ -108,11 +108,6 @@ def text_to_latex(text: str) -> str:
     -------
     str
         LaTeX source that pdflatex compiles.
-
-    Examples
-    --------
-    >>> print(text_to_latex("E||x||^2 = s^2, d <= 16, ω ∈ ℝ^d, 50% of x_i"))
-    E$\\|$x$\\|$\\textsuperscript{2} = s\\textsuperscript{2}, d $\\le$ 16, $\\omega$ $\\in$ $\\mathbb{R}$\\textsuperscript{d}, 50\\% of x\\_i
     """
     out, pos = [], 0
     for m in _TEXT_MATH.finditer(text):

@@ -1,18 +1,4 @@
-"""The notation concordance: one estimator, each paper's symbols.
-
-The same estimator is counted differently by each paper: the SimRF paper's
-``m`` random vectors are the ORF paper's ``D`` and Sutherland & Schneider's
-``D = 2m`` features (sin/cos pairs).  :func:`translate` converts a size from
-one paper's convention to another's; :func:`table` prints the concordance.
-
-Examples
---------
->>> from rftheory.present import notation
->>> notation.translate("rff", 64, "sutherland", "simrf")   # D = 64 features -> m = 32 vectors
-32
->>> notation.translate("rff", 32, "simrf", "orf")
-32
-"""
+"""The notation concordance: one estimator, each paper's symbols (notes: :doc:`/notes/present/notation`)."""
 
 from __future__ import annotations
 
@@ -99,14 +85,6 @@ def in_paper(estimator: str, paper: str) -> Convention:
     ------
     ParameterError
         An unknown estimator or paper, or a paper without that estimator.
-
-    Examples
-    --------
-    Sutherland & Schneider count sin and cos features separately:
-
-    >>> c = in_paper("rff", "sutherland")
-    >>> c.name, c.symbol, c.per_vector
-    ('phi', 'D', 2)
     """
     return _conv(estimator, paper)
 
@@ -132,11 +110,6 @@ def translate(estimator: str, size: int, from_paper: str, to_paper: str) -> int:
     ------
     ParameterError
         An unknown estimator or paper, or a size that is not a whole number of random vectors (an odd ``D`` for φ).
-
-    Examples
-    --------
-    >>> translate("rff", 16, "simrf", "sutherland")   # m = 16 vectors -> D = 32 features
-    32
     """
     a, b = _conv(estimator, from_paper), _conv(estimator, to_paper)
     if isinstance(size, bool) or int(size) != size or size < 1:
@@ -164,11 +137,6 @@ def table(fmt: str = "markdown") -> str:
     ------
     ParameterError
         ``fmt`` is neither ``markdown`` nor ``text``.
-
-    Examples
-    --------
-    >>> print(table("text").splitlines()[0])
-    estimator ; SimRF (Reid et al. 2023) ; HRF (Choromanski et al. 2022) ; ORF (Yu et al. 2016) ; Sutherland & Schneider 2015
     """
     papers = list(PAPERS)
     head = ["estimator"] + [PAPERS[p][1] for p in papers]

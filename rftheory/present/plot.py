@@ -1,11 +1,4 @@
-"""Figures of exact values and predicted ratios (``rftheory plot``).
-
-The curves are the cells of :func:`rftheory.present.tables.make_table` (one row per
-x value, one column per series), so every plotted value is a proven (ball layer) or agreed mpmath
-value (or the float64 layer's, with ``layer="float64"``); :func:`series_data`
-returns them as arrays.  matplotlib (the ``plot`` extra) is imported only when
-a figure is drawn, with the Agg backend.
-"""
+"""Figures of exact values and predicted ratios (``rftheory plot``) (notes: :doc:`/notes/present/plot`)."""
 
 from __future__ import annotations
 
@@ -71,15 +64,6 @@ def parse_axis(spec: str, result_id: str | None = None) -> tuple[str, list[str]]
     ------
     ParameterError
         No ``=``, no values, or a bad ``lo:hi:n`` (``0 < lo < hi``, ``2 <= n <= MAX_POINTS``).
-
-    Examples
-    --------
-    >>> parse_axis("v=0.5,1,2")
-    ('v', ['0.5', '1', '2'])
-    >>> parse_axis("v=1:100:3")
-    ('v', ['1', '10', '100'])
-    >>> parse_axis("d=2:64:8", "simrf.prf_mse")
-    ('d', ['2', '3', '5', '9', '14', '24', '39', '64'])
     """
     if "=" not in spec:
         raise ParameterError("x", f"expected NAME=V1,V2,... or NAME=lo:hi:n, got {as_typed(spec)}")
@@ -145,12 +129,6 @@ def series_data(result_id, x, params=None, series=None, ratio_to=None, links=Non
         A bad axis, parameter, ratio or layer; a non-numeric x axis; complex values.
     UnknownResultError
         An unknown result ID.
-
-    Examples
-    --------
-    >>> data = series_data("simrf.conformity.iid", "v=1,2", params={"d": "4"})
-    >>> bool(np.allclose(data.y[0], np.exp([1.0, 4.0]), rtol=1e-15))
-    True
     """
     from .tables import make_table
 
@@ -320,11 +298,6 @@ def check_output(path: str) -> str:
     -------
     str
         ``"png"``, ``"pdf"`` or ``"svg"`` (any other suffix: ParameterError).
-
-    Examples
-    --------
-    >>> check_output("fig6.PDF")
-    'pdf'
     """
     fmt = path.rsplit(".", 1)[-1].lower() if "." in path else ""
     if fmt not in FORMATS:
@@ -333,17 +306,7 @@ def check_output(path: str) -> str:
 
 
 def add_parser(subparsers, func):
-    """Add the ``plot`` subcommand, run by ``func`` (``rftheory.cli.commands.cmd_plot``), to ``rftheory``'s parser.
-
-    Parameters
-    ----------
-    subparsers, func
-        As in :func:`rftheory.present.tables.add_parser`.
-
-    Returns
-    -------
-    argparse.ArgumentParser
-    """
+    """Add the ``plot`` subcommand, run by ``func`` (``cmd_plot``), to ``rftheory``'s parser; return its parser."""
     import argparse
 
     from .helptext import EPILOGS, PARAM_HELP

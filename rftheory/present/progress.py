@@ -10,9 +10,7 @@ __all__ = ["Progress"]
 
 
 class Progress:
-    """A one-line progress bar on a terminal (stderr); silent otherwise.
-
-    Notes: :doc:`/notes/present/progress`.
+    """A one-line progress bar on a terminal (stderr); silent otherwise (notes: :doc:`/notes/present/progress`).
 
     Parameters
     ----------

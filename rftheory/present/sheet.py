@@ -1,7 +1,4 @@
-"""The formula sheet, generated from the registry (``rftheory sheet``).
-
-Design notes: :doc:`/notes/present/sheet`.
-"""
+"""The formula sheet, generated from the registry (``rftheory sheet``) (notes: :doc:`/notes/present/sheet`)."""
 
 from __future__ import annotations
 
@@ -44,11 +41,6 @@ def formula_sheet(fmt: str = "markdown", prefix: str = "") -> str:
     ------
     ParameterError
         An unknown format, or a prefix no ID starts with.
-
-    Examples
-    --------
-    >>> print(formula_sheet("markdown", "simrf.conformity.iid").splitlines()[4])
-    ## `simrf.conformity.iid` — RF-conformity of iid Gaussian vectors
     """
     from .latex_text import FIT_MACRO, math_to_latex, text_to_latex
     from .showing import describe
@@ -116,13 +108,7 @@ def cmd_sheet(args) -> int:
 
 
 def add_parser(subparsers) -> None:
-    """Add the ``sheet`` subcommand to ``rftheory``.
-
-    Parameters
-    ----------
-    subparsers : argparse._SubParsersAction
-        The subcommands of the ``rftheory`` parser.
-    """
+    """Add the ``sheet`` subcommand to ``rftheory``'s parser."""
     import argparse
 
     from .helptext import EPILOGS

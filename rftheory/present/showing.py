@@ -1,10 +1,4 @@
-"""What ``rftheory show ID`` prints: one result in full.
-
-The statement (as Unicode math, :func:`rftheory.core.mathtext.unicode_math`; ``--latex`` prints the registry's LaTeX),
-the source as a citation (:mod:`rftheory.core.citations`), each parameter's domain, meaning and default, the layers and
-independent routes, the notes and errata, and a ready ``rftheory eval ...`` line built from the first point of the
-result's verification grid.
-"""
+"""What ``rftheory show ID`` prints: one result in full (notes: :doc:`/notes/present/showing`)."""
 
 from __future__ import annotations
 
@@ -39,12 +33,6 @@ def eval_example(r: Result) -> str | None:
     -------
     str or None
         The command (quoted for a POSIX shell); ``None`` for a result without a value to evaluate or a grid point.
-
-    Examples
-    --------
-    >>> from rftheory import get
-    >>> eval_example(get("simrf.conformity.iid"))
-    'rftheory eval simrf.conformity.iid -p d=8 -p v=1'
     """
     if r.mpmath is None and r.float64 is None:
         return None

@@ -1,10 +1,4 @@
-"""Tables of exact values and predicted ratios (``rftheory table``).
-
-Rows are the product of the ``grid`` axes, columns the values of one ``columns`` parameter (or a single value column).
-``ratio_to`` divides each cell by the cell with one parameter replaced (``coupling=iid`` by default when a bare coupling
-name is given).  Every cell is exact to the digits it shows (mpmath at ``digits + 10`` working digits), or a float64
-value when ``layer="float64"``; the table's caption says which.
-"""
+"""Tables of exact values and predicted ratios (``rftheory table``) (notes: :doc:`/notes/present/tables`)."""
 
 from __future__ import annotations
 
@@ -29,10 +23,8 @@ class Table:
 
     Attributes
     ----------
-    header : list of str
-        Column titles.
-    rows : list of list of str
-        Cells, as shown.
+    header, rows : list of str, list of list of str
+        Column titles; the cells, as shown.
     caption : str
         What the cells are, their precision and the source.
     values : list of list
@@ -95,12 +87,6 @@ def fixed(x, decimals: int) -> str:
     -------
     str
         Fixed-point text, e.g. ``"0.0021"``; ``a+bj`` for a complex value.
-
-    Examples
-    --------
-    >>> import mpmath as mp
-    >>> fixed(mp.mpf("0.94204"), 4), fixed(mp.mpf("0.0322757"), 4), fixed(mp.mpf(-2.5), 0), fixed(mp.mpf(7), 2)
-    ('0.9420', '0.0323', '-2', '7.00')
     """
     if isinstance(x, mp.mpc):
         im = fixed(x.imag, decimals)
@@ -169,19 +155,6 @@ def make_table(result_id, grid, params=None, columns=None, ratio_to=None, layer=
         Bad ``digits``, ``decimals``, axes, links, ratio, labels or parameters (each case: :doc:`/notes/present/tables`).
     UnknownResultError
         An unknown result ID.
-
-    Examples
-    --------
-    The iid conformity is ``ρ = e^{v²}`` (Reid et al. 2023, Lemma 4.1):
-
-    >>> import math
-    >>> t = make_table("simrf.conformity.iid", [("v", ["1", "2"])], params={"d": "4"}, digits=10)
-    >>> [row[1] for row in t.rows]
-    ['2.718281828', '54.59815003']
-    >>> bool(abs(float(t.values[1][0]) - math.exp(4)) < 1e-12)
-    True
-    >>> make_table("simrf.conformity.iid", [("v", ["1", "2"])], params={"d": "4"}, decimals=3).rows
-    [['1', '2.718'], ['2', '54.598']]
     """
     r = get(result_id)
     extra = [get(a) for a in also]
@@ -421,11 +394,6 @@ def latex_escape(text: str) -> str:
     -------
     str
         The escaped text.
-
-    Examples
-    --------
-    >>> print(latex_escape("simrf.prf_mse: 50% & #2, x^2"))
-    simrf.prf\_mse: 50\% \& \#2, x\textasciicircum{}2
     """
     return "".join(_LATEX.get(ch, ch) for ch in text)
 
@@ -453,12 +421,6 @@ def render(t: Table, fmt: str = "text", label: str | None = None) -> str:
     ------
     ParameterError
         An unknown format.
-
-    Examples
-    --------
-    >>> print(render(Table(["v", "value"], [["1", "2.718"]], "demo"), "csv"))
-    v,value
-    1,2.718
     """
     if fmt == "csv":
         import csv
@@ -496,20 +458,7 @@ def render(t: Table, fmt: str = "text", label: str | None = None) -> str:
 
 
 def add_parser(subparsers, func):
-    """Add the ``table`` subcommand to ``rftheory``'s parser.
-
-    Parameters
-    ----------
-    subparsers : argparse._SubParsersAction
-        The subcommands of the ``rftheory`` parser.
-    func : callable
-        The command run with the parsed arguments (``rftheory.cli.commands.cmd_table``).
-
-    Returns
-    -------
-    argparse.ArgumentParser
-        The ``table`` parser.
-    """
+    """Add the ``table`` subcommand, run by ``func`` (``cmd_table``), to ``rftheory``'s parser; return its parser."""
     import argparse
 
     from .helptext import EPILOGS, PARAM_HELP

@@ -158,9 +158,7 @@ def _printed_by_mpmath(value: Any, b: flint.arb, dps: int) -> bool:
 
 
 def ball_domain_point(r: Result, point: Mapping[str, Any], pt: str, dps: int) -> list[Outcome]:
-    """The ball layer at a random domain point (``tools/domain_sweep.py``).
-
-    Notes: :doc:`/notes/verify/ball_checks`.
+    """The ball layer at a random domain point (``tools/domain_sweep.py``) (notes: :doc:`/notes/verify/ball_checks`).
 
     Parameters
     ----------

@@ -1,8 +1,6 @@
 """How two values are compared, and raw measurements judged (part of the verification layer).
 
-:mod:`rftheory.verify.engine` compares the layers of every result; this module holds the two comparisons it makes:
-:func:`digits_agree` (significant digits between two numbers) and :func:`judge` (the verdict on a result's own raw
-:class:`~rftheory.core.measure.Measurement`).  Both are re-exported by :mod:`rftheory.verify.engine`.
+Notes: :doc:`/notes/verify/compare`.
 """
 
 from __future__ import annotations
@@ -33,13 +31,6 @@ def digits_agree(a: Any, b: Any) -> float:
     -------
     float
         The digits; ``inf`` when ``a == b``.
-
-    Examples
-    --------
-    ``|1 − 1.001| / 1.001 ≈ 10⁻³``:
-
-    >>> round(digits_agree(1, "1.001"), 3)
-    3.0
     """
     a, b = mp.mpmathify(a), mp.mpmathify(b)
     diff = abs(a - b)
@@ -95,14 +86,6 @@ def judge(m: Measurement, zmax: float) -> Outcome:
     -------
     Outcome
         The verdict; a measurement that cannot be judged fails.
-
-    Examples
-    --------
-    >>> from rftheory.core import measure
-    >>> judge(measure.bound("demo", "x=1", "positive", 1, ">", 0), zmax=5.0).passed
-    True
-    >>> judge(measure.agreement("demo", "x=1", "route", 1, "1.001", 4), zmax=5.0).passed
-    False
     """
     base: dict[str, Any] = dict(result=m.result, point=m.point, check=m.check, detail=m.detail)
     try:

@@ -1,7 +1,4 @@
-"""The verification layer: the only place where layers are compared.
-
-Design notes: :doc:`/notes/verify/engine`.
-"""
+"""The verification layer: the only place where layers are compared (notes: :doc:`/notes/verify/engine`)."""
 
 from __future__ import annotations
 
@@ -132,11 +129,6 @@ def format_point(p: dict[str, Any]) -> str:
     -------
     str
         ``"name=value, ..."`` (used in task keys and the outcome table).
-
-    Examples
-    --------
-    >>> format_point({"d": 4, "v": "1/2"})
-    'd=4, v=1/2'
     """
     return ", ".join(f"{k}={v}" for k, v in p.items())
 
@@ -150,9 +142,7 @@ def _point_text(p: dict[str, Any]) -> str:
 
 
 def exact_checks(r: Result, point: dict[str, Any]) -> list[Outcome]:
-    """Routes, symbolic form and float64 layer against the primary route.
-
-    Notes: :doc:`/notes/verify/engine`.
+    """Routes, symbolic form and float64 layer against the primary route (notes: :doc:`/notes/verify/engine`).
 
     Parameters
     ----------
@@ -196,32 +186,16 @@ def exact_checks(r: Result, point: dict[str, Any]) -> list[Outcome]:
             out.append(Outcome(r.id, pt, "symbolic", short(ref), short(val), f"digits={min(dg, 99):.1f} (need {r.digits})",
                                dg >= r.digits))
     if r.float64 is not None:
-        out.append(float64_outcome(r, point, ref, pt))
+        out.append(_float64_outcome(r, point, ref, pt))
     from .ball_checks import ball_checks  # the proven enclosure against every layer
 
     out += ball_checks(r, point, pt, ref, route_values)
     return out
 
 
-def float64_outcome(r: Result, point: dict[str, Any], ref: Any, pt: str, check: str = "float64",
+def _float64_outcome(r: Result, point: dict[str, Any], ref: Any, pt: str, check: str = "float64",
                     refuse_ok: bool = False) -> Outcome:
-    """The float64 layer at ``point`` against the mpmath value ``ref``.
-
-    A ``RangeError`` passes when the exact value lies outside the float64 range or, with ``refuse_ok``, anywhere
-    (refusing is never wrong).
-
-    Parameters
-    ----------
-    r, point, ref, pt, check
-        The result checked, the point, its mpmath value (mpf or mpc), the point as shown, the check's name.
-    refuse_ok : bool, optional
-        Whether a ``RangeError`` passes anywhere.
-
-    Returns
-    -------
-    Outcome
-        Passed when the relative error is at most ``r.rtol64`` (absolute error where ``ref == 0``).
-    """
+    """The float64 layer against the mpmath ``ref`` (within ``r.rtol64``); a ``RangeError`` may pass (notes page)."""
     def refused(exc: BaseException) -> Outcome:
         mag = abs(ref)
         outside = mag != 0 and (mag > mp.mpf("1.7e308") or mag < mp.mpf("2.3e-308"))
@@ -334,7 +308,7 @@ def _domain_point(r: Result, point: dict[str, Any], pt: str, dps: int) -> list[O
             out.append(Outcome(r.id, pt, f"domain:route:{name}", short(ref), short(val),
                                f"digits={min(dg, 99):.1f} (need {dps})", ok))
     if r.float64 is not None:
-        out.append(float64_outcome(r, point, ref, pt, "domain:float64", refuse_ok=True))
+        out.append(_float64_outcome(r, point, ref, pt, "domain:float64", refuse_ok=True))
     return out
 
 
@@ -424,9 +398,7 @@ def custom_checks(r: Result, mode: str, seed: int, zmax: float) -> list[Outcome]
 
 
 def plan(mode: str = "quick", only: str = "", mc: bool = True) -> list[Task]:
-    """The list of verification tasks for ``mode``, results starting with ``only``.
-
-    Notes: :doc:`/notes/verify/engine`.
+    """The list of verification tasks for ``mode``, results starting with ``only`` (notes: :doc:`/notes/verify/engine`).
 
     Parameters
     ----------
@@ -441,16 +413,6 @@ def plan(mode: str = "quick", only: str = "", mc: bool = True) -> list[Task]:
     ------
     ValueError
         An unknown mode.
-
-    Examples
-    --------
-    The nine Monte Carlo points of ``simrf.conformity.iid`` in quick mode
-    share the bound ``Φ⁻¹(1 − α/(2·9)) = √2 erfinv(1 − α/9)``:
-
-    >>> import mpmath as mp
-    >>> mc = [t for t in plan("quick", "simrf.conformity.iid") if t.kind == "mc"]
-    >>> len(mc), bool(abs(mc[0].zmax - float(mp.sqrt(2) * mp.erfinv(1 - ALPHA / 9))) < 1e-9)
-    (9, True)
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}")

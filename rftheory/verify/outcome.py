@@ -1,11 +1,4 @@
-"""One check's outcome: what a check measured and its verdict.
-
-Only the verification layer makes them (:func:`rftheory.verify.engine.judge` from a
-result's raw :mod:`rftheory.core.measure` measurements, and verify's own checks);
-a result's ``checks`` that returns an ``Outcome`` fails.  Kept in its own
-small module so that the report, the checkpoint file and the parallel
-executors share it without importing :mod:`rftheory.verify.engine`.
-"""
+"""One check's outcome: what a check measured and its verdict (notes: :doc:`/notes/verify/outcome`)."""
 
 from __future__ import annotations
 
@@ -69,14 +62,6 @@ class CrashGuard:
     refusals : tuple of (exception types, handler), optional
         ``handler(exc) -> Outcome`` for exceptions that are a verdict of their own (a layer refusing a point), tried in
         order before the crash.
-
-    Examples
-    --------
-    >>> out = []
-    >>> with CrashGuard(out, "r", "d=1", "mpmath") as g:
-    ...     1 / 0
-    >>> g.failed, out[0].verdict, out[0].detail
-    (True, 'FAIL', 'ZeroDivisionError: division by zero')
     """
 
     def __init__(self, out: list[Outcome], result: str, point: str, check: str, value: str = "",

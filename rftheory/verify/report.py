@@ -37,13 +37,6 @@ def confirms_erratum(o: Outcome) -> bool:
     -------
     bool
         ``True`` for a passed erratum check.
-
-    Examples
-    --------
-    >>> confirms_erratum(Outcome("orf.pair_expectation", "d=2", "App. A.3 erratum: sum", "1"))
-    True
-    >>> confirms_erratum(Outcome("r", "", "Thm 3.5 bound (as read)", "1", detail="ratio=0.4"))
-    False
     """
     text = f"{o.check} {o.detail}"
     return o.passed and ("erratum" in text.lower() or "FAILS" in o.check)
@@ -54,9 +47,7 @@ def _cut(s: str, w: int) -> str:
 
 
 def as_table(outcomes: list[Outcome], wide: bool = False, failures_only: bool = False) -> str:
-    """A fixed-width table of outcomes.
-
-    Notes: :doc:`/notes/verify/report`.
+    """A fixed-width table of outcomes (notes: :doc:`/notes/verify/report`).
 
     Parameters
     ----------
@@ -68,13 +59,6 @@ def as_table(outcomes: list[Outcome], wide: bool = False, failures_only: bool = 
     -------
     str
         The table.
-
-    Examples
-    --------
-    >>> print(as_table([Outcome("demo", "x=1", "route:series", "1", "1", "digits=50.1 (need 40)")]))
-    result  point  check         agreement              verdict
-    ------  -----  ------------  ---------------------  -------
-    demo    x=1    route:series  digits=50.1 (need 40)  pass
     """
     shown = [o for o in outcomes if not o.passed] if failures_only else list(outcomes)
     cols = WIDE if wide else COMPACT
@@ -109,11 +93,6 @@ def summary(outcomes: list[Outcome]) -> str:
     -------
     str
         ``"N passed, M failed"``, and how many of the passed checks confirm an erratum when some do.
-
-    Examples
-    --------
-    >>> summary([Outcome("a", "", "c", "1"), Outcome("a", "", "c", "1", passed=False)])
-    '1 passed, 1 failed'
     """
     n_fail = sum(not o.passed for o in outcomes)
     n_err = sum(confirms_erratum(o) for o in outcomes)
@@ -136,11 +115,6 @@ def closing(outcomes: list[Outcome], wide: bool = False) -> str:
     -------
     str
         The closing lists (the last line is ``failures: none`` or the last failure).
-
-    Examples
-    --------
-    >>> print(closing([Outcome("a", "x=1", "c", "1")]))
-    failures: none
     """
     lines: list[str] = []
     groups: dict[tuple[str, str], list[Outcome]] = {}
@@ -171,9 +145,7 @@ def closing(outcomes: list[Outcome], wide: bool = False) -> str:
 
 
 def point_object(text: str) -> dict[str, Any]:
-    """A point's text (``"d=4, v=1/2"``) as a JSON object.
-
-    Notes: :doc:`/notes/verify/report`.
+    """A point's text (``"d=4, v=1/2"``) as a JSON object (notes: :doc:`/notes/verify/report`).
 
     Parameters
     ----------
@@ -184,13 +156,6 @@ def point_object(text: str) -> dict[str, Any]:
     -------
     dict
         The parameters.
-
-    Examples
-    --------
-    >>> point_object("d=4, v=1/2, coupling=iid")
-    {'d': 4, 'v': '1/2', 'coupling': 'iid'}
-    >>> point_object("gaussian, z=1")
-    {'label': 'gaussian', 'z': 1}
     """
     out: dict[str, Any] = {}
     labels: list[str] = []

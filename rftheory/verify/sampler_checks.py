@@ -1,7 +1,4 @@
-"""verify's audits of rftheory's own samplers (issue 11, item 6).
-
-Design notes: :doc:`/notes/verify/sampler_checks`.
-"""
+"""verify's audits of rftheory's own samplers (issue 11, item 6) (notes: :doc:`/notes/verify/sampler_checks`)."""
 
 from __future__ import annotations
 

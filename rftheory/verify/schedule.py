@@ -1,7 +1,4 @@
-"""Which verification tasks to start first: an estimated cost per task.
-
-Design notes: :doc:`/notes/verify/schedule`.
-"""
+"""Which verification tasks to start first: an estimated cost per task (notes: :doc:`/notes/verify/schedule`)."""
 
 from __future__ import annotations
 
@@ -60,12 +57,6 @@ def estimate(task: Task) -> float:
     -------
     float
         Seconds on one core (an estimate, only used to order the work).
-
-    Examples
-    --------
-    >>> from rftheory.verify.engine import Task
-    >>> estimate(Task("orf.pair_expectation|custom", "orf.pair_expectation", "custom", {}, "quick"))
-    1.1
     """
     if task.mode == "default":
         from .costs import DEFAULT_SECONDS
@@ -118,13 +109,6 @@ def order(tasks: Sequence[Task]) -> list[int]:
     -------
     list of int
         A permutation of ``range(len(tasks))``.
-
-    Examples
-    --------
-    >>> from rftheory.verify.engine import plan
-    >>> tasks = plan("default", "orf")
-    >>> tasks[order(tasks)[0]].key
-    'orf.pair_expectation|custom'
     """
     cost = [estimate(t) for t in tasks]
     return sorted(range(len(tasks)), key=lambda i: -cost[i])

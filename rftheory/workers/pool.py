@@ -38,10 +38,7 @@ def default_workers() -> int:
 
 
 def cap_workers(n: int | None, flag: str = "--workers") -> tuple[int, str]:
-    """A requested number of local workers (or threads), capped at the cores available.
-
-    More processes than cores only add memory and contention (``--workers 100000`` would fork 100,000 processes); the
-    command lines cap the request and say so in one line.
+    """A requested number of local workers (or threads), capped at the cores available (notes page).
 
     Parameters
     ----------
@@ -57,13 +54,6 @@ def cap_workers(n: int | None, flag: str = "--workers") -> tuple[int, str]:
     ------
     ParameterError
         ``n < 1`` or not an integer.
-
-    Examples
-    --------
-    >>> cap_workers(1)
-    (1, '')
-    >>> cap_workers(10**9)[1].startswith("--workers 1000000000: only ")
-    True
     """
     avail = default_workers()
     if n is None:
@@ -252,10 +242,7 @@ def dask_client(address: str) -> Any:
 
 
 def dask(address: str, order: Callable[[Sequence[Any]], list[int]] | None = None) -> Executor:
-    """An executor on the Dask distributed cluster whose scheduler is at ``address``.
-
-    Tasks are submitted in the caller's ``order`` and collected as they complete.  Note that mpmath's precision is
-    process-global: workers must run one task per process at a time (``threads_per_worker=1``).
+    """An executor on the Dask cluster at ``address``; its workers need ``threads_per_worker=1`` (notes page).
 
     Parameters
     ----------

@@ -57,9 +57,7 @@ def _watch_parent(parent_pid: int, interval: float = 0.5) -> None:
 
 
 def worker_init(parent_pid: int, use_prctl: bool = True) -> None:
-    """Pool worker initializer.
-
-    Notes: :doc:`/notes/workers/signals`.
+    """Pool worker initializer (notes: :doc:`/notes/workers/signals`).
 
     Parameters
     ----------
@@ -136,9 +134,7 @@ def signals_deferred() -> Iterator[None]:
 
 @contextmanager
 def guarded(executor: Callable[[list, int], Iterable] | None):
-    """Run a sweep so that signals stop it cleanly.
-
-    Notes: :doc:`/notes/workers/signals`.
+    """Run a sweep so that signals stop it cleanly (notes: :doc:`/notes/workers/signals`).
 
     Parameters
     ----------
