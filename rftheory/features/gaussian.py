@@ -123,14 +123,6 @@ def estimate(fx, fy, xp=None):
     Returns
     -------
     array, shape (...)
-
-    Examples
-    --------
-    No conjugation, as the softmax maps' transpose needs: ``i·i = −1``.
-
-    >>> import numpy as np
-    >>> complex(estimate(np.array([1j]), np.array([1j])))
-    (-1+0j)
     """
     xp = namespace_of(xp) if xp is None else xp
     return xp.sum(fx * fy, axis=-1)

@@ -43,11 +43,6 @@ def cases(mode: str, only: str = "") -> list[tuple[str, str]]:
     Returns
     -------
     list of (str, str)
-
-    Examples
-    --------
-    >>> len(cases("quick")), len(cases("default")), cases("default", "predict.digits")[0]
-    (16, 48, ('digits', 'rff:iid'))
     """
     return [(ds, mech) for ds in MODE_DATASETS[mode] for mech in MECHANISMS if f"predict.{ds}:{mech}".startswith(only)]
 
@@ -92,11 +87,6 @@ def vectors(dataset: str, mechanism: str) -> int:
     Returns
     -------
     int
-
-    Examples
-    --------
-    >>> vectors("wine", "rff:simplex"), vectors("wine", "hybrid:angular:4")
-    (20, 8)
     """
     from .mechanisms import parse
 

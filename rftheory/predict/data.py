@@ -77,12 +77,6 @@ def load(spec, name: str = "DATA") -> tuple[np.ndarray, bool]:
     ------
     ParameterError
         Unknown set, unreadable file, wrong shape, empty, NaN or infinity.
-
-    Examples
-    --------
-    >>> X, sk = load("sklearn:iris")
-    >>> X.shape, sk
-    ((150, 4), True)
     """
     if not isinstance(spec, str):
         return _as_matrix(spec, name), False
@@ -130,12 +124,6 @@ def standardize(X, Y=None):
     -------
     X, Y : numpy.ndarray
         Standardized copies (``Y`` is ``None`` when not given).
-
-    Examples
-    --------
-    >>> Xs, _ = standardize(np.array([[1.0, 5.0], [3.0, 5.0]]))
-    >>> Xs.tolist()
-    [[-1.0, 0.0], [1.0, 0.0]]
     """
     mu = X.mean(axis=0)
     sd = X.std(axis=0)
@@ -183,11 +171,6 @@ def bandwidth(rule, X, Y=None, seed: int = 0) -> float:
     Returns
     -------
     float
-
-    Examples
-    --------
-    >>> bandwidth("median", np.array([[0.0], [1.0], [3.0]]))
-    2.0
     """
     return bandwidth_and_span(rule, X, Y, seed)[0]
 
@@ -223,11 +206,6 @@ def bandwidth_and_span(rule, X, Y=None, seed: int = 0) -> tuple[float, Span | No
     ParameterError
         An unknown rule, a non-positive or non-finite number, fewer than 51
         points for ``nn50``, or a bandwidth of 0 (all points equal).
-
-    Examples
-    --------
-    >>> bandwidth_and_span("median", np.array([[0.0], [1.0], [3.0]]))[0]
-    2.0
     """
     span = None
     if not isinstance(rule, str) or rule not in ("median", "nn50"):
@@ -314,12 +292,6 @@ def rescale(X, Y, kernel: str, sigma=None, scale=None) -> Prepared:
     ------
     ParameterError
         Unknown kernel, a bad ``scale``, or a rescaled set that is not finite.
-
-    Examples
-    --------
-    >>> p = rescale(np.array([[2.0, 0.0]]), None, "gaussian", sigma=2.0)
-    >>> p.X.tolist(), p.same
-    ([[1.0, 0.0]], True)
     """
     if kernel == "gaussian":
         if scale is not None:

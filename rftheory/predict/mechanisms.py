@@ -91,11 +91,6 @@ class Mechanism:
             ``2m`` for ``rff`` (cos and sin) and ``sm++`` (``e^{±wᵀx}``),
             ``m`` otherwise (``hybrid``: the ``m`` of Thm D.1 for each base
             estimator, plus its ``n`` λ features).
-
-        Examples
-        --------
-        >>> parse("rff:iid").features(13), parse("psi:iid").features(13)
-        (26, 13)
         """
         return 2 * m if self.family in ("rff", "sm++") else m
 
@@ -249,11 +244,6 @@ def kernel_values(g: dict[str, np.ndarray], kernel: str) -> np.ndarray:
     ------
     RangeError
         Softmax values beyond the float64 range.
-
-    Examples
-    --------
-    >>> kernel_values({"z": np.array([0.0, 2.0])}, "gaussian").round(6).tolist()
-    [1.0, 0.135335]
     """
     if kernel == "gaussian":
         z = g["z"]
@@ -331,11 +321,6 @@ def parse(name: str) -> Mechanism:
     ------
     ParameterError
         An unknown mechanism or coupling.
-
-    Examples
-    --------
-    >>> parse("prf:simplex")
-    Mechanism(name='prf:simplex', family='prf', coupling='simplex', n=0)
     """
     s = str(name).strip()
     fam, _, rest = s.partition(":")
@@ -369,11 +354,6 @@ def parse_list(spec: Any) -> list[Mechanism]:
     ------
     ParameterError
         An empty list or an unknown name.
-
-    Examples
-    --------
-    >>> [m.name for m in parse_list("rff:iid, prf:orthogonal")]
-    ['rff:iid', 'prf:orthogonal']
     """
     names = spec.split(",") if isinstance(spec, str) else list(spec)
     names = [n.strip() for n in names if str(n).strip()]

@@ -30,11 +30,6 @@ def native_kernel(mechanism: str) -> str:
     Returns
     -------
     {"gaussian", "softmax"}
-
-    Examples
-    --------
-    >>> native_kernel("rff:orthogonal"), native_kernel("sm++"), native_kernel("gerf")
-    ('gaussian', 'softmax', 'softmax')
     """
     return parse(mechanism).native_kernel
 
@@ -98,15 +93,6 @@ def replicates(X, mechanism: str, m: int, *, rng: np.random.Generator, R: int) -
     ParameterError
         ``X`` not a finite 2-D array, ``m < 1``, ``R < 2``, ``rng`` not a Generator
         or an unknown mechanism.
-
-    Examples
-    --------
-    With one point and RFFs the estimate ``cos²+sin² = 1`` is exact up to rounding
-    (a squared error of at most a few ``(2⁻⁵²)²``):
-
-    >>> import numpy as np
-    >>> bool(replicates([[0.3, -0.2]], "rff:iid", 4, rng=np.random.default_rng(0), R=3).max() < 1e-30)
-    True
     """
     X = np.asarray(X, dtype=np.float64)
     if X.ndim != 2 or X.shape[0] < 1 or not np.all(np.isfinite(X)):

@@ -38,11 +38,6 @@ def blocks(n_x: int, n_y: int, same: bool, block: int = BLOCK):
         Row indices into ``X`` and ``Y``.
     w : numpy.ndarray of float
         Weights (1 or 2) so that weighted sums are sums over all pairs.
-
-    Examples
-    --------
-    >>> [(I.tolist(), J.tolist(), w.tolist()) for I, J, w in blocks(2, 2, True)]
-    [([0, 0, 1], [0, 1, 1], [1.0, 2.0, 1.0])]
     """
     counts = (n_y - np.arange(n_x)) if same else np.full(n_x, n_y)
     r0 = 0
@@ -106,12 +101,6 @@ def tiles(n_x: int, n_y: int, same: bool, block: int = BLOCK) -> Iterator[Tile |
     Yields
     ------
     Tile or Diagonal
-
-    Examples
-    --------
-    >>> list(tiles(3, 3, True, block=2))  # doctest: +NORMALIZE_WHITESPACE
-    [Tile(r0=0, r1=1, c0=1, c1=3, w=2.0), Tile(r0=1, r1=2, c0=2, c1=3, w=2.0),
-     Diagonal(squares=((0, 1), (1, 2))), Diagonal(squares=((2, 3),))]
     """
     if not same:
         rows = max(1, block // max(1, n_y))
@@ -289,12 +278,6 @@ def geometry(X, Y, I, J, need_theta: bool = False) -> dict:
     -------
     dict
         Arrays ``a, b, z, v, dot`` (and ``theta``).
-
-    Examples
-    --------
-    >>> g = geometry(np.array([[3.0, 0.0]]), np.array([[0.0, 4.0]]), np.array([0]), np.array([0]))
-    >>> float(g["z"][0]), float(g["v"][0]), float(g["dot"][0])
-    (5.0, 5.0, 0.0)
     """
     box = _row_block(I, J)
     if box is None:
@@ -454,14 +437,6 @@ def evaluate(result_id: str, arrays: dict, **scalars) -> Evaluated:
     ------
     ParameterError
         A pair outside the result's declared domain.
-
-    Examples
-    --------
-    ψ's variance ``1 + ½e^{−2z²} − e^{−z²}`` is ½ at ``z = 0`` (its random phase):
-
-    >>> e = evaluate("sutherland.var_psi", {"z": np.array([0.0, 1.0])}, D=1)
-    >>> e.values.round(6).tolist(), e.fallback
-    ([0.5, 0.699788], 0)
     """
     r = get(result_id)
     n = len(next(iter(arrays.values())))

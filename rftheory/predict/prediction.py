@@ -134,11 +134,6 @@ def parse_ms(spec: Any) -> list[int]:
     ------
     ParameterError
         A non-integer or out-of-range ``m``, or an empty list.
-
-    Examples
-    --------
-    >>> parse_ms("13, 26")
-    [13, 26]
     """
     items = spec.split(",") if isinstance(spec, str) else list(spec)
     out = []
@@ -426,11 +421,6 @@ def pairwise_sum(x: np.ndarray) -> float:
     Returns
     -------
     float
-
-    Examples
-    --------
-    >>> pairwise_sum(np.array([1.0, 2.0, 3.0]))
-    6.0
     """
     n = x.size
     if n <= 1:

@@ -31,11 +31,6 @@ def expected(SA: float, SB: float, d: int, m):
     Returns
     -------
     float or numpy.ndarray
-
-    Examples
-    --------
-    >>> float(expected(2.0, 0.0, 4, 8))
-    0.25
     """
     m = np.asarray(m)
     return SA / m + coupled_pairs(m.astype(np.int64), d) / m.astype(float) ** 2 * SB
@@ -61,11 +56,6 @@ def smallest_m(SA: float, SB: float, d: int, T: float):
     Returns
     -------
     int or None
-
-    Examples
-    --------
-    >>> smallest_m(10.0, 0.0, 4, 1.0), smallest_m(10.0, -2.0, 4, 1.0)
-    (10, 4)
     """
     if SA <= 0 and SB <= 0:
         return 1

@@ -66,11 +66,6 @@ def gerf_root(d, mu, bk=F64):
     Returns
     -------
     number
-
-    Examples
-    --------
-    >>> gerf_root(1, 1.0) == (3 + 17 ** 0.5) / 2
-    True
     """
     return 1 + gerf_delta(d, mu, bk)
 
@@ -119,17 +114,6 @@ def gerf_log_second_moment(d, A, v2, xy2, bk=F64):
     Returns
     -------
     number
-
-    Examples
-    --------
-    It is Thm 4.1's second moment at ``A = aI``, ``B₁ = B₂ = √(1−4a) I``:
-
-    >>> x, y, a = np.array([0.3, -0.4]), np.array([0.5, 0.1]), -0.3
-    >>> from rftheory.papers.derf.moments import log_second_moment
-    >>> p = make_params(a * np.eye(2), (1 - 4 * a) ** 0.5 * np.eye(2))
-    >>> general = log_second_moment(p, F64.mat(x), F64.mat(y))
-    >>> bool(np.isclose(gerf_log_second_moment(2, a, (x + y) @ (x + y), 2 * x @ y), general, rtol=1e-14))
-    True
     """
     t = 1 - 8 * A
     return bk.num(d) / 2 * bk.log1p(16 * A * A / t) + v2 / t + xy2

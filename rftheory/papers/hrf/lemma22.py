@@ -59,13 +59,6 @@ def angle_terms(bk, theta):
     Returns
     -------
     tuple
-
-    Examples
-    --------
-    >>> from fractions import Fraction
-    >>> from rftheory.numerics.backends import SYM
-    >>> angle_terms(SYM, Fraction(0))
-    (0, 1, 0, 1)
     """
     th = bk.num(theta) if isinstance(theta, (Fraction, int)) else theta
     pi = bk.pi()

@@ -35,14 +35,6 @@ def rff_variance(m, z, bk=MP):
     Returns
     -------
     mpf or sympy expression
-
-    Examples
-    --------
-    >>> from rftheory.numerics.backends import SYM
-    >>> import sympy as sp
-    >>> z = sp.Symbol("z")
-    >>> sp.simplify(rff_variance(2, z, SYM) - (1 - sp.exp(-z**2)) ** 2 / 4)
-    0
     """
     if bk is MP:
         z = zf(z)

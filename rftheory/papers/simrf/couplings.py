@@ -49,12 +49,6 @@ def equiangular_rows(d, c, backend=np):
     Returns
     -------
     numpy.ndarray or list of list of mpmath.mpf
-
-    Examples
-    --------
-    >>> U = equiangular_rows(4, 0.5)
-    >>> bool(np.allclose(U @ U.T, 0.5 + 0.5 * np.eye(4)))
-    True
     """
     d = check_dimension(d)
     try:
