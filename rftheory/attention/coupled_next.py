@@ -104,29 +104,7 @@ def fourth_moment_xi(P: np.ndarray, W: np.ndarray, g: np.ndarray, part: str = "f
 
 @dataclass(frozen=True)
 class CoupledNext:
-    """The m-independent per-head pieces of the coupled next order (summed over queries where linear).
-
-    Attributes
-    ----------
-    d : int
-        Dimension (block size).
-    xx0, xx1, nn0, nn1 : numpy.ndarray, shape (L,)
-        Per query ``S_ξξ`` and ``S_ηη`` split as ``single + (P/m)·coupled``.
-    xn0, xn1 : numpy.ndarray, shape (L, d_v)
-        The same split of ``S_ξη``.
-    K : float
-        ``Σ_i E[‖ξ_i‖²η_i]`` (single features).
-    Ta, Tb : float or None
-        ``Σ_i T_a``, ``Σ_i T_b`` from the coupled-pair series (``None`` beyond ``MAX_PAIR_TRIPLES``).
-    Ba, Bb, Bc : float
-        ``Σ_i`` of the Hölder bounds on ``|T_a|, |T_b|, |T_c|`` (rounding allowances included).
-    eT : float
-        A bound on the rounding error of ``Ta + 2Tb``.
-    eS : numpy.ndarray, shape (L,)
-        Per query, a bound on the rounding error of each of ``S_ξξ, S_ηη, ‖S_ξη‖`` (with κ's own bound).
-    eK : float
-        A bound on the rounding error of ``K``.
-    """
+    """The m-independent per-head pieces of the coupled next order (internal; fields on the notes page)."""
 
     d: int
     xx0: np.ndarray

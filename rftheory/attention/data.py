@@ -21,14 +21,12 @@ class Head:
 
     Attributes
     ----------
-    X : numpy.ndarray, shape (L, d)
-        Rescaled queries ``x_i = √S q_i`` (``S = 1/√d`` by default: ``q/d^{1/4}``).
-    Y : numpy.ndarray, shape (L_k, d)
-        Rescaled keys ``y_j = √S k_j``.
+    X, Y : numpy.ndarray, shape (L, d) and (L_k, d)
+        Rescaled queries ``x_i = √S q_i`` and keys ``y_j = √S k_j``.
     V : numpy.ndarray or None, shape (L_k, d_v)
         Values (``None``: only the attention and normaliser errors).
     scale : float
-        ``S``, the factor of ``qᵀk`` in the softmax kernel ``A_ij = exp(S q_iᵀk_j)``.
+        ``S`` in ``A_ij = exp(S q_iᵀk_j)`` (``1/√d`` by default).
     """
 
     X: np.ndarray

@@ -31,21 +31,16 @@ class Headline:
 
     Attributes
     ----------
-    output_mse : float or None
-        The reported ``E‖Ô − O‖_F²`` (``None``: nothing defensible within the budget).
-    output_se : float or None
-        Its standard error (Monte Carlo), ``0`` when exact, ``None`` otherwise.
+    output_mse, output_se : float or None
+        The reported ``E‖Ô − O‖_F²`` (``None``: nothing defensible) and its standard error (``0``: exact).
     source : str
-        ``"exact"``, ``"leading order"`` (trusted), ``"Monte Carlo"``, ``"trivial bound"`` (the untrusted leading
-        order exceeded it), ``"leading order, untrusted"`` (below the bound, no Monte Carlo within the budget)
-        or ``"none"``.
+        ``"exact"``, ``"leading order"``, ``"Monte Carlo"``, ``"trivial bound"``,
+        ``"leading order, untrusted"`` or ``"none"`` (meanings on the notes page).
     trivial_bound : float or None
         ``B`` (positive features with values).
     draws : int
-        Monte Carlo draws spent (0 if none).
     seconds : float
-        CPU time spent on them (``time.process_time``: the budget is CPU seconds, not wall time, so a busy
-        machine does not starve it).
+        Monte Carlo draws spent and their CPU time (``time.process_time``).
     """
 
     output_mse: float | None
@@ -155,8 +150,7 @@ class TargetAnswer:
     m : int or None
         The answer (``None``: cannot answer).
     basis : str
-        ``"leading order (trusted at m)"``, ``"trivial bound"`` (met at every ``m``), ``"Monte Carlo"`` or
-        ``"none"``.
+        ``"leading order (trusted at m)"``, ``"trivial bound"``, ``"Monte Carlo"`` or ``"none"``.
     note : str
         One sentence: the evidence (or why there is no answer).
     """

@@ -23,14 +23,9 @@ CLOSED_IID = ("favor+", "trig")
 
 @dataclass(frozen=True)
 class CovTerm:
-    """One term ``Σ_{j,l} e^{log_w[i,j] + log_w[i,l]} K[j,l]`` of ``m·E[Â_ijÂ_il]``.
+    """One term ``Σ_{j,l} e^{log_w[i,j] + log_w[i,l]} K[j,l]`` of ``m·E[Â_ijÂ_il]`` (internal).
 
-    Attributes
-    ----------
-    log_w : numpy.ndarray, shape (L, L_k)
-        Logarithms of the weights ``w_ij``.
-    kernel : numpy.ndarray, shape (L_k, L_k)
-        Kernel among keys, entries in ``(0, 1]``.
+    Fields: ``log_w`` (L, L_k), logarithms of the weights; ``kernel`` (L_k, L_k), the kernel among keys.
     """
 
     log_w: np.ndarray

@@ -21,18 +21,10 @@ MAX_CUBES = 2 * 10**9
 
 @dataclass(frozen=True)
 class NextOrder:
-    """The ``1/m`` and ``1/m²`` coefficients of the output MSE (summed over queries).
+    """The ``1/m`` and ``1/m²`` coefficients of the output MSE, ``c1/m + c2/m² + O(m⁻³)`` (internal).
 
-    Attributes
-    ----------
-    c1 : float
-        ``Σ_i E‖ξ_i‖²``: the output MSE is ``c1/m + c2/m² + O(m⁻³)``.
-    c2 : float
-        ``Σ_i (−2E[‖ξ_i‖²η_i] + 3E‖ξ_i‖²Eη_i² + 6‖E[ξ_iη_i]‖²)``.
-    c2_se : float
-        Standard error of ``c2`` when it is estimated from a sample of queries (0 when exact).
-    queries : int
-        Number of queries summed (all, or the sample).
+    Fields: ``c1 = Σ_i E‖ξ_i‖²``; ``c2 = Σ_i (−2E[‖ξ_i‖²η_i] + 3E‖ξ_i‖²Eη_i² + 6‖E[ξ_iη_i]‖²)``; ``c2_se``
+    its standard error from a sample of queries (0 when exact); ``queries`` summed.
     """
 
     c1: float

@@ -29,11 +29,10 @@ class OverflowRisk:
     format : str
         ``fp16``, ``bf16`` or ``fp32``.
     feature_bound : float
-        Upper bound on ``P(some feature of some query or key overflows)`` (union bound, capped at 1).
+        Union bound on ``P(some feature of some query or key overflows)``, capped at 1.
     normaliser_exceeds : bool
-        ``max_i D_i`` exceeds the format's largest value.
     max_log_normaliser : float
-        ``max_i log D_i``.
+        Whether ``max_i D_i`` exceeds the format's largest value; ``max_i log D_i``.
     """
 
     format: str

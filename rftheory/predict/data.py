@@ -246,18 +246,10 @@ def bandwidth_and_span(rule, X, Y=None, seed: int = 0) -> tuple[float, Span | No
 
 @dataclass
 class Prepared:
-    """Two point sets in the units of the registered results.
+    """Two point sets in the units of the registered results (internal).
 
-    Attributes
-    ----------
-    X, Y : numpy.ndarray
-        Rescaled points ``x̃`` (rows); ``Y is X`` for one set.
-    same : bool
-        One set (``K`` is symmetric: each unordered pair is evaluated once).
-    kernel : str
-        ``"gaussian"`` or ``"softmax"``.
-    factor : float
-        The rescaling (``1/σ`` or ``√s``).
+    Fields: rescaled points ``X``, ``Y`` (``Y is X`` for one set, ``same``: each unordered pair evaluated
+    once), the ``kernel`` and the rescaling ``factor`` (``1/σ`` or ``√s``).
     """
 
     X: np.ndarray

@@ -132,15 +132,10 @@ def _node_values(family: str, coupling: str, d: int, s: np.ndarray,
 
 @dataclass(frozen=True)
 class References:
-    """``A``, ``B``, ``Q`` of a pair term at a set of points, with their absolute error bounds.
+    """``A``, ``B``, ``Q`` of a pair term at a set of points, with their absolute error bounds (internal).
 
-    Attributes
-    ----------
-    d : int
-    A, B, Q : numpy.ndarray
-        ``MSE_1``, ``B = (d·MSE_d − A)/(d − 1)`` and ``Q = d·MSE_d/(d − 1)`` per pair.
-    eA, eB, eQ : numpy.ndarray
-        Bounds of their errors against the exact values.
+    Fields: ``d``; ``A = MSE_1``, ``B = (d·MSE_d − A)/(d − 1)``, ``Q = d·MSE_d/(d − 1)`` per pair;
+    ``eA``, ``eB``, ``eQ`` the bounds of their errors against the exact values.
     """
 
     d: int
@@ -245,14 +240,10 @@ class Interpolant:
         The interval of ``s``; pairs outside take the direct path.
     coef : numpy.ndarray
         Chebyshev coefficients in ``x = (2s − lo − hi)/(hi − lo)``.
-    error : float
-        Estimated ``sup |ℓ − p|`` (:doc:`/notes/predict/interp`).
-    bound : float
-        Bound of the relative error of every pair's MSE, so of the sum.
-    validated : float
-        The largest ``|B − B_exact|/Q_exact`` found by the a posteriori check.
+    error, bound, validated : float
+        Estimated ``sup |ℓ − p|``, the bound it gives on each pair's relative MSE error, and the largest
+        ``|B − B_exact|/Q_exact`` of the a posteriori check (on ``checked`` pairs).
     checked : int
-        Pairs in that check.
     """
 
     family: str

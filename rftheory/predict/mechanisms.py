@@ -35,17 +35,14 @@ class Mechanism:
     ----------
     name : str
         As written on the command line (``rff:orthogonal``).
-    family : str
-        ``rff``, ``psi``, ``prf``, ``sm++``, ``hybrid`` or a FAVOR# family.
-    coupling : str
-        ``iid``, ``orthogonal`` or ``simplex``.
+    family, coupling : str
+        ``rff``, ``psi``, ``prf``, ``sm++``, ``hybrid`` or a FAVOR# family; ``iid``, ``orthogonal`` or ``simplex``.
     n : int
         The ``n`` of ``hybrid:angular:N`` (λ features), else 0.
     fitted : _FittedDERF or None
         FAVOR#: per-point quantities of the fitted parameters (:func:`fit`).
     interp : Interpolant or None
-        Coupled rff/psi/prf: the :class:`~rftheory.predict.interp.Interpolant` of the
-        pair term on the data set (``None``: every pair evaluated directly).
+        Coupled rff/psi/prf: the pair term's interpolant (``None``: every pair evaluated directly).
     """
 
     name: str

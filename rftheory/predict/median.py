@@ -33,10 +33,9 @@ class Span:
     at_smallest, at_largest : tuple of int
         Their pairs ``(i, j)``.
     error : float
-        ``E``: every ``s̃`` is within it of the exact squared distance.
+        Every ``s̃`` is within it of the exact squared distance.
     squared : dict
-        One set: :class:`~rftheory.predict.pairs.Tile` to its ``s̃`` (row-major, flattened), for
-        the tiles of :func:`~rftheory.predict.pairs.tiles` at its default block size.
+        One set: each :class:`~rftheory.predict.pairs.Tile` of the default block size to its ``s̃``.
     """
 
     smallest: float

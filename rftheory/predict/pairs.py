@@ -59,17 +59,7 @@ def blocks(n_x: int, n_y: int, same: bool, block: int = BLOCK):
 
 @dataclass(frozen=True)
 class Tile:
-    """The pairs ``(i, j)``, ``r0 ≤ i < r1``, ``c0 ≤ j < c1``, each of weight ``w`` (row-major order).
-
-    Attributes
-    ----------
-    r0, r1 : int
-        Rows of ``X``.
-    c0, c1 : int
-        Rows of ``Y``.
-    w : float
-        The weight of every pair (2 for ``i < j`` of one set, else 1).
-    """
+    """The pairs ``(i, j)``, ``r0 ≤ i < r1``, ``c0 ≤ j < c1`` (rows of ``X``, ``Y``), each of weight ``w`` (2 for ``i < j`` of one set, else 1)."""
 
     r0: int
     r1: int
@@ -124,13 +114,7 @@ def tiles(n_x: int, n_y: int, same: bool, block: int = BLOCK) -> Iterator[Tile |
 
 @dataclass(frozen=True)
 class Diagonal:
-    """The pairs ``r0 ≤ i ≤ j < r1`` of one set for a few row ranges ``(r0, r1)``: weight 1 on the diagonal, else 2.
-
-    Attributes
-    ----------
-    squares : tuple of tuple of int
-        The row ranges ``(r0, r1)``.
-    """
+    """The pairs ``r0 ≤ i ≤ j < r1`` of one set for the row ranges ``squares``: weight 1 on the diagonal, else 2."""
 
     squares: tuple[tuple[int, int], ...]
 
@@ -345,15 +329,7 @@ def _geometry_differences(X, Y, I, J, need_theta: bool) -> dict:
 
 
 class Evaluated:
-    """Values of one result on a block of pairs, with the count of exact fallbacks.
-
-    Attributes
-    ----------
-    values : numpy.ndarray
-        Float64 values, one per pair.
-    fallback : int
-        Pairs the float64 layer refused, evaluated by mpmath at 20 digits.
-    """
+    """Float64 ``values`` of one result on a block of pairs and the count of ``fallback`` pairs evaluated by mpmath."""
 
     def __init__(self, values, fallback):
         self.values = values

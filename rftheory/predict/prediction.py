@@ -34,18 +34,13 @@ class Row:
     Attributes
     ----------
     mechanism : str
-    m : int
-        Random vectors (frequencies).
-    features : int
-        Feature dimension (``2m`` for rff and sm++).
-    expected_sq_error : float
-        ``E‖K̂−K‖_F²`` (an estimate with ``pairs``).
-    relative_error : float
-        ``√E / ‖K‖_F``.
+    m, features : int
+        Random vectors and feature dimension (``2m`` for rff and sm++).
+    expected_sq_error, relative_error : float
+        ``E‖K̂−K‖_F²`` (an estimate with ``pairs``) and ``√E / ‖K‖_F``.
     worst_relative_rmse : float
-        ``max_ij √MSE_ij / K_ij``.
+        ``max_ij √MSE_ij / K_ij``, at ``worst_pair`` ``(i, j)``.
     worst_pair : tuple of int
-        ``(i, j)`` where it occurs.
     standard_error : float or None
         Of ``expected_sq_error`` when pairs are sampled.
     """
@@ -74,27 +69,17 @@ class Prediction:
     rows : list of Row
     norm_K : float
         ``‖K‖_F`` (an estimate with ``pairs``).
-    targets : dict
-        Mechanism name to the smallest ``m`` reaching ``target`` (with ``target``).
     target : float or None
-    overflow : dict
-        Mechanism name to overflow/underflow probabilities (with ``overflow``).
-    fallback : dict
-        Mechanism name to the number of pairs evaluated by mpmath.
-    sums : dict
-        Mechanism name to ``(ΣA, ΣB)`` (:mod:`rftheory.predict.target`).
-    interpolation : dict
-        Coupled rff/psi/prf mechanism name to how its pair term was evaluated
-        (:func:`rftheory.predict.interp.build`: ``method``, ``bound`` on the
-        relative error of the sum, ``validated`` ...).
+    targets, overflow, fallback, sums, interpolation : dict
+        Per mechanism: smallest ``m`` reaching ``target``; overflow probabilities; pairs evaluated by
+        mpmath; ``(ΣA, ΣB)``; how a coupled pair term was evaluated (details on the notes page).
     pairs : int or None
         Sampled pairs, or ``None`` for all.
     seconds : float
-        Wall time of the evaluation.
     sigma_rule : str or None
-        How ``sigma`` was chosen: ``"median"``, ``"nn50"`` or ``"given"`` (Gaussian kernel).
+        ``"median"``, ``"nn50"`` or ``"given"`` (Gaussian kernel).
     defaults : tuple of str
-        The options the caller left at their defaults (``"sigma"``, ``"scale"``), shown as such.
+        The options left at their defaults (``"sigma"``, ``"scale"``).
     """
 
     kernel: str
@@ -181,28 +166,11 @@ Pair = tuple[int, int]
 
 @dataclass(frozen=True)
 class Request:
-    """A validated call of :func:`predict`: the loaded data and every option parsed.
+    """The arguments of :func:`predict`, checked (internal).
 
-    Attributes
-    ----------
-    X, Y : numpy.ndarray
-        The points as loaded (standardized when ``standardized``); ``Y`` is ``None`` for one set.
-    kernel : {"gaussian", "softmax"}
-    sigma : float or str or None
-        The bandwidth or its rule as given (Gaussian kernel).
-    scale : float or None
-        The softmax scale as given.
-    mechanisms : tuple of Mechanism
-        Parsed, not yet fitted.
-    ms : tuple of int
-    target : float or None
-    overflow : str or None
-    pairs : int or None
-    seed : int
-    standardized : bool
-    progress : bool or None
-    exact_pairs : bool
-    scheduler : str or None
+    Fields: the points ``X``, ``Y`` as loaded (standardized when ``standardized``; ``Y`` ``None`` for one
+    set), ``mechanisms`` parsed (not yet fitted), ``sigma`` and ``scale`` as given, and the other options
+    of :func:`predict` unchanged.
     """
 
     X: np.ndarray
@@ -224,26 +192,12 @@ class Request:
 
 @dataclass(frozen=True)
 class BlockJob:
-    """What every block of pairs needs (sent once to a Dask cluster).
+    """What every block of pairs needs, sent once to a Dask cluster (internal).
 
-    Attributes
-    ----------
-    X, Y : numpy.ndarray
-        The rescaled sets.
-    mechanisms : tuple of Mechanism
-        Fitted, with their interpolants.
-    ms : tuple of int
-    kernel : str
-    d : int
-    sampled : bool
-        Pairs are sampled (sums of squares are kept for standard errors).
-    need_theta : bool
-        Some mechanism needs the angle of the pairs.
-    squared : dict
-        Tiles of one set to their squared distances on the unscaled data (the median bandwidth's,
-        :attr:`rftheory.predict.median.Span.squared`), reused for ``z``; empty: none.
-    f2 : float
-        ``factor²`` of the rescaling (with ``squared``).
+    Fields: the rescaled sets ``X``, ``Y``; the fitted ``mechanisms``; ``sampled`` (keep sums of squares);
+    ``need_theta`` (some mechanism needs the pair's angle); ``squared``, tiles of one set to their squared
+    distances on the unscaled data (:attr:`rftheory.predict.median.Span.squared`), reused with ``f2``,
+    the rescaling's ``factor²``.
     """
 
     X: np.ndarray
@@ -260,17 +214,10 @@ class BlockJob:
 
 @dataclass(frozen=True)
 class Setup:
-    """A request made ready to run: bandwidth, rescaled data, fitted mechanisms, interpolants.
+    """A request made ready to run (internal).
 
-    Attributes
-    ----------
-    request : Request
-    sigma : float or None
-        The Gaussian bandwidth used.
-    data : rftheory.predict.data.Prepared
-    job : BlockJob
-    interpolation : dict
-        Mechanism name to how its pair term is evaluated (:func:`rftheory.predict.interp.build`).
+    Fields: the ``request``, the bandwidth ``sigma`` used, the rescaled ``data``, the ``job`` and
+    ``interpolation`` (mechanism name to how its pair term is evaluated, :func:`rftheory.predict.interp.build`).
     """
 
     request: Request
