@@ -64,19 +64,17 @@ class Head:
 
 
 def load_matrix(path: str, name: str) -> np.ndarray:
-    """Read a real 2-D matrix from ``.npy`` or ``.csv``.
+    """Read a real 2-D matrix from ``.npy`` or ``.csv`` (comma-separated, no header).
 
     Parameters
     ----------
     path : str
-        File name ending in ``.npy`` or ``.csv`` (comma-separated, no header).
     name : str
         The parameter name for error messages (``q``, ``k``, ``v``).
 
     Returns
     -------
     numpy.ndarray, shape (rows, cols)
-        Finite float64 values.
 
     Raises
     ------
@@ -122,10 +120,8 @@ def make_head(Q, K, V=None, scale: float | None = None) -> Head:
 
     Parameters
     ----------
-    Q : array_like, shape (L, d)
-        Queries.
-    K : array_like, shape (L_k, d)
-        Keys.
+    Q, K : array_like, shapes (L, d), (L_k, d)
+        Queries and keys.
     V : array_like, shape (L_k, d_v), optional
         Values.
     scale : float, optional

@@ -247,24 +247,19 @@ def predict(head: Head, mech: Mechanism, ms: list[int], *, pairs: int | None = N
     ms : list of int
         Feature counts (each ``>= 1``).
     pairs : int, optional
-        Estimate the normaliser and output sums from this many sampled ``(i, j, l)`` triples with standard errors
-        (:mod:`rftheory.attention.sampled`) instead of the exact ``L·L_k²`` sums (iid and fitted features, and
-        orthogonal/simplex FAVOR+).
+        Estimate the normaliser and output sums from this many sampled ``(i, j, l)`` triples (notes page).
     seed : int
         Seed of the sampled triples and of the query sample of the next-order term.
     overflow : {"fp16", "bf16", "fp32"}, optional
         Also bound the features' overflow in this format (:mod:`rftheory.attention.overflow`).
     scheduler : str, optional
-        Dask scheduler address: the per-query sums run there in blocks of queries
-        (:mod:`rftheory.attention.blocks`).
+        Dask scheduler address: the per-query sums run there in blocks of queries.
     next_order : bool
-        Orthogonal/simplex FAVOR+: compute the bound on the next order (``L·L_k⁴`` work,
-        :mod:`rftheory.attention.coupled_next`); ``False`` leaves ``next_order_bound`` and the trust flag ``None``.
+        Coupled FAVOR+: bound the next order (``L·L_k⁴`` work; ``False``: ``next_order_bound`` is ``None``).
 
     Returns
     -------
     list of AttentionError
-        One per ``m``.
     """
     for m in ms:
         if isinstance(m, bool) or not isinstance(m, (int, float, np.integer, np.floating)) or not (
@@ -412,11 +407,6 @@ def _log_weights(head: Head, mech: Mechanism, fitted) -> list[np.ndarray]:
 def check_range(head: Head, mech: Mechanism, fitted=None) -> None:
     """Refuse, before any sum is formed, a head whose error sums leave float64, naming the largest safe scale.
 
-    The bound is :func:`rftheory.attention.sums.log_magnitude` of the covariance terms' weights; for
-    FAVOR+ and trigonometric features every exponent is a quadratic form in ``(x, y) = √S (q, k)``, so the
-    largest safe ``S`` is found by bisection on ``S`` (the fitted families refit on the data: no scale
-    is named for them).
-
     Parameters
     ----------
     head : Head
@@ -562,11 +552,7 @@ def _coupled_row(head: Head, mech: Mechanism, m: int, att: float, onorm2: float 
 
 
 def smallest_m(head: Head, mech: Mechanism, target: float, m_max: int = 1 << 30) -> int | None:
-    """Smallest ``m`` with predicted (leading-order) ``output_relative_error <= target``.
-
-    For iid features the leading order is ``c/m`` in the MSE, so ``m = ⌈c/(target²‖O‖²)⌉``; for
-    orthogonal/simplex blocks of ``d`` it is ``(A + (P(m)/m)B)/m`` with ``P(m)`` the ordered coupled
-    pairs, which depends on how ``m`` fills its blocks: the smallest ``m`` is searched.
+    """Smallest ``m`` with predicted (leading-order) ``output_relative_error <= target`` (search: notes page).
 
     Parameters
     ----------

@@ -99,15 +99,13 @@ def _mc_output(head: Head, mech: Mechanism, m: int, budget: float, rng: np.rando
 
 def headline(head: Head, mech: Mechanism, row: AttentionError, budget: float,
              rng: np.random.Generator, mc=None) -> Headline:
-    """The output MSE to report for ``row`` (:doc:`/notes/attention/headline`).
+    """The output MSE to report for ``row``, the prediction of ``mech`` at one ``m`` (:doc:`/notes/attention/headline`).
 
     Parameters
     ----------
     head : Head
     mech : Mechanism
-        The mechanism of ``row``.
     row : AttentionError
-        The prediction at one ``m``.
     budget : float
         Seconds of Monte Carlo allowed for this row (0: none).
     rng : numpy.random.Generator
@@ -164,20 +162,15 @@ class TargetAnswer:
 
 def target_m(head: Head, mech: Mechanism, target: float, budget: float, rng: np.random.Generator,
              m_cap: int = 1 << 14) -> TargetAnswer:
-    """The smallest ``m`` meeting ``target``: the leading order where it is trusted at its answer, else a
-    doubling search on Monte Carlo of the real estimator (``m = 8, 16, 32, …``, each given a third of the budget
-    left, the first whose estimate plus two standard errors meets the target) within ``budget`` CPU seconds,
-    else no answer.
+    """The smallest ``m`` meeting ``target``: the leading order where trusted, else a Monte Carlo doubling search.
 
     Parameters
     ----------
     head : Head
         The data, with values.
     mech : Mechanism
-    target : float
-        Target relative Frobenius error of the output.
-    budget : float
-        Seconds of Monte Carlo allowed.
+    target, budget : float
+        Target relative Frobenius error of the output; seconds of Monte Carlo allowed.
     rng : numpy.random.Generator
     m_cap : int
         Largest ``m`` the Monte Carlo search tries.

@@ -39,19 +39,16 @@ def _sqdist(Y: np.ndarray, sign: float) -> np.ndarray:
 
 
 def cov_terms(head: Head, family: str) -> list[CovTerm]:
-    """The terms of ``m·E[Â_ijÂ_il]`` for iid features of ``family``.
+    """The terms of ``m·Cov(Â_ij, Â_il) = Σ_t w_t,ij w_t,il K_t,jl − A_ij A_il`` for iid features of ``family``.
 
     Parameters
     ----------
     head : Head
-        Rescaled queries and keys.
     family : {"favor+", "trig"}
-        Positive (FAVOR+) or trigonometric features.
 
     Returns
     -------
     list of CovTerm
-        ``m·Cov(Â_ij, Â_il) = Σ_t w_t,ij w_t,il K_t,jl − A_ij A_il``.
 
     Raises
     ------

@@ -42,9 +42,8 @@ def replicates(head: Head, mech: Mechanism, m: int, n: int, rng: np.random.Gener
     ----------
     head : Head
     mech : Mechanism
-    m : int
-    n : int
-        Draws of ``W``.
+    m, n : int
+        Features, and draws of ``W``.
     rng : numpy.random.Generator
     chunk : int
         Draws per batch (memory ``chunk·L·m``).

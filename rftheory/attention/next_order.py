@@ -54,29 +54,21 @@ def _patterns(family: str) -> list[tuple[float, int, int, int]]:
 
 
 def fitted_log_moments(fm, x: np.ndarray, Y: np.ndarray, n: int) -> tuple[float, np.ndarray, np.ndarray]:
-    """``(c_n, e, G)`` with ``log E[∏_t a_{j_t}] − Σ_t xᵀy_{j_t} = c_n + Σ_t e_{j_t} + Σ_{s<t} G_{j_s j_t}``.
-
-    For ``n`` features of one ``ω`` of fitted dense-exponential features (:doc:`/notes/attention/next_order`).
+    """``(c_n, e, G)``: ``log E[∏_t a_{j_t}] − Σ_t xᵀy_{j_t} = c_n + Σ_t e_{j_t} + Σ_{s<t} G_{j_s j_t}`` (:doc:`/notes/attention/next_order`).
 
     Parameters
     ----------
     fm : rftheory.features.dense_exponential.DenseExponential
         The fitted features.
-    x : numpy.ndarray, shape (d,)
-        The query.
-    Y : numpy.ndarray, shape (L_k, d)
-        The keys.
+    x, Y : numpy.ndarray, shapes (d,), (L_k, d)
+        The query and the keys.
     n : int
-        Number of features multiplied (2 or 3).
+        Number of features of one ``ω`` multiplied (2 or 3).
 
     Returns
     -------
     c : float
-        The constant.
-    e : numpy.ndarray, shape (L_k,)
-        The per-key terms.
-    G : numpy.ndarray, shape (L_k, L_k)
-        The pair terms.
+    e, G : numpy.ndarray, shapes (L_k,), (L_k, L_k)
 
     Raises
     ------
@@ -148,7 +140,6 @@ def next_order(head: Head, family: str, rng: np.random.Generator | None = None, 
     head : Head
         The data, with values.
     family : {"favor+", "trig"}
-        Positive or trigonometric features.
     rng : numpy.random.Generator, optional
         Draws the sample of queries when ``L·L_k³ > MAX_CUBES`` (default: seed 0).
     fitted : rftheory.features.dense_exponential.DenseExponential, optional
@@ -157,7 +148,6 @@ def next_order(head: Head, family: str, rng: np.random.Generator | None = None, 
     Returns
     -------
     NextOrder
-        The two coefficients (``c2`` with a standard error when estimated from a sample of queries).
 
     Raises
     ------

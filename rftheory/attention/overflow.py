@@ -56,14 +56,11 @@ def overflow_risk(head: Head, family: str, m: int, fmt: str, fm=None) -> Overflo
         Feature family (``fm`` for the fitted ones).
     m : int
     fmt : {"fp16", "bf16", "fp32"}
-        Storage format.
     fm : DenseExponential, optional
-        The fitted FAVOR++/FAVOR# features.
 
     Returns
     -------
     OverflowRisk
-        The bound and the normaliser flag.
     """
     if fmt not in FORMATS:
         raise ParameterError("overflow", f"unknown format {fmt!r} (expected {', '.join(FORMATS)})")
