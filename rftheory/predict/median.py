@@ -140,10 +140,8 @@ def median_and_span(A: np.ndarray, B: np.ndarray, same: bool,
     Returns
     -------
     median : float
-        ``np.median`` of the direct distances (NaN-free input assumed); ``nan`` when there is no pair.
     span : Span or None
-        The range of the squared distances from the same Gram products (``None`` without pairs),
-        and for one set the squared distances of its tiles.
+        ``None`` without pairs; for one set it also holds its tiles' squared distances.
     """
     d = A.shape[1]
     a2 = np.einsum("ij,ij->i", A, A)

@@ -24,9 +24,9 @@ FORMATS = {
 
 
 def probabilities(mech, points, kernel: str, fmt: str) -> dict | None:
-    """Max and mean over the points of the overflow and underflow probabilities.
+    r"""Max and mean over the points of the overflow and underflow probabilities.
 
-    .. math:: p_{\\rm over}(x) = \\bar\\Phi\\big((\\log f_{\\max} - c(x))/\\|x\\|\\big)
+    .. math:: p_{\rm over}(x) = \bar\Phi\big((\log f_{\max} - c(x))/\|x\|\big)
 
     Parameters
     ----------
@@ -40,9 +40,8 @@ def probabilities(mech, points, kernel: str, fmt: str) -> dict | None:
     Returns
     -------
     dict or None
-        ``overflow_max``, ``overflow_mean``, ``underflow_max``,
-        ``underflow_mean`` (per feature value), the format and the points'
-        count; ``None`` when the features are not of this form.
+        ``overflow_max``, ``overflow_mean``, ``underflow_max``, ``underflow_mean`` (per feature value),
+        the format and the points' count.
     """
     if mech.family not in ("prf", "sm++"):
         return None

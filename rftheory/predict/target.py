@@ -18,14 +18,12 @@ M_SEARCH_MAX = 10**9
 
 
 def expected(SA: float, SB: float, d: int, m):
-    """``E(m) = S_A/m + P(m) S_B/m²``.
+    """``E(m) = S_A/m + P(m) S_B/m²`` for blocks of ``d``.
 
     Parameters
     ----------
     SA, SB : float
-        The two sums.
     d : int
-        Block size (dimension).
     m : int or array_like of int
 
     Returns
@@ -37,13 +35,9 @@ def expected(SA: float, SB: float, d: int, m):
 
 
 def smallest_m(SA: float, SB: float, d: int, T: float):
-    """The smallest ``m ≥ 1`` with ``E(m) ≤ T``, or ``None`` beyond :data:`M_SEARCH_MAX`.
+    r"""The smallest ``m ≥ 1`` with ``E(m) ≤ T``, or ``None`` beyond :data:`M_SEARCH_MAX` (search: notes page).
 
-    For iid vectors (``S_B = 0``) it is ``⌈S_A/T⌉``.  Otherwise ``P(m)/m² ≤ (d−1)/m``
-    bounds ``E(m) ≤ (S_A + (d−1)·max(S_B, 0))/m``, so the answer lies in
-    ``[1, ⌈(S_A + (d−1) max(S_B,0))/T⌉]``, which is scanned exactly in chunks.
-
-    .. math:: m^* = \\min\\{m \\ge 1 : S_A/m + P(m)S_B/m^2 \\le T\\}
+    .. math:: m^* = \min\{m \ge 1 : S_A/m + P(m)S_B/m^2 \le T\}
 
     Parameters
     ----------
