@@ -70,9 +70,7 @@ def coupled_mgf_mc(d: int, coupling: str, a, b, n: int, rng: np.random.Generator
     d : int
     coupling : {"orthogonal", "simplex"}
     a, b : array_like, shape (d,)
-        The two vectors.
     n : int
-        Number of draws.
     rng : numpy.random.Generator
 
     Returns

@@ -412,7 +412,6 @@ def check_range(head: Head, mech: Mechanism, fitted=None) -> None:
     head : Head
     mech : Mechanism
     fitted : DenseExponential, optional
-        The fitted FAVOR++/FAVOR# features.
 
     Raises
     ------

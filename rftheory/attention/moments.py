@@ -100,7 +100,6 @@ def cov_terms_derf(head: Head, fm) -> tuple[list[CovTerm], np.ndarray]:
     ----------
     head : Head
     fm : rftheory.features.dense_exponential.DenseExponential
-        The fitted features.
 
     Returns
     -------

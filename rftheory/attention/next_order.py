@@ -59,7 +59,6 @@ def fitted_log_moments(fm, x: np.ndarray, Y: np.ndarray, n: int) -> tuple[float,
     Parameters
     ----------
     fm : rftheory.features.dense_exponential.DenseExponential
-        The fitted features.
     x, Y : numpy.ndarray, shapes (d,), (L_k, d)
         The query and the keys.
     n : int

@@ -43,7 +43,6 @@ def positive(W, x, xp=None):
     W : array, shape (..., m, d)
         Random matrices, rows ``w_i ~ N(0, I_d)`` marginally.
     x : array_like, shape (d,)
-        Data vector.
     xp : array namespace, optional
         The namespace of ``W`` (default: inferred).
 

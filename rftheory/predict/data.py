@@ -133,7 +133,6 @@ def check_pair_sets(X, Y) -> None:
     Parameters
     ----------
     X, Y : numpy.ndarray
-        The two sets (rows).
 
     Raises
     ------

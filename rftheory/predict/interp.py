@@ -51,7 +51,6 @@ def eligible(mech, d: int) -> bool:
     ----------
     mech : rftheory.predict.mechanisms.Mechanism
     d : int
-        Dimension (block size).
 
     Returns
     -------
@@ -393,7 +392,6 @@ def lebesgue(n: int) -> float:
     Parameters
     ----------
     n : int
-        Degree.
 
     Returns
     -------
@@ -478,7 +476,6 @@ def interval(family: str, X: np.ndarray, Y: np.ndarray, chunk: int = 1 << 18):
     ----------
     family : {"rff", "psi", "prf"}
     X, Y : numpy.ndarray
-        The rescaled sets.
     chunk : int
         Gram entries per chunk (about).
 
@@ -523,7 +520,6 @@ def interval_from_span(family: str, X: np.ndarray, span: Span, factor: float) ->
     ----------
     family : {"rff", "psi"}
     X : numpy.ndarray
-        The rescaled set.
     span : rftheory.predict.median.Span
         From :func:`rftheory.predict.data.bandwidth_and_span` on the unscaled set.
     factor : float
@@ -598,7 +594,6 @@ def build(mech: Any, X: np.ndarray, Y: np.ndarray, seed: int = 0,
     X, Y : numpy.ndarray
         The rescaled sets (``Y is X`` for one set).
     seed : int
-        Seed of the checked pairs.
     known : tuple, optional
         ``(lo, hi, ends)`` of :func:`interval` computed already (:func:`interval_from_span`).
 

@@ -33,7 +33,6 @@ def probabilities(mech, points, kernel: str, fmt: str) -> dict | None:
     mech : Mechanism
         A positive mechanism (``prf``, ``sm++``); others give ``None``.
     points : numpy.ndarray
-        The rescaled points (rows).
     kernel : {"gaussian", "softmax"}
     fmt : {"fp16", "bf16", "fp32"}
 

@@ -84,7 +84,6 @@ def tiles(n_x: int, n_y: int, same: bool, block: int = BLOCK) -> Iterator[Tile |
     ----------
     n_x, n_y : int
     same : bool
-        One set.
     block : int
         Pairs per tile or index block (about; at least one row).
 
@@ -136,7 +135,6 @@ class DiagonalGeometry(dict):
     Parameters
     ----------
     X : numpy.ndarray
-        The rescaled set.
     diag : Diagonal
     """
 
@@ -164,7 +162,6 @@ class TileGeometry(dict):
     Parameters
     ----------
     X, Y : numpy.ndarray
-        The rescaled sets.
     tile : Tile
     squared : numpy.ndarray, optional
         ``s̃`` of the tile on the unscaled data (row-major, flattened).
@@ -254,7 +251,6 @@ def geometry(X, Y, I, J, need_theta: bool = False) -> dict:
     X, Y : numpy.ndarray
         The rescaled sets (rows).
     I, J : numpy.ndarray of int
-        Pair indices.
     need_theta : bool
         Also compute the angle ``θ`` (0 where a norm is 0).
 
@@ -349,7 +345,6 @@ def check_domain(result_id: str, arrays: dict[str, np.ndarray], **scalars: Any) 
     Parameters
     ----------
     result_id : str
-        A registered result.
     arrays : dict of str to numpy.ndarray
         Per-pair numeric parameters (equal lengths).
     **scalars

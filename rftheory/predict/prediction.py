@@ -104,7 +104,7 @@ class Prediction:
 
 
 def parse_ms(spec: Any) -> list[int]:
-    """Numbers of random vectors from ``"13,26,52"`` (or a sequence).
+    """Numbers of random vectors from ``"13,26,52"`` (or a sequence), each ``1 ≤ m ≤ 10^6``, in order, without repeats.
 
     Parameters
     ----------
@@ -113,7 +113,6 @@ def parse_ms(spec: Any) -> list[int]:
     Returns
     -------
     list of int
-        Each ``1 ≤ m ≤ 10^6``, in the order given, without repeats.
 
     Raises
     ------
@@ -353,12 +352,7 @@ def _sampled_blocks(n_x: int, n_y: int, N: int, seed: int, block: int = BLOCK) -
 
 
 def pairwise_sum(x: np.ndarray) -> float:
-    r"""``Σ x_i`` by a balanced pairwise tree (halves added elementwise, level by level).
-
-    Zero-padded to ``2^L`` terms, ``L = ⌈log₂ n⌉``; every term takes part in exactly ``L``
-    roundings, so (Higham, *Accuracy and Stability of Numerical Algorithms*, 2nd ed., SIAM 2002, Sec. 4.2)
-
-    .. math:: \Big|\hat s - \sum_i x_i\Big| \le \gamma_L \sum_i |x_i|,\qquad \gamma_L = \frac{Lu}{1 - Lu},\ u = 2^{-53}.
+    r"""``Σ x_i`` by a balanced pairwise tree, within ``γ_L Σ|x_i|`` (``L = ⌈log₂ n⌉``; bound: notes page).
 
     Parameters
     ----------
@@ -382,22 +376,18 @@ def pairwise_sum(x: np.ndarray) -> float:
 
 
 def block_sums(job: BlockJob, blk: Block | Tile | Diagonal) -> BlockSums:
-    """Everything one block of pairs adds to a prediction (pairwise block sums, worst ratio).
+    r"""Everything one block of pairs adds to a prediction (pairwise block sums, worst ratio; fields: notes page).
 
-    .. math:: \\mathrm{MSE}_m = A/m + P(m)B/m^2,\\qquad \\text{ratio} = \\sqrt{\\mathrm{MSE}_m}/K
+    .. math:: \mathrm{MSE}_m = A/m + P(m)B/m^2,\qquad \text{ratio} = \sqrt{\mathrm{MSE}_m}/K
 
     Parameters
     ----------
     job : BlockJob
     blk : Block or rftheory.predict.pairs.Tile or rftheory.predict.pairs.Diagonal
-        Index pairs with weights, a tile of pairs of one weight (its sums are that weight
-        times the pairwise sums: exact for the weights 1 and 2), or diagonal triangles of one set.
 
     Returns
     -------
     BlockSums
-        ``Σ wK²``, the pair count, per mechanism ``Σ wA``, ``Σ wB`` and fallbacks, per
-        ``(mechanism, m)`` ``Σ w·MSE``, ``Σ MSE²`` (sampled pairs), the worst ratio and its pair.
     """
     if isinstance(blk, Tile):
         g: dict[str, np.ndarray] = TileGeometry(job.X, job.Y, blk, job.squared.get(blk), job.f2)
@@ -496,9 +486,7 @@ def validate(X: Any, Y: Any = None, *, kernel: str = "gaussian", sigma: Any = "m
 
     Parameters
     ----------
-    X, Y, kernel, sigma, scale, mechanisms, m, target, overflow, pairs, seed, standardize, progress, exact_pairs
-        As for :func:`predict`.
-    scheduler : str or None
+    X, Y, kernel, sigma, scale, mechanisms, m, target, overflow, pairs, seed, standardize, progress, exact_pairs, scheduler
         As for :func:`predict`.
 
     Returns

@@ -26,7 +26,6 @@ def as_table(p, digits: int = 6) -> Table:
     ----------
     p : Prediction
     digits : int
-        Significant digits shown.
 
     Returns
     -------

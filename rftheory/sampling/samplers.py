@@ -139,7 +139,6 @@ def apply_simplex(u, xp=None, axis: int = -1):
     u : array
         Vectors (or matrices), ``d ≥ 2`` along ``axis`` (else :class:`ParameterError`).
     xp : array namespace, optional
-        Default: inferred.
     axis : int, optional
         The axis ``S`` acts on (default the last).
 

@@ -199,7 +199,6 @@ def optimum(family, X, Y, bk=F64):
     ----------
     family : {"favor+", "gerf", "saderf", "aderf", "sderf"}
     X, Y : array_like, shape (L, d)
-        The two data sets (rows).
     bk : backend
         ``F64`` or ``MP`` (mpmath at the current precision).
 
@@ -283,7 +282,6 @@ def numerical_optimum(family, X, Y, rng, starts=20, gtol=1e-11):
     family : {"gerf", "saderf", "aderf", "sderf"}
     X, Y : array_like, shape (L, d)
     rng : numpy.random.Generator
-        Draws the starting points.
     starts : int
     gtol : float
         BFGS gradient tolerance.

@@ -198,7 +198,6 @@ def kappa_tail_bk(bk, n: int, d: int, x, y):
     n, d : int
         The last term summed (``n >= 1``) and the dimension.
     x, y : number of ``bk``
-        The norms.
 
     Returns
     -------
