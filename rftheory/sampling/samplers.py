@@ -224,7 +224,6 @@ def simplex_plus_directions(norms, passes: int = 20, xp=None):
     Parameters
     ----------
     norms : array, shape (..., d)
-        The norms ``‖w_i‖`` of each block.
     passes : int, optional
     xp : array namespace, optional
 

@@ -121,11 +121,7 @@ def gerf_log_second_moment(d, A, v2, xy2, bk=F64):
 
 @dataclass
 class DERFParams:
-    """Parameters ``(A, B₁, B₂)`` of DERFs with their derived ``C₁, C₂, log D`` (FAVOR#, Thm 4.1).
-
-    Derived: ``P = (I−4A)⁻¹``, ``R = (I−8A)⁻¹``, ``C_k = −½B_kᵀPB_k``, ``logdet_S = log det(I−4A)``,
-    ``logdet_T8 = log det(I−8A)``, ``logD = ¼ logdet_S``; ``objective``, ``info``: the closed-form optimum
-    and its intermediates when built by :func:`.optima.optimum`.
+    """Parameters ``(A, B₁, B₂)`` of DERFs with their derived ``C₁, C₂, log D`` (FAVOR#, Thm 4.1; fields: notes page).
 
     Raises
     ------

@@ -187,13 +187,9 @@ _OPTIMA = {
 
 
 def optimum(family, X, Y, bk=F64):
-    """The closed-form minimiser of the shifted log-variance objective (FAVOR#, Eq. 14) in a family.
+    r"""The closed-form minimiser of the shifted log-variance objective (FAVOR#, Eq. 14) in a family (notes page).
 
-    GERF (Sec. 3.1): ``t* = 1 + δ(d, μ)``, ``A* = (1−t*)/8`` with ``μ = mean‖x_i+y_j‖²``
-    (:func:`.model.gerf_delta`); SADERF (Eq. 18-20), ADERF (Thm 4.2, Eq. 16) and SDERF (Thm 4.3, Eq. 17)
-    reduce to the same scalar problem:
-
-    .. math:: \\mathcal L^* = h(d, t^*, \\mu) + 2\\mu_1^\\top\\mu_2.
+    .. math:: \mathcal L^* = h(d, t^*, \mu) + 2\mu_1^\top\mu_2.
 
     Parameters
     ----------
