@@ -49,9 +49,9 @@ def gerf_delta(d, mu, bk=F64):
 
 
 def gerf_root(d, mu, bk=F64):
-    """The positive root ``t*`` of ``d t² − (d + 2μ) t − 2μ = 0`` (``t = 1 − 8A``; FAVOR#, Sec. 3.1).
+    r"""The positive root ``t*`` of ``d t² − (d + 2μ) t − 2μ = 0``, ``μ ≥ 0`` (``t = 1 − 8A``; FAVOR#, Sec. 3.1).
 
-    .. math:: t^* = \\frac{(d+2\\mu) + \\sqrt{(d+2\\mu)^2 + 8d\\mu}}{2d} = 1 + \\delta
+    .. math:: t^* = \frac{(d+2\mu) + \sqrt{(d+2\mu)^2 + 8d\mu}}{2d} = 1 + \delta
 
     The global minimum over ``t > 0`` of ``h`` (:func:`homogeneous_objective_delta`), evaluated as ``1 + δ``
     (:func:`gerf_delta`).
@@ -60,7 +60,6 @@ def gerf_root(d, mu, bk=F64):
     ----------
     d : int
     mu : number
-        ``μ >= 0``.
     bk : backend
 
     Returns
@@ -71,15 +70,14 @@ def gerf_root(d, mu, bk=F64):
 
 
 def homogeneous_objective_delta(d, delta, mu, bk=F64):
-    """The GERF objective ``h`` at ``t = 1 + δ`` in cancellation-free form (FAVOR#, Eq. 14 at ``A = aI``).
+    r"""The GERF objective ``h`` at ``t = 1 + δ > 0``, ``μ ≥ 0``, in cancellation-free form (FAVOR#, Eq. 14 at ``A = aI``).
 
-    .. math:: h = \\tfrac d2\\log\\Big(1+\\frac{\\delta^2}{4(1+\\delta)}\\Big) + \\frac{\\mu}{1+\\delta}
+    .. math:: h = \tfrac d2\log\Big(1+\frac{\delta^2}{4(1+\delta)}\Big) + \frac{\mu}{1+\delta}
 
     Parameters
     ----------
     d : int
     delta, mu : number
-        ``δ = t − 1 > −1`` and ``μ >= 0``.
     bk : backend
 
     Returns
@@ -207,13 +205,12 @@ def check_derf(A, B1, B2, bk=F64, tol=None):
 
 
 def make_params(A, B1, B2=None, bk=F64, family="derf", check=True):
-    """:class:`DERFParams` from ``A, B₁`` and ``B₂`` after :func:`check_derf` (FAVOR#, Thm 4.1).
+    """:class:`DERFParams` from ``A, B₁`` and ``B₂`` (default ``(I−4A)B₁^{−T}``) after :func:`check_derf` (FAVOR#, Thm 4.1).
 
     Parameters
     ----------
     A, B1 : array_like, shape (d, d)
     B2 : array_like, shape (d, d), optional
-        Default ``B₂ = (I−4A)B₁^{−T}``.
     bk : backend
     family : str
     check : bool

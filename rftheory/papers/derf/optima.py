@@ -285,9 +285,8 @@ def numerical_optimum(family, X, Y, rng, starts=20, gtol=1e-11):
     Returns
     -------
     best : float
-        The smallest objective found.
     values : list of float
-        The final objective of every start.
+        The smallest objective found, and the final objective of every start.
     """
     from scipy.optimize import minimize
 

@@ -84,12 +84,11 @@ class Spectrum:
 
 
 def real_spectrum(N: fmpq_mat) -> Spectrum:
-    """Enclosures of the eigenvalues of an exact rational matrix whose spectrum is real (Arb's roots of ``det(λI − N)``).
+    """Enclosures of the eigenvalues of a square exact rational matrix whose spectrum is real (Arb's roots of ``det(λI − N)``).
 
     Parameters
     ----------
     N : fmpq_mat
-        Square, with real eigenvalues.
 
     Returns
     -------

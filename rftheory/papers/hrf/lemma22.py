@@ -52,8 +52,7 @@ def angle_terms(bk, theta):
 
     Parameters
     ----------
-    bk : backend
-        ``MP``, ``SYM`` or ``ARB``.
+    bk : {MP, SYM, ARB}
     theta : Fraction, int or number of ``bk``
 
     Returns
@@ -75,8 +74,7 @@ def zv2(a, b, ang):
     ----------
     a, b : number
         ``‖x‖``, ``‖y‖``.
-    ang : tuple
-        :func:`angle_terms`.
+    ang : tuple from :func:`angle_terms`
 
     Returns
     -------
@@ -100,12 +98,10 @@ def lemma22_mse(estimator, bk, a, b, ang, m, d=None, coupling="iid"):
     Parameters
     ----------
     estimator : {"trig", "pos"}
-    bk : backend
-        ``MP``, ``SYM`` or ``ARB``.
+    bk : {MP, SYM, ARB}
     a, b : number
         ``‖x‖``, ``‖y‖``.
-    ang : tuple
-        :func:`angle_terms`.
+    ang : tuple from :func:`angle_terms`
     m : int
     d : int, optional
         Dimension (orthogonal blocks of at most ``d``).
@@ -207,8 +203,7 @@ def var_terms(a, b, ang, which):
     Parameters
     ----------
     a, b : mpf
-    ang : tuple
-        :func:`angle_terms`.
+    ang : tuple from :func:`angle_terms`
     which : {"trig", "pos"}
 
     Returns
