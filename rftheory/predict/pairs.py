@@ -74,11 +74,7 @@ class Tile:
 
 
 def tiles(n_x: int, n_y: int, same: bool, block: int = BLOCK) -> Iterator[Tile | Diagonal]:
-    """Every pair once, as :class:`Tile` rectangles of whole rows and (one set) :class:`Diagonal` triangles.
-
-    One set: the rows ``r0:r1`` against the columns ``r1:n`` (``i < j``, weight 2) as a tile;
-    the pairs ``r0 ≤ i ≤ j < r1`` of the row blocks are gathered into :class:`Diagonal` blocks of
-    about ``block`` pairs.  Two sets: tiles of whole rows, weight 1.
+    """Every pair once, as :class:`Tile` rectangles of whole rows and (one set) :class:`Diagonal` triangles (layout: notes page).
 
     Parameters
     ----------
@@ -346,9 +342,8 @@ def check_domain(result_id: str, arrays: dict[str, np.ndarray], **scalars: Any) 
     ----------
     result_id : str
     arrays : dict of str to numpy.ndarray
-        Per-pair numeric parameters (equal lengths).
     **scalars
-        The other parameters.
+        As for :func:`evaluate`.
 
     Raises
     ------
@@ -402,7 +397,6 @@ def evaluate(result_id: str, arrays: dict, **scalars) -> Evaluated:
     Returns
     -------
     Evaluated
-        Values and the number of exact fallbacks.
 
     Raises
     ------

@@ -707,9 +707,7 @@ def predict(X: Any, Y: Any = None, *, kernel: str = "gaussian", sigma: Any = "me
     progress : bool, optional
         A progress bar on stderr (default: when stderr is a terminal).
     exact_pairs : bool
-        Evaluate the coupled pair term of rff/psi/prf at every pair; by default it comes from a Chebyshev interpolant in
-        ``z`` (``v`` for prf), checked a posteriori and with an error bound ≤ 1e-11 relative
-        (:mod:`rftheory.predict.interp`; :attr:`Prediction.interpolation`).
+        Evaluate the coupled pair term of rff/psi/prf at every pair instead of its interpolant (notes page).
     scheduler : str, optional
         Address of a Dask distributed scheduler (``tcp://host:8786``): the blocks of pairs are evaluated on its workers
         (the data and fitted mechanisms are sent once; at most :data:`IN_FLIGHT` blocks are pending).
@@ -717,12 +715,6 @@ def predict(X: Any, Y: Any = None, *, kernel: str = "gaussian", sigma: Any = "me
     Returns
     -------
     Prediction
-
-    Notes
-    -----
-    Four steps: :func:`validate` (data and options to a :class:`Request`), :func:`prepare`
-    (bandwidth, rescaling, fitted mechanisms, interpolants: a :class:`Setup`), :func:`run`
-    (every block of pairs into :class:`Totals`) and :func:`assemble` (the :class:`Prediction`).
 
     Raises
     ------
