@@ -91,7 +91,6 @@ def run_blocks(tasks: list[QueryBlock], scheduler: str | None, seed: int = 0) ->
     Parameters
     ----------
     tasks : list of QueryBlock
-        The blocks.
     scheduler : str or None
         A Dask scheduler address (``tcp://host:8786``).
     seed : int
@@ -100,7 +99,6 @@ def run_blocks(tasks: list[QueryBlock], scheduler: str | None, seed: int = 0) ->
     Returns
     -------
     list of _BlockResult
-        In the order of ``tasks``.
 
     Raises
     ------

@@ -55,13 +55,6 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     -------
     argparse.ArgumentParser
         The parser; it sets ``func`` to :func:`cmd_attention`.
-
-    Examples
-    --------
-    >>> sub = argparse.ArgumentParser().add_subparsers()
-    >>> a = add_parser(sub).parse_args(["--q", "q.npy", "--k", "k.npy", "--mechanism", "favor+:iid", "--m", "16"])
-    >>> a.m, a.mechanism
-    ('16', 'favor+:iid')
     """
     p = subparsers.add_parser(
         "attention", help="error of random-feature (Performer) attention on your queries, keys and values",

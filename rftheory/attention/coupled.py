@@ -25,7 +25,6 @@ def coupled_mgf_quad(d: int, c, a, b) -> mp.mpf:
     c : real
         ``u₁ᵀu₂`` of the coupled directions (0 orthogonal, ``−1/(d−1)`` simplex).
     a, b : array_like, shape (d,)
-        The two vectors (float64 entries are read exactly).
 
     Returns
     -------
@@ -71,9 +70,7 @@ def coupled_mgf_mc(d: int, coupling: str, a, b, n: int, rng: np.random.Generator
     d : int
     coupling : {"orthogonal", "simplex"}
     a, b : array_like, shape (d,)
-        The two vectors.
     n : int
-        Number of draws.
     rng : numpy.random.Generator
 
     Returns

@@ -57,23 +57,14 @@ def coupled_blocks(head: Head, coupling: str, rng: np.random.Generator, *, iid_s
     Parameters
     ----------
     head : Head
-        The data (values optional).
     coupling : {"orthogonal", "simplex"}
     rng : numpy.random.Generator
-    iid_second : numpy.ndarray, shape (L,)
-        ``Σ_jl P_ijP_il e^{a_jᵀa_l}`` per query (:class:`rftheory.attention.sums.QuerySums` ``.second``): the
-        scale of the normaliser sum for the stopping rule.
-    iid_out : float or None
-        ``Σ_i Σ_jl P P e^{a_jᵀa_l}(v_j − o_i)ᵀ(v_l − o_i)``: the scale of the output sum for the stopping rule.
-    rel_se : float
-        Stop once the standard error of the leading target (``K_out`` with values, else ``K_norm``) is below
-        this fraction of its size, or of the full sum ``iid + (d − 1)K`` at one block.
-    max_seconds : float
-        Stop after this long (at least 64 blocks are drawn).
-    max_blocks : int
-        Stop after this many blocks.
-    chunk : int
-        Blocks per vectorised batch.
+    iid_second, iid_out : numpy.ndarray, shape (L,), and float or None
+        The scales of the normaliser and output sums for the stopping rule (notes page).
+    rel_se, max_seconds : float
+        Stop at this relative standard error of the leading target, or after this long (at least 64 blocks).
+    max_blocks, chunk : int
+        Stop after this many blocks; blocks per vectorised batch.
 
     Returns
     -------
@@ -144,8 +135,7 @@ def _estimate(ys: list[np.ndarray], n: int, secs: float) -> _CoupledBlocks:
 
 def triple_blocks(head: Head, coupling: str, rng: np.random.Generator, *, max_blocks: int = 4096,
                   max_seconds: float = 5.0, chunk: int = 16) -> tuple[float, float, int]:
-    """``Σ_i T_{c,i}``, ``T_c = E[ξ₁ᵀξ₂ η₃]`` over three distinct features of one block
-    (:mod:`rftheory.attention.coupled_next`), estimated from drawn blocks, with its standard error.
+    """``Σ_i T_{c,i}``, ``T_c = E[ξ₁ᵀξ₂ η₃]`` over three distinct features of one block, from drawn blocks.
 
     Details: :doc:`/notes/attention/coupled_blocks`.
 
@@ -155,12 +145,8 @@ def triple_blocks(head: Head, coupling: str, rng: np.random.Generator, *, max_bl
         The data, with values.
     coupling : {"orthogonal", "simplex"}
     rng : numpy.random.Generator
-    max_blocks : int
-        Blocks to draw (fewer if ``max_seconds`` runs out first; at least ``2·chunk``).
-    max_seconds : float
-        Time limit.
-    chunk : int
-        Blocks per batch.
+    max_blocks, max_seconds, chunk : int, float, int
+        Blocks to draw (at least ``2·chunk``), time limit, blocks per batch.
 
     Returns
     -------

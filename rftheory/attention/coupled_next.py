@@ -55,30 +55,23 @@ def coupled_triples(m: int, d: int) -> int:
 
 
 def fourth_moment_xi(P: np.ndarray, W: np.ndarray, g: np.ndarray, part: str = "full") -> tuple[float, float]:
-    """``E‖ξ‖⁴`` of one Gaussian feature (or of its even / odd part in ``ω``) and a bound on its rounding error.
+    r"""``E‖ξ‖⁴`` of one Gaussian feature (or of its even / odd part in ``ω``) and a bound on its rounding error.
 
-    .. math:: \\mathbb E\\|\\xi\\|^4 = \\sum_{jlkn} P_jP_lP_kP_n\\,e^{\\sum_{\\text{pairs}} g}\\,
-       (w_j^\\top w_l)(w_k^\\top w_n)
+    .. math:: \mathbb E\|\xi\|^4 = \sum_{jlkn} P_jP_lP_kP_n\,e^{\sum_{\text{pairs}} g}\,
+       (w_j^\top w_l)(w_k^\top w_n)
 
     Even/odd parts and the rounding bound: :doc:`/notes/attention/coupled_next`.
 
     Parameters
     ----------
-    P : numpy.ndarray, shape (L_k,)
-        Softmax weights of the query.
-    W : numpy.ndarray, shape (L_k, d_v)
-        ``v_j − o``.
-    g : numpy.ndarray, shape (L_k, L_k)
-        ``u_jᵀu_l``.
+    P, W, g : numpy.ndarray, shapes (L_k,), (L_k, d_v), (L_k, L_k)
+        Softmax weights of the query, ``v_j − o``, ``u_jᵀu_l``.
     part : {"full", "even", "odd"}
-        Which part of ``ξ``.
 
     Returns
     -------
-    value : float
-        The fourth moment (as summed).
-    err : float
-        A bound on the rounding error: ``(L_k² + 16)ε`` times the sum of absolute values.
+    value, err : float
+        The fourth moment (as summed); ``(L_k² + 16)ε`` times the sum of absolute values.
     """
     if part not in ("full", "even", "odd"):
         raise ParameterError("part", f"must be full, even or odd, got {part!r}")
@@ -104,29 +97,7 @@ def fourth_moment_xi(P: np.ndarray, W: np.ndarray, g: np.ndarray, part: str = "f
 
 @dataclass(frozen=True)
 class CoupledNext:
-    """The m-independent per-head pieces of the coupled next order (summed over queries where linear).
-
-    Attributes
-    ----------
-    d : int
-        Dimension (block size).
-    xx0, xx1, nn0, nn1 : numpy.ndarray, shape (L,)
-        Per query ``S_ξξ`` and ``S_ηη`` split as ``single + (P/m)·coupled``.
-    xn0, xn1 : numpy.ndarray, shape (L, d_v)
-        The same split of ``S_ξη``.
-    K : float
-        ``Σ_i E[‖ξ_i‖²η_i]`` (single features).
-    Ta, Tb : float or None
-        ``Σ_i T_a``, ``Σ_i T_b`` from the coupled-pair series (``None`` beyond ``MAX_PAIR_TRIPLES``).
-    Ba, Bb, Bc : float
-        ``Σ_i`` of the Hölder bounds on ``|T_a|, |T_b|, |T_c|`` (rounding allowances included).
-    eT : float
-        A bound on the rounding error of ``Ta + 2Tb``.
-    eS : numpy.ndarray, shape (L,)
-        Per query, a bound on the rounding error of each of ``S_ξξ, S_ηη, ‖S_ξη‖`` (with κ's own bound).
-    eK : float
-        A bound on the rounding error of ``K``.
-    """
+    """The m-independent per-head pieces of the coupled next order (internal; fields on the notes page)."""
 
     d: int
     xx0: np.ndarray
@@ -218,7 +189,6 @@ def coupled_next(head: Head, coupling: str) -> CoupledNext:
     Returns
     -------
     CoupledNext
-        Evaluate with :meth:`CoupledNext.at` / :meth:`CoupledNext.ratio_bound`.
 
     Raises
     ------

@@ -51,7 +51,7 @@ def coupled_mgf_f64(d: int, c: float, na: np.ndarray, b1: np.ndarray, b2: np.nda
     Parameters
     ----------
     d : int
-        Dimension ``>= 4`` (the η weight ``(1−η²)^{(d−4)/2}`` needs ``d >= 4`` for Jacobi ``β > −1``).
+        Dimension ``>= 4`` (the η weight ``(1−η²)^{(d−4)/2}``: Jacobi ``β > −1``).
     c : float
         Cosine of the coupled pair.
     na, b1, b2 : numpy.ndarray
@@ -62,7 +62,6 @@ def coupled_mgf_f64(d: int, c: float, na: np.ndarray, b1: np.ndarray, b2: np.nda
     Returns
     -------
     numpy.ndarray
-        ``ρ_c`` per pair.
     """
     if d < 4:
         raise ParameterError("q", f"coupled normaliser needs d >= 4, got {d}")
@@ -78,14 +77,10 @@ def coupled_mgf_f64(d: int, c: float, na: np.ndarray, b1: np.ndarray, b2: np.nda
 
 
 def coupled_normaliser_rel_mse(head: Head, coupling: str, m: int) -> tuple[float, float, float | None]:
-    """``Σ_i Var(D̂_i)/D_i²`` for FAVOR+ with orthogonal or simplex blocks, a bound on its rounding error
-    and the leading order of the output error ``Σ_i D_i⁻² Σ_{jl} Cov(Â_ij, Â_il)(v_j − o_i)ᵀ(v_l − o_i)``.
+    r"""``Σ_i Var(D̂_i)/D_i²`` for coupled FAVOR+, a bound on its rounding error, and the output's leading order.
 
-    .. math:: \\frac{m\\,\\mathrm{Cov}(\\hat A_{ij}, \\hat A_{il})}{A_{ij}A_{il}}
-       = e^{a_j^\\top a_l} - 1 + \\frac Pm\\,\\kappa_c(a_j, a_l),\\qquad a_j = x_i + y_j,
-
-    ``κ_c`` the Gegenbauer series of :mod:`rftheory.papers.performer.coupled` in float64 (the closed form
-    registered as ``performer.normaliser_rel_mse`` / ``performer.output_leading`` with ``coupling``).
+    .. math:: \frac{m\,\mathrm{Cov}(\hat A_{ij}, \hat A_{il})}{A_{ij}A_{il}}
+       = e^{a_j^\top a_l} - 1 + \frac Pm\,\kappa_c(a_j, a_l),\qquad a_j = x_i + y_j
 
     Parameters
     ----------
@@ -96,12 +91,10 @@ def coupled_normaliser_rel_mse(head: Head, coupling: str, m: int) -> tuple[float
 
     Returns
     -------
-    value : float
-        The normaliser relative MSE.
-    err : float
-        A bound on its rounding error (the series' tail included).
+    value, err : float
+        The normaliser relative MSE and a bound on its rounding error (the series' tail included).
     output : float or None
-        Leading order of ``E‖Ô − O‖_F²`` (``None`` without values).
+        ``Σ_i D_i⁻² Σ_{jl} Cov(Â_ij, Â_il)(v_j − o_i)ᵀ(v_l − o_i)`` (``None`` without values).
     """
     L, Lk = head.X.shape[0], head.Y.shape[0]
     if L * Lk * Lk > MAX_TRIPLES:

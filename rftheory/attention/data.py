@@ -21,14 +21,12 @@ class Head:
 
     Attributes
     ----------
-    X : numpy.ndarray, shape (L, d)
-        Rescaled queries ``x_i = √S q_i`` (``S = 1/√d`` by default: ``q/d^{1/4}``).
-    Y : numpy.ndarray, shape (L_k, d)
-        Rescaled keys ``y_j = √S k_j``.
+    X, Y : numpy.ndarray, shape (L, d) and (L_k, d)
+        Rescaled queries ``x_i = √S q_i`` and keys ``y_j = √S k_j``.
     V : numpy.ndarray or None, shape (L_k, d_v)
         Values (``None``: only the attention and normaliser errors).
     scale : float
-        ``S``, the factor of ``qᵀk`` in the softmax kernel ``A_ij = exp(S q_iᵀk_j)``.
+        ``S`` in ``A_ij = exp(S q_iᵀk_j)`` (``1/√d`` by default).
     """
 
     X: np.ndarray
@@ -66,19 +64,17 @@ class Head:
 
 
 def load_matrix(path: str, name: str) -> np.ndarray:
-    """Read a real 2-D matrix from ``.npy`` or ``.csv``.
+    """Read a real 2-D matrix from ``.npy`` or ``.csv`` (comma-separated, no header).
 
     Parameters
     ----------
     path : str
-        File name ending in ``.npy`` or ``.csv`` (comma-separated, no header).
     name : str
         The parameter name for error messages (``q``, ``k``, ``v``).
 
     Returns
     -------
     numpy.ndarray, shape (rows, cols)
-        Finite float64 values.
 
     Raises
     ------
@@ -124,10 +120,8 @@ def make_head(Q, K, V=None, scale: float | None = None) -> Head:
 
     Parameters
     ----------
-    Q : array_like, shape (L, d)
-        Queries.
-    K : array_like, shape (L_k, d)
-        Keys.
+    Q, K : array_like, shapes (L, d), (L_k, d)
+        Queries and keys.
     V : array_like, shape (L_k, d_v), optional
         Values.
     scale : float, optional

@@ -83,7 +83,7 @@ def parse_mechanism(text: str) -> Mechanism:
 
 @dataclass(frozen=True)
 class AttentionError:
-    """Predicted errors of one mechanism at one ``m``.
+    """Predicted errors of one mechanism at one ``m`` (each field in full on the notes page).
 
     Attributes
     ----------
@@ -92,44 +92,25 @@ class AttentionError:
     m : int
     attention_mse : float
         ``E‖Â − A‖_F²`` (exact).
-    normaliser_rel_mse : float or None
-        ``Σ_i E(D̂_i − D_i)²/D_i²`` (exact; ``None`` where no closed form is implemented).
-    output_mse : float or None
-        Leading order of ``E‖Ô − O‖_F²`` (``None`` without values or closed form).
-    output_relative_error : float or None
-        ``√(output_mse)/‖O‖_F``.
-    max_query_rel_var : float or None
-        ``max_i Var(D̂_i)/D_i²`` (information; the trust flag uses ``next_over_leading``).
+    normaliser_rel_mse, output_mse : float or None
+        ``Σ_i E(D̂_i − D_i)²/D_i²`` (exact) and the leading order of ``E‖Ô − O‖_F²``.
+    output_relative_error, max_query_rel_var : float or None
+        ``√(output_mse)/‖O‖_F`` and ``max_i Var(D̂_i)/D_i²``.
     p_nonpositive_bound : float or None
-        Trigonometric features: a Cantelli bound (union over queries) on
-        ``P(some D̂_i ≤ 0)``; ``0`` for positive features.
+        Trigonometric features: a Cantelli bound on ``P(some D̂_i ≤ 0)``; ``0`` for positive features.
     rel_error_bound : float
         First-order bound on the relative rounding error of the sums.
     order : str
-        ``"leading"`` (output_mse is the delta-method leading order) or ``"exact"`` (equal value rows or one
-        key: ``Ô = O`` for every draw, ``output_mse = 0``).
-    next_order_term : float or None
-        ``c₂/m²``, the next term of the output MSE (iid features with values).
-    next_order_se : float or None
-        Its standard error when ``c₂`` is estimated from a sample of queries (0 when exact).
-    next_over_leading : float or None
-        ``|c₂|/(m c₁)``; for orthogonal/simplex FAVOR+ an upper bound on it (``next_order_bound/output_mse``).
-    next_order_bound : float or None
-        Orthogonal/simplex FAVOR+: a rigorous bound on ``|c₂|/m²`` (the moments of two and three coupled
-        features bounded by Hölder, :mod:`rftheory.attention.coupled_next`); ``None`` elsewhere.
+        ``"leading"`` or ``"exact"`` (``Ô = O`` for every draw).
+    next_order_term, next_order_se, next_over_leading, next_order_bound : float or None
+        ``c₂/m²``, its standard error, ``|c₂|/(m c₁)`` and (coupled FAVOR+) a bound on ``|c₂|/m²``.
     normaliser_se, output_se : float or None
-        Standard errors where the sums are estimated from sampled triples (``--pairs``).
-    sampled_triples : int or None
-        Number of sampled triples (``None``: exact sums).
+        Standard errors where the sums are estimated from sampled triples.
+    sampled_triples, coupled_blocks : int or None
+        Sampled triples; coupled blocks estimating the coupled-pair sums (``None``: exact).
     overflow : OverflowRisk or None
-        Overflow risk in a reduced-precision format (``--overflow``).
     next_order_basis : str or None
-        Orthogonal/simplex FAVOR+: what ``next_order_bound`` rests on — ``"Hoelder bound"`` (rigorous) or
-        ``"Monte Carlo of T_c (z = 5)"`` (the three-feature moment estimated from blocks; holds with probability
-        ``>= 1 − 6·10⁻⁷``).
-    coupled_blocks : int or None
-        Orthogonal/simplex FAVOR+ beyond the exact series' cap: the number of coupled blocks whose draws
-        estimate the coupled-pair sums (:mod:`rftheory.attention.coupled_blocks`; the iid sums exact).
+        What ``next_order_bound`` rests on.
     """
 
     mechanism: str
@@ -266,24 +247,19 @@ def predict(head: Head, mech: Mechanism, ms: list[int], *, pairs: int | None = N
     ms : list of int
         Feature counts (each ``>= 1``).
     pairs : int, optional
-        Estimate the normaliser and output sums from this many sampled ``(i, j, l)`` triples with standard errors
-        (:mod:`rftheory.attention.sampled`) instead of the exact ``L·L_k²`` sums (iid and fitted features, and
-        orthogonal/simplex FAVOR+).
+        Estimate the normaliser and output sums from this many sampled ``(i, j, l)`` triples (notes page).
     seed : int
         Seed of the sampled triples and of the query sample of the next-order term.
     overflow : {"fp16", "bf16", "fp32"}, optional
         Also bound the features' overflow in this format (:mod:`rftheory.attention.overflow`).
     scheduler : str, optional
-        Dask scheduler address: the per-query sums run there in blocks of queries
-        (:mod:`rftheory.attention.blocks`).
+        Dask scheduler address: the per-query sums run there in blocks of queries.
     next_order : bool
-        Orthogonal/simplex FAVOR+: compute the bound on the next order (``L·L_k⁴`` work,
-        :mod:`rftheory.attention.coupled_next`); ``False`` leaves ``next_order_bound`` and the trust flag ``None``.
+        Coupled FAVOR+: bound the next order (``L·L_k⁴`` work; ``False``: ``next_order_bound`` is ``None``).
 
     Returns
     -------
     list of AttentionError
-        One per ``m``.
     """
     for m in ms:
         if isinstance(m, bool) or not isinstance(m, (int, float, np.integer, np.floating)) or not (
@@ -431,17 +407,11 @@ def _log_weights(head: Head, mech: Mechanism, fitted) -> list[np.ndarray]:
 def check_range(head: Head, mech: Mechanism, fitted=None) -> None:
     """Refuse, before any sum is formed, a head whose error sums leave float64, naming the largest safe scale.
 
-    The bound is :func:`rftheory.attention.sums.log_magnitude` of the covariance terms' weights; for
-    FAVOR+ and trigonometric features every exponent is a quadratic form in ``(x, y) = √S (q, k)``, so the
-    largest safe ``S`` is found by bisection on ``S`` (the fitted families refit on the data: no scale
-    is named for them).
-
     Parameters
     ----------
     head : Head
     mech : Mechanism
     fitted : DenseExponential, optional
-        The fitted FAVOR++/FAVOR# features.
 
     Raises
     ------
@@ -581,11 +551,7 @@ def _coupled_row(head: Head, mech: Mechanism, m: int, att: float, onorm2: float 
 
 
 def smallest_m(head: Head, mech: Mechanism, target: float, m_max: int = 1 << 30) -> int | None:
-    """Smallest ``m`` with predicted (leading-order) ``output_relative_error <= target``.
-
-    For iid features the leading order is ``c/m`` in the MSE, so ``m = ⌈c/(target²‖O‖²)⌉``; for
-    orthogonal/simplex blocks of ``d`` it is ``(A + (P(m)/m)B)/m`` with ``P(m)`` the ordered coupled
-    pairs, which depends on how ``m`` fills its blocks: the smallest ``m`` is searched.
+    """Smallest ``m`` with predicted (leading-order) ``output_relative_error <= target`` (search: notes page).
 
     Parameters
     ----------

@@ -31,21 +31,16 @@ class Headline:
 
     Attributes
     ----------
-    output_mse : float or None
-        The reported ``E‖Ô − O‖_F²`` (``None``: nothing defensible within the budget).
-    output_se : float or None
-        Its standard error (Monte Carlo), ``0`` when exact, ``None`` otherwise.
+    output_mse, output_se : float or None
+        The reported ``E‖Ô − O‖_F²`` (``None``: nothing defensible) and its standard error (``0``: exact).
     source : str
-        ``"exact"``, ``"leading order"`` (trusted), ``"Monte Carlo"``, ``"trivial bound"`` (the untrusted leading
-        order exceeded it), ``"leading order, untrusted"`` (below the bound, no Monte Carlo within the budget)
-        or ``"none"``.
+        ``"exact"``, ``"leading order"``, ``"Monte Carlo"``, ``"trivial bound"``,
+        ``"leading order, untrusted"`` or ``"none"`` (meanings on the notes page).
     trivial_bound : float or None
         ``B`` (positive features with values).
     draws : int
-        Monte Carlo draws spent (0 if none).
     seconds : float
-        CPU time spent on them (``time.process_time``: the budget is CPU seconds, not wall time, so a busy
-        machine does not starve it).
+        Monte Carlo draws spent and their CPU time (``time.process_time``).
     """
 
     output_mse: float | None
@@ -104,15 +99,13 @@ def _mc_output(head: Head, mech: Mechanism, m: int, budget: float, rng: np.rando
 
 def headline(head: Head, mech: Mechanism, row: AttentionError, budget: float,
              rng: np.random.Generator, mc=None) -> Headline:
-    """The output MSE to report for ``row`` (:doc:`/notes/attention/headline`).
+    """The output MSE to report for ``row``, the prediction of ``mech`` at one ``m`` (:doc:`/notes/attention/headline`).
 
     Parameters
     ----------
     head : Head
     mech : Mechanism
-        The mechanism of ``row``.
     row : AttentionError
-        The prediction at one ``m``.
     budget : float
         Seconds of Monte Carlo allowed for this row (0: none).
     rng : numpy.random.Generator
@@ -155,8 +148,7 @@ class TargetAnswer:
     m : int or None
         The answer (``None``: cannot answer).
     basis : str
-        ``"leading order (trusted at m)"``, ``"trivial bound"`` (met at every ``m``), ``"Monte Carlo"`` or
-        ``"none"``.
+        ``"leading order (trusted at m)"``, ``"trivial bound"``, ``"Monte Carlo"`` or ``"none"``.
     note : str
         One sentence: the evidence (or why there is no answer).
     """
@@ -170,20 +162,15 @@ class TargetAnswer:
 
 def target_m(head: Head, mech: Mechanism, target: float, budget: float, rng: np.random.Generator,
              m_cap: int = 1 << 14) -> TargetAnswer:
-    """The smallest ``m`` meeting ``target``: the leading order where it is trusted at its answer, else a
-    doubling search on Monte Carlo of the real estimator (``m = 8, 16, 32, …``, each given a third of the budget
-    left, the first whose estimate plus two standard errors meets the target) within ``budget`` CPU seconds,
-    else no answer.
+    """The smallest ``m`` meeting ``target``: the leading order where trusted, else a Monte Carlo doubling search.
 
     Parameters
     ----------
     head : Head
         The data, with values.
     mech : Mechanism
-    target : float
-        Target relative Frobenius error of the output.
-    budget : float
-        Seconds of Monte Carlo allowed.
+    target, budget : float
+        Target relative Frobenius error of the output; seconds of Monte Carlo allowed.
     rng : numpy.random.Generator
     m_cap : int
         Largest ``m`` the Monte Carlo search tries.

@@ -23,14 +23,9 @@ CLOSED_IID = ("favor+", "trig")
 
 @dataclass(frozen=True)
 class CovTerm:
-    """One term ``Σ_{j,l} e^{log_w[i,j] + log_w[i,l]} K[j,l]`` of ``m·E[Â_ijÂ_il]``.
+    """One term ``Σ_{j,l} e^{log_w[i,j] + log_w[i,l]} K[j,l]`` of ``m·E[Â_ijÂ_il]`` (internal).
 
-    Attributes
-    ----------
-    log_w : numpy.ndarray, shape (L, L_k)
-        Logarithms of the weights ``w_ij``.
-    kernel : numpy.ndarray, shape (L_k, L_k)
-        Kernel among keys, entries in ``(0, 1]``.
+    Fields: ``log_w`` (L, L_k), logarithms of the weights; ``kernel`` (L_k, L_k), the kernel among keys.
     """
 
     log_w: np.ndarray
@@ -44,19 +39,16 @@ def _sqdist(Y: np.ndarray, sign: float) -> np.ndarray:
 
 
 def cov_terms(head: Head, family: str) -> list[CovTerm]:
-    """The terms of ``m·E[Â_ijÂ_il]`` for iid features of ``family``.
+    """The terms of ``m·Cov(Â_ij, Â_il) = Σ_t w_t,ij w_t,il K_t,jl − A_ij A_il`` for iid features of ``family``.
 
     Parameters
     ----------
     head : Head
-        Rescaled queries and keys.
     family : {"favor+", "trig"}
-        Positive (FAVOR+) or trigonometric features.
 
     Returns
     -------
     list of CovTerm
-        ``m·Cov(Â_ij, Â_il) = Σ_t w_t,ij w_t,il K_t,jl − A_ij A_il``.
 
     Raises
     ------
@@ -108,7 +100,6 @@ def cov_terms_derf(head: Head, fm) -> tuple[list[CovTerm], np.ndarray]:
     ----------
     head : Head
     fm : rftheory.features.dense_exponential.DenseExponential
-        The fitted features.
 
     Returns
     -------

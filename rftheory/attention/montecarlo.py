@@ -42,9 +42,8 @@ def replicates(head: Head, mech: Mechanism, m: int, n: int, rng: np.random.Gener
     ----------
     head : Head
     mech : Mechanism
-    m : int
-    n : int
-        Draws of ``W``.
+    m, n : int
+        Features, and draws of ``W``.
     rng : numpy.random.Generator
     chunk : int
         Draws per batch (memory ``chunk·L·m``).
@@ -89,10 +88,7 @@ def replicates(head: Head, mech: Mechanism, m: int, n: int, rng: np.random.Gener
 
 
 def simulate(head: Head, mech: Mechanism, m: int, n: int, rng: np.random.Generator) -> AttentionMC:
-    """:func:`replicates` summarised (:func:`rftheory.core.montecarlo.summarize`).
-
-    A non-finite output replicate (``D̂_i = 0``) raises ``FloatingPointError``
-    from :func:`~rftheory.core.montecarlo.summarize`.
+    """:func:`replicates` summarised (:func:`rftheory.core.montecarlo.summarize`; ``FloatingPointError`` where ``D̂_i = 0``).
 
     Parameters
     ----------

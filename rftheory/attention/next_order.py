@@ -21,18 +21,10 @@ MAX_CUBES = 2 * 10**9
 
 @dataclass(frozen=True)
 class NextOrder:
-    """The ``1/m`` and ``1/m²`` coefficients of the output MSE (summed over queries).
+    """The ``1/m`` and ``1/m²`` coefficients of the output MSE, ``c1/m + c2/m² + O(m⁻³)`` (internal).
 
-    Attributes
-    ----------
-    c1 : float
-        ``Σ_i E‖ξ_i‖²``: the output MSE is ``c1/m + c2/m² + O(m⁻³)``.
-    c2 : float
-        ``Σ_i (−2E[‖ξ_i‖²η_i] + 3E‖ξ_i‖²Eη_i² + 6‖E[ξ_iη_i]‖²)``.
-    c2_se : float
-        Standard error of ``c2`` when it is estimated from a sample of queries (0 when exact).
-    queries : int
-        Number of queries summed (all, or the sample).
+    Fields: ``c1 = Σ_i E‖ξ_i‖²``; ``c2 = Σ_i (−2E[‖ξ_i‖²η_i] + 3E‖ξ_i‖²Eη_i² + 6‖E[ξ_iη_i]‖²)``; ``c2_se``
+    its standard error from a sample of queries (0 when exact); ``queries`` summed.
     """
 
     c1: float
@@ -62,29 +54,20 @@ def _patterns(family: str) -> list[tuple[float, int, int, int]]:
 
 
 def fitted_log_moments(fm, x: np.ndarray, Y: np.ndarray, n: int) -> tuple[float, np.ndarray, np.ndarray]:
-    """``(c_n, e, G)`` with ``log E[∏_t a_{j_t}] − Σ_t xᵀy_{j_t} = c_n + Σ_t e_{j_t} + Σ_{s<t} G_{j_s j_t}``.
-
-    For ``n`` features of one ``ω`` of fitted dense-exponential features (:doc:`/notes/attention/next_order`).
+    """``(c_n, e, G)``: ``log E[∏_t a_{j_t}] − Σ_t xᵀy_{j_t} = c_n + Σ_t e_{j_t} + Σ_{s<t} G_{j_s j_t}`` (:doc:`/notes/attention/next_order`).
 
     Parameters
     ----------
     fm : rftheory.features.dense_exponential.DenseExponential
-        The fitted features.
-    x : numpy.ndarray, shape (d,)
-        The query.
-    Y : numpy.ndarray, shape (L_k, d)
-        The keys.
+    x, Y : numpy.ndarray, shapes (d,), (L_k, d)
+        The query and the keys.
     n : int
-        Number of features multiplied (2 or 3).
+        Number of features of one ``ω`` multiplied (2 or 3).
 
     Returns
     -------
     c : float
-        The constant.
-    e : numpy.ndarray, shape (L_k,)
-        The per-key terms.
-    G : numpy.ndarray, shape (L_k, L_k)
-        The pair terms.
+    e, G : numpy.ndarray, shapes (L_k,), (L_k, L_k)
 
     Raises
     ------
@@ -156,7 +139,6 @@ def next_order(head: Head, family: str, rng: np.random.Generator | None = None, 
     head : Head
         The data, with values.
     family : {"favor+", "trig"}
-        Positive or trigonometric features.
     rng : numpy.random.Generator, optional
         Draws the sample of queries when ``L·L_k³ > MAX_CUBES`` (default: seed 0).
     fitted : rftheory.features.dense_exponential.DenseExponential, optional
@@ -165,7 +147,6 @@ def next_order(head: Head, family: str, rng: np.random.Generator | None = None, 
     Returns
     -------
     NextOrder
-        The two coefficients (``c2`` with a standard error when estimated from a sample of queries).
 
     Raises
     ------

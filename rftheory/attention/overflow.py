@@ -29,11 +29,10 @@ class OverflowRisk:
     format : str
         ``fp16``, ``bf16`` or ``fp32``.
     feature_bound : float
-        Upper bound on ``P(some feature of some query or key overflows)`` (union bound, capped at 1).
+        Union bound on ``P(some feature of some query or key overflows)``, capped at 1.
     normaliser_exceeds : bool
-        ``max_i D_i`` exceeds the format's largest value.
     max_log_normaliser : float
-        ``max_i log D_i``.
+        Whether ``max_i D_i`` exceeds the format's largest value; ``max_i log D_i``.
     """
 
     format: str
@@ -57,14 +56,11 @@ def overflow_risk(head: Head, family: str, m: int, fmt: str, fm=None) -> Overflo
         Feature family (``fm`` for the fitted ones).
     m : int
     fmt : {"fp16", "bf16", "fp32"}
-        Storage format.
     fm : DenseExponential, optional
-        The fitted FAVOR++/FAVOR# features.
 
     Returns
     -------
     OverflowRisk
-        The bound and the normaliser flag.
     """
     if fmt not in FORMATS:
         raise ParameterError("overflow", f"unknown format {fmt!r} (expected {', '.join(FORMATS)})")

@@ -38,19 +38,16 @@ def check_pairs(head: Head, n) -> int:
     Parameters
     ----------
     head : Head
-        The data (its dimensions set the memory per triple).
     n : int
-        Requested triples.
 
     Returns
     -------
     int
-        ``n``.
 
     Raises
     ------
     ParameterError
-        Naming ``pairs``: below 2, not an integer, or more than the memory bound allows (the bound is named).
+        Naming ``pairs``: below 2, not an integer, or beyond the memory bound (named).
     """
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 2:
         raise ParameterError("pairs", f"must be an integer >= 2, got {as_typed(n)}")
@@ -101,16 +98,13 @@ class _CoupledSamples:
 
 def sampled_sums(head: Head, terms: list[CovTerm], n: int, rng: np.random.Generator,
                  coupling: str = "iid") -> _SampledSums:
-    """Estimate the sums of :func:`rftheory.attention.sums.query_sums` from ``n`` triples.
+    """Estimate the sums of :func:`rftheory.attention.sums.query_sums` from ``n >= 2`` triples.
 
     Parameters
     ----------
     head : Head
-        The data (values optional).
     terms : list of CovTerm
-        The covariance terms of the mechanism.
     n : int
-        Number of sampled triples (``>= 2``).
     rng : numpy.random.Generator
     coupling : {"iid", "orthogonal", "simplex"}
         Block coupling (orthogonal/simplex: the terms must be FAVOR+'s).
@@ -118,7 +112,7 @@ def sampled_sums(head: Head, terms: list[CovTerm], n: int, rng: np.random.Genera
     Returns
     -------
     _SampledSums
-        Estimates with standard errors (for couplings, :meth:`_SampledSums.at` adds the coupled pairs).
+        With standard errors (for couplings, :meth:`_SampledSums.at` adds the coupled pairs).
     """
     n = check_pairs(head, n)
     S = head.logits()

@@ -104,9 +104,7 @@ def query_sums(head: Head, terms: list[CovTerm]) -> QuerySums:
 
 
 def log_magnitude(head: Head, log_ws: list[np.ndarray]) -> float:
-    """A bound on the logarithm of every number :func:`query_sums` and the attention MSE form: the larger of
-    ``max_i (2 max_j log w_ij − 2 log D_i) + 2 log L_k`` (the per-query sums relative to ``D_i²``) and
-    ``2 max_ij log w_ij + 2 log L_k + log L`` (the absolute attention MSE), over the terms.
+    """A bound on the logarithm of every number :func:`query_sums` and the attention MSE form (notes page).
 
     Parameters
     ----------

@@ -29,13 +29,7 @@ class Embedding:
 
 
 class Scan:
-    """Accumulates the signatures of the embeddings over the replicates of an audit.
-
-    Parameters
-    ----------
-    kdiag : numpy.ndarray, shape (N,)
-        ``k(x, x)`` at the audit's input points.
-    """
+    """Accumulates the signatures of the embeddings over the replicates of an audit, given ``kdiag = k(x, x)`` at its input points."""
 
     def __init__(self, kdiag) -> None:
         self.kdiag = np.asarray(kdiag, dtype=float)

@@ -157,17 +157,6 @@ def features(target, *, kernel: str = "gaussian", sigma: float = 1.0, nu: float 
     -------
     AuditReport
         ``kind="features"``; ``coupling`` names the embedding and the couplings its MSE fits.
-
-    Examples
-    --------
-    Sin/cos features with iid Gaussian frequencies pass; audited at the wrong ``σ`` they fail:
-
-    >>> import numpy as np
-    >>> def phi(X, rng, m=8):
-    ...     P = X @ rng.standard_normal((X.shape[1], m))
-    ...     return np.hstack([np.cos(P), np.sin(P)]) / np.sqrt(m)
-    >>> features(phi, d=3, m=8, n=400).passed, features(phi, sigma=2.0, d=3, m=8, n=400).verdict()[:4]
-    (True, 'FAIL')
     """
     alpha, power = check_rates(alpha, power)
     norms = _check_norms(x_norms)

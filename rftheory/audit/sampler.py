@@ -83,13 +83,6 @@ def sampler(f, d, m, *, estimator="both", n=None, seed=0, law="gaussian", progre
     Returns
     -------
     AuditReport
-
-    Examples
-    --------
-    >>> from rftheory.audit.known_bad import orthogonal_signfix
-    >>> rep = sampler(orthogonal_signfix, 4, 4, n=200, estimator="rff")
-    >>> rep.passed, rep.coupling
-    (True, 'orthogonal')
     """
     if nu is not None:
         if isinstance(nu, bool) or not isinstance(nu, (int, float)) or not 0 < nu < float("inf"):

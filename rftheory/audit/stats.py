@@ -241,13 +241,6 @@ def samples_needed(effect: float, sd: float | None = None, *, row=None, k: int =
     Returns
     -------
     int
-
-    Examples
-    --------
-    >>> samples_needed(1.0, 1.0, alpha=0.05, power=0.5)
-    4
-    >>> samples_needed(0.1, 1.0, k=600)  # ((6.0274 + 2.3263)/0.1)²
-    6979
     """
     alpha, power = check_rates(alpha, power)
     sd = _sd_of(sd, row)

@@ -19,17 +19,7 @@ __all__ = ["Target", "adapt"]
 
 @dataclass
 class Target:
-    """A target reduced to ``features(X, seed)``.
-
-    Parameters
-    ----------
-    name : str
-    kind : {"transformer", "phi"}
-    build : callable
-        ``build(X, seed, fit) -> features`` (raw).
-    eps : float
-        The largest machine epsilon of the dtypes returned so far.
-    """
+    """A target reduced to ``features(X, seed)``: its ``name``, ``kind`` (``"transformer"`` or ``"phi"``), ``build(X, seed, fit) -> features`` (raw) and ``eps``, the largest machine epsilon of the dtypes returned so far."""
 
     name: str
     kind: str

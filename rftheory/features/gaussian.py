@@ -43,7 +43,6 @@ def positive(W, x, xp=None):
     W : array, shape (..., m, d)
         Random matrices, rows ``w_i ~ N(0, I_d)`` marginally.
     x : array_like, shape (d,)
-        Data vector.
     xp : array namespace, optional
         The namespace of ``W`` (default: inferred).
 
@@ -123,14 +122,6 @@ def estimate(fx, fy, xp=None):
     Returns
     -------
     array, shape (...)
-
-    Examples
-    --------
-    No conjugation, as the softmax maps' transpose needs: ``i·i = −1``.
-
-    >>> import numpy as np
-    >>> complex(estimate(np.array([1j]), np.array([1j])))
-    (-1+0j)
     """
     xp = namespace_of(xp) if xp is None else xp
     return xp.sum(fx * fy, axis=-1)

@@ -43,31 +43,21 @@ def cases(mode: str, only: str = "") -> list[tuple[str, str]]:
     Returns
     -------
     list of (str, str)
-
-    Examples
-    --------
-    >>> len(cases("quick")), len(cases("default")), cases("default", "predict.digits")[0]
-    (16, 48, ('digits', 'rff:iid'))
     """
     return [(ds, mech) for ds in MODE_DATASETS[mode] for mech in MECHANISMS if f"predict.{ds}:{mech}".startswith(only)]
 
 
 def points(dataset: str, mechanism: str) -> np.ndarray:
-    """The ``N_POINTS`` points of a check, in the mechanism's native units.
+    """The ``N_POINTS`` points of a check, in the mechanism's native units (scaling: notes page).
 
     Parameters
     ----------
-    dataset : str
-        One of :data:`DATASETS`.
-    mechanism : str
-        As for :func:`rftheory.predict.predict`.
+    dataset, mechanism : str
+        One of :data:`DATASETS`; as for :func:`rftheory.predict.predict`.
 
     Returns
     -------
     numpy.ndarray, shape (N_POINTS, d)
-        Standardized points ``N_POINTS`` evenly spaced rows apart, divided by
-        their median pairwise distance (trigonometric: ``σ = median``) or
-        scaled to ``max ‖x‖ = 1/2`` (positive and exponential features).
     """
     from .data import load, standardize
     from .mechanisms import parse
@@ -92,11 +82,6 @@ def vectors(dataset: str, mechanism: str) -> int:
     Returns
     -------
     int
-
-    Examples
-    --------
-    >>> vectors("wine", "rff:simplex"), vectors("wine", "hybrid:angular:4")
-    (20, 8)
     """
     from .mechanisms import parse
 
@@ -112,7 +97,6 @@ def compare(dataset: str, mechanism: str, R: int, rng: np.random.Generator):
     dataset, mechanism : str
         As for :func:`check`.
     R : int
-        Replicates.
     rng : numpy.random.Generator
 
     Returns
@@ -120,7 +104,7 @@ def compare(dataset: str, mechanism: str, R: int, rng: np.random.Generator):
     est : MCEstimate
         Of :func:`rftheory.predict.montecarlo.replicates` at :func:`points` with :func:`vectors` vectors.
     exact : float
-        ``predict``'s ``E‖K̂ − K‖_F²`` on the same points (native kernel, ``σ = 1`` or ``scale = 1``).
+        ``predict``'s value on the same points (native kernel, ``σ = 1`` or ``scale = 1``).
     """
     from .mechanisms import parse
     from .montecarlo import replicates
@@ -134,20 +118,17 @@ def compare(dataset: str, mechanism: str, R: int, rng: np.random.Generator):
 
 
 def check(dataset: str, mechanism: str, mode: str, rng: np.random.Generator) -> Measurement:
-    """One z-score: the mean of ``‖K̂ − K‖_F²`` over replicates against the exact prediction.
+    r"""One z-score: the mean of ``‖K̂ − K‖_F²`` over replicates against the exact prediction.
 
-    .. math:: T = \\mathrm{hall}\\Big(\\frac{\\bar e - \\mathbb E\\|\\hat K-K\\|_F^2}{\\mathrm{se}}, \\hat\\lambda\\Big)
+    .. math:: T = \mathrm{hall}\Big(\frac{\bar e - \mathbb E\|\hat K-K\|_F^2}{\mathrm{se}}, \hat\lambda\Big)
 
     Parameters
     ----------
-    dataset : str
-        One of :data:`DATASETS`.
-    mechanism : str
-        One of :data:`MECHANISMS` (any ``predict`` mechanism works).
+    dataset, mechanism : str
+        One of :data:`DATASETS`; one of :data:`MECHANISMS` (any ``predict`` mechanism works).
     mode : {"quick", "default", "full"}
         Sets the replicates (:data:`REPLICATES`; digits half as many).
     rng : numpy.random.Generator
-        The check's generator.
 
     Returns
     -------

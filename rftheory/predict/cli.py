@@ -84,14 +84,6 @@ def add_parser(subparsers):
     -------
     argparse.ArgumentParser
         The ``predict`` parser; it sets ``func`` to :func:`cmd_predict`.
-
-    Examples
-    --------
-    >>> import argparse
-    >>> sub = argparse.ArgumentParser().add_subparsers()
-    >>> a = add_parser(sub).parse_args(["sklearn:wine", "--mechanism", "rff:iid", "--m", "13"])
-    >>> a.kernel, a.sigma, a.m
-    ('gaussian', None, '13')
     """
     p = subparsers.add_parser(
         "predict", help="E||K^ - K||_F^2 of random-feature estimators on a data set, exactly (no sampling)",

@@ -72,25 +72,21 @@ def _has_header(path: str, name: str) -> bool:
 
 
 def read_csv(path: str, name: str = "DATA") -> np.ndarray:
-    """The numbers of a comma-separated file as a 2-D array (an optional header line skipped).
-
-    Raises
-    ------
-    ParameterError
-        Unreadable or empty file, another separator, a field that is not a
-        number, rows of different lengths -- naming the row and column (1-based).
+    """The numbers of a comma-separated file as a 2-D array, one row per line (an optional header line skipped).
 
     Parameters
     ----------
-    path : str
-        The file.
-    name : str
-        The name.
+    path, name : str
+        The file, and how errors name it.
 
     Returns
     -------
     np.ndarray
-        The numbers, one row per line.
+
+    Raises
+    ------
+    ParameterError
+        Unreadable or empty file, another separator, a non-number, ragged rows -- naming row and column (1-based).
     """
     skip = 1 if _has_header(path, name) else 0
     with warnings.catch_warnings():

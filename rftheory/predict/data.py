@@ -56,13 +56,11 @@ def _check_magnitude(arr: np.ndarray, name: str, lead: str = "", advice: str = "
 
 
 def load(spec, name: str = "DATA") -> tuple[np.ndarray, bool]:
-    """Read a data set.
+    """Read a data set: ``"sklearn:NAME"``, a ``.npy`` or ``.csv`` path, or an array of shape ``(n, d)``.
 
     Parameters
     ----------
     spec : str or array_like
-        ``"sklearn:NAME"``, a path ending in ``.npy`` or ``.csv``, or an
-        array of shape ``(n, d)``.
     name : str
         How errors name it (``DATA``, ``--y``).
 
@@ -77,12 +75,6 @@ def load(spec, name: str = "DATA") -> tuple[np.ndarray, bool]:
     ------
     ParameterError
         Unknown set, unreadable file, wrong shape, empty, NaN or infinity.
-
-    Examples
-    --------
-    >>> X, sk = load("sklearn:iris")
-    >>> X.shape, sk
-    ((150, 4), True)
     """
     if not isinstance(spec, str):
         return _as_matrix(spec, name), False
@@ -115,27 +107,19 @@ def load(spec, name: str = "DATA") -> tuple[np.ndarray, bool]:
 
 
 def standardize(X, Y=None):
-    """Centre and scale every column by the statistics of ``X`` (applied to ``Y`` too).
+    r"""Centre and scale every column by the statistics of ``X`` (applied to ``Y`` too).
 
-    .. math:: \\tilde x_{il} = (x_{il} - \\bar x_l)/s_l,\\qquad s_l = \\mathrm{std}_i\\,x_{il}\\ (1 \\text{ if } 0)
+    .. math:: \tilde x_{il} = (x_{il} - \bar x_l)/s_l,\qquad s_l = \mathrm{std}_i\,x_{il}\ (1 \text{ if } 0)
 
     Parameters
     ----------
-    X : numpy.ndarray, shape (n, d)
-        The set whose statistics are used.
-    Y : numpy.ndarray, shape (n', d), optional
-        A second set, transformed with ``X``'s statistics.
+    X, Y : numpy.ndarray, shapes (n, d), (n', d)
+        The set whose statistics are used, and an optional second set.
 
     Returns
     -------
     X, Y : numpy.ndarray
         Standardized copies (``Y`` is ``None`` when not given).
-
-    Examples
-    --------
-    >>> Xs, _ = standardize(np.array([[1.0, 5.0], [3.0, 5.0]]))
-    >>> Xs.tolist()
-    [[-1.0, 0.0], [1.0, 0.0]]
     """
     mu = X.mean(axis=0)
     sd = X.std(axis=0)
@@ -149,7 +133,6 @@ def check_pair_sets(X, Y) -> None:
     Parameters
     ----------
     X, Y : numpy.ndarray
-        The two sets (rows).
 
     Raises
     ------
@@ -183,51 +166,36 @@ def bandwidth(rule, X, Y=None, seed: int = 0) -> float:
     Returns
     -------
     float
-
-    Examples
-    --------
-    >>> bandwidth("median", np.array([[0.0], [1.0], [3.0]]))
-    2.0
     """
     return bandwidth_and_span(rule, X, Y, seed)[0]
 
 
 def bandwidth_and_span(rule, X, Y=None, seed: int = 0) -> tuple[float, Span | None]:
-    """The Gaussian bandwidth ``σ``: a number, ``median`` or ``nn50``.
+    r"""The Gaussian bandwidth ``σ``: a number, ``median`` or ``nn50``.
 
-    .. math:: \\sigma_{\\rm median} = \\operatorname{median}_{i<j}\\|x_i-x_j\\|,\\qquad
-       \\sigma_{\\rm nn50} = \\operatorname{mean}_i \\|x_i - x_{(50)}(i)\\|
+    .. math:: \sigma_{\rm median} = \operatorname{median}_{i<j}\|x_i-x_j\|,\qquad
+       \sigma_{\rm nn50} = \operatorname{mean}_i \|x_i - x_{(50)}(i)\|
 
     Subsampling and the papers' rules (Yu et al. 2016, ORF): :doc:`/notes/predict/data`.
 
     Parameters
     ----------
     rule : str or float
-        ``"median"``, ``"nn50"`` or a positive number.
-    X : numpy.ndarray, shape (n, d)
-    Y : numpy.ndarray, shape (n', d), optional
-        The second set (default: ``X``).
+    X, Y : numpy.ndarray, shapes (n, d), (n', d)
+        The set and an optional second one.
     seed : int
         Seed of the subsample for large sets.
 
     Returns
     -------
     sigma : float
-        ``σ > 0``.
     span : rftheory.predict.median.Span or None
-        ``median`` on all pairs (no subsample): the range of the squared distances its Gram
-        products computed, indices into ``X`` and ``Y`` (the geometry of the pairs reuses it); else ``None``.
+        ``median`` on all pairs: the range of the squared distances its Gram products computed; else ``None``.
 
     Raises
     ------
     ParameterError
-        An unknown rule, a non-positive or non-finite number, fewer than 51
-        points for ``nn50``, or a bandwidth of 0 (all points equal).
-
-    Examples
-    --------
-    >>> bandwidth_and_span("median", np.array([[0.0], [1.0], [3.0]]))[0]
-    2.0
+        An unknown rule, a bad number, fewer than 51 points for ``nn50``, or all points equal.
     """
     span = None
     if not isinstance(rule, str) or rule not in ("median", "nn50"):
@@ -268,18 +236,10 @@ def bandwidth_and_span(rule, X, Y=None, seed: int = 0) -> tuple[float, Span | No
 
 @dataclass
 class Prepared:
-    """Two point sets in the units of the registered results.
+    """Two point sets in the units of the registered results (internal).
 
-    Attributes
-    ----------
-    X, Y : numpy.ndarray
-        Rescaled points ``x̃`` (rows); ``Y is X`` for one set.
-    same : bool
-        One set (``K`` is symmetric: each unordered pair is evaluated once).
-    kernel : str
-        ``"gaussian"`` or ``"softmax"``.
-    factor : float
-        The rescaling (``1/σ`` or ``√s``).
+    Fields: rescaled points ``X``, ``Y`` (``Y is X`` for one set, ``same``: each unordered pair evaluated
+    once), the ``kernel`` and the rescaling ``factor`` (``1/σ`` or ``√s``).
     """
 
     X: np.ndarray
@@ -290,21 +250,17 @@ class Prepared:
 
 
 def rescale(X, Y, kernel: str, sigma=None, scale=None) -> Prepared:
-    """Rescale to the units of the results: ``x/σ`` (Gaussian) or ``√s·x`` (softmax).
+    r"""Rescale to the units of the results: ``x/σ`` (Gaussian) or ``√s·x`` (softmax).
 
-    .. math:: e^{-\\|x-y\\|^2/(2\\sigma^2)} = e^{-\\|\\tilde x-\\tilde y\\|^2/2},\\ \\tilde x = x/\\sigma;
-       \\qquad e^{s x^\\top y} = e^{\\tilde x^\\top\\tilde y},\\ \\tilde x = \\sqrt s\\,x
+    .. math:: e^{-\|x-y\|^2/(2\sigma^2)} = e^{-\|\tilde x-\tilde y\|^2/2},\ \tilde x = x/\sigma;
+       \qquad e^{s x^\top y} = e^{\tilde x^\top\tilde y},\ \tilde x = \sqrt s\,x
 
     Parameters
     ----------
-    X : numpy.ndarray, shape (n, d)
-    Y : numpy.ndarray or None
-        ``None`` for one set.
+    X, Y : numpy.ndarray, or None for ``Y``
     kernel : {"gaussian", "softmax"}
-    sigma : float, optional
-        Gaussian bandwidth (already resolved by :func:`bandwidth`).
-    scale : float, optional
-        Softmax scale ``s > 0`` (default 1).
+    sigma, scale : float, optional
+        Gaussian bandwidth (resolved by :func:`bandwidth`); softmax scale ``s > 0`` (default 1).
 
     Returns
     -------
@@ -314,12 +270,6 @@ def rescale(X, Y, kernel: str, sigma=None, scale=None) -> Prepared:
     ------
     ParameterError
         Unknown kernel, a bad ``scale``, or a rescaled set that is not finite.
-
-    Examples
-    --------
-    >>> p = rescale(np.array([[2.0, 0.0]]), None, "gaussian", sigma=2.0)
-    >>> p.X.tolist(), p.same
-    ([[1.0, 0.0]], True)
     """
     if kernel == "gaussian":
         if scale is not None:

@@ -45,18 +45,16 @@ _U = 2.0 ** -53
 
 
 def eligible(mech, d: int) -> bool:
-    """Whether a mechanism's pair term can be interpolated.
+    """Whether a mechanism's pair term can be interpolated: ``rff``, ``psi`` or ``prf``, coupled, ``d ≥ 2``.
 
     Parameters
     ----------
     mech : rftheory.predict.mechanisms.Mechanism
     d : int
-        Dimension (block size).
 
     Returns
     -------
     bool
-        ``rff``, ``psi`` or ``prf`` with orthogonal or simplex coupling, ``d ≥ 2``.
     """
     return mech.family in FAMILIES and mech.coupling in ("orthogonal", "simplex") and d >= 2
 
@@ -132,15 +130,10 @@ def _node_values(family: str, coupling: str, d: int, s: np.ndarray,
 
 @dataclass(frozen=True)
 class References:
-    """``A``, ``B``, ``Q`` of a pair term at a set of points, with their absolute error bounds.
+    """``A``, ``B``, ``Q`` of a pair term at a set of points, with their absolute error bounds (internal).
 
-    Attributes
-    ----------
-    d : int
-    A, B, Q : numpy.ndarray
-        ``MSE_1``, ``B = (d·MSE_d − A)/(d − 1)`` and ``Q = d·MSE_d/(d − 1)`` per pair.
-    eA, eB, eQ : numpy.ndarray
-        Bounds of their errors against the exact values.
+    Fields: ``d``; ``A = MSE_1``, ``B = (d·MSE_d − A)/(d − 1)``, ``Q = d·MSE_d/(d − 1)`` per pair;
+    ``eA``, ``eB``, ``eQ`` the bounds of their errors against the exact values.
     """
 
     d: int
@@ -152,13 +145,7 @@ class References:
     eQ: np.ndarray
 
     def ell(self) -> tuple[np.ndarray, np.ndarray]:
-        r"""``ℓ = log(MSE_d/MSE_1) = log((d − 1)Q/(dA))`` and a bound of its error.
-
-        With ``r_A, r_Q`` the relative bounds of ``A`` and ``Q`` (over the computed values),
-        ``|log(1+β)| ≤ r/(1 − 2r)`` for ``|β| ≤ r/(1 − r)``, the roundings of ``(d − 1)Q``,
-        ``dA`` and their quotient (``u`` each) and ``log`` within one ulp:
-
-        .. math:: |\tilde\ell - \ell| \le \frac{r_Q}{1 - 2r_Q} + \frac{r_A}{1 - 2r_A} + 4u + 2u|\tilde\ell|.
+        """``ℓ = log(MSE_d/MSE_1) = log((d − 1)Q/(dA))`` and a bound of its error (derivation on the notes page).
 
         Returns
         -------
@@ -174,12 +161,11 @@ class References:
         return np.where(good, ell, 0.0), np.where(good, err, math.inf)
 
     def take(self, k: slice | np.ndarray) -> References:
-        """The references at a subset of the points.
+        """The references at a subset ``k`` of the points.
 
         Parameters
         ----------
         k : slice or numpy.ndarray
-            The points kept.
 
         Returns
         -------
@@ -245,14 +231,10 @@ class Interpolant:
         The interval of ``s``; pairs outside take the direct path.
     coef : numpy.ndarray
         Chebyshev coefficients in ``x = (2s − lo − hi)/(hi − lo)``.
-    error : float
-        Estimated ``sup |ℓ − p|`` (:doc:`/notes/predict/interp`).
-    bound : float
-        Bound of the relative error of every pair's MSE, so of the sum.
-    validated : float
-        The largest ``|B − B_exact|/Q_exact`` found by the a posteriori check.
+    error, bound, validated : float
+        Estimated ``sup |ℓ − p|``, the bound it gives on each pair's relative MSE error, and the largest
+        ``|B − B_exact|/Q_exact`` of the a posteriori check (on ``checked`` pairs).
     checked : int
-        Pairs in that check.
     """
 
     family: str
@@ -273,12 +255,11 @@ class Interpolant:
         return len(self.coef)
 
     def inside(self, s: np.ndarray) -> np.ndarray:
-        """Which pairs the interpolant covers.
+        """Which pairs (``z`` or ``v`` per pair) the interpolant covers.
 
         Parameters
         ----------
         s : numpy.ndarray
-            ``z`` or ``v`` per pair.
 
         Returns
         -------
@@ -287,12 +268,11 @@ class Interpolant:
         return (s >= self.lo) & (s <= self.hi)
 
     def ell(self, s: np.ndarray) -> np.ndarray:
-        """``p(s) ≈ log(MSE_d/MSE_1)``.
+        """``p(s) ≈ log(MSE_d/MSE_1)`` for ``s`` in ``[lo, hi]``.
 
         Parameters
         ----------
         s : numpy.ndarray
-            In ``[lo, hi]``.
 
         Returns
         -------
@@ -314,14 +294,11 @@ class Interpolant:
         return self._table
 
     def B(self, s: np.ndarray, A: np.ndarray) -> np.ndarray:
-        """The pair term ``B = A(d e^ℓ − 1)/(d − 1)`` from the pairs' ``A = MSE_1``.
+        """The pair term ``B = A(d e^ℓ − 1)/(d − 1)`` from the pairs' ``s`` in ``[lo, hi]`` and ``A = MSE_1``.
 
         Parameters
         ----------
-        s : numpy.ndarray
-            ``z`` or ``v`` per pair, in ``[lo, hi]``.
-        A : numpy.ndarray
-            ``MSE_1`` per pair (native kernel).
+        s, A : numpy.ndarray
 
         Returns
         -------
@@ -410,16 +387,11 @@ def _coefficients(vals: np.ndarray) -> np.ndarray:
 
 
 def lebesgue(n: int) -> float:
-    """Bound of the Lebesgue constant of the ``n + 1`` Chebyshev points of the second kind.
-
-    ``Λ_n ≤ (2/π) log(n + 1) + 1`` (Ehlich and Zeller 1966; Brutman 1997, "Lebesgue functions and
-    Lebesgue constants in polynomial interpolation", Annals of Numerical Mathematics 4): an
-    error ``≤ δ`` in every node value moves the interpolant by at most ``Λ_n δ``.
+    """Bound ``Λ_n ≤ (2/π) log(n + 1) + 1`` of the Lebesgue constant of the ``n + 1`` Chebyshev points of the second kind.
 
     Parameters
     ----------
     n : int
-        Degree.
 
     Returns
     -------
@@ -500,17 +472,10 @@ def fit_values(f, lo: float, hi: float, first: int = MIN_POINTS):
 def interval(family: str, X: np.ndarray, Y: np.ndarray, chunk: int = 1 << 18):
     """The range of ``s`` over all pairs (from Gram matrices, widened), and the pairs at its ends.
 
-    Beyond :data:`GRAM_MAX` pairs, the a priori ``[0, max a + max b]`` (``lo > 0`` as below).
-
-    ``s² = a² + b² ∓ 2xᵀy`` in row chunks; the rounding of that formula is
-    covered by widening with ``4(d+2)u(max a² + max b²)``.  Pairs outside the
-    interval are evaluated directly, so the widening only matters for speed.
-
     Parameters
     ----------
     family : {"rff", "psi", "prf"}
     X, Y : numpy.ndarray
-        The rescaled sets.
     chunk : int
         Gram entries per chunk (about).
 
@@ -549,17 +514,12 @@ def interval(family: str, X: np.ndarray, Y: np.ndarray, chunk: int = 1 << 18):
 
 
 def interval_from_span(family: str, X: np.ndarray, span: Span, factor: float) -> tuple[float, float, list[tuple[int, int]]]:
-    """:func:`interval` for ``rff`` and ``psi`` on one set, from the squared distances of the median bandwidth.
-
-    The data were rescaled by ``factor`` (``x̃ = fl(factor·x)``): ``z̃²`` is within
-    ``factor²(E + 4u max q) ≤ 2 factor² E`` of ``factor²s̃`` (``E`` the span's bound, ``E ≥ 20u max q``),
-    the widening used.  ``psi`` keeps ``lo = 0`` (the diagonal pairs, ``z = 0``).
+    """:func:`interval` for ``rff`` and ``psi`` on one set, from the median bandwidth's squared distances (widening: notes page).
 
     Parameters
     ----------
     family : {"rff", "psi"}
     X : numpy.ndarray
-        The rescaled set.
     span : rftheory.predict.median.Span
         From :func:`rftheory.predict.data.bandwidth_and_span` on the unscaled set.
     factor : float
@@ -625,12 +585,7 @@ def _knobs() -> tuple:
 
 def build(mech: Any, X: np.ndarray, Y: np.ndarray, seed: int = 0,
           known: tuple[float, float, list[tuple[int, int]]] | None = None) -> tuple[Interpolant | None, dict[str, Any]]:
-    """The interpolant of a mechanism's pair term on a data set, or the reason it is not used.
-
-    The outcome is a function of the family, coupling, ``d``, the interval and the geometry of
-    the checked pairs (``s``, and for ``prf`` the norms) alone: it is memoized on exactly
-    these (and the module's settings) in :data:`CACHE`, so a repeated prediction on the same
-    data reuses it instead of evaluating the mpmath layer again (:func:`clear_cache`).
+    """The interpolant of a mechanism's pair term on a data set, or the reason it is not used (memoized in :data:`CACHE`).
 
     Parameters
     ----------
@@ -639,7 +594,6 @@ def build(mech: Any, X: np.ndarray, Y: np.ndarray, seed: int = 0,
     X, Y : numpy.ndarray
         The rescaled sets (``Y is X`` for one set).
     seed : int
-        Seed of the checked pairs.
     known : tuple, optional
         ``(lo, hi, ends)`` of :func:`interval` computed already (:func:`interval_from_span`).
 
@@ -648,9 +602,8 @@ def build(mech: Any, X: np.ndarray, Y: np.ndarray, seed: int = 0,
     Interpolant or None
         ``None``: take the direct path.
     info : dict
-        ``method`` (``"chebyshev"`` or ``"direct"``), ``reason``, and for the
-        interpolant ``points``, ``interval``, ``error``, ``bound``,
-        ``nodes`` (``"float64"`` or ``"mpmath"``), ``validated``, ``checked``.
+        ``method`` (``"chebyshev"`` or ``"direct"``), ``reason``, and for the interpolant ``points``,
+        ``interval``, ``error``, ``bound``, ``nodes`` (``"float64"`` or ``"mpmath"``), ``validated``, ``checked``.
     """
     fam = mech.family
     lo, hi, ends = interval(fam, X, Y) if known is None else known

@@ -35,17 +35,14 @@ class Mechanism:
     ----------
     name : str
         As written on the command line (``rff:orthogonal``).
-    family : str
-        ``rff``, ``psi``, ``prf``, ``sm++``, ``hybrid`` or a FAVOR# family.
-    coupling : str
-        ``iid``, ``orthogonal`` or ``simplex``.
+    family, coupling : str
+        ``rff``, ``psi``, ``prf``, ``sm++``, ``hybrid`` or a FAVOR# family; ``iid``, ``orthogonal`` or ``simplex``.
     n : int
         The ``n`` of ``hybrid:angular:N`` (λ features), else 0.
     fitted : _FittedDERF or None
         FAVOR#: per-point quantities of the fitted parameters (:func:`fit`).
     interp : Interpolant or None
-        Coupled rff/psi/prf: the :class:`~rftheory.predict.interp.Interpolant` of the
-        pair term on the data set (``None``: every pair evaluated directly).
+        Coupled rff/psi/prf: the pair term's interpolant (``None``: every pair evaluated directly).
     """
 
     name: str
@@ -78,47 +75,35 @@ class Mechanism:
                 }.get(self.family, "derf.derf_moments")
 
     def features(self, m: int) -> int:
-        """The number of features ``m`` vectors give.
+        """The number of features ``m`` vectors give: ``2m`` for ``rff`` and ``sm++``, else ``m`` (notes page).
 
         Parameters
         ----------
         m : int
-            Random vectors (frequencies).
 
         Returns
         -------
         int
-            ``2m`` for ``rff`` (cos and sin) and ``sm++`` (``e^{±wᵀx}``),
-            ``m`` otherwise (``hybrid``: the ``m`` of Thm D.1 for each base
-            estimator, plus its ``n`` λ features).
-
-        Examples
-        --------
-        >>> parse("rff:iid").features(13), parse("psi:iid").features(13)
-        (26, 13)
         """
         return 2 * m if self.family in ("rff", "sm++") else m
 
     def terms(self, g: dict[str, np.ndarray], d: int, kernel: str) -> tuple[np.ndarray, np.ndarray | None, int]:
-        """``A``, ``B`` (``None`` for iid) and the exact-fallback count on a block of pairs.
+        r"""``A``, ``B`` (``None`` for iid) and the exact-fallback count on a block of pairs.
 
-        .. math:: \\mathrm{MSE}_m = A/m + P(m)B/m^2,\\quad A = \\mathrm{MSE}_1,\\quad
-           B = \\frac{d\\,\\mathrm{MSE}_d - A}{d-1}
+        .. math:: \mathrm{MSE}_m = A/m + P(m)B/m^2,\quad A = \mathrm{MSE}_1,\quad
+           B = \frac{d\,\mathrm{MSE}_d - A}{d-1}
 
         Parameters
         ----------
         g : dict
             Pair geometry (:func:`rftheory.predict.pairs.geometry`).
         d : int
-            Dimension (block size).
         kernel : {"gaussian", "softmax"}
-            The kernel estimated.
 
         Returns
         -------
         A, B : numpy.ndarray or None
         fallback : int
-            Pairs evaluated by mpmath.
         """
         if self.family in FAVOR_SHARP:
             if self.fitted is None:
@@ -231,14 +216,13 @@ def _times_exp(x: np.ndarray, s: np.ndarray) -> np.ndarray:
 
 
 def kernel_values(g: dict[str, np.ndarray], kernel: str) -> np.ndarray:
-    """The kernel at the pairs, in the rescaled units.
+    r"""The kernel at the pairs of geometry ``g``, in the rescaled units.
 
-    .. math:: K = e^{-z^2/2}\\ (\\text{Gaussian}),\\qquad K = e^{x^\\top y}\\ (\\text{softmax})
+    .. math:: K = e^{-z^2/2}\ (\text{Gaussian}),\qquad K = e^{x^\top y}\ (\text{softmax})
 
     Parameters
     ----------
     g : dict
-        Pair geometry.
     kernel : {"gaussian", "softmax"}
 
     Returns
@@ -249,11 +233,6 @@ def kernel_values(g: dict[str, np.ndarray], kernel: str) -> np.ndarray:
     ------
     RangeError
         Softmax values beyond the float64 range.
-
-    Examples
-    --------
-    >>> kernel_values({"z": np.array([0.0, 2.0])}, "gaussian").round(6).tolist()
-    [1.0, 0.135335]
     """
     if kernel == "gaussian":
         z = g["z"]
@@ -288,19 +267,14 @@ class _FittedDERF:
 
 
 def fit(mech: Mechanism, X: np.ndarray, Y: np.ndarray) -> Mechanism:
-    """Fit a FAVOR# family's closed-form optimum on the (rescaled) sets.
+    r"""Fit a FAVOR# family's closed-form optimum of Eq. 14 on the rescaled sets (:func:`rftheory.papers.derf.optima.optimum`).
 
-    Minimises FAVOR#'s Eq. 14 over the family
-    (:func:`rftheory.papers.derf.optima.optimum`):
-
-    .. math:: \\theta^* = \\arg\\min_\\theta \\operatorname{mean}_{ij}\\log\\mathbb E f_1(\\omega,x_i)^2f_2(\\omega,y_j)^2
+    .. math:: \theta^* = \arg\min_\theta \operatorname{mean}_{ij}\log\mathbb E f_1(\omega,x_i)^2f_2(\omega,y_j)^2
 
     Parameters
     ----------
     mech : Mechanism
-        Any mechanism (non-FAVOR# ones are returned as they are).
     X, Y : numpy.ndarray
-        The rescaled sets.
 
     Returns
     -------
@@ -315,13 +289,11 @@ def fit(mech: Mechanism, X: np.ndarray, Y: np.ndarray) -> Mechanism:
 
 
 def parse(name: str) -> Mechanism:
-    """A mechanism from its name.
+    """A mechanism from its name: ``family:coupling`` (rff, psi, prf), ``sm++[:orthogonal]``, ``hybrid:angular:N`` or a FAVOR# family.
 
     Parameters
     ----------
     name : str
-        ``family:coupling`` (rff, psi, prf), ``sm++`` / ``sm++:orthogonal``,
-        ``hybrid:angular:N`` or a FAVOR# family.
 
     Returns
     -------
@@ -331,11 +303,6 @@ def parse(name: str) -> Mechanism:
     ------
     ParameterError
         An unknown mechanism or coupling.
-
-    Examples
-    --------
-    >>> parse("prf:simplex")
-    Mechanism(name='prf:simplex', family='prf', coupling='simplex', n=0)
     """
     s = str(name).strip()
     fam, _, rest = s.partition(":")
@@ -354,7 +321,7 @@ def parse(name: str) -> Mechanism:
 
 
 def parse_list(spec: Any) -> list[Mechanism]:
-    """Mechanisms from a comma-separated list (or a sequence of names).
+    """Mechanisms from a comma-separated list (or a sequence of names), in order, without repeats.
 
     Parameters
     ----------
@@ -363,17 +330,11 @@ def parse_list(spec: Any) -> list[Mechanism]:
     Returns
     -------
     list of Mechanism
-        In the order given, without repeats.
 
     Raises
     ------
     ParameterError
         An empty list or an unknown name.
-
-    Examples
-    --------
-    >>> [m.name for m in parse_list("rff:iid, prf:orthogonal")]
-    ['rff:iid', 'prf:orthogonal']
     """
     names = spec.split(",") if isinstance(spec, str) else list(spec)
     names = [n.strip() for n in names if str(n).strip()]

@@ -33,10 +33,9 @@ class Span:
     at_smallest, at_largest : tuple of int
         Their pairs ``(i, j)``.
     error : float
-        ``E``: every ``s̃`` is within it of the exact squared distance.
+        Every ``s̃`` is within it of the exact squared distance.
     squared : dict
-        One set: :class:`~rftheory.predict.pairs.Tile` to its ``s̃`` (row-major, flattened), for
-        the tiles of :func:`~rftheory.predict.pairs.tiles` at its default block size.
+        One set: each :class:`~rftheory.predict.pairs.Tile` of the default block size to its ``s̃``.
     """
 
     smallest: float
@@ -141,10 +140,8 @@ def median_and_span(A: np.ndarray, B: np.ndarray, same: bool,
     Returns
     -------
     median : float
-        ``np.median`` of the direct distances (NaN-free input assumed); ``nan`` when there is no pair.
     span : Span or None
-        The range of the squared distances from the same Gram products (``None`` without pairs),
-        and for one set the squared distances of its tiles.
+        ``None`` without pairs; for one set it also holds its tiles' squared distances.
     """
     d = A.shape[1]
     a2 = np.einsum("ij,ij->i", A, A)

@@ -30,11 +30,6 @@ def native_kernel(mechanism: str) -> str:
     Returns
     -------
     {"gaussian", "softmax"}
-
-    Examples
-    --------
-    >>> native_kernel("rff:orthogonal"), native_kernel("sm++"), native_kernel("gerf")
-    ('gaussian', 'softmax', 'softmax')
     """
     return parse(mechanism).native_kernel
 
@@ -68,26 +63,22 @@ def _gram(mech, X, m, rng, R):
 
 
 def replicates(X, mechanism: str, m: int, *, rng: np.random.Generator, R: int) -> np.ndarray:
-    """``R`` independent replicates of ``‖K̂ − K‖_F²`` over all ordered pairs of ``X`` (diagonal included).
+    r"""``R`` independent replicates of ``‖K̂ − K‖_F²`` over all ordered pairs of ``X`` (diagonal included).
 
-    .. math:: e_r = \\sum_{i,j} \\big(\\hat K^{(r)}_{ij} - K(x_i, x_j)\\big)^2,\\qquad
-       \\mathbb E\\, e_r = \\sum_{i,j}\\mathrm{MSE}(x_i, x_j)
+    .. math:: e_r = \sum_{i,j} \big(\hat K^{(r)}_{ij} - K(x_i, x_j)\big)^2,\qquad
+       \mathbb E\, e_r = \sum_{i,j}\mathrm{MSE}(x_i, x_j)
 
-    with ``K`` the mechanism's native kernel (:func:`native_kernel`) and
-    ``K̂⁽ʳ⁾`` built from the ``r``-th draw of the random matrix.
+    with ``K`` the native kernel (:func:`native_kernel`) and ``K̂⁽ʳ⁾`` from the ``r``-th draw of the matrix.
 
     Parameters
     ----------
     X : array_like, shape (n, d)
-        Points in the registered results' units (Gaussian: ``σ = 1``;
-        softmax: ``e^{xᵀy}``).
+        Points in the results' units (Gaussian: ``σ = 1``; softmax: ``e^{xᵀy}``).
     mechanism : str
         As for :func:`rftheory.predict.predict`.
-    m : int
-        Random vectors per replicate (``rff``/``sm++``: frequencies, ``2m`` features).
+    m, R : int
+        Random vectors per replicate (``rff``/``sm++``: ``2m`` features); replicates, ``>= 2``.
     rng : numpy.random.Generator
-    R : int
-        Replicates, ``>= 2``.
 
     Returns
     -------
@@ -96,17 +87,7 @@ def replicates(X, mechanism: str, m: int, *, rng: np.random.Generator, R: int) -
     Raises
     ------
     ParameterError
-        ``X`` not a finite 2-D array, ``m < 1``, ``R < 2``, ``rng`` not a Generator
-        or an unknown mechanism.
-
-    Examples
-    --------
-    With one point and RFFs the estimate ``cos²+sin² = 1`` is exact up to rounding
-    (a squared error of at most a few ``(2⁻⁵²)²``):
-
-    >>> import numpy as np
-    >>> bool(replicates([[0.3, -0.2]], "rff:iid", 4, rng=np.random.default_rng(0), R=3).max() < 1e-30)
-    True
+        A bad ``X``, ``m``, ``R``, ``rng`` or mechanism.
     """
     X = np.asarray(X, dtype=np.float64)
     if X.ndim != 2 or X.shape[0] < 1 or not np.all(np.isfinite(X)):

@@ -24,34 +24,23 @@ FORMATS = {
 
 
 def probabilities(mech, points, kernel: str, fmt: str) -> dict | None:
-    """Max and mean over the points of the overflow and underflow probabilities.
+    r"""Max and mean over the points of the overflow and underflow probabilities.
 
-    .. math:: p_{\\rm over}(x) = \\bar\\Phi\\big((\\log f_{\\max} - c(x))/\\|x\\|\\big)
+    .. math:: p_{\rm over}(x) = \bar\Phi\big((\log f_{\max} - c(x))/\|x\|\big)
 
     Parameters
     ----------
     mech : Mechanism
         A positive mechanism (``prf``, ``sm++``); others give ``None``.
     points : numpy.ndarray
-        The rescaled points (rows).
     kernel : {"gaussian", "softmax"}
     fmt : {"fp16", "bf16", "fp32"}
 
     Returns
     -------
     dict or None
-        ``overflow_max``, ``overflow_mean``, ``underflow_max``,
-        ``underflow_mean`` (per feature value), the format and the points'
-        count; ``None`` when the features are not of this form.
-
-    Examples
-    --------
-    >>> from rftheory.predict.mechanisms import parse
-    >>> p = probabilities(parse("prf:iid"), np.array([[3.0, 4.0]]), "softmax", "fp16")
-    >>> f"{p['overflow_max']:.4e}"   # Φ̄((log 65504 + 12.5)/5)
-    '1.1910e-06'
-    >>> round(p["underflow_max"], 4)  # Φ((log 2^-14 + 12.5)/5): e^{-12.5} is already subnormal
-    0.712
+        ``overflow_max``, ``overflow_mean``, ``underflow_max``, ``underflow_mean`` (per feature value),
+        the format and the points' count.
     """
     if mech.family not in ("prf", "sm++"):
         return None

@@ -38,11 +38,6 @@ def blocks(n_x: int, n_y: int, same: bool, block: int = BLOCK):
         Row indices into ``X`` and ``Y``.
     w : numpy.ndarray of float
         Weights (1 or 2) so that weighted sums are sums over all pairs.
-
-    Examples
-    --------
-    >>> [(I.tolist(), J.tolist(), w.tolist()) for I, J, w in blocks(2, 2, True)]
-    [([0, 0, 1], [0, 1, 1], [1.0, 2.0, 1.0])]
     """
     counts = (n_y - np.arange(n_x)) if same else np.full(n_x, n_y)
     r0 = 0
@@ -64,17 +59,7 @@ def blocks(n_x: int, n_y: int, same: bool, block: int = BLOCK):
 
 @dataclass(frozen=True)
 class Tile:
-    """The pairs ``(i, j)``, ``r0 ≤ i < r1``, ``c0 ≤ j < c1``, each of weight ``w`` (row-major order).
-
-    Attributes
-    ----------
-    r0, r1 : int
-        Rows of ``X``.
-    c0, c1 : int
-        Rows of ``Y``.
-    w : float
-        The weight of every pair (2 for ``i < j`` of one set, else 1).
-    """
+    """The pairs ``(i, j)``, ``r0 ≤ i < r1``, ``c0 ≤ j < c1`` (rows of ``X``, ``Y``), each of weight ``w`` (2 for ``i < j`` of one set, else 1)."""
 
     r0: int
     r1: int
@@ -89,29 +74,18 @@ class Tile:
 
 
 def tiles(n_x: int, n_y: int, same: bool, block: int = BLOCK) -> Iterator[Tile | Diagonal]:
-    """Every pair once, as :class:`Tile` rectangles of whole rows and (one set) :class:`Diagonal` triangles.
-
-    One set: the rows ``r0:r1`` against the columns ``r1:n`` (``i < j``, weight 2) as a tile;
-    the pairs ``r0 ≤ i ≤ j < r1`` of the row blocks are gathered into :class:`Diagonal` blocks of
-    about ``block`` pairs.  Two sets: tiles of whole rows, weight 1.
+    """Every pair once, as :class:`Tile` rectangles of whole rows and (one set) :class:`Diagonal` triangles (layout: notes page).
 
     Parameters
     ----------
     n_x, n_y : int
     same : bool
-        One set.
     block : int
         Pairs per tile or index block (about; at least one row).
 
     Yields
     ------
     Tile or Diagonal
-
-    Examples
-    --------
-    >>> list(tiles(3, 3, True, block=2))  # doctest: +NORMALIZE_WHITESPACE
-    [Tile(r0=0, r1=1, c0=1, c1=3, w=2.0), Tile(r0=1, r1=2, c0=2, c1=3, w=2.0),
-     Diagonal(squares=((0, 1), (1, 2))), Diagonal(squares=((2, 3),))]
     """
     if not same:
         rows = max(1, block // max(1, n_y))
@@ -135,13 +109,7 @@ def tiles(n_x: int, n_y: int, same: bool, block: int = BLOCK) -> Iterator[Tile |
 
 @dataclass(frozen=True)
 class Diagonal:
-    """The pairs ``r0 ≤ i ≤ j < r1`` of one set for a few row ranges ``(r0, r1)``: weight 1 on the diagonal, else 2.
-
-    Attributes
-    ----------
-    squares : tuple of tuple of int
-        The row ranges ``(r0, r1)``.
-    """
+    """The pairs ``r0 ≤ i ≤ j < r1`` of one set for the row ranges ``squares``: weight 1 on the diagonal, else 2."""
 
     squares: tuple[tuple[int, int], ...]
 
@@ -163,7 +131,6 @@ class DiagonalGeometry(dict):
     Parameters
     ----------
     X : numpy.ndarray
-        The rescaled set.
     diag : Diagonal
     """
 
@@ -191,7 +158,6 @@ class TileGeometry(dict):
     Parameters
     ----------
     X, Y : numpy.ndarray
-        The rescaled sets.
     tile : Tile
     squared : numpy.ndarray, optional
         ``s̃`` of the tile on the unscaled data (row-major, flattened).
@@ -281,7 +247,6 @@ def geometry(X, Y, I, J, need_theta: bool = False) -> dict:
     X, Y : numpy.ndarray
         The rescaled sets (rows).
     I, J : numpy.ndarray of int
-        Pair indices.
     need_theta : bool
         Also compute the angle ``θ`` (0 where a norm is 0).
 
@@ -289,12 +254,6 @@ def geometry(X, Y, I, J, need_theta: bool = False) -> dict:
     -------
     dict
         Arrays ``a, b, z, v, dot`` (and ``theta``).
-
-    Examples
-    --------
-    >>> g = geometry(np.array([[3.0, 0.0]]), np.array([[0.0, 4.0]]), np.array([0]), np.array([0]))
-    >>> float(g["z"][0]), float(g["v"][0]), float(g["dot"][0])
-    (5.0, 5.0, 0.0)
     """
     box = _row_block(I, J)
     if box is None:
@@ -362,15 +321,7 @@ def _geometry_differences(X, Y, I, J, need_theta: bool) -> dict:
 
 
 class Evaluated:
-    """Values of one result on a block of pairs, with the count of exact fallbacks.
-
-    Attributes
-    ----------
-    values : numpy.ndarray
-        Float64 values, one per pair.
-    fallback : int
-        Pairs the float64 layer refused, evaluated by mpmath at 20 digits.
-    """
+    """Float64 ``values`` of one result on a block of pairs and the count of ``fallback`` pairs evaluated by mpmath."""
 
     def __init__(self, values, fallback):
         self.values = values
@@ -390,11 +341,9 @@ def check_domain(result_id: str, arrays: dict[str, np.ndarray], **scalars: Any) 
     Parameters
     ----------
     result_id : str
-        A registered result.
     arrays : dict of str to numpy.ndarray
-        Per-pair numeric parameters (equal lengths).
     **scalars
-        The other parameters.
+        As for :func:`evaluate`.
 
     Raises
     ------
@@ -448,20 +397,11 @@ def evaluate(result_id: str, arrays: dict, **scalars) -> Evaluated:
     Returns
     -------
     Evaluated
-        Values and the number of exact fallbacks.
 
     Raises
     ------
     ParameterError
         A pair outside the result's declared domain.
-
-    Examples
-    --------
-    ψ's variance ``1 + ½e^{−2z²} − e^{−z²}`` is ½ at ``z = 0`` (its random phase):
-
-    >>> e = evaluate("sutherland.var_psi", {"z": np.array([0.0, 1.0])}, D=1)
-    >>> e.values.round(6).tolist(), e.fallback
-    ([0.5, 0.699788], 0)
     """
     r = get(result_id)
     n = len(next(iter(arrays.values())))

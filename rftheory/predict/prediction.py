@@ -34,18 +34,13 @@ class Row:
     Attributes
     ----------
     mechanism : str
-    m : int
-        Random vectors (frequencies).
-    features : int
-        Feature dimension (``2m`` for rff and sm++).
-    expected_sq_error : float
-        ``E‖K̂−K‖_F²`` (an estimate with ``pairs``).
-    relative_error : float
-        ``√E / ‖K‖_F``.
+    m, features : int
+        Random vectors and feature dimension (``2m`` for rff and sm++).
+    expected_sq_error, relative_error : float
+        ``E‖K̂−K‖_F²`` (an estimate with ``pairs``) and ``√E / ‖K‖_F``.
     worst_relative_rmse : float
-        ``max_ij √MSE_ij / K_ij``.
+        ``max_ij √MSE_ij / K_ij``, at ``worst_pair`` ``(i, j)``.
     worst_pair : tuple of int
-        ``(i, j)`` where it occurs.
     standard_error : float or None
         Of ``expected_sq_error`` when pairs are sampled.
     """
@@ -74,27 +69,17 @@ class Prediction:
     rows : list of Row
     norm_K : float
         ``‖K‖_F`` (an estimate with ``pairs``).
-    targets : dict
-        Mechanism name to the smallest ``m`` reaching ``target`` (with ``target``).
     target : float or None
-    overflow : dict
-        Mechanism name to overflow/underflow probabilities (with ``overflow``).
-    fallback : dict
-        Mechanism name to the number of pairs evaluated by mpmath.
-    sums : dict
-        Mechanism name to ``(ΣA, ΣB)`` (:mod:`rftheory.predict.target`).
-    interpolation : dict
-        Coupled rff/psi/prf mechanism name to how its pair term was evaluated
-        (:func:`rftheory.predict.interp.build`: ``method``, ``bound`` on the
-        relative error of the sum, ``validated`` ...).
+    targets, overflow, fallback, sums, interpolation : dict
+        Per mechanism: smallest ``m`` reaching ``target``; overflow probabilities; pairs evaluated by
+        mpmath; ``(ΣA, ΣB)``; how a coupled pair term was evaluated (details on the notes page).
     pairs : int or None
         Sampled pairs, or ``None`` for all.
     seconds : float
-        Wall time of the evaluation.
     sigma_rule : str or None
-        How ``sigma`` was chosen: ``"median"``, ``"nn50"`` or ``"given"`` (Gaussian kernel).
+        ``"median"``, ``"nn50"`` or ``"given"`` (Gaussian kernel).
     defaults : tuple of str
-        The options the caller left at their defaults (``"sigma"``, ``"scale"``), shown as such.
+        The options left at their defaults (``"sigma"``, ``"scale"``).
     """
 
     kernel: str
@@ -119,7 +104,7 @@ class Prediction:
 
 
 def parse_ms(spec: Any) -> list[int]:
-    """Numbers of random vectors from ``"13,26,52"`` (or a sequence).
+    """Numbers of random vectors from ``"13,26,52"`` (or a sequence), each ``1 ≤ m ≤ 10^6``, in order, without repeats.
 
     Parameters
     ----------
@@ -128,17 +113,11 @@ def parse_ms(spec: Any) -> list[int]:
     Returns
     -------
     list of int
-        Each ``1 ≤ m ≤ 10^6``, in the order given, without repeats.
 
     Raises
     ------
     ParameterError
         A non-integer or out-of-range ``m``, or an empty list.
-
-    Examples
-    --------
-    >>> parse_ms("13, 26")
-    [13, 26]
     """
     items = spec.split(",") if isinstance(spec, str) else list(spec)
     out = []
@@ -186,28 +165,11 @@ Pair = tuple[int, int]
 
 @dataclass(frozen=True)
 class Request:
-    """A validated call of :func:`predict`: the loaded data and every option parsed.
+    """The arguments of :func:`predict`, checked (internal).
 
-    Attributes
-    ----------
-    X, Y : numpy.ndarray
-        The points as loaded (standardized when ``standardized``); ``Y`` is ``None`` for one set.
-    kernel : {"gaussian", "softmax"}
-    sigma : float or str or None
-        The bandwidth or its rule as given (Gaussian kernel).
-    scale : float or None
-        The softmax scale as given.
-    mechanisms : tuple of Mechanism
-        Parsed, not yet fitted.
-    ms : tuple of int
-    target : float or None
-    overflow : str or None
-    pairs : int or None
-    seed : int
-    standardized : bool
-    progress : bool or None
-    exact_pairs : bool
-    scheduler : str or None
+    Fields: the points ``X``, ``Y`` as loaded (standardized when ``standardized``; ``Y`` ``None`` for one
+    set), ``mechanisms`` parsed (not yet fitted), ``sigma`` and ``scale`` as given, and the other options
+    of :func:`predict` unchanged.
     """
 
     X: np.ndarray
@@ -229,26 +191,12 @@ class Request:
 
 @dataclass(frozen=True)
 class BlockJob:
-    """What every block of pairs needs (sent once to a Dask cluster).
+    """What every block of pairs needs, sent once to a Dask cluster (internal).
 
-    Attributes
-    ----------
-    X, Y : numpy.ndarray
-        The rescaled sets.
-    mechanisms : tuple of Mechanism
-        Fitted, with their interpolants.
-    ms : tuple of int
-    kernel : str
-    d : int
-    sampled : bool
-        Pairs are sampled (sums of squares are kept for standard errors).
-    need_theta : bool
-        Some mechanism needs the angle of the pairs.
-    squared : dict
-        Tiles of one set to their squared distances on the unscaled data (the median bandwidth's,
-        :attr:`rftheory.predict.median.Span.squared`), reused for ``z``; empty: none.
-    f2 : float
-        ``factor²`` of the rescaling (with ``squared``).
+    Fields: the rescaled sets ``X``, ``Y``; the fitted ``mechanisms``; ``sampled`` (keep sums of squares);
+    ``need_theta`` (some mechanism needs the pair's angle); ``squared``, tiles of one set to their squared
+    distances on the unscaled data (:attr:`rftheory.predict.median.Span.squared`), reused with ``f2``,
+    the rescaling's ``factor²``.
     """
 
     X: np.ndarray
@@ -265,17 +213,10 @@ class BlockJob:
 
 @dataclass(frozen=True)
 class Setup:
-    """A request made ready to run: bandwidth, rescaled data, fitted mechanisms, interpolants.
+    """A request made ready to run (internal).
 
-    Attributes
-    ----------
-    request : Request
-    sigma : float or None
-        The Gaussian bandwidth used.
-    data : rftheory.predict.data.Prepared
-    job : BlockJob
-    interpolation : dict
-        Mechanism name to how its pair term is evaluated (:func:`rftheory.predict.interp.build`).
+    Fields: the ``request``, the bandwidth ``sigma`` used, the rescaled ``data``, the ``job`` and
+    ``interpolation`` (mechanism name to how its pair term is evaluated, :func:`rftheory.predict.interp.build`).
     """
 
     request: Request
@@ -411,12 +352,7 @@ def _sampled_blocks(n_x: int, n_y: int, N: int, seed: int, block: int = BLOCK) -
 
 
 def pairwise_sum(x: np.ndarray) -> float:
-    r"""``Σ x_i`` by a balanced pairwise tree (halves added elementwise, level by level).
-
-    Zero-padded to ``2^L`` terms, ``L = ⌈log₂ n⌉``; every term takes part in exactly ``L``
-    roundings, so (Higham, *Accuracy and Stability of Numerical Algorithms*, 2nd ed., SIAM 2002, Sec. 4.2)
-
-    .. math:: \Big|\hat s - \sum_i x_i\Big| \le \gamma_L \sum_i |x_i|,\qquad \gamma_L = \frac{Lu}{1 - Lu},\ u = 2^{-53}.
+    r"""``Σ x_i`` by a balanced pairwise tree, within ``γ_L Σ|x_i|`` (``L = ⌈log₂ n⌉``; bound: notes page).
 
     Parameters
     ----------
@@ -426,11 +362,6 @@ def pairwise_sum(x: np.ndarray) -> float:
     Returns
     -------
     float
-
-    Examples
-    --------
-    >>> pairwise_sum(np.array([1.0, 2.0, 3.0]))
-    6.0
     """
     n = x.size
     if n <= 1:
@@ -445,22 +376,18 @@ def pairwise_sum(x: np.ndarray) -> float:
 
 
 def block_sums(job: BlockJob, blk: Block | Tile | Diagonal) -> BlockSums:
-    """Everything one block of pairs adds to a prediction (pairwise block sums, worst ratio).
+    r"""Everything one block of pairs adds to a prediction (pairwise block sums, worst ratio; fields: notes page).
 
-    .. math:: \\mathrm{MSE}_m = A/m + P(m)B/m^2,\\qquad \\text{ratio} = \\sqrt{\\mathrm{MSE}_m}/K
+    .. math:: \mathrm{MSE}_m = A/m + P(m)B/m^2,\qquad \text{ratio} = \sqrt{\mathrm{MSE}_m}/K
 
     Parameters
     ----------
     job : BlockJob
     blk : Block or rftheory.predict.pairs.Tile or rftheory.predict.pairs.Diagonal
-        Index pairs with weights, a tile of pairs of one weight (its sums are that weight
-        times the pairwise sums: exact for the weights 1 and 2), or diagonal triangles of one set.
 
     Returns
     -------
     BlockSums
-        ``Σ wK²``, the pair count, per mechanism ``Σ wA``, ``Σ wB`` and fallbacks, per
-        ``(mechanism, m)`` ``Σ w·MSE``, ``Σ MSE²`` (sampled pairs), the worst ratio and its pair.
     """
     if isinstance(blk, Tile):
         g: dict[str, np.ndarray] = TileGeometry(job.X, job.Y, blk, job.squared.get(blk), job.f2)
@@ -559,9 +486,7 @@ def validate(X: Any, Y: Any = None, *, kernel: str = "gaussian", sigma: Any = "m
 
     Parameters
     ----------
-    X, Y, kernel, sigma, scale, mechanisms, m, target, overflow, pairs, seed, standardize, progress, exact_pairs
-        As for :func:`predict`.
-    scheduler : str or None
+    X, Y, kernel, sigma, scale, mechanisms, m, target, overflow, pairs, seed, standardize, progress, exact_pairs, scheduler
         As for :func:`predict`.
 
     Returns
@@ -782,9 +707,7 @@ def predict(X: Any, Y: Any = None, *, kernel: str = "gaussian", sigma: Any = "me
     progress : bool, optional
         A progress bar on stderr (default: when stderr is a terminal).
     exact_pairs : bool
-        Evaluate the coupled pair term of rff/psi/prf at every pair; by default it comes from a Chebyshev interpolant in
-        ``z`` (``v`` for prf), checked a posteriori and with an error bound ≤ 1e-11 relative
-        (:mod:`rftheory.predict.interp`; :attr:`Prediction.interpolation`).
+        Evaluate the coupled pair term of rff/psi/prf at every pair instead of its interpolant (notes page).
     scheduler : str, optional
         Address of a Dask distributed scheduler (``tcp://host:8786``): the blocks of pairs are evaluated on its workers
         (the data and fitted mechanisms are sent once; at most :data:`IN_FLIGHT` blocks are pending).
@@ -792,12 +715,6 @@ def predict(X: Any, Y: Any = None, *, kernel: str = "gaussian", sigma: Any = "me
     Returns
     -------
     Prediction
-
-    Notes
-    -----
-    Four steps: :func:`validate` (data and options to a :class:`Request`), :func:`prepare`
-    (bandwidth, rescaling, fitted mechanisms, interpolants: a :class:`Setup`), :func:`run`
-    (every block of pairs into :class:`Totals`) and :func:`assemble` (the :class:`Prediction`).
 
     Raises
     ------

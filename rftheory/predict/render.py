@@ -20,15 +20,12 @@ def _g(x, digits=6) -> str:
 
 
 def as_table(p, digits: int = 6) -> Table:
-    """The rows of a prediction as a :class:`rftheory.present.tables.Table`.
-
-    .. math:: \\text{relative error} = \\sqrt{\\mathbb E\\|\\hat K-K\\|_F^2}\\,/\\,\\|K\\|_F
+    """The rows of a prediction as a :class:`rftheory.present.tables.Table` (relative error ``√E/‖K‖_F``).
 
     Parameters
     ----------
     p : Prediction
     digits : int
-        Significant digits shown.
 
     Returns
     -------
@@ -106,7 +103,7 @@ def as_text(p, fmt: str = "text") -> str:
 
 
 def as_json(p) -> dict:
-    """The prediction as JSON-ready data (numbers as JSON numbers, shortest round-trip decimals).
+    """The prediction as JSON-ready data (numbers as JSON numbers, shortest round-trip decimals; keys: notes page).
 
     Parameters
     ----------
@@ -115,10 +112,6 @@ def as_json(p) -> dict:
     Returns
     -------
     dict
-        Keys ``kernel, sigma, sigma_rule, scale, defaults, n_x, n_y, d, standardized,
-        norm_K, pairs, rows`` (and ``targets``, ``overflow``); ``defaults`` lists
-        the options left at their defaults (``sigma``, ``scale``); a row's ``pair_term``
-        is ``"chebyshev"`` or ``"direct"`` for coupled rff/psi/prf, else ``None``.
     """
     s = lambda x: None if x is None else float(x)  # finite: predict refuses NaN and infinity
     out = {"kernel": p.kernel, "sigma": s(p.sigma), "sigma_rule": p.sigma_rule, "scale": s(p.scale),
@@ -154,10 +147,7 @@ def json_text(p) -> str:
 
 
 def plot(p, path: str) -> None:
-    """Relative error against ``m`` per mechanism (log-log), saved to ``path`` (.png or .pdf).
-
-    The curve is ``√E(m)/‖K‖_F`` from the two sums (:func:`rftheory.predict.target.expected`);
-    the rows are marked.
+    """Relative error ``√E(m)/‖K‖_F`` (:func:`rftheory.predict.target.expected`) against ``m``, log-log, rows marked.
 
     Parameters
     ----------

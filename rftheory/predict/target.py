@@ -18,37 +18,26 @@ M_SEARCH_MAX = 10**9
 
 
 def expected(SA: float, SB: float, d: int, m):
-    """``E(m) = S_A/m + P(m) S_B/m²``.
+    """``E(m) = S_A/m + P(m) S_B/m²`` for blocks of ``d``.
 
     Parameters
     ----------
     SA, SB : float
-        The two sums.
     d : int
-        Block size (dimension).
     m : int or array_like of int
 
     Returns
     -------
     float or numpy.ndarray
-
-    Examples
-    --------
-    >>> float(expected(2.0, 0.0, 4, 8))
-    0.25
     """
     m = np.asarray(m)
     return SA / m + coupled_pairs(m.astype(np.int64), d) / m.astype(float) ** 2 * SB
 
 
 def smallest_m(SA: float, SB: float, d: int, T: float):
-    """The smallest ``m ≥ 1`` with ``E(m) ≤ T``, or ``None`` beyond :data:`M_SEARCH_MAX`.
+    r"""The smallest ``m ≥ 1`` with ``E(m) ≤ T``, or ``None`` beyond :data:`M_SEARCH_MAX` (search: notes page).
 
-    For iid vectors (``S_B = 0``) it is ``⌈S_A/T⌉``.  Otherwise ``P(m)/m² ≤ (d−1)/m``
-    bounds ``E(m) ≤ (S_A + (d−1)·max(S_B, 0))/m``, so the answer lies in
-    ``[1, ⌈(S_A + (d−1) max(S_B,0))/T⌉]``, which is scanned exactly in chunks.
-
-    .. math:: m^* = \\min\\{m \\ge 1 : S_A/m + P(m)S_B/m^2 \\le T\\}
+    .. math:: m^* = \min\{m \ge 1 : S_A/m + P(m)S_B/m^2 \le T\}
 
     Parameters
     ----------
@@ -61,11 +50,6 @@ def smallest_m(SA: float, SB: float, d: int, T: float):
     Returns
     -------
     int or None
-
-    Examples
-    --------
-    >>> smallest_m(10.0, 0.0, 4, 1.0), smallest_m(10.0, -2.0, 4, 1.0)
-    (10, 4)
     """
     if SA <= 0 and SB <= 0:
         return 1

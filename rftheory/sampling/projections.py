@@ -137,15 +137,6 @@ def restrict(coupling: str, d: int, m: int, vectors, *, rng: np.random.Generator
     -------
     Restricted
         Equal in law for both methods.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from rftheory.features import gaussian
-    >>> x = np.array([0.3, 0.0, 0.1, 0.2]); y = np.array([0.0, 0.2, -0.1, 0.1])
-    >>> Wr, c, _ = restrict("simplex", 4, 6, [x, y], rng=np.random.default_rng(0), size=3)
-    >>> gaussian.estimate(gaussian.positive(Wr, c[0]), gaussian.positive(Wr, c[1])).shape
-    (3,)
     """
     d, m, rng, batch, xp = samplers.check_sample_args(coupling, d, m, rng, size, xp)
     E, C = span_basis(vectors)

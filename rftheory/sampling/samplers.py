@@ -139,7 +139,6 @@ def apply_simplex(u, xp=None, axis: int = -1):
     u : array
         Vectors (or matrices), ``d ≥ 2`` along ``axis`` (else :class:`ParameterError`).
     xp : array namespace, optional
-        Default: inferred.
     axis : int, optional
         The axis ``S`` acts on (default the last).
 
@@ -225,7 +224,6 @@ def simplex_plus_directions(norms, passes: int = 20, xp=None):
     Parameters
     ----------
     norms : array, shape (..., d)
-        The norms ``‖w_i‖`` of each block.
     passes : int, optional
     xp : array namespace, optional
 

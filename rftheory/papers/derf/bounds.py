@@ -34,16 +34,12 @@ def gamma(n):
 
 
 def guard(val, err, what, rtol):
-    """``val`` if its absolute error bound ``err`` is ``<= rtol/10`` relative, else ``RangeError``.
+    """``val`` if its absolute error bound ``err`` is ``<= rtol/10`` relative (``rtol`` the result's ``rtol64``), else ``RangeError`` naming ``what``.
 
     Parameters
     ----------
-    val, err : float
-        The value and the bound on its absolute error.
+    val, err, rtol : float
     what : str
-        Named in the error message.
-    rtol : float
-        The result's ``rtol64``.
 
     Returns
     -------

@@ -84,9 +84,9 @@ def exact_moments(p: dict) -> ExactMoments:
 
 
 def gerf_optimum_value(bk: Any, d: int, mu: Any, c: Any) -> Any:
-    """The GERF optimum of Eq. 14 (FAVOR#, Sec. 3.1) from ``μ = mean‖x_i + y_j‖²`` and ``c = μ₁·μ₂``.
+    r"""The GERF optimum of Eq. 14 (FAVOR#, Sec. 3.1) from ``μ = mean‖x_i + y_j‖² ≥ 0`` and ``c = μ₁ᵀμ₂``.
 
-    .. math:: \\mathcal L^* = h(d, 1 + \\delta(d, \\mu), \\mu) + 2c
+    .. math:: \mathcal L^* = h(d, 1 + \delta(d, \mu), \mu) + 2c
 
     (``δ``: :func:`~rftheory.papers.derf.model.gerf_delta`, ``h``:
     :func:`~rftheory.papers.derf.model.homogeneous_objective_delta`).
@@ -96,7 +96,6 @@ def gerf_optimum_value(bk: Any, d: int, mu: Any, c: Any) -> Any:
     bk : backend
     d : int
     mu, c : number of the backend
-        ``μ ≥ 0`` and ``c = μ₁ᵀμ₂``.
 
     Returns
     -------
@@ -124,7 +123,7 @@ def sderf_h(bk: Any, lams: list[Any]) -> Any:
 
 
 def sderf_optimum_value(bk: Any, lams: list[Any], c: Any) -> Any:
-    """The SDERF optimum of Thm 4.3 (FAVOR#, Eq. 17): :func:`sderf_h` plus ``2c``.
+    """The SDERF optimum of Thm 4.3 (FAVOR#, Eq. 17): :func:`sderf_h` plus ``2c``, ``c = μ₁ᵀμ₂``.
 
     ``λ_l`` are the eigenvalues of ``M = M₁ + M₂ + μ₁μ₂ᵀ + μ₂μ₁ᵀ``.
 
@@ -133,7 +132,6 @@ def sderf_optimum_value(bk: Any, lams: list[Any], c: Any) -> Any:
     bk : backend
     lams : list of numbers of the backend
     c : number of the backend
-        ``c = μ₁ᵀμ₂``.
 
     Returns
     -------

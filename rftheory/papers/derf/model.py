@@ -49,9 +49,9 @@ def gerf_delta(d, mu, bk=F64):
 
 
 def gerf_root(d, mu, bk=F64):
-    """The positive root ``t*`` of ``d t² − (d + 2μ) t − 2μ = 0`` (``t = 1 − 8A``; FAVOR#, Sec. 3.1).
+    r"""The positive root ``t*`` of ``d t² − (d + 2μ) t − 2μ = 0``, ``μ ≥ 0`` (``t = 1 − 8A``; FAVOR#, Sec. 3.1).
 
-    .. math:: t^* = \\frac{(d+2\\mu) + \\sqrt{(d+2\\mu)^2 + 8d\\mu}}{2d} = 1 + \\delta
+    .. math:: t^* = \frac{(d+2\mu) + \sqrt{(d+2\mu)^2 + 8d\mu}}{2d} = 1 + \delta
 
     The global minimum over ``t > 0`` of ``h`` (:func:`homogeneous_objective_delta`), evaluated as ``1 + δ``
     (:func:`gerf_delta`).
@@ -60,31 +60,24 @@ def gerf_root(d, mu, bk=F64):
     ----------
     d : int
     mu : number
-        ``μ >= 0``.
     bk : backend
 
     Returns
     -------
     number
-
-    Examples
-    --------
-    >>> gerf_root(1, 1.0) == (3 + 17 ** 0.5) / 2
-    True
     """
     return 1 + gerf_delta(d, mu, bk)
 
 
 def homogeneous_objective_delta(d, delta, mu, bk=F64):
-    """The GERF objective ``h`` at ``t = 1 + δ`` in cancellation-free form (FAVOR#, Eq. 14 at ``A = aI``).
+    r"""The GERF objective ``h`` at ``t = 1 + δ > 0``, ``μ ≥ 0``, in cancellation-free form (FAVOR#, Eq. 14 at ``A = aI``).
 
-    .. math:: h = \\tfrac d2\\log\\Big(1+\\frac{\\delta^2}{4(1+\\delta)}\\Big) + \\frac{\\mu}{1+\\delta}
+    .. math:: h = \tfrac d2\log\Big(1+\frac{\delta^2}{4(1+\delta)}\Big) + \frac{\mu}{1+\delta}
 
     Parameters
     ----------
     d : int
     delta, mu : number
-        ``δ = t − 1 > −1`` and ``μ >= 0``.
     bk : backend
 
     Returns
@@ -119,17 +112,6 @@ def gerf_log_second_moment(d, A, v2, xy2, bk=F64):
     Returns
     -------
     number
-
-    Examples
-    --------
-    It is Thm 4.1's second moment at ``A = aI``, ``B₁ = B₂ = √(1−4a) I``:
-
-    >>> x, y, a = np.array([0.3, -0.4]), np.array([0.5, 0.1]), -0.3
-    >>> from rftheory.papers.derf.moments import log_second_moment
-    >>> p = make_params(a * np.eye(2), (1 - 4 * a) ** 0.5 * np.eye(2))
-    >>> general = log_second_moment(p, F64.mat(x), F64.mat(y))
-    >>> bool(np.isclose(gerf_log_second_moment(2, a, (x + y) @ (x + y), 2 * x @ y), general, rtol=1e-14))
-    True
     """
     t = 1 - 8 * A
     return bk.num(d) / 2 * bk.log1p(16 * A * A / t) + v2 / t + xy2
@@ -137,11 +119,7 @@ def gerf_log_second_moment(d, A, v2, xy2, bk=F64):
 
 @dataclass
 class DERFParams:
-    """Parameters ``(A, B₁, B₂)`` of DERFs with their derived ``C₁, C₂, log D`` (FAVOR#, Thm 4.1).
-
-    Derived: ``P = (I−4A)⁻¹``, ``R = (I−8A)⁻¹``, ``C_k = −½B_kᵀPB_k``, ``logdet_S = log det(I−4A)``,
-    ``logdet_T8 = log det(I−8A)``, ``logD = ¼ logdet_S``; ``objective``, ``info``: the closed-form optimum
-    and its intermediates when built by :func:`.optima.optimum`.
+    """Parameters ``(A, B₁, B₂)`` of DERFs with their derived ``C₁, C₂, log D`` (FAVOR#, Thm 4.1; fields: notes page).
 
     Raises
     ------
@@ -227,13 +205,12 @@ def check_derf(A, B1, B2, bk=F64, tol=None):
 
 
 def make_params(A, B1, B2=None, bk=F64, family="derf", check=True):
-    """:class:`DERFParams` from ``A, B₁`` and ``B₂`` after :func:`check_derf` (FAVOR#, Thm 4.1).
+    """:class:`DERFParams` from ``A, B₁`` and ``B₂`` (default ``(I−4A)B₁^{−T}``) after :func:`check_derf` (FAVOR#, Thm 4.1).
 
     Parameters
     ----------
     A, B1 : array_like, shape (d, d)
     B2 : array_like, shape (d, d), optional
-        Default ``B₂ = (I−4A)B₁^{−T}``.
     bk : backend
     family : str
     check : bool

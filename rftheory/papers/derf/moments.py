@@ -213,10 +213,7 @@ _DERF_OBJ = ("A", "B1", "B2", "x", "y")
 
 
 def derf_instance(p):
-    """``(A, B₁, B₂, x, y)`` float64 of ``derf.derf_moments``: given explicitly, or drawn from ``seed``.
-
-    Either none of A, B1, B2, x, y is given (drawn from seed and scale), or A, B1, x and y all are
-    (B2 optional: default ``(I-4A) B1^{-T}``).
+    """``(A, B₁, B₂, x, y)`` float64 of ``derf.derf_moments``: given explicitly, or drawn from ``seed`` (notes page).
 
     Parameters
     ----------

@@ -187,19 +187,14 @@ _OPTIMA = {
 
 
 def optimum(family, X, Y, bk=F64):
-    """The closed-form minimiser of the shifted log-variance objective (FAVOR#, Eq. 14) in a family.
+    r"""The closed-form minimiser of the shifted log-variance objective (FAVOR#, Eq. 14) in a family (notes page).
 
-    GERF (Sec. 3.1): ``t* = 1 + δ(d, μ)``, ``A* = (1−t*)/8`` with ``μ = mean‖x_i+y_j‖²``
-    (:func:`.model.gerf_delta`); SADERF (Eq. 18-20), ADERF (Thm 4.2, Eq. 16) and SDERF (Thm 4.3, Eq. 17)
-    reduce to the same scalar problem:
-
-    .. math:: \\mathcal L^* = h(d, t^*, \\mu) + 2\\mu_1^\\top\\mu_2.
+    .. math:: \mathcal L^* = h(d, t^*, \mu) + 2\mu_1^\top\mu_2.
 
     Parameters
     ----------
     family : {"favor+", "gerf", "saderf", "aderf", "sderf"}
     X, Y : array_like, shape (L, d)
-        The two data sets (rows).
     bk : backend
         ``F64`` or ``MP`` (mpmath at the current precision).
 
@@ -283,7 +278,6 @@ def numerical_optimum(family, X, Y, rng, starts=20, gtol=1e-11):
     family : {"gerf", "saderf", "aderf", "sderf"}
     X, Y : array_like, shape (L, d)
     rng : numpy.random.Generator
-        Draws the starting points.
     starts : int
     gtol : float
         BFGS gradient tolerance.
@@ -291,9 +285,8 @@ def numerical_optimum(family, X, Y, rng, starts=20, gtol=1e-11):
     Returns
     -------
     best : float
-        The smallest objective found.
     values : list of float
-        The final objective of every start.
+        The smallest objective found, and the final objective of every start.
     """
     from scipy.optimize import minimize
 

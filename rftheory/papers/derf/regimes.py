@@ -60,17 +60,7 @@ def sample_sets(regime, d, L, rng, scale=1.0):
 
 @dataclass
 class Stats:
-    """Moments of the data: ``M₁ = mean x xᵀ``, ``M₂ = mean y yᵀ``, ``μ₁, μ₂`` the means.
-
-    Attributes
-    ----------
-    M1, M2, mu1, mu2 : backend matrices
-    d : int
-    c : number
-        ``μ₁·μ₂``.
-    s12 : float or None
-        float64 only: ``Σ_l mean|x_l| mean|y_l|``, the size of ``c``'s terms.
-    """
+    """Moments of the data: ``M1 = mean x xᵀ``, ``M2 = mean y yᵀ``, means ``mu1``, ``mu2``, ``c = μ₁·μ₂``, and (float64) ``s12 = Σ_l mean|x_l| mean|y_l|`` (internal)."""
 
     M1: Any
     M2: Any

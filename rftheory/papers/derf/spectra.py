@@ -27,17 +27,7 @@ __all__ = ["ExactData", "Spectrum", "DenseOptimum", "exact_data", "real_spectrum
 
 @dataclass(frozen=True)
 class ExactData:
-    """The data sets and their moments as exact rationals (the float64 values' binary fractions).
-
-    Attributes
-    ----------
-    X, Y : fmpq_mat
-        The sets (rows).
-    M1, M2, mu1, mu2 : fmpq_mat
-        ``mean x xᵀ``, ``mean y yᵀ`` and the means (``d × 1``).
-    c : fmpq
-        ``μ₁ᵀμ₂``.
-    """
+    """The data sets ``X``, ``Y`` and their moments ``M1``, ``M2``, ``mu1``, ``mu2``, ``c = μ₁ᵀμ₂`` as exact rationals (internal)."""
 
     X: fmpq_mat
     Y: fmpq_mat
@@ -94,12 +84,11 @@ class Spectrum:
 
 
 def real_spectrum(N: fmpq_mat) -> Spectrum:
-    """Enclosures of the eigenvalues of an exact rational matrix whose spectrum is real (Arb's roots of ``det(λI − N)``).
+    """Enclosures of the eigenvalues of a square exact rational matrix whose spectrum is real (Arb's roots of ``det(λI − N)``).
 
     Parameters
     ----------
     N : fmpq_mat
-        Square, with real eigenvalues.
 
     Returns
     -------

@@ -81,8 +81,7 @@ def ce_mse_value(bk, P, Q, R, s, m, part):
 
     Parameters
     ----------
-    bk : backend
-        ``MP`` or ``ARB``.
+    bk : {MP, ARB}
     P, Q, R, s : Fraction
         ``‖Re u‖², ‖Im u‖², Re u·Im u`` and ``xᵀy``.
     m : int

@@ -31,8 +31,7 @@ def cos_of(ang):
 
     Parameters
     ----------
-    ang : tuple
-        :func:`angle_terms`.
+    ang : tuple from :func:`angle_terms`
 
     Returns
     -------
@@ -49,8 +48,7 @@ def angular_moments(bk, ang, n):
     Parameters
     ----------
     bk : backend
-    ang : tuple
-        :func:`angle_terms`.
+    ang : tuple from :func:`angle_terms`
     n : int
         Number of sgn features.
 
@@ -73,8 +71,7 @@ def bipolar(bk, a, b, ang, m, mom, shared):
     bk : backend
     a, b : number
         ``‖x‖``, ``‖y‖``.
-    ang : tuple
-        :func:`angle_terms`.
+    ang : tuple from :func:`angle_terms`
     m : int
         Features of each estimator.
     mom : tuple

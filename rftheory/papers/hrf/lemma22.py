@@ -52,20 +52,12 @@ def angle_terms(bk, theta):
 
     Parameters
     ----------
-    bk : backend
-        ``MP``, ``SYM`` or ``ARB``.
+    bk : {MP, SYM, ARB}
     theta : Fraction, int or number of ``bk``
 
     Returns
     -------
     tuple
-
-    Examples
-    --------
-    >>> from fractions import Fraction
-    >>> from rftheory.numerics.backends import SYM
-    >>> angle_terms(SYM, Fraction(0))
-    (0, 1, 0, 1)
     """
     th = bk.num(theta) if isinstance(theta, (Fraction, int)) else theta
     pi = bk.pi()
@@ -82,8 +74,7 @@ def zv2(a, b, ang):
     ----------
     a, b : number
         ``‖x‖``, ``‖y‖``.
-    ang : tuple
-        :func:`angle_terms`.
+    ang : tuple from :func:`angle_terms`
 
     Returns
     -------
@@ -107,12 +98,10 @@ def lemma22_mse(estimator, bk, a, b, ang, m, d=None, coupling="iid"):
     Parameters
     ----------
     estimator : {"trig", "pos"}
-    bk : backend
-        ``MP``, ``SYM`` or ``ARB``.
+    bk : {MP, SYM, ARB}
     a, b : number
         ``‖x‖``, ``‖y‖``.
-    ang : tuple
-        :func:`angle_terms`.
+    ang : tuple from :func:`angle_terms`
     m : int
     d : int, optional
         Dimension (orthogonal blocks of at most ``d``).
@@ -214,8 +203,7 @@ def var_terms(a, b, ang, which):
     Parameters
     ----------
     a, b : mpf
-    ang : tuple
-        :func:`angle_terms`.
+    ang : tuple from :func:`angle_terms`
     which : {"trig", "pos"}
 
     Returns

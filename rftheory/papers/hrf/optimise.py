@@ -26,14 +26,6 @@ def maximise(f, lo=None, hi=None, scan=256):
     Returns
     -------
     tuple
-
-    Examples
-    --------
-    >>> import mpmath as mp
-    >>> with mp.workdps(30):
-    ...     x, v = maximise(lambda t: mp.sin(t))
-    ...     bool(abs(x - mp.pi / 2) < 1e-12 and abs(v - 1) < 1e-25)
-    True
     """
     lo = mp.mpf(0) if lo is None else lo
     hi = +mp.pi if hi is None else hi
@@ -88,13 +80,6 @@ def two_means(P, iters=50):
     -------
     tuple
         ``(centres (2, d), labels (n,))``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> C, lab = two_means(np.array([[0.0], [0.1], [5.0], [5.2]]))
-    >>> lab.tolist(), np.round(C.ravel(), 2).tolist()
-    ([0, 0, 1, 1], [0.05, 5.1])
     """
     D = ((P[:, None] - P[None]) ** 2).sum(-1)
     i, j = np.unravel_index(np.argmax(D), D.shape)

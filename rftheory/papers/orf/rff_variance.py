@@ -21,28 +21,20 @@ from .params import PAPER, M, Z, zf
 
 
 def rff_variance(m, z, bk=MP):
-    """Variance of iid random Fourier features (Lemma 1, App. A.2 of Yu et al. 2016).
+    r"""Variance of iid random Fourier features at ``z = ‖x − y‖`` (Lemma 1, App. A.2 of Yu et al. 2016).
 
-    .. math:: \\mathrm{Var}\\,K_{\\mathrm{RFF}} = \\frac{(1-e^{-z^2})^2}{2D},\\qquad D = m
+    .. math:: \mathrm{Var}\,K_{\mathrm{RFF}} = \frac{(1-e^{-z^2})^2}{2D},\qquad D = m
 
     Parameters
     ----------
     m : int
     z : number
-        ``‖x − y‖`` (a ``Fraction`` is rounded once for :data:`MP`; a sympy expression for ``SYM``).
+        A ``Fraction`` is rounded once for :data:`MP`; a sympy expression for ``SYM``.
     bk : {MP, SYM}, default MP
 
     Returns
     -------
     mpf or sympy expression
-
-    Examples
-    --------
-    >>> from rftheory.numerics.backends import SYM
-    >>> import sympy as sp
-    >>> z = sp.Symbol("z")
-    >>> sp.simplify(rff_variance(2, z, SYM) - (1 - sp.exp(-z**2)) ** 2 / 4)
-    0
     """
     if bk is MP:
         z = zf(z)

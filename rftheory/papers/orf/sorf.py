@@ -47,10 +47,10 @@ def _hd_pair(d, m, z, rng, n):
 
 
 def sorf_estimates(d, z, rng, n, m=None):
-    """Replicates of the SORF kernel estimate (Thm 3 of Yu et al. 2016).
+    r"""``n`` replicates of the SORF kernel estimate (Thm 3 of Yu et al. 2016).
 
-    .. math:: K_{\\mathrm{SORF}} = \\frac1m\\sum_i\\cos(w_i^\\top(x-y)),\\qquad
-       W = \\sqrt d\\,HD_1HD_2HD_3
+    .. math:: K_{\mathrm{SORF}} = \frac1m\sum_i\cos(w_i^\top(x-y)),\qquad
+       W = \sqrt d\,HD_1HD_2HD_3
 
     Derivation and notes: :doc:`/notes/papers/orf/sorf`.
 
@@ -61,7 +61,7 @@ def sorf_estimates(d, z, rng, n, m=None):
     z : float
     rng : numpy.random.Generator
     m : int, optional
-        Number of frequencies (default ``d``: one block).
+        Frequencies (default ``d``: one block).
 
     Returns
     -------

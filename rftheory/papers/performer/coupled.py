@@ -188,7 +188,7 @@ def alpha_tilde_bk(bk, n: int, d: int, x):
 
 
 def kappa_tail_bk(bk, n: int, d: int, x, y):
-    """A bound on ``Σ_{j>n} |term_j|`` of :func:`kappa_bk` (a ball in ARB), or None where ``Q_n <= ½`` is not certain.
+    """A bound on ``Σ_{j>n} |term_j|`` (``n >= 1``) of :func:`kappa_bk` (a ball in ARB), or None where ``Q_n <= ½`` is not certain.
 
     Derivation and notes: :doc:`/notes/papers/performer/coupled`.
 
@@ -196,9 +196,7 @@ def kappa_tail_bk(bk, n: int, d: int, x, y):
     ----------
     bk : {MP, ARB}
     n, d : int
-        The last term summed (``n >= 1``) and the dimension.
     x, y : number of ``bk``
-        The norms.
 
     Returns
     -------

@@ -419,7 +419,6 @@ def output_leading_mp(family: str, X, Y, V, m: int, coupling: str = "iid") -> mp
     family, X, Y, m, coupling
         As in :func:`cov_factorised_mp`.
     V : array_like
-        Values.
 
     Returns
     -------

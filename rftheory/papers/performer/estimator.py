@@ -70,7 +70,6 @@ def linearised_replicates(family: str, X, Y, V, m: int, n: int, rng: np.random.G
     family, X, Y, m, n, rng, coupling
         As in :func:`draws`.
     V : numpy.ndarray
-        Values.
 
     Returns
     -------
@@ -95,7 +94,6 @@ def output_replicates(family: str, X, Y, V, m: int, n: int, rng: np.random.Gener
     family, X, Y, m, n, rng, coupling
         As in :func:`draws`.
     V : numpy.ndarray
-        Values.
 
     Returns
     -------

@@ -49,12 +49,6 @@ def equiangular_rows(d, c, backend=np):
     Returns
     -------
     numpy.ndarray or list of list of mpmath.mpf
-
-    Examples
-    --------
-    >>> U = equiangular_rows(4, 0.5)
-    >>> bool(np.allclose(U @ U.T, 0.5 + 0.5 * np.eye(4)))
-    True
     """
     d = check_dimension(d)
     try:
@@ -249,9 +243,9 @@ def _block_features(block, estimator, a, rng, n):
 
 
 def block_replicates(block, estimator, a, rng, n):
-    """``n`` iid replicates of the real estimator's pair mean for the block ``W = D U R``; their mean estimates :func:`block_value`.
+    r"""``n`` iid replicates of the real estimator's pair mean for the block ``W = D U R`` at ``a = v`` or ``z``; their mean estimates :func:`block_value`.
 
-    .. math:: \\frac{1}{n(n-1)}\\sum_{i\\ne j} e_i e_j,\\quad e_i = \\exp(w_i^\\top u)\\ \\text{or}\\ \\cos(w_i^\\top z)
+    .. math:: \frac{1}{n(n-1)}\sum_{i\ne j} e_i e_j,\quad e_i = \exp(w_i^\top u)\ \text{or}\ \cos(w_i^\top z)
 
     Derivation and notes: :doc:`/notes/papers/simrf/couplings`.
 
@@ -260,7 +254,6 @@ def block_replicates(block, estimator, a, rng, n):
     block : Block
     estimator : {"prf", "rff"}
     a : float
-        ``v`` or ``z``.
     rng : numpy.random.Generator
     n : int
 
@@ -356,14 +349,13 @@ BLOCK = Param("block", "choice", "the directions: orthogonal, simplex (Eq. 9), c
 QUAD_PAIRS_MAX = 10
 
 def quad_route(block, estimator, a):
-    """The φ-quadrature route of a block (its mean pair term by Eq. 21).
+    """The φ-quadrature route of a block: its mean pair term by Eq. 21 at ``a = v`` (PRF) or ``z`` (RFF).
 
     Parameters
     ----------
     block : Block
     estimator : {"prf", "rff"}
     a : mpmath.mpf
-        ``v`` (PRF) or ``z`` (RFF).
 
     Returns
     -------

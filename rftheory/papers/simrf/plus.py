@@ -78,7 +78,7 @@ def _objective64(U, r, v):
 
 @functools.lru_cache(maxsize=256)
 def plus_geometry(method, d, v, seed):
-    """The block of vectors (rows, canonical frame) of a method for norms draw ``seed``.
+    """The block of vectors (rows, canonical frame) of a method for norms draw ``seed`` and ``v = ‖x + y‖``.
 
     Derivation and notes: :doc:`/notes/papers/simrf/plus`.
 
@@ -87,7 +87,6 @@ def plus_geometry(method, d, v, seed):
     method : {"orthogonal", "simplex", "simplex_plus", "numerical"}
     d, seed : int
     v : float
-        ``v = ‖x + y‖`` (the numerical optimum depends on it).
 
     Returns
     -------

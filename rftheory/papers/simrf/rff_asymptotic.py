@@ -39,14 +39,6 @@ def ratio_asymptotic(bk, d, m, Z2):
     Returns
     -------
     number of the backend
-
-    Examples
-    --------
-    >>> import sympy as sp
-    >>> from rftheory.numerics.backends import backend
-    >>> r = ratio_asymptotic(backend("symbolic"), 4, 4, sp.Integer(1))
-    >>> bool(abs(float(r) - ratio_asymptotic_mp(4, 4, 1)) < 1e-15)
-    True
     """
     Pm = bk.frac(coupled_pairs(m, d), m)
     d = bk.num(d)

@@ -45,17 +45,14 @@ class SearchResult:
     ----------
     value : float
         Its float64 objective.
-    rows : numpy.ndarray
-        Its rows (unit directions, or the vectors ``w_i`` for :func:`search_weighted`).
-    values : numpy.ndarray
-        The final objective of every start (sorted).
+    rows, values : numpy.ndarray
+        Its rows (unit directions, or the ``w_i`` of :func:`search_weighted`); every start's final objective.
     starts : int
     excess : float
         Bound ``(‖g‖ + δ)²/(2λ₊)`` on the excess over the local minimum (``inf``: not a minimum).
     gradient, curvature : float
         ``‖g‖`` after the polish, and ``λ₊``, the Hessian's smallest eigenvalue off the null space.
     lbfgs_success : tuple of bool
-        ``res.success`` of L-BFGS-B for every start.
     """
 
     value: float

@@ -78,16 +78,6 @@ def var_psi(D, k1, k2, bk=MP):
     Returns
     -------
     mpf or sympy expression
-
-    Examples
-    --------
-    ψ pays ``(½ − Var cos)/D`` more than φ:
-
-    >>> import sympy as sp
-    >>> from rftheory.numerics.backends import SYM
-    >>> k1, k2, D = sp.symbols("k1 k2 D")
-    >>> sp.simplify(var_psi(D, k1, k2, SYM) - var_phi(D, k1, k2) - (k1**2 - k2 / 2) / D)
-    0
     """
     return (var_cos(k1, k2) + bk.frac(1, 2)) / D
 
