@@ -19,7 +19,7 @@ from ..core.errors import ParameterError, PrecisionError, as_typed
 from ..core.registry import Result, lookup
 from .base import PREC_MAX, NoBallLayer, arb_of, fraction_of
 
-__all__ = ["enclose", "ball_at_dps", "rel_ok", "evaluator", "has_ball", "why_not", "describe", "describe_text"]
+__all__ = ["enclose", "ball_params", "ball_at_dps", "rel_ok", "evaluator", "has_ball", "why_not", "describe", "describe_text"]
 
 #: why a result without a declared ball layer has none
 NOT_WRITTEN = "not written yet (the mpmath layer's digits are agreed, not proven)"
@@ -106,8 +106,20 @@ def why_not(result: Result | str) -> str:
     return CHECKS_ONLY if r.mpmath is None else NOT_WRITTEN
 
 
-def _point(res: Result, params: Mapping[str, Any]) -> dict:
-    """Validate ``params`` as ``Result.exact`` does: balls at both endpoints and the midpoint, defaults from the balls."""
+def ball_params(res: Result, params: Mapping[str, Any]) -> dict:
+    """The parameters a ball evaluator takes: validated at the balls' endpoints and midpoint, reals as balls.
+
+    Parameters
+    ----------
+    res : Result
+    params : Mapping[str, Any]
+        As for :func:`enclose`.
+
+    Returns
+    -------
+    dict
+        Every parameter of ``res``: reals as ``flint.arb`` (defaults computed from the balls), others as validated.
+    """
     result_id = res.id
     kinds = {p.name: p for p in res.params}
     balls = {k: v for k, v in params.items() if isinstance(v, flint.arb)}
@@ -178,7 +190,7 @@ def enclose(result_id: Result | str, prec: int, **params: Any) -> flint.arb:
     old = flint.ctx.prec
     flint.ctx.prec = prec
     try:
-        p = _point(res, params)
+        p = ball_params(res, params)
         out = ev(p)
         if not isinstance(out, (flint.arb, flint.acb)):
             out = flint.arb(out)

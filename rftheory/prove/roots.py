@@ -235,7 +235,7 @@ def isolate(problem: Problem, rel_width: Fraction = Fraction(1, 10**12), max_pie
                 forms = difference_forms(problem, Box(root.ints, ((r.name, a, b),)), prec)
                 if forms is None:
                     raise ParameterError("root", "a side has no derivative (jet) definition, so a root cannot be "
-                                         "proven unique; see rftheory.prove.taylor.DEFINITIONS")
+                                         "proven unique (rftheory.prove.taylor.has_jet)")
                 if not forms[0].contains(0) or not forms[1].contains(0):
                     break
             assert forms is not None
