@@ -41,6 +41,7 @@ def _misses(rid, pt, name, prec=128):
     f = lambda y: enclose(rid, prec, **{**pt, name: y})  # noqa: E731
     h, w = max(abs(x), Fraction(1)) / 50, max(abs(x), Fraction(1)) / 1000
     try:
+        f(x), f(x + h)  # the box lies in the domain
         tf = taylor.taylor_form(rid, prec, name, **{**pt, name: ball_of(x, x + h, prec)})
         der = taylor.derivative(rid, prec, name, **{**pt, name: ball_of(x, x + w, prec)})
     except (NoJet, ParameterError):

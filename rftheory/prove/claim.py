@@ -261,25 +261,6 @@ def fails(op: str, lhs_lo: Fraction, lhs_hi: Fraction, rhs_lo: Fraction, rhs_hi:
     raise ValueError(f"unknown operator {op!r}")
 
 
-def _split_top(text: str, sep: str) -> list[str]:
-    """Split at ``sep`` outside brackets."""
-    out: list[str] = []
-    cur: list[str] = []
-    depth = 0
-    for ch in text:
-        if ch == "[":
-            depth += 1
-        elif ch == "]":
-            depth -= 1
-        if ch == sep and depth == 0:
-            out.append("".join(cur))
-            cur = []
-        else:
-            cur.append(ch)
-    out.append("".join(cur))
-    return out
-
-
 def parse_side(text: str) -> Side:
     """Parse one side: a number or ``ID[param=value,...]``.
 

@@ -56,7 +56,7 @@ def jet_enclose(result_id: str, prec: int, name: str, order: int = 1, **params: 
     order : int, optional
         The highest derivative (the series has ``order + 1`` coefficients).
     **params
-        As for :func:`rftheory.ball.enclose`.
+        As for :func:`rftheory.ball.enclose`, validated by the caller (the plain ball, or the problem's exact box).
 
     Returns
     -------
@@ -75,7 +75,7 @@ def jet_enclose(result_id: str, prec: int, name: str, order: int = 1, **params: 
     if definition is None or not has_jet(result_id):
         raise NoJet(f"{result_id}: its ball layer is not its definition")
     with flint.ctx.workprec(prec):
-        p = ball_params(res, params)
+        p = ball_params(res, params, check_corners=False)  # the callers validated the exact box
         p[name] = Jet.variable(p[name], order)
         for q in res.params:  # a default computed from the variable moves with it (x_norm = v/2)
             if callable(q.default) and q.kind == "real" and q.name not in params and p.get(q.name) is not None:
