@@ -1,10 +1,7 @@
 """The ball layer's entry points: :func:`enclose`, :func:`ball_at_dps` (the precision loop of
 :meth:`rftheory.Result.ball`), :func:`has_ball`, :func:`why_not`, :func:`describe`.
 
-Each result declares its ball layer where it is registered (``Result(ball_layer=Ball(...))``,
-:mod:`rftheory.ball.layer`); these functions take the :class:`~rftheory.core.registry.Result` or
-its ID (:func:`rftheory.core.registry.lookup`: the catalogue's loader registers the papers' results on
-the first lookup).
+Notes: :doc:`/notes/ball/api`.
 """
 
 from __future__ import annotations
@@ -19,7 +16,7 @@ from ..core.errors import ParameterError, PrecisionError, as_typed
 from ..core.registry import Result, lookup
 from .base import PREC_MAX, NoBallLayer, arb_of, fraction_of
 
-__all__ = ["enclose", "ball_params", "ball_at_dps", "rel_ok", "evaluator", "has_ball", "why_not", "describe", "describe_text"]
+__all__ = ["enclose", "ball_params", "ball_at_dps", "evaluator", "has_ball", "why_not", "describe", "describe_text"]
 
 #: why a result without a declared ball layer has none
 NOT_WRITTEN = "not written yet (the mpmath layer's digits are agreed, not proven)"
@@ -202,22 +199,8 @@ def enclose(result_id: Result | str, prec: int, **params: Any) -> flint.arb:
         flint.ctx.prec = old
 
 
-def rel_ok(b: flint.arb | flint.acb, dps: int) -> bool:
-    """Whether the ball's relative radius is below ``10^-(dps+2)`` (an exact zero counts); for a
-    complex ball (``acb``) the radii of both parts relative to its modulus.
-
-    Parameters
-    ----------
-    b : flint.arb
-        The ball (``arb``) or complex ball (``acb``).
-    dps : int
-        Significant decimal digits.
-
-    Returns
-    -------
-    bool
-        True when the ball is that narrow.
-    """
+def _rel_ok(b: flint.arb | flint.acb, dps: int) -> bool:
+    """Whether the ball's relative radius is below ``10^-(dps+2)`` (an exact zero counts); for a complex ball (``acb``) the radii of both parts relative to its modulus."""
     if isinstance(b, flint.acb):
         if not (b.real.is_finite() and b.imag.is_finite()):
             return False
@@ -240,9 +223,7 @@ def ball_at_dps(result_id: Result | str, dps: int, params: Mapping[str, Any],
                 accept: Callable[[flint.arb], bool] | None = None) -> flint.arb:
     """The ball of ``result_id`` with relative radius below ``10^-(dps+2)``.
 
-    The working precision starts at ``(dps + 12)·log2(10)`` bits and doubles
-    until the radius is small enough (and ``accept(ball)``, when given, holds);
-    the last try is at :data:`PREC_MAX` bits itself, then :class:`PrecisionError`.
+    Notes: :doc:`/notes/ball/api`.
 
     Parameters
     ----------
@@ -266,7 +247,7 @@ def ball_at_dps(result_id: Result | str, dps: int, params: Mapping[str, Any],
     while True:
         b = enclose(res, prec, **params)
         last = b
-        if rel_ok(b, dps) and (accept is None or accept(b)):
+        if _rel_ok(b, dps) and (accept is None or accept(b)):
             return b
         if prec >= PREC_MAX:
             break

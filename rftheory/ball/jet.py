@@ -1,10 +1,6 @@
 """Taylor series over Arb as a backend: a result's one definition ``f(bk, p)`` evaluated on jets.
 
-A :class:`Jet` is a truncated Taylor series in one real parameter (``flint.arb_series``); :data:`JET`
-implements :class:`~rftheory.numerics.backends.Backend` on jets, so ``f(JET, p)`` with one parameter a
-jet gives ``f`` and its derivatives over that parameter's ball. What has no sound Taylor series here
-(a truncation bound ``widen``, the angle family, matrices, ``min`` or ``|·|`` at an undecided sign)
-raises :class:`NoJet`; the caller then uses the plain ball.
+Notes: :doc:`/notes/ball/jet`.
 """
 
 from __future__ import annotations

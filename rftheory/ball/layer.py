@@ -1,10 +1,6 @@
 """A result's ball layer, declared where the result is registered.
 
-``Result(..., definition=f, ball_layer=Ball("Arb 1F1"))``: the ball evaluator is the result's one
-definition ``f(bk, p)`` evaluated with the Arb backend, ``f(ARB, p)``; a result whose enclosure
-needs its own algorithm (a branch and bound, an exact spectrum) names it,
-``Ball(method, evaluate=g)``; a result without one says why, ``NoBall(reason)``.
-:meth:`rftheory.Result.exact` and :meth:`rftheory.Result.ball` ask the result's layer.
+Notes: :doc:`/notes/ball/layer`.
 """
 
 from __future__ import annotations

@@ -344,8 +344,7 @@ def _extended_text(claim, fixed, args) -> int:
 
 
 def _resume(args, run) -> tuple[Any, list[str], Any]:
-    """``--resume FILE``: the problem, the ranges and the state of a partial certificate, its decided boxes
-    re-verified first."""
+    """``--resume FILE``: the problem, the ranges and the state of a partial certificate, its decided boxes re-verified first."""
     from dataclasses import replace
 
     from . import certificate

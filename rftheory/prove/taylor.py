@@ -115,10 +115,7 @@ def derivative(result_id: str, prec: int, name: str, **params: Any) -> arb:
 def taylor_form(result_id: str, prec: int, name: str, order: int = ORDER, **params: Any) -> arb:
     """The Taylor form of order ``order`` over the ball ``params[name]`` (centre ``c``, radius ``r``).
 
-    .. math:: f(I) \\subset \\sum_{k<N} \\frac{f^{(k)}(c)}{k!}[-r, r]^k + \\frac{f^{(N)}(I)}{N!}[-r, r]^N
-
-    (Taylor's theorem with the Lagrange remainder: every coefficient but the last at the centre, the last
-    over the whole ball).
+    Notes: :doc:`/notes/prove/taylor`.
 
     Parameters
     ----------
@@ -148,9 +145,7 @@ def taylor_form(result_id: str, prec: int, name: str, order: int = ORDER, **para
 def enclose(result_id: str, prec: int, **params: Any) -> arb:
     """An enclosure of ``result_id`` over the balls in ``params``: the Taylor form intersected with the plain ball.
 
-    With exactly one real parameter given as a ball of positive radius and a jet definition, the
-    Taylor form of order :data:`ORDER` (:func:`taylor_form`), intersected with the plain ball
-    enclosure (both contain every value, so their intersection does); otherwise the plain ball.
+    Notes: :doc:`/notes/prove/taylor`.
 
     Parameters
     ----------
@@ -203,9 +198,7 @@ def _side_series(problem, side, box, prec: int, name: str, order: int):
 def difference_forms(problem, box, prec: int) -> tuple[arb, arb] | None:
     """Enclosures of ``g = LHS − RHS`` and of ``g'`` over a box with one real interval (None without jets).
 
-    ``g(I)`` by the Taylor form of order :data:`ORDER` of the difference (the two sides' series
-    subtracted before the box's width enters, so the cancellation between them costs nothing);
-    ``g'(I)`` by the centred form of the derivative.
+    Notes: :doc:`/notes/prove/taylor`.
 
     Parameters
     ----------
