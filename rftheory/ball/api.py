@@ -29,7 +29,6 @@ def result_of(result: Result | str) -> Result:
     Parameters
     ----------
     result : Result or str
-        A result, or the ID of a registered one (:func:`rftheory.core.registry.lookup`).
 
     Returns
     -------
@@ -50,7 +49,6 @@ def evaluator(result: Result | str) -> Callable[[dict], Any]:
     Parameters
     ----------
     result : Result or str
-        The result, or the ID of a registered one.
 
     Returns
     -------
@@ -71,7 +69,6 @@ def has_ball(result: Result | str) -> bool:
     Parameters
     ----------
     result : Result or str
-        The result, or the ID of a registered one.
 
     Returns
     -------
@@ -87,7 +84,6 @@ def why_not(result: Result | str) -> str:
     Parameters
     ----------
     result : Result or str
-        The result, or the ID of a registered one.
 
     Returns
     -------
@@ -228,9 +224,7 @@ def ball_at_dps(result_id: Result | str, dps: int, params: Mapping[str, Any],
     Parameters
     ----------
     result_id : Result or str
-        The result, or the ID of a registered one.
     dps : int
-        Significant decimal digits.
     params : Mapping[str, Any]
         The parameters, by name.
     accept : Callable[[flint.arb], bool] | None
@@ -263,7 +257,6 @@ def describe(result_id: Result | str) -> dict:
     Parameters
     ----------
     result_id : Result or str
-        The result, or the ID of a registered one.
 
     Returns
     -------
@@ -282,7 +275,6 @@ def describe_text(result_id: Result | str) -> str:
     Parameters
     ----------
     result_id : Result or str
-        The result, or the ID of a registered one.
 
     Returns
     -------

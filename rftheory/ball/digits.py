@@ -129,7 +129,6 @@ def proven_digits(b: flint.arb, dps: int) -> mp.mpf | None:
     b : flint.arb
         The ball.
     dps : int
-        Significant decimal digits.
 
     Returns
     -------

@@ -40,7 +40,6 @@ class Ball:
         Parameters
         ----------
         result : Result
-            The result this layer belongs to.
 
         Returns
         -------
@@ -65,11 +64,8 @@ class Ball:
         Parameters
         ----------
         result : Result
-            The result this layer belongs to.
         dps : int
-            Decimal digits wanted.
         point : Point
-            The validated parameters.
 
         Returns
         -------
@@ -87,9 +83,7 @@ class Ball:
         Parameters
         ----------
         result : Result
-            The result this layer belongs to.
         dps : int
-            Decimal digits wanted (:func:`rftheory.ball.api.ball_at_dps`).
         given : dict of str to object
             The parameters as given: numbers, strings, or ``flint.arb`` balls (then validated at their
             endpoints by the enclosure).
@@ -124,11 +118,8 @@ class NoBall:
         Parameters
         ----------
         result : Result
-            The result this layer belongs to (unused).
         dps : int
-            Decimal digits wanted (unused).
         point : Any
-            The validated parameters (unused).
         """
         return None
 
@@ -138,11 +129,8 @@ class NoBall:
         Parameters
         ----------
         result : Result
-            The result this layer belongs to (its ID is named).
         dps : int
-            Decimal digits wanted (unused).
         given : dict of str to object
-            The parameters as given (unused).
 
         Raises
         ------

@@ -109,9 +109,7 @@ def proven(result_id: Result | str, dps: int, params: Mapping[str, Any]) -> Prov
     Parameters
     ----------
     result_id : Result or str
-        The result, or the ID of a registered one.
     dps : int
-        Significant digits.
     params : mapping
         Validated parameters (exact).
 

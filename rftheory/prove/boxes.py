@@ -241,7 +241,6 @@ class Problem:
         term : Term
         box : Box
         prec : int
-            Working precision of the balls.
         exact : bool, optional
             Return exact values (``Fraction``, with the box's corner ``lo``) instead of balls, for validation.
 

@@ -111,9 +111,7 @@ def provenance(data: dict[str, Any], pb: Problem, allow_version_change: bool = F
     Parameters
     ----------
     data : dict
-        The certificate.
     pb : Problem
-        Its problem (:func:`structure`).
     allow_version_change : bool, optional
         Report a difference as a note instead of a problem.
 
@@ -677,7 +675,6 @@ def structure(data: dict[str, Any]) -> Structure:
     Parameters
     ----------
     data : dict
-        The certificate (:func:`load`).
 
     Returns
     -------
@@ -739,7 +736,6 @@ def check(data: dict[str, Any], executor=None, evaluator: str | None = None,
     Parameters
     ----------
     data : dict
-        The certificate (:func:`load`).
     executor : callable, optional
         ``run(tasks, seed)`` of :mod:`rftheory.workers.pool` (default serial).
     evaluator : str, optional

@@ -69,8 +69,7 @@ def check_value(name: str, text: str) -> str:
 
     Parameters
     ----------
-    name : str
-    text : str
+    name, text : str
 
     Returns
     -------

@@ -340,7 +340,6 @@ def check_independent(cert: dict[str, Any], on_box: Callable[[_BoxCheck], None] 
     Parameters
     ----------
     cert : dict
-        The certificate (:func:`rftheory.prove.certificate.load`).
     on_box : callable, optional
         Called with each box's :class:`_BoxCheck` as it is decided (a progress bar).
     executor : callable, optional
@@ -406,7 +405,6 @@ def report_independent(cert: dict[str, Any], path: str, as_json: bool, executor=
     Parameters
     ----------
     cert : dict
-        The certificate.
     path : str
         Its file (named in the report).
     as_json : bool
