@@ -171,7 +171,7 @@ def reach(roots: list[Any]) -> dict[str, str]:
 
 
 def definition_hash(result_id: str) -> dict[str, Any]:
-    """The SHA-256 of the definitions the ball layer evaluates for ``result_id`` (see the module docstring).
+    """The SHA-256 of the definitions the ball layer evaluates for ``result_id`` (:doc:`/notes/prove/provenance`).
 
     Parameters
     ----------
