@@ -279,7 +279,6 @@ def describe_text(result_id: Result | str) -> str:
     Returns
     -------
     str
-        The line.
     """
     d = describe(result_id)
     if d["has"]:

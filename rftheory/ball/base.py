@@ -46,12 +46,10 @@ def fraction_of(x: flint.arb) -> Fraction:
     Parameters
     ----------
     x : flint.arb
-        The value: an ``arb`` (kept), a ``Fraction``, an ``int`` or a decimal string.
 
     Returns
     -------
     Fraction
-        The exact value.
     """
     man, exp = (int(t) for t in x.man_exp())
     return Fraction(man * 2**exp) if exp >= 0 else Fraction(man, 2**-exp)

@@ -199,7 +199,6 @@ def load(path: str, flag: str = "check") -> dict[str, Any]:
     Returns
     -------
     dict
-        The certificate.
 
     Raises
     ------

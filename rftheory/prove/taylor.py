@@ -35,7 +35,7 @@ def has_jet(result_id: str) -> bool:
     Returns
     -------
     bool
-        Whether the definition's path at given parameters has jets shows when it is evaluated (:class:`NoJet`).
+        True also where the definition's path at some parameters has no jet: :func:`jet_enclose` then raises :class:`NoJet`.
     """
     from ..catalog import get
 
