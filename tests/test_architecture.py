@@ -273,7 +273,7 @@ ONE_PLACE = {
         "    return mp.hyp1f1(d, mp.mpf(d) / 2, -z2 / 2)", "rftheory.numerics.rff.kernel", "orth_kernel", set()),
     "the iid RFF bracket expm1(-z^2)^2/2": (
         re.compile(r"expm1\(-(z2|z \* z|zz \* zz)\) \*\* 2"),
-        "    a = bk.expm1(-z2) ** 2 / 2", "rftheory.numerics.rff.mse", "iid_bracket", {"rftheory.attention.estimate"}),
+        "    a = bk.expm1(-z2) ** 2 / 2", "rftheory.numerics.rff.mse", "iid_bracket", set()),
 }
 
 

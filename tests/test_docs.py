@@ -47,7 +47,7 @@ def _nested_in_function(tree: ast.Module) -> set[int]:
 
 #: backends implement a documented protocol of one-line math operations (its table
 #: is in the module docstring); their methods need no numpydoc of their own
-PROTOCOL_MODULES = {"rftheory/numerics/backends.py", "rftheory/numerics/iv_backend.py"}
+PROTOCOL_MODULES = {"rftheory/numerics/backends.py", "rftheory/numerics/iv_backend.py", "rftheory/ball/jet.py"}
 
 
 def _is_protocol(cls: ast.ClassDef) -> bool:

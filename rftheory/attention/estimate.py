@@ -14,6 +14,7 @@ import numpy as np
 
 from ..catalog import get
 from ..core.errors import ParameterError, RangeError
+from ..numerics.rff.mse import iid_bracket_f64
 from .data import Head
 from .moments import DERF_FAMILIES, cov_terms, cov_terms_derf, derf_features
 from .sums import QuerySums, logsumexp_rows
@@ -220,7 +221,7 @@ def _attention_mse_iid(head: Head, family: str, m: int) -> float:
         val = np.exp(2 * S) * np.expm1(v2)
     else:
         z2 = np.maximum(a2 + b2 - 2 * S, 0.0)
-        val = np.exp(a2 + b2) * np.expm1(-z2) ** 2 / 2
+        val = np.exp(a2 + b2) * iid_bracket_f64(np.sqrt(z2))
     return float(math.fsum(val.ravel())) / m
 
 

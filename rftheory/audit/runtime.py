@@ -158,36 +158,12 @@ def _drain(sel, timeout: float = 0.0) -> None:
         stream.flush()
 
 
-def _quiet_stdout() -> None:
-    """Point stdout at /dev/null (its unwritten buffer dropped), so the child's last flush cannot fail again."""
-    try:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    except (OSError, ValueError, AttributeError):  # no file descriptor (a StringIO under test)
-        pass
-
-
 def _child(body) -> int:
-    """The supervised child's body with the ``rftheory`` command's one-line errors."""
-    from ..core.errors import RFTheoryError
+    """The supervised child's body with the ``rftheory`` command's one-line errors (a traceback for anything else)."""
+    from ..core.errors import run_command
 
     try:
-        code = int(body())
-        sys.stdout.flush()  # here: a full disk is reported below, not lost in the child's last flush
-        return code
-    except RFTheoryError as exc:
-        print(f"rftheory: error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("rftheory: interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:
-        _quiet_stdout()
-        return 0
-    except OSError as exc:  # stdout on a full disk (/dev/full): one line, as the rftheory command prints it
-        _quiet_stdout()
-        where = f" {exc.filename!r}" if exc.filename else " the output"
-        print(f"rftheory: error: cannot read or write{where}: {exc.strerror or type(exc).__name__}", file=sys.stderr)
-        return 2
+        return run_command(body)
     except BaseException:
         traceback.print_exc()
         return 1

@@ -1,10 +1,7 @@
 """The ball layer's entry points: :func:`enclose`, :func:`ball_at_dps` (the precision loop of
 :meth:`rftheory.Result.ball`), :func:`has_ball`, :func:`why_not`, :func:`describe`.
 
-Each result declares its ball layer where it is registered (``Result(ball_layer=Ball(...))``,
-:mod:`rftheory.ball.layer`); these functions take the :class:`~rftheory.core.registry.Result` or
-its ID (:func:`rftheory.core.registry.lookup`: the catalogue's loader registers the papers' results on
-the first lookup).
+Notes: :doc:`/notes/ball/api`.
 """
 
 from __future__ import annotations
@@ -19,7 +16,7 @@ from ..core.errors import ParameterError, PrecisionError, as_typed
 from ..core.registry import Result, lookup
 from .base import PREC_MAX, NoBallLayer, arb_of, fraction_of
 
-__all__ = ["enclose", "ball_at_dps", "rel_ok", "evaluator", "has_ball", "why_not", "describe", "describe_text"]
+__all__ = ["enclose", "ball_params", "ball_at_dps", "evaluator", "has_ball", "why_not", "describe", "describe_text"]
 
 #: why a result without a declared ball layer has none
 NOT_WRITTEN = "not written yet (the mpmath layer's digits are agreed, not proven)"
@@ -32,7 +29,6 @@ def result_of(result: Result | str) -> Result:
     Parameters
     ----------
     result : Result or str
-        A result, or the ID of a registered one (:func:`rftheory.core.registry.lookup`).
 
     Returns
     -------
@@ -53,7 +49,6 @@ def evaluator(result: Result | str) -> Callable[[dict], Any]:
     Parameters
     ----------
     result : Result or str
-        The result, or the ID of a registered one.
 
     Returns
     -------
@@ -74,7 +69,6 @@ def has_ball(result: Result | str) -> bool:
     Parameters
     ----------
     result : Result or str
-        The result, or the ID of a registered one.
 
     Returns
     -------
@@ -90,7 +84,6 @@ def why_not(result: Result | str) -> str:
     Parameters
     ----------
     result : Result or str
-        The result, or the ID of a registered one.
 
     Returns
     -------
@@ -106,8 +99,22 @@ def why_not(result: Result | str) -> str:
     return CHECKS_ONLY if r.mpmath is None else NOT_WRITTEN
 
 
-def _point(res: Result, params: Mapping[str, Any]) -> dict:
-    """Validate ``params`` as ``Result.exact`` does: balls at both endpoints and the midpoint, defaults from the balls."""
+def ball_params(res: Result, params: Mapping[str, Any], check_corners: bool = True) -> dict:
+    """The parameters a ball evaluator takes: validated at the balls' endpoints and midpoint, reals as balls.
+
+    Parameters
+    ----------
+    res : Result
+    params : Mapping[str, Any]
+        As for :func:`enclose`.
+    check_corners : bool, optional
+        False: validate at the midpoint only (the caller validated the exact box, whose ball rounds outward).
+
+    Returns
+    -------
+    dict
+        Every parameter of ``res``: reals as ``flint.arb`` (defaults computed from the balls), others as validated.
+    """
     result_id = res.id
     kinds = {p.name: p for p in res.params}
     balls = {k: v for k, v in params.items() if isinstance(v, flint.arb)}
@@ -122,6 +129,7 @@ def _point(res: Result, params: Mapping[str, Any]) -> dict:
     corners = [{k: fraction_of(v.lower()) for k, v in balls.items()},
                {k: fraction_of(v.upper()) for k, v in balls.items()},
                {k: fraction_of(v.mid()) for k, v in balls.items()}] if balls else [{}]
+    corners = corners if check_corners else corners[-1:]
     point = None
     for corner in corners:
         point = res.validate(**{**params, **corner})
@@ -178,7 +186,7 @@ def enclose(result_id: Result | str, prec: int, **params: Any) -> flint.arb:
     old = flint.ctx.prec
     flint.ctx.prec = prec
     try:
-        p = _point(res, params)
+        p = ball_params(res, params)
         out = ev(p)
         if not isinstance(out, (flint.arb, flint.acb)):
             out = flint.arb(out)
@@ -187,22 +195,8 @@ def enclose(result_id: Result | str, prec: int, **params: Any) -> flint.arb:
         flint.ctx.prec = old
 
 
-def rel_ok(b: flint.arb | flint.acb, dps: int) -> bool:
-    """Whether the ball's relative radius is below ``10^-(dps+2)`` (an exact zero counts); for a
-    complex ball (``acb``) the radii of both parts relative to its modulus.
-
-    Parameters
-    ----------
-    b : flint.arb
-        The ball (``arb``) or complex ball (``acb``).
-    dps : int
-        Significant decimal digits.
-
-    Returns
-    -------
-    bool
-        True when the ball is that narrow.
-    """
+def _rel_ok(b: flint.arb | flint.acb, dps: int) -> bool:
+    """Whether the ball's relative radius is below ``10^-(dps+2)`` (an exact zero counts); for a complex ball (``acb``) the radii of both parts relative to its modulus."""
     if isinstance(b, flint.acb):
         if not (b.real.is_finite() and b.imag.is_finite()):
             return False
@@ -225,16 +219,12 @@ def ball_at_dps(result_id: Result | str, dps: int, params: Mapping[str, Any],
                 accept: Callable[[flint.arb], bool] | None = None) -> flint.arb:
     """The ball of ``result_id`` with relative radius below ``10^-(dps+2)``.
 
-    The working precision starts at ``(dps + 12)·log2(10)`` bits and doubles
-    until the radius is small enough (and ``accept(ball)``, when given, holds);
-    the last try is at :data:`PREC_MAX` bits itself, then :class:`PrecisionError`.
+    Notes: :doc:`/notes/ball/api`.
 
     Parameters
     ----------
     result_id : Result or str
-        The result, or the ID of a registered one.
     dps : int
-        Significant decimal digits.
     params : Mapping[str, Any]
         The parameters, by name.
     accept : Callable[[flint.arb], bool] | None
@@ -251,7 +241,7 @@ def ball_at_dps(result_id: Result | str, dps: int, params: Mapping[str, Any],
     while True:
         b = enclose(res, prec, **params)
         last = b
-        if rel_ok(b, dps) and (accept is None or accept(b)):
+        if _rel_ok(b, dps) and (accept is None or accept(b)):
             return b
         if prec >= PREC_MAX:
             break
@@ -267,7 +257,6 @@ def describe(result_id: Result | str) -> dict:
     Parameters
     ----------
     result_id : Result or str
-        The result, or the ID of a registered one.
 
     Returns
     -------
@@ -286,12 +275,10 @@ def describe_text(result_id: Result | str) -> str:
     Parameters
     ----------
     result_id : Result or str
-        The result, or the ID of a registered one.
 
     Returns
     -------
     str
-        The line.
     """
     d = describe(result_id)
     if d["has"]:

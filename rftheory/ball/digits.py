@@ -10,7 +10,7 @@ import mpmath as mp
 
 from .base import fraction_of
 
-__all__ = ["round_sig", "proven_digits", "proven_digits_complex", "enclosure_strings", "decimal_string",
+__all__ = ["round_sig", "proven_digits", "proven_digits_complex", "enclosure_strings",
            "PRINT_EXP_BITS_MAX"]
 
 
@@ -66,21 +66,8 @@ def round_sig(f: Fraction, digits: int, mode: str = "nearest") -> tuple[int, int
     return sign * N, k
 
 
-def decimal_string(N: int, k: int) -> str:
-    """``N·10^k`` as a decimal string (``"2.5417e-3"`` style, exact).
-
-    Parameters
-    ----------
-    N : int
-        The significand (signed).
-    k : int
-        The key.
-
-    Returns
-    -------
-    str
-        The exact decimal.
-    """
+def _decimal_string(N: int, k: int) -> str:
+    """``N·10^k`` as a decimal string (``"2.5417e-3"`` style, exact)."""
     if N == 0:
         return "0.0"
     sign = "-" if N < 0 else ""
@@ -103,13 +90,7 @@ def _int_of(x: flint.arb) -> int:
 
 
 def _round_sig_ball(b: flint.arb, digits: int, mode: str = "nearest") -> tuple[int, int] | None:
-    """:func:`round_sig` of every point of a finite ball ``b`` not containing 0, in log space: ``(N, k)``, or None.
-
-    ``E = ⌊log₁₀|b|⌋`` and ``q = b/10^k`` (``k = E − digits + 1``) are Arb balls, so no integer
-    of ``|b|``'s size is formed.  ``"nearest"``: the ``(N, k)`` that every point of ``b`` rounds to
-    (None when ``E`` or ``N`` differs within the ball, or a tie is possible); ``"floor"`` /
-    ``"ceil"``: ``N·10^k`` at most / at least every point of ``b`` (``N`` may have a digit more or less).
-    """
+    """:func:`round_sig` of every point of a finite ball ``b`` not containing 0, in log space: ``(N, k)``, or None."""
     exp_bits = abs(int(b.mid().man_exp()[1])) + abs(int(b.rad().man_exp()[1]))
     with flint.ctx.workprec(max(flint.ctx.prec, int(3.33 * digits) + 64) + exp_bits.bit_length() + 64):
         log10 = abs(b).log() / flint.arb(10).log()
@@ -141,18 +122,13 @@ def _endpoints(b: flint.arb) -> tuple[Fraction, Fraction]:
 def proven_digits(b: flint.arb, dps: int) -> mp.mpf | None:
     """A value printing ``dps`` significant digits that every point of ``b`` shares, or None.
 
-    Both endpoints of the ball are rounded to ``dps`` significant digits; when they
-    round to the same digits, every point between them does too (rounding is
-    monotone) and the ball's midpoint is returned at ``dps + 10`` working digits
-    (so that further arithmetic keeps guard digits); else ``None`` (the ball
-    straddles a rounding boundary: the caller raises the precision).
+    Notes: :doc:`/notes/ball/digits`.
 
     Parameters
     ----------
     b : flint.arb
         The ball.
     dps : int
-        Significant decimal digits.
 
     Returns
     -------
@@ -191,9 +167,7 @@ def proven_digits_complex(b: flint.acb, dps: int) -> mp.mpc | None:
     """A complex value whose real and imaginary parts each print ``dps`` significant digits that every
     point of ``b`` shares (:func:`proven_digits` on each part), or None.
 
-    ``mpmath.nstr`` prints each part of an ``mpc`` with ``dps`` significant digits, so each
-    part must be proven on its own: a part that is exactly zero prints ``0.0``; a part whose
-    ball contains 0 without being exactly 0 gives None (the caller raises the precision).
+    Notes: :doc:`/notes/ball/digits`.
 
     Parameters
     ----------
@@ -233,6 +207,6 @@ def enclosure_strings(b: flint.arb, digits: int = 20) -> tuple[str, str]:
     if _huge(b) and not b.contains(0):  # in log space: N·10^k below / above every point of the ball
         lo_r, hi_r = _round_sig_ball(b, digits, "floor"), _round_sig_ball(b, digits, "ceil")
         assert lo_r is not None and hi_r is not None
-        return decimal_string(*lo_r), decimal_string(*hi_r)
+        return _decimal_string(*lo_r), _decimal_string(*hi_r)
     lo, hi = _endpoints(b)
-    return decimal_string(*round_sig(lo, digits, "floor")), decimal_string(*round_sig(hi, digits, "ceil"))
+    return _decimal_string(*round_sig(lo, digits, "floor")), _decimal_string(*round_sig(hi, digits, "ceil"))

@@ -1,10 +1,6 @@
 """A result's ball layer, declared where the result is registered.
 
-``Result(..., definition=f, ball_layer=Ball("Arb 1F1"))``: the ball evaluator is the result's one
-definition ``f(bk, p)`` evaluated with the Arb backend, ``f(ARB, p)``; a result whose enclosure
-needs its own algorithm (a branch and bound, an exact spectrum) names it,
-``Ball(method, evaluate=g)``; a result without one says why, ``NoBall(reason)``.
-:meth:`rftheory.Result.exact` and :meth:`rftheory.Result.ball` ask the result's layer.
+Notes: :doc:`/notes/ball/layer`.
 """
 
 from __future__ import annotations
@@ -44,7 +40,6 @@ class Ball:
         Parameters
         ----------
         result : Result
-            The result this layer belongs to.
 
         Returns
         -------
@@ -69,11 +64,8 @@ class Ball:
         Parameters
         ----------
         result : Result
-            The result this layer belongs to.
         dps : int
-            Decimal digits wanted.
         point : Point
-            The validated parameters.
 
         Returns
         -------
@@ -91,9 +83,7 @@ class Ball:
         Parameters
         ----------
         result : Result
-            The result this layer belongs to.
         dps : int
-            Decimal digits wanted (:func:`rftheory.ball.api.ball_at_dps`).
         given : dict of str to object
             The parameters as given: numbers, strings, or ``flint.arb`` balls (then validated at their
             endpoints by the enclosure).
@@ -128,11 +118,8 @@ class NoBall:
         Parameters
         ----------
         result : Result
-            The result this layer belongs to (unused).
         dps : int
-            Decimal digits wanted (unused).
         point : Any
-            The validated parameters (unused).
         """
         return None
 
@@ -142,11 +129,8 @@ class NoBall:
         Parameters
         ----------
         result : Result
-            The result this layer belongs to (its ID is named).
         dps : int
-            Decimal digits wanted (unused).
         given : dict of str to object
-            The parameters as given (unused).
 
         Raises
         ------

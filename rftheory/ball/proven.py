@@ -1,11 +1,6 @@
 """Proven values: what :meth:`rftheory.Result.exact` returns where a ball layer serves.
 
-A :class:`ProvenMpf` prints ``dps`` significant digits that every point of its
-ball shares (:func:`rftheory.ball.digits.proven_digits`); the precision is
-raised until the ball is narrow enough *and* does not straddle a rounding
-boundary.  A :class:`ProvenMpc` does the same for a complex ball, part by part
-(:func:`rftheory.ball.digits.proven_digits_complex`).  Everything else is the
-``mpf``/``mpc`` of :class:`~rftheory.core.precision.ShownMpf`.
+Notes: :doc:`/notes/ball/proven`.
 """
 
 from __future__ import annotations
@@ -114,9 +109,7 @@ def proven(result_id: Result | str, dps: int, params: Mapping[str, Any]) -> Prov
     Parameters
     ----------
     result_id : Result or str
-        The result, or the ID of a registered one.
     dps : int
-        Significant digits.
     params : mapping
         Validated parameters (exact).
 

@@ -19,7 +19,7 @@ import mpmath as mp
 
 from .._version import __version__
 from ..catalog import get, results
-from ..core.errors import ParameterError, RFTheoryError, as_typed
+from ..core.errors import ParameterError, as_typed, run_command
 from ..core.precision import DPS_MAX, DPS_MIN, check_dps
 from ..core.suggest import no_prefix_message
 from ..present.helptext import EPILOGS as _EPILOGS
@@ -541,38 +541,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # the first word naming a subcommand is the one to run (argparse takes no abbreviations of them)
     ap = build_parser(next((w for w in argv if w in SUBCOMMAND_HELP or w in _BUILTIN), ""))
     args = ap.parse_args(argv)
-    try:
-        code: int = args.func(args)
-        sys.stdout.flush()  # here, not at exit: a full disk or closed reader is reported below
-        return code
-    except RFTheoryError as exc:
-        print(f"rftheory: error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("rftheory: interrupted", file=sys.stderr)
-        return 130
-    except (MemoryError, RecursionError, OverflowError, ZeroDivisionError) as exc:
-        # arithmetic the domain checks should have refused: one line, not a traceback
-        print(f"rftheory: error: cannot evaluate here ({type(exc).__name__}: {exc})", file=sys.stderr)
-        return 2
-    except BrokenPipeError:  # e.g. `rftheory list | head`: the reader left; not an error
-        _discard_stdout()
-        return 0
-    except OSError as exc:  # e.g. stdout on a full disk (/dev/full): one line, and no second failure at exit
-        _discard_stdout()
-        where = f" {exc.filename!r}" if exc.filename else " the output"
-        print(f"rftheory: error: cannot read or write{where}: {exc.strerror or type(exc).__name__}", file=sys.stderr)
-        return 2
-
-
-def _discard_stdout() -> None:
-    """Point stdout at /dev/null, so the interpreter's flush at exit cannot fail again."""
-    import os
-
-    try:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    except (OSError, ValueError, AttributeError):  # no file descriptor (a StringIO under test)
-        pass
+    return run_command(lambda: args.func(args))
 
 
 if __name__ == "__main__":  # pragma: no cover

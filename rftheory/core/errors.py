@@ -6,6 +6,8 @@ CLI can print it as one line without a traceback.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 
 class RFTheoryError(Exception):
     """Base class of all errors rftheory raises on purpose."""
@@ -120,3 +122,54 @@ def _numeric(s: str) -> bool:
     import re
 
     return re.fullmatch(r"[+-]?(\d[\d_]*\.?\d*|\.\d+)([eE][+-]?\d+)?(/[+-]?\d+)?|[+-]?(nan|inf|infinity)", s, re.I) is not None
+
+
+def run_command(body: Callable[[], int]) -> int:
+    """Run a command's body with the ``rftheory`` command's one-line errors and exit statuses.
+
+    Parameters
+    ----------
+    body : callable
+        The command; returns its exit status (None: 0).
+
+    Returns
+    -------
+    int
+        ``body``'s status; 2 for an :class:`RFTheoryError`, an arithmetic failure or an unwritable output
+        (one line on stderr), 130 interrupted, 0 when stdout's reader left (a broken pipe).
+    """
+    import sys
+
+    try:
+        code = body()
+        sys.stdout.flush()  # here, not at exit: a full disk or closed reader is reported below
+        return int(code or 0)
+    except RFTheoryError as exc:
+        print(f"rftheory: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("rftheory: interrupted", file=sys.stderr)
+        return 130
+    except (MemoryError, RecursionError, OverflowError, ZeroDivisionError) as exc:
+        # arithmetic the domain checks should have refused: one line, not a traceback
+        print(f"rftheory: error: cannot evaluate here ({type(exc).__name__}: {exc})", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # e.g. `rftheory list | head`: the reader left; not an error
+        _discard_stdout()
+        return 0
+    except OSError as exc:  # e.g. stdout on a full disk (/dev/full): one line, and no second failure at exit
+        _discard_stdout()
+        where = f" {exc.filename!r}" if exc.filename else " the output"
+        print(f"rftheory: error: cannot read or write{where}: {exc.strerror or type(exc).__name__}", file=sys.stderr)
+        return 2
+
+
+def _discard_stdout() -> None:
+    """Point stdout at /dev/null (its unwritten buffer dropped), so the last flush cannot fail again."""
+    import os
+    import sys
+
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # no file descriptor (a StringIO under test)
+        pass

@@ -1,30 +1,7 @@
 """Arguments for every dimension and every ``v > 0`` at once: the PRF MSE differences as power series in
 ``x = v²/2`` whose coefficients all have one sign, decided exactly.
 
-For positive random features with one block (``P = Σ_b m_b(m_b−1) > 0`` coupled pairs), the MSE of
-Reid et al. (2023), "Simplex Random Features", ICML 2023, Thm 3.2, is
-
-.. math:: \\mathrm{MSE}_c = \\frac{e^{-2a^2-2b^2}}{m}\\Big[e^{v^2}\\mathrm{expm1}(v^2) + \\frac Pm(\\rho_c - e^{v^2})\\Big],
-
-so ``MSE_{c1} − MSE_{c2} = e^{−2a²−2b²}(P/m²)(ρ_{c1} − ρ_{c2})`` with a positive factor, for any norms
-``a, b``.  The conformities are entire power series in ``x = v²/2`` (Lemma 4.1, Thm 4.3, Eq. 24):
-
-.. math:: \\rho_{\\mathrm{iid}} = \\sum_k \\frac{2^k x^k}{k!},\\quad
-   \\rho_\\theta = \\sum_k \\frac{(d)_k}{(d/2)_k}\\frac{\\mathbb E[(1 + cS)^k]}{k!}x^k,
-
-``c = cos θ`` (``0`` orthogonal, ``−1/(d−1)`` simplex), ``S = sin φ`` with density ``∝ sin^{d−1}φ``
-on ``[0, π]`` (Eq. 24's ``R_p = E S^p``).  Hence, for every ``k ≥ 1``:
-
-* orthogonal − iid: ``(d)_k/(d/2)_k − 2^k = 2^k(Π_{j<k}(d+j)/(d+2j) − 1)``, ``< 0`` for ``k ≥ 2`` and
-  ``= 0`` for ``k ≤ 1`` because each factor is ``1`` at ``j = 0`` and ``< 1`` for ``j ≥ 1``:
-  ``(d + 2j) − (d + j) = j > 0``;
-* simplex − orthogonal: ``(d)_k/(d/2)_k (E[(1+cS)^k] − 1)/k! < 0`` because ``0 ≤ 1 + cS < 1`` when
-  ``−1 ≤ c < 0`` and ``0 < S ≤ 1`` (almost surely): ``c = −1/(d−1)`` with ``d − 1 > 0`` and ``d − 2 ≥ 0``.
-
-Every difference then has all its coefficients of one sign, some nonzero, so it has that sign at
-every ``x > 0`` -- every ``d ≥ 2`` and every ``v > 0`` at once, no boxes.  The steps that depend on
-``d`` are polynomial inequalities on ``d ≥ d₀`` (and ``j ≥ 1``), each decided exactly
-(:func:`decide`: shifted to the corner of the quadrant, every coefficient nonnegative).
+Notes: :doc:`/notes/prove/alld`.
 """
 
 from __future__ import annotations
@@ -35,22 +12,13 @@ from typing import Any
 
 from .claim import Claim, Term
 
-__all__ = ["Fact", "SeriesArgument", "decide", "argument_for", "simplex_cosine", "RELATIONS"]
+__all__ = ["Fact", "SeriesArgument", "decide", "argument_for", "RELATIONS"]
 
 RELATIONS = (">", ">=")
 
 
-def simplex_cosine(d):
-    """The cosine between two simplex directions, ``−1/(d−1)`` (Reid et al. 2023, Sec. 3), for a sympy symbol or int.
-
-    Parameters
-    ----------
-    d : sympy.Symbol or int
-
-    Returns
-    -------
-    sympy.Expr
-    """
+def _simplex_cosine(d):
+    """The cosine between two simplex directions, ``−1/(d−1)`` (Reid et al. 2023, Sec. 3), for a sympy symbol or int."""
     import sympy as sp
 
     return sp.Integer(-1) / (d - 1)
@@ -198,7 +166,7 @@ def _orth_iid(d_min: int = 2) -> SeriesArgument:
         "< 0 for k >= 2, so rho_orth < rho_iid at every x > 0.")
 
 
-def _simplex_orth(d_min: int = 2, cosine=simplex_cosine) -> SeriesArgument:
+def _simplex_orth(d_min: int = 2, cosine=_simplex_cosine) -> SeriesArgument:
     """simplex − orthogonal < 0: ``0 <= 1 + cS < 1`` for ``c = −1/(d−1)`` in ``[−1, 0)``."""
     import sympy as sp
 
@@ -225,8 +193,7 @@ def _simplex_iid(d_min: int = 2) -> SeriesArgument:
 
 
 def _angle_orth(c_lo: Fraction, c_hi: Fraction, hi_open: bool, d_min: int = 2) -> SeriesArgument:
-    """angle − orthogonal < 0 for every ``c`` in ``[c_lo, c_hi]`` (``c_hi`` excluded when ``hi_open``):
-    ``0 <= 1 + cS < 1`` when ``−1 <= c < 0``."""
+    """angle − orthogonal < 0 for every ``c`` in ``[c_lo, c_hi]`` (``c_hi`` excluded when ``hi_open``): ``0 <= 1 + cS < 1`` when ``−1 <= c < 0``."""
     return SeriesArgument(
         "angle < orthogonal", -1, d_min,
         (Fact(f"cos theta < {c_hi} <= 0 on the range (its upper end excluded)" if hi_open else
@@ -277,10 +244,7 @@ def _oriented(claim: Claim, pair: tuple[str, str], build) -> SeriesArgument | No
 def argument_for(claim: Claim, links: dict[str, str], fixed: dict[str, str], over=()) -> SeriesArgument | None:
     """The series argument for ``claim`` when one applies, else None.
 
-    It applies to ``simrf.prf_mse`` of two couplings with ``m = d`` (one block), to the small-``v``
-    coefficients ``simrf.prf_small_v`` of simplex against orthogonal or iid (``m = d``), to the conformities
-    ``simrf.conformity.{iid,orthogonal,simplex}`` of two couplings, and to ``simrf.conformity.angle``
-    against the orthogonal conformity with ``cos θ`` in ``[−1, 0)``.
+    Notes: :doc:`/notes/prove/alld`.
 
     Parameters
     ----------

@@ -1,10 +1,6 @@
 """The domain of a claim and its boxes: integer parameters enumerated, real ones as intervals.
 
-A :class:`Problem` is a claim with its ranges (``--over``), fixed parameters
-(``-p``) and links (``--link``); a :class:`Box` fixes every integer parameter
-and gives every real one an exact interval ``[lo, hi]``.  Evaluated in ball
-arithmetic, a real interval becomes an Arb ball that contains it, so an
-enclosure of a side over the ball holds at every point of the box.
+Notes: :doc:`/notes/prove/boxes`.
 """
 
 from __future__ import annotations
@@ -19,7 +15,7 @@ from ..core.errors import ParameterError
 from ..core.params import to_fraction
 from .claim import Claim, Range, Term
 
-__all__ = ["Problem", "Box", "make_problem", "exact_text", "ball_of", "point_ball"]
+__all__ = ["Problem", "Box", "make_problem", "exact_text", "ball_of"]
 
 #: a range of integers enumerated as separate boxes may hold at most this many values (product over ranges)
 MAX_INT_POINTS = 100_000
@@ -64,12 +60,7 @@ def exact_text(x: Fraction) -> str:
 def ball_of(lo: Fraction, hi: Fraction, prec: int):
     """An Arb ball containing the exact interval ``[lo, hi]`` at ``prec`` bits.
 
-    The union of the balls of ``lo`` and ``hi`` (each contains its exact
-    rational), hence their convex hull.  A ball radius rounds outward, so the
-    hull of ``[0, h]`` would reach a little below 0, outside the declared
-    domain of parameters such as ``v`` and ``z``: when ``lo >= 0`` the ball is
-    cut to its nonnegative part (Arb's ``arb_nonnegative_part``: ``[0, r]``
-    exactly), which still contains ``[lo, hi]``.
+    Notes: :doc:`/notes/prove/boxes`.
 
     Parameters
     ----------
@@ -92,18 +83,8 @@ def ball_of(lo: Fraction, hi: Fraction, prec: int):
         return a
 
 
-def point_ball(x: Fraction, prec: int):
-    """An Arb ball containing the exact rational ``x`` (exact when ``x`` is dyadic and fits ``prec`` bits).
-
-    Parameters
-    ----------
-    x : Fraction
-    prec : int
-
-    Returns
-    -------
-    flint.arb
-    """
+def _point_ball(x: Fraction, prec: int):
+    """An Arb ball containing the exact rational ``x`` (exact when ``x`` is dyadic and fits ``prec`` bits)."""
     return ball_of(x, x, prec)
 
 
@@ -260,7 +241,6 @@ class Problem:
         term : Term
         box : Box
         prec : int
-            Working precision of the balls.
         exact : bool, optional
             Return exact values (``Fraction``, with the box's corner ``lo``) instead of balls, for validation.
 
@@ -298,7 +278,7 @@ class Problem:
             elif how == "int":
                 out[k] = v
             elif kind == "real" and not exact:
-                out[k] = point_ball(to_fraction(k, v), prec)
+                out[k] = _point_ball(to_fraction(k, v), prec)
             elif kind == "int":
                 out[k] = int(to_fraction(k, v)) if not exact else v
             else:
@@ -320,10 +300,7 @@ def make_problem(claim: Claim, over: list[tuple[str, Fraction, Fraction]], fixed
                  links: dict[str, str], deadline: float | None = None) -> Problem:
     """Check a claim and its domain against the registry and build the :class:`Problem`.
 
-    Every result ID must exist; every ``--over``, ``-p`` and ``--link`` name must be a
-    parameter of a side (and given once); integer ranges must have integer
-    endpoints; each side is validated at the corners of the domain, so a
-    range outside a result's declared domain is refused before the search.
+    Notes: :doc:`/notes/prove/boxes`.
 
     Parameters
     ----------

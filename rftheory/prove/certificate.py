@@ -1,21 +1,6 @@
 """Certificates of ``rftheory prove``: every box with its enclosures, written as JSON and checked independently.
 
-A certificate records the claim, its domain, and the cover of the domain by
-boxes, each with the method that decided it (``ball``), the working
-precision and the two sides' enclosures (decimal strings of 30 significant
-digits, rounded outward; box bounds are exact); and what it was made with
-(library versions, a hash of the definitions evaluated:
-:mod:`rftheory.prove.provenance`).  Checking trusts none of it.
-:func:`structure` rebuilds the domain from the claim and decides exactly
-that the boxes are the leaves of bisection trees rooted at the domain (one
-per integer point; a range of width 0 is a fixed value, not an axis; box
-ends on multiples of 2^-64 of each range) and that the stated verdict
-follows from the decisions; it returns the parsed leaves, which a checker
-re-verifies.  :func:`check` compares the versions and definitions
-(:func:`provenance`), re-evaluates every decided box by its method
-(:data:`METHODS`) in ball arithmetic, requires the fresh enclosures to lie
-inside the recorded ones and to decide the claim, and re-evaluates the
-counterexample.
+Notes: :doc:`/notes/prove/certificate`.
 """
 
 from __future__ import annotations
@@ -33,8 +18,7 @@ from .claim import clip, fails, holds, parse_claim, parse_range
 from .engine import MAX_BOXES, BoxRecord, Counterexample, Enclosure, Proof, enclose_sides
 from .provenance import COMPARED, definition_hash, versions
 
-__all__ = ["FORMAT", "VERSION", "METHODS", "to_json", "write", "load", "structure", "check", "coverage_gaps",
-           "domain_text", "definitions", "provenance", "Leaf", "Point", "Structure", "CheckReport", "CheckTask"]
+__all__ = ["FORMAT", "VERSION", "METHODS", "to_json", "write", "load", "structure", "check", "coverage_gaps", "definitions", "provenance", "Leaf", "Point", "Structure"]
 
 #: the ``format`` field of a certificate
 FORMAT = "rftheory-prove-certificate"
@@ -127,9 +111,7 @@ def provenance(data: dict[str, Any], pb: Problem, allow_version_change: bool = F
     Parameters
     ----------
     data : dict
-        The certificate.
     pb : Problem
-        Its problem (:func:`structure`).
     allow_version_change : bool, optional
         Report a difference as a note instead of a problem.
 
@@ -206,10 +188,7 @@ MAX_CERTIFICATE_BYTES = 512 * 2**20
 def load(path: str, flag: str = "check") -> dict[str, Any]:
     """Read a certificate file: a regular file of at most :data:`MAX_CERTIFICATE_BYTES`, holding JSON.
 
-    The file is opened without blocking and checked with ``fstat`` before a
-    byte is read (a device such as ``/dev/zero``, a FIFO or a directory is
-    refused at once), then read with a cap, so memory stays bounded whatever
-    the path names.
+    Notes: :doc:`/notes/prove/certificate`.
 
     Parameters
     ----------
@@ -220,7 +199,6 @@ def load(path: str, flag: str = "check") -> dict[str, Any]:
     Returns
     -------
     dict
-        The certificate.
 
     Raises
     ------
@@ -278,12 +256,12 @@ MAX_PROBLEMS = 50
 _MAX_PAIRS = 1_000_000
 
 #: a box's ends, along each range of positive width, in units of 2^-MAX_DEPTH of the range from its lower end
-Cell = tuple[tuple[int, int], ...]
+_Cell = tuple[tuple[int, int], ...]
 #: the deepest bisection of one range a certificate may hold: 2^-64 of the range (the search stops at 2^-30)
 MAX_DEPTH = 64
 
 
-def _region_text(names: list[str], region: Cell, at: str, ends) -> str:
+def _region_text(names: list[str], region: _Cell, at: str, ends) -> str:
     """A region as text, its ends mapped back to exact numbers by ``ends(axis, t)``."""
     parts = [f"{n}=[{exact_text(ends(j, lo))}, {exact_text(ends(j, hi))}]" for j, (n, (lo, hi))
              in enumerate(zip(names, region))]
@@ -306,7 +284,7 @@ def _sweep_gaps(region: tuple, cells: list[tuple]) -> list[tuple[int, Any, Any]]
     return out
 
 
-def _overlap(cells: list[Cell]) -> tuple[Cell, Cell] | None:
+def _overlap(cells: list[_Cell]) -> tuple[_Cell, _Cell] | None:
     """Two cells whose interiors meet (searched by their first axis; None if none within :data:`_MAX_PAIRS`)."""
     srt = sorted(cells)
     n = 0
@@ -322,15 +300,8 @@ def _overlap(cells: list[Cell]) -> tuple[Cell, Cell] | None:
     return None
 
 
-def _tree_problems(names: list[str], cells: list[Cell], at: str, out: list[str], ends) -> None:
-    """Append to ``out`` where ``cells`` fail to be exactly the leaves of a bisection tree rooted at the domain.
-
-    A node is a region with the cells inside it: a node with no cell is a gap; a node equal to one of its cells
-    must hold that cell only (else the others overlap it); otherwise some axis must have every cell on one side of
-    its midpoint, and the node splits there (the widest axis first).  A node where no axis does is not a
-    bisection: its uncovered slabs, or an overlapping pair, name why.  Coordinates are integers (units of
-    2^-MAX_DEPTH of each range), so a node costs a pass over its cells in integer comparisons.
-    """
+def _tree_problems(names: list[str], cells: list[_Cell], at: str, out: list[str], ends) -> None:
+    """Append to ``out`` where ``cells`` fail to be exactly the leaves of a bisection tree rooted at the domain."""
     root = tuple((0, 1 << MAX_DEPTH) for _ in names)
     stack = [(root, cells)]
     while stack and len(out) < MAX_PROBLEMS:
@@ -375,14 +346,7 @@ def _tree_problems(names: list[str], cells: list[Cell], at: str, out: list[str],
 def coverage_gaps(pb: Problem, boxes: list[Box]) -> list[str]:
     """Where ``boxes`` fail to be exactly the leaves of the bisection trees of the domain of ``pb``.
 
-    Decided exactly.  Every integer point of the integer ranges must have its
-    own tree, rooted at the product of the real ranges; a range of width 0 is
-    a fixed value (every box must hold exactly that value), not an axis of
-    volume 0; along the other axes every box end must lie on a multiple of
-    2^-:data:`MAX_DEPTH` of its range (checked in rational arithmetic; the
-    tree is then checked on those integer multiples) and the boxes must be
-    the leaves of repeated bisections at midpoints (any axis at each node),
-    so that they cover the domain with disjoint interiors.
+    Notes: :doc:`/notes/prove/certificate`.
 
     Parameters
     ----------
@@ -405,7 +369,7 @@ def coverage_gaps(pb: Problem, boxes: list[Box]) -> list[str]:
     def ends(j: int, t: int) -> Fraction:
         return axes[j].lo + unit[j] * t
 
-    groups: dict[tuple, list[Cell]] = {}
+    groups: dict[tuple, list[_Cell]] = {}
     raw: dict[tuple, list[tuple]] = {}
     off_grid: list[str] = []
     for b in boxes:
@@ -499,10 +463,7 @@ class Point:
 class Structure:
     """What :func:`structure` found: the domain, the leaves, the counterexample, and every problem.
 
-    A certificate whose structure has no problems covers its claimed domain
-    exactly and states a verdict that follows from its decisions; what is
-    left to a checker is to confirm each decided leaf (by its method) and
-    the counterexample.
+    Notes: :doc:`/notes/prove/certificate`.
     """
 
     claim: str
@@ -513,25 +474,25 @@ class Structure:
     problems: list[str] = field(default_factory=list)
 
 
-def _decided_task(problem: Problem, leaf: Leaf, evaluator: str) -> CheckTask:
+def _decided_task(problem: Problem, leaf: Leaf, evaluator: str) -> _CheckTask:
     """The ``ball`` method: both sides enclosed over the whole box at the leaf's precision."""
-    return CheckTask(problem, leaf.box, leaf.prec, evaluator)
+    return _CheckTask(problem, leaf.box, leaf.prec, evaluator)
 
 
-def _taylor_task(problem: Problem, leaf: Leaf, evaluator: str) -> CheckTask:
+def _taylor_task(problem: Problem, leaf: Leaf, evaluator: str) -> _CheckTask:
     """The ``taylor`` method: the Taylor form of ``LHS − RHS`` over the box (``lhs``) against exactly 0 (``rhs``)."""
-    return CheckTask(problem, leaf.box, leaf.prec, evaluator, form="taylor")
+    return _CheckTask(problem, leaf.box, leaf.prec, evaluator, form="taylor")
 
 
 #: the methods a box can be decided by (the ``method`` of a box record) and how :func:`check` re-verifies one:
 #: ``ball`` -- both sides enclosed in ball arithmetic over the whole box (an Arb ball containing it as input);
 #: ``taylor`` -- the Taylor form of order 3 of LHS − RHS over the box (:func:`rftheory.prove.taylor.difference_forms`:
 #: value, first and second derivative at the centre, the third over the box), recorded as ``lhs`` with ``rhs`` = 0
-METHODS: dict[str, Callable[[Problem, Leaf, str], CheckTask]] = {"ball": _decided_task, "taylor": _taylor_task}
+METHODS: dict[str, Callable[[Problem, Leaf, str], _CheckTask]] = {"ball": _decided_task, "taylor": _taylor_task}
 
 
 @dataclass(frozen=True)
-class CheckTask:
+class _CheckTask:
     """Re-evaluate one box of a certificate (``run(seed)``, ``key`` for :mod:`rftheory.workers.pool`)."""
 
     problem: Problem
@@ -546,18 +507,7 @@ class CheckTask:
         return f"check[{self.box.text()}]@{self.prec}/{self.form}"
 
     def run(self, seed: int = 0) -> tuple[Enclosure, Enclosure] | str:
-        """Both sides' enclosures over the box, or the error that prevented them.
-
-        Parameters
-        ----------
-        seed : int
-            Unused (the evaluation is deterministic).
-
-        Returns
-        -------
-        tuple of Enclosure or str
-            The enclosures, or the error as text.
-        """
+        """Both sides' enclosures over the box, or the error that prevented them."""
         try:
             if self.form == "taylor":
                 from fractions import Fraction
@@ -579,7 +529,7 @@ class CheckTask:
 
 
 @dataclass
-class CheckReport:
+class _CheckReport:
     """The verdict of :func:`check`: ``valid`` and, if not, every reason (``problems``)."""
 
     valid: bool
@@ -708,18 +658,8 @@ def _parse_point(ce: Any, pb: Problem) -> Point:
     return Point(Box(tuple(ibox), tuple(rbox)), prec, lhs, rhs)
 
 
-def domain_text(pb: Problem) -> str:
-    """The domain of a problem as text: ranges, fixed parameters, links.
-
-    Parameters
-    ----------
-    pb : Problem
-
-    Returns
-    -------
-    str
-        E.g. ``d=2..6, v=1/2..2, m=d (linked)``.
-    """
+def _domain_text(pb: Problem) -> str:
+    """The domain of a problem as text: ranges, fixed parameters, links."""
     dom = [f"{r.name}={exact_text(r.lo)}..{exact_text(r.hi)}" for r in pb.int_ranges + pb.real_ranges]
     dom += [f"{k}={v}" for k, v in pb.fixed]
     dom += [f"{k}={v} (linked)" for k, v in pb.links]
@@ -729,24 +669,11 @@ def domain_text(pb: Problem) -> str:
 def structure(data: dict[str, Any]) -> Structure:
     """Validate a certificate without evaluating anything: its domain, its cover, its verdict.
 
-    The claim and the domain (``over``, ``params``, ``links``) are rebuilt and
-    validated against the registry as ``rftheory prove`` would; every box
-    record must name exactly the domain's integer and real parameters, hold
-    an integer point of the integer ranges, the fixed value of every range
-    of width 0, an interval of positive width inside every other range, a
-    precision, a decision and, when decided, a known method
-    (:data:`METHODS`); the boxes must be exactly the leaves of bisection
-    trees of the domain (:func:`coverage_gaps`); and the stated verdict must
-    follow: ``proven`` when every box holds and there is no counterexample,
-    ``disproven`` with a counterexample, ``undecided`` otherwise.
-
-    This is the part of a check shared by every re-evaluation of the boxes
-    (:func:`check` in Arb; any other checker consumes ``leaves``).
+    Notes: :doc:`/notes/prove/certificate`.
 
     Parameters
     ----------
     data : dict
-        The certificate (:func:`load`).
 
     Returns
     -------
@@ -800,19 +727,14 @@ def structure(data: dict[str, Any]) -> Structure:
 
 
 def check(data: dict[str, Any], executor=None, evaluator: str | None = None,
-          allow_version_change: bool = False) -> CheckReport:
+          allow_version_change: bool = False) -> _CheckReport:
     """Re-verify a certificate independently of the search that wrote it.
 
-    First :func:`structure` (the domain is rebuilt from the claim and the
-    boxes must cover it exactly); then every decided box is re-evaluated by
-    its method (:data:`METHODS`) at its recorded precision: the fresh
-    enclosures must lie inside the recorded ones and decide the claim; the
-    counterexample is re-evaluated and must show the claim failing.
+    Notes: :doc:`/notes/prove/certificate`.
 
     Parameters
     ----------
     data : dict
-        The certificate (:func:`load`).
     executor : callable, optional
         ``run(tasks, seed)`` of :mod:`rftheory.workers.pool` (default serial).
     evaluator : str, optional
@@ -824,7 +746,7 @@ def check(data: dict[str, Any], executor=None, evaluator: str | None = None,
 
     Returns
     -------
-    CheckReport
+    _CheckReport
         ``valid`` with the certified verdict, or every reason for rejection.
     """
     from ..workers.pool import serial
@@ -832,21 +754,21 @@ def check(data: dict[str, Any], executor=None, evaluator: str | None = None,
 
     ev = evaluator or engine.DEFAULT_EVALUATOR
     st = structure(data)
-    rep = CheckReport(False, st.verdict, st.claim, len(st.leaves), list(st.problems))
+    rep = _CheckReport(False, st.verdict, st.claim, len(st.leaves), list(st.problems))
     if evaluator is None and data.get("evaluator", ev) != ev:
         rep.problems.append(f"the certificate was made with evaluator {_short(data.get('evaluator'))}, "
                             f"not the ball layer ({ev})")
     pb = st.problem
     if rep.problems or pb is None:
         return rep
-    rep.domain = domain_text(pb)
+    rep.domain = _domain_text(pb)
     diffs, rep.notes = provenance(data, pb, allow_version_change)
     rep.problems += diffs
     decided = [leaf for leaf in st.leaves if leaf.decision == "holds"]
     tasks = [METHODS[leaf.method](pb, leaf, ev) for leaf in decided if leaf.method is not None]
     ce = st.counterexample
     if ce is not None:
-        tasks.append(CheckTask(pb, ce.box, ce.prec, ev))
+        tasks.append(_CheckTask(pb, ce.box, ce.prec, ev))
     fresh: dict[int, Any] = {}
     for i, out in (executor or serial)(tasks, 0):
         fresh[i] = out

@@ -14,8 +14,8 @@ from fractions import Fraction
 from ..core.errors import ParameterError
 from ..core.params import to_fraction
 
-__all__ = ["OPS", "Term", "Number", "Side", "Claim", "Range", "parse_claim", "parse_side", "parse_range",
-           "parse_links", "holds", "fails", "exact_number", "check_value", "clip"]
+__all__ = ["OPS", "Term", "Number", "Side", "Claim", "Range", "parse_claim", "parse_range",
+           "parse_links", "holds", "fails", "check_value", "clip"]
 
 #: the comparison operators a claim may use
 OPS = ("<=", ">=", "<", ">")
@@ -49,37 +49,8 @@ def clip(text: str, n: int = 40) -> str:
     return text if len(text) <= n else f"{text[:n // 2 - 1]}...{text[-n // 4:]} ({len(text)} characters)"
 
 
-def exact_number(name: str, text: str) -> Fraction:
-    """Read a number of a claim or a domain exactly, refusing what cannot be represented sanely.
-
-    At most :data:`MAX_NUMBER_CHARS` characters and a magnitude (and, unless 0,
-    a reciprocal magnitude) of at most ``10^300``: ``1e999999`` would be a
-    million-digit integer, and no result of rftheory needs such a number.
-
-    Parameters
-    ----------
-    name : str
-        The parameter (or ``claim``) for the error message.
-    text : str
-
-    Returns
-    -------
-    Fraction
-
-    Raises
-    ------
-    ParameterError
-        Naming ``name``: not a number, too long, or out of range; the message quotes at most 40 characters.
-
-    Examples
-    --------
-    >>> exact_number("v", "1/10")
-    Fraction(1, 10)
-    >>> exact_number("claim", "1e999999")
-    Traceback (most recent call last):
-    ...
-    rftheory.core.errors.ParameterError: parameter 'claim': 1e999999 is out of range (|x| <= 1e300, and >= 1e-300 unless 0)
-    """
+def _exact_number(name: str, text: str) -> Fraction:
+    """Read a number of a claim or a domain exactly, refusing what cannot be represented sanely."""
     s = text.strip()
     if len(s) > MAX_NUMBER_CHARS:
         raise ParameterError(name, f"{clip(s)}: a number has at most {MAX_NUMBER_CHARS} characters")
@@ -94,12 +65,11 @@ def exact_number(name: str, text: str) -> Fraction:
 
 
 def check_value(name: str, text: str) -> str:
-    """A value of ``-p`` or of a bracket, as written; a number among them is checked by :func:`exact_number`.
+    """A value of ``-p`` or of a bracket, as written; a number among them is checked by :func:`_exact_number`.
 
     Parameters
     ----------
-    name : str
-    text : str
+    name, text : str
 
     Returns
     -------
@@ -112,7 +82,7 @@ def check_value(name: str, text: str) -> str:
         A number too long or out of range, or a value of more than 200 characters.
     """
     if _NUMERIC.match(text) and "," not in text:
-        exact_number(name, text)
+        _exact_number(name, text)
     elif len(text) > 200:
         raise ParameterError(name, f"a value of {len(text)} characters ({clip(text)})")
     return text
@@ -261,48 +231,8 @@ def fails(op: str, lhs_lo: Fraction, lhs_hi: Fraction, rhs_lo: Fraction, rhs_hi:
     raise ValueError(f"unknown operator {op!r}")
 
 
-def _split_top(text: str, sep: str) -> list[str]:
-    """Split at ``sep`` outside brackets."""
-    out: list[str] = []
-    cur: list[str] = []
-    depth = 0
-    for ch in text:
-        if ch == "[":
-            depth += 1
-        elif ch == "]":
-            depth -= 1
-        if ch == sep and depth == 0:
-            out.append("".join(cur))
-            cur = []
-        else:
-            cur.append(ch)
-    out.append("".join(cur))
-    return out
-
-
-def parse_side(text: str) -> Side:
-    """Parse one side: a number or ``ID[param=value,...]``.
-
-    Parameters
-    ----------
-    text : str
-
-    Returns
-    -------
-    Term or Number
-
-    Raises
-    ------
-    ParameterError
-        Naming ``claim``: an empty side, a malformed ID or bracket, a parameter given twice.
-
-    Examples
-    --------
-    >>> parse_side("simrf.prf_mse[coupling=simplex]")
-    Term(id='simrf.prf_mse', fixed=(('coupling', 'simplex'),))
-    >>> parse_side(" 1/4 ")
-    Number(value=Fraction(1, 4))
-    """
+def _parse_side(text: str) -> Side:
+    """Parse one side: a number or ``ID[param=value,...]``."""
     s = text.strip()
     if not s:
         raise ParameterError("claim", "a side is empty; expected LHS OP RHS, e.g. 'simrf.prf_mse[coupling=simplex] < "
@@ -329,7 +259,7 @@ def parse_side(text: str) -> Side:
     if brack is not None:
         raise ParameterError("claim", f"malformed result ID {head!r} in {s!r}")
     if _NUMERIC.match(s):
-        return Number(exact_number("claim", s))
+        return Number(_exact_number("claim", s))
     raise ParameterError("claim", f"a side must be a number or a result ID such as simrf.prf_mse[coupling=iid], "
                          f"got {clip(s, 80)!r}")
 
@@ -385,7 +315,7 @@ def parse_claim(text: str) -> Claim:
     pos, op = found[0]
     if op not in OPS:
         raise ParameterError("claim", f"unsupported comparison {op!r}; expected one of <, <=, >, >=")
-    lhs, rhs = parse_side(text[:pos]), parse_side(text[pos + len(op):])
+    lhs, rhs = _parse_side(text[:pos]), _parse_side(text[pos + len(op):])
     if isinstance(lhs, Number) and isinstance(rhs, Number):
         raise ParameterError("claim", "both sides are numbers; at least one side must be a result ID")
     return Claim(lhs, op, rhs)
@@ -418,7 +348,7 @@ def parse_range(text: str) -> tuple[str, Fraction, Fraction]:
     if not _NAME.fullmatch(name):
         raise ParameterError("over", f"expected NAME=LO..HI, got {text!r}")
     lo_s, hi_s = (t.strip() for t in rng.split(".."))
-    lo, hi = exact_number(name, lo_s), exact_number(name, hi_s)
+    lo, hi = _exact_number(name, lo_s), _exact_number(name, hi_s)
     if lo > hi:
         raise ParameterError(name, f"empty range {clip(lo_s)}..{clip(hi_s)} (LO > HI)")
     return name, lo, hi

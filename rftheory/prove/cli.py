@@ -16,7 +16,7 @@ from .boxes import exact_text
 from .claim import clip
 from .engine import coalesce
 
-__all__ = ["add_parser", "cmd_prove", "EXIT"]
+__all__ = ["add_parser", "EXIT"]
 
 #: exit status by verdict
 EXIT = {"proven": 0, "disproven": 1, "undecided": 3}
@@ -344,8 +344,7 @@ def _extended_text(claim, fixed, args) -> int:
 
 
 def _resume(args, run) -> tuple[Any, list[str], Any]:
-    """``--resume FILE``: the problem, the ranges and the state of a partial certificate, its decided boxes
-    re-verified first."""
+    """``--resume FILE``: the problem, the ranges and the state of a partial certificate, its decided boxes re-verified first."""
     from dataclasses import replace
 
     from . import certificate
@@ -486,24 +485,8 @@ def _error(message: str) -> int:
     return 2
 
 
-def cmd_prove(args) -> int:
-    """Run ``rftheory prove`` on parsed arguments.
-
-    Every error is one line on stderr with exit status 2 (never a traceback, never the 1 of
-    "disproven"); a closed stdout keeps the verdict's exit status; SIGINT and SIGTERM write the
-    boxes decided so far as a partial certificate and exit 130 and 143.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        From the parser :func:`add_parser` adds.
-
-    Returns
-    -------
-    int
-        0 proven (or a valid certificate with ``--check``), 1 disproven (or a rejected certificate),
-        2 a usage or input error, 3 undecided, 130/143 interrupted by SIGINT/SIGTERM.
-    """
+def _cmd_prove(args) -> int:
+    """Run ``rftheory prove``: errors one line (exit 2); 0 proven, 1 disproven, 3 undecided, 130/143 interrupted."""
     from ..workers.signals import Terminated
 
     t0 = time.monotonic()
@@ -530,7 +513,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     Returns
     -------
     argparse.ArgumentParser
-        The ``prove`` parser; it sets ``func`` to :func:`cmd_prove`.
+        The ``prove`` parser; it sets ``func`` to ``_cmd_prove``.
 
     Examples
     --------
@@ -581,5 +564,5 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    "verdict do not depend on it")
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="evaluate the boxes on the Dask distributed cluster at ADDRESS (e.g. tcp://host:8786)")
-    p.set_defaults(func=cmd_prove)
+    p.set_defaults(func=_cmd_prove)
     return p

@@ -1,14 +1,6 @@
 """The search of ``rftheory prove``: evaluate boxes in ball arithmetic and bisect them until decided.
 
-Each box is evaluated on its own (:class:`BoxTask`): both sides are enclosed
-over the whole box; if the enclosures decide the claim the box is done.
-Otherwise the box's midpoint is evaluated (raising the precision while the
-two sides' enclosures overlap there): enclosures that are disjoint and on the
-wrong side make the midpoint a counterexample; else the box is bisected along
-its widest real parameter.  Boxes are searched in rounds -- every box of a
-round, then all their halves -- so the boxes, their enclosures and the
-verdict do not depend on the number of workers (only on the time budget,
-when it runs out).
+Notes: :doc:`/notes/prove/engine`.
 """
 
 from __future__ import annotations
@@ -24,7 +16,7 @@ from ..core.errors import ParameterError, RFTheoryError
 from .boxes import Box, Problem, exact_text
 from .claim import Number, fails, holds
 
-__all__ = ["Enclosure", "BoxRecord", "Counterexample", "Proof", "BoxTask", "enclose_sides", "evaluate_box",
+__all__ = ["Enclosure", "BoxRecord", "Counterexample", "Proof", "enclose_sides",
            "search", "coalesce", "depth_of", "DEFAULT_EVALUATOR", "START_PREC", "MAX_PREC", "MIN_REL_WIDTH", "DIGITS"]
 
 #: the ball layer's entry point, ``module:function``, resolved in each worker
@@ -189,7 +181,7 @@ class BoxRecord:
 
 @dataclass(frozen=True)
 class Outcome:
-    """What a :class:`BoxTask` found: ``holds``, ``fails`` (with a counterexample) or ``split``/``stuck``."""
+    """What a :class:`_BoxTask` found: ``holds``, ``fails`` (with a counterexample) or ``split``/``stuck``."""
 
     status: str
     lhs: Enclosure | None
@@ -258,8 +250,7 @@ def _leaning(op: str, lhs: Enclosure, rhs: Enclosure) -> bool:
 
 
 def _try_taylor(problem: Problem, box: Box, prec: int, evaluator: str | None) -> Outcome | None:
-    """The ``taylor`` method: the Taylor form of ``LHS − RHS`` over a box with one real interval decides it
-    (``lhs`` is then the difference's enclosure, ``rhs`` exactly 0); None when it does not apply or decide."""
+    """The ``taylor`` method: the Taylor form of ``LHS − RHS`` over a box with one real interval decides it (``lhs`` is then the difference's enclosure, ``rhs`` exactly 0); None when it does not apply or decide."""
     if (evaluator or DEFAULT_EVALUATOR) != BALL_LAYER or len(box.reals) != 1 or box.is_point():
         return None
     from .taylor import difference_forms
@@ -276,26 +267,8 @@ def _try_taylor(problem: Problem, box: Box, prec: int, evaluator: str | None) ->
     return None
 
 
-def evaluate_box(problem: Problem, box: Box, prec: int, evaluator: str | None = None, taylor: bool = True) -> Outcome:
-    """Decide one box, or find a counterexample at its midpoint, or ask for a bisection.
-
-    Parameters
-    ----------
-    problem : Problem
-    box : Box
-    prec : int
-        Working precision of the box's balls.
-    evaluator : str, optional
-        See :func:`enclose_sides`.
-
-    Returns
-    -------
-    Outcome
-        ``holds`` (the enclosures over the box decide the claim), ``fails`` (a
-        counterexample at the midpoint), ``split`` (bisect; ``next_prec`` is
-        the precision that separated the sides at the midpoint), or ``stuck``
-        (a box of width 0 whose sides overlap up to :data:`MAX_PREC` bits).
-    """
+def _evaluate_box(problem: Problem, box: Box, prec: int, evaluator: str | None = None, taylor: bool = True) -> Outcome:
+    """Decide one box, or find a counterexample at its midpoint, or ask for a bisection."""
     op = problem.claim.op
     decided = _try_taylor(problem, box, prec, evaluator) if taylor else None
     if decided is not None:
@@ -331,12 +304,8 @@ def evaluate_box(problem: Problem, box: Box, prec: int, evaluator: str | None = 
 
 
 @dataclass(frozen=True)
-class BoxTask:
-    """A batch of boxes to evaluate, for the workers (``run(seed)`` and ``key``, as :mod:`rftheory.workers.pool` wants).
-
-    ``deadline`` is a wall-clock time (``time.time()``) after which the rest of
-    the batch is left unevaluated (``None``), so a budget stops a worker too.
-    """
+class _BoxTask:
+    """A batch of boxes to evaluate, for the workers (``run(seed)`` and ``key``, as :mod:`rftheory.workers.pool` wants)."""
 
     problem: Problem
     boxes: tuple[tuple[Box, int], ...]
@@ -350,21 +319,10 @@ class BoxTask:
         return f"prove[{self.boxes[0][0].text()}]x{len(self.boxes)}"
 
     def run(self, seed: int = 0) -> list[Outcome | None]:
-        """Evaluate the boxes in order.
-
-        Parameters
-        ----------
-        seed : int
-            Unused (the search is deterministic).
-
-        Returns
-        -------
-        list of Outcome or None
-            None for boxes left when the deadline passed.
-        """
+        """Evaluate the boxes in order."""
         out: list[Outcome | None] = []
         for box, prec in self.boxes:
-            out.append(None if time.time() >= self.deadline else evaluate_box(self.problem, box, prec, self.evaluator,
+            out.append(None if time.time() >= self.deadline else _evaluate_box(self.problem, box, prec, self.evaluator,
                                                                                  self.taylor))
         return out
 
@@ -455,18 +413,8 @@ def coalesce(records: list[BoxRecord]) -> list[tuple[Box, str, int]]:
     return out
 
 
-def box_order(box: Box) -> tuple:
-    """The sort key of boxes in domain order.
-
-    Parameters
-    ----------
-    box : Box
-
-    Returns
-    -------
-    tuple
-        Integer values, then the real intervals' lower and upper ends.
-    """
+def _box_order(box: Box) -> tuple:
+    """The sort key of boxes in domain order."""
     return (tuple(v for _, v in box.ints), tuple(lo for _, lo, _ in box.reals), tuple(hi for _, _, hi in box.reals))
 
 
@@ -497,10 +445,7 @@ def search(problem: Problem, budget: float = 60.0, executor=None, evaluator: str
            resume: tuple[list[BoxRecord], list[tuple[Box, int]]] | None = None, taylor: bool = True) -> Proof:
     """Cover the domain of ``problem`` with decided boxes, or find a counterexample, within ``budget`` seconds.
 
-    Ctrl-C (``KeyboardInterrupt``) or SIGTERM (:class:`~rftheory.workers.signals.Terminated`, under
-    :func:`~rftheory.workers.signals.guarded`) stops the search at once: the boxes decided so far are kept,
-    every other box is recorded undecided, and the proof says it was ``interrupted`` -- a partial result that
-    ``resume`` continues.
+    Notes: :doc:`/notes/prove/engine`.
 
     Parameters
     ----------
@@ -566,7 +511,7 @@ def search(problem: Problem, budget: float = 60.0, executor=None, evaluator: str
             # one box a task in this process (an interrupted task loses its boxes), batches for a pool
             size = 1 if workers <= 1 else max(1, min(MAX_BATCH, -(-len(pending) // (4 * workers))))
             starts = list(range(0, len(pending), size))
-            tasks = [BoxTask(problem, tuple(pending[j:j + size]), evaluator, time.time() + (deadline - time.monotonic()),
+            tasks = [_BoxTask(problem, tuple(pending[j:j + size]), evaluator, time.time() + (deadline - time.monotonic()),
                              taylor)
                      for j in starts]
             outcomes: dict[int, Outcome] = {}
@@ -635,7 +580,7 @@ def search(problem: Problem, budget: float = 60.0, executor=None, evaluator: str
     if exhausted or interrupted:
         records.extend(BoxRecord(b, None, None, p, "undecided", stop_note) for b, p in pending)
     if any(r.box.depth for r in records):  # root boxes only are in domain order already (and may be 100,000)
-        records.sort(key=lambda r: box_order(r.box))
+        records.sort(key=lambda r: _box_order(r.box))
     verdict = "disproven" if counter is not None else (
         "proven" if all(r.decision == "holds" for r in records) else "undecided")
     return Proof(problem, verdict, records, counter, evaluations, time.monotonic() - t0, exhausted and not interrupted,

@@ -18,7 +18,7 @@ from ..core.errors import ParameterError
 from ..workers.pool import default_workers, mp_context, serial, stop_pool
 from ..workers.signals import signals_blocked, worker_init
 
-__all__ = ["LocalPool", "DaskPool", "make_executor", "GRACE"]
+__all__ = ["LocalPool", "make_executor", "GRACE"]
 
 #: seconds past the tasks' deadline before a local pool is killed (each worker finishes the box it is on first)
 GRACE = 1.0
@@ -105,19 +105,8 @@ class LocalPool:
             pool.shutdown(wait=True)
 
 
-class DaskPool:
-    """The Dask distributed cluster at a scheduler address, connected once for the whole search.
-
-    Parameters
-    ----------
-    address : str
-        E.g. ``tcp://host:8786``.
-
-    Raises
-    ------
-    ParameterError
-        Naming ``scheduler``: dask.distributed missing or the scheduler unreachable.
-    """
+class _DaskPool:
+    """The Dask distributed cluster at a scheduler address, connected once for the whole search."""
 
     def __init__(self, address: str):
         from ..workers.pool import dask_client
@@ -164,7 +153,7 @@ def make_executor(workers: int | None, scheduler: str | None):
         ``workers < 1``.
     """
     if scheduler:
-        dp = DaskPool(scheduler)
+        dp = _DaskPool(scheduler)
         return dp, dp.workers, dp.close
     n = default_workers() if workers is None else int(workers)
     if n < 1:

@@ -1,13 +1,6 @@
 """Unbounded and half-open ranges of ``rftheory prove``: ``--over d=2..inf``, ``--over 'v=(0,2]'``.
 
-A range written with ``inf`` or with brackets (``(LO,HI]``, ``[LO,HI)``, ``(LO,inf)``) cannot be
-covered by finitely many boxes.  It is proven by an argument that covers every point of it
-(:mod:`rftheory.prove.alld`: the PRF MSE differences as power series in ``v²/2`` with coefficients of
-one sign, every ``d ≥ d₀`` and every ``v > 0``), plus boxes for the integers below ``d₀``; the parts
-joined must cover the range exactly (:func:`covered`).  Without an argument, the finite part that
-boxes can cover (``d`` up to :data:`FINITE_D` past the start, reals from a small distance off an open
-end) is searched -- a counterexample there disproves the claim -- and the rest is reported undecided,
-never proven.
+Notes: :doc:`/notes/prove/extended`.
 """
 
 from __future__ import annotations
@@ -24,7 +17,7 @@ from .boxes import exact_text
 from .certificate import EXTENDED_FORMAT
 from .claim import Claim
 
-__all__ = ["Interval", "parse_interval", "is_extended", "covered", "Extended", "prove_extended", "FINITE_D",
+__all__ = ["Interval", "parse_interval", "is_extended", "covered", "prove_extended", "FINITE_D",
            "EDGE", "FORMAT", "check_extended"]
 
 #: without an all-d argument, ``d = LO..inf`` is searched on boxes for ``d = LO … LO + FINITE_D − 1``
@@ -157,7 +150,7 @@ def covered(lo: int, hi: int | None, pieces: list[tuple[int, int | None]]) -> li
 
 
 @dataclass
-class Extended:
+class _Extended:
     """The verdict on unbounded or half-open ranges: the argument used, the boxes' proof and the parts left."""
 
     claim: Claim
@@ -170,12 +163,7 @@ class Extended:
     why_no_argument: str = ""
 
     def as_json(self) -> dict[str, Any]:
-        """The verdict as JSON (``prove --json`` adds the exit status and the boxes' own report).
-
-        Returns
-        -------
-        dict
-        """
+        """The verdict as JSON (``prove --json`` adds the exit status and the boxes' own report)."""
         return {"claim": self.claim.text(), "over": [r.text() for r in self.over], "verdict": self.verdict,
                 "method": "series" if self.argument else "boxes",
                 "all_d": None if self.argument is None else self.argument.as_json(),
@@ -197,7 +185,7 @@ def _declared(claim: Claim, name: str):
 
 
 def prove_extended(claim: Claim, over: list[Interval], fixed: dict[str, str], links: dict[str, str],
-                   budget: float = 60.0, executor=None, workers: int = 1) -> Extended:
+                   budget: float = 60.0, executor=None, workers: int = 1) -> _Extended:
     """Prove, disprove or leave undecided a claim over ranges some of which are unbounded or half-open.
 
     Parameters
@@ -213,7 +201,7 @@ def prove_extended(claim: Claim, over: list[Interval], fixed: dict[str, str], li
 
     Returns
     -------
-    Extended
+    _Extended
     """
     from .boxes import make_problem
     from .engine import probe, search
@@ -238,7 +226,7 @@ def prove_extended(claim: Claim, over: list[Interval], fixed: dict[str, str], li
         else:
             pt.append((r.name, r.lo, r.lo + 1 if r.hi is None else r.hi))
     checked = make_problem(claim, pt, fixed, links)
-    ext = Extended(claim, over, "undecided")
+    ext = _Extended(claim, over, "undecided")
     arg = argument_for(claim, links, fixed, over)
     if arg is None or arg.proven():
         probe(checked)  # boxes will need enclosures: a side without a ball layer is a usage error
@@ -287,8 +275,8 @@ def prove_extended(claim: Claim, over: list[Interval], fixed: dict[str, str], li
     return ext
 
 
-def _with_argument(ext: Extended, arg: SeriesArgument, ints, reals, fixed, links, budget, executor, workers
-                   ) -> Extended:
+def _with_argument(ext: _Extended, arg: SeriesArgument, ints, reals, fixed, links, budget, executor, workers
+                   ) -> _Extended:
     """The series argument covers every ``d >= d_min`` and ``v > 0``; boxes for ``d`` below ``d_min``."""
     from .boxes import make_problem
     from .engine import search

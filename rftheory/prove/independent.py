@@ -1,24 +1,6 @@
 """The second, independent checker of ``rftheory prove`` certificates (``--check FILE --independent``).
 
-:func:`rftheory.prove.certificate.check` re-evaluates every box with the ball layer that made the
-certificate (Arb through python-flint), so an error in Arb's use or in a tail bound of
-:mod:`rftheory.numerics.arb_series` would be certified again.  This checker shares no arithmetic with
-it: each side of the claim is the *one* backend-generic definition of its result (``Result.definition``,
-declared where the result is registered) evaluated in mpmath's interval context by :data:`~rftheory.numerics.iv_backend.IV`, whose series and tail bounds are written
-apart from Arb's.  It never imports python-flint and runs where python-flint cannot be imported.
-
-The certificate is read, and its cover of the domain decided exactly, by
-:func:`rftheory.prove.certificate.structure` -- the first checker's code: one parser, one coverage test.
-Every box marked ``holds`` is then decided afresh, whatever its recorded method (``ball``, ``taylor``): both
-sides enclosed over the box (its exact rational intervals, rounded outward), bisected where the enclosures
-do not decide the claim, until every leaf is decided, a point of the box is shown to fail the claim, or
-:data:`MAX_LEAVES` leaves are spent.  Any sound interval argument confirms a box, so this one implements no
-Taylor forms.  The recorded enclosures must meet the independent ones as their method records them
-(:data:`RECORDED`), and the counterexample of a disproof is re-evaluated.  Certificates over unbounded
-ranges (:mod:`rftheory.prove.extended`) are checked by :func:`check_extended_independent`: the all-d
-argument's facts re-decided in exact rationals, the finite part's boxes as above.  Formula errors are out
-of its reach by design: both checkers evaluate the same definition, and ``rftheory verify`` tests that
-against independent routes and Monte Carlo.
+Notes: :doc:`/notes/prove/independent`.
 """
 
 from __future__ import annotations
@@ -39,9 +21,8 @@ from .certificate import Leaf, Structure, structure
 from .claim import Number, Term, fails, holds, parse_claim
 from .engine import Enclosure
 
-__all__ = ["BoxCheck", "BoxBatch", "IndependentReport", "definition_of", "enclose_iv", "check_independent",
-           "report_independent", "check_extended_independent", "report_extended_independent", "decide_fact",
-           "ExtendedReport", "CHECKER", "MAX_LEAVES", "MAX_PREC", "NOT_CHECKABLE", "RECORDED"]
+__all__ = ["enclose_iv", "check_independent",
+           "report_independent", "report_extended_independent", "decide_fact", "CHECKER", "MAX_LEAVES", "MAX_PREC", "NOT_CHECKABLE", "RECORDED"]
 
 #: how this checker names itself in reports (per box and overall)
 CHECKER = "mpmath-iv"
@@ -71,23 +52,8 @@ NOT_CHECKABLE = {
 }
 
 
-def definition_of(result) -> Callable[[Any, dict], Any]:
-    """The backend-generic definition ``f(bk, p)`` of a result (``Result.definition``), the one this checker evaluates.
-
-    Parameters
-    ----------
-    result : rftheory.core.registry.Result
-
-    Returns
-    -------
-    callable
-        ``f(bk, p)``.
-
-    Raises
-    ------
-    ParameterError
-        Naming ``check``: the result is not independently checkable (the reason is given).
-    """
+def _definition_of(result) -> Callable[[Any, dict], Any]:
+    """The backend-generic definition ``f(bk, p)`` of a result (``Result.definition``), the one this checker evaluates."""
     why = next((w for k, w in NOT_CHECKABLE.items() if result.id.startswith(k)), None)
     if why is None and result.definition is not None:
         return result.definition
@@ -165,7 +131,7 @@ def enclose_iv(pb: Problem, box: Box, prec: int) -> tuple[Enclosure, Enclosure]:
             if isinstance(side, Number):
                 out.append(Enclosure(side.value, side.value))
                 continue
-            f = definition_of(get(side.id))
+            f = _definition_of(get(side.id))
             val = IV.num(f(IV, _side_params(pb, side, box)))
             out.append(Enclosure(*endpoints(val)))
     return out[0], out[1]
@@ -182,13 +148,8 @@ RECORDED = {"ball": "each side", "taylor": "LHS - RHS"}
 
 
 @dataclass(frozen=True)
-class BoxCheck:
-    """How the independent checker judged one box of the certificate.
-
-    ``status`` is ``confirmed`` (every leaf decided by :data:`CHECKER`), ``refuted`` (a point of the box
-    fails the claim, or the recorded enclosures miss the independent ones) or ``undecided``; ``method`` is the
-    certificate's method for the box, ``leaves`` how many iv enclosures of both sides decided it.
-    """
+class _BoxCheck:
+    """How the independent checker judged one box of the certificate."""
 
     index: int
     box: str
@@ -200,12 +161,7 @@ class BoxCheck:
     note: str = ""
 
     def how(self) -> str:
-        """How the box was confirmed, in words.
-
-        Returns
-        -------
-        str
-        """
+        """How the box was confirmed, in words."""
         split = "the whole box" if self.leaves == 1 else f"{self.leaves} leaves of its bisection"
         return f"{self.checker}: both sides enclosed in mpmath iv over {split} ({self.prec} bits)"
 
@@ -232,7 +188,7 @@ def _recorded_misses(leaf: Leaf, lhs: Enclosure, rhs: Enclosure) -> str:
     return ""
 
 
-def _decide(pb: Problem, leaf: Leaf) -> BoxCheck:
+def _decide(pb: Problem, leaf: Leaf) -> _BoxCheck:
     """Decide one box marked ``holds``: enclose, bisect and raise the precision as needed."""
     op = pb.claim.op
     widths = pb.widths()
@@ -242,8 +198,8 @@ def _decide(pb: Problem, leaf: Leaf) -> BoxCheck:
     leaves, top, first = 0, prec0, True
     note = ""
 
-    def verdict(status: str, prec: int, why: str = "") -> BoxCheck:
-        return BoxCheck(leaf.index, leaf.box.text(), status, CHECKER, leaves, prec, method, why)
+    def verdict(status: str, prec: int, why: str = "") -> _BoxCheck:
+        return _BoxCheck(leaf.index, leaf.box.text(), status, CHECKER, leaves, prec, method, why)
 
     while stack:
         box, prec, whole = stack.pop()
@@ -284,13 +240,13 @@ def _decide(pb: Problem, leaf: Leaf) -> BoxCheck:
 
 
 @dataclass
-class IndependentReport:
-    """The verdict of :func:`check_independent`: ``valid``, each box's :class:`BoxCheck`, every problem, and notes."""
+class _IndependentReport:
+    """The verdict of :func:`check_independent`: ``valid``, each box's :class:`_BoxCheck`, every problem, and notes."""
 
     valid: bool
     verdict: str
     claim: str
-    boxes: list[BoxCheck] = field(default_factory=list)
+    boxes: list[_BoxCheck] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     seconds: float = 0.0
     counterexample: str = ""
@@ -318,7 +274,7 @@ def _counterexample(pb: Problem, st: Structure) -> str:
 
 
 @dataclass(frozen=True)
-class BoxBatch:
+class _BoxBatch:
     """Boxes of a certificate to decide in one worker (``run(seed)`` and ``key``, as the executors want)."""
 
     problem: Problem
@@ -329,18 +285,8 @@ class BoxBatch:
         """A name for the batch."""
         return f"independent[{self.items[0].box.text()}]x{len(self.items)}"
 
-    def run(self, seed: int = 0) -> list[BoxCheck]:
-        """Decide the boxes in order.
-
-        Parameters
-        ----------
-        seed : int
-            Unused (the check is deterministic).
-
-        Returns
-        -------
-        list of BoxCheck
-        """
+    def run(self, seed: int = 0) -> list[_BoxCheck]:
+        """Decide the boxes in order."""
         return [_decide(self.problem, lf) for lf in self.items]
 
 
@@ -357,7 +303,7 @@ def _checkable(claim_text: Any) -> None:
     except (RFTheoryError, ValueError):
         return  # a malformed claim: structure() reports it as a problem of the certificate
     for t in terms:
-        definition_of(get(t.id))
+        _definition_of(get(t.id))
 
 
 def _provenance_notes(cert: dict[str, Any], pb: Problem) -> list[str]:
@@ -385,26 +331,23 @@ def _provenance_notes(cert: dict[str, Any], pb: Problem) -> list[str]:
     return notes
 
 
-def check_independent(cert: dict[str, Any], on_box: Callable[[BoxCheck], None] | None = None,
-                      executor=None) -> IndependentReport:
+def check_independent(cert: dict[str, Any], on_box: Callable[[_BoxCheck], None] | None = None,
+                      executor=None) -> _IndependentReport:
     """Re-verify a certificate with the independent checker (mpmath ``iv``; python-flint never imported).
 
-    The certificate is read and its cover decided by :func:`rftheory.prove.certificate.structure` (the one
-    coverage check of both checkers); every leaf marked ``holds`` is then decided afresh by :func:`enclose_iv`,
-    whatever its recorded method (:data:`RECORDED`), and the counterexample re-evaluated.
+    Notes: :doc:`/notes/prove/independent`.
 
     Parameters
     ----------
     cert : dict
-        The certificate (:func:`rftheory.prove.certificate.load`).
     on_box : callable, optional
-        Called with each box's :class:`BoxCheck` as it is decided (a progress bar).
+        Called with each box's :class:`_BoxCheck` as it is decided (a progress bar).
     executor : callable, optional
         ``run(tasks, seed)`` of :mod:`rftheory.workers.pool` (default serial); the report does not depend on it.
 
     Returns
     -------
-    IndependentReport
+    _IndependentReport
         ``valid`` when the cover is exact, every box marked ``holds`` is confirmed, a counterexample is
         confirmed and the verdict follows; else every problem found.
 
@@ -418,14 +361,14 @@ def check_independent(cert: dict[str, Any], on_box: Callable[[BoxCheck], None] |
     t0 = time.monotonic()
     _checkable(cert.get("claim"))  # not checkable: a usage error, before the domain and any box
     st = structure(cert)
-    rep = IndependentReport(False, st.verdict, st.claim, problems=list(st.problems))
+    rep = _IndependentReport(False, st.verdict, st.claim, problems=list(st.problems))
     pb = st.problem
     if pb is None or rep.problems:
         rep.seconds = time.monotonic() - t0
         return rep
     rep.notes = _provenance_notes(cert, pb)
     todo = [lf for lf in st.leaves if lf.decision == "holds"]
-    tasks = [BoxBatch(pb, tuple(todo[j:j + BATCH])) for j in range(0, len(todo), BATCH)]
+    tasks = [_BoxBatch(pb, tuple(todo[j:j + BATCH])) for j in range(0, len(todo), BATCH)]
     for _, out in (executor or serial)(tasks, 0):
         for bc in out:
             rep.boxes.append(bc)
@@ -445,7 +388,7 @@ def check_independent(cert: dict[str, Any], on_box: Callable[[BoxCheck], None] |
     return rep
 
 
-def _box_json(b: BoxCheck) -> dict[str, Any]:
+def _box_json(b: _BoxCheck) -> dict[str, Any]:
     """One box of the JSON report."""
     out: dict[str, Any] = {"index": b.index, "box": b.box, "method": b.method, "status": b.status,
                            "checker": b.checker, "leaves": b.leaves, "prec": b.prec}
@@ -462,7 +405,6 @@ def report_independent(cert: dict[str, Any], path: str, as_json: bool, executor=
     Parameters
     ----------
     cert : dict
-        The certificate.
     path : str
         Its file (named in the report).
     as_json : bool
@@ -593,8 +535,8 @@ def decide_fact(expr: str, rel: str, domain: list[tuple[str, int]]) -> bool:
 
 
 @dataclass
-class ExtendedReport:
-    """The verdict of :func:`check_extended_independent`: problems, notes, and the finite boxes' report."""
+class _ExtendedReport:
+    """The verdict of :func:`_check_extended_independent`: problems, notes, and the finite boxes' report."""
 
     valid: bool
     claim: str
@@ -602,38 +544,15 @@ class ExtendedReport:
     facts: int = 0
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-    finite: IndependentReport | None = None
+    finite: _IndependentReport | None = None
 
 
-def check_extended_independent(data: dict[str, Any], executor=None) -> ExtendedReport:
-    """Re-verify a certificate over unbounded ranges (:data:`rftheory.prove.extended.FORMAT`) independently.
-
-    The series argument must be the one rftheory derives for the claim (its lemma -- the series and why its
-    coefficients have one sign -- is mathematics written in :mod:`rftheory.prove.alld`, shared with the first
-    checker); each of its recorded facts is re-decided by :func:`decide_fact` (exact rationals, a shift written
-    here); the boxes of the finite part are re-verified by :func:`check_independent` (mpmath iv); the parts must
-    cover the range (:func:`rftheory.prove.extended.covered`, shared).
-
-    Parameters
-    ----------
-    data : dict
-        The certificate.
-    executor : callable, optional
-        For the finite part's boxes.
-
-    Returns
-    -------
-    ExtendedReport
-
-    Raises
-    ------
-    ParameterError
-        The finite part's claim is not independently checkable.
-    """
+def _check_extended_independent(data: dict[str, Any], executor=None) -> _ExtendedReport:
+    """Re-verify a certificate over unbounded ranges (:data:`rftheory.prove.extended.FORMAT`) independently."""
     from .alld import argument_for
     from .extended import covered, parse_interval
 
-    rep = ExtendedReport(False, str(data.get("claim"))[:2000], str(data.get("verdict"))[:40])
+    rep = _ExtendedReport(False, str(data.get("claim"))[:2000], str(data.get("verdict"))[:40])
     try:
         claim = parse_claim(str(data["claim"]))
         over = [parse_interval(str(t)) for t in data["over"]]
@@ -700,7 +619,7 @@ def check_extended_independent(data: dict[str, Any], executor=None) -> ExtendedR
 
 
 def report_extended_independent(data: dict[str, Any], path: str, as_json: bool, executor=None) -> int:
-    """Run :func:`check_extended_independent` for ``--check FILE --independent`` on an unbounded-range certificate.
+    """Run :func:`_check_extended_independent` for ``--check FILE --independent`` on an unbounded-range certificate.
 
     Parameters
     ----------
@@ -716,7 +635,7 @@ def report_extended_independent(data: dict[str, Any], path: str, as_json: bool, 
     """
     import json
 
-    rep = check_extended_independent(data, executor=executor)
+    rep = _check_extended_independent(data, executor=executor)
     fin = rep.finite
     if as_json:
         print(json.dumps({"certificate": path, "valid": rep.valid, "checker": CHECKER, "claim": rep.claim,

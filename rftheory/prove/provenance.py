@@ -1,31 +1,6 @@
 """What a certificate was made with: library versions and a hash of the definitions its boxes evaluated.
 
-A certificate is re-checked later, perhaps with other versions of rftheory,
-python-flint (FLINT, which contains Arb since FLINT 3) or mpmath.  To let a
-referee tell whether a check checks the same thing, a certificate records
-:func:`versions` and, for every result its claim evaluates,
-:func:`definition_hash`: a SHA-256 of the source text of every function and
-class the result's ball evaluator can reach, found statically from the
-evaluator's code.
-
-The reach is computed from the code objects, not by tracing an evaluation
-(a traced run depends on the point evaluated and on what earlier runs left
-in caches).  Starting from the ball evaluator, ``rftheory.ball.enclose``,
-the class of results (its ``validate``) and the defaults of the result's
-parameters, it follows every global name a
-function's code (nested functions and comprehensions included) refers to:
-a function or class of rftheory is added with its whole source and
-followed in turn; a module of rftheory contributes the members its
-attributes name; an instance of an rftheory class (the Arb backend
-``ARB``) contributes its class, with every method and base class; a
-module-level constant (a number, string, fraction or tuple of them, such as
-a series' term limit) contributes its ``repr``.  Code outside rftheory
-(python-flint, mpmath, the standard library) is covered by the versions.
-The hash is deterministic: the same source gives the same hash in any
-process, whatever ran before.  What it cannot see is a function reached
-only through a table lookup by name; those tables' modules are reached
-through the code that reads them, but not the entries they hold -- the
-versions cover them.
+Notes: :doc:`/notes/prove/provenance`.
 """
 
 from __future__ import annotations
@@ -196,7 +171,7 @@ def reach(roots: list[Any]) -> dict[str, str]:
 
 
 def definition_hash(result_id: str) -> dict[str, Any]:
-    """The SHA-256 of the definitions the ball layer evaluates for ``result_id`` (see the module docstring).
+    """The SHA-256 of the definitions the ball layer evaluates for ``result_id`` (:doc:`/notes/prove/provenance`).
 
     Parameters
     ----------

@@ -1,13 +1,6 @@
 """A ball root-finder: where the two sides of a claim cross, enclosed by a proven sign change.
 
-For ``g = LHS - RHS`` along one real parameter, :func:`crossing` proves the
-sign of ``g`` at both ends of the range (ball enclosures at the end points
-that exclude 0), then bisects: at each midpoint the enclosure of ``g`` is
-raised in precision until it excludes 0, and the half where the sign changes
-is kept.  It returns ``[a, b]`` with ``g(a)`` and ``g(b)`` of opposite,
-proven signs: the sides are continuous there, so they cross inside.  It
-does not prove that the crossing is unique (prove the claim on ``[LO, a]``
-and its converse on ``[b, HI]`` for that).
+Notes: :doc:`/notes/prove/roots`.
 """
 
 from __future__ import annotations
@@ -19,28 +12,12 @@ from ..core.errors import ParameterError, RFTheoryError
 from .boxes import Box, Problem
 from .engine import MAX_PREC, START_PREC, Enclosure, enclose_sides
 
-__all__ = ["Crossing", "crossing", "sign_at", "Isolation", "isolate"]
+__all__ = ["crossing", "isolate"]
 
 
 @dataclass(frozen=True)
-class Crossing:
-    """A proven sign change of ``LHS - RHS`` on ``[lo, hi]`` at one integer point.
-
-    Attributes
-    ----------
-    ints : tuple of (str, int)
-        The integer parameters.
-    name : str
-        The real parameter.
-    lo, hi : Fraction
-        The enclosing interval; ``sign_lo = -sign_hi``.
-    sign_lo : int
-        The proven sign of ``LHS - RHS`` at ``lo`` (+1 or -1).
-    at_lo, at_hi : tuple of Enclosure
-        The two sides' enclosures at ``lo`` and at ``hi``.
-    prec : int
-        The highest working precision used.
-    """
+class _Crossing:
+    """A proven sign change of ``LHS - RHS`` on ``[lo, hi]`` at one integer point."""
 
     ints: tuple[tuple[str, int], ...]
     name: str
@@ -52,26 +29,9 @@ class Crossing:
     prec: int
 
 
-def sign_at(problem: Problem, point: Box, prec: int = START_PREC, evaluator: str | None = None
+def _sign_at(problem: Problem, point: Box, prec: int = START_PREC, evaluator: str | None = None
             ) -> tuple[int, tuple[Enclosure, Enclosure], int]:
-    """The proven sign of ``LHS - RHS`` at a point, raising the precision until the enclosures separate.
-
-    Parameters
-    ----------
-    problem : Problem
-    point : Box
-        A box of width 0.
-    prec : int, optional
-        The first working precision (bits).
-    evaluator : str, optional
-        See :func:`rftheory.prove.engine.enclose_sides`.
-
-    Returns
-    -------
-    tuple of (int, tuple of Enclosure, int)
-        +1 or -1 (0 when the sides overlap up to :data:`~rftheory.prove.engine.MAX_PREC` bits),
-        the two enclosures, and the precision used.
-    """
+    """The proven sign of ``LHS - RHS`` at a point, raising the precision until the enclosures separate."""
     p = prec
     while True:
         try:
@@ -90,7 +50,7 @@ def sign_at(problem: Problem, point: Box, prec: int = START_PREC, evaluator: str
 
 
 def crossing(problem: Problem, rel_width: Fraction = Fraction(1, 10**12), evaluator: str | None = None
-             ) -> list[Crossing | str]:
+             ) -> list[_Crossing | str]:
     """Enclose, at each integer point of ``problem``, where its two sides cross in its one real range.
 
     Parameters
@@ -105,7 +65,7 @@ def crossing(problem: Problem, rel_width: Fraction = Fraction(1, 10**12), evalua
 
     Returns
     -------
-    list of Crossing or str
+    list of _Crossing or str
         Per integer point (in order): the crossing, or why there is none to enclose (the signs at LO and
         HI are not proven opposite).
 
@@ -117,13 +77,13 @@ def crossing(problem: Problem, rel_width: Fraction = Fraction(1, 10**12), evalua
     if len(problem.real_ranges) != 1:
         raise ParameterError("root", "needs exactly one real --over range (the parameter to solve for)")
     r = problem.real_ranges[0]
-    out: list[Crossing | str] = []
+    out: list[_Crossing | str] = []
     for root in problem.roots():
         def pt(x: Fraction) -> Box:
             return Box(root.ints, ((r.name, x, x),))
 
-        s_lo, e_lo, p1 = sign_at(problem, pt(r.lo), evaluator=evaluator)
-        s_hi, e_hi, p2 = sign_at(problem, pt(r.hi), evaluator=evaluator)
+        s_lo, e_lo, p1 = _sign_at(problem, pt(r.lo), evaluator=evaluator)
+        s_hi, e_hi, p2 = _sign_at(problem, pt(r.hi), evaluator=evaluator)
         at = ", ".join(f"{k}={v}" for k, v in root.ints)
         if s_lo == 0 or s_hi == 0 or s_lo == s_hi:
             out.append(f"{at + ': ' if at else ''}LHS - RHS has sign {s_lo:+d} at {r.name}={r.lo} and {s_hi:+d} at "
@@ -132,7 +92,7 @@ def crossing(problem: Problem, rel_width: Fraction = Fraction(1, 10**12), evalua
         a, b, prec = r.lo, r.hi, max(p1, p2)
         while b - a > rel_width * max(r.hi - r.lo, abs(a + b) / 2):
             m = (a + b) / 2
-            s, e, p = sign_at(problem, pt(m), prec, evaluator)
+            s, e, p = _sign_at(problem, pt(m), prec, evaluator)
             prec = max(prec, p)
             if s == 0:
                 break  # the sides agree at m to MAX_PREC bits: [a, b] is as narrow as balls can make it
@@ -140,32 +100,17 @@ def crossing(problem: Problem, rel_width: Fraction = Fraction(1, 10**12), evalua
                 a, e_lo = m, e
             else:
                 b, e_hi = m, e
-        out.append(Crossing(root.ints, r.name, a, b, s_lo, e_lo, e_hi, prec))
+        out.append(_Crossing(root.ints, r.name, a, b, s_lo, e_lo, e_hi, prec))
     return out
 
 
 @dataclass(frozen=True)
-class Isolation:
-    """Every crossing of ``LHS - RHS`` on the range at one integer point, each isolated.
-
-    Attributes
-    ----------
-    ints : tuple of (str, int)
-        The integer parameters.
-    name : str
-        The real parameter.
-    roots : tuple of Crossing
-        Each with a proven sign change at its ends and a derivative enclosure over it that excludes 0:
-        exactly one zero inside.
-    undecided : tuple of (Fraction, Fraction)
-        Intervals where neither ``g ≠ 0`` nor a single root was proven (empty: the count is proven).
-    pieces : int
-        Intervals of the cover (``g`` excluded from 0, monotone without a sign change, or one root).
-    """
+class _Isolation:
+    """Every crossing of ``LHS - RHS`` on the range at one integer point, each isolated."""
 
     ints: tuple[tuple[str, int], ...]
     name: str
-    roots: tuple[Crossing, ...]
+    roots: tuple[_Crossing, ...]
     undecided: tuple[tuple[Fraction, Fraction], ...]
     pieces: int
 
@@ -176,14 +121,10 @@ class Isolation:
 
 
 def isolate(problem: Problem, rel_width: Fraction = Fraction(1, 10**12), max_pieces: int = 20_000,
-            evaluator: str | None = None) -> list[Isolation]:
+            evaluator: str | None = None) -> list[_Isolation]:
     """Isolate every crossing of the two sides along the one real range, at each integer point.
 
-    The range is bisected; on each interval ``I`` the Taylor form of ``g = LHS − RHS``
-    (:func:`rftheory.prove.taylor.difference_forms`) either excludes 0 (no crossing), or ``g'(I)``
-    excludes 0 (``g`` strictly monotone on ``I``): then the signs of ``g`` proven at the ends decide
-    between no crossing and exactly one, which is narrowed by bisection to ``rel_width`` of the range.
-    Intervals narrower than ``2^-40`` of the range without a decision are reported undecided.
+    Notes: :doc:`/notes/prove/roots`.
 
     Parameters
     ----------
@@ -194,11 +135,11 @@ def isolate(problem: Problem, rel_width: Fraction = Fraction(1, 10**12), max_pie
     max_pieces : int, optional
         Per integer point; beyond it the rest is undecided.
     evaluator : str, optional
-        For the point signs (see :func:`sign_at`).
+        For the point signs (see :func:`_sign_at`).
 
     Returns
     -------
-    list of Isolation
+    list of _Isolation
         Per integer point, in order.
 
     Raises
@@ -221,10 +162,10 @@ def isolate(problem: Problem, rel_width: Fraction = Fraction(1, 10**12), max_pie
 
         def sign(x: Fraction):
             if x not in signs:
-                signs[x] = sign_at(problem, pt(x), evaluator=evaluator)
+                signs[x] = _sign_at(problem, pt(x), evaluator=evaluator)
             return signs[x]
 
-        found: list[Crossing] = []
+        found: list[_Crossing] = []
         undecided: list[tuple[Fraction, Fraction]] = []
         stack = [(r.lo, r.hi)]
         pieces = 0
@@ -235,7 +176,7 @@ def isolate(problem: Problem, rel_width: Fraction = Fraction(1, 10**12), max_pie
                 forms = difference_forms(problem, Box(root.ints, ((r.name, a, b),)), prec)
                 if forms is None:
                     raise ParameterError("root", "a side has no derivative (jet) definition, so a root cannot be "
-                                         "proven unique; see rftheory.prove.taylor.DEFINITIONS")
+                                         "proven unique (rftheory.prove.taylor.has_jet)")
                 if not forms[0].contains(0) or not forms[1].contains(0):
                     break
             assert forms is not None
@@ -259,7 +200,7 @@ def isolate(problem: Problem, rel_width: Fraction = Fraction(1, 10**12), max_pie
                         lo_, ea = (m, e) if s == sa else (lo_, ea)
                         hi_, eb = (m, e) if s != sa else (hi_, eb)
                         prec = max(prec, p)
-                    found.append(Crossing(root.ints, r.name, lo_, hi_, sa, ea, eb, prec))
+                    found.append(_Crossing(root.ints, r.name, lo_, hi_, sa, ea, eb, prec))
                     pieces += 1
                     continue
             if b - a < width / 2**40 or pieces + len(stack) > max_pieces:
@@ -268,5 +209,5 @@ def isolate(problem: Problem, rel_width: Fraction = Fraction(1, 10**12), max_pie
             m = (a + b) / 2
             stack += [(m, b), (a, m)]
         found.sort(key=lambda c: c.lo)
-        out.append(Isolation(root.ints, r.name, tuple(found), tuple(sorted(undecided)), pieces))
+        out.append(_Isolation(root.ints, r.name, tuple(found), tuple(sorted(undecided)), pieces))
     return out

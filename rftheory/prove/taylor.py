@@ -1,338 +1,89 @@
-"""Derivatives in ball arithmetic and centred forms: first-order jets over Arb.
+"""Taylor forms in ball arithmetic: a result's one definition evaluated on jets (:mod:`rftheory.ball.jet`).
 
-A :class:`Jet` is ``(value, derivative)`` of a function of one real parameter, both Arb balls; the
-backend :data:`JET` evaluates a result's one definition (the same ``bk``-generic formula as its ball
-layer) on jets, so ``f(I)`` and ``f'(I)`` over an interval ``I`` come out together.  Two uses:
-
-* the **centred form** (mean-value form) of a box, ``f(I) ⊂ f(c) + f'(I)·(I − c)``, whose width
-  shrinks like the square of the box's (:func:`enclose`, an evaluator for ``prove``);
-* **root isolation** (:mod:`rftheory.prove.roots`): ``f'(I)`` excluding 0 proves ``f`` strictly
-  monotone on ``I``, so a proven sign change there is exactly one root.
-
-The results with a jet definition are those of :data:`DEFINITIONS`; the others fall back to the
-plain ball (the width of a box's enclosure then grows like the box's).
+The centred form of a box, ``f(I) ⊂ f(c) + f'(I)·(I − c)`` and its order-3 version (:func:`enclose`,
+:func:`difference_forms`), and ``f'(I)`` for root isolation (:mod:`rftheory.prove.roots`). A result has a
+jet where its ball layer is its definition; a definition the jets cannot follow falls back to the plain ball.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
 import flint
 from flint import arb, arb_series
 
+from ..ball.jet import JET, Jet, NoJet, lift
 from ..numerics.backends import ARB
 
-__all__ = ["Jet", "JET", "DEFINITIONS", "ORDER", "has_jet", "jet_enclose", "derivative", "taylor_form", "enclose",
-           "FORM"]
+__all__ = ["Jet", "JET", "NoJet", "ORDER", "has_jet", "jet_enclose", "derivative", "taylor_form", "enclose", "FORM"]
 
 #: the name of the centred form in certificates
 FORM = "Taylor form of order 3: f, f', f'' at the centre, f'''/6 over the box (Arb series)"
-
 
 #: the order of the Taylor form of a box (the remainder term's power)
 ORDER = 3
 
 
-def _lift(x, n: int) -> Jet:
-    """A constant as a jet of length ``n``."""
-    if isinstance(x, Jet):
-        return x
-    return Jet(arb_series([ARB.num(x) if not isinstance(x, arb) else x], prec=n))
-
-
-class Jet:
-    """A truncated Taylor series in one real parameter over Arb (``flint.arb_series``): coefficient ``k``
-    contains ``f^(k)(x)/k!`` for every ``x`` of the ball it was evaluated at."""
-
-    __slots__ = ("s",)
-
-    def __init__(self, s):
-        self.s = s
-
-    @property
-    def n(self) -> int:
-        return self.s.prec
-
-    @property
-    def value(self) -> arb:
-        return self.coeff(0)
-
-    @property
-    def deriv(self) -> arb:
-        return self.coeff(1)
-
-    def coeff(self, k: int) -> arb:
-        """The ``k``-th Taylor coefficient.
-
-        Parameters
-        ----------
-        k : int
-            The order (``0`` the value, ``1`` the derivative).
-
-        Returns
-        -------
-        flint.arb
-            A ball containing ``f^(k)(x)/k!`` for every ``x`` of the ball the jet was evaluated at;
-            ``arb(0)`` beyond the coefficients the series holds.
-        """
-        c = self.s.coeffs()
-        return c[k] if k < len(c) else arb(0)
-
-    def _o(self, o):
-        if isinstance(o, Jet):
-            return o.s
-        return ARB.num(o) if not isinstance(o, arb) else o
-
-    def __add__(self, o):
-        return Jet(self.s + self._o(o))
-
-    __radd__ = __add__
-
-    def __neg__(self):
-        return Jet(-self.s)
-
-    def __pos__(self):
-        return self
-
-    def __sub__(self, o):
-        return Jet(self.s - self._o(o))
-
-    def __rsub__(self, o):
-        return Jet(self._o(o) - self.s)
-
-    def __mul__(self, o):
-        return Jet(self.s * self._o(o))
-
-    __rmul__ = __mul__
-
-    def __truediv__(self, o):
-        return Jet(self.s / self._o(o))
-
-    def __rtruediv__(self, o):
-        return Jet(self._o(o) / self.s)
-
-    def __pow__(self, k):
-        if not isinstance(k, int) or k < 0:
-            raise TypeError("a jet takes non-negative integer powers only")
-        out = _lift(1, self.n)
-        for _ in range(k):
-            out = out * self
-        return out
-
-    def __abs__(self):
-        if self.value > 0:
-            return self
-        if self.value < 0:
-            return -self
-        # |f| where f's sign is unknown: only a size (the scale of what cancels), never a value
-        return Jet(arb_series([abs(self.value)] + [arb(0, abs(c).upper()) for c in self.s.coeffs()[1:]],
-                              prec=self.n))
-
-    def __repr__(self):
-        return f"Jet({self.s})"
-
-
-class _JetBackend:
-    """The backend of jets: the operations of :class:`~rftheory.numerics.backends.Arb` on Taylor series."""
-
-    name = "arb-jet"
-
-    @staticmethod
-    def num(x):
-        return x if isinstance(x, Jet) else ARB.num(x)
-
-    @staticmethod
-    def frac(p, q=1):
-        return ARB.frac(p, q)  # a constant stays a ball
-
-    @staticmethod
-    def pi():
-        return arb.pi()
-
-    @staticmethod
-    def exp(x):
-        return Jet(x.s.exp()) if isinstance(x, Jet) else x.exp()
-
-    @staticmethod
-    def expm1(x):
-        if not isinstance(x, Jet):
-            return x.expm1()
-        c = x.s.exp().coeffs()
-        c[0] = x.value.expm1()  # exp − 1 differs from exp in the constant term only; expm1 keeps it accurate
-        return Jet(arb_series(c, prec=x.n))
-
-    @staticmethod
-    def log(x):
-        return Jet(x.s.log()) if isinstance(x, Jet) else x.log()
-
-    @staticmethod
-    def sqrt(x):
-        return Jet(x.s.sqrt()) if isinstance(x, Jet) else x.sqrt()
-
-    @staticmethod
-    def hyp1f1(a, b, x):
-        """``₁F₁(a; b; x)``: its Taylor series at ``x₀`` (``F^(k) = (a)_k/(b)_k ₁F₁(a+k; b+k; x₀)``, DLMF 13.3.16)
-        composed with ``x − x₀``."""
-        A, B = ARB.num(a), ARB.num(b)
-        if not isinstance(x, Jet):
-            return ARB.num(x).hypgeom_1f1(A, B)
-        n, x0 = x.n, x.value
-        coef, poch = [], arb(1)
-        for k in range(n):
-            coef.append(poch * x0.hypgeom_1f1(A + k, B + k) / arb.fac_ui(k))
-            poch = poch * (A + k) / (B + k)
-        u = x.s - x0  # valuation >= 1
-        out = arb_series([coef[-1]], prec=n)
-        for k in range(n - 2, -1, -1):  # Horner in u
-            out = out * u + coef[k]
-        return Jet(out)
-
-
-#: the jet backend
-JET = _JetBackend()
-
-
-def _prf_mse(bk, p, x):
-    from ..papers.simrf.prf import prf_mse_bracket
-
-    v = p["v"]
-    a = p["x_norm"] if p.get("_x_norm_given") else v / 2
-    b = p["y_norm"] if p.get("_y_norm_given") else v / 2
-    return prf_mse_bracket(bk, p["coupling"], p["d"], p["m"], v, a, b).value
-
-
-def _prf_gap(bk, p, x):
-    from ..papers.simrf.prf import prf_gap_bracket
-
-    v = p["v"]
-    a = p["x_norm"] if p.get("_x_norm_given") else v / 2
-    b = p["y_norm"] if p.get("_y_norm_given") else v / 2
-    return prf_gap_bracket(bk, p["coupling"], p["d"], p["m"], v, a, b).value
-
-
-def _rff_mse(bk, p, x):
-    from ..numerics.rff.pairs import rff_mse_bracket
-
-    z = p["z"]
-    return rff_mse_bracket(bk, p["coupling"], p["d"], p["m"], z * z).value
-
-
-def _orf_variance(bk, p, x):
-    from ..numerics.rff.pairs import rff_mse_bracket
-
-    z = p["z"]
-    return rff_mse_bracket(bk, "orthogonal", p["d"], p["m"], z * z).value
-
-
-def _rff_variance(bk, p, x):
-    from ..papers.orf.rff_variance import rff_variance
-
-    return rff_variance(p["m"], p["z"], bk)
-
-
-def _ratio_asymptotic(bk, p, x):
-    from ..papers.simrf.rff_asymptotic import ratio_asymptotic
-
-    z = p["z"]
-    return ratio_asymptotic(bk, p["d"], p["m"], z * z)
-
-
-def _sutherland(name):
-    def f(bk, p, x):
-        from ..papers.sutherland import variance
-
-        return getattr(variance, name)(bk, p)
-    return f
-
-
-def _conformity(coupling):
-    def f(bk, p, x):
-        from ..papers.simrf.conformity import conformity
-
-        return conformity(bk, coupling, p["d"], p["v"])
-    return f
-
-
-#: result ID -> ``f(bk, params, name)``: the result's definition on a backend, the couplings that have one
-DEFINITIONS: dict[str, tuple[Callable[..., Any], tuple[str, ...] | None]] = {
-    "simrf.prf_mse": (_prf_mse, ("iid", "orthogonal")),
-    "simrf.prf_gap": (_prf_gap, ("orthogonal",)),
-    "simrf.rff_mse": (_rff_mse, ("iid", "orthogonal")),
-    "orf.variance": (_orf_variance, None),
-    "orf.rff_variance": (_rff_variance, None),
-    "simrf.rff_ratio_asymptotic": (_ratio_asymptotic, None),
-    "sutherland.var_phi": (_sutherland("var_phi_value"), None),
-    "sutherland.var_psi": (_sutherland("var_psi_value"), None),
-    "sutherland.phi_beats_psi": (_sutherland("phi_beats_psi_value"), None),
-    "simrf.conformity.iid": (_conformity("iid"), None),
-    "simrf.conformity.orthogonal": (_conformity("orthogonal"), None),
-}
-
-
-def _with_defaults(result_id: str, params: dict[str, Any]) -> dict[str, Any]:
-    """``params`` with the result's constant defaults of the parameters not given (a default that depends on
-    other parameters, such as ``x_norm = v/2``, is left to the definition)."""
-    from ..catalog import get
-
-    out = dict(params)
-    for p in get(result_id).params:
-        if p.name not in out and p.default is not None and not callable(p.default):
-            out[p.name] = p.default
-    return out
-
-
-def has_jet(result_id: str, params: dict[str, Any]) -> bool:
-    """Whether ``result_id`` at these (fixed) parameters has a jet definition.
+def has_jet(result_id: str) -> bool:
+    """Whether ``result_id``'s ball layer is its one definition, which :func:`jet_enclose` then differentiates.
 
     Parameters
     ----------
     result_id : str
-    params : dict
 
     Returns
     -------
     bool
+        True also where the definition's path at some parameters has no jet: :func:`jet_enclose` then raises :class:`NoJet`.
     """
-    if result_id not in DEFINITIONS:
-        return False
-    couplings = DEFINITIONS[result_id][1]
-    return couplings is None or _with_defaults(result_id, params).get("coupling") in couplings
+    from ..catalog import get
+
+    r = get(result_id)
+    return r.definition is not None and getattr(r.ball_layer, "evaluate", False) is None
 
 
 def jet_enclose(result_id: str, prec: int, name: str, order: int = 1, **params: Any) -> Jet:
-    """``f`` and ``df/d(name)`` over the ball ``params[name]``, at ``prec`` bits.
-
-    The parameters are those :func:`rftheory.ball.enclose` takes, already validated by it (the callers
-    here enclose the plain ball first, or take them from a validated problem); ``name``'s ball becomes
-    the jet's variable.
+    """``f`` and its derivatives in ``name`` over the ball ``params[name]``: ``definition(JET, p)``, at ``prec`` bits.
 
     Parameters
     ----------
     result_id : str
-        A result of :data:`DEFINITIONS`.
+        A result with :func:`has_jet`.
     prec : int
     name : str
         The real parameter to differentiate in.
     order : int, optional
         The highest derivative (the series has ``order + 1`` coefficients).
     **params
-        As for :func:`rftheory.ball.enclose`.
+        As for :func:`rftheory.ball.enclose`, validated by the caller (the plain ball, or the problem's exact box).
 
     Returns
     -------
     Jet
+
+    Raises
+    ------
+    NoJet
+        The result has no jet, or its definition takes a path the jets cannot follow.
     """
-    fn, _ = DEFINITIONS[result_id]
+    from ..ball.api import ball_params
+    from ..catalog import get
+
+    res = get(result_id)
+    definition = res.definition
+    if definition is None or not has_jet(result_id):
+        raise NoJet(f"{result_id}: its ball layer is not its definition")
     with flint.ctx.workprec(prec):
-        p = {k: v if isinstance(v, (int, str, arb)) else ARB.num(Fraction(v))
-             for k, v in _with_defaults(result_id, params).items()}
-        for k in ("x_norm", "y_norm"):
-            p[f"_{k}_given"] = k in params
-        x = p[name]
-        p[name] = Jet(arb_series([x if isinstance(x, arb) else ARB.num(x), arb(1)], prec=order + 1))
-        return _lift(fn(JET, p, name), order + 1)
+        p = ball_params(res, params, check_corners=False)  # the callers validated the exact box
+        p[name] = Jet.variable(p[name], order)
+        for q in res.params:  # a default computed from the variable moves with it (x_norm = v/2)
+            if callable(q.default) and q.kind == "real" and q.name not in params and p.get(q.name) is not None:
+                p[q.name] = JET.num(q.default(p))
+        try:
+            return lift(definition(JET, p), order + 1)
+        except (TypeError, AttributeError) as exc:  # an operation on Arb balls only: no Taylor series
+            raise NoJet(f"{result_id}: {type(exc).__name__}: {exc}") from None
 
 
 def derivative(result_id: str, prec: int, name: str, **params: Any) -> arb:
@@ -364,10 +115,7 @@ def derivative(result_id: str, prec: int, name: str, **params: Any) -> arb:
 def taylor_form(result_id: str, prec: int, name: str, order: int = ORDER, **params: Any) -> arb:
     """The Taylor form of order ``order`` over the ball ``params[name]`` (centre ``c``, radius ``r``).
 
-    .. math:: f(I) \\subset \\sum_{k<N} \\frac{f^{(k)}(c)}{k!}[-r, r]^k + \\frac{f^{(N)}(I)}{N!}[-r, r]^N
-
-    (Taylor's theorem with the Lagrange remainder: every coefficient but the last at the centre, the last
-    over the whole ball).
+    Notes: :doc:`/notes/prove/taylor`.
 
     Parameters
     ----------
@@ -397,9 +145,7 @@ def taylor_form(result_id: str, prec: int, name: str, order: int = ORDER, **para
 def enclose(result_id: str, prec: int, **params: Any) -> arb:
     """An enclosure of ``result_id`` over the balls in ``params``: the Taylor form intersected with the plain ball.
 
-    With exactly one real parameter given as a ball of positive radius and a jet definition, the
-    Taylor form of order :data:`ORDER` (:func:`taylor_form`), intersected with the plain ball
-    enclosure (both contain every value, so their intersection does); otherwise the plain ball.
+    Notes: :doc:`/notes/prove/taylor`.
 
     Parameters
     ----------
@@ -416,10 +162,13 @@ def enclose(result_id: str, prec: int, **params: Any) -> arb:
 
     wide = [k for k, v in params.items() if isinstance(v, arb) and v.rad() > 0]
     base = plain(result_id, prec, **params)
-    if len(wide) != 1 or not has_jet(result_id, params):
+    if len(wide) != 1 or not has_jet(result_id):
         return base
     with flint.ctx.workprec(prec):
-        tf = taylor_form(result_id, prec, wide[0], ORDER, **params)
+        try:
+            tf = taylor_form(result_id, prec, wide[0], ORDER, **params)
+        except NoJet:
+            return base
         if not tf.is_finite() or not tf.overlaps(base):
             return base
         return tf.intersection(base)
@@ -438,17 +187,18 @@ def _side_series(problem, side, box, prec: int, name: str, order: int):
     if isinstance(side, Number):
         return arb_series([ARB.frac(side.value)], prec=order + 1)
     params = problem.term_params(side, box, prec)
-    if not has_jet(side.id, params):
+    if not has_jet(side.id):
         return None
-    return jet_enclose(side.id, prec, name, order, **params).s
+    try:
+        return jet_enclose(side.id, prec, name, order, **params).s
+    except NoJet:
+        return None
 
 
 def difference_forms(problem, box, prec: int) -> tuple[arb, arb] | None:
     """Enclosures of ``g = LHS − RHS`` and of ``g'`` over a box with one real interval (None without jets).
 
-    ``g(I)`` by the Taylor form of order :data:`ORDER` of the difference (the two sides' series
-    subtracted before the box's width enters, so the cancellation between them costs nothing);
-    ``g'(I)`` by the centred form of the derivative.
+    Notes: :doc:`/notes/prove/taylor`.
 
     Parameters
     ----------
