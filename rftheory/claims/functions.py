@@ -350,7 +350,7 @@ def hrf_thm35_corrected() -> FunctionResult:
              "(A+- = sinh(r^2 (1 +- cos theta))/sinh(2r^2) in [0, 1]), and (1 - t)/(pi r^2) + t/(sqrt(pi) r) is "
              f"decreasing in r and > 1 at r = {_R_SMALL} for t = 0, 1 (Arb)"]
     for t in (0, 1):
-        c = _cover(t, _R_SMALL, Fraction(20))
+        c = _cover(t, _R_SMALL, Fraction(20), bound=_corrected_share)
         if c.counterexample is not None:
             th, rr = c.counterexample
             return FunctionResult("disproven", (f"1/n = {t}: F > bound^2 proven at theta = {th}, r = {rr}",))

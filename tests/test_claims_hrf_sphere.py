@@ -1,0 +1,90 @@
+"""HRF on the sphere: Thm 3.5's corrected bound and hybrid < base (closed form and boxes), and the equality errata."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import mpmath as mp
+import pytest
+
+from rftheory.claims import functions as fn
+
+
+def _ratio_exp_form(theta, r, n):
+    """eps_{theta,r}^2 / bound^2 from the paper's exponential form (Thm D.1 / Lemma 3.4), not the sinh form."""
+    with mp.workdps(40):
+        th, r = mp.mpf(theta), mp.mpf(r)
+        p = th / mp.pi
+        q = 1 - p
+        pos = mp.exp(-2 * r**2) * (mp.exp(4 * r**2 * mp.cos(th / 2) ** 2) - 1) ** 2
+        trig = mp.exp(2 * r**2) * (1 - mp.exp(-4 * r**2 * mp.sin(th / 2) ** 2)) ** 2
+        f = (p * (p + q / n) * pos + q * (q + p / n) * trig) * mp.exp(-2 * r**2 * mp.cos(th)) / 2
+        w = mp.exp(2 * r**2) * (1 - mp.exp(-4 * r**2))
+        b2 = w**2 / 2 * ((1 - mp.mpf(1) / n) / (mp.pi * r**2) + 1 / (n * mp.sqrt(mp.pi) * r))
+        return f / b2
+
+
+def test_sinh_form_matches_the_exponential_form():
+    import flint
+    from flint import arb
+
+    # near the worst point of 1/n = 1: exact/bound^2 = 0.2498..., i.e. exact/bound ~ 0.5
+    want = _ratio_exp_form("0.95", "0.85", 1)
+    assert 0.24 < want < 0.26
+    with flint.ctx.workprec(128):
+        th, r = arb("0.95"), arb("0.85")
+        got = fn._hybrid_share(th, r, arb(1)) / fn._corrected_share(r, arb(1))
+    assert abs(float(got.mid()) - float(want)) < 1e-25  # 128-bit balls against 40-digit mpmath
+
+
+def test_corrected_bound_is_proven_on_0_20():
+    res = fn.hrf_thm35_corrected()
+    assert res.verdict == "proven", res.text()
+    text = res.text()
+    assert "r in (0, 1/2] (closed form)" in text and "1/n = 0:" in text and "1/n = 1:" in text
+
+
+def test_planted_stated_bound_is_disproven_beyond_rstar(monkeypatch):
+    from flint import arb
+
+    # Eq. 27 as stated: the 1/(n sqrt(pi)) term over r^2 instead of r; false beyond r*(1) = 4.1277
+    monkeypatch.setattr(fn, "_corrected_share",
+                        lambda r, t: ((1 - t) / arb.pi() + t / arb.pi().sqrt()) / (r * r))
+    # the guard against the registered thm35_bound catches it first ...
+    assert fn.hrf_thm35_corrected().verdict == "undecided"
+    # ... and without the guard the boxes find the violation
+    monkeypatch.setattr(fn, "_sinh_form_matches", lambda: True)
+    res = fn.hrf_thm35_corrected()
+    assert res.verdict == "disproven", res.text()
+    r = Fraction(res.lines[0].split("r = ")[-1])
+    assert r > Fraction(41277, 10000)
+
+
+def test_planted_wrong_constant_fails(monkeypatch):
+    # the bound's square divided by 9 (exact/bound <= 0.5 leaves no room for a factor 3 on the bound)
+    real = fn._corrected_share
+    monkeypatch.setattr(fn, "_corrected_share", lambda r, t: real(r, t) / 9)
+    monkeypatch.setattr(fn, "_sinh_form_matches", lambda: True)
+    assert fn.hrf_thm35_corrected().verdict != "proven"
+
+
+def test_hybrid_beats_base_and_its_guard(monkeypatch):
+    assert fn.hrf_hybrid_beats_base().verdict == "proven"
+    from rftheory.papers.hrf import hybrid_bound
+
+    real = hybrid_bound.hybrid_F
+    monkeypatch.setattr(hybrid_bound, "hybrid_F", lambda th, r, m, n: real(th, r, m, n) * 1.001)
+    assert fn.hrf_hybrid_beats_base().verdict == "undecided"
+
+
+@pytest.mark.parametrize("name", ["simrf_eq77", "hrf_eq18", "hrf_thm_f1", "orf_lemma3", "orf_lemma6_proof"])
+def test_equality_errata_are_disproven(name):
+    assert fn.FUNCTIONS[name]().verdict == "disproven"
+
+
+def test_eq77_printed_ratio_is_the_tanh_scaled_one():
+    # printed - 1 = (true - 1) tanh^2(z^2/2) at z = 1 (App. A.9): 0.873843 against the true 0.409244
+    res = fn.simrf_eq77()
+    printed = float(res.lines[1].split("in [")[1].split(" ")[0])
+    true = float(res.lines[0].split("in [")[1].split(" ")[0])
+    assert abs((printed - 1) - (true - 1) * mp.tanh(0.5) ** 2) < 1e-10
