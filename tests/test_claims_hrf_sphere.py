@@ -41,7 +41,36 @@ def test_corrected_bound_is_proven_on_0_20():
     res = fn.hrf_thm35_corrected()
     assert res.verdict == "proven", res.text()
     text = res.text()
-    assert "r in (0, 1/2] (closed form)" in text and "1/n = 0:" in text and "1/n = 1:" in text
+    assert "r in (0, 1/2] (closed form)" in text and "r >= 2 (closed form)" in text
+    assert "1/n = 0:" in text and "1/n = 1:" in text
+
+
+def test_tail_margins_start_where_they_hold():
+    import flint
+    from flint import arb
+
+    def margins(r):
+        with flint.ctx.workprec(64):
+            return fn._tail_margins(arb(r), lambda x: x.exp(), lambda x: x.sqrt(), arb.pi(), arb(1).exp())
+
+    # at r = 2: sqrt(pi)(1/(2 sqrt(2e)) + 2e^-8)/kappa = 0.38128 and pi(1/(4e) + 4e^-8)/kappa = 0.29315 (hand values)
+    one, zero = margins(2)
+    assert abs(float(one.mid()) - 0.381276) < 1e-5 and abs(float(zero.mid()) - 0.293147) < 1e-5
+    # the tail argument is not vacuous: at r = 1/2 its bound exceeds 1 (boxes are needed there)
+    assert margins(0.5)[0] > 1
+
+
+def test_independent_recheck_and_its_planted_defects(monkeypatch):
+    res = fn.hrf_thm35_corrected_independent()
+    assert res.verdict == "proven", res.text()
+    c = fn._cover(1, fn._R_SMALL, fn._R_BOXES)
+    assert fn._partitions(c.leaves, fn._R_SMALL, fn._R_BOXES)
+    assert not fn._partitions(c.leaves[1:], fn._R_SMALL, fn._R_BOXES)  # a hole
+    t0, t1, a, b = c.leaves[0]
+    assert not fn._partitions(c.leaves[1:] + ((t0, t1 + (t1 - t0), a, b),), fn._R_SMALL, fn._R_BOXES)  # overlap
+    real = fn._iv_ratio
+    monkeypatch.setattr(fn, "_iv_ratio", lambda box, t: real(box, t) * 9)
+    assert fn.hrf_thm35_corrected_independent().verdict == "undecided"
 
 
 def test_planted_stated_bound_is_disproven_beyond_rstar(monkeypatch):

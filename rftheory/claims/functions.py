@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 __all__ = ["FunctionResult", "sign_change", "hrf_thm35_rstar", "orf_ratio_small_z", "simrf_eq24_prefactor",
-           "orf_thm2_variance", "hrf_thm35_corrected", "hrf_hybrid_beats_base", "simrf_eq77", "hrf_eq18", "hrf_thm_f1", "orf_lemma3",
+           "orf_thm2_variance", "hrf_thm35_corrected", "hrf_thm35_corrected_independent", "hrf_hybrid_beats_base", "simrf_eq77", "hrf_eq18", "hrf_thm_f1", "orf_lemma3",
            "orf_lemma6_proof", "FUNCTIONS"]
 
 PREC = 128
@@ -208,6 +208,17 @@ def simrf_eq24_prefactor() -> FunctionResult:
 _R_SMALL = Fraction(1, 2)
 #: the theta range the boxes cover: [0, 8/5] contains [0, pi/2]; F(pi - theta) = F(theta) gives the rest
 _THETA_HI = Fraction(8, 5)
+#: the boxes cover r in [_R_SMALL, _R_BOXES]; from _R_TAIL on a closed-form tail bound holds ([2, 20] twice)
+_R_BOXES, _R_TAIL = Fraction(20), Fraction(2)
+#: the grid the box covers start from (r cells, theta cells of width 1/10)
+_GRID = (64, 16)
+
+
+def _tail_margins(r0, exp, sqrt, pi, e):
+    """``sup_{r >= r0}`` of S/D for 1/n = 1 and 1/n = 0 (the closed-form tail, r0 >= 1/sqrt 2), in any interval type."""
+    kappa = (1 - exp(-4 * r0 * r0)) ** 2
+    g = exp(-2 * r0 * r0)
+    return (1 / (2 * sqrt(2 * e)) + r0 * g) / kappa * sqrt(pi), (1 / (4 * e) + r0 * r0 * g) / kappa * pi
 
 
 def _sinh_identities() -> bool:
@@ -260,6 +271,7 @@ class _Cover:
     boxes: int
     top: float
     counterexample: tuple[Fraction, Fraction] | None = None
+    leaves: tuple[tuple[Fraction, Fraction, Fraction, Fraction], ...] = ()
 
 
 def _cover(t: int, r_lo: Fraction, r_hi: Fraction, bound=_corrected_share, max_boxes: int = 400_000) -> _Cover:
@@ -271,15 +283,17 @@ def _cover(t: int, r_lo: Fraction, r_hi: Fraction, bound=_corrected_share, max_b
         return _hybrid_share(th, r, arb(t)) / bound(r, arb(t))
 
     with flint.ctx.workprec(64):
-        stack = [(Fraction(j, 10), Fraction(j + 1, 10), r_lo + (r_hi - r_lo) * i / 64, r_lo + (r_hi - r_lo) * (i + 1) / 64)
-                 for i in range(64) for j in range(16)]
-        done, top = 0, 0.0
+        nr, nt = _GRID
+        stack = [(Fraction(j, 10), Fraction(j + 1, 10), r_lo + (r_hi - r_lo) * i / nr, r_lo + (r_hi - r_lo) * (i + 1) / nr)
+                 for i in range(nr) for j in range(nt)]
+        done, top, leaves = 0, 0.0, []
         while stack:
             t0, t1, a, b = stack.pop()
             v = ratio(_ball(t0, t1), _ball(a, b))
             if v < 1:
                 done += 1
                 top = max(top, float(v.upper()))
+                leaves.append((t0, t1, a, b))
                 continue
             tm, rm = (t0 + t1) / 2, (a + b) / 2
             if ratio(_ball(tm, tm), _ball(rm, rm)) > 1:
@@ -293,7 +307,7 @@ def _cover(t: int, r_lo: Fraction, r_hi: Fraction, bound=_corrected_share, max_b
                 stack += [(t0, tm, a, b), (tm, t1, a, b)]
             else:
                 stack += [(t0, t1, a, rm), (t0, t1, rm, b)]
-        return _Cover(done, top)
+        return _Cover(done, top, None, tuple(leaves))
 
 
 def _sinh_form_matches() -> bool:
@@ -343,21 +357,123 @@ def hrf_thm35_corrected() -> FunctionResult:
         small = all(_corrected_share(r, arb(t)) > 1 for t in (0, 1))
     if not small:
         return FunctionResult("undecided", (f"(1 - t)/(pi r^2) + t/(sqrt(pi) r) > 1 not proven at r = {_R_SMALL}",))
+    with flint.ctx.workprec(PREC):
+        tail = _tail_margins(_ball(_R_TAIL, _R_TAIL), lambda x: x.exp(), lambda x: x.sqrt(), arb.pi(), arb(1).exp())
+    if not all(x < 1 for x in tail):
+        return FunctionResult("undecided", (f"the tail bound does not hold at r = {_R_TAIL}",))
     lines = [f"identity: {_SINH_FORM}; m cancels (both sides carry 1/(2m)); F(pi - theta) = F(theta) (p <-> q, "
              "cos -> -cos), so theta in [0, pi/2] suffices",
              "t = 1/n: F - bound^2 is affine in t, so the bound for t = 0 and t = 1 gives it for every n >= 1",
              f"r in (0, {_R_SMALL}] (closed form): 2m F/W^2 = p(p + qt) A+^2 + q(q + pt) A-^2 <= 1 - 2pq(1 - t) <= 1 "
              "(A+- = sinh(r^2 (1 +- cos theta))/sinh(2r^2) in [0, 1]), and (1 - t)/(pi r^2) + t/(sqrt(pi) r) is "
              f"decreasing in r and > 1 at r = {_R_SMALL} for t = 0, 1 (Arb)"]
+    lines.append(f"r >= {_R_TAIL} (closed form): A+ <= e^(-r^2 s)/(1 - e^(-4r^2)), A- <= e^(-r^2)/(1 - e^(-4r^2)) "
+                 "(s = 1 - cos theta >= 2 theta^2/pi^2), max_p p e^(-4r^2 p^2) = 1/(2 sqrt(2e) r), max_p p^2 e^(-4r^2 p^2) "
+                 "= 1/(4e r^2), so sup S/D <= sqrt(pi)(1/(2 sqrt(2e)) + r e^(-2r^2))/kappa (1/n = 1) and "
+                 "pi(1/(4e) + r^2 e^(-2r^2))/kappa (1/n = 0), kappa = (1 - e^(-4r^2))^2, both decreasing for r >= "
+                 f"1/sqrt(2): at r = {_R_TAIL} they are {float(tail[0].upper()):.4f} and {float(tail[1].upper()):.4f} < 1 (Arb)")
     for t in (0, 1):
-        c = _cover(t, _R_SMALL, Fraction(20), bound=_corrected_share)
+        c = _cover(t, _R_SMALL, _R_BOXES, bound=_corrected_share)
         if c.counterexample is not None:
             th, rr = c.counterexample
             return FunctionResult("disproven", (f"1/n = {t}: F > bound^2 proven at theta = {th}, r = {rr}",))
-        lines.append(f"1/n = {t}: theta in [0, {_THETA_HI}] x r in [{_R_SMALL}, 20] covered by {c.boxes} boxes, "
+        lines.append(f"1/n = {t}: theta in [0, {_THETA_HI}] x r in [{_R_SMALL}, {_R_BOXES}] covered by {c.boxes} boxes, "
                      f"each with 2m F/W^2 / ((1 - t)/(pi r^2) + t/(sqrt(pi) r)) < 1 in Arb (largest upper bound "
                      f"{c.top:.4f})")
     return FunctionResult("proven", tuple(lines))
+
+
+def _iv_ratio(box: tuple[Fraction, Fraction, Fraction, Fraction], t: int):
+    """S/D over a box ``(θ₀, θ₁, r₀, r₁)`` in mpmath's interval arithmetic, written apart from the Arb code."""
+    from mpmath import iv
+
+    def span(lo: Fraction, hi: Fraction):
+        a, b = iv.mpf(lo.numerator) / lo.denominator, iv.mpf(hi.numerator) / hi.denominator
+        return iv.mpf([a.a, b.b])
+
+    def unit(x):  # a ratio of sinh values in [0, 1]
+        return iv.mpf([x.a, 1]) if x.b > 1 else x
+
+    th, r = span(box[0], box[1]), span(box[2], box[3])
+    p = th / iv.pi
+    q = 1 - p
+    s, r2 = 2 * iv.sin(th / 2) ** 2, r * r
+    den = 1 - iv.exp(-4 * r2)
+    ap = unit(iv.exp(-r2 * s) * (1 - iv.exp(-2 * r2 * (2 - s))) / den)
+    am = unit(iv.exp(-r2 * (2 - s)) * (1 - iv.exp(-2 * r2 * s)) / den)
+    share = p * (p + q * t) * ap**2 + q * (q + p * t) * am**2
+    return share / ((1 - t) / (iv.pi * r2) + t / (iv.sqrt(iv.pi) * r))
+
+
+def _iv_holds(box, t: int, depth: int = 6) -> bool:
+    """Whether S/D < 1 on the box in mpmath iv, bisecting the wider scaled side up to ``depth`` times."""
+    if _iv_ratio(box, t).b < 1:
+        return True
+    if depth == 0:
+        return False
+    t0, t1, a, b = box
+    if (t1 - t0) * b >= (b - a):
+        tm = (t0 + t1) / 2
+        return _iv_holds((t0, tm, a, b), t, depth - 1) and _iv_holds((tm, t1, a, b), t, depth - 1)
+    rm = (a + b) / 2
+    return _iv_holds((t0, t1, a, rm), t, depth - 1) and _iv_holds((t0, t1, rm, b), t, depth - 1)
+
+
+def _partitions(leaves, r_lo: Fraction, r_hi: Fraction) -> bool:
+    """Whether the leaves tile ``[0, θ_hi] x [r_lo, r_hi]``: inside it, interiors pairwise disjoint, areas summing
+    to its area (exact rationals; a closed union of full measure is the whole rectangle)."""
+    import math
+
+    den = math.lcm(*(x.denominator for lf in leaves for x in lf), r_lo.denominator, r_hi.denominator,
+                   _THETA_HI.denominator)
+    boxes = sorted(tuple(int(x * den) for x in lf) for lf in leaves)
+    lo_r, hi_r, hi_t = int(r_lo * den), int(r_hi * den), int(_THETA_HI * den)
+    if any(t0 < 0 or t1 > hi_t or a < lo_r or b > hi_r or t0 >= t1 or a >= b for t0, t1, a, b in boxes):
+        return False
+    if sum((t1 - t0) * (b - a) for t0, t1, a, b in boxes) != hi_t * (hi_r - lo_r):
+        return False
+    for i, (_t0, t1, a, b) in enumerate(boxes):  # sorted by theta: only boxes starting before t1 can overlap
+        for u0, _u1, c, d in boxes[i + 1:]:
+            if u0 >= t1:
+                break
+            if c < b and a < d:
+                return False
+    return True
+
+
+def hrf_thm35_corrected_independent() -> FunctionResult:
+    """The cover of :func:`hrf_thm35_corrected` re-decided apart from Arb: coverage in exact rationals, every box
+    and the closed-form facts in mpmath's interval arithmetic.
+
+    Returns
+    -------
+    FunctionResult
+        ``proven`` when the leaves tile the domain exactly and each holds in mpmath iv (bisected up to 64 leaves).
+    """
+    from mpmath import iv
+
+    lines, prec = [], iv.prec
+    try:
+        iv.prec = 80
+        half = iv.mpf(_R_SMALL.numerator) / _R_SMALL.denominator
+        small = all(((1 - t) / (iv.pi * half * half) + t / (iv.sqrt(iv.pi) * half)).a > 1 for t in (0, 1))
+        rt = iv.mpf(_R_TAIL.numerator) / _R_TAIL.denominator
+        tail = _tail_margins(rt, iv.exp, iv.sqrt, iv.pi, iv.exp(1))
+        facts = small and all(x.b < 1 for x in tail)
+        lines.append(f"closed-form facts in mpmath iv: D(1/2, t) > 1 for t = 0, 1: {small}; tail margins at r = "
+                     f"{_R_TAIL}: {[str(x) for x in tail]}")
+        ok = facts and _sinh_identities()
+        for t in (0, 1):
+            c = _cover(t, _R_SMALL, _R_BOXES)
+            tiles = c.counterexample is None and _partitions(c.leaves, _R_SMALL, _R_BOXES)
+            bad = [lf for lf in c.leaves if not _iv_holds(lf, t)]
+            ok = ok and tiles and not bad
+            lines.append(f"1/n = {t}: {len(c.leaves)} leaves {'tile' if tiles else 'DO NOT tile'} [0, {_THETA_HI}] x "
+                         f"[{_R_SMALL}, {_R_BOXES}] (exact); {len(c.leaves) - len(bad)} confirmed in mpmath iv"
+                         + (f", not: {[tuple(map(float, lf)) for lf in bad[:3]]}" if bad else ""))
+    finally:
+        iv.prec = prec
+    return FunctionResult("proven" if ok else "undecided", tuple(lines))
 
 
 def hrf_hybrid_beats_base() -> FunctionResult:
@@ -541,6 +657,7 @@ def orf_lemma6_proof() -> FunctionResult:
 #: the function checks by name (``Check(("function", NAME), ...)``)
 FUNCTIONS = {"hrf_thm35_rstar": hrf_thm35_rstar, "orf_ratio_small_z": orf_ratio_small_z,
              "orf_thm2_variance": orf_thm2_variance, "simrf_eq24_prefactor": simrf_eq24_prefactor,
-             "hrf_thm35_corrected": hrf_thm35_corrected, "hrf_hybrid_beats_base": hrf_hybrid_beats_base,
+             "hrf_thm35_corrected": hrf_thm35_corrected,
+             "hrf_thm35_corrected_independent": hrf_thm35_corrected_independent, "hrf_hybrid_beats_base": hrf_hybrid_beats_base,
              "simrf_eq77": simrf_eq77, "hrf_eq18": hrf_eq18, "hrf_thm_f1": hrf_thm_f1, "orf_lemma3": orf_lemma3,
              "orf_lemma6_proof": orf_lemma6_proof}

@@ -72,16 +72,21 @@ theorem(Theorem(
     "r >= 1 satisfies\" eps <= W(r)/(r sqrt(2m)) sqrt(1/pi - 1/(n pi) + 1/(n sqrt(pi))).",
     "r >= 1, every m, n >= 1", "erratum", "",
     "disproven", "fails beyond r*(n): r* enclosed for n = 1, 2, 4 by proven sign changes of exact - bound (m = 1; "
-    "m cancels); the corrected bound proven for r in (0, 20], every m, n >= 1",
+    "m cancels); the corrected bound proven for every r > 0, m, n >= 1 (closed form and boxes)",
     erratum="Eq. 64 only gives theta** <= sqrt(pi)/(2r); the corrected bound is "
     "W(r)/sqrt(2m) sqrt((1 - 1/n)/(pi r^2) + 1/(n sqrt(pi) r)); m cancels, so r* does not depend on m. The "
-    "corrected bound is proven for every r in (0, 20] and every m, n >= 1: as a bound on eps_{theta,r} for every "
-    "theta (no maximum over theta is enclosed), in closed form on r in (0, 1/2] and on boxes of (theta, r) beyond, "
-    "for 1/n = 0 and 1/n = 1, which covers every n (the difference is affine in 1/n); exact/bound is at most "
-    "about 0.5 there",
+    "corrected bound is proven for every r > 0 and every m, n >= 1, as a bound on eps_{theta,r} at every theta (no "
+    "maximum over theta is enclosed): in closed form on r in (0, 1/2] and on [2, infinity), on boxes of (theta, r) "
+    "for r in [1/2, 20], each for 1/n = 0 and 1/n = 1, which covers every n (the difference is affine in 1/n); "
+    "exact/bound is at most about 0.5. The boxes are re-decided apart from Arb (exact tiling, mpmath intervals) "
+    "by hrf_thm35_corrected_independent",
     checks=(Check(("function", "hrf_thm35_rstar"), "disproven", "r* for n = 1, 2, 4 (m = 1)", "full"),
             Check(("function", "hrf_thm35_corrected"), "proven",
-                  "the corrected bound, r in (0, 20], every m, n >= 1 (closed form on (0, 1/2], boxes beyond)"))))
+                  "the corrected bound, every r > 0, m, n >= 1 (closed form on (0, 1/2] and [2, inf), boxes on "
+                  "[1/2, 20])"),
+            Check(("function", "hrf_thm35_corrected_independent"), "proven",
+                  "the same cover re-decided: tiling in exact rationals, boxes and closed-form facts in mpmath iv",
+                  "full"))))
 
 theorem(Theorem(
     "hrf.rate_in_r", f"{SRC}, Sec. 3 (before Thm 3.5) and App. D.4",
