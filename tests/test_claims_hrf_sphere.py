@@ -117,3 +117,28 @@ def test_eq77_printed_ratio_is_the_tanh_scaled_one():
     printed = float(res.lines[1].split("in [")[1].split(" ")[0])
     true = float(res.lines[0].split("in [")[1].split(" ")[0])
     assert abs((printed - 1) - (true - 1) * mp.tanh(0.5) ** 2) < 1e-10
+
+
+def test_lemma_3_4_and_the_limits_are_proven(monkeypatch):
+    assert fn.hrf_lemma34_max().verdict == "proven"
+    res = fn.hrf_limits_theta()
+    assert res.verdict == "proven" and "= t/pi" in res.text()
+    # the limit against the exponential form at theta = 1e-30, n = 4, r = 1.5 (mpmath, 60 digits):
+    # 2m eps^2/(W^2 theta) -> 1/(n pi), with an O(theta) remainder far below 1e-25 there
+    with mp.workdps(60):
+        th, r, n = mp.mpf("1e-30"), mp.mpf("1.5"), 4
+        p = th / mp.pi
+        q = 1 - p
+        pos = mp.exp(-2 * r**2) * (mp.exp(4 * r**2 * mp.cos(th / 2) ** 2) - 1) ** 2
+        trig = mp.exp(2 * r**2) * (1 - mp.exp(-4 * r**2 * mp.sin(th / 2) ** 2)) ** 2
+        f = (p * (p + q / n) * pos + q * (q + p / n) * trig) * mp.exp(-2 * r**2 * mp.cos(th)) / 2
+        w = mp.exp(2 * r**2) * (1 - mp.exp(-4 * r**2))
+        assert abs(2 * f / (w**2 * th) * (n * mp.pi) - 1) < mp.mpf("1e-25")
+
+
+def test_lemma_3_4_guard_catches_a_wrong_base_error(monkeypatch):
+    import rftheory.ball as ball
+
+    real = ball.enclose
+    monkeypatch.setattr(ball, "enclose", lambda rid, prec, **p: real(rid, prec, **p) * 1.001)
+    assert fn.hrf_lemma34_max().verdict == "undecided"

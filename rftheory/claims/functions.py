@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 __all__ = ["FunctionResult", "sign_change", "hrf_thm35_rstar", "orf_ratio_small_z", "simrf_eq24_prefactor",
-           "orf_thm2_variance", "hrf_thm35_corrected", "hrf_thm35_corrected_independent", "hrf_hybrid_beats_base", "simrf_eq77", "hrf_eq18", "hrf_thm_f1", "orf_lemma3",
+           "orf_thm2_variance", "hrf_thm35_corrected", "hrf_thm35_corrected_independent", "hrf_hybrid_beats_base", "hrf_lemma34_max",
+           "hrf_limits_theta", "simrf_eq77", "hrf_eq18", "hrf_thm_f1", "orf_lemma3",
            "orf_lemma6_proof", "FUNCTIONS"]
 
 PREC = 128
@@ -495,6 +496,75 @@ def hrf_hybrid_beats_base() -> FunctionResult:
         "W(r)/sqrt(2m) = eps_S(r)(trig_m) = eps_S(r)(++_m), for every r > 0, m, n >= 1"))
 
 
+def _base_form_matches() -> bool:
+    """Whether ``hrf.max_relative_error`` (trig, positive) overlaps ``2 sinh(2r² u)/√(2m)`` at a few points
+    (``u = sin²(θ/2)`` for trig, ``cos²(θ/2)`` for positive): the guard of :func:`hrf_lemma34_max`."""
+    import flint
+    from flint import arb
+
+    from ..ball import enclose
+
+    ok = True
+    with flint.ctx.workprec(PREC):
+        for th, r, m in ((Fraction(1, 3), Fraction(1, 2), 1), (Fraction(5, 2), Fraction(2), 3)):
+            tb, rb = _ball(th, th), _ball(r, r)
+            for est, u in (("trig", (tb / 2).sin() ** 2), ("positive", (tb / 2).cos() ** 2)):
+                got = enclose("hrf.max_relative_error", PREC, theta=th, r=r, m=m, n=1, estimator=est)
+                ok = ok and got.overlaps(2 * (2 * rb * rb * u).sinh() / arb(2 * m).sqrt())
+    return ok
+
+
+def hrf_lemma34_max() -> FunctionResult:
+    """HRF Lemma 3.4: the trigonometric relative error increases in ``sin²(θ/2)``, so its maximum is at θ = π (the
+    positive one's at θ = 0), both ``W(r)/√(2m)``; for every r > 0, m.
+
+    Returns
+    -------
+    FunctionResult
+        ``proven`` when sympy confirms ``e^{2r²u}(1 − e^{−4r²u}) = 2 sinh(2r²u)`` and the guard holds.
+    """
+    import sympy as sp
+
+    r, u = sp.symbols("r u", positive=True)
+    ident = sp.expand((sp.exp(2 * r**2 * u) * (1 - sp.exp(-4 * r**2 * u)) - 2 * sp.sinh(2 * r**2 * u)).rewrite(sp.exp))
+    slope = sp.simplify(sp.diff(2 * sp.sinh(2 * r**2 * u), u) - 4 * r**2 * sp.cosh(2 * r**2 * u))
+    if ident != 0 or slope != 0 or not _base_form_matches():
+        return FunctionResult("undecided", ("the sinh form of the base relative errors is not confirmed",))
+    return FunctionResult("proven", (
+        "eps_{theta,r}(trig) = e^(2r^2 u)(1 - e^(-4r^2 u))/sqrt(2m) = 2 sinh(2r^2 u)/sqrt(2m), u = sin^2(theta/2) "
+        "(sympy; hrf.max_relative_error overlaps it at test points), and eps(++)(theta) is the same with u = "
+        "cos^2(theta/2)",
+        "d/du 2 sinh(2r^2 u) = 4r^2 cosh(2r^2 u) > 0 (sympy), so eps(trig) is strictly increasing in u; u = "
+        "sin^2(theta/2) increases on [0, pi], so the maximum is at theta = pi: 2 sinh(2r^2)/sqrt(2m) = W(r)/sqrt(2m); "
+        "for ++ the maximum is at theta = 0, the same value; every r > 0, m >= 1"))
+
+
+def hrf_limits_theta() -> FunctionResult:
+    """HRF Thm 3.5's limits: ``ε_{θ,r}/√θ → W(r)/√(2mnπ)`` as θ → 0 (and ``/√(π − θ)`` as θ → π), for every r > 0.
+
+    Returns
+    -------
+    FunctionResult
+        ``proven`` when sympy gives ``lim_{θ→0+} (2m ε²/W²)/θ = 1/(nπ)`` for symbolic r, t = 1/n, and the guard holds.
+    """
+    import sympy as sp
+
+    th, r = sp.symbols("theta r", positive=True)
+    t = sp.Symbol("t", nonnegative=True)
+    p = th / sp.pi
+    q = 1 - p
+    share = (p * (p + q * t) * (sp.sinh(r**2 * (1 + sp.cos(th))) / sp.sinh(2 * r**2)) ** 2
+             + q * (q + p * t) * (sp.sinh(r**2 * (1 - sp.cos(th))) / sp.sinh(2 * r**2)) ** 2)
+    lim = sp.limit(share / th, th, 0, "+")
+    if sp.simplify(lim - t / sp.pi) != 0 or not _sinh_identities() or not _sinh_form_matches():
+        return FunctionResult("undecided", (f"lim (2m eps^2/W^2)/theta = {lim}, not t/pi",))
+    return FunctionResult("proven", (
+        f"identity: {_SINH_FORM}",
+        f"lim_(theta -> 0+) (2m eps^2/W(r)^2)/theta = {lim} with t = 1/n (sympy, r symbolic), so eps_(theta,r)/sqrt(theta) "
+        "-> W(r)/sqrt(2mn pi) > 0: eps scales as sqrt(theta) and goes to 0",
+        "F(pi - theta) = F(theta), so eps/sqrt(pi - theta) has the same limit as theta -> pi; every r > 0, m, n >= 1"))
+
+
 # The minor equality errata: each a printed formula against the true one, with disjoint enclosures (or an
 # exact identity).  Derivations in docs/notes/claims/functions.md.
 
@@ -659,5 +729,5 @@ FUNCTIONS = {"hrf_thm35_rstar": hrf_thm35_rstar, "orf_ratio_small_z": orf_ratio_
              "orf_thm2_variance": orf_thm2_variance, "simrf_eq24_prefactor": simrf_eq24_prefactor,
              "hrf_thm35_corrected": hrf_thm35_corrected,
              "hrf_thm35_corrected_independent": hrf_thm35_corrected_independent, "hrf_hybrid_beats_base": hrf_hybrid_beats_base,
-             "simrf_eq77": simrf_eq77, "hrf_eq18": hrf_eq18, "hrf_thm_f1": hrf_thm_f1, "orf_lemma3": orf_lemma3,
+             "hrf_lemma34_max": hrf_lemma34_max, "hrf_limits_theta": hrf_limits_theta, "simrf_eq77": simrf_eq77, "hrf_eq18": hrf_eq18, "hrf_thm_f1": hrf_thm_f1, "orf_lemma3": orf_lemma3,
              "orf_lemma6_proof": orf_lemma6_proof}

@@ -62,9 +62,9 @@ theorem(Theorem(
     "\"the relative error of [the trigonometric estimator] is an increasing function of sin^2(theta/2) and thus "
     "is largest for theta = pi\"; by symmetry the positive one is largest at theta = 0, both W(r)/sqrt(2m).",
     "every r > 0, m >= 1, theta in [0, pi]", "box", "",
-    "undecided", "nothing on boxes",
-    blocks="the claim compares one result at two values of theta (theta over a range against theta = pi); a "
-    "parameter of `prove` is either a range or fixed per side, so no claim string expresses it"))
+    "proven", "every r > 0, m >= 1, in closed form: eps_{theta,r}(trig) = 2 sinh(2r^2 sin^2(theta/2))/sqrt(2m) "
+    "(sympy), increasing in sin^2(theta/2); no `prove` string expresses it (one result at two values of theta)",
+    checks=(Check(("function", "hrf_lemma34_max"), "proven", "every r > 0, m >= 1 (closed form)"),)))
 
 theorem(Theorem(
     "hrf.thm_3_5", f"{SRC}, Thm 3.5 (Eq. 27)",
@@ -103,9 +103,10 @@ theorem(Theorem(
     "\"the max-relative-error scales as sqrt(theta) and sqrt(pi - theta) as theta -> 0 and theta -> pi "
     "respectively, in particular goes to 0 in both critical cases\".",
     "every r > 0 (the theorem says r >= 1)", "asymptotic", "",
-    "undecided", "a limit (checked to 25 digits at theta = 1e-30 by `rftheory verify --only "
-    "hrf.angular_hybrid_bound`)",
-    blocks="a limit statement: agreed digits at theta = 1e-30, not a box; the limit value is an equality"))
+    "proven", "every r > 0, m, n >= 1: lim (2m eps^2/W(r)^2)/theta = 1/(n pi) as theta -> 0+ (sympy, on the sinh "
+    "form), so eps/sqrt(theta) -> W(r)/sqrt(2mn pi); theta -> pi by the symmetry F(pi - theta) = F(theta) (also "
+    "agreed to 25 digits at theta = 1e-30 by `rftheory verify --only hrf.angular_hybrid_bound`)",
+    checks=(Check(("function", "hrf_limits_theta"), "proven", "every r > 0, m, n >= 1 (sympy limit)"),)))
 
 theorem(Theorem(
     "hrf.eq_18_relaxation", f"{SRC}, Sec. 2.3 (Eq. 17-18)",
