@@ -142,3 +142,31 @@ def test_lemma_3_4_guard_catches_a_wrong_base_error(monkeypatch):
     real = ball.enclose
     monkeypatch.setattr(ball, "enclose", lambda rid, prec, **p: real(rid, prec, **p) * 1.001)
     assert fn.hrf_lemma34_max().verdict == "undecided"
+
+
+def test_max_over_theta_on_a_ball_of_r_is_enclosed_quickly():
+    import flint
+    from flint import arb
+
+    from rftheory.papers.hrf.hybrid_bound import hybrid_max_bound
+
+    # a ball of r of positive width used to exhaust the 20,000 pieces (NoBallLayer); now the search stops when
+    # the gap stops shrinking, and [best, top] holds max_theta eps for every r in the ball
+    with flint.ctx.workprec(128):
+        enc = hybrid_max_bound(arb("2").union(arb("2.001")), 1, 1)
+    for r in ("2", "2.0005", "2.001"):
+        with mp.workdps(30):
+            rr = mp.mpf(r)
+
+            def eps(th):
+                p = th / mp.pi
+                q = 1 - p
+                pos = mp.exp(-2 * rr**2) * (mp.exp(4 * rr**2 * mp.cos(th / 2) ** 2) - 1) ** 2
+                trig = mp.exp(2 * rr**2) * (1 - mp.exp(-4 * rr**2 * mp.sin(th / 2) ** 2)) ** 2
+                return mp.sqrt((p * (p + q) * pos + q * (q + p) * trig) * mp.exp(-2 * rr**2 * mp.cos(th)) / 2)
+
+            # the maximiser is near theta = 0.35 at r = 2 (and pi - 0.35): a fine grid, then a local refinement
+            th0 = max((mp.mpf(k) / 2000 for k in range(1, 3142)), key=eps)
+            best = eps(mp.findroot(lambda t: mp.diff(eps, t), th0))
+        assert enc.lower() <= float(best) <= enc.upper() + 1e-9
+    assert float(enc.rad()) < 0.02 * float(enc.mid())  # eps varies ~1.6% over the ball (d log eps/dr ~ 8)
