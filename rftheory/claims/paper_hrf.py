@@ -13,13 +13,14 @@ theorem(Theorem(
     "eps_S(r)(anghyb_(m,n)) < eps_S(r)(trig_m) = eps_S(r)(++_m) = W(r)/sqrt(2m).",
     "not stated; in effect every r > 0, m, n >= 1", "box",
     "hrf.angular_hybrid_bound < hrf.max_relative_error[estimator=positive,theta=0]",
-    "undecided", "nothing on a range yet (at r = 1.5, m = n = 1 the two are 19.29 and 63.64)",
-    blocks="each box needs the ball layer's branch and bound over theta for a ball of r (seconds to tens of "
-    "seconds a box on a shared machine): m = n = 1, r in [0.5, 3] was left undecided with 37 boxes after 600 s; "
-    "r -> 0, where both sides vanish",
-    checks=(Check(("prove", "hrf.angular_hybrid_bound < hrf.max_relative_error[estimator=positive,theta=0]",
-                   "-p", "m=1", "-p", "n=1", "--over", "r=0.5..3", "--budget", "600"), "undecided",
-                  "m = n = 1, r in [0.5, 3] (600 s)", "full"),)))
+    "proven", "every r > 0, m, n >= 1, in closed form: 2m eps_{theta,r}^2 / W(r)^2 = p(p + q/n) A+^2 + q(q + p/n) "
+    "A-^2 with A+- = sinh(r^2 (1 +- cos theta))/sinh(2r^2) in [0, 1), weights summing to <= 1 (sympy checks the "
+    "identities); at r = 1.5, m = n = 1 the two are 19.29 and 63.64",
+    checks=(Check(("function", "hrf_hybrid_beats_base"), "proven", "every r > 0, m, n >= 1 (closed form)"),
+            Check(("prove", "hrf.angular_hybrid_bound < hrf.max_relative_error[estimator=positive,theta=0]",
+                   "-p", "m=1", "-p", "n=1", "--over", "r=0.5..3"), "proven",
+                  "m = n = 1, r in [0.5, 3] on boxes, corroborating (--check accepts its certificate; --independent "
+                  "cannot: the maximum over theta is a branch and bound, not one formula)", "full"))))
 
 theorem(Theorem(
     "hrf.trig_vs_positive", f"{SRC}, Sec. 2.1 (before Lemma 2.2)",
@@ -65,9 +66,9 @@ theorem(Theorem(
     "\"the relative error of [the trigonometric estimator] is an increasing function of sin^2(theta/2) and thus "
     "is largest for theta = pi\"; by symmetry the positive one is largest at theta = 0, both W(r)/sqrt(2m).",
     "every r > 0, m >= 1, theta in [0, pi]", "box", "",
-    "undecided", "nothing on boxes",
-    blocks="the claim compares one result at two values of theta (theta over a range against theta = pi); a "
-    "parameter of `prove` is either a range or fixed per side, so no claim string expresses it"))
+    "proven", "every r > 0, m >= 1, in closed form: eps_{theta,r}(trig) = 2 sinh(2r^2 sin^2(theta/2))/sqrt(2m) "
+    "(sympy), increasing in sin^2(theta/2); no `prove` string expresses it (one result at two values of theta)",
+    checks=(Check(("function", "hrf_lemma34_max"), "proven", "every r > 0, m >= 1 (closed form)"),)))
 
 theorem(Theorem(
     "hrf.thm_3_5", f"{SRC}, Thm 3.5 (Eq. 27)",
@@ -75,13 +76,21 @@ theorem(Theorem(
     "r >= 1 satisfies\" eps <= W(r)/(r sqrt(2m)) sqrt(1/pi - 1/(n pi) + 1/(n sqrt(pi))).",
     "r >= 1, every m, n >= 1", "erratum", "",
     "disproven", "fails beyond r*(n): r* enclosed for n = 1, 2, 4 by proven sign changes of exact - bound (m = 1; "
-    "m cancels)",
+    "m cancels); the corrected bound proven for every r > 0, m, n >= 1 (closed form and boxes)",
     erratum="Eq. 64 only gives theta** <= sqrt(pi)/(2r); the corrected bound is "
     "W(r)/sqrt(2m) sqrt((1 - 1/n)/(pi r^2) + 1/(n sqrt(pi) r)); m cancels, so r* does not depend on m. The "
-    "corrected bound is not proven on a range of r here: the ball layer's maximum over theta over a box of r "
-    "(a branch and bound) does not decide boxes near r = 1/8 within minutes; at the points r = 1/8, 1/4, 1/2, "
-    "1, 2, 10, 20 (n = 1) exact - bound is enclosed below 0",
-    checks=(Check(("function", "hrf_thm35_rstar"), "disproven", "r* for n = 1, 2, 4 (m = 1)", "full"),)))
+    "corrected bound is proven for every r > 0 and every m, n >= 1, as a bound on eps_{theta,r} at every theta (no "
+    "maximum over theta is enclosed): in closed form on r in (0, 1/2] and on [2, infinity), on boxes of (theta, r) "
+    "for r in [1/2, 20], each for 1/n = 0 and 1/n = 1, which covers every n (the difference is affine in 1/n); "
+    "exact/bound is at most about 0.5. The boxes are re-decided apart from Arb (exact tiling, mpmath intervals) "
+    "by hrf_thm35_corrected_independent",
+    checks=(Check(("function", "hrf_thm35_rstar"), "disproven", "r* for n = 1, 2, 4 (m = 1)", "full"),
+            Check(("function", "hrf_thm35_corrected"), "proven",
+                  "the corrected bound, every r > 0, m, n >= 1 (closed form on (0, 1/2] and [2, inf), boxes on "
+                  "[1/2, 20])"),
+            Check(("function", "hrf_thm35_corrected_independent"), "proven",
+                  "the same cover re-decided: tiling in exact rationals, boxes and closed-form facts in mpmath iv",
+                  "full"))))
 
 theorem(Theorem(
     "hrf.rate_in_r", f"{SRC}, Sec. 3 (before Thm 3.5) and App. D.4",
@@ -98,6 +107,31 @@ theorem(Theorem(
     "\"the max-relative-error scales as sqrt(theta) and sqrt(pi - theta) as theta -> 0 and theta -> pi "
     "respectively, in particular goes to 0 in both critical cases\".",
     "every r > 0 (the theorem says r >= 1)", "asymptotic", "",
-    "undecided", "a limit (checked to 25 digits at theta = 1e-30 by `rftheory verify --only "
-    "hrf.angular_hybrid_bound`)",
-    blocks="a limit statement: agreed digits at theta = 1e-30, not a box; the limit value is an equality"))
+    "proven", "every r > 0, m, n >= 1: lim (2m eps^2/W(r)^2)/theta = 1/(n pi) as theta -> 0+ (sympy, on the sinh "
+    "form), so eps/sqrt(theta) -> W(r)/sqrt(2mn pi); theta -> pi by the symmetry F(pi - theta) = F(theta) (also "
+    "agreed to 25 digits at theta = 1e-30 by `rftheory verify --only hrf.angular_hybrid_bound`)",
+    checks=(Check(("function", "hrf_limits_theta"), "proven", "every r > 0, m, n >= 1 (sympy limit)"),)))
+
+theorem(Theorem(
+    "hrf.eq_18_relaxation", f"{SRC}, Sec. 2.3 (Eq. 17-18)",
+    "\"an estimator based on this mechanism has variance equal to zero if x = -(A^-1)(A^T)^-1 y. (17) In fact we "
+    "can relax that condition. It is easy to check that for the variance to be zero, we only need: Re(A)x + "
+    "Re((A^T)^-1)y = 0 and Im(A)x + Im((A^T)^-1)y = 0 (18)\".",
+    "real x, y, invertible complex A (an equivalence of conditions)", "erratum", "",
+    "disproven", "for real x, y, Eq. 18 is Re and Im of Ax + (A^T)^-1 y = 0, which is Eq. 17 (sympy, symbolic "
+    "complex A, B): the same set of (x, y), not a relaxation",
+    erratum="Eq. 18 restates Eq. 17 (both say Ax + (A^T)^-1 y = 0, which is also necessary for zero variance); "
+    "nothing is relaxed",
+    checks=(Check(("function", "hrf_eq18"), "disproven", "every d (entrywise identity), shown for 2 x 2"),)))
+
+theorem(Theorem(
+    "hrf.thm_f_1_shared", f"{SRC}, App. F, Thm F.1 (and Thm F.2)",
+    "\"Furthermore, if SM^trig_m(x, y) and SM^++_m(x, y) apply the exact same sets of random projections, the mean "
+    "squared error of the hybrid estimator remains the same.\"",
+    "every x, y (Thm F.1 does not assume ||x|| = ||y||)", "erratum", "",
+    "disproven", "at ||x|| = 1, ||y|| = 1/2, theta = 3/2, m = 1, n = 4, sigma = rho = 1 shared projections lower the "
+    "MSE by 0.10775 (enclosed); the claim holds when ||x|| = ||y|| (Thm F.2's setting)",
+    erratum="\"remains the same\" needs ||x|| = ||y||: by Eq. 23 shared projections change the MSE by "
+    "-(2/m) SM^2 (1 - cos(||x||^2 - ||y||^2)) E[lam(1 - lam)], which the proof's own remark shows vanishes only "
+    "there",
+    checks=(Check(("function", "hrf_thm_f1"), "disproven", "||x|| = 1, ||y|| = 1/2, theta = 3/2, m = 1, n = 4"),)))

@@ -86,3 +86,24 @@ theorem(Theorem(
     "|1/prod(1 + alpha_i) - (1 - sum alpha_i)| <= (sum alpha_i)^2\".",
     "every k, alpha_i >= beta_i >= 0", "box", "", "undecided", "nothing on boxes",
     blocks="an inequality in k free variables, not a registered result"))
+
+theorem(Theorem(
+    "orf.lemma_3_law", f"{SRC}, Sec. 4 (Lemma 3)",
+    "\"Let W be a random Gaussian matrix as in RFF, for a given z, the distribution of Wz is N(0, ||z||_2 I_d).\"",
+    "every z in R^d", "erratum", "",
+    "disproven", "z = (1, 1): Var (Wz)_1 = 2 (sympy) against the printed ||z||_2 = sqrt 2; the kernels "
+    "e^(-||z||^2/2) = 0.3679 and e^(-||z||/2) = 0.4931 are disjoint",
+    erratum="the covariance is ||z||_2^2 I_d (the text after the lemma repeats ||z||_2); the lemma's use, independent "
+    "Gaussian projections, stands",
+    checks=(Check(("function", "orf_lemma3"), "disproven", "z = (1, 1)"),)))
+
+theorem(Theorem(
+    "orf.lemma_6_proof", f"{SRC}, App. B (proof of Lemma 6)",
+    "\"E[a1 a2] - E[a1]E[a2] <= -e^(z^2) z^4/(2d) + O(e^(3z^2))/d^2, and hence the lemma\" (a_i = cos(w_i^T z), "
+    "W = sqrt(d) Q).",
+    "every z, d -> infinity (a bound in O(1/d^2))", "erratum", "",
+    "disproven", "z = 1: d (E[a1 a2] - E[a1]E[a2]) enclosed at d = 10^3, 10^4, 10^5 within 10/d of -e^(-1)/2 = "
+    "-0.18394, far above the printed coefficient -e/2 = -1.359",
+    erratum="e^(z^2) should be e^(-z^2), as in the lemma's statement ((D - 1)/d e^(-z^2) z^4) and the proof's "
+    "preceding display; Lemma 6 itself stands",
+    checks=(Check(("function", "orf_lemma6_proof"), "disproven", "z = 1, d = 10^3, 10^4, 10^5"),)))

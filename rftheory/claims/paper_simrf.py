@@ -156,3 +156,13 @@ theorem(Theorem(
     erratum="the prefactor needs 2^-(d-1): as printed the series is 2^(d-1) times the conformity at every d >= 2, "
     "v > 0",
     checks=(Check(("function", "simrf_eq24_prefactor"), "disproven", "d = 3, 4, 8, v = 1"),)))
+
+theorem(Theorem(
+    "simrf.eq_77_ratio", f"{SRC}, App. A.9 (Eq. 77)",
+    "\"the ratio of MSEs is given by MSE_ORF/MSE_IIDRF = 1 + 2(m - 1)/(1 + e^(-z^2))^2 (E_ort(a1 a2) - e^(-z^2))\".",
+    "every d, m >= 2, z > 0 (an equality)", "erratum", "",
+    "disproven", "at d = m = 4, z = 1 the printed ratio (0.8738) is disjoint from MSE_ort/MSE_iid (0.4092); with "
+    "(1 - e^(-z^2))^2 the two overlap",
+    erratum="(1 + e^(-z^2))^2 should be (1 - e^(-z^2))^2 = 2m MSE_iid: as printed, ratio - 1 is scaled by "
+    "tanh^2(z^2/2) at every z > 0 where the orthogonality gap is not 0",
+    checks=(Check(("function", "simrf_eq77"), "disproven", "d = m = 4, z = 1"),)))
