@@ -129,17 +129,7 @@ def _num(x):
 
 
 def cmd_attention(args) -> int:
-    """Run ``rftheory attention`` on parsed arguments and print the result.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-
-    Returns
-    -------
-    int
-        Exit status 0 (bad input raises :class:`ParameterError`, printed as one line).
-    """
+    """Run ``rftheory attention`` on parsed arguments and print the result."""
     ms = _ms(args.m)
     mechs = [parse_mechanism(t) for t in args.mechanism.split(",")]
     scale = _positive_float(args.scale, "scale")

@@ -91,17 +91,7 @@ def _full_text(t: Theorem, runs: list | None) -> str:
 
 
 def cmd_theorems(args) -> int:
-    """Run ``rftheory theorems`` on parsed arguments.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-
-    Returns
-    -------
-    int
-        0, or 1 when ``--run`` finds a verdict other than the registered one.
-    """
+    """Run ``rftheory theorems`` on parsed arguments."""
     from .registry import get, theorems
     from .run import run_theorem
 

@@ -22,17 +22,7 @@ _MECH_HELP = (
 
 
 def cmd_predict(args) -> int:
-    """Run ``rftheory predict`` on parsed arguments and print the result.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-
-    Returns
-    -------
-    int
-        Exit status 0 (bad input raises :class:`ParameterError`, printed as one line).
-    """
+    """Run ``rftheory predict`` on parsed arguments and print the result."""
     from .prediction import predict
     from .render import as_text, json_text, plot
 
