@@ -302,6 +302,19 @@ def test_the_definition_hash_follows_the_code(monkeypatch):
     assert provenance.definition_hash("simrf.conformity.angle") == base
 
 
+def test_the_definition_hash_ignores_documentation():
+    # what is hashed is the code: a docstring, a comment or the layout may change (a release that only documents
+    # better keeps every certificate valid); a changed constant or operator may not
+    from rftheory.prove.provenance import _code
+
+    src = 'def f(x):\n    """Old words."""\n    return 2 * x + 1\n'
+    assert _code(src) == _code('def f(x):\n    """New words,\n    on two lines."""\n    # why\n    return 2*x + 1\n')
+    assert _code(src) == _code("def f(x):\n    return (2 * x\n            + 1)\n")
+    assert _code(src) != _code('def f(x):\n    """Old words."""\n    return 2 * x + 2\n')
+    assert _code(src) != _code('def f(x):\n    """Old words."""\n    return 2 * x - 1\n')
+    assert _code("    def m(self):\n        return 1\n") != _code("    def m(self):\n        return 2\n")  # a method
+
+
 def test_taylor_boxes_are_rechecked_and_a_forged_one_rejected():
     """Boxes decided by the Taylor form of LHS − RHS record method ``taylor``; the checker recomputes the form."""
     c = _cert(COR44, ["d=2..3", "v=0.5..2"], links={"m": "d"}, taylor=True)

@@ -5,6 +5,7 @@ Notes: :doc:`/notes/prove/provenance`.
 
 from __future__ import annotations
 
+import ast
 import dis
 import functools
 import hashlib
@@ -13,6 +14,7 @@ import importlib.util
 import inspect
 import platform
 import re
+import textwrap
 import types
 from collections.abc import Hashable, Iterator
 from fractions import Fraction
@@ -102,15 +104,31 @@ def _local_imports(code: types.CodeType, package: str) -> Iterator[tuple[types.M
 
 @functools.lru_cache(maxsize=4096)
 def _source(obj: Any) -> str:
-    """The source text of a function or class (cached: finding a class's source parses its module)."""
+    """The code of a function or class, docstrings and comments left out (cached: a class's source parses its module)."""
     try:
-        return inspect.getsource(obj)
+        text = inspect.getsource(obj)
     except (OSError, TypeError):
         return f"<no source: {getattr(obj, '__qualname__', repr(obj))}>"
+    return _code(text)
+
+
+def _code(text: str) -> str:
+    """``text`` parsed and dumped without its docstrings: an edit of documentation or layout leaves it unchanged."""
+    try:
+        tree = ast.parse(textwrap.dedent(text))
+    except SyntaxError:  # a lambda's line cut out of an expression: its text as it is
+        return text
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if (isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and body
+                and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str)):
+            node.body = body[1:] or [ast.Pass()]
+    return ast.dump(tree)
 
 
 def reach(roots: list[Any]) -> dict[str, str]:
-    """The rftheory functions, classes and module constants ``roots`` can reach, with their source.
+    """The rftheory functions, classes and module constants ``roots`` can reach, with their code.
 
     Parameters
     ----------
@@ -120,7 +138,8 @@ def reach(roots: list[Any]) -> dict[str, str]:
     Returns
     -------
     dict
-        ``module:qualname`` (or ``module:NAME=``) to its source text (or ``repr``).
+        ``module:qualname`` (or ``module:NAME=``) to its code (the parsed source without docstrings and
+        comments) or ``repr``.
     """
     out: dict[str, str] = {}
     stack = list(roots)
