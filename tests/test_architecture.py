@@ -9,6 +9,7 @@ import that runs up a floor or closes a cycle is caught as well as a top-level o
 """
 
 import ast
+import importlib.util
 import re
 from pathlib import Path
 
@@ -286,3 +287,23 @@ def test_a_shared_kernel_is_written_in_one_module(what):
     assert hasattr(importlib.import_module(home), name), f"{what}: {home}.{name} is gone (update ONE_PLACE)"
     found = {m for m, path in MODULES.items() for _, line in _code_lines(path) if pattern.search(line)}
     assert found <= {home} | elsewhere, f"{what} is written again in {sorted(found - {home} - elsewhere)}"
+
+
+def _docstring_weight():
+    spec = importlib.util.spec_from_file_location("docstring_weight", ROOT / "tools" / "docstring_weight.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_docstrings_are_at_most_30_percent_of_the_package():
+    # derivations, error analyses and long examples live on the notes pages (docs/notes/<module>.md, their
+    # examples run by tests/test_notes_examples.py); docstrings say what a function computes, with its formula
+    doc, total, _, _ = _docstring_weight().weight()
+    assert 100 * doc / total <= 30, f"docstrings are {100 * doc / total:.1f} % of the package's lines (at most 30 %)"
+
+
+def test_the_docstring_weight_counts_docstrings(tmp_path):
+    # the measure itself on a file of known shape: 4 docstring lines (module 1, function 3) of 7
+    (tmp_path / "m.py").write_text('"""Module."""\n\n\ndef f():\n    """One.\n\n    Three."""\n')
+    assert _docstring_weight().docstring_lines(tmp_path / "m.py") == (4, 7)
