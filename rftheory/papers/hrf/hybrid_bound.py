@@ -1,19 +1,8 @@
 """The ball of ``hrf.angular_hybrid_bound``: ``ε_{S(r)} = max_θ ε_{θ,r}`` of the angular hybrid
-(Choromanski et al. (2022), "Hybrid Random Features", ICLR 2022, Def. 3.3, Thm 3.1 with the
-angular λ̂ of Lemma 3.2), enclosed by a branch and bound over ``θ ∈ [0, π]`` in a second-order
-centred form.
-
-The maximum is taken of the analytic
-
-.. math:: F(\\theta) = \\epsilon_{\\theta,r}^2 = \\frac{e^{-2r^2\\cos\\theta}}{2m}\\Big[p\\big(p+\\tfrac qn\\big)e^{-2r^2}
-   \\big(e^{4r^2\\cos^2\\frac\\theta2}-1\\big)^2 + q\\big(q+\\tfrac pn\\big)e^{2r^2}\\big(1-e^{-4r^2\\sin^2\\frac\\theta2}\\big)^2\\Big],
-   \\quad p = \\tfrac\\theta\\pi,\\ q = 1-p
-
-(``ε`` itself has square-root ends at ``θ = 0, π``); ``ε_{S(r)} = √(max F)``.  On a piece
-``[m − h, m + h]``, ``F(m + t) ∈ F(m) + F'(m)t + ½F''([m ± h])t²`` (Taylor with the Lagrange
-remainder; ``F'(m)`` and ``½F''`` on the piece from ``arb_series``), so a piece whose upper
-bound is below a proven value ``F(m')`` cannot hold the maximum; the survivors are bisected
-until the upper bounds meet the best proven value to the working precision.
+(Choromanski et al. (2022), "Hybrid Random Features", ICLR 2022, Def. 3.3, Thm 3.1, Lemma 3.2), enclosed by
+a branch and bound over ``θ ∈ [0, π]`` in a second-order centred form, until the upper bounds meet the best
+proven value to the working precision — or, on a ball of ``r`` wider than ``2^{−prec/2}``, until the gap stops
+shrinking. Derivation: :doc:`/notes/papers/hrf/hybrid_bound`.
 """
 
 from __future__ import annotations
