@@ -14,11 +14,12 @@ from typing import Any
 
 from ..core.errors import ParameterError, RFTheoryError
 from .boxes import Box, Problem, exact_text, make_problem
-from .claim import clip, fails, holds, parse_claim, parse_range
+from .claim import Claim, clip, fails, holds, parse_claim, parse_range
 from .engine import MAX_BOXES, BoxRecord, Counterexample, Enclosure, Proof, enclose_sides
 from .provenance import COMPARED, definition_hash, versions
 
-__all__ = ["FORMAT", "VERSION", "METHODS", "to_json", "write", "load", "structure", "check", "coverage_gaps", "definitions", "provenance", "Leaf", "Point", "Structure"]
+__all__ = ["FORMAT", "VERSION", "METHODS", "to_json", "write", "load", "format_problem", "structure", "check",
+           "coverage_gaps", "definitions", "provenance", "Leaf", "Point", "Structure"]
 
 #: the ``format`` field of a certificate
 FORMAT = "rftheory-prove-certificate"
@@ -27,8 +28,8 @@ VERSION = 2
 
 #: the format of an unbounded-range certificate (:mod:`rftheory.prove.extended`), read by the same :func:`load`
 EXTENDED_FORMAT = "rftheory-prove-extended"
-#: the version of that format this rftheory reads
-EXTENDED_VERSION = 1
+#: the version of that format this rftheory reads (2: it records ``made_with`` and ``definitions``)
+EXTENDED_VERSION = 2
 
 def _enc(e: Enclosure | None) -> list[str] | None:
     """An enclosure as JSON."""
@@ -70,7 +71,7 @@ def to_json(proof: Proof, over: list[str]) -> dict[str, Any]:
               "prec": c.prec, "lhs": c.lhs.strings(), "rhs": c.rhs.strings()}
     return {"format": FORMAT, "version": VERSION, "claim": pb.claim.text(), "over": list(over),
             "params": dict(pb.fixed), "links": dict(pb.links), "evaluator": proof.evaluator,
-            "made_with": versions(), "definitions": definitions(pb),
+            "made_with": versions(), "definitions": definitions(pb.claim),
             "verdict": proof.verdict, "stopped": _stopped(proof), "boxes": boxes, "counterexample": ce}
 
 
@@ -83,12 +84,12 @@ def _stopped(proof: Proof) -> str | None:
     return None
 
 
-def definitions(pb: Problem) -> dict[str, Any]:
-    """The hash of the definitions each result of the claim evaluates (:func:`~.provenance.definition_hash`).
+def definitions(claim: Claim) -> dict[str, Any]:
+    """The hash of the definitions each result of ``claim`` evaluates (:func:`~.provenance.definition_hash`).
 
     Parameters
     ----------
-    pb : Problem
+    claim : Claim
 
     Returns
     -------
@@ -96,7 +97,7 @@ def definitions(pb: Problem) -> dict[str, Any]:
         Result ID to ``{"sha256": HEX, "functions": N}``, or to ``{"error": TEXT}`` when it has no ball layer.
     """
     out: dict[str, Any] = {}
-    for t in pb.claim.terms():
+    for t in claim.terms():
         if t.id not in out:
             try:
                 out[t.id] = definition_hash(t.id)
@@ -105,13 +106,14 @@ def definitions(pb: Problem) -> dict[str, Any]:
     return out
 
 
-def provenance(data: dict[str, Any], pb: Problem, allow_version_change: bool = False) -> tuple[list[str], list[str]]:
-    """Compare what a certificate was made with to what runs here: versions and definition hashes.
+def provenance(data: dict[str, Any], claim: Claim, allow_version_change: bool = False) -> tuple[list[str], list[str]]:
+    """Compare what a certificate (box or unbounded-range) was made with to what runs here: versions, definition hashes.
 
     Parameters
     ----------
     data : dict
-    pb : Problem
+    claim : Claim
+        The certificate's claim, rebuilt (its results' definitions are hashed here).
     allow_version_change : bool, optional
         Report a difference as a note instead of a problem.
 
@@ -130,7 +132,7 @@ def provenance(data: dict[str, Any], pb: Problem, allow_version_change: bool = F
             if made.get(k) != here[k]:
                 diffs.append(f"made with {k} {_short(made.get(k))}, checked with {here[k]}")
     defs = data.get("definitions")
-    now = definitions(pb)
+    now = definitions(claim)
     if not isinstance(defs, dict):
         diffs.append("the certificate does not record the hash of the definitions it evaluated")
     else:
@@ -240,13 +242,34 @@ def load(path: str, flag: str = "check") -> dict[str, Any]:
         data = json.loads(b"".join(chunks).decode("utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError, RecursionError, ValueError) as exc:
         raise ParameterError(flag, f"{shown} is not JSON ({_short(str(exc), 120)})") from None
-    if not isinstance(data, dict) or data.get("format") not in (FORMAT, EXTENDED_FORMAT):
-        raise ParameterError(flag, f"{shown} is not an rftheory prove certificate (no \"format\": \"{FORMAT}\")")
+    why = format_problem(data, (FORMAT, EXTENDED_FORMAT))
+    if why:
+        raise ParameterError(flag, f"{shown}{why}")
+    return data
+
+
+def format_problem(data: Any, formats: tuple[str, ...] = (FORMAT,)) -> str:
+    """Why ``data`` is not a certificate of one of ``formats`` at the version this rftheory reads ("" if it is).
+
+    Parameters
+    ----------
+    data : object
+        Read from JSON.
+    formats : tuple of str, optional
+        :data:`FORMAT` and/or :data:`EXTENDED_FORMAT`.
+
+    Returns
+    -------
+    str
+        ``" is not an rftheory prove certificate ..."`` or ``": certificate version V; this rftheory reads W"``
+        (to follow the file's name), or ``""``.
+    """
+    if not isinstance(data, dict) or data.get("format") not in formats:
+        return f" is not an rftheory prove certificate (no \"format\": \"{formats[0]}\")"
     want = VERSION if data["format"] == FORMAT else EXTENDED_VERSION
     if data.get("version") != want:
-        raise ParameterError(flag, f"{shown}: certificate version {_short(data.get('version'))}; this rftheory "
-                             f"reads {want}")
-    return data
+        return f": certificate version {_short(data.get('version'))}; this rftheory reads {want}"
+    return ""
 
 
 # -- coverage ---------------------------------------------------------------------------------------
@@ -762,7 +785,7 @@ def check(data: dict[str, Any], executor=None, evaluator: str | None = None,
     if rep.problems or pb is None:
         return rep
     rep.domain = _domain_text(pb)
-    diffs, rep.notes = provenance(data, pb, allow_version_change)
+    diffs, rep.notes = provenance(data, pb.claim, allow_version_change)
     rep.problems += diffs
     decided = [leaf for leaf in st.leaves if leaf.decision == "holds"]
     tasks = [METHODS[leaf.method](pb, leaf, ev) for leaf in decided if leaf.method is not None]

@@ -259,15 +259,18 @@ def _check_extended(ext, args, run) -> int:
         from .independent import report_extended_independent
 
         return report_extended_independent(ext, args.check, args.json, executor=run)
-    problems = check_extended(ext)
+    rep = check_extended(ext, allow_version_change=args.allow_version_change)
+    problems = rep.problems
     if args.json:
         print(json.dumps({"certificate": args.check, "valid": not problems, "claim": ext.get("claim"),
-                          "verdict": ext.get("verdict"), "problems": problems}, indent=1))
+                          "verdict": ext.get("verdict"), "problems": problems, "notes": rep.notes}, indent=1))
     elif not problems:
         how = {"proven": "the series argument re-derived and its facts decided afresh; the parts cover the range",
                "disproven": "the counterexample re-evaluated, its enclosures disjoint, inside the range"}
         print(f"certificate valid: {ext.get('claim')} is {str(ext.get('verdict')).upper()} "
               f"({how.get(str(ext.get('verdict')), 'nothing claimed')})")
+        for n in rep.notes:
+            print(f"  note: {n}")
     else:
         print(f"certificate REJECTED: {ext.get('claim')} ({len(problems)} problem(s))")
         for p in problems[:20]:
@@ -286,7 +289,7 @@ def _extended(claim, fixed, args) -> tuple[int, str]:
 def _extended_text(claim, fixed, args) -> int:
     """Unbounded or half-open ranges: :func:`rftheory.prove.extended.prove_extended`, text or JSON, certificate."""
     from .claim import parse_links
-    from .extended import FORMAT, parse_interval, prove_extended
+    from .extended import parse_interval, prove_extended, to_json
 
     if args.root:
         raise ParameterError("root", "--root needs a finite closed range LO..HI")
@@ -303,14 +306,8 @@ def _extended_text(claim, fixed, args) -> int:
     fin = None if ext.proof is None else _as_json(ext.proof, [r.text() for r in ext.proof_over])
     js.update(exit=EXIT[ext.verdict], counterexample=None if fin is None else fin["counterexample"], finite=fin)
     if args.certificate:
-        from . import certificate
-
-        cert = {"format": FORMAT, "version": 1, "claim": claim.text(), "over": js["over"], "params": fixed,
-                "links": parse_links(args.link), "verdict": ext.verdict, "all_d": js["all_d"], "parts": ext.parts,
-                "finite": None if ext.proof is None else certificate.to_json(ext.proof, [
-                    r.text() for r in ext.proof_over])}
         with open(args.certificate, "w", encoding="utf-8") as fh:
-            json.dump(cert, fh, indent=1)
+            json.dump(to_json(ext, fixed, parse_links(args.link)), fh, indent=1)
     if args.json:
         print(json.dumps(js, indent=1))
         return EXIT[ext.verdict]

@@ -14,11 +14,11 @@ from ..core.errors import ParameterError
 from ..core.params import to_fraction
 from .alld import SeriesArgument, argument_for
 from .boxes import exact_text
-from .certificate import EXTENDED_FORMAT
+from .certificate import EXTENDED_FORMAT, EXTENDED_VERSION
 from .claim import Claim
 
 __all__ = ["Interval", "parse_interval", "is_extended", "covered", "prove_extended", "FINITE_D",
-           "EDGE", "FORMAT", "check_extended"]
+           "EDGE", "FORMAT", "to_json", "check_extended"]
 
 #: without an all-d argument, ``d = LO..inf`` is searched on boxes for ``d = LO … LO + FINITE_D − 1``
 FINITE_D = 31
@@ -321,32 +321,78 @@ def _with_argument(ext: _Extended, arg: SeriesArgument, ints, reals, fixed, link
     return ext
 
 
-def check_extended(data: dict[str, Any]) -> list[str]:
-    """Re-verify a certificate of :data:`FORMAT`: the argument is the one rftheory derives for the claim,
-    every fact is decided afresh, the parts cover the range, and the boxes' certificate checks.
+def to_json(ext: _Extended, fixed: dict[str, str], links: dict[str, str]) -> dict[str, Any]:
+    """The certificate of :func:`prove_extended`'s verdict, as a JSON-ready dict of :data:`FORMAT`.
+
+    Parameters
+    ----------
+    ext : _Extended
+    fixed, links : dict
+        As given to :func:`prove_extended`.
+
+    Returns
+    -------
+    dict
+        With ``made_with`` and ``definitions`` as a box certificate has them; ``finite`` the boxes' certificate.
+    """
+    from . import certificate
+    from .provenance import versions
+
+    finite = None if ext.proof is None else certificate.to_json(ext.proof, [r.text() for r in ext.proof_over])
+    return {"format": FORMAT, "version": EXTENDED_VERSION, "claim": ext.claim.text(),
+            "over": [r.text() for r in ext.over], "params": dict(fixed), "links": dict(links),
+            "made_with": versions(), "definitions": certificate.definitions(ext.claim), "verdict": ext.verdict,
+            "all_d": None if ext.argument is None else ext.argument.as_json(), "parts": ext.parts, "finite": finite}
+
+
+@dataclass(frozen=True)
+class _ExtendedCheck:
+    """The verdict of :func:`check_extended`: every problem (none: valid) and the differences allowed as notes."""
+
+    problems: list[str]
+    notes: list[str]
+
+
+def _finite_check(fin: Any, allow_version_change: bool) -> tuple[Any, list[str], list[str]]:
+    """The embedded boxes' certificate checked as ``--check`` checks one: its report, problems and notes."""
+    from . import certificate
+
+    why = certificate.format_problem(fin)
+    if why:
+        return None, [f"boxes: the finite part{why}"], []
+    rep = certificate.check(fin, allow_version_change=allow_version_change)
+    return rep, [f"boxes: {p}" for p in rep.problems], [f"boxes: {n}" for n in rep.notes]
+
+
+def check_extended(data: dict[str, Any], allow_version_change: bool = False) -> _ExtendedCheck:
+    """Re-verify a certificate of :data:`FORMAT`: what it was made with, the argument (the one rftheory derives for
+    the claim, every fact decided afresh), the parts' cover of the range, and the boxes' certificate.
 
     Parameters
     ----------
     data : dict
+    allow_version_change : bool, optional
+        As for :func:`rftheory.prove.certificate.check` (of the certificate and of its boxes').
 
     Returns
     -------
-    list of str
-        The problems (empty: valid).
+    _ExtendedCheck
     """
+    from .certificate import provenance
     from .claim import parse_claim
 
-    problems = []
     try:
         claim = parse_claim(data["claim"])
         over = [parse_interval(t) for t in data["over"]]
     except (KeyError, TypeError, ParameterError) as exc:
-        return [f"unreadable claim or ranges: {exc}"]
+        return _ExtendedCheck([f"unreadable claim or ranges: {exc}"], [])
+    problems, notes = provenance(data, claim, allow_version_change)
     arg = argument_for(claim, dict(data.get("links") or {}), dict(data.get("params") or {}), over)
     rec = data.get("all_d")
     if data.get("verdict") == "proven":
         if arg is None or rec is None:
-            return ["a proven verdict without the series argument rftheory derives for this claim"]
+            problems.append("a proven verdict without the series argument rftheory derives for this claim")
+            return _ExtendedCheck(problems, notes)
         if rec.get("facts") != arg.as_json()["facts"] or rec.get("d_min") != arg.d_min or rec.get("sign") != arg.sign:
             problems.append("the recorded argument differs from the one rftheory derives for this claim")
         problems += [f"fact not decided: {t}" for t in arg.proven()]
@@ -358,11 +404,10 @@ def check_extended(data: dict[str, Any]) -> list[str]:
             if not data.get("finite"):
                 problems.append(f"d = {d_lo}...{arg.d_min - 1} needs boxes and the certificate has none")
             else:
-                from . import certificate
-
-                rep = certificate.check(data["finite"])
-                problems += [f"boxes: {p}" for p in rep.problems]
-                if rep.verdict != "proven":
+                rep, more, allowed = _finite_check(data["finite"], allow_version_change)
+                problems += more
+                notes += allowed
+                if rep is not None and rep.verdict != "proven":
                     problems.append("the boxes do not prove their part")
             pieces.append((d_lo, arg.d_min - 1 if d_hi is None else min(d_hi, arg.d_min - 1)))
         problems += covered(d_lo, d_hi, pieces)
@@ -370,13 +415,15 @@ def check_extended(data: dict[str, Any]) -> list[str]:
             if r.name == "v" and (r.lo < 0 or (r.lo == 0 and not r.lo_open)):
                 problems.append(f"{r.name} = 0 is in the range: the argument covers v > 0 only")
     elif data.get("verdict") == "disproven":
-        from . import certificate
-
         fin = data.get("finite")
         if not fin:
-            return ["a disproven verdict without the boxes' certificate holding the counterexample"]
-        rep = certificate.check(fin)
-        problems += [f"boxes: {p}" for p in rep.problems]
+            problems.append("a disproven verdict without the boxes' certificate holding the counterexample")
+            return _ExtendedCheck(problems, notes)
+        rep, more, allowed = _finite_check(fin, allow_version_change)
+        problems += more
+        notes += allowed
+        if rep is None:
+            return _ExtendedCheck(problems, notes)
         if rep.verdict != "disproven":
             problems.append(f"the boxes' certificate gives {rep.verdict}, not disproven")
         inside = {r.name: r for r in over}
@@ -390,4 +437,4 @@ def check_extended(data: dict[str, Any]) -> list[str]:
                 problems.append(f"the counterexample's {name} = {value} is outside {rng.text()}")
     elif data.get("verdict") != "undecided":
         problems.append(f"unknown verdict {data.get('verdict')!r}")
-    return problems
+    return _ExtendedCheck(problems, notes)

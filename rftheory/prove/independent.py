@@ -17,8 +17,8 @@ from ..core.errors import ParameterError, RFTheoryError
 from ..core.params import to_fraction
 from ..numerics.iv_backend import IV, endpoints, iv_prec
 from .boxes import Box, Problem
-from .certificate import Leaf, Structure, structure
-from .claim import Number, Term, fails, holds, parse_claim
+from .certificate import Leaf, Structure, format_problem, structure
+from .claim import Claim, Number, Term, fails, holds, parse_claim
 from .engine import Enclosure
 
 __all__ = ["enclose_iv", "check_independent",
@@ -306,7 +306,7 @@ def _checkable(claim_text: Any) -> None:
         _definition_of(get(t.id))
 
 
-def _provenance_notes(cert: dict[str, Any], pb: Problem) -> list[str]:
+def _provenance_notes(cert: dict[str, Any], claim: Claim) -> list[str]:
     """How what the certificate was made with differs from what runs here (notes: the boxes are re-decided here)."""
     from .provenance import versions
 
@@ -319,7 +319,7 @@ def _provenance_notes(cert: dict[str, Any], pb: Problem) -> list[str]:
     try:
         from .certificate import definitions
 
-        now = definitions(pb)
+        now = definitions(claim)
     except ImportError:
         now = {}
     for rid, h in now.items():
@@ -366,7 +366,7 @@ def check_independent(cert: dict[str, Any], on_box: Callable[[_BoxCheck], None] 
     if pb is None or rep.problems:
         rep.seconds = time.monotonic() - t0
         return rep
-    rep.notes = _provenance_notes(cert, pb)
+    rep.notes = _provenance_notes(cert, pb.claim)
     todo = [lf for lf in st.leaves if lf.decision == "holds"]
     tasks = [_BoxBatch(pb, tuple(todo[j:j + BATCH])) for j in range(0, len(todo), BATCH)]
     for _, out in (executor or serial)(tasks, 0):
@@ -561,13 +561,16 @@ def _check_extended_independent(data: dict[str, Any], executor=None) -> _Extende
         rep.problems.append(f"unreadable claim or ranges: {exc}")
         return rep
     rep.claim = claim.text()
+    rep.notes = _provenance_notes(data, claim)
     fin = data.get("finite")
     if fin:
-        if not isinstance(fin, dict):
-            rep.problems.append("finite: not a certificate")
+        why = format_problem(fin)
+        if why:
+            rep.problems.append(f"boxes: the finite part{why}")
             return rep
         rep.finite = check_independent(fin, executor=executor)
         rep.problems += [f"boxes: {p}" for p in rep.finite.problems]
+        rep.notes += [f"boxes: {n}" for n in rep.finite.notes if n not in rep.notes]
     verdict = data.get("verdict")
     if verdict == "disproven":
         if rep.finite is None or rep.finite.verdict != "disproven":
