@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 
 import pytest
@@ -9,7 +10,7 @@ import pytest
 from rftheory.core.errors import ParameterError
 from rftheory.prove import alld
 from rftheory.prove.claim import parse_claim
-from rftheory.prove.extended import check_extended, covered, parse_interval, prove_extended
+from rftheory.prove.extended import check_extended, covered, parse_interval, prove_extended, to_json
 
 ORTH_IID = "simrf.prf_mse[coupling=orthogonal] < simrf.prf_mse[coupling=iid]"
 SIMP_ORTH = "simrf.prf_mse[coupling=simplex] < simrf.prf_mse[coupling=orthogonal]"
@@ -74,13 +75,13 @@ def test_planted_off_by_one_in_the_d_range_fails():
 def test_checker_rederives_the_argument():
     ext = prove_extended(parse_claim(ORTH_IID), [parse_interval("d=2..inf"), parse_interval("v=(0,2]")], {},
                          {"m": "d"})
-    cert = {"format": "rftheory-prove-extended", "claim": ORTH_IID, "over": ["d=2..inf", "v=(0,2]"],
-            "params": {}, "links": {"m": "d"}, "verdict": "proven", "all_d": ext.argument.as_json(), "finite": None}
-    assert check_extended(cert) == []
+    cert = to_json(ext, {}, {"m": "d"})
+    assert (cert["format"], cert["version"], cert["finite"]) == ("rftheory-prove-extended", 2, None)
+    assert check_extended(cert).problems == []
     forged = dict(cert, all_d=dict(cert["all_d"], facts=[]))
-    assert check_extended(forged)
-    assert check_extended(dict(cert, over=["d=2..inf", "v=[0,2]"]))  # v = 0 is not covered
-    assert check_extended(dict(cert, claim=RFF, all_d=None))
+    assert check_extended(forged).problems
+    assert check_extended(dict(cert, over=["d=2..inf", "v=[0,2]"])).problems  # v = 0 is not covered
+    assert check_extended(dict(cert, claim=RFF, all_d=None)).problems
 
 
 def test_planted_too_small_remainder_misses_values(monkeypatch):
@@ -134,10 +135,113 @@ def test_checker_reverifies_a_disproof_over_every_d(tmp_path, capsys):
                  "--certificate", str(f)]) == 1
     capsys.readouterr()
     data = json.loads(f.read_text())
-    assert check_extended(data) == []
+    assert check_extended(data).problems == []
     forged = json.loads(f.read_text())
     forged["finite"]["counterexample"]["lhs"] = ["0.1", "0.1"]
-    assert check_extended(forged)
+    assert check_extended(forged).problems
     moved = json.loads(f.read_text())
     moved["over"] = ["d=5..inf", "z=0.5..4"]  # the counterexample (d = 4) is outside
-    assert any("outside" in p for p in check_extended(moved))
+    assert any("outside" in p for p in check_extended(moved).problems)
+
+
+# -- what an extended certificate was made with -----------------------------------------------------------------
+@pytest.fixture(scope="module")
+def made(tmp_path_factory):
+    """An all-d proof (no boxes) and a disproof on the boxes of d = 2..32, written by the command line."""
+    import json
+
+    from rftheory.cli.commands import main
+
+    out = {}
+    for name, claim, real in (("proof", ORTH_IID, "v=(0,2]"), ("disproof", RFF, "z=0.5..4")):
+        f = tmp_path_factory.mktemp("ext") / f"{name}.json"
+        main(["prove", claim, "--over", "d=2..inf", "--link", "m=d", "--over", real, "--workers", "1",
+              "--certificate", str(f)])
+        out[name] = json.loads(f.read_text())
+    return out
+
+
+def _check_cli(tmp_path, capsys, data, *flags):
+    import json
+
+    from rftheory.cli.commands import main
+
+    f = tmp_path / "c.json"
+    f.write_text(json.dumps(data))
+    capsys.readouterr()
+    status = main(["prove", "--check", str(f), "--workers", "1", *flags])
+    cap = capsys.readouterr()
+    return status, cap.out, cap.err
+
+
+def test_an_extended_certificate_records_versions_and_definitions(made):
+    import flint
+    import mpmath
+
+    import rftheory
+
+    for name, rid in (("proof", "simrf.prf_mse"), ("disproof", "simrf.rff_mse")):
+        c = made[name]
+        assert (c["format"], c["version"]) == ("rftheory-prove-extended", 2)
+        w = c["made_with"]
+        assert (w["rftheory"], w["python-flint"], w["flint"], w["mpmath"]) == (
+            rftheory.__version__, flint.__version__, flint.__FLINT_VERSION__, mpmath.__version__)
+        assert list(c["definitions"]) == [rid] and re.fullmatch("[0-9a-f]{64}", c["definitions"][rid]["sha256"])
+    fin = made["disproof"]["finite"]  # the boxes of d = 2..32 record theirs, as a box certificate does
+    assert fin["version"] == 2 and fin["made_with"] == made["disproof"]["made_with"]
+    assert fin["definitions"] == made["disproof"]["definitions"]
+    assert made["proof"]["finite"] is None
+
+
+@pytest.mark.parametrize("kind, tamper, pattern", [
+    ("proof", lambda c: c["definitions"]["simrf.prf_mse"].__setitem__("sha256", "0" * 64),
+     "the definitions of simrf.prf_mse differ"),
+    ("proof", lambda c: c["made_with"].__setitem__("mpmath", "0.17"), "made with mpmath '0.17', checked with"),
+    ("proof", lambda c: c["made_with"].__setitem__("python-flint", "0.1.0"), "made with python-flint '0.1.0'"),
+    ("disproof", lambda c: c["made_with"].__setitem__("rftheory", "0.0.1"), "made with rftheory '0.0.1'"),
+    ("disproof", lambda c: c["finite"]["definitions"]["simrf.rff_mse"].__setitem__("sha256", "f" * 64),
+     "boxes: the definitions of simrf.rff_mse differ"),
+    ("disproof", lambda c: c["finite"]["made_with"].__setitem__("flint", "2.9.0"), "boxes: made with flint '2.9.0'"),
+])
+def test_a_changed_version_or_definition_is_rejected_unless_allowed(made, tmp_path, capsys, kind, tamper, pattern):
+    import copy
+
+    bad = copy.deepcopy(made[kind])
+    tamper(bad)
+    status, out, _ = _check_cli(tmp_path, capsys, bad)
+    assert status == 1 and out.startswith("certificate REJECTED") and re.search(pattern, out), out
+    assert "(--allow-version-change checks it anyway)" in out
+    status, out, _ = _check_cli(tmp_path, capsys, bad, "--allow-version-change")
+    assert status == 0 and out.startswith("certificate valid:") and re.search("  note: " + pattern, out), out
+    assert _check_cli(tmp_path, capsys, made[kind])[0] == 0  # the untampered certificate passes
+
+
+@pytest.mark.parametrize("field, pattern", [("definitions", "does not record the hash of the definitions"),
+                                            ("made_with", "does not record the versions")])
+def test_missing_provenance_is_rejected(made, tmp_path, capsys, field, pattern):
+    bad = {k: v for k, v in made["proof"].items() if k != field}
+    status, out, _ = _check_cli(tmp_path, capsys, bad)
+    assert status == 1 and pattern in out, out
+
+
+def test_version_1_is_refused_in_one_line(made, tmp_path, capsys):
+    status, out, err = _check_cli(tmp_path, capsys, dict(made["proof"], version=1))
+    assert status == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith("rftheory: error: parameter 'check': ") and "certificate version 1; this rftheory reads 2" in err
+    status, _, err = _check_cli(tmp_path, capsys, dict(made["proof"], version=1), "--independent")
+    assert status == 2 and "certificate version 1; this rftheory reads 2" in err
+    old_boxes = dict(made["disproof"], finite=dict(made["disproof"]["finite"], version=1))
+    status, out, _ = _check_cli(tmp_path, capsys, old_boxes)
+    assert status == 1 and "boxes: the finite part: certificate version 1; this rftheory reads 2" in out, out
+
+
+def test_the_independent_checker_notes_a_changed_version(made, tmp_path, capsys):
+    # as for a box certificate: the facts and boxes are decided afresh here, so a difference is a note, not a problem
+    import copy
+
+    bad = copy.deepcopy(made["proof"])
+    bad["made_with"]["mpmath"] = "0.17"
+    bad["definitions"]["simrf.prf_mse"]["sha256"] = "0" * 64
+    status, out, _ = _check_cli(tmp_path, capsys, bad, "--independent")
+    assert status == 0 and "  note: made with mpmath 0.17, checked with" in out, out
+    assert "  note: the definitions of simrf.prf_mse differ from the certificate's" in out
