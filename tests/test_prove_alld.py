@@ -245,3 +245,22 @@ def test_the_independent_checker_notes_a_changed_version(made, tmp_path, capsys)
     status, out, _ = _check_cli(tmp_path, capsys, bad, "--independent")
     assert status == 0 and "  note: made with mpmath 0.17, checked with" in out, out
     assert "  note: the definitions of simrf.prf_mse differ from the certificate's" in out
+
+
+def test_the_boxes_of_another_claim_do_not_disprove_this_one(made, tmp_path, capsys):
+    # a forger's disproof of Cor. 4.4 (a true claim): the RFF disproof's boxes and counterexample embedded in the
+    # all-d certificate of orthogonal < iid PRFs.  Before the boxes' claim and ranges were compared with the
+    # certificate's, both checkers accepted it ("DISPROVEN", exit 0)
+    forged = dict(made["proof"], verdict="disproven", finite=made["disproof"]["finite"])
+    for flags in ((), ("--independent",)):
+        status, out, _ = _check_cli(tmp_path, capsys, forged, *flags)
+        assert status == 1 and "REJECTED" in out, out
+        assert "boxes: their claim 'simrf.rff_mse[coupling=orthogonal] < simrf.rff_mse[coupling=iid]' is not the " \
+               "certificate's" in out and "boxes: their range z=0.5..4 is outside the certificate's ranges" in out
+    # the boxes of the right claim on a range outside the certificate's: d = 2..32 against d = 5..inf
+    moved = dict(made["disproof"], over=["d=5..inf", "z=0.5..4"])
+    for flags in ((), ("--independent",)):
+        status, out, _ = _check_cli(tmp_path, capsys, moved, *flags)
+        assert status == 1 and "boxes: their range d=2..32 is outside d=5..inf" in out, out
+    status, out, _ = _check_cli(tmp_path, capsys, dict(made["disproof"], links={}))
+    assert status == 1 and "boxes: their links differ from the certificate's" in out, out

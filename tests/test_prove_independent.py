@@ -486,9 +486,9 @@ def test_the_guide_states_the_trusted_base_as_it_is():
         assert int(m.group(1)) == len(src.splitlines()), path
         assert abs(int(m.group(2)) - _code_lines(src)) <= 10, (path, _code_lines(src))
     shared = ["structure", "_parse_box", "_parse_point", "_frac", "_parse_enc", "_short", "coverage_gaps",
-              "_tree_problems", "_sweep_gaps", "_overlap", "_region_text"]
+              "_tree_problems", "_sweep_gaps", "_overlap", "_region_text", "format_problem"]
     m = re.search(r"`rftheory/prove/certificate.py`, about (\d+) lines of code", text)
     assert m and abs(int(m.group(1)) - sum(_code_lines(inspect.getsource(getattr(C, n))) for n in shared)) <= 10
     m = re.search(r"`rftheory/prove/extended.py` \(about (\d+)\)", text)
     assert m and abs(int(m.group(1)) - sum(_code_lines(inspect.getsource(getattr(E, n)))
-                                           for n in ("covered", "parse_interval"))) <= 10
+                                           for n in ("covered", "parse_interval", "finite_problems"))) <= 10

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from ..core.errors import ParameterError
+from ..core.errors import ParameterError, RFTheoryError
 from ..core.params import to_fraction
 from .alld import SeriesArgument, argument_for
 from .boxes import exact_text
@@ -18,7 +18,7 @@ from .certificate import EXTENDED_FORMAT, EXTENDED_VERSION
 from .claim import Claim
 
 __all__ = ["Interval", "parse_interval", "is_extended", "covered", "prove_extended", "FINITE_D",
-           "EDGE", "FORMAT", "to_json", "check_extended"]
+           "EDGE", "FORMAT", "to_json", "check_extended", "finite_problems"]
 
 #: without an all-d argument, ``d = LO..inf`` is searched on boxes for ``d = LO … LO + FINITE_D − 1``
 FINITE_D = 31
@@ -345,6 +345,57 @@ def to_json(ext: _Extended, fixed: dict[str, str], links: dict[str, str]) -> dic
             "all_d": None if ext.argument is None else ext.argument.as_json(), "parts": ext.parts, "finite": finite}
 
 
+def finite_problems(data: dict[str, Any], claim: Claim, over: list[Interval]) -> list[str]:
+    """Where the boxes' certificate embedded in ``data`` (``finite``) is not one of ``claim`` on a part of ``over``.
+
+    Parameters
+    ----------
+    data : dict
+        A certificate of :data:`FORMAT` with a ``finite`` part.
+    claim : Claim
+        Its claim, rebuilt.
+    over : list of Interval
+        Its ranges, rebuilt.
+
+    Returns
+    -------
+    list of str
+        Empty when the boxes' claim, ``params`` and ``links`` are the certificate's and each of their ranges
+        lies inside the certificate's range of that name (so their counterexample is one of the claim).
+    """
+    from .claim import clip, parse_claim, parse_range
+
+    fin = data.get("finite")
+    if not isinstance(fin, dict):
+        return ["boxes: the finite part is not a certificate"]
+    out = []
+    try:
+        same = parse_claim(str(fin.get("claim"))).text() == claim.text()
+    except (RFTheoryError, ValueError):
+        same = False
+    if not same:
+        out.append(f"boxes: their claim {clip(str(fin.get('claim')), 200)!r} is not the certificate's")
+    for key in ("params", "links"):
+        if fin.get(key) != (data.get(key) or {}):
+            out.append(f"boxes: their {key} differ from the certificate's")
+    ranges = {r.name: r for r in over}
+    items = fin.get("over")
+    if not isinstance(items, list) or len(items) != len(ranges):
+        return out + [f"boxes: their ranges are not one for each of {', '.join(ranges)}"]
+    for item in items:
+        try:
+            name, lo, hi = parse_range(str(item))
+        except (RFTheoryError, ValueError) as exc:
+            out.append(f"boxes: unreadable range ({exc})")
+            continue
+        r = ranges.pop(name, None)
+        if r is None or lo < r.lo or (r.lo_open and lo == r.lo) or \
+                (r.hi is not None and (hi > r.hi or (r.hi_open and hi == r.hi))):
+            where = "the certificate's ranges" if r is None else r.text()
+            out.append(f"boxes: their range {clip(str(item), 200)} is outside {where}")
+    return out
+
+
 @dataclass(frozen=True)
 class _ExtendedCheck:
     """The verdict of :func:`check_extended`: every problem (none: valid) and the differences allowed as notes."""
@@ -404,6 +455,7 @@ def check_extended(data: dict[str, Any], allow_version_change: bool = False) -> 
             if not data.get("finite"):
                 problems.append(f"d = {d_lo}...{arg.d_min - 1} needs boxes and the certificate has none")
             else:
+                problems += finite_problems(data, claim, over)
                 rep, more, allowed = _finite_check(data["finite"], allow_version_change)
                 problems += more
                 notes += allowed
@@ -419,22 +471,12 @@ def check_extended(data: dict[str, Any], allow_version_change: bool = False) -> 
         if not fin:
             problems.append("a disproven verdict without the boxes' certificate holding the counterexample")
             return _ExtendedCheck(problems, notes)
+        problems += finite_problems(data, claim, over)  # its counterexample is then a point of the ranges
         rep, more, allowed = _finite_check(fin, allow_version_change)
         problems += more
         notes += allowed
-        if rep is None:
-            return _ExtendedCheck(problems, notes)
-        if rep.verdict != "disproven":
+        if rep is not None and rep.verdict != "disproven":
             problems.append(f"the boxes' certificate gives {rep.verdict}, not disproven")
-        inside = {r.name: r for r in over}
-        for name, value in ((fin.get("counterexample") or {}).get("point") or {}).items():
-            rng = inside.get(name)
-            if rng is None:
-                continue
-            x = Fraction(str(value))
-            if x < rng.lo or (rng.lo_open and x == rng.lo) or \
-                    (rng.hi is not None and (x > rng.hi or (rng.hi_open and x == rng.hi))):
-                problems.append(f"the counterexample's {name} = {value} is outside {rng.text()}")
     elif data.get("verdict") != "undecided":
         problems.append(f"unknown verdict {data.get('verdict')!r}")
     return _ExtendedCheck(problems, notes)

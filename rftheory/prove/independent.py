@@ -550,7 +550,7 @@ class _ExtendedReport:
 def _check_extended_independent(data: dict[str, Any], executor=None) -> _ExtendedReport:
     """Re-verify a certificate over unbounded ranges (:data:`rftheory.prove.extended.FORMAT`) independently."""
     from .alld import argument_for
-    from .extended import covered, parse_interval
+    from .extended import covered, finite_problems, parse_interval
 
     rep = _ExtendedReport(False, str(data.get("claim"))[:2000], str(data.get("verdict"))[:40])
     try:
@@ -568,6 +568,7 @@ def _check_extended_independent(data: dict[str, Any], executor=None) -> _Extende
         if why:
             rep.problems.append(f"boxes: the finite part{why}")
             return rep
+        rep.problems += finite_problems(data, claim, over)
         rep.finite = check_independent(fin, executor=executor)
         rep.problems += [f"boxes: {p}" for p in rep.finite.problems]
         rep.notes += [f"boxes: {n}" for n in rep.finite.notes if n not in rep.notes]
