@@ -29,7 +29,9 @@ VERIFIED = "sutherland.var_phi"
 GENERATED = ("_build", "_static_generated", "results", "papers", "notebooks", "derivations", "cli.md")
 
 
-@pytest.fixture(scope="module")
+#: session scope: the group's tests run on one worker (tests/conftest.py) but need not run in a row, and a
+#: module fixture is torn down whenever another module's test comes between, so the site would be built twice
+@pytest.fixture(scope="session")
 def site(run_notebook, verify_quick, tmp_path_factory):
     pytest.importorskip("sphinx")
     pytest.importorskip("myst_nb")
