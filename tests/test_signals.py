@@ -501,3 +501,20 @@ def test_a_file_holding_only_a_cut_record_is_resumed(tmp_path, capsys):
     assert len(out) >= 2
     assert "cut short" in capsys.readouterr().err
     assert len(_records(path)) == 2
+
+
+def test_a_stopped_command_ignores_further_stop_signals_while_it_exits():
+    # the race behind a second Ctrl-C's traceback: it lands in the interpreter's exit hooks (joining the pool's
+    # manager thread). Once the command line has stopped on a signal and said so, SIGINT and SIGTERM are ignored;
+    # a call from Python (exiting=False: tests, notebooks) keeps its handlers
+    code = (
+        "import signal\n"
+        "from rftheory.core.errors import run_command\n"
+        "def stop():\n    raise KeyboardInterrupt\n"
+        "print(run_command(lambda: 0, exiting=True), signal.getsignal(signal.SIGINT) is signal.SIG_IGN)\n"
+        "print(run_command(stop, exiting=False), signal.getsignal(signal.SIGINT) is signal.SIG_IGN)\n"
+        "print(run_command(lambda: 143, exiting=True), signal.getsignal(signal.SIGTERM) is signal.SIG_IGN)\n"
+        "print(run_command(stop, exiting=True), signal.getsignal(signal.SIGINT) is signal.SIG_IGN)\n")
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert res.stdout.split("\n")[:4] == ["0 False", "130 False", "143 True", "130 True"], res.stdout + res.stderr

@@ -163,7 +163,7 @@ def _child(body) -> int:
     from ..core.errors import run_command
 
     try:
-        return run_command(body)
+        return run_command(body, exiting=True)  # the forked child exits with the status
     except BaseException:
         traceback.print_exc()
         return 1

@@ -537,11 +537,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         enc = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
         if enc and enc != "utf8" and hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="replace")
+    exiting = argv is None  # the command line itself, not a call from Python (tests, notebooks)
     argv = sys.argv[1:] if argv is None else list(argv)
     # the first word naming a subcommand is the one to run (argparse takes no abbreviations of them)
     ap = build_parser(next((w for w in argv if w in SUBCOMMAND_HELP or w in _BUILTIN), ""))
     args = ap.parse_args(argv)
-    return run_command(lambda: args.func(args))
+    return run_command(lambda: args.func(args), exiting=exiting)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -124,13 +124,17 @@ def _numeric(s: str) -> bool:
     return re.fullmatch(r"[+-]?(\d[\d_]*\.?\d*|\.\d+)([eE][+-]?\d+)?(/[+-]?\d+)?|[+-]?(nan|inf|infinity)", s, re.I) is not None
 
 
-def run_command(body: Callable[[], int]) -> int:
+def run_command(body: Callable[[], int], exiting: bool = False) -> int:
     """Run a command's body with the ``rftheory`` command's one-line errors and exit statuses.
 
     Parameters
     ----------
     body : callable
         The command; returns its exit status (None: 0).
+    exiting : bool, optional
+        The process exits with the status (the command line, not a caller in Python): once the command has
+        stopped on a signal (130, 143), further SIGINT and SIGTERM are ignored, so a second Ctrl-C cannot
+        interrupt the interpreter's exit hooks and print a traceback after the one line.
 
     Returns
     -------
@@ -141,13 +145,17 @@ def run_command(body: Callable[[], int]) -> int:
     import sys
 
     try:
-        code = body()
+        code = int(body() or 0)
+        if exiting and code in (130, 143):
+            _ignore_stop_signals()
         sys.stdout.flush()  # here, not at exit: a full disk or closed reader is reported below
-        return int(code or 0)
+        return code
     except RFTheoryError as exc:
         print(f"rftheory: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
+        if exiting:
+            _ignore_stop_signals()
         print("rftheory: interrupted", file=sys.stderr)
         return 130
     except (MemoryError, RecursionError, OverflowError, ZeroDivisionError) as exc:
@@ -162,6 +170,16 @@ def run_command(body: Callable[[], int]) -> int:
         where = f" {exc.filename!r}" if exc.filename else " the output"
         print(f"rftheory: error: cannot read or write{where}: {exc.strerror or type(exc).__name__}", file=sys.stderr)
         return 2
+
+
+def _ignore_stop_signals() -> None:
+    """Ignore SIGINT and SIGTERM from here on (main thread only): the process is stopping and has said so."""
+    import signal
+    import threading
+
+    if threading.current_thread() is threading.main_thread():
+        for s in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(s, signal.SIG_IGN)
 
 
 def _discard_stdout() -> None:
