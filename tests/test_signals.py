@@ -509,6 +509,9 @@ def test_a_stopped_command_ignores_further_stop_signals_while_it_exits():
     # a call from Python (exiting=False: tests, notebooks) keeps its handlers
     code = (
         "import signal\n"
+        # the defaults a terminal gives (a shell's background job inherits SIGINT ignored)
+        "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
+        "signal.signal(signal.SIGTERM, signal.SIG_DFL)\n"
         "from rftheory.core.errors import run_command\n"
         "def stop():\n    raise KeyboardInterrupt\n"
         "print(run_command(lambda: 0, exiting=True), signal.getsignal(signal.SIGINT) is signal.SIG_IGN)\n"
