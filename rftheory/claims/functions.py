@@ -340,7 +340,7 @@ _SINH_FORM = ("2m F = 4 [p(p + q/n) sinh^2(r^2 (1 + cos theta)) + q(q + p/n) sin
 
 
 def hrf_thm35_corrected() -> FunctionResult:
-    """HRF Thm 3.5 corrected, ``ε_{S(r)} ≤ W(r)/√(2m) √((1 − 1/n)/(πr²) + 1/(n√π r))``, for r in (0, 20], every m, n.
+    """HRF Thm 3.5 corrected, ``ε_{S(r)} ≤ W(r)/√(2m) √((1 − 1/n)/(πr²) + 1/(n√π r))``, for every r > 0, m and n.
 
     Returns
     -------
